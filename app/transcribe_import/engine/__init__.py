@@ -1,0 +1,1 @@
+"""The import engine: corpus, notebook transactions, media, recovery. Never imports Qt."""

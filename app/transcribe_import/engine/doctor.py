@@ -1,0 +1,336 @@
+"""doctor: check the whole corpus, perform the contract's recovery, report what needs a person.
+
+Order matters: dead ingest journals are recovered first (outside the corpus lock,
+since hashing can be slow), then registration is reconciled under the corpus lock
+(so a notebook being created right now is never mistaken for a leftover), then
+every manifest is checked against the files on disk. Each step is idempotent, so
+doctor can be killed at any point and run again.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from transcribe_import.engine import fsio, journal, project
+from transcribe_import.engine.corpus import CREATING_PREFIX, Corpus, IndexEntry
+from transcribe_import.engine.crashpoints import crashpoint
+from transcribe_import.engine.errors import TranscribeError
+from transcribe_import.engine.ids import is_valid_id
+from transcribe_import.engine.recovery import (
+    Finding,
+    FindingCode,
+    Severity,
+    recover_journal,
+    report_path,
+    write_quarantine_report,
+)
+from transcribe_import.engine.timeutil import stamp_for_filename
+
+
+@dataclass
+class DoctorReport:
+    corpus_root: str
+    notebooks_checked: int = 0
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def clean(self) -> bool:
+        """True when nothing was repaired and nothing needs a person."""
+        return all(f.severity == Severity.INFO for f in self.findings)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "corpus": self.corpus_root,
+            "clean": self.clean,
+            "notebooks_checked": self.notebooks_checked,
+            "findings": [f.to_json() for f in self.findings],
+        }
+
+
+def doctor(corpus: Corpus, *, verify_hashes: bool = False) -> DoctorReport:
+    report = DoctorReport(str(corpus.root))
+    add = report.findings.extend
+    try:
+        names = fsio.list_dir(corpus.notebooks_dir)
+    except FileNotFoundError:
+        names = []
+
+    for name in names:
+        if is_valid_id(name) and fsio.exists(corpus.notebooks_dir / name / journal.JOURNAL_FILE):
+            add(_guard(lambda n=name: recover_journal(corpus, n), corpus.notebooks_dir / name))
+
+    with corpus.locked():
+        add(_repair_index(corpus))
+        add(_reconcile_registration(corpus, fsio.list_dir(corpus.notebooks_dir)))
+
+    entries = corpus.index_entries()
+    page_owners: Counter[str] = Counter()
+    for nbid in entries:
+        nb_dir = corpus.notebook_dir(nbid)
+        try:
+            manifest = project.read(nb_dir, nbid)
+        except TranscribeError:
+            continue  # reported by the registration pass
+        report.notebooks_checked += 1
+        add(_check_files(nbid, nb_dir, manifest, verify_hashes))
+        page_owners.update(p.get("id") for p in manifest["pages"] if isinstance(p, dict))
+    for page_id, count in page_owners.items():
+        if count > 1:
+            report.findings.append(
+                Finding(
+                    FindingCode.DUPLICATE_ID,
+                    Severity.PROBLEM,
+                    f"Page id {page_id} appears {count} times in the corpus; a page was doubled. "
+                    "Remove the duplicate entry from the notebook's project.json.",
+                )
+            )
+    add(_quarantine_summary(corpus))
+    return report
+
+
+def _guard(step: Any, where: Path) -> list[Finding]:
+    """Run one recovery step; an I/O error is reported, not fatal, and the next run retries."""
+    try:
+        return list(step())
+    except OSError as exc:
+        return [
+            Finding(
+                FindingCode.IO_ERROR,
+                Severity.PROBLEM,
+                f"Could not recover {where}: {exc.strerror or exc}. Check the disk and run "
+                "doctor again.",
+                path=str(where),
+            )
+        ]
+
+
+def _repair_index(corpus: Corpus) -> list[Finding]:
+    """Quarantine a copy of a damaged index and rewrite it with its readable entries."""
+    damage = corpus.index_damage()
+    if not damage:
+        return []
+    fsio.make_dirs(corpus.quarantine_dir)
+    target = corpus.quarantine_dir / f"{stamp_for_filename()}-index.jsonl"
+    fsio.atomic_write(target, fsio.read_bytes(corpus.index_path))
+    lines = "; ".join(f"line {d.line_no}: {d.reason}" for d in damage[:5])
+    write_quarantine_report(target, None, str(corpus.index_path), f"damaged index ({lines})")
+    crashpoint("doctor.index_copied")
+    entries = list(corpus.index_entries().values())
+    corpus.rewrite_index(entries)
+    return [
+        Finding(
+            FindingCode.INDEX_REPAIRED,
+            Severity.REPAIRED,
+            f"The corpus index had {len(damage)} unreadable line(s) ({lines}); a copy is in "
+            f"{target} and the index was rewritten from its readable lines. Notebooks those "
+            "lines named are registered again from their project.json.",
+            path=str(target),
+        )
+    ]
+
+
+def _reconcile_registration(corpus: Corpus, names: list[str]) -> list[Finding]:
+    """Boundaries 1 and 2: register valid manifests, report registrations without one."""
+    out: list[Finding] = []
+    entries = corpus.index_entries()
+    for name in names:
+        path = corpus.notebooks_dir / name
+        if name.startswith(CREATING_PREFIX) and is_valid_id(name[len(CREATING_PREFIX) :]):
+            # Creation renames this into place before registering: never registered, roll back.
+            fsio.remove_tree(path)
+            out.append(
+                Finding(
+                    FindingCode.INCOMPLETE_CREATE_REMOVED,
+                    Severity.REPAIRED,
+                    f"An interrupted notebook creation ({path.name}) was rolled back; it held "
+                    "no pages.",
+                    path=str(path),
+                )
+            )
+            continue
+        if not is_valid_id(name):
+            if not name.startswith("."):
+                out.append(
+                    Finding(
+                        FindingCode.UNREGISTERED_DIRECTORY,
+                        Severity.PROBLEM,
+                        f"{path} is not a notebook folder of this corpus; move it elsewhere.",
+                        path=str(path),
+                    )
+                )
+            continue
+        if name in entries:
+            continue
+        try:
+            manifest = project.read(path, name)
+        except TranscribeError as exc:
+            out.append(
+                Finding(
+                    FindingCode.UNREGISTERED_DIRECTORY,
+                    Severity.PROBLEM,
+                    f"{path} was never registered and has no valid project.json ({exc}); it is "
+                    "kept for you to inspect. Move it out of the corpus when done.",
+                    name,
+                    str(path),
+                )
+            )
+            continue
+        title = manifest.get("title") if isinstance(manifest.get("title"), str) else name
+        run = manifest.get("import_run_id")
+        corpus.register(
+            IndexEntry(
+                name,
+                f"notebooks/{name}",
+                title,
+                str(manifest.get("created_at", "")),
+                run if is_valid_id(run) else None,
+            )
+        )
+        out.append(
+            Finding(
+                FindingCode.REGISTRATION_COMPLETED,
+                Severity.REPAIRED,
+                f"Notebook “{title}” ({name}) existed but was not registered; its registration "
+                "was completed.",
+                name,
+                str(path),
+            )
+        )
+    for nbid, entry in entries.items():
+        path = corpus.root / entry.directory
+        try:
+            project.read(path, nbid)
+        except TranscribeError as exc:
+            code = (
+                FindingCode.REGISTERED_WITHOUT_MANIFEST
+                if not fsio.exists(path / project.PROJECT_FILE)
+                else FindingCode.MANIFEST_INVALID
+            )
+            out.append(
+                Finding(
+                    code,
+                    Severity.PROBLEM,
+                    f"Notebook “{entry.title}” ({nbid}) is registered but cannot be loaded: "
+                    f"{exc} Its index entry is kept.",
+                    nbid,
+                    str(path),
+                )
+            )
+    return out
+
+
+def _check_files(
+    nbid: str, nb_dir: Path, manifest: dict[str, Any], verify_hashes: bool
+) -> list[Finding]:
+    out: list[Finding] = []
+    expected: dict[str, tuple[str | None, int | None]] = {}
+    for s in manifest["sources"]:
+        if isinstance(s, dict) and isinstance(s.get("path"), str):
+            expected[s["path"]] = (s.get("sha256"), s.get("size"))
+    for p in manifest["pages"]:
+        r = p.get("render") if isinstance(p, dict) else None
+        if isinstance(r, dict) and isinstance(r.get("path"), str):
+            expected[r["path"]] = (r.get("sha256"), None)
+    ids = [s.get("id") for s in manifest["sources"] if isinstance(s, dict)]
+    ids += [p.get("id") for p in manifest["pages"] if isinstance(p, dict)]
+    for dup, n in Counter(ids).items():
+        if n > 1:
+            out.append(
+                Finding(
+                    FindingCode.DUPLICATE_ID,
+                    Severity.PROBLEM,
+                    f"Notebook {nbid} lists id {dup} {n} times in project.json.",
+                    nbid,
+                    str(nb_dir / project.PROJECT_FILE),
+                )
+            )
+    for rel, (sha, size) in expected.items():
+        path = nb_dir / rel
+        try:
+            st = fsio.stat(path)
+        except FileNotFoundError:
+            out.append(
+                Finding(
+                    FindingCode.FILE_MISSING,
+                    Severity.PROBLEM,
+                    f"Notebook {nbid}: {rel} is listed in project.json but missing; restore it "
+                    "from a backup or import that page again.",
+                    nbid,
+                    str(path),
+                )
+            )
+            continue
+        bad_size = size is not None and st.st_size != size
+        if bad_size or (verify_hashes and sha and fsio.hash_file(path)[0] != sha):
+            out.append(
+                Finding(
+                    FindingCode.FILE_HASH_MISMATCH,
+                    Severity.PROBLEM,
+                    f"Notebook {nbid}: {rel} does not match the hash in project.json; the file "
+                    "was changed or damaged. Restore it from a backup.",
+                    nbid,
+                    str(path),
+                )
+            )
+    live_journal = fsio.exists(nb_dir / journal.JOURNAL_FILE)
+    for sub in ("sources", "renders"):
+        try:
+            names = fsio.list_dir(nb_dir / sub)
+        except FileNotFoundError:
+            continue
+        for name in names:
+            rel = f"{sub}/{name}"
+            if rel not in expected and not live_journal:
+                out.append(
+                    Finding(
+                        FindingCode.ORPHAN_FILE,
+                        Severity.PROBLEM,
+                        f"Notebook {nbid}: {rel} is not listed in project.json (an orphaned "
+                        "file); it is kept. Delete it if you do not need it.",
+                        nbid,
+                        str(nb_dir / rel),
+                    )
+                )
+    staging = nb_dir / journal.STAGING_DIR
+    if not live_journal and fsio.exists(staging):
+        for name in fsio.list_dir(staging):
+            out.append(
+                Finding(
+                    FindingCode.ORPHAN_FILE,
+                    Severity.PROBLEM,
+                    f"Notebook {nbid}: staging folder {name} has no journal (left by a "
+                    "quarantined or foreign transaction); it is kept. Delete it if you do not "
+                    "need it.",
+                    nbid,
+                    str(staging / name),
+                )
+            )
+    return out
+
+
+def _quarantine_summary(corpus: Corpus) -> list[Finding]:
+    try:
+        names = fsio.list_dir(corpus.quarantine_dir)
+    except FileNotFoundError:
+        return []
+    out: list[Finding] = []
+    held = [n for n in names if not n.endswith(".report.json") and not n.startswith(".")]
+    for n in held:
+        target = corpus.quarantine_dir / n
+        if not fsio.exists(report_path(target)):
+            # Killed between the move and the report: write the report now, never lose the trail.
+            write_quarantine_report(target, None, "unknown", "report reconstructed by doctor")
+    if held:
+        out.append(
+            Finding(
+                FindingCode.QUARANTINE_PRESENT,
+                Severity.INFO,
+                f"{len(held)} file(s) are kept in {corpus.quarantine_dir}, each with a report "
+                "beside it.",
+                path=str(corpus.quarantine_dir),
+            )
+        )
+    return out

@@ -1,0 +1,72 @@
+"""Coded errors: each failure names its code, the file or item, and what to do."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class ErrorCode(enum.StrEnum):
+    # media and sources
+    EMPTY_FILE = "empty_file"
+    UNSUPPORTED_MEDIA = "unsupported_media"
+    CORRUPT_IMAGE = "corrupt_image"
+    DECOMPRESSION_BOMB = "decompression_bomb"
+    ENCRYPTED_PDF = "encrypted_pdf"
+    CORRUPT_PDF = "corrupt_pdf"
+    EMPTY_PDF = "empty_pdf"
+    SOURCE_MISSING = "source_missing"
+    SOURCE_CHANGED = "source_changed"
+    SOURCE_UNREADABLE = "source_unreadable"
+    MEDIA_MISMATCH = "media_mismatch"
+    # storage
+    DISK_FULL = "disk_full"
+    IO_ERROR = "io_error"
+    CORPUS_BUSY = "corpus_busy"
+    NOTEBOOK_BUSY = "notebook_busy"
+    RUN_BUSY = "run_busy"
+    CORPUS_INVALID = "corpus_invalid"
+    NOTEBOOK_NOT_FOUND = "notebook_not_found"
+    NOTEBOOK_INVALID = "notebook_invalid"
+    ID_CONFLICT = "id_conflict"
+    INVALID_ID = "invalid_id"
+    JOURNAL_PENDING = "journal_pending"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing that went wrong, as a value: code, what it concerns, and what to do."""
+
+    code: ErrorCode
+    message: str
+    path: str | None = None
+    item: str | None = None
+
+    def to_json(self) -> dict[str, str | None]:
+        return {
+            "code": str(self.code),
+            "message": self.message,
+            "path": self.path,
+            "item": self.item,
+        }
+
+
+class TranscribeError(Exception):
+    """An engine failure carrying a Problem; str() is the one-line human message."""
+
+    def __init__(
+        self, code: ErrorCode, message: str, *, path: str | None = None, item: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.problem = Problem(code, message, path, item)
+
+    @property
+    def code(self) -> ErrorCode:
+        return self.problem.code
+
+    @property
+    def path(self) -> str | None:
+        return self.problem.path
+
+    def __str__(self) -> str:
+        return self.problem.message
