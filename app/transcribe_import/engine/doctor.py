@@ -63,6 +63,10 @@ def doctor(corpus: Corpus, *, verify_hashes: bool = False) -> DoctorReport:
             add(_guard(lambda n=name: recover_journal(corpus, n), corpus.notebooks_dir / name))
 
     with corpus.locked():
+        # Every atomic write in these folders happens under the corpus lock: a temp is dead.
+        for d in (corpus.root, corpus.runs_dir):
+            if fsio.exists(d):
+                fsio.remove_stale_temps(d)
         add(_repair_index(corpus))
         add(_reconcile_registration(corpus, fsio.list_dir(corpus.notebooks_dir)))
 

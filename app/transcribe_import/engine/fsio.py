@@ -187,6 +187,21 @@ def atomic_write(path: Path, data: bytes) -> None:
     fsync_dir(path.parent)
 
 
+def is_atomic_temp(name: str) -> bool:
+    """Whether ``name`` is a temp file of ``atomic_write`` (left behind only by a killed process)."""
+    return name.startswith(".") and ".tmp-" in name
+
+
+def remove_stale_temps(directory: Path) -> list[str]:
+    """Remove atomic_write temp files in ``directory``; the caller holds the lock of their writers."""
+    removed = []
+    for name in list_dir(directory):
+        if is_atomic_temp(name):
+            remove(directory / name)
+            removed.append(name)
+    return removed
+
+
 def append_durable(path: Path, data: bytes) -> int:
     """Append ``data`` to ``path`` (created if absent) and fsync; return where it started."""
     _tick("append", path)

@@ -149,6 +149,8 @@ def recover_journal(corpus: Corpus, notebook_id: str, *, lock_held: bool = False
 
 def _recover_locked(corpus: Corpus, notebook_id: str, nb_dir: Path) -> list[Finding]:
     path = nb_dir / journal.JOURNAL_FILE
+    # We hold the ingest lock, so a temp file of atomic_write here belongs to a dead writer.
+    fsio.remove_stale_temps(nb_dir)
     try:
         data = fsio.read_bytes(path)
     except FileNotFoundError:
