@@ -137,7 +137,7 @@ def test_kill_during_create_then_recover(tmp_path: Path, point: str) -> None:
         # The manifest won: it is registered exactly once (boundary 1).
         assert project.read(nb_dir, nbid)["title"] == "Box 3 / Diary"
         assert corpus.is_registered(nbid)
-        lines = corpus.index_path.read_bytes().count(nbid.encode())
+        lines = corpus.index_path.read_bytes().count(f"\"notebook_id\":\"{nbid}\"".encode())
         assert lines == 1
     else:
         assert not corpus.is_registered(nbid)
@@ -156,7 +156,8 @@ RECOVERY_CASES = [
     ("ingest.promote.after_file:3", "ingest.after_manifest"),
     ("ingest.after_promote", "ingest.after_staging_removed"),
     ("ingest.stage.after_source:2", "recover.after_rollback_files"),
-    ("ingest.promote.after_file:8", "ingest.promote.after_file:1"),
+    ("ingest.promote.after_file:8", "atomic_write.before_replace:1"),
+    ("ingest.after_manifest", "ingest.after_journal_removed"),
 ]
 
 

@@ -202,6 +202,25 @@ def ingest(
     settings = settings or media.RenderSettings()
     _check_request(req)
     nb_dir = corpus.notebook_dir(req.notebook_id)
+    try:
+        return _ingest(
+            corpus, req, nb_dir, settings, workers, lock_timeout, should_stop, on_source_staged
+        )
+    except OSError as exc:
+        # Each phase has already left the notebook whole (or its journal for recovery).
+        raise fsio.problem_from_oserror(exc, nb_dir, "importing into notebook") from exc
+
+
+def _ingest(
+    corpus: Corpus,
+    req: IngestRequest,
+    nb_dir: Path,
+    settings: media.RenderSettings,
+    workers: int,
+    lock_timeout: float,
+    should_stop: Callable[[], bool] | None,
+    on_source_staged: Callable[[int, int], None] | None,
+) -> IngestResult:
     if not fsio.is_dir(nb_dir):
         raise TranscribeError(
             ErrorCode.NOTEBOOK_NOT_FOUND,
@@ -294,10 +313,11 @@ def _ingest_locked(
     except OSError as exc:
         # Past this point the journal decides: finish or undo it the way a restart would.
         try:
-            recovery.recover_journal(corpus, req.notebook_id, lock_held=True)
+            findings = recovery.recover_journal(corpus, req.notebook_id, lock_held=True)
         except (OSError, TranscribeError):
-            pass  # the journal stays on disk and blocks the notebook until doctor recovers it
-        raise fsio.problem_from_oserror(exc, nb_dir, "saving pages into") from exc
+            findings = []  # the journal stays and blocks the notebook until doctor recovers it
+        if not any(f.code == recovery.FindingCode.JOURNAL_ROLLED_FORWARD for f in findings):
+            raise fsio.problem_from_oserror(exc, nb_dir, "saving pages into") from exc
     return IngestResult(req.notebook_id, txn.txn_id, False, len(txn.doc["pages"]))
 
 

@@ -1,0 +1,277 @@
+"""Benchmark: ingest realistic scans against a reference of the unavoidable work, same run.
+
+Pages: N A4 300-dpi JPEG scans (2480x3508) split over notebooks of 50, plus one
+scanned PDF of M pages. The reference does, single-threaded and with no
+transaction, what any importer must: read and hash every byte, copy it, decode
+each page at reduced size and write its PNG (same size cap, same PNG settings).
+Each side runs in its own process so peak memory is its own; sides alternate
+and the median of the repeats is reported. Results go to bench/RESULTS.md.
+
+    .venv/bin/python bench/bench_ingest.py [--pages 200] [--pdf-pages 50] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import io
+import json
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from PIL import Image, ImageDraw, ImageFilter
+
+BENCH = Path(__file__).resolve().parent
+WORK = BENCH / "_work"
+A4_300DPI = (2480, 3508)
+
+
+# -- realistic inputs ----------------------------------------------------------------------
+
+
+def _scan(seed: int) -> Image.Image:
+    """An A4 page at 300 dpi: tinted paper, grain, ruled lines, handwriting-like strokes."""
+    rnd = random.Random(seed)
+    w, h = A4_300DPI
+    grain = Image.effect_noise((w // 4, h // 4), 18).resize((w, h), Image.Resampling.BILINEAR)
+    paper = Image.merge(
+        "RGB",
+        [
+            grain.point(lambda v, o=o: max(0, min(255, v + o)))
+            for o in (110, 105, 85)
+        ],
+    )
+    d = ImageDraw.Draw(paper)
+    for y in range(300, h - 200, 90):
+        d.line([(150, y), (w - 150, y)], fill=(150, 165, 200), width=3)
+        x = 200
+        while x < w - 400 and rnd.random() < 0.97:
+            seg = rnd.randint(60, 260)
+            pts = [(x + i * 12, y - 10 - rnd.randint(0, 45)) for i in range(seg // 12)]
+            if len(pts) > 1:
+                d.line(pts, fill=(30, 30, 70), width=4)
+            x += seg + rnd.randint(30, 90)
+    return paper.filter(ImageFilter.SMOOTH)
+
+
+def make_inputs(n_pages: int, pdf_pages: int) -> tuple[list[Path], Path]:
+    src = WORK / f"scans-{n_pages}"
+    jpgs = [src / f"page {i:04d}.jpg" for i in range(1, n_pages + 1)]
+    if not all(p.exists() for p in jpgs):
+        src.mkdir(parents=True, exist_ok=True)
+        for i, p in enumerate(jpgs):
+            if not p.exists():
+                _scan(i).save(p, quality=85, dpi=(300, 300))
+    pdf = WORK / f"scanned-{pdf_pages}.pdf"
+    if not pdf.exists():
+        imgs = [_scan(10_000 + i) for i in range(pdf_pages)]
+        imgs[0].save(pdf, save_all=True, append_images=imgs[1:], resolution=300, quality=85)
+    return jpgs, pdf
+
+
+# -- the two sides, each run in a child process ---------------------------------------------
+
+
+def side_reference(jpgs: list[Path], pdf: Path, out: Path) -> None:
+    import pypdfium2 as pdfium
+
+    from transcribe_import.engine.media import RenderSettings
+
+    s = RenderSettings()
+    for i, p in enumerate([*jpgs, pdf]):
+        data = p.read_bytes()
+        hashlib.sha256(data).hexdigest()
+        dst = out / f"{i}{p.suffix}"
+        with open(dst, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if p.suffix == ".pdf":
+            doc = pdfium.PdfDocument(data)
+            for k in range(len(doc)):
+                page = doc[k]
+                scale = s.max_side / max(page.get_size())
+                img = page.render(scale=scale).to_pil()
+                _write_png(img, out / f"{i}-{k}.png", s.png_compress_level)
+            doc.close()
+        else:
+            img = Image.open(io.BytesIO(data))
+            img.draft("RGB", (s.max_side, s.max_side))
+            img.thumbnail((s.max_side, s.max_side), Image.Resampling.LANCZOS)
+            _write_png(img, out / f"{i}.png", s.png_compress_level)
+
+
+def _write_png(img: Image.Image, path: Path, level: int) -> None:
+    buf = io.BytesIO()
+    img.save(buf, "PNG", compress_level=level)
+    with open(path, "wb") as f:
+        f.write(buf.getvalue())
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def side_ingest(jpgs: list[Path], pdf: Path, out: Path) -> None:
+    from transcribe_import.engine import fsio, media
+    from transcribe_import.engine.corpus import Corpus
+    from transcribe_import.engine.ids import new_id
+    from transcribe_import.engine.ingest import IngestRequest, PageSpec, SourceSpec, ingest
+
+    corpus = Corpus.open(out)
+
+    def spec(p: Path) -> SourceSpec:
+        # What the plan would have recorded (its own cost is the scan's, benchmarked there).
+        info = media.probe(p)
+        sha, _ = fsio.hash_file(p)
+        pages = tuple(PageSpec(new_id(), new_id(), k) for k in range(info.page_count))
+        return SourceSpec(new_id(), p, sha, info.media_type, pages)
+
+    specs = [[spec(p) for p in jpgs[k : k + 50]] for k in range(0, len(jpgs), 50)]
+    specs.append([spec(pdf)])
+    t0 = time.perf_counter()
+    for group in specs:
+        nbid = new_id()
+        corpus.create_notebook(nbid, f"bench {nbid[:8]}")
+        ingest(corpus, IngestRequest(nbid, tuple(group)), workers=2)
+    print(json.dumps({"seconds": time.perf_counter() - t0}))
+
+
+def _child(side: str, n_pages: int, pdf_pages: int) -> dict[str, float]:
+    jpgs, pdf = make_inputs(n_pages, pdf_pages)
+    with tempfile.TemporaryDirectory(dir=WORK) as out:
+        if side == "reference":
+            t0 = time.perf_counter()
+            side_reference(jpgs, pdf, Path(out))
+            seconds = time.perf_counter() - t0
+        else:
+            buf = io.StringIO()
+            real_stdout, sys.stdout = sys.stdout, buf
+            try:
+                side_ingest(jpgs, pdf, Path(out))
+            finally:
+                sys.stdout = real_stdout
+            seconds = json.loads(buf.getvalue())["seconds"]
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"seconds": seconds, "peak_mib": peak_mib}
+
+
+def run_side(side: str, n_pages: int, pdf_pages: int) -> dict[str, float]:
+    proc = subprocess.run(
+        [sys.executable, __file__, "--child", side, "--pages", str(n_pages),
+         "--pdf-pages", str(pdf_pages)],
+        capture_output=True, text=True, check=True,
+    )
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def bench_registration(n: int = 10_000, samples: int = 20) -> dict[str, float]:
+    """Register notebooks into a corpus that already lists n: cold (fresh process) and warm."""
+    from transcribe_import.engine.corpus import Corpus, IndexEntry
+    from transcribe_import.engine.ids import new_id
+
+    with tempfile.TemporaryDirectory(dir=WORK) as d:
+        corpus = Corpus.open(Path(d))
+        lines = b"".join(
+            json.dumps(IndexEntry(i, f"notebooks/{i}", "t", "2026-01-01T00:00:00Z", None)
+                       .to_json()).encode() + b"\n"
+            for i in (new_id() for _ in range(n))
+        )
+        corpus.index_path.write_bytes(lines)
+        cold = []
+        for _ in range(5):
+            t0 = time.perf_counter()
+            Corpus.open(Path(d)).create_notebook(new_id(), "cold")
+            cold.append((time.perf_counter() - t0) * 1000)
+        warm_corpus = Corpus.open(Path(d))
+        warm_corpus.index_entries()
+        warm = []
+        for _ in range(samples):
+            t0 = time.perf_counter()
+            warm_corpus.create_notebook(new_id(), "warm")
+            warm.append((time.perf_counter() - t0) * 1000)
+    return {"cold_ms": statistics.median(cold), "warm_ms": statistics.median(warm)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--pages", type=int, default=200)
+    ap.add_argument("--pdf-pages", type=int, default=50)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--child", choices=["reference", "ingest"])
+    ap.add_argument("--no-record", action="store_true")
+    args = ap.parse_args()
+    WORK.mkdir(exist_ok=True)
+    if args.child:
+        print(json.dumps(_child(args.child, args.pages, args.pdf_pages)))
+        return
+    make_inputs(args.pages, args.pdf_pages)
+    results: dict[str, list[dict[str, float]]] = {"reference": [], "ingest": []}
+    for _ in range(args.repeat):
+        for side in ("reference", "ingest"):
+            results[side].append(run_side(side, args.pages, args.pdf_pages))
+            print(side, results[side][-1], file=sys.stderr)
+    ref = statistics.median(r["seconds"] for r in results["reference"])
+    ing = statistics.median(r["seconds"] for r in results["ingest"])
+    pages = args.pages + args.pdf_pages
+    reg = bench_registration()
+    summary = {
+        "pages": pages,
+        "reference_s": round(ref, 2),
+        "ingest_s": round(ing, 2),
+        "ratio": round(ing / ref, 2),
+        "ingest_pages_per_s": round(pages / ing, 1),
+        "reference_pages_per_s": round(pages / ref, 1),
+        "ingest_peak_mib": round(max(r["peak_mib"] for r in results["ingest"])),
+        "reference_peak_mib": round(max(r["peak_mib"] for r in results["reference"])),
+        "register_cold_ms": round(reg["cold_ms"], 1),
+        "register_warm_ms": round(reg["warm_ms"], 2),
+    }
+    print(json.dumps(summary, indent=2))
+    if not args.no_record:
+        record(summary, args)
+
+
+def record(s: dict[str, float], args: argparse.Namespace) -> None:
+    import platform
+
+    section = f"""## Ingest (bench/bench_ingest.py)
+
+Run {time.strftime('%Y-%m-%d')} on {os.cpu_count()} cores, Python {platform.python_version()},
+{args.pages} A4 300-dpi JPEG scans in notebooks of 50 and one {args.pdf_pages}-page scanned PDF
+({s['pages']} pages), median of {args.repeat} alternating runs per side.
+
+| measure | ingest (workers=2) | reference (1 thread) |
+| --- | --- | --- |
+| wall time | {s['ingest_s']} s | {s['reference_s']} s |
+| pages/s | {s['ingest_pages_per_s']} | {s['reference_pages_per_s']} |
+| peak memory (RSS) | {s['ingest_peak_mib']} MiB | {s['reference_peak_mib']} MiB |
+
+**Ratio ingest / reference: {s['ratio']}** (target: at most 1.5).
+
+Registering a notebook (create folder + manifest + index append) in a corpus that
+already lists 10,000: {s['register_cold_ms']} ms in a fresh process (reads the
+index once), {s['register_warm_ms']} ms once the index is read (target: under 50 ms).
+"""
+    _replace_section(BENCH / "RESULTS.md", "## Ingest (bench/bench_ingest.py)", section)
+
+
+def _replace_section(path: Path, heading: str, section: str) -> None:
+    text = path.read_text() if path.exists() else "# Benchmark results\n\n"
+    if heading in text:
+        start = text.index(heading)
+        nxt = text.find("\n## ", start + 1)
+        text = text[:start] + section + (text[nxt + 1 :] if nxt >= 0 else "")
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
+    path.write_text(text)
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(BENCH.parent / "app"))
+    main()
