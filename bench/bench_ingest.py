@@ -43,10 +43,7 @@ def _scan(seed: int) -> Image.Image:
     grain = Image.effect_noise((w // 4, h // 4), 18).resize((w, h), Image.Resampling.BILINEAR)
     paper = Image.merge(
         "RGB",
-        [
-            grain.point(lambda v, o=o: max(0, min(255, v + o)))
-            for o in (110, 105, 85)
-        ],
+        [grain.point(lambda v, o=o: max(0, min(255, v + o))) for o in (110, 105, 85)],
     )
     d = ImageDraw.Draw(paper)
     for y in range(300, h - 200, 90):
@@ -163,9 +160,19 @@ def _child(side: str, n_pages: int, pdf_pages: int) -> dict[str, float]:
 
 def run_side(side: str, n_pages: int, pdf_pages: int) -> dict[str, float]:
     proc = subprocess.run(
-        [sys.executable, __file__, "--child", side, "--pages", str(n_pages),
-         "--pdf-pages", str(pdf_pages)],
-        capture_output=True, text=True, check=True,
+        [
+            sys.executable,
+            __file__,
+            "--child",
+            side,
+            "--pages",
+            str(n_pages),
+            "--pdf-pages",
+            str(pdf_pages),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
@@ -178,8 +185,10 @@ def bench_registration(n: int = 10_000, samples: int = 20) -> dict[str, float]:
     with tempfile.TemporaryDirectory(dir=WORK) as d:
         corpus = Corpus.open(Path(d))
         lines = b"".join(
-            json.dumps(IndexEntry(i, f"notebooks/{i}", "t", "2026-01-01T00:00:00Z", None)
-                       .to_json()).encode() + b"\n"
+            json.dumps(
+                IndexEntry(i, f"notebooks/{i}", "t", "2026-01-01T00:00:00Z", None).to_json()
+            ).encode()
+            + b"\n"
             for i in (new_id() for _ in range(n))
         )
         corpus.index_path.write_bytes(lines)
@@ -242,21 +251,21 @@ def record(s: dict[str, float], args: argparse.Namespace) -> None:
 
     section = f"""## Ingest (bench/bench_ingest.py)
 
-Run {time.strftime('%Y-%m-%d')} on {os.cpu_count()} cores, Python {platform.python_version()},
+Run {time.strftime("%Y-%m-%d")} on {os.cpu_count()} cores, Python {platform.python_version()},
 {args.pages} A4 300-dpi JPEG scans in notebooks of 50 and one {args.pdf_pages}-page scanned PDF
-({s['pages']} pages), median of {args.repeat} alternating runs per side.
+({s["pages"]} pages), median of {args.repeat} alternating runs per side.
 
 | measure | ingest (workers=2) | reference (1 thread) |
 | --- | --- | --- |
-| wall time | {s['ingest_s']} s | {s['reference_s']} s |
-| pages/s | {s['ingest_pages_per_s']} | {s['reference_pages_per_s']} |
-| peak memory (RSS) | {s['ingest_peak_mib']} MiB | {s['reference_peak_mib']} MiB |
+| wall time | {s["ingest_s"]} s | {s["reference_s"]} s |
+| pages/s | {s["ingest_pages_per_s"]} | {s["reference_pages_per_s"]} |
+| peak memory (RSS) | {s["ingest_peak_mib"]} MiB | {s["reference_peak_mib"]} MiB |
 
-**Ratio ingest / reference: {s['ratio']}** (target: at most 1.5).
+**Ratio ingest / reference: {s["ratio"]}** (target: at most 1.5).
 
 Registering a notebook (create folder + manifest + index append) in a corpus that
-already lists 10,000: {s['register_cold_ms']} ms in a fresh process (reads the
-index once), {s['register_warm_ms']} ms once the index is read (target: under 50 ms).
+already lists 10,000: {s["register_cold_ms"]} ms in a fresh process (reads the
+index once), {s["register_warm_ms"]} ms once the index is read (target: under 50 ms).
 """
     _replace_section(BENCH / "RESULTS.md", "## Ingest (bench/bench_ingest.py)", section)
 

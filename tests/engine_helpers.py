@@ -1,4 +1,4 @@
-"""Helpers for engine tests: small real page files, ingest requests with preallocated ids, checks."""
+"""Helpers for engine tests: small real page files, ingest requests with preallocated ids."""
 
 from __future__ import annotations
 

@@ -48,7 +48,9 @@ def test_create_notebook_is_registered_once_and_idempotent(data_dir: Path) -> No
     nbid = new_id()
     corpus.create_notebook(nbid, "Diary 1952")
     corpus.create_notebook(nbid, "Diary 1952")
-    assert Corpus.open(data_dir).index_path.read_bytes().count(f"\"notebook_id\":\"{nbid}\"".encode()) == 1
+    assert (
+        Corpus.open(data_dir).index_path.read_bytes().count(f'"notebook_id":"{nbid}"'.encode()) == 1
+    )
     [summary] = Corpus.open(data_dir).list_notebooks()
     assert (summary.notebook_id, summary.title, summary.page_count) == (nbid, "Diary 1952", 0)
 

@@ -9,6 +9,14 @@ from pathlib import Path
 
 import orjson
 import pytest
+
+from transcribe_import.engine import fsio, project
+from transcribe_import.engine.corpus import Corpus
+from transcribe_import.engine.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.ids import new_id
+from transcribe_import.engine.ingest import IngestCancelled, IngestRequest, ingest
+from transcribe_import.engine.media import RenderSettings
+
 from engine_helpers import (
     assert_notebook_whole,
     page_ids,
@@ -17,13 +25,6 @@ from engine_helpers import (
     snapshot,
     source_spec,
 )
-
-from transcribe_import.engine import fsio, project
-from transcribe_import.engine.corpus import Corpus
-from transcribe_import.engine.errors import ErrorCode, TranscribeError
-from transcribe_import.engine.ids import new_id
-from transcribe_import.engine.ingest import IngestCancelled, IngestRequest, ingest
-from transcribe_import.engine.media import RenderSettings
 
 
 @pytest.fixture
@@ -238,11 +239,26 @@ def test_journal_left_by_dead_process_is_recovered_before_new_ingest(
 ) -> None:
     nb_dir = corpus.notebook_dir(notebook)
     journal = {
-        "format": "transcribe.ingest-journal", "schema_version": 1, "txn_id": new_id(),
-        "notebook_id": notebook, "import_run_id": None, "item_id": None, "state": "staging",
-        "cover_page_id": None, "created_at": "x", "updated_at": "x",
-        "sources": [{"id": new_id(), "sha256": "0" * 64, "media_type": "image/jpeg",
-                     "size": None, "path": "", "page_count": 1}],
+        "format": "transcribe.ingest-journal",
+        "schema_version": 1,
+        "txn_id": new_id(),
+        "notebook_id": notebook,
+        "import_run_id": None,
+        "item_id": None,
+        "state": "staging",
+        "cover_page_id": None,
+        "created_at": "x",
+        "updated_at": "x",
+        "sources": [
+            {
+                "id": new_id(),
+                "sha256": "0" * 64,
+                "media_type": "image/jpeg",
+                "size": None,
+                "path": "",
+                "page_count": 1,
+            }
+        ],
         "pages": [],
     }
     journal["sources"][0]["path"] = f"sources/{journal['sources'][0]['id']}.jpg"

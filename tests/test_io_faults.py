@@ -12,7 +12,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from engine_helpers import assert_notebook_whole, page_ids, page_image, request_for
 
 from transcribe_import.engine import fsio
 from transcribe_import.engine.corpus import Corpus
@@ -20,6 +19,8 @@ from transcribe_import.engine.doctor import doctor
 from transcribe_import.engine.errors import TranscribeError
 from transcribe_import.engine.ids import new_id
 from transcribe_import.engine.ingest import ingest
+
+from engine_helpers import assert_notebook_whole, page_ids, page_image, request_for
 
 
 @pytest.mark.parametrize("persistent", [False, True], ids=["once", "persistent"])

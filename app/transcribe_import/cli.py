@@ -1,4 +1,4 @@
-"""The command line (shared/spec/cli.md): a thin layer over the engine, one JSON document on --json."""
+"""The command line (shared/spec/cli.md): a thin layer over the engine."""
 
 from __future__ import annotations
 

@@ -12,11 +12,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine_helpers import request_from_json  # noqa: E402
-
 from transcribe_import.engine.corpus import Corpus  # noqa: E402
 from transcribe_import.engine.doctor import doctor  # noqa: E402
 from transcribe_import.engine.ingest import ingest  # noqa: E402
+
+from engine_helpers import request_from_json  # noqa: E402
 
 
 def main(argv: list[str]) -> int:

@@ -6,10 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from engine_helpers import assert_notebook_whole, page_ids, page_image, request_for, request_to_json
-
 from transcribe_import.engine.corpus import Corpus
 from transcribe_import.engine.ids import new_id
+
+from engine_helpers import assert_notebook_whole, page_ids, page_image, request_for, request_to_json
 
 DRIVER = Path(__file__).with_name("driver.py")
 
@@ -17,7 +17,8 @@ DRIVER = Path(__file__).with_name("driver.py")
 def _start(data: Path, req_path: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, str(DRIVER), str(data), "ingest", str(req_path)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
 
 

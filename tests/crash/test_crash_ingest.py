@@ -13,6 +13,13 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from transcribe_import.engine import project
+from transcribe_import.engine.corpus import Corpus
+from transcribe_import.engine.doctor import doctor
+from transcribe_import.engine.ids import new_id
+from transcribe_import.engine.ingest import ingest
+
 from engine_helpers import (
     assert_notebook_whole,
     page_ids,
@@ -21,12 +28,6 @@ from engine_helpers import (
     request_to_json,
     snapshot,
 )
-
-from transcribe_import.engine import project
-from transcribe_import.engine.corpus import Corpus
-from transcribe_import.engine.doctor import doctor
-from transcribe_import.engine.ids import new_id
-from transcribe_import.engine.ingest import ingest
 
 pytestmark = pytest.mark.crash
 
@@ -40,7 +41,9 @@ def run_driver(data_dir: Path, *args: str, crash_at: str | None = None) -> int:
         env["TRANSCRIBE_CRASH_AT"] = crash_at
     proc = subprocess.run(
         [sys.executable, str(DRIVER), str(data_dir), *args],
-        env=env, capture_output=True, timeout=120,
+        env=env,
+        capture_output=True,
+        timeout=120,
     )
     if proc.returncode not in (0, -signal.SIGKILL):
         raise AssertionError(proc.stderr.decode())
@@ -137,7 +140,7 @@ def test_kill_during_create_then_recover(tmp_path: Path, point: str) -> None:
         # The manifest won: it is registered exactly once (boundary 1).
         assert project.read(nb_dir, nbid)["title"] == "Box 3 / Diary"
         assert corpus.is_registered(nbid)
-        lines = corpus.index_path.read_bytes().count(f"\"notebook_id\":\"{nbid}\"".encode())
+        lines = corpus.index_path.read_bytes().count(f'"notebook_id":"{nbid}"'.encode())
         assert lines == 1
     else:
         assert not corpus.is_registered(nbid)

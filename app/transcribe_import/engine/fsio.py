@@ -188,12 +188,12 @@ def atomic_write(path: Path, data: bytes) -> None:
 
 
 def is_atomic_temp(name: str) -> bool:
-    """Whether ``name`` is a temp file of ``atomic_write`` (left behind only by a killed process)."""
+    """Whether ``name`` is a temp file of ``atomic_write`` (left only by a killed process)."""
     return name.startswith(".") and ".tmp-" in name
 
 
 def remove_stale_temps(directory: Path) -> list[str]:
-    """Remove atomic_write temp files in ``directory``; the caller holds the lock of their writers."""
+    """Remove atomic_write temps in ``directory``; the caller holds their writers' lock."""
     removed = []
     for name in list_dir(directory):
         if is_atomic_temp(name):
