@@ -176,3 +176,34 @@ def test_kill_inside_recovery(notebook_with_history, first: str, during_recovery
     assert listed[:2] == earlier_pages
     assert listed[2:] in ([], page_ids(_load(req_path)))
     assert doctor(corpus).clean
+
+
+def test_kill_while_quarantining_a_corrupt_journal(notebook_with_history) -> None:
+    data, nbid, earlier_pages, _ = notebook_with_history
+    corpus = Corpus.open(data)
+    journal = corpus.notebook_dir(nbid) / ".ingest-journal.json"
+    journal.write_bytes(b'{"format": "transcribe.ingest-journal", "state": "promo')
+    assert run_driver(data, "recover", crash_at="quarantine.after_move") == -signal.SIGKILL
+    assert run_driver(data, "recover") == 0
+    corpus = Corpus.open(data)
+    assert [p["id"] for p in assert_notebook_whole(corpus, nbid)["pages"]] == earlier_pages
+    kept = sorted(p.name for p in corpus.quarantine_dir.iterdir())
+    assert len(kept) == 2, kept  # the journal, and its report written on the second run
+    assert (corpus.quarantine_dir / kept[0]).read_bytes().endswith(b'"state": "promo')
+    assert kept[1] == kept[0].removesuffix(".json") + ".report.json"
+
+
+def test_kill_while_repairing_a_torn_index(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    corpus = Corpus.open(data)
+    ids = [new_id() for _ in range(3)]
+    for nbid in ids:
+        corpus.create_notebook(nbid, nbid[:6])
+    raw = corpus.index_path.read_bytes()
+    corpus.index_path.write_bytes(raw[:-30])  # the last registration torn
+    assert run_driver(data, "recover", crash_at="doctor.index_copied") == -signal.SIGKILL
+    assert run_driver(data, "recover") == 0
+    corpus = Corpus.open(data)
+    assert set(corpus.index_entries()) == set(ids)
+    assert corpus.index_damage() == []
+    assert doctor(corpus).clean

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,8 +11,11 @@ import filelock
 
 from transcribe_import.engine.errors import ErrorCode, TranscribeError
 
-CORPUS_LOCK_TIMEOUT = 30.0  # short critical sections: only a stuck peer makes us wait this long
-INGEST_LOCK_TIMEOUT = 10.0
+# Critical sections are short, so only a stuck peer makes anyone wait this long.
+# TRANSCRIBE_LOCK_TIMEOUT (seconds) overrides both, e.g. for scripts that must not wait.
+_override = os.environ.get("TRANSCRIBE_LOCK_TIMEOUT")
+CORPUS_LOCK_TIMEOUT = float(_override) if _override else 30.0
+INGEST_LOCK_TIMEOUT = float(_override) if _override else 10.0
 
 
 def make_lock(path: Path) -> filelock.FileLock:
