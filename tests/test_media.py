@@ -9,6 +9,7 @@ import struct
 import threading
 from pathlib import Path
 
+import pypdf
 import pypdfium2
 import pytest
 from PIL import Image, ImageFile, PngImagePlugin, TiffImagePlugin, WebPImagePlugin
@@ -558,3 +559,15 @@ def test_io_faults_become_coded_errors(tmp_path: Path) -> None:
         finally:
             fsio.install_faults(None)
     refused(ErrorCode.IO_ERROR, "gone.jpg", media.probe, tmp_path / "gone.jpg")
+
+
+def test_encryption_pypdf_cannot_decrypt_is_judged_by_pdfium(tmp_path: Path, monkeypatch) -> None:
+    # Without its optional crypto package pypdf cannot open AES files at all; stand that in.
+    def no_crypto(self, password):
+        raise pypdf.errors.DependencyError("cryptography>=3.1 is required for AES algorithm")
+
+    monkeypatch.setattr(pypdf.PdfReader, "decrypt", no_crypto)
+    locked = mf.make_encrypted_pdf(tmp_path / "aes.pdf")
+    refused(ErrorCode.ENCRYPTED_PDF, "aes.pdf", media.probe, locked)
+    restricted = mf.make_encrypted_pdf(tmp_path / "aes-open.pdf", pages=3, user_password="")
+    assert media.probe(restricted).page_count == 3
