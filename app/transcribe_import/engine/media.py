@@ -99,7 +99,9 @@ _ORIENTATION_TRANSPOSE: dict[int, Image.Transpose] = {
 class RenderSettings:
     max_side: int = 2400
     max_pixels: int = 89_478_485
-    png_compress_level: int = 6
+    # zlib level 1: on a 2400 px page scan, about 4x faster than level 6 for ~10% larger
+    # files (measured 0.29 s / 5.8 MiB vs 1.24 s / 5.3 MiB); rendering dominates import time.
+    png_compress_level: int = 1
 
 
 @dataclass(frozen=True)
