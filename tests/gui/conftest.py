@@ -1,0 +1,77 @@
+"""GUI test setup: settings in the test's temp folder, corpora to show, no thread left behind."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from PIL import Image
+from PySide6.QtCore import QSettings, QStandardPaths
+
+from transcribe_import.engine import fsio
+from transcribe_import.engine.corpus import Corpus
+from transcribe_import.engine.ids import new_id
+from transcribe_import.engine.ingest import IngestRequest, PageSpec, SourceSpec, ingest
+from transcribe_import.gui.workers import running_workers
+
+
+@pytest.fixture(autouse=True)
+def isolated_settings(tmp_path: Path) -> Iterator[None]:
+    """Anything that makes a default QSettings writes under the test's folder, never the user's."""
+    QStandardPaths.setTestModeEnabled(True)
+    for fmt in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
+        QSettings.setPath(fmt, QSettings.Scope.UserScope, str(tmp_path / "user-settings"))
+        QSettings.setPath(fmt, QSettings.Scope.SystemScope, str(tmp_path / "system-settings"))
+    yield
+    QStandardPaths.setTestModeEnabled(False)
+
+
+@pytest.fixture(autouse=True)
+def no_thread_left_running() -> Iterator[None]:
+    """Fail the test if a worker thread still runs once its widgets are closed.
+
+    pytest-qt closes the test's widgets before fixtures are torn down, so this sees
+    what a user closing the window would leave behind.
+    """
+    yield
+    left = running_workers()
+    for worker in left:
+        worker.wait()  # a QThread destroyed while running aborts the whole test process
+    if left:
+        pytest.fail(f"QThread(s) still running after the test: {left}")
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> QSettings:
+    """The window's own settings file, so a test can look at what it remembered."""
+    return QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
+
+
+@pytest.fixture
+def corpus(data_dir: Path) -> Corpus:
+    return Corpus.open(data_dir)
+
+
+@pytest.fixture
+def make_notebook(corpus: Corpus, tmp_path: Path) -> Callable[..., str]:
+    """Create a notebook through the engine, with ``pages`` real page images ingested into it."""
+    scans = tmp_path / "scans"
+    scans.mkdir()
+
+    def make(title: str, pages: int = 0) -> str:
+        notebook_id = new_id()
+        corpus.create_notebook(notebook_id, title)
+        sources = []
+        for i in range(pages):
+            path = scans / f"{notebook_id}-{i}.png"
+            # A different shade per page, so no two sources have the same bytes.
+            Image.new("RGB", (40, 56), (250 - i, 245, 230)).save(path)
+            sha256, _size = fsio.hash_file(path)
+            page = PageSpec(new_id(), new_id(), 0)
+            sources.append(SourceSpec(new_id(), path, sha256, "image/png", (page,)))
+        if sources:
+            ingest(corpus, IngestRequest(notebook_id, tuple(sources)))
+        return notebook_id
+
+    return make
