@@ -31,6 +31,11 @@ class ErrorCode(enum.StrEnum):
     ID_CONFLICT = "id_conflict"
     INVALID_ID = "invalid_id"
     JOURNAL_PENDING = "journal_pending"
+    # import runs
+    RUN_NOT_FOUND = "run_not_found"
+    RUN_CORRUPT = "run_corrupt"
+    RUN_TERMINAL = "run_terminal"
+    PLAN_FROZEN = "plan_frozen"
 
 
 @dataclass(frozen=True)
