@@ -11,19 +11,19 @@ from typing import Any
 
 import orjson
 
-from transcribe_import import __version__
+from transcribe_import import __version__, runs_cli
 from transcribe_import.engine.config import resolve_data_dir
 from transcribe_import.engine.corpus import Corpus
 from transcribe_import.engine.doctor import doctor
 from transcribe_import.engine.errors import ErrorCode, TranscribeError
-
-EXIT_OK = 0
-EXIT_PROBLEMS = 1
-EXIT_USAGE = 2
-EXIT_INVALID_PLAN = 3
-EXIT_CANCELLED = 4
-EXIT_LOCKED = 5
-EXIT_INTERRUPTED = 6
+from transcribe_import.exitcodes import (
+    EXIT_INTERRUPTED,
+    EXIT_INVALID_PLAN,
+    EXIT_LOCKED,
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    EXIT_USAGE,
+)
 
 _LOCKED_CODES = {ErrorCode.CORPUS_BUSY, ErrorCode.NOTEBOOK_BUSY, ErrorCode.RUN_BUSY}
 
@@ -46,6 +46,68 @@ def build_parser() -> argparse.ArgumentParser:
 
     n = sub.add_parser("notebooks", help="list the corpus's notebooks")
     n.add_argument("--json", action="store_true", help="print one JSON document")
+
+    pl = sub.add_parser("plan", help="scan PATHs and write a plan document")
+    pl.add_argument("paths", nargs="+", metavar="PATH")
+    pl.add_argument("-o", "--output", required=True, metavar="PLAN.json")
+    pl.add_argument(
+        "--mode",
+        default="folders",
+        help="folders (default: one notebook per folder), pdfs (one per PDF), prefix (one per "
+        "file-name prefix), single (all into one new notebook), into:NOTEBOOK_ID",
+    )
+    pl.add_argument(
+        "--policy",
+        default="skip_existing",
+        help="duplicate policy: skip_existing (default) or create_duplicate",
+    )
+    pl.add_argument("--title", help="the notebook title, with --mode single")
+    pl.add_argument(
+        "--dedupe",
+        choices=["notebook", "corpus"],
+        default="notebook",
+        help="where skip_existing looks for duplicates (default: the target notebook)",
+    )
+    pl.add_argument("--workers", type=int, default=2, help="threads hashing files")
+
+    v = sub.add_parser("validate", help="list a plan's errors and warnings")
+    v.add_argument("plan", metavar="PLAN.json")
+    v.add_argument("--json", action="store_true", help="print one JSON document")
+
+    o = sub.add_parser("order", help="resolve an item's page order, rewriting the plan")
+    o.add_argument("plan", metavar="PLAN.json")
+    o.add_argument("item", metavar="ITEM_ID", help="an item id (or a unique prefix, or its title)")
+    how = o.add_mutually_exclusive_group(required=True)
+    how.add_argument("--accept", action="store_true", help="accept the proposed order")
+    how.add_argument("--by", choices=["name", "capture-time", "mtime"])
+    how.add_argument(
+        "--sequence",
+        nargs="+",
+        metavar="FILE",
+        help="the whole order; sources left out are excluded",
+    )
+    how.add_argument("--exclude", nargs="+", metavar="FILE", help="leave these files out")
+    how.add_argument("--include", nargs="+", metavar="FILE", help="take excluded files back")
+
+    c = sub.add_parser("commit", help="validate, create the import run and commit it")
+    c.add_argument("plan", metavar="PLAN.json")
+    c.add_argument("--workers", type=int, default=2, help="notebooks committed in parallel")
+    c.add_argument("--json", action="store_true", help="print one JSON document")
+
+    r = sub.add_parser("resume", help="resume an interrupted run")
+    r.add_argument("run_id", metavar="RUN_ID")
+    r.add_argument("--workers", type=int, default=2)
+    r.add_argument("--json", action="store_true", help="print one JSON document")
+
+    k = sub.add_parser("cancel", help="ask the process executing RUN_ID to stop pending items")
+    k.add_argument("run_id", metavar="RUN_ID")
+
+    rs = sub.add_parser("runs", help="list import runs, newest first")
+    rs.add_argument("--json", action="store_true", help="print one JSON document")
+
+    sh = sub.add_parser("show", help="one run with its per-item outcomes")
+    sh.add_argument("run_id", metavar="RUN_ID")
+    sh.add_argument("--json", action="store_true", help="print one JSON document")
 
     d = sub.add_parser("doctor", help="check and recover the corpus")
     d.add_argument("--json", action="store_true", help="print one JSON document")
@@ -111,6 +173,14 @@ def _log_traceback(data_dir: Path) -> Path:
 COMMANDS: dict[str, Callable[[Corpus, argparse.Namespace], int]] = {
     "notebooks": cmd_notebooks,
     "doctor": cmd_doctor,
+    "plan": runs_cli.cmd_plan,
+    "validate": runs_cli.cmd_validate,
+    "order": runs_cli.cmd_order,
+    "commit": runs_cli.cmd_commit,
+    "resume": runs_cli.cmd_resume,
+    "cancel": runs_cli.cmd_cancel,
+    "runs": runs_cli.cmd_runs,
+    "show": runs_cli.cmd_show,
 }
 
 
@@ -122,9 +192,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_gui(data_dir, args)
         corpus = Corpus.open(data_dir)
         return COMMANDS[args.command](corpus, args)
+    except runs_cli.UsageError as exc:
+        print(f"transcribe-import: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     except TranscribeError as exc:
         print(f"transcribe-import: {exc}", file=sys.stderr)
-        return EXIT_LOCKED if exc.code in _LOCKED_CODES else EXIT_PROBLEMS
+        if exc.code in _LOCKED_CODES:
+            return EXIT_LOCKED
+        if exc.code is ErrorCode.PLAN_FROZEN:
+            return EXIT_INVALID_PLAN
+        return EXIT_PROBLEMS
     except KeyboardInterrupt:
         print("transcribe-import: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

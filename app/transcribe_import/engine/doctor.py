@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from transcribe_import.engine import fsio, journal, project
+from transcribe_import.engine import fsio, journal, locks, project
 from transcribe_import.engine.corpus import CREATING_PREFIX, Corpus, IndexEntry
 from transcribe_import.engine.crashpoints import crashpoint
 from transcribe_import.engine.errors import TranscribeError
@@ -91,8 +91,50 @@ def doctor(corpus: Corpus, *, verify_hashes: bool = False) -> DoctorReport:
                     "Remove the duplicate entry from the notebook's project.json.",
                 )
             )
+    add(_check_runs(corpus))
     add(_quarantine_summary(corpus))
     return report
+
+
+def _check_runs(corpus: Corpus) -> list[Finding]:
+    """Quarantine unreadable run records; list interrupted runs so a person can resume them."""
+    from transcribe_import.engine.runs import RunCorrupt, RunStore
+
+    store = RunStore(corpus)
+    out: list[Finding] = []
+    for run_id in store.run_ids():
+        try:
+            record = store.load(run_id)
+        except RunCorrupt as exc:
+            lock = store.run_lock(run_id)
+            if not locks.try_acquire(lock):
+                continue  # being rewritten by its executor right now
+            try:
+                target = store.quarantine(run_id, str(exc))
+            finally:
+                lock.release()
+            out.append(
+                Finding(
+                    FindingCode.RUN_QUARANTINED, Severity.PROBLEM,
+                    f"Import run {run_id}: its record could not be read; it was moved to "
+                    f"{target} with a report. The notebooks it committed are unaffected.",
+                    path=str(target),
+                )
+            )
+            continue
+        if not record.status.terminal and not store.is_locked(run_id):
+            counts = record.counts()
+            out.append(
+                Finding(
+                    FindingCode.INTERRUPTED_RUN, Severity.PROBLEM,
+                    f"Import run {run_id} was interrupted with {counts['pending']} item(s) not "
+                    f"done ({counts['committed']} committed); resume it with "
+                    f"`transcribe-import resume {run_id}` or cancel it with "
+                    f"`transcribe-import cancel {run_id}`.",
+                    path=str(store.record_path(run_id)),
+                )
+            )
+    return out
 
 
 def _guard(step: Any, where: Path) -> list[Finding]:

@@ -49,6 +49,7 @@ class FindingCode(enum.StrEnum):
     QUARANTINE_PRESENT = "quarantine_present"
     IO_ERROR = "io_error"
     INTERRUPTED_RUN = "interrupted_run"
+    RUN_QUARANTINED = "run_quarantined"
 
 
 @dataclass(frozen=True)
