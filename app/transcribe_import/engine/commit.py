@@ -14,7 +14,6 @@ from __future__ import annotations
 import concurrent.futures
 import enum
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -179,7 +178,6 @@ class _Executor:
         self._error: BaseException | None = None
         self._superseded = False
         self._cancel_seen = record.cancel_requested
-        self._cancel_checked = 0.0
         self.pages_total = sum(len(s.pages) for it in plan.items for s in it.imported_sources())
         self.pages_done = sum(
             self.outcomes[it.item_id].page_count
@@ -198,13 +196,9 @@ class _Executor:
     def cancel_requested(self) -> bool:
         if self.control.cancelled or self._cancel_seen:
             return True
-        now = time.monotonic()
-        if now - self._cancel_checked > 0.5:  # `cancel RUN_ID` from another process
-            self._cancel_checked = now
-            try:
-                self._cancel_seen = self.store.load(self.run_id).cancel_requested
-            except TranscribeError:
-                pass  # an unreadable record stops the run at its next write
+        # `cancel RUN_ID` from another process: a marker file is cheap to poll per item.
+        if fsio.exists(self.store.cancel_marker(self.run_id)):
+            self._cancel_seen = True
         return self._cancel_seen
 
     def should_stop(self) -> bool:

@@ -219,6 +219,10 @@ class RunStore:
     def plan_path(self, run_id: str) -> Path:
         return self.dir / f"{check_id(run_id, 'import_run_id')}.plan.json"
 
+    def cancel_marker(self, run_id: str) -> Path:
+        """A cheap signal beside the record, so the executor can poll for a cancel per item."""
+        return self.dir / f"{check_id(run_id, 'import_run_id')}.cancel"
+
     def run_lock(self, run_id: str):  # noqa: ANN201 - a filelock.FileLock
         return locks.make_lock(self.dir / f"{check_id(run_id, 'import_run_id')}.lock")
 
@@ -421,7 +425,12 @@ class RunStore:
                 doc["cancel_requested"] = True
                 doc["history"].append(self._event("cancel_requested", int(doc["attempt"])))
 
-        return self._mutate(run_id, None, change)
+        record = self._mutate(run_id, None, change)
+        try:
+            fsio.atomic_write(self.cancel_marker(run_id), b"cancel requested\n")
+        except OSError:
+            pass  # the record is authoritative; the executor also reads it at its next write
+        return record
 
     def mark_paused(self, run_id: str, attempt: int) -> RunRecord:
         def change(doc: dict[str, Any]) -> None:
@@ -459,6 +468,7 @@ class RunStore:
 
         record = self._mutate(run_id, attempt, change)
         crashpoint("run.after_terminal")
+        fsio.remove(self.cancel_marker(run_id))
         return record
 
     def _update_index(self, record: RunRecord) -> None:
