@@ -77,13 +77,13 @@ def make_inputs(n_pages: int, pdf_pages: int) -> tuple[list[Path], Path]:
 # -- the two sides, each run in a child process ---------------------------------------------
 
 
-def side_reference(jpgs: list[Path], pdf: Path, out: Path) -> None:
+def side_reference(jpgs: list[Path], pdf: Path | None, out: Path) -> None:
     import pypdfium2 as pdfium
 
     from transcribe_import.engine.media import RenderSettings
 
     s = RenderSettings()
-    for i, p in enumerate([*jpgs, pdf]):
+    for i, p in enumerate([*jpgs, *([pdf] if pdf else [])]):
         data = p.read_bytes()
         hashlib.sha256(data).hexdigest()
         dst = out / f"{i}{p.suffix}"

@@ -371,6 +371,7 @@ def _report_result(result: RunResult, args: argparse.Namespace) -> int:
                 **record.summary(),
                 "paused": result.paused,
                 "already_done": result.already_done,
+                "verification_problems": list(result.verification_problems),
                 "items": [o.to_json() for o in record.outcomes().values()],
             }
         )
@@ -397,6 +398,8 @@ def _report_result(result: RunResult, args: argparse.Namespace) -> int:
         for o in record.outcomes().values():
             if o.failure_message:
                 print(f"  FAILED item {o.item_id[:8]}: {o.failure_message}")
+        for problem in result.verification_problems:
+            print(f"  WARNING {problem}")
     return _exit_for(result)
 
 

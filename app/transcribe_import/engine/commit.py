@@ -108,6 +108,9 @@ class RunResult:
     paused: bool = False
     superseded: bool = False
     already_done: bool = False  # the run was terminal before this call: nothing was executed
+    # Committed items whose pages are no longer in their notebook (found on resume): reported,
+    # never recreated, since the ImportRun record wins for idempotency (boundary 6).
+    verification_problems: tuple[str, ...] = ()
 
 
 def prepare_run(
@@ -402,6 +405,7 @@ def execute_run(
             if fsio.exists(corpus.notebook_dir(nbid)):
                 recover_journal(corpus, nbid)
         record = store.begin_attempt(run_id)
+        problems = _verify_committed(corpus, record)
         ex = _Executor(
             corpus,
             store,
@@ -419,7 +423,8 @@ def execute_run(
         )
         ex.run()
         if ex._superseded:
-            return RunResult(run_id, RunStatus.RUNNING, store.load(run_id), superseded=True)
+            return RunResult(run_id, RunStatus.RUNNING, store.load(run_id), superseded=True,
+                             verification_problems=problems)
         if ex._error is not None:
             raise ex._error
         outcomes = list(ex.outcomes.values())
@@ -441,7 +446,8 @@ def execute_run(
                     status=RunStatus.RUNNING,
                 )
             )
-            return RunResult(run_id, RunStatus.RUNNING, record, paused=True)
+            return RunResult(run_id, RunStatus.RUNNING, record, paused=True,
+                             verification_problems=problems)
         else:
             status = terminal_status(outcomes, cancelled=False)
         record = store.finish(run_id, ex.attempt, status)
@@ -454,11 +460,34 @@ def execute_run(
                 status=status,
             )
         )
-        return RunResult(run_id, status, record)
+        return RunResult(run_id, status, record, verification_problems=problems)
     except AttemptSuperseded:
         return RunResult(run_id, RunStatus.RUNNING, store.load(run_id), superseded=True)
     finally:
         lock.release()
+
+
+def _verify_committed(corpus: Corpus, record: RunRecord) -> tuple[str, ...]:
+    """Check, without re-hashing, that committed items' sources are listed in their notebooks."""
+    by_notebook: dict[str, list[ItemOutcome]] = {}
+    for o in record.outcomes().values():
+        if o.state is ItemState.COMMITTED:
+            by_notebook.setdefault(o.notebook_id, []).append(o)
+    problems = []
+    for nbid, outcomes in by_notebook.items():
+        try:
+            held = set(notebook_hashes(corpus, nbid).values())
+        except TranscribeError as exc:
+            problems.append(f"notebook {nbid}: {exc}")
+            continue
+        for o in outcomes:
+            missing = [sid for sid in o.source_ids if sid not in held]
+            if missing:
+                problems.append(
+                    f"item {o.item_id}: {len(missing)} committed source(s) are no longer in "
+                    f"notebook {nbid} (removed after the import?); they are not imported again."
+                )
+    return tuple(problems)
 
 
 def cancel_run(corpus: Corpus, run_id: str) -> RunRecord:
