@@ -234,6 +234,9 @@ def _ingest(
         ErrorCode.NOTEBOOK_BUSY,
         f"Notebook {req.notebook_id} is being changed by another import; wait for it and retry.",
     ):
+        # We hold the ingest lock: an atomic_write temp here belongs to a dead writer (a claim
+        # killed mid-write leaves one and no journal, so recovery never sees it).
+        fsio.remove_stale_temps(nb_dir)
         if fsio.exists(nb_dir / journal.JOURNAL_FILE):
             # A journal whose lock we could take belongs to a dead process: recover it first.
             recovery.recover_journal(corpus, req.notebook_id, lock_held=True)
@@ -275,8 +278,11 @@ def _ingest_locked(
     txn = _journal_for(req, new_id())
     staging = txn.staging_dir(nb_dir)
     try:
-        fsio.make_dirs(staging)
+        # The journal first: a staging folder never exists without the journal naming it,
+        # so a crash here leaves nothing that recovery would not find (doctor reports a
+        # staging folder without a journal as a problem for a person).
         journal.write(nb_dir, txn)
+        fsio.make_dirs(staging)
     except OSError as exc:
         _rollback_quietly(nb_dir, txn)
         raise fsio.problem_from_oserror(exc, nb_dir, "starting an import into") from exc
