@@ -501,6 +501,19 @@ def cancel_run(corpus: Corpus, run_id: str) -> RunRecord:
         record = store.load(run_id)
         if record.status.terminal:
             return record
+        # No executor will come back for this run: finish or undo what its dead attempt left
+        # half-done, as a resume would, and count an item whose ingest landed before its
+        # outcome was written (boundary 6) as committed, so `cancelled` never hides pages.
+        plan = store.load_plan(run_id, record)
+        for nbid in dict.fromkeys(it.notebook_id for it in plan.items):
+            if fsio.exists(corpus.notebook_dir(nbid)):
+                recover_journal(corpus, nbid)
+        outcomes = record.outcomes()
+        for item in plan.items:
+            if not outcomes[item.item_id].state.final:
+                landed = _landed_outcome(corpus, item)
+                if landed is not None:
+                    record = store.record_outcome(run_id, record.attempt, landed)
         final = [
             replace(o, state=ItemState.CANCELLED_PENDING) if not o.state.final else o
             for o in record.outcomes().values()
@@ -508,6 +521,37 @@ def cancel_run(corpus: Corpus, run_id: str) -> RunRecord:
         return store.finish(run_id, None, terminal_status(final, cancelled=True))
     finally:
         lock.release()
+
+
+def _landed_outcome(corpus: Corpus, item: PlanItem) -> ItemOutcome | None:
+    """The committed outcome of an item whose ingest is in its notebook, else None.
+
+    One item is one ingest transaction, so any of its source ids in the manifest means
+    the whole transaction landed; its other sources were skipped as duplicates.
+    """
+    try:
+        held = notebook_hashes(corpus, item.notebook_id)
+    except TranscribeError:
+        return None  # no loadable notebook: nothing landed (doctor reports a broken one)
+    ids = set(held.values())
+    landed = [s for s in item.imported_sources() if s.source_id in ids]
+    if not landed:
+        return None
+    skipped = [_skip(s, s.duplicate) for s in item.sources if s.duplicate and not s.excluded]
+    skipped += [
+        _skip(s, Duplicate.IN_NOTEBOOK if s.sha256 in held else Duplicate.IN_CORPUS)
+        for s in item.imported_sources()
+        if s not in landed
+    ]
+    return ItemOutcome(
+        item.item_id,
+        ItemState.COMMITTED,
+        item.notebook_id,
+        tuple(s.source_id for s in landed),
+        sum(len(s.pages) for s in landed),
+        tuple(skipped),
+        updated_at=utc_now(),
+    )
 
 
 def interrupted_runs(corpus: Corpus) -> list[RunRecord]:
