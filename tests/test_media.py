@@ -441,8 +441,7 @@ def test_zero_page_pdf(tmp_path: Path) -> None:
 
 def test_truncated_jpeg_fails_to_render_rather_than_rendering_grey(tmp_path: Path) -> None:
     path = mf.make_truncated_jpeg(tmp_path / "cut.jpg", (1200, 900))
-    # The headers are whole, so the cheap probe cannot tell; the full decode must.
-    assert media.probe(path).page_count == 1
+    # The probe already sees the missing end (tested below); the full decode must refuse too.
     for settings in (SMALL, RenderSettings()):  # reduced-scale (draft) and full decode
         err = refused(
             ErrorCode.CORRUPT_IMAGE,
@@ -454,6 +453,23 @@ def test_truncated_jpeg_fails_to_render_rather_than_rendering_grey(tmp_path: Pat
             settings,
         )
         assert "JPEG" in str(err)
+
+
+@pytest.mark.parametrize("suffix", [".jpg", ".png", ".webp"])
+def test_probe_refuses_an_image_cut_short(tmp_path: Path, suffix: str) -> None:
+    maker = {".jpg": mf.make_jpeg, ".png": mf.make_png, ".webp": mf.make_webp}[suffix]
+    path = maker(tmp_path / f"cut{suffix}", (400, 300))
+    data = path.read_bytes()
+    assert media.probe(path).page_count == 1  # whole, it passes
+    path.write_bytes(data[: len(data) * 2 // 3])  # an interrupted copy
+    err = refused(ErrorCode.CORRUPT_IMAGE, f"cut{suffix}", media.probe, path)
+    assert "cut short" in str(err)
+
+
+def test_jpeg_with_a_trailer_after_its_end_marker_is_whole(tmp_path: Path) -> None:
+    path = mf.make_jpeg(tmp_path / "trailer.jpg", (400, 300))
+    path.write_bytes(path.read_bytes() + b"\0" * 4096)  # padding some cameras append
+    assert media.probe(path).page_count == 1
 
 
 def test_jpeg_missing_only_its_last_bytes_fails(tmp_path: Path) -> None:

@@ -376,11 +376,12 @@ def test_unusable_page_files_carry_a_problem_naming_them(
     assert found.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def test_truncated_image_data_is_not_decoded_at_scan(tmp_path: Path) -> None:
-    # Headers intact: the scan reads headers only, so this is found when pages are rendered.
+def test_truncated_image_is_found_at_scan_without_decoding(tmp_path: Path) -> None:
+    # Headers intact, end missing (an interrupted copy): the tail check finds it cheaply.
     make_truncated_jpeg(tmp_path / "box" / "half.jpg", keep=0.5)
     (found,) = run_scan([tmp_path / "box"]).files
-    assert found.problem is None and found.media_type == "image/jpeg"
+    assert found.problem is not None and found.problem.code == ErrorCode.CORRUPT_IMAGE
+    assert "half.jpg" in found.problem.message
 
 
 @pytest.mark.parametrize(

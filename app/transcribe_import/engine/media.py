@@ -253,9 +253,45 @@ def probe(
             fp.seek(0)
             if media_type == "application/pdf":
                 return MediaInfo(media_type, _pdf_page_count(fp, dp), None, None, None, 1)
+            _check_not_truncated(fp, media_type, dp)
+            fp.seek(0)
             return _probe_image(fp, media_type, settings, dp)
     except OSError as exc:
         raise fsio.problem_from_oserror(exc, dp, "reading") from exc
+
+
+# How far from the end an image's end marker may sit: cameras and editors append padding
+# or trailers after it, but a file cut short by a failed copy has none at all.
+_TAIL_BYTES = 64 * 1024
+
+
+def _check_not_truncated(fp: BinaryIO, media_type: str, dp: str) -> None:
+    """Refuse an image cut short (an interrupted copy from a USB disk), from its tail alone.
+
+    Headers say nothing about a missing end, and probing must not decode pixels, so
+    look for the end marker the format requires: JPEG's EOI, PNG's IEND, and the
+    length a WebP's RIFF header or a TIFF's last strip/tile promises.
+    """
+    size = fp.seek(0, 2)
+    if media_type == "image/jpeg":
+        fp.seek(max(0, size - _TAIL_BYTES))
+        ok = b"\xff\xd9" in fp.read()
+    elif media_type == "image/png":
+        fp.seek(max(0, size - _TAIL_BYTES))
+        ok = b"IEND" in fp.read()
+    elif media_type == "image/webp":
+        fp.seek(4)
+        riff_size = int.from_bytes(fp.read(4), "little")
+        ok = size >= riff_size + 8
+    else:
+        return  # TIFF: checked against its strip offsets when Pillow opens it
+    if not ok:
+        raise TranscribeError(
+            ErrorCode.CORRUPT_IMAGE,
+            f"{dp} is cut short (its end is missing, as after an interrupted copy): copy it "
+            "again from the original, or leave it out.",
+            path=dp,
+        )
 
 
 def _probe_image(fp: BinaryIO, media_type: str, settings: RenderSettings, dp: str) -> MediaInfo:
