@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from transcribe_import.engine import fsio, locks, media
+from transcribe_import.engine import fsio, locks, media, project
 from transcribe_import.engine.crashpoints import crashpoint
 from transcribe_import.engine.dedupe import CorpusHashIndex, notebook_hashes
 from transcribe_import.engine.errors import ErrorCode, TranscribeError
@@ -530,10 +530,11 @@ def _landed_outcome(corpus: Corpus, item: PlanItem) -> ItemOutcome | None:
     the whole transaction landed; its other sources were skipped as duplicates.
     """
     try:
-        held = notebook_hashes(corpus, item.notebook_id)
+        manifest = project.read(corpus.notebook_dir(item.notebook_id), item.notebook_id)
     except TranscribeError:
         return None  # no loadable notebook: nothing landed (doctor reports a broken one)
-    ids = set(held.values())
+    ids = project.ids_of(manifest).sources
+    held = {s.get("sha256") for s in manifest["sources"] if isinstance(s, dict)}
     landed = [s for s in item.imported_sources() if s.source_id in ids]
     if not landed:
         return None
