@@ -383,3 +383,22 @@ def test_ids_already_used_by_something_else_are_a_validate_error(corpus, tmp_pat
     impostor = replace(plan, plan_id=new_id())  # another plan claiming the same ids
     report = validate(corpus, impostor)
     assert [p.code for p in report.errors] == ["id_in_use"]
+
+
+def test_file_names_that_are_not_utf8_are_imported(corpus, tmp_path) -> None:
+    """Old disks carry Latin-1 names; the plan keeps their exact bytes and finds the files."""
+    box = tmp_path / "box"
+    page_image(box / "ok 1.jpg", "first")
+    page_image(box / "tmp.jpg", "second")
+    os.rename(os.fsencode(box / "tmp.jpg"), os.fsencode(box) + b"/caf\xe9 2.jpg")
+    plan = plan_for(corpus, box)
+    path = tmp_path / "plan.json"
+    from transcribe_import.engine.plan import load_plan, save_plan
+
+    save_plan(plan, path)
+    loaded = load_plan(path)
+    [item] = loaded.items
+    assert [s.name for s in item.sources] == ["ok 1.jpg", "caf\ufffd 2.jpg"]
+    assert validate(corpus, loaded).ok
+    assert commit(corpus, loaded).status is RunStatus.COMPLETE
+    assert committed_page_ids(corpus, loaded)[item.item_id] == planned_page_ids(item)

@@ -16,7 +16,6 @@ import enum
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from transcribe_import.engine import fsio, locks, media, project
@@ -363,7 +362,7 @@ def _skip(s: PlanSource, why: Duplicate | None) -> dict[str, str | None]:
 def _spec(s: PlanSource) -> SourceSpec:
     return SourceSpec(
         s.source_id,
-        Path(s.provenance.path),
+        s.provenance.fs_path,
         s.sha256,
         s.media_type,
         tuple(PageSpec(p.page_id, p.render_id, p.page_index) for p in s.pages),
@@ -423,8 +422,13 @@ def execute_run(
         )
         ex.run()
         if ex._superseded:
-            return RunResult(run_id, RunStatus.RUNNING, store.load(run_id), superseded=True,
-                             verification_problems=problems)
+            return RunResult(
+                run_id,
+                RunStatus.RUNNING,
+                store.load(run_id),
+                superseded=True,
+                verification_problems=problems,
+            )
         if ex._error is not None:
             raise ex._error
         outcomes = list(ex.outcomes.values())
@@ -446,8 +450,9 @@ def execute_run(
                     status=RunStatus.RUNNING,
                 )
             )
-            return RunResult(run_id, RunStatus.RUNNING, record, paused=True,
-                             verification_problems=problems)
+            return RunResult(
+                run_id, RunStatus.RUNNING, record, paused=True, verification_problems=problems
+            )
         else:
             status = terminal_status(outcomes, cancelled=False)
         record = store.finish(run_id, ex.attempt, status)

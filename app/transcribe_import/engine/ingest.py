@@ -19,6 +19,7 @@ from transcribe_import.engine.crashpoints import crashpoint
 from transcribe_import.engine.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.ids import check_id, new_id
 from transcribe_import.engine.journal import Journal, JournalState
+from transcribe_import.engine.plan import json_safe
 from transcribe_import.engine.timeutil import utc_now
 
 
@@ -98,7 +99,7 @@ def _journal_for(req: IngestRequest, txn_id: str) -> Journal:
             "page_count": len(s.pages),
             "import_run_id": req.import_run_id,
             "item_id": req.item_id,
-            "provenance": {"original_path": str(s.path), **dict(s.provenance)},
+            "provenance": {"original_path": json_safe(str(s.path)), **dict(s.provenance)},
         }
         sources.append(entry)
         for p in s.pages:

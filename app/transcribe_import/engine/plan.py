@@ -7,8 +7,10 @@ input: every id must be a lower-case UUID and the fingerprint must match.
 
 from __future__ import annotations
 
+import base64
 import enum
 import hashlib
+import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -80,11 +82,26 @@ class PlanPage:
     page_index: int
 
 
+def json_safe(text: str) -> str:
+    """``text`` as valid UTF-8 for a JSON document: undecodable bytes of a file name shown as �."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def json_safe_deep(value: Any) -> Any:
+    if isinstance(value, str):
+        return json_safe(value)
+    if isinstance(value, dict):
+        return {json_safe(str(k)): json_safe_deep(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe_deep(v) for v in value]
+    return value
+
+
 @dataclass(frozen=True)
 class SourceProvenance:
     """What may change without changing the commit: never fingerprinted."""
 
-    path: str
+    path: str  # for display; valid UTF-8
     rel: str
     size: int
     mtime: str
@@ -92,10 +109,30 @@ class SourceProvenance:
     captured_at: str | None = None
     width: int | None = None
     height: int | None = None
+    # A file name that is not valid UTF-8 (an old disk's Latin-1 names) cannot be written
+    # in JSON as it is: its exact bytes are kept here, base64, so the file is still found.
+    path_b64: str | None = None
 
     @property
     def name(self) -> str:
         return self.rel.rsplit("/", 1)[-1]
+
+    @property
+    def fs_path(self) -> Path:
+        """The path to open: exactly the bytes the scan found."""
+        if self.path_b64:
+            return Path(os.fsdecode(base64.b64decode(self.path_b64)))
+        return Path(self.path)
+
+    @classmethod
+    def for_path(cls, path: Path, **fields: Any) -> SourceProvenance:
+        raw = str(path)
+        try:
+            raw.encode("utf-8")
+            b64 = None
+        except UnicodeEncodeError:
+            b64 = base64.b64encode(os.fsencode(path)).decode("ascii")
+        return cls(path=json_safe(raw), path_b64=b64, **fields)
 
 
 @dataclass(frozen=True)
@@ -232,6 +269,7 @@ def _source_doc(s: PlanSource) -> dict[str, Any]:
             "captured_at": p.captured_at,
             "width": p.width,
             "height": p.height,
+            **({"path_b64": p.path_b64} if p.path_b64 else {}),
         },
     }
 
@@ -404,6 +442,7 @@ def _source_from(s: dict[str, Any], uid: Any, bad: Any) -> PlanSource:
             captured_at=p.get("captured_at"),
             width=p.get("width"),
             height=p.get("height"),
+            path_b64=p.get("path_b64") if isinstance(p.get("path_b64"), str) else None,
         ),
         excluded=bool(s.get("excluded", False)),
         duplicate=None if dup is None else Duplicate(dup),

@@ -28,6 +28,8 @@ from transcribe_import.engine.plan import (
     PlanPage,
     PlanSource,
     SourceProvenance,
+    json_safe,
+    json_safe_deep,
     new_plan_provenance,
 )
 from transcribe_import.engine.scan import ScannedFile, ScanResult
@@ -92,7 +94,7 @@ def plan_from_groups(
             for i in scan.ignored
         ],
     )
-    return ImportPlan(new_id(), policy_id, tuple(items), provenance)
+    return ImportPlan(new_id(), policy_id, tuple(items), json_safe_deep(provenance))
 
 
 def _source_for(f: ScannedFile) -> PlanSource:
@@ -102,9 +104,9 @@ def _source_for(f: ScannedFile) -> PlanSource:
         sha256=f.sha256,
         media_type=f.media_type,
         pages=tuple(PlanPage(new_id(), new_id(), i) for i in range(f.page_count)),
-        provenance=SourceProvenance(
-            path=str(f.path),
-            rel=f.rel,
+        provenance=SourceProvenance.for_path(
+            f.path,
+            rel=json_safe(f.rel),
             size=f.size,
             mtime=f.mtime,
             mtime_ns=f.mtime_ns,
@@ -175,11 +177,11 @@ def _item_for(
         item_id=new_id(),
         op=op,
         notebook_id=notebook_id,
-        title=group.title if op is Op.CREATE_NOTEBOOK else None,
+        title=json_safe(group.title or "") or None if op is Op.CREATE_NOTEBOOK else None,
         sources=tuple(sources),
         cover_page_id=cover,
         dedupe_scope=scope,
-        provenance=provenance,
+        provenance=json_safe_deep(provenance),
     )
 
 

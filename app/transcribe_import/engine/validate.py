@@ -12,7 +12,6 @@ from __future__ import annotations
 import concurrent.futures
 import enum
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from transcribe_import.engine import fsio, media, ordering, project
@@ -266,7 +265,7 @@ def _foreign_ids(doc: dict[str, Any], item: PlanItem, own: set[str]) -> list[str
 def _source_problem(
     item: PlanItem, s: PlanSource, settings: media.RenderSettings
 ) -> PlanProblem | None:
-    path = Path(s.provenance.path)
+    path = s.provenance.fs_path
     shown = s.provenance.rel or str(path)
     try:
         st = fsio.stat(path)
