@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from transcribe_import.engine import ordering
+from transcribe_import.engine import edits, ordering
 from transcribe_import.engine.commit import (
     EventKind,
     RunControl,
@@ -262,8 +262,8 @@ def cmd_order(corpus: Corpus, args: argparse.Namespace) -> int:
 
 def _split_unusable(item: PlanItem, names: list[str]) -> tuple[list[str], list[str]]:
     """Names of unusable files (not sources) go to the item's acknowledged list."""
-    unusable = {u["rel"]: u for u in item.unusable}
-    by_base = {u["rel"].rsplit("/", 1)[-1]: u["rel"] for u in item.unusable}
+    unusable = {u["rel"] for u in item.unusable}
+    by_base = {rel.rsplit("/", 1)[-1]: rel for rel in unusable}
     rest, ack = [], []
     for n in names:
         rel = n if n in unusable else by_base.get(n)
@@ -272,23 +272,19 @@ def _split_unusable(item: PlanItem, names: list[str]) -> tuple[list[str], list[s
 
 
 def _exclude(item: PlanItem, names: list[str]) -> PlanItem:
-    from dataclasses import replace
-
     rest, ack = _split_unusable(item, names)
     if rest:
         item = ordering.exclude(item, rest)
     if ack:
-        item = replace(item, acknowledged=tuple(dict.fromkeys([*item.acknowledged, *ack])))
+        item = edits.acknowledge_unusable(item, ack)
     return item
 
 
 def _include(item: PlanItem, names: list[str]) -> PlanItem:
-    from dataclasses import replace
-
     rest, ack = _split_unusable(item, names)
     if ack:
-        raise ValueError(f"{ack[0]} cannot be imported ({'unusable file'}); fix it and plan again")
-    return replace(ordering.include(item, rest))
+        raise ValueError(f"{ack[0]} cannot be imported (it is unusable): fix it and plan again")
+    return ordering.include(item, rest)
 
 
 # -- commit and resume ---------------------------------------------------------------------
