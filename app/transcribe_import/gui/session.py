@@ -1,0 +1,97 @@
+"""The window's import session: the plan under review, its validation, and undoable edits.
+
+A thin Qt adapter over engine values: the plan is an immutable ``ImportPlan``; every
+edit is an engine function (ordering.*, edits.*) applied to one item and pushed on a
+``QUndoStack`` as the pair (item before, item after), so undo and redo swap frozen
+items and never re-run import logic. Views listen to the signals; they never hold
+plan state of their own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoCommand, QUndoStack
+
+from transcribe_import.engine import edits
+from transcribe_import.engine.corpus import Corpus
+from transcribe_import.engine.plan import ImportPlan, PlanItem
+from transcribe_import.engine.validate import ValidationReport, validate
+
+
+class _ItemEdit(QUndoCommand):
+    def __init__(self, session: ImportSession, before: PlanItem, after: PlanItem, text: str):
+        super().__init__(text)
+        self._session = session
+        self._before = before
+        self._after = after
+
+    def redo(self) -> None:
+        self._session._replace_item(self._after)
+
+    def undo(self) -> None:
+        self._session._replace_item(self._before)
+
+
+class ImportSession(QObject):
+    """Holds the plan being reviewed; every change goes through ``edit_item``."""
+
+    plan_changed = Signal()  # a new plan (or none): rebuild everything
+    item_changed = Signal(str)  # item_id: one item was edited (or undone)
+    validation_changed = Signal()  # ``report`` was recomputed
+
+    def __init__(self, corpus: Corpus, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.corpus = corpus
+        self.plan: ImportPlan | None = None
+        self.report: ValidationReport | None = None
+        self.undo_stack = QUndoStack(self)
+
+    def set_plan(self, plan: ImportPlan | None) -> None:
+        self.plan = plan
+        self.report = None
+        self.undo_stack.clear()
+        self.plan_changed.emit()
+        self.validation_changed.emit()
+
+    def item(self, item_id: str) -> PlanItem:
+        assert self.plan is not None
+        return self.plan.item(item_id)
+
+    def edit_item(self, item_id: str, change: Callable[[PlanItem], PlanItem], text: str) -> bool:
+        """Apply an engine edit to one item as an undoable step.
+
+        ``change`` raises ValueError when the edit is refused (the message is for a
+        person); an edit that changes nothing is not recorded. Returns whether it applied.
+        """
+        before = self.item(item_id)
+        after = change(before)
+        if after == before:
+            return False
+        self.undo_stack.push(_ItemEdit(self, before, after, text))
+        return True
+
+    def _replace_item(self, item: PlanItem) -> None:
+        assert self.plan is not None
+        self.plan = self.plan.with_item(item)
+        self.report = None  # stale until validated again
+        self.item_changed.emit(item.item_id)
+        self.validation_changed.emit()
+
+    def validate_now(self) -> ValidationReport:
+        """Validate on the calling thread (small plans, tests); the window uses a worker."""
+        assert self.plan is not None
+        self.set_report(validate(self.corpus, self.plan))
+        assert self.report is not None
+        return self.report
+
+    def set_report(self, report: ValidationReport) -> None:
+        """Accept a validation result only if it is about the plan as it is now."""
+        if self.plan is not None and report.plan_fingerprint == self.plan.fingerprint:
+            self.report = report
+            self.validation_changed.emit()
+
+    def save_draft(self) -> None:
+        if self.plan is not None:
+            edits.save_draft(self.corpus, self.plan)
