@@ -8,6 +8,7 @@ same ids and ingesting ids the manifest already lists is a no-op.
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -132,9 +133,17 @@ def _journal_for(req: IngestRequest, txn_id: str) -> Journal:
 
 
 def _stage_source(
-    spec: SourceSpec, staging: Path, settings: media.RenderSettings
+    spec: SourceSpec,
+    staging: Path,
+    settings: media.RenderSettings,
+    should_stop: Callable[[], bool] | None = None,
 ) -> tuple[int, list[media.RenderedPage]]:
-    """Copy one source into staging, check its hash, render its pages from the copy."""
+    """Copy one source into staging, check its hash, render its pages from the copy.
+
+    Each page's PNG is written as soon as it is rendered and its bytes dropped, so a
+    500-page PDF never holds more than one render in memory; a stop request is
+    honoured between pages (the caller rolls the transaction back).
+    """
     ext = media.MEDIA_EXTENSIONS[spec.media_type]
     staged = staging / f"{spec.source_id}.{ext}"
     try:
@@ -168,20 +177,28 @@ def _stage_source(
             f"{spec.path} is {sniffed}, not {spec.media_type} as planned: scan it again.",
             path=str(spec.path),
         )
-    rendered = list(
-        media.render_pages(
-            staged,
-            spec.media_type,
-            [p.page_index for p in spec.pages],
-            settings,
-            display_path=str(spec.path),
-        )
+    pages = media.render_pages(
+        staged,
+        spec.media_type,
+        [p.page_index for p in spec.pages],
+        settings,
+        display_path=str(spec.path),
     )
-    for spec_page, r in zip(spec.pages, rendered, strict=True):
+    rendered: list[media.RenderedPage] = []
+    for spec_page, r in zip(spec.pages, pages, strict=False):
         try:
             fsio.write_new(staging / f"{spec_page.render_id}.png", r.png)
         except OSError as exc:
             raise fsio.problem_from_oserror(exc, staging, "writing a page render for") from exc
+        rendered.append(dataclasses.replace(r, png=b""))
+        if should_stop is not None and should_stop():
+            raise IngestCancelled()
+    if len(rendered) != len(spec.pages):
+        raise TranscribeError(
+            ErrorCode.MEDIA_MISMATCH,
+            f"{spec.path} has fewer pages than planned: scan it again.",
+            path=str(spec.path),
+        )
     crashpoint("ingest.stage.after_source")
     return size, rendered
 
@@ -340,7 +357,9 @@ def _stage_all(
     renders: dict[str, media.RenderedPage] = {}
     total = len(req.sources)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        futures = {pool.submit(_stage_source, s, staging, settings): s for s in req.sources}
+        futures = {
+            pool.submit(_stage_source, s, staging, settings, should_stop): s for s in req.sources
+        }
         try:
             for done, fut in enumerate(concurrent.futures.as_completed(futures), 1):
                 spec = futures[fut]
