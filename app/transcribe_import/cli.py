@@ -184,8 +184,21 @@ COMMANDS: dict[str, Callable[[Corpus, argparse.Namespace], int]] = {
 }
 
 
+def _quiet_libraries() -> None:
+    """Library chatter is not for the user: pypdf logs repairs of damaged PDFs it reads anyway,
+    and Pillow's decompression-bomb warning is an error for us (media refuses such images)."""
+    import logging
+    import warnings
+
+    from PIL import Image
+
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
+    warnings.simplefilter("error", Image.DecompressionBombWarning)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    _quiet_libraries()
     data_dir = resolve_data_dir(args.data_dir)
     try:
         if args.command in (None, "gui"):
