@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import shlex
 import signal
 import sys
 import threading
@@ -168,7 +169,7 @@ def _item_line(it: PlanItem, report: ValidationReport) -> str:
 # -- validate and order --------------------------------------------------------------------
 
 
-def _print_report(plan: ImportPlan, report: ValidationReport) -> None:
+def _print_report(plan: ImportPlan, report: ValidationReport, plan_path: str = "PLAN") -> None:
     for p in report.problems:
         item = plan.item(p.item_id)
         print(
@@ -176,8 +177,8 @@ def _print_report(plan: ImportPlan, report: ValidationReport) -> None:
         )
         if p.resolutions:
             print(
-                f"    resolve with: transcribe-import order PLAN {item.item_id[:8]} "
-                + " | ".join(_resolution_flag(r) for r in p.resolutions)
+                f"    resolve with: transcribe-import order {shlex.quote(plan_path)} "
+                f"{item.item_id[:8]} " + " | ".join(_resolution_flag(r) for r in p.resolutions)
             )
     if report.ok:
         print(
