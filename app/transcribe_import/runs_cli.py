@@ -405,7 +405,7 @@ def _status_words(status: RunStatus) -> str:
         RunStatus.COMPLETE: "complete — every item committed or skipped as planned",
         RunStatus.PARTIAL: "partial — some items committed, some failed",
         RunStatus.FAILED: "failed — nothing was committed",
-        RunStatus.CANCELLED: "cancelled — nothing had been committed, the corpus is unchanged",
+        RunStatus.CANCELLED: "cancelled — no item had been committed, no page was added",
         RunStatus.CANCELLED_WITH_COMMITS: "cancelled with commits — what was committed before "
         "the cancel stays",
         RunStatus.RUNNING: "interrupted — resumable",

@@ -481,7 +481,8 @@ def _verify_committed(corpus: Corpus, record: RunRecord) -> tuple[str, ...]:
     problems = []
     for nbid, outcomes in by_notebook.items():
         try:
-            held = set(notebook_hashes(corpus, nbid).values())
+            # Source ids, not a sha -> id map: a notebook may hold the same bytes twice.
+            held = set(project.ids_of(project.read(corpus.notebook_dir(nbid), nbid)).sources)
         except TranscribeError as exc:
             problems.append(f"notebook {nbid}: {exc}")
             continue
