@@ -1,0 +1,182 @@
+"""The settings dialog and the import settings the window keeps in QSettings.
+
+Render size, duplicate policy and workers apply to the next scan or commit; the data
+directory applies on the next start (the corpus is opened once, when the app starts),
+and only when neither ``--data-dir`` nor TRANSCRIBE_DATA_DIR chooses another.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QStyle,
+    QVBoxLayout,
+    QWidget,
+)
+
+from transcribe_import.engine.media import RenderSettings
+from transcribe_import.engine.plan import DEFAULT_POLICY_ID, POLICY_IDS, DuplicatePolicy
+
+DATA_DIR_KEY = "Import/dataDirectory"
+MAX_SIDE_KEY = "Import/renderMaxSide"
+POLICY_KEY = "Import/duplicatePolicy"
+WORKERS_KEY = "Import/workers"
+
+MIN_SIDE, MAX_SIDE = 600, 12_000
+MAX_WORKERS = max(1, min(16, os.cpu_count() or 2))
+
+
+@dataclass(frozen=True)
+class ImportSettings:
+    """What the user chose; every field is handed to the engine as it is."""
+
+    data_dir: str = ""  # empty: the default (TRANSCRIBE_DATA_DIR or the platform's)
+    max_side: int = RenderSettings().max_side
+    policy_id: str = DEFAULT_POLICY_ID
+    workers: int = 2
+
+    @property
+    def render(self) -> RenderSettings:
+        return RenderSettings(max_side=self.max_side)
+
+
+def _int(value: object, default: int, low: int, high: int) -> int:
+    try:
+        number = int(value)  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        return default
+    return min(max(number, low), high)
+
+
+def load_settings(settings: QSettings) -> ImportSettings:
+    """The saved settings; anything missing or unreadable falls back to its default."""
+    defaults = ImportSettings()
+    policy = str(settings.value(POLICY_KEY, defaults.policy_id))
+    return ImportSettings(
+        data_dir=str(settings.value(DATA_DIR_KEY, "") or ""),
+        max_side=_int(settings.value(MAX_SIDE_KEY), defaults.max_side, MIN_SIDE, MAX_SIDE),
+        policy_id=policy if policy in POLICY_IDS else defaults.policy_id,
+        workers=_int(settings.value(WORKERS_KEY), defaults.workers, 1, MAX_WORKERS),
+    )
+
+
+def save_settings(settings: QSettings, values: ImportSettings) -> None:
+    settings.setValue(DATA_DIR_KEY, values.data_dir)
+    settings.setValue(MAX_SIDE_KEY, values.max_side)
+    settings.setValue(POLICY_KEY, values.policy_id)
+    settings.setValue(WORKERS_KEY, values.workers)
+    settings.sync()
+
+
+class SettingsDialog(QDialog):
+    """Data directory, render size, duplicate policy and workers."""
+
+    def __init__(
+        self, values: ImportSettings, current_data_dir: Path, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("Settings"))
+
+        self.data_dir_edit = QLineEdit(values.data_dir)
+        self.data_dir_edit.setAccessibleName(self.tr("Data directory"))
+        self.data_dir_edit.setToolTip(
+            self.tr("Empty: TRANSCRIBE_DATA_DIR if set, else the platform's data folder")
+        )
+        self.browse_button = QPushButton(
+            self.style().standardIcon(QStyle.StandardPixmap.SP_DirOpenIcon), self.tr("&Browse…")
+        )
+        self.browse_button.setAccessibleName(self.tr("Choose the data directory"))
+        self.browse_button.clicked.connect(self._browse)
+        dir_row = QHBoxLayout()
+        dir_row.addWidget(self.data_dir_edit, 1)
+        dir_row.addWidget(self.browse_button)
+        self.data_dir_note = QLabel(
+            self.tr(
+                "Applies the next time Transcribe Import starts. This session uses {path}."
+            ).format(path=current_data_dir)
+        )
+        self.data_dir_note.setWordWrap(True)
+        self.data_dir_note.setAccessibleName(self.tr("When the data directory applies"))
+
+        self.max_side_spin = QSpinBox()
+        self.max_side_spin.setRange(MIN_SIDE, MAX_SIDE)
+        self.max_side_spin.setSingleStep(100)
+        self.max_side_spin.setSuffix(self.tr(" px"))
+        self.max_side_spin.setValue(values.max_side)
+        self.max_side_spin.setAccessibleName(self.tr("Longest side of rendered pages"))
+        self.max_side_spin.setToolTip(
+            self.tr("Pages are rendered so that their longest side is at most this many pixels")
+        )
+
+        self.policy_combo = QComboBox()
+        self.policy_combo.setAccessibleName(self.tr("Duplicate policy"))
+        self.policy_combo.addItem(
+            self.tr("Skip files already in the notebook"), _policy(DuplicatePolicy.SKIP_EXISTING)
+        )
+        self.policy_combo.addItem(
+            self.tr("Import them again as duplicates"), _policy(DuplicatePolicy.CREATE_DUPLICATE)
+        )
+        self.policy_combo.setCurrentIndex(max(0, self.policy_combo.findData(values.policy_id)))
+
+        self.workers_spin = QSpinBox()
+        self.workers_spin.setRange(1, MAX_WORKERS)
+        self.workers_spin.setValue(values.workers)
+        self.workers_spin.setAccessibleName(self.tr("Notebooks imported at once"))
+        self.workers_spin.setToolTip(
+            self.tr("Different notebooks are imported in parallel; one notebook never is")
+        )
+
+        form = QFormLayout()
+        form.addRow(self.tr("&Data directory:"), dir_row)
+        form.addRow("", self.data_dir_note)
+        form.addRow(self.tr("&Render size:"), self.max_side_spin)
+        form.addRow(self.tr("D&uplicates:"), self.policy_combo)
+        form.addRow(self.tr("&Workers:"), self.workers_spin)
+        # Buddies for the labels QFormLayout made, so Alt+letter reaches each field.
+        label = form.labelForField(dir_row)
+        if isinstance(label, QLabel):
+            label.setBuddy(self.data_dir_edit)
+
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.buttons)
+        self.resize(560, self.sizeHint().height())
+
+    def values(self) -> ImportSettings:
+        return ImportSettings(
+            data_dir=self.data_dir_edit.text().strip(),
+            max_side=self.max_side_spin.value(),
+            policy_id=str(self.policy_combo.currentData()),
+            workers=self.workers_spin.value(),
+        )
+
+    def _browse(self) -> None:
+        folder = QFileDialog.getExistingDirectory(
+            self, self.tr("Choose the Data Directory"), self.data_dir_edit.text()
+        )
+        if folder:
+            self.data_dir_edit.setText(folder)
+
+
+def _policy(policy: DuplicatePolicy) -> str:
+    return next(pid for pid, p in POLICY_IDS.items() if p is policy)
