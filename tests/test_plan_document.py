@@ -32,6 +32,7 @@ from transcribe_import.engine.plan import (
 uuids = st.uuids(version=4).map(str)
 shas = st.binary(min_size=32, max_size=32).map(lambda b: b.hex())
 texts = st.text(min_size=1, max_size=20)
+titles = texts.filter(lambda t: t.strip())  # the loader refuses a blank title
 
 
 @st.composite
