@@ -64,7 +64,7 @@ def plans(draw: Any) -> ImportPlan:
                 item_id=draw(uuids),
                 op=Op.CREATE_NOTEBOOK,
                 notebook_id=draw(uuids),
-                title=draw(texts),
+                title=draw(titles),
                 sources=tuple(srcs),
                 provenance={"folder": draw(texts), "label": draw(texts)},
             )
