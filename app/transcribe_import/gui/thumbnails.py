@@ -1,0 +1,198 @@
+"""Page thumbnails for the review page: rendered by the engine off the GUI thread, kept in an LRU.
+
+A view asks ``request`` for each page it paints; the first ask schedules a render on the
+cache's own QThreadPool and returns None, and ``ready`` says when the pixmap is there.
+The job is given plain values (a path, a media type, a page index), never a plan object
+or a widget, and hands back a QImage: QImage is safe to build on any thread, while a
+QPixmap exists only on the GUI thread, so the conversion happens in the slot.
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+import logging
+import weakref
+from collections import OrderedDict
+from pathlib import Path
+
+import shiboken6
+from PySide6.QtCore import QCoreApplication, QObject, QRunnable, QThreadPool, Signal, Slot
+from PySide6.QtGui import QImage, QPixmap
+
+from transcribe_import.engine import media
+from transcribe_import.engine.errors import TranscribeError
+from transcribe_import.engine.plan import PlanSource
+
+log = logging.getLogger(__name__)
+
+# Small enough to render a page in a few milliseconds, big enough for a HiDPI table row.
+THUMBNAIL_SIDE = 160
+DEFAULT_CAPACITY = 500
+# Rendering is CPU-bound and the machine is shared with the import itself: two at most.
+DEFAULT_THREADS = 2
+
+_Key = tuple[str, int]  # (source_id, page_index)
+
+# Every cache made in this process, so tests (and quitting) can tell whether one still works.
+_caches: weakref.WeakSet[ThumbnailCache] = weakref.WeakSet()
+
+
+def busy_caches() -> list[ThumbnailCache]:
+    """The caches that have a render job queued or running now."""
+    return [c for c in list(_caches) if shiboken6.isValid(c) and c.is_busy()]
+
+
+class _Broken(enum.Enum):
+    """A page whose render failed: remembered, so painting it again does not retry it."""
+
+    BROKEN = enum.auto()
+
+
+class _Relay(QObject):
+    """Carries a job's result to the GUI thread (a queued signal: it lives on the GUI thread).
+
+    A child of the cache made after its pool, so it outlives the pool's final wait.
+    """
+
+    loaded = Signal(object, int, object)  # key, generation, QImage | failure message
+
+
+class _RenderJob(QRunnable):
+    def __init__(
+        self,
+        relay: _Relay,
+        key: _Key,
+        generation: int,
+        path: Path,
+        media_type: str,
+        page_index: int,
+        shown_as: str,
+    ) -> None:
+        super().__init__()
+        self._relay = relay
+        self._key = key
+        self._generation = generation
+        self._path = path
+        self._media_type = media_type
+        self._page_index = page_index
+        self._shown_as = shown_as
+
+    def run(self) -> None:
+        result: QImage | str
+        try:
+            pages = media.render_pages(
+                self._path,
+                self._media_type,
+                [self._page_index],
+                media.RenderSettings(max_side=THUMBNAIL_SIDE),
+                display_path=self._shown_as,
+            )
+            png = next(iter(pages)).png
+            image = QImage.fromData(png, "PNG")
+            result = image if not image.isNull() else f"{self._shown_as}: the preview is unreadable"
+        except (TranscribeError, OSError, ValueError) as exc:
+            result = str(exc)
+        except Exception as exc:  # noqa: BLE001 - an escaping error would be lost in the pool
+            log.exception("thumbnail of %s failed unexpectedly", self._shown_as)
+            result = f"{self._shown_as}: no preview ({exc!r})"
+        self._relay.loaded.emit(self._key, self._generation, result)
+
+
+class ThumbnailCache(QObject):
+    """Thumbnails by (source_id, page_index): an LRU of pixmaps, filled by background renders."""
+
+    ready = Signal(str, int)  # source_id, page_index: request() now has a pixmap (or failed)
+
+    def __init__(
+        self,
+        capacity: int = DEFAULT_CAPACITY,
+        threads: int = DEFAULT_THREADS,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._capacity = capacity
+        self._done: OrderedDict[_Key, QPixmap | _Broken] = OrderedDict()
+        self._failures: dict[_Key, str] = {}
+        self._pending: set[_Key] = set()
+        self._generation = 0
+        self._closed = False
+        # Later requests run first: they are the rows on screen now, not the ones scrolled past.
+        self._priority = itertools.count()
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(max(1, threads))
+        self._relay = _Relay(self)
+        self._relay.loaded.connect(self._on_loaded)
+        app = QCoreApplication.instance()
+        if app is not None:
+            app.aboutToQuit.connect(self.shutdown)
+        _caches.add(self)
+
+    def request(self, source: PlanSource, page_index: int) -> QPixmap | None:
+        """The page's thumbnail if it is cached; otherwise None, and a render is scheduled."""
+        key = (source.source_id, page_index)
+        found = self._done.get(key)
+        if found is not None:
+            self._done.move_to_end(key)
+            return None if found is _Broken.BROKEN else found
+        if key not in self._pending and not self._closed:
+            self._pending.add(key)
+            job = _RenderJob(
+                self._relay,
+                key,
+                self._generation,
+                source.provenance.fs_path,
+                source.media_type,
+                page_index,
+                source.provenance.rel or source.provenance.path,
+            )
+            self._pool.start(job, next(self._priority))
+        return None
+
+    def failure(self, source_id: str, page_index: int) -> str | None:
+        """Why the page has no thumbnail, once its render failed; None otherwise."""
+        return self._failures.get((source_id, page_index))
+
+    def is_busy(self) -> bool:
+        return bool(self._pending) or self._pool.activeThreadCount() > 0
+
+    def wait_idle(self, msecs: int = -1) -> bool:
+        """Wait for every queued render to finish (their results arrive as queued signals)."""
+        return self._pool.waitForDone(msecs)
+
+    def cancel(self) -> None:
+        """Drop queued renders and wait for the running ones; what is cached stays."""
+        self._pool.clear()
+        self._pool.waitForDone()
+        # Results of the jobs that did run are still queued to us; those of dropped ones never
+        # come, so forget them all and let a later request schedule them again.
+        self._generation += 1
+        self._pending.clear()
+
+    def clear(self) -> None:
+        """Cancel every render and forget every thumbnail."""
+        self.cancel()
+        self._done.clear()
+        self._failures.clear()
+
+    @Slot()
+    def shutdown(self) -> None:
+        """Cancel every render and schedule none again (the window is closing)."""
+        self._closed = True
+        self.cancel()
+
+    @Slot(object, int, object)
+    def _on_loaded(self, key: _Key, generation: int, result: QImage | str) -> None:
+        if generation != self._generation:
+            return  # cancelled or cleared since it was asked for
+        self._pending.discard(key)
+        if isinstance(result, QImage):
+            self._done[key] = QPixmap.fromImage(result)
+        else:
+            self._done[key] = _Broken.BROKEN
+            self._failures[key] = result
+        self._done.move_to_end(key)
+        while len(self._done) > self._capacity:
+            old, _ = self._done.popitem(last=False)
+            self._failures.pop(old, None)
+        self.ready.emit(key[0], key[1])

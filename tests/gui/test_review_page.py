@@ -1,0 +1,640 @@
+"""The review page, driven as a person would: order, exclude, rename, covers, decisions, problems.
+
+Plans are made by the engine (a real scan of real files, then ``build_plan``), so every
+edit the page makes is checked against the engine's own plan, never against the view.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import PySide6
+import pytest
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtGui import QGuiApplication, QIcon, QPalette
+from PySide6.QtWidgets import QApplication, QPushButton
+from pytestqt.qtbot import QtBot
+
+from transcribe_import.engine import ordering
+from transcribe_import.engine.corpus import Corpus
+from transcribe_import.engine.plan import PlanItem
+from transcribe_import.engine.planner import build_plan
+from transcribe_import.engine.scan import run_scan
+from transcribe_import.engine.validate import ProblemCode
+from transcribe_import.gui import review_page as review_page_module
+from transcribe_import.gui import thumbnails as thumbnails_module
+from transcribe_import.gui.plan_models import (
+    SOURCES_MIME_TYPE,
+    ItemColumn,
+    ItemIdRole,
+    ItemState,
+    PageColumn,
+    PageTableModel,
+    SourceIdsRole,
+    StateRole,
+)
+from transcribe_import.gui.review_page import ReviewPage
+from transcribe_import.gui.session import ImportSession
+from transcribe_import.gui.thumbnails import ThumbnailCache, busy_caches
+
+from media_factory import make_jpeg, make_multiframe_tiff, make_truncated_jpeg
+
+# PySide6 6.12.0 on Python 3.11 drops one reference to None each time a Qt call returns None
+# (every void method: setText, processEvents, ...) and to True each time a signal is emitted;
+# 6.11.3 does not. A page test makes thousands of such calls, and None or True reaching zero
+# aborts the interpreter. Until the dependency is pinned past it, give them references that
+# are never taken back.
+if PySide6.__version__ == "6.12.0" and sys.version_info < (3, 12):
+    for _singleton in (None, True, False):
+        ctypes.c_ssize_t.from_address(id(_singleton)).value += 50_000_000
+
+# The offscreen platform plugin warns on every top-level show; it says nothing about the app.
+pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
+
+WAIT_MS = 10_000
+CAMERA_TIMES = {9998: "10:00:00", 9999: "10:01:00", 1: "10:02:00", 2: "10:03:00"}
+
+
+@pytest.fixture(autouse=True)
+def no_thumbnail_job_left() -> Iterator[None]:
+    """Fail the test if a thumbnail render still runs once the page is closed."""
+    yield
+    busy = busy_caches()
+    for cache in busy:
+        cache.shutdown()  # a pool destroyed while its jobs run would take the process down
+    if busy:
+        pytest.fail(f"thumbnail renders still running after the test: {busy}")
+
+
+@pytest.fixture
+def shelf(tmp_path: Path) -> Path:
+    """Three notebooks: a camera whose counter rolled over, a clean diary, one broken file."""
+    root = tmp_path / "shelf"
+    for number, time in CAMERA_TIMES.items():
+        make_jpeg(
+            root / "camera" / f"IMG_{number:04}.jpg",
+            datetime_original=f"2023:05:01 {time}",
+            label=str(number),
+        )
+    diary = root / "diary"
+    make_jpeg(diary / "page1.jpg", label="1")
+    make_jpeg(diary / "page2.jpg", label="2")
+    make_multiframe_tiff(diary / "page3.tif", 2)
+    make_jpeg(diary / "page4.jpg", label="4")
+    # Modification times in the reverse of the name order, so sorting by them shows.
+    for age, name in enumerate(["page4.jpg", "page3.tif", "page2.jpg", "page1.jpg"]):
+        stamp = 1_700_000_000 + 60 * age
+        os.utime(diary / name, (stamp, stamp))
+    make_jpeg(root / "loose" / "alpha.jpg", label="a")
+    make_truncated_jpeg(root / "loose" / "broken.jpg")
+    return root
+
+
+@pytest.fixture
+def session(corpus: Corpus, shelf: Path) -> ImportSession:
+    session = ImportSession(corpus)
+    session.set_plan(build_plan(corpus, run_scan([shelf])))
+    return session
+
+
+def open_page(qtbot: QtBot, session: ImportSession, cache: ThumbnailCache | None = None):
+    page = ReviewPage(session, cache)
+    qtbot.addWidget(page)
+    page.resize(1100, 700)
+    page.show()
+    qtbot.waitExposed(page)
+    return page
+
+
+@pytest.fixture
+def page(qtbot: QtBot, session: ImportSession) -> ReviewPage:
+    return open_page(qtbot, session)
+
+
+def item_named(session: ImportSession, label: str) -> PlanItem:
+    assert session.plan is not None
+    return next(it for it in session.plan.items if it.label == label)
+
+
+def names(item: PlanItem) -> list[str]:
+    return [s.name for s in item.sources]
+
+
+def shown_files(page: ReviewPage) -> list[str]:
+    model = page.pages_model
+    return [model.index(r, PageColumn.FILE).data() for r in range(model.rowCount())]
+
+
+def show(page: ReviewPage, label: str) -> PlanItem:
+    item = item_named(page.session, label)
+    assert page.select_item(item.item_id)
+    assert page.selected_item_id() == item.item_id
+    return item
+
+
+def select_rows(page: ReviewPage, *rows: int) -> None:
+    page.select_rows(list(rows))
+    assert page.selected_rows() == sorted(rows)
+
+
+def press(qtbot: QtBot, page: ReviewPage, key: Qt.Key, modifier=Qt.KeyboardModifier.NoModifier):
+    """A key pressed in the page table, with the window active as a person's would be."""
+    page.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is page, timeout=WAIT_MS)
+    page.page_view.setFocus()
+    qtbot.keyClick(page.page_view, key, modifier)
+
+
+# -- the models ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("which", ["items_model", "pages_model", "problems_model"])
+def test_models_stay_well_behaved_through_edits(
+    qtbot: QtBot, qtmodeltester, page: ReviewPage, session: ImportSession, which: str
+) -> None:
+    qtmodeltester.check(getattr(page, which))
+    session.validate_now()
+    diary = show(page, "diary")
+    select_rows(page, 3)
+    page.move_up()
+    page.exclude()
+    session.undo_stack.undo()
+    session.undo_stack.redo()
+    page.sort_by_mtime()
+    session.validate_now()
+    show(page, "camera")
+    page.resolve("capture_time")
+    session.undo_stack.undo()
+    session.set_plan(session.plan)  # a new plan: everything is reset
+    assert page.selected_item_id() == item_named(session, "camera").item_id
+    assert diary.item_id in {it.item_id for it in session.plan.items}
+
+
+def test_items_list_shows_action_pages_and_a_state_badge(
+    page: ReviewPage, session: ImportSession
+) -> None:
+    model = page.items_model
+    rows = {
+        model.index(r, ItemColumn.NOTEBOOK).data(): [model.index(r, c).data() for c in ItemColumn]
+        for r in range(model.rowCount())
+    }
+    assert rows == {
+        "camera": ["camera", "New notebook", "4", "Needs an order decision"],
+        "diary": ["diary", "New notebook", "5", "Ready"],
+        "loose": ["loose", "New notebook", "1", "Ready"],
+    }
+    state_index = model.index(0, ItemColumn.STATE)
+    assert isinstance(state_index.data(Qt.ItemDataRole.DecorationRole), QIcon)
+    assert state_index.data(StateRole) == ItemState.NEEDS_ORDER_DECISION
+
+    session.validate_now()  # the broken file is an error only validation knows about
+    loose_row = model.row_of(item_named(session, "loose").item_id)
+    assert model.index(loose_row, 0).data(StateRole) == ItemState.ERROR
+    assert model.index(loose_row, ItemColumn.STATE).data() == "Error"
+
+
+def test_page_table_shows_file_page_in_file_capture_time_size(page: ReviewPage) -> None:
+    show(page, "diary")
+    model = page.pages_model
+    assert shown_files(page) == ["page1.jpg", "page2.jpg", "page3.tif", "page3.tif", "page4.jpg"]
+    assert [model.index(r, PageColumn.SOURCE_PAGE).data() for r in range(5)] == [
+        "",
+        "",
+        "p. 1 of 2",
+        "p. 2 of 2",
+        "",
+    ]
+    # A file's size is said once, on its first page.
+    assert model.index(2, PageColumn.SIZE).data().endswith("KiB")
+    assert model.index(3, PageColumn.SIZE).data() == ""
+    assert (
+        model.index(0, PageColumn.FILE)
+        .data(Qt.ItemDataRole.ToolTipRole)
+        .endswith("diary/page1.jpg")
+    )
+    assert [model.headerData(r, Qt.Orientation.Vertical) for r in range(5)] == list("12345")
+
+    show(page, "camera")
+    # The camera's clock as it was, never shifted to another zone.
+    assert model.index(0, PageColumn.CAPTURED).data() == "2023-05-01 10:02:00"
+    assert model.index(0, PageColumn.WARNING).data() == "Order in question"
+
+
+# -- ordering ------------------------------------------------------------------------------
+
+
+def test_drag_and_drop_moves_the_sources_in_the_engine_plan(
+    qtmodeltester, page: ReviewPage, session: ImportSession
+) -> None:
+    diary = show(page, "diary")
+    model = page.pages_model
+    qtmodeltester.check(model)
+
+    data = model.mimeData([model.index(4, PageColumn.FILE)])  # page4.jpg
+    assert data.hasFormat(SOURCES_MIME_TYPE)
+    assert model.canDropMimeData(data, Qt.DropAction.MoveAction, 0, 0, QModelIndex())
+    assert model.dropMimeData(data, Qt.DropAction.MoveAction, 0, 0, QModelIndex())
+    moved = session.item(diary.item_id)
+    assert names(moved) == ["page4.jpg", "page1.jpg", "page2.jpg", "page3.tif"]
+    assert moved.ordering.resolved  # an order a person gave is a decision
+    assert shown_files(page) == ["page4.jpg", "page1.jpg", "page2.jpg", "page3.tif", "page3.tif"]
+
+    # Both pages of the TIFF go together; a drop inside it lands before the whole file.
+    data = model.mimeData([model.index(4, PageColumn.FILE)])  # page3.tif, page 2
+    assert model.dropMimeData(data, Qt.DropAction.MoveAction, 0, 0, QModelIndex())
+    assert names(session.item(diary.item_id))[0] == "page3.tif"
+    data = model.mimeData([model.index(2, PageColumn.FILE)])  # page4.jpg
+    assert model.dropMimeData(data, Qt.DropAction.MoveAction, 1, 0, QModelIndex())
+    assert names(session.item(diary.item_id)) == [
+        "page4.jpg",
+        "page3.tif",
+        "page1.jpg",
+        "page2.jpg",
+    ]
+    # Dropped past the last row (or on empty space): to the end.
+    data = model.mimeData([model.index(0, PageColumn.FILE)])
+    assert model.dropMimeData(data, Qt.DropAction.MoveAction, -1, -1, QModelIndex())
+    assert names(session.item(diary.item_id))[-1] == "page4.jpg"
+
+
+def test_a_drag_from_another_notebook_is_refused(
+    qtbot: QtBot, page: ReviewPage, session: ImportSession
+) -> None:
+    other = PageTableModel(session)
+    other.set_item(item_named(session, "camera").item_id)
+    data = other.mimeData([other.index(0, PageColumn.FILE)])
+    diary = show(page, "diary")
+    before = session.item(diary.item_id)
+
+    assert not page.pages_model.canDropMimeData(data, Qt.DropAction.MoveAction, 0, 0, QModelIndex())
+    assert not page.pages_model.dropMimeData(data, Qt.DropAction.MoveAction, 0, 0, QModelIndex())
+    assert session.item(diary.item_id) is before
+
+
+def test_move_up_and_down_by_keyboard_keep_the_pages_selected(
+    qtbot: QtBot, page: ReviewPage, session: ImportSession
+) -> None:
+    diary = show(page, "diary")
+    select_rows(page, 3)  # the TIFF's second page
+
+    press(qtbot, page, Qt.Key.Key_Up, Qt.KeyboardModifier.ControlModifier)
+    assert names(session.item(diary.item_id)) == [
+        "page1.jpg",
+        "page3.tif",
+        "page2.jpg",
+        "page4.jpg",
+    ]
+    # The selection followed the page it was on.
+    assert page.selected_rows() == [2]
+    assert page.pages_model.index(2, PageColumn.SOURCE_PAGE).data() == "p. 2 of 2"
+
+    press(qtbot, page, Qt.Key.Key_Down, Qt.KeyboardModifier.ControlModifier)
+    press(qtbot, page, Qt.Key.Key_Down, Qt.KeyboardModifier.ControlModifier)
+    assert names(session.item(diary.item_id)) == [
+        "page1.jpg",
+        "page2.jpg",
+        "page4.jpg",
+        "page3.tif",
+    ]
+    assert page.selected_rows() == [4]
+    assert not page.move_down_action.isEnabled()  # already last
+
+
+def test_undo_and_redo_restore_exactly_the_earlier_items(
+    qtbot: QtBot, page: ReviewPage, session: ImportSession
+) -> None:
+    diary = show(page, "diary")
+    before = session.item(diary.item_id)
+    select_rows(page, 0)
+    press(qtbot, page, Qt.Key.Key_Down, Qt.KeyboardModifier.ControlModifier)
+    after = session.item(diary.item_id)
+    assert after != before
+
+    press(qtbot, page, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert session.item(diary.item_id) == before
+    assert shown_files(page)[:2] == ["page1.jpg", "page2.jpg"]
+    press(
+        qtbot,
+        page,
+        Qt.Key.Key_Z,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
+    assert session.item(diary.item_id) == after
+
+    # Undoing an edit of another notebook keeps the one on screen.
+    camera = show(page, "camera")
+    session.undo_stack.undo()
+    assert session.item(diary.item_id) == before
+    assert page.selected_item_id() == camera.item_id
+
+
+def test_sort_by_name_capture_time_and_modification_time(
+    page: ReviewPage, session: ImportSession
+) -> None:
+    diary = show(page, "diary")
+    page.sort_mtime_action.trigger()
+    assert names(session.item(diary.item_id)) == [
+        "page4.jpg",
+        "page3.tif",
+        "page2.jpg",
+        "page1.jpg",
+    ]
+    page.sort_name_action.trigger()
+    assert names(session.item(diary.item_id)) == [
+        "page1.jpg",
+        "page2.jpg",
+        "page3.tif",
+        "page4.jpg",
+    ]
+
+    camera = show(page, "camera")
+    page.sort_capture_action.trigger()
+    assert names(session.item(camera.item_id)) == [
+        "IMG_9998.jpg",
+        "IMG_9999.jpg",
+        "IMG_0001.jpg",
+        "IMG_0002.jpg",
+    ]
+
+
+def test_rollover_is_explained_and_ordering_by_capture_time_resolves_it(
+    qtbot: QtBot, page: ReviewPage, session: ImportSession
+) -> None:
+    camera = show(page, "camera")
+    assert page.decision_panel.isVisible()
+    words = " ".join(
+        label.text()
+        for label in page.decision_panel.findChildren(type(page.status_label))
+        if label.isVisibleTo(page)
+    )
+    assert "IMG_0001.jpg was taken after" in words
+    assert "IMG_9999.jpg: the camera counter rolled over" in words
+    assert "--" not in words  # no command-line options in the window
+    buttons = {b.text(): b for b in page.decision_buttons()}
+    assert set(buttons) == {"Order by capture time", "Accept this order"}
+
+    # From the keyboard: focus the button and press Space.
+    button = buttons["Order by capture time"]
+    page.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is page, timeout=WAIT_MS)
+    button.setFocus()
+    qtbot.keyClick(button, Qt.Key.Key_Space)
+
+    resolved = session.item(camera.item_id)
+    assert ordering.find_ambiguities(resolved) == []
+    assert names(resolved) == ["IMG_9998.jpg", "IMG_9999.jpg", "IMG_0001.jpg", "IMG_0002.jpg"]
+    assert shown_files(page) == names(resolved)
+    assert not page.decision_panel.isVisible()
+    row = page.items_model.row_of(camera.item_id)
+    assert page.items_model.index(row, 0).data(StateRole) == ItemState.READY
+
+    # Undone, the question is back; accepting the name order settles it the other way.
+    session.undo_stack.undo()
+    assert page.decision_panel.isVisible()
+    {b.text(): b for b in page.decision_buttons()}["Accept this order"].click()
+    accepted = session.item(camera.item_id)
+    assert accepted.ordering.resolved
+    assert names(accepted) == names(camera)
+
+
+def test_exclude_and_include_by_keyboard(
+    qtbot: QtBot, page: ReviewPage, session: ImportSession
+) -> None:
+    diary = show(page, "diary")
+    model = page.pages_model
+    select_rows(page, 1)  # page2.jpg
+
+    press(qtbot, page, Qt.Key.Key_Delete)
+    assert session.item(diary.item_id).sources[1].excluded
+    assert model.index(1, PageColumn.WARNING).data() == "Excluded"
+    grey = QGuiApplication.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
+    assert model.index(1, PageColumn.FILE).data(Qt.ItemDataRole.ForegroundRole) == grey
+    assert [model.headerData(r, Qt.Orientation.Vertical) for r in range(5)] == [
+        "1",
+        "–",
+        "2",
+        "3",
+        "4",
+    ]
+    row = page.items_model.row_of(diary.item_id)
+    assert page.items_model.index(row, ItemColumn.PAGES).data() == "4"
+    assert not page.exclude_action.isEnabled()
+    assert page.include_action.isEnabled()
+
+    press(qtbot, page, Qt.Key.Key_Insert)
+    assert not session.item(diary.item_id).sources[1].excluded
+    assert model.index(1, PageColumn.WARNING).data() == ""
+
+
+def test_rename_asks_for_a_title_and_shows_a_refusal_without_crashing(
+    qtbot: QtBot, page: ReviewPage, session: ImportSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    diary = show(page, "diary")
+    answers = iter([("Field notes", True), ("   ", True), ("ignored", False)])
+    monkeypatch.setattr(
+        review_page_module.QInputDialog, "getText", lambda *args, **kwargs: next(answers)
+    )
+
+    press(qtbot, page, Qt.Key.Key_F2)
+    assert session.item(diary.item_id).title == "Field notes"
+    row = page.items_model.row_of(diary.item_id)
+    assert page.items_model.index(row, ItemColumn.NOTEBOOK).data() == "Field notes"
+    assert "Field notes" in page.pages_label.text()
+
+    press(qtbot, page, Qt.Key.Key_F2)  # a blank title: the engine refuses it
+    assert session.item(diary.item_id).title == "Field notes"
+    assert page.status_label.isVisible()
+    assert "a notebook needs a title" in page.status_label.text()
+
+    press(qtbot, page, Qt.Key.Key_F2)  # cancelled: nothing happens
+    assert session.item(diary.item_id).title == "Field notes"
+    assert session.undo_stack.count() == 1
+
+
+def test_set_as_cover_marks_the_page(page: ReviewPage, session: ImportSession) -> None:
+    diary = show(page, "diary")
+    select_rows(page, 1)
+    assert page.cover_action.isEnabled()
+    page.cover_action.trigger()
+
+    item = session.item(diary.item_id)
+    assert item.cover_page_id == item.sources[1].pages[0].page_id
+    assert page.pages_model.headerData(1, Qt.Orientation.Vertical) == "★ 2"
+    assert not page.cover_action.isEnabled()  # it is the cover already
+
+
+# -- unusable files, validation, commit ----------------------------------------------------
+
+
+def test_leaving_out_a_truncated_file_clears_its_error_and_commit_waits_for_none(
+    qtbot: QtBot, page: ReviewPage, session: ImportSession
+) -> None:
+    loose = show(page, "loose")
+    assert page.decision_panel.isVisible()
+    words = " ".join(
+        label.text()
+        for label in page.decision_panel.findChildren(type(page.status_label))
+        if label.isVisibleTo(page)
+    )
+    assert "<b>broken.jpg</b> cannot be used" in words
+    assert "cut short" in words
+    assert not page.can_commit()
+    assert not page.commit_button.isEnabled()
+
+    with qtbot.waitSignal(page.validate_requested):
+        page.validate_button.click()
+    report = session.validate_now()
+    unusable = [p for p in report.errors if p.code == ProblemCode.SOURCE_UNUSABLE]
+    assert [p.item_id for p in unusable] == [loose.item_id]
+    assert not page.commit_button.isEnabled()
+
+    leave_out = next(b for b in page.decision_buttons() if b.text() == "Leave out")
+    assert leave_out.accessibleName() == "Leave out broken.jpg"
+    leave_out.click()
+    assert session.item(loose.item_id).acknowledged == ("shelf/loose/broken.jpg",)
+    assert session.report is None  # stale: the plan changed
+    report = session.validate_now()
+    assert not [p for p in report.errors if p.code == ProblemCode.SOURCE_UNUSABLE]
+    assert not page.commit_button.isEnabled()  # the camera's order is still undecided
+
+    show(page, "camera")
+    page.resolve("capture_time")
+    session.validate_now()
+    assert page.can_commit()
+    assert page.commit_button.isEnabled()
+    assert "ready to commit" in page.problems_summary.text()
+    with qtbot.waitSignal(page.commit_requested):
+        page.commit_button.click()
+
+
+def test_activating_a_problem_jumps_to_its_notebook_and_page(
+    qtbot: QtBot, page: ReviewPage, session: ImportSession
+) -> None:
+    report = session.validate_now()
+    camera = item_named(session, "camera")
+    show(page, "diary")
+    model = page.problems_model
+    row = next(r for r in range(model.rowCount()) if model.problem(r).item_id == camera.item_id)
+    index = model.index(row, 1)
+    source_ids = index.data(SourceIdsRole)
+    assert source_ids and index.data(ItemIdRole) == camera.item_id
+    assert "camera counter rolled over" in index.data()
+    assert "--sequence" not in index.data()
+    assert len(report.problems) == model.rowCount()
+
+    page.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is page, timeout=WAIT_MS)
+    page.problems_view.setFocus()
+    page.problems_view.setCurrentIndex(index)
+    qtbot.keyClick(page.problems_view, Qt.Key.Key_Return)
+
+    assert page.selected_item_id() == camera.item_id
+    assert page.selected_rows() == [page.pages_model.rows_of_source(source_ids[0])[0]]
+    assert page.page_view.hasFocus()
+
+    # A problem about a file that is not a page (the broken one) focuses what settles it.
+    loose = item_named(session, "loose")
+    row = next(r for r in range(model.rowCount()) if model.problem(r).item_id == loose.item_id)
+    page.problems_view.activated.emit(model.index(row, 0))
+    assert page.selected_item_id() == loose.item_id
+    focused = QApplication.focusWidget()
+    assert isinstance(focused, QPushButton) and focused.text() == "Leave out"
+
+
+# -- thumbnails ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def render_log(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The thread of every thumbnail render."""
+    calls: list[int] = []
+    real = thumbnails_module.media.render_pages
+
+    def render_pages(*args, **kwargs):
+        calls.append(threading.get_ident())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(thumbnails_module.media, "render_pages", render_pages)
+    return calls
+
+
+def test_thumbnails_load_off_the_gui_thread_and_come_from_the_cache_after(
+    qtbot: QtBot, session: ImportSession, render_log: list[int]
+) -> None:
+    page = open_page(qtbot, session)
+    show(page, "diary")
+    model = page.pages_model
+
+    def decorations() -> list[object]:
+        return [
+            model.index(r, PageColumn.THUMBNAIL).data(Qt.ItemDataRole.DecorationRole)
+            for r in range(model.rowCount())
+        ]
+
+    qtbot.waitUntil(lambda: all(isinstance(d, QIcon) for d in decorations()), timeout=WAIT_MS)
+    assert render_log and threading.get_ident() not in render_log
+    rendered = len(render_log)
+    assert rendered == 5  # one per page, the TIFF's two included
+
+    assert all(isinstance(d, QIcon) for d in decorations())  # asked again: from the cache
+    diary = item_named(session, "diary")
+    pixmap = page.thumbnails.request(diary.sources[2], 1)
+    assert pixmap is not None and max(pixmap.width(), pixmap.height()) <= 160
+    assert len(render_log) == rendered
+
+
+def test_a_thumbnail_that_fails_is_not_tried_again(
+    qtbot: QtBot, session: ImportSession, shelf: Path, render_log: list[int]
+) -> None:
+    (shelf / "diary" / "page2.jpg").unlink()
+    cache = ThumbnailCache()
+    source = item_named(session, "diary").sources[1]
+
+    assert cache.request(source, 0) is None
+    qtbot.waitUntil(lambda: cache.failure(source.source_id, 0) is not None, timeout=WAIT_MS)
+    assert cache.request(source, 0) is None
+    assert cache.request(source, 0) is None
+    assert len(render_log) == 1
+    assert "page2.jpg" in (cache.failure(source.source_id, 0) or "")
+    cache.shutdown()
+
+
+def test_thumbnail_cache_is_bounded(
+    qtbot: QtBot, session: ImportSession, render_log: list[int]
+) -> None:
+    cache = ThumbnailCache(capacity=2)
+    sources = item_named(session, "camera").sources[:3]
+    for source in sources:
+        with qtbot.waitSignal(cache.ready, timeout=WAIT_MS):
+            cache.request(source, 0)
+    assert cache.request(sources[2], 0) is not None
+    assert cache.request(sources[1], 0) is not None
+    assert cache.request(sources[0], 0) is None  # the oldest made room, so it is rendered again
+    assert cache.wait_idle(WAIT_MS)
+    assert len(render_log) == 4
+    cache.clear()
+    assert cache.request(sources[2], 0) is None
+    cache.shutdown()
+
+
+def test_closing_the_page_leaves_no_render_running(
+    qtbot: QtBot, session: ImportSession, render_log: list[int]
+) -> None:
+    page = open_page(qtbot, session)
+    camera = show(page, "camera")
+    model = page.pages_model
+    for row in range(model.rowCount()):  # what painting the rows does: schedule their renders
+        model.index(row, PageColumn.THUMBNAIL).data(Qt.ItemDataRole.DecorationRole)
+
+    page.close()
+    assert not page.thumbnails.is_busy()
+    rendered = len(render_log)
+    assert page.thumbnails.request(camera.sources[0], 0) is None
+    assert not page.thumbnails.is_busy()  # a closed page's cache schedules nothing more
+    assert page.thumbnails.wait_idle(WAIT_MS)
+    assert len(render_log) == rendered
