@@ -8,7 +8,6 @@ clean diary), plans them with the engine, and writes docs/screenshots/review.png
 
 from __future__ import annotations
 
-import ctypes
 import sys
 import tempfile
 from pathlib import Path
@@ -16,7 +15,6 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "app"))  # shoot this checkout's code, installed or not
 
-import PySide6  # noqa: E402, TID251 - drives the GUI
 from PIL import Image, ImageDraw  # noqa: E402
 from PySide6.QtCore import QEventLoop, Qt, QTimer  # noqa: E402, TID251 - drives the GUI
 from PySide6.QtGui import QColor, QPalette  # noqa: E402, TID251
@@ -34,12 +32,6 @@ OUT = REPO / "docs" / "screenshots" / "review.png"
 SIZE = (1100, 700)
 # The camera's counter: 9996..9999, then 0001..0004, photographed a minute apart.
 CAMERA = [9996, 9997, 9998, 9999, 1, 2, 3, 4]
-
-if PySide6.__version__ == "6.12.0" and sys.version_info < (3, 12):
-    # PySide6 6.12.0 on Python 3.11 drops a reference to None/True on every void call or
-    # emit (see tests/gui/test_review_page.py); keep them alive for this short script.
-    for _singleton in (None, True, False):
-        ctypes.c_ssize_t.from_address(id(_singleton)).value += 50_000_000
 
 
 def page_scan(path: Path, label: str, taken: str | None = None) -> None:

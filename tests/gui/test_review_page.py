@@ -6,14 +6,11 @@ edit the page makes is checked against the engine's own plan, never against the 
 
 from __future__ import annotations
 
-import ctypes
 import os
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-import PySide6
 import pytest
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QGuiApplication, QIcon, QPalette
@@ -43,15 +40,6 @@ from transcribe_import.gui.session import ImportSession
 from transcribe_import.gui.thumbnails import ThumbnailCache, busy_caches
 
 from media_factory import make_jpeg, make_multiframe_tiff, make_truncated_jpeg
-
-# PySide6 6.12.0 on Python 3.11 drops one reference to None each time a Qt call returns None
-# (every void method: setText, processEvents, ...) and to True each time a signal is emitted;
-# 6.11.3 does not. A page test makes thousands of such calls, and None or True reaching zero
-# aborts the interpreter. Until the dependency is pinned past it, give them references that
-# are never taken back.
-if PySide6.__version__ == "6.12.0" and sys.version_info < (3, 12):
-    for _singleton in (None, True, False):
-        ctypes.c_ssize_t.from_address(id(_singleton)).value += 50_000_000
 
 # The offscreen platform plugin warns on every top-level show; it says nothing about the app.
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
