@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import orjson
+
 from transcribe_import.engine.corpus import Corpus
 from transcribe_import.engine.ids import new_id
 
@@ -65,3 +67,39 @@ def test_two_processes_into_one_notebook_serialise(tmp_path: Path) -> None:
     (_, a), (_, b) = reqs
     # Each transaction landed whole and contiguous, never interleaved with the other.
     assert listed in (a + b, b + a)
+
+
+def _cli(data: Path, *args: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "transcribe_import", "--data-dir", str(data), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+def test_two_runs_commit_into_one_corpus_at_once(tmp_path: Path) -> None:
+    """Two processes, two plans, one corpus: both runs complete, in parallel across notebooks."""
+    data = tmp_path / "data"
+    plans = []
+    for k in range(2):
+        for n in range(3):
+            for p in range(1, 4):
+                page_image(tmp_path / f"shelf{k}" / f"nb {k}-{n}" / f"page {p}.jpg", f"{k}{n}{p}")
+        plan = tmp_path / f"plan{k}.json"
+        proc = _cli(data, "plan", str(tmp_path / f"shelf{k}"), "-o", str(plan))
+        assert proc.wait(timeout=120) == 0, proc.communicate()[1].decode()
+        proc.communicate()
+        plans.append(plan)
+    procs = [_cli(data, "commit", str(plan), "--json") for plan in plans]
+    results = []
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err.decode()
+        results.append(orjson.loads(out))
+    assert [r["status"] for r in results] == ["complete", "complete"]
+    assert results[0]["import_run_id"] != results[1]["import_run_id"]
+    corpus = Corpus.open(data)
+    notebooks = corpus.list_notebooks()
+    assert len(notebooks) == 6 and all(n.page_count == 3 for n in notebooks)
+    for n in notebooks:
+        assert_notebook_whole(corpus, n.notebook_id)
