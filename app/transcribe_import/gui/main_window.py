@@ -1,42 +1,41 @@
-"""The main window: the corpus's notebooks, the corpus's health as doctor reports it, and menus."""
+"""The main window: the import steps (start, scan, review, commit), the Runs and Corpus views.
+
+The window decides nothing about an import: it moves frozen engine values between
+the pages and the workers that call the engine (scan and plan, validate, commit,
+resume, doctor), and keeps the session's plan as the only plan state. Long work runs
+on QThreads; closing during a commit asks whether to pause or cancel, tells the
+worker, and waits for it with the window showing "Stopping…" before it closes.
+"""
 
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
+from pathlib import Path
 
-from PySide6.QtCore import (
-    QDateTime,
-    QLocale,
-    QSettings,
-    QSize,
-    QSortFilterProxyModel,
-    Qt,
-    QUrl,
-    Signal,
-)
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
     QDesktopServices,
-    QIcon,
+    QDragEnterEvent,
+    QDragLeaveEvent,
+    QDropEvent,
     QKeySequence,
-    QResizeEvent,
 )
 from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QGroupBox,
+    QDialog,
+    QFrame,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
+    QListWidget,
+    QListWidgetItem,
     QMainWindow,
     QMessageBox,
-    QPushButton,
-    QSizePolicy,
+    QScrollArea,
+    QSplitter,
     QStackedWidget,
     QStyle,
-    QTableView,
-    QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -44,58 +43,311 @@ from PySide6.QtWidgets import (
 from transcribe_import import __version__
 from transcribe_import.engine.corpus import Corpus, NotebookSummary
 from transcribe_import.engine.doctor import DoctorReport
-from transcribe_import.engine.recovery import Finding, Severity
-from transcribe_import.gui.models import SORT_ROLE, NotebookColumn, NotebookTableModel
-from transcribe_import.gui.workers import DoctorWorker
+from transcribe_import.engine.validate import ValidationReport
+from transcribe_import.gui.commit_page import CommitPage, plural
+from transcribe_import.gui.corpus_page import CorpusPage
+from transcribe_import.gui.review_page import ReviewPage
+from transcribe_import.gui.runs_page import RunsPage
+from transcribe_import.gui.scan_page import ScanPage
+from transcribe_import.gui.session import ImportSession
+from transcribe_import.gui.settings_dialog import (
+    ImportSettings,
+    SettingsDialog,
+    load_settings,
+    save_settings,
+)
+from transcribe_import.gui.start_page import MODE_FOLDERS, StartPage
+from transcribe_import.gui.workers import (
+    DoctorWorker,
+    NotebooksWorker,
+    RunSummary,
+    ScanOutcome,
+    ValidateWorker,
+)
 
-DEFAULT_SIZE = (900, 600)
+DEFAULT_SIZE = (1100, 720)
 GEOMETRY_KEY = "MainWindow/geometry"
-_COLUMN_PADDING = 24
+NAV_SPLITTER_KEY = "MainWindow/navigationSplitter"
+RUNS_SPLITTER_KEY = "MainWindow/runsSplitter"
+REVIEW_SPLITTER_KEY = "MainWindow/reviewSplitter"
+REVIEW_MAIN_SPLITTER_KEY = "MainWindow/reviewMainSplitter"
 
-# Findings that need a person come first, then what doctor repaired, then notes.
-_SEVERITY_ORDER = {Severity.PROBLEM: 0, Severity.REPAIRED: 1, Severity.INFO: 2}
-_SEVERITY_ICON = {
-    Severity.PROBLEM: QStyle.StandardPixmap.SP_MessageBoxWarning,
-    Severity.REPAIRED: QStyle.StandardPixmap.SP_DialogApplyButton,
-    Severity.INFO: QStyle.StandardPixmap.SP_MessageBoxInformation,
-}
+# Edits come in bursts (a drag, a few Ctrl+Up); validate once the burst is over.
+VALIDATE_DEBOUNCE_MS = 300
+
+
+class Section:
+    IMPORT = 0
+    RUNS = 1
+    CORPUS = 2
+
+
+def ask_stop_on_close(parent: QWidget) -> str | None:
+    """Closing during a commit: "pause", "cancel", or None to keep importing."""
+    box = QMessageBox(parent)
+    box.setIcon(QMessageBox.Icon.Question)
+    box.setWindowTitle(parent.tr("Import in Progress"))
+    box.setText(parent.tr("An import is running. Stop it before closing?"))
+    box.setInformativeText(
+        parent.tr(
+            "Pause keeps the run resumable: open the window again and resume it from Runs. "
+            "Cancel stops it for good. Either way, notebooks already committed stay in the "
+            "corpus and the one in progress is finished or rolled back cleanly."
+        )
+    )
+    pause = box.addButton(parent.tr("Pause and Close"), QMessageBox.ButtonRole.AcceptRole)
+    cancel = box.addButton(
+        parent.tr("Cancel Import and Close"), QMessageBox.ButtonRole.DestructiveRole
+    )
+    keep = box.addButton(parent.tr("Keep Importing"), QMessageBox.ButtonRole.RejectRole)
+    box.setDefaultButton(pause)
+    box.setEscapeButton(keep)
+    box.exec()
+    clicked = box.clickedButton()
+    if clicked is pause:
+        return "pause"
+    if clicked is cancel:
+        return "cancel"
+    return None
+
+
+def confirm_discard_plan(parent: QWidget) -> bool:
+    """A plan with edits is about to be replaced: ask first."""
+    answer = QMessageBox.question(
+        parent,
+        parent.tr("Discard the Plan?"),
+        parent.tr(
+            "The plan under review has changes that were not imported. Discard them and start "
+            "again?"
+        ),
+        QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+        QMessageBox.StandardButton.Cancel,
+    )
+    return answer == QMessageBox.StandardButton.Discard
 
 
 class MainWindow(QMainWindow):
-    """One corpus: its notebooks in a table, the latest doctor report below them."""
+    """One corpus: import into it step by step, look back at its runs, see its notebooks."""
 
     # Emitted on the GUI thread once a health check has ended and the window shows its result.
     health_checked = Signal()
+    # Emitted when a validation result was handed to the session (current or stale).
+    validation_done = Signal()
 
     def __init__(self, corpus: Corpus, settings: QSettings | None = None) -> None:
         super().__init__()
         self.corpus = corpus
         self._settings = settings if settings is not None else QSettings()
-        self._worker: DoctorWorker | None = None
-        self._columns_fitted = False
+        self.import_settings: ImportSettings = load_settings(self._settings)
+        # No parent: a child of the window would be destroyed before the review page, and its
+        # undo stack's last signals would reach the page's half-destroyed undo actions.
+        self.session = ImportSession(corpus)
+        self._doctor: DoctorWorker | None = None
+        self._lister: NotebooksWorker | None = None
+        self._validator: ValidateWorker | None = None
+        self._validate_again = False
+        self._close_when_stopped = False
+        self._closing = False
 
         self.setWindowTitle(self.tr("Transcribe Import"))
+        self.setAcceptDrops(True)
+        self._build_pages()
         self._build_menus()
-        self._build_central()
         self._build_status_bar()
-        if not self.restoreGeometry(self._settings.value(GEOMETRY_KEY, b"")):
-            self.resize(*DEFAULT_SIZE)
+        self._restore_state()
+
+        self._validate_timer = QTimer(self)
+        self._validate_timer.setSingleShot(True)
+        self._validate_timer.setInterval(VALIDATE_DEBOUNCE_MS)
+        self._validate_timer.timeout.connect(self.validate_plan)
+        self.session.item_changed.connect(self._plan_edited)
+
+        self.show_import_page(self.start_page)
         self.check_health(list_first=True)
 
     # -- building --------------------------------------------------------------------------
 
+    def _build_pages(self) -> None:
+        self.start_page = StartPage()
+        self.scan_page = ScanPage(self.corpus)
+        self.review_page = ReviewPage(self.session)
+        self.commit_page = CommitPage(self.corpus)
+        self.runs_page = RunsPage(self.corpus)
+        self.corpus_page = CorpusPage(self.corpus)
+
+        self.start_page.scan_requested.connect(self.start_scan)
+        self.start_page.resume_requested.connect(self.resume_run)
+        self.start_page.show_run_requested.connect(self.show_run)
+        self.start_page.show_health_requested.connect(self._show_health)
+        self.scan_page.planned.connect(self._scan_planned)
+        self.scan_page.cancelled.connect(self._scan_cancelled)
+        self.scan_page.failed.connect(self._scan_failed)
+        self.scan_page.running_changed.connect(self._busy_changed)
+        self.review_page.validate_requested.connect(self.validate_plan)
+        self.review_page.commit_requested.connect(self.commit_plan)
+        self.commit_page.running_changed.connect(self._commit_running_changed)
+        self.commit_page.run_finished.connect(self._run_finished)
+        self.commit_page.plan_invalid.connect(self._plan_invalid)
+        self.commit_page.show_run_requested.connect(self.show_run)
+        self.commit_page.new_import_requested.connect(self.new_import)
+        self.commit_page.open_corpus_requested.connect(self.open_corpus_folder)
+        self.commit_page.resume_requested.connect(self.resume_run)
+        self.runs_page.resume_requested.connect(self.resume_run)
+        self.runs_page.listed.connect(self._runs_listed)
+        self.corpus_page.check_requested.connect(self._check_again_clicked)
+
+        # The corpus view's parts under the names the window has always had (its tests and
+        # the screenshot script reach them through the window).
+        page = self.corpus_page
+        self.notebook_model = page.notebook_model
+        self.notebook_table = page.notebook_table
+        self.notebook_stack = page.notebook_stack
+        self.loading_label = page.loading_label
+        self.empty_label = page.empty_label
+        self.health_summary = page.health_summary
+        self.health_icon = page.health_icon
+        self.findings_view = page.findings_view
+        self.check_again_button = page.check_again_button
+
+        # The import steps, one at a time, under a line saying which step this is.
+        self.import_stack = QStackedWidget()
+        for p in (self.start_page, self.scan_page, self.review_page, self.commit_page):
+            self.import_stack.addWidget(p)
+        self._step_labels = [
+            QLabel(text)
+            for text in (
+                self.tr("1  Choose"),
+                self.tr("2  Scan"),
+                self.tr("3  Review"),
+                self.tr("4  Commit"),
+            )
+        ]
+        steps = QHBoxLayout()
+        steps.setContentsMargins(0, 0, 0, 0)
+        for i, label in enumerate(self._step_labels):
+            if i:
+                arrow = QLabel("›")
+                arrow.setEnabled(False)
+                steps.addWidget(arrow)
+            steps.addWidget(label)
+        steps.addStretch(1)
+        self.import_area = QWidget()
+        import_layout = QVBoxLayout(self.import_area)
+        import_layout.setContentsMargins(0, 0, 0, 0)
+        import_layout.addLayout(steps)
+        import_layout.addWidget(self.import_stack, 1)
+
+        self.sections = QStackedWidget()
+        for w in (self.import_area, self.runs_page, self.corpus_page):
+            self.sections.addWidget(w)
+
+        style = self.style()
+        self.nav = QListWidget()
+        self.nav.setAccessibleName(self.tr("Views"))
+        for pixmap, text, tip in (
+            (
+                QStyle.StandardPixmap.SP_ArrowDown,
+                self.tr("Import"),
+                self.tr("Scan, review and commit folders of scans (Ctrl+1)"),
+            ),
+            (
+                QStyle.StandardPixmap.SP_FileDialogDetailedView,
+                self.tr("Runs"),
+                self.tr("Past imports, their outcomes, and Resume (Ctrl+2)"),
+            ),
+            (
+                QStyle.StandardPixmap.SP_DirHomeIcon,
+                self.tr("Corpus"),
+                self.tr("The corpus's notebooks and its health (Ctrl+3)"),
+            ),
+        ):
+            item = QListWidgetItem(style.standardIcon(pixmap), text)
+            item.setToolTip(tip)
+            self.nav.addItem(item)
+        self.nav.setMinimumWidth(120)
+        self.nav.currentRowChanged.connect(self._nav_changed)
+
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setObjectName("navigationSplitter")
+        # A window narrower than a page's minimum (the review page's command row is wide)
+        # scrolls instead of refusing to shrink: small screens still fit the window.
+        self.sections_scroll = QScrollArea()
+        self.sections_scroll.setWidget(self.sections)
+        self.sections_scroll.setWidgetResizable(True)
+        self.sections_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.splitter.addWidget(self.nav)
+        self.splitter.addWidget(self.sections_scroll)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([150, 950])
+        self.splitter.setChildrenCollapsible(False)
+        self.setCentralWidget(self.splitter)
+
     def _build_menus(self) -> None:
+        style = self.style()
         file_menu = self.menuBar().addMenu(self.tr("&File"))
-        self.open_folder_action = QAction(self.tr("&Open Corpus Folder"), self)
+        self.new_import_action = QAction(
+            style.standardIcon(QStyle.StandardPixmap.SP_FileDialogNewFolder),
+            self.tr("&New Import"),
+            self,
+        )
+        self.new_import_action.setShortcut(QKeySequence(self.tr("Ctrl+N")))
+        self.new_import_action.setStatusTip(self.tr("Start again with other folders"))
+        self.new_import_action.triggered.connect(self.new_import)
+        self.add_folder_action = QAction(
+            style.standardIcon(QStyle.StandardPixmap.SP_DirOpenIcon), self.tr("Add &Folder…"), self
+        )
+        self.add_folder_action.setShortcut(QKeySequence(self.tr("Ctrl+O")))
+        self.add_folder_action.triggered.connect(self._add_folder)
+        self.add_files_action = QAction(
+            style.standardIcon(QStyle.StandardPixmap.SP_FileIcon), self.tr("Add F&iles…"), self
+        )
+        self.add_files_action.setShortcut(QKeySequence(self.tr("Ctrl+Shift+O")))
+        self.add_files_action.triggered.connect(self._add_files)
+        self.open_folder_action = QAction(
+            style.standardIcon(QStyle.StandardPixmap.SP_DirIcon),
+            self.tr("&Open Corpus Folder"),
+            self,
+        )
         self.open_folder_action.setStatusTip(self.tr("Show the corpus folder in the file manager"))
         self.open_folder_action.triggered.connect(self.open_corpus_folder)
-        file_menu.addAction(self.open_folder_action)
-        file_menu.addSeparator()
+        self.settings_action = QAction(
+            style.standardIcon(QStyle.StandardPixmap.SP_FileDialogInfoView),
+            self.tr("&Settings…"),
+            self,
+        )
+        self.settings_action.setShortcut(QKeySequence(self.tr("Ctrl+,")))
+        self.settings_action.setMenuRole(QAction.MenuRole.PreferencesRole)
+        self.settings_action.triggered.connect(self.show_settings)
         self.quit_action = QAction(self.tr("&Quit"), self)
         self.quit_action.setShortcut(QKeySequence(self.tr("Ctrl+Q")))
         self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
         self.quit_action.triggered.connect(self.close)
+        for a in (self.new_import_action, self.add_folder_action, self.add_files_action):
+            file_menu.addAction(a)
+        file_menu.addSeparator()
+        file_menu.addAction(self.open_folder_action)
+        file_menu.addAction(self.settings_action)
+        file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
+
+        # The review page's own undo and redo: their keys work while it has the focus.
+        edit_menu = self.menuBar().addMenu(self.tr("&Edit"))
+        edit_menu.addAction(self.review_page.undo_action)
+        edit_menu.addAction(self.review_page.redo_action)
+
+        view_menu = self.menuBar().addMenu(self.tr("&View"))
+        self.section_actions: list[QAction] = []
+        for section, text in (
+            (Section.IMPORT, self.tr("&Import")),
+            (Section.RUNS, self.tr("&Runs")),
+            (Section.CORPUS, self.tr("&Corpus")),
+        ):
+            action = QAction(text, self)
+            action.setShortcut(QKeySequence(f"Ctrl+{section + 1}"))
+            action.setData(section)
+            action.triggered.connect(self._section_action)
+            view_menu.addAction(action)
+            self.section_actions.append(action)
 
         help_menu = self.menuBar().addMenu(self.tr("&Help"))
         self.about_action = QAction(self.tr("&About Transcribe Import"), self)
@@ -103,210 +355,370 @@ class MainWindow(QMainWindow):
         self.about_action.triggered.connect(self.show_about)
         help_menu.addAction(self.about_action)
 
-    def _build_central(self) -> None:
-        root = str(self.corpus.root)
-
-        self.notebook_model = NotebookTableModel(parent=self)
-        self._sort_model = QSortFilterProxyModel(self)
-        self._sort_model.setSourceModel(self.notebook_model)
-        self._sort_model.setSortRole(SORT_ROLE)
-
-        self.notebook_table = QTableView()
-        self.notebook_table.setAccessibleName(self.tr("Notebooks"))
-        self.notebook_table.setModel(self._sort_model)
-        self.notebook_table.setSortingEnabled(True)
-        # Oldest first, the order `transcribe-import notebooks` prints, so the two agree.
-        self.notebook_table.sortByColumn(NotebookColumn.CREATED, Qt.SortOrder.AscendingOrder)
-        self.notebook_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.notebook_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.notebook_table.setAlternatingRowColors(True)
-        self.notebook_table.setWordWrap(False)
-        self.notebook_table.verticalHeader().hide()
-        header = self.notebook_table.horizontalHeader()
-        header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-        header.setSectionResizeMode(NotebookColumn.TITLE, QHeaderView.ResizeMode.Stretch)
-
-        self.loading_label = self._centred_label(
-            self.tr("Reading the notebooks in {root}…").format(root=root)
-        )
-        self.empty_label = self._centred_label(
-            self.tr(
-                "<p><b>No notebooks in {root} yet.</b></p>"
-                "<p>This corpus is empty. Notebooks stored in it are listed here with their "
-                "page counts; File › Open Corpus Folder shows where it is.</p>"
-            ).format(root=html.escape(root))
-        )
-        self.empty_label.setAccessibleName(self.tr("No notebooks"))
-
-        self.notebook_stack = QStackedWidget()
-        for page in (self.loading_label, self.notebook_table, self.empty_label):
-            self.notebook_stack.addWidget(page)
-
-        self.health_icon = QLabel()
-        # A fixed box, so the summary does not shift when the icon comes and goes.
-        icon_size = self.style().pixelMetric(QStyle.PixelMetric.PM_SmallIconSize)
-        self.health_icon.setFixedSize(icon_size, icon_size)
-        self.health_summary = QLabel()
-        self.health_summary.setWordWrap(True)
-        self.health_summary.setAccessibleName(self.tr("Corpus health summary"))
-        self.health_summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.check_again_button = QPushButton(self.tr("&Check Again"))
-        self.check_again_button.setAccessibleName(self.tr("Check the corpus again"))
-        self.check_again_button.setToolTip(
-            self.tr("Run doctor again: recover interrupted work and look for problems")
-        )
-        # A bound method, not a lambda: a lambda over self made PySide crash when the window
-        # was garbage-collected ("shared QObject was deleted directly").
-        self.check_again_button.clicked.connect(self._check_again_clicked)
-
-        self.findings_view = _FindingsView()
-        self.findings_view.setAccessibleName(self.tr("Corpus health findings"))
-        self.findings_view.hide()
-
-        summary_row = QHBoxLayout()
-        summary_row.addWidget(self.health_icon, 0, Qt.AlignmentFlag.AlignTop)
-        summary_row.addWidget(self.health_summary, 1)
-        summary_row.addWidget(self.check_again_button, 0, Qt.AlignmentFlag.AlignTop)
-
-        self.health_panel = QGroupBox(self.tr("Corpus health"))
-        health_layout = QVBoxLayout(self.health_panel)
-        health_layout.addLayout(summary_row)
-        health_layout.addWidget(self.findings_view)
-
-        central = QWidget()
-        layout = QVBoxLayout(central)
-        layout.addWidget(self.notebook_stack, 1)
-        layout.addWidget(self.health_panel, 0)
-        self.setCentralWidget(central)
-
     def _build_status_bar(self) -> None:
         self.corpus_path_label = QLabel(self.tr("Corpus: {root}").format(root=self.corpus.root))
         self.corpus_path_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.corpus_path_label.setAccessibleName(self.tr("Corpus folder"))
         self.notebook_count_label = QLabel()
+        self.notebook_count_label.setAccessibleName(self.tr("Notebooks in the corpus"))
         self.statusBar().addWidget(self.corpus_path_label, 1)
         self.statusBar().addPermanentWidget(self.notebook_count_label)
 
-    def _centred_label(self, text: str) -> QLabel:
-        label = QLabel(text)
-        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        label.setWordWrap(True)
-        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        label.setMargin(24)
-        return label
+    def _restore_state(self) -> None:
+        if not self.restoreGeometry(self._settings.value(GEOMETRY_KEY, QByteArray())):
+            self.resize(*DEFAULT_SIZE)
+        for key, splitter in self._splitters().items():
+            state = self._settings.value(key)
+            if isinstance(state, QByteArray | bytes) and state:
+                splitter.restoreState(state)
 
-    # -- the health check ------------------------------------------------------------------
+    def _splitters(self) -> dict[str, QSplitter]:
+        return {
+            NAV_SPLITTER_KEY: self.splitter,
+            RUNS_SPLITTER_KEY: self.runs_page.splitter,
+            REVIEW_SPLITTER_KEY: self.review_page.splitter,
+            REVIEW_MAIN_SPLITTER_KEY: self.review_page.main_splitter,
+        }
+
+    # -- navigation ------------------------------------------------------------------------
+
+    def show_section(self, section: int) -> None:
+        self.nav.setCurrentRow(section)
+
+    def _section_action(self) -> None:
+        action = self.sender()
+        if isinstance(action, QAction):
+            self.show_section(int(action.data()))
+
+    def _nav_changed(self, row: int) -> None:
+        if row < 0:
+            return
+        self.sections.setCurrentIndex(row)
+        if row == Section.RUNS:
+            self.runs_page.refresh()
+
+    def show_import_page(self, page: QWidget) -> None:
+        self.import_stack.setCurrentWidget(page)
+        current = self.import_stack.indexOf(page)
+        for i, label in enumerate(self._step_labels):
+            font = label.font()
+            font.setBold(i == current)
+            label.setFont(font)
+            # Steps not reached yet read dimmed, from the palette, in light and dark alike.
+            label.setEnabled(i <= current)
+        self.show_section(Section.IMPORT)
+
+    def current_page(self) -> QWidget:
+        """The page the user sees now."""
+        section = self.sections.currentWidget()
+        return self.import_stack.currentWidget() if section is self.import_area else section
+
+    # -- drag and drop ---------------------------------------------------------------------
+
+    @staticmethod
+    def _dropped_paths(event: QDragEnterEvent | QDropEvent) -> list[Path]:
+        mime = event.mimeData()
+        if not mime.hasUrls():
+            return []
+        return [Path(u.toLocalFile()) for u in mime.urls() if u.isLocalFile() and u.toLocalFile()]
+
+    def _accepts_drops(self) -> bool:
+        return not (self.scan_page.is_running() or self.commit_page.is_running())
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if self._dropped_paths(event) and self._accepts_drops():
+            event.acceptProposedAction()
+            self.start_page.drop_zone.set_highlight(True)
+        else:
+            event.ignore()
+
+    def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:
+        self.start_page.drop_zone.set_highlight(False)
+        super().dragLeaveEvent(event)
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        self.start_page.drop_zone.set_highlight(False)
+        paths = self._dropped_paths(event)
+        if not paths or not self._accepts_drops():
+            event.ignore()
+            return
+        event.acceptProposedAction()
+        self.add_paths(paths)
+
+    def add_paths(self, paths: Sequence[Path]) -> None:
+        """Folders and files to scan, from a drop, a dialog or the command line."""
+        added = self.start_page.add_paths(paths)
+        self.show_import_page(self.start_page)
+        self.statusBar().showMessage(
+            plural(added, self.tr("1 item added."), self.tr("%Ln items added.", "", added)), 4000
+        )
+
+    def _add_folder(self) -> None:
+        if self._accepts_drops():
+            self.show_import_page(self.start_page)
+            self.start_page.choose_folder()
+
+    def _add_files(self) -> None:
+        if self._accepts_drops():
+            self.show_import_page(self.start_page)
+            self.start_page.choose_files()
+
+    # -- scan ------------------------------------------------------------------------------
+
+    def start_scan(self) -> None:
+        """Scan what the start page lists, with the mapping it shows."""
+        if self.scan_page.is_running() or self.commit_page.is_running() or self._closing:
+            return
+        problem = self.start_page.ready_problem()
+        if problem is not None:
+            self.statusBar().showMessage(problem, 5000)
+            return
+        if self._plan_has_edits() and not confirm_discard_plan(self):
+            return
+        s = self.import_settings
+        self.scan_page.start(
+            self.start_page.paths(),
+            mode=self.start_page.mode(),
+            title=self.start_page.title(),
+            policy_id=s.policy_id,
+            settings=s.render,
+            workers=s.workers,
+        )
+        self.show_import_page(self.scan_page)
+
+    def prescan(self, paths: Sequence[Path]) -> None:
+        """Command-line PATHs: add them and scan with the default mapping once the loop runs.
+
+        Deferred so the window is on screen first; a window closed before then scans nothing.
+        """
+        self.start_page.add_paths(paths)
+        self.start_page.set_mode(MODE_FOLDERS)
+        QTimer.singleShot(0, self._start_prescan)
+
+    def _start_prescan(self) -> None:
+        if self.isVisible() and not self._closing:
+            self.start_scan()
+
+    def _scan_planned(self, outcome: ScanOutcome) -> None:
+        self.session.set_plan(outcome.plan)
+        self.show_import_page(self.review_page)
+        self.statusBar().showMessage(self.scan_page.last_outcome_text(outcome), 8000)
+        self.review_page.setFocus()
+        self.validate_plan()
+
+    def _scan_cancelled(self) -> None:
+        self.show_import_page(self.start_page)
+        self.statusBar().showMessage(self.tr("Scan cancelled; nothing was planned."), 8000)
+
+    def _scan_failed(self, message: str) -> None:
+        self.show_import_page(self.start_page)
+        self.start_page.show_error(self.tr("The scan stopped: {message}").format(message=message))
+
+    def _busy_changed(self, _busy: bool) -> None:
+        busy = self.scan_page.is_running() or self.commit_page.is_running()
+        for action in (self.new_import_action, self.add_folder_action, self.add_files_action):
+            action.setEnabled(not busy)
+
+    # -- validation ------------------------------------------------------------------------
+
+    def _plan_edited(self, _item_id: str) -> None:
+        self._validate_timer.start()  # restarted by every edit: one validation per burst
+
+    def validate_plan(self) -> None:
+        """Validate the plan as it is now on a worker; a result for an older plan is dropped."""
+        self._validate_timer.stop()
+        plan = self.session.plan
+        if plan is None or self._closing:
+            return
+        if self._validator is not None:
+            self._validate_again = True
+            return
+        s = self.import_settings
+        worker = ValidateWorker(self.corpus, plan, settings=s.render, workers=s.workers)
+        worker.validated.connect(self._validated)
+        worker.failed.connect(self._validate_failed)
+        worker.finished.connect(self._validator_finished)
+        self._validator = worker
+        self.statusBar().showMessage(self.tr("Validating the plan…"))
+        worker.start()
+
+    def is_validating(self) -> bool:
+        return self._validator is not None or self._validate_timer.isActive()
+
+    def _validated(self, report: ValidationReport) -> None:
+        self.session.set_report(report)
+        if self.session.report is report:
+            errors, warnings = len(report.errors), len(report.warnings)
+            if errors:
+                text = plural(
+                    errors,
+                    self.tr("Validated: 1 error to resolve before commit."),
+                    self.tr("Validated: %Ln errors to resolve before commit.", "", errors),
+                )
+            elif warnings:
+                text = plural(
+                    warnings,
+                    self.tr("Validated: ready to commit, with 1 warning."),
+                    self.tr("Validated: ready to commit, with %Ln warnings.", "", warnings),
+                )
+            else:
+                text = self.tr("Validated: ready to commit.")
+            self.statusBar().showMessage(text, 8000)
+        else:
+            self._validate_again = True  # edited while it ran: this report is about the past
+
+    def _validate_failed(self, message: str) -> None:
+        self.statusBar().showMessage(
+            self.tr("Validation could not finish: {message}").format(message=message)
+        )
+
+    def _validator_finished(self) -> None:
+        worker, self._validator = self._validator, None
+        if worker is None:
+            return
+        worker.wait()
+        if self._validate_again and not self._closing:
+            self._validate_again = False
+            self.validate_plan()
+        self.validation_done.emit()
+
+    # -- commit ----------------------------------------------------------------------------
+
+    def commit_plan(self) -> None:
+        """Commit the reviewed plan; only when its latest validation found no error."""
+        plan = self.session.plan
+        if plan is None or self.commit_page.is_running() or not self.review_page.can_commit():
+            return
+        if self._closing or self._close_when_stopped:
+            return
+        self.review_page.thumbnails.cancel()  # the import needs the cores more than the thumbnails
+        s = self.import_settings
+        self.commit_page.commit_plan(plan, settings=s.render, workers=s.workers)
+        self.show_import_page(self.commit_page)
+
+    def resume_run(self, run_id: str) -> None:
+        """Resume an interrupted run in the commit view."""
+        if self._closing or self._close_when_stopped:
+            return
+        if self.commit_page.is_running() or self.scan_page.is_running():
+            self.statusBar().showMessage(
+                self.tr("Another import is running; resume this one when it has ended."), 8000
+            )
+            return
+        s = self.import_settings
+        self.commit_page.resume(run_id, settings=s.render, workers=s.workers)
+        self.show_import_page(self.commit_page)
+
+    def _commit_running_changed(self, running: bool) -> None:
+        self.runs_page.set_commit_running(running)
+        self.corpus_page.set_check_allowed(
+            not running and self._doctor is None,
+            self.tr("The corpus is checked again once the import has ended") if running else "",
+        )
+        self._busy_changed(running)
+        if not running and self._close_when_stopped:
+            # The worker has ended and its thread is gone: nothing is half-written now.
+            QTimer.singleShot(0, self.close)
+
+    def _run_finished(self, _result: object) -> None:
+        self.list_notebooks()
+        self.runs_page.refresh(select=self.commit_page.run_id)
+        if self.commit_page.result is not None and self.commit_page.result.status.terminal:
+            # The plan is frozen in its run now; editing it would only be refused.
+            self.session.set_plan(None)
+
+    def _plan_invalid(self, report: ValidationReport) -> None:
+        self.session.set_report(report)
+        self.show_import_page(self.review_page)
+        self.statusBar().showMessage(
+            self.tr("The plan no longer validates; nothing was committed. See the problems."),
+            10000,
+        )
+
+    def show_run(self, run_id: str) -> None:
+        self.show_section(Section.RUNS)
+        self.runs_page.select_run(run_id)
+
+    def _runs_listed(self) -> None:
+        model = self.runs_page.model
+        interrupted = [model.run(r) for r in range(model.rowCount()) if model.run(r).interrupted]
+        self.start_page.set_interrupted_runs(interrupted)
+
+    def new_import(self) -> None:
+        if self.scan_page.is_running() or self.commit_page.is_running():
+            return
+        if self._plan_has_edits() and not confirm_discard_plan(self):
+            return
+        self.session.set_plan(None)
+        self.start_page.clear_sources()
+        self.show_import_page(self.start_page)
+
+    def _plan_has_edits(self) -> bool:
+        return self.session.plan is not None and self.session.undo_stack.count() > 0
+
+    # -- the corpus ------------------------------------------------------------------------
 
     def check_health(self, *, list_first: bool = False) -> None:
         """Run doctor off the GUI thread; the notebooks are listed again when it is done."""
-        if self._worker is not None:
+        if self._doctor is not None or self.commit_page.is_running() or self._closing:
             return
         worker = DoctorWorker(self.corpus, list_first=list_first)
         worker.notebooks_listed.connect(self._show_notebooks)
         worker.report_ready.connect(self._show_report)
-        worker.failed.connect(self._show_failure)
-        worker.finished.connect(self._worker_finished)
-        self._worker = worker
-        self.check_again_button.setEnabled(False)
-        self.health_icon.clear()
-        self.health_summary.setText(self.tr("Checking the corpus…"))
+        worker.interrupted_listed.connect(self._show_interrupted)
+        worker.failed.connect(self.corpus_page.show_failure)
+        worker.finished.connect(self._doctor_finished)
+        self._doctor = worker
+        self.corpus_page.set_checking(True)
         worker.start()
 
     def _check_again_clicked(self) -> None:
         self.check_health()
 
     def is_checking(self) -> bool:
-        return self._worker is not None
+        return self._doctor is not None
 
-    def _worker_finished(self) -> None:
-        worker, self._worker = self._worker, None
+    def _doctor_finished(self) -> None:
+        worker, self._doctor = self._doctor, None
         if worker is None:  # closeEvent already waited for it
             return
         # `finished` is emitted just before the thread ends; wait so it is gone when dropped.
         worker.wait()
-        self.check_again_button.setEnabled(True)
+        self.corpus_page.set_checking(False)
         self.health_checked.emit()
 
+    def list_notebooks(self) -> None:
+        if self._lister is not None or self._closing:
+            return
+        worker = NotebooksWorker(self.corpus)
+        worker.notebooks_listed.connect(self._show_notebooks)
+        worker.finished.connect(self._lister_finished)
+        self._lister = worker
+        worker.start()
+
+    def _lister_finished(self) -> None:
+        worker, self._lister = self._lister, None
+        if worker is not None:
+            worker.wait()
+
     def _show_notebooks(self, notebooks: list[NotebookSummary]) -> None:
-        self.notebook_model.set_notebooks(notebooks)
-        if notebooks and not self._columns_fitted:
-            # Fitted once, with room to breathe; later listings keep what the user dragged.
-            self._columns_fitted = True
-            for column in (NotebookColumn.PAGES, NotebookColumn.CREATED):
-                self.notebook_table.resizeColumnToContents(column)
-                width = self.notebook_table.columnWidth(column)
-                self.notebook_table.setColumnWidth(column, width + _COLUMN_PADDING)
-        page = self.notebook_table if notebooks else self.empty_label
-        self.notebook_stack.setCurrentWidget(page)
+        self.corpus_page.show_notebooks(notebooks)
+        self.start_page.set_notebooks(notebooks)
         n = len(notebooks)
         self.notebook_count_label.setText(
             self.tr("1 notebook") if n == 1 else self.tr("%n notebooks", "", n)
         )
 
     def _show_report(self, report: DoctorReport) -> None:
-        findings = sorted(report.findings, key=lambda f: _SEVERITY_ORDER.get(f.severity, 9))
-        problems = sum(f.severity == Severity.PROBLEM for f in findings)
-        repaired = sum(f.severity == Severity.REPAIRED for f in findings)
-        n = report.notebooks_checked
-        checked = (
-            self.tr("1 notebook checked") if n == 1 else self.tr("%n notebooks checked", "", n)
-        )
-        when = QLocale().toString(
-            QDateTime.currentDateTime().time(), QLocale.FormatType.ShortFormat
-        )
-        if report.clean:
-            outcome = self.tr("Nothing to report: the corpus is whole")
-        else:
-            parts = []
-            if problems:
-                parts.append(
-                    self.tr("1 needs attention")
-                    if problems == 1
-                    else self.tr("%n need attention", "", problems)
-                )
-            if repaired:
-                parts.append(self.tr("%n repaired", "", repaired))
-            outcome = ", ".join(parts)
-        self.health_summary.setText(
-            self.tr("{outcome} ({checked}, at {when}).").format(
-                outcome=outcome, checked=checked, when=when
-            )
-        )
-        icon = (
-            QStyle.StandardPixmap.SP_MessageBoxWarning
-            if problems
-            else QStyle.StandardPixmap.SP_DialogApplyButton
-        )
-        self._set_health_icon(icon)
+        self.corpus_page.show_report(report)
+        self.start_page.set_doctor_report(report)
 
-        self.findings_view.set_items([self._finding_item(f) for f in findings])
+    def _show_interrupted(self, runs: list[RunSummary]) -> None:
+        self.start_page.set_interrupted_runs(runs)
 
-    def _show_failure(self, message: str) -> None:
-        self.health_summary.setText(
-            self.tr("The check could not finish: {message}").format(message=message)
-        )
-        self._set_health_icon(QStyle.StandardPixmap.SP_MessageBoxCritical)
-        self.findings_view.set_items([])
-
-    def _finding_item(self, finding: Finding) -> QTableWidgetItem:
-        label = {
-            Severity.PROBLEM: self.tr("Needs attention"),
-            Severity.REPAIRED: self.tr("Repaired"),
-            Severity.INFO: self.tr("Note"),
-        }.get(finding.severity, str(finding.severity))
-        icon = self._standard_icon(_SEVERITY_ICON.get(finding.severity))
-        item = QTableWidgetItem(icon, finding.message)
-        # Screen readers hear the severity the icon shows.
-        item.setData(Qt.ItemDataRole.AccessibleTextRole, f"{label}: {finding.message}")
-        item.setToolTip(f"{label} ({finding.code})" + (f"\n{finding.path}" if finding.path else ""))
-        return item
-
-    def _set_health_icon(self, pixmap: QStyle.StandardPixmap) -> None:
-        size = self.style().pixelMetric(QStyle.PixelMetric.PM_SmallIconSize)
-        self.health_icon.setPixmap(self._standard_icon(pixmap).pixmap(size, size))
-
-    def _standard_icon(self, pixmap: QStyle.StandardPixmap | None) -> QIcon:
-        return QIcon() if pixmap is None else self.style().standardIcon(pixmap)
+    def _show_health(self) -> None:
+        self.show_section(Section.CORPUS)
+        self.findings_view.setFocus()
 
     # -- menus -----------------------------------------------------------------------------
 
@@ -317,6 +729,21 @@ class MainWindow(QMainWindow):
                 self.tr("Open Corpus Folder"),
                 self.tr("No file manager could open {root}.").format(root=self.corpus.root),
             )
+
+    def show_settings(self) -> None:
+        dialog = SettingsDialog(self.import_settings, self.corpus.data_dir, self)
+        if dialog.exec() == QDialog.DialogCode.Accepted:
+            values = dialog.values()
+            restart = values.data_dir != self.import_settings.data_dir
+            self.import_settings = values
+            save_settings(self._settings, values)
+            self.statusBar().showMessage(
+                self.tr("Settings saved. The data directory applies on the next start.")
+                if restart
+                else self.tr("Settings saved; they apply to the next scan or commit."),
+                8000,
+            )
+        dialog.deleteLater()
 
     def show_about(self) -> None:
         QMessageBox.about(
@@ -331,58 +758,50 @@ class MainWindow(QMainWindow):
 
     # -- closing ---------------------------------------------------------------------------
 
+    def is_stopping(self) -> bool:
+        return self._close_when_stopped
+
     def closeEvent(self, event: QCloseEvent) -> None:
+        if self.commit_page.is_running():
+            event.ignore()
+            if self._close_when_stopped:
+                return  # already stopping; the window closes when the worker has ended
+            how = ask_stop_on_close(self)
+            if how is None:
+                return
+            self._close_when_stopped = True
+            if how == "cancel":
+                self.commit_page.cancel()
+            else:
+                self.commit_page.pause()
+            # Visible while the worker finishes the item it is on; nothing else can be started.
+            self.setWindowTitle(self.tr("Stopping… — Transcribe Import"))
+            self.statusBar().showMessage(
+                self.tr("Stopping the import at a safe point before closing…")
+            )
+            self.sections.setEnabled(False)
+            self.nav.setEnabled(False)
+            self.menuBar().setEnabled(False)
+            self.show_import_page(self.commit_page)
+            return
+        self._closing = True
         self._settings.setValue(GEOMETRY_KEY, self.saveGeometry())
-        worker, self._worker = self._worker, None
-        if worker is not None:
-            # doctor has no cancel point, and a QThread destroyed while running aborts the
-            # process; its checks read metadata only, so waiting here is short.
+        for key, splitter in self._splitters().items():
+            self._settings.setValue(key, splitter.saveState())
+        self._validate_timer.stop()
+        # The other workers are short or stop within milliseconds when asked; a QThread
+        # destroyed while running aborts the process, so each is waited for.
+        self.scan_page.stop_and_wait()
+        self.runs_page.stop_and_wait()
+        for worker in (self._validator, self._lister):
+            if worker is not None:
+                worker.wait()
+        self._validator_finished()
+        self._lister_finished()
+        doctor, self._doctor = self._doctor, None
+        if doctor is not None:
+            # doctor has no cancel point; its checks read metadata only, so waiting is short.
             self.health_summary.setText(self.tr("Finishing the check before closing…"))
-            worker.wait()
+            doctor.wait()
+        self.review_page.shutdown()
         super().closeEvent(event)
-
-
-class _FindingsView(QTableWidget):
-    """Doctor's findings, one wrapped row each, as tall as its first few rows and no taller.
-
-    A table rather than a list because its rows take the height of their wrapped text;
-    the height it asks for lets one finding take one line's room, not half the window.
-    """
-
-    VISIBLE_ROWS = 4
-
-    def __init__(self) -> None:
-        super().__init__(0, 1)
-        self.horizontalHeader().hide()
-        self.verticalHeader().hide()
-        self.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.setShowGrid(False)
-        self.setWordWrap(True)
-        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
-        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
-
-    def set_items(self, items: list[QTableWidgetItem]) -> None:
-        """Show ``items``, one a row; hide the view when there are none."""
-        self.setRowCount(0)
-        self.setRowCount(len(items))
-        for row, item in enumerate(items):
-            self.setItem(row, 0, item)
-        self.setVisible(bool(items))
-        self.updateGeometry()
-
-    def sizeHint(self) -> QSize:
-        rows = range(min(self.rowCount(), self.VISIBLE_ROWS))
-        height = sum(self.rowHeight(r) for r in rows) + 2 * self.frameWidth()
-        return QSize(super().sizeHint().width(), height)
-
-    def minimumSizeHint(self) -> QSize:
-        return QSize(super().minimumSizeHint().width(), min(self.sizeHint().height(), 60))
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        # Rows wrap to the width, so a new width means new row heights and a new height.
-        self.updateGeometry()

@@ -239,6 +239,7 @@ class RunsPage(QWidget):
         self._cancel_worker: CancelRunWorker | None = None
         self._select_after_list: str | None = None
         self._commit_running = False
+        self._closed = False  # once the window closes, queued results start no new thread
         style = self.style()
 
         self.model = RunTableModel(parent=self)
@@ -328,6 +329,8 @@ class RunsPage(QWidget):
     def refresh(self, *, select: str | None = None) -> None:
         """List the runs again (on a worker), then select ``select`` or keep the selection."""
         self._select_after_list = select or self.selected_run_id()
+        if self._closed:
+            return
         if self._list_worker is not None:
             self._list_again = True
             return
@@ -407,6 +410,8 @@ class RunsPage(QWidget):
             self._detail_again = True  # the list changed under the load: load it again
 
     def _load_detail(self, run_id: str) -> None:
+        if self._closed:
+            return
         worker = RunDetailWorker(self.corpus, run_id)
         worker.loaded.connect(self._detail_loaded)
         worker.failed.connect(self._detail_failed)
@@ -470,7 +475,7 @@ class RunsPage(QWidget):
 
     def _cancel_clicked(self) -> None:
         run = self.selected_run()
-        if run is None or not run.interrupted or not confirm_cancel_run(self):
+        if run is None or not run.interrupted or self._closed or not confirm_cancel_run(self):
             return
         worker = CancelRunWorker(self.corpus, run.run_id)
         worker.done.connect(self._cancelled)
@@ -493,6 +498,7 @@ class RunsPage(QWidget):
 
     def stop_and_wait(self) -> None:
         """Wait for the listing, loading and cancelling threads; each is short."""
+        self._closed = True
         workers: list[Worker | None] = [self._list_worker, self._detail_worker, self._cancel_worker]
         self._list_again = False
         self._detail_again = False

@@ -71,6 +71,7 @@ class ScanPage(QWidget):
         super().__init__(parent)
         self.corpus = corpus
         self._worker: ScanWorker | None = None
+        self._closed = False
         self.updates = 0  # progress updates shown (the tests check the throttle with it)
 
         self.headline = QLabel()
@@ -130,6 +131,8 @@ class ScanPage(QWidget):
         workers: int,
     ) -> None:
         assert self._worker is None, "one scan at a time"
+        if self._closed:
+            return
         worker = ScanWorker(
             self.corpus,
             roots,
@@ -165,6 +168,7 @@ class ScanPage(QWidget):
 
     def stop_and_wait(self) -> None:
         """Stop the scan and wait for its thread (closing the window); it ends within ms."""
+        self._closed = True
         worker = self._worker
         if worker is not None:
             worker.stop()

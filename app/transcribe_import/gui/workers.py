@@ -44,6 +44,9 @@ log = logging.getLogger(__name__)
 
 # Every worker made in this process, so quitting (and the tests) can tell whether one still runs.
 _workers: weakref.WeakSet[QThread] = weakref.WeakSet()
+# Every worker that was started and has not been waited for: a QThread destroyed while it runs
+# aborts the process, so a running worker never depends on its page keeping a reference.
+_alive: set[QThread] = set()
 
 # The engine throttles scan progress by time *or* by 500 files; a fast walk would still send
 # 150 events a second. The GUI needs no more than ten.
@@ -177,6 +180,16 @@ class Worker(QThread):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         _workers.add(self)
+        self.finished.connect(self._release)
+
+    def start(self, priority: QThread.Priority = QThread.Priority.InheritPriority) -> None:
+        _alive.add(self)
+        super().start(priority)
+
+    def _release(self) -> None:
+        # `finished` is emitted just before the thread ends: wait, then let it go.
+        self.wait()
+        _alive.discard(self)
 
     def run(self) -> None:
         try:

@@ -1,0 +1,931 @@
+"""The import window driven end to end, as an operator would: drop, scan, review, validate, commit.
+
+Everything goes through the real MainWindow and the real engine on real files: a
+folder dropped with a QDropEvent, an ambiguous page order resolved with a row move
+in the review table (and undone and redone), a commit whose outcomes are read from
+the live table, cancel and pause while a commit runs, resume from the Runs view,
+and resume of a run whose process was SIGKILLed. Where a test must act "while the
+commit runs", the executor is held at a known point (after its first outcome) by
+wrapping the engine's ``on_event``, so the test never races the import.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+from PySide6.QtCore import QMimeData, QModelIndex, QPointF, QSettings, Qt, QTimer, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractItemView,
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QDialog,
+    QHeaderView,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QWidget,
+)
+from pytestqt.qtbot import QtBot
+
+from transcribe_import.engine.commit import EventKind, interrupted_runs
+from transcribe_import.engine.corpus import Corpus
+from transcribe_import.engine.plan import save_plan
+from transcribe_import.engine.planner import build_plan
+from transcribe_import.engine.runs import ItemOutcome, ItemState, RunStatus, RunStore
+from transcribe_import.engine.scan import ScanPhase, ScanProgress, ScanResult, run_scan
+from transcribe_import.gui import app as gui_app
+from transcribe_import.gui import commit_page as commit_page_module
+from transcribe_import.gui import main_window, workers
+from transcribe_import.gui.commit_page import STATE_ROLE, OutcomeTableModel
+from transcribe_import.gui.main_window import MainWindow, Section
+from transcribe_import.gui.plan_models import PageColumn
+from transcribe_import.gui.runs_page import RunTableModel
+from transcribe_import.gui.settings_dialog import (
+    MAX_SIDE_KEY,
+    POLICY_KEY,
+    WORKERS_KEY,
+    ImportSettings,
+    load_settings,
+)
+from transcribe_import.gui.workers import OutcomeRow, RunSummary, running_workers
+
+from media_factory import make_jpeg
+
+# The offscreen platform plugin warns on every top-level show; it says nothing about the app.
+pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
+
+TIMEOUT_MS = 30_000
+ROLLOVER = ["IMG_9998.jpg", "IMG_9999.jpg", "IMG_0001.jpg", "IMG_0002.jpg"]
+
+
+# -- page files ------------------------------------------------------------------------------
+
+
+def make_rollover_folder(folder: Path) -> Path:
+    """A camera counter that rolled over: 9998, 9999, 0001, 0002, taken a minute apart."""
+    for minute, name in enumerate(ROLLOVER):
+        make_jpeg(folder / name, (48, 64), datetime_original=f"2024:03:01 10:0{minute}:00")
+    return folder
+
+
+def make_shelf(root: Path, notebooks: int, pages: int = 2) -> Path:
+    """``notebooks`` folders of ``pages`` small, distinct page images named p1, p2..."""
+    for n in range(notebooks):
+        folder = root / f"Notebook {n + 1:02}"
+        folder.mkdir(parents=True)
+        for p in range(pages):
+            # A different colour per page and notebook: no two files share their bytes.
+            Image.new("RGB", (40, 56), (n * 7 % 256, p * 11 % 256, 200)).save(
+                folder / f"p{p + 1}.png"
+            )
+    return root
+
+
+# -- driving the window ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def open_window(
+    qtbot: QtBot, corpus: Corpus, settings: QSettings
+) -> Iterator[Callable[..., MainWindow]]:
+    """Show a window on the test's corpus and wait for its first health check.
+
+    The windows are kept here until pytest-qt has closed them: it holds them only weakly,
+    and a window dropped when the test function returns would be destroyed unclosed, as
+    no user can destroy it.
+    """
+    opened: list[MainWindow] = []
+
+    def open_(workers_: int = 2) -> MainWindow:
+        window = MainWindow(corpus, settings)
+        window.import_settings = replace(window.import_settings, workers=workers_)
+        qtbot.addWidget(window)
+        opened.append(window)
+        with qtbot.waitSignal(window.health_checked, timeout=TIMEOUT_MS):
+            window.show()
+        return window
+
+    yield open_
+    opened.clear()
+
+
+def drop(window: MainWindow, paths: list[Path]) -> QDropEvent:
+    """Drag ``paths`` over the window and drop them, as a file manager would."""
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    where = window.rect().center()
+    args = (
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    try:
+        enter = QDragEnterEvent(QPointF(where), *args)
+    except TypeError:  # before PySide 6.12 it takes a QPoint (deprecated from 6.12 on)
+        enter = QDragEnterEvent(where, *args)
+    QApplication.sendEvent(window, enter)
+    assert enter.isAccepted(), "the window should take folders dropped on it"
+    event = QDropEvent(QPointF(where), *args)
+    QApplication.sendEvent(window, event)
+    return event
+
+
+def scan_and_validate(qtbot: QtBot, window: MainWindow) -> None:
+    """Press Scan and wait until the plan is under review and validated."""
+    qtbot.mouseClick(window.start_page.scan_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.current_page() is window.review_page, timeout=TIMEOUT_MS)
+    wait_validated(qtbot, window)
+
+
+def wait_validated(qtbot: QtBot, window: MainWindow) -> None:
+    def validated() -> bool:
+        report = window.session.report
+        plan = window.session.plan
+        return (
+            report is not None
+            and plan is not None
+            and report.plan_fingerprint == plan.fingerprint
+            and not window.is_validating()
+        )
+
+    qtbot.waitUntil(validated, timeout=TIMEOUT_MS)
+
+
+def commit(qtbot: QtBot, window: MainWindow) -> None:
+    assert window.review_page.can_commit()
+    qtbot.mouseClick(window.review_page.commit_button, Qt.MouseButton.LeftButton)
+    assert window.current_page() is window.commit_page
+
+
+def wait_run_end(qtbot: QtBot, window: MainWindow) -> None:
+    qtbot.waitUntil(lambda: not window.commit_page.is_running(), timeout=TIMEOUT_MS)
+
+
+def outcome_states(model: OutcomeTableModel) -> list[str]:
+    return [model.index(r, 0).data(STATE_ROLE) for r in range(model.rowCount())]
+
+
+def column_text(model: Any, column: int) -> list[str]:
+    return [model.index(r, column).data() for r in range(model.rowCount())]
+
+
+def page_files(window: MainWindow) -> list[str]:
+    """The review table's File column, top to bottom: what the person sees."""
+    return column_text(window.review_page.pages_model, PageColumn.FILE)
+
+
+class ExecutorGate:
+    """Holds the commit executor after its first finished item until the test releases it."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.reached = threading.Event()
+        self.release = threading.Event()
+        real = workers.execute_run
+
+        def gated(corpus: Corpus, run_id: str, *, on_event: Any = None, **kw: Any) -> Any:
+            def on(event: Any) -> None:
+                on_event(event)
+                if event.kind is EventKind.ITEM_FINISHED and not self.reached.is_set():
+                    self.reached.set()
+                    self.release.wait(TIMEOUT_MS / 1000)
+
+            return real(corpus, run_id, on_event=on, **kw)
+
+        monkeypatch.setattr(workers, "execute_run", gated)
+
+
+@pytest.fixture
+def gate(monkeypatch: pytest.MonkeyPatch) -> Iterator[ExecutorGate]:
+    g = ExecutorGate(monkeypatch)
+    yield g
+    g.release.set()  # never leave the executor waiting, even when the test failed
+
+
+def first_outcome_shown(qtbot: QtBot, window: MainWindow) -> None:
+    model = window.commit_page.model
+    qtbot.waitUntil(lambda: ItemState.COMMITTED in outcome_states(model), timeout=TIMEOUT_MS)
+
+
+def click_in_next_dialog(qtbot: QtBot, button_text: str, seen: list[str]) -> None:
+    """Answer the next modal dialog by clicking its button named ``button_text``."""
+
+    def answer() -> None:
+        box = QApplication.activeModalWidget()
+        if not isinstance(box, QMessageBox):
+            QTimer.singleShot(10, answer)
+            return
+        seen.append(f"{box.text()} {box.informativeText()}")
+        [button] = [b for b in box.buttons() if b.text() == button_text]
+        button.click()
+
+    QTimer.singleShot(0, answer)
+
+
+# -- the whole flow --------------------------------------------------------------------------
+
+
+def test_drop_scan_resolve_the_order_validate_and_commit(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
+) -> None:
+    shelf = tmp_path / "shelf"
+    make_rollover_folder(shelf / "Field notes")
+    make_shelf(shelf, notebooks=2)
+    window = open_window()
+    assert window.current_page() is window.start_page
+    assert not window.start_page.scan_button.isEnabled()
+
+    drop(window, [shelf])
+    assert window.start_page.paths() == [shelf]
+    assert window.start_page.mode() == "folders"
+
+    scan_and_validate(qtbot, window)
+
+    # The rolled-over counter is a validate error: commit stays disabled until it is resolved.
+    plan = window.session.plan
+    assert plan is not None and [it.label for it in plan.items] == [
+        "Field notes",
+        "Notebook 01",
+        "Notebook 02",
+    ]
+    report = window.session.report
+    assert report is not None and not report.ok
+    [problem] = report.errors
+    assert problem.code == "conflicting_cues" and "rolled over" in problem.message
+    assert not window.review_page.can_commit()
+    assert not window.review_page.commit_button.isEnabled()
+
+    field_notes = plan.items[0].item_id
+    assert window.review_page.select_item(field_notes)
+    natural = ["IMG_0001.jpg", "IMG_0002.jpg", "IMG_9998.jpg", "IMG_9999.jpg"]
+    assert page_files(window) == natural
+
+    # Drag 9998 and 9999 above 0001 in the page table: one undoable engine edit.
+    pages = window.review_page.pages_model
+    dragged = pages.mimeData([pages.index(2, PageColumn.FILE), pages.index(3, PageColumn.FILE)])
+    assert pages.dropMimeData(dragged, Qt.DropAction.MoveAction, 0, 0, QModelIndex())
+    assert page_files(window) == ROLLOVER
+
+    window.review_page.undo_action.trigger()
+    assert page_files(window) == natural
+    window.review_page.redo_action.trigger()
+    assert page_files(window) == ROLLOVER
+
+    # Validated again by itself, once the edits have settled.
+    wait_validated(qtbot, window)
+    assert window.session.report is not None and window.session.report.ok
+    assert window.review_page.can_commit()
+
+    commit(qtbot, window)
+    wait_run_end(qtbot, window)
+
+    page = window.commit_page
+    assert outcome_states(page.model) == ["committed"] * 3
+    assert page.headline.text() == "Complete"
+    assert "Every notebook was committed" in page.summary_label.text()
+    assert "3 notebooks committed (8 pages)" in page.summary_label.text()
+    assert page.progress_bar.value() == page.progress_bar.maximum() == 8
+    assert column_text(page.model, 2) == ["Committed"] * 3
+    assert column_text(page.model, 3)[0] == "4 pages into a new notebook"
+    assert page.open_folder_button.isVisible() and page.new_import_button.isVisible()
+    assert not page.pause_button.isVisible()
+
+    # The engine's record agrees, and the notebook holds the pages in the resolved order.
+    [run] = RunStore(corpus).list_runs()
+    assert run.status is RunStatus.COMPLETE and run.run_id == page.run_id
+    titles = {nb.title: nb for nb in corpus.list_notebooks()}
+    assert titles["Field notes"].page_count == 4
+    project = (titles["Field notes"].directory / "project.json").read_text()
+    positions = [project.index(name) for name in ROLLOVER]
+    assert positions == sorted(positions)
+
+    # The corpus view lists them, and the Runs view shows the run, newest first.
+    qtbot.waitUntil(lambda: window.notebook_model.rowCount() == 3, timeout=TIMEOUT_MS)
+    page.show_run_button.click()
+    assert window.current_page() is window.runs_page
+    qtbot.waitUntil(lambda: window.runs_page.model.rowCount() == 1, timeout=TIMEOUT_MS)
+    assert window.runs_page.model.index(0, 1).data() == "Complete"
+
+
+def test_commit_waits_for_a_validation_of_the_plan_as_it_is(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path
+) -> None:
+    make_rollover_folder(tmp_path / "Field notes")
+    window = open_window()
+    drop(window, [tmp_path / "Field notes"])
+    scan_and_validate(qtbot, window)
+    assert not window.review_page.can_commit()
+
+    # Asking to commit an invalid plan starts nothing.
+    window.commit_plan()
+    assert not window.commit_page.is_running()
+    assert window.current_page() is window.review_page
+
+    # Accept the order: the report is stale until validated again (debounced), then commit.
+    [button] = [b for b in window.review_page.decision_buttons() if b.text() == "Accept this order"]
+    button.click()
+    assert window.session.report is None and not window.review_page.can_commit()
+    assert window.is_validating()
+    wait_validated(qtbot, window)
+    assert window.review_page.can_commit()
+
+
+def test_a_file_changed_after_validation_sends_the_plan_back_to_review(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
+) -> None:
+    make_shelf(tmp_path / "shelf", notebooks=1)
+    window = open_window()
+    drop(window, [tmp_path / "shelf"])
+    scan_and_validate(qtbot, window)
+    assert window.review_page.can_commit()
+
+    changed = tmp_path / "shelf" / "Notebook 01" / "p1.png"
+    Image.new("RGB", (40, 56), (1, 2, 3)).save(changed)
+    commit(qtbot, window)
+    wait_run_end(qtbot, window)
+
+    assert window.current_page() is window.review_page
+    report = window.session.report
+    assert report is not None and [p.code for p in report.errors] == ["source_changed"]
+    assert RunStore(corpus).list_runs() == []
+    assert corpus.list_notebooks() == []
+
+
+# -- cancel, pause, resume -------------------------------------------------------------------
+
+
+def test_cancel_during_a_commit_asks_first_and_ends_cancelled_with_commits(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    corpus: Corpus,
+    tmp_path: Path,
+    gate: ExecutorGate,
+) -> None:
+    make_shelf(tmp_path / "shelf", notebooks=6)
+    window = open_window(workers_=1)
+    drop(window, [tmp_path / "shelf"])
+    scan_and_validate(qtbot, window)
+    commit(qtbot, window)
+    first_outcome_shown(qtbot, window)
+    page = window.commit_page
+    assert page.pause_button.isEnabled() and page.cancel_button.isEnabled()
+
+    # First say no: the import goes on.
+    seen: list[str] = []
+    click_in_next_dialog(qtbot, "Keep Importing", seen)
+    page.cancel_button.click()
+    assert page.is_running() and not page.stopping()
+
+    click_in_next_dialog(qtbot, "Cancel Import", seen)
+    page.cancel_button.click()
+    assert "Notebooks already committed stay in the corpus" in seen[-1]
+    assert page.headline.text() == "Stopping…"
+    assert not page.cancel_button.isEnabled()
+    gate.release.set()
+    wait_run_end(qtbot, window)
+
+    states = outcome_states(page.model)
+    assert states == ["committed"] + ["cancelled_pending"] * 5
+    assert page.headline.text() == "Cancelled after some commits"
+    summary = page.summary_label.text()
+    assert "the notebooks committed before the cancel stay in the corpus" in summary
+    assert "1 notebook committed (2 pages)" in summary
+    assert "5 cancelled before they started" in summary
+    assert column_text(page.model, 2)[1] == "Cancelled"
+    [run] = RunStore(corpus).list_runs()
+    assert run.status is RunStatus.CANCELLED_WITH_COMMITS
+    assert len(corpus.list_notebooks()) == 1
+    assert not page.resume_button.isVisible()  # a finished run is never reopened
+
+
+def test_pause_then_resume_from_the_runs_view(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    corpus: Corpus,
+    tmp_path: Path,
+    gate: ExecutorGate,
+) -> None:
+    make_shelf(tmp_path / "shelf", notebooks=4)
+    window = open_window(workers_=1)
+    drop(window, [tmp_path / "shelf"])
+    scan_and_validate(qtbot, window)
+    commit(qtbot, window)
+    first_outcome_shown(qtbot, window)
+    page = window.commit_page
+
+    page.pause_button.click()
+    assert page.rate_label.text() == "Pausing at the next safe point…"
+    gate.release.set()
+    wait_run_end(qtbot, window)
+
+    assert page.headline.text() == "Paused"
+    assert "Resume it here or from Runs" in page.summary_label.text()
+    assert outcome_states(page.model) == ["committed", "pending", "pending", "pending"]
+    assert page.resume_button.isVisible()
+    [record] = RunStore(corpus).list_runs()
+    assert record.status is RunStatus.RUNNING
+    assert [r.run_id for r in interrupted_runs(corpus)] == [record.run_id]
+
+    # The Runs view, by keyboard: the paused run is interrupted and resumable.
+    qtbot.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
+    runs = window.runs_page
+    assert window.current_page() is runs
+    qtbot.waitUntil(lambda: runs.model.rowCount() == 1, timeout=TIMEOUT_MS)
+    assert runs.model.index(0, 1).data() == "Interrupted, resumable"
+    qtbot.waitUntil(lambda: runs.detail_model.rowCount() == 4, timeout=TIMEOUT_MS)
+    assert outcome_states(runs.detail_model) == ["committed", "pending", "pending", "pending"]
+    assert runs.resume_button.isEnabled()
+    # The start view tells of it too.
+    assert [r.run_id for r in window.start_page.interrupted_runs()] == [record.run_id]
+
+    runs.resume_button.click()
+    assert window.current_page() is window.commit_page
+    assert not runs.resume_button.isEnabled()  # no second commit while one runs
+    wait_run_end(qtbot, window)
+
+    assert outcome_states(page.model) == ["committed"] * 4
+    assert page.headline.text() == "Complete"
+    [record] = RunStore(corpus).list_runs()
+    assert record.status is RunStatus.COMPLETE and record.attempt == 2
+    assert sum(nb.page_count or 0 for nb in corpus.list_notebooks()) == 8
+    qtbot.waitUntil(lambda: not window.start_page.interrupted_runs(), timeout=TIMEOUT_MS)
+
+
+@pytest.mark.crash
+def test_resume_a_run_whose_process_was_killed(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    data_dir: Path,
+    corpus: Corpus,
+    tmp_path: Path,
+) -> None:
+    shelf = make_shelf(tmp_path / "shelf", notebooks=4)
+    plan = build_plan(corpus, run_scan([shelf]))
+    plan_path = tmp_path / "plan.json"
+    save_plan(plan, plan_path)
+    env = {k: v for k, v in os.environ.items() if k != "TRANSCRIBE_DATA_DIR"}
+    env["TRANSCRIBE_CRASH_AT"] = "ingest.after_claim:2"
+    env["XDG_STATE_HOME"] = str(tmp_path / "state")
+    proc = subprocess.run(
+        [sys.executable, "-m", "transcribe_import", "--data-dir", str(data_dir), "commit"]
+        + [str(plan_path), "--workers", "1"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+
+    window = open_window()
+
+    # The start view tells of the interrupted run and offers to resume it.
+    start = window.start_page
+    assert window.current_page() is start
+    [run] = start.interrupted_runs()
+    [text] = start.notice_texts()
+    assert "An import was interrupted" in text and "1 of 4 notebooks done" in text
+    [resume] = [b for b in start.notices.findChildren(QPushButton) if b.text() == "Resume"]
+    assert resume.isVisible()
+    resume.click()
+
+    assert window.current_page() is window.commit_page
+    wait_run_end(qtbot, window)
+    page = window.commit_page
+    assert page.run_id == run.run_id
+    assert outcome_states(page.model) == ["committed"] * 4
+    assert page.headline.text() == "Complete"
+    record = RunStore(corpus).load(run.run_id)
+    assert record.status is RunStatus.COMPLETE
+    assert sorted(nb.page_count for nb in corpus.list_notebooks()) == [2, 2, 2, 2]
+    qtbot.waitUntil(lambda: not start.notices.isVisibleTo(window), timeout=TIMEOUT_MS)
+
+
+# -- closing ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("answer", "status"),
+    [("pause", RunStatus.RUNNING), ("cancel", RunStatus.CANCELLED_WITH_COMMITS)],
+)
+def test_closing_during_a_commit_stops_it_and_waits(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    corpus: Corpus,
+    tmp_path: Path,
+    gate: ExecutorGate,
+    monkeypatch: pytest.MonkeyPatch,
+    answer: str,
+    status: RunStatus,
+) -> None:
+    make_shelf(tmp_path / "shelf", notebooks=3)
+    window = open_window(workers_=1)
+    drop(window, [tmp_path / "shelf"])
+    scan_and_validate(qtbot, window)
+    commit(qtbot, window)
+    first_outcome_shown(qtbot, window)
+
+    asked: list[bool] = []
+
+    def ask(parent: QWidget) -> str | None:
+        asked.append(True)
+        return None if len(asked) == 1 else answer
+
+    monkeypatch.setattr(main_window, "ask_stop_on_close", ask)
+    assert not window.close()  # "keep importing"
+    assert window.isVisible() and not window.is_stopping()
+
+    assert not window.close()
+    assert window.is_stopping()
+    assert window.windowTitle().startswith("Stopping…")
+    assert window.commit_page.headline.text() == "Stopping…"
+    assert not window.close()  # asked once; the window is already stopping
+    assert len(asked) == 2
+    assert window.isVisible()
+
+    gate.release.set()
+    qtbot.waitUntil(lambda: not window.isVisible(), timeout=TIMEOUT_MS)
+    assert running_workers() == []
+    [record] = RunStore(corpus).list_runs()
+    assert record.status is status
+    assert record.counts()["committed"] == 1
+    if status is RunStatus.RUNNING:
+        assert [r.run_id for r in interrupted_runs(corpus)] == [record.run_id]
+
+
+# -- scan ------------------------------------------------------------------------------------
+
+
+def test_scan_can_be_cancelled(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path, monkeypatch
+) -> None:
+    make_shelf(tmp_path / "shelf", notebooks=2)
+    held = threading.Event()
+    release = threading.Event()
+    real_scan = workers.scan
+
+    def slow_scan(roots: Any, **kw: Any) -> Any:
+        gen = real_scan(roots, **kw)
+        yield next(gen)
+        held.set()
+        release.wait(TIMEOUT_MS / 1000)
+        return (yield from gen)
+
+    monkeypatch.setattr(workers, "scan", slow_scan)
+    window = open_window()
+    drop(window, [tmp_path / "shelf"])
+    qtbot.mouseClick(window.start_page.scan_button, Qt.MouseButton.LeftButton)
+    assert window.current_page() is window.scan_page
+    qtbot.waitUntil(held.is_set, timeout=TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.scan_page.updates >= 1, timeout=TIMEOUT_MS)
+    assert window.scan_page.headline.text() == "Looking for page files…"
+
+    window.scan_page.cancel_button.click()
+    release.set()
+    qtbot.waitUntil(lambda: window.current_page() is window.start_page, timeout=TIMEOUT_MS)
+    assert window.statusBar().currentMessage() == "Scan cancelled; nothing was planned."
+    assert window.session.plan is None
+    assert window.start_page.paths() == [tmp_path / "shelf"]  # nothing lost: scan again
+
+
+def test_ten_thousand_progress_events_make_a_handful_of_updates(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path, monkeypatch
+) -> None:
+    """What keeps the window responsive on 100,000 files: progress is throttled to 10/s."""
+    (tmp_path / "shelf").mkdir()
+
+    def busy_scan(roots: Any, **kw: Any) -> Any:
+        deadline = time.monotonic() + 0.5
+        n = 0
+        while time.monotonic() < deadline:
+            n += 1
+            yield ScanProgress(ScanPhase.WALKING, n, 0, f"box/folder {n}")
+        yield ScanProgress(ScanPhase.INSPECTING, n, n, "")
+        return ScanResult(tuple(roots), (), ())
+
+    monkeypatch.setattr(workers, "scan", busy_scan)
+    window = open_window()
+    drop(window, [tmp_path / "shelf"])
+    qtbot.mouseClick(window.start_page.scan_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.current_page() is window.review_page, timeout=TIMEOUT_MS)
+
+    # 0.5 s of events at 100 ms apart, plus the first of each phase and the final count.
+    assert 3 <= window.scan_page.updates <= 9
+    assert window.session.plan is not None and window.session.plan.items == ()
+
+
+def test_command_line_paths_are_scanned_at_once(
+    qapp: QApplication, data_dir: Path, tmp_path: Path
+) -> None:
+    make_shelf(tmp_path / "shelf", notebooks=2)
+    seen: list[tuple[str, int]] = []
+
+    def look() -> None:
+        windows = [w for w in qapp.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()]
+        if not windows:
+            QTimer.singleShot(20, look)
+            return
+        [window] = windows
+        plan = window.session.plan
+        if window.current_page() is not window.review_page or plan is None:
+            QTimer.singleShot(20, look)
+            return
+        seen.append((window.start_page.mode(), len(plan.items)))
+        window.close()
+        window.deleteLater()
+
+    QTimer.singleShot(0, look)
+    assert gui_app.run_gui(data_dir, [tmp_path / "shelf"]) == 0
+    assert seen == [("folders", 2)]
+
+
+def test_a_scan_of_a_missing_folder_says_so_on_the_start_view(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path
+) -> None:
+    window = open_window()
+    window.add_paths([tmp_path / "gone"])
+    qtbot.mouseClick(window.start_page.scan_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.start_page.error_row.isVisibleTo(window), timeout=TIMEOUT_MS)
+    assert window.current_page() is window.start_page
+    assert "no such file or folder" in window.start_page.error_label.text()
+
+
+# -- the start view's choices ----------------------------------------------------------------
+
+
+def test_mapping_choices_become_engine_modes(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    make_notebook: Callable[..., str],
+    tmp_path: Path,
+) -> None:
+    target = make_notebook("Diary 1998", pages=1)
+    make_shelf(tmp_path / "shelf", notebooks=2)
+    window = open_window()
+    start = window.start_page
+    qtbot.waitUntil(lambda: start.notebook_combo.count() == 1, timeout=TIMEOUT_MS)
+    assert start.notebook_combo.itemText(0) == "Diary 1998 (1 pages)"
+
+    window.add_paths([tmp_path / "shelf"])
+    assert start.title_edit.text() == "shelf"  # named after the folder until changed
+    start.single_radio.click()
+    start.title_edit.clear()
+    assert not start.scan_button.isEnabled()
+    assert start.hint_label.text() == "Give the new notebook a title."
+    qtbot.keyClicks(start.title_edit, "Letters")
+    assert start.mode() == "single" and start.title() == "Letters"
+    start.into_radio.click()
+    assert start.mode() == f"into:{target}" and start.title() is None
+
+    scan_and_validate(qtbot, window)
+    plan = window.session.plan
+    assert plan is not None
+    [item] = plan.items
+    assert item.notebook_id == target and item.op == "import_into_notebook"
+
+
+def test_dropping_is_refused_while_a_commit_runs(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    tmp_path: Path,
+    gate: ExecutorGate,
+) -> None:
+    make_shelf(tmp_path / "shelf", notebooks=2)
+    window = open_window(workers_=1)
+    drop(window, [tmp_path / "shelf"])
+    scan_and_validate(qtbot, window)
+    commit(qtbot, window)
+    first_outcome_shown(qtbot, window)
+    with pytest.raises(AssertionError, match="should take folders"):
+        drop(window, [tmp_path / "other"])
+    assert not window.new_import_action.isEnabled()
+    gate.release.set()
+    wait_run_end(qtbot, window)
+    assert window.new_import_action.isEnabled()
+    window.new_import_action.trigger()
+    assert window.current_page() is window.start_page and window.start_page.paths() == []
+
+
+# -- settings, keyboard, accessibility, remembered layout ------------------------------------
+
+
+def test_settings_dialog_saves_what_the_engine_is_given(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    settings: QSettings,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    window = open_window()
+    shown: list[str] = []
+
+    def fill_in(dialog: QDialog) -> int:
+        shown.append(dialog.data_dir_note.text())
+        dialog.data_dir_edit.setText(str(tmp_path / "elsewhere"))
+        dialog.max_side_spin.setValue(1600)
+        dialog.policy_combo.setCurrentIndex(1)
+        dialog.workers_spin.setValue(1)
+        return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(main_window.SettingsDialog, "exec", fill_in)
+    window.settings_action.trigger()
+
+    [note] = shown
+    assert note.startswith("Applies the next time Transcribe Import starts")
+    assert window.import_settings == ImportSettings(
+        str(tmp_path / "elsewhere"), 1600, "transcribe.v1.create_duplicate", 1
+    )
+    assert window.import_settings.render.max_side == 1600
+    assert load_settings(settings) == window.import_settings
+    assert int(settings.value(MAX_SIDE_KEY)) == 1600
+    assert settings.value(POLICY_KEY) == "transcribe.v1.create_duplicate"
+    assert int(settings.value(WORKERS_KEY)) == 1
+    assert "applies on the next start" in window.statusBar().currentMessage()
+
+
+def test_the_saved_data_directory_applies_on_the_next_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    settings.setValue("Import/dataDirectory", str(tmp_path / "chosen"))
+    monkeypatch.delenv("TRANSCRIBE_DATA_DIR", raising=False)
+    default = gui_app.resolve_data_dir(None)
+    assert gui_app.chosen_data_dir(default, settings) == tmp_path / "chosen"
+    # --data-dir and TRANSCRIBE_DATA_DIR still win.
+    assert gui_app.chosen_data_dir(tmp_path / "given", settings) == tmp_path / "given"
+    monkeypatch.setenv("TRANSCRIBE_DATA_DIR", str(tmp_path / "env"))
+    assert gui_app.chosen_data_dir(default, settings) == default
+
+
+def test_views_by_keyboard_and_every_control_has_a_name(
+    qtbot: QtBot, open_window: Callable[..., MainWindow]
+) -> None:
+    window = open_window()
+    for key, page in (
+        (Qt.Key.Key_3, window.corpus_page),
+        (Qt.Key.Key_2, window.runs_page),
+        (Qt.Key.Key_1, window.start_page),
+    ):
+        qtbot.keyClick(window, key, Qt.KeyboardModifier.ControlModifier)
+        assert window.current_page() is page
+
+    unnamed = []
+    for widget in window.findChildren(QWidget):
+        if isinstance(widget, QHeaderView) or widget.objectName().startswith("qt_"):
+            continue  # Qt's own parts of a view or scroll area, named by their owner
+        if widget.window() is not window:
+            continue  # a combo box's popup list, named by its combo box
+        if isinstance(widget, QAbstractButton):
+            named = bool(widget.accessibleName() or widget.text().replace("&", ""))
+        elif isinstance(widget, QAbstractItemView | QLineEdit | QComboBox | QAbstractSpinBox):
+            # A combo's or spin box's own line edit is named by its owner.
+            if isinstance(widget.parent(), QComboBox | QAbstractSpinBox):
+                continue
+            named = bool(widget.accessibleName())
+        else:
+            continue
+        if not named:
+            unnamed.append(f"{type(widget).__name__} {widget.objectName()!r}")
+    assert unnamed == []
+
+
+def test_splitters_and_size_are_remembered(
+    qtbot: QtBot, open_window: Callable[..., MainWindow]
+) -> None:
+    first = open_window()
+    assert (first.width(), first.height()) == main_window.DEFAULT_SIZE
+    first.show_section(Section.RUNS)
+    first.splitter.setSizes([220, 880])
+    first.runs_page.splitter.setSizes([300, 200])
+    nav_width = first.splitter.sizes()[0]
+    runs_sizes = first.runs_page.splitter.sizes()
+    first.close()
+
+    second = open_window()
+    second.show_section(Section.RUNS)
+    assert second.splitter.sizes()[0] == nav_width
+    # The runs view's own splitter keeps its proportion (its height depends on the layout).
+    top, bottom = second.runs_page.splitter.sizes()
+    assert top / (top + bottom) == pytest.approx(runs_sizes[0] / sum(runs_sizes), abs=0.02)
+
+
+# -- models ----------------------------------------------------------------------------------
+
+
+def _outcome_row(i: int, state: ItemState, **kw: Any) -> OutcomeRow:
+    return OutcomeRow(
+        item_id=f"item-{i}",
+        label=f"Notebook {i}",
+        op="create_notebook",  # type: ignore[arg-type]
+        notebook_id=f"nb-{i}",
+        pages_planned=3,
+        outcome=ItemOutcome(f"item-{i}", state, f"nb-{i}", page_count=3, **kw),
+    )
+
+
+def test_outcome_model_is_a_well_behaved_qt_model(qtmodeltester) -> None:
+    model = OutcomeTableModel()
+    qtmodeltester.check(model)
+    rows = [
+        _outcome_row(0, ItemState.COMMITTED),
+        _outcome_row(1, ItemState.SKIPPED, skip_classification="all_duplicates"),
+        _outcome_row(2, ItemState.FAILED, failure_code="source_changed", failure_message="gone"),
+        _outcome_row(3, ItemState.CANCELLED_PENDING),
+        replace(_outcome_row(4, ItemState.PENDING), started=True),
+        _outcome_row(5, ItemState.PENDING),
+    ]
+    model.set_rows(rows)
+    qtmodeltester.check(model)
+    assert column_text(model, 2) == [
+        "Committed",
+        "Skipped",
+        "Failed",
+        "Cancelled",
+        "Importing…",
+        "Waiting",
+    ]
+    assert column_text(model, 3)[1:3] == ["Every file is already in the corpus", "gone"]
+    model.update_rows([rows[5].with_outcome(replace(rows[5].outcome, state=ItemState.COMMITTED))])
+    assert model.index(5, 0).data(STATE_ROLE) == "committed"
+    qtmodeltester.check(model)
+
+
+def test_run_model_is_a_well_behaved_qt_model(qtmodeltester) -> None:
+    model = RunTableModel()
+    qtmodeltester.check(model)
+
+    def summary(status: RunStatus, interrupted: bool = False) -> RunSummary:
+        return RunSummary(
+            f"run-{status}",
+            status,
+            interrupted,
+            "2026-12-02T10:00:00.000000Z",
+            "",
+            1,
+            2,
+            1,
+            0,
+            0,
+            6,
+            ("/media/scans/box 3",),
+        )
+
+    model.set_runs(
+        [
+            summary(RunStatus.COMPLETE),
+            summary(RunStatus.CANCELLED),
+            summary(RunStatus.CANCELLED_WITH_COMMITS),
+            summary(RunStatus.RUNNING, interrupted=True),
+            summary(RunStatus.RUNNING),
+        ]
+    )
+    qtmodeltester.check(model)
+    assert column_text(model, 1) == [
+        "Complete",
+        "Cancelled, nothing committed",
+        "Cancelled after some commits",
+        "Interrupted, resumable",
+        "Running now",
+    ]
+    assert column_text(model, 7)[0] == "box 3"
+
+
+def test_events_are_applied_in_time_budgeted_batches(qtbot: QtBot, corpus: Corpus) -> None:
+    """A burst of outcomes is applied a batch per turn of the event loop, never all at once."""
+    page = commit_page_module.CommitPage(corpus)
+    qtbot.addWidget(page)
+    rows = [_outcome_row(i, ItemState.PENDING) for i in range(3000)]
+    page.model.set_rows(rows)
+    page._pages_total = 9000
+    for i, row in enumerate(rows):
+        outcome = replace(row.outcome, state=ItemState.COMMITTED)
+        page._backlog.append(
+            commit_page_module.RunEvent(
+                EventKind.ITEM_FINISHED, "run", row.item_id, outcome, 3 * (i + 1), 9000
+            )
+        )
+    slow = commit_page_module.BATCH_BUDGET_S
+    commit_page_module.BATCH_BUDGET_S = 0.002  # tiny batches, so several turns are needed
+    try:
+        page._apply_backlog()
+        assert page._backlog  # not everything in one turn
+        qtbot.waitUntil(lambda: not page._backlog, timeout=TIMEOUT_MS)
+    finally:
+        commit_page_module.BATCH_BUDGET_S = slow
+    assert page.batches_applied > 1
+    assert outcome_states(page.model) == ["committed"] * 3000
+    assert page.progress_bar.value() == 9000
+
