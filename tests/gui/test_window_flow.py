@@ -928,4 +928,3 @@ def test_events_are_applied_in_time_budgeted_batches(qtbot: QtBot, corpus: Corpu
     assert page.batches_applied > 1
     assert outcome_states(page.model) == ["committed"] * 3000
     assert page.progress_bar.value() == 9000
-
