@@ -1,96 +1,365 @@
-"""Screenshots of the main window on demo corpora, for docs/screenshots/ and for looking at it.
+"""Screenshots of the import window, step by step, on generated scans: for docs/ and for looking.
 
 Run under a display server, e.g. ``xvfb-run -a .venv/bin/python packaging/screenshots.py``;
-it writes docs/screenshots/main-window*.png and touches neither the user's corpus nor settings.
+it drives the real MainWindow over a demo shelf in a temporary folder (a camera whose
+counter rolled over, clean notebooks, a corpus with an earlier complete run and an
+interrupted one) and writes docs/screenshots/window-*.png: start, scanning, review with
+an ambiguity, validated, commit in progress, finished, runs, corpus, and the start and
+finished views again in a dark palette. It touches neither the user's corpus nor settings.
 """
 
 from __future__ import annotations
 
 import sys
 import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "app"))  # shoot this checkout's code, installed or not
 
-from PIL import Image  # noqa: E402
-from PySide6.QtCore import QCoreApplication, QEventLoop, QSettings, QTimer  # noqa: E402, TID251 - drives the GUI
+from PIL import Image, ImageDraw  # noqa: E402
+from PySide6.QtCore import QEventLoop, QSettings, Qt, QTimer  # noqa: E402
+from PySide6.QtGui import QColor, QPalette  # noqa: E402
+from PySide6.QtWidgets import QApplication, QPushButton  # noqa: E402
 
-from transcribe_import.engine import fsio  # noqa: E402
+from transcribe_import.engine import scan as engine_scan  # noqa: E402
+from transcribe_import.engine.commit import (  # noqa: E402
+    EventKind,
+    RunControl,
+    RunEvent,
+    execute_run,
+    prepare_run,
+)
 from transcribe_import.engine.corpus import Corpus  # noqa: E402
-from transcribe_import.engine.ids import new_id  # noqa: E402
-from transcribe_import.engine.ingest import IngestRequest, PageSpec, SourceSpec, ingest  # noqa: E402
+from transcribe_import.engine.planner import build_plan  # noqa: E402
+from transcribe_import.engine.scan import ScanPhase, run_scan  # noqa: E402
+from transcribe_import.gui import workers  # noqa: E402
 from transcribe_import.gui.app import application  # noqa: E402
-from transcribe_import.gui.main_window import MainWindow  # noqa: E402
+from transcribe_import.gui.main_window import MainWindow, Section  # noqa: E402
+from transcribe_import.gui.plan_models import PageColumn  # noqa: E402
 
 OUT_DIR = REPO / "docs" / "screenshots"
+SIZE = (1180, 760)
+# The camera's counter: 9996..9999, then 0001..0004, photographed a minute apart.
+CAMERA = [9996, 9997, 9998, 9999, 1, 2, 3, 4]
 NOTEBOOKS = [
-    ("Field notes, spring 1998", 48),
-    ("Lab book 3: soil samples", 112),
-    ("Letters to Margit", 17),
-    ("Sketchbook (blue cover)", 64),
-    ("Travel diary, Lisbon", 9),
+    ("Field notes 1998", 6),
+    ("Lab book 3, soil samples", 9),
+    ("Letters to Margit", 4),
+    ("Sketchbook, blue cover", 5),
+    ("Travel diary, Lisbon", 7),
+    ("Recipes from Oma", 3),
+    ("Garden journal 2001", 8),
+    ("Parish register, 1890s", 180),
 ]
 
 
-def add_notebook(corpus: Corpus, scans: Path, title: str, pages: int) -> str:
-    """Create a notebook and ingest ``pages`` small page images through the real transaction."""
-    notebook_id = new_id()
-    corpus.create_notebook(notebook_id, title)
-    sources = []
-    for i in range(pages):
-        path = scans / f"{notebook_id}-{i:03}.png"
-        Image.new("RGB", (24, 32), (250 - i % 50, 245, 230)).save(path)
-        sha256, _size = fsio.hash_file(path)
-        page = PageSpec(new_id(), new_id(), 0)
-        sources.append(SourceSpec(new_id(), path, sha256, "image/png", (page,)))
-    if sources:
-        ingest(corpus, IngestRequest(notebook_id, tuple(sources)))
-    return notebook_id
+# -- demo scans ------------------------------------------------------------------------------
 
 
-def shoot(corpus: Corpus, settings_dir: Path, name: str) -> Path:
-    """Open the window, wait for its health check, save what it shows, close it."""
-    settings = QSettings(str(settings_dir / f"{name}.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(corpus, settings)
+def page_scan(path: Path, label: str, taken: str | None = None, tint: int = 0) -> None:
+    """A notebook page as a phone photographs it: ruled paper and a few lines of "writing"."""
+    img = Image.new("RGB", (300, 400), (246 - tint % 20, 241, 226))
+    draw = ImageDraw.Draw(img)
+    for y in range(45, 390, 17):
+        draw.line([(20, y), (280, y)], fill=(170, 185, 215), width=1)
+    draw.line([(45, 0), (45, 400)], fill=(220, 150, 150), width=1)
+    for i, y in enumerate(range(59, 280, 17)):
+        width = 150 + (hash((label, i)) % 80)
+        draw.line([(52, y - 4), (52 + width, y - 5)], fill=(40, 50, 90), width=2)
+    draw.text((55, 20), label, fill=(30, 30, 70))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    exif = Image.Exif()
+    if taken is not None:
+        exif.get_ifd(0x8769)[0x9003] = taken
+    img.save(path, "JPEG", quality=80, exif=exif.tobytes())
+
+
+def make_shelf(root: Path) -> Path:
+    for minute, number in enumerate(CAMERA):
+        page_scan(
+            root / "Camera uploads" / f"IMG_{number:04}.JPG",
+            f"p. {minute + 1}",
+            f"2024:03:09 14:{10 + minute:02}:00",
+        )
+    for k, (title, pages) in enumerate(NOTEBOOKS):
+        for n in range(1, pages + 1):
+            page_scan(root / title / f"page {n:02}.jpg", f"{title}, page {n}", tint=k * 7 + n)
+    return root
+
+
+def earlier_runs(corpus: Corpus, base: Path) -> None:
+    """A complete run, then one paused after its first notebook (interrupted, resumable)."""
+    box1 = base / "Box 1"
+    for title in ("Diary 1996", "Diary 1997"):
+        for n in range(1, 4):
+            page_scan(box1 / title / f"p{n}.jpg", f"{title} p{n}", tint=n + len(title))
+    record, _ = prepare_run(corpus, build_plan(corpus, run_scan([box1])), {"roots": [str(box1)]})
+    execute_run(corpus, record.run_id)
+
+    box2 = base / "Box 2"
+    for title in ("Class notes, botany", "Class notes, chemistry", "Class notes, geology"):
+        for n in range(1, 4):
+            page_scan(box2 / title / f"p{n}.jpg", f"{title} p{n}", tint=n + 2 * len(title))
+    record, _ = prepare_run(corpus, build_plan(corpus, run_scan([box2])), {"roots": [str(box2)]})
+    control = RunControl()
+
+    def pause_after_first(event: RunEvent) -> None:
+        if event.kind is EventKind.ITEM_FINISHED:
+            control.pause()
+
+    execute_run(corpus, record.run_id, workers=1, control=control, on_event=pause_after_first)
+
+
+# -- driving the window ----------------------------------------------------------------------
+
+
+def wait(ms: int) -> None:
     loop = QEventLoop()
-    window.health_checked.connect(loop.quit)
-    give_up = QTimer(singleShot=True, interval=30_000)  # never hang on a check that never ends
-    give_up.timeout.connect(loop.quit)
-    give_up.start()
-    window.show()
+    QTimer.singleShot(ms, loop.quit)
     loop.exec()
-    give_up.stop()
-    # Let the layout settle on what the check's result changed before taking the picture.
-    QCoreApplication.sendPostedEvents()
-    QCoreApplication.processEvents()
-    if window.is_checking():
-        raise SystemExit(f"{name}: the health check did not finish within 30 s")
+
+
+def wait_until(what: str, done: Callable[[], bool], timeout_s: float = 60) -> None:
+    for _ in range(int(timeout_s * 20)):
+        if done():
+            wait(150)  # let the layout settle on what changed
+            return
+        wait(50)
+    raise SystemExit(f"gave up waiting for {what}")
+
+
+class Gate:
+    """Holds a worker thread at a chosen point until the picture is taken."""
+
+    def __init__(self) -> None:
+        self.reached = threading.Event()
+        self.release = threading.Event()
+
+    def hold(self) -> None:
+        self.reached.set()
+        self.release.wait(60)
+
+
+def hold_scan_halfway(gate: Gate) -> None:
+    # Tiny demo files hash in microseconds; real scans take a while per file. Slowed down
+    # to that, the engine reports progress part way, as it does on a real shelf.
+    real_hash = engine_scan.fsio.hash_file
+
+    def slow_hash(*args: Any, **kw: Any) -> Any:
+        time.sleep(0.005)
+        return real_hash(*args, **kw)
+
+    engine_scan.fsio.hash_file = slow_hash  # type: ignore[assignment]
+    real = workers.scan
+
+    def scan(roots: Any, **kw: Any) -> Iterator[Any]:
+        gen = real(roots, **kw)
+        try:
+            while True:
+                event = next(gen)
+                yield event
+                if (
+                    event.phase is ScanPhase.INSPECTING
+                    and 0 < event.inspected < event.found
+                    and not gate.reached.is_set()
+                ):
+                    gate.hold()
+        except StopIteration as done:
+            return done.value
+
+    workers.scan = scan  # type: ignore[assignment]
+
+
+def hold_commit_after(gate: Gate, items: int) -> None:
+    real = workers.execute_run
+    finished = 0
+
+    def execute(corpus: Corpus, run_id: str, *, on_event: Any = None, **kw: Any) -> Any:
+        def on(event: RunEvent) -> None:
+            nonlocal finished
+            on_event(event)
+            if event.kind is EventKind.ITEM_FINISHED:
+                finished += 1
+            # Held as the next notebooks start, so the table shows them being imported.
+            elif event.kind is EventKind.ITEM_STARTED and finished >= items:
+                gate.hold()
+
+        return real(corpus, run_id, on_event=on, **kw)
+
+    workers.execute_run = execute  # type: ignore[assignment]
+
+
+def shoot(window: MainWindow, name: str) -> Path:
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     path = OUT_DIR / f"{name}.png"
     if not window.grab().save(str(path)):
         raise SystemExit(f"could not write {path}")
-    window.close()
     return path
+
+
+def dark_palette() -> None:
+    """Fusion with dark colours, to see that every view follows the palette."""
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    app.setStyle("Fusion")
+    palette = QPalette()
+    for role, colour in {
+        QPalette.ColorRole.Window: "#2b2b2b",
+        QPalette.ColorRole.WindowText: "#e6e6e6",
+        QPalette.ColorRole.Base: "#1e1e1e",
+        QPalette.ColorRole.AlternateBase: "#262626",
+        QPalette.ColorRole.Text: "#e6e6e6",
+        QPalette.ColorRole.Button: "#353535",
+        QPalette.ColorRole.ButtonText: "#e6e6e6",
+        QPalette.ColorRole.Highlight: "#2f65ca",
+        QPalette.ColorRole.HighlightedText: "#ffffff",
+        QPalette.ColorRole.Mid: "#5a5a5a",
+        QPalette.ColorRole.ToolTipBase: "#353535",
+        QPalette.ColorRole.ToolTipText: "#e6e6e6",
+    }.items():
+        palette.setColor(role, QColor(colour))
+    for role in (
+        QPalette.ColorRole.Text,
+        QPalette.ColorRole.ButtonText,
+        QPalette.ColorRole.WindowText,
+    ):
+        palette.setColor(QPalette.ColorGroup.Disabled, role, QColor("#7a7a7a"))
+    app.setPalette(palette)
+
+
+def walk(base: Path) -> list[Path]:
+    shelf = make_shelf(base / "shelf")
+    corpus = Corpus.open(base / "data")
+    earlier_runs(corpus, base)
+    settings = QSettings(str(base / "window.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(corpus, settings)
+    window.resize(*SIZE)
+    loop = QEventLoop()
+    window.health_checked.connect(loop.quit)
+    window.show()
+    loop.exec()
+    shots = []
+
+    # 1. Start: the shelf added, the interrupted run told of.
+    window.add_paths([shelf])
+    window.statusBar().clearMessage()
+    wait_until("the start view", lambda: bool(window.start_page.interrupted_runs()))
+    shots.append(shoot(window, "window-1-start"))
+
+    # 2. Scanning, held halfway through reading the files.
+    scan_gate = Gate()
+    real_hash = engine_scan.fsio.hash_file
+    hold_scan_halfway(scan_gate)
+    window.start_page.scan_button.click()
+    wait_until("the scan to be halfway", scan_gate.reached.is_set)
+    wait_until("the scan view to show it", lambda: window.scan_page.progress_bar.value() > 0)
+    shots.append(shoot(window, "window-2-scanning"))
+    scan_gate.release.set()
+    engine_scan.fsio.hash_file = real_hash  # the commit hashes at full speed
+
+    # 3. Review: the camera whose counter rolled over needs a decision.
+    def validated() -> bool:
+        report, plan = window.session.report, window.session.plan
+        return (
+            report is not None
+            and plan is not None
+            and report.plan_fingerprint == plan.fingerprint
+            and not window.is_validating()
+        )
+
+    wait_until("the review", lambda: window.current_page() is window.review_page and validated())
+    page = window.review_page
+    plan = window.session.plan
+    assert plan is not None
+    camera = next(it for it in plan.items if it.label == "Camera uploads")
+    page.select_item(camera.item_id)
+    model = page.pages_model
+
+    def thumbnails_shown() -> bool:
+        shown = [
+            model.index(r, PageColumn.THUMBNAIL).data(Qt.ItemDataRole.DecorationRole)
+            for r in range(model.rowCount())
+        ]
+        return all(d is not None for d in shown) and not page.thumbnails.is_busy()
+
+    wait_until("the thumbnails", thumbnails_shown)
+    page.page_view.selectRow(0)
+    window.statusBar().clearMessage()
+    wait(200)
+    shots.append(shoot(window, "window-3-review"))
+
+    # 4. Resolved by capture time and validated again: ready to commit.
+    [by_time] = [
+        b
+        for b in page.findChildren(QPushButton)
+        if b.text() == "Order by capture time" and b.isVisible()
+    ]
+    by_time.click()
+    wait_until("the validation", lambda: validated() and page.can_commit())
+    wait_until("the thumbnails", thumbnails_shown)
+    shots.append(shoot(window, "window-4-validated"))
+
+    # 5. Commit in progress, held after three notebooks.
+    commit_gate = Gate()
+    hold_commit_after(commit_gate, 3)
+    page.commit_button.click()
+    wait_until("three outcomes", commit_gate.reached.is_set)
+    wait_until(
+        "the outcomes on screen",
+        lambda: (
+            "committed"
+            in [
+                window.commit_page.model.index(r, 0).data(Qt.ItemDataRole.UserRole + 1)
+                for r in range(window.commit_page.model.rowCount())
+            ]
+        ),
+    )
+    wait(1100)  # one tick of the rate label
+    shots.append(shoot(window, "window-5-commit"))
+    commit_gate.release.set()
+
+    # 6. Finished.
+    wait_until("the end of the commit", lambda: not window.commit_page.is_running())
+    window.statusBar().clearMessage()
+    shots.append(shoot(window, "window-6-finished"))
+
+    # 7. Runs, newest first, the finished one selected with its outcomes.
+    window.show_section(Section.RUNS)
+    runs = window.runs_page
+    wait_until("the runs", lambda: runs.model.rowCount() == 3 and runs.detail_model.rowCount() > 0)
+    runs.table.selectRow(1)  # the interrupted one: Resume is offered
+    wait_until("its outcomes", lambda: runs.detail_model.rowCount() == 3)
+    shots.append(shoot(window, "window-7-runs"))
+
+    # 8. Corpus.
+    window.show_section(Section.CORPUS)
+    wait_until("the notebooks", lambda: window.notebook_model.rowCount() > 0)
+    shots.append(shoot(window, "window-8-corpus"))
+
+    # The same window in a dark palette: nothing may keep light colours.
+    dark_palette()
+    window.show_section(Section.IMPORT)
+    wait(300)
+    shots.append(shoot(window, "window-6-finished-dark"))
+    window.new_import()
+    window.add_paths([shelf])
+    window.statusBar().clearMessage()
+    wait(300)
+    shots.append(shoot(window, "window-1-start-dark"))
+
+    window.close()
+    return shots
 
 
 def main() -> int:
     application()
     with tempfile.TemporaryDirectory(prefix="transcribe-shots-") as tmp:
-        base = Path(tmp)
-        scans = base / "scans"
-        scans.mkdir()
-
-        empty = Corpus.open(base / "empty")
-        shots = [shoot(empty, base, "main-window-empty")]
-
-        corpus = Corpus.open(base / "demo")
-        ids = [add_notebook(corpus, scans, title, pages) for title, pages in NOTEBOOKS]
-        shots.append(shoot(corpus, base, "main-window"))
-
-        # A notebook whose manifest went missing, to show how a finding looks.
-        (corpus.notebook_dir(ids[2]) / "project.json").unlink()
-        shots.append(shoot(corpus, base, "main-window-findings"))
+        shots = walk(Path(tmp))
     for path in shots:
         print(path.relative_to(REPO))
     return 0

@@ -136,10 +136,13 @@ def status_explanation(status: RunStatus) -> str:
     }[status]
 
 
-def state_words(row: OutcomeRow) -> str:
+def state_words(row: OutcomeRow, live: bool = True) -> str:
+    """The outcome in words; a pending item is "waiting" in a live run, "not done" in a record."""
     t = QCoreApplication.translate
     if row.state is ItemState.PENDING:
-        return t("ItemState", "Importing…") if row.started else t("ItemState", "Waiting")
+        if row.started:
+            return t("ItemState", "Importing…")
+        return t("ItemState", "Waiting") if live else t("ItemState", "Not done yet")
     return {
         ItemState.COMMITTED: t("ItemState", "Committed"),
         ItemState.SKIPPED: t("ItemState", "Skipped"),
@@ -205,8 +208,11 @@ _STATE_ICON = {
 class OutcomeTableModel(QAbstractTableModel):
     """A run's items, one row each, with their outcome as the engine recorded it."""
 
-    def __init__(self, rows: Sequence[OutcomeRow] = (), parent: QObject | None = None) -> None:
+    def __init__(
+        self, rows: Sequence[OutcomeRow] = (), parent: QObject | None = None, *, live: bool = True
+    ) -> None:
         super().__init__(parent)
+        self._live = live  # a run being executed now, not one read from its record
         self._rows: list[OutcomeRow] = list(rows)
         self._row_of = {r.item_id: i for i, r in enumerate(self._rows)}
         self._icons: dict[Any, QIcon] = {}
@@ -276,7 +282,7 @@ class OutcomeTableModel(QAbstractTableModel):
                     return f"{done} / {row.pages_planned}"
                 return str(row.pages_planned)
             if column == OutcomeColumn.OUTCOME:
-                return state_words(row)
+                return state_words(row, self._live)
             return outcome_details(row)
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == OutcomeColumn.DETAILS:
@@ -292,7 +298,8 @@ class OutcomeTableModel(QAbstractTableModel):
             return _alignment(column)
         if role == Qt.ItemDataRole.AccessibleTextRole and column == OutcomeColumn.OUTCOME:
             details = outcome_details(row)
-            return f"{state_words(row)}: {details}" if details else state_words(row)
+            words = state_words(row, self._live)
+            return f"{words}: {details}" if details else words
         if role == STATE_ROLE:
             return str(row.state)
         if role == ITEM_ID_ROLE:
@@ -589,8 +596,8 @@ class CommitPage(QWidget):
         self.progress_bar.setFormat(
             self.tr("%v of %m pages") if total else self.tr("No pages to import")
         )
-        if self._worker is None or self._stopping:
-            return
+        if self._worker is None or self._stopping or self.result is not None:
+            return  # the end says how long it took instead
         elapsed = time.monotonic() - self._started_at
         done_now = self._pages_done - self._pages_at_start
         if done_now <= 0 or elapsed <= 0:

@@ -223,7 +223,7 @@ class MainWindow(QMainWindow):
             )
         ]
         steps = QHBoxLayout()
-        steps.setContentsMargins(0, 0, 0, 0)
+        steps.setContentsMargins(9, 6, 9, 0)  # in line with the pages' own margins
         for i, label in enumerate(self._step_labels):
             if i:
                 arrow = QLabel("›")
@@ -246,17 +246,17 @@ class MainWindow(QMainWindow):
         self.nav.setAccessibleName(self.tr("Views"))
         for pixmap, text, tip in (
             (
-                QStyle.StandardPixmap.SP_ArrowDown,
+                QStyle.StandardPixmap.SP_FileDialogNewFolder,
                 self.tr("Import"),
                 self.tr("Scan, review and commit folders of scans (Ctrl+1)"),
             ),
             (
-                QStyle.StandardPixmap.SP_FileDialogDetailedView,
+                QStyle.StandardPixmap.SP_FileDialogContentsView,
                 self.tr("Runs"),
                 self.tr("Past imports, their outcomes, and Resume (Ctrl+2)"),
             ),
             (
-                QStyle.StandardPixmap.SP_DirHomeIcon,
+                QStyle.StandardPixmap.SP_DriveHDIcon,
                 self.tr("Corpus"),
                 self.tr("The corpus's notebooks and its health (Ctrl+3)"),
             ),
@@ -310,11 +310,7 @@ class MainWindow(QMainWindow):
         )
         self.open_folder_action.setStatusTip(self.tr("Show the corpus folder in the file manager"))
         self.open_folder_action.triggered.connect(self.open_corpus_folder)
-        self.settings_action = QAction(
-            style.standardIcon(QStyle.StandardPixmap.SP_FileDialogInfoView),
-            self.tr("&Settings…"),
-            self,
-        )
+        self.settings_action = QAction(self.tr("&Settings…"), self)
         self.settings_action.setShortcut(QKeySequence(self.tr("Ctrl+,")))
         self.settings_action.setMenuRole(QAction.MenuRole.PreferencesRole)
         self.settings_action.triggered.connect(self.show_settings)
@@ -593,6 +589,7 @@ class MainWindow(QMainWindow):
             return
         self.review_page.thumbnails.cancel()  # the import needs the cores more than the thumbnails
         s = self.import_settings
+        self.statusBar().clearMessage()
         self.commit_page.commit_plan(plan, settings=s.render, workers=s.workers)
         self.show_import_page(self.commit_page)
 
@@ -606,6 +603,7 @@ class MainWindow(QMainWindow):
             )
             return
         s = self.import_settings
+        self.statusBar().clearMessage()
         self.commit_page.resume(run_id, settings=s.render, workers=s.workers)
         self.show_import_page(self.commit_page)
 

@@ -297,7 +297,7 @@ class RunsPage(QWidget):
         self.detail_label.setWordWrap(True)
         self.detail_label.setAccessibleName(self.tr("Selected run"))
         self.detail_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.detail_model = OutcomeTableModel(parent=self)
+        self.detail_model = OutcomeTableModel(parent=self, live=False)
         self.detail_table = make_outcome_view(self.detail_model, self.tr("Outcomes of the run"))
         detail = QWidget()
         detail_layout = QVBoxLayout(detail)
@@ -317,6 +317,7 @@ class RunsPage(QWidget):
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setChildrenCollapsible(False)
+        self.splitter.setSizes([260, 400])
 
         layout = QVBoxLayout(self)
         layout.addWidget(self.splitter, 1)

@@ -106,14 +106,27 @@ class ScanPage(QWidget):
         buttons.addStretch(1)
         buttons.addWidget(self.cancel_button)
 
+        # A column of readable width in the middle of the page, not a bar across a wide window.
+        column = QWidget()
+        column.setMaximumWidth(720)
+        column_layout = QVBoxLayout(column)
+        icon = QLabel()
+        icon.setPixmap(self.style().standardIcon(QStyle.StandardPixmap.SP_DirOpenIcon).pixmap(48))
+        column_layout.addWidget(icon)
+        column_layout.addWidget(self.headline)
+        column_layout.addWidget(self.roots_label)
+        column_layout.addSpacing(12)
+        column_layout.addWidget(self.found_label)
+        column_layout.addWidget(self.progress_bar)
+        column_layout.addLayout(current_row)
+        middle = QHBoxLayout()
+        middle.addStretch(1)
+        middle.addWidget(column, 3)
+        middle.addStretch(1)
+
         layout = QVBoxLayout(self)
         layout.addStretch(1)
-        layout.addWidget(self.headline)
-        layout.addWidget(self.roots_label)
-        layout.addSpacing(12)
-        layout.addWidget(self.found_label)
-        layout.addWidget(self.progress_bar)
-        layout.addLayout(current_row)
+        layout.addLayout(middle)
         layout.addStretch(2)
         layout.addLayout(buttons)
 
@@ -201,7 +214,8 @@ class ScanPage(QWidget):
             )
             self.progress_bar.setRange(0, max(event.found, 1))
             self.progress_bar.setValue(event.inspected)
-        self.current_label.set_full_text(event.current)
+        if event.current:  # the last event of a phase names nothing: keep the last name
+            self.current_label.set_full_text(event.current)
 
     def _worker_finished(self) -> None:
         worker, self._worker = self._worker, None

@@ -12,13 +12,13 @@ import html
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QSize, Qt, Signal
+from PySide6.QtCore import QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QButtonGroup,
     QComboBox,
     QFileDialog,
-    QFrame,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
@@ -52,37 +52,32 @@ _QUARANTINE_CODES = {
 }
 
 
-class DropZone(QFrame):
-    """The framed invitation to drop; the drop itself is handled by the whole window."""
+class DropZone(QWidget):
+    """The framed invitation to drop; the drop itself is handled by the whole window.
+
+    Painted from the palette on every paint, so a switch between light and dark
+    applies at once (a style sheet would keep the colours it was first given).
+    """
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setObjectName("dropZone")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setMinimumHeight(150)
         self._highlight = False
-        self._restyle()
 
     def set_highlight(self, on: bool) -> None:
         if on != self._highlight:
             self._highlight = on
-            self._restyle()
+            self.update()
 
-    def changeEvent(self, event: QEvent) -> None:
-        super().changeEvent(event)
-        if event.type() == QEvent.Type.PaletteChange:
-            self._restyle()  # palette() in the style sheet follows a light/dark switch
-
-    def _restyle(self) -> None:
-        # Palette roles, never fixed colours, so light and dark themes both read well.
-        border = "palette(highlight)" if self._highlight else "palette(mid)"
-        background = "palette(alternate-base)" if self._highlight else "palette(base)"
-        style = (
-            f"QFrame#dropZone {{ border: 2px dashed {border}; border-radius: 8px; "
-            f"background: {background}; }}"
-        )
-        if self.styleSheet() != style:
-            self.setStyleSheet(style)
+    def paintEvent(self, event: QPaintEvent) -> None:
+        palette = self.palette()
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        border = QPalette.ColorRole.Highlight if self._highlight else QPalette.ColorRole.Mid
+        fill = QPalette.ColorRole.AlternateBase if self._highlight else QPalette.ColorRole.Base
+        painter.setPen(QPen(palette.color(border), 2, Qt.PenStyle.DashLine))
+        painter.setBrush(palette.color(fill))
+        painter.drawRoundedRect(QRectF(self.rect()).adjusted(1, 1, -1, -1), 8, 8)
 
 
 class StartPage(QWidget):
@@ -145,7 +140,7 @@ class StartPage(QWidget):
         self.sources_list = QListWidget()
         self.sources_list.setAccessibleName(self.tr("Folders and files to scan"))
         self.sources_list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.sources_list.setMaximumHeight(140)
+        self.sources_list.setMaximumHeight(100)
         self.sources_list.itemSelectionChanged.connect(self._update_buttons)
         self.remove_button = QPushButton(
             style.standardIcon(QStyle.StandardPixmap.SP_DialogDiscardButton), self.tr("&Remove")
