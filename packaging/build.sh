@@ -276,7 +276,8 @@ if [ "$what" != wheel ]; then
 fi
 
 echo "== summary ($((SECONDS - start))s in all)"
-echo "wheel: built in ${WHEEL_BUILD_S}s, smoke test ${WHEEL_SMOKE_S:+${WHEEL_SMOKE_S}s}${WHEEL_SMOKE_S:-not run}"
+smoke="${WHEEL_SMOKE_S:+${WHEEL_SMOKE_S}s}"
+echo "wheel: built in ${WHEEL_BUILD_S}s, smoke test ${smoke:-not run}"
 if [ "$what" != wheel ]; then
   echo "bundle: built in ${BUNDLE_BUILD_S}s, ${BUNDLE_MB} MB unpacked, ${TARBALL_MB} MB as .tar.gz," \
     "needs ${GLIBC_NEEDED/_/ }; smoke test ${BUNDLE_SMOKE_S}s"
