@@ -399,6 +399,7 @@ class CommitPage(QWidget):
         self._pages_total = 0
         self._pages_at_start = 0
         self._started_at = 0.0
+        self._ended_at = 0.0
         self._stopping = ""
         self.batches_applied = 0  # how many time-budgeted batches ran (the bench reads it)
 
@@ -533,6 +534,7 @@ class CommitPage(QWidget):
         self._pages_done = self._pages_at_start = start.pages_done
         self._pages_total = start.pages_total
         self._started_at = time.monotonic()
+        self._ended_at = 0.0
         n = len(start.rows)
         self.headline.setText(
             plural(n, self.tr("Resuming 1 notebook"), self.tr("Resuming %Ln notebooks", "", n))
@@ -654,6 +656,7 @@ class CommitPage(QWidget):
         self.model.update_rows(list(changed.values()))
 
     def _run_ended(self, result: RunResult) -> None:
+        self._ended_at = time.monotonic()
         self._flush()
         self.result = result
         # The record is the truth: rows show what it says, not what events we saw.
@@ -691,11 +694,15 @@ class CommitPage(QWidget):
     def _counts_sentence(self, counts: dict[str, int], pages: int) -> str:
         return counts_sentence(counts, pages)
 
+    def last_run_pages(self) -> tuple[int, float]:
+        """Pages committed by this attempt and the seconds it took (the benchmark reads it)."""
+        end = self._ended_at or time.monotonic()
+        return self._pages_done - self._pages_at_start, max(0.0, end - self._started_at)
+
     def _elapsed_sentence(self) -> str:
         if not self._started_at:
             return ""
-        elapsed = time.monotonic() - self._started_at
-        done = self._pages_done - self._pages_at_start
+        done, elapsed = self.last_run_pages()
         rate = done / elapsed if elapsed > 0 else 0.0
         return self.tr("{pages} pages in {time} ({rate} pages/s).").format(
             pages=done, time=format_duration(elapsed), rate=f"{rate:.1f}"

@@ -43,6 +43,7 @@ from PySide6.QtWidgets import (
 from transcribe_import import __version__
 from transcribe_import.engine.corpus import Corpus, NotebookSummary
 from transcribe_import.engine.doctor import DoctorReport
+from transcribe_import.engine.plan import ImportPlan
 from transcribe_import.engine.validate import ValidationReport
 from transcribe_import.gui.commit_page import CommitPage, plural
 from transcribe_import.gui.corpus_page import CorpusPage
@@ -145,6 +146,7 @@ class MainWindow(QMainWindow):
         self._doctor: DoctorWorker | None = None
         self._lister: NotebooksWorker | None = None
         self._validator: ValidateWorker | None = None
+        self._validating: ImportPlan | None = None  # the plan the validator was given
         self._validate_again = False
         self._close_when_stopped = False
         self._closing = False
@@ -530,6 +532,7 @@ class MainWindow(QMainWindow):
             self._validate_again = True
             return
         s = self.import_settings
+        self._validating = plan
         worker = ValidateWorker(self.corpus, plan, settings=s.render, workers=s.workers)
         worker.validated.connect(self._validated)
         worker.failed.connect(self._validate_failed)
@@ -542,6 +545,11 @@ class MainWindow(QMainWindow):
         return self._validator is not None or self._validate_timer.isActive()
 
     def _validated(self, report: ValidationReport) -> None:
+        if self.session.plan is not self._validating:
+            # Edited while it ran: the report is about the past. Told by identity, since the
+            # fingerprint of a 100,000-source plan takes the GUI thread most of a second.
+            self._validate_again = True
+            return
         self.session.set_report(report)
         if self.session.report is report:
             errors, warnings = len(report.errors), len(report.warnings)
