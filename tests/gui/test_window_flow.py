@@ -36,7 +36,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLineEdit,
     QMessageBox,
-    QPushButton,
     QWidget,
 )
 from pytestqt.qtbot import QtBot
@@ -498,7 +497,7 @@ def test_resume_a_run_whose_process_was_killed(
     [run] = start.interrupted_runs()
     [text] = start.notice_texts()
     assert "An import was interrupted" in text and "1 of 4 notebooks done" in text
-    [resume] = [b for b in start.notices.findChildren(QPushButton) if b.text() == "Resume"]
+    [resume] = start.notice_buttons("Resume")
     assert resume.isVisible()
     resume.click()
 
@@ -928,3 +927,94 @@ def test_events_are_applied_in_time_budgeted_batches(qtbot: QtBot, corpus: Corpu
     assert page.batches_applied > 1
     assert outcome_states(page.model) == ["committed"] * 3000
     assert page.progress_bar.value() == 9000
+
+
+def test_a_quarantined_journal_is_told_on_the_start_view(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    corpus: Corpus,
+    make_notebook: Callable[..., str],
+) -> None:
+    notebook_id = make_notebook("Lab book", pages=1)
+    (corpus.notebook_dir(notebook_id) / ".ingest-journal.json").write_bytes(b"{not json")
+
+    window = open_window()
+
+    start = window.start_page
+    assert start.notices.isVisibleTo(window)
+    [text] = start.notice_texts()
+    assert "Doctor moved an unreadable file to quarantine." in text and notebook_id in text
+    [show] = start.notice_buttons("Show Corpus Health")
+    show.click()
+    assert window.current_page() is window.corpus_page
+    assert window.findings_view.rowCount() >= 1
+
+
+def test_an_interrupted_run_can_be_cancelled_from_the_runs_view(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    corpus: Corpus,
+    tmp_path: Path,
+    gate: ExecutorGate,
+) -> None:
+    make_shelf(tmp_path / "shelf", notebooks=3)
+    window = open_window(workers_=1)
+    drop(window, [tmp_path / "shelf"])
+    scan_and_validate(qtbot, window)
+    commit(qtbot, window)
+    first_outcome_shown(qtbot, window)
+    window.commit_page.pause_button.click()
+    gate.release.set()
+    wait_run_end(qtbot, window)
+
+    window.commit_page.show_run_button.click()
+    runs = window.runs_page
+    qtbot.waitUntil(lambda: runs.cancel_run_button.isEnabled(), timeout=TIMEOUT_MS)
+    seen: list[str] = []
+    click_in_next_dialog(qtbot, "Cancel Run", seen)
+    runs.cancel_run_button.click()
+    assert "Notebooks already committed stay in the corpus" in seen[0]
+    qtbot.waitUntil(
+        lambda: (
+            runs.model.rowCount() == 1
+            and runs.model.index(0, 1).data() == "Cancelled after some commits"
+        ),
+        timeout=TIMEOUT_MS,
+    )
+    qtbot.waitUntil(
+        lambda: outcome_states(runs.detail_model) == ["committed"] + ["cancelled_pending"] * 2,
+        timeout=TIMEOUT_MS,
+    )
+    assert not runs.resume_button.isEnabled()
+    [record] = RunStore(corpus).list_runs()
+    assert record.status is RunStatus.CANCELLED_WITH_COMMITS
+    qtbot.waitUntil(lambda: not window.start_page.interrupted_runs(), timeout=TIMEOUT_MS)
+
+
+def test_closing_during_a_scan_stops_it(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path, monkeypatch
+) -> None:
+    make_shelf(tmp_path / "shelf", notebooks=2)
+    held = threading.Event()
+    release = threading.Event()
+    real_scan = workers.scan
+
+    def held_scan(roots: Any, **kw: Any) -> Any:
+        gen = real_scan(roots, **kw)
+        yield next(gen)
+        held.set()
+        release.wait(TIMEOUT_MS / 1000)
+        return (yield from gen)
+
+    monkeypatch.setattr(workers, "scan", held_scan)
+    window = open_window()
+    drop(window, [tmp_path / "shelf"])
+    window.start_scan()
+    qtbot.waitUntil(held.is_set, timeout=TIMEOUT_MS)
+    # The scan notices the stop once it moves on: let it, a moment after close() asks.
+    threading.Timer(0.2, release.set).start()
+
+    assert window.close()
+
+    assert running_workers() == []
+    assert window.session.plan is None

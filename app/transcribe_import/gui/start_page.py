@@ -391,7 +391,17 @@ class StartPage(QWidget):
 
     def notice_texts(self) -> list[str]:
         return [
-            w.text() for w in self.notices.findChildren(QLabel) if w.objectName() == "noticeText"
+            w.text()
+            for w in self.notices.findChildren(QLabel)
+            if w.objectName() == "noticeText" and not w.parentWidget().property("stale")
+        ]
+
+    def notice_buttons(self, text: str) -> list[QPushButton]:
+        """The notices' buttons named ``text`` (tests, and reaching them from elsewhere)."""
+        return [
+            b
+            for b in self.notices.findChildren(QPushButton)
+            if b.text() == text and not b.parentWidget().property("stale")
         ]
 
     def _rebuild_notices(self) -> None:
@@ -399,6 +409,9 @@ class StartPage(QWidget):
             item = self._notice_layout.takeAt(0)
             widget = item.widget()
             if widget is not None:
+                # Later, not now: this may run inside the click of one of its own buttons.
+                widget.hide()
+                widget.setProperty("stale", True)
                 widget.deleteLater()
         style = self.style()
         for run in self._interrupted:
