@@ -303,6 +303,9 @@ def test_drop_scan_resolve_the_order_validate_and_commit(
     assert page.open_folder_button.isVisible() and page.new_import_button.isVisible()
     assert not page.pause_button.isVisible()
 
+    # The plan is frozen in its run now: the review is emptied.
+    assert window.session.plan is None
+
     # The engine's record agrees, and the notebook holds the pages in the resolved order.
     [run] = RunStore(corpus).list_runs()
     assert run.status is RunStatus.COMPLETE and run.run_id == page.run_id
@@ -332,6 +335,13 @@ def test_commit_waits_for_a_validation_of_the_plan_as_it_is(
     # Asking to commit an invalid plan starts nothing.
     window.commit_plan()
     assert not window.commit_page.is_running()
+    assert window.current_page() is window.review_page
+
+    # A folder dropped while reviewing goes to the start view, which offers the way back.
+    drop(window, [tmp_path / "Field notes"])
+    assert window.current_page() is window.start_page
+    assert window.start_page.review_button.isVisibleTo(window)
+    window.start_page.review_button.click()
     assert window.current_page() is window.review_page
 
     # Accept the order: the report is stale until validated again (debounced), then commit.

@@ -181,6 +181,7 @@ class MainWindow(QMainWindow):
         self.start_page.resume_requested.connect(self.resume_run)
         self.start_page.show_run_requested.connect(self.show_run)
         self.start_page.show_health_requested.connect(self._show_health)
+        self.start_page.review_requested.connect(self._back_to_review)
         self.scan_page.planned.connect(self._scan_planned)
         self.scan_page.cancelled.connect(self._scan_cancelled)
         self.scan_page.failed.connect(self._scan_failed)
@@ -447,6 +448,7 @@ class MainWindow(QMainWindow):
         """Folders and files to scan, from a drop, a dialog or the command line."""
         added = self.start_page.add_paths(paths)
         self.show_import_page(self.start_page)
+        self.start_page.set_plan_waiting(self.session.plan is not None)
         self.statusBar().showMessage(
             plural(added, self.tr("1 item added."), self.tr("%Ln items added.", "", added)), 4000
         )
@@ -499,10 +501,15 @@ class MainWindow(QMainWindow):
 
     def _scan_planned(self, outcome: ScanOutcome) -> None:
         self.session.set_plan(outcome.plan)
+        self.start_page.set_plan_waiting(False)
         self.show_import_page(self.review_page)
         self.statusBar().showMessage(self.scan_page.last_outcome_text(outcome), 8000)
         self.review_page.setFocus()
         self.validate_plan()
+
+    def _back_to_review(self) -> None:
+        if self.session.plan is not None:
+            self.show_import_page(self.review_page)
 
     def _scan_cancelled(self) -> None:
         self.show_import_page(self.start_page)
@@ -629,8 +636,9 @@ class MainWindow(QMainWindow):
     def _run_finished(self, _result: object) -> None:
         self.list_notebooks()
         self.runs_page.refresh(select=self.commit_page.run_id)
-        if self.commit_page.result is not None and self.commit_page.result.status.terminal:
-            # The plan is frozen in its run now; editing it would only be refused.
+        if self.commit_page.run_id is not None:
+            # The plan is frozen in its run now (resumed from Runs if paused); editing it
+            # would only be refused.
             self.session.set_plan(None)
 
     def _plan_invalid(self, report: ValidationReport) -> None:
@@ -657,6 +665,7 @@ class MainWindow(QMainWindow):
             return
         self.session.set_plan(None)
         self.start_page.clear_sources()
+        self.start_page.set_plan_waiting(False)
         self.show_import_page(self.start_page)
 
     def _plan_has_edits(self) -> bool:

@@ -87,6 +87,7 @@ class StartPage(QWidget):
     resume_requested = Signal(str)  # run id
     show_run_requested = Signal(str)  # run id
     show_health_requested = Signal()
+    review_requested = Signal()  # back to the plan under review
     sources_changed = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -219,8 +220,18 @@ class StartPage(QWidget):
         error_layout.addWidget(self.error_icon, 0, Qt.AlignmentFlag.AlignTop)
         error_layout.addWidget(self.error_label, 1)
         self.error_row.hide()
+        self.review_button = QPushButton(
+            style.standardIcon(QStyle.StandardPixmap.SP_ArrowBack), self.tr("Back to &Review")
+        )
+        self.review_button.setAccessibleName(self.tr("Back to the plan under review"))
+        self.review_button.setToolTip(
+            self.tr("The plan made by the last scan is still there; a new scan replaces it")
+        )
+        self.review_button.clicked.connect(self.review_requested)
+        self.review_button.hide()
         scan_row = QHBoxLayout()
         scan_row.addWidget(self.hint_label, 1)
+        scan_row.addWidget(self.review_button)
         scan_row.addWidget(self.scan_button)
 
         layout = QVBoxLayout(self)
@@ -299,6 +310,10 @@ class StartPage(QWidget):
         self.show_error(None)
         self.sources_changed.emit()
         self._update_buttons()
+
+    def set_plan_waiting(self, waiting: bool) -> None:
+        """Offer to go back to a plan under review (folders were dropped while reviewing)."""
+        self.review_button.setVisible(waiting)
 
     def show_error(self, message: str | None) -> None:
         """Say why the last scan stopped (None: say nothing)."""
