@@ -359,8 +359,10 @@ NOTES = [
     "  and JSON-encoding the plan; alone, without a window, these hold the GIL for up to",
     "  0.15 s in the scan, 0.35 s in planning, 0.55 s in the plan fingerprint and 0.65 s",
     "  in validate); (3) `ImportSession.set_report` computing the plan's fingerprint on the",
-    "  GUI thread (~0.4 s for 100,000 sources). None of these is on the commit path. A",
-    "  fingerprint cached on the frozen `ImportPlan` would remove (3) and half of (2).",
+    "  GUI thread once the report arrives (about 2 s for 100,000 sources, more while the",
+    "  two cores are shared). None of these is on the commit path. A fingerprint cached on the",
+    "  frozen `ImportPlan` (validate computes it already, on the worker) would remove (3)",
+    "  and much of (2); the review page's first layout of 2,000 notebooks is its own.",
 ]
 
 

@@ -505,7 +505,9 @@ class MainWindow(QMainWindow):
         self.show_import_page(self.review_page)
         self.statusBar().showMessage(self.scan_page.last_outcome_text(outcome), 8000)
         self.review_page.setFocus()
-        self.validate_plan()
+        # Once the plan is on screen: a validation started at once would compete with the
+        # first layout of a large plan for the GIL.
+        self._validate_timer.start()
 
     def _back_to_review(self) -> None:
         if self.session.plan is not None:
