@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import enum
+import functools
 import hashlib
 import os
 from dataclasses import dataclass, field, replace
@@ -210,8 +211,9 @@ class ImportPlan:
             self, items=tuple(new if it.item_id == new.item_id else it for it in self.items)
         )
 
-    @property
+    @functools.cached_property
     def fingerprint(self) -> str:
+        # Cached: a plan is immutable, and hashing 100,000 sources takes seconds.
         return fingerprint_of(self.to_document(with_fingerprint=False))
 
     def to_document(self, *, with_fingerprint: bool = True) -> dict[str, Any]:
@@ -225,7 +227,7 @@ class ImportPlan:
             "provenance": self.provenance,
         }
         if with_fingerprint:
-            doc["plan_fingerprint"] = fingerprint_of(doc)
+            doc["plan_fingerprint"] = self.fingerprint
         return doc
 
     def encode(self) -> bytes:
