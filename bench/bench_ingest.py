@@ -36,10 +36,10 @@ A4_300DPI = (2480, 3508)
 # -- realistic inputs ----------------------------------------------------------------------
 
 
-def _scan(seed: int) -> Image.Image:
+def _scan(seed: int, size: tuple[int, int] = A4_300DPI) -> Image.Image:
     """An A4 page at 300 dpi: tinted paper, grain, ruled lines, handwriting-like strokes."""
     rnd = random.Random(seed)
-    w, h = A4_300DPI
+    w, h = size
     grain = Image.effect_noise((w // 4, h // 4), 18).resize((w, h), Image.Resampling.BILINEAR)
     paper = Image.merge(
         "RGB",

@@ -41,7 +41,7 @@ def make_tree(notebooks: int, pages: int) -> Path:
         d = root / f"notebook {n:02d}"
         d.mkdir(parents=True, exist_ok=True)
         for p in range(1, pages + 1):
-            img = _scan(n * 1000 + p).resize(A5_200DPI)
+            img = _scan(n * 1000 + p, A5_200DPI)
             img.save(d / f"page {p}.jpg", quality=85, dpi=(200, 200))
     done.write_text("ok")
     return root
