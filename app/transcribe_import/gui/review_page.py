@@ -240,6 +240,9 @@ class ReviewPage(QWidget):
         header.setSectionResizeMode(ItemColumn.NOTEBOOK, QHeaderView.ResizeMode.Stretch)
         for column in (ItemColumn.ACTION, ItemColumn.PAGES, ItemColumn.STATE):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        # Size those columns from the rows on screen: a plan of thousands of notebooks must
+        # not be measured row by row on every change.
+        header.setResizeContentsPrecision(0)
         items_label = QLabel(tr("&Notebooks"))
         items_label.setBuddy(self.items_view)
         left = QWidget()
