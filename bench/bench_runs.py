@@ -250,7 +250,8 @@ were committed: the resume took {s["resume_resume_s"]} s, with {s["resume_resume
 file-system operations ({s["resume_resume_ops_by_kind"]}) and
 {s["resume_resume_bytes_hashed"]} bytes re-hashed: committed items are verified from their
 notebooks' manifests, never re-hashed (the remaining item's bytes are hashed while copied).
-Committing one item costs {s["resume_per_item_s"]} s on average in the same run; the first {s["resume_items"] - 1} items took {s["resume_first_s"]} s.
+Committing one item costs {s["resume_per_item_s"]} s on average in the same run;
+the first {s["resume_items"] - 1} items took {s["resume_first_s"]} s.
 """
     _replace_section(BENCH / "RESULTS.md", "## Import runs (bench/bench_runs.py)", section)
 
