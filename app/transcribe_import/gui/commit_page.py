@@ -32,7 +32,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QMessageBox,
     QProgressBar,
     QPushButton,
     QStyle,
@@ -46,6 +45,7 @@ from transcribe_import.engine.corpus import Corpus
 from transcribe_import.engine.media import RenderSettings
 from transcribe_import.engine.plan import ImportPlan, Op
 from transcribe_import.engine.runs import ItemOutcome, ItemState, RunStatus
+from transcribe_import.gui.dialogs import confirm_destructive
 from transcribe_import.gui.workers import CommitStart, CommitWorker, OutcomeRow
 
 # How long one turn of the event loop may spend applying outcomes before it lets the
@@ -357,23 +357,18 @@ def format_duration(seconds: float) -> str:
 
 def confirm_cancel(parent: QWidget) -> bool:
     """Ask before cancelling; says plainly that committed notebooks stay."""
-    box = QMessageBox(parent)
-    box.setIcon(QMessageBox.Icon.Warning)
-    box.setWindowTitle(parent.tr("Cancel Import"))
-    box.setText(parent.tr("Cancel this import?"))
-    box.setInformativeText(
+    return confirm_destructive(
+        parent,
+        parent.tr("Cancel Import"),
+        parent.tr("Cancel this import?"),
         parent.tr(
             "Notebooks not started yet will not be imported, and the one being imported now "
             "is rolled back. Notebooks already committed stay in the corpus: cancelling never "
             "removes them."
-        )
+        ),
+        parent.tr("Cancel Import"),
+        parent.tr("Keep Importing"),
     )
-    cancel = box.addButton(parent.tr("Cancel Import"), QMessageBox.ButtonRole.DestructiveRole)
-    keep = box.addButton(parent.tr("Keep Importing"), QMessageBox.ButtonRole.RejectRole)
-    box.setDefaultButton(keep)
-    box.setEscapeButton(keep)
-    box.exec()
-    return box.clickedButton() is cancel
 
 
 class CommitPage(QWidget):

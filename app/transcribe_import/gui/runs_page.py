@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QMessageBox,
     QPushButton,
     QSplitter,
     QStyle,
@@ -46,6 +45,7 @@ from transcribe_import.gui.commit_page import (
     status_explanation,
     status_words,
 )
+from transcribe_import.gui.dialogs import confirm_destructive
 from transcribe_import.gui.models import format_local
 from transcribe_import.gui.workers import (
     CancelRunWorker,
@@ -203,22 +203,17 @@ def _alignment(column: RunColumn) -> Qt.AlignmentFlag:
 
 
 def confirm_cancel_run(parent: QWidget) -> bool:
-    box = QMessageBox(parent)
-    box.setIcon(QMessageBox.Icon.Warning)
-    box.setWindowTitle(parent.tr("Cancel Run"))
-    box.setText(parent.tr("End this interrupted import without finishing it?"))
-    box.setInformativeText(
+    return confirm_destructive(
+        parent,
+        parent.tr("Cancel Run"),
+        parent.tr("End this interrupted import without finishing it?"),
         parent.tr(
             "Its notebooks not yet committed will not be imported. Notebooks already committed "
             "stay in the corpus: cancelling never removes them."
-        )
+        ),
+        parent.tr("Cancel Run"),
+        parent.tr("Keep It Resumable"),
     )
-    end = box.addButton(parent.tr("Cancel Run"), QMessageBox.ButtonRole.DestructiveRole)
-    keep = box.addButton(parent.tr("Keep It Resumable"), QMessageBox.ButtonRole.RejectRole)
-    box.setDefaultButton(keep)
-    box.setEscapeButton(keep)
-    box.exec()
-    return box.clickedButton() is end
 
 
 class RunsPage(QWidget):

@@ -14,7 +14,7 @@ import logging
 import threading
 import time
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -199,8 +199,8 @@ class Worker(QThread):
                 log.exception("%s failed unexpectedly", type(self).__name__)
             self.failed.emit(error_text(exc))
 
-    def work(self) -> None:
-        raise NotImplementedError
+    # Each worker class defines ``work(self) -> None``: the job, run on the worker's thread.
+    work: Callable[[], None]
 
 
 class DoctorWorker(Worker):
