@@ -183,7 +183,7 @@ def summary(gaps: list[float]) -> dict[str, float]:
 
 
 def open_window(data: Path):  # noqa: ANN201 - a MainWindow, imported late (after Qt is set up)
-    from transcribe_import.engine.corpus import Corpus
+    from transcribe_import.engine.storage.corpus import Corpus
     from transcribe_import.gui.main_window import MainWindow
 
     window = MainWindow(
@@ -207,10 +207,10 @@ def validated(window) -> bool:  # noqa: ANN001
 def bench_commit(tree: Path, workers: int, stacks: bool = False) -> dict[str, float]:
     from dataclasses import replace
 
-    from transcribe_import.engine.corpus import Corpus
-    from transcribe_import.engine.planner import build_plan
-    from transcribe_import.engine.runs import RunStatus
-    from transcribe_import.engine.scan import run_scan
+    from transcribe_import.engine.planning.planner import build_plan
+    from transcribe_import.engine.planning.scan import run_scan
+    from transcribe_import.engine.runs.store import RunStatus
+    from transcribe_import.engine.storage.corpus import Corpus
 
     with tempfile.TemporaryDirectory(prefix="bench-gui-", dir=WORK) as tmp:
         data = Path(tmp) / "data"

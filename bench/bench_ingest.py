@@ -80,7 +80,7 @@ def make_inputs(n_pages: int, pdf_pages: int) -> tuple[list[Path], Path]:
 def side_reference(jpgs: list[Path], pdf: Path | None, out: Path) -> None:
     import pypdfium2 as pdfium
 
-    from transcribe_import.engine.media import RenderSettings
+    from transcribe_import.engine.media.decode import RenderSettings
 
     s = RenderSettings()
     for i, p in enumerate([*jpgs, *([pdf] if pdf else [])]):
@@ -116,10 +116,16 @@ def _write_png(img: Image.Image, path: Path, level: int) -> None:
 
 
 def side_ingest(jpgs: list[Path], pdf: Path, out: Path) -> None:
-    from transcribe_import.engine import fsio, media
-    from transcribe_import.engine.corpus import Corpus
-    from transcribe_import.engine.ids import new_id
-    from transcribe_import.engine.ingest import IngestRequest, PageSpec, SourceSpec, ingest
+    from transcribe_import.engine.base.ids import new_id
+    from transcribe_import.engine.ingest.transaction import (
+        IngestRequest,
+        PageSpec,
+        SourceSpec,
+        ingest,
+    )
+    from transcribe_import.engine.media import decode as media
+    from transcribe_import.engine.storage import fsio
+    from transcribe_import.engine.storage.corpus import Corpus
 
     corpus = Corpus.open(out)
 
@@ -187,8 +193,8 @@ def run_side(side: str, n_pages: int, pdf_pages: int) -> dict[str, float]:
 
 def bench_registration(n: int = 10_000, samples: int = 20) -> dict[str, float]:
     """Register notebooks into a corpus that already lists n: cold (fresh process) and warm."""
-    from transcribe_import.engine.corpus import Corpus, IndexEntry
-    from transcribe_import.engine.ids import new_id
+    from transcribe_import.engine.base.ids import new_id
+    from transcribe_import.engine.storage.corpus import Corpus, IndexEntry
 
     with tempfile.TemporaryDirectory(dir=WORK) as d:
         corpus = Corpus.open(Path(d))

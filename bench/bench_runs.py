@@ -48,13 +48,13 @@ def make_tree(notebooks: int, pages: int) -> Path:
 
 
 def side_commit(tree: Path, out: Path) -> dict[str, float]:
-    from transcribe_import.engine import ordering
-    from transcribe_import.engine.commit import execute_run, prepare_run
-    from transcribe_import.engine.corpus import Corpus
-    from transcribe_import.engine.planner import build_plan
-    from transcribe_import.engine.runs import RunStatus
-    from transcribe_import.engine.scan import run_scan
-    from transcribe_import.engine.validate import validate
+    from transcribe_import.engine.planning import ordering
+    from transcribe_import.engine.planning.planner import build_plan
+    from transcribe_import.engine.planning.scan import run_scan
+    from transcribe_import.engine.planning.validate import validate
+    from transcribe_import.engine.runs.executor import execute_run, prepare_run
+    from transcribe_import.engine.runs.store import RunStatus
+    from transcribe_import.engine.storage.corpus import Corpus
 
     corpus = Corpus.open(out)
     t0 = time.perf_counter()
@@ -90,12 +90,18 @@ def bench_resume(items: int) -> dict[str, float]:
     """Pause a run of `items` one-page items after items-1 commits, then time the resume."""
     from PIL import Image
 
-    from transcribe_import.engine import fsio, ordering
-    from transcribe_import.engine.commit import EventKind, RunControl, execute_run, prepare_run
-    from transcribe_import.engine.corpus import Corpus
-    from transcribe_import.engine.planner import build_plan
-    from transcribe_import.engine.runs import RunStatus
-    from transcribe_import.engine.scan import run_scan
+    from transcribe_import.engine.planning import ordering
+    from transcribe_import.engine.planning.planner import build_plan
+    from transcribe_import.engine.planning.scan import run_scan
+    from transcribe_import.engine.runs.executor import (
+        EventKind,
+        RunControl,
+        execute_run,
+        prepare_run,
+    )
+    from transcribe_import.engine.runs.store import RunStatus
+    from transcribe_import.engine.storage import fsio
+    from transcribe_import.engine.storage.corpus import Corpus
 
     src = WORK / f"resume-{items}"
     if not (src / ".complete").exists():

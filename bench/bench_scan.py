@@ -7,8 +7,8 @@ is its own, with the tree warm in the page cache (a first untimed walk warms it)
 
   reference       bare iterative os.scandir walk counting files (what any walk costs)
   reference+stat  the same, plus one stat per file (size and mtime: any importer needs them)
-  walk            transcribe_import.engine.scan.walk: classify, stat, NFC names, sort
-  scan            transcribe_import.engine.scan.scan, workers=2: walk + sniff + probe + hash
+  walk            engine.planning.scan.walk: classify, stat, NFC names, sort
+  scan            engine.planning.scan.scan, workers=2: walk + sniff + probe + hash
 
 Results go to the "## Scan (bench/bench_scan.py)" section of bench/RESULTS.md.
 
@@ -91,14 +91,14 @@ def _drive(gen):  # type: ignore[no-untyped-def]
 
 
 def side_walk(root: Path) -> tuple[int, int]:
-    from transcribe_import.engine.scan import walk
+    from transcribe_import.engine.planning.scan import walk
 
     result, events = _drive(walk([root]))
     return len(result.files), events
 
 
 def side_scan(root: Path) -> tuple[int, int]:
-    from transcribe_import.engine.scan import scan
+    from transcribe_import.engine.planning.scan import scan
 
     result, events = _drive(scan([root], workers=2))
     bad = [f for f in result.files if f.problem is not None or f.sha256 is None]
@@ -108,13 +108,13 @@ def side_scan(root: Path) -> tuple[int, int]:
 
 def child(side: str, root: Path) -> dict[str, float]:
     if side == "import":
-        from transcribe_import.engine import scan as _  # noqa: F401
+        from transcribe_import.engine.planning import scan as _  # noqa: F401
 
         peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         return {"seconds": 0.0, "files": 0, "peak_mib": peak_mib, "events": 0}
     if side in ("walk", "scan"):
         # Imported before the clock starts: the cost measured is the scan's, not Pillow's.
-        from transcribe_import.engine import scan as _  # noqa: F401
+        from transcribe_import.engine.planning import scan as _  # noqa: F401
     events = 0
     t0 = time.perf_counter()
     if side == "reference":

@@ -26,21 +26,21 @@ from PySide6.QtCore import QEventLoop, QSettings, Qt, QTimer  # noqa: E402
 from PySide6.QtGui import QColor, QPalette  # noqa: E402
 from PySide6.QtWidgets import QApplication, QPushButton  # noqa: E402
 
-from transcribe_import.engine import scan as engine_scan  # noqa: E402
-from transcribe_import.engine.commit import (  # noqa: E402
+from transcribe_import.engine.planning import scan as engine_scan  # noqa: E402
+from transcribe_import.engine.planning.planner import build_plan  # noqa: E402
+from transcribe_import.engine.planning.scan import ScanPhase, run_scan  # noqa: E402
+from transcribe_import.engine.runs.executor import (  # noqa: E402
     EventKind,
     RunControl,
     RunEvent,
     execute_run,
     prepare_run,
 )
-from transcribe_import.engine.corpus import Corpus  # noqa: E402
-from transcribe_import.engine.planner import build_plan  # noqa: E402
-from transcribe_import.engine.scan import ScanPhase, run_scan  # noqa: E402
+from transcribe_import.engine.storage.corpus import Corpus  # noqa: E402
 from transcribe_import.gui import workers  # noqa: E402
 from transcribe_import.gui.app import application  # noqa: E402
 from transcribe_import.gui.main_window import MainWindow, Section  # noqa: E402
-from transcribe_import.gui.plan_models import PageColumn  # noqa: E402
+from transcribe_import.gui.models.plan import PageColumn  # noqa: E402
 
 OUT_DIR = REPO / "docs" / "screenshots"
 SIZE = (1180, 760)

@@ -9,10 +9,11 @@ from typing import Any
 import orjson
 from PIL import Image, ImageDraw
 
-from transcribe_import.engine import fsio, media, project
-from transcribe_import.engine.corpus import Corpus
-from transcribe_import.engine.ids import new_id
-from transcribe_import.engine.ingest import IngestRequest, PageSpec, SourceSpec
+from transcribe_import.engine.base.ids import new_id
+from transcribe_import.engine.ingest.transaction import IngestRequest, PageSpec, SourceSpec
+from transcribe_import.engine.media import decode as media
+from transcribe_import.engine.storage import fsio, project
+from transcribe_import.engine.storage.corpus import Corpus
 
 
 def page_image(path: Path, label: str, size: tuple[int, int] = (320, 440)) -> Path:

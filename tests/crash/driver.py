@@ -12,9 +12,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from transcribe_import.engine.corpus import Corpus  # noqa: E402
 from transcribe_import.engine.doctor import doctor  # noqa: E402
-from transcribe_import.engine.ingest import ingest  # noqa: E402
+from transcribe_import.engine.ingest.transaction import ingest  # noqa: E402
+from transcribe_import.engine.storage.corpus import Corpus  # noqa: E402
 
 from engine_helpers import request_from_json  # noqa: E402
 

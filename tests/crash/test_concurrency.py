@@ -8,8 +8,8 @@ from pathlib import Path
 
 import orjson
 
-from transcribe_import.engine.corpus import Corpus
-from transcribe_import.engine.ids import new_id
+from transcribe_import.engine.base.ids import new_id
+from transcribe_import.engine.storage.corpus import Corpus
 
 from engine_helpers import assert_notebook_whole, page_ids, page_image, request_for, request_to_json
 

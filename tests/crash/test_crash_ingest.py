@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from transcribe_import.engine import project
-from transcribe_import.engine.corpus import Corpus
+from transcribe_import.engine.base.ids import new_id
 from transcribe_import.engine.doctor import doctor
-from transcribe_import.engine.ids import new_id
-from transcribe_import.engine.ingest import ingest
+from transcribe_import.engine.ingest.transaction import ingest
+from transcribe_import.engine.storage import project
+from transcribe_import.engine.storage.corpus import Corpus
 
 from engine_helpers import (
     assert_notebook_whole,

@@ -9,10 +9,10 @@ import pytest
 from PIL import Image
 from PySide6.QtCore import QSettings, QStandardPaths
 
-from transcribe_import.engine import fsio
-from transcribe_import.engine.corpus import Corpus
-from transcribe_import.engine.ids import new_id
-from transcribe_import.engine.ingest import IngestRequest, PageSpec, SourceSpec, ingest
+from transcribe_import.engine.base.ids import new_id
+from transcribe_import.engine.ingest.transaction import IngestRequest, PageSpec, SourceSpec, ingest
+from transcribe_import.engine.storage import fsio
+from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.workers import running_workers
 
 

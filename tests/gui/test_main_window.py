@@ -14,14 +14,14 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from transcribe_import.engine.corpus import Corpus
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.doctor import DoctorReport
-from transcribe_import.engine.errors import ErrorCode, TranscribeError
-from transcribe_import.engine.recovery import FindingCode
+from transcribe_import.engine.ingest.recovery import FindingCode
+from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui import app as gui_app
 from transcribe_import.gui import main_window, workers
 from transcribe_import.gui.main_window import GEOMETRY_KEY, MainWindow
-from transcribe_import.gui.models import NotebookColumn, NotebookTableModel, format_local
+from transcribe_import.gui.models.base import NotebookColumn, NotebookTableModel, format_local
 from transcribe_import.gui.workers import running_workers
 
 # The offscreen platform plugin warns on every top-level show; it says nothing about the app.

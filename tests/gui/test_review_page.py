@@ -17,15 +17,14 @@ from PySide6.QtGui import QGuiApplication, QIcon, QPalette
 from PySide6.QtWidgets import QApplication, QPushButton
 from pytestqt.qtbot import QtBot
 
-from transcribe_import.engine import ordering
-from transcribe_import.engine.corpus import Corpus
-from transcribe_import.engine.plan import PlanItem
-from transcribe_import.engine.planner import build_plan
-from transcribe_import.engine.scan import run_scan
-from transcribe_import.engine.validate import ProblemCode
-from transcribe_import.gui import review_page as review_page_module
+from transcribe_import.engine.planning import ordering
+from transcribe_import.engine.planning.plan import PlanItem
+from transcribe_import.engine.planning.planner import build_plan
+from transcribe_import.engine.planning.scan import run_scan
+from transcribe_import.engine.planning.validate import ProblemCode
+from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui import thumbnails as thumbnails_module
-from transcribe_import.gui.plan_models import (
+from transcribe_import.gui.models.plan import (
     SOURCES_MIME_TYPE,
     ItemColumn,
     ItemIdRole,
@@ -35,7 +34,8 @@ from transcribe_import.gui.plan_models import (
     SourceIdsRole,
     StateRole,
 )
-from transcribe_import.gui.review_page import ReviewPage
+from transcribe_import.gui.pages import review as review_page_module
+from transcribe_import.gui.pages.review import ReviewPage
 from transcribe_import.gui.session import ImportSession
 from transcribe_import.gui.thumbnails import ThumbnailCache, busy_caches
 

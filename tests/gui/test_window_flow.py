@@ -40,19 +40,19 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
-from transcribe_import.engine.commit import EventKind, interrupted_runs
-from transcribe_import.engine.corpus import Corpus
-from transcribe_import.engine.plan import save_plan
-from transcribe_import.engine.planner import build_plan
-from transcribe_import.engine.runs import ItemOutcome, ItemState, RunStatus, RunStore
-from transcribe_import.engine.scan import ScanPhase, ScanProgress, ScanResult, run_scan
+from transcribe_import.engine.planning.plan import save_plan
+from transcribe_import.engine.planning.planner import build_plan
+from transcribe_import.engine.planning.scan import ScanPhase, ScanProgress, ScanResult, run_scan
+from transcribe_import.engine.runs.executor import EventKind, interrupted_runs
+from transcribe_import.engine.runs.store import ItemOutcome, ItemState, RunStatus, RunStore
+from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui import app as gui_app
-from transcribe_import.gui import commit_page as commit_page_module
 from transcribe_import.gui import main_window, workers
-from transcribe_import.gui.commit_page import STATE_ROLE, OutcomeTableModel
 from transcribe_import.gui.main_window import MainWindow, Section
-from transcribe_import.gui.plan_models import PageColumn
-from transcribe_import.gui.runs_page import RunTableModel
+from transcribe_import.gui.models.plan import PageColumn
+from transcribe_import.gui.pages import commit as commit_page_module
+from transcribe_import.gui.pages.commit import STATE_ROLE, OutcomeTableModel
+from transcribe_import.gui.pages.runs import RunTableModel
 from transcribe_import.gui.settings_dialog import (
     MAX_SIDE_KEY,
     POLICY_KEY,

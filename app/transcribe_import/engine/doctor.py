@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from transcribe_import.engine import fsio, journal, locks, project
-from transcribe_import.engine.corpus import CREATING_PREFIX, Corpus, IndexEntry
-from transcribe_import.engine.crashpoints import crashpoint
-from transcribe_import.engine.errors import TranscribeError
-from transcribe_import.engine.ids import is_valid_id
-from transcribe_import.engine.recovery import (
+from transcribe_import.engine.base.clock import stamp_for_filename
+from transcribe_import.engine.base.crashpoints import crashpoint
+from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.base.ids import is_valid_id
+from transcribe_import.engine.ingest import journal
+from transcribe_import.engine.ingest.recovery import (
     Finding,
     FindingCode,
     Severity,
@@ -27,7 +27,8 @@ from transcribe_import.engine.recovery import (
     report_path,
     write_quarantine_report,
 )
-from transcribe_import.engine.timeutil import stamp_for_filename
+from transcribe_import.engine.storage import fsio, locks, project
+from transcribe_import.engine.storage.corpus import CREATING_PREFIX, Corpus, IndexEntry
 
 
 @dataclass
@@ -98,7 +99,7 @@ def doctor(corpus: Corpus, *, verify_hashes: bool = False) -> DoctorReport:
 
 def _check_runs(corpus: Corpus) -> list[Finding]:
     """Quarantine unreadable run records; list interrupted runs so a person can resume them."""
-    from transcribe_import.engine.runs import RunCorrupt, RunStore
+    from transcribe_import.engine.runs.store import RunCorrupt, RunStore
 
     store = RunStore(corpus)
     out: list[Finding] = []

@@ -11,9 +11,9 @@ from PySide6.QtCore import QLibraryInfo, QLocale, QSettings, QTranslator
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from transcribe_import import __version__
-from transcribe_import.engine.config import ENV_DATA_DIR, resolve_data_dir
-from transcribe_import.engine.corpus import Corpus
-from transcribe_import.engine.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.base.config import ENV_DATA_DIR, resolve_data_dir
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow
 from transcribe_import.gui.resources import RESOURCES_DIR, app_icon
 from transcribe_import.gui.settings_dialog import load_settings

@@ -41,15 +41,16 @@ from PySide6.QtWidgets import (
 )
 
 from transcribe_import import __version__
-from transcribe_import.engine.corpus import Corpus, NotebookSummary
 from transcribe_import.engine.doctor import DoctorReport
-from transcribe_import.engine.plan import ImportPlan
-from transcribe_import.engine.validate import ValidationReport
-from transcribe_import.gui.commit_page import CommitPage, plural
-from transcribe_import.gui.corpus_page import CorpusPage
-from transcribe_import.gui.review_page import ReviewPage
-from transcribe_import.gui.runs_page import RunsPage
-from transcribe_import.gui.scan_page import ScanPage
+from transcribe_import.engine.planning.plan import ImportPlan
+from transcribe_import.engine.planning.validate import ValidationReport
+from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
+from transcribe_import.gui.pages.commit import CommitPage, plural
+from transcribe_import.gui.pages.corpus import CorpusPage
+from transcribe_import.gui.pages.review import ReviewPage
+from transcribe_import.gui.pages.runs import RunsPage
+from transcribe_import.gui.pages.scan import ScanPage
+from transcribe_import.gui.pages.start import MODE_FOLDERS, StartPage
 from transcribe_import.gui.session import ImportSession
 from transcribe_import.gui.settings_dialog import (
     ImportSettings,
@@ -57,7 +58,6 @@ from transcribe_import.gui.settings_dialog import (
     load_settings,
     save_settings,
 )
-from transcribe_import.gui.start_page import MODE_FOLDERS, StartPage
 from transcribe_import.gui.workers import (
     DoctorWorker,
     NotebooksWorker,

@@ -14,10 +14,10 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from transcribe_import.engine import edits
-from transcribe_import.engine.corpus import Corpus
-from transcribe_import.engine.plan import ImportPlan, PlanItem
-from transcribe_import.engine.validate import ValidationReport, validate
+from transcribe_import.engine.planning import edits
+from transcribe_import.engine.planning.plan import ImportPlan, PlanItem
+from transcribe_import.engine.planning.validate import ValidationReport, validate
+from transcribe_import.engine.storage.corpus import Corpus
 
 
 class _ItemEdit(QUndoCommand):

@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from transcribe_import.engine.media import RenderSettings
-from transcribe_import.engine.plan import DEFAULT_POLICY_ID, POLICY_IDS, DuplicatePolicy
+from transcribe_import.engine.media.decode import RenderSettings
+from transcribe_import.engine.planning.plan import DEFAULT_POLICY_ID, POLICY_IDS, DuplicatePolicy
 
 DATA_DIR_KEY = "Import/dataDirectory"
 MAX_SIDE_KEY = "Import/renderMaxSide"

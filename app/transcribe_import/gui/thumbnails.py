@@ -20,9 +20,9 @@ import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, QRunnable, QThreadPool, Signal, Slot
 from PySide6.QtGui import QImage, QPixmap
 
-from transcribe_import.engine import media
-from transcribe_import.engine.errors import TranscribeError
-from transcribe_import.engine.plan import PlanSource
+from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.media import decode as media
+from transcribe_import.engine.planning.plan import PlanSource
 
 log = logging.getLogger(__name__)
 

@@ -21,7 +21,14 @@ from pathlib import Path
 import shiboken6
 from PySide6.QtCore import QObject, QThread, Signal
 
-from transcribe_import.engine.commit import (
+from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.doctor import doctor
+from transcribe_import.engine.media.decode import RenderSettings
+from transcribe_import.engine.planning.plan import ImportPlan, Op
+from transcribe_import.engine.planning.planner import build_plan
+from transcribe_import.engine.planning.scan import ScanCancelled, ScanPhase, ScanProgress, scan
+from transcribe_import.engine.planning.validate import ValidationReport, validate
+from transcribe_import.engine.runs.executor import (
     RunControl,
     RunEvent,
     RunResult,
@@ -30,15 +37,14 @@ from transcribe_import.engine.commit import (
     interrupted_runs,
     prepare_run,
 )
-from transcribe_import.engine.corpus import Corpus
-from transcribe_import.engine.doctor import doctor
-from transcribe_import.engine.errors import TranscribeError
-from transcribe_import.engine.media import RenderSettings
-from transcribe_import.engine.plan import ImportPlan, Op
-from transcribe_import.engine.planner import build_plan
-from transcribe_import.engine.runs import ItemOutcome, ItemState, RunRecord, RunStatus, RunStore
-from transcribe_import.engine.scan import ScanCancelled, ScanPhase, ScanProgress, scan
-from transcribe_import.engine.validate import ValidationReport, validate
+from transcribe_import.engine.runs.store import (
+    ItemOutcome,
+    ItemState,
+    RunRecord,
+    RunStatus,
+    RunStore,
+)
+from transcribe_import.engine.storage.corpus import Corpus
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,229 @@
+"""The command line (shared/spec/cli.md): a thin layer over the engine."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from transcribe_import import __version__
+from transcribe_import.cli import runs as runs_cli
+from transcribe_import.cli.exitcodes import (
+    EXIT_INTERRUPTED,
+    EXIT_INVALID_PLAN,
+    EXIT_LOCKED,
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    EXIT_USAGE,
+)
+from transcribe_import.engine.base.config import resolve_data_dir
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.doctor import doctor
+from transcribe_import.engine.storage.corpus import Corpus
+
+_LOCKED_CODES = {ErrorCode.CORPUS_BUSY, ErrorCode.NOTEBOOK_BUSY, ErrorCode.RUN_BUSY}
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # usage errors exit 2 with one line, as cli.md says
+        self.print_usage(sys.stderr)
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="transcribe-import", description="Import scanned notebooks into a corpus.")
+    p.add_argument("--version", action="version", version=f"transcribe-import {__version__}")
+    p.add_argument("--data-dir", metavar="DIR", help="the data directory holding corpus/")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    g = sub.add_parser("gui", help="open the window (the default)")
+    g.add_argument("paths", nargs="*", metavar="PATH")
+
+    n = sub.add_parser("notebooks", help="list the corpus's notebooks")
+    n.add_argument("--json", action="store_true", help="print one JSON document")
+
+    pl = sub.add_parser("plan", help="scan PATHs and write a plan document")
+    pl.add_argument("paths", nargs="+", metavar="PATH")
+    pl.add_argument("-o", "--output", required=True, metavar="PLAN.json")
+    pl.add_argument(
+        "--mode",
+        default="folders",
+        help="folders (default: one notebook per folder), pdfs (one per PDF), prefix (one per "
+        "file-name prefix), single (all into one new notebook), into:NOTEBOOK_ID",
+    )
+    pl.add_argument(
+        "--policy",
+        default="skip_existing",
+        help="duplicate policy: skip_existing (default) or create_duplicate",
+    )
+    pl.add_argument("--title", help="the notebook title, with --mode single")
+    pl.add_argument(
+        "--dedupe",
+        choices=["notebook", "corpus"],
+        default="notebook",
+        help="where skip_existing looks for duplicates (default: the target notebook)",
+    )
+    pl.add_argument("--workers", type=int, default=2, help="threads hashing files")
+
+    v = sub.add_parser("validate", help="list a plan's errors and warnings")
+    v.add_argument("plan", metavar="PLAN.json")
+    v.add_argument("--json", action="store_true", help="print one JSON document")
+
+    o = sub.add_parser("order", help="resolve an item's page order, rewriting the plan")
+    o.add_argument("plan", metavar="PLAN.json")
+    o.add_argument("item", metavar="ITEM_ID", help="an item id (or a unique prefix, or its title)")
+    how = o.add_mutually_exclusive_group(required=True)
+    how.add_argument("--accept", action="store_true", help="accept the proposed order")
+    how.add_argument("--by", choices=["name", "capture-time", "mtime"])
+    how.add_argument(
+        "--sequence",
+        nargs="+",
+        metavar="FILE",
+        help="the whole order; sources left out are excluded",
+    )
+    how.add_argument("--exclude", nargs="+", metavar="FILE", help="leave these files out")
+    how.add_argument("--include", nargs="+", metavar="FILE", help="take excluded files back")
+
+    c = sub.add_parser("commit", help="validate, create the import run and commit it")
+    c.add_argument("plan", metavar="PLAN.json")
+    c.add_argument("--workers", type=int, default=2, help="notebooks committed in parallel")
+    c.add_argument("--json", action="store_true", help="print one JSON document")
+
+    r = sub.add_parser("resume", help="resume an interrupted run")
+    r.add_argument("run_id", metavar="RUN_ID")
+    r.add_argument("--workers", type=int, default=2)
+    r.add_argument("--json", action="store_true", help="print one JSON document")
+
+    k = sub.add_parser("cancel", help="ask the process executing RUN_ID to stop pending items")
+    k.add_argument("run_id", metavar="RUN_ID")
+
+    rs = sub.add_parser("runs", help="list import runs, newest first")
+    rs.add_argument("--json", action="store_true", help="print one JSON document")
+
+    sh = sub.add_parser("show", help="one run with its per-item outcomes")
+    sh.add_argument("run_id", metavar="RUN_ID")
+    sh.add_argument("--json", action="store_true", help="print one JSON document")
+
+    d = sub.add_parser("doctor", help="check and recover the corpus")
+    d.add_argument("--json", action="store_true", help="print one JSON document")
+    d.add_argument("--verify-hashes", action="store_true", help="re-hash every stored file (slow)")
+    return p
+
+
+def _print_json(doc: Any) -> None:
+    sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
+    sys.stdout.flush()
+
+
+def cmd_notebooks(corpus: Corpus, args: argparse.Namespace) -> int:
+    notebooks = corpus.list_notebooks()
+    if args.json:
+        _print_json({"corpus": str(corpus.root), "notebooks": [n.to_json() for n in notebooks]})
+        return EXIT_OK
+    if not notebooks:
+        print(f"No notebooks yet in {corpus.root}.")
+        return EXIT_OK
+    width = max(len(n.title) for n in notebooks)
+    for n in notebooks:
+        pages = "?" if n.page_count is None else str(n.page_count)
+        line = f"{n.notebook_id}  {n.title:<{width}}  {pages:>5} pages  {n.created_at[:19]}"
+        print(line + (f"  PROBLEM: {n.problem}" if n.problem else ""))
+    return EXIT_OK
+
+
+def cmd_doctor(corpus: Corpus, args: argparse.Namespace) -> int:
+    report = doctor(corpus, verify_hashes=args.verify_hashes)
+    if args.json:
+        _print_json(report.to_json())
+    else:
+        print(f"Checked {report.notebooks_checked} notebook(s) in {corpus.root}.")
+        for f in report.findings:
+            print(f"[{f.severity}] {f.message}")
+        if report.clean:
+            print("Nothing to report: the corpus is whole.")
+    return EXIT_OK if report.clean else EXIT_PROBLEMS
+
+
+def cmd_gui(data_dir: Path, args: argparse.Namespace) -> int:
+    from transcribe_import.gui.app import run_gui  # Qt is loaded only when a window is wanted
+
+    return run_gui(data_dir, [Path(p) for p in getattr(args, "paths", [])])
+
+
+def _log_traceback(data_dir: Path) -> Path:
+    import platformdirs
+
+    log_dir = Path(platformdirs.user_log_dir("Transcribe", appauthor=False))
+    try:
+        log_dir.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        log_dir = data_dir
+    path = log_dir / "transcribe-import-error.log"
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(traceback.format_exc())
+        f.write("\n")
+    return path
+
+
+COMMANDS: dict[str, Callable[[Corpus, argparse.Namespace], int]] = {
+    "notebooks": cmd_notebooks,
+    "doctor": cmd_doctor,
+    "plan": runs_cli.cmd_plan,
+    "validate": runs_cli.cmd_validate,
+    "order": runs_cli.cmd_order,
+    "commit": runs_cli.cmd_commit,
+    "resume": runs_cli.cmd_resume,
+    "cancel": runs_cli.cmd_cancel,
+    "runs": runs_cli.cmd_runs,
+    "show": runs_cli.cmd_show,
+}
+
+
+def _quiet_libraries() -> None:
+    """Library chatter is not for the user: pypdf logs repairs of damaged PDFs it reads anyway,
+    and Pillow's decompression-bomb warning is an error for us (media refuses such images)."""
+    import logging
+    import warnings
+
+    from PIL import Image
+
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
+    warnings.simplefilter("error", Image.DecompressionBombWarning)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    _quiet_libraries()
+    data_dir = resolve_data_dir(args.data_dir)
+    try:
+        if args.command in (None, "gui"):
+            return cmd_gui(data_dir, args)
+        corpus = Corpus.open(data_dir)
+        return COMMANDS[args.command](corpus, args)
+    except runs_cli.UsageError as exc:
+        print(f"transcribe-import: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except TranscribeError as exc:
+        print(f"transcribe-import: {exc}", file=sys.stderr)
+        if exc.code in _LOCKED_CODES:
+            return EXIT_LOCKED
+        if exc.code is ErrorCode.PLAN_FROZEN:
+            return EXIT_INVALID_PLAN
+        return EXIT_PROBLEMS
+    except KeyboardInterrupt:
+        print("transcribe-import: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as exc:  # noqa: BLE001 - last resort: one line for the user, the rest logged
+        log = _log_traceback(data_dir)
+        print(
+            f"transcribe-import: unexpected error: {exc}. Details were written to {log}; "
+            "please include that file when you report this.",
+            file=sys.stderr,
+        )
+        return EXIT_PROBLEMS

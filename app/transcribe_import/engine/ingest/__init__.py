@@ -1,0 +1,1 @@
+"""Ingest: the per-notebook transaction (stage, journal, promote, commit) and its recovery."""

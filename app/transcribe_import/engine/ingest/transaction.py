@@ -1,0 +1,389 @@
+"""The ingest transaction: add sources and pages to one notebook, all or nothing.
+
+stage → journal → promote → atomic ``project.json`` replace (project-on-disk.md).
+Every id is preallocated by the caller, so a retry after any crash lands on the
+same ids and ingesting ids the manifest already lists is a no-op.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from transcribe_import.engine.base.clock import utc_now
+from transcribe_import.engine.base.crashpoints import crashpoint
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.base.ids import check_id, new_id
+from transcribe_import.engine.ingest import journal, recovery
+from transcribe_import.engine.ingest.journal import Journal, JournalState
+from transcribe_import.engine.media import decode as media
+from transcribe_import.engine.planning.plan import json_safe
+from transcribe_import.engine.storage import fsio, locks, project
+from transcribe_import.engine.storage.corpus import Corpus
+
+
+@dataclass(frozen=True)
+class PageSpec:
+    page_id: str
+    render_id: str
+    page_index: int
+
+
+@dataclass(frozen=True)
+class SourceSpec:
+    """One source file to add, with the sha256 the plan saw and its preallocated ids."""
+
+    source_id: str
+    path: Path
+    sha256: str
+    media_type: str
+    pages: tuple[PageSpec, ...]
+    provenance: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class IngestRequest:
+    notebook_id: str
+    sources: tuple[SourceSpec, ...]
+    import_run_id: str | None = None
+    item_id: str | None = None
+    cover_page_id: str | None = None  # set only if the notebook has no cover yet
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    notebook_id: str
+    txn_id: str | None
+    already_present: bool
+    pages_added: int
+
+
+class IngestCancelled(Exception):
+    """The caller asked to stop while staging; the transaction was rolled back."""
+
+
+def _check_request(req: IngestRequest) -> None:
+    check_id(req.notebook_id, "notebook_id")
+    for opt, what in ((req.import_run_id, "import_run_id"), (req.item_id, "item_id")):
+        if opt is not None:
+            check_id(opt, what)
+    if not req.sources:
+        raise ValueError("an ingest needs at least one source")
+    seen: set[str] = set()
+    for s in req.sources:
+        if s.media_type not in media.MEDIA_EXTENSIONS:
+            raise TranscribeError(
+                ErrorCode.UNSUPPORTED_MEDIA,
+                f"{s.path}: media type {s.media_type} is not supported",
+                path=str(s.path),
+            )
+        ids = [s.source_id] + [i for p in s.pages for i in (p.page_id, p.render_id)]
+        for i in ids:
+            check_id(i, "id")
+            if i in seen:
+                raise TranscribeError(ErrorCode.ID_CONFLICT, f"id {i} appears twice in one ingest")
+            seen.add(i)
+
+
+def _journal_for(req: IngestRequest, txn_id: str) -> Journal:
+    sources: list[dict[str, Any]] = []
+    pages: list[dict[str, Any]] = []
+    for s in req.sources:
+        entry: dict[str, Any] = {
+            "id": s.source_id,
+            "sha256": s.sha256,
+            "media_type": s.media_type,
+            "size": None,
+            "path": journal.source_rel_path(s.source_id, s.media_type),
+            "page_count": len(s.pages),
+            "import_run_id": req.import_run_id,
+            "item_id": req.item_id,
+            "provenance": {"original_path": json_safe(str(s.path)), **dict(s.provenance)},
+        }
+        sources.append(entry)
+        for p in s.pages:
+            pages.append(
+                {
+                    "id": p.page_id,
+                    "source_id": s.source_id,
+                    "page_index": p.page_index,
+                    "render_id": p.render_id,
+                    "render": None,
+                }
+            )
+    now = utc_now()
+    return Journal(
+        {
+            "format": journal.JOURNAL_FORMAT,
+            "schema_version": journal.JOURNAL_SCHEMA,
+            "txn_id": txn_id,
+            "notebook_id": req.notebook_id,
+            "import_run_id": req.import_run_id,
+            "item_id": req.item_id,
+            "state": JournalState.STAGING.value,
+            "cover_page_id": req.cover_page_id,
+            "created_at": now,
+            "updated_at": now,
+            "sources": sources,
+            "pages": pages,
+        }
+    )
+
+
+def _stage_source(
+    spec: SourceSpec,
+    staging: Path,
+    settings: media.RenderSettings,
+    should_stop: Callable[[], bool] | None = None,
+) -> tuple[int, list[media.RenderedPage]]:
+    """Copy one source into staging, check its hash, render its pages from the copy.
+
+    Each page's PNG is written as soon as it is rendered and its bytes dropped, so a
+    500-page PDF never holds more than one render in memory; a stop request is
+    honoured between pages (the caller rolls the transaction back).
+    """
+    ext = media.MEDIA_EXTENSIONS[spec.media_type]
+    staged = staging / f"{spec.source_id}.{ext}"
+    try:
+        sha, size = fsio.copy_hashed(spec.path, staged)
+    except FileNotFoundError:
+        raise TranscribeError(
+            ErrorCode.SOURCE_MISSING,
+            f"{spec.path} has disappeared since it was scanned: reconnect the disk or scan again.",
+            path=str(spec.path),
+        ) from None
+    except PermissionError:
+        raise TranscribeError(
+            ErrorCode.SOURCE_UNREADABLE,
+            f"{spec.path} cannot be read (permission denied): fix its permissions and retry.",
+            path=str(spec.path),
+        ) from None
+    except OSError as exc:
+        raise fsio.problem_from_oserror(exc, spec.path, "copying") from exc
+    if sha != spec.sha256:
+        raise TranscribeError(
+            ErrorCode.SOURCE_CHANGED,
+            f"{spec.path} changed since it was scanned (its contents are different): "
+            "scan it again before importing.",
+            path=str(spec.path),
+        )
+    # Rendering reads the verified copy, never the original, so what we render is what we keep.
+    sniffed = media.sniff_media_type(staged, display_path=str(spec.path))
+    if sniffed != spec.media_type:
+        raise TranscribeError(
+            ErrorCode.MEDIA_MISMATCH,
+            f"{spec.path} is {sniffed}, not {spec.media_type} as planned: scan it again.",
+            path=str(spec.path),
+        )
+    pages = media.render_pages(
+        staged,
+        spec.media_type,
+        [p.page_index for p in spec.pages],
+        settings,
+        display_path=str(spec.path),
+    )
+    rendered: list[media.RenderedPage] = []
+    for spec_page, r in zip(spec.pages, pages, strict=False):
+        try:
+            fsio.write_new(staging / f"{spec_page.render_id}.png", r.png)
+        except OSError as exc:
+            raise fsio.problem_from_oserror(exc, staging, "writing a page render for") from exc
+        rendered.append(dataclasses.replace(r, png=b""))
+        if should_stop is not None and should_stop():
+            raise IngestCancelled()
+    if len(rendered) != len(spec.pages):
+        raise TranscribeError(
+            ErrorCode.MEDIA_MISMATCH,
+            f"{spec.path} has fewer pages than planned: scan it again.",
+            path=str(spec.path),
+        )
+    crashpoint("ingest.stage.after_source")
+    return size, rendered
+
+
+def ingest(
+    corpus: Corpus,
+    req: IngestRequest,
+    settings: media.RenderSettings | None = None,
+    *,
+    workers: int = 2,
+    lock_timeout: float = locks.INGEST_LOCK_TIMEOUT,
+    should_stop: Callable[[], bool] | None = None,
+    on_source_staged: Callable[[int, int], None] | None = None,
+) -> IngestResult:
+    """Run one ingest transaction into an existing notebook.
+
+    Raises TranscribeError (notebook left exactly as it was) or IngestCancelled.
+    """
+    settings = settings or media.RenderSettings()
+    _check_request(req)
+    nb_dir = corpus.notebook_dir(req.notebook_id)
+    try:
+        return _ingest(
+            corpus, req, nb_dir, settings, workers, lock_timeout, should_stop, on_source_staged
+        )
+    except OSError as exc:
+        # Each phase has already left the notebook whole (or its journal for recovery).
+        raise fsio.problem_from_oserror(exc, nb_dir, "importing into notebook") from exc
+
+
+def _ingest(
+    corpus: Corpus,
+    req: IngestRequest,
+    nb_dir: Path,
+    settings: media.RenderSettings,
+    workers: int,
+    lock_timeout: float,
+    should_stop: Callable[[], bool] | None,
+    on_source_staged: Callable[[int, int], None] | None,
+) -> IngestResult:
+    if not fsio.is_dir(nb_dir):
+        raise TranscribeError(
+            ErrorCode.NOTEBOOK_NOT_FOUND,
+            f"Notebook {req.notebook_id} does not exist in {corpus.root}.",
+            item=req.notebook_id,
+        )
+    lock = locks.make_lock(nb_dir / journal.LOCK_FILE)
+    with locks.hold(
+        lock,
+        lock_timeout,
+        ErrorCode.NOTEBOOK_BUSY,
+        f"Notebook {req.notebook_id} is being changed by another import; wait for it and retry.",
+    ):
+        # We hold the ingest lock: an atomic_write temp here belongs to a dead writer (a claim
+        # killed mid-write leaves one and no journal, so recovery never sees it).
+        fsio.remove_stale_temps(nb_dir)
+        if fsio.exists(nb_dir / journal.JOURNAL_FILE):
+            # A journal whose lock we could take belongs to a dead process: recover it first.
+            recovery.recover_journal(corpus, req.notebook_id, lock_held=True)
+            if fsio.exists(nb_dir / journal.JOURNAL_FILE):
+                raise TranscribeError(
+                    ErrorCode.JOURNAL_PENDING,
+                    f"Notebook {req.notebook_id} has an unfinished transaction that could not "
+                    "be recovered; run `transcribe-import doctor`.",
+                    item=req.notebook_id,
+                )
+        return _ingest_locked(corpus, req, nb_dir, settings, workers, should_stop, on_source_staged)
+
+
+def _ingest_locked(
+    corpus: Corpus,
+    req: IngestRequest,
+    nb_dir: Path,
+    settings: media.RenderSettings,
+    workers: int,
+    should_stop: Callable[[], bool] | None,
+    on_source_staged: Callable[[int, int], None] | None,
+) -> IngestResult:
+    manifest = project.read(nb_dir, req.notebook_id)
+    have = project.ids_of(manifest)
+    wanted_sources = {s.source_id for s in req.sources}
+    wanted_pages = {p.page_id for s in req.sources for p in s.pages}
+    if wanted_sources <= have.sources and wanted_pages <= have.pages:
+        return IngestResult(req.notebook_id, None, True, 0)
+    taken = (wanted_sources & have.sources) | (wanted_pages & have.pages)
+    taken |= {p.render_id for s in req.sources for p in s.pages} & have.renders
+    if taken:
+        raise TranscribeError(
+            ErrorCode.ID_CONFLICT,
+            f"Notebook {req.notebook_id} already uses some of these ids ({sorted(taken)[0]}…) "
+            "for other pages; make a new plan.",
+            item=req.item_id,
+        )
+
+    txn = _journal_for(req, new_id())
+    staging = txn.staging_dir(nb_dir)
+    try:
+        # The journal first: a staging folder never exists without the journal naming it,
+        # so a crash here leaves nothing that recovery would not find (doctor reports a
+        # staging folder without a journal as a problem for a person).
+        journal.write(nb_dir, txn)
+        fsio.make_dirs(staging)
+    except OSError as exc:
+        _rollback_quietly(nb_dir, txn)
+        raise fsio.problem_from_oserror(exc, nb_dir, "starting an import into") from exc
+    crashpoint("ingest.after_claim")
+
+    try:
+        sizes, renders = _stage_all(req, staging, settings, workers, should_stop, on_source_staged)
+    except BaseException:
+        _rollback_quietly(nb_dir, txn)
+        raise
+
+    for s in txn.doc["sources"]:
+        s["size"] = sizes[s["id"]]
+    for p in txn.doc["pages"]:
+        r = renders[p["render_id"]]
+        p["render"] = {
+            "path": journal.render_rel_path(p["render_id"]),
+            "sha256": r.sha256,
+            "width": r.width,
+            "height": r.height,
+        }
+    txn.doc["state"] = JournalState.PROMOTING.value
+    txn.doc["updated_at"] = utc_now()
+    try:
+        journal.write(nb_dir, txn)
+    except OSError as exc:
+        # The journal still says `staging` (or is the old file): rolling back is safe.
+        _rollback_quietly(nb_dir, txn)
+        raise fsio.problem_from_oserror(exc, nb_dir, "recording the staged pages of") from exc
+    crashpoint("ingest.after_stage")
+
+    try:
+        recovery.promote_and_commit(nb_dir, txn)
+    except OSError as exc:
+        # Past this point the journal decides: finish or undo it the way a restart would.
+        try:
+            findings = recovery.recover_journal(corpus, req.notebook_id, lock_held=True)
+        except (OSError, TranscribeError):
+            findings = []  # the journal stays and blocks the notebook until doctor recovers it
+        if not any(f.code == recovery.FindingCode.JOURNAL_ROLLED_FORWARD for f in findings):
+            raise fsio.problem_from_oserror(exc, nb_dir, "saving pages into") from exc
+    return IngestResult(req.notebook_id, txn.txn_id, False, len(txn.doc["pages"]))
+
+
+def _stage_all(
+    req: IngestRequest,
+    staging: Path,
+    settings: media.RenderSettings,
+    workers: int,
+    should_stop: Callable[[], bool] | None,
+    on_source_staged: Callable[[int, int], None] | None,
+) -> tuple[dict[str, int], dict[str, media.RenderedPage]]:
+    sizes: dict[str, int] = {}
+    renders: dict[str, media.RenderedPage] = {}
+    total = len(req.sources)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        futures = {
+            pool.submit(_stage_source, s, staging, settings, should_stop): s for s in req.sources
+        }
+        try:
+            for done, fut in enumerate(concurrent.futures.as_completed(futures), 1):
+                spec = futures[fut]
+                size, rendered = fut.result()
+                sizes[spec.source_id] = size
+                for page, r in zip(spec.pages, rendered, strict=True):
+                    renders[page.render_id] = r
+                if on_source_staged is not None:
+                    on_source_staged(done, total)
+                if should_stop is not None and should_stop():
+                    raise IngestCancelled()
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            raise
+    return sizes, renders
+
+
+def _rollback_quietly(nb_dir: Path, txn: Journal) -> None:
+    """Undo a transaction that never reached `promoting`: nothing final was written."""
+    try:
+        fsio.remove_tree(txn.staging_dir(nb_dir))
+        fsio.remove(nb_dir / journal.JOURNAL_FILE)
+    except OSError:
+        pass  # a journal in `staging` left behind is rolled back by the next recovery

@@ -1,0 +1,1 @@
+"""Media: page-file kinds (no decoder import), byte sniffing, and decoding/rendering."""

@@ -1,0 +1,1 @@
+"""Planning: scan, adapters, the plan document, ordering, edits, duplicates and validation."""

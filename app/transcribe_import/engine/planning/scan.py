@@ -1,0 +1,648 @@
+"""Scan: find the page files under the folders and files a person gave, read-only and cancellable.
+
+Two phases, both streamed as ``ScanProgress`` from one generator:
+
+* **walking** (``walk``): ``os.scandir`` iteratively, classify every entry, stat page files.
+  Junk, hidden entries and non-page files are kept as ``IgnoredFile`` so the UI can say
+  why something was left out. Symbolic links to folders are followed; every visited
+  folder's (st_dev, st_ino) is remembered so a loop ends the descent instead of the scan.
+* **inspecting**: for each page file, in batches on a thread pool, ``media.probe``
+  (magic-byte sniff + headers only, never a decode) and ``fsio.hash_file``. A file that
+  cannot be used keeps its place with a ``problem``: the planner decides about it.
+
+Nothing here writes to the disk or imports Qt.
+"""
+
+from __future__ import annotations
+
+import collections
+import enum
+import errno as errno_mod
+import os
+import posixpath
+import re
+import stat as stat_mod
+import threading
+import time
+import unicodedata
+from collections.abc import Callable, Generator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from transcribe_import.engine.base.errors import ErrorCode, Problem, TranscribeError
+from transcribe_import.engine.media import decode as media
+from transcribe_import.engine.media.decode import PAGE_FILE_SUFFIXES, RenderSettings
+from transcribe_import.engine.storage import fsio
+
+# Progress is throttled so 100,000 files do not mean 100,000 GUI updates.
+PROGRESS_INTERVAL_S = 0.1
+PROGRESS_EVERY_FILES = 500
+
+# Inspection batches: small enough that a cancel is noticed within one file per worker and
+# progress moves smoothly, large enough that pool overhead is negligible for tiny files.
+_BATCH_FILES = 64
+_BATCH_BYTES = 64 * 1024 * 1024
+# How long the generator waits for a batch before looking at should_stop() again.
+_POLL_S = 0.05
+
+DEFAULT_SETTINGS = RenderSettings()
+
+_SYSTEM_FILES = frozenset({".ds_store", "thumbs.db", "ehthumbs.db", "desktop.ini", "icon\r"})
+_SYSTEM_FOLDERS = frozenset({"__macosx", "$recycle.bin", "system volume information"})
+
+
+class ScanPhase(enum.StrEnum):
+    WALKING = "walking"
+    INSPECTING = "inspecting"
+
+
+@dataclass(frozen=True)
+class ScanProgress:
+    phase: ScanPhase
+    found: int  # page files found so far
+    inspected: int  # page files sniffed, probed and hashed so far
+    current: str  # rel of the folder being walked, or of the file being inspected
+
+
+# slots: a scan holds one of these per file, 100,000 of them or more.
+@dataclass(frozen=True, slots=True)
+class FoundFile:
+    """A page file as the walk saw it, before anything was read from it."""
+
+    # The path as a str, exactly as the file system spelled it: a Path per file would
+    # cost the walk a quarter of its time, so ``path`` builds one only when asked.
+    fspath: str
+    root: Path
+    rel: str  # relative to the root's parent, "/"-separated, NFC
+    size: int
+    mtime_ns: int
+
+    @property
+    def path(self) -> Path:
+        return Path(self.fspath)
+
+    @property
+    def name(self) -> str:
+        return self.rel.rsplit("/", 1)[-1]
+
+
+@dataclass(frozen=True, slots=True)
+class ScannedFile:
+    path: Path  # absolute path as on disk (use it for I/O)
+    root: Path  # the root (a folder or a file the user gave) it was found under
+    rel: str  # relative to root's parent, "/"-separated, NFC: "box/nb1/p 1.jpg"
+    size: int
+    mtime: str  # ISO 8601 UTC with Z
+    mtime_ns: int
+    media_type: str | None  # by magic bytes; None when problem
+    page_count: int  # 0 when problem
+    captured_at: str | None  # from EXIF
+    width: int | None
+    height: int | None
+    sha256: str | None  # None only if the file could not be read
+    problem: Problem | None  # why this page file cannot be used, naming the file
+
+    @property
+    def name(self) -> str:
+        return self.rel.rsplit("/", 1)[-1]
+
+
+@dataclass(frozen=True, slots=True)
+class IgnoredFile:
+    path: Path
+    rel: str
+    reason: str  # plain words: "system file", "not a page file (.txt)", "symbolic link loop"...
+    junk: bool  # system junk and hidden entries, which the UI may hide
+
+
+@dataclass(frozen=True)
+class WalkResult:
+    roots: tuple[Path, ...]
+    files: tuple[FoundFile, ...]  # by root order, then natural order of rel
+    ignored: tuple[IgnoredFile, ...]
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    roots: tuple[Path, ...]
+    files: tuple[ScannedFile, ...]  # by root order, then natural order of rel
+    ignored: tuple[IgnoredFile, ...]
+
+
+class ScanCancelled(Exception):
+    """should_stop() turned true: the scan stopped and has no result."""
+
+
+# -- natural order ---------------------------------------------------------------------------
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def _text_key(text: str) -> tuple[str | int, ...]:
+    # Alternating text, number, text...: equal positions always hold equal types, so tuples
+    # compare without TypeError, and "p2" sorts before "p10".
+    parts: list[str | int] = list(_DIGITS.split(text.casefold()))
+    if len(parts) > 1:
+        parts[1::2] = [int(p) for p in parts[1::2]]  # type: ignore[arg-type]
+    return tuple(parts)
+
+
+def _folder_key(head: str) -> tuple[tuple[str | int, ...], ...]:
+    return tuple(_text_key(c) for c in head.split("/")) if head else ()
+
+
+def _name_key(name: str) -> tuple[tuple[str | int, ...], ...]:
+    stem, ext = posixpath.splitext(name)
+    return (_text_key(stem), _text_key(ext))
+
+
+def natural_key(rel: str) -> tuple[tuple[str | int, ...], ...]:
+    """Sort key for "/"-separated names: per component, numbers by value, case ignored.
+
+    The extension is its own component (as natsort's PATH mode does), so "p1.jpg" comes
+    before "p1 back.jpg". Implemented here because natsort took 2 s per 100,000 keys.
+    """
+    head, _, last = rel.rpartition("/")
+    return _folder_key(head) + _name_key(last)
+
+
+# -- names -----------------------------------------------------------------------------------
+
+
+def display_name(name: str) -> str:
+    """A file-system name as NFC text; undecodable bytes become U+FFFD (path keeps them)."""
+    if name.isascii():
+        return name
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        # os.fsdecode turned bytes that are not UTF-8 into lone surrogates; they cannot be
+        # written as UTF-8 JSON or shown, so rel shows a replacement character instead.
+        name = os.fsencode(name).decode("utf-8", errors="replace")
+    return unicodedata.normalize("NFC", name)
+
+
+def _junk_reason(name: str, is_dir: bool) -> str | None:
+    lowered = name.lower()
+    if is_dir:
+        if lowered in _SYSTEM_FOLDERS:
+            return "system folder"
+        if name.startswith("."):
+            return "hidden folder"
+        return None
+    if lowered in _SYSTEM_FILES or name.startswith("._"):
+        return "system file"
+    if name.startswith("."):
+        return "hidden file"
+    return None
+
+
+def _os_reason(exc: OSError) -> str:
+    if isinstance(exc, PermissionError):
+        return "permission denied"
+    return (exc.strerror or str(exc)).lower()
+
+
+def _iso_utc(mtime_ns: int) -> str:
+    seconds, ns = divmod(mtime_ns, 1_000_000_000)
+    stamp = datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+    return f"{stamp}.{ns // 1000:06d}Z"
+
+
+# -- walking ---------------------------------------------------------------------------------
+
+
+class _Throttle:
+    """Decides when a progress event is due: after 100 ms or 500 more files, whichever first."""
+
+    def __init__(self) -> None:
+        self.at = time.monotonic()
+        self.count = 0
+
+    def due(self, count: int) -> bool:
+        now = time.monotonic()
+        if now - self.at >= PROGRESS_INTERVAL_S or count - self.count >= PROGRESS_EVERY_FILES:
+            self.at, self.count = now, count
+            return True
+        return False
+
+
+def _stopped(should_stop: Callable[[], bool] | None) -> None:
+    if should_stop is not None and should_stop():
+        raise ScanCancelled("the scan was cancelled")
+
+
+def _check_roots(roots: Sequence[Path]) -> list[tuple[Path, os.stat_result | OSError]]:
+    checked: list[tuple[Path, os.stat_result | OSError]] = []
+    for given in roots:
+        # abspath, not resolve: a root reached through a symbolic link keeps the name the
+        # person sees, and rel is built from it.
+        root = Path(os.path.abspath(given))
+        try:
+            checked.append((root, os.stat(root)))
+        except (FileNotFoundError, NotADirectoryError) as exc:
+            raise TranscribeError(
+                ErrorCode.SOURCE_MISSING,
+                f"{root}: no such file or folder; check the path (is the drive connected?).",
+                path=str(root),
+            ) from exc
+        except OSError as exc:
+            # Reported as an ignored entry: one root we cannot look at must not stop the
+            # others from being scanned.
+            checked.append((root, exc))
+    return checked
+
+
+@dataclass(frozen=True, slots=True)
+class _Folder:
+    index: int  # of the root it was found under
+    root: Path
+    path: str  # as walked (through links, if any)
+    rel: str
+
+
+@dataclass(frozen=True)
+class _LinkedFolder:
+    folder: _Folder
+    st: os.stat_result  # of the target
+    parent: str  # the folder holding the link
+
+
+class _Walker:
+    """The state of one walk over all roots."""
+
+    def __init__(self) -> None:
+        self.found: list[tuple[int, FoundFile]] = []
+        self.ignored: list[IgnoredFile] = []
+        # (st_dev, st_ino) of every folder entered -> its path as walked, and its rel.
+        self.visited: dict[tuple[int, int], tuple[str, str]] = {}
+        # Page files already listed: a file given as a root may also lie in a root folder.
+        self.seen_paths: set[str] = set()
+        # Links to folders are followed only once every real folder has been walked, so a
+        # folder is listed under its own name, not under a link that happened to come first.
+        self.links: collections.deque[_LinkedFolder] = collections.deque()
+
+    def ignore(self, path: str, rel: str, reason: str, junk: bool = False) -> None:
+        self.ignored.append(IgnoredFile(Path(path), rel, reason, junk))
+
+    def add_file(self, index: int, path: str, root: Path, rel: str, st: os.stat_result) -> None:
+        if path in self.seen_paths:
+            self.ignore(path, rel, "file already scanned")
+            return
+        self.seen_paths.add(path)
+        self.found.append((index, FoundFile(path, root, rel, st.st_size, st.st_mtime_ns)))
+
+    def enter(self, path: str, rel: str, st: os.stat_result, parent: str | None) -> bool:
+        """Whether the folder is new; if not, say why it is not entered again."""
+        key = (st.st_dev, st.st_ino)
+        seen = self.visited.get(key)
+        if seen is None:
+            self.visited[key] = (path, rel)
+            return True
+        seen_path, seen_rel = seen
+        if parent is not None and (parent == seen_path or parent.startswith(seen_path + os.sep)):
+            # It is the folder holding the link or one of its ancestors: following it
+            # would never end.
+            self.ignore(path, rel, "symbolic link loop")
+        else:
+            self.ignore(path, rel, f"folder already scanned ({seen_rel})")
+        return False
+
+    def root_file(self, index: int, root: Path, rel: str, st: os.stat_result) -> None:
+        if _suffix(root.name) not in PAGE_FILE_SUFFIXES:
+            self.ignore(str(root), rel, _not_page_reason(root.name))
+        elif not stat_mod.S_ISREG(st.st_mode):
+            self.ignore(str(root), rel, "not a regular file")
+        else:
+            self.add_file(index, str(root), root, rel, st)
+
+    def list_folder(self, folder: _Folder) -> list[_Folder]:
+        """List one folder: record its page files and ignored entries, return its subfolders."""
+        subfolders: list[_Folder] = []
+        links: list[_LinkedFolder] = []
+        try:
+            with os.scandir(folder.path) as entries:
+                for entry in entries:
+                    self._entry(folder, entry, subfolders, links)
+        except OSError as exc:
+            # From scandir itself, or the listing failing part way: what was listed stays,
+            # the folder is reported.
+            self.ignore(folder.path, folder.rel, f"folder cannot be read: {_os_reason(exc)}")
+        # By name, so which of two links to one folder is followed does not depend on the
+        # order the file system lists them in.
+        self.links.extend(sorted(links, key=lambda link: link.folder.path))
+        return sorted(subfolders, key=lambda sub: sub.path)
+
+    def _entry(
+        self,
+        folder: _Folder,
+        entry: os.DirEntry[str],
+        subfolders: list[_Folder],
+        links: list[_LinkedFolder],
+    ) -> None:
+        name = entry.name
+        rel = f"{folder.rel}/{display_name(name)}"
+        is_link = False
+        try:
+            # Free on most file systems (d_type); is_dir follows links, False if broken.
+            is_link = entry.is_symlink()
+            is_dir = entry.is_dir()
+        except OSError as exc:
+            reason = _link_reason(exc) if is_link else f"cannot be read: {_os_reason(exc)}"
+            self.ignore(entry.path, rel, reason)
+            return
+        junk = _junk_reason(name, is_dir)
+        if junk is not None:
+            self.ignore(entry.path, rel, junk, True)
+            return
+        if not is_dir and _suffix(name) not in PAGE_FILE_SUFFIXES:
+            # Decided from the name alone: a non-page file costs no stat (unless a link).
+            if is_link and not os.path.exists(entry.path):
+                self.ignore(entry.path, rel, _link_reason())
+            else:
+                self.ignore(entry.path, rel, _not_page_reason(name))
+            return
+        try:
+            st = entry.stat()  # follows links
+        except OSError as exc:
+            if is_link:
+                self.ignore(entry.path, rel, _link_reason(exc))
+            else:
+                what = "folder" if is_dir else "file"
+                self.ignore(entry.path, rel, f"{what} cannot be read: {_os_reason(exc)}")
+            return
+        if is_dir:
+            sub = _Folder(folder.index, folder.root, entry.path, rel)
+            if is_link:
+                links.append(_LinkedFolder(sub, st, folder.path))
+            elif self.enter(entry.path, rel, st, folder.path):
+                subfolders.append(sub)
+        elif not stat_mod.S_ISREG(st.st_mode):
+            # Opening a named pipe or a device would block or read forever.
+            self.ignore(entry.path, rel, "not a regular file")
+        else:
+            self.add_file(folder.index, entry.path, folder.root, rel, st)
+
+
+def walk(
+    roots: Sequence[Path], *, should_stop: Callable[[], bool] | None = None
+) -> Generator[ScanProgress, None, WalkResult]:
+    """The walking phase of ``scan`` alone: find page files and stat them, read nothing.
+
+    ``scan`` runs it first; on its own it gives a quick count before anything is hashed
+    (and it is what bench/bench_scan.py measures as "walk"). Yields throttled
+    ``ScanProgress`` (phase WALKING, inspected 0) and returns the ``WalkResult``.
+    """
+    checked = _check_roots(roots)
+    walker = _Walker()
+    throttle = _Throttle()
+
+    def walk_tree(top: _Folder) -> Generator[ScanProgress, None, None]:
+        # Iterative, depth first: no recursion limit, and memory bounded by the pending
+        # subfolders of the open folders rather than by the whole tree.
+        stack = [top]
+        while stack:
+            _stopped(should_stop)
+            folder = stack.pop()
+            if throttle.due(len(walker.found)):
+                yield ScanProgress(ScanPhase.WALKING, len(walker.found), 0, folder.rel)
+            # Reversed so subfolders are entered in name order; the result is sorted anyway.
+            stack.extend(reversed(walker.list_folder(folder)))
+
+    for index, (root, st) in enumerate(checked):
+        _stopped(should_stop)
+        root_rel = display_name(root.name or str(root))
+        if isinstance(st, OSError):
+            walker.ignore(str(root), root_rel, f"cannot be read: {_os_reason(st)}")
+        elif not stat_mod.S_ISDIR(st.st_mode):
+            walker.root_file(index, root, root_rel, st)
+        elif walker.enter(str(root), root_rel, st, None):
+            yield from walk_tree(_Folder(index, root, str(root), root_rel))
+    while walker.links:
+        link = walker.links.popleft()
+        folder = link.folder
+        if walker.enter(folder.path, folder.rel, link.st, link.parent):
+            yield from walk_tree(folder)
+    yield ScanProgress(ScanPhase.WALKING, len(walker.found), 0, "")
+    return WalkResult(
+        tuple(root for root, _ in checked),
+        _sorted_files(walker.found),
+        tuple(sorted(walker.ignored, key=lambda f: (natural_key(f.rel), f.rel, str(f.path)))),
+    )
+
+
+def _not_page_reason(name: str) -> str:
+    suffix = _suffix(name)
+    return f"not a page file ({suffix})" if suffix else "not a page file (no extension)"
+
+
+def _link_reason(exc: OSError | None = None) -> str:
+    if exc is not None and exc.errno == errno_mod.ELOOP:
+        return "symbolic link loop"
+    if exc is None or isinstance(exc, FileNotFoundError | NotADirectoryError):
+        return "broken symbolic link"
+    return f"file cannot be read: {_os_reason(exc)}"
+
+
+def _suffix(name: str) -> str:
+    # os.path.splitext, minus its care for leading dots (such names are hidden, so
+    # ignored before this is asked), at a third of the cost.
+    dot = name.rfind(".")
+    return name[dot:].lower() if dot > 0 else ""
+
+
+def _sorted_files(found: list[tuple[int, FoundFile]]) -> tuple[FoundFile, ...]:
+    # natural_key of each folder is computed once, not once per file (100,000 keys took
+    # 1.6 s without this). Names that differ only in normalisation share a rel; their
+    # exact path breaks the tie.
+    folder_keys: dict[str, tuple[tuple[str | int, ...], ...]] = {}
+    # Page names repeat from notebook to notebook ("page 001.jpg"), so they are cached too.
+    name_keys: dict[str, tuple[tuple[str | int, ...], ...]] = {}
+
+    def key(item: tuple[int, FoundFile]) -> tuple[object, ...]:
+        index, f = item
+        head, _, last = f.rel.rpartition("/")
+        folder = folder_keys.get(head)
+        if folder is None:
+            folder = folder_keys[head] = _folder_key(head)
+        name = name_keys.get(last)
+        if name is None:
+            name = name_keys[last] = _name_key(last)
+        return (index, folder + name, f.rel, f.fspath)
+
+    found.sort(key=key)
+    return tuple(f for _, f in found)
+
+
+# -- inspecting ------------------------------------------------------------------------------
+
+
+def _read_problem(exc: OSError, dp: str) -> Problem:
+    if isinstance(exc, FileNotFoundError):
+        return Problem(
+            ErrorCode.SOURCE_MISSING,
+            f"{dp}: the file disappeared after it was found; scan again.",
+            dp,
+        )
+    if isinstance(exc, PermissionError):
+        return Problem(
+            ErrorCode.SOURCE_UNREADABLE,
+            f"{dp}: file cannot be read: permission denied. Allow reading it, or remove it "
+            "from the import.",
+            dp,
+        )
+    return fsio.problem_from_oserror(exc, dp, "reading").problem
+
+
+def _inspect(found: FoundFile, settings: RenderSettings) -> ScannedFile:
+    dp = found.fspath
+    path = found.path
+    problem: Problem | None = None
+    info: media.MediaInfo | None = None
+    sha: str | None = None
+    try:
+        # probe sniffs the magic bytes first (the same check as sniff_media_type), so each
+        # file is opened twice, not three times.
+        info = media.probe(path, settings, display_path=dp)
+    except TranscribeError as exc:
+        # media words a vanished or forbidden file as a generic read error; say which.
+        cause = exc.__cause__
+        if isinstance(cause, FileNotFoundError | PermissionError):
+            problem = _read_problem(cause, dp)
+        else:
+            problem = exc.problem
+    try:
+        # Hashed even when probe failed: a damaged file still has an identity to report.
+        sha, size = fsio.hash_file(path)
+    except OSError as exc:
+        problem = problem or _read_problem(exc, dp)
+    else:
+        if problem is None and size != found.size:
+            problem = Problem(
+                ErrorCode.SOURCE_CHANGED,
+                f"{dp}: the file changed while it was being scanned (still being copied?); "
+                "wait for the copy to finish and scan again.",
+                dp,
+            )
+    if problem is not None:
+        info = None
+    return ScannedFile(
+        path=path,
+        root=found.root,
+        rel=found.rel,
+        size=found.size,
+        mtime=_iso_utc(found.mtime_ns),
+        mtime_ns=found.mtime_ns,
+        media_type=info.media_type if info else None,
+        page_count=info.page_count if info else 0,
+        captured_at=info.captured_at if info else None,
+        width=info.width if info else None,
+        height=info.height if info else None,
+        sha256=sha,
+        problem=problem,
+    )
+
+
+def _inspect_batch(
+    batch: list[tuple[int, FoundFile]], settings: RenderSettings, stop: threading.Event
+) -> list[tuple[int, ScannedFile]]:
+    out = []
+    for i, found in batch:
+        if stop.is_set():
+            break
+        out.append((i, _inspect(found, settings)))
+    return out
+
+
+def _batches(files: Sequence[FoundFile]) -> Generator[list[tuple[int, FoundFile]], None, None]:
+    batch: list[tuple[int, FoundFile]] = []
+    size = 0
+    for i, f in enumerate(files):
+        batch.append((i, f))
+        size += f.size
+        if len(batch) >= _BATCH_FILES or size >= _BATCH_BYTES:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
+def scan(
+    roots: Sequence[Path],
+    *,
+    settings: RenderSettings = DEFAULT_SETTINGS,
+    workers: int = 2,
+    should_stop: Callable[[], bool] | None = None,
+) -> Generator[ScanProgress, None, ScanResult]:
+    """Walk ``roots``, then sniff, probe and hash every page file on ``workers`` threads.
+
+    A generator: yields throttled ``ScanProgress`` (plus one at the end of each phase) and
+    returns the ``ScanResult`` as ``StopIteration.value`` (``run_scan`` drives it). Raises,
+    once iteration starts, ``TranscribeError(SOURCE_MISSING)`` for a root that does not
+    exist, and
+    ``ScanCancelled`` soon after ``should_stop()`` turns true: it is asked per folder
+    while walking and at least every 50 ms while inspecting.
+    """
+    walked = yield from walk(roots, should_stop=should_stop)
+    files = walked.files
+    total = len(files)
+    results: list[ScannedFile | None] = [None] * total
+    stop = threading.Event()
+    throttle = _Throttle()
+    inspected = 0
+    batches = _batches(files)
+    executor = ThreadPoolExecutor(max(1, workers), thread_name_prefix="scan")
+    pending: set[Future[list[tuple[int, ScannedFile]]]] = set()
+    try:
+        # A bounded window of batches in flight: memory stays flat for 100,000 files and a
+        # cancel has little queued work to discard.
+        def refill() -> None:
+            while len(pending) < 2 * max(1, workers):
+                batch = next(batches, None)
+                if batch is None:
+                    return
+                pending.add(executor.submit(_inspect_batch, batch, settings, stop))
+
+        refill()
+        while pending:
+            done, _ = wait(pending, timeout=_POLL_S, return_when=FIRST_COMPLETED)
+            _stopped(should_stop)
+            current = ""
+            for future in done:
+                pending.discard(future)
+                for i, scanned in future.result():
+                    results[i] = scanned
+                    inspected += 1
+                    current = scanned.rel
+            refill()
+            if done and throttle.due(inspected):
+                yield ScanProgress(ScanPhase.INSPECTING, total, inspected, current)
+    finally:
+        # Queued batches are dropped and running ones stop after their current file; waiting
+        # for them means no read of the user's files outlives the scan.
+        stop.set()
+        executor.shutdown(wait=True, cancel_futures=True)
+    yield ScanProgress(ScanPhase.INSPECTING, total, inspected, "")
+    assert all(r is not None for r in results)
+    return ScanResult(walked.roots, tuple(r for r in results if r is not None), walked.ignored)
+
+
+def run_scan(
+    roots: Sequence[Path],
+    *,
+    on_progress: Callable[[ScanProgress], None] | None = None,
+    settings: RenderSettings = DEFAULT_SETTINGS,
+    workers: int = 2,
+    should_stop: Callable[[], bool] | None = None,
+) -> ScanResult:
+    """Drive ``scan`` to the end, handing each progress event to ``on_progress``."""
+    gen = scan(roots, settings=settings, workers=workers, should_stop=should_stop)
+    while True:
+        try:
+            progress = next(gen)
+        except StopIteration as done:
+            return done.value
+        if on_progress is not None:
+            on_progress(progress)

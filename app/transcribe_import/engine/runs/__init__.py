@@ -1,0 +1,1 @@
+"""Import runs: the run model, its store, and the executor that commits a plan."""

@@ -1,0 +1,568 @@
+"""Commit an ImportRun: execute its items, record each outcome, end in exactly the right status.
+
+One executor per run: the run lock is held for the whole execution and every
+record write is fenced by ``attempt`` (runs.py). Items of one notebook run one
+after another (at most one ingest transaction per notebook); different notebooks
+run in parallel on ``workers`` threads. Cancelling stops pending items and never
+rolls back committed ones; pausing stops at the next safe point and leaves the
+run resumable. Events are delivered from the executor's threads: a GUI must
+marshal them to its own thread.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import enum
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from transcribe_import.engine.base.clock import utc_now
+from transcribe_import.engine.base.crashpoints import crashpoint
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.ingest.recovery import recover_journal
+from transcribe_import.engine.ingest.transaction import (
+    IngestCancelled,
+    IngestRequest,
+    PageSpec,
+    SourceSpec,
+    ingest,
+)
+from transcribe_import.engine.media import decode as media
+from transcribe_import.engine.planning.dedupe import CorpusHashIndex, notebook_hashes
+from transcribe_import.engine.planning.plan import (
+    DedupeScope,
+    Duplicate,
+    DuplicatePolicy,
+    ImportPlan,
+    Op,
+    PlanItem,
+    PlanSource,
+)
+from transcribe_import.engine.runs.store import (
+    AttemptSuperseded,
+    ItemOutcome,
+    ItemState,
+    RunRecord,
+    RunStatus,
+    RunStore,
+    terminal_status,
+)
+from transcribe_import.engine.storage import fsio, locks, project
+
+if TYPE_CHECKING:
+    from transcribe_import.engine.storage.corpus import Corpus
+
+# Errors that concern the machine, not one item: the run is interrupted (resumable)
+# instead of failing item after item on a full disk.
+_RUN_INTERRUPTING = {ErrorCode.DISK_FULL, ErrorCode.IO_ERROR, ErrorCode.CORPUS_BUSY}
+
+
+class RunControl:
+    """Stop requests from the caller (window buttons, signal handlers); thread-safe."""
+
+    def __init__(self) -> None:
+        self._cancel = threading.Event()
+        self._pause = threading.Event()
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    def pause(self) -> None:
+        self._pause.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    @property
+    def paused(self) -> bool:
+        return self._pause.is_set()
+
+
+class EventKind(enum.StrEnum):
+    RUN_STARTED = "run_started"
+    ITEM_STARTED = "item_started"
+    ITEM_FINISHED = "item_finished"
+    RUN_FINISHED = "run_finished"
+    RUN_PAUSED = "run_paused"
+
+
+@dataclass(frozen=True)
+class RunEvent:
+    kind: EventKind
+    run_id: str
+    item_id: str | None = None
+    outcome: ItemOutcome | None = None
+    pages_done: int = 0
+    pages_total: int = 0
+    status: RunStatus | None = None
+
+
+@dataclass(frozen=True)
+class RunResult:
+    run_id: str
+    status: RunStatus  # RUNNING when paused or stopped before the end: resumable
+    record: RunRecord
+    paused: bool = False
+    superseded: bool = False
+    already_done: bool = False  # the run was terminal before this call: nothing was executed
+    # Committed items whose pages are no longer in their notebook (found on resume): reported,
+    # never recreated, since the ImportRun record wins for idempotency (boundary 6).
+    verification_problems: tuple[str, ...] = ()
+
+
+def prepare_run(
+    corpus: Corpus, plan: ImportPlan, discovery: dict | None = None
+) -> tuple[RunRecord, bool]:
+    """The run this commit continues, or a new one: the contract's idempotent equality.
+
+    Returns (record, existing). A run of the same plan_id with a different
+    fingerprint, policy or item set means the plan was edited after it was
+    committed: refused, since a different plan must not reuse another run's
+    outcomes. A non-terminal equal run is continued; a complete one makes the
+    commit a no-op; after a partial, failed or cancelled run a new run retries
+    (items whose ids already landed are recognised and not imported twice).
+    """
+    store = RunStore(corpus)
+    fingerprint = plan.fingerprint
+    items = sorted(it.item_id for it in plan.items)
+    same: list[RunRecord] = []
+    for r in store.runs_for_plan(plan.plan_id):
+        equal = (
+            r.plan_fingerprint == fingerprint
+            and r.doc["import_policy_id"] == plan.import_policy_id
+            and sorted(r.doc["item_ids"]) == items
+        )
+        if not equal:
+            raise TranscribeError(
+                ErrorCode.PLAN_FROZEN,
+                f"Plan {plan.plan_id} was already committed as run {r.run_id} with different "
+                "contents; a plan is frozen once committed. Make a new plan for the changes.",
+                item=r.run_id,
+            )
+        same.append(r)
+    for r in same:
+        if not r.status.terminal or r.status is RunStatus.COMPLETE:
+            return r, True
+    retry_of = same[0].run_id if same else None
+    return store.create(plan, discovery, retry_of=retry_of), False
+
+
+class _Stop(Exception):
+    pass
+
+
+class _Executor:
+    def __init__(
+        self,
+        corpus: Corpus,
+        store: RunStore,
+        plan: ImportPlan,
+        record: RunRecord,
+        control: RunControl,
+        on_event: Callable[[RunEvent], None] | None,
+        settings: media.RenderSettings,
+        workers: int,
+    ) -> None:
+        self.corpus = corpus
+        self.store = store
+        self.plan = plan
+        self.run_id = record.run_id
+        self.attempt = record.attempt
+        self.control = control
+        self.on_event = on_event
+        self.settings = settings
+        self.workers = max(1, workers)
+        self.outcomes = record.outcomes()
+        self._mutex = threading.Lock()
+        self._halt = threading.Event()  # an unexpected error or a superseded attempt
+        self._error: BaseException | None = None
+        self._superseded = False
+        self._cancel_seen = record.cancel_requested
+        self.pages_total = sum(len(s.pages) for it in plan.items for s in it.imported_sources())
+        self.pages_done = sum(
+            self.outcomes[it.item_id].page_count
+            for it in plan.items
+            if self.outcomes[it.item_id].state.final
+        )
+        self.corpus_index: CorpusHashIndex | None = None
+        if plan.policy is DuplicatePolicy.SKIP_EXISTING and any(
+            it.dedupe_scope is DedupeScope.CORPUS for it in plan.items
+        ):
+            self.corpus_index = CorpusHashIndex(corpus)
+            self.corpus_index.refresh()
+
+    # -- stop conditions -------------------------------------------------------------------
+
+    def cancel_requested(self) -> bool:
+        if self.control.cancelled or self._cancel_seen:
+            return True
+        # `cancel RUN_ID` from another process: a marker file is cheap to poll per item.
+        if fsio.exists(self.store.cancel_marker(self.run_id)):
+            self._cancel_seen = True
+        return self._cancel_seen
+
+    def should_stop(self) -> bool:
+        return self._halt.is_set() or self.control.paused or self.cancel_requested()
+
+    def emit(self, event: RunEvent) -> None:
+        if self.on_event is not None:
+            self.on_event(event)
+
+    # -- running ---------------------------------------------------------------------------
+
+    def run(self) -> None:
+        lanes: dict[str, list[PlanItem]] = {}
+        for it in self.plan.items:
+            if not self.outcomes[it.item_id].state.final:
+                lanes.setdefault(it.notebook_id, []).append(it)
+        # Staging threads per transaction: share the cores with the parallel lanes.
+        self.staging_workers = max(1, 2 // min(self.workers, max(1, len(lanes))))
+        with concurrent.futures.ThreadPoolExecutor(max_workers=self.workers) as pool:
+            futures = [pool.submit(self._lane, lane) for lane in lanes.values()]
+            for f in concurrent.futures.as_completed(futures):
+                exc = f.exception()
+                if exc is not None and not isinstance(exc, _Stop):
+                    self._halt.set()
+                    if isinstance(exc, AttemptSuperseded):
+                        self._superseded = True
+                    elif self._error is None:
+                        self._error = exc
+
+    def _lane(self, items: list[PlanItem]) -> None:
+        for item in items:
+            if self.should_stop():
+                raise _Stop()
+            self.emit(
+                RunEvent(
+                    EventKind.ITEM_STARTED,
+                    self.run_id,
+                    item.item_id,
+                    pages_done=self.pages_done,
+                    pages_total=self.pages_total,
+                )
+            )
+            outcome = self._execute(item)
+            if outcome is None:
+                raise _Stop()  # stopped while staging: rolled back, the item stays pending
+            with self._mutex:
+                self.store.record_outcome(self.run_id, self.attempt, outcome)
+                self.outcomes[item.item_id] = outcome
+                self.pages_done += sum(len(s.pages) for s in item.imported_sources())
+            self.emit(
+                RunEvent(
+                    EventKind.ITEM_FINISHED,
+                    self.run_id,
+                    item.item_id,
+                    outcome,
+                    self.pages_done,
+                    self.pages_total,
+                )
+            )
+
+    def _execute(self, item: PlanItem) -> ItemOutcome | None:
+        nbid = item.notebook_id
+        skipped = [_skip(s, s.duplicate) for s in item.sources if s.duplicate and not s.excluded]
+        exists = self.corpus.is_registered(nbid) or fsio.exists(self.corpus.notebook_dir(nbid))
+        if item.op is Op.IMPORT_INTO_NOTEBOOK and not exists:
+            return self._failed(
+                item, ErrorCode.NOTEBOOK_NOT_FOUND, f"The target notebook {nbid} no longer exists."
+            )
+        to_ingest: list[PlanSource] = []
+        held: dict[str, str] = {}
+        if self.plan.policy is DuplicatePolicy.SKIP_EXISTING and exists:
+            try:
+                held = notebook_hashes(self.corpus, nbid)
+            except TranscribeError as exc:
+                return self._failed(item, exc.code, str(exc))
+        for s in item.imported_sources():
+            # Judged as it is reached: the corpus may have changed since planning.
+            if self.plan.policy is DuplicatePolicy.SKIP_EXISTING:
+                owner = held.get(s.sha256)
+                if owner is not None and owner != s.source_id:
+                    skipped.append(_skip(s, Duplicate.IN_NOTEBOOK))
+                    continue
+                if (
+                    item.dedupe_scope is DedupeScope.CORPUS
+                    and self.corpus_index is not None
+                    and self.corpus_index.notebooks_with(s.sha256) - {nbid}
+                ):
+                    skipped.append(_skip(s, Duplicate.IN_CORPUS))
+                    continue
+            to_ingest.append(s)
+        if not to_ingest:
+            why = "all_duplicates" if skipped else "nothing_to_import"
+            return ItemOutcome(
+                item.item_id,
+                ItemState.SKIPPED,
+                nbid,
+                (),
+                0,
+                tuple(skipped),
+                why,
+                updated_at=utc_now(),
+            )
+        try:
+            if item.op is Op.CREATE_NOTEBOOK:
+                self.corpus.create_notebook(
+                    nbid, item.title or "Untitled", import_run_id=self.run_id
+                )
+            cover_sources = {p.page_id for s in to_ingest for p in s.pages}
+            req = IngestRequest(
+                nbid,
+                tuple(_spec(s) for s in to_ingest),
+                import_run_id=self.run_id,
+                item_id=item.item_id,
+                cover_page_id=item.cover_page_id if item.cover_page_id in cover_sources else None,
+            )
+            ingest(
+                self.corpus,
+                req,
+                self.settings,
+                workers=self.staging_workers,
+                should_stop=self.should_stop,
+            )
+        except IngestCancelled:
+            return None
+        except TranscribeError as exc:
+            if exc.code in _RUN_INTERRUPTING:
+                raise
+            return self._failed(item, exc.code, str(exc))
+        crashpoint("run.before_item_outcome")
+        return ItemOutcome(
+            item.item_id,
+            ItemState.COMMITTED,
+            nbid,
+            tuple(s.source_id for s in to_ingest),
+            sum(len(s.pages) for s in to_ingest),
+            tuple(skipped),
+            updated_at=utc_now(),
+        )
+
+    def _failed(self, item: PlanItem, code: ErrorCode, message: str) -> ItemOutcome:
+        return ItemOutcome(
+            item.item_id,
+            ItemState.FAILED,
+            item.notebook_id,
+            failure_code=str(code),
+            failure_message=message,
+            updated_at=utc_now(),
+        )
+
+
+def _skip(s: PlanSource, why: Duplicate | None) -> dict[str, str | None]:
+    return {
+        "source_id": s.source_id,
+        "name": s.provenance.rel,
+        "classification": None if why is None else str(why),
+    }
+
+
+def _spec(s: PlanSource) -> SourceSpec:
+    return SourceSpec(
+        s.source_id,
+        s.provenance.fs_path,
+        s.sha256,
+        s.media_type,
+        tuple(PageSpec(p.page_id, p.render_id, p.page_index) for p in s.pages),
+        provenance={"rel": s.provenance.rel, "mtime": s.provenance.mtime},
+    )
+
+
+def execute_run(
+    corpus: Corpus,
+    run_id: str,
+    *,
+    workers: int = 2,
+    control: RunControl | None = None,
+    on_event: Callable[[RunEvent], None] | None = None,
+    settings: media.RenderSettings | None = None,
+) -> RunResult:
+    """Execute (or resume) a run to its end, or until paused or cancelled.
+
+    Raises TranscribeError(RUN_BUSY) when another process executes the run, and
+    lets run-wide errors (a full disk) propagate with the run left resumable.
+    """
+    store = RunStore(corpus)
+    control = control or RunControl()
+    lock = store.run_lock(run_id)
+    if not locks.try_acquire(lock):
+        raise TranscribeError(
+            ErrorCode.RUN_BUSY,
+            f"Run {run_id} is being executed by another process; wait for it, or cancel it "
+            f"with `transcribe-import cancel {run_id}`.",
+            item=run_id,
+        )
+    try:
+        record = store.load(run_id)
+        if record.status.terminal:
+            return RunResult(run_id, record.status, record, already_done=True)
+        plan = store.load_plan(run_id, record)
+        # Journals left by a dead attempt are finished or undone before anything else.
+        for nbid in dict.fromkeys(it.notebook_id for it in plan.items):
+            if fsio.exists(corpus.notebook_dir(nbid)):
+                recover_journal(corpus, nbid)
+        record = store.begin_attempt(run_id)
+        problems = _verify_committed(corpus, record)
+        ex = _Executor(
+            corpus,
+            store,
+            plan,
+            record,
+            control,
+            on_event,
+            settings or media.RenderSettings(),
+            workers,
+        )
+        ex.emit(
+            RunEvent(
+                EventKind.RUN_STARTED, run_id, pages_done=ex.pages_done, pages_total=ex.pages_total
+            )
+        )
+        ex.run()
+        if ex._superseded:
+            return RunResult(
+                run_id,
+                RunStatus.RUNNING,
+                store.load(run_id),
+                superseded=True,
+                verification_problems=problems,
+            )
+        if ex._error is not None:
+            raise ex._error
+        outcomes = list(ex.outcomes.values())
+        unfinished = any(not o.state.final for o in outcomes)
+        if ex.cancel_requested():
+            final = [
+                replace(o, state=ItemState.CANCELLED_PENDING) if not o.state.final else o
+                for o in outcomes
+            ]
+            status = terminal_status(final, cancelled=True)
+        elif unfinished:
+            record = store.mark_paused(run_id, ex.attempt)
+            ex.emit(
+                RunEvent(
+                    EventKind.RUN_PAUSED,
+                    run_id,
+                    pages_done=ex.pages_done,
+                    pages_total=ex.pages_total,
+                    status=RunStatus.RUNNING,
+                )
+            )
+            return RunResult(
+                run_id, RunStatus.RUNNING, record, paused=True, verification_problems=problems
+            )
+        else:
+            status = terminal_status(outcomes, cancelled=False)
+        record = store.finish(run_id, ex.attempt, status)
+        ex.emit(
+            RunEvent(
+                EventKind.RUN_FINISHED,
+                run_id,
+                pages_done=ex.pages_done,
+                pages_total=ex.pages_total,
+                status=status,
+            )
+        )
+        return RunResult(run_id, status, record, verification_problems=problems)
+    except AttemptSuperseded:
+        return RunResult(run_id, RunStatus.RUNNING, store.load(run_id), superseded=True)
+    finally:
+        lock.release()
+
+
+def _verify_committed(corpus: Corpus, record: RunRecord) -> tuple[str, ...]:
+    """Check, without re-hashing, that committed items' sources are listed in their notebooks."""
+    by_notebook: dict[str, list[ItemOutcome]] = {}
+    for o in record.outcomes().values():
+        if o.state is ItemState.COMMITTED:
+            by_notebook.setdefault(o.notebook_id, []).append(o)
+    problems = []
+    for nbid, outcomes in by_notebook.items():
+        try:
+            # Source ids, not a sha -> id map: a notebook may hold the same bytes twice.
+            held = set(project.ids_of(project.read(corpus.notebook_dir(nbid), nbid)).sources)
+        except TranscribeError as exc:
+            problems.append(f"notebook {nbid}: {exc}")
+            continue
+        for o in outcomes:
+            missing = [sid for sid in o.source_ids if sid not in held]
+            if missing:
+                problems.append(
+                    f"item {o.item_id}: {len(missing)} committed source(s) are no longer in "
+                    f"notebook {nbid} (removed after the import?); they are not imported again."
+                )
+    return tuple(problems)
+
+
+def cancel_run(corpus: Corpus, run_id: str) -> RunRecord:
+    """Ask for a run to stop. An interrupted run (no executor) is ended here and now."""
+    store = RunStore(corpus)
+    record = store.request_cancel(run_id)
+    lock = store.run_lock(run_id)
+    if not locks.try_acquire(lock):
+        return record  # the executing process sees the request at its next safe point
+    try:
+        record = store.load(run_id)
+        if record.status.terminal:
+            return record
+        # No executor will come back for this run: finish or undo what its dead attempt left
+        # half-done, as a resume would, and count an item whose ingest landed before its
+        # outcome was written (boundary 6) as committed, so `cancelled` never hides pages.
+        plan = store.load_plan(run_id, record)
+        for nbid in dict.fromkeys(it.notebook_id for it in plan.items):
+            if fsio.exists(corpus.notebook_dir(nbid)):
+                recover_journal(corpus, nbid)
+        outcomes = record.outcomes()
+        for item in plan.items:
+            if not outcomes[item.item_id].state.final:
+                landed = _landed_outcome(corpus, item)
+                if landed is not None:
+                    record = store.record_outcome(run_id, record.attempt, landed)
+        final = [
+            replace(o, state=ItemState.CANCELLED_PENDING) if not o.state.final else o
+            for o in record.outcomes().values()
+        ]
+        return store.finish(run_id, None, terminal_status(final, cancelled=True))
+    finally:
+        lock.release()
+
+
+def _landed_outcome(corpus: Corpus, item: PlanItem) -> ItemOutcome | None:
+    """The committed outcome of an item whose ingest is in its notebook, else None.
+
+    One item is one ingest transaction, so any of its source ids in the manifest means
+    the whole transaction landed; its other sources were skipped as duplicates.
+    """
+    try:
+        manifest = project.read(corpus.notebook_dir(item.notebook_id), item.notebook_id)
+    except TranscribeError:
+        return None  # no loadable notebook: nothing landed (doctor reports a broken one)
+    ids = project.ids_of(manifest).sources
+    held = {s.get("sha256") for s in manifest["sources"] if isinstance(s, dict)}
+    landed = [s for s in item.imported_sources() if s.source_id in ids]
+    if not landed:
+        return None
+    skipped = [_skip(s, s.duplicate) for s in item.sources if s.duplicate and not s.excluded]
+    skipped += [
+        _skip(s, Duplicate.IN_NOTEBOOK if s.sha256 in held else Duplicate.IN_CORPUS)
+        for s in item.imported_sources()
+        if s not in landed
+    ]
+    return ItemOutcome(
+        item.item_id,
+        ItemState.COMMITTED,
+        item.notebook_id,
+        tuple(s.source_id for s in landed),
+        sum(len(s.pages) for s in landed),
+        tuple(skipped),
+        updated_at=utc_now(),
+    )
+
+
+def interrupted_runs(corpus: Corpus) -> list[RunRecord]:
+    """Runs that are not terminal and whose run lock is free: resumable."""
+    store = RunStore(corpus)
+    return [r for r in store.list_runs() if not r.status.terminal and not store.is_locked(r.run_id)]

@@ -1,0 +1,533 @@
+"""ImportRun records: the one place that reads and writes ``import-runs/<id>.json`` and its index.
+
+A run record is authoritative for its run. Every write is an atomic replace under
+the corpus lock, and every write of an item outcome or of the terminal status
+first checks that the writer's ``attempt`` still owns the run (the fence of
+notebook-corpus.md): a superseded attempt stands down without writing. Item
+outcomes only move forward (pending → committed/skipped/failed/cancelled_pending)
+and the terminal status is written once.
+
+The plan the run executes is frozen beside it as ``<id>.plan.json`` (the whole
+document, provenance included, since resume needs the source paths); the record
+carries its fingerprint, and loading checks the two still agree.
+"""
+
+from __future__ import annotations
+
+import enum
+import getpass
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from transcribe_import.engine.base.clock import stamp_for_filename, utc_now
+from transcribe_import.engine.base.crashpoints import crashpoint
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.base.ids import check_id, new_id
+from transcribe_import.engine.planning.plan import (
+    IMPORT_MANIFEST_SCHEMA,
+    ImportPlan,
+    PlanDocumentError,
+    plan_from_document,
+)
+from transcribe_import.engine.storage import fsio, locks
+
+if TYPE_CHECKING:
+    from transcribe_import.engine.storage.corpus import Corpus
+
+RUN_FORMAT = "transcribe.import-run"
+RUN_SCHEMA = 1
+RUN_INDEX_FORMAT = "transcribe.import-run-index"
+
+
+class RunStatus(enum.StrEnum):
+    PENDING = "pending"
+    RUNNING = "running"
+    COMPLETE = "complete"
+    PARTIAL = "partial"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+    CANCELLED_WITH_COMMITS = "cancelled_with_commits"
+
+    @property
+    def terminal(self) -> bool:
+        return self not in (RunStatus.PENDING, RunStatus.RUNNING)
+
+
+class ItemState(enum.StrEnum):
+    PENDING = "pending"
+    COMMITTED = "committed"
+    SKIPPED = "skipped"
+    FAILED = "failed"
+    CANCELLED_PENDING = "cancelled_pending"
+
+    @property
+    def final(self) -> bool:
+        return self is not ItemState.PENDING
+
+
+class RunNotFound(TranscribeError):
+    pass
+
+
+class AttemptSuperseded(Exception):
+    """Another process took over this run (a newer attempt): stand down without writing."""
+
+
+class RunCorrupt(TranscribeError):
+    pass
+
+
+@dataclass(frozen=True)
+class ItemOutcome:
+    item_id: str
+    state: ItemState
+    notebook_id: str
+    source_ids: tuple[str, ...] = ()
+    page_count: int = 0
+    skipped_sources: tuple[dict[str, Any], ...] = ()  # [{source_id, name, classification}]
+    skip_classification: str | None = None
+    failure_code: str | None = None
+    failure_message: str | None = None
+    updated_at: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "item_id": self.item_id,
+            "state": str(self.state),
+            "notebook_id": self.notebook_id,
+            "source_ids": list(self.source_ids),
+            "page_count": self.page_count,
+            "skipped_sources": list(self.skipped_sources),
+            "skip_classification": self.skip_classification,
+            "failure": None
+            if self.failure_code is None
+            else {"code": self.failure_code, "message": self.failure_message},
+            "updated_at": self.updated_at,
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> ItemOutcome:
+        failure = d.get("failure") or {}
+        return cls(
+            item_id=d["item_id"],
+            state=ItemState(d["state"]),
+            notebook_id=d["notebook_id"],
+            source_ids=tuple(d.get("source_ids", ())),
+            page_count=int(d.get("page_count", 0)),
+            skipped_sources=tuple(d.get("skipped_sources", ())),
+            skip_classification=d.get("skip_classification"),
+            failure_code=failure.get("code"),
+            failure_message=failure.get("message"),
+            updated_at=d.get("updated_at", ""),
+        )
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """A read-only view of one run record as loaded."""
+
+    doc: dict[str, Any]
+
+    @property
+    def run_id(self) -> str:
+        return str(self.doc["import_run_id"])
+
+    @property
+    def status(self) -> RunStatus:
+        return RunStatus(self.doc["status"])
+
+    @property
+    def attempt(self) -> int:
+        return int(self.doc["attempt"])
+
+    @property
+    def plan_id(self) -> str:
+        return str(self.doc["plan_id"])
+
+    @property
+    def plan_fingerprint(self) -> str:
+        return str(self.doc["plan_fingerprint"])
+
+    @property
+    def cancel_requested(self) -> bool:
+        return bool(self.doc.get("cancel_requested"))
+
+    @property
+    def created_at(self) -> str:
+        return str(self.doc["created_at"])
+
+    def outcomes(self) -> dict[str, ItemOutcome]:
+        return {d["item_id"]: ItemOutcome.from_json(d) for d in self.doc["items"]}
+
+    def counts(self) -> dict[str, int]:
+        out = {s.value: 0 for s in ItemState}
+        for d in self.doc["items"]:
+            out[d["state"]] += 1
+        return out
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "import_run_id": self.run_id,
+            "plan_id": self.plan_id,
+            "status": str(self.status),
+            "attempt": self.attempt,
+            "created_at": self.created_at,
+            "updated_at": self.doc.get("updated_at"),
+            "counts": self.counts(),
+            "pages_committed": sum(
+                d.get("page_count", 0) for d in self.doc["items"] if d["state"] == "committed"
+            ),
+        }
+
+
+def terminal_status(outcomes: list[ItemOutcome], cancelled: bool) -> RunStatus:
+    """The contract's table of terminal statuses, from the items' final states."""
+    committed = sum(o.state is ItemState.COMMITTED for o in outcomes)
+    failed = sum(o.state is ItemState.FAILED for o in outcomes)
+    unfinished = sum(o.state in (ItemState.PENDING, ItemState.CANCELLED_PENDING) for o in outcomes)
+    if cancelled:
+        return RunStatus.CANCELLED_WITH_COMMITS if committed else RunStatus.CANCELLED
+    if failed == 0 and unfinished == 0:
+        return RunStatus.COMPLETE
+    if committed:
+        return RunStatus.PARTIAL
+    return RunStatus.FAILED
+
+
+def _who() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return f"uid {os.getuid()}" if hasattr(os, "getuid") else "unknown"
+
+
+class RunStore:
+    """Reads and writes the run records of one corpus."""
+
+    def __init__(self, corpus: Corpus) -> None:
+        self.corpus = corpus
+        self.dir = corpus.runs_dir
+        self.index_path = self.dir / "index.json"
+
+    def record_path(self, run_id: str) -> Path:
+        return self.dir / f"{check_id(run_id, 'import_run_id')}.json"
+
+    def plan_path(self, run_id: str) -> Path:
+        return self.dir / f"{check_id(run_id, 'import_run_id')}.plan.json"
+
+    def cancel_marker(self, run_id: str) -> Path:
+        """A cheap signal beside the record, so the executor can poll for a cancel per item."""
+        return self.dir / f"{check_id(run_id, 'import_run_id')}.cancel"
+
+    def run_lock(self, run_id: str):  # noqa: ANN201 - a filelock.FileLock
+        return locks.make_lock(self.dir / f"{check_id(run_id, 'import_run_id')}.lock")
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def load(self, run_id: str) -> RunRecord:
+        path = self.record_path(run_id)
+        try:
+            data = fsio.read_bytes(path)
+        except FileNotFoundError:
+            raise RunNotFound(
+                ErrorCode.RUN_NOT_FOUND,
+                f"No import run {run_id} in {self.dir}; `transcribe-import runs` lists them.",
+                path=str(path),
+            ) from None
+        try:
+            doc = orjson.loads(data)
+            _check_record(doc, run_id)
+        except (orjson.JSONDecodeError, ValueError, KeyError, TypeError) as exc:
+            raise RunCorrupt(
+                ErrorCode.RUN_CORRUPT,
+                f"The run record {path} cannot be read ({exc}); run `transcribe-import doctor`, "
+                "which moves it to quarantine with a report.",
+                path=str(path),
+            ) from None
+        return RunRecord(doc)
+
+    def load_plan(self, run_id: str, record: RunRecord | None = None) -> ImportPlan:
+        record = record or self.load(run_id)
+        path = self.plan_path(run_id)
+        try:
+            doc = orjson.loads(fsio.read_bytes(path))
+            plan = plan_from_document(doc, str(path))
+        except (OSError, orjson.JSONDecodeError, PlanDocumentError) as exc:
+            raise RunCorrupt(
+                ErrorCode.RUN_CORRUPT,
+                f"The frozen plan of run {run_id} ({path}) cannot be used: {exc}",
+                path=str(path),
+            ) from None
+        if plan.fingerprint != record.plan_fingerprint or plan.plan_id != record.plan_id:
+            raise RunCorrupt(
+                ErrorCode.RUN_CORRUPT,
+                f"The frozen plan of run {run_id} does not match its record's fingerprint.",
+                path=str(path),
+            )
+        return plan
+
+    def run_ids(self) -> list[str]:
+        try:
+            names = fsio.list_dir(self.dir)
+        except FileNotFoundError:
+            return []
+        out = []
+        for n in names:
+            stem, _, ext = n.partition(".")
+            if ext == "json" and stem != "index" and len(stem) == 36:
+                out.append(stem)
+        return out
+
+    def list_runs(self) -> list[RunRecord]:
+        """Every readable run, newest first (the run files are authoritative, not the index)."""
+        records = []
+        for rid in self.run_ids():
+            try:
+                records.append(self.load(rid))
+            except TranscribeError:
+                continue  # doctor reports and quarantines unreadable records
+        records.sort(key=lambda r: (r.created_at, r.run_id), reverse=True)
+        return records
+
+    def runs_for_plan(self, plan_id: str) -> list[RunRecord]:
+        return [r for r in self.list_runs() if r.plan_id == plan_id]
+
+    def is_locked(self, run_id: str) -> bool:
+        lock = self.run_lock(run_id)
+        if locks.try_acquire(lock):
+            lock.release()
+            return False
+        return True
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def create(
+        self, plan: ImportPlan, discovery: dict[str, Any] | None = None, retry_of: str | None = None
+    ) -> RunRecord:
+        run_id = new_id()
+        now = utc_now()
+        plan_doc = plan.to_document()
+        doc: dict[str, Any] = {
+            "format": RUN_FORMAT,
+            "schema_version": RUN_SCHEMA,
+            "import_run_id": run_id,
+            "plan_id": plan.plan_id,
+            "plan_fingerprint": plan_doc["plan_fingerprint"],
+            "import_policy_id": plan.import_policy_id,
+            "import_manifest": {"schema_version": IMPORT_MANIFEST_SCHEMA},
+            "plan_snapshot": self.plan_path(run_id).name,
+            "item_ids": [it.item_id for it in plan.items],
+            "discovery": discovery or {},
+            "created_at": now,
+            "updated_at": now,
+            "status": RunStatus.PENDING.value,
+            "attempt": 0,
+            "cancel_requested": False,
+            "retry_of": retry_of,
+            "items": [
+                ItemOutcome(it.item_id, ItemState.PENDING, it.notebook_id, updated_at=now).to_json()
+                for it in plan.items
+            ],
+            "errors": [],
+            "history": [self._event("created", 0, retry_of=retry_of)],
+        }
+        try:
+            fsio.make_dirs(self.dir)
+            # The frozen plan first: a record never names a snapshot that is not there.
+            fsio.atomic_write(
+                self.plan_path(run_id), orjson.dumps(plan_doc, option=orjson.OPT_INDENT_2)
+            )
+            with self.corpus.locked():
+                fsio.atomic_write(self.record_path(run_id), _encode(doc))
+                self._update_index(RunRecord(doc))
+        except OSError as exc:
+            raise fsio.problem_from_oserror(exc, self.dir, "creating an import run in") from exc
+        return RunRecord(doc)
+
+    @staticmethod
+    def _event(kind: str, attempt: int, **extra: Any) -> dict[str, Any]:
+        return {
+            "event": kind,
+            "at": utc_now(),
+            "attempt": attempt,
+            "by": _who(),
+            "pid": os.getpid(),
+            **{k: v for k, v in extra.items() if v is not None},
+        }
+
+    def _mutate(self, run_id: str, attempt: int | None, change) -> RunRecord:  # noqa: ANN001
+        """Read, check the fence, change, write: all under the corpus lock."""
+        try:
+            with self.corpus.locked():
+                record = self.load(run_id)
+                if attempt is not None and record.attempt != attempt:
+                    raise AttemptSuperseded(run_id)
+                doc = record.doc
+                change(doc)
+                doc["updated_at"] = utc_now()
+                fsio.atomic_write(self.record_path(run_id), _encode(doc))
+                self._update_index(RunRecord(doc))
+                return RunRecord(doc)
+        except OSError as exc:
+            raise fsio.problem_from_oserror(exc, self.record_path(run_id), "updating") from exc
+
+    def begin_attempt(self, run_id: str) -> RunRecord:
+        """Claim the run for this process (the caller holds its run lock): attempt += 1."""
+
+        def change(doc: dict[str, Any]) -> None:
+            if RunStatus(doc["status"]).terminal:
+                raise TranscribeError(
+                    ErrorCode.RUN_TERMINAL,
+                    f"Run {run_id} already ended ({doc['status']}); a finished run is never "
+                    "reopened. Commit the plan again to retry what did not land.",
+                    item=run_id,
+                )
+            doc["attempt"] = int(doc["attempt"]) + 1
+            kind = "started" if doc["status"] == RunStatus.PENDING else "resumed"
+            doc["status"] = RunStatus.RUNNING.value
+            doc["history"].append(self._event(kind, doc["attempt"]))
+
+        return self._mutate(run_id, None, change)
+
+    def record_outcome(self, run_id: str, attempt: int, outcome: ItemOutcome) -> RunRecord:
+        def change(doc: dict[str, Any]) -> None:
+            for i, d in enumerate(doc["items"]):
+                if d["item_id"] != outcome.item_id:
+                    continue
+                old = ItemState(d["state"])
+                if old.final:
+                    if old is outcome.state and old in (ItemState.COMMITTED, ItemState.SKIPPED):
+                        return  # recording the same final outcome again is a no-op
+                    raise ValueError(
+                        f"item {outcome.item_id} is already {old}; outcomes only move forward"
+                    )
+                doc["items"][i] = outcome.to_json()
+                return
+            raise KeyError(outcome.item_id)
+
+        record = self._mutate(run_id, attempt, change)
+        crashpoint("run.after_item_outcome")
+        return record
+
+    def request_cancel(self, run_id: str) -> RunRecord:
+        def change(doc: dict[str, Any]) -> None:
+            if RunStatus(doc["status"]).terminal:
+                raise TranscribeError(
+                    ErrorCode.RUN_TERMINAL,
+                    f"Run {run_id} already ended ({doc['status']}); there is nothing to cancel.",
+                    item=run_id,
+                )
+            if not doc.get("cancel_requested"):
+                doc["cancel_requested"] = True
+                doc["history"].append(self._event("cancel_requested", int(doc["attempt"])))
+
+        record = self._mutate(run_id, None, change)
+        try:
+            fsio.atomic_write(self.cancel_marker(run_id), b"cancel requested\n")
+        except OSError:
+            pass  # the record is authoritative; the executor also reads it at its next write
+        return record
+
+    def mark_paused(self, run_id: str, attempt: int) -> RunRecord:
+        def change(doc: dict[str, Any]) -> None:
+            doc["history"].append(self._event("paused", attempt))
+
+        return self._mutate(run_id, attempt, change)
+
+    def finish(
+        self,
+        run_id: str,
+        attempt: int | None,
+        status: RunStatus,
+        errors: list[dict[str, Any]] | None = None,
+    ) -> RunRecord:
+        """Write the terminal status once; pending items become cancelled_pending."""
+        assert status.terminal
+
+        def change(doc: dict[str, Any]) -> None:
+            if RunStatus(doc["status"]).terminal:
+                raise TranscribeError(
+                    ErrorCode.RUN_TERMINAL,
+                    f"Run {run_id} already ended ({doc['status']}).",
+                    item=run_id,
+                )
+            now = utc_now()
+            for d in doc["items"]:
+                if d["state"] == ItemState.PENDING.value:
+                    d["state"] = ItemState.CANCELLED_PENDING.value
+                    d["updated_at"] = now
+            doc["status"] = status.value
+            doc["finished_at"] = now
+            if errors:
+                doc["errors"].extend(errors)
+            doc["history"].append(self._event(status.value, int(doc["attempt"])))
+
+        record = self._mutate(run_id, attempt, change)
+        crashpoint("run.after_terminal")
+        fsio.remove(self.cancel_marker(run_id))
+        return record
+
+    def _update_index(self, record: RunRecord) -> None:
+        """The derived listing: rewritten under the corpus lock, rebuilt when unreadable."""
+        try:
+            doc = orjson.loads(fsio.read_bytes(self.index_path))
+            runs = (
+                doc["runs"] if isinstance(doc, dict) and isinstance(doc.get("runs"), dict) else None
+            )
+        except (OSError, orjson.JSONDecodeError):
+            runs = None
+        if runs is None:
+            runs = {}
+            for rid in self.run_ids():
+                if rid == record.run_id:
+                    continue
+                try:
+                    other = self.load(rid)
+                except TranscribeError:
+                    continue
+                runs[rid] = _index_row(other)
+        runs[record.run_id] = _index_row(record)
+        out = {"format": RUN_INDEX_FORMAT, "schema_version": 1, "runs": runs}
+        fsio.atomic_write(self.index_path, orjson.dumps(out, option=orjson.OPT_INDENT_2))
+
+    def quarantine(self, run_id: str, reason: str) -> Path:
+        """Move an unreadable run record to quarantine with a report; never delete it."""
+        from transcribe_import.engine.ingest.recovery import write_quarantine_report
+
+        src = self.record_path(run_id)
+        fsio.make_dirs(self.corpus.quarantine_dir)
+        target = self.corpus.quarantine_dir / f"{stamp_for_filename()}-run-{run_id}.json"
+        fsio.replace(src, target)
+        fsio.fsync_dir(self.corpus.quarantine_dir)
+        write_quarantine_report(target, None, str(src), reason)
+        return target
+
+
+def _index_row(record: RunRecord) -> dict[str, Any]:
+    return {
+        "status": str(record.status),
+        "plan_id": record.plan_id,
+        "created_at": record.created_at,
+        "updated_at": record.doc.get("updated_at"),
+    }
+
+
+def _encode(doc: dict[str, Any]) -> bytes:
+    return orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
+
+
+def _check_record(doc: Any, run_id: str) -> None:
+    if not isinstance(doc, dict) or doc.get("format") != RUN_FORMAT:
+        raise ValueError("not an import-run record")
+    if doc.get("schema_version") != RUN_SCHEMA:
+        raise ValueError("not schema version 1")
+    if doc.get("import_run_id") != run_id:
+        raise ValueError("its id does not match its file name")
+    RunStatus(doc["status"])
+    int(doc["attempt"])
+    for d in doc["items"]:
+        ItemOutcome.from_json(d)

@@ -1,0 +1,109 @@
+"""project.json, the notebook manifest: the one place that reads, checks and writes its format."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from transcribe_import.engine.base.clock import utc_now
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.base.ids import is_valid_id
+from transcribe_import.engine.storage import fsio
+
+PROJECT_FORMAT = "transcribe.project"
+PROJECT_SCHEMA = 1
+PROJECT_FILE = "project.json"
+
+
+def new_project(notebook_id: str, title: str) -> dict[str, Any]:
+    now = utc_now()
+    return {
+        "format": PROJECT_FORMAT,
+        "schema_version": PROJECT_SCHEMA,
+        "id": notebook_id,
+        "title": title,
+        "created_at": now,
+        "updated_at": now,
+        "cover_page_id": None,
+        "sources": [],
+        "pages": [],
+    }
+
+
+def encode(project: dict[str, Any]) -> bytes:
+    return orjson.dumps(project, option=orjson.OPT_INDENT_2) + b"\n"
+
+
+def parse(data: bytes, *, expected_id: str | None, where: Path) -> dict[str, Any]:
+    """Parse and check a manifest; unknown keys are kept untouched for the next rewrite."""
+    try:
+        doc = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise _invalid(where, f"is not valid JSON ({exc})") from None
+    if not isinstance(doc, dict) or doc.get("format") != PROJECT_FORMAT:
+        raise _invalid(where, "is not a Transcribe project manifest")
+    if doc.get("schema_version") != PROJECT_SCHEMA:
+        raise _invalid(where, f"has schema_version {doc.get('schema_version')!r}, expected 1")
+    if not is_valid_id(doc.get("id")) or (expected_id is not None and doc["id"] != expected_id):
+        raise _invalid(where, f"has id {doc.get('id')!r}, which does not match its folder")
+    if not isinstance(doc.get("sources"), list) or not isinstance(doc.get("pages"), list):
+        raise _invalid(where, "lacks its sources or pages list")
+    return doc
+
+
+def _invalid(where: Path, what: str) -> TranscribeError:
+    return TranscribeError(
+        ErrorCode.NOTEBOOK_INVALID,
+        f"{where} {what}; run `transcribe-import doctor` and restore it from a backup if needed.",
+        path=str(where),
+    )
+
+
+def read(notebook_dir: Path, expected_id: str | None = None) -> dict[str, Any]:
+    path = notebook_dir / PROJECT_FILE
+    try:
+        data = fsio.read_bytes(path)
+    except FileNotFoundError:
+        raise TranscribeError(
+            ErrorCode.NOTEBOOK_NOT_FOUND,
+            f"{path} does not exist; run `transcribe-import doctor` to check the corpus.",
+            path=str(path),
+        ) from None
+    except OSError as exc:
+        raise fsio.problem_from_oserror(exc, path, "reading") from exc
+    return parse(data, expected_id=expected_id, where=path)
+
+
+def write(notebook_dir: Path, project: dict[str, Any]) -> None:
+    fsio.atomic_write(notebook_dir / PROJECT_FILE, encode(project))
+
+
+@dataclass(frozen=True)
+class ManifestIds:
+    sources: frozenset[str]
+    pages: frozenset[str]
+    renders: frozenset[str]
+
+
+def ids_of(project: dict[str, Any]) -> ManifestIds:
+    return ManifestIds(
+        sources=frozenset(s.get("id") for s in project["sources"] if isinstance(s, dict)),
+        pages=frozenset(p.get("id") for p in project["pages"] if isinstance(p, dict)),
+        renders=frozenset(p.get("render_id") for p in project["pages"] if isinstance(p, dict)),
+    )
+
+
+def referenced_files(project: dict[str, Any]) -> set[str]:
+    """Relative paths of every file the manifest lists (sources and renders)."""
+    files: set[str] = set()
+    for s in project["sources"]:
+        if isinstance(s, dict) and isinstance(s.get("path"), str):
+            files.add(s["path"])
+    for p in project["pages"]:
+        render = p.get("render") if isinstance(p, dict) else None
+        if isinstance(render, dict) and isinstance(render.get("path"), str):
+            files.add(render["path"])
+    return files

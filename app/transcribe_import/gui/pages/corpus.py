@@ -1,0 +1,273 @@
+"""The Corpus view: the corpus's notebooks in a table, and its health as doctor reports it.
+
+A view only: the window runs doctor on a worker and hands the results here.
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import QDateTime, QLocale, QSize, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtGui import QIcon, QResizeEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QStackedWidget,
+    QStyle,
+    QTableView,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from transcribe_import.engine.doctor import DoctorReport
+from transcribe_import.engine.ingest.recovery import Finding, Severity
+from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
+from transcribe_import.gui.models.base import SORT_ROLE, NotebookColumn, NotebookTableModel
+
+_COLUMN_PADDING = 24
+
+# Findings that need a person come first, then what doctor repaired, then notes.
+_SEVERITY_ORDER = {Severity.PROBLEM: 0, Severity.REPAIRED: 1, Severity.INFO: 2}
+_SEVERITY_ICON = {
+    Severity.PROBLEM: QStyle.StandardPixmap.SP_MessageBoxWarning,
+    Severity.REPAIRED: QStyle.StandardPixmap.SP_DialogApplyButton,
+    Severity.INFO: QStyle.StandardPixmap.SP_MessageBoxInformation,
+}
+
+
+class CorpusPage(QWidget):
+    """One corpus: its notebooks in a table, the latest doctor report below them."""
+
+    check_requested = Signal()
+
+    def __init__(self, corpus: Corpus, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.corpus = corpus
+        self._columns_fitted = False
+        root = str(corpus.root)
+
+        self.notebook_model = NotebookTableModel(parent=self)
+        self._sort_model = QSortFilterProxyModel(self)
+        self._sort_model.setSourceModel(self.notebook_model)
+        self._sort_model.setSortRole(SORT_ROLE)
+
+        self.notebook_table = QTableView()
+        self.notebook_table.setAccessibleName(self.tr("Notebooks"))
+        self.notebook_table.setModel(self._sort_model)
+        self.notebook_table.setSortingEnabled(True)
+        # Oldest first, the order `transcribe-import notebooks` prints, so the two agree.
+        self.notebook_table.sortByColumn(NotebookColumn.CREATED, Qt.SortOrder.AscendingOrder)
+        self.notebook_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.notebook_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.notebook_table.setAlternatingRowColors(True)
+        self.notebook_table.setWordWrap(False)
+        self.notebook_table.verticalHeader().hide()
+        header = self.notebook_table.horizontalHeader()
+        header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        header.setSectionResizeMode(NotebookColumn.TITLE, QHeaderView.ResizeMode.Stretch)
+
+        self.loading_label = self._centred_label(
+            self.tr("Reading the notebooks in {root}…").format(root=root)
+        )
+        self.empty_label = self._centred_label(
+            self.tr(
+                "<p><b>No notebooks in {root} yet.</b></p>"
+                "<p>This corpus is empty. Notebooks stored in it are listed here with their "
+                "page counts; File › Open Corpus Folder shows where it is.</p>"
+            ).format(root=html.escape(root))
+        )
+        self.empty_label.setAccessibleName(self.tr("No notebooks"))
+
+        self.notebook_stack = QStackedWidget()
+        for page in (self.loading_label, self.notebook_table, self.empty_label):
+            self.notebook_stack.addWidget(page)
+
+        self.health_icon = QLabel()
+        # A fixed box, so the summary does not shift when the icon comes and goes.
+        icon_size = self.style().pixelMetric(QStyle.PixelMetric.PM_SmallIconSize)
+        self.health_icon.setFixedSize(icon_size, icon_size)
+        self.health_summary = QLabel()
+        self.health_summary.setWordWrap(True)
+        self.health_summary.setAccessibleName(self.tr("Corpus health summary"))
+        self.health_summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.check_again_button = QPushButton(
+            self.style().standardIcon(QStyle.StandardPixmap.SP_BrowserReload),
+            self.tr("&Check Again"),
+        )
+        self.check_again_button.setAccessibleName(self.tr("Check the corpus again"))
+        self.check_again_button.setToolTip(
+            self.tr("Run doctor again: recover interrupted work and look for problems")
+        )
+        # A signal, not a lambda: a lambda over self made PySide crash when the window was
+        # garbage-collected ("shared QObject was deleted directly").
+        self.check_again_button.clicked.connect(self.check_requested)
+
+        self.findings_view = FindingsView()
+        self.findings_view.setAccessibleName(self.tr("Corpus health findings"))
+        self.findings_view.hide()
+
+        summary_row = QHBoxLayout()
+        summary_row.addWidget(self.health_icon, 0, Qt.AlignmentFlag.AlignTop)
+        summary_row.addWidget(self.health_summary, 1)
+        summary_row.addWidget(self.check_again_button, 0, Qt.AlignmentFlag.AlignTop)
+
+        self.health_panel = QGroupBox(self.tr("Corpus health"))
+        health_layout = QVBoxLayout(self.health_panel)
+        health_layout.addLayout(summary_row)
+        health_layout.addWidget(self.findings_view)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.notebook_stack, 1)
+        layout.addWidget(self.health_panel, 0)
+
+    def _centred_label(self, text: str) -> QLabel:
+        label = QLabel(text)
+        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        label.setWordWrap(True)
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        label.setMargin(24)
+        return label
+
+    # -- results from the window's workers -------------------------------------------------
+
+    def set_checking(self, checking: bool) -> None:
+        self.check_again_button.setEnabled(not checking)
+        if checking:
+            self.health_icon.clear()
+            self.health_summary.setText(self.tr("Checking the corpus…"))
+
+    def set_check_allowed(self, allowed: bool, why: str = "") -> None:
+        """While an import runs, doctor waits (it would find the import's work half-done)."""
+        self.check_again_button.setEnabled(allowed)
+        self.check_again_button.setToolTip(
+            why or self.tr("Run doctor again: recover interrupted work and look for problems")
+        )
+
+    def show_notebooks(self, notebooks: list[NotebookSummary]) -> None:
+        self.notebook_model.set_notebooks(notebooks)
+        if notebooks and not self._columns_fitted:
+            # Fitted once, with room to breathe; later listings keep what the user dragged.
+            self._columns_fitted = True
+            for column in (NotebookColumn.PAGES, NotebookColumn.CREATED):
+                self.notebook_table.resizeColumnToContents(column)
+                width = self.notebook_table.columnWidth(column)
+                self.notebook_table.setColumnWidth(column, width + _COLUMN_PADDING)
+        page = self.notebook_table if notebooks else self.empty_label
+        self.notebook_stack.setCurrentWidget(page)
+
+    def show_report(self, report: DoctorReport) -> None:
+        findings = sorted(report.findings, key=lambda f: _SEVERITY_ORDER.get(f.severity, 9))
+        problems = sum(f.severity == Severity.PROBLEM for f in findings)
+        repaired = sum(f.severity == Severity.REPAIRED for f in findings)
+        n = report.notebooks_checked
+        checked = (
+            self.tr("1 notebook checked") if n == 1 else self.tr("%n notebooks checked", "", n)
+        )
+        when = QLocale().toString(
+            QDateTime.currentDateTime().time(), QLocale.FormatType.ShortFormat
+        )
+        if report.clean:
+            outcome = self.tr("Nothing to report: the corpus is whole")
+        else:
+            parts = []
+            if problems:
+                parts.append(
+                    self.tr("1 needs attention")
+                    if problems == 1
+                    else self.tr("%n need attention", "", problems)
+                )
+            if repaired:
+                parts.append(self.tr("%n repaired", "", repaired))
+            outcome = ", ".join(parts)
+        self.health_summary.setText(
+            self.tr("{outcome} ({checked}, at {when}).").format(
+                outcome=outcome, checked=checked, when=when
+            )
+        )
+        icon = (
+            QStyle.StandardPixmap.SP_MessageBoxWarning
+            if problems
+            else QStyle.StandardPixmap.SP_DialogApplyButton
+        )
+        self._set_health_icon(icon)
+        self.findings_view.set_items([self._finding_item(f) for f in findings])
+
+    def show_failure(self, message: str) -> None:
+        self.health_summary.setText(
+            self.tr("The check could not finish: {message}").format(message=message)
+        )
+        self._set_health_icon(QStyle.StandardPixmap.SP_MessageBoxCritical)
+        self.findings_view.set_items([])
+
+    def _finding_item(self, finding: Finding) -> QTableWidgetItem:
+        label = {
+            Severity.PROBLEM: self.tr("Needs attention"),
+            Severity.REPAIRED: self.tr("Repaired"),
+            Severity.INFO: self.tr("Note"),
+        }.get(finding.severity, str(finding.severity))
+        icon = self._standard_icon(_SEVERITY_ICON.get(finding.severity))
+        item = QTableWidgetItem(icon, finding.message)
+        # Screen readers hear the severity the icon shows.
+        item.setData(Qt.ItemDataRole.AccessibleTextRole, f"{label}: {finding.message}")
+        item.setToolTip(f"{label} ({finding.code})" + (f"\n{finding.path}" if finding.path else ""))
+        return item
+
+    def _set_health_icon(self, pixmap: QStyle.StandardPixmap) -> None:
+        size = self.style().pixelMetric(QStyle.PixelMetric.PM_SmallIconSize)
+        self.health_icon.setPixmap(self._standard_icon(pixmap).pixmap(size, size))
+
+    def _standard_icon(self, pixmap: QStyle.StandardPixmap | None) -> QIcon:
+        return QIcon() if pixmap is None else self.style().standardIcon(pixmap)
+
+
+class FindingsView(QTableWidget):
+    """Doctor's findings, one wrapped row each, as tall as its first few rows and no taller.
+
+    A table rather than a list because its rows take the height of their wrapped text;
+    the height it asks for lets one finding take one line's room, not half the window.
+    """
+
+    VISIBLE_ROWS = 4
+
+    def __init__(self) -> None:
+        super().__init__(0, 1)
+        self.horizontalHeader().hide()
+        self.verticalHeader().hide()
+        self.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.setShowGrid(False)
+        self.setWordWrap(True)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+
+    def set_items(self, items: list[QTableWidgetItem]) -> None:
+        """Show ``items``, one a row; hide the view when there are none."""
+        self.setRowCount(0)
+        self.setRowCount(len(items))
+        for row, item in enumerate(items):
+            self.setItem(row, 0, item)
+        self.setVisible(bool(items))
+        self.updateGeometry()
+
+    def sizeHint(self) -> QSize:
+        rows = range(min(self.rowCount(), self.VISIBLE_ROWS))
+        height = sum(self.rowHeight(r) for r in rows) + 2 * self.frameWidth()
+        return QSize(super().sizeHint().width(), height)
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(super().minimumSizeHint().width(), min(self.sizeHint().height(), 60))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        # Rows wrap to the width, so a new width means new row heights and a new height.
+        self.updateGeometry()

@@ -1,0 +1,842 @@
+"""The review page: a plan's notebooks and pages, their order decisions, and every problem.
+
+Every change is an engine call (``ordering.*``, ``edits.*``) made through
+``ImportSession.edit_item``, so it is undoable and the plan stays the only state; the
+page only decides which call to make for the button pressed and the pages selected.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSize, Qt, Signal, Slot
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QPushButton,
+    QSplitter,
+    QStyle,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from transcribe_import.engine.planning import edits, ordering
+from transcribe_import.engine.planning.plan import Op, OrderingRule, PlanItem
+from transcribe_import.gui.models.plan import (
+    ItemColumn,
+    ItemIdRole,
+    PageColumn,
+    PageTableModel,
+    PlanItemsModel,
+    ProblemColumn,
+    ProblemsModel,
+    SourceIdsRole,
+    item_message,
+)
+from transcribe_import.gui.session import ImportSession
+from transcribe_import.gui.thumbnails import ThumbnailCache
+
+# The thumbnail as a table row shows it; the cache renders at 160 px, sharp on a 2x screen.
+THUMBNAIL_SIZE = QSize(44, 56)
+_ROW_PADDING = 6
+_SHORTCUT_CONTEXT = Qt.ShortcutContext.WidgetWithChildrenShortcut
+
+
+class _ActionButton(QPushButton):
+    """A push button that mirrors a QAction (enabled state, tooltip) and triggers it.
+
+    Push buttons, not tool bar buttons: they are in the Tab order and keep their
+    mnemonics, so the page works from the keyboard alone.
+    """
+
+    def __init__(self, action: QAction, text: str | None = None) -> None:
+        super().__init__(text if text is not None else action.text())
+        self._action = action
+        self._sync()
+        action.changed.connect(self._sync)
+        self.clicked.connect(action.trigger)
+
+    @Slot()
+    def _sync(self) -> None:
+        self.setEnabled(self._action.isEnabled())
+        tip = self._action.toolTip()
+        shortcut = self._action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+        self.setToolTip(f"{tip} ({shortcut})" if shortcut else tip)
+
+
+class _WrappingLabel(QLabel):
+    """A word-wrapped label whose height follows its width in a layout.
+
+    QLabel's minimum size hint is its height at a narrow width, which a parent layout
+    takes as a floor: a two-line message got four lines of space. The height it needs at
+    the width it has comes from heightForWidth instead.
+    """
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__(text)
+        self.setWordWrap(True)
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(super().minimumSizeHint().width(), self.fontMetrics().height())
+
+
+class ReviewPage(QWidget):
+    """Review and fix a plan: order pages, leave pages or files out, rename, pick covers.
+
+    The shell connects ``validate_requested`` (validate in a worker, then
+    ``session.set_report``) and ``commit_requested``; ``can_commit()`` says whether the
+    plan as it stands validated without errors.
+    """
+
+    validate_requested = Signal()
+    commit_requested = Signal()
+    current_item_changed = Signal(str)  # item_id; "" when no item is selected
+
+    def __init__(
+        self,
+        session: ImportSession,
+        thumbnails: ThumbnailCache | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.session = session
+        self._owns_thumbnails = thumbnails is None
+        self.thumbnails = thumbnails if thumbnails is not None else ThumbnailCache(parent=self)
+        self.items_model = PlanItemsModel(session, self)
+        self.pages_model = PageTableModel(session, self.thumbnails, self)
+        self.problems_model = ProblemsModel(session, self)
+        self._decision_box: QWidget | None = None
+
+        self._build_actions()
+        self._build_widgets()
+        self.items_view.selectionModel().currentRowChanged.connect(self._on_item_row_changed)
+        self.page_view.selectionModel().selectionChanged.connect(self._update_actions)
+        self.pages_model.edit_failed.connect(self._show_error)
+        session.plan_changed.connect(self._on_plan_changed)
+        session.item_changed.connect(self._on_item_changed)
+        session.validation_changed.connect(self._on_validation_changed)
+        self._on_plan_changed()
+
+    # -- building --------------------------------------------------------------------------
+
+    def _action(
+        self, text: str, tip: str, slot: Callable[[], object], shortcut: str | None = None
+    ) -> QAction:
+        action = QAction(text, self)
+        action.setToolTip(tip)
+        action.setStatusTip(tip)
+        if shortcut:
+            action.setShortcut(QKeySequence(shortcut))
+        # Only while the focus is on this page: the shell has other pages with their own keys.
+        action.setShortcutContext(_SHORTCUT_CONTEXT)
+        action.triggered.connect(slot)
+        self.addAction(action)
+        return action
+
+    def _build_actions(self) -> None:
+        tr = self.tr
+        self.move_up_action = self._action(
+            tr("Move &up"), tr("Move the selected pages one place up"), self.move_up, "Ctrl+Up"
+        )
+        self.move_down_action = self._action(
+            tr("Move &down"),
+            tr("Move the selected pages one place down"),
+            self.move_down,
+            "Ctrl+Down",
+        )
+        self.sort_name_action = self._action(
+            tr("By &name"), tr("Put every page in the order of the file names"), self.sort_by_name
+        )
+        self.sort_capture_action = self._action(
+            tr("By &capture time"),
+            tr("Put every page in the order the camera took them"),
+            self.sort_by_capture_time,
+        )
+        self.sort_mtime_action = self._action(
+            tr("By &modification time"),
+            tr("Put every page in the order the files were last changed"),
+            self.sort_by_mtime,
+        )
+        self.exclude_action = self._action(
+            tr("E&xclude"), tr("Leave the selected pages out of the import"), self.exclude, "Del"
+        )
+        self.include_action = self._action(
+            tr("&Include"), tr("Import the selected excluded pages after all"), self.include, "Ins"
+        )
+        self.rename_action = self._action(
+            tr("&Rename…"), tr("Change the title of the new notebook"), self.rename, "F2"
+        )
+        self.cover_action = self._action(
+            tr("Set as c&over"), tr("Make the selected page the notebook's cover"), self.set_cover
+        )
+        self.validate_action = self._action(
+            tr("&Validate"),
+            tr("Check the whole plan against the files and the corpus as they are now"),
+            self.validate_requested.emit,
+            "F5",
+        )
+        self.commit_action = self._action(
+            tr("&Commit…"), tr("Import the plan into the corpus"), self.commit_requested.emit
+        )
+
+        stack = self.session.undo_stack
+        self.undo_action = stack.createUndoAction(self, tr("Undo"))
+        self.undo_action.setShortcut(QKeySequence("Ctrl+Z"))
+        self.redo_action = stack.createRedoAction(self, tr("Redo"))
+        self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        for action in (self.undo_action, self.redo_action):
+            action.setShortcutContext(_SHORTCUT_CONTEXT)
+            self.addAction(action)
+
+    def _build_widgets(self) -> None:
+        tr = self.tr
+        style = self.style()
+
+        # The commands, in the Tab order before the tables they act on.
+        self.sort_button = QPushButton(tr("&Sort pages"))
+        self.sort_button.setToolTip(tr("Put every page of the notebook in one order"))
+        sort_menu = QMenu(self.sort_button)
+        sort_menu.addActions(
+            [self.sort_name_action, self.sort_capture_action, self.sort_mtime_action]
+        )
+        self.sort_button.setMenu(sort_menu)
+        self.undo_button = _ActionButton(self.undo_action, tr("Undo"))
+        self.undo_button.setIcon(style.standardIcon(QStyle.StandardPixmap.SP_ArrowBack))
+        self.redo_button = _ActionButton(self.redo_action, tr("Redo"))
+        self.redo_button.setIcon(style.standardIcon(QStyle.StandardPixmap.SP_ArrowForward))
+        commands = QHBoxLayout()
+        for widget in (
+            _ActionButton(self.move_up_action),
+            _ActionButton(self.move_down_action),
+            self.sort_button,
+            _ActionButton(self.exclude_action),
+            _ActionButton(self.include_action),
+            _ActionButton(self.rename_action),
+            _ActionButton(self.cover_action),
+        ):
+            commands.addWidget(widget)
+        commands.addStretch(1)
+        commands.addWidget(self.undo_button)
+        commands.addWidget(self.redo_button)
+
+        # Left: the notebooks of the plan.
+        self.items_view = QTableView()
+        self.items_view.setAccessibleName(tr("Notebooks in the plan"))
+        self.items_view.setModel(self.items_model)
+        self._table_defaults(self.items_view)
+        self.items_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.items_view.verticalHeader().hide()
+        header = self.items_view.horizontalHeader()
+        header.setSectionResizeMode(ItemColumn.NOTEBOOK, QHeaderView.ResizeMode.Stretch)
+        for column in (ItemColumn.ACTION, ItemColumn.PAGES, ItemColumn.STATE):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        # Size those columns from the rows on screen: a plan of thousands of notebooks must
+        # not be measured row by row on every change.
+        header.setResizeContentsPrecision(0)
+        items_label = QLabel(tr("&Notebooks"))
+        items_label.setBuddy(self.items_view)
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(items_label)
+        left_layout.addWidget(self.items_view)
+
+        # Right: the decisions the selected notebook needs, above its pages.
+        self.pages_label = QLabel()
+        self.decision_panel = QGroupBox(tr("Needs a decision"))
+        self.decision_panel.setAccessibleName(tr("Decisions this notebook needs"))
+        self._decision_layout = QVBoxLayout(self.decision_panel)
+        self._decision_layout.setContentsMargins(9, 2, 9, 6)
+        self.page_view = QTableView()
+        self.page_view.setAccessibleName(tr("Pages of the notebook, in notebook order"))
+        self.page_view.setModel(self.pages_model)
+        self._table_defaults(self.page_view)
+        self.page_view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.page_view.setIconSize(THUMBNAIL_SIZE)
+        self.page_view.setDragEnabled(True)
+        self.page_view.setAcceptDrops(True)
+        self.page_view.setDropIndicatorShown(True)
+        self.page_view.setDragDropOverwriteMode(False)
+        self.page_view.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)
+        self.page_view.setDefaultDropAction(Qt.DropAction.MoveAction)
+        self.page_view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        self.page_view.addActions(
+            [
+                self.move_up_action,
+                self.move_down_action,
+                self.exclude_action,
+                self.include_action,
+                self.cover_action,
+            ]
+        )
+        rows = self.page_view.verticalHeader()
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        rows.setDefaultSectionSize(THUMBNAIL_SIZE.height() + _ROW_PADDING)
+        rows.setDefaultAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        header = self.page_view.horizontalHeader()
+        header.setSectionResizeMode(PageColumn.THUMBNAIL, QHeaderView.ResizeMode.Fixed)
+        header.resizeSection(PageColumn.THUMBNAIL, THUMBNAIL_SIZE.width() + 2 * _ROW_PADDING)
+        metrics = self.fontMetrics()
+        widths = {
+            PageColumn.FILE: metrics.horizontalAdvance("IMG_20240309_1.jpeg") + 16,
+            PageColumn.SOURCE_PAGE: metrics.horizontalAdvance(
+                self.pages_model.headerData(PageColumn.SOURCE_PAGE, Qt.Orientation.Horizontal)
+            )
+            + 20,
+            PageColumn.CAPTURED: metrics.horizontalAdvance("2088-12-28 88:88:88") + 16,
+            PageColumn.SIZE: metrics.horizontalAdvance("888.88 KiB") + 12,
+        }
+        for column, width in widths.items():
+            header.resizeSection(column, width)
+        header.setStretchLastSection(True)  # the warning, whatever room is left
+        self.pages_label.setBuddy(self.page_view)
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addWidget(self.pages_label)
+        right_layout.addWidget(self.decision_panel)
+        right_layout.addWidget(self.page_view, 1)
+
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(right)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([330, 770])
+        self.splitter.setChildrenCollapsible(False)
+
+        # Bottom: every problem of the last validation, and what can be done next.
+        self.problems_view = QTableView()
+        self.problems_view.setAccessibleName(tr("Problems found by validation"))
+        self.problems_view.setModel(self.problems_model)
+        self._table_defaults(self.problems_view)
+        self.problems_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.problems_view.verticalHeader().hide()
+        # Messages wrap: they say what to do, and a cut-off one does not.
+        self.problems_view.setWordWrap(True)
+        self.problems_view.verticalHeader().setSectionResizeMode(
+            QHeaderView.ResizeMode.ResizeToContents
+        )
+        header = self.problems_view.horizontalHeader()
+        header.setSectionResizeMode(ProblemColumn.NOTEBOOK, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(ProblemColumn.NOTEBOOK, 200)
+        header.setStretchLastSection(True)
+        self.problems_view.activated.connect(self._on_problem_activated)
+        problems_label = QLabel(tr("Pro&blems"))
+        problems_label.setBuddy(self.problems_view)
+        self.problems_summary = QLabel()
+        self.problems_summary.setWordWrap(True)
+        self.problems_summary.setAccessibleName(tr("Validation summary"))
+        self.validate_button = _ActionButton(self.validate_action)
+        self.commit_button = _ActionButton(self.commit_action)
+        self.commit_button.setDefault(False)
+        summary_row = QHBoxLayout()
+        summary_row.addWidget(problems_label)
+        summary_row.addWidget(self.problems_summary, 1)
+        summary_row.addWidget(self.validate_button)
+        summary_row.addWidget(self.commit_button)
+        bottom = QWidget()
+        bottom_layout = QVBoxLayout(bottom)
+        bottom_layout.setContentsMargins(0, 0, 0, 0)
+        bottom_layout.addLayout(summary_row)
+        bottom_layout.addWidget(self.problems_view)
+
+        self.main_splitter = QSplitter(Qt.Orientation.Vertical)
+        self.main_splitter.addWidget(self.splitter)
+        self.main_splitter.addWidget(bottom)
+        self.main_splitter.setStretchFactor(0, 1)
+        self.main_splitter.setSizes([490, 140])
+        self.main_splitter.setChildrenCollapsible(False)
+
+        # An edit the engine refused says why here; it never interrupts with a dialog.
+        self.status_label = QLabel()
+        self.status_label.setWordWrap(True)
+        self.status_label.setAccessibleName(tr("Last edit"))
+        self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.status_label.hide()
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(commands)
+        layout.addWidget(self.main_splitter, 1)
+        layout.addWidget(self.status_label)
+
+    @staticmethod
+    def _table_defaults(view: QTableView) -> None:
+        view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        view.setAlternatingRowColors(True)
+        view.setWordWrap(False)
+        view.setTabKeyNavigation(False)  # Tab leaves the table, as keyboard users expect
+        view.horizontalHeader().setDefaultAlignment(
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+        )
+        view.horizontalHeader().setHighlightSections(False)
+
+    # -- the shell's interface -------------------------------------------------------------
+
+    def selected_item_id(self) -> str | None:
+        return self.pages_model.item_id()
+
+    def select_item(self, item_id: str) -> bool:
+        """Show that notebook's pages; False when the plan has no such item."""
+        row = self.items_model.row_of(item_id)
+        if row < 0:
+            return False
+        self.items_view.setCurrentIndex(self.items_model.index(row, ItemColumn.NOTEBOOK))
+        return True
+
+    def select_source(self, source_id: str) -> bool:
+        """Select the first page of that source in the current notebook and scroll to it."""
+        rows = self.pages_model.rows_of_source(source_id)
+        if not rows:
+            return False
+        self.select_rows([rows[0]])
+        return True
+
+    def select_rows(self, rows: list[int]) -> None:
+        """Select those page rows of the current notebook (the first becomes current)."""
+        selection = self.page_view.selectionModel()
+        flags = (
+            QItemSelectionModel.SelectionFlag.ClearAndSelect
+            | QItemSelectionModel.SelectionFlag.Rows
+        )
+        first = True
+        for row in rows:
+            index = self.pages_model.index(row, PageColumn.FILE)
+            if first:
+                selection.setCurrentIndex(index, flags)
+                first = False
+            else:
+                selection.select(
+                    index,
+                    QItemSelectionModel.SelectionFlag.Select
+                    | QItemSelectionModel.SelectionFlag.Rows,
+                )
+        if rows:
+            self.page_view.scrollTo(self.pages_model.index(rows[0], PageColumn.FILE))
+
+    def selected_rows(self) -> list[int]:
+        """The selected page rows, top to bottom."""
+        return sorted({i.row() for i in self.page_view.selectionModel().selectedRows()})
+
+    def can_commit(self) -> bool:
+        report = self.session.report
+        return self.session.plan is not None and report is not None and report.ok
+
+    def decision_buttons(self) -> list[QPushButton]:
+        """The buttons the decision panel shows now (resolutions, Leave out, ...)."""
+        if self._decision_box is None:
+            return []
+        return self._decision_box.findChildren(QPushButton)
+
+    def shutdown(self) -> None:
+        """Stop background work: the shell calls this when its window closes."""
+        if self._owns_thumbnails:
+            self.thumbnails.shutdown()
+        else:
+            self.thumbnails.cancel()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.shutdown()
+        super().closeEvent(event)
+
+    # -- edits -----------------------------------------------------------------------------
+
+    def _current_item(self) -> PlanItem | None:
+        return self.pages_model.item
+
+    def _edit(self, change: Callable[[PlanItem], PlanItem], text: str) -> bool:
+        """One undoable engine edit of the current notebook; a refusal is shown, not raised."""
+        item = self._current_item()
+        if item is None:
+            return False
+        try:
+            applied = self.session.edit_item(item.item_id, change, text)
+        except ValueError as exc:
+            self._show_error(str(exc))
+            return False
+        self._show_error(None)
+        return applied
+
+    def _selected_source_ids(self) -> list[str]:
+        rows = self.selected_rows()
+        return list(dict.fromkeys(self.pages_model.source_at(r).source_id for r in rows))
+
+    @staticmethod
+    def _positions(item: PlanItem, source_ids: list[str]) -> list[int]:
+        wanted = set(source_ids)
+        return [i for i, s in enumerate(item.sources) if s.source_id in wanted]
+
+    @Slot()
+    def move_up(self) -> None:
+        ids = self._selected_source_ids()
+        if ids:
+            self._move(ids, -1)
+
+    @Slot()
+    def move_down(self) -> None:
+        ids = self._selected_source_ids()
+        if ids:
+            self._move(ids, +1)
+
+    def _move(self, source_ids: list[str], step: int) -> None:
+        def change(item: PlanItem) -> PlanItem:
+            positions = self._positions(item, source_ids)
+            # move() puts the rows before ``to``: one up is before the row above the first,
+            # one down is before the row two below the last.
+            to = positions[0] - 1 if step < 0 else positions[-1] + 2
+            if not 0 <= to <= len(item.sources):
+                return item
+            return ordering.move(item, positions, to)
+
+        if self._edit(change, self.tr("Move pages")):
+            current = self.page_view.currentIndex()
+            if current.isValid():
+                self.page_view.scrollTo(current)
+
+    def _sort(self, rule: OrderingRule, text: str) -> None:
+        self._edit(lambda item: ordering.order_by(item, rule), text)
+
+    @Slot()
+    def sort_by_name(self) -> None:
+        self._sort(OrderingRule.NAME, self.tr("Sort pages by name"))
+
+    @Slot()
+    def sort_by_capture_time(self) -> None:
+        self._sort(OrderingRule.CAPTURE_TIME, self.tr("Sort pages by capture time"))
+
+    @Slot()
+    def sort_by_mtime(self) -> None:
+        self._sort(OrderingRule.MTIME, self.tr("Sort pages by modification time"))
+
+    def _selected_names(self) -> list[str]:
+        item = self._current_item()
+        if item is None:
+            return []
+        wanted = set(self._selected_source_ids())
+        # The engine names sources by their path as validate shows it (provenance.rel).
+        return [s.provenance.rel for s in item.sources if s.source_id in wanted]
+
+    @Slot()
+    def exclude(self) -> None:
+        names = self._selected_names()
+        if names:
+            self._edit(lambda item: ordering.exclude(item, names), self.tr("Exclude pages"))
+
+    @Slot()
+    def include(self) -> None:
+        names = self._selected_names()
+        if names:
+            self._edit(lambda item: ordering.include(item, names), self.tr("Include pages"))
+
+    @Slot()
+    def rename(self, title: str | None = None) -> None:
+        """Rename the new notebook; without ``title``, ask for one."""
+        item = self._current_item()
+        if item is None or item.op is not Op.CREATE_NOTEBOOK:
+            return
+        if not isinstance(title, str):  # triggered(bool) from the action passes a bool
+            title, ok = QInputDialog.getText(
+                self,
+                self.tr("Rename Notebook"),
+                self.tr("Title of the new notebook:"),
+                QLineEdit.EchoMode.Normal,
+                item.title or "",
+            )
+            if not ok:
+                return
+        new_title = title
+        self._edit(lambda it: edits.rename(it, new_title), self.tr("Rename notebook"))
+
+    @Slot()
+    def set_cover(self) -> None:
+        rows = self.selected_rows()
+        if len(rows) != 1:
+            return
+        page_id = self.pages_model.page_at(rows[0]).page_id
+        self._edit(lambda item: edits.set_cover(item, page_id), self.tr("Set cover"))
+
+    def resolve(self, resolution: str) -> None:
+        """Settle the current notebook's order the way a panel button says (an engine name:
+        accept, capture_time, name, mtime, exclude)."""
+        changes: dict[str, tuple[Callable[[PlanItem], PlanItem], str]] = {
+            "accept": (ordering.accept, self.tr("Accept the page order")),
+            "capture_time": (
+                lambda it: ordering.order_by(it, OrderingRule.CAPTURE_TIME),
+                self.tr("Order pages by capture time"),
+            ),
+            "name": (
+                lambda it: ordering.order_by(it, OrderingRule.NAME),
+                self.tr("Order pages by name"),
+            ),
+            "mtime": (
+                lambda it: ordering.order_by(it, OrderingRule.MTIME),
+                self.tr("Order pages by modification time"),
+            ),
+        }
+        if resolution == "exclude":
+            self.exclude()
+        elif resolution in changes:
+            change, text = changes[resolution]
+            self._edit(change, text)
+        self.page_view.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    @Slot()
+    def _on_resolution_clicked(self) -> None:
+        button = self.sender()
+        if isinstance(button, QPushButton):
+            self.resolve(str(button.property("resolution")))
+
+    @Slot()
+    def _on_leave_out_clicked(self) -> None:
+        button = self.sender()
+        if not isinstance(button, QPushButton):
+            return
+        rel = str(button.property("rel"))
+        if button.property("take_back"):
+            self._edit(
+                lambda it: edits.unacknowledge_unusable(it, [rel]),
+                self.tr("Take back a left-out file"),
+            )
+        else:
+            self._edit(
+                lambda it: edits.acknowledge_unusable(it, [rel]), self.tr("Leave out a file")
+            )
+        self.page_view.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    # -- following the session -------------------------------------------------------------
+
+    @Slot()
+    def _on_plan_changed(self) -> None:
+        plan = self.session.plan
+        keep = self.pages_model.item_id()
+        if plan is not None and plan.items:
+            if keep is None or self.items_model.row_of(keep) < 0:
+                keep = plan.items[0].item_id
+            self.select_item(keep)
+            # The model was reset; a current row that did not change sends no signal.
+            self._show_item(keep)
+        else:
+            self._show_item(None)
+        self._on_validation_changed()
+
+    @Slot(QModelIndex, QModelIndex)
+    def _on_item_row_changed(self, current: QModelIndex, previous: QModelIndex) -> None:
+        item_id = current.data(ItemIdRole) if current.isValid() else None
+        self._show_item(item_id)
+
+    def _show_item(self, item_id: str | None) -> None:
+        if item_id != self.pages_model.item_id():
+            self.pages_model.set_item(item_id)
+            self.current_item_changed.emit(item_id or "")
+        self._refresh_item_widgets()
+
+    @Slot(str)
+    def _on_item_changed(self, item_id: str) -> None:
+        if item_id == self.pages_model.item_id():
+            self._refresh_item_widgets()
+
+    @Slot()
+    def _on_validation_changed(self) -> None:
+        self._update_summary()
+        self._update_actions()
+
+    def _refresh_item_widgets(self) -> None:
+        item = self._current_item()
+        if item is None:
+            self.pages_label.setText(self.tr("&Pages"))
+        else:
+            self.pages_label.setText(
+                self.tr("&Pages of “{title}”").format(title=item.label.replace("&", "&&"))
+            )
+        self._rebuild_decisions(item)
+        self._update_actions()
+
+    def _rebuild_decisions(self, item: PlanItem | None) -> None:
+        """One entry per ambiguity and per unusable file, each with the buttons that settle it."""
+        old = self._decision_box
+        focus = QApplication.focusWidget()
+        had_focus = old is not None and focus is not None and old.isAncestorOf(focus)
+        if old is not None:
+            # Later, not now: this may run inside the click of one of its own buttons.
+            old.hide()
+            old.deleteLater()
+        self._decision_box = None
+        box = QWidget()
+        layout = QVBoxLayout(box)
+        layout.setContentsMargins(0, 0, 0, 0)
+        ambiguities = ordering.find_ambiguities(item) if item is not None else []
+        wants_sequence = False
+        for amb in ambiguities:
+            buttons = []
+            for resolution in amb.resolutions:
+                if resolution == "sequence":
+                    wants_sequence = True
+                    continue
+                buttons.append(self._resolution_button(resolution))
+            layout.addLayout(self._decision_row(item_message(amb.message, item), buttons))
+        if wants_sequence:
+            hint = _WrappingLabel(
+                self.tr(
+                    "Or put the pages in order yourself: drag them, or select pages and use "
+                    "Move up and Move down (Ctrl+Up, Ctrl+Down)."
+                )
+            )
+            layout.addWidget(hint)
+        unusable = item.unusable if item is not None else []
+        for entry in unusable:
+            rel = str(entry.get("rel", ""))
+            left_out = item is not None and rel in item.acknowledged
+            name = rel.rsplit("/", 1)[-1]
+            button = QPushButton(self.tr("Take back") if left_out else self.tr("Leave out"))
+            button.setProperty("rel", rel)
+            button.setProperty("take_back", left_out)
+            spoken = self.tr("Take back {name}") if left_out else self.tr("Leave out {name}")
+            button.setAccessibleName(spoken.format(name=name))
+            button.clicked.connect(self._on_leave_out_clicked)
+            if left_out:
+                text = self.tr("<b>{name}</b> cannot be used and is left out.").format(
+                    name=html.escape(name)
+                )
+            else:
+                text = self.tr("<b>{name}</b> cannot be used: {why}").format(
+                    name=html.escape(name),
+                    why=html.escape(item_message(str(entry.get("message", "")), item)),
+                )
+            layout.addLayout(self._decision_row(text, [button], rich=True))
+        if not ambiguities and not unusable:
+            self.decision_panel.hide()  # ``box`` has no parent: Python frees it
+            if had_focus:
+                self.page_view.setFocus(Qt.FocusReason.OtherFocusReason)
+            return
+        self._decision_layout.addWidget(box)
+        box.show()  # a layout shows a new child of a visible widget only later, queued
+        self._decision_box = box
+        self.decision_panel.setTitle(
+            self.tr("The page order needs a decision")
+            if ambiguities
+            else self.tr("Files that cannot be imported")
+        )
+        self.decision_panel.show()
+        # Keep the Tab order visual: notebooks, this panel's buttons, then the pages.
+        previous: QWidget = self.items_view
+        for button in box.findChildren(QPushButton):
+            QWidget.setTabOrder(previous, button)
+            previous = button
+        QWidget.setTabOrder(previous, self.page_view)
+        if had_focus:
+            buttons = box.findChildren(QPushButton)
+            (buttons[0] if buttons else self.page_view).setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def _resolution_button(self, resolution: str) -> QPushButton:
+        texts = {
+            "accept": self.tr("Accept this order"),
+            "capture_time": self.tr("Order by capture time"),
+            "name": self.tr("Order by name"),
+            "mtime": self.tr("Order by modification time"),
+            "exclude": self.tr("Exclude the selected pages"),
+        }
+        if resolution == "exclude":
+            # Follows the page selection, as the Exclude command does.
+            button: QPushButton = _ActionButton(self.exclude_action, texts["exclude"])
+            return button
+        button = QPushButton(texts.get(resolution, resolution))
+        button.setProperty("resolution", resolution)
+        button.clicked.connect(self._on_resolution_clicked)
+        return button
+
+    @staticmethod
+    def _decision_row(text: str, buttons: list[QPushButton], rich: bool = False) -> QVBoxLayout:
+        row = QVBoxLayout()
+        label = _WrappingLabel(text)
+        label.setTextFormat(Qt.TextFormat.RichText if rich else Qt.TextFormat.PlainText)
+        row.addWidget(label)
+        line = QHBoxLayout()
+        for button in buttons:
+            line.addWidget(button)
+        line.addStretch(1)
+        row.addLayout(line)
+        return row
+
+    @Slot()
+    def _update_actions(self) -> None:
+        item = self._current_item()
+        rows = self.selected_rows() if item is not None else []
+        sources = [self.pages_model.source_at(r) for r in rows]
+        positions = sorted({self.pages_model.source_position(r) for r in rows})
+        count = len(item.sources) if item is not None else 0
+        self.move_up_action.setEnabled(bool(positions) and positions[0] > 0)
+        self.move_down_action.setEnabled(bool(positions) and positions[-1] < count - 1)
+        for action in (self.sort_name_action, self.sort_capture_action, self.sort_mtime_action):
+            action.setEnabled(count > 1)
+        self.sort_button.setEnabled(count > 1)
+        self.exclude_action.setEnabled(any(not s.excluded for s in sources))
+        self.include_action.setEnabled(any(s.excluded for s in sources))
+        self.rename_action.setEnabled(item is not None and item.op is Op.CREATE_NOTEBOOK)
+        self.cover_action.setEnabled(
+            item is not None
+            and len(rows) == 1
+            and sources[0].imported
+            and self.pages_model.page_at(rows[0]).page_id != item.cover_page_id
+        )
+        self.validate_action.setEnabled(self.session.plan is not None)
+        self.commit_action.setEnabled(self.can_commit())
+
+    def _update_summary(self) -> None:
+        report = self.session.report
+        if self.session.plan is None:
+            text = self.tr("No plan to review.")
+        elif report is None:
+            text = self.tr(
+                "Not validated since the last change. Validate to see every problem; commit "
+                "is possible once no error stands."
+            )
+        elif report.errors:
+            text = self._errors_text(len(report.errors))
+            if report.warnings:
+                text += ", " + self._warnings_text(len(report.warnings))
+            text += self.tr(". Commit is possible once every error is resolved.")
+        elif report.warnings:
+            text = self.tr("No errors, {warnings}: ready to commit.").format(
+                warnings=self._warnings_text(len(report.warnings))
+            )
+        else:
+            text = self.tr("No problems: ready to commit.")
+        self.problems_summary.setText(text)
+
+    # Whole phrases per count, not "error(s)": they translate, and read, as phrases.
+    def _errors_text(self, n: int) -> str:
+        return self.tr("1 error") if n == 1 else self.tr("{n} errors").format(n=n)
+
+    def _warnings_text(self, n: int) -> str:
+        return self.tr("1 warning") if n == 1 else self.tr("{n} warnings").format(n=n)
+
+    def _show_error(self, message: str | None) -> None:
+        if message:
+            self.status_label.setText(self.tr("Not changed: {why}").format(why=message))
+            self.status_label.show()
+        else:
+            self.status_label.clear()
+            self.status_label.hide()
+
+    @Slot(QModelIndex)
+    def _on_problem_activated(self, index: QModelIndex) -> None:
+        item_id = index.data(ItemIdRole)
+        if not item_id or not self.select_item(item_id):
+            return
+        source_ids = index.data(SourceIdsRole) or ()
+        if source_ids and self.select_source(source_ids[0]):
+            self.page_view.setFocus(Qt.FocusReason.OtherFocusReason)
+            return
+        buttons = self.decision_buttons()
+        target: QWidget = buttons[0] if buttons else self.page_view
+        target.setFocus(Qt.FocusReason.OtherFocusReason)

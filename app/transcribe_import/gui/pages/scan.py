@@ -1,0 +1,241 @@
+"""The scan step: files found and the folder being read, while a worker scans and plans.
+
+Progress arrives at most ten times a second (the worker throttles what the engine
+yields), and each update only sets a few labels, so a tree of 100,000 files keeps
+the window responsive. Cancel asks the engine's scan to stop; nothing is planned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from PySide6.QtCore import QLocale, Qt, Signal
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSizePolicy,
+    QStyle,
+    QVBoxLayout,
+    QWidget,
+)
+
+from transcribe_import.engine.media.decode import RenderSettings
+from transcribe_import.engine.planning.scan import ScanPhase, ScanProgress
+from transcribe_import.engine.storage.corpus import Corpus
+from transcribe_import.gui.pages.commit import plural
+from transcribe_import.gui.workers import ScanOutcome, ScanWorker
+
+
+class ElidedLabel(QLabel):
+    """One line of text that is shortened in the middle to fit, with the whole of it as tooltip.
+
+    Paths are told apart by their ends ("…/box 3/notebook 12"), so the middle goes.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._full = ""
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+    def set_full_text(self, text: str) -> None:
+        self._full = text
+        self.setToolTip(text)
+        self._elide()
+
+    def full_text(self) -> str:
+        return self._full
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        metrics = self.fontMetrics()
+        self.setText(metrics.elidedText(self._full, Qt.TextElideMode.ElideMiddle, self.width()))
+
+
+class ScanPage(QWidget):
+    """Shows one scan's progress; emits ``planned`` with the plan, or ``cancelled``/``failed``."""
+
+    planned = Signal(object)  # ScanOutcome
+    cancelled = Signal()
+    failed = Signal(str)
+    running_changed = Signal(bool)
+
+    def __init__(self, corpus: Corpus, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.corpus = corpus
+        self._worker: ScanWorker | None = None
+        self._closed = False
+        self.updates = 0  # progress updates shown (the tests check the throttle with it)
+
+        self.headline = QLabel()
+        font = self.headline.font()
+        font.setPointSizeF(font.pointSizeF() * 1.3)
+        font.setBold(True)
+        self.headline.setFont(font)
+        self.headline.setAccessibleName(self.tr("Scan status"))
+        self.roots_label = ElidedLabel()
+        self.roots_label.setAccessibleName(self.tr("Folders and files being scanned"))
+
+        self.found_label = QLabel()
+        self.found_label.setAccessibleName(self.tr("Page files found"))
+        self.progress_bar = QProgressBar()
+        self.progress_bar.setAccessibleName(self.tr("Scan progress"))
+        self.current_caption = QLabel(self.tr("Reading:"))
+        self.current_label = ElidedLabel()
+        self.current_label.setAccessibleName(self.tr("Folder being read"))
+        self.current_caption.setBuddy(self.current_label)
+
+        self.cancel_button = QPushButton(
+            self.style().standardIcon(QStyle.StandardPixmap.SP_MediaStop), self.tr("&Cancel Scan")
+        )
+        self.cancel_button.setAccessibleName(self.tr("Cancel the scan"))
+        self.cancel_button.setToolTip(self.tr("Stop scanning; nothing is planned or imported"))
+        self.cancel_button.clicked.connect(self.cancel)
+
+        current_row = QHBoxLayout()
+        current_row.addWidget(self.current_caption)
+        current_row.addWidget(self.current_label, 1)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.cancel_button)
+
+        # A column of readable width in the middle of the page, not a bar across a wide window.
+        column = QWidget()
+        column.setMaximumWidth(720)
+        column_layout = QVBoxLayout(column)
+        icon = QLabel()
+        icon.setPixmap(self.style().standardIcon(QStyle.StandardPixmap.SP_DirOpenIcon).pixmap(48))
+        column_layout.addWidget(icon)
+        column_layout.addWidget(self.headline)
+        column_layout.addWidget(self.roots_label)
+        column_layout.addSpacing(12)
+        column_layout.addWidget(self.found_label)
+        column_layout.addWidget(self.progress_bar)
+        column_layout.addLayout(current_row)
+        middle = QHBoxLayout()
+        middle.addStretch(1)
+        middle.addWidget(column, 3)
+        middle.addStretch(1)
+
+        layout = QVBoxLayout(self)
+        layout.addStretch(1)
+        layout.addLayout(middle)
+        layout.addStretch(2)
+        layout.addLayout(buttons)
+
+    def is_running(self) -> bool:
+        return self._worker is not None
+
+    def start(
+        self,
+        roots: Sequence[Path],
+        *,
+        mode: str,
+        title: str | None,
+        policy_id: str,
+        settings: RenderSettings,
+        workers: int,
+    ) -> None:
+        assert self._worker is None, "one scan at a time"
+        if self._closed:
+            return
+        worker = ScanWorker(
+            self.corpus,
+            roots,
+            mode=mode,
+            title=title,
+            policy_id=policy_id,
+            settings=settings,
+            workers=workers,
+        )
+        worker.progress.connect(self._progress)
+        worker.planned.connect(self.planned)
+        worker.cancelled.connect(self.cancelled)
+        worker.failed.connect(self.failed)
+        worker.finished.connect(self._worker_finished)
+        self._worker = worker
+        self.updates = 0
+        names = ", ".join(str(r) for r in roots)
+        self.headline.setText(self.tr("Looking for page files…"))
+        self.roots_label.set_full_text(self.tr("In {names}").format(names=names))
+        self.found_label.setText(self.tr("No page files found yet"))
+        self.progress_bar.setRange(0, 0)  # busy: the walk does not know the total
+        self.current_label.set_full_text("")
+        self.cancel_button.setEnabled(True)
+        self.cancel_button.setFocus()
+        self.running_changed.emit(True)
+        worker.start()
+
+    def cancel(self) -> None:
+        if self._worker is not None:
+            self._worker.stop()
+            self.cancel_button.setEnabled(False)
+            self.headline.setText(self.tr("Stopping the scan…"))
+
+    def stop_and_wait(self) -> None:
+        """Stop the scan and wait for its thread (closing the window); it ends within ms."""
+        self._closed = True
+        worker = self._worker
+        if worker is not None:
+            worker.stop()
+            worker.wait()
+            self._worker_finished()
+
+    def _progress(self, event: ScanProgress) -> None:
+        self.updates += 1
+        locale = QLocale()
+        found = locale.toString(event.found)
+        if event.phase is ScanPhase.WALKING:
+            if not self.cancel_button.isEnabled():
+                return  # stopping: keep saying so
+            self.headline.setText(self.tr("Looking for page files…"))
+            self.found_label.setText(
+                plural(
+                    event.found,
+                    self.tr("1 page file found"),
+                    self.tr("%Ln page files found", "", event.found),
+                )
+            )
+            self.progress_bar.setRange(0, 0)
+        else:
+            if self.cancel_button.isEnabled():
+                self.headline.setText(self.tr("Reading the page files…"))
+            self.found_label.setText(
+                self.tr("{inspected} of {found} page files read (size, pages, fingerprint)").format(
+                    inspected=locale.toString(event.inspected), found=found
+                )
+            )
+            self.progress_bar.setRange(0, max(event.found, 1))
+            self.progress_bar.setValue(event.inspected)
+        if event.current:  # the last event of a phase names nothing: keep the last name
+            self.current_label.set_full_text(event.current)
+
+    def _worker_finished(self) -> None:
+        worker, self._worker = self._worker, None
+        if worker is None:
+            return
+        worker.wait()
+        self.running_changed.emit(False)
+
+    def last_outcome_text(self, outcome: ScanOutcome) -> str:
+        """A line for the status bar once the plan is made."""
+        plan = outcome.plan
+        pages = sum(len(s.pages) for it in plan.items for s in it.imported_sources())
+        n = len(plan.items)
+        return self.tr("Scanned {files} in {seconds} s: {notebooks}, {pages}.").format(
+            files=plural(
+                outcome.files,
+                self.tr("1 page file"),
+                self.tr("%Ln page files", "", outcome.files),
+            ),
+            seconds=f"{outcome.seconds:.1f}",
+            notebooks=plural(n, self.tr("1 notebook"), self.tr("%Ln notebooks", "", n)),
+            pages=plural(pages, self.tr("1 page"), self.tr("%Ln pages", "", pages)),
+        )

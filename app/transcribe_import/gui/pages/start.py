@@ -1,0 +1,503 @@
+"""The start step: what to import and how it maps to notebooks, and what doctor found waiting.
+
+Folders and files come from a drop anywhere on the window (the window hands them
+here), from Add Folder… and Add Files…, or from the command line. The mapping is
+the engine's adapter mode: ``folders``, ``single`` (with a title) or ``into:ID``.
+Interrupted runs and quarantined journals are told here first, with a way to act.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from PySide6.QtCore import QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QPainter, QPaintEvent, QPalette, QPen
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QButtonGroup,
+    QComboBox,
+    QFileDialog,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QRadioButton,
+    QStyle,
+    QVBoxLayout,
+    QWidget,
+)
+
+from transcribe_import.engine.doctor import DoctorReport
+from transcribe_import.engine.ingest.recovery import FindingCode
+from transcribe_import.engine.storage.corpus import NotebookSummary
+from transcribe_import.gui.models.base import format_local
+from transcribe_import.gui.pages.commit import plural
+from transcribe_import.gui.workers import RunSummary
+
+MODE_FOLDERS = "folders"
+MODE_SINGLE = "single"
+MODE_INTO = "into"
+
+# What doctor reports that the start view tells of: work waiting for a person's decision.
+_QUARANTINE_CODES = {
+    FindingCode.JOURNAL_QUARANTINED,
+    FindingCode.RUN_QUARANTINED,
+    FindingCode.JOURNAL_UNRECOVERABLE,
+}
+
+
+class DropZone(QWidget):
+    """The framed invitation to drop; the drop itself is handled by the whole window.
+
+    Painted from the palette on every paint, so a switch between light and dark
+    applies at once (a style sheet would keep the colours it was first given).
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setMinimumHeight(150)
+        self._highlight = False
+
+    def set_highlight(self, on: bool) -> None:
+        if on != self._highlight:
+            self._highlight = on
+            self.update()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        palette = self.palette()
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        border = QPalette.ColorRole.Highlight if self._highlight else QPalette.ColorRole.Mid
+        fill = QPalette.ColorRole.AlternateBase if self._highlight else QPalette.ColorRole.Base
+        painter.setPen(QPen(palette.color(border), 2, Qt.PenStyle.DashLine))
+        painter.setBrush(palette.color(fill))
+        painter.drawRoundedRect(QRectF(self.rect()).adjusted(1, 1, -1, -1), 8, 8)
+
+
+class StartPage(QWidget):
+    """Choose folders and files, choose the mapping, start the scan."""
+
+    scan_requested = Signal()
+    resume_requested = Signal(str)  # run id
+    show_run_requested = Signal(str)  # run id
+    show_health_requested = Signal()
+    review_requested = Signal()  # back to the plan under review
+    sources_changed = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        style = self.style()
+
+        # -- notices: interrupted runs and quarantined journals ----------------------------
+        self.notices = QGroupBox(self.tr("Waiting for you"))
+        self.notices.setAccessibleName(self.tr("Interrupted imports and corpus problems"))
+        self._notice_layout = QVBoxLayout(self.notices)
+        self.notices.hide()
+        self._interrupted: list[RunSummary] = []
+        self._quarantine_messages: list[str] = []
+
+        # -- drop zone and the list of what will be scanned ---------------------------------
+        self.drop_zone = DropZone()
+        self.drop_zone.setAccessibleName(self.tr("Drop folders or page files here"))
+        icon = QLabel()
+        icon.setPixmap(style.standardIcon(QStyle.StandardPixmap.SP_DirIcon).pixmap(QSize(48, 48)))
+        icon.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.drop_label = QLabel(
+            self.tr(
+                "<p style='font-size:large'><b>Drop folders of page scans here</b></p>"
+                "<p>or page files: JPEG, PNG, TIFF, WebP, PDF</p>"
+            )
+        )
+        self.drop_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.drop_label.setWordWrap(True)
+        self.add_folder_button = QPushButton(
+            style.standardIcon(QStyle.StandardPixmap.SP_DirOpenIcon), self.tr("Add &Folder…")
+        )
+        self.add_folder_button.setAccessibleName(self.tr("Add a folder to import"))
+        self.add_folder_button.clicked.connect(self.choose_folder)
+        self.add_files_button = QPushButton(
+            style.standardIcon(QStyle.StandardPixmap.SP_FileIcon), self.tr("Add F&iles…")
+        )
+        self.add_files_button.setAccessibleName(self.tr("Add page files to import"))
+        self.add_files_button.clicked.connect(self.choose_files)
+        add_row = QHBoxLayout()
+        add_row.addStretch(1)
+        add_row.addWidget(self.add_folder_button)
+        add_row.addWidget(self.add_files_button)
+        add_row.addStretch(1)
+        zone_layout = QVBoxLayout(self.drop_zone)
+        zone_layout.addStretch(1)
+        zone_layout.addWidget(icon)
+        zone_layout.addWidget(self.drop_label)
+        zone_layout.addLayout(add_row)
+        zone_layout.addStretch(1)
+
+        self.sources_list = QListWidget()
+        self.sources_list.setAccessibleName(self.tr("Folders and files to scan"))
+        self.sources_list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.sources_list.setMaximumHeight(100)
+        self.sources_list.itemSelectionChanged.connect(self._update_buttons)
+        self.remove_button = QPushButton(
+            style.standardIcon(QStyle.StandardPixmap.SP_DialogDiscardButton), self.tr("&Remove")
+        )
+        self.remove_button.setAccessibleName(self.tr("Remove the selected folders and files"))
+        self.remove_button.clicked.connect(self.remove_selected)
+        self.clear_button = QPushButton(self.tr("C&lear"))
+        self.clear_button.setAccessibleName(self.tr("Remove every folder and file"))
+        self.clear_button.clicked.connect(self.clear_sources)
+        list_buttons = QVBoxLayout()
+        list_buttons.addWidget(self.remove_button)
+        list_buttons.addWidget(self.clear_button)
+        list_buttons.addStretch(1)
+        self.sources_box = QGroupBox(self.tr("To scan"))
+        sources_layout = QHBoxLayout(self.sources_box)
+        sources_layout.addWidget(self.sources_list, 1)
+        sources_layout.addLayout(list_buttons)
+
+        # -- how they map to notebooks -------------------------------------------------------
+        self.mapping_box = QGroupBox(self.tr("Notebooks"))
+        self.folders_radio = QRadioButton(self.tr("One notebook per fol&der"))
+        self.folders_radio.setToolTip(
+            self.tr(
+                "Every folder that holds page files becomes a new notebook titled after it; "
+                "a box of notebook folders works"
+            )
+        )
+        self.single_radio = QRadioButton(self.tr("Everything into one &new notebook titled"))
+        self.title_edit = QLineEdit()
+        self.title_edit.setAccessibleName(self.tr("Title of the new notebook"))
+        self.title_edit.textChanged.connect(self._update_buttons)
+        self.into_radio = QRadioButton(self.tr("Into an &existing notebook"))
+        self.notebook_combo = QComboBox()
+        self.notebook_combo.setAccessibleName(self.tr("Existing notebook to import into"))
+        self.notebook_combo.setMinimumContentsLength(24)
+        self.notebook_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.mode_group = QButtonGroup(self)
+        for i, radio in enumerate((self.folders_radio, self.single_radio, self.into_radio)):
+            self.mode_group.addButton(radio, i)
+            radio.setAccessibleName(radio.text().replace("&", ""))
+        self.folders_radio.setChecked(True)
+        self.mode_group.idToggled.connect(self._mode_toggled)
+        grid = QGridLayout(self.mapping_box)
+        grid.addWidget(self.folders_radio, 0, 0, 1, 2)
+        grid.addWidget(self.single_radio, 1, 0)
+        grid.addWidget(self.title_edit, 1, 1)
+        grid.addWidget(self.into_radio, 2, 0)
+        grid.addWidget(self.notebook_combo, 2, 1)
+        grid.setColumnStretch(1, 1)
+
+        self.scan_button = QPushButton(
+            style.standardIcon(QStyle.StandardPixmap.SP_MediaPlay), self.tr("&Scan")
+        )
+        self.scan_button.setAccessibleName(self.tr("Scan the folders and files"))
+        self.scan_button.setToolTip(
+            self.tr("Find the page files and propose a plan; nothing is imported yet")
+        )
+        self.scan_button.setDefault(True)
+        self.scan_button.clicked.connect(self.scan_requested)
+        self.hint_label = QLabel()
+        self.hint_label.setAccessibleName(self.tr("What is needed before scanning"))
+        self.error_icon = QLabel()
+        size = style.pixelMetric(QStyle.PixelMetric.PM_SmallIconSize)
+        self.error_icon.setPixmap(
+            style.standardIcon(QStyle.StandardPixmap.SP_MessageBoxCritical).pixmap(size, size)
+        )
+        self.error_label = QLabel()
+        self.error_label.setWordWrap(True)
+        self.error_label.setAccessibleName(self.tr("Why the last scan stopped"))
+        self.error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.error_row = QWidget()
+        error_layout = QHBoxLayout(self.error_row)
+        error_layout.setContentsMargins(0, 0, 0, 0)
+        error_layout.addWidget(self.error_icon, 0, Qt.AlignmentFlag.AlignTop)
+        error_layout.addWidget(self.error_label, 1)
+        self.error_row.hide()
+        self.review_button = QPushButton(
+            style.standardIcon(QStyle.StandardPixmap.SP_ArrowBack), self.tr("Back to &Review")
+        )
+        self.review_button.setAccessibleName(self.tr("Back to the plan under review"))
+        self.review_button.setToolTip(
+            self.tr("The plan made by the last scan is still there; a new scan replaces it")
+        )
+        self.review_button.clicked.connect(self.review_requested)
+        self.review_button.hide()
+        scan_row = QHBoxLayout()
+        scan_row.addWidget(self.hint_label, 1)
+        scan_row.addWidget(self.review_button)
+        scan_row.addWidget(self.scan_button)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.notices)
+        layout.addWidget(self.drop_zone, 1)
+        layout.addWidget(self.sources_box)
+        layout.addWidget(self.mapping_box)
+        layout.addWidget(self.error_row)
+        layout.addLayout(scan_row)
+
+        self._paths: list[Path] = []
+        self._notebooks: list[NotebookSummary] = []
+        self.set_notebooks([])
+        self._refresh_sources()
+
+    # -- sources ---------------------------------------------------------------------------
+
+    def paths(self) -> list[Path]:
+        return list(self._paths)
+
+    def add_paths(self, paths: Iterable[Path]) -> int:
+        """Add folders and files (duplicates once); returns how many were new."""
+        known = set(self._paths)
+        added = 0
+        for p in paths:
+            p = Path(p).expanduser().absolute()
+            if p not in known:
+                known.add(p)
+                self._paths.append(p)
+                added += 1
+        if added:
+            self._refresh_sources()
+        return added
+
+    def remove_selected(self) -> None:
+        rows = sorted({self.sources_list.row(i) for i in self.sources_list.selectedItems()})
+        for r in reversed(rows):
+            del self._paths[r]
+        self._refresh_sources()
+
+    def clear_sources(self) -> None:
+        self._paths.clear()
+        self._refresh_sources()
+
+    def choose_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, self.tr("Add a Folder of Page Scans"))
+        if folder:
+            self.add_paths([Path(folder)])
+
+    def choose_files(self) -> None:
+        files, _ = QFileDialog.getOpenFileNames(
+            self,
+            self.tr("Add Page Files"),
+            "",
+            self.tr("Page files (*.jpg *.jpeg *.png *.tif *.tiff *.webp *.pdf);;All files (*)"),
+        )
+        self.add_paths(Path(f) for f in files)
+
+    def _refresh_sources(self) -> None:
+        self.sources_list.clear()
+        style = self.style()
+        for p in self._paths:
+            pixmap = (
+                QStyle.StandardPixmap.SP_DirIcon
+                if p.is_dir()
+                else QStyle.StandardPixmap.SP_FileIcon
+            )
+            item = QListWidgetItem(style.standardIcon(pixmap), str(p))
+            item.setToolTip(str(p))
+            self.sources_list.addItem(item)
+        self.sources_box.setVisible(bool(self._paths))
+        if self._paths and not self.title_edit.text():
+            # As the engine would title it: a file by its name without extension.
+            first = self._paths[0]
+            self.title_edit.setText(first.stem if first.is_file() else first.name)
+        self.show_error(None)
+        self.sources_changed.emit()
+        self._update_buttons()
+
+    def set_plan_waiting(self, waiting: bool) -> None:
+        """Offer to go back to a plan under review (folders were dropped while reviewing)."""
+        self.review_button.setVisible(waiting)
+
+    def show_error(self, message: str | None) -> None:
+        """Say why the last scan stopped (None: say nothing)."""
+        self.error_label.setText(message or "")
+        self.error_row.setVisible(bool(message))
+
+    # -- mapping ---------------------------------------------------------------------------
+
+    def set_notebooks(self, notebooks: Sequence[NotebookSummary]) -> None:
+        """The corpus's notebooks, for "into an existing notebook"; keeps the current pick."""
+        current = self.notebook_combo.currentData()
+        self._notebooks = list(notebooks)
+        self.notebook_combo.clear()
+        for nb in sorted(self._notebooks, key=lambda n: n.title.casefold()):
+            pages = "?" if nb.page_count is None else str(nb.page_count)
+            self.notebook_combo.addItem(
+                self.tr("{title} ({pages} pages)").format(title=nb.title, pages=pages),
+                nb.notebook_id,
+            )
+        if current is not None:
+            i = self.notebook_combo.findData(current)
+            if i >= 0:
+                self.notebook_combo.setCurrentIndex(i)
+        self.into_radio.setEnabled(bool(self._notebooks))
+        self.into_radio.setToolTip(
+            "" if self._notebooks else self.tr("The corpus has no notebooks yet")
+        )
+        if not self._notebooks and self.into_radio.isChecked():
+            self.folders_radio.setChecked(True)
+        self._mode_toggled()
+
+    def mode(self) -> str:
+        """The engine's adapter mode for the choice made."""
+        if self.single_radio.isChecked():
+            return MODE_SINGLE
+        if self.into_radio.isChecked():
+            return f"{MODE_INTO}:{self.notebook_combo.currentData()}"
+        return MODE_FOLDERS
+
+    def title(self) -> str | None:
+        return self.title_edit.text().strip() or None if self.single_radio.isChecked() else None
+
+    def set_mode(self, mode: str) -> None:
+        name, _, target = mode.partition(":")
+        if name == MODE_SINGLE:
+            self.single_radio.setChecked(True)
+        elif name == MODE_INTO:
+            i = self.notebook_combo.findData(target)
+            if i >= 0:
+                self.notebook_combo.setCurrentIndex(i)
+                self.into_radio.setChecked(True)
+        else:
+            self.folders_radio.setChecked(True)
+
+    def _mode_toggled(self, *_: object) -> None:
+        self.title_edit.setEnabled(self.single_radio.isChecked())
+        self.notebook_combo.setEnabled(self.into_radio.isChecked())
+        self._update_buttons()
+
+    def ready_problem(self) -> str | None:
+        """Why the scan cannot start yet, or None."""
+        if not self._paths:
+            return self.tr("Add folders or files to scan.")
+        if self.single_radio.isChecked() and not self.title_edit.text().strip():
+            return self.tr("Give the new notebook a title.")
+        if self.into_radio.isChecked() and self.notebook_combo.currentData() is None:
+            return self.tr("Pick the notebook to import into.")
+        return None
+
+    def _update_buttons(self) -> None:
+        problem = self.ready_problem()
+        self.scan_button.setEnabled(problem is None)
+        self.hint_label.setText(problem or "")
+        self.remove_button.setEnabled(bool(self.sources_list.selectedItems()))
+
+    # -- notices ---------------------------------------------------------------------------
+
+    def set_interrupted_runs(self, runs: Sequence[RunSummary]) -> None:
+        self._interrupted = list(runs)
+        self._rebuild_notices()
+
+    def set_doctor_report(self, report: DoctorReport) -> None:
+        self._quarantine_messages = [
+            f.message for f in report.findings if f.code in _QUARANTINE_CODES
+        ]
+        self._rebuild_notices()
+
+    def interrupted_runs(self) -> list[RunSummary]:
+        return list(self._interrupted)
+
+    def notice_texts(self) -> list[str]:
+        return [
+            w.text()
+            for w in self.notices.findChildren(QLabel)
+            if w.objectName() == "noticeText" and not w.parentWidget().property("stale")
+        ]
+
+    def notice_buttons(self, text: str) -> list[QPushButton]:
+        """The notices' buttons named ``text`` (tests, and reaching them from elsewhere)."""
+        return [
+            b
+            for b in self.notices.findChildren(QPushButton)
+            if b.text() == text and not b.parentWidget().property("stale")
+        ]
+
+    def _rebuild_notices(self) -> None:
+        while self._notice_layout.count():
+            item = self._notice_layout.takeAt(0)
+            widget = item.widget()
+            if widget is not None:
+                # Later, not now: this may run inside the click of one of its own buttons.
+                widget.hide()
+                widget.setProperty("stale", True)
+                widget.deleteLater()
+        style = self.style()
+        for run in self._interrupted:
+            done = run.committed + run.skipped + run.failed
+            total = done + run.not_done
+            where = ", ".join(f"“{Path(r).name or r}”" for r in run.roots[:2])
+            text = self.tr(
+                "<b>An import was interrupted</b> ({when}{where}): {done} of {total} notebooks "
+                "done, {pages}. Resume it to finish with the same ids."
+            ).format(
+                when=html.escape(format_local(run.created_at)),
+                where=self.tr(", from {roots}").format(roots=html.escape(where)) if where else "",
+                done=done,
+                total=total,
+                pages=plural(
+                    run.pages_committed,
+                    self.tr("1 page committed"),
+                    self.tr("%Ln pages committed", "", run.pages_committed),
+                ),
+            )
+            resume = QPushButton(
+                style.standardIcon(QStyle.StandardPixmap.SP_MediaPlay), self.tr("Resume")
+            )
+            resume.setAccessibleName(self.tr("Resume the interrupted import"))
+            resume.setProperty("run_id", run.run_id)
+            resume.clicked.connect(self._resume_clicked)
+            show = QPushButton(self.tr("Show Run"))
+            show.setAccessibleName(self.tr("Show the interrupted import in Runs"))
+            show.setProperty("run_id", run.run_id)
+            show.clicked.connect(self._show_run_clicked)
+            self._add_notice(QStyle.StandardPixmap.SP_MessageBoxWarning, text, [resume, show])
+        if self._quarantine_messages:
+            n = len(self._quarantine_messages)
+            text = (
+                plural(
+                    n,
+                    self.tr("<b>Doctor moved an unreadable file to quarantine.</b>"),
+                    self.tr("<b>Doctor moved %Ln unreadable files to quarantine.</b>", "", n),
+                )
+                + " "
+                + html.escape(self._quarantine_messages[0])
+            )
+            show = QPushButton(self.tr("Show Corpus Health"))
+            show.setAccessibleName(self.tr("Show the corpus health findings"))
+            show.clicked.connect(self.show_health_requested)
+            self._add_notice(QStyle.StandardPixmap.SP_MessageBoxInformation, text, [show])
+        self.notices.setVisible(bool(self._interrupted or self._quarantine_messages))
+
+    # Bound methods reading the button's run id: a lambda over self made PySide crash when
+    # the window was garbage-collected.
+    def _resume_clicked(self) -> None:
+        self.resume_requested.emit(str(self.sender().property("run_id")))
+
+    def _show_run_clicked(self) -> None:
+        self.show_run_requested.emit(str(self.sender().property("run_id")))
+
+    def _add_notice(
+        self, pixmap: QStyle.StandardPixmap, text: str, buttons: list[QPushButton]
+    ) -> None:
+        row = QWidget()
+        layout = QHBoxLayout(row)
+        layout.setContentsMargins(0, 0, 0, 0)
+        icon = QLabel()
+        size = self.style().pixelMetric(QStyle.PixelMetric.PM_SmallIconSize)
+        icon.setPixmap(self.style().standardIcon(pixmap).pixmap(size, size))
+        label = QLabel(text)
+        label.setObjectName("noticeText")
+        label.setWordWrap(True)
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(icon, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addWidget(label, 1)
+        for b in buttons:
+            layout.addWidget(b, 0, Qt.AlignmentFlag.AlignTop)
+        self._notice_layout.addWidget(row)

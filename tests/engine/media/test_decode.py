@@ -1,0 +1,590 @@
+"""Media: sniffing, probing and rendering every page kind, and refusing every bad input by code."""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import io
+import struct
+import threading
+from pathlib import Path
+
+import pypdf
+import pypdfium2
+import pytest
+from PIL import Image, ImageFile, PngImagePlugin, TiffImagePlugin, WebPImagePlugin
+
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.media import decode as media
+from transcribe_import.engine.media.decode import RenderSettings
+from transcribe_import.engine.storage import fsio
+
+import media_factory as mf
+
+# Small renders keep the file fast; the default cap is exercised once on its own.
+SMALL = RenderSettings(max_side=400)
+
+
+def render_all(path: Path, settings: RenderSettings = SMALL, **kw) -> list[media.RenderedPage]:
+    info = media.probe(path, settings)
+    return list(media.render_pages(path, info.media_type, range(info.page_count), settings, **kw))
+
+
+def decoded(page: media.RenderedPage) -> Image.Image:
+    img = Image.open(io.BytesIO(page.png))
+    img.load()
+    return img
+
+
+def png_chunk_types(data: bytes) -> list[bytes]:
+    kinds, pos = [], 8
+    while pos < len(data):
+        (length,) = struct.unpack(">I", data[pos : pos + 4])
+        kinds.append(data[pos + 4 : pos + 8])
+        pos += 12 + length
+    return kinds
+
+
+def refused(code: ErrorCode, name: str, call, *args, **kw) -> TranscribeError:
+    """Assert ``call`` raises ``code`` with a one-line message naming ``name``."""
+    with pytest.raises(TranscribeError) as info:
+        result = call(*args, **kw)
+        if hasattr(result, "__next__"):
+            list(result)
+    err = info.value
+    assert err.code == code, str(err)
+    assert name in str(err)
+    assert err.path is not None and name in err.path
+    assert "\n" not in str(err)
+    return err
+
+
+def is_reddish(rgb: tuple[int, ...]) -> bool:
+    r, g, b = rgb[:3]
+    return r > 150 and g < 90 and b < 90
+
+
+# -- sniffing ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("make", "name", "expected"),
+    [
+        (mf.make_jpeg, "a.jpg", "image/jpeg"),
+        (mf.make_png, "a.png", "image/png"),
+        (mf.make_tiff, "a.tif", "image/tiff"),
+        (mf.make_webp, "a.webp", "image/webp"),
+        (mf.make_pdf, "a.pdf", "application/pdf"),
+        # The name lies; the bytes decide.
+        (mf.make_png, "really-a-png.jpg", "image/png"),
+        (mf.make_jpeg, "no-suffix", "image/jpeg"),
+    ],
+)
+def test_sniff_by_content(tmp_path: Path, make, name: str, expected: str) -> None:
+    path = make(tmp_path / name)
+    assert media.sniff_media_type(path) == expected
+    assert expected in media.MEDIA_EXTENSIONS
+
+
+def test_extension_tables() -> None:
+    assert media.MEDIA_EXTENSIONS == {
+        "image/jpeg": "jpg",
+        "image/png": "png",
+        "image/tiff": "tif",
+        "image/webp": "webp",
+        "application/pdf": "pdf",
+    }
+    assert {".jpg", ".jpeg", ".jpe", ".png", ".tif", ".tiff", ".webp", ".pdf"} == set(
+        media.PAGE_FILE_SUFFIXES
+    )
+
+
+def test_text_named_jpg_is_unsupported_and_says_what_it_is(tmp_path: Path) -> None:
+    path = mf.make_text_file(tmp_path / "scan 7.jpg")
+    err = refused(ErrorCode.UNSUPPORTED_MEDIA, "scan 7.jpg", media.sniff_media_type, path)
+    assert "not a JPEG image" in str(err)
+    assert "looks like text" in str(err)
+
+
+@pytest.mark.parametrize(
+    ("data", "looks"),
+    [
+        (b"<!DOCTYPE html><html><body>Sign in</body></html>", "HTML"),
+        (b"PK\x03\x04" + b"\x00" * 40, "ZIP"),
+        (b"GIF89a" + b"\x00" * 40, "GIF"),
+        (b"\x00\x00\x00\x18ftypheic" + b"\x00" * 40, "HEIC"),
+        (bytes(range(256)) * 2, "unrecognised"),
+    ],
+)
+def test_unsupported_media_names_what_it_looks_like(tmp_path: Path, data: bytes, looks) -> None:
+    path = tmp_path / "page.png"
+    path.write_bytes(data)
+    err = refused(ErrorCode.UNSUPPORTED_MEDIA, "page.png", media.probe, path)
+    assert looks in str(err)
+
+
+def test_unsupported_suffix_lists_what_is_accepted(tmp_path: Path) -> None:
+    path = tmp_path / "notes.docx"
+    path.write_bytes(b"PK\x03\x04" + b"\x00" * 40)
+    err = refused(ErrorCode.UNSUPPORTED_MEDIA, "notes.docx", media.sniff_media_type, path)
+    assert "JPEG, PNG, TIFF, WebP or PDF" in str(err)
+
+
+def test_empty_file(tmp_path: Path) -> None:
+    path = mf.make_empty_file(tmp_path / "blank.jpg")
+    refused(ErrorCode.EMPTY_FILE, "blank.jpg", media.sniff_media_type, path)
+    refused(ErrorCode.EMPTY_FILE, "blank.jpg", media.probe, path)
+
+
+# -- probing -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("make", "name", "media_type", "pages"),
+    [
+        (mf.make_jpeg, "p.jpg", "image/jpeg", 1),
+        (mf.make_png, "p.png", "image/png", 1),
+        (mf.make_tiff, "p.tif", "image/tiff", 1),
+        (mf.make_webp, "p.webp", "image/webp", 1),
+    ],
+)
+def test_probe_images(tmp_path: Path, make, name: str, media_type: str, pages: int) -> None:
+    info = media.probe(make(tmp_path / name, (640, 480)))
+    assert info == media.MediaInfo(media_type, pages, 640, 480, None, 1)
+
+
+def test_probe_reads_headers_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    files = [
+        mf.make_jpeg(tmp_path / "a.jpg", exif_orientation=6),
+        mf.make_png(tmp_path / "a.png"),
+        mf.make_png_with_late_exif(tmp_path / "late.png"),
+        mf.make_tiff(tmp_path / "a.tif"),
+        mf.make_multiframe_tiff(tmp_path / "m.tif", 3),
+        mf.make_webp(tmp_path / "a.webp"),
+    ]
+
+    def no_decode(self, *a, **kw):
+        raise AssertionError("probe decoded pixels")
+
+    for cls in (
+        ImageFile.ImageFile,
+        PngImagePlugin.PngImageFile,
+        TiffImagePlugin.TiffImageFile,
+        WebPImagePlugin.WebPImageFile,
+    ):
+        monkeypatch.setattr(cls, "load", no_decode)
+    infos = [media.probe(p) for p in files]
+    assert [i.page_count for i in infos] == [1, 1, 1, 1, 3, 1]
+    assert infos[2].orientation == 6
+
+
+def test_probe_exif_orientation_swaps_size_and_reads_capture_time(tmp_path: Path) -> None:
+    path = mf.make_jpeg(
+        tmp_path / "p.jpg", (800, 600), exif_orientation=6, datetime_original="2019:07:14 09:30:05"
+    )
+    info = media.probe(path)
+    assert (info.width, info.height, info.orientation) == (600, 800, 6)
+    assert info.captured_at == "2019-07-14T09:30:05"
+
+
+def test_capture_time_falls_back_to_datetime_and_ignores_zero_dates(tmp_path: Path) -> None:
+    fallback = mf.make_jpeg(tmp_path / "a.jpg", datetime="2020:01:02 03:04:05")
+    assert media.probe(fallback).captured_at == "2020-01-02T03:04:05"
+    zeros = mf.make_jpeg(tmp_path / "b.jpg", datetime_original="0000:00:00 00:00:00")
+    assert media.probe(zeros).captured_at is None
+    assert media.probe(zeros).orientation == 1
+
+
+def test_probe_pdf(tmp_path: Path) -> None:
+    info = media.probe(mf.make_pdf(tmp_path / "book.pdf", 4))
+    assert info == media.MediaInfo("application/pdf", 4, None, None, None, 1)
+
+
+def test_probe_multiframe_tiff_counts_frames(tmp_path: Path) -> None:
+    path = mf.make_multiframe_tiff(tmp_path / "m.tif", [(300, 200), (100, 150), (50, 60)])
+    info = media.probe(path)
+    assert (info.page_count, info.width, info.height) == (3, 300, 200)
+
+
+# -- rendering images --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("make", "name"),
+    [
+        (mf.make_jpeg, "r.jpg"),
+        (mf.make_png, "r.png"),
+        (mf.make_tiff, "r.tif"),
+        (mf.make_webp, "r.webp"),
+    ],
+)
+def test_render_caps_longest_side(tmp_path: Path, make, name: str) -> None:
+    (page,) = render_all(make(tmp_path / name, (1000, 600)))
+    assert (page.width, page.height) == (400, 240)
+    img = decoded(page)
+    assert img.size == (400, 240)
+    assert img.mode == "RGB"
+    assert page.sha256 == hashlib.sha256(page.png).hexdigest()
+    assert page.page_index == 0
+
+
+def test_render_default_cap_on_a_big_jpeg(tmp_path: Path) -> None:
+    path = mf.make_jpeg(tmp_path / "big.jpg", (3000, 2000), quality=70)
+    (page,) = render_all(path, RenderSettings())
+    assert (page.width, page.height) == (2400, 1600)
+    assert is_reddish(decoded(page).getpixel((5, 5)))
+
+
+def test_small_images_are_never_upscaled(tmp_path: Path) -> None:
+    (jpeg,) = render_all(mf.make_jpeg(tmp_path / "s.jpg", (120, 90)))
+    (png,) = render_all(mf.make_png(tmp_path / "s.png", (33, 47)))
+    assert (jpeg.width, jpeg.height) == (120, 90)
+    assert (png.width, png.height) == (33, 47)
+
+
+@pytest.mark.parametrize("make", [mf.make_jpeg, mf.make_webp, mf.make_png, mf.make_tiff])
+def test_exif_orientation_6_rotates_clockwise(tmp_path: Path, make) -> None:
+    path = make(tmp_path / "rot", (300, 200), exif_orientation=6)
+    info = media.probe(path)
+    (page,) = render_all(path)
+    assert (page.width, page.height) == (info.width, info.height) == (200, 300)
+    assert info.orientation == 6
+    img = decoded(page).convert("RGB")
+    # The stored top-left marker is at the top-right once turned upright.
+    assert is_reddish(img.getpixel((page.width - 5, 5)))
+    assert not is_reddish(img.getpixel((5, 5)))
+
+
+def test_late_png_exif_is_applied_like_probe_says(tmp_path: Path) -> None:
+    path = mf.make_png_with_late_exif(tmp_path / "late.png", (300, 200), exif_orientation=6)
+    info = media.probe(path)
+    (page,) = render_all(path)
+    assert (info.width, info.height) == (page.width, page.height) == (200, 300)
+
+
+@pytest.mark.parametrize(
+    ("make", "kw"),
+    [
+        (mf.make_jpeg, {"mode": "L"}),
+        (mf.make_png, {"mode": "L"}),
+        (mf.make_png, {"mode": "1"}),
+        (mf.make_png, {"mode": "I;16"}),
+        (mf.make_png, {"mode": "LA"}),
+        (mf.make_tiff, {"mode": "L"}),
+    ],
+)
+def test_grayscale_stays_grayscale(tmp_path: Path, make, kw: dict) -> None:
+    (page,) = render_all(make(tmp_path / "g", (200, 300), **kw))
+    img = decoded(page)
+    assert img.mode == "L"
+    low, high = img.getextrema()
+    # 16-bit data scaled into 8 bits, not clipped to white.
+    assert low < 200 and high > low
+
+
+def test_sixteen_bit_gray_is_scaled_not_clipped(tmp_path: Path) -> None:
+    (eight,) = render_all(mf.make_png(tmp_path / "8.png", (200, 300), mode="L"))
+    (sixteen,) = render_all(mf.make_png(tmp_path / "16.png", (200, 300), mode="I;16"))
+    a, b = decoded(eight), decoded(sixteen)
+    assert max(abs(x - y) for x, y in zip(a.tobytes(), b.tobytes(), strict=True)) <= 1
+
+
+@pytest.mark.parametrize(("mode", "kw"), [("CMYK", {}), ("P", {}), ("P", {"transparency": 0})])
+def test_colour_modes_become_rgb(tmp_path: Path, mode: str, kw: dict) -> None:
+    make = mf.make_jpeg if mode == "CMYK" else mf.make_png
+    (page,) = render_all(make(tmp_path / "c", (200, 300), mode=mode, **kw))
+    assert decoded(page).mode == "RGB"
+
+
+def test_alpha_is_composited_on_white(tmp_path: Path) -> None:
+    # The factory makes the bottom half fully transparent.
+    (page,) = render_all(mf.make_png(tmp_path / "a.png", (200, 300), mode="RGBA"))
+    img = decoded(page)
+    assert img.mode == "RGB"
+    assert img.getpixel((100, 290)) == (255, 255, 255)
+    assert is_reddish(img.getpixel((5, 5)))
+
+
+def test_renders_are_deterministic_and_carry_no_metadata(tmp_path: Path) -> None:
+    src = tmp_path / "meta.jpg"
+    img = mf.page_pixels((900, 700))
+    exif = Image.Exif()
+    exif[0x0132] = "2020:01:02 03:04:05"
+    img.save(src, "JPEG", quality=80, dpi=(600, 600), exif=exif.tobytes(), comment=b"scanner")
+    first = render_all(src)
+    second = render_all(src)
+    assert [p.sha256 for p in first] == [p.sha256 for p in second]
+    assert first[0].png == second[0].png
+    assert png_chunk_types(first[0].png) == [b"IHDR", b"IDAT", b"IEND"]
+
+
+def test_png_compress_level_is_honoured(tmp_path: Path) -> None:
+    path = mf.make_png(tmp_path / "c.png", (300, 300))
+    (fast,) = render_all(path, RenderSettings(max_side=400, png_compress_level=0))
+    (small,) = render_all(path, RenderSettings(max_side=400, png_compress_level=9))
+    assert len(fast.png) > len(small.png)
+    assert decoded(fast).tobytes() == decoded(small).tobytes()
+
+
+def test_multiframe_tiff_renders_one_page_per_frame(tmp_path: Path) -> None:
+    path = mf.make_multiframe_tiff(
+        tmp_path / "m.tif", [(300, 200), (100, 150), (500, 800)], ["RGB", "L", "1"]
+    )
+    pages = render_all(path)
+    assert [(p.page_index, p.width, p.height) for p in pages] == [
+        (0, 300, 200),
+        (1, 100, 150),
+        (2, 250, 400),
+    ]
+    assert [decoded(p).mode for p in pages] == ["RGB", "L", "L"]
+    # Any order, any subset, same bytes as the full pass.
+    again = list(media.render_pages(path, "image/tiff", [2, 0], SMALL))
+    assert [p.sha256 for p in again] == [pages[2].sha256, pages[0].sha256]
+
+
+# -- rendering PDFs ----------------------------------------------------------------------
+
+
+def test_pdf_pages_render_at_the_cap(tmp_path: Path) -> None:
+    # Points are not pixels: a small page is rasterised up to the cap.
+    path = mf.make_pdf(tmp_path / "book.pdf", [(150, 200), (200, 100), (300, 400)])
+    pages = render_all(path)
+    assert [(p.page_index, p.width, p.height) for p in pages] == [
+        (0, 300, 400),
+        (1, 400, 200),
+        (2, 300, 400),
+    ]
+    assert all(decoded(p).mode == "RGB" for p in pages)
+    assert is_reddish(decoded(pages[0]).getpixel((5, 5)))
+
+
+def test_pdf_single_page_and_determinism(tmp_path: Path) -> None:
+    path = mf.make_pdf(tmp_path / "book.pdf", 3)
+    all_pages = render_all(path)
+    (only,) = media.render_pages(path, "application/pdf", [1], SMALL)
+    assert only.page_index == 1
+    assert only.sha256 == all_pages[1].sha256
+    assert len({p.sha256 for p in all_pages}) == 3  # each page has its own label
+
+
+def test_pdf_rotated_page_is_rendered_upright_size(tmp_path: Path) -> None:
+    (page,) = render_all(mf.make_pdf(tmp_path / "r.pdf", [(300, 400)], rotate=90))
+    assert (page.width, page.height) == (400, 300)
+
+
+def test_pdf_document_opened_once_per_call(tmp_path: Path, monkeypatch) -> None:
+    path = mf.make_pdf(tmp_path / "book.pdf", 5)
+    opened = []
+    real = pypdfium2.PdfDocument
+
+    def counting(*a, **kw):
+        opened.append(1)
+        return real(*a, **kw)
+
+    monkeypatch.setattr(media.pdfium, "PdfDocument", counting)
+    pages = list(media.render_pages(path, "application/pdf", range(5), SMALL))
+    assert len(pages) == 5
+    assert len(opened) == 1
+
+
+def test_pdf_renders_from_many_threads_agree(tmp_path: Path) -> None:
+    paths = [mf.make_pdf(tmp_path / f"{i}.pdf", 2) for i in range(2)]
+    expected = {p: [r.sha256 for r in render_all(p)] for p in paths}
+    results: list[tuple[Path, list[str]]] = []
+    errors: list[BaseException] = []
+
+    def work(p: Path) -> None:
+        try:
+            for _ in range(3):
+                results.append((p, [r.sha256 for r in render_all(p)]))
+        except BaseException as exc:  # noqa: BLE001 - a thread must hand its failure to the test
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(paths[i % 2],)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert len(results) == 12
+    assert all(shas == expected[p] for p, shas in results)
+
+
+# -- bad inputs --------------------------------------------------------------------------
+
+
+def test_encrypted_pdf(tmp_path: Path) -> None:
+    path = mf.make_encrypted_pdf(tmp_path / "locked.pdf")
+    err = refused(ErrorCode.ENCRYPTED_PDF, "locked.pdf", media.probe, path)
+    assert "password-protected" in str(err)
+    assert "remove the password" in str(err)
+    refused(ErrorCode.ENCRYPTED_PDF, "locked.pdf", media.render_pages, path, "application/pdf", [0])
+
+
+def test_pdf_with_only_an_owner_password_opens(tmp_path: Path) -> None:
+    path = mf.make_encrypted_pdf(tmp_path / "restricted.pdf", pages=2, user_password="")
+    assert media.probe(path).page_count == 2
+    assert len(render_all(path)) == 2
+
+
+@pytest.mark.parametrize("make", [mf.make_corrupt_pdf, mf.make_truncated_pdf])
+def test_corrupt_pdf(tmp_path: Path, make) -> None:
+    path = make(tmp_path / "broken.pdf")
+    refused(ErrorCode.CORRUPT_PDF, "broken.pdf", media.probe, path)
+    refused(ErrorCode.CORRUPT_PDF, "broken.pdf", media.render_pages, path, "application/pdf", [0])
+
+
+def test_zero_page_pdf(tmp_path: Path) -> None:
+    path = mf.make_zero_page_pdf(tmp_path / "nothing.pdf")
+    refused(ErrorCode.EMPTY_PDF, "nothing.pdf", media.probe, path)
+    refused(ErrorCode.EMPTY_PDF, "nothing.pdf", media.render_pages, path, "application/pdf", [0])
+
+
+def test_truncated_jpeg_fails_to_render_rather_than_rendering_grey(tmp_path: Path) -> None:
+    path = mf.make_truncated_jpeg(tmp_path / "cut.jpg", (1200, 900))
+    # The probe already sees the missing end (tested below); the full decode must refuse too.
+    for settings in (SMALL, RenderSettings()):  # reduced-scale (draft) and full decode
+        err = refused(
+            ErrorCode.CORRUPT_IMAGE,
+            "cut.jpg",
+            media.render_pages,
+            path,
+            "image/jpeg",
+            [0],
+            settings,
+        )
+        assert "JPEG" in str(err)
+
+
+@pytest.mark.parametrize("suffix", [".jpg", ".png", ".webp"])
+def test_probe_refuses_an_image_cut_short(tmp_path: Path, suffix: str) -> None:
+    maker = {".jpg": mf.make_jpeg, ".png": mf.make_png, ".webp": mf.make_webp}[suffix]
+    path = maker(tmp_path / f"cut{suffix}", (400, 300))
+    data = path.read_bytes()
+    assert media.probe(path).page_count == 1  # whole, it passes
+    path.write_bytes(data[: len(data) * 2 // 3])  # an interrupted copy
+    err = refused(ErrorCode.CORRUPT_IMAGE, f"cut{suffix}", media.probe, path)
+    assert "cut short" in str(err)
+
+
+def test_jpeg_with_a_trailer_after_its_end_marker_is_whole(tmp_path: Path) -> None:
+    path = mf.make_jpeg(tmp_path / "trailer.jpg", (400, 300))
+    path.write_bytes(path.read_bytes() + b"\0" * 4096)  # padding some cameras append
+    assert media.probe(path).page_count == 1
+
+
+def test_jpeg_missing_only_its_last_bytes_fails(tmp_path: Path) -> None:
+    path = mf.make_jpeg(tmp_path / "almost.jpg", (400, 300))
+    path.write_bytes(path.read_bytes()[:-2])  # no end-of-image marker
+    refused(ErrorCode.CORRUPT_IMAGE, "almost.jpg", media.render_pages, path, "image/jpeg", [0])
+
+
+def test_corrupt_image_header(tmp_path: Path) -> None:
+    path = mf.make_truncated_jpeg(tmp_path / "stub.jpg", keep=0.01)
+    refused(ErrorCode.CORRUPT_IMAGE, "stub.jpg", media.probe, path)
+    png = mf.make_png(tmp_path / "bad.png")
+    png.write_bytes(png.read_bytes()[:20])
+    refused(ErrorCode.CORRUPT_IMAGE, "bad.png", media.probe, png)
+
+
+def test_header_bomb_is_refused_without_decoding(tmp_path: Path) -> None:
+    path = mf.make_bomb_png(tmp_path / "bomb.png")
+    err = refused(ErrorCode.DECOMPRESSION_BOMB, "bomb.png", media.probe, path)
+    assert "megapixels" in str(err)
+    refused(ErrorCode.DECOMPRESSION_BOMB, "bomb.png", media.render_pages, path, "image/png", [0])
+
+
+def test_header_just_over_the_limit_is_refused(tmp_path: Path) -> None:
+    # Over Pillow's warning threshold but under its hard error: our own check must catch it.
+    path = mf.make_bomb_png(tmp_path / "big.png", 10_000, 9_000)
+    refused(ErrorCode.DECOMPRESSION_BOMB, "big.png", media.probe, path)
+
+
+def test_lowered_pixel_limit_is_refused(tmp_path: Path) -> None:
+    strict = RenderSettings(max_side=400, max_pixels=100_000)
+    jpeg = mf.make_jpeg(tmp_path / "photo.jpg", (400, 300))
+    err = refused(ErrorCode.DECOMPRESSION_BOMB, "photo.jpg", media.probe, jpeg, strict)
+    assert "400x300" in str(err)
+    refused(
+        ErrorCode.DECOMPRESSION_BOMB,
+        "photo.jpg",
+        media.render_pages,
+        jpeg,
+        "image/jpeg",
+        [0],
+        strict,
+    )
+    # A later frame too big is caught by probe too, not only the first.
+    tiff = mf.make_multiframe_tiff(tmp_path / "m.tif", [(100, 100), (400, 300)])
+    refused(ErrorCode.DECOMPRESSION_BOMB, "m.tif", media.probe, tiff, strict)
+    refused(
+        ErrorCode.DECOMPRESSION_BOMB, "m.tif", media.render_pages, tiff, "image/tiff", [1], strict
+    )
+    assert len(list(media.render_pages(tiff, "image/tiff", [0], strict))) == 1
+
+
+@pytest.mark.parametrize(
+    ("make", "name", "media_type", "index"),
+    [
+        (mf.make_jpeg, "one.jpg", "image/jpeg", 1),
+        (mf.make_pdf, "two.pdf", "application/pdf", 2),
+        (mf.make_multiframe_tiff, "three.tif", "image/tiff", 3),
+        (mf.make_pdf, "neg.pdf", "application/pdf", -1),
+    ],
+)
+def test_page_index_out_of_range(tmp_path: Path, make, name: str, media_type, index) -> None:
+    path = make(tmp_path / name)
+    refused(ErrorCode.MEDIA_MISMATCH, name, media.render_pages, path, media_type, [0, index])
+
+
+def test_wrong_media_type_for_render(tmp_path: Path) -> None:
+    path = mf.make_png(tmp_path / "p.png")
+    refused(ErrorCode.MEDIA_MISMATCH, "p.png", media.render_pages, path, "image/jpeg", [0])
+    with pytest.raises(ValueError):
+        list(media.render_pages(path, "image/gif", [0]))
+
+
+def test_messages_name_the_display_path_not_the_staged_copy(tmp_path: Path) -> None:
+    staged = mf.make_text_file(tmp_path / ".staging" / "txn" / "0123.jpg")
+    original = "/Volumes/Shelf 3/box 12/page 004.jpg"
+    err = refused(ErrorCode.UNSUPPORTED_MEDIA, original, media.probe, staged, SMALL, original)
+    assert ".staging" not in str(err)
+    cut = mf.make_truncated_jpeg(tmp_path / ".staging" / "txn" / "0124.jpg")
+    err = refused(
+        ErrorCode.CORRUPT_IMAGE,
+        original,
+        media.render_pages,
+        cut,
+        "image/jpeg",
+        [0],
+        display_path=original,
+    )
+    assert ".staging" not in str(err)
+
+
+def test_io_faults_become_coded_errors(tmp_path: Path) -> None:
+    path = mf.make_jpeg(tmp_path / "p.jpg")
+    calls = [
+        lambda: media.sniff_media_type(path, "orig/p.jpg"),
+        lambda: media.probe(path, display_path="orig/p.jpg"),
+        lambda: list(media.render_pages(path, "image/jpeg", [0], display_path="orig/p.jpg")),
+    ]
+    for call in calls:
+        fsio.install_faults(fsio.FaultPlan(fail_at=1, errno=errno.EIO))
+        try:
+            refused(ErrorCode.IO_ERROR, "orig/p.jpg", call)
+        finally:
+            fsio.install_faults(None)
+    refused(ErrorCode.IO_ERROR, "gone.jpg", media.probe, tmp_path / "gone.jpg")
+
+
+def test_encryption_pypdf_cannot_decrypt_is_judged_by_pdfium(tmp_path: Path, monkeypatch) -> None:
+    # Without its optional crypto package pypdf cannot open AES files at all; stand that in.
+    def no_crypto(self, password):
+        raise pypdf.errors.DependencyError("cryptography>=3.1 is required for AES algorithm")
+
+    monkeypatch.setattr(pypdf.PdfReader, "decrypt", no_crypto)
+    locked = mf.make_encrypted_pdf(tmp_path / "aes.pdf")
+    refused(ErrorCode.ENCRYPTED_PDF, "aes.pdf", media.probe, locked)
+    restricted = mf.make_encrypted_pdf(tmp_path / "aes-open.pdf", pages=3, user_password="")
+    assert media.probe(restricted).page_count == 3

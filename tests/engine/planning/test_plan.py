@@ -1,0 +1,261 @@
+"""The plan document: its fingerprint as the contract defines it, strict loading of plans."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from transcribe_import.engine.base.ids import new_id
+from transcribe_import.engine.planning.plan import (
+    ImportPlan,
+    Op,
+    PlanDocumentError,
+    PlanItem,
+    PlanPage,
+    PlanSource,
+    SourceProvenance,
+    canonical_body,
+    fingerprint_of,
+    load_plan,
+    plan_from_document,
+    save_plan,
+)
+
+uuids = st.uuids(version=4).map(str)
+shas = st.binary(min_size=32, max_size=32).map(lambda b: b.hex())
+texts = st.text(min_size=1, max_size=20)
+titles = texts.filter(lambda t: t.strip())  # the loader refuses a blank title
+
+
+@st.composite
+def sources(draw: Any) -> PlanSource:
+    n = draw(st.integers(1, 3))
+    media = "application/pdf" if n > 1 else draw(st.sampled_from(["image/jpeg", "image/png"]))
+    return PlanSource(
+        source_id=draw(uuids),
+        sha256=draw(shas),
+        media_type=media,
+        pages=tuple(PlanPage(draw(uuids), draw(uuids), i) for i in range(n)),
+        provenance=SourceProvenance(
+            path="/media/" + draw(texts),
+            rel=draw(texts),
+            size=draw(st.integers(0, 10**9)),
+            mtime="2026-01-01T00:00:00Z",
+            mtime_ns=draw(st.integers(0, 2**62)),
+        ),
+    )
+
+
+@st.composite
+def plans(draw: Any) -> ImportPlan:
+    items = []
+    for _ in range(draw(st.integers(1, 3))):
+        srcs = draw(st.lists(sources(), min_size=1, max_size=4))
+        items.append(
+            PlanItem(
+                item_id=draw(uuids),
+                op=Op.CREATE_NOTEBOOK,
+                notebook_id=draw(uuids),
+                title=draw(titles),
+                sources=tuple(srcs),
+                provenance={"folder": draw(texts), "label": draw(texts)},
+            )
+        )
+    policy = draw(
+        st.sampled_from(["transcribe.v1.skip_existing", "transcribe.v1.create_duplicate"])
+    )
+    return ImportPlan(draw(uuids), policy, tuple(items), {"roots": [draw(texts)]})
+
+
+def _reprovenance(plan: ImportPlan, salt: str) -> ImportPlan:
+    """The same plan with every provenance (paths, sizes, mtimes, labels) changed."""
+    items = []
+    for it in plan.items:
+        srcs = tuple(
+            replace(
+                s,
+                provenance=SourceProvenance(
+                    path=f"/elsewhere/{salt}/{k}",
+                    rel=f"{salt}{k}",
+                    size=k,
+                    mtime=salt,
+                    mtime_ns=k,
+                    captured_at=salt,
+                ),
+            )
+            for k, s in enumerate(it.sources)
+        )
+        items.append(replace(it, sources=srcs, provenance={"folder": salt}))
+    return replace(plan, items=tuple(items), provenance={"roots": [salt], "app_version": salt})
+
+
+@settings(max_examples=60, deadline=None)
+@given(plans(), texts)
+def test_fingerprint_ignores_provenance(plan: ImportPlan, salt: str) -> None:
+    assert _reprovenance(plan, salt).fingerprint == plan.fingerprint
+
+
+@settings(max_examples=60, deadline=None)
+@given(plans())
+def test_fingerprint_ignores_key_order_and_matches_stdlib_recomputation(plan: ImportPlan) -> None:
+    doc = plan.to_document()
+    # Anyone can recompute it without the app: stdlib json, keys sorted, compact, UTF-8.
+    body = {
+        "schema_version": doc["import_manifest"]["schema_version"],
+        "plan_id": doc["plan_id"],
+        "import_policy_id": doc["import_policy_id"],
+        "items": _strip(doc["items"]),
+    }
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert hashlib.sha256(text.encode()).hexdigest() == doc["plan_fingerprint"]
+    shuffled = json.loads(json.dumps(_reverse_keys(doc)))
+    assert plan_from_document(shuffled, "shuffled").fingerprint == plan.fingerprint
+
+
+def _strip(v: Any) -> Any:
+    if isinstance(v, dict):
+        return {k: _strip(x) for k, x in v.items() if k != "provenance"}
+    if isinstance(v, list):
+        return [_strip(x) for x in v]
+    return v
+
+
+def _reverse_keys(v: Any) -> Any:
+    if isinstance(v, dict):
+        return {k: _reverse_keys(v[k]) for k in reversed(list(v))}
+    if isinstance(v, list):
+        return [_reverse_keys(x) for x in v]
+    return v
+
+
+@settings(max_examples=60, deadline=None)
+@given(plans(), st.data())
+def test_fingerprint_changes_with_what_the_commit_does(plan: ImportPlan, data: Any) -> None:
+    it = plan.items[0]
+    variants = [
+        replace(
+            plan,
+            import_policy_id="transcribe.v1.create_duplicate"
+            if plan.import_policy_id.endswith("skip_existing")
+            else "transcribe.v1.skip_existing",
+        ),
+        plan.with_item(replace(it, notebook_id=new_id())),
+        plan.with_item(replace(it, title=(it.title or "") + "x")),
+        plan.with_item(
+            replace(
+                it,
+                sources=(
+                    replace(
+                        it.sources[0],
+                        sha256="f" * 64 if it.sources[0].sha256 != "f" * 64 else "e" * 64,
+                    ),
+                )
+                + it.sources[1:],
+            )
+        ),
+        plan.with_item(
+            replace(it, sources=(replace(it.sources[0], source_id=new_id()),) + it.sources[1:])
+        ),
+        plan.with_item(
+            replace(it, sources=(replace(it.sources[0], excluded=True),) + it.sources[1:])
+        ),
+    ]
+    if len(it.sources) > 1:
+        variants.append(plan.with_item(replace(it, sources=it.sources[::-1])))
+    fps = [v.fingerprint for v in variants]
+    assert plan.fingerprint not in fps
+
+
+def test_canonical_body_is_exactly_the_four_fields() -> None:
+    doc = _sample_plan().to_document()
+    body = orjson.loads(canonical_body(doc))
+    assert set(body) == {"schema_version", "plan_id", "import_policy_id", "items"}
+    assert "provenance" not in json.dumps(body)
+    assert canonical_body(doc) == orjson.dumps(body, option=orjson.OPT_SORT_KEYS)
+
+
+def _sample_plan() -> ImportPlan:
+    src = PlanSource(
+        new_id(),
+        "a" * 64,
+        "image/jpeg",
+        (PlanPage(new_id(), new_id(), 0),),
+        SourceProvenance("/m/p 1.jpg", "nb/p 1.jpg", 10, "t", 1),
+    )
+    item = PlanItem(new_id(), Op.CREATE_NOTEBOOK, new_id(), "Notebook", (src,))
+    return ImportPlan(new_id(), "transcribe.v1.skip_existing", (item,), {"roots": ["/m"]})
+
+
+def test_save_and_load_round_trip(tmp_path: Path) -> None:
+    plan = _sample_plan()
+    save_plan(plan, tmp_path / "plan.json")
+    loaded = load_plan(tmp_path / "plan.json")
+    assert loaded == plan
+    assert loaded.fingerprint == plan.fingerprint
+
+
+def _tampered(mutate: Any) -> dict[str, Any]:
+    doc = _sample_plan().to_document()
+    mutate(doc)
+    doc["plan_fingerprint"] = fingerprint_of(doc)  # a crafted plan with a valid fingerprint
+    return doc
+
+
+@pytest.mark.parametrize(
+    ("mutate", "words"),
+    [
+        (lambda d: d["items"][0].update(notebook_id="../../x"), "not a lower-case UUID"),
+        (lambda d: d["items"][0].update(item_id=d["plan_id"]), "appears twice"),
+        (lambda d: d["items"][0].update(op="import"), "neither create_notebook"),
+        (lambda d: d["items"][0]["sources"][0].update(media_type="text/plain"), "media_type"),
+        (lambda d: d["items"][0]["sources"][0].update(page_index=[1]), "page_index"),
+        (
+            lambda d: d["items"][0]["sources"][0]["pages"][0].update(page_id="A" * 36),
+            "not a lower-case UUID",
+        ),
+        (lambda d: d.update(import_policy_id="transcribe.v1.replace_source"), "import_policy_id"),
+        (lambda d: d["items"][0].update(cover_page_id=new_id()), "cover_page_id"),
+    ],
+)
+def test_crafted_plans_are_refused(mutate: Any, words: str) -> None:
+    with pytest.raises(PlanDocumentError) as info:
+        plan_from_document(_tampered(mutate), "crafted.json")
+    assert words in str(info.value)
+    assert "crafted.json" in str(info.value)
+
+
+def test_hand_edit_without_the_app_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "plan.json"
+    save_plan(_sample_plan(), path)
+    doc = orjson.loads(path.read_bytes())
+    doc["items"][0]["title"] = "Edited by hand"
+    path.write_bytes(orjson.dumps(doc))
+    with pytest.raises(PlanDocumentError) as info:
+        load_plan(path)
+    assert "plan_fingerprint does not match" in str(info.value)
+
+
+def test_provenance_edit_is_not_a_tamper(tmp_path: Path) -> None:
+    path = tmp_path / "plan.json"
+    save_plan(_sample_plan(), path)
+    doc = orjson.loads(path.read_bytes())
+    doc["items"][0]["sources"][0]["provenance"]["path"] = "/moved/disk/p 1.jpg"
+    path.write_bytes(orjson.dumps(doc))
+    assert load_plan(path).items[0].sources[0].provenance.path == "/moved/disk/p 1.jpg"
+
+
+@pytest.mark.parametrize("content", [b"", b"{", b"[]", b'{"format": "transcribe.import-plan"}'])
+def test_unreadable_documents_are_refused(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "plan.json"
+    path.write_bytes(content)
+    with pytest.raises(PlanDocumentError) as info:
+        load_plan(path)
+    assert str(path) in str(info.value)
