@@ -49,6 +49,7 @@ case "$cmd" in
     ;;
   test)
     .venv/bin/ruff check app tests bench packaging
+    .venv/bin/ruff format --check app tests bench packaging
     export QT_QPA_PLATFORM=offscreen
     exec .venv/bin/python -m pytest "$@"
     ;;

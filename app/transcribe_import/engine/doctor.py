@@ -116,7 +116,8 @@ def _check_runs(corpus: Corpus) -> list[Finding]:
                 lock.release()
             out.append(
                 Finding(
-                    FindingCode.RUN_QUARANTINED, Severity.PROBLEM,
+                    FindingCode.RUN_QUARANTINED,
+                    Severity.PROBLEM,
                     f"Import run {run_id}: its record could not be read; it was moved to "
                     f"{target} with a report. The notebooks it committed are unaffected.",
                     path=str(target),
@@ -127,7 +128,8 @@ def _check_runs(corpus: Corpus) -> list[Finding]:
             counts = record.counts()
             out.append(
                 Finding(
-                    FindingCode.INTERRUPTED_RUN, Severity.PROBLEM,
+                    FindingCode.INTERRUPTED_RUN,
+                    Severity.PROBLEM,
                     f"Import run {run_id} was interrupted with {counts['pending']} item(s) not "
                     f"done ({counts['committed']} committed); resume it with "
                     f"`transcribe-import resume {run_id}` or cancel it with "
