@@ -14,20 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from transcribe_import.engine.base.clock import stamp_for_filename
 from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.base.findings import Finding, FindingCode, Severity
 from transcribe_import.engine.base.ids import is_valid_id
 from transcribe_import.engine.ingest import journal
-from transcribe_import.engine.ingest.recovery import (
-    Finding,
-    FindingCode,
-    Severity,
-    recover_journal,
-    report_path,
-    write_quarantine_report,
-)
-from transcribe_import.engine.storage import fsio, locks, project
+from transcribe_import.engine.ingest.recovery import recover_journal
+from transcribe_import.engine.storage import fsio, locks, project, quarantine
 from transcribe_import.engine.storage.corpus import CREATING_PREFIX, Corpus, IndexEntry
 
 
@@ -161,11 +154,10 @@ def _repair_index(corpus: Corpus) -> list[Finding]:
     damage = corpus.index_damage()
     if not damage:
         return []
-    fsio.make_dirs(corpus.quarantine_dir)
-    target = corpus.quarantine_dir / f"{stamp_for_filename()}-index.jsonl"
-    fsio.atomic_write(target, fsio.read_bytes(corpus.index_path))
     lines = "; ".join(f"line {d.line_no}: {d.reason}" for d in damage[:5])
-    write_quarantine_report(target, None, str(corpus.index_path), f"damaged index ({lines})")
+    target = quarantine.quarantine(
+        corpus, corpus.index_path, "index", f"damaged index ({lines})", copy=True
+    )
     crashpoint("doctor.index_copied")
     entries = list(corpus.index_entries().values())
     corpus.rewrite_index(entries)
@@ -361,17 +353,8 @@ def _check_files(
 
 
 def _quarantine_summary(corpus: Corpus) -> list[Finding]:
-    try:
-        names = fsio.list_dir(corpus.quarantine_dir)
-    except FileNotFoundError:
-        return []
     out: list[Finding] = []
-    held = [n for n in names if not n.endswith(".report.json") and not n.startswith(".")]
-    for n in held:
-        target = corpus.quarantine_dir / n
-        if not fsio.exists(report_path(target)):
-            # Killed between the move and the report: write the report now, never lose the trail.
-            write_quarantine_report(target, None, "unknown", "report reconstructed by doctor")
+    held = quarantine.held_files(corpus)
     if held:
         out.append(
             Finding(

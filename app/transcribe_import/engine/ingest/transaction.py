@@ -17,8 +17,10 @@ from typing import Any
 from transcribe_import.engine.base.clock import utc_now
 from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.base.findings import FindingCode
 from transcribe_import.engine.base.ids import check_id, new_id
 from transcribe_import.engine.ingest import journal, recovery
+from transcribe_import.engine.ingest.finish import promote_and_commit
 from transcribe_import.engine.ingest.journal import Journal, JournalState
 from transcribe_import.engine.media import decode as media
 from transcribe_import.engine.planning.plan import json_safe
@@ -335,14 +337,14 @@ def _ingest_locked(
     crashpoint("ingest.after_stage")
 
     try:
-        recovery.promote_and_commit(nb_dir, txn)
+        promote_and_commit(nb_dir, txn)
     except OSError as exc:
         # Past this point the journal decides: finish or undo it the way a restart would.
         try:
             findings = recovery.recover_journal(corpus, req.notebook_id, lock_held=True)
         except (OSError, TranscribeError):
             findings = []  # the journal stays and blocks the notebook until doctor recovers it
-        if not any(f.code == recovery.FindingCode.JOURNAL_ROLLED_FORWARD for f in findings):
+        if not any(f.code == FindingCode.JOURNAL_ROLLED_FORWARD for f in findings):
             raise fsio.problem_from_oserror(exc, nb_dir, "saving pages into") from exc
     return IngestResult(req.notebook_id, txn.txn_id, False, len(txn.doc["pages"]))
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from transcribe_import.engine.base.clock import stamp_for_filename, utc_now
+from transcribe_import.engine.base.clock import utc_now
 from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.ids import check_id, new_id
@@ -34,6 +34,7 @@ from transcribe_import.engine.planning.plan import (
     plan_from_document,
 )
 from transcribe_import.engine.storage import fsio, locks
+from transcribe_import.engine.storage.quarantine import quarantine
 
 if TYPE_CHECKING:
     from transcribe_import.engine.storage.corpus import Corpus
@@ -496,15 +497,7 @@ class RunStore:
 
     def quarantine(self, run_id: str, reason: str) -> Path:
         """Move an unreadable run record to quarantine with a report; never delete it."""
-        from transcribe_import.engine.ingest.recovery import write_quarantine_report
-
-        src = self.record_path(run_id)
-        fsio.make_dirs(self.corpus.quarantine_dir)
-        target = self.corpus.quarantine_dir / f"{stamp_for_filename()}-run-{run_id}.json"
-        fsio.replace(src, target)
-        fsio.fsync_dir(self.corpus.quarantine_dir)
-        write_quarantine_report(target, None, str(src), reason)
-        return target
+        return quarantine(self.corpus, self.record_path(run_id), f"run-{run_id}", reason)
 
 
 def _index_row(record: RunRecord) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from transcribe_import.engine.doctor import DoctorReport
-from transcribe_import.engine.ingest.recovery import Finding, Severity
+from transcribe_import.engine.base.findings import Finding, Severity
 from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
 from transcribe_import.gui.models.base import SORT_ROLE, NotebookColumn, NotebookTableModel
 

@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from transcribe_import.engine.doctor import DoctorReport
-from transcribe_import.engine.ingest.recovery import FindingCode
+from transcribe_import.engine.base.findings import FindingCode
 from transcribe_import.engine.storage.corpus import NotebookSummary
 from transcribe_import.gui.models.base import format_local
 from transcribe_import.gui.pages.commit import plural
@@ -48,7 +48,6 @@ MODE_INTO = "into"
 _QUARANTINE_CODES = {
     FindingCode.JOURNAL_QUARANTINED,
     FindingCode.RUN_QUARANTINED,
-    FindingCode.JOURNAL_UNRECOVERABLE,
 }
 
 

@@ -1,0 +1,52 @@
+"""Findings: what recovery and doctor report about the corpus, as coded values."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+
+class Severity(enum.StrEnum):
+    REPAIRED = "repaired"  # recovery acted, the corpus is whole again
+    PROBLEM = "problem"  # needs a person
+    INFO = "info"
+
+
+class FindingCode(enum.StrEnum):
+    JOURNAL_ROLLED_BACK = "journal_rolled_back"
+    JOURNAL_ROLLED_FORWARD = "journal_rolled_forward"
+    JOURNAL_QUARANTINED = "journal_quarantined"
+    JOURNAL_LIVE = "journal_live"
+    REGISTRATION_COMPLETED = "registration_completed"
+    INCOMPLETE_CREATE_REMOVED = "incomplete_create_removed"
+    UNREGISTERED_DIRECTORY = "unregistered_directory"
+    REGISTERED_WITHOUT_MANIFEST = "registered_without_manifest"
+    MANIFEST_INVALID = "manifest_invalid"
+    FILE_MISSING = "file_missing"
+    FILE_HASH_MISMATCH = "file_hash_mismatch"
+    ORPHAN_FILE = "orphan_file"
+    DUPLICATE_ID = "duplicate_id"
+    INDEX_REPAIRED = "index_repaired"
+    QUARANTINE_PRESENT = "quarantine_present"
+    IO_ERROR = "io_error"
+    INTERRUPTED_RUN = "interrupted_run"
+    RUN_QUARANTINED = "run_quarantined"
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: FindingCode
+    severity: Severity
+    message: str
+    notebook_id: str | None = None
+    path: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "code": str(self.code),
+            "severity": str(self.severity),
+            "message": self.message,
+            "notebook_id": self.notebook_id,
+            "path": self.path,
+        }
