@@ -80,7 +80,7 @@ def make_inputs(n_pages: int, pdf_pages: int) -> tuple[list[Path], Path]:
 def side_reference(jpgs: list[Path], pdf: Path | None, out: Path) -> None:
     import pypdfium2 as pdfium
 
-    from transcribe_import.engine.media.decode import RenderSettings
+    from transcribe_import.engine.media.kinds import RenderSettings
 
     s = RenderSettings()
     for i, p in enumerate([*jpgs, *([pdf] if pdf else [])]):

@@ -1,4 +1,8 @@
-"""Helpers for engine tests: small real page files, ingest requests with preallocated ids."""
+"""Helpers for engine tests: notebooks, ingest requests with preallocated ids, notebook checks.
+
+Page files come from ``media_factory.make_image`` (``page_image`` is the same function,
+under the name older tests use); folders of them from ``helpers.shelves``.
+"""
 
 from __future__ import annotations
 
@@ -7,30 +11,42 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from PIL import Image, ImageDraw
 
 from transcribe_import.engine.base.ids import new_id
-from transcribe_import.engine.ingest.transaction import IngestRequest, PageSpec, SourceSpec
-from transcribe_import.engine.media import decode as media
+from transcribe_import.engine.ingest.transaction import (
+    IngestRequest,
+    PageSpec,
+    SourceSpec,
+    ingest,
+)
+from transcribe_import.engine.media import decode
 from transcribe_import.engine.storage import fsio, project
 from transcribe_import.engine.storage.corpus import Corpus
 
+# The one image builder, under the name the engine tests have always used.
+from media_factory import make_image as page_image  # noqa: F401
 
-def page_image(path: Path, label: str, size: tuple[int, int] = (320, 440)) -> Path:
-    """A small page-like JPEG (or PNG, by suffix) with its label drawn on it, so each differs."""
-    img = Image.new("RGB", size, (245, 240, 225))
-    d = ImageDraw.Draw(img)
-    for y in range(30, size[1] - 20, 24):
-        d.line([(20, y), (size[0] - 20, y)], fill=(180, 190, 210), width=1)
-    d.text((30, 40), label, fill=(20, 20, 60))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    img.save(path, quality=85) if path.suffix.lower() in {".jpg", ".jpeg"} else img.save(path)
-    return path
+
+def new_notebook(corpus: Corpus, title: str = "Notebook") -> str:
+    """Create an empty notebook under a fresh id, through the engine; its id."""
+    notebook_id = new_id()
+    corpus.create_notebook(notebook_id, title)
+    return notebook_id
+
+
+def ingest_pages(corpus: Corpus, notebook_id: str, paths: list[Path], **kw: Any) -> IngestRequest:
+    """Ingest ``paths`` (one source each) into the notebook; the request, for its page ids.
+
+    ``kw`` goes to ``ingest`` (settings, workers, ...).
+    """
+    req = request_for(notebook_id, paths)
+    ingest(corpus, req, **kw)
+    return req
 
 
 def source_spec(path: Path) -> SourceSpec:
     """What a plan would hold for one file: its hash, type and preallocated page ids."""
-    info = media.probe(path)
+    info = decode.probe(path)
     sha, _size = fsio.hash_file(path)
     pages = tuple(PageSpec(new_id(), new_id(), i) for i in range(info.page_count))
     return SourceSpec(new_id(), path, sha, info.media_type, pages)

@@ -13,6 +13,7 @@ import struct
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pypdf
 from PIL import Image, ImageDraw
@@ -113,6 +114,24 @@ def make_png(
     return path
 
 
+def make_image(path: Path, label: str = "", size: tuple[int, int] = (320, 440), **kw: Any) -> Path:
+    """A page image in the format its suffix names (.jpg/.jpeg, .png, .tif/.tiff, .webp).
+
+    The one builder for "some page file": ``label`` is drawn on the page, so different
+    labels give different bytes; ``kw`` goes to the format's own ``make_*`` function.
+    """
+    suffix = path.suffix.lower()
+    if suffix in (".jpg", ".jpeg"):
+        return make_jpeg(path, size, label=label, **kw)
+    if suffix == ".png":
+        return make_png(path, size, label=label, **kw)
+    if suffix in (".tif", ".tiff"):
+        return make_tiff(path, size, label=label, **kw)
+    if suffix == ".webp":
+        return make_webp(path, size, label=label, **kw)
+    raise ValueError(f"make_image: no page format for {path.name!r}")
+
+
 def make_png_with_late_exif(
     path: Path, size: tuple[int, int] = (320, 440), exif_orientation: int = 6
 ) -> Path:
@@ -130,9 +149,11 @@ def make_tiff(
     size: tuple[int, int] = (320, 440),
     mode: str = "RGB",
     exif_orientation: int | None = None,
+    *,
+    label: str = "",
 ) -> Path:
     """A single-page TIFF (deflate-compressed)."""
-    img = page_pixels(size, mode)
+    img = page_pixels(size, mode, label)
     kwargs: dict[str, object] = {"compression": "tiff_deflate"}
     if exif_orientation is not None:
         kwargs["tiffinfo"] = {0x0112: exif_orientation}
@@ -162,9 +183,10 @@ def make_webp(
     *,
     lossless: bool = True,
     mode: str = "RGB",
+    label: str = "",
 ) -> Path:
     """A WebP image (lossless by default, so pixels are exact)."""
-    img = page_pixels(size, mode)
+    img = page_pixels(size, mode, label)
     kwargs: dict[str, object] = {"lossless": lossless}
     if exif_orientation is not None:
         kwargs["exif"] = _exif(exif_orientation, None, None).tobytes()

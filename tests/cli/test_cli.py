@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,37 +9,28 @@ from pathlib import Path
 import orjson
 import pytest
 
+from helpers.cli import EXIT_LOCKED, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, run_cli
 from transcribe_import import __version__
 from transcribe_import.cli import main
 from transcribe_import.engine.base.ids import new_id
-from transcribe_import.engine.ingest.transaction import ingest
 from transcribe_import.engine.storage.corpus import Corpus
 
-from engine_helpers import page_image, request_for
+from engine_helpers import ingest_pages, new_notebook
+from media_factory import make_image
 
-
-def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "transcribe_import", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, **(env or {})},
-    )
+# run_cli(data, *args) is the shared runner (helpers.cli); data=None passes no --data-dir.
 
 
 def test_version_and_help() -> None:
-    assert run_cli("--version").stdout.strip() == f"transcribe-import {__version__}"
-    out = run_cli("--help").stdout
+    assert run_cli(None, "--version").stdout.strip() == f"transcribe-import {__version__}"
+    out = run_cli(None, "--help").stdout
     for command in ("notebooks", "doctor", "gui"):
         assert command in out
 
 
-def test_notebooks_json_lists_titles_and_pages(data_dir: Path, tmp_path: Path, capsys) -> None:
-    corpus = Corpus.open(data_dir)
-    nbid = new_id()
-    corpus.create_notebook(nbid, "Tagebuch 1916 – Ärmelkanal")
-    ingest(corpus, request_for(nbid, [page_image(tmp_path / "a.jpg", "a")]))
+def test_notebooks_json_lists_titles_and_pages(corpus: Corpus, tmp_path: Path, capsys) -> None:
+    nbid = new_notebook(corpus, "Tagebuch 1916 – Ärmelkanal")
+    ingest_pages(corpus, nbid, [make_image(tmp_path / "a.jpg", "a")])
     assert main(["notebooks", "--json"]) == 0
     doc = orjson.loads(capsys.readouterr().out)
     [nb] = doc["notebooks"]
@@ -57,32 +47,32 @@ def test_notebooks_text_on_empty_corpus(data_dir: Path, capsys) -> None:
 
 
 def test_doctor_exit_codes_and_json_only_on_stdout(data_dir: Path) -> None:
-    proc = run_cli("--data-dir", str(data_dir), "doctor", "--json")
-    assert proc.returncode == 0, proc.stderr
+    proc = run_cli(data_dir, "doctor", "--json")
+    assert proc.returncode == EXIT_OK, proc.stderr
     assert orjson.loads(proc.stdout)["clean"] is True
 
     corpus = Corpus.open(data_dir)
     nb_dir = corpus.create_notebook(new_id(), "broken")
     (nb_dir / "project.json").unlink()
-    proc = run_cli("--data-dir", str(data_dir), "doctor", "--json")
-    assert proc.returncode == 1
+    proc = run_cli(data_dir, "doctor", "--json")
+    assert proc.returncode == EXIT_PROBLEMS
     report = orjson.loads(proc.stdout)
     assert [f["code"] for f in report["findings"]] == ["registered_without_manifest"]
     assert report["findings"][0]["severity"] == "problem"
 
-    text = run_cli("--data-dir", str(data_dir), "doctor")
-    assert text.returncode == 1 and "[problem]" in text.stdout
+    text = run_cli(data_dir, "doctor")
+    assert text.returncode == EXIT_PROBLEMS and "[problem]" in text.stdout
 
 
 def test_doctor_repairs_then_reports_clean(data_dir: Path) -> None:
     corpus = Corpus.open(data_dir)
     nb_dir = corpus.create_notebook(new_id(), "with a dead journal")
     (nb_dir / ".ingest-journal.json").write_bytes(b"\x00\x01 not json")
-    first = run_cli("--data-dir", str(data_dir), "doctor", "--json")
-    assert first.returncode == 1
+    first = run_cli(data_dir, "doctor", "--json")
+    assert first.returncode == EXIT_PROBLEMS
     assert orjson.loads(first.stdout)["findings"][0]["code"] == "journal_quarantined"
-    second = run_cli("--data-dir", str(data_dir), "doctor", "--json")
-    assert second.returncode == 0, second.stdout
+    second = run_cli(data_dir, "doctor", "--json")
+    assert second.returncode == EXIT_OK, second.stdout
     codes = [f["code"] for f in orjson.loads(second.stdout)["findings"]]
     assert codes == ["quarantine_present"]
 
@@ -104,13 +94,12 @@ def test_locked_corpus_exits_5_with_one_line(data_dir: Path) -> None:
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        proc = run_cli(
-            "doctor", env={"TRANSCRIBE_DATA_DIR": str(data_dir), "TRANSCRIBE_LOCK_TIMEOUT": "0.3"}
-        )
+        env = {"TRANSCRIBE_DATA_DIR": str(data_dir), "TRANSCRIBE_LOCK_TIMEOUT": "0.3"}
+        proc = run_cli(None, "doctor", env=env)
     finally:
         holder.kill()
         holder.communicate()
-    assert proc.returncode == 5
+    assert proc.returncode == EXIT_LOCKED
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "busy" in lines[0] and str(corpus.root) in lines[0]
     assert "Traceback" not in proc.stderr
@@ -119,12 +108,12 @@ def test_locked_corpus_exits_5_with_one_line(data_dir: Path) -> None:
 def test_unusable_data_dir_is_one_line_not_a_traceback(tmp_path: Path) -> None:
     blocker = tmp_path / "file-not-dir"
     blocker.write_text("x")
-    proc = run_cli("--data-dir", str(blocker), "notebooks")
-    assert proc.returncode == 1
+    proc = run_cli(blocker, "notebooks")
+    assert proc.returncode == EXIT_PROBLEMS
     assert "Traceback" not in proc.stderr
     assert str(blocker) in proc.stderr
 
 
 @pytest.mark.parametrize("argv", [["notebooks", "--bogus"], ["no-such-command"]])
 def test_usage_errors_exit_2(argv: list[str]) -> None:
-    assert run_cli(*argv).returncode == 2
+    assert run_cli(None, *argv).returncode == EXIT_USAGE

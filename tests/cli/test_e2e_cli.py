@@ -9,10 +9,6 @@ documents, exit codes, and each notebook's project.json and renders.
 
 from __future__ import annotations
 
-import hashlib
-import os
-import subprocess
-import sys
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -20,6 +16,8 @@ from typing import Any
 import orjson
 import pytest
 from PIL import Image
+
+from helpers.cli import EXIT_INVALID, assert_doctor_clean, cli_json, notebook_files, ok, run_cli
 
 from media_factory import (
     MARKER_RGB,
@@ -30,34 +28,11 @@ from media_factory import (
     make_truncated_jpeg,
 )
 
-EXIT_OK, EXIT_INVALID = 0, 3
 TAGEBUCH = "Tagebuch Mädchen"  # NFC: what a person reads; the folder is written NFD
 SMALL = (60, 80)
 
 
-def cli(data: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TRANSCRIBE_")}
-    env["XDG_STATE_HOME"] = str(data.parent / "state")  # tracebacks stay in the test folder
-    return subprocess.run(
-        [sys.executable, "-m", "transcribe_import", "--data-dir", str(data), *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-
-
-def ok(proc: subprocess.CompletedProcess[str], rc: int = EXIT_OK) -> subprocess.CompletedProcess:
-    assert proc.returncode == rc, (proc.args[4:], proc.returncode, proc.stderr, proc.stdout)
-    assert "Traceback" not in proc.stderr
-    return proc
-
-
-def cli_json(data: Path, *args: str, rc: int = EXIT_OK) -> dict[str, Any]:
-    return orjson.loads(ok(cli(data, *args), rc).stdout)
-
-
-def make_shelf(root: Path) -> dict[str, Path]:
+def make_messy_shelf(root: Path) -> dict[str, Path]:
     """Boxes of notebooks as they come off a real shelf, with everything that goes wrong."""
     nb1 = root / "box A" / "notebook 1"
     make_jpeg(nb1 / "cover.jpg", SMALL, label="cover")
@@ -92,7 +67,7 @@ def items_by_title(plan: Path) -> dict[str, dict[str, Any]]:
     return {it["title"]: it for it in orjson.loads(plan.read_bytes())["items"]}
 
 
-def notebook(data: Path, nbid: str) -> dict[str, Any]:
+def read_notebook(data: Path, nbid: str) -> dict[str, Any]:
     return orjson.loads((data / "corpus" / "notebooks" / nbid / "project.json").read_bytes())
 
 
@@ -104,35 +79,21 @@ def page_names(doc: dict[str, Any]) -> list[tuple[str, int]]:
     ]
 
 
-def assert_doctor_clean(data: Path) -> None:
-    report = cli_json(data, "doctor", "--json")
-    assert report["clean"] and report["findings"] == [], report["findings"]
-
-
 def titles_and_pages(data: Path) -> dict[str, int]:
     listed = cli_json(data, "notebooks", "--json")["notebooks"]
     assert all(n["problem"] is None for n in listed)
     return {n["title"]: n["page_count"] for n in listed}
 
 
-def files_digest(data: Path) -> dict[str, str]:
-    root = data / "corpus" / "notebooks"
-    return {
-        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-    }
-
-
 @pytest.mark.slow
 def test_messy_shelf_end_to_end(tmp_path: Path) -> None:
     shelf = tmp_path / "shelf"
-    folders = make_shelf(shelf)
+    folders = make_messy_shelf(shelf)
     data = tmp_path / "data"
     plan = tmp_path / "plan.json"
 
     # -- plan: one notebook per folder that holds pages --------------------------------------
-    ok(cli(data, "plan", str(shelf), "-o", str(plan)))
+    ok(run_cli(data, "plan", str(shelf), "-o", str(plan)))
     items = items_by_title(plan)
     assert set(items) == {"notebook 1", "notebook 2", "diary", TAGEBUCH}
     plan_doc = orjson.loads(plan.read_bytes())
@@ -142,7 +103,7 @@ def test_messy_shelf_end_to_end(tmp_path: Path) -> None:
     assert not ignored["notes.txt"]["junk"]  # not a page file, said so, not hidden
 
     # -- validate: every decision a person must make, at once --------------------------------
-    ok(cli(data, "validate", str(plan)), EXIT_INVALID)  # the plain-text report, as typed
+    ok(run_cli(data, "validate", str(plan)), EXIT_INVALID)  # the plain-text report, as typed
     report = cli_json(data, "validate", str(plan), "--json", rc=EXIT_INVALID)
     errors: dict[str, set[str]] = {}
     for p in report["problems"]:
@@ -151,21 +112,21 @@ def test_messy_shelf_end_to_end(tmp_path: Path) -> None:
             errors.setdefault(title, set()).add(p["code"])
             if p["code"] == "conflicting_cues":
                 assert "rolled over" in p["message"], p["message"]
-            if p["code"] == "source_unusable":
+            if p["code"] == "source_unreadable":
                 assert "page 8.jpg" in p["message"] + str(p["path"]), p
     assert errors["notebook 2"] == {"conflicting_cues"}
-    assert {"mixed_media", "source_unusable"} <= errors["diary"]
+    assert {"mixed_media", "source_unreadable"} <= errors["diary"]
     assert "notebook 1" not in errors and TAGEBUCH not in errors
     # Commit is refused while errors stand, and writes nothing.
-    ok(cli(data, "commit", str(plan), "--json"), EXIT_INVALID)
+    ok(run_cli(data, "commit", str(plan), "--json"), EXIT_INVALID)
     assert cli_json(data, "runs", "--json")["runs"] == []
 
     # -- order: resolve each ------------------------------------------------------------------
-    ok(cli(data, "order", str(plan), items["notebook 2"]["item_id"], "--by", "capture-time"))
+    ok(run_cli(data, "order", str(plan), items["notebook 2"]["item_id"], "--by", "capture-time"))
     diary_id = items["diary"]["item_id"]
-    ok(cli(data, "order", str(plan), diary_id, "--exclude", "page 8.jpg"))
+    ok(run_cli(data, "order", str(plan), diary_id, "--exclude", "page 8.jpg"))
     sequence = ["page 1.jpg", "pages 2-3.pdf", "page 4.jpg", "pages 5-7.tif"]
-    ok(cli(data, "order", str(plan), diary_id, "--sequence", *sequence))
+    ok(run_cli(data, "order", str(plan), diary_id, "--sequence", *sequence))
     report = cli_json(data, "validate", str(plan), "--json")
     assert report["valid"] and report["errors"] == 0, report["problems"]
     after = items_by_title(plan)
@@ -177,14 +138,14 @@ def test_messy_shelf_end_to_end(tmp_path: Path) -> None:
     result = cli_json(data, "commit", str(plan), "--json")
     assert result["status"] == "complete"
     assert {d["state"] for d in result["items"]} == {"committed"}
-    before = files_digest(data)
+    before = notebook_files(data)
     again = cli_json(data, "commit", str(plan), "--json")
     assert again["already_done"] and again["import_run_id"] == result["import_run_id"]
-    assert files_digest(data) == before, "a recommit changed the corpus"
+    assert notebook_files(data) == before, "a recommit changed the corpus"
     assert len(cli_json(data, "runs", "--json")["runs"]) == 1
 
     assert titles_and_pages(data) == {"notebook 1": 11, "notebook 2": 4, "diary": 7, TAGEBUCH: 2}
-    docs = {t: notebook(data, it["notebook_id"]) for t, it in after.items()}
+    docs = {t: read_notebook(data, it["notebook_id"]) for t, it in after.items()}
 
     nb1 = docs["notebook 1"]
     assert page_names(nb1) == [("cover.jpg", 0)] + [(f"page {i}.jpg", 0) for i in range(1, 11)]
@@ -230,7 +191,11 @@ def test_messy_shelf_end_to_end(tmp_path: Path) -> None:
     # -- the same folder again, into notebook 1: skip_existing skips every source -------------
     nb1_id = after["notebook 1"]["notebook_id"]
     into = tmp_path / "into.json"
-    ok(cli(data, "plan", str(folders["notebook 1"]), "-o", str(into), "--mode", f"into:{nb1_id}"))
+    ok(
+        run_cli(
+            data, "plan", str(folders["notebook 1"]), "-o", str(into), "--mode", f"into:{nb1_id}"
+        )
+    )
     [item] = orjson.loads(into.read_bytes())["items"]
     assert item["op"] == "import_into_notebook" and item["notebook_id"] == nb1_id
     assert len(item["sources"]) == 11
@@ -246,12 +211,12 @@ def test_messy_shelf_end_to_end(tmp_path: Path) -> None:
     assert outcome["state"] == "skipped" and outcome["page_count"] == 0
     assert {s["classification"] for s in outcome["skipped_sources"]} == {"duplicate_in_notebook"}
     assert titles_and_pages(data)["notebook 1"] == 11
-    assert notebook(data, nb1_id) == nb1, "a skipped import changed the notebook"
+    assert read_notebook(data, nb1_id) == nb1, "a skipped import changed the notebook"
 
     # -- and with create_duplicate, the pages are added again ---------------------------------
     dup = tmp_path / "dup.json"
     ok(
-        cli(
+        run_cli(
             data,
             "plan",
             str(folders["notebook 1"]),
@@ -267,7 +232,7 @@ def test_messy_shelf_end_to_end(tmp_path: Path) -> None:
     assert {s["duplicate"] for s in item["sources"]} == {None}
     result = cli_json(data, "commit", str(dup), "--json")
     assert result["status"] == "complete" and result["pages_committed"] == 11
-    doc = notebook(data, nb1_id)
+    doc = read_notebook(data, nb1_id)
     assert page_names(doc) == page_names(nb1) * 2
     assert doc["pages"][:11] == nb1["pages"], "the pages already there were changed"
     assert doc["cover_page_id"] == nb1["cover_page_id"], "an existing cover was overwritten"

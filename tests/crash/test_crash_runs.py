@@ -14,7 +14,6 @@ renamed or unreachable point fails instead of passing vacuously.
 from __future__ import annotations
 
 import hashlib
-import os
 import random
 import signal
 import subprocess
@@ -29,56 +28,31 @@ import filelock
 import orjson
 import pytest
 
+from helpers.cli import (
+    EXIT_CANCELLED,
+    EXIT_INTERRUPTED,
+    EXIT_LOCKED,
+    EXIT_OK,
+    EXIT_USAGE,
+    SIGKILLED,
+    TIMEOUT,
+    assert_doctor_clean,
+    cli_json,
+    notebook_files,
+    run_cli,
+    start_cli,
+)
+from helpers.shelves import make_shelf
+
 from media_factory import make_jpeg, make_png
 
 pytestmark = pytest.mark.crash
 
-SIGKILLED = -signal.SIGKILL
-EXIT_OK, EXIT_USAGE, EXIT_CANCELLED, EXIT_LOCKED, EXIT_INTERRUPTED = 0, 2, 4, 5, 6
 TERMINAL = {"complete", "partial", "failed", "cancelled", "cancelled_with_commits"}
 
 
 # -- driving the command line ----------------------------------------------------------------
-
-
-def _env(crash_at: str | None, home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "TRANSCRIBE_CRASH_AT"}
-    env.pop("TRANSCRIBE_DATA_DIR", None)
-    # A traceback log (unexpected errors only) goes to the test's folder, not the user's.
-    env["XDG_STATE_HOME"] = str(home / "state")
-    if crash_at:
-        env["TRANSCRIBE_CRASH_AT"] = crash_at
-    return env
-
-
-def _argv(data: Path, args: tuple[str, ...]) -> list[str]:
-    return [sys.executable, "-m", "transcribe_import", "--data-dir", str(data), *args]
-
-
-def cli(data: Path, *args: str, crash_at: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        _argv(data, args),
-        env=_env(crash_at, data.parent),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-
-
-def start(data: Path, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        _argv(data, args),
-        env=_env(None, data.parent),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
-def cli_json(data: Path, *args: str, rc: int = EXIT_OK) -> dict[str, Any]:
-    proc = cli(data, *args)
-    assert proc.returncode == rc, (args, proc.returncode, proc.stderr)
-    return orjson.loads(proc.stdout)
+# run_cli, start_cli and cli_json are the shared runners (tests/helpers/cli.py).
 
 
 def the_run(data: Path) -> dict[str, Any]:
@@ -146,24 +120,22 @@ def _small_tree(root: Path) -> None:
         )
 
 
-def _big_tree(root: Path, notebooks: int = 8, pages: int = 4) -> None:
-    """Enough work for a commit with --workers 1 to be caught in the middle."""
-    for n in range(1, notebooks + 1):
-        for i in range(1, pages + 1):
-            make_jpeg(root / f"Notebook {n}" / f"page {i}.jpg", (600, 800), label=f"{n}.{i}")
+def _big_tree(root: Path) -> None:
+    """Enough work for a commit with --workers 1 to be caught in the middle: 8 x 4 pages."""
+    make_shelf(root, 8, 4, folder="Notebook {n}", size=(600, 800))
 
 
 def make_plan(tmp: Path, tree: Path) -> Path:
     """`plan`, then `validate`; each item with an ordering error is resolved by `order --accept`."""
     scratch = tmp / "planning-data"
     plan = tmp / "plan.json"
-    proc = cli(scratch, "plan", str(tree), "-o", str(plan))
+    proc = run_cli(scratch, "plan", str(tree), "-o", str(plan))
     assert proc.returncode == EXIT_OK, proc.stderr
-    report = orjson.loads(cli(scratch, "validate", str(plan), "--json").stdout)
+    report = orjson.loads(run_cli(scratch, "validate", str(plan), "--json").stdout)
     for item_id in dict.fromkeys(
         p["item_id"] for p in report["problems"] if p["severity"] == "error"
     ):
-        proc = cli(scratch, "order", str(plan), item_id, "--accept")
+        proc = run_cli(scratch, "order", str(plan), item_id, "--accept")
         assert proc.returncode == EXIT_OK, proc.stderr
     cli_json(scratch, "validate", str(plan), "--json", rc=EXIT_OK)
     return plan
@@ -271,11 +243,6 @@ def assert_run_landed_exactly(data: Path, plan: Path) -> dict[str, Any]:
     return plan_doc
 
 
-def assert_doctor_clean(data: Path) -> None:
-    report = cli_json(data, "doctor", "--json", rc=EXIT_OK)
-    assert report["clean"] and report["findings"] == [], report["findings"]
-
-
 def assert_complete(data: Path, plan: Path, run_id: str) -> dict[str, Any]:
     show = cli_json(data, "show", run_id, "--json")
     assert show["status"] == "complete"
@@ -316,7 +283,7 @@ COMMIT_POINTS = [
 @pytest.mark.parametrize("point", COMMIT_POINTS)
 def test_kill_commit_at_named_point_then_resume(tmp_path: Path, small_plan: Path, point: str):
     data = tmp_path / "data"
-    proc = cli(data, "commit", str(small_plan), crash_at=point)
+    proc = run_cli(data, "commit", str(small_plan), crash_at=point)
     assert proc.returncode == SIGKILLED, f"{point} was never reached: {proc.stderr}"
     run = the_run(data)
     run_id = run["import_run_id"]
@@ -325,7 +292,7 @@ def test_kill_commit_at_named_point_then_resume(tmp_path: Path, small_plan: Path
         # The terminal status won: resume refuses to reopen it, and changes nothing.
         assert run["status"] == "complete"
         before = read_record(data, run_id)
-        proc = cli(data, "resume", run_id)
+        proc = run_cli(data, "resume", run_id)
         assert proc.returncode == EXIT_USAGE, proc.stderr
         assert "never reopened" in proc.stderr
         assert read_record(data, run_id) == before
@@ -360,7 +327,12 @@ MAX_KILLS = 4
 
 
 def kill_until_done(data: Path, plan: Path, rng: random.Random, scale: float) -> int:
-    """Commit, then resume, each killed at a random moment, until the run is done; kills made."""
+    """Commit, then resume, each killed at a random moment, until the run is done; kills made.
+
+    A process that ends on its own between the moment drawn and the kill (on a loaded
+    machine the kill can come late) was not killed: it is a commit that ran to its end,
+    and is checked as one, by its exit status and its --json output.
+    """
     kills = 0
     run_id: str | None = None
     for _ in range(MAX_KILLS + 1):
@@ -372,21 +344,40 @@ def kill_until_done(data: Path, plan: Path, rng: random.Random, scale: float) ->
             break  # killed after its terminal status was written: nothing left to do
         # Before its run record exists the commit is simply made again: same plan, same ids.
         args = ("resume", run_id, "--json") if run_id else ("commit", str(plan), "--json")
-        proc = start(data, *args)
-        delay = rng.uniform(0.05, 1.5) * scale if kills < MAX_KILLS else None
+        proc = start_cli(data, *args)
+        last = kills == MAX_KILLS  # the last one runs to its end
         try:
-            proc.wait(timeout=delay)
+            out, err = proc.communicate(timeout=TIMEOUT if last else rng.uniform(0.05, 1.5) * scale)
         except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
-            assert proc.returncode == SIGKILLED
-            kills += 1
-            continue
-        out, err = proc.communicate()
-        assert proc.returncode == EXIT_OK, err
-        assert orjson.loads(out)["status"] == "complete"
+            proc.kill()  # no signal is sent if the process has exited meanwhile
+            out, err = proc.communicate()
+            if last:
+                raise AssertionError(f"{args[0]} did not end within {TIMEOUT} s: {err}") from None
+            if proc.returncode == SIGKILLED:
+                kills += 1
+                continue
+        assert_ran_to_completion(proc.returncode, out, err, plan)
         break
     return kills
+
+
+def assert_ran_to_completion(returncode: int | None, out: str, err: str, plan: Path) -> None:
+    """A commit or resume that ended on its own: exit 0, and its --json output tells the
+    run complete with every planned item committed, each with all its pages, once."""
+    assert returncode == EXIT_OK, (returncode, err)
+    result = orjson.loads(out)
+    assert result["status"] == "complete", result
+    items = orjson.loads(plan.read_bytes())["items"]
+    outcomes = {d["item_id"]: d for d in result["items"]}
+    assert len(outcomes) == len(result["items"]), "an item reported twice"
+    assert set(outcomes) == {it["item_id"] for it in items}, "items differ from the plan"
+    for item in items:
+        outcome = outcomes[item["item_id"]]
+        assert outcome["state"] == "committed", outcome
+        assert outcome["notebook_id"] == item["notebook_id"]
+        assert sorted(outcome["source_ids"]) == sorted(s["source_id"] for s in imported(item))
+        assert outcome["page_count"] == len(pages_of(item)), outcome
+    assert result["pages_committed"] == sum(len(pages_of(it)) for it in items)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -397,28 +388,77 @@ def test_kill_at_random_moments_until_done(
     # Moments drawn from 0.05-1.5 s, squeezed into the span of a whole commit on this
     # machine so that kills land from process start to the last write.
     scale = min(1.0, 0.8 * commit_seconds / 1.5)
-    for trial in range(3):
+    for trial in range(5):
         data = tmp_path / f"data{trial}"
+        started = time.monotonic()
         if kill_until_done(data, small_plan, rng, scale):
             break
-        # The machine outran the first kill: that corpus proved nothing; draw again.
+        # The commit outran the first kill: that corpus proved nothing. The machine is
+        # faster now than when commit_seconds was taken (a load that came and went), so
+        # draw again within the span of the commit just seen.
+        scale = min(scale, 0.8 * (time.monotonic() - started) / 1.5)
     else:
         pytest.fail("no kill ever landed before the commit finished")
     run_id = the_run(data)["import_run_id"]
     assert_complete(data, small_plan, run_id)
 
     # Committing the same plan again is a no-op: no new run, not a byte changed.
-    before = {p: _sha(p) for p in (data / "corpus" / "notebooks").rglob("*") if p.is_file()}
+    before = notebook_files(data)
     again = cli_json(data, "commit", str(small_plan), "--json")
     assert again["already_done"] and again["status"] == "complete"
     assert the_run(data)["import_run_id"] == run_id
-    after = {p: _sha(p) for p in (data / "corpus" / "notebooks").rglob("*") if p.is_file()}
-    assert after == before
+    assert notebook_files(data) == before
+
+
+def test_a_commit_that_ends_before_its_kill_is_checked_not_failed(
+    tmp_path: Path, small_plan: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The race of a loaded machine, made certain: the moment drawn for the kill passes,
+    but the commit ends before the kill reaches it. That commit is not a kill: it is done,
+    and its output and the corpus must show the run complete."""
+
+    real_start = start_cli
+
+    def start_and_finish_first(data: Path, *args: str) -> subprocess.Popen[str]:
+        proc = real_start(data, *args)
+        communicate, wait = proc.communicate, proc.wait
+        ended: list[tuple[str, str]] = []
+        ending = []  # set while the real communicate runs (it calls wait itself)
+
+        def drawn(timeout: float | None) -> bool:  # a moment drawn for a kill
+            return not ending and timeout is not None and timeout < TIMEOUT
+
+        def end_then_time_out(timeout: float) -> None:
+            if not ended:
+                ending.append(True)
+                ended.append(communicate(timeout=TIMEOUT))  # the process ends first...
+                ending.clear()
+            raise subprocess.TimeoutExpired(proc.args, timeout)  # ...then time is up
+
+        def late_communicate(
+            input: str | None = None, timeout: float | None = None
+        ) -> tuple[str, str]:
+            if drawn(timeout):
+                end_then_time_out(timeout)
+            return ended[0] if ended else communicate(input, timeout)
+
+        def late_wait(timeout: float | None = None) -> int:
+            if drawn(timeout):
+                end_then_time_out(timeout)
+            return wait(timeout)
+
+        proc.communicate, proc.wait = late_communicate, late_wait
+        return proc
+
+    monkeypatch.setattr(sys.modules[__name__], "start_cli", start_and_finish_first)
+    data = tmp_path / "data"
+    assert kill_until_done(data, small_plan, random.Random(0), scale=1.0) == 0
+    assert_complete(data, small_plan, the_run(data)["import_run_id"])
 
 
 def test_resume_while_the_run_is_held_exits_5(tmp_path: Path, small_plan: Path) -> None:
     data = tmp_path / "data"
-    proc = cli(data, "commit", str(small_plan), crash_at="ingest.after_claim")
+    proc = run_cli(data, "commit", str(small_plan), crash_at="ingest.after_claim")
     assert proc.returncode == SIGKILLED
     run_id = the_run(data)["import_run_id"]
     before = read_record(data, run_id)
@@ -428,10 +468,10 @@ def test_resume_while_the_run_is_held_exits_5(tmp_path: Path, small_plan: Path) 
     # Another process executing the run holds its run lock.
     lock = filelock.FileLock(data / "corpus" / "import-runs" / f"{run_id}.lock")
     with lock.acquire(timeout=5):
-        proc = cli(data, "resume", run_id)
+        proc = run_cli(data, "resume", run_id)
         assert proc.returncode == EXIT_LOCKED, proc.stderr
         assert run_id in proc.stderr
-        proc = cli(data, "commit", str(small_plan))  # the same plan continues the same run
+        proc = run_cli(data, "commit", str(small_plan))  # the same plan continues the same run
         assert proc.returncode == EXIT_LOCKED, proc.stderr
         # Standing down touched nothing: not the record, not the dead journal.
         assert read_record(data, run_id) == before
@@ -494,7 +534,7 @@ def test_cancel_from_another_process_keeps_committed_notebooks(
     tmp_path: Path, big_plan: Path
 ) -> None:
     data = tmp_path / "data"
-    commit = start(data, "commit", str(big_plan), "--workers", "1", "--json")
+    commit = start_cli(data, "commit", str(big_plan), "--workers", "1", "--json")
     try:
         run_id = run_id_when_committing(data, commit, committed=1)
         frozen(data, commit)
@@ -502,11 +542,11 @@ def test_cancel_from_another_process_keeps_committed_notebooks(
         assert sum(d["state"] == "committed" for d in shown["items"]) >= 1
         assert shown["status"] == "running"
         # While it executes, nobody else may: a parallel resume or commit is refused with 5.
-        proc = cli(data, "resume", run_id)
+        proc = run_cli(data, "resume", run_id)
         assert proc.returncode == EXIT_LOCKED, proc.stderr
-        proc = cli(data, "commit", str(big_plan))
+        proc = run_cli(data, "commit", str(big_plan))
         assert proc.returncode == EXIT_LOCKED, proc.stderr
-        proc = cli(data, "cancel", run_id)
+        proc = run_cli(data, "cancel", run_id)
         assert proc.returncode == EXIT_OK, proc.stderr
         assert "Cancel requested" in proc.stdout
         commit.send_signal(signal.SIGCONT)
@@ -528,7 +568,7 @@ def test_cancel_from_another_process_keeps_committed_notebooks(
     assert_items_committed(data, done)
     assert_cancelled_items_left_no_pages(data, rest)
     assert_doctor_clean(data)
-    assert cli(data, "resume", run_id).returncode == EXIT_USAGE  # never reopened
+    assert run_cli(data, "resume", run_id).returncode == EXIT_USAGE  # never reopened
 
 
 # Where the first item stood when its commit died, and whether its pages landed there.
@@ -544,11 +584,11 @@ CANCEL_AFTER_CRASH = [
 def test_cancel_an_interrupted_run(tmp_path: Path, small_plan: Path, point: str, landed: bool):
     """Nobody executes the run: cancel ends it there and then, with the honest status."""
     data = tmp_path / "data"
-    proc = cli(data, "commit", str(small_plan), "--workers", "1", crash_at=point)
+    proc = run_cli(data, "commit", str(small_plan), "--workers", "1", crash_at=point)
     assert proc.returncode == SIGKILLED, f"{point} was never reached: {proc.stderr}"
     run_id = the_run(data)["import_run_id"]
 
-    proc = cli(data, "cancel", run_id)
+    proc = run_cli(data, "cancel", run_id)
     assert proc.returncode == EXIT_CANCELLED, proc.stderr
     show = cli_json(data, "show", run_id, "--json")
     plan_doc = orjson.loads(small_plan.read_bytes())
@@ -571,7 +611,7 @@ def test_cancel_an_interrupted_run(tmp_path: Path, small_plan: Path, point: str,
     assert not list((data / "corpus").rglob(".ingest-journal.json")), "a dead journal was left"
     assert_doctor_clean(data)
     # A terminal run is never reopened.
-    assert cli(data, "resume", run_id).returncode == EXIT_USAGE
+    assert run_cli(data, "resume", run_id).returncode == EXIT_USAGE
 
 
 def test_cancel_before_anything_committed_is_cancelled_and_adds_no_page(
@@ -580,15 +620,15 @@ def test_cancel_before_anything_committed_is_cancelled_and_adds_no_page(
     """A notebook created just before the kill stays, empty: the contract never rolls back
     a created notebook (boundary 2), and no page of the run reached the corpus."""
     data = tmp_path / "data"
-    proc = cli(data, "commit", str(small_plan), "--workers", "1", crash_at="ingest.after_claim")
+    proc = run_cli(data, "commit", str(small_plan), "--workers", "1", crash_at="ingest.after_claim")
     assert proc.returncode == SIGKILLED
     run_id = the_run(data)["import_run_id"]
-    assert cli(data, "cancel", run_id).returncode == EXIT_CANCELLED
+    assert run_cli(data, "cancel", run_id).returncode == EXIT_CANCELLED
     assert cli_json(data, "show", run_id, "--json")["status"] == "cancelled"
     notebooks = cli_json(data, "notebooks", "--json")["notebooks"]
     assert len(notebooks) <= 1 and all(nb["page_count"] == 0 for nb in notebooks)
     assert all(count == 1 for count in registered(data).values())
-    assert cli(data, "doctor", "--json").returncode == 0
+    assert run_cli(data, "doctor", "--json").returncode == 0
 
 
 def test_kill_in_the_claims_journal_write_leaves_nothing_behind(
@@ -599,7 +639,7 @@ def test_kill_in_the_claims_journal_write_leaves_nothing_behind(
     # The 8th atomic write of a fresh commit with one worker: corpus.json, plan snapshot,
     # run record and index, the attempt's record and index, project.json, then the claim.
     point = "atomic_write.before_replace:8"
-    proc = cli(data, "commit", str(small_plan), "--workers", "1", crash_at=point)
+    proc = run_cli(data, "commit", str(small_plan), "--workers", "1", crash_at=point)
     assert proc.returncode == SIGKILLED
     [nb_dir] = (data / "corpus" / "notebooks").iterdir()
     temps = [p.name for p in nb_dir.iterdir() if p.name.startswith("..ingest-journal.json.tmp")]
@@ -614,7 +654,7 @@ def test_kill_in_the_claims_journal_write_leaves_nothing_behind(
 
 def test_ctrl_c_cancels_the_run(tmp_path: Path, big_plan: Path) -> None:
     data = tmp_path / "data"
-    commit = start(data, "commit", str(big_plan), "--workers", "1", "--json")
+    commit = start_cli(data, "commit", str(big_plan), "--workers", "1", "--json")
     try:
         run_id = run_id_when_committing(data, commit, committed=1)
         commit.send_signal(signal.SIGINT)
@@ -636,7 +676,7 @@ def test_ctrl_c_cancels_the_run(tmp_path: Path, big_plan: Path) -> None:
 
 def test_sigterm_interrupts_and_resume_finishes(tmp_path: Path, big_plan: Path) -> None:
     data = tmp_path / "data"
-    commit = start(data, "commit", str(big_plan), "--workers", "1", "--json")
+    commit = start_cli(data, "commit", str(big_plan), "--workers", "1", "--json")
     try:
         run_id = run_id_when_committing(data, commit, committed=1)
         commit.send_signal(signal.SIGTERM)

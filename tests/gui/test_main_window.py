@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtCore import QLocale, QModelIndex, QSettings, Qt, QTimer, QUrl
@@ -14,14 +15,16 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from transcribe_import.engine import api
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.base.findings import FindingCode
 from transcribe_import.engine.doctor import DoctorReport
-from transcribe_import.engine.ingest.recovery import FindingCode
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui import app as gui_app
-from transcribe_import.gui import main_window, workers
+from transcribe_import.gui import main_window
 from transcribe_import.gui.main_window import GEOMETRY_KEY, MainWindow
-from transcribe_import.gui.models.base import NotebookColumn, NotebookTableModel, format_local
+from transcribe_import.gui.models.notebooks import NotebookColumn, NotebookTableModel
+from transcribe_import.gui.wording import format_local
 from transcribe_import.gui.workers import running_workers
 
 # The offscreen platform plugin warns on every top-level show; it says nothing about the app.
@@ -181,10 +184,10 @@ def test_notebooks_are_listed_again_after_doctor_registers_one(
 def test_a_failed_check_is_shown_and_can_be_retried(
     qtbot: QtBot, open_window: OpenWindow, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def busy(corpus: Corpus) -> DoctorReport:
+    def busy(corpus: Corpus, **kw: Any) -> DoctorReport:
         raise TranscribeError(ErrorCode.CORPUS_BUSY, "The corpus is busy; try again.")
 
-    monkeypatch.setattr(workers, "doctor", busy)
+    monkeypatch.setattr(api, "check_corpus", busy)
     window = open_window()
 
     assert window.health_summary.text() == (
@@ -199,13 +202,13 @@ def test_closing_during_a_check_waits_for_the_thread(
     settings: QSettings,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    real_doctor = workers.doctor
+    real_check = api.check_corpus
 
-    def slow_doctor(c: Corpus) -> DoctorReport:
+    def slow_check(c: Corpus, **kw: Any) -> DoctorReport:
         time.sleep(0.3)
-        return real_doctor(c)
+        return real_check(c, **kw)
 
-    monkeypatch.setattr(workers, "doctor", slow_doctor)
+    monkeypatch.setattr(api, "check_corpus", slow_check)
     window = MainWindow(corpus, settings)
     qtbot.addWidget(window)
     window.show()

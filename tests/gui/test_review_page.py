@@ -28,7 +28,6 @@ from transcribe_import.gui.models.plan import (
     SOURCES_MIME_TYPE,
     ItemColumn,
     ItemIdRole,
-    ItemState,
     PageColumn,
     PageTableModel,
     SourceIdsRole,
@@ -38,6 +37,7 @@ from transcribe_import.gui.pages import review as review_page_module
 from transcribe_import.gui.pages.review import ReviewPage
 from transcribe_import.gui.session import ImportSession
 from transcribe_import.gui.thumbnails import ThumbnailCache, busy_caches
+from transcribe_import.gui.values import PlanItemState
 
 from media_factory import make_jpeg, make_multiframe_tiff, make_truncated_jpeg
 
@@ -178,11 +178,11 @@ def test_items_list_shows_action_pages_and_a_state_badge(
     }
     state_index = model.index(0, ItemColumn.STATE)
     assert isinstance(state_index.data(Qt.ItemDataRole.DecorationRole), QIcon)
-    assert state_index.data(StateRole) == ItemState.NEEDS_ORDER_DECISION
+    assert state_index.data(StateRole) == PlanItemState.NEEDS_ORDER_DECISION
 
     session.validate_now()  # the broken file is an error only validation knows about
     loose_row = model.row_of(item_named(session, "loose").item_id)
-    assert model.index(loose_row, 0).data(StateRole) == ItemState.ERROR
+    assert model.index(loose_row, 0).data(StateRole) == PlanItemState.ERROR
     assert model.index(loose_row, ItemColumn.STATE).data() == "Error"
 
 
@@ -379,7 +379,7 @@ def test_rollover_is_explained_and_ordering_by_capture_time_resolves_it(
     assert shown_files(page) == names(resolved)
     assert not page.decision_panel.isVisible()
     row = page.items_model.row_of(camera.item_id)
-    assert page.items_model.index(row, 0).data(StateRole) == ItemState.READY
+    assert page.items_model.index(row, 0).data(StateRole) == PlanItemState.READY
 
     # Undone, the question is back; accepting the name order settles it the other way.
     session.undo_stack.undo()
@@ -477,7 +477,7 @@ def test_leaving_out_a_truncated_file_clears_its_error_and_commit_waits_for_none
     with qtbot.waitSignal(page.validate_requested):
         page.validate_button.click()
     report = session.validate_now()
-    unusable = [p for p in report.errors if p.code == ProblemCode.SOURCE_UNUSABLE]
+    unusable = [p for p in report.errors if p.code == ProblemCode.SOURCE_UNREADABLE]
     assert [p.item_id for p in unusable] == [loose.item_id]
     assert not page.commit_button.isEnabled()
 
@@ -487,7 +487,7 @@ def test_leaving_out_a_truncated_file_clears_its_error_and_commit_waits_for_none
     assert session.item(loose.item_id).acknowledged == ("shelf/loose/broken.jpg",)
     assert session.report is None  # stale: the plan changed
     report = session.validate_now()
-    assert not [p for p in report.errors if p.code == ProblemCode.SOURCE_UNUSABLE]
+    assert not [p for p in report.errors if p.code == ProblemCode.SOURCE_UNREADABLE]
     assert not page.commit_button.isEnabled()  # the camera's order is still undecided
 
     show(page, "camera")

@@ -40,19 +40,22 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
+from transcribe_import.engine.api import interrupted_runs
+from transcribe_import.engine.planning import scan as scan_module
 from transcribe_import.engine.planning.plan import save_plan
 from transcribe_import.engine.planning.planner import build_plan
 from transcribe_import.engine.planning.scan import ScanPhase, ScanProgress, ScanResult, run_scan
-from transcribe_import.engine.runs.executor import EventKind, interrupted_runs
+from transcribe_import.engine.runs import executor as executor_module
+from transcribe_import.engine.runs.executor import EventKind
 from transcribe_import.engine.runs.store import ItemOutcome, ItemState, RunStatus, RunStore
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui import app as gui_app
-from transcribe_import.gui import main_window, workers
+from transcribe_import.gui import main_window
 from transcribe_import.gui.main_window import MainWindow, Section
+from transcribe_import.gui.models.outcomes import STATE_ROLE, OutcomeTableModel
 from transcribe_import.gui.models.plan import PageColumn
+from transcribe_import.gui.models.runs import RunTableModel
 from transcribe_import.gui.pages import commit as commit_page_module
-from transcribe_import.gui.pages.commit import STATE_ROLE, OutcomeTableModel
-from transcribe_import.gui.pages.runs import RunTableModel
 from transcribe_import.gui.settings_dialog import (
     MAX_SIDE_KEY,
     POLICY_KEY,
@@ -60,7 +63,8 @@ from transcribe_import.gui.settings_dialog import (
     ImportSettings,
     load_settings,
 )
-from transcribe_import.gui.workers import OutcomeRow, RunSummary, running_workers
+from transcribe_import.gui.values import OutcomeRow, RunSummary
+from transcribe_import.gui.workers import running_workers
 
 from media_factory import make_jpeg
 
@@ -194,7 +198,7 @@ class ExecutorGate:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.reached = threading.Event()
         self.release = threading.Event()
-        real = workers.execute_run
+        real = executor_module.execute_run
 
         def gated(corpus: Corpus, run_id: str, *, on_event: Any = None, **kw: Any) -> Any:
             def on(event: Any) -> None:
@@ -205,7 +209,7 @@ class ExecutorGate:
 
             return real(corpus, run_id, on_event=on, **kw)
 
-        monkeypatch.setattr(workers, "execute_run", gated)
+        monkeypatch.setattr(executor_module, "execute_run", gated)
 
 
 @pytest.fixture
@@ -584,7 +588,7 @@ def test_scan_can_be_cancelled(
     make_shelf(tmp_path / "shelf", notebooks=2)
     held = threading.Event()
     release = threading.Event()
-    real_scan = workers.scan
+    real_scan = scan_module.scan
 
     def slow_scan(roots: Any, **kw: Any) -> Any:
         gen = real_scan(roots, **kw)
@@ -593,7 +597,7 @@ def test_scan_can_be_cancelled(
         release.wait(TIMEOUT_MS / 1000)
         return (yield from gen)
 
-    monkeypatch.setattr(workers, "scan", slow_scan)
+    monkeypatch.setattr(scan_module, "scan", slow_scan)
     window = open_window()
     drop(window, [tmp_path / "shelf"])
     qtbot.mouseClick(window.start_page.scan_button, Qt.MouseButton.LeftButton)
@@ -625,7 +629,7 @@ def test_ten_thousand_progress_events_make_a_handful_of_updates(
         yield ScanProgress(ScanPhase.INSPECTING, n, n, "")
         return ScanResult(tuple(roots), (), ())
 
-    monkeypatch.setattr(workers, "scan", busy_scan)
+    monkeypatch.setattr(scan_module, "scan", busy_scan)
     window = open_window()
     drop(window, [tmp_path / "shelf"])
     qtbot.mouseClick(window.start_page.scan_button, Qt.MouseButton.LeftButton)
@@ -1007,7 +1011,7 @@ def test_closing_during_a_scan_stops_it(
     make_shelf(tmp_path / "shelf", notebooks=2)
     held = threading.Event()
     release = threading.Event()
-    real_scan = workers.scan
+    real_scan = scan_module.scan
 
     def held_scan(roots: Any, **kw: Any) -> Any:
         gen = real_scan(roots, **kw)
@@ -1016,7 +1020,7 @@ def test_closing_during_a_scan_stops_it(
         release.wait(TIMEOUT_MS / 1000)
         return (yield from gen)
 
-    monkeypatch.setattr(workers, "scan", held_scan)
+    monkeypatch.setattr(scan_module, "scan", held_scan)
     window = open_window()
     drop(window, [tmp_path / "shelf"])
     window.start_scan()

@@ -13,27 +13,18 @@ import orjson
 
 from transcribe_import import __version__
 from transcribe_import.cli import runs as runs_cli
-from transcribe_import.cli.exitcodes import (
-    EXIT_INTERRUPTED,
-    EXIT_INVALID_PLAN,
-    EXIT_LOCKED,
-    EXIT_OK,
-    EXIT_PROBLEMS,
-    EXIT_USAGE,
-)
+from transcribe_import.engine import api
+from transcribe_import.engine.api import ExitCode
 from transcribe_import.engine.base.config import resolve_data_dir
-from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
-from transcribe_import.engine.doctor import doctor
+from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.storage.corpus import Corpus
-
-_LOCKED_CODES = {ErrorCode.CORPUS_BUSY, ErrorCode.NOTEBOOK_BUSY, ErrorCode.RUN_BUSY}
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # usage errors exit 2 with one line, as cli.md says
         self.print_usage(sys.stderr)
         print(f"{self.prog}: error: {message}", file=sys.stderr)
-        raise SystemExit(EXIT_USAGE)
+        raise SystemExit(ExitCode.USAGE)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -122,23 +113,23 @@ def _print_json(doc: Any) -> None:
 
 
 def cmd_notebooks(corpus: Corpus, args: argparse.Namespace) -> int:
-    notebooks = corpus.list_notebooks()
+    notebooks = api.list_notebooks(corpus)
     if args.json:
         _print_json({"corpus": str(corpus.root), "notebooks": [n.to_json() for n in notebooks]})
-        return EXIT_OK
+        return ExitCode.OK
     if not notebooks:
         print(f"No notebooks yet in {corpus.root}.")
-        return EXIT_OK
+        return ExitCode.OK
     width = max(len(n.title) for n in notebooks)
     for n in notebooks:
         pages = "?" if n.page_count is None else str(n.page_count)
         line = f"{n.notebook_id}  {n.title:<{width}}  {pages:>5} pages  {n.created_at[:19]}"
         print(line + (f"  PROBLEM: {n.problem}" if n.problem else ""))
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def cmd_doctor(corpus: Corpus, args: argparse.Namespace) -> int:
-    report = doctor(corpus, verify_hashes=args.verify_hashes)
+    report = api.check_corpus(corpus, verify_hashes=args.verify_hashes)
     if args.json:
         _print_json(report.to_json())
     else:
@@ -147,7 +138,7 @@ def cmd_doctor(corpus: Corpus, args: argparse.Namespace) -> int:
             print(f"[{f.severity}] {f.message}")
         if report.clean:
             print("Nothing to report: the corpus is whole.")
-    return EXIT_OK if report.clean else EXIT_PROBLEMS
+    return ExitCode.OK if report.clean else ExitCode.PROBLEMS
 
 
 def cmd_gui(data_dir: Path, args: argparse.Namespace) -> int:
@@ -191,10 +182,12 @@ def _quiet_libraries() -> None:
     import logging
     import warnings
 
-    from PIL import Image
-
     logging.getLogger("pypdf").setLevel(logging.ERROR)
-    warnings.simplefilter("error", Image.DecompressionBombWarning)
+    # Matched by message and module, so that a command that never decodes an image does not
+    # pay for importing Pillow to name its warning class (DecompressionBombWarning).
+    warnings.filterwarnings(
+        "error", message=r"Image size \(\d+ pixels\) exceeds limit", module=r"PIL\."
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -204,21 +197,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command in (None, "gui"):
             return cmd_gui(data_dir, args)
-        corpus = Corpus.open(data_dir)
+        corpus = api.open_corpus(data_dir)
         return COMMANDS[args.command](corpus, args)
     except runs_cli.UsageError as exc:
         print(f"transcribe-import: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     except TranscribeError as exc:
         print(f"transcribe-import: {exc}", file=sys.stderr)
-        if exc.code in _LOCKED_CODES:
-            return EXIT_LOCKED
-        if exc.code is ErrorCode.PLAN_FROZEN:
-            return EXIT_INVALID_PLAN
-        return EXIT_PROBLEMS
+        return api.exit_code_for_error(exc)
     except KeyboardInterrupt:
         print("transcribe-import: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return ExitCode.INTERRUPTED
     except Exception as exc:  # noqa: BLE001 - last resort: one line for the user, the rest logged
         log = _log_traceback(data_dir)
         print(
@@ -226,4 +215,4 @@ def main(argv: Sequence[str] | None = None) -> int:
             "please include that file when you report this.",
             file=sys.stderr,
         )
-        return EXIT_PROBLEMS
+        return ExitCode.PROBLEMS

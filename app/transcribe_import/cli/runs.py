@@ -15,43 +15,34 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from transcribe_import.cli.exitcodes import (
-    EXIT_CANCELLED,
-    EXIT_INTERRUPTED,
-    EXIT_INVALID_PLAN,
-    EXIT_OK,
-    EXIT_PROBLEMS,
-)
-from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
-from transcribe_import.engine.planning import edits, ordering
+from transcribe_import.engine import api
+from transcribe_import.engine.api import ExitCode
 from transcribe_import.engine.planning.plan import (
     DedupeScope,
     ImportPlan,
-    OrderingRule,
     PlanDocumentError,
     PlanItem,
     load_plan,
     policy_id_for,
     save_plan,
 )
-from transcribe_import.engine.planning.planner import build_plan
-from transcribe_import.engine.planning.scan import ScanCancelled, ScanProgress, scan
-from transcribe_import.engine.planning.validate import ValidationReport, validate
-from transcribe_import.engine.runs.executor import (
+from transcribe_import.engine.runs.model import (
     EventKind,
     RunControl,
     RunEvent,
+    RunRecord,
     RunResult,
-    cancel_run,
-    execute_run,
-    prepare_run,
+    RunStatus,
 )
-from transcribe_import.engine.runs.store import RunRecord, RunStatus, RunStore
 from transcribe_import.engine.storage.corpus import Corpus
+
+if TYPE_CHECKING:
+    from transcribe_import.engine.planning.scan import ScanProgress
+    from transcribe_import.engine.planning.validate import ValidationReport
 
 
 class UsageError(Exception):
@@ -105,35 +96,35 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
     roots = [Path(p).expanduser().absolute() for p in args.paths]
     progress = _Progress()
     stop = threading.Event()
-    with _on_sigint(stop.set):
-        gen = scan(roots, workers=args.workers, should_stop=stop.is_set)
-        try:
-            while True:
-                ev: ScanProgress = next(gen)
-                progress.show(
-                    f"{ev.phase}: {ev.found} page files found, {ev.inspected} "
-                    f"inspected — {ev.current}"
-                )
-        except StopIteration as fin:
-            result = fin.value
-        except ScanCancelled:
-            progress.done()
-            print("transcribe-import: scan cancelled; no plan was written.", file=sys.stderr)
-            return EXIT_CANCELLED
-    progress.done()
-    try:
-        plan = build_plan(
-            corpus,
-            result,
-            mode=args.mode,
-            policy_id=policy,
-            title=args.title,
-            dedupe_scope=DedupeScope(args.dedupe),
+
+    def on_progress(ev: ScanProgress) -> None:
+        progress.show(
+            f"{ev.phase}: {ev.found} page files found, {ev.inspected} inspected — {ev.current}"
         )
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+
+    with _on_sigint(stop.set):
+        try:
+            planned = api.plan_paths(
+                corpus,
+                roots,
+                mode=args.mode,
+                policy_id=policy,
+                title=args.title,
+                dedupe_scope=DedupeScope(args.dedupe),
+                workers=args.workers,
+                should_stop=stop.is_set,
+                on_progress=on_progress,
+            )
+        except ValueError as exc:
+            progress.done()
+            raise UsageError(str(exc)) from None
+    progress.done()
+    if planned is None:
+        print("transcribe-import: scan cancelled; no plan was written.", file=sys.stderr)
+        return ExitCode.CANCELLED
+    plan, result = planned.plan, planned.scan
     save_plan(plan, Path(args.output))
-    report = validate(corpus, plan, own_run_ids=set())
+    report = api.validate_plan(corpus, plan)
     pages = sum(len(s.pages) for it in plan.items for s in it.imported_sources())
     print(f"Wrote {args.output}: {len(plan.items)} notebook(s), {pages} page(s) to import.")
     for it in plan.items:
@@ -152,7 +143,7 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
             f"{len(report.errors)} problem(s) to resolve before commit: "
             f"transcribe-import validate {args.output}"
         )
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _item_line(it: PlanItem, report: ValidationReport) -> str:
@@ -160,8 +151,8 @@ def _item_line(it: PlanItem, report: ValidationReport) -> str:
     errors = [p for p in problems if p.severity == "error"]
     state = "needs a decision" if errors else "ready"
     op = "create" if it.op == "create_notebook" else f"into {it.notebook_id[:8]}"
-    pages = sum(len(s.pages) for s in it.imported_sources())
-    dups = sum(1 for s in it.sources if s.duplicate and not s.excluded)
+    pages = api.pages_planned(it)
+    dups = len(it.planned_skips())
     extra = f", {dups} duplicate(s) skipped" if dups else ""
     return f"[{state}] {it.item_id[:8]} {op} “{it.label}”: {pages} page(s){extra}"
 
@@ -204,12 +195,12 @@ def _resolution_flag(r: str) -> str:
 
 def cmd_validate(corpus: Corpus, args: argparse.Namespace) -> int:
     plan = _load(args.plan)
-    report = validate(corpus, plan)
+    report = api.validate_plan(corpus, plan)
     if args.json:
         _json_out(report.to_json())
     else:
         _print_report(plan, report, args.plan)
-    return EXIT_OK if report.ok else EXIT_INVALID_PLAN
+    return ExitCode.OK if report.ok else ExitCode.INVALID_PLAN
 
 
 def find_item(plan: ImportPlan, key: str) -> PlanItem:
@@ -228,64 +219,28 @@ def find_item(plan: ImportPlan, key: str) -> PlanItem:
 
 def cmd_order(corpus: Corpus, args: argparse.Namespace) -> int:
     plan = _load(args.plan)
-    runs = RunStore(corpus).runs_for_plan(plan.plan_id)
-    if runs:
-        raise TranscribeError(
-            ErrorCode.PLAN_FROZEN,
-            f"{args.plan} was committed as run {runs[0].run_id} and is frozen; make a new plan "
-            "with `plan` to import differently.",
-            path=args.plan,
-        )
+    api.check_plan_editable(corpus, plan, args.plan)
     item = find_item(plan, args.item)
     try:
-        if args.accept:
-            new = ordering.accept(item)
-        elif args.by:
-            new = ordering.order_by(item, OrderingRule(args.by.replace("-", "_")))
-        elif args.sequence:
-            new = ordering.sequence(item, args.sequence)
-        elif args.exclude:
-            new = _exclude(item, args.exclude)
-        else:
-            new = _include(item, args.include)
+        new = api.reorder(
+            item,
+            accept=args.accept,
+            by=args.by.replace("-", "_") if args.by else None,
+            sequence=args.sequence,
+            exclude=args.exclude,
+            include=args.include,
+        )
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     plan = plan.with_item(new)
     save_plan(plan, Path(args.plan))
-    report = validate(corpus, plan)
+    report = api.validate_plan(corpus, plan)
     remaining = [p for p in report.errors if p.item_id == item.item_id]
     state = "resolved" if not remaining else f"{len(remaining)} error(s) remain"
     print(f"Updated {args.plan}: item {item.item_id[:8]} “{item.label}” — {state}.")
     for p in remaining:
         print(f"  {p.severity.upper()} [{p.code}]: {p.message}")
-    return EXIT_OK
-
-
-def _split_unusable(item: PlanItem, names: list[str]) -> tuple[list[str], list[str]]:
-    """Names of unusable files (not sources) go to the item's acknowledged list."""
-    unusable = {u["rel"] for u in item.unusable}
-    by_base = {rel.rsplit("/", 1)[-1]: rel for rel in unusable}
-    rest, ack = [], []
-    for n in names:
-        rel = n if n in unusable else by_base.get(n)
-        (ack if rel else rest).append(rel or n)
-    return rest, ack
-
-
-def _exclude(item: PlanItem, names: list[str]) -> PlanItem:
-    rest, ack = _split_unusable(item, names)
-    if rest:
-        item = ordering.exclude(item, rest)
-    if ack:
-        item = edits.acknowledge_unusable(item, ack)
-    return item
-
-
-def _include(item: PlanItem, names: list[str]) -> PlanItem:
-    rest, ack = _split_unusable(item, names)
-    if ack:
-        raise ValueError(f"{ack[0]} cannot be imported (it is unusable): fix it and plan again")
-    return ordering.include(item, rest)
+    return ExitCode.OK
 
 
 # -- commit and resume ---------------------------------------------------------------------
@@ -353,7 +308,7 @@ def _execute(corpus: Corpus, run_id: str, args: argparse.Namespace) -> int:
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
     with _run_signals(control):
-        result = execute_run(
+        result = api.execute(
             corpus, run_id, workers=args.workers, control=control, on_event=on_event
         )
     progress.done()
@@ -397,7 +352,7 @@ def _report_result(result: RunResult, args: argparse.Namespace) -> int:
                 print(f"  FAILED item {o.item_id[:8]}: {o.failure_message}")
         for problem in result.verification_problems:
             print(f"  WARNING {problem}")
-    return _exit_for(result)
+    return api.exit_code_for_result(result)
 
 
 def _status_words(status: RunStatus) -> str:
@@ -413,35 +368,18 @@ def _status_words(status: RunStatus) -> str:
     }[status]
 
 
-def _exit_for(result: RunResult) -> int:
-    if result.paused or result.superseded or not result.status.terminal:
-        return EXIT_INTERRUPTED
-    if result.status is RunStatus.COMPLETE:
-        return EXIT_OK
-    if result.status in (RunStatus.CANCELLED, RunStatus.CANCELLED_WITH_COMMITS):
-        return EXIT_CANCELLED
-    return EXIT_PROBLEMS
-
-
 def cmd_commit(corpus: Corpus, args: argparse.Namespace) -> int:
     plan = _load(args.plan)
-    report = validate(corpus, plan)
-    if not report.ok:
+    try:
+        prepared = api.prepare_commit(corpus, plan, plan_file=Path(args.plan))
+    except api.PlanInvalid as invalid:
         if args.json:
-            _json_out(report.to_json())
+            _json_out(invalid.report.to_json())
         else:
-            _print_report(plan, report, args.plan)
-        return EXIT_INVALID_PLAN
-    record, existing = prepare_run(
-        corpus,
-        plan,
-        discovery={
-            "plan_file": str(Path(args.plan).absolute()),
-            "roots": plan.provenance.get("roots", []),
-            "mode": plan.provenance.get("mode"),
-        },
-    )
-    if existing and not args.json:
+            _print_report(plan, invalid.report, args.plan)
+        return ExitCode.INVALID_PLAN
+    record = prepared.record
+    if prepared.continued and not args.json:
         print(
             f"This plan was committed before as run {record.run_id} "
             f"({record.status}); continuing it.",
@@ -453,7 +391,7 @@ def cmd_commit(corpus: Corpus, args: argparse.Namespace) -> int:
 
 
 def cmd_resume(corpus: Corpus, args: argparse.Namespace) -> int:
-    record = RunStore(corpus).load(args.run_id)
+    record = api.prepare_resume(corpus, args.run_id).record
     if record.status.terminal:
         raise UsageError(
             f"run {args.run_id} already ended ({record.status}); a finished run is "
@@ -463,28 +401,22 @@ def cmd_resume(corpus: Corpus, args: argparse.Namespace) -> int:
 
 
 def cmd_cancel(corpus: Corpus, args: argparse.Namespace) -> int:
-    record = cancel_run(corpus, args.run_id)
+    record = api.cancel(corpus, args.run_id)
     if record.status.terminal:
         print(f"Run {args.run_id}: {_status_words(record.status)}.")
-        return EXIT_CANCELLED
+        return ExitCode.CANCELLED
     print(
         f"Cancel requested: the process executing run {args.run_id} stops its pending items "
         "at the next safe point."
     )
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def cmd_runs(corpus: Corpus, args: argparse.Namespace) -> int:
-    store = RunStore(corpus)
-    records = store.list_runs()
-    rows = []
-    for r in records:
-        row = r.summary()
-        row["interrupted"] = not r.status.terminal and not store.is_locked(r.run_id)
-        rows.append(row)
+    rows = [listing.summary.to_json(listing.record) for listing in api.list_runs(corpus)]
     if args.json:
         _json_out({"runs": rows})
-        return EXIT_OK
+        return ExitCode.OK
     if not rows:
         print("No import runs yet.")
     for row in rows:
@@ -495,18 +427,16 @@ def cmd_runs(corpus: Corpus, args: argparse.Namespace) -> int:
             f"{c['committed']} committed, {c['skipped']} skipped, {c['failed']} failed, "
             f"{c['pending'] + c['cancelled_pending']} not done"
         )
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def cmd_show(corpus: Corpus, args: argparse.Namespace) -> int:
-    store = RunStore(corpus)
-    record = store.load(args.run_id)
-    plan = store.load_plan(args.run_id, record)
+    detail = api.show_run(corpus, args.run_id)
     if args.json:
-        _json_out({**record.doc, "plan": plan.to_document()})
-        return EXIT_OK
-    _print_run(record, plan)
-    return EXIT_OK
+        _json_out({**detail.record.doc, "plan": detail.plan.to_document()})
+        return ExitCode.OK
+    _print_run(detail.record, detail.plan)
+    return ExitCode.OK
 
 
 def _print_run(record: RunRecord, plan: ImportPlan) -> None:

@@ -20,6 +20,8 @@ from transcribe_import.engine.base.findings import Finding, FindingCode, Severit
 from transcribe_import.engine.base.ids import is_valid_id
 from transcribe_import.engine.ingest import journal
 from transcribe_import.engine.ingest.recovery import recover_journal
+from transcribe_import.engine.runs.model import RunCorrupt
+from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.storage import fsio, locks, project, quarantine
 from transcribe_import.engine.storage.corpus import CREATING_PREFIX, Corpus, IndexEntry
 
@@ -92,8 +94,6 @@ def doctor(corpus: Corpus, *, verify_hashes: bool = False) -> DoctorReport:
 
 def _check_runs(corpus: Corpus) -> list[Finding]:
     """Quarantine unreadable run records; list interrupted runs so a person can resume them."""
-    from transcribe_import.engine.runs.store import RunCorrupt, RunStore
-
     store = RunStore(corpus)
     out: list[Finding] = []
     for run_id in store.run_ids():
@@ -117,7 +117,7 @@ def _check_runs(corpus: Corpus) -> list[Finding]:
                 )
             )
             continue
-        if not record.status.terminal and not store.is_locked(run_id):
+        if store.is_interrupted(record):
             counts = record.counts()
             out.append(
                 Finding(

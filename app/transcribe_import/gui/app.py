@@ -11,8 +11,9 @@ from PySide6.QtCore import QLibraryInfo, QLocale, QSettings, QTranslator
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from transcribe_import import __version__
+from transcribe_import.engine.api import exit_code_for_error
 from transcribe_import.engine.base.config import ENV_DATA_DIR, resolve_data_dir
-from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow
 from transcribe_import.gui.resources import RESOURCES_DIR, app_icon
@@ -20,10 +21,6 @@ from transcribe_import.gui.settings_dialog import load_settings
 
 APP_NAME = "Transcribe Import"
 ORG_NAME = "Transcribe"
-# The same exit codes as the CLI's (cli.md): 5 when another process holds the corpus.
-EXIT_OK = 0
-EXIT_PROBLEMS = 1
-EXIT_LOCKED = 5
 
 TRANSLATIONS_DIR = RESOURCES_DIR / "translations"
 
@@ -82,7 +79,8 @@ def run_gui(data_dir: Path, paths: Sequence[Path]) -> int:
         corpus = Corpus.open(data_dir)
     except TranscribeError as exc:
         QMessageBox.critical(None, APP_NAME, str(exc))
-        return EXIT_LOCKED if exc.code == ErrorCode.CORPUS_BUSY else EXIT_PROBLEMS
+        # The CLI's exit codes (docs/cli.md): LOCKED when another process holds the corpus.
+        return exit_code_for_error(exc)
     window = MainWindow(corpus)
     window.show()
     if paths:

@@ -42,10 +42,9 @@ from PySide6.QtWidgets import (
 
 from transcribe_import import __version__
 from transcribe_import.engine.doctor import DoctorReport
-from transcribe_import.engine.planning.plan import ImportPlan
 from transcribe_import.engine.planning.validate import ValidationReport
 from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
-from transcribe_import.gui.pages.commit import CommitPage, plural
+from transcribe_import.gui.pages.commit import CommitPage
 from transcribe_import.gui.pages.corpus import CorpusPage
 from transcribe_import.gui.pages.review import ReviewPage
 from transcribe_import.gui.pages.runs import RunsPage
@@ -58,13 +57,9 @@ from transcribe_import.gui.settings_dialog import (
     load_settings,
     save_settings,
 )
-from transcribe_import.gui.workers import (
-    DoctorWorker,
-    NotebooksWorker,
-    RunSummary,
-    ScanOutcome,
-    ValidateWorker,
-)
+from transcribe_import.gui.values import CorpusCheck, ScanOutcome, ScanRequest, Validation
+from transcribe_import.gui.wording import plural
+from transcribe_import.gui.workers import TaskSlot, check_corpus, list_notebooks, validate_plan
 
 DEFAULT_SIZE = (1100, 720)
 GEOMETRY_KEY = "MainWindow/geometry"
@@ -143,11 +138,10 @@ class MainWindow(QMainWindow):
         # No parent: a child of the window would be destroyed before the review page, and its
         # undo stack's last signals would reach the page's half-destroyed undo actions.
         self.session = ImportSession(corpus)
-        self._doctor: DoctorWorker | None = None
-        self._lister: NotebooksWorker | None = None
-        self._validator: ValidateWorker | None = None
-        self._validating: ImportPlan | None = None  # the plan the validator was given
-        self._validate_again = False
+        # The window's one-call work, each kind one at a time: doctor, listing, validation.
+        self._checks = TaskSlot(self)
+        self._listings = TaskSlot(self)
+        self._validations = TaskSlot(self)
         self._close_when_stopped = False
         self._closing = False
 
@@ -163,6 +157,14 @@ class MainWindow(QMainWindow):
         self._validate_timer.setInterval(VALIDATE_DEBOUNCE_MS)
         self._validate_timer.timeout.connect(self.validate_plan)
         self.session.item_changed.connect(self._plan_edited)
+        self._checks.progress.connect(self._show_notebooks)
+        self._checks.done.connect(self._checked)
+        self._checks.failed.connect(self.corpus_page.show_failure)
+        self._checks.ended.connect(self._check_ended)
+        self._listings.done.connect(self._show_notebooks)
+        self._validations.done.connect(self._validated)
+        self._validations.failed.connect(self._validate_failed)
+        self._validations.ended.connect(self.validation_done)
 
         self.show_import_page(self.start_page)
         self.check_health(list_first=True)
@@ -477,12 +479,14 @@ class MainWindow(QMainWindow):
             return
         s = self.import_settings
         self.scan_page.start(
-            self.start_page.paths(),
-            mode=self.start_page.mode(),
-            title=self.start_page.title(),
-            policy_id=s.policy_id,
-            settings=s.render,
-            workers=s.workers,
+            ScanRequest(
+                tuple(self.start_page.paths()),
+                self.start_page.mode(),
+                self.start_page.title(),
+                s.policy_id,
+                s.render,
+                s.workers,
+            )
         )
         self.show_import_page(self.scan_page)
 
@@ -537,27 +541,20 @@ class MainWindow(QMainWindow):
         plan = self.session.plan
         if plan is None or self._closing:
             return
-        if self._validator is not None:
-            self._validate_again = True
-            return
         s = self.import_settings
-        self._validating = plan
-        worker = ValidateWorker(self.corpus, plan, settings=s.render, workers=s.workers)
-        worker.validated.connect(self._validated)
-        worker.failed.connect(self._validate_failed)
-        worker.finished.connect(self._validator_finished)
-        self._validator = worker
+        # While one runs, this one waits its turn.
+        self._validations.run(validate_plan, self.corpus, plan, s.render, s.workers)
         self.statusBar().showMessage(self.tr("Validating the plan…"))
-        worker.start()
 
     def is_validating(self) -> bool:
-        return self._validator is not None or self._validate_timer.isActive()
+        return self._validations.is_busy() or self._validate_timer.isActive()
 
-    def _validated(self, report: ValidationReport) -> None:
-        if self.session.plan is not self._validating:
+    def _validated(self, validation: Validation) -> None:
+        report = validation.report
+        if self.session.plan is not validation.plan:
             # Edited while it ran: the report is about the past. Told by identity, since the
             # fingerprint of a 100,000-source plan takes the GUI thread most of a second.
-            self._validate_again = True
+            self.validate_plan()
             return
         self.session.set_report(report)
         if self.session.report is report:
@@ -578,22 +575,12 @@ class MainWindow(QMainWindow):
                 text = self.tr("Validated: ready to commit.")
             self.statusBar().showMessage(text, 8000)
         else:
-            self._validate_again = True  # edited while it ran: this report is about the past
+            self.validate_plan()  # edited while it ran: this report is about the past
 
     def _validate_failed(self, message: str) -> None:
         self.statusBar().showMessage(
             self.tr("Validation could not finish: {message}").format(message=message)
         )
-
-    def _validator_finished(self) -> None:
-        worker, self._validator = self._validator, None
-        if worker is None:
-            return
-        worker.wait()
-        if self._validate_again and not self._closing:
-            self._validate_again = False
-            self.validate_plan()
-        self.validation_done.emit()
 
     # -- commit ----------------------------------------------------------------------------
 
@@ -627,7 +614,7 @@ class MainWindow(QMainWindow):
     def _commit_running_changed(self, running: bool) -> None:
         self.runs_page.set_commit_running(running)
         self.corpus_page.set_check_allowed(
-            not running and self._doctor is None,
+            not running and not self._checks.is_busy(),
             self.tr("The corpus is checked again once the import has ended") if running else "",
         )
         self._busy_changed(running)
@@ -677,48 +664,31 @@ class MainWindow(QMainWindow):
 
     def check_health(self, *, list_first: bool = False) -> None:
         """Run doctor off the GUI thread; the notebooks are listed again when it is done."""
-        if self._doctor is not None or self.commit_page.is_running() or self._closing:
+        if self._checks.is_busy() or self.commit_page.is_running() or self._closing:
             return
-        worker = DoctorWorker(self.corpus, list_first=list_first)
-        worker.notebooks_listed.connect(self._show_notebooks)
-        worker.report_ready.connect(self._show_report)
-        worker.interrupted_listed.connect(self._show_interrupted)
-        worker.failed.connect(self.corpus_page.show_failure)
-        worker.finished.connect(self._doctor_finished)
-        self._doctor = worker
         self.corpus_page.set_checking(True)
-        worker.start()
+        self._checks.run(check_corpus, self.corpus, list_first)
 
     def _check_again_clicked(self) -> None:
         self.check_health()
 
     def is_checking(self) -> bool:
-        return self._doctor is not None
+        return self._checks.is_busy()
 
-    def _doctor_finished(self) -> None:
-        worker, self._doctor = self._doctor, None
-        if worker is None:  # closeEvent already waited for it
-            return
-        # `finished` is emitted just before the thread ends; wait so it is gone when dropped.
-        worker.wait()
+    def _checked(self, check: CorpusCheck) -> None:
+        self._show_report(check.report)
+        self._show_notebooks(check.notebooks)
+        self.start_page.set_interrupted_runs(check.interrupted)
+
+    def _check_ended(self) -> None:
         self.corpus_page.set_checking(False)
         self.health_checked.emit()
 
     def list_notebooks(self) -> None:
-        if self._lister is not None or self._closing:
-            return
-        worker = NotebooksWorker(self.corpus)
-        worker.notebooks_listed.connect(self._show_notebooks)
-        worker.finished.connect(self._lister_finished)
-        self._lister = worker
-        worker.start()
+        if not self._closing:
+            self._listings.run(list_notebooks, self.corpus)
 
-    def _lister_finished(self) -> None:
-        worker, self._lister = self._lister, None
-        if worker is not None:
-            worker.wait()
-
-    def _show_notebooks(self, notebooks: list[NotebookSummary]) -> None:
+    def _show_notebooks(self, notebooks: Sequence[NotebookSummary]) -> None:
         self.corpus_page.show_notebooks(notebooks)
         self.start_page.set_notebooks(notebooks)
         n = len(notebooks)
@@ -729,9 +699,6 @@ class MainWindow(QMainWindow):
     def _show_report(self, report: DoctorReport) -> None:
         self.corpus_page.show_report(report)
         self.start_page.set_doctor_report(report)
-
-    def _show_interrupted(self, runs: list[RunSummary]) -> None:
-        self.start_page.set_interrupted_runs(runs)
 
     def _show_health(self) -> None:
         self.show_section(Section.CORPUS)
@@ -810,15 +777,11 @@ class MainWindow(QMainWindow):
         # destroyed while running aborts the process, so each is waited for.
         self.scan_page.stop_and_wait()
         self.runs_page.stop_and_wait()
-        for worker in (self._validator, self._lister):
-            if worker is not None:
-                worker.wait()
-        self._validator_finished()
-        self._lister_finished()
-        doctor, self._doctor = self._doctor, None
-        if doctor is not None:
+        self._validations.close()
+        self._listings.close()
+        if self._checks.is_busy():
             # doctor has no cancel point; its checks read metadata only, so waiting is short.
             self.health_summary.setText(self.tr("Finishing the check before closing…"))
-            doctor.wait()
+        self._checks.close()
         self.review_page.shutdown()
         super().closeEvent(event)

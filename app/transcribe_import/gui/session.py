@@ -14,9 +14,10 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
+from transcribe_import.engine import api
 from transcribe_import.engine.planning import edits
 from transcribe_import.engine.planning.plan import ImportPlan, PlanItem
-from transcribe_import.engine.planning.validate import ValidationReport, validate
+from transcribe_import.engine.planning.validate import ValidationReport
 from transcribe_import.engine.storage.corpus import Corpus
 
 
@@ -82,7 +83,7 @@ class ImportSession(QObject):
     def validate_now(self) -> ValidationReport:
         """Validate on the calling thread (small plans, tests); the window uses a worker."""
         assert self.plan is not None
-        self.set_report(validate(self.corpus, self.plan))
+        self.set_report(api.validate_plan(self.corpus, self.plan))
         assert self.report is not None
         return self.report
 

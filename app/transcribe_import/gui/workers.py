@@ -5,6 +5,10 @@ values (summaries, reports, outcome rows); it never touches a widget. Its signal
 are emitted from the worker thread and, since the window lives on the GUI thread,
 arrive there queued. Every decision is an engine call: the workers only move values
 between threads.
+
+One-call work (list, validate, load, cancel, check) runs as an ``EngineTask`` of one of
+the functions below, each the one place its engine call is made; only the scan and the
+commit, which stream progress, have workers of their own.
 """
 
 from __future__ import annotations
@@ -14,37 +18,29 @@ import logging
 import threading
 import time
 import weakref
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from pathlib import Path
+from collections.abc import Callable, Generator
+from typing import Any
 
 import shiboken6
 from PySide6.QtCore import QObject, QThread, Signal
 
+from transcribe_import.engine import api
 from transcribe_import.engine.base.errors import TranscribeError
-from transcribe_import.engine.doctor import doctor
-from transcribe_import.engine.media.decode import RenderSettings
-from transcribe_import.engine.planning.plan import ImportPlan, Op
-from transcribe_import.engine.planning.planner import build_plan
-from transcribe_import.engine.planning.scan import ScanCancelled, ScanPhase, ScanProgress, scan
-from transcribe_import.engine.planning.validate import ValidationReport, validate
-from transcribe_import.engine.runs.executor import (
-    RunControl,
-    RunEvent,
-    RunResult,
-    cancel_run,
-    execute_run,
-    interrupted_runs,
-    prepare_run,
+from transcribe_import.engine.media.kinds import RenderSettings
+from transcribe_import.engine.planning.plan import ImportPlan
+from transcribe_import.engine.planning.scan import ScanPhase, ScanProgress
+from transcribe_import.engine.runs.model import RunControl, RunEvent
+from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
+from transcribe_import.gui.values import (
+    CommitStart,
+    CorpusCheck,
+    RunDetail,
+    RunSummary,
+    ScanOutcome,
+    ScanRequest,
+    Validation,
 )
-from transcribe_import.engine.runs.store import (
-    ItemOutcome,
-    ItemState,
-    RunRecord,
-    RunStatus,
-    RunStore,
-)
-from transcribe_import.engine.storage.corpus import Corpus
+from transcribe_import.gui.wording import error_text
 
 log = logging.getLogger(__name__)
 
@@ -64,118 +60,52 @@ def running_workers() -> list[QThread]:
     return [w for w in list(_workers) if shiboken6.isValid(w) and w.isRunning()]
 
 
-def error_text(exc: BaseException, where: object = None) -> str:
-    """One line a person can act on, for an exception a worker caught."""
-    if isinstance(exc, TranscribeError):
-        return str(exc)
-    if isinstance(exc, OSError):
-        return f"{exc.filename or where or ''}: {exc.strerror or exc}".lstrip(": ")
-    return f"unexpected error: {exc!r}"
+# -- the engine calls of one-call work: each one call of engine.api --------------------------
 
 
-# -- frozen values the workers hand over -----------------------------------------------------
+def list_notebooks(corpus: Corpus) -> list[NotebookSummary]:
+    return api.list_notebooks(corpus)
 
 
-@dataclass(frozen=True)
-class RunSummary:
-    """One import run as the Runs view lists it (a copy: the record's dict stays behind)."""
+def check_corpus(corpus: Corpus, list_first: bool) -> Generator[object, None, CorpusCheck]:
+    """Run doctor, then list the notebooks (doctor may have registered some) and the runs
+    it left interrupted, which the start view offers to resume.
 
-    run_id: str
-    status: RunStatus
-    interrupted: bool  # not terminal and no process executes it: resumable
-    created_at: str
-    updated_at: str
-    attempt: int
-    committed: int
-    skipped: int
-    failed: int
-    not_done: int  # pending + cancelled_pending
-    pages_committed: int
-    roots: tuple[str, ...]
-
-    @classmethod
-    def of(cls, record: RunRecord, interrupted: bool) -> RunSummary:
-        counts = record.counts()
-        roots = record.doc.get("discovery", {}).get("roots") or ()
-        return cls(
-            run_id=record.run_id,
-            status=record.status,
-            interrupted=interrupted,
-            created_at=record.created_at,
-            updated_at=str(record.doc.get("updated_at") or record.created_at),
-            attempt=record.attempt,
-            committed=counts[ItemState.COMMITTED],
-            skipped=counts[ItemState.SKIPPED],
-            failed=counts[ItemState.FAILED],
-            not_done=counts[ItemState.PENDING] + counts[ItemState.CANCELLED_PENDING],
-            pages_committed=int(record.summary()["pages_committed"]),
-            roots=tuple(str(r) for r in roots if isinstance(r, str)),
-        )
+    With ``list_first`` it yields the notebooks before doctor too, so a window that has
+    just opened can show them without waiting for the whole check.
+    """
+    if list_first:
+        yield tuple(api.list_notebooks(corpus))
+    report = api.check_corpus(corpus)
+    return CorpusCheck(
+        report,
+        tuple(api.list_notebooks(corpus)),
+        tuple(RunSummary.of(r, interrupted=True) for r in api.interrupted_runs(corpus)),
+    )
 
 
-@dataclass(frozen=True)
-class OutcomeRow:
-    """One plan item with its outcome, as the outcome tables show it."""
-
-    item_id: str
-    label: str
-    op: Op
-    notebook_id: str
-    pages_planned: int
-    outcome: ItemOutcome
-    started: bool = False  # being committed right now (an ITEM_STARTED event arrived)
-
-    @property
-    def state(self) -> ItemState:
-        return self.outcome.state
-
-    def with_outcome(self, outcome: ItemOutcome) -> OutcomeRow:
-        return replace(self, outcome=outcome, started=False)
+def validate_plan(
+    corpus: Corpus, plan: ImportPlan, settings: RenderSettings, workers: int
+) -> Validation:
+    return Validation(plan, api.validate_plan(corpus, plan, settings=settings, workers=workers))
 
 
-def outcome_rows(plan: ImportPlan, record: RunRecord) -> list[OutcomeRow]:
-    outcomes = record.outcomes()
-    return [
-        OutcomeRow(
-            it.item_id,
-            it.label,
-            it.op,
-            it.notebook_id,
-            sum(len(s.pages) for s in it.imported_sources()),
-            outcomes[it.item_id],
-        )
-        for it in plan.items
-    ]
+def list_runs(corpus: Corpus) -> list[RunSummary]:
+    """Every import run, newest first, telling interrupted ones from running ones."""
+    return [listing.summary for listing in api.list_runs(corpus)]
 
 
-@dataclass(frozen=True)
-class RunDetail:
-    summary: RunSummary
-    rows: tuple[OutcomeRow, ...]
+def load_run(corpus: Corpus, run_id: str) -> RunDetail:
+    """One run with its frozen plan, for its per-item outcomes."""
+    return api.show_run(corpus, run_id)
 
 
-@dataclass(frozen=True)
-class ScanOutcome:
-    """What a scan found and the plan the chosen mode made of it."""
-
-    plan: ImportPlan
-    files: int
-    ignored: int  # not page files or unreadable, junk not counted
-    seconds: float
+def cancel_interrupted_run(corpus: Corpus, run_id: str) -> RunSummary:
+    """Cancel a run no process executes: ``cancel_run`` ends it and says how."""
+    return RunSummary.of(api.cancel(corpus, run_id), interrupted=False)
 
 
-@dataclass(frozen=True)
-class CommitStart:
-    """The run a commit worker is about to execute, with every item's outcome so far."""
-
-    run_id: str
-    rows: tuple[OutcomeRow, ...]
-    pages_done: int
-    pages_total: int
-    continued: bool  # the run existed before (a resume, or the same plan committed again)
-
-
-# -- the workers -----------------------------------------------------------------------------
+# -- the threads -----------------------------------------------------------------------------
 
 
 class Worker(QThread):
@@ -209,199 +139,160 @@ class Worker(QThread):
     work: Callable[[], None]
 
 
-class DoctorWorker(Worker):
-    """Runs ``doctor`` on the corpus, then lists its notebooks (doctor may have registered some).
+def _check_frozen(value: object) -> None:
+    # The thread must never reach a widget or a list the GUI thread goes on changing.
+    if isinstance(value, QObject):
+        raise TypeError(f"a task is given frozen values, not the Qt object {value!r}")
+    if isinstance(value, list | dict | set | bytearray):
+        raise TypeError(f"a task is given frozen values, not a {type(value).__name__}")
 
-    With ``list_first`` it lists the notebooks before doctor too, so a window that has
-    just opened can show them without waiting for the whole check. After doctor it
-    lists the interrupted runs, which the start view offers to resume.
+
+class EngineTask(Worker):
+    """Runs ``fn(*args)`` once on its own thread: ``done(result)`` or ``failed(message)``.
+
+    ``args`` are frozen values (a corpus, a plan, ids, settings); mutable containers and
+    Qt objects are refused. When ``fn`` is a generator function, each value it yields is
+    emitted as ``progress`` (a partial result) and what it returns as ``done``.
     """
 
-    notebooks_listed = Signal(object)  # list[NotebookSummary]
-    report_ready = Signal(object)  # DoctorReport
-    interrupted_listed = Signal(object)  # list[RunSummary]
+    done = Signal(object)
+    progress = Signal(object)
 
-    def __init__(
-        self, corpus: Corpus, *, list_first: bool = False, parent: QObject | None = None
-    ) -> None:
+    def __init__(self, fn: Callable[..., Any], *args: Any, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._corpus = corpus
-        self._list_first = list_first
+        for value in (getattr(fn, "__self__", None), *args):
+            _check_frozen(value)
+        self.fn = fn
+        self.args = args
 
     def work(self) -> None:
-        if self._list_first:
-            self.notebooks_listed.emit(self._corpus.list_notebooks())
-        self.report_ready.emit(doctor(self._corpus))
-        self.notebooks_listed.emit(self._corpus.list_notebooks())
-        self.interrupted_listed.emit(
-            [RunSummary.of(r, interrupted=True) for r in interrupted_runs(self._corpus)]
-        )
+        result = self.fn(*self.args)
+        if isinstance(result, Generator):
+            result = _drain(result, self.progress.emit)
+        self.done.emit(result)
 
 
-class NotebooksWorker(Worker):
-    """Lists the corpus's notebooks (after a commit: no need for a whole check)."""
+def _drain(gen: Generator[object, None, Any], each: Callable[[object], object]) -> Any:
+    """Hand every value ``gen`` yields to ``each``; return what it returns."""
+    while True:
+        try:
+            each(next(gen))
+        except StopIteration as end:
+            return end.value
 
-    notebooks_listed = Signal(object)  # list[NotebookSummary]
 
-    def __init__(self, corpus: Corpus, parent: QObject | None = None) -> None:
+class TaskSlot(QObject):
+    """One kind of task for a page: at most one runs; a request while it runs waits its turn.
+
+    Only the latest waiting request is kept: a newer listing makes an older one moot.
+    The running task's ``done``, ``progress`` and ``failed`` come out of the slot's own
+    signals, so a page connects once; ``ended`` says its thread is gone. After
+    ``close`` (the window is closing) nothing starts again.
+    """
+
+    done = Signal(object)
+    progress = Signal(object)
+    failed = Signal(str)
+    ended = Signal()  # a task's thread has ended and been waited for
+
+    def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._corpus = corpus
+        self._task: EngineTask | None = None
+        self._waiting: tuple[Callable[..., Any], tuple[Any, ...]] | None = None
+        self._closed = False
 
-    def work(self) -> None:
-        self.notebooks_listed.emit(self._corpus.list_notebooks())
+    def run(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Run ``fn(*args)`` as an EngineTask now, or once the running one has ended."""
+        if self._closed:
+            return
+        if self._task is not None:
+            self._waiting = (fn, args)
+            return
+        task = EngineTask(fn, *args)
+        task.done.connect(self.done)
+        task.progress.connect(self.progress)
+        task.failed.connect(self.failed)
+        task.finished.connect(self._ended)
+        self._task = task
+        task.start()
+
+    def is_busy(self) -> bool:
+        return self._task is not None
+
+    def task(self) -> EngineTask | None:
+        return self._task
+
+    def close(self) -> None:
+        """Drop what waits and wait for the running task (short, or asked to stop)."""
+        self._closed = True
+        self._waiting = None
+        if self._task is not None:
+            self._task.wait()
+            self._ended()
+
+    def _ended(self) -> None:
+        task, self._task = self._task, None
+        if task is None:
+            return  # close() has seen to it already
+        task.wait()  # `finished` comes just before the thread ends
+        waiting, self._waiting = self._waiting, None
+        if waiting is not None:
+            self.run(waiting[0], *waiting[1])
+        self.ended.emit()
 
 
 class ScanWorker(Worker):
-    """Scans ``roots`` and plans the result with the chosen mode; cancellable at any time."""
+    """Scans the request's roots and plans what it found in its mode; cancellable at any time."""
 
     progress = Signal(object)  # ScanProgress, at most every SCAN_PROGRESS_INTERVAL_S
     planned = Signal(object)  # ScanOutcome
     cancelled = Signal()
 
-    def __init__(
-        self,
-        corpus: Corpus,
-        roots: Sequence[Path],
-        *,
-        mode: str,
-        title: str | None,
-        policy_id: str,
-        settings: RenderSettings,
-        workers: int,
-        parent: QObject | None = None,
-    ) -> None:
+    def __init__(self, corpus: Corpus, request: ScanRequest, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._corpus = corpus
-        self._roots = tuple(roots)
-        self._mode = mode
-        self._title = title
-        self._policy_id = policy_id
-        self._settings = settings
-        self._workers = workers
+        self._request = request
         self._stop = threading.Event()
 
     def stop(self) -> None:
-        """Ask the scan to end; it raises ScanCancelled within one file per thread."""
+        """Ask the scan to end; it stops within one file per thread."""
         self._stop.set()
 
     def work(self) -> None:
         started = time.monotonic()
-        gen = scan(
-            self._roots,
-            settings=self._settings,
-            workers=self._workers,
-            should_stop=self._stop.is_set,
-        )
+        r = self._request
         last_emit = 0.0
-        last_phase: ScanPhase | None = None
-        try:
-            while True:
-                event: ScanProgress = next(gen)
-                now = time.monotonic()
-                # Always the first event of a phase, else no more than ten a second.
-                if event.phase != last_phase or now - last_emit >= SCAN_PROGRESS_INTERVAL_S:
-                    last_emit, last_phase = now, event.phase
-                    self.progress.emit(event)
-        except StopIteration as done:
-            result = done.value
-        except ScanCancelled:
-            self.cancelled.emit()
-            return
-        if self._stop.is_set():
-            self.cancelled.emit()
-            return
-        self.progress.emit(event)  # the final count, which the throttle may have held back
-        plan = build_plan(
-            self._corpus, result, mode=self._mode, policy_id=self._policy_id, title=self._title
+        last: list[ScanProgress] = []
+
+        def on_progress(event: ScanProgress) -> None:
+            nonlocal last_emit
+            now = time.monotonic()
+            # Always the first event of a phase, else no more than ten a second.
+            phase: ScanPhase | None = last[0].phase if last else None
+            last[:] = [event]
+            if event.phase != phase or now - last_emit >= SCAN_PROGRESS_INTERVAL_S:
+                last_emit = now
+                self.progress.emit(event)
+
+        planned = api.plan_paths(
+            self._corpus,
+            r.roots,
+            mode=r.mode,
+            policy_id=r.policy_id,
+            title=r.title,
+            settings=r.settings,
+            workers=r.workers,
+            should_stop=self._stop.is_set,
+            on_progress=on_progress,
         )
+        if planned is None:
+            self.cancelled.emit()
+            return
+        if last:
+            self.progress.emit(last[0])  # the final count, which the throttle may have held back
         self.planned.emit(
-            ScanOutcome(
-                plan,
-                len(result.files),
-                sum(not i.junk for i in result.ignored),
-                time.monotonic() - started,
-            )
+            ScanOutcome(planned.plan, planned.files, planned.ignored, time.monotonic() - started)
         )
-
-
-class ValidateWorker(Worker):
-    """Validates one frozen plan; the session keeps the report only if the plan is unchanged."""
-
-    validated = Signal(object)  # ValidationReport
-
-    def __init__(
-        self,
-        corpus: Corpus,
-        plan: ImportPlan,
-        *,
-        settings: RenderSettings,
-        workers: int,
-        parent: QObject | None = None,
-    ) -> None:
-        super().__init__(parent)
-        self._corpus = corpus
-        self._plan = plan
-        self._settings = settings
-        self._workers = workers
-
-    def work(self) -> None:
-        self.validated.emit(
-            validate(self._corpus, self._plan, settings=self._settings, workers=self._workers)
-        )
-
-
-class RunsWorker(Worker):
-    """Lists every import run, newest first, telling interrupted ones from running ones."""
-
-    listed = Signal(object)  # list[RunSummary]
-
-    def __init__(self, corpus: Corpus, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self._corpus = corpus
-
-    def work(self) -> None:
-        store = RunStore(self._corpus)
-        self.listed.emit(
-            [
-                RunSummary.of(r, not r.status.terminal and not store.is_locked(r.run_id))
-                for r in store.list_runs()
-            ]
-        )
-
-
-class RunDetailWorker(Worker):
-    """Loads one run with its frozen plan, for its per-item outcomes."""
-
-    loaded = Signal(object)  # RunDetail
-
-    def __init__(self, corpus: Corpus, run_id: str, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self._corpus = corpus
-        self.run_id = run_id
-
-    def work(self) -> None:
-        store = RunStore(self._corpus)
-        record = store.load(self.run_id)
-        plan = store.load_plan(self.run_id, record)
-        interrupted = not record.status.terminal and not store.is_locked(self.run_id)
-        self.loaded.emit(
-            RunDetail(RunSummary.of(record, interrupted), tuple(outcome_rows(plan, record)))
-        )
-
-
-class CancelRunWorker(Worker):
-    """Cancels a run no process executes: ``cancel_run`` ends it and says how."""
-
-    done = Signal(object)  # RunSummary of the ended run
-
-    def __init__(self, corpus: Corpus, run_id: str, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self._corpus = corpus
-        self.run_id = run_id
-
-    def work(self) -> None:
-        record = cancel_run(self._corpus, self.run_id)
-        self.done.emit(RunSummary.of(record, interrupted=False))
 
 
 class CommitWorker(Worker):
@@ -468,34 +359,25 @@ class CommitWorker(Worker):
             self.events_ready.emit()
 
     def work(self) -> None:
-        store = RunStore(self._corpus)
         if self._plan is not None:
             # A plan is untrusted until checked against the disk as it is now, as the CLI does.
-            report: ValidationReport = validate(
-                self._corpus, self._plan, settings=self._settings, workers=self._workers
-            )
-            if not report.ok:
-                self.invalid.emit(report)
+            try:
+                prepared = api.prepare_commit(
+                    self._corpus, self._plan, settings=self._settings, workers=self._workers
+                )
+            except api.PlanInvalid as invalid:
+                self.invalid.emit(invalid.report)
                 return
-            roots = self._plan.provenance.get("roots", [])
-            record, continued = prepare_run(
-                self._corpus,
-                self._plan,
-                discovery={"roots": roots, "mode": self._plan.provenance.get("mode")},
-            )
-            plan = self._plan
         else:
             assert self.run_id is not None
-            record = store.load(self.run_id)
-            plan = store.load_plan(self.run_id, record)
-            continued = True
+            prepared = api.prepare_resume(self._corpus, self.run_id)
+        record = prepared.record
         self.run_id = record.run_id
-        rows = outcome_rows(plan, record)
-        outcomes = record.outcomes()
+        rows = api.outcome_rows(prepared.plan, record)
         total = sum(r.pages_planned for r in rows)
-        done = sum(r.pages_planned for r in rows if outcomes[r.item_id].state.final)
-        self.prepared.emit(CommitStart(record.run_id, tuple(rows), done, total, continued))
-        result: RunResult = execute_run(
+        done = sum(r.pages_planned for r in rows if r.state.final)
+        self.prepared.emit(CommitStart(record.run_id, tuple(rows), done, total, prepared.continued))
+        result = api.execute(
             self._corpus,
             record.run_id,
             workers=self._workers,

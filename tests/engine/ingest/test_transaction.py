@@ -9,40 +9,30 @@ import threading
 from dataclasses import replace
 from pathlib import Path
 
-import orjson
 import pytest
 
+from helpers.shelves import make_pages
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.ids import new_id
 from transcribe_import.engine.ingest.transaction import IngestCancelled, IngestRequest, ingest
 from transcribe_import.engine.media.decode import RenderSettings
 from transcribe_import.engine.storage import fsio, project
-from transcribe_import.engine.storage.corpus import Corpus
 
 from engine_helpers import (
     assert_notebook_whole,
     page_ids,
-    page_image,
     request_for,
     snapshot,
     source_spec,
 )
+from media_factory import make_image
 
-
-@pytest.fixture
-def corpus(data_dir: Path) -> Corpus:
-    return Corpus.open(data_dir)
-
-
-@pytest.fixture
-def notebook(corpus: Corpus) -> str:
-    nbid = new_id()
-    corpus.create_notebook(nbid, "Field notes")
-    return nbid
+# The corpus and notebook fixtures are the shared ones (tests/conftest.py).
 
 
 def pages(tmp_path: Path, n: int, prefix: str = "page") -> list[Path]:
-    return [page_image(tmp_path / "src" / f"{prefix} {i}.jpg", f"{prefix} {i}") for i in range(n)]
+    """``n`` page images "<prefix> 0.jpg", ... in tmp_path/src."""
+    return make_pages(tmp_path / "src", n, name=f"{prefix} {{i}}.jpg", start=0)
 
 
 def test_ingest_adds_sources_pages_and_renders(corpus, notebook, tmp_path) -> None:
@@ -82,7 +72,7 @@ def test_reingesting_the_same_ids_is_a_noop(corpus, notebook, tmp_path) -> None:
 def test_partly_taken_ids_are_a_conflict(corpus, notebook, tmp_path) -> None:
     req = request_for(notebook, pages(tmp_path, 2))
     ingest(corpus, req)
-    other = source_spec(page_image(tmp_path / "other.jpg", "other"))
+    other = source_spec(make_image(tmp_path / "other.jpg", "other"))
     mixed = IngestRequest(notebook, (req.sources[0], other))
     with pytest.raises(TranscribeError) as info:
         ingest(corpus, mixed)
@@ -119,7 +109,7 @@ def test_cover_is_set_only_when_unset(corpus, notebook, tmp_path) -> None:
 
 
 def test_renders_are_capped_and_deterministic(corpus, tmp_path) -> None:
-    big = page_image(tmp_path / "big.png", "big", size=(1200, 1800))
+    big = make_image(tmp_path / "big.png", "big", size=(1200, 1800))
     a, b = new_id(), new_id()
     corpus.create_notebook(a, "a")
     corpus.create_notebook(b, "b")
@@ -149,7 +139,7 @@ def _assert_refused(corpus, notebook, req, code: ErrorCode, name: str) -> Transc
 def test_source_changed_since_planning_is_refused(corpus, notebook, tmp_path) -> None:
     files = pages(tmp_path, 3)
     req = request_for(notebook, files)
-    page_image(files[1], "edited after the scan")
+    make_image(files[1], "edited after the scan")
     _assert_refused(corpus, notebook, req, ErrorCode.SOURCE_CHANGED, "page 1.jpg")
 
 
@@ -173,7 +163,7 @@ def test_corrupt_image_is_refused_naming_the_file(corpus, notebook, tmp_path) ->
 
 
 def test_decompression_bomb_is_refused(corpus, notebook, tmp_path) -> None:
-    req = request_for(notebook, [page_image(tmp_path / "huge.png", "huge", size=(900, 900))])
+    req = request_for(notebook, [make_image(tmp_path / "huge.png", "huge", size=(900, 900))])
     nb_dir = corpus.notebook_dir(notebook)
     before = snapshot(nb_dir)
     with pytest.raises(TranscribeError) as info:
@@ -236,50 +226,6 @@ def test_same_notebook_second_ingest_waits_or_is_refused(corpus, notebook, tmp_p
         release.set()
         t.join()
     assert ingest(corpus, req).pages_added == 1  # once free, it goes through
-
-
-def test_journal_left_by_dead_process_is_recovered_before_new_ingest(
-    corpus, notebook, tmp_path
-) -> None:
-    nb_dir = corpus.notebook_dir(notebook)
-    journal = {
-        "format": "transcribe.ingest-journal",
-        "schema_version": 1,
-        "txn_id": new_id(),
-        "notebook_id": notebook,
-        "import_run_id": None,
-        "item_id": None,
-        "state": "staging",
-        "cover_page_id": None,
-        "created_at": "x",
-        "updated_at": "x",
-        "sources": [
-            {
-                "id": new_id(),
-                "sha256": "0" * 64,
-                "media_type": "image/jpeg",
-                "size": None,
-                "path": "",
-                "page_count": 1,
-            }
-        ],
-        "pages": [],
-    }
-    journal["sources"][0]["path"] = f"sources/{journal['sources'][0]['id']}.jpg"
-    (nb_dir / ".ingest-journal.json").write_bytes(orjson.dumps(journal))
-    ingest(corpus, request_for(notebook, pages(tmp_path, 1)))
-    assert len(assert_notebook_whole(corpus, notebook)["pages"]) == 1
-
-
-def test_corrupt_journal_is_quarantined_never_deleted(corpus, notebook, tmp_path) -> None:
-    nb_dir = corpus.notebook_dir(notebook)
-    (nb_dir / ".ingest-journal.json").write_bytes(b'{"format": "transcribe.ingest-jou')
-    ingest(corpus, request_for(notebook, pages(tmp_path, 1)))
-    kept = sorted(p.name for p in corpus.quarantine_dir.iterdir())
-    assert len(kept) == 2 and kept[1].endswith(".report.json")
-    assert (corpus.quarantine_dir / kept[0]).read_bytes() == b'{"format": "transcribe.ingest-jou'
-    report = orjson.loads((corpus.quarantine_dir / kept[1]).read_bytes())
-    assert report["notebook_id"] == notebook and "JSON" in report["reason"]
 
 
 def test_copy_of_a_source_tree_on_removable_media(corpus, notebook, tmp_path) -> None:

@@ -16,7 +16,8 @@ from PIL import Image, ImageFile, PngImagePlugin, TiffImagePlugin, WebPImagePlug
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.media import decode as media
-from transcribe_import.engine.media.decode import RenderSettings
+from transcribe_import.engine.media import kinds, sniff
+from transcribe_import.engine.media.kinds import RenderSettings
 from transcribe_import.engine.storage import fsio
 
 import media_factory as mf
@@ -25,12 +26,12 @@ import media_factory as mf
 SMALL = RenderSettings(max_side=400)
 
 
-def render_all(path: Path, settings: RenderSettings = SMALL, **kw) -> list[media.RenderedPage]:
+def render_all(path: Path, settings: RenderSettings = SMALL, **kw) -> list[kinds.RenderedPage]:
     info = media.probe(path, settings)
     return list(media.render_pages(path, info.media_type, range(info.page_count), settings, **kw))
 
 
-def decoded(page: media.RenderedPage) -> Image.Image:
+def decoded(page: kinds.RenderedPage) -> Image.Image:
     img = Image.open(io.BytesIO(page.png))
     img.load()
     return img
@@ -82,12 +83,12 @@ def is_reddish(rgb: tuple[int, ...]) -> bool:
 )
 def test_sniff_by_content(tmp_path: Path, make, name: str, expected: str) -> None:
     path = make(tmp_path / name)
-    assert media.sniff_media_type(path) == expected
-    assert expected in media.MEDIA_EXTENSIONS
+    assert sniff.sniff_media_type(path) == expected
+    assert expected in kinds.MEDIA_EXTENSIONS
 
 
 def test_extension_tables() -> None:
-    assert media.MEDIA_EXTENSIONS == {
+    assert kinds.MEDIA_EXTENSIONS == {
         "image/jpeg": "jpg",
         "image/png": "png",
         "image/tiff": "tif",
@@ -95,13 +96,13 @@ def test_extension_tables() -> None:
         "application/pdf": "pdf",
     }
     assert {".jpg", ".jpeg", ".jpe", ".png", ".tif", ".tiff", ".webp", ".pdf"} == set(
-        media.PAGE_FILE_SUFFIXES
+        kinds.PAGE_FILE_SUFFIXES
     )
 
 
 def test_text_named_jpg_is_unsupported_and_says_what_it_is(tmp_path: Path) -> None:
     path = mf.make_text_file(tmp_path / "scan 7.jpg")
-    err = refused(ErrorCode.UNSUPPORTED_MEDIA, "scan 7.jpg", media.sniff_media_type, path)
+    err = refused(ErrorCode.UNSUPPORTED_MEDIA, "scan 7.jpg", sniff.sniff_media_type, path)
     assert "not a JPEG image" in str(err)
     assert "looks like text" in str(err)
 
@@ -126,13 +127,13 @@ def test_unsupported_media_names_what_it_looks_like(tmp_path: Path, data: bytes,
 def test_unsupported_suffix_lists_what_is_accepted(tmp_path: Path) -> None:
     path = tmp_path / "notes.docx"
     path.write_bytes(b"PK\x03\x04" + b"\x00" * 40)
-    err = refused(ErrorCode.UNSUPPORTED_MEDIA, "notes.docx", media.sniff_media_type, path)
+    err = refused(ErrorCode.UNSUPPORTED_MEDIA, "notes.docx", sniff.sniff_media_type, path)
     assert "JPEG, PNG, TIFF, WebP or PDF" in str(err)
 
 
 def test_empty_file(tmp_path: Path) -> None:
     path = mf.make_empty_file(tmp_path / "blank.jpg")
-    refused(ErrorCode.EMPTY_FILE, "blank.jpg", media.sniff_media_type, path)
+    refused(ErrorCode.EMPTY_FILE, "blank.jpg", sniff.sniff_media_type, path)
     refused(ErrorCode.EMPTY_FILE, "blank.jpg", media.probe, path)
 
 
@@ -150,7 +151,7 @@ def test_empty_file(tmp_path: Path) -> None:
 )
 def test_probe_images(tmp_path: Path, make, name: str, media_type: str, pages: int) -> None:
     info = media.probe(make(tmp_path / name, (640, 480)))
-    assert info == media.MediaInfo(media_type, pages, 640, 480, None, 1)
+    assert info == kinds.MediaInfo(media_type, pages, 640, 480, None, 1)
 
 
 def test_probe_reads_headers_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -197,7 +198,7 @@ def test_capture_time_falls_back_to_datetime_and_ignores_zero_dates(tmp_path: Pa
 
 def test_probe_pdf(tmp_path: Path) -> None:
     info = media.probe(mf.make_pdf(tmp_path / "book.pdf", 4))
-    assert info == media.MediaInfo("application/pdf", 4, None, None, None, 1)
+    assert info == kinds.MediaInfo("application/pdf", 4, None, None, None, 1)
 
 
 def test_probe_multiframe_tiff_counts_frames(tmp_path: Path) -> None:
@@ -427,6 +428,8 @@ def test_pdf_with_only_an_owner_password_opens(tmp_path: Path) -> None:
     assert len(render_all(path)) == 2
 
 
+# pypdf logs this when it reads a damaged PDF.
+@pytest.mark.allow_logged_warnings(r"EOF marker not found")
 @pytest.mark.parametrize("make", [mf.make_corrupt_pdf, mf.make_truncated_pdf])
 def test_corrupt_pdf(tmp_path: Path, make) -> None:
     path = make(tmp_path / "broken.pdf")
@@ -565,7 +568,7 @@ def test_messages_name_the_display_path_not_the_staged_copy(tmp_path: Path) -> N
 def test_io_faults_become_coded_errors(tmp_path: Path) -> None:
     path = mf.make_jpeg(tmp_path / "p.jpg")
     calls = [
-        lambda: media.sniff_media_type(path, "orig/p.jpg"),
+        lambda: sniff.sniff_media_type(path, "orig/p.jpg"),
         lambda: media.probe(path, display_path="orig/p.jpg"),
         lambda: list(media.render_pages(path, "image/jpeg", [0], display_path="orig/p.jpg")),
     ]

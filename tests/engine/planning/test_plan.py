@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from transcribe_import.engine.base.ids import new_id
 from transcribe_import.engine.planning.plan import (
+    Duplicate,
     ImportPlan,
     Op,
     PlanDocumentError,
@@ -259,3 +260,26 @@ def test_unreadable_documents_are_refused(tmp_path: Path, content: bytes) -> Non
     with pytest.raises(PlanDocumentError) as info:
         load_plan(path)
     assert str(path) in str(info.value)
+
+
+def test_planned_skip_is_a_marked_duplicate_not_excluded() -> None:
+    base = _sample_plan().items[0].sources[0]
+    cases = {
+        (None, False): (False, True),
+        (None, True): (False, False),
+        (Duplicate.IN_NOTEBOOK, False): (True, False),
+        (Duplicate.IN_PLAN, True): (False, False),  # excluded wins: not reported as skipped
+    }
+    for (dup, excluded), (skip, imported) in cases.items():
+        s = replace(base, duplicate=dup, excluded=excluded)
+        assert (s.planned_skip, s.imported) == (skip, imported)
+    item = replace(
+        _sample_plan().items[0],
+        sources=(
+            replace(base, source_id=new_id(), duplicate=Duplicate.IN_CORPUS),
+            replace(base, source_id=new_id(), duplicate=Duplicate.IN_CORPUS, excluded=True),
+            replace(base, source_id=new_id()),
+        ),
+    )
+    assert item.planned_skips() == [item.sources[0]]
+    assert item.imported_sources() == [item.sources[2]]

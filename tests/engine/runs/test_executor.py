@@ -1,4 +1,4 @@
-"""Import runs in-process: statuses, outcomes, fence, cancel, pause, resume, dedupe, validate."""
+"""Import runs in-process (engine/runs/executor.py): commit, cancel, pause, resume, dedupe."""
 
 from __future__ import annotations
 
@@ -9,12 +9,11 @@ from pathlib import Path
 import orjson
 import pytest
 
+from helpers.runs import commit_plan, committed_page_ids, plan_for, planned_page_ids
+from helpers.shelves import make_shelf
+from transcribe_import.engine.api import interrupted_runs
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
-from transcribe_import.engine.base.ids import new_id
-from transcribe_import.engine.planning import ordering
-from transcribe_import.engine.planning.plan import DedupeScope, Duplicate, ImportPlan
-from transcribe_import.engine.planning.planner import build_plan
-from transcribe_import.engine.planning.scan import run_scan
+from transcribe_import.engine.planning.plan import DedupeScope, Duplicate
 from transcribe_import.engine.planning.validate import validate
 from transcribe_import.engine.runs.executor import (
     EventKind,
@@ -22,78 +21,25 @@ from transcribe_import.engine.runs.executor import (
     RunEvent,
     cancel_run,
     execute_run,
-    interrupted_runs,
     prepare_run,
 )
-from transcribe_import.engine.runs.store import (
-    AttemptSuperseded,
-    ItemOutcome,
-    ItemState,
-    RunStatus,
-    RunStore,
-    terminal_status,
-)
+from transcribe_import.engine.runs.model import ItemState, RunStatus
+from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.storage import locks
 from transcribe_import.engine.storage.corpus import Corpus
 
-from engine_helpers import assert_notebook_whole, page_image
+from engine_helpers import assert_notebook_whole
+from media_factory import make_image
 
-
-@pytest.fixture
-def corpus(data_dir: Path) -> Corpus:
-    return Corpus.open(data_dir)
-
-
-def make_tree(root: Path, notebooks: int = 3, pages: int = 3) -> Path:
-    for n in range(1, notebooks + 1):
-        for p in range(1, pages + 1):
-            page_image(root / f"notebook {n}" / f"page {p}.jpg", f"nb {n} page {p}")
-    return root
-
-
-def plan_for(corpus: Corpus, *roots: Path, mode: str = "folders", **kw) -> ImportPlan:
-    plan = build_plan(corpus, run_scan(list(roots)), mode=mode, **kw)
-    for it in plan.items:
-        if ordering.find_ambiguities(it):
-            plan = plan.with_item(ordering.accept(it))
-    return plan
-
-
-def commit(corpus: Corpus, plan: ImportPlan, **kw):
-    record, _ = prepare_run(corpus, plan)
-    return execute_run(corpus, record.run_id, **kw)
-
-
-def committed_page_ids(corpus: Corpus, plan: ImportPlan) -> dict[str, list[str]]:
-    out = {}
-    for it in plan.items:
-        if corpus.is_registered(it.notebook_id):
-            doc = assert_notebook_whole(corpus, it.notebook_id)
-            out[it.item_id] = [p["id"] for p in doc["pages"]]
-    return out
-
-
-def planned_page_ids(item) -> list[str]:
-    return [p.page_id for s in item.imported_sources() for p in s.pages]
-
-
-def test_terminal_status_table() -> None:
-    def o(state: ItemState) -> ItemOutcome:
-        return ItemOutcome(new_id(), state, new_id())
-
-    c, s, f, p = ItemState.COMMITTED, ItemState.SKIPPED, ItemState.FAILED, ItemState.PENDING
-    assert terminal_status([o(c), o(s)], cancelled=False) is RunStatus.COMPLETE
-    assert terminal_status([o(s)], cancelled=False) is RunStatus.COMPLETE
-    assert terminal_status([o(c), o(f)], cancelled=False) is RunStatus.PARTIAL
-    assert terminal_status([o(f), o(s)], cancelled=False) is RunStatus.FAILED
-    assert terminal_status([o(p)], cancelled=True) is RunStatus.CANCELLED
-    assert terminal_status([o(c), o(p)], cancelled=True) is RunStatus.CANCELLED_WITH_COMMITS
+# The corpus fixture is the shared one (tests/conftest.py); plans and commits come from
+# helpers.runs. What the run store itself guarantees is in test_store.py; what validate
+# reports, in tests/engine/planning/test_validate.py.
 
 
 def test_commit_complete_every_page_once_with_its_ids(corpus, tmp_path) -> None:
-    plan = plan_for(corpus, make_tree(tmp_path / "box"))
+    plan = plan_for(corpus, make_shelf(tmp_path / "box"))
     assert validate(corpus, plan).ok
-    result = commit(corpus, plan)
+    result = commit_plan(corpus, plan)
     assert result.status is RunStatus.COMPLETE
     pages = committed_page_ids(corpus, plan)
     for it in plan.items:
@@ -112,8 +58,8 @@ def test_commit_complete_every_page_once_with_its_ids(corpus, tmp_path) -> None:
 
 
 def test_recommitting_the_same_plan_is_a_noop(corpus, tmp_path) -> None:
-    plan = plan_for(corpus, make_tree(tmp_path / "box"))
-    first = commit(corpus, plan)
+    plan = plan_for(corpus, make_shelf(tmp_path / "box"))
+    first = commit_plan(corpus, plan)
     before = committed_page_ids(corpus, plan)
     record, existing = prepare_run(corpus, plan)
     assert existing and record.run_id == first.run_id
@@ -124,52 +70,20 @@ def test_recommitting_the_same_plan_is_a_noop(corpus, tmp_path) -> None:
 
 
 def test_an_edited_plan_never_reuses_the_run(corpus, tmp_path) -> None:
-    plan = plan_for(corpus, make_tree(tmp_path / "box"))
-    commit(corpus, plan)
+    plan = plan_for(corpus, make_shelf(tmp_path / "box"))
+    commit_plan(corpus, plan)
     edited = plan.with_item(replace(plan.items[0], title="Renamed"))
     with pytest.raises(TranscribeError) as info:
         prepare_run(corpus, edited)
     assert info.value.code is ErrorCode.PLAN_FROZEN
 
 
-def test_outcomes_move_forward_only_and_terminal_is_written_once(corpus, tmp_path) -> None:
-    plan = plan_for(corpus, make_tree(tmp_path / "box", notebooks=1))
-    result = commit(corpus, plan)
-    store = RunStore(corpus)
-    item = plan.items[0]
-    with pytest.raises(TranscribeError) as info:
-        store.finish(result.run_id, None, RunStatus.FAILED)
-    assert info.value.code is ErrorCode.RUN_TERMINAL
-    rec = store.load(result.run_id)
-    with pytest.raises(ValueError, match="only move forward"):
-        store.record_outcome(
-            result.run_id,
-            rec.attempt,
-            ItemOutcome(item.item_id, ItemState.FAILED, item.notebook_id),
-        )
-    assert store.load(result.run_id).outcomes()[item.item_id].state is ItemState.COMMITTED
-
-
-def test_a_superseded_attempt_stands_down(corpus, tmp_path) -> None:
-    plan = plan_for(corpus, make_tree(tmp_path / "box", notebooks=2))
-    record, _ = prepare_run(corpus, plan)
-    store = RunStore(corpus)
-    mine = store.begin_attempt(record.run_id).attempt
-    newer = store.begin_attempt(record.run_id).attempt  # another process resumed the run
-    assert newer == mine + 1
-    item = plan.items[0]
-    with pytest.raises(AttemptSuperseded):
-        store.record_outcome(
-            record.run_id, mine, ItemOutcome(item.item_id, ItemState.COMMITTED, item.notebook_id)
-        )
-    assert store.load(record.run_id).outcomes()[item.item_id].state is ItemState.PENDING
-
-
 def test_vanished_source_fails_its_item_only_partial(corpus, tmp_path) -> None:
-    plan = plan_for(corpus, make_tree(tmp_path / "box"))
-    victim = plan.items[1].sources[1]
-    os.unlink(victim.provenance.path)
-    result = commit(corpus, plan)
+    plan = plan_for(corpus, make_shelf(tmp_path / "box"))
+    victim = Path(plan.items[1].sources[1].provenance.path)
+    kept = victim.read_bytes()
+    victim.unlink()
+    result = commit_plan(corpus, plan)
     assert result.status is RunStatus.PARTIAL
     outcomes = result.record.outcomes()
     failed = outcomes[plan.items[1].item_id]
@@ -178,8 +92,8 @@ def test_vanished_source_fails_its_item_only_partial(corpus, tmp_path) -> None:
     assert outcomes[plan.items[0].item_id].state is ItemState.COMMITTED
 
     # Put the file back: committing the plan again retries only what did not land.
-    page_image(Path(victim.provenance.path), "nb 2 page 2")
-    again = commit(corpus, plan)
+    victim.write_bytes(kept)
+    again = commit_plan(corpus, plan)
     assert again.run_id != result.run_id and again.status is RunStatus.COMPLETE
     assert again.record.doc["retry_of"] == result.run_id
     pages = committed_page_ids(corpus, plan)
@@ -188,10 +102,10 @@ def test_vanished_source_fails_its_item_only_partial(corpus, tmp_path) -> None:
 
 
 def test_every_item_failing_is_failed(corpus, tmp_path) -> None:
-    plan = plan_for(corpus, make_tree(tmp_path / "box", notebooks=2, pages=1))
+    plan = plan_for(corpus, make_shelf(tmp_path / "box", notebooks=2, pages=1))
     for it in plan.items:
         os.unlink(it.sources[0].provenance.path)
-    assert commit(corpus, plan).status is RunStatus.FAILED
+    assert commit_plan(corpus, plan).status is RunStatus.FAILED
 
 
 def _cancel_after(control: RunControl, n: int):
@@ -207,19 +121,21 @@ def _cancel_after(control: RunControl, n: int):
 
 
 def test_cancel_before_any_commit_is_cancelled(corpus, tmp_path) -> None:
-    plan = plan_for(corpus, make_tree(tmp_path / "box"))
+    plan = plan_for(corpus, make_shelf(tmp_path / "box"))
     control = RunControl()
     control.cancel()
-    result = commit(corpus, plan, control=control, workers=1)
+    result = commit_plan(corpus, plan, control=control, workers=1)
     assert result.status is RunStatus.CANCELLED
     assert all(o.state is ItemState.CANCELLED_PENDING for o in result.record.outcomes().values())
     assert corpus.list_notebooks() == []
 
 
 def test_cancel_after_a_commit_keeps_it(corpus, tmp_path) -> None:
-    plan = plan_for(corpus, make_tree(tmp_path / "box", notebooks=4))
+    plan = plan_for(corpus, make_shelf(tmp_path / "box", notebooks=4))
     control = RunControl()
-    result = commit(corpus, plan, control=control, workers=1, on_event=_cancel_after(control, 1))
+    result = commit_plan(
+        corpus, plan, control=control, workers=1, on_event=_cancel_after(control, 1)
+    )
     assert result.status is RunStatus.CANCELLED_WITH_COMMITS
     states = [result.record.outcomes()[it.item_id].state for it in plan.items]
     assert states[0] is ItemState.COMMITTED
@@ -230,7 +146,7 @@ def test_cancel_after_a_commit_keeps_it(corpus, tmp_path) -> None:
 
 
 def test_cancel_from_another_process_through_the_record(corpus, tmp_path) -> None:
-    plan = plan_for(corpus, make_tree(tmp_path / "box", notebooks=4))
+    plan = plan_for(corpus, make_shelf(tmp_path / "box", notebooks=4))
     record, _ = prepare_run(corpus, plan)
 
     def on_event(ev: RunEvent) -> None:
@@ -244,9 +160,9 @@ def test_cancel_from_another_process_through_the_record(corpus, tmp_path) -> Non
 
 
 def test_cancel_of_an_interrupted_run_ends_it(corpus, tmp_path) -> None:
-    plan = plan_for(corpus, make_tree(tmp_path / "box", notebooks=3))
+    plan = plan_for(corpus, make_shelf(tmp_path / "box", notebooks=3))
     control = RunControl()
-    paused = commit(
+    paused = commit_plan(
         corpus,
         plan,
         control=control,
@@ -261,9 +177,9 @@ def test_cancel_of_an_interrupted_run_ends_it(corpus, tmp_path) -> None:
 
 
 def test_pause_then_resume_finishes_with_the_same_ids(corpus, tmp_path) -> None:
-    plan = plan_for(corpus, make_tree(tmp_path / "box", notebooks=3))
+    plan = plan_for(corpus, make_shelf(tmp_path / "box", notebooks=3))
     control = RunControl()
-    first = commit(
+    first = commit_plan(
         corpus,
         plan,
         control=control,
@@ -282,16 +198,8 @@ def test_pause_then_resume_finishes_with_the_same_ids(corpus, tmp_path) -> None:
         assert pages[it.item_id] == planned_page_ids(it)
 
 
-def test_a_terminal_run_is_never_reopened(corpus, tmp_path) -> None:
-    plan = plan_for(corpus, make_tree(tmp_path / "box", notebooks=1))
-    result = commit(corpus, plan)
-    with pytest.raises(TranscribeError) as info:
-        RunStore(corpus).begin_attempt(result.run_id)
-    assert info.value.code is ErrorCode.RUN_TERMINAL
-
-
 def test_a_run_being_executed_is_busy(corpus, tmp_path) -> None:
-    plan = plan_for(corpus, make_tree(tmp_path / "box", notebooks=1))
+    plan = plan_for(corpus, make_shelf(tmp_path / "box", notebooks=1))
     record, _ = prepare_run(corpus, plan)
     lock = RunStore(corpus).run_lock(record.run_id)
     held = {}
@@ -320,16 +228,16 @@ def test_a_run_being_executed_is_busy(corpus, tmp_path) -> None:
 
 
 def test_skip_existing_into_a_notebook_that_has_the_pages(corpus, tmp_path) -> None:
-    tree = make_tree(tmp_path / "box", notebooks=1)
+    tree = make_shelf(tmp_path / "box", notebooks=1)
     first = plan_for(corpus, tree)
-    commit(corpus, first)
+    commit_plan(corpus, first)
     nbid = first.items[0].notebook_id
     again = plan_for(corpus, tree / "notebook 1", mode=f"into:{nbid}")
     [item] = again.items
     assert {s.duplicate for s in item.sources} == {Duplicate.IN_NOTEBOOK}
     report = validate(corpus, again)
     assert report.ok and [p.code for p in report.warnings] == ["nothing_to_import"]
-    result = commit(corpus, again)
+    result = commit_plan(corpus, again)
     assert result.status is RunStatus.COMPLETE
     outcome = result.record.outcomes()[item.item_id]
     assert outcome.state is ItemState.SKIPPED and len(outcome.skipped_sources) == 3
@@ -337,60 +245,38 @@ def test_skip_existing_into_a_notebook_that_has_the_pages(corpus, tmp_path) -> N
 
 
 def test_create_duplicate_adds_the_pages_again(corpus, tmp_path) -> None:
-    tree = make_tree(tmp_path / "box", notebooks=1)
+    tree = make_shelf(tmp_path / "box", notebooks=1)
     first = plan_for(corpus, tree)
-    commit(corpus, first)
+    commit_plan(corpus, first)
     nbid = first.items[0].notebook_id
     again = plan_for(
         corpus, tree / "notebook 1", mode=f"into:{nbid}", policy_id="transcribe.v1.create_duplicate"
     )
-    assert commit(corpus, again).status is RunStatus.COMPLETE
+    assert commit_plan(corpus, again).status is RunStatus.COMPLETE
     assert len(assert_notebook_whole(corpus, nbid)["pages"]) == 6
 
 
 def test_corpus_wide_dedupe_skips_pages_held_by_other_notebooks(corpus, tmp_path) -> None:
-    tree = make_tree(tmp_path / "box", notebooks=1)
-    commit(corpus, plan_for(corpus, tree))
+    tree = make_shelf(tmp_path / "box", notebooks=1)
+    commit_plan(corpus, plan_for(corpus, tree))
     copy = tmp_path / "copy" / "same pages"
     copy.mkdir(parents=True)
     for p in (tree / "notebook 1").iterdir():
         (copy / p.name).write_bytes(p.read_bytes())
-    page_image(copy / "page 4.jpg", "a new page")
+    make_image(copy / "page 4.jpg", "a new page")
     plan = plan_for(corpus, copy.parent, dedupe_scope=DedupeScope.CORPUS)
     [item] = plan.items
     dups = [s.duplicate for s in item.sources]
     assert dups.count(Duplicate.IN_CORPUS) == 3 and dups.count(None) == 1
-    assert commit(corpus, plan).status is RunStatus.COMPLETE
+    assert commit_plan(corpus, plan).status is RunStatus.COMPLETE
     assert len(assert_notebook_whole(corpus, item.notebook_id)["pages"]) == 1
-
-
-def test_validation_lists_every_problem_at_once(corpus, tmp_path) -> None:
-    tree = make_tree(tmp_path / "box", notebooks=3)
-    plan = plan_for(corpus, tree)
-    os.unlink(plan.items[0].sources[0].provenance.path)
-    changed = Path(plan.items[1].sources[0].provenance.path)
-    page_image(changed, "changed after the scan", size=(330, 440))
-    into = plan_for(corpus, tree / "notebook 3", mode=f"into:{new_id()}")
-    plan = replace(plan, items=(*plan.items, *into.items))
-    report = validate(corpus, plan)
-    codes = sorted(p.code for p in report.errors)
-    assert codes == ["notebook_not_found", "source_changed", "source_missing"]
-    assert any("page 1.jpg" in p.message for p in report.errors)
-
-
-def test_ids_already_used_by_something_else_are_a_validate_error(corpus, tmp_path) -> None:
-    plan = plan_for(corpus, make_tree(tmp_path / "box", notebooks=1))
-    commit(corpus, plan)
-    impostor = replace(plan, plan_id=new_id())  # another plan claiming the same ids
-    report = validate(corpus, impostor)
-    assert [p.code for p in report.errors] == ["id_in_use"]
 
 
 def test_file_names_that_are_not_utf8_are_imported(corpus, tmp_path) -> None:
     """Old disks carry Latin-1 names; the plan keeps their exact bytes and finds the files."""
     box = tmp_path / "box"
-    page_image(box / "ok 1.jpg", "first")
-    page_image(box / "tmp.jpg", "second")
+    make_image(box / "ok 1.jpg", "first")
+    make_image(box / "tmp.jpg", "second")
     os.rename(os.fsencode(box / "tmp.jpg"), os.fsencode(box) + b"/caf\xe9 2.jpg")
     plan = plan_for(corpus, box)
     path = tmp_path / "plan.json"
@@ -401,5 +287,5 @@ def test_file_names_that_are_not_utf8_are_imported(corpus, tmp_path) -> None:
     [item] = loaded.items
     assert sorted(s.name for s in item.sources) == ["caf\ufffd 2.jpg", "ok 1.jpg"]
     assert validate(corpus, loaded).ok
-    assert commit(corpus, loaded).status is RunStatus.COMPLETE
+    assert commit_plan(corpus, loaded).status is RunStatus.COMPLETE
     assert committed_page_ids(corpus, loaded)[item.item_id] == planned_page_ids(item)

@@ -11,8 +11,6 @@ import pytest
 from transcribe_import.engine.base.config import resolve_data_dir
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.ids import new_id
-from transcribe_import.engine.doctor import doctor
-from transcribe_import.engine.ingest.recovery import FindingCode
 from transcribe_import.engine.storage.corpus import Corpus
 
 
@@ -73,28 +71,6 @@ def test_index_reads_incrementally_across_instances(data_dir: Path) -> None:
     assert set(a.index_entries()) == set(b.index_entries()) == set(ids)
 
 
-def test_torn_index_line_is_reported_and_repaired_not_dropped(data_dir: Path) -> None:
-    corpus = Corpus.open(data_dir)
-    first, second = new_id(), new_id()
-    corpus.create_notebook(first, "first")
-    corpus.create_notebook(second, "second")
-    # A crash mid-append: the last registration is cut short.
-    data = corpus.index_path.read_bytes()
-    corpus.index_path.write_bytes(data[: len(data) - 20])
-    fresh = Corpus.open(data_dir)
-    assert set(fresh.index_entries()) == {first}
-    assert [d.reason for d in fresh.index_damage()] == ["torn last line (no newline)"]
-
-    report = doctor(fresh)
-    codes = [f.code for f in report.findings]
-    assert FindingCode.INDEX_REPAIRED in codes
-    assert FindingCode.REGISTRATION_COMPLETED in codes  # `second` re-registered from its manifest
-    kept = [p for p in fresh.quarantine_dir.iterdir() if p.name.endswith("-index.jsonl")]
-    assert len(kept) == 1 and kept[0].read_bytes() == data[: len(data) - 20]
-    assert set(Corpus.open(data_dir).index_entries()) == {first, second}
-    assert doctor(Corpus.open(data_dir)).clean
-
-
 def test_register_after_torn_tail_keeps_the_fragment(data_dir: Path) -> None:
     corpus = Corpus.open(data_dir)
     corpus.create_notebook(new_id(), "a")
@@ -127,26 +103,3 @@ def test_corpus_lock_busy_is_a_clear_error(data_dir: Path) -> None:
     finally:
         release.set()
         t.join()
-
-
-def test_registered_notebook_without_manifest_is_reported_not_deleted(data_dir: Path) -> None:
-    corpus = Corpus.open(data_dir)
-    nbid = new_id()
-    nb_dir = corpus.create_notebook(nbid, "Lost")
-    (nb_dir / "project.json").unlink()
-    report = doctor(Corpus.open(data_dir))
-    assert [f.code for f in report.findings] == [FindingCode.REGISTERED_WITHOUT_MANIFEST]
-    assert not report.clean
-    assert Corpus.open(data_dir).is_registered(nbid)
-    assert nb_dir.is_dir()
-
-
-def test_unregistered_manifest_is_registered_by_doctor(data_dir: Path) -> None:
-    corpus = Corpus.open(data_dir)
-    nbid = new_id()
-    corpus.create_notebook(nbid, "Orphan")
-    corpus.rewrite_index([])  # as if registration never committed
-    report = doctor(Corpus.open(data_dir))
-    assert [f.code for f in report.findings] == [FindingCode.REGISTRATION_COMPLETED]
-    assert Corpus.open(data_dir).is_registered(nbid)
-    assert doctor(Corpus.open(data_dir)).clean

@@ -13,14 +13,21 @@ from pathlib import Path
 
 import pytest
 
+from helpers.shelves import make_pages
 from transcribe_import.engine.base.errors import TranscribeError
-from transcribe_import.engine.base.ids import new_id
 from transcribe_import.engine.doctor import doctor
 from transcribe_import.engine.ingest.transaction import ingest
 from transcribe_import.engine.storage import fsio
 from transcribe_import.engine.storage.corpus import Corpus
 
-from engine_helpers import assert_notebook_whole, page_ids, page_image, request_for
+from engine_helpers import (
+    assert_notebook_whole,
+    ingest_pages,
+    new_notebook,
+    page_ids,
+    request_for,
+)
+from media_factory import make_image
 
 
 @pytest.mark.parametrize("persistent", [False, True], ids=["once", "persistent"])
@@ -28,12 +35,10 @@ from engine_helpers import assert_notebook_whole, page_ids, page_image, request_
 def test_fail_every_filesystem_call_in_turn(tmp_path: Path, err: int, persistent: bool) -> None:
     template = tmp_path / "template"
     corpus = Corpus.open(template)
-    nbid = new_id()
-    corpus.create_notebook(nbid, "Ledger")
-    earlier = request_for(nbid, [page_image(tmp_path / "e.jpg", "earlier")])
-    ingest(corpus, earlier)
-    files = [page_image(tmp_path / f"n{i}.jpg", f"new {i}") for i in range(2)]
-    files.append(page_image(tmp_path / "n2.png", "new png"))
+    nbid = new_notebook(corpus, "Ledger")
+    earlier = ingest_pages(corpus, nbid, [make_image(tmp_path / "e.jpg", "earlier")])
+    files = make_pages(tmp_path, 2, name="n{i}.jpg", start=0)
+    files.append(make_image(tmp_path / "n2.png", "new png"))
     req = request_for(nbid, files)
 
     n, outcomes = 0, set()

@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from transcribe_import.engine.base.ids import is_valid_id
-from transcribe_import.engine.media.decode import MEDIA_EXTENSIONS
+from transcribe_import.engine.media.kinds import MEDIA_EXTENSIONS
 from transcribe_import.engine.storage import fsio
 
 JOURNAL_FILE = ".ingest-journal.json"

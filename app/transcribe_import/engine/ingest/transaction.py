@@ -19,11 +19,13 @@ from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.findings import FindingCode
 from transcribe_import.engine.base.ids import check_id, new_id
+from transcribe_import.engine.base.text import json_safe
 from transcribe_import.engine.ingest import journal, recovery
 from transcribe_import.engine.ingest.finish import promote_and_commit
 from transcribe_import.engine.ingest.journal import Journal, JournalState
-from transcribe_import.engine.media import decode as media
-from transcribe_import.engine.planning.plan import json_safe
+from transcribe_import.engine.media import decode
+from transcribe_import.engine.media.kinds import MEDIA_EXTENSIONS, RenderedPage, RenderSettings
+from transcribe_import.engine.media.sniff import sniff_media_type
 from transcribe_import.engine.storage import fsio, locks, project
 from transcribe_import.engine.storage.corpus import Corpus
 
@@ -77,7 +79,7 @@ def _check_request(req: IngestRequest) -> None:
         raise ValueError("an ingest needs at least one source")
     seen: set[str] = set()
     for s in req.sources:
-        if s.media_type not in media.MEDIA_EXTENSIONS:
+        if s.media_type not in MEDIA_EXTENSIONS:
             raise TranscribeError(
                 ErrorCode.UNSUPPORTED_MEDIA,
                 f"{s.path}: media type {s.media_type} is not supported",
@@ -139,16 +141,16 @@ def _journal_for(req: IngestRequest, txn_id: str) -> Journal:
 def _stage_source(
     spec: SourceSpec,
     staging: Path,
-    settings: media.RenderSettings,
+    settings: RenderSettings,
     should_stop: Callable[[], bool] | None = None,
-) -> tuple[int, list[media.RenderedPage]]:
+) -> tuple[int, list[RenderedPage]]:
     """Copy one source into staging, check its hash, render its pages from the copy.
 
     Each page's PNG is written as soon as it is rendered and its bytes dropped, so a
     500-page PDF never holds more than one render in memory; a stop request is
     honoured between pages (the caller rolls the transaction back).
     """
-    ext = media.MEDIA_EXTENSIONS[spec.media_type]
+    ext = MEDIA_EXTENSIONS[spec.media_type]
     staged = staging / f"{spec.source_id}.{ext}"
     try:
         sha, size = fsio.copy_hashed(spec.path, staged)
@@ -174,21 +176,21 @@ def _stage_source(
             path=str(spec.path),
         )
     # Rendering reads the verified copy, never the original, so what we render is what we keep.
-    sniffed = media.sniff_media_type(staged, display_path=str(spec.path))
+    sniffed = sniff_media_type(staged, display_path=str(spec.path))
     if sniffed != spec.media_type:
         raise TranscribeError(
             ErrorCode.MEDIA_MISMATCH,
             f"{spec.path} is {sniffed}, not {spec.media_type} as planned: scan it again.",
             path=str(spec.path),
         )
-    pages = media.render_pages(
+    pages = decode.render_pages(
         staged,
         spec.media_type,
         [p.page_index for p in spec.pages],
         settings,
         display_path=str(spec.path),
     )
-    rendered: list[media.RenderedPage] = []
+    rendered: list[RenderedPage] = []
     for spec_page, r in zip(spec.pages, pages, strict=False):
         try:
             fsio.write_new(staging / f"{spec_page.render_id}.png", r.png)
@@ -210,7 +212,7 @@ def _stage_source(
 def ingest(
     corpus: Corpus,
     req: IngestRequest,
-    settings: media.RenderSettings | None = None,
+    settings: RenderSettings | None = None,
     *,
     workers: int = 2,
     lock_timeout: float = locks.INGEST_LOCK_TIMEOUT,
@@ -221,7 +223,7 @@ def ingest(
 
     Raises TranscribeError (notebook left exactly as it was) or IngestCancelled.
     """
-    settings = settings or media.RenderSettings()
+    settings = settings or RenderSettings()
     _check_request(req)
     nb_dir = corpus.notebook_dir(req.notebook_id)
     try:
@@ -237,7 +239,7 @@ def _ingest(
     corpus: Corpus,
     req: IngestRequest,
     nb_dir: Path,
-    settings: media.RenderSettings,
+    settings: RenderSettings,
     workers: int,
     lock_timeout: float,
     should_stop: Callable[[], bool] | None,
@@ -276,7 +278,7 @@ def _ingest_locked(
     corpus: Corpus,
     req: IngestRequest,
     nb_dir: Path,
-    settings: media.RenderSettings,
+    settings: RenderSettings,
     workers: int,
     should_stop: Callable[[], bool] | None,
     on_source_staged: Callable[[int, int], None] | None,
@@ -352,13 +354,13 @@ def _ingest_locked(
 def _stage_all(
     req: IngestRequest,
     staging: Path,
-    settings: media.RenderSettings,
+    settings: RenderSettings,
     workers: int,
     should_stop: Callable[[], bool] | None,
     on_source_staged: Callable[[int, int], None] | None,
-) -> tuple[dict[str, int], dict[str, media.RenderedPage]]:
+) -> tuple[dict[str, int], dict[str, RenderedPage]]:
     sizes: dict[str, int] = {}
-    renders: dict[str, media.RenderedPage] = {}
+    renders: dict[str, RenderedPage] = {}
     total = len(req.sources)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         futures = {

@@ -1,8 +1,10 @@
-"""Which source hashes a notebook, or the whole corpus, already holds, without re-reading it all.
+"""Duplicates: the one rule saying whether a source is one (and of what), and the hashes it needs.
 
-A corpus-wide check keeps ``corpus/cache/sha-index.json``: per notebook, the
-size and mtime of its ``project.json`` and the sha256 of its sources. A check
-stats every manifest (cheap) and re-reads only those that changed since the
+``classify`` is the decision, made the same way when planning and when committing.
+The facts it needs come from here too: ``notebook_hashes`` reads one notebook's
+manifest, and a corpus-wide check keeps ``corpus/cache/sha-index.json``: per
+notebook, the size and mtime of its ``project.json`` and the sha256 of its sources.
+A check stats every manifest (cheap) and re-reads only those that changed since the
 cache was written. The cache is derived and disposable: a damaged one is simply
 rebuilt, and it is never an authority (commit re-reads the target manifest).
 """
@@ -10,17 +12,77 @@ rebuilt, and it is never an authority (commit re-reads the target manifest).
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any
+from collections.abc import Container, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
 
 from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.planning.plan import DedupeScope, Duplicate, DuplicatePolicy
 from transcribe_import.engine.storage import fsio, project
 
 if TYPE_CHECKING:
     from transcribe_import.engine.storage.corpus import Corpus
 
 CACHE_FORMAT = "transcribe.sha-index-cache"
+
+
+class HashIndex(Protocol):
+    """What ``classify`` asks of a corpus-wide index (``CorpusHashIndex``, or a test's fake)."""
+
+    def notebooks_with(self, sha256: str) -> set[str]: ...
+
+
+def classify(
+    sha256: str,
+    *,
+    policy: DuplicatePolicy,
+    scope: DedupeScope,
+    notebook_id: str,
+    in_notebook: Mapping[str, str] | None = None,
+    corpus_index: HashIndex | None = None,
+    earlier: Container[str] = frozenset(),
+    source_id: str | None = None,
+) -> Duplicate | None:
+    """Whether a source is a duplicate under ``policy``, and of what; None: import it.
+
+    The first that holds, in this order:
+
+    * ``IN_NOTEBOOK``: the target notebook already holds these bytes as another source.
+      ``in_notebook`` is its sha256 -> source id (``notebook_hashes``), read now; None or
+      empty for a notebook that does not exist yet.
+    * ``IN_CORPUS``: with ``scope`` CORPUS, a notebook other than ``notebook_id`` holds
+      them, by ``corpus_index`` (refreshed by the caller; ignored with scope NOTEBOOK).
+    * ``IN_PLAN``: an earlier source of this plan brings the same bytes: ``earlier`` is
+      the hashes of the sources before it in its item, plus, with scope CORPUS, those of
+      the plan's earlier items (the caller keeps it).
+
+    ``source_id`` is the source's own id: a notebook holding the source itself (a retry
+    after its import landed) holds no duplicate of it.
+
+    Callers: the planner passes every fact (``source_id`` is None: its ids are new). The
+    executor's commit-time check (``_Executor._execute``) passes the item's policy, scope
+    and notebook id, ``in_notebook=notebook_hashes(...)`` read just before (None when
+    the notebook does not exist), ``corpus_index=self.corpus_index``, the source's
+    ``source_id``, and no ``earlier`` (the plan already marked IN_PLAN). When a cancel
+    counts a landed item (``_landed_outcome``), the same with ``in_notebook`` from the
+    manifest it has just read; there a None means the bytes are no longer held
+    anywhere the facts can see, and the source was still skipped at commit time.
+    """
+    if policy is not DuplicatePolicy.SKIP_EXISTING:
+        return None
+    owner = in_notebook.get(sha256) if in_notebook else None
+    if owner is not None and owner != source_id:
+        return Duplicate.IN_NOTEBOOK
+    if (
+        scope is DedupeScope.CORPUS
+        and corpus_index is not None
+        and corpus_index.notebooks_with(sha256) - {notebook_id}
+    ):
+        return Duplicate.IN_CORPUS
+    if sha256 in earlier:
+        return Duplicate.IN_PLAN
+    return None
 
 
 def notebook_hashes(corpus: Corpus, notebook_id: str) -> dict[str, str]:

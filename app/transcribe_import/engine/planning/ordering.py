@@ -6,7 +6,9 @@ order only. Anything a person could reasonably read two ways is reported by
 and stays a validate error until a person resolves it with one of the operations
 below. Each resolution is recorded in the plan (``PlanItem.ordering`` and the
 sources' order and ``excluded`` flags), so it is fingerprinted and survives a
-reload. Pure functions over the frozen plan dataclasses: no I/O, no Qt.
+reload. Pure functions over the frozen plan dataclasses: no I/O, no Qt. A little over
+500 lines: the ambiguity checks and the resolutions share the name and number helpers
+(``page_number``, ``_SourceNames``), and split apart each half would import the other.
 """
 
 from __future__ import annotations
@@ -17,13 +19,10 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
-from typing import Any
 
-from natsort import natsort_keygen, ns
-
+from transcribe_import.engine.base.text import NaturalKey, natural_key
+from transcribe_import.engine.media.kinds import PDF
 from transcribe_import.engine.planning.plan import Ordering, OrderingRule, PlanItem, PlanSource
-
-PDF_MEDIA_TYPE = "application/pdf"
 
 # The contract's cover heuristic names exactly these; cover PDFs are out of its scope.
 COVER_NAMES = frozenset({"cover.jpg", "cover.jpeg", "cover.png"})
@@ -54,19 +53,6 @@ class Ambiguity:
 
 # -- the proposed order --------------------------------------------------------------------
 
-_natsort_key = natsort_keygen(alg=ns.PATH | ns.IGNORECASE)
-
-
-def natural_key(rel: str) -> Any:
-    """Sort key: natural (page2 < page10), path-aware, case-insensitive, on the NFC form.
-
-    Path-aware so that a folder sorts before its longer-named siblings ("a/2.jpg" before
-    "a 1/1.jpg"). The NFC string breaks ties (page1 / page01, Page / page) so that the
-    order never depends on the order the file system listed the files in.
-    """
-    nfc = unicodedata.normalize("NFC", rel)
-    return (_natsort_key(nfc), nfc)
-
 
 def is_cover_name(name: str) -> bool:
     """Whether a file's base name is one the contract's cover heuristic recognises."""
@@ -84,7 +70,7 @@ def propose_order(sources: Sequence[PlanSource]) -> list[PlanSource]:
     return sorted(sources, key=lambda s: (not is_cover_name(s.name), _name_key(s)))
 
 
-def _name_key(source: PlanSource) -> Any:
+def _name_key(source: PlanSource) -> NaturalKey:
     return natural_key(source.provenance.rel)
 
 
@@ -100,7 +86,7 @@ def find_ambiguities(item: PlanItem) -> list[Ambiguity]:
     if item.ordering.resolved:
         return []
     sources = item.imported_sources()
-    images = [s for s in sources if s.media_type != PDF_MEDIA_TYPE]
+    images = [s for s in sources if s.media_type != PDF]
     numbering = _Numbering.of(images)
     found: list[Ambiguity] = []
     found += _duplicate_numbers(item, numbering)
@@ -297,7 +283,7 @@ def _missing_numbers(item: PlanItem, numbering: _Numbering) -> Ambiguity | None:
 
 
 def _mixed_media(item: PlanItem, sources: Sequence[PlanSource]) -> Ambiguity | None:
-    pdfs = [s for s in sources if s.media_type == PDF_MEDIA_TYPE]
+    pdfs = [s for s in sources if s.media_type == PDF]
     n_images = len(sources) - len(pdfs)
     if not pdfs or not n_images:
         return None

@@ -20,7 +20,8 @@ import orjson
 
 from transcribe_import import __version__
 from transcribe_import.engine.base.ids import is_valid_id
-from transcribe_import.engine.media.decode import MEDIA_EXTENSIONS
+from transcribe_import.engine.base.text import json_safe
+from transcribe_import.engine.media.kinds import MEDIA_EXTENSIONS
 from transcribe_import.engine.storage import fsio
 
 PLAN_FORMAT = "transcribe.import-plan"
@@ -83,21 +84,6 @@ class PlanPage:
     page_index: int
 
 
-def json_safe(text: str) -> str:
-    """``text`` as valid UTF-8 for a JSON document: undecodable bytes of a file name shown as �."""
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
-def json_safe_deep(value: Any) -> Any:
-    if isinstance(value, str):
-        return json_safe(value)
-    if isinstance(value, dict):
-        return {json_safe(str(k)): json_safe_deep(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [json_safe_deep(v) for v in value]
-    return value
-
-
 @dataclass(frozen=True)
 class SourceProvenance:
     """What may change without changing the commit: never fingerprinted."""
@@ -151,6 +137,15 @@ class PlanSource:
         return self.provenance.name
 
     @property
+    def planned_skip(self) -> bool:
+        """Whether commit will skip this source as a duplicate: marked one, and not excluded.
+
+        The one rule: an excluded source is left out whatever its classification, so it is
+        neither imported nor reported as skipped.
+        """
+        return self.duplicate is not None and not self.excluded
+
+    @property
     def imported(self) -> bool:
         """Whether commit will import this source (not excluded, not a planned skip)."""
         return not self.excluded and self.duplicate is None
@@ -187,6 +182,10 @@ class PlanItem:
 
     def imported_sources(self) -> list[PlanSource]:
         return [s for s in self.sources if s.imported]
+
+    def planned_skips(self) -> list[PlanSource]:
+        """The sources commit will skip as duplicates (``PlanSource.planned_skip``), in order."""
+        return [s for s in self.sources if s.planned_skip]
 
 
 @dataclass(frozen=True)

@@ -8,19 +8,20 @@ contract says, and recorded in the plan so that they are fingerprinted.
 
 from __future__ import annotations
 
-import re
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.base.ids import new_id
+from transcribe_import.engine.base.text import json_safe, json_safe_deep
+from transcribe_import.engine.media.kinds import PDF
 from transcribe_import.engine.planning import ordering
 from transcribe_import.engine.planning.adapters import AdapterResult, Group, adapter_for
-from transcribe_import.engine.planning.dedupe import CorpusHashIndex, notebook_hashes
+from transcribe_import.engine.planning.dedupe import CorpusHashIndex, classify, notebook_hashes
 from transcribe_import.engine.planning.plan import (
     DEFAULT_POLICY_ID,
     POLICY_IDS,
     DedupeScope,
-    Duplicate,
     DuplicatePolicy,
     ImportPlan,
     Op,
@@ -28,20 +29,12 @@ from transcribe_import.engine.planning.plan import (
     PlanPage,
     PlanSource,
     SourceProvenance,
-    json_safe,
-    json_safe_deep,
     new_plan_provenance,
 )
 from transcribe_import.engine.planning.scan import ScannedFile, ScanResult
 
 if TYPE_CHECKING:
     from transcribe_import.engine.storage.corpus import Corpus
-
-_COVER = re.compile(r"^cover\.(jpe?g|png)$", re.IGNORECASE)
-
-
-def is_cover_name(name: str) -> bool:
-    return _COVER.match(name) is not None
 
 
 def build_plan(
@@ -79,7 +72,7 @@ def plan_from_groups(
     ):
         corpus_index = CorpusHashIndex(corpus)
         corpus_index.refresh()
-    seen_in_plan: set[str] = set()
+    seen_in_plan: set[str] = set()  # hashes of the plan's sources so far (for corpus scope)
     items = []
     for group in result.groups:
         items.append(_item_for(group, corpus, policy, dedupe_scope, corpus_index, seen_in_plan))
@@ -149,25 +142,26 @@ def _item_for(
             except TranscribeError:
                 in_notebook = {}  # validate reports the missing target
         marked = []
-        seen_here: set[str] = set()
+        # Hashes of the sources before this one: in this item, and with corpus scope in
+        # the plan's earlier items too (then the plan-wide set grows as it goes).
+        earlier = seen_in_plan if scope is DedupeScope.CORPUS else set()
         for s in sources:
-            dup: Duplicate | None = None
-            if s.sha256 in in_notebook:
-                dup = Duplicate.IN_NOTEBOOK
-            elif corpus_index is not None and corpus_index.notebooks_with(s.sha256):
-                dup = Duplicate.IN_CORPUS
-            elif s.sha256 in seen_here or (
-                scope is DedupeScope.CORPUS and s.sha256 in seen_in_plan
-            ):
-                dup = Duplicate.IN_PLAN
-            seen_here.add(s.sha256)
-            marked.append(_with_duplicate(s, dup))
-        seen_in_plan.update(seen_here)
+            dup = classify(
+                s.sha256,
+                policy=policy,
+                scope=scope,
+                notebook_id=notebook_id,
+                in_notebook=in_notebook,
+                corpus_index=corpus_index,
+                earlier=earlier,
+            )
+            earlier.add(s.sha256)
+            marked.append(s if dup is None else replace(s, duplicate=dup))
         sources = marked
 
     cover = None
     for s in sources:
-        if s.imported and is_cover_name(s.name) and s.media_type != "application/pdf":
+        if s.imported and ordering.is_cover_name(s.name) and s.media_type != PDF:
             cover = s.pages[0].page_id
             break
     provenance: dict[str, Any] = {**group.provenance, "label": group.label}
@@ -183,9 +177,3 @@ def _item_for(
         dedupe_scope=scope,
         provenance=json_safe_deep(provenance),
     )
-
-
-def _with_duplicate(s: PlanSource, dup: Duplicate | None) -> PlanSource:
-    from dataclasses import replace
-
-    return s if dup is None else replace(s, duplicate=dup)

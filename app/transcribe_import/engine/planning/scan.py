@@ -6,11 +6,13 @@ Two phases, both streamed as ``ScanProgress`` from one generator:
   Junk, hidden entries and non-page files are kept as ``IgnoredFile`` so the UI can say
   why something was left out. Symbolic links to folders are followed; every visited
   folder's (st_dev, st_ino) is remembered so a loop ends the descent instead of the scan.
-* **inspecting**: for each page file, in batches on a thread pool, ``media.probe``
+* **inspecting**: for each page file, in batches on a thread pool, ``decode.probe``
   (magic-byte sniff + headers only, never a decode) and ``fsio.hash_file``. A file that
   cannot be used keeps its place with a ``problem``: the planner decides about it.
 
-Nothing here writes to the disk or imports Qt.
+Nothing here writes to the disk or imports Qt. About 600 lines, over the usual 500: the
+two phases are one generator sharing the file records, the progress throttle and the
+cancel checks, and the walk's pieces are only ever used together.
 """
 
 from __future__ import annotations
@@ -19,12 +21,9 @@ import collections
 import enum
 import errno as errno_mod
 import os
-import posixpath
-import re
 import stat as stat_mod
 import threading
 import time
-import unicodedata
 from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
@@ -32,8 +31,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from transcribe_import.engine.base.errors import ErrorCode, Problem, TranscribeError
-from transcribe_import.engine.media import decode as media
-from transcribe_import.engine.media.decode import PAGE_FILE_SUFFIXES, RenderSettings
+from transcribe_import.engine.base.text import (
+    Parts,
+    display_name,
+    folder_parts,
+    joined_key,
+    name_parts,
+    natural_key,
+)
+from transcribe_import.engine.media import decode
+from transcribe_import.engine.media.kinds import PAGE_FILE_SUFFIXES, MediaInfo, RenderSettings
 from transcribe_import.engine.storage import fsio
 
 # Progress is throttled so 100,000 files do not mean 100,000 GUI updates.
@@ -135,53 +142,7 @@ class ScanCancelled(Exception):
     """should_stop() turned true: the scan stopped and has no result."""
 
 
-# -- natural order ---------------------------------------------------------------------------
-
-_DIGITS = re.compile(r"(\d+)")
-
-
-def _text_key(text: str) -> tuple[str | int, ...]:
-    # Alternating text, number, text...: equal positions always hold equal types, so tuples
-    # compare without TypeError, and "p2" sorts before "p10".
-    parts: list[str | int] = list(_DIGITS.split(text.casefold()))
-    if len(parts) > 1:
-        parts[1::2] = [int(p) for p in parts[1::2]]  # type: ignore[arg-type]
-    return tuple(parts)
-
-
-def _folder_key(head: str) -> tuple[tuple[str | int, ...], ...]:
-    return tuple(_text_key(c) for c in head.split("/")) if head else ()
-
-
-def _name_key(name: str) -> tuple[tuple[str | int, ...], ...]:
-    stem, ext = posixpath.splitext(name)
-    return (_text_key(stem), _text_key(ext))
-
-
-def natural_key(rel: str) -> tuple[tuple[str | int, ...], ...]:
-    """Sort key for "/"-separated names: per component, numbers by value, case ignored.
-
-    The extension is its own component (as natsort's PATH mode does), so "p1.jpg" comes
-    before "p1 back.jpg". Implemented here because natsort took 2 s per 100,000 keys.
-    """
-    head, _, last = rel.rpartition("/")
-    return _folder_key(head) + _name_key(last)
-
-
 # -- names -----------------------------------------------------------------------------------
-
-
-def display_name(name: str) -> str:
-    """A file-system name as NFC text; undecodable bytes become U+FFFD (path keeps them)."""
-    if name.isascii():
-        return name
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        # os.fsdecode turned bytes that are not UTF-8 into lone surrogates; they cannot be
-        # written as UTF-8 JSON or shown, so rel shows a replacement character instead.
-        name = os.fsencode(name).decode("utf-8", errors="replace")
-    return unicodedata.normalize("NFC", name)
 
 
 def _junk_reason(name: str, is_dir: bool) -> str | None:
@@ -429,7 +390,7 @@ def walk(
     return WalkResult(
         tuple(root for root, _ in checked),
         _sorted_files(walker.found),
-        tuple(sorted(walker.ignored, key=lambda f: (natural_key(f.rel), f.rel, str(f.path)))),
+        tuple(sorted(walker.ignored, key=lambda f: (natural_key(f.rel), str(f.path)))),
     )
 
 
@@ -454,23 +415,23 @@ def _suffix(name: str) -> str:
 
 
 def _sorted_files(found: list[tuple[int, FoundFile]]) -> tuple[FoundFile, ...]:
-    # natural_key of each folder is computed once, not once per file (100,000 keys took
+    # The natural key of each folder is computed once, not once per file (100,000 keys took
     # 1.6 s without this). Names that differ only in normalisation share a rel; their
     # exact path breaks the tie.
-    folder_keys: dict[str, tuple[tuple[str | int, ...], ...]] = {}
+    folder_keys: dict[str, Parts] = {}
     # Page names repeat from notebook to notebook ("page 001.jpg"), so they are cached too.
-    name_keys: dict[str, tuple[tuple[str | int, ...], ...]] = {}
+    name_keys: dict[str, Parts] = {}
 
     def key(item: tuple[int, FoundFile]) -> tuple[object, ...]:
         index, f = item
         head, _, last = f.rel.rpartition("/")
         folder = folder_keys.get(head)
         if folder is None:
-            folder = folder_keys[head] = _folder_key(head)
+            folder = folder_keys[head] = folder_parts(head)
         name = name_keys.get(last)
         if name is None:
-            name = name_keys[last] = _name_key(last)
-        return (index, folder + name, f.rel, f.fspath)
+            name = name_keys[last] = name_parts(last)
+        return (index, joined_key(folder, name, f.rel), f.fspath)
 
     found.sort(key=key)
     return tuple(f for _, f in found)
@@ -500,12 +461,12 @@ def _inspect(found: FoundFile, settings: RenderSettings) -> ScannedFile:
     dp = found.fspath
     path = found.path
     problem: Problem | None = None
-    info: media.MediaInfo | None = None
+    info: MediaInfo | None = None
     sha: str | None = None
     try:
         # probe sniffs the magic bytes first (the same check as sniff_media_type), so each
         # file is opened twice, not three times.
-        info = media.probe(path, settings, display_path=dp)
+        info = decode.probe(path, settings, display_path=dp)
     except TranscribeError as exc:
         # media words a vanished or forbidden file as a generic read error; say which.
         cause = exc.__cause__

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import concurrent.futures
 import enum
+from collections.abc import Set
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from transcribe_import.engine.base.errors import TranscribeError
-from transcribe_import.engine.media import decode as media
+from transcribe_import.engine.media import decode
+from transcribe_import.engine.media.kinds import RenderSettings
 from transcribe_import.engine.planning import ordering
 from transcribe_import.engine.planning.plan import ImportPlan, Op, PlanItem, PlanSource
 from transcribe_import.engine.storage import fsio, project
@@ -32,7 +34,8 @@ class Severity(enum.StrEnum):
 class ProblemCode(enum.StrEnum):
     SOURCE_MISSING = "source_missing"
     SOURCE_CHANGED = "source_changed"
-    SOURCE_UNUSABLE = "source_unusable"
+    # Scan and ingest say source_unreadable (ErrorCode.SOURCE_UNREADABLE) too.
+    SOURCE_UNREADABLE = "source_unreadable"
     MEDIA_MISMATCH = "media_mismatch"
     NOTEBOOK_NOT_FOUND = "notebook_not_found"
     ID_IN_USE = "id_in_use"
@@ -100,18 +103,20 @@ def validate(
     corpus: Corpus | None,
     plan: ImportPlan,
     *,
-    settings: media.RenderSettings | None = None,
+    settings: RenderSettings | None = None,
     workers: int = 2,
-    own_run_ids: set[str] | None = None,
+    own_run_ids: Set[str] | None = None,
 ) -> ValidationReport:
-    """Check ``plan``; what runs of this same plan (``own_run_ids``) committed is no conflict."""
-    settings = settings or media.RenderSettings()
-    problems: list[PlanProblem] = []
-    if corpus is not None and own_run_ids is None:
-        from transcribe_import.engine.runs.store import RunStore
+    """Check ``plan`` against ``corpus`` as it is now.
 
-        own_run_ids = {r.run_id for r in RunStore(corpus).runs_for_plan(plan.plan_id)}
-    own = own_run_ids or set()
+    ``own_run_ids`` are the ids of the import runs of this same plan (the caller asks the
+    run store: ``{r.run_id for r in RunStore(corpus).runs_for_plan(plan.plan_id)}``):
+    notebooks and ids they committed are this plan's own, not a conflict. None: no run
+    of this plan committed anything.
+    """
+    settings = settings or RenderSettings()
+    problems: list[PlanProblem] = []
+    own = frozenset(own_run_ids or ())
     titles = _existing_titles(corpus) if corpus is not None else {}
 
     for item in plan.items:
@@ -133,7 +138,7 @@ def _existing_titles(corpus: Corpus) -> dict[str, str]:
 
 
 def _item_problems(
-    corpus: Corpus | None, item: PlanItem, own: set[str], titles: dict[str, str]
+    corpus: Corpus | None, item: PlanItem, own: Set[str], titles: dict[str, str]
 ) -> list[PlanProblem]:
     out: list[PlanProblem] = []
     label = item.label
@@ -154,7 +159,7 @@ def _item_problems(
         out.append(
             PlanProblem(
                 Severity.ERROR,
-                ProblemCode.SOURCE_UNUSABLE,
+                ProblemCode.SOURCE_UNREADABLE,
                 item.item_id,
                 f"{label}: {u['message']} To import the rest without it, exclude it "
                 f'(order --exclude "{u["rel"]}").',
@@ -170,7 +175,7 @@ def _item_problems(
             msg = f"{label}: every file is excluded; nothing will be imported."
         out.append(PlanProblem(Severity.WARNING, ProblemCode.NOTHING_TO_IMPORT, item.item_id, msg))
     else:
-        dups = [s for s in item.sources if s.duplicate is not None and not s.excluded]
+        dups = item.planned_skips()
         if dups:
             out.append(
                 PlanProblem(
@@ -188,7 +193,7 @@ def _item_problems(
 
 
 def _target_problems(
-    corpus: Corpus, item: PlanItem, own: set[str], titles: dict[str, str]
+    corpus: Corpus, item: PlanItem, own: Set[str], titles: dict[str, str]
 ) -> list[PlanProblem]:
     nb_dir = corpus.notebook_dir(item.notebook_id)
     exists = corpus.is_registered(item.notebook_id) or fsio.exists(nb_dir)
@@ -245,7 +250,7 @@ def _target_problems(
     return []
 
 
-def _foreign_ids(doc: dict[str, Any], item: PlanItem, own: set[str]) -> list[str]:
+def _foreign_ids(doc: dict[str, Any], item: PlanItem, own: Set[str]) -> list[str]:
     """Ids of this item that the notebook uses for something not committed by this plan."""
     mine = {s.source_id for s in item.sources}
     mine |= {p.page_id for s in item.sources for p in s.pages}
@@ -264,9 +269,7 @@ def _foreign_ids(doc: dict[str, Any], item: PlanItem, own: set[str]) -> list[str
     return used
 
 
-def _source_problem(
-    item: PlanItem, s: PlanSource, settings: media.RenderSettings
-) -> PlanProblem | None:
+def _source_problem(item: PlanItem, s: PlanSource, settings: RenderSettings) -> PlanProblem | None:
     path = s.provenance.fs_path
     shown = s.provenance.rel or str(path)
     try:
@@ -285,7 +288,7 @@ def _source_problem(
     except OSError as exc:
         return PlanProblem(
             Severity.ERROR,
-            ProblemCode.SOURCE_UNUSABLE,
+            ProblemCode.SOURCE_UNREADABLE,
             item.item_id,
             f"{shown} cannot be read ({exc.strerror}).",
             (s.source_id,),
@@ -304,11 +307,11 @@ def _source_problem(
             ("exclude",),
         )
     try:
-        info = media.probe(path, settings, display_path=str(path))
+        info = decode.probe(path, settings, display_path=str(path))
     except TranscribeError as exc:
         return PlanProblem(
             Severity.ERROR,
-            ProblemCode.SOURCE_UNUSABLE,
+            ProblemCode.SOURCE_UNREADABLE,
             item.item_id,
             str(exc),
             (s.source_id,),

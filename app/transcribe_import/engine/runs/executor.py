@@ -12,10 +12,8 @@ marshal them to its own thread.
 from __future__ import annotations
 
 import concurrent.futures
-import enum
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from transcribe_import.engine.base.clock import utc_now
@@ -29,8 +27,8 @@ from transcribe_import.engine.ingest.transaction import (
     SourceSpec,
     ingest,
 )
-from transcribe_import.engine.media import decode as media
-from transcribe_import.engine.planning.dedupe import CorpusHashIndex, notebook_hashes
+from transcribe_import.engine.media.kinds import RenderSettings
+from transcribe_import.engine.planning.dedupe import CorpusHashIndex, classify, notebook_hashes
 from transcribe_import.engine.planning.plan import (
     DedupeScope,
     Duplicate,
@@ -40,15 +38,22 @@ from transcribe_import.engine.planning.plan import (
     PlanItem,
     PlanSource,
 )
-from transcribe_import.engine.runs.store import (
+from transcribe_import.engine.runs.model import (
     AttemptSuperseded,
+    EventKind,
     ItemOutcome,
     ItemState,
+    RunControl,
+    RunEvent,
     RunRecord,
+    RunResult,
     RunStatus,
-    RunStore,
+    continues,
+    same_plan,
+    settle_unfinished,
     terminal_status,
 )
+from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.storage import fsio, locks, project
 
 if TYPE_CHECKING:
@@ -57,60 +62,6 @@ if TYPE_CHECKING:
 # Errors that concern the machine, not one item: the run is interrupted (resumable)
 # instead of failing item after item on a full disk.
 _RUN_INTERRUPTING = {ErrorCode.DISK_FULL, ErrorCode.IO_ERROR, ErrorCode.CORPUS_BUSY}
-
-
-class RunControl:
-    """Stop requests from the caller (window buttons, signal handlers); thread-safe."""
-
-    def __init__(self) -> None:
-        self._cancel = threading.Event()
-        self._pause = threading.Event()
-
-    def cancel(self) -> None:
-        self._cancel.set()
-
-    def pause(self) -> None:
-        self._pause.set()
-
-    @property
-    def cancelled(self) -> bool:
-        return self._cancel.is_set()
-
-    @property
-    def paused(self) -> bool:
-        return self._pause.is_set()
-
-
-class EventKind(enum.StrEnum):
-    RUN_STARTED = "run_started"
-    ITEM_STARTED = "item_started"
-    ITEM_FINISHED = "item_finished"
-    RUN_FINISHED = "run_finished"
-    RUN_PAUSED = "run_paused"
-
-
-@dataclass(frozen=True)
-class RunEvent:
-    kind: EventKind
-    run_id: str
-    item_id: str | None = None
-    outcome: ItemOutcome | None = None
-    pages_done: int = 0
-    pages_total: int = 0
-    status: RunStatus | None = None
-
-
-@dataclass(frozen=True)
-class RunResult:
-    run_id: str
-    status: RunStatus  # RUNNING when paused or stopped before the end: resumable
-    record: RunRecord
-    paused: bool = False
-    superseded: bool = False
-    already_done: bool = False  # the run was terminal before this call: nothing was executed
-    # Committed items whose pages are no longer in their notebook (found on resume): reported,
-    # never recreated, since the ImportRun record wins for idempotency (boundary 6).
-    verification_problems: tuple[str, ...] = ()
 
 
 def prepare_run(
@@ -126,16 +77,9 @@ def prepare_run(
     (items whose ids already landed are recognised and not imported twice).
     """
     store = RunStore(corpus)
-    fingerprint = plan.fingerprint
-    items = sorted(it.item_id for it in plan.items)
     same: list[RunRecord] = []
     for r in store.runs_for_plan(plan.plan_id):
-        equal = (
-            r.plan_fingerprint == fingerprint
-            and r.doc["import_policy_id"] == plan.import_policy_id
-            and sorted(r.doc["item_ids"]) == items
-        )
-        if not equal:
+        if not same_plan(r, plan):
             raise TranscribeError(
                 ErrorCode.PLAN_FROZEN,
                 f"Plan {plan.plan_id} was already committed as run {r.run_id} with different "
@@ -144,7 +88,7 @@ def prepare_run(
             )
         same.append(r)
     for r in same:
-        if not r.status.terminal or r.status is RunStatus.COMPLETE:
+        if continues(r):
             return r, True
     retry_of = same[0].run_id if same else None
     return store.create(plan, discovery, retry_of=retry_of), False
@@ -163,7 +107,7 @@ class _Executor:
         record: RunRecord,
         control: RunControl,
         on_event: Callable[[RunEvent], None] | None,
-        settings: media.RenderSettings,
+        settings: RenderSettings,
         workers: int,
     ) -> None:
         self.corpus = corpus
@@ -264,7 +208,7 @@ class _Executor:
 
     def _execute(self, item: PlanItem) -> ItemOutcome | None:
         nbid = item.notebook_id
-        skipped = [_skip(s, s.duplicate) for s in item.sources if s.duplicate and not s.excluded]
+        skipped = [_skip(s, s.duplicate) for s in item.planned_skips()]
         exists = self.corpus.is_registered(nbid) or fsio.exists(self.corpus.notebook_dir(nbid))
         if item.op is Op.IMPORT_INTO_NOTEBOOK and not exists:
             return self._failed(
@@ -278,20 +222,20 @@ class _Executor:
             except TranscribeError as exc:
                 return self._failed(item, exc.code, str(exc))
         for s in item.imported_sources():
-            # Judged as it is reached: the corpus may have changed since planning.
-            if self.plan.policy is DuplicatePolicy.SKIP_EXISTING:
-                owner = held.get(s.sha256)
-                if owner is not None and owner != s.source_id:
-                    skipped.append(_skip(s, Duplicate.IN_NOTEBOOK))
-                    continue
-                if (
-                    item.dedupe_scope is DedupeScope.CORPUS
-                    and self.corpus_index is not None
-                    and self.corpus_index.notebooks_with(s.sha256) - {nbid}
-                ):
-                    skipped.append(_skip(s, Duplicate.IN_CORPUS))
-                    continue
-            to_ingest.append(s)
+            # Judged again as it is reached: the corpus may have changed since planning.
+            why = classify(
+                s.sha256,
+                policy=self.plan.policy,
+                scope=item.dedupe_scope,
+                notebook_id=nbid,
+                in_notebook=held,
+                corpus_index=self.corpus_index,
+                source_id=s.source_id,
+            )
+            if why is None:
+                to_ingest.append(s)
+            else:
+                skipped.append(_skip(s, why))
         if not to_ingest:
             why = "all_duplicates" if skipped else "nothing_to_import"
             return ItemOutcome(
@@ -378,7 +322,7 @@ def execute_run(
     workers: int = 2,
     control: RunControl | None = None,
     on_event: Callable[[RunEvent], None] | None = None,
-    settings: media.RenderSettings | None = None,
+    settings: RenderSettings | None = None,
 ) -> RunResult:
     """Execute (or resume) a run to its end, or until paused or cancelled.
 
@@ -413,7 +357,7 @@ def execute_run(
             record,
             control,
             on_event,
-            settings or media.RenderSettings(),
+            settings or RenderSettings(),
             workers,
         )
         ex.emit(
@@ -435,11 +379,7 @@ def execute_run(
         outcomes = list(ex.outcomes.values())
         unfinished = any(not o.state.final for o in outcomes)
         if ex.cancel_requested():
-            final = [
-                replace(o, state=ItemState.CANCELLED_PENDING) if not o.state.final else o
-                for o in outcomes
-            ]
-            status = terminal_status(final, cancelled=True)
+            status = terminal_status(settle_unfinished(outcomes, utc_now()), cancelled=True)
         elif unfinished:
             record = store.mark_paused(run_id, ex.attempt)
             ex.emit(
@@ -521,10 +461,7 @@ def cancel_run(corpus: Corpus, run_id: str) -> RunRecord:
                 landed = _landed_outcome(corpus, item)
                 if landed is not None:
                     record = store.record_outcome(run_id, record.attempt, landed)
-        final = [
-            replace(o, state=ItemState.CANCELLED_PENDING) if not o.state.final else o
-            for o in record.outcomes().values()
-        ]
+        final = settle_unfinished(record.outcomes().values(), utc_now())
         return store.finish(run_id, None, terminal_status(final, cancelled=True))
     finally:
         lock.release()
@@ -541,16 +478,27 @@ def _landed_outcome(corpus: Corpus, item: PlanItem) -> ItemOutcome | None:
     except TranscribeError:
         return None  # no loadable notebook: nothing landed (doctor reports a broken one)
     ids = project.ids_of(manifest).sources
-    held = {s.get("sha256") for s in manifest["sources"] if isinstance(s, dict)}
     landed = [s for s in item.imported_sources() if s.source_id in ids]
     if not landed:
         return None
-    skipped = [_skip(s, s.duplicate) for s in item.sources if s.duplicate and not s.excluded]
-    skipped += [
-        _skip(s, Duplicate.IN_NOTEBOOK if s.sha256 in held else Duplicate.IN_CORPUS)
-        for s in item.imported_sources()
-        if s not in landed
-    ]
+    # The rest were skipped at commit time; say why as the executor would have.
+    held = {
+        str(s["sha256"]): str(s["id"])
+        for s in manifest["sources"]
+        if isinstance(s, dict) and "sha256" in s and "id" in s
+    }
+    skipped = [_skip(s, s.duplicate) for s in item.planned_skips()]
+    for s in item.imported_sources():
+        if s not in landed:
+            why = classify(
+                s.sha256,
+                policy=DuplicatePolicy.SKIP_EXISTING,
+                scope=DedupeScope.NOTEBOOK,
+                notebook_id=item.notebook_id,
+                in_notebook=held,
+                source_id=s.source_id,
+            )
+            skipped.append(_skip(s, why or Duplicate.IN_CORPUS))
     return ItemOutcome(
         item.item_id,
         ItemState.COMMITTED,
@@ -560,9 +508,3 @@ def _landed_outcome(corpus: Corpus, item: PlanItem) -> ItemOutcome | None:
         tuple(skipped),
         updated_at=utc_now(),
     )
-
-
-def interrupted_runs(corpus: Corpus) -> list[RunRecord]:
-    """Runs that are not terminal and whose run lock is free: resumable."""
-    store = RunStore(corpus)
-    return [r for r in store.list_runs() if not r.status.terminal and not store.is_locked(r.run_id)]

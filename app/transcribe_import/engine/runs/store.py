@@ -14,10 +14,8 @@ carries its fingerprint, and loading checks the two still agree.
 
 from __future__ import annotations
 
-import enum
 import getpass
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,170 +31,25 @@ from transcribe_import.engine.planning.plan import (
     PlanDocumentError,
     plan_from_document,
 )
+from transcribe_import.engine.runs.model import (
+    RUN_FORMAT,
+    RUN_INDEX_FORMAT,
+    RUN_SCHEMA,
+    AttemptSuperseded,
+    ItemOutcome,
+    ItemState,
+    RunCorrupt,
+    RunNotFound,
+    RunRecord,
+    RunStatus,
+    is_interrupted,
+    settle_unfinished,
+)
 from transcribe_import.engine.storage import fsio, locks
 from transcribe_import.engine.storage.quarantine import quarantine
 
 if TYPE_CHECKING:
     from transcribe_import.engine.storage.corpus import Corpus
-
-RUN_FORMAT = "transcribe.import-run"
-RUN_SCHEMA = 1
-RUN_INDEX_FORMAT = "transcribe.import-run-index"
-
-
-class RunStatus(enum.StrEnum):
-    PENDING = "pending"
-    RUNNING = "running"
-    COMPLETE = "complete"
-    PARTIAL = "partial"
-    FAILED = "failed"
-    CANCELLED = "cancelled"
-    CANCELLED_WITH_COMMITS = "cancelled_with_commits"
-
-    @property
-    def terminal(self) -> bool:
-        return self not in (RunStatus.PENDING, RunStatus.RUNNING)
-
-
-class ItemState(enum.StrEnum):
-    PENDING = "pending"
-    COMMITTED = "committed"
-    SKIPPED = "skipped"
-    FAILED = "failed"
-    CANCELLED_PENDING = "cancelled_pending"
-
-    @property
-    def final(self) -> bool:
-        return self is not ItemState.PENDING
-
-
-class RunNotFound(TranscribeError):
-    pass
-
-
-class AttemptSuperseded(Exception):
-    """Another process took over this run (a newer attempt): stand down without writing."""
-
-
-class RunCorrupt(TranscribeError):
-    pass
-
-
-@dataclass(frozen=True)
-class ItemOutcome:
-    item_id: str
-    state: ItemState
-    notebook_id: str
-    source_ids: tuple[str, ...] = ()
-    page_count: int = 0
-    skipped_sources: tuple[dict[str, Any], ...] = ()  # [{source_id, name, classification}]
-    skip_classification: str | None = None
-    failure_code: str | None = None
-    failure_message: str | None = None
-    updated_at: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "item_id": self.item_id,
-            "state": str(self.state),
-            "notebook_id": self.notebook_id,
-            "source_ids": list(self.source_ids),
-            "page_count": self.page_count,
-            "skipped_sources": list(self.skipped_sources),
-            "skip_classification": self.skip_classification,
-            "failure": None
-            if self.failure_code is None
-            else {"code": self.failure_code, "message": self.failure_message},
-            "updated_at": self.updated_at,
-        }
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> ItemOutcome:
-        failure = d.get("failure") or {}
-        return cls(
-            item_id=d["item_id"],
-            state=ItemState(d["state"]),
-            notebook_id=d["notebook_id"],
-            source_ids=tuple(d.get("source_ids", ())),
-            page_count=int(d.get("page_count", 0)),
-            skipped_sources=tuple(d.get("skipped_sources", ())),
-            skip_classification=d.get("skip_classification"),
-            failure_code=failure.get("code"),
-            failure_message=failure.get("message"),
-            updated_at=d.get("updated_at", ""),
-        )
-
-
-@dataclass(frozen=True)
-class RunRecord:
-    """A read-only view of one run record as loaded."""
-
-    doc: dict[str, Any]
-
-    @property
-    def run_id(self) -> str:
-        return str(self.doc["import_run_id"])
-
-    @property
-    def status(self) -> RunStatus:
-        return RunStatus(self.doc["status"])
-
-    @property
-    def attempt(self) -> int:
-        return int(self.doc["attempt"])
-
-    @property
-    def plan_id(self) -> str:
-        return str(self.doc["plan_id"])
-
-    @property
-    def plan_fingerprint(self) -> str:
-        return str(self.doc["plan_fingerprint"])
-
-    @property
-    def cancel_requested(self) -> bool:
-        return bool(self.doc.get("cancel_requested"))
-
-    @property
-    def created_at(self) -> str:
-        return str(self.doc["created_at"])
-
-    def outcomes(self) -> dict[str, ItemOutcome]:
-        return {d["item_id"]: ItemOutcome.from_json(d) for d in self.doc["items"]}
-
-    def counts(self) -> dict[str, int]:
-        out = {s.value: 0 for s in ItemState}
-        for d in self.doc["items"]:
-            out[d["state"]] += 1
-        return out
-
-    def summary(self) -> dict[str, Any]:
-        return {
-            "import_run_id": self.run_id,
-            "plan_id": self.plan_id,
-            "status": str(self.status),
-            "attempt": self.attempt,
-            "created_at": self.created_at,
-            "updated_at": self.doc.get("updated_at"),
-            "counts": self.counts(),
-            "pages_committed": sum(
-                d.get("page_count", 0) for d in self.doc["items"] if d["state"] == "committed"
-            ),
-        }
-
-
-def terminal_status(outcomes: list[ItemOutcome], cancelled: bool) -> RunStatus:
-    """The contract's table of terminal statuses, from the items' final states."""
-    committed = sum(o.state is ItemState.COMMITTED for o in outcomes)
-    failed = sum(o.state is ItemState.FAILED for o in outcomes)
-    unfinished = sum(o.state in (ItemState.PENDING, ItemState.CANCELLED_PENDING) for o in outcomes)
-    if cancelled:
-        return RunStatus.CANCELLED_WITH_COMMITS if committed else RunStatus.CANCELLED
-    if failed == 0 and unfinished == 0:
-        return RunStatus.COMPLETE
-    if committed:
-        return RunStatus.PARTIAL
-    return RunStatus.FAILED
 
 
 def _who() -> str:
@@ -303,6 +156,15 @@ class RunStore:
             lock.release()
             return False
         return True
+
+    def is_interrupted(self, record: RunRecord) -> bool:
+        """Not terminal, and no process executes it: resumable (the lock is tried only then)."""
+        return not record.status.terminal and is_interrupted(record, self.is_locked(record.run_id))
+
+    def frozen_by(self, plan_id: str) -> RunRecord | None:
+        """The run that froze this plan: a plan with a run is never edited again."""
+        runs = self.runs_for_plan(plan_id)
+        return runs[0] if runs else None
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -457,10 +319,8 @@ class RunStore:
                     item=run_id,
                 )
             now = utc_now()
-            for d in doc["items"]:
-                if d["state"] == ItemState.PENDING.value:
-                    d["state"] = ItemState.CANCELLED_PENDING.value
-                    d["updated_at"] = now
+            settled = settle_unfinished((ItemOutcome.from_json(d) for d in doc["items"]), now)
+            doc["items"] = [o.to_json() for o in settled]
             doc["status"] = status.value
             doc["finished_at"] = now
             if errors:

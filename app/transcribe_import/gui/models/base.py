@@ -1,144 +1,179 @@
-"""Qt item models: thin adapters over plain lists of engine values and nothing more."""
+"""The table models' base: columns declared once, over a plain Python list of row objects.
+
+A model is a thin adapter: its rows are plain values (engine summaries, frozen GUI
+values) and each column says how a row reads in each role. The base answers Qt's
+rowCount, columnCount, headerData and data from that declaration; a model overrides
+``cell`` or ``row_header`` only for what a row alone cannot say (a badge that depends on
+the validation report, a thumbnail from a cache).
+"""
 
 from __future__ import annotations
 
-import enum
-from collections.abc import Sequence
-from datetime import UTC, datetime
-from typing import Any
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from operator import attrgetter
+from typing import Any, ClassVar, Generic, TypeVar
 
 from PySide6.QtCore import (
     QAbstractTableModel,
     QCoreApplication,
-    QDateTime,
-    QLocale,
     QModelIndex,
     QObject,
     QPersistentModelIndex,
     Qt,
 )
-from PySide6.QtWidgets import QApplication, QStyle
 
-from transcribe_import.engine.storage.corpus import NotebookSummary
+Role = Qt.ItemDataRole
 
 # What the sort proxy compares: raw values, so "10" pages sorts after "9" and dates sort by time.
-SORT_ROLE = Qt.ItemDataRole.UserRole
+SORT_ROLE = Role.UserRole
 
-_Index = QModelIndex | QPersistentModelIndex
+LEFT = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 
+Index = QModelIndex | QPersistentModelIndex
+ROOT = QModelIndex()
 
-class NotebookColumn(enum.IntEnum):
-    TITLE = 0
-    PAGES = 1
-    CREATED = 2
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("NotebookTableModel", text)
+R = TypeVar("R")
+Read = Callable[[R], Any]
 
 
-def parse_timestamp(iso: str) -> datetime | None:
-    """An on-disk timestamp (UTC, ISO 8601 with Z) as an aware datetime, or None if unreadable."""
-    try:
-        value = datetime.fromisoformat(iso)
-    except ValueError:
-        return None
-    # The formats always write UTC; a value without an offset is read as UTC, not local time.
-    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+@dataclass(frozen=True)
+class Column(Generic[R]):
+    """One column: its title, and how a row reads in each role (None: no value in that role)."""
+
+    # The English title, marked with QT_TRANSLATE_NOOP in the model's ``context`` so lupdate
+    # finds it (typed object, as PySide's stub types what that returns); the header
+    # translates it when asked, so a language change applies at once.
+    title: object
+    display: Read[R] | None = None
+    tooltip: Read[R] | None = None
+    decoration: Read[R] | None = None
+    accessible: Read[R] | None = None  # AccessibleTextRole: what a screen reader says
+    sort: Read[R] | None = None  # SORT_ROLE
+    align: Qt.AlignmentFlag | None = None  # the cells' and the header's; None: the view's
+    _reads: dict[int, Read[R]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Looked up once here: data() runs for every role of every visible cell on each paint.
+        align = self.align
+        reads: dict[int, Read[R] | None] = {
+            Role.DisplayRole: self.display,
+            Role.ToolTipRole: self.tooltip,
+            Role.DecorationRole: self.decoration,
+            Role.AccessibleTextRole: self.accessible,
+            SORT_ROLE: self.sort,
+            Role.TextAlignmentRole: None if align is None else (lambda _row: align),
+        }
+        object.__setattr__(self, "_reads", {r: f for r, f in reads.items() if f is not None})
+
+    def read(self, row: R, role: int) -> Any:
+        f = self._reads.get(role)
+        return None if f is None else f(row)
 
 
-def format_local(iso: str, fmt: QLocale.FormatType = QLocale.FormatType.ShortFormat) -> str:
-    """``iso`` in the user's time zone and locale; the raw text when it cannot be read."""
-    value = parse_timestamp(iso)
-    if value is None:
-        return iso
-    local = QDateTime.fromMSecsSinceEpoch(int(value.timestamp() * 1000))
-    locale = QLocale()
-    if locale.language() == QLocale.Language.C:
-        # The C locale's short format is "2 12 2026 08:00", which reads as nothing; ISO is clear.
-        return local.toString(
-            "yyyy-MM-dd HH:mm" if fmt == QLocale.FormatType.ShortFormat else "yyyy-MM-dd HH:mm:ss t"
-        )
-    return locale.toString(local, fmt)
+class ColumnTableModel(QAbstractTableModel, Generic[R]):
+    """Rows of plain values under declared columns; replace or update the rows to change it.
 
+    A subclass sets ``columns`` (indexed by an IntEnum of its own, so views can name
+    them), ``context`` (the translation context of the titles), ``row_roles`` (roles that
+    read the same in every cell of a row: ids, raw states) and ``key`` (a row's identity,
+    for ``row_of`` and ``update_rows``; an ``operator.attrgetter``, since a function set in a
+    class body would be bound to the model).
+    """
 
-class NotebookTableModel(QAbstractTableModel):
-    """The corpus's notebooks, one row each: Title, Pages, Created. Replace the list to update."""
+    columns: Sequence[Column[Any]] = ()
+    context: ClassVar[str] = ""
+    row_roles: ClassVar[Mapping[int, Callable[[Any], Any]]] = {}
+    key: ClassVar[attrgetter[Any] | None] = None
 
-    def __init__(
-        self, notebooks: Sequence[NotebookSummary] = (), parent: QObject | None = None
-    ) -> None:
+    def __init__(self, rows: Iterable[R] = (), parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._notebooks: list[NotebookSummary] = list(notebooks)
+        self._rows: list[R] = []
+        self._row_of: dict[Hashable, int] = {}
+        self._load_rows(rows)
 
-    def set_notebooks(self, notebooks: Sequence[NotebookSummary]) -> None:
+    # -- the plain data ------------------------------------------------------------------
+
+    def rows(self) -> list[R]:
+        return list(self._rows)
+
+    def row(self, i: int) -> R:
+        return self._rows[i]
+
+    def row_of(self, key: Hashable) -> int | None:
+        """The row whose ``key`` is ``key``, or None."""
+        return self._row_of.get(key)
+
+    def set_rows(self, rows: Iterable[R]) -> None:
         self.beginResetModel()
-        self._notebooks = list(notebooks)
+        self._load_rows(rows)
         self.endResetModel()
 
-    def notebook(self, row: int) -> NotebookSummary:
-        return self._notebooks[row]
+    def update_rows(self, changed: Iterable[R]) -> None:
+        """Replace rows by their key; one dataChanged for the span they cover."""
+        assert self.key is not None, "update_rows needs the model's key"
+        touched = []
+        for row in changed:
+            i = self._row_of.get(self.key(row))
+            if i is not None:
+                self._rows[i] = row
+                touched.append(i)
+        if touched:
+            self.rows_changed(min(touched), max(touched))
 
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
-        return 0 if parent.isValid() else len(self._notebooks)
+    def rows_changed(self, first: int, last: int, roles: Sequence[int] = ()) -> None:
+        """Tell the views that every cell of rows ``first`` to ``last`` may read differently."""
+        if self._rows and first <= last:
+            self.dataChanged.emit(
+                self.index(first, 0), self.index(last, len(self.columns) - 1), list(roles)
+            )
 
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
-        return 0 if parent.isValid() else len(NotebookColumn)
+    def _load_rows(self, rows: Iterable[R]) -> None:
+        self._rows = list(rows)
+        key = self.key
+        self._row_of = {} if key is None else {key(r): i for i, r in enumerate(self._rows)}
+
+    # -- Qt's model interface ------------------------------------------------------------
+
+    def rowCount(self, parent: Index = ROOT) -> int:
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = ROOT) -> int:
+        return 0 if parent.isValid() else len(self.columns)
 
     def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+        self, section: int, orientation: Qt.Orientation, role: int = Role.DisplayRole
     ) -> Any:
-        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(NotebookColumn):
+        if orientation == Qt.Orientation.Vertical:
+            if not 0 <= section < len(self._rows):
+                return None
+            return self.row_header(section, role)
+        if not 0 <= section < len(self.columns):
             return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return (_tr("Title"), _tr("Pages"), _tr("Created"))[section]
-        if role == Qt.ItemDataRole.TextAlignmentRole and section == NotebookColumn.PAGES:
-            return Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+        column = self.columns[section]
+        if role == Role.DisplayRole:
+            return QCoreApplication.translate(self.context, str(column.title))
+        if role == Role.TextAlignmentRole:
+            return column.align
         return None
 
-    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or index.row() >= len(self._notebooks):
+    def data(self, index: Index, role: int = Role.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
             return None
-        nb = self._notebooks[index.row()]
-        column = NotebookColumn(index.column())
-        if role == Qt.ItemDataRole.DisplayRole:
-            return self._display(nb, column)
-        if role == SORT_ROLE:
-            return self._sort_key(nb, column)
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return self._tooltip(nb, column)
-        if role == Qt.ItemDataRole.AccessibleDescriptionRole and nb.problem is not None:
-            return nb.problem
-        if role == Qt.ItemDataRole.DecorationRole and column == NotebookColumn.TITLE:
-            if nb.problem is not None:
-                return QApplication.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
+        if not 0 <= index.column() < len(self.columns):
             return None
-        if role == Qt.ItemDataRole.TextAlignmentRole and column == NotebookColumn.PAGES:
-            return Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+        return self.cell(self._rows[index.row()], index.column(), role)
+
+    # -- hooks -----------------------------------------------------------------------------
+
+    def cell(self, row: R, column: int, role: int) -> Any:
+        """What one cell holds in ``role``: the row roles, then the column's declaration."""
+        read = self.row_roles.get(role)
+        if read is not None:
+            return read(row)
+        return self.columns[column].read(row, role)
+
+    def row_header(self, row: int, role: int) -> Any:
+        """The vertical header of ``row`` (a valid row); none unless a model says so."""
         return None
-
-    @staticmethod
-    def _display(nb: NotebookSummary, column: NotebookColumn) -> str:
-        if column == NotebookColumn.TITLE:
-            return nb.title
-        if column == NotebookColumn.PAGES:
-            # The same mark as the CLI's `notebooks`: the manifest could not be read.
-            return "?" if nb.page_count is None else str(nb.page_count)
-        return format_local(nb.created_at)
-
-    @staticmethod
-    def _sort_key(nb: NotebookSummary, column: NotebookColumn) -> str | int:
-        if column == NotebookColumn.TITLE:
-            return nb.title.casefold()
-        if column == NotebookColumn.PAGES:
-            return -1 if nb.page_count is None else nb.page_count
-        # The formats write UTC with fixed-width fields, so text order is time order.
-        return nb.created_at
-
-    @staticmethod
-    def _tooltip(nb: NotebookSummary, column: NotebookColumn) -> str:
-        if nb.problem is not None:
-            return _tr("This notebook cannot be read: {problem}").format(problem=nb.problem)
-        if column == NotebookColumn.CREATED:
-            return format_local(nb.created_at, QLocale.FormatType.LongFormat)
-        return str(nb.directory)

@@ -9,350 +9,39 @@ Cancel only ask the engine (RunControl); what the run ended as is the engine's w
 from __future__ import annotations
 
 import collections
-import enum
 import time
-from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
-from PySide6.QtCore import (
-    QAbstractTableModel,
-    QCoreApplication,
-    QModelIndex,
-    QObject,
-    QPersistentModelIndex,
-    Qt,
-    QTimer,
-    Signal,
-)
-from PySide6.QtGui import QIcon
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QApplication,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QProgressBar,
-    QPushButton,
-    QStyle,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from transcribe_import.engine.media.decode import RenderSettings
-from transcribe_import.engine.planning.plan import ImportPlan, Op
+from transcribe_import.engine.planning.plan import ImportPlan
 from transcribe_import.engine.runs.executor import EventKind, RunEvent, RunResult
-from transcribe_import.engine.runs.store import ItemOutcome, ItemState, RunStatus
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.dialogs import confirm_destructive
-from transcribe_import.gui.workers import CommitStart, CommitWorker, OutcomeRow
+from transcribe_import.gui.icons import SP
+from transcribe_import.gui.models.outcomes import OutcomeTableModel
+from transcribe_import.gui.values import CommitStart, OutcomeRow
+from transcribe_import.gui.widgets import headline_label, outcome_view, push_button, selectable_text
+from transcribe_import.gui.wording import (
+    counts_sentence,
+    format_duration,
+    plural,
+    run_status_explanation,
+    run_status_words,
+)
+from transcribe_import.gui.workers import CommitWorker
 
 # How long one turn of the event loop may spend applying outcomes before it lets the
 # window paint and take input again.
 BATCH_BUDGET_S = 0.05
-
-# What the tests and the Runs view read: the raw state, not the words.
-STATE_ROLE = Qt.ItemDataRole.UserRole + 1
-ITEM_ID_ROLE = Qt.ItemDataRole.UserRole + 2
-
-_Index = QModelIndex | QPersistentModelIndex
-
-
-def plural(n: int, one: str, many: str) -> str:
-    """``one`` when n is 1, else ``many``: right in English with no translation loaded.
-
-    Both texts come from tr() at the call site (so lupdate finds them); ``many`` is given
-    n, so a translation's own plural forms still apply to it.
-    """
-    return one if n == 1 else many
-
-
-def counts_sentence(counts: dict[str, int], pages: int) -> str:
-    """What a run committed, skipped, failed and left undone, in one sentence."""
-    t = QCoreApplication.translate
-    c = counts["committed"]
-    parts = [
-        plural(
-            c,
-            t("RunCounts", "1 notebook committed"),
-            t("RunCounts", "%Ln notebooks committed", "", c),
-        )
-        + " ("
-        + plural(pages, t("RunCounts", "1 page"), t("RunCounts", "%Ln pages", "", pages))
-        + ")"
-    ]
-    if counts["skipped"]:
-        parts.append(t("RunCounts", "%Ln skipped", "", counts["skipped"]))
-    if counts["failed"]:
-        parts.append(t("RunCounts", "%Ln failed", "", counts["failed"]))
-    if counts["cancelled_pending"]:
-        parts.append(
-            t("RunCounts", "%Ln cancelled before they started", "", counts["cancelled_pending"])
-        )
-    if counts["pending"]:
-        parts.append(t("RunCounts", "%Ln not done yet", "", counts["pending"]))
-    return ", ".join(parts) + "."
-
-
-def status_words(status: RunStatus) -> str:
-    """A run's status in words; ``cancelled`` and ``cancelled_with_commits`` never read alike."""
-    t = QCoreApplication.translate
-    return {
-        RunStatus.COMPLETE: t("RunStatus", "Complete"),
-        RunStatus.PARTIAL: t("RunStatus", "Partly imported"),
-        RunStatus.FAILED: t("RunStatus", "Failed"),
-        RunStatus.CANCELLED: t("RunStatus", "Cancelled, nothing committed"),
-        RunStatus.CANCELLED_WITH_COMMITS: t("RunStatus", "Cancelled after some commits"),
-        RunStatus.RUNNING: t("RunStatus", "Running"),
-        RunStatus.PENDING: t("RunStatus", "Not started"),
-    }[status]
-
-
-def status_explanation(status: RunStatus) -> str:
-    """One sentence on what the status means for the corpus."""
-    t = QCoreApplication.translate
-    return {
-        RunStatus.COMPLETE: t("RunStatus", "Every notebook was committed, or skipped as planned."),
-        RunStatus.PARTIAL: t(
-            "RunStatus",
-            "Some notebooks were committed and some failed; committing the same plan again "
-            "retries only what did not land.",
-        ),
-        RunStatus.FAILED: t("RunStatus", "Nothing was committed."),
-        RunStatus.CANCELLED: t(
-            "RunStatus",
-            "The import was cancelled before anything was committed: the corpus is unchanged.",
-        ),
-        RunStatus.CANCELLED_WITH_COMMITS: t(
-            "RunStatus",
-            "The import was cancelled; the notebooks committed before the cancel stay in the "
-            "corpus.",
-        ),
-        RunStatus.RUNNING: t(
-            "RunStatus", "The run stopped before its end; resume it to finish with the same ids."
-        ),
-        RunStatus.PENDING: t("RunStatus", "The run has not started."),
-    }[status]
-
-
-def state_words(row: OutcomeRow, live: bool = True) -> str:
-    """The outcome in words; a pending item is "waiting" in a live run, "not done" in a record."""
-    t = QCoreApplication.translate
-    if row.state is ItemState.PENDING:
-        if row.started:
-            return t("ItemState", "Importing…")
-        return t("ItemState", "Waiting") if live else t("ItemState", "Not done yet")
-    return {
-        ItemState.COMMITTED: t("ItemState", "Committed"),
-        ItemState.SKIPPED: t("ItemState", "Skipped"),
-        ItemState.FAILED: t("ItemState", "Failed"),
-        ItemState.CANCELLED_PENDING: t("ItemState", "Cancelled"),
-    }[row.state]
-
-
-def outcome_details(row: OutcomeRow) -> str:
-    """Why an item ended as it did: the skip reason, the failure message, what landed."""
-    t = QCoreApplication.translate
-    o: ItemOutcome = row.outcome
-    dups = len(o.skipped_sources)
-    if o.state is ItemState.COMMITTED:
-        where = (
-            t("ItemState", "into a new notebook")
-            if row.op is Op.CREATE_NOTEBOOK
-            else t("ItemState", "into the existing notebook")
-        )
-        pages = plural(
-            o.page_count, t("ItemState", "1 page"), t("ItemState", "%Ln pages", "", o.page_count)
-        )
-        text = f"{pages} {where}"
-        if dups:
-            text += "; " + plural(
-                dups,
-                t("ItemState", "1 duplicate file skipped"),
-                t("ItemState", "%Ln duplicate files skipped", "", dups),
-            )
-        return text
-    if o.state is ItemState.SKIPPED:
-        if o.skip_classification == "all_duplicates":
-            return t("ItemState", "Every file is already in the corpus")
-        return t("ItemState", "Nothing to import: every file was left out")
-    if o.state is ItemState.FAILED:
-        return o.failure_message or (o.failure_code or "")
-    if o.state is ItemState.CANCELLED_PENDING:
-        return t("ItemState", "Not imported: the run was cancelled before it started")
-    if row.started:
-        return plural(
-            row.pages_planned,
-            t("ItemState", "1 page being imported"),
-            t("ItemState", "%Ln pages being imported", "", row.pages_planned),
-        )
-    return ""
-
-
-class OutcomeColumn(enum.IntEnum):
-    NOTEBOOK = 0
-    PAGES = 1
-    OUTCOME = 2
-    DETAILS = 3
-
-
-_STATE_ICON = {
-    ItemState.COMMITTED: QStyle.StandardPixmap.SP_DialogApplyButton,
-    ItemState.SKIPPED: QStyle.StandardPixmap.SP_MessageBoxInformation,
-    ItemState.FAILED: QStyle.StandardPixmap.SP_MessageBoxCritical,
-    ItemState.CANCELLED_PENDING: QStyle.StandardPixmap.SP_DialogCancelButton,
-}
-
-
-class OutcomeTableModel(QAbstractTableModel):
-    """A run's items, one row each, with their outcome as the engine recorded it."""
-
-    def __init__(
-        self, rows: Sequence[OutcomeRow] = (), parent: QObject | None = None, *, live: bool = True
-    ) -> None:
-        super().__init__(parent)
-        self._live = live  # a run being executed now, not one read from its record
-        self._rows: list[OutcomeRow] = list(rows)
-        self._row_of = {r.item_id: i for i, r in enumerate(self._rows)}
-        self._icons: dict[Any, QIcon] = {}
-
-    def set_rows(self, rows: Sequence[OutcomeRow]) -> None:
-        self.beginResetModel()
-        self._rows = list(rows)
-        self._row_of = {r.item_id: i for i, r in enumerate(self._rows)}
-        self.endResetModel()
-
-    def rows(self) -> list[OutcomeRow]:
-        return list(self._rows)
-
-    def row(self, i: int) -> OutcomeRow:
-        return self._rows[i]
-
-    def row_of(self, item_id: str) -> int | None:
-        return self._row_of.get(item_id)
-
-    def update_rows(self, changed: Sequence[OutcomeRow]) -> None:
-        """Replace rows by item id; one dataChanged for the span they cover."""
-        touched = []
-        for row in changed:
-            i = self._row_of.get(row.item_id)
-            if i is not None:
-                self._rows[i] = row
-                touched.append(i)
-        if touched:
-            self.dataChanged.emit(
-                self.index(min(touched), 0), self.index(max(touched), len(OutcomeColumn) - 1)
-            )
-
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
-        return 0 if parent.isValid() else len(OutcomeColumn)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(OutcomeColumn):
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            t = QCoreApplication.translate
-            return (
-                t("OutcomeTableModel", "Notebook"),
-                t("OutcomeTableModel", "Pages"),
-                t("OutcomeTableModel", "Outcome"),
-                t("OutcomeTableModel", "Details"),
-            )[section]
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            return _alignment(OutcomeColumn(section))
-        return None
-
-    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
-            return None
-        row = self._rows[index.row()]
-        column = OutcomeColumn(index.column())
-        if role == Qt.ItemDataRole.DisplayRole:
-            if column == OutcomeColumn.NOTEBOOK:
-                return row.label
-            if column == OutcomeColumn.PAGES:
-                done = row.outcome.page_count
-                if row.state is ItemState.COMMITTED and done != row.pages_planned:
-                    return f"{done} / {row.pages_planned}"
-                return str(row.pages_planned)
-            if column == OutcomeColumn.OUTCOME:
-                return state_words(row, self._live)
-            return outcome_details(row)
-        if role == Qt.ItemDataRole.ToolTipRole:
-            if column == OutcomeColumn.DETAILS:
-                return outcome_details(row) or None
-            if column == OutcomeColumn.NOTEBOOK:
-                return QCoreApplication.translate("OutcomeTableModel", "Notebook id: {id}").format(
-                    id=row.notebook_id
-                )
-            return None
-        if role == Qt.ItemDataRole.DecorationRole and column == OutcomeColumn.OUTCOME:
-            return self._icon(row)
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            return _alignment(column)
-        if role == Qt.ItemDataRole.AccessibleTextRole and column == OutcomeColumn.OUTCOME:
-            details = outcome_details(row)
-            words = state_words(row, self._live)
-            return f"{words}: {details}" if details else words
-        if role == STATE_ROLE:
-            return str(row.state)
-        if role == ITEM_ID_ROLE:
-            return row.item_id
-        return None
-
-    def _icon(self, row: OutcomeRow) -> QIcon | None:
-        key: Any = "started" if row.started and row.state is ItemState.PENDING else row.state
-        pixmap = (
-            QStyle.StandardPixmap.SP_MediaPlay if key == "started" else _STATE_ICON.get(row.state)
-        )
-        if pixmap is None:
-            return None
-        if key not in self._icons:
-            self._icons[key] = QApplication.style().standardIcon(pixmap)
-        return self._icons[key]
-
-
-def _alignment(column: OutcomeColumn) -> Qt.AlignmentFlag:
-    if column == OutcomeColumn.PAGES:
-        return Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-    return Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
-
-
-def make_outcome_view(model: OutcomeTableModel, name: str) -> QTableView:
-    """A read-only table of outcomes, sized for reading, shared by the commit and runs views."""
-    view = QTableView()
-    view.setModel(model)
-    view.setAccessibleName(name)
-    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    view.setAlternatingRowColors(True)
-    view.setWordWrap(False)
-    view.verticalHeader().hide()
-    header = view.horizontalHeader()
-    header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-    header.setSectionResizeMode(OutcomeColumn.DETAILS, QHeaderView.ResizeMode.Stretch)
-    header.resizeSection(OutcomeColumn.NOTEBOOK, 240)
-    header.resizeSection(OutcomeColumn.PAGES, 70)
-    header.resizeSection(OutcomeColumn.OUTCOME, 130)
-    return view
-
-
-def format_duration(seconds: float) -> str:
-    t = QCoreApplication.translate
-    seconds = max(0, round(seconds))
-    if seconds < 60:
-        return t("CommitPage", "%n s", "", seconds)
-    minutes = round(seconds / 60)
-    if minutes < 60:
-        return t("CommitPage", "%n min", "", minutes)
-    return t("CommitPage", "{h} h {m} min").format(h=minutes // 60, m=minutes % 60)
 
 
 def confirm_cancel(parent: QWidget) -> bool:
@@ -398,16 +87,9 @@ class CommitPage(QWidget):
         self._stopping = ""
         self.batches_applied = 0  # how many time-budgeted batches ran (the bench reads it)
 
-        self.headline = QLabel()
-        self.headline.setAccessibleName(self.tr("Import status"))
-        font = self.headline.font()
-        font.setPointSizeF(font.pointSizeF() * 1.3)
-        font.setBold(True)
-        self.headline.setFont(font)
-        self.summary_label = QLabel()
-        self.summary_label.setWordWrap(True)
+        self.headline = headline_label(self.tr("Import status"))
+        self.summary_label = selectable_text(QLabel())
         self.summary_label.setAccessibleName(self.tr("Import summary"))
-        self.summary_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
         self.progress_bar = QProgressBar()
         self.progress_bar.setAccessibleName(self.tr("Pages imported"))
@@ -416,48 +98,47 @@ class CommitPage(QWidget):
         self.rate_label.setAccessibleName(self.tr("Import speed and time left"))
 
         self.model = OutcomeTableModel(parent=self)
-        self.table = make_outcome_view(self.model, self.tr("Item outcomes"))
+        self.table = outcome_view(self.model, self.tr("Item outcomes"))
 
-        style = self.style()
-        self.pause_button = QPushButton(
-            style.standardIcon(QStyle.StandardPixmap.SP_MediaPause), self.tr("&Pause")
+        tr = self.tr
+        self.pause_button = push_button(
+            tr("&Pause"),
+            icon=SP.SP_MediaPause,
+            name=tr("Pause the import"),
+            tip=tr("Stop at the next safe point; the run can be resumed from Runs"),
+            clicked=self.pause,
         )
-        self.pause_button.setAccessibleName(self.tr("Pause the import"))
-        self.pause_button.setToolTip(
-            self.tr("Stop at the next safe point; the run can be resumed from Runs")
+        self.cancel_button = push_button(
+            tr("&Cancel Import…"),
+            icon=SP.SP_MediaStop,
+            name=tr("Cancel the import"),
+            tip=tr("Stop importing; notebooks already committed stay in the corpus"),
+            clicked=self.ask_cancel,
         )
-        self.pause_button.clicked.connect(self.pause)
-        self.cancel_button = QPushButton(
-            style.standardIcon(QStyle.StandardPixmap.SP_MediaStop), self.tr("&Cancel Import…")
+        self.resume_button = push_button(
+            tr("&Resume"),
+            icon=SP.SP_MediaPlay,
+            name=tr("Resume the paused import"),
+            clicked=self._resume_clicked,
         )
-        self.cancel_button.setAccessibleName(self.tr("Cancel the import"))
-        self.cancel_button.setToolTip(
-            self.tr("Stop importing; notebooks already committed stay in the corpus")
+        self.open_folder_button = push_button(
+            tr("&Open Corpus Folder"),
+            icon=SP.SP_DirOpenIcon,
+            name=tr("Open the corpus folder"),
+            clicked=self.open_corpus_requested,
         )
-        self.cancel_button.clicked.connect(self.ask_cancel)
-        self.resume_button = QPushButton(
-            style.standardIcon(QStyle.StandardPixmap.SP_MediaPlay), self.tr("&Resume")
+        self.show_run_button = push_button(
+            tr("Show in &Runs"),
+            icon=SP.SP_FileDialogDetailedView,
+            name=tr("Show this run in the Runs view"),
+            clicked=self._show_run_clicked,
         )
-        self.resume_button.setAccessibleName(self.tr("Resume the paused import"))
-        self.resume_button.clicked.connect(self._resume_clicked)
-        self.open_folder_button = QPushButton(
-            style.standardIcon(QStyle.StandardPixmap.SP_DirOpenIcon),
-            self.tr("&Open Corpus Folder"),
+        self.new_import_button = push_button(
+            tr("&New Import"),
+            icon=SP.SP_FileDialogNewFolder,
+            name=tr("Start a new import"),
+            clicked=self.new_import_requested,
         )
-        self.open_folder_button.setAccessibleName(self.tr("Open the corpus folder"))
-        self.open_folder_button.clicked.connect(self.open_corpus_requested)
-        self.show_run_button = QPushButton(
-            style.standardIcon(QStyle.StandardPixmap.SP_FileDialogDetailedView),
-            self.tr("Show in &Runs"),
-        )
-        self.show_run_button.setAccessibleName(self.tr("Show this run in the Runs view"))
-        self.show_run_button.clicked.connect(self._show_run_clicked)
-        self.new_import_button = QPushButton(
-            style.standardIcon(QStyle.StandardPixmap.SP_FileDialogNewFolder),
-            self.tr("&New Import"),
-        )
-        self.new_import_button.setAccessibleName(self.tr("Start a new import"))
-        self.new_import_button.clicked.connect(self.new_import_requested)
 
         buttons = QHBoxLayout()
         for b in (self.pause_button, self.resume_button, self.cancel_button):
@@ -669,7 +350,7 @@ class CommitPage(QWidget):
             self.headline.setText(self.tr("Already imported"))
             summary = self.tr(
                 "This plan was imported before (run {run}, {status}); nothing was done."
-            ).format(run=result.run_id, status=status_words(result.status).lower())
+            ).format(run=result.run_id, status=run_status_words(result.status).lower())
         elif result.paused or result.superseded or not result.status.terminal:
             self.headline.setText(self.tr("Paused"))
             summary = self.tr(
@@ -677,17 +358,14 @@ class CommitPage(QWidget):
                 "with the same ids."
             )
         else:
-            self.headline.setText(status_words(result.status))
-            summary = status_explanation(result.status)
-        summary += " " + self._counts_sentence(counts, pages)
+            self.headline.setText(run_status_words(result.status))
+            summary = run_status_explanation(result.status)
+        summary += " " + counts_sentence(counts, pages)
         for problem in result.verification_problems:
             summary += "\n" + problem
         self.summary_label.setText(summary)
         self.rate_label.setText(self._elapsed_sentence())
         self._show_progress()
-
-    def _counts_sentence(self, counts: dict[str, int], pages: int) -> str:
-        return counts_sentence(counts, pages)
 
     def last_run_pages(self) -> tuple[int, float]:
         """Pages committed by this attempt and the seconds it took (the benchmark reads it)."""

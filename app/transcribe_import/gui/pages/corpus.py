@@ -6,40 +6,44 @@ A view only: the window runs doctor on a worker and hands the results here.
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 
 from PySide6.QtCore import QDateTime, QLocale, QSize, QSortFilterProxyModel, Qt, Signal
-from PySide6.QtGui import QIcon, QResizeEvent
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QPushButton,
     QSizePolicy,
     QStackedWidget,
     QStyle,
-    QTableView,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from transcribe_import.engine.doctor import DoctorReport
 from transcribe_import.engine.base.findings import Finding, Severity
+from transcribe_import.engine.doctor import DoctorReport
 from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
-from transcribe_import.gui.models.base import SORT_ROLE, NotebookColumn, NotebookTableModel
+from transcribe_import.gui.icons import SP, finding_icon, standard_icon
+from transcribe_import.gui.models.base import SORT_ROLE
+from transcribe_import.gui.models.notebooks import NotebookColumn, NotebookTableModel
+from transcribe_import.gui.widgets import (
+    icon_label,
+    push_button,
+    selectable_text,
+    set_small_icon,
+    table_view,
+)
+from transcribe_import.gui.wording import finding_severity_words
 
 _COLUMN_PADDING = 24
 
 # Findings that need a person come first, then what doctor repaired, then notes.
 _SEVERITY_ORDER = {Severity.PROBLEM: 0, Severity.REPAIRED: 1, Severity.INFO: 2}
-_SEVERITY_ICON = {
-    Severity.PROBLEM: QStyle.StandardPixmap.SP_MessageBoxWarning,
-    Severity.REPAIRED: QStyle.StandardPixmap.SP_DialogApplyButton,
-    Severity.INFO: QStyle.StandardPixmap.SP_MessageBoxInformation,
-}
 
 
 class CorpusPage(QWidget):
@@ -58,19 +62,15 @@ class CorpusPage(QWidget):
         self._sort_model.setSourceModel(self.notebook_model)
         self._sort_model.setSortRole(SORT_ROLE)
 
-        self.notebook_table = QTableView()
-        self.notebook_table.setAccessibleName(self.tr("Notebooks"))
-        self.notebook_table.setModel(self._sort_model)
+        self.notebook_table = table_view(
+            self._sort_model,
+            self.tr("Notebooks"),
+            selection=QAbstractItemView.SelectionMode.ExtendedSelection,
+        )
         self.notebook_table.setSortingEnabled(True)
         # Oldest first, the order `transcribe-import notebooks` prints, so the two agree.
         self.notebook_table.sortByColumn(NotebookColumn.CREATED, Qt.SortOrder.AscendingOrder)
-        self.notebook_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.notebook_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.notebook_table.setAlternatingRowColors(True)
-        self.notebook_table.setWordWrap(False)
-        self.notebook_table.verticalHeader().hide()
         header = self.notebook_table.horizontalHeader()
-        header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         header.setSectionResizeMode(NotebookColumn.TITLE, QHeaderView.ResizeMode.Stretch)
 
         self.loading_label = self._centred_label(
@@ -89,25 +89,21 @@ class CorpusPage(QWidget):
         for page in (self.loading_label, self.notebook_table, self.empty_label):
             self.notebook_stack.addWidget(page)
 
-        self.health_icon = QLabel()
+        self.health_icon = icon_label()
         # A fixed box, so the summary does not shift when the icon comes and goes.
         icon_size = self.style().pixelMetric(QStyle.PixelMetric.PM_SmallIconSize)
         self.health_icon.setFixedSize(icon_size, icon_size)
-        self.health_summary = QLabel()
-        self.health_summary.setWordWrap(True)
+        self.health_summary = selectable_text(QLabel())
         self.health_summary.setAccessibleName(self.tr("Corpus health summary"))
-        self.health_summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.check_again_button = QPushButton(
-            self.style().standardIcon(QStyle.StandardPixmap.SP_BrowserReload),
-            self.tr("&Check Again"),
-        )
-        self.check_again_button.setAccessibleName(self.tr("Check the corpus again"))
-        self.check_again_button.setToolTip(
-            self.tr("Run doctor again: recover interrupted work and look for problems")
-        )
         # A signal, not a lambda: a lambda over self made PySide crash when the window was
         # garbage-collected ("shared QObject was deleted directly").
-        self.check_again_button.clicked.connect(self.check_requested)
+        self.check_again_button = push_button(
+            self.tr("&Check Again"),
+            icon=SP.SP_BrowserReload,
+            name=self.tr("Check the corpus again"),
+            tip=self.tr("Run doctor again: recover interrupted work and look for problems"),
+            clicked=self.check_requested,
+        )
 
         self.findings_view = FindingsView()
         self.findings_view.setAccessibleName(self.tr("Corpus health findings"))
@@ -128,10 +124,8 @@ class CorpusPage(QWidget):
         layout.addWidget(self.health_panel, 0)
 
     def _centred_label(self, text: str) -> QLabel:
-        label = QLabel(text)
+        label = selectable_text(QLabel(text))
         label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        label.setWordWrap(True)
-        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         label.setMargin(24)
         return label
 
@@ -150,7 +144,7 @@ class CorpusPage(QWidget):
             why or self.tr("Run doctor again: recover interrupted work and look for problems")
         )
 
-    def show_notebooks(self, notebooks: list[NotebookSummary]) -> None:
+    def show_notebooks(self, notebooks: Sequence[NotebookSummary]) -> None:
         self.notebook_model.set_notebooks(notebooks)
         if notebooks and not self._columns_fitted:
             # Fitted once, with room to breathe; later listings keep what the user dragged.
@@ -191,40 +185,26 @@ class CorpusPage(QWidget):
                 outcome=outcome, checked=checked, when=when
             )
         )
-        icon = (
-            QStyle.StandardPixmap.SP_MessageBoxWarning
-            if problems
-            else QStyle.StandardPixmap.SP_DialogApplyButton
-        )
-        self._set_health_icon(icon)
+        self._set_health_icon(SP.SP_MessageBoxWarning if problems else SP.SP_DialogApplyButton)
         self.findings_view.set_items([self._finding_item(f) for f in findings])
 
     def show_failure(self, message: str) -> None:
         self.health_summary.setText(
             self.tr("The check could not finish: {message}").format(message=message)
         )
-        self._set_health_icon(QStyle.StandardPixmap.SP_MessageBoxCritical)
+        self._set_health_icon(SP.SP_MessageBoxCritical)
         self.findings_view.set_items([])
 
     def _finding_item(self, finding: Finding) -> QTableWidgetItem:
-        label = {
-            Severity.PROBLEM: self.tr("Needs attention"),
-            Severity.REPAIRED: self.tr("Repaired"),
-            Severity.INFO: self.tr("Note"),
-        }.get(finding.severity, str(finding.severity))
-        icon = self._standard_icon(_SEVERITY_ICON.get(finding.severity))
-        item = QTableWidgetItem(icon, finding.message)
+        label = finding_severity_words(finding.severity)
+        item = QTableWidgetItem(finding_icon(finding.severity), finding.message)
         # Screen readers hear the severity the icon shows.
         item.setData(Qt.ItemDataRole.AccessibleTextRole, f"{label}: {finding.message}")
         item.setToolTip(f"{label} ({finding.code})" + (f"\n{finding.path}" if finding.path else ""))
         return item
 
     def _set_health_icon(self, pixmap: QStyle.StandardPixmap) -> None:
-        size = self.style().pixelMetric(QStyle.PixelMetric.PM_SmallIconSize)
-        self.health_icon.setPixmap(self._standard_icon(pixmap).pixmap(size, size))
-
-    def _standard_icon(self, pixmap: QStyle.StandardPixmap | None) -> QIcon:
-        return QIcon() if pixmap is None else self.style().standardIcon(pixmap)
+        set_small_icon(self.health_icon, standard_icon(pixmap))
 
 
 class FindingsView(QTableWidget):

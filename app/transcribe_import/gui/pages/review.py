@@ -9,8 +9,17 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
+from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSize, Qt, Signal, Slot
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QItemSelectionModel,
+    QModelIndex,
+    QSize,
+    Qt,
+    Signal,
+    Slot,
+)
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -41,10 +50,16 @@ from transcribe_import.gui.models.plan import (
     ProblemColumn,
     ProblemsModel,
     SourceIdsRole,
-    item_message,
 )
 from transcribe_import.gui.session import ImportSession
 from transcribe_import.gui.thumbnails import ThumbnailCache
+from transcribe_import.gui.widgets import pane, selectable_text, table_view
+from transcribe_import.gui.wording import (
+    errors_words,
+    item_message,
+    resolution_words,
+    warnings_words,
+)
 
 # The thumbnail as a table row shows it; the cache renders at 160 px, sharp on a 2x screen.
 THUMBNAIL_SIZE = QSize(44, 56)
@@ -230,12 +245,7 @@ class ReviewPage(QWidget):
         commands.addWidget(self.redo_button)
 
         # Left: the notebooks of the plan.
-        self.items_view = QTableView()
-        self.items_view.setAccessibleName(tr("Notebooks in the plan"))
-        self.items_view.setModel(self.items_model)
-        self._table_defaults(self.items_view)
-        self.items_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.items_view.verticalHeader().hide()
+        self.items_view = self._table(self.items_model, tr("Notebooks in the plan"))
         header = self.items_view.horizontalHeader()
         header.setSectionResizeMode(ItemColumn.NOTEBOOK, QHeaderView.ResizeMode.Stretch)
         for column in (ItemColumn.ACTION, ItemColumn.PAGES, ItemColumn.STATE):
@@ -245,11 +255,7 @@ class ReviewPage(QWidget):
         header.setResizeContentsPrecision(0)
         items_label = QLabel(tr("&Notebooks"))
         items_label.setBuddy(self.items_view)
-        left = QWidget()
-        left_layout = QVBoxLayout(left)
-        left_layout.setContentsMargins(0, 0, 0, 0)
-        left_layout.addWidget(items_label)
-        left_layout.addWidget(self.items_view)
+        left = pane(items_label, self.items_view)
 
         # Right: the decisions the selected notebook needs, above its pages.
         self.pages_label = QLabel()
@@ -257,11 +263,12 @@ class ReviewPage(QWidget):
         self.decision_panel.setAccessibleName(tr("Decisions this notebook needs"))
         self._decision_layout = QVBoxLayout(self.decision_panel)
         self._decision_layout.setContentsMargins(9, 2, 9, 6)
-        self.page_view = QTableView()
-        self.page_view.setAccessibleName(tr("Pages of the notebook, in notebook order"))
-        self.page_view.setModel(self.pages_model)
-        self._table_defaults(self.page_view)
-        self.page_view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.page_view = self._table(
+            self.pages_model,
+            tr("Pages of the notebook, in notebook order"),
+            selection=QAbstractItemView.SelectionMode.ExtendedSelection,
+            row_numbers=True,
+        )
         self.page_view.setIconSize(THUMBNAIL_SIZE)
         self.page_view.setDragEnabled(True)
         self.page_view.setAcceptDrops(True)
@@ -300,12 +307,7 @@ class ReviewPage(QWidget):
             header.resizeSection(column, width)
         header.setStretchLastSection(True)  # the warning, whatever room is left
         self.pages_label.setBuddy(self.page_view)
-        right = QWidget()
-        right_layout = QVBoxLayout(right)
-        right_layout.setContentsMargins(0, 0, 0, 0)
-        right_layout.addWidget(self.pages_label)
-        right_layout.addWidget(self.decision_panel)
-        right_layout.addWidget(self.page_view, 1)
+        right = pane(self.pages_label, self.decision_panel, (self.page_view, 1))
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(left)
@@ -315,12 +317,7 @@ class ReviewPage(QWidget):
         self.splitter.setChildrenCollapsible(False)
 
         # Bottom: every problem of the last validation, and what can be done next.
-        self.problems_view = QTableView()
-        self.problems_view.setAccessibleName(tr("Problems found by validation"))
-        self.problems_view.setModel(self.problems_model)
-        self._table_defaults(self.problems_view)
-        self.problems_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.problems_view.verticalHeader().hide()
+        self.problems_view = self._table(self.problems_model, tr("Problems found by validation"))
         # Messages wrap: they say what to do, and a cut-off one does not.
         self.problems_view.setWordWrap(True)
         self.problems_view.verticalHeader().setSectionResizeMode(
@@ -344,11 +341,7 @@ class ReviewPage(QWidget):
         summary_row.addWidget(self.problems_summary, 1)
         summary_row.addWidget(self.validate_button)
         summary_row.addWidget(self.commit_button)
-        bottom = QWidget()
-        bottom_layout = QVBoxLayout(bottom)
-        bottom_layout.setContentsMargins(0, 0, 0, 0)
-        bottom_layout.addLayout(summary_row)
-        bottom_layout.addWidget(self.problems_view)
+        bottom = pane(summary_row, self.problems_view)
 
         self.main_splitter = QSplitter(Qt.Orientation.Vertical)
         self.main_splitter.addWidget(self.splitter)
@@ -358,10 +351,8 @@ class ReviewPage(QWidget):
         self.main_splitter.setChildrenCollapsible(False)
 
         # An edit the engine refused says why here; it never interrupts with a dialog.
-        self.status_label = QLabel()
-        self.status_label.setWordWrap(True)
+        self.status_label = selectable_text(QLabel())
         self.status_label.setAccessibleName(tr("Last edit"))
-        self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.status_label.hide()
 
         layout = QVBoxLayout(self)
@@ -370,16 +361,11 @@ class ReviewPage(QWidget):
         layout.addWidget(self.status_label)
 
     @staticmethod
-    def _table_defaults(view: QTableView) -> None:
-        view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        view.setAlternatingRowColors(True)
-        view.setWordWrap(False)
+    def _table(model: QAbstractItemModel, name: str, **kwargs: Any) -> QTableView:
+        view = table_view(model, name, **kwargs)
         view.setTabKeyNavigation(False)  # Tab leaves the table, as keyboard users expect
-        view.horizontalHeader().setDefaultAlignment(
-            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
-        )
         view.horizontalHeader().setHighlightSections(False)
+        return view
 
     # -- the shell's interface -------------------------------------------------------------
 
@@ -389,7 +375,7 @@ class ReviewPage(QWidget):
     def select_item(self, item_id: str) -> bool:
         """Show that notebook's pages; False when the plan has no such item."""
         row = self.items_model.row_of(item_id)
-        if row < 0:
+        if row is None:
             return False
         self.items_view.setCurrentIndex(self.items_model.index(row, ItemColumn.NOTEBOOK))
         return True
@@ -620,7 +606,7 @@ class ReviewPage(QWidget):
         plan = self.session.plan
         keep = self.pages_model.item_id()
         if plan is not None and plan.items:
-            if keep is None or self.items_model.row_of(keep) < 0:
+            if keep is None or self.items_model.row_of(keep) is None:
                 keep = plan.items[0].item_id
             self.select_item(keep)
             # The model was reset; a current row that did not change sends no signal.
@@ -738,18 +724,11 @@ class ReviewPage(QWidget):
             (buttons[0] if buttons else self.page_view).setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _resolution_button(self, resolution: str) -> QPushButton:
-        texts = {
-            "accept": self.tr("Accept this order"),
-            "capture_time": self.tr("Order by capture time"),
-            "name": self.tr("Order by name"),
-            "mtime": self.tr("Order by modification time"),
-            "exclude": self.tr("Exclude the selected pages"),
-        }
         if resolution == "exclude":
             # Follows the page selection, as the Exclude command does.
-            button: QPushButton = _ActionButton(self.exclude_action, texts["exclude"])
+            button: QPushButton = _ActionButton(self.exclude_action, resolution_words(resolution))
             return button
-        button = QPushButton(texts.get(resolution, resolution))
+        button = QPushButton(resolution_words(resolution))
         button.setProperty("resolution", resolution)
         button.clicked.connect(self._on_resolution_clicked)
         return button
@@ -801,24 +780,17 @@ class ReviewPage(QWidget):
                 "is possible once no error stands."
             )
         elif report.errors:
-            text = self._errors_text(len(report.errors))
+            text = errors_words(len(report.errors))
             if report.warnings:
-                text += ", " + self._warnings_text(len(report.warnings))
+                text += ", " + warnings_words(len(report.warnings))
             text += self.tr(". Commit is possible once every error is resolved.")
         elif report.warnings:
             text = self.tr("No errors, {warnings}: ready to commit.").format(
-                warnings=self._warnings_text(len(report.warnings))
+                warnings=warnings_words(len(report.warnings))
             )
         else:
             text = self.tr("No problems: ready to commit.")
         self.problems_summary.setText(text)
-
-    # Whole phrases per count, not "error(s)": they translate, and read, as phrases.
-    def _errors_text(self, n: int) -> str:
-        return self.tr("1 error") if n == 1 else self.tr("{n} errors").format(n=n)
-
-    def _warnings_text(self, n: int) -> str:
-        return self.tr("1 warning") if n == 1 else self.tr("{n} warnings").format(n=n)
 
     def _show_error(self, message: str | None) -> None:
         if message:

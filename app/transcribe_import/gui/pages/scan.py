@@ -7,27 +7,25 @@ the window responsive. Cancel asks the engine's scan to stop; nothing is planned
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
-
 from PySide6.QtCore import QLocale, Qt, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QProgressBar,
-    QPushButton,
     QSizePolicy,
     QStyle,
     QVBoxLayout,
     QWidget,
 )
 
-from transcribe_import.engine.media.decode import RenderSettings
 from transcribe_import.engine.planning.scan import ScanPhase, ScanProgress
 from transcribe_import.engine.storage.corpus import Corpus
-from transcribe_import.gui.pages.commit import plural
-from transcribe_import.gui.workers import ScanOutcome, ScanWorker
+from transcribe_import.gui.icons import SP
+from transcribe_import.gui.values import ScanOutcome, ScanRequest
+from transcribe_import.gui.widgets import headline_label, push_button
+from transcribe_import.gui.wording import plural
+from transcribe_import.gui.workers import ScanWorker
 
 
 class ElidedLabel(QLabel):
@@ -74,12 +72,7 @@ class ScanPage(QWidget):
         self._closed = False
         self.updates = 0  # progress updates shown (the tests check the throttle with it)
 
-        self.headline = QLabel()
-        font = self.headline.font()
-        font.setPointSizeF(font.pointSizeF() * 1.3)
-        font.setBold(True)
-        self.headline.setFont(font)
-        self.headline.setAccessibleName(self.tr("Scan status"))
+        self.headline = headline_label(self.tr("Scan status"))
         self.roots_label = ElidedLabel()
         self.roots_label.setAccessibleName(self.tr("Folders and files being scanned"))
 
@@ -92,12 +85,13 @@ class ScanPage(QWidget):
         self.current_label.setAccessibleName(self.tr("Folder being read"))
         self.current_caption.setBuddy(self.current_label)
 
-        self.cancel_button = QPushButton(
-            self.style().standardIcon(QStyle.StandardPixmap.SP_MediaStop), self.tr("&Cancel Scan")
+        self.cancel_button = push_button(
+            self.tr("&Cancel Scan"),
+            icon=SP.SP_MediaStop,
+            name=self.tr("Cancel the scan"),
+            tip=self.tr("Stop scanning; nothing is planned or imported"),
+            clicked=self.cancel,
         )
-        self.cancel_button.setAccessibleName(self.tr("Cancel the scan"))
-        self.cancel_button.setToolTip(self.tr("Stop scanning; nothing is planned or imported"))
-        self.cancel_button.clicked.connect(self.cancel)
 
         current_row = QHBoxLayout()
         current_row.addWidget(self.current_caption)
@@ -133,28 +127,11 @@ class ScanPage(QWidget):
     def is_running(self) -> bool:
         return self._worker is not None
 
-    def start(
-        self,
-        roots: Sequence[Path],
-        *,
-        mode: str,
-        title: str | None,
-        policy_id: str,
-        settings: RenderSettings,
-        workers: int,
-    ) -> None:
+    def start(self, request: ScanRequest) -> None:
         assert self._worker is None, "one scan at a time"
         if self._closed:
             return
-        worker = ScanWorker(
-            self.corpus,
-            roots,
-            mode=mode,
-            title=title,
-            policy_id=policy_id,
-            settings=settings,
-            workers=workers,
-        )
+        worker = ScanWorker(self.corpus, request)
         worker.progress.connect(self._progress)
         worker.planned.connect(self.planned)
         worker.cancelled.connect(self.cancelled)
@@ -162,7 +139,7 @@ class ScanPage(QWidget):
         worker.finished.connect(self._worker_finished)
         self._worker = worker
         self.updates = 0
-        names = ", ".join(str(r) for r in roots)
+        names = ", ".join(str(r) for r in request.roots)
         self.headline.setText(self.tr("Looking for page files…"))
         self.roots_label.set_full_text(self.tr("In {names}").format(names=names))
         self.found_label.setText(self.tr("No page files found yet"))

@@ -28,17 +28,17 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QPushButton,
     QRadioButton,
-    QStyle,
     QVBoxLayout,
     QWidget,
 )
 
-from transcribe_import.engine.doctor import DoctorReport
 from transcribe_import.engine.base.findings import FindingCode
+from transcribe_import.engine.doctor import DoctorReport
 from transcribe_import.engine.storage.corpus import NotebookSummary
-from transcribe_import.gui.models.base import format_local
-from transcribe_import.gui.pages.commit import plural
-from transcribe_import.gui.workers import RunSummary
+from transcribe_import.gui.icons import SP, standard_icon
+from transcribe_import.gui.values import RunSummary
+from transcribe_import.gui.widgets import icon_label, push_button, selectable_text
+from transcribe_import.gui.wording import format_local, plural
 
 MODE_FOLDERS = "folders"
 MODE_SINGLE = "single"
@@ -105,7 +105,7 @@ class StartPage(QWidget):
         self.drop_zone = DropZone()
         self.drop_zone.setAccessibleName(self.tr("Drop folders or page files here"))
         icon = QLabel()
-        icon.setPixmap(style.standardIcon(QStyle.StandardPixmap.SP_DirIcon).pixmap(QSize(48, 48)))
+        icon.setPixmap(style.standardIcon(SP.SP_DirIcon).pixmap(QSize(48, 48)))
         icon.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.drop_label = QLabel(
             self.tr(
@@ -115,16 +115,18 @@ class StartPage(QWidget):
         )
         self.drop_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.drop_label.setWordWrap(True)
-        self.add_folder_button = QPushButton(
-            style.standardIcon(QStyle.StandardPixmap.SP_DirOpenIcon), self.tr("Add &Folder…")
+        self.add_folder_button = push_button(
+            self.tr("Add &Folder…"),
+            icon=SP.SP_DirOpenIcon,
+            name=self.tr("Add a folder to import"),
+            clicked=self.choose_folder,
         )
-        self.add_folder_button.setAccessibleName(self.tr("Add a folder to import"))
-        self.add_folder_button.clicked.connect(self.choose_folder)
-        self.add_files_button = QPushButton(
-            style.standardIcon(QStyle.StandardPixmap.SP_FileIcon), self.tr("Add F&iles…")
+        self.add_files_button = push_button(
+            self.tr("Add F&iles…"),
+            icon=SP.SP_FileIcon,
+            name=self.tr("Add page files to import"),
+            clicked=self.choose_files,
         )
-        self.add_files_button.setAccessibleName(self.tr("Add page files to import"))
-        self.add_files_button.clicked.connect(self.choose_files)
         add_row = QHBoxLayout()
         add_row.addStretch(1)
         add_row.addWidget(self.add_folder_button)
@@ -142,14 +144,17 @@ class StartPage(QWidget):
         self.sources_list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.sources_list.setMaximumHeight(100)
         self.sources_list.itemSelectionChanged.connect(self._update_buttons)
-        self.remove_button = QPushButton(
-            style.standardIcon(QStyle.StandardPixmap.SP_DialogDiscardButton), self.tr("&Remove")
+        self.remove_button = push_button(
+            self.tr("&Remove"),
+            icon=SP.SP_DialogDiscardButton,
+            name=self.tr("Remove the selected folders and files"),
+            clicked=self.remove_selected,
         )
-        self.remove_button.setAccessibleName(self.tr("Remove the selected folders and files"))
-        self.remove_button.clicked.connect(self.remove_selected)
-        self.clear_button = QPushButton(self.tr("C&lear"))
-        self.clear_button.setAccessibleName(self.tr("Remove every folder and file"))
-        self.clear_button.clicked.connect(self.clear_sources)
+        self.clear_button = push_button(
+            self.tr("C&lear"),
+            name=self.tr("Remove every folder and file"),
+            clicked=self.clear_sources,
+        )
         list_buttons = QVBoxLayout()
         list_buttons.addWidget(self.remove_button)
         list_buttons.addWidget(self.clear_button)
@@ -193,40 +198,32 @@ class StartPage(QWidget):
         grid.addWidget(self.notebook_combo, 2, 1)
         grid.setColumnStretch(1, 1)
 
-        self.scan_button = QPushButton(
-            style.standardIcon(QStyle.StandardPixmap.SP_MediaPlay), self.tr("&Scan")
-        )
-        self.scan_button.setAccessibleName(self.tr("Scan the folders and files"))
-        self.scan_button.setToolTip(
-            self.tr("Find the page files and propose a plan; nothing is imported yet")
+        self.scan_button = push_button(
+            self.tr("&Scan"),
+            icon=SP.SP_MediaPlay,
+            name=self.tr("Scan the folders and files"),
+            tip=self.tr("Find the page files and propose a plan; nothing is imported yet"),
+            clicked=self.scan_requested,
         )
         self.scan_button.setDefault(True)
-        self.scan_button.clicked.connect(self.scan_requested)
         self.hint_label = QLabel()
         self.hint_label.setAccessibleName(self.tr("What is needed before scanning"))
-        self.error_icon = QLabel()
-        size = style.pixelMetric(QStyle.PixelMetric.PM_SmallIconSize)
-        self.error_icon.setPixmap(
-            style.standardIcon(QStyle.StandardPixmap.SP_MessageBoxCritical).pixmap(size, size)
-        )
-        self.error_label = QLabel()
-        self.error_label.setWordWrap(True)
+        self.error_icon = icon_label(standard_icon(SP.SP_MessageBoxCritical))
+        self.error_label = selectable_text(QLabel())
         self.error_label.setAccessibleName(self.tr("Why the last scan stopped"))
-        self.error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.error_row = QWidget()
         error_layout = QHBoxLayout(self.error_row)
         error_layout.setContentsMargins(0, 0, 0, 0)
         error_layout.addWidget(self.error_icon, 0, Qt.AlignmentFlag.AlignTop)
         error_layout.addWidget(self.error_label, 1)
         self.error_row.hide()
-        self.review_button = QPushButton(
-            style.standardIcon(QStyle.StandardPixmap.SP_ArrowBack), self.tr("Back to &Review")
+        self.review_button = push_button(
+            self.tr("Back to &Review"),
+            icon=SP.SP_ArrowBack,
+            name=self.tr("Back to the plan under review"),
+            tip=self.tr("The plan made by the last scan is still there; a new scan replaces it"),
+            clicked=self.review_requested,
         )
-        self.review_button.setAccessibleName(self.tr("Back to the plan under review"))
-        self.review_button.setToolTip(
-            self.tr("The plan made by the last scan is still there; a new scan replaces it")
-        )
-        self.review_button.clicked.connect(self.review_requested)
         self.review_button.hide()
         scan_row = QHBoxLayout()
         scan_row.addWidget(self.hint_label, 1)
@@ -291,14 +288,9 @@ class StartPage(QWidget):
 
     def _refresh_sources(self) -> None:
         self.sources_list.clear()
-        style = self.style()
         for p in self._paths:
-            pixmap = (
-                QStyle.StandardPixmap.SP_DirIcon
-                if p.is_dir()
-                else QStyle.StandardPixmap.SP_FileIcon
-            )
-            item = QListWidgetItem(style.standardIcon(pixmap), str(p))
+            pixmap = SP.SP_DirIcon if p.is_dir() else SP.SP_FileIcon
+            item = QListWidgetItem(standard_icon(pixmap), str(p))
             item.setToolTip(str(p))
             self.sources_list.addItem(item)
         self.sources_box.setVisible(bool(self._paths))
@@ -427,7 +419,6 @@ class StartPage(QWidget):
                 widget.hide()
                 widget.setProperty("stale", True)
                 widget.deleteLater()
-        style = self.style()
         for run in self._interrupted:
             done = run.committed + run.skipped + run.failed
             total = done + run.not_done
@@ -446,17 +437,20 @@ class StartPage(QWidget):
                     self.tr("%Ln pages committed", "", run.pages_committed),
                 ),
             )
-            resume = QPushButton(
-                style.standardIcon(QStyle.StandardPixmap.SP_MediaPlay), self.tr("Resume")
+            resume = push_button(
+                self.tr("Resume"),
+                icon=SP.SP_MediaPlay,
+                name=self.tr("Resume the interrupted import"),
+                clicked=self._resume_clicked,
             )
-            resume.setAccessibleName(self.tr("Resume the interrupted import"))
-            resume.setProperty("run_id", run.run_id)
-            resume.clicked.connect(self._resume_clicked)
-            show = QPushButton(self.tr("Show Run"))
-            show.setAccessibleName(self.tr("Show the interrupted import in Runs"))
-            show.setProperty("run_id", run.run_id)
-            show.clicked.connect(self._show_run_clicked)
-            self._add_notice(QStyle.StandardPixmap.SP_MessageBoxWarning, text, [resume, show])
+            show = push_button(
+                self.tr("Show Run"),
+                name=self.tr("Show the interrupted import in Runs"),
+                clicked=self._show_run_clicked,
+            )
+            for button in (resume, show):
+                button.setProperty("run_id", run.run_id)
+            self._add_notice(SP.SP_MessageBoxWarning, text, [resume, show])
         if self._quarantine_messages:
             n = len(self._quarantine_messages)
             text = (
@@ -468,10 +462,12 @@ class StartPage(QWidget):
                 + " "
                 + html.escape(self._quarantine_messages[0])
             )
-            show = QPushButton(self.tr("Show Corpus Health"))
-            show.setAccessibleName(self.tr("Show the corpus health findings"))
-            show.clicked.connect(self.show_health_requested)
-            self._add_notice(QStyle.StandardPixmap.SP_MessageBoxInformation, text, [show])
+            show = push_button(
+                self.tr("Show Corpus Health"),
+                name=self.tr("Show the corpus health findings"),
+                clicked=self.show_health_requested,
+            )
+            self._add_notice(SP.SP_MessageBoxInformation, text, [show])
         self.notices.setVisible(bool(self._interrupted or self._quarantine_messages))
 
     # Bound methods reading the button's run id: a lambda over self made PySide crash when
@@ -482,19 +478,13 @@ class StartPage(QWidget):
     def _show_run_clicked(self) -> None:
         self.show_run_requested.emit(str(self.sender().property("run_id")))
 
-    def _add_notice(
-        self, pixmap: QStyle.StandardPixmap, text: str, buttons: list[QPushButton]
-    ) -> None:
+    def _add_notice(self, pixmap: SP, text: str, buttons: list[QPushButton]) -> None:
         row = QWidget()
         layout = QHBoxLayout(row)
         layout.setContentsMargins(0, 0, 0, 0)
-        icon = QLabel()
-        size = self.style().pixelMetric(QStyle.PixelMetric.PM_SmallIconSize)
-        icon.setPixmap(self.style().standardIcon(pixmap).pixmap(size, size))
-        label = QLabel(text)
+        icon = icon_label(standard_icon(pixmap))
+        label = selectable_text(QLabel(text))
         label.setObjectName("noticeText")
-        label.setWordWrap(True)
-        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(icon, 0, Qt.AlignmentFlag.AlignTop)
         layout.addWidget(label, 1)
         for b in buttons:

@@ -8,13 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from transcribe_import.engine.base.text import display_name, natural_key
 from transcribe_import.engine.planning.plan import Op
-from transcribe_import.engine.planning.scan import (
-    ScannedFile,
-    ScanResult,
-    display_name,
-    natural_key,
-)
+from transcribe_import.engine.planning.scan import ScannedFile, ScanResult
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from transcribe_import.engine.media.kinds import PDF
 from transcribe_import.engine.planning.adapters.base import (
     AdapterResult,
     Group,
@@ -12,8 +13,6 @@ from transcribe_import.engine.planning.adapters.base import (
 )
 from transcribe_import.engine.planning.plan import Op
 from transcribe_import.engine.planning.scan import ScannedFile, ScanResult
-
-PDF = "application/pdf"
 
 
 def is_pdf(f: ScannedFile) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from transcribe_import.engine.base.text import display_name
 from transcribe_import.engine.planning.adapters.base import (
     AdapterResult,
     Group,
@@ -12,7 +13,7 @@ from transcribe_import.engine.planning.adapters.base import (
     stem,
 )
 from transcribe_import.engine.planning.plan import Op
-from transcribe_import.engine.planning.scan import ScanResult, display_name
+from transcribe_import.engine.planning.scan import ScanResult
 
 
 class SingleAdapter:

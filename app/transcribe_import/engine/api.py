@@ -1,0 +1,453 @@
+"""The use cases the command line and the window both call: plan, validate, commit, runs, doctor.
+
+Each function here is one thing a person asks of the app, written once. The CLI
+(``cli/``) turns them into commands, words on a terminal and exit codes; the window
+(``gui/``) runs them on worker threads and shows their values. Neither face holds a
+rule of its own: what a run "interrupted" is, which runs a commit continues, what a
+plan's discovery record says, which exit code a result has, are decided here or in
+the layer below.
+
+Imports that pull in the media decoders (Pillow, pypdf, pypdfium2) are deferred
+into the functions that scan or validate, so listing runs or notebooks starts fast.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.planning.plan import DedupeScope, ImportPlan, Op, PlanItem
+from transcribe_import.engine.runs.model import (
+    ItemOutcome,
+    ItemState,
+    RunControl,
+    RunEvent,
+    RunRecord,
+    RunResult,
+    RunStatus,
+)
+from transcribe_import.engine.runs.store import RunStore
+from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
+
+if TYPE_CHECKING:
+    from transcribe_import.engine.doctor import DoctorReport
+    from transcribe_import.engine.media.kinds import RenderSettings
+    from transcribe_import.engine.planning.scan import ScanProgress, ScanResult
+    from transcribe_import.engine.planning.validate import ValidationReport
+
+
+# -- exit codes ----------------------------------------------------------------------------
+
+
+class ExitCode(enum.IntEnum):
+    """The process exit statuses (docs/cli.md); the window uses the same ones."""
+
+    OK = 0  # success; a run that ended complete; doctor found nothing to report
+    PROBLEMS = 1  # a run that ended partial or failed; doctor reported problems
+    USAGE = 2  # bad arguments, missing file, unreadable plan document
+    INVALID_PLAN = 3  # validate errors: nothing was committed
+    CANCELLED = 4  # the run ended cancelled or cancelled_with_commits
+    LOCKED = 5  # the corpus or the run is locked by another process
+    INTERRUPTED = 6  # paused, or stopped by a signal other than Ctrl-C: resumable
+
+
+_LOCKED_CODES = frozenset({ErrorCode.CORPUS_BUSY, ErrorCode.NOTEBOOK_BUSY, ErrorCode.RUN_BUSY})
+
+
+def exit_code_for_status(status: RunStatus) -> ExitCode:
+    if not status.terminal:
+        return ExitCode.INTERRUPTED
+    if status is RunStatus.COMPLETE:
+        return ExitCode.OK
+    if status in (RunStatus.CANCELLED, RunStatus.CANCELLED_WITH_COMMITS):
+        return ExitCode.CANCELLED
+    return ExitCode.PROBLEMS
+
+
+def exit_code_for_result(result: RunResult) -> ExitCode:
+    if result.paused or result.superseded:
+        return ExitCode.INTERRUPTED
+    return exit_code_for_status(result.status)
+
+
+def exit_code_for_error(exc: TranscribeError) -> ExitCode:
+    if exc.code in _LOCKED_CODES:
+        return ExitCode.LOCKED
+    if exc.code is ErrorCode.PLAN_FROZEN:
+        return ExitCode.INVALID_PLAN
+    return ExitCode.PROBLEMS
+
+
+# -- plan ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlannedScan:
+    """What a scan found and the plan the chosen mode made of it."""
+
+    plan: ImportPlan
+    scan: ScanResult
+
+    @property
+    def files(self) -> int:
+        return len(self.scan.files)
+
+    @property
+    def ignored(self) -> int:
+        """Files found that are not page files or cannot be read (system junk not counted)."""
+        return sum(not i.junk for i in self.scan.ignored)
+
+
+def plan_paths(
+    corpus: Corpus | None,
+    roots: Sequence[Path],
+    *,
+    mode: str = "folders",
+    policy_id: str | None = None,
+    title: str | None = None,
+    dedupe_scope: DedupeScope = DedupeScope.NOTEBOOK,
+    settings: RenderSettings | None = None,
+    workers: int = 2,
+    should_stop: Callable[[], bool] | None = None,
+    on_progress: Callable[[ScanProgress], None] | None = None,
+) -> PlannedScan | None:
+    """Scan ``roots`` and plan the result with an adapter (``mode``); read-only.
+
+    Returns None when ``should_stop`` turned true before the plan was made. Raises
+    ``ValueError`` for a mode or title that does not fit, and ``TranscribeError`` for a
+    root that cannot be read.
+    """
+    from transcribe_import.engine.planning.plan import DEFAULT_POLICY_ID
+    from transcribe_import.engine.planning.planner import build_plan
+    from transcribe_import.engine.planning.scan import DEFAULT_SETTINGS, ScanCancelled, run_scan
+
+    try:
+        result = run_scan(
+            roots,
+            on_progress=on_progress,
+            settings=settings or DEFAULT_SETTINGS,
+            workers=workers,
+            should_stop=should_stop,
+        )
+    except ScanCancelled:
+        return None
+    if should_stop is not None and should_stop():
+        return None
+    plan = build_plan(
+        corpus,
+        result,
+        mode=mode,
+        policy_id=policy_id or DEFAULT_POLICY_ID,
+        title=title,
+        dedupe_scope=dedupe_scope,
+    )
+    return PlannedScan(plan, result)
+
+
+def check_plan_editable(corpus: Corpus, plan: ImportPlan, where: str) -> None:
+    """A plan with a run is frozen: refuse an edit, naming the run (``where`` names the plan)."""
+    run = RunStore(corpus).frozen_by(plan.plan_id)
+    if run is not None:
+        raise TranscribeError(
+            ErrorCode.PLAN_FROZEN,
+            f"{where} was committed as run {run.run_id} and is frozen; make a new plan "
+            "with `plan` to import differently.",
+            path=where,
+        )
+
+
+def reorder(
+    item: PlanItem,
+    *,
+    accept: bool = False,
+    by: str | None = None,
+    sequence: Sequence[str] | None = None,
+    exclude: Sequence[str] | None = None,
+    include: Sequence[str] | None = None,
+) -> PlanItem:
+    """One resolution of an item's page order (exactly one of the keywords); ValueError if bad.
+
+    ``exclude`` and ``include`` take names as validate shows them: a page source is left
+    out of (or taken back into) the order; an unusable file is acknowledged (left out on
+    purpose), and cannot be taken back since it cannot be imported.
+    """
+    from transcribe_import.engine.planning import edits, ordering
+    from transcribe_import.engine.planning.plan import OrderingRule
+
+    if accept:
+        return ordering.accept(item)
+    if by:
+        return ordering.order_by(item, OrderingRule(by))
+    if sequence:
+        return ordering.sequence(item, list(sequence))
+    if exclude:
+        rest, ack = _split_unusable(item, exclude)
+        if rest:
+            item = ordering.exclude(item, rest)
+        if ack:
+            item = edits.acknowledge_unusable(item, ack)
+        return item
+    if include:
+        rest, ack = _split_unusable(item, include)
+        if ack:
+            raise ValueError(f"{ack[0]} cannot be imported (it is unusable): fix it and plan again")
+        return ordering.include(item, rest)
+    raise ValueError("say how to resolve the order: accept, by, sequence, exclude or include")
+
+
+def _split_unusable(item: PlanItem, names: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Names of unusable files (not sources) go to the item's acknowledged list."""
+    unusable = {u["rel"] for u in item.unusable}
+    by_base = {rel.rsplit("/", 1)[-1]: rel for rel in unusable}
+    rest, ack = [], []
+    for n in names:
+        rel = n if n in unusable else by_base.get(n)
+        (ack if rel else rest).append(rel or n)
+    return rest, ack
+
+
+# -- validate ------------------------------------------------------------------------------
+
+
+def validate_plan(
+    corpus: Corpus,
+    plan: ImportPlan,
+    *,
+    settings: RenderSettings | None = None,
+    workers: int = 2,
+) -> ValidationReport:
+    """Every problem of ``plan`` against the disk and the corpus as they are now."""
+    from transcribe_import.engine.planning.validate import validate
+
+    own = {r.run_id for r in RunStore(corpus).runs_for_plan(plan.plan_id)}
+    return validate(corpus, plan, settings=settings, workers=workers, own_run_ids=own)
+
+
+# -- commit, resume, cancel ----------------------------------------------------------------
+
+
+class PlanInvalid(Exception):
+    """The plan has validate errors: nothing was committed. ``report`` lists them."""
+
+    def __init__(self, report: ValidationReport) -> None:
+        super().__init__(f"{len(report.errors)} validate error(s)")
+        self.report = report
+
+
+@dataclass(frozen=True)
+class PreparedRun:
+    """The run a commit is about to execute, with its frozen plan."""
+
+    record: RunRecord
+    plan: ImportPlan
+    continued: bool  # the run existed before: a resume, or the same plan committed again
+
+    @property
+    def run_id(self) -> str:
+        return self.record.run_id
+
+
+def discovery_for(plan: ImportPlan, plan_file: Path | None = None) -> dict[str, Any]:
+    """The run record's summary of where the plan came from (the same for CLI and window)."""
+    doc: dict[str, Any] = {
+        "roots": plan.provenance.get("roots", []),
+        "mode": plan.provenance.get("mode"),
+    }
+    if plan_file is not None:
+        doc["plan_file"] = str(plan_file.absolute())
+    return doc
+
+
+def prepare_commit(
+    corpus: Corpus,
+    plan: ImportPlan,
+    *,
+    plan_file: Path | None = None,
+    settings: RenderSettings | None = None,
+    workers: int = 2,
+) -> PreparedRun:
+    """Validate ``plan`` as the disk is now, then find the run it continues or create one.
+
+    Raises ``PlanInvalid`` when validation finds errors, and ``TranscribeError(PLAN_FROZEN)``
+    when the plan was committed before with different contents.
+    """
+    from transcribe_import.engine.runs.executor import prepare_run
+
+    report = validate_plan(corpus, plan, settings=settings, workers=workers)
+    if not report.ok:
+        raise PlanInvalid(report)
+    record, continued = prepare_run(corpus, plan, discovery_for(plan, plan_file))
+    return PreparedRun(record, plan, continued)
+
+
+def prepare_resume(corpus: Corpus, run_id: str) -> PreparedRun:
+    """An existing run with its frozen plan, to be executed again (``execute``)."""
+    store = RunStore(corpus)
+    record = store.load(run_id)
+    return PreparedRun(record, store.load_plan(run_id, record), True)
+
+
+def execute(
+    corpus: Corpus,
+    run_id: str,
+    *,
+    workers: int = 2,
+    control: RunControl | None = None,
+    on_event: Callable[[RunEvent], None] | None = None,
+    settings: RenderSettings | None = None,
+) -> RunResult:
+    """Execute (or resume) a prepared run to its end, or until paused or cancelled."""
+    from transcribe_import.engine.runs.executor import execute_run
+
+    if workers < 1:
+        raise ValueError("workers must be at least 1")
+    return execute_run(
+        corpus, run_id, workers=workers, control=control, on_event=on_event, settings=settings
+    )
+
+
+def cancel(corpus: Corpus, run_id: str) -> RunRecord:
+    """Ask a run to stop its pending items; a run no process executes is ended at once."""
+    from transcribe_import.engine.runs.executor import cancel_run
+
+    return cancel_run(corpus, run_id)
+
+
+# -- runs ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """One import run as a list shows it (a copy: the record's dict stays behind)."""
+
+    run_id: str
+    status: RunStatus
+    interrupted: bool  # not terminal and no process executes it: resumable
+    created_at: str
+    updated_at: str
+    attempt: int
+    committed: int
+    skipped: int
+    failed: int
+    not_done: int  # pending + cancelled_pending
+    pages_committed: int
+    roots: tuple[str, ...]
+
+    @classmethod
+    def of(cls, record: RunRecord, interrupted: bool) -> RunSummary:
+        counts = record.counts()
+        roots = record.doc.get("discovery", {}).get("roots") or ()
+        return cls(
+            run_id=record.run_id,
+            status=record.status,
+            interrupted=interrupted,
+            created_at=record.created_at,
+            updated_at=str(record.doc.get("updated_at") or record.created_at),
+            attempt=record.attempt,
+            committed=counts[ItemState.COMMITTED],
+            skipped=counts[ItemState.SKIPPED],
+            failed=counts[ItemState.FAILED],
+            not_done=counts[ItemState.PENDING] + counts[ItemState.CANCELLED_PENDING],
+            pages_committed=int(record.summary()["pages_committed"]),
+            roots=tuple(str(r) for r in roots if isinstance(r, str)),
+        )
+
+    def to_json(self, record: RunRecord) -> dict[str, Any]:
+        return {**record.summary(), "interrupted": self.interrupted}
+
+
+@dataclass(frozen=True)
+class OutcomeRow:
+    """One plan item with its outcome so far, as outcome tables show it."""
+
+    item_id: str
+    label: str
+    op: Op
+    notebook_id: str
+    pages_planned: int
+    outcome: ItemOutcome
+    started: bool = False  # being committed right now (an item_started event arrived)
+
+    @property
+    def state(self) -> ItemState:
+        return self.outcome.state
+
+    def with_outcome(self, outcome: ItemOutcome) -> OutcomeRow:
+        return replace(self, outcome=outcome, started=False)
+
+
+def outcome_rows(plan: ImportPlan, record: RunRecord) -> list[OutcomeRow]:
+    outcomes = record.outcomes()
+    return [
+        OutcomeRow(
+            it.item_id,
+            it.label,
+            it.op,
+            it.notebook_id,
+            pages_planned(it),
+            outcomes[it.item_id],
+        )
+        for it in plan.items
+    ]
+
+
+def pages_planned(item: PlanItem) -> int:
+    """The pages an item will add: its imported sources' pages (skips and exclusions out)."""
+    return sum(len(s.pages) for s in item.imported_sources())
+
+
+@dataclass(frozen=True)
+class RunListing:
+    summary: RunSummary
+    record: RunRecord
+
+
+def list_runs(corpus: Corpus) -> list[RunListing]:
+    """Every readable run, newest first, each told interrupted or not."""
+    store = RunStore(corpus)
+    return [RunListing(RunSummary.of(r, store.is_interrupted(r)), r) for r in store.list_runs()]
+
+
+def interrupted_runs(corpus: Corpus) -> list[RunRecord]:
+    """Runs no process executes that have not ended: the ones to resume or cancel."""
+    store = RunStore(corpus)
+    return [r for r in store.list_runs() if store.is_interrupted(r)]
+
+
+@dataclass(frozen=True)
+class RunDetail:
+    summary: RunSummary
+    record: RunRecord
+    plan: ImportPlan
+    rows: tuple[OutcomeRow, ...]
+
+
+def show_run(corpus: Corpus, run_id: str) -> RunDetail:
+    """One run with its frozen plan and every item's outcome."""
+    store = RunStore(corpus)
+    record = store.load(run_id)
+    plan = store.load_plan(run_id, record)
+    summary = RunSummary.of(record, store.is_interrupted(record))
+    return RunDetail(summary, record, plan, tuple(outcome_rows(plan, record)))
+
+
+# -- the corpus ----------------------------------------------------------------------------
+
+
+def open_corpus(data_dir: Path) -> Corpus:
+    return Corpus.open(data_dir)
+
+
+def list_notebooks(corpus: Corpus) -> list[NotebookSummary]:
+    return corpus.list_notebooks()
+
+
+def check_corpus(corpus: Corpus, *, verify_hashes: bool = False) -> DoctorReport:
+    """Doctor: recover what crashes left, quarantine what cannot be read, report the rest."""
+    from transcribe_import.engine.doctor import doctor
+
+    return doctor(corpus, verify_hashes=verify_hashes)

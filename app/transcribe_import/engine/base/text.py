@@ -1,0 +1,108 @@
+"""Text rules shared by every layer: the one natural sort order, display names, JSON-safe text.
+
+The natural order is natsort's (path-aware, numbers by value, case ignored), on the NFC
+form of the text, with ties broken by the case-folded NFC text and then the text itself,
+so that sorting is total: the result never depends on the order the file system listed
+the names in. Scan, the adapters and page ordering all sort with it, so a folder, a
+notebook and its pages come out in one order whichever step sorted them.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import unicodedata
+from pathlib import PurePath
+from typing import Any
+
+from natsort import natsort_keygen, ns
+
+# (per path component: natsort's tuple), case-folded NFC text, the text as given.
+NaturalKey = tuple[tuple[tuple[Any, ...], ...], str, str]
+Parts = tuple[tuple[Any, ...], ...]
+
+# PATH: split at "/" and split off the extension ("p1.jpg" < "p1 back.jpg", and a folder
+# before its longer-named siblings: "a/2.jpg" < "a 1/1.jpg").
+_path_key = natsort_keygen(alg=ns.PATH | ns.IGNORECASE)
+# The key of one folder name: natsort's PATH key is exactly this per component.
+_component_key = natsort_keygen(alg=ns.IGNORECASE)
+
+
+def natural_key(text: str) -> NaturalKey:
+    """Sort key of a "/"-separated name: page2 < page10, "Page" ~ "page", NFC ~ NFD."""
+    # natsort compares the NFD form itself, so only the tie-break needs normalising.
+    return (_path_key(text), unicodedata.normalize("NFC", text).casefold(), text)
+
+
+def folder_parts(folder: str) -> Parts:
+    """The natural-key parts of a "/"-separated folder rel ("" for none).
+
+    For callers that sort many files of few folders: ``joined_key(folder_parts(head),
+    name_parts(name), f"{head}/{name}")`` equals ``natural_key(f"{head}/{name}")``, so a
+    folder's parts can be computed once for all its files.
+    """
+    if not folder:
+        return ()
+    # PurePath splits the way natsort's PATH mode does, so the parts join up exactly.
+    return tuple(_component_key(part) for part in PurePath(folder).parts)
+
+
+def name_parts(name: str) -> Parts:
+    """The natural-key parts of one file name (no "/"), extension split off."""
+    stem, _, ext = name.rpartition(".")
+    # The usual "stem.ext", split here as natsort's PATH mode would split it (it keeps an
+    # extension of at most 4 characters not starting with a digit): natsort's own split
+    # goes through PurePath and cost scan 1 s per 100,000 distinct names. Anything else
+    # ("a.b.jpg", "x.12", "a:b.jpg" on Windows) takes natsort's way.
+    if stem and 0 < len(ext) <= 4 and not ext[0].isdecimal() and not _unusual(stem, ext):
+        return (_component_key(stem), _extension_key(ext))
+    return _path_key(name)
+
+
+# A second dot, or a character some PurePath flavour splits at.
+_UNUSUAL = re.compile(r"[./\\:]").search
+
+
+def _unusual(stem: str, ext: str) -> bool:
+    return _UNUSUAL(stem) is not None or _UNUSUAL(ext) is not None
+
+
+@functools.lru_cache(maxsize=256)
+def _extension_key(ext: str) -> tuple[Any, ...]:
+    return _component_key(f".{ext}")
+
+
+def joined_key(folder: Parts, name: Parts, text: str) -> NaturalKey:
+    """``natural_key(text)`` from the parts of its folder and its name (see ``folder_parts``)."""
+    nfc = text if text.isascii() else unicodedata.normalize("NFC", text)
+    return (folder + name, nfc.casefold(), text)
+
+
+def display_name(name: str) -> str:
+    """A file-system name as NFC text; undecodable bytes become U+FFFD (path keeps them)."""
+    if name.isascii():
+        return name
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        # os.fsdecode turned bytes that are not UTF-8 into lone surrogates; they cannot be
+        # written as UTF-8 JSON or shown, so rel shows a replacement character instead.
+        name = os.fsencode(name).decode("utf-8", errors="replace")
+    return unicodedata.normalize("NFC", name)
+
+
+def json_safe(text: str) -> str:
+    """``text`` as valid UTF-8 for a JSON document: undecodable bytes of a file name shown as �."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def json_safe_deep(value: Any) -> Any:
+    """``value`` with every string in it (keys too) made ``json_safe``; tuples become lists."""
+    if isinstance(value, str):
+        return json_safe(value)
+    if isinstance(value, dict):
+        return {json_safe(str(k)): json_safe_deep(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe_deep(v) for v in value]
+    return value

@@ -1,0 +1,263 @@
+"""The ImportRun model: statuses, item outcomes, the terminal-status table and the run rules.
+
+Plain values and pure functions, no I/O: the store (store.py) persists them, the
+executor (executor.py) produces them, and engine.api and the faces read them. Each
+rule of the contract about a run's state is one function here.
+"""
+
+from __future__ import annotations
+
+import enum
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from transcribe_import.engine.base.errors import TranscribeError
+
+if TYPE_CHECKING:
+    from transcribe_import.engine.planning.plan import ImportPlan
+
+RUN_FORMAT = "transcribe.import-run"
+RUN_SCHEMA = 1
+RUN_INDEX_FORMAT = "transcribe.import-run-index"
+
+
+class RunStatus(enum.StrEnum):
+    PENDING = "pending"
+    RUNNING = "running"
+    COMPLETE = "complete"
+    PARTIAL = "partial"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+    CANCELLED_WITH_COMMITS = "cancelled_with_commits"
+
+    @property
+    def terminal(self) -> bool:
+        return self not in (RunStatus.PENDING, RunStatus.RUNNING)
+
+
+class ItemState(enum.StrEnum):
+    PENDING = "pending"
+    COMMITTED = "committed"
+    SKIPPED = "skipped"
+    FAILED = "failed"
+    CANCELLED_PENDING = "cancelled_pending"
+
+    @property
+    def final(self) -> bool:
+        return self is not ItemState.PENDING
+
+
+class RunNotFound(TranscribeError):
+    pass
+
+
+class AttemptSuperseded(Exception):
+    """Another process took over this run (a newer attempt): stand down without writing."""
+
+
+class RunCorrupt(TranscribeError):
+    pass
+
+
+@dataclass(frozen=True)
+class ItemOutcome:
+    item_id: str
+    state: ItemState
+    notebook_id: str
+    source_ids: tuple[str, ...] = ()
+    page_count: int = 0
+    skipped_sources: tuple[dict[str, Any], ...] = ()  # [{source_id, name, classification}]
+    skip_classification: str | None = None
+    failure_code: str | None = None
+    failure_message: str | None = None
+    updated_at: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "item_id": self.item_id,
+            "state": str(self.state),
+            "notebook_id": self.notebook_id,
+            "source_ids": list(self.source_ids),
+            "page_count": self.page_count,
+            "skipped_sources": list(self.skipped_sources),
+            "skip_classification": self.skip_classification,
+            "failure": None
+            if self.failure_code is None
+            else {"code": self.failure_code, "message": self.failure_message},
+            "updated_at": self.updated_at,
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> ItemOutcome:
+        failure = d.get("failure") or {}
+        return cls(
+            item_id=d["item_id"],
+            state=ItemState(d["state"]),
+            notebook_id=d["notebook_id"],
+            source_ids=tuple(d.get("source_ids", ())),
+            page_count=int(d.get("page_count", 0)),
+            skipped_sources=tuple(d.get("skipped_sources", ())),
+            skip_classification=d.get("skip_classification"),
+            failure_code=failure.get("code"),
+            failure_message=failure.get("message"),
+            updated_at=d.get("updated_at", ""),
+        )
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """A read-only view of one run record as loaded."""
+
+    doc: dict[str, Any]
+
+    @property
+    def run_id(self) -> str:
+        return str(self.doc["import_run_id"])
+
+    @property
+    def status(self) -> RunStatus:
+        return RunStatus(self.doc["status"])
+
+    @property
+    def attempt(self) -> int:
+        return int(self.doc["attempt"])
+
+    @property
+    def plan_id(self) -> str:
+        return str(self.doc["plan_id"])
+
+    @property
+    def plan_fingerprint(self) -> str:
+        return str(self.doc["plan_fingerprint"])
+
+    @property
+    def cancel_requested(self) -> bool:
+        return bool(self.doc.get("cancel_requested"))
+
+    @property
+    def created_at(self) -> str:
+        return str(self.doc["created_at"])
+
+    def outcomes(self) -> dict[str, ItemOutcome]:
+        return {d["item_id"]: ItemOutcome.from_json(d) for d in self.doc["items"]}
+
+    def counts(self) -> dict[str, int]:
+        out = {s.value: 0 for s in ItemState}
+        for d in self.doc["items"]:
+            out[d["state"]] += 1
+        return out
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "import_run_id": self.run_id,
+            "plan_id": self.plan_id,
+            "status": str(self.status),
+            "attempt": self.attempt,
+            "created_at": self.created_at,
+            "updated_at": self.doc.get("updated_at"),
+            "counts": self.counts(),
+            "pages_committed": sum(
+                d.get("page_count", 0) for d in self.doc["items"] if d["state"] == "committed"
+            ),
+        }
+
+
+def terminal_status(outcomes: list[ItemOutcome], cancelled: bool) -> RunStatus:
+    """The contract's table of terminal statuses, from the items' final states."""
+    committed = sum(o.state is ItemState.COMMITTED for o in outcomes)
+    failed = sum(o.state is ItemState.FAILED for o in outcomes)
+    unfinished = sum(o.state in (ItemState.PENDING, ItemState.CANCELLED_PENDING) for o in outcomes)
+    if cancelled:
+        return RunStatus.CANCELLED_WITH_COMMITS if committed else RunStatus.CANCELLED
+    if failed == 0 and unfinished == 0:
+        return RunStatus.COMPLETE
+    if committed:
+        return RunStatus.PARTIAL
+    return RunStatus.FAILED
+
+
+def settle_unfinished(outcomes: Iterable[ItemOutcome], at: str) -> list[ItemOutcome]:
+    """A run's outcomes as it ends: items still pending become ``cancelled_pending``."""
+    return [
+        o if o.state.final else replace(o, state=ItemState.CANCELLED_PENDING, updated_at=at)
+        for o in outcomes
+    ]
+
+
+def is_interrupted(record: RunRecord, locked: bool) -> bool:
+    """Interrupted (resumable): not terminal and no process holds its run lock."""
+    return not record.status.terminal and not locked
+
+
+def same_plan(record: RunRecord, plan: ImportPlan) -> bool:
+    """The contract's idempotent equality: plan_id, fingerprint, policy and item set all equal."""
+    return (
+        record.plan_id == plan.plan_id
+        and record.plan_fingerprint == plan.fingerprint
+        and record.doc["import_policy_id"] == plan.import_policy_id
+        and sorted(record.doc["item_ids"]) == sorted(it.item_id for it in plan.items)
+    )
+
+
+def continues(record: RunRecord) -> bool:
+    """A commit of the same plan continues this run: it is live, or complete (a no-op)."""
+    return not record.status.terminal or record.status is RunStatus.COMPLETE
+
+
+# -- executing a run: control, events, result ----------------------------------------------
+
+
+class RunControl:
+    """Stop requests from the caller (window buttons, signal handlers); thread-safe."""
+
+    def __init__(self) -> None:
+        self._cancel = threading.Event()
+        self._pause = threading.Event()
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    def pause(self) -> None:
+        self._pause.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    @property
+    def paused(self) -> bool:
+        return self._pause.is_set()
+
+
+class EventKind(enum.StrEnum):
+    RUN_STARTED = "run_started"
+    ITEM_STARTED = "item_started"
+    ITEM_FINISHED = "item_finished"
+    RUN_FINISHED = "run_finished"
+    RUN_PAUSED = "run_paused"
+
+
+@dataclass(frozen=True)
+class RunEvent:
+    kind: EventKind
+    run_id: str
+    item_id: str | None = None
+    outcome: ItemOutcome | None = None
+    pages_done: int = 0
+    pages_total: int = 0
+    status: RunStatus | None = None
+
+
+@dataclass(frozen=True)
+class RunResult:
+    run_id: str
+    status: RunStatus  # RUNNING when paused or stopped before the end: resumable
+    record: RunRecord
+    paused: bool = False
+    superseded: bool = False
+    already_done: bool = False  # the run was terminal before this call: nothing was executed
+    # Committed items whose pages are no longer in their notebook (found on resume): reported,
+    # never recreated, since the ImportRun record wins for idempotency (boundary 6).
+    verification_problems: tuple[str, ...] = ()

@@ -1,0 +1,133 @@
+"""The icons the window shows for engine states, made once each (QIcon needs the GUI thread).
+
+The words for the same states are in wording.py; an icon never says anything the
+words do not, so a screen reader and a colour-blind reader lose nothing.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QSize, Qt
+from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
+from PySide6.QtWidgets import QApplication, QStyle
+
+from transcribe_import.engine.base.findings import Severity as FindingSeverity
+from transcribe_import.engine.planning.validate import Severity
+from transcribe_import.engine.runs.store import ItemState, RunStatus
+from transcribe_import.gui.values import OutcomeRow, PlanItemState, RunSummary
+
+SP = QStyle.StandardPixmap
+
+# Views ask for an icon on every repaint of every row; the style makes a new QIcon each time.
+_standard: dict[SP, QIcon] = {}
+_standard_style: list[QStyle | None] = [None]  # the style those icons came from
+
+
+def standard_icon(pixmap: SP) -> QIcon:
+    """The application style's icon, made once per style."""
+    style = QApplication.style()
+    if style is not _standard_style[0]:
+        _standard.clear()
+        _standard_style[0] = style
+    icon = _standard.get(pixmap)
+    if icon is None:
+        icon = _standard[pixmap] = style.standardIcon(pixmap)
+    return icon
+
+
+def small_pixmap(icon: QIcon) -> QPixmap:
+    """The icon at the style's small size: a pixmap keeps it, where a view would scale an icon."""
+    side = QApplication.style().pixelMetric(QStyle.PixelMetric.PM_SmallIconSize)
+    return icon.pixmap(QSize(side, side))
+
+
+def untinted(pixmap: QPixmap) -> QIcon:
+    """An icon that looks the same in a selected row: a page or a badge keeps its colours."""
+    icon = QIcon(pixmap)
+    icon.addPixmap(pixmap, QIcon.Mode.Selected)
+    return icon
+
+
+# -- the plan under review -------------------------------------------------------------------
+
+# Semantic colours, the one exception to "palette roles only": mid-tone fills with a darker
+# rim, so a badge reads on a light and on a dark base alike (its words are in the text too).
+_BADGE_COLOURS = {
+    PlanItemState.ERROR: QColor(0xD3, 0x2F, 0x2F),
+    PlanItemState.NEEDS_ORDER_DECISION: QColor(0xF5, 0xA6, 0x23),
+    PlanItemState.DUPLICATE_SKIPS: QColor(0x42, 0x85, 0xF4),
+    PlanItemState.READY: QColor(0x43, 0xA0, 0x47),
+}
+_badges: dict[PlanItemState, QIcon] = {}
+
+
+def badge_icon(state: PlanItemState) -> QIcon:
+    """A filled dot in the state's colour."""
+    icon = _badges.get(state)
+    if icon is None:
+        icon = QIcon()
+        for side in (16, 32):  # 32 for a 2x screen
+            pixmap = QPixmap(side, side)
+            pixmap.fill(Qt.GlobalColor.transparent)
+            painter = QPainter(pixmap)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            fill = _BADGE_COLOURS[state]
+            painter.setPen(fill.darker(160))
+            painter.setBrush(fill)
+            radius = side * 0.34
+            painter.drawEllipse(QPointF(side / 2, side / 2), radius, radius)
+            painter.end()
+            icon.addPixmap(pixmap)
+            icon.addPixmap(pixmap, QIcon.Mode.Selected)
+        _badges[state] = icon
+    return icon
+
+
+def severity_icon(severity: Severity) -> QIcon:
+    return standard_icon(
+        SP.SP_MessageBoxCritical if severity is Severity.ERROR else SP.SP_MessageBoxWarning
+    )
+
+
+# -- import runs -----------------------------------------------------------------------------
+
+_OUTCOME_PIXMAPS = {
+    ItemState.COMMITTED: SP.SP_DialogApplyButton,
+    ItemState.SKIPPED: SP.SP_MessageBoxInformation,
+    ItemState.FAILED: SP.SP_MessageBoxCritical,
+    ItemState.CANCELLED_PENDING: SP.SP_DialogCancelButton,
+}
+
+_RUN_PIXMAPS = {
+    RunStatus.COMPLETE: SP.SP_DialogApplyButton,
+    RunStatus.PARTIAL: SP.SP_MessageBoxWarning,
+    RunStatus.FAILED: SP.SP_MessageBoxCritical,
+    RunStatus.CANCELLED: SP.SP_DialogCancelButton,
+    RunStatus.CANCELLED_WITH_COMMITS: SP.SP_DialogCancelButton,
+    RunStatus.RUNNING: SP.SP_MediaPlay,
+    RunStatus.PENDING: SP.SP_MediaPlay,
+}
+
+
+def outcome_icon(row: OutcomeRow) -> QIcon | None:
+    """An item's outcome; a pending item has none until it is being imported."""
+    if row.state is ItemState.PENDING:
+        return standard_icon(SP.SP_MediaPlay) if row.started else None
+    return standard_icon(_OUTCOME_PIXMAPS[row.state])
+
+
+def run_icon(run: RunSummary) -> QIcon:
+    return standard_icon(SP.SP_MediaPause if run.interrupted else _RUN_PIXMAPS[run.status])
+
+
+# -- the corpus ------------------------------------------------------------------------------
+
+_FINDING_PIXMAPS = {
+    FindingSeverity.PROBLEM: SP.SP_MessageBoxWarning,
+    FindingSeverity.REPAIRED: SP.SP_DialogApplyButton,
+    FindingSeverity.INFO: SP.SP_MessageBoxInformation,
+}
+
+
+def finding_icon(severity: FindingSeverity) -> QIcon:
+    pixmap = _FINDING_PIXMAPS.get(severity)
+    return QIcon() if pixmap is None else standard_icon(pixmap)

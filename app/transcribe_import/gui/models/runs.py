@@ -1,0 +1,82 @@
+"""Import runs as a table model, one RunSummary a row, in the order given (newest first)."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+from operator import attrgetter
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
+
+from transcribe_import.gui.icons import run_icon
+from transcribe_import.gui.models.base import LEFT, RIGHT, Column, ColumnTableModel
+from transcribe_import.gui.values import RunSummary
+from transcribe_import.gui.wording import format_local, run_state_explanation, run_state_words
+
+RUN_ID_ROLE = Qt.ItemDataRole.UserRole + 1
+STATUS_ROLE = Qt.ItemDataRole.UserRole + 2
+
+_CONTEXT = "RunTableModel"
+
+
+class RunColumn(enum.IntEnum):
+    STARTED = 0
+    STATUS = 1
+    COMMITTED = 2
+    SKIPPED = 3
+    FAILED = 4
+    NOT_DONE = 5
+    PAGES = 6
+    FROM = 7
+
+
+def _count(title: object, name: str) -> Column[RunSummary]:
+    read = attrgetter(name)
+    return Column(title, display=lambda run: str(read(run)), align=RIGHT)
+
+
+def _from(run: RunSummary) -> str:
+    """The folders the run imported, by their last name."""
+    return ", ".join(r.rstrip("/").rsplit("/", 1)[-1] for r in run.roots)
+
+
+class RunTableModel(ColumnTableModel[RunSummary]):
+    """Import runs, one row each: when, how it ended, what it did, from where."""
+
+    context = _CONTEXT
+    columns = (
+        Column(
+            QT_TRANSLATE_NOOP("RunTableModel", "Started"),
+            display=lambda run: format_local(run.created_at),
+            tooltip=lambda run: QCoreApplication.translate(_CONTEXT, "Run {id}").format(
+                id=run.run_id
+            ),
+            align=LEFT,
+        ),
+        Column(
+            QT_TRANSLATE_NOOP("RunTableModel", "Status"),
+            display=run_state_words,
+            tooltip=run_state_explanation,
+            decoration=run_icon,
+            align=LEFT,
+        ),
+        _count(QT_TRANSLATE_NOOP("RunTableModel", "Committed"), "committed"),
+        _count(QT_TRANSLATE_NOOP("RunTableModel", "Skipped"), "skipped"),
+        _count(QT_TRANSLATE_NOOP("RunTableModel", "Failed"), "failed"),
+        _count(QT_TRANSLATE_NOOP("RunTableModel", "Not done"), "not_done"),
+        _count(QT_TRANSLATE_NOOP("RunTableModel", "Pages"), "pages_committed"),
+        Column(
+            QT_TRANSLATE_NOOP("RunTableModel", "From"),
+            display=_from,
+            tooltip=lambda run: "\n".join(run.roots) or None,
+            align=LEFT,
+        ),
+    )
+    row_roles = {RUN_ID_ROLE: attrgetter("run_id"), STATUS_ROLE: lambda run: str(run.status)}
+    key = attrgetter("run_id")
+
+    def set_runs(self, runs: Iterable[RunSummary]) -> None:
+        self.set_rows(runs)
+
+    def run(self, row: int) -> RunSummary:
+        return self.row(row)

@@ -1,0 +1,97 @@
+"""Frozen values the window shows: copies made from engine records, safe to pass between threads.
+
+The workers make them on their threads and hand them over as signal arguments; the models
+show them. None of them is a live engine object (a record's dict, a store) or a Qt object.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from transcribe_import.engine.api import OutcomeRow, RunDetail, RunSummary, outcome_rows
+from transcribe_import.engine.planning.plan import ImportPlan
+from transcribe_import.engine.storage.corpus import NotebookSummary
+
+if TYPE_CHECKING:
+    from transcribe_import.engine.doctor import DoctorReport
+    from transcribe_import.engine.media.kinds import RenderSettings
+    from transcribe_import.engine.planning.validate import ValidationReport
+
+__all__ = [  # the run values are the engine's own (engine.api); re-exported for the pages
+    "CommitStart",
+    "CorpusCheck",
+    "OutcomeRow",
+    "PlanItemState",
+    "RunDetail",
+    "RunSummary",
+    "ScanOutcome",
+    "ScanRequest",
+    "Validation",
+    "outcome_rows",
+]
+
+
+@dataclass(frozen=True)
+class ScanRequest:
+    """What to scan and how to plan it: the start view's choices with the import settings."""
+
+    roots: tuple[Path, ...]
+    mode: str  # the engine's adapter mode: folders, single, into:ID
+    title: str | None
+    policy_id: str
+    settings: RenderSettings
+    workers: int
+
+
+@dataclass(frozen=True)
+class ScanOutcome:
+    """What a scan found and the plan the chosen mode made of it."""
+
+    plan: ImportPlan
+    files: int
+    ignored: int  # not page files or unreadable, junk not counted
+    seconds: float
+
+
+@dataclass(frozen=True)
+class CommitStart:
+    """The run a commit worker is about to execute, with every item's outcome so far."""
+
+    run_id: str
+    rows: tuple[OutcomeRow, ...]
+    pages_done: int
+    pages_total: int
+    continued: bool  # the run existed before (a resume, or the same plan committed again)
+
+
+@dataclass(frozen=True)
+class Validation:
+    """A validation report with the plan it is about.
+
+    The window tells a stale report by the plan's identity: the fingerprint of a
+    100,000-source plan takes the GUI thread most of a second.
+    """
+
+    plan: ImportPlan
+    report: ValidationReport
+
+
+@dataclass(frozen=True)
+class CorpusCheck:
+    """What a health check found, and the corpus as it is after doctor's repairs."""
+
+    report: DoctorReport
+    notebooks: tuple[NotebookSummary, ...]
+    interrupted: tuple[RunSummary, ...]  # runs the start view offers to resume
+
+
+class PlanItemState(enum.StrEnum):
+    """What a plan item's badge in the review says, worst first (the window's word, not a run's)."""
+
+    ERROR = "error"
+    NEEDS_ORDER_DECISION = "needs_order_decision"
+    DUPLICATE_SKIPS = "duplicate_skips"
+    READY = "ready"

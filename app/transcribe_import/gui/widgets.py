@@ -1,0 +1,126 @@
+"""Widgets more than one page builds alike: buttons, read-only tables, headlines, icon labels."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QAbstractItemModel, Qt, SignalInstance
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QLayout,
+    QPushButton,
+    QStyle,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from transcribe_import.gui.icons import small_pixmap, standard_icon
+from transcribe_import.gui.models.base import LEFT
+from transcribe_import.gui.models.outcomes import OutcomeColumn, OutcomeTableModel
+
+Selection = QAbstractItemView.SelectionMode
+
+
+def table_view(
+    model: QAbstractItemModel,
+    name: str,
+    *,
+    selection: Selection = Selection.SingleSelection,
+    row_numbers: bool = False,
+) -> QTableView:
+    """A read-only table of whole rows on ``model``, named ``name`` for screen readers."""
+    view = QTableView()
+    view.setModel(model)
+    view.setAccessibleName(name)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setSelectionMode(selection)
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.setAlternatingRowColors(True)
+    view.setWordWrap(False)
+    if not row_numbers:
+        view.verticalHeader().hide()
+    view.horizontalHeader().setDefaultAlignment(LEFT)
+    return view
+
+
+def outcome_view(model: OutcomeTableModel, name: str) -> QTableView:
+    """A table of a run's outcomes, sized for reading; the commit and runs views both show one."""
+    view = table_view(model, name)
+    header = view.horizontalHeader()
+    header.setSectionResizeMode(OutcomeColumn.DETAILS, QHeaderView.ResizeMode.Stretch)
+    header.resizeSection(OutcomeColumn.NOTEBOOK, 240)
+    header.resizeSection(OutcomeColumn.PAGES, 70)
+    header.resizeSection(OutcomeColumn.OUTCOME, 130)
+    return view
+
+
+def headline_label(name: str) -> QLabel:
+    """A step's headline: bold and larger, the first thing a page says."""
+    label = QLabel()
+    label.setAccessibleName(name)
+    font = label.font()
+    font.setPointSizeF(font.pointSizeF() * 1.3)
+    font.setBold(True)
+    label.setFont(font)
+    return label
+
+
+def icon_label(icon: QIcon | None = None) -> QLabel:
+    """A label showing ``icon`` at the small icon size; ``set_small_icon`` changes it."""
+    label = QLabel()
+    if icon is not None:
+        set_small_icon(label, icon)
+    return label
+
+
+def set_small_icon(label: QLabel, icon: QIcon) -> None:
+    label.setPixmap(small_pixmap(icon))
+
+
+def selectable_text(label: QLabel, *, wrap: bool = True) -> QLabel:
+    """``label`` with text a person can select and copy (messages, paths, ids)."""
+    label.setWordWrap(wrap)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+def push_button(
+    text: str,
+    *,
+    icon: QStyle.StandardPixmap | None = None,
+    name: str = "",
+    tip: str = "",
+    clicked: Callable[..., object] | SignalInstance | None = None,
+) -> QPushButton:
+    """A push button with the style's ``icon``, an accessible ``name`` when the text alone
+    is too short to say what it does, and a tooltip."""
+    button = QPushButton(text) if icon is None else QPushButton(standard_icon(icon), text)
+    if name:
+        button.setAccessibleName(name)
+    if tip:
+        button.setToolTip(tip)
+    if clicked is not None:
+        # A bound method or a signal, never a lambda over a widget: PySide crashed when a
+        # window holding such a connection was garbage-collected.
+        button.clicked.connect(clicked)
+    return button
+
+
+def pane(*parts: QWidget | QLayout | tuple[QWidget, int]) -> QWidget:
+    """A widget laying ``parts`` out top to bottom with no margin of its own (a pane of a
+    splitter); a (widget, stretch) pair takes that share of the spare height."""
+    widget = QWidget()
+    layout = QVBoxLayout(widget)
+    layout.setContentsMargins(0, 0, 0, 0)
+    for part in parts:
+        if isinstance(part, tuple):
+            layout.addWidget(*part)
+        elif isinstance(part, QLayout):
+            layout.addLayout(part)
+        else:
+            layout.addWidget(part)
+    return widget

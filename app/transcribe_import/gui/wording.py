@@ -1,0 +1,415 @@
+"""What the window says about engine values, in one place: states, codes, counts, times.
+
+Every text goes through QCoreApplication.translate with a literal context and text, so
+lupdate finds it; a missing translation leaves the English. The pages and models ask
+here and never keep their own tables of words for engine states, so a run status or a
+problem code reads the same wherever the window shows it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping
+from datetime import UTC, datetime
+
+from PySide6.QtCore import QCoreApplication, QDate, QDateTime, QLocale, QTime
+
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.base.findings import Severity as FindingSeverity
+from transcribe_import.engine.planning.ordering import AmbiguityCode
+from transcribe_import.engine.planning.plan import Duplicate, Op, PlanItem
+from transcribe_import.engine.planning.validate import ProblemCode, Severity
+from transcribe_import.engine.runs.store import ItemState, RunStatus
+from transcribe_import.gui.values import OutcomeRow, PlanItemState, RunSummary
+
+_t = QCoreApplication.translate
+
+# -- counts ----------------------------------------------------------------------------------
+
+
+def plural(n: int, one: str, many: str) -> str:
+    """``one`` when n is 1, else ``many``: right in English with no translation loaded.
+
+    Both texts come from tr() at the call site (so lupdate finds them); ``many`` is given
+    n, so a translation's own plural forms still apply to it.
+    """
+    return one if n == 1 else many
+
+
+def counts_sentence(counts: Mapping[str, int], pages: int) -> str:
+    """What a run committed, skipped, failed and left undone, in one sentence."""
+    c = counts["committed"]
+    parts = [
+        plural(
+            c,
+            _t("RunCounts", "1 notebook committed"),
+            _t("RunCounts", "%Ln notebooks committed", "", c),
+        )
+        + " ("
+        + plural(pages, _t("RunCounts", "1 page"), _t("RunCounts", "%Ln pages", "", pages))
+        + ")"
+    ]
+    if counts["skipped"]:
+        parts.append(_t("RunCounts", "%Ln skipped", "", counts["skipped"]))
+    if counts["failed"]:
+        parts.append(_t("RunCounts", "%Ln failed", "", counts["failed"]))
+    if counts["cancelled_pending"]:
+        parts.append(
+            _t("RunCounts", "%Ln cancelled before they started", "", counts["cancelled_pending"])
+        )
+    if counts["pending"]:
+        parts.append(_t("RunCounts", "%Ln not done yet", "", counts["pending"]))
+    return ", ".join(parts) + "."
+
+
+# Whole phrases per count, not "error(s)": they translate, and read, as phrases.
+def errors_words(n: int) -> str:
+    return _t("Severity", "1 error") if n == 1 else _t("Severity", "{n} errors").format(n=n)
+
+
+def warnings_words(n: int) -> str:
+    return _t("Severity", "1 warning") if n == 1 else _t("Severity", "{n} warnings").format(n=n)
+
+
+# -- times -----------------------------------------------------------------------------------
+
+
+def parse_timestamp(iso: str) -> datetime | None:
+    """An on-disk timestamp (UTC, ISO 8601 with Z) as an aware datetime, or None if unreadable."""
+    try:
+        value = datetime.fromisoformat(iso)
+    except ValueError:
+        return None
+    # The formats always write UTC; a value without an offset is read as UTC, not local time.
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
+def format_local(iso: str, fmt: QLocale.FormatType = QLocale.FormatType.ShortFormat) -> str:
+    """``iso`` in the user's time zone and locale; the raw text when it cannot be read."""
+    value = parse_timestamp(iso)
+    if value is None:
+        return iso
+    local = QDateTime.fromMSecsSinceEpoch(int(value.timestamp() * 1000))
+    locale = QLocale()
+    if locale.language() == QLocale.Language.C:
+        # The C locale's short format is "2 12 2026 08:00", which reads as nothing; ISO is clear.
+        return local.toString(
+            "yyyy-MM-dd HH:mm" if fmt == QLocale.FormatType.ShortFormat else "yyyy-MM-dd HH:mm:ss t"
+        )
+    return locale.toString(local, fmt)
+
+
+def format_wall_time(iso: str) -> str:
+    """A capture time as the camera's clock showed it (EXIF has no zone: never converted)."""
+    try:
+        value = datetime.fromisoformat(iso)
+    except ValueError:
+        return iso
+    if value.tzinfo is not None:
+        return format_local(iso)
+    wall = QDateTime(
+        QDate(value.year, value.month, value.day), QTime(value.hour, value.minute, value.second)
+    )
+    locale = QLocale()
+    if locale.language() == QLocale.Language.C:
+        return wall.toString("yyyy-MM-dd HH:mm:ss")
+    # Photos of one notebook are often seconds apart: the seconds tell their order.
+    time_format = locale.timeFormat(QLocale.FormatType.ShortFormat)
+    if "s" not in time_format:
+        time_format = time_format.replace("mm", "mm:ss", 1)
+    return locale.toString(
+        wall, f"{locale.dateFormat(QLocale.FormatType.ShortFormat)} {time_format}"
+    )
+
+
+def format_duration(seconds: float) -> str:
+    seconds = max(0, round(seconds))
+    if seconds < 60:
+        return _t("Duration", "%n s", "", seconds)
+    minutes = round(seconds / 60)
+    if minutes < 60:
+        return _t("Duration", "%n min", "", minutes)
+    return _t("Duration", "{h} h {m} min").format(h=minutes // 60, m=minutes % 60)
+
+
+# -- import runs -----------------------------------------------------------------------------
+
+
+def run_status_words(status: RunStatus) -> str:
+    """A run's status in words; ``cancelled`` and ``cancelled_with_commits`` never read alike."""
+    return {
+        RunStatus.COMPLETE: _t("RunStatus", "Complete"),
+        RunStatus.PARTIAL: _t("RunStatus", "Partly imported"),
+        RunStatus.FAILED: _t("RunStatus", "Failed"),
+        RunStatus.CANCELLED: _t("RunStatus", "Cancelled, nothing committed"),
+        RunStatus.CANCELLED_WITH_COMMITS: _t("RunStatus", "Cancelled after some commits"),
+        RunStatus.RUNNING: _t("RunStatus", "Running"),
+        RunStatus.PENDING: _t("RunStatus", "Not started"),
+    }[status]
+
+
+def run_status_explanation(status: RunStatus) -> str:
+    """One sentence on what the status means for the corpus."""
+    return {
+        RunStatus.COMPLETE: _t("RunStatus", "Every notebook was committed, or skipped as planned."),
+        RunStatus.PARTIAL: _t(
+            "RunStatus",
+            "Some notebooks were committed and some failed; committing the same plan again "
+            "retries only what did not land.",
+        ),
+        RunStatus.FAILED: _t("RunStatus", "Nothing was committed."),
+        RunStatus.CANCELLED: _t(
+            "RunStatus",
+            "The import was cancelled before anything was committed: the corpus is unchanged.",
+        ),
+        RunStatus.CANCELLED_WITH_COMMITS: _t(
+            "RunStatus",
+            "The import was cancelled; the notebooks committed before the cancel stay in the "
+            "corpus.",
+        ),
+        RunStatus.RUNNING: _t(
+            "RunStatus", "The run stopped before its end; resume it to finish with the same ids."
+        ),
+        RunStatus.PENDING: _t("RunStatus", "The run has not started."),
+    }[status]
+
+
+def run_state_words(run: RunSummary) -> str:
+    """A listed run's state: a live run and an interrupted one differ, though both "run"."""
+    if run.interrupted:
+        return _t("RunStatus", "Interrupted, resumable")
+    if not run.status.terminal:
+        return _t("RunStatus", "Running now")
+    return run_status_words(run.status)
+
+
+def run_state_explanation(run: RunSummary) -> str:
+    """What the listed run's state means (an interrupted run is one that stopped running)."""
+    return run_status_explanation(RunStatus.RUNNING if run.interrupted else run.status)
+
+
+# -- the items of a run ----------------------------------------------------------------------
+
+
+def outcome_words(row: OutcomeRow, live: bool = True) -> str:
+    """The outcome in words; a pending item is "waiting" in a live run, "not done" in a record."""
+    if row.state is ItemState.PENDING:
+        if row.started:
+            return _t("ItemState", "Importing…")
+        return _t("ItemState", "Waiting") if live else _t("ItemState", "Not done yet")
+    return {
+        ItemState.COMMITTED: _t("ItemState", "Committed"),
+        ItemState.SKIPPED: _t("ItemState", "Skipped"),
+        ItemState.FAILED: _t("ItemState", "Failed"),
+        ItemState.CANCELLED_PENDING: _t("ItemState", "Cancelled"),
+    }[row.state]
+
+
+def outcome_details(row: OutcomeRow) -> str:
+    """Why an item ended as it did: the skip reason, the failure message, what landed."""
+    o = row.outcome
+    dups = len(o.skipped_sources)
+    if o.state is ItemState.COMMITTED:
+        where = (
+            _t("ItemState", "into a new notebook")
+            if row.op is Op.CREATE_NOTEBOOK
+            else _t("ItemState", "into the existing notebook")
+        )
+        pages = plural(
+            o.page_count,
+            _t("ItemState", "1 page"),
+            _t("ItemState", "%Ln pages", "", o.page_count),
+        )
+        text = f"{pages} {where}"
+        if dups:
+            text += "; " + plural(
+                dups,
+                _t("ItemState", "1 duplicate file skipped"),
+                _t("ItemState", "%Ln duplicate files skipped", "", dups),
+            )
+        return text
+    if o.state is ItemState.SKIPPED:
+        if o.skip_classification == "all_duplicates":
+            return _t("ItemState", "Every file is already in the corpus")
+        return _t("ItemState", "Nothing to import: every file was left out")
+    if o.state is ItemState.FAILED:
+        return o.failure_message or error_code_words(o.failure_code or "")
+    if o.state is ItemState.CANCELLED_PENDING:
+        return _t("ItemState", "Not imported: the run was cancelled before it started")
+    if row.started:
+        return plural(
+            row.pages_planned,
+            _t("ItemState", "1 page being imported"),
+            _t("ItemState", "%Ln pages being imported", "", row.pages_planned),
+        )
+    return ""
+
+
+# -- the plan under review -------------------------------------------------------------------
+
+
+def plan_state_words(state: PlanItemState) -> str:
+    return {
+        PlanItemState.ERROR: _t("PlanItemState", "Error"),
+        PlanItemState.NEEDS_ORDER_DECISION: _t("PlanItemState", "Needs an order decision"),
+        PlanItemState.DUPLICATE_SKIPS: _t("PlanItemState", "Duplicate skips"),
+        PlanItemState.READY: _t("PlanItemState", "Ready"),
+    }[state]
+
+
+def op_words(item: PlanItem) -> str:
+    """What the item does, short enough for a column."""
+    if item.op is Op.CREATE_NOTEBOOK:
+        return _t("PlanItemState", "New notebook")
+    return _t("PlanItemState", "Into {id8}").format(id8=item.notebook_id[:8])
+
+
+def op_explanation(item: PlanItem) -> str:
+    if item.op is Op.CREATE_NOTEBOOK:
+        return _t("PlanItemState", "Creates notebook {id}").format(id=item.notebook_id)
+    return _t("PlanItemState", "Adds pages to notebook {id}").format(id=item.notebook_id)
+
+
+def severity_words(severity: Severity) -> str:
+    """A validation problem's severity, as a screen reader says the icon."""
+    if severity is Severity.ERROR:
+        return _t("Severity", "Error")
+    return _t("Severity", "Warning")
+
+
+def problem_words(code: str) -> str:
+    """A page's problem (a validate ProblemCode or an ordering AmbiguityCode), in a few words."""
+    words: dict[str, str] = {
+        ProblemCode.SOURCE_MISSING: _t("ProblemCode", "File missing"),
+        ProblemCode.SOURCE_CHANGED: _t("ProblemCode", "Changed since the scan"),
+        ProblemCode.SOURCE_UNREADABLE: _t("ProblemCode", "Cannot be read"),
+        ProblemCode.MEDIA_MISMATCH: _t("ProblemCode", "Not what the scan found"),
+        AmbiguityCode.DUPLICATE_NUMBER: _t("ProblemCode", "Page number used twice"),
+        AmbiguityCode.MISSING_INDEX: _t("ProblemCode", "Next to missing pages"),
+        AmbiguityCode.MIXED_MEDIA: _t("ProblemCode", "PDF among images"),
+        AmbiguityCode.CONFLICTING_CUES: _t("ProblemCode", "Order in question"),
+    }
+    return words.get(code, code)
+
+
+def duplicate_words(duplicate: Duplicate) -> str:
+    return {
+        Duplicate.IN_NOTEBOOK: _t("Duplicate", "Already in the notebook: skipped"),
+        Duplicate.IN_CORPUS: _t("Duplicate", "Already in the corpus: skipped"),
+        Duplicate.IN_PLAN: _t("Duplicate", "Earlier in this plan: skipped"),
+    }[duplicate]
+
+
+def resolution_words(resolution: str) -> str:
+    """The button that settles an order ambiguity the engine's way named ``resolution``."""
+    words = {
+        "accept": _t("Resolution", "Accept this order"),
+        "capture_time": _t("Resolution", "Order by capture time"),
+        "name": _t("Resolution", "Order by name"),
+        "mtime": _t("Resolution", "Order by modification time"),
+        "exclude": _t("Resolution", "Exclude the selected pages"),
+    }
+    return words.get(resolution, resolution)
+
+
+# Engine messages also serve the CLI and name its options: "(--sequence)", "(order --exclude
+# ...)", "(`transcribe-import notebooks`)". The window has buttons for those instead.
+_CLI_HINT = re.compile(r"\s*\([^()]*(?:--|`)[^()]*\)")
+
+
+def plain_message(message: str, label: str | None = None) -> str:
+    """An engine message for the window: without the CLI's option names or a leading label."""
+    text = _CLI_HINT.sub("", message)
+    if label and text.startswith(f"{label}: "):
+        text = text[len(label) + 2 :]
+    return text
+
+
+def item_message(message: str, item: PlanItem | None, label: str | None = None) -> str:
+    """An engine message about one item, for the window: its files by name, not by path.
+
+    The CLI names files by their path as validate shows it, so a person can type it; in
+    the window, next to a table of those files, the name alone reads better. A name two
+    files of the item share keeps its path.
+    """
+    text = plain_message(message, label)
+    if item is None:
+        return text
+    paths: list[tuple[str, str]] = []
+    uses: Counter[str] = Counter()
+    for s in item.sources:
+        paths += [(s.provenance.path, s.name), (s.provenance.rel, s.name)]
+        uses[s.name] += 1
+    for u in item.unusable:
+        rel = str(u.get("rel", ""))
+        name = rel.rsplit("/", 1)[-1]
+        paths += [(str(u.get("path", "")), name), (rel, name)]
+        uses[name] += 1
+    # Longest first, so an absolute path is not cut to "/tmp/" + a shortened rel.
+    for path, name in sorted(set(paths), key=lambda p: -len(p[0])):
+        if path and uses[name] == 1:
+            text = text.replace(path, name)
+    return text
+
+
+# -- the corpus ------------------------------------------------------------------------------
+
+
+def finding_severity_words(severity: FindingSeverity) -> str:
+    """A doctor finding's severity: what it asks of a person."""
+    words: dict[str, str] = {
+        FindingSeverity.PROBLEM: _t("FindingSeverity", "Needs attention"),
+        FindingSeverity.REPAIRED: _t("FindingSeverity", "Repaired"),
+        FindingSeverity.INFO: _t("FindingSeverity", "Note"),
+    }
+    return words.get(severity, str(severity))
+
+
+def unreadable_notebook_words(problem: str) -> str:
+    return _t("NotebookState", "This notebook cannot be read: {problem}").format(problem=problem)
+
+
+# -- errors ----------------------------------------------------------------------------------
+
+
+def error_code_words(code: str) -> str:
+    """An engine error code in words, for a failure recorded without its message."""
+    words: dict[str, str] = {
+        ErrorCode.EMPTY_FILE: _t("ErrorCode", "The file is empty"),
+        ErrorCode.UNSUPPORTED_MEDIA: _t("ErrorCode", "Not a supported page file"),
+        ErrorCode.CORRUPT_IMAGE: _t("ErrorCode", "The image is damaged"),
+        ErrorCode.DECOMPRESSION_BOMB: _t("ErrorCode", "The image is too large to open"),
+        ErrorCode.ENCRYPTED_PDF: _t("ErrorCode", "The PDF is encrypted"),
+        ErrorCode.CORRUPT_PDF: _t("ErrorCode", "The PDF is damaged"),
+        ErrorCode.EMPTY_PDF: _t("ErrorCode", "The PDF has no pages"),
+        ErrorCode.SOURCE_MISSING: _t("ErrorCode", "A file is missing"),
+        ErrorCode.SOURCE_CHANGED: _t("ErrorCode", "A file changed since the scan"),
+        ErrorCode.SOURCE_UNREADABLE: _t("ErrorCode", "A file cannot be read"),
+        ErrorCode.MEDIA_MISMATCH: _t("ErrorCode", "A file is not what the scan found"),
+        ErrorCode.DISK_FULL: _t("ErrorCode", "The disk is full"),
+        ErrorCode.IO_ERROR: _t("ErrorCode", "Reading or writing failed"),
+        ErrorCode.CORPUS_BUSY: _t("ErrorCode", "Another process is using the corpus"),
+        ErrorCode.NOTEBOOK_BUSY: _t("ErrorCode", "Another process is using the notebook"),
+        ErrorCode.RUN_BUSY: _t("ErrorCode", "Another process is running this import"),
+        ErrorCode.CORPUS_INVALID: _t("ErrorCode", "The corpus cannot be read"),
+        ErrorCode.NOTEBOOK_NOT_FOUND: _t("ErrorCode", "The notebook is not in the corpus"),
+        ErrorCode.NOTEBOOK_INVALID: _t("ErrorCode", "The notebook cannot be read"),
+        ErrorCode.ID_CONFLICT: _t("ErrorCode", "An id is already in use"),
+        ErrorCode.INVALID_ID: _t("ErrorCode", "An id is not valid"),
+        ErrorCode.JOURNAL_PENDING: _t("ErrorCode", "Unfinished work waits for recovery"),
+        ErrorCode.RUN_NOT_FOUND: _t("ErrorCode", "The import run is not there"),
+        ErrorCode.RUN_CORRUPT: _t("ErrorCode", "The import run cannot be read"),
+        ErrorCode.RUN_TERMINAL: _t("ErrorCode", "The import run has ended"),
+        ErrorCode.PLAN_FROZEN: _t("ErrorCode", "The plan belongs to a run and cannot change"),
+    }
+    return words.get(code, code)
+
+
+def error_text(exc: BaseException, where: object = None) -> str:
+    """One line a person can act on, for an exception a worker caught."""
+    if isinstance(exc, TranscribeError):
+        return str(exc)
+    if isinstance(exc, OSError):
+        return f"{exc.filename or where or ''}: {exc.strerror or exc}".lstrip(": ")
+    return _t("ErrorCode", "unexpected error: {error}").format(error=repr(exc))

@@ -1,0 +1,77 @@
+"""The run store (engine/runs/store.py, records in engine/runs/model.py): the status table,
+outcomes that only move forward, a terminal status written once, attempts that fence
+each other off, and a terminal run that is never reopened."""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers.runs import commit_plan, plan_for
+from helpers.shelves import make_shelf
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.base.ids import new_id
+from transcribe_import.engine.runs.executor import prepare_run
+from transcribe_import.engine.runs.model import (
+    AttemptSuperseded,
+    ItemOutcome,
+    ItemState,
+    RunStatus,
+    terminal_status,
+)
+from transcribe_import.engine.runs.store import RunStore
+
+# The corpus fixture is the shared one (tests/conftest.py).
+
+
+def test_terminal_status_table() -> None:
+    def o(state: ItemState) -> ItemOutcome:
+        return ItemOutcome(new_id(), state, new_id())
+
+    c, s, f, p = ItemState.COMMITTED, ItemState.SKIPPED, ItemState.FAILED, ItemState.PENDING
+    assert terminal_status([o(c), o(s)], cancelled=False) is RunStatus.COMPLETE
+    assert terminal_status([o(s)], cancelled=False) is RunStatus.COMPLETE
+    assert terminal_status([o(c), o(f)], cancelled=False) is RunStatus.PARTIAL
+    assert terminal_status([o(f), o(s)], cancelled=False) is RunStatus.FAILED
+    assert terminal_status([o(p)], cancelled=True) is RunStatus.CANCELLED
+    assert terminal_status([o(c), o(p)], cancelled=True) is RunStatus.CANCELLED_WITH_COMMITS
+
+
+def test_outcomes_move_forward_only_and_terminal_is_written_once(corpus, tmp_path) -> None:
+    plan = plan_for(corpus, make_shelf(tmp_path / "box", notebooks=1))
+    result = commit_plan(corpus, plan)
+    store = RunStore(corpus)
+    item = plan.items[0]
+    with pytest.raises(TranscribeError) as info:
+        store.finish(result.run_id, None, RunStatus.FAILED)
+    assert info.value.code is ErrorCode.RUN_TERMINAL
+    rec = store.load(result.run_id)
+    with pytest.raises(ValueError, match="only move forward"):
+        store.record_outcome(
+            result.run_id,
+            rec.attempt,
+            ItemOutcome(item.item_id, ItemState.FAILED, item.notebook_id),
+        )
+    assert store.load(result.run_id).outcomes()[item.item_id].state is ItemState.COMMITTED
+
+
+def test_a_superseded_attempt_stands_down(corpus, tmp_path) -> None:
+    plan = plan_for(corpus, make_shelf(tmp_path / "box", notebooks=2))
+    record, _ = prepare_run(corpus, plan)
+    store = RunStore(corpus)
+    mine = store.begin_attempt(record.run_id).attempt
+    newer = store.begin_attempt(record.run_id).attempt  # another process resumed the run
+    assert newer == mine + 1
+    item = plan.items[0]
+    with pytest.raises(AttemptSuperseded):
+        store.record_outcome(
+            record.run_id, mine, ItemOutcome(item.item_id, ItemState.COMMITTED, item.notebook_id)
+        )
+    assert store.load(record.run_id).outcomes()[item.item_id].state is ItemState.PENDING
+
+
+def test_a_terminal_run_is_never_reopened(corpus, tmp_path) -> None:
+    plan = plan_for(corpus, make_shelf(tmp_path / "box", notebooks=1))
+    result = commit_plan(corpus, plan)
+    with pytest.raises(TranscribeError) as info:
+        RunStore(corpus).begin_attempt(result.run_id)
+    assert info.value.code is ErrorCode.RUN_TERMINAL

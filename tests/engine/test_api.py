@@ -1,0 +1,134 @@
+"""engine.api: the use cases both faces call, and the import diet of the light commands."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from transcribe_import.engine import api
+from transcribe_import.engine.api import ExitCode
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.planning import ordering
+from transcribe_import.engine.runs.executor import RunControl
+from transcribe_import.engine.runs.model import RunStatus
+from transcribe_import.engine.storage.corpus import Corpus
+
+from engine_helpers import page_image
+
+DECODERS = ("PIL", "pypdf", "pypdfium2")
+
+
+def _shelf(root: Path, notebooks: int = 2, pages: int = 3) -> Path:
+    for n in range(notebooks):
+        for p in range(1, pages + 1):
+            page_image(root / f"notebook {n}" / f"page {p}.jpg", f"{n}/{p}")
+    return root
+
+
+@pytest.fixture
+def corpus(data_dir: Path) -> Corpus:
+    return Corpus.open(data_dir)
+
+
+def test_exit_codes_follow_the_run_status() -> None:
+    assert api.exit_code_for_status(RunStatus.COMPLETE) is ExitCode.OK
+    assert api.exit_code_for_status(RunStatus.PARTIAL) is ExitCode.PROBLEMS
+    assert api.exit_code_for_status(RunStatus.FAILED) is ExitCode.PROBLEMS
+    assert api.exit_code_for_status(RunStatus.CANCELLED) is ExitCode.CANCELLED
+    assert api.exit_code_for_status(RunStatus.CANCELLED_WITH_COMMITS) is ExitCode.CANCELLED
+    assert api.exit_code_for_status(RunStatus.RUNNING) is ExitCode.INTERRUPTED
+    busy = TranscribeError(ErrorCode.RUN_BUSY, "busy")
+    assert api.exit_code_for_error(busy) is ExitCode.LOCKED
+    frozen = TranscribeError(ErrorCode.PLAN_FROZEN, "frozen")
+    assert api.exit_code_for_error(frozen) is ExitCode.INVALID_PLAN
+
+
+def test_plan_commit_list_show_through_the_api(corpus: Corpus, tmp_path: Path) -> None:
+    shelf = _shelf(tmp_path / "shelf")
+    events = []
+    planned = api.plan_paths(corpus, [shelf], on_progress=events.append)
+    assert planned.files == 6 and len(planned.plan.items) == 2 and events
+    prepared = api.prepare_commit(corpus, planned.plan, plan_file=tmp_path / "plan.json")
+    assert not prepared.continued
+    assert prepared.record.doc["discovery"]["plan_file"] == str(tmp_path / "plan.json")
+    assert prepared.record.doc["discovery"]["roots"] == [str(shelf)]
+    result = api.execute(corpus, prepared.run_id)
+    assert result.status is RunStatus.COMPLETE
+    assert api.exit_code_for_result(result) is ExitCode.OK
+    # The same plan again continues the complete run: the commit is a no-op.
+    again = api.prepare_commit(corpus, planned.plan)
+    assert again.continued and again.run_id == prepared.run_id
+    (listing,) = api.list_runs(corpus)
+    assert listing.summary.run_id == prepared.run_id and not listing.summary.interrupted
+    assert listing.summary.committed == 2 and listing.summary.pages_committed == 6
+    detail = api.show_run(corpus, prepared.run_id)
+    assert [r.pages_planned for r in detail.rows] == [3, 3]
+    assert len(api.list_notebooks(corpus)) == 2
+    assert api.check_corpus(corpus).clean
+    with pytest.raises(TranscribeError) as frozen:
+        api.check_plan_editable(corpus, planned.plan, "plan.json")
+    assert frozen.value.code is ErrorCode.PLAN_FROZEN
+
+
+def test_an_invalid_plan_is_refused_before_any_run(corpus: Corpus, tmp_path: Path) -> None:
+    shelf = tmp_path / "shelf"
+    for name in ("page1.jpg", "page01.jpg", "page2.jpg"):  # page 1 twice: ambiguous
+        page_image(shelf / "nb" / name, name)
+    plan = api.plan_paths(corpus, [shelf]).plan
+    with pytest.raises(api.PlanInvalid) as invalid:
+        api.prepare_commit(corpus, plan)
+    assert not invalid.value.report.ok
+    assert api.list_runs(corpus) == []
+    resolved = plan.with_item(ordering.accept(plan.items[0]))
+    assert api.prepare_commit(corpus, resolved).record.status is RunStatus.PENDING
+
+
+def test_a_paused_run_is_interrupted_until_resumed(corpus: Corpus, tmp_path: Path) -> None:
+    plan = api.plan_paths(corpus, [_shelf(tmp_path / "shelf", notebooks=3)]).plan
+    prepared = api.prepare_commit(corpus, plan)
+    control = RunControl()
+    control.pause()
+    paused = api.execute(corpus, prepared.run_id, control=control)
+    assert paused.paused and api.exit_code_for_result(paused) is ExitCode.INTERRUPTED
+    assert [r.run_id for r in api.interrupted_runs(corpus)] == [prepared.run_id]
+    assert api.list_runs(corpus)[0].summary.interrupted
+    resumed = api.prepare_resume(corpus, prepared.run_id)
+    assert resumed.continued and resumed.plan.fingerprint == plan.fingerprint
+    assert api.execute(corpus, prepared.run_id).status is RunStatus.COMPLETE
+    assert api.interrupted_runs(corpus) == []
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "transcribe_import.engine.api",
+        "transcribe_import.engine.runs.store",
+        "transcribe_import.engine.runs.model",
+        "transcribe_import.cli",
+    ],
+)
+def test_light_modules_do_not_load_the_media_decoders(module: str) -> None:
+    """Listing runs or notebooks must not pay for Pillow, pypdf and pypdfium2 (~0.35 s)."""
+    code = (
+        f"import sys, {module}\n"
+        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({DECODERS!r})))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert out.stdout.strip() == "[]"
+
+
+def test_runs_json_does_not_load_the_media_decoders(data_dir: Path) -> None:
+    code = (
+        "import sys\nfrom transcribe_import.cli import main\n"
+        f"rc = main(['--data-dir', {str(data_dir)!r}, 'runs', '--json'])\n"
+        f"print(rc, sorted({{m.split('.')[0] for m in sys.modules}} & set({DECODERS!r})))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert out.stdout.strip().splitlines()[-1] == "0 []"

@@ -1,0 +1,169 @@
+"""The generic engine task and the slot that runs one kind of task at a time, off the GUI thread."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Generator, Iterator
+
+import pytest
+from PySide6.QtCore import QObject
+from pytestqt.qtbot import QtBot
+
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.gui.workers import EngineTask, TaskSlot, running_workers
+
+WAIT_MS = 10_000
+
+
+def add(a: int, b: int) -> int:
+    return a + b
+
+
+def thread_name() -> str:
+    return threading.current_thread().name
+
+
+def refuse() -> None:
+    raise TranscribeError(ErrorCode.CORPUS_BUSY, "The corpus is busy; try again.")
+
+
+def crash() -> None:
+    raise ZeroDivisionError("no")
+
+
+def counting(n: int) -> Generator[int, None, str]:
+    yield from range(n)
+    return "counted"
+
+
+@pytest.fixture
+def gate() -> Iterator[threading.Event]:
+    """Holds a ``held`` task until set; set at the end whatever happened, so no thread hangs."""
+    event = threading.Event()
+    yield event
+    event.set()
+
+
+def held(gate: threading.Event, value: str) -> str:
+    assert gate.wait(WAIT_MS / 1000)
+    return value
+
+
+def test_a_task_hands_back_its_result_from_another_thread(qtbot: QtBot) -> None:
+    task = EngineTask(add, 2, 3)
+    with qtbot.waitSignal(task.done, timeout=WAIT_MS) as done:
+        task.start()
+    assert done.args == [5]
+    task.wait()
+
+    where = EngineTask(thread_name)
+    with qtbot.waitSignal(where.done, timeout=WAIT_MS) as done:
+        where.start()
+    assert done.args != [threading.current_thread().name]
+    where.wait()
+    assert running_workers() == []
+
+
+@pytest.mark.parametrize(
+    ("fn", "message"),
+    [
+        (refuse, "The corpus is busy; try again."),
+        (crash, "unexpected error: ZeroDivisionError('no')"),
+    ],
+)
+def test_a_task_reports_an_error_as_words_and_no_result(
+    qtbot: QtBot, fn: object, message: str, logged_warnings: list[logging.LogRecord]
+) -> None:
+    task = EngineTask(fn)  # type: ignore[arg-type]
+    results: list[object] = []
+    task.done.connect(results.append)
+    with qtbot.waitSignal(task.failed, timeout=WAIT_MS) as failed:
+        task.start()
+    task.wait()
+
+    assert failed.args == [message]
+    assert results == []
+    assert running_workers() == []
+    # Only what the engine did not foresee is logged, with its traceback.
+    logged = [r.getMessage() for r in logged_warnings]
+    assert logged == (["EngineTask failed unexpectedly"] if fn is crash else [])
+
+
+def test_a_generator_task_reports_progress_then_its_return_value(qtbot: QtBot) -> None:
+    task = EngineTask(counting, 3)
+    progress: list[object] = []
+    task.progress.connect(progress.append)
+    with qtbot.waitSignal(task.done, timeout=WAIT_MS) as done:
+        task.start()
+    task.wait()
+
+    assert progress == [0, 1, 2]
+    assert done.args == ["counted"]
+
+
+class _Live(QObject):
+    def value(self) -> int:
+        return 1
+
+
+@pytest.mark.parametrize("bad", [[1, 2], {"a": 1}, {1}])
+def test_a_task_is_given_frozen_values_only(bad: object) -> None:
+    with pytest.raises(TypeError, match="frozen values"):
+        EngineTask(add, bad, 1)
+
+
+def test_a_task_is_never_given_a_qt_object(qtbot: QtBot) -> None:
+    live = _Live()
+    with pytest.raises(TypeError, match="Qt object"):
+        EngineTask(add, live, 1)
+    with pytest.raises(TypeError, match="Qt object"):
+        EngineTask(live.value)  # a bound method would reach the object from the thread
+
+
+def test_a_slot_runs_one_task_at_a_time_and_keeps_only_the_latest_request(
+    qtbot: QtBot, gate: threading.Event
+) -> None:
+    slot = TaskSlot()
+    results: list[object] = []
+    slot.done.connect(results.append)
+
+    slot.run(held, gate, "first")
+    slot.run(held, gate, "second")  # waits its turn...
+    slot.run(held, gate, "third")  # ...and is replaced by this one
+    assert slot.is_busy()
+    assert len(running_workers()) == 1
+    gate.set()
+    qtbot.waitUntil(lambda: not slot.is_busy(), timeout=WAIT_MS)
+
+    assert results == ["first", "third"]
+    assert running_workers() == []
+
+
+def test_a_slot_forwards_failures_and_says_when_each_thread_has_ended(qtbot: QtBot) -> None:
+    slot = TaskSlot()
+    failures: list[str] = []
+    slot.failed.connect(failures.append)
+    with qtbot.waitSignal(slot.ended, timeout=WAIT_MS):
+        slot.run(refuse)
+
+    assert failures == ["The corpus is busy; try again."]
+    assert not slot.is_busy()
+    assert slot.task() is None
+
+
+def test_closing_a_slot_waits_for_its_task_and_starts_nothing_after(
+    qtbot: QtBot, gate: threading.Event
+) -> None:
+    slot = TaskSlot()
+    slot.run(held, gate, "running")
+    slot.run(held, gate, "waiting")
+    threading.Timer(0.1, gate.set).start()
+
+    slot.close()  # blocks until the running task's thread is gone
+
+    assert not slot.is_busy()
+    assert running_workers() == []
+    slot.run(held, gate, "after")
+    assert not slot.is_busy()
+    assert running_workers() == []

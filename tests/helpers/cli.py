@@ -1,0 +1,148 @@
+"""The command line as a user runs it: a real ``python -m transcribe_import`` process.
+
+Every call runs with no ``TRANSCRIBE_*`` variable of the test process (so neither the
+user's settings nor the ``data_dir`` fixture leak in) except those passed in ``env``;
+an unexpected error's traceback log (``XDG_STATE_HOME``) goes beside the data folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+# Exit statuses as shared/spec/cli.md defines them (written out, not imported from the app,
+# so a changed number in the app fails the tests that pin it).
+EXIT_OK = 0
+EXIT_PROBLEMS = 1
+EXIT_USAGE = 2
+EXIT_INVALID = 3
+EXIT_CANCELLED = 4
+EXIT_LOCKED = 5
+EXIT_INTERRUPTED = 6
+SIGKILLED = -signal.SIGKILL
+
+TIMEOUT = 120.0
+DRIVER = Path(__file__).resolve().parents[1] / "crash" / "driver.py"
+
+
+def cli_env(
+    data: Path | None = None, *, crash_at: str | None = None, env: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The environment of a CLI process: ours without ``TRANSCRIBE_*``, then ``env``.
+
+    ``crash_at`` sets ``TRANSCRIBE_CRASH_AT`` (the process SIGKILLs itself at that point).
+    """
+    out = {k: v for k, v in os.environ.items() if not k.startswith("TRANSCRIBE_")}
+    out.update(env or {})
+    where = data if data is not None else out.get("TRANSCRIBE_DATA_DIR")
+    if where is not None:
+        out["XDG_STATE_HOME"] = str(Path(where).parent / "state")
+    if crash_at:
+        out["TRANSCRIBE_CRASH_AT"] = crash_at
+    return out
+
+
+def cli_argv(data: Path | None, *args: str) -> list[str]:
+    """``python -m transcribe_import [--data-dir DATA] ARGS...``."""
+    head = [sys.executable, "-m", "transcribe_import"]
+    return [*head, "--data-dir", str(data), *args] if data is not None else [*head, *args]
+
+
+def run_cli(
+    data: Path | None,
+    *args: str,
+    crash_at: str | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float = TIMEOUT,
+) -> subprocess.CompletedProcess[str]:
+    """Run the command line to its end; ``data`` None gives no ``--data-dir``."""
+    return subprocess.run(
+        cli_argv(data, *args),
+        env=cli_env(data, crash_at=crash_at, env=env),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def start_cli(
+    data: Path | None,
+    *args: str,
+    crash_at: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> subprocess.Popen[str]:
+    """Start the command line without waiting (stdout and stderr piped, text)."""
+    return subprocess.Popen(
+        cli_argv(data, *args),
+        env=cli_env(data, crash_at=crash_at, env=env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def ok(
+    proc: subprocess.CompletedProcess[str], rc: int = EXIT_OK
+) -> subprocess.CompletedProcess[str]:
+    """``proc`` exited with ``rc`` and printed no traceback; returned for chaining."""
+    assert proc.returncode == rc, (proc.args[3:], proc.returncode, proc.stderr, proc.stdout)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc
+
+
+def cli_json(data: Path | None, *args: str, rc: int = EXIT_OK) -> dict[str, Any]:
+    """Run a ``--json`` command (pass ``--json`` in ``args``) and parse its stdout."""
+    doc: dict[str, Any] = orjson.loads(ok(run_cli(data, *args), rc).stdout)
+    return doc
+
+
+def assert_doctor_clean(data: Path) -> None:
+    """``doctor --json`` exits 0 with no finding at all."""
+    report = cli_json(data, "doctor", "--json")
+    assert report["clean"] and report["findings"] == [], report["findings"]
+
+
+def notebook_files(data: Path) -> dict[str, str]:
+    """Every file under the corpus's notebooks folder: relative path -> sha256."""
+    root = data / "corpus" / "notebooks"
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+# -- the crash driver (tests/crash/driver.py): one engine action in a real process ----------
+
+
+def run_driver(data: Path, *args: str, crash_at: str | None = None) -> int:
+    """Run the driver; its exit status, which must be 0 or death by SIGKILL."""
+    proc = subprocess.run(
+        [sys.executable, str(DRIVER), str(data), *args],
+        env=cli_env(data, crash_at=crash_at),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    if proc.returncode not in (0, SIGKILLED):
+        raise AssertionError(proc.stderr)
+    return proc.returncode
+
+
+def start_driver(data: Path, *args: str) -> subprocess.Popen[str]:
+    """Start the driver without waiting (stdout and stderr piped, text)."""
+    return subprocess.Popen(
+        [sys.executable, str(DRIVER), str(data), *args],
+        env=cli_env(data),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )

@@ -1,0 +1,47 @@
+"""Plans and import runs in-process, for engine tests of planning, validate and runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from transcribe_import.engine.planning import ordering
+from transcribe_import.engine.planning.plan import ImportPlan, PlanItem
+from transcribe_import.engine.planning.planner import build_plan
+from transcribe_import.engine.planning.scan import run_scan
+from transcribe_import.engine.runs.executor import RunResult, execute_run, prepare_run
+from transcribe_import.engine.storage.corpus import Corpus
+
+from engine_helpers import assert_notebook_whole
+
+
+def plan_for(corpus: Corpus, *roots: Path, mode: str = "folders", **kw: Any) -> ImportPlan:
+    """Scan ``roots`` and plan them (``kw`` to ``build_plan``); every ordering question is
+    answered by accepting the proposed order, so the plan is ready to commit."""
+    plan = build_plan(corpus, run_scan(list(roots)), mode=mode, **kw)
+    for it in plan.items:
+        if ordering.find_ambiguities(it):
+            plan = plan.with_item(ordering.accept(it))
+    return plan
+
+
+def commit_plan(corpus: Corpus, plan: ImportPlan, **kw: Any) -> RunResult:
+    """Prepare the plan's run (a new one, or the one it continues) and execute it."""
+    record, _ = prepare_run(corpus, plan)
+    return execute_run(corpus, record.run_id, **kw)
+
+
+def planned_page_ids(item: PlanItem) -> list[str]:
+    """The page ids the item will commit, in plan order."""
+    return [p.page_id for s in item.imported_sources() for p in s.pages]
+
+
+def committed_page_ids(corpus: Corpus, plan: ImportPlan) -> dict[str, list[str]]:
+    """item id -> page ids of its notebook (checked whole), for each item whose notebook
+    is registered."""
+    out = {}
+    for it in plan.items:
+        if corpus.is_registered(it.notebook_id):
+            doc = assert_notebook_whole(corpus, it.notebook_id)
+            out[it.item_id] = [p["id"] for p in doc["pages"]]
+    return out
