@@ -52,7 +52,8 @@ def side_commit(tree: Path, out: Path) -> dict[str, float]:
     from transcribe_import.engine.planning.planner import build_plan
     from transcribe_import.engine.planning.scan import run_scan
     from transcribe_import.engine.planning.validate import validate
-    from transcribe_import.engine.runs.executor import execute_run, prepare_run
+    from transcribe_import.engine.runs.executor import execute_run
+    from transcribe_import.engine.runs.service import prepare_run
     from transcribe_import.engine.runs.store import RunStatus
     from transcribe_import.engine.storage.corpus import Corpus
 
@@ -93,12 +94,8 @@ def bench_resume(items: int) -> dict[str, float]:
     from transcribe_import.engine.planning import ordering
     from transcribe_import.engine.planning.planner import build_plan
     from transcribe_import.engine.planning.scan import run_scan
-    from transcribe_import.engine.runs.executor import (
-        EventKind,
-        RunControl,
-        execute_run,
-        prepare_run,
-    )
+    from transcribe_import.engine.runs.executor import EventKind, RunControl, execute_run
+    from transcribe_import.engine.runs.service import prepare_run
     from transcribe_import.engine.runs.store import RunStatus
     from transcribe_import.engine.storage import fsio
     from transcribe_import.engine.storage.corpus import Corpus

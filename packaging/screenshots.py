@@ -29,15 +29,15 @@ from PySide6.QtWidgets import QApplication, QPushButton  # noqa: E402
 from transcribe_import.engine.planning import scan as engine_scan  # noqa: E402
 from transcribe_import.engine.planning.planner import build_plan  # noqa: E402
 from transcribe_import.engine.planning.scan import ScanPhase, run_scan  # noqa: E402
+from transcribe_import.engine.runs import executor as executor_module  # noqa: E402
 from transcribe_import.engine.runs.executor import (  # noqa: E402
     EventKind,
     RunControl,
     RunEvent,
     execute_run,
-    prepare_run,
 )
+from transcribe_import.engine.runs.service import prepare_run  # noqa: E402
 from transcribe_import.engine.storage.corpus import Corpus  # noqa: E402
-from transcribe_import.gui import workers  # noqa: E402
 from transcribe_import.gui.app import application  # noqa: E402
 from transcribe_import.gui.main_window import MainWindow, Section  # noqa: E402
 from transcribe_import.gui.models.plan import PageColumn  # noqa: E402
@@ -155,7 +155,7 @@ def hold_scan_halfway(gate: Gate) -> None:
         return real_hash(*args, **kw)
 
     engine_scan.fsio.hash_file = slow_hash  # type: ignore[assignment]
-    real = workers.scan
+    real = engine_scan.scan
 
     def scan(roots: Any, **kw: Any) -> Iterator[Any]:
         gen = real(roots, **kw)
@@ -172,11 +172,11 @@ def hold_scan_halfway(gate: Gate) -> None:
         except StopIteration as done:
             return done.value
 
-    workers.scan = scan  # type: ignore[assignment]
+    engine_scan.scan = scan  # type: ignore[assignment]
 
 
 def hold_commit_after(gate: Gate, items: int) -> None:
-    real = workers.execute_run
+    real = executor_module.execute_run
     finished = 0
 
     def execute(corpus: Corpus, run_id: str, *, on_event: Any = None, **kw: Any) -> Any:
@@ -191,7 +191,7 @@ def hold_commit_after(gate: Gate, items: int) -> None:
 
         return real(corpus, run_id, on_event=on, **kw)
 
-    workers.execute_run = execute  # type: ignore[assignment]
+    executor_module.execute_run = execute  # type: ignore[assignment]
 
 
 def shoot(window: MainWindow, name: str) -> Path:

@@ -9,7 +9,8 @@ from transcribe_import.engine.planning import ordering
 from transcribe_import.engine.planning.plan import ImportPlan, PlanItem
 from transcribe_import.engine.planning.planner import build_plan
 from transcribe_import.engine.planning.scan import run_scan
-from transcribe_import.engine.runs.executor import RunResult, execute_run, prepare_run
+from transcribe_import.engine.runs.executor import RunResult, execute_run
+from transcribe_import.engine.runs.service import prepare_run
 from transcribe_import.engine.storage.corpus import Corpus
 
 from engine_helpers import assert_notebook_whole

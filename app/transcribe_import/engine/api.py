@@ -275,7 +275,7 @@ def prepare_commit(
     Raises ``PlanInvalid`` when validation finds errors, and ``TranscribeError(PLAN_FROZEN)``
     when the plan was committed before with different contents.
     """
-    from transcribe_import.engine.runs.executor import prepare_run
+    from transcribe_import.engine.runs.service import prepare_run
 
     report = validate_plan(corpus, plan, settings=settings, workers=workers)
     if not report.ok:
@@ -312,7 +312,7 @@ def execute(
 
 def cancel(corpus: Corpus, run_id: str) -> RunRecord:
     """Ask a run to stop its pending items; a run no process executes is ended at once."""
-    from transcribe_import.engine.runs.executor import cancel_run
+    from transcribe_import.engine.runs.service import cancel_run
 
     return cancel_run(corpus, run_id)
 

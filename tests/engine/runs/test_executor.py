@@ -15,15 +15,9 @@ from transcribe_import.engine.api import interrupted_runs
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.planning.plan import DedupeScope, Duplicate
 from transcribe_import.engine.planning.validate import validate
-from transcribe_import.engine.runs.executor import (
-    EventKind,
-    RunControl,
-    RunEvent,
-    cancel_run,
-    execute_run,
-    prepare_run,
-)
+from transcribe_import.engine.runs.executor import EventKind, RunControl, RunEvent, execute_run
 from transcribe_import.engine.runs.model import ItemState, RunStatus
+from transcribe_import.engine.runs.service import cancel_run, prepare_run
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.storage import locks
 from transcribe_import.engine.storage.corpus import Corpus

@@ -10,7 +10,6 @@ from helpers.runs import commit_plan, plan_for
 from helpers.shelves import make_shelf
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.ids import new_id
-from transcribe_import.engine.runs.executor import prepare_run
 from transcribe_import.engine.runs.model import (
     AttemptSuperseded,
     ItemOutcome,
@@ -18,6 +17,7 @@ from transcribe_import.engine.runs.model import (
     RunStatus,
     terminal_status,
 )
+from transcribe_import.engine.runs.service import prepare_run
 from transcribe_import.engine.runs.store import RunStore
 
 # The corpus fixture is the shared one (tests/conftest.py).

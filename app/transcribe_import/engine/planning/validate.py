@@ -42,7 +42,6 @@ class ProblemCode(enum.StrEnum):
     NOTHING_TO_IMPORT = "nothing_to_import"
     DUPLICATES_SKIPPED = "duplicates_skipped"
     TITLE_EXISTS = "title_exists"
-    PLAN_FROZEN = "plan_frozen"
 
 
 @dataclass(frozen=True)
