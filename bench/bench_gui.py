@@ -209,7 +209,7 @@ def bench_commit(tree: Path, workers: int, stacks: bool = False) -> dict[str, fl
 
     from transcribe_import.engine.planning.planner import build_plan
     from transcribe_import.engine.planning.scan import run_scan
-    from transcribe_import.engine.runs.store import RunStatus
+    from transcribe_import.engine.runs.model import RunStatus
     from transcribe_import.engine.storage.corpus import Corpus
 
     with tempfile.TemporaryDirectory(prefix="bench-gui-", dir=WORK) as tmp:

@@ -53,8 +53,8 @@ def side_commit(tree: Path, out: Path) -> dict[str, float]:
     from transcribe_import.engine.planning.scan import run_scan
     from transcribe_import.engine.planning.validate import validate
     from transcribe_import.engine.runs.executor import execute_run
+    from transcribe_import.engine.runs.model import RunStatus
     from transcribe_import.engine.runs.service import prepare_run
-    from transcribe_import.engine.runs.store import RunStatus
     from transcribe_import.engine.storage.corpus import Corpus
 
     corpus = Corpus.open(out)
@@ -95,8 +95,8 @@ def bench_resume(items: int) -> dict[str, float]:
     from transcribe_import.engine.planning.planner import build_plan
     from transcribe_import.engine.planning.scan import run_scan
     from transcribe_import.engine.runs.executor import EventKind, RunControl, execute_run
+    from transcribe_import.engine.runs.model import RunStatus
     from transcribe_import.engine.runs.service import prepare_run
-    from transcribe_import.engine.runs.store import RunStatus
     from transcribe_import.engine.storage import fsio
     from transcribe_import.engine.storage.corpus import Corpus
 

@@ -50,14 +50,9 @@ case "$cmd" in
   test)
     .venv/bin/ruff check app tests bench packaging
     .venv/bin/ruff format --check app tests bench packaging
-    # Import contracts (pyproject.toml [tool.importlinter]): the engine's layers, and no
-    # CLI, window or Qt in the engine.
-    .venv/bin/lint-imports --contract engine-layers --contract engine-without-faces
-    # Not yet kept, so reported without failing: the faces reach the engine only through
-    # engine.api. Fold it into the line above (or drop the --contract flags) once it is kept.
-    .venv/bin/lint-imports --contract faces-through-api >/dev/null ||
-      echo "dev.sh: import contract faces-through-api is not kept yet (lint-imports" \
-        "--contract faces-through-api lists the imports)" >&2
+    # Import contracts (pyproject.toml [tool.importlinter]): the engine's layers, no CLI,
+    # window or Qt in the engine, and the faces doing the engine's work only through its api.
+    .venv/bin/lint-imports
     .venv/bin/mypy  # the engine, typed ([tool.mypy])
     export QT_QPA_PLATFORM=offscreen
     exec .venv/bin/python -m pytest "$@"

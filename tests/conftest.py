@@ -71,10 +71,10 @@ class NotebookWithHistory(NamedTuple):
 def notebook_with_history(tmp_path: Path) -> NotebookWithHistory:
     """A corpus with one notebook that already holds two pages the user imported earlier,
     and a saved request to import four more (for a driver process to run)."""
-    from helpers.shelves import make_pages
     from transcribe_import.engine.storage.corpus import Corpus
 
     from engine_helpers import ingest_pages, new_notebook, page_ids, request_for, request_to_json
+    from helpers.shelves import make_pages
     from media_factory import make_image
 
     data = tmp_path / "data"

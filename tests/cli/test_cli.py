@@ -9,13 +9,13 @@ from pathlib import Path
 import orjson
 import pytest
 
-from helpers.cli import EXIT_LOCKED, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, run_cli
 from transcribe_import import __version__
 from transcribe_import.cli import main
 from transcribe_import.engine.base.ids import new_id
 from transcribe_import.engine.storage.corpus import Corpus
 
 from engine_helpers import ingest_pages, new_notebook
+from helpers.cli import EXIT_LOCKED, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, run_cli
 from media_factory import make_image
 
 # run_cli(data, *args) is the shared runner (helpers.cli); data=None passes no --data-dir.

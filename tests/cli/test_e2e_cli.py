@@ -1,6 +1,6 @@
 """An end-to-end import of a generated messy shelf, driven only through the command line.
 
-plan → validate (3: decisions needed) → order (each resolution cli.md offers) →
+plan → validate (3: decisions needed) → order (each resolution docs/cli.md offers) →
 validate (0) → commit (0) → commit again (0, a no-op), then the same folder again
 into an existing notebook under both duplicate policies. Every step is a real
 `transcribe-import` process; the checks read what a person would look at: `--json`
@@ -18,7 +18,6 @@ import pytest
 from PIL import Image
 
 from helpers.cli import EXIT_INVALID, assert_doctor_clean, cli_json, notebook_files, ok, run_cli
-
 from media_factory import (
     MARKER_RGB,
     make_jpeg,

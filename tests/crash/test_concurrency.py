@@ -6,8 +6,6 @@ from pathlib import Path
 
 import orjson
 
-from helpers.cli import EXIT_OK, TIMEOUT, ok, run_cli, start_cli, start_driver
-from helpers.shelves import make_pages, make_shelf
 from transcribe_import.engine.storage.corpus import Corpus
 
 from engine_helpers import (
@@ -17,6 +15,8 @@ from engine_helpers import (
     request_for,
     request_to_json,
 )
+from helpers.cli import EXIT_OK, TIMEOUT, ok, run_cli, start_cli, start_driver
+from helpers.shelves import make_pages, make_shelf
 
 
 def _requests(tmp_path: Path, nbids: list[str], per: int = 6) -> list[tuple[Path, list[str]]]:

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from helpers.cli import SIGKILLED, run_driver
 from transcribe_import.engine.base.ids import new_id
 from transcribe_import.engine.doctor import doctor
 from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus
 
 from engine_helpers import assert_notebook_whole, page_ids, request_from_json, snapshot
+from helpers.cli import SIGKILLED, run_driver
 
 pytestmark = pytest.mark.crash
 

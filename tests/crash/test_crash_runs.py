@@ -43,7 +43,6 @@ from helpers.cli import (
     start_cli,
 )
 from helpers.shelves import make_shelf
-
 from media_factory import make_jpeg, make_png
 
 pytestmark = pytest.mark.crash

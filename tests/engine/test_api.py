@@ -132,3 +132,18 @@ def test_runs_json_does_not_load_the_media_decoders(data_dir: Path) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert out.stdout.strip().splitlines()[-1] == "0 []"
+
+
+def test_planning_images_does_not_load_the_pdf_libraries(tmp_path: Path) -> None:
+    """pypdf and pdfium (~95 ms of a start) are loaded when a PDF is met, not before."""
+    shelf = _shelf(tmp_path / "shelf", notebooks=1, pages=2)
+    code = (
+        "import sys\nfrom pathlib import Path\nfrom transcribe_import.engine import api\n"
+        f"planned = api.plan_paths(None, [Path({str(shelf)!r})])\n"
+        "print(planned.files, sorted({m.split('.')[0] for m in sys.modules}"
+        " & {'pypdf', 'pypdfium2'}))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert out.stdout.strip() == "2 []"

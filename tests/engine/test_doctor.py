@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from helpers.cli import SIGKILLED, run_driver
 from transcribe_import.engine.base.findings import FindingCode
 from transcribe_import.engine.base.ids import new_id
 from transcribe_import.engine.doctor import doctor
 from transcribe_import.engine.storage.corpus import Corpus
+
+from helpers.cli import SIGKILLED, run_driver
 
 
 def test_torn_index_line_is_reported_and_repaired_not_dropped(data_dir: Path) -> None:

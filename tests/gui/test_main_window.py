@@ -17,8 +17,7 @@ from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine import api
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
-from transcribe_import.engine.base.findings import FindingCode
-from transcribe_import.engine.doctor import DoctorReport
+from transcribe_import.engine.base.findings import DoctorReport, FindingCode
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui import app as gui_app
 from transcribe_import.gui import main_window

@@ -15,7 +15,7 @@ from transcribe_import.engine.planning import edits, ordering
 from transcribe_import.engine.planning.plan import Op
 from transcribe_import.engine.planning.planner import build_plan
 from transcribe_import.engine.planning.scan import run_scan
-from transcribe_import.engine.runs.store import ItemOutcome, ItemState, RunStatus
+from transcribe_import.engine.runs.model import ItemOutcome, ItemState, RunStatus
 from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
 from transcribe_import.gui.models.base import LEFT, RIGHT, SORT_ROLE, Column, ColumnTableModel
 from transcribe_import.gui.models.notebooks import NotebookColumn, NotebookTableModel

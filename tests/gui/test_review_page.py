@@ -541,13 +541,13 @@ def test_activating_a_problem_jumps_to_its_notebook_and_page(
 def render_log(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The thread of every thumbnail render."""
     calls: list[int] = []
-    real = thumbnails_module.media.render_pages
+    real = thumbnails_module.api.render_preview
 
-    def render_pages(*args, **kwargs):
+    def render_preview(*args, **kwargs):
         calls.append(threading.get_ident())
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(thumbnails_module.media, "render_pages", render_pages)
+    monkeypatch.setattr(thumbnails_module.api, "render_preview", render_preview)
     return calls
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-# Exit statuses as shared/spec/cli.md defines them (written out, not imported from the app,
+# Exit statuses as docs/cli.md defines them (written out, not imported from the app,
 # so a changed number in the app fails the tests that pin it).
 EXIT_OK = 0
 EXIT_PROBLEMS = 1

@@ -1,4 +1,4 @@
-"""The command line (shared/spec/cli.md): a thin layer over the engine."""
+"""The command line (docs/cli.md): a thin layer over the engine."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from transcribe_import.engine.storage.corpus import Corpus
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # usage errors exit 2 with one line, as cli.md says
+    def error(self, message: str) -> None:  # usage errors exit 2 with one line, as docs/cli.md says
         self.print_usage(sys.stderr)
         print(f"{self.prog}: error: {message}", file=sys.stderr)
         raise SystemExit(ExitCode.USAGE)

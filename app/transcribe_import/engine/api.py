@@ -34,7 +34,7 @@ from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
 
 if TYPE_CHECKING:
-    from transcribe_import.engine.doctor import DoctorReport
+    from transcribe_import.engine.base.findings import DoctorReport
     from transcribe_import.engine.media.kinds import RenderSettings
     from transcribe_import.engine.planning.scan import ScanProgress, ScanResult
     from transcribe_import.engine.planning.validate import ValidationReport
@@ -203,7 +203,8 @@ def _split_unusable(item: PlanItem, names: Sequence[str]) -> tuple[list[str], li
     """Names of unusable files (not sources) go to the item's acknowledged list."""
     unusable = {u["rel"] for u in item.unusable}
     by_base = {rel.rsplit("/", 1)[-1]: rel for rel in unusable}
-    rest, ack = [], []
+    rest: list[str] = []
+    ack: list[str] = []
     for n in names:
         rel = n if n in unusable else by_base.get(n)
         (ack if rel else rest).append(rel or n)
@@ -433,6 +434,26 @@ def show_run(corpus: Corpus, run_id: str) -> RunDetail:
     plan = store.load_plan(run_id, record)
     summary = RunSummary.of(record, store.is_interrupted(record))
     return RunDetail(summary, record, plan, tuple(outcome_rows(plan, record)))
+
+
+# -- pages ---------------------------------------------------------------------------------
+
+
+def render_preview(
+    path: Path, media_type: str, page_index: int, max_side: int, *, shown_as: str
+) -> bytes:
+    """One page of a source file as a PNG no larger than ``max_side``: the window's previews.
+
+    Rendered exactly as an import would (orientation, colour, bounds), only smaller.
+    Raises TranscribeError naming ``shown_as`` when the file cannot be read.
+    """
+    from transcribe_import.engine.media.decode import render_pages
+    from transcribe_import.engine.media.kinds import RenderSettings
+
+    pages = render_pages(
+        path, media_type, [page_index], RenderSettings(max_side=max_side), display_path=shown_as
+    )
+    return next(iter(pages)).png
 
 
 # -- the corpus ----------------------------------------------------------------------------

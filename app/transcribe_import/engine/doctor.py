@@ -10,13 +10,12 @@ doctor can be killed at any point and run again.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import TranscribeError
-from transcribe_import.engine.base.findings import Finding, FindingCode, Severity
+from transcribe_import.engine.base.findings import DoctorReport, Finding, FindingCode, Severity
 from transcribe_import.engine.base.ids import is_valid_id
 from transcribe_import.engine.ingest import journal
 from transcribe_import.engine.ingest.recovery import recover_journal
@@ -24,26 +23,6 @@ from transcribe_import.engine.runs.model import RunCorrupt
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.storage import fsio, locks, project, quarantine
 from transcribe_import.engine.storage.corpus import CREATING_PREFIX, Corpus, IndexEntry
-
-
-@dataclass
-class DoctorReport:
-    corpus_root: str
-    notebooks_checked: int = 0
-    findings: list[Finding] = field(default_factory=list)
-
-    @property
-    def clean(self) -> bool:
-        """True when nothing was repaired and nothing needs a person."""
-        return all(f.severity == Severity.INFO for f in self.findings)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "corpus": self.corpus_root,
-            "clean": self.clean,
-            "notebooks_checked": self.notebooks_checked,
-            "findings": [f.to_json() for f in self.findings],
-        }
 
 
 def doctor(corpus: Corpus, *, verify_hashes: bool = False) -> DoctorReport:
@@ -76,7 +55,7 @@ def doctor(corpus: Corpus, *, verify_hashes: bool = False) -> DoctorReport:
             continue  # reported by the registration pass
         report.notebooks_checked += 1
         add(_check_files(nbid, nb_dir, manifest, verify_hashes))
-        page_owners.update(p.get("id") for p in manifest["pages"] if isinstance(p, dict))
+        page_owners.update(str(p.get("id")) for p in manifest["pages"] if isinstance(p, dict))
     for page_id, count in page_owners.items():
         if count > 1:
             report.findings.append(
@@ -219,7 +198,7 @@ def _reconcile_registration(corpus: Corpus, names: list[str]) -> list[Finding]:
                 )
             )
             continue
-        title = manifest.get("title") if isinstance(manifest.get("title"), str) else name
+        title = manifest["title"] if isinstance(manifest.get("title"), str) else name
         run = manifest.get("import_run_id")
         corpus.register(
             IndexEntry(
@@ -227,7 +206,7 @@ def _reconcile_registration(corpus: Corpus, names: list[str]) -> list[Finding]:
                 f"notebooks/{name}",
                 title,
                 str(manifest.get("created_at", "")),
-                run if is_valid_id(run) else None,
+                run if isinstance(run, str) and is_valid_id(run) else None,
             )
         )
         out.append(

@@ -57,9 +57,9 @@ def _install_translators(app: QApplication) -> None:
 def chosen_data_dir(data_dir: Path, settings: QSettings) -> Path:
     """The data directory to open: the settings dialog's choice ranks below --data-dir and env.
 
-    cli.md's order is --data-dir, then TRANSCRIBE_DATA_DIR, then the platform default; the
-    saved choice replaces only the platform default, which is what ``data_dir`` is when
-    neither of the others was given.
+    The documented order (docs/cli.md) is --data-dir, then TRANSCRIBE_DATA_DIR, then the
+    platform default; the saved choice replaces only the platform default, which is what
+    ``data_dir`` is when neither of the others was given.
     """
     saved = load_settings(settings).data_dir
     if saved and not os.environ.get(ENV_DATA_DIR) and data_dir == resolve_data_dir(None):

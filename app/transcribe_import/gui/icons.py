@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication, QStyle
 
 from transcribe_import.engine.base.findings import Severity as FindingSeverity
 from transcribe_import.engine.planning.validate import Severity
-from transcribe_import.engine.runs.store import ItemState, RunStatus
+from transcribe_import.engine.runs.model import ItemState, RunStatus
 from transcribe_import.gui.values import OutcomeRow, PlanItemState, RunSummary
 
 SP = QStyle.StandardPixmap

@@ -41,7 +41,7 @@ from PySide6.QtWidgets import (
 )
 
 from transcribe_import import __version__
-from transcribe_import.engine.doctor import DoctorReport
+from transcribe_import.engine.base.findings import DoctorReport
 from transcribe_import.engine.planning.validate import ValidationReport
 from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
 from transcribe_import.gui.pages.commit import CommitPage

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from transcribe_import.engine.media.decode import RenderSettings
+from transcribe_import.engine.media.kinds import RenderSettings
 from transcribe_import.engine.planning.plan import DEFAULT_POLICY_ID, POLICY_IDS, DuplicatePolicy
 
 DATA_DIR_KEY = "Import/dataDirectory"

@@ -20,8 +20,8 @@ import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, QRunnable, QThreadPool, Signal, Slot
 from PySide6.QtGui import QImage, QPixmap
 
+from transcribe_import.engine import api
 from transcribe_import.engine.base.errors import TranscribeError
-from transcribe_import.engine.media import decode as media
 from transcribe_import.engine.planning.plan import PlanSource
 
 log = logging.getLogger(__name__)
@@ -81,14 +81,13 @@ class _RenderJob(QRunnable):
     def run(self) -> None:
         result: QImage | str
         try:
-            pages = media.render_pages(
+            png = api.render_preview(
                 self._path,
                 self._media_type,
-                [self._page_index],
-                media.RenderSettings(max_side=THUMBNAIL_SIDE),
-                display_path=self._shown_as,
+                self._page_index,
+                THUMBNAIL_SIDE,
+                shown_as=self._shown_as,
             )
-            png = next(iter(pages)).png
             image = QImage.fromData(png, "PNG")
             result = image if not image.isNull() else f"{self._shown_as}: the preview is unreadable"
         except (TranscribeError, OSError, ValueError) as exc:

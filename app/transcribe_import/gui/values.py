@@ -16,7 +16,7 @@ from transcribe_import.engine.planning.plan import ImportPlan
 from transcribe_import.engine.storage.corpus import NotebookSummary
 
 if TYPE_CHECKING:
-    from transcribe_import.engine.doctor import DoctorReport
+    from transcribe_import.engine.base.findings import DoctorReport
     from transcribe_import.engine.media.kinds import RenderSettings
     from transcribe_import.engine.planning.validate import ValidationReport
 

@@ -20,7 +20,7 @@ from transcribe_import.engine.base.findings import Severity as FindingSeverity
 from transcribe_import.engine.planning.ordering import AmbiguityCode
 from transcribe_import.engine.planning.plan import Duplicate, Op, PlanItem
 from transcribe_import.engine.planning.validate import ProblemCode, Severity
-from transcribe_import.engine.runs.store import ItemState, RunStatus
+from transcribe_import.engine.runs.model import ItemState, RunStatus
 from transcribe_import.gui.values import OutcomeRow, PlanItemState, RunSummary
 
 _t = QCoreApplication.translate

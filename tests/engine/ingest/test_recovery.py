@@ -13,14 +13,14 @@ from pathlib import Path
 import orjson
 import pytest
 
-from helpers.cli import SIGKILLED, run_driver
-from helpers.shelves import make_pages
 from transcribe_import.engine.base.ids import new_id
 from transcribe_import.engine.doctor import doctor
 from transcribe_import.engine.ingest.transaction import ingest
 from transcribe_import.engine.storage.corpus import Corpus
 
 from engine_helpers import assert_notebook_whole, page_ids, request_for, request_from_json
+from helpers.cli import SIGKILLED, run_driver
+from helpers.shelves import make_pages
 
 # The corpus, notebook and notebook_with_history fixtures are the shared ones (conftest.py).
 

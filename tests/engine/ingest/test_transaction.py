@@ -11,11 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from helpers.shelves import make_pages
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.ids import new_id
 from transcribe_import.engine.ingest.transaction import IngestCancelled, IngestRequest, ingest
-from transcribe_import.engine.media.decode import RenderSettings
+from transcribe_import.engine.media.kinds import RenderSettings
 from transcribe_import.engine.storage import fsio, project
 
 from engine_helpers import (
@@ -25,6 +24,7 @@ from engine_helpers import (
     snapshot,
     source_spec,
 )
+from helpers.shelves import make_pages
 from media_factory import make_image
 
 # The corpus and notebook fixtures are the shared ones (tests/conftest.py).

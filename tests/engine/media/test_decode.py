@@ -382,7 +382,7 @@ def test_pdf_document_opened_once_per_call(tmp_path: Path, monkeypatch) -> None:
         opened.append(1)
         return real(*a, **kw)
 
-    monkeypatch.setattr(media.pdfium, "PdfDocument", counting)
+    monkeypatch.setattr(pypdfium2, "PdfDocument", counting)
     pages = list(media.render_pages(path, "application/pdf", range(5), SMALL))
     assert len(pages) == 5
     assert len(opened) == 1

@@ -7,11 +7,11 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
-from helpers.runs import commit_plan, plan_for
-from helpers.shelves import make_shelf
 from transcribe_import.engine.base.ids import new_id
 from transcribe_import.engine.planning.validate import validate
 
+from helpers.runs import commit_plan, plan_for
+from helpers.shelves import make_shelf
 from media_factory import make_image
 
 # The corpus fixture is the shared one (tests/conftest.py). What a commit does with a

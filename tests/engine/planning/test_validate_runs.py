@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from transcribe_import.engine.planning.validate import validate
+
 from helpers.runs import commit_plan, plan_for
 from helpers.shelves import make_shelf
-from transcribe_import.engine.planning.validate import validate
 
 
 def test_what_the_plans_own_runs_committed_is_no_conflict(corpus, tmp_path) -> None:

@@ -9,8 +9,6 @@ from pathlib import Path
 import orjson
 import pytest
 
-from helpers.runs import commit_plan, committed_page_ids, plan_for, planned_page_ids
-from helpers.shelves import make_shelf
 from transcribe_import.engine.api import interrupted_runs
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.planning.plan import DedupeScope, Duplicate
@@ -23,6 +21,8 @@ from transcribe_import.engine.storage import locks
 from transcribe_import.engine.storage.corpus import Corpus
 
 from engine_helpers import assert_notebook_whole
+from helpers.runs import commit_plan, committed_page_ids, plan_for, planned_page_ids
+from helpers.shelves import make_shelf
 from media_factory import make_image
 
 # The corpus fixture is the shared one (tests/conftest.py); plans and commits come from

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from helpers.runs import commit_plan, plan_for
-from helpers.shelves import make_shelf
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.ids import new_id
 from transcribe_import.engine.runs.model import (
@@ -19,6 +17,9 @@ from transcribe_import.engine.runs.model import (
 )
 from transcribe_import.engine.runs.service import prepare_run
 from transcribe_import.engine.runs.store import RunStore
+
+from helpers.runs import commit_plan, plan_for
+from helpers.shelves import make_shelf
 
 # The corpus fixture is the shared one (tests/conftest.py).
 

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from helpers.shelves import make_pages
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.doctor import doctor
 from transcribe_import.engine.ingest.transaction import ingest
@@ -27,6 +26,7 @@ from engine_helpers import (
     page_ids,
     request_for,
 )
+from helpers.shelves import make_pages
 from media_factory import make_image
 
 

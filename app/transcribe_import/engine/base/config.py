@@ -11,7 +11,7 @@ ENV_DATA_DIR = "TRANSCRIBE_DATA_DIR"
 
 
 def resolve_data_dir(cli_value: str | os.PathLike[str] | None = None) -> Path:
-    """The data directory in the order of precedence of notebook-corpus.md."""
+    """The data directory in the order of precedence given in docs/cli.md."""
     if cli_value:
         return Path(cli_value).expanduser().absolute()
     env = os.environ.get(ENV_DATA_DIR)

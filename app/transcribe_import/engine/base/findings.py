@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -49,4 +49,26 @@ class Finding:
             "message": self.message,
             "notebook_id": self.notebook_id,
             "path": self.path,
+        }
+
+
+@dataclass
+class DoctorReport:
+    """What doctor found and did, for one corpus."""
+
+    corpus_root: str
+    notebooks_checked: int = 0
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def clean(self) -> bool:
+        """True when nothing was repaired and nothing needs a person."""
+        return all(f.severity == Severity.INFO for f in self.findings)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "corpus": self.corpus_root,
+            "clean": self.clean,
+            "notebooks_checked": self.notebooks_checked,
+            "findings": [f.to_json() for f in self.findings],
         }

@@ -19,8 +19,9 @@ from typing import Any
 from natsort import natsort_keygen, ns
 
 # (per path component: natsort's tuple), case-folded NFC text, the text as given.
-NaturalKey = tuple[tuple[tuple[Any, ...], ...], str, str]
-Parts = tuple[tuple[Any, ...], ...]
+# natsort types its keys loosely (tuples of comparables); they are compared, never read.
+Parts = tuple[Any, ...]
+NaturalKey = tuple[Parts, str, str]
 
 # PATH: split at "/" and split off the extension ("p1.jpg" < "p1 back.jpg", and a folder
 # before its longer-named siblings: "a/2.jpg" < "a 1/1.jpg").

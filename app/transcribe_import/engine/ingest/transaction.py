@@ -1,6 +1,6 @@
 """The ingest transaction: add sources and pages to one notebook, all or nothing.
 
-stage → journal → promote → atomic ``project.json`` replace (project-on-disk.md).
+stage → journal → promote → atomic ``project.json`` replace (docs/formats.md).
 Every id is preallocated by the caller, so a retry after any crash lands on the
 same ids and ingesting ids the manifest already lists is a no-op.
 """

@@ -4,6 +4,9 @@ The only module that imports Pillow, pypdf and pypdfium2; what a media type is l
 ``kinds`` and recognising one from its bytes in ``sniff``. About 570 lines, over the usual
 500: images and PDFs share the page encoder and the decoder-error wording, and splitting
 them would make each half import the other.
+
+pypdf and pypdfium2 are imported by the PDF functions when a PDF is first met (about 95 ms
+of a process's start, measured), so planning a shelf of images does not pay for them.
 """
 
 from __future__ import annotations
@@ -17,10 +20,8 @@ import struct
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import BinaryIO, NoReturn
+from typing import TYPE_CHECKING, BinaryIO, NoReturn, cast
 
-import pypdf
-import pypdfium2 as pdfium
 from PIL import ExifTags, Image
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
@@ -39,6 +40,9 @@ from transcribe_import.engine.media.kinds import (
 )
 from transcribe_import.engine.media.sniff import SNIFF_BYTES, media_type_of
 from transcribe_import.engine.storage import fsio
+
+if TYPE_CHECKING:
+    import pypdfium2 as pdfium
 
 # The values probe and render return and take, importable from here with them.
 __all__ = [
@@ -69,6 +73,12 @@ _DECODE_ERRORS: tuple[type[BaseException], ...] = (
     ZeroDivisionError,
     MemoryError,
 )
+
+# EXIF blocks are often damaged; Pillow warns (UserWarning) or raises on them. Spelled out
+# as tuples (not starred in the except clauses) so the type checker sees exception types.
+_EXIF_ERRORS: tuple[type[BaseException], ...] = (*_DECODE_ERRORS, UserWarning)
+_EXIF_IO_ERRORS: tuple[type[BaseException], ...] = (OSError, *_EXIF_ERRORS)
+_READ_ERRORS: tuple[type[BaseException], ...] = (OSError, *_DECODE_ERRORS)
 
 _EXIF_DATETIME = re.compile(r"^(\d{4}):(\d{2}):(\d{2})[ T](\d{2}):(\d{2}):(\d{2})")
 
@@ -145,12 +155,13 @@ def _probe_image(fp: BinaryIO, media_type: str, settings: RenderSettings, dp: st
         if im.format == "TIFF":
             # Recent Pillow reports a TIFF's size already turned upright; start from the
             # stored dimensions so the orientation is applied exactly once, as in render.
-            width = im.tag_v2.get(256, width)
-            height = im.tag_v2.get(257, height)
+            tags = im.tag_v2  # type: ignore[attr-defined]  # TiffImageFile's, untyped
+            width = tags.get(256, width)
+            height = tags.get(257, height)
         _check_pixels(width, height, settings, dp)
         page_count = 1
         if media_type == TIFF:
-            page_count = im.n_frames
+            page_count = int(getattr(im, "n_frames", 1))
             for frame in range(1, page_count):
                 im.seek(frame)
                 _check_pixels(*im.size, settings, dp)
@@ -172,7 +183,7 @@ def _header_exif(im: Image.Image, fp: BinaryIO) -> Image.Exif | None:
         exif = Image.Exif()
         try:
             exif.load(data)
-        except (*_DECODE_ERRORS, UserWarning):
+        except _EXIF_ERRORS:
             return None
         return exif
     return _safe_getexif(im)
@@ -202,7 +213,7 @@ def _safe_getexif(im: Image.Image) -> Image.Exif | None:
         if exc.errno is not None:
             raise
         return None
-    except (*_DECODE_ERRORS, UserWarning):
+    except _EXIF_ERRORS:
         return None
 
 
@@ -215,7 +226,7 @@ def _exif_facts(exif: Image.Exif | None) -> tuple[int, str | None]:
     captured_at = None
     try:
         sub = exif.get_ifd(ExifTags.IFD.Exif)
-    except (OSError, *_DECODE_ERRORS, UserWarning):
+    except _EXIF_IO_ERRORS:
         sub = {}
     for value in (sub.get(ExifTags.Base.DateTimeOriginal), exif.get(ExifTags.Base.DateTime)):
         captured_at = _iso_datetime(value)
@@ -272,7 +283,7 @@ def _image_errors(
         if isinstance(exc, Image.DecompressionBombError):
             pillow_limit *= 2
         _raise_bomb(dp, size, min((settings or RenderSettings()).max_pixels, pillow_limit))
-    except (OSError, *_DECODE_ERRORS) as exc:
+    except _READ_ERRORS as exc:
         if isinstance(exc, OSError) and exc.errno is not None:
             raise fsio.problem_from_oserror(exc, dp, "reading") from exc
         detail = _one_line(str(exc)) or type(exc).__name__
@@ -294,6 +305,8 @@ def _one_line(text: str, limit: int = 120) -> str:
 
 def _pdf_page_count(fp: BinaryIO, dp: str) -> int:
     """Page count via pypdf, refusing encrypted, damaged and empty documents."""
+    import pypdf
+
     try:
         reader = pypdf.PdfReader(fp)
         if reader.is_encrypted:
@@ -321,6 +334,8 @@ def _pdf_page_count(fp: BinaryIO, dp: str) -> int:
 
 
 def _pdfium_page_count(fp: BinaryIO, dp: str) -> int:
+    import pypdfium2 as pdfium
+
     fp.seek(0)
     with _PDFIUM_LOCK:
         try:
@@ -421,7 +436,7 @@ def _render_image(
     with contextlib.ExitStack() as stack:
         with _image_errors(media_type, dp, settings):
             im = stack.enter_context(Image.open(fp, formats=KIND_BY_TYPE[media_type].pil_formats))
-            count = im.n_frames if media_type == TIFF else 1
+            count = int(getattr(im, "n_frames", 1)) if media_type == TIFF else 1
         _check_indices(indices, count, dp)
         for index in indices:
             with _image_errors(media_type, dp, settings):
@@ -475,7 +490,7 @@ def _to_display_mode(im: Image.Image) -> Image.Image:
         # Pillow's convert clips 16-bit values at 255 instead of scaling them.
         return im.convert("I").point(lambda v: v * (1 / 257)).convert("L")
     if mode == "F":
-        low, high = im.getextrema()
+        low, high = cast(tuple[float, float], im.getextrema())  # one band: (min, max)
         span = (high - low) or 1.0
         return im.point(lambda v: (v - low) * (255.0 / span)).convert("L")
     return im.convert("RGB")
@@ -515,6 +530,8 @@ def _encode(im: Image.Image, index: int, settings: RenderSettings) -> RenderedPa
 def _render_pdf(
     fp: BinaryIO, indices: list[int], settings: RenderSettings, dp: str
 ) -> Iterator[RenderedPage]:
+    import pypdfium2 as pdfium
+
     with _PDFIUM_LOCK:
         try:
             doc: pdfium.PdfDocument | None = pdfium.PdfDocument(fp)
@@ -544,6 +561,8 @@ def _render_pdf(
 
 def _rasterise(doc: pdfium.PdfDocument, index: int, max_side: int, dp: str) -> Image.Image:
     """Page ``index`` as RGB with its longest side ``max_side``; the caller holds the lock."""
+    import pypdfium2 as pdfium
+
     try:
         page = doc[index]
     except pdfium.PdfiumError as exc:
@@ -561,7 +580,8 @@ def _rasterise(doc: pdfium.PdfDocument, index: int, max_side: int, dp: str) -> I
         bitmap = page.render(scale=scale, fill_color=(255, 255, 255, 255))
         try:
             # to_pil may share the bitmap's memory; copy before the bitmap is freed.
-            return bitmap.to_pil().convert("RGB").copy()
+            image: Image.Image = bitmap.to_pil().convert("RGB").copy()
+            return image
         finally:
             bitmap.close()
     except pdfium.PdfiumError as exc:

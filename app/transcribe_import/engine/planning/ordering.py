@@ -209,7 +209,7 @@ def _counter_rolled_over(earlier: PlanSource, later: PlanSource) -> bool:
     if a is None or b is None or len(a[1]) != len(b[1]) or len(a[1]) < 3:
         return False
     span = 10 ** len(a[1])
-    return a[0] >= span - span // 10 and b[0] < span // 10
+    return bool(a[0] >= span - span // 10 and b[0] < span // 10)
 
 
 def _duplicate_numbers(item: PlanItem, numbering: _Numbering) -> list[Ambiguity]:

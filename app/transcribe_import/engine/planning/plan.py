@@ -1,4 +1,4 @@
-"""The plan document (shared/spec/plan-document.md): the contract's ImportPlan as one JSON file.
+"""The plan document (docs/formats.md): the contract's ImportPlan as one JSON file.
 
 Frozen dataclasses hold a plan in memory; ``to_document`` and ``load_plan`` are the
 one place that knows its on-disk format. Reading a plan is reading untrusted

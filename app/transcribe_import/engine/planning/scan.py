@@ -604,6 +604,7 @@ def run_scan(
         try:
             progress = next(gen)
         except StopIteration as done:
-            return done.value
+            result: ScanResult = done.value
+            return result
         if on_progress is not None:
             on_progress(progress)

@@ -1,6 +1,6 @@
 """Validate a plan against the world as it is now: every problem at once, nothing stored.
 
-Validation is recomputing (plan-document.md): ordering ambiguities, unusable
+Validation is recomputing (docs/formats.md, the plan document): ordering ambiguities, unusable
 files not yet left out, sources missing or changed since the scan, sources whose
 bytes no longer bear out their media type or page count, a target notebook that
 does not exist, preallocated ids already used by something else. Commit is

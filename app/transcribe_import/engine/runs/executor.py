@@ -204,7 +204,7 @@ class _Executor:
             else:
                 skipped.append(skipped_source(s, why))
         if not to_ingest:
-            why = "all_duplicates" if skipped else "nothing_to_import"
+            classification = "all_duplicates" if skipped else "nothing_to_import"
             return ItemOutcome(
                 item.item_id,
                 ItemState.SKIPPED,
@@ -212,7 +212,7 @@ class _Executor:
                 (),
                 0,
                 tuple(skipped),
-                why,
+                classification,
                 updated_at=utc_now(),
             )
         try:

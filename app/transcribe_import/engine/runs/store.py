@@ -3,7 +3,7 @@
 A run record is authoritative for its run. Every write is an atomic replace under
 the corpus lock, and every write of an item outcome or of the terminal status
 first checks that the writer's ``attempt`` still owns the run (the fence of
-notebook-corpus.md): a superseded attempt stands down without writing. Item
+docs/formats.md): a superseded attempt stands down without writing. Item
 outcomes only move forward (pending → committed/skipped/failed/cancelled_pending)
 and the terminal status is written once.
 
@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import getpass
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import filelock
 import orjson
 
 from transcribe_import.engine.base.clock import utc_now
@@ -77,7 +79,7 @@ class RunStore:
         """A cheap signal beside the record, so the executor can poll for a cancel per item."""
         return self.dir / f"{check_id(run_id, 'import_run_id')}.cancel"
 
-    def run_lock(self, run_id: str):  # noqa: ANN201 - a filelock.FileLock
+    def run_lock(self, run_id: str) -> filelock.FileLock:
         return locks.make_lock(self.dir / f"{check_id(run_id, 'import_run_id')}.lock")
 
     # -- reading ---------------------------------------------------------------------------
@@ -222,7 +224,9 @@ class RunStore:
             **{k: v for k, v in extra.items() if v is not None},
         }
 
-    def _mutate(self, run_id: str, attempt: int | None, change) -> RunRecord:  # noqa: ANN001
+    def _mutate(
+        self, run_id: str, attempt: int | None, change: Callable[[dict[str, Any]], None]
+    ) -> RunRecord:
         """Read, check the fence, change, write: all under the corpus lock."""
         try:
             with self.corpus.locked():

@@ -102,6 +102,8 @@ def _parse_entry(raw: Any) -> IndexEntry:
         raise ValueError("title or created_at missing")
     if run is not None and not is_valid_id(run):
         raise ValueError("bad import_run_id")
+    if not isinstance(nbid, str) or not isinstance(raw.get("dir"), str):
+        raise ValueError("id or dir missing")
     return IndexEntry(nbid, raw["dir"], title, created, run)
 
 
@@ -381,7 +383,7 @@ class Corpus:
                     )
                 )
                 continue
-            title = doc.get("title") if isinstance(doc.get("title"), str) else entry.title
+            title = doc["title"] if isinstance(doc.get("title"), str) else entry.title
             out.append(
                 NotebookSummary(
                     entry.notebook_id,

@@ -1,4 +1,4 @@
-"""The three OS locks of notebook-corpus.md, each failing with a clear "busy" error."""
+"""The three OS locks of the corpus (docs/formats.md), each failing with a clear "busy" error."""
 
 from __future__ import annotations
 

@@ -90,9 +90,9 @@ class ManifestIds:
 
 def ids_of(project: dict[str, Any]) -> ManifestIds:
     return ManifestIds(
-        sources=frozenset(s.get("id") for s in project["sources"] if isinstance(s, dict)),
-        pages=frozenset(p.get("id") for p in project["pages"] if isinstance(p, dict)),
-        renders=frozenset(p.get("render_id") for p in project["pages"] if isinstance(p, dict)),
+        sources=frozenset(str(s.get("id")) for s in project["sources"] if isinstance(s, dict)),
+        pages=frozenset(str(p.get("id")) for p in project["pages"] if isinstance(p, dict)),
+        renders=frozenset(str(p.get("render_id")) for p in project["pages"] if isinstance(p, dict)),
     )
 
 

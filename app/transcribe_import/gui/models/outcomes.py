@@ -7,7 +7,7 @@ from operator import attrgetter
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Qt
 
-from transcribe_import.engine.runs.store import ItemState
+from transcribe_import.engine.runs.model import ItemState
 from transcribe_import.gui.icons import outcome_icon
 from transcribe_import.gui.models.base import LEFT, RIGHT, Column, ColumnTableModel
 from transcribe_import.gui.values import OutcomeRow

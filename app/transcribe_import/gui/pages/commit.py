@@ -21,9 +21,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from transcribe_import.engine.media.decode import RenderSettings
+from transcribe_import.engine.media.kinds import RenderSettings
 from transcribe_import.engine.planning.plan import ImportPlan
-from transcribe_import.engine.runs.executor import EventKind, RunEvent, RunResult
+from transcribe_import.engine.runs.model import EventKind, RunEvent, RunResult
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.dialogs import confirm_destructive
 from transcribe_import.gui.icons import SP

@@ -32,8 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from transcribe_import.engine.base.findings import FindingCode
-from transcribe_import.engine.doctor import DoctorReport
+from transcribe_import.engine.base.findings import DoctorReport, FindingCode
 from transcribe_import.engine.storage.corpus import NotebookSummary
 from transcribe_import.gui.icons import SP, standard_icon
 from transcribe_import.gui.values import RunSummary
