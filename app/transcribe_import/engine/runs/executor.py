@@ -118,9 +118,18 @@ class _Executor:
     def should_stop(self) -> bool:
         return self._halt.is_set() or self.control.paused or self.cancel_requested()
 
-    def emit(self, event: RunEvent) -> None:
+    def emit(
+        self,
+        kind: EventKind,
+        item: PlanItem | None = None,
+        outcome: ItemOutcome | None = None,
+        status: RunStatus | None = None,
+    ) -> None:
+        """Tell the caller, with the page counts as they stand."""
         if self.on_event is not None:
-            self.on_event(event)
+            item_id = None if item is None else item.item_id
+            done, total = self.pages_done, self.pages_total
+            self.on_event(RunEvent(kind, self.run_id, item_id, outcome, done, total, status))
 
     # -- running ---------------------------------------------------------------------------
 
@@ -146,15 +155,7 @@ class _Executor:
         for item in items:
             if self.should_stop():
                 raise _Stop()
-            self.emit(
-                RunEvent(
-                    EventKind.ITEM_STARTED,
-                    self.run_id,
-                    item.item_id,
-                    pages_done=self.pages_done,
-                    pages_total=self.pages_total,
-                )
-            )
+            self.emit(EventKind.ITEM_STARTED, item)
             outcome = self._execute(item)
             if outcome is None:
                 raise _Stop()  # stopped while staging: rolled back, the item stays pending
@@ -162,16 +163,7 @@ class _Executor:
                 self.store.record_outcome(self.run_id, self.attempt, outcome)
                 self.outcomes[item.item_id] = outcome
                 self.pages_done += sum(len(s.pages) for s in item.imported_sources())
-            self.emit(
-                RunEvent(
-                    EventKind.ITEM_FINISHED,
-                    self.run_id,
-                    item.item_id,
-                    outcome,
-                    self.pages_done,
-                    self.pages_total,
-                )
-            )
+            self.emit(EventKind.ITEM_FINISHED, item, outcome)
 
     def _execute(self, item: PlanItem) -> ItemOutcome | None:
         nbid = item.notebook_id
@@ -316,11 +308,7 @@ def execute_run(
             settings or RenderSettings(),
             workers,
         )
-        ex.emit(
-            RunEvent(
-                EventKind.RUN_STARTED, run_id, pages_done=ex.pages_done, pages_total=ex.pages_total
-            )
-        )
+        ex.emit(EventKind.RUN_STARTED)
         ex.run()
         if ex._superseded:
             return RunResult(
@@ -338,30 +326,14 @@ def execute_run(
             status = terminal_status(settle_unfinished(outcomes, utc_now()), cancelled=True)
         elif unfinished:
             record = store.mark_paused(run_id, ex.attempt)
-            ex.emit(
-                RunEvent(
-                    EventKind.RUN_PAUSED,
-                    run_id,
-                    pages_done=ex.pages_done,
-                    pages_total=ex.pages_total,
-                    status=RunStatus.RUNNING,
-                )
-            )
+            ex.emit(EventKind.RUN_PAUSED, status=RunStatus.RUNNING)
             return RunResult(
                 run_id, RunStatus.RUNNING, record, paused=True, verification_problems=problems
             )
         else:
             status = terminal_status(outcomes, cancelled=False)
         record = store.finish(run_id, ex.attempt, status)
-        ex.emit(
-            RunEvent(
-                EventKind.RUN_FINISHED,
-                run_id,
-                pages_done=ex.pages_done,
-                pages_total=ex.pages_total,
-                status=status,
-            )
-        )
+        ex.emit(EventKind.RUN_FINISHED, status=status)
         return RunResult(run_id, status, record, verification_problems=problems)
     except AttemptSuperseded:
         return RunResult(run_id, RunStatus.RUNNING, store.load(run_id), superseded=True)

@@ -246,13 +246,12 @@ class RunStore:
         """Claim the run for this process (the caller holds its run lock): attempt += 1."""
 
         def change(doc: dict[str, Any]) -> None:
-            if RunStatus(doc["status"]).terminal:
-                raise TranscribeError(
-                    ErrorCode.RUN_TERMINAL,
-                    f"Run {run_id} already ended ({doc['status']}); a finished run is never "
-                    "reopened. Commit the plan again to retry what did not land.",
-                    item=run_id,
-                )
+            _refuse_ended(
+                doc,
+                run_id,
+                "a finished run is never reopened. Commit the plan again to retry what did "
+                "not land.",
+            )
             doc["attempt"] = int(doc["attempt"]) + 1
             kind = "started" if doc["status"] == RunStatus.PENDING else "resumed"
             doc["status"] = RunStatus.RUNNING.value
@@ -282,12 +281,7 @@ class RunStore:
 
     def request_cancel(self, run_id: str) -> RunRecord:
         def change(doc: dict[str, Any]) -> None:
-            if RunStatus(doc["status"]).terminal:
-                raise TranscribeError(
-                    ErrorCode.RUN_TERMINAL,
-                    f"Run {run_id} already ended ({doc['status']}); there is nothing to cancel.",
-                    item=run_id,
-                )
+            _refuse_ended(doc, run_id, "there is nothing to cancel.")
             if not doc.get("cancel_requested"):
                 doc["cancel_requested"] = True
                 doc["history"].append(self._event("cancel_requested", int(doc["attempt"])))
@@ -316,12 +310,7 @@ class RunStore:
         assert status.terminal
 
         def change(doc: dict[str, Any]) -> None:
-            if RunStatus(doc["status"]).terminal:
-                raise TranscribeError(
-                    ErrorCode.RUN_TERMINAL,
-                    f"Run {run_id} already ended ({doc['status']}).",
-                    item=run_id,
-                )
+            _refuse_ended(doc, run_id, "its status is written once.")
             now = utc_now()
             settled = settle_unfinished((ItemOutcome.from_json(d) for d in doc["items"]), now)
             doc["items"] = [o.to_json() for o in settled]
@@ -362,6 +351,16 @@ class RunStore:
     def quarantine(self, run_id: str, reason: str) -> Path:
         """Move an unreadable run record to quarantine with a report; never delete it."""
         return quarantine(self.corpus, self.record_path(run_id), f"run-{run_id}", reason)
+
+
+def _refuse_ended(doc: dict[str, Any], run_id: str, why: str) -> None:
+    """A terminal run is never changed again (boundary 7): refuse, saying what to do."""
+    if RunStatus(doc["status"]).terminal:
+        raise TranscribeError(
+            ErrorCode.RUN_TERMINAL,
+            f"Run {run_id} already ended ({doc['status']}); {why}",
+            item=run_id,
+        )
 
 
 def _index_row(record: RunRecord) -> dict[str, Any]:

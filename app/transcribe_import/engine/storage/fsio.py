@@ -155,6 +155,10 @@ def make_dirs(path: Path) -> None:
 
 def write_new(path: Path, data: bytes) -> None:
     """Write a new file and fsync it (not atomic: for staging, where a torn file is rolled back)."""
+    _write_synced(path, data)
+
+
+def _write_synced(path: Path, data: bytes) -> None:
     _tick("write", path)
     with open(path, "wb") as f:
         f.write(data)
@@ -171,12 +175,7 @@ def atomic_write(path: Path, data: bytes) -> None:
     """
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}-{threading.get_ident()}")
     try:
-        _tick("write", tmp)
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            _tick("fsync", tmp)
-            os.fsync(f.fileno())
+        _write_synced(tmp, data)
         crashpoint("atomic_write.before_replace")
         _tick("replace", path)
         os.replace(tmp, path)
