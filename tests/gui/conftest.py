@@ -49,11 +49,6 @@ def settings(tmp_path: Path) -> QSettings:
 
 
 @pytest.fixture
-def corpus(data_dir: Path) -> Corpus:
-    return Corpus.open(data_dir)
-
-
-@pytest.fixture
 def make_notebook(corpus: Corpus, tmp_path: Path) -> Callable[..., str]:
     """Create a notebook through the engine, with ``pages`` real page images ingested into it."""
     scans = tmp_path / "scans"
