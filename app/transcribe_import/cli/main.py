@@ -7,12 +7,10 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
-
-import orjson
 
 from transcribe_import import __version__
 from transcribe_import.cli import runs as runs_cli
+from transcribe_import.cli.output import json_out, say
 from transcribe_import.engine import api
 from transcribe_import.engine.api import ExitCode
 from transcribe_import.engine.base.config import resolve_data_dir
@@ -23,7 +21,7 @@ from transcribe_import.engine.storage.corpus import Corpus
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # usage errors exit 2 with one line, as docs/cli.md says
         self.print_usage(sys.stderr)
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        say(f"{self.prog}: error: {message}", file=sys.stderr)
         raise SystemExit(ExitCode.USAGE)
 
 
@@ -107,37 +105,32 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _print_json(doc: Any) -> None:
-    sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
-    sys.stdout.flush()
-
-
 def cmd_notebooks(corpus: Corpus, args: argparse.Namespace) -> int:
     notebooks = api.list_notebooks(corpus)
     if args.json:
-        _print_json({"corpus": str(corpus.root), "notebooks": [n.to_json() for n in notebooks]})
+        json_out({"corpus": str(corpus.root), "notebooks": [n.to_json() for n in notebooks]})
         return ExitCode.OK
     if not notebooks:
-        print(f"No notebooks yet in {corpus.root}.")
+        say(f"No notebooks yet in {corpus.root}.")
         return ExitCode.OK
     width = max(len(n.title) for n in notebooks)
     for n in notebooks:
         pages = "?" if n.page_count is None else str(n.page_count)
         line = f"{n.notebook_id}  {n.title:<{width}}  {pages:>5} pages  {n.created_at[:19]}"
-        print(line + (f"  PROBLEM: {n.problem}" if n.problem else ""))
+        say(line + (f"  PROBLEM: {n.problem}" if n.problem else ""))
     return ExitCode.OK
 
 
 def cmd_doctor(corpus: Corpus, args: argparse.Namespace) -> int:
     report = api.check_corpus(corpus, verify_hashes=args.verify_hashes)
     if args.json:
-        _print_json(report.to_json())
+        json_out(report.to_json())
     else:
-        print(f"Checked {report.notebooks_checked} notebook(s) in {corpus.root}.")
+        say(f"Checked {report.notebooks_checked} notebook(s) in {corpus.root}.")
         for f in report.findings:
-            print(f"[{f.severity}] {f.message}")
+            say(f"[{f.severity}] {f.message}")
         if report.clean:
-            print("Nothing to report: the corpus is whole.")
+            say("Nothing to report: the corpus is whole.")
     return ExitCode.OK if report.clean else ExitCode.PROBLEMS
 
 
@@ -200,17 +193,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         corpus = api.open_corpus(data_dir)
         return COMMANDS[args.command](corpus, args)
     except runs_cli.UsageError as exc:
-        print(f"transcribe-import: {exc}", file=sys.stderr)
+        say(f"transcribe-import: {exc}", file=sys.stderr)
         return ExitCode.USAGE
     except TranscribeError as exc:
-        print(f"transcribe-import: {exc}", file=sys.stderr)
+        say(f"transcribe-import: {exc}", file=sys.stderr)
         return api.exit_code_for_error(exc)
     except KeyboardInterrupt:
-        print("transcribe-import: interrupted", file=sys.stderr)
+        say("transcribe-import: interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
     except Exception as exc:  # noqa: BLE001 - last resort: one line for the user, the rest logged
         log = _log_traceback(data_dir)
-        print(
+        say(
             f"transcribe-import: unexpected error: {exc}. Details were written to {log}; "
             "please include that file when you report this.",
             file=sys.stderr,

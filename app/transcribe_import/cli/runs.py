@@ -17,10 +17,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
+from transcribe_import.cli.output import json_out, say
 from transcribe_import.engine import api
 from transcribe_import.engine.api import ExitCode
+from transcribe_import.engine.base.text import for_terminal
 from transcribe_import.engine.planning.plan import (
     DedupeScope,
     ImportPlan,
@@ -49,11 +49,6 @@ class UsageError(Exception):
     """Bad arguments or an unusable plan file: exit 2 with this one line."""
 
 
-def _json_out(doc: Any) -> None:
-    sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
-    sys.stdout.flush()
-
-
 class _Progress:
     """One updating line on stderr when it is a terminal; silent otherwise."""
 
@@ -67,7 +62,7 @@ class _Progress:
         now = time.monotonic()
         if force or now - self._last > 0.1:
             self._last = now
-            sys.stderr.write("\r\x1b[K" + text[:150])
+            sys.stderr.write("\r\x1b[K" + for_terminal(text[:150]))
             sys.stderr.flush()
 
     def done(self) -> None:
@@ -120,26 +115,26 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
             raise UsageError(str(exc)) from None
     progress.done()
     if planned is None:
-        print("transcribe-import: scan cancelled; no plan was written.", file=sys.stderr)
+        say("transcribe-import: scan cancelled; no plan was written.", file=sys.stderr)
         return ExitCode.CANCELLED
     plan, result = planned.plan, planned.scan
     save_plan(plan, Path(args.output))
     report = api.validate_plan(corpus, plan)
     pages = sum(len(s.pages) for it in plan.items for s in it.imported_sources())
-    print(f"Wrote {args.output}: {len(plan.items)} notebook(s), {pages} page(s) to import.")
+    say(f"Wrote {args.output}: {len(plan.items)} notebook(s), {pages} page(s) to import.")
     for it in plan.items:
-        print("  " + _item_line(it, report))
+        say("  " + _item_line(it, report))
     ignored = [i for i in result.ignored if not i.junk]
     not_planned = plan.provenance.get("not_planned", [])
     if ignored or not_planned:
-        print(
+        say(
             f"Not planned: {len(ignored) + len(not_planned)} file(s) "
             "(see provenance in the plan for each reason)."
         )
         for entry in [*not_planned, *({"rel": i.rel, "reason": i.reason} for i in ignored)][:10]:
-            print(f"  {entry['rel']}: {entry['reason']}")
+            say(f"  {entry['rel']}: {entry['reason']}")
     if not report.ok:
-        print(
+        say(
             f"{len(report.errors)} problem(s) to resolve before commit: "
             f"transcribe-import validate {args.output}"
         )
@@ -163,20 +158,16 @@ def _item_line(it: PlanItem, report: ValidationReport) -> str:
 def _print_report(plan: ImportPlan, report: ValidationReport, plan_path: str = "PLAN") -> None:
     for p in report.problems:
         item = plan.item(p.item_id)
-        print(
-            f"{p.severity.upper()} [{p.code}] item {item.item_id[:8]} “{item.label}”: {p.message}"
-        )
+        say(f"{p.severity.upper()} [{p.code}] item {item.item_id[:8]} “{item.label}”: {p.message}")
         if p.resolutions:
-            print(
+            say(
                 f"    resolve with: transcribe-import order {shlex.quote(plan_path)} "
                 f"{item.item_id[:8]} " + " | ".join(_resolution_flag(r) for r in p.resolutions)
             )
     if report.ok:
-        print(
-            f"The plan is valid: {len(plan.items)} notebook(s), {len(report.warnings)} warning(s)."
-        )
+        say(f"The plan is valid: {len(plan.items)} notebook(s), {len(report.warnings)} warning(s).")
     else:
-        print(
+        say(
             f"{len(report.errors)} error(s), {len(report.warnings)} warning(s): "
             "commit is refused until the errors are resolved."
         )
@@ -197,7 +188,7 @@ def cmd_validate(corpus: Corpus, args: argparse.Namespace) -> int:
     plan = _load(args.plan)
     report = api.validate_plan(corpus, plan)
     if args.json:
-        _json_out(report.to_json())
+        json_out(report.to_json())
     else:
         _print_report(plan, report, args.plan)
     return ExitCode.OK if report.ok else ExitCode.INVALID_PLAN
@@ -237,9 +228,9 @@ def cmd_order(corpus: Corpus, args: argparse.Namespace) -> int:
     report = api.validate_plan(corpus, plan)
     remaining = [p for p in report.errors if p.item_id == item.item_id]
     state = "resolved" if not remaining else f"{len(remaining)} error(s) remain"
-    print(f"Updated {args.plan}: item {item.item_id[:8]} “{item.label}” — {state}.")
+    say(f"Updated {args.plan}: item {item.item_id[:8]} “{item.label}” — {state}.")
     for p in remaining:
-        print(f"  {p.severity.upper()} [{p.code}]: {p.message}")
+        say(f"  {p.severity.upper()} [{p.code}]: {p.message}")
     return ExitCode.OK
 
 
@@ -318,7 +309,7 @@ def _execute(corpus: Corpus, run_id: str, args: argparse.Namespace) -> int:
 def _report_result(result: RunResult, args: argparse.Namespace) -> int:
     record = result.record
     if args.json:
-        _json_out(
+        json_out(
             {
                 **record.summary(),
                 "paused": result.paused,
@@ -330,18 +321,18 @@ def _report_result(result: RunResult, args: argparse.Namespace) -> int:
     else:
         counts = record.counts()
         if result.already_done:
-            print(
+            say(
                 f"Run {result.run_id} had already ended: {_status_words(result.status)}. "
                 "Nothing was done."
             )
         elif result.paused or result.superseded:
-            print(
+            say(
                 f"Run {result.run_id} stopped with {counts['pending']} item(s) pending; "
                 f"resume it with `transcribe-import resume {result.run_id}`."
             )
         else:
-            print(f"Run {result.run_id}: {_status_words(result.status)}.")
-        print(
+            say(f"Run {result.run_id}: {_status_words(result.status)}.")
+        say(
             f"  committed {counts['committed']}, skipped {counts['skipped']}, failed "
             f"{counts['failed']}, cancelled before start {counts['cancelled_pending']}, "
             f"pending {counts['pending']}; {record.summary()['pages_committed']} pages "
@@ -349,9 +340,9 @@ def _report_result(result: RunResult, args: argparse.Namespace) -> int:
         )
         for o in record.outcomes().values():
             if o.failure_message:
-                print(f"  FAILED item {o.item_id[:8]}: {o.failure_message}")
+                say(f"  FAILED item {o.item_id[:8]}: {o.failure_message}")
         for problem in result.verification_problems:
-            print(f"  WARNING {problem}")
+            say(f"  WARNING {problem}")
     return api.exit_code_for_result(result)
 
 
@@ -374,19 +365,19 @@ def cmd_commit(corpus: Corpus, args: argparse.Namespace) -> int:
         prepared = api.prepare_commit(corpus, plan, plan_file=Path(args.plan))
     except api.PlanInvalid as invalid:
         if args.json:
-            _json_out(invalid.report.to_json())
+            json_out(invalid.report.to_json())
         else:
             _print_report(plan, invalid.report, args.plan)
         return ExitCode.INVALID_PLAN
     record = prepared.record
     if prepared.continued and not args.json:
-        print(
+        say(
             f"This plan was committed before as run {record.run_id} "
             f"({record.status}); continuing it.",
             file=sys.stderr,
         )
     elif not args.json:
-        print(f"Import run {record.run_id} created.", file=sys.stderr)
+        say(f"Import run {record.run_id} created.", file=sys.stderr)
     return _execute(corpus, record.run_id, args)
 
 
@@ -403,9 +394,9 @@ def cmd_resume(corpus: Corpus, args: argparse.Namespace) -> int:
 def cmd_cancel(corpus: Corpus, args: argparse.Namespace) -> int:
     record = api.cancel(corpus, args.run_id)
     if record.status.terminal:
-        print(f"Run {args.run_id}: {_status_words(record.status)}.")
+        say(f"Run {args.run_id}: {_status_words(record.status)}.")
         return ExitCode.CANCELLED
-    print(
+    say(
         f"Cancel requested: the process executing run {args.run_id} stops its pending items "
         "at the next safe point."
     )
@@ -415,14 +406,14 @@ def cmd_cancel(corpus: Corpus, args: argparse.Namespace) -> int:
 def cmd_runs(corpus: Corpus, args: argparse.Namespace) -> int:
     rows = [listing.summary.to_json(listing.record) for listing in api.list_runs(corpus)]
     if args.json:
-        _json_out({"runs": rows})
+        json_out({"runs": rows})
         return ExitCode.OK
     if not rows:
-        print("No import runs yet.")
+        say("No import runs yet.")
     for row in rows:
         c = row["counts"]
         state = "interrupted (resumable)" if row["interrupted"] else row["status"]
-        print(
+        say(
             f"{row['import_run_id']}  {row['created_at'][:19]}  {state:<24} "
             f"{c['committed']} committed, {c['skipped']} skipped, {c['failed']} failed, "
             f"{c['pending'] + c['cancelled_pending']} not done"
@@ -433,19 +424,19 @@ def cmd_runs(corpus: Corpus, args: argparse.Namespace) -> int:
 def cmd_show(corpus: Corpus, args: argparse.Namespace) -> int:
     detail = api.show_run(corpus, args.run_id)
     if args.json:
-        _json_out({**detail.record.doc, "plan": detail.plan.to_document()})
+        json_out({**detail.record.doc, "plan": detail.plan.to_document()})
         return ExitCode.OK
     _print_run(detail.record, detail.plan)
     return ExitCode.OK
 
 
 def _print_run(record: RunRecord, plan: ImportPlan) -> None:
-    print(f"Run {record.run_id} — {_status_words(record.status)}")
-    print(
+    say(f"Run {record.run_id} — {_status_words(record.status)}")
+    say(
         f"  plan {record.plan_id} (fingerprint {record.plan_fingerprint[:12]}…), "
         f"policy {record.doc['import_policy_id']}, attempt {record.attempt}"
     )
-    print(f"  created {record.created_at}, updated {record.doc.get('updated_at')}")
+    say(f"  created {record.created_at}, updated {record.doc.get('updated_at')}")
     for o in record.outcomes().values():
         item = plan.item(o.item_id)
         line = f"  {o.state:<17} {o.item_id[:8]} “{item.label}”"
@@ -455,6 +446,6 @@ def _print_run(record: RunRecord, plan: ImportPlan) -> None:
             line += f", {len(o.skipped_sources)} duplicate(s) skipped"
         if o.failure_message:
             line += f" — {o.failure_message}"
-        print(line)
+        say(line)
     for h in record.doc.get("history", []):
-        print(f"  history: {h['at']} {h['event']} (attempt {h['attempt']}, by {h.get('by')})")
+        say(f"  history: {h['at']} {h['event']} (attempt {h['attempt']}, by {h.get('by')})")

@@ -107,3 +107,33 @@ def json_safe_deep(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [json_safe_deep(v) for v in value]
     return value
+
+
+# Bidirectional embeddings, overrides and isolates, and the marks: invisible, and able to
+# make "gpj.exe" read as "exe.jpg" on a terminal.
+_BIDI = frozenset({0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)})
+
+
+def for_terminal(text: str) -> str:
+    """``text`` safe to print on one terminal line: every control visible, nothing obeyed.
+
+    C0 controls (newline, tab and escape included) become their Control Pictures
+    (``\\x1b`` shows as ``␛``, a newline as ``␤``), DEL ``␡``, and C1 controls and
+    bidirectional formatting characters ``⟨U+202E⟩``: a file name can neither move the
+    cursor, retitle the terminal, clear the screen, forge an output line nor reverse
+    its text. Everything else, any script, is kept as it is.
+    """
+    if text.isascii() and text.isprintable():
+        return text
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if code < 0x20:
+            out.append("\u2424" if ch == "\n" else chr(0x2400 + code))
+        elif code == 0x7F:
+            out.append("\u2421")
+        elif 0x80 <= code < 0xA0 or code in _BIDI:
+            out.append(f"\u27e8U+{code:04X}\u27e9")
+        else:
+            out.append(ch)
+    return "".join(out)
