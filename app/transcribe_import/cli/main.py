@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -201,6 +202,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         say("transcribe-import: interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (`show RUN | head`): nothing more can be written to it, and
+        # Python's own flush at exit must not fail again on the closed pipe.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        say("transcribe-import: the output was cut short (its reader closed it).", file=sys.stderr)
+        return ExitCode.PROBLEMS
     except Exception as exc:  # noqa: BLE001 - last resort: one line for the user, the rest logged
         log = _log_traceback(data_dir)
         say(

@@ -384,10 +384,17 @@ def cmd_commit(corpus: Corpus, args: argparse.Namespace) -> int:
 def cmd_resume(corpus: Corpus, args: argparse.Namespace) -> int:
     record = api.prepare_resume(corpus, args.run_id).record
     if record.status.terminal:
-        raise UsageError(
-            f"run {args.run_id} already ended ({record.status}); a finished run is "
-            "never reopened — commit its plan again to retry what did not land"
-        )
+        # Said as its status, with its exit code: a resume after a kill that came between
+        # the terminal status and the exit must not look like a usage error.
+        if args.json:
+            json_out({**record.summary(), "already_done": True})
+        else:
+            say(
+                f"Run {args.run_id} had already ended: {_status_words(record.status)}. "
+                "Nothing was done; a finished run is never reopened (commit its plan again "
+                "to retry what did not land)."
+            )
+        return api.exit_code_for_status(record.status)
     return _execute(corpus, args.run_id, args)
 
 

@@ -75,6 +75,8 @@ def exit_code_for_result(result: RunResult) -> ExitCode:
 
 
 def exit_code_for_error(exc: TranscribeError) -> ExitCode:
+    if exc.code is ErrorCode.BAD_SETTING:
+        return ExitCode.USAGE
     if exc.code in _LOCKED_CODES:
         return ExitCode.LOCKED
     if exc.code is ErrorCode.PLAN_FROZEN:
@@ -460,6 +462,10 @@ def render_preview(
 
 
 def open_corpus(data_dir: Path) -> Corpus:
+    """The corpus in ``data_dir`` (created on first use), once the settings are checked."""
+    from transcribe_import.engine.storage.locks import check_environment
+
+    check_environment()
     return Corpus.open(data_dir)
 
 

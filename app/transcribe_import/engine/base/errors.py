@@ -31,11 +31,19 @@ class ErrorCode(enum.StrEnum):
     ID_CONFLICT = "id_conflict"
     INVALID_ID = "invalid_id"
     JOURNAL_PENDING = "journal_pending"
+    # importing a bag (planning/bag.py): each names the file and refuses the whole bag
+    BAG_INVALID = "bag_invalid"  # not a bag, or a manifest or project.json malformed
+    BAG_UNSAFE_PATH = "bag_unsafe_path"  # a link, a device, `..`, an absolute path
+    BAG_HASH_MISMATCH = "bag_hash_mismatch"  # a file's bytes differ from its manifest
+    BAG_MISSING_FILE = "bag_missing_file"  # listed in a manifest, not in the bag
+    BAG_UNLISTED_FILE = "bag_unlisted_file"  # in the bag, listed in no manifest
     # import runs
     RUN_NOT_FOUND = "run_not_found"
     RUN_CORRUPT = "run_corrupt"
     RUN_TERMINAL = "run_terminal"
     PLAN_FROZEN = "plan_frozen"
+    # the environment
+    BAD_SETTING = "bad_setting"
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,11 +12,44 @@ import filelock
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 
+ENV_LOCK_TIMEOUT = "TRANSCRIBE_LOCK_TIMEOUT"
+
+
+def _timeout_setting() -> float | None:
+    """TRANSCRIBE_LOCK_TIMEOUT in seconds; None when unset. ValueError when not a number."""
+    raw = os.environ.get(ENV_LOCK_TIMEOUT, "").strip()
+    if not raw:
+        return None
+    value = float(raw)
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(raw)
+    return value
+
+
+def check_environment() -> None:
+    """Refuse a TRANSCRIBE_LOCK_TIMEOUT that is not a number of seconds, in those words."""
+    try:
+        _timeout_setting()
+    except ValueError:
+        raise TranscribeError(
+            ErrorCode.BAD_SETTING,
+            f"{ENV_LOCK_TIMEOUT}={os.environ.get(ENV_LOCK_TIMEOUT)!r} is not a number of "
+            f"seconds; set it to one (e.g. {ENV_LOCK_TIMEOUT}=5) or unset it.",
+        ) from None
+
+
+def _timeout_or(default: float) -> float:
+    try:
+        value = _timeout_setting()
+    except ValueError:
+        return default  # check_environment tells the person; nothing else breaks on it
+    return default if value is None else value
+
+
 # Critical sections are short, so only a stuck peer makes anyone wait this long.
 # TRANSCRIBE_LOCK_TIMEOUT (seconds) overrides both, e.g. for scripts that must not wait.
-_override = os.environ.get("TRANSCRIBE_LOCK_TIMEOUT")
-CORPUS_LOCK_TIMEOUT = float(_override) if _override else 30.0
-INGEST_LOCK_TIMEOUT = float(_override) if _override else 10.0
+CORPUS_LOCK_TIMEOUT = _timeout_or(30.0)
+INGEST_LOCK_TIMEOUT = _timeout_or(10.0)
 
 
 def make_lock(path: Path) -> filelock.FileLock:

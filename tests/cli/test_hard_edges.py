@@ -1,0 +1,64 @@
+"""Failures a person can cause end in one coded line and the documented exit code."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from helpers.cli import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    EXIT_USAGE,
+    cli_argv,
+    cli_env,
+    cli_json,
+    run_cli,
+)
+from helpers.shelves import make_shelf
+
+
+def _no_traceback(proc: subprocess.CompletedProcess[str]) -> None:
+    assert "Traceback" not in proc.stderr and "unexpected error" not in proc.stderr, proc.stderr
+
+
+def test_a_lock_timeout_that_is_not_a_number_is_a_usage_error(tmp_path: Path) -> None:
+    proc = run_cli(tmp_path / "data", "notebooks", env={"TRANSCRIBE_LOCK_TIMEOUT": "abc"})
+    _no_traceback(proc)
+    assert proc.returncode == EXIT_USAGE
+    assert "TRANSCRIBE_LOCK_TIMEOUT='abc' is not a number of seconds" in proc.stderr
+
+
+def test_resume_of_a_finished_run_reports_its_status_and_exit_code(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    plan = tmp_path / "plan.json"
+    run_cli(data, "plan", str(make_shelf(tmp_path / "shelf", notebooks=1)), "-o", str(plan))
+    cli_json(data, "commit", str(plan), "--json")
+    (run,) = cli_json(data, "runs", "--json")["runs"]
+    proc = run_cli(data, "resume", run["import_run_id"])
+    _no_traceback(proc)
+    assert proc.returncode == EXIT_OK
+    assert "had already ended: complete" in proc.stdout
+    again = cli_json(data, "resume", run["import_run_id"], "--json")
+    assert again["status"] == "complete" and again["already_done"]
+
+
+def test_a_reader_that_closes_the_pipe_gets_no_traceback(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    plan = tmp_path / "plan.json"
+    run_cli(data, "plan", str(make_shelf(tmp_path / "shelf", notebooks=1)), "-o", str(plan))
+    cli_json(data, "commit", str(plan), "--json")
+    (run,) = cli_json(data, "runs", "--json")["runs"]
+    writer = subprocess.Popen(
+        cli_argv(data, "show", run["import_run_id"], "--json"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=cli_env(data),
+        text=True,
+    )
+    assert writer.stdout is not None and writer.stderr is not None
+    writer.stdout.close()  # like `| head -0`: the reader is gone before anything is written
+    stderr = writer.stderr.read()
+    writer.stderr.close()
+    assert writer.wait(timeout=60) == EXIT_PROBLEMS
+    assert "Traceback" not in stderr and "unexpected error" not in stderr, stderr
+    assert "the output was cut short" in stderr
