@@ -62,3 +62,27 @@ def test_a_reader_that_closes_the_pipe_gets_no_traceback(tmp_path: Path) -> None
     assert writer.wait(timeout=60) == EXIT_PROBLEMS
     assert "Traceback" not in stderr and "unexpected error" not in stderr, stderr
     assert "the output was cut short" in stderr
+
+
+def test_notebooks_tells_a_damaged_or_missing_index(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    plan = tmp_path / "plan.json"
+    run_cli(data, "plan", str(make_shelf(tmp_path / "shelf", notebooks=2)), "-o", str(plan))
+    cli_json(data, "commit", str(plan), "--json")
+    index = data / "corpus" / "index.jsonl"
+    lines = index.read_bytes().splitlines(keepends=True)
+    index.write_bytes(lines[0] + b"{not json\n")  # the second notebook's line is garbage
+    proc = run_cli(data, "notebooks")
+    _no_traceback(proc)
+    assert proc.returncode == EXIT_PROBLEMS
+    assert "line 2 of" in proc.stdout and "cannot be read" in proc.stdout
+    assert "1 notebook folder(s)" in proc.stdout and "transcribe-import doctor" in proc.stdout
+    doc = cli_json(data, "notebooks", "--json", rc=EXIT_PROBLEMS)
+    assert len(doc["notebooks"]) == 1 and len(doc["problems"]) == 2
+    index.unlink()  # no index at all: never "No notebooks yet"
+    proc = run_cli(data, "notebooks")
+    assert proc.returncode == EXIT_PROBLEMS and "No notebooks yet" not in proc.stdout
+    assert "2 notebook folder(s)" in proc.stdout
+    ok_after = run_cli(data, "doctor")
+    _no_traceback(ok_after)
+    assert len(cli_json(data, "notebooks", "--json")["notebooks"]) == 2

@@ -108,18 +108,32 @@ def build_parser() -> argparse.ArgumentParser:
 
 def cmd_notebooks(corpus: Corpus, args: argparse.Namespace) -> int:
     notebooks = api.list_notebooks(corpus)
+    problems = api.listing_problems(corpus)
+    code = ExitCode.PROBLEMS if problems else ExitCode.OK
     if args.json:
-        json_out({"corpus": str(corpus.root), "notebooks": [n.to_json() for n in notebooks]})
-        return ExitCode.OK
-    if not notebooks:
+        json_out(
+            {
+                "corpus": str(corpus.root),
+                "notebooks": [n.to_json() for n in notebooks],
+                "problems": problems,
+            }
+        )
+        return code
+    if not notebooks and not problems:
         say(f"No notebooks yet in {corpus.root}.")
-        return ExitCode.OK
-    width = max(len(n.title) for n in notebooks)
+    width = max((len(n.title) for n in notebooks), default=0)
     for n in notebooks:
         pages = "?" if n.page_count is None else str(n.page_count)
         line = f"{n.notebook_id}  {n.title:<{width}}  {pages:>5} pages  {n.created_at[:19]}"
         say(line + (f"  PROBLEM: {n.problem}" if n.problem else ""))
-    return ExitCode.OK
+    for problem in problems:
+        say(f"PROBLEM: {problem}.")
+    if problems:
+        say(
+            "This list may be incomplete: run `transcribe-import doctor`, which repairs the "
+            "index from the notebooks' own project.json files."
+        )
+    return code
 
 
 def cmd_doctor(corpus: Corpus, args: argparse.Namespace) -> int:

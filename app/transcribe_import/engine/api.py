@@ -473,6 +473,34 @@ def list_notebooks(corpus: Corpus) -> list[NotebookSummary]:
     return corpus.list_notebooks()
 
 
+def listing_problems(corpus: Corpus) -> list[str]:
+    """Why a notebook listing may be incomplete: a damaged index, notebooks it does not name.
+
+    A listing comes from the index; when the index is missing, damaged or behind the
+    notebook folders, an empty or short list would be a lie. Cheap (one directory read),
+    read-only: ``check_corpus`` (doctor) is what repairs.
+    """
+    from transcribe_import.engine.base.ids import is_valid_id
+    from transcribe_import.engine.storage import fsio
+
+    out = [
+        f"line {d.line_no} of {corpus.index_path} cannot be read ({d.reason})"
+        for d in corpus.index_damage()
+    ]
+    try:
+        names = fsio.list_dir(corpus.notebooks_dir)
+    except FileNotFoundError:
+        names = []
+    registered = corpus.index_entries()
+    unlisted = [n for n in names if is_valid_id(n) and n not in registered]
+    if unlisted:
+        out.append(
+            f"{len(unlisted)} notebook folder(s) in {corpus.notebooks_dir} are not in the "
+            f"index (for example {sorted(unlisted)[0]})"
+        )
+    return out
+
+
 def check_corpus(corpus: Corpus, *, verify_hashes: bool = False) -> DoctorReport:
     """Doctor: recover what crashes left, quarantine what cannot be read, report the rest."""
     from transcribe_import.engine.doctor import doctor
