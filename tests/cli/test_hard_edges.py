@@ -86,3 +86,37 @@ def test_notebooks_tells_a_damaged_or_missing_index(tmp_path: Path) -> None:
     ok_after = run_cli(data, "doctor")
     _no_traceback(ok_after)
     assert len(cli_json(data, "notebooks", "--json")["notebooks"]) == 2
+
+
+def test_a_notebook_folder_linked_outside_the_corpus_is_refused_and_reported(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    plan = tmp_path / "plan.json"
+    run_cli(data, "plan", str(make_shelf(tmp_path / "shelf", notebooks=1)), "-o", str(plan))
+    cli_json(data, "commit", str(plan), "--json")
+    (nb,) = cli_json(data, "notebooks", "--json")["notebooks"]
+    nb_dir = data / "corpus" / "notebooks" / nb["notebook_id"]
+    elsewhere = tmp_path / "elsewhere"
+    nb_dir.rename(elsewhere)
+    nb_dir.symlink_to(elsewhere, target_is_directory=True)
+    before = sorted(p.relative_to(elsewhere).as_posix() for p in elsewhere.rglob("*"))
+    report = cli_json(data, "doctor", "--json", rc=EXIT_PROBLEMS)
+    assert [f["code"] for f in report["findings"]] == ["outside_corpus"]
+    late = make_shelf(tmp_path / "late", notebooks=1, tag="late")
+    into = tmp_path / "into.json"
+    proc = run_cli(
+        data,
+        "plan",
+        str(late / "notebook 1"),
+        "--mode",
+        f"into:{nb['notebook_id']}",
+        "-o",
+        str(into),
+    )
+    _no_traceback(proc)
+    result = cli_json(data, "commit", str(into), "--json", rc=EXIT_PROBLEMS)
+    (item,) = result["items"]
+    assert item["state"] == "failed" and "symbolic link" in item["failure"]["message"]
+    after = sorted(p.relative_to(elsewhere).as_posix() for p in elsewhere.rglob("*"))
+    assert after == before  # nothing was written through the link

@@ -34,7 +34,12 @@ def doctor(corpus: Corpus, *, verify_hashes: bool = False) -> DoctorReport:
         names = []
 
     for name in names:
-        if is_valid_id(name) and fsio.exists(corpus.notebooks_dir / name / journal.JOURNAL_FILE):
+        nb_dir = corpus.notebooks_dir / name
+        if (
+            is_valid_id(name)
+            and not fsio.is_link(nb_dir)
+            and fsio.exists(nb_dir / journal.JOURNAL_FILE)
+        ):
             add(_guard(lambda n=name: recover_journal(corpus, n), corpus.notebooks_dir / name))
 
     with corpus.locked():
@@ -49,6 +54,20 @@ def doctor(corpus: Corpus, *, verify_hashes: bool = False) -> DoctorReport:
     page_owners: Counter[str] = Counter()
     for nbid in entries:
         nb_dir = corpus.notebook_dir(nbid)
+        outside = corpus.outside_problem(nbid)
+        if outside is not None:
+            report.findings.append(
+                Finding(
+                    FindingCode.OUTSIDE_CORPUS,
+                    Severity.PROBLEM,
+                    f"Notebook {nbid}: {outside}. The app never reads or writes through it; "
+                    "put the notebook's own folder back in its place (move the linked "
+                    "folder there) and run doctor again.",
+                    nbid,
+                    str(nb_dir),
+                )
+            )
+            continue
         try:
             manifest = project.read(nb_dir, nbid)
         except TranscribeError:

@@ -27,6 +27,7 @@ class FindingCode(enum.StrEnum):
     FILE_HASH_MISMATCH = "file_hash_mismatch"
     ORPHAN_FILE = "orphan_file"
     DUPLICATE_ID = "duplicate_id"
+    OUTSIDE_CORPUS = "outside_corpus"
     INDEX_REPAIRED = "index_repaired"
     QUARANTINE_PRESENT = "quarantine_present"
     IO_ERROR = "io_error"

@@ -23,6 +23,7 @@ from transcribe_import.engine.ingest.transaction import (
     IngestCancelled,
     IngestRequest,
     PageSpec,
+    RenderSpec,
     SourceSpec,
     ingest,
 )
@@ -33,6 +34,7 @@ from transcribe_import.engine.planning.plan import (
     DuplicatePolicy,
     ImportPlan,
     Op,
+    PageRender,
     PlanItem,
     PlanSource,
 )
@@ -168,6 +170,14 @@ class _Executor:
     def _execute(self, item: PlanItem) -> ItemOutcome | None:
         nbid = item.notebook_id
         skipped = [skipped_source(s, s.duplicate) for s in item.planned_skips()]
+        outside = self.corpus.outside_problem(nbid)
+        if outside is not None:
+            return self._failed(
+                item,
+                ErrorCode.NOTEBOOK_INVALID,
+                f"{outside}; nothing is written outside the corpus. Run `transcribe-import "
+                "doctor` and put the notebook's folder back in its place.",
+            )
         exists = self.corpus.is_registered(nbid) or fsio.exists(self.corpus.notebook_dir(nbid))
         if item.op is Op.IMPORT_INTO_NOTEBOOK and not exists:
             return self._failed(
@@ -209,8 +219,12 @@ class _Executor:
             )
         try:
             if item.op is Op.CREATE_NOTEBOOK:
+                # A bag's notebook is created with its project.json keys (restore.manifest).
                 self.corpus.create_notebook(
-                    nbid, item.title or "Untitled", import_run_id=self.run_id
+                    nbid,
+                    item.title or "Untitled",
+                    import_run_id=self.run_id,
+                    extra=dict(item.restore.manifest) if item.restore else None,
                 )
             cover_sources = {p.page_id for s in to_ingest for p in s.pages}
             req = IngestRequest(
@@ -219,6 +233,7 @@ class _Executor:
                 import_run_id=self.run_id,
                 item_id=item.item_id,
                 cover_page_id=item.cover_page_id if item.cover_page_id in cover_sources else None,
+                page_order=item.restore.page_order if item.restore else None,
             )
             ingest(
                 self.corpus,
@@ -261,9 +276,20 @@ def _spec(s: PlanSource) -> SourceSpec:
         s.provenance.fs_path,
         s.sha256,
         s.media_type,
-        tuple(PageSpec(p.page_id, p.render_id, p.page_index) for p in s.pages),
+        tuple(
+            PageSpec(p.page_id, p.render_id, p.page_index, _render_spec(p.render), p.extra)
+            for p in s.pages
+        ),
         provenance={"rel": s.provenance.rel, "mtime": s.provenance.mtime},
+        extra=s.extra,
     )
+
+
+def _render_spec(r: PageRender | None) -> RenderSpec | None:
+    """A bag's render, copied as it is instead of rendering the page (planning/bag.py)."""
+    if r is None:
+        return None
+    return RenderSpec(r.fs_path, r.sha256, r.width, r.height)
 
 
 def execute_run(

@@ -9,6 +9,7 @@ is kept as evidence and reported by ``doctor``, never silently dropped.
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -196,6 +197,25 @@ class Corpus:
 
     def notebook_dir(self, notebook_id: str) -> Path:
         return self.notebooks_dir / check_id(notebook_id, "notebook_id")
+
+    def outside_problem(self, notebook_id: str) -> str | None:
+        """Why a notebook's folder is not inside the corpus (a link elsewhere), or None.
+
+        Everything the app writes stays under ``corpus/``: a notebook folder replaced by a
+        symbolic link (or under a linked folder) would have sources, renders and
+        project.json written wherever it points. Writers refuse such a notebook, doctor
+        reports it; neither follows it.
+        """
+        nb_dir = self.notebook_dir(notebook_id)
+        if fsio.is_link(nb_dir):
+            return f"{nb_dir} is a symbolic link (to {os.readlink(nb_dir)}), not a folder"
+        if not fsio.exists(nb_dir):
+            return None
+        inside = fsio.resolve(self.notebooks_dir)
+        real = fsio.resolve(nb_dir)
+        if real.parent != inside:
+            return f"{nb_dir} resolves to {real}, outside {self.notebooks_dir}"
+        return None
 
     # -- the index -------------------------------------------------------------------------
 

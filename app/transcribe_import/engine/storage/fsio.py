@@ -114,6 +114,16 @@ def is_dir(path: Path) -> bool:
     return path.is_dir()
 
 
+def is_link(path: Path) -> bool:
+    _tick("stat", path)
+    return path.is_symlink()
+
+
+def resolve(path: Path) -> Path:
+    _tick("stat", path)
+    return path.resolve()
+
+
 def stat(path: Path) -> os.stat_result:
     _tick("stat", path)
     return path.stat()
