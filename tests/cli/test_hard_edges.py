@@ -120,3 +120,38 @@ def test_a_notebook_folder_linked_outside_the_corpus_is_refused_and_reported(
     assert item["state"] == "failed" and "symbolic link" in item["failure"]["message"]
     after = sorted(p.relative_to(elsewhere).as_posix() for p in elsewhere.rglob("*"))
     assert after == before  # nothing was written through the link
+
+
+def test_a_full_disk_during_a_commit_leaves_the_run_resumable_with_exit_6(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    import errno
+    import json as _json
+
+    from transcribe_import.cli import main
+    from transcribe_import.engine.runs import executor
+    from transcribe_import.engine.storage import fsio
+
+    data = tmp_path / "data"
+    plan = tmp_path / "plan.json"
+    run_cli(data, "plan", str(make_shelf(tmp_path / "shelf", notebooks=3)), "-o", str(plan))
+    real = executor.ingest
+    calls = []
+
+    def full_on_second(corpus, req, *args, **kw):
+        calls.append(req.notebook_id)
+        if len(calls) == 2:
+            raise fsio.problem_from_oserror(
+                OSError(errno.ENOSPC, "No space left on device"), tmp_path / "x", "writing"
+            )
+        return real(corpus, req, *args, **kw)
+
+    monkeypatch.setattr(executor, "ingest", full_on_second)
+    code = main(["--data-dir", str(data), "commit", str(plan), "--workers", "1", "--json"])
+    out = _json.loads(capsys.readouterr().out)
+    assert code == 6
+    assert out["status"] == "running" and "disk is full" in out["stopped_by"]
+    assert out["counts"]["committed"] == 1 and out["counts"]["failed"] == 0
+    monkeypatch.setattr(executor, "ingest", real)
+    resumed = cli_json(data, "resume", out["import_run_id"], "--json")
+    assert resumed["status"] == "complete" and resumed["counts"]["committed"] == 3

@@ -33,7 +33,6 @@ from helpers.cli import (
     EXIT_INTERRUPTED,
     EXIT_LOCKED,
     EXIT_OK,
-    EXIT_USAGE,
     SIGKILLED,
     TIMEOUT,
     assert_doctor_clean,
@@ -288,12 +287,14 @@ def test_kill_commit_at_named_point_then_resume(tmp_path: Path, small_plan: Path
     run_id = run["import_run_id"]
 
     if point == "run.after_terminal":
-        # The terminal status won: resume refuses to reopen it, and changes nothing.
+        # The terminal status won: resume says so with its exit code (complete: 0), never
+        # reopens it, and changes nothing.
         assert run["status"] == "complete"
         before = read_record(data, run_id)
         proc = run_cli(data, "resume", run_id)
-        assert proc.returncode == EXIT_USAGE, proc.stderr
-        assert "never reopened" in proc.stderr
+        assert proc.returncode == EXIT_OK, proc.stderr
+        assert "had already ended: complete" in proc.stdout
+        assert "never reopened" in proc.stdout
         assert read_record(data, run_id) == before
         show = assert_complete(data, small_plan, run_id)
         assert show["attempt"] == 1
@@ -567,7 +568,8 @@ def test_cancel_from_another_process_keeps_committed_notebooks(
     assert_items_committed(data, done)
     assert_cancelled_items_left_no_pages(data, rest)
     assert_doctor_clean(data)
-    assert run_cli(data, "resume", run_id).returncode == EXIT_USAGE  # never reopened
+    # Never reopened: resume says how it ended, with that status's exit code.
+    assert run_cli(data, "resume", run_id).returncode == EXIT_CANCELLED
 
 
 # Where the first item stood when its commit died, and whether its pages landed there.
@@ -609,8 +611,8 @@ def test_cancel_an_interrupted_run(tmp_path: Path, small_plan: Path, point: str,
     assert not planned & set(corpus_notebooks(data)), "an item never started has a notebook"
     assert not list((data / "corpus").rglob(".ingest-journal.json")), "a dead journal was left"
     assert_doctor_clean(data)
-    # A terminal run is never reopened.
-    assert run_cli(data, "resume", run_id).returncode == EXIT_USAGE
+    # A terminal run is never reopened: resume says how it ended, with its exit code.
+    assert run_cli(data, "resume", run_id).returncode == EXIT_CANCELLED
 
 
 def test_cancel_before_anything_committed_is_cancelled_and_adds_no_page(

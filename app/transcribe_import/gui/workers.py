@@ -19,7 +19,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Generator
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import shiboken6
 from PySide6.QtCore import QObject, QThread, Signal
@@ -181,7 +181,54 @@ def _drain(gen: Generator[object, None, Any], each: Callable[[object], object]) 
             return end.value
 
 
-class TaskSlot(QObject):
+W = TypeVar("W", bound=Worker)
+
+
+class WorkerSlot(QObject, Generic[W]):
+    """Holds one worker while its thread runs; ``ended`` once it has ended and been waited for.
+
+    The slot, not whoever started the worker, waits for its thread, so the one place that
+    lets a worker go is here: the task slots and the scan and commit pages all use it.
+    """
+
+    ended = Signal()  # the worker's thread has ended and been waited for
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._worker: W | None = None
+
+    def worker(self) -> W | None:
+        return self._worker
+
+    def is_busy(self) -> bool:
+        return self._worker is not None
+
+    def start(self, worker: W) -> None:
+        """Hold ``worker`` and start it; connect its own signals first."""
+        assert self._worker is None, "one worker at a time"
+        worker.finished.connect(self._finished)
+        self._worker = worker
+        worker.start()
+
+    def wait(self) -> None:
+        """Block until the worker has ended (closing, tests); it must have been told to stop."""
+        if self._worker is not None:
+            self._worker.wait()
+            self._finished()
+
+    def _finished(self) -> None:
+        worker, self._worker = self._worker, None
+        if worker is None:
+            return  # wait() has seen to it already
+        worker.wait()  # `finished` comes just before the thread ends
+        self._worker_ended()
+        self.ended.emit()
+
+    def _worker_ended(self) -> None:
+        """What a kind of slot does once its worker is gone, before ``ended``."""
+
+
+class TaskSlot(WorkerSlot[EngineTask]):
     """One kind of task for a page: at most one runs; a request while it runs waits its turn.
 
     Only the latest waiting request is kept: a newer listing makes an older one moot.
@@ -193,11 +240,9 @@ class TaskSlot(QObject):
     done = Signal(object)
     progress = Signal(object)
     failed = Signal(str)
-    ended = Signal()  # a task's thread has ended and been waited for
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._task: EngineTask | None = None
         self._waiting: tuple[Callable[..., Any], tuple[Any, ...]] | None = None
         self._closed = False
 
@@ -205,40 +250,28 @@ class TaskSlot(QObject):
         """Run ``fn(*args)`` as an EngineTask now, or once the running one has ended."""
         if self._closed:
             return
-        if self._task is not None:
+        if self.is_busy():
             self._waiting = (fn, args)
             return
         task = EngineTask(fn, *args)
         task.done.connect(self.done)
         task.progress.connect(self.progress)
         task.failed.connect(self.failed)
-        task.finished.connect(self._ended)
-        self._task = task
-        task.start()
-
-    def is_busy(self) -> bool:
-        return self._task is not None
+        self.start(task)
 
     def task(self) -> EngineTask | None:
-        return self._task
+        return self.worker()
 
     def close(self) -> None:
         """Drop what waits and wait for the running task (short, or asked to stop)."""
         self._closed = True
         self._waiting = None
-        if self._task is not None:
-            self._task.wait()
-            self._ended()
+        self.wait()
 
-    def _ended(self) -> None:
-        task, self._task = self._task, None
-        if task is None:
-            return  # close() has seen to it already
-        task.wait()  # `finished` comes just before the thread ends
+    def _worker_ended(self) -> None:
         waiting, self._waiting = self._waiting, None
         if waiting is not None:
             self.run(waiting[0], *waiting[1])
-        self.ended.emit()
 
 
 class ScanWorker(Worker):

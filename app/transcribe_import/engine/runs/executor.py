@@ -344,8 +344,21 @@ def execute_run(
                 superseded=True,
                 verification_problems=problems,
             )
-        if ex._error is not None:
-            raise ex._error
+        error = ex._error
+        if isinstance(error, TranscribeError) and error.code in _RUN_INTERRUPTING:
+            # Not the items' fault, so none is failed for it: the run stops where it is,
+            # resumable, and says why (exit 6 in the CLI, "stopped" in the window).
+            record = store.mark_paused(run_id, ex.attempt)
+            ex.emit(EventKind.RUN_PAUSED, status=RunStatus.RUNNING)
+            return RunResult(
+                run_id,
+                RunStatus.RUNNING,
+                record,
+                verification_problems=problems,
+                stopped_by=str(error),
+            )
+        if error is not None:
+            raise error
         outcomes = list(ex.outcomes.values())
         unfinished = any(not o.state.final for o in outcomes)
         if ex.cancel_requested():

@@ -261,3 +261,6 @@ class RunResult:
     # Committed items whose pages are no longer in their notebook (found on resume): reported,
     # never recreated, since the ImportRun record wins for idempotency (boundary 6).
     verification_problems: tuple[str, ...] = ()
+    # A machine-wide error (a full disk, an I/O error, a busy corpus) stopped the run: what
+    # it said. The run is left resumable; the item in flight was rolled back.
+    stopped_by: str | None = None

@@ -28,6 +28,7 @@ from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.dialogs import confirm_destructive
 from transcribe_import.gui.icons import SP
 from transcribe_import.gui.models.outcomes import OutcomeTableModel
+from transcribe_import.gui.pages.base import WorkerPage
 from transcribe_import.gui.values import CommitStart, OutcomeRow
 from transcribe_import.gui.widgets import headline_label, outcome_view, push_button, selectable_text
 from transcribe_import.gui.wording import (
@@ -60,10 +61,9 @@ def confirm_cancel(parent: QWidget) -> bool:
     )
 
 
-class CommitPage(QWidget):
+class CommitPage(WorkerPage[CommitWorker]):
     """Commit or resume one run, show its items' outcomes live, and end in the engine's words."""
 
-    running_changed = Signal(bool)
     run_finished = Signal(object)  # RunResult, or None when the run stopped on an error
     plan_invalid = Signal(object)  # ValidationReport: back to review
     show_run_requested = Signal(str)  # run id
@@ -76,7 +76,6 @@ class CommitPage(QWidget):
         self.corpus = corpus
         self.run_id: str | None = None
         self.result: RunResult | None = None
-        self._worker: CommitWorker | None = None
         self._backlog: collections.deque[RunEvent] = collections.deque()
         self._drain_scheduled = False
         self._pages_done = 0
@@ -162,9 +161,6 @@ class CommitPage(QWidget):
 
     # -- starting --------------------------------------------------------------------------
 
-    def is_running(self) -> bool:
-        return self._worker is not None
-
     def commit_plan(self, plan: ImportPlan, *, settings: RenderSettings, workers: int) -> None:
         """Validate ``plan`` once more, create its ImportRun and execute it."""
         self._start(CommitWorker(self.corpus, plan=plan, settings=settings, workers=workers))
@@ -198,11 +194,8 @@ class CommitPage(QWidget):
         worker.invalid.connect(self._invalid)
         worker.run_ended.connect(self._run_ended)
         worker.failed.connect(self._failed)
-        worker.finished.connect(self._worker_finished)
-        self._worker = worker
         self._set_buttons(running=True, finished=False)
-        self.running_changed.emit(True)
-        worker.start()
+        self._start_worker(worker)
 
     def _prepared(self, start: CommitStart) -> None:
         self.run_id = start.run_id
@@ -351,6 +344,12 @@ class CommitPage(QWidget):
             summary = self.tr(
                 "This plan was imported before (run {run}, {status}); nothing was done."
             ).format(run=result.run_id, status=run_status_words(result.status).lower())
+        elif result.stopped_by is not None:
+            self.headline.setText(self.tr("Stopped"))
+            summary = self.tr(
+                "The import stopped: {why} Nothing of the notebook in progress was kept; "
+                "resume it here or from Runs once that is fixed, with the same ids."
+            ).format(why=result.stopped_by)
         elif result.paused or result.superseded or not result.status.terminal:
             self.headline.setText(self.tr("Paused"))
             summary = self.tr(
@@ -399,23 +398,17 @@ class CommitPage(QWidget):
         )
         self.rate_label.clear()
 
-    def _worker_finished(self) -> None:
-        worker, self._worker = self._worker, None
-        if worker is None:
-            return
-        worker.wait()  # `finished` comes just before the thread ends
+    def _worker_ended(self) -> None:
         self._tick.stop()
         self._stopping = ""
         paused = self.result is not None and not self.result.status.terminal
         self._set_buttons(running=False, finished=True, resumable=paused or self.result is None)
-        self.running_changed.emit(False)
+        super()._worker_ended()
         self.run_finished.emit(self.result)
 
     def wait(self) -> None:
         """Block until the worker has ended (closing, tests); it must have been told to stop."""
-        if self._worker is not None:
-            self._worker.wait()
-            self._worker_finished()
+        self._workers.wait()
 
     def _set_buttons(self, *, running: bool, finished: bool, resumable: bool = False) -> None:
         self.pause_button.setVisible(running)

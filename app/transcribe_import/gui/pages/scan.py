@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from transcribe_import.engine.planning.scan import ScanPhase, ScanProgress
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.icons import SP
+from transcribe_import.gui.pages.base import WorkerPage
 from transcribe_import.gui.values import ScanOutcome, ScanRequest
 from transcribe_import.gui.widgets import headline_label, push_button
 from transcribe_import.gui.wording import plural
@@ -57,18 +58,16 @@ class ElidedLabel(QLabel):
         self.setText(metrics.elidedText(self._full, Qt.TextElideMode.ElideMiddle, self.width()))
 
 
-class ScanPage(QWidget):
+class ScanPage(WorkerPage[ScanWorker]):
     """Shows one scan's progress; emits ``planned`` with the plan, or ``cancelled``/``failed``."""
 
     planned = Signal(object)  # ScanOutcome
     cancelled = Signal()
     failed = Signal(str)
-    running_changed = Signal(bool)
 
     def __init__(self, corpus: Corpus, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.corpus = corpus
-        self._worker: ScanWorker | None = None
         self._closed = False
         self.updates = 0  # progress updates shown (the tests check the throttle with it)
 
@@ -124,9 +123,6 @@ class ScanPage(QWidget):
         layout.addStretch(2)
         layout.addLayout(buttons)
 
-    def is_running(self) -> bool:
-        return self._worker is not None
-
     def start(self, request: ScanRequest) -> None:
         assert self._worker is None, "one scan at a time"
         if self._closed:
@@ -136,8 +132,6 @@ class ScanPage(QWidget):
         worker.planned.connect(self.planned)
         worker.cancelled.connect(self.cancelled)
         worker.failed.connect(self.failed)
-        worker.finished.connect(self._worker_finished)
-        self._worker = worker
         self.updates = 0
         names = ", ".join(str(r) for r in request.roots)
         self.headline.setText(self.tr("Looking for page files…"))
@@ -147,8 +141,7 @@ class ScanPage(QWidget):
         self.current_label.set_full_text("")
         self.cancel_button.setEnabled(True)
         self.cancel_button.setFocus()
-        self.running_changed.emit(True)
-        worker.start()
+        self._start_worker(worker)
 
     def cancel(self) -> None:
         if self._worker is not None:
@@ -159,11 +152,9 @@ class ScanPage(QWidget):
     def stop_and_wait(self) -> None:
         """Stop the scan and wait for its thread (closing the window); it ends within ms."""
         self._closed = True
-        worker = self._worker
-        if worker is not None:
-            worker.stop()
-            worker.wait()
-            self._worker_finished()
+        if self._worker is not None:
+            self._worker.stop()
+        self._workers.wait()
 
     def _progress(self, event: ScanProgress) -> None:
         self.updates += 1
@@ -193,13 +184,6 @@ class ScanPage(QWidget):
             self.progress_bar.setValue(event.inspected)
         if event.current:  # the last event of a phase names nothing: keep the last name
             self.current_label.set_full_text(event.current)
-
-    def _worker_finished(self) -> None:
-        worker, self._worker = self._worker, None
-        if worker is None:
-            return
-        worker.wait()
-        self.running_changed.emit(False)
 
     def last_outcome_text(self, outcome: ScanOutcome) -> str:
         """A line for the status bar once the plan is made."""
