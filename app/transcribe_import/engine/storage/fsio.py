@@ -17,15 +17,16 @@ import hashlib
 import os
 import shutil
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar
 
 from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 
 CHUNK = 1024 * 1024
+_T = TypeVar("_T")
 
 
 @dataclass
@@ -99,34 +100,24 @@ def open_read(path: Path) -> Iterator[BinaryIO]:
         yield f
 
 
-def exists(path: Path) -> bool:
-    _tick("stat", path)
-    return path.exists()
+def _stat_query(query: Callable[[Path], _T]) -> Callable[[Path], _T]:
+    """``query`` (a stat of ``path``) as one counted, fault-injectable file-system call."""
+
+    def run(path: Path) -> _T:
+        _tick("stat", path)
+        return query(path)
+
+    run.__name__ = run.__qualname__ = query.__name__
+    run.__doc__ = query.__doc__
+    return run
 
 
-def is_file(path: Path) -> bool:
-    _tick("stat", path)
-    return path.is_file()
-
-
-def is_dir(path: Path) -> bool:
-    _tick("stat", path)
-    return path.is_dir()
-
-
-def is_link(path: Path) -> bool:
-    _tick("stat", path)
-    return path.is_symlink()
-
-
-def resolve(path: Path) -> Path:
-    _tick("stat", path)
-    return path.resolve()
-
-
-def stat(path: Path) -> os.stat_result:
-    _tick("stat", path)
-    return path.stat()
+exists = _stat_query(Path.exists)
+is_file = _stat_query(Path.is_file)
+is_dir = _stat_query(Path.is_dir)
+is_link = _stat_query(Path.is_symlink)
+resolve = _stat_query(Path.resolve)
+stat = _stat_query(Path.stat)
 
 
 def list_dir(path: Path) -> list[str]:
