@@ -313,6 +313,7 @@ def _report_result(result: RunResult, args: argparse.Namespace) -> int:
             {
                 **record.summary(),
                 "paused": result.paused,
+                "stopped_by": result.stopped_by,
                 "already_done": result.already_done,
                 "verification_problems": list(result.verification_problems),
                 "items": [o.to_json() for o in record.outcomes().values()],
@@ -324,6 +325,13 @@ def _report_result(result: RunResult, args: argparse.Namespace) -> int:
             say(
                 f"Run {result.run_id} had already ended: {_status_words(result.status)}. "
                 "Nothing was done."
+            )
+        elif result.stopped_by is not None:
+            say(f"Run {result.run_id} stopped: {result.stopped_by}", file=sys.stderr)
+            say(
+                f"Run {result.run_id} is interrupted with {counts['pending']} item(s) pending; "
+                f"when the cause is fixed, resume it with `transcribe-import resume "
+                f"{result.run_id}` (same ids, nothing is imported twice)."
             )
         elif result.paused or result.superseded:
             say(
