@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
+import threading
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from transcribe_import import __version__
@@ -45,7 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--mode",
         default="folders",
         help="folders (default: one notebook per folder), pdfs (one per PDF), prefix (one per "
-        "file-name prefix), single (all into one new notebook), into:NOTEBOOK_ID",
+        "file-name prefix), single (all into one new notebook), into:NOTEBOOK_ID, bag (each "
+        "PATH a bag from `export`: its notebooks keep their ids)",
     )
     pl.add_argument(
         "--policy",
@@ -79,6 +83,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     how.add_argument("--exclude", nargs="+", metavar="FILE", help="leave these files out")
     how.add_argument("--include", nargs="+", metavar="FILE", help="take excluded files back")
+    how.add_argument("--skip", action="store_true", help="a bag's notebook: leave it out")
+    how.add_argument(
+        "--as-copy", action="store_true", help="a bag's notebook: import it with new ids"
+    )
 
     c = sub.add_parser("commit", help="validate, create the import run and commit it")
     c.add_argument("plan", metavar="PLAN.json")
@@ -103,6 +111,17 @@ def build_parser() -> argparse.ArgumentParser:
     d = sub.add_parser("doctor", help="check and recover the corpus")
     d.add_argument("--json", action="store_true", help="print one JSON document")
     d.add_argument("--verify-hashes", action="store_true", help="re-hash every stored file (slow)")
+
+    e = sub.add_parser("export", help="copy notebooks out as a BagIt bag")
+    e.add_argument("notebook_ids", nargs="*", metavar="NOTEBOOK_ID")
+    e.add_argument("--all", action="store_true", help="every notebook of the corpus")
+    e.add_argument(
+        "-o",
+        "--output",
+        metavar="DIR",
+        help="a new or empty folder (default: a fresh one under DIR/exports/)",
+    )
+    e.add_argument("--json", action="store_true", help="print one JSON document")
     return p
 
 
@@ -149,6 +168,85 @@ def cmd_doctor(corpus: Corpus, args: argparse.Namespace) -> int:
     return ExitCode.OK if report.clean else ExitCode.PROBLEMS
 
 
+@contextlib.contextmanager
+def _stop_on_signals(stop: threading.Event) -> Iterator[None]:
+    """Ctrl-C, SIGTERM and SIGHUP end an export cleanly: its folder then says it is incomplete."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    saved = {s: signal.getsignal(s) for s in signals}
+    for s in signals:
+        signal.signal(s, lambda *_: stop.set())
+    try:
+        yield
+    finally:
+        for s, h in saved.items():
+            signal.signal(s, h)
+
+
+def cmd_export(corpus: Corpus, args: argparse.Namespace) -> int:
+    if args.all and args.notebook_ids:
+        raise runs_cli.UsageError("give NOTEBOOK_IDs or --all, not both")
+    if not args.all and not args.notebook_ids:
+        raise runs_cli.UsageError(
+            "name the notebooks to export (NOTEBOOK_ID...; `transcribe-import notebooks` lists "
+            "them) or give --all"
+        )
+    output = Path(args.output) if args.output else None
+    stop = threading.Event()
+    progress = runs_cli._Progress()
+    try:
+        with _stop_on_signals(stop):
+            events = api.export_notebooks(
+                corpus, None if args.all else args.notebook_ids, output, should_stop=stop.is_set
+            )
+            while True:
+                try:
+                    ev = next(events)
+                except StopIteration as end:
+                    result: api.ExportResult = end.value
+                    break
+                progress.show(
+                    f"{ev.files_done}/{ev.files_total} files, "
+                    f"{ev.bytes_done // 1_048_576}/{ev.bytes_total // 1_048_576} MiB — "
+                    f"{ev.current or ev.phase}"
+                )
+                # Told at once on a terminal (an export can be long); the summary lists it too.
+                if ev.missing is not None and progress.live and not args.json:
+                    progress.done()
+                    say(f"transcribe-import: {ev.missing.message}", file=sys.stderr)
+    except TranscribeError as exc:
+        progress.done()
+        say(f"transcribe-import: {exc}", file=sys.stderr)
+        return api.exit_code_for_export_error(exc)
+    progress.done()
+    if args.json:
+        json_out(result.to_json())
+        return api.exit_code_for_export(result)
+    where = result.destination
+    files = len(result.files)
+    if result.status is api.ExportStatus.CANCELLED:
+        say(
+            f"Export cancelled after {files} file(s); {where} holds an incomplete export "
+            "(it says so in EXPORT-INCOMPLETE.txt and is not a valid bag): delete it."
+        )
+    else:
+        say(
+            f"Exported {len(result.notebooks)} notebook(s), {files} file(s) "
+            f"({result.payload_bytes} bytes) to {where}: {result.status}."
+        )
+        for m in result.missing:
+            say(f"  MISSING [{m.reason}] {m.path}: {m.message}")
+        if result.missing:
+            say(
+                f"  {len(result.missing)} file(s) could not be copied, so the bag does not "
+                "validate; repair the corpus and export again."
+            )
+        say(f"  chain hash {result.chain_hash}")
+    return api.exit_code_for_export(result)
+
+
 def cmd_gui(data_dir: Path, args: argparse.Namespace) -> int:
     from transcribe_import.gui.app import run_gui  # Qt is loaded only when a window is wanted
 
@@ -173,6 +271,7 @@ def _log_traceback(data_dir: Path) -> Path:
 COMMANDS: dict[str, Callable[[Corpus, argparse.Namespace], int]] = {
     "notebooks": cmd_notebooks,
     "doctor": cmd_doctor,
+    "export": cmd_export,
     "plan": runs_cli.cmd_plan,
     "validate": runs_cli.cmd_validate,
     "order": runs_cli.cmd_order,

@@ -181,6 +181,8 @@ def _resolution_flag(r: str) -> str:
         "mtime": "--by mtime",
         "sequence": "--sequence FILE...",
         "exclude": "--exclude FILE...",
+        "skip": "--skip",
+        "as_copy": "--as-copy",
     }.get(r, r)
 
 
@@ -220,6 +222,8 @@ def cmd_order(corpus: Corpus, args: argparse.Namespace) -> int:
             sequence=args.sequence,
             exclude=args.exclude,
             include=args.include,
+            skip=args.skip,
+            as_copy=args.as_copy,
         )
     except ValueError as exc:
         raise UsageError(str(exc)) from None

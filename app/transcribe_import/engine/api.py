@@ -119,6 +119,9 @@ def plan_paths(
 ) -> PlannedScan | None:
     """Scan ``roots`` and plan the result with an adapter (``mode``); read-only.
 
+    ``mode="bag"``: each root is a bag exported by Transcribe, verified whole before it is
+    planned (a refusal is a ``TranscribeError`` with a ``bag_*`` code naming the file).
+
     Returns None when ``should_stop`` turned true before the plan was made. Raises
     ``ValueError`` for a mode or title that does not fit, and ``TranscribeError`` for a
     root that cannot be read.
@@ -127,6 +130,10 @@ def plan_paths(
     from transcribe_import.engine.planning.planner import build_plan
     from transcribe_import.engine.planning.scan import DEFAULT_SETTINGS, ScanCancelled, run_scan
 
+    if mode == "bag":
+        return _plan_bags(
+            corpus, roots, policy_id or DEFAULT_POLICY_ID, title, settings, should_stop, on_progress
+        )
     try:
         result = run_scan(
             roots,
@@ -150,6 +157,33 @@ def plan_paths(
     return PlannedScan(plan, result)
 
 
+def _plan_bags(
+    corpus: Corpus | None,
+    roots: Sequence[Path],
+    policy_id: str,
+    title: str | None,
+    settings: RenderSettings | None,
+    should_stop: Callable[[], bool] | None,
+    on_progress: Callable[[ScanProgress], None] | None,
+) -> PlannedScan | None:
+    from transcribe_import.engine.planning.bag import run_verify
+    from transcribe_import.engine.planning.planner import build_bag_plan
+    from transcribe_import.engine.planning.scan import DEFAULT_SETTINGS, ScanCancelled
+
+    if title is not None:
+        raise ValueError("a notebook from a bag keeps its own title; leave --title out")
+    try:
+        bags = run_verify(roots, should_stop=should_stop, on_progress=on_progress)
+    except ScanCancelled:
+        return None
+    if should_stop is not None and should_stop():
+        return None
+    plan, scanned = build_bag_plan(
+        corpus, bags, policy_id=policy_id, settings=settings or DEFAULT_SETTINGS
+    )
+    return PlannedScan(plan, scanned)
+
+
 def check_plan_editable(corpus: Corpus, plan: ImportPlan, where: str) -> None:
     """A plan with a run is frozen: refuse an edit, naming the run (``where`` names the plan)."""
     run = RunStore(corpus).frozen_by(plan.plan_id)
@@ -170,16 +204,26 @@ def reorder(
     sequence: Sequence[str] | None = None,
     exclude: Sequence[str] | None = None,
     include: Sequence[str] | None = None,
+    skip: bool = False,
+    as_copy: bool = False,
 ) -> PlanItem:
     """One resolution of an item's page order (exactly one of the keywords); ValueError if bad.
 
     ``exclude`` and ``include`` take names as validate shows them: a page source is left
     out of (or taken back into) the order; an unusable file is acknowledged (left out on
     purpose), and cannot be taken back since it cannot be imported.
+
+    ``skip`` and ``as_copy`` settle a notebook from a bag whose id the corpus uses for a
+    different notebook (validate's ``notebook_conflict``): leave it out, or import it as
+    a new notebook with new ids (planning/bag.py).
     """
-    from transcribe_import.engine.planning import edits, ordering
+    from transcribe_import.engine.planning import bag, edits, ordering
     from transcribe_import.engine.planning.plan import OrderingRule
 
+    if skip:
+        return bag.skip_notebook(item)
+    if as_copy:
+        return bag.import_as_copy(item)
     if accept:
         return ordering.accept(item)
     if by:
@@ -198,7 +242,9 @@ def reorder(
         if ack:
             raise ValueError(f"{ack[0]} cannot be imported (it is unusable): fix it and plan again")
         return ordering.include(item, rest)
-    raise ValueError("say how to resolve the order: accept, by, sequence, exclude or include")
+    raise ValueError(
+        "say how to resolve the item: accept, by, sequence, exclude, include, skip or as_copy"
+    )
 
 
 def _split_unusable(item: PlanItem, names: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -506,3 +552,72 @@ def check_corpus(corpus: Corpus, *, verify_hashes: bool = False) -> DoctorReport
     from transcribe_import.engine.doctor import doctor
 
     return doctor(corpus, verify_hashes=verify_hashes)
+
+
+# -- export --------------------------------------------------------------------------------
+
+# Imported here, with the use case, to keep the export's addition in one place; the model
+# loads no decoder, so listing and the other cheap commands stay fast.
+from collections.abc import Generator  # noqa: E402
+
+from transcribe_import.engine.export.model import (  # noqa: E402
+    ExportProgress,
+    ExportResult,
+    ExportStatus,
+)
+
+# Errors an export is refused with before it writes anything, and which a person fixes by
+# changing the arguments: exit 2 like any other usage error (docs/cli.md).
+_EXPORT_USAGE_CODES = frozenset(
+    {
+        ErrorCode.NOTEBOOK_NOT_FOUND,
+        ErrorCode.INVALID_ID,
+        ErrorCode.EXPORT_DESTINATION_NOT_EMPTY,
+        ErrorCode.EXPORT_DESTINATION_INVALID,
+    }
+)
+
+
+def export_notebooks(
+    corpus: Corpus,
+    notebook_ids: Sequence[str] | None,
+    destination: Path | None = None,
+    *,
+    should_stop: Callable[[], bool] | None = None,
+) -> Generator[ExportProgress, None, ExportResult]:
+    """Export notebooks (None: every notebook, oldest first) as a BagIt bag.
+
+    A generator of progress events whose return value is the ``ExportResult``; without
+    ``destination``, a fresh folder under the data directory's ``exports/``. See
+    ``engine/export/bag.export_bag`` for what is refused and when.
+    """
+    from transcribe_import.engine.export.bag import export_bag
+
+    from transcribe_import.engine.storage.fsio import problem_from_oserror
+
+    try:
+        ids = (
+            [n.notebook_id for n in corpus.list_notebooks()]
+            if notebook_ids is None
+            else list(notebook_ids)
+        )
+    except OSError as exc:
+        raise problem_from_oserror(exc, corpus.index_path, "reading") from exc
+    return export_bag(corpus, ids, destination, should_stop=should_stop)
+
+
+def exit_code_for_export(result: ExportResult) -> ExitCode:
+    if result.status is ExportStatus.COMPLETE:
+        return ExitCode.OK
+    if result.status is ExportStatus.CANCELLED:
+        return ExitCode.CANCELLED
+    return ExitCode.PROBLEMS
+
+
+def exit_code_for_export_error(exc: TranscribeError) -> ExitCode:
+    """An export's refusal: usage (2), a held destination (5), else as any coded error."""
+    if exc.code in _EXPORT_USAGE_CODES:
+        return ExitCode.USAGE
+    if exc.code is ErrorCode.EXPORT_LOCKED:
+        return ExitCode.LOCKED
+    return exit_code_for_error(exc)

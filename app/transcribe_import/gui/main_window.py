@@ -44,6 +44,7 @@ from transcribe_import import __version__
 from transcribe_import.engine.base.findings import DoctorReport
 from transcribe_import.engine.planning.validate import ValidationReport
 from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
+from transcribe_import.gui.export_dialog import ExportDialog
 from transcribe_import.gui.pages.commit import CommitPage
 from transcribe_import.gui.pages.corpus import CorpusPage
 from transcribe_import.gui.pages.review import ReviewPage
@@ -144,6 +145,7 @@ class MainWindow(QMainWindow):
         self._validations = TaskSlot(self)
         self._close_when_stopped = False
         self._closing = False
+        self.export_dialog: ExportDialog | None = None
 
         self.setWindowTitle(self.tr("Transcribe Import"))
         self.setAcceptDrops(True)
@@ -325,7 +327,13 @@ class MainWindow(QMainWindow):
         self.quit_action.triggered.connect(self.close)
         for a in (self.new_import_action, self.add_folder_action, self.add_files_action):
             file_menu.addAction(a)
+        self.export_action = QAction(self.tr("&Export Notebooks…"), self)
+        self.export_action.setStatusTip(
+            self.tr("Copy the notebooks selected in the Corpus view out as a BagIt bag")
+        )
+        self.export_action.triggered.connect(self.export_notebooks)
         file_menu.addSeparator()
+        file_menu.addAction(self.export_action)
         file_menu.addAction(self.open_folder_action)
         file_menu.addAction(self.settings_action)
         file_menu.addSeparator()
@@ -704,6 +712,23 @@ class MainWindow(QMainWindow):
         self.show_section(Section.CORPUS)
         self.findings_view.setFocus()
 
+    def export_notebooks(self) -> None:
+        """File › Export Notebooks…: the Corpus view's selection, in a dialog that can cancel."""
+        if self._closing or (self.export_dialog is not None and self.export_dialog.is_running()):
+            return
+        selected = self.corpus_page.selected_notebooks()
+        if not selected:
+            self.show_section(Section.CORPUS)
+            self.statusBar().showMessage(
+                self.tr("Select the notebooks to export here, then choose Export Notebooks…"),
+                8000,
+            )
+            return
+        if self.export_dialog is not None:
+            self.export_dialog.deleteLater()
+        self.export_dialog = ExportDialog(self.corpus, selected, self)
+        self.export_dialog.open()
+
     # -- menus -----------------------------------------------------------------------------
 
     def open_corpus_folder(self) -> None:
@@ -779,6 +804,8 @@ class MainWindow(QMainWindow):
         self.runs_page.stop_and_wait()
         self._validations.close()
         self._listings.close()
+        if self.export_dialog is not None:
+            self.export_dialog.stop_and_wait()  # a cancelled export says so in its folder
         if self._checks.is_busy():
             # doctor has no cancel point; its checks read metadata only, so waiting is short.
             self.health_summary.setText(self.tr("Finishing the check before closing…"))

@@ -37,6 +37,10 @@ class ErrorCode(enum.StrEnum):
     BAG_HASH_MISMATCH = "bag_hash_mismatch"  # a file's bytes differ from its manifest
     BAG_MISSING_FILE = "bag_missing_file"  # listed in a manifest, not in the bag
     BAG_UNLISTED_FILE = "bag_unlisted_file"  # in the bag, listed in no manifest
+    # exporting a bag (engine/export): each names the destination and what to do
+    EXPORT_LOCKED = "export_locked"  # another export holds the destination's .export.lock
+    EXPORT_DESTINATION_NOT_EMPTY = "export_destination_not_empty"  # holds files already
+    EXPORT_DESTINATION_INVALID = "export_destination_invalid"  # a file, or inside the corpus
     # import runs
     RUN_NOT_FOUND = "run_not_found"
     RUN_CORRUPT = "run_corrupt"

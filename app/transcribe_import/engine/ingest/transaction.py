@@ -31,10 +31,23 @@ from transcribe_import.engine.storage.corpus import Corpus
 
 
 @dataclass(frozen=True)
+class RenderSpec:
+    """A render to copy as it is (a bag's), with the sha256 it must have; not rendered."""
+
+    path: Path
+    sha256: str
+    width: int
+    height: int
+
+
+@dataclass(frozen=True)
 class PageSpec:
     page_id: str
     render_id: str
     page_index: int
+    render: RenderSpec | None = None  # None: rendered from the source
+    # Keys for the page's project.json entry beyond the importer's own (a bag's labels...).
+    extra: Mapping[str, Any] | None = field(default=None, hash=False)
 
 
 @dataclass(frozen=True)
@@ -47,6 +60,8 @@ class SourceSpec:
     media_type: str
     pages: tuple[PageSpec, ...]
     provenance: Mapping[str, Any] = field(default_factory=dict)
+    # Keys for the source's project.json entry beyond the importer's own (a bag's).
+    extra: Mapping[str, Any] | None = field(default=None, hash=False)
 
 
 @dataclass(frozen=True)
@@ -56,6 +71,9 @@ class IngestRequest:
     import_run_id: str | None = None
     item_id: str | None = None
     cover_page_id: str | None = None  # set only if the notebook has no cover yet
+    # A restore (a bag's notebook): the pages land in this order (it may interleave
+    # sources), and only into a notebook that holds no other page, so nothing is merged.
+    page_order: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -97,7 +115,9 @@ def _journal_for(req: IngestRequest, txn_id: str) -> Journal:
     sources: list[dict[str, Any]] = []
     pages: list[dict[str, Any]] = []
     for s in req.sources:
+        # A bag's own keys first, so the importer's (ids, hashes, paths) always win.
         entry: dict[str, Any] = {
+            **dict(s.extra or {}),
             "id": s.source_id,
             "sha256": s.sha256,
             "media_type": s.media_type,
@@ -112,6 +132,7 @@ def _journal_for(req: IngestRequest, txn_id: str) -> Journal:
         for p in s.pages:
             pages.append(
                 {
+                    **dict(p.extra or {}),
                     "id": p.page_id,
                     "source_id": s.source_id,
                     "page_index": p.page_index,
@@ -119,6 +140,9 @@ def _journal_for(req: IngestRequest, txn_id: str) -> Journal:
                     "render": None,
                 }
             )
+    if req.page_order is not None:
+        position = {pid: k for k, pid in enumerate(req.page_order)}
+        pages.sort(key=lambda p: position.get(p["id"], len(position)))
     now = utc_now()
     return Journal(
         {
@@ -183,22 +207,34 @@ def _stage_source(
             f"{spec.path} is {sniffed}, not {spec.media_type} as planned: scan it again.",
             path=str(spec.path),
         )
-    pages = decode.render_pages(
-        staged,
-        spec.media_type,
-        [p.page_index for p in spec.pages],
-        settings,
-        display_path=str(spec.path),
+    to_render = [p for p in spec.pages if p.render is None]
+    # Not even opened by a decoder when every render is copied (a bag's pages).
+    pages = (
+        decode.render_pages(
+            staged,
+            spec.media_type,
+            [p.page_index for p in to_render],
+            settings,
+            display_path=str(spec.path),
+        )
+        if to_render
+        else iter(())
     )
-    rendered: list[RenderedPage] = []
-    for spec_page, r in zip(spec.pages, pages, strict=False):
+    made: dict[str, RenderedPage] = {}
+    for spec_page, r in zip(to_render, pages, strict=False):
         try:
             fsio.write_new(staging / f"{spec_page.render_id}.png", r.png)
         except OSError as exc:
             raise fsio.problem_from_oserror(exc, staging, "writing a page render for") from exc
-        rendered.append(dataclasses.replace(r, png=b""))
+        made[spec_page.render_id] = dataclasses.replace(r, png=b"")
         if should_stop is not None and should_stop():
             raise IngestCancelled()
+    for spec_page in spec.pages:
+        if spec_page.render is not None:
+            made[spec_page.render_id] = _copy_render(spec_page, staging)
+            if should_stop is not None and should_stop():
+                raise IngestCancelled()
+    rendered = [made[p.render_id] for p in spec.pages if p.render_id in made]
     if len(rendered) != len(spec.pages):
         raise TranscribeError(
             ErrorCode.MEDIA_MISMATCH,
@@ -207,6 +243,41 @@ def _stage_source(
         )
     crashpoint("ingest.stage.after_source")
     return size, rendered
+
+
+def _copy_render(page: PageSpec, staging: Path) -> RenderedPage:
+    """Stage a bag's render as it is, refusing it unless its bytes have the planned sha256.
+
+    The render was made by the corpus the bag came from; copying it keeps the page exactly
+    as it was seen there (no second rendering, no new hash).
+    """
+    render = page.render
+    assert render is not None
+    try:
+        sha, _size = fsio.copy_hashed(render.path, staging / f"{page.render_id}.png")
+    except FileNotFoundError:
+        raise TranscribeError(
+            ErrorCode.SOURCE_MISSING,
+            f"{render.path} (the render of page {page.page_id}) has disappeared since the bag "
+            "was planned: reconnect the disk or plan the bag again.",
+            path=str(render.path),
+        ) from None
+    except PermissionError:
+        raise TranscribeError(
+            ErrorCode.SOURCE_UNREADABLE,
+            f"{render.path} cannot be read (permission denied): fix its permissions and retry.",
+            path=str(render.path),
+        ) from None
+    except OSError as exc:
+        raise fsio.problem_from_oserror(exc, render.path, "copying") from exc
+    if sha != render.sha256:
+        raise TranscribeError(
+            ErrorCode.SOURCE_CHANGED,
+            f"{render.path} (the render of page {page.page_id}) changed since the bag was "
+            "planned (its contents are different): plan the bag again before importing.",
+            path=str(render.path),
+        )
+    return RenderedPage(page.page_index, b"", render.width, render.height, sha)
 
 
 def ingest(
@@ -296,6 +367,16 @@ def _ingest_locked(
             ErrorCode.ID_CONFLICT,
             f"Notebook {req.notebook_id} already uses some of these ids ({sorted(taken)[0]}…) "
             "for other pages; make a new plan.",
+            item=req.item_id,
+        )
+    if req.page_order is not None and have.pages:
+        # Validate said the notebook was free; another import got there since. A restore
+        # lands a whole notebook or nothing: it is never merged into other pages.
+        raise TranscribeError(
+            ErrorCode.ID_CONFLICT,
+            f"Notebook {req.notebook_id} already holds {len(have.pages)} other page(s), and a "
+            "notebook from a bag is never merged into them; validate the plan again and skip "
+            "it or import it as a copy.",
             item=req.item_id,
         )
 

@@ -12,6 +12,7 @@ import enum
 import functools
 import hashlib
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -78,10 +79,38 @@ class DedupeScope(enum.StrEnum):
 
 
 @dataclass(frozen=True)
+class PageRender:
+    """A page's render brought by a bag: commit copies it, checking its sha256, never renders.
+
+    ``sha256``, ``width`` and ``height`` land in project.json, so they are fingerprinted;
+    where the file is (``path``, ``size``, ``mtime_ns``) is provenance.
+    """
+
+    sha256: str
+    width: int
+    height: int
+    path: str = ""  # for display; valid UTF-8
+    size: int = -1
+    mtime_ns: int = 0
+    path_b64: str | None = None  # the exact bytes of a path that is not valid UTF-8
+
+    @property
+    def fs_path(self) -> Path:
+        if self.path_b64:
+            return Path(os.fsdecode(base64.b64decode(self.path_b64)))
+        return Path(self.path)
+
+
+@dataclass(frozen=True)
 class PlanPage:
     page_id: str
     render_id: str
     page_index: int
+    render: PageRender | None = None  # a bag's render to copy; None: render from the source
+    # A bag's pages[] entry keys this app does not know (a label, a transcription...): they
+    # land in project.json as they are. Not hashed: a dict cannot be, and equal pages with
+    # different extras hashing alike is allowed.
+    extra: Mapping[str, Any] | None = field(default=None, hash=False)
 
 
 @dataclass(frozen=True)
@@ -131,6 +160,8 @@ class PlanSource:
     provenance: SourceProvenance
     excluded: bool = False
     duplicate: Duplicate | None = None  # a planned skip, with its classification
+    # A bag's sources[] entry keys this app does not know; they land as they are.
+    extra: Mapping[str, Any] | None = field(default=None, hash=False)
 
     @property
     def name(self) -> str:
@@ -149,6 +180,21 @@ class PlanSource:
     def imported(self) -> bool:
         """Whether commit will import this source (not excluded, not a planned skip)."""
         return not self.excluded and self.duplicate is None
+
+
+@dataclass(frozen=True)
+class Restore:
+    """A notebook as a bag describes it (``plan --mode bag``): what lands besides its files.
+
+    ``manifest`` is the bag's project.json minus what the import writes itself (sources,
+    pages, format, schema_version, id, title, cover_page_id, updated_at, import_run_id):
+    every other key, known or not, lands as it is when the notebook is created.
+    ``page_order`` is the bag's page order, which may interleave sources; the pages land
+    in it, and only into a notebook holding no other page (a restore never merges).
+    """
+
+    manifest: Mapping[str, Any] = field(hash=False)
+    page_order: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -171,6 +217,7 @@ class PlanItem:
     # They are listed in provenance["unusable"]; until acknowledged each is a validate error.
     acknowledged: tuple[str, ...] = ()
     provenance: dict[str, Any] = field(default_factory=dict)
+    restore: Restore | None = None  # set for a notebook planned from a bag
 
     @property
     def unusable(self) -> list[dict[str, Any]]:
@@ -234,7 +281,7 @@ class ImportPlan:
 
 
 def _item_doc(it: PlanItem) -> dict[str, Any]:
-    return {
+    doc: dict[str, Any] = {
         "item_id": it.item_id,
         "op": str(it.op),
         "notebook_id": it.notebook_id,
@@ -246,19 +293,67 @@ def _item_doc(it: PlanItem) -> dict[str, Any]:
         "sources": [_source_doc(s) for s in it.sources],
         "provenance": it.provenance,
     }
+    # Only when set, so that every plan made before bags keeps its fingerprint.
+    if it.restore is not None:
+        doc["restore"] = {
+            "manifest": json_text(it.restore.manifest),
+            "page_order": list(it.restore.page_order),
+        }
+    return doc
+
+
+def json_text(value: Any) -> str:
+    """Carried JSON as compact text, its keys in the order the bag wrote them.
+
+    Text, not an object, because the fingerprint strips every key named ``provenance`` at
+    any depth: a carried key of that name must still be fingerprinted, since it lands.
+    The order is kept (reading the text back gives it again), so the fingerprint is
+    stable and the notebook's keys land in the order another tool wrote them.
+    """
+    return orjson.dumps(value).decode("utf-8")
+
+
+def _json_object(text: Any, what: str) -> dict[str, Any]:
+    if not isinstance(text, str):
+        raise ValueError(f"{what} is not JSON text")
+    value = orjson.loads(text)
+    if not isinstance(value, dict):
+        raise ValueError(f"{what} is not a JSON object")
+    return value
+
+
+def _page_doc(pg: PlanPage) -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "page_id": pg.page_id,
+        "render_id": pg.render_id,
+        "page_index": pg.page_index,
+    }
+    if pg.render is not None:
+        r = pg.render
+        doc["render"] = {
+            "sha256": r.sha256,
+            "width": r.width,
+            "height": r.height,
+            "provenance": {
+                "path": r.path,
+                "size": r.size,
+                "mtime_ns": r.mtime_ns,
+                **({"path_b64": r.path_b64} if r.path_b64 else {}),
+            },
+        }
+    if pg.extra:
+        doc["extra"] = json_text(pg.extra)
+    return doc
 
 
 def _source_doc(s: PlanSource) -> dict[str, Any]:
     p = s.provenance
-    return {
+    doc: dict[str, Any] = {
         "source_id": s.source_id,
         "sha256": s.sha256,
         "media_type": s.media_type,
         "page_index": [pg.page_index for pg in s.pages],
-        "pages": [
-            {"page_id": pg.page_id, "render_id": pg.render_id, "page_index": pg.page_index}
-            for pg in s.pages
-        ],
+        "pages": [_page_doc(pg) for pg in s.pages],
         "excluded": s.excluded,
         "duplicate": None if s.duplicate is None else str(s.duplicate),
         "provenance": {
@@ -273,6 +368,9 @@ def _source_doc(s: PlanSource) -> dict[str, Any]:
             **({"path_b64": p.path_b64} if p.path_b64 else {}),
         },
     }
+    if s.extra:
+        doc["extra"] = json_text(s.extra)
+    return doc
 
 
 # -- the fingerprint -----------------------------------------------------------------------
@@ -393,6 +491,7 @@ def _item_from(d: dict[str, Any], uid: Any, bad: Any) -> PlanItem:
     if cover is not None and cover not in page_ids:
         raise bad(f"item {item_id}: cover_page_id is not one of its pages")
     prov = d.get("provenance")
+    restore = _restore_from(d.get("restore"), sources, item_id, bad)
     return PlanItem(
         item_id=item_id,
         op=op,
@@ -406,22 +505,33 @@ def _item_from(d: dict[str, Any], uid: Any, bad: Any) -> PlanItem:
         dedupe_scope=DedupeScope(d.get("dedupe_scope", "notebook")),
         acknowledged=tuple(str(a) for a in d.get("acknowledged", [])),
         provenance=prov if isinstance(prov, dict) else {},
+        restore=restore,
     )
+
+
+def _restore_from(
+    r: Any, sources: tuple[PlanSource, ...], item_id: str, bad: Any
+) -> Restore | None:
+    if r is None:
+        return None
+    if not isinstance(r, dict) or not isinstance(r.get("page_order"), list):
+        raise bad(f"item {item_id}: restore is malformed")
+    order = tuple(r["page_order"])
+    pages = [p.page_id for s in sources for p in s.pages]
+    # The same pages, each once: the order can only rearrange them.
+    if len(set(order)) != len(order) or sorted(order) != sorted(pages):
+        raise bad(f"item {item_id}: restore.page_order does not list exactly its pages")
+    return Restore(_json_object(r.get("manifest"), "restore.manifest"), order)
 
 
 def _source_from(s: dict[str, Any], uid: Any, bad: Any) -> PlanSource:
     source_id = uid(s.get("source_id"), "source_id")
     sha = s.get("sha256")
-    if not isinstance(sha, str) or len(sha) != 64 or any(c not in "0123456789abcdef" for c in sha):
+    if not _is_sha(sha):
         raise bad(f"source {source_id} has no valid sha256")
     if s.get("media_type") not in MEDIA_EXTENSIONS:
         raise bad(f"source {source_id} has unsupported media_type {s.get('media_type')!r}")
-    pages = tuple(
-        PlanPage(
-            uid(p["page_id"], "page_id"), uid(p["render_id"], "render_id"), int(p["page_index"])
-        )
-        for p in s["pages"]
-    )
+    pages = tuple(_page_from(p, uid, bad) for p in s["pages"])
     indices = [p.page_index for p in pages]
     if not pages or s.get("page_index") != indices or len(set(indices)) != len(indices):
         raise bad(f"source {source_id}: page_index does not match its pages")
@@ -431,7 +541,7 @@ def _source_from(s: dict[str, Any], uid: Any, bad: Any) -> PlanSource:
     dup = s.get("duplicate")
     return PlanSource(
         source_id=source_id,
-        sha256=sha,
+        sha256=str(sha),
         media_type=s["media_type"],
         pages=pages,
         provenance=SourceProvenance(
@@ -447,6 +557,39 @@ def _source_from(s: dict[str, Any], uid: Any, bad: Any) -> PlanSource:
         ),
         excluded=bool(s.get("excluded", False)),
         duplicate=None if dup is None else Duplicate(dup),
+        extra=_json_object(s["extra"], "extra") if "extra" in s else None,
+    )
+
+
+def _is_sha(value: Any) -> bool:
+    return (
+        isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
+    )
+
+
+def _page_from(p: dict[str, Any], uid: Any, bad: Any) -> PlanPage:
+    page_id = uid(p["page_id"], "page_id")
+    render = None
+    r = p.get("render")
+    if r is not None:
+        if not isinstance(r, dict) or not _is_sha(r.get("sha256")):
+            raise bad(f"page {page_id} has a render without a valid sha256")
+        rp = r.get("provenance") or {}
+        render = PageRender(
+            sha256=r["sha256"],
+            width=int(r["width"]),
+            height=int(r["height"]),
+            path=str(rp.get("path", "")),
+            size=int(rp.get("size", -1)),
+            mtime_ns=int(rp.get("mtime_ns", 0)),
+            path_b64=rp.get("path_b64") if isinstance(rp.get("path_b64"), str) else None,
+        )
+    return PlanPage(
+        page_id,
+        uid(p["render_id"], "render_id"),
+        int(p["page_index"]),
+        render=render,
+        extra=_json_object(p["extra"], "extra") if "extra" in p else None,
     )
 
 

@@ -4,34 +4,48 @@ Only this module turns adapter output into plan items, so an adapter never
 touches plan, validate or commit. The proposed order is natural sort (ordering
 module); the cover heuristic and duplicate decisions are applied here, as the
 contract says, and recorded in the plan so that they are fingerprinted.
+
+A bag's notebooks (``build_bag_plan``) are the one exception to "every id is new":
+they keep the bag's ids, order, cover and project.json keys, and a notebook the corpus
+already holds unchanged is planned as skipped.
 """
 
 from __future__ import annotations
 
+import base64
+import os
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.ids import new_id
 from transcribe_import.engine.base.text import json_safe, json_safe_deep
-from transcribe_import.engine.media.kinds import PDF
-from transcribe_import.engine.planning import ordering
+from transcribe_import.engine.media.kinds import PDF, RenderSettings
+from transcribe_import.engine.planning import bag, ordering
 from transcribe_import.engine.planning.adapters import AdapterResult, Group, adapter_for
+from transcribe_import.engine.planning.adapters.bag import BagAdapter, BagGroup, BagRender
 from transcribe_import.engine.planning.dedupe import CorpusHashIndex, classify, notebook_hashes
 from transcribe_import.engine.planning.plan import (
     DEFAULT_POLICY_ID,
     POLICY_IDS,
     DedupeScope,
+    Duplicate,
     DuplicatePolicy,
     ImportPlan,
     Op,
+    Ordering,
+    OrderingRule,
+    PageRender,
     PlanItem,
     PlanPage,
     PlanSource,
+    Restore,
     SourceProvenance,
     new_plan_provenance,
 )
-from transcribe_import.engine.planning.scan import ScannedFile, ScanResult
+from transcribe_import.engine.planning.scan import DEFAULT_SETTINGS, ScannedFile, ScanResult
+from transcribe_import.engine.storage import fsio, project
 
 if TYPE_CHECKING:
     from transcribe_import.engine.storage.corpus import Corpus
@@ -177,3 +191,130 @@ def _item_for(
         dedupe_scope=scope,
         provenance=json_safe_deep(provenance),
     )
+
+
+# -- bags ----------------------------------------------------------------------------------
+
+
+def build_bag_plan(
+    corpus: Corpus | None,
+    bags: Sequence[bag.VerifiedBag],
+    *,
+    policy_id: str = DEFAULT_POLICY_ID,
+    settings: RenderSettings = DEFAULT_SETTINGS,
+) -> tuple[ImportPlan, ScanResult]:
+    """Plan the import of verified bags: one item per notebook, with the bag's own ids.
+
+    Returns the plan, and the bags' sources as a scan would list them.
+
+    A notebook the corpus already holds with the same content is planned with every
+    source a skip (``duplicate_in_notebook``), which validate reports as ``unchanged``;
+    one whose id is taken by a different notebook is left as planned, for validate to
+    report as a conflict with its two choices. The duplicate policy and scope do not
+    apply: a bag's notebook lands whole, or not at all.
+    """
+    items: list[PlanItem] = []
+    files: list[ScannedFile] = []
+    where: dict[str, str] = {}
+    not_planned: list[dict[str, str]] = []
+    adapter = BagAdapter()
+    for verified in bags:
+        result = adapter.group_bag(verified, settings=settings)
+        for group in result.groups:
+            assert isinstance(group, BagGroup)
+            nbid = group.notebook_id_in_bag
+            if nbid in where:
+                raise bag.bag_error(
+                    ErrorCode.BAG_INVALID,
+                    str(verified.root),
+                    f"holds notebook {nbid}, which {where[nbid]} holds too; import one bag "
+                    "at a time.",
+                )
+            where[nbid] = str(verified.root)
+            items.append(_bag_item(corpus, group))
+            files += group.files
+        not_planned += [
+            {"path": n.path, "rel": n.rel, "reason": n.reason} for n in result.not_planned
+        ]
+    provenance = new_plan_provenance(
+        [str(b.root) for b in bags],
+        "bag",
+        not_planned=not_planned,
+        ignored=[],
+        bags=[{"path": str(b.root), "info": b.info} for b in bags],
+    )
+    plan = ImportPlan(new_id(), policy_id, tuple(items), json_safe_deep(provenance))
+    return plan, ScanResult(tuple(b.root for b in bags), tuple(files), ())
+
+
+def _page_render(r: BagRender | None) -> PageRender | None:
+    if r is None:
+        return None
+    raw = str(r.file.path)
+    try:
+        raw.encode("utf-8")
+        b64 = None
+    except UnicodeEncodeError:
+        b64 = base64.b64encode(os.fsencode(r.file.path)).decode("ascii")
+    return PageRender(
+        r.sha256, r.width, r.height, json_safe(raw), r.file.size, r.file.mtime_ns, b64
+    )
+
+
+def _bag_item(corpus: Corpus | None, group: BagGroup) -> PlanItem:
+    sources = []
+    for bs in group.sources:
+        f = bs.file
+        sources.append(
+            PlanSource(
+                source_id=bs.source_id,
+                sha256=bs.sha256,
+                media_type=bs.media_type,
+                pages=tuple(
+                    PlanPage(
+                        p.page_id,
+                        p.render_id,
+                        p.page_index,
+                        render=_page_render(p.render),
+                        extra=p.extra or None,
+                    )
+                    for p in group.pages
+                    if p.source_id == bs.source_id
+                ),
+                provenance=SourceProvenance.for_path(
+                    f.path,
+                    rel=json_safe(f.rel),
+                    size=f.size,
+                    mtime=f.mtime,
+                    mtime_ns=f.mtime_ns,
+                    captured_at=f.captured_at,
+                    width=f.width,
+                    height=f.height,
+                ),
+                extra=bs.extra or None,
+            )
+        )
+    provenance: dict[str, Any] = {**group.provenance, "label": group.label}
+    if group.rendered_again:
+        provenance["rendered_again"] = list(group.rendered_again)
+    item = PlanItem(
+        item_id=new_id(),
+        op=Op.CREATE_NOTEBOOK,
+        notebook_id=group.notebook_id_in_bag,
+        title=group.title,
+        sources=tuple(sources),
+        # The bag's order is the notebook's: nothing to guess, so nothing to ask.
+        ordering=Ordering(OrderingRule.SEQUENCE, True),
+        cover_page_id=group.cover_page_id,
+        provenance=json_safe_deep(provenance),
+        restore=Restore(group.manifest, tuple(p.page_id for p in group.pages)),
+    )
+    if corpus is not None and fsio.exists(corpus.notebook_dir(item.notebook_id)):
+        try:
+            doc = project.read(corpus.notebook_dir(item.notebook_id), item.notebook_id)
+        except TranscribeError:
+            return item  # validate reports the unreadable notebook
+        if bag.same_notebook(doc, item):
+            marked = tuple(replace(s, duplicate=Duplicate.IN_NOTEBOOK) for s in item.sources)
+            item = replace(item, sources=marked)
+    return item

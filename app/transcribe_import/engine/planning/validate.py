@@ -5,6 +5,11 @@ files not yet left out, sources missing or changed since the scan, sources whose
 bytes no longer bear out their media type or page count, a target notebook that
 does not exist, preallocated ids already used by something else. Commit is
 refused while any error stands; warnings inform.
+
+A notebook planned from a bag keeps the bag's ids, so its id may already be in the
+corpus: the same notebook is ``unchanged`` (a warning: it is skipped), a different one
+is a ``notebook_conflict`` error whose resolutions are ``skip`` and ``as_copy``
+(planning/bag.py). Nothing is ever merged.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.media import decode
 from transcribe_import.engine.media.kinds import RenderSettings
-from transcribe_import.engine.planning import ordering
+from transcribe_import.engine.planning import bag, ordering
 from transcribe_import.engine.planning.plan import ImportPlan, Op, PlanItem, PlanSource
 from transcribe_import.engine.storage import fsio, project
 
@@ -42,6 +47,16 @@ class ProblemCode(enum.StrEnum):
     NOTHING_TO_IMPORT = "nothing_to_import"
     DUPLICATES_SKIPPED = "duplicates_skipped"
     TITLE_EXISTS = "title_exists"
+    # A notebook from a bag (plan --mode bag):
+    UNCHANGED = "unchanged"  # the corpus holds the same notebook: skipped (warning)
+    NOTEBOOK_CONFLICT = "notebook_conflict"  # its id holds a different notebook (error)
+    BAG_ORDER_CHANGED = "bag_order_changed"  # its sources were reordered in the plan (error)
+    RENDERED_AGAIN = "rendered_again"  # some renders are not in the bag as listed (warning)
+
+
+# The choices a notebook_conflict offers (CLI: order ITEM --skip | --as-copy).
+RESOLVE_SKIP = "skip"
+RESOLVE_AS_COPY = "as_copy"
 
 
 @dataclass(frozen=True)
@@ -166,7 +181,10 @@ def _item_problems(
                 resolutions=("exclude",),
             )
         )
-    if not item.imported_sources():
+    out.extend(_restore_item_problems(item))
+    if item.restore is not None and item.planned_skips():
+        pass  # a bag's notebook planned as unchanged: _restore_target says so, once
+    elif not item.imported_sources():
         skipped = [s for s in item.sources if s.duplicate is not None]
         if skipped and len(skipped) == len([s for s in item.sources if not s.excluded]):
             msg = f"{label}: all {len(skipped)} files are already in the corpus; nothing to import."
@@ -197,6 +215,10 @@ def _target_problems(
     nb_dir = corpus.notebook_dir(item.notebook_id)
     exists = corpus.is_registered(item.notebook_id) or fsio.exists(nb_dir)
     label = item.label
+    if item.restore is not None:
+        decided = _restore_target(corpus, item, own, exists)
+        if decided is not None:
+            return decided
     if item.op is Op.IMPORT_INTO_NOTEBOOK:
         if not exists:
             return [
@@ -247,6 +269,91 @@ def _target_problems(
             )
         ]
     return []
+
+
+def _restore_item_problems(item: PlanItem) -> list[PlanProblem]:
+    """What only a bag's notebook can have wrong with it, the corpus aside."""
+    if item.restore is None:
+        return []
+    out: list[PlanProblem] = []
+    imported = [s.source_id for s in item.imported_sources()]
+    kept = set(imported)
+    source_of = {p.page_id: s.source_id for s in item.sources for p in s.pages}
+    in_bag = list(dict.fromkeys(source_of[p] for p in item.restore.page_order))
+    if imported != [sid for sid in in_bag if sid in kept]:
+        # The pages land in the bag's order whatever the plan's source order says, so a
+        # reorder would be silently ignored: say so instead.
+        out.append(
+            PlanProblem(
+                Severity.ERROR,
+                ProblemCode.BAG_ORDER_CHANGED,
+                item.item_id,
+                f"{item.label}: a notebook from a bag keeps the bag's page order, but its "
+                "pages were reordered in this plan; plan the bag again to undo the reorder.",
+            )
+        )
+    again = item.provenance.get("rendered_again")
+    if isinstance(again, list) and again and item.imported_sources():
+        out.append(
+            PlanProblem(
+                Severity.WARNING,
+                ProblemCode.RENDERED_AGAIN,
+                item.item_id,
+                f"{item.label}: {len(again)} page(s) will be rendered again from their source, "
+                f"not copied from the bag ({again[0]}).",
+            )
+        )
+    return out
+
+
+def _restore_target(
+    corpus: Corpus, item: PlanItem, own: Set[str], exists: bool
+) -> list[PlanProblem] | None:
+    """A bag's notebook against the corpus; None: the usual checks apply (a new notebook,
+    or the one this plan's own run created)."""
+    label = item.label
+    if not exists:
+        if item.planned_skips():
+            return [
+                PlanProblem(
+                    Severity.ERROR,
+                    ProblemCode.NOTEBOOK_NOT_FOUND,
+                    item.item_id,
+                    f"{label}: notebook {item.notebook_id} was in the corpus, unchanged, when "
+                    "the bag was planned, and is not there now; plan the bag again.",
+                )
+            ]
+        return None
+    try:
+        doc = project.read(corpus.notebook_dir(item.notebook_id), item.notebook_id)
+    except TranscribeError as exc:
+        return [PlanProblem(Severity.ERROR, ProblemCode.NOTEBOOK_NOT_FOUND, item.item_id, str(exc))]
+    if doc.get("import_run_id") in own:
+        return None
+    if bag.same_notebook(doc, item):
+        return [
+            PlanProblem(
+                Severity.WARNING,
+                ProblemCode.UNCHANGED,
+                item.item_id,
+                f"{label}: notebook {item.notebook_id} is already in the corpus with the same "
+                "content; it is skipped and nothing changes.",
+            )
+        ]
+    if all(s.excluded for s in item.sources):
+        return []  # a person chose to skip it
+    title = doc.get("title") if isinstance(doc.get("title"), str) else item.notebook_id
+    return [
+        PlanProblem(
+            Severity.ERROR,
+            ProblemCode.NOTEBOOK_CONFLICT,
+            item.item_id,
+            f"{label}: the corpus already has a notebook with id {item.notebook_id} (“{title}”) "
+            "whose content differs from the bag's, and nothing is merged. Skip it, or import "
+            "it as a copy with new ids.",
+            resolutions=(RESOLVE_SKIP, RESOLVE_AS_COPY),
+        )
+    ]
 
 
 def _foreign_ids(doc: dict[str, Any], item: PlanItem, own: Set[str]) -> list[str]:
@@ -325,6 +432,33 @@ def _source_problem(item: PlanItem, s: PlanSource, settings: RenderSettings) -> 
             item.item_id,
             f"{shown} is {info.media_type} with {info.page_count} page(s), but the plan expects "
             f"{s.media_type} with at least {wanted}; plan again.",
+            (s.source_id,),
+            str(path),
+        )
+    return _render_problem(item, s)
+
+
+def _render_problem(item: PlanItem, s: PlanSource) -> PlanProblem | None:
+    """A bag's render that commit will copy: still there, and not changed since planning."""
+    for page in s.pages:
+        r = page.render
+        if r is None:
+            continue
+        path = r.fs_path
+        try:
+            st = fsio.stat(path)
+        except OSError:
+            code, why = ProblemCode.SOURCE_MISSING, "is missing or cannot be read"
+        else:
+            if st.st_size == r.size and st.st_mtime_ns == r.mtime_ns:
+                continue
+            code, why = ProblemCode.SOURCE_CHANGED, "changed since the bag was planned"
+        return PlanProblem(
+            Severity.ERROR,
+            code,
+            item.item_id,
+            f"{r.path} (the render of page {page.page_id}) {why}; reconnect the bag or plan it "
+            "again.",
             (s.source_id,),
             str(path),
         )

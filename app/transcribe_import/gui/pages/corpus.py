@@ -128,6 +128,15 @@ class CorpusPage(QWidget):
         label.setMargin(24)
         return label
 
+    def selected_notebooks(self) -> list[NotebookSummary]:
+        """The selected notebooks, in the order the table shows them."""
+        rows = self.notebook_table.selectionModel().selectedRows()
+        source_rows = sorted(rows, key=lambda index: index.row())
+        return [
+            self.notebook_model.notebook(self._sort_model.mapToSource(index).row())
+            for index in source_rows
+        ]
+
     # -- results from the window's workers -------------------------------------------------
 
     def set_checking(self, checking: bool) -> None:

@@ -1,0 +1,612 @@
+"""Write notebooks out of the corpus as one BagIt 1.0 bag (docs/formats.md, "The export bag").
+
+The order of the writes is the crash safety. ``EXPORT-INCOMPLETE.txt`` is written before
+any payload file and removed only after ``bagit.txt``, and ``bagit.txt`` (the BagIt
+declaration, without which no validator takes a folder for a bag) is written last of the
+tag files. So a folder cut short at any point before the end says it is incomplete and
+does not validate; ``bagit.txt`` is the commit point.
+
+Every payload byte is hashed while it is copied and compared with the sha256 the
+notebook's ``project.json`` records. A file that is missing, unreadable or different is left
+out of the payload, named in ``MANIFEST.json``, and kept in ``manifest-sha256.txt`` under the
+recorded hash: the export is then ``partial`` and no BagIt validator accepts the bag.
+
+Each notebook's ``project.json`` is read once, before the destination is touched. It is
+replaced atomically, so that read is one whole version, and the export carries exactly the
+files it lists: an ingest running meanwhile only adds entries (and files) this export does
+not know about, and nothing removes a file a committed manifest lists.
+
+The payload is streamed through this module's own copy (open, read, write, fsync) rather
+than ``fsio.copy_hashed`` because a failing read (the corpus file: the export goes on,
+``partial``) and a failing write (the destination: the export stops) must be told apart.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from transcribe_import import __version__
+from transcribe_import.engine.base.clock import utc_now
+from transcribe_import.engine.base.crashpoints import crashpoint
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.base.ids import is_valid_id, new_id
+from transcribe_import.engine.export import destination as dest_mod
+from transcribe_import.engine.export.model import (
+    BAG_INFO,
+    BAGIT_DECLARATION,
+    BAGIT_TXT,
+    DATA,
+    EXPORT_FORMAT,
+    EXPORT_SCHEMA,
+    INCOMPLETE,
+    MANIFEST_JSON,
+    PAYLOAD_MANIFEST,
+    README,
+    TAG_MANIFEST,
+    UNKNOWN_SHA256,
+    ExportPhase,
+    ExportProgress,
+    ExportResult,
+    ExportStatus,
+    FileKind,
+    MissingFile,
+    MissingReason,
+    NotebookExport,
+    chain_hash,
+    manifest_lines,
+)
+from transcribe_import.engine.export.readme import readme_text
+from transcribe_import.engine.storage import fsio, project
+from transcribe_import.engine.storage.corpus import Corpus
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+_EXT = re.compile(r"[a-z0-9]{1,8}")
+CHUNK = fsio.CHUNK
+
+
+# -- the snapshot: what each notebook's project.json lists, read once ---------------------------
+
+
+@dataclass(frozen=True)
+class _Job:
+    """One payload file to copy: from the corpus, to its bag path, with the hash to expect."""
+
+    notebook_id: str
+    kind: FileKind
+    src: Path
+    bag_path: str
+    expected_sha256: str
+    size: int  # for progress only: from stat, 0 when the file cannot be stat'ed
+
+
+@dataclass(frozen=True)
+class _Notebook:
+    notebook_id: str
+    project_bytes: bytes | None  # None: the manifest cannot be used (see ``invalid``)
+    project_sha256: str | None
+    jobs: tuple[_Job, ...]
+    title: str | None
+    source_count: int | None
+    page_count: int | None
+    invalid: MissingFile | None
+
+
+def _bag_folder(notebook_id: str) -> str:
+    return f"{DATA}/notebooks/{notebook_id}"
+
+
+def _entry_problem(doc: dict[str, Any]) -> str | None:
+    """Why an entry of a parsed manifest cannot be exported safely, or None."""
+    seen: dict[str, str] = {}
+
+    def check(path: Any, sha: Any, expected_path: str, what: str) -> str | None:
+        if path != expected_path:
+            return f"{what} has path {path!r}, expected {expected_path!r}"
+        if not isinstance(sha, str) or not _SHA256.fullmatch(sha):
+            return f"{what} has no valid sha256"
+        if seen.setdefault(path, sha) != sha:
+            return f"{path} is listed twice with different hashes"
+        return None
+
+    for i, s in enumerate(doc["sources"]):
+        if not isinstance(s, dict) or not is_valid_id(s.get("id")):
+            return f"sources[{i}] has no valid id"
+        path = s.get("path")
+        ext = path.rpartition(".")[2] if isinstance(path, str) else ""
+        if not _EXT.fullmatch(ext):
+            return f"sources[{i}] has path {path!r}, not sources/<id>.<ext>"
+        problem = check(path, s.get("sha256"), f"sources/{s['id']}.{ext}", f"sources[{i}]")
+        if problem:
+            return problem
+    for i, p in enumerate(doc["pages"]):
+        render = p.get("render") if isinstance(p, dict) else None
+        if not isinstance(p, dict) or not is_valid_id(p.get("render_id")):
+            return f"pages[{i}] has no valid render_id"
+        if not isinstance(render, dict):
+            return f"pages[{i}] has no render"
+        expected = f"renders/{p['render_id']}.png"
+        problem = check(render.get("path"), render.get("sha256"), expected, f"pages[{i}].render")
+        if problem:
+            return problem
+    return None
+
+
+def _size_of(path: Path) -> int:
+    try:
+        return fsio.stat(path).st_size
+    except OSError:
+        return 0  # it will be reported when it is copied
+
+
+def _snapshot(corpus: Corpus, notebook_id: str) -> _Notebook:
+    folder = corpus.notebook_dir(notebook_id)
+    manifest = folder / project.PROJECT_FILE
+    bag_project = f"{_bag_folder(notebook_id)}/{project.PROJECT_FILE}"
+
+    def invalid(message: str, sha: str | None) -> _Notebook:
+        missing = MissingFile(
+            bag_project,
+            notebook_id,
+            FileKind.PROJECT,
+            sha,
+            MissingReason.MANIFEST_INVALID,
+            f"{message} Notebook {notebook_id} was not exported: run `transcribe-import "
+            "doctor`, repair or restore its project.json, then export it again.",
+        )
+        return _Notebook(notebook_id, None, None, (), None, None, None, missing)
+
+    try:
+        data = fsio.read_bytes(manifest)
+    except FileNotFoundError:
+        return invalid(f"{manifest} does not exist.", None)
+    except OSError as exc:
+        return invalid(f"{manifest} could not be read ({exc.strerror or exc}).", None)
+    sha = hashlib.sha256(data).hexdigest()
+    try:
+        doc = project.parse(data, expected_id=notebook_id, where=manifest)
+    except TranscribeError as exc:
+        return invalid(str(exc), sha)
+    problem = _entry_problem(doc)
+    if problem:
+        return invalid(f"{manifest}: {problem}.", sha)
+    jobs: list[_Job] = []
+    listed: set[str] = set()
+    entries = [(FileKind.SOURCE, s) for s in doc["sources"]] + [
+        (FileKind.RENDER, p["render"]) for p in doc["pages"]
+    ]
+    for kind, entry in entries:
+        rel = entry["path"]
+        if rel in listed:
+            continue  # checked above to carry the same hash
+        listed.add(rel)
+        src = folder / rel
+        jobs.append(
+            _Job(
+                notebook_id,
+                kind,
+                src,
+                f"{_bag_folder(notebook_id)}/{rel}",
+                entry["sha256"],
+                _size_of(src),
+            )
+        )
+    title = doc.get("title")
+    return _Notebook(
+        notebook_id,
+        data,
+        sha,
+        tuple(jobs),
+        title if isinstance(title, str) else None,
+        len(doc["sources"]),
+        len(doc["pages"]),
+        None,
+    )
+
+
+def resolve_notebooks(corpus: Corpus, notebook_ids: Sequence[str]) -> list[str]:
+    """The ids, each once in the order given, every one a registered notebook; else usage."""
+    try:
+        registered = corpus.index_entries()
+    except OSError as exc:
+        raise fsio.problem_from_oserror(exc, corpus.index_path, "reading") from exc
+    unknown = [n for n in notebook_ids if not is_valid_id(n) or n not in registered]
+    if unknown:
+        shown = ", ".join(repr(n) for n in unknown[:5]) + (" …" if len(unknown) > 5 else "")
+        raise TranscribeError(
+            ErrorCode.NOTEBOOK_NOT_FOUND,
+            f"No notebook {shown} in {corpus.root}; `transcribe-import notebooks` lists the "
+            "ids. Nothing was exported.",
+            item=unknown[0],
+        )
+    return list(dict.fromkeys(notebook_ids))
+
+
+# -- copying one file ----------------------------------------------------------------------
+
+
+class _Cancelled(Exception):
+    pass
+
+
+def _destination_error(exc: OSError, path: Path, dest: Path) -> TranscribeError:
+    base = fsio.problem_from_oserror(exc, path, "writing the export")
+    return TranscribeError(
+        base.code,
+        f"The export into {dest} stopped: writing {path} failed ({exc.strerror or exc}). The "
+        f"corpus is unchanged; {INCOMPLETE} in that folder says the export is incomplete. "
+        "Free some space or fix the disk, delete the folder, and export again.",
+        path=str(path),
+    )
+
+
+def _copy_verified(
+    job: _Job, dst: Path, dest: Path, should_stop: Callable[[], bool]
+) -> tuple[int, MissingFile | None]:
+    """Stream ``job.src`` into the new file ``dst``, hashing it; keep it only if it is right.
+
+    Returns the bytes kept and None, or 0 and what went wrong with the corpus file. A
+    destination failure raises; a stop request raises ``_Cancelled`` (``dst`` removed).
+    """
+    h = hashlib.sha256()
+    size = 0
+    problem: MissingFile | None = None
+
+    def missing(reason: MissingReason, message: str) -> MissingFile:
+        return MissingFile(
+            job.bag_path, job.notebook_id, job.kind, job.expected_sha256, reason, message
+        )
+
+    with contextlib.ExitStack() as stack:
+        try:
+            fin = stack.enter_context(fsio.open_read(job.src))
+        except FileNotFoundError:
+            return 0, missing(
+                MissingReason.MISSING,
+                f"{job.src} is missing from the corpus, though its project.json lists it; run "
+                "`transcribe-import doctor`, restore the file from a backup, then export again.",
+            )
+        except OSError as exc:
+            return 0, missing(
+                MissingReason.UNREADABLE,
+                f"{job.src} could not be read ({exc.strerror or exc}); check its permissions "
+                "and the disk, then export again.",
+            )
+        try:
+            # "x": the destination was empty, so a name that exists is a bug, never a file to
+            # overwrite.
+            fout = stack.enter_context(open(dst, "xb"))  # noqa: SIM115 - closed by the stack
+        except OSError as exc:
+            raise _destination_error(exc, dst, dest) from exc
+        try:
+            while True:
+                if should_stop():
+                    raise _Cancelled
+                try:
+                    chunk = fin.read(CHUNK)
+                except OSError as exc:
+                    problem = missing(
+                        MissingReason.UNREADABLE,
+                        f"{job.src} could not be read to its end ({exc.strerror or exc}); "
+                        "check the disk, then export again.",
+                    )
+                    break
+                if not chunk:
+                    break
+                h.update(chunk)
+                size += len(chunk)
+                try:
+                    fout.write(chunk)
+                except OSError as exc:
+                    raise _destination_error(exc, dst, dest) from exc
+            if problem is None and h.hexdigest() != job.expected_sha256:
+                problem = missing(
+                    MissingReason.HASH_MISMATCH,
+                    f"{job.src} has sha256 {h.hexdigest()}, not the {job.expected_sha256} its "
+                    "project.json records: the file was damaged or replaced. Run "
+                    "`transcribe-import doctor --verify-hashes`, restore it from a backup, then "
+                    "export again.",
+                )
+            if problem is None:
+                try:
+                    fout.flush()
+                    os.fsync(fout.fileno())
+                except OSError as exc:
+                    raise _destination_error(exc, dst, dest) from exc
+                return size, None
+        except BaseException:
+            stack.close()
+            with contextlib.suppress(OSError):
+                fsio.remove(dst)
+            raise
+    # Only verified bytes stay in a bag.
+    try:
+        fsio.remove(dst)
+    except OSError as exc:
+        raise _destination_error(exc, dst, dest) from exc
+    return 0, problem
+
+
+# -- the tag files ---------------------------------------------------------------------------
+
+
+def _bag_info(
+    *,
+    software: str,
+    started: datetime,
+    exported_at: str,
+    payload_bytes: int,
+    payload_files: int,
+    corpus_id: str,
+    export_id: str,
+    status: ExportStatus,
+    notebooks: int,
+) -> bytes:
+    lines = [
+        ("Bag-Software-Agent", software),
+        ("Bagging-Date", started.strftime("%Y-%m-%d")),
+        ("Payload-Oxum", f"{payload_bytes}.{payload_files}"),
+        ("External-Identifier", corpus_id),
+        ("Bag-Count", "1 of 1"),
+        ("Transcribe-Export-Id", export_id),
+        ("Transcribe-Export-Status", str(status)),
+        ("Transcribe-Notebook-Count", str(notebooks)),
+        ("Transcribe-Exported-At", exported_at),
+    ]
+    return "".join(f"{k}: {v}\n" for k, v in lines).encode("utf-8")
+
+
+def _incomplete_note(export_id: str, started: str, state: str) -> bytes:
+    return (
+        f"This folder is an export by transcribe-import (export {export_id}, started "
+        f"{started}) that did not finish: {state}\n\n"
+        "It is not a valid bag: do not import or archive it. Delete the folder and export "
+        "again.\n\n"
+        f"(If {BAGIT_TXT} is present and the bag validates, the export did reach its end and "
+        "only the removal of this note was cut short: the bag is whole and this note may be "
+        "deleted.)\n"
+    ).encode()
+
+
+# -- the export ------------------------------------------------------------------------------
+
+
+class _Writer:
+    """One export's state while it writes its bag: what is copied, expected and missing."""
+
+    def __init__(self, dest: Path, snapshot: list[_Notebook], corpus_id: str, agent: str) -> None:
+        self.dest = dest
+        self.snapshot = snapshot
+        self.corpus_id = corpus_id
+        self.agent = agent
+        self.export_id = new_id()
+        self.started_dt = datetime.now(UTC)
+        self.started = utc_now()
+        self.files: dict[str, str] = {}  # carried: bag path -> sha256
+        self.expected: dict[str, str] = {}  # manifest-sha256.txt: carried or not
+        self.missing: list[MissingFile] = []
+        self.payload_bytes = 0
+        self.done = 0
+        self.total = sum(len(nb.jobs) + 1 for nb in snapshot)
+        self.bytes_total = sum(
+            len(nb.project_bytes or b"") + sum(j.size for j in nb.jobs) for nb in snapshot
+        )
+        self.made_dirs: list[Path] = [dest / DATA, dest / DATA / "notebooks"]
+
+    def progress(self, phase: ExportPhase, **kw: Any) -> ExportProgress:
+        return ExportProgress(
+            phase, self.done, self.total, self.payload_bytes, self.bytes_total, **kw
+        )
+
+    def mark(self, state: str) -> None:
+        fsio.atomic_write(
+            self.dest / INCOMPLETE, _incomplete_note(self.export_id, self.started, state)
+        )
+
+    def payload(self, stop: Callable[[], bool]) -> Generator[ExportProgress, None, None]:
+        fsio.make_dirs(self.dest / DATA / "notebooks")  # a bag has data/, even an empty one
+        for nb in self.snapshot:
+            folder = self.dest / _bag_folder(nb.notebook_id)
+            bag_project = f"{_bag_folder(nb.notebook_id)}/{project.PROJECT_FILE}"
+            if nb.invalid is not None or nb.project_bytes is None or nb.project_sha256 is None:
+                assert nb.invalid is not None
+                self.missing.append(nb.invalid)
+                self.expected[bag_project] = nb.invalid.expected_sha256 or UNKNOWN_SHA256
+                self.done += 1
+                yield self.progress(
+                    ExportPhase.COPYING,
+                    notebook_id=nb.notebook_id,
+                    current=bag_project,
+                    missing=nb.invalid,
+                )
+                continue
+            if stop():
+                raise _Cancelled
+            for sub in ("sources", "renders"):
+                fsio.make_dirs(folder / sub)
+            self.made_dirs += [folder, folder / "sources", folder / "renders"]
+            # The bytes as read: every key kept, unknown ones too, in their own layout.
+            fsio.write_new(folder / project.PROJECT_FILE, nb.project_bytes)
+            self.files[bag_project] = self.expected[bag_project] = nb.project_sha256
+            self.payload_bytes += len(nb.project_bytes)
+            self.done += 1
+            crashpoint("export.after_file")
+            yield self.progress(
+                ExportPhase.COPYING, notebook_id=nb.notebook_id, current=bag_project
+            )
+            for job in nb.jobs:
+                if stop():
+                    raise _Cancelled
+                size, problem = _copy_verified(job, self.dest / job.bag_path, self.dest, stop)
+                self.expected[job.bag_path] = job.expected_sha256
+                if problem is None:
+                    self.files[job.bag_path] = job.expected_sha256
+                    self.payload_bytes += size
+                else:
+                    self.missing.append(problem)
+                self.done += 1
+                crashpoint("export.after_file")
+                yield self.progress(
+                    ExportPhase.COPYING,
+                    notebook_id=nb.notebook_id,
+                    current=job.bag_path,
+                    missing=problem,
+                )
+
+    def result(self, status: ExportStatus, chain: str | None) -> ExportResult:
+        notebooks = tuple(
+            NotebookExport(
+                nb.notebook_id,
+                nb.title,
+                status
+                if status is ExportStatus.CANCELLED
+                else ExportStatus.PARTIAL
+                if any(m.notebook_id == nb.notebook_id for m in self.missing)
+                else ExportStatus.COMPLETE,
+                nb.source_count,
+                nb.page_count,
+            )
+            for nb in self.snapshot
+        )
+        return ExportResult(
+            self.dest,
+            self.export_id,
+            self.corpus_id,
+            status,
+            notebooks,
+            dict(self.files),
+            tuple(self.missing),
+            self.payload_bytes,
+            chain,
+        )
+
+    def finish(self) -> ExportResult:
+        """Write the tag files, ``bagit.txt`` last, then remove the incomplete marker."""
+        # Each payload file was fsynced as it was written; now their folders' entries, before
+        # any tag file declares the payload whole.
+        for d in reversed(self.made_dirs):
+            if fsio.exists(d):
+                fsio.fsync_dir(d)
+        status = ExportStatus.PARTIAL if self.missing else ExportStatus.COMPLETE
+        result = self.result(status, chain_hash(self.files.items()))
+        manifest_doc = {
+            "format": EXPORT_FORMAT,
+            "schema_version": EXPORT_SCHEMA,
+            "export_id": self.export_id,
+            "corpus_id": self.corpus_id,
+            "exported_at": self.started,
+            "software": self.agent,
+            "status": str(status),
+            "notebooks": [n.to_json() for n in result.notebooks],
+            "files": {k: self.files[k] for k in sorted(self.files, key=lambda s: s.encode())},
+            "missing": [m.to_json() for m in self.missing],
+            "chain_hash": result.chain_hash,
+        }
+        tags = {
+            PAYLOAD_MANIFEST: manifest_lines(self.expected),
+            BAG_INFO: _bag_info(
+                software=self.agent,
+                started=self.started_dt,
+                exported_at=self.started,
+                payload_bytes=self.payload_bytes,
+                payload_files=len(self.files),
+                corpus_id=self.corpus_id,
+                export_id=self.export_id,
+                status=status,
+                notebooks=len(self.snapshot),
+            ),
+            README: readme_text(result, self.agent, self.started).encode("utf-8"),
+            MANIFEST_JSON: orjson.dumps(manifest_doc, option=orjson.OPT_INDENT_2) + b"\n",
+        }
+        tag_hashes = {name: hashlib.sha256(data).hexdigest() for name, data in tags.items()}
+        tag_hashes[BAGIT_TXT] = hashlib.sha256(BAGIT_DECLARATION).hexdigest()
+        tags[TAG_MANIFEST] = manifest_lines(tag_hashes)
+        for name, data in tags.items():
+            fsio.atomic_write(self.dest / name, data)
+        crashpoint("export.before_bagit")
+        fsio.atomic_write(self.dest / BAGIT_TXT, BAGIT_DECLARATION)  # the commit point
+        crashpoint("export.after_bagit")
+        fsio.remove(self.dest / INCOMPLETE)
+        fsio.fsync_dir(self.dest)
+        return result
+
+
+def export_bag(
+    corpus: Corpus,
+    notebook_ids: Sequence[str],
+    destination: Path | None = None,
+    *,
+    should_stop: Callable[[], bool] | None = None,
+    software: str | None = None,
+) -> Generator[ExportProgress, None, ExportResult]:
+    """Export the notebooks into ``destination`` (default: a fresh ``DATA_DIR/exports/`` folder).
+
+    A generator of ``ExportProgress``; its return value is the ``ExportResult`` (status
+    ``complete``, ``partial`` or ``cancelled``). Refuses, before writing anything, unknown
+    notebook ids (``notebook_not_found``), a destination that is a file or inside the corpus
+    (``export_destination_invalid``), one another export holds (``export_locked``) and a
+    non-empty one (``export_destination_not_empty``). A destination write failure raises
+    (``disk_full``, ``io_error``), leaving the folder marked incomplete.
+    """
+    stop = should_stop or (lambda: False)
+    ids = resolve_notebooks(corpus, notebook_ids)
+    snapshot = [_snapshot(corpus, n) for n in ids]
+    chosen = (
+        destination if destination is not None else dest_mod.default_destination(corpus.data_dir)
+    )
+    try:
+        dest = dest_mod.check_destination(chosen, corpus.root)
+    except OSError as exc:
+        raise fsio.problem_from_oserror(exc, chosen, "checking the export folder") from exc
+    reservation = dest_mod.reserve(dest)
+    writer = _Writer(
+        dest, snapshot, corpus.corpus_id or "", software or f"transcribe-import {__version__}"
+    )
+    ended = False
+    try:
+        try:
+            writer.mark("it is running.")
+            yield writer.progress(ExportPhase.RESERVED)
+            yield from writer.payload(stop)
+            yield writer.progress(ExportPhase.FINISHING)
+            result = writer.finish()
+        except OSError as exc:
+            # Reads of the corpus are judged in _copy_verified; what reaches here is the
+            # destination failing.
+            where = Path(exc.filename) if isinstance(exc.filename, str) else dest
+            raise _destination_error(exc, where, dest) from exc
+        ended = True
+        reservation.release()  # before DONE: a caller seeing DONE may reuse the folder's name
+        yield writer.progress(ExportPhase.DONE)
+        return result
+    except _Cancelled:
+        with contextlib.suppress(OSError):
+            writer.mark(
+                f"it was cancelled at {utc_now()} after {writer.done} of {writer.total} file(s)."
+            )
+        return writer.result(ExportStatus.CANCELLED, None)
+    except BaseException as exc:
+        if not ended:
+            why = (
+                str(exc)
+                if isinstance(exc, TranscribeError)
+                else f"it was stopped before its end ({type(exc).__name__})."
+            )
+            with contextlib.suppress(OSError):  # best effort: the disk may be failing
+                # A failure after bagit.txt was renamed into place (its folder's fsync) must
+                # not leave a folder that validates while the export reported an error.
+                fsio.remove(dest / BAGIT_TXT)
+            with contextlib.suppress(OSError):
+                writer.mark(f"{why} (at {utc_now()})")
+        raise
+    finally:
+        reservation.release()

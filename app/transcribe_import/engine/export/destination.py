@@ -1,0 +1,145 @@
+"""The export's destination: a fresh default folder, and its exclusive, non-blocking reservation.
+
+Two exports racing one explicit ``--output`` could both see it empty and then interleave
+their files into a folder that matches neither manifest. So the export takes an exclusive,
+non-blocking ``flock`` on ``.export.lock`` inside the destination for its whole write, and a
+second one is refused at once, before it writes anything. The lock is an OS lock, so a
+killed export releases it; the folder it leaves is not empty, so it is never reused.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import secrets
+from pathlib import Path
+
+from transcribe_import.engine.base.clock import stamp_for_filename
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.export.model import EXPORTS_DIR, LOCK_FILE
+from transcribe_import.engine.storage import fsio
+
+
+def default_destination(data_dir: Path) -> Path:
+    """``DATA_DIR/exports/<UTC stamp>-<8 random hex>``: new, even for two exports in one instant."""
+    return data_dir / EXPORTS_DIR / f"{stamp_for_filename()}-{secrets.token_hex(4)}"
+
+
+def check_destination(destination: Path, corpus_root: Path) -> Path:
+    """The absolute destination, refused when it is a file or lies inside the corpus."""
+    dest = destination.expanduser().absolute()
+    try:
+        inside = dest.resolve().is_relative_to(corpus_root.resolve())
+    except OSError:
+        inside = False
+    if inside:
+        raise TranscribeError(
+            ErrorCode.EXPORT_DESTINATION_INVALID,
+            f"{dest} is inside the corpus ({corpus_root}); choose a folder outside it.",
+            path=str(dest),
+        )
+    if fsio.exists(dest) and not fsio.is_dir(dest):
+        raise TranscribeError(
+            ErrorCode.EXPORT_DESTINATION_INVALID,
+            f"{dest} is a file, not a folder; choose a new or empty folder for the export.",
+            path=str(dest),
+        )
+    return dest
+
+
+class Reservation:
+    """The held ``.export.lock`` of one destination; ``release`` removes the file and unlocks."""
+
+    def __init__(self, destination: Path, fd: int) -> None:
+        self.destination = destination
+        self.lock_path = destination / LOCK_FILE
+        self._fd: int | None = fd
+
+    def release(self, *, remove: bool = True) -> None:
+        """Remove the lock file (while still holding it), then unlock. Idempotent."""
+        if self._fd is None:
+            return
+        try:
+            if remove:
+                # Unlinked under the lock: a peer that opened the old inode and gets it after
+                # us sees that the path no longer names it, and refuses (see ``reserve``).
+                # Best effort: a lock file left behind is free, and only makes the folder
+                # non-empty, which it is anyway after an export.
+                with contextlib.suppress(OSError):
+                    fsio.remove(self.lock_path)
+                    fsio.fsync_dir(self.destination)
+        finally:
+            fd, self._fd = self._fd, None
+            os.close(fd)  # closing the last descriptor releases the flock
+
+
+def _busy(dest: Path) -> TranscribeError:
+    return TranscribeError(
+        ErrorCode.EXPORT_LOCKED,
+        f"Another export is writing into {dest} right now; wait for it to end, or choose "
+        "another folder.",
+        path=str(dest / LOCK_FILE),
+    )
+
+
+def reserve(destination: Path) -> Reservation:
+    """Create ``destination`` if needed and lock it for one export, or refuse at once.
+
+    Refused with ``export_locked`` when another export holds it, and with
+    ``export_destination_not_empty`` when it holds anything but a (free) lock file. Nothing
+    is written into a refused destination, and a lock file this call created is removed.
+    """
+    dest = destination
+    try:
+        fsio.make_dirs(dest)
+        lock_path = dest / LOCK_FILE
+        created = True
+        try:
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+        except FileExistsError:
+            created = False
+            fd = os.open(lock_path, os.O_RDWR | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            raise _busy(dest) from None  # the lock file vanished between two calls: a peer
+        raise fsio.problem_from_oserror(exc, dest, "reserving the export folder") from exc
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        os.close(fd)
+        if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            raise _busy(dest) from None
+        raise fsio.problem_from_oserror(exc, lock_path, "locking") from exc
+    reservation = Reservation(dest, fd)
+    try:
+        # The path must still name the inode we locked: a finishing export unlinks its lock
+        # file under the lock, and whoever opened that inode before must not take it for free.
+        held, now = os.fstat(fd), os.stat(lock_path)
+        if (held.st_dev, held.st_ino) != (now.st_dev, now.st_ino):
+            raise _busy(dest)
+    except FileNotFoundError:
+        reservation.release(remove=False)
+        raise _busy(dest) from None
+    except TranscribeError:
+        reservation.release(remove=False)
+        raise
+    except OSError as exc:
+        reservation.release(remove=False)
+        raise fsio.problem_from_oserror(exc, lock_path, "checking the lock file") from exc
+    try:
+        others = [name for name in fsio.list_dir(dest) if name != LOCK_FILE]
+    except OSError as exc:
+        reservation.release(remove=created)
+        raise fsio.problem_from_oserror(exc, dest, "reading the export folder") from exc
+    if others:
+        reservation.release(remove=created)  # leave nothing of ours in someone's folder
+        raise TranscribeError(
+            ErrorCode.EXPORT_DESTINATION_NOT_EMPTY,
+            f"{dest} is not empty (it holds {len(others)} item(s), e.g. {others[0]!r}); an "
+            "export only writes into a new or empty folder: choose another, or leave out "
+            "--output for a fresh one.",
+            path=str(dest),
+        )
+    return reservation

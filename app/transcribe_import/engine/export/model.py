@@ -1,0 +1,157 @@
+"""The vocabulary of an export: file names, statuses, progress events, what is missing, results."""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+# The bag's own files (docs/formats.md, "The export bag").
+BAGIT_TXT = "bagit.txt"
+BAG_INFO = "bag-info.txt"
+PAYLOAD_MANIFEST = "manifest-sha256.txt"
+TAG_MANIFEST = "tagmanifest-sha256.txt"
+MANIFEST_JSON = "MANIFEST.json"
+README = "README.md"
+INCOMPLETE = "EXPORT-INCOMPLETE.txt"
+LOCK_FILE = ".export.lock"
+DATA = "data"
+EXPORTS_DIR = "exports"  # under the data directory: where exports go by default
+
+EXPORT_FORMAT = "transcribe.export"
+EXPORT_SCHEMA = 1
+BAGIT_DECLARATION = b"BagIt-Version: 1.0\nTag-File-Character-Encoding: UTF-8\n"
+# The manifest line of a file whose expected hash is unknown (its project.json was unreadable):
+# no bytes hash to it, so every validator reports the file as missing.
+UNKNOWN_SHA256 = "0" * 64
+
+
+class ExportStatus(enum.StrEnum):
+    COMPLETE = "complete"  # every listed file is in the bag with its recorded hash
+    PARTIAL = "partial"  # the bag was finished, but MANIFEST.json's `missing` is not empty
+    CANCELLED = "cancelled"  # stopped on request: the folder says EXPORT-INCOMPLETE
+
+
+class MissingReason(enum.StrEnum):
+    MISSING = "missing"  # the corpus file does not exist
+    HASH_MISMATCH = "hash_mismatch"  # its bytes are not the ones project.json records
+    UNREADABLE = "unreadable"  # reading it failed (permissions, an I/O error)
+    MANIFEST_INVALID = "manifest_invalid"  # the notebook's project.json cannot be used
+
+
+class FileKind(enum.StrEnum):
+    PROJECT = "project"
+    SOURCE = "source"
+    RENDER = "render"
+
+
+@dataclass(frozen=True)
+class MissingFile:
+    """A file the export should have carried and did not, with why and what to do."""
+
+    path: str  # in the bag: "data/notebooks/<id>/sources/<id>.jpg"
+    notebook_id: str
+    kind: FileKind
+    expected_sha256: str | None
+    reason: MissingReason
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "notebook_id": self.notebook_id,
+            "kind": str(self.kind),
+            "expected_sha256": self.expected_sha256,
+            "reason": str(self.reason),
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True)
+class NotebookExport:
+    """One notebook of an export as MANIFEST.json lists it."""
+
+    notebook_id: str
+    title: str | None
+    status: ExportStatus
+    source_count: int | None
+    page_count: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "notebook_id": self.notebook_id,
+            "title": self.title,
+            "status": str(self.status),
+            "source_count": self.source_count,
+            "page_count": self.page_count,
+        }
+
+
+class ExportPhase(enum.StrEnum):
+    RESERVED = "reserved"  # the destination is locked and checked empty
+    COPYING = "copying"  # one payload file was copied (or found missing)
+    FINISHING = "finishing"  # writing the tag files
+    DONE = "done"
+
+
+@dataclass(frozen=True)
+class ExportProgress:
+    """One step of an export, as a progress bar shows it."""
+
+    phase: ExportPhase
+    files_done: int
+    files_total: int
+    bytes_done: int
+    bytes_total: int
+    notebook_id: str | None = None
+    current: str | None = None  # the bag path just handled
+    missing: MissingFile | None = None  # set when that file could not be carried
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    """What an export did: where, its status, what it carried and what it could not."""
+
+    destination: Path
+    export_id: str
+    corpus_id: str
+    status: ExportStatus
+    notebooks: tuple[NotebookExport, ...]
+    files: Mapping[str, str] = field(repr=False)  # bag path -> sha256 of each payload file
+    missing: tuple[MissingFile, ...]
+    payload_bytes: int
+    chain_hash: str | None  # None when cancelled (no MANIFEST.json was written)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "destination": str(self.destination),
+            "export_id": self.export_id,
+            "corpus_id": self.corpus_id,
+            "status": str(self.status),
+            "notebooks": [n.to_json() for n in self.notebooks],
+            "files": len(self.files),
+            "payload_bytes": self.payload_bytes,
+            "missing": [m.to_json() for m in self.missing],
+            "chain_hash": self.chain_hash,
+        }
+
+
+def chain_hash(files: Iterable[tuple[str, str]]) -> str:
+    """The chain hash of (bag path, sha256 hex) pairs, as docs/formats.md defines it.
+
+    h0 = sha256(b""); h_i = sha256(h_{i-1} || utf8(path) || 0x00 || ascii(hex)), raw
+    32-byte digests chained, pairs sorted by path as UTF-8 bytes; the result in hex.
+    """
+    h = hashlib.sha256(b"").digest()
+    for path, digest in sorted(files, key=lambda pair: pair[0].encode("utf-8")):
+        h = hashlib.sha256(h + path.encode("utf-8") + b"\0" + digest.encode("ascii")).digest()
+    return h.hex()
+
+
+def manifest_lines(entries: Mapping[str, str]) -> bytes:
+    """A BagIt manifest: ``<sha256>  <path>`` per entry, sorted by path as UTF-8 bytes."""
+    names = sorted(entries, key=lambda name: name.encode("utf-8"))
+    return "".join(f"{entries[name]}  {name}\n" for name in names).encode("utf-8")

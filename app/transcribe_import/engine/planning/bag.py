@@ -1,0 +1,751 @@
+"""Read and verify a BagIt bag as a plan source; a bag's notebook against the corpus.
+
+A bag (RFC 8493) is untrusted input. Before anything is planned from it, ``verify_bag``:
+
+* walks it without following anything: a symbolic link, a device, a pipe or a socket
+  anywhere in it refuses the bag, and so do two names that are equal in NFC;
+* parses every manifest line strictly: a path that is absolute, holds ``..``, ``.``, an
+  empty part, a backslash or a drive letter refuses the bag before any file is opened;
+* checks every tag file against the tag manifests (so a manifest edited or cut short is
+  seen), then that the payload and ``manifest-sha256.txt`` list exactly the same files
+  (names compared in NFC), then every payload file's hash against every payload manifest.
+
+Each refusal is a ``TranscribeError`` with a ``bag_*`` code naming the file. Paths from a
+manifest are only ever looked up among the files the walk found, never opened as given,
+so nothing outside the bag is read. ``adapters/bag.py`` reads the notebooks out of the
+verified payload and ``planner.build_bag_plan`` makes them plan items.
+
+A bag's notebook whose id the corpus already uses is either the same notebook
+(``same_notebook``: it is ``unchanged`` and skipped) or a conflict, which a person settles
+with one of two plan edits: ``skip_notebook`` or ``import_as_copy``. Nothing is merged.
+
+About 750 lines, over the usual 500: the verification is one ordered pipeline whose steps
+(walk, declaration, manifests, tag files, MANIFEST.json, listing, payload) share the walk's
+file table and the refusal wording, and the notebook comparison and the two choices are
+the other half of "a bag as a plan source", used by the planner and validate alike.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import stat as stat_mod
+import unicodedata
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.base.ids import new_id
+from transcribe_import.engine.base.text import display_name, json_safe
+from transcribe_import.engine.planning.plan import PlanItem, Restore
+from transcribe_import.engine.planning.scan import ScanCancelled, ScanPhase, ScanProgress
+from transcribe_import.engine.storage import fsio
+
+BAGIT_TXT = "bagit.txt"
+BAG_INFO = "bag-info.txt"
+DATA = "data/"
+PAYLOAD_MANIFEST = "manifest-sha256.txt"
+TAG_MANIFEST = "tagmanifest-sha256.txt"
+FETCH = "fetch.txt"
+# The export's own tag file and format (docs/formats.md, "The export bag").
+EXPORT_MANIFEST = "MANIFEST.json"
+EXPORT_FORMAT = "transcribe.export"
+EXPORT_SCHEMA = 1
+# What an export killed after its commit point (bagit.txt) leaves beside a whole bag.
+EXPORT_LEFTOVERS = frozenset({"EXPORT-INCOMPLETE.txt", ".export.lock"})
+BAGIT_VERSIONS = frozenset({"0.97", "1.0"})
+# Algorithms a manifest may use (manifest-<alg>.txt): the ones hashlib always has.
+ALGORITHMS: dict[str, int] = {"sha256": 64, "sha512": 128, "sha1": 40, "md5": 32}
+
+# project.json keys the import writes itself; every other key lands as the bag has it.
+OWNED_KEYS = frozenset(
+    {
+        "format",
+        "schema_version",
+        "id",
+        "title",
+        "cover_page_id",
+        "updated_at",
+        "import_run_id",
+        "sources",
+        "pages",
+    }
+)
+SOURCE_KEYS = frozenset(
+    {
+        "id",
+        "sha256",
+        "media_type",
+        "size",
+        "path",
+        "page_count",
+        "import_run_id",
+        "item_id",
+        "provenance",
+    }
+)
+PAGE_KEYS = frozenset({"id", "source_id", "page_index", "render_id", "render"})
+
+_LINE = re.compile(r"([0-9A-Fa-f]+)[ \t]+(.+)")
+_MANIFEST_NAME = re.compile(r"(tag)?manifest-([a-z0-9]+)\.txt")
+_DRIVE = re.compile(r"[A-Za-z]:")
+_PROGRESS_EVERY = 64  # payload files hashed between two progress events
+
+
+# -- values ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BagFile:
+    """One plain file found in the bag: its NFC name in the bag and where it is on disk."""
+
+    rel: str  # "/"-separated, relative to the bag, NFC: "data/notebooks/<id>/project.json"
+    path: Path
+    size: int
+    mtime_ns: int
+
+
+@dataclass(frozen=True)
+class VerifiedBag:
+    """A bag whose every file was checked against its manifests."""
+
+    root: Path
+    payload: dict[str, BagFile]  # under data/, by rel
+    sha256: dict[str, str]  # payload rel -> its sha256, verified
+    info: dict[str, str]  # bag-info.txt, first value of each label
+
+    @property
+    def name(self) -> str:
+        return display_name(self.root.name or str(self.root))
+
+    def shown(self, rel: str) -> str:
+        return f"{self.root}/{rel}"
+
+
+# -- errors ----------------------------------------------------------------------------------
+
+
+def bag_error(code: ErrorCode, where: str, what: str) -> TranscribeError:
+    """A refusal of the bag: its code, the file, what is wrong and what to do."""
+    return TranscribeError(code, f"{where}: {what} Nothing was planned from this bag.", path=where)
+
+
+def _unsafe(where: str, what: str) -> TranscribeError:
+    return bag_error(ErrorCode.BAG_UNSAFE_PATH, where, what)
+
+
+def _invalid(where: str, what: str) -> TranscribeError:
+    return bag_error(ErrorCode.BAG_INVALID, where, what)
+
+
+# -- walking ---------------------------------------------------------------------------------
+
+
+def _walk(root: Path) -> dict[str, BagFile]:
+    """Every plain file in the bag by NFC rel; anything that is not a plain file or folder
+    refuses the bag. Nothing is followed, so everything found is under ``root``."""
+    real_root = os.path.realpath(root)
+    found: dict[str, BagFile] = {}
+    stack: list[tuple[str, str]] = [(str(root), "")]
+    while stack:
+        folder, rel = stack.pop()
+        # Belt and braces: with links refused no folder can resolve elsewhere, but a bag
+        # on a strange mount must not be read through a path we did not expect.
+        real = os.path.realpath(folder)
+        if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
+            raise _unsafe(folder, "resolves outside the bag; a bag must be one folder tree.")
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            raise bag_error(
+                ErrorCode.SOURCE_UNREADABLE,
+                folder,
+                f"cannot be read ({exc.strerror or exc}); allow reading it.",
+            ) from exc
+        for entry in entries:
+            name_rel = f"{rel}{entry.name}"
+            nfc = unicodedata.normalize("NFC", json_safe(name_rel))
+            shown = f"{root}/{json_safe(name_rel)}"
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError as exc:
+                raise bag_error(
+                    ErrorCode.SOURCE_UNREADABLE, shown, f"cannot be read ({exc.strerror or exc})."
+                ) from exc
+            if stat_mod.S_ISLNK(st.st_mode) or _is_reparse_point(st):
+                raise _unsafe(
+                    shown,
+                    "is a symbolic link; a bag holds only plain files and folders. Replace it "
+                    "by what it points to, or export the bag again.",
+                )
+            if stat_mod.S_ISDIR(st.st_mode):
+                stack.append((entry.path, name_rel + "/"))
+            elif stat_mod.S_ISREG(st.st_mode):
+                if nfc in found:
+                    raise _unsafe(
+                        shown,
+                        f"has the same name as {found[nfc].path} once both are normalised "
+                        "(NFC); rename one of them.",
+                    )
+                found[nfc] = BagFile(nfc, Path(entry.path), st.st_size, st.st_mtime_ns)
+            else:
+                raise _unsafe(
+                    shown,
+                    "is not a plain file (a device, a pipe or a socket); remove it from the bag.",
+                )
+    return found
+
+
+def _is_reparse_point(st: os.stat_result) -> bool:
+    # Windows junctions are not symbolic links to stat, but are followed all the same.
+    attributes = getattr(st, "st_file_attributes", 0)
+    return bool(attributes & getattr(stat_mod, "FILE_ATTRIBUTE_REPARSE_POINT", 0))
+
+
+# -- tag files -------------------------------------------------------------------------------
+
+
+def _text(data: bytes, where: str) -> str:
+    if data.startswith(b"\xef\xbb\xbf"):
+        raise _invalid(where, "starts with a byte-order mark, which a bag's tag files must not.")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _invalid(where, "is not UTF-8 text.") from None
+
+
+def _labels(text: str) -> list[tuple[str, str]]:
+    """``Label: value`` lines, a line starting with white space continuing the last value."""
+    out: list[tuple[str, str]] = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        if line[0] in " \t" and out:
+            out[-1] = (out[-1][0], f"{out[-1][1]} {line.strip()}")
+        elif ":" in line:
+            label, _, value = line.partition(":")
+            out.append((label.strip(), value.strip()))
+        else:
+            out.append((line.strip(), ""))
+    return out
+
+
+def _check_declaration(root: Path, files: Mapping[str, BagFile]) -> None:
+    where = f"{root}/{BAGIT_TXT}"
+    if BAGIT_TXT not in files:
+        raise _invalid(
+            str(root),
+            f"is not a bag: it has no {BAGIT_TXT}. Give the folder that holds bagit.txt, "
+            "data/ and manifest-sha256.txt.",
+        )
+    labels = dict(_labels(_text(fsio.read_bytes(files[BAGIT_TXT].path), where)))
+    version = labels.get("BagIt-Version")
+    if version not in BAGIT_VERSIONS:
+        raise _invalid(where, f"declares BagIt-Version {version!r}; only 0.97 and 1.0 are read.")
+    if (labels.get("Tag-File-Character-Encoding") or "").upper() != "UTF-8":
+        raise _invalid(where, "does not declare Tag-File-Character-Encoding: UTF-8.")
+    if FETCH in files:
+        raise _invalid(
+            f"{root}/{FETCH}",
+            "lists files to download; a bag is imported only when it holds all its files. "
+            "Fetch them first.",
+        )
+
+
+def _is_tag_manifest(rel: str) -> bool:
+    m = _MANIFEST_NAME.fullmatch(rel)
+    return m is not None and bool(m[1])
+
+
+def _decode_path(raw: str) -> str:
+    # RFC 8493 percent-encodes only these three in manifest paths.
+    return re.sub(
+        "%(0[Aa]|0[Dd]|25)", lambda m: {"0a": "\n", "0d": "\r", "25": "%"}[m[1].lower()], raw
+    )
+
+
+def _safe_rel(raw: str, where: str, number: int) -> str:
+    """A manifest path as an NFC rel, or a refusal: nothing in it may leave the bag."""
+    shown = f"{where} line {number}"
+    if not raw or "\x00" in raw:
+        raise _invalid(shown, "has an empty path (the manifest is damaged or cut short).")
+    if raw.startswith("/") or _DRIVE.match(raw):
+        raise _unsafe(shown, f"names an absolute path ({raw!r}); a bag lists paths inside it.")
+    if "\\" in raw:
+        raise _unsafe(shown, f"names {raw!r}, with a backslash; a bag separates names with /.")
+    if any(part in ("", ".", "..") for part in raw.split("/")):
+        raise _unsafe(
+            shown,
+            f"names {raw!r}, which holds '..', '.' or an empty part; a bag's paths must stay "
+            "inside it.",
+        )
+    return unicodedata.normalize("NFC", raw)
+
+
+def _parse_manifest(bag: Path, name: str, data: bytes, algorithm: str) -> dict[str, str]:
+    """rel -> hex digest, every path checked before any file is looked at."""
+    where = f"{bag}/{name}"
+    text = _text(data, where)
+    width = ALGORITHMS[algorithm]
+    out: dict[str, str] = {}
+    lines = text.splitlines()
+    cut = bool(text) and not text.endswith(("\n", "\r"))
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        m = _LINE.fullmatch(line)
+        last = number == len(lines)
+        if m is None or len(m[1]) != width:
+            why = "ends in the middle of a line: it was cut short" if cut and last else ""
+            raise _invalid(
+                f"{where} line {number}",
+                (why or f"is not '<{algorithm}> <path>'")
+                + "; export the bag again or restore it from a copy.",
+            )
+        rel = _safe_rel(_decode_path(m[2]), where, number)
+        if rel in out:
+            raise _invalid(f"{where} line {number}", f"lists {rel} a second time.")
+        out[rel] = m[1].lower()
+    return out
+
+
+def _digests(path: Path, algorithms: Iterable[str]) -> dict[str, str]:
+    hashes = {a: hashlib.new(a) for a in algorithms}
+    with fsio.open_read(path) as f:
+        while chunk := f.read(fsio.CHUNK):
+            for h in hashes.values():
+                h.update(chunk)
+    return {a: h.hexdigest() for a, h in hashes.items()}
+
+
+def _mismatch(shown: str, manifest: str) -> TranscribeError:
+    return bag_error(
+        ErrorCode.BAG_HASH_MISMATCH,
+        shown,
+        f"does not match {manifest} (it was changed, damaged or cut short after the bag was "
+        "made). Export the bag again or restore it from a copy.",
+    )
+
+
+# -- verifying -------------------------------------------------------------------------------
+
+
+def verify_bag(
+    root: Path, *, should_stop: Callable[[], bool] | None = None
+) -> Generator[ScanProgress, None, VerifiedBag]:
+    """Check the whole bag at ``root`` against its manifests, yielding progress.
+
+    Raises ``TranscribeError`` (a ``bag_*`` code, naming the file) at the first problem,
+    and ``ScanCancelled`` soon after ``should_stop()`` turns true.
+    """
+    root = Path(os.path.abspath(root))
+    if not root.is_dir():
+        if not root.exists():
+            raise TranscribeError(
+                ErrorCode.SOURCE_MISSING,
+                f"{root}: no such folder; check the path (is the drive connected?).",
+                path=str(root),
+            )
+        raise _invalid(str(root), "is not a folder; a bag is a folder holding bagit.txt.")
+    yield ScanProgress(ScanPhase.WALKING, 0, 0, root.name)
+    files = _walk(root)
+    _check_declaration(root, files)
+
+    manifests: dict[str, dict[str, str]] = {}  # algorithm -> payload manifest
+    tag_manifests: dict[str, dict[str, str]] = {}
+    for rel in sorted(files):
+        m = _MANIFEST_NAME.fullmatch(rel)
+        if m is None:
+            continue
+        if m[2] not in ALGORITHMS:
+            raise _invalid(
+                f"{root}/{rel}",
+                f"uses the algorithm {m[2]!r}; only {', '.join(ALGORITHMS)} are read.",
+            )
+        parsed = _parse_manifest(root, rel, fsio.read_bytes(files[rel].path), m[2])
+        (tag_manifests if m[1] else manifests)[m[2]] = parsed
+    if "sha256" not in manifests:
+        raise _invalid(str(root), f"has no {PAYLOAD_MANIFEST}, the list of its files and hashes.")
+    if "sha256" not in tag_manifests:
+        raise _invalid(
+            str(root),
+            f"has no {TAG_MANIFEST}, without which a changed manifest cannot be told from the "
+            "real one. Export the bag again.",
+        )
+    for algorithm, listed in manifests.items():
+        outside = sorted(rel for rel in listed if not rel.startswith(DATA))
+        if outside:
+            raise _invalid(
+                f"{root}/manifest-{algorithm}.txt",
+                f"lists {outside[0]}, which is not under data/; a payload manifest lists only "
+                "the payload.",
+            )
+    for algorithm, listed in tag_manifests.items():
+        wrong = sorted(rel for rel in listed if rel.startswith(DATA) or _is_tag_manifest(rel))
+        if wrong:
+            raise _invalid(
+                f"{root}/tagmanifest-{algorithm}.txt",
+                f"lists {wrong[0]}; a tag manifest lists only tag files (not the payload, not "
+                "tag manifests).",
+            )
+
+    # Tag files first: a manifest edited or cut short is caught here, before it is trusted.
+    for algorithm, listed in tag_manifests.items():
+        name = f"tagmanifest-{algorithm}.txt"
+        for rel, digest in listed.items():
+            if rel not in files:
+                raise bag_error(
+                    ErrorCode.BAG_MISSING_FILE,
+                    f"{root}/{rel}",
+                    f"is listed in {name} but is not in the bag; export the bag again.",
+                )
+            if _digests(files[rel].path, [algorithm])[algorithm] != digest:
+                raise _mismatch(f"{root}/{rel}", name)
+    for algorithm in manifests:
+        if f"manifest-{algorithm}.txt" not in tag_manifests["sha256"]:
+            raise _invalid(
+                f"{root}/{TAG_MANIFEST}",
+                f"does not list manifest-{algorithm}.txt, so a change to it could not be seen; "
+                "export the bag again.",
+            )
+    _check_export(root, files, manifests["sha256"], tag_manifests["sha256"])
+    _check_listed(root, files, manifests, tag_manifests)
+    info = _bag_info(root, files)
+    payload = {rel: f for rel, f in files.items() if rel.startswith(DATA)}
+    _check_oxum(root, info, payload)
+
+    sha256: dict[str, str] = {}
+    total = len(payload)
+    for done, rel in enumerate(sorted(payload), 1):
+        if should_stop is not None and should_stop():
+            raise ScanCancelled("the bag check was cancelled")
+        wanted = {a: listed[rel] for a, listed in manifests.items()}
+        try:
+            got = _digests(payload[rel].path, wanted)
+        except OSError as exc:
+            raise fsio.problem_from_oserror(exc, payload[rel].path, "reading") from exc
+        for algorithm, digest in wanted.items():
+            if got[algorithm] != digest:
+                raise _mismatch(f"{root}/{rel}", f"manifest-{algorithm}.txt")
+        sha256[rel] = got["sha256"]
+        if done % _PROGRESS_EVERY == 0 or done == total:
+            yield ScanProgress(ScanPhase.INSPECTING, total, done, f"{root.name}/{rel}")
+    return VerifiedBag(root, payload, sha256, info)
+
+
+def _check_listed(
+    root: Path,
+    files: Mapping[str, BagFile],
+    manifests: Mapping[str, dict[str, str]],
+    tag_manifests: Mapping[str, dict[str, str]],
+) -> None:
+    """The payload manifests and the bag list exactly the same files; no tag file is extra."""
+    for algorithm, listed in manifests.items():
+        name = f"manifest-{algorithm}.txt"
+        missing = sorted(rel for rel in listed if rel not in files)
+        if missing:
+            more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+            raise bag_error(
+                ErrorCode.BAG_MISSING_FILE,
+                f"{root}/{missing[0]}",
+                f"is listed in {name} but is not in the bag{more}; the bag is incomplete. "
+                "Copy it again or export it again.",
+            )
+    listed_payload = manifests["sha256"]
+    listed_tags = set().union(*tag_manifests.values())
+    extra = sorted(
+        rel
+        for rel in files
+        if not (
+            rel in listed_payload
+            or rel in listed_tags
+            or _is_tag_manifest(rel)
+            or rel in EXPORT_LEFTOVERS
+        )
+    )
+    if extra:
+        more = f" (and {len(extra) - 1} more)" if len(extra) > 1 else ""
+        where = PAYLOAD_MANIFEST if extra[0].startswith(DATA) else TAG_MANIFEST
+        raise bag_error(
+            ErrorCode.BAG_UNLISTED_FILE,
+            f"{root}/{extra[0]}",
+            f"is in the bag but not listed in {where}{more}, so nothing vouches for it. "
+            "Remove it, or export the bag again.",
+        )
+    for algorithm, listed in manifests.items():
+        if set(listed) != set(listed_payload):
+            raise _invalid(
+                f"{root}/manifest-{algorithm}.txt",
+                f"does not list the same files as {PAYLOAD_MANIFEST}; export the bag again.",
+            )
+
+
+def _check_export(
+    root: Path,
+    files: Mapping[str, BagFile],
+    payload_manifest: Mapping[str, str],
+    tag_manifest: Mapping[str, str],
+) -> None:
+    """MANIFEST.json says the export is complete, and agrees with manifest-sha256.txt.
+
+    The export's contract (docs/formats.md, "The export bag") makes a bag importable only
+    then: a partial export is a valid bag structure whose manifest names files it lacks.
+    """
+    where = f"{root}/{EXPORT_MANIFEST}"
+    if EXPORT_MANIFEST not in files or EXPORT_MANIFEST not in tag_manifest:
+        raise _invalid(
+            str(root),
+            f"has no {EXPORT_MANIFEST} listed in {TAG_MANIFEST}; only a bag exported by "
+            "Transcribe is imported.",
+        )
+    try:
+        doc = orjson.loads(fsio.read_bytes(files[EXPORT_MANIFEST].path))
+    except orjson.JSONDecodeError as exc:
+        raise _invalid(where, f"is not valid JSON ({exc}).") from None
+    if not isinstance(doc, dict) or doc.get("format") != EXPORT_FORMAT:
+        raise _invalid(where, f"is not a Transcribe export manifest ({EXPORT_FORMAT}).")
+    if doc.get("schema_version") != EXPORT_SCHEMA:
+        raise _invalid(
+            where,
+            f"has schema_version {doc.get('schema_version')!r}; this app reads version 1.",
+        )
+    missing = doc.get("missing")
+    if doc.get("status") != "complete" or missing:
+        first = missing[0] if isinstance(missing, list) and missing else {}
+        named = first.get("path") if isinstance(first, dict) else None
+        why = first.get("message") if isinstance(first, dict) else None
+        raise bag_error(
+            ErrorCode.BAG_MISSING_FILE,
+            f"{root}/{named}" if isinstance(named, str) else where,
+            f"is missing from this partial export ({why or 'see ' + EXPORT_MANIFEST}); repair "
+            "the corpus it came from and export again.",
+        )
+    listed = doc.get("files")
+    if not isinstance(listed, dict) or listed != dict(payload_manifest):
+        raise _invalid(
+            where,
+            f"does not list the same files and hashes as {PAYLOAD_MANIFEST}; export the bag again.",
+        )
+    if doc.get("chain_hash") != chain_hash(listed.items()):
+        raise _invalid(where, "has a chain_hash that does not match its files; export again.")
+
+
+def chain_hash(files: Iterable[tuple[str, str]]) -> str:
+    """The export's chain hash of (bag path, sha256) pairs, as docs/formats.md defines it."""
+    h = hashlib.sha256(b"").digest()
+    for path, digest in sorted(files, key=lambda pair: pair[0].encode("utf-8")):
+        h = hashlib.sha256(h + path.encode("utf-8") + b"\0" + digest.encode("ascii")).digest()
+    return h.hex()
+
+
+def _bag_info(root: Path, files: Mapping[str, BagFile]) -> dict[str, str]:
+    if BAG_INFO not in files:
+        return {}
+    info: dict[str, str] = {}
+    for label, value in _labels(_text(fsio.read_bytes(files[BAG_INFO].path), str(root))):
+        info.setdefault(label, value)
+    return info
+
+
+def _check_oxum(root: Path, info: Mapping[str, str], payload: Mapping[str, BagFile]) -> None:
+    oxum = info.get("Payload-Oxum")
+    if not oxum:
+        return
+    octets, _, count = oxum.partition(".")
+    size = sum(f.size for f in payload.values())
+    if not (octets.isdigit() and count.isdigit()):
+        raise _invalid(f"{root}/{BAG_INFO}", f"has a malformed Payload-Oxum {oxum!r}.")
+    if (int(octets), int(count)) != (size, len(payload)):
+        raise bag_error(
+            ErrorCode.BAG_MISSING_FILE,
+            f"{root}/{BAG_INFO}",
+            f"says the payload is {count} file(s) of {octets} bytes, but the bag holds "
+            f"{len(payload)} of {size}; it was cut short or added to. Export the bag again.",
+        )
+
+
+def run_verify(
+    roots: Sequence[Path],
+    *,
+    should_stop: Callable[[], bool] | None = None,
+    on_progress: Callable[[ScanProgress], None] | None = None,
+) -> list[VerifiedBag]:
+    """Verify every bag in ``roots`` (``verify_bag``), handing progress to ``on_progress``."""
+    bags = []
+    for root in roots:
+        gen = verify_bag(root, should_stop=should_stop)
+        while True:
+            try:
+                progress = next(gen)
+            except StopIteration as done:
+                bags.append(done.value)
+                break
+            if on_progress is not None:
+                on_progress(progress)
+    return bags
+
+
+# -- a bag's notebook in the corpus ----------------------------------------------------------
+
+
+def _content_of_manifest(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """What of a project.json a bag restore decides: everything but the import's own
+    bookkeeping (paths, sizes, runs, provenance, updated_at). Two notebooks with equal
+    content hold the same thing."""
+    sources = {}
+    for s in doc.get("sources", []):
+        if isinstance(s, dict):
+            sources[str(s.get("id"))] = {
+                "sha256": s.get("sha256"),
+                "media_type": s.get("media_type"),
+                "page_count": s.get("page_count"),
+                "extra": {k: v for k, v in s.items() if k not in SOURCE_KEYS},
+            }
+    pages = []
+    for p in doc.get("pages", []):
+        if isinstance(p, dict):
+            got = p.get("render")
+            render: Mapping[str, Any] = got if isinstance(got, dict) else {}
+            pages.append(
+                {
+                    "id": p.get("id"),
+                    "source_id": p.get("source_id"),
+                    "page_index": p.get("page_index"),
+                    "render_id": p.get("render_id"),
+                    "render": [render.get("sha256"), render.get("width"), render.get("height")],
+                    "extra": {k: v for k, v in p.items() if k not in PAGE_KEYS},
+                }
+            )
+    return {
+        "title": doc.get("title"),
+        "cover_page_id": doc.get("cover_page_id"),
+        "keys": {k: v for k, v in doc.items() if k not in OWNED_KEYS},
+        "sources": sources,
+        "pages": pages,
+    }
+
+
+def same_notebook(doc: Mapping[str, Any], item: PlanItem) -> bool:
+    """Whether the corpus notebook ``doc`` holds exactly what the bag item would restore.
+
+    Every source counts, excluded or not: the question is whether the notebook is the
+    bag's. A page the bag has no render for is rendered at commit, so any render of it
+    matches.
+    """
+    if item.restore is None:
+        return False
+    have = _content_of_manifest(doc)
+    by_id = {p.page_id: (s, p) for s in item.sources for p in s.pages}
+    pages = []
+    for pid in item.restore.page_order:
+        s, p = by_id[pid]
+        render = [p.render.sha256, p.render.width, p.render.height] if p.render else None
+        pages.append(
+            {
+                "id": pid,
+                "source_id": s.source_id,
+                "page_index": p.page_index,
+                "render_id": p.render_id,
+                "render": render,
+                "extra": dict(p.extra or {}),
+            }
+        )
+    if len(pages) == len(have["pages"]):
+        for want, got in zip(pages, have["pages"], strict=True):
+            if want["render"] is None:
+                want["render"] = got["render"]
+    wanted = {
+        "title": item.title,
+        "cover_page_id": item.cover_page_id,
+        "keys": dict(item.restore.manifest),
+        "sources": {
+            s.source_id: {
+                "sha256": s.sha256,
+                "media_type": s.media_type,
+                "page_count": len(s.pages),
+                "extra": dict(s.extra or {}),
+            }
+            for s in item.sources
+        },
+        "pages": pages,
+    }
+    return wanted == have
+
+
+# -- the two choices for a notebook whose id the corpus already uses ---------------------------
+
+
+def _remap(value: Any, ids: Mapping[str, str]) -> Any:
+    """``value`` with every string that is one of the old ids (keys too) made the new id.
+
+    Carried keys may name pages (a transcription keyed by page id): a copy must point them
+    at its own pages, and an id is a UUID, so no other string is ever taken for one.
+    """
+    if isinstance(value, str):
+        return ids.get(value, value)
+    if isinstance(value, dict):
+        return {ids.get(k, k): _remap(v, ids) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_remap(v, ids) for v in value]
+    return value
+
+
+def import_as_copy(item: PlanItem) -> PlanItem:
+    """The bag's notebook as a new notebook: every id new, carried keys pointed at them.
+
+    The item id stays (the plan's items do not change); the title says it is a copy.
+    """
+    if item.restore is None:
+        raise ValueError(
+            f"{item.label}: only a notebook planned from a bag can be imported as a copy"
+        )
+    ids: dict[str, str] = {item.notebook_id: new_id()}
+    for s in item.sources:
+        ids[s.source_id] = new_id()
+        for p in s.pages:
+            ids[p.page_id] = new_id()
+            ids[p.render_id] = new_id()
+    sources = tuple(
+        replace(
+            s,
+            source_id=ids[s.source_id],
+            pages=tuple(
+                replace(
+                    p,
+                    page_id=ids[p.page_id],
+                    render_id=ids[p.render_id],
+                    extra=_remap(dict(p.extra), ids) if p.extra else None,
+                )
+                for p in s.pages
+            ),
+            duplicate=None,  # "unchanged" was about the old ids
+            extra=_remap(dict(s.extra), ids) if s.extra else None,
+        )
+        for s in item.sources
+    )
+    restore = Restore(
+        _remap(dict(item.restore.manifest), ids),
+        tuple(ids[p] for p in item.restore.page_order),
+    )
+    return replace(
+        item,
+        notebook_id=ids[item.notebook_id],
+        title=f"{item.title} (copy)",
+        sources=sources,
+        cover_page_id=ids.get(item.cover_page_id) if item.cover_page_id else None,
+        restore=restore,
+        provenance={**item.provenance, "copy_of": item.notebook_id},
+    )
+
+
+def skip_notebook(item: PlanItem) -> PlanItem:
+    """Leave the bag's notebook out of the import: every source excluded, nothing lands."""
+    if item.restore is None:
+        raise ValueError(f"{item.label}: only a notebook planned from a bag is skipped this way")
+    return replace(item, sources=tuple(replace(s, excluded=True) for s in item.sources))

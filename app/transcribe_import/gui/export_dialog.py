@@ -1,0 +1,288 @@
+"""File › Export Notebooks…: the chosen notebooks out as a BagIt bag, with progress and Cancel.
+
+The export runs as an ``EngineTask`` of ``export_task`` (one call of ``api.export_notebooks``)
+in a ``TaskSlot``; the dialog only shows its progress and its result. Cancel sets an event
+the engine polls between files and between chunks of a file, so the task ends within a
+moment and the folder it leaves says it is incomplete.
+"""
+
+from __future__ import annotations
+
+import html
+import threading
+import time
+from collections.abc import Callable, Generator, Sequence
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtGui import QCloseEvent, QDesktopServices
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from transcribe_import.engine import api
+from transcribe_import.engine.export.model import (
+    EXPORTS_DIR,
+    INCOMPLETE,
+    ExportPhase,
+    ExportProgress,
+    ExportResult,
+    ExportStatus,
+)
+from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
+from transcribe_import.gui.wording import plural
+from transcribe_import.gui.workers import TaskSlot
+
+# The engine reports every file; a bar needs no more than ten updates a second.
+PROGRESS_INTERVAL_S = 0.1
+
+
+def export_task(
+    corpus: Corpus,
+    notebook_ids: tuple[str, ...],
+    destination: Path | None,
+    should_stop: Callable[[], bool],
+) -> Generator[ExportProgress, None, ExportResult]:
+    """The export, yielding at most ten progress events a second (and every phase change)."""
+    events = api.export_notebooks(corpus, notebook_ids, destination, should_stop=should_stop)
+    last = 0.0
+    phase: ExportPhase | None = None
+    while True:
+        try:
+            event = next(events)
+        except StopIteration as end:
+            result: ExportResult = end.value
+            return result
+        now = time.monotonic()
+        if (
+            event.phase is not phase
+            or event.missing is not None
+            or now - last >= PROGRESS_INTERVAL_S
+        ):
+            last, phase = now, event.phase
+            yield event
+
+
+def _mib(n: int) -> str:
+    return f"{n / 1_048_576:.1f}"
+
+
+class ExportDialog(QDialog):
+    """Where to export, then the export's progress, then what it made; Cancel while it runs."""
+
+    ended = Signal(object)  # the ExportResult, or None when the export failed
+
+    def __init__(
+        self, corpus: Corpus, notebooks: Sequence[NotebookSummary], parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.corpus = corpus
+        self.notebook_ids = tuple(n.notebook_id for n in notebooks)
+        self.destination: Path | None = None  # None: a fresh folder under exports/
+        self.result: ExportResult | None = None
+        self._stop = threading.Event()
+        self._slot = TaskSlot(self)
+        self._slot.progress.connect(self._progress)
+        self._slot.done.connect(self._done)
+        self._slot.failed.connect(self._failed)
+        self._slot.ended.connect(self._task_ended)
+
+        self.setWindowTitle(self.tr("Export Notebooks"))
+        n = len(notebooks)
+        titles = ", ".join(f"“{nb.title}”" for nb in notebooks[:3]) + (", …" if n > 3 else "")
+        self.summary = QLabel(
+            plural(
+                n,
+                self.tr("Export 1 notebook ({titles}) as a BagIt bag."),
+                self.tr("Export %Ln notebooks ({titles}) as a BagIt bag.", "", n),
+            ).format(titles=titles)
+        )
+        self.summary.setWordWrap(True)
+        self.destination_label = QLabel()
+        self.destination_label.setWordWrap(True)
+        self.destination_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.choose_button = QPushButton(self.tr("&Choose Folder…"))
+        self.choose_button.setToolTip(self.tr("Export into a new or empty folder of your choice"))
+        self.choose_button.clicked.connect(self.choose_destination)
+        where = QHBoxLayout()
+        where.addWidget(self.destination_label, 1)
+        where.addWidget(self.choose_button, 0, Qt.AlignmentFlag.AlignTop)
+
+        self.progress_bar = QProgressBar()
+        self.progress_bar.setAccessibleName(self.tr("Export progress"))
+        self.progress_bar.hide()
+        self.status_label = QLabel()
+        self.status_label.setWordWrap(True)
+        self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.problems_view = QPlainTextEdit()
+        self.problems_view.setReadOnly(True)
+        self.problems_view.setAccessibleName(self.tr("Files that could not be exported"))
+        self.problems_view.hide()
+
+        self.buttons = QDialogButtonBox()
+        self.export_button = self.buttons.addButton(
+            self.tr("&Export"), QDialogButtonBox.ButtonRole.AcceptRole
+        )
+        self.export_button.setDefault(True)
+        self.export_button.clicked.connect(self.start)
+        self.cancel_button = self.buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
+        self.cancel_button.clicked.connect(self.reject)
+        self.show_folder_button = self.buttons.addButton(
+            self.tr("&Show Folder"), QDialogButtonBox.ButtonRole.ActionRole
+        )
+        self.show_folder_button.clicked.connect(self.show_folder)
+        self.show_folder_button.hide()
+        self.close_button = self.buttons.addButton(QDialogButtonBox.StandardButton.Close)
+        self.close_button.clicked.connect(self.accept)
+        self.close_button.hide()
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary)
+        layout.addLayout(where)
+        layout.addWidget(self.progress_bar)
+        layout.addWidget(self.status_label)
+        layout.addWidget(self.problems_view, 1)
+        layout.addWidget(self.buttons)
+        self._show_destination()
+        self.resize(560, self.sizeHint().height())
+
+    # -- before the export ---------------------------------------------------------------
+
+    def _show_destination(self) -> None:
+        if self.destination is None:
+            text = self.tr("Into a new folder in {folder}.").format(
+                folder=self.corpus.data_dir / EXPORTS_DIR
+            )
+        else:
+            text = self.tr("Into {folder} (it must be new or empty).").format(
+                folder=self.destination
+            )
+        self.destination_label.setText(text)
+
+    def choose_destination(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, self.tr("Export Into Folder"))
+        if folder:
+            self.set_destination(Path(folder))
+
+    def set_destination(self, folder: Path | None) -> None:
+        self.destination = folder
+        self._show_destination()
+
+    # -- the export ----------------------------------------------------------------------
+
+    def is_running(self) -> bool:
+        return self._slot.is_busy()
+
+    def start(self) -> None:
+        if self.is_running() or self.result is not None:
+            return
+        self.export_button.setEnabled(False)
+        self.choose_button.setEnabled(False)
+        self.cancel_button.setText(self.tr("&Cancel Export"))
+        self.progress_bar.setRange(0, 0)
+        self.progress_bar.show()
+        self.status_label.setText(self.tr("Reserving the folder…"))
+        self._slot.run(
+            export_task, self.corpus, self.notebook_ids, self.destination, self._stop.is_set
+        )
+
+    def cancel(self) -> None:
+        """Ask the running export to stop; the folder it leaves will say it is incomplete."""
+        if self.is_running():
+            self._stop.set()
+            self.cancel_button.setEnabled(False)
+            self.status_label.setText(self.tr("Cancelling…"))
+
+    def stop_and_wait(self) -> None:
+        """The window is closing: stop the export and wait for its thread (a moment)."""
+        self._stop.set()
+        self._slot.close()
+
+    def _progress(self, event: ExportProgress) -> None:
+        self.progress_bar.setRange(0, max(1, event.files_total))
+        self.progress_bar.setValue(event.files_done)
+        if event.phase is ExportPhase.FINISHING:
+            text = self.tr("Writing the manifests…")
+        else:
+            text = self.tr("{done} of {total} files, {mib} of {total_mib} MiB").format(
+                done=event.files_done,
+                total=event.files_total,
+                mib=_mib(event.bytes_done),
+                total_mib=_mib(event.bytes_total),
+            )
+        self.status_label.setText(text)
+        if event.missing is not None:
+            self.problems_view.show()
+            self.problems_view.appendPlainText(event.missing.message)
+
+    def _done(self, result: ExportResult) -> None:
+        self.result = result
+        files = len(result.files)
+        where = html.escape(str(result.destination))
+        if result.status is ExportStatus.COMPLETE:
+            text = self.tr(
+                "<b>Exported.</b> {files} files are in {where}: a complete BagIt bag. Its "
+                "README.md says how to check it without this app."
+            )
+        elif result.status is ExportStatus.PARTIAL:
+            text = self.tr(
+                "<b>Exported with problems.</b> {missing} file(s) could not be copied (listed "
+                "below), so the bag in {where} is marked partial and does not validate. Repair "
+                "the corpus (Check Again on the Corpus page) and export again."
+            )
+        else:
+            text = self.tr(
+                "<b>Export cancelled.</b> {where} holds an incomplete export ({marker} says "
+                "so); it is not a valid bag: delete it."
+            )
+        self.status_label.setText(
+            text.format(files=files, where=where, missing=len(result.missing), marker=INCOMPLETE)
+        )
+        self.progress_bar.setRange(0, 1)
+        self.progress_bar.setValue(1 if result.status is not ExportStatus.CANCELLED else 0)
+        self.show_folder_button.show()
+        self.ended.emit(result)
+
+    def _failed(self, message: str) -> None:
+        self.progress_bar.hide()
+        self.status_label.setText(
+            self.tr("<b>The export did not run to its end.</b> {message}").format(
+                message=html.escape(message)
+            )
+        )
+        self.ended.emit(None)
+
+    def _task_ended(self) -> None:
+        self.export_button.hide()
+        self.cancel_button.hide()
+        self.close_button.show()
+        self.close_button.setDefault(True)
+        self.close_button.setFocus()
+
+    def show_folder(self) -> None:
+        if self.result is not None:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.result.destination)))
+
+    # -- closing -------------------------------------------------------------------------
+
+    def reject(self) -> None:
+        if self.is_running():
+            self.cancel()  # closes once the export has stopped and said so
+            return
+        super().reject()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self.is_running():
+            self.cancel()
+            event.ignore()
+            return
+        super().closeEvent(event)

@@ -1,0 +1,68 @@
+"""SIGKILL a real `transcribe-import export` mid-copy and mid-finish: the folder it leaves says it
+is incomplete and never validates, its lock is free, and a new export refuses to reuse it."""
+
+from __future__ import annotations
+
+import fcntl
+from pathlib import Path
+
+import bagit
+import pytest
+from export_helpers import make_corpus
+
+from transcribe_import.engine.export import verify_bag
+
+from helpers.cli import EXIT_OK, EXIT_USAGE, SIGKILLED, ok, run_cli
+
+pytestmark = pytest.mark.crash
+
+
+@pytest.mark.parametrize(
+    "point",
+    [
+        "export.after_file:1",  # project.json of the first notebook only
+        "export.after_file:3",  # mid-notebook
+        "export.after_file:9",  # into the second notebook
+        "atomic_write.before_replace:2",  # the first tag file, payload all written
+        "export.before_bagit",  # every tag file but bagit.txt
+    ],
+)
+def test_a_killed_export_leaves_a_folder_that_says_so_and_never_validates(tmp_path, point):
+    shelf = make_corpus(tmp_path)
+    dest = tmp_path / "out"
+
+    proc = run_cli(shelf.data, "export", "--all", "-o", str(dest), crash_at=point)
+
+    assert proc.returncode == SIGKILLED, (point, proc.stderr)
+    assert "running" in (dest / "EXPORT-INCOMPLETE.txt").read_text()
+    assert not (dest / "bagit.txt").exists()
+    with pytest.raises(bagit.BagError):
+        bagit.Bag(str(dest)).validate()
+    check = verify_bag(dest)
+    assert not check.valid
+    assert any("EXPORT-INCOMPLETE.txt" in p and "did not finish" in p for p in check.problems)
+
+    # The dead export's lock is free (an OS lock dies with its process) ...
+    with open(dest / ".export.lock", "rb") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+    # ... but its folder is not empty, so nothing is ever mixed into it.
+    again = ok(run_cli(shelf.data, "export", "--all", "-o", str(dest)), EXIT_USAGE)
+    assert "is not empty" in again.stderr
+    # A fresh folder works, and the corpus is whole.
+    ok(run_cli(shelf.data, "export", "--all", "-o", str(tmp_path / "retry")))
+    bagit.Bag(str(tmp_path / "retry")).validate()
+    ok(run_cli(shelf.data, "doctor"), EXIT_OK)
+
+
+def test_a_kill_after_the_commit_point_leaves_a_whole_bag(tmp_path: Path):
+    """bagit.txt is written last of the bag's files: once it is there, every byte was verified
+    and fsynced, so the bag is valid; the stale marker says how to read that case."""
+    shelf = make_corpus(tmp_path)
+    dest = tmp_path / "out"
+
+    proc = run_cli(shelf.data, "export", "--all", "-o", str(dest), crash_at="export.after_bagit")
+
+    assert proc.returncode == SIGKILLED
+    bagit.Bag(str(dest)).validate()
+    assert "the bag is whole" in (dest / "EXPORT-INCOMPLETE.txt").read_text()
