@@ -184,6 +184,29 @@ def _plan_bags(
     return PlannedScan(plan, scanned)
 
 
+def is_bag(path: Path) -> bool:
+    """Whether ``path`` is a folder that declares itself a BagIt bag (has a bagit.txt)."""
+    return (path / "bagit.txt").is_file() and not (path / "bagit.txt").is_symlink()
+
+
+def mode_for(paths: Sequence[Path], chosen: str) -> str:
+    """The mode a set of dropped paths is planned with: bags are recognised as bags.
+
+    Every path a bag: ``bag`` (whatever mode was chosen). Bags mixed with other folders:
+    ValueError, since a bag's files planned as page scans would import its manifests'
+    neighbours as pages and lose its ids. No bag: the chosen mode.
+    """
+    bags = [p for p in paths if is_bag(p)]
+    if not bags:
+        return chosen
+    if len(bags) == len(paths):
+        return "bag"
+    raise ValueError(
+        f"{bags[0].name} is an exported bag and the other folders are not; import the bags "
+        "on their own (a bag keeps its notebooks' ids)."
+    )
+
+
 def check_plan_editable(corpus: Corpus, plan: ImportPlan, where: str) -> None:
     """A plan with a run is frozen: refuse an edit, naming the run (``where`` names the plan)."""
     run = RunStore(corpus).frozen_by(plan.plan_id)
@@ -592,7 +615,6 @@ def export_notebooks(
     ``engine/export/bag.export_bag`` for what is refused and when.
     """
     from transcribe_import.engine.export.bag import export_bag
-
     from transcribe_import.engine.storage.fsio import problem_from_oserror
 
     try:

@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
 )
 
 from transcribe_import import __version__
+from transcribe_import.engine import api
 from transcribe_import.engine.base.findings import DoctorReport
 from transcribe_import.engine.planning.validate import ValidationReport
 from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
@@ -486,11 +487,17 @@ class MainWindow(QMainWindow):
         if self._plan_has_edits() and not confirm_discard_plan(self):
             return
         s = self.import_settings
+        paths = tuple(self.start_page.paths())
+        try:
+            mode = api.mode_for(paths, self.start_page.mode())
+        except ValueError as exc:
+            self.statusBar().showMessage(str(exc), 8000)
+            return
         self.scan_page.start(
             ScanRequest(
-                tuple(self.start_page.paths()),
-                self.start_page.mode(),
-                self.start_page.title(),
+                paths,
+                mode,
+                None if mode == "bag" else self.start_page.title(),
                 s.policy_id,
                 s.render,
                 s.workers,

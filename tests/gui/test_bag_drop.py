@@ -1,0 +1,60 @@
+"""A bag dropped on the window is recognised as a bag: its notebooks come back with their ids."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+from test_window_flow import commit, drop, scan_and_validate, wait_run_end
+from test_window_flow import open_window as open_window  # the flow tests' fixture
+
+from transcribe_import.engine.storage.corpus import Corpus
+from transcribe_import.gui.main_window import MainWindow
+
+from helpers.cli import cli_json, run_cli
+from helpers.shelves import make_shelf
+
+pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
+OpenWindow = Callable[..., MainWindow]
+
+
+def _export(tmp_path: Path) -> tuple[list[dict], Path]:
+    """Two notebooks committed in another data directory, exported as one bag."""
+    other = tmp_path / "other"
+    plan = tmp_path / "plan.json"
+    run_cli(other, "plan", str(make_shelf(tmp_path / "shelf", notebooks=2)), "-o", str(plan))
+    cli_json(other, "commit", str(plan), "--json")
+    bag = tmp_path / "bag"
+    cli_json(other, "export", "--all", "--output", str(bag), "--json")
+    return cli_json(other, "notebooks", "--json")["notebooks"], bag
+
+
+def test_a_dropped_bag_imports_with_its_ids(
+    qtbot: QtBot, open_window: OpenWindow, corpus: Corpus, tmp_path: Path
+) -> None:
+    notebooks, bag = _export(tmp_path)
+    window = open_window()
+    drop(window, [bag])
+    scan_and_validate(qtbot, window)
+    plan = window.session.plan
+    assert plan is not None
+    assert sorted(it.notebook_id for it in plan.items) == sorted(
+        n["notebook_id"] for n in notebooks
+    )
+    commit(qtbot, window)
+    wait_run_end(qtbot, window)
+    mine = {n.notebook_id: n.page_count for n in corpus.list_notebooks()}
+    assert mine == {n["notebook_id"]: n["page_count"] for n in notebooks}
+
+
+def test_a_bag_mixed_with_folders_is_refused_in_words(
+    qtbot: QtBot, open_window: OpenWindow, tmp_path: Path
+) -> None:
+    _notebooks, bag = _export(tmp_path)
+    window = open_window()
+    drop(window, [bag, make_shelf(tmp_path / "more", notebooks=1)])
+    window.start_scan()
+    assert window.current_page() is not window.scan_page
+    assert "is an exported bag" in window.statusBar().currentMessage()
