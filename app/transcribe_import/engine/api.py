@@ -55,7 +55,17 @@ class ExitCode(enum.IntEnum):
     INTERRUPTED = 6  # paused, or stopped by a signal other than Ctrl-C: resumable
 
 
-_LOCKED_CODES = frozenset({ErrorCode.CORPUS_BUSY, ErrorCode.NOTEBOOK_BUSY, ErrorCode.RUN_BUSY})
+_LOCKED_CODES = frozenset(
+    {ErrorCode.CORPUS_BUSY, ErrorCode.NOTEBOOK_BUSY, ErrorCode.RUN_BUSY, ErrorCode.EXPORT_LOCKED}
+)
+# Fixed by changing what was asked (a setting, a destination), not by waiting or repairing.
+_USAGE_CODES = frozenset(
+    {
+        ErrorCode.BAD_SETTING,
+        ErrorCode.EXPORT_DESTINATION_NOT_EMPTY,
+        ErrorCode.EXPORT_DESTINATION_INVALID,
+    }
+)
 
 
 def exit_code_for_status(status: RunStatus) -> ExitCode:
@@ -75,7 +85,7 @@ def exit_code_for_result(result: RunResult) -> ExitCode:
 
 
 def exit_code_for_error(exc: TranscribeError) -> ExitCode:
-    if exc.code is ErrorCode.BAD_SETTING:
+    if exc.code in _USAGE_CODES:
         return ExitCode.USAGE
     if exc.code in _LOCKED_CODES:
         return ExitCode.LOCKED
@@ -589,16 +599,9 @@ from transcribe_import.engine.export.model import (  # noqa: E402
     ExportStatus,
 )
 
-# Errors an export is refused with before it writes anything, and which a person fixes by
-# changing the arguments: exit 2 like any other usage error (docs/cli.md).
-_EXPORT_USAGE_CODES = frozenset(
-    {
-        ErrorCode.NOTEBOOK_NOT_FOUND,
-        ErrorCode.INVALID_ID,
-        ErrorCode.EXPORT_DESTINATION_NOT_EMPTY,
-        ErrorCode.EXPORT_DESTINATION_INVALID,
-    }
-)
+# An export names its notebooks on the command line: an unknown or malformed id there is a
+# mistake in the arguments, exit 2 (docs/cli.md), where elsewhere it means a damaged corpus.
+_EXPORT_ARGUMENT_CODES = frozenset({ErrorCode.NOTEBOOK_NOT_FOUND, ErrorCode.INVALID_ID})
 
 
 def export_notebooks(
@@ -637,9 +640,7 @@ def exit_code_for_export(result: ExportResult) -> ExitCode:
 
 
 def exit_code_for_export_error(exc: TranscribeError) -> ExitCode:
-    """An export's refusal: usage (2), a held destination (5), else as any coded error."""
-    if exc.code in _EXPORT_USAGE_CODES:
+    """An export's refusal: an unknown notebook named is usage (2), else as any coded error."""
+    if exc.code in _EXPORT_ARGUMENT_CODES:
         return ExitCode.USAGE
-    if exc.code is ErrorCode.EXPORT_LOCKED:
-        return ExitCode.LOCKED
     return exit_code_for_error(exc)

@@ -406,6 +406,15 @@ def error_code_words(code: str) -> str:
         ErrorCode.RUN_CORRUPT: _t("ErrorCode", "The import run cannot be read"),
         ErrorCode.RUN_TERMINAL: _t("ErrorCode", "The import run has ended"),
         ErrorCode.PLAN_FROZEN: _t("ErrorCode", "The plan belongs to a run and cannot change"),
+        ErrorCode.BAD_SETTING: _t("ErrorCode", "A setting is not valid"),
+        ErrorCode.EXPORT_LOCKED: _t("ErrorCode", "Another export is writing into that folder"),
+        ErrorCode.EXPORT_DESTINATION_NOT_EMPTY: _t("ErrorCode", "The export folder is not empty"),
+        ErrorCode.EXPORT_DESTINATION_INVALID: _t("ErrorCode", "The export folder cannot be used"),
+        ErrorCode.BAG_INVALID: _t("ErrorCode", "Not a bag this app can read"),
+        ErrorCode.BAG_UNSAFE_PATH: _t("ErrorCode", "The bag points outside itself"),
+        ErrorCode.BAG_HASH_MISMATCH: _t("ErrorCode", "A file in the bag was changed"),
+        ErrorCode.BAG_MISSING_FILE: _t("ErrorCode", "A file of the bag is missing"),
+        ErrorCode.BAG_UNLISTED_FILE: _t("ErrorCode", "The bag holds a file it does not list"),
     }
     return words.get(code, code)
 

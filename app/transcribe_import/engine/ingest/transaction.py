@@ -162,6 +162,30 @@ def _journal_for(req: IngestRequest, txn_id: str) -> Journal:
     )
 
 
+def _copy_verified(
+    src: Path, dest: Path, sha256: str, *, missing: str, changed: str
+) -> tuple[str, int]:
+    """Copy ``src`` to ``dest`` and return its (sha256, size), refusing other contents.
+
+    ``missing`` and ``changed`` are the messages for a file gone or no longer the one planned.
+    """
+    try:
+        sha, size = fsio.copy_hashed(src, dest)
+    except FileNotFoundError:
+        raise TranscribeError(ErrorCode.SOURCE_MISSING, missing, path=str(src)) from None
+    except PermissionError:
+        raise TranscribeError(
+            ErrorCode.SOURCE_UNREADABLE,
+            f"{src} cannot be read (permission denied): fix its permissions and retry.",
+            path=str(src),
+        ) from None
+    except OSError as exc:
+        raise fsio.problem_from_oserror(exc, src, "copying") from exc
+    if sha != sha256:
+        raise TranscribeError(ErrorCode.SOURCE_CHANGED, changed, path=str(src))
+    return sha, size
+
+
 def _stage_source(
     spec: SourceSpec,
     staging: Path,
@@ -176,29 +200,15 @@ def _stage_source(
     """
     ext = MEDIA_EXTENSIONS[spec.media_type]
     staged = staging / f"{spec.source_id}.{ext}"
-    try:
-        sha, size = fsio.copy_hashed(spec.path, staged)
-    except FileNotFoundError:
-        raise TranscribeError(
-            ErrorCode.SOURCE_MISSING,
-            f"{spec.path} has disappeared since it was scanned: reconnect the disk or scan again.",
-            path=str(spec.path),
-        ) from None
-    except PermissionError:
-        raise TranscribeError(
-            ErrorCode.SOURCE_UNREADABLE,
-            f"{spec.path} cannot be read (permission denied): fix its permissions and retry.",
-            path=str(spec.path),
-        ) from None
-    except OSError as exc:
-        raise fsio.problem_from_oserror(exc, spec.path, "copying") from exc
-    if sha != spec.sha256:
-        raise TranscribeError(
-            ErrorCode.SOURCE_CHANGED,
-            f"{spec.path} changed since it was scanned (its contents are different): "
-            "scan it again before importing.",
-            path=str(spec.path),
-        )
+    _sha, size = _copy_verified(
+        spec.path,
+        staged,
+        spec.sha256,
+        missing=f"{spec.path} has disappeared since it was scanned: reconnect the disk or scan "
+        "again.",
+        changed=f"{spec.path} changed since it was scanned (its contents are different): "
+        "scan it again before importing.",
+    )
     # Rendering reads the verified copy, never the original, so what we render is what we keep.
     sniffed = sniff_media_type(staged, display_path=str(spec.path))
     if sniffed != spec.media_type:
@@ -253,30 +263,15 @@ def _copy_render(page: PageSpec, staging: Path) -> RenderedPage:
     """
     render = page.render
     assert render is not None
-    try:
-        sha, _size = fsio.copy_hashed(render.path, staging / f"{page.render_id}.png")
-    except FileNotFoundError:
-        raise TranscribeError(
-            ErrorCode.SOURCE_MISSING,
-            f"{render.path} (the render of page {page.page_id}) has disappeared since the bag "
-            "was planned: reconnect the disk or plan the bag again.",
-            path=str(render.path),
-        ) from None
-    except PermissionError:
-        raise TranscribeError(
-            ErrorCode.SOURCE_UNREADABLE,
-            f"{render.path} cannot be read (permission denied): fix its permissions and retry.",
-            path=str(render.path),
-        ) from None
-    except OSError as exc:
-        raise fsio.problem_from_oserror(exc, render.path, "copying") from exc
-    if sha != render.sha256:
-        raise TranscribeError(
-            ErrorCode.SOURCE_CHANGED,
-            f"{render.path} (the render of page {page.page_id}) changed since the bag was "
-            "planned (its contents are different): plan the bag again before importing.",
-            path=str(render.path),
-        )
+    sha, _size = _copy_verified(
+        render.path,
+        staging / f"{page.render_id}.png",
+        render.sha256,
+        missing=f"{render.path} (the render of page {page.page_id}) has disappeared since the "
+        "bag was planned: reconnect the disk or plan the bag again.",
+        changed=f"{render.path} (the render of page {page.page_id}) changed since the bag was "
+        "planned (its contents are different): plan the bag again before importing.",
+    )
     return RenderedPage(page.page_index, b"", render.width, render.height, sha)
 
 

@@ -336,6 +336,20 @@ def _mismatch(shown: str, manifest: str) -> TranscribeError:
 # -- verifying -------------------------------------------------------------------------------
 
 
+def _refuse_listed(
+    root: Path,
+    kind: str,
+    manifests: Mapping[str, Mapping[str, str]],
+    wrong: Callable[[str], bool],
+    why: str,
+) -> None:
+    """Refuse a ``{kind}-{algorithm}.txt`` that lists a file it must not (``wrong``)."""
+    for algorithm, listed in manifests.items():
+        found = sorted(rel for rel in listed if wrong(rel))
+        if found:
+            raise _invalid(f"{root}/{kind}-{algorithm}.txt", f"lists {found[0]}{why}")
+
+
 def verify_bag(
     root: Path, *, should_stop: Callable[[], bool] | None = None
 ) -> Generator[ScanProgress, None, VerifiedBag]:
@@ -378,22 +392,20 @@ def verify_bag(
             f"has no {TAG_MANIFEST}, without which a changed manifest cannot be told from the "
             "real one. Export the bag again.",
         )
-    for algorithm, listed in manifests.items():
-        outside = sorted(rel for rel in listed if not rel.startswith(DATA))
-        if outside:
-            raise _invalid(
-                f"{root}/manifest-{algorithm}.txt",
-                f"lists {outside[0]}, which is not under data/; a payload manifest lists only "
-                "the payload.",
-            )
-    for algorithm, listed in tag_manifests.items():
-        wrong = sorted(rel for rel in listed if rel.startswith(DATA) or _is_tag_manifest(rel))
-        if wrong:
-            raise _invalid(
-                f"{root}/tagmanifest-{algorithm}.txt",
-                f"lists {wrong[0]}; a tag manifest lists only tag files (not the payload, not "
-                "tag manifests).",
-            )
+    _refuse_listed(
+        root,
+        "manifest",
+        manifests,
+        lambda rel: not rel.startswith(DATA),
+        ", which is not under data/; a payload manifest lists only the payload.",
+    )
+    _refuse_listed(
+        root,
+        "tagmanifest",
+        tag_manifests,
+        lambda rel: rel.startswith(DATA) or _is_tag_manifest(rel),
+        "; a tag manifest lists only tag files (not the payload, not tag manifests).",
+    )
 
     # Tag files first: a manifest edited or cut short is caught here, before it is trusted.
     for algorithm, listed in tag_manifests.items():

@@ -104,6 +104,20 @@ def plan_from_groups(
     return ImportPlan(new_id(), policy_id, tuple(items), json_safe_deep(provenance))
 
 
+def _provenance_of(f: ScannedFile) -> SourceProvenance:
+    """Where a scanned file came from, as a plan's source records it."""
+    return SourceProvenance.for_path(
+        f.path,
+        rel=json_safe(f.rel),
+        size=f.size,
+        mtime=f.mtime,
+        mtime_ns=f.mtime_ns,
+        captured_at=f.captured_at,
+        width=f.width,
+        height=f.height,
+    )
+
+
 def _source_for(f: ScannedFile) -> PlanSource:
     assert f.sha256 is not None and f.media_type is not None
     return PlanSource(
@@ -111,16 +125,7 @@ def _source_for(f: ScannedFile) -> PlanSource:
         sha256=f.sha256,
         media_type=f.media_type,
         pages=tuple(PlanPage(new_id(), new_id(), i) for i in range(f.page_count)),
-        provenance=SourceProvenance.for_path(
-            f.path,
-            rel=json_safe(f.rel),
-            size=f.size,
-            mtime=f.mtime,
-            mtime_ns=f.mtime_ns,
-            captured_at=f.captured_at,
-            width=f.width,
-            height=f.height,
-        ),
+        provenance=_provenance_of(f),
     )
 
 
@@ -281,16 +286,7 @@ def _bag_item(corpus: Corpus | None, group: BagGroup) -> PlanItem:
                     for p in group.pages
                     if p.source_id == bs.source_id
                 ),
-                provenance=SourceProvenance.for_path(
-                    f.path,
-                    rel=json_safe(f.rel),
-                    size=f.size,
-                    mtime=f.mtime,
-                    mtime_ns=f.mtime_ns,
-                    captured_at=f.captured_at,
-                    width=f.width,
-                    height=f.height,
-                ),
+                provenance=_provenance_of(f),
                 extra=bs.extra or None,
             )
         )
