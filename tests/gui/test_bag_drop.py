@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 from pytestqt.qtbot import QtBot
-from test_window_flow import commit, drop, scan_and_validate, wait_run_end
+from test_window_flow import commit, drop, scan_and_validate, wait_run_end, wait_validated
 from test_window_flow import open_window as open_window  # the flow tests' fixture
 
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow
 
+from helpers.bags import edit_project
 from helpers.cli import cli_json, run_cli
 from helpers.shelves import make_shelf
 
@@ -58,3 +59,30 @@ def test_a_bag_mixed_with_folders_is_refused_in_words(
     window.start_scan()
     assert window.current_page() is not window.scan_page
     assert "is an exported bag" in window.statusBar().currentMessage()
+
+
+def test_a_conflicting_notebook_is_settled_in_the_window(
+    qtbot: QtBot, open_window: OpenWindow, corpus: Corpus, data_dir: Path, tmp_path: Path
+) -> None:
+    """Same id, other content: a decision with both choices; as a copy, it lands beside."""
+    notebooks, bag = _export(tmp_path)
+    plan = tmp_path / "bag-plan.json"
+    run_cli(data_dir, "plan", str(bag), "--mode", "bag", "-o", str(plan))
+    cli_json(data_dir, "commit", str(plan), "--json")
+    changed = notebooks[0]["notebook_id"]
+    edit_project(bag, changed, lambda doc: doc.update(title="Renamed elsewhere"))
+    window = open_window()
+    drop(window, [bag])
+    scan_and_validate(qtbot, window)
+    assert window.session.plan is not None
+    item = next(it for it in window.session.plan.items if it.notebook_id == changed)
+    window.review_page.select_item(item.item_id)
+    buttons = {b.text(): b for b in window.review_page.decision_buttons()}
+    assert set(buttons) >= {"Leave this notebook out", "Import it as a copy (new ids)"}
+    buttons["Import it as a copy (new ids)"].click()
+    wait_validated(qtbot, window)
+    assert window.review_page.can_commit(), window.session.report
+    commit(qtbot, window)
+    wait_run_end(qtbot, window)
+    titles = sorted(n.title for n in corpus.list_notebooks())
+    assert titles == ["Renamed elsewhere (copy)", "notebook 1", "notebook 2"]

@@ -313,6 +313,8 @@ def resolution_words(resolution: str) -> str:
         "name": _t("Resolution", "Order by name"),
         "mtime": _t("Resolution", "Order by modification time"),
         "exclude": _t("Resolution", "Exclude the selected pages"),
+        "skip": _t("Resolution", "Leave this notebook out"),
+        "as_copy": _t("Resolution", "Import it as a copy (new ids)"),
     }
     return words.get(resolution, resolution)
 

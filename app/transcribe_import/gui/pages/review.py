@@ -39,8 +39,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from transcribe_import.engine import api
 from transcribe_import.engine.planning import edits, ordering
 from transcribe_import.engine.planning.plan import Op, OrderingRule, PlanItem
+from transcribe_import.engine.planning.validate import ProblemCode
 from transcribe_import.gui.models.plan import (
     ItemColumn,
     ItemIdRole,
@@ -569,6 +571,15 @@ class ReviewPage(QWidget):
                 self.tr("Order pages by modification time"),
             ),
         }
+        # A bag's notebook whose id holds another notebook: leave it out, or take a copy.
+        changes["skip"] = (
+            lambda it: api.reorder(it, skip=True),
+            self.tr("Leave the notebook out"),
+        )
+        changes["as_copy"] = (
+            lambda it: api.reorder(it, as_copy=True),
+            self.tr("Import the notebook as a copy"),
+        )
         if resolution == "exclude":
             self.exclude()
         elif resolution in changes:
@@ -634,6 +645,7 @@ class ReviewPage(QWidget):
     @Slot()
     def _on_validation_changed(self) -> None:
         self._update_summary()
+        self._rebuild_decisions(self._current_item())  # a notebook's conflict comes from it
         self._update_actions()
 
     def _refresh_item_widgets(self) -> None:
@@ -678,6 +690,15 @@ class ReviewPage(QWidget):
                 )
             )
             layout.addWidget(hint)
+        report = self.session.report
+        conflicts = [
+            p
+            for p in (report.for_item(item.item_id) if report and item is not None else [])
+            if p.resolutions and p.code is ProblemCode.NOTEBOOK_CONFLICT
+        ]
+        for problem in conflicts:
+            buttons = [self._resolution_button(r) for r in problem.resolutions]
+            layout.addLayout(self._decision_row(item_message(problem.message, item), buttons))
         unusable = item.unusable if item is not None else []
         for entry in unusable:
             rel = str(entry.get("rel", ""))
@@ -699,7 +720,7 @@ class ReviewPage(QWidget):
                     why=html.escape(item_message(str(entry.get("message", "")), item)),
                 )
             layout.addLayout(self._decision_row(text, [button], rich=True))
-        if not ambiguities and not unusable:
+        if not ambiguities and not unusable and not conflicts:
             self.decision_panel.hide()  # ``box`` has no parent: Python frees it
             if had_focus:
                 self.page_view.setFocus(Qt.FocusReason.OtherFocusReason)
@@ -710,6 +731,8 @@ class ReviewPage(QWidget):
         self.decision_panel.setTitle(
             self.tr("The page order needs a decision")
             if ambiguities
+            else self.tr("This notebook is already in the corpus, different")
+            if conflicts
             else self.tr("Files that cannot be imported")
         )
         self.decision_panel.show()
