@@ -76,3 +76,37 @@ def test_a_terminal_run_is_never_reopened(corpus, tmp_path) -> None:
     with pytest.raises(TranscribeError) as info:
         RunStore(corpus).begin_attempt(result.run_id)
     assert info.value.code is ErrorCode.RUN_TERMINAL
+
+
+def test_two_committers_of_one_plan_at_once_make_one_run(data_dir, tmp_path) -> None:
+    """The binding of a plan to its run is decided under the corpus lock (one live run)."""
+    import threading
+
+    from transcribe_import.engine.storage.corpus import Corpus
+
+    from helpers.runs import plan_for
+    from helpers.shelves import make_shelf
+
+    plan = plan_for(Corpus.open(data_dir), make_shelf(tmp_path / "shelf", notebooks=2))
+    start = threading.Barrier(4)
+    results: list[tuple[str, bool]] = []
+    errors: list[BaseException] = []
+
+    def commit_side() -> None:
+        corpus = Corpus.open(data_dir)  # its own lock file handle, as another process has
+        start.wait()
+        try:
+            record, existing = prepare_run(corpus, plan)
+            results.append((record.run_id, existing))
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=commit_side) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not errors
+    assert len({run_id for run_id, _ in results}) == 1
+    assert sorted(existing for _, existing in results) == [False, True, True, True]
+    assert len(RunStore(Corpus.open(data_dir)).run_ids()) == 1

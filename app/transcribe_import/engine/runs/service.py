@@ -48,7 +48,18 @@ def prepare_run(
     outcomes. A non-terminal equal run is continued; a complete one makes the
     commit a no-op; after a partial, failed or cancelled run a new run retries
     (items whose ids already landed are recognised and not imported twice).
+
+    Decided under the corpus lock, looking and creating alike: two processes committing
+    one plan at the same moment end with one run, which the second continues (and then
+    finds busy while the first executes it) instead of a second run claiming every page.
     """
+    with corpus.locked():
+        return _prepare_locked(corpus, plan, discovery)
+
+
+def _prepare_locked(
+    corpus: Corpus, plan: ImportPlan, discovery: dict[str, Any] | None
+) -> tuple[RunRecord, bool]:
     store = RunStore(corpus)
     same: list[RunRecord] = []
     for r in store.runs_for_plan(plan.plan_id):
