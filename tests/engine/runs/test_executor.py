@@ -283,3 +283,34 @@ def test_file_names_that_are_not_utf8_are_imported(corpus, tmp_path) -> None:
     assert validate(corpus, loaded).ok
     assert commit_plan(corpus, loaded).status is RunStatus.COMPLETE
     assert committed_page_ids(corpus, loaded)[item.item_id] == planned_page_ids(item)
+
+
+def test_skip_existing_is_judged_again_under_the_notebook_lock(
+    corpus, tmp_path, monkeypatch
+) -> None:
+    """Two commits racing into one notebook with the same files: the pages land once.
+
+    The executor's early look (``notebook_hashes``) is made stale, as when another import
+    lands between it and the ingest; the ingest's own check under the notebook lock must
+    still skip the bytes the notebook holds by then.
+    """
+    from transcribe_import.engine.runs import executor
+
+    tree = make_shelf(tmp_path / "box", notebooks=1)
+    first = plan_for(corpus, tree)
+    commit_plan(corpus, first)
+    nbid = first.items[0].notebook_id
+    # Planned before the first landed: nothing is marked duplicate in this plan.
+    monkeypatch.setattr(executor, "notebook_hashes", lambda corpus, nbid: {})
+    again = plan_for(corpus, tree / "notebook 1", mode=f"into:{nbid}")
+    for item in again.items:
+        again = again.with_item(
+            replace(item, sources=tuple(replace(s, duplicate=None) for s in item.sources))
+        )
+    result = commit_plan(corpus, again)
+    assert result.status is RunStatus.COMPLETE
+    outcome = result.record.outcomes()[again.items[0].item_id]
+    assert outcome.state is ItemState.SKIPPED
+    assert {s["classification"] for s in outcome.skipped_sources} == {"duplicate_in_notebook"}
+    doc = assert_notebook_whole(corpus, nbid)
+    assert len(doc["pages"]) == sum(len(s.pages) for s in first.items[0].imported_sources())

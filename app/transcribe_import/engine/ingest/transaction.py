@@ -74,6 +74,10 @@ class IngestRequest:
     # A restore (a bag's notebook): the pages land in this order (it may interleave
     # sources), and only into a notebook that holds no other page, so nothing is merged.
     page_order: tuple[str, ...] | None = None
+    # skip_existing: a source whose bytes the notebook already holds (as another source) is
+    # left out, judged under the notebook lock, so two imports racing into one notebook
+    # with the same files never both land them.
+    skip_held: bool = False
 
 
 @dataclass(frozen=True)
@@ -82,6 +86,7 @@ class IngestResult:
     txn_id: str | None
     already_present: bool
     pages_added: int
+    skipped_held: tuple[str, ...] = ()  # source ids left out: the notebook held their bytes
 
 
 class IngestCancelled(Exception):
@@ -364,6 +369,18 @@ def _ingest_locked(
             "for other pages; make a new plan.",
             item=req.item_id,
         )
+    skipped: tuple[str, ...] = ()
+    if req.skip_held:
+        held = {s.get("sha256"): s.get("id") for s in manifest["sources"] if isinstance(s, dict)}
+        left_out = [s for s in req.sources if held.get(s.sha256) not in (None, s.source_id)]
+        if left_out:
+            skipped = tuple(s.source_id for s in left_out)
+            keep = tuple(s for s in req.sources if s.source_id not in skipped)
+            pages = {p.page_id for s in keep for p in s.pages}
+            cover = req.cover_page_id if req.cover_page_id in pages else None
+            req = dataclasses.replace(req, sources=keep, cover_page_id=cover)
+            if not keep:
+                return IngestResult(req.notebook_id, None, False, 0, skipped)
     if req.page_order is not None and have.pages:
         # Validate said the notebook was free; another import got there since. A restore
         # lands a whole notebook or nothing: it is never merged into other pages.
@@ -424,7 +441,7 @@ def _ingest_locked(
             findings = []  # the journal stays and blocks the notebook until doctor recovers it
         if not any(f.code == FindingCode.JOURNAL_ROLLED_FORWARD for f in findings):
             raise fsio.problem_from_oserror(exc, nb_dir, "saving pages into") from exc
-    return IngestResult(req.notebook_id, txn.txn_id, False, len(txn.doc["pages"]))
+    return IngestResult(req.notebook_id, txn.txn_id, False, len(txn.doc["pages"]), skipped)
 
 
 def _stage_all(

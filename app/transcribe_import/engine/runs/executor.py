@@ -31,6 +31,7 @@ from transcribe_import.engine.media.kinds import RenderSettings
 from transcribe_import.engine.planning.dedupe import CorpusHashIndex, classify, notebook_hashes
 from transcribe_import.engine.planning.plan import (
     DedupeScope,
+    Duplicate,
     DuplicatePolicy,
     ImportPlan,
     Op,
@@ -234,8 +235,9 @@ class _Executor:
                 item_id=item.item_id,
                 cover_page_id=item.cover_page_id if item.cover_page_id in cover_sources else None,
                 page_order=item.restore.page_order if item.restore else None,
+                skip_held=self.plan.policy is DuplicatePolicy.SKIP_EXISTING,
             )
-            ingest(
+            landed = ingest(
                 self.corpus,
                 req,
                 self.settings,
@@ -248,6 +250,24 @@ class _Executor:
             if exc.code in _RUN_INTERRUPTING:
                 raise
             return self._failed(item, exc.code, str(exc))
+        if landed.skipped_held:
+            # Another import landed these bytes since they were judged above.
+            late = set(landed.skipped_held)
+            skipped += [
+                skipped_source(s, Duplicate.IN_NOTEBOOK) for s in to_ingest if s.source_id in late
+            ]
+            to_ingest = [s for s in to_ingest if s.source_id not in late]
+            if not to_ingest:
+                return ItemOutcome(
+                    item.item_id,
+                    ItemState.SKIPPED,
+                    nbid,
+                    (),
+                    0,
+                    tuple(skipped),
+                    "all_duplicates",
+                    updated_at=utc_now(),
+                )
         crashpoint("run.before_item_outcome")
         return ItemOutcome(
             item.item_id,
