@@ -53,6 +53,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench_results import replace_section  # noqa: E402 - beside this script
+
 BENCH = Path(__file__).resolve().parent
 HEADING = "## CLI start-up (bench/bench_cli.py)"
 MEDIA_LIBS = ("PIL", "pypdf", "pypdfium2")
@@ -580,19 +582,7 @@ The plan documents are compared with their fresh ids and times taken out.
 
     {rerun}
 """
-    _replace_section(BENCH / "RESULTS.md", HEADING, section)
-
-
-def _replace_section(path: Path, heading: str, section: str) -> None:
-    """Replace this benchmark's own section (or append it), leaving the others as they are."""
-    text = path.read_text() if path.exists() else "# Benchmark results\n\n"
-    if heading in text:
-        start = text.index(heading)
-        nxt = text.find("\n## ", start + 1)
-        text = text[:start] + section + ("\n" + text[nxt + 1 :] if nxt >= 0 else "")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    path.write_text(text)
+    replace_section(BENCH / "RESULTS.md", HEADING, section)
 
 
 if __name__ == "__main__":

@@ -35,6 +35,8 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
+from bench_results import replace_section  # noqa: E402 - beside this script
+
 BENCH = Path(__file__).resolve().parent
 WORK = BENCH / "_work"
 HEADING = "## Export (bench/bench_export.py)"
@@ -224,7 +226,7 @@ an untimed `sync`; 1-minute load average {load:.2f} at the end.
 """
     print(section)
     if args.write:
-        _replace_section(BENCH / "RESULTS.md", HEADING, section)
+        replace_section(BENCH / "RESULTS.md", HEADING, section)
         print(f"wrote {HEADING!r} in {BENCH / 'RESULTS.md'}", file=sys.stderr)
 
 
@@ -240,17 +242,6 @@ def check_bag(out: Path) -> str:
     started = time.perf_counter()
     bagit.Bag(str(out)).validate()
     return f"valid by `bagit.Bag(path).validate()` ({time.perf_counter() - started:.2f} s)"
-
-
-def _replace_section(path: Path, heading: str, section: str) -> None:
-    text = path.read_text() if path.exists() else "# Benchmark results\n\n"
-    if heading in text:
-        start = text.index(heading)
-        nxt = text.find("\n## ", start + 1)
-        text = text[:start] + section.rstrip("\n") + "\n" + (text[nxt:] if nxt >= 0 else "")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    path.write_text(text)
 
 
 if __name__ == "__main__":

@@ -43,7 +43,8 @@ if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
 from PIL import Image, ImageDraw  # noqa: E402
 from PySide6.QtCore import QCoreApplication, QEventLoop, QSettings, Qt, QTimer  # noqa: E402
 
-from bench_ingest import WORK, _replace_section  # noqa: E402
+from bench_ingest import WORK  # noqa: E402
+from bench_results import replace_section  # noqa: E402
 
 HEADING = "## Window responsiveness (bench/bench_gui.py)"
 BEAT_MS = 10
@@ -405,7 +406,7 @@ def main() -> None:
     section = record(commit, scan, args)
     print(section)
     if not args.no_record:
-        _replace_section(BENCH / "RESULTS.md", HEADING, section)
+        replace_section(BENCH / "RESULTS.md", HEADING, section)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,8 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFilter
 
+from bench_results import replace_section  # noqa: E402 - beside this script
+
 BENCH = Path(__file__).resolve().parent
 WORK = BENCH / "_work"
 A4_300DPI = (2480, 3508)
@@ -282,18 +284,7 @@ already lists 10,000: {s["register_cold_ms"]} ms in a fresh process (a new noteb
 registration is appended without reading the index), {s["register_warm_ms"]} ms in a
 process that has read the index (target: under 50 ms).
 """
-    _replace_section(BENCH / "RESULTS.md", "## Ingest (bench/bench_ingest.py)", section)
-
-
-def _replace_section(path: Path, heading: str, section: str) -> None:
-    text = path.read_text() if path.exists() else "# Benchmark results\n\n"
-    if heading in text:
-        start = text.index(heading)
-        nxt = text.find("\n## ", start + 1)
-        text = text[:start] + section.rstrip("\n") + "\n" + (text[nxt:] if nxt >= 0 else "")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    path.write_text(text)
+    replace_section(BENCH / "RESULTS.md", "## Ingest (bench/bench_ingest.py)", section)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,8 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 sys.path.insert(0, str(BENCH.parent / "app"))
 
-from bench_ingest import WORK, _replace_section, _scan, peak_rss_mib, side_reference  # noqa: E402
+from bench_ingest import WORK, _scan, peak_rss_mib, side_reference  # noqa: E402
+from bench_results import replace_section  # noqa: E402
 
 A5_200DPI = (1165, 1654)
 
@@ -256,7 +257,7 @@ notebooks' manifests, never re-hashed (the remaining item's bytes are hashed whi
 Committing one item costs {s["resume_per_item_s"]} s on average in the same run;
 the first {s["resume_items"] - 1} items took {s["resume_first_s"]} s.
 """
-    _replace_section(BENCH / "RESULTS.md", "## Import runs (bench/bench_runs.py)", section)
+    replace_section(BENCH / "RESULTS.md", "## Import runs (bench/bench_runs.py)", section)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,8 @@ import sys
 import time
 from pathlib import Path
 
+from bench_results import replace_section  # noqa: E402 - beside this script
+
 BENCH = Path(__file__).resolve().parent
 WORK = BENCH / "_work"
 HEADING = "## Scan (bench/bench_scan.py)"
@@ -216,18 +218,7 @@ Each side in its own process; median wall time of the runs; ratio to the bare wa
   tiny files). On real scans (megabytes per file) hashing dominates, and it releases
   the GIL.
 """
-    _replace_section(BENCH / "RESULTS.md", HEADING, section)
-
-
-def _replace_section(path: Path, heading: str, section: str) -> None:
-    text = path.read_text() if path.exists() else "# Benchmark results\n\n"
-    if heading in text:
-        start = text.index(heading)
-        nxt = text.find("\n## ", start + 1)
-        text = text[:start] + section + ("\n" + text[nxt + 1 :] if nxt >= 0 else "")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    path.write_text(text)
+    replace_section(BENCH / "RESULTS.md", HEADING, section)
 
 
 if __name__ == "__main__":
