@@ -165,14 +165,17 @@ def test_exporting_some_notebooks_carries_only_them(shelf, tmp_path: Path):
     bagit.Bag(str(dest)).validate()
 
 
-def test_an_empty_notebook_and_an_empty_corpus_export_as_valid_bags(tmp_path: Path):
+def test_an_empty_notebook_exports_as_a_valid_bag_and_no_notebook_at_all_is_refused(
+    tmp_path: Path,
+):
     shelf = make_corpus(tmp_path / "a", pages=(0,))
     export(shelf, tmp_path / "one")
     bagit.Bag(str(tmp_path / "one")).validate()
     empty = make_corpus(tmp_path / "b", pages=(1,))
-    _e, result = drain(api.export_notebooks(empty.corpus, [], tmp_path / "none"))
-    assert result.status is ExportStatus.COMPLETE and result.files == {}
-    bagit.Bag(str(tmp_path / "none")).validate()
+    with pytest.raises(TranscribeError) as caught:
+        drain(api.export_notebooks(empty.corpus, [], tmp_path / "none"))
+    assert caught.value.code is ErrorCode.EXPORT_NOTHING
+    assert not (tmp_path / "none").exists()
 
 
 # -- damage in the corpus: partial, named, never valid ---------------------------------------

@@ -147,3 +147,13 @@ def test_ctrl_c_cancels_exits_4_and_the_folder_says_so(shelf, tmp_path, monkeypa
 def test_export_is_listed_in_help():
     proc = ok(run_cli(None, "export", "--help"), EXIT_OK)
     assert "--all" in proc.stdout and "--output" in proc.stdout and "--json" in proc.stdout
+
+
+def test_export_all_of_an_empty_corpus_is_refused_and_writes_nothing(tmp_path: Path):
+    data = tmp_path / "data"
+    ok(run_cli(data, "doctor"))  # creates the empty corpus
+    proc = ok(run_cli(data, "export", "--all", "-o", str(tmp_path / "out")), EXIT_PROBLEMS)
+    assert "holds no notebook yet" in proc.stderr and "Nothing was written" in proc.stderr
+    assert "export_nothing" in proc.stderr or "nothing to export" in proc.stderr
+    assert not (tmp_path / "out").exists()
+    assert not (data / "exports").exists()

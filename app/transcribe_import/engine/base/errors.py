@@ -41,6 +41,7 @@ class ErrorCode(enum.StrEnum):
     EXPORT_LOCKED = "export_locked"  # another export holds the destination's .export.lock
     EXPORT_DESTINATION_NOT_EMPTY = "export_destination_not_empty"  # holds files already
     EXPORT_DESTINATION_INVALID = "export_destination_invalid"  # a file, or inside the corpus
+    EXPORT_NOTHING = "export_nothing"  # no notebook to export: an empty corpus, --all
     # import runs
     RUN_NOT_FOUND = "run_not_found"
     RUN_CORRUPT = "run_corrupt"

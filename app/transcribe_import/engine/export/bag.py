@@ -214,7 +214,17 @@ def _snapshot(corpus: Corpus, notebook_id: str) -> _Notebook:
 
 
 def resolve_notebooks(corpus: Corpus, notebook_ids: Sequence[str]) -> list[str]:
-    """The ids, each once in the order given, every one a registered notebook; else usage."""
+    """The ids, each once in the order given, every one a registered notebook; else usage.
+
+    No id at all (``--all`` on a corpus with no notebook yet) is refused too: a bag that
+    holds nothing would validate as a "complete" export of nothing, which no one asked for.
+    """
+    if not notebook_ids:
+        raise TranscribeError(
+            ErrorCode.EXPORT_NOTHING,
+            f"The corpus at {corpus.root} holds no notebook yet, so there is nothing to "
+            "export. Import some notebooks first. Nothing was written.",
+        )
     try:
         registered = corpus.index_entries()
     except OSError as exc:
