@@ -104,7 +104,13 @@ def test_importing_the_bag_twice_changes_nothing(exported, tmp_path: Path) -> No
     ok(run_cli(data, "commit", str(tmp_path / "1.json")))
     before = notebook_files(data)
 
-    _import(data, bag, tmp_path / "2.json")
+    second = ok(run_cli(data, "plan", "--mode", "bag", str(bag), "-o", str(tmp_path / "2.json")))
+    lines = [line for line in second.stdout.splitlines() if line.startswith("  [")]
+    assert len(lines) == 2 and all(
+        line.startswith("  [unchanged]") and "already in the corpus, nothing to import" in line
+        for line in lines
+    ), second.stdout
+    assert "duplicate" not in second.stdout
     report = cli_json(data, "validate", str(tmp_path / "2.json"), "--json")
     assert report["valid"] and {p["code"] for p in report["problems"]} == {"unchanged"}
     run = cli_json(data, "commit", str(tmp_path / "2.json"), "--json")

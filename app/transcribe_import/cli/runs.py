@@ -30,6 +30,7 @@ from transcribe_import.engine.planning.plan import (
     policy_id_for,
     save_plan,
 )
+from transcribe_import.engine.planning.validate import ProblemCode
 from transcribe_import.engine.runs.model import (
     EventKind,
     RunControl,
@@ -144,8 +145,13 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
 def _item_line(it: PlanItem, report: ValidationReport) -> str:
     problems = report.for_item(it.item_id)
     errors = [p for p in problems if p.severity == "error"]
-    state = "needs a decision" if errors else "ready"
     op = "create" if it.op == "create_notebook" else f"into {it.notebook_id[:8]}"
+    if not errors and any(p.code == ProblemCode.UNCHANGED for p in problems):
+        # A bag's notebook the corpus holds byte for byte: not "0 pages, N duplicates"
+        return (
+            f"[unchanged] {it.item_id[:8]} “{it.label}”: already in the corpus, nothing to import"
+        )
+    state = "needs a decision" if errors else "ready"
     pages = api.pages_planned(it)
     dups = len(it.planned_skips())
     extra = f", {dups} duplicate(s) skipped" if dups else ""
