@@ -14,7 +14,7 @@ from PySide6.QtCore import QItemSelectionModel, QSettings, Qt
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine import api
-from transcribe_import.engine.export import ExportStatus
+from transcribe_import.engine.export.model import ExportStatus
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow, Section
 

@@ -30,7 +30,8 @@ from export_helpers import (
 from transcribe_import.engine import api
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.doctor import doctor
-from transcribe_import.engine.export import ExportPhase, ExportStatus, verify_bag
+from transcribe_import.engine.export.model import ExportPhase, ExportStatus
+from transcribe_import.engine.export.verify import verify_bag
 from transcribe_import.engine.storage import fsio
 
 from engine_helpers import snapshot
@@ -475,7 +476,7 @@ def test_every_fault_leaves_a_bag_that_is_valid_or_that_never_validates(tmp_path
 
 def test_the_export_module_never_imports_qt() -> None:
     code = (
-        "import sys; import transcribe_import.engine.export, transcribe_import.engine.api; "
+        "import sys; import transcribe_import.engine.export.bag, transcribe_import.engine.api; "
         "assert not any(m.startswith(('PySide6', 'shiboken6')) for m in sys.modules)"
     )
     subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ})

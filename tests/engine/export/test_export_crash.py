@@ -10,7 +10,7 @@ import bagit
 import pytest
 from export_helpers import make_corpus
 
-from transcribe_import.engine.export import verify_bag
+from transcribe_import.engine.export.verify import verify_bag
 
 from helpers.cli import EXIT_OK, EXIT_USAGE, SIGKILLED, ok, run_cli
 

@@ -169,7 +169,7 @@ def test_the_plan_keeps_what_lands_in_its_fingerprint(corpus: Corpus, bag: Path,
 
 
 def test_a_real_export_round_trips(tmp_path: Path, shelf_corpus: Corpus, corpus: Corpus) -> None:
-    export = pytest.importorskip("transcribe_import.engine.export")
+    export = pytest.importorskip("transcribe_import.engine.export.bag")
     gen = export.export_bag(shelf_corpus, sorted(shelf_corpus.index_entries()), tmp_path / "out")
     while True:
         try:
