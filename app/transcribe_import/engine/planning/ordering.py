@@ -183,7 +183,7 @@ def page_number(name: str) -> tuple[int, str] | None:
 _COUNTER = re.compile(r"(?:(?i:IMG|DSCN|DSCF|DSC|PICT|SCAN)[ _-]?|P)(\d{4,})")
 # A leaf and one of its sides: 12r 12v, 12a 12b, 12 recto, f. 12r, fol12v, folio 12 verso;
 # an opening's left or right page: 12L 12R, 12 left.
-_SIDE = re.compile(r"(?<!\d)(\d+)[ _.-]?(recto|verso|left|right|[rvabl])", re.IGNORECASE)
+_SIDE = re.compile(r"(?<!\d)(\d+)[ _.-]?(recto|verso|left|right|[rvabl])$", re.IGNORECASE)
 # What a phone adds after a date and time for a second shot in the same second: _1, (2).
 _BURST = re.compile(r"\x00[ _~-]*\(?\d{1,3}\)?")
 # A name numbering fronts or backs of a duplex scan in two passes: front_001, back_001,
@@ -222,12 +222,12 @@ def _name_of(source: PlanSource) -> _Name:
     counter = _COUNTER.fullmatch(stem)
     if counter is not None:
         return _Name(source, _COUNTERS, int(counter.group(1)))
-    marked = _DATE_TIME.sub("\x00", stem)
-    side = _SIDE.search(marked)
-    if side is not None and side.end() == len(marked):
+    side = _side_in(stem)
+    if side is not None:
         word = side.group(2).casefold()
         letter = {"recto": "r", "verso": "v", "left": "l", "right": "R"}.get(word, word)
         return _Name(source, _LEAVES, int(side.group(1)), letter)
+    marked = _DATE_TIME.sub("\x00", stem)
     number = page_number(source.name)
     if "\x00" in marked and (number is None or _BURST.search(marked[marked.rindex("\x00") :])):
         return _Name(source, _TIMES)
@@ -236,18 +236,21 @@ def _name_of(source: PlanSource) -> _Name:
     return _Name(source, _PAGES, number[0])
 
 
+def _side_in(stem: str) -> re.Match[str] | None:
+    """The leaf and side a name's stem ends with (dates aside), if it is no counter."""
+    if _COUNTER.fullmatch(stem):
+        return None
+    return _SIDE.search(_DATE_TIME.sub("\x00", stem))
+
+
 def page_label(name: str) -> str | None:
     """A page's own label when its name gives leaf and side: "f. 12r.jpg" -> "12r"; else None.
 
     Kept on the page in project.json (``label``). Recto and verso are written r and v,
     left and right L and R; a single letter as the name has it.
     """
-    stem = PurePosixPath(name).stem
-    if _COUNTER.fullmatch(stem):
-        return None
-    marked = _DATE_TIME.sub("\x00", stem)
-    side = _SIDE.search(marked)
-    if side is None or side.end() != len(marked):
+    side = _side_in(PurePosixPath(name).stem)
+    if side is None:
         return None
     word = side.group(2)
     letter = {"recto": "r", "verso": "v", "left": "L", "right": "R"}.get(word.casefold(), word)
@@ -426,7 +429,8 @@ def _missing_sides(item: PlanItem, scheme: _Scheme, placed: _Scheme) -> Ambiguit
     leaves_missing = {number for number, _ in missing}
     for number in sorted(leaves_missing):
         gone = [side for side in sides if (number, side) in missing]
-        if len(gone) == len(sides) and not (number == first and item.ordering.verso_first):
+        whole_leaf = len(gone) == len(sides) == 2
+        if whole_leaf and not (number == first and item.ordering.verso_first):
             if whole and whole[-1] == number - 1:
                 whole.append(number)
                 continue
