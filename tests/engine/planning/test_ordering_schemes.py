@@ -11,14 +11,24 @@ import random
 from collections.abc import Callable
 from dataclasses import replace
 
+import orjson
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from test_ordering import at, make_item, only, proposed, rels, src  # the same fixtures
 
+from transcribe_import.engine.base.ids import new_id
 from transcribe_import.engine.planning import ordering
 from transcribe_import.engine.planning.ordering import AmbiguityCode
-from transcribe_import.engine.planning.plan import Duplicate, Ordering, OrderingRule
+from transcribe_import.engine.planning.plan import (
+    DEFAULT_POLICY_ID,
+    Duplicate,
+    ImportPlan,
+    Ordering,
+    OrderingRule,
+    PlanDocumentError,
+    plan_from_document,
+)
 
 # -- the schemes ---------------------------------------------------------------------------
 
@@ -371,3 +381,34 @@ def test_a_planned_skip_or_an_exclusion_raises_no_missing_page() -> None:
     assert ordering.find_ambiguities(skipped) == []
     leaf = ordering.exclude(proposed("1r.jpg", "1v.jpg", "2r.jpg", "2v.jpg"), ["1v.jpg"])
     assert ordering.find_ambiguities(leaf) == []
+
+
+# -- the plan document carries labels and what a person said -------------------------------
+
+
+def test_labels_and_leaf_facts_round_trip_fingerprinted() -> None:
+    plain = make_item(src("page 1.jpg"), src("page 2.jpg"))
+    doc = ImportPlan(new_id(), DEFAULT_POLICY_ID, (plain,)).to_document()
+    # Nothing said, nothing written: every plan made before keeps its fingerprint.
+    assert set(doc["items"][0]["ordering"]) == {"rule", "resolved"}
+    assert all("label" not in p for s in doc["items"][0]["sources"] for p in s["pages"])
+
+    one = src("f. 1v.jpg")
+    labelled = replace(one, pages=(replace(one.pages[0], label="1v"),))
+    item = ordering.verso_first(make_item(labelled, src("f. 2r.jpg")))
+    plan = ImportPlan(new_id(), DEFAULT_POLICY_ID, (item,))
+    doc = plan.to_document()
+    assert doc["items"][0]["ordering"]["verso_first"] is True
+    back = plan_from_document(orjson.loads(orjson.dumps(doc)), "plan.json")
+    assert back.items[0].ordering == Ordering(verso_first=True)
+    assert back.items[0].sources[0].pages[0].label == "1v"
+    assert (
+        back.fingerprint
+        == plan.fingerprint
+        != ImportPlan(
+            plan.plan_id, DEFAULT_POLICY_ID, (replace(item, ordering=Ordering()),)
+        ).fingerprint
+    )
+    doc["items"][0]["sources"][0]["pages"][0]["label"] = "2r"  # edited outside the app
+    with pytest.raises(PlanDocumentError, match="plan_fingerprint does not match"):
+        plan_from_document(doc, "plan.json")
