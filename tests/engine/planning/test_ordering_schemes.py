@@ -342,6 +342,7 @@ def test_fronts_and_backs_must_agree_in_number() -> None:
         ordering.interleave(item)
     # A left-out back keeps its place in the pairs: the counts are of what was scanned.
     blank = ordering.exclude(proposed(*duplex_names(2)), ["back_002.jpg"])
+    assert "interleave" in only(blank, AmbiguityCode.DUPLEX_PASSES).resolutions
     assert rels(ordering.interleave(blank))[-1] == "back_002.jpg"
 
 

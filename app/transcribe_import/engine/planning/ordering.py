@@ -122,7 +122,8 @@ def find_ambiguities(item: PlanItem) -> list[Ambiguity]:
     placed = [s for s in item.sources if s.media_type != PDF]  # gaps: the left-out count
     found: list[Ambiguity] = []
     scheme = _scheme_of(images)
-    passes = duplex_passes([s for s in images if not is_cover_name(s.name)])
+    # Passes are what was scanned: a back left out still counts (interleave keeps its place).
+    passes = duplex_passes([s for s in placed if not is_cover_name(s.name)]) if images else None
     if passes is not None:
         found.append(_duplex(item, passes))
     else:
@@ -653,7 +654,7 @@ def _duplex(item: PlanItem, passes: Passes) -> Ambiguity:
         "Interleave them front, back, front… (--by interleave), interleave them with the "
         "backs in reverse (--by interleave-reversed), give the order (--sequence), or accept "
         "the order as it is.",
-        tuple(s.source_id for s in (*f, *b)),
+        _imported(item, (*f, *b)),
         resolutions,
     )
 
