@@ -13,6 +13,7 @@ reload. Pure functions over the frozen plan dataclasses: no I/O, no Qt. A little
 
 from __future__ import annotations
 
+import bisect
 import datetime
 import enum
 import re
@@ -425,11 +426,12 @@ def _missing_sides(item: PlanItem, scheme: _Scheme, placed: _Scheme) -> Ambiguit
     missing = [p for p in expected if p not in at]
     if not missing:
         return None
+    gone_at = set(missing)
     phrases: list[str] = []
     whole: list[int] = []  # a run of whole leaves missing, told as one
     leaves_missing = {number for number, _ in missing}
     for number in sorted(leaves_missing):
-        gone = [side for side in sides if (number, side) in missing]
+        gone = [side for side in sides if (number, side) in gone_at]
         whole_leaf = len(gone) == len(sides) == 2
         if whole_leaf and not (number == first and item.ordering.verso_first):
             if whole and whole[-1] == number - 1:
@@ -446,10 +448,9 @@ def _missing_sides(item: PlanItem, scheme: _Scheme, placed: _Scheme) -> Ambiguit
     runs = _runs_of(missing, expected)
     where = ""
     if len(runs) == 1:
-        before = [p for p in order if p < runs[0][0]]
-        after = [p for p in order if p > runs[0][-1]]
-        b = at[before[-1]].provenance.rel if before else None
-        a = at[after[0]].provenance.rel if after else None
+        before, after = _next_to(order, runs[0][0], -1), _next_to(order, runs[0][-1], 1)
+        b = at[before].provenance.rel if before else None
+        a = at[after].provenance.rel if after else None
         where = f" between {b} and {a}" if b and a else f" after {b}" if b else f" before {a}"
     shown = phrases[:_MAX_RUNS_SHOWN]
     more = len(phrases) - len(shown)
@@ -458,7 +459,7 @@ def _missing_sides(item: PlanItem, scheme: _Scheme, placed: _Scheme) -> Ambiguit
     verb = "are" if plural else "is"
     resolutions = ["accept", "sequence"]
     hints = ""
-    if (first, 0) in missing and (first, 1) in at:
+    if (first, 0) in gone_at and (first, 1) in at:
         resolutions.append("verso_first")
         side = _SIDE_WORDS[scheme.kind][1]
         hints += f" If the first page is a {side}, say so (--verso-first)."
@@ -510,11 +511,12 @@ def _runs_of(
 def _next_to(
     order: list[tuple[int, int]], place: tuple[int, int], step: int
 ) -> tuple[int, int] | None:
+    """The place in ``order`` (sorted) just before (``step`` -1) or after ``place``."""
     if step < 0:
-        before = [p for p in order if p < place]
-        return before[-1] if before else None
-    after = [p for p in order if p > place]
-    return after[0] if after else None
+        k = bisect.bisect_left(order, place)
+        return order[k - 1] if k > 0 else None
+    k = bisect.bisect_right(order, place)
+    return order[k] if k < len(order) else None
 
 
 # -- duplex passes -------------------------------------------------------------------------
