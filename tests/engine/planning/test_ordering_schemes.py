@@ -107,6 +107,26 @@ def test_taking_one_page_out_is_a_gap_naming_its_neighbours(
     assert ordering.find_ambiguities(left_out) == []
 
 
+_COUNTER_PREFIXES = ["IMG_", "DSC", "DSCN", "DSC_", "P", "scan_"]
+
+
+@given(
+    st.sampled_from(_COUNTER_PREFIXES),
+    st.integers(1000, 8000),
+    st.lists(st.integers(0, 60), min_size=2, max_size=25, unique=True),
+    st.randoms(use_true_random=False),
+)
+def test_a_counter_with_any_frames_deleted_is_clear_and_in_order(
+    prefix: str, start: int, kept: list[int], rnd: random.Random
+) -> None:
+    names = [f"{prefix}{start + k:04d}.JPG" for k in sorted(kept)]
+    shuffled = names[:]
+    rnd.shuffle(shuffled)
+    item = make_item(*ordering.propose_order([src(n) for n in shuffled]))
+    assert rels(item) == names
+    assert ordering.find_ambiguities(item) == []
+
+
 # -- leaves and sides ----------------------------------------------------------------------
 
 
