@@ -6,9 +6,16 @@ order only. Anything a person could reasonably read two ways is reported by
 and stays a validate error until a person resolves it with one of the operations
 below. Each resolution is recorded in the plan (``PlanItem.ordering`` and the
 sources' order and ``excluded`` flags), so it is fingerprinted and survives a
-reload. Pure functions over the frozen plan dataclasses: no I/O, no Qt. A little over
-500 lines: the ambiguity checks and the resolutions share the name and number helpers
-(``page_number``, ``_SourceNames``), and split apart each half would import the other.
+reload. Pure functions over the frozen plan dataclasses: no I/O, no Qt.
+
+A folder's names are read as one scheme (``_scheme_of``): page numbers, camera
+counters (a skip is a deleted frame), leaves and sides (``12r 12v``, ``12a 12b``,
+``f. 12r``; openings ``12L 12R``), dates and times, or none; two at once is a question,
+and so is none. A folder that looks like two duplex passes is told as such and
+interleaved on request. Each rule is one function with its own ``AmbiguityCode`` and
+its words; the module is long (about 1,100 lines) because the checks and the
+resolutions share the name helpers (``page_number``, ``_name_of``, ``duplex_passes``,
+``_SourceNames``), and split apart each half would import the other.
 """
 
 from __future__ import annotations
