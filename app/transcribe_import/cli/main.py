@@ -74,7 +74,20 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("item", metavar="ITEM_ID", help="an item id (or a unique prefix, or its title)")
     how = o.add_mutually_exclusive_group(required=True)
     how.add_argument("--accept", action="store_true", help="accept the proposed order")
-    how.add_argument("--by", choices=["name", "capture-time", "mtime"])
+    how.add_argument(
+        "--by",
+        choices=["name", "capture-time", "mtime", "interleave", "interleave-reversed"],
+        help="sort by name, capture time or mtime; or put two duplex passes together "
+        "(interleave: front, back, ...; interleave-reversed: the backs' pass reversed)",
+    )
+    how.add_argument(
+        "--verso-first", action="store_true", help="foliated pages: the first page is a verso"
+    )
+    how.add_argument(
+        "--versos-blank",
+        action="store_true",
+        help="foliated pages: the versos are blank and were not scanned",
+    )
     how.add_argument(
         "--sequence",
         nargs="+",

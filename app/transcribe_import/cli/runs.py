@@ -185,6 +185,10 @@ def _resolution_flag(r: str) -> str:
         "name": "--by name",
         "capture_time": "--by capture-time",
         "mtime": "--by mtime",
+        "interleave": "--by interleave",
+        "interleave_reversed": "--by interleave-reversed",
+        "verso_first": "--verso-first",
+        "versos_blank": "--versos-blank",
         "sequence": "--sequence FILE...",
         "exclude": "--exclude FILE...",
         "skip": "--skip",
@@ -230,6 +234,8 @@ def cmd_order(corpus: Corpus, args: argparse.Namespace) -> int:
             include=args.include,
             skip=args.skip,
             as_copy=args.as_copy,
+            verso_first=args.verso_first,
+            versos_blank=args.versos_blank,
         )
     except ValueError as exc:
         raise UsageError(str(exc)) from None

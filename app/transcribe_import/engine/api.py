@@ -239,6 +239,8 @@ def reorder(
     include: Sequence[str] | None = None,
     skip: bool = False,
     as_copy: bool = False,
+    verso_first: bool = False,
+    versos_blank: bool = False,
 ) -> PlanItem:
     """One resolution of an item's page order (exactly one of the keywords); ValueError if bad.
 
@@ -249,6 +251,10 @@ def reorder(
     ``skip`` and ``as_copy`` settle a notebook from a bag whose id the corpus uses for a
     different notebook (validate's ``notebook_conflict``): leave it out, or import it as
     a new notebook with new ids (planning/bag.py).
+
+    ``by`` is an ordering rule (``name``, ``capture_time``, ``mtime``, ``interleave``,
+    ``interleave_reversed``). ``verso_first`` and ``versos_blank`` record what a person
+    says of a foliated notebook (ordering.py); they settle only the gaps they explain.
     """
     from transcribe_import.engine.planning import bag, edits, ordering
     from transcribe_import.engine.planning.plan import OrderingRule
@@ -257,6 +263,10 @@ def reorder(
         return bag.skip_notebook(item)
     if as_copy:
         return bag.import_as_copy(item)
+    if verso_first:
+        return ordering.verso_first(item)
+    if versos_blank:
+        return ordering.versos_blank(item)
     if accept:
         return ordering.accept(item)
     if by:
@@ -276,7 +286,8 @@ def reorder(
             raise ValueError(f"{ack[0]} cannot be imported (it is unusable): fix it and plan again")
         return ordering.include(item, rest)
     raise ValueError(
-        "say how to resolve the item: accept, by, sequence, exclude, include, skip or as_copy"
+        "say how to resolve the item: accept, by, sequence, exclude, include, skip, as_copy, "
+        "verso_first or versos_blank"
     )
 
 

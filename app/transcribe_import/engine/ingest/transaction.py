@@ -48,6 +48,7 @@ class PageSpec:
     render: RenderSpec | None = None  # None: rendered from the source
     # Keys for the page's project.json entry beyond the importer's own (a bag's labels...).
     extra: Mapping[str, Any] | None = field(default=None, hash=False)
+    label: str | None = None  # the plan's page label ("12v"): the entry's "label"
 
 
 @dataclass(frozen=True)
@@ -138,6 +139,7 @@ def _journal_for(req: IngestRequest, txn_id: str) -> Journal:
             pages.append(
                 {
                     **dict(p.extra or {}),
+                    **({"label": p.label} if p.label is not None else {}),
                     "id": p.page_id,
                     "source_id": s.source_id,
                     "page_index": p.page_index,

@@ -18,7 +18,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 import orjson
 
 from transcribe_import.engine.base.errors import TranscribeError
-from transcribe_import.engine.planning.plan import DedupeScope, Duplicate, DuplicatePolicy
+from transcribe_import.engine.planning.plan import (
+    DedupeScope,
+    Duplicate,
+    DuplicatePolicy,
+    ImportPlan,
+    PlanItem,
+    PlanSource,
+)
 from transcribe_import.engine.storage import fsio, project
 
 if TYPE_CHECKING:
@@ -93,6 +100,96 @@ def notebook_hashes(corpus: Corpus, notebook_id: str) -> dict[str, str]:
         for s in doc["sources"]
         if isinstance(s, dict) and isinstance(s.get("sha256"), str)
     }
+
+
+def describe_skips(corpus: Corpus | None, plan: ImportPlan, item: PlanItem) -> list[str]:
+    """What each of the item's planned skips repeats, in words, by scope and by name.
+
+    One phrase a skip, in order: "page 4.jpg has the same bytes as page 3.jpg" (this
+    item's files, or an earlier item's, named with its notebook); "page 2.jpg is already in
+    this notebook, as scan 2.jpg"; "page 5.jpg is already in the corpus, in “Diary 1931”".
+    The facts are read now (the target manifest, the corpus index); a fact no longer
+    there is told by the classification alone.
+    """
+    skips = item.planned_skips()
+    if not skips:
+        return []
+    held: dict[str, str] = {}
+    if any(s.duplicate is Duplicate.IN_NOTEBOOK for s in skips) and corpus is not None:
+        held = _held_names(corpus, item.notebook_id)
+    where: dict[str, set[str]] = {}
+    titles: dict[str, str] = {}
+    if any(s.duplicate is Duplicate.IN_CORPUS for s in skips) and corpus is not None:
+        index = CorpusHashIndex(corpus)
+        index.refresh()
+        where = {s.sha256: index.notebooks_with(s.sha256) - {item.notebook_id} for s in skips}
+        titles = {nbid: e.title for nbid, e in corpus.index_entries().items()}
+    return [_skip_words(s, plan, item, held, where, titles) for s in skips]
+
+
+def _skip_words(
+    s: PlanSource,
+    plan: ImportPlan,
+    item: PlanItem,
+    held: Mapping[str, str],
+    where: Mapping[str, set[str]],
+    titles: Mapping[str, str],
+) -> str:
+    name = s.provenance.rel
+    if s.duplicate is Duplicate.IN_PLAN:
+        other, in_item = _earlier_copy(s, plan, item)
+        if other is None:
+            return f"{name} has the same bytes as another file of this plan"
+        text = f"{name} has the same bytes as {other.provenance.rel}"
+        if in_item is not item:
+            text += f" (in “{in_item.label}”)"
+        if other.excluded:
+            text += f", which is excluded: include it, or {name} is not imported either"
+        return text
+    if s.duplicate is Duplicate.IN_NOTEBOOK:
+        held_as = held.get(s.sha256)
+        return f"{name} is already in this notebook" + (f", as {held_as}" if held_as else "")
+    holders = sorted(titles.get(nbid, nbid) for nbid in where.get(s.sha256, ()))
+    if not holders:
+        return f"{name} is already in another notebook of the corpus"
+    shown = ", ".join(f"“{t}”" for t in holders[:2])
+    more = f" and {len(holders) - 2} more" if len(holders) > 2 else ""
+    return f"{name} is already in the corpus, in {shown}{more}"
+
+
+def _earlier_copy(
+    s: PlanSource, plan: ImportPlan, item: PlanItem
+) -> tuple[PlanSource | None, PlanItem]:
+    """The first source before ``s`` in plan order with its bytes (this item's first)."""
+    for other in item.sources:
+        if other is s:
+            break
+        if other.sha256 == s.sha256:
+            return other, item
+    for it in plan.items:
+        if it.item_id == item.item_id:
+            break
+        for other in it.sources:
+            if other.sha256 == s.sha256:
+                return other, it
+    return None, item
+
+
+def _held_names(corpus: Corpus, notebook_id: str) -> dict[str, str]:
+    """sha256 -> the file name a notebook's source was imported from."""
+    try:
+        doc = project.read(corpus.notebook_dir(notebook_id), notebook_id)
+    except TranscribeError:
+        return {}
+    out: dict[str, str] = {}
+    for src in doc["sources"]:
+        if not isinstance(src, dict) or not isinstance(src.get("sha256"), str):
+            continue
+        prov = src.get("provenance")
+        original = prov.get("original_path") if isinstance(prov, dict) else None
+        if isinstance(original, str) and original:
+            out.setdefault(src["sha256"], original.replace("\\", "/").rsplit("/", 1)[-1])
+    return out
 
 
 class CorpusHashIndex:

@@ -63,6 +63,8 @@ class OrderingRule(enum.StrEnum):
     CAPTURE_TIME = "capture_time"
     MTIME = "mtime"
     SEQUENCE = "sequence"  # an explicit order given by a person
+    INTERLEAVE = "interleave"  # two duplex passes, front and back in turn
+    INTERLEAVE_REVERSED = "interleave_reversed"  # the same, the backs' pass reversed
 
 
 class Duplicate(enum.StrEnum):
@@ -111,6 +113,7 @@ class PlanPage:
     # land in project.json as they are. Not hashed: a dict cannot be, and equal pages with
     # different extras hashing alike is allowed.
     extra: Mapping[str, Any] | None = field(default=None, hash=False)
+    label: str | None = None  # the page's own name ("12v"); lands as the page's "label"
 
 
 @dataclass(frozen=True)
@@ -201,6 +204,10 @@ class Restore:
 class Ordering:
     rule: OrderingRule = OrderingRule.NATURAL
     resolved: bool = False
+    # What a person said of a foliated notebook (ordering.py): its first page is a verso;
+    # its versos are blank and were not scanned.
+    verso_first: bool = False
+    versos_blank: bool = False
 
 
 @dataclass(frozen=True)
@@ -286,7 +293,7 @@ def _item_doc(it: PlanItem) -> dict[str, Any]:
         "op": str(it.op),
         "notebook_id": it.notebook_id,
         "title": it.title,
-        "ordering": {"rule": str(it.ordering.rule), "resolved": it.ordering.resolved},
+        "ordering": _ordering_doc(it.ordering),
         "cover_page_id": it.cover_page_id,
         "dedupe_scope": str(it.dedupe_scope),
         "acknowledged": list(it.acknowledged),
@@ -299,6 +306,13 @@ def _item_doc(it: PlanItem) -> dict[str, Any]:
             "manifest": json_text(it.restore.manifest),
             "page_order": list(it.restore.page_order),
         }
+    return doc
+
+
+def _ordering_doc(o: Ordering) -> dict[str, Any]:
+    doc: dict[str, Any] = {"rule": str(o.rule), "resolved": o.resolved}
+    # Only when said, so that every plan made before them keeps its fingerprint.
+    doc.update({k: True for k in ("verso_first", "versos_blank") if getattr(o, k)})
     return doc
 
 
@@ -343,6 +357,8 @@ def _page_doc(pg: PlanPage) -> dict[str, Any]:
         }
     if pg.extra:
         doc["extra"] = json_text(pg.extra)
+    if pg.label is not None:
+        doc["label"] = pg.label
     return doc
 
 
@@ -499,7 +515,10 @@ def _item_from(d: dict[str, Any], uid: Any, bad: Any) -> PlanItem:
         title=d.get("title") if isinstance(d.get("title"), str) else None,
         sources=sources,
         ordering=Ordering(
-            OrderingRule(ordering.get("rule", "natural")), bool(ordering.get("resolved", False))
+            OrderingRule(ordering.get("rule", "natural")),
+            bool(ordering.get("resolved", False)),
+            verso_first=ordering.get("verso_first") is True,
+            versos_blank=ordering.get("versos_blank") is True,
         ),
         cover_page_id=cover,
         dedupe_scope=DedupeScope(d.get("dedupe_scope", "notebook")),
@@ -584,12 +603,16 @@ def _page_from(p: dict[str, Any], uid: Any, bad: Any) -> PlanPage:
             mtime_ns=int(rp.get("mtime_ns", 0)),
             path_b64=rp.get("path_b64") if isinstance(rp.get("path_b64"), str) else None,
         )
+    label = p.get("label")
+    if label is not None and not isinstance(label, str):
+        raise bad(f"page {page_id} has a label that is not text")
     return PlanPage(
         page_id,
         uid(p["render_id"], "render_id"),
         int(p["page_index"]),
         render=render,
         extra=_json_object(p["extra"], "extra") if "extra" in p else None,
+        label=label,
     )
 
 

@@ -120,11 +120,16 @@ def _provenance_of(f: ScannedFile) -> SourceProvenance:
 
 def _source_for(f: ScannedFile) -> PlanSource:
     assert f.sha256 is not None and f.media_type is not None
+    label = ordering.page_label(f.rel.rsplit("/", 1)[-1]) if f.media_type != PDF else None
     return PlanSource(
         source_id=new_id(),
         sha256=f.sha256,
         media_type=f.media_type,
-        pages=tuple(PlanPage(new_id(), new_id(), i) for i in range(f.page_count)),
+        pages=tuple(
+            # An image's name can give its page a label (f. 12r -> "12r"); a PDF's cannot.
+            PlanPage(new_id(), new_id(), i, label=label if f.page_count == 1 else None)
+            for i in range(f.page_count)
+        ),
         provenance=_provenance_of(f),
     )
 

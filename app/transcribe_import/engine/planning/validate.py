@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.media import decode
 from transcribe_import.engine.media.kinds import RenderSettings
-from transcribe_import.engine.planning import bag, ordering
+from transcribe_import.engine.planning import bag, dedupe, ordering
 from transcribe_import.engine.planning.plan import ImportPlan, Op, PlanItem, PlanSource
 from transcribe_import.engine.storage import fsio, project
 
@@ -135,6 +135,7 @@ def validate(
 
     for item in plan.items:
         problems.extend(_item_problems(corpus, item, own, titles))
+        problems.extend(_duplicate_problems(corpus, plan, item))
 
     # Source checks read headers from disk: run them in parallel, report in plan order.
     checks = [(it, s) for it in plan.items for s in it.sources if s.imported]
@@ -184,29 +185,54 @@ def _item_problems(
     out.extend(_restore_item_problems(item))
     if item.restore is not None and item.planned_skips():
         pass  # a bag's notebook planned as unchanged: _restore_target says so, once
-    elif not item.imported_sources():
-        skipped = [s for s in item.sources if s.duplicate is not None]
-        if skipped and len(skipped) == len([s for s in item.sources if not s.excluded]):
-            msg = f"{label}: all {len(skipped)} files are already in the corpus; nothing to import."
-        else:
-            msg = f"{label}: every file is excluded; nothing will be imported."
+    elif not item.imported_sources() and not item.planned_skips():
+        msg = f"{label}: every file is excluded; nothing will be imported."
         out.append(PlanProblem(Severity.WARNING, ProblemCode.NOTHING_TO_IMPORT, item.item_id, msg))
-    else:
-        dups = item.planned_skips()
-        if dups:
-            out.append(
-                PlanProblem(
-                    Severity.WARNING,
-                    ProblemCode.DUPLICATES_SKIPPED,
-                    item.item_id,
-                    f"{label}: {len(dups)} file(s) already in the corpus will be skipped "
-                    f"({', '.join(s.name for s in dups[:3])}{'…' if len(dups) > 3 else ''}).",
-                    tuple(s.source_id for s in dups),
-                )
-            )
     if corpus is not None:
         out.extend(_target_problems(corpus, item, own, titles))
     return out
+
+
+# Skipped duplicates listed by name in one warning, then counted.
+_SKIPS_SHOWN = 3
+
+
+def _duplicate_problems(
+    corpus: Corpus | None, plan: ImportPlan, item: PlanItem
+) -> list[PlanProblem]:
+    """The item's planned duplicate skips, each told by scope and by name (dedupe.py's words).
+
+    A warning: commit skips them. Every file skipped (none left to import) is
+    ``nothing_to_import``, else ``duplicates_skipped``. A bag's unchanged notebook is
+    told once, as ``unchanged``, instead.
+    """
+    dups = item.planned_skips()
+    if not dups or item.restore is not None:
+        return []
+    words = dedupe.describe_skips(corpus, plan, item)
+    shown = "; ".join(words[:_SKIPS_SHOWN])
+    if len(words) > _SKIPS_SHOWN:
+        shown += f"; and {len(words) - _SKIPS_SHOWN} more"
+    if not item.imported_sources():
+        code = ProblemCode.NOTHING_TO_IMPORT
+        head = (
+            f"the only file is a duplicate, so nothing will be imported: {shown}."
+            if len(dups) == 1
+            else f"all {len(dups)} files are duplicates, so nothing will be imported: {shown}."
+        )
+    else:
+        code = ProblemCode.DUPLICATES_SKIPPED
+        count = "1 duplicate file" if len(dups) == 1 else f"{len(dups)} duplicate files"
+        head = f"{count} will be skipped: {shown}."
+    return [
+        PlanProblem(
+            Severity.WARNING,
+            code,
+            item.item_id,
+            f"{item.label}: {head}",
+            tuple(s.source_id for s in dups),
+        )
+    ]
 
 
 def _target_problems(

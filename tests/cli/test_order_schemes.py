@@ -1,0 +1,164 @@
+"""Page order the way archives number pages, through the command line.
+
+Foliated folders (a missing verso, a first page that is a verso, blank versos not
+scanned), a camera counter with deleted frames, names with no number, and duplex passes
+interleaved both ways: plan → validate → order → commit, each a real process, checked in
+what the user sees (validate's words, the resolve-with hint) and in project.json (the
+page order and each page's ``label``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from helpers.cli import EXIT_INVALID, EXIT_OK, EXIT_USAGE, cli_json, ok, run_cli
+from helpers.shelves import PAGE_SIZE, assert_distinct
+from media_factory import make_image
+
+
+def folder(root: Path, *names: str) -> Path:
+    assert_distinct([make_image(root / name, f"{root.name}/{name}", PAGE_SIZE) for name in names])
+    return root
+
+
+def plan_of(data: Path, tmp: Path, shelf: Path) -> tuple[Path, str]:
+    plan = tmp / f"{shelf.name}.plan.json"
+    ok(run_cli(data, "plan", str(shelf), "-o", str(plan)))
+    [item] = orjson.loads(plan.read_bytes())["items"]
+    return plan, item["item_id"]
+
+
+def errors(data: Path, plan: Path, rc: int = EXIT_INVALID) -> list[dict[str, Any]]:
+    report = cli_json(data, "validate", str(plan), "--json", rc=rc)
+    return [p for p in report["problems"] if p["severity"] == "error"]
+
+
+def committed_pages(data: Path) -> list[tuple[str, str | None]]:
+    """(source file name, label) of every page of the one notebook, in notebook order."""
+    [nb] = list((data / "corpus" / "notebooks").iterdir())
+    doc = orjson.loads((nb / "project.json").read_bytes())
+    names = {s["id"]: Path(s["provenance"]["original_path"]).name for s in doc["sources"]}
+    return [(names[p["source_id"]], p.get("label")) for p in doc["pages"]]
+
+
+def test_a_foliated_notebook_with_a_missing_verso(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    shelf = folder(
+        tmp_path / "shelf" / "Register", "1r.jpg", "1v.jpg", "2r.jpg", "3r.jpg", "3v.jpg"
+    )
+    plan, item_id = plan_of(data, tmp_path, shelf.parent)
+    [e] = errors(data, plan)
+    assert e["code"] == "missing_leaf"
+    assert e["message"].startswith(
+        "Register: The verso of leaf 2 (2v) is missing between shelf/Register/2r.jpg and "
+        "shelf/Register/3r.jpg."
+    )
+    text = ok(run_cli(data, "validate", str(plan)), EXIT_INVALID).stdout
+    assert "--versos-blank" in text and "--accept" in text
+    ok(run_cli(data, "order", str(plan), item_id[:8], "--accept"))
+    assert errors(data, plan, EXIT_OK) == []
+    ok(run_cli(data, "commit", str(plan)))
+    assert committed_pages(data) == [
+        ("1r.jpg", "1r"),
+        ("1v.jpg", "1v"),
+        ("2r.jpg", "2r"),
+        ("3r.jpg", "3r"),
+        ("3v.jpg", "3v"),
+    ]
+
+
+def test_first_page_a_verso_and_versos_blank(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    verso = folder(tmp_path / "a" / "Letters", "f. 1v.jpg", "f. 2r.jpg", "f. 2v.jpg")
+    plan, item_id = plan_of(data, tmp_path, verso.parent)
+    [e] = errors(data, plan)
+    assert e["code"] == "missing_leaf" and "verso_first" in e["resolutions"]
+    ok(run_cli(data, "order", str(plan), item_id, "--verso-first"))
+    assert errors(data, plan, EXIT_OK) == []
+    doc = orjson.loads(plan.read_bytes())
+    assert doc["items"][0]["ordering"]["verso_first"] is True
+    assert [p["label"] for s in doc["items"][0]["sources"] for p in s["pages"]] == [
+        "1v",
+        "2r",
+        "2v",
+    ]
+
+    blank = folder(tmp_path / "b" / "Album", *(f"fol{n}r.jpg" for n in range(1, 5)))
+    plan, item_id = plan_of(data, tmp_path, blank.parent)
+    [e] = errors(data, plan)
+    assert "versos_blank" in e["resolutions"]
+    ok(run_cli(data, "order", str(plan), item_id, "--versos-blank"))
+    assert errors(data, plan, EXIT_OK) == []
+
+
+def test_a_camera_counter_with_deleted_frames_is_clear(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    shelf = folder(tmp_path / "shelf" / "Trip", "IMG_1001.JPG", "IMG_1002.JPG", "IMG_1004.JPG")
+    plan, _ = plan_of(data, tmp_path, shelf.parent)
+    assert errors(data, plan, EXIT_OK) == []  # frame 1003 was deleted, no page is missing
+
+
+def test_names_without_numbers_ask_for_an_order(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    shelf = folder(tmp_path / "shelf" / "Scraps", "first.jpg", "second.jpg", "last.jpg")
+    plan, item_id = plan_of(data, tmp_path, shelf.parent)
+    [e] = errors(data, plan)
+    assert e["code"] == "no_order_cue" and "would be a guess" in e["message"]
+    ok(run_cli(data, "order", str(plan), item_id, "--by", "mtime"))
+    assert errors(data, plan, EXIT_OK) == []
+
+
+def duplex(root: Path, n: int) -> Path:
+    return folder(
+        root,
+        *(f"front_{i:02d}.jpg" for i in range(1, n + 1)),
+        *(f"back_{i:02d}.jpg" for i in range(1, n + 1)),
+    )
+
+
+def test_duplex_passes_interleaved(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    shelf = duplex(tmp_path / "shelf" / "Ledger", 3)
+    plan, item_id = plan_of(data, tmp_path, shelf.parent)
+    [e] = errors(data, plan)
+    assert e["code"] == "duplex_passes"
+    assert e["resolutions"][:2] == ["interleave", "interleave_reversed"]
+    text = ok(run_cli(data, "validate", str(plan)), EXIT_INVALID).stdout
+    assert "--by interleave | --by interleave-reversed" in text
+    ok(run_cli(data, "order", str(plan), item_id, "--by", "interleave"))
+    ok(run_cli(data, "commit", str(plan)))
+    assert [n for n, _ in committed_pages(data)] == [
+        "front_01.jpg",
+        "back_01.jpg",
+        "front_02.jpg",
+        "back_02.jpg",
+        "front_03.jpg",
+        "back_03.jpg",
+    ]
+
+
+def test_duplex_backs_reversed_and_counts_that_disagree(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    shelf = duplex(tmp_path / "shelf" / "Ledger", 3)
+    plan, item_id = plan_of(data, tmp_path, shelf.parent)
+    ok(run_cli(data, "order", str(plan), item_id, "--by", "interleave-reversed"))
+    ok(run_cli(data, "commit", str(plan)))
+    assert [n for n, _ in committed_pages(data)] == [
+        "front_01.jpg",
+        "back_03.jpg",
+        "front_02.jpg",
+        "back_02.jpg",
+        "front_03.jpg",
+        "back_01.jpg",
+    ]
+
+    short = duplex(tmp_path / "other" / "Short", 3)
+    (short / "back_02.jpg").unlink()
+    plan, item_id = plan_of(data, tmp_path, short.parent)
+    [e] = errors(data, plan)
+    assert "3 fronts" in e["message"] and "2 backs" in e["message"]
+    refused = ok(run_cli(data, "order", str(plan), item_id, "--by", "interleave"), EXIT_USAGE)
+    assert "3 fronts but 2 backs" in refused.stderr
