@@ -30,7 +30,6 @@ from transcribe_import.engine.planning.plan import (
     policy_id_for,
     save_plan,
 )
-from transcribe_import.engine.planning.validate import ProblemCode
 from transcribe_import.engine.runs.model import (
     EventKind,
     RunControl,
@@ -143,6 +142,10 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
 
 
 def _item_line(it: PlanItem, report: ValidationReport) -> str:
+    # Here, not at the top: validate loads the decoders, and a report exists only once
+    # they are loaded anyway (`runs`, `show`, `cancel` must start without them).
+    from transcribe_import.engine.planning.validate import ProblemCode
+
     problems = report.for_item(it.item_id)
     errors = [p for p in problems if p.severity == "error"]
     op = "create" if it.op == "create_notebook" else f"into {it.notebook_id[:8]}"
