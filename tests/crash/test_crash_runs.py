@@ -262,7 +262,9 @@ def assert_complete(data: Path, plan: Path, run_id: str) -> dict[str, Any]:
 # -- 1. SIGKILL at every named point a commit passes ------------------------------------------
 
 COMMIT_POINTS = [
-    "create.before_rename",
+    # A notebook is created by its first checkpoint, in a hidden folder renamed into place.
+    "create.first_checkpoint.after_claim",
+    "create.first_checkpoint.before_rename",
     "create.before_register",
     "register.after_append",
     "ingest.after_claim",
@@ -574,9 +576,13 @@ def test_cancel_from_another_process_keeps_committed_notebooks(
 
 # Where the first item stood when its commit died, and whether its pages landed there.
 CANCEL_AFTER_CRASH = [
-    ("ingest.after_claim", False),  # journal `staging`: rolled back
-    ("ingest.after_stage", True),  # journal `promoting`, every file staged: rolled forward
-    ("ingest.after_manifest", True),
+    # Every item of the small plan creates its notebook: its first (only) checkpoint runs in
+    # a hidden creation folder, so a kill before that folder is renamed in loses the
+    # checkpoint in flight (never shown), and one after it counts as landed.
+    ("ingest.after_claim", False),  # journal `staging` in the creation folder
+    ("ingest.after_stage", False),  # journal `promoting`, but in the creation folder
+    ("create.first_checkpoint.before_rename", False),  # whole, but never shown
+    ("create.before_register", True),  # boundary 1: renamed in, registered by the cancel
     ("run.before_item_outcome", True),  # boundary 6's window: landed, outcome not written
 ]
 
@@ -618,18 +624,21 @@ def test_cancel_an_interrupted_run(tmp_path: Path, small_plan: Path, point: str,
 def test_cancel_before_anything_committed_is_cancelled_and_adds_no_page(
     tmp_path: Path, small_plan: Path
 ) -> None:
-    """A notebook created just before the kill stays, empty: the contract never rolls back
-    a created notebook (boundary 2), and no page of the run reached the corpus."""
+    """No notebook before its first pages: a run killed in its first item's first checkpoint
+    and then cancelled leaves no notebook at all, and says no page was added."""
     data = tmp_path / "data"
     proc = run_cli(data, "commit", str(small_plan), "--workers", "1", crash_at="ingest.after_claim")
     assert proc.returncode == SIGKILLED
     run_id = the_run(data)["import_run_id"]
-    assert run_cli(data, "cancel", run_id).returncode == EXIT_CANCELLED
-    assert cli_json(data, "show", run_id, "--json")["status"] == "cancelled"
-    notebooks = cli_json(data, "notebooks", "--json")["notebooks"]
-    assert len(notebooks) <= 1 and all(nb["page_count"] == 0 for nb in notebooks)
-    assert all(count == 1 for count in registered(data).values())
-    assert run_cli(data, "doctor", "--json").returncode == 0
+    cancel = run_cli(data, "cancel", run_id)
+    assert cancel.returncode == EXIT_CANCELLED
+    assert "no page was added" in cancel.stdout
+    show = cli_json(data, "show", run_id, "--json")
+    assert show["status"] == "cancelled"
+    assert [d["pages_landed"] for d in show["items"]] == [0] * len(show["items"])
+    assert cli_json(data, "notebooks", "--json")["notebooks"] == []
+    assert registered(data) == Counter() and corpus_notebooks(data) == {}
+    assert_doctor_clean(data)
 
 
 def test_kill_in_the_claims_journal_write_leaves_nothing_behind(
