@@ -707,3 +707,119 @@ def test_sigterm_interrupts_and_resume_finishes(tmp_path: Path, big_plan: Path) 
     show = assert_complete(data, big_plan, run_id)
     events = [h["event"] for h in show["history"]]
     assert events == ["created", "started", "paused", "resumed", "complete"], events
+
+
+# -- 5. checkpoints: a big notebook lands a few dozen pages at a time ------------------------
+
+CHECKPOINT = 32  # engine/ingest/checkpoints.py CHECKPOINT_PAGES
+
+
+@pytest.fixture(scope="module")
+def register_plan(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 3-page notebook, then a 70-page one: three checkpoints of 32, 32 and 6 pages."""
+    tmp = tmp_path_factory.mktemp("register")
+    make_shelf(tmp / "tree", 1, 3, folder="A letters", size=(120, 160), tag="L")
+    make_shelf(tmp / "tree", 1, 70, folder="B register", size=(120, 160), tag="R")
+    plan = make_plan(tmp, tmp / "tree")
+    items = orjson.loads(plan.read_bytes())["items"]
+    assert [len(pages_of(it)) for it in items] == [3, 70]
+    return plan
+
+
+def _renders_now(data: Path) -> dict[str, tuple[int, int]]:
+    """Every render file in a notebook folder now: (inode, mtime_ns), to see none is redone.
+
+    A hidden creation folder's are not the corpus's: its checkpoint in flight is redone."""
+    out = {}
+    for p in (data / "corpus" / "notebooks").glob("*/renders/*.png"):
+        if p.parent.parent.name.startswith("."):
+            continue
+        st = p.stat()
+        out[p.relative_to(data).as_posix()] = (st.st_ino, st.st_mtime_ns)
+    return out
+
+
+def _assert_no_empty_notebook(data: Path) -> None:
+    """No notebook the corpus shows holds no page, and none is registered twice."""
+    notebooks = cli_json(data, "notebooks", "--json")["notebooks"]
+    assert all(nb["page_count"] for nb in notebooks), f"an empty notebook: {notebooks}"
+    assert all(n == 1 for n in registered(data).values()), "a notebook registered twice"
+
+
+CHECKPOINT_POINTS = [
+    ("ingest.between_checkpoints", 3 + CHECKPOINT),  # after the register's first checkpoint
+    ("ingest.between_checkpoints:2", 3 + 2 * CHECKPOINT),
+    ("create.first_checkpoint.after_claim", 0),  # first checkpoint of the first new notebook
+    ("create.first_checkpoint.before_rename:2", 3),  # the register's, whole but never shown
+    ("create.before_register:2", 3 + CHECKPOINT),  # registration: renamed in, not registered
+    ("register.after_append:2", 3 + CHECKPOINT),  # registration appended, not acknowledged
+    ("ingest.stage.after_source:50", 3 + CHECKPOINT),  # staging the second checkpoint
+    ("ingest.after_stage:3", 3 + CHECKPOINT),  # second checkpoint `promoting`: rolled forward
+]
+
+
+@pytest.mark.parametrize(("point", "landed"), CHECKPOINT_POINTS)
+def test_kill_at_a_checkpoint_point_then_resume(
+    tmp_path: Path, register_plan: Path, point: str, landed: int
+) -> None:
+    """SIGKILL at each checkpoint point: what landed stays, resume redoes none of it, and
+    the end has every page exactly once, no empty notebook and no notebook twice."""
+    data = tmp_path / "data"
+    proc = run_cli(data, "commit", str(register_plan), "--workers", "1", crash_at=point)
+    assert proc.returncode == SIGKILLED, f"{point} was never reached: {proc.stderr}"
+    run_id = the_run(data)["import_run_id"]
+    kept = _renders_now(data)
+    # The registration points die with the folder renamed in: resume completes that
+    # registration (boundary 1). Everywhere else what the corpus shows is what landed.
+    if not point.startswith(("create.before_register", "register.after_append")):
+        _assert_no_empty_notebook(data)
+        shown = cli_json(data, "notebooks", "--json")["notebooks"]
+        assert sum(nb["page_count"] for nb in shown) == landed
+    assert len(kept) >= landed - (CHECKPOINT if "after_stage" in point else 0)
+
+    result = cli_json(data, "resume", run_id, "--json")
+    assert result["status"] == "complete", result
+    assert_complete(data, register_plan, run_id)
+    _assert_no_empty_notebook(data)
+    now = _renders_now(data)
+    assert {k: now[k] for k in kept} == kept, "a render that had landed was made again"
+
+
+@pytest.fixture(scope="module")
+def register_only_plan(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("register-only")
+    make_shelf(tmp / "tree", 1, 70, folder="Register", size=(120, 160), tag="R")
+    return make_plan(tmp, tmp / "tree")
+
+
+def test_cancel_an_interrupted_run_with_pages_landed_says_so(
+    tmp_path: Path, register_only_plan: Path
+) -> None:
+    """Killed between checkpoints, then cancelled: `cancelled` by the contract's table (no
+    item committed), but the words never say nothing was added, and the pages stay."""
+    data = tmp_path / "data"
+    point = "ingest.between_checkpoints"
+    proc = run_cli(data, "commit", str(register_only_plan), "--workers", "1", crash_at=point)
+    assert proc.returncode == SIGKILLED
+    run_id = the_run(data)["import_run_id"]
+    cancel = run_cli(data, "cancel", run_id)
+    assert cancel.returncode == EXIT_CANCELLED
+    assert "no page was added" not in cancel.stdout
+    assert f"{CHECKPOINT} page(s) of the items in progress landed and stay" in cancel.stdout
+    show = cli_json(data, "show", run_id, "--json")
+    [register] = orjson.loads(register_only_plan.read_bytes())["items"]
+    [outcome] = show["items"]
+    assert show["status"] == "cancelled"
+    assert outcome["state"] == "cancelled_pending" and outcome["pages_landed"] == CHECKPOINT
+    assert len(outcome["source_ids"]) == CHECKPOINT
+    doc = corpus_notebooks(data)[register["notebook_id"]]
+    assert [p["id"] for p in doc["pages"]] == [pg[0] for pg in pages_of(register)][:CHECKPOINT]
+    assert_doctor_clean(data)
+
+    # Committing the plan again is a new run that finishes it, redoing none of those pages.
+    kept = _renders_now(data)
+    again = cli_json(data, "commit", str(register_only_plan), "--json")
+    assert again["status"] == "complete" and again["import_run_id"] != run_id
+    assert_run_landed_exactly(data, register_only_plan)
+    now = _renders_now(data)
+    assert {k: now[k] for k in kept} == kept and len(now) == 70

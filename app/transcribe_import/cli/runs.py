@@ -366,7 +366,7 @@ def _report_result(result: RunResult, args: argparse.Namespace) -> int:
 def _unfinished_pages(record: RunRecord) -> str:
     """Pages of unfinished items that landed (checkpoints), said when there are any."""
     extra = record.pages_landed() - int(record.summary()["pages_committed"])
-    if extra <= 0:
+    if extra <= 0 or record.status in (RunStatus.CANCELLED, RunStatus.FAILED):  # told already
         return ""
     return f" {extra} more page(s) of items not finished landed and stay in the corpus."
 
@@ -442,7 +442,10 @@ def cmd_resume(corpus: Corpus, args: argparse.Namespace) -> int:
 def cmd_cancel(corpus: Corpus, args: argparse.Namespace) -> int:
     record = api.cancel(corpus, args.run_id)
     if record.status.terminal:
-        say(f"Run {args.run_id}: {_status_words(record.status, record.pages_landed())}.")
+        say(
+            f"Run {args.run_id}: {_status_words(record.status, record.pages_landed())}."
+            + _unfinished_pages(record)
+        )
         return ExitCode.CANCELLED
     say(
         f"Cancel requested: the process executing run {args.run_id} stops its pending items "
