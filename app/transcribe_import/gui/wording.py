@@ -249,10 +249,26 @@ def outcome_details(row: OutcomeRow) -> str:
         if o.skip_classification == "all_duplicates":
             return _t("ItemState", "Every file is already in the corpus")
         return _t("ItemState", "Nothing to import: every file was left out")
+    # An item lands in checkpoints: one stopped half way keeps the pages that landed.
+    kept = (
+        " "
+        + _t("ItemState", "%Ln pages of it landed and stay in the notebook.", "", o.pages_landed)
+        if o.pages_landed and o.state is not ItemState.COMMITTED
+        else ""
+    )
     if o.state is ItemState.FAILED:
-        return o.failure_message or error_code_words(o.failure_code or "")
+        return (o.failure_message or error_code_words(o.failure_code or "")) + kept
     if o.state is ItemState.CANCELLED_PENDING:
+        if kept:
+            return _t("ItemState", "Cancelled before it was finished.") + kept
         return _t("ItemState", "Not imported: the run was cancelled before it started")
+    if o.pages_landed and not row.started:
+        return _t(
+            "ItemState",
+            "%Ln pages landed so far; the rest follow when the run is resumed.",
+            "",
+            o.pages_landed,
+        )
     if row.started:
         return plural(
             row.pages_planned,
