@@ -42,7 +42,7 @@ from helpers.cli import (
     start_cli,
 )
 from helpers.shelves import make_shelf
-from media_factory import make_jpeg, make_png
+from media_factory import make_jpeg, make_pdf, make_png
 
 pytestmark = pytest.mark.crash
 
@@ -823,3 +823,40 @@ def test_cancel_an_interrupted_run_with_pages_landed_says_so(
     assert_run_landed_exactly(data, register_only_plan)
     now = _renders_now(data)
     assert {k: now[k] for k in kept} == kept and len(now) == 70
+
+
+@pytest.fixture(scope="module")
+def pdf_plan(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One 70-page PDF: one source, landed in parts of 32, 32 and 6 pages."""
+    tmp = tmp_path_factory.mktemp("pdf")
+    make_pdf(tmp / "tree" / "Register" / "register.pdf", [(60, 80)] * 70)
+    return make_plan(tmp, tmp / "tree")
+
+
+@pytest.mark.parametrize(
+    ("point", "landed"),
+    [
+        ("ingest.between_checkpoints", CHECKPOINT),
+        ("ingest.stage.after_source:2", CHECKPOINT),  # the second part staged, not promoted
+        ("ingest.after_stage:2", CHECKPOINT),  # the second part `promoting`: rolled forward
+        ("ingest.after_promote:3", 2 * CHECKPOINT),  # the last part `manifest_pending`
+    ],
+)
+def test_kill_inside_a_long_pdf_then_resume(
+    tmp_path: Path, pdf_plan: Path, point: str, landed: int
+) -> None:
+    data = tmp_path / "data"
+    proc = run_cli(data, "commit", str(pdf_plan), "--workers", "1", crash_at=point)
+    assert proc.returncode == SIGKILLED, f"{point} was never reached: {proc.stderr}"
+    run_id = the_run(data)["import_run_id"]
+    [nb] = cli_json(data, "notebooks", "--json")["notebooks"]
+    assert nb["page_count"] == landed and nb["source_count"] == 1
+    kept = _renders_now(data)
+    source = next(Path(nb["directory"], "sources").iterdir()).stat()
+
+    assert cli_json(data, "resume", run_id, "--json")["status"] == "complete"
+    assert_complete(data, pdf_plan, run_id)
+    now = _renders_now(data)
+    assert {k: now[k] for k in kept} == kept and len(now) == 70
+    again = next(Path(nb["directory"], "sources").iterdir()).stat()
+    assert (again.st_ino, again.st_mtime_ns) == (source.st_ino, source.st_mtime_ns)

@@ -21,6 +21,7 @@ from transcribe_import.engine.planning.plan import ImportPlan
 from transcribe_import.engine.runs.executor import EventKind, RunControl, RunEvent, execute_run
 from transcribe_import.engine.runs.model import ItemState, RunStatus
 from transcribe_import.engine.runs.service import prepare_run
+from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.storage.corpus import CREATING_PREFIX, Corpus
 
 from engine_helpers import assert_notebook_whole
@@ -152,7 +153,7 @@ def test_cancel_half_way_keeps_landed_pages_and_recommit_finishes(
 
     record = prepare_run(corpus, plan)[0]
     assert record.run_id != run_id  # the cancelled run is terminal: a new run retries it
-    cancelled = corpus_run(corpus, run_id)
+    cancelled = RunStore(corpus).load(run_id)
     # The contract's table: no item committed, so `cancelled`; but its pages are counted.
     assert cancelled.status is RunStatus.CANCELLED
     outcome = cancelled.outcomes()[plan.items[0].item_id]
@@ -164,12 +165,6 @@ def test_cancel_half_way_keeps_landed_pages_and_recommit_finishes(
     result = execute_run(corpus, record.run_id, workers=1)
     assert result.status is RunStatus.COMPLETE
     _assert_finished_without_rerender(corpus, plan, renders, before)
-
-
-def corpus_run(corpus: Corpus, run_id: str):  # type: ignore[no-untyped-def]
-    from transcribe_import.engine.runs.store import RunStore
-
-    return RunStore(corpus).load(run_id)
 
 
 def test_cancel_before_any_page_landed_leaves_no_notebook(
@@ -208,7 +203,7 @@ def test_a_failure_in_a_later_checkpoint_keeps_the_earlier_ones(
     assert [p["id"] for p in doc["pages"]] == planned_page_ids(item)[: 2 * CHECKPOINT_PAGES]
 
 
-def test_split_never_cuts_a_source_and_bounds_the_pages() -> None:
+def test_split_bounds_the_pages_cutting_only_a_longer_source() -> None:
     from transcribe_import.engine.base.ids import new_id
     from transcribe_import.engine.ingest.transaction import PageSpec, SourceSpec
 
@@ -221,7 +216,50 @@ def test_split_never_cuts_a_source_and_bounds_the_pages() -> None:
             tuple(PageSpec(new_id(), new_id(), k) for k in range(pages)),
         )
 
-    sources = [source(n) for n in (10, 10, 15, 40, 1, 1)]
+    sources = [source(n) for n in (10, 10, 15, 70, 1, 1)]
     chunks = checkpoints.split(sources, 32)
-    assert [[len(s.pages) for s in c] for c in chunks] == [[10, 10], [15], [40], [1, 1]]
-    assert [s for c in chunks for s in c] == sources
+    assert [[len(s.pages) for s in c] for c in chunks] == [[10, 10], [15], [32], [32], [6, 1, 1]]
+    parts = [s for c in chunks for s in c]
+    assert [p for s in parts for p in s.pages] == [p for s in sources for p in s.pages]
+    long = [s for s in parts if s.source_id == sources[3].source_id]
+    assert [s.page_count for s in long] == [70, 70, 70]  # each part knows the whole
+
+
+def test_a_long_pdf_lands_in_checkpoints_too_and_resumes_inside_its_source(
+    corpus, tmp_path, monkeypatch
+) -> None:
+    """A 70-page PDF is one source cut into checkpoints of 32, 32 and 6 pages: a pause in
+    the second keeps the first 32 pages (the source listed once, with its 70 pages to
+    come); resume renders the rest from the notebook's copy, which is never copied again."""
+    from media_factory import make_pdf
+
+    make_pdf(tmp_path / "shelf" / "Register" / "register.pdf", [(60, 80)] * 70)
+    renders = Renders(monkeypatch)
+    plan = plan_for(corpus, tmp_path / "shelf")
+    [item] = plan.items
+    [source] = item.imported_sources()
+    assert len(source.pages) == 70
+    record, _ = prepare_run(corpus, plan)
+    control = RunControl()
+    renders.on = (50, control.pause)
+    execute_run(corpus, record.run_id, control=control, workers=1)
+
+    doc = assert_notebook_whole(corpus, item.notebook_id)
+    assert [p["id"] for p in doc["pages"]] == planned_page_ids(item)[:CHECKPOINT_PAGES]
+    [entry] = doc["sources"]
+    assert entry["id"] == source.source_id and entry["page_count"] == 70
+    copy = corpus.notebook_dir(item.notebook_id) / entry["path"]
+    before = copy.stat().st_ino, copy.stat().st_mtime_ns
+    outcome = RunStore(corpus).load(record.run_id).outcomes()[item.item_id]
+    assert outcome.state is ItemState.PENDING and outcome.pages_landed == CHECKPOINT_PAGES
+    rendered_first = renders.total()
+
+    result = execute_run(corpus, record.run_id, workers=1)
+    assert result.status is RunStatus.COMPLETE
+    doc = assert_notebook_whole(corpus, item.notebook_id)
+    assert [p["id"] for p in doc["pages"]] == planned_page_ids(item)
+    assert len(doc["sources"]) == 1 and (copy.stat().st_ino, copy.stat().st_mtime_ns) == before
+    # The resume rendered exactly the 38 pages that had not landed.
+    assert renders.total() - rendered_first == 70 - CHECKPOINT_PAGES
+    committed = result.record.outcomes()[item.item_id]
+    assert committed.page_count == committed.pages_landed == 70

@@ -1,12 +1,13 @@
 """Checkpointed ingest: an item's sources land in transactions of a bounded number of pages.
 
 A big notebook is not one all-or-nothing transaction: its sources are cut into
-checkpoints of at most ``CHECKPOINT_PAGES`` pages (a source is never cut, so a
-source with more pages is a checkpoint of its own), each one ingest transaction
-(transaction.py). A stop request, an error or a crash loses at most the checkpoint
-in flight; what landed stays. Ids are preallocated, so a later call with the same
-request finds the sources that landed in the notebook's manifest and goes on with
-the rest: a page that landed is never rendered again. Why 32 pages: docs/formats.md.
+checkpoints of at most ``CHECKPOINT_PAGES`` pages, each one ingest transaction
+(transaction.py). A longer source (a long PDF) is cut too: its first part lands it
+with its first pages, the next parts add pages to it. A stop request, an error or a
+crash loses at most the checkpoint in flight; what landed stays. Ids are
+preallocated, so a later call with the same request finds the pages that landed in
+the notebook's manifest and goes on with the rest: a page that landed is never
+rendered again. Why 32 pages: docs/formats.md.
 """
 
 from __future__ import annotations
@@ -44,11 +45,24 @@ class Checkpoint:
 
 
 def split(sources: Sequence[SourceSpec], max_pages: int) -> list[tuple[SourceSpec, ...]]:
-    """Cut sources, in order, into runs of at most ``max_pages`` pages (a source is never cut)."""
+    """Cut sources, in order, into runs of at most ``max_pages`` pages.
+
+    A source with more pages than that (a long PDF) is cut into parts of ``max_pages``
+    pages, each carrying the source's whole ``page_count``: the first part lands the
+    source with its first pages, the next ones add pages to it (transaction.py).
+    """
+    parts: list[SourceSpec] = []
+    for s in sources:
+        if len(s.pages) <= max_pages:
+            parts.append(s)
+            continue
+        total = len(s.pages) if s.page_count is None else s.page_count
+        for k in range(0, len(s.pages), max_pages):
+            parts.append(dataclasses.replace(s, pages=s.pages[k : k + max_pages], page_count=total))
     out: list[tuple[SourceSpec, ...]] = []
     current: list[SourceSpec] = []
     pages = 0
-    for s in sources:
+    for s in parts:
         n = len(s.pages)
         if current and pages + n > max_pages:
             out.append(tuple(current))
@@ -60,15 +74,28 @@ def split(sources: Sequence[SourceSpec], max_pages: int) -> list[tuple[SourceSpe
     return out
 
 
-def landed_source_ids(corpus: Corpus, notebook_id: str) -> frozenset[str]:
-    """The source ids the notebook's manifest lists now (none if it does not exist yet)."""
+def landed_page_ids(corpus: Corpus, notebook_id: str) -> frozenset[str]:
+    """The page ids the notebook's manifest lists now (none if it does not exist yet)."""
     nb_dir = corpus.notebook_dir(notebook_id)
     if not fsio.exists(nb_dir / project.PROJECT_FILE):
         return frozenset()
     try:
-        return frozenset(project.ids_of(project.read(nb_dir, notebook_id)).sources)
+        return frozenset(project.ids_of(project.read(nb_dir, notebook_id)).pages)
     except TranscribeError:
         return frozenset()  # the transaction reads it again under its lock and says why
+
+
+def _not_landed(sources: Sequence[SourceSpec], have: frozenset[str]) -> list[SourceSpec]:
+    """Each source with only its pages the notebook does not list yet (none: left out)."""
+    out = []
+    for s in sources:
+        rest = tuple(p for p in s.pages if p.page_id not in have)
+        if len(rest) == len(s.pages):
+            out.append(s)
+        elif rest:
+            total = len(s.pages) if s.page_count is None else s.page_count
+            out.append(dataclasses.replace(s, pages=rest, page_count=total))
+    return out
 
 
 def ingest_checkpoints(
@@ -93,14 +120,14 @@ def ingest_checkpoints(
     raised with the checkpoint in flight rolled back and every earlier one landed.
     TranscribeError likewise leaves earlier checkpoints in place.
     """
-    have = landed_source_ids(corpus, req.notebook_id)
-    earlier = tuple(s for s in req.sources if s.source_id in have)
-    rest = [s for s in req.sources if s.source_id not in have]
+    have = landed_page_ids(corpus, req.notebook_id)
+    rest = _not_landed(req.sources, have)
+    earlier = [s for s in req.sources if any(p.page_id in have for p in s.pages)]
     if earlier and on_checkpoint is not None:
         on_checkpoint(
             Checkpoint(
                 tuple(s.source_id for s in earlier),
-                sum(len(s.pages) for s in earlier),
+                sum(1 for s in earlier for p in s.pages if p.page_id in have),
                 earlier=True,
                 last=not rest,
             )

@@ -69,6 +69,9 @@ class SourceSpec:
     provenance: Mapping[str, Any] = field(default_factory=dict)
     # Keys for the source's project.json entry beyond the importer's own (a bag's).
     extra: Mapping[str, Any] | None = field(default=None, hash=False)
+    # The pages the import takes from the source in all, when ``pages`` are only some of them
+    # (a long source landed over several checkpoints); None: all of them are here.
+    page_count: int | None = None
 
 
 @dataclass(frozen=True)
@@ -147,7 +150,7 @@ def _journal_for(req: IngestRequest, txn_id: str) -> Journal:
             "media_type": s.media_type,
             "size": None,
             "path": journal.source_rel_path(s.source_id, s.media_type),
-            "page_count": len(s.pages),
+            "page_count": len(s.pages) if s.page_count is None else s.page_count,
             "import_run_id": req.import_run_id,
             "item_id": req.item_id,
             "provenance": {"original_path": json_safe(str(s.path)), **dict(s.provenance)},
@@ -215,24 +218,39 @@ def _stage_source(
     staging: Path,
     settings: RenderSettings,
     should_stop: Callable[[], bool] | None = None,
+    landed: Path | None = None,
 ) -> tuple[int, list[RenderedPage]]:
     """Copy one source into staging, check its hash, render its pages from the copy.
 
     Each page's PNG is written as soon as it is rendered and its bytes dropped, so a
     500-page PDF never holds more than one render in memory; a stop request is
-    honoured between pages (the caller rolls the transaction back).
+    honoured between pages (the caller rolls the transaction back). ``landed``: the
+    notebook already holds the source (an earlier checkpoint landed it with some of its
+    pages): nothing is copied, these pages are rendered from that copy once its hash is
+    checked again.
     """
     ext = MEDIA_EXTENSIONS[spec.media_type]
     staged = staging / f"{spec.source_id}.{ext}"
-    _sha, size = _copy_verified(
-        spec.path,
-        staged,
-        spec.sha256,
-        missing=f"{spec.path} has disappeared since it was scanned: reconnect the disk or scan "
-        "again.",
-        changed=f"{spec.path} changed since it was scanned (its contents are different): "
-        "scan it again before importing.",
-    )
+    if landed is not None:
+        sha, size = fsio.hash_file(landed)
+        if sha != spec.sha256:
+            raise TranscribeError(
+                ErrorCode.SOURCE_CHANGED,
+                f"{landed} (the notebook's copy of {spec.path}) no longer has the bytes it "
+                "landed with; run `transcribe-import doctor --verify-hashes`.",
+                path=str(landed),
+            )
+        staged = landed
+    else:
+        _sha, size = _copy_verified(
+            spec.path,
+            staged,
+            spec.sha256,
+            missing=f"{spec.path} has disappeared since it was scanned: reconnect the disk or "
+            "scan again.",
+            changed=f"{spec.path} changed since it was scanned (its contents are different): "
+            "scan it again before importing.",
+        )
     # Rendering reads the verified copy, never the original, so what we render is what we keep.
     sniffed = sniff_media_type(staged, display_path=str(spec.path))
     if sniffed != spec.media_type:
@@ -528,7 +546,17 @@ def _ingest_locked(
     wanted_pages = {p.page_id for s in req.sources for p in s.pages}
     if wanted_sources <= have.sources and wanted_pages <= have.pages:
         return IngestResult(req.notebook_id, None, True, 0)
-    taken = (wanted_sources & have.sources) | (wanted_pages & have.pages)
+    # A source the notebook holds already with the same bytes, whose pages here it does not:
+    # the next pages of a long source an earlier checkpoint began (checkpoints.split).
+    held_sha = {
+        str(e.get("id")): e.get("sha256") for e in manifest["sources"] if isinstance(e, dict)
+    }
+    continuing = {
+        s.source_id
+        for s in req.sources
+        if s.source_id in have.sources and held_sha.get(s.source_id) == s.sha256
+    }
+    taken = ((wanted_sources & have.sources) - continuing) | (wanted_pages & have.pages)
     taken |= {p.render_id for s in req.sources for p in s.pages} & have.renders
     if taken:
         raise TranscribeError(
@@ -576,7 +604,14 @@ def _ingest_locked(
         crashpoint("create.first_checkpoint.after_claim")
 
     try:
-        sizes, renders = _stage_all(req, staging, settings, workers, should_stop, on_source_staged)
+        landed = {
+            s.source_id: nb_dir / journal.source_rel_path(s.source_id, s.media_type)
+            for s in req.sources
+            if s.source_id in continuing
+        }
+        sizes, renders = _stage_all(
+            req, staging, settings, workers, should_stop, on_source_staged, landed
+        )
     except BaseException:
         _rollback_quietly(nb_dir, txn)
         raise
@@ -623,13 +658,17 @@ def _stage_all(
     workers: int,
     should_stop: Callable[[], bool] | None,
     on_source_staged: Callable[[int, int], None] | None,
+    landed: Mapping[str, Path],
 ) -> tuple[dict[str, int], dict[str, RenderedPage]]:
     sizes: dict[str, int] = {}
     renders: dict[str, RenderedPage] = {}
     total = len(req.sources)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         futures = {
-            pool.submit(_stage_source, s, staging, settings, should_stop): s for s in req.sources
+            pool.submit(
+                _stage_source, s, staging, settings, should_stop, landed.get(s.source_id)
+            ): s
+            for s in req.sources
         }
         try:
             for done, fut in enumerate(concurrent.futures.as_completed(futures), 1):

@@ -188,7 +188,7 @@ class _Executor:
         counted: list[int],
     ) -> None:
         """One checkpoint of ``item`` landed: count its pages, record them unless it ends it."""
-        landed.extend(cp.source_ids)
+        landed.extend(sid for sid in cp.source_ids if sid not in landed)  # a long one: parts
         late = set(cp.skipped_held)
         skipped += [
             skipped_source(s, Duplicate.IN_NOTEBOOK) for s in to_ingest if s.source_id in late
@@ -201,7 +201,7 @@ class _Executor:
             0,
             tuple(skipped),
             updated_at=utc_now(),
-            pages_landed=self._pages_of(to_ingest, landed),
+            pages_landed=counted[0] + cp.pages,
         )
         with self._mutex:
             if not cp.last and not cp.earlier:
@@ -211,11 +211,6 @@ class _Executor:
             self.pages_done += cp.pages
             counted[0] += cp.pages
         self.emit(EventKind.PAGES_LANDED, item, pending)
-
-    @staticmethod
-    def _pages_of(sources: list[PlanSource], ids: list[str]) -> int:
-        wanted = set(ids)
-        return sum(len(s.pages) for s in sources if s.source_id in wanted)
 
     def _execute(self, item: PlanItem, counted: list[int]) -> ItemOutcome | None:
         nbid = item.notebook_id
@@ -297,9 +292,7 @@ class _Executor:
         except TranscribeError as exc:
             if exc.code in _RUN_INTERRUPTING:
                 raise
-            return self._failed(
-                item, exc.code, str(exc), tuple(landed), self._pages_of(to_ingest, landed), skipped
-            )
+            return self._failed(item, exc.code, str(exc), tuple(landed), counted[0], skipped)
         late = {str(d["source_id"]) for d in skipped}
         to_ingest = [s for s in to_ingest if s.source_id not in late]
         if not to_ingest:

@@ -164,8 +164,9 @@ def _landed_outcome(
         manifest = project.read(corpus.notebook_dir(item.notebook_id), item.notebook_id)
     except TranscribeError:
         return None  # no loadable notebook: nothing landed (doctor reports a broken one)
-    ids = project.ids_of(manifest).sources
-    landed = [s for s in item.imported_sources() if s.source_id in ids]
+    have = project.ids_of(manifest).pages
+    # A source with any page in landed (a long one may have landed only some of its pages).
+    landed = [s for s in item.imported_sources() if any(p.page_id in have for p in s.pages)]
     if not landed:
         return None
     held = {
@@ -185,6 +186,8 @@ def _landed_outcome(
     missing = []
     for s in item.imported_sources():
         if s in landed:
+            if not all(p.page_id in have for p in s.pages):
+                missing.append(s)  # its later checkpoints did not land
             continue
         if s.source_id in recorded_skips:
             skipped.append(recorded_skips[s.source_id])
@@ -202,7 +205,7 @@ def _landed_outcome(
             missing.append(s)
         else:
             skipped.append(skipped_source(s, why))
-    pages = sum(len(s.pages) for s in landed)
+    pages = sum(1 for s in landed for p in s.pages if p.page_id in have)
     return ItemOutcome(
         item.item_id,
         ItemState.PENDING if missing else ItemState.COMMITTED,
