@@ -442,8 +442,9 @@ def recover_creation(corpus: Corpus, notebook_id: str, create: NewNotebook) -> N
     A folder renamed into place but not registered is registered (its project.json wins);
     a hidden creation folder nobody runs is removed.
     """
-    with corpus.locked():
-        remove_dead_creation(corpus, notebook_id)
+    if fsio.exists(creating_dir(corpus, notebook_id)):
+        with corpus.locked():
+            remove_dead_creation(corpus, notebook_id)
     if fsio.exists(corpus.notebook_dir(notebook_id)) and not corpus.is_registered(notebook_id):
         corpus.create_notebook(notebook_id, create.title, import_run_id=create.import_run_id)
 
