@@ -390,7 +390,8 @@ pages had landed and stay ({p["notebooks_shown"]} notebook shown); the work lost
 checkpoint in flight rolled back, was **{p["lost_s"]} s**, and the import stopped
 {p["stop_latency_s"]} s after the request. A checkpoint took {p["checkpoint_median_s"]} s
 (median; at most {p["checkpoint_max_s"]} s): the most a pause, a cancel or a crash can lose.
-Before checkpoints the same pause lost the whole notebook's staged pages (250 pages here).
+Before checkpoints a pause rolled back everything the notebook had staged (here about
+250 pages, and the notebook was left empty).
 """
 
 
