@@ -1,13 +1,16 @@
 """Benchmark: ingest realistic scans against a reference of the unavoidable work, same run.
 
 Pages: N A4 300-dpi JPEG scans (2480x3508) split over notebooks of 50, plus one
-scanned PDF of M pages. The reference does, single-threaded and with no
-transaction, what any importer must: read and hash every byte, copy it, decode
-each page at reduced size and write its PNG (same size cap, same PNG settings).
-Each side runs in its own process so peak memory is its own; sides alternate
-and the median of the repeats is reported. Results go to bench/RESULTS.md.
+scanned PDF of M pages, each notebook landed in checkpoints as an import run does
+(engine/ingest/checkpoints.py), its first checkpoint creating it. The reference
+does, single-threaded and with no transaction, what any importer must: read and
+hash every byte, copy it, decode each page at reduced size and write its PNG (same
+size cap, same PNG settings). Each side runs in its own process so peak memory
+is its own; sides alternate and the median of the repeats is reported. Results go
+to bench/RESULTS.md. ``--pause`` adds the work a pause loses in a 500-page notebook.
 
     .venv/bin/python bench/bench_ingest.py [--pages 200] [--pdf-pages 50] [--repeat 3]
+        [--pause] [--before RATIO]
 """
 
 from __future__ import annotations
@@ -129,6 +132,14 @@ def side_ingest(jpgs: list[Path], pdf: Path, out: Path) -> None:
     from transcribe_import.engine.storage import fsio
     from transcribe_import.engine.storage.corpus import Corpus
 
+    try:
+        from transcribe_import.engine.ingest.checkpoints import ingest_checkpoints
+        from transcribe_import.engine.ingest.transaction import NewNotebook
+    except ImportError:
+        checkpointed = None
+    else:
+        checkpointed = ingest_checkpoints
+
     corpus = Corpus.open(out)
 
     def spec(p: Path) -> SourceSpec:
@@ -143,8 +154,16 @@ def side_ingest(jpgs: list[Path], pdf: Path, out: Path) -> None:
     t0 = time.perf_counter()
     for group in specs:
         nbid = new_id()
-        corpus.create_notebook(nbid, f"bench {nbid[:8]}")
-        ingest(corpus, IngestRequest(nbid, tuple(group)), workers=2)
+        if checkpointed is None:  # a tree from before checkpoints: one transaction each
+            corpus.create_notebook(nbid, f"bench {nbid[:8]}")
+            ingest(corpus, IngestRequest(nbid, tuple(group)), workers=2)
+        else:
+            checkpointed(
+                corpus,
+                IngestRequest(nbid, tuple(group)),
+                create=NewNotebook(f"bench {nbid[:8]}"),
+                workers=2,
+            )
     print(json.dumps({"seconds": time.perf_counter() - t0}))
 
 
@@ -193,6 +212,88 @@ def run_side(side: str, n_pages: int, pdf_pages: int) -> dict[str, float]:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def bench_pause(jpgs: list[Path], pages: int = 500, pause_at: int = 250) -> dict[str, float]:
+    """The work a pause loses in a ``pages``-page notebook of A4 scans, in seconds.
+
+    The notebook is the benchmark's scans repeated (a source's cost does not depend on its
+    bytes being new). Pause is asked when page ``pause_at`` has been rendered, inside a
+    checkpoint; the work lost is the time since that checkpoint began (its staged pages
+    are rolled back), the worst case a whole checkpoint's time.
+    """
+    from transcribe_import.engine.base.ids import new_id
+    from transcribe_import.engine.ingest import transaction
+    from transcribe_import.engine.ingest.checkpoints import CHECKPOINT_PAGES, ingest_checkpoints
+    from transcribe_import.engine.ingest.transaction import (
+        IngestCancelled,
+        IngestRequest,
+        NewNotebook,
+        PageSpec,
+        SourceSpec,
+    )
+    from transcribe_import.engine.media import decode as media
+    from transcribe_import.engine.storage import fsio
+    from transcribe_import.engine.storage.corpus import Corpus
+
+    info = {p: (media.probe(p).media_type, fsio.hash_file(p)[0]) for p in jpgs}
+    files = [jpgs[k % len(jpgs)] for k in range(pages)]
+    specs = tuple(
+        SourceSpec(new_id(), p, info[p][1], info[p][0], (PageSpec(new_id(), new_id(), 0),))
+        for p in files
+    )
+    rendered = [0]
+    stop = [False]
+    real = transaction.decode.render_pages
+
+    def counted(*a, **kw):  # type: ignore[no-untyped-def]
+        for page in real(*a, **kw):
+            rendered[0] += 1
+            if rendered[0] == pause_at:
+                stop.append(time.perf_counter())
+                stop[0] = True
+            yield page
+
+    transaction.decode.render_pages = counted
+    starts: list[float] = []
+    with tempfile.TemporaryDirectory(dir=WORK) as d:
+        corpus = Corpus.open(Path(d))
+        nbid = new_id()
+        t0 = time.perf_counter()
+        starts.append(t0)
+        landed = [0]
+
+        def on_checkpoint(cp) -> None:  # type: ignore[no-untyped-def]
+            landed[0] += cp.pages
+            starts.append(time.perf_counter())
+
+        try:
+            ingest_checkpoints(
+                corpus,
+                IngestRequest(nbid, specs),
+                create=NewNotebook("bench pause"),
+                workers=2,
+                should_stop=lambda: stop[0],
+                on_checkpoint=on_checkpoint,
+            )
+        except IngestCancelled:
+            pass
+        ended = time.perf_counter()
+        kept = len(Corpus.open(Path(d)).list_notebooks())
+    transaction.decode.render_pages = real
+    asked = float(stop[1])
+    durations = [b - a for a, b in zip(starts, starts[1:], strict=False)]
+    return {
+        "pages": pages,
+        "checkpoint_pages": CHECKPOINT_PAGES,
+        "landed_pages": landed[0],
+        "notebooks_shown": kept,
+        "lost_s": asked - starts[-1],
+        "stop_latency_s": ended - asked,
+        "checkpoint_median_s": statistics.median(durations),
+        "checkpoint_max_s": max(durations),
+        "pages_per_s": landed[0] / (starts[-1] - t0),
+    }
+
+
 def bench_registration(n: int = 10_000, samples: int = 20) -> dict[str, float]:
     """Register notebooks into a corpus that already lists n: cold (fresh process) and warm."""
     from transcribe_import.engine.base.ids import new_id
@@ -230,6 +331,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--child", choices=["reference", "ingest"])
     ap.add_argument("--no-record", action="store_true")
+    ap.add_argument("--pause", action="store_true", help="also the work a pause loses (500 pages)")
+    ap.add_argument("--before", type=float, help="the ratio of the tree before, to compare")
     args = ap.parse_args()
     WORK.mkdir(exist_ok=True)
     if args.child:
@@ -245,6 +348,7 @@ def main() -> None:
     ing = statistics.median(r["seconds"] for r in results["ingest"])
     pages = args.pages + args.pdf_pages
     reg = bench_registration()
+    pause = bench_pause(make_inputs(args.pages, args.pdf_pages)[0]) if args.pause else None
     summary = {
         "pages": pages,
         "reference_s": round(ref, 2),
@@ -257,9 +361,38 @@ def main() -> None:
         "register_cold_ms": round(reg["cold_ms"], 1),
         "register_warm_ms": round(reg["warm_ms"], 2),
     }
+    if pause is not None:
+        summary["pause"] = {k: round(v, 2) for k, v in pause.items()}
     print(json.dumps(summary, indent=2))
     if not args.no_record:
         record(summary, args)
+
+
+def _before_line(s: dict, args: argparse.Namespace) -> str:  # type: ignore[type-arg]
+    if args.before is None:
+        return ""
+    change = s["ratio"] / args.before - 1
+    return (
+        f"\nThe same benchmark on the tree before checkpoints (one transaction per notebook), "
+        f"same machine and inputs: ratio {args.before}; with checkpoints {s['ratio']} "
+        f"({change:+.0%}; the target: within 5%)."
+    )
+
+
+def _pause_lines(s: dict) -> str:  # type: ignore[type-arg]
+    p = s.get("pause")
+    if not p:
+        return ""
+    return f"""
+**Pause in a {p["pages"]}-page notebook** (the scans above, repeated; checkpoints of
+{p["checkpoint_pages"]} pages; Pause asked when page 250 was rendered): {p["landed_pages"]}
+pages had landed and stay ({p["notebooks_shown"]} notebook shown); the work lost, the
+checkpoint in flight rolled back, was **{p["lost_s"]} s**, and the import stopped
+{p["stop_latency_s"]} s after the request. A checkpoint took {p["checkpoint_median_s"]} s
+(median; at most {p["checkpoint_max_s"]} s): the most a pause, a cancel or a crash can lose.
+Before checkpoints a pause rolled back everything the notebook had staged (here about
+250 pages, and the notebook was left empty).
+"""
 
 
 def record(s: dict[str, float], args: argparse.Namespace) -> None:
@@ -277,8 +410,8 @@ Run {time.strftime("%Y-%m-%d")} on {os.cpu_count()} cores, Python {platform.pyth
 | pages/s | {s["ingest_pages_per_s"]} | {s["reference_pages_per_s"]} |
 | peak memory (RSS) | {s["ingest_peak_mib"]} MiB | {s["reference_peak_mib"]} MiB |
 
-**Ratio ingest / reference: {s["ratio"]}** (target: at most 1.5).
-
+**Ratio ingest / reference: {s["ratio"]}** (target: at most 1.5).{_before_line(s, args)}
+{_pause_lines(s)}
 Registering a notebook (create folder + manifest + index append) in a corpus that
 already lists 10,000: {s["register_cold_ms"]} ms in a fresh process (a new notebook's
 registration is appended without reading the index), {s["register_warm_ms"]} ms in a

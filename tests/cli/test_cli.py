@@ -74,7 +74,8 @@ def test_doctor_repairs_then_reports_clean(data_dir: Path) -> None:
     second = run_cli(data_dir, "doctor", "--json")
     assert second.returncode == EXIT_OK, second.stdout
     codes = [f["code"] for f in orjson.loads(second.stdout)["findings"]]
-    assert codes == ["quarantine_present"]
+    # The notebook made bare (as earlier versions did) holds no page: told, not an error.
+    assert codes == ["empty_notebook", "quarantine_present"]
 
 
 def test_locked_corpus_exits_5_with_one_line(data_dir: Path) -> None:

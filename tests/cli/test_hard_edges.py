@@ -129,13 +129,13 @@ def test_a_full_disk_during_a_commit_leaves_the_run_resumable_with_exit_6(
     import json as _json
 
     from transcribe_import.cli import main
-    from transcribe_import.engine.runs import executor
+    from transcribe_import.engine.ingest import checkpoints
     from transcribe_import.engine.storage import fsio
 
     data = tmp_path / "data"
     plan = tmp_path / "plan.json"
     run_cli(data, "plan", str(make_shelf(tmp_path / "shelf", notebooks=3)), "-o", str(plan))
-    real = executor.ingest
+    real = checkpoints.ingest
     calls = []
 
     def full_on_second(corpus, req, *args, **kw):
@@ -146,12 +146,12 @@ def test_a_full_disk_during_a_commit_leaves_the_run_resumable_with_exit_6(
             )
         return real(corpus, req, *args, **kw)
 
-    monkeypatch.setattr(executor, "ingest", full_on_second)
+    monkeypatch.setattr(checkpoints, "ingest", full_on_second)
     code = main(["--data-dir", str(data), "commit", str(plan), "--workers", "1", "--json"])
     out = _json.loads(capsys.readouterr().out)
     assert code == 6
     assert out["status"] == "running" and "disk is full" in out["stopped_by"]
     assert out["counts"]["committed"] == 1 and out["counts"]["failed"] == 0
-    monkeypatch.setattr(executor, "ingest", real)
+    monkeypatch.setattr(checkpoints, "ingest", real)
     resumed = cli_json(data, "resume", out["import_run_id"], "--json")
     assert resumed["status"] == "complete" and resumed["counts"]["committed"] == 3

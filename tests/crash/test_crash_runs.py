@@ -42,7 +42,7 @@ from helpers.cli import (
     start_cli,
 )
 from helpers.shelves import make_shelf
-from media_factory import make_jpeg, make_png
+from media_factory import make_jpeg, make_pdf, make_png
 
 pytestmark = pytest.mark.crash
 
@@ -262,7 +262,9 @@ def assert_complete(data: Path, plan: Path, run_id: str) -> dict[str, Any]:
 # -- 1. SIGKILL at every named point a commit passes ------------------------------------------
 
 COMMIT_POINTS = [
-    "create.before_rename",
+    # A notebook is created by its first checkpoint, in a hidden folder renamed into place.
+    "create.first_checkpoint.after_claim",
+    "create.first_checkpoint.before_rename",
     "create.before_register",
     "register.after_append",
     "ingest.after_claim",
@@ -574,9 +576,13 @@ def test_cancel_from_another_process_keeps_committed_notebooks(
 
 # Where the first item stood when its commit died, and whether its pages landed there.
 CANCEL_AFTER_CRASH = [
-    ("ingest.after_claim", False),  # journal `staging`: rolled back
-    ("ingest.after_stage", True),  # journal `promoting`, every file staged: rolled forward
-    ("ingest.after_manifest", True),
+    # Every item of the small plan creates its notebook: its first (only) checkpoint runs in
+    # a hidden creation folder, so a kill before that folder is renamed in loses the
+    # checkpoint in flight (never shown), and one after it counts as landed.
+    ("ingest.after_claim", False),  # journal `staging` in the creation folder
+    ("ingest.after_stage", False),  # journal `promoting`, but in the creation folder
+    ("create.first_checkpoint.before_rename", False),  # whole, but never shown
+    ("create.before_register", True),  # boundary 1: renamed in, registered by the cancel
     ("run.before_item_outcome", True),  # boundary 6's window: landed, outcome not written
 ]
 
@@ -618,18 +624,21 @@ def test_cancel_an_interrupted_run(tmp_path: Path, small_plan: Path, point: str,
 def test_cancel_before_anything_committed_is_cancelled_and_adds_no_page(
     tmp_path: Path, small_plan: Path
 ) -> None:
-    """A notebook created just before the kill stays, empty: the contract never rolls back
-    a created notebook (boundary 2), and no page of the run reached the corpus."""
+    """No notebook before its first pages: a run killed in its first item's first checkpoint
+    and then cancelled leaves no notebook at all, and says no page was added."""
     data = tmp_path / "data"
     proc = run_cli(data, "commit", str(small_plan), "--workers", "1", crash_at="ingest.after_claim")
     assert proc.returncode == SIGKILLED
     run_id = the_run(data)["import_run_id"]
-    assert run_cli(data, "cancel", run_id).returncode == EXIT_CANCELLED
-    assert cli_json(data, "show", run_id, "--json")["status"] == "cancelled"
-    notebooks = cli_json(data, "notebooks", "--json")["notebooks"]
-    assert len(notebooks) <= 1 and all(nb["page_count"] == 0 for nb in notebooks)
-    assert all(count == 1 for count in registered(data).values())
-    assert run_cli(data, "doctor", "--json").returncode == 0
+    cancel = run_cli(data, "cancel", run_id)
+    assert cancel.returncode == EXIT_CANCELLED
+    assert "no page was added" in cancel.stdout
+    show = cli_json(data, "show", run_id, "--json")
+    assert show["status"] == "cancelled"
+    assert [d["pages_landed"] for d in show["items"]] == [0] * len(show["items"])
+    assert cli_json(data, "notebooks", "--json")["notebooks"] == []
+    assert registered(data) == Counter() and corpus_notebooks(data) == {}
+    assert_doctor_clean(data)
 
 
 def test_kill_in_the_claims_journal_write_leaves_nothing_behind(
@@ -698,3 +707,156 @@ def test_sigterm_interrupts_and_resume_finishes(tmp_path: Path, big_plan: Path) 
     show = assert_complete(data, big_plan, run_id)
     events = [h["event"] for h in show["history"]]
     assert events == ["created", "started", "paused", "resumed", "complete"], events
+
+
+# -- 5. checkpoints: a big notebook lands a few dozen pages at a time ------------------------
+
+CHECKPOINT = 32  # engine/ingest/checkpoints.py CHECKPOINT_PAGES
+
+
+@pytest.fixture(scope="module")
+def register_plan(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 3-page notebook, then a 70-page one: three checkpoints of 32, 32 and 6 pages."""
+    tmp = tmp_path_factory.mktemp("register")
+    make_shelf(tmp / "tree", 1, 3, folder="A letters", size=(120, 160), tag="L")
+    make_shelf(tmp / "tree", 1, 70, folder="B register", size=(120, 160), tag="R")
+    plan = make_plan(tmp, tmp / "tree")
+    items = orjson.loads(plan.read_bytes())["items"]
+    assert [len(pages_of(it)) for it in items] == [3, 70]
+    return plan
+
+
+def _renders_now(data: Path) -> dict[str, tuple[int, int]]:
+    """Every render file in a notebook folder now: (inode, mtime_ns), to see none is redone.
+
+    A hidden creation folder's are not the corpus's: its checkpoint in flight is redone."""
+    out = {}
+    for p in (data / "corpus" / "notebooks").glob("*/renders/*.png"):
+        if p.parent.parent.name.startswith("."):
+            continue
+        st = p.stat()
+        out[p.relative_to(data).as_posix()] = (st.st_ino, st.st_mtime_ns)
+    return out
+
+
+def _assert_no_empty_notebook(data: Path) -> None:
+    """No notebook the corpus shows holds no page, and none is registered twice."""
+    notebooks = cli_json(data, "notebooks", "--json")["notebooks"]
+    assert all(nb["page_count"] for nb in notebooks), f"an empty notebook: {notebooks}"
+    assert all(n == 1 for n in registered(data).values()), "a notebook registered twice"
+
+
+CHECKPOINT_POINTS = [
+    ("ingest.between_checkpoints", 3 + CHECKPOINT),  # after the register's first checkpoint
+    ("ingest.between_checkpoints:2", 3 + 2 * CHECKPOINT),
+    ("create.first_checkpoint.after_claim", 0),  # first checkpoint of the first new notebook
+    ("create.first_checkpoint.before_rename:2", 3),  # the register's, whole but never shown
+    ("create.before_register:2", 3 + CHECKPOINT),  # registration: renamed in, not registered
+    ("register.after_append:2", 3 + CHECKPOINT),  # registration appended, not acknowledged
+    ("ingest.stage.after_source:50", 3 + CHECKPOINT),  # staging the second checkpoint
+    ("ingest.after_stage:3", 3 + CHECKPOINT),  # second checkpoint `promoting`: rolled forward
+]
+
+
+@pytest.mark.parametrize(("point", "landed"), CHECKPOINT_POINTS)
+def test_kill_at_a_checkpoint_point_then_resume(
+    tmp_path: Path, register_plan: Path, point: str, landed: int
+) -> None:
+    """SIGKILL at each checkpoint point: what landed stays, resume redoes none of it, and
+    the end has every page exactly once, no empty notebook and no notebook twice."""
+    data = tmp_path / "data"
+    proc = run_cli(data, "commit", str(register_plan), "--workers", "1", crash_at=point)
+    assert proc.returncode == SIGKILLED, f"{point} was never reached: {proc.stderr}"
+    run_id = the_run(data)["import_run_id"]
+    kept = _renders_now(data)
+    # The registration points die with the folder renamed in: resume completes that
+    # registration (boundary 1). Everywhere else what the corpus shows is what landed.
+    if not point.startswith(("create.before_register", "register.after_append")):
+        _assert_no_empty_notebook(data)
+        shown = cli_json(data, "notebooks", "--json")["notebooks"]
+        assert sum(nb["page_count"] for nb in shown) == landed
+    assert len(kept) >= landed - (CHECKPOINT if "after_stage" in point else 0)
+
+    result = cli_json(data, "resume", run_id, "--json")
+    assert result["status"] == "complete", result
+    assert_complete(data, register_plan, run_id)
+    _assert_no_empty_notebook(data)
+    now = _renders_now(data)
+    assert {k: now[k] for k in kept} == kept, "a render that had landed was made again"
+
+
+@pytest.fixture(scope="module")
+def register_only_plan(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("register-only")
+    make_shelf(tmp / "tree", 1, 70, folder="Register", size=(120, 160), tag="R")
+    return make_plan(tmp, tmp / "tree")
+
+
+def test_cancel_an_interrupted_run_with_pages_landed_says_so(
+    tmp_path: Path, register_only_plan: Path
+) -> None:
+    """Killed between checkpoints, then cancelled: `cancelled` by the contract's table (no
+    item committed), but the words never say nothing was added, and the pages stay."""
+    data = tmp_path / "data"
+    point = "ingest.between_checkpoints"
+    proc = run_cli(data, "commit", str(register_only_plan), "--workers", "1", crash_at=point)
+    assert proc.returncode == SIGKILLED
+    run_id = the_run(data)["import_run_id"]
+    cancel = run_cli(data, "cancel", run_id)
+    assert cancel.returncode == EXIT_CANCELLED
+    assert "no page was added" not in cancel.stdout
+    assert f"{CHECKPOINT} page(s) of the items in progress landed and stay" in cancel.stdout
+    show = cli_json(data, "show", run_id, "--json")
+    [register] = orjson.loads(register_only_plan.read_bytes())["items"]
+    [outcome] = show["items"]
+    assert show["status"] == "cancelled"
+    assert outcome["state"] == "cancelled_pending" and outcome["pages_landed"] == CHECKPOINT
+    assert len(outcome["source_ids"]) == CHECKPOINT
+    doc = corpus_notebooks(data)[register["notebook_id"]]
+    assert [p["id"] for p in doc["pages"]] == [pg[0] for pg in pages_of(register)][:CHECKPOINT]
+    assert_doctor_clean(data)
+
+    # Committing the plan again is a new run that finishes it, redoing none of those pages.
+    kept = _renders_now(data)
+    again = cli_json(data, "commit", str(register_only_plan), "--json")
+    assert again["status"] == "complete" and again["import_run_id"] != run_id
+    assert_run_landed_exactly(data, register_only_plan)
+    now = _renders_now(data)
+    assert {k: now[k] for k in kept} == kept and len(now) == 70
+
+
+@pytest.fixture(scope="module")
+def pdf_plan(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One 70-page PDF: one source, landed in parts of 32, 32 and 6 pages."""
+    tmp = tmp_path_factory.mktemp("pdf")
+    make_pdf(tmp / "tree" / "Register" / "register.pdf", [(60, 80)] * 70)
+    return make_plan(tmp, tmp / "tree")
+
+
+@pytest.mark.parametrize(
+    ("point", "landed"),
+    [
+        ("ingest.between_checkpoints", CHECKPOINT),
+        ("ingest.stage.after_source:2", CHECKPOINT),  # the second part staged, not promoted
+        ("ingest.after_stage:2", CHECKPOINT),  # the second part `promoting`: rolled forward
+        ("ingest.after_promote:3", 2 * CHECKPOINT),  # the last part `manifest_pending`
+    ],
+)
+def test_kill_inside_a_long_pdf_then_resume(
+    tmp_path: Path, pdf_plan: Path, point: str, landed: int
+) -> None:
+    data = tmp_path / "data"
+    proc = run_cli(data, "commit", str(pdf_plan), "--workers", "1", crash_at=point)
+    assert proc.returncode == SIGKILLED, f"{point} was never reached: {proc.stderr}"
+    run_id = the_run(data)["import_run_id"]
+    [nb] = cli_json(data, "notebooks", "--json")["notebooks"]
+    assert nb["page_count"] == landed and nb["source_count"] == 1
+    kept = _renders_now(data)
+    source = next(Path(nb["directory"], "sources").iterdir()).stat()
+
+    assert cli_json(data, "resume", run_id, "--json")["status"] == "complete"
+    assert_complete(data, pdf_plan, run_id)
+    now = _renders_now(data)
+    assert {k: now[k] for k in kept} == kept and len(now) == 70
+    again = next(Path(nb["directory"], "sources").iterdir()).stat()
+    assert (again.st_ino, again.st_mtime_ns) == (source.st_ino, source.st_mtime_ns)

@@ -59,7 +59,11 @@ def test_unregistered_manifest_is_registered_by_doctor(data_dir: Path) -> None:
     corpus.create_notebook(nbid, "Orphan")
     corpus.rewrite_index([])  # as if registration never committed
     report = doctor(Corpus.open(data_dir))
-    assert [f.code for f in report.findings] == [FindingCode.REGISTRATION_COMPLETED]
+    # It holds no page (made bare, as earlier versions did): registered, and told as empty.
+    assert [f.code for f in report.findings] == [
+        FindingCode.REGISTRATION_COMPLETED,
+        FindingCode.EMPTY_NOTEBOOK,
+    ]
     assert Corpus.open(data_dir).is_registered(nbid)
     assert doctor(Corpus.open(data_dir)).clean
 

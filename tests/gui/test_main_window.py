@@ -122,7 +122,7 @@ def test_clean_corpus_has_nothing_to_report(
 def test_notebook_without_manifest_is_reported_in_panel_and_table(
     open_window: OpenWindow, corpus: Corpus, make_notebook: Callable[..., str]
 ) -> None:
-    make_notebook("Intact")
+    make_notebook("Intact", pages=1)  # with a page: an empty notebook is told as well
     broken = make_notebook("Lost manifest", pages=1)
     (corpus.notebook_dir(broken) / "project.json").unlink()
 
@@ -150,7 +150,7 @@ def test_notebook_without_manifest_is_reported_in_panel_and_table(
 def test_check_again_runs_doctor_again_and_shows_the_new_result(
     qtbot: QtBot, open_window: OpenWindow, corpus: Corpus, make_notebook: Callable[..., str]
 ) -> None:
-    notebook_id = make_notebook("Lab book")
+    notebook_id = make_notebook("Lab book", pages=1)  # an empty one is told as well
     window = open_window()
     assert window.findings_view.isHidden()
 

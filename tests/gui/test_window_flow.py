@@ -1032,3 +1032,57 @@ def test_closing_during_a_scan_stops_it(
 
     assert running_workers() == []
     assert window.session.plan is None
+
+
+# -- checkpoints: a big notebook lands a few dozen pages at a time ---------------------------
+
+
+def test_the_bar_counts_pages_as_they_land_and_a_cancel_half_way_keeps_them(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    corpus: Corpus,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One 70-page notebook: held after its first checkpoint, the bar shows its 32 pages;
+    cancelled there, the run is `cancelled` (no notebook finished), and the words say the 32
+    pages stay instead of "the corpus is unchanged"."""
+    from transcribe_import.engine.ingest.checkpoints import CHECKPOINT_PAGES
+
+    make_shelf(tmp_path / "shelf", notebooks=1, pages=70)
+    reached, release = threading.Event(), threading.Event()
+    real = executor_module.execute_run
+
+    def gated(corpus: Corpus, run_id: str, *, on_event: Any = None, **kw: Any) -> Any:
+        def on(event: Any) -> None:
+            on_event(event)
+            if event.kind is EventKind.PAGES_LANDED and not reached.is_set():
+                reached.set()
+                release.wait(TIMEOUT_MS / 1000)
+
+        return real(corpus, run_id, on_event=on, **kw)
+
+    monkeypatch.setattr(executor_module, "execute_run", gated)
+    try:
+        window = open_window(workers_=1)
+        drop(window, [tmp_path / "shelf"])
+        scan_and_validate(qtbot, window)
+        commit(qtbot, window)
+        page = window.commit_page
+        qtbot.waitUntil(lambda: page.progress_bar.value() == CHECKPOINT_PAGES, timeout=TIMEOUT_MS)
+        assert page.progress_bar.maximum() == 70
+        seen: list[str] = []
+        click_in_next_dialog(qtbot, "Cancel Import", seen)
+        page.cancel_button.click()
+    finally:
+        release.set()
+    wait_run_end(qtbot, window)
+
+    [run] = RunStore(corpus).list_runs()
+    assert run.status is RunStatus.CANCELLED
+    assert page.headline.text() == "Cancelled, some pages kept"
+    summary = page.summary_label.text()
+    assert "unchanged" not in summary and f"{CHECKPOINT_PAGES} pages landed" in summary
+    [nb] = corpus.list_notebooks()
+    assert nb.page_count == CHECKPOINT_PAGES
+    assert f"{CHECKPOINT_PAGES} pages of it landed" in column_text(page.model, 3)[0]

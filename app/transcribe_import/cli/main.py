@@ -124,6 +124,12 @@ def build_parser() -> argparse.ArgumentParser:
     d = sub.add_parser("doctor", help="check and recover the corpus")
     d.add_argument("--json", action="store_true", help="print one JSON document")
     d.add_argument("--verify-hashes", action="store_true", help="re-hash every stored file (slow)")
+    d.add_argument(
+        "--remove-empty",
+        metavar="NOTEBOOK_ID",
+        help="remove a notebook that holds no page (moved to corpus/quarantine/), after asking",
+    )
+    d.add_argument("--yes", action="store_true", help="with --remove-empty: do not ask")
 
     e = sub.add_parser("export", help="copy notebooks out as a BagIt bag")
     e.add_argument("notebook_ids", nargs="*", metavar="NOTEBOOK_ID")
@@ -169,6 +175,10 @@ def cmd_notebooks(corpus: Corpus, args: argparse.Namespace) -> int:
 
 
 def cmd_doctor(corpus: Corpus, args: argparse.Namespace) -> int:
+    if args.remove_empty is not None:
+        return _remove_empty(corpus, args.remove_empty, args)
+    if args.yes:
+        raise runs_cli.UsageError("--yes goes with --remove-empty NOTEBOOK_ID")
     report = api.check_corpus(corpus, verify_hashes=args.verify_hashes)
     if args.json:
         json_out(report.to_json())
@@ -196,6 +206,29 @@ def _stop_on_signals(stop: threading.Event) -> Iterator[None]:
     finally:
         for s, h in saved.items():
             signal.signal(s, h)
+
+
+def _remove_empty(corpus: Corpus, notebook_id: str, args: argparse.Namespace) -> int:
+    """doctor --remove-empty: asks first (or --yes); refused unless the notebook holds no page."""
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise runs_cli.UsageError(
+                f"removing notebook {notebook_id} needs a confirmation: run it in a terminal, "
+                "or add --yes"
+            )
+        answer = input(f"Remove notebook {notebook_id}, which holds no page? [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            say("Nothing was removed.")
+            return ExitCode.OK
+    where = api.remove_empty_notebook(corpus, notebook_id)
+    if args.json:
+        json_out({"removed": notebook_id, "moved_to": str(where)})
+    else:
+        say(
+            f"Notebook {notebook_id} (no page) was removed from the corpus; its folder is "
+            f"now in {where}."
+        )
+    return ExitCode.OK
 
 
 def cmd_export(corpus: Corpus, args: argparse.Namespace) -> int:

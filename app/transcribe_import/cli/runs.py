@@ -307,12 +307,16 @@ def _execute(corpus: Corpus, run_id: str, args: argparse.Namespace) -> int:
     started = time.monotonic()
 
     def on_event(ev: RunEvent) -> None:
-        if ev.kind is EventKind.ITEM_FINISHED and ev.outcome is not None:
+        if ev.outcome is None:
+            return
+        finished = ev.kind is EventKind.ITEM_FINISHED
+        if finished or ev.kind is EventKind.PAGES_LANDED:
             rate = ev.pages_done / max(1e-6, time.monotonic() - started)
+            what = str(ev.outcome.state) if finished else f"{ev.outcome.pages_landed} pages in"
             progress.show(
                 f"{ev.pages_done}/{ev.pages_total} pages, {rate:.1f} pages/s — "
-                f"item {ev.item_id[:8] if ev.item_id else ''} {ev.outcome.state}",
-                force=True,
+                f"item {ev.item_id[:8] if ev.item_id else ''} {what}",
+                force=finished,
             )
 
     if args.workers < 1:
@@ -342,7 +346,8 @@ def _report_result(result: RunResult, args: argparse.Namespace) -> int:
         counts = record.counts()
         if result.already_done:
             say(
-                f"Run {result.run_id} had already ended: {_status_words(result.status)}. "
+                f"Run {result.run_id} had already ended: "
+                f"{_status_words(result.status, record.pages_landed())}. "
                 "Nothing was done."
             )
         elif result.stopped_by is not None:
@@ -358,12 +363,12 @@ def _report_result(result: RunResult, args: argparse.Namespace) -> int:
                 f"resume it with `transcribe-import resume {result.run_id}`."
             )
         else:
-            say(f"Run {result.run_id}: {_status_words(result.status)}.")
+            say(f"Run {result.run_id}: {_status_words(result.status, record.pages_landed())}.")
         say(
             f"  committed {counts['committed']}, skipped {counts['skipped']}, failed "
             f"{counts['failed']}, cancelled before start {counts['cancelled_pending']}, "
             f"pending {counts['pending']}; {record.summary()['pages_committed']} pages "
-            "committed."
+            "committed." + _unfinished_pages(record)
         )
         for o in record.outcomes().values():
             if o.failure_message:
@@ -373,7 +378,30 @@ def _report_result(result: RunResult, args: argparse.Namespace) -> int:
     return api.exit_code_for_result(result)
 
 
-def _status_words(status: RunStatus) -> str:
+def _unfinished_pages(record: RunRecord) -> str:
+    """Pages of unfinished items that landed (checkpoints), said when there are any."""
+    extra = record.pages_landed() - int(record.summary()["pages_committed"])
+    if extra <= 0 or record.status in (RunStatus.CANCELLED, RunStatus.FAILED):  # told already
+        return ""
+    return f" {extra} more page(s) of items not finished landed and stay in the corpus."
+
+
+def _status_words(status: RunStatus, pages_landed: int = 0) -> str:
+    """The status in words; ``pages_landed``: the run's pages in the corpus, finished or not.
+
+    Items land in checkpoints, so a run with no item committed may still have added pages
+    (of items it cancelled or that failed half way): then it never says none was added.
+    """
+    if pages_landed and status is RunStatus.CANCELLED:
+        return (
+            f"cancelled — no item was completed, but {pages_landed} page(s) of the items in "
+            "progress landed and stay; commit the plan again to finish them"
+        )
+    if pages_landed and status is RunStatus.FAILED:
+        return (
+            f"failed — no item was completed; {pages_landed} page(s) that landed before the "
+            "failure stay"
+        )
     return {
         RunStatus.COMPLETE: "complete — every item committed or skipped as planned",
         RunStatus.PARTIAL: "partial — some items committed, some failed",
@@ -417,7 +445,8 @@ def cmd_resume(corpus: Corpus, args: argparse.Namespace) -> int:
             json_out({**record.summary(), "already_done": True})
         else:
             say(
-                f"Run {args.run_id} had already ended: {_status_words(record.status)}. "
+                f"Run {args.run_id} had already ended: "
+                f"{_status_words(record.status, record.pages_landed())}. "
                 "Nothing was done; a finished run is never reopened (commit its plan again "
                 "to retry what did not land)."
             )
@@ -428,7 +457,10 @@ def cmd_resume(corpus: Corpus, args: argparse.Namespace) -> int:
 def cmd_cancel(corpus: Corpus, args: argparse.Namespace) -> int:
     record = api.cancel(corpus, args.run_id)
     if record.status.terminal:
-        say(f"Run {args.run_id}: {_status_words(record.status)}.")
+        say(
+            f"Run {args.run_id}: {_status_words(record.status, record.pages_landed())}."
+            + _unfinished_pages(record)
+        )
         return ExitCode.CANCELLED
     say(
         f"Cancel requested: the process executing run {args.run_id} stops its pending items "
@@ -465,7 +497,7 @@ def cmd_show(corpus: Corpus, args: argparse.Namespace) -> int:
 
 
 def _print_run(record: RunRecord, plan: ImportPlan) -> None:
-    say(f"Run {record.run_id} — {_status_words(record.status)}")
+    say(f"Run {record.run_id} — {_status_words(record.status, record.pages_landed())}")
     say(
         f"  plan {record.plan_id} (fingerprint {record.plan_fingerprint[:12]}…), "
         f"policy {record.doc['import_policy_id']}, attempt {record.attempt}"

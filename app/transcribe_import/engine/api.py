@@ -429,6 +429,8 @@ class RunSummary:
     not_done: int  # pending + cancelled_pending
     pages_committed: int
     roots: tuple[str, ...]
+    # Pages of the run in the corpus, unfinished items' included (they land in checkpoints).
+    pages_landed: int = 0
 
     @classmethod
     def of(cls, record: RunRecord, interrupted: bool) -> RunSummary:
@@ -447,6 +449,7 @@ class RunSummary:
             not_done=counts[ItemState.PENDING] + counts[ItemState.CANCELLED_PENDING],
             pages_committed=int(record.summary()["pages_committed"]),
             roots=tuple(str(r) for r in roots if isinstance(r, str)),
+            pages_landed=record.pages_landed(),
         )
 
     def to_json(self, record: RunRecord) -> dict[str, Any]:
@@ -596,6 +599,16 @@ def check_corpus(corpus: Corpus, *, verify_hashes: bool = False) -> DoctorReport
     from transcribe_import.engine.doctor import doctor
 
     return doctor(corpus, verify_hashes=verify_hashes)
+
+
+def remove_empty_notebook(corpus: Corpus, notebook_id: str) -> Path:
+    """Remove a notebook that holds no page, on a person's request; returns where it went.
+
+    Refused (TranscribeError, nothing changed) for a notebook with any page or source.
+    """
+    from transcribe_import.engine.ingest.empty import remove_empty_notebook as remove
+
+    return remove(corpus, notebook_id)
 
 
 # -- export --------------------------------------------------------------------------------

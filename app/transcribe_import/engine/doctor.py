@@ -18,7 +18,9 @@ from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.base.findings import DoctorReport, Finding, FindingCode, Severity
 from transcribe_import.engine.base.ids import is_valid_id
 from transcribe_import.engine.ingest import journal
+from transcribe_import.engine.ingest.empty import is_empty
 from transcribe_import.engine.ingest.recovery import recover_journal
+from transcribe_import.engine.ingest.transaction import remove_dead_creation
 from transcribe_import.engine.runs.model import RunCorrupt
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.storage import fsio, locks, project, quarantine
@@ -74,6 +76,8 @@ def doctor(corpus: Corpus, *, verify_hashes: bool = False) -> DoctorReport:
             continue  # reported by the registration pass
         report.notebooks_checked += 1
         add(_check_files(nbid, nb_dir, manifest, verify_hashes))
+        if is_empty(manifest):
+            add([_empty_notebook(nbid, nb_dir, manifest)])
         page_owners.update(str(p.get("id")) for p in manifest["pages"] if isinstance(p, dict))
     for page_id, count in page_owners.items():
         if count > 1:
@@ -178,14 +182,16 @@ def _reconcile_registration(corpus: Corpus, names: list[str]) -> list[Finding]:
     for name in names:
         path = corpus.notebooks_dir / name
         if name.startswith(CREATING_PREFIX) and is_valid_id(name[len(CREATING_PREFIX) :]):
-            # Creation renames this into place before registering: never registered, roll back.
-            fsio.remove_tree(path)
+            # Creation renames this into place before registering: never registered, roll back,
+            # unless its first pages are being imported into it right now (its lock is held).
+            if not remove_dead_creation(corpus, name[len(CREATING_PREFIX) :]):
+                continue
             out.append(
                 Finding(
                     FindingCode.INCOMPLETE_CREATE_REMOVED,
                     Severity.REPAIRED,
-                    f"An interrupted notebook creation ({path.name}) was rolled back; it held "
-                    "no pages.",
+                    f"An interrupted notebook creation ({path.name}) was rolled back; it was "
+                    "never shown in the corpus, and resuming its import run imports its pages.",
                     path=str(path),
                 )
             )
@@ -259,6 +265,19 @@ def _reconcile_registration(corpus: Corpus, names: list[str]) -> list[Finding]:
                 )
             )
     return out
+
+
+def _empty_notebook(nbid: str, nb_dir: Path, manifest: dict[str, Any]) -> Finding:
+    title = manifest["title"] if isinstance(manifest.get("title"), str) else nbid
+    return Finding(
+        FindingCode.EMPTY_NOTEBOOK,
+        Severity.INFO,
+        f"Notebook “{title}” ({nbid}) holds no page (an earlier version left it when an "
+        "import was cancelled or failed). Import pages into it, or remove it with "
+        f"`transcribe-import doctor --remove-empty {nbid}`.",
+        nbid,
+        str(nb_dir),
+    )
 
 
 def _check_files(

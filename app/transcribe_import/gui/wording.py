@@ -136,8 +136,14 @@ def format_duration(seconds: float) -> str:
 # -- import runs -----------------------------------------------------------------------------
 
 
-def run_status_words(status: RunStatus) -> str:
-    """A run's status in words; ``cancelled`` and ``cancelled_with_commits`` never read alike."""
+def run_status_words(status: RunStatus, pages_landed: int = 0) -> str:
+    """A run's status in words; ``cancelled`` and ``cancelled_with_commits`` never read alike.
+
+    ``pages_landed``: the run's pages in the corpus (items land in checkpoints, so a run
+    cancelled with no notebook finished may still have added pages).
+    """
+    if pages_landed and status is RunStatus.CANCELLED:
+        return _t("RunStatus", "Cancelled, some pages kept")
     return {
         RunStatus.COMPLETE: _t("RunStatus", "Complete"),
         RunStatus.PARTIAL: _t("RunStatus", "Partly imported"),
@@ -149,8 +155,16 @@ def run_status_words(status: RunStatus) -> str:
     }[status]
 
 
-def run_status_explanation(status: RunStatus) -> str:
-    """One sentence on what the status means for the corpus."""
+def run_status_explanation(status: RunStatus, pages_landed: int = 0) -> str:
+    """One sentence on what the status means for the corpus (``pages_landed``: as above)."""
+    if pages_landed and status in (RunStatus.CANCELLED, RunStatus.FAILED):
+        return _t(
+            "RunStatus",
+            "No notebook was finished, but %Ln pages landed before the end and stay in the "
+            "corpus; committing the same plan again imports only the rest.",
+            "",
+            pages_landed,
+        )
     return {
         RunStatus.COMPLETE: _t("RunStatus", "Every notebook was committed, or skipped as planned."),
         RunStatus.PARTIAL: _t(
@@ -181,12 +195,14 @@ def run_state_words(run: RunSummary) -> str:
         return _t("RunStatus", "Interrupted, resumable")
     if not run.status.terminal:
         return _t("RunStatus", "Running now")
-    return run_status_words(run.status)
+    return run_status_words(run.status, run.pages_landed)
 
 
 def run_state_explanation(run: RunSummary) -> str:
     """What the listed run's state means (an interrupted run is one that stopped running)."""
-    return run_status_explanation(RunStatus.RUNNING if run.interrupted else run.status)
+    if run.interrupted:
+        return run_status_explanation(RunStatus.RUNNING)
+    return run_status_explanation(run.status, run.pages_landed)
 
 
 # -- the items of a run ----------------------------------------------------------------------
@@ -233,10 +249,26 @@ def outcome_details(row: OutcomeRow) -> str:
         if o.skip_classification == "all_duplicates":
             return _t("ItemState", "Every file is already in the corpus")
         return _t("ItemState", "Nothing to import: every file was left out")
+    # An item lands in checkpoints: one stopped half way keeps the pages that landed.
+    kept = (
+        " "
+        + _t("ItemState", "%Ln pages of it landed and stay in the notebook.", "", o.pages_landed)
+        if o.pages_landed and o.state is not ItemState.COMMITTED
+        else ""
+    )
     if o.state is ItemState.FAILED:
-        return o.failure_message or error_code_words(o.failure_code or "")
+        return (o.failure_message or error_code_words(o.failure_code or "")) + kept
     if o.state is ItemState.CANCELLED_PENDING:
+        if kept:
+            return _t("ItemState", "Cancelled before it was finished.") + kept
         return _t("ItemState", "Not imported: the run was cancelled before it started")
+    if o.pages_landed and not row.started:
+        return _t(
+            "ItemState",
+            "%Ln pages landed so far; the rest follow when the run is resumed.",
+            "",
+            o.pages_landed,
+        )
     if row.started:
         return plural(
             row.pages_planned,

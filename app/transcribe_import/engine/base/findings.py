@@ -33,6 +33,7 @@ class FindingCode(enum.StrEnum):
     IO_ERROR = "io_error"
     INTERRUPTED_RUN = "interrupted_run"
     RUN_QUARANTINED = "run_quarantined"
+    EMPTY_NOTEBOOK = "empty_notebook"  # registered with no page (left by earlier versions)
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,13 @@
 stage → journal → promote → atomic ``project.json`` replace (docs/formats.md).
 Every id is preallocated by the caller, so a retry after any crash lands on the
 same ids and ingesting ids the manifest already lists is a no-op.
+
+A notebook is created by the transaction that lands its first pages (``create``):
+that transaction runs in a hidden ``notebooks/.creating-<id>/`` folder, which is
+renamed into place and registered only once its ``project.json`` lists the pages,
+so a notebook never appears without pages and a creation stopped or killed before
+that leaves nothing the corpus shows (the hidden folder is removed by the next
+attempt or by doctor).
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ from transcribe_import.engine.media import decode
 from transcribe_import.engine.media.kinds import MEDIA_EXTENSIONS, RenderedPage, RenderSettings
 from transcribe_import.engine.media.sniff import sniff_media_type
 from transcribe_import.engine.storage import fsio, locks, project
-from transcribe_import.engine.storage.corpus import Corpus
+from transcribe_import.engine.storage.corpus import CREATING_PREFIX, Corpus, IndexEntry
 
 
 @dataclass(frozen=True)
@@ -63,6 +70,9 @@ class SourceSpec:
     provenance: Mapping[str, Any] = field(default_factory=dict)
     # Keys for the source's project.json entry beyond the importer's own (a bag's).
     extra: Mapping[str, Any] | None = field(default=None, hash=False)
+    # The pages the import takes from the source in all, when ``pages`` are only some of them
+    # (a long source landed over several checkpoints); None: all of them are here.
+    page_count: int | None = None
 
 
 @dataclass(frozen=True)
@@ -79,6 +89,18 @@ class IngestRequest:
     # left out, judged under the notebook lock, so two imports racing into one notebook
     # with the same files never both land them.
     skip_held: bool = False
+
+
+@dataclass(frozen=True)
+class NewNotebook:
+    """The notebook an ingest creates with its first pages (a ``create_notebook`` item's).
+
+    ``extra``: keys for its project.json beyond the importer's own (a bag's manifest).
+    """
+
+    title: str
+    import_run_id: str | None = None
+    extra: Mapping[str, Any] | None = field(default=None, hash=False)
 
 
 @dataclass(frozen=True)
@@ -129,7 +151,7 @@ def _journal_for(req: IngestRequest, txn_id: str) -> Journal:
             "media_type": s.media_type,
             "size": None,
             "path": journal.source_rel_path(s.source_id, s.media_type),
-            "page_count": len(s.pages),
+            "page_count": len(s.pages) if s.page_count is None else s.page_count,
             "import_run_id": req.import_run_id,
             "item_id": req.item_id,
             "provenance": {"original_path": json_safe(str(s.path)), **dict(s.provenance)},
@@ -198,24 +220,39 @@ def _stage_source(
     staging: Path,
     settings: RenderSettings,
     should_stop: Callable[[], bool] | None = None,
+    landed: Path | None = None,
 ) -> tuple[int, list[RenderedPage]]:
     """Copy one source into staging, check its hash, render its pages from the copy.
 
     Each page's PNG is written as soon as it is rendered and its bytes dropped, so a
     500-page PDF never holds more than one render in memory; a stop request is
-    honoured between pages (the caller rolls the transaction back).
+    honoured between pages (the caller rolls the transaction back). ``landed``: the
+    notebook already holds the source (an earlier checkpoint landed it with some of its
+    pages): nothing is copied, these pages are rendered from that copy once its hash is
+    checked again.
     """
     ext = MEDIA_EXTENSIONS[spec.media_type]
     staged = staging / f"{spec.source_id}.{ext}"
-    _sha, size = _copy_verified(
-        spec.path,
-        staged,
-        spec.sha256,
-        missing=f"{spec.path} has disappeared since it was scanned: reconnect the disk or scan "
-        "again.",
-        changed=f"{spec.path} changed since it was scanned (its contents are different): "
-        "scan it again before importing.",
-    )
+    if landed is not None:
+        sha, size = fsio.hash_file(landed)
+        if sha != spec.sha256:
+            raise TranscribeError(
+                ErrorCode.SOURCE_CHANGED,
+                f"{landed} (the notebook's copy of {spec.path}) no longer has the bytes it "
+                "landed with; run `transcribe-import doctor --verify-hashes`.",
+                path=str(landed),
+            )
+        staged = landed
+    else:
+        _sha, size = _copy_verified(
+            spec.path,
+            staged,
+            spec.sha256,
+            missing=f"{spec.path} has disappeared since it was scanned: reconnect the disk or "
+            "scan again.",
+            changed=f"{spec.path} changed since it was scanned (its contents are different): "
+            "scan it again before importing.",
+        )
     # Rendering reads the verified copy, never the original, so what we render is what we keep.
     sniffed = sniff_media_type(staged, display_path=str(spec.path))
     if sniffed != spec.media_type:
@@ -291,15 +328,39 @@ def ingest(
     lock_timeout: float = locks.INGEST_LOCK_TIMEOUT,
     should_stop: Callable[[], bool] | None = None,
     on_source_staged: Callable[[int, int], None] | None = None,
+    create: NewNotebook | None = None,
 ) -> IngestResult:
-    """Run one ingest transaction into an existing notebook.
+    """Run one ingest transaction into an existing notebook, or one that creates it.
 
-    Raises TranscribeError (notebook left exactly as it was) or IngestCancelled.
+    With ``create``, a notebook that does not exist yet is created and registered with
+    these pages (see the module's docstring); one whose folder exists but is not
+    registered (a creation killed between its rename and its registration: boundary 1)
+    is registered first. Raises TranscribeError (notebook left exactly as it was, or
+    not created) or IngestCancelled.
     """
     settings = settings or RenderSettings()
     _check_request(req)
     nb_dir = corpus.notebook_dir(req.notebook_id)
     try:
+        if create is not None:
+            if not fsio.exists(nb_dir):
+                made = _ingest_new(
+                    corpus,
+                    req,
+                    create,
+                    settings,
+                    workers,
+                    lock_timeout,
+                    should_stop,
+                    on_source_staged,
+                )
+                if made is not None:
+                    return made
+            elif not corpus.is_registered(req.notebook_id):
+                # The winner is the project.json on disk: complete its registration.
+                corpus.create_notebook(
+                    req.notebook_id, create.title, import_run_id=create.import_run_id
+                )
         return _ingest(
             corpus, req, nb_dir, settings, workers, lock_timeout, should_stop, on_source_staged
         )
@@ -347,6 +408,129 @@ def _ingest(
         return _ingest_locked(corpus, req, nb_dir, settings, workers, should_stop, on_source_staged)
 
 
+def creating_dir(corpus: Corpus, notebook_id: str) -> Path:
+    """The hidden folder where a notebook's first transaction runs before it is renamed in.
+
+    Its ``.ingest.lock`` is held while that transaction runs (and becomes the notebook's
+    own ingest lock file once the folder is renamed into place): a folder whose lock
+    is free belongs to a dead attempt and is removed (``remove_dead_creation``).
+    """
+    return corpus.notebooks_dir / f"{CREATING_PREFIX}{check_id(notebook_id, 'notebook_id')}"
+
+
+def remove_dead_creation(corpus: Corpus, notebook_id: str) -> bool:
+    """Remove the hidden folder of a creation nobody runs; the caller holds the corpus lock.
+
+    Returns False, leaving it, when a live process holds its lock. Its pages were never
+    shown: the run that made it imports them again.
+    """
+    shell = creating_dir(corpus, notebook_id)
+    if not fsio.exists(shell):
+        return True
+    lock = locks.make_lock(shell / journal.LOCK_FILE)
+    if not locks.try_acquire(lock):
+        return False
+    try:
+        fsio.remove_tree(shell)
+        fsio.fsync_dir(corpus.notebooks_dir)
+    finally:
+        lock.release()
+    return True
+
+
+def recover_creation(corpus: Corpus, notebook_id: str, create: NewNotebook) -> None:
+    """What a dead attempt left of a notebook's creation: boundaries 1 and 2, before work.
+
+    A folder renamed into place but not registered is registered (its project.json wins);
+    a hidden creation folder nobody runs is removed.
+    """
+    if fsio.exists(creating_dir(corpus, notebook_id)):
+        with corpus.locked():
+            remove_dead_creation(corpus, notebook_id)
+    if fsio.exists(corpus.notebook_dir(notebook_id)) and not corpus.is_registered(notebook_id):
+        corpus.create_notebook(notebook_id, create.title, import_run_id=create.import_run_id)
+
+
+def _ingest_new(
+    corpus: Corpus,
+    req: IngestRequest,
+    create: NewNotebook,
+    settings: RenderSettings,
+    workers: int,
+    lock_timeout: float,
+    should_stop: Callable[[], bool] | None,
+    on_source_staged: Callable[[int, int], None] | None,
+) -> IngestResult | None:
+    """Create the notebook with this transaction's pages; None if it exists by now."""
+    nbid = req.notebook_id
+    final = corpus.notebook_dir(nbid)
+    shell = creating_dir(corpus, nbid)
+    lock = locks.make_lock(shell / journal.LOCK_FILE)
+    busy = TranscribeError(
+        ErrorCode.NOTEBOOK_BUSY,
+        f"Notebook {nbid} is being created by another import; wait for it and retry.",
+        item=nbid,
+    )
+    # Made and locked under the corpus lock, so doctor (which removes a creation folder
+    # whose lock is free under that lock too) never takes one being started for a dead one.
+    with corpus.locked():
+        if fsio.exists(final):
+            return None  # created since we looked: an ordinary transaction into it
+        if not remove_dead_creation(corpus, nbid):
+            raise busy
+        fsio.make_dirs(shell)
+        if not locks.try_acquire(lock):
+            raise busy
+    try:
+        doc = project.new_project(nbid, create.title)
+        if create.import_run_id is not None:
+            doc["import_run_id"] = create.import_run_id
+        if create.extra:
+            doc.update(create.extra)
+        try:
+            project.write(shell, doc)
+            result = _ingest_locked(
+                corpus, req, shell, settings, workers, should_stop, on_source_staged, new=True
+            )
+        except BaseException:
+            _remove_shell_quietly(shell)
+            raise
+        crashpoint("create.first_checkpoint.before_rename")
+        with corpus.locked():
+            if fsio.exists(final):
+                _remove_shell_quietly(shell)
+                raise TranscribeError(
+                    ErrorCode.ID_CONFLICT,
+                    f"Notebook {nbid} appeared while its first pages were being imported; "
+                    "run `transcribe-import doctor`, then commit the plan again.",
+                    item=req.item_id,
+                )
+            fsio.replace(shell, final)
+            fsio.fsync_dir(corpus.notebooks_dir)
+            crashpoint("create.before_register")
+            corpus.register(
+                IndexEntry(
+                    nbid,
+                    f"notebooks/{nbid}",
+                    create.title,
+                    doc["created_at"],
+                    create.import_run_id,
+                ),
+                new_folder=True,
+            )
+    finally:
+        lock.release()
+    crashpoint("create.after_register")
+    return result
+
+
+def _remove_shell_quietly(shell: Path) -> None:
+    try:
+        fsio.remove_tree(shell)
+    except OSError:
+        pass  # never shown; the next attempt or doctor removes it
+
+
 def _ingest_locked(
     corpus: Corpus,
     req: IngestRequest,
@@ -355,14 +539,27 @@ def _ingest_locked(
     workers: int,
     should_stop: Callable[[], bool] | None,
     on_source_staged: Callable[[int, int], None] | None,
+    *,
+    new: bool = False,
 ) -> IngestResult:
+    """The transaction, with the notebook's ingest lock held (``new``: in its hidden folder)."""
     manifest = project.read(nb_dir, req.notebook_id)
     have = project.ids_of(manifest)
     wanted_sources = {s.source_id for s in req.sources}
     wanted_pages = {p.page_id for s in req.sources for p in s.pages}
     if wanted_sources <= have.sources and wanted_pages <= have.pages:
         return IngestResult(req.notebook_id, None, True, 0)
-    taken = (wanted_sources & have.sources) | (wanted_pages & have.pages)
+    # A source the notebook holds already with the same bytes, whose pages here it does not:
+    # the next pages of a long source an earlier checkpoint began (checkpoints.split).
+    held_sha = {
+        str(e.get("id")): e.get("sha256") for e in manifest["sources"] if isinstance(e, dict)
+    }
+    continuing = {
+        s.source_id
+        for s in req.sources
+        if s.source_id in have.sources and held_sha.get(s.source_id) == s.sha256
+    }
+    taken = ((wanted_sources & have.sources) - continuing) | (wanted_pages & have.pages)
     taken |= {p.render_id for s in req.sources for p in s.pages} & have.renders
     if taken:
         raise TranscribeError(
@@ -406,9 +603,18 @@ def _ingest_locked(
         _rollback_quietly(nb_dir, txn)
         raise fsio.problem_from_oserror(exc, nb_dir, "starting an import into") from exc
     crashpoint("ingest.after_claim")
+    if new:
+        crashpoint("create.first_checkpoint.after_claim")
 
     try:
-        sizes, renders = _stage_all(req, staging, settings, workers, should_stop, on_source_staged)
+        landed = {
+            s.source_id: nb_dir / journal.source_rel_path(s.source_id, s.media_type)
+            for s in req.sources
+            if s.source_id in continuing
+        }
+        sizes, renders = _stage_all(
+            req, staging, settings, workers, should_stop, on_source_staged, landed
+        )
     except BaseException:
         _rollback_quietly(nb_dir, txn)
         raise
@@ -436,6 +642,8 @@ def _ingest_locked(
     try:
         promote_and_commit(nb_dir, txn)
     except OSError as exc:
+        if new:
+            raise  # the hidden folder is dropped whole: nothing of it was ever shown
         # Past this point the journal decides: finish or undo it the way a restart would.
         try:
             findings = recovery.recover_journal(corpus, req.notebook_id, lock_held=True)
@@ -453,13 +661,17 @@ def _stage_all(
     workers: int,
     should_stop: Callable[[], bool] | None,
     on_source_staged: Callable[[int, int], None] | None,
+    landed: Mapping[str, Path],
 ) -> tuple[dict[str, int], dict[str, RenderedPage]]:
     sizes: dict[str, int] = {}
     renders: dict[str, RenderedPage] = {}
     total = len(req.sources)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         futures = {
-            pool.submit(_stage_source, s, staging, settings, should_stop): s for s in req.sources
+            pool.submit(
+                _stage_source, s, staging, settings, should_stop, landed.get(s.source_id)
+            ): s
+            for s in req.sources
         }
         try:
             for done, fut in enumerate(concurrent.futures.as_completed(futures), 1):

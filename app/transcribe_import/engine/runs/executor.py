@@ -3,9 +3,12 @@
 One executor per run: the run lock is held for the whole execution and every
 record write is fenced by ``attempt`` (store.py). Items of one notebook run one
 after another (at most one ingest transaction per notebook); different notebooks
-run in parallel on ``workers`` threads. Cancelling stops pending items and never
-rolls back committed ones; pausing stops at the next safe point and leaves the
-run resumable. Events are delivered from the executor's threads: a GUI must
+run in parallel on ``workers`` threads. An item's sources land in checkpoints
+(engine/ingest/checkpoints.py): after each one but its last the item's pending
+outcome records what landed, and a PAGES_LANDED event counts the pages. Cancelling
+stops pending items and never rolls back what landed; pausing stops at the next
+safe point (between pages) and leaves the run resumable, losing at most the
+checkpoint in flight. Events are delivered from the executor's threads: a GUI must
 marshal them to its own thread.
 """
 
@@ -19,13 +22,13 @@ from typing import TYPE_CHECKING
 from transcribe_import.engine.base.clock import utc_now
 from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.ingest.checkpoints import Checkpoint, ingest_checkpoints
 from transcribe_import.engine.ingest.transaction import (
     IngestCancelled,
     IngestRequest,
     PageSpec,
     RenderSpec,
     SourceSpec,
-    ingest,
 )
 from transcribe_import.engine.media.kinds import RenderSettings
 from transcribe_import.engine.planning.dedupe import CorpusHashIndex, classify, notebook_hashes
@@ -52,7 +55,11 @@ from transcribe_import.engine.runs.model import (
     settle_unfinished,
     terminal_status,
 )
-from transcribe_import.engine.runs.service import recover_dead_journals, skipped_source
+from transcribe_import.engine.runs.service import (
+    new_notebook_for,
+    recover_dead_journals,
+    skipped_source,
+)
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.storage import fsio, locks, project
 
@@ -159,16 +166,53 @@ class _Executor:
             if self.should_stop():
                 raise _Stop()
             self.emit(EventKind.ITEM_STARTED, item)
-            outcome = self._execute(item)
+            counted = [0]  # pages of the item the progress already counts
+            outcome = self._execute(item, counted)
             if outcome is None:
-                raise _Stop()  # stopped while staging: rolled back, the item stays pending
+                # Stopped: the checkpoint in flight was rolled back, the item stays pending
+                # with what landed before it recorded.
+                raise _Stop()
             with self._mutex:
                 self.store.record_outcome(self.run_id, self.attempt, outcome)
                 self.outcomes[item.item_id] = outcome
-                self.pages_done += sum(len(s.pages) for s in item.imported_sources())
+                self.pages_done += sum(len(s.pages) for s in item.imported_sources()) - counted[0]
             self.emit(EventKind.ITEM_FINISHED, item, outcome)
 
-    def _execute(self, item: PlanItem) -> ItemOutcome | None:
+    def _landed(
+        self,
+        item: PlanItem,
+        cp: Checkpoint,
+        landed: list[str],
+        skipped: list[dict[str, str | None]],
+        to_ingest: list[PlanSource],
+        counted: list[int],
+    ) -> None:
+        """One checkpoint of ``item`` landed: count its pages, record them unless it ends it."""
+        landed.extend(sid for sid in cp.source_ids if sid not in landed)  # a long one: parts
+        late = set(cp.skipped_held)
+        skipped += [
+            skipped_source(s, Duplicate.IN_NOTEBOOK) for s in to_ingest if s.source_id in late
+        ]
+        pending = ItemOutcome(
+            item.item_id,
+            ItemState.PENDING,
+            item.notebook_id,
+            tuple(landed),
+            0,
+            tuple(skipped),
+            updated_at=utc_now(),
+            pages_landed=counted[0] + cp.pages,
+        )
+        with self._mutex:
+            if not cp.last and not cp.earlier:
+                # The item's last checkpoint is recorded by its final outcome, next.
+                self.store.record_outcome(self.run_id, self.attempt, pending)
+                self.outcomes[item.item_id] = pending
+            self.pages_done += cp.pages
+            counted[0] += cp.pages
+        self.emit(EventKind.PAGES_LANDED, item, pending)
+
+    def _execute(self, item: PlanItem, counted: list[int]) -> ItemOutcome | None:
         nbid = item.notebook_id
         skipped = [skipped_source(s, s.duplicate) for s in item.planned_skips()]
         outside = self.corpus.outside_problem(nbid)
@@ -218,15 +262,8 @@ class _Executor:
                 classification,
                 updated_at=utc_now(),
             )
+        landed: list[str] = []
         try:
-            if item.op is Op.CREATE_NOTEBOOK:
-                # A bag's notebook is created with its project.json keys (restore.manifest).
-                self.corpus.create_notebook(
-                    nbid,
-                    item.title or "Untitled",
-                    import_run_id=self.run_id,
-                    extra=dict(item.restore.manifest) if item.restore else None,
-                )
             cover_sources = {p.page_id for s in to_ingest for p in s.pages}
             req = IngestRequest(
                 nbid,
@@ -237,56 +274,73 @@ class _Executor:
                 page_order=item.restore.page_order if item.restore else None,
                 skip_held=self.plan.policy is DuplicatePolicy.SKIP_EXISTING,
             )
-            landed = ingest(
+            # A new notebook is created, and registered, by its first checkpoint.
+            create = new_notebook_for(item, self.run_id) if item.op is Op.CREATE_NOTEBOOK else None
+            ingest_checkpoints(
                 self.corpus,
                 req,
                 self.settings,
+                create=create,
                 workers=self.staging_workers,
                 should_stop=self.should_stop,
+                on_checkpoint=lambda cp: self._landed(
+                    item, cp, landed, skipped, to_ingest, counted
+                ),
             )
         except IngestCancelled:
             return None
         except TranscribeError as exc:
             if exc.code in _RUN_INTERRUPTING:
                 raise
-            return self._failed(item, exc.code, str(exc))
-        if landed.skipped_held:
+            return self._failed(item, exc.code, str(exc), tuple(landed), counted[0], skipped)
+        late = {str(d["source_id"]) for d in skipped}
+        to_ingest = [s for s in to_ingest if s.source_id not in late]
+        if not to_ingest:
             # Another import landed these bytes since they were judged above.
-            late = set(landed.skipped_held)
-            skipped += [
-                skipped_source(s, Duplicate.IN_NOTEBOOK) for s in to_ingest if s.source_id in late
-            ]
-            to_ingest = [s for s in to_ingest if s.source_id not in late]
-            if not to_ingest:
-                return ItemOutcome(
-                    item.item_id,
-                    ItemState.SKIPPED,
-                    nbid,
-                    (),
-                    0,
-                    tuple(skipped),
-                    "all_duplicates",
-                    updated_at=utc_now(),
-                )
+            return ItemOutcome(
+                item.item_id,
+                ItemState.SKIPPED,
+                nbid,
+                (),
+                0,
+                tuple(skipped),
+                "all_duplicates",
+                updated_at=utc_now(),
+            )
         crashpoint("run.before_item_outcome")
+        pages = sum(len(s.pages) for s in to_ingest)
         return ItemOutcome(
             item.item_id,
             ItemState.COMMITTED,
             nbid,
             tuple(s.source_id for s in to_ingest),
-            sum(len(s.pages) for s in to_ingest),
+            pages,
             tuple(skipped),
             updated_at=utc_now(),
+            pages_landed=pages,
         )
 
-    def _failed(self, item: PlanItem, code: ErrorCode, message: str) -> ItemOutcome:
+    def _failed(
+        self,
+        item: PlanItem,
+        code: ErrorCode,
+        message: str,
+        landed: tuple[str, ...] = (),
+        pages_landed: int = 0,
+        skipped: list[dict[str, str | None]] | None = None,
+    ) -> ItemOutcome:
+        """A failed item; ``landed``: the sources its earlier checkpoints put in, which stay."""
         return ItemOutcome(
             item.item_id,
             ItemState.FAILED,
             item.notebook_id,
+            landed,
+            0,
+            tuple(skipped or ()) if landed else (),
             failure_code=str(code),
             failure_message=message,
             updated_at=utc_now(),
+            pages_landed=pages_landed,
         )
 
 
@@ -341,7 +395,9 @@ def execute_run(
         if record.status.terminal:
             return RunResult(run_id, record.status, record, already_done=True)
         plan = store.load_plan(run_id, record)
-        recover_dead_journals(corpus, plan)  # what a dead attempt left, before anything else
+        recover_dead_journals(
+            corpus, plan, run_id
+        )  # what a dead attempt left, before anything else
         record = store.begin_attempt(run_id)
         problems = _verify_committed(corpus, record)
         ex = _Executor(

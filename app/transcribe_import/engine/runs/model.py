@@ -63,6 +63,17 @@ class RunCorrupt(TranscribeError):
 
 @dataclass(frozen=True)
 class ItemOutcome:
+    """One item's outcome in its run record.
+
+    An item's sources land in checkpoints (engine/ingest/checkpoints.py), so an item
+    that is not ``committed`` may have landed some: ``source_ids`` are then the sources
+    of it its notebook holds and ``pages_landed`` their pages (a pending item's, as of
+    its last checkpoint; a ``failed`` or ``cancelled_pending`` item's, for good: pages
+    that landed are never rolled back). ``page_count`` is the pages of a committed item;
+    ``pages_landed`` equals it then. An item is ``committed`` only once all its planned
+    sources are in (or were skipped as duplicates).
+    """
+
     item_id: str
     state: ItemState
     notebook_id: str
@@ -73,6 +84,7 @@ class ItemOutcome:
     failure_code: str | None = None
     failure_message: str | None = None
     updated_at: str = ""
+    pages_landed: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -81,6 +93,7 @@ class ItemOutcome:
             "notebook_id": self.notebook_id,
             "source_ids": list(self.source_ids),
             "page_count": self.page_count,
+            "pages_landed": self.pages_landed,
             "skipped_sources": list(self.skipped_sources),
             "skip_classification": self.skip_classification,
             "failure": None
@@ -92,17 +105,21 @@ class ItemOutcome:
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> ItemOutcome:
         failure = d.get("failure") or {}
+        page_count = int(d.get("page_count", 0))
+        # Records written before checkpoints: a committed item landed all its pages.
+        landed = d.get("pages_landed", page_count if d["state"] == "committed" else 0)
         return cls(
             item_id=d["item_id"],
             state=ItemState(d["state"]),
             notebook_id=d["notebook_id"],
             source_ids=tuple(d.get("source_ids", ())),
-            page_count=int(d.get("page_count", 0)),
+            page_count=page_count,
             skipped_sources=tuple(d.get("skipped_sources", ())),
             skip_classification=d.get("skip_classification"),
             failure_code=failure.get("code"),
             failure_message=failure.get("message"),
             updated_at=d.get("updated_at", ""),
+            pages_landed=int(landed),
         )
 
 
@@ -161,7 +178,12 @@ class RunRecord:
             "pages_committed": sum(
                 d.get("page_count", 0) for d in self.doc["items"] if d["state"] == "committed"
             ),
+            "pages_landed": self.pages_landed(),
         }
+
+    def pages_landed(self) -> int:
+        """Pages this run put in the corpus, committed items' and unfinished items' alike."""
+        return sum(o.pages_landed for o in self.outcomes().values())
 
 
 def terminal_status(outcomes: list[ItemOutcome], cancelled: bool) -> RunStatus:
@@ -235,6 +257,9 @@ class EventKind(enum.StrEnum):
     RUN_STARTED = "run_started"
     ITEM_STARTED = "item_started"
     ITEM_FINISHED = "item_finished"
+    # A checkpoint of the item landed: ``pages_done`` counts its pages (and ``outcome`` is
+    # the item's pending outcome with what has landed so far).
+    PAGES_LANDED = "pages_landed"
     RUN_FINISHED = "run_finished"
     RUN_PAUSED = "run_paused"
 

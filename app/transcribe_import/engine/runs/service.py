@@ -12,12 +12,14 @@ from typing import TYPE_CHECKING, Any
 from transcribe_import.engine.base.clock import utc_now
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.ingest.recovery import recover_journal
-from transcribe_import.engine.planning.dedupe import classify
+from transcribe_import.engine.ingest.transaction import NewNotebook, recover_creation
+from transcribe_import.engine.planning.dedupe import CorpusHashIndex, classify
 from transcribe_import.engine.planning.plan import (
     DedupeScope,
     Duplicate,
     DuplicatePolicy,
     ImportPlan,
+    Op,
     PlanItem,
     PlanSource,
 )
@@ -78,11 +80,29 @@ def _prepare_locked(
     return store.create(plan, discovery, retry_of=retry_of), False
 
 
-def recover_dead_journals(corpus: Corpus, plan: ImportPlan) -> None:
-    """Finish or undo the ingest journals a dead attempt left in the plan's notebooks."""
+def recover_dead_journals(corpus: Corpus, plan: ImportPlan, run_id: str) -> None:
+    """Finish or undo what a dead attempt left in the plan's notebooks.
+
+    Ingest journals by their state; a new notebook's creation by boundaries 1 and 2 (a
+    folder renamed in but not registered is registered, a hidden creation folder is
+    removed: its checkpoint in flight is imported again).
+    """
+    for it in plan.items:
+        if it.op is Op.CREATE_NOTEBOOK:
+            recover_creation(corpus, it.notebook_id, new_notebook_for(it, run_id))
     for nbid in dict.fromkeys(it.notebook_id for it in plan.items):
         if fsio.exists(corpus.notebook_dir(nbid)):
             recover_journal(corpus, nbid)
+
+
+def new_notebook_for(item: PlanItem, run_id: str) -> NewNotebook:
+    """The notebook a ``create_notebook`` item's first checkpoint creates (a bag's with its
+    project.json keys, restore.manifest)."""
+    return NewNotebook(
+        item.title or "Untitled",
+        import_run_id=run_id,
+        extra=dict(item.restore.manifest) if item.restore else None,
+    )
 
 
 def skipped_source(s: PlanSource, why: Duplicate | None) -> dict[str, str | None]:
@@ -109,11 +129,12 @@ def cancel_run(corpus: Corpus, run_id: str) -> RunRecord:
         # half-done, as a resume would, and count an item whose ingest landed before its
         # outcome was written (boundary 6) as committed, so `cancelled` never hides pages.
         plan = store.load_plan(run_id, record)
-        recover_dead_journals(corpus, plan)
+        recover_dead_journals(corpus, plan, run_id)
         outcomes = record.outcomes()
+        corpus_index: list[CorpusHashIndex] = []
         for item in plan.items:
             if not outcomes[item.item_id].state.final:
-                landed = _landed_outcome(corpus, item)
+                landed = _landed_outcome(corpus, plan, item, outcomes[item.item_id], corpus_index)
                 if landed is not None:
                     record = store.record_outcome(run_id, record.attempt, landed)
         final = settle_unfinished(record.outcomes().values(), utc_now())
@@ -122,44 +143,76 @@ def cancel_run(corpus: Corpus, run_id: str) -> RunRecord:
         lock.release()
 
 
-def _landed_outcome(corpus: Corpus, item: PlanItem) -> ItemOutcome | None:
-    """The committed outcome of an item whose ingest is in its notebook, else None.
+def _landed_outcome(
+    corpus: Corpus,
+    plan: ImportPlan,
+    item: PlanItem,
+    recorded: ItemOutcome,
+    corpus_index: list[CorpusHashIndex],
+) -> ItemOutcome | None:
+    """What of an unfinished item is in its notebook, as its outcome; None if nothing is.
 
-    One item is one ingest transaction, so any of its source ids in the manifest means
-    the whole transaction landed; its other sources were skipped as duplicates.
+    An item lands in checkpoints, so its notebook may hold some of its sources: each
+    planned source is either there, or a duplicate skipped at commit time (judged as
+    the executor judges it: the notebook holds its bytes as another source, the
+    record's pending outcome says so, or, for a corpus-wide check, another notebook
+    holds them), or not landed. All there or skipped: ``committed`` (boundary 6: its
+    ingest landed before its outcome was written). Some there: ``pending`` with what
+    landed, which the cancel settles as ``cancelled_pending`` with its pages counted.
     """
     try:
         manifest = project.read(corpus.notebook_dir(item.notebook_id), item.notebook_id)
     except TranscribeError:
         return None  # no loadable notebook: nothing landed (doctor reports a broken one)
-    ids = project.ids_of(manifest).sources
-    landed = [s for s in item.imported_sources() if s.source_id in ids]
+    have = project.ids_of(manifest).pages
+    # A source with any page in landed (a long one may have landed only some of its pages).
+    landed = [s for s in item.imported_sources() if any(p.page_id in have for p in s.pages)]
     if not landed:
         return None
-    # The rest were skipped at commit time; say why as the executor would have.
     held = {
         str(s["sha256"]): str(s["id"])
         for s in manifest["sources"]
         if isinstance(s, dict) and "sha256" in s and "id" in s
     }
+    recorded_skips = {str(d.get("source_id")): d for d in recorded.skipped_sources}
+    if (
+        plan.policy is DuplicatePolicy.SKIP_EXISTING
+        and item.dedupe_scope is DedupeScope.CORPUS
+        and not corpus_index
+    ):
+        corpus_index.append(CorpusHashIndex(corpus))
+        corpus_index[0].refresh()
     skipped = [skipped_source(s, s.duplicate) for s in item.planned_skips()]
+    missing = []
     for s in item.imported_sources():
-        if s not in landed:
-            why = classify(
-                s.sha256,
-                policy=DuplicatePolicy.SKIP_EXISTING,
-                scope=DedupeScope.NOTEBOOK,
-                notebook_id=item.notebook_id,
-                in_notebook=held,
-                source_id=s.source_id,
-            )
-            skipped.append(skipped_source(s, why or Duplicate.IN_CORPUS))
+        if s in landed:
+            if not all(p.page_id in have for p in s.pages):
+                missing.append(s)  # its later checkpoints did not land
+            continue
+        if s.source_id in recorded_skips:
+            skipped.append(recorded_skips[s.source_id])
+            continue
+        why = classify(
+            s.sha256,
+            policy=plan.policy,
+            scope=item.dedupe_scope,
+            notebook_id=item.notebook_id,
+            in_notebook=held,
+            corpus_index=corpus_index[0] if corpus_index else None,
+            source_id=s.source_id,
+        )
+        if why is None:
+            missing.append(s)
+        else:
+            skipped.append(skipped_source(s, why))
+    pages = sum(1 for s in landed for p in s.pages if p.page_id in have)
     return ItemOutcome(
         item.item_id,
-        ItemState.COMMITTED,
+        ItemState.PENDING if missing else ItemState.COMMITTED,
         item.notebook_id,
         tuple(s.source_id for s in landed),
-        sum(len(s.pages) for s in landed),
+        0 if missing else pages,
         tuple(skipped),
         updated_at=utc_now(),
+        pages_landed=pages,
     )

@@ -213,9 +213,10 @@ class CommitPage(WorkerPage[CommitWorker]):
             )
         )
         self.summary_label.setText(
-            self.tr("Import run {run}. Each notebook is committed whole or not at all.").format(
-                run=start.run_id
-            )
+            self.tr(
+                "Import run {run}. Pages are committed a few dozen at a time: pausing or "
+                "cancelling keeps every page already in."
+            ).format(run=start.run_id)
         )
         self._tick.start()
         self._show_progress()
@@ -347,8 +348,8 @@ class CommitPage(WorkerPage[CommitWorker]):
         elif result.stopped_by is not None:
             self.headline.setText(self.tr("Stopped"))
             summary = self.tr(
-                "The import stopped: {why} Nothing of the notebook in progress was kept; "
-                "resume it here or from Runs once that is fixed, with the same ids."
+                "The import stopped: {why} The pages already in stay; resume it here or "
+                "from Runs once that is fixed, with the same ids."
             ).format(why=result.stopped_by)
         elif result.paused or result.superseded or not result.status.terminal:
             self.headline.setText(self.tr("Paused"))
@@ -357,8 +358,9 @@ class CommitPage(WorkerPage[CommitWorker]):
                 "with the same ids."
             )
         else:
-            self.headline.setText(run_status_words(result.status))
-            summary = run_status_explanation(result.status)
+            landed = result.record.pages_landed()
+            self.headline.setText(run_status_words(result.status, landed))
+            summary = run_status_explanation(result.status, landed)
         summary += " " + counts_sentence(counts, pages)
         for problem in result.verification_problems:
             summary += "\n" + problem

@@ -1,0 +1,265 @@
+"""Checkpointed commits in-process: a big notebook lands a few dozen pages at a time.
+
+Pause and Cancel of a 300-page single-notebook import half way keep the pages before
+the checkpoint in flight; resuming (or committing the plan again) finishes it without
+rendering again any page that landed; a notebook appears only with its first pages.
+Every render the engine makes is watched (``renders``), so "never re-rendered" is
+counted, not assumed.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from transcribe_import.engine.ingest import checkpoints, transaction
+from transcribe_import.engine.ingest.checkpoints import CHECKPOINT_PAGES
+from transcribe_import.engine.planning.plan import ImportPlan
+from transcribe_import.engine.runs.executor import EventKind, RunControl, RunEvent, execute_run
+from transcribe_import.engine.runs.model import ItemState, RunStatus
+from transcribe_import.engine.runs.service import prepare_run
+from transcribe_import.engine.runs.store import RunStore
+from transcribe_import.engine.storage.corpus import CREATING_PREFIX, Corpus
+
+from engine_helpers import assert_notebook_whole
+from helpers.runs import plan_for, planned_page_ids
+from helpers.shelves import make_pages
+
+PAGES = 300
+STOP_AT = 170  # the 170th page rendered is inside the 6th checkpoint (pages 161-192)
+LANDED = (STOP_AT - 1) // CHECKPOINT_PAGES * CHECKPOINT_PAGES  # the five before it: 160
+
+
+class Renders:
+    """Counts every page the engine renders, by source file; may act on the n-th one."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.by_file: Counter[str] = Counter()
+        self.on: tuple[int, Callable[[], None]] | None = None
+        real = transaction.decode.render_pages
+
+        def watched(path, media_type, indices, settings, *, display_path):  # type: ignore[no-untyped-def]
+            for page in real(path, media_type, indices, settings, display_path=display_path):
+                self.by_file[display_path] += 1
+                if self.on is not None and sum(self.by_file.values()) == self.on[0]:
+                    self.on[1]()
+                yield page
+
+        monkeypatch.setattr(transaction.decode, "render_pages", watched)
+
+    def total(self) -> int:
+        return sum(self.by_file.values())
+
+
+@pytest.fixture(scope="module")
+def register_shelf(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("register")
+    make_pages(root / "Register 1901", PAGES, size=(120, 160))
+    return root
+
+
+def _one_notebook_plan(corpus: Corpus, shelf: Path) -> ImportPlan:
+    plan = plan_for(corpus, shelf)
+    assert len(plan.items) == 1 and len(planned_page_ids(plan.items[0])) == PAGES
+    return plan
+
+
+def _renders_on_disk(corpus: Corpus, nbid: str) -> dict[str, tuple[int, int]]:
+    """Each render file of the notebook: (inode, mtime_ns), to see that none is rewritten."""
+    out = {}
+    for p in (corpus.notebook_dir(nbid) / "renders").iterdir():
+        st = p.stat()
+        out[p.name] = (st.st_ino, st.st_mtime_ns)
+    return out
+
+
+def _stopped_half_way(
+    corpus: Corpus, plan: ImportPlan, renders: Renders, stop: Callable[[RunControl], None]
+) -> tuple[str, list[RunEvent]]:
+    record, _ = prepare_run(corpus, plan)
+    control = RunControl()
+    renders.on = (STOP_AT, lambda: stop(control))
+    events: list[RunEvent] = []
+    execute_run(corpus, record.run_id, control=control, on_event=events.append, workers=1)
+    renders.on = None
+    return record.run_id, events
+
+
+def _assert_first_pages_landed(corpus: Corpus, plan: ImportPlan, n: int) -> None:
+    item = plan.items[0]
+    doc = assert_notebook_whole(corpus, item.notebook_id)
+    assert [p["id"] for p in doc["pages"]] == planned_page_ids(item)[:n]
+    assert corpus.is_registered(item.notebook_id)
+
+
+def _assert_finished_without_rerender(
+    corpus: Corpus, plan: ImportPlan, renders: Renders, before: dict[str, tuple[int, int]]
+) -> None:
+    item = plan.items[0]
+    doc = assert_notebook_whole(corpus, item.notebook_id)
+    assert [p["id"] for p in doc["pages"]] == planned_page_ids(item)  # each page exactly once
+    landed_files = [str(s.provenance.fs_path) for s in item.imported_sources()[:LANDED]]
+    assert not [f for f in landed_files if renders.by_file[f] > 1], "a landed page re-rendered"
+    # Only the pages of the checkpoint in flight at the stop were rendered twice.
+    all_files = [str(s.provenance.fs_path) for s in item.imported_sources()]
+    assert set(renders.by_file) == set(all_files)
+    twice = [f for f in all_files if renders.by_file[f] == 2]
+    assert len(twice) >= STOP_AT - LANDED and max(renders.by_file.values()) == 2
+    assert set(twice) <= set(all_files[LANDED : LANDED + CHECKPOINT_PAGES])
+    after = _renders_on_disk(corpus, item.notebook_id)
+    assert {k: after[k] for k in before} == before, "a landed render file was rewritten"
+    assert [e.name for e in corpus.notebooks_dir.iterdir() if e.name.startswith(".")] == []
+
+
+def test_pause_half_way_keeps_landed_checkpoints_and_resume_renders_none_again(
+    corpus, register_shelf, monkeypatch
+) -> None:
+    renders = Renders(monkeypatch)
+    plan = _one_notebook_plan(corpus, register_shelf)
+    run_id, events = _stopped_half_way(corpus, plan, renders, lambda c: c.pause())
+
+    record = prepare_run(corpus, plan)[0]
+    assert record.run_id == run_id and record.status is RunStatus.RUNNING  # paused, resumable
+    outcome = record.outcomes()[plan.items[0].item_id]
+    assert outcome.state is ItemState.PENDING and outcome.pages_landed == LANDED
+    assert len(outcome.source_ids) == LANDED
+    _assert_first_pages_landed(corpus, plan, LANDED)
+    # The window's bar counted the pages as they landed, one event per checkpoint.
+    landed_events = [e for e in events if e.kind is EventKind.PAGES_LANDED]
+    assert [e.pages_done for e in landed_events] == list(
+        range(CHECKPOINT_PAGES, LANDED + 1, CHECKPOINT_PAGES)
+    )
+    assert all(e.pages_total == PAGES for e in landed_events)
+    before = _renders_on_disk(corpus, plan.items[0].notebook_id)
+
+    resumed: list[RunEvent] = []
+    result = execute_run(corpus, run_id, on_event=resumed.append, workers=1)
+    assert result.status is RunStatus.COMPLETE
+    committed = result.record.outcomes()[plan.items[0].item_id]
+    assert committed.state is ItemState.COMMITTED and committed.pages_landed == PAGES
+    _assert_finished_without_rerender(corpus, plan, renders, before)
+    assert resumed[-1].pages_done == PAGES
+
+
+def test_cancel_half_way_keeps_landed_pages_and_recommit_finishes(
+    corpus, register_shelf, monkeypatch
+) -> None:
+    renders = Renders(monkeypatch)
+    plan = _one_notebook_plan(corpus, register_shelf)
+    run_id, _events = _stopped_half_way(corpus, plan, renders, lambda c: c.cancel())
+
+    record = prepare_run(corpus, plan)[0]
+    assert record.run_id != run_id  # the cancelled run is terminal: a new run retries it
+    cancelled = RunStore(corpus).load(run_id)
+    # The contract's table: no item committed, so `cancelled`; but its pages are counted.
+    assert cancelled.status is RunStatus.CANCELLED
+    outcome = cancelled.outcomes()[plan.items[0].item_id]
+    assert outcome.state is ItemState.CANCELLED_PENDING and outcome.pages_landed == LANDED
+    assert cancelled.pages_landed() == LANDED and cancelled.summary()["pages_landed"] == LANDED
+    _assert_first_pages_landed(corpus, plan, LANDED)
+    before = _renders_on_disk(corpus, plan.items[0].notebook_id)
+
+    result = execute_run(corpus, record.run_id, workers=1)
+    assert result.status is RunStatus.COMPLETE
+    _assert_finished_without_rerender(corpus, plan, renders, before)
+
+
+def test_cancel_before_any_page_landed_leaves_no_notebook(
+    corpus, register_shelf, monkeypatch
+) -> None:
+    renders = Renders(monkeypatch)
+    plan = _one_notebook_plan(corpus, register_shelf)
+    record, _ = prepare_run(corpus, plan)
+    control = RunControl()
+    renders.on = (5, control.cancel)  # inside the first checkpoint of the new notebook
+    result = execute_run(corpus, record.run_id, control=control, workers=1)
+    assert result.status is RunStatus.CANCELLED and result.record.pages_landed() == 0
+    nbid = plan.items[0].notebook_id
+    assert not corpus.is_registered(nbid)
+    assert list(corpus.notebooks_dir.iterdir()) == [], "a trace of the notebook was left"
+    assert not (corpus.notebooks_dir / f"{CREATING_PREFIX}{nbid}").exists()
+
+
+def test_a_failure_in_a_later_checkpoint_keeps_the_earlier_ones(
+    corpus, register_shelf, monkeypatch, tmp_path
+) -> None:
+    """A source gone in checkpoint 3: the item fails, its first 64 pages stay and are told."""
+    shelf = tmp_path / "shelf"
+    make_pages(shelf / "Register", 80, size=(120, 160))
+    plan = plan_for(corpus, shelf)
+    item = plan.items[0]
+    gone = item.imported_sources()[2 * CHECKPOINT_PAGES + 3].provenance.fs_path
+    gone.unlink()
+    record, _ = prepare_run(corpus, plan)
+    result = execute_run(corpus, record.run_id, workers=1)
+    assert result.status is RunStatus.FAILED  # the table: no item committed, one failed
+    outcome = result.record.outcomes()[item.item_id]
+    assert outcome.state is ItemState.FAILED and outcome.failure_code == "source_missing"
+    assert outcome.pages_landed == 2 * CHECKPOINT_PAGES
+    doc = assert_notebook_whole(corpus, item.notebook_id)
+    assert [p["id"] for p in doc["pages"]] == planned_page_ids(item)[: 2 * CHECKPOINT_PAGES]
+
+
+def test_split_bounds_the_pages_cutting_only_a_longer_source() -> None:
+    from transcribe_import.engine.base.ids import new_id
+    from transcribe_import.engine.ingest.transaction import PageSpec, SourceSpec
+
+    def source(pages: int) -> SourceSpec:
+        return SourceSpec(
+            new_id(),
+            Path("x.pdf"),
+            "0" * 64,
+            "application/pdf",
+            tuple(PageSpec(new_id(), new_id(), k) for k in range(pages)),
+        )
+
+    sources = [source(n) for n in (10, 10, 15, 70, 1, 1)]
+    chunks = checkpoints.split(sources, 32)
+    assert [[len(s.pages) for s in c] for c in chunks] == [[10, 10], [15], [32], [32], [6, 1, 1]]
+    parts = [s for c in chunks for s in c]
+    assert [p for s in parts for p in s.pages] == [p for s in sources for p in s.pages]
+    long = [s for s in parts if s.source_id == sources[3].source_id]
+    assert [s.page_count for s in long] == [70, 70, 70]  # each part knows the whole
+
+
+def test_a_long_pdf_lands_in_checkpoints_too_and_resumes_inside_its_source(
+    corpus, tmp_path, monkeypatch
+) -> None:
+    """A 70-page PDF is one source cut into checkpoints of 32, 32 and 6 pages: a pause in
+    the second keeps the first 32 pages (the source listed once, with its 70 pages to
+    come); resume renders the rest from the notebook's copy, which is never copied again."""
+    from media_factory import make_pdf
+
+    make_pdf(tmp_path / "shelf" / "Register" / "register.pdf", [(60, 80)] * 70)
+    renders = Renders(monkeypatch)
+    plan = plan_for(corpus, tmp_path / "shelf")
+    [item] = plan.items
+    [source] = item.imported_sources()
+    assert len(source.pages) == 70
+    record, _ = prepare_run(corpus, plan)
+    control = RunControl()
+    renders.on = (50, control.pause)
+    execute_run(corpus, record.run_id, control=control, workers=1)
+
+    doc = assert_notebook_whole(corpus, item.notebook_id)
+    assert [p["id"] for p in doc["pages"]] == planned_page_ids(item)[:CHECKPOINT_PAGES]
+    [entry] = doc["sources"]
+    assert entry["id"] == source.source_id and entry["page_count"] == 70
+    copy = corpus.notebook_dir(item.notebook_id) / entry["path"]
+    before = copy.stat().st_ino, copy.stat().st_mtime_ns
+    outcome = RunStore(corpus).load(record.run_id).outcomes()[item.item_id]
+    assert outcome.state is ItemState.PENDING and outcome.pages_landed == CHECKPOINT_PAGES
+    rendered_first = renders.total()
+
+    result = execute_run(corpus, record.run_id, workers=1)
+    assert result.status is RunStatus.COMPLETE
+    doc = assert_notebook_whole(corpus, item.notebook_id)
+    assert [p["id"] for p in doc["pages"]] == planned_page_ids(item)
+    assert len(doc["sources"]) == 1 and (copy.stat().st_ino, copy.stat().st_mtime_ns) == before
+    # The resume rendered exactly the 38 pages that had not landed.
+    assert renders.total() - rendered_first == 70 - CHECKPOINT_PAGES
+    committed = result.record.outcomes()[item.item_id]
+    assert committed.page_count == committed.pages_landed == 70
