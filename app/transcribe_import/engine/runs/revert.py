@@ -1,0 +1,290 @@
+"""What undoing an import run as a group would take out of the corpus, and what blocks it.
+
+``plan_revert`` only reads: the run record, its frozen plan and the notebooks it wrote.
+What the run wrote is read from the corpus itself, not from the run's own account of
+its walk: every source an import lands carries its ``import_run_id`` in project.json,
+so pages that landed in a checkpoint of an item that later failed or was cancelled are
+found too. A notebook the run created (its index entry names the run) is removed
+whole; into an existing notebook the run's sources and their pages are removed and
+nothing else.
+
+Later work is never destroyed. A revert is blocked, naming the notebook and the cause,
+when what the run wrote has changed since: another run added pages into a notebook this
+run created, the notebook was renamed or given keys by other tools, one of the run's
+pages was reordered, relabelled, set as cover or given keys (a transcription), or a
+file's bytes differ from the hash project.json records. The comparison is by ids and
+hashes against what the import writes for the plan's pages (the one page record the
+ingest transaction builds, ``PAGE_KEYS``), never by timestamps.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.planning.plan import ImportPlan, PlanItem
+from transcribe_import.engine.runs.model import RunRecord, RunStatus
+from transcribe_import.engine.runs.store import RunStore
+from transcribe_import.engine.storage import fsio, project
+from transcribe_import.engine.storage.corpus import Corpus
+
+# The keys the import writes on every page record (ingest/transaction.py); with the plan
+# page's label and extra keys (a bag's), if it has them, any other key is someone else's.
+PAGE_KEYS = frozenset({"id", "source_id", "page_index", "render_id", "render"})
+# The keys the import writes on a notebook it creates, before a bag's restored keys.
+NOTEBOOK_KEYS = frozenset(
+    {"format", "schema_version", "id", "title", "created_at", "updated_at", "cover_page_id"}
+    | {"sources", "pages", "import_run_id"}
+)
+
+
+class RevertBlock(enum.StrEnum):
+    NOT_ENDED = "revert_not_ended"  # the run is still running, paused or interrupted
+    NOTHING_LANDED = "revert_nothing_landed"  # the run wrote nothing: nothing to undo
+    LATER_PAGES = "revert_later_pages"  # another import added pages to a notebook it created
+    NOTEBOOK_CHANGED = "revert_notebook_changed"  # renamed, or keys added by another tool
+    PAGE_CHANGED = "revert_page_changed"  # a page of the run relabelled or given keys
+    REORDERED = "revert_reordered"  # the run's pages are no longer where it put them
+    COVER_SET = "revert_cover_set"  # a page of the run became the cover since
+    FILE_CHANGED = "revert_file_changed"  # a file's bytes differ from its recorded hash
+    UNREADABLE = "revert_unreadable"  # a notebook's project.json cannot be read
+
+
+@dataclass(frozen=True)
+class RevertBlocker:
+    code: RevertBlock
+    notebook_id: str | None
+    message: str
+
+
+@dataclass(frozen=True)
+class NotebookRevert:
+    """What the revert takes out of one notebook (``whole``: the notebook itself)."""
+
+    notebook_id: str
+    title: str
+    whole: bool
+    source_ids: tuple[str, ...]
+    page_ids: tuple[str, ...]
+    files: tuple[str, ...]  # notebook-relative paths of the sources and renders it moves
+
+
+@dataclass(frozen=True)
+class RevertPlan:
+    run_id: str
+    status: RunStatus
+    notebooks: tuple[NotebookRevert, ...]
+    blockers: tuple[RevertBlocker, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.blockers
+
+    @property
+    def pages(self) -> int:
+        return sum(len(n.page_ids) for n in self.notebooks)
+
+
+def plan_revert(corpus: Corpus, run_id: str, *, check_hashes: bool = True) -> RevertPlan:
+    """What reverting ``run_id`` would remove, and every reason it cannot (read only)."""
+    store = RunStore(corpus)
+    record = store.load(run_id)
+    if not record.status.terminal or store.is_interrupted(record):
+        blocker = RevertBlocker(
+            RevertBlock.NOT_ENDED,
+            None,
+            f"Run {run_id} has not ended ({record.status}); resume it or cancel it first, "
+            "then undo it.",
+        )
+        return RevertPlan(run_id, record.status, (), (blocker,))
+    plan = store.load_plan(run_id, record)
+    created = _created_by(corpus, run_id)
+    notebooks: list[NotebookRevert] = []
+    blockers: list[RevertBlocker] = []
+    for notebook_id in _touched(record, plan):
+        found = _notebook(corpus, run_id, plan, notebook_id, notebook_id in created, check_hashes)
+        if isinstance(found, RevertBlocker):
+            blockers.append(found)
+            continue
+        change, problems = found
+        blockers.extend(problems)
+        if change is not None:
+            notebooks.append(change)
+    if not notebooks and not blockers:
+        blockers.append(
+            RevertBlocker(
+                RevertBlock.NOTHING_LANDED,
+                None,
+                f"Run {run_id} added nothing to the corpus, so there is nothing to undo.",
+            )
+        )
+    return RevertPlan(run_id, record.status, tuple(notebooks), tuple(blockers))
+
+
+def _created_by(corpus: Corpus, run_id: str) -> set[str]:
+    return {n for n, e in corpus.index_entries().items() if e.import_run_id == run_id}
+
+
+def _touched(record: RunRecord, plan: ImportPlan) -> list[str]:
+    """The notebooks the run's items went into, in plan order, each once."""
+    del record  # the corpus, not the run's walk, says what landed (module docstring)
+    return list(dict.fromkeys(it.notebook_id for it in plan.items))
+
+
+def _notebook(
+    corpus: Corpus,
+    run_id: str,
+    plan: ImportPlan,
+    notebook_id: str,
+    created: bool,
+    check_hashes: bool,
+) -> RevertBlocker | tuple[NotebookRevert | None, list[RevertBlocker]]:
+    nb_dir = corpus.notebook_dir(notebook_id)
+    if not corpus.is_registered(notebook_id) or not fsio.exists(nb_dir / project.PROJECT_FILE):
+        return None, []  # nothing of it landed (or it was removed since): nothing to take out
+    try:
+        doc = project.read(nb_dir, notebook_id)
+    except (OSError, TranscribeError) as exc:
+        return RevertBlocker(
+            RevertBlock.UNREADABLE,
+            notebook_id,
+            f"{nb_dir / project.PROJECT_FILE} cannot be read ({exc}); run "
+            "`transcribe-import doctor` first.",
+        )
+    items = [it for it in plan.items if it.notebook_id == notebook_id]
+    title = str(doc.get("title") or notebook_id)
+    ours = {
+        str(s["id"]): s
+        for s in doc["sources"]
+        if isinstance(s, dict) and s.get("import_run_id") == run_id
+    }
+    if not ours:
+        return None, []
+    pages = [p for p in doc["pages"] if isinstance(p, dict)]
+    our_pages = [p for p in pages if p.get("source_id") in ours]
+    problems: list[RevertBlocker] = []
+
+    def block(code: RevertBlock, what: str) -> None:
+        problems.append(RevertBlocker(code, notebook_id, f"“{title}” ({notebook_id}): {what}"))
+
+    if created:
+        others = [s for s in doc["sources"] if isinstance(s, dict) and str(s.get("id")) not in ours]
+        if others:
+            runs = sorted({str(s.get("import_run_id")) for s in others})
+            block(
+                RevertBlock.LATER_PAGES,
+                f"{len(others)} file(s) were added to it since, by {', '.join(runs)}; undo "
+                "that import first, or keep this one.",
+            )
+        _check_notebook_keys(doc, items, block)
+    _check_pages(plan_pages(items), our_pages, pages, doc, items, block)
+    if check_hashes:
+        _check_files(nb_dir, [*ours.values(), *our_pages], block)
+    files = tuple(
+        [str(s["path"]) for s in ours.values() if s.get("path")]
+        + [str(p["render"]["path"]) for p in our_pages if isinstance(p.get("render"), dict)]
+    )
+    change = NotebookRevert(
+        notebook_id,
+        title,
+        created,
+        tuple(ours),
+        tuple(str(p["id"]) for p in our_pages),
+        files,
+    )
+    return change, problems
+
+
+def plan_pages(items: list[PlanItem]) -> dict[str, dict[str, Any]]:
+    """page id -> what the import writes for it beyond ids it makes itself (PAGE_KEYS):
+    the plan page's source, index, render id, label and extra keys (a bag's)."""
+    out: dict[str, dict[str, Any]] = {}
+    for it in items:
+        for s in it.imported_sources():
+            for p in s.pages:
+                out[p.page_id] = {
+                    **dict(p.extra or {}),
+                    **({"label": p.label} if p.label is not None else {}),
+                    "source_id": s.source_id,
+                    "page_index": p.page_index,
+                    "render_id": p.render_id,
+                }
+    return out
+
+
+def _check_notebook_keys(doc: dict[str, Any], items: list[PlanItem], block: Any) -> None:
+    restored = {k for it in items if it.restore is not None for k in it.restore.manifest}
+    added = sorted(set(doc) - NOTEBOOK_KEYS - restored)
+    if added:
+        block(
+            RevertBlock.NOTEBOOK_CHANGED,
+            f"other tools added {', '.join(added)} to it since; undoing would remove that "
+            "work. Keep the notebook, or remove it by hand.",
+        )
+    titles = {it.title for it in items if it.title}
+    if titles and doc.get("title") not in titles:
+        block(
+            RevertBlock.NOTEBOOK_CHANGED,
+            f"it was renamed since (the import titled it “{sorted(titles)[0]}”).",
+        )
+
+
+def _check_pages(
+    expected: dict[str, dict[str, Any]],
+    our_pages: list[dict[str, Any]],
+    pages: list[dict[str, Any]],
+    doc: dict[str, Any],
+    items: list[PlanItem],
+    block: Any,
+) -> None:
+    for p in our_pages:
+        want = expected.get(str(p.get("id")))
+        if want is None:
+            continue  # a page of the run's sources the plan does not list: judged by its file
+        extra = sorted(set(p) - PAGE_KEYS - set(want))
+        differ = sorted(k for k, v in want.items() if p.get(k) != v)
+        if extra or differ:
+            what = ", ".join([*(f"{k} added" for k in extra), *(f"{k} changed" for k in differ)])
+            block(
+                RevertBlock.PAGE_CHANGED,
+                f"page {p.get('id')} has changed since the import ({what}); undoing would "
+                "lose that work.",
+            )
+    # The run's pages, where it put them: one block, in plan order.
+    order = [str(p["id"]) for p in our_pages]
+    planned = [pid for pid in expected if pid in set(order)]
+    positions = [k for k, p in enumerate(pages) if str(p.get("id")) in set(order)]
+    contiguous = not positions or positions[-1] - positions[0] + 1 == len(positions)
+    if order != planned or not contiguous:
+        block(
+            RevertBlock.REORDERED,
+            "its pages were reordered since the import; undoing would lose that order.",
+        )
+    cover = doc.get("cover_page_id")
+    planned_covers = {it.cover_page_id for it in items}
+    if cover in set(order) and cover not in planned_covers:
+        block(
+            RevertBlock.COVER_SET,
+            f"page {cover} of this import was made the cover since.",
+        )
+
+
+def _check_files(nb_dir: Path, entries: list[dict[str, Any]], block: Any) -> None:
+    for e in entries:
+        ref = e.get("render") if "render_id" in e else e
+        if not isinstance(ref, dict) or not ref.get("path"):
+            continue
+        path = nb_dir / str(ref["path"])
+        try:
+            digest, _size = fsio.hash_file(path)
+        except OSError:
+            continue  # a missing file is moved as missing: doctor already tells it
+        if digest != ref.get("sha256"):
+            block(
+                RevertBlock.FILE_CHANGED,
+                f"{path} differs from the hash project.json records; run "
+                "`transcribe-import doctor` before undoing.",
+            )
