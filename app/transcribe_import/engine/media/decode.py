@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, BinaryIO, NoReturn, cast
 from PIL import ExifTags, Image
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.media import budget
 from transcribe_import.engine.media.kinds import (
     JPEG,
     KIND_BY_TYPE,
@@ -457,15 +458,18 @@ def _render_frame(
         # at least the target, which skips most of the decoding work for big photos.
         scale = settings.max_side / longest
         im.draft(None, (math.ceil(width * scale), math.ceil(height * scale)))
-    im.load()
-    # Read after load so a PNG's eXIf chunk after the image data counts, as in probe.
-    orientation, _ = _exif_facts(_safe_getexif(im))
-    out = _to_display_mode(im)
-    out = _cap_size(out, settings.max_side)
-    transpose = _ORIENTATION_TRANSPOSE.get(orientation)
-    if transpose is not None:
-        out = out.transpose(transpose)
-    return _encode(out, index, settings)
+    # The decode's working memory is held from the process-wide budget (budget.py), so
+    # huge pages never decode all at once, however many workers there are.
+    with budget.DECODE_BUDGET.hold(budget.estimate(*im.size)):
+        im.load()
+        # Read after load so a PNG's eXIf chunk after the image data counts, as in probe.
+        orientation, _ = _exif_facts(_safe_getexif(im))
+        out = _to_display_mode(im)
+        out = _cap_size(out, settings.max_side)
+        transpose = _ORIENTATION_TRANSPOSE.get(orientation)
+        if transpose is not None:
+            out = out.transpose(transpose)
+        return _encode(out, index, settings)
 
 
 def _to_display_mode(im: Image.Image) -> Image.Image:

@@ -1,0 +1,140 @@
+"""Benchmark: peak memory of a commit of huge pages, with 2 and 6 workers, same run.
+
+Pages: 16-bit grayscale PNGs of 88 megapixels (11,000 x 8,000), inside the decompression
+bomb limit, each in its own notebook so that every worker lane decodes at once. Each
+commit runs in its own process (the real CLI, ``transcribe-import commit --workers N``);
+its peak resident memory is read from the kernel (``ru_maxrss`` of the child).
+
+The reference, measured in the same run: the peak of rendering ONE such page in a fresh
+process, the floor any importer pays. A ratio near 1 means the pages were decoded one or
+two at a time whatever the worker count (the shared budget, engine/media/budget.py); the
+``unbounded`` rows run the same commit with the budget lifted, as the app did before it.
+Results go to bench/RESULTS.md.
+
+    .venv/bin/python bench/bench_memory.py [--pages 6]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from PIL import Image
+
+from bench_results import replace_section  # noqa: E402 - beside this script
+
+BENCH = Path(__file__).resolve().parent
+WORK = BENCH / "_work"
+SIZE = (11_000, 8_000)
+
+# The commit, in a child process; "unbounded" lifts the budget first (the app before it).
+COMMIT = """
+import sys
+from transcribe_import.engine.media import budget
+if sys.argv[1] == "unbounded":
+    budget.DECODE_BUDGET = budget.MemoryBudget(1 << 62)
+from transcribe_import.cli.main import main
+sys.exit(main(["commit", sys.argv[2], "--workers", sys.argv[3]]))
+"""
+ONE = """
+import sys
+from pathlib import Path
+from transcribe_import.engine.media.decode import render_pages
+for _ in render_pages(Path(sys.argv[1]), "image/png", [0]):
+    pass
+"""
+
+
+def make_pages(folder: Path, count: int) -> None:
+    base = Image.linear_gradient("L").resize(SIZE).convert("I")
+    for n in range(count):
+        nb = folder / f"huge {n + 1}"
+        nb.mkdir(parents=True)
+        page = base.point(lambda v, n=n: v * 200 + n)  # distinct bytes: no duplicates
+        page.convert("I;16").save(nb / "page 1.png", compress_level=1)
+
+
+def peak_of(args: list[str], env: dict[str, str]) -> float:
+    """Run a child; its peak resident memory in MiB (Linux reports ru_maxrss in KiB)."""
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{args[:3]} failed: {proc.stderr.read().decode() if proc.stderr else ''}")
+    return usage.ru_maxrss / 1024
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--pages", type=int, default=6)
+    args = ap.parse_args()
+    WORK.mkdir(exist_ok=True)
+    rows: list[tuple[str, float]] = []
+    with tempfile.TemporaryDirectory(dir=WORK) as tmp:
+        root = Path(tmp)
+        make_pages(root / "shelf", args.pages)
+        env = {**os.environ, "PYTHONPATH": str(BENCH.parent / "app")}
+        ref = peak_of([sys.executable, "-c", ONE, str(root / "shelf/huge 1/page 1.png")], env)
+        for mode in ("budget", "unbounded"):
+            for workers in (2, 6):
+                data = root / f"data-{mode}-{workers}"
+                env["TRANSCRIBE_DATA_DIR"] = str(data)
+                plan = root / f"plan-{mode}-{workers}.json"
+                subprocess.run(
+                    [sys.executable, "-m", "transcribe_import", "plan", str(root / "shelf")]
+                    + ["-o", str(plan)],
+                    env=env,
+                    check=True,
+                    capture_output=True,
+                )
+                peak = peak_of([sys.executable, "-c", COMMIT, mode, str(plan), str(workers)], env)
+                rows.append((f"{mode}, --workers {workers}", peak))
+                shutil.rmtree(data)
+                print(f"{mode} workers={workers}: {peak:.0f} MiB (one page alone: {ref:.0f})")
+    record(ref, rows, args)
+
+
+def record(ref: float, rows: list[tuple[str, float]], args: argparse.Namespace) -> None:
+    lines = [
+        "## Decoding memory (bench/bench_memory.py)",
+        "",
+        f"A commit of {args.pages} 16-bit 88-megapixel PNGs, one per notebook, through the real "
+        "CLI; peak resident memory of the process. Reference, same run: rendering one such page "
+        f"alone in a fresh process, **{ref:.0f} MiB**. `unbounded` lifts the shared decoding "
+        "budget (engine/media/budget.py), as the app was before it.",
+        "",
+        "| commit | peak MiB | ratio to one page |",
+        "| --- | --- | --- |",
+        *(f"| {name} | {peak:.0f} | {peak / ref:.2f} |" for name, peak in rows),
+        "",
+        f"Machine: {os.cpu_count()} cores; budget {_budget_mib():.0f} MiB (a quarter of "
+        f"memory, 512 MiB to 4 GiB), each page estimated at {_estimate_mib():.0f} MiB, so "
+        f"{max(1, int(_budget_mib() // _estimate_mib()))} decode at once here; with 8 GB of "
+        "memory (a 2 GiB budget) they go one at a time.",
+        "",
+    ]
+    replace_section(BENCH / "RESULTS.md", lines[0], "\n".join(lines))
+
+
+def _estimate_mib() -> float:
+    sys.path.insert(0, str(BENCH.parent / "app"))
+    from transcribe_import.engine.media.budget import estimate
+
+    return estimate(*SIZE) / (1024 * 1024)
+
+
+def _budget_mib() -> float:
+    sys.path.insert(0, str(BENCH.parent / "app"))
+    from transcribe_import.engine.media.budget import default_budget
+
+    return default_budget() / (1024 * 1024)
+
+
+if __name__ == "__main__":
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    main()
