@@ -114,8 +114,8 @@ def record(ref: float, rows: list[tuple[str, float]], args: argparse.Namespace) 
         "",
         f"Machine: {os.cpu_count()} cores; budget {_budget_mib():.0f} MiB (a quarter of "
         f"memory, 512 MiB to 4 GiB), each page estimated at {_estimate_mib():.0f} MiB, so "
-        f"{max(1, int(_budget_mib() // _estimate_mib()))} decode at once here; with 8 GB of "
-        "memory (a 2 GiB budget) they go one at a time.",
+        f"at most {max(1, int(_budget_mib() // _estimate_mib()))} decode at once here; with "
+        "8 GB of memory (a 2 GiB budget) they go one at a time.",
         "",
     ]
     replace_section(BENCH / "RESULTS.md", lines[0], "\n".join(lines))
