@@ -387,9 +387,23 @@ def execute(
 
     if workers < 1:
         raise ValueError("workers must be at least 1")
-    return execute_run(
-        corpus, run_id, workers=workers, control=control, on_event=on_event, settings=settings
-    )
+    try:
+        return execute_run(
+            corpus, run_id, workers=workers, control=control, on_event=on_event, settings=settings
+        )
+    except TranscribeError as exc:
+        # The machine, not the run, failed before the executor's own loop could say so (no
+        # room for the run's lock file, a read-only disk): the run is left as it was,
+        # resumable, and the result says why, as a disk that fills during an item does.
+        if exc.code not in _MACHINE_CODES:
+            raise
+        record = RunStore(corpus).load(run_id)
+        if record.status.terminal:
+            raise
+        return RunResult(run_id, record.status, record, stopped_by=str(exc))
+
+
+_MACHINE_CODES = frozenset({ErrorCode.DISK_FULL, ErrorCode.IO_ERROR, ErrorCode.READ_ONLY})
 
 
 def cancel(corpus: Corpus, run_id: str) -> RunRecord:
