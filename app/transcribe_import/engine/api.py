@@ -559,7 +559,10 @@ def open_corpus(data_dir: Path) -> Corpus:
     from transcribe_import.engine.storage.locks import check_environment
 
     check_environment()
-    return Corpus.open(data_dir)
+    corpus = Corpus.open(data_dir)
+    # Frozen plans of earlier versions sat among the run records: moved out, crash-safely.
+    RunStore(corpus).migrate_plan_snapshots()
+    return corpus
 
 
 def list_notebooks(corpus: Corpus) -> list[NotebookSummary]:

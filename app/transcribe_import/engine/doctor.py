@@ -44,7 +44,7 @@ def doctor(corpus: Corpus, *, verify_hashes: bool = False) -> DoctorReport:
 
     with corpus.locked():
         # Every atomic write in these folders happens under the corpus lock: a temp is dead.
-        for d in (corpus.root, corpus.runs_dir):
+        for d in (corpus.root, corpus.runs_dir, RunStore(corpus).plans_dir):
             if fsio.exists(d):
                 fsio.remove_stale_temps(d)
         add(_repair_index(corpus))
