@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
+import shlex
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -15,10 +17,12 @@ import orjson
 import pytest
 
 from helpers.cli import (
+    EXIT_CANCELLED,
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_PROBLEMS,
     EXIT_USAGE,
+    SIGKILLED,
     cli_argv,
     cli_env,
     cli_json,
@@ -367,3 +371,87 @@ def test_no_room_for_a_runs_lock_file_leaves_it_resumable_with_exit_6(
     monkeypatch.setattr(os, "open", real_open)
     resumed = cli_json(data, "resume", run_id, "--json")
     assert resumed["status"] == "complete" and resumed["counts"]["committed"] == 2
+
+
+# -- a damaged frozen plan, a quarantined run record, a quarantined journal -----------------
+
+
+def _interrupted_after_one_item(tmp_path: Path, **kill: str) -> tuple[Path, Path, str]:
+    """Three notebooks committed one at a time, killed after the first outcome (or ``kill``)."""
+    data = tmp_path / "data"
+    plan = tmp_path / "plan.json"
+    run_cli(data, "plan", str(make_shelf(tmp_path / "shelf", notebooks=3)), "-o", str(plan))
+    point = kill.get("at", "run.after_item_outcome:1")
+    proc = run_cli(data, "commit", str(plan), "--workers", "1", crash_at=point)
+    assert proc.returncode == SIGKILLED, proc.stderr
+    (run,) = cli_json(data, "runs", "--json")["runs"]
+    assert run["interrupted"]
+    return data, plan, run["import_run_id"]
+
+
+def _pages_once(data: Path, notebooks: int, pages: int) -> None:
+    listed = cli_json(data, "notebooks", "--json")["notebooks"]
+    assert sorted(n["page_count"] for n in listed) == [pages] * notebooks, listed
+
+
+def test_a_run_whose_frozen_plan_is_damaged_can_be_ended_and_its_plan_recommitted(
+    tmp_path: Path,
+) -> None:
+    data, plan, run_id = _interrupted_after_one_item(tmp_path)
+    snapshot = data / "corpus" / "import-runs" / "plans" / f"{run_id}.json"
+    snapshot.write_bytes(b'{"format": "transcribe.import-plan", "cut sho')
+
+    resume = run_cli(data, "resume", run_id)
+    _one_coded_line(resume, EXIT_PROBLEMS, str(snapshot), "damaged", f"cancel {run_id}")
+    report = cli_json(data, "doctor", "--json", rc=EXIT_PROBLEMS)
+    (finding,) = [f for f in report["findings"] if f["code"] == "interrupted_run"]
+    assert f"`transcribe-import cancel {run_id}`" in finding["message"]
+    assert "resume it" not in finding["message"]  # the advice is a command that works
+
+    cancel = run_cli(data, "cancel", run_id)
+    _no_traceback(cancel)
+    assert cancel.returncode == EXIT_CANCELLED, cancel.stderr
+    assert "cancelled with commits" in cancel.stdout and "without its frozen plan" in cancel.stdout
+    (run,) = cli_json(data, "runs", "--json")["runs"]
+    assert run["status"] == "cancelled_with_commits"
+    assert run["counts"]["committed"] == 1 and run["counts"]["cancelled_pending"] == 2
+    assert run["pages_committed"] == 3  # the landed notebook is counted, never hidden
+
+    again = cli_json(data, "commit", str(plan), "--json")
+    assert again["status"] == "complete"
+    _pages_once(data, notebooks=3, pages=3)
+
+
+def test_a_quarantined_run_record_is_told_with_a_command_that_brings_the_rest_in(
+    tmp_path: Path,
+) -> None:
+    data, _plan, run_id = _interrupted_after_one_item(tmp_path)
+    (data / "corpus" / "import-runs" / f"{run_id}.json").write_bytes(b"{ not a record")
+
+    report = cli_json(data, "doctor", "--json", rc=EXIT_PROBLEMS)
+    codes = [f["code"] for f in report["findings"]]
+    assert "run_quarantined" in codes and "run_untracked" in codes, codes
+    (untracked,) = [f for f in report["findings"] if f["code"] == "run_untracked"]
+    advised = re.search(r"`transcribe-import (commit [^`]+)`", untracked["message"])
+    assert advised is not None, untracked["message"]
+
+    done = cli_json(data, *shlex.split(advised.group(1)), "--json")  # the advice, as given
+    assert done["status"] == "complete"
+    assert done["counts"]["committed"] == 3, done  # the landed one is the plan's own
+    _pages_once(data, notebooks=3, pages=3)
+    after = cli_json(data, "doctor", "--json")
+    assert [f["code"] for f in after["findings"]] == ["quarantine_present"]
+
+
+def test_resume_says_when_it_quarantines_a_damaged_journal(tmp_path: Path) -> None:
+    data, _plan, run_id = _interrupted_after_one_item(tmp_path, at="ingest.after_stage:2")
+    (journal,) = (data / "corpus" / "notebooks").glob("*/.ingest-journal.json")
+    journal.write_bytes(b"{ damaged")
+
+    proc = run_cli(data, "resume", run_id)
+    _no_traceback(proc)
+    assert proc.returncode == EXIT_OK, proc.stderr
+    assert "its ingest journal could not be read" in proc.stdout
+    assert "moved to" in proc.stdout and "quarantine" in proc.stdout
+    doc = cli_json(data, "show", run_id, "--json")
+    assert doc["status"] == "complete"

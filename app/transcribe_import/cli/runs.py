@@ -414,6 +414,8 @@ def cmd_cancel(corpus: Corpus, args: argparse.Namespace) -> int:
     record = api.cancel(corpus, args.run_id)
     if record.status.terminal:
         say(f"Run {args.run_id}: {_status_words(record.status)}.")
+        for e in record.doc.get("errors", []):
+            say(f"  NOTE: {e.get('message')}")
         return ExitCode.CANCELLED
     say(
         f"Cancel requested: the process executing run {args.run_id} stops its pending items "

@@ -305,7 +305,10 @@ def validate_plan(
     """Every problem of ``plan`` against the disk and the corpus as they are now."""
     from transcribe_import.engine.planning.validate import validate
 
-    own = {r.run_id for r in RunStore(corpus).runs_for_plan(plan.plan_id)}
+    store = RunStore(corpus)
+    own = {r.run_id for r in store.runs_for_plan(plan.plan_id)}
+    # A run of this plan whose record was quarantined still landed this plan's notebooks.
+    own |= {rid for rid, pid in store.orphan_plans().items() if pid == plan.plan_id}
     return validate(corpus, plan, settings=settings, workers=workers, own_run_ids=own)
 
 

@@ -110,24 +110,68 @@ def _check_runs(corpus: Corpus) -> list[Finding]:
                     FindingCode.RUN_QUARANTINED,
                     Severity.PROBLEM,
                     f"Import run {run_id}: its record could not be read; it was moved to "
-                    f"{target} with a report. The notebooks it committed are unaffected.",
+                    f"{target} with a report. The notebooks it committed are unaffected; "
+                    "its frozen plan is kept (see below).",
                     path=str(target),
                 )
             )
             continue
         if store.is_interrupted(record):
             counts = record.counts()
+            try:
+                store.load_plan(run_id, record)
+                advice = (
+                    f"resume it with `transcribe-import resume {run_id}` or cancel it with "
+                    f"`transcribe-import cancel {run_id}`."
+                )
+            except RunCorrupt as exc:
+                # Only a cancel works without the plan: never advise a resume that cannot.
+                advice = (
+                    f"its frozen plan is damaged ({exc.path}), so it cannot be resumed: end it "
+                    f"with `transcribe-import cancel {run_id}` (the pages it landed stay and "
+                    "are counted), then commit your plan file again to import the rest."
+                )
             out.append(
                 Finding(
                     FindingCode.INTERRUPTED_RUN,
                     Severity.PROBLEM,
                     f"Import run {run_id} was interrupted with {counts['pending']} item(s) not "
-                    f"done ({counts['committed']} committed); resume it with "
-                    f"`transcribe-import resume {run_id}` or cancel it with "
-                    f"`transcribe-import cancel {run_id}`.",
+                    f"done ({counts['committed']} committed); {advice}",
                     path=str(store.record_path(run_id)),
                 )
             )
+    out += _orphan_plans(store)
+    return out
+
+
+def _orphan_plans(store: RunStore) -> list[Finding]:
+    """Frozen plans whose record is gone: what their runs did is tracked by no run.
+
+    Told until a run of the same plan exists (committing the snapshot again makes one),
+    with the command that brings the rest in, and the way to give it up.
+    """
+    orphans = store.orphan_plans()
+    if not orphans:
+        return []
+    tracked = {r.plan_id for r in store.list_runs()}
+    out = []
+    for run_id, plan_id in sorted(orphans.items()):
+        if plan_id in tracked:
+            continue
+        path = store.plan_path(run_id)
+        out.append(
+            Finding(
+                FindingCode.RUN_UNTRACKED,
+                Severity.PROBLEM,
+                f"Import run {run_id} has no record (it is in quarantine, or missing), so no "
+                f"run tracks its items; its frozen plan is kept at {path}. Pages it landed stay "
+                "in their notebooks. To import what did not land, commit that plan again: "
+                f"`transcribe-import commit {path}` (what landed is recognised as the plan's "
+                f"own and not imported twice). To give it up instead, move {path} out of the "
+                "corpus.",
+                path=str(path),
+            )
+        )
     return out
 
 

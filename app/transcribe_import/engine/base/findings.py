@@ -33,6 +33,7 @@ class FindingCode(enum.StrEnum):
     IO_ERROR = "io_error"
     INTERRUPTED_RUN = "interrupted_run"
     RUN_QUARANTINED = "run_quarantined"
+    RUN_UNTRACKED = "run_untracked"  # a frozen plan whose run record is gone
 
 
 @dataclass(frozen=True)

@@ -7,10 +7,12 @@ interrupted run counts what landed, and the recovery of journals a dead attempt 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from transcribe_import.engine.base.clock import utc_now
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.base.findings import Finding
 from transcribe_import.engine.ingest.recovery import recover_journal
 from transcribe_import.engine.planning.dedupe import classify
 from transcribe_import.engine.planning.plan import (
@@ -24,6 +26,7 @@ from transcribe_import.engine.planning.plan import (
 from transcribe_import.engine.runs.model import (
     ItemOutcome,
     ItemState,
+    RunCorrupt,
     RunRecord,
     continues,
     same_plan,
@@ -78,11 +81,17 @@ def _prepare_locked(
     return store.create(plan, discovery, retry_of=retry_of), False
 
 
-def recover_dead_journals(corpus: Corpus, plan: ImportPlan) -> None:
+def recover_dead_journals(corpus: Corpus, plan: ImportPlan) -> list[Finding]:
     """Finish or undo the ingest journals a dead attempt left in the plan's notebooks."""
-    for nbid in dict.fromkeys(it.notebook_id for it in plan.items):
+    return _recover_in(corpus, [it.notebook_id for it in plan.items])
+
+
+def _recover_in(corpus: Corpus, notebook_ids: list[str]) -> list[Finding]:
+    found: list[Finding] = []
+    for nbid in dict.fromkeys(notebook_ids):
         if fsio.exists(corpus.notebook_dir(nbid)):
-            recover_journal(corpus, nbid)
+            found += recover_journal(corpus, nbid)
+    return found
 
 
 def skipped_source(s: PlanSource, why: Duplicate | None) -> dict[str, str | None]:
@@ -108,7 +117,10 @@ def cancel_run(corpus: Corpus, run_id: str) -> RunRecord:
         # No executor will come back for this run: finish or undo what its dead attempt left
         # half-done, as a resume would, and count an item whose ingest landed before its
         # outcome was written (boundary 6) as committed, so `cancelled` never hides pages.
-        plan = store.load_plan(run_id, record)
+        try:
+            plan = store.load_plan(run_id, record)
+        except RunCorrupt as exc:
+            return _cancel_without_plan(corpus, store, record, exc)
         recover_dead_journals(corpus, plan)
         outcomes = record.outcomes()
         for item in plan.items:
@@ -120,6 +132,53 @@ def cancel_run(corpus: Corpus, run_id: str) -> RunRecord:
         return store.finish(run_id, None, terminal_status(final, cancelled=True))
     finally:
         lock.release()
+
+
+def _cancel_without_plan(
+    corpus: Corpus, store: RunStore, record: RunRecord, why: RunCorrupt
+) -> RunRecord:
+    """End a run whose frozen plan is damaged: a run must always be endable.
+
+    The record names every item's notebook, and each source a run lands carries the run's
+    and the item's ids in project.json: enough to finish its dead journals and count what
+    landed, without the plan.
+    """
+    run_id = record.run_id
+    _recover_in(corpus, [o.notebook_id for o in record.outcomes().values()])
+    for o in record.outcomes().values():
+        if not o.state.final:
+            landed = _landed_by_ids(corpus, run_id, o)
+            if landed is not None:
+                record = store.record_outcome(run_id, record.attempt, landed)
+    final = settle_unfinished(record.outcomes().values(), utc_now())
+    note = {
+        "code": str(why.code),
+        "message": f"Ended without its frozen plan, which is damaged ({why.path}): items were "
+        "counted from the notebooks' project.json.",
+    }
+    return store.finish(run_id, None, terminal_status(final, cancelled=True), errors=[note])
+
+
+def _landed_by_ids(corpus: Corpus, run_id: str, o: ItemOutcome) -> ItemOutcome | None:
+    """The committed outcome of an item whose sources are in its notebook, found by ids."""
+    try:
+        manifest = project.read(corpus.notebook_dir(o.notebook_id), o.notebook_id)
+    except TranscribeError:
+        return None
+    landed = [
+        s
+        for s in manifest["sources"]
+        if isinstance(s, dict) and (s.get("import_run_id"), s.get("item_id")) == (run_id, o.item_id)
+    ]
+    if not landed:
+        return None
+    return replace(
+        o,
+        state=ItemState.COMMITTED,
+        source_ids=tuple(str(s["id"]) for s in landed),
+        page_count=sum(int(s.get("page_count") or 0) for s in landed),
+        updated_at=utc_now(),
+    )
 
 
 def _landed_outcome(corpus: Corpus, item: PlanItem) -> ItemOutcome | None:

@@ -134,18 +134,36 @@ class RunStore:
             doc = orjson.loads(data)
             plan = plan_from_document(doc, str(path))
         except (OSError, orjson.JSONDecodeError, PlanDocumentError) as exc:
-            raise RunCorrupt(
-                ErrorCode.RUN_CORRUPT,
-                f"The frozen plan of run {run_id} ({path}) cannot be used: {exc}",
-                path=str(path),
-            ) from None
+            raise _plan_unusable(run_id, path, f"it cannot be read ({exc})") from None
         if plan.fingerprint != record.plan_fingerprint or plan.plan_id != record.plan_id:
-            raise RunCorrupt(
-                ErrorCode.RUN_CORRUPT,
-                f"The frozen plan of run {run_id} does not match its record's fingerprint.",
-                path=str(path),
-            )
+            raise _plan_unusable(run_id, path, "it does not match its record's fingerprint")
         return plan
+
+    def orphan_plans(self) -> dict[str, str]:
+        """Frozen plans whose run record is gone (quarantined): run id -> the plan's plan_id.
+
+        Their runs are tracked by no record, so doctor tells them, and a commit of the same
+        plan treats what they landed as its own (``engine/api.validate_plan``).
+        """
+        try:
+            names = fsio.list_dir(self.plans_dir)
+        except FileNotFoundError:
+            names = []
+        out: dict[str, str] = {}
+        for name in names:
+            run_id = name[: -len(".json")]
+            if not name.endswith(".json") or not is_valid_id(run_id):
+                continue
+            if fsio.exists(self.record_path(run_id)):
+                continue
+            try:
+                doc = orjson.loads(fsio.read_bytes(self.plan_path(run_id)))
+            except (OSError, orjson.JSONDecodeError):
+                continue
+            plan_id = doc.get("plan_id") if isinstance(doc, dict) else None
+            if is_valid_id(plan_id):
+                out[run_id] = str(plan_id)
+        return out
 
     def run_ids(self) -> list[str]:
         try:
@@ -437,6 +455,17 @@ class RunStore:
     def quarantine(self, run_id: str, reason: str) -> Path:
         """Move an unreadable run record to quarantine with a report; never delete it."""
         return quarantine(self.corpus, self.record_path(run_id), f"run-{run_id}", reason)
+
+
+def _plan_unusable(run_id: str, path: Path, why: str) -> RunCorrupt:
+    """A run whose frozen plan is damaged cannot be resumed; it can still be ended."""
+    return RunCorrupt(
+        ErrorCode.RUN_CORRUPT,
+        f"The frozen plan of run {run_id} ({path}) is damaged: {why}. The run cannot be "
+        f"resumed without it; end it with `transcribe-import cancel {run_id}` (the pages it "
+        "landed stay and are counted), then commit your plan file again to import the rest.",
+        path=str(path),
+    )
 
 
 def _refuse_ended(doc: dict[str, Any], run_id: str, why: str) -> None:
