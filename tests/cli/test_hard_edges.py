@@ -23,6 +23,7 @@ from helpers.cli import (
     EXIT_PROBLEMS,
     EXIT_USAGE,
     SIGKILLED,
+    assert_doctor_clean,
     cli_argv,
     cli_env,
     cli_json,
@@ -455,3 +456,46 @@ def test_resume_says_when_it_quarantines_a_damaged_journal(tmp_path: Path) -> No
     assert "moved to" in proc.stdout and "quarantine" in proc.stdout
     doc = cli_json(data, "show", run_id, "--json")
     assert doc["status"] == "complete"
+
+
+def _run_advice(message: str) -> subprocess.CompletedProcess[str]:
+    """Run the command a finding advises, exactly as given (it names its own --data-dir)."""
+    advised = re.search(r"`(transcribe-import [^`]+)`", message)
+    assert advised is not None, message
+    argv = shlex.split(advised.group(1))
+    return run_cli(None, *argv[1:])
+
+
+def test_a_source_deleted_from_a_notebook_is_restored_by_the_command_doctor_advises(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    plan = tmp_path / "plan.json"
+    run_cli(
+        data, "plan", str(make_shelf(tmp_path / "shelf", notebooks=1, pages=2)), "-o", str(plan)
+    )
+    cli_json(data, "commit", str(plan), "--json")
+    before = notebook_files(data)
+    backup = tmp_path / "backup"
+    shutil.copytree(data / "corpus", backup)
+    source = next(iter(sorted((data / "corpus" / "notebooks").glob("*/sources/*"))))
+    render = next(iter(sorted((data / "corpus" / "notebooks").glob("*/renders/*"))))
+    source.unlink()
+    render.unlink()
+
+    report = cli_json(data, "doctor", "--json", rc=EXIT_PROBLEMS)
+    missing = {Path(f["path"]).name: f for f in report["findings"] if f["code"] == "file_missing"}
+    assert set(missing) == {source.name, render.name}
+    for f in missing.values():
+        assert "import that page again" not in f["message"]  # a duplicate skip: cannot work
+
+    # The source's advice names the file it was imported from: run it as it is.
+    proc = _run_advice(missing[source.name]["message"])
+    _no_traceback(proc)
+    assert proc.returncode == EXIT_PROBLEMS  # it repaired something (and a render is missing)
+    assert "was restored from" in proc.stdout and source.is_file()
+    # The render's advice names a backup to give: the same command with the backup folder.
+    message = missing[render.name]["message"].replace("BACKUP", shlex.quote(str(backup)))
+    _no_traceback(_run_advice(message))
+    assert notebook_files(data) == before  # the same bytes, nothing else changed
+    assert_doctor_clean(data)

@@ -111,6 +111,14 @@ def build_parser() -> argparse.ArgumentParser:
     d = sub.add_parser("doctor", help="check and recover the corpus")
     d.add_argument("--json", action="store_true", help="print one JSON document")
     d.add_argument("--verify-hashes", action="store_true", help="re-hash every stored file (slow)")
+    d.add_argument(
+        "--restore-from",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a file or folder (a backup, the original scans) to copy missing files back from; "
+        "only bytes with the recorded sha256 are used",
+    )
 
     e = sub.add_parser("export", help="copy notebooks out as a BagIt bag")
     e.add_argument("notebook_ids", nargs="*", metavar="NOTEBOOK_ID")
@@ -156,7 +164,11 @@ def cmd_notebooks(corpus: Corpus, args: argparse.Namespace) -> int:
 
 
 def cmd_doctor(corpus: Corpus, args: argparse.Namespace) -> int:
-    report = api.check_corpus(corpus, verify_hashes=args.verify_hashes)
+    report = api.check_corpus(
+        corpus,
+        verify_hashes=args.verify_hashes,
+        restore_from=[Path(p).expanduser().absolute() for p in args.restore_from],
+    )
     if args.json:
         json_out(report.to_json())
     else:

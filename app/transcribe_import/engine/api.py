@@ -600,11 +600,17 @@ def listing_problems(corpus: Corpus) -> list[str]:
     return out
 
 
-def check_corpus(corpus: Corpus, *, verify_hashes: bool = False) -> DoctorReport:
-    """Doctor: recover what crashes left, quarantine what cannot be read, report the rest."""
+def check_corpus(
+    corpus: Corpus, *, verify_hashes: bool = False, restore_from: Sequence[Path] = ()
+) -> DoctorReport:
+    """Doctor: recover what crashes left, quarantine what cannot be read, report the rest.
+
+    ``restore_from``: files or folders from which missing files are copied back, each only
+    when its bytes have the sha256 the notebook recorded.
+    """
     from transcribe_import.engine.doctor import doctor
 
-    return doctor(corpus, verify_hashes=verify_hashes)
+    return doctor(corpus, verify_hashes=verify_hashes, restore_from=restore_from)
 
 
 # -- export --------------------------------------------------------------------------------
