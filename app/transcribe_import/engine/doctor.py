@@ -162,7 +162,8 @@ def _orphan_plans(store: RunStore) -> list[Finding]:
     Told until a run of the same plan exists (committing the snapshot again makes one),
     with the command that brings the rest in, and the way to give it up.
     """
-    orphans = store.orphan_plans()
+    with store.corpus.locked():  # a run is created (plan, then record) under this lock
+        orphans = store.orphan_plans()
     if not orphans:
         return []
     tracked = {r.plan_id for r in store.list_runs()}
