@@ -417,6 +417,9 @@ def test_a_run_whose_frozen_plan_is_damaged_can_be_ended_and_its_plan_recommitte
     assert run["status"] == "cancelled_with_commits"
     assert run["counts"]["committed"] == 1 and run["counts"]["cancelled_pending"] == 2
     assert run["pages_committed"] == 3  # the landed notebook is counted, never hidden
+    show = run_cli(data, "show", run_id)  # ended now: no advice to cancel it again
+    _one_coded_line(show, EXIT_PROBLEMS, "damaged", "The run ended (cancelled_with_commits)")
+    assert "cancel" not in show.stderr.split("damaged", 1)[1].replace("cancelled", "")
 
     again = cli_json(data, "commit", str(plan), "--json")
     assert again["status"] == "complete"

@@ -134,10 +134,30 @@ class RunStore:
             doc = orjson.loads(data)
             plan = plan_from_document(doc, str(path))
         except (OSError, orjson.JSONDecodeError, PlanDocumentError) as exc:
-            raise _plan_unusable(run_id, path, f"it cannot be read ({exc})") from None
+            raise self._plan_unusable(record, path, f"it cannot be read ({exc})") from None
         if plan.fingerprint != record.plan_fingerprint or plan.plan_id != record.plan_id:
-            raise _plan_unusable(run_id, path, "it does not match its record's fingerprint")
+            raise self._plan_unusable(record, path, "it does not match its record's fingerprint")
         return plan
+
+    def _plan_unusable(self, record: RunRecord, path: Path, why: str) -> RunCorrupt:
+        """A damaged frozen plan, with what still works: a live run can always be ended."""
+        run_id = record.run_id
+        if record.status.terminal:
+            then = (
+                f"The run ended ({record.status}); its record still holds every item's "
+                f"outcome: {self.record_path(run_id)}."
+            )
+        else:
+            then = (
+                f"The run cannot be resumed without it; end it with `transcribe-import cancel "
+                f"{run_id}` (the pages it landed stay and are counted), then commit your plan "
+                "file again to import the rest."
+            )
+        return RunCorrupt(
+            ErrorCode.RUN_CORRUPT,
+            f"The frozen plan of run {run_id} ({path}) is damaged: {why}. {then}",
+            path=str(path),
+        )
 
     def orphan_plans(self) -> dict[str, str]:
         """Frozen plans whose run record is gone (quarantined): run id -> the plan's plan_id.
@@ -455,17 +475,6 @@ class RunStore:
     def quarantine(self, run_id: str, reason: str) -> Path:
         """Move an unreadable run record to quarantine with a report; never delete it."""
         return quarantine(self.corpus, self.record_path(run_id), f"run-{run_id}", reason)
-
-
-def _plan_unusable(run_id: str, path: Path, why: str) -> RunCorrupt:
-    """A run whose frozen plan is damaged cannot be resumed; it can still be ended."""
-    return RunCorrupt(
-        ErrorCode.RUN_CORRUPT,
-        f"The frozen plan of run {run_id} ({path}) is damaged: {why}. The run cannot be "
-        f"resumed without it; end it with `transcribe-import cancel {run_id}` (the pages it "
-        "landed stay and are counted), then commit your plan file again to import the rest.",
-        path=str(path),
-    )
 
 
 def _refuse_ended(doc: dict[str, Any], run_id: str, why: str) -> None:
