@@ -2,16 +2,32 @@
 
 from __future__ import annotations
 
+import copy
+import json
+import os
+import re
+import shlex
+import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
 
 from helpers.cli import (
+    EXIT_CANCELLED,
+    EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_PROBLEMS,
     EXIT_USAGE,
+    SIGKILLED,
+    assert_doctor_clean,
     cli_argv,
     cli_env,
     cli_json,
+    notebook_files,
     run_cli,
 )
 from helpers.shelves import make_shelf
@@ -155,3 +171,334 @@ def test_a_full_disk_during_a_commit_leaves_the_run_resumable_with_exit_6(
     monkeypatch.setattr(checkpoints, "ingest", real)
     resumed = cli_json(data, "resume", out["import_run_id"], "--json")
     assert resumed["status"] == "complete" and resumed["counts"]["committed"] == 3
+
+
+# -- the bad-input table: each a coded one-line refusal with the contract's exit code --------
+
+
+def _one_coded_line(proc: subprocess.CompletedProcess[str], rc: int, *words: str) -> None:
+    """Exit ``rc``, no traceback, and stderr is one ``transcribe-import:`` line with ``words``."""
+    _no_traceback(proc)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == rc, (proc.returncode, proc.stderr, proc.stdout)
+    assert len(lines) == 1 and lines[0].startswith("transcribe-import: "), proc.stderr
+    for w in words:
+        assert w in lines[0], (w, lines[0])
+
+
+def _refingerprinted(doc: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` with a fingerprint that matches its body: crafted, not merely edited."""
+    from transcribe_import.engine.planning.plan import fingerprint_of
+
+    return {**doc, "plan_fingerprint": fingerprint_of(doc)}
+
+
+DEEP = "[" * 1000 + "]" * 1000  # a value nested 1,000 lists deep (orjson reads up to 1,024)
+
+# name -> (how to change the good plan, words the one line must hold). A change returns
+# the document; "<DEEP>" in it is replaced by DEEP in the text written.
+_Change = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def _at(path: str, value: Any) -> _Change:
+    def change(doc: dict[str, Any]) -> dict[str, Any]:
+        doc = copy.deepcopy(doc)
+        *parents, last = path.split(".")
+        target: Any = doc
+        for key in parents:
+            target = target[int(key)] if isinstance(target, list) else target[key]
+        target[last] = value
+        return _refingerprinted(doc)
+
+    return change
+
+
+BAD_PLANS: dict[str, tuple[_Change, tuple[str, ...]]] = {
+    "nested 1,000 deep in provenance": (
+        _at("provenance.roots", "<DEEP>"),
+        ("more than 64 levels deep",),
+    ),
+    "nested 1,000 deep in a source's provenance": (
+        _at("items.0.sources.0.provenance.width", "<DEEP>"),
+        ("more than 64 levels deep",),
+    ),
+    "nested 1,000 deep in a fingerprinted field": (
+        lambda doc: {**copy.deepcopy(doc), "items": "<DEEP>"},
+        ("more than 64 levels deep",),
+    ),
+    "size is text": (
+        _at("items.0.sources.0.provenance.size", "big"),
+        ("provenance: size is 'big', not a whole number",),
+    ),
+    "source provenance is text": (
+        _at("items.0.sources.0.provenance", "x"),
+        ("provenance is not an object",),
+    ),
+    "ordering is text": (_at("items.0.ordering", "by hand"), ("ordering is not an object",)),
+    "sources is an object": (_at("items.0.sources", {"a": 1}), ("sources is dict, not a list",)),
+    "excluded is text": (
+        _at("items.0.sources.0.excluded", "no"),
+        ("excluded is 'no', not true or false",),
+    ),
+    "page_index is true": (
+        _at("items.0.sources.0.pages.0.page_index", True),
+        ("page_index is True, not a whole number",),
+    ),
+    "unusable is text": (
+        _at("items.0.provenance.unusable", "abc"),
+        ("unusable is 'abc', not a list",),
+    ),
+    "roots are numbers": (_at("provenance.roots", [1, 2]), ("roots is list, not a list of texts",)),
+    "policy is a list": (
+        lambda doc: {**doc, "import_policy_id": ["x"]},
+        ("unknown import_policy_id",),
+    ),
+    "path_b64 is not base64": (
+        _at("items.0.sources.0.provenance.path_b64", "!!!not base64"),
+        ("path_b64 is not valid base64",),
+    ),
+    "path_b64 padding is wrong": (
+        _at("items.0.sources.0.provenance.path_b64", "abc"),
+        ("path_b64 is not valid base64",),
+    ),
+    "path_b64 holds a NUL": (
+        _at("items.0.sources.0.provenance.path_b64", "L3RtcAAvYQ=="),
+        ("path_b64 is not a file path",),
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def good_plan(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """A data folder and a valid plan document of one two-page notebook."""
+    root = tmp_path_factory.mktemp("good")
+    plan = root / "plan.json"
+    data = root / "data"
+    run_cli(data, "plan", str(make_shelf(root / "shelf", notebooks=1, pages=2)), "-o", str(plan))
+    return data, orjson.loads(plan.read_bytes())
+
+
+@pytest.mark.parametrize("case", list(BAD_PLANS))
+def test_a_crafted_plan_is_refused_in_one_coded_line_by_every_command(
+    case: str, good_plan: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    data, good = good_plan
+    change, words = BAD_PLANS[case]
+    text = json.dumps(change(good)).replace('"<DEEP>"', DEEP)
+    plan = tmp_path / "crafted.json"
+    plan.write_text(text)
+    item = good["items"][0]["item_id"][:8]
+    for args in (
+        ["validate", str(plan)],
+        ["commit", str(plan)],
+        ["order", str(plan), item, "--accept"],
+    ):
+        _one_coded_line(run_cli(data, *args), EXIT_USAGE, str(plan), *words)
+    assert cli_json(data, "runs", "--json")["runs"] == []  # nothing was committed
+    assert plan.read_text() == text  # nor the plan rewritten
+
+
+def _read_only_argv(data: Path, *args: str) -> list[str]:
+    """The CLI over ``data`` mounted read-only (root: a private bind mount; others: chmod)."""
+    argv = cli_argv(data, *args)
+    if os.geteuid() != 0:
+        for p in [data, *data.rglob("*")]:
+            if not p.is_symlink():
+                p.chmod(p.stat().st_mode & ~0o222)
+        return argv
+    if shutil.which("unshare") is None:
+        pytest.skip("root without unshare: no way to make a read-only corpus here")
+    probe = subprocess.run(
+        ["unshare", "-m", "--propagation", "private", "true"], capture_output=True
+    )
+    if probe.returncode != 0:
+        pytest.skip("root without mount namespaces: no way to make a read-only corpus here")
+    mount = 'mount --bind -o ro "$0" "$0" && exec "$@"'
+    return ["unshare", "-m", "--propagation", "private", "sh", "-c", mount, str(data), *argv]
+
+
+def test_a_read_only_corpus_is_told_by_doctor_and_commit(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    plan = tmp_path / "plan.json"
+    run_cli(data, "plan", str(make_shelf(tmp_path / "shelf", notebooks=1)), "-o", str(plan))
+    before = notebook_files(data)
+    try:
+        for args in (["doctor"], ["doctor", "--json"], ["commit", str(plan)]):
+            proc = subprocess.run(
+                _read_only_argv(data, *args),
+                env=cli_env(data),
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            _one_coded_line(proc, EXIT_PROBLEMS, "read-only", str(data / "corpus" / ".lock"))
+    finally:
+        for p in [data, *data.rglob("*")]:
+            p.chmod(p.stat().st_mode | 0o200)
+    assert notebook_files(data) == before
+    assert cli_json(data, "runs", "--json")["runs"] == []
+
+
+def test_no_room_for_a_runs_lock_file_leaves_it_resumable_with_exit_6(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import errno
+
+    from transcribe_import.cli import main
+
+    data = tmp_path / "data"
+    plan = tmp_path / "plan.json"
+    run_cli(data, "plan", str(make_shelf(tmp_path / "shelf", notebooks=2)), "-o", str(plan))
+    runs_dir = str(data / "corpus" / "import-runs")
+    real_open = os.open
+
+    def no_room_for_run_locks(path: Any, flags: int, *args: Any, **kw: Any) -> int:
+        # The smallest fake of a full disk: creating a run's lock file fails as ENOSPC would.
+        name = os.fsdecode(path)
+        if name.startswith(runs_dir) and name.endswith(".lock") and flags & os.O_CREAT:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), name)
+        return real_open(path, flags, *args, **kw)
+
+    monkeypatch.setattr(os, "open", no_room_for_run_locks)
+    code = main(["--data-dir", str(data), "commit", str(plan), "--workers", "1"])
+    out, err = capsys.readouterr()
+    assert code == EXIT_INTERRUPTED, (out, err)
+    assert "Traceback" not in err and "unexpected error" not in err
+    (run,) = cli_json(data, "runs", "--json")["runs"]
+    run_id = run["import_run_id"]
+    assert run["status"] == "pending" and run["interrupted"]
+    assert f"Run {run_id} stopped: The disk is full while creating the lock file" in err
+    assert f"transcribe-import resume {run_id}" in out
+    monkeypatch.setattr(os, "open", real_open)
+    resumed = cli_json(data, "resume", run_id, "--json")
+    assert resumed["status"] == "complete" and resumed["counts"]["committed"] == 2
+
+
+# -- a damaged frozen plan, a quarantined run record, a quarantined journal -----------------
+
+
+def _interrupted_after_one_item(tmp_path: Path, **kill: str) -> tuple[Path, Path, str]:
+    """Three notebooks committed one at a time, killed after the first outcome (or ``kill``)."""
+    data = tmp_path / "data"
+    plan = tmp_path / "plan.json"
+    run_cli(data, "plan", str(make_shelf(tmp_path / "shelf", notebooks=3)), "-o", str(plan))
+    point = kill.get("at", "run.after_item_outcome:1")
+    proc = run_cli(data, "commit", str(plan), "--workers", "1", crash_at=point)
+    assert proc.returncode == SIGKILLED, proc.stderr
+    (run,) = cli_json(data, "runs", "--json")["runs"]
+    assert run["interrupted"]
+    return data, plan, run["import_run_id"]
+
+
+def _pages_once(data: Path, notebooks: int, pages: int) -> None:
+    listed = cli_json(data, "notebooks", "--json")["notebooks"]
+    assert sorted(n["page_count"] for n in listed) == [pages] * notebooks, listed
+
+
+def test_a_run_whose_frozen_plan_is_damaged_can_be_ended_and_its_plan_recommitted(
+    tmp_path: Path,
+) -> None:
+    data, plan, run_id = _interrupted_after_one_item(tmp_path)
+    snapshot = data / "corpus" / "import-runs" / "plans" / f"{run_id}.json"
+    snapshot.write_bytes(b'{"format": "transcribe.import-plan", "cut sho')
+
+    resume = run_cli(data, "resume", run_id)
+    _one_coded_line(resume, EXIT_PROBLEMS, str(snapshot), "damaged", f"cancel {run_id}")
+    report = cli_json(data, "doctor", "--json", rc=EXIT_PROBLEMS)
+    (finding,) = [f for f in report["findings"] if f["code"] == "interrupted_run"]
+    assert f"`transcribe-import cancel {run_id}`" in finding["message"]
+    assert "resume it" not in finding["message"]  # the advice is a command that works
+
+    cancel = run_cli(data, "cancel", run_id)
+    _no_traceback(cancel)
+    assert cancel.returncode == EXIT_CANCELLED, cancel.stderr
+    assert "cancelled with commits" in cancel.stdout and "without its frozen plan" in cancel.stdout
+    (run,) = cli_json(data, "runs", "--json")["runs"]
+    assert run["status"] == "cancelled_with_commits"
+    assert run["counts"]["committed"] == 1 and run["counts"]["cancelled_pending"] == 2
+    assert run["pages_committed"] == 3  # the landed notebook is counted, never hidden
+    show = run_cli(data, "show", run_id)  # ended now: no advice to cancel it again
+    _one_coded_line(show, EXIT_PROBLEMS, "damaged", "The run ended (cancelled_with_commits)")
+    assert "cancel" not in show.stderr.split("damaged", 1)[1].replace("cancelled", "")
+
+    again = cli_json(data, "commit", str(plan), "--json")
+    assert again["status"] == "complete"
+    _pages_once(data, notebooks=3, pages=3)
+
+
+def test_a_quarantined_run_record_is_told_with_a_command_that_brings_the_rest_in(
+    tmp_path: Path,
+) -> None:
+    data, _plan, run_id = _interrupted_after_one_item(tmp_path)
+    (data / "corpus" / "import-runs" / f"{run_id}.json").write_bytes(b"{ not a record")
+
+    report = cli_json(data, "doctor", "--json", rc=EXIT_PROBLEMS)
+    codes = [f["code"] for f in report["findings"]]
+    assert "run_quarantined" in codes and "run_untracked" in codes, codes
+    (untracked,) = [f for f in report["findings"] if f["code"] == "run_untracked"]
+    advised = re.search(r"`transcribe-import (commit [^`]+)`", untracked["message"])
+    assert advised is not None, untracked["message"]
+
+    done = cli_json(data, *shlex.split(advised.group(1)), "--json")  # the advice, as given
+    assert done["status"] == "complete"
+    assert done["counts"]["committed"] == 3, done  # the landed one is the plan's own
+    _pages_once(data, notebooks=3, pages=3)
+    after = cli_json(data, "doctor", "--json")
+    assert [f["code"] for f in after["findings"]] == ["quarantine_present"]
+
+
+def test_resume_says_when_it_quarantines_a_damaged_journal(tmp_path: Path) -> None:
+    data, _plan, run_id = _interrupted_after_one_item(tmp_path, at="ingest.after_stage:2")
+    (journal,) = (data / "corpus" / "notebooks").glob("*/.ingest-journal.json")
+    journal.write_bytes(b"{ damaged")
+
+    proc = run_cli(data, "resume", run_id)
+    _no_traceback(proc)
+    assert proc.returncode == EXIT_OK, proc.stderr
+    assert "its ingest journal could not be read" in proc.stdout
+    assert "moved to" in proc.stdout and "quarantine" in proc.stdout
+    doc = cli_json(data, "show", run_id, "--json")
+    assert doc["status"] == "complete"
+
+
+def _run_advice(message: str) -> subprocess.CompletedProcess[str]:
+    """Run the command a finding advises, exactly as given (it names its own --data-dir)."""
+    advised = re.search(r"`(transcribe-import [^`]+)`", message)
+    assert advised is not None, message
+    argv = shlex.split(advised.group(1))
+    return run_cli(None, *argv[1:])
+
+
+def test_a_source_deleted_from_a_notebook_is_restored_by_the_command_doctor_advises(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    plan = tmp_path / "plan.json"
+    run_cli(
+        data, "plan", str(make_shelf(tmp_path / "shelf", notebooks=1, pages=2)), "-o", str(plan)
+    )
+    cli_json(data, "commit", str(plan), "--json")
+    before = notebook_files(data)
+    backup = tmp_path / "backup"
+    shutil.copytree(data / "corpus", backup)
+    source = next(iter(sorted((data / "corpus" / "notebooks").glob("*/sources/*"))))
+    render = next(iter(sorted((data / "corpus" / "notebooks").glob("*/renders/*"))))
+    source.unlink()
+    render.unlink()
+
+    report = cli_json(data, "doctor", "--json", rc=EXIT_PROBLEMS)
+    missing = {Path(f["path"]).name: f for f in report["findings"] if f["code"] == "file_missing"}
+    assert set(missing) == {source.name, render.name}
+    for f in missing.values():
+        assert "import that page again" not in f["message"]  # a duplicate skip: cannot work
+
+    # The source's advice names the file it was imported from: run it as it is.
+    proc = _run_advice(missing[source.name]["message"])
+    _no_traceback(proc)
+    assert proc.returncode == EXIT_PROBLEMS  # it repaired something (and a render is missing)
+    assert "was restored from" in proc.stdout and source.is_file()
+    # The render's advice names a backup to give: the same command with the backup folder.
+    message = missing[render.name]["message"].replace("BACKUP", shlex.quote(str(backup)))
+    _no_traceback(_run_advice(message))
+    assert notebook_files(data) == before  # the same bytes, nothing else changed
+    assert_doctor_clean(data)

@@ -320,7 +320,7 @@ def test_run_gui_reports_a_corpus_it_cannot_open(
     def refuse(path: Path) -> Corpus:
         raise TranscribeError(code, f"Cannot open {path}.")
 
-    monkeypatch.setattr(gui_app.Corpus, "open", refuse)
+    monkeypatch.setattr(gui_app, "open_corpus", refuse)
     monkeypatch.setattr(gui_app, "QMessageBox", _RecordingMessageBox)
     _RecordingMessageBox.shown = []
 

@@ -130,6 +130,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="remove a notebook that holds no page (moved to corpus/quarantine/), after asking",
     )
     d.add_argument("--yes", action="store_true", help="with --remove-empty: do not ask")
+    d.add_argument(
+        "--restore-from",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a file or folder (a backup, the original scans) to copy missing files back from; "
+        "only bytes with the recorded sha256 are used",
+    )
 
     e = sub.add_parser("export", help="copy notebooks out as a BagIt bag")
     e.add_argument("notebook_ids", nargs="*", metavar="NOTEBOOK_ID")
@@ -179,7 +187,11 @@ def cmd_doctor(corpus: Corpus, args: argparse.Namespace) -> int:
         return _remove_empty(corpus, args.remove_empty, args)
     if args.yes:
         raise runs_cli.UsageError("--yes goes with --remove-empty NOTEBOOK_ID")
-    report = api.check_corpus(corpus, verify_hashes=args.verify_hashes)
+    report = api.check_corpus(
+        corpus,
+        verify_hashes=args.verify_hashes,
+        restore_from=[Path(p).expanduser().absolute() for p in args.restore_from],
+    )
     if args.json:
         json_out(report.to_json())
     else:

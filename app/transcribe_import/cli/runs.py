@@ -461,6 +461,8 @@ def cmd_cancel(corpus: Corpus, args: argparse.Namespace) -> int:
             f"Run {args.run_id}: {_status_words(record.status, record.pages_landed())}."
             + _unfinished_pages(record)
         )
+        for e in record.doc.get("errors", []):
+            say(f"  NOTE: {e.get('message')}")
         return ExitCode.CANCELLED
     say(
         f"Cancel requested: the process executing run {args.run_id} stops its pending items "

@@ -316,7 +316,10 @@ def validate_plan(
     """Every problem of ``plan`` against the disk and the corpus as they are now."""
     from transcribe_import.engine.planning.validate import validate
 
-    own = {r.run_id for r in RunStore(corpus).runs_for_plan(plan.plan_id)}
+    store = RunStore(corpus)
+    own = {r.run_id for r in store.runs_for_plan(plan.plan_id)}
+    # A run of this plan whose record was quarantined still landed this plan's notebooks.
+    own |= {rid for rid, pid in store.orphan_plans().items() if pid == plan.plan_id}
     return validate(corpus, plan, settings=settings, workers=workers, own_run_ids=own)
 
 
@@ -398,9 +401,23 @@ def execute(
 
     if workers < 1:
         raise ValueError("workers must be at least 1")
-    return execute_run(
-        corpus, run_id, workers=workers, control=control, on_event=on_event, settings=settings
-    )
+    try:
+        return execute_run(
+            corpus, run_id, workers=workers, control=control, on_event=on_event, settings=settings
+        )
+    except TranscribeError as exc:
+        # The machine, not the run, failed before the executor's own loop could say so (no
+        # room for the run's lock file, a read-only disk): the run is left as it was,
+        # resumable, and the result says why, as a disk that fills during an item does.
+        if exc.code not in _MACHINE_CODES:
+            raise
+        record = RunStore(corpus).load(run_id)
+        if record.status.terminal:
+            raise
+        return RunResult(run_id, record.status, record, stopped_by=str(exc))
+
+
+_MACHINE_CODES = frozenset({ErrorCode.DISK_FULL, ErrorCode.IO_ERROR, ErrorCode.READ_ONLY})
 
 
 def cancel(corpus: Corpus, run_id: str) -> RunRecord:
@@ -559,7 +576,10 @@ def open_corpus(data_dir: Path) -> Corpus:
     from transcribe_import.engine.storage.locks import check_environment
 
     check_environment()
-    return Corpus.open(data_dir)
+    corpus = Corpus.open(data_dir)
+    # Frozen plans of earlier versions sat among the run records: moved out, crash-safely.
+    RunStore(corpus).migrate_plan_snapshots()
+    return corpus
 
 
 def list_notebooks(corpus: Corpus) -> list[NotebookSummary]:
@@ -594,11 +614,17 @@ def listing_problems(corpus: Corpus) -> list[str]:
     return out
 
 
-def check_corpus(corpus: Corpus, *, verify_hashes: bool = False) -> DoctorReport:
-    """Doctor: recover what crashes left, quarantine what cannot be read, report the rest."""
+def check_corpus(
+    corpus: Corpus, *, verify_hashes: bool = False, restore_from: Sequence[Path] = ()
+) -> DoctorReport:
+    """Doctor: recover what crashes left, quarantine what cannot be read, report the rest.
+
+    ``restore_from``: files or folders from which missing files are copied back, each only
+    when its bytes have the sha256 the notebook recorded.
+    """
     from transcribe_import.engine.doctor import doctor
 
-    return doctor(corpus, verify_hashes=verify_hashes)
+    return doctor(corpus, verify_hashes=verify_hashes, restore_from=restore_from)
 
 
 def remove_empty_notebook(corpus: Corpus, notebook_id: str) -> Path:

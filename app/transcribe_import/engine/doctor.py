@@ -9,7 +9,10 @@ doctor can be killed at any point and run again.
 
 from __future__ import annotations
 
+import os
+import shlex
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +30,17 @@ from transcribe_import.engine.storage import fsio, locks, project, quarantine
 from transcribe_import.engine.storage.corpus import CREATING_PREFIX, Corpus, IndexEntry
 
 
-def doctor(corpus: Corpus, *, verify_hashes: bool = False) -> DoctorReport:
+def doctor(
+    corpus: Corpus, *, verify_hashes: bool = False, restore_from: Sequence[Path] = ()
+) -> DoctorReport:
+    """Check and recover the corpus; ``restore_from``: files or folders to copy lost files from.
+
+    A file a manifest lists but that is missing is restored from ``restore_from`` when a
+    file there has exactly its recorded sha256 (checked on the copied bytes), under the
+    notebook's ingest lock; nothing else is ever taken from there.
+    """
     report = DoctorReport(str(corpus.root))
+    copies = _Copies(restore_from)
     add = report.findings.extend
     try:
         names = fsio.list_dir(corpus.notebooks_dir)
@@ -46,7 +58,7 @@ def doctor(corpus: Corpus, *, verify_hashes: bool = False) -> DoctorReport:
 
     with corpus.locked():
         # Every atomic write in these folders happens under the corpus lock: a temp is dead.
-        for d in (corpus.root, corpus.runs_dir):
+        for d in (corpus.root, corpus.runs_dir, RunStore(corpus).plans_dir):
             if fsio.exists(d):
                 fsio.remove_stale_temps(d)
         add(_repair_index(corpus))
@@ -75,7 +87,7 @@ def doctor(corpus: Corpus, *, verify_hashes: bool = False) -> DoctorReport:
         except TranscribeError:
             continue  # reported by the registration pass
         report.notebooks_checked += 1
-        add(_check_files(nbid, nb_dir, manifest, verify_hashes))
+        add(_check_files(corpus, nbid, nb_dir, manifest, verify_hashes, copies))
         if is_empty(manifest):
             add([_empty_notebook(nbid, nb_dir, manifest)])
         page_owners.update(str(p.get("id")) for p in manifest["pages"] if isinstance(p, dict))
@@ -114,24 +126,69 @@ def _check_runs(corpus: Corpus) -> list[Finding]:
                     FindingCode.RUN_QUARANTINED,
                     Severity.PROBLEM,
                     f"Import run {run_id}: its record could not be read; it was moved to "
-                    f"{target} with a report. The notebooks it committed are unaffected.",
+                    f"{target} with a report. The notebooks it committed are unaffected; "
+                    "its frozen plan is kept (see below).",
                     path=str(target),
                 )
             )
             continue
         if store.is_interrupted(record):
             counts = record.counts()
+            try:
+                store.load_plan(run_id, record)
+                advice = (
+                    f"resume it with `transcribe-import resume {run_id}` or cancel it with "
+                    f"`transcribe-import cancel {run_id}`."
+                )
+            except RunCorrupt as exc:
+                # Only a cancel works without the plan: never advise a resume that cannot.
+                advice = (
+                    f"its frozen plan is damaged ({exc.path}), so it cannot be resumed: end it "
+                    f"with `transcribe-import cancel {run_id}` (the pages it landed stay and "
+                    "are counted), then commit your plan file again to import the rest."
+                )
             out.append(
                 Finding(
                     FindingCode.INTERRUPTED_RUN,
                     Severity.PROBLEM,
                     f"Import run {run_id} was interrupted with {counts['pending']} item(s) not "
-                    f"done ({counts['committed']} committed); resume it with "
-                    f"`transcribe-import resume {run_id}` or cancel it with "
-                    f"`transcribe-import cancel {run_id}`.",
+                    f"done ({counts['committed']} committed); {advice}",
                     path=str(store.record_path(run_id)),
                 )
             )
+    out += _orphan_plans(store)
+    return out
+
+
+def _orphan_plans(store: RunStore) -> list[Finding]:
+    """Frozen plans whose record is gone: what their runs did is tracked by no run.
+
+    Told until a run of the same plan exists (committing the snapshot again makes one),
+    with the command that brings the rest in, and the way to give it up.
+    """
+    with store.corpus.locked():  # a run is created (plan, then record) under this lock
+        orphans = store.orphan_plans()
+    if not orphans:
+        return []
+    tracked = {r.plan_id for r in store.list_runs()}
+    out = []
+    for run_id, plan_id in sorted(orphans.items()):
+        if plan_id in tracked:
+            continue
+        path = store.plan_path(run_id)
+        out.append(
+            Finding(
+                FindingCode.RUN_UNTRACKED,
+                Severity.PROBLEM,
+                f"Import run {run_id} has no record (it is in quarantine, or missing), so no "
+                f"run tracks its items; its frozen plan is kept at {path}. Pages it landed stay "
+                "in their notebooks. To import what did not land, commit that plan again: "
+                f"`transcribe-import commit {path}` (what landed is recognised as the plan's "
+                f"own and not imported twice). To give it up instead, move {path} out of the "
+                "corpus.",
+                path=str(path),
+            )
+        )
     return out
 
 
@@ -280,14 +337,86 @@ def _empty_notebook(nbid: str, nb_dir: Path, manifest: dict[str, Any]) -> Findin
     )
 
 
+class _Copies:
+    """Files a person offered to restore lost ones from, found by their sha256 (lazily)."""
+
+    def __init__(self, roots: Sequence[Path]) -> None:
+        self.roots = [Path(r) for r in roots]
+        self._by_sha: dict[str, Path] | None = None
+
+    def find(self, sha: str) -> Path | None:
+        if not self.roots:
+            return None
+        if self._by_sha is None:
+            self._by_sha = {}
+            for root in self.roots:
+                files = [root] if fsio.is_file(root) else sorted(root.rglob("*"))
+                for f in files:
+                    if fsio.is_link(f) or not fsio.is_file(f):
+                        continue
+                    try:
+                        self._by_sha.setdefault(fsio.hash_file(f)[0], f)
+                    except OSError:
+                        continue
+        return self._by_sha.get(sha)
+
+
+def _restore(nb_dir: Path, rel: str, sha: str, copies: _Copies) -> Path | None:
+    """Copy the file with ``sha`` back to ``nb_dir/rel`` under the ingest lock; its source."""
+    src = copies.find(sha)
+    if src is None:
+        return None
+    lock = locks.make_lock(nb_dir / journal.LOCK_FILE)
+    if not locks.try_acquire(lock):
+        return None  # an import is running there: the next doctor does it
+    try:
+        dst = nb_dir / rel
+        if fsio.exists(dst):
+            return None
+        tmp = dst.parent / f".{dst.name}.tmp-{os.getpid()}-restore"
+        got, _ = fsio.copy_hashed(src, tmp)
+        if got != sha:  # changed since it was hashed: never restore other bytes
+            fsio.remove(tmp)
+            return None
+        fsio.replace(tmp, dst)
+        fsio.fsync_dir(dst.parent)
+        return src
+    finally:
+        lock.release()
+
+
+def _missing_advice(corpus: Corpus, rel: str, original: str | None) -> str:
+    """A command that brings a lost file back (a re-import cannot: it is a duplicate skip)."""
+    head = f"transcribe-import --data-dir {shlex.quote(str(corpus.data_dir))} doctor --restore-from"
+    if original:
+        return (
+            f"restore it with `{head} {shlex.quote(original)}` (the file it was imported from; "
+            "a backup folder holding a copy works too: only bytes with its recorded sha256 "
+            "are used)"
+        )
+    return (
+        f"restore it with `{head} BACKUP`, BACKUP being a backup of this corpus or a folder "
+        "holding a copy of the file (only bytes with its recorded sha256 are used)"
+    )
+
+
 def _check_files(
-    nbid: str, nb_dir: Path, manifest: dict[str, Any], verify_hashes: bool
+    corpus: Corpus,
+    nbid: str,
+    nb_dir: Path,
+    manifest: dict[str, Any],
+    verify_hashes: bool,
+    copies: _Copies,
 ) -> list[Finding]:
     out: list[Finding] = []
     expected: dict[str, tuple[str | None, int | None]] = {}
+    originals: dict[str, str] = {}
     for s in manifest["sources"]:
         if isinstance(s, dict) and isinstance(s.get("path"), str):
             expected[s["path"]] = (s.get("sha256"), s.get("size"))
+            prov = s.get("provenance")
+            if isinstance(prov, dict) and isinstance(prov.get("original_path"), str):
+                originals[s["path"]] = prov["original_path"]
     for p in manifest["pages"]:
         r = p.get("render") if isinstance(p, dict) else None
         if isinstance(r, dict) and isinstance(r.get("path"), str):
@@ -310,12 +439,25 @@ def _check_files(
         try:
             st = fsio.stat(path)
         except FileNotFoundError:
+            restored = _restore(nb_dir, rel, sha, copies) if isinstance(sha, str) else None
+            if restored is not None:
+                out.append(
+                    Finding(
+                        FindingCode.FILE_RESTORED,
+                        Severity.REPAIRED,
+                        f"Notebook {nbid}: {rel} was missing; it was restored from {restored} "
+                        "(its sha256 matches project.json).",
+                        nbid,
+                        str(path),
+                    )
+                )
+                continue
             out.append(
                 Finding(
                     FindingCode.FILE_MISSING,
                     Severity.PROBLEM,
-                    f"Notebook {nbid}: {rel} is listed in project.json but missing; restore it "
-                    "from a backup or import that page again.",
+                    f"Notebook {nbid}: {rel} is listed in project.json but missing; "
+                    f"{_missing_advice(corpus, rel, originals.get(rel))}.",
                     nbid,
                     str(path),
                 )

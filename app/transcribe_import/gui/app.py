@@ -11,10 +11,9 @@ from PySide6.QtCore import QLibraryInfo, QLocale, QSettings, QTranslator
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from transcribe_import import __version__
-from transcribe_import.engine.api import exit_code_for_error
+from transcribe_import.engine.api import exit_code_for_error, open_corpus
 from transcribe_import.engine.base.config import ENV_DATA_DIR, resolve_data_dir
 from transcribe_import.engine.base.errors import TranscribeError
-from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow
 from transcribe_import.gui.resources import RESOURCES_DIR, app_icon
 from transcribe_import.gui.settings_dialog import load_settings
@@ -76,7 +75,7 @@ def run_gui(data_dir: Path, paths: Sequence[Path]) -> int:
     app = application()
     data_dir = chosen_data_dir(data_dir, QSettings())
     try:
-        corpus = Corpus.open(data_dir)
+        corpus = open_corpus(data_dir)
     except TranscribeError as exc:
         QMessageBox.critical(None, APP_NAME, str(exc))
         # The CLI's exit codes (docs/cli.md): LOCKED when another process holds the corpus.

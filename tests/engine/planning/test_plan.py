@@ -34,6 +34,7 @@ uuids = st.uuids(version=4).map(str)
 shas = st.binary(min_size=32, max_size=32).map(lambda b: b.hex())
 texts = st.text(min_size=1, max_size=20)
 titles = texts.filter(lambda t: t.strip())  # the loader refuses a blank title
+names = texts.filter(lambda t: "\0" not in t)  # no file name holds a NUL: the loader refuses one
 
 
 @st.composite
@@ -46,7 +47,7 @@ def sources(draw: Any) -> PlanSource:
         media_type=media,
         pages=tuple(PlanPage(draw(uuids), draw(uuids), i) for i in range(n)),
         provenance=SourceProvenance(
-            path="/media/" + draw(texts),
+            path="/media/" + draw(names),
             rel=draw(texts),
             size=draw(st.integers(0, 10**9)),
             mtime="2026-01-01T00:00:00Z",

@@ -4,10 +4,14 @@ each other off, and a terminal run that is never reopened."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import orjson
 import pytest
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.ids import new_id
+from transcribe_import.engine.runs.executor import execute_run
 from transcribe_import.engine.runs.model import (
     AttemptSuperseded,
     ItemOutcome,
@@ -18,6 +22,7 @@ from transcribe_import.engine.runs.model import (
 from transcribe_import.engine.runs.service import prepare_run
 from transcribe_import.engine.runs.store import RunStore
 
+from helpers.legacy import to_legacy_plan_layout
 from helpers.runs import commit_plan, plan_for
 from helpers.shelves import make_shelf
 
@@ -110,3 +115,63 @@ def test_two_committers_of_one_plan_at_once_make_one_run(data_dir, tmp_path) -> 
     assert len({run_id for run_id, _ in results}) == 1
     assert sorted(existing for _, existing in results) == [False, True, True, True]
     assert len(RunStore(Corpus.open(data_dir)).run_ids()) == 1
+
+
+# -- the frozen plan snapshot: import-runs/plans/, and the move of older corpora ------------
+
+
+def test_the_frozen_plan_lives_where_no_reader_of_runs_looks(corpus, tmp_path) -> None:
+    plan = plan_for(corpus, make_shelf(tmp_path / "box", notebooks=1))
+    result = commit_plan(corpus, plan)
+    runs = corpus.runs_dir
+    assert sorted(p.name for p in runs.glob("*.json")) == sorted(
+        ["index.json", f"{result.run_id}.json"]
+    )
+    assert (runs / "plans" / f"{result.run_id}.json").is_file()
+    record = orjson.loads((runs / f"{result.run_id}.json").read_bytes())
+    assert record["plan_snapshot"] == f"plans/{result.run_id}.json"
+    assert RunStore(corpus).load_plan(result.run_id).fingerprint == plan.fingerprint
+
+
+def test_an_older_corpus_is_migrated_on_open_and_read_before_it_is(
+    data_dir: Path, corpus, tmp_path: Path
+) -> None:
+    from transcribe_import.engine import api
+
+    done = commit_plan(corpus, plan_for(corpus, make_shelf(tmp_path / "a", notebooks=1)))
+    later = plan_for(corpus, make_shelf(tmp_path / "b", notebooks=1, tag="b"))
+    pending, _ = prepare_run(corpus, later)
+    ids = to_legacy_plan_layout(data_dir)
+    assert sorted(ids) == sorted([done.run_id, pending.run_id])
+    before = {i: orjson.loads((corpus.runs_dir / f"{i}.json").read_bytes()) for i in ids}
+    # Not migrated yet (a read-only corpus, a migration cut short): still readable.
+    assert RunStore(corpus).load_plan(pending.run_id).fingerprint == later.fingerprint
+
+    opened = api.open_corpus(data_dir)
+    runs = opened.runs_dir
+    assert not list(runs.glob("*.plan.json"))
+    for i in ids:
+        assert (runs / "plans" / f"{i}.json").is_file()
+        after = orjson.loads((runs / f"{i}.json").read_bytes())
+        # Only the snapshot's name changed: the run itself (updated_at included) did not.
+        assert after == {**before[i], "plan_snapshot": f"plans/{i}.json"}
+    assert RunStore(opened).migrate_plan_snapshots() == 0  # nothing left: one listing
+    resumed = execute_run(opened, pending.run_id)
+    assert resumed.status is RunStatus.COMPLETE
+
+
+def test_a_migration_the_corpus_lock_postpones_changes_nothing(
+    data_dir: Path, corpus, tmp_path: Path
+) -> None:
+    import filelock
+
+    from transcribe_import.engine import api
+
+    commit_plan(corpus, plan_for(corpus, make_shelf(tmp_path / "a", notebooks=1)))
+    (run_id,) = to_legacy_plan_layout(data_dir)
+    other = filelock.FileLock(corpus.root / ".lock", thread_local=False)
+    with other:  # another process's critical section: the open does not wait it out
+        opened = api.open_corpus(data_dir)
+    assert (opened.runs_dir / f"{run_id}.plan.json").is_file()
+    assert RunStore(opened).load_plan(run_id)  # read from the old place meanwhile
+    assert RunStore(api.open_corpus(data_dir)).legacy_plan_ids() == []

@@ -22,6 +22,7 @@ class ErrorCode(enum.StrEnum):
     # storage
     DISK_FULL = "disk_full"
     IO_ERROR = "io_error"
+    READ_ONLY = "read_only"  # the corpus (or a folder the app writes) cannot be written
     CORPUS_BUSY = "corpus_busy"
     NOTEBOOK_BUSY = "notebook_busy"
     RUN_BUSY = "run_busy"

@@ -24,6 +24,7 @@ class FindingCode(enum.StrEnum):
     REGISTERED_WITHOUT_MANIFEST = "registered_without_manifest"
     MANIFEST_INVALID = "manifest_invalid"
     FILE_MISSING = "file_missing"
+    FILE_RESTORED = "file_restored"  # a missing file copied back from --restore-from
     FILE_HASH_MISMATCH = "file_hash_mismatch"
     ORPHAN_FILE = "orphan_file"
     DUPLICATE_ID = "duplicate_id"
@@ -34,6 +35,7 @@ class FindingCode(enum.StrEnum):
     INTERRUPTED_RUN = "interrupted_run"
     RUN_QUARANTINED = "run_quarantined"
     EMPTY_NOTEBOOK = "empty_notebook"  # registered with no page (left by earlier versions)
+    RUN_UNTRACKED = "run_untracked"  # a frozen plan whose run record is gone
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ input: every id must be a lower-case UUID and the fingerprint must match.
 from __future__ import annotations
 
 import base64
+import binascii
 import enum
 import functools
 import hashlib
@@ -333,6 +334,8 @@ def _json_object(text: Any, what: str) -> dict[str, Any]:
     value = orjson.loads(text)
     if not isinstance(value, dict):
         raise ValueError(f"{what} is not a JSON object")
+    if nested_deeper_than(value, MAX_PLAN_DEPTH):
+        raise ValueError(f"{what} nests more than {MAX_PLAN_DEPTH} levels deep")
     return value
 
 
@@ -441,6 +444,120 @@ def load_plan(path: Path) -> ImportPlan:
     return plan_from_document(doc, str(path))
 
 
+# Deep enough for every document the app writes (a plan is 8 levels deep, a bag's carried
+# keys are JSON text), shallow enough that no reader or writer recurses near its limits.
+MAX_PLAN_DEPTH = 64
+
+
+def nested_deeper_than(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests lists and objects more than ``limit`` levels (no recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, dict):
+            children: Any = v.values()
+        elif isinstance(v, list):
+            children = v
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((c, depth + 1) for c in children)
+    return False
+
+
+class _Fields:
+    """Typed reads of one object of an untrusted plan: a wrong type is refused by name."""
+
+    def __init__(self, obj: Any, what: str, bad: Any) -> None:
+        if obj is None:
+            obj = {}
+        if not isinstance(obj, dict):
+            raise bad(f"{what} is not an object")
+        self.obj, self.what, self.bad = obj, what, bad
+
+    def _wrong(self, key: str, kind: str) -> PlanDocumentError:
+        value = self.obj.get(key)
+        shown = repr(value) if not isinstance(value, (dict, list)) else type(value).__name__
+        return self.bad(f"{self.what}: {key} is {shown[:60]}, not {kind}")  # type: ignore[no-any-return]
+
+    def raw(self, key: str) -> Any:
+        return self.obj.get(key)
+
+    def has(self, key: str) -> bool:
+        return key in self.obj
+
+    def text(self, key: str, default: str | None = None) -> str:
+        value = self.obj.get(key, default)
+        if not isinstance(value, str):
+            raise self._wrong(key, "text")
+        return value
+
+    def opt_text(self, key: str) -> str | None:
+        value = self.obj.get(key)
+        if value is not None and not isinstance(value, str):
+            raise self._wrong(key, "text or null")
+        return value
+
+    def number(self, key: str, default: int | None = None) -> int:
+        value = self.obj.get(key, default)
+        if type(value) is not int:  # bool is an int to Python, never to a plan
+            raise self._wrong(key, "a whole number")
+        return value
+
+    def opt_number(self, key: str) -> int | None:
+        value = self.obj.get(key)
+        if value is not None and type(value) is not int:
+            raise self._wrong(key, "a whole number or null")
+        return value
+
+    def flag(self, key: str, default: bool = False) -> bool:
+        value = self.obj.get(key, default)
+        if not isinstance(value, bool):
+            raise self._wrong(key, "true or false")
+        return value
+
+    def array(self, key: str, default: list[Any] | None = None) -> list[Any]:
+        value = self.obj.get(key, default)
+        if not isinstance(value, list):
+            raise self._wrong(key, "a list")
+        return value
+
+    def texts(self, key: str) -> list[str]:
+        value = self.array(key, [])
+        if not all(isinstance(v, str) for v in value):
+            raise self._wrong(key, "a list of texts")
+        return value
+
+    def objects(self, key: str) -> list[_Fields]:
+        return [
+            _Fields(v, f"{self.what}: {key}[{i}]", self.bad)
+            for i, v in enumerate(self.array(key, []))
+        ]
+
+    def sub(self, key: str) -> _Fields:
+        return _Fields(self.obj.get(key), f"{self.what}: {key}", self.bad)
+
+    def path_b64(self, key: str) -> str | None:
+        """A path's exact bytes, base64: refused unless it decodes to a path the OS can open."""
+        value = self.opt_text(key)
+        if value is None:
+            return None
+        try:
+            raw = base64.b64decode(value, validate=True)
+        except (binascii.Error, ValueError):
+            raise self.bad(f"{self.what}: {key} is not valid base64") from None
+        if not raw or b"\0" in raw:
+            raise self.bad(f"{self.what}: {key} is not a file path")
+        return value
+
+    def path(self, key: str) -> str:
+        value = self.text(key, "")
+        if "\0" in value:
+            raise self.bad(f"{self.what}: {key} holds a NUL character, so it is not a file path")
+        return value
+
+
 def plan_from_document(doc: Any, where: str) -> ImportPlan:
     def bad(why: str) -> PlanDocumentError:
         return PlanDocumentError(f"{where}: {why}; make the plan again with `plan`.")
@@ -449,10 +566,13 @@ def plan_from_document(doc: Any, where: str) -> ImportPlan:
         raise bad("not a Transcribe import plan")
     if doc.get("schema_version") != PLAN_SCHEMA or not isinstance(doc.get("import_manifest"), dict):
         raise bad("not an import plan of schema version 1")
+    if nested_deeper_than(doc, MAX_PLAN_DEPTH):
+        raise bad(f"it nests lists or objects more than {MAX_PLAN_DEPTH} levels deep")
     if doc["import_manifest"].get("schema_version") != IMPORT_MANIFEST_SCHEMA:
         raise bad("import_manifest.schema_version is not 1")
-    if doc.get("import_policy_id") not in POLICY_IDS:
-        raise bad(f"unknown import_policy_id {doc.get('import_policy_id')!r}")
+    policy = doc.get("import_policy_id")
+    if not isinstance(policy, str) or policy not in POLICY_IDS:
+        raise bad(f"unknown import_policy_id {policy!r}")
     try:
         expected = fingerprint_of(doc)
     except (KeyError, TypeError):
@@ -480,50 +600,75 @@ def plan_from_document(doc: Any, where: str) -> ImportPlan:
         items = tuple(_item_from(d, uid, bad) for d in items_doc)
     except (KeyError, TypeError, ValueError) as exc:
         raise bad(f"an item is malformed ({exc})") from None
-    prov = doc.get("provenance")
-    return ImportPlan(
-        plan_id, doc["import_policy_id"], items, prov if isinstance(prov, dict) else {}
-    )
+    return ImportPlan(plan_id, policy, items, _plan_provenance(doc.get("provenance"), bad))
 
 
-def _item_from(d: dict[str, Any], uid: Any, bad: Any) -> PlanItem:
+def _plan_provenance(value: Any, bad: Any) -> dict[str, Any]:
+    """The plan's provenance, with the fields the app reads checked for their types."""
+    if value is None:
+        return {}
+    prov = _Fields(value, "provenance", bad)
+    prov.texts("roots")
+    prov.opt_text("mode")
+    for key in ("not_planned", "ignored"):
+        for entry in prov.objects(key):
+            entry.text("rel", "")
+            entry.text("reason", "")
+            entry.text("path", "")
+    return prov.obj
+
+
+def _item_provenance(item: _Fields) -> dict[str, Any]:
+    prov = item.sub("provenance")
+    for key in ("adapter", "folder", "label"):
+        prov.opt_text(key)
+    for entry in prov.objects("unusable"):
+        for key in ("path", "rel", "code", "message"):
+            entry.text(key)
+    prov.texts("rendered_again")
+    return prov.obj
+
+
+def _item_from(d: Any, uid: Any, bad: Any) -> PlanItem:
     if not isinstance(d, dict):
         raise bad("an item is not an object")
     if d.get("op") not in {o.value for o in Op}:
         raise bad(f"op {d.get('op')!r} is neither create_notebook nor import_into_notebook")
     item_id = uid(d.get("item_id"), "item_id")
+    f = _Fields(d, f"item {item_id}", bad)
     op = Op(d["op"])
     notebook_id = d.get("notebook_id")
+    title = f.opt_text("title")
     if op is Op.CREATE_NOTEBOOK:
         uid(notebook_id, "notebook_id")
-        if not isinstance(d.get("title"), str) or not d["title"].strip():
+        if title is None or not title.strip():
             raise bad(f"item {item_id} has no title")
     elif not is_valid_id(notebook_id):
         raise bad(f"notebook_id {notebook_id!r} is not a lower-case UUID")
-    ordering = d.get("ordering") or {}
-    sources = tuple(_source_from(s, uid, bad) for s in d["sources"])
-    cover = d.get("cover_page_id")
+    ordering = f.sub("ordering")
+    sources = tuple(_source_from(s, uid, bad) for s in f.array("sources"))
+    cover = f.opt_text("cover_page_id")
     page_ids = {p.page_id for s in sources for p in s.pages}
     if cover is not None and cover not in page_ids:
         raise bad(f"item {item_id}: cover_page_id is not one of its pages")
-    prov = d.get("provenance")
+    provenance = _item_provenance(f)
     restore = _restore_from(d.get("restore"), sources, item_id, bad)
     return PlanItem(
         item_id=item_id,
         op=op,
         notebook_id=str(notebook_id),
-        title=d.get("title") if isinstance(d.get("title"), str) else None,
+        title=title,
         sources=sources,
         ordering=Ordering(
-            OrderingRule(ordering.get("rule", "natural")),
-            bool(ordering.get("resolved", False)),
-            verso_first=ordering.get("verso_first") is True,
-            versos_blank=ordering.get("versos_blank") is True,
+            OrderingRule(ordering.text("rule", "natural")),
+            ordering.flag("resolved"),
+            verso_first=ordering.flag("verso_first"),
+            versos_blank=ordering.flag("versos_blank"),
         ),
         cover_page_id=cover,
-        dedupe_scope=DedupeScope(d.get("dedupe_scope", "notebook")),
-        acknowledged=tuple(str(a) for a in d.get("acknowledged", [])),
-        provenance=prov if isinstance(prov, dict) else {},
+        dedupe_scope=DedupeScope(f.text("dedupe_scope", "notebook")),
+        acknowledged=tuple(f.texts("acknowledged")),
+        provenance=provenance,
         restore=restore,
     )
 
@@ -543,38 +688,43 @@ def _restore_from(
     return Restore(_json_object(r.get("manifest"), "restore.manifest"), order)
 
 
-def _source_from(s: dict[str, Any], uid: Any, bad: Any) -> PlanSource:
+def _source_from(s: Any, uid: Any, bad: Any) -> PlanSource:
+    if not isinstance(s, dict):
+        raise bad("a source is not an object")
     source_id = uid(s.get("source_id"), "source_id")
+    f = _Fields(s, f"source {source_id}", bad)
     sha = s.get("sha256")
     if not _is_sha(sha):
         raise bad(f"source {source_id} has no valid sha256")
-    if s.get("media_type") not in MEDIA_EXTENSIONS:
-        raise bad(f"source {source_id} has unsupported media_type {s.get('media_type')!r}")
-    pages = tuple(_page_from(p, uid, bad) for p in s["pages"])
+    media_type = s.get("media_type")
+    if not isinstance(media_type, str) or media_type not in MEDIA_EXTENSIONS:
+        raise bad(f"source {source_id} has unsupported media_type {media_type!r}")
+    pages = tuple(_page_from(p, uid, bad) for p in f.array("pages"))
     indices = [p.page_index for p in pages]
     if not pages or s.get("page_index") != indices or len(set(indices)) != len(indices):
         raise bad(f"source {source_id}: page_index does not match its pages")
     if min(indices) < 0:
         raise bad(f"source {source_id}: negative page_index")
-    p = s.get("provenance") or {}
-    dup = s.get("duplicate")
+    p = f.sub("provenance")
+    path = p.path("path")
+    dup = f.opt_text("duplicate")
     return PlanSource(
         source_id=source_id,
         sha256=str(sha),
-        media_type=s["media_type"],
+        media_type=media_type,
         pages=pages,
         provenance=SourceProvenance(
-            path=str(p.get("path", "")),
-            rel=str(p.get("rel", p.get("path", ""))),
-            size=int(p.get("size", -1)),
-            mtime=str(p.get("mtime", "")),
-            mtime_ns=int(p.get("mtime_ns", 0)),
-            captured_at=p.get("captured_at"),
-            width=p.get("width"),
-            height=p.get("height"),
-            path_b64=p.get("path_b64") if isinstance(p.get("path_b64"), str) else None,
+            path=path,
+            rel=p.text("rel", path),
+            size=p.number("size", -1),
+            mtime=p.text("mtime", ""),
+            mtime_ns=p.number("mtime_ns", 0),
+            captured_at=p.opt_text("captured_at"),
+            width=p.opt_number("width"),
+            height=p.opt_number("height"),
+            path_b64=p.path_b64("path_b64"),
         ),
-        excluded=bool(s.get("excluded", False)),
+        excluded=f.flag("excluded"),
         duplicate=None if dup is None else Duplicate(dup),
         extra=_json_object(s["extra"], "extra") if "extra" in s else None,
     )
@@ -586,30 +736,34 @@ def _is_sha(value: Any) -> bool:
     )
 
 
-def _page_from(p: dict[str, Any], uid: Any, bad: Any) -> PlanPage:
-    page_id = uid(p["page_id"], "page_id")
+def _page_from(p: Any, uid: Any, bad: Any) -> PlanPage:
+    if not isinstance(p, dict):
+        raise bad("a page is not an object")
+    page_id = uid(p.get("page_id"), "page_id")
+    f = _Fields(p, f"page {page_id}", bad)
     render = None
     r = p.get("render")
     if r is not None:
         if not isinstance(r, dict) or not _is_sha(r.get("sha256")):
             raise bad(f"page {page_id} has a render without a valid sha256")
-        rp = r.get("provenance") or {}
+        rf = _Fields(r, f"page {page_id}: render", bad)
+        rp = rf.sub("provenance")
         render = PageRender(
             sha256=r["sha256"],
-            width=int(r["width"]),
-            height=int(r["height"]),
-            path=str(rp.get("path", "")),
-            size=int(rp.get("size", -1)),
-            mtime_ns=int(rp.get("mtime_ns", 0)),
-            path_b64=rp.get("path_b64") if isinstance(rp.get("path_b64"), str) else None,
+            width=rf.number("width"),
+            height=rf.number("height"),
+            path=rp.path("path"),
+            size=rp.number("size", -1),
+            mtime_ns=rp.number("mtime_ns", 0),
+            path_b64=rp.path_b64("path_b64"),
         )
     label = p.get("label")
     if label is not None and not isinstance(label, str):
         raise bad(f"page {page_id} has a label that is not text")
     return PlanPage(
         page_id,
-        uid(p["render_id"], "render_id"),
-        int(p["page_index"]),
+        uid(p.get("render_id"), "render_id"),
+        f.number("page_index"),
         render=render,
         extra=_json_object(p["extra"], "extra") if "extra" in p else None,
         label=label,

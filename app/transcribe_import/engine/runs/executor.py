@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from transcribe_import.engine.base.clock import utc_now
 from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.base.findings import FindingCode
 from transcribe_import.engine.ingest.checkpoints import Checkpoint, ingest_checkpoints
 from transcribe_import.engine.ingest.transaction import (
     IngestCancelled,
@@ -395,11 +396,11 @@ def execute_run(
         if record.status.terminal:
             return RunResult(run_id, record.status, record, already_done=True)
         plan = store.load_plan(run_id, record)
-        recover_dead_journals(
-            corpus, plan, run_id
-        )  # what a dead attempt left, before anything else
+        recovered = recover_dead_journals(corpus, plan, run_id)  # a dead attempt's leftovers
         record = store.begin_attempt(run_id)
-        problems = _verify_committed(corpus, record)
+        problems = tuple(
+            f.message for f in recovered if f.code is FindingCode.JOURNAL_QUARANTINED
+        ) + _verify_committed(corpus, record)
         ex = _Executor(
             corpus,
             store,

@@ -7,10 +7,12 @@ interrupted run counts what landed, and the recovery of journals a dead attempt 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from transcribe_import.engine.base.clock import utc_now
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.base.findings import Finding
 from transcribe_import.engine.ingest.recovery import recover_journal
 from transcribe_import.engine.ingest.transaction import NewNotebook, recover_creation
 from transcribe_import.engine.planning.dedupe import CorpusHashIndex, classify
@@ -26,6 +28,7 @@ from transcribe_import.engine.planning.plan import (
 from transcribe_import.engine.runs.model import (
     ItemOutcome,
     ItemState,
+    RunCorrupt,
     RunRecord,
     continues,
     same_plan,
@@ -80,8 +83,8 @@ def _prepare_locked(
     return store.create(plan, discovery, retry_of=retry_of), False
 
 
-def recover_dead_journals(corpus: Corpus, plan: ImportPlan, run_id: str) -> None:
-    """Finish or undo what a dead attempt left in the plan's notebooks.
+def recover_dead_journals(corpus: Corpus, plan: ImportPlan, run_id: str) -> list[Finding]:
+    """Finish or undo what a dead attempt left in the plan's notebooks; what was done.
 
     Ingest journals by their state; a new notebook's creation by boundaries 1 and 2 (a
     folder renamed in but not registered is registered, a hidden creation folder is
@@ -90,9 +93,15 @@ def recover_dead_journals(corpus: Corpus, plan: ImportPlan, run_id: str) -> None
     for it in plan.items:
         if it.op is Op.CREATE_NOTEBOOK:
             recover_creation(corpus, it.notebook_id, new_notebook_for(it, run_id))
-    for nbid in dict.fromkeys(it.notebook_id for it in plan.items):
+    return _recover_in(corpus, [it.notebook_id for it in plan.items])
+
+
+def _recover_in(corpus: Corpus, notebook_ids: list[str]) -> list[Finding]:
+    found: list[Finding] = []
+    for nbid in dict.fromkeys(notebook_ids):
         if fsio.exists(corpus.notebook_dir(nbid)):
-            recover_journal(corpus, nbid)
+            found += recover_journal(corpus, nbid)
+    return found
 
 
 def new_notebook_for(item: PlanItem, run_id: str) -> NewNotebook:
@@ -128,7 +137,10 @@ def cancel_run(corpus: Corpus, run_id: str) -> RunRecord:
         # No executor will come back for this run: finish or undo what its dead attempt left
         # half-done, as a resume would, and count an item whose ingest landed before its
         # outcome was written (boundary 6) as committed, so `cancelled` never hides pages.
-        plan = store.load_plan(run_id, record)
+        try:
+            plan = store.load_plan(run_id, record)
+        except RunCorrupt as exc:
+            return _cancel_without_plan(corpus, store, record, exc)
         recover_dead_journals(corpus, plan, run_id)
         outcomes = record.outcomes()
         corpus_index: list[CorpusHashIndex] = []
@@ -141,6 +153,59 @@ def cancel_run(corpus: Corpus, run_id: str) -> RunRecord:
         return store.finish(run_id, None, terminal_status(final, cancelled=True))
     finally:
         lock.release()
+
+
+def _cancel_without_plan(
+    corpus: Corpus, store: RunStore, record: RunRecord, why: RunCorrupt
+) -> RunRecord:
+    """End a run whose frozen plan is damaged: a run must always be endable.
+
+    The record names every item's notebook, and each source a run lands carries the run's
+    and the item's ids in project.json: enough to finish its dead journals and count what
+    landed, without the plan.
+    """
+    run_id = record.run_id
+    _recover_in(corpus, [o.notebook_id for o in record.outcomes().values()])
+    for o in record.outcomes().values():
+        if not o.state.final:
+            landed = _landed_by_ids(corpus, run_id, o)
+            if landed is not None:
+                record = store.record_outcome(run_id, record.attempt, landed)
+    final = settle_unfinished(record.outcomes().values(), utc_now())
+    note = {
+        "code": str(why.code),
+        "message": f"Ended without its frozen plan, which is damaged ({why.path}): items were "
+        "counted from the notebooks' project.json.",
+    }
+    return store.finish(run_id, None, terminal_status(final, cancelled=True), errors=[note])
+
+
+def _landed_by_ids(corpus: Corpus, run_id: str, o: ItemOutcome) -> ItemOutcome | None:
+    """What of an unfinished item is in its notebook, found by ids, without its plan.
+
+    Items land in checkpoints, and without the plan nothing says whether all of an item's
+    sources are in: what landed is kept and counted (``pages_landed``), and the item stays
+    unfinished, so the cancel settles it as ``cancelled_pending``, never ``committed``.
+    """
+    try:
+        manifest = project.read(corpus.notebook_dir(o.notebook_id), o.notebook_id)
+    except TranscribeError:
+        return None
+    landed = [
+        s
+        for s in manifest["sources"]
+        if isinstance(s, dict) and (s.get("import_run_id"), s.get("item_id")) == (run_id, o.item_id)
+    ]
+    if not landed:
+        return None
+    ids = {str(s["id"]) for s in landed}
+    pages = sum(1 for p in manifest["pages"] if isinstance(p, dict) and p.get("source_id") in ids)
+    return replace(
+        o,
+        source_ids=tuple(str(s["id"]) for s in landed),
+        pages_landed=pages,
+        updated_at=utc_now(),
+    )
 
 
 def _landed_outcome(

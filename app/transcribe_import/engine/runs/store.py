@@ -7,14 +7,17 @@ docs/formats.md): a superseded attempt stands down without writing. Item
 outcomes only move forward (pending → committed/skipped/failed/cancelled_pending)
 and the terminal status is written once.
 
-The plan the run executes is frozen beside it as ``<id>.plan.json`` (the whole
-document, provenance included, since resume needs the source paths); the record
-carries its fingerprint, and loading checks the two still agree.
+The plan the run executes is frozen in ``plans/<id>.json`` (the whole document,
+provenance included, since resume needs the source paths), a folder nothing lists as
+runs; the record carries its fingerprint, and loading checks the two still agree.
+Corpora written before kept it beside the record as ``<id>.plan.json``:
+``migrate_plan_snapshots`` moves those, crash-safely, when the corpus is opened.
 """
 
 from __future__ import annotations
 
 import getpass
+import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -26,7 +29,7 @@ import orjson
 from transcribe_import.engine.base.clock import utc_now
 from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
-from transcribe_import.engine.base.ids import check_id, new_id
+from transcribe_import.engine.base.ids import check_id, is_valid_id, new_id
 from transcribe_import.engine.planning.plan import (
     IMPORT_MANIFEST_SCHEMA,
     ImportPlan,
@@ -53,6 +56,8 @@ from transcribe_import.engine.storage.quarantine import quarantine
 if TYPE_CHECKING:
     from transcribe_import.engine.storage.corpus import Corpus
 
+logger = logging.getLogger(__name__)
+
 
 def _who() -> str:
     try:
@@ -61,19 +66,29 @@ def _who() -> str:
         return f"uid {os.getuid()}" if hasattr(os, "getuid") else "unknown"
 
 
+PLANS_DIR = "plans"  # import-runs/plans/<run_id>.json: the frozen plan snapshots
+LEGACY_PLAN_SUFFIX = ".plan.json"  # import-runs/<run_id>.plan.json, before the move
+MIGRATE_LOCK_TIMEOUT = 2.0  # a busy corpus postpones the migration to the next open
+
+
 class RunStore:
     """Reads and writes the run records of one corpus."""
 
     def __init__(self, corpus: Corpus) -> None:
         self.corpus = corpus
         self.dir = corpus.runs_dir
+        self.plans_dir = self.dir / PLANS_DIR
         self.index_path = self.dir / "index.json"
 
     def record_path(self, run_id: str) -> Path:
         return self.dir / f"{check_id(run_id, 'import_run_id')}.json"
 
     def plan_path(self, run_id: str) -> Path:
-        return self.dir / f"{check_id(run_id, 'import_run_id')}.plan.json"
+        return self.plans_dir / f"{check_id(run_id, 'import_run_id')}.json"
+
+    def legacy_plan_path(self, run_id: str) -> Path:
+        """Where a corpus of an earlier version kept the snapshot, until it is migrated."""
+        return self.dir / f"{check_id(run_id, 'import_run_id')}{LEGACY_PLAN_SUFFIX}"
 
     def cancel_marker(self, run_id: str) -> Path:
         """A cheap signal beside the record, so the executor can poll for a cancel per item."""
@@ -110,21 +125,65 @@ class RunStore:
         record = record or self.load(run_id)
         path = self.plan_path(run_id)
         try:
-            doc = orjson.loads(fsio.read_bytes(path))
+            try:
+                data = fsio.read_bytes(path)
+            except FileNotFoundError:
+                # Not migrated yet (a read-only corpus, or a migration cut short): the old place.
+                path = self.legacy_plan_path(run_id)
+                data = fsio.read_bytes(path)
+            doc = orjson.loads(data)
             plan = plan_from_document(doc, str(path))
         except (OSError, orjson.JSONDecodeError, PlanDocumentError) as exc:
-            raise RunCorrupt(
-                ErrorCode.RUN_CORRUPT,
-                f"The frozen plan of run {run_id} ({path}) cannot be used: {exc}",
-                path=str(path),
-            ) from None
+            raise self._plan_unusable(record, path, f"it cannot be read ({exc})") from None
         if plan.fingerprint != record.plan_fingerprint or plan.plan_id != record.plan_id:
-            raise RunCorrupt(
-                ErrorCode.RUN_CORRUPT,
-                f"The frozen plan of run {run_id} does not match its record's fingerprint.",
-                path=str(path),
-            )
+            raise self._plan_unusable(record, path, "it does not match its record's fingerprint")
         return plan
+
+    def _plan_unusable(self, record: RunRecord, path: Path, why: str) -> RunCorrupt:
+        """A damaged frozen plan, with what still works: a live run can always be ended."""
+        run_id = record.run_id
+        if record.status.terminal:
+            then = (
+                f"The run ended ({record.status}); its record still holds every item's "
+                f"outcome: {self.record_path(run_id)}."
+            )
+        else:
+            then = (
+                f"The run cannot be resumed without it; end it with `transcribe-import cancel "
+                f"{run_id}` (the pages it landed stay and are counted), then commit your plan "
+                "file again to import the rest."
+            )
+        return RunCorrupt(
+            ErrorCode.RUN_CORRUPT,
+            f"The frozen plan of run {run_id} ({path}) is damaged: {why}. {then}",
+            path=str(path),
+        )
+
+    def orphan_plans(self) -> dict[str, str]:
+        """Frozen plans whose run record is gone (quarantined): run id -> the plan's plan_id.
+
+        Their runs are tracked by no record, so doctor tells them, and a commit of the same
+        plan treats what they landed as its own (``engine/api.validate_plan``).
+        """
+        try:
+            names = fsio.list_dir(self.plans_dir)
+        except FileNotFoundError:
+            names = []
+        out: dict[str, str] = {}
+        for name in names:
+            run_id = name[: -len(".json")]
+            if not name.endswith(".json") or not is_valid_id(run_id):
+                continue
+            if fsio.exists(self.record_path(run_id)):
+                continue
+            try:
+                doc = orjson.loads(fsio.read_bytes(self.plan_path(run_id)))
+            except (OSError, orjson.JSONDecodeError):
+                continue
+            plan_id = doc.get("plan_id") if isinstance(doc, dict) else None
+            if is_valid_id(plan_id):
+                out[run_id] = str(plan_id)
+        return out
 
     def run_ids(self) -> list[str]:
         try:
@@ -184,7 +243,7 @@ class RunStore:
             "plan_fingerprint": plan_doc["plan_fingerprint"],
             "import_policy_id": plan.import_policy_id,
             "import_manifest": {"schema_version": IMPORT_MANIFEST_SCHEMA},
-            "plan_snapshot": self.plan_path(run_id).name,
+            "plan_snapshot": f"{PLANS_DIR}/{run_id}.json",
             "item_ids": [it.item_id for it in plan.items],
             "discovery": discovery or {},
             "created_at": now,
@@ -201,7 +260,7 @@ class RunStore:
             "history": [self._event("created", 0, retry_of=retry_of)],
         }
         try:
-            fsio.make_dirs(self.dir)
+            fsio.make_dirs(self.plans_dir)
             # The frozen plan first: a record never names a snapshot that is not there.
             fsio.atomic_write(
                 self.plan_path(run_id), orjson.dumps(plan_doc, option=orjson.OPT_INDENT_2)
@@ -347,6 +406,71 @@ class RunStore:
         runs[record.run_id] = _index_row(record)
         out = {"format": RUN_INDEX_FORMAT, "schema_version": 1, "runs": runs}
         fsio.atomic_write(self.index_path, orjson.dumps(out, option=orjson.OPT_INDENT_2))
+
+    # -- the move of plan snapshots out of the runs' folder ------------------------------------
+
+    def legacy_plan_ids(self) -> list[str]:
+        """Runs whose snapshot is still at ``<run_id>.plan.json``: one directory read."""
+        try:
+            names = fsio.list_dir(self.dir)
+        except FileNotFoundError:
+            return []
+        n = len(LEGACY_PLAN_SUFFIX)
+        return [
+            name[:-n]
+            for name in names
+            if name.endswith(LEGACY_PLAN_SUFFIX) and is_valid_id(name[:-n])
+        ]
+
+    def migrate_plan_snapshots(self) -> int:
+        """Move every ``<run_id>.plan.json`` to ``plans/<run_id>.json``; how many moved.
+
+        Per run, under the corpus lock: (1) the record is made to name the new place,
+        (2) the snapshot is renamed there (one atomic rename, both folders fsynced). A kill
+        at any instant leaves each snapshot whole in exactly one of the two places, and the
+        old name still listed, so the next open finishes; readers look in both places
+        meanwhile (``load_plan``). A busy or read-only corpus is left for a later open.
+        """
+        pending = self.legacy_plan_ids()
+        if not pending:
+            return 0
+        try:
+            with self.corpus.locked(timeout=MIGRATE_LOCK_TIMEOUT):
+                fsio.make_dirs(self.plans_dir)
+                for run_id in pending:
+                    self._migrate_one(run_id)
+        except (OSError, TranscribeError) as exc:
+            logger.info("plan snapshots not moved yet (%s); the next open tries again", exc)
+            return 0
+        return len(pending)
+
+    def _migrate_one(self, run_id: str) -> None:
+        old, new = self.legacy_plan_path(run_id), self.plan_path(run_id)
+        if not fsio.exists(old):
+            return  # moved meanwhile
+        self._name_snapshot_in_record(run_id)
+        crashpoint("runs.migrate.record_updated")
+        if fsio.exists(new):
+            # Both places hold one (an older version wrote it again after the move): the
+            # new place wins; the other is set aside, never deleted.
+            quarantine(self.corpus, old, f"plan-{run_id}", "a second copy of a moved plan snapshot")
+            return
+        fsio.replace(old, new)
+        fsio.fsync_dir(self.plans_dir)
+        fsio.fsync_dir(self.dir)
+        crashpoint("runs.migrate.plan_moved")
+
+    def _name_snapshot_in_record(self, run_id: str) -> None:
+        """The record's ``plan_snapshot`` names the new place; an unreadable record is left."""
+        try:
+            record = self.load(run_id)
+        except TranscribeError:
+            return  # no record (a create cut short) or a damaged one: doctor tells it
+        name = f"{PLANS_DIR}/{run_id}.json"
+        if record.doc.get("plan_snapshot") != name:
+            # Only this field changes, and not updated_at: the run itself did not change.
+            doc = {**record.doc, "plan_snapshot": name}
+            fsio.atomic_write(self.record_path(run_id), _encode(doc))
 
     def quarantine(self, run_id: str, reason: str) -> Path:
         """Move an unreadable run record to quarantine with a report; never delete it."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import math
 import os
 from collections.abc import Iterator
@@ -11,6 +12,7 @@ from pathlib import Path
 import filelock
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.storage.fsio import problem_from_oserror
 
 ENV_LOCK_TIMEOUT = "TRANSCRIBE_LOCK_TIMEOUT"
 
@@ -59,6 +61,19 @@ def make_lock(path: Path) -> filelock.FileLock:
     )
 
 
+def _lock_problem(exc: OSError, lock: filelock.FileLock) -> TranscribeError:
+    """Why a lock file could not be made or opened, coded (a full or read-only disk)."""
+    if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return TranscribeError(
+            ErrorCode.READ_ONLY,
+            f"Cannot write the lock file {lock.lock_file}: {exc.strerror or exc} (the corpus is "
+            "on a read-only disk or in a folder you may not write). Make it writable, or choose "
+            "another data folder with --data-dir; nothing was changed.",
+            path=str(lock.lock_file),
+        )
+    return problem_from_oserror(exc, lock.lock_file, "creating the lock file")
+
+
 @contextlib.contextmanager
 def hold(lock: filelock.FileLock, timeout: float, code: ErrorCode, message: str) -> Iterator[None]:
     """Hold ``lock`` for the block, or raise a coded busy error after ``timeout`` seconds."""
@@ -66,6 +81,8 @@ def hold(lock: filelock.FileLock, timeout: float, code: ErrorCode, message: str)
         lock.acquire(timeout=timeout)
     except filelock.Timeout:
         raise TranscribeError(code, message, path=str(lock.lock_file)) from None
+    except OSError as exc:  # no lock file can be made: a read-only or full disk
+        raise _lock_problem(exc, lock) from exc
     try:
         yield
     finally:
@@ -78,4 +95,6 @@ def try_acquire(lock: filelock.FileLock) -> bool:
         lock.acquire(timeout=0)
     except filelock.Timeout:
         return False
+    except OSError as exc:  # no lock file can be made: a read-only or full disk
+        raise _lock_problem(exc, lock) from exc
     return True
