@@ -38,6 +38,7 @@ class RenderSpec:
     sha256: str
     width: int
     height: int
+    size: int | None = None  # the planned size: no more is ever read (fsio.open_regular)
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,7 @@ class SourceSpec:
     provenance: Mapping[str, Any] = field(default_factory=dict)
     # Keys for the source's project.json entry beyond the importer's own (a bag's).
     extra: Mapping[str, Any] | None = field(default=None, hash=False)
+    size: int | None = None  # the planned size: no more is ever read (fsio.open_regular)
 
 
 @dataclass(frozen=True)
@@ -168,14 +170,23 @@ def _journal_for(req: IngestRequest, txn_id: str) -> Journal:
 
 
 def _copy_verified(
-    src: Path, dest: Path, sha256: str, *, missing: str, changed: str
+    src: Path,
+    dest: Path,
+    sha256: str,
+    *,
+    missing: str,
+    changed: str,
+    size: int | None = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> tuple[str, int]:
     """Copy ``src`` to ``dest`` and return its (sha256, size), refusing other contents.
 
     ``missing`` and ``changed`` are the messages for a file gone or no longer the one planned.
     """
     try:
-        sha, size = fsio.copy_hashed(src, dest)
+        sha, copied = fsio.copy_hashed(src, dest, size=size, should_stop=should_stop)
+    except fsio.ReadStopped:
+        raise IngestCancelled() from None
     except FileNotFoundError:
         raise TranscribeError(ErrorCode.SOURCE_MISSING, missing, path=str(src)) from None
     except PermissionError:
@@ -188,7 +199,7 @@ def _copy_verified(
         raise fsio.problem_from_oserror(exc, src, "copying") from exc
     if sha != sha256:
         raise TranscribeError(ErrorCode.SOURCE_CHANGED, changed, path=str(src))
-    return sha, size
+    return sha, copied
 
 
 def _stage_source(
@@ -213,6 +224,8 @@ def _stage_source(
         "again.",
         changed=f"{spec.path} changed since it was scanned (its contents are different): "
         "scan it again before importing.",
+        size=spec.size,
+        should_stop=should_stop,
     )
     # Rendering reads the verified copy, never the original, so what we render is what we keep.
     sniffed = sniff_media_type(staged, display_path=str(spec.path))
@@ -231,6 +244,7 @@ def _stage_source(
             [p.page_index for p in to_render],
             settings,
             display_path=str(spec.path),
+            size=size,
         )
         if to_render
         else iter(())
@@ -276,6 +290,7 @@ def _copy_render(page: PageSpec, staging: Path) -> RenderedPage:
         "bag was planned: reconnect the disk or plan the bag again.",
         changed=f"{render.path} (the render of page {page.page_id}) changed since the bag was "
         "planned (its contents are different): plan the bag again before importing.",
+        size=render.size,
     )
     return RenderedPage(page.page_index, b"", render.width, render.height, sha)
 
