@@ -1,0 +1,162 @@
+"""fsio.open_regular: what every read of a source, a plan or a bag goes through.
+
+Regular files only, judged on the opened descriptor; never past the planned size (or the
+cap of its kind); a stop request honoured while a long read runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from transcribe_import.engine.base.errors import ErrorCode
+from transcribe_import.engine.storage import fsio
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+
+Reader = Callable[[Path], object]
+
+
+def _copy(path: Path) -> object:
+    return fsio.copy_hashed(path, path.parent / "copy.bin")
+
+
+def _stream(path: Path) -> object:
+    with fsio.open_read(path) as f:
+        return f.read(10)
+
+
+READERS: list[Reader] = [fsio.read_bytes, fsio.hash_file, _copy, _stream]
+
+
+@pytest.mark.parametrize("read", READERS)
+def test_a_named_pipe_without_a_writer_is_refused_at_once(tmp_path: Path, read: Reader) -> None:
+    fifo = tmp_path / "page.jpg"
+    os.mkfifo(fifo)  # opened for reading the usual way, this waits for a writer for good
+    with pytest.raises(fsio.NotRegularFile) as caught:
+        read(fifo)
+    assert caught.value.kind == "a named pipe" and caught.value.filename == str(fifo)
+    assert not (tmp_path / "copy.bin").exists()  # refused before anything was written
+
+
+@pytest.mark.parametrize("read", READERS)
+def test_a_link_to_a_device_is_refused_and_nothing_is_read(tmp_path: Path, read: Reader) -> None:
+    link = tmp_path / "page.jpg"
+    link.symlink_to("/dev/zero")
+    with pytest.raises(fsio.NotRegularFile) as caught:
+        read(link)
+    assert caught.value.kind == "a device"
+    assert not (tmp_path / "copy.bin").exists()
+
+
+def test_a_folder_is_not_a_file(tmp_path: Path) -> None:
+    with pytest.raises(fsio.NotRegularFile) as caught:
+        fsio.read_bytes(tmp_path)
+    assert caught.value.kind == "a folder"
+
+
+def test_links_are_followed_unless_asked_not_to(tmp_path: Path) -> None:
+    real = tmp_path / "real.txt"
+    real.write_bytes(b"abc")
+    link = tmp_path / "link.txt"
+    link.symlink_to(real)
+    assert fsio.read_bytes(link) == b"abc"  # a shelf's linked page file is still read
+    with pytest.raises(fsio.NotRegularFile) as caught:
+        fsio.read_bytes(link, follow_links=False)  # a bag's file must not be a link
+    assert caught.value.kind == "a symbolic link"
+
+
+def test_a_planned_size_is_checked_on_the_opened_file(tmp_path: Path) -> None:
+    path = tmp_path / "page.jpg"
+    path.write_bytes(b"x" * 100)
+    assert fsio.hash_file(path, size=100) == (hashlib.sha256(b"x" * 100).hexdigest(), 100)
+    for planned in (99, 101):
+        with pytest.raises(fsio.FileChanged) as caught:
+            fsio.copy_hashed(path, tmp_path / "copy.bin", size=planned)
+        assert caught.value.planned == planned
+        assert not (tmp_path / "copy.bin").exists()
+
+
+def test_a_file_that_grows_while_read_is_never_read_past_its_planned_size(tmp_path: Path) -> None:
+    path = tmp_path / "page.jpg"
+    path.write_bytes(b"x" * 1000)
+    got = bytearray()
+    with fsio.open_read(path, size=1000) as f:
+        with path.open("ab") as grow:
+            grow.write(b"y" * 5000)  # after the open: a copy still being written into it
+        with pytest.raises(fsio.FileChanged):
+            while chunk := f.read(300):
+                got += chunk
+    assert len(got) <= 1000 and set(got) <= {ord("x")}  # not one byte of the growth
+
+
+def test_a_file_that_shrinks_while_read_is_changed_not_short(tmp_path: Path) -> None:
+    path = tmp_path / "page.jpg"
+    path.write_bytes(b"x" * 1000)
+    with fsio.open_read(path, size=1000) as f:
+        os.truncate(path, 400)
+        with pytest.raises(fsio.FileChanged):
+            f.read()
+
+
+def test_a_document_larger_than_its_cap_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "plan.json"
+    path.write_bytes(b"{}" + b" " * 48)
+    with pytest.raises(fsio.FileTooLarge) as caught:
+        fsio.read_bytes(path, max_bytes=49)
+    assert caught.value.limit == 49
+    assert fsio.read_bytes(path, max_bytes=50) == b"{}" + b" " * 48
+    with fsio.open_read(path, max_bytes=60) as f, pytest.raises(fsio.FileTooLarge):
+        with path.open("ab") as grow:
+            grow.write(b" " * 100)  # grown past the cap after the open
+        f.read()
+
+
+def test_seeking_reads_what_is_there_within_the_bound(tmp_path: Path) -> None:
+    path = tmp_path / "page.jpg"
+    data = bytes(range(256)) * 20_000  # 5 MB: more than one buffer and one chunk
+    path.write_bytes(data)
+    with fsio.open_read(path, size=len(data)) as f:
+        assert f.seek(0, os.SEEK_END) == len(data)
+        f.seek(len(data) - 10)
+        assert f.read() == data[-10:]
+        assert f.read() == b""  # at the end: no error, the file ends where it was planned
+        f.seek(1234)
+        assert f.read(5) == data[1234:1239] and f.tell() == 1239
+
+
+def test_a_stop_request_ends_a_long_read_between_chunks(tmp_path: Path) -> None:
+    path = tmp_path / "big.pdf"
+    path.write_bytes(b"\0" * (8 * fsio.CHUNK))
+    asked: list[int] = []
+
+    def stop() -> bool:
+        asked.append(1)
+        return len(asked) >= 3
+
+    with pytest.raises(fsio.ReadStopped):
+        fsio.copy_hashed(path, tmp_path / "copy.bin", size=8 * fsio.CHUNK, should_stop=stop)
+    assert len(asked) == 3  # asked about once a MiB, and the copy stopped when told
+    assert (tmp_path / "copy.bin").stat().st_size <= 3 * fsio.CHUNK
+
+
+def test_refused_reads_are_coded_errors_that_name_the_file() -> None:
+    shown = "shelf/notebook 1/page 2.jpg"
+    cases = [
+        (fsio.NotRegularFile("/x", "a named pipe"), ErrorCode.SOURCE_UNREADABLE, "named pipe"),
+        (
+            fsio.FileChanged("/x", 10, "12 bytes now"),
+            ErrorCode.SOURCE_CHANGED,
+            "since it was planned",
+        ),
+        (fsio.FileTooLarge("/x", 1024**3), ErrorCode.SOURCE_UNREADABLE, "larger than 1024 MiB"),
+    ]
+    for exc, code, words in cases:
+        err = fsio.problem_from_oserror(exc, shown, "copying")
+        assert err.code is code and err.path == shown
+        assert str(err).startswith(shown) and words in str(err)
+        assert "check the disk" not in str(err).lower()
