@@ -6,6 +6,7 @@ cap of its kind); a stop request honoured while a long read runs.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 from collections.abc import Callable
@@ -160,3 +161,31 @@ def test_refused_reads_are_coded_errors_that_name_the_file() -> None:
         assert err.code is code and err.path == shown
         assert str(err).startswith(shown) and words in str(err)
         assert "check the disk" not in str(err).lower()
+
+
+def test_an_error_reading_the_file_being_copied_is_the_files_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    src = tmp_path / "page.jpg"
+    src.write_bytes(b"x" * 100)
+
+    def failing(self: object, buffer: object) -> int:
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(fsio._BoundedRaw, "readinto", failing)
+    with pytest.raises(fsio.SourceUnreadable) as caught:
+        fsio.copy_hashed(src, tmp_path / "copy.bin", size=100)
+    err = fsio.problem_from_oserror(caught.value, "shelf/page.jpg", "copying")
+    assert err.code is ErrorCode.SOURCE_UNREADABLE  # an item's failure, not the run's
+    assert "shelf/page.jpg could not be read (Input/output error)" in str(err)
+    monkeypatch.undo()
+
+    def full(op: str, path: object) -> None:
+        if op == "fsync":
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(fsio, "_tick", full)
+    with pytest.raises(OSError) as caught_full:
+        fsio.copy_hashed(src, tmp_path / "copy2.bin", size=100)
+    assert not isinstance(caught_full.value, fsio.RefusedRead)  # the destination's problem
+    assert fsio.problem_from_oserror(caught_full.value, src, "copying").code is ErrorCode.DISK_FULL

@@ -163,6 +163,28 @@ class FileTooLarge(RefusedRead):
         self.limit = limit
 
 
+class SourceUnreadable(RefusedRead):
+    """Reading the file being copied failed (a failing card or disk): that file's problem,
+    not the destination's, so it fails its own item and not the whole run."""
+
+    def __init__(self, path: str | os.PathLike[str], cause: OSError) -> None:
+        why = cause.strerror or str(cause)
+        super().__init__(path, f"could not be read ({why})", cause.errno or errno_mod.EIO)
+
+    def message(self, where: str) -> str:
+        return (
+            f"{where} {self.strerror}: the disk or card it is on may be failing. Copy it "
+            "again from the original, or leave it out, then commit the plan again."
+        )
+
+
+def _source_side(exc: OSError, path: Path) -> OSError:
+    """A read error of a file being copied, as the source's own (``SourceUnreadable``)."""
+    if isinstance(exc, RefusedRead | FileNotFoundError | PermissionError):
+        return exc
+    return SourceUnreadable(path, exc)
+
+
 class ReadStopped(Exception):
     """``should_stop`` turned true during a read; nothing is wrong with the file."""
 
@@ -481,13 +503,29 @@ def copy_hashed(
     should_stop: Callable[[], bool] | None = None,
 ) -> tuple[str, int]:
     """Copy regular file ``src`` to a new file ``dst`` and fsync it; return the copied bytes'
-    sha256 and size. With ``size`` (the planned size) no more than that is ever read."""
+    sha256 and size. With ``size`` (the planned size) no more than that is ever read.
+
+    An error reading ``src`` is ``SourceUnreadable`` (its own, coded ``source_unreadable``);
+    an error writing ``dst`` stays what it is (a full disk is the destination's).
+    """
     h = hashlib.sha256()
     total = 0
-    with open_regular(src, max_bytes=None, size=size, should_stop=should_stop) as fin:
+    with contextlib.ExitStack() as stack:
+        try:
+            fin = stack.enter_context(
+                open_regular(src, max_bytes=None, size=size, should_stop=should_stop)
+            )
+        except OSError as exc:
+            raise _source_side(exc, src) from exc
         _tick("write", dst)
         with open(dst, "wb") as fout:
-            while chunk := fin.read(CHUNK):
+            while True:
+                try:
+                    chunk = fin.read(CHUNK)
+                except OSError as exc:
+                    raise _source_side(exc, src) from exc
+                if not chunk:
+                    break
                 h.update(chunk)
                 total += len(chunk)
                 fout.write(chunk)
