@@ -6,9 +6,11 @@ cap of its kind); a stop request honoured while a long read runs.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import os
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -189,3 +191,44 @@ def test_an_error_reading_the_file_being_copied_is_the_files_own(
         fsio.copy_hashed(src, tmp_path / "copy2.bin", size=100)
     assert not isinstance(caught_full.value, fsio.RefusedRead)  # the destination's problem
     assert fsio.problem_from_oserror(caught_full.value, src, "copying").code is ErrorCode.DISK_FULL
+
+
+def _visit_pipe(fifo: Path, done: threading.Event) -> None:
+    """After 30 s, and then twice a second, open the pipe for writing and close it at once."""
+    wait = 30.0
+    while not done.wait(wait):
+        wait = 0.5
+        with contextlib.suppress(OSError):  # ENXIO: nobody waits on it, as it should be
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+
+
+def test_a_page_file_swapped_for_a_pipe_after_the_walk_is_reported_not_waited_for(
+    tmp_path: Path,
+) -> None:
+    from transcribe_import.engine.planning.scan import ScanPhase, scan
+
+    from helpers.shelves import make_pages
+
+    pages = make_pages(tmp_path / "shelf" / "nb", 2)
+    gen = scan([tmp_path / "shelf"], workers=1)
+    for progress in gen:
+        if progress.phase is ScanPhase.WALKING and progress.current == "":
+            break  # the walk's last word: both files found and stat'ed, none read yet
+    pages[1].unlink()
+    os.mkfifo(pages[1])
+    # Should a regression open the pipe and wait, a writer comes after a while and leaves at
+    # once: the reader gets an end of file, and the test fails instead of hanging the suite.
+    done_event = threading.Event()
+    rescue = threading.Thread(target=_visit_pipe, args=(pages[1], done_event), daemon=True)
+    rescue.start()
+    try:
+        while True:
+            next(gen)
+    except StopIteration as done:
+        result = done.value
+    finally:
+        done_event.set()
+    bad = {f.rel: f.problem for f in result.files if f.problem is not None}
+    (problem,) = bad.values()
+    assert problem.code is ErrorCode.SOURCE_UNREADABLE and "a named pipe" in problem.message
+    assert problem.path is not None and problem.path.endswith("page 2.jpg")
