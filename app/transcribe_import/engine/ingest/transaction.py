@@ -45,6 +45,7 @@ class RenderSpec:
     sha256: str
     width: int
     height: int
+    size: int | None = None  # the planned size: no more is ever read (fsio.open_regular)
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,7 @@ class SourceSpec:
     # The pages the import takes from the source in all, when ``pages`` are only some of them
     # (a long source landed over several checkpoints); None: all of them are here.
     page_count: int | None = None
+    size: int | None = None  # the planned size: no more is ever read (fsio.open_regular)
 
 
 @dataclass(frozen=True)
@@ -192,14 +194,23 @@ def _journal_for(req: IngestRequest, txn_id: str) -> Journal:
 
 
 def _copy_verified(
-    src: Path, dest: Path, sha256: str, *, missing: str, changed: str
+    src: Path,
+    dest: Path,
+    sha256: str,
+    *,
+    missing: str,
+    changed: str,
+    size: int | None = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> tuple[str, int]:
     """Copy ``src`` to ``dest`` and return its (sha256, size), refusing other contents.
 
     ``missing`` and ``changed`` are the messages for a file gone or no longer the one planned.
     """
     try:
-        sha, size = fsio.copy_hashed(src, dest)
+        sha, copied = fsio.copy_hashed(src, dest, size=size, should_stop=should_stop)
+    except fsio.ReadStopped:
+        raise IngestCancelled() from None
     except FileNotFoundError:
         raise TranscribeError(ErrorCode.SOURCE_MISSING, missing, path=str(src)) from None
     except PermissionError:
@@ -212,7 +223,7 @@ def _copy_verified(
         raise fsio.problem_from_oserror(exc, src, "copying") from exc
     if sha != sha256:
         raise TranscribeError(ErrorCode.SOURCE_CHANGED, changed, path=str(src))
-    return sha, size
+    return sha, copied
 
 
 def _stage_source(
@@ -252,6 +263,8 @@ def _stage_source(
             "scan again.",
             changed=f"{spec.path} changed since it was scanned (its contents are different): "
             "scan it again before importing.",
+            size=spec.size,
+            should_stop=should_stop,
         )
     # Rendering reads the verified copy, never the original, so what we render is what we keep.
     sniffed = sniff_media_type(staged, display_path=str(spec.path))
@@ -270,6 +283,7 @@ def _stage_source(
             [p.page_index for p in to_render],
             settings,
             display_path=str(spec.path),
+            size=size,
         )
         if to_render
         else iter(())
@@ -315,6 +329,7 @@ def _copy_render(page: PageSpec, staging: Path) -> RenderedPage:
         "bag was planned: reconnect the disk or plan the bag again.",
         changed=f"{render.path} (the render of page {page.page_id}) changed since the bag was "
         "planned (its contents are different): plan the bag again before importing.",
+        size=render.size,
     )
     return RenderedPage(page.page_index, b"", render.width, render.height, sha)
 

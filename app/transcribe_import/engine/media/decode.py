@@ -98,12 +98,18 @@ _ORIENTATION_TRANSPOSE: dict[int, Image.Transpose] = {
 
 
 def probe(
-    path: Path, settings: RenderSettings = DEFAULT_SETTINGS, display_path: str | None = None
+    path: Path,
+    settings: RenderSettings = DEFAULT_SETTINGS,
+    display_path: str | None = None,
+    size: int | None = None,
 ) -> MediaInfo:
-    """Type, page count, size and capture time of a page file, from its headers alone."""
+    """Type, page count, size and capture time of a page file, from its headers alone.
+
+    ``size``: the file's planned size; any other is a coded ``source_changed``.
+    """
     dp = display_path or str(path)
     try:
-        with fsio.open_read(path) as fp:
+        with fsio.open_read(path, size=size) as fp:
             media_type = media_type_of(fp.read(SNIFF_BYTES), dp)
             fp.seek(0)
             if media_type == PDF:
@@ -390,6 +396,7 @@ def render_pages(
     page_indices: Sequence[int],
     settings: RenderSettings = DEFAULT_SETTINGS,
     display_path: str | None = None,
+    size: int | None = None,
 ) -> Iterator[RenderedPage]:
     """Render the given pages of a page file as deterministic PNGs, in the order asked.
 
@@ -401,7 +408,7 @@ def render_pages(
     dp = display_path or str(path)
     indices = list(page_indices)
     try:
-        with fsio.open_read(path) as fp:
+        with fsio.open_read(path, size=size) as fp:
             found = media_type_of(fp.read(SNIFF_BYTES), dp)
             if found != media_type:
                 raise TranscribeError(

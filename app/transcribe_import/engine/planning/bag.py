@@ -244,7 +244,7 @@ def _check_declaration(root: Path, files: Mapping[str, BagFile]) -> None:
             f"is not a bag: it has no {BAGIT_TXT}. Give the folder that holds bagit.txt, "
             "data/ and manifest-sha256.txt.",
         )
-    labels = dict(_labels(_text(fsio.read_bytes(files[BAGIT_TXT].path), where)))
+    labels = dict(_labels(_text(_read(files[BAGIT_TXT]), where)))
     version = labels.get("BagIt-Version")
     if version not in BAGIT_VERSIONS:
         raise _invalid(where, f"declares BagIt-Version {version!r}; only 0.97 and 1.0 are read.")
@@ -315,12 +315,23 @@ def _parse_manifest(bag: Path, name: str, data: bytes, algorithm: str) -> dict[s
     return out
 
 
-def _digests(path: Path, algorithms: Iterable[str]) -> dict[str, str]:
+def _read(f: BagFile) -> bytes:
+    """A bag's file as it was found: a plain file (never a link) of the size found."""
+    try:
+        return fsio.read_bytes(f.path, size=f.size, follow_links=False)
+    except OSError as exc:
+        raise fsio.problem_from_oserror(exc, f.path, "reading") from exc
+
+
+def _digests(bf: BagFile, algorithms: Iterable[str]) -> dict[str, str]:
     hashes = {a: hashlib.new(a) for a in algorithms}
-    with fsio.open_read(path) as f:
-        while chunk := f.read(fsio.CHUNK):
-            for h in hashes.values():
-                h.update(chunk)
+    try:
+        with fsio.open_read(bf.path, size=bf.size, follow_links=False) as f:
+            while chunk := f.read(fsio.CHUNK):
+                for h in hashes.values():
+                    h.update(chunk)
+    except OSError as exc:
+        raise fsio.problem_from_oserror(exc, bf.path, "reading") from exc
     return {a: h.hexdigest() for a, h in hashes.items()}
 
 
@@ -382,7 +393,7 @@ def verify_bag(
                 f"{root}/{rel}",
                 f"uses the algorithm {m[2]!r}; only {', '.join(ALGORITHMS)} are read.",
             )
-        parsed = _parse_manifest(root, rel, fsio.read_bytes(files[rel].path), m[2])
+        parsed = _parse_manifest(root, rel, _read(files[rel]), m[2])
         (tag_manifests if m[1] else manifests)[m[2]] = parsed
     if "sha256" not in manifests:
         raise _invalid(str(root), f"has no {PAYLOAD_MANIFEST}, the list of its files and hashes.")
@@ -417,7 +428,7 @@ def verify_bag(
                     f"{root}/{rel}",
                     f"is listed in {name} but is not in the bag; export the bag again.",
                 )
-            if _digests(files[rel].path, [algorithm])[algorithm] != digest:
+            if _digests(files[rel], [algorithm])[algorithm] != digest:
                 raise _mismatch(f"{root}/{rel}", name)
     for algorithm in manifests:
         if f"manifest-{algorithm}.txt" not in tag_manifests["sha256"]:
@@ -439,7 +450,7 @@ def verify_bag(
             raise ScanCancelled("the bag check was cancelled")
         wanted = {a: listed[rel] for a, listed in manifests.items()}
         try:
-            got = _digests(payload[rel].path, wanted)
+            got = _digests(payload[rel], wanted)
         except OSError as exc:
             raise fsio.problem_from_oserror(exc, payload[rel].path, "reading") from exc
         for algorithm, digest in wanted.items():
@@ -517,7 +528,7 @@ def _check_export(
             "Transcribe is imported.",
         )
     try:
-        doc = orjson.loads(fsio.read_bytes(files[EXPORT_MANIFEST].path))
+        doc = orjson.loads(_read(files[EXPORT_MANIFEST]))
     except orjson.JSONDecodeError as exc:
         raise _invalid(where, f"is not valid JSON ({exc}).") from None
     if not isinstance(doc, dict) or doc.get("format") != EXPORT_FORMAT:
@@ -560,7 +571,7 @@ def _bag_info(root: Path, files: Mapping[str, BagFile]) -> dict[str, str]:
     if BAG_INFO not in files:
         return {}
     info: dict[str, str] = {}
-    for label, value in _labels(_text(fsio.read_bytes(files[BAG_INFO].path), str(root))):
+    for label, value in _labels(_text(_read(files[BAG_INFO]), str(root))):
         info.setdefault(label, value)
     return info
 

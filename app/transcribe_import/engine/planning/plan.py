@@ -436,7 +436,9 @@ def load_plan(path: Path) -> ImportPlan:
     except FileNotFoundError:
         raise PlanDocumentError(f"{path}: no such plan file; make one with `plan`.") from None
     except OSError as exc:
-        raise PlanDocumentError(f"{path}: cannot be read ({exc.strerror}).") from None
+        raise PlanDocumentError(
+            f"{path}: cannot be read ({exc.strerror}); give the plan file that `plan` wrote."
+        ) from None
     try:
         doc = orjson.loads(data)
     except orjson.JSONDecodeError as exc:

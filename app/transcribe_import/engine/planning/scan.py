@@ -441,6 +441,13 @@ def _sorted_files(found: list[tuple[int, FoundFile]]) -> tuple[FoundFile, ...]:
 
 
 def _read_problem(exc: OSError, dp: str) -> Problem:
+    if isinstance(exc, fsio.FileChanged):
+        return Problem(
+            ErrorCode.SOURCE_CHANGED,
+            f"{dp}: the file changed while it was being scanned (still being copied?); "
+            "wait for the copy to finish and scan again.",
+            dp,
+        )
     if isinstance(exc, FileNotFoundError):
         return Problem(
             ErrorCode.SOURCE_MISSING,
@@ -457,7 +464,9 @@ def _read_problem(exc: OSError, dp: str) -> Problem:
     return fsio.problem_from_oserror(exc, dp, "reading").problem
 
 
-def _inspect(found: FoundFile, settings: RenderSettings) -> ScannedFile:
+def _inspect(
+    found: FoundFile, settings: RenderSettings, should_stop: Callable[[], bool] | None = None
+) -> ScannedFile:
     dp = found.fspath
     path = found.path
     problem: Problem | None = None
@@ -466,27 +475,20 @@ def _inspect(found: FoundFile, settings: RenderSettings) -> ScannedFile:
     try:
         # probe sniffs the magic bytes first (the same check as sniff_media_type), so each
         # file is opened twice, not three times.
-        info = decode.probe(path, settings, display_path=dp)
+        info = decode.probe(path, settings, display_path=dp, size=found.size)
     except TranscribeError as exc:
         # media words a vanished or forbidden file as a generic read error; say which.
         cause = exc.__cause__
-        if isinstance(cause, FileNotFoundError | PermissionError):
+        if isinstance(cause, FileNotFoundError | PermissionError | fsio.FileChanged):
             problem = _read_problem(cause, dp)
         else:
             problem = exc.problem
     try:
         # Hashed even when probe failed: a damaged file still has an identity to report.
-        sha, size = fsio.hash_file(path)
+        # Exactly the size found while walking, or FileChanged: never read past it.
+        sha, _size = fsio.hash_file(path, size=found.size, should_stop=should_stop)
     except OSError as exc:
         problem = problem or _read_problem(exc, dp)
-    else:
-        if problem is None and size != found.size:
-            problem = Problem(
-                ErrorCode.SOURCE_CHANGED,
-                f"{dp}: the file changed while it was being scanned (still being copied?); "
-                "wait for the copy to finish and scan again.",
-                dp,
-            )
     if problem is not None:
         info = None
     return ScannedFile(
@@ -513,7 +515,7 @@ def _inspect_batch(
     for i, found in batch:
         if stop.is_set():
             break
-        out.append((i, _inspect(found, settings)))
+        out.append((i, _inspect(found, settings, stop.is_set)))
     return out
 
 

@@ -439,7 +439,7 @@ def _source_problem(item: PlanItem, s: PlanSource, settings: RenderSettings) -> 
             ("exclude",),
         )
     try:
-        info = decode.probe(path, settings, display_path=str(path))
+        info = decode.probe(path, settings, display_path=str(path), size=s.provenance.size)
     except TranscribeError as exc:
         return PlanProblem(
             Severity.ERROR,

@@ -357,6 +357,7 @@ def _spec(s: PlanSource) -> SourceSpec:
         ),
         provenance={"rel": s.provenance.rel, "mtime": s.provenance.mtime},
         extra=s.extra,
+        size=s.provenance.size,
     )
 
 
@@ -364,7 +365,7 @@ def _render_spec(r: PageRender | None) -> RenderSpec | None:
     """A bag's render, copied as it is instead of rendering the page (planning/bag.py)."""
     if r is None:
         return None
-    return RenderSpec(r.fs_path, r.sha256, r.width, r.height)
+    return RenderSpec(r.fs_path, r.sha256, r.width, r.height, r.size)
 
 
 def execute_run(

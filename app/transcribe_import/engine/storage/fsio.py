@@ -14,16 +14,21 @@ from __future__ import annotations
 import contextlib
 import errno as errno_mod
 import hashlib
+import io
 import os
 import shutil
+import stat as stat_mod
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, TypeVar
+from typing import TYPE_CHECKING, BinaryIO, TypeVar, cast
 
 from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
 
 CHUNK = 1024 * 1024
 _T = TypeVar("_T")
@@ -69,6 +74,8 @@ def _tick(op: str, path: str | os.PathLike[str]) -> None:
 def problem_from_oserror(exc: OSError, path: str | os.PathLike[str], doing: str) -> TranscribeError:
     """Turn an OSError into a coded error that names the file and says what to do."""
     where = str(path)
+    if isinstance(exc, RefusedRead):
+        return TranscribeError(exc.code, exc.message(where), path=where)
     if exc.errno in (errno_mod.ENOSPC, errno_mod.EDQUOT):
         return TranscribeError(
             ErrorCode.DISK_FULL,
@@ -84,19 +91,270 @@ def problem_from_oserror(exc: OSError, path: str | os.PathLike[str], doing: str)
     )
 
 
-# -- reading -------------------------------------------------------------------------------
+# -- reading: regular files only, and never past their bound -------------------------------
+#
+# Every read of a user's file (a source, a plan, a bag) and of the corpus's own files opens
+# it through ``open_regular``: the kind of file is judged on the opened descriptor (never a
+# stat of the path and then an open, which a swapped path defeats), a named pipe is opened
+# without waiting for a writer, and the bytes read never pass the file's bound. So a source
+# swapped for a FIFO or a link to /dev/zero is refused at once instead of hanging the app or
+# filling the corpus's disk.
+
+# The most a document read whole into memory (a plan, project.json, a run record, a bag's
+# tag file) may be: a 100,000-item plan is well under it.
+MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
+# How often (in bytes read) a long read asks ``should_stop``.
+_STOP_POLL_BYTES = CHUNK
+
+_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_O_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-def read_bytes(path: Path) -> bytes:
-    _tick("read", path)
-    with open(path, "rb") as f:
+class RefusedRead(OSError):
+    """A read refused because of what the file is or has become; ``strerror`` says which.
+
+    An ``OSError`` so that every caller that already turns read errors into a coded
+    message (``problem_from_oserror``) words this one too; it has an errno so decoders do
+    not mistake it for damaged data.
+    """
+
+    code = ErrorCode.SOURCE_UNREADABLE
+
+    def __init__(self, path: str | os.PathLike[str], why: str, errno: int) -> None:
+        super().__init__(errno, why, str(path))
+
+    def message(self, where: str) -> str:
+        return (
+            f"{where} is {self.strerror}, so it was not read. Put the real file back, or "
+            "leave it out."
+        )
+
+
+class NotRegularFile(RefusedRead):
+    """A named pipe, a device, a socket, a folder (or, not followed, a link) where a file was."""
+
+    def __init__(self, path: str | os.PathLike[str], kind: str) -> None:
+        super().__init__(path, f"{kind}, not a regular file", errno_mod.EINVAL)
+        self.kind = kind
+
+
+class FileChanged(RefusedRead):
+    """A file whose size is not the one planned (or that grew or shrank while being read)."""
+
+    code = ErrorCode.SOURCE_CHANGED
+
+    def __init__(self, path: str | os.PathLike[str], planned: int, now: str) -> None:
+        super().__init__(
+            path, f"changed since it was planned ({planned} bytes then, {now})", errno_mod.EIO
+        )
+        self.planned = planned
+
+    def message(self, where: str) -> str:
+        return f"{where} {self.strerror}; plan it again to pick up the new version."
+
+
+class FileTooLarge(RefusedRead):
+    """A file larger than the most its kind may be."""
+
+    def __init__(self, path: str | os.PathLike[str], limit: int) -> None:
+        mib = f"{limit / (1024 * 1024):.0f} MiB" if limit >= 1024 * 1024 else f"{limit} bytes"
+        super().__init__(path, f"larger than {mib}, the most such a file may be", errno_mod.EFBIG)
+        self.limit = limit
+
+
+class SourceUnreadable(RefusedRead):
+    """Reading the file being copied failed (a failing card or disk): that file's problem,
+    not the destination's, so it fails its own item and not the whole run."""
+
+    def __init__(self, path: str | os.PathLike[str], cause: OSError) -> None:
+        why = cause.strerror or str(cause)
+        super().__init__(path, f"could not be read ({why})", cause.errno or errno_mod.EIO)
+
+    def message(self, where: str) -> str:
+        return (
+            f"{where} {self.strerror}: the disk or card it is on may be failing. Copy it "
+            "again from the original, or leave it out, then commit the plan again."
+        )
+
+
+def _source_side(exc: OSError, path: Path) -> OSError:
+    """A read error of a file being copied, as the source's own (``SourceUnreadable``)."""
+    if isinstance(exc, RefusedRead | FileNotFoundError | PermissionError):
+        return exc
+    return SourceUnreadable(path, exc)
+
+
+class ReadStopped(Exception):
+    """``should_stop`` turned true during a read; nothing is wrong with the file."""
+
+
+def _kind(mode: int) -> str:
+    if stat_mod.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat_mod.S_ISCHR(mode) or stat_mod.S_ISBLK(mode):
+        return "a device"
+    if stat_mod.S_ISSOCK(mode):
+        return "a socket"
+    if stat_mod.S_ISDIR(mode):
+        return "a folder"
+    if stat_mod.S_ISLNK(mode):
+        return "a symbolic link"
+    return "a special file"
+
+
+class _BoundedRaw(io.RawIOBase):
+    """The raw reader under ``open_regular``'s buffer: reads stop at the bound.
+
+    With ``size`` the file must have exactly that many bytes: data past it, or an end
+    before it, is ``FileChanged``. Without, data past ``max_bytes`` is ``FileTooLarge``.
+    At the bound one byte is tried to tell "ends here" from "goes on", so no read ever
+    takes more than the bound plus one byte.
+    """
+
+    def __init__(
+        self,
+        raw: io.FileIO,
+        path: Path,
+        bound: int | None,
+        exact: bool,
+        should_stop: Callable[[], bool] | None,
+    ) -> None:
+        super().__init__()
+        self._raw = raw
+        self._path = path
+        self._bound = bound
+        self._exact = exact
+        self._should_stop = should_stop
+        self._unpolled = _STOP_POLL_BYTES  # ask on the first read
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._raw.fileno()
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        return self._raw.seek(offset, whence)
+
+    def tell(self) -> int:
+        return self._raw.tell()
+
+    def close(self) -> None:
+        if not self.closed:
+            self._raw.close()
+        super().close()
+
+    def readinto(self, buffer: WriteableBuffer) -> int:
+        view = memoryview(buffer).cast("B")
+        if self._should_stop is not None and self._unpolled >= _STOP_POLL_BYTES:
+            self._unpolled = 0
+            if self._should_stop():
+                raise ReadStopped(str(self._path))
+        if self._bound is None:
+            n = self._raw.readinto(view)
+        else:
+            pos = self._raw.tell()
+            room = self._bound - pos
+            if room <= 0:
+                if self._raw.read(1):
+                    raise self._past_bound()
+                return 0
+            n = self._raw.readinto(view[: min(len(view), room)])
+            if n == 0 and self._exact and pos < self._bound:
+                raise FileChanged(self._path, self._bound, f"{pos} bytes now")
+        self._unpolled += n or 0
+        return n or 0
+
+    def _past_bound(self) -> RefusedRead:
+        assert self._bound is not None
+        if self._exact:
+            return FileChanged(self._path, self._bound, "longer now")
+        return FileTooLarge(self._path, self._bound)
+
+
+@contextlib.contextmanager
+def open_regular(
+    path: Path,
+    *,
+    max_bytes: int | None,
+    size: int | None = None,
+    follow_links: bool = True,
+    should_stop: Callable[[], bool] | None = None,
+) -> Iterator[BinaryIO]:
+    """Open ``path`` for reading if, and only if, the opened file is a regular file.
+
+    The one rule for every read (the module comment above says why): the file is opened
+    without waiting (``O_NONBLOCK``, so a named pipe cannot block), judged with ``fstat``
+    on the descriptor, and read through a bound: exactly ``size`` bytes when given (the
+    planned size: any other size is ``FileChanged``), else at most ``max_bytes`` (None:
+    the file's own size is the only bound, for streaming a file of any size).
+    ``follow_links=False`` refuses a symbolic link in the last component (``O_NOFOLLOW``),
+    for files that must not be links (a bag's). ``should_stop`` is asked about every MiB
+    read; when it turns true the read raises ``ReadStopped``.
+
+    Raises ``NotRegularFile``, ``FileChanged`` or ``FileTooLarge`` (all ``OSError``), or the
+    ``OSError`` of the open itself.
+    """
+    _tick("open_read", path)
+    flags = _O_FLAGS | _O_NONBLOCK | (0 if follow_links else _O_NOFOLLOW)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if not follow_links and exc.errno == errno_mod.ELOOP:
+            raise NotRegularFile(path, "a symbolic link") from None
+        raise
+    raw: io.FileIO | None = None
+    try:
+        st = os.fstat(fd)
+        if not stat_mod.S_ISREG(st.st_mode):
+            raise NotRegularFile(path, _kind(st.st_mode))
+        if _O_NONBLOCK and hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        exact = size is not None and size >= 0
+        bound = size if exact else max_bytes
+        if exact and st.st_size != size:
+            assert size is not None
+            raise FileChanged(path, size, f"{st.st_size} bytes now")
+        if bound is not None and st.st_size > bound:
+            raise FileTooLarge(path, bound)
+        raw = io.FileIO(fd, "rb", closefd=True)
+    except BaseException:
+        if raw is None:
+            os.close(fd)
+        raise
+    with io.BufferedReader(_BoundedRaw(raw, path, bound, exact, should_stop)) as f:
+        yield cast(BinaryIO, f)
+
+
+def read_bytes(
+    path: Path,
+    *,
+    max_bytes: int = MAX_DOCUMENT_BYTES,
+    size: int | None = None,
+    follow_links: bool = True,
+) -> bytes:
+    """The whole of a regular file, at most ``max_bytes`` (or exactly ``size``) of it."""
+    with open_regular(path, max_bytes=max_bytes, size=size, follow_links=follow_links) as f:
         return f.read()
 
 
 @contextlib.contextmanager
-def open_read(path: Path) -> Iterator[BinaryIO]:
-    _tick("open_read", path)
-    with open(path, "rb") as f:
+def open_read(
+    path: Path,
+    *,
+    size: int | None = None,
+    max_bytes: int | None = None,
+    follow_links: bool = True,
+    should_stop: Callable[[], bool] | None = None,
+) -> Iterator[BinaryIO]:
+    """``open_regular`` for a file read in parts (a decoder's, a chunked copy's)."""
+    with open_regular(
+        path, max_bytes=max_bytes, size=size, follow_links=follow_links, should_stop=should_stop
+    ) as f:
         yield f
 
 
@@ -125,16 +383,23 @@ def list_dir(path: Path) -> list[str]:
     return sorted(os.listdir(path))
 
 
-def hash_file(path: Path) -> tuple[str, int]:
-    """sha256 hex and size of a file, read in chunks."""
-    _tick("read", path)
+def hash_file(
+    path: Path,
+    *,
+    size: int | None = None,
+    follow_links: bool = True,
+    should_stop: Callable[[], bool] | None = None,
+) -> tuple[str, int]:
+    """sha256 hex and size of a regular file, read in chunks (exactly ``size`` bytes if given)."""
     h = hashlib.sha256()
-    size = 0
-    with open(path, "rb") as f:
+    total = 0
+    with open_regular(
+        path, max_bytes=None, size=size, follow_links=follow_links, should_stop=should_stop
+    ) as f:
         while chunk := f.read(CHUNK):
             h.update(chunk)
-            size += len(chunk)
-    return h.hexdigest(), size
+            total += len(chunk)
+    return h.hexdigest(), total
 
 
 # -- writing -------------------------------------------------------------------------------
@@ -230,22 +495,44 @@ def truncate(path: Path, size: int) -> None:
         os.fsync(f.fileno())
 
 
-def copy_hashed(src: Path, dst: Path) -> tuple[str, int]:
-    """Copy ``src`` to a new file ``dst`` and fsync it; return the copied bytes' sha256 and size."""
+def copy_hashed(
+    src: Path,
+    dst: Path,
+    *,
+    size: int | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> tuple[str, int]:
+    """Copy regular file ``src`` to a new file ``dst`` and fsync it; return the copied bytes'
+    sha256 and size. With ``size`` (the planned size) no more than that is ever read.
+
+    An error reading ``src`` is ``SourceUnreadable`` (its own, coded ``source_unreadable``);
+    an error writing ``dst`` stays what it is (a full disk is the destination's).
+    """
     h = hashlib.sha256()
-    size = 0
-    _tick("open_read", src)
-    with open(src, "rb") as fin:
+    total = 0
+    with contextlib.ExitStack() as stack:
+        try:
+            fin = stack.enter_context(
+                open_regular(src, max_bytes=None, size=size, should_stop=should_stop)
+            )
+        except OSError as exc:
+            raise _source_side(exc, src) from exc
         _tick("write", dst)
         with open(dst, "wb") as fout:
-            while chunk := fin.read(CHUNK):
+            while True:
+                try:
+                    chunk = fin.read(CHUNK)
+                except OSError as exc:
+                    raise _source_side(exc, src) from exc
+                if not chunk:
+                    break
                 h.update(chunk)
-                size += len(chunk)
+                total += len(chunk)
                 fout.write(chunk)
             fout.flush()
             _tick("fsync", dst)
             os.fsync(fout.fileno())
-    return h.hexdigest(), size
+    return h.hexdigest(), total
 
 
 def replace(src: Path, dst: Path) -> None:

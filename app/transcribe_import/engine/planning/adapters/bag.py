@@ -145,9 +145,13 @@ def _invalid(where: str, what: str) -> TranscribeError:
 def _manifest_doc(bag: VerifiedBag, rel: str) -> dict[str, Any]:
     shown = bag.shown(rel)
     try:
-        doc = orjson.loads(fsio.read_bytes(bag.payload[rel].path))
+        doc = orjson.loads(
+            fsio.read_bytes(bag.payload[rel].path, size=bag.payload[rel].size, follow_links=False)
+        )
     except orjson.JSONDecodeError as exc:
         raise _invalid(shown, f"is not valid JSON ({exc}); export the bag again.") from None
+    except OSError as exc:
+        raise fsio.problem_from_oserror(exc, shown, "reading") from exc
     if not isinstance(doc, dict) or doc.get("format") != project.PROJECT_FORMAT:
         raise _invalid(shown, "is not a Transcribe notebook manifest (transcribe.project).")
     if doc.get("schema_version") != project.PROJECT_SCHEMA:
