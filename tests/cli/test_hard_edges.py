@@ -16,6 +16,8 @@ from typing import Any
 import orjson
 import pytest
 
+from transcribe_import.engine.ingest.checkpoints import CHECKPOINT_PAGES
+
 from helpers.cli import (
     EXIT_CANCELLED,
     EXIT_INTERRUPTED,
@@ -448,8 +450,18 @@ def test_a_quarantined_run_record_is_told_with_a_command_that_brings_the_rest_in
 
 
 def test_resume_says_when_it_quarantines_a_damaged_journal(tmp_path: Path) -> None:
-    data, _plan, run_id = _interrupted_after_one_item(tmp_path, at="ingest.after_stage:2")
-    (journal,) = (data / "corpus" / "notebooks").glob("*/.ingest-journal.json")
+    # Killed in the second checkpoint of a notebook that its first one registered: the
+    # journal is in a notebook of the corpus (a new notebook's first checkpoint, in its
+    # hidden creation folder, would be dropped whole instead).
+    data = tmp_path / "data"
+    plan = tmp_path / "plan.json"
+    shelf = make_shelf(tmp_path / "shelf", notebooks=1, pages=CHECKPOINT_PAGES + 2)
+    run_cli(data, "plan", str(shelf), "-o", str(plan))
+    killed = run_cli(data, "commit", str(plan), crash_at="ingest.after_stage:2")
+    assert killed.returncode == SIGKILLED, killed.stderr
+    (run,) = cli_json(data, "runs", "--json")["runs"]
+    run_id = run["import_run_id"]
+    (journal,) = (data / "corpus" / "notebooks").glob("[!.]*/.ingest-journal.json")
     journal.write_bytes(b"{ damaged")
 
     proc = run_cli(data, "resume", run_id)

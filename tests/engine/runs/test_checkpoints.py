@@ -41,8 +41,8 @@ class Renders:
         self.on: tuple[int, Callable[[], None]] | None = None
         real = transaction.decode.render_pages
 
-        def watched(path, media_type, indices, settings, *, display_path):  # type: ignore[no-untyped-def]
-            for page in real(path, media_type, indices, settings, display_path=display_path):
+        def watched(path, media_type, indices, settings, *, display_path, **kw):  # type: ignore[no-untyped-def]
+            for page in real(path, media_type, indices, settings, display_path=display_path, **kw):
                 self.by_file[display_path] += 1
                 if self.on is not None and sum(self.by_file.values()) == self.on[0]:
                     self.on[1]()
