@@ -13,7 +13,7 @@ import html
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QByteArray, QRect, QSettings, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -21,6 +21,7 @@ from PySide6.QtGui import (
     QDragEnterEvent,
     QDragLeaveEvent,
     QDropEvent,
+    QGuiApplication,
     QKeySequence,
 )
 from PySide6.QtWidgets import (
@@ -64,6 +65,8 @@ from transcribe_import.gui.wording import plural
 from transcribe_import.gui.workers import TaskSlot, check_corpus, list_notebooks, validate_plan
 
 DEFAULT_SIZE = (1100, 720)
+# Room kept for the title bar and borders before the window manager says how large they are.
+FRAME_ALLOWANCE = (8, 36)
 GEOMETRY_KEY = "MainWindow/geometry"
 NAV_SPLITTER_KEY = "MainWindow/navigationSplitter"
 RUNS_SPLITTER_KEY = "MainWindow/runsSplitter"
@@ -72,6 +75,12 @@ REVIEW_MAIN_SPLITTER_KEY = "MainWindow/reviewMainSplitter"
 
 # Edits come in bursts (a drag, a few Ctrl+Up); validate once the burst is over.
 VALIDATE_DEBOUNCE_MS = 300
+
+
+def available_geometry(window: QWidget) -> QRect:
+    """The free area of the screen the window opens on (the tests give a 1024x768 one)."""
+    screen = window.screen() or QGuiApplication.primaryScreen()
+    return screen.availableGeometry() if screen is not None else QRect()
 
 
 class Section:
@@ -272,7 +281,7 @@ class MainWindow(QMainWindow):
             item = QListWidgetItem(style.standardIcon(pixmap), text)
             item.setToolTip(tip)
             self.nav.addItem(item)
-        self.nav.setMinimumWidth(120)
+        self.nav.setMinimumWidth(90)
         self.nav.currentRowChanged.connect(self._nav_changed)
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -286,7 +295,12 @@ class MainWindow(QMainWindow):
         self.splitter.addWidget(self.nav)
         self.splitter.addWidget(self.sections_scroll)
         self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([150, 950])
+        # As wide as its words and no wider: on a 1024-pixel screen the review page's table
+        # needs every pixel (issue 13).
+        nav_width = max(
+            self.nav.minimumWidth(), self.nav.sizeHintForColumn(0) + 2 * self.nav.frameWidth() + 8
+        )
+        self.splitter.setSizes([nav_width, DEFAULT_SIZE[0] - nav_width])
         self.splitter.setChildrenCollapsible(False)
         self.setCentralWidget(self.splitter)
 
@@ -375,12 +389,40 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.notebook_count_label)
 
     def _restore_state(self) -> None:
-        if not self.restoreGeometry(self._settings.value(GEOMETRY_KEY, QByteArray())):
+        restored = self.restoreGeometry(self._settings.value(GEOMETRY_KEY, QByteArray()))
+        if not restored:
             self.resize(*DEFAULT_SIZE)
+        self.fit_on_screen(available_geometry(self), centre=not restored)
         for key, splitter in self._splitters().items():
             state = self._settings.value(key)
             if isinstance(state, QByteArray | bytes) and state:
                 splitter.restoreState(state)
+
+    def fit_on_screen(self, available: QRect, *, centre: bool = False) -> None:
+        """Keep the whole window inside ``available`` (the screen less its panels).
+
+        The default size, or one remembered from a larger monitor, is cut to the screen and
+        moved onto it, so no control starts off screen (a 1024x768 laptop, a projector).
+        """
+        if available.isEmpty():
+            return
+        frame = self.frameGeometry()
+        # What the title bar and borders add: unknown until the window manager has framed
+        # the window, so a usual title bar's worth is kept free until then.
+        extra_w = frame.width() - self.width()
+        extra_h = frame.height() - self.height()
+        if extra_w <= 0 and extra_h <= 0:
+            extra_w, extra_h = FRAME_ALLOWANCE
+        width = min(self.width(), available.width() - extra_w)
+        height = min(self.height(), available.height() - extra_h)
+        if (width, height) != (self.width(), self.height()):
+            self.resize(width, height)
+        frame = self.frameGeometry()
+        if centre:
+            frame.moveCenter(available.center())
+        left = min(max(frame.left(), available.left()), available.right() - frame.width() + 1)
+        top = min(max(frame.top(), available.top()), available.bottom() - frame.height() + 1)
+        self.move(left, top)
 
     def _splitters(self) -> dict[str, QSplitter]:
         return {

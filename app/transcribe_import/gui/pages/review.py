@@ -315,7 +315,7 @@ class ReviewPage(QWidget):
         self.splitter.addWidget(left)
         self.splitter.addWidget(right)
         self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([330, 770])
+        self.splitter.setSizes([260, 840])  # a 1024-pixel screen: the page table needs the room
         self.splitter.setChildrenCollapsible(False)
 
         # Bottom: every problem of the last validation, and what can be done next.
