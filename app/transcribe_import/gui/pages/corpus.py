@@ -69,7 +69,6 @@ class CorpusPage(QWidget):
         self.search_edit = QLineEdit()
         self.search_edit.setPlaceholderText(self.tr("Part of a title"))
         self.search_edit.setAccessibleName(self.tr("Search the notebooks by title"))
-        self.search_edit.setClearButtonEnabled(True)
         self.search_edit.textChanged.connect(self._search_changed)
         search_label = QLabel(self.tr("&Search:"))
         search_label.setBuddy(self.search_edit)
