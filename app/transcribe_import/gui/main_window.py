@@ -253,6 +253,7 @@ class MainWindow(QMainWindow):
         self.runs_page.resume_requested.connect(self.resume_run)
         self.runs_page.retry_requested.connect(self.retry_run)
         self.runs_page.cancel_own_requested.connect(self.commit_page.ask_cancel)
+        self.runs_page.own_run = self.commit_page.current_run_id
         self.runs_page.listed.connect(self._runs_listed)
         self.corpus_page.check_requested.connect(self._check_again_clicked)
 

@@ -397,6 +397,10 @@ class CommitPage(WorkerPage[CommitWorker]):
         self.rate_label.setText(self._elapsed_sentence())
         self._show_progress()
 
+    def current_run_id(self) -> str | None:
+        """The run this page executes now (None before the engine has prepared it)."""
+        return self.run_id if self.is_running() else None
+
     def notebooks_created(self) -> int:
         """New notebooks this attempt has committed so far (the status bar's count adds them)."""
         return sum(

@@ -7,6 +7,8 @@ with the same ids. Listing and loading happen on workers: a corpus may hold many
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QItemSelection, Qt, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -59,6 +61,8 @@ class RunsPage(QWidget):
     resume_requested = Signal(str)  # run id
     retry_requested = Signal(str)  # run id of an ended run: commit its plan again
     cancel_own_requested = Signal()  # Cancel on the run this window is committing now
+    # Set by the window: the id of the run its commit view executes now, or None.
+    own_run: Callable[[], str | None] = staticmethod(lambda: None)
     listed = Signal()  # the list was (re)loaded and is shown
     detail_shown = Signal(str)  # run id whose outcomes are shown
 
@@ -282,7 +286,7 @@ class RunsPage(QWidget):
         run = self.selected_run()
         if run is None or run.status.terminal or self._cancels.is_busy():
             return
-        if self._own_run_id is not None and self._own_run_id == run.run_id:
+        if self._commit_running and self.own_run() == run.run_id:
             self.cancel_own_requested.emit()  # the commit view asks and stops its own worker
             return
         if not confirm_cancel_run(self):
