@@ -200,7 +200,7 @@ def test_run_model_with_rows(qtmodeltester) -> None:
     assert (
         model.index(last, RunColumn.STATUS)
         .data(Role.ToolTipRole)
-        .startswith("The run stopped before its end")
+        .startswith("It stopped before its end")
     )
     assert model.index(0, RunColumn.FROM).data() == "box 3, box 4"
     assert model.index(0, RunColumn.PAGES).data() == "6"

@@ -458,7 +458,8 @@ def test_pause_then_resume_from_the_runs_view(
     runs = window.runs_page
     assert window.current_page() is runs
     qtbot.waitUntil(lambda: runs.model.rowCount() == 1, timeout=TIMEOUT_MS)
-    assert runs.model.index(0, 1).data() == "Interrupted, resumable"
+    # A person's Pause, not a crash: it says so.
+    assert runs.model.index(0, 1).data() == "Paused, resumable"
     qtbot.waitUntil(lambda: runs.detail_model.rowCount() == 4, timeout=TIMEOUT_MS)
     assert outcome_states(runs.detail_model) == ["committed", "pending", "pending", "pending"]
     assert runs.resume_button.isEnabled()
@@ -690,7 +691,7 @@ def test_mapping_choices_become_engine_modes(
     window = open_window()
     start = window.start_page
     qtbot.waitUntil(lambda: start.notebook_combo.count() == 1, timeout=TIMEOUT_MS)
-    assert start.notebook_combo.itemText(0) == "Diary 1998 (1 pages)"
+    assert start.notebook_combo.itemText(0) == "Diary 1998 (1 page)"
 
     window.add_paths([tmp_path / "shelf"])
     assert start.title_edit.text() == "shelf"  # named after the folder until changed
@@ -819,7 +820,7 @@ def test_splitters_and_size_are_remembered(
     qtbot: QtBot, open_window: Callable[..., MainWindow]
 ) -> None:
     first = open_window()
-    assert (first.width(), first.height()) == main_window.DEFAULT_SIZE
+    assert first.height() == main_window.DEFAULT_SIZE[1]  # its width is cut to the screen
     first.show_section(Section.RUNS)
     first.splitter.setSizes([220, 880])
     first.runs_page.splitter.setSizes([300, 200])

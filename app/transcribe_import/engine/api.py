@@ -380,6 +380,45 @@ def prepare_commit(
     return PreparedRun(record, plan, continued)
 
 
+# A run that ended without landing everything: committing its plan again retries the rest.
+RETRYABLE = frozenset(
+    {RunStatus.PARTIAL, RunStatus.FAILED, RunStatus.CANCELLED, RunStatus.CANCELLED_WITH_COMMITS}
+)
+
+
+def can_retry(status: RunStatus) -> bool:
+    """Whether "retry what did not land" applies to a run that ended as ``status``."""
+    return status in RETRYABLE
+
+
+def prepare_retry(
+    corpus: Corpus,
+    run_id: str,
+    *,
+    settings: RenderSettings | None = None,
+    workers: int = 2,
+) -> PreparedRun:
+    """Commit the frozen plan of an ended run again: the contract's retry of what did not land.
+
+    The same as ``commit`` of that plan (``prepare_commit``): it is validated again, and a
+    new run with ``retry_of`` imports only what is not there yet; pages already committed
+    are recognised by their ids and never doubled. A plan whose retry already completed
+    comes back as that run (``execute`` then does nothing).
+    """
+    store = RunStore(corpus)
+    record = store.load(run_id)
+    if not can_retry(record.status):
+        raise TranscribeError(
+            ErrorCode.RUN_TERMINAL if record.status.terminal else ErrorCode.RUN_BUSY,
+            f"Run {run_id} is {record.status.value}: only a partial, failed or cancelled run "
+            "is retried. Resume an interrupted run instead.",
+            item=run_id,
+        )
+    return prepare_commit(
+        corpus, store.load_plan(run_id, record), settings=settings, workers=workers
+    )
+
+
 def prepare_resume(corpus: Corpus, run_id: str) -> PreparedRun:
     """An existing run with its frozen plan, to be executed again (``execute``)."""
     store = RunStore(corpus)
@@ -448,11 +487,15 @@ class RunSummary:
     roots: tuple[str, ...]
     # Pages of the run in the corpus, unfinished items' included (they land in checkpoints).
     pages_landed: int = 0
+    # Its last transition was a person's Pause, not a crash (the record's history says so).
+    paused: bool = False
 
     @classmethod
     def of(cls, record: RunRecord, interrupted: bool) -> RunSummary:
         counts = record.counts()
         roots = record.doc.get("discovery", {}).get("roots") or ()
+        history = record.doc.get("history") or [{}]
+        last = history[-1] if isinstance(history[-1], dict) else {}
         return cls(
             run_id=record.run_id,
             status=record.status,
@@ -467,6 +510,7 @@ class RunSummary:
             pages_committed=int(record.summary()["pages_committed"]),
             roots=tuple(str(r) for r in roots if isinstance(r, str)),
             pages_landed=record.pages_landed(),
+            paused=not record.status.terminal and last.get("event") == "paused",
         )
 
     def to_json(self, record: RunRecord) -> dict[str, Any]:
@@ -580,6 +624,25 @@ def open_corpus(data_dir: Path) -> Corpus:
     # Frozen plans of earlier versions sat among the run records: moved out, crash-safely.
     RunStore(corpus).migrate_plan_snapshots()
     return corpus
+
+
+class WindowClaim:
+    """The window lock (``corpus/.window.lock``): held while a window has the corpus open.
+
+    Advisory only: it guards nothing (the corpus, notebook and run locks do that); it lets
+    a second window, of any user or process, tell that another has the corpus open.
+    """
+
+    def __init__(self, corpus: Corpus) -> None:
+        from transcribe_import.engine.storage import locks
+
+        self._lock = locks.make_lock(corpus.root / ".window.lock")
+        self.held = locks.try_acquire(self._lock)
+
+    def release(self) -> None:
+        if self.held:
+            self._lock.release()
+            self.held = False
 
 
 def list_notebooks(corpus: Corpus) -> list[NotebookSummary]:

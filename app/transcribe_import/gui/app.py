@@ -1,17 +1,36 @@
-"""The `gui` command: start Qt, open the corpus, show the main window until it is closed."""
+"""The `gui` command: start Qt, open the corpus, show the main window until it is closed.
+
+One app per user and corpus: the first start listens on a local socket named after the
+user and the corpus (QLocalServer); a second start with the same corpus hands its paths
+to the running window over that socket and exits, so `transcribe-import gui PATH` while
+the window is open scans PATH there. A window of another user, or one that does not
+answer, is told of by the corpus's advisory window lock: the second window says so.
+"""
 
 from __future__ import annotations
 
+import getpass
+import hashlib
+import json
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QLibraryInfo, QLocale, QSettings, QTranslator
+from PySide6.QtCore import (
+    QByteArray,
+    QLibraryInfo,
+    QLocale,
+    QObject,
+    QSettings,
+    QTranslator,
+    Signal,
+)
+from PySide6.QtNetwork import QLocalServer, QLocalSocket
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from transcribe_import import __version__
-from transcribe_import.engine.api import exit_code_for_error, open_corpus
+from transcribe_import.engine.api import WindowClaim, exit_code_for_error, open_corpus
 from transcribe_import.engine.base.config import ENV_DATA_DIR, resolve_data_dir
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.gui.main_window import MainWindow
@@ -22,6 +41,10 @@ APP_NAME = "Transcribe Import"
 ORG_NAME = "Transcribe"
 
 TRANSLATIONS_DIR = RESOURCES_DIR / "translations"
+# The desktop entry's name (packaging/linux): Wayland finds the window's icon by it.
+DESKTOP_FILE_NAME = "transcribe-import"
+# How long a second start waits for the running window to take its paths.
+FORWARD_TIMEOUT_MS = 2000
 
 
 def application() -> QApplication:
@@ -33,6 +56,7 @@ def application() -> QApplication:
     app.setApplicationName(APP_NAME)
     app.setOrganizationName(ORG_NAME)
     app.setApplicationVersion(__version__)
+    app.setDesktopFileName(DESKTOP_FILE_NAME)
     icon = app_icon()
     if not icon.isNull():
         app.setWindowIcon(icon)
@@ -66,6 +90,74 @@ def chosen_data_dir(data_dir: Path, settings: QSettings) -> Path:
     return data_dir
 
 
+def instance_key(data_dir: Path) -> str:
+    """The local socket's name: one per user and corpus (a name, not a path, short enough)."""
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):  # no name for this uid (a container): its number will do
+        user = str(os.getuid()) if hasattr(os, "getuid") else "user"
+    corpus = hashlib.sha256(str(data_dir.expanduser().absolute()).encode()).hexdigest()[:16]
+    safe_user = "".join(c for c in user if c.isalnum())[:24] or "user"
+    return f"transcribe-import-{safe_user}-{corpus}"
+
+
+def forward_to_running(key: str, paths: Sequence[Path]) -> bool:
+    """Hand ``paths`` to the window already running under ``key``; False if none answers."""
+    socket = QLocalSocket()
+    socket.connectToServer(key)
+    if not socket.waitForConnected(FORWARD_TIMEOUT_MS):
+        return False
+    message = json.dumps({"paths": [str(Path(p).expanduser().absolute()) for p in paths]})
+    socket.write(QByteArray(message.encode() + b"\n"))
+    if not socket.waitForBytesWritten(FORWARD_TIMEOUT_MS):
+        return False
+    # The window answers once it has taken the paths: a window closing just now does not.
+    answered = socket.waitForReadyRead(FORWARD_TIMEOUT_MS) and bytes(socket.readAll().data())
+    socket.disconnectFromServer()
+    return bool(answered)
+
+
+class InstanceServer(QObject):
+    """Listens for later starts of the app and emits the paths each one hands over."""
+
+    paths_received = Signal(list)  # list[Path]; may be empty (the user started it again)
+
+    def __init__(self, key: str, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.server = QLocalServer(self)
+        self.server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
+        if not self.server.listen(key):
+            # A socket file left by a process that died: no one answers it (forwarding failed).
+            QLocalServer.removeServer(key)
+            self.server.listen(key)
+        self.server.newConnection.connect(self._connected)
+
+    def is_listening(self) -> bool:
+        return self.server.isListening()
+
+    def _connected(self) -> None:
+        while self.server.hasPendingConnections():
+            socket = self.server.nextPendingConnection()
+            socket.readyRead.connect(self._read)
+            socket.disconnected.connect(socket.deleteLater)
+
+    def _read(self) -> None:
+        socket = self.sender()
+        if not isinstance(socket, QLocalSocket) or not socket.canReadLine():
+            return
+        line = bytes(socket.readLine().data())
+        try:
+            doc = json.loads(line)
+            paths = [Path(p) for p in doc.get("paths", []) if isinstance(p, str)]
+        except (ValueError, AttributeError):
+            paths = []  # not ours: say nothing, take nothing
+            socket.disconnectFromServer()
+            return
+        socket.write(QByteArray(b"ok\n"))
+        socket.flush()
+        self.paths_received.emit(paths)
+
+
 def run_gui(data_dir: Path, paths: Sequence[Path]) -> int:
     """Open the window on the corpus in ``data_dir``; returns the process exit code.
 
@@ -74,14 +166,26 @@ def run_gui(data_dir: Path, paths: Sequence[Path]) -> int:
     """
     app = application()
     data_dir = chosen_data_dir(data_dir, QSettings())
+    key = instance_key(data_dir)
+    if forward_to_running(key, paths):
+        return 0  # the running window has the paths and comes to the front
     try:
         corpus = open_corpus(data_dir)
     except TranscribeError as exc:
         QMessageBox.critical(None, APP_NAME, str(exc))
         # The CLI's exit codes (docs/cli.md): LOCKED when another process holds the corpus.
         return exit_code_for_error(exc)
+    server = InstanceServer(key, app)
+    claim = WindowClaim(corpus)
     window = MainWindow(corpus)
+    server.paths_received.connect(window.open_forwarded)
     window.show()
+    if not claim.held:
+        window.tell_other_window()
     if paths:
         window.prescan([Path(p) for p in paths])
-    return app.exec()
+    try:
+        return app.exec()
+    finally:
+        server.server.close()
+        claim.release()

@@ -13,7 +13,16 @@ import html
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import (
+    QByteArray,
+    QCoreApplication,
+    QRect,
+    QSettings,
+    Qt,
+    QTimer,
+    QUrl,
+    Signal,
+)
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -21,6 +30,7 @@ from PySide6.QtGui import (
     QDragEnterEvent,
     QDragLeaveEvent,
     QDropEvent,
+    QGuiApplication,
     QKeySequence,
 )
 from PySide6.QtWidgets import (
@@ -60,10 +70,12 @@ from transcribe_import.gui.settings_dialog import (
     save_settings,
 )
 from transcribe_import.gui.values import CorpusCheck, ScanOutcome, ScanRequest, Validation
-from transcribe_import.gui.wording import plural
+from transcribe_import.gui.wording import plural, set_notebook_titles
 from transcribe_import.gui.workers import TaskSlot, check_corpus, list_notebooks, validate_plan
 
 DEFAULT_SIZE = (1100, 720)
+# Room kept for the title bar and borders before the window manager says how large they are.
+FRAME_ALLOWANCE = (8, 36)
 GEOMETRY_KEY = "MainWindow/geometry"
 NAV_SPLITTER_KEY = "MainWindow/navigationSplitter"
 RUNS_SPLITTER_KEY = "MainWindow/runsSplitter"
@@ -72,6 +84,38 @@ REVIEW_MAIN_SPLITTER_KEY = "MainWindow/reviewMainSplitter"
 
 # Edits come in bursts (a drag, a few Ctrl+Up); validate once the burst is over.
 VALIDATE_DEBOUNCE_MS = 300
+
+
+def guide_html() -> str:
+    """The short guide Help › Guide shows (words in one place: here, through tr)."""
+    tr = QCoreApplication.translate
+    return tr(
+        "Guide",
+        "<h3>Importing scanned notebooks</h3>"
+        "<ol>"
+        "<li><b>Choose</b>: drop folders of page photos, PDFs or TIFFs on the window, or use "
+        "Add Folder. Say how they become notebooks: one per folder, all into one new "
+        "notebook, or into one the corpus has.</li>"
+        "<li><b>Scan</b>: the files are read and a plan is proposed. Nothing is imported "
+        "yet.</li>"
+        "<li><b>Review</b>: check each notebook's page order. Where the order is in doubt "
+        "(a page number twice, a camera counter that rolled over) the window asks you to "
+        "decide. Leave out pages you do not want, rename, choose the cover. Commit is "
+        "possible once validation finds no error.</li>"
+        "<li><b>Commit</b>: each notebook lands whole or not at all. Pause stops at a safe "
+        "point and can be resumed, even after a crash; after a partial run, Retry What Did "
+        "Not Land imports the rest, never doubling a page.</li>"
+        "</ol>"
+        "<p><b>Runs</b> lists every import and its outcomes; <b>Corpus</b> lists the "
+        "notebooks and checks the corpus's health. Nothing is ever written next to your "
+        "source files.</p>",
+    )
+
+
+def available_geometry(window: QWidget) -> QRect:
+    """The free area of the screen the window opens on (the tests give a 1024x768 one)."""
+    screen = window.screen() or QGuiApplication.primaryScreen()
+    return screen.availableGeometry() if screen is not None else QRect()
 
 
 class Section:
@@ -146,7 +190,11 @@ class MainWindow(QMainWindow):
         self._validations = TaskSlot(self)
         self._close_when_stopped = False
         self._closing = False
+        self._listed_count = 0
+        self._count_before_commit = 0
         self.export_dialog: ExportDialog | None = None
+        self.help_box: QMessageBox | None = None
+        self.other_window_notice = ""
 
         self.setWindowTitle(self.tr("Transcribe Import"))
         self.setAcceptDrops(True)
@@ -200,7 +248,12 @@ class MainWindow(QMainWindow):
         self.commit_page.new_import_requested.connect(self.new_import)
         self.commit_page.open_corpus_requested.connect(self.open_corpus_folder)
         self.commit_page.resume_requested.connect(self.resume_run)
+        self.commit_page.retry_requested.connect(self.retry_run)
+        self.commit_page.progressed.connect(self._commit_progressed)
         self.runs_page.resume_requested.connect(self.resume_run)
+        self.runs_page.retry_requested.connect(self.retry_run)
+        self.runs_page.cancel_own_requested.connect(self.commit_page.ask_cancel)
+        self.runs_page.own_run = self.commit_page.current_run_id
         self.runs_page.listed.connect(self._runs_listed)
         self.corpus_page.check_requested.connect(self._check_again_clicked)
 
@@ -272,7 +325,7 @@ class MainWindow(QMainWindow):
             item = QListWidgetItem(style.standardIcon(pixmap), text)
             item.setToolTip(tip)
             self.nav.addItem(item)
-        self.nav.setMinimumWidth(120)
+        self.nav.setMinimumWidth(90)
         self.nav.currentRowChanged.connect(self._nav_changed)
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -286,7 +339,12 @@ class MainWindow(QMainWindow):
         self.splitter.addWidget(self.nav)
         self.splitter.addWidget(self.sections_scroll)
         self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([150, 950])
+        # As wide as its words and no wider: on a 1024-pixel screen the review page's table
+        # needs every pixel (issue 13).
+        nav_width = max(
+            self.nav.minimumWidth(), self.nav.sizeHintForColumn(0) + 2 * self.nav.frameWidth() + 8
+        )
+        self.splitter.setSizes([nav_width, DEFAULT_SIZE[0] - nav_width])
         self.splitter.setChildrenCollapsible(False)
         self.setCentralWidget(self.splitter)
 
@@ -360,6 +418,14 @@ class MainWindow(QMainWindow):
             self.section_actions.append(action)
 
         help_menu = self.menuBar().addMenu(self.tr("&Help"))
+        self.guide_action = QAction(self.tr("&Guide"), self)
+        self.guide_action.setShortcut(QKeySequence(QKeySequence.StandardKey.HelpContents))
+        self.guide_action.triggered.connect(self.show_guide)
+        help_menu.addAction(self.guide_action)
+        self.shortcuts_action = QAction(self.tr("&Keyboard Shortcuts"), self)
+        self.shortcuts_action.triggered.connect(self.show_shortcuts)
+        help_menu.addAction(self.shortcuts_action)
+        help_menu.addSeparator()
         self.about_action = QAction(self.tr("&About Transcribe Import"), self)
         self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
         self.about_action.triggered.connect(self.show_about)
@@ -375,12 +441,40 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.notebook_count_label)
 
     def _restore_state(self) -> None:
-        if not self.restoreGeometry(self._settings.value(GEOMETRY_KEY, QByteArray())):
+        restored = self.restoreGeometry(self._settings.value(GEOMETRY_KEY, QByteArray()))
+        if not restored:
             self.resize(*DEFAULT_SIZE)
+        self.fit_on_screen(available_geometry(self), centre=not restored)
         for key, splitter in self._splitters().items():
             state = self._settings.value(key)
             if isinstance(state, QByteArray | bytes) and state:
                 splitter.restoreState(state)
+
+    def fit_on_screen(self, available: QRect, *, centre: bool = False) -> None:
+        """Keep the whole window inside ``available`` (the screen less its panels).
+
+        The default size, or one remembered from a larger monitor, is cut to the screen and
+        moved onto it, so no control starts off screen (a 1024x768 laptop, a projector).
+        """
+        if available.isEmpty():
+            return
+        frame = self.frameGeometry()
+        # What the title bar and borders add: unknown until the window manager has framed
+        # the window, so a usual title bar's worth is kept free until then.
+        extra_w = frame.width() - self.width()
+        extra_h = frame.height() - self.height()
+        if extra_w <= 0 and extra_h <= 0:
+            extra_w, extra_h = FRAME_ALLOWANCE
+        width = min(self.width(), available.width() - extra_w)
+        height = min(self.height(), available.height() - extra_h)
+        if (width, height) != (self.width(), self.height()):
+            self.resize(width, height)
+        frame = self.frameGeometry()
+        if centre:
+            frame.moveCenter(available.center())
+        left = min(max(frame.left(), available.left()), available.right() - frame.width() + 1)
+        top = min(max(frame.top(), available.top()), available.bottom() - frame.height() + 1)
+        self.move(left, top)
 
     def _splitters(self) -> dict[str, QSplitter]:
         return {
@@ -501,6 +595,7 @@ class MainWindow(QMainWindow):
                 s.policy_id,
                 s.render,
                 s.workers,
+                s.dedupe_scope,
             )
         )
         self.show_import_page(self.scan_page)
@@ -513,6 +608,39 @@ class MainWindow(QMainWindow):
         self.start_page.add_paths(paths)
         self.start_page.set_mode(MODE_FOLDERS)
         QTimer.singleShot(0, self._start_prescan)
+
+    def open_forwarded(self, paths: Sequence[Path]) -> None:
+        """A second start of the app handed its paths here: come forward and take them.
+
+        With nothing under way they are scanned at once, as on the command line; during a
+        scan, a commit or a review they are only added, so nothing in progress is replaced.
+        """
+        self.setWindowState(self.windowState() & ~Qt.WindowState.WindowMinimized)
+        self.show()
+        self.raise_()
+        self.activateWindow()
+        if not paths:
+            return
+        busy = self.scan_page.is_running() or self.commit_page.is_running()
+        if busy or self.session.plan is not None or self._closing:
+            if self._accepts_drops():
+                self.add_paths(paths)
+            else:
+                self.statusBar().showMessage(
+                    self.tr("An import is running; add those folders when it has ended."), 8000
+                )
+            return
+        self.prescan(paths)
+
+    def tell_other_window(self) -> None:
+        """Another window has this corpus open (another user, or one that did not answer)."""
+        self.other_window_notice = self.tr(
+            "Another Transcribe Import window has this corpus open. Both can work safely: "
+            "each import locks what it writes. But each window shows the other's imports "
+            "only after Refresh or Check Again."
+        )
+        self.statusBar().showMessage(self.other_window_notice)
+        self._help_box(self.tr("Corpus Open Elsewhere"), self.other_window_notice)
 
     def _start_prescan(self) -> None:
         if self.isVisible() and not self._closing:
@@ -626,8 +754,28 @@ class MainWindow(QMainWindow):
         self.commit_page.resume(run_id, settings=s.render, workers=s.workers)
         self.show_import_page(self.commit_page)
 
+    def retry_run(self, run_id: str) -> None:
+        """Retry What Did Not Land: commit an ended run's plan again (never doubling a page)."""
+        if self._closing or self._close_when_stopped:
+            return
+        if self.commit_page.is_running() or self.scan_page.is_running():
+            self.statusBar().showMessage(
+                self.tr("Another import is running; retry this one when it has ended."), 8000
+            )
+            return
+        s = self.import_settings
+        self.statusBar().clearMessage()
+        self.commit_page.retry(run_id, settings=s.render, workers=s.workers)
+        self.show_import_page(self.commit_page)
+
+    def _commit_progressed(self) -> None:
+        """The status bar's count moves as new notebooks land, not only when the run ends."""
+        self._show_notebook_count(self._count_before_commit + self.commit_page.notebooks_created())
+
     def _commit_running_changed(self, running: bool) -> None:
-        self.runs_page.set_commit_running(running)
+        if running:
+            self._count_before_commit = self._listed_count
+        self.runs_page.set_commit_running(running, self.commit_page.run_id)
         self.corpus_page.set_check_allowed(
             not running and not self._checks.is_busy(),
             self.tr("The corpus is checked again once the import has ended") if running else "",
@@ -638,7 +786,10 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self.close)
 
     def _run_finished(self, _result: object) -> None:
-        self.list_notebooks()
+        # Doctor again, then the listing: the Corpus view's health and count include the import.
+        self.check_health()
+        if not self._checks.is_busy():
+            self.list_notebooks()
         self.runs_page.refresh(select=self.commit_page.run_id)
         if self.commit_page.run_id is not None:
             # The plan is frozen in its run now (resumed from Runs if paused); editing it
@@ -706,7 +857,14 @@ class MainWindow(QMainWindow):
     def _show_notebooks(self, notebooks: Sequence[NotebookSummary]) -> None:
         self.corpus_page.show_notebooks(notebooks)
         self.start_page.set_notebooks(notebooks)
-        n = len(notebooks)
+        set_notebook_titles({nb.notebook_id: nb.title for nb in notebooks})
+        self._listed_count = len(notebooks)
+        n = self._listed_count
+        if self.commit_page.is_running():
+            n = max(n, self._count_before_commit + self.commit_page.notebooks_created())
+        self._show_notebook_count(n)
+
+    def _show_notebook_count(self, n: int) -> None:
         self.notebook_count_label.setText(
             self.tr("1 notebook") if n == 1 else self.tr("%n notebooks", "", n)
         )
@@ -760,6 +918,46 @@ class MainWindow(QMainWindow):
                 8000,
             )
         dialog.deleteLater()
+
+    def show_guide(self) -> None:
+        """Help › Guide: the four steps and what the app promises, in a few lines."""
+        self._help_box(self.tr("Guide"), guide_html())
+
+    def show_shortcuts(self) -> None:
+        """Help › Keyboard Shortcuts: every key, read from the actions that have one."""
+        rows = []
+        for menu_action in self.menuBar().actions():
+            menu = menu_action.menu()
+            if menu is None:
+                continue
+            for action in menu.actions():
+                keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+                if keys:
+                    rows.append((action.text().replace("&", ""), keys))
+        for action in self.review_page.actions():
+            keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+            if keys and all(text != action.text().replace("&", "") for text, _ in rows):
+                rows.append((action.text().replace("&", ""), keys))
+        rows.append((self.tr("A button or field with an underlined letter"), self.tr("Alt+letter")))
+        table = "".join(
+            f"<tr><td>{html.escape(text)}</td><td><b>{html.escape(keys)}</b></td></tr>"
+            for text, keys in rows
+        )
+        self._help_box(
+            self.tr("Keyboard Shortcuts"),
+            self.tr("<p>The review page's keys work while it has the focus.</p>")
+            + f"<table cellspacing='6'>{table}</table>",
+        )
+
+    def _help_box(self, title: str, text: str) -> None:
+        box = QMessageBox(self)
+        box.setWindowTitle(title)
+        box.setIcon(QMessageBox.Icon.Information)
+        box.setTextFormat(Qt.TextFormat.RichText)
+        box.setText(text)
+        box.setStandardButtons(QMessageBox.StandardButton.Close)
+        box.open()
+        self.help_box = box
 
     def show_about(self) -> None:
         QMessageBox.about(

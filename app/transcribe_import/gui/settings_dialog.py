@@ -13,6 +13,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -29,12 +30,18 @@ from PySide6.QtWidgets import (
 )
 
 from transcribe_import.engine.media.kinds import RenderSettings
-from transcribe_import.engine.planning.plan import DEFAULT_POLICY_ID, POLICY_IDS, DuplicatePolicy
+from transcribe_import.engine.planning.plan import (
+    DEFAULT_POLICY_ID,
+    POLICY_IDS,
+    DedupeScope,
+    DuplicatePolicy,
+)
 
 DATA_DIR_KEY = "Import/dataDirectory"
 MAX_SIDE_KEY = "Import/renderMaxSide"
 POLICY_KEY = "Import/duplicatePolicy"
 WORKERS_KEY = "Import/workers"
+DEDUPE_CORPUS_KEY = "Import/duplicatesAcrossCorpus"
 
 MIN_SIDE, MAX_SIDE = 600, 12_000
 MAX_WORKERS = max(1, min(16, os.cpu_count() or 2))
@@ -48,10 +55,16 @@ class ImportSettings:
     max_side: int = RenderSettings().max_side
     policy_id: str = DEFAULT_POLICY_ID
     workers: int = 2
+    # skip_existing looks in every notebook of the corpus, not only the target (plan --dedupe).
+    dedupe_corpus: bool = False
 
     @property
     def render(self) -> RenderSettings:
         return RenderSettings(max_side=self.max_side)
+
+    @property
+    def dedupe_scope(self) -> DedupeScope:
+        return DedupeScope.CORPUS if self.dedupe_corpus else DedupeScope.NOTEBOOK
 
 
 def _int(value: object, default: int, low: int, high: int) -> int:
@@ -71,6 +84,7 @@ def load_settings(settings: QSettings) -> ImportSettings:
         max_side=_int(settings.value(MAX_SIDE_KEY), defaults.max_side, MIN_SIDE, MAX_SIDE),
         policy_id=policy if policy in POLICY_IDS else defaults.policy_id,
         workers=_int(settings.value(WORKERS_KEY), defaults.workers, 1, MAX_WORKERS),
+        dedupe_corpus=str(settings.value(DEDUPE_CORPUS_KEY, "false")).lower() in ("true", "1"),
     )
 
 
@@ -79,6 +93,7 @@ def save_settings(settings: QSettings, values: ImportSettings) -> None:
     settings.setValue(MAX_SIDE_KEY, values.max_side)
     settings.setValue(POLICY_KEY, values.policy_id)
     settings.setValue(WORKERS_KEY, values.workers)
+    settings.setValue(DEDUPE_CORPUS_KEY, values.dedupe_corpus)
     settings.sync()
 
 
@@ -131,6 +146,16 @@ class SettingsDialog(QDialog):
             self.tr("Import them again as duplicates"), _policy(DuplicatePolicy.CREATE_DUPLICATE)
         )
         self.policy_combo.setCurrentIndex(max(0, self.policy_combo.findData(values.policy_id)))
+        self.policy_combo.currentIndexChanged.connect(self._policy_changed)
+        self.corpus_check = QCheckBox(self.tr("Look for them &across the whole corpus"))
+        self.corpus_check.setChecked(values.dedupe_corpus)
+        self.corpus_check.setToolTip(
+            self.tr(
+                "A file any notebook of the corpus already holds is skipped, not only one the "
+                "target notebook holds: a folder scanned again never imports its pages twice"
+            )
+        )
+        self._policy_changed()
 
         self.workers_spin = QSpinBox()
         self.workers_spin.setRange(1, MAX_WORKERS)
@@ -145,6 +170,7 @@ class SettingsDialog(QDialog):
         form.addRow("", self.data_dir_note)
         form.addRow(self.tr("&Render size:"), self.max_side_spin)
         form.addRow(self.tr("D&uplicates:"), self.policy_combo)
+        form.addRow("", self.corpus_check)
         form.addRow(self.tr("&Workers:"), self.workers_spin)
         # Buddies for the labels QFormLayout made, so Alt+letter reaches each field.
         label = form.labelForField(dir_row)
@@ -168,7 +194,13 @@ class SettingsDialog(QDialog):
             max_side=self.max_side_spin.value(),
             policy_id=str(self.policy_combo.currentData()),
             workers=self.workers_spin.value(),
+            dedupe_corpus=self.corpus_check.isChecked(),
         )
+
+    def _policy_changed(self) -> None:
+        # Where to look for duplicates means something only when duplicates are skipped.
+        skip = self.policy_combo.currentData() == _policy(DuplicatePolicy.SKIP_EXISTING)
+        self.corpus_check.setEnabled(skip)
 
     def _browse(self) -> None:
         folder = QFileDialog.getExistingDirectory(

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from transcribe_import.engine.api import OutcomeRow, RunDetail, RunSummary, outcome_rows
-from transcribe_import.engine.planning.plan import ImportPlan
+from transcribe_import.engine.planning.plan import DedupeScope, ImportPlan
 from transcribe_import.engine.storage.corpus import NotebookSummary
 
 if TYPE_CHECKING:
@@ -44,6 +44,7 @@ class ScanRequest:
     policy_id: str
     settings: RenderSettings
     workers: int
+    dedupe_scope: DedupeScope = DedupeScope.NOTEBOOK  # where skip_existing looks
 
 
 @dataclass(frozen=True)

@@ -169,10 +169,13 @@ def run_status_explanation(status: RunStatus, pages_landed: int = 0) -> str:
         RunStatus.COMPLETE: _t("RunStatus", "Every notebook was committed, or skipped as planned."),
         RunStatus.PARTIAL: _t(
             "RunStatus",
-            "Some notebooks were committed and some failed; committing the same plan again "
-            "retries only what did not land.",
+            "Some notebooks were committed and some were not; Retry What Did Not Land imports "
+            "only the rest, and never doubles a page.",
         ),
-        RunStatus.FAILED: _t("RunStatus", "Nothing was committed."),
+        RunStatus.FAILED: _t(
+            "RunStatus",
+            "Nothing was committed; once the cause is fixed, Retry What Did Not Land tries again.",
+        ),
         RunStatus.CANCELLED: _t(
             "RunStatus",
             "The import was cancelled before anything was committed: the corpus is unchanged.",
@@ -183,14 +186,16 @@ def run_status_explanation(status: RunStatus, pages_landed: int = 0) -> str:
             "corpus.",
         ),
         RunStatus.RUNNING: _t(
-            "RunStatus", "The run stopped before its end; resume it to finish with the same ids."
+            "RunStatus", "The import is running; its outcomes are listed as they land."
         ),
         RunStatus.PENDING: _t("RunStatus", "The run has not started."),
     }[status]
 
 
 def run_state_words(run: RunSummary) -> str:
-    """A listed run's state: a live run and an interrupted one differ, though both "run"."""
+    """A listed run's state: a live run, a paused one and a crashed one all differ."""
+    if run.interrupted and run.paused:
+        return _t("RunStatus", "Paused, resumable")
     if run.interrupted:
         return _t("RunStatus", "Interrupted, resumable")
     if not run.status.terminal:
@@ -199,9 +204,18 @@ def run_state_words(run: RunSummary) -> str:
 
 
 def run_state_explanation(run: RunSummary) -> str:
-    """What the listed run's state means (an interrupted run is one that stopped running)."""
+    """What the listed run's state means: paused by a person, stopped by a crash, or live."""
+    if run.interrupted and run.paused:
+        return _t(
+            "RunStatus",
+            "It was paused at a safe point; resume it to finish with the same ids.",
+        )
     if run.interrupted:
-        return run_status_explanation(RunStatus.RUNNING)
+        return _t(
+            "RunStatus",
+            "It stopped before its end (the app was closed or the computer stopped); resume "
+            "it to finish with the same ids.",
+        )
     return run_status_explanation(run.status, run.pages_landed)
 
 
@@ -290,17 +304,35 @@ def plan_state_words(state: PlanItemState) -> str:
     }[state]
 
 
+# The corpus's notebook titles by id, as the window last listed them: an item that adds
+# pages to a notebook is named by the notebook's title, which the plan does not hold.
+_notebook_titles: dict[str, str] = {}
+
+
+def set_notebook_titles(titles: Mapping[str, str]) -> None:
+    """The titles ``op_words`` names target notebooks by (the window's latest listing)."""
+    _notebook_titles.clear()
+    _notebook_titles.update(titles)
+
+
+def notebook_name(notebook_id: str) -> str:
+    """A notebook of the corpus as a person knows it: its title, else its short id."""
+    return _notebook_titles.get(notebook_id) or notebook_id[:8]
+
+
 def op_words(item: PlanItem) -> str:
     """What the item does, short enough for a column."""
     if item.op is Op.CREATE_NOTEBOOK:
         return _t("PlanItemState", "New notebook")
-    return _t("PlanItemState", "Into {id8}").format(id8=item.notebook_id[:8])
+    return _t("PlanItemState", "Into “{title}”").format(title=notebook_name(item.notebook_id))
 
 
 def op_explanation(item: PlanItem) -> str:
     if item.op is Op.CREATE_NOTEBOOK:
-        return _t("PlanItemState", "Creates notebook {id}").format(id=item.notebook_id)
-    return _t("PlanItemState", "Adds pages to notebook {id}").format(id=item.notebook_id)
+        return _t("PlanItemState", "Creates a new notebook (id {id})").format(id=item.notebook_id)
+    return _t("PlanItemState", "Adds pages to the notebook “{title}” (id {id})").format(
+        title=notebook_name(item.notebook_id), id=item.notebook_id
+    )
 
 
 def severity_words(severity: Severity) -> str:
@@ -344,7 +376,7 @@ def resolution_words(resolution: str) -> str:
         "capture_time": _t("Resolution", "Order by capture time"),
         "name": _t("Resolution", "Order by name"),
         "mtime": _t("Resolution", "Order by modification time"),
-        "exclude": _t("Resolution", "Exclude the selected pages"),
+        "exclude": _t("Resolution", "Leave the selected pages out"),
         "skip": _t("Resolution", "Leave this notebook out"),
         "as_copy": _t("Resolution", "Import it as a copy (new ids)"),
     }
@@ -388,6 +420,9 @@ def item_message(message: str, item: PlanItem | None, label: str | None = None) 
     for path, name in sorted(set(paths), key=lambda p: -len(p[0])):
         if path and uses[name] == 1:
             text = text.replace(path, name)
+    # "bomb.png cannot be used: bomb.png: ..." says the name once, where the window puts it.
+    if label and text.startswith(f"{label}: "):
+        text = text[len(label) + 2 :]
     return text
 
 

@@ -313,6 +313,7 @@ class ScanWorker(Worker):
             mode=r.mode,
             policy_id=r.policy_id,
             title=r.title,
+            dedupe_scope=r.dedupe_scope,
             settings=r.settings,
             workers=r.workers,
             should_stop=self._stop.is_set,
@@ -329,7 +330,7 @@ class ScanWorker(Worker):
 
 
 class CommitWorker(Worker):
-    """Commits a plan (validate, prepare_run, execute_run) or resumes a run by its id.
+    """Commits a plan (validate, prepare_run, execute_run), resumes a run, or retries one.
 
     The executor calls ``on_event`` from its own threads. Each event is appended to a
     queue here and ``events_ready`` is emitted only when the queue was empty, so a
@@ -348,16 +349,18 @@ class CommitWorker(Worker):
         *,
         plan: ImportPlan | None = None,
         run_id: str | None = None,
+        retry_of: str | None = None,
         settings: RenderSettings,
         workers: int,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
-        if (plan is None) == (run_id is None):
-            raise ValueError("give a plan to commit or the id of a run to resume")
+        if sum(x is not None for x in (plan, run_id, retry_of)) != 1:
+            raise ValueError("give a plan to commit, a run to resume, or an ended run to retry")
         self._corpus = corpus
         self._plan = plan
         self.run_id = run_id
+        self.retry_of = retry_of
         self._settings = settings
         self._workers = workers
         self.control = RunControl()
@@ -397,6 +400,15 @@ class CommitWorker(Worker):
             try:
                 prepared = api.prepare_commit(
                     self._corpus, self._plan, settings=self._settings, workers=self._workers
+                )
+            except api.PlanInvalid as invalid:
+                self.invalid.emit(invalid.report)
+                return
+        elif self.retry_of is not None:
+            # The ended run's own plan, committed again: checked against the disk first.
+            try:
+                prepared = api.prepare_retry(
+                    self._corpus, self.retry_of, settings=self._settings, workers=self._workers
                 )
             except api.PlanInvalid as invalid:
                 self.invalid.emit(invalid.report)

@@ -21,9 +21,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from transcribe_import.engine.api import can_retry
 from transcribe_import.engine.media.kinds import RenderSettings
-from transcribe_import.engine.planning.plan import ImportPlan
-from transcribe_import.engine.runs.model import EventKind, RunEvent, RunResult
+from transcribe_import.engine.planning.plan import ImportPlan, Op
+from transcribe_import.engine.planning.validate import ValidationReport
+from transcribe_import.engine.runs.model import EventKind, ItemState, RunEvent, RunResult
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.dialogs import confirm_destructive
 from transcribe_import.gui.icons import SP
@@ -34,6 +36,7 @@ from transcribe_import.gui.widgets import headline_label, outcome_view, push_but
 from transcribe_import.gui.wording import (
     counts_sentence,
     format_duration,
+    plain_message,
     plural,
     run_status_explanation,
     run_status_words,
@@ -70,6 +73,8 @@ class CommitPage(WorkerPage[CommitWorker]):
     new_import_requested = Signal()
     open_corpus_requested = Signal()
     resume_requested = Signal(str)  # run id; resuming needs the window's settings
+    retry_requested = Signal(str)  # run id of an ended run whose plan is committed again
+    progressed = Signal()  # outcomes were applied: counts may have moved
 
     def __init__(self, corpus: Corpus, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -84,6 +89,8 @@ class CommitPage(WorkerPage[CommitWorker]):
         self._started_at = 0.0
         self._ended_at = 0.0
         self._stopping = ""
+        self._retrying = False
+        self._landed_before: set[str] = set()  # items already committed when the attempt began
         self.batches_applied = 0  # how many time-budgeted batches ran (the bench reads it)
 
         self.headline = headline_label(self.tr("Import status"))
@@ -120,6 +127,16 @@ class CommitPage(WorkerPage[CommitWorker]):
             name=tr("Resume the paused import"),
             clicked=self._resume_clicked,
         )
+        self.retry_button = push_button(
+            tr("Re&try What Did Not Land"),
+            icon=SP.SP_BrowserReload,
+            name=tr("Retry what did not land"),
+            tip=tr(
+                "Commit the same plan again: only what is not in the corpus yet is imported; "
+                "pages already committed are never doubled"
+            ),
+            clicked=self._retry_clicked,
+        )
         self.open_folder_button = push_button(
             tr("&Open Corpus Folder"),
             icon=SP.SP_DirOpenIcon,
@@ -127,7 +144,7 @@ class CommitPage(WorkerPage[CommitWorker]):
             clicked=self.open_corpus_requested,
         )
         self.show_run_button = push_button(
-            tr("Show in &Runs"),
+            tr("&Show in Runs"),
             icon=SP.SP_FileDialogDetailedView,
             name=tr("Show this run in the Runs view"),
             clicked=self._show_run_clicked,
@@ -140,7 +157,7 @@ class CommitPage(WorkerPage[CommitWorker]):
         )
 
         buttons = QHBoxLayout()
-        for b in (self.pause_button, self.resume_button, self.cancel_button):
+        for b in (self.pause_button, self.resume_button, self.retry_button, self.cancel_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
         for b in (self.open_folder_button, self.show_run_button, self.new_import_button):
@@ -180,9 +197,22 @@ class CommitPage(WorkerPage[CommitWorker]):
             self.tr("Work left half-done by the interrupted attempt is finished or undone first.")
         )
 
+    def retry(self, run_id: str, *, settings: RenderSettings, workers: int) -> None:
+        """Commit an ended run's plan again: what landed is recognised, the rest imported."""
+        self._start(CommitWorker(self.corpus, retry_of=run_id, settings=settings, workers=workers))
+        self._retrying = True
+        self.headline.setText(self.tr("Retrying what did not land…"))
+        self.summary_label.setText(
+            self.tr(
+                "The same plan is checked against the files again; pages already in the corpus "
+                "are recognised and not imported twice."
+            )
+        )
+
     def _start(self, worker: CommitWorker) -> None:
         assert self._worker is None, "one commit at a time"
         self.result = None
+        self._retrying = False
         self.run_id = worker.run_id
         self._stopping = ""
         self._backlog.clear()
@@ -200,6 +230,7 @@ class CommitPage(WorkerPage[CommitWorker]):
     def _prepared(self, start: CommitStart) -> None:
         self.run_id = start.run_id
         self.model.set_rows(start.rows)
+        self._landed_before = {r.item_id for r in start.rows if r.state is ItemState.COMMITTED}
         self._pages_done = self._pages_at_start = start.pages_done
         self._pages_total = start.pages_total
         self._started_at = time.monotonic()
@@ -214,9 +245,9 @@ class CommitPage(WorkerPage[CommitWorker]):
         )
         self.summary_label.setText(
             self.tr(
-                "Import run {run}. Pages are committed a few dozen at a time: pausing or "
-                "cancelling keeps every page already in."
-            ).format(run=start.run_id)
+                "Pages are committed a few dozen at a time: pausing or cancelling keeps every "
+                "page already in."
+            )
         )
         self._tick.start()
         self._show_progress()
@@ -238,6 +269,8 @@ class CommitPage(WorkerPage[CommitWorker]):
         self.model.update_rows(list(changed.values()))
         self.batches_applied += 1
         self._show_progress()
+        if changed:
+            self.progressed.emit()
         if self._backlog and not self._drain_scheduled:
             self._drain_scheduled = True
             QTimer.singleShot(0, self._apply_backlog)
@@ -342,9 +375,9 @@ class CommitPage(WorkerPage[CommitWorker]):
         pages = result.record.summary()["pages_committed"]
         if result.already_done:
             self.headline.setText(self.tr("Already imported"))
-            summary = self.tr(
-                "This plan was imported before (run {run}, {status}); nothing was done."
-            ).format(run=result.run_id, status=run_status_words(result.status).lower())
+            summary = self.tr("This plan was imported before ({status}); nothing was done.").format(
+                status=run_status_words(result.status).lower()
+            )
         elif result.stopped_by is not None:
             self.headline.setText(self.tr("Stopped"))
             summary = self.tr(
@@ -368,6 +401,19 @@ class CommitPage(WorkerPage[CommitWorker]):
         self.rate_label.setText(self._elapsed_sentence())
         self._show_progress()
 
+    def current_run_id(self) -> str | None:
+        """The run this page executes now (None before the engine has prepared it)."""
+        return self.run_id if self.is_running() else None
+
+    def notebooks_created(self) -> int:
+        """New notebooks this attempt has committed so far (the status bar's count adds them)."""
+        return sum(
+            r.op is Op.CREATE_NOTEBOOK
+            and r.state is ItemState.COMMITTED
+            and r.item_id not in self._landed_before
+            for r in self.model.rows()
+        )
+
     def last_run_pages(self) -> tuple[int, float]:
         """Pages committed by this attempt and the seconds it took (the benchmark reads it)."""
         end = self._ended_at or time.monotonic()
@@ -378,12 +424,30 @@ class CommitPage(WorkerPage[CommitWorker]):
             return ""
         done, elapsed = self.last_run_pages()
         rate = done / elapsed if elapsed > 0 else 0.0
-        return self.tr("{pages} pages in {time} ({rate} pages/s).").format(
-            pages=done, time=format_duration(elapsed), rate=f"{rate:.1f}"
-        )
+        return plural(
+            done,
+            self.tr("1 page in {time} ({rate} pages/s)."),
+            self.tr("%Ln pages in {time} ({rate} pages/s).", "", done),
+        ).format(time=format_duration(elapsed), rate=f"{rate:.1f}")
 
-    def _invalid(self, report: object) -> None:
+    def _invalid(self, report: ValidationReport) -> None:
         self.headline.setText(self.tr("The plan needs another look"))
+        if self._retrying:
+            # The ended run's plan is frozen: its problems are told here, not under review.
+            errors = report.errors
+            lines = [plain_message(p.message) for p in errors[:5]]
+            if len(errors) > 5:
+                lines.append(self.tr("…and %Ln more.", "", len(errors) - 5))
+            self.summary_label.setText(
+                self.tr(
+                    "Files changed since that run, so its plan no longer validates; nothing "
+                    "was committed. Put the files back as they were, or scan them again as a "
+                    "new import."
+                )
+                + "\n"
+                + "\n".join(lines)
+            )
+            return
         self.summary_label.setText(
             self.tr("Files changed since the plan was checked; nothing was committed.")
         )
@@ -404,7 +468,12 @@ class CommitPage(WorkerPage[CommitWorker]):
         self._tick.stop()
         self._stopping = ""
         paused = self.result is not None and not self.result.status.terminal
-        self._set_buttons(running=False, finished=True, resumable=paused or self.result is None)
+        self._set_buttons(
+            running=False,
+            finished=True,
+            resumable=paused or self.result is None,
+            retryable=self.result is not None and can_retry(self.result.status),
+        )
         super()._worker_ended()
         self.run_finished.emit(self.result)
 
@@ -412,12 +481,15 @@ class CommitPage(WorkerPage[CommitWorker]):
         """Block until the worker has ended (closing, tests); it must have been told to stop."""
         self._workers.wait()
 
-    def _set_buttons(self, *, running: bool, finished: bool, resumable: bool = False) -> None:
+    def _set_buttons(
+        self, *, running: bool, finished: bool, resumable: bool = False, retryable: bool = False
+    ) -> None:
         self.pause_button.setVisible(running)
         self.cancel_button.setVisible(running)
         self.pause_button.setEnabled(running)
         self.cancel_button.setEnabled(running)
         self.resume_button.setVisible(finished and resumable and self.run_id is not None)
+        self.retry_button.setVisible(finished and retryable and self.run_id is not None)
         for b in (self.open_folder_button, self.show_run_button, self.new_import_button):
             b.setVisible(finished)
         self.show_run_button.setEnabled(self.run_id is not None)
@@ -425,10 +497,16 @@ class CommitPage(WorkerPage[CommitWorker]):
             self.pause_button.setFocus()
         elif finished:
             self.new_import_button.setDefault(True)
+            if self.retry_button.isVisibleTo(self):
+                self.retry_button.setFocus()
 
     def _show_run_clicked(self) -> None:
         if self.run_id is not None:
             self.show_run_requested.emit(self.run_id)
+
+    def _retry_clicked(self) -> None:
+        if self.run_id is not None:
+            self.retry_requested.emit(self.run_id)
 
     def _resume_clicked(self) -> None:
         if self.run_id is not None:

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QLineEdit,
     QSizePolicy,
     QStackedWidget,
     QStyle,
@@ -60,6 +61,23 @@ class CorpusPage(QWidget):
         self._sort_model = QSortFilterProxyModel(self)
         self._sort_model.setSourceModel(self.notebook_model)
         self._sort_model.setSortRole(SORT_ROLE)
+        # The search box filters by title, as a person remembers a notebook.
+        self._sort_model.setFilterKeyColumn(NotebookColumn.TITLE)
+        self._sort_model.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self._sort_model.setFilterRole(Qt.ItemDataRole.DisplayRole)
+
+        self.search_edit = QLineEdit()
+        self.search_edit.setPlaceholderText(self.tr("Part of a title"))
+        self.search_edit.setAccessibleName(self.tr("Search the notebooks by title"))
+        self.search_edit.textChanged.connect(self._search_changed)
+        search_label = QLabel(self.tr("&Search:"))
+        search_label.setBuddy(self.search_edit)
+        self.shown_label = QLabel()
+        self.shown_label.setAccessibleName(self.tr("How many notebooks are shown"))
+        search_row = QHBoxLayout()
+        search_row.addWidget(search_label)
+        search_row.addWidget(self.search_edit, 1)
+        search_row.addWidget(self.shown_label)
 
         self.notebook_table = table_view(
             self._sort_model,
@@ -119,6 +137,7 @@ class CorpusPage(QWidget):
         health_layout.addWidget(self.findings_view)
 
         layout = QVBoxLayout(self)
+        layout.addLayout(search_row)
         layout.addWidget(self.notebook_stack, 1)
         layout.addWidget(self.health_panel, 0)
 
@@ -127,6 +146,22 @@ class CorpusPage(QWidget):
         label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         label.setMargin(24)
         return label
+
+    def _search_changed(self, text: str) -> None:
+        self._sort_model.setFilterFixedString(text.strip())
+        self._show_count()
+
+    def _show_count(self) -> None:
+        total = self.notebook_model.rowCount()
+        shown = self._sort_model.rowCount()
+        if shown == total:
+            self.shown_label.clear()
+        else:
+            self.shown_label.setText(
+                self.tr("{shown} of {total} shown").format(
+                    shown=QLocale().toString(shown), total=QLocale().toString(total)
+                )
+            )
 
     def selected_notebooks(self) -> list[NotebookSummary]:
         """The selected notebooks, in the order the table shows them."""
@@ -163,6 +198,7 @@ class CorpusPage(QWidget):
                 self.notebook_table.setColumnWidth(column, width + _COLUMN_PADDING)
         page = self.notebook_table if notebooks else self.empty_label
         self.notebook_stack.setCurrentWidget(page)
+        self._show_count()
 
     def show_report(self, report: DoctorReport) -> None:
         findings = sorted(report.findings, key=lambda f: _SEVERITY_ORDER.get(f.severity, 9))

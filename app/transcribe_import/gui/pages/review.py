@@ -185,7 +185,7 @@ class ReviewPage(QWidget):
             self.sort_by_mtime,
         )
         self.exclude_action = self._action(
-            tr("E&xclude"), tr("Leave the selected pages out of the import"), self.exclude, "Del"
+            tr("&Leave Out"), tr("Leave the selected pages out of the import"), self.exclude, "Del"
         )
         self.include_action = self._action(
             tr("&Include"), tr("Import the selected excluded pages after all"), self.include, "Ins"
@@ -197,13 +197,13 @@ class ReviewPage(QWidget):
             tr("Set as c&over"), tr("Make the selected page the notebook's cover"), self.set_cover
         )
         self.validate_action = self._action(
-            tr("&Validate"),
+            tr("Valida&te"),
             tr("Check the whole plan against the files and the corpus as they are now"),
             self.validate_requested.emit,
             "F5",
         )
         self.commit_action = self._action(
-            tr("&Commit…"), tr("Import the plan into the corpus"), self.commit_requested.emit
+            tr("&Commit"), tr("Import the plan into the corpus"), self.commit_requested.emit
         )
 
         stack = self.session.undo_stack
@@ -315,7 +315,7 @@ class ReviewPage(QWidget):
         self.splitter.addWidget(left)
         self.splitter.addWidget(right)
         self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([330, 770])
+        self.splitter.setSizes([260, 840])  # a 1024-pixel screen: the page table needs the room
         self.splitter.setChildrenCollapsible(False)
 
         # Bottom: every problem of the last validation, and what can be done next.
@@ -717,7 +717,7 @@ class ReviewPage(QWidget):
             else:
                 text = self.tr("<b>{name}</b> cannot be used: {why}").format(
                     name=html.escape(name),
-                    why=html.escape(item_message(str(entry.get("message", "")), item)),
+                    why=html.escape(item_message(str(entry.get("message", "")), item, name)),
                 )
             layout.addLayout(self._decision_row(text, [button], rich=True))
         if not ambiguities and not unusable and not conflicts:

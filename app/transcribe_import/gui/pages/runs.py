@@ -7,6 +7,8 @@ with the same ids. Listing and loading happen on workers: a corpus may hold many
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QItemSelection, Qt, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -17,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from transcribe_import.engine.api import can_retry
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.dialogs import confirm_destructive
 from transcribe_import.gui.icons import SP
@@ -42,7 +45,7 @@ def confirm_cancel_run(parent: QWidget) -> bool:
     return confirm_destructive(
         parent,
         parent.tr("Cancel Run"),
-        parent.tr("End this interrupted import without finishing it?"),
+        parent.tr("End this import without finishing it?"),
         parent.tr(
             "Its notebooks not yet committed will not be imported. Notebooks already committed "
             "stay in the corpus: cancelling never removes them."
@@ -56,6 +59,10 @@ class RunsPage(QWidget):
     """Past runs above, the selected run's items below; Resume and Cancel for interrupted runs."""
 
     resume_requested = Signal(str)  # run id
+    retry_requested = Signal(str)  # run id of an ended run: commit its plan again
+    cancel_own_requested = Signal()  # Cancel on the run this window is committing now
+    # Set by the window: the id of the run its commit view executes now, or None.
+    own_run: Callable[[], str | None] = staticmethod(lambda: None)
     listed = Signal()  # the list was (re)loaded and is shown
     detail_shown = Signal(str)  # run id whose outcomes are shown
 
@@ -65,6 +72,7 @@ class RunsPage(QWidget):
         self._detail_wanted: str | None = None
         self._select_after_list: str | None = None
         self._commit_running = False
+        self._own_run_id: str | None = None
         # Listing, loading and cancelling: each short, each one at a time.
         self._lists = TaskSlot(self)
         self._lists.done.connect(self._listed)
@@ -96,7 +104,7 @@ class RunsPage(QWidget):
 
         tr = self.tr
         self.refresh_button = push_button(
-            tr("Re&fresh"),
+            tr("Refre&sh"),
             icon=SP.SP_BrowserReload,
             name=tr("List the runs again"),
             clicked=self.refresh,
@@ -111,13 +119,25 @@ class RunsPage(QWidget):
         self.cancel_run_button = push_button(
             tr("&Cancel Run…"),
             icon=SP.SP_DialogCancelButton,
-            name=tr("Cancel the selected interrupted run"),
+            name=tr("Cancel the selected run"),
+            tip=tr("End the run without finishing it; notebooks already committed stay"),
             clicked=self._cancel_clicked,
+        )
+        self.retry_button = push_button(
+            tr("Re&try What Did Not Land"),
+            icon=SP.SP_BrowserReload,
+            name=tr("Retry what did not land of the selected run"),
+            tip=tr(
+                "Commit the run's plan again: only what is not in the corpus yet is imported; "
+                "pages already committed are never doubled"
+            ),
+            clicked=self._retry_clicked,
         )
         buttons = QHBoxLayout()
         buttons.addWidget(self.refresh_button)
         buttons.addStretch(1)
         buttons.addWidget(self.cancel_run_button)
+        buttons.addWidget(self.retry_button)
         buttons.addWidget(self.resume_button)
 
         self.detail_label = selectable_text(QLabel())
@@ -233,16 +253,29 @@ class RunsPage(QWidget):
 
     # -- resume and cancel -----------------------------------------------------------------
 
-    def set_commit_running(self, running: bool) -> None:
-        """While the window commits, no second run is started from here."""
+    def set_commit_running(self, running: bool, run_id: str | None = None) -> None:
+        """While the window commits (run ``run_id``), no second run is started from here."""
         self._commit_running = running
+        self._own_run_id = run_id if running else None
         self._update_buttons()
 
     def _update_buttons(self) -> None:
+        """What the engine allows for the selected run: resume an interrupted one, retry an
+        ended one that did not land whole, cancel any that has not ended."""
         run = self.selected_run()
-        can = run is not None and run.interrupted and not self._commit_running
-        self.resume_button.setEnabled(can)
-        self.cancel_run_button.setEnabled(can and not self._cancels.is_busy())
+        idle = not self._commit_running
+        self.resume_button.setEnabled(run is not None and run.interrupted and idle)
+        self.retry_button.setEnabled(run is not None and can_retry(run.status) and idle)
+        self.retry_button.setVisible(run is not None and can_retry(run.status))
+        self.resume_button.setVisible(not self.retry_button.isVisibleTo(self))
+        self.cancel_run_button.setEnabled(
+            run is not None and not run.status.terminal and not self._cancels.is_busy()
+        )
+
+    def _retry_clicked(self) -> None:
+        run = self.selected_run()
+        if run is not None and can_retry(run.status) and not self._commit_running:
+            self.retry_requested.emit(run.run_id)
 
     def _resume_clicked(self) -> None:
         run = self.selected_run()
@@ -251,7 +284,10 @@ class RunsPage(QWidget):
 
     def _cancel_clicked(self) -> None:
         run = self.selected_run()
-        if run is None or not run.interrupted or self._cancels.is_busy():
+        if run is None or run.status.terminal or self._cancels.is_busy():
+            return
+        if self._commit_running and self.own_run() == run.run_id:
+            self.cancel_own_requested.emit()  # the commit view asks and stops its own worker
             return
         if not confirm_cancel_run(self):
             return

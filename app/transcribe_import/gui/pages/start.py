@@ -115,7 +115,7 @@ class StartPage(QWidget):
         self.drop_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.drop_label.setWordWrap(True)
         self.add_folder_button = push_button(
-            self.tr("Add &Folder…"),
+            self.tr("&Add Folder…"),
             icon=SP.SP_DirOpenIcon,
             name=self.tr("Add a folder to import"),
             clicked=self.choose_folder,
@@ -144,7 +144,7 @@ class StartPage(QWidget):
         self.sources_list.setMaximumHeight(100)
         self.sources_list.itemSelectionChanged.connect(self._update_buttons)
         self.remove_button = push_button(
-            self.tr("&Remove"),
+            self.tr("Re&move"),
             icon=SP.SP_DialogDiscardButton,
             name=self.tr("Remove the selected folders and files"),
             clicked=self.remove_selected,
@@ -176,7 +176,7 @@ class StartPage(QWidget):
         self.title_edit = QLineEdit()
         self.title_edit.setAccessibleName(self.tr("Title of the new notebook"))
         self.title_edit.textChanged.connect(self._update_buttons)
-        self.into_radio = QRadioButton(self.tr("Into an &existing notebook"))
+        self.into_radio = QRadioButton(self.tr("In&to an existing notebook"))
         self.notebook_combo = QComboBox()
         self.notebook_combo.setAccessibleName(self.tr("Existing notebook to import into"))
         self.notebook_combo.setMinimumContentsLength(24)
@@ -189,6 +189,9 @@ class StartPage(QWidget):
             radio.setAccessibleName(radio.text().replace("&", ""))
         self.folders_radio.setChecked(True)
         self.mode_group.idToggled.connect(self._mode_toggled)
+        # The choice made, the field it needs takes the typing (issue 13): a click or Alt+N.
+        self.single_radio.clicked.connect(self._focus_title)
+        self.into_radio.clicked.connect(self._focus_notebook)
         grid = QGridLayout(self.mapping_box)
         grid.addWidget(self.folders_radio, 0, 0, 1, 2)
         grid.addWidget(self.single_radio, 1, 0)
@@ -318,11 +321,15 @@ class StartPage(QWidget):
         self._notebooks = list(notebooks)
         self.notebook_combo.clear()
         for nb in sorted(self._notebooks, key=lambda n: n.title.casefold()):
-            pages = "?" if nb.page_count is None else str(nb.page_count)
-            self.notebook_combo.addItem(
-                self.tr("{title} ({pages} pages)").format(title=nb.title, pages=pages),
-                nb.notebook_id,
-            )
+            if nb.page_count is None:
+                text = self.tr("{title} (pages unknown)").format(title=nb.title)
+            else:
+                text = plural(
+                    nb.page_count,
+                    self.tr("{title} (1 page)"),
+                    self.tr("{title} (%Ln pages)", "", nb.page_count),
+                ).format(title=nb.title)
+            self.notebook_combo.addItem(text, nb.notebook_id)
         if current is not None:
             i = self.notebook_combo.findData(current)
             if i >= 0:
@@ -362,6 +369,15 @@ class StartPage(QWidget):
         self.title_edit.setEnabled(self.single_radio.isChecked())
         self.notebook_combo.setEnabled(self.into_radio.isChecked())
         self._update_buttons()
+
+    def _focus_title(self) -> None:
+        if self.single_radio.isChecked():
+            self.title_edit.setFocus(Qt.FocusReason.OtherFocusReason)
+            self.title_edit.selectAll()
+
+    def _focus_notebook(self) -> None:
+        if self.into_radio.isChecked():
+            self.notebook_combo.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def ready_problem(self) -> str | None:
         """Why the scan cannot start yet, or None."""
@@ -422,9 +438,16 @@ class StartPage(QWidget):
             done = run.committed + run.skipped + run.failed
             total = done + run.not_done
             where = ", ".join(f"“{Path(r).name or r}”" for r in run.roots[:2])
-            text = self.tr(
-                "<b>An import was interrupted</b> ({when}{where}): {done} of {total} notebooks "
-                "done, {pages}. Resume it to finish with the same ids."
+            text = (
+                self.tr(
+                    "<b>An import is paused</b> ({when}{where}): {done} of {total} notebooks "
+                    "done, {pages}. Resume it to finish with the same ids."
+                )
+                if run.paused
+                else self.tr(
+                    "<b>An import was interrupted</b> ({when}{where}): {done} of {total} "
+                    "notebooks done, {pages}. Resume it to finish with the same ids."
+                )
             ).format(
                 when=html.escape(format_local(run.created_at)),
                 where=self.tr(", from {roots}").format(roots=html.escape(where)) if where else "",

@@ -1,0 +1,141 @@
+"""The window fits a small screen: 1024x768 and 1366x768, at the default font (issue 13, #5)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from PIL import Image
+from PySide6.QtCore import QByteArray, QPoint, QRect, QSettings
+from PySide6.QtWidgets import QAbstractButton, QApplication, QScrollArea
+from pytestqt.qtbot import QtBot
+
+from transcribe_import.engine.storage.corpus import Corpus
+from transcribe_import.gui import main_window
+from transcribe_import.gui.main_window import GEOMETRY_KEY, MainWindow, Section
+from transcribe_import.gui.models.plan import PageColumn
+
+pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
+
+TIMEOUT_MS = 30_000
+SMALL_SCREENS = [QRect(0, 0, 1024, 768), QRect(0, 0, 1366, 768)]
+# A screen with a panel on the left and one on top, as GNOME or KDE leave it.
+PANELLED = QRect(64, 32, 960, 736)
+
+
+@pytest.fixture
+def screen(monkeypatch: pytest.MonkeyPatch) -> Callable[[QRect], None]:
+    def use(area: QRect) -> None:
+        monkeypatch.setattr(main_window, "available_geometry", lambda _w: QRect(area))
+
+    return use
+
+
+@pytest.fixture
+def open_window(
+    qtbot: QtBot, corpus: Corpus, settings: QSettings
+) -> Iterator[Callable[[], MainWindow]]:
+    opened: list[MainWindow] = []
+
+    def open_() -> MainWindow:
+        window = MainWindow(corpus, settings)
+        qtbot.addWidget(window)
+        opened.append(window)
+        with qtbot.waitSignal(window.health_checked, timeout=TIMEOUT_MS):
+            window.show()
+        return window
+
+    yield open_
+    opened.clear()
+
+
+def shelf(root: Path) -> Path:
+    """Two notebooks with long names, the widest the page table usually gets."""
+    for n in range(2):
+        folder = root / f"Parish register of Sankt Margarethen, volume {n + 1}"
+        folder.mkdir(parents=True)
+        for p in range(3):
+            Image.new("RGB", (40, 56), (n * 40, p * 30, 200)).save(
+                folder / f"IMG_20240301_1000{p:02}_page_{p + 1}.png"
+            )
+    return root
+
+
+def assert_inside(window: MainWindow, area: QRect) -> None:
+    frame = window.frameGeometry()
+    assert area.contains(frame), f"{frame} is not inside the screen's free area {area}"
+
+
+def assert_no_sideways_scroll(qtbot: QtBot, window: MainWindow, page: str) -> None:
+    QApplication.processEvents()
+    scroll: QScrollArea = window.sections_scroll
+    bar = scroll.horizontalScrollBar()
+    assert bar.maximum() == 0, f"{page}: the window scrolls sideways by {bar.maximum()} px"
+    # Every visible button lies inside the window, where a click reaches it.
+    inside = window.rect()
+    for button in window.findChildren(QAbstractButton):
+        if not button.isVisibleTo(window) or not button.isVisible():
+            continue
+        top_left = button.mapTo(window, QPoint(0, 0))
+        rect = QRect(top_left, button.size())
+        assert inside.contains(rect), f"{page}: {button.text()!r} at {rect} is outside {inside}"
+
+
+@pytest.mark.parametrize("area", SMALL_SCREENS, ids=["1024x768", "1366x768"])
+def test_the_window_opens_inside_a_small_screen_with_every_control_reachable(
+    qtbot: QtBot,
+    open_window: Callable[[], MainWindow],
+    screen: Callable[[QRect], None],
+    tmp_path: Path,
+    area: QRect,
+) -> None:
+    screen(area)
+    window = open_window()
+    assert_inside(window, area)
+    assert window.width() <= area.width() and window.height() <= area.height()
+    assert_no_sideways_scroll(qtbot, window, "start")
+
+    window.add_paths([shelf(tmp_path / "shelf")])
+    qtbot.mouseClick(window.start_page.scan_button, main_window.Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.current_page() is window.review_page, timeout=TIMEOUT_MS)
+    qtbot.waitUntil(lambda: not window.is_validating(), timeout=TIMEOUT_MS)
+    assert_no_sideways_scroll(qtbot, window, "review")
+    table = window.review_page.page_view
+    # The page table's key columns are all in view without scrolling sideways.
+    assert table.horizontalScrollBar().maximum() == 0
+    viewport = table.viewport().width()
+    header = table.horizontalHeader()
+    for column in (PageColumn.FILE, PageColumn.WARNING):
+        right = header.sectionViewportPosition(column) + header.sectionSize(column)
+        assert not header.isSectionHidden(column)
+        assert right <= viewport, f"column {column} ends at {right}, past {viewport}"
+
+    for section, name in ((Section.RUNS, "runs"), (Section.CORPUS, "corpus")):
+        window.show_section(section)
+        assert_no_sideways_scroll(qtbot, window, name)
+
+
+def test_a_window_remembered_on_a_larger_monitor_is_brought_onto_this_screen(
+    qtbot: QtBot,
+    open_window: Callable[[], MainWindow],
+    screen: Callable[[QRect], None],
+    settings: QSettings,
+) -> None:
+    screen(QRect(0, 0, 1920, 1200))
+    big = open_window()
+    big.setGeometry(1400, 900, 1500, 1000)
+    big.close()
+    assert isinstance(settings.value(GEOMETRY_KEY), QByteArray)
+
+    screen(PANELLED)
+    window = open_window()
+    assert_inside(window, PANELLED)
+
+
+def test_the_fit_keeps_a_window_that_already_fits(
+    open_window: Callable[[], MainWindow], screen: Callable[[QRect], None]
+) -> None:
+    screen(QRect(0, 0, 1920, 1080))
+    window = open_window()
+    assert (window.width(), window.height()) == main_window.DEFAULT_SIZE

@@ -1,0 +1,462 @@
+"""Issue 13 through the real window: mnemonics and focus, Retry What Did Not Land, the words
+and states of runs, the Corpus view kept fresh, and Settings' corpus-wide duplicate check."""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+from PySide6.QtCore import QLocale, QSettings, Qt, QTimer
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QApplication,
+    QDialog,
+    QGroupBox,
+    QLabel,
+    QMenu,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+from pytestqt.qtbot import QtBot
+
+from transcribe_import.engine.planning.plan import DedupeScope
+from transcribe_import.engine.runs import executor as executor_module
+from transcribe_import.engine.runs.executor import EventKind
+from transcribe_import.engine.runs.store import RunStatus, RunStore
+from transcribe_import.engine.storage.corpus import Corpus
+from transcribe_import.gui.main_window import MainWindow, Section
+from transcribe_import.gui.models.notebooks import NotebookColumn
+from transcribe_import.gui.settings_dialog import DEDUPE_CORPUS_KEY, SettingsDialog
+
+pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
+
+TIMEOUT_MS = 30_000
+_MNEMONIC = re.compile(r"&([^&\s])")
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+
+def make_shelf(root: Path, notebooks: int, pages: int = 2) -> Path:
+    for n in range(notebooks):
+        folder = root / f"Notebook {n + 1:02}"
+        folder.mkdir(parents=True)
+        for p in range(pages):
+            Image.new("RGB", (40, 56), (n * 7 % 256, p * 11 % 256, 200)).save(
+                folder / f"p{p + 1}.png"
+            )
+    return root
+
+
+@pytest.fixture
+def open_window(
+    qtbot: QtBot, corpus: Corpus, settings: QSettings
+) -> Iterator[Callable[..., MainWindow]]:
+    opened: list[MainWindow] = []
+
+    def open_(workers_: int = 1) -> MainWindow:
+        window = MainWindow(corpus, settings)
+        window.import_settings = replace(window.import_settings, workers=workers_)
+        qtbot.addWidget(window)
+        opened.append(window)
+        with qtbot.waitSignal(window.health_checked, timeout=TIMEOUT_MS):
+            window.show()
+        return window
+
+    yield open_
+    opened.clear()
+
+
+class Gate:
+    """Holds the executor after its first finished item until the test releases it."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.reached = threading.Event()
+        self.release = threading.Event()
+        real = executor_module.execute_run
+
+        def gated(corpus: Corpus, run_id: str, *, on_event: Any = None, **kw: Any) -> Any:
+            def on(event: Any) -> None:
+                on_event(event)
+                if event.kind is EventKind.ITEM_FINISHED and not self.reached.is_set():
+                    self.reached.set()
+                    self.release.wait(TIMEOUT_MS / 1000)
+
+            return real(corpus, run_id, on_event=on, **kw)
+
+        monkeypatch.setattr(executor_module, "execute_run", gated)
+
+
+@pytest.fixture
+def gate(monkeypatch: pytest.MonkeyPatch) -> Iterator[Gate]:
+    g = Gate(monkeypatch)
+    yield g
+    g.release.set()
+
+
+def scan(qtbot: QtBot, window: MainWindow, folder: Path) -> None:
+    window.add_paths([folder])
+    qtbot.mouseClick(window.start_page.scan_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.current_page() is window.review_page, timeout=TIMEOUT_MS)
+    qtbot.waitUntil(
+        lambda: window.session.report is not None and not window.is_validating(),
+        timeout=TIMEOUT_MS,
+    )
+
+
+def commit(qtbot: QtBot, window: MainWindow) -> None:
+    assert window.review_page.can_commit()
+    qtbot.mouseClick(window.review_page.commit_button, Qt.MouseButton.LeftButton)
+    assert window.current_page() is window.commit_page
+
+
+def wait_run_end(qtbot: QtBot, window: MainWindow) -> None:
+    qtbot.waitUntil(lambda: not window.commit_page.is_running(), timeout=TIMEOUT_MS)
+    QApplication.processEvents()
+
+
+def mnemonic_clashes(top: QWidget, extra: dict[str, list[str]] | None = None) -> dict[str, list]:
+    """Alt letters two visible controls of ``top`` share (menu titles included)."""
+    seen: dict[str, list[str]] = defaultdict(list)
+    for letter, names in (extra or {}).items():
+        seen[letter] += names
+    for widget in top.findChildren(QWidget):
+        if not widget.isVisible() or widget.window() is not top:
+            continue
+        if (
+            isinstance(widget, QAbstractButton)
+            or isinstance(widget, QLabel)
+            and widget.buddy() is not None
+        ):
+            text = widget.text()
+        elif isinstance(widget, QGroupBox):
+            text = widget.title()
+        else:
+            continue
+        match = _MNEMONIC.search(text)
+        if match:
+            seen[match.group(1).lower()].append(text)
+    return {letter: names for letter, names in seen.items() if len(names) > 1}
+
+
+def menu_titles(window: MainWindow) -> dict[str, list[str]]:
+    titles: dict[str, list[str]] = defaultdict(list)
+    for action in window.menuBar().actions():
+        match = _MNEMONIC.search(action.text())
+        if match:
+            titles[match.group(1).lower()].append(action.text())
+    return titles
+
+
+def assert_no_clash(window: MainWindow, where: str) -> None:
+    QApplication.processEvents()
+    clashes = mnemonic_clashes(window, menu_titles(window))
+    assert clashes == {}, f"{where}: controls share an Alt letter: {clashes}"
+
+
+# -- mnemonics and focus (finding 9) ---------------------------------------------------------
+
+
+def test_the_mnemonic_check_finds_a_clash(qtbot: QtBot) -> None:
+    """The check itself: two visible buttons with one Alt letter are reported."""
+    top = QWidget()
+    qtbot.addWidget(top)
+    layout = QVBoxLayout(top)
+    layout.addWidget(QPushButton("&Resume"))
+    layout.addWidget(QPushButton("Show in &Runs"))
+    top.show()
+    assert mnemonic_clashes(top) == {"r": ["&Resume", "Show in &Runs"]}
+
+
+def test_no_two_visible_controls_share_an_alt_letter_on_any_page(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    tmp_path: Path,
+    gate: Gate,
+    settings: QSettings,
+) -> None:
+    make_shelf(tmp_path / "shelf", notebooks=3)
+    window = open_window()
+    assert_no_clash(window, "start, empty")
+    # Every menu's own items, each menu alone.
+    for action in window.menuBar().actions():
+        menu = action.menu()
+        assert isinstance(menu, QMenu)
+        letters: dict[str, list[str]] = defaultdict(list)
+        for item in menu.actions():
+            match = _MNEMONIC.search(item.text())
+            if match:
+                letters[match.group(1).lower()].append(item.text())
+        assert {k: v for k, v in letters.items() if len(v) > 1} == {}, action.text()
+
+    scan(qtbot, window, tmp_path / "shelf")
+    assert_no_clash(window, "review")
+    # Folders dropped while reviewing: the start page with its list and Back to Review.
+    window.add_paths([tmp_path / "shelf" / "Notebook 01"])
+    assert window.start_page.review_button.isVisible()
+    assert_no_clash(window, "start, with sources and a plan waiting")
+    window.show_import_page(window.review_page)
+
+    commit(qtbot, window)
+    qtbot.waitUntil(lambda: gate.reached.is_set(), timeout=TIMEOUT_MS)
+    assert_no_clash(window, "commit, running")
+    window.commit_page.pause_button.click()
+    gate.release.set()
+    wait_run_end(qtbot, window)
+    assert window.commit_page.resume_button.isVisible()
+    assert window.commit_page.show_run_button.isVisible()
+    assert_no_clash(window, "commit, paused")
+
+    for section, name in ((Section.RUNS, "runs"), (Section.CORPUS, "corpus")):
+        window.show_section(section)
+        qtbot.wait(50)
+        assert_no_clash(window, name)
+
+    dialog = SettingsDialog(window.import_settings, window.corpus.data_dir, window)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    QApplication.processEvents()
+    assert mnemonic_clashes(dialog) == {}
+
+
+def test_choosing_one_new_notebook_puts_the_typing_in_its_title(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path
+) -> None:
+    window = open_window()
+    window.add_paths([make_shelf(tmp_path / "shelf", notebooks=1)])
+    start = window.start_page
+    window.activateWindow()
+    qtbot.mouseClick(start.single_radio, Qt.MouseButton.LeftButton)
+    assert start.single_radio.isChecked()
+    assert start.title_edit.hasFocus() or QApplication.focusWidget() is start.title_edit
+    qtbot.keyClicks(QApplication.focusWidget(), "Diary 1998")
+    assert start.title_edit.text() == "Diary 1998"
+    assert start.title() == "Diary 1998"
+
+
+# -- retry what did not land (finding 3) -----------------------------------------------------
+
+
+def test_a_partial_run_is_retried_with_a_button_and_no_page_is_doubled(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    corpus: Corpus,
+    tmp_path: Path,
+    gate: Gate,
+) -> None:
+    shelf = make_shelf(tmp_path / "shelf", notebooks=3)
+    window = open_window(workers_=1)
+    scan(qtbot, window, shelf)
+    commit(qtbot, window)
+    qtbot.waitUntil(lambda: gate.reached.is_set(), timeout=TIMEOUT_MS)
+    # While the first notebook has landed, a page file of another goes away (an unplugged
+    # drive): that notebook fails, the others land.
+    [missing] = [
+        shelf / f"Notebook 0{n}" / "p1.png"
+        for n in (1, 2, 3)
+        if f"Notebook 0{n}" not in {nb.title for nb in corpus.list_notebooks()}
+    ][:1]
+    aside = tmp_path / "aside.png"
+    missing.rename(aside)
+    gate.release.set()
+    wait_run_end(qtbot, window)
+
+    page = window.commit_page
+    assert page.result is not None and page.result.status is RunStatus.PARTIAL
+    assert page.headline.text() == "Partly imported"
+    assert "Retry What Did Not Land" in page.summary_label.text()
+    assert page.retry_button.isVisible() and page.retry_button.isEnabled()
+    assert not page.resume_button.isVisible()
+    first_run = page.run_id
+    assert first_run is not None and first_run not in page.summary_label.text()
+    assert sum(nb.page_count or 0 for nb in corpus.list_notebooks()) == 4
+
+    aside.rename(missing)  # the drive is back: same bytes, same size and time
+    qtbot.mouseClick(page.retry_button, Qt.MouseButton.LeftButton)
+    assert window.current_page() is page
+    wait_run_end(qtbot, window)
+
+    assert page.result is not None and page.result.status is RunStatus.COMPLETE
+    assert page.run_id != first_run
+    notebooks = corpus.list_notebooks()
+    assert sorted(nb.title for nb in notebooks) == ["Notebook 01", "Notebook 02", "Notebook 03"]
+    assert sum(nb.page_count or 0 for nb in notebooks) == 6  # every page exactly once
+    runs = {r.run_id: r for r in RunStore(corpus).list_runs()}
+    assert runs[page.run_id].doc["history"][0].get("retry_of") == first_run
+    # The status bar and the Corpus view follow: three notebooks, checked again.
+    qtbot.waitUntil(lambda: window.notebook_count_label.text() == "3 notebooks", timeout=TIMEOUT_MS)
+    qtbot.waitUntil(lambda: not window.is_checking(), timeout=TIMEOUT_MS)
+    assert "3 notebooks checked" in window.health_summary.text()
+
+    # The Runs view offers the same button for the partial run; retrying it again finds the
+    # plan already imported and imports nothing.
+    window.show_section(Section.RUNS)
+    runs_page = window.runs_page
+    qtbot.waitUntil(lambda: runs_page.model.rowCount() == 2, timeout=TIMEOUT_MS)
+    runs_page.select_run(first_run)
+    assert runs_page.retry_button.isVisible() and runs_page.retry_button.isEnabled()
+    assert not runs_page.resume_button.isVisible()
+    qtbot.mouseClick(runs_page.retry_button, Qt.MouseButton.LeftButton)
+    wait_run_end(qtbot, window)
+    assert page.headline.text() == "Already imported"
+    assert sum(nb.page_count or 0 for nb in corpus.list_notebooks()) == 6
+
+
+def test_pause_reads_apart_from_a_crash_and_cancel_works_from_runs(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    corpus: Corpus,
+    tmp_path: Path,
+    gate: Gate,
+) -> None:
+    window = open_window(workers_=1)
+    scan(qtbot, window, make_shelf(tmp_path / "shelf", notebooks=3))
+    commit(qtbot, window)
+    qtbot.waitUntil(lambda: gate.reached.is_set(), timeout=TIMEOUT_MS)
+
+    try:
+        # While it runs, the Runs view says it runs, and Cancel there is the commit's own Cancel.
+        window.show_section(Section.RUNS)
+        runs = window.runs_page
+        qtbot.waitUntil(lambda: runs.model.rowCount() == 1, timeout=TIMEOUT_MS)
+        runs.table.selectRow(0)
+        assert runs.model.index(0, 1).data() == "Running now"
+        qtbot.waitUntil(lambda: "Running now" in runs.detail_label.text(), timeout=TIMEOUT_MS)
+        assert "stopped before its end" not in runs.detail_label.text()
+        assert "is running" in runs.detail_label.text()
+        assert runs.cancel_run_button.isEnabled()
+        assert not runs.resume_button.isEnabled()
+        asked: list[str] = []
+
+        def keep_importing() -> None:
+            box = QApplication.activeModalWidget()
+            if box is None:
+                QTimer.singleShot(10, keep_importing)
+                return
+            asked.append(box.windowTitle())
+            box.reject()
+
+        QTimer.singleShot(0, keep_importing)
+        runs.cancel_run_button.click()
+        assert asked == ["Cancel Import"]
+        assert window.commit_page.is_running()
+    finally:
+        window.commit_page.pause()
+        gate.release.set()
+        wait_run_end(qtbot, window)
+    runs.refresh()
+    qtbot.waitUntil(
+        lambda: runs.model.rowCount() == 1 and not runs._lists.is_busy(), timeout=TIMEOUT_MS
+    )
+    window.show_section(Section.RUNS)
+    runs.table.selectRow(0)
+    assert runs.model.index(0, 1).data() == "Paused, resumable"
+    assert "paused" in runs.detail_label.text()
+    assert runs.resume_button.isEnabled() and runs.cancel_run_button.isEnabled()
+    qtbot.waitUntil(lambda: bool(window.start_page.notice_texts()), timeout=TIMEOUT_MS)
+    notices = window.start_page.notice_texts()
+    assert any("An import is paused" in n for n in notices)
+
+
+# -- the Corpus view (finding 10) ------------------------------------------------------------
+
+
+def test_the_corpus_view_searches_and_sorts_many_notebooks(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    corpus: Corpus,
+    make_notebook: Callable[..., str],
+) -> None:
+    for i in range(1500):
+        corpus.create_notebook(f"{i:08x}-0000-4000-8000-000000000000", f"Box {i:04}")
+    make_notebook("Letters to Margit")
+    window = open_window()
+    window.show_section(Section.CORPUS)
+    page = window.corpus_page
+    table = page.notebook_table
+    qtbot.waitUntil(lambda: table.model().rowCount() == 1501, timeout=TIMEOUT_MS)
+    assert window.notebook_count_label.text() == "1501 notebooks"
+
+    qtbot.keyClicks(page.search_edit, "margit")
+    assert table.model().rowCount() == 1
+    assert table.model().index(0, NotebookColumn.TITLE).data() == "Letters to Margit"
+    assert page.shown_label.text() == f"1 of {QLocale().toString(1501)} shown"
+    page.search_edit.clear()
+    assert table.model().rowCount() == 1501 and page.shown_label.text() == ""
+
+    table.sortByColumn(NotebookColumn.TITLE, Qt.SortOrder.DescendingOrder)
+    assert table.model().index(0, NotebookColumn.TITLE).data() == "Letters to Margit"
+    table.sortByColumn(NotebookColumn.CREATED, Qt.SortOrder.DescendingOrder)
+    assert table.model().index(0, NotebookColumn.TITLE).data() == "Letters to Margit"
+
+
+def test_into_an_existing_notebook_is_named_by_its_title(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    make_notebook: Callable[..., str],
+    tmp_path: Path,
+) -> None:
+    notebook_id = make_notebook("Diary 1998", 1)
+    window = open_window()
+    qtbot.waitUntil(lambda: window.start_page.notebook_combo.count() == 1, timeout=TIMEOUT_MS)
+    window.add_paths([make_shelf(tmp_path / "shelf", notebooks=1)])
+    window.start_page.set_mode(f"into:{notebook_id}")
+    scan(qtbot, window, tmp_path / "shelf")
+    model = window.review_page.items_model
+    texts = [model.index(0, c).data() for c in range(model.columnCount())]
+    assert "Into “Diary 1998”" in texts
+    assert not any(notebook_id[:8] in str(t) for t in texts)
+
+
+# -- settings (finding 3) --------------------------------------------------------------------
+
+
+def test_corpus_wide_duplicates_in_settings_reach_the_plan(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    corpus: Corpus,
+    tmp_path: Path,
+    settings: QSettings,
+) -> None:
+    window = open_window()
+
+    def tick(dialog: QDialog) -> None:
+        assert isinstance(dialog, SettingsDialog)
+        assert dialog.corpus_check.isEnabled() and not dialog.corpus_check.isChecked()
+        qtbot.mouseClick(dialog.corpus_check, Qt.MouseButton.LeftButton)
+        dialog.accept()
+
+    def answer() -> None:
+        dialog = QApplication.activeModalWidget()
+        if not isinstance(dialog, SettingsDialog):
+            QTimer.singleShot(10, answer)
+            return
+        tick(dialog)
+
+    QTimer.singleShot(0, answer)
+    window.settings_action.trigger()
+    assert window.import_settings.dedupe_scope is DedupeScope.CORPUS
+    assert str(settings.value(DEDUPE_CORPUS_KEY)).lower() == "true"
+
+    # A folder already imported under another title is recognised across the corpus.
+    shelf = make_shelf(tmp_path / "shelf", notebooks=1)
+    scan(qtbot, window, shelf)
+    commit(qtbot, window)
+    wait_run_end(qtbot, window)
+    copy = tmp_path / "copy" / "The same notebook, scanned again"
+    copy.mkdir(parents=True)
+    for f in (shelf / "Notebook 01").iterdir():
+        (copy / f.name).write_bytes(f.read_bytes())
+    window.new_import()
+    scan(qtbot, window, copy.parent)
+    [item] = window.session.plan.items
+    assert str(item.dedupe_scope) == "corpus"
+    assert all(s.duplicate is not None for s in item.sources)
