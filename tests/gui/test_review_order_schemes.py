@@ -2,9 +2,8 @@
 
 The decision panel renders every ambiguity the engine reports, generically: its words
 (command-line hints taken out) and a button per resolution. Accept works for each new
-question. The buttons for the new resolutions (interleave, interleave with the backs
-reversed, first page a verso, versos blank) need the review page to map them to the
-engine's operations: until it does, the strict xfail below says so.
+question, and so do the buttons of the new resolutions (interleave, interleave with the
+backs reversed), each doing what `order --by` does.
 """
 
 from __future__ import annotations
@@ -89,10 +88,6 @@ def test_no_cue_is_settled_by_modification_time(page: ReviewPage) -> None:
     assert page.session.item(item.item_id).ordering.rule is OrderingRule.MTIME
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="review.py's resolve() maps no button to ordering.interleave yet (review engineer)",
-)
 def test_the_interleave_button_interleaves(page: ReviewPage) -> None:
     item = show(page, "ledger")
     buttons = page.decision_buttons()
@@ -105,3 +100,20 @@ def test_the_interleave_button_interleaves(page: ReviewPage) -> None:
         "front_2.jpg",
         "back_2.jpg",
     ]
+
+
+def test_the_reversed_interleave_button_does_what_order_by_does(page: ReviewPage) -> None:
+    from transcribe_import.engine import api
+
+    item = show(page, "ledger")
+    want = [
+        s.name
+        for s in api.reorder(page.session.item(item.item_id), by="interleave_reversed").sources
+    ]
+    [button] = [
+        b for b in page.decision_buttons() if b.property("resolution") == "interleave_reversed"
+    ]
+    assert button.text() == "Interleave, the backs' pass reversed"
+    button.click()
+    assert [s.name for s in page.session.item(item.item_id).sources] == want
+    assert want[:2] == ["front_1.jpg", "back_2.jpg"]  # the backs' pass ran from the last back

@@ -377,6 +377,10 @@ def resolution_words(resolution: str) -> str:
         "name": _t("Resolution", "Order by name"),
         "mtime": _t("Resolution", "Order by modification time"),
         "exclude": _t("Resolution", "Leave the selected pages out"),
+        "interleave": _t("Resolution", "Interleave fronts and backs"),
+        "interleave_reversed": _t("Resolution", "Interleave, the backs' pass reversed"),
+        "verso_first": _t("Resolution", "The first page is a verso"),
+        "versos_blank": _t("Resolution", "The versos are blank (not scanned)"),
         "skip": _t("Resolution", "Leave this notebook out"),
         "as_copy": _t("Resolution", "Import it as a copy (new ids)"),
     }

@@ -11,6 +11,7 @@ import html
 from collections.abc import Callable
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import (
     QAbstractItemModel,
     QItemSelectionModel,
@@ -85,6 +86,8 @@ class _ActionButton(QPushButton):
 
     @Slot()
     def _sync(self) -> None:
+        if not shiboken6.isValid(self._action):
+            return  # the page is being torn down and its actions went first
         self.setEnabled(self._action.isEnabled())
         tip = self._action.toolTip()
         shortcut = self._action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
@@ -571,6 +574,23 @@ class ReviewPage(QWidget):
                 self.tr("Order pages by modification time"),
             ),
         }
+        # Two duplex passes woven together; what a person says of a foliated notebook.
+        changes["interleave"] = (
+            lambda it: api.reorder(it, by="interleave"),
+            self.tr("Interleave fronts and backs"),
+        )
+        changes["interleave_reversed"] = (
+            lambda it: api.reorder(it, by="interleave_reversed"),
+            self.tr("Interleave fronts and reversed backs"),
+        )
+        changes["verso_first"] = (
+            lambda it: api.reorder(it, verso_first=True),
+            self.tr("Say the first page is a verso"),
+        )
+        changes["versos_blank"] = (
+            lambda it: api.reorder(it, versos_blank=True),
+            self.tr("Say the versos are blank"),
+        )
         # A bag's notebook whose id holds another notebook: leave it out, or take a copy.
         changes["skip"] = (
             lambda it: api.reorder(it, skip=True),
