@@ -1,10 +1,9 @@
 """Benchmark: the cost of writing one item outcome, against the size of the plan.
 
-A run's record lists every item's outcome, and `RunStore.record_outcome` rewrites the
-record (read, check the fence, atomic replace, index) for each one. This measures that
-write for plans of 100, 10,000 and 100,000 one-page items: wall time per outcome and
-the record's size, so that an O(1) outcome write (issue 14, finding 11) can be checked
-against it.
+`RunStore.record_outcome` appends one line to the run's outcomes log (after the fence
+and forward-only checks, under the corpus lock); before the log it rewrote the whole
+record. This measures that write for plans of 100, 10,000 and 100,000 one-page items:
+wall time per outcome and the record's size. The write must not grow with the plan.
 
     .venv/bin/python bench/bench_outcomes.py [--sizes 100 10000 100000] [--writes 20]
 """
@@ -119,9 +118,13 @@ def main() -> None:
         )
     lines += [
         "",
-        "Each write re-reads, re-checks and rewrites the whole record, so its cost grows with",
-        "the plan (O(plan size) per outcome). The append-only outcomes log that would make it",
-        "O(1) is not built yet; these numbers are the baseline it is to be measured against.",
+        "Each write is a stat of the record, the fence and forward-only checks on the state",
+        "kept in memory, and one fsynced append to `<run_id>.outcomes.jsonl`: O(1) in the plan.",
+        "Before the log (commit e63f211, same machine) every write re-read, re-checked and",
+        "rewrote the whole record: 1.5 ms, 51.4 ms and 1,172 ms per outcome for 100, 10,000",
+        "and 100,000 items. The first write after another writer changed the record (a new",
+        "attempt, a cancel request) still reads it once; the compaction at the end rewrites it",
+        "once.",
         "",
     ]
     replace_section(RESULTS, HEADING, "\n".join(lines))

@@ -92,6 +92,9 @@ def run_id_when_committing(data: Path, proc: subprocess.Popen[str], committed: i
             except (OSError, orjson.JSONDecodeError):
                 continue
             done = sum(d["state"] == "committed" for d in doc["items"])
+            log = p.with_name(f"{p.stem}.outcomes.jsonl")  # outcomes since the last compaction
+            if log.exists():
+                done += log.read_bytes().count(b'"state":"committed"')
             if doc["status"] == "running" and done >= committed:
                 return str(doc["import_run_id"])
         return None

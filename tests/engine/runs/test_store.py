@@ -175,3 +175,66 @@ def test_a_migration_the_corpus_lock_postpones_changes_nothing(
     assert (opened.runs_dir / f"{run_id}.plan.json").is_file()
     assert RunStore(opened).load_plan(run_id)  # read from the old place meanwhile
     assert RunStore(api.open_corpus(data_dir)).legacy_plan_ids() == []
+
+
+# -- outcomes: an append-only log beside the record, compacted by every other write ---------
+
+
+def test_an_outcome_is_appended_to_the_log_not_rewritten_into_the_record(corpus, tmp_path) -> None:
+    plan = plan_for(corpus, make_shelf(tmp_path / "box", notebooks=3, pages=1))
+    record, _ = prepare_run(corpus, plan)
+    store = RunStore(corpus)
+    record = store.begin_attempt(record.run_id)
+    path, log = store.record_path(record.run_id), store.outcomes_path(record.run_id)
+    before = path.read_bytes()
+    first, second, third = plan.items
+    for it in (first, second):
+        store.record_outcome(
+            record.run_id,
+            record.attempt,
+            ItemOutcome(it.item_id, ItemState.SKIPPED, it.notebook_id),
+        )
+    assert path.read_bytes() == before  # O(1): the record is not rewritten per outcome
+    assert len(log.read_bytes().splitlines()) == 2
+    # A kill mid-append leaves a torn last line: ignored, never taken for an outcome.
+    torn = orjson.dumps({"attempt": record.attempt, "outcome": {"item_id": third.item_id}})
+    log.write_bytes(log.read_bytes() + torn[:25])
+    fresh = RunStore(corpus).load(record.run_id)  # record + log are the truth
+    assert fresh.counts()["skipped"] == 2 and fresh.counts()["pending"] == 1
+    # The next append starts a line of its own after the fragment; forward only still holds.
+    other = RunStore(corpus)
+    other.record_outcome(
+        record.run_id,
+        record.attempt,
+        ItemOutcome(third.item_id, ItemState.SKIPPED, third.notebook_id),
+    )
+    with pytest.raises(ValueError, match="only move forward"):
+        other.record_outcome(
+            record.run_id,
+            record.attempt,
+            ItemOutcome(first.item_id, ItemState.FAILED, first.notebook_id),
+        )
+    assert RunStore(corpus).load(record.run_id).counts()["skipped"] == 3
+    # Any other write compacts: the record holds every outcome and the log is gone.
+    done = store.finish(record.run_id, record.attempt, RunStatus.COMPLETE)
+    assert not log.exists()
+    on_disk = orjson.loads(path.read_bytes())
+    assert [d["state"] for d in on_disk["items"]] == ["skipped"] * 3
+    assert done.status is RunStatus.COMPLETE
+
+
+def test_a_newer_attempt_fences_off_an_older_one_writing_to_the_log(corpus, tmp_path) -> None:
+    plan = plan_for(corpus, make_shelf(tmp_path / "box", notebooks=2, pages=1))
+    record, _ = prepare_run(corpus, plan)
+    old_store = RunStore(corpus)
+    old = old_store.begin_attempt(record.run_id)
+    a, b = plan.items
+    old_store.record_outcome(
+        record.run_id, old.attempt, ItemOutcome(a.item_id, ItemState.SKIPPED, a.notebook_id)
+    )
+    RunStore(corpus).begin_attempt(record.run_id)  # another process took the run over
+    with pytest.raises(AttemptSuperseded):
+        old_store.record_outcome(
+            record.run_id, old.attempt, ItemOutcome(b.item_id, ItemState.SKIPPED, b.notebook_id)
+        )
+    assert RunStore(corpus).load(record.run_id).counts()["skipped"] == 1

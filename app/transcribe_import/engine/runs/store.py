@@ -68,6 +68,7 @@ def _who() -> str:
 
 PLANS_DIR = "plans"  # import-runs/plans/<run_id>.json: the frozen plan snapshots
 LEGACY_PLAN_SUFFIX = ".plan.json"  # import-runs/<run_id>.plan.json, before the move
+OUTCOMES_SUFFIX = ".outcomes.jsonl"  # import-runs/<run_id>.outcomes.jsonl
 MIGRATE_LOCK_TIMEOUT = 2.0  # a busy corpus postpones the migration to the next open
 
 
@@ -79,6 +80,9 @@ class RunStore:
         self.dir = corpus.runs_dir
         self.plans_dir = self.dir / PLANS_DIR
         self.index_path = self.dir / "index.json"
+        # The live run this store writes outcomes for: the record file's (inode, mtime,
+        # size) when it was read, its document with the log applied, and each item's index.
+        self._live: dict[str, tuple[tuple[int, int, int], dict[str, Any], dict[str, int]]] = {}
 
     def record_path(self, run_id: str) -> Path:
         return self.dir / f"{check_id(run_id, 'import_run_id')}.json"
@@ -89,6 +93,10 @@ class RunStore:
     def legacy_plan_path(self, run_id: str) -> Path:
         """Where a corpus of an earlier version kept the snapshot, until it is migrated."""
         return self.dir / f"{check_id(run_id, 'import_run_id')}{LEGACY_PLAN_SUFFIX}"
+
+    def outcomes_path(self, run_id: str) -> Path:
+        """The append-only outcomes log beside the record (record + log are the truth)."""
+        return self.dir / f"{check_id(run_id, 'import_run_id')}{OUTCOMES_SUFFIX}"
 
     def cancel_marker(self, run_id: str) -> Path:
         """A cheap signal beside the record, so the executor can poll for a cancel per item."""
@@ -112,6 +120,7 @@ class RunStore:
         try:
             doc = orjson.loads(data)
             _check_record(doc, run_id)
+            self._apply_log(doc, _item_positions(doc))
         except (orjson.JSONDecodeError, ValueError, KeyError, TypeError) as exc:
             raise RunCorrupt(
                 ErrorCode.RUN_CORRUPT,
@@ -120,6 +129,30 @@ class RunStore:
                 path=str(path),
             ) from None
         return RunRecord(doc)
+
+    def _apply_log(self, doc: dict[str, Any], positions: dict[str, int]) -> None:
+        """Apply the outcomes log to a record's document: forward only, a torn line ignored.
+
+        Every line was written under the corpus lock after the attempt fence was checked,
+        so each is an outcome the run recorded. A line cut short by a crash (the last one,
+        or one a later append was written after, on a line of its own) was never
+        acknowledged: its item is judged again on resume, as before its write.
+        """
+        try:
+            data = fsio.read_bytes(self.outcomes_path(str(doc["import_run_id"])))
+        except FileNotFoundError:
+            return
+        for line in data.split(b"\n"):
+            if not line.strip():
+                continue
+            try:
+                outcome = ItemOutcome.from_json(orjson.loads(line)["outcome"])
+            except (orjson.JSONDecodeError, ValueError, KeyError, TypeError):
+                continue  # torn
+            k = positions.get(outcome.item_id)
+            if k is not None and not ItemState(doc["items"][k]["state"]).final:
+                doc["items"][k] = outcome.to_json()
+                doc["updated_at"] = outcome.updated_at or doc.get("updated_at")
 
     def load_plan(self, run_id: str, record: RunRecord | None = None) -> ImportPlan:
         record = record or self.load(run_id)
@@ -292,10 +325,15 @@ class RunStore:
                 record = self.load(run_id)
                 if attempt is not None and record.attempt != attempt:
                     raise AttemptSuperseded(run_id)
-                doc = record.doc
+                doc = record.doc  # the record with its outcomes log applied
                 change(doc)
                 doc["updated_at"] = utc_now()
                 fsio.atomic_write(self.record_path(run_id), _encode(doc))
+                # Compacted: the record now holds every logged outcome. A kill before the
+                # log is gone only re-applies outcomes the record already has.
+                crashpoint("run.after_compact")
+                fsio.remove(self.outcomes_path(run_id))
+                self._live.pop(run_id, None)
                 self._update_index(RunRecord(doc))
                 return RunRecord(doc)
         except OSError as exc:
@@ -319,24 +357,50 @@ class RunStore:
         return self._mutate(run_id, None, change)
 
     def record_outcome(self, run_id: str, attempt: int, outcome: ItemOutcome) -> RunRecord:
-        def change(doc: dict[str, Any]) -> None:
-            for i, d in enumerate(doc["items"]):
-                if d["item_id"] != outcome.item_id:
-                    continue
-                old = ItemState(d["state"])
+        """Append one outcome to the run's log: O(1) in the plan's size.
+
+        Under the corpus lock, as every run write: the record is re-read only when its file
+        changed (another writer: a cancel request, a new attempt), so the fence and the
+        forward-only rule are checked on the current state without parsing the record.
+        """
+        try:
+            with self.corpus.locked():
+                doc, positions = self._live_doc(run_id)
+                if int(doc["attempt"]) != attempt:
+                    raise AttemptSuperseded(run_id)
+                k = positions.get(outcome.item_id)
+                if k is None:
+                    raise KeyError(outcome.item_id)
+                old = ItemState(doc["items"][k]["state"])
                 if old.final:
                     if old is outcome.state and old in (ItemState.COMMITTED, ItemState.SKIPPED):
-                        return  # recording the same final outcome again is a no-op
+                        return RunRecord(doc)  # recording the same final outcome is a no-op
                     raise ValueError(
                         f"item {outcome.item_id} is already {old}; outcomes only move forward"
                     )
-                doc["items"][i] = outcome.to_json()
-                return
-            raise KeyError(outcome.item_id)
-
-        record = self._mutate(run_id, attempt, change)
+                line = orjson.dumps({"attempt": attempt, "outcome": outcome.to_json()})
+                log = self.outcomes_path(run_id)
+                if _ends_torn(log):
+                    line = b"\n" + line  # a torn fragment stays a line of its own
+                fsio.append_durable(log, line + b"\n")
+                doc["items"][k] = outcome.to_json()
+                doc["updated_at"] = outcome.updated_at or utc_now()
+        except OSError as exc:
+            raise fsio.problem_from_oserror(exc, self.outcomes_path(run_id), "updating") from exc
         crashpoint("run.after_item_outcome")
-        return record
+        return RunRecord(doc)
+
+    def _live_doc(self, run_id: str) -> tuple[dict[str, Any], dict[str, int]]:
+        """The record with its log applied, re-read only when the record file changed."""
+        st = fsio.stat(self.record_path(run_id))
+        key = (st.st_ino, st.st_mtime_ns, st.st_size)
+        live = self._live.get(run_id)
+        if live is not None and live[0] == key:
+            return live[1], live[2]
+        doc = self.load(run_id).doc
+        positions = _item_positions(doc)
+        self._live[run_id] = (key, doc, positions)
+        return doc, positions
 
     def request_cancel(self, run_id: str) -> RunRecord:
         def change(doc: dict[str, Any]) -> None:
@@ -485,6 +549,22 @@ def _refuse_ended(doc: dict[str, Any], run_id: str, why: str) -> None:
             f"Run {run_id} already ended ({doc['status']}); {why}",
             item=run_id,
         )
+
+
+def _item_positions(doc: dict[str, Any]) -> dict[str, int]:
+    return {d["item_id"]: k for k, d in enumerate(doc["items"])}
+
+
+def _ends_torn(path: Path) -> bool:
+    """Whether the log's last byte is not a newline (a kill cut an append short)."""
+    try:
+        with fsio.open_read(path) as f:
+            if f.seek(0, 2) == 0:
+                return False
+            f.seek(-1, 2)
+            return f.read(1) != b"\n"
+    except FileNotFoundError:
+        return False
 
 
 def _index_row(record: RunRecord) -> dict[str, Any]:
