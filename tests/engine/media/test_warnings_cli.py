@@ -1,0 +1,58 @@
+"""No raw library warning reaches the terminal: files that make Pillow warn, through the CLI.
+
+Each command runs as a real process (tests/helpers/cli.py), with Python's default warning
+filters, as a user's terminal would have them.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from pathlib import Path
+
+import orjson
+
+from helpers.cli import EXIT_INVALID, EXIT_OK, cli_env, run_cli
+
+import media_factory as mf
+
+# What a raw warning or traceback looks like on stderr.
+RAW = re.compile(r"site-packages|Warning:|warnings\.warn|Traceback|\.py:\d+")
+
+
+def _shelf(root: Path) -> Path:
+    nb = root / "shelf" / "nb"
+    mf.make_jpeg_with_corrupt_exif(nb / "p1.jpg")  # Pillow: "Tag data larger than file"
+    src = mf.make_png(root / "src.png", size=(64, 48)).read_bytes()
+    chunks = mf._png_chunks(src)
+    actl = (b"acTL", struct.pack(">II", 0, 0))  # Pillow: "Invalid APNG, will use default PNG"
+    (nb / "p2.png").write_bytes(mf._png_bytes([chunks[0], actl, *chunks[1:]]))
+    mf.make_bomb_png(nb / "p3.png", 9_500, 9_500)  # Pillow: DecompressionBombWarning
+    return root / "shelf"
+
+
+def _clean(proc, *, rc: int) -> str:
+    assert proc.returncode == rc, proc.stderr
+    assert not RAW.search(proc.stderr), proc.stderr
+    return proc.stderr
+
+
+def test_plan_validate_order_commit_print_no_library_warning(tmp_path: Path) -> None:
+    data, plan = tmp_path / "data", tmp_path / "plan.json"
+    shelf = _shelf(tmp_path)
+    _clean(run_cli(data, "plan", str(shelf), "-o", str(plan)), rc=EXIT_OK)
+    doc = orjson.loads(plan.read_bytes())
+    (item,) = doc["items"]
+    (bomb,) = item["provenance"]["unusable"]
+    assert (bomb["rel"], bomb["code"]) == ("shelf/nb/p3.png", "decompression_bomb")
+    _clean(run_cli(data, "validate", str(plan)), rc=EXIT_INVALID)
+    _clean(run_cli(data, "order", str(plan), item["item_id"], "--exclude", bomb["rel"]), rc=0)
+    _clean(run_cli(data, "order", str(plan), item["item_id"], "--accept"), rc=EXIT_OK)
+    _clean(run_cli(data, "validate", str(plan)), rc=EXIT_OK)
+    _clean(run_cli(data, "commit", str(plan)), rc=EXIT_OK)
+    # The warnings went to the log file, each naming its file.
+    log_dir = Path(cli_env(data)["XDG_STATE_HOME"]) / "Transcribe" / "log"
+    log = (log_dir / "transcribe-import.log").read_text(encoding="utf-8")
+    assert re.search(r"INFO transcribe_import\.engine\.media: .*p1\.jpg: UserWarning", log)
+    assert re.search(r"p2\.png: UserWarning: Invalid APNG", log)
+    assert re.search(r"p3\.png: DecompressionBombWarning", log)
