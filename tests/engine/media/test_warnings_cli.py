@@ -12,9 +12,8 @@ from pathlib import Path
 
 import orjson
 
-from helpers.cli import EXIT_INVALID, EXIT_OK, cli_env, run_cli
-
 import media_factory as mf
+from helpers.cli import EXIT_INVALID, EXIT_OK, cli_env, run_cli
 
 # What a raw warning or traceback looks like on stderr.
 RAW = re.compile(r"site-packages|Warning:|warnings\.warn|Traceback|\.py:\d+")
