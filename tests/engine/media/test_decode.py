@@ -179,6 +179,24 @@ def test_probe_reads_headers_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert infos[2].orientation == 6
 
 
+def test_probe_with_decode_pixels_refuses_data_the_headers_hide(tmp_path: Path) -> None:
+    # A deflate-compressed TIFF whose header and tags are whole but whose strip is garbage.
+    buf = io.BytesIO()
+    Image.new("RGB", (64, 64), (200, 10, 10)).save(buf, "TIFF", compression="tiff_adobe_deflate")
+    data = bytearray(buf.getvalue())
+    with Image.open(io.BytesIO(bytes(data))) as im:
+        offset, length = im.tag_v2[273][0], im.tag_v2[279][0]  # type: ignore[attr-defined]
+    data[offset : offset + length] = b"\x55" * length
+    path = tmp_path / "hollow.tif"
+    path.write_bytes(bytes(data))
+    assert media.probe(path).page_count == 1  # the headers alone look fine
+    refused(ErrorCode.CORRUPT_IMAGE, "hollow.tif", media.probe, path, decode_pixels=True)
+    refused(ErrorCode.CORRUPT_IMAGE, "hollow.tif", render_all, path)
+    good = mf.make_multiframe_tiff(tmp_path / "good.tif", 3)
+    assert media.probe(good, decode_pixels=True).page_count == 3
+    assert media.probe(mf.make_jpeg(tmp_path / "a.jpg"), decode_pixels=True).page_count == 1
+
+
 def test_probe_exif_orientation_swaps_size_and_reads_capture_time(tmp_path: Path) -> None:
     path = mf.make_jpeg(
         tmp_path / "p.jpg", (800, 600), exif_orientation=6, datetime_original="2019:07:14 09:30:05"

@@ -60,6 +60,8 @@ __all__ = [
 
 DEFAULT_SETTINGS = RenderSettings()
 
+quiet.demote_library_logs()
+
 # pdfium is not thread-safe, so every call into it is serialised. Re-entrant because an
 # abandoned render generator may be finalised by the garbage collector in a thread that
 # already holds the lock, and its cleanup closes a document.
@@ -102,9 +104,20 @@ _ORIENTATION_TRANSPOSE: dict[int, Image.Transpose] = {
 
 
 def probe(
-    path: Path, settings: RenderSettings = DEFAULT_SETTINGS, display_path: str | None = None
+    path: Path,
+    settings: RenderSettings = DEFAULT_SETTINGS,
+    display_path: str | None = None,
+    *,
+    decode_pixels: bool = False,
 ) -> MediaInfo:
-    """Type, page count, size and capture time of a page file, from its headers alone."""
+    """Type, page count, size and capture time of a page file, from its headers alone.
+
+    ``decode_pixels`` (the scan, once per file): also decode every page's pixels, so a
+    file whose headers are whole but whose data Pillow cannot decode (an image cut short
+    inside, a TIFF codec this build lacks, a broken APNG default image) is refused at
+    planning rather than failing at commit. A JPEG is decoded at 1/8 scale, which still
+    reads all of its data. PDFs always have every page loaded by pdfium.
+    """
     dp = display_path or str(path)
     try:
         with fsio.open_read(path) as fp:
@@ -114,7 +127,7 @@ def probe(
                 return _probe_pdf(fp, dp)
             _check_not_truncated(fp, media_type, dp)
             fp.seek(0)
-            return _probe_image(fp, media_type, settings, dp)
+            return _probe_image(fp, media_type, settings, dp, decode_pixels)
     except OSError as exc:
         raise fsio.problem_from_oserror(exc, dp, "reading") from exc
 
@@ -153,7 +166,9 @@ def _check_not_truncated(fp: BinaryIO, media_type: str, dp: str) -> None:
         )
 
 
-def _probe_image(fp: BinaryIO, media_type: str, settings: RenderSettings, dp: str) -> MediaInfo:
+def _probe_image(
+    fp: BinaryIO, media_type: str, settings: RenderSettings, dp: str, decode_pixels: bool
+) -> MediaInfo:
     errors = _image_errors(media_type, dp, settings)
     with errors, Image.open(fp, formats=KIND_BY_TYPE[media_type].pil_formats) as im:
         width, height = im.size
@@ -172,9 +187,20 @@ def _probe_image(fp: BinaryIO, media_type: str, settings: RenderSettings, dp: st
                 _check_pixels(*im.size, settings, dp)
             im.seek(0)
         orientation, captured_at = _exif_facts(_header_exif(im, fp))
+        if decode_pixels:
+            _decode_every_page(im, page_count)
     if orientation in (5, 6, 7, 8):
         width, height = height, width
     return MediaInfo(media_type, page_count, width, height, captured_at, orientation)
+
+
+def _decode_every_page(im: Image.Image, page_count: int) -> None:
+    for frame in range(page_count):
+        if page_count > 1:
+            im.seek(frame)
+        if im.format in ("JPEG", "MPO"):
+            im.draft(None, (max(1, im.width // 8), max(1, im.height // 8)))
+        im.load()
 
 
 def _header_exif(im: Image.Image, fp: BinaryIO) -> Image.Exif | None:

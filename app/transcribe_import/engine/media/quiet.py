@@ -86,6 +86,23 @@ def _uninstall() -> None:
     _filter, _previous_show = None, None
 
 
+class _Demote(logging.Handler):
+    """Pillow's own log records ("More samples per pixel than can be decoded", at ERROR),
+    passed on to the media logger at INFO: library noise for the log file, not a problem."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if log.isEnabledFor(logging.INFO):
+            log.info("%s: %s", record.name, record.getMessage())
+
+
+def demote_library_logs() -> None:
+    """Route Pillow's logging below WARNING (idempotent; media calls it when it loads)."""
+    pil = logging.getLogger("PIL")
+    if not any(isinstance(h, _Demote) for h in pil.handlers):
+        pil.addHandler(_Demote())
+    pil.propagate = False
+
+
 def log_caught(found: list[tuple[type[Warning], str]], dp: str) -> None:
     """Log what a decoder warned about a file, at INFO: for the log file, not the user."""
     for category, message in found:
