@@ -6,17 +6,19 @@ filters, as a user's terminal would have them.
 
 from __future__ import annotations
 
+import io
 import re
 import struct
 from pathlib import Path
 
 import orjson
+from PIL import Image
 
 import media_factory as mf
 from helpers.cli import EXIT_INVALID, EXIT_OK, cli_env, run_cli
 
 # What a raw warning or traceback looks like on stderr.
-RAW = re.compile(r"site-packages|Warning:|warnings\.warn|Traceback|\.py:\d+")
+RAW = re.compile(r"site-packages|Warning:|warnings\.warn|Traceback|\.py:\d+|Decod")
 
 
 def _shelf(root: Path) -> Path:
@@ -27,6 +29,11 @@ def _shelf(root: Path) -> Path:
     actl = (b"acTL", struct.pack(">II", 0, 0))  # Pillow: "Invalid APNG, will use default PNG"
     (nb / "p2.png").write_bytes(mf._png_bytes([chunks[0], actl, *chunks[1:]]))
     mf.make_bomb_png(nb / "p3.png", 9_500, 9_500)  # Pillow: DecompressionBombWarning
+    buf = io.BytesIO()
+    Image.new("RGB", (64, 64)).save(buf, "TIFF", compression="tiff_adobe_deflate")
+    tif = bytearray(buf.getvalue())
+    tif[8:46] = b"\x55" * 38  # the strip: libtiff prints "ZIPDecode: Decoding error ..."
+    (nb / "p4.tif").write_bytes(bytes(tif))
     return root / "shelf"
 
 
@@ -42,10 +49,14 @@ def test_plan_validate_order_commit_print_no_library_warning(tmp_path: Path) -> 
     _clean(run_cli(data, "plan", str(shelf), "-o", str(plan)), rc=EXIT_OK)
     doc = orjson.loads(plan.read_bytes())
     (item,) = doc["items"]
-    (bomb,) = item["provenance"]["unusable"]
+    bomb, tif = item["provenance"]["unusable"]
     assert (bomb["rel"], bomb["code"]) == ("shelf/nb/p3.png", "decompression_bomb")
+    assert (tif["rel"], tif["code"]) == ("shelf/nb/p4.tif", "corrupt_image")
     _clean(run_cli(data, "validate", str(plan)), rc=EXIT_INVALID)
-    _clean(run_cli(data, "order", str(plan), item["item_id"], "--exclude", bomb["rel"]), rc=0)
+    _clean(
+        run_cli(data, "order", str(plan), item["item_id"], "--exclude", bomb["rel"], tif["rel"]),
+        rc=0,
+    )
     _clean(run_cli(data, "order", str(plan), item["item_id"], "--accept"), rc=EXIT_OK)
     _clean(run_cli(data, "validate", str(plan)), rc=EXIT_OK)
     _clean(run_cli(data, "commit", str(plan)), rc=EXIT_OK)

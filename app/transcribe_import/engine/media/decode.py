@@ -61,6 +61,7 @@ __all__ = [
 DEFAULT_SETTINGS = RenderSettings()
 
 quiet.demote_library_logs()
+quiet.silence_libtiff()
 
 # pdfium is not thread-safe, so every call into it is serialised. Re-entrant because an
 # abandoned render generator may be finalised by the garbage collector in a thread that

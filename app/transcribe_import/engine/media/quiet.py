@@ -103,6 +103,30 @@ def demote_library_logs() -> None:
     pil.propagate = False
 
 
+def silence_libtiff() -> None:
+    """Stop libtiff (the C library Pillow decodes TIFFs with) printing its errors on stderr.
+
+    Pillow turns off libtiff's warnings but not its errors, which it reports to us as
+    "decoder error" anyway. Found, on Linux, as the libtiff this process has loaded;
+    elsewhere (or if it is not there) nothing changes.
+    """
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
+            paths = {line.split()[-1] for line in maps if "libtiff" in line and "/" in line}
+    except OSError:
+        return
+    import ctypes
+
+    for path in sorted(paths):
+        try:
+            lib = ctypes.CDLL(path)
+            lib.TIFFSetErrorHandler.restype = ctypes.c_void_p
+            lib.TIFFSetErrorHandler.argtypes = [ctypes.c_void_p]
+            lib.TIFFSetErrorHandler(None)
+        except (OSError, AttributeError):
+            continue
+
+
 def log_caught(found: list[tuple[type[Warning], str]], dp: str) -> None:
     """Log what a decoder warned about a file, at INFO: for the log file, not the user."""
     for category, message in found:
