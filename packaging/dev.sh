@@ -2,6 +2,7 @@
 # Sets up everything a fresh Debian/Ubuntu machine needs, then opens the app or runs the tests.
 #   bash packaging/dev.sh app [ARGS...]   open the window on the default corpus (or: app doctor, ...)
 #   bash packaging/dev.sh test [PYTEST ARGS...]   lint and run the whole test suite
+#   bash packaging/dev.sh fetch-real-files   download the real-file corpora only (below)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,6 +41,26 @@ setup_venv() {
   fi
 }
 
+# The real-file corpora (Pillow's Tests/images, pypdf's resources) are in the sdists of the
+# installed Pillow and pypdf; tests/engine/media/test_real_files.py imports every page file in
+# them. Downloaded once into .cache/real-files (about 55 MB), from PyPI.
+REAL_FILES="${TRANSCRIBE_REAL_FILES:-$PWD/.cache/real-files}"
+fetch_real_files() {
+  local pins
+  pins=$(.venv/bin/python -c 'from importlib.metadata import version as v
+print("pillow==" + v("pillow"), "pypdf==" + v("pypdf"))')
+  local missing=0
+  for pin in $pins; do
+    [ -f "$REAL_FILES/${pin/==/-}.tar.gz" ] || missing=1
+  done
+  [ "$missing" -eq 0 ] && return 0
+  mkdir -p "$REAL_FILES"
+  echo "Downloading the real-file corpora ($pins) into $REAL_FILES" >&2
+  # shellcheck disable=SC2086  # $pins is two words on purpose
+  .venv/bin/python -m pip download -q --no-deps --no-binary :all: \
+    $pins -d "$REAL_FILES"
+}
+
 install_system_packages
 setup_venv
 
@@ -54,11 +75,17 @@ case "$cmd" in
     # window or Qt in the engine, and the faces doing the engine's work only through its api.
     .venv/bin/lint-imports
     .venv/bin/mypy  # the engine, typed ([tool.mypy])
+    fetch_real_files
+    # Set, the real-file test fails rather than skips when the corpora are missing.
+    export TRANSCRIBE_REAL_FILES="$REAL_FILES"
     export QT_QPA_PLATFORM=offscreen
     exec .venv/bin/python -m pytest "$@"
     ;;
+  fetch-real-files)
+    fetch_real_files
+    ;;
   *)
-    echo "usage: bash packaging/dev.sh app|test [ARGS...]" >&2
+    echo "usage: bash packaging/dev.sh app|test|fetch-real-files [ARGS...]" >&2
     exit 2
     ;;
 esac

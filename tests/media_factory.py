@@ -9,6 +9,7 @@ a render was oriented.
 from __future__ import annotations
 
 import io
+import re
 import struct
 import zlib
 from collections.abc import Sequence
@@ -303,3 +304,89 @@ def _png_bytes(chunks: Sequence[tuple[bytes, bytes]]) -> bytes:
         crc = zlib.crc32(kind + body) & 0xFFFFFFFF
         out.append(struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc))
     return b"".join(out)
+
+
+def make_pdf_with_damaged_trailer(path: Path, pages: int = 2) -> Path:
+    """A PDF whose cross-reference table and startxref offset are garbage: readers must rebuild
+    them by scanning the objects (pdfium does)."""
+    data = make_pdf(path, pages).read_bytes()
+    xref = data.rindex(b"xref")
+    broken = data[:xref] + b"xrfe garbage\n" + data[xref + 4 :]
+    broken = re.sub(rb"startxref\s+\d+", b"startxref\n999999999", broken)
+    path.write_bytes(broken)
+    return path
+
+
+def make_pdf_with_page_labels(path: Path) -> Path:
+    """Five pages labelled i, ii, then A-3, A-4, A-5 (/PageLabels)."""
+    writer = pypdf.PdfWriter(clone_from=pypdf.PdfReader(io.BytesIO(make_pdf(path, 5).read_bytes())))
+    writer.set_page_label(0, 1, style="/r")
+    writer.set_page_label(2, 4, style="/D", prefix="A-", start=3)
+    out = io.BytesIO()
+    writer.write(out)
+    path.write_bytes(out.getvalue())
+    return path
+
+
+def adobe_rgb_icc() -> bytes:
+    """An ICC v2 display profile for Adobe RGB (1998): D50-adapted primaries, gamma 2.2."""
+
+    def s15(v: float) -> bytes:
+        return struct.pack(">i", round(v * 65536))
+
+    def xyz(x: float, y: float, z: float) -> bytes:
+        return b"XYZ \0\0\0\0" + s15(x) + s15(y) + s15(z)
+
+    text = b"Adobe RGB (1998) compatible, test"
+    desc = b"desc\0\0\0\0" + struct.pack(">I", len(text) + 1) + text + b"\0" + bytes(8 + 3 + 67)
+    curve = b"curv\0\0\0\0" + struct.pack(">IH", 1, 0x0233) + b"\0\0"  # gamma 563/256
+    tags = [
+        (b"desc", desc),
+        (b"wtpt", xyz(0.9642, 1.0, 0.8249)),
+        (b"rXYZ", xyz(0.6097, 0.3111, 0.0195)),
+        (b"gXYZ", xyz(0.2053, 0.6257, 0.0609)),
+        (b"bXYZ", xyz(0.1492, 0.0632, 0.7446)),
+        (b"rTRC", curve),
+        (b"gTRC", curve),
+        (b"bTRC", curve),
+        (b"cprt", b"text\0\0\0\0no copyright, test data\0"),
+    ]
+    offset = 128 + 4 + 12 * len(tags)
+    table, body = b"", b""
+    for sig, data in tags:
+        data += bytes(-len(data) % 4)
+        table += sig + struct.pack(">II", offset + len(body), len(data))
+        body += data
+    size = offset + len(body)
+    header = (
+        struct.pack(">I", size)
+        + b"lcms"
+        + bytes.fromhex("02100000")
+        + b"mntrRGB XYZ "
+        + bytes(12)
+        + b"acsp"
+        + bytes(24)
+        + struct.pack(">I", 0)
+        + s15(0.9642)
+        + s15(1.0)
+        + s15(0.8249)
+        + bytes(48)
+    )
+    assert len(header) == 128
+    return header + struct.pack(">I", len(tags)) + table + body
+
+
+def make_jpeg_with_corrupt_exif(path: Path, size: tuple[int, int] = (320, 440)) -> Path:
+    """A JPEG whose EXIF says orientation 6, then points a tag's data past the block's end
+    (Pillow warns "... Skipping tag 271")."""
+    entries = [
+        (0x0112, 3, 1, struct.pack("<HH", 6, 0)),  # Orientation = 6, inline
+        (0x010F, 2, 100, struct.pack("<I", 4000)),  # Make: 100 bytes at offset 4000 (absent)
+    ]
+    ifd = struct.pack("<H", len(entries))
+    for tag, kind, count, value in entries:
+        ifd += struct.pack("<HHI", tag, kind, count) + value
+    ifd += struct.pack("<I", 0)
+    exif = b"Exif\0\0" + b"II*\0" + struct.pack("<I", 8) + ifd
+    page_pixels(size, "RGB").save(_ready(path), "JPEG", quality=85, exif=exif)
+    return path

@@ -312,9 +312,7 @@ def cmd_gui(data_dir: Path, args: argparse.Namespace) -> int:
 
 
 def _log_traceback(data_dir: Path) -> Path:
-    import platformdirs
-
-    log_dir = Path(platformdirs.user_log_dir("Transcribe", appauthor=False))
+    log_dir = _log_dir()
     try:
         log_dir.mkdir(parents=True, exist_ok=True)
     except OSError:
@@ -341,18 +339,42 @@ COMMANDS: dict[str, Callable[[Corpus, argparse.Namespace], int]] = {
 }
 
 
-def _quiet_libraries() -> None:
-    """Library chatter is not for the user: pypdf logs repairs of damaged PDFs it reads anyway,
-    and Pillow's decompression-bomb warning is an error for us (media refuses such images)."""
-    import logging
-    import warnings
+LOG_NAME = "transcribe-import.log"
 
-    logging.getLogger("pypdf").setLevel(logging.ERROR)
-    # Matched by message and module, so that a command that never decodes an image does not
-    # pay for importing Pillow to name its warning class (DecompressionBombWarning).
-    warnings.filterwarnings(
-        "error", message=r"Image size \(\d+ pixels\) exceeds limit", module=r"PIL\."
-    )
+
+def _quiet_libraries() -> None:
+    """Nothing raw from a library reaches the terminal: it goes to the log file instead.
+
+    The decoders' warnings about a file are caught by media and logged at INFO with the
+    file's name (a warning that refuses a file is a coded error there); any other Python
+    warning, and every log record of INFO or more, is appended to ``transcribe-import.log``
+    in the user log directory (created only when something is written). With a handler on
+    the root logger, Python no longer prints unhandled WARNING records on stderr either.
+    """
+    import logging
+
+    logging.captureWarnings(True)
+    logging.getLogger("transcribe_import").setLevel(logging.INFO)
+    root = logging.getLogger()
+    if any(getattr(h, "_transcribe_log", False) for h in root.handlers):
+        return  # main() called again in one process
+    handler: logging.Handler
+    try:
+        log_dir = _log_dir()
+        log_dir.mkdir(parents=True, exist_ok=True)
+        handler = logging.FileHandler(log_dir / LOG_NAME, encoding="utf-8", delay=True)
+    except OSError:
+        handler = logging.NullHandler()  # no log folder: still nothing on the terminal
+    handler.setLevel(logging.INFO)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler._transcribe_log = True  # type: ignore[attr-defined]
+    root.addHandler(handler)
+
+
+def _log_dir() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_log_dir("Transcribe", appauthor=False))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

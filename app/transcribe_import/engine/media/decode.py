@@ -1,17 +1,19 @@
 """Decoding: probe page files' headers and render their pages as deterministic PNGs.
 
-The only module that imports Pillow, pypdf and pypdfium2; what a media type is lives in
-``kinds`` and recognising one from its bytes in ``sniff``. About 570 lines, over the usual
-500: images and PDFs share the page encoder and the decoder-error wording, and splitting
-them would make each half import the other.
+The only module that imports Pillow and pypdfium2; what a media type is lives in ``kinds``,
+recognising one from its bytes in ``sniff``, and keeping the decoders' warnings off the
+terminal in ``quiet``. Over the usual 500 lines: images and PDFs share the page encoder and
+the decoder-error wording, and splitting them would make each half import the other.
 
-pypdf and pypdfium2 are imported by the PDF functions when a PDF is first met (about 95 ms
-of a process's start, measured), so planning a shelf of images does not pay for them.
+pdfium (pypdfium2) renders PDFs, so it alone judges them: whether one opens, needs a
+password, how many pages it has and their labels. pypdfium2 is imported when a PDF is first
+met, so planning a shelf of images does not pay for it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import io
 import math
@@ -25,7 +27,7 @@ from typing import TYPE_CHECKING, BinaryIO, NoReturn, cast
 from PIL import ExifTags, Image
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
-from transcribe_import.engine.media import budget
+from transcribe_import.engine.media import budget, quiet
 from transcribe_import.engine.media.kinds import (
     JPEG,
     KIND_BY_TYPE,
@@ -44,6 +46,7 @@ from transcribe_import.engine.storage import fsio
 
 if TYPE_CHECKING:
     import pypdfium2 as pdfium
+    from PIL import ImageCms
 
 # The values probe and render return and take, importable from here with them.
 __all__ = [
@@ -56,6 +59,9 @@ __all__ = [
 ]
 
 DEFAULT_SETTINGS = RenderSettings()
+
+quiet.demote_library_logs()
+quiet.silence_libtiff()
 
 # pdfium is not thread-safe, so every call into it is serialised. Re-entrant because an
 # abandoned render generator may be finalised by the garbage collector in a thread that
@@ -75,9 +81,10 @@ _DECODE_ERRORS: tuple[type[BaseException], ...] = (
     MemoryError,
 )
 
-# EXIF blocks are often damaged; Pillow warns (UserWarning) or raises on them. Spelled out
-# as tuples (not starred in the except clauses) so the type checker sees exception types.
-_EXIF_ERRORS: tuple[type[BaseException], ...] = (*_DECODE_ERRORS, UserWarning)
+# EXIF blocks are often damaged; Pillow raises on some (and warns on others, which
+# quiet.caught records). Spelled out as tuples (not starred in the except clauses) so the
+# type checker sees exception types.
+_EXIF_ERRORS: tuple[type[BaseException], ...] = _DECODE_ERRORS
 _EXIF_IO_ERRORS: tuple[type[BaseException], ...] = (OSError, *_EXIF_ERRORS)
 _READ_ERRORS: tuple[type[BaseException], ...] = (OSError, *_DECODE_ERRORS)
 
@@ -102,10 +109,18 @@ def probe(
     settings: RenderSettings = DEFAULT_SETTINGS,
     display_path: str | None = None,
     size: int | None = None,
+    *,
+    decode_pixels: bool = False,
 ) -> MediaInfo:
     """Type, page count, size and capture time of a page file, from its headers alone.
 
     ``size``: the file's planned size; any other is a coded ``source_changed``.
+
+    ``decode_pixels`` (the scan, once per file): also decode every page's pixels, so a
+    file whose headers are whole but whose data Pillow cannot decode (an image cut short
+    inside, a TIFF codec this build lacks, a broken APNG default image) is refused at
+    planning rather than failing at commit. A JPEG is decoded at 1/8 scale, which still
+    reads all of its data. PDFs always have every page loaded by pdfium.
     """
     dp = display_path or str(path)
     try:
@@ -113,10 +128,10 @@ def probe(
             media_type = media_type_of(fp.read(SNIFF_BYTES), dp)
             fp.seek(0)
             if media_type == PDF:
-                return MediaInfo(media_type, _pdf_page_count(fp, dp), None, None, None, 1)
+                return _probe_pdf(fp, dp)
             _check_not_truncated(fp, media_type, dp)
             fp.seek(0)
-            return _probe_image(fp, media_type, settings, dp)
+            return _probe_image(fp, media_type, settings, dp, decode_pixels)
     except OSError as exc:
         raise fsio.problem_from_oserror(exc, dp, "reading") from exc
 
@@ -155,7 +170,9 @@ def _check_not_truncated(fp: BinaryIO, media_type: str, dp: str) -> None:
         )
 
 
-def _probe_image(fp: BinaryIO, media_type: str, settings: RenderSettings, dp: str) -> MediaInfo:
+def _probe_image(
+    fp: BinaryIO, media_type: str, settings: RenderSettings, dp: str, decode_pixels: bool
+) -> MediaInfo:
     errors = _image_errors(media_type, dp, settings)
     with errors, Image.open(fp, formats=KIND_BY_TYPE[media_type].pil_formats) as im:
         width, height = im.size
@@ -173,11 +190,22 @@ def _probe_image(fp: BinaryIO, media_type: str, settings: RenderSettings, dp: st
                 im.seek(frame)
                 _check_pixels(*im.size, settings, dp)
             im.seek(0)
-        exif = _header_exif(im, fp)
-    orientation, captured_at = _exif_facts(exif)
+        orientation, captured_at = _exif_facts(_header_exif(im, fp))
+        if decode_pixels:
+            _decode_every_page(im, page_count)
     if orientation in (5, 6, 7, 8):
         width, height = height, width
     return MediaInfo(media_type, page_count, width, height, captured_at, orientation)
+
+
+def _decode_every_page(im: Image.Image, page_count: int) -> None:
+    for frame in range(page_count):
+        if page_count > 1:
+            im.seek(frame)
+        if im.format in ("JPEG", "MPO"):
+            im.draft(None, (max(1, im.width // 8), max(1, im.height // 8)))
+        with budget.DECODE_BUDGET.hold(budget.estimate(*im.size)):  # as a render's decode
+            im.load()
 
 
 def _header_exif(im: Image.Image, fp: BinaryIO) -> Image.Exif | None:
@@ -212,8 +240,7 @@ def _png_late_exif(fp: BinaryIO) -> bytes | None:
 
 
 def _safe_getexif(im: Image.Image) -> Image.Exif | None:
-    # Broken EXIF must not cost the page: it only loses its orientation and date. Pillow
-    # reports some damage as UserWarning, which is an exception under -W error.
+    # Broken EXIF must not cost the page: it only loses its orientation and date.
     try:
         return im.getexif()
     except OSError as exc:
@@ -274,26 +301,42 @@ def _raise_bomb(dp: str, size: str, limit: int) -> NoReturn:
 
 
 @contextlib.contextmanager
+def _library_warnings(dp: str) -> Iterator[None]:
+    """Keep the decoders' warnings about ``dp`` off the terminal: logged at INFO instead.
+
+    None of them refuses a file by itself: Pillow's DecompressionBombWarning is matched by
+    our own pixel limit (``_check_pixels``), and the rest (damaged EXIF, a broken APNG
+    animation, a PDF form pdfium cannot load) describe damage the decoder worked around.
+    """
+    with quiet.caught() as found:
+        try:
+            yield
+        finally:
+            quiet.log_caught(found, dp)
+
+
+@contextlib.contextmanager
 def _image_errors(
     media_type: str, dp: str, settings: RenderSettings | None = None
 ) -> Iterator[None]:
     """Turn decoder failures into CORRUPT_IMAGE / DECOMPRESSION_BOMB naming the user's file."""
     try:
-        yield
+        with _library_warnings(dp):
+            yield
     except TranscribeError:
         raise
-    # Pillow's own limit; the warning only arrives as an exception when warnings are errors.
-    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+    # Pillow's own hard limit (twice the one it only warns about).
+    except Image.DecompressionBombError as exc:
         match = re.search(r"\((\d+) pixels\)", str(exc))
         size = f"{int(match[1]) / 1_000_000:.0f} megapixels" if match else "too large to open"
-        pillow_limit = Image.MAX_IMAGE_PIXELS or 0
-        if isinstance(exc, Image.DecompressionBombError):
-            pillow_limit *= 2
+        pillow_limit = 2 * (Image.MAX_IMAGE_PIXELS or 0)
         _raise_bomb(dp, size, min((settings or RenderSettings()).max_pixels, pillow_limit))
     except _READ_ERRORS as exc:
         if isinstance(exc, OSError) and exc.errno is not None:
             raise fsio.problem_from_oserror(exc, dp, "reading") from exc
         detail = _one_line(str(exc)) or type(exc).__name__
+        if isinstance(exc, Image.UnidentifiedImageError):
+            detail = "its data cannot be decoded"  # Pillow's text names a Python object
         raise TranscribeError(
             ErrorCode.CORRUPT_IMAGE,
             f"{dp}: the {kind_name(media_type)} is damaged or incomplete ({detail}). "
@@ -308,63 +351,92 @@ def _one_line(text: str, limit: int = 120) -> str:
 
 
 # -- PDF structure -------------------------------------------------------------------------
+#
+# pdfium renders the pages, so pdfium alone says whether a PDF can be read, how many pages
+# it has, whether it needs a password, and what each page is labelled (/PageLabels).
 
 
-def _pdf_page_count(fp: BinaryIO, dp: str) -> int:
-    """Page count via pypdf, refusing encrypted, damaged and empty documents."""
-    import pypdf
+def _probe_pdf(fp: BinaryIO, dp: str) -> MediaInfo:
+    """Page count and page labels, refusing a PDF that pdfium cannot open or lay out.
 
-    try:
-        reader = pypdf.PdfReader(fp)
-        if reader.is_encrypted:
-            try:
-                opened = reader.decrypt("") != pypdf.PasswordType.NOT_DECRYPTED
-            except pypdf.errors.DependencyError:
-                # pypdf needs an optional crypto package for AES; pdfium has its own.
-                return _pdfium_page_count(fp, dp)
-            if not opened:
-                _raise_encrypted(dp)
-        count = len(reader.pages)
-    except TranscribeError:
-        raise
-    except OSError as exc:
-        if exc.errno is not None:
-            raise
-        _raise_corrupt_pdf(dp, exc)
-    # pypdf fails on malformed input with almost any exception type (KeyError, AttributeError,
-    # RecursionError...), and every one of them means the same thing to the user.
-    except Exception as exc:  # noqa: BLE001
-        _raise_corrupt_pdf(dp, exc)
-    if count == 0:
-        _raise_empty_pdf(dp)
-    return count
+    Every page is loaded (not rendered): a page pdfium cannot load, or one without a size,
+    would fail at commit, so it is refused here, at planning.
+    """
+    labels: list[str | None] = []
+    with _pdf_document(fp, dp) as doc:
+        for index in range(len(doc)):
+            with _PDFIUM_LOCK, _pdf_errors(dp):
+                page = doc[index]
+                try:
+                    _page_size(page, index, dp)
+                finally:
+                    page.close()
+                labels.append(doc.get_page_label(index) or None)
+    return MediaInfo(PDF, len(labels), None, None, None, 1, tuple(labels))
 
 
-def _pdfium_page_count(fp: BinaryIO, dp: str) -> int:
+@contextlib.contextmanager
+def _pdf_document(fp: BinaryIO, dp: str) -> Iterator[pdfium.PdfDocument]:
+    """The open document, closed on leaving; a coded error if it cannot be opened or is empty."""
     import pypdfium2 as pdfium
 
     fp.seek(0)
-    with _PDFIUM_LOCK:
+    with _PDFIUM_LOCK, _library_warnings(dp):
         try:
             doc = pdfium.PdfDocument(fp)
         except pdfium.PdfiumError as exc:
+            # Read right after the failed load, the code is this load's (pdfium does not
+            # reset it on success, so it says nothing after one).
             if exc.err_code == pdfium.raw.FPDF_ERR_PASSWORD:
                 _raise_encrypted(dp)
+            if exc.err_code == pdfium.raw.FPDF_ERR_SECURITY:
+                _raise_unsupported_encryption(dp)
             _raise_corrupt_pdf(dp, exc)
-        try:
+    try:
+        with _PDFIUM_LOCK:
             count = len(doc)
-        finally:
+        if count == 0:
+            _raise_empty_pdf(dp)
+        yield doc
+    finally:
+        with _PDFIUM_LOCK, _library_warnings(dp):
             doc.close()
-    if count == 0:
-        _raise_empty_pdf(dp)
-    return count
+
+
+@contextlib.contextmanager
+def _pdf_errors(dp: str) -> Iterator[None]:
+    """pdfium's failures on a page as CORRUPT_PDF naming the file; its warnings logged."""
+    import pypdfium2 as pdfium
+
+    try:
+        with _library_warnings(dp):
+            yield
+    except pdfium.PdfiumError as exc:
+        _raise_corrupt_pdf(dp, exc)
+
+
+def _page_size(page: pdfium.PdfPage, index: int, dp: str) -> tuple[float, float]:
+    # In points, already accounting for the page's /Rotate.
+    width, height = page.get_size()
+    if not (math.isfinite(width) and math.isfinite(height) and min(width, height) > 0):
+        _raise_corrupt_pdf(dp, ValueError(f"page {index + 1} has no size"))
+    return width, height
 
 
 def _raise_encrypted(dp: str) -> NoReturn:
     raise TranscribeError(
         ErrorCode.ENCRYPTED_PDF,
-        f"{dp}: the PDF is password-protected: remove the password (e.g. print to PDF) "
-        "and add it again.",
+        f"{dp}: the PDF needs a password to open. Open it with its password, save a copy "
+        "without one (e.g. print to PDF), and add that copy instead.",
+        path=dp,
+    )
+
+
+def _raise_unsupported_encryption(dp: str) -> NoReturn:
+    raise TranscribeError(
+        ErrorCode.ENCRYPTED_PDF,
+        f"{dp}: the PDF is encrypted in a way this app cannot open. Open it in the program "
+        "that made it, save a copy without encryption (e.g. print to PDF), and add that copy.",
         path=dp,
     )
 
@@ -471,12 +543,57 @@ def _render_frame(
         im.load()
         # Read after load so a PNG's eXIf chunk after the image data counts, as in probe.
         orientation, _ = _exif_facts(_safe_getexif(im))
-        out = _to_display_mode(im)
+        out = _to_display_mode(_to_srgb(im, dp))
         out = _cap_size(out, settings.max_side)
         transpose = _ORIENTATION_TRANSPOSE.get(orientation)
         if transpose is not None:
             out = out.transpose(transpose)
         return _encode(out, index, settings)
+
+
+# The colour spaces of the ICC profiles converted, by the image modes they describe.
+_ICC_MODES: dict[str, tuple[str, str]] = {
+    # mode: (the profile's colour space as LittleCMS names it, the mode converted to)
+    "RGB": ("RGB ", "RGB"),
+    "RGBA": ("RGB ", "RGBA"),
+    "CMYK": ("CMYK", "RGB"),
+}
+
+
+def _to_srgb(im: Image.Image, dp: str) -> Image.Image:
+    """Colour pixels in sRGB, converted from the image's embedded ICC profile (if any).
+
+    A render carries no profile, so a viewer shows it as sRGB: an Adobe RGB or CMYK scan
+    copied as is would look flat or wrong. A grayscale profile is left alone (the page
+    stays grayscale), and so is a profile LittleCMS cannot use (logged; the pixels are
+    shown as they are, as before). LittleCMS is deterministic, so the bytes still depend
+    on the input, the settings and the library versions only.
+    """
+    icc = im.info.get("icc_profile")
+    wanted = _ICC_MODES.get(im.mode)
+    if not icc or wanted is None:
+        return im
+    from PIL import ImageCms
+
+    space, out_mode = wanted
+    try:
+        source = ImageCms.ImageCmsProfile(io.BytesIO(icc))
+        if source.profile.xcolor_space != space:
+            quiet.log.info("%s: ICC profile ignored: it is not for %s pixels", dp, im.mode)
+            return im
+        converted = ImageCms.profileToProfile(im, source, _srgb_profile(), outputMode=out_mode)
+    except (ImageCms.PyCMSError, OSError, ValueError, TypeError) as exc:
+        quiet.log.info("%s: ICC profile ignored, LittleCMS cannot use it: %s", dp, exc)
+        return im
+    assert converted is not None  # inPlace=False always returns the new image
+    return converted
+
+
+@functools.cache
+def _srgb_profile() -> ImageCms.ImageCmsProfile:
+    from PIL import ImageCms
+
+    return ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB"))
 
 
 def _to_display_mode(im: Image.Image) -> Image.Image:
@@ -541,49 +658,22 @@ def _encode(im: Image.Image, index: int, settings: RenderSettings) -> RenderedPa
 def _render_pdf(
     fp: BinaryIO, indices: list[int], settings: RenderSettings, dp: str
 ) -> Iterator[RenderedPage]:
-    import pypdfium2 as pdfium
-
-    with _PDFIUM_LOCK:
-        try:
-            doc: pdfium.PdfDocument | None = pdfium.PdfDocument(fp)
-            failure = None
-        except pdfium.PdfiumError as exc:
-            doc, failure = None, exc
-    if doc is None:
-        # pdfium's error code can be stale (it is not reset on success), so let pypdf say
-        # whether the file is encrypted, empty or damaged.
-        fp.seek(0)
-        _pdf_page_count(fp, dp)
-        _raise_corrupt_pdf(dp, failure)
-    try:
+    with _pdf_document(fp, dp) as doc:
         with _PDFIUM_LOCK:
             count = len(doc)
-        if count == 0:
-            _raise_empty_pdf(dp)
         _check_indices(indices, count, dp)
         for index in indices:
-            with _PDFIUM_LOCK:
+            with _PDFIUM_LOCK, _pdf_errors(dp):
                 image = _rasterise(doc, index, settings.max_side, dp)
             yield _encode(image, index, settings)
-    finally:
-        with _PDFIUM_LOCK:
-            doc.close()
 
 
 def _rasterise(doc: pdfium.PdfDocument, index: int, max_side: int, dp: str) -> Image.Image:
     """Page ``index`` as RGB with its longest side ``max_side``; the caller holds the lock."""
-    import pypdfium2 as pdfium
-
+    page = doc[index]
     try:
-        page = doc[index]
-    except pdfium.PdfiumError as exc:
-        _raise_corrupt_pdf(dp, exc)
-    try:
-        # Sizes are in points and already account for the page's /Rotate.
-        width, height = page.get_size()
+        width, height = _page_size(page, index, dp)
         longest = max(width, height)
-        if not (math.isfinite(longest) and min(width, height) > 0):
-            _raise_corrupt_pdf(dp, ValueError(f"page {index + 1} has no size"))
         scale = max_side / longest
         # pypdfium2 rounds the bitmap size up, so float error could give max_side + 1.
         while math.ceil(longest * scale) > max_side:
@@ -595,7 +685,5 @@ def _rasterise(doc: pdfium.PdfDocument, index: int, max_side: int, dp: str) -> I
             return image
         finally:
             bitmap.close()
-    except pdfium.PdfiumError as exc:
-        _raise_corrupt_pdf(dp, exc)
     finally:
         page.close()

@@ -1,6 +1,6 @@
 """Page-file kinds: the one table of supported media types, and the plain values media returns.
 
-Nothing here imports a decoder (Pillow, pypdf, pypdfium2), so a plan, a journal or the
+Nothing here imports a decoder (Pillow, pypdfium2), so a plan, a journal or the
 window can name and check media types without loading them. Every other table about
 media types (extensions, suffixes, names, Pillow formats) is derived from ``KINDS``.
 """
@@ -73,6 +73,9 @@ class MediaInfo:
     height: int | None
     captured_at: str | None
     orientation: int
+    # A PDF's label for each page (its /PageLabels: "iv", "A-3"), None where it sets none;
+    # empty for images.
+    page_labels: tuple[str | None, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -475,7 +475,7 @@ def _inspect(
     try:
         # probe sniffs the magic bytes first (the same check as sniff_media_type), so each
         # file is opened twice, not three times.
-        info = decode.probe(path, settings, display_path=dp, size=found.size)
+        info = decode.probe(path, settings, display_path=dp, size=found.size, decode_pixels=True)
     except TranscribeError as exc:
         # media words a vanished or forbidden file as a generic read error; say which.
         cause = exc.__cause__
