@@ -491,26 +491,33 @@ def test_a_source_deleted_from_a_notebook_is_restored_by_the_command_doctor_advi
     )
     cli_json(data, "commit", str(plan), "--json")
     before = notebook_files(data)
-    backup = tmp_path / "backup"
-    shutil.copytree(data / "corpus", backup)
-    source = next(iter(sorted((data / "corpus" / "notebooks").glob("*/sources/*"))))
-    render = next(iter(sorted((data / "corpus" / "notebooks").glob("*/renders/*"))))
-    source.unlink()
-    render.unlink()
+    (nb_dir,) = (data / "corpus" / "notebooks").glob("[!.]*")
+    doc = json.loads((nb_dir / "project.json").read_bytes())
+    first, second = doc["pages"]
+    # A source and its page's render, and another page's render alone.
+    source = nb_dir / next(s["path"] for s in doc["sources"] if s["id"] == first["source_id"])
+    its_render = nb_dir / first["render"]["path"]
+    lone_render = nb_dir / second["render"]["path"]
+    for f in (source, its_render, lone_render):
+        f.unlink()
 
     report = cli_json(data, "doctor", "--json", rc=EXIT_PROBLEMS)
+    by_code: dict[str, set[str]] = {}
+    for f in report["findings"]:
+        by_code.setdefault(f["code"], set()).add(Path(f["path"]).name)
+    # The render whose source is there is rendered again at once, with the same bytes.
+    assert by_code["file_restored"] == {lone_render.name} and lone_render.is_file()
+    assert by_code["file_missing"] == {source.name, its_render.name}
     missing = {Path(f["path"]).name: f for f in report["findings"] if f["code"] == "file_missing"}
-    assert set(missing) == {source.name, render.name}
     for f in missing.values():
         assert "import that page again" not in f["message"]  # a duplicate skip: cannot work
+    assert "restore the source first" in missing[its_render.name]["message"]
 
-    # The source's advice names the file it was imported from: run it as it is.
+    # The source's advice names the file it was imported from: run it as it is. It brings
+    # the source back, and then its page's render is rendered again from it.
     proc = _run_advice(missing[source.name]["message"])
     _no_traceback(proc)
-    assert proc.returncode == EXIT_PROBLEMS  # it repaired something (and a render is missing)
-    assert "was restored from" in proc.stdout and source.is_file()
-    # The render's advice names a backup to give: the same command with the backup folder.
-    message = missing[render.name]["message"].replace("BACKUP", shlex.quote(str(backup)))
-    _no_traceback(_run_advice(message))
+    assert proc.returncode == EXIT_PROBLEMS  # it repaired something
+    assert "was restored from" in proc.stdout and "rendered again" in proc.stdout
     assert notebook_files(data) == before  # the same bytes, nothing else changed
     assert_doctor_clean(data)

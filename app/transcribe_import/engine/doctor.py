@@ -385,6 +385,60 @@ def _restore(nb_dir: Path, rel: str, sha: str, copies: _Copies) -> Path | None:
         lock.release()
 
 
+def _rerender(
+    nb_dir: Path, rel: str, sha: str, page: dict[str, Any], manifest: dict[str, Any]
+) -> Path | None:
+    """Render a lost page render again from the notebook's own copy of its source.
+
+    Renders are deterministic, so the page rendered again at the size it was (its longest
+    side as the cap) gives the same bytes; only those are written (checked against the
+    sha256 project.json records), under the notebook's ingest lock. The source's path, or
+    None when it cannot be done (the source is gone too, or the bytes differ: another
+    library version, other settings).
+    """
+    from transcribe_import.engine.media.decode import render_pages
+    from transcribe_import.engine.media.kinds import RenderSettings
+
+    source = next(
+        (
+            s
+            for s in manifest["sources"]
+            if isinstance(s, dict) and s.get("id") == page.get("source_id")
+        ),
+        None,
+    )
+    render = page.get("render") or {}
+    if source is None or not isinstance(source.get("path"), str):
+        return None
+    src: Path = nb_dir / str(source["path"])
+    try:
+        side = max(int(render.get("width") or 0), int(render.get("height") or 0))
+        if side <= 0 or not fsio.is_file(src):
+            return None
+        (got,) = render_pages(
+            src,
+            str(source.get("media_type")),
+            [int(page.get("page_index") or 0)],
+            RenderSettings(max_side=side),
+            display_path=str(src),
+        )
+    except (OSError, TranscribeError, ValueError, TypeError):
+        return None
+    if got.sha256 != sha:
+        return None
+    lock = locks.make_lock(nb_dir / journal.LOCK_FILE)
+    if not locks.try_acquire(lock):
+        return None  # an import is running there: the next doctor does it
+    try:
+        dst = nb_dir / rel
+        if fsio.exists(dst):
+            return None
+        fsio.atomic_write(dst, got.png)
+        return src
+    finally:
+        lock.release()
+
+
 def _missing_advice(corpus: Corpus, rel: str, original: str | None) -> str:
     """A command that brings a lost file back (a re-import cannot: it is a duplicate skip)."""
     head = f"transcribe-import --data-dir {shlex.quote(str(corpus.data_dir))} doctor --restore-from"
@@ -393,6 +447,13 @@ def _missing_advice(corpus: Corpus, rel: str, original: str | None) -> str:
             f"restore it with `{head} {shlex.quote(original)}` (the file it was imported from; "
             "a backup folder holding a copy works too: only bytes with its recorded sha256 "
             "are used)"
+        )
+    if rel.startswith("renders/"):
+        return (
+            "doctor renders a page again by itself from the notebook's copy of its source, "
+            "which is missing or gives other bytes here: restore the source first (its own "
+            f"finding says how), or restore the render with `{head} BACKUP`, BACKUP being a "
+            "backup of this corpus (only bytes with its recorded sha256 are used)"
         )
     return (
         f"restore it with `{head} BACKUP`, BACKUP being a backup of this corpus or a folder "
@@ -417,10 +478,12 @@ def _check_files(
             prov = s.get("provenance")
             if isinstance(prov, dict) and isinstance(prov.get("original_path"), str):
                 originals[s["path"]] = prov["original_path"]
+    renders: dict[str, dict[str, Any]] = {}
     for p in manifest["pages"]:
         r = p.get("render") if isinstance(p, dict) else None
         if isinstance(r, dict) and isinstance(r.get("path"), str):
             expected[r["path"]] = (r.get("sha256"), None)
+            renders[r["path"]] = p
     ids = [s.get("id") for s in manifest["sources"] if isinstance(s, dict)]
     ids += [p.get("id") for p in manifest["pages"] if isinstance(p, dict)]
     for dup, n in Counter(ids).items():
@@ -440,6 +503,21 @@ def _check_files(
             st = fsio.stat(path)
         except FileNotFoundError:
             restored = _restore(nb_dir, rel, sha, copies) if isinstance(sha, str) else None
+            rendered = None
+            if restored is None and isinstance(sha, str) and rel in renders:
+                rendered = _rerender(nb_dir, rel, sha, renders[rel], manifest)
+            if rendered is not None:
+                out.append(
+                    Finding(
+                        FindingCode.FILE_RESTORED,
+                        Severity.REPAIRED,
+                        f"Notebook {nbid}: {rel} was missing; it was rendered again from "
+                        f"{rendered} (the same bytes: its sha256 matches project.json).",
+                        nbid,
+                        str(path),
+                    )
+                )
+                continue
             if restored is not None:
                 out.append(
                     Finding(
