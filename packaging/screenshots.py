@@ -392,7 +392,8 @@ def walk(base: Path) -> list[Path]:
 
     # The same window in a dark palette: nothing may keep light colours.
     dark_palette()
-    window.show_section(Section.IMPORT)
+    window.show_import_page(window.commit_page)  # the partial run's end, with Retry
+    window.statusBar().clearMessage()
     wait(300)
     shots.append(shoot(window, "window-6-finished-dark"))
     window.new_import()
