@@ -4,8 +4,9 @@ Run under a display server, e.g. ``xvfb-run -a .venv/bin/python packaging/screen
 it drives the real MainWindow over a demo shelf in a temporary folder (a camera whose
 counter rolled over, clean notebooks, a corpus with an earlier complete run and an
 interrupted one) and writes docs/screenshots/window-*.png: start, scanning, review with
-an ambiguity, validated, commit in progress, finished, runs, corpus, and the start and
-finished views again in a dark palette. It touches neither the user's corpus nor settings.
+an ambiguity, validated, commit in progress, finished, runs, corpus, a partial run with
+Retry What Did Not Land, the review at 1024x768 and 1366x768, and the start and finished
+views again in a dark palette. It touches neither the user's corpus nor settings.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "app"))  # shoot this checkout's code, installed or not
 
 from PIL import Image, ImageDraw  # noqa: E402
-from PySide6.QtCore import QEventLoop, QSettings, Qt, QTimer  # noqa: E402
+from PySide6.QtCore import QEventLoop, QRect, QSettings, Qt, QTimer  # noqa: E402
 from PySide6.QtGui import QColor, QPalette  # noqa: E402
 from PySide6.QtWidgets import QApplication, QPushButton  # noqa: E402
 
@@ -341,9 +342,58 @@ def walk(base: Path) -> list[Path]:
     wait_until("the notebooks", lambda: window.notebook_model.rowCount() > 0)
     shots.append(shoot(window, "window-8-corpus"))
 
+    # 9. A partial run: one notebook's files went away mid-run; Retry What Did Not Land.
+    window.new_import()
+    retry_shelf = base / "Box 3"
+    for title in ("Ledger 1921", "Ledger 1922"):
+        for n in range(1, 4):
+            page_scan(retry_shelf / title / f"p{n}.jpg", f"{title} p{n}", tint=n + len(title))
+    window.add_paths([retry_shelf])
+    window.start_page.scan_button.click()
+    wait_until("the second review", lambda: window.current_page() is page and validated())
+    retry_gate = Gate()
+    held = executor_module.execute_run
+
+    def execute_holding(corpus: Corpus, run_id: str, *, on_event: Any = None, **kw: Any) -> Any:
+        def on(event: RunEvent) -> None:
+            on_event(event)
+            if event.kind is EventKind.ITEM_FINISHED:
+                retry_gate.hold()  # after the first notebook, before the next one starts
+
+        return held(corpus, run_id, on_event=on, **{**kw, "workers": 1})
+
+    executor_module.execute_run = execute_holding  # type: ignore[assignment]
+    page.commit_button.click()
+    wait_until("the first notebook", retry_gate.reached.is_set)
+    landed = {nb.title for nb in corpus.list_notebooks()}
+    [gone] = [t for t in ("Ledger 1921", "Ledger 1922") if t not in landed]
+    aside = base / "aside"
+    (retry_shelf / gone).rename(aside)  # the drive was unplugged
+    retry_gate.release.set()
+    wait_until("the partial end", lambda: not window.commit_page.is_running())
+    window.statusBar().clearMessage()
+    shots.append(shoot(window, "window-9-retry"))
+    aside.rename(retry_shelf / gone)  # and plugged in again: Retry would land the rest
+
+    # 10. The review on a 1024x768 screen (and 1366x768): no control off screen.
+    window.new_import()
+    window.add_paths([shelf])
+    window.start_page.scan_button.click()
+    wait_until("the third review", lambda: window.current_page() is page and validated())
+    page.select_item(
+        next(it for it in window.session.plan.items if it.label == "Camera uploads").item_id
+    )
+    for width, height in ((1024, 768), (1366, 768)):
+        window.resize(width, height)
+        window.fit_on_screen(QRect(0, 0, width, height))
+        wait(300)
+        shots.append(shoot(window, f"window-10-review-{width}x{height}"))
+    window.resize(*SIZE)
+
     # The same window in a dark palette: nothing may keep light colours.
     dark_palette()
-    window.show_section(Section.IMPORT)
+    window.show_import_page(window.commit_page)  # the partial run's end, with Retry
+    window.statusBar().clearMessage()
     wait(300)
     shots.append(shoot(window, "window-6-finished-dark"))
     window.new_import()

@@ -55,7 +55,7 @@ def shelf(root: Path) -> Path:
     for n in range(2):
         folder = root / f"Parish register of Sankt Margarethen, volume {n + 1}"
         folder.mkdir(parents=True)
-        for p in range(3):
+        for p in range(14):  # more rows than fit: the table has its vertical scroll bar
             Image.new("RGB", (40, 56), (n * 40, p * 30, 200)).save(
                 folder / f"IMG_20240301_1000{p:02}_page_{p + 1}.png"
             )

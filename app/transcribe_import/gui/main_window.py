@@ -775,7 +775,7 @@ class MainWindow(QMainWindow):
     def _commit_running_changed(self, running: bool) -> None:
         if running:
             self._count_before_commit = self._listed_count
-        self.runs_page.set_commit_running(running, self.commit_page.run_id)
+        self.runs_page.set_commit_running(running)
         self.corpus_page.set_check_allowed(
             not running and not self._checks.is_busy(),
             self.tr("The corpus is checked again once the import has ended") if running else "",

@@ -311,6 +311,9 @@ class ReviewPage(QWidget):
         for column, width in widths.items():
             header.resizeSection(column, width)
         header.setStretchLastSection(True)  # the warning, whatever room is left
+        # The file name shares the room with the warning: on a 1024-pixel screen neither is
+        # pushed out of view by a sideways scroll (issue 13); a long name is elided.
+        header.setSectionResizeMode(PageColumn.FILE, QHeaderView.ResizeMode.Stretch)
         self.pages_label.setBuddy(self.page_view)
         right = pane(self.pages_label, self.decision_panel, (self.page_view, 1))
 

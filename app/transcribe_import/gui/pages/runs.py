@@ -72,7 +72,6 @@ class RunsPage(QWidget):
         self._detail_wanted: str | None = None
         self._select_after_list: str | None = None
         self._commit_running = False
-        self._own_run_id: str | None = None
         # Listing, loading and cancelling: each short, each one at a time.
         self._lists = TaskSlot(self)
         self._lists.done.connect(self._listed)
@@ -253,10 +252,9 @@ class RunsPage(QWidget):
 
     # -- resume and cancel -----------------------------------------------------------------
 
-    def set_commit_running(self, running: bool, run_id: str | None = None) -> None:
-        """While the window commits (run ``run_id``), no second run is started from here."""
+    def set_commit_running(self, running: bool) -> None:
+        """While the window commits, no second run is started from here."""
         self._commit_running = running
-        self._own_run_id = run_id if running else None
         self._update_buttons()
 
     def _update_buttons(self) -> None:
