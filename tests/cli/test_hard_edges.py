@@ -106,6 +106,23 @@ def test_notebooks_tells_a_damaged_or_missing_index(tmp_path: Path) -> None:
     assert len(cli_json(data, "notebooks", "--json")["notebooks"]) == 2
 
 
+def test_runs_tells_a_damaged_run_record_instead_of_no_runs(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    plan = tmp_path / "plan.json"
+    run_cli(data, "plan", str(make_shelf(tmp_path / "shelf", notebooks=1)), "-o", str(plan))
+    run_id = cli_json(data, "commit", str(plan), "--json")["import_run_id"]
+    record = data / "corpus" / "import-runs" / f"{run_id}.json"
+    record.write_bytes(b"{ damaged")
+    proc = run_cli(data, "runs")
+    _no_traceback(proc)
+    assert proc.returncode == EXIT_PROBLEMS and "No import runs yet" not in proc.stdout
+    assert str(record) in proc.stdout and "transcribe-import doctor" in proc.stdout
+    doc = cli_json(data, "runs", "--json", rc=EXIT_PROBLEMS)
+    assert doc["runs"] == [] and len(doc["problems"]) == 1 and str(record) in doc["problems"][0]
+    _no_traceback(run_cli(data, "doctor"))  # sets it aside (quarantine) and tells it
+    assert cli_json(data, "runs", "--json")["problems"] == []
+
+
 def test_a_notebook_folder_linked_outside_the_corpus_is_refused_and_reported(
     tmp_path: Path,
 ) -> None:

@@ -460,3 +460,21 @@ def test_corpus_wide_duplicates_in_settings_reach_the_plan(
     [item] = window.session.plan.items
     assert str(item.dedupe_scope) == "corpus"
     assert all(s.duplicate is not None for s in item.sources)
+
+
+def test_the_runs_view_tells_a_run_record_it_cannot_read(
+    qtbot: QtBot, open_window, corpus: Corpus, tmp_path: Path
+) -> None:
+    from helpers.runs import commit_plan, plan_for
+
+    run_id = commit_plan(corpus, plan_for(corpus, make_shelf(tmp_path / "shelf", 1))).run_id
+    window = open_window()
+    record = corpus.root / "import-runs" / f"{run_id}.json"
+    record.write_bytes(b"{ damaged")  # after the window's own health check ran
+    runs = window.runs_page
+    window.show_section(Section.RUNS)
+    runs.refresh()
+    qtbot.waitUntil(lambda: runs.problems_label.isVisible(), timeout=TIMEOUT_MS)
+    text = runs.problems_label.text()
+    assert "1 run record(s) cannot be read" in text and str(record) in text
+    assert not runs.empty_label.isVisible()  # never "No imports yet"

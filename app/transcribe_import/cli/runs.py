@@ -473,10 +473,12 @@ def cmd_cancel(corpus: Corpus, args: argparse.Namespace) -> int:
 
 def cmd_runs(corpus: Corpus, args: argparse.Namespace) -> int:
     rows = [listing.summary.to_json(listing.record) for listing in api.list_runs(corpus)]
+    problems = api.run_listing_problems(corpus)
+    code = ExitCode.PROBLEMS if problems else ExitCode.OK
     if args.json:
-        json_out({"runs": rows})
-        return ExitCode.OK
-    if not rows:
+        json_out({"runs": rows, "problems": problems})
+        return code
+    if not rows and not problems:
         say("No import runs yet.")
     for row in rows:
         c = row["counts"]
@@ -486,7 +488,9 @@ def cmd_runs(corpus: Corpus, args: argparse.Namespace) -> int:
             f"{c['committed']} committed, {c['skipped']} skipped, {c['failed']} failed, "
             f"{c['pending'] + c['cancelled_pending']} not done"
         )
-    return ExitCode.OK
+    for problem in problems:
+        say(f"PROBLEM: {problem}.")
+    return code
 
 
 def cmd_show(corpus: Corpus, args: argparse.Namespace) -> int:

@@ -569,6 +569,12 @@ def list_runs(corpus: Corpus) -> list[RunListing]:
     return [RunListing(RunSummary.of(r, store.is_interrupted(r)), r) for r in store.list_runs()]
 
 
+def run_listing_problems(corpus: Corpus) -> list[str]:
+    """Why a run listing is incomplete: each run record that cannot be read, and what to do."""
+    _records, damaged = RunStore(corpus).read_all()
+    return [str(exc).rstrip(".") for exc in damaged]  # each names the file and says: doctor
+
+
 def interrupted_runs(corpus: Corpus) -> list[RunRecord]:
     """Runs no process executes that have not ended: the ones to resume or cancel."""
     store = RunStore(corpus)

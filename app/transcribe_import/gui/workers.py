@@ -90,9 +90,10 @@ def validate_plan(
     return Validation(plan, api.validate_plan(corpus, plan, settings=settings, workers=workers))
 
 
-def list_runs(corpus: Corpus) -> list[RunSummary]:
-    """Every import run, newest first, telling interrupted ones from running ones."""
-    return [listing.summary for listing in api.list_runs(corpus)]
+def list_runs(corpus: Corpus) -> tuple[list[RunSummary], list[str]]:
+    """Every import run, newest first, telling interrupted ones from running ones; and each
+    run record that cannot be read (a listing never silently drops one)."""
+    return [listing.summary for listing in api.list_runs(corpus)], api.run_listing_problems(corpus)
 
 
 def load_run(corpus: Corpus, run_id: str) -> RunDetail:

@@ -232,14 +232,22 @@ class RunStore:
 
     def list_runs(self) -> list[RunRecord]:
         """Every readable run, newest first (the run files are authoritative, not the index)."""
-        records = []
+        return self.read_all()[0]
+
+    def read_all(self) -> tuple[list[RunRecord], list[TranscribeError]]:
+        """Every readable run, newest first, and why each unreadable record cannot be read.
+
+        An unreadable record is told, never silently left out of a listing (doctor is what
+        quarantines it); a listing that dropped it would read as fewer runs than there are.
+        """
+        records, damaged = [], []
         for rid in self.run_ids():
             try:
                 records.append(self.load(rid))
-            except TranscribeError:
-                continue  # doctor reports and quarantines unreadable records
+            except TranscribeError as exc:
+                damaged.append(exc)
         records.sort(key=lambda r: (r.created_at, r.run_id), reverse=True)
-        return records
+        return records, damaged
 
     def runs_for_plan(self, plan_id: str) -> list[RunRecord]:
         return [r for r in self.list_runs() if r.plan_id == plan_id]

@@ -145,7 +145,11 @@ class RunsPage(QWidget):
         self.detail_table = outcome_view(self.detail_model, self.tr("Outcomes of the run"))
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.setObjectName("runsSplitter")
-        self.splitter.addWidget(pane((self.table, 1), (self.empty_label, 1)))
+        self.problems_label = selectable_text(QLabel())
+        self.problems_label.setWordWrap(True)
+        self.problems_label.setAccessibleName(self.tr("Run records that cannot be read"))
+        self.problems_label.hide()
+        self.splitter.addWidget(pane(self.problems_label, (self.table, 1), (self.empty_label, 1)))
         self.splitter.addWidget(pane(self.detail_label, (self.detail_table, 1)))
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 1)
@@ -166,10 +170,26 @@ class RunsPage(QWidget):
         self._lists.run(list_runs, self.corpus)
         self.refresh_button.setEnabled(not self._lists.is_busy())
 
-    def _listed(self, runs: list[RunSummary]) -> None:
+    def _listed(self, listed: tuple[list[RunSummary], list[str]]) -> None:
+        runs, problems = listed
         wanted = self._select_after_list
         self.model.set_runs(runs)
-        self._show_empty(not runs)
+        self._show_empty(not runs and not problems)
+        self.problems_label.setVisible(bool(problems))
+        self.problems_label.setText(
+            "\n".join(
+                [
+                    self.tr(
+                        "%n run record(s) cannot be read, so this list is incomplete. Run "
+                        "Check Again in the Corpus view (doctor) to set them aside and see "
+                        "what their plans need:",
+                        "",
+                        len(problems),
+                    ),
+                    *problems,
+                ]
+            )
+        )
         row = self.model.row_of(wanted) if wanted else None
         if row is None and runs:
             row = 0
