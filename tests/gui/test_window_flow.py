@@ -1087,3 +1087,47 @@ def test_the_bar_counts_pages_as_they_land_and_a_cancel_half_way_keeps_them(
     [nb] = corpus.list_notebooks()
     assert nb.page_count == CHECKPOINT_PAGES
     assert f"{CHECKPOINT_PAGES} pages of it landed" in column_text(page.model, 3)[0]
+
+
+def test_files_the_plan_leaves_out_are_listed_with_their_reasons(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path
+) -> None:
+    folder = tmp_path / "shelf" / "Letters"
+    make_jpeg(folder / "page 3.jpg", label="3")
+    (folder / "page 1.bmp").write_bytes(b"BM" + b"\0" * 60)
+    (folder / "notes.txt").write_text("who wrote these?")
+    (folder / "page 2.jpg").write_bytes(b"\xff\xd8\xff\xe0 not really a jpeg")
+    window = open_window()
+    drop(window, [tmp_path / "shelf"])
+    scan_and_validate(qtbot, window)
+
+    review = window.review_page
+    rows = {r.rel: r for r in review.not_imported()}
+    assert {
+        "shelf/Letters/page 1.bmp",
+        "shelf/Letters/notes.txt",
+        "shelf/Letters/page 2.jpg",
+    } <= set(rows)
+    assert review.not_imported_box.isVisible()
+    view = review.not_imported_view
+    shown = {view.item(r, 0).text(): view.item(r, 1).text() for r in range(view.rowCount())}
+    assert set(shown) == set(rows) and all(shown.values())  # every file has its reason
+    assert {view.item(r, 2).text() for r in range(view.rowCount())} == {"Letters"}
+    assert f"{len(rows)} file(s) found" in review.not_imported_label.text()
+
+
+def test_a_scan_that_finds_nothing_to_import_cannot_be_committed_and_says_why(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path
+) -> None:
+    folder = tmp_path / "shelf" / "Box 3"
+    folder.mkdir(parents=True)
+    (folder / "notes.txt").write_text("nothing scanned yet")
+    window = open_window()
+    drop(window, [tmp_path / "shelf"])
+    scan_and_validate(qtbot, window)
+
+    review = window.review_page
+    assert not review.can_commit() and not review.commit_button.isEnabled()
+    assert "Nothing to import" in review.problems_summary.text()
+    assert "ready to commit" not in review.problems_summary.text()
+    assert [r.rel for r in review.not_imported()] == ["shelf/Box 3/notes.txt"]

@@ -14,6 +14,7 @@ into the functions that scan or validate, so listing runs or notebooks starts fa
 from __future__ import annotations
 
 import enum
+import posixpath
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -550,6 +551,64 @@ def outcome_rows(plan: ImportPlan, record: RunRecord) -> list[OutcomeRow]:
         )
         for it in plan.items
     ]
+
+
+@dataclass(frozen=True)
+class NotImported:
+    """A file the scan found that the plan does not import, and why (in plain words).
+
+    ``item_id``: the notebook it was found beside (its folder holds that notebook's pages),
+    or None when it belongs to none (a folder of no page files, a file given alone).
+    """
+
+    rel: str
+    reason: str
+    item_id: str | None
+
+
+def not_imported(plan: ImportPlan) -> list[NotImported]:
+    """Every file found and not imported, each once: not page files, unreadable files and
+    folders, files the grouping left out, and files a notebook cannot use (corrupt,
+    encrypted). System junk and hidden files are left out, as the scan tells them apart.
+    """
+    folders: dict[str, str] = {}
+    for it in plan.items:
+        for s in it.sources:
+            folders.setdefault(posixpath.dirname(s.provenance.rel), it.item_id)
+    seen: set[str] = set()
+    out: list[NotImported] = []
+
+    def add(rel: str, reason: str, item_id: str | None) -> None:
+        if rel not in seen:
+            seen.add(rel)
+            out.append(NotImported(rel, reason, item_id))
+
+    for it in plan.items:
+        for u in it.unusable:
+            add(str(u.get("rel", "")), str(u.get("reason") or u.get("message", "")), it.item_id)
+    entries = [*plan.provenance.get("not_planned", []), *plan.provenance.get("ignored", [])]
+    for e in entries:
+        if isinstance(e, dict) and not e.get("junk"):
+            rel = str(e.get("rel", ""))
+            add(rel, str(e.get("reason", "")), folders.get(posixpath.dirname(rel)))
+    return out
+
+
+def nothing_to_import(plan: ImportPlan) -> str | None:
+    """Why committing this plan would import nothing at all (None: it imports something).
+
+    A plan with no notebook (an empty folder, only notes.txt) is refused in the window
+    with these words instead of committing an empty run.
+    """
+    if plan.items:
+        return None
+    found = len(not_imported(plan))
+    if found:
+        return (
+            f"Nothing to import: none of the {found} file(s) found is a page file this app "
+            "can import (see Not imported for each reason). Add folders of page images or PDFs."
+        )
+    return "Nothing to import: no file was found. Add folders of page images or PDFs."
 
 
 def pages_planned(item: PlanItem) -> int:

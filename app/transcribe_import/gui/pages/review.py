@@ -36,6 +36,8 @@ from PySide6.QtWidgets import (
     QSplitter,
     QStyle,
     QTableView,
+    QTableWidget,
+    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -60,6 +62,7 @@ from transcribe_import.gui.widgets import pane, selectable_text, table_view
 from transcribe_import.gui.wording import (
     errors_words,
     item_message,
+    plain_message,
     resolution_words,
     warnings_words,
 )
@@ -349,7 +352,26 @@ class ReviewPage(QWidget):
         summary_row.addWidget(self.problems_summary, 1)
         summary_row.addWidget(self.validate_button)
         summary_row.addWidget(self.commit_button)
-        bottom = pane(summary_row, self.problems_view)
+        # Every file the scan found and the plan does not import, with its reason: nothing
+        # found is ever hidden (engine: api.not_imported).
+        self.not_imported_label = QLabel()
+        self.not_imported_label.setWordWrap(True)
+        self.not_imported_view = QTableWidget(0, 3)
+        self.not_imported_view.setHorizontalHeaderLabels(
+            [tr("File"), tr("Why it is not imported"), tr("Found beside")]
+        )
+        self.not_imported_view.setAccessibleName(tr("Files not imported"))
+        self.not_imported_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.not_imported_view.setWordWrap(True)
+        self.not_imported_view.verticalHeader().hide()
+        ni_header = self.not_imported_view.horizontalHeader()
+        ni_header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        ni_header.resizeSection(0, 220)
+        ni_header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.not_imported_label.setBuddy(self.not_imported_view)
+        self.not_imported_box = pane(self.not_imported_label, (self.not_imported_view, 1))
+        self.not_imported_box.hide()
+        bottom = pane(summary_row, (self.problems_view, 2), (self.not_imported_box, 1))
 
         self.main_splitter = QSplitter(Qt.Orientation.Vertical)
         self.main_splitter.addWidget(self.splitter)
@@ -424,7 +446,38 @@ class ReviewPage(QWidget):
 
     def can_commit(self) -> bool:
         report = self.session.report
-        return self.session.plan is not None and report is not None and report.ok
+        plan = self.session.plan
+        return (
+            plan is not None
+            and report is not None
+            and report.ok
+            and api.nothing_to_import(plan) is None
+        )
+
+    def not_imported(self) -> list[api.NotImported]:
+        """The files the plan under review leaves out, as the list shows them."""
+        plan = self.session.plan
+        return [] if plan is None else api.not_imported(plan)
+
+    def _update_not_imported(self) -> None:
+        rows = self.not_imported()
+        labels = (
+            {}
+            if self.session.plan is None
+            else {it.item_id: it.label for it in self.session.plan.items}
+        )
+        self.not_imported_view.setRowCount(len(rows))
+        for r, row in enumerate(rows):
+            where = labels.get(row.item_id or "", self.tr("no notebook"))
+            for c, text in enumerate((row.rel, plain_message(row.reason, row.rel), where)):
+                cell = QTableWidgetItem(text)
+                cell.setToolTip(text)
+                self.not_imported_view.setItem(r, c, cell)
+        self.not_imported_view.resizeRowsToContents()
+        self.not_imported_label.setText(
+            self.tr("&Not imported: %n file(s) found that this plan leaves out", "", len(rows))
+        )
+        self.not_imported_box.setVisible(bool(rows))
 
     def decision_buttons(self) -> list[QPushButton]:
         """The buttons the decision panel shows now (resolutions, Leave out, ...)."""
@@ -667,6 +720,7 @@ class ReviewPage(QWidget):
 
     @Slot()
     def _on_validation_changed(self) -> None:
+        self._update_not_imported()
         self._update_summary()
         self._rebuild_decisions(self._current_item())  # a notebook's conflict comes from it
         self._update_actions()
@@ -818,8 +872,11 @@ class ReviewPage(QWidget):
 
     def _update_summary(self) -> None:
         report = self.session.report
+        empty = None if self.session.plan is None else api.nothing_to_import(self.session.plan)
         if self.session.plan is None:
             text = self.tr("No plan to review.")
+        elif empty is not None:
+            text = empty  # an empty plan is never "ready to commit"
         elif report is None:
             text = self.tr(
                 "Not validated since the last change. Validate to see every problem; commit "
