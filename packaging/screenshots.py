@@ -90,6 +90,8 @@ def make_shelf(root: Path) -> Path:
     for k, (title, pages) in enumerate(NOTEBOOKS):
         for n in range(1, pages + 1):
             page_scan(root / title / f"page {n:02}.jpg", f"{title}, page {n}", tint=k * 7 + n)
+    # Files the plan leaves out, which the review lists with their reasons.
+    (root / "Camera uploads" / "captions.txt").write_text("p. 1-6: March 9th, the attic\n")
     return root
 
 

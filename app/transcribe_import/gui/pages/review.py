@@ -368,6 +368,8 @@ class ReviewPage(QWidget):
         ni_header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
         ni_header.resizeSection(0, 220)
         ni_header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        ni_header.setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
+        ni_header.resizeSection(2, 180)
         self.not_imported_label.setBuddy(self.not_imported_view)
         self.not_imported_box = pane(self.not_imported_label, (self.not_imported_view, 1))
         self.not_imported_box.hide()
@@ -474,6 +476,10 @@ class ReviewPage(QWidget):
                 cell.setToolTip(text)
                 self.not_imported_view.setItem(r, c, cell)
         self.not_imported_view.resizeRowsToContents()
+        # As tall as its rows, up to four: the problems above keep their room.
+        view = self.not_imported_view
+        shown = sum(view.rowHeight(r) for r in range(min(4, len(rows))))
+        view.setMaximumHeight(view.horizontalHeader().height() + shown + 2 * view.frameWidth() + 2)
         self.not_imported_label.setText(
             self.tr("&Not imported: %n file(s) found that this plan leaves out", "", len(rows))
         )
