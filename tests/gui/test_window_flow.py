@@ -1131,3 +1131,58 @@ def test_a_scan_that_finds_nothing_to_import_cannot_be_committed_and_says_why(
     assert "Nothing to import" in review.problems_summary.text()
     assert "ready to commit" not in review.problems_summary.text()
     assert [r.rel for r in review.not_imported()] == ["shelf/Box 3/notes.txt"]
+
+
+def test_the_review_is_kept_as_a_draft_and_offered_back_after_a_restart(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
+) -> None:
+    from transcribe_import.engine import api
+
+    make_shelf(tmp_path / "shelf", notebooks=2, pages=3)
+    first = open_window()
+    drop(first, [tmp_path / "shelf"])
+    scan_and_validate(qtbot, first)
+    review = first.review_page
+    plan = first.session.plan
+    assert plan is not None
+    item = plan.items[0]
+    review.select_item(item.item_id)
+    review.page_view.selectRow(1)
+    review.exclude_action.trigger()  # a decision a person made
+    edited = first.session.plan
+    assert edited is not None and edited.fingerprint != plan.fingerprint
+    first.close()  # at once, before the draft's own timer: the close keeps the last edit
+
+    kept = corpus.runs_dir / "drafts" / f"{plan.plan_id}.json"
+    assert kept.is_file()
+    second = open_window()
+    [draft] = second.start_page.drafts()
+    assert draft.plan_id == plan.plan_id and draft.notebooks == 2 and draft.pages == 5
+    assert any("A review was not finished" in t for t in second.start_page.notice_texts())
+    [button] = second.start_page.notice_buttons("Continue Review")
+    button.click()
+    assert second.current_page() is second.review_page
+    restored = second.session.plan
+    assert restored is not None and restored.fingerprint == edited.fingerprint
+    wait_validated(qtbot, second)
+
+    # Committing it drops the draft (the run holds the plan now): nothing offered again.
+    commit(qtbot, second)
+    wait_run_end(qtbot, second)
+    assert not kept.exists() and api.list_drafts(corpus) == []
+    assert second.start_page.drafts() == []
+
+
+def test_a_kept_review_can_be_discarded(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
+) -> None:
+    from transcribe_import.engine import api
+    from transcribe_import.engine.planning.planner import build_plan
+    from transcribe_import.engine.planning.scan import run_scan
+
+    plan = build_plan(corpus, run_scan([make_shelf(tmp_path / "shelf", notebooks=1)]))
+    api.save_draft(corpus, plan)
+    window = open_window()
+    [button] = window.start_page.notice_buttons("Discard")
+    button.click()
+    assert api.list_drafts(corpus) == [] and window.start_page.drafts() == []

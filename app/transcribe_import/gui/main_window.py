@@ -52,7 +52,9 @@ from PySide6.QtWidgets import (
 
 from transcribe_import import __version__
 from transcribe_import.engine import api
+from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.base.findings import DoctorReport
+from transcribe_import.engine.planning.plan import PlanDocumentError
 from transcribe_import.engine.planning.validate import ValidationReport
 from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
 from transcribe_import.gui.export_dialog import ExportDialog
@@ -84,6 +86,7 @@ REVIEW_MAIN_SPLITTER_KEY = "MainWindow/reviewMainSplitter"
 
 # Edits come in bursts (a drag, a few Ctrl+Up); validate once the burst is over.
 VALIDATE_DEBOUNCE_MS = 300
+DRAFT_DEBOUNCE_MS = 700  # a burst of edits is one write of the draft
 
 
 def guide_html() -> str:
@@ -208,6 +211,18 @@ class MainWindow(QMainWindow):
         self._validate_timer.setInterval(VALIDATE_DEBOUNCE_MS)
         self._validate_timer.timeout.connect(self.validate_plan)
         self.session.item_changed.connect(self._plan_edited)
+        # The plan under review is kept as a draft as it changes (corpus/drafts/), so a
+        # quit, a crash or a power cut loses no decision; offered back on the next start.
+        self._drafts = TaskSlot(self)
+        self._drafts.failed.connect(self._draft_failed)
+        self._draft_timer = QTimer(self)
+        self._draft_timer.setSingleShot(True)
+        self._draft_timer.setInterval(DRAFT_DEBOUNCE_MS)
+        self._draft_timer.timeout.connect(self._keep_draft)
+        self.session.item_changed.connect(self._draft_timer.start)
+        self.session.plan_changed.connect(self._plan_replaced)
+        self.start_page.draft_requested.connect(self.continue_draft)
+        self.start_page.draft_discard_requested.connect(self.discard_draft)
         self._checks.progress.connect(self._show_notebooks)
         self._checks.done.connect(self._checked)
         self._checks.failed.connect(self.corpus_page.show_failure)
@@ -219,6 +234,7 @@ class MainWindow(QMainWindow):
 
         self.show_import_page(self.start_page)
         self.check_health(list_first=True)
+        self.list_drafts()
 
     # -- building --------------------------------------------------------------------------
 
@@ -675,6 +691,59 @@ class MainWindow(QMainWindow):
 
     # -- validation ------------------------------------------------------------------------
 
+    # -- drafts ----------------------------------------------------------------------------
+
+    def _plan_replaced(self) -> None:
+        if self.session.plan is not None:
+            self._draft_timer.start()
+        self.list_drafts()
+
+    def _keep_draft(self) -> None:
+        plan = self.session.plan
+        if plan is None or self._closing or self.commit_page.is_running():
+            return
+        if self._drafts.is_busy():
+            self._draft_timer.start()  # the one being written ends soon; then this one
+            return
+        self._drafts.run(api.save_draft, self.corpus, plan)
+
+    def _draft_failed(self, message: str) -> None:
+        self.statusBar().showMessage(
+            self.tr("The review could not be kept as a draft: {why}").format(why=message), 15000
+        )
+
+    def list_drafts(self) -> None:
+        """Offer the kept reviews on the start page (not the one on screen)."""
+        current = None if self.session.plan is None else self.session.plan.plan_id
+        try:
+            drafts = [d for d in api.list_drafts(self.corpus) if d.plan_id != current]
+        except OSError as exc:
+            self._draft_failed(str(exc))
+            return
+        self.start_page.set_drafts(drafts)
+
+    def continue_draft(self, plan_id: str) -> None:
+        if self.scan_page.is_running() or self.commit_page.is_running():
+            return
+        if self._plan_has_edits() and not confirm_discard_plan(self):
+            return
+        try:
+            plan = api.load_draft(self.corpus, plan_id)
+        except PlanDocumentError as exc:
+            self.statusBar().showMessage(str(exc), 15000)
+            return
+        self.session.set_plan(plan)
+        self.start_page.set_plan_waiting(False)
+        self.show_import_page(self.review_page)
+        self._validate_timer.start()
+
+    def discard_draft(self, plan_id: str) -> None:
+        try:
+            api.discard_draft(self.corpus, plan_id)
+        except OSError as exc:
+            self._draft_failed(str(exc))
+        self.list_drafts()
+
     def _plan_edited(self, _item_id: str) -> None:
         self._validate_timer.start()  # restarted by every edit: one validation per burst
 
@@ -775,6 +844,8 @@ class MainWindow(QMainWindow):
     def _commit_running_changed(self, running: bool) -> None:
         if running:
             self._count_before_commit = self._listed_count
+            # The run holds the plan now (prepare_commit dropped its draft): keep no other.
+            self._draft_timer.stop()
         self.runs_page.set_commit_running(running)
         self.corpus_page.set_check_allowed(
             not running and not self._checks.is_busy(),
@@ -818,6 +889,8 @@ class MainWindow(QMainWindow):
             return
         if self._plan_has_edits() and not confirm_discard_plan(self):
             return
+        if self.session.plan is not None:
+            self.discard_draft(self.session.plan.plan_id)  # the person chose to drop it
         self.session.set_plan(None)
         self.start_page.clear_sources()
         self.start_page.set_plan_waiting(False)
@@ -998,6 +1071,13 @@ class MainWindow(QMainWindow):
             self.menuBar().setEnabled(False)
             self.show_import_page(self.commit_page)
             return
+        if self.session.plan is not None and self._draft_timer.isActive():
+            # The last edits, kept now: the quit loses no decision (offered back next time).
+            self._draft_timer.stop()
+            try:
+                api.save_draft(self.corpus, self.session.plan)
+            except (OSError, TranscribeError):
+                pass  # the draft of the edit before stays; nothing else to do while closing
         self._closing = True
         self._settings.setValue(GEOMETRY_KEY, self.saveGeometry())
         for key, splitter in self._splitters().items():
@@ -1008,6 +1088,7 @@ class MainWindow(QMainWindow):
         self.scan_page.stop_and_wait()
         self.runs_page.stop_and_wait()
         self._validations.close()
+        self._drafts.close()
         self._listings.close()
         if self.export_dialog is not None:
             self.export_dialog.stop_and_wait()  # a cancelled export says so in its folder

@@ -15,7 +15,6 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from transcribe_import.engine import api
-from transcribe_import.engine.planning import edits
 from transcribe_import.engine.planning.plan import ImportPlan, PlanItem
 from transcribe_import.engine.planning.validate import ValidationReport
 from transcribe_import.engine.storage.corpus import Corpus
@@ -92,7 +91,3 @@ class ImportSession(QObject):
         if self.plan is not None and report.plan_fingerprint == self.plan.fingerprint:
             self.report = report
             self.validation_changed.emit()
-
-    def save_draft(self) -> None:
-        if self.plan is not None:
-            edits.save_draft(self.corpus, self.plan)

@@ -85,6 +85,14 @@ def parse_timestamp(iso: str) -> datetime | None:
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
+def format_local_epoch(seconds: float) -> str:
+    """A moment given in seconds since the epoch (a file's mtime), as ``format_local`` says it."""
+    local = QDateTime.fromMSecsSinceEpoch(int(seconds * 1000))
+    if QLocale().language() == QLocale.Language.C:
+        return local.toString("yyyy-MM-dd HH:mm")
+    return QLocale().toString(local, QLocale.FormatType.ShortFormat)
+
+
 def format_local(iso: str, fmt: QLocale.FormatType = QLocale.FormatType.ShortFormat) -> str:
     """``iso`` in the user's time zone and locale; the raw text when it cannot be read."""
     value = parse_timestamp(iso)

@@ -32,12 +32,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from transcribe_import.engine.api import Draft
 from transcribe_import.engine.base.findings import DoctorReport, FindingCode
 from transcribe_import.engine.storage.corpus import NotebookSummary
 from transcribe_import.gui.icons import SP, standard_icon
 from transcribe_import.gui.values import RunSummary
 from transcribe_import.gui.widgets import icon_label, push_button, selectable_text
-from transcribe_import.gui.wording import format_local, plural
+from transcribe_import.gui.wording import format_local, format_local_epoch, plural
 
 MODE_FOLDERS = "folders"
 MODE_SINGLE = "single"
@@ -86,6 +87,8 @@ class StartPage(QWidget):
     show_run_requested = Signal(str)  # run id
     show_health_requested = Signal()
     review_requested = Signal()  # back to the plan under review
+    draft_requested = Signal(str)  # plan id: continue the review kept as a draft
+    draft_discard_requested = Signal(str)  # plan id
     sources_changed = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -98,6 +101,7 @@ class StartPage(QWidget):
         self._notice_layout = QVBoxLayout(self.notices)
         self.notices.hide()
         self._interrupted: list[RunSummary] = []
+        self._drafts: list[Draft] = []
         self._quarantine_messages: list[str] = []
 
         # -- drop zone and the list of what will be scanned ---------------------------------
@@ -407,6 +411,14 @@ class StartPage(QWidget):
         ]
         self._rebuild_notices()
 
+    def set_drafts(self, drafts: Sequence[Draft]) -> None:
+        """The reviews kept as drafts (the one on screen left out by the caller)."""
+        self._drafts = list(drafts)
+        self._rebuild_notices()
+
+    def drafts(self) -> list[Draft]:
+        return list(self._drafts)
+
     def interrupted_runs(self) -> list[RunSummary]:
         return list(self._interrupted)
 
@@ -473,6 +485,48 @@ class StartPage(QWidget):
             for button in (resume, show):
                 button.setProperty("run_id", run.run_id)
             self._add_notice(SP.SP_MessageBoxWarning, text, [resume, show])
+        for draft in self._drafts:
+            when = html.escape(format_local_epoch(draft.saved_at))
+            if draft.problem is None:
+                text = self.tr(
+                    "<b>A review was not finished</b> (kept {when}): {notebooks}, {pages}. "
+                    "Continue it where you left it, or discard it."
+                ).format(
+                    when=when,
+                    notebooks=plural(
+                        draft.notebooks,
+                        self.tr("1 notebook"),
+                        self.tr("%Ln notebooks", "", draft.notebooks),
+                    ),
+                    pages=plural(
+                        draft.pages, self.tr("1 page"), self.tr("%Ln pages", "", draft.pages)
+                    ),
+                )
+            else:
+                text = self.tr("<b>A kept review cannot be opened</b> (kept {when}): {why}").format(
+                    when=when, why=html.escape(draft.problem)
+                )
+            buttons = []
+            if draft.problem is None:
+                buttons.append(
+                    push_button(
+                        self.tr("Continue Review"),
+                        icon=SP.SP_ArrowForward,
+                        name=self.tr("Continue the review kept as a draft"),
+                        clicked=self._draft_clicked,
+                    )
+                )
+            buttons.append(
+                push_button(
+                    self.tr("Discard"),
+                    icon=SP.SP_TrashIcon,
+                    name=self.tr("Discard the kept review"),
+                    clicked=self._draft_discard_clicked,
+                )
+            )
+            for button in buttons:
+                button.setProperty("plan_id", draft.plan_id)
+            self._add_notice(SP.SP_FileDialogDetailedView, text, buttons)
         if self._quarantine_messages:
             n = len(self._quarantine_messages)
             text = (
@@ -490,10 +544,18 @@ class StartPage(QWidget):
                 clicked=self.show_health_requested,
             )
             self._add_notice(SP.SP_MessageBoxInformation, text, [show])
-        self.notices.setVisible(bool(self._interrupted or self._quarantine_messages))
+        self.notices.setVisible(
+            bool(self._interrupted or self._quarantine_messages or self._drafts)
+        )
 
     # Bound methods reading the button's run id: a lambda over self made PySide crash when
     # the window was garbage-collected.
+    def _draft_clicked(self) -> None:
+        self.draft_requested.emit(str(self.sender().property("plan_id")))
+
+    def _draft_discard_clicked(self) -> None:
+        self.draft_discard_requested.emit(str(self.sender().property("plan_id")))
+
     def _resume_clicked(self) -> None:
         self.resume_requested.emit(str(self.sender().property("run_id")))
 
