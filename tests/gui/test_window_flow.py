@@ -1186,3 +1186,34 @@ def test_a_kept_review_can_be_discarded(
     [button] = window.start_page.notice_buttons("Discard")
     button.click()
     assert api.list_drafts(corpus) == [] and window.start_page.drafts() == []
+
+
+def test_save_plan_writes_what_the_cli_validates_and_open_plan_reads_it_back(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
+) -> None:
+    from helpers.cli import cli_json
+
+    make_shelf(tmp_path / "shelf", notebooks=1, pages=3)
+    window = open_window()
+    assert not window.save_plan_action.isEnabled()  # nothing under review yet
+    drop(window, [tmp_path / "shelf"])
+    scan_and_validate(qtbot, window)
+    plan = window.session.plan
+    assert plan is not None and window.save_plan_action.isEnabled()
+    saved = tmp_path / "out" / "plan.json"
+    saved.parent.mkdir()
+    assert window.save_plan(saved)
+    report = cli_json(corpus.data_dir, "validate", str(saved), "--json")
+    assert report["valid"] and report["plan_fingerprint"] == plan.fingerprint
+
+    window.new_import()
+    assert window.session.plan is None
+    assert window.open_plan(saved)
+    assert window.current_page() is window.review_page
+    reopened = window.session.plan
+    assert reopened is not None and reopened.fingerprint == plan.fingerprint
+    # A file that is not a plan is refused in words, and the review stays as it was.
+    junk = tmp_path / "junk.json"
+    junk.write_text("{}")
+    assert not window.open_plan(junk)
+    assert window.session.plan is reopened and "junk.json" in window.statusBar().currentMessage()

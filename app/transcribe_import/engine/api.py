@@ -449,6 +449,24 @@ def list_drafts(corpus: Corpus) -> list[Draft]:
     return out
 
 
+def load_plan_file(path: Path) -> ImportPlan:
+    """A plan document from a file (``PlanDocumentError`` naming the file and the fault)."""
+    from transcribe_import.engine.planning.plan import load_plan
+
+    return load_plan(path)
+
+
+def save_plan_file(plan: ImportPlan, path: Path) -> None:
+    """Write ``plan`` to ``path`` as ``plan -o`` does (an atomic replace)."""
+    from transcribe_import.engine.planning.plan import save_plan
+    from transcribe_import.engine.storage.fsio import problem_from_oserror
+
+    try:
+        save_plan(plan, path)
+    except OSError as exc:
+        raise problem_from_oserror(exc, path, "writing the plan to") from exc
+
+
 def load_draft(corpus: Corpus, plan_id: str) -> ImportPlan:
     """The draft's plan (``PlanDocumentError`` when it cannot be read)."""
     from transcribe_import.engine.planning.plan import load_plan

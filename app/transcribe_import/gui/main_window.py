@@ -35,6 +35,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import (
     QDialog,
+    QFileDialog,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -402,6 +403,24 @@ class MainWindow(QMainWindow):
         self.quit_action.triggered.connect(self.close)
         for a in (self.new_import_action, self.add_folder_action, self.add_files_action):
             file_menu.addAction(a)
+        # The same plan documents as the command line's `plan -o`, `validate` and `commit`.
+        self.open_plan_action = QAction(self.tr("Open &Plan…"), self)
+        self.open_plan_action.setShortcut(QKeySequence(self.tr("Ctrl+Shift+L")))
+        self.open_plan_action.setStatusTip(self.tr("Review a plan file made here or by the CLI"))
+        self.open_plan_action.triggered.connect(self._open_plan_dialog)
+        self.save_plan_action = QAction(self.tr("Sa&ve Plan As…"), self)
+        self.save_plan_action.setShortcut(QKeySequence(self.tr("Ctrl+S")))
+        self.save_plan_action.setStatusTip(
+            self.tr("Write the plan under review to a file the CLI can validate and commit")
+        )
+        self.save_plan_action.triggered.connect(self._save_plan_dialog)
+        self.save_plan_action.setEnabled(False)
+        self.session.plan_changed.connect(
+            lambda: self.save_plan_action.setEnabled(self.session.plan is not None)
+        )
+        file_menu.addSeparator()
+        file_menu.addAction(self.open_plan_action)
+        file_menu.addAction(self.save_plan_action)
         self.export_action = QAction(self.tr("&Export Notebooks…"), self)
         self.export_action.setStatusTip(
             self.tr("Copy the notebooks selected in the Corpus view out as a BagIt bag")
@@ -736,6 +755,55 @@ class MainWindow(QMainWindow):
         self.start_page.set_plan_waiting(False)
         self.show_import_page(self.review_page)
         self._validate_timer.start()
+
+    def _open_plan_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, self.tr("Open Plan"), "", self.tr("Plan files (*.json);;All files (*)")
+        )
+        if path:
+            self.open_plan(Path(path))
+
+    def open_plan(self, path: Path) -> bool:
+        """Review the plan in ``path`` (a file ``plan -o`` or Save Plan wrote)."""
+        if self.scan_page.is_running() or self.commit_page.is_running():
+            return False
+        if self._plan_has_edits() and not confirm_discard_plan(self):
+            return False
+        try:
+            plan = api.load_plan_file(path)
+        except PlanDocumentError as exc:
+            self.statusBar().showMessage(str(exc), 15000)
+            return False
+        self.session.set_plan(plan)
+        self.start_page.set_plan_waiting(False)
+        self.show_import_page(self.review_page)
+        self._validate_timer.start()
+        return True
+
+    def _save_plan_dialog(self) -> None:
+        plan = self.session.plan
+        if plan is None:
+            return
+        path, _ = QFileDialog.getSaveFileName(
+            self, self.tr("Save Plan"), "plan.json", self.tr("Plan files (*.json)")
+        )
+        if path:
+            self.save_plan(Path(path))
+
+    def save_plan(self, path: Path) -> bool:
+        """Write the plan under review to ``path`` (what `validate PATH` reads)."""
+        plan = self.session.plan
+        if plan is None:
+            return False
+        try:
+            api.save_plan_file(plan, path)
+        except (OSError, TranscribeError) as exc:
+            self.statusBar().showMessage(
+                self.tr("The plan was not saved: {why}").format(why=exc), 15000
+            )
+            return False
+        self.statusBar().showMessage(self.tr("Plan saved to {path}").format(path=path), 8000)
+        return True
 
     def discard_draft(self, plan_id: str) -> None:
         try:
