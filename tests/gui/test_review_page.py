@@ -522,7 +522,13 @@ def test_activating_a_problem_jumps_to_its_notebook_and_page(
     qtbot.keyClick(page.problems_view, Qt.Key.Key_Return)
 
     assert page.selected_item_id() == camera.item_id
-    assert page.selected_rows() == [page.pages_model.rows_of_source(source_ids[0])[0]]
+    # The problem's pages are selected (both of a disputed pair), and the viewer beside the
+    # table shows them side by side.
+    pair = sorted(page.pages_model.rows_of_source(s)[0] for s in source_ids[:2])
+    assert page.selected_rows() == pair
+    assert [s.source_id for s, _ in page.viewer.pages()] == [
+        page.pages_model.source_at(r).source_id for r in pair
+    ]
     assert page.page_view.hasFocus()
 
     # A problem about a file that is not a page (the broken one) focuses what settles it.

@@ -68,8 +68,10 @@ class _RenderJob(QRunnable):
         media_type: str,
         page_index: int,
         shown_as: str,
+        side: int,
     ) -> None:
         super().__init__()
+        self._side = side
         self._relay = relay
         self._key = key
         self._generation = generation
@@ -85,7 +87,7 @@ class _RenderJob(QRunnable):
                 self._path,
                 self._media_type,
                 self._page_index,
-                THUMBNAIL_SIDE,
+                self._side,
                 shown_as=self._shown_as,
             )
             image = QImage.fromData(png, "PNG")
@@ -108,8 +110,11 @@ class ThumbnailCache(QObject):
         capacity: int = DEFAULT_CAPACITY,
         threads: int = DEFAULT_THREADS,
         parent: QObject | None = None,
+        *,
+        side: int = THUMBNAIL_SIDE,
     ) -> None:
         super().__init__(parent)
+        self.side = side  # the longest side the engine renders each page at
         self._capacity = capacity
         self._done: OrderedDict[_Key, QPixmap | _Broken] = OrderedDict()
         self._failures: dict[_Key, str] = {}
@@ -144,6 +149,7 @@ class ThumbnailCache(QObject):
                 source.media_type,
                 page_index,
                 source.provenance.rel or source.provenance.path,
+                self.side,
             )
             self._pool.start(job, next(self._priority))
         return None

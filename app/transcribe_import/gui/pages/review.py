@@ -21,7 +21,7 @@ from PySide6.QtCore import (
     Signal,
     Slot,
 )
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -44,7 +44,7 @@ from PySide6.QtWidgets import (
 
 from transcribe_import.engine import api
 from transcribe_import.engine.planning import edits, ordering
-from transcribe_import.engine.planning.plan import Op, OrderingRule, PlanItem
+from transcribe_import.engine.planning.plan import Op, OrderingRule, PlanItem, PlanSource
 from transcribe_import.engine.planning.validate import ProblemCode
 from transcribe_import.gui.models.plan import (
     ItemColumn,
@@ -58,6 +58,7 @@ from transcribe_import.gui.models.plan import (
 )
 from transcribe_import.gui.session import ImportSession
 from transcribe_import.gui.thumbnails import ThumbnailCache
+from transcribe_import.gui.viewer import PREVIEW_SIDE, PageViewer, ViewerDialog
 from transcribe_import.gui.widgets import pane, selectable_text, table_view
 from transcribe_import.gui.wording import (
     errors_words,
@@ -135,6 +136,8 @@ class ReviewPage(QWidget):
         self.session = session
         self._owns_thumbnails = thumbnails is None
         self.thumbnails = thumbnails if thumbnails is not None else ThumbnailCache(parent=self)
+        self.previews = ThumbnailCache(capacity=24, threads=1, parent=self, side=PREVIEW_SIDE)
+        self.viewer_dialog: ViewerDialog | None = None
         self.items_model = PlanItemsModel(session, self)
         self.pages_model = PageTableModel(session, self.thumbnails, self)
         self.problems_model = ProblemsModel(session, self)
@@ -144,6 +147,7 @@ class ReviewPage(QWidget):
         self._build_widgets()
         self.items_view.selectionModel().currentRowChanged.connect(self._on_item_row_changed)
         self.page_view.selectionModel().selectionChanged.connect(self._update_actions)
+        self.page_view.selectionModel().selectionChanged.connect(self._show_selected_pages)
         self.pages_model.edit_failed.connect(self._show_error)
         session.plan_changed.connect(self._on_plan_changed)
         session.item_changed.connect(self._on_item_changed)
@@ -318,7 +322,22 @@ class ReviewPage(QWidget):
         # pushed out of view by a sideways scroll (issue 13); a long name is elided.
         header.setSectionResizeMode(PageColumn.FILE, QHeaderView.ResizeMode.Stretch)
         self.pages_label.setBuddy(self.page_view)
-        right = pane(self.pages_label, self.decision_panel, (self.page_view, 1))
+        # The selected page (or the two of a disputed pair) large enough to read, beside
+        # the table; Space or a double-click opens it full-window.
+        self.viewer = PageViewer(self.previews)
+        self.page_split = QSplitter(Qt.Orientation.Horizontal)
+        self.page_split.setObjectName("reviewPageSplit")
+        self.page_split.addWidget(self.page_view)
+        self.page_split.addWidget(self.viewer)
+        self.page_split.setStretchFactor(0, 3)
+        self.page_split.setStretchFactor(1, 2)
+        self.page_split.setCollapsible(0, False)
+        self._viewer_sized = False
+        self.page_view.doubleClicked.connect(self.open_viewer)
+        space = QShortcut(QKeySequence(Qt.Key.Key_Space), self.page_view)
+        space.setContext(Qt.ShortcutContext.WidgetShortcut)
+        space.activated.connect(self.open_viewer)
+        right = pane(self.pages_label, self.decision_panel, (self.page_split, 1))
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(left)
@@ -491,8 +510,39 @@ class ReviewPage(QWidget):
             return []
         return self._decision_box.findChildren(QPushButton)
 
+    def selected_pages(self) -> list[tuple[PlanSource, int]]:
+        """The selected pages as (source, page index), top to bottom."""
+        return [
+            (self.pages_model.source_at(r), self.pages_model.page_at(r).page_index)
+            for r in self.selected_rows()
+        ]
+
+    def _show_selected_pages(self) -> None:
+        self.viewer.set_pages(self.selected_pages()[:2])
+
+    def open_viewer(self) -> None:
+        """The selected page(s) full-window (two side by side: a disputed pair)."""
+        pages = self.selected_pages()[:2]
+        if not pages:
+            return
+        if self.viewer_dialog is not None:
+            self.viewer_dialog.close()
+        self.viewer_dialog = ViewerDialog(self.previews, pages, self)
+        self.viewer_dialog.open()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._viewer_sized:
+            # Beside the table where there is room; folded away on a small screen, where
+            # Space and a double-click still open it full-window (and it can be dragged out).
+            self._viewer_sized = True
+            width = self.page_split.width()
+            wide = self.window().width() >= 1280
+            self.page_split.setSizes([width * 3 // 5, width * 2 // 5] if wide else [width, 0])
+
     def shutdown(self) -> None:
         """Stop background work: the shell calls this when its window closes."""
+        self.previews.shutdown()
         if self._owns_thumbnails:
             self.thumbnails.shutdown()
         else:
@@ -915,7 +965,10 @@ class ReviewPage(QWidget):
         if not item_id or not self.select_item(item_id):
             return
         source_ids = index.data(SourceIdsRole) or ()
-        if source_ids and self.select_source(source_ids[0]):
+        rows = [r for sid in source_ids[:2] for r in self.pages_model.rows_of_source(sid)[:1]]
+        if rows:
+            # Both pages of a disputed pair are selected, so the viewer shows them side by side.
+            self.select_rows(rows)
             self.page_view.setFocus(Qt.FocusReason.OtherFocusReason)
             return
         buttons = self.decision_buttons()

@@ -1,0 +1,214 @@
+"""A readable view of one page, or of the two pages of a disputed pair side by side.
+
+The pages are rendered by the engine as an import would render them, only at
+``PREVIEW_SIDE`` pixels, on a preview cache's own threads (thumbnails.py); the viewer
+shows them fitted to its size, or zoomed (Ctrl+wheel, + and -, 0 to fit again). The same
+widget is the pane beside the page table and the full-window view (``ViewerDialog``,
+double-click or Space on a page).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import QSize, Qt, Signal, Slot
+from PySide6.QtGui import QKeyEvent, QKeySequence, QPixmap, QShortcut, QWheelEvent
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from transcribe_import.engine.planning.plan import PlanSource
+from transcribe_import.gui.thumbnails import ThumbnailCache
+
+PREVIEW_SIDE = 1600  # enough to read handwriting on a full HD screen
+MIN_ZOOM, MAX_ZOOM = 0.1, 4.0
+ZOOM_STEP = 1.25
+
+Page = tuple[PlanSource, int]  # a source and a page index in it
+
+
+class PageViewer(QWidget):
+    """One or two pages, fitted or zoomed; follows the preview cache as renders arrive."""
+
+    zoom_changed = Signal(object)  # the zoom factor, or None when fitted
+
+    def __init__(self, previews: ThumbnailCache, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.previews = previews
+        self._pages: list[Page] = []
+        self._zoom: float | None = None  # None: fit to the view
+        self._labels: list[QLabel] = []
+        self.caption = QLabel()
+        self.caption.setWordWrap(True)
+        self.caption.setAccessibleName(self.tr("The pages shown"))
+        self._row = QHBoxLayout()
+        self._row.setContentsMargins(0, 0, 0, 0)
+        holder = QWidget()
+        holder.setLayout(self._row)
+        self.scroll = QScrollArea()
+        self.scroll.setWidget(holder)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.scroll.setAccessibleName(self.tr("Page preview"))
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.caption)
+        layout.addWidget(self.scroll, 1)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        previews.ready.connect(self._on_ready)
+        for keys, slot in (
+            ((QKeySequence.StandardKey.ZoomIn, "+", "="), self.zoom_in),
+            ((QKeySequence.StandardKey.ZoomOut, "-"), self.zoom_out),
+            (("0",), self.fit),
+        ):
+            for key in keys:
+                sc = QShortcut(QKeySequence(key), self)
+                sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+                sc.activated.connect(slot)
+        self.set_pages([])
+
+    # -- what is shown -------------------------------------------------------------------
+
+    def pages(self) -> list[Page]:
+        return list(self._pages)
+
+    def set_pages(self, pages: Sequence[Page]) -> None:
+        """Show these pages (two side by side at most); asks the cache for each."""
+        self._pages = list(pages)[:2]
+        while self._labels:
+            self._labels.pop().deleteLater()
+        for _ in self._pages:
+            label = QLabel()
+            label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
+            self._row.addWidget(label, 1)
+            self._labels.append(label)
+        names = [
+            s.name + (f", page {i + 1}" if s.pages and len(s.pages) > 1 else "")
+            for s, i in self._pages
+        ]
+        self.caption.setText(
+            "  |  ".join(names) if names else self.tr("Select a page to see it larger.")
+        )
+        self._refresh()
+
+    def pixmaps(self) -> list[QPixmap | None]:
+        """Each shown page's rendered preview, once it has arrived (tests look at them)."""
+        return [self.previews.request(s, i) for s, i in self._pages]
+
+    # -- zoom ----------------------------------------------------------------------------
+
+    @property
+    def zoom(self) -> float | None:
+        return self._zoom
+
+    @Slot()
+    def zoom_in(self) -> None:
+        self._set_zoom((self._zoom or self._fit_factor()) * ZOOM_STEP)
+
+    @Slot()
+    def zoom_out(self) -> None:
+        self._set_zoom((self._zoom or self._fit_factor()) / ZOOM_STEP)
+
+    @Slot()
+    def fit(self) -> None:
+        self._zoom = None
+        self.scroll.setWidgetResizable(True)
+        self._refresh()
+        self.zoom_changed.emit(None)
+
+    def _set_zoom(self, factor: float) -> None:
+        self._zoom = max(MIN_ZOOM, min(MAX_ZOOM, factor))
+        self._refresh()
+        self.zoom_changed.emit(self._zoom)
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            (self.zoom_in if event.angleDelta().y() > 0 else self.zoom_out)()
+            event.accept()
+            return
+        super().wheelEvent(event)
+
+    def resizeEvent(self, event: object) -> None:  # type: ignore[override]
+        super().resizeEvent(event)  # type: ignore[arg-type]
+        if self._zoom is None:
+            self._refresh()
+
+    # -- painting ------------------------------------------------------------------------
+
+    def _fit_factor(self) -> float:
+        """The zoom at which every shown page fits the view (1.0 with nothing yet)."""
+        shown = [p for p in self.pixmaps() if p is not None]
+        if not shown:
+            return 1.0
+        area = self.scroll.viewport().size()
+        width = max(1, area.width() // max(1, len(self._pages)) - 8)
+        height = max(1, area.height() - 8)
+        return min(min(width / p.width(), height / p.height()) for p in shown)
+
+    def _refresh(self) -> None:
+        factor = self._zoom if self._zoom is not None else self._fit_factor()
+        for (source, index), label, pixmap in zip(
+            self._pages, self._labels, self.pixmaps(), strict=True
+        ):
+            if pixmap is None:
+                why = self.previews.failure(source.source_id, index)
+                label.setPixmap(QPixmap())
+                label.setText(why or self.tr("Rendering the page…"))
+                continue
+            size = QSize(
+                max(1, round(pixmap.width() * factor)), max(1, round(pixmap.height() * factor))
+            )
+            dpr = self.devicePixelRatioF()
+            scaled = pixmap.scaled(
+                size * dpr,
+                Qt.AspectRatioMode.KeepAspectRatio,
+                Qt.TransformationMode.SmoothTransformation,
+            )
+            scaled.setDevicePixelRatio(dpr)
+            label.setPixmap(scaled)
+            label.setMinimumSize(size if self._zoom is not None else QSize(0, 0))
+        self.scroll.setWidgetResizable(self._zoom is None)
+        if self._zoom is not None:
+            self.scroll.widget().adjustSize()
+
+    @Slot(str, int)
+    def _on_ready(self, source_id: str, page_index: int) -> None:
+        if any(s.source_id == source_id and i == page_index for s, i in self._pages):
+            self._refresh()
+
+
+class ViewerDialog(QDialog):
+    """The full-window view of the selected page(s); Escape or Space closes it."""
+
+    def __init__(self, previews: ThumbnailCache, pages: Sequence[Page], parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("Page Viewer"))
+        self.viewer = PageViewer(previews, self)
+        self.viewer.set_pages(pages)
+        hint = QLabel(
+            self.tr("Ctrl+wheel, + and - zoom; 0 fits the page again; Space or Escape closes.")
+        )
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.viewer, 1)
+        layout.addWidget(hint)
+        layout.addWidget(buttons)
+        screen = parent.screen().availableGeometry() if parent.screen() else None
+        if screen is not None:
+            self.resize(screen.size() * 0.9)
+        self.viewer.setFocus()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() == Qt.Key.Key_Space:
+            self.accept()
+            return
+        super().keyPressEvent(event)

@@ -1,0 +1,93 @@
+"""The page viewer: the selected page large enough to read, fitted, zoomed, full-window."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from transcribe_import.engine.planning.planner import build_plan
+from transcribe_import.engine.planning.scan import run_scan
+from transcribe_import.engine.storage.corpus import Corpus
+from transcribe_import.gui.pages.review import ReviewPage
+from transcribe_import.gui.session import ImportSession
+from transcribe_import.gui.viewer import PREVIEW_SIDE, ViewerDialog
+
+from media_factory import make_jpeg
+
+pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
+WAIT_MS = 20_000
+
+
+@pytest.fixture
+def page(qtbot: QtBot, corpus: Corpus, tmp_path: Path) -> ReviewPage:
+    for n in (1, 2, 3):
+        make_jpeg(tmp_path / "shelf" / "Diary" / f"page {n}.jpg", (1200, 1600), label=str(n))
+    session = ImportSession(corpus)
+    session.set_plan(build_plan(corpus, run_scan([tmp_path / "shelf"])))
+    page = ReviewPage(session, None)
+    qtbot.addWidget(page)
+    page.resize(1366, 740)
+    page.show()
+    qtbot.waitExposed(page)
+    plan = session.plan
+    assert plan is not None
+    page.select_item(plan.items[0].item_id)
+    return page
+
+
+def shown(qtbot: QtBot, page: ReviewPage, count: int) -> None:
+    qtbot.waitUntil(
+        lambda: len(page.viewer.pixmaps()) == count and all(page.viewer.pixmaps()),
+        timeout=WAIT_MS,
+    )
+
+
+def test_the_selected_page_is_shown_large_beside_the_table(qtbot: QtBot, page: ReviewPage):
+    assert page.page_split.sizes()[1] > 300  # open beside the table on a wide window
+    page.select_rows([1])
+    shown(qtbot, page, 1)
+    [pixmap] = page.viewer.pixmaps()
+    assert pixmap is not None and max(pixmap.width(), pixmap.height()) == PREVIEW_SIDE
+    assert "page 2.jpg" in page.viewer.caption.text()
+    # Fitted: the whole page is inside the view, far larger than a 44x56 thumbnail.
+    [label] = page.viewer._labels
+    drawn = label.pixmap()
+    view = page.viewer.scroll.viewport().size()
+    assert drawn.height() / drawn.devicePixelRatio() <= view.height()
+    assert drawn.width() / drawn.devicePixelRatio() > 150
+
+
+def test_zoom_in_and_out_and_back_to_fit(qtbot: QtBot, page: ReviewPage):
+    page.select_rows([0])
+    shown(qtbot, page, 1)
+    assert page.viewer.zoom is None
+    page.viewer.zoom_in()
+    first = page.viewer.zoom
+    assert first is not None
+    page.viewer.zoom_in()
+    assert page.viewer.zoom == pytest.approx(first * 1.25)
+    page.viewer.zoom_out()
+    assert page.viewer.zoom == pytest.approx(first)
+    page.viewer.fit()
+    assert page.viewer.zoom is None
+
+
+def test_two_selected_pages_are_side_by_side(qtbot: QtBot, page: ReviewPage):
+    page.select_rows([0, 2])
+    shown(qtbot, page, 2)
+    assert [s.name for s, _ in page.viewer.pages()] == ["page 1.jpg", "page 3.jpg"]
+
+
+def test_space_opens_the_full_window_view_and_closes_it(qtbot: QtBot, page: ReviewPage):
+    page.select_rows([2])
+    page.page_view.setFocus()
+    qtbot.keyClick(page.page_view, Qt.Key.Key_Space)
+    dialog = page.viewer_dialog
+    assert isinstance(dialog, ViewerDialog) and dialog.isVisible()
+    qtbot.waitUntil(lambda: all(dialog.viewer.pixmaps()), timeout=WAIT_MS)
+    assert dialog.width() > page.viewer.width()
+    qtbot.keyClick(dialog, Qt.Key.Key_Space)
+    assert not dialog.isVisible()
