@@ -390,6 +390,12 @@ def walk(base: Path) -> list[Path]:
         window.fit_on_screen(QRect(0, 0, width, height))
         wait(300)
         shots.append(shoot(window, f"window-10-review-{width}x{height}"))
+    # 11. The page viewer beside the table at 1366x768, on the two pages of the rollover.
+    page.page_split.setSizes([7000, 3000])
+    page.select_rows([0, 5])
+    wait_until("the previews", lambda: all(page.viewer.pixmaps()))
+    wait(300)
+    shots.append(shoot(window, "window-11-viewer-1366x768"))
     window.resize(*SIZE)
 
     # The same window in a dark palette: nothing may keep light colours.

@@ -536,9 +536,9 @@ class ReviewPage(QWidget):
             # Beside the table where there is room; folded away on a small screen, where
             # Space and a double-click still open it full-window (and it can be dragged out).
             self._viewer_sized = True
-            width = self.page_split.width()
-            wide = self.window().width() >= 1280
-            self.page_split.setSizes([width * 3 // 5, width * 2 // 5] if wide else [width, 0])
+            wide = self.window().width() >= 1300
+            # Shares, not pixels: the splitter is not laid out yet; it keeps the proportion.
+            self.page_split.setSizes([7000, 3000] if wide else [1, 0])
 
     def shutdown(self) -> None:
         """Stop background work: the shell calls this when its window closes."""
