@@ -632,3 +632,24 @@ def test_closing_the_page_leaves_no_render_running(
     assert not page.thumbnails.is_busy()  # a closed page's cache schedules nothing more
     assert page.thumbnails.wait_idle(WAIT_MS)
     assert len(render_log) == rendered
+
+
+def test_capture_time_order_on_pages_without_capture_times_says_so_and_changes_nothing(
+    qtbot: QtBot, corpus: Corpus, tmp_path: Path
+) -> None:
+    for n in (1, 2, 3):
+        make_jpeg(tmp_path / "shelf" / "Undated" / f"page {n}.jpg", label=str(n))
+    session = ImportSession(corpus)
+    session.set_plan(build_plan(corpus, run_scan([tmp_path / "shelf"])))
+    page = ReviewPage(session, None)
+    qtbot.addWidget(page)
+    page.show()
+    plan = session.plan
+    assert plan is not None
+    page.select_item(plan.items[0].item_id)
+    before = session.item(plan.items[0].item_id)
+    page.sort_capture_action.trigger()
+    assert session.item(before.item_id) == before
+    assert session.undo_stack.count() == 0  # no undo step for a change that did not happen
+    assert page.status_label.isVisible()
+    assert "none of these pages has a capture time" in page.status_label.text()

@@ -492,6 +492,13 @@ _SORTS = [OrderingRule.NATURAL, OrderingRule.NAME, OrderingRule.CAPTURE_TIME, Or
 
 @given(items(), st.sampled_from(_SORTS))
 def test_order_by_is_a_permutation(item: PlanItem, rule: OrderingRule) -> None:
+    if rule is OrderingRule.CAPTURE_TIME and not any(
+        isinstance(s.provenance.captured_at, str) and s.provenance.captured_at for s in item.sources
+    ):
+        # Nothing to order by: refused in words, the plan unchanged (never a silent no-op).
+        with pytest.raises(ValueError, match="none of these pages has a capture time"):
+            ordering.order_by(item, rule)
+        return
     done = ordering.order_by(item, rule)
     assert_permutation(item, done)
     assert [s.excluded for s in done.sources].count(True) == excluded(item).__len__()

@@ -1000,6 +1000,13 @@ def order_by(item: PlanItem, rule: OrderingRule | str) -> PlanItem:
         new = by_name
     elif rule is OrderingRule.CAPTURE_TIME:
         dated = [s for s in by_name if _captured(s) is not None]
+        if not dated:
+            # Said, not done silently: "by capture time" would only be name order here.
+            raise ValueError(
+                "none of these pages has a capture time (no EXIF date), so they cannot be "
+                "put in the order they were taken; order them by name or by modification "
+                "time instead"
+            )
         new = sorted(dated, key=lambda s: _captured(s) or "")
         new += [s for s in by_name if _captured(s) is None]
     elif rule is OrderingRule.MTIME:
