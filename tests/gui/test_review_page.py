@@ -653,3 +653,26 @@ def test_capture_time_order_on_pages_without_capture_times_says_so_and_changes_n
     assert session.undo_stack.count() == 0  # no undo step for a change that did not happen
     assert page.status_label.isVisible()
     assert "none of these pages has a capture time" in page.status_label.text()
+
+
+def test_one_click_on_a_problem_jumps_and_a_validation_keeps_the_list_where_it_was(
+    qtbot: QtBot, page: ReviewPage, session: ImportSession
+) -> None:
+    session.validate_now()
+    camera = item_named(session, "camera")
+    show(page, "diary")
+    model = page.problems_model
+    row = next(r for r in range(model.rowCount()) if model.problem(r).item_id == camera.item_id)
+    view = page.problems_view
+    view.scrollTo(model.index(row, 1))
+    rect = view.visualRect(model.index(row, 1))
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert page.selected_item_id() == camera.item_id  # one click, not a double-click
+
+    bar = view.verticalScrollBar()
+    page.problems_view.resize(page.problems_view.width(), 60)  # make the list scroll
+    qtbot.waitUntil(lambda: bar.maximum() > 0, timeout=WAIT_MS)
+    bar.setValue(bar.maximum())
+    kept = bar.value()
+    session.validate_now()  # a new report: the model is rebuilt
+    qtbot.waitUntil(lambda: bar.value() == kept, timeout=WAIT_MS)

@@ -18,6 +18,7 @@ from PySide6.QtCore import (
     QModelIndex,
     QSize,
     Qt,
+    QTimer,
     Signal,
     Slot,
 )
@@ -358,6 +359,12 @@ class ReviewPage(QWidget):
         header.resizeSection(ProblemColumn.NOTEBOOK, 200)
         header.setStretchLastSection(True)
         self.problems_view.activated.connect(self._on_problem_activated)
+        # One click jumps (activated needs a double-click on most styles); Enter still does.
+        self.problems_view.clicked.connect(self._on_problem_activated)
+        # A validation rebuilds the list: where the person had scrolled to stays.
+        self._problems_scroll = 0
+        self.problems_model.modelAboutToBeReset.connect(self._remember_problems_scroll)
+        self.problems_model.modelReset.connect(self._restore_problems_scroll)
         problems_label = QLabel(tr("Pro&blems"))
         problems_label.setBuddy(self.problems_view)
         self.problems_summary = QLabel()
@@ -958,6 +965,16 @@ class ReviewPage(QWidget):
         else:
             self.status_label.clear()
             self.status_label.hide()
+
+    def _remember_problems_scroll(self) -> None:
+        self._problems_scroll = self.problems_view.verticalScrollBar().value()
+
+    def _restore_problems_scroll(self) -> None:
+        # After the view has laid the new rows out (their heights follow their words).
+        QTimer.singleShot(0, self._apply_problems_scroll)
+
+    def _apply_problems_scroll(self) -> None:
+        self.problems_view.verticalScrollBar().setValue(self._problems_scroll)
 
     @Slot(QModelIndex)
     def _on_problem_activated(self, index: QModelIndex) -> None:
