@@ -117,3 +117,10 @@ def test_the_reversed_interleave_button_does_what_order_by_does(page: ReviewPage
     button.click()
     assert [s.name for s in page.session.item(item.item_id).sources] == want
     assert want[:2] == ["front_1.jpg", "back_2.jpg"]  # the backs' pass ran from the last back
+
+
+def test_the_duplex_question_previews_the_first_pairs_both_ways(page: ReviewPage) -> None:
+    show(page, "ledger")
+    words = panel_words(page)
+    assert "Interleaved: front_1.jpg + back_1.jpg, front_2.jpg + back_2.jpg" in words
+    assert "with the backs reversed: front_1.jpg + back_2.jpg, front_2.jpg + back_1.jpg" in words

@@ -652,7 +652,13 @@ def _duplex(item: PlanItem, passes: Passes) -> Ambiguity:
     resolutions: tuple[str, ...]
     if len(f) == len(b):
         resolutions = ("interleave", "interleave_reversed", "sequence", "accept")
-        also = ""
+
+        # A preview of the first pairs each way, so the right one can be told at a glance.
+        def pairs(backs: Sequence[PlanSource]) -> str:
+            shown = [f"{x.name} + {y.name}" for x, y in zip(f[:2], backs[:2], strict=False)]
+            return ", ".join(shown) + (", …" if len(f) > 2 else "")
+
+        also = f" Interleaved: {pairs(b)}; with the backs reversed: {pairs(list(reversed(b)))}."
     else:
         resolutions = ("sequence", "accept")
         also = " The counts differ, so a page is missing from one pass; add it and plan again."
