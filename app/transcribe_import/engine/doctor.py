@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import shlex
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -366,21 +366,31 @@ def _restore(nb_dir: Path, rel: str, sha: str, copies: _Copies) -> Path | None:
     src = copies.find(sha)
     if src is None:
         return None
-    lock = locks.make_lock(nb_dir / journal.LOCK_FILE)
-    if not locks.try_acquire(lock):
-        return None  # an import is running there: the next doctor does it
-    try:
-        dst = nb_dir / rel
-        if fsio.exists(dst):
-            return None
+
+    def copy(dst: Path) -> bool:
         tmp = dst.parent / f".{dst.name}.tmp-{os.getpid()}-restore"
         got, _ = fsio.copy_hashed(src, tmp)
         if got != sha:  # changed since it was hashed: never restore other bytes
             fsio.remove(tmp)
-            return None
+            return False
         fsio.replace(tmp, dst)
         fsio.fsync_dir(dst.parent)
-        return src
+        return True
+
+    return src if _put_back(nb_dir, rel, copy) else None
+
+
+def _put_back(nb_dir: Path, rel: str, write: Callable[[Path], bool]) -> bool:
+    """Write a lost file of a notebook back (``write`` says whether it did), under the
+    notebook's ingest lock and only where nothing is: the one way doctor restores a file."""
+    lock = locks.make_lock(nb_dir / journal.LOCK_FILE)
+    if not locks.try_acquire(lock):
+        return False  # an import is running there: the next doctor does it
+    try:
+        dst = nb_dir / rel
+        if fsio.exists(dst):
+            return False
+        return write(dst)
     finally:
         lock.release()
 
@@ -426,17 +436,12 @@ def _rerender(
         return None
     if got.sha256 != sha:
         return None
-    lock = locks.make_lock(nb_dir / journal.LOCK_FILE)
-    if not locks.try_acquire(lock):
-        return None  # an import is running there: the next doctor does it
-    try:
-        dst = nb_dir / rel
-        if fsio.exists(dst):
-            return None
+
+    def write(dst: Path) -> bool:
         fsio.atomic_write(dst, got.png)
-        return src
-    finally:
-        lock.release()
+        return True
+
+    return src if _put_back(nb_dir, rel, write) else None
 
 
 def _missing_advice(corpus: Corpus, rel: str, original: str | None) -> str:

@@ -388,7 +388,7 @@ class RunStore:
                     )
                 line = orjson.dumps({"attempt": attempt, "outcome": outcome.to_json()})
                 log = self.outcomes_path(run_id)
-                if _ends_torn(log):
+                if fsio.ends_torn(log):
                     line = b"\n" + line  # a torn fragment stays a line of its own
                 fsio.append_durable(log, line + b"\n")
                 doc["items"][k] = outcome.to_json()
@@ -561,18 +561,6 @@ def _refuse_ended(doc: dict[str, Any], run_id: str, why: str) -> None:
 
 def _item_positions(doc: dict[str, Any]) -> dict[str, int]:
     return {d["item_id"]: k for k, d in enumerate(doc["items"])}
-
-
-def _ends_torn(path: Path) -> bool:
-    """Whether the log's last byte is not a newline (a kill cut an append short)."""
-    try:
-        with fsio.open_read(path) as f:
-            if f.seek(0, 2) == 0:
-                return False
-            f.seek(-1, 2)
-            return f.read(1) != b"\n"
-    except FileNotFoundError:
-        return False
 
 
 def _index_row(record: RunRecord) -> dict[str, Any]:

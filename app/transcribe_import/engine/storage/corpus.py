@@ -314,14 +314,7 @@ class Corpus:
 
     def _index_ends_torn(self) -> bool:
         """Whether the index's last byte is not a newline (a crash cut an append short)."""
-        try:
-            with fsio.open_read(self.index_path) as f:
-                if f.seek(0, 2) == 0:
-                    return False
-                f.seek(-1, 2)
-                return f.read(1) != b"\n"
-        except FileNotFoundError:
-            return False
+        return fsio.ends_torn(self.index_path)
 
     def rewrite_index(self, entries: list[IndexEntry]) -> None:
         """Replace the whole index (doctor's repair); the caller holds the corpus lock."""

@@ -555,3 +555,19 @@ def remove_tree(path: Path) -> None:
     _tick("rmtree", path)
     with contextlib.suppress(FileNotFoundError):
         shutil.rmtree(path)
+
+
+def ends_torn(path: Path) -> bool:
+    """Whether an append-only file's last byte is not a newline (a kill cut an append short).
+
+    False for a missing or empty file. The one rule the corpus index and a run's outcomes
+    log are both read by: a torn last line is ignored, never an error.
+    """
+    try:
+        with open_read(path) as f:
+            if f.seek(0, 2) == 0:
+                return False
+            f.seek(-1, 2)
+            return f.read(1) != b"\n"
+    except FileNotFoundError:
+        return False
