@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 import orjson
@@ -342,12 +341,6 @@ def _render(
     return BagRender(r["sha256"], int(info.width or 0), int(info.height or 0), f), ""
 
 
-def _iso_utc(mtime_ns: int) -> str:
-    seconds, ns = divmod(mtime_ns, 1_000_000_000)
-    stamp = datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S")
-    return f"{stamp}.{ns // 1000:06d}Z"
-
-
 def _scanned(
     bag: VerifiedBag, rel: str, media_type: str, wanted: int, settings: RenderSettings
 ) -> ScannedFile:
@@ -362,18 +355,6 @@ def _scanned(
             shown,
             f"has {info.page_count} page(s), but its project.json uses page {wanted - 1} of it.",
         )
-    return ScannedFile(
-        path=f.path,
-        root=bag.root,
-        rel=f"{bag.name}/{rel}",
-        size=f.size,
-        mtime=_iso_utc(f.mtime_ns),
-        mtime_ns=f.mtime_ns,
-        media_type=info.media_type,
-        page_count=info.page_count,
-        captured_at=info.captured_at,
-        width=info.width,
-        height=info.height,
-        sha256=bag.sha256[rel],
-        problem=None,
+    return ScannedFile.probed(
+        f.path, bag.root, f"{bag.name}/{rel}", f.size, f.mtime_ns, info, bag.sha256[rel]
     )
