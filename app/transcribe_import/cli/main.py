@@ -254,26 +254,24 @@ def cmd_export(corpus: Corpus, args: argparse.Namespace) -> int:
     output = Path(args.output) if args.output else None
     stop = threading.Event()
     progress = runs_cli._Progress()
+
+    def show(ev: api.ExportProgress) -> None:
+        progress.show(
+            f"{ev.files_done}/{ev.files_total} files, "
+            f"{ev.bytes_done // 1_048_576}/{ev.bytes_total // 1_048_576} MiB — "
+            f"{ev.current or ev.phase}"
+        )
+        # Told at once on a terminal (an export can be long); the summary lists it too.
+        if ev.missing is not None and progress.live and not args.json:
+            progress.done()
+            say(f"transcribe-import: {ev.missing.message}", file=sys.stderr)
+
     try:
         with _stop_on_signals(stop):
             events = api.export_notebooks(
                 corpus, None if args.all else args.notebook_ids, output, should_stop=stop.is_set
             )
-            while True:
-                try:
-                    ev = next(events)
-                except StopIteration as end:
-                    result: api.ExportResult = end.value
-                    break
-                progress.show(
-                    f"{ev.files_done}/{ev.files_total} files, "
-                    f"{ev.bytes_done // 1_048_576}/{ev.bytes_total // 1_048_576} MiB — "
-                    f"{ev.current or ev.phase}"
-                )
-                # Told at once on a terminal (an export can be long); the summary lists it too.
-                if ev.missing is not None and progress.live and not args.json:
-                    progress.done()
-                    say(f"transcribe-import: {ev.missing.message}", file=sys.stderr)
+            result = api.drive(events, show)
     except TranscribeError as exc:
         progress.done()
         say(f"transcribe-import: {exc}", file=sys.stderr)

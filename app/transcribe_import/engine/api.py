@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.base.progress import drive as drive  # for the faces' generators
 from transcribe_import.engine.planning.plan import DedupeScope, ImportPlan, Op, PlanItem
 from transcribe_import.engine.runs.model import (
     ItemOutcome,

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from transcribe_import.engine.base.clock import utc_from_ns
 from transcribe_import.engine.base.errors import ErrorCode, Problem, TranscribeError
+from transcribe_import.engine.base.progress import drive
 from transcribe_import.engine.base.text import (
     Parts,
     display_name,
@@ -613,12 +614,5 @@ def run_scan(
     should_stop: Callable[[], bool] | None = None,
 ) -> ScanResult:
     """Drive ``scan`` to the end, handing each progress event to ``on_progress``."""
-    gen = scan(roots, settings=settings, workers=workers, should_stop=should_stop)
-    while True:
-        try:
-            progress = next(gen)
-        except StopIteration as done:
-            result: ScanResult = done.value
-            return result
-        if on_progress is not None:
-            on_progress(progress)
+    work = scan(roots, settings=settings, workers=workers, should_stop=should_stop)
+    return drive(work, on_progress)
