@@ -39,7 +39,7 @@ from transcribe_import import __version__
 from transcribe_import.engine.base.clock import utc_now
 from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
-from transcribe_import.engine.base.ids import is_valid_id, new_id
+from transcribe_import.engine.base.ids import is_sha256, is_valid_id, new_id
 from transcribe_import.engine.export import destination as dest_mod
 from transcribe_import.engine.export.model import (
     BAG_INFO,
@@ -69,7 +69,6 @@ from transcribe_import.engine.export.readme import readme_text
 from transcribe_import.engine.storage import fsio, project
 from transcribe_import.engine.storage.corpus import Corpus
 
-_SHA256 = re.compile(r"[0-9a-f]{64}")
 _EXT = re.compile(r"[a-z0-9]{1,8}")
 CHUNK = fsio.CHUNK
 
@@ -112,7 +111,7 @@ def _entry_problem(doc: dict[str, Any]) -> str | None:
     def check(path: Any, sha: Any, expected_path: str, what: str) -> str | None:
         if path != expected_path:
             return f"{what} has path {path!r}, expected {expected_path!r}"
-        if not isinstance(sha, str) or not _SHA256.fullmatch(sha):
+        if not is_sha256(sha):
             return f"{what} has no valid sha256"
         if seen.setdefault(path, sha) != sha:
             return f"{path} is listed twice with different hashes"

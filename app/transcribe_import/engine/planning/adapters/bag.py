@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
-from transcribe_import.engine.base.ids import is_valid_id
+from transcribe_import.engine.base.ids import is_sha256, is_valid_id
 from transcribe_import.engine.base.text import json_safe
 from transcribe_import.engine.media import decode
 from transcribe_import.engine.media.kinds import MEDIA_EXTENSIONS, PNG, RenderSettings
@@ -131,12 +131,6 @@ class BagAdapter:
 # -- one notebook ----------------------------------------------------------------------------
 
 
-def _is_sha(value: Any) -> bool:
-    return (
-        isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
-    )
-
-
 def _invalid(where: str, what: str) -> TranscribeError:
     return bag_error(ErrorCode.BAG_INVALID, where, what)
 
@@ -205,7 +199,7 @@ def _notebook(
         if not isinstance(s, dict):
             raise _invalid(shown, "has a source entry that is not an object.")
         sid = uid(s.get("id"), "source id")
-        if not _is_sha(s.get("sha256")) or s.get("media_type") not in MEDIA_EXTENSIONS:
+        if not is_sha256(s.get("sha256")) or s.get("media_type") not in MEDIA_EXTENSIONS:
             raise _invalid(shown, f"source {sid} lacks a valid sha256 or a supported media_type.")
         entries[sid] = s
 
@@ -327,7 +321,7 @@ def _render(
     r = p.get("render")
     if rel not in bag.payload:
         return None, "the bag holds no render of it"
-    if not isinstance(r, dict) or not _is_sha(r.get("sha256")):
+    if not isinstance(r, dict) or not is_sha256(r.get("sha256")):
         return None, "its project.json entry gives no render sha256"
     if bag.sha256[rel] != r["sha256"]:
         return None, f"{rel} does not have the sha256 its project.json entry gives"
