@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
-import signal
 import sys
 import threading
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from transcribe_import import __version__
 from transcribe_import.cli import runs as runs_cli
+from transcribe_import.cli import signals
 from transcribe_import.cli.output import json_out, say
 from transcribe_import.engine import api
 from transcribe_import.engine.api import ExitCode
@@ -203,23 +202,6 @@ def cmd_doctor(corpus: Corpus, args: argparse.Namespace) -> int:
     return ExitCode.OK if report.clean else ExitCode.PROBLEMS
 
 
-@contextlib.contextmanager
-def _stop_on_signals(stop: threading.Event) -> Iterator[None]:
-    """Ctrl-C, SIGTERM and SIGHUP end an export cleanly: its folder then says it is incomplete."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-    saved = {s: signal.getsignal(s) for s in signals}
-    for s in signals:
-        signal.signal(s, lambda *_: stop.set())
-    try:
-        yield
-    finally:
-        for s, h in saved.items():
-            signal.signal(s, h)
-
-
 def _remove_empty(corpus: Corpus, notebook_id: str, args: argparse.Namespace) -> int:
     """doctor --remove-empty: asks first (or --yes); refused unless the notebook holds no page."""
     if not args.yes:
@@ -254,26 +236,25 @@ def cmd_export(corpus: Corpus, args: argparse.Namespace) -> int:
     output = Path(args.output) if args.output else None
     stop = threading.Event()
     progress = runs_cli._Progress()
+
+    def show(ev: api.ExportProgress) -> None:
+        progress.show(
+            f"{ev.files_done}/{ev.files_total} files, "
+            f"{ev.bytes_done // 1_048_576}/{ev.bytes_total // 1_048_576} MiB — "
+            f"{ev.current or ev.phase}"
+        )
+        # Told at once on a terminal (an export can be long); the summary lists it too.
+        if ev.missing is not None and progress.live and not args.json:
+            progress.done()
+            say(f"transcribe-import: {ev.missing.message}", file=sys.stderr)
+
     try:
-        with _stop_on_signals(stop):
+        # Ctrl-C, SIGTERM or SIGHUP end the export cleanly: its folder then says it is incomplete.
+        with signals.handling(dict.fromkeys(signals.STOP_SIGNALS, stop.set)):
             events = api.export_notebooks(
                 corpus, None if args.all else args.notebook_ids, output, should_stop=stop.is_set
             )
-            while True:
-                try:
-                    ev = next(events)
-                except StopIteration as end:
-                    result: api.ExportResult = end.value
-                    break
-                progress.show(
-                    f"{ev.files_done}/{ev.files_total} files, "
-                    f"{ev.bytes_done // 1_048_576}/{ev.bytes_total // 1_048_576} MiB — "
-                    f"{ev.current or ev.phase}"
-                )
-                # Told at once on a terminal (an export can be long); the summary lists it too.
-                if ev.missing is not None and progress.live and not args.json:
-                    progress.done()
-                    say(f"transcribe-import: {ev.missing.message}", file=sys.stderr)
+            result = api.drive(events, show)
     except TranscribeError as exc:
         progress.done()
         say(f"transcribe-import: {exc}", file=sys.stderr)

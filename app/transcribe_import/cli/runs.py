@@ -13,10 +13,10 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from transcribe_import.cli import signals
 from transcribe_import.cli.output import json_out, say
 from transcribe_import.engine import api
 from transcribe_import.engine.api import ExitCode
@@ -97,7 +97,7 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
             f"{ev.phase}: {ev.found} page files found, {ev.inspected} inspected — {ev.current}"
         )
 
-    with _on_sigint(stop.set):
+    with signals.handling({signal.SIGINT: stop.set}):
         try:
             planned = api.plan_paths(
                 corpus,
@@ -256,26 +256,10 @@ def cmd_order(corpus: Corpus, args: argparse.Namespace) -> int:
 # -- commit and resume ---------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def _on_sigint(handler: Any) -> Iterator[None]:
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    old = signal.signal(signal.SIGINT, lambda *_: handler())
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, old)
-
-
-@contextlib.contextmanager
-def _run_signals(control: RunControl) -> Iterator[None]:
+def _run_signals(control: RunControl) -> contextlib.AbstractContextManager[None]:
     """Ctrl-C cancels the run; SIGTERM/SIGHUP pause it (resumable)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
 
-    def on_int(*_: Any) -> None:
+    def on_int() -> None:
         print(
             "\ntranscribe-import: cancelling — items in progress are rolled back, committed "
             "notebooks stay.",
@@ -283,22 +267,16 @@ def _run_signals(control: RunControl) -> Iterator[None]:
         )
         control.cancel()
 
-    def on_term(*_: Any) -> None:
+    def on_term() -> None:
         print(
             "\ntranscribe-import: stopping at the next safe point; the run can be resumed.",
             file=sys.stderr,
         )
         control.pause()
 
-    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
-    signal.signal(signal.SIGINT, on_int)
-    signal.signal(signal.SIGTERM, on_term)
-    signal.signal(signal.SIGHUP, on_term)
-    try:
-        yield
-    finally:
-        for s, h in saved.items():
-            signal.signal(s, h)
+    return signals.handling(
+        {signal.SIGINT: on_int, signal.SIGTERM: on_term, signal.SIGHUP: on_term}
+    )
 
 
 def _execute(corpus: Corpus, run_id: str, args: argparse.Namespace) -> int:

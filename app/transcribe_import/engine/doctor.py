@@ -5,6 +5,12 @@ since hashing can be slow), then registration is reconciled under the corpus loc
 (so a notebook being created right now is never mistaken for a leftover), then
 every manifest is checked against the files on disk. Each step is idempotent, so
 doctor can be killed at any point and run again.
+
+About 600 lines, over the usual 500: doctor is one ordered procedure, and its steps (journals,
+index and registration, each notebook's files with their restore and re-render, runs and
+frozen plans, quarantine) are called only from ``doctor`` and share its findings' words; apart,
+each would be a module with a single caller. What it shares with others already lives below it
+(recovery in ``ingest``, quarantine in ``storage``, the run records in ``runs``).
 """
 
 from __future__ import annotations

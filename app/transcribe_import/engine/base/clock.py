@@ -9,5 +9,12 @@ def utc_now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+def utc_from_ns(ns: int) -> str:
+    """A file's mtime (nanoseconds since the epoch) as the plan writes it, to the microsecond."""
+    seconds, rest = divmod(ns, 1_000_000_000)
+    stamp = datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+    return f"{stamp}.{rest // 1000:06d}Z"
+
+
 def stamp_for_filename() -> str:
     return datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")

@@ -61,14 +61,6 @@ class Problem:
     path: str | None = None
     item: str | None = None
 
-    def to_json(self) -> dict[str, str | None]:
-        return {
-            "code": str(self.code),
-            "message": self.message,
-            "path": self.path,
-            "item": self.item,
-        }
-
 
 class TranscribeError(Exception):
     """An engine failure carrying a Problem; str() is the one-line human message."""

@@ -6,6 +6,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+from transcribe_import.engine.base.values import fields_json
+
 
 class Severity(enum.StrEnum):
     REPAIRED = "repaired"  # recovery acted, the corpus is whole again
@@ -47,13 +49,7 @@ class Finding:
     path: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "code": str(self.code),
-            "severity": str(self.severity),
-            "message": self.message,
-            "notebook_id": self.notebook_id,
-            "path": self.path,
-        }
+        return fields_json(self)
 
 
 @dataclass

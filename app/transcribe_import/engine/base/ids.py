@@ -1,4 +1,5 @@
-"""Identifiers: random lower-case UUIDs, and the check that keeps anything else off the disk."""
+"""Identifiers: random lower-case UUIDs, the check that keeps anything else off the disk, and
+what a sha256 (the id of a file's bytes in every document) looks like."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import uuid
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 
 _UUID_RE = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+_SHA256_RE = re.compile(r"[0-9a-f]{64}")
 
 
 def new_id() -> str:
@@ -17,6 +19,11 @@ def new_id() -> str:
 
 def is_valid_id(value: object) -> bool:
     return isinstance(value, str) and _UUID_RE.match(value) is not None
+
+
+def is_sha256(value: object) -> bool:
+    """A sha256 as the documents write it: 64 lower-case hex digits."""
+    return isinstance(value, str) and _SHA256_RE.fullmatch(value) is not None
 
 
 def check_id(value: object, what: str) -> str:

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from transcribe_import.engine.base.values import fields_json
+
 # The bag's own files (docs/formats.md, "The export bag").
 BAGIT_TXT = "bagit.txt"
 BAG_INFO = "bag-info.txt"
@@ -60,14 +62,7 @@ class MissingFile:
     message: str
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "notebook_id": self.notebook_id,
-            "kind": str(self.kind),
-            "expected_sha256": self.expected_sha256,
-            "reason": str(self.reason),
-            "message": self.message,
-        }
+        return fields_json(self)
 
 
 @dataclass(frozen=True)
@@ -81,13 +76,7 @@ class NotebookExport:
     page_count: int | None
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "notebook_id": self.notebook_id,
-            "title": self.title,
-            "status": str(self.status),
-            "source_count": self.source_count,
-            "page_count": self.page_count,
-        }
+        return fields_json(self)
 
 
 class ExportPhase(enum.StrEnum):

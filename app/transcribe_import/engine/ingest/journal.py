@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from transcribe_import.engine.base.ids import is_valid_id
+from transcribe_import.engine.base.ids import is_sha256, is_valid_id
 from transcribe_import.engine.media.kinds import MEDIA_EXTENSIONS
 from transcribe_import.engine.storage import fsio
 
@@ -98,12 +98,6 @@ def write(notebook_dir: Path, journal: Journal) -> None:
     fsio.atomic_write(notebook_dir / JOURNAL_FILE, journal.encode())
 
 
-def _is_sha(value: object) -> bool:
-    return (
-        isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
-    )
-
-
 def parse(data: bytes, notebook_id: str) -> Journal:
     """Parse a journal strictly; anything unexpected raises JournalInvalid (never guessed at)."""
     try:
@@ -128,7 +122,7 @@ def parse(data: bytes, notebook_id: str) -> Journal:
         if (
             not isinstance(s, dict)
             or not is_valid_id(s.get("id"))
-            or not _is_sha(s.get("sha256"))
+            or not is_sha256(s.get("sha256"))
             or s.get("media_type") not in MEDIA_EXTENSIONS
             or s.get("path") != source_rel_path(s["id"], s["media_type"])
         ):
@@ -148,7 +142,7 @@ def parse(data: bytes, notebook_id: str) -> Journal:
         render = p.get("render")
         if state != JournalState.STAGING and (
             not isinstance(render, dict)
-            or not _is_sha(render.get("sha256"))
+            or not is_sha256(render.get("sha256"))
             or render.get("path") != render_rel_path(p["render_id"])
         ):
             raise JournalInvalid("a page lacks its render hash past the staging state")

@@ -10,6 +10,11 @@ renamed into place and registered only once its ``project.json`` lists the pages
 so a notebook never appears without pages and a creation stopped or killed before
 that leaves nothing the corpus shows (the hidden folder is removed by the next
 attempt or by doctor).
+
+About 680 lines, over the usual 500: the steps of one transaction (check, claim, journal,
+stage and render, promote, and a first transaction's hidden folder) are correct only in this
+order and each is called from one place here; what others call is a module of its own
+(``journal``, ``finish``, ``recovery``, ``checkpoints``).
 """
 
 from __future__ import annotations
@@ -116,6 +121,17 @@ class IngestResult:
 
 class IngestCancelled(Exception):
     """The caller asked to stop while staging; the transaction was rolled back."""
+
+
+@dataclass(frozen=True)
+class _Work:
+    """How the caller wants this transaction run, handed down each of its steps."""
+
+    settings: RenderSettings
+    workers: int  # sources staged at once
+    lock_timeout: float  # how long to wait for the notebook's ingest lock
+    should_stop: Callable[[], bool] | None
+    on_source_staged: Callable[[int, int], None] | None  # (sources staged, of how many)
 
 
 def _check_request(req: IngestRequest) -> None:
@@ -353,22 +369,13 @@ def ingest(
     is registered first. Raises TranscribeError (notebook left exactly as it was, or
     not created) or IngestCancelled.
     """
-    settings = settings or RenderSettings()
+    work = _Work(settings or RenderSettings(), workers, lock_timeout, should_stop, on_source_staged)
     _check_request(req)
     nb_dir = corpus.notebook_dir(req.notebook_id)
     try:
         if create is not None:
             if not fsio.exists(nb_dir):
-                made = _ingest_new(
-                    corpus,
-                    req,
-                    create,
-                    settings,
-                    workers,
-                    lock_timeout,
-                    should_stop,
-                    on_source_staged,
-                )
+                made = _ingest_new(corpus, req, create, work)
                 if made is not None:
                     return made
             elif not corpus.is_registered(req.notebook_id):
@@ -376,24 +383,13 @@ def ingest(
                 corpus.create_notebook(
                     req.notebook_id, create.title, import_run_id=create.import_run_id
                 )
-        return _ingest(
-            corpus, req, nb_dir, settings, workers, lock_timeout, should_stop, on_source_staged
-        )
+        return _ingest(corpus, req, nb_dir, work)
     except OSError as exc:
         # Each phase has already left the notebook whole (or its journal for recovery).
         raise fsio.problem_from_oserror(exc, nb_dir, "importing into notebook") from exc
 
 
-def _ingest(
-    corpus: Corpus,
-    req: IngestRequest,
-    nb_dir: Path,
-    settings: RenderSettings,
-    workers: int,
-    lock_timeout: float,
-    should_stop: Callable[[], bool] | None,
-    on_source_staged: Callable[[int, int], None] | None,
-) -> IngestResult:
+def _ingest(corpus: Corpus, req: IngestRequest, nb_dir: Path, work: _Work) -> IngestResult:
     if not fsio.is_dir(nb_dir):
         raise TranscribeError(
             ErrorCode.NOTEBOOK_NOT_FOUND,
@@ -403,7 +399,7 @@ def _ingest(
     lock = locks.make_lock(nb_dir / journal.LOCK_FILE)
     with locks.hold(
         lock,
-        lock_timeout,
+        work.lock_timeout,
         ErrorCode.NOTEBOOK_BUSY,
         f"Notebook {req.notebook_id} is being changed by another import; wait for it and retry.",
     ):
@@ -420,7 +416,7 @@ def _ingest(
                     "be recovered; run `transcribe-import doctor`.",
                     item=req.notebook_id,
                 )
-        return _ingest_locked(corpus, req, nb_dir, settings, workers, should_stop, on_source_staged)
+        return _ingest_locked(corpus, req, nb_dir, work)
 
 
 def creating_dir(corpus: Corpus, notebook_id: str) -> Path:
@@ -467,14 +463,7 @@ def recover_creation(corpus: Corpus, notebook_id: str, create: NewNotebook) -> N
 
 
 def _ingest_new(
-    corpus: Corpus,
-    req: IngestRequest,
-    create: NewNotebook,
-    settings: RenderSettings,
-    workers: int,
-    lock_timeout: float,
-    should_stop: Callable[[], bool] | None,
-    on_source_staged: Callable[[int, int], None] | None,
+    corpus: Corpus, req: IngestRequest, create: NewNotebook, work: _Work
 ) -> IngestResult | None:
     """Create the notebook with this transaction's pages; None if it exists by now."""
     nbid = req.notebook_id
@@ -504,9 +493,7 @@ def _ingest_new(
             doc.update(create.extra)
         try:
             project.write(shell, doc)
-            result = _ingest_locked(
-                corpus, req, shell, settings, workers, should_stop, on_source_staged, new=True
-            )
+            result = _ingest_locked(corpus, req, shell, work, new=True)
         except BaseException:
             _remove_shell_quietly(shell)
             raise
@@ -547,15 +534,7 @@ def _remove_shell_quietly(shell: Path) -> None:
 
 
 def _ingest_locked(
-    corpus: Corpus,
-    req: IngestRequest,
-    nb_dir: Path,
-    settings: RenderSettings,
-    workers: int,
-    should_stop: Callable[[], bool] | None,
-    on_source_staged: Callable[[int, int], None] | None,
-    *,
-    new: bool = False,
+    corpus: Corpus, req: IngestRequest, nb_dir: Path, work: _Work, *, new: bool = False
 ) -> IngestResult:
     """The transaction, with the notebook's ingest lock held (``new``: in its hidden folder)."""
     manifest = project.read(nb_dir, req.notebook_id)
@@ -627,9 +606,7 @@ def _ingest_locked(
             for s in req.sources
             if s.source_id in continuing
         }
-        sizes, renders = _stage_all(
-            req, staging, settings, workers, should_stop, on_source_staged, landed
-        )
+        sizes, renders = _stage_all(req, staging, work, landed)
     except BaseException:
         _rollback_quietly(nb_dir, txn)
         raise
@@ -670,21 +647,15 @@ def _ingest_locked(
 
 
 def _stage_all(
-    req: IngestRequest,
-    staging: Path,
-    settings: RenderSettings,
-    workers: int,
-    should_stop: Callable[[], bool] | None,
-    on_source_staged: Callable[[int, int], None] | None,
-    landed: Mapping[str, Path],
+    req: IngestRequest, staging: Path, work: _Work, landed: Mapping[str, Path]
 ) -> tuple[dict[str, int], dict[str, RenderedPage]]:
     sizes: dict[str, int] = {}
     renders: dict[str, RenderedPage] = {}
     total = len(req.sources)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, work.workers)) as pool:
         futures = {
             pool.submit(
-                _stage_source, s, staging, settings, should_stop, landed.get(s.source_id)
+                _stage_source, s, staging, work.settings, work.should_stop, landed.get(s.source_id)
             ): s
             for s in req.sources
         }
@@ -695,9 +666,9 @@ def _stage_all(
                 sizes[spec.source_id] = size
                 for page, r in zip(spec.pages, rendered, strict=True):
                     renders[page.render_id] = r
-                if on_source_staged is not None:
-                    on_source_staged(done, total)
-                if should_stop is not None and should_stop():
+                if work.on_source_staged is not None:
+                    work.on_source_staged(done, total)
+                if work.should_stop is not None and work.should_stop():
                     raise IngestCancelled()
         except BaseException:
             for f in futures:

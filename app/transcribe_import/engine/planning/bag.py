@@ -41,6 +41,7 @@ import orjson
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.ids import new_id
+from transcribe_import.engine.base.progress import drive
 from transcribe_import.engine.base.text import display_name, json_safe
 from transcribe_import.engine.planning.plan import PlanItem, Restore
 from transcribe_import.engine.planning.scan import ScanCancelled, ScanPhase, ScanProgress
@@ -600,18 +601,7 @@ def run_verify(
     on_progress: Callable[[ScanProgress], None] | None = None,
 ) -> list[VerifiedBag]:
     """Verify every bag in ``roots`` (``verify_bag``), handing progress to ``on_progress``."""
-    bags = []
-    for root in roots:
-        gen = verify_bag(root, should_stop=should_stop)
-        while True:
-            try:
-                progress = next(gen)
-            except StopIteration as done:
-                bags.append(done.value)
-                break
-            if on_progress is not None:
-                on_progress(progress)
-    return bags
+    return [drive(verify_bag(root, should_stop=should_stop), on_progress) for root in roots]
 
 
 # -- a bag's notebook in the corpus ----------------------------------------------------------

@@ -3,6 +3,10 @@
 Frozen dataclasses hold a plan in memory; ``to_document`` and ``load_plan`` are the
 one place that knows its on-disk format. Reading a plan is reading untrusted
 input: every id must be a lower-case UUID and the fingerprint must match.
+
+About 780 lines, over the usual 500: the frozen dataclasses, their document and the strict
+reader of an untrusted document are three views of one format, kept in one module so that a
+field is added to all three at once (docs/formats.md, "The plan document").
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from typing import Any
 import orjson
 
 from transcribe_import import __version__
-from transcribe_import.engine.base.ids import is_valid_id
+from transcribe_import.engine.base.ids import is_sha256, is_valid_id
 from transcribe_import.engine.base.text import json_safe
 from transcribe_import.engine.media.kinds import MEDIA_EXTENSIONS
 from transcribe_import.engine.storage import fsio
@@ -696,7 +700,7 @@ def _source_from(s: Any, uid: Any, bad: Any) -> PlanSource:
     source_id = uid(s.get("source_id"), "source_id")
     f = _Fields(s, f"source {source_id}", bad)
     sha = s.get("sha256")
-    if not _is_sha(sha):
+    if not is_sha256(sha):
         raise bad(f"source {source_id} has no valid sha256")
     media_type = s.get("media_type")
     if not isinstance(media_type, str) or media_type not in MEDIA_EXTENSIONS:
@@ -732,12 +736,6 @@ def _source_from(s: Any, uid: Any, bad: Any) -> PlanSource:
     )
 
 
-def _is_sha(value: Any) -> bool:
-    return (
-        isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
-    )
-
-
 def _page_from(p: Any, uid: Any, bad: Any) -> PlanPage:
     if not isinstance(p, dict):
         raise bad("a page is not an object")
@@ -746,7 +744,7 @@ def _page_from(p: Any, uid: Any, bad: Any) -> PlanPage:
     render = None
     r = p.get("render")
     if r is not None:
-        if not isinstance(r, dict) or not _is_sha(r.get("sha256")):
+        if not isinstance(r, dict) or not is_sha256(r.get("sha256")):
             raise bad(f"page {page_id} has a render without a valid sha256")
         rf = _Fields(r, f"page {page_id}: render", bad)
         rp = rf.sub("provenance")

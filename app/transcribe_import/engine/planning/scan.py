@@ -27,10 +27,11 @@ import time
 from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
+from transcribe_import.engine.base.clock import utc_from_ns
 from transcribe_import.engine.base.errors import ErrorCode, Problem, TranscribeError
+from transcribe_import.engine.base.progress import drive
 from transcribe_import.engine.base.text import (
     Parts,
     display_name,
@@ -115,6 +116,38 @@ class ScannedFile:
     def name(self) -> str:
         return self.rel.rsplit("/", 1)[-1]
 
+    @classmethod
+    def probed(
+        cls,
+        path: Path,
+        root: Path,
+        rel: str,
+        size: int,
+        mtime_ns: int,
+        info: MediaInfo | None,
+        sha256: str | None,
+        problem: Problem | None = None,
+    ) -> ScannedFile:
+        """A page file as the scan records it: what its probe found, nothing when it has a
+        problem (a bag's files are recorded the same way, adapters/bag.py)."""
+        if problem is not None:
+            info = None
+        return cls(
+            path=path,
+            root=root,
+            rel=rel,
+            size=size,
+            mtime=utc_from_ns(mtime_ns),
+            mtime_ns=mtime_ns,
+            media_type=info.media_type if info else None,
+            page_count=info.page_count if info else 0,
+            captured_at=info.captured_at if info else None,
+            width=info.width if info else None,
+            height=info.height if info else None,
+            sha256=sha256,
+            problem=problem,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class IgnoredFile:
@@ -164,12 +197,6 @@ def _os_reason(exc: OSError) -> str:
     if isinstance(exc, PermissionError):
         return "permission denied"
     return (exc.strerror or str(exc)).lower()
-
-
-def _iso_utc(mtime_ns: int) -> str:
-    seconds, ns = divmod(mtime_ns, 1_000_000_000)
-    stamp = datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S")
-    return f"{stamp}.{ns // 1000:06d}Z"
 
 
 # -- walking ---------------------------------------------------------------------------------
@@ -489,22 +516,8 @@ def _inspect(
         sha, _size = fsio.hash_file(path, size=found.size, should_stop=should_stop)
     except OSError as exc:
         problem = problem or _read_problem(exc, dp)
-    if problem is not None:
-        info = None
-    return ScannedFile(
-        path=path,
-        root=found.root,
-        rel=found.rel,
-        size=found.size,
-        mtime=_iso_utc(found.mtime_ns),
-        mtime_ns=found.mtime_ns,
-        media_type=info.media_type if info else None,
-        page_count=info.page_count if info else 0,
-        captured_at=info.captured_at if info else None,
-        width=info.width if info else None,
-        height=info.height if info else None,
-        sha256=sha,
-        problem=problem,
+    return ScannedFile.probed(
+        path, found.root, found.rel, found.size, found.mtime_ns, info, sha, problem
     )
 
 
@@ -601,12 +614,5 @@ def run_scan(
     should_stop: Callable[[], bool] | None = None,
 ) -> ScanResult:
     """Drive ``scan`` to the end, handing each progress event to ``on_progress``."""
-    gen = scan(roots, settings=settings, workers=workers, should_stop=should_stop)
-    while True:
-        try:
-            progress = next(gen)
-        except StopIteration as done:
-            result: ScanResult = done.value
-            return result
-        if on_progress is not None:
-            on_progress(progress)
+    work = scan(roots, settings=settings, workers=workers, should_stop=should_stop)
+    return drive(work, on_progress)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.base.values import fields_json
 from transcribe_import.engine.media import decode
 from transcribe_import.engine.media.kinds import RenderSettings
 from transcribe_import.engine.planning import bag, dedupe, ordering
@@ -70,15 +71,7 @@ class PlanProblem:
     resolutions: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "severity": str(self.severity),
-            "code": str(self.code),
-            "item_id": self.item_id,
-            "message": self.message,
-            "source_ids": list(self.source_ids),
-            "path": self.path,
-            "resolutions": list(self.resolutions),
-        }
+        return fields_json(self)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,11 @@ provenance included, since resume needs the source paths), a folder nothing list
 runs; the record carries its fingerprint, and loading checks the two still agree.
 Corpora written before kept it beside the record as ``<id>.plan.json``:
 ``migrate_plan_snapshots`` moves those, crash-safely, when the corpus is opened.
+
+About 590 lines, over the usual 500: being the only reader and writer of run records is the
+point, so that every write goes through one ``_mutate`` (the corpus lock, the attempt fence,
+the outcomes log and its compaction); the index, the frozen plans and their move are the same
+folder under the same lock.
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from transcribe_import.engine.base.clock import utc_now
 from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.ids import check_id, is_valid_id, new_id
+from transcribe_import.engine.base.values import fields_json
 from transcribe_import.engine.storage import fsio, locks, project
 
 CORPUS_FORMAT = "transcribe.corpus"
@@ -80,15 +81,7 @@ class NotebookSummary:
     problem: str | None  # None when its manifest loads
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "notebook_id": self.notebook_id,
-            "title": self.title,
-            "page_count": self.page_count,
-            "source_count": self.source_count,
-            "created_at": self.created_at,
-            "directory": str(self.directory),
-            "problem": self.problem,
-        }
+        return fields_json(self)
 
 
 def _parse_entry(raw: Any) -> IndexEntry:

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 import orjson
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
-from transcribe_import.engine.base.ids import is_valid_id
+from transcribe_import.engine.base.ids import is_sha256, is_valid_id
 from transcribe_import.engine.base.text import json_safe
 from transcribe_import.engine.media import decode
 from transcribe_import.engine.media.kinds import MEDIA_EXTENSIONS, PNG, RenderSettings
@@ -132,12 +131,6 @@ class BagAdapter:
 # -- one notebook ----------------------------------------------------------------------------
 
 
-def _is_sha(value: Any) -> bool:
-    return (
-        isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
-    )
-
-
 def _invalid(where: str, what: str) -> TranscribeError:
     return bag_error(ErrorCode.BAG_INVALID, where, what)
 
@@ -206,7 +199,7 @@ def _notebook(
         if not isinstance(s, dict):
             raise _invalid(shown, "has a source entry that is not an object.")
         sid = uid(s.get("id"), "source id")
-        if not _is_sha(s.get("sha256")) or s.get("media_type") not in MEDIA_EXTENSIONS:
+        if not is_sha256(s.get("sha256")) or s.get("media_type") not in MEDIA_EXTENSIONS:
             raise _invalid(shown, f"source {sid} lacks a valid sha256 or a supported media_type.")
         entries[sid] = s
 
@@ -328,7 +321,7 @@ def _render(
     r = p.get("render")
     if rel not in bag.payload:
         return None, "the bag holds no render of it"
-    if not isinstance(r, dict) or not _is_sha(r.get("sha256")):
+    if not isinstance(r, dict) or not is_sha256(r.get("sha256")):
         return None, "its project.json entry gives no render sha256"
     if bag.sha256[rel] != r["sha256"]:
         return None, f"{rel} does not have the sha256 its project.json entry gives"
@@ -340,12 +333,6 @@ def _render(
     if info.media_type != PNG or (info.width, info.height) != (r.get("width"), r.get("height")):
         return None, f"{rel} is not the {r.get('width')}x{r.get('height')} PNG it should be"
     return BagRender(r["sha256"], int(info.width or 0), int(info.height or 0), f), ""
-
-
-def _iso_utc(mtime_ns: int) -> str:
-    seconds, ns = divmod(mtime_ns, 1_000_000_000)
-    stamp = datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S")
-    return f"{stamp}.{ns // 1000:06d}Z"
 
 
 def _scanned(
@@ -362,18 +349,6 @@ def _scanned(
             shown,
             f"has {info.page_count} page(s), but its project.json uses page {wanted - 1} of it.",
         )
-    return ScannedFile(
-        path=f.path,
-        root=bag.root,
-        rel=f"{bag.name}/{rel}",
-        size=f.size,
-        mtime=_iso_utc(f.mtime_ns),
-        mtime_ns=f.mtime_ns,
-        media_type=info.media_type,
-        page_count=info.page_count,
-        captured_at=info.captured_at,
-        width=info.width,
-        height=info.height,
-        sha256=bag.sha256[rel],
-        problem=None,
+    return ScannedFile.probed(
+        f.path, bag.root, f"{bag.name}/{rel}", f.size, f.mtime_ns, info, bag.sha256[rel]
     )

@@ -1,0 +1,143 @@
+"""The use cases the command line and the window both call: plan, validate, commit, runs, doctor.
+
+Each function here is one thing a person asks of the app, written once. The CLI
+(``cli/``) turns them into commands, words on a terminal and exit codes; the window
+(``gui/``) runs them on worker threads and shows their values. Neither face holds a
+rule of its own: what a run "interrupted" is, which runs a commit continues, what a
+plan's discovery record says, which exit code a result has, are decided here or in
+the layer below.
+
+One package, one name space: the faces write ``from transcribe_import.engine import api`` and
+call ``api.X``, never a module of this package (import-linter holds them to it). The use
+cases live in modules by what a person is doing: ``exits`` (exit codes), ``plans`` (scan,
+plan, reorder, validate, plan files), ``drafts``, ``commit`` (commit, retry, resume, execute,
+cancel), ``runs`` (listing and showing runs) and ``corpus`` (opening it, notebooks, doctor,
+previews, export).
+
+Imports that pull in the media decoders (Pillow, pypdf, pypdfium2) are deferred
+into the functions that scan or validate, so listing runs or notebooks starts fast.
+"""
+
+from transcribe_import.engine.api.commit import (
+    RETRYABLE,
+    PlanInvalid,
+    PreparedRun,
+    can_retry,
+    cancel,
+    discovery_for,
+    execute,
+    prepare_commit,
+    prepare_resume,
+    prepare_retry,
+)
+from transcribe_import.engine.api.corpus import (
+    WindowClaim,
+    check_corpus,
+    export_notebooks,
+    list_notebooks,
+    listing_problems,
+    open_corpus,
+    remove_empty_notebook,
+    render_preview,
+)
+from transcribe_import.engine.api.drafts import (
+    Draft,
+    discard_draft,
+    list_drafts,
+    load_draft,
+    save_draft,
+)
+from transcribe_import.engine.api.exits import (
+    ExitCode,
+    exit_code_for_error,
+    exit_code_for_export,
+    exit_code_for_export_error,
+    exit_code_for_result,
+    exit_code_for_status,
+)
+from transcribe_import.engine.api.plans import (
+    NotImported,
+    PlannedScan,
+    check_plan_editable,
+    is_bag,
+    load_plan_file,
+    mode_for,
+    not_imported,
+    nothing_to_import,
+    pages_planned,
+    plan_paths,
+    reorder,
+    save_plan_file,
+    validate_plan,
+)
+from transcribe_import.engine.api.runs import (
+    OutcomeRow,
+    RunDetail,
+    RunListing,
+    RunSummary,
+    interrupted_runs,
+    list_runs,
+    outcome_rows,
+    run_listing_problems,
+    show_run,
+)
+from transcribe_import.engine.base.progress import drive  # the faces drive long work with it
+from transcribe_import.engine.export.model import ExportProgress, ExportResult, ExportStatus
+
+__all__ = [
+    "drive",
+    "ExportProgress",
+    "ExportResult",
+    "ExportStatus",
+    "ExitCode",
+    "exit_code_for_status",
+    "exit_code_for_result",
+    "exit_code_for_error",
+    "exit_code_for_export",
+    "exit_code_for_export_error",
+    "PlannedScan",
+    "plan_paths",
+    "is_bag",
+    "mode_for",
+    "check_plan_editable",
+    "reorder",
+    "validate_plan",
+    "load_plan_file",
+    "save_plan_file",
+    "NotImported",
+    "not_imported",
+    "nothing_to_import",
+    "pages_planned",
+    "Draft",
+    "save_draft",
+    "list_drafts",
+    "load_draft",
+    "discard_draft",
+    "PlanInvalid",
+    "PreparedRun",
+    "discovery_for",
+    "prepare_commit",
+    "RETRYABLE",
+    "can_retry",
+    "prepare_retry",
+    "prepare_resume",
+    "execute",
+    "cancel",
+    "RunSummary",
+    "OutcomeRow",
+    "outcome_rows",
+    "RunListing",
+    "list_runs",
+    "run_listing_problems",
+    "interrupted_runs",
+    "RunDetail",
+    "show_run",
+    "open_corpus",
+    "WindowClaim",
+    "list_notebooks",
+    "listing_problems",
+    "check_corpus",
+    "remove_empty_notebook",
+    "render_preview",
+    "export_notebooks",
+]

@@ -1,0 +1,167 @@
+"""Commit, retry, resume, execute and cancel: a validated plan bound to its run and run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from transcribe_import.engine.api.drafts import discard_draft
+from transcribe_import.engine.api.plans import validate_plan
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.planning.plan import ImportPlan
+from transcribe_import.engine.runs.model import (
+    RunControl,
+    RunEvent,
+    RunRecord,
+    RunResult,
+    RunStatus,
+)
+from transcribe_import.engine.runs.store import RunStore
+from transcribe_import.engine.storage.corpus import Corpus
+
+if TYPE_CHECKING:
+    from transcribe_import.engine.media.kinds import RenderSettings
+    from transcribe_import.engine.planning.validate import ValidationReport
+
+
+class PlanInvalid(Exception):
+    """The plan has validate errors: nothing was committed. ``report`` lists them."""
+
+    def __init__(self, report: ValidationReport) -> None:
+        super().__init__(f"{len(report.errors)} validate error(s)")
+        self.report = report
+
+
+@dataclass(frozen=True)
+class PreparedRun:
+    """The run a commit is about to execute, with its frozen plan."""
+
+    record: RunRecord
+    plan: ImportPlan
+    continued: bool  # the run existed before: a resume, or the same plan committed again
+
+    @property
+    def run_id(self) -> str:
+        return self.record.run_id
+
+
+def discovery_for(plan: ImportPlan, plan_file: Path | None = None) -> dict[str, Any]:
+    """The run record's summary of where the plan came from (the same for CLI and window)."""
+    doc: dict[str, Any] = {
+        "roots": plan.provenance.get("roots", []),
+        "mode": plan.provenance.get("mode"),
+    }
+    if plan_file is not None:
+        doc["plan_file"] = str(plan_file.absolute())
+    return doc
+
+
+def prepare_commit(
+    corpus: Corpus,
+    plan: ImportPlan,
+    *,
+    plan_file: Path | None = None,
+    settings: RenderSettings | None = None,
+    workers: int = 2,
+) -> PreparedRun:
+    """Validate ``plan`` as the disk is now, then find the run it continues or create one.
+
+    Raises ``PlanInvalid`` when validation finds errors, and ``TranscribeError(PLAN_FROZEN)``
+    when the plan was committed before with different contents.
+    """
+    from transcribe_import.engine.runs.service import prepare_run
+
+    report = validate_plan(corpus, plan, settings=settings, workers=workers)
+    if not report.ok:
+        raise PlanInvalid(report)
+    record, continued = prepare_run(corpus, plan, discovery_for(plan, plan_file))
+    discard_draft(corpus, plan.plan_id)  # the run holds the plan now (frozen with it)
+    return PreparedRun(record, plan, continued)
+
+
+# A run that ended without landing everything: committing its plan again retries the rest.
+RETRYABLE = frozenset(
+    {RunStatus.PARTIAL, RunStatus.FAILED, RunStatus.CANCELLED, RunStatus.CANCELLED_WITH_COMMITS}
+)
+
+
+def can_retry(status: RunStatus) -> bool:
+    """Whether "retry what did not land" applies to a run that ended as ``status``."""
+    return status in RETRYABLE
+
+
+def prepare_retry(
+    corpus: Corpus,
+    run_id: str,
+    *,
+    settings: RenderSettings | None = None,
+    workers: int = 2,
+) -> PreparedRun:
+    """Commit the frozen plan of an ended run again: the contract's retry of what did not land.
+
+    The same as ``commit`` of that plan (``prepare_commit``): it is validated again, and a
+    new run with ``retry_of`` imports only what is not there yet; pages already committed
+    are recognised by their ids and never doubled. A plan whose retry already completed
+    comes back as that run (``execute`` then does nothing).
+    """
+    store = RunStore(corpus)
+    record = store.load(run_id)
+    if not can_retry(record.status):
+        raise TranscribeError(
+            ErrorCode.RUN_TERMINAL if record.status.terminal else ErrorCode.RUN_BUSY,
+            f"Run {run_id} is {record.status.value}: only a partial, failed or cancelled run "
+            "is retried. Resume an interrupted run instead.",
+            item=run_id,
+        )
+    return prepare_commit(
+        corpus, store.load_plan(run_id, record), settings=settings, workers=workers
+    )
+
+
+def prepare_resume(corpus: Corpus, run_id: str) -> PreparedRun:
+    """An existing run with its frozen plan, to be executed again (``execute``)."""
+    store = RunStore(corpus)
+    record = store.load(run_id)
+    return PreparedRun(record, store.load_plan(run_id, record), True)
+
+
+def execute(
+    corpus: Corpus,
+    run_id: str,
+    *,
+    workers: int = 2,
+    control: RunControl | None = None,
+    on_event: Callable[[RunEvent], None] | None = None,
+    settings: RenderSettings | None = None,
+) -> RunResult:
+    """Execute (or resume) a prepared run to its end, or until paused or cancelled."""
+    from transcribe_import.engine.runs.executor import execute_run
+
+    if workers < 1:
+        raise ValueError("workers must be at least 1")
+    try:
+        return execute_run(
+            corpus, run_id, workers=workers, control=control, on_event=on_event, settings=settings
+        )
+    except TranscribeError as exc:
+        # The machine, not the run, failed before the executor's own loop could say so (no
+        # room for the run's lock file, a read-only disk): the run is left as it was,
+        # resumable, and the result says why, as a disk that fills during an item does.
+        if exc.code not in _MACHINE_CODES:
+            raise
+        record = RunStore(corpus).load(run_id)
+        if record.status.terminal:
+            raise
+        return RunResult(run_id, record.status, record, stopped_by=str(exc))
+
+
+_MACHINE_CODES = frozenset({ErrorCode.DISK_FULL, ErrorCode.IO_ERROR, ErrorCode.READ_ONLY})
+
+
+def cancel(corpus: Corpus, run_id: str) -> RunRecord:
+    """Ask a run to stop its pending items; a run no process executes is ended at once."""
+    from transcribe_import.engine.runs.service import cancel_run
+
+    return cancel_run(corpus, run_id)

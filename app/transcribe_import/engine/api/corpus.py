@@ -1,0 +1,147 @@
+"""The corpus: open it, the window's claim on it, its notebooks, doctor, page previews, export.
+
+Imports of the media decoders are deferred into ``render_preview``; the export's model
+loads no decoder, so listing and the other cheap commands stay fast.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from transcribe_import.engine.export.model import ExportProgress, ExportResult
+from transcribe_import.engine.runs.store import RunStore
+from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
+
+if TYPE_CHECKING:
+    from transcribe_import.engine.base.findings import DoctorReport
+
+
+def open_corpus(data_dir: Path) -> Corpus:
+    """The corpus in ``data_dir`` (created on first use), once the settings are checked."""
+    from transcribe_import.engine.storage.locks import check_environment
+
+    check_environment()
+    corpus = Corpus.open(data_dir)
+    # Frozen plans of earlier versions sat among the run records: moved out, crash-safely.
+    RunStore(corpus).migrate_plan_snapshots()
+    return corpus
+
+
+class WindowClaim:
+    """The window lock (``corpus/.window.lock``): held while a window has the corpus open.
+
+    Advisory only: it guards nothing (the corpus, notebook and run locks do that); it lets
+    a second window, of any user or process, tell that another has the corpus open.
+    """
+
+    def __init__(self, corpus: Corpus) -> None:
+        from transcribe_import.engine.storage import locks
+
+        self._lock = locks.make_lock(corpus.root / ".window.lock")
+        self.held = locks.try_acquire(self._lock)
+
+    def release(self) -> None:
+        if self.held:
+            self._lock.release()
+            self.held = False
+
+
+def list_notebooks(corpus: Corpus) -> list[NotebookSummary]:
+    return corpus.list_notebooks()
+
+
+def listing_problems(corpus: Corpus) -> list[str]:
+    """Why a notebook listing may be incomplete: a damaged index, notebooks it does not name.
+
+    A listing comes from the index; when the index is missing, damaged or behind the
+    notebook folders, an empty or short list would be a lie. Cheap (one directory read),
+    read-only: ``check_corpus`` (doctor) is what repairs.
+    """
+    from transcribe_import.engine.base.ids import is_valid_id
+    from transcribe_import.engine.storage import fsio
+
+    out = [
+        f"line {d.line_no} of {corpus.index_path} cannot be read ({d.reason})"
+        for d in corpus.index_damage()
+    ]
+    try:
+        names = fsio.list_dir(corpus.notebooks_dir)
+    except FileNotFoundError:
+        names = []
+    registered = corpus.index_entries()
+    unlisted = [n for n in names if is_valid_id(n) and n not in registered]
+    if unlisted:
+        out.append(
+            f"{len(unlisted)} notebook folder(s) in {corpus.notebooks_dir} are not in the "
+            f"index (for example {sorted(unlisted)[0]})"
+        )
+    return out
+
+
+def check_corpus(
+    corpus: Corpus, *, verify_hashes: bool = False, restore_from: Sequence[Path] = ()
+) -> DoctorReport:
+    """Doctor: recover what crashes left, quarantine what cannot be read, report the rest.
+
+    ``restore_from``: files or folders from which missing files are copied back, each only
+    when its bytes have the sha256 the notebook recorded.
+    """
+    from transcribe_import.engine.doctor import doctor
+
+    return doctor(corpus, verify_hashes=verify_hashes, restore_from=restore_from)
+
+
+def remove_empty_notebook(corpus: Corpus, notebook_id: str) -> Path:
+    """Remove a notebook that holds no page, on a person's request; returns where it went.
+
+    Refused (TranscribeError, nothing changed) for a notebook with any page or source.
+    """
+    from transcribe_import.engine.ingest.empty import remove_empty_notebook as remove
+
+    return remove(corpus, notebook_id)
+
+
+def render_preview(
+    path: Path, media_type: str, page_index: int, max_side: int, *, shown_as: str
+) -> bytes:
+    """One page of a source file as a PNG no larger than ``max_side``: the window's previews.
+
+    Rendered exactly as an import would (orientation, colour, bounds), only smaller.
+    Raises TranscribeError naming ``shown_as`` when the file cannot be read.
+    """
+    from transcribe_import.engine.media.decode import render_pages
+    from transcribe_import.engine.media.kinds import RenderSettings
+
+    pages = render_pages(
+        path, media_type, [page_index], RenderSettings(max_side=max_side), display_path=shown_as
+    )
+    return next(iter(pages)).png
+
+
+def export_notebooks(
+    corpus: Corpus,
+    notebook_ids: Sequence[str] | None,
+    destination: Path | None = None,
+    *,
+    should_stop: Callable[[], bool] | None = None,
+) -> Generator[ExportProgress, None, ExportResult]:
+    """Export notebooks (None: every notebook, oldest first) as a BagIt bag.
+
+    A generator of progress events whose return value is the ``ExportResult``; without
+    ``destination``, a fresh folder under the data directory's ``exports/``. See
+    ``engine/export/bag.export_bag`` for what is refused and when.
+    """
+    from transcribe_import.engine.export.bag import export_bag
+    from transcribe_import.engine.storage.fsio import problem_from_oserror
+
+    try:
+        ids = (
+            [n.notebook_id for n in corpus.list_notebooks()]
+            if notebook_ids is None
+            else list(notebook_ids)
+        )
+    except OSError as exc:
+        raise problem_from_oserror(exc, corpus.index_path, "reading") from exc
+    return export_bag(corpus, ids, destination, should_stop=should_stop)

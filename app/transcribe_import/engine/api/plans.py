@@ -1,0 +1,327 @@
+"""Planning use cases: scan and plan, the bag or folder decision, reorder, validate, plan files.
+
+Also what a plan will import, told before it is committed (pages per item, the files it
+leaves out and why).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.planning.plan import DedupeScope, ImportPlan, PlanItem
+from transcribe_import.engine.runs.store import RunStore
+from transcribe_import.engine.storage.corpus import Corpus
+
+if TYPE_CHECKING:
+    from transcribe_import.engine.media.kinds import RenderSettings
+    from transcribe_import.engine.planning.scan import ScanProgress, ScanResult
+    from transcribe_import.engine.planning.validate import ValidationReport
+
+
+@dataclass(frozen=True)
+class PlannedScan:
+    """What a scan found and the plan the chosen mode made of it."""
+
+    plan: ImportPlan
+    scan: ScanResult
+
+    @property
+    def files(self) -> int:
+        return len(self.scan.files)
+
+    @property
+    def ignored(self) -> int:
+        """Files found that are not page files or cannot be read (system junk not counted)."""
+        return sum(not i.junk for i in self.scan.ignored)
+
+
+def plan_paths(
+    corpus: Corpus | None,
+    roots: Sequence[Path],
+    *,
+    mode: str = "folders",
+    policy_id: str | None = None,
+    title: str | None = None,
+    dedupe_scope: DedupeScope = DedupeScope.NOTEBOOK,
+    settings: RenderSettings | None = None,
+    workers: int = 2,
+    should_stop: Callable[[], bool] | None = None,
+    on_progress: Callable[[ScanProgress], None] | None = None,
+) -> PlannedScan | None:
+    """Scan ``roots`` and plan the result with an adapter (``mode``); read-only.
+
+    ``mode="bag"``: each root is a bag exported by Transcribe, verified whole before it is
+    planned (a refusal is a ``TranscribeError`` with a ``bag_*`` code naming the file).
+
+    Returns None when ``should_stop`` turned true before the plan was made. Raises
+    ``ValueError`` for a mode or title that does not fit, and ``TranscribeError`` for a
+    root that cannot be read.
+    """
+    from transcribe_import.engine.planning.plan import DEFAULT_POLICY_ID
+    from transcribe_import.engine.planning.planner import build_plan
+    from transcribe_import.engine.planning.scan import DEFAULT_SETTINGS, ScanCancelled, run_scan
+
+    if mode == "bag":
+        return _plan_bags(
+            corpus, roots, policy_id or DEFAULT_POLICY_ID, title, settings, should_stop, on_progress
+        )
+    try:
+        result = run_scan(
+            roots,
+            on_progress=on_progress,
+            settings=settings or DEFAULT_SETTINGS,
+            workers=workers,
+            should_stop=should_stop,
+        )
+    except ScanCancelled:
+        return None
+    if should_stop is not None and should_stop():
+        return None
+    plan = build_plan(
+        corpus,
+        result,
+        mode=mode,
+        policy_id=policy_id or DEFAULT_POLICY_ID,
+        title=title,
+        dedupe_scope=dedupe_scope,
+    )
+    return PlannedScan(plan, result)
+
+
+def _plan_bags(
+    corpus: Corpus | None,
+    roots: Sequence[Path],
+    policy_id: str,
+    title: str | None,
+    settings: RenderSettings | None,
+    should_stop: Callable[[], bool] | None,
+    on_progress: Callable[[ScanProgress], None] | None,
+) -> PlannedScan | None:
+    from transcribe_import.engine.planning.bag import run_verify
+    from transcribe_import.engine.planning.planner import build_bag_plan
+    from transcribe_import.engine.planning.scan import DEFAULT_SETTINGS, ScanCancelled
+
+    if title is not None:
+        raise ValueError("a notebook from a bag keeps its own title; leave --title out")
+    try:
+        bags = run_verify(roots, should_stop=should_stop, on_progress=on_progress)
+    except ScanCancelled:
+        return None
+    if should_stop is not None and should_stop():
+        return None
+    plan, scanned = build_bag_plan(
+        corpus, bags, policy_id=policy_id, settings=settings or DEFAULT_SETTINGS
+    )
+    return PlannedScan(plan, scanned)
+
+
+def is_bag(path: Path) -> bool:
+    """Whether ``path`` is a folder that declares itself a BagIt bag (has a bagit.txt)."""
+    return (path / "bagit.txt").is_file() and not (path / "bagit.txt").is_symlink()
+
+
+def mode_for(paths: Sequence[Path], chosen: str) -> str:
+    """The mode a set of dropped paths is planned with: bags are recognised as bags.
+
+    Every path a bag: ``bag`` (whatever mode was chosen). Bags mixed with other folders:
+    ValueError, since a bag's files planned as page scans would import its manifests'
+    neighbours as pages and lose its ids. No bag: the chosen mode.
+    """
+    bags = [p for p in paths if is_bag(p)]
+    if not bags:
+        return chosen
+    if len(bags) == len(paths):
+        return "bag"
+    raise ValueError(
+        f"{bags[0].name} is an exported bag and the other folders are not; import the bags "
+        "on their own (a bag keeps its notebooks' ids)."
+    )
+
+
+def check_plan_editable(corpus: Corpus, plan: ImportPlan, where: str) -> None:
+    """A plan with a run is frozen: refuse an edit, naming the run (``where`` names the plan)."""
+    run = RunStore(corpus).frozen_by(plan.plan_id)
+    if run is not None:
+        raise TranscribeError(
+            ErrorCode.PLAN_FROZEN,
+            f"{where} was committed as run {run.run_id} and is frozen; make a new plan "
+            "with `plan` to import differently.",
+            path=where,
+        )
+
+
+def reorder(
+    item: PlanItem,
+    *,
+    accept: bool = False,
+    by: str | None = None,
+    sequence: Sequence[str] | None = None,
+    exclude: Sequence[str] | None = None,
+    include: Sequence[str] | None = None,
+    skip: bool = False,
+    as_copy: bool = False,
+    verso_first: bool = False,
+    versos_blank: bool = False,
+) -> PlanItem:
+    """One resolution of an item's page order (exactly one of the keywords); ValueError if bad.
+
+    ``exclude`` and ``include`` take names as validate shows them: a page source is left
+    out of (or taken back into) the order; an unusable file is acknowledged (left out on
+    purpose), and cannot be taken back since it cannot be imported.
+
+    ``skip`` and ``as_copy`` settle a notebook from a bag whose id the corpus uses for a
+    different notebook (validate's ``notebook_conflict``): leave it out, or import it as
+    a new notebook with new ids (planning/bag.py).
+
+    ``by`` is an ordering rule (``name``, ``capture_time``, ``mtime``, ``interleave``,
+    ``interleave_reversed``). ``verso_first`` and ``versos_blank`` record what a person
+    says of a foliated notebook (ordering.py); they settle only the gaps they explain.
+    """
+    from transcribe_import.engine.planning import bag, edits, ordering
+    from transcribe_import.engine.planning.plan import OrderingRule
+
+    if skip:
+        return bag.skip_notebook(item)
+    if as_copy:
+        return bag.import_as_copy(item)
+    if verso_first:
+        return ordering.verso_first(item)
+    if versos_blank:
+        return ordering.versos_blank(item)
+    if accept:
+        return ordering.accept(item)
+    if by:
+        return ordering.order_by(item, OrderingRule(by))
+    if sequence:
+        return ordering.sequence(item, list(sequence))
+    if exclude:
+        rest, ack = _split_unusable(item, exclude)
+        if rest:
+            item = ordering.exclude(item, rest)
+        if ack:
+            item = edits.acknowledge_unusable(item, ack)
+        return item
+    if include:
+        rest, ack = _split_unusable(item, include)
+        if ack:
+            raise ValueError(f"{ack[0]} cannot be imported (it is unusable): fix it and plan again")
+        return ordering.include(item, rest)
+    raise ValueError(
+        "say how to resolve the item: accept, by, sequence, exclude, include, skip, as_copy, "
+        "verso_first or versos_blank"
+    )
+
+
+def _split_unusable(item: PlanItem, names: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Names of unusable files (not sources) go to the item's acknowledged list."""
+    unusable = {u["rel"] for u in item.unusable}
+    by_base = {rel.rsplit("/", 1)[-1]: rel for rel in unusable}
+    rest: list[str] = []
+    ack: list[str] = []
+    for n in names:
+        rel = n if n in unusable else by_base.get(n)
+        (ack if rel else rest).append(rel or n)
+    return rest, ack
+
+
+def validate_plan(
+    corpus: Corpus,
+    plan: ImportPlan,
+    *,
+    settings: RenderSettings | None = None,
+    workers: int = 2,
+) -> ValidationReport:
+    """Every problem of ``plan`` against the disk and the corpus as they are now."""
+    from transcribe_import.engine.planning.validate import validate
+
+    store = RunStore(corpus)
+    own = {r.run_id for r in store.runs_for_plan(plan.plan_id)}
+    # A run of this plan whose record was quarantined still landed this plan's notebooks.
+    own |= {rid for rid, pid in store.orphan_plans().items() if pid == plan.plan_id}
+    return validate(corpus, plan, settings=settings, workers=workers, own_run_ids=own)
+
+
+def load_plan_file(path: Path) -> ImportPlan:
+    """A plan document from a file (``PlanDocumentError`` naming the file and the fault)."""
+    from transcribe_import.engine.planning.plan import load_plan
+
+    return load_plan(path)
+
+
+def save_plan_file(plan: ImportPlan, path: Path) -> None:
+    """Write ``plan`` to ``path`` as ``plan -o`` does (an atomic replace)."""
+    from transcribe_import.engine.planning.plan import save_plan
+    from transcribe_import.engine.storage.fsio import problem_from_oserror
+
+    try:
+        save_plan(plan, path)
+    except OSError as exc:
+        raise problem_from_oserror(exc, path, "writing the plan to") from exc
+
+
+@dataclass(frozen=True)
+class NotImported:
+    """A file the scan found that the plan does not import, and why (in plain words).
+
+    ``item_id``: the notebook it was found beside (its folder holds that notebook's pages),
+    or None when it belongs to none (a folder of no page files, a file given alone).
+    """
+
+    rel: str
+    reason: str
+    item_id: str | None
+
+
+def not_imported(plan: ImportPlan) -> list[NotImported]:
+    """Every file found and not imported, each once: not page files, unreadable files and
+    folders, files the grouping left out, and files a notebook cannot use (corrupt,
+    encrypted). System junk and hidden files are left out, as the scan tells them apart.
+    """
+    folders: dict[str, str] = {}
+    for it in plan.items:
+        for s in it.sources:
+            folders.setdefault(posixpath.dirname(s.provenance.rel), it.item_id)
+    seen: set[str] = set()
+    out: list[NotImported] = []
+
+    def add(rel: str, reason: str, item_id: str | None) -> None:
+        if rel not in seen:
+            seen.add(rel)
+            out.append(NotImported(rel, reason, item_id))
+
+    for it in plan.items:
+        for u in it.unusable:
+            add(str(u.get("rel", "")), str(u.get("reason") or u.get("message", "")), it.item_id)
+    entries = [*plan.provenance.get("not_planned", []), *plan.provenance.get("ignored", [])]
+    for e in entries:
+        if isinstance(e, dict) and not e.get("junk"):
+            rel = str(e.get("rel", ""))
+            add(rel, str(e.get("reason", "")), folders.get(posixpath.dirname(rel)))
+    return out
+
+
+def nothing_to_import(plan: ImportPlan) -> str | None:
+    """Why committing this plan would import nothing at all (None: it imports something).
+
+    A plan with no notebook (an empty folder, only notes.txt) is refused in the window
+    with these words instead of committing an empty run.
+    """
+    if plan.items:
+        return None
+    found = len(not_imported(plan))
+    if found:
+        return (
+            f"Nothing to import: none of the {found} file(s) found is a page file this app "
+            "can import (see Not imported for each reason). Add folders of page images or PDFs."
+        )
+    return "Nothing to import: no file was found. Add folders of page images or PDFs."
+
+
+def pages_planned(item: PlanItem) -> int:
+    """The pages an item will add: its imported sources' pages (skips and exclusions out)."""
+    return sum(len(s.pages) for s in item.imported_sources())

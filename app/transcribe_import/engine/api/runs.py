@@ -1,0 +1,136 @@
+"""Runs as a person reads them: the list, one run with its outcomes, the interrupted ones."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from transcribe_import.engine.api.plans import pages_planned
+from transcribe_import.engine.planning.plan import ImportPlan, Op
+from transcribe_import.engine.runs.model import ItemOutcome, ItemState, RunRecord, RunStatus
+from transcribe_import.engine.runs.store import RunStore
+from transcribe_import.engine.storage.corpus import Corpus
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """One import run as a list shows it (a copy: the record's dict stays behind)."""
+
+    run_id: str
+    status: RunStatus
+    interrupted: bool  # not terminal and no process executes it: resumable
+    created_at: str
+    updated_at: str
+    attempt: int
+    committed: int
+    skipped: int
+    failed: int
+    not_done: int  # pending + cancelled_pending
+    pages_committed: int
+    roots: tuple[str, ...]
+    # Pages of the run in the corpus, unfinished items' included (they land in checkpoints).
+    pages_landed: int = 0
+    # Its last transition was a person's Pause, not a crash (the record's history says so).
+    paused: bool = False
+
+    @classmethod
+    def of(cls, record: RunRecord, interrupted: bool) -> RunSummary:
+        counts = record.counts()
+        roots = record.doc.get("discovery", {}).get("roots") or ()
+        history = record.doc.get("history") or [{}]
+        last = history[-1] if isinstance(history[-1], dict) else {}
+        return cls(
+            run_id=record.run_id,
+            status=record.status,
+            interrupted=interrupted,
+            created_at=record.created_at,
+            updated_at=str(record.doc.get("updated_at") or record.created_at),
+            attempt=record.attempt,
+            committed=counts[ItemState.COMMITTED],
+            skipped=counts[ItemState.SKIPPED],
+            failed=counts[ItemState.FAILED],
+            not_done=counts[ItemState.PENDING] + counts[ItemState.CANCELLED_PENDING],
+            pages_committed=int(record.summary()["pages_committed"]),
+            roots=tuple(str(r) for r in roots if isinstance(r, str)),
+            pages_landed=record.pages_landed(),
+            paused=not record.status.terminal and last.get("event") == "paused",
+        )
+
+    def to_json(self, record: RunRecord) -> dict[str, Any]:
+        return {**record.summary(), "interrupted": self.interrupted}
+
+
+@dataclass(frozen=True)
+class OutcomeRow:
+    """One plan item with its outcome so far, as outcome tables show it."""
+
+    item_id: str
+    label: str
+    op: Op
+    notebook_id: str
+    pages_planned: int
+    outcome: ItemOutcome
+    started: bool = False  # being committed right now (an item_started event arrived)
+
+    @property
+    def state(self) -> ItemState:
+        return self.outcome.state
+
+    def with_outcome(self, outcome: ItemOutcome) -> OutcomeRow:
+        return replace(self, outcome=outcome, started=False)
+
+
+def outcome_rows(plan: ImportPlan, record: RunRecord) -> list[OutcomeRow]:
+    outcomes = record.outcomes()
+    return [
+        OutcomeRow(
+            it.item_id,
+            it.label,
+            it.op,
+            it.notebook_id,
+            pages_planned(it),
+            outcomes[it.item_id],
+        )
+        for it in plan.items
+    ]
+
+
+@dataclass(frozen=True)
+class RunListing:
+    summary: RunSummary
+    record: RunRecord
+
+
+def list_runs(corpus: Corpus) -> list[RunListing]:
+    """Every readable run, newest first, each told interrupted or not."""
+    store = RunStore(corpus)
+    return [RunListing(RunSummary.of(r, store.is_interrupted(r)), r) for r in store.list_runs()]
+
+
+def run_listing_problems(corpus: Corpus) -> list[str]:
+    """Why a run listing is incomplete: each run record that cannot be read, and what to do."""
+    _records, damaged = RunStore(corpus).read_all()
+    return [str(exc).rstrip(".") for exc in damaged]  # each names the file and says: doctor
+
+
+def interrupted_runs(corpus: Corpus) -> list[RunRecord]:
+    """Runs no process executes that have not ended: the ones to resume or cancel."""
+    store = RunStore(corpus)
+    return [r for r in store.list_runs() if store.is_interrupted(r)]
+
+
+@dataclass(frozen=True)
+class RunDetail:
+    summary: RunSummary
+    record: RunRecord
+    plan: ImportPlan
+    rows: tuple[OutcomeRow, ...]
+
+
+def show_run(corpus: Corpus, run_id: str) -> RunDetail:
+    """One run with its frozen plan and every item's outcome."""
+    store = RunStore(corpus)
+    record = store.load(run_id)
+    plan = store.load_plan(run_id, record)
+    summary = RunSummary.of(record, store.is_interrupted(record))
+    return RunDetail(summary, record, plan, tuple(outcome_rows(plan, record)))
