@@ -31,8 +31,13 @@ from transcribe_import.engine.runs.model import (
     RunResult,
     RunStatus,
 )
+from transcribe_import.engine.runs.revert import RevertPlan, plan_revert
 from transcribe_import.engine.runs.store import RunStore
+from transcribe_import.engine.runs.undo import RevertBlocked as RevertBlocked
+from transcribe_import.engine.runs.undo import RevertResult, revert_run
+from transcribe_import.engine.storage import trash
 from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
+from transcribe_import.engine.storage.trash import TrashEntry
 
 if TYPE_CHECKING:
     from transcribe_import.engine.base.findings import DoctorReport
@@ -755,6 +760,75 @@ def show_run(corpus: Corpus, run_id: str) -> RunDetail:
     plan = store.load_plan(run_id, record)
     summary = RunSummary.of(record, store.is_interrupted(record))
     return RunDetail(summary, record, plan, tuple(outcome_rows(plan, record)))
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One transition of a run, as its record's audit history keeps it."""
+
+    event: str  # created, started, resumed, paused, cancel_requested, a terminal status,
+    # revert_requested, reverted, revert_abandoned
+    at: str
+    attempt: int
+    actor: str  # the app that made the transition (older records: the OS user)
+    requested_by: str | None  # the person who asked: created, cancel and revert requests
+    detail: dict[str, Any]  # retry_of, revert_id, why
+
+
+def run_history(record: RunRecord) -> list[HistoryEntry]:
+    """The run's audit history, oldest first (records from before ``actor`` read too)."""
+    out = []
+    for h in record.doc.get("history") or []:
+        if not isinstance(h, dict):
+            continue
+        actor = h.get("actor")
+        out.append(
+            HistoryEntry(
+                event=str(h.get("event")),
+                at=str(h.get("at")),
+                attempt=int(h.get("attempt") or 0),
+                actor=f"{actor} {h.get('app_version', '')}".strip() if actor else "",
+                requested_by=h.get("requested_by") or h.get("by"),
+                detail={k: h[k] for k in ("retry_of", "revert_id", "why") if h.get(k)},
+            )
+        )
+    return out
+
+
+# -- undoing a run -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RevertPreview:
+    """What undoing a run would take out, and what blocks it (nothing is changed)."""
+
+    plan: RevertPlan
+    already_reverted: bool  # the run was undone before: a revert now is a no-op
+    revert_id: str | None  # the earlier revert's, when already reverted
+
+
+def preview_revert(corpus: Corpus, run_id: str) -> RevertPreview:
+    """``revert --dry-run`` and the window's preview: read only."""
+    record = RunStore(corpus).load(run_id)
+    if record.status is RunStatus.REVERTED:
+        done = record.doc.get("revert") or {}
+        return RevertPreview(RevertPlan(run_id, record.status, (), ()), True, done.get("revert_id"))
+    return RevertPreview(plan_revert(corpus, run_id), False, None)
+
+
+def revert(corpus: Corpus, run_id: str) -> RevertResult:
+    """Undo ``run_id`` as a group (``RevertBlocked`` when refused: nothing was changed)."""
+    return revert_run(corpus, run_id)
+
+
+def list_trash(corpus: Corpus) -> tuple[list[TrashEntry], list[TranscribeError]]:
+    """What reverts put in the trash, newest last, and the entries that cannot be read."""
+    return trash.list_trash(corpus)
+
+
+def purge_trash(corpus: Corpus, revert_id: str) -> TrashEntry:
+    """Delete one trash entry for good (a person's explicit, confirmed request)."""
+    return trash.purge(corpus, revert_id)
 
 
 # -- pages ---------------------------------------------------------------------------------
