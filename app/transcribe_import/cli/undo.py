@@ -32,7 +32,8 @@ def _preview_json(preview: api.RevertPreview) -> dict[str, Any]:
         "status": plan.status.value,
         "already_reverted": preview.already_reverted,
         "revert_id": preview.revert_id,
-        "ok": plan.ok and not preview.already_reverted,
+        "unfinished_revert_id": preview.unfinished,
+        "ok": plan.ok and not preview.already_reverted and preview.unfinished is None,
         "pages": plan.pages,
         "notebooks": [
             {
@@ -68,47 +69,54 @@ def _say_preview(preview: api.RevertPreview, *, done: bool) -> None:
 
 
 def cmd_revert(corpus: Corpus, args: argparse.Namespace) -> int:
-    preview = api.preview_revert(corpus, args.run_id)
-    if preview.already_reverted:
-        if args.json:
-            json_out(_preview_json(preview))
-        else:
-            say(
-                f"Run {args.run_id} was undone already (trash entry {preview.revert_id}); "
-                "nothing to do."
-            )
-        return ExitCode.OK
-    if args.dry_run or not preview.plan.ok:
-        if args.json:
-            json_out({**_preview_json(preview), "dry_run": bool(args.dry_run)})
-        else:
-            head = "would undo" if preview.plan.ok else "cannot be undone; nothing was changed"
-            say(f"Run {args.run_id} ({preview.plan.status.value}) {head}:")
-            _say_preview(preview, done=False)
-            if preview.plan.ok:
-                say(f"Run `transcribe-import revert {args.run_id}` to undo it.")
-        return ExitCode.OK if preview.plan.ok else ExitCode.PROBLEMS
+    if args.dry_run:
+        return _dry_run(api.preview_revert(corpus, args.run_id), args)
     try:
-        result = api.revert(corpus, args.run_id)
-    except api.RevertBlocked as exc:  # something changed since the preview
-        preview = api.RevertPreview(exc.plan, False, None)
+        result = api.revert(corpus, args.run_id)  # finishes an undo a killed process left
+    except api.RevertBlocked as exc:
+        preview = api.RevertPreview(exc.plan, False, None, None)
         if args.json:
             json_out({**_preview_json(preview), "dry_run": False})
         else:
             say(f"Run {args.run_id} cannot be undone; nothing was changed:")
             _say_preview(preview, done=False)
         return ExitCode.PROBLEMS
-    done = api.RevertPreview(result.plan, result.already, result.revert_id)
+    done = api.RevertPreview(result.plan, result.already, result.revert_id, None)
     if args.json:
         json_out({**_preview_json(done), "dry_run": False, "trash": str(result.trash_dir)})
-        return ExitCode.OK
-    say(f"Run {args.run_id} was undone ({result.plan.pages} page(s)):")
-    _say_preview(done, done=True)
-    say(
-        f"Everything removed is kept in {result.trash_dir}; `transcribe-import trash "
-        f"--purge {result.revert_id}` deletes it for good."
-    )
+    elif result.already:
+        say(
+            f"Run {args.run_id} was undone already (trash entry {result.revert_id}); nothing to do."
+        )
+    else:
+        say(f"Run {args.run_id} was undone ({result.plan.pages} page(s)):")
+        _say_preview(done, done=True)
+        say(
+            f"Everything removed is kept in {result.trash_dir}; `transcribe-import trash "
+            f"--purge {result.revert_id}` deletes it for good."
+        )
     return ExitCode.OK
+
+
+def _dry_run(preview: api.RevertPreview, args: argparse.Namespace) -> int:
+    ok = preview.plan.ok or preview.already_reverted or preview.unfinished is not None
+    if args.json:
+        json_out({**_preview_json(preview), "dry_run": True})
+        return ExitCode.OK if ok else ExitCode.PROBLEMS
+    if preview.already_reverted:
+        say(f"Run {args.run_id} was undone already (trash entry {preview.revert_id}).")
+    elif preview.unfinished is not None:
+        say(
+            f"An undo of run {args.run_id} was interrupted (trash entry {preview.unfinished}); "
+            f"`transcribe-import revert {args.run_id}` or `doctor` finishes it."
+        )
+    else:
+        head = "would undo" if preview.plan.ok else "cannot be undone; nothing was changed"
+        say(f"Run {args.run_id} ({preview.plan.status.value}) {head}:")
+        _say_preview(preview, done=False)
+        if preview.plan.ok:
+            say(f"Run `transcribe-import revert {args.run_id}` to undo it.")
+    return ExitCode.OK if ok else ExitCode.PROBLEMS
 
 
 def cmd_trash(corpus: Corpus, args: argparse.Namespace) -> int:

@@ -805,6 +805,7 @@ class RevertPreview:
     plan: RevertPlan
     already_reverted: bool  # the run was undone before: a revert now is a no-op
     revert_id: str | None  # the earlier revert's, when already reverted
+    unfinished: str | None  # the revert id of an undo a killed process left half done
 
 
 def preview_revert(corpus: Corpus, run_id: str) -> RevertPreview:
@@ -812,8 +813,11 @@ def preview_revert(corpus: Corpus, run_id: str) -> RevertPreview:
     record = RunStore(corpus).load(run_id)
     if record.status is RunStatus.REVERTED:
         done = record.doc.get("revert") or {}
-        return RevertPreview(RevertPlan(run_id, record.status, (), ()), True, done.get("revert_id"))
-    return RevertPreview(plan_revert(corpus, run_id), False, None)
+        plan = RevertPlan(run_id, record.status, (), ())
+        return RevertPreview(plan, True, done.get("revert_id"), None)
+    pending = record.doc.get("revert") or {}
+    unfinished = pending.get("revert_id") if pending.get("state") == "requested" else None
+    return RevertPreview(plan_revert(corpus, run_id), False, None, unfinished)
 
 
 def revert(corpus: Corpus, run_id: str) -> RevertResult:
