@@ -31,13 +31,16 @@ from transcribe_import.engine.runs.model import (
     RunResult,
     RunStatus,
 )
+from transcribe_import.engine.runs.revert import NotebookRevert as NotebookRevert
+from transcribe_import.engine.runs.revert import RevertBlock as RevertBlock
+from transcribe_import.engine.runs.revert import RevertBlocker as RevertBlocker
 from transcribe_import.engine.runs.revert import RevertPlan, plan_revert
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.runs.undo import RevertBlocked as RevertBlocked
 from transcribe_import.engine.runs.undo import RevertResult, revert_run
 from transcribe_import.engine.storage import trash
 from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
-from transcribe_import.engine.storage.trash import TrashEntry
+from transcribe_import.engine.storage.trash import TrashEntry as TrashEntry
 
 if TYPE_CHECKING:
     from transcribe_import.engine.base.findings import DoctorReport
