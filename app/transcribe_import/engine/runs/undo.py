@@ -187,8 +187,7 @@ def _roll_forward(
         else:
             _take_out(src, nbid, set(nb["source_ids"]), set(nb["page_ids"]))
             crashpoint("revert.after_project")
-            for f in nb["files"]:
-                trash.move_into(src / f["path"], dst / f["path"])
+            trash.move_all([(src / f["path"], dst / f["path"]) for f in nb["files"]])
         crashpoint("revert.after_move")
     with corpus.locked():
         entries = corpus.index_entries()
@@ -223,9 +222,8 @@ def _roll_back(corpus: Corpus, store: RunStore, doc: dict[str, Any], why: str) -
             if not fsio.exists(home):
                 trash.move_into(moved, home)
             continue
-        for f in nb["files"]:
-            if not fsio.exists(home / f["path"]):
-                trash.move_into(moved / f["path"], home / f["path"])
+        back = [(moved / f["path"], home / f["path"]) for f in nb["files"]]
+        trash.move_all([(m, h) for m, h in back if not fsio.exists(h)])
         before = _parse(_before_path(corpus, revert_id, nbid), nbid)
         current = project.read(home, nbid)
         _put_back(before, current, set(nb["source_ids"]), set(nb["page_ids"]))

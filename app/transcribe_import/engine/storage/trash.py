@@ -123,6 +123,28 @@ def move_into(src: Path, dst: Path) -> bool:
     return True
 
 
+def move_all(pairs: list[tuple[Path, Path]]) -> int:
+    """Move many files by rename, each folder made and fsynced once; how many moved.
+
+    Idempotent as ``move_into``: a source already gone was moved by an earlier attempt.
+    """
+    made: set[Path] = set()
+    touched: set[Path] = set()
+    moved = 0
+    for src, dst in pairs:
+        if not fsio.exists(src):
+            continue
+        if dst.parent not in made:
+            fsio.make_dirs(dst.parent)
+            made.add(dst.parent)
+        fsio.replace(src, dst)
+        touched.update((src.parent, dst.parent))
+        moved += 1
+    for folder in sorted(touched):
+        fsio.fsync_dir(folder)
+    return moved
+
+
 @dataclass(frozen=True)
 class TrashEntry:
     """One revert as the trash lists it."""
