@@ -304,7 +304,7 @@ def finish_all(corpus: Corpus) -> list[Finding]:
         found.append(
             Finding(
                 FindingCode.REVERT_FINISHED,
-                Severity.INFO,
+                Severity.REPAIRED,
                 f"The purge of trash entry {revert_id} was interrupted; it was finished.",
             )
         )
@@ -314,7 +314,7 @@ def finish_all(corpus: Corpus) -> list[Finding]:
 def _found(run_id: str, revert_id: str, what: str) -> Finding:
     return Finding(
         FindingCode.REVERT_FINISHED,
-        Severity.INFO,
+        Severity.REPAIRED,
         f"The undo of run {run_id} was interrupted (trash entry {revert_id}); {what}.",
     )
 
