@@ -190,3 +190,23 @@ def test_revert_dry_run_and_json_change_nothing(corpus_with_two_runs):
     assert run_cli(data, "revert", a).returncode == 1
     assert notebook_files(data) == files
     assert run_cli(data, "revert", b).returncode == EXIT_OK
+
+
+def test_a_run_cancelled_with_commits_is_undone_through_the_cli(tmp_path: Path):
+    """(A partial run is undone in tests/engine/runs/test_undo.py: through the CLI a file that
+    vanishes after the plan is refused by validate before anything lands.)"""
+    data = tmp_path / "data"
+    shelf = make_shelf(tmp_path / "shelf", notebooks=3, pages=2)
+    plan = tmp_path / "plan.json"
+    ok(run_cli(data, "plan", *map(str, sorted(shelf.iterdir())), "-o", str(plan)))
+    proc = run_cli(data, "commit", str(plan), "--workers", "1", crash_at="run.after_item_outcome")
+    assert proc.returncode == SIGKILLED
+    [run] = cli_json(data, "runs", "--json")["runs"]
+    run_cli(data, "cancel", run["import_run_id"])
+    show = cli_json(data, "show", run["import_run_id"], "--json")
+    assert show["status"] == "cancelled_with_commits"
+    before = _projects(data)
+    assert before
+    ok(run_cli(data, "revert", run["import_run_id"]))
+    _assert_reverted(data, run["import_run_id"], before)
+    assert _projects(data) == {}

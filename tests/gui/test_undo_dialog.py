@@ -97,7 +97,8 @@ def test_a_blocked_undo_says_why_and_offers_nothing_to_click(
     _select(qtbot, window, run_id)
     dialog = _open_undo(qtbot, window)
     assert dialog.blocked.isVisible() and dialog.blocked.count() == 1
-    assert "changed since the import" in dialog.blocked.item(0).text()
+    text = dialog.blocked.item(0).text()
+    assert "“notebook 1”" in text and "was changed since" in text
     assert not dialog.undo_button.isEnabled() and dialog.close_button.text() == "&Close"
     dialog.reject()
     assert RunStore(corpus).load(run_id).status is RunStatus.COMPLETE

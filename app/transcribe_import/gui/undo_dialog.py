@@ -150,9 +150,14 @@ class UndoDialog(QDialog):
             self.headline.setText(
                 self.tr(
                     "The import of {when} cannot be undone without destroying later work; "
-                    "nothing was changed. Undo the later import first, or keep this one."
+                    "nothing was changed."
                 ).format(when=when)
             )
+        self.removed_label.setText(
+            self.tr("Taken out of the corpus, into the trash:")
+            if plan.ok
+            else self.tr("What an undo would take out:")
+        )
         can = not preview.already_reverted and (plan.ok or preview.unfinished is not None)
         self.undo_button.setEnabled(can)
         self.undo_button.setDefault(False)

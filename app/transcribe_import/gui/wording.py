@@ -15,7 +15,13 @@ from datetime import UTC, datetime
 
 from PySide6.QtCore import QCoreApplication, QDate, QDateTime, QLocale, QTime
 
-from transcribe_import.engine.api import HistoryEntry, NotebookRevert, RevertBlocker, TrashEntry
+from transcribe_import.engine.api import (
+    HistoryEntry,
+    NotebookRevert,
+    RevertBlock,
+    RevertBlocker,
+    TrashEntry,
+)
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.findings import Severity as FindingSeverity
 from transcribe_import.engine.planning.ordering import AmbiguityCode
@@ -561,8 +567,46 @@ def revert_notebook_words(nb: NotebookRevert) -> str:
 
 
 def revert_blocker_words(blocker: RevertBlocker) -> str:
-    """Why a revert is refused: the engine's sentence, which names the notebook and the cause."""
-    return blocker.message
+    """Why a revert is refused, naming the notebook by its title and saying what to do.
+
+    Causes whose sentence needs a file's path (a changed or unreadable file) are the
+    engine's own message, which names it.
+    """
+    said = {
+        RevertBlock.LATER_PAGES: _t(
+            "Revert",
+            "{name}: a later import added pages to it. Undo that import first (it is above "
+            "this one in Runs), or keep this one.",
+        ),
+        RevertBlock.NOTEBOOK_CHANGED: _t(
+            "Revert",
+            "{name}: it was renamed, or another tool added to it, since this import; undoing "
+            "would lose that work.",
+        ),
+        RevertBlock.PAGE_CHANGED: _t(
+            "Revert",
+            "{name}: a page of this import was changed since (a label, a transcription, or "
+            "other work); undoing would lose it.",
+        ),
+        RevertBlock.REORDERED: _t(
+            "Revert",
+            "{name}: the pages of this import were reordered since; undoing would lose that order.",
+        ),
+        RevertBlock.COVER_SET: _t(
+            "Revert", "{name}: a page of this import was made the notebook's cover since."
+        ),
+        RevertBlock.NOT_ENDED: _t(
+            "Revert", "The import has not ended: resume it or cancel it first, then undo it."
+        ),
+        RevertBlock.NOTHING_LANDED: _t(
+            "Revert", "This import added nothing to the corpus, so there is nothing to undo."
+        ),
+    }.get(blocker.code)
+    if said is None:
+        return blocker.message
+    title = blocker.title or (notebook_name(blocker.notebook_id) if blocker.notebook_id else "")
+    name = f"“{title}”" if title else ""
+    return said.format(name=name)
 
 
 def trash_entry_words(entry: TrashEntry) -> str:

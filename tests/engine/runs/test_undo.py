@@ -194,3 +194,39 @@ def test_audit_entries_name_the_app_and_only_the_asker(corpus: Corpus, first):
     words = api.run_history(RunStore(corpus).load(run_id))
     assert [w.event for w in words][-2:] == ["revert_requested", "reverted"]
     assert words[-1].detail["revert_id"]
+
+
+def _source_of(plan, k: int) -> Path:
+    return Path(plan.items[k].sources[0].provenance.path)
+
+
+def test_a_partial_run_is_undone_as_far_as_it_landed(corpus: Corpus, tmp_path: Path):
+    plan = plan_for(corpus, make_shelf(tmp_path / "shelf", notebooks=2, pages=2))
+    _source_of(plan, 1).unlink()  # the second notebook's first page vanished: it fails
+    result = commit_plan(corpus, plan, workers=1)
+    assert result.status is RunStatus.PARTIAL
+    undone = api.revert(corpus, result.run_id)
+    assert [n.notebook_id for n in undone.plan.notebooks] == [plan.items[0].notebook_id]
+    assert not corpus.is_registered(plan.items[0].notebook_id)
+    assert RunStore(corpus).load(result.run_id).status is RunStatus.REVERTED
+    assert doctor(corpus).clean
+
+
+def test_a_run_cancelled_with_commits_is_undone(corpus: Corpus, tmp_path: Path):
+    from transcribe_import.engine.runs.model import EventKind, RunControl
+
+    plan = plan_for(corpus, make_shelf(tmp_path / "shelf", notebooks=3, pages=2))
+    control = RunControl()
+
+    def cancel_after_first(event) -> None:  # type: ignore[no-untyped-def]
+        if event.kind is EventKind.ITEM_FINISHED:
+            control.cancel()
+
+    result = commit_plan(corpus, plan, workers=1, control=control, on_event=cancel_after_first)
+    assert result.status is RunStatus.CANCELLED_WITH_COMMITS
+    landed = [it.notebook_id for it in plan.items if corpus.is_registered(it.notebook_id)]
+    assert landed
+    undone = api.revert(corpus, result.run_id)
+    assert sorted(n.notebook_id for n in undone.plan.notebooks) == sorted(landed)
+    assert not any(corpus.is_registered(n) for n in landed)
+    assert doctor(corpus).clean

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from transcribe_import.engine.api import can_retry, run_history
+from transcribe_import.engine.runs.model import RunStatus
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.dialogs import confirm_destructive
 from transcribe_import.gui.icons import SP
@@ -299,10 +300,13 @@ class RunsPage(QWidget):
             "cancelled_pending": run.not_done if run.status.terminal else 0,
             "pending": 0 if run.status.terminal else run.not_done,
         }
+        said = counts_sentence(counts, run.pages_committed)
+        if run.status is RunStatus.REVERTED:
+            said = self.tr("Before it was undone: {counts}").format(counts=said)
         return self.tr("<b>{state}</b> — {explanation} {counts}<br/>Run {run_id}").format(
             state=run_state_words(run),
             explanation=run_state_explanation(run),
-            counts=counts_sentence(counts, run.pages_committed),
+            counts=said,
             run_id=run.run_id,
         )
 
