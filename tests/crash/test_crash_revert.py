@@ -210,3 +210,19 @@ def test_a_run_cancelled_with_commits_is_undone_through_the_cli(tmp_path: Path):
     ok(run_cli(data, "revert", run["import_run_id"]))
     _assert_reverted(data, run["import_run_id"], before)
     assert _projects(data) == {}
+
+
+def test_the_plan_of_an_undone_run_committed_again_imports_it_again(tmp_path: Path):
+    data = tmp_path / "data"
+    shelf = make_shelf(tmp_path / "shelf", notebooks=2, pages=2)
+    plan = tmp_path / "plan.json"
+    ok(run_cli(data, "plan", *map(str, sorted(shelf.iterdir())), "-o", str(plan)))
+    first = cli_json(data, "commit", str(plan), "--json")
+    ids = sorted(_projects(data))
+    ok(run_cli(data, "revert", first["import_run_id"]))
+    again = cli_json(data, "commit", str(plan), "--json")
+    assert again["import_run_id"] != first["import_run_id"] and again["status"] == "complete"
+    record = _record(data, again["import_run_id"])
+    assert record["retry_of"] == first["import_run_id"]
+    assert sorted(_projects(data)) == ids  # the plan's own notebook ids, imported again
+    assert_doctor_clean(data)
