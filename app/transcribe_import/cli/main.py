@@ -13,6 +13,7 @@ from pathlib import Path
 from transcribe_import import __version__
 from transcribe_import.cli import runs as runs_cli
 from transcribe_import.cli import signals
+from transcribe_import.cli import undo as undo_cli
 from transcribe_import.cli.output import json_out, say
 from transcribe_import.engine import api
 from transcribe_import.engine.api import ExitCode
@@ -119,6 +120,8 @@ def build_parser() -> argparse.ArgumentParser:
     sh = sub.add_parser("show", help="one run with its per-item outcomes")
     sh.add_argument("run_id", metavar="RUN_ID")
     sh.add_argument("--json", action="store_true", help="print one JSON document")
+
+    undo_cli.add_parsers(sub)
 
     d = sub.add_parser("doctor", help="check and recover the corpus")
     d.add_argument("--json", action="store_true", help="print one JSON document")
@@ -317,6 +320,8 @@ COMMANDS: dict[str, Callable[[Corpus, argparse.Namespace], int]] = {
     "cancel": runs_cli.cmd_cancel,
     "runs": runs_cli.cmd_runs,
     "show": runs_cli.cmd_show,
+    "revert": undo_cli.cmd_revert,
+    "trash": undo_cli.cmd_trash,
 }
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from transcribe_import.cli import signals
 from transcribe_import.cli.output import json_out, say
+from transcribe_import.cli.undo import history_line
 from transcribe_import.engine import api
 from transcribe_import.engine.api import ExitCode
 from transcribe_import.engine.base.text import for_terminal
@@ -387,6 +388,7 @@ def _status_words(status: RunStatus, pages_landed: int = 0) -> str:
         RunStatus.CANCELLED: "cancelled — no item had been committed, no page was added",
         RunStatus.CANCELLED_WITH_COMMITS: "cancelled with commits — what was committed before "
         "the cancel stays",
+        RunStatus.REVERTED: "reverted — undone as a group; what it added is in the trash",
         RunStatus.RUNNING: "interrupted — resumable",
         RunStatus.PENDING: "not started",
     }[status]
@@ -497,5 +499,6 @@ def _print_run(record: RunRecord, plan: ImportPlan) -> None:
         if o.failure_message:
             line += f" — {o.failure_message}"
         say(line)
-    for h in record.doc.get("history", []):
-        say(f"  history: {h['at']} {h['event']} (attempt {h['attempt']}, by {h.get('by')})")
+    say("  history:")
+    for h in api.run_history(record):
+        say(f"    {history_line(h)}")

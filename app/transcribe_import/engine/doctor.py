@@ -32,7 +32,8 @@ from transcribe_import.engine.ingest.recovery import recover_journal
 from transcribe_import.engine.ingest.transaction import remove_dead_creation
 from transcribe_import.engine.runs.model import RunCorrupt
 from transcribe_import.engine.runs.store import RunStore
-from transcribe_import.engine.storage import fsio, locks, project, quarantine
+from transcribe_import.engine.runs.undo import finish_all
+from transcribe_import.engine.storage import fsio, locks, project, quarantine, trash
 from transcribe_import.engine.storage.corpus import CREATING_PREFIX, Corpus, IndexEntry
 
 
@@ -61,6 +62,9 @@ def doctor(
             and fsio.exists(nb_dir / journal.JOURNAL_FILE)
         ):
             add(_guard(lambda n=name: recover_journal(corpus, n), corpus.notebooks_dir / name))
+    # An undo killed half way is finished or undone before registration is judged: its
+    # notebooks are in the trash or back in place, never both, never half.
+    add(_guard(lambda: finish_all(corpus), trash.trash_root(corpus)))
 
     with corpus.locked():
         # Every atomic write in these folders happens under the corpus lock: a temp is dead.

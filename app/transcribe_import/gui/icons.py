@@ -103,6 +103,7 @@ _RUN_PIXMAPS = {
     RunStatus.FAILED: SP.SP_MessageBoxCritical,
     RunStatus.CANCELLED: SP.SP_DialogCancelButton,
     RunStatus.CANCELLED_WITH_COMMITS: SP.SP_DialogCancelButton,
+    RunStatus.REVERTED: SP.SP_TrashIcon,
     RunStatus.RUNNING: SP.SP_MediaPlay,
     RunStatus.PENDING: SP.SP_MediaPlay,
 }

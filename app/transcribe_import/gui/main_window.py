@@ -272,6 +272,7 @@ class MainWindow(QMainWindow):
         self.runs_page.cancel_own_requested.connect(self.commit_page.ask_cancel)
         self.runs_page.own_run = self.commit_page.current_run_id
         self.runs_page.listed.connect(self._runs_listed)
+        self.runs_page.corpus_changed.connect(self._corpus_changed)
         self.corpus_page.check_requested.connect(self._check_again_clicked)
 
         # The corpus view's parts under the names the window has always had (its tests and
@@ -934,6 +935,12 @@ class MainWindow(QMainWindow):
             # The plan is frozen in its run now (resumed from Runs if paused); editing it
             # would only be refused.
             self.session.set_plan(None)
+
+    def _corpus_changed(self) -> None:
+        """An undo took notebooks or pages out: the health and the listing follow."""
+        self.check_health()
+        if not self._checks.is_busy():
+            self.list_notebooks()
 
     def _plan_invalid(self, report: ValidationReport) -> None:
         self.session.set_report(report)

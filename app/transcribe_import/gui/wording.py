@@ -15,6 +15,13 @@ from datetime import UTC, datetime
 
 from PySide6.QtCore import QCoreApplication, QDate, QDateTime, QLocale, QTime
 
+from transcribe_import.engine.api import (
+    HistoryEntry,
+    NotebookRevert,
+    RevertBlock,
+    RevertBlocker,
+    TrashEntry,
+)
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.findings import Severity as FindingSeverity
 from transcribe_import.engine.planning.ordering import AmbiguityCode
@@ -158,6 +165,7 @@ def run_status_words(status: RunStatus, pages_landed: int = 0) -> str:
         RunStatus.FAILED: _t("RunStatus", "Failed"),
         RunStatus.CANCELLED: _t("RunStatus", "Cancelled, nothing committed"),
         RunStatus.CANCELLED_WITH_COMMITS: _t("RunStatus", "Cancelled after some commits"),
+        RunStatus.REVERTED: _t("RunStatus", "Undone"),
         RunStatus.RUNNING: _t("RunStatus", "Running"),
         RunStatus.PENDING: _t("RunStatus", "Not started"),
     }[status]
@@ -192,6 +200,11 @@ def run_status_explanation(status: RunStatus, pages_landed: int = 0) -> str:
             "RunStatus",
             "The import was cancelled; the notebooks committed before the cancel stay in the "
             "corpus.",
+        ),
+        RunStatus.REVERTED: _t(
+            "RunStatus",
+            "The import was undone as a group: what it added is kept in the trash until you "
+            "delete it for good (Trash…).",
         ),
         RunStatus.RUNNING: _t(
             "RunStatus", "The import is running; its outcomes are listed as they land."
@@ -507,3 +520,101 @@ def error_text(exc: BaseException, where: object = None) -> str:
     if isinstance(exc, OSError):
         return f"{exc.filename or where or ''}: {exc.strerror or exc}".lstrip(": ")
     return _t("ErrorCode", "unexpected error: {error}").format(error=repr(exc))
+
+
+# -- undoing an import and the trash ---------------------------------------------------------
+
+
+def history_words(entry: HistoryEntry) -> str:
+    """One transition of a run's audit history: when, what, which attempt, who asked."""
+    what = {
+        "created": _t("RunHistory", "Created"),
+        "started": _t("RunHistory", "Started"),
+        "resumed": _t("RunHistory", "Resumed"),
+        "paused": _t("RunHistory", "Paused"),
+        "cancel_requested": _t("RunHistory", "Cancel requested"),
+        "revert_requested": _t("RunHistory", "Undo requested"),
+        "reverted": _t("RunHistory", "Undone as a group"),
+        "revert_abandoned": _t("RunHistory", "Undo abandoned; the import was left as it was"),
+    }.get(entry.event)
+    if what is None:
+        try:
+            what = _t("RunHistory", "Ended: {status}").format(
+                status=run_status_words(RunStatus(entry.event))
+            )
+        except ValueError:
+            what = entry.event
+    line = _t("RunHistory", "{when}  {what} (attempt {attempt})").format(
+        when=format_local(entry.at), what=what, attempt=entry.attempt
+    )
+    if entry.requested_by:
+        line += " " + _t("RunHistory", "— asked by {who}").format(who=entry.requested_by)
+    if entry.detail.get("why"):
+        line += ": " + str(entry.detail["why"])
+    return line
+
+
+def revert_notebook_words(nb: NotebookRevert) -> str:
+    """What undoing takes out of one notebook."""
+    pages = len(nb.page_ids)
+    if nb.whole:
+        return _t("Revert", "“{title}”: the whole notebook, %Ln page(s)", "", pages).format(
+            title=nb.title
+        )
+    return _t(
+        "Revert", "“{title}”: the %Ln page(s) this import added; its other pages stay", "", pages
+    ).format(title=nb.title)
+
+
+def revert_blocker_words(blocker: RevertBlocker) -> str:
+    """Why a revert is refused, naming the notebook by its title and saying what to do.
+
+    Causes whose sentence needs a file's path (a changed or unreadable file) are the
+    engine's own message, which names it.
+    """
+    said = {
+        RevertBlock.LATER_PAGES: _t(
+            "Revert",
+            "{name}: a later import added pages to it. Undo that import first (it is above "
+            "this one in Runs), or keep this one.",
+        ),
+        RevertBlock.NOTEBOOK_CHANGED: _t(
+            "Revert",
+            "{name}: it was renamed, or another tool added to it, since this import; undoing "
+            "would lose that work.",
+        ),
+        RevertBlock.PAGE_CHANGED: _t(
+            "Revert",
+            "{name}: a page of this import was changed since (a label, a transcription, or "
+            "other work); undoing would lose it.",
+        ),
+        RevertBlock.REORDERED: _t(
+            "Revert",
+            "{name}: the pages of this import were reordered since; undoing would lose that order.",
+        ),
+        RevertBlock.COVER_SET: _t(
+            "Revert", "{name}: a page of this import was made the notebook's cover since."
+        ),
+        RevertBlock.NOT_ENDED: _t(
+            "Revert", "The import has not ended: resume it or cancel it first, then undo it."
+        ),
+        RevertBlock.NOTHING_LANDED: _t(
+            "Revert", "This import added nothing to the corpus, so there is nothing to undo."
+        ),
+    }.get(blocker.code)
+    if said is None:
+        return blocker.message
+    title = blocker.title or (notebook_name(blocker.notebook_id) if blocker.notebook_id else "")
+    name = f"“{title}”" if title else ""
+    return said.format(name=name)
+
+
+def trash_entry_words(entry: TrashEntry) -> str:
+    """One trash entry as the Trash list shows it."""
+    return _t(
+        "Trash", "{when}: the undo of an import by {who}, %Ln page(s), {size}", "", entry.pages
+    ).format(
+        when=format_local(entry.created_at),
+        who=entry.requested_by,
+        size=QLocale().formattedDataSize(entry.bytes),
+    )

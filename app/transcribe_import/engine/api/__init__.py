@@ -11,7 +11,8 @@ One package, one name space: the faces write ``from transcribe_import.engine imp
 call ``api.X``, never a module of this package (import-linter holds them to it). The use
 cases live in modules by what a person is doing: ``exits`` (exit codes), ``plans`` (scan,
 plan, reorder, validate, plan files), ``drafts``, ``commit`` (commit, retry, resume, execute,
-cancel), ``runs`` (listing and showing runs) and ``corpus`` (opening it, notebooks, doctor,
+cancel), ``runs`` (listing and showing runs, their history), ``undo`` (undoing a run, the trash) and
+``corpus`` (opening it, notebooks, doctor,
 previews, export).
 
 Imports that pull in the media decoders (Pillow, pypdf, pypdfium2) are deferred
@@ -71,6 +72,7 @@ from transcribe_import.engine.api.plans import (
     validate_plan,
 )
 from transcribe_import.engine.api.runs import (
+    HistoryEntry,
     OutcomeRow,
     RunDetail,
     RunListing,
@@ -78,11 +80,27 @@ from transcribe_import.engine.api.runs import (
     interrupted_runs,
     list_runs,
     outcome_rows,
+    run_history,
     run_listing_problems,
     show_run,
 )
+from transcribe_import.engine.api.undo import (
+    RevertPreview,
+    list_trash,
+    preview_revert,
+    purge_trash,
+    revert,
+)
 from transcribe_import.engine.base.progress import drive  # the faces drive long work with it
 from transcribe_import.engine.export.model import ExportProgress, ExportResult, ExportStatus
+from transcribe_import.engine.runs.revert import (
+    NotebookRevert,
+    RevertBlock,
+    RevertBlocker,
+    RevertPlan,
+)
+from transcribe_import.engine.runs.undo import RevertBlocked, RevertResult
+from transcribe_import.engine.storage.trash import TrashEntry
 
 __all__ = [
     "drive",
@@ -132,6 +150,20 @@ __all__ = [
     "interrupted_runs",
     "RunDetail",
     "show_run",
+    "HistoryEntry",
+    "run_history",
+    "RevertPreview",
+    "RevertPlan",
+    "RevertBlock",
+    "RevertBlocker",
+    "RevertBlocked",
+    "RevertResult",
+    "NotebookRevert",
+    "TrashEntry",
+    "preview_revert",
+    "revert",
+    "list_trash",
+    "purge_trash",
     "open_corpus",
     "WindowClaim",
     "list_notebooks",

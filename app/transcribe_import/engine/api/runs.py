@@ -134,3 +134,36 @@ def show_run(corpus: Corpus, run_id: str) -> RunDetail:
     plan = store.load_plan(run_id, record)
     summary = RunSummary.of(record, store.is_interrupted(record))
     return RunDetail(summary, record, plan, tuple(outcome_rows(plan, record)))
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One transition of a run, as its record's audit history keeps it."""
+
+    event: str  # created, started, resumed, paused, cancel_requested, a terminal status,
+    # revert_requested, reverted, revert_abandoned
+    at: str
+    attempt: int
+    actor: str  # the app that made the transition (older records: the OS user)
+    requested_by: str | None  # the person who asked: created, cancel and revert requests
+    detail: dict[str, Any]  # retry_of, revert_id, why
+
+
+def run_history(record: RunRecord) -> list[HistoryEntry]:
+    """The run's audit history, oldest first (records from before ``actor`` read too)."""
+    out = []
+    for h in record.doc.get("history") or []:
+        if not isinstance(h, dict):
+            continue
+        actor = h.get("actor")
+        out.append(
+            HistoryEntry(
+                event=str(h.get("event")),
+                at=str(h.get("at")),
+                attempt=int(h.get("attempt") or 0),
+                actor=f"{actor} {h.get('app_version', '')}".strip() if actor else "",
+                requested_by=h.get("requested_by") or h.get("by"),
+                detail={k: h[k] for k in ("retry_of", "revert_id", "why") if h.get(k)},
+            )
+        )
+    return out

@@ -48,6 +48,10 @@ class ErrorCode(enum.StrEnum):
     RUN_CORRUPT = "run_corrupt"
     RUN_TERMINAL = "run_terminal"
     PLAN_FROZEN = "plan_frozen"
+    # undoing a run (runs/undo.py) and its trash (storage/trash.py)
+    REVERT_BLOCKED = "revert_blocked"  # later work or a change since: nothing was touched
+    REVERT_UNFINISHED = "revert_unfinished"  # a revert killed half way: doctor finishes it
+    TRASH_NOT_FOUND = "trash_not_found"  # no trash entry with that id
     # the environment
     BAD_SETTING = "bad_setting"
 

@@ -38,6 +38,7 @@ class FindingCode(enum.StrEnum):
     RUN_QUARANTINED = "run_quarantined"
     EMPTY_NOTEBOOK = "empty_notebook"  # registered with no page (left by earlier versions)
     RUN_UNTRACKED = "run_untracked"  # a frozen plan whose run record is gone
+    REVERT_FINISHED = "revert_finished"  # an undo killed half way, finished or undone
 
 
 @dataclass(frozen=True)

@@ -31,10 +31,29 @@ class RunStatus(enum.StrEnum):
     FAILED = "failed"
     CANCELLED = "cancelled"
     CANCELLED_WITH_COMMITS = "cancelled_with_commits"
+    REVERTED = "reverted"  # undone as a group after it ended: the one later transition
 
     @property
     def terminal(self) -> bool:
         return self not in (RunStatus.PENDING, RunStatus.RUNNING)
+
+    @property
+    def revertible(self) -> bool:
+        """Whether a revert may undo a run that ended so: it committed something."""
+        return self in REVERTIBLE
+
+
+# The statuses of a run that may have put pages in the corpus (an unfinished item's
+# checkpoints too: a cancelled or failed run is judged by what the corpus holds of it).
+REVERTIBLE = frozenset(
+    {
+        RunStatus.COMPLETE,
+        RunStatus.PARTIAL,
+        RunStatus.FAILED,
+        RunStatus.CANCELLED,
+        RunStatus.CANCELLED_WITH_COMMITS,
+    }
+)
 
 
 class ItemState(enum.StrEnum):

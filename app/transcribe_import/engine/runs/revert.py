@@ -58,6 +58,7 @@ class RevertBlocker:
     code: RevertBlock
     notebook_id: str | None
     message: str
+    title: str | None = None  # the notebook's title, when it could be read
 
 
 @dataclass(frozen=True)
@@ -168,7 +169,9 @@ def _notebook(
     problems: list[RevertBlocker] = []
 
     def block(code: RevertBlock, what: str) -> None:
-        problems.append(RevertBlocker(code, notebook_id, f"“{title}” ({notebook_id}): {what}"))
+        problems.append(
+            RevertBlocker(code, notebook_id, f"“{title}” ({notebook_id}): {what}", title)
+        )
 
     if created:
         others = [s for s in doc["sources"] if isinstance(s, dict) and str(s.get("id")) not in ours]

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import filelock
 import orjson
 
+from transcribe_import import __version__
 from transcribe_import.engine.base.clock import utc_now
 from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
@@ -71,6 +72,9 @@ def _who() -> str:
         return f"uid {os.getuid()}" if hasattr(os, "getuid") else "unknown"
 
 
+ACTOR = "transcribe-import"  # who performs every transition of a run: this app
+# The transitions a person asks for: their audit entries name who asked.
+ASKED_BY_A_PERSON = frozenset({"created", "cancel_requested", "revert_requested"})
 PLANS_DIR = "plans"  # import-runs/plans/<run_id>.json: the frozen plan snapshots
 LEGACY_PLAN_SUFFIX = ".plan.json"  # import-runs/<run_id>.plan.json, before the move
 OUTCOMES_SUFFIX = ".outcomes.jsonl"  # import-runs/<run_id>.outcomes.jsonl
@@ -320,11 +324,18 @@ class RunStore:
 
     @staticmethod
     def _event(kind: str, attempt: int, **extra: Any) -> dict[str, Any]:
+        """One audit entry, written in the same atomic replace as the change it describes.
+
+        Every transition is the app's (``actor`` and its version); the person appears only
+        as the one who asked (``requested_by``), on the transitions a person asks for.
+        """
         return {
             "event": kind,
             "at": utc_now(),
             "attempt": attempt,
-            "by": _who(),
+            "actor": ACTOR,
+            "app_version": __version__,
+            **({"requested_by": _who()} if kind in ASKED_BY_A_PERSON else {}),
             "pid": os.getpid(),
             **{k: v for k, v in extra.items() if v is not None},
         }
@@ -460,6 +471,62 @@ class RunStore:
         crashpoint("run.after_terminal")
         fsio.remove(self.cancel_marker(run_id))
         return record
+
+    def request_revert(self, run_id: str, revert_id: str) -> RunRecord:
+        """Record that a person asked to undo the run (once: a second request keeps the first)."""
+
+        def change(doc: dict[str, Any]) -> None:
+            status = RunStatus(doc["status"])
+            if status is RunStatus.REVERTED:
+                return
+            if not status.revertible:
+                raise TranscribeError(
+                    ErrorCode.RUN_BUSY,
+                    f"Run {run_id} is {status.value}: only an ended run is undone.",
+                    item=run_id,
+                )
+            pending = doc.get("revert")
+            if isinstance(pending, dict) and pending.get("state") == "requested":
+                return
+            event = self._event("revert_requested", int(doc["attempt"]), revert_id=revert_id)
+            doc["revert"] = {
+                "revert_id": revert_id,
+                "state": "requested",
+                "requested_at": event["at"],
+                "requested_by": event["requested_by"],
+            }
+            doc["history"].append(event)
+
+        return self._mutate(run_id, None, change)
+
+    def mark_reverted(self, run_id: str, revert_id: str) -> RunRecord:
+        """The one transition after a terminal status: ``reverted``, written once."""
+
+        def change(doc: dict[str, Any]) -> None:
+            if doc["status"] == RunStatus.REVERTED:
+                return
+            doc["status"] = RunStatus.REVERTED.value
+            doc["reverted_at"] = utc_now()
+            doc["revert"] = {**(doc.get("revert") or {}), "revert_id": revert_id, "state": "done"}
+            doc["history"].append(
+                self._event(RunStatus.REVERTED.value, int(doc["attempt"]), revert_id=revert_id)
+            )
+
+        return self._mutate(run_id, None, change)
+
+    def abandon_revert(self, run_id: str, revert_id: str, why: str) -> RunRecord:
+        """A revert that could not finish was undone: the run keeps its status."""
+
+        def change(doc: dict[str, Any]) -> None:
+            pending = doc.get("revert")
+            if not isinstance(pending, dict) or pending.get("state") != "requested":
+                return
+            doc["revert"] = {**pending, "state": "abandoned", "why": why}
+            doc["history"].append(
+                self._event("revert_abandoned", int(doc["attempt"]), revert_id=revert_id, why=why)
+            )
+
+        return self._mutate(run_id, None, change)
 
     def _update_index(self, record: RunRecord) -> None:
         """The derived listing: rewritten under the corpus lock, rebuilt when unreadable."""

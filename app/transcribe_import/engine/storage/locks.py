@@ -77,16 +77,21 @@ def _lock_problem(exc: OSError, lock: filelock.FileLock) -> TranscribeError:
 @contextlib.contextmanager
 def hold(lock: filelock.FileLock, timeout: float, code: ErrorCode, message: str) -> Iterator[None]:
     """Hold ``lock`` for the block, or raise a coded busy error after ``timeout`` seconds."""
+    acquire(lock, timeout, code, message)
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def acquire(lock: filelock.FileLock, timeout: float, code: ErrorCode, message: str) -> None:
+    """Take ``lock`` (the caller releases it), or raise a coded busy error after ``timeout``."""
     try:
         lock.acquire(timeout=timeout)
     except filelock.Timeout:
         raise TranscribeError(code, message, path=str(lock.lock_file)) from None
     except OSError as exc:  # no lock file can be made: a read-only or full disk
         raise _lock_problem(exc, lock) from exc
-    try:
-        yield
-    finally:
-        lock.release()
 
 
 def try_acquire(lock: filelock.FileLock) -> bool:

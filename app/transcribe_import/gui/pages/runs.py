@@ -1,4 +1,5 @@
-"""The Runs view: past import runs, newest first, each with its per-item outcomes, and Resume.
+"""The Runs view: past import runs, newest first, each with its outcomes and history; Resume,
+Retry, Cancel, Undo This Import… and the Trash.
 
 A run no process executes and that has not ended (the app was killed, or it was
 paused) is *interrupted*; Resume hands it to the commit view, which continues it
@@ -14,17 +15,20 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QListWidget,
     QSplitter,
     QVBoxLayout,
     QWidget,
 )
 
-from transcribe_import.engine.api import can_retry
+from transcribe_import.engine.api import can_retry, run_history
+from transcribe_import.engine.runs.model import RunStatus
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.dialogs import confirm_destructive
 from transcribe_import.gui.icons import SP
 from transcribe_import.gui.models.outcomes import OutcomeTableModel
 from transcribe_import.gui.models.runs import RunColumn, RunTableModel
+from transcribe_import.gui.undo_dialog import TrashDialog, UndoDialog
 from transcribe_import.gui.values import RunDetail, RunSummary
 from transcribe_import.gui.widgets import (
     outcome_view,
@@ -35,6 +39,7 @@ from transcribe_import.gui.widgets import (
 )
 from transcribe_import.gui.wording import (
     counts_sentence,
+    history_words,
     run_state_explanation,
     run_state_words,
 )
@@ -65,6 +70,7 @@ class RunsPage(QWidget):
     own_run: Callable[[], str | None] = staticmethod(lambda: None)
     listed = Signal()  # the list was (re)loaded and is shown
     detail_shown = Signal(str)  # run id whose outcomes are shown
+    corpus_changed = Signal()  # an undo took notebooks or pages out of the corpus
 
     def __init__(self, corpus: Corpus, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -72,6 +78,8 @@ class RunsPage(QWidget):
         self._detail_wanted: str | None = None
         self._select_after_list: str | None = None
         self._commit_running = False
+        self.undo_dialog: UndoDialog | None = None
+        self.trash_dialog: TrashDialog | None = None
         # Listing, loading and cancelling: each short, each one at a time.
         self._lists = TaskSlot(self)
         self._lists.done.connect(self._listed)
@@ -132,9 +140,28 @@ class RunsPage(QWidget):
             ),
             clicked=self._retry_clicked,
         )
+        self.undo_button = push_button(
+            tr("&Undo This Import…"),
+            icon=SP.SP_TrashIcon,
+            name=tr("Undo the selected import as a group"),
+            tip=tr(
+                "Take every notebook and page this import added out of the corpus, into the "
+                "trash; shows what it removes, and what blocks it, before anything is done"
+            ),
+            clicked=self._undo_clicked,
+        )
+        self.trash_button = push_button(
+            tr("Tr&ash…"),
+            icon=SP.SP_DirIcon,
+            name=tr("Show the trash"),
+            tip=tr("Imports you undid, kept whole until you delete them for good"),
+            clicked=self._trash_clicked,
+        )
         buttons = QHBoxLayout()
         buttons.addWidget(self.refresh_button)
+        buttons.addWidget(self.trash_button)
         buttons.addStretch(1)
+        buttons.addWidget(self.undo_button)
         buttons.addWidget(self.cancel_run_button)
         buttons.addWidget(self.retry_button)
         buttons.addWidget(self.resume_button)
@@ -150,7 +177,14 @@ class RunsPage(QWidget):
         self.problems_label.setAccessibleName(self.tr("Run records that cannot be read"))
         self.problems_label.hide()
         self.splitter.addWidget(pane(self.problems_label, (self.table, 1), (self.empty_label, 1)))
-        self.splitter.addWidget(pane(self.detail_label, (self.detail_table, 1)))
+        self.history_list = QListWidget()
+        self.history_list.setAccessibleName(self.tr("History of the run"))
+        self.history_list.setMaximumHeight(110)
+        history_label = QLabel(self.tr("Histor&y:"))
+        history_label.setBuddy(self.history_list)
+        self.splitter.addWidget(
+            pane(self.detail_label, (self.detail_table, 1), history_label, self.history_list)
+        )
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setChildrenCollapsible(False)
@@ -238,6 +272,7 @@ class RunsPage(QWidget):
         if run is None:
             self.detail_label.setText("")
             self.detail_model.set_rows([])
+            self.history_list.clear()
             return
         self.detail_label.setText(self._detail_text(run))
         self._detail_wanted = run.run_id
@@ -249,6 +284,8 @@ class RunsPage(QWidget):
             return  # the selection moved on while it loaded
         self.detail_model.set_rows(detail.rows)
         self.detail_label.setText(self._detail_text(detail.summary))
+        self.history_list.clear()
+        self.history_list.addItems([history_words(h) for h in run_history(detail.record)])
         self.detail_shown.emit(detail.summary.run_id)
 
     def _detail_failed(self, message: str) -> None:
@@ -263,10 +300,13 @@ class RunsPage(QWidget):
             "cancelled_pending": run.not_done if run.status.terminal else 0,
             "pending": 0 if run.status.terminal else run.not_done,
         }
+        said = counts_sentence(counts, run.pages_committed)
+        if run.status is RunStatus.REVERTED:
+            said = self.tr("Before it was undone: {counts}").format(counts=said)
         return self.tr("<b>{state}</b> — {explanation} {counts}<br/>Run {run_id}").format(
             state=run_state_words(run),
             explanation=run_state_explanation(run),
-            counts=counts_sentence(counts, run.pages_committed),
+            counts=said,
             run_id=run.run_id,
         )
 
@@ -289,6 +329,7 @@ class RunsPage(QWidget):
         self.cancel_run_button.setEnabled(
             run is not None and not run.status.terminal and not self._cancels.is_busy()
         )
+        self.undo_button.setEnabled(run is not None and run.status.revertible and idle)
 
     def _retry_clicked(self) -> None:
         run = self.selected_run()
@@ -311,6 +352,21 @@ class RunsPage(QWidget):
             return
         self._cancels.run(cancel_interrupted_run, self.corpus, run.run_id)
         self._update_buttons()
+
+    def _undo_clicked(self) -> None:
+        run = self.selected_run()
+        if run is None or not run.status.revertible or self._commit_running:
+            return
+        dialog = UndoDialog(self.corpus, run, self)
+        dialog.reverted.connect(lambda run_id: self.refresh(select=run_id))
+        dialog.reverted.connect(self.corpus_changed)
+        self.undo_dialog = dialog  # the tests drive it; one at a time
+        dialog.open()
+
+    def _trash_clicked(self) -> None:
+        dialog = TrashDialog(self.corpus, self)
+        self.trash_dialog = dialog
+        dialog.open()
 
     def _cancelled(self, run: RunSummary) -> None:
         self.refresh(select=run.run_id)

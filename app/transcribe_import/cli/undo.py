@@ -1,0 +1,194 @@
+"""The undo commands: ``revert RUN_ID`` and ``trash``, and a run's history in words."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from transcribe_import.cli.output import json_out, say
+from transcribe_import.engine import api
+from transcribe_import.engine.api import ExitCode
+from transcribe_import.engine.storage.corpus import Corpus
+
+
+def add_parsers(sub: Any) -> None:
+    rv = sub.add_parser("revert", help="undo an ended import run as a group (into the trash)")
+    rv.add_argument("run_id", metavar="RUN_ID")
+    rv.add_argument(
+        "--dry-run", action="store_true", help="only list what would be removed and what blocks"
+    )
+    rv.add_argument("--json", action="store_true", help="print one JSON document")
+    tr = sub.add_parser("trash", help="what reverts moved out of the corpus")
+    tr.add_argument(
+        "--purge", metavar="REVERT_ID", help="delete one trash entry for good (cannot be undone)"
+    )
+    tr.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def _preview_json(preview: api.RevertPreview) -> dict[str, Any]:
+    plan = preview.plan
+    return {
+        "import_run_id": plan.run_id,
+        "status": plan.status.value,
+        "already_reverted": preview.already_reverted,
+        "revert_id": preview.revert_id,
+        "unfinished_revert_id": preview.unfinished,
+        "ok": plan.ok and not preview.already_reverted and preview.unfinished is None,
+        "pages": plan.pages,
+        "notebooks": [
+            {
+                "notebook_id": n.notebook_id,
+                "title": n.title,
+                "whole": n.whole,
+                "source_ids": list(n.source_ids),
+                "page_ids": list(n.page_ids),
+                "files": list(n.files),
+            }
+            for n in plan.notebooks
+        ],
+        "blockers": [
+            {"code": b.code.value, "notebook_id": b.notebook_id, "message": b.message}
+            for b in plan.blockers
+        ],
+    }
+
+
+def _say_preview(preview: api.RevertPreview, *, done: bool) -> None:
+    plan = preview.plan
+    for n in plan.notebooks:
+        what = "removed" if done else "to remove"
+        if n.whole:
+            say(f"  {what}: notebook “{n.title}” ({n.notebook_id}), {len(n.page_ids)} page(s)")
+        else:
+            say(
+                f"  {what}: {len(n.page_ids)} page(s) and {len(n.source_ids)} file(s) added to "
+                f"“{n.title}” ({n.notebook_id}); its other pages stay"
+            )
+    for b in plan.blockers:
+        say(f"  BLOCKED [{b.code.value}] {b.message}")
+
+
+def cmd_revert(corpus: Corpus, args: argparse.Namespace) -> int:
+    if args.dry_run:
+        return _dry_run(api.preview_revert(corpus, args.run_id), args)
+    try:
+        result = api.revert(corpus, args.run_id)  # finishes an undo a killed process left
+    except api.RevertBlocked as exc:
+        preview = api.RevertPreview(exc.plan, False, None, None)
+        if args.json:
+            json_out({**_preview_json(preview), "dry_run": False})
+        else:
+            say(f"Run {args.run_id} cannot be undone; nothing was changed:")
+            _say_preview(preview, done=False)
+        return ExitCode.PROBLEMS
+    done = api.RevertPreview(result.plan, result.already, result.revert_id, None)
+    if args.json:
+        json_out({**_preview_json(done), "dry_run": False, "trash": str(result.trash_dir)})
+    elif result.already:
+        say(
+            f"Run {args.run_id} was undone already (trash entry {result.revert_id}); nothing to do."
+        )
+    else:
+        say(f"Run {args.run_id} was undone ({result.plan.pages} page(s)):")
+        _say_preview(done, done=True)
+        say(
+            f"Everything removed is kept in {result.trash_dir}; `transcribe-import trash "
+            f"--purge {result.revert_id}` deletes it for good."
+        )
+    return ExitCode.OK
+
+
+def _dry_run(preview: api.RevertPreview, args: argparse.Namespace) -> int:
+    ok = preview.plan.ok or preview.already_reverted or preview.unfinished is not None
+    if args.json:
+        json_out({**_preview_json(preview), "dry_run": True})
+        return ExitCode.OK if ok else ExitCode.PROBLEMS
+    if preview.already_reverted:
+        say(f"Run {args.run_id} was undone already (trash entry {preview.revert_id}).")
+    elif preview.unfinished is not None:
+        say(
+            f"An undo of run {args.run_id} was interrupted (trash entry {preview.unfinished}); "
+            f"`transcribe-import revert {args.run_id}` or `doctor` finishes it."
+        )
+    else:
+        head = "would undo" if preview.plan.ok else "cannot be undone; nothing was changed"
+        say(f"Run {args.run_id} ({preview.plan.status.value}) {head}:")
+        _say_preview(preview, done=False)
+        if preview.plan.ok:
+            say(f"Run `transcribe-import revert {args.run_id}` to undo it.")
+    return ExitCode.OK if ok else ExitCode.PROBLEMS
+
+
+def cmd_trash(corpus: Corpus, args: argparse.Namespace) -> int:
+    if args.purge:
+        entry = api.purge_trash(corpus, args.purge)
+        if args.json:
+            json_out({"purged": entry.to_json()})
+        else:
+            say(
+                f"Deleted trash entry {entry.revert_id} (the undo of run {entry.run_id}): "
+                f"{entry.pages} page(s), {entry.files} file(s), {_size(entry.bytes)}."
+            )
+        return ExitCode.OK
+    entries, problems = api.list_trash(corpus)
+    if args.json:
+        json_out(
+            {
+                "entries": [e.to_json() for e in entries],
+                "problems": [p.problem.to_json() for p in problems],
+            }
+        )
+        return ExitCode.PROBLEMS if problems else ExitCode.OK
+    if not entries and not problems:
+        say("The trash is empty.")
+    for e in entries:
+        state = {"done": "", "moving": " — UNFINISHED: run doctor"}.get(e.state, f" — {e.state}")
+        say(
+            f"{e.revert_id}  {e.created_at}  undo of run {e.run_id} by {e.requested_by}: "
+            f"{e.notebooks} notebook(s), {e.pages} page(s), {_size(e.bytes)}{state}"
+        )
+    for p in problems:
+        say(f"PROBLEM {p}")
+    return ExitCode.PROBLEMS if problems else ExitCode.OK
+
+
+def _size(n: int) -> str:
+    """A byte count as people read it (MiB: 1,048,576 bytes)."""
+    if n < 1024:
+        return f"{n} bytes"
+    value = n / 1024
+    for unit in ("KiB", "MiB"):
+        if value < 1024:
+            return f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GiB"
+
+
+HISTORY_WORDS = {
+    "created": "created",
+    "started": "started",
+    "resumed": "resumed",
+    "paused": "paused",
+    "cancel_requested": "cancel requested",
+    "revert_requested": "undo requested",
+    "reverted": "undone as a group (reverted)",
+    "revert_abandoned": "undo abandoned, the run was left as it was",
+}
+
+
+def history_line(h: api.HistoryEntry) -> str:
+    """One audit entry in words: when, what, which attempt, who did it and who asked."""
+    what = HISTORY_WORDS.get(h.event, f"ended {h.event}")
+    line = f"{h.at}  {what} (attempt {h.attempt}"
+    if h.actor:
+        line += f", by {h.actor}"
+    if h.requested_by:
+        line += f", asked by {h.requested_by}"
+    line += ")"
+    if h.detail.get("retry_of"):
+        line += f"; retries run {h.detail['retry_of']}"
+    if h.detail.get("revert_id"):
+        line += f"; trash entry {h.detail['revert_id']}"
+    if h.detail.get("why"):
+        line += f": {h.detail['why']}"
+    return line

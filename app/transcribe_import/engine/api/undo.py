@@ -1,0 +1,51 @@
+"""Undoing a run as a group, its preview, and the trash it fills: the use cases of *revert*."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.runs.model import RunStatus
+from transcribe_import.engine.runs.revert import RevertPlan, plan_revert
+from transcribe_import.engine.runs.store import RunStore
+from transcribe_import.engine.runs.undo import RevertResult, revert_run
+from transcribe_import.engine.storage import trash
+from transcribe_import.engine.storage.corpus import Corpus
+from transcribe_import.engine.storage.trash import TrashEntry
+
+
+@dataclass(frozen=True)
+class RevertPreview:
+    """What undoing a run would take out, and what blocks it (nothing is changed)."""
+
+    plan: RevertPlan
+    already_reverted: bool  # the run was undone before: a revert now is a no-op
+    revert_id: str | None  # the earlier revert's, when already reverted
+    unfinished: str | None  # the revert id of an undo a killed process left half done
+
+
+def preview_revert(corpus: Corpus, run_id: str) -> RevertPreview:
+    """``revert --dry-run`` and the window's preview: read only."""
+    record = RunStore(corpus).load(run_id)
+    if record.status is RunStatus.REVERTED:
+        done = record.doc.get("revert") or {}
+        plan = RevertPlan(run_id, record.status, (), ())
+        return RevertPreview(plan, True, done.get("revert_id"), None)
+    pending = record.doc.get("revert") or {}
+    unfinished = pending.get("revert_id") if pending.get("state") == "requested" else None
+    return RevertPreview(plan_revert(corpus, run_id), False, None, unfinished)
+
+
+def revert(corpus: Corpus, run_id: str) -> RevertResult:
+    """Undo ``run_id`` as a group (``RevertBlocked`` when refused: nothing was changed)."""
+    return revert_run(corpus, run_id)
+
+
+def list_trash(corpus: Corpus) -> tuple[list[TrashEntry], list[TranscribeError]]:
+    """What reverts put in the trash, newest last, and the entries that cannot be read."""
+    return trash.list_trash(corpus)
+
+
+def purge_trash(corpus: Corpus, revert_id: str) -> TrashEntry:
+    """Delete one trash entry for good (a person's explicit, confirmed request)."""
+    return trash.purge(corpus, revert_id)

@@ -1,0 +1,346 @@
+"""Undo an import run as a group: take what it wrote out of the corpus, into the trash.
+
+What is taken out, and what blocks it, is ``plan_revert``'s answer (revert.py), asked
+again under the notebooks' ingest locks so that nothing can change between the check
+and the moves. The order, each step crash-safe and replayable:
+
+1. the run record gets ``revert_requested`` (with the revert's id and who asked);
+2. the journal ``trash/<revert_id>/revert.json`` (state ``moving``) lists every notebook
+   and file the revert takes out, with their hashes: written before anything moves;
+3. a notebook the run created is moved whole into the trash; from a notebook it added to,
+   project.json is rewritten without the run's sources and pages (its old text kept in
+   the trash), then their files are moved;
+4. the corpus index loses the notebooks moved whole;
+5. the run record becomes ``reverted`` (the one transition after a terminal status);
+6. the journal's state becomes ``done``.
+
+A revert killed anywhere is taken up by the next ``revert`` or ``doctor`` (``finish``):
+it rolls forward when what is left still matches the run's pages, and otherwise moves
+back what it had moved and records the revert ``abandoned``. Either way the corpus holds
+all of the run or none of it, and a file is only ever renamed, never copied or deleted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import filelock
+
+from transcribe_import.engine.base.clock import utc_now
+from transcribe_import.engine.base.crashpoints import crashpoint
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.base.findings import Finding, FindingCode, Severity
+from transcribe_import.engine.base.ids import new_id
+from transcribe_import.engine.ingest import journal as ingest_journal
+from transcribe_import.engine.runs.model import RunRecord, RunStatus
+from transcribe_import.engine.runs.revert import RevertBlock, RevertPlan, plan_revert
+from transcribe_import.engine.runs.store import RunStore
+from transcribe_import.engine.storage import fsio, locks, project, trash
+from transcribe_import.engine.storage.corpus import Corpus
+
+
+class RevertBlocked(TranscribeError):
+    """The revert was refused; nothing was changed. ``plan`` says what blocks it."""
+
+    def __init__(self, plan: RevertPlan) -> None:
+        causes = "; ".join(b.message for b in plan.blockers)
+        super().__init__(
+            ErrorCode.REVERT_BLOCKED,
+            f"Run {plan.run_id} cannot be undone, nothing was changed: {causes}",
+            item=plan.run_id,
+        )
+        self.plan = plan
+
+
+@dataclass(frozen=True)
+class RevertResult:
+    """What a revert did: ``already`` when the run had been reverted before (a no-op)."""
+
+    run_id: str
+    revert_id: str
+    plan: RevertPlan
+    already: bool
+    trash_dir: Path
+
+
+def revert_run(corpus: Corpus, run_id: str) -> RevertResult:
+    """Undo ``run_id`` as a group, or finish its revert an earlier process left half done.
+
+    Raises ``RevertBlocked`` (nothing changed) when later work or a change since stands
+    in the way, and ``TranscribeError(NOTEBOOK_BUSY)`` while an import holds a notebook.
+    """
+    store = RunStore(corpus)
+    record = store.load(run_id)
+    pending = _pending_id(record)
+    if record.status is RunStatus.REVERTED or pending is not None:
+        finish(corpus, record)
+        record = store.load(run_id)
+        if record.status is RunStatus.REVERTED:
+            revert_id = str(record.doc["revert"]["revert_id"])
+            plan = RevertPlan(run_id, record.status, (), ())
+            return RevertResult(
+                run_id, revert_id, plan, pending is None, trash.entry_dir(corpus, revert_id)
+            )
+    with _notebook_locks(corpus, store, record) as held:
+        plan = plan_revert(corpus, run_id)
+        if not plan.ok:
+            raise RevertBlocked(plan)
+        revert_id = new_id()
+        store.request_revert(run_id, revert_id)
+        crashpoint("revert.after_request")
+        doc = _write_journal(corpus, store.load(run_id), plan, revert_id)
+        crashpoint("revert.after_journal")
+        _roll_forward(corpus, store, doc, held)
+    return RevertResult(run_id, revert_id, plan, False, trash.entry_dir(corpus, revert_id))
+
+
+def _pending_id(record: RunRecord) -> str | None:
+    pending = record.doc.get("revert")
+    if isinstance(pending, dict) and pending.get("state") == "requested":
+        return str(pending["revert_id"])
+    return None
+
+
+# -- the journal -----------------------------------------------------------------------------
+
+
+def _write_journal(
+    corpus: Corpus, record: RunRecord, plan: RevertPlan, revert_id: str
+) -> dict[str, Any]:
+    notebooks = []
+    for nb in plan.notebooks:
+        nb_dir = corpus.notebook_dir(nb.notebook_id)
+        before = project.read(nb_dir, nb.notebook_id)
+        if not nb.whole:
+            saved = _before_path(corpus, revert_id, nb.notebook_id)
+            fsio.make_dirs(saved.parent)
+            fsio.atomic_write(saved, project.encode(before))
+        notebooks.append(
+            {
+                "notebook_id": nb.notebook_id,
+                "title": nb.title,
+                "whole": nb.whole,
+                "source_ids": list(nb.source_ids),
+                "page_ids": list(nb.page_ids),
+                "files": _files_of(before, set(nb.source_ids), set(nb.page_ids)),
+            }
+        )
+    revert = record.doc.get("revert") or {}
+    doc = {
+        "format": trash.TRASH_FORMAT,
+        "schema_version": trash.TRASH_SCHEMA,
+        "revert_id": revert_id,
+        "import_run_id": plan.run_id,
+        "run_status": plan.status.value,
+        "requested_by": revert.get("requested_by"),
+        "created_at": revert.get("requested_at") or utc_now(),
+        "state": trash.MOVING,
+        "notebooks": notebooks,
+    }
+    trash.write_journal(corpus, doc)
+    return doc
+
+
+def _files_of(doc: dict[str, Any], source_ids: set[str], page_ids: set[str]) -> list[dict]:
+    """The notebook-relative files of the run's sources and pages, with their hashes."""
+    out = []
+    for s in doc.get("sources", []):
+        if isinstance(s, dict) and s.get("id") in source_ids and s.get("path"):
+            out.append({"path": s["path"], "sha256": s.get("sha256"), "size": s.get("size")})
+    for p in doc.get("pages", []):
+        r = p.get("render") if isinstance(p, dict) and p.get("id") in page_ids else None
+        if isinstance(r, dict) and r.get("path"):
+            out.append({"path": r["path"], "sha256": r.get("sha256"), "size": r.get("size")})
+    return out
+
+
+def _before_path(corpus: Corpus, revert_id: str, notebook_id: str) -> Path:
+    return trash.entry_dir(corpus, revert_id) / "projects" / f"{notebook_id}.before.json"
+
+
+def _moved_to(corpus: Corpus, revert_id: str, notebook_id: str) -> Path:
+    return trash.entry_dir(corpus, revert_id) / "notebooks" / notebook_id
+
+
+# -- applying it -----------------------------------------------------------------------------
+
+
+def _roll_forward(
+    corpus: Corpus, store: RunStore, doc: dict[str, Any], held: dict[str, filelock.FileLock]
+) -> None:
+    revert_id = str(doc["revert_id"])
+    whole = []
+    for nb in doc["notebooks"]:
+        nbid = str(nb["notebook_id"])
+        src = corpus.notebook_dir(nbid)
+        dst = _moved_to(corpus, revert_id, nbid)
+        if nb["whole"]:
+            lock = held.pop(nbid, None)
+            if lock is not None:
+                lock.release()  # a folder with an open lock file cannot be renamed everywhere
+            trash.move_into(src, dst)
+            whole.append(nbid)
+        else:
+            _take_out(src, nbid, set(nb["source_ids"]), set(nb["page_ids"]))
+            crashpoint("revert.after_project")
+            trash.move_all([(src / f["path"], dst / f["path"]) for f in nb["files"]])
+        crashpoint("revert.after_move")
+    with corpus.locked():
+        entries = corpus.index_entries()
+        if any(n in entries for n in whole):
+            corpus.rewrite_index([e for n, e in entries.items() if n not in set(whole)])
+    crashpoint("revert.after_index")
+    store.mark_reverted(str(doc["import_run_id"]), revert_id)
+    crashpoint("revert.after_record")
+    trash.write_journal(corpus, {**doc, "state": trash.DONE, "finished_at": utc_now()})
+
+
+def _take_out(nb_dir: Path, notebook_id: str, source_ids: set[str], page_ids: set[str]) -> None:
+    """Rewrite project.json without the run's sources and pages (a no-op once done)."""
+    doc = project.read(nb_dir, notebook_id)
+    pages = [p for p in doc["pages"] if not (isinstance(p, dict) and p.get("id") in page_ids)]
+    sources = [s for s in doc["sources"] if not (isinstance(s, dict) and s.get("id") in source_ids)]
+    if len(pages) == len(doc["pages"]) and len(sources) == len(doc["sources"]):
+        return
+    doc["pages"], doc["sources"] = pages, sources
+    doc["updated_at"] = utc_now()
+    project.write(nb_dir, doc)
+
+
+def _roll_back(corpus: Corpus, store: RunStore, doc: dict[str, Any], why: str) -> None:
+    """Move back what a revert had moved; the run keeps its status."""
+    revert_id = str(doc["revert_id"])
+    for nb in doc["notebooks"]:
+        nbid = str(nb["notebook_id"])
+        home = corpus.notebook_dir(nbid)
+        moved = _moved_to(corpus, revert_id, nbid)
+        if nb["whole"]:
+            if not fsio.exists(home):
+                trash.move_into(moved, home)
+            continue
+        back = [(moved / f["path"], home / f["path"]) for f in nb["files"]]
+        trash.move_all([(m, h) for m, h in back if not fsio.exists(h)])
+        before = _parse(_before_path(corpus, revert_id, nbid), nbid)
+        current = project.read(home, nbid)
+        _put_back(before, current, set(nb["source_ids"]), set(nb["page_ids"]))
+        project.write(home, current)
+    store.abandon_revert(str(doc["import_run_id"]), revert_id, why)
+    trash.write_journal(corpus, {**doc, "state": trash.ABANDONED, "finished_at": utc_now()})
+
+
+def _put_back(
+    before: dict[str, Any], current: dict[str, Any], source_ids: set[str], page_ids: set[str]
+) -> None:
+    """Insert the run's sources and pages back where they were, keeping later changes."""
+    for key, ours in (("sources", source_ids), ("pages", page_ids)):
+        have = {e.get("id") for e in current[key] if isinstance(e, dict)}
+        for k, entry in enumerate(before[key]):
+            if isinstance(entry, dict) and entry.get("id") in ours and entry["id"] not in have:
+                current[key].insert(min(k, len(current[key])), entry)
+    current["updated_at"] = utc_now()
+
+
+def _parse(path: Path, notebook_id: str) -> dict[str, Any]:
+    return project.parse(fsio.read_bytes(path), expected_id=notebook_id, where=path)
+
+
+# -- taking up a revert a killed process left ------------------------------------------------
+
+
+def finish(corpus: Corpus, record: RunRecord) -> Finding | None:
+    """Finish or undo the revert of ``record`` an earlier process left; what was done."""
+    store = RunStore(corpus)
+    revert = record.doc.get("revert")
+    if not isinstance(revert, dict):
+        return None
+    revert_id = str(revert["revert_id"])
+    run_id = record.run_id
+    try:
+        doc: dict[str, Any] | None = trash.read_journal(corpus, revert_id)
+    except TranscribeError as exc:
+        if exc.code is not ErrorCode.TRASH_NOT_FOUND:
+            raise
+        doc = None
+    if record.status is RunStatus.REVERTED:
+        if doc is not None and doc.get("state") == trash.MOVING:
+            trash.write_journal(corpus, {**doc, "state": trash.DONE, "finished_at": utc_now()})
+            return _found(run_id, revert_id, "its last step, the trash entry's state, was done")
+        return None
+    if revert.get("state") != "requested":
+        return None
+    with _notebook_locks(corpus, store, record) as held:
+        plan = plan_revert(corpus, run_id)
+        blockers = [b for b in plan.blockers if b.code is not RevertBlock.NOTHING_LANDED]
+        if doc is None:  # killed before the journal: nothing had moved
+            if blockers or not plan.notebooks:
+                why = "; ".join(b.message for b in blockers) or "nothing of the run is left"
+                store.abandon_revert(run_id, revert_id, why)
+                return _found(run_id, revert_id, f"it had not started and was abandoned: {why}")
+            doc = _write_journal(corpus, record, plan, revert_id)
+            _roll_forward(corpus, store, doc, held)
+            return _found(run_id, revert_id, "it was finished")
+        if blockers:
+            why = "; ".join(b.message for b in blockers)
+            _roll_back(corpus, store, doc, why)
+            return _found(run_id, revert_id, f"it was undone, the run is as it was: {why}")
+        _roll_forward(corpus, store, doc, held)
+        return _found(run_id, revert_id, "it was finished")
+
+
+def finish_all(corpus: Corpus) -> list[Finding]:
+    """Every revert an earlier process left half done, finished or undone (doctor's step)."""
+    found = []
+    records, _damaged = RunStore(corpus).read_all()
+    for record in records:
+        if isinstance(record.doc.get("revert"), dict):
+            f = finish(corpus, record)
+            if f is not None:
+                found.append(f)
+    for revert_id in trash.finish_purges(corpus):
+        found.append(
+            Finding(
+                FindingCode.REVERT_FINISHED,
+                Severity.REPAIRED,
+                f"The purge of trash entry {revert_id} was interrupted; it was finished.",
+            )
+        )
+    return found
+
+
+def _found(run_id: str, revert_id: str, what: str) -> Finding:
+    return Finding(
+        FindingCode.REVERT_FINISHED,
+        Severity.REPAIRED,
+        f"The undo of run {run_id} was interrupted (trash entry {revert_id}); {what}.",
+    )
+
+
+@contextlib.contextmanager
+def _notebook_locks(
+    corpus: Corpus, store: RunStore, record: RunRecord
+) -> Iterator[dict[str, filelock.FileLock]]:
+    """The ingest locks of every notebook the run's plan touched that is still there."""
+    plan = store.load_plan(record.run_id, record)
+    held: dict[str, filelock.FileLock] = {}
+    try:
+        for nbid in sorted({it.notebook_id for it in plan.items}):
+            nb_dir = corpus.notebook_dir(nbid)
+            if not fsio.exists(nb_dir):
+                continue
+            lock = locks.make_lock(nb_dir / ingest_journal.LOCK_FILE)
+            locks.acquire(
+                lock,
+                locks.INGEST_LOCK_TIMEOUT,
+                ErrorCode.NOTEBOOK_BUSY,
+                f"Notebook {nbid} is being imported into by another process; wait for it "
+                "to finish, then undo the run.",
+            )
+            held[nbid] = lock
+        yield held
+    finally:
+        for lock in held.values():
+            lock.release()

@@ -1,0 +1,239 @@
+"""The trash: what a revert took out of the corpus, kept whole until a person purges it.
+
+```text
+corpus/trash/<revert_id>/
+├── revert.json            the revert's journal and manifest (format transcribe.revert)
+├── notebooks/<id>/        what was moved out: a whole notebook, or the files of a
+│                          notebook the revert took pages out of, at their own paths
+└── projects/<id>.before.json, <id>.after.json
+                           such a notebook's project.json before and after the revert
+```
+
+The journal is written before anything moves; ``state`` is ``moving`` until the run
+record says ``reverted``, then ``done`` (or ``abandoned`` when a revert had to be undone).
+Moves are renames inside the corpus's file system: a revert never copies a page.
+Purging renames the folder to ``trash/.purging-<revert_id>`` first, then removes it, so a
+kill half way leaves a hidden folder that ``finish_purges`` (doctor) removes, never an
+entry whose manifest lists files that are gone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from transcribe_import.engine.base.crashpoints import crashpoint
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.base.ids import is_valid_id
+from transcribe_import.engine.storage import fsio
+
+if TYPE_CHECKING:
+    from transcribe_import.engine.storage.corpus import Corpus
+
+TRASH_DIR = "trash"
+TRASH_FORMAT = "transcribe.revert"
+TRASH_SCHEMA = 1
+JOURNAL_FILE = "revert.json"
+PURGING_PREFIX = ".purging-"
+MOVING, DONE, ABANDONED = "moving", "done", "abandoned"
+
+
+def trash_root(corpus: Corpus) -> Path:
+    return corpus.root / TRASH_DIR
+
+
+def entry_dir(corpus: Corpus, revert_id: str) -> Path:
+    if not is_valid_id(revert_id):
+        raise TranscribeError(
+            ErrorCode.TRASH_NOT_FOUND,
+            f"{revert_id!r} is not a revert id; `transcribe-import trash` lists them.",
+            item=revert_id,
+        )
+    return trash_root(corpus) / revert_id
+
+
+def journal_path(corpus: Corpus, revert_id: str) -> Path:
+    return entry_dir(corpus, revert_id) / JOURNAL_FILE
+
+
+def write_journal(corpus: Corpus, doc: dict[str, Any]) -> None:
+    """Write (or rewrite) a revert's journal atomically and durably."""
+    path = journal_path(corpus, str(doc["revert_id"]))
+    fsio.make_dirs(path.parent)
+    fsio.atomic_write(path, orjson.dumps(doc, option=orjson.OPT_INDENT_2))
+
+
+def read_journal(corpus: Corpus, revert_id: str) -> dict[str, Any]:
+    path = journal_path(corpus, revert_id)
+    try:
+        doc = orjson.loads(fsio.read_bytes(path))
+    except FileNotFoundError as exc:
+        raise TranscribeError(
+            ErrorCode.TRASH_NOT_FOUND,
+            f"No trash entry {revert_id}; `transcribe-import trash` lists them.",
+            item=revert_id,
+        ) from exc
+    except (OSError, orjson.JSONDecodeError) as exc:
+        raise TranscribeError(
+            ErrorCode.CORPUS_INVALID,
+            f"{path} cannot be read ({exc}); it is left as it is: check the disk, then run "
+            "`transcribe-import doctor`.",
+            path=str(path),
+        ) from exc
+    if not isinstance(doc, dict) or doc.get("format") != TRASH_FORMAT:
+        raise TranscribeError(
+            ErrorCode.CORPUS_INVALID,
+            f"{path} is not a revert journal; it is left as it is.",
+            path=str(path),
+        )
+    return doc
+
+
+def revert_ids(corpus: Corpus) -> list[str]:
+    """The trash's entries (their folder names), oldest journal first."""
+    root = trash_root(corpus)
+    if not fsio.exists(root):
+        return []
+    names = [n for n in fsio.list_dir(root) if is_valid_id(n)]
+    return sorted(names, key=lambda n: _mtime(root / n / JOURNAL_FILE))
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return fsio.stat(path).st_mtime
+    except OSError:
+        return 0.0
+
+
+def move_into(src: Path, dst: Path) -> bool:
+    """Move a file or a folder by rename (never a copy); False when it was moved already.
+
+    Idempotent, for a journal replayed after a kill: a source that is gone while its
+    destination exists was moved by the earlier attempt.
+    """
+    if not fsio.exists(src):
+        return False
+    fsio.make_dirs(dst.parent)
+    fsio.replace(src, dst)
+    fsio.fsync_dir(dst.parent)
+    fsio.fsync_dir(src.parent)
+    return True
+
+
+def move_all(pairs: list[tuple[Path, Path]]) -> int:
+    """Move many files by rename, each folder made and fsynced once; how many moved.
+
+    Idempotent as ``move_into``: a source already gone was moved by an earlier attempt.
+    """
+    made: set[Path] = set()
+    touched: set[Path] = set()
+    moved = 0
+    for src, dst in pairs:
+        if not fsio.exists(src):
+            continue
+        if dst.parent not in made:
+            fsio.make_dirs(dst.parent)
+            made.add(dst.parent)
+        fsio.replace(src, dst)
+        touched.update((src.parent, dst.parent))
+        moved += 1
+    for folder in sorted(touched):
+        fsio.fsync_dir(folder)
+    return moved
+
+
+@dataclass(frozen=True)
+class TrashEntry:
+    """One revert as the trash lists it."""
+
+    revert_id: str
+    run_id: str
+    state: str
+    requested_by: str
+    created_at: str
+    finished_at: str | None
+    notebooks: int
+    pages: int
+    files: int
+    bytes: int
+    path: Path
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "revert_id": self.revert_id,
+            "import_run_id": self.run_id,
+            "state": self.state,
+            "requested_by": self.requested_by,
+            "created_at": self.created_at,
+            "finished_at": self.finished_at,
+            "notebooks": self.notebooks,
+            "pages": self.pages,
+            "files": self.files,
+            "bytes": self.bytes,
+            "path": str(self.path),
+        }
+
+
+def entry_of(corpus: Corpus, doc: dict[str, Any]) -> TrashEntry:
+    notebooks = doc.get("notebooks") or []
+    files = [f for n in notebooks for f in n.get("files", [])]
+    return TrashEntry(
+        revert_id=str(doc["revert_id"]),
+        run_id=str(doc.get("import_run_id")),
+        state=str(doc.get("state")),
+        requested_by=str(doc.get("requested_by")),
+        created_at=str(doc.get("created_at")),
+        finished_at=doc.get("finished_at"),
+        notebooks=len(notebooks),
+        pages=sum(len(n.get("page_ids", [])) for n in notebooks),
+        files=len(files),
+        bytes=sum(int(f.get("size") or 0) for f in files),
+        path=entry_dir(corpus, str(doc["revert_id"])),
+    )
+
+
+def list_trash(corpus: Corpus) -> tuple[list[TrashEntry], list[TranscribeError]]:
+    """Every trash entry, and the problems of those whose journal cannot be read."""
+    entries: list[TrashEntry] = []
+    problems: list[TranscribeError] = []
+    for revert_id in revert_ids(corpus):
+        try:
+            entries.append(entry_of(corpus, read_journal(corpus, revert_id)))
+        except TranscribeError as exc:
+            problems.append(exc)
+    return entries, problems
+
+
+def purge(corpus: Corpus, revert_id: str) -> TrashEntry:
+    """Delete one trash entry for good; refused while its revert is unfinished."""
+    with corpus.locked():
+        entry = entry_of(corpus, read_journal(corpus, revert_id))
+        if entry.state == MOVING:
+            raise TranscribeError(
+                ErrorCode.REVERT_UNFINISHED,
+                f"The revert {revert_id} of run {entry.run_id} did not finish; run "
+                "`transcribe-import doctor` (it finishes or undoes it), then purge.",
+                item=revert_id,
+            )
+        hidden = trash_root(corpus) / f"{PURGING_PREFIX}{revert_id}"
+        fsio.replace(entry.path, hidden)
+        fsio.fsync_dir(trash_root(corpus))
+        crashpoint("trash.after_hide")
+    fsio.remove_tree(hidden)
+    return entry
+
+
+def finish_purges(corpus: Corpus) -> list[str]:
+    """Remove what a killed purge left (``.purging-<id>`` folders); the ids removed."""
+    root = trash_root(corpus)
+    if not fsio.exists(root):
+        return []
+    done = []
+    for name in fsio.list_dir(root):
+        if name.startswith(PURGING_PREFIX):
+            fsio.remove_tree(root / name)
+            done.append(name[len(PURGING_PREFIX) :])
+    return done

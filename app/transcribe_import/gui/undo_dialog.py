@@ -1,0 +1,291 @@
+"""Runs › Undo This Import… and Runs › Trash…: undo a run as a group, and the trash it fills.
+
+The undo dialog first shows the engine's preview (``api.preview_revert``: read only),
+what will be taken out and what blocks it; only a preview with nothing in the way
+offers *Undo Import*. The revert itself is one call of ``api.revert`` on a worker; what
+it removed stays in the trash, which the Trash dialog lists and empties only on an
+explicit, confirmed *Delete for Good*. Every decision is the engine's: the dialogs only
+show its values.
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from transcribe_import.engine import api
+from transcribe_import.engine.storage.corpus import Corpus
+from transcribe_import.gui.dialogs import confirm_destructive
+from transcribe_import.gui.values import RunSummary
+from transcribe_import.gui.widgets import selectable_text
+from transcribe_import.gui.wording import (
+    format_local,
+    revert_blocker_words,
+    revert_notebook_words,
+    run_state_words,
+    trash_entry_words,
+)
+from transcribe_import.gui.workers import TaskSlot
+
+ENTRY_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+def preview_revert(corpus: Corpus, run_id: str) -> api.RevertPreview:
+    return api.preview_revert(corpus, run_id)
+
+
+def revert_run(corpus: Corpus, run_id: str) -> api.RevertResult:
+    return api.revert(corpus, run_id)
+
+
+def list_trash(corpus: Corpus) -> tuple[list[api.TrashEntry], list[str]]:
+    entries, problems = api.list_trash(corpus)
+    return entries, [str(p) for p in problems]
+
+
+def purge_trash(corpus: Corpus, revert_id: str) -> api.TrashEntry:
+    return api.purge_trash(corpus, revert_id)
+
+
+class UndoDialog(QDialog):
+    """The preview of undoing one run, then the undo itself; ``reverted`` when it is done."""
+
+    reverted = Signal(str)  # run id
+
+    def __init__(self, corpus: Corpus, run: RunSummary, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.corpus = corpus
+        self.run = run
+        self.setWindowTitle(self.tr("Undo This Import"))
+        self.setObjectName("undoDialog")
+        self.resize(620, 420)
+        self.headline = selectable_text(QLabel())
+        self.headline.setAccessibleName(self.tr("What undoing does"))
+        self.removed_label = QLabel(self.tr("Taken out of the corpus, into the trash:"))
+        self.removed = QListWidget()
+        self.removed.setAccessibleName(self.tr("What the undo takes out"))
+        self.removed_label.setBuddy(self.removed)
+        self.blocked_label = QLabel(self.tr("Why it cannot be undone:"))
+        self.blocked = QListWidget()
+        self.blocked.setWordWrap(True)
+        self.blocked.setAccessibleName(self.tr("Why the import cannot be undone"))
+        self.blocked_label.setBuddy(self.blocked)
+        self.buttons = QDialogButtonBox()
+        self.undo_button = QPushButton(self.tr("&Undo Import"))
+        self.undo_button.setEnabled(False)
+        self.undo_button.setAccessibleName(self.tr("Undo the import"))
+        self.close_button = QPushButton(self.tr("&Keep It"))
+        self.buttons.addButton(self.undo_button, QDialogButtonBox.ButtonRole.DestructiveRole)
+        self.buttons.addButton(self.close_button, QDialogButtonBox.ButtonRole.RejectRole)
+        self.close_button.setDefault(True)
+        self.undo_button.clicked.connect(self._undo_clicked)
+        self.close_button.clicked.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.headline)
+        layout.addWidget(self.removed_label)
+        layout.addWidget(self.removed, 2)
+        layout.addWidget(self.blocked_label)
+        layout.addWidget(self.blocked, 1)
+        layout.addWidget(self.buttons)
+        self._set_blocked([])
+        self.headline.setText(self.tr("Looking at what this import wrote…"))
+        self._task = TaskSlot(self)
+        self._task.done.connect(self._answered)
+        self._task.failed.connect(self._failed)
+        self._task.run(preview_revert, corpus, run.run_id)
+
+    def _set_blocked(self, lines: list[str]) -> None:
+        self.blocked.clear()
+        self.blocked.addItems(lines)
+        self.blocked_label.setVisible(bool(lines))
+        self.blocked.setVisible(bool(lines))
+
+    def _answered(self, value: object) -> None:
+        if isinstance(value, api.RevertResult):
+            self._done(value)
+            return
+        assert isinstance(value, api.RevertPreview)
+        self._show_preview(value)
+
+    def _show_preview(self, preview: api.RevertPreview) -> None:
+        plan = preview.plan
+        when = format_local(self.run.created_at)
+        self.removed.clear()
+        self.removed.addItems([revert_notebook_words(n) for n in plan.notebooks])
+        self._set_blocked([revert_blocker_words(b) for b in plan.blockers])
+        if preview.already_reverted:
+            self.headline.setText(
+                self.tr("The import of {when} was undone already.").format(when=when)
+            )
+        elif preview.unfinished is not None:
+            self.headline.setText(
+                self.tr(
+                    "An undo of the import of {when} was interrupted. Undo Import finishes it "
+                    "(or, if what is left changed since, puts everything back)."
+                ).format(when=when)
+            )
+        elif plan.ok:
+            self.headline.setText(
+                self.tr(
+                    "Undo the import of {when} ({state})? %n page(s) are taken out of the "
+                    "corpus and kept in the trash until you delete them for good; nothing "
+                    "else is touched.",
+                    "",
+                    plan.pages,
+                ).format(when=when, state=run_state_words(self.run))
+            )
+        else:
+            self.headline.setText(
+                self.tr(
+                    "The import of {when} cannot be undone without destroying later work; "
+                    "nothing was changed."
+                ).format(when=when)
+            )
+        self.removed_label.setText(
+            self.tr("Taken out of the corpus, into the trash:")
+            if plan.ok
+            else self.tr("What an undo would take out:")
+        )
+        can = not preview.already_reverted and (plan.ok or preview.unfinished is not None)
+        self.undo_button.setEnabled(can)
+        self.undo_button.setDefault(False)
+        self.close_button.setText(self.tr("&Keep It") if can else self.tr("&Close"))
+
+    def _undo_clicked(self) -> None:
+        if self._task.is_busy():
+            return
+        self.undo_button.setEnabled(False)
+        self.headline.setText(self.tr("Undoing the import…"))
+        self._task.run(revert_run, self.corpus, self.run.run_id)
+
+    def _done(self, result: api.RevertResult) -> None:
+        self.removed.clear()
+        self.removed.addItems([revert_notebook_words(n) for n in result.plan.notebooks])
+        self.removed_label.setText(self.tr("Taken out, kept in the trash:"))
+        self.headline.setText(
+            self.tr(
+                "The import was undone. What it added is kept in the trash (Runs › Trash…) "
+                "until you delete it for good."
+            )
+        )
+        self.undo_button.hide()
+        self.close_button.setText(self.tr("&Close"))
+        self.reverted.emit(self.run.run_id)
+
+    def _failed(self, message: str) -> None:
+        # A RevertBlocked (something changed since the preview) or a busy notebook: the
+        # engine's message names the cause; nothing was changed.
+        self.headline.setText(html.escape(message))
+        self.undo_button.setEnabled(False)
+        self.close_button.setText(self.tr("&Close"))
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
+        self._task.close()
+        super().closeEvent(event)
+
+    def done(self, r: int) -> None:  # noqa: D102 (QDialog's)
+        self._task.close()  # an undo under way finishes first: it is never left half done
+        super().done(r)
+
+
+class TrashDialog(QDialog):
+    """What reverts moved out of the corpus; Delete for Good empties one entry, confirmed."""
+
+    purged = Signal(str)  # revert id
+
+    def __init__(self, corpus: Corpus, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.corpus = corpus
+        self.setWindowTitle(self.tr("Trash"))
+        self.setObjectName("trashDialog")
+        self.resize(620, 360)
+        self.headline = selectable_text(QLabel())
+        self.list = QListWidget()
+        self.list.setAccessibleName(self.tr("Undone imports kept in the trash"))
+        self.list.currentItemChanged.connect(lambda *_: self._update())
+        self.delete_button = QPushButton(self.tr("&Delete for Good…"))
+        self.delete_button.setAccessibleName(self.tr("Delete the selected trash entry for good"))
+        self.delete_button.clicked.connect(self._delete_clicked)
+        self.close_button = QPushButton(self.tr("&Close"))
+        self.close_button.clicked.connect(self.accept)
+        buttons = QDialogButtonBox()
+        buttons.addButton(self.delete_button, QDialogButtonBox.ButtonRole.DestructiveRole)
+        buttons.addButton(self.close_button, QDialogButtonBox.ButtonRole.RejectRole)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.headline)
+        layout.addWidget(self.list, 1)
+        layout.addWidget(buttons)
+        self._task = TaskSlot(self)
+        self._task.done.connect(self._answered)
+        self._task.failed.connect(self._failed)
+        self.refresh()
+
+    def refresh(self) -> None:
+        self.delete_button.setEnabled(False)
+        self._task.run(list_trash, self.corpus)
+
+    def _answered(self, value: object) -> None:
+        if isinstance(value, api.TrashEntry):
+            self.purged.emit(value.revert_id)
+            self.refresh()
+            return
+        entries, problems = value  # type: ignore[misc]
+        self.list.clear()
+        for entry in reversed(entries):  # newest first
+            item = QListWidgetItem(trash_entry_words(entry))
+            item.setData(ENTRY_ROLE, entry.revert_id)
+            item.setToolTip(str(entry.path))
+            self.list.addItem(item)
+        for problem in problems:
+            self.list.addItem(QListWidgetItem(problem))
+        if entries:
+            self.list.setCurrentRow(0)
+        self.headline.setText(
+            self.tr("Imports you undid are kept here, whole, until you delete them for good.")
+            if entries or problems
+            else self.tr("The trash is empty.")
+        )
+        self._update()
+
+    def _update(self) -> None:
+        item = self.list.currentItem()
+        self.delete_button.setEnabled(item is not None and item.data(ENTRY_ROLE) is not None)
+
+    def _delete_clicked(self) -> None:
+        item = self.list.currentItem()
+        revert_id = item.data(ENTRY_ROLE) if item is not None else None
+        if revert_id is None or self._task.is_busy():
+            return
+        if not confirm_destructive(
+            self,
+            self.tr("Delete for Good"),
+            self.tr("Delete these pages for good?"),
+            self.tr(
+                "{what}\\n\\nThe files are removed from the disk; this cannot be undone."
+            ).format(what=item.text()),
+            self.tr("Delete for Good"),
+            self.tr("Keep Them"),
+        ):
+            return
+        self.delete_button.setEnabled(False)
+        self._task.run(purge_trash, self.corpus, str(revert_id))
+
+    def _failed(self, message: str) -> None:
+        self.headline.setText(html.escape(message))
+        self._update()
+
+    def done(self, r: int) -> None:  # noqa: D102 (QDialog's)
+        self._task.close()
+        super().done(r)

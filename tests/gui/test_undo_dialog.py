@@ -1,0 +1,155 @@
+"""Runs › Undo This Import… and Runs › Trash… through the real window."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import orjson
+import pytest
+from PySide6.QtCore import QSettings, Qt
+from pytestqt.qtbot import QtBot
+
+from transcribe_import.engine.runs.model import RunStatus
+from transcribe_import.engine.runs.store import RunStore
+from transcribe_import.engine.storage.corpus import Corpus
+from transcribe_import.gui import undo_dialog
+from transcribe_import.gui.main_window import MainWindow, Section
+
+from helpers.runs import commit_plan, plan_for
+from helpers.shelves import make_pages, make_shelf
+
+pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
+
+TIMEOUT_MS = 30_000
+
+
+@pytest.fixture
+def window(qtbot: QtBot, corpus: Corpus, settings: QSettings) -> Iterator[MainWindow]:
+    w = MainWindow(corpus, settings)
+    qtbot.addWidget(w)
+    with qtbot.waitSignal(w.health_checked, timeout=TIMEOUT_MS):
+        w.show()
+    yield w
+
+
+def _select(qtbot: QtBot, window: MainWindow, run_id: str) -> None:
+    page = window.runs_page
+    with qtbot.waitSignal(page.listed, timeout=TIMEOUT_MS):
+        window.show_section(Section.RUNS)
+        page.refresh(select=run_id)
+    qtbot.waitUntil(lambda: page.selected_run_id() == run_id, timeout=TIMEOUT_MS)
+    qtbot.waitUntil(lambda: page.history_list.count() > 0, timeout=TIMEOUT_MS)
+
+
+def _open_undo(qtbot: QtBot, window: MainWindow) -> undo_dialog.UndoDialog:
+    page = window.runs_page
+    assert page.undo_button.isEnabled()
+    qtbot.mouseClick(page.undo_button, Qt.MouseButton.LeftButton)
+    dialog = page.undo_dialog
+    assert dialog is not None
+    qtbot.waitUntil(lambda: not dialog._task.is_busy(), timeout=TIMEOUT_MS)
+    return dialog
+
+
+def test_undo_this_import_previews_then_moves_the_run_into_the_trash(
+    qtbot: QtBot, window: MainWindow, corpus: Corpus, tmp_path: Path
+):
+    plan = plan_for(corpus, make_shelf(tmp_path / "shelf", notebooks=2, pages=2))
+    run_id = commit_plan(corpus, plan).run_id
+    _select(qtbot, window, run_id)
+    dialog = _open_undo(qtbot, window)
+    assert dialog.removed.count() == 2 and not dialog.blocked.isVisible()
+    assert "4 page(s)" in dialog.headline.text() and dialog.undo_button.isEnabled()
+    assert corpus.is_registered(plan.items[0].notebook_id)  # a preview changes nothing
+
+    with qtbot.waitSignal(dialog.reverted, timeout=TIMEOUT_MS):
+        qtbot.mouseClick(dialog.undo_button, Qt.MouseButton.LeftButton)
+    assert not any(corpus.is_registered(it.notebook_id) for it in plan.items)
+    assert RunStore(corpus).load(run_id).status is RunStatus.REVERTED
+    assert "trash" in dialog.headline.text() and not dialog.undo_button.isVisible()
+    dialog.accept()
+
+    page = window.runs_page
+    qtbot.waitUntil(
+        lambda: (
+            page.selected_run() is not None and page.selected_run().status is RunStatus.REVERTED
+        ),
+        timeout=TIMEOUT_MS,
+    )
+    qtbot.waitUntil(lambda: page.history_list.count() == 5, timeout=TIMEOUT_MS)
+    history = [page.history_list.item(i).text() for i in range(page.history_list.count())]
+    assert "Undo requested" in history[3] and "asked by" in history[3]
+    assert "Undone as a group" in history[4]
+    assert not page.undo_button.isEnabled()  # an undone run is undone once
+
+
+def test_a_blocked_undo_says_why_and_offers_nothing_to_click(
+    qtbot: QtBot, window: MainWindow, corpus: Corpus, tmp_path: Path
+):
+    plan = plan_for(corpus, make_shelf(tmp_path / "shelf", notebooks=1, pages=2))
+    run_id = commit_plan(corpus, plan).run_id
+    target = plan.items[0].notebook_id
+    path = corpus.notebook_dir(target) / "project.json"
+    doc = orjson.loads(path.read_bytes())
+    doc["pages"][0]["transcription"] = "Dear diary"
+    path.write_bytes(orjson.dumps(doc))
+    _select(qtbot, window, run_id)
+    dialog = _open_undo(qtbot, window)
+    assert dialog.blocked.isVisible() and dialog.blocked.count() == 1
+    text = dialog.blocked.item(0).text()
+    assert "“notebook 1”" in text and "was changed since" in text
+    assert not dialog.undo_button.isEnabled() and dialog.close_button.text() == "&Close"
+    dialog.reject()
+    assert RunStore(corpus).load(run_id).status is RunStatus.COMPLETE
+
+
+def test_pages_added_to_a_notebook_are_undone_and_the_rest_stays(
+    qtbot: QtBot, window: MainWindow, corpus: Corpus, tmp_path: Path
+):
+    plan = plan_for(corpus, make_shelf(tmp_path / "shelf", notebooks=1, pages=2))
+    commit_plan(corpus, plan)
+    target = plan.items[0].notebook_id
+    make_pages(tmp_path / "late", 3, name="late {i}.png")
+    later = commit_plan(corpus, plan_for(corpus, tmp_path / "late", mode=f"into:{target}"))
+    _select(qtbot, window, later.run_id)
+    dialog = _open_undo(qtbot, window)
+    [line] = [dialog.removed.item(i).text() for i in range(dialog.removed.count())]
+    assert "3 page(s) this import added" in line and "other pages stay" in line
+    with qtbot.waitSignal(dialog.reverted, timeout=TIMEOUT_MS):
+        qtbot.mouseClick(dialog.undo_button, Qt.MouseButton.LeftButton)
+    dialog.accept()
+    doc = orjson.loads((corpus.notebook_dir(target) / "project.json").read_bytes())
+    assert len(doc["pages"]) == 2
+
+
+def test_the_trash_lists_undone_imports_and_deletes_one_only_when_confirmed(
+    qtbot: QtBot, window: MainWindow, corpus: Corpus, tmp_path: Path, monkeypatch
+):
+    plan = plan_for(corpus, make_shelf(tmp_path / "shelf", notebooks=1, pages=2))
+    run_id = commit_plan(corpus, plan).run_id
+    _select(qtbot, window, run_id)
+    dialog = _open_undo(qtbot, window)
+    with qtbot.waitSignal(dialog.reverted, timeout=TIMEOUT_MS):
+        qtbot.mouseClick(dialog.undo_button, Qt.MouseButton.LeftButton)
+    dialog.accept()
+    trash_dir = corpus.root / "trash"
+    [entry_dir] = list(trash_dir.iterdir())
+
+    page = window.runs_page
+    qtbot.mouseClick(page.trash_button, Qt.MouseButton.LeftButton)
+    trash = page.trash_dialog
+    assert trash is not None
+    qtbot.waitUntil(lambda: trash.list.count() == 1, timeout=TIMEOUT_MS)
+    assert "2 page(s)" in trash.list.item(0).text() and trash.delete_button.isEnabled()
+
+    monkeypatch.setattr(undo_dialog, "confirm_destructive", lambda *a: False)
+    qtbot.mouseClick(trash.delete_button, Qt.MouseButton.LeftButton)
+    assert entry_dir.exists()  # "Keep Them": nothing deleted
+
+    monkeypatch.setattr(undo_dialog, "confirm_destructive", lambda *a: True)
+    with qtbot.waitSignal(trash.purged, timeout=TIMEOUT_MS):
+        qtbot.mouseClick(trash.delete_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: trash.list.count() == 0, timeout=TIMEOUT_MS)
+    assert not entry_dir.exists() and trash.headline.text() == "The trash is empty."
+    trash.accept()
