@@ -53,7 +53,8 @@ def commit_manifest(nb_dir: Path, txn: Journal) -> None:
     # a bag's replaced pages (history) bring only their files, their records came with it.
     history = set(txn.doc.get("history", []))
     new_pages = [p for p in txn.pages if p["id"] not in have.landed and p["id"] not in history]
-    if new_sources or new_pages:
+    landed = placement.land_history(manifest, [p for p in txn.pages if p["id"] in history])
+    if new_sources or new_pages or landed:
         now = utc_now()
         manifest["sources"].extend(new_sources)
         placement.apply_pages(

@@ -66,7 +66,8 @@ def notebook_words(manifest: Mapping[str, Any]) -> str:
     return f"“{title}”" if isinstance(title, str) and title.strip() else str(manifest.get("id"))
 
 
-def _file_name(manifest: Mapping[str, Any], source_id: Any) -> str | None:
+def file_name(manifest: Mapping[str, Any], source_id: Any) -> str | None:
+    """The name of the file a source was imported from, as the notebook recorded it."""
     for s in manifest.get("sources", []):
         if isinstance(s, dict) and s.get("id") == source_id:
             prov = s.get("provenance")
@@ -76,15 +77,21 @@ def _file_name(manifest: Mapping[str, Any], source_id: Any) -> str | None:
 
 
 def page_words(manifest: Mapping[str, Any], page_id: str) -> str:
-    """A page of the notebook as a person finds it: its position, label and file name."""
+    """A page of the notebook as a person finds it: its position, label and file name (a
+    page a rescan replaced: its id, label and file name)."""
+
+    def said(p: Mapping[str, Any]) -> str:
+        names = [f"“{p['label']}”"] if isinstance(p.get("label"), str) else []
+        name = file_name(manifest, p.get("source_id"))
+        names += [name] if name else []
+        return f" ({', '.join(names)})" if names else ""
+
     for number, p in enumerate(live_records(manifest), 1):
         if p.get("id") == page_id:
-            said = [f"“{p['label']}”"] if isinstance(p.get("label"), str) else []
-            name = _file_name(manifest, p.get("source_id"))
-            said += [name] if name else []
-            return f"page {number}" + (f" ({', '.join(said)})" if said else "")
-    if page_id in project.ids_of(dict(manifest)).replaced:
-        return f"the replaced page {page_id}"
+            return f"page {number}{said(p)}"
+    for record in project.replaced_records(dict(manifest)):
+        if record.get("id") == page_id:
+            return f"page {page_id}{said(record)}, now replaced"
     return f"page {page_id}"
 
 
@@ -108,8 +115,9 @@ def live_page(manifest: Mapping[str, Any], page_id: str) -> str | None:
 def find_page(manifest: Mapping[str, Any], text: str) -> str:
     """The page id a person means by ``text``; ValueError in words when none or several.
 
-    Read in this order: a page id; a page label (``12v``); a number, the page's position
-    (1 is the first page); the start of a page id (at least 4 characters).
+    Read in this order: a page id; a page label (``12v``); the name of the file it was
+    imported from (``scan 7.jpg``); a number, the page's position (1 is the first page);
+    the start of a page id (at least 4 characters).
     """
     key = text.strip()
     pages = live_records(manifest)
@@ -117,15 +125,19 @@ def find_page(manifest: Mapping[str, Any], text: str) -> str:
     nb = notebook_words(manifest)
     if key in ids:
         return key
-    labelled = [k for k, p in enumerate(pages) if p.get("label") == key]
-    if len(labelled) == 1:
-        return ids[labelled[0]]
-    if labelled:
-        where = ", ".join(str(k + 1) for k in labelled)
-        raise ValueError(
-            f"notebook {nb} has {len(labelled)} pages labelled {key!r} (pages {where}); "
-            "name one by its position or its id"
-        )
+    for what, named in (
+        ("labelled", lambda p: p.get("label")),
+        ("imported from", lambda p: file_name(manifest, p.get("source_id"))),
+    ):
+        found = [k for k, p in enumerate(pages) if named(p) == key]
+        if len(found) == 1:
+            return ids[found[0]]
+        if found:
+            where = ", ".join(str(k + 1) for k in found)
+            raise ValueError(
+                f"notebook {nb} has {len(found)} pages {what} {key!r} (pages {where}); "
+                "name one by its position or its id"
+            )
     if key.isdigit():
         number = int(key)
         if 1 <= number <= len(pages):
@@ -138,7 +150,8 @@ def find_page(manifest: Mapping[str, Any], text: str) -> str:
         raise ValueError(f"{key!r} starts {len(prefixed)} page ids of notebook {nb}; give more")
     raise ValueError(
         f"notebook {nb} has no page {key!r}: name a page by its position (1 to {len(pages)}), "
-        f"its label or its id (`transcribe-import notebooks {manifest.get('id')}` lists them)"
+        f"its label, its file's name or its id (`transcribe-import notebooks "
+        f"{manifest.get('id')}` lists them)"
     )
 
 
@@ -275,3 +288,20 @@ def apply_pages(
         found = [k for k, p in enumerate(live) if isinstance(p, dict) and p.get("id") == after]
         at = found[0] + 1 if found else len(live)
     live[at:at] = block
+
+
+def land_history(manifest: dict[str, Any], pages: Sequence[dict[str, Any]]) -> bool:
+    """A restore's replaced pages landed (``pages``, their journal entries): their records
+    in ``replaced_pages`` get the importer's own fields as they landed (render id, path,
+    hash and size, source, page index), as every page's do; whether any changed."""
+    landed = {p["id"]: p for p in pages}
+    changed = False
+    for record in project.replaced_records(manifest):
+        entry = landed.get(record.get("id"))
+        if entry is None:
+            continue
+        for key in ("source_id", "page_index", "render_id", "render"):
+            if record.get(key) != entry.get(key):
+                record[key] = entry.get(key)
+                changed = True
+    return changed

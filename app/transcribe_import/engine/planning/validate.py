@@ -262,10 +262,12 @@ def _restore_item_problems(item: PlanItem) -> list[PlanProblem]:
     if item.restore is None:
         return []
     out: list[PlanProblem] = []
-    imported = [s.source_id for s in item.imported_sources()]
-    kept = set(imported)
     source_of = {p.page_id: s.source_id for s in item.sources for p in s.pages}
     in_bag = list(dict.fromkeys(source_of[p] for p in item.restore.page_order))
+    # A source only the history uses (its pages were replaced) has no place in the order.
+    ordered = set(in_bag)
+    imported = [s.source_id for s in item.imported_sources() if s.source_id in ordered]
+    kept = set(imported)
     if imported != [sid for sid in in_bag if sid in kept]:
         # The pages land in the bag's order whatever the plan's source order says, so a
         # reorder would be silently ignored: say so instead.
