@@ -15,13 +15,12 @@ from transcribe_import.engine.ingest.transaction import ingest
 from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus
 
-from engine_helpers import page_ids, request_for
+from engine_helpers import ingest_pages, page_ids, request_for
 from helpers.shelves import make_pages
 
 
 def _replaced(corpus: Corpus, notebook: str, tmp_path: Path) -> dict:
-    req = request_for(notebook, make_pages(tmp_path / "old", 3, name="old {i}.jpg", tag="O"))
-    ingest(corpus, req)
+    req = ingest_pages(corpus, notebook, make_pages(tmp_path / "old", 3, name="old {i}.jpg"))
     [rescan] = request_for(notebook, make_pages(tmp_path / "new", 1, tag="N")).sources
     swap = replace(req, sources=(rescan,), replaces=((rescan.pages[0].page_id, page_ids(req)[1]),))
     ingest(corpus, swap)

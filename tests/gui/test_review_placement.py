@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QApplication, QInputDialog, QPushButton
 from pytestqt.qtbot import QtBot
 from test_window_flow import commit, scan_and_validate, wait_run_end, wait_validated
 from test_window_flow import open_window as open_window  # the flow tests' fixture
+from test_window_recovery import assert_no_clash
 
 from transcribe_import.engine.base.ids import new_id
 from transcribe_import.engine.ingest.placement import Placement
@@ -52,6 +53,27 @@ def into_review(qtbot: QtBot, window: MainWindow, target: str, folder: Path) -> 
     scan_and_validate(qtbot, window)
 
 
+@pytest.fixture
+def reviewing(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    make_notebook: Callable[..., str],
+    corpus: Corpus,
+    tmp_path: Path,
+) -> Callable[[str, int], tuple[MainWindow, str, list[str]]]:
+    """A notebook of some pages, and the window reviewing two files to add into it:
+    ``reviewing(title, pages)`` gives (window, notebook id, its page ids)."""
+
+    def review(title: str, pages: int) -> tuple[MainWindow, str, list[str]]:
+        target = make_notebook(title, pages=pages)
+        held = [p["id"] for p in project.read(corpus.notebook_dir(target), target)["pages"]]
+        window = open_window()
+        into_review(qtbot, window, target, late_pages(tmp_path / "late"))
+        return window, target, held
+
+    return review
+
+
 def answer_replace_dialog(choice_prefix: str) -> None:
     """Pick the entry starting with ``choice_prefix`` in the open replace dialog, then OK."""
     dialog = next(w for w in QApplication.topLevelWidgets() if isinstance(w, QInputDialog))
@@ -67,20 +89,14 @@ def the_item(window: MainWindow):
 
 
 def test_place_and_replace_in_the_window_then_commit(
-    qtbot: QtBot,
-    open_window: Callable[..., MainWindow],
-    make_notebook: Callable[..., str],
-    corpus: Corpus,
-    tmp_path: Path,
+    qtbot: QtBot, reviewing: Callable[..., tuple[MainWindow, str, list[str]]], corpus: Corpus
 ) -> None:
-    target = make_notebook("Diary 1998", pages=4)
-    held = [p["id"] for p in project.read(corpus.notebook_dir(target), target)["pages"]]
-    window = open_window()
-    into_review(qtbot, window, target, late_pages(tmp_path / "late"))
+    window, target, held = reviewing("Diary 1998", 4)
     review = window.review_page
     bar = review.placement_bar
     assert bar.isVisible() and bar.title() == "Where the new pages go in “Diary 1998”"
     assert bar.mode_combo.currentText() == "At the end"
+    assert_no_clash(window, "review, into a notebook")
 
     # At position 2: an undoable engine edit of the plan, not a widget's own state.
     bar.mode_combo.setCurrentIndex(AT_POSITION)
@@ -115,17 +131,13 @@ def test_place_and_replace_in_the_window_then_commit(
 
 def test_a_placement_problem_is_settled_with_its_button(
     qtbot: QtBot,
-    open_window: Callable[..., MainWindow],
-    make_notebook: Callable[..., str],
+    reviewing: Callable[..., tuple[MainWindow, str, list[str]]],
     corpus: Corpus,
     tmp_path: Path,
 ) -> None:
     """The page a rescan was to replace is replaced by another import meanwhile: validate
     says so in the decision panel, and "Add it as a new page instead" settles it."""
-    target = make_notebook("Ledger", pages=3)
-    held = [p["id"] for p in project.read(corpus.notebook_dir(target), target)["pages"]]
-    window = open_window()
-    into_review(qtbot, window, target, late_pages(tmp_path / "late"))
+    window, target, held = reviewing("Ledger", 3)
     review = window.review_page
     review.select_rows([1])
     review.replace_selected_with(held[1])

@@ -9,6 +9,10 @@ the layer below.
 
 Imports that pull in the media decoders (Pillow, pypdf, pypdfium2) are deferred
 into the functions that scan or validate, so listing runs or notebooks starts fast.
+
+Over the usual 500 lines by design: it is the one door of both faces, so every use case
+(placing late pages and rescans among them) is a short function here over the layer
+that holds its rule.
 """
 
 from __future__ import annotations
@@ -787,9 +791,17 @@ def _manifest(corpus: Corpus, notebook_id: str) -> dict[str, Any]:
 def notebook_pages(corpus: Corpus, notebook_id: str) -> list[NotebookPage]:
     """A notebook's pages in order, then the pages rescans replaced (TranscribeError when
     the notebook cannot be read)."""
+    from transcribe_import.engine.base.ids import is_valid_id
     from transcribe_import.engine.ingest import placement
     from transcribe_import.engine.storage import project
 
+    if not is_valid_id(notebook_id) or not corpus.is_registered(notebook_id):
+        raise TranscribeError(
+            ErrorCode.NOTEBOOK_NOT_FOUND,
+            f"The corpus at {corpus.root} has no notebook {notebook_id!r}; "
+            "`transcribe-import notebooks` lists them.",
+            item=notebook_id,
+        )
     doc = _manifest(corpus, notebook_id)
     folder = corpus.notebook_dir(notebook_id)
 

@@ -3,7 +3,8 @@
 Every text goes through QCoreApplication.translate with a literal context and text, so
 lupdate finds it; a missing translation leaves the English. The pages and models ask
 here and never keep their own tables of words for engine states, so a run status or a
-problem code reads the same wherever the window shows it.
+problem code reads the same wherever the window shows it. Over the usual 500 lines by
+design: the words are in one place.
 """
 
 from __future__ import annotations

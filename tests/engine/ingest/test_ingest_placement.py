@@ -22,7 +22,7 @@ from transcribe_import.engine.ingest.transaction import IngestCancelled, ingest
 from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus
 
-from engine_helpers import assert_notebook_whole, page_ids, request_for, snapshot
+from engine_helpers import assert_notebook_whole, ingest_pages, page_ids, request_for, snapshot
 from helpers.shelves import make_pages
 
 
@@ -33,9 +33,7 @@ def pages(tmp_path: Path, n: int, tag: str) -> list[Path]:
 @pytest.fixture
 def five(corpus: Corpus, notebook: str, tmp_path: Path) -> list[str]:
     """The notebook holds five pages; their ids in order."""
-    req = request_for(notebook, pages(tmp_path, 5, "old"))
-    ingest(corpus, req)
-    return page_ids(req)
+    return page_ids(ingest_pages(corpus, notebook, pages(tmp_path, 5, "old")))
 
 
 def page_order(corpus: Corpus, notebook: str) -> list[str]:

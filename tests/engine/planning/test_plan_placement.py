@@ -16,7 +16,6 @@ import pytest
 
 from transcribe_import.engine import api
 from transcribe_import.engine.ingest.placement import Placement
-from transcribe_import.engine.ingest.transaction import ingest
 from transcribe_import.engine.planning import placement
 from transcribe_import.engine.planning.plan import (
     PlanDocumentError,
@@ -28,7 +27,7 @@ from transcribe_import.engine.planning.validate import validate
 from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus
 
-from engine_helpers import request_for, snapshot
+from engine_helpers import ingest_pages, page_ids, snapshot
 from helpers.runs import commit_plan, plan_for
 from helpers.shelves import make_pages
 
@@ -36,9 +35,9 @@ from helpers.shelves import make_pages
 @pytest.fixture
 def held(corpus: Corpus, notebook: str, tmp_path: Path) -> list[str]:
     """The notebook holds four pages; their ids in order."""
-    req = request_for(notebook, make_pages(tmp_path / "held", 4, name="held {i}.jpg", tag="H"))
-    ingest(corpus, req)
-    return [p.page_id for s in req.sources for p in s.pages]
+    return page_ids(
+        ingest_pages(corpus, notebook, make_pages(tmp_path / "held", 4, name="held {i}.jpg"))
+    )
 
 
 @pytest.fixture

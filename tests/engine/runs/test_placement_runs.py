@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from transcribe_import.engine.ingest.checkpoints import CHECKPOINT_PAGES
-from transcribe_import.engine.ingest.transaction import ingest
 from transcribe_import.engine.planning import placement
 from transcribe_import.engine.runs.executor import EventKind, RunControl, RunEvent, execute_run
 from transcribe_import.engine.runs.model import RunStatus
@@ -21,7 +20,7 @@ from transcribe_import.engine.runs.service import prepare_run
 from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus
 
-from engine_helpers import assert_notebook_whole, request_for, snapshot
+from engine_helpers import assert_notebook_whole, ingest_pages, page_ids, snapshot
 from helpers.runs import commit_plan, plan_for, planned_page_ids
 from helpers.shelves import make_pages
 
@@ -30,9 +29,9 @@ LATE = CHECKPOINT_PAGES + 8  # two checkpoints: 32 pages, then 8
 
 @pytest.fixture
 def held(corpus: Corpus, notebook: str, tmp_path: Path) -> list[str]:
-    req = request_for(notebook, make_pages(tmp_path / "held", 6, name="held {i}.jpg", tag="H"))
-    ingest(corpus, req)
-    return [p.page_id for s in req.sources for p in s.pages]
+    return page_ids(
+        ingest_pages(corpus, notebook, make_pages(tmp_path / "held", 6, name="held {i}.jpg"))
+    )
 
 
 @pytest.fixture

@@ -234,6 +234,33 @@ def anchor(manifest: Mapping[str, Any], placement: Placement | None) -> dict[str
     return {AFTER_PAGE_ID: live_page(manifest, placement.after_page)}
 
 
+def checked_anchor(
+    manifest: Mapping[str, Any],
+    placement: Placement | None,
+    replaces: Sequence[tuple[str, str]],
+    names: Mapping[str, str],
+    *,
+    item: str | None,
+) -> dict[str, Any] | None:
+    """``anchor`` of ``placement`` once every rule holds for the notebook as it is now (the
+    ingest transaction asks under the notebook's lock); the first refusal raises its error.
+
+    ``names``: the transaction's page ids and their files; rescans of other pages are not
+    this transaction's to check.
+    """
+    again = "The notebook changed since the plan was validated; validate the plan again."
+    if placement is not None:
+        refusal = placement_refusal(manifest, placement)
+        if refusal is not None:
+            raise refusal.error(again, item=item)
+    for new, old in replaces:
+        if new in names:
+            refusal = replaced_refusal(manifest, old, new, names[new])
+            if refusal is not None:
+                raise refusal.error(again, item=item)
+    return anchor(manifest, placement)
+
+
 def apply_pages(
     manifest: dict[str, Any],
     pages: Sequence[dict[str, Any]],

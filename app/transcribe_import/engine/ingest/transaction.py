@@ -10,6 +10,10 @@ renamed into place and registered only once its ``project.json`` lists the pages
 so a notebook never appears without pages and a creation stopped or killed before
 that leaves nothing the corpus shows (the hidden folder is removed by the next
 attempt or by doctor).
+
+Over the usual 500 lines: the claim, staging, promotion and commit, and a notebook's
+creation, share one lock and one rollback discipline, and are read together; where the
+pages go is placement.py's, which the transaction asks under its lock.
 """
 
 from __future__ import annotations
@@ -30,12 +34,7 @@ from transcribe_import.engine.base.text import json_safe
 from transcribe_import.engine.ingest import journal, recovery
 from transcribe_import.engine.ingest.finish import promote_and_commit
 from transcribe_import.engine.ingest.journal import Journal, JournalState
-from transcribe_import.engine.ingest.placement import (
-    Placement,
-    anchor,
-    placement_refusal,
-    replaced_refusal,
-)
+from transcribe_import.engine.ingest.placement import Placement, checked_anchor
 from transcribe_import.engine.media import decode
 from transcribe_import.engine.media.kinds import MEDIA_EXTENSIONS, RenderedPage, RenderSettings
 from transcribe_import.engine.media.sniff import sniff_media_type
@@ -656,7 +655,16 @@ def _ingest_locked(
             item=req.item_id,
         )
 
-    txn = _journal_for(req, new_id(), manifest, _where(manifest, req))
+    # Where the pages go in the notebook as it is now, each rule checked again (the notebook
+    # may have changed since the plan was validated): a refusal changes nothing.
+    where = checked_anchor(
+        manifest,
+        req.placement,
+        req.replaces,
+        {p.page_id: str(s.path) for s in req.sources for p in s.pages},
+        item=req.item_id,
+    )
+    txn = _journal_for(req, new_id(), manifest, where)
     staging = txn.staging_dir(nb_dir)
     try:
         # The journal first: a staging folder never exists without the journal naming it,
@@ -717,23 +725,6 @@ def _ingest_locked(
         if not any(f.code == FindingCode.JOURNAL_ROLLED_FORWARD for f in findings):
             raise fsio.problem_from_oserror(exc, nb_dir, "saving pages into") from exc
     return IngestResult(req.notebook_id, txn.txn_id, False, len(txn.doc["pages"]), skipped)
-
-
-def _where(manifest: dict[str, Any], req: IngestRequest) -> dict[str, Any] | None:
-    """Where ``req``'s pages go in the notebook as it is now (under its lock), each rule
-    checked again: the notebook may have changed since the plan was validated."""
-    again = "The notebook changed since the plan was validated; validate the plan again."
-    if req.placement is not None:
-        refusal = placement_refusal(manifest, req.placement)
-        if refusal is not None:
-            raise refusal.error(again, item=req.item_id)
-    names = {p.page_id: str(s.path) for s in req.sources for p in s.pages}
-    for new, old in req.replaces:
-        if new in names:
-            refusal = replaced_refusal(manifest, old, new, names[new])
-            if refusal is not None:
-                raise refusal.error(again, item=req.item_id)
-    return anchor(manifest, req.placement)
 
 
 def _stage_all(

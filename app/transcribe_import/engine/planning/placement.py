@@ -227,38 +227,37 @@ def notebook_problems(item: PlanItem, manifest: Mapping[str, Any]) -> list[PlanP
     if item.placement is not None:
         refusal = rules.placement_refusal(manifest, item.placement)
         if refusal is not None:
-            out.append(
-                PlanProblem(
-                    Severity.ERROR,
-                    ProblemCode(refusal.code.value),
-                    item.item_id,
-                    f"{item.label}: {refusal.words} Choose another place for them, or put them "
-                    "at the end.",
-                    resolutions=(
-                        (RESOLVE_AT, RESOLVE_AT_END)
-                        if item.placement.at is not None
-                        else (RESOLVE_AFTER, RESOLVE_AT_END)
-                    ),
-                )
-            )
+            how = RESOLVE_AT if item.placement.at is not None else RESOLVE_AFTER
+            advice = "Choose another place for them, or put them at the end."
+            out.append(_refused(item, refusal, advice, (), (how, RESOLVE_AT_END)))
     sources = _sources_by_page(item)
     for new, old in item.replacements:
         if new not in sources or not sources[new].imported:
             continue  # _left_out says so
         refusal = rules.replaced_refusal(manifest, old, new, rescan_name(item, new))
         if refusal is not None:
-            out.append(
-                PlanProblem(
-                    Severity.ERROR,
-                    ProblemCode(refusal.code.value),
-                    item.item_id,
-                    f"{item.label}: {refusal.words} Say which page it replaces, or add it as a "
-                    "new page.",
-                    (sources[new].source_id,),
-                    resolutions=(RESOLVE_REPLACE, RESOLVE_NO_REPLACE),
-                )
-            )
+            advice = "Say which page it replaces, or add it as a new page."
+            ids = (sources[new].source_id,)
+            out.append(_refused(item, refusal, advice, ids, (RESOLVE_REPLACE, RESOLVE_NO_REPLACE)))
     return out
+
+
+def _refused(
+    item: PlanItem,
+    refusal: rules.Refusal,
+    advice: str,
+    source_ids: tuple[str, ...],
+    resolutions: tuple[str, ...],
+) -> PlanProblem:
+    """A rule against the notebook said no: its code and words, then what to do."""
+    return PlanProblem(
+        Severity.ERROR,
+        ProblemCode(refusal.code.value),
+        item.item_id,
+        f"{item.label}: {refusal.words} {advice}",
+        source_ids,
+        resolutions=resolutions,
+    )
 
 
 def _source_ids(item: PlanItem, page_ids: Sequence[str]) -> list[str]:

@@ -1,15 +1,24 @@
-"""Where an item's new pages go in an existing notebook: the review page's placement bar.
+"""Where an item's new pages go in an existing notebook, and which page a rescan replaces.
 
-Shown for an "into an existing notebook" item only. It offers the engine's three
-placements (at the end, at a position, after a page of the notebook) and says which the
-plan holds; a choice is handed to the review page as ``placement_chosen(at, after)``,
-which makes it an undoable engine edit (``api.place``). The bar decides nothing itself.
+The placement bar is shown for an "into an existing notebook" item only. It offers the
+engine's three placements (at the end, at a position, after a page of the notebook) and
+says which the plan holds; a choice is handed to the review page as
+``placement_chosen(at, after)``, which makes it an undoable engine edit (``api.place``).
+``ask_replaced_page`` asks which notebook page a rescan replaces. Neither decides anything.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import Signal, Slot
-from PySide6.QtWidgets import QComboBox, QGroupBox, QHBoxLayout, QLabel, QSpinBox, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QGroupBox,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QSpinBox,
+    QWidget,
+)
 
 from transcribe_import.engine import api
 from transcribe_import.engine.planning.plan import Op, PlanItem
@@ -17,6 +26,7 @@ from transcribe_import.gui.wording import (
     notebook_page_words,
     placement_mode_words,
     placement_title,
+    replace_dialog_words,
 )
 
 AT_END, AT_POSITION, AFTER_PAGE = range(3)
@@ -106,3 +116,19 @@ class PlacementBar(QGroupBox):
             self.placement_chosen.emit(None, self.after_combo.currentData())
         elif mode == AT_END:
             self.placement_chosen.emit(None, None)
+
+
+def ask_replaced_page(
+    parent: QWidget, pages: list[api.NotebookPage], now: str | None
+) -> tuple[bool, str | None]:
+    """Ask which of the notebook's ``pages`` a rescan replaces (``now``: the one it replaces
+    in the plan); (asked, page id or None for "none: add it as a new page")."""
+    live = [p for p in pages if p.position is not None]
+    title, question, none = replace_dialog_words()
+    choices = [none] + [notebook_page_words(p.words) for p in live]
+    current = next((k + 1 for k, p in enumerate(live) if p.page_id == now), 0)
+    choice, ok = QInputDialog.getItem(parent, title, question, choices, current, False)
+    if not ok:
+        return False, None
+    index = choices.index(choice)
+    return True, live[index - 1].page_id if index else None

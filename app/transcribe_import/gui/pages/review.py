@@ -4,6 +4,10 @@ Every change is an engine call (``ordering.*``, ``edits.*``, and for an import i
 existing notebook ``api.place``, ``api.replace_page``, ``api.keep_pages``) made through
 ``ImportSession.edit_item``, so it is undoable and the plan stays the only state; the
 page only decides which call to make for the button pressed and the pages selected.
+
+Over the usual 500 lines: the page's widgets, its commands, and the decision panel whose
+buttons settle each kind of problem belong to one view; the placement bar and the replace
+question are in placement.py.
 """
 
 from __future__ import annotations
@@ -58,7 +62,12 @@ from transcribe_import.gui.models.plan import (
     ProblemsModel,
     SourceIdsRole,
 )
-from transcribe_import.gui.pages.placement import AFTER_PAGE, AT_POSITION, PlacementBar
+from transcribe_import.gui.pages.placement import (
+    AFTER_PAGE,
+    AT_POSITION,
+    PlacementBar,
+    ask_replaced_page,
+)
 from transcribe_import.gui.session import ImportSession
 from transcribe_import.gui.thumbnails import ThumbnailCache
 from transcribe_import.gui.viewer import PREVIEW_SIDE, PageViewer, ViewerDialog
@@ -66,9 +75,7 @@ from transcribe_import.gui.widgets import pane, selectable_text, table_view
 from transcribe_import.gui.wording import (
     errors_words,
     item_message,
-    notebook_page_words,
     plain_message,
-    replace_dialog_words,
     resolution_words,
     warnings_words,
 )
@@ -225,7 +232,7 @@ class ReviewPage(QWidget):
             tr("Set as c&over"), tr("Make the selected page the notebook's cover"), self.set_cover
         )
         self.replace_action = self._action(
-            tr("Re&places…"),
+            tr("Repl&aces…"),
             tr("Say the selected page is a rescan that replaces a page of the notebook"),
             self.choose_replaced_page,
         )
@@ -718,16 +725,11 @@ class ReviewPage(QWidget):
         rows = self.selected_rows()
         if item is None or len(rows) != 1:
             return
-        pages = [p for p in self.session.notebook_pages(item.notebook_id) if p.position]
-        title, question, none = replace_dialog_words()
-        choices = [none] + [notebook_page_words(p.words) for p in pages]
         now = dict(item.replacements).get(self.pages_model.page_at(rows[0]).page_id)
-        current = next((k + 1 for k, p in enumerate(pages) if p.page_id == now), 0)
-        choice, ok = QInputDialog.getItem(self, title, question, choices, current, False)
-        if ok:
-            self.replace_selected_with(
-                None if choice == none else pages[choices.index(choice) - 1].page_id
-            )
+        pages = self.session.notebook_pages(item.notebook_id)
+        asked, page_id = ask_replaced_page(self, pages, now)
+        if asked:
+            self.replace_selected_with(page_id)
 
     def replace_selected_with(self, page_id: str | None) -> None:
         """The selected page replaces the notebook's page ``page_id`` (None: nothing)."""
