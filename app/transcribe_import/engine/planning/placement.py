@@ -201,6 +201,8 @@ def _replaced_twice(items: Sequence[PlanItem]) -> list[PlanProblem]:
 
 def _left_out(item: PlanItem) -> list[PlanProblem]:
     """A rescan left out of the import (excluded, a duplicate) replaces nothing: said so."""
+    if not item.replacements:
+        return []
     sources = _sources_by_page(item)
     idle = [new for new, _old in item.replacements if new in sources and not sources[new].imported]
     if not idle or item.op is not Op.IMPORT_INTO_NOTEBOOK:
@@ -221,7 +223,7 @@ def _left_out(item: PlanItem) -> list[PlanProblem]:
 
 def notebook_problems(item: PlanItem, manifest: Mapping[str, Any]) -> list[PlanProblem]:
     """The item's placement and rescans against its notebook as it is now (``manifest``)."""
-    if item.op is not Op.IMPORT_INTO_NOTEBOOK:
+    if item.op is not Op.IMPORT_INTO_NOTEBOOK or not (item.placement or item.replacements):
         return []
     out = []
     if item.placement is not None:
