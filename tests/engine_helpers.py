@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 
 from transcribe_import.engine.base.ids import new_id
+from transcribe_import.engine.ingest.placement import Placement
 from transcribe_import.engine.ingest.transaction import (
     IngestRequest,
     PageSpec,
@@ -58,11 +59,14 @@ def request_for(notebook_id: str, paths: list[Path], **kw: Any) -> IngestRequest
 
 def request_to_json(req: IngestRequest) -> bytes:
     """Serialise a request so a subprocess can run exactly the same transaction."""
+    placed = req.placement
     return orjson.dumps(
         {
             "notebook_id": req.notebook_id,
             "import_run_id": req.import_run_id,
             "item_id": req.item_id,
+            "placement": None if placed is None else [placed.at, placed.after_page],
+            "replaces": [list(r) for r in req.replaces],
             "sources": [
                 {
                     "source_id": s.source_id,
@@ -93,6 +97,8 @@ def request_from_json(data: bytes) -> IngestRequest:
         ),
         import_run_id=doc["import_run_id"],
         item_id=doc["item_id"],
+        placement=None if doc.get("placement") is None else Placement(*doc["placement"]),
+        replaces=tuple((new, old) for new, old in doc.get("replaces", [])),
     )
 
 
@@ -106,17 +112,19 @@ def snapshot(nb_dir: Path) -> dict[str, str]:
 
 
 def assert_notebook_whole(corpus: Corpus, notebook_id: str) -> dict[str, Any]:
-    """project.json loads, ids are unique, every listed file is present with its hash."""
+    """project.json loads, ids are unique, every listed file is present with its hash (the
+    replaced pages' too: the history stays in the notebook)."""
     nb_dir = corpus.notebook_dir(notebook_id)
     doc = project.read(nb_dir, notebook_id)
-    ids = [s["id"] for s in doc["sources"]] + [p["id"] for p in doc["pages"]]
-    ids += [p["render_id"] for p in doc["pages"]]
+    records = project.page_records(doc)
+    ids = [s["id"] for s in doc["sources"]] + [p["id"] for p in records]
+    ids += [p["render_id"] for p in records]
     assert len(ids) == len(set(ids)), "duplicate id in project.json"
     for s in doc["sources"]:
         data = (nb_dir / s["path"]).read_bytes()
         assert hashlib.sha256(data).hexdigest() == s["sha256"], s["path"]
         assert len(data) == s["size"]
-    for p in doc["pages"]:
+    for p in records:
         data = (nb_dir / p["render"]["path"]).read_bytes()
         assert hashlib.sha256(data).hexdigest() == p["render"]["sha256"], p["render"]["path"]
     assert not (nb_dir / ".ingest-journal.json").exists()

@@ -147,3 +147,9 @@ def test_planning_images_does_not_load_the_pdf_libraries(tmp_path: Path) -> None
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert out.stdout.strip() == "2 []"
+
+
+def test_every_name_the_api_exports_is_there() -> None:
+    from transcribe_import.engine import api
+
+    assert [n for n in api.__all__ if not hasattr(api, n)] == []

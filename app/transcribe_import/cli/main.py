@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from transcribe_import import __version__
+from transcribe_import.cli import placement as placement_cli
 from transcribe_import.cli import runs as runs_cli
 from transcribe_import.cli import signals
 from transcribe_import.cli import undo as undo_cli
@@ -38,7 +39,10 @@ def build_parser() -> argparse.ArgumentParser:
     g = sub.add_parser("gui", help="open the window (the default)")
     g.add_argument("paths", nargs="*", metavar="PATH")
 
-    n = sub.add_parser("notebooks", help="list the corpus's notebooks")
+    n = sub.add_parser("notebooks", help="list the corpus's notebooks, or one notebook's pages")
+    n.add_argument(
+        "notebook_id", nargs="?", metavar="NOTEBOOK_ID", help="list this notebook's pages"
+    )
     n.add_argument("--json", action="store_true", help="print one JSON document")
 
     pl = sub.add_parser("plan", help="scan PATHs and write a plan document")
@@ -64,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="where skip_existing looks for duplicates (default: the target notebook)",
     )
     pl.add_argument("--workers", type=int, default=2, help="threads hashing files")
+    placement_cli.add_plan_options(pl)
 
     v = sub.add_parser("validate", help="list a plan's errors and warnings")
     v.add_argument("plan", metavar="PLAN.json")
@@ -100,6 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     how.add_argument(
         "--as-copy", action="store_true", help="a bag's notebook: import it with new ids"
     )
+    placement_cli.add_order_options(how)
 
     c = sub.add_parser("commit", help="validate, create the import run and commit it")
     c.add_argument("plan", metavar="PLAN.json")
@@ -155,6 +161,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_notebooks(corpus: Corpus, args: argparse.Namespace) -> int:
+    if args.notebook_id is not None:
+        return placement_cli.cmd_pages(corpus, args.notebook_id, args.json)
     notebooks = api.list_notebooks(corpus)
     problems = api.listing_problems(corpus)
     code = ExitCode.PROBLEMS if problems else ExitCode.OK

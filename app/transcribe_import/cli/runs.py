@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from transcribe_import.cli import placement as placement_cli
 from transcribe_import.cli import signals
 from transcribe_import.cli.output import json_out, say
 from transcribe_import.cli.undo import history_line
@@ -89,6 +90,8 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     if args.title and args.mode != "single":
         raise UsageError("--title goes with --mode single")
+    if (args.at is not None or args.after is not None) and not args.mode.startswith("into:"):
+        raise UsageError("--at and --after go with --mode into:NOTEBOOK_ID")
     roots = [Path(p).expanduser().absolute() for p in args.paths]
     progress = _Progress()
     stop = threading.Event()
@@ -119,12 +122,16 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
         say("transcribe-import: scan cancelled; no plan was written.", file=sys.stderr)
         return ExitCode.CANCELLED
     plan, result = planned.plan, planned.scan
+    try:
+        plan = placement_cli.place_planned(corpus, plan, args)
+    except ValueError as exc:
+        raise UsageError(f"{exc}; no plan was written") from None
     save_plan(plan, Path(args.output))
     report = api.validate_plan(corpus, plan)
     pages = sum(len(s.pages) for it in plan.items for s in it.imported_sources())
     say(f"Wrote {args.output}: {len(plan.items)} notebook(s), {pages} page(s) to import.")
     for it in plan.items:
-        say("  " + _item_line(it, report))
+        say("  " + _item_line(it, report) + placement_cli.words(corpus, it))
     ignored = [i for i in result.ignored if not i.junk]
     not_planned = plan.provenance.get("not_planned", [])
     if ignored or not_planned:
@@ -197,6 +204,7 @@ def _resolution_flag(r: str) -> str:
         "exclude": "--exclude FILE...",
         "skip": "--skip",
         "as_copy": "--as-copy",
+        **placement_cli.RESOLUTION_FLAGS,
     }.get(r, r)
 
 
@@ -229,18 +237,10 @@ def cmd_order(corpus: Corpus, args: argparse.Namespace) -> int:
     api.check_plan_editable(corpus, plan, args.plan)
     item = find_item(plan, args.item)
     try:
-        new = api.reorder(
-            item,
-            accept=args.accept,
-            by=args.by.replace("-", "_") if args.by else None,
-            sequence=args.sequence,
-            exclude=args.exclude,
-            include=args.include,
-            skip=args.skip,
-            as_copy=args.as_copy,
-            verso_first=args.verso_first,
-            versos_blank=args.versos_blank,
-        )
+        if placement_cli.wants_placement(args):
+            new = placement_cli.order_edit(corpus, item, args)
+        else:
+            new = _reorder(item, args)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     plan = plan.with_item(new)
@@ -248,10 +248,29 @@ def cmd_order(corpus: Corpus, args: argparse.Namespace) -> int:
     report = api.validate_plan(corpus, plan)
     remaining = [p for p in report.errors if p.item_id == item.item_id]
     state = "resolved" if not remaining else f"{len(remaining)} error(s) remain"
-    say(f"Updated {args.plan}: item {item.item_id[:8]} “{item.label}” — {state}.")
+    say(
+        f"Updated {args.plan}: item {item.item_id[:8]} “{item.label}” — {state}"
+        + placement_cli.words(corpus, new)
+        + "."
+    )
     for p in remaining:
         say(f"  {p.severity.upper()} [{p.code}]: {p.message}")
     return ExitCode.OK
+
+
+def _reorder(item: PlanItem, args: argparse.Namespace) -> PlanItem:
+    return api.reorder(
+        item,
+        accept=args.accept,
+        by=args.by.replace("-", "_") if args.by else None,
+        sequence=args.sequence,
+        exclude=args.exclude,
+        include=args.include,
+        skip=args.skip,
+        as_copy=args.as_copy,
+        verso_first=args.verso_first,
+        versos_blank=args.versos_blank,
+    )
 
 
 # -- commit and resume ---------------------------------------------------------------------
@@ -478,11 +497,11 @@ def cmd_show(corpus: Corpus, args: argparse.Namespace) -> int:
     if args.json:
         json_out({**detail.record.doc, "plan": detail.plan.to_document()})
         return ExitCode.OK
-    _print_run(detail.record, detail.plan)
+    _print_run(detail.record, detail.plan, corpus)
     return ExitCode.OK
 
 
-def _print_run(record: RunRecord, plan: ImportPlan) -> None:
+def _print_run(record: RunRecord, plan: ImportPlan, corpus: Corpus) -> None:
     say(f"Run {record.run_id} — {_status_words(record.status, record.pages_landed())}")
     say(
         f"  plan {record.plan_id} (fingerprint {record.plan_fingerprint[:12]}…), "
@@ -498,7 +517,7 @@ def _print_run(record: RunRecord, plan: ImportPlan) -> None:
             line += f", {len(o.skipped_sources)} duplicate(s) skipped"
         if o.failure_message:
             line += f" — {o.failure_message}"
-        say(line)
+        say(line + placement_cli.words(corpus, item))
     say("  history:")
     for h in api.run_history(record):
         say(f"    {history_line(h)}")

@@ -100,7 +100,7 @@ def doctor(
         add(_check_files(corpus, nbid, nb_dir, manifest, verify_hashes, copies))
         if is_empty(manifest):
             add([_empty_notebook(nbid, nb_dir, manifest)])
-        page_owners.update(str(p.get("id")) for p in manifest["pages"] if isinstance(p, dict))
+        page_owners.update(str(p.get("id")) for p in project.page_records(manifest))
     for page_id, count in page_owners.items():
         if count > 1:
             report.findings.append(
@@ -494,13 +494,15 @@ def _check_files(
             if isinstance(prov, dict) and isinstance(prov.get("original_path"), str):
                 originals[s["path"]] = prov["original_path"]
     renders: dict[str, dict[str, Any]] = {}
-    for p in manifest["pages"]:
-        r = p.get("render") if isinstance(p, dict) else None
+    # A page a rescan replaced is history: its render is checked (and put back) as any is.
+    records = project.page_records(manifest)
+    for p in records:
+        r = p.get("render")
         if isinstance(r, dict) and isinstance(r.get("path"), str):
             expected[r["path"]] = (r.get("sha256"), None)
             renders[r["path"]] = p
     ids = [s.get("id") for s in manifest["sources"] if isinstance(s, dict)]
-    ids += [p.get("id") for p in manifest["pages"] if isinstance(p, dict)]
+    ids += [p.get("id") for p in records]
     for dup, n in Counter(ids).items():
         if n > 1:
             out.append(

@@ -15,6 +15,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from transcribe_import.engine import api
+from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.planning.plan import ImportPlan, PlanItem
 from transcribe_import.engine.planning.validate import ValidationReport
 from transcribe_import.engine.storage.corpus import Corpus
@@ -47,10 +48,14 @@ class ImportSession(QObject):
         self.plan: ImportPlan | None = None
         self.report: ValidationReport | None = None
         self.undo_stack = QUndoStack(self)
+        # The pages of the notebooks the plan imports into, read when first asked (one
+        # project.json each) and again after each validation: the notebook may change.
+        self._notebook_pages: dict[str, list[api.NotebookPage]] = {}
 
     def set_plan(self, plan: ImportPlan | None) -> None:
         self.plan = plan
         self.report = None
+        self._notebook_pages.clear()
         self.undo_stack.clear()
         self.plan_changed.emit()
         self.validation_changed.emit()
@@ -90,4 +95,15 @@ class ImportSession(QObject):
         """Accept a validation result only if it is about the plan as it is now."""
         if self.plan is not None and report.plan_fingerprint == self.plan.fingerprint:
             self.report = report
+            self._notebook_pages.clear()
             self.validation_changed.emit()
+
+    def notebook_pages(self, notebook_id: str) -> list[api.NotebookPage]:
+        """The pages of a notebook of the corpus, as the engine lists them ([]: unreadable,
+        which validation reports)."""
+        if notebook_id not in self._notebook_pages:
+            try:
+                self._notebook_pages[notebook_id] = api.notebook_pages(self.corpus, notebook_id)
+            except TranscribeError:
+                return []
+        return self._notebook_pages[notebook_id]

@@ -11,9 +11,9 @@ One package, one name space: the faces write ``from transcribe_import.engine imp
 call ``api.X``, never a module of this package (import-linter holds them to it). The use
 cases live in modules by what a person is doing: ``exits`` (exit codes), ``plans`` (scan,
 plan, reorder, validate, plan files), ``drafts``, ``commit`` (commit, retry, resume, execute,
-cancel), ``runs`` (listing and showing runs, their history), ``undo`` (undoing a run, the trash) and
-``corpus`` (opening it, notebooks, doctor,
-previews, export).
+cancel), ``runs`` (listing and showing runs, their history), ``undo`` (undoing a run, the
+trash), ``placement`` (late pages and rescans) and ``corpus`` (opening it, notebooks,
+doctor, previews, export).
 
 Imports that pull in the media decoders (Pillow, pypdf, pypdfium2) are deferred
 into the functions that scan or validate, so listing runs or notebooks starts fast.
@@ -55,6 +55,14 @@ from transcribe_import.engine.api.exits import (
     exit_code_for_export_error,
     exit_code_for_result,
     exit_code_for_status,
+)
+from transcribe_import.engine.api.placement import (
+    NotebookPage,
+    keep_pages,
+    notebook_pages,
+    place,
+    placement_words,
+    replace_page,
 )
 from transcribe_import.engine.api.plans import (
     NotImported,
@@ -164,6 +172,12 @@ __all__ = [
     "revert",
     "list_trash",
     "purge_trash",
+    "NotebookPage",
+    "notebook_pages",
+    "place",
+    "replace_page",
+    "keep_pages",
+    "placement_words",
     "open_corpus",
     "WindowClaim",
     "list_notebooks",

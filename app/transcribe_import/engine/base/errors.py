@@ -32,6 +32,11 @@ class ErrorCode(enum.StrEnum):
     ID_CONFLICT = "id_conflict"
     INVALID_ID = "invalid_id"
     JOURNAL_PENDING = "journal_pending"
+    # where an item's pages go in a notebook, and the pages they replace (ingest/placement.py);
+    # validate's problem codes of the same rules have the same values
+    PLACEMENT_OUT_OF_RANGE = "placement_out_of_range"  # a position past the notebook's end
+    PLACEMENT_PAGE_NOT_FOUND = "placement_page_not_found"  # after a page it does not have
+    REPLACED_PAGE_NOT_FOUND = "replaced_page_not_found"  # replaces a page it does not have
     # importing a bag (planning/bag.py): each names the file and refuses the whole bag
     BAG_INVALID = "bag_invalid"  # not a bag, or a manifest or project.json malformed
     BAG_UNSAFE_PATH = "bag_unsafe_path"  # a link, a device, `..`, an absolute path

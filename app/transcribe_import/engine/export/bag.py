@@ -132,17 +132,26 @@ def _entry_problem(doc: dict[str, Any]) -> str | None:
         problem = check(path, s.get("sha256"), f"sources/{s['id']}.{ext}", f"sources[{i}]")
         if problem:
             return problem
-    for i, p in enumerate(doc["pages"]):
+    # The pages, then those a rescan replaced (the history travels with the notebook).
+    history = [(f"{project.REPLACED_PAGES}[{i}].page", p) for i, p in enumerate(_history(doc))]
+    for what, p in [(f"pages[{i}]", p) for i, p in enumerate(doc["pages"])] + history:
         render = p.get("render") if isinstance(p, dict) else None
         if not isinstance(p, dict) or not is_valid_id(p.get("render_id")):
-            return f"pages[{i}] has no valid render_id"
+            return f"{what} has no valid render_id"
         if not isinstance(render, dict):
-            return f"pages[{i}] has no render"
+            return f"{what} has no render"
         expected = f"renders/{p['render_id']}.png"
-        problem = check(render.get("path"), render.get("sha256"), expected, f"pages[{i}].render")
+        problem = check(render.get("path"), render.get("sha256"), expected, f"{what}.render")
         if problem:
             return problem
     return None
+
+
+def _history(doc: dict[str, Any]) -> list[Any]:
+    """The replaced pages' records as the manifest has them (each checked by the caller)."""
+    return [
+        e.get("page") if isinstance(e, dict) else e for e in doc.get(project.REPLACED_PAGES, [])
+    ]
 
 
 def _size_of(path: Path) -> int:
@@ -186,7 +195,7 @@ def _snapshot(corpus: Corpus, notebook_id: str) -> _Notebook:
     jobs: list[_Job] = []
     listed: set[str] = set()
     entries = [(FileKind.SOURCE, s) for s in doc["sources"]] + [
-        (FileKind.RENDER, p["render"]) for p in doc["pages"]
+        (FileKind.RENDER, p["render"]) for p in [*doc["pages"], *_history(doc)]
     ]
     for kind, entry in entries:
         rel = entry["path"]

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.ingest.placement import Placement
 from transcribe_import.engine.ingest.transaction import (
     IngestCancelled,
     IngestRequest,
@@ -75,12 +76,13 @@ def split(sources: Sequence[SourceSpec], max_pages: int) -> list[tuple[SourceSpe
 
 
 def landed_page_ids(corpus: Corpus, notebook_id: str) -> frozenset[str]:
-    """The page ids the notebook's manifest lists now (none if it does not exist yet)."""
+    """The page ids that landed in the notebook (none if it does not exist yet): the pages
+    its manifest lists, and those a rescan replaced since (its ``replaced_pages``)."""
     nb_dir = corpus.notebook_dir(notebook_id)
     if not fsio.exists(nb_dir / project.PROJECT_FILE):
         return frozenset()
     try:
-        return frozenset(project.ids_of(project.read(nb_dir, notebook_id)).pages)
+        return project.ids_of(project.read(nb_dir, notebook_id)).landed
     except TranscribeError:
         return frozenset()  # the transaction reads it again under its lock and says why
 
@@ -96,6 +98,22 @@ def _not_landed(sources: Sequence[SourceSpec], have: frozenset[str]) -> list[Sou
             total = len(s.pages) if s.page_count is None else s.page_count
             out.append(dataclasses.replace(s, pages=rest, page_count=total))
     return out
+
+
+def _block_pages(req: IngestRequest, sources: Sequence[SourceSpec]) -> list[str]:
+    """The page ids of ``sources`` that land in the request's block, in order: not the
+    rescans (each takes the place of the page it replaces), not a restore's history."""
+    apart = {new for new, _old in req.replaces} | set(req.history)
+    return [p.page_id for s in sources for p in s.pages if p.page_id not in apart]
+
+
+def _placed_block(req: IngestRequest, have: frozenset[str]) -> str | None:
+    """The last page of the request's placed block that landed before (None: none did, or
+    the pages go at the end, where each checkpoint appends anyway)."""
+    if req.placement is None:
+        return None
+    landed = [pid for pid in _block_pages(req, req.sources) if pid in have]
+    return landed[-1] if landed else None
 
 
 def ingest_checkpoints(
@@ -116,6 +134,8 @@ def ingest_checkpoints(
     as one ``earlier`` checkpoint, and not ingested again. ``create``: the first
     checkpoint creates and registers the notebook (transaction.ingest). A restore
     (``req.page_order``) lands whole, in one checkpoint: it is never merged into pages.
+    Placed pages (``req.placement``) land as one block in plan order: the first checkpoint
+    at the placement, each next one after the last page that landed before it.
     ``should_stop`` is heard between pages and between checkpoints: IngestCancelled is
     raised with the checkpoint in flight rolled back and every earlier one landed.
     TranscribeError likewise leaves earlier checkpoints in place.
@@ -143,6 +163,9 @@ def ingest_checkpoints(
     pages_added = 0
     skipped: list[str] = []
     txn_id: str | None = None
+    # Placed pages (not at the end) land as one block: a later checkpoint, or a resume,
+    # goes on right after the item's last page that landed, wherever that block began.
+    following = _placed_block(req, have)
     for k, chunk in enumerate(chunks):
         if k and should_stop is not None and should_stop():
             raise IngestCancelled()
@@ -151,6 +174,7 @@ def ingest_checkpoints(
             req,
             sources=chunk,
             cover_page_id=req.cover_page_id if req.cover_page_id in pages else None,
+            placement=req.placement if following is None else Placement(after_page=following),
         )
         result = ingest(
             corpus,
@@ -164,6 +188,10 @@ def ingest_checkpoints(
         txn_id = result.txn_id or txn_id
         pages_added += result.pages_added
         skipped += result.skipped_held
+        if req.placement is not None:
+            held_now = set(result.skipped_held)
+            placed = _block_pages(req, [s for s in chunk if s.source_id not in held_now])
+            following = placed[-1] if placed else following
         if rest and on_checkpoint is not None:
             held = set(result.skipped_held)
             on_checkpoint(

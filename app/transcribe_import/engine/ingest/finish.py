@@ -10,7 +10,7 @@ from pathlib import Path
 
 from transcribe_import.engine.base.clock import utc_now
 from transcribe_import.engine.base.crashpoints import crashpoint
-from transcribe_import.engine.ingest import journal
+from transcribe_import.engine.ingest import journal, placement
 from transcribe_import.engine.ingest.journal import Journal, JournalState
 from transcribe_import.engine.storage import fsio, project
 
@@ -41,18 +41,35 @@ def promote_and_commit(nb_dir: Path, txn: Journal) -> None:
 
 
 def commit_manifest(nb_dir: Path, txn: Journal) -> None:
-    """From `manifest_pending`: make project.json list the journal's entries, then clear it."""
+    """From `manifest_pending`: make project.json list the journal's entries, then clear it.
+
+    The pages go where the journal says (``placement.apply_pages``): at the end, after a
+    page, or in the place of the page each rescan replaces.
+    """
     manifest = project.read(nb_dir, txn.doc["notebook_id"])
     have = project.ids_of(manifest)
     new_sources = [s for s in txn.sources if s["id"] not in have.sources]
-    new_pages = [p for p in txn.pages if p["id"] not in have.pages]
-    if new_sources or new_pages:
+    # A page the notebook lists (or once listed: a rescan replaced it) is never added again;
+    # a bag's replaced pages (history) bring only their files, their records came with it.
+    history = set(txn.doc.get("history", []))
+    new_pages = [p for p in txn.pages if p["id"] not in have.landed and p["id"] not in history]
+    landed = placement.land_history(manifest, [p for p in txn.pages if p["id"] in history])
+    if new_sources or new_pages or landed:
+        now = utc_now()
         manifest["sources"].extend(new_sources)
-        manifest["pages"].extend(new_pages)
+        placement.apply_pages(
+            manifest,
+            new_pages,
+            placement=txn.doc.get("placement"),
+            replacements=txn.doc.get("replacements", {}),
+            import_run_id=txn.doc.get("import_run_id"),
+            item_id=txn.doc.get("item_id"),
+            now=now,
+        )
         cover = txn.doc.get("cover_page_id")
         if cover and not manifest.get("cover_page_id"):
             manifest["cover_page_id"] = cover
-        manifest["updated_at"] = utc_now()
+        manifest["updated_at"] = now
         project.write(nb_dir, manifest)
     crashpoint("ingest.after_manifest")
     fsio.remove_tree(txn.staging_dir(nb_dir))

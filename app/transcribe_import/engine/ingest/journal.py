@@ -1,8 +1,9 @@
 """The per-notebook ingest journal (.ingest-journal.json): its states, format and strict parser.
 
 The journal is written before anything it describes, and it holds exactly the
-source and page entries the transaction will append to ``project.json``, so
-recovery can finish a transaction from the journal alone. Paths inside it are
+source and page entries the transaction will add to ``project.json``, and where the
+pages go (``placement``, ``replacements``), so recovery can finish a transaction from
+the journal alone. Paths inside it are
 never trusted: they are recomputed from ids and media types.
 """
 
@@ -150,4 +151,35 @@ def parse(data: bytes, notebook_id: str) -> Journal:
             if pid in seen:
                 raise JournalInvalid("an id appears twice")
             seen.add(pid)
+    _check_placement(doc, {p["id"] for p in pages})
     return Journal(doc)
+
+
+def _check_placement(doc: dict[str, Any], page_ids: set[str]) -> None:
+    """The optional keys of a transaction that places its pages (ingest/placement.py).
+
+    ``placement``: ``{"after_page_id": <a page id, or null for the start>}``;
+    ``replacements``: ``{<a page of this journal>: <the notebook page it replaces>}``;
+    ``history``: pages of this journal whose records are in ``replaced_pages`` already
+    (a bag's replaced pages: only their files land).
+    """
+    placement = doc.get("placement")
+    if placement is not None and (
+        not isinstance(placement, dict)
+        or set(placement) != {"after_page_id"}
+        or not (placement["after_page_id"] is None or is_valid_id(placement["after_page_id"]))
+    ):
+        raise JournalInvalid("placement is malformed")
+    replacements = doc.get("replacements", {})
+    if not isinstance(replacements, dict) or not all(
+        new in page_ids and is_valid_id(old) and old not in page_ids
+        for new, old in replacements.items()
+    ):
+        raise JournalInvalid("replacements are malformed")
+    if len(set(replacements.values())) != len(replacements):
+        raise JournalInvalid("a page is replaced twice")
+    history = doc.get("history", [])
+    if not isinstance(history, list) or not all(
+        h in page_ids and h not in replacements for h in history
+    ):
+        raise JournalInvalid("history is malformed")

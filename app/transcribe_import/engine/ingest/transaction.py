@@ -11,10 +11,11 @@ so a notebook never appears without pages and a creation stopped or killed befor
 that leaves nothing the corpus shows (the hidden folder is removed by the next
 attempt or by doctor).
 
-About 680 lines, over the usual 500: the steps of one transaction (check, claim, journal,
-stage and render, promote, and a first transaction's hidden folder) are correct only in this
-order and each is called from one place here; what others call is a module of its own
-(``journal``, ``finish``, ``recovery``, ``checkpoints``).
+Over the usual 500 lines: the steps of one transaction (check, claim, journal, stage and
+render, promote, and a first transaction's hidden folder) are correct only in this order,
+share one lock and one rollback discipline, and are read together; what others call is a
+module of its own (``journal``, ``finish``, ``recovery``, ``checkpoints``), and where the
+pages go is ``placement``'s, which the transaction asks under its lock.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from transcribe_import.engine.base.text import json_safe
 from transcribe_import.engine.ingest import journal, recovery
 from transcribe_import.engine.ingest.finish import promote_and_commit
 from transcribe_import.engine.ingest.journal import Journal, JournalState
+from transcribe_import.engine.ingest.placement import Placement, checked_anchor
 from transcribe_import.engine.media import decode
 from transcribe_import.engine.media.kinds import MEDIA_EXTENSIONS, RenderedPage, RenderSettings
 from transcribe_import.engine.media.sniff import sniff_media_type
@@ -96,6 +98,13 @@ class IngestRequest:
     # left out, judged under the notebook lock, so two imports racing into one notebook
     # with the same files never both land them.
     skip_held: bool = False
+    # Where the new pages go (ingest/placement.py; None: at the end), checked again under
+    # the notebook's lock, and the pages they replace: (new page id, page id it replaces).
+    placement: Placement | None = None
+    replaces: tuple[tuple[str, str], ...] = ()
+    # A restore's pages that a rescan had replaced in the bag's notebook: their files land,
+    # their records are the bag's ``replaced_pages`` (which ``NewNotebook.extra`` carries).
+    history: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -155,9 +164,25 @@ def _check_request(req: IngestRequest) -> None:
             if i in seen:
                 raise TranscribeError(ErrorCode.ID_CONFLICT, f"id {i} appears twice in one ingest")
             seen.add(i)
+    replaced = [old for _new, old in req.replaces]
+    for old in replaced:
+        check_id(old, "replaced page id")
+    if len(set(replaced)) != len(replaced) or seen & set(replaced):
+        raise ValueError("an ingest replaces each page at most once, never by one of its own")
 
 
-def _journal_for(req: IngestRequest, txn_id: str) -> Journal:
+def _journal_for(
+    req: IngestRequest, txn_id: str, manifest: dict[str, Any], where: dict[str, Any] | None
+) -> Journal:
+    """The journal of ``req`` into the notebook ``manifest`` (read under its lock);
+    ``where``: the page the new pages follow (``placement.anchor``), None for the end."""
+    # A rescan keeps the label of the page it replaces ("12v"), unless it has its own.
+    replaces = dict(req.replaces)
+    labels = {
+        p.get("id"): p["label"]
+        for p in manifest["pages"]
+        if isinstance(p, dict) and isinstance(p.get("label"), str)
+    }
     sources: list[dict[str, Any]] = []
     pages: list[dict[str, Any]] = []
     for s in req.sources:
@@ -176,10 +201,11 @@ def _journal_for(req: IngestRequest, txn_id: str) -> Journal:
         }
         sources.append(entry)
         for p in s.pages:
+            label = p.label if p.label is not None else labels.get(replaces.get(p.page_id))
             pages.append(
                 {
                     **dict(p.extra or {}),
-                    **({"label": p.label} if p.label is not None else {}),
+                    **({"label": label} if label is not None else {}),
                     "id": p.page_id,
                     "source_id": s.source_id,
                     "page_index": p.page_index,
@@ -191,22 +217,29 @@ def _journal_for(req: IngestRequest, txn_id: str) -> Journal:
         position = {pid: k for k, pid in enumerate(req.page_order)}
         pages.sort(key=lambda p: position.get(p["id"], len(position)))
     now = utc_now()
-    return Journal(
-        {
-            "format": journal.JOURNAL_FORMAT,
-            "schema_version": journal.JOURNAL_SCHEMA,
-            "txn_id": txn_id,
-            "notebook_id": req.notebook_id,
-            "import_run_id": req.import_run_id,
-            "item_id": req.item_id,
-            "state": JournalState.STAGING.value,
-            "cover_page_id": req.cover_page_id,
-            "created_at": now,
-            "updated_at": now,
-            "sources": sources,
-            "pages": pages,
-        }
-    )
+    doc: dict[str, Any] = {
+        "format": journal.JOURNAL_FORMAT,
+        "schema_version": journal.JOURNAL_SCHEMA,
+        "txn_id": txn_id,
+        "notebook_id": req.notebook_id,
+        "import_run_id": req.import_run_id,
+        "item_id": req.item_id,
+        "state": JournalState.STAGING.value,
+        "cover_page_id": req.cover_page_id,
+        "created_at": now,
+        "updated_at": now,
+        "sources": sources,
+        "pages": pages,
+    }
+    # Only when there is something to say, so a plain append's journal is as it always was.
+    ours = {p["id"] for p in pages}
+    if where is not None:
+        doc["placement"] = where
+    if any(new in ours for new in replaces):
+        doc["replacements"] = {new: old for new, old in replaces.items() if new in ours}
+    if req.history:
+        doc["history"] = [h for h in req.history if h in ours]
+    return Journal(doc)
 
 
 def _copy_verified(
@@ -541,7 +574,7 @@ def _ingest_locked(
     have = project.ids_of(manifest)
     wanted_sources = {s.source_id for s in req.sources}
     wanted_pages = {p.page_id for s in req.sources for p in s.pages}
-    if wanted_sources <= have.sources and wanted_pages <= have.pages:
+    if wanted_sources <= have.sources and wanted_pages <= have.landed:
         return IngestResult(req.notebook_id, None, True, 0)
     # A source the notebook holds already with the same bytes, whose pages here it does not:
     # the next pages of a long source an earlier checkpoint began (checkpoints.split).
@@ -553,8 +586,21 @@ def _ingest_locked(
         for s in req.sources
         if s.source_id in have.sources and held_sha.get(s.source_id) == s.sha256
     }
-    taken = ((wanted_sources & have.sources) - continuing) | (wanted_pages & have.pages)
-    taken |= {p.render_id for s in req.sources for p in s.pages} & have.renders
+    # A bag's replaced pages are in the manifest's history already (it came with the bag's
+    # replaced_pages): theirs are the only ids of this request the history may hold.
+    history = set(req.history)
+    if not history <= have.replaced:
+        raise TranscribeError(
+            ErrorCode.ID_CONFLICT,
+            f"Notebook {req.notebook_id} does not list the replaced pages this import brings "
+            "back in its replaced_pages; plan the bag again.",
+            item=req.item_id,
+        )
+    taken = (wanted_sources & have.sources) - continuing
+    taken |= (wanted_pages - history) & have.landed
+    taken |= {
+        p.render_id for s in req.sources for p in s.pages if p.page_id not in history
+    } & have.renders
     if taken:
         raise TranscribeError(
             ErrorCode.ID_CONFLICT,
@@ -585,7 +631,16 @@ def _ingest_locked(
             item=req.item_id,
         )
 
-    txn = _journal_for(req, new_id())
+    # Where the pages go in the notebook as it is now, each rule checked again (the notebook
+    # may have changed since the plan was validated): a refusal changes nothing.
+    where = checked_anchor(
+        manifest,
+        req.placement,
+        req.replaces,
+        {p.page_id: str(s.path) for s in req.sources for p in s.pages},
+        item=req.item_id,
+    )
+    txn = _journal_for(req, new_id(), manifest, where)
     staging = txn.staging_dir(nb_dir)
     try:
         # The journal first: a staging folder never exists without the journal naming it,

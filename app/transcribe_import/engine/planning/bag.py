@@ -745,6 +745,7 @@ def import_as_copy(item: PlanItem) -> PlanItem:
     restore = Restore(
         _remap(dict(item.restore.manifest), ids),
         tuple(ids[p] for p in item.restore.page_order),
+        tuple(ids[p] for p in item.restore.history),
     )
     return replace(
         item,

@@ -27,11 +27,18 @@ import orjson
 from transcribe_import import __version__
 from transcribe_import.engine.base.ids import is_sha256, is_valid_id
 from transcribe_import.engine.base.text import json_safe
+from transcribe_import.engine.ingest.placement import Placement
 from transcribe_import.engine.media.kinds import MEDIA_EXTENSIONS
 from transcribe_import.engine.storage import fsio
 
 PLAN_FORMAT = "transcribe.import-plan"
 PLAN_SCHEMA = 1
+# A plan that places pages or replaces them (``placement``, ``replacements``, a restore's
+# ``history``) is written as version 2, so an app that knows only version 1 refuses it
+# instead of committing it with its pages at the end; every other plan stays version 1,
+# byte for byte. The contract generation (``import_manifest``) is 1 for both.
+PLAN_SCHEMA_PLACED = 2
+PLAN_SCHEMAS = frozenset({PLAN_SCHEMA, PLAN_SCHEMA_PLACED})
 IMPORT_MANIFEST_SCHEMA = 1
 
 
@@ -203,6 +210,10 @@ class Restore:
 
     manifest: Mapping[str, Any] = field(hash=False)
     page_order: tuple[str, ...]
+    # The bag notebook's replaced pages (its ``replaced_pages``): they are pages of the
+    # item's sources so that their files land, but not in ``page_order``: their records
+    # land with ``manifest``, as the history they are.
+    history: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -230,6 +241,10 @@ class PlanItem:
     acknowledged: tuple[str, ...] = ()
     provenance: dict[str, Any] = field(default_factory=dict)
     restore: Restore | None = None  # set for a notebook planned from a bag
+    # import_into_notebook only (planning/placement.py): where the new pages go (None: at
+    # the end), and the existing pages rescans replace: (plan page id, notebook page id).
+    placement: Placement | None = None
+    replacements: tuple[tuple[str, str], ...] = ()
 
     @property
     def unusable(self) -> list[dict[str, Any]]:
@@ -275,9 +290,13 @@ class ImportPlan:
         return fingerprint_of(self.to_document(with_fingerprint=False))
 
     def to_document(self, *, with_fingerprint: bool = True) -> dict[str, Any]:
+        placed = any(
+            it.placement or it.replacements or (it.restore and it.restore.history)
+            for it in self.items
+        )
         doc: dict[str, Any] = {
             "format": PLAN_FORMAT,
-            "schema_version": PLAN_SCHEMA,
+            "schema_version": PLAN_SCHEMA_PLACED if placed else PLAN_SCHEMA,
             "import_manifest": {"schema_version": IMPORT_MANIFEST_SCHEMA},
             "plan_id": self.plan_id,
             "import_policy_id": self.import_policy_id,
@@ -311,6 +330,14 @@ def _item_doc(it: PlanItem) -> dict[str, Any]:
             "manifest": json_text(it.restore.manifest),
             "page_order": list(it.restore.page_order),
         }
+        if it.restore.history:
+            doc["restore"]["history"] = list(it.restore.history)
+    # Likewise only when set: a plan that places no page keeps its fingerprint.
+    if it.placement is not None:
+        p = it.placement
+        doc["placement"] = {"at": p.at} if p.at is not None else {"after_page": p.after_page}
+    if it.replacements:
+        doc["replacements"] = dict(it.replacements)
     return doc
 
 
@@ -570,8 +597,10 @@ def plan_from_document(doc: Any, where: str) -> ImportPlan:
 
     if not isinstance(doc, dict) or doc.get("format") != PLAN_FORMAT:
         raise bad("not a Transcribe import plan")
-    if doc.get("schema_version") != PLAN_SCHEMA or not isinstance(doc.get("import_manifest"), dict):
-        raise bad("not an import plan of schema version 1")
+    if doc.get("schema_version") not in PLAN_SCHEMAS or not isinstance(
+        doc.get("import_manifest"), dict
+    ):
+        raise bad("not an import plan of schema version 1 or 2")
     if nested_deeper_than(doc, MAX_PLAN_DEPTH):
         raise bad(f"it nests lists or objects more than {MAX_PLAN_DEPTH} levels deep")
     if doc["import_manifest"].get("schema_version") != IMPORT_MANIFEST_SCHEMA:
@@ -659,6 +688,7 @@ def _item_from(d: Any, uid: Any, bad: Any) -> PlanItem:
         raise bad(f"item {item_id}: cover_page_id is not one of its pages")
     provenance = _item_provenance(f)
     restore = _restore_from(d.get("restore"), sources, item_id, bad)
+    placement, replacements = _placement_from(f, page_ids, bad)
     return PlanItem(
         item_id=item_id,
         op=op,
@@ -676,7 +706,32 @@ def _item_from(d: Any, uid: Any, bad: Any) -> PlanItem:
         acknowledged=tuple(f.texts("acknowledged")),
         provenance=provenance,
         restore=restore,
+        placement=placement,
+        replacements=replacements,
     )
+
+
+def _placement_from(
+    f: _Fields, page_ids: set[str], bad: Any
+) -> tuple[Placement | None, tuple[tuple[str, str], ...]]:
+    """An item's ``placement`` and ``replacements``, their shape checked; whether they fit
+    the notebook (and the item's op) is validate's to say (planning/placement.py)."""
+    placement = None
+    if f.has("placement"):
+        p = f.sub("placement")
+        if set(p.obj) == {"at"}:
+            placement = Placement(at=p.number("at"))
+        elif set(p.obj) == {"after_page"} and is_valid_id(p.raw("after_page")):
+            placement = Placement(after_page=p.text("after_page"))
+        else:
+            raise bad(f"{f.what}: placement is neither {{'at': N}} nor {{'after_page': PAGE_ID}}")
+    replacements = f.sub("replacements").obj
+    for new, old in replacements.items():
+        if new not in page_ids:
+            raise bad(f"{f.what}: replacements names {new!r}, which is not one of its pages")
+        if not is_valid_id(old):
+            raise bad(f"{f.what}: replacements gives {old!r}, which is not a page id")
+    return placement, tuple(replacements.items())
 
 
 def _restore_from(
@@ -687,11 +742,17 @@ def _restore_from(
     if not isinstance(r, dict) or not isinstance(r.get("page_order"), list):
         raise bad(f"item {item_id}: restore is malformed")
     order = tuple(r["page_order"])
+    history = r.get("history", [])
+    if not isinstance(history, list):
+        raise bad(f"item {item_id}: restore.history is not a list")
     pages = [p.page_id for s in sources for p in s.pages]
-    # The same pages, each once: the order can only rearrange them.
-    if len(set(order)) != len(order) or sorted(order) != sorted(pages):
-        raise bad(f"item {item_id}: restore.page_order does not list exactly its pages")
-    return Restore(_json_object(r.get("manifest"), "restore.manifest"), order)
+    # The same pages, each once, the history's apart: the order can only rearrange them.
+    listed = [*order, *history]
+    if len(set(listed)) != len(listed) or sorted(listed) != sorted(pages):
+        raise bad(
+            f"item {item_id}: restore.page_order and restore.history do not list exactly its pages"
+        )
+    return Restore(_json_object(r.get("manifest"), "restore.manifest"), order, tuple(history))
 
 
 def _source_from(s: Any, uid: Any, bad: Any) -> PlanSource:

@@ -288,7 +288,7 @@ def _bag_item(corpus: Corpus | None, group: BagGroup) -> PlanItem:
                         render=_page_render(p.render),
                         extra=p.extra or None,
                     )
-                    for p in group.pages
+                    for p in [*group.pages, *group.history]
                     if p.source_id == bs.source_id
                 ),
                 provenance=_provenance_of(f),
@@ -308,7 +308,11 @@ def _bag_item(corpus: Corpus | None, group: BagGroup) -> PlanItem:
         ordering=Ordering(OrderingRule.SEQUENCE, True),
         cover_page_id=group.cover_page_id,
         provenance=json_safe_deep(provenance),
-        restore=Restore(group.manifest, tuple(p.page_id for p in group.pages)),
+        restore=Restore(
+            group.manifest,
+            tuple(p.page_id for p in group.pages),
+            tuple(p.page_id for p in group.history),
+        ),
     )
     if corpus is not None and fsio.exists(corpus.notebook_dir(item.notebook_id)):
         try:

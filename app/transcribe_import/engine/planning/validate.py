@@ -3,8 +3,10 @@
 Validation is recomputing (docs/formats.md, the plan document): ordering ambiguities, unusable
 files not yet left out, sources missing or changed since the scan, sources whose
 bytes no longer bear out their media type or page count, a target notebook that
-does not exist, preallocated ids already used by something else. Commit is
-refused while any error stands; warnings inform.
+does not exist, preallocated ids already used by something else, a placement or a
+rescan that does not fit the notebook (planning/placement.py). Commit is refused
+while any error stands; warnings inform. The values (``PlanProblem``, ``ProblemCode``)
+are in problems.py.
 
 A notebook planned from a bag keeps the bag's ids, so its id may already be in the
 corpus: the same notebook is ``unchanged`` (a warning: it is skipped), a different one
@@ -15,63 +17,26 @@ is a ``notebook_conflict`` error whose resolutions are ``skip`` and ``as_copy``
 from __future__ import annotations
 
 import concurrent.futures
-import enum
 from collections.abc import Set
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from transcribe_import.engine.base.errors import TranscribeError
-from transcribe_import.engine.base.values import fields_json
 from transcribe_import.engine.media import decode
 from transcribe_import.engine.media.kinds import RenderSettings
-from transcribe_import.engine.planning import bag, dedupe, ordering
+from transcribe_import.engine.planning import bag, dedupe, ordering, placement
 from transcribe_import.engine.planning.plan import ImportPlan, Op, PlanItem, PlanSource
+from transcribe_import.engine.planning.problems import (
+    RESOLVE_AS_COPY,
+    RESOLVE_SKIP,
+    PlanProblem,
+    ProblemCode,
+    Severity,
+)
 from transcribe_import.engine.storage import fsio, project
 
 if TYPE_CHECKING:
     from transcribe_import.engine.storage.corpus import Corpus
-
-
-class Severity(enum.StrEnum):
-    ERROR = "error"
-    WARNING = "warning"
-
-
-class ProblemCode(enum.StrEnum):
-    SOURCE_MISSING = "source_missing"
-    SOURCE_CHANGED = "source_changed"
-    # Scan and ingest say source_unreadable (ErrorCode.SOURCE_UNREADABLE) too.
-    SOURCE_UNREADABLE = "source_unreadable"
-    MEDIA_MISMATCH = "media_mismatch"
-    NOTEBOOK_NOT_FOUND = "notebook_not_found"
-    ID_IN_USE = "id_in_use"
-    NOTHING_TO_IMPORT = "nothing_to_import"
-    DUPLICATES_SKIPPED = "duplicates_skipped"
-    TITLE_EXISTS = "title_exists"
-    # A notebook from a bag (plan --mode bag):
-    UNCHANGED = "unchanged"  # the corpus holds the same notebook: skipped (warning)
-    NOTEBOOK_CONFLICT = "notebook_conflict"  # its id holds a different notebook (error)
-    BAG_ORDER_CHANGED = "bag_order_changed"  # its sources were reordered in the plan (error)
-    RENDERED_AGAIN = "rendered_again"  # some renders are not in the bag as listed (warning)
-
-
-# The choices a notebook_conflict offers (CLI: order ITEM --skip | --as-copy).
-RESOLVE_SKIP = "skip"
-RESOLVE_AS_COPY = "as_copy"
-
-
-@dataclass(frozen=True)
-class PlanProblem:
-    severity: Severity
-    code: str  # a ProblemCode or an ordering.AmbiguityCode
-    item_id: str
-    message: str
-    source_ids: tuple[str, ...] = ()
-    path: str | None = None
-    resolutions: tuple[str, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        return fields_json(self)
 
 
 @dataclass(frozen=True)
@@ -129,6 +94,7 @@ def validate(
     for item in plan.items:
         problems.extend(_item_problems(corpus, item, own, titles))
         problems.extend(_duplicate_problems(corpus, plan, item))
+    problems.extend(placement.plan_problems(plan))
 
     # Source checks read headers from disk: run them in parallel, report in plan order.
     checks = [(it, s) for it in plan.items for s in it.sources if s.imported]
@@ -287,7 +253,8 @@ def _target_problems(
                 f"of the notebook ({foreign[0]}…); make a new plan.",
             )
         ]
-    return []
+    # Where its pages go and what they replace, against the notebook as it is now.
+    return placement.notebook_problems(item, doc)
 
 
 def _restore_item_problems(item: PlanItem) -> list[PlanProblem]:
@@ -295,10 +262,12 @@ def _restore_item_problems(item: PlanItem) -> list[PlanProblem]:
     if item.restore is None:
         return []
     out: list[PlanProblem] = []
-    imported = [s.source_id for s in item.imported_sources()]
-    kept = set(imported)
     source_of = {p.page_id: s.source_id for s in item.sources for p in s.pages}
     in_bag = list(dict.fromkeys(source_of[p] for p in item.restore.page_order))
+    # A source only the history uses (its pages were replaced) has no place in the order.
+    ordered = set(in_bag)
+    imported = [s.source_id for s in item.imported_sources() if s.source_id in ordered]
+    kept = set(imported)
     if imported != [sid for sid in in_bag if sid in kept]:
         # The pages land in the bag's order whatever the plan's source order says, so a
         # reorder would be silently ignored: say so instead.

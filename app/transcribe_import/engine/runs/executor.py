@@ -265,15 +265,18 @@ class _Executor:
             )
         landed: list[str] = []
         try:
-            cover_sources = {p.page_id for s in to_ingest for p in s.pages}
+            landing = {p.page_id for s in to_ingest for p in s.pages}
             req = IngestRequest(
                 nbid,
                 tuple(_spec(s) for s in to_ingest),
                 import_run_id=self.run_id,
                 item_id=item.item_id,
-                cover_page_id=item.cover_page_id if item.cover_page_id in cover_sources else None,
+                cover_page_id=item.cover_page_id if item.cover_page_id in landing else None,
                 page_order=item.restore.page_order if item.restore else None,
                 skip_held=self.plan.policy is DuplicatePolicy.SKIP_EXISTING,
+                placement=item.placement,
+                replaces=tuple(r for r in item.replacements if r[0] in landing),
+                history=item.restore.history if item.restore else (),
             )
             # A new notebook is created, and registered, by its first checkpoint.
             create = new_notebook_for(item, self.run_id) if item.op is Op.CREATE_NOTEBOOK else None

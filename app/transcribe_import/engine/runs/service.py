@@ -229,7 +229,7 @@ def _landed_outcome(
         manifest = project.read(corpus.notebook_dir(item.notebook_id), item.notebook_id)
     except TranscribeError:
         return None  # no loadable notebook: nothing landed (doctor reports a broken one)
-    have = project.ids_of(manifest).pages
+    have = project.ids_of(manifest).landed
     # A source with any page in landed (a long one may have landed only some of its pages).
     landed = [s for s in item.imported_sources() if any(p.page_id in have for p in s.pages)]
     if not landed:

@@ -16,6 +16,10 @@ from transcribe_import.engine.storage import fsio
 PROJECT_FORMAT = "transcribe.project"
 PROJECT_SCHEMA = 1
 PROJECT_FILE = "project.json"
+# Pages a rescan replaced (docs/formats.md): the notebook's history, never deleted. Each
+# entry is {"page": <the page record as it was>, "replaced_by", "import_run_id", "item_id",
+# "replaced_at"}; the page's source stays in "sources" and its files stay on disk.
+REPLACED_PAGES = "replaced_pages"
 
 
 def new_project(notebook_id: str, title: str) -> dict[str, Any]:
@@ -51,6 +55,8 @@ def parse(data: bytes, *, expected_id: str | None, where: Path) -> dict[str, Any
         raise _invalid(where, f"has id {doc.get('id')!r}, which does not match its folder")
     if not isinstance(doc.get("sources"), list) or not isinstance(doc.get("pages"), list):
         raise _invalid(where, "lacks its sources or pages list")
+    if not isinstance(doc.get(REPLACED_PAGES, []), list):
+        raise _invalid(where, f"has a {REPLACED_PAGES} that is not a list")
     return doc
 
 
@@ -81,29 +87,57 @@ def write(notebook_dir: Path, project: dict[str, Any]) -> None:
     fsio.atomic_write(notebook_dir / PROJECT_FILE, encode(project))
 
 
+def replaced_entries(project: dict[str, Any]) -> list[dict[str, Any]]:
+    """The ``replaced_pages`` entries that hold a page record, in the order they were made."""
+    entries = project.get(REPLACED_PAGES)
+    if not isinstance(entries, list):
+        return []
+    return [e for e in entries if isinstance(e, dict) and isinstance(e.get("page"), dict)]
+
+
+def replaced_records(project: dict[str, Any]) -> list[dict[str, Any]]:
+    """The page records of the pages a rescan replaced (the history)."""
+    return [e["page"] for e in replaced_entries(project)]
+
+
 @dataclass(frozen=True)
 class ManifestIds:
     sources: frozenset[str]
-    pages: frozenset[str]
-    renders: frozenset[str]
+    pages: frozenset[str]  # the notebook's pages now (``pages``)
+    renders: frozenset[str]  # every render id, the replaced pages' included
+    replaced: frozenset[str] = frozenset()  # page ids in ``replaced_pages`` (the history)
+
+    @property
+    def landed(self) -> frozenset[str]:
+        """Every page id that landed in the notebook: its pages and those a rescan replaced."""
+        return self.pages | self.replaced
 
 
 def ids_of(project: dict[str, Any]) -> ManifestIds:
+    live = [p for p in project["pages"] if isinstance(p, dict)]
+    history = replaced_records(project)
     return ManifestIds(
         sources=frozenset(str(s.get("id")) for s in project["sources"] if isinstance(s, dict)),
-        pages=frozenset(str(p.get("id")) for p in project["pages"] if isinstance(p, dict)),
-        renders=frozenset(str(p.get("render_id")) for p in project["pages"] if isinstance(p, dict)),
+        pages=frozenset(str(p.get("id")) for p in live),
+        renders=frozenset(str(p.get("render_id")) for p in [*live, *history]),
+        replaced=frozenset(str(p.get("id")) for p in history),
     )
 
 
+def page_records(project: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every page record with files in the notebook: its pages, then the replaced ones."""
+    return [p for p in project["pages"] if isinstance(p, dict)] + replaced_records(project)
+
+
 def referenced_files(project: dict[str, Any]) -> set[str]:
-    """Relative paths of every file the manifest lists (sources and renders)."""
+    """Relative paths of every file the manifest lists (sources and renders, the history's
+    included: a replaced page's files stay in the notebook)."""
     files: set[str] = set()
     for s in project["sources"]:
         if isinstance(s, dict) and isinstance(s.get("path"), str):
             files.add(s["path"])
-    for p in project["pages"]:
-        render = p.get("render") if isinstance(p, dict) else None
+    for p in page_records(project):
+        render = p.get("render")
         if isinstance(render, dict) and isinstance(render.get("path"), str):
             files.add(render["path"])
     return files

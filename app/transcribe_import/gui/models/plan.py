@@ -46,6 +46,7 @@ from transcribe_import.gui.wording import (
     op_words,
     plan_state_words,
     problem_words,
+    replaces_words,
     severity_words,
 )
 
@@ -211,6 +212,7 @@ class PageRow:
     number: int | None  # the page's number in the notebook; None when it is not imported
     is_cover: bool
     notes: tuple[_Note, ...]  # the ambiguities and problems of its file
+    replaces: str | None = None  # a rescan: the notebook page it replaces, in words
 
     @property
     def key(self) -> tuple[str, int]:
@@ -252,6 +254,8 @@ def _warnings(row: PageRow) -> str:
         words.append(_tr("PageTableModel", "Excluded"))
     if source.duplicate is not None:
         words.append(duplicate_words(source.duplicate))
+    if row.replaces is not None:
+        words.append(replaces_words(row.replaces))
     words += [problem_words(code) for code, _, _ in row.notes]
     return "; ".join(words)
 
@@ -267,12 +271,20 @@ def _warning_icon(row: PageRow) -> QPixmap | None:
 
 def _warning_tooltip(row: PageRow) -> str | None:
     messages = [m for _, m, _ in row.notes]
+    if row.replaces is not None:
+        messages.insert(0, replaces_words(row.replaces))
     if row.source.duplicate is not None:
         messages.insert(0, duplicate_words(row.source.duplicate))
     if not messages:
         return None
     # Rich text, so a long message wraps instead of running off the screen.
     return "".join(f"<p>{html.escape(m)}</p>" for m in messages)
+
+
+def _replaced_words(page_id: str | None, named: dict[str, str]) -> str | None:
+    if page_id is None:
+        return None
+    return named.get(page_id, page_id)  # not a page of the notebook: validate says so
 
 
 class PageTableModel(ColumnTableModel[PageRow]):
@@ -369,6 +381,12 @@ class PageTableModel(ColumnTableModel[PageRow]):
         if item is None:
             return []
         notes = self._notes(item)
+        replaced = dict(item.replacements)
+        named = (
+            {p.page_id: p.words for p in self._session.notebook_pages(item.notebook_id)}
+            if replaced
+            else {}
+        )
         rows = []
         number = 0
         for pos, source in enumerate(item.sources):
@@ -385,6 +403,7 @@ class PageTableModel(ColumnTableModel[PageRow]):
                         number if source.imported else None,
                         page.page_id == item.cover_page_id,
                         tuple(notes.get(source.source_id, ())),
+                        _replaced_words(replaced.get(page.page_id), named),
                     )
                 )
         return rows

@@ -1,8 +1,13 @@
 """The review page: a plan's notebooks and pages, their order decisions, and every problem.
 
-Every change is an engine call (``ordering.*``, ``edits.*``) made through
+Every change is an engine call (``ordering.*``, ``edits.*``, and for an import into an
+existing notebook ``api.place``, ``api.replace_page``, ``api.keep_pages``) made through
 ``ImportSession.edit_item``, so it is undoable and the plan stays the only state; the
 page only decides which call to make for the button pressed and the pages selected.
+
+Over the usual 500 lines: the page's widgets, its commands, and the decision panel whose
+buttons settle each kind of problem belong to one view; the placement bar and the replace
+question are in placement.py.
 """
 
 from __future__ import annotations
@@ -57,6 +62,12 @@ from transcribe_import.gui.models.plan import (
     ProblemsModel,
     SourceIdsRole,
 )
+from transcribe_import.gui.pages.placement import (
+    AFTER_PAGE,
+    AT_POSITION,
+    PlacementBar,
+    ask_replaced_page,
+)
 from transcribe_import.gui.session import ImportSession
 from transcribe_import.gui.thumbnails import ThumbnailCache
 from transcribe_import.gui.viewer import PREVIEW_SIDE, PageViewer, ViewerDialog
@@ -68,6 +79,19 @@ from transcribe_import.gui.wording import (
     resolution_words,
     warnings_words,
 )
+
+# Problems of where an into item's pages go: shown with their buttons in the decision panel.
+_PLACEMENT_CODES = frozenset(
+    {
+        ProblemCode.PLACEMENT_OUT_OF_RANGE,
+        ProblemCode.PLACEMENT_PAGE_NOT_FOUND,
+        ProblemCode.REPLACED_PAGE_NOT_FOUND,
+        ProblemCode.PAGE_REPLACED_TWICE,
+        ProblemCode.PLACEMENT_ON_NEW_NOTEBOOK,
+        ProblemCode.REPLACEMENT_LEFT_OUT,
+    }
+)
+
 
 # The thumbnail as a table row shows it; the cache renders at 160 px, sharp on a 2x screen.
 THUMBNAIL_SIZE = QSize(44, 56)
@@ -207,6 +231,11 @@ class ReviewPage(QWidget):
         self.cover_action = self._action(
             tr("Set as c&over"), tr("Make the selected page the notebook's cover"), self.set_cover
         )
+        self.replace_action = self._action(
+            tr("Repl&aces…"),
+            tr("Say the selected page is a rescan that replaces a page of the notebook"),
+            self.choose_replaced_page,
+        )
         self.validate_action = self._action(
             tr("Valida&te"),
             tr("Check the whole plan against the files and the corpus as they are now"),
@@ -251,6 +280,7 @@ class ReviewPage(QWidget):
             _ActionButton(self.include_action),
             _ActionButton(self.rename_action),
             _ActionButton(self.cover_action),
+            _ActionButton(self.replace_action),
         ):
             commands.addWidget(widget)
         commands.addStretch(1)
@@ -297,6 +327,7 @@ class ReviewPage(QWidget):
                 self.exclude_action,
                 self.include_action,
                 self.cover_action,
+                self.replace_action,
             ]
         )
         rows = self.page_view.verticalHeader()
@@ -338,7 +369,12 @@ class ReviewPage(QWidget):
         space = QShortcut(QKeySequence(Qt.Key.Key_Space), self.page_view)
         space.setContext(Qt.ShortcutContext.WidgetShortcut)
         space.activated.connect(self.open_viewer)
-        right = pane(self.pages_label, self.decision_panel, (self.page_split, 1))
+        # An import into an existing notebook: where its new pages go there.
+        self.placement_bar = PlacementBar()
+        self.placement_bar.placement_chosen.connect(self._on_placement_chosen)
+        right = pane(
+            self.pages_label, self.placement_bar, self.decision_panel, (self.page_split, 1)
+        )
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(left)
@@ -675,7 +711,48 @@ class ReviewPage(QWidget):
         page_id = self.pages_model.page_at(rows[0]).page_id
         self._edit(lambda item: edits.set_cover(item, page_id), self.tr("Set cover"))
 
-    def resolve(self, resolution: str) -> None:
+    @Slot(object, object)
+    def _on_placement_chosen(self, at: int | None, after: str | None) -> None:
+        corpus = self.session.corpus
+        self._edit(
+            lambda it: api.place(corpus, it, at=at, after=after), self.tr("Place the new pages")
+        )
+
+    @Slot()
+    def choose_replaced_page(self) -> None:
+        """Ask which page of the notebook the selected page (a rescan) replaces."""
+        item = self._current_item()
+        rows = self.selected_rows()
+        if item is None or len(rows) != 1:
+            return
+        now = dict(item.replacements).get(self.pages_model.page_at(rows[0]).page_id)
+        pages = self.session.notebook_pages(item.notebook_id)
+        asked, page_id = ask_replaced_page(self, pages, now)
+        if asked:
+            self.replace_selected_with(page_id)
+
+    def replace_selected_with(self, page_id: str | None) -> None:
+        """The selected page replaces the notebook's page ``page_id`` (None: nothing)."""
+        rows = self.selected_rows()
+        if len(rows) != 1:
+            return
+        rescan = self.pages_model.page_at(rows[0]).page_id
+        corpus = self.session.corpus
+        if page_id is None:
+            self._edit(lambda it: api.keep_pages(it, [rescan]), self.tr("Add as a new page"))
+        else:
+            self._edit(
+                lambda it: api.replace_page(corpus, it, rescan, page_id),
+                self.tr("Replace a notebook page"),
+            )
+
+    def _rescans_of(self, item: PlanItem, source_ids: tuple[str, ...]) -> list[str]:
+        """The item's rescan pages (replacing a page) of those sources."""
+        wanted = set(source_ids)
+        of = {p.page_id: s.source_id for s in item.sources for p in s.pages}
+        return [new for new, _old in item.replacements if of.get(new) in wanted]
+
+    def resolve(self, resolution: str, source_ids: tuple[str, ...] = ()) -> None:
         """Settle the current notebook's order the way a panel button says (an engine name:
         accept, capture_time, name, mtime, exclude)."""
         changes: dict[str, tuple[Callable[[PlanItem], PlanItem], str]] = {
@@ -719,8 +796,30 @@ class ReviewPage(QWidget):
             lambda it: api.reorder(it, as_copy=True),
             self.tr("Import the notebook as a copy"),
         )
+        # Where an into item's pages go, and what its rescans replace.
+        corpus = self.session.corpus
+        changes["at_end"] = (lambda it: api.place(corpus, it), self.tr("Put the pages at the end"))
+        changes["no_replace"] = (
+            lambda it: api.keep_pages(it, self._rescans_of(it, source_ids)),
+            self.tr("Add as new pages"),
+        )
+        changes["include"] = (
+            lambda it: ordering.include(
+                it, [s.provenance.rel for s in it.sources if s.source_id in source_ids]
+            ),
+            self.tr("Include pages"),
+        )
         if resolution == "exclude":
             self.exclude()
+        elif resolution in ("at", "after"):
+            self.placement_bar.choose(AT_POSITION if resolution == "at" else AFTER_PAGE)
+            return
+        elif resolution == "replace":
+            item = self._current_item()
+            rows = [r for sid in source_ids[:1] for r in self.pages_model.rows_of_source(sid)[:1]]
+            if item is not None and rows:
+                self.select_rows(rows)
+                self.choose_replaced_page()
         elif resolution in changes:
             change, text = changes[resolution]
             self._edit(change, text)
@@ -730,7 +829,8 @@ class ReviewPage(QWidget):
     def _on_resolution_clicked(self) -> None:
         button = self.sender()
         if isinstance(button, QPushButton):
-            self.resolve(str(button.property("resolution")))
+            ids = button.property("source_ids") or ()
+            self.resolve(str(button.property("resolution")), tuple(ids))
 
     @Slot()
     def _on_leave_out_clicked(self) -> None:
@@ -790,6 +890,10 @@ class ReviewPage(QWidget):
 
     def _refresh_item_widgets(self) -> None:
         item = self._current_item()
+        into = item is not None and item.op is Op.IMPORT_INTO_NOTEBOOK
+        self.placement_bar.show_item(
+            item, self.session.notebook_pages(item.notebook_id) if item and into else []
+        )
         if item is None:
             self.pages_label.setText(self.tr("&Pages"))
         else:
@@ -836,8 +940,13 @@ class ReviewPage(QWidget):
             for p in (report.for_item(item.item_id) if report and item is not None else [])
             if p.resolutions and p.code is ProblemCode.NOTEBOOK_CONFLICT
         ]
-        for problem in conflicts:
-            buttons = [self._resolution_button(r) for r in problem.resolutions]
+        placed = [
+            p
+            for p in (report.for_item(item.item_id) if report and item is not None else [])
+            if p.code in _PLACEMENT_CODES
+        ]
+        for problem in [*conflicts, *placed]:
+            buttons = [self._resolution_button(r, problem.source_ids) for r in problem.resolutions]
             layout.addLayout(self._decision_row(item_message(problem.message, item), buttons))
         unusable = item.unusable if item is not None else []
         for entry in unusable:
@@ -860,7 +969,7 @@ class ReviewPage(QWidget):
                     why=html.escape(item_message(str(entry.get("message", "")), item, name)),
                 )
             layout.addLayout(self._decision_row(text, [button], rich=True))
-        if not ambiguities and not unusable and not conflicts:
+        if not ambiguities and not unusable and not conflicts and not placed:
             self.decision_panel.hide()  # ``box`` has no parent: Python frees it
             if had_focus:
                 self.page_view.setFocus(Qt.FocusReason.OtherFocusReason)
@@ -873,6 +982,8 @@ class ReviewPage(QWidget):
             if ambiguities
             else self.tr("This notebook is already in the corpus, different")
             if conflicts
+            else self.tr("Where the pages go needs a decision")
+            if placed
             else self.tr("Files that cannot be imported")
         )
         self.decision_panel.show()
@@ -886,13 +997,14 @@ class ReviewPage(QWidget):
             buttons = box.findChildren(QPushButton)
             (buttons[0] if buttons else self.page_view).setFocus(Qt.FocusReason.OtherFocusReason)
 
-    def _resolution_button(self, resolution: str) -> QPushButton:
+    def _resolution_button(self, resolution: str, source_ids: tuple[str, ...] = ()) -> QPushButton:
         if resolution == "exclude":
             # Follows the page selection, as the Exclude command does.
             button: QPushButton = _ActionButton(self.exclude_action, resolution_words(resolution))
             return button
         button = QPushButton(resolution_words(resolution))
         button.setProperty("resolution", resolution)
+        button.setProperty("source_ids", list(source_ids))
         button.clicked.connect(self._on_resolution_clicked)
         return button
 
@@ -924,6 +1036,12 @@ class ReviewPage(QWidget):
         self.exclude_action.setEnabled(any(not s.excluded for s in sources))
         self.include_action.setEnabled(any(s.excluded for s in sources))
         self.rename_action.setEnabled(item is not None and item.op is Op.CREATE_NOTEBOOK)
+        self.replace_action.setEnabled(
+            item is not None
+            and item.op is Op.IMPORT_INTO_NOTEBOOK
+            and len(rows) == 1
+            and sources[0].imported
+        )
         self.cover_action.setEnabled(
             item is not None
             and len(rows) == 1

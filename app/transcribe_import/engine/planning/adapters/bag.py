@@ -79,6 +79,8 @@ class BagGroup(Group):
     sources: tuple[BagSource, ...] = ()  # in the notebook's order (first page first)
     pages: tuple[BagPage, ...] = ()  # the notebook order
     rendered_again: tuple[str, ...] = ()  # why some pages will be rendered again
+    # The pages a rescan replaced (its replaced_pages): their files land as the history.
+    history: tuple[BagPage, ...] = ()
 
 
 class BagAdapter:
@@ -204,7 +206,9 @@ def _notebook(
         entries[sid] = s
 
     pages, rendered_again = _pages(bag, folder, doc, entries, uid, settings, used)
-    paged = {p.source_id for p in pages}
+    history, again = _pages(bag, folder, doc, entries, uid, settings, used, history=True)
+    rendered_again += again
+    paged = {p.source_id for p in [*pages, *history]}
     sources: dict[str, BagSource] = {}
     left_out: list[NotPlanned] = []
     for sid, s in entries.items():
@@ -235,7 +239,7 @@ def _notebook(
                 )
             )
             continue
-        wanted = 1 + max(p.page_index for p in pages if p.source_id == sid)
+        wanted = 1 + max(p.page_index for p in [*pages, *history] if p.source_id == sid)
         scanned = _scanned(bag, file_rel, s["media_type"], wanted, settings)
         extra = {k: v for k, v in s.items() if k not in SOURCE_KEYS}
         sources[sid] = BagSource(sid, s["sha256"], s["media_type"], scanned, extra)
@@ -247,7 +251,7 @@ def _notebook(
     if not isinstance(title, str) or not title.strip():
         title = f"Notebook {notebook_id[:8]}"
     title = " ".join(json_safe(title).split())
-    in_order = tuple(sources[sid] for sid in dict.fromkeys(p.source_id for p in pages))
+    in_order = tuple(sources[sid] for sid in dict.fromkeys(p.source_id for p in [*pages, *history]))
     group = BagGroup(
         op=Op.CREATE_NOTEBOOK,
         title=title,
@@ -267,6 +271,7 @@ def _notebook(
         sources=in_order,
         pages=tuple(pages),
         rendered_again=tuple(rendered_again),
+        history=tuple(history),
     )
     return group, used, left_out
 
@@ -279,12 +284,24 @@ def _pages(
     uid: _Ids,
     settings: RenderSettings,
     used: set[str],
+    *,
+    history: bool = False,
 ) -> tuple[list[BagPage], list[str]]:
+    """The notebook's pages, or (``history``) the records of the pages a rescan replaced."""
     shown = bag.shown(f"{folder}{PROJECT}")
     pages: list[BagPage] = []
     seen: set[tuple[str, int]] = set()
     rendered_again: list[str] = []
-    for p in doc["pages"]:
+    if history:
+        entries_ = doc.get(project.REPLACED_PAGES, [])
+        if not isinstance(entries_, list) or not all(
+            isinstance(e, dict) and isinstance(e.get("page"), dict) for e in entries_
+        ):
+            raise _invalid(shown, f"has a {project.REPLACED_PAGES} entry without its page record.")
+        records = [e["page"] for e in entries_]
+    else:
+        records = doc["pages"]
+    for p in records:
         if not isinstance(p, dict):
             raise _invalid(shown, "has a page entry that is not an object.")
         pid = uid(p.get("id"), "page id")

@@ -1,0 +1,130 @@
+"""Late pages and rescans: where an into item's pages go, and which page a rescan replaces."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.planning.plan import Op, PlanItem
+from transcribe_import.engine.storage.corpus import Corpus
+
+
+@dataclass(frozen=True)
+class NotebookPage:
+    """One page of a notebook as a person picks it: its place, names and render.
+
+    ``replaced_by``: for a page a rescan replaced (the history, listed after the pages),
+    the page that took its place; None for the notebook's pages.
+    """
+
+    position: int | None  # 1-based place in the notebook; None for a replaced page
+    page_id: str
+    label: str | None
+    file: str | None  # the name of the file it was imported from
+    render: Path | None
+    words: str  # how messages name it ("page 7 (“12v”, scan 7.jpg)")
+    replaced_by: str | None = None
+    replaced_at: str | None = None
+
+
+def _manifest(corpus: Corpus, notebook_id: str) -> dict[str, Any]:
+    from transcribe_import.engine.storage import project
+
+    return project.read(corpus.notebook_dir(notebook_id), notebook_id)
+
+
+def notebook_pages(corpus: Corpus, notebook_id: str) -> list[NotebookPage]:
+    """A notebook's pages in order, then the pages rescans replaced (TranscribeError when
+    the notebook cannot be read)."""
+    from transcribe_import.engine.base.ids import is_valid_id
+    from transcribe_import.engine.ingest import placement
+    from transcribe_import.engine.storage import project
+
+    if not is_valid_id(notebook_id) or not corpus.is_registered(notebook_id):
+        raise TranscribeError(
+            ErrorCode.NOTEBOOK_NOT_FOUND,
+            f"The corpus at {corpus.root} has no notebook {notebook_id!r}; "
+            "`transcribe-import notebooks` lists them.",
+            item=notebook_id,
+        )
+    doc = _manifest(corpus, notebook_id)
+    folder = corpus.notebook_dir(notebook_id)
+
+    def page(p: dict[str, Any], position: int | None, entry: dict[str, Any]) -> NotebookPage:
+        render = p.get("render")
+        path = render.get("path") if isinstance(render, dict) else None
+        label = p.get("label")
+        return NotebookPage(
+            position,
+            str(p.get("id")),
+            label if isinstance(label, str) else None,
+            placement.file_name(doc, p.get("source_id")),
+            folder / path if isinstance(path, str) else None,
+            placement.page_words(doc, str(p.get("id"))),
+            entry.get("replaced_by"),
+            entry.get("replaced_at"),
+        )
+
+    live = [page(p, k, {}) for k, p in enumerate(placement.live_records(doc), 1)]
+    return live + [page(e["page"], None, e) for e in project.replaced_entries(doc)]
+
+
+def place(
+    corpus: Corpus, item: PlanItem, *, at: int | None = None, after: str | None = None
+) -> PlanItem:
+    """Put an into item's new pages at position ``at`` or after the page ``after`` names
+    (its id, label, position or the start of its id); neither: at the end. ValueError in
+    words when the item or the notebook has no such place."""
+    from transcribe_import.engine.ingest.placement import find_page
+    from transcribe_import.engine.planning import placement
+
+    if after is None:
+        return placement.place(item, at=at)
+    if item.op is not Op.IMPORT_INTO_NOTEBOOK:
+        return placement.place(item, after_page=after)  # refused, in its words
+    return placement.place(item, after_page=find_page(_manifest(corpus, item.notebook_id), after))
+
+
+def replace_page(corpus: Corpus, item: PlanItem, rescan: str, page: str) -> PlanItem:
+    """The item's page ``rescan`` (a plan page id, or its file as ``order`` names files,
+    ``FILE#N`` for a page of a file of several) replaces the notebook's page ``page``
+    (named as ``place`` reads ``after``). ValueError in words when refused."""
+    from transcribe_import.engine.ingest.placement import find_page
+    from transcribe_import.engine.planning import placement
+
+    new = _plan_page(item, rescan)
+    if item.op is not Op.IMPORT_INTO_NOTEBOOK:
+        return placement.replace_page(item, new, page)  # refused, in its words
+    return placement.replace_page(item, new, find_page(_manifest(corpus, item.notebook_id), page))
+
+
+def keep_pages(item: PlanItem, rescans: Sequence[str]) -> PlanItem:
+    """Those pages (plan page ids or files) replace nothing: they are added as new pages."""
+    from transcribe_import.engine.planning import placement
+
+    return placement.keep_pages(item, [_plan_page(item, r) for r in rescans])
+
+
+def _plan_page(item: PlanItem, key: str) -> str:
+    from transcribe_import.engine.planning import placement
+
+    if any(p.page_id == key for s in item.sources for p in s.pages):
+        return key
+    return placement.page_of_file(item, key)
+
+
+def placement_words(corpus: Corpus, item: PlanItem) -> list[str]:
+    """Where an into item's pages go and what they replace, in words ([]: at the end, none);
+    the notebook's pages named as it is now when it can be read."""
+    from transcribe_import.engine.planning import placement
+
+    if item.op is not Op.IMPORT_INTO_NOTEBOOK or not (item.placement or item.replacements):
+        return []
+    try:
+        doc: dict[str, Any] | None = _manifest(corpus, item.notebook_id)
+    except TranscribeError:
+        doc = None
+    return placement.describe(item, doc)

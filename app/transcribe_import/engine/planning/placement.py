@@ -1,0 +1,300 @@
+"""Late pages and rescans, the plan's side: where an item's pages go, what they replace.
+
+An ``import_into_notebook`` item may place its pages (``PlanItem.placement``: at a
+1-based position, or after a page) instead of at the end, and may say that some of its
+pages are rescans replacing pages of the notebook (``PlanItem.replacements``). Both are
+in the plan document, so they are fingerprinted (plan.py); they land in the item's
+ingest transactions (ingest/placement.py holds the rules against the notebook).
+
+Here: the edits (``place``, ``replace_page``, ``keep_pages``), pure functions over frozen
+items as every plan edit is; each rule as one function making its plan problems, with its
+own code, its words and its resolutions (validate asks them all); and ``describe``, the
+words the command line uses to say where the pages go and what they replace.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from transcribe_import.engine.ingest import placement as rules
+from transcribe_import.engine.ingest.placement import Placement
+from transcribe_import.engine.planning import ordering
+from transcribe_import.engine.planning.plan import ImportPlan, Op, PlanItem, PlanSource
+from transcribe_import.engine.planning.problems import (
+    RESOLVE_AFTER,
+    RESOLVE_AT,
+    RESOLVE_AT_END,
+    RESOLVE_INCLUDE,
+    RESOLVE_NO_REPLACE,
+    RESOLVE_REPLACE,
+    PlanProblem,
+    ProblemCode,
+    Severity,
+)
+
+# -- naming the item's pages -------------------------------------------------------------------
+
+
+def _sources_by_page(item: PlanItem) -> dict[str, PlanSource]:
+    return {p.page_id: s for s in item.sources for p in s.pages}
+
+
+def rescan_name(item: PlanItem, page_id: str) -> str:
+    """A page of the item as validate names files: its source's ``rel`` (and which page of
+    it, for a file of several pages)."""
+    source = _sources_by_page(item).get(page_id)
+    if source is None:
+        return f"page {page_id}"
+    if len(source.pages) == 1:
+        return source.provenance.rel
+    number = next(k for k, p in enumerate(source.pages, 1) if p.page_id == page_id)
+    return f"{source.provenance.rel} (page {number})"
+
+
+def page_of_file(item: PlanItem, name: str) -> str:
+    """The plan page a person names by its file, as ``order`` names files (``rel``, or a
+    base name unique in the item), and ``NAME#N`` for the N-th page of a file of several;
+    ValueError in words."""
+    base, _, number = name.rpartition("#")
+    try:
+        source, k = ordering.source_by_name(item, name), None
+    except ValueError:
+        if not (base and number.isdigit()):
+            raise
+        source, k = ordering.source_by_name(item, base), int(number)
+    pages = source.pages
+    if k is None and len(pages) > 1:
+        raise ValueError(
+            f"{source.provenance.rel} has {len(pages)} pages: say which one, as "
+            f"{source.name}#N (N from 1 to {len(pages)})"
+        )
+    k = 1 if k is None else k
+    if not 1 <= k <= len(pages):
+        raise ValueError(f"{source.provenance.rel} has no page {k} (it has {len(pages)})")
+    return pages[k - 1].page_id
+
+
+# -- the edits -------------------------------------------------------------------------------
+
+
+def _into_only(item: PlanItem, what: str) -> None:
+    if item.op is not Op.IMPORT_INTO_NOTEBOOK:
+        raise ValueError(
+            f"{item.label} is a new notebook: its pages are in the plan's order, so {what} "
+            "only pages added to an existing notebook"
+        )
+
+
+def place(item: PlanItem, *, at: int | None = None, after_page: str | None = None) -> PlanItem:
+    """Put the item's new pages at position ``at`` (1: first), or right after the notebook's
+    page ``after_page``; neither: at the end. Whether the notebook has that place is
+    validate's to say (it may change before the commit)."""
+    if at is None and after_page is None:
+        return replace(item, placement=None)
+    _into_only(item, "a position is for")
+    if at is not None and at < 1:
+        raise ValueError(f"position {at} is not a place in a notebook: the first page is 1")
+    return replace(item, placement=Placement(at=at, after_page=after_page))
+
+
+def _in_page_order(item: PlanItem, pairs: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    return tuple(
+        (p.page_id, pairs[p.page_id]) for s in item.sources for p in s.pages if p.page_id in pairs
+    )
+
+
+def replace_page(item: PlanItem, page_id: str, old_page_id: str) -> PlanItem:
+    """The item's page ``page_id`` (a rescan) replaces the notebook's page ``old_page_id``,
+    taking its place; refused, in the rule's words, when another page already replaces it."""
+    _into_only(item, "a rescan replaces a page of")
+    if page_id not in _sources_by_page(item):
+        raise ValueError(f"{item.label} has no page {page_id}")
+    pairs = dict(item.replacements)
+    pairs[page_id] = old_page_id
+    new = replace(item, replacements=_in_page_order(item, pairs))
+    twice = _replaced_twice([new])
+    if twice:
+        raise ValueError(twice[0].message)
+    return new
+
+
+def keep_pages(item: PlanItem, page_ids: Sequence[str]) -> PlanItem:
+    """Those pages replace nothing: they are added as new pages, where the others go."""
+    drop = set(page_ids)
+    return replace(item, replacements=tuple(r for r in item.replacements if r[0] not in drop))
+
+
+# -- the rules: each one function, its code, its words, its resolutions ----------------------
+
+
+def plan_problems(plan: ImportPlan) -> list[PlanProblem]:
+    """The rules that need the plan alone (validate adds the notebook's: ``notebook_problems``)."""
+    out: list[PlanProblem] = []
+    for item in plan.items:
+        out += _on_new_notebook(item)
+        out += _left_out(item)
+    out += _replaced_twice(plan.items)
+    return out
+
+
+def _on_new_notebook(item: PlanItem) -> list[PlanProblem]:
+    """A new notebook has no pages to place among or to replace."""
+    if item.op is not Op.CREATE_NOTEBOOK:
+        return []
+    out = []
+    if item.placement is not None:
+        out.append(
+            PlanProblem(
+                Severity.ERROR,
+                ProblemCode.PLACEMENT_ON_NEW_NOTEBOOK,
+                item.item_id,
+                f"{item.label}: a new notebook's pages go in the plan's order, so a position "
+                "for them means nothing. Put them at the end (remove the position).",
+                resolutions=(RESOLVE_AT_END,),
+            )
+        )
+    if item.replacements:
+        names = ", ".join(rescan_name(item, new) for new, _old in item.replacements)
+        out.append(
+            PlanProblem(
+                Severity.ERROR,
+                ProblemCode.PLACEMENT_ON_NEW_NOTEBOOK,
+                item.item_id,
+                f"{item.label}: a new notebook has no pages to replace, yet {names} would "
+                "replace some. Add them as pages instead.",
+                tuple(_source_ids(item, [new for new, _old in item.replacements])),
+                resolutions=(RESOLVE_NO_REPLACE,),
+            )
+        )
+    return out
+
+
+def _replaced_twice(items: Sequence[PlanItem]) -> list[PlanProblem]:
+    """A notebook page is replaced by one rescan at most, across the whole plan."""
+    by_page: dict[tuple[str, str], list[tuple[PlanItem, str]]] = defaultdict(list)
+    for item in items:
+        if item.op is Op.IMPORT_INTO_NOTEBOOK:
+            for new, old in item.replacements:
+                by_page[(item.notebook_id, old)].append((item, new))
+    out = []
+    for (_nb, old), rescans in by_page.items():
+        if len(rescans) < 2:
+            continue
+        names = " and ".join(rescan_name(it, new) for it, new in rescans)
+        item = rescans[-1][0]
+        out.append(
+            PlanProblem(
+                Severity.ERROR,
+                ProblemCode.PAGE_REPLACED_TWICE,
+                item.item_id,
+                f"{item.label}: {names} would each replace page {old}; a page is replaced by "
+                "one rescan. Keep one of them replacing it and add the others as pages.",
+                tuple(sid for it, new in rescans for sid in _source_ids(it, [new])),
+                resolutions=(RESOLVE_NO_REPLACE,),
+            )
+        )
+    return out
+
+
+def _left_out(item: PlanItem) -> list[PlanProblem]:
+    """A rescan left out of the import (excluded, a duplicate) replaces nothing: said so."""
+    if not item.replacements:
+        return []
+    sources = _sources_by_page(item)
+    idle = [new for new, _old in item.replacements if new in sources and not sources[new].imported]
+    if not idle or item.op is not Op.IMPORT_INTO_NOTEBOOK:
+        return []
+    names = ", ".join(rescan_name(item, new) for new in idle)
+    return [
+        PlanProblem(
+            Severity.WARNING,
+            ProblemCode.REPLACEMENT_LEFT_OUT,
+            item.item_id,
+            f"{item.label}: {names} would replace a page but is not imported (left out, or a "
+            "duplicate), so that page stays as it is. Include it, or say it replaces nothing.",
+            tuple(_source_ids(item, idle)),
+            resolutions=(RESOLVE_INCLUDE, RESOLVE_NO_REPLACE),
+        )
+    ]
+
+
+def notebook_problems(item: PlanItem, manifest: Mapping[str, Any]) -> list[PlanProblem]:
+    """The item's placement and rescans against its notebook as it is now (``manifest``)."""
+    if item.op is not Op.IMPORT_INTO_NOTEBOOK or not (item.placement or item.replacements):
+        return []
+    out = []
+    if item.placement is not None:
+        refusal = rules.placement_refusal(manifest, item.placement)
+        if refusal is not None:
+            how = RESOLVE_AT if item.placement.at is not None else RESOLVE_AFTER
+            advice = "Choose another place for them, or put them at the end."
+            out.append(_refused(item, refusal, advice, (), (how, RESOLVE_AT_END)))
+    sources = _sources_by_page(item)
+    for new, old in item.replacements:
+        if new not in sources or not sources[new].imported:
+            continue  # _left_out says so
+        refusal = rules.replaced_refusal(manifest, old, new, rescan_name(item, new))
+        if refusal is not None:
+            advice = "Say which page it replaces, or add it as a new page."
+            ids = (sources[new].source_id,)
+            out.append(_refused(item, refusal, advice, ids, (RESOLVE_REPLACE, RESOLVE_NO_REPLACE)))
+    return out
+
+
+def _refused(
+    item: PlanItem,
+    refusal: rules.Refusal,
+    advice: str,
+    source_ids: tuple[str, ...],
+    resolutions: tuple[str, ...],
+) -> PlanProblem:
+    """A rule against the notebook said no: its code and words, then what to do."""
+    return PlanProblem(
+        Severity.ERROR,
+        ProblemCode(refusal.code.value),
+        item.item_id,
+        f"{item.label}: {refusal.words} {advice}",
+        source_ids,
+        resolutions=resolutions,
+    )
+
+
+def _source_ids(item: PlanItem, page_ids: Sequence[str]) -> list[str]:
+    sources = _sources_by_page(item)
+    return list(dict.fromkeys(sources[p].source_id for p in page_ids if p in sources))
+
+
+# -- in words --------------------------------------------------------------------------------
+
+
+def describe(item: PlanItem, manifest: Mapping[str, Any] | None) -> list[str]:
+    """Where the item's pages go and what they replace, for a person (nothing to say: []).
+
+    ``manifest``: the target notebook as it is now, to name its pages; None names them by id.
+    """
+    if item.op is not Op.IMPORT_INTO_NOTEBOOK:
+        return []
+
+    def named(page_id: str) -> str:
+        return rules.page_words(manifest, page_id) if manifest is not None else f"page {page_id}"
+
+    out = []
+    p = item.placement
+    if p is not None and p.at is not None:
+        ids = None if manifest is None else [q.get("id") for q in rules.live_records(manifest)]
+        if ids is not None and p.at == len(ids) + 1:
+            out.append(f"new pages at position {p.at}, the end")
+        elif ids is not None and 1 <= p.at <= len(ids):
+            out.append(f"new pages at position {p.at}, before {named(str(ids[p.at - 1]))}")
+        else:
+            out.append(f"new pages at position {p.at}")
+    elif p is not None and p.after_page is not None:
+        out.append(f"new pages after {named(p.after_page)}")
+    sources = _sources_by_page(item)
+    for new, old in item.replacements:
+        if new in sources and sources[new].imported:
+            out.append(f"{rescan_name(item, new)} replaces {named(old)}")
+    return out

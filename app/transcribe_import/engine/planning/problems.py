@@ -1,0 +1,71 @@
+"""A plan's problems as values: their severity, their codes, and what resolves them.
+
+Validate (validate.py) recomputes them; the rules that live elsewhere (ordering.py,
+placement.py) make them with these codes. The CLI prints them, the window lists them.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+from transcribe_import.engine.base.values import fields_json
+
+
+class Severity(enum.StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+class ProblemCode(enum.StrEnum):
+    SOURCE_MISSING = "source_missing"
+    SOURCE_CHANGED = "source_changed"
+    # Scan and ingest say source_unreadable (ErrorCode.SOURCE_UNREADABLE) too.
+    SOURCE_UNREADABLE = "source_unreadable"
+    MEDIA_MISMATCH = "media_mismatch"
+    NOTEBOOK_NOT_FOUND = "notebook_not_found"
+    ID_IN_USE = "id_in_use"
+    NOTHING_TO_IMPORT = "nothing_to_import"
+    DUPLICATES_SKIPPED = "duplicates_skipped"
+    TITLE_EXISTS = "title_exists"
+    # A notebook from a bag (plan --mode bag):
+    UNCHANGED = "unchanged"  # the corpus holds the same notebook: skipped (warning)
+    NOTEBOOK_CONFLICT = "notebook_conflict"  # its id holds a different notebook (error)
+    BAG_ORDER_CHANGED = "bag_order_changed"  # its sources were reordered in the plan (error)
+    RENDERED_AGAIN = "rendered_again"  # some renders are not in the bag as listed (warning)
+    # Where an into item's pages go and what they replace (planning/placement.py); the
+    # first three are ingest's ErrorCodes of the same rules, checked again at commit.
+    PLACEMENT_OUT_OF_RANGE = "placement_out_of_range"
+    PLACEMENT_PAGE_NOT_FOUND = "placement_page_not_found"
+    REPLACED_PAGE_NOT_FOUND = "replaced_page_not_found"
+    PAGE_REPLACED_TWICE = "page_replaced_twice"
+    PLACEMENT_ON_NEW_NOTEBOOK = "placement_on_new_notebook"
+    REPLACEMENT_LEFT_OUT = "replacement_left_out"  # a rescan is excluded or skipped (warning)
+
+
+# The choices a notebook_conflict offers (CLI: order ITEM --skip | --as-copy).
+RESOLVE_SKIP = "skip"
+RESOLVE_AS_COPY = "as_copy"
+# The choices of a placement problem (CLI: order ITEM --at N | --after PAGE | --at-end |
+# --replace FILE PAGE | --no-replace FILE... | --include FILE...).
+RESOLVE_AT = "at"
+RESOLVE_AFTER = "after"
+RESOLVE_AT_END = "at_end"
+RESOLVE_REPLACE = "replace"
+RESOLVE_NO_REPLACE = "no_replace"
+RESOLVE_INCLUDE = "include"
+
+
+@dataclass(frozen=True)
+class PlanProblem:
+    severity: Severity
+    code: str  # a ProblemCode or an ordering.AmbiguityCode
+    item_id: str
+    message: str
+    source_ids: tuple[str, ...] = ()
+    path: str | None = None
+    resolutions: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return fields_json(self)

@@ -1,0 +1,134 @@
+"""Where an item's new pages go in an existing notebook, and which page a rescan replaces.
+
+The placement bar is shown for an "into an existing notebook" item only. It offers the
+engine's three placements (at the end, at a position, after a page of the notebook) and
+says which the plan holds; a choice is handed to the review page as
+``placement_chosen(at, after)``, which makes it an undoable engine edit (``api.place``).
+``ask_replaced_page`` asks which notebook page a rescan replaces. Neither decides anything.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal, Slot
+from PySide6.QtWidgets import (
+    QComboBox,
+    QGroupBox,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QSpinBox,
+    QWidget,
+)
+
+from transcribe_import.engine import api
+from transcribe_import.engine.planning.plan import Op, PlanItem
+from transcribe_import.gui.wording import (
+    notebook_page_words,
+    placement_mode_words,
+    placement_title,
+    replace_dialog_words,
+)
+
+AT_END, AT_POSITION, AFTER_PAGE = range(3)
+
+
+class PlacementBar(QGroupBox):
+    """At the end | At position N | After page P, for the item shown (hidden otherwise)."""
+
+    placement_chosen = Signal(object, object)  # at: int | None, after: page id | None
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.mode_combo = QComboBox()
+        self.mode_combo.addItems(placement_mode_words())
+        self.mode_combo.setAccessibleName(self.tr("Where the new pages go"))
+        self.position_spin = QSpinBox()
+        self.position_spin.setMinimum(1)
+        self.position_spin.setKeyboardTracking(False)  # one edit when typed, not per digit
+        self.position_spin.setAccessibleName(self.tr("Position of the first new page"))
+        self.after_combo = QComboBox()
+        self.after_combo.setAccessibleName(self.tr("Page the new pages follow"))
+        label = QLabel(self.tr("New pa&ges go:"))
+        label.setBuddy(self.mode_combo)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(9, 2, 9, 6)
+        for widget in (label, self.mode_combo, self.position_spin, self.after_combo):
+            layout.addWidget(widget)
+        layout.addStretch(1)
+        self._showing = False  # True while the widgets are set from the plan, not by a person
+        self.mode_combo.currentIndexChanged.connect(self._on_changed)
+        self.position_spin.valueChanged.connect(self._on_changed)
+        self.after_combo.currentIndexChanged.connect(self._on_changed)
+        self.hide()
+
+    def show_item(self, item: PlanItem | None, pages: list[api.NotebookPage]) -> None:
+        """Show where ``item``'s pages go among ``pages`` (the notebook's, in order)."""
+        if item is None or item.op is not Op.IMPORT_INTO_NOTEBOOK:
+            self.hide()
+            return
+        live = [p for p in pages if p.position is not None]
+        self._showing = True
+        try:
+            self.setTitle(placement_title(item.notebook_id))
+            self.after_combo.clear()
+            for p in live:
+                self.after_combo.addItem(notebook_page_words(p.words), p.page_id)
+            self.position_spin.setMaximum(len(live) + 1)
+            placed = item.placement
+            if placed is None:
+                mode = AT_END
+            elif placed.at is not None:
+                mode = AT_POSITION
+                self.position_spin.setValue(placed.at)
+            else:
+                mode = AFTER_PAGE
+                row = self.after_combo.findData(placed.after_page)
+                if row < 0:  # not a page of the notebook (validate says so): shown as it is
+                    self.after_combo.addItem(str(placed.after_page), placed.after_page)
+                    row = self.after_combo.count() - 1
+                self.after_combo.setCurrentIndex(row)
+            self.mode_combo.setCurrentIndex(mode)
+            self._sync_visible()
+        finally:
+            self._showing = False
+        self.show()
+
+    def choose(self, mode: int) -> None:
+        """Put the focus on the control of ``mode`` (a problem's resolution button)."""
+        self.mode_combo.setCurrentIndex(mode)
+        target = {AT_POSITION: self.position_spin, AFTER_PAGE: self.after_combo}.get(mode)
+        (target or self.mode_combo).setFocus()
+
+    def _sync_visible(self) -> None:
+        mode = self.mode_combo.currentIndex()
+        self.position_spin.setVisible(mode == AT_POSITION)
+        self.after_combo.setVisible(mode == AFTER_PAGE)
+
+    @Slot()
+    def _on_changed(self) -> None:
+        self._sync_visible()
+        if self._showing:
+            return
+        mode = self.mode_combo.currentIndex()
+        if mode == AT_POSITION:
+            self.placement_chosen.emit(self.position_spin.value(), None)
+        elif mode == AFTER_PAGE and self.after_combo.currentData() is not None:
+            self.placement_chosen.emit(None, self.after_combo.currentData())
+        elif mode == AT_END:
+            self.placement_chosen.emit(None, None)
+
+
+def ask_replaced_page(
+    parent: QWidget, pages: list[api.NotebookPage], now: str | None
+) -> tuple[bool, str | None]:
+    """Ask which of the notebook's ``pages`` a rescan replaces (``now``: the one it replaces
+    in the plan); (asked, page id or None for "none: add it as a new page")."""
+    live = [p for p in pages if p.position is not None]
+    title, question, none = replace_dialog_words()
+    choices = [none] + [notebook_page_words(p.words) for p in live]
+    current = next((k + 1 for k, p in enumerate(live) if p.page_id == now), 0)
+    choice, ok = QInputDialog.getItem(parent, title, question, choices, current, False)
+    if not ok:
+        return False, None
+    index = choices.index(choice)
+    return True, live[index - 1].page_id if index else None

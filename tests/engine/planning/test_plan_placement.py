@@ -1,0 +1,265 @@
+"""Late pages and rescans in the plan: the document keys, the edits, validate's refusals.
+
+A placement and replacements are fingerprinted and round-trip through the plan file (a
+plan that has none stays version 1, byte for byte); each refusal has its own code and
+words naming the notebook and the page; a plan validated, then outdated by the notebook,
+is refused at commit with nothing changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import orjson
+import pytest
+
+from transcribe_import.engine import api
+from transcribe_import.engine.ingest.placement import Placement
+from transcribe_import.engine.planning import placement
+from transcribe_import.engine.planning.plan import (
+    PlanDocumentError,
+    fingerprint_of,
+    plan_from_document,
+)
+from transcribe_import.engine.planning.problems import ProblemCode
+from transcribe_import.engine.planning.validate import validate
+from transcribe_import.engine.storage import project
+from transcribe_import.engine.storage.corpus import Corpus
+
+from engine_helpers import ingest_pages, page_ids, snapshot
+from helpers.runs import commit_plan, plan_for
+from helpers.shelves import make_pages
+
+
+@pytest.fixture
+def held(corpus: Corpus, notebook: str, tmp_path: Path) -> list[str]:
+    """The notebook holds four pages; their ids in order."""
+    return page_ids(
+        ingest_pages(corpus, notebook, make_pages(tmp_path / "held", 4, name="held {i}.jpg"))
+    )
+
+
+@pytest.fixture
+def into(corpus: Corpus, notebook: str, tmp_path: Path):
+    """A plan of two late pages and a rescan into the notebook."""
+    make_pages(tmp_path / "late", 2, name="late {i}.jpg", tag="L")
+    make_pages(tmp_path / "late", 1, name="rescan {i}.jpg", tag="R")
+    return plan_for(corpus, tmp_path / "late", mode=f"into:{notebook}")
+
+
+def codes(report) -> list[str]:
+    return [str(p.code) for p in report.errors]
+
+
+def the_item(plan):
+    [item] = plan.items
+    return item
+
+
+def rescan_page(item) -> str:
+    return placement.page_of_file(item, "rescan 1.jpg")
+
+
+# -- the plan document -----------------------------------------------------------------------
+
+
+def test_a_plan_without_placement_keeps_version_1_and_its_fingerprint(into) -> None:
+    doc = into.to_document()
+    assert doc["schema_version"] == 1
+    assert "placement" not in doc["items"][0] and "replacements" not in doc["items"][0]
+    again = plan_from_document(orjson.loads(into.encode()), "plan.json")
+    assert again.encode() == into.encode()
+
+
+def test_placement_and_replacements_round_trip_and_are_fingerprinted(into, held) -> None:
+    item = the_item(into)
+    placed = into.with_item(
+        placement.replace_page(placement.place(item, at=2), rescan_page(item), held[1])
+    )
+    doc = placed.to_document()
+    assert doc["schema_version"] == 2
+    assert doc["items"][0]["placement"] == {"at": 2}
+    assert doc["items"][0]["replacements"] == {rescan_page(item): held[1]}
+    assert placed.fingerprint != into.fingerprint
+    again = plan_from_document(orjson.loads(placed.encode()), "plan.json")
+    assert the_item(again).placement == Placement(at=2)
+    assert the_item(again).replacements == ((rescan_page(item), held[1]),)
+    after = into.with_item(placement.place(item, after_page=held[3]))
+    assert after.to_document()["items"][0]["placement"] == {"after_page": held[3]}
+    assert after.fingerprint not in (into.fingerprint, placed.fingerprint)
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "words"),
+    [
+        ("placement", {"at": 2, "after_page": "x"}, "placement is neither"),
+        ("placement", {"at": "2"}, "at is '2', not a whole number"),
+        ("placement", {"after_page": "page 4"}, "placement is neither"),
+        ("replacements", {"not-a-page": "x"}, "replacements names 'not-a-page'"),
+        ("replacements", ["x"], "replacements is not an object"),
+    ],
+)
+def test_a_malformed_placement_is_refused_on_reading(into, key, value, words) -> None:
+    doc = into.to_document(with_fingerprint=False)
+    doc["items"][0][key] = value
+    doc["plan_fingerprint"] = fingerprint_of(doc)
+    with pytest.raises(PlanDocumentError, match=words):
+        plan_from_document(doc, "plan.json")
+
+
+def test_a_replacement_of_a_page_that_is_not_a_uuid_is_refused(into) -> None:
+    item = the_item(into)
+    doc = into.to_document(with_fingerprint=False)
+    doc["items"][0]["replacements"] = {rescan_page(item): "page 3"}
+    doc["plan_fingerprint"] = fingerprint_of(doc)
+    with pytest.raises(PlanDocumentError, match="'page 3', which is not a page id"):
+        plan_from_document(doc, "plan.json")
+
+
+# -- validate ----------------------------------------------------------------------------------
+
+
+def test_a_placement_that_fits_validates(corpus, into, held) -> None:
+    item = the_item(into)
+    for placed in (
+        placement.place(item, at=1),
+        placement.place(item, at=5),
+        placement.place(item, after_page=held[2]),
+        placement.replace_page(item, rescan_page(item), held[0]),
+    ):
+        assert validate(corpus, into.with_item(placed)).ok
+
+
+@pytest.mark.parametrize(
+    ("at", "words"),
+    [
+        (
+            6,
+            "Notebook “Field notes” has 4 page(s), so new pages can go at position 1 (the start) "
+            "to 5 (the end), not at position 6.",
+        ),
+        (0, "not at position 0"),
+    ],
+)
+def test_a_position_out_of_the_notebook_is_refused(corpus, into, held, at, words) -> None:
+    item = the_item(into)
+    bad = into.with_item(replace(item, placement=Placement(at=at)))
+    report = validate(corpus, bad)
+    assert codes(report) == [ProblemCode.PLACEMENT_OUT_OF_RANGE]
+    [problem] = report.errors
+    assert words in problem.message
+    assert problem.resolutions == ("at", "at_end")
+
+
+def test_after_a_page_the_notebook_lacks_is_refused(corpus, into, held, notebook) -> None:
+    other = "0e7f3d52-1b2a-4c3d-8e9f-0a1b2c3d4e5f"
+    bad = into.with_item(placement.place(the_item(into), after_page=other))
+    [problem] = validate(corpus, bad).errors
+    assert problem.code == ProblemCode.PLACEMENT_PAGE_NOT_FOUND
+    assert f"has no page {other}, so the new pages cannot go after it" in problem.message
+    assert problem.resolutions == ("after", "at_end")
+
+
+def test_a_rescan_of_a_page_the_notebook_lacks_is_refused(corpus, into, held) -> None:
+    item = the_item(into)
+    other = "0e7f3d52-1b2a-4c3d-8e9f-0a1b2c3d4e5f"
+    bad = into.with_item(placement.replace_page(item, rescan_page(item), other))
+    [problem] = validate(corpus, bad).errors
+    assert problem.code == ProblemCode.REPLACED_PAGE_NOT_FOUND
+    assert f"has no page {other}, so" in problem.message and "rescan 1.jpg" in problem.message
+    assert problem.resolutions == ("replace", "no_replace")
+    assert problem.source_ids == (item.sources[-1].source_id,)
+
+
+def test_the_same_page_replaced_twice_is_refused(corpus, into, held) -> None:
+    item = the_item(into)
+    once = placement.replace_page(item, rescan_page(item), held[1])
+    with pytest.raises(ValueError, match="would each replace page"):
+        placement.replace_page(once, placement.page_of_file(item, "late 1.jpg"), held[1])
+    twice = replace(
+        once,
+        replacements=(*once.replacements, (placement.page_of_file(item, "late 1.jpg"), held[1])),
+    )
+    [problem] = validate(corpus, into.with_item(twice)).errors
+    assert problem.code == ProblemCode.PAGE_REPLACED_TWICE
+    assert (
+        f"late/rescan 1.jpg and late/late 1.jpg would each replace page {held[1]};"
+        in problem.message
+    )
+
+
+def test_the_same_page_replaced_by_two_items_is_refused(corpus, into, held, tmp_path) -> None:
+    make_pages(tmp_path / "more", 1, name="again {i}.jpg", tag="A")
+    item = the_item(into)
+    other = the_item(plan_for(corpus, tmp_path / "more", mode=f"into:{item.notebook_id}"))
+    first = placement.replace_page(item, rescan_page(item), held[2])
+    second = placement.replace_page(other, placement.page_of_file(other, "again 1.jpg"), held[2])
+    plan = replace(into, items=(first, second))
+    assert codes(validate(corpus, plan)) == [ProblemCode.PAGE_REPLACED_TWICE]
+
+
+def test_a_placement_on_a_new_notebook_is_refused(corpus, into, tmp_path) -> None:
+    make_pages(tmp_path / "shelf" / "new one", 2, tag="N")
+    new = plan_for(corpus, tmp_path / "shelf")
+    item = the_item(new)
+    with pytest.raises(ValueError, match="is a new notebook"):
+        placement.place(item, at=1)
+    page = item.sources[0].pages[0].page_id
+    bad = new.with_item(replace(item, placement=Placement(at=1), replacements=((page, page),)))
+    report = validate(corpus, bad)
+    assert codes(report) == [ProblemCode.PLACEMENT_ON_NEW_NOTEBOOK] * 2
+    assert [p.resolutions for p in report.errors] == [("at_end",), ("no_replace",)]
+
+
+def test_a_rescan_left_out_is_a_warning(corpus, into, held) -> None:
+    item = the_item(into)
+    from transcribe_import.engine.planning import ordering
+
+    left = ordering.exclude(
+        placement.replace_page(item, rescan_page(item), held[0]), ["rescan 1.jpg"]
+    )
+    report = validate(corpus, into.with_item(left))
+    assert report.ok
+    [warning] = [w for w in report.warnings if w.code == ProblemCode.REPLACEMENT_LEFT_OUT]
+    assert warning.resolutions == ("include", "no_replace")
+    kept = placement.keep_pages(left, [rescan_page(item)])
+    assert kept.replacements == ()
+
+
+def test_validate_again_at_commit_refuses_what_the_notebook_outdated(
+    corpus, into, held, tmp_path, notebook
+) -> None:
+    """Validated, then another import replaces the same page first: the commit is refused
+    (validate is run again), and nothing of this plan lands."""
+    item = the_item(into)
+    plan = into.with_item(placement.replace_page(item, rescan_page(item), held[1]))
+    assert api.validate_plan(corpus, plan).ok
+    make_pages(tmp_path / "first", 1, name="first {i}.jpg", tag="F")
+    first = plan_for(corpus, tmp_path / "first", mode=f"into:{notebook}")
+    fi = the_item(first)
+    first = first.with_item(
+        placement.replace_page(fi, placement.page_of_file(fi, "first 1.jpg"), held[1])
+    )
+    assert commit_plan(corpus, first).status == "complete"
+    before = snapshot(corpus.notebook_dir(notebook))
+    with pytest.raises(api.PlanInvalid) as info:
+        api.prepare_commit(corpus, plan)
+    [problem] = info.value.report.errors
+    assert problem.code == ProblemCode.REPLACED_PAGE_NOT_FOUND
+    assert "was already replaced by a rescan (page 2 (first 1.jpg)" in problem.message
+    assert snapshot(corpus.notebook_dir(notebook)) == before
+
+
+def test_describe_says_where_pages_go_and_what_they_replace(corpus, into, held, notebook) -> None:
+    item = the_item(into)
+    doc = project.read(corpus.notebook_dir(notebook), notebook)
+    placed = placement.replace_page(placement.place(item, at=3), rescan_page(item), held[0])
+    assert placement.describe(placed, doc) == [
+        "new pages at position 3, before page 3 (held 3.jpg)",
+        "late/rescan 1.jpg replaces page 1 (held 1.jpg)",
+    ]
+    assert placement.describe(placement.place(item, at=5), doc) == [
+        "new pages at position 5, the end"
+    ]
+    assert placement.describe(item, doc) == []
