@@ -226,3 +226,27 @@ def test_the_plan_of_an_undone_run_committed_again_imports_it_again(tmp_path: Pa
     assert record["retry_of"] == first["import_run_id"]
     assert sorted(_projects(data)) == ids  # the plan's own notebook ids, imported again
     assert_doctor_clean(data)
+
+
+@pytest.mark.parametrize("point", ["revert.after_journal", "revert.after_project"])
+def test_kill_undoing_a_rescan_then_doctor_puts_the_replaced_page_back(
+    corpus_with_two_runs, tmp_path: Path, point: str
+):
+    data, _a, b, first = corpus_with_two_runs
+    ok(run_cli(data, "revert", b))
+    before = _projects(data)[first]
+    old = before["pages"][1]["id"]
+    make_pages(tmp_path / "rescan", 1, name="rescan {i}.png", tag="R")
+    plan = tmp_path / "rescan.json"
+    ok(run_cli(data, "plan", str(tmp_path / "rescan"), "--mode", f"into:{first}", "-o", str(plan)))
+    item = orjson.loads(plan.read_bytes())["items"][0]["item_id"]
+    ok(run_cli(data, "order", str(plan), item, "--replace", "rescan 1.png", old))
+    run = cli_json(data, "commit", str(plan), "--json")["import_run_id"]
+    assert _projects(data)[first]["replaced_pages"][0]["page"]["id"] == old
+    proc = run_cli(data, "revert", run, crash_at=point)
+    assert proc.returncode == SIGKILLED
+    ok(run_cli(data, "doctor"), EXIT_PROBLEMS)
+    after = _projects(data)[first]
+    assert after["pages"] == before["pages"] and "replaced_pages" not in after
+    assert _record(data, run)["status"] == "reverted"
+    assert_doctor_clean(data)

@@ -230,3 +230,66 @@ def test_a_run_cancelled_with_commits_is_undone(corpus: Corpus, tmp_path: Path):
     assert sorted(n.notebook_id for n in undone.plan.notebooks) == sorted(landed)
     assert not any(corpus.is_registered(n) for n in landed)
     assert doctor(corpus).clean
+
+
+# -- late pages and rescans: an undo puts the notebook back as it was -----------------------
+
+
+def _into(corpus: Corpus, tmp_path: Path, target: str, name: str, n: int):  # type: ignore[no-untyped-def]
+    make_pages(tmp_path / name, n, name=name + " {i}.png", tag=name)
+    return plan_for(corpus, tmp_path / name, mode=f"into:{target}")
+
+
+def test_undoing_placed_pages_and_a_rescan_restores_the_notebook_exactly(
+    corpus: Corpus, tmp_path: Path
+):
+    from transcribe_import.engine.planning import placement
+
+    plan = plan_for(corpus, make_shelf(tmp_path / "shelf", notebooks=1, pages=3))
+    commit_plan(corpus, plan)
+    target = plan.items[0].notebook_id
+    doc = _project(corpus, target)
+    cover = doc["pages"][1]["id"]
+    doc["cover_page_id"] = cover  # the second page is the cover...
+    (corpus.notebook_dir(target) / "project.json").write_bytes(orjson.dumps(doc))
+    before = _project(corpus, target)
+
+    late = _into(corpus, tmp_path, target, "late", 2)
+    [item] = late.items
+    rescan, *_ = [p.page_id for s in item.sources for p in s.pages]
+    item = placement.place(item, at=1)
+    item = placement.replace_page(item, rescan, cover)  # ...and is rescanned
+    run = commit_plan(corpus, late.with_item(item))
+    assert run.status is RunStatus.COMPLETE
+    grown = _project(corpus, target)
+    assert grown["cover_page_id"] == rescan and grown["replaced_pages"][0]["page"]["id"] == cover
+    assert api.preview_revert(corpus, run.run_id).plan.ok
+
+    api.revert(corpus, run.run_id)
+    after = assert_notebook_whole(corpus, target)
+    assert {**after, "updated_at": None} == {**before, "updated_at": None}
+    assert doctor(corpus).clean
+
+
+def test_a_later_rescan_of_a_page_blocks_undoing_the_import_that_added_it(
+    corpus: Corpus, tmp_path: Path
+):
+    from transcribe_import.engine.planning import placement
+
+    plan = plan_for(corpus, make_shelf(tmp_path / "shelf", notebooks=1, pages=2))
+    commit_plan(corpus, plan)
+    target = plan.items[0].notebook_id
+    first = commit_plan(corpus, _into(corpus, tmp_path, target, "late", 1))
+    added = _project(corpus, target)["pages"][-1]["id"]
+    again = _into(corpus, tmp_path, target, "again", 1)
+    [item] = again.items
+    item = placement.replace_page(item, item.sources[0].pages[0].page_id, added)
+    later = commit_plan(corpus, again.with_item(item))
+    with pytest.raises(RevertBlocked) as caught:
+        api.revert(corpus, first.run_id)
+    assert {b.code for b in caught.value.plan.blockers} == {RevertBlock.LATER_PAGES}
+    assert later.run_id in str(caught.value)
+    api.revert(corpus, later.run_id)  # the rescan first: the added page is back...
+    api.revert(corpus, first.run_id)  # ...then the import that added it
+    assert len(assert_notebook_whole(corpus, target)["pages"]) == 2
+    assert doctor(corpus).clean

@@ -173,6 +173,23 @@ def _notebook(
             RevertBlocker(code, notebook_id, f"“{title}” ({notebook_id}): {what}", title)
         )
 
+    history = project.replaced_entries(doc)
+    replacing = {  # the run's rescans -> the page each replaced
+        str(e["replaced_by"]): e["page"] for e in history if e.get("import_run_id") == run_id
+    }
+    later = sorted(
+        {
+            str(e.get("import_run_id"))
+            for e in history
+            if e["page"].get("source_id") in ours and e.get("import_run_id") != run_id
+        }
+    )
+    if later:
+        block(
+            RevertBlock.LATER_PAGES,
+            f"pages of this import were replaced by rescans since, by {', '.join(later)}; "
+            "undo that import first, or keep this one.",
+        )
     if created:
         others = [s for s in doc["sources"] if isinstance(s, dict) and str(s.get("id")) not in ours]
         if others:
@@ -183,7 +200,7 @@ def _notebook(
                 "that import first, or keep this one.",
             )
         _check_notebook_keys(doc, items, block)
-    _check_pages(plan_pages(items), our_pages, pages, doc, items, block)
+    _check_pages(plan_pages(items), our_pages, pages, doc, items, block, replacing)
     if check_hashes:
         _check_files(nb_dir, [*ours.values(), *our_pages], block)
     files = tuple(
@@ -242,11 +259,17 @@ def _check_pages(
     doc: dict[str, Any],
     items: list[PlanItem],
     block: Any,
+    replacing: dict[str, dict[str, Any]],
 ) -> None:
+    """``replacing``: the run's rescans, each with the record of the page it replaced (a
+    rescan stands where that page stood, takes its label if it had none, and its cover)."""
     for p in our_pages:
         want = expected.get(str(p.get("id")))
         if want is None:
             continue  # a page of the run's sources the plan does not list: judged by its file
+        old = replacing.get(str(p.get("id")))
+        if old is not None and "label" not in want and "label" in old:
+            want = {**want, "label": old["label"]}
         extra = sorted(set(p) - PAGE_KEYS - set(want))
         differ = sorted(k for k, v in want.items() if p.get(k) != v)
         if extra or differ:
@@ -256,7 +279,9 @@ def _check_pages(
                 f"page {p.get('id')} has changed since the import ({what}); undoing would "
                 "lose that work.",
             )
-    # The run's pages, where it put them: one block, in plan order.
+    # The run's pages, where it put them: one block, in plan order (a rescan stands where
+    # the page it replaced stood, so it is not part of the block).
+    our_pages = [p for p in our_pages if str(p.get("id")) not in replacing]
     order = [str(p["id"]) for p in our_pages]
     planned = [pid for pid in expected if pid in set(order)]
     positions = [k for k, p in enumerate(pages) if str(p.get("id")) in set(order)]
@@ -268,7 +293,9 @@ def _check_pages(
         )
     cover = doc.get("cover_page_id")
     planned_covers = {it.cover_page_id for it in items}
-    if cover in set(order) and cover not in planned_covers:
+    if cover in replacing and replacing[str(cover)].get("id") is not None:
+        planned_covers.add(str(cover))  # the cover was the page it replaced: it followed
+    if cover in set(order) | set(replacing) and cover not in planned_covers:
         block(
             RevertBlock.COVER_SET,
             f"page {cover} of this import was made the cover since.",

@@ -185,7 +185,8 @@ def _roll_forward(
             trash.move_into(src, dst)
             whole.append(nbid)
         else:
-            _take_out(src, nbid, set(nb["source_ids"]), set(nb["page_ids"]))
+            run_id = str(doc["import_run_id"])
+            _take_out(src, nbid, run_id, set(nb["source_ids"]), set(nb["page_ids"]))
             crashpoint("revert.after_project")
             trash.move_all([(src / f["path"], dst / f["path"]) for f in nb["files"]])
         crashpoint("revert.after_move")
@@ -199,16 +200,52 @@ def _roll_forward(
     trash.write_journal(corpus, {**doc, "state": trash.DONE, "finished_at": utc_now()})
 
 
-def _take_out(nb_dir: Path, notebook_id: str, source_ids: set[str], page_ids: set[str]) -> None:
+def taken_out(
+    doc: dict[str, Any], run_id: str, source_ids: set[str], page_ids: set[str]
+) -> dict[str, Any]:
+    """``doc`` without the run's sources and pages: a page a rescan of the run replaced is
+    put back in the rescan's place (and is the cover again if the rescan was), and leaves
+    ``replaced_pages``. Pure: the same answer for the same document (``updated_at`` aside)."""
+    entries = project.replaced_entries(doc)
+    restored = {
+        str(e["replaced_by"]): e
+        for e in entries
+        if e.get("replaced_by") in page_ids and e.get("import_run_id") == run_id
+    }
+    pages = []
+    for p in doc["pages"]:
+        pid = p.get("id") if isinstance(p, dict) else None
+        if pid in restored:
+            pages.append(restored[str(pid)]["page"])
+        elif pid not in page_ids:
+            pages.append(p)
+    out = {**doc, "pages": pages}
+    out["sources"] = [
+        s for s in doc["sources"] if not (isinstance(s, dict) and s.get("id") in source_ids)
+    ]
+    if restored:
+        gone = {id(e) for e in restored.values()}
+        history = [e for e in doc.get(project.REPLACED_PAGES, []) if id(e) not in gone]
+        if history:
+            out[project.REPLACED_PAGES] = history
+        else:
+            out.pop(project.REPLACED_PAGES, None)
+        cover = doc.get("cover_page_id")
+        if cover in restored:
+            out["cover_page_id"] = restored[str(cover)]["page"].get("id")
+    return out
+
+
+def _take_out(
+    nb_dir: Path, notebook_id: str, run_id: str, source_ids: set[str], page_ids: set[str]
+) -> None:
     """Rewrite project.json without the run's sources and pages (a no-op once done)."""
     doc = project.read(nb_dir, notebook_id)
-    pages = [p for p in doc["pages"] if not (isinstance(p, dict) and p.get("id") in page_ids)]
-    sources = [s for s in doc["sources"] if not (isinstance(s, dict) and s.get("id") in source_ids)]
-    if len(pages) == len(doc["pages"]) and len(sources) == len(doc["sources"]):
+    after = taken_out(doc, run_id, source_ids, page_ids)
+    if after == doc:
         return
-    doc["pages"], doc["sources"] = pages, sources
-    doc["updated_at"] = utc_now()
-    project.write(nb_dir, doc)
+    after["updated_at"] = utc_now()
+    project.write(nb_dir, after)
 
 
 def _roll_back(corpus: Corpus, store: RunStore, doc: dict[str, Any], why: str) -> None:
@@ -226,10 +263,18 @@ def _roll_back(corpus: Corpus, store: RunStore, doc: dict[str, Any], why: str) -
         trash.move_all([(m, h) for m, h in back if not fsio.exists(h)])
         before = _parse(_before_path(corpus, revert_id, nbid), nbid)
         current = project.read(home, nbid)
-        _put_back(before, current, set(nb["source_ids"]), set(nb["page_ids"]))
-        project.write(home, current)
+        ours = set(nb["source_ids"]), set(nb["page_ids"])
+        if _same(current, taken_out(before, str(doc["import_run_id"]), *ours)):
+            project.write(home, before)  # nothing changed since the take-out: exactly as it was
+        elif not {p.get("id") for p in current["pages"] if isinstance(p, dict)} & ours[1]:
+            _put_back(before, current, *ours)  # changed since: the run's back, the change kept
+            project.write(home, current)
     store.abandon_revert(str(doc["import_run_id"]), revert_id, why)
     trash.write_journal(corpus, {**doc, "state": trash.ABANDONED, "finished_at": utc_now()})
+
+
+def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return {**a, "updated_at": None} == {**b, "updated_at": None}
 
 
 def _put_back(
