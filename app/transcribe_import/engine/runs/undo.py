@@ -23,6 +23,7 @@ all of the run or none of it, and a file is only ever renamed, never copied or d
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -179,9 +180,10 @@ def _roll_forward(
         src = corpus.notebook_dir(nbid)
         dst = _moved_to(corpus, revert_id, nbid)
         if nb["whole"]:
-            lock = held.pop(nbid, None)
-            if lock is not None:
-                lock.release()  # a folder with an open lock file cannot be renamed everywhere
+            if os.name == "nt":  # Windows cannot rename a folder with an open lock file in it
+                lock = held.pop(nbid, None)
+                if lock is not None:
+                    lock.release()
             trash.move_into(src, dst)
             whole.append(nbid)
         else:
