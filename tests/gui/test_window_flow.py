@@ -40,9 +40,9 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
-from transcribe_import.engine.api import interrupted_runs
+from transcribe_import.engine.api import interrupted_runs, list_drafts
 from transcribe_import.engine.planning import scan as scan_module
-from transcribe_import.engine.planning.plan import save_plan
+from transcribe_import.engine.planning.plan import load_plan, save_plan
 from transcribe_import.engine.planning.planner import build_plan
 from transcribe_import.engine.planning.scan import ScanPhase, ScanProgress, ScanResult, run_scan
 from transcribe_import.engine.runs import executor as executor_module
@@ -51,7 +51,7 @@ from transcribe_import.engine.runs.store import ItemOutcome, ItemState, RunStatu
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui import app as gui_app
 from transcribe_import.gui import main_window
-from transcribe_import.gui.main_window import MainWindow, Section
+from transcribe_import.gui.main_window import MainWindow, Section, ask_unsaved_review
 from transcribe_import.gui.models.outcomes import STATE_ROLE, OutcomeTableModel
 from transcribe_import.gui.models.plan import PageColumn
 from transcribe_import.gui.models.runs import RunTableModel
@@ -1186,6 +1186,149 @@ def test_a_kept_review_can_be_discarded(
     [button] = window.start_page.notice_buttons("Discard")
     button.click()
     assert api.list_drafts(corpus) == [] and window.start_page.drafts() == []
+
+
+def answer_question(button: str, seen: list[tuple[str, str, list[str]]]) -> None:
+    """Answer the next question box with the button reading ``button``; note what it said."""
+    tries = [0]
+
+    def answer() -> None:
+        box = QApplication.activeModalWidget()
+        if not isinstance(box, QMessageBox):
+            tries[0] += 1
+            if tries[0] < 500:  # five seconds, then the test's own asserts say what is missing
+                QTimer.singleShot(10, answer)
+            return
+        texts = [b.text() for b in box.buttons()]
+        seen.append((box.text(), box.informativeText(), texts))
+        [chosen] = [b for b in box.buttons() if b.text() == button]
+        chosen.click()
+
+    QTimer.singleShot(0, answer)
+
+
+def test_quitting_with_decisions_in_no_plan_file_asks_and_says_the_draft_keeps_them(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    corpus: Corpus,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(main_window, "ask_unsaved_review", ask_unsaved_review)  # the real box
+    make_shelf(tmp_path / "shelf", notebooks=2, pages=3)
+    window = open_window()
+    drop(window, [tmp_path / "shelf"])
+    scan_and_validate(qtbot, window)
+    plan = window.session.plan
+    assert plan is not None
+    draft = corpus.runs_dir / "drafts" / f"{plan.plan_id}.json"
+    review = window.review_page
+    review.page_view.selectRow(1)
+    review.exclude_action.trigger()  # a decision, in no plan file yet
+    edited = window.session.plan
+    assert edited is not None
+
+    # Ctrl+Q, then Cancel: the window stays, with the review as it was.
+    seen: list[tuple[str, str, list[str]]] = []
+    assert window.quit_action.shortcut().toString() == "Ctrl+Q"
+    answer_question("Cancel", seen)
+    window.quit_action.trigger()
+    [(question, details, buttons)] = seen
+    assert question == "The review has decisions that are in no plan file yet."
+    assert "kept as a draft" in details and "Continue Review" in details
+    assert sorted(buttons) == ["Cancel", "Quit, Keep the Draft", "Save Plan As…"]
+    assert window.isVisible() and window.session.plan is edited
+    # What it says is so: the draft holds the decision already.
+    assert load_plan(draft).fingerprint == edited.fingerprint
+
+    # Save Plan As…, then Cancel in the file dialog: still open.
+    chosen: list[str] = [""]
+    monkeypatch.setattr(
+        main_window.QFileDialog, "getSaveFileName", lambda *_a, **_k: (chosen[0], "")
+    )
+    answer_question("Save Plan As…", seen)
+    assert not window.close()  # the close button
+    assert len(seen) == 2 and window.isVisible()
+
+    # Save Plan As… into a file: written as the CLI reads it, and the window closes.
+    chosen[0] = str(tmp_path / "reviewed.json")
+    answer_question("Save Plan As…", seen)
+    assert window.close()
+    assert len(seen) == 3 and not window.isVisible()
+    assert load_plan(tmp_path / "reviewed.json").fingerprint == edited.fingerprint
+
+    # Offered back; with no new decision the window closes unasked.
+    second = open_window()
+    [button] = second.start_page.notice_buttons("Continue Review")
+    button.click()
+    assert second.session.plan is not None
+    assert second.session.plan.fingerprint == edited.fingerprint
+    assert second.close() and len(seen) == 3
+
+    # A decision after the save is asked about again; quitting keeps it in the draft.
+    third = open_window()
+    [button] = third.start_page.notice_buttons("Continue Review")
+    button.click()
+    third.review_page.page_view.selectRow(2)
+    third.review_page.exclude_action.trigger()
+    latest = third.session.plan
+    assert latest is not None and latest.fingerprint != edited.fingerprint
+    answer_question("Quit, Keep the Draft", seen)
+    assert third.close()
+    assert len(seen) == 4
+    assert load_plan(draft).fingerprint == latest.fingerprint
+
+
+def test_the_quit_question_says_so_when_the_draft_cannot_be_written(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(main_window, "ask_unsaved_review", ask_unsaved_review)
+    make_shelf(tmp_path / "shelf", notebooks=1)
+    window = open_window()
+    drop(window, [tmp_path / "shelf"])
+    scan_and_validate(qtbot, window)
+
+    def full(_corpus: Corpus, _plan: object) -> None:
+        raise OSError(28, "No space left on device", str(tmp_path / "drafts"))
+
+    monkeypatch.setattr(main_window.api, "save_draft", full)
+    window.review_page.page_view.selectRow(0)
+    window.review_page.exclude_action.trigger()
+    seen: list[tuple[str, str, list[str]]] = []
+    answer_question("Cancel", seen)
+    assert not window.close()
+    [(_question, details, buttons)] = seen
+    assert "could not be kept as a draft" in details and "No space left" in details
+    assert "quitting now loses them" in details
+    assert sorted(buttons) == ["Cancel", "Quit Without Saving", "Save Plan As…"]
+    answer_question("Quit Without Saving", seen)
+    assert window.close()
+
+
+def test_a_review_with_no_decision_quits_without_a_question(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    corpus: Corpus,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    asked: list[str | None] = []
+    monkeypatch.setattr(
+        main_window, "ask_unsaved_review", lambda _p, problem: asked.append(problem) or "cancel"
+    )
+    make_shelf(tmp_path / "shelf", notebooks=1)
+    window = open_window()
+    drop(window, [tmp_path / "shelf"])
+    scan_and_validate(qtbot, window)
+    window.review_page.page_view.selectRow(0)
+    window.review_page.exclude_action.trigger()
+    window.review_page.undo_action.trigger()  # back where the scan left it
+    assert window.close() and asked == []
+    plan = window.session.plan
+    assert plan is not None and [d.plan_id for d in list_drafts(corpus)] == [plan.plan_id]
 
 
 def test_save_plan_writes_what_the_cli_validates_and_open_plan_reads_it_back(

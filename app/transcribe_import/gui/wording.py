@@ -455,6 +455,64 @@ def unreadable_notebook_words(problem: str) -> str:
     return _t("NotebookState", "This notebook cannot be read: {problem}").format(problem=problem)
 
 
+# -- the window's questions ------------------------------------------------------------------
+
+
+def stop_on_close_words() -> tuple[str, str, str]:
+    """Closing during a commit: the title, the question and what each answer does."""
+    return (
+        _t("Quit", "Import in Progress"),
+        _t("Quit", "An import is running. Stop it before closing?"),
+        _t(
+            "Quit",
+            "Pause keeps the run resumable: open the window again and resume it from Runs. "
+            "Cancel stops it for good. Either way, notebooks already committed stay in the "
+            "corpus and the one in progress is finished or rolled back cleanly.",
+        ),
+    )
+
+
+def stop_on_close_answers() -> tuple[str, str, str]:
+    """The answers to ``stop_on_close_words``: pause, cancel, keep importing."""
+    return (
+        _t("Quit", "Pause and Close"),
+        _t("Quit", "Cancel Import and Close"),
+        _t("Quit", "Keep Importing"),
+    )
+
+
+def unsaved_review_words(draft_problem: str | None) -> tuple[str, str, str]:
+    """Quitting with review decisions in no plan file: the title, the question, and what
+    becomes of them (kept as a draft, unless the draft could not be written)."""
+    if draft_problem is None:
+        details = _t(
+            "Quit",
+            "They are kept as a draft in the corpus: the next time the window opens, Continue "
+            "Review brings them back. Save Plan As… also writes them to a file that the "
+            "command line can validate and commit.",
+        )
+    else:
+        details = _t(
+            "Quit",
+            "They could not be kept as a draft ({why}), so quitting now loses them. Save Plan "
+            "As… writes them to a file you choose.",
+        ).format(why=draft_problem)
+    return (
+        _t("Quit", "Quit Transcribe Import"),
+        _t("Quit", "The review has decisions that are in no plan file yet."),
+        details,
+    )
+
+
+def unsaved_review_answers(draft_kept: bool) -> tuple[str, str, str]:
+    """The answers to ``unsaved_review_words``: save, quit, cancel."""
+    return (
+        _t("Quit", "Save Plan As…"),
+        _t("Quit", "Quit, Keep the Draft") if draft_kept else _t("Quit", "Quit Without Saving"),
+        _t("Quit", "Cancel"),
+    )
+
+
 # -- errors ----------------------------------------------------------------------------------
 
 

@@ -90,6 +90,12 @@ def validate_plan(
     return Validation(plan, api.validate_plan(corpus, plan, settings=settings, workers=workers))
 
 
+def keep_draft(corpus: Corpus, plan: ImportPlan) -> ImportPlan:
+    """Keep ``plan`` as the corpus's draft of it; the plan written, so the window knows which."""
+    api.save_draft(corpus, plan)
+    return plan
+
+
 def list_runs(corpus: Corpus) -> tuple[list[RunSummary], list[str]]:
     """Every import run, newest first, telling interrupted ones from running ones; and each
     run record that cannot be read (a listing never silently drops one)."""
