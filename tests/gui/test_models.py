@@ -21,6 +21,7 @@ from transcribe_import.gui.models.base import LEFT, RIGHT, SORT_ROLE, Column, Co
 from transcribe_import.gui.models.notebooks import NotebookColumn, NotebookTableModel
 from transcribe_import.gui.models.outcomes import STATE_ROLE, OutcomeColumn, OutcomeTableModel
 from transcribe_import.gui.models.plan import (
+    ItemColumn,
     ItemIdRole,
     PageColumn,
     PageTableModel,
@@ -286,8 +287,8 @@ def test_plan_items_model_with_rows(qtmodeltester, session: ImportSession) -> No
     }
     first = session.plan.items[0]
     assert model.row_of(first.item_id) == 0
-    assert model.index(0, 3).data(ItemIdRole) == first.item_id
-    assert model.index(0, 3).data() in {"Error", "Ready", "Needs an order decision"}
+    assert model.index(0, ItemColumn.STATE).data(ItemIdRole) == first.item_id
+    assert model.index(0, ItemColumn.STATE).data() in {"Error", "Ready", "Needs a decision"}
 
 
 def test_page_model_with_rows(qtmodeltester, session: ImportSession) -> None:

@@ -53,7 +53,7 @@ from transcribe_import.gui import app as gui_app
 from transcribe_import.gui import main_window
 from transcribe_import.gui.main_window import MainWindow, Section, ask_unsaved_review
 from transcribe_import.gui.models.outcomes import STATE_ROLE, OutcomeTableModel
-from transcribe_import.gui.models.plan import PageColumn
+from transcribe_import.gui.models.plan import ItemColumn, PageColumn
 from transcribe_import.gui.models.runs import RunTableModel
 from transcribe_import.gui.pages import commit as commit_page_module
 from transcribe_import.gui.settings_dialog import (
@@ -1097,12 +1097,30 @@ def test_files_the_plan_leaves_out_are_listed_with_their_reasons(
     (folder / "page 1.bmp").write_bytes(b"BM" + b"\0" * 60)
     (folder / "notes.txt").write_text("who wrote these?")
     (folder / "page 2.jpg").write_bytes(b"\xff\xd8\xff\xe0 not really a jpeg")
+    make_jpeg(tmp_path / "shelf" / "Diary" / "page 1.jpg", label="d1")
     window = open_window()
     drop(window, [tmp_path / "shelf"])
     scan_and_validate(qtbot, window)
 
     review = window.review_page
     rows = {r.rel: r for r in review.not_imported()}
+    # The notebooks list counts them per notebook; a notebook with none says nothing.
+    items = review.items_model
+    assert not review.items_view.isColumnHidden(ItemColumn.NOT_IMPORTED)
+    counts = {
+        items.item_at(r).label: items.index(r, ItemColumn.NOT_IMPORTED).data()
+        for r in range(items.rowCount())
+    }
+    assert counts == {"Letters": str(len(rows)), "Diary": ""}
+    letters = items.index(
+        next(r for r in range(items.rowCount()) if items.item_at(r).label == "Letters"),
+        ItemColumn.NOT_IMPORTED,
+    )
+    tip = letters.data(Qt.ItemDataRole.ToolTipRole)
+    assert tip.startswith(f"{len(rows)} files found beside these pages are not imported:")
+    assert "notes.txt" in tip and "The Not imported list says why." in tip
+    header = (Qt.Orientation.Horizontal, Qt.ItemDataRole.AccessibleTextRole)
+    assert items.headerData(ItemColumn.NOT_IMPORTED, *header) == "Not imported"
     assert {
         "shelf/Letters/page 1.bmp",
         "shelf/Letters/notes.txt",
@@ -1113,7 +1131,26 @@ def test_files_the_plan_leaves_out_are_listed_with_their_reasons(
     shown = {view.item(r, 0).text(): view.item(r, 1).text() for r in range(view.rowCount())}
     assert set(shown) == set(rows) and all(shown.values())  # every file has its reason
     assert {view.item(r, 2).text() for r in range(view.rowCount())} == {"Letters"}
-    assert f"{len(rows)} file(s) found" in review.not_imported_label.text()
+    assert f"{len(rows)} files found" in review.not_imported_label.text()
+
+
+def test_the_notebooks_list_shows_no_column_that_says_nothing(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path
+) -> None:
+    make_shelf(tmp_path / "shelf", notebooks=2)
+    window = open_window()
+    drop(window, [tmp_path / "shelf"])
+    scan_and_validate(qtbot, window)
+    review = window.review_page
+    # Every notebook is a new one and the scan left nothing out: the names get the room.
+    assert review.items_view.isColumnHidden(ItemColumn.ACTION)
+    assert review.items_view.isColumnHidden(ItemColumn.NOT_IMPORTED)
+    tip = review.items_model.index(0, ItemColumn.NOTEBOOK).data(Qt.ItemDataRole.ToolTipRole)
+    assert "Creates a new notebook" in tip
+    # No file of several pages, no capture time: neither column takes room in the pages.
+    assert review.page_view.isColumnHidden(PageColumn.SOURCE_PAGE)
+    assert review.page_view.isColumnHidden(PageColumn.CAPTURED)
+    assert not review.not_imported_box.isVisible()
 
 
 def test_a_scan_that_finds_nothing_to_import_cannot_be_committed_and_says_why(

@@ -184,6 +184,7 @@ def test_no_two_visible_controls_share_an_alt_letter_on_any_page(
     settings: QSettings,
 ) -> None:
     make_shelf(tmp_path / "shelf", notebooks=3)
+    (tmp_path / "shelf" / "Notebook 01" / "notes.txt").write_text("a file left out")
     window = open_window()
     assert_no_clash(window, "start, empty")
     # Every menu's own items, each menu alone.
@@ -198,6 +199,7 @@ def test_no_two_visible_controls_share_an_alt_letter_on_any_page(
         assert {k: v for k, v in letters.items() if len(v) > 1} == {}, action.text()
 
     scan(qtbot, window, tmp_path / "shelf")
+    assert window.review_page.not_imported_box.isVisible()  # its label has a letter too
     assert_no_clash(window, "review")
     # Folders dropped while reviewing: the start page with its list and Back to Review.
     window.add_paths([tmp_path / "shelf" / "Notebook 01"])

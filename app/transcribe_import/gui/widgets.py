@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QAbstractItemModel, Qt, SignalInstance
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    SignalInstance,
+)
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -13,6 +19,8 @@ from PySide6.QtWidgets import (
     QLayout,
     QPushButton,
     QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -47,9 +55,28 @@ def table_view(
     return view
 
 
+class MiddleElided(QStyledItemDelegate):
+    """Cells cut in the middle when too narrow: "Parish regi…volume 2", "IMG_2024…_0017.jpg"
+    keep what tells two names apart, where the end is cut from most views' names."""
+
+    def initStyleOption(
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> None:
+        super().initStyleOption(option, index)
+        option.textElideMode = Qt.TextElideMode.ElideMiddle
+
+
+def elide_names_in_the_middle(view: QTableView, *columns: int) -> None:
+    """The name columns of ``view`` keep both ends of a name that does not fit."""
+    delegate = MiddleElided(view)
+    for column in columns:
+        view.setItemDelegateForColumn(column, delegate)
+
+
 def outcome_view(model: OutcomeTableModel, name: str) -> QTableView:
     """A table of a run's outcomes, sized for reading; the commit and runs views both show one."""
     view = table_view(model, name)
+    elide_names_in_the_middle(view, OutcomeColumn.NOTEBOOK)
     header = view.horizontalHeader()
     header.setSectionResizeMode(OutcomeColumn.DETAILS, QHeaderView.ResizeMode.Stretch)
     header.resizeSection(OutcomeColumn.NOTEBOOK, 240)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 
 from PySide6.QtCore import QCoreApplication, QDate, QDateTime, QLocale, QTime
@@ -306,10 +306,46 @@ def outcome_details(row: OutcomeRow) -> str:
 def plan_state_words(state: PlanItemState) -> str:
     return {
         PlanItemState.ERROR: _t("PlanItemState", "Error"),
-        PlanItemState.NEEDS_ORDER_DECISION: _t("PlanItemState", "Needs an order decision"),
+        PlanItemState.NEEDS_ORDER_DECISION: _t("PlanItemState", "Needs a decision"),
         PlanItemState.DUPLICATE_SKIPS: _t("PlanItemState", "Duplicate skips"),
         PlanItemState.READY: _t("PlanItemState", "Ready"),
     }[state]
+
+
+def not_imported_title(n: int) -> str:
+    """The Not imported list's label (Alt+M: Alt+N is the notebooks list's)."""
+    return plural(
+        n,
+        _t("PlanItemState", "Not i&mported: 1 file found that this plan leaves out"),
+        _t("PlanItemState", "Not i&mported: %Ln files found that this plan leaves out", "", n),
+    )
+
+
+def not_imported_header_words() -> str:
+    return _t(
+        "PlanItemState",
+        "Not imported: files found beside the notebook's pages that the plan leaves out",
+    )
+
+
+def not_imported_words(rels: Sequence[str]) -> str:
+    """What the count of a notebook's files not imported stands for, naming a few."""
+    n = len(rels)
+    names = ", ".join(rel.rsplit("/", 1)[-1] for rel in rels[:3]) + (", …" if n > 3 else "")
+    return (
+        plural(
+            n,
+            _t("PlanItemState", "1 file found beside these pages is not imported: {names}."),
+            _t(
+                "PlanItemState",
+                "%Ln files found beside these pages are not imported: {names}.",
+                "",
+                n,
+            ),
+        ).format(names=names)
+        + " "
+        + _t("PlanItemState", "The Not imported list says why.")
+    )
 
 
 # The corpus's notebook titles by id, as the window last listed them: an item that adds

@@ -29,11 +29,18 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QColor, QGuiApplication, QPalette, QPixmap
 
+from transcribe_import.engine import api
 from transcribe_import.engine.media.kinds import MULTI_PAGE_TYPES
 from transcribe_import.engine.planning import ordering
 from transcribe_import.engine.planning.plan import PlanItem, PlanPage, PlanSource
 from transcribe_import.engine.planning.validate import PlanProblem, ProblemCode, Severity
-from transcribe_import.gui.icons import badge_icon, severity_icon, small_pixmap, untinted
+from transcribe_import.gui.icons import (
+    badge_icon,
+    not_imported_icon,
+    severity_icon,
+    small_pixmap,
+    untinted,
+)
 from transcribe_import.gui.models.base import RIGHT, Column, ColumnTableModel, Index
 from transcribe_import.gui.session import ImportSession
 from transcribe_import.gui.thumbnails import ThumbnailCache
@@ -42,6 +49,8 @@ from transcribe_import.gui.wording import (
     duplicate_words,
     format_wall_time,
     item_message,
+    not_imported_header_words,
+    not_imported_words,
     op_explanation,
     op_words,
     plan_state_words,
@@ -81,12 +90,14 @@ class ItemColumn(enum.IntEnum):
     NOTEBOOK = 0
     ACTION = 1
     PAGES = 2
-    STATE = 3
+    NOT_IMPORTED = 3  # files found beside the notebook's pages that the plan leaves out
+    STATE = 4
 
 
-def _folder(item: PlanItem) -> str | None:
+def _notebook_tooltip(item: PlanItem) -> str:
+    """Where the notebook comes from and what it does (the Action column may be hidden)."""
     folder = item.provenance.get("folder")
-    return str(folder) if folder else None
+    return f"{folder}\n{op_explanation(item)}" if folder else op_explanation(item)
 
 
 def _left_out(item: PlanItem) -> str | None:
@@ -104,7 +115,7 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
         Column(
             QT_TRANSLATE_NOOP("PlanItemsModel", "Notebook"),
             display=attrgetter("label"),
-            tooltip=_folder,
+            tooltip=_notebook_tooltip,
         ),
         Column(
             QT_TRANSLATE_NOOP("PlanItemsModel", "Action"), display=op_words, tooltip=op_explanation
@@ -115,6 +126,8 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
             tooltip=_left_out,
             align=RIGHT,
         ),
+        # Counted from the whole plan (api.not_imported): see cell().
+        Column(QT_TRANSLATE_NOOP("PlanItemsModel", "Not imported"), align=RIGHT),
         # Its words and badge depend on the report as well as the item: see cell().
         Column(QT_TRANSLATE_NOOP("PlanItemsModel", "State")),
     )
@@ -125,6 +138,9 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
         super().__init__(self._items_of(session), parent)
         self._session = session
         self._states: dict[str, tuple[PlanItem, object, PlanItemState]] = {}
+        self._not_imported: list[api.NotImported] = []
+        self._not_imported_of: dict[str | None, list[api.NotImported]] = {}
+        self._count_not_imported()
         session.plan_changed.connect(self._on_plan_changed)
         session.item_changed.connect(self._on_item_changed)
         session.validation_changed.connect(self._on_validation_changed)
@@ -135,6 +151,22 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
 
     def item_at(self, row: int) -> PlanItem:
         return self.row(row)
+
+    def not_imported(self) -> list[api.NotImported]:
+        """Every file the scan found that the plan does not import (api.not_imported)."""
+        return list(self._not_imported)
+
+    def not_imported_of(self, item_id: str | None) -> list[api.NotImported]:
+        """Those found beside one notebook's pages (None: beside none of them)."""
+        return list(self._not_imported_of.get(item_id, ()))
+
+    def _count_not_imported(self) -> None:
+        # Once per plan: an edit never changes what the scan found and left out.
+        plan = self._session.plan
+        self._not_imported = [] if plan is None else api.not_imported(plan)
+        self._not_imported_of = {}
+        for entry in self._not_imported:
+            self._not_imported_of.setdefault(entry.item_id, []).append(entry)
 
     def state(self, item: PlanItem) -> PlanItemState:
         # Views ask for every row on each repaint and resize; an item's state only changes
@@ -167,10 +199,33 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
                 return plan_state_words(self.state(row))
             if role == Role.DecorationRole:
                 return badge_icon(self.state(row))
+        if column == ItemColumn.NOT_IMPORTED:
+            left = self._not_imported_of.get(row.item_id, ())
+            if role == Role.DisplayRole:
+                return str(len(left)) if left else ""
+            if role in (Role.ToolTipRole, Role.AccessibleTextRole):
+                return not_imported_words([e.rel for e in left]) if left else None
         return super().cell(row, column, role)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Role.DisplayRole
+    ) -> Any:
+        # Not imported is a column of small counts: its title is a picture (the one the
+        # Not imported list shows), said in words to a screen reader and on hover.
+        if orientation == Qt.Orientation.Horizontal and section == ItemColumn.NOT_IMPORTED:
+            if role == Role.DisplayRole:
+                return ""
+            if role == Role.DecorationRole:
+                return not_imported_icon()
+            if role == Role.AccessibleTextRole:
+                return super().headerData(section, orientation, Role.DisplayRole)
+            if role == Role.ToolTipRole:
+                return not_imported_header_words()
+        return super().headerData(section, orientation, role)
 
     def _on_plan_changed(self) -> None:
         self._states.clear()
+        self._count_not_imported()
         self.set_rows(self._items_of(self._session))
 
     def _on_item_changed(self, item_id: str) -> None:
@@ -217,9 +272,14 @@ class PageRow:
         return (self.source.source_id, self.page.page_index)
 
 
+def says_page_in_file(source: PlanSource) -> bool:
+    """Whether the source's rows say which of its pages each is (a PDF, a multi-page TIFF)."""
+    return source.media_type in _MULTI_PAGE_TYPES or len(source.pages) > 1
+
+
 def _source_page(row: PageRow) -> str:
     source = row.source
-    if source.media_type in _MULTI_PAGE_TYPES or len(source.pages) > 1:
+    if says_page_in_file(source):
         return _tr("PageTableModel", "p. {page} of {count}").format(
             page=row.page.page_index + 1, count=len(source.pages)
         )

@@ -47,6 +47,7 @@ from transcribe_import.engine import api
 from transcribe_import.engine.planning import edits, ordering
 from transcribe_import.engine.planning.plan import Op, OrderingRule, PlanItem, PlanSource
 from transcribe_import.engine.planning.validate import ProblemCode
+from transcribe_import.gui.icons import not_imported_icon
 from transcribe_import.gui.models.plan import (
     ItemColumn,
     ItemIdRole,
@@ -56,14 +57,23 @@ from transcribe_import.gui.models.plan import (
     ProblemColumn,
     ProblemsModel,
     SourceIdsRole,
+    says_page_in_file,
 )
 from transcribe_import.gui.session import ImportSession
 from transcribe_import.gui.thumbnails import ThumbnailCache
 from transcribe_import.gui.viewer import PREVIEW_SIDE, PageViewer, ViewerDialog
-from transcribe_import.gui.widgets import pane, selectable_text, table_view
+from transcribe_import.gui.widgets import (
+    elide_names_in_the_middle,
+    icon_label,
+    pane,
+    selectable_text,
+    table_view,
+)
 from transcribe_import.gui.wording import (
     errors_words,
+    format_wall_time,
     item_message,
+    not_imported_title,
     plain_message,
     resolution_words,
     warnings_words,
@@ -261,8 +271,14 @@ class ReviewPage(QWidget):
         self.items_view = self._table(self.items_model, tr("Notebooks in the plan"))
         header = self.items_view.horizontalHeader()
         header.setSectionResizeMode(ItemColumn.NOTEBOOK, QHeaderView.ResizeMode.Stretch)
-        for column in (ItemColumn.ACTION, ItemColumn.PAGES, ItemColumn.STATE):
+        for column in (
+            ItemColumn.ACTION,
+            ItemColumn.PAGES,
+            ItemColumn.NOT_IMPORTED,
+            ItemColumn.STATE,
+        ):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        elide_names_in_the_middle(self.items_view, ItemColumn.NOTEBOOK)
         # Size those columns from the rows on screen: a plan of thousands of notebooks must
         # not be measured row by row on every change.
         header.setResizeContentsPrecision(0)
@@ -283,6 +299,9 @@ class ReviewPage(QWidget):
             row_numbers=True,
         )
         self.page_view.setIconSize(THUMBNAIL_SIZE)
+        # A row is a thumbnail tall, room for three lines: a long file name, a capture time
+        # or a warning wraps instead of being cut, so the columns can be narrow.
+        self.page_view.setWordWrap(True)
         self.page_view.setDragEnabled(True)
         self.page_view.setAcceptDrops(True)
         self.page_view.setDropIndicatorShown(True)
@@ -313,7 +332,12 @@ class ReviewPage(QWidget):
                 self.pages_model.headerData(PageColumn.SOURCE_PAGE, Qt.Orientation.Horizontal)
             )
             + 20,
-            PageColumn.CAPTURED: metrics.horizontalAdvance("2088-12-28 88:88:88") + 16,
+            # The date above the time (a row wraps): as wide as the wider of the two.
+            PageColumn.CAPTURED: max(
+                metrics.horizontalAdvance(part)
+                for part in format_wall_time("2088-12-28T18:58:58").split()
+            )
+            + 16,
             PageColumn.SIZE: metrics.horizontalAdvance("888.88 KiB") + 12,
         }
         for column, width in widths.items():
@@ -344,7 +368,9 @@ class ReviewPage(QWidget):
         self.splitter.addWidget(left)
         self.splitter.addWidget(right)
         self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([260, 840])  # a 1024-pixel screen: the page table needs the room
+        # On a 1024-pixel screen both keep their key columns: the notebooks' names, and the
+        # pages' files and warnings (the window shrinks the table, not the list).
+        self.splitter.setSizes([370, 730])
         self.splitter.setChildrenCollapsible(False)
 
         # Bottom: every problem of the last validation, and what can be done next.
@@ -397,7 +423,11 @@ class ReviewPage(QWidget):
         ni_header.setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
         ni_header.resizeSection(2, 180)
         self.not_imported_label.setBuddy(self.not_imported_view)
-        self.not_imported_box = pane(self.not_imported_label, (self.not_imported_view, 1))
+        # The picture that heads the notebooks' Not imported count.
+        not_imported_title = QHBoxLayout()
+        not_imported_title.addWidget(icon_label(not_imported_icon()))
+        not_imported_title.addWidget(self.not_imported_label, 1)
+        self.not_imported_box = pane(not_imported_title, (self.not_imported_view, 1))
         self.not_imported_box.hide()
         bottom = pane(summary_row, (self.problems_view, 2), (self.not_imported_box, 1))
 
@@ -484,8 +514,29 @@ class ReviewPage(QWidget):
 
     def not_imported(self) -> list[api.NotImported]:
         """The files the plan under review leaves out, as the list shows them."""
+        return self.items_model.not_imported()
+
+    def _fit_item_columns(self) -> None:
+        """No column that says nothing: Action when every notebook is a new one (the names'
+        tooltips say it), Not imported when the scan left nothing out."""
         plan = self.session.plan
-        return [] if plan is None else api.not_imported(plan)
+        items = () if plan is None else plan.items
+        view = self.items_view
+        view.setColumnHidden(ItemColumn.ACTION, all(it.op is Op.CREATE_NOTEBOOK for it in items))
+        view.setColumnHidden(ItemColumn.NOT_IMPORTED, not self.items_model.not_imported())
+
+    def _fit_page_columns(self, item: PlanItem | None) -> None:
+        """Page in file only for a notebook with a file of several pages, Captured only for
+        one with a capture time: the room goes to the file names and the warnings."""
+        sources = () if item is None else item.sources
+        view = self.page_view
+        view.setColumnHidden(
+            PageColumn.SOURCE_PAGE,
+            not any(says_page_in_file(s) for s in sources),
+        )
+        view.setColumnHidden(
+            PageColumn.CAPTURED, not any(s.provenance.captured_at for s in sources)
+        )
 
     def _update_not_imported(self) -> None:
         rows = self.not_imported()
@@ -506,9 +557,7 @@ class ReviewPage(QWidget):
         view = self.not_imported_view
         shown = sum(view.rowHeight(r) for r in range(min(4, len(rows))))
         view.setMaximumHeight(view.horizontalHeader().height() + shown + 2 * view.frameWidth() + 2)
-        self.not_imported_label.setText(
-            self.tr("&Not imported: %n file(s) found that this plan leaves out", "", len(rows))
-        )
+        self.not_imported_label.setText(not_imported_title(len(rows)))
         self.not_imported_box.setVisible(bool(rows))
 
     def decision_buttons(self) -> list[QPushButton]:
@@ -763,6 +812,7 @@ class ReviewPage(QWidget):
             self._show_item(keep)
         else:
             self._show_item(None)
+        self._fit_item_columns()
         self._on_validation_changed()
 
     @Slot(QModelIndex, QModelIndex)
@@ -773,6 +823,7 @@ class ReviewPage(QWidget):
     def _show_item(self, item_id: str | None) -> None:
         if item_id != self.pages_model.item_id():
             self.pages_model.set_item(item_id)
+            self._fit_page_columns(self.pages_model.item)
             self.current_item_changed.emit(item_id or "")
         self._refresh_item_widgets()
 
