@@ -391,7 +391,7 @@ def walk(base: Path) -> list[Path]:
         wait(300)
         shots.append(shoot(window, f"window-10-review-{width}x{height}"))
     # 11. The page viewer beside the table at 1366x768, on the two pages of the rollover.
-    page.page_split.setSizes([7000, 3000])
+    page.page_split.setSizes([6500, 3500])
     page.select_rows([0, 5])
     wait_until("the previews", lambda: all(page.viewer.pixmaps()))
     wait(300)

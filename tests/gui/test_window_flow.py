@@ -944,6 +944,54 @@ def test_events_are_applied_in_time_budgeted_batches(qtbot: QtBot, corpus: Corpu
     assert page.progress_bar.value() == 9000
 
 
+def test_the_outcome_list_follows_the_work_and_the_bar_names_failures(
+    qtbot: QtBot, corpus: Corpus
+) -> None:
+    """Each notebook as it starts, or as a checkpoint of it lands, is selected and scrolled
+    to, until the person picks a row; failed pages leave the bar short and are named."""
+    page = commit_page_module.CommitPage(corpus)
+    qtbot.addWidget(page)
+    page.resize(900, 500)
+    page.show()
+    rows = [_outcome_row(i, ItemState.PENDING) for i in range(400)]
+    rows = [replace(r, outcome=replace(r.outcome, page_count=0)) for r in rows]
+    page.model.set_rows(rows)
+
+    def event(kind: EventKind, i: int, outcome: ItemOutcome | None = None) -> None:
+        page._backlog.append(commit_page_module.RunEvent(kind, "run", f"item-{i}", outcome))
+        page._apply_backlog()
+        QApplication.processEvents()
+
+    def selected() -> int:
+        [index] = page.table.selectionModel().selectedRows()
+        return index.row()
+
+    def in_view(row: int) -> bool:
+        return 0 <= page.table.rowViewportPosition(row) < page.table.viewport().height()
+
+    landed = replace(rows[300].outcome, pages_landed=2)
+    event(EventKind.ITEM_STARTED, 300)
+    assert selected() == 300 and in_view(300)
+    event(EventKind.PAGES_LANDED, 300, landed)
+    assert column_text(page.model, 3)[300] == "2 of 3 pages landed so far"
+    assert page.progress_bar.value() == 2
+    assert page.progress_bar.text() == "2 of 1200 pages landed"
+
+    failed = replace(rows[10].outcome, state=ItemState.FAILED, failure_message="p1.png is gone")
+    event(EventKind.ITEM_STARTED, 10)
+    assert selected() == 10 and in_view(10)
+    event(EventKind.ITEM_FINISHED, 10, failed)
+    done = replace(rows[300].outcome, state=ItemState.COMMITTED, page_count=3, pages_landed=3)
+    event(EventKind.ITEM_FINISHED, 300, done)
+    assert page.progress_bar.value() == 3  # the failed pages never fill it
+    assert page.progress_bar.text() == "3 of 1200 pages landed, 3 failed"
+
+    # The person picks a row: the list stays there while the work goes on.
+    page.table.selectRow(5)
+    event(EventKind.ITEM_STARTED, 350)
+    assert selected() == 5 and not page.is_following()
+
+
 def test_a_quarantined_journal_is_told_on_the_start_view(
     qtbot: QtBot,
     open_window: Callable[..., MainWindow],

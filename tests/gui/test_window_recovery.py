@@ -277,6 +277,12 @@ def test_a_partial_run_is_retried_with_a_button_and_no_page_is_doubled(
     assert "Retry What Did Not Land" in page.summary_label.text()
     assert page.retry_button.isVisible() and page.retry_button.isEnabled()
     assert not page.resume_button.isVisible()
+    # The bar does not end full: its words name the pages that failed.
+    assert page.progress_bar.text() == "4 of 6 pages landed, 2 failed"
+    assert page.progress_bar.value() == 4 and page.progress_bar.maximum() == 6
+    # The list followed the work to its end: the notebook that failed is the one shown.
+    [shown] = page.table.selectionModel().selectedRows()
+    assert shown.data(Qt.ItemDataRole.UserRole + 1) == "failed"
     first_run = page.run_id
     assert first_run is not None and first_run not in page.summary_label.text()
     assert sum(nb.page_count or 0 for nb in corpus.list_notebooks()) == 4

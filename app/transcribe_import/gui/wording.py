@@ -21,7 +21,7 @@ from transcribe_import.engine.planning.ordering import AmbiguityCode
 from transcribe_import.engine.planning.plan import Duplicate, Op, PlanItem
 from transcribe_import.engine.planning.validate import ProblemCode, Severity
 from transcribe_import.engine.runs.model import ItemState, RunStatus
-from transcribe_import.gui.values import OutcomeRow, PlanItemState, RunSummary
+from transcribe_import.gui.values import OutcomeRow, PageTally, PlanItemState, RunSummary
 
 _t = QCoreApplication.translate
 
@@ -227,6 +227,26 @@ def run_state_explanation(run: RunSummary) -> str:
     return run_status_explanation(run.status, run.pages_landed)
 
 
+def progress_words(tally: PageTally) -> str:
+    """The commit bar's words: pages landed of all, and what did not land, named."""
+    if not tally.total:
+        return _t("Progress", "No pages to import")
+    parts = [
+        _t("Progress", "{landed} of {total} pages landed").format(
+            landed=tally.landed, total=tally.total
+        )
+        if tally.total != 1
+        else _t("Progress", "{landed} of 1 page landed").format(landed=tally.landed)
+    ]
+    if tally.skipped:
+        parts.append(_t("Progress", "%Ln already in the corpus", "", tally.skipped))
+    if tally.failed:
+        parts.append(_t("Progress", "%Ln failed", "", tally.failed))
+    if tally.cancelled:
+        parts.append(_t("Progress", "%Ln not imported (cancelled)", "", tally.cancelled))
+    return ", ".join(parts)
+
+
 # -- the items of a run ----------------------------------------------------------------------
 
 
@@ -290,6 +310,10 @@ def outcome_details(row: OutcomeRow) -> str:
             "%Ln pages landed so far; the rest follow when the run is resumed.",
             "",
             o.pages_landed,
+        )
+    if row.started and o.pages_landed:
+        return _t("ItemState", "{landed} of {planned} pages landed so far").format(
+            landed=o.pages_landed, planned=row.pages_planned
         )
     if row.started:
         return plural(

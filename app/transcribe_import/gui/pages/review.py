@@ -594,7 +594,7 @@ class ReviewPage(QWidget):
             self._viewer_sized = True
             wide = self.window().width() >= 1300
             # Shares, not pixels: the splitter is not laid out yet; it keeps the proportion.
-            self.page_split.setSizes([7000, 3000] if wide else [1, 0])
+            self.page_split.setSizes([6500, 3500] if wide else [1, 0])
 
     def shutdown(self) -> None:
         """Stop background work: the shell calls this when its window closes."""
