@@ -138,6 +138,7 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
         super().__init__(self._items_of(session), parent)
         self._session = session
         self._states: dict[str, tuple[PlanItem, object, PlanItemState]] = {}
+        self._ambiguities: dict[str, tuple[PlanItem, bool]] = {}
         self._not_imported: list[api.NotImported] = []
         self._not_imported_of: dict[str | None, list[api.NotImported]] = {}
         self._count_not_imported()
@@ -179,13 +180,21 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
         self._states[item.item_id] = (item, report, state)
         return state
 
+    def _ambiguous(self, item: PlanItem) -> bool:
+        # The ordering check reads every name of the item: remembered per item, since a new
+        # report (each validation) leaves it as it was.
+        cached = self._ambiguities.get(item.item_id)
+        if cached is None or cached[0] is not item:
+            cached = self._ambiguities[item.item_id] = (item, bool(ordering.find_ambiguities(item)))
+        return cached[1]
+
     def _state(self, item: PlanItem) -> PlanItemState:
         report = self._session.report
         if report is not None and any(
             p.severity is Severity.ERROR for p in report.for_item(item.item_id)
         ):
             return PlanItemState.ERROR
-        if ordering.find_ambiguities(item):
+        if self._ambiguous(item):
             return PlanItemState.NEEDS_ORDER_DECISION
         if any(s.duplicate is not None for s in item.sources):
             return PlanItemState.DUPLICATE_SKIPS
@@ -225,6 +234,7 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
 
     def _on_plan_changed(self) -> None:
         self._states.clear()
+        self._ambiguities.clear()
         self._count_not_imported()
         self.set_rows(self._items_of(self._session))
 

@@ -61,6 +61,7 @@ from transcribe_import.gui.models.plan import (
 )
 from transcribe_import.gui.session import ImportSession
 from transcribe_import.gui.thumbnails import ThumbnailCache
+from transcribe_import.gui.values import PlanItemState
 from transcribe_import.gui.viewer import PREVIEW_SIDE, PageViewer, ViewerDialog
 from transcribe_import.gui.widgets import (
     elide_names_in_the_middle,
@@ -74,7 +75,9 @@ from transcribe_import.gui.wording import (
     format_wall_time,
     item_message,
     not_imported_title,
+    op_words,
     plain_message,
+    plan_state_words,
     resolution_words,
     warnings_words,
 )
@@ -271,17 +274,24 @@ class ReviewPage(QWidget):
         self.items_view = self._table(self.items_model, tr("Notebooks in the plan"))
         header = self.items_view.horizontalHeader()
         header.setSectionResizeMode(ItemColumn.NOTEBOOK, QHeaderView.ResizeMode.Stretch)
-        for column in (
-            ItemColumn.ACTION,
-            ItemColumn.PAGES,
-            ItemColumn.NOT_IMPORTED,
-            ItemColumn.STATE,
-        ):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        # No column is measured from its rows: a plan of thousands of notebooks would be read
+        # row by row on every change (a state costs an ordering check of the notebook). The
+        # widths come from what a cell can say: a state is one of four, a count a few digits.
+        metrics = self.fontMetrics()
+        icon = self.style().pixelMetric(QStyle.PixelMetric.PM_SmallIconSize)
+
+        def wide(*texts: str) -> int:
+            return max(metrics.horizontalAdvance(t) for t in texts) + 12  # the cell's margins
+
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        header.setSectionResizeMode(ItemColumn.NOTEBOOK, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(ItemColumn.ACTION, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(ItemColumn.PAGES, wide(self._header_text(ItemColumn.PAGES), "8888"))
+        header.resizeSection(ItemColumn.NOT_IMPORTED, max(icon + 10, wide("888")))
+        header.resizeSection(
+            ItemColumn.STATE, wide(*(plan_state_words(s) for s in PlanItemState)) + icon + 6
+        )
         elide_names_in_the_middle(self.items_view, ItemColumn.NOTEBOOK)
-        # Size those columns from the rows on screen: a plan of thousands of notebooks must
-        # not be measured row by row on every change.
-        header.setResizeContentsPrecision(0)
         items_label = QLabel(tr("&Notebooks"))
         items_label.setBuddy(self.items_view)
         left = pane(items_label, self.items_view)
@@ -370,7 +380,7 @@ class ReviewPage(QWidget):
         self.splitter.setStretchFactor(1, 1)
         # On a 1024-pixel screen both keep their key columns: the notebooks' names, and the
         # pages' files and warnings (the window shrinks the table, not the list).
-        self.splitter.setSizes([370, 730])
+        self.splitter.setSizes([390, 710])
         self.splitter.setChildrenCollapsible(False)
 
         # Bottom: every problem of the last validation, and what can be done next.
@@ -516,13 +526,23 @@ class ReviewPage(QWidget):
         """The files the plan under review leaves out, as the list shows them."""
         return self.items_model.not_imported()
 
+    def _header_text(self, column: int) -> str:
+        return str(self.items_model.headerData(column, Qt.Orientation.Horizontal))
+
     def _fit_item_columns(self) -> None:
         """No column that says nothing: Action when every notebook is a new one (the names'
-        tooltips say it), Not imported when the scan left nothing out."""
+        tooltips say it), Not imported when the scan left nothing out. Action is as wide as
+        the widest of its few different words (a plan into one notebook names it once)."""
         plan = self.session.plan
         items = () if plan is None else plan.items
         view = self.items_view
-        view.setColumnHidden(ItemColumn.ACTION, all(it.op is Op.CREATE_NOTEBOOK for it in items))
+        new_only = all(it.op is Op.CREATE_NOTEBOOK for it in items)
+        view.setColumnHidden(ItemColumn.ACTION, new_only)
+        if not new_only:
+            words = {op_words(it) for it in items} | {self._header_text(ItemColumn.ACTION)}
+            metrics = view.fontMetrics()
+            width = max(metrics.horizontalAdvance(w) for w in words) + 16
+            view.horizontalHeader().resizeSection(ItemColumn.ACTION, min(width, 200))
         view.setColumnHidden(ItemColumn.NOT_IMPORTED, not self.items_model.not_imported())
 
     def _fit_page_columns(self, item: PlanItem | None) -> None:
@@ -724,55 +744,34 @@ class ReviewPage(QWidget):
         page_id = self.pages_model.page_at(rows[0]).page_id
         self._edit(lambda item: edits.set_cover(item, page_id), self.tr("Set cover"))
 
+    # The resolutions that are an ordering rule (api.reorder's ``by``); the rest are flags.
+    _ORDER_RULES = frozenset({"name", "capture_time", "mtime", "interleave", "interleave_reversed"})
+
     def resolve(self, resolution: str) -> None:
-        """Settle the current notebook's order the way a panel button says (an engine name:
-        accept, capture_time, name, mtime, exclude)."""
-        changes: dict[str, tuple[Callable[[PlanItem], PlanItem], str]] = {
-            "accept": (ordering.accept, self.tr("Accept the page order")),
-            "capture_time": (
-                lambda it: ordering.order_by(it, OrderingRule.CAPTURE_TIME),
-                self.tr("Order pages by capture time"),
-            ),
-            "name": (
-                lambda it: ordering.order_by(it, OrderingRule.NAME),
-                self.tr("Order pages by name"),
-            ),
-            "mtime": (
-                lambda it: ordering.order_by(it, OrderingRule.MTIME),
-                self.tr("Order pages by modification time"),
-            ),
+        """Settle the current notebook the way a panel button says: an engine resolution,
+        applied as `order` applies it (api.reorder), or "exclude" for the selected pages."""
+        tr = self.tr
+        undo_texts = {
+            "accept": tr("Accept the page order"),
+            "capture_time": tr("Order pages by capture time"),
+            "name": tr("Order pages by name"),
+            "mtime": tr("Order pages by modification time"),
+            # Two duplex passes woven together; what a person says of a foliated notebook.
+            "interleave": tr("Interleave fronts and backs"),
+            "interleave_reversed": tr("Interleave fronts and reversed backs"),
+            "verso_first": tr("Say the first page is a verso"),
+            "versos_blank": tr("Say the versos are blank"),
+            # A bag's notebook whose id holds another notebook: leave it out, or take a copy.
+            "skip": tr("Leave the notebook out"),
+            "as_copy": tr("Import the notebook as a copy"),
         }
-        # Two duplex passes woven together; what a person says of a foliated notebook.
-        changes["interleave"] = (
-            lambda it: api.reorder(it, by="interleave"),
-            self.tr("Interleave fronts and backs"),
-        )
-        changes["interleave_reversed"] = (
-            lambda it: api.reorder(it, by="interleave_reversed"),
-            self.tr("Interleave fronts and reversed backs"),
-        )
-        changes["verso_first"] = (
-            lambda it: api.reorder(it, verso_first=True),
-            self.tr("Say the first page is a verso"),
-        )
-        changes["versos_blank"] = (
-            lambda it: api.reorder(it, versos_blank=True),
-            self.tr("Say the versos are blank"),
-        )
-        # A bag's notebook whose id holds another notebook: leave it out, or take a copy.
-        changes["skip"] = (
-            lambda it: api.reorder(it, skip=True),
-            self.tr("Leave the notebook out"),
-        )
-        changes["as_copy"] = (
-            lambda it: api.reorder(it, as_copy=True),
-            self.tr("Import the notebook as a copy"),
-        )
         if resolution == "exclude":
             self.exclude()
-        elif resolution in changes:
-            change, text = changes[resolution]
-            self._edit(change, text)
+        elif resolution in undo_texts:
+            how: dict[str, Any] = (
+                {"by": resolution} if resolution in self._ORDER_RULES else {resolution: True}
+            )
+            self._edit(lambda it: api.reorder(it, **how), undo_texts[resolution])
         self.page_view.setFocus(Qt.FocusReason.OtherFocusReason)
 
     @Slot()
