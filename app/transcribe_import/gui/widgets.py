@@ -26,9 +26,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from transcribe_import.gui.icons import small_pixmap, standard_icon
+from transcribe_import.gui.icons import SP, small_pixmap, standard_icon
 from transcribe_import.gui.models.base import LEFT
 from transcribe_import.gui.models.outcomes import OutcomeColumn, OutcomeTableModel
+from transcribe_import.gui.wording import resume_words, retry_words
 
 Selection = QAbstractItemView.SelectionMode
 
@@ -135,6 +136,17 @@ def push_button(
         # window holding such a connection was garbage-collected.
         button.clicked.connect(clicked)
     return button
+
+
+def run_buttons(
+    resume: Callable[..., object], retry: Callable[..., object]
+) -> tuple[QPushButton, QPushButton]:
+    """Resume and Retry What Did Not Land, as the commit view and the Runs view offer them."""
+    r, t = resume_words(), retry_words()
+    return (
+        push_button(r.text, icon=SP.SP_MediaPlay, name=r.name, tip=r.tip, clicked=resume),
+        push_button(t.text, icon=SP.SP_BrowserReload, name=t.name, tip=t.tip, clicked=retry),
+    )
 
 
 def pane(*parts: QWidget | QLayout | tuple[QWidget, int]) -> QWidget:

@@ -12,6 +12,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 from PySide6.QtCore import QCoreApplication, QDate, QDateTime, QLocale, QTime
 
@@ -245,6 +246,36 @@ def progress_words(tally: PageTally) -> str:
     if tally.cancelled:
         parts.append(_t("Progress", "%Ln not imported (cancelled)", "", tally.cancelled))
     return ", ".join(parts)
+
+
+class ButtonWords(NamedTuple):
+    """A button's words: its text (with its Alt letter), what a screen reader calls it, its tip."""
+
+    text: str
+    name: str
+    tip: str
+
+
+def resume_words() -> ButtonWords:
+    """Resume, as the commit view and the Runs view both offer it."""
+    return ButtonWords(
+        _t("RunButtons", "&Resume"),
+        _t("RunButtons", "Resume the run"),
+        _t("RunButtons", "Finish the run with the same ids; what landed is not doubled"),
+    )
+
+
+def retry_words() -> ButtonWords:
+    """Retry What Did Not Land, as the commit view and the Runs view both offer it."""
+    return ButtonWords(
+        _t("RunButtons", "Re&try What Did Not Land"),
+        _t("RunButtons", "Retry what did not land"),
+        _t(
+            "RunButtons",
+            "Commit the run's plan again: only what is not in the corpus yet is imported; "
+            "pages already committed are never doubled",
+        ),
+    )
 
 
 # -- the items of a run ----------------------------------------------------------------------

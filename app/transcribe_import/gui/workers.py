@@ -401,28 +401,26 @@ class CommitWorker(Worker):
         if notify:
             self.events_ready.emit()
 
-    def work(self) -> None:
+    def _prepare(self) -> api.PreparedRun:
+        """The run to execute: a plan committed, an ended run's plan committed again (each
+        checked against the disk as it is now, as the CLI does), or a run resumed."""
         if self._plan is not None:
-            # A plan is untrusted until checked against the disk as it is now, as the CLI does.
-            try:
-                prepared = api.prepare_commit(
-                    self._corpus, self._plan, settings=self._settings, workers=self._workers
-                )
-            except api.PlanInvalid as invalid:
-                self.invalid.emit(invalid.report)
-                return
-        elif self.retry_of is not None:
-            # The ended run's own plan, committed again: checked against the disk first.
-            try:
-                prepared = api.prepare_retry(
-                    self._corpus, self.retry_of, settings=self._settings, workers=self._workers
-                )
-            except api.PlanInvalid as invalid:
-                self.invalid.emit(invalid.report)
-                return
-        else:
-            assert self.run_id is not None
-            prepared = api.prepare_resume(self._corpus, self.run_id)
+            return api.prepare_commit(
+                self._corpus, self._plan, settings=self._settings, workers=self._workers
+            )
+        if self.retry_of is not None:
+            return api.prepare_retry(
+                self._corpus, self.retry_of, settings=self._settings, workers=self._workers
+            )
+        assert self.run_id is not None
+        return api.prepare_resume(self._corpus, self.run_id)
+
+    def work(self) -> None:
+        try:
+            prepared = self._prepare()
+        except api.PlanInvalid as invalid:
+            self.invalid.emit(invalid.report)
+            return
         record = prepared.record
         self.run_id = record.run_id
         rows = api.outcome_rows(prepared.plan, record)

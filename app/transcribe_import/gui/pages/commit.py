@@ -33,7 +33,13 @@ from transcribe_import.gui.icons import SP
 from transcribe_import.gui.models.outcomes import OutcomeTableModel
 from transcribe_import.gui.pages.base import WorkerPage
 from transcribe_import.gui.values import CommitStart, OutcomeRow, PageTally
-from transcribe_import.gui.widgets import headline_label, outcome_view, push_button, selectable_text
+from transcribe_import.gui.widgets import (
+    headline_label,
+    outcome_view,
+    push_button,
+    run_buttons,
+    selectable_text,
+)
 from transcribe_import.gui.wording import (
     counts_sentence,
     format_duration,
@@ -147,21 +153,8 @@ class CommitPage(WorkerPage[CommitWorker]):
             tip=tr("Stop importing; notebooks already committed stay in the corpus"),
             clicked=self.ask_cancel,
         )
-        self.resume_button = push_button(
-            tr("&Resume"),
-            icon=SP.SP_MediaPlay,
-            name=tr("Resume the paused import"),
-            clicked=self._resume_clicked,
-        )
-        self.retry_button = push_button(
-            tr("Re&try What Did Not Land"),
-            icon=SP.SP_BrowserReload,
-            name=tr("Retry what did not land"),
-            tip=tr(
-                "Commit the same plan again: only what is not in the corpus yet is imported; "
-                "pages already committed are never doubled"
-            ),
-            clicked=self._retry_clicked,
+        self.resume_button, self.retry_button = run_buttons(
+            self._resume_clicked, self._retry_clicked
         )
         self.open_folder_button = push_button(
             tr("&Open Corpus Folder"),
