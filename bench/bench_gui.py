@@ -33,6 +33,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
@@ -86,6 +87,8 @@ class StallSampler:
 
     A sample whose innermost frame is the event loop means the GUI thread was in Qt's C++
     code or waiting for the GIL that a worker holds in a long C call (a sort, a JSON dump).
+    For those, what the other threads were doing just before the beat went late (the last
+    sample taken while it was on time) is counted too: the long call starts there.
     """
 
     def __init__(self, heartbeat: Heartbeat, late_s: float = 0.08) -> None:
@@ -93,6 +96,7 @@ class StallSampler:
         self._late_s = late_s
         self._main = threading.get_ident()
         self.samples: collections.Counter[str] = collections.Counter()
+        self.before: collections.Counter[str] = collections.Counter()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -103,22 +107,35 @@ class StallSampler:
         self._stop.set()
         self._thread.join()
 
+    @staticmethod
+    def _stack(frame: Any) -> str:
+        stack = traceback.extract_stack(frame)[-6:]
+        return " < ".join(f"{f.name} ({Path(f.filename).name}:{f.lineno})" for f in reversed(stack))
+
     def _run(self) -> None:
+        me = threading.get_ident()
+        on_time: dict[int, Any] = {}
+        told = False
         while not self._stop.wait(0.02):
             beats = self._heartbeat.beats
+            frames = sys._current_frames()
             if not beats or time.perf_counter() - beats[-1] < self._late_s:
+                on_time, told = frames, False
                 continue
-            frame = sys._current_frames().get(self._main)
+            frame = frames.get(self._main)
             if frame is not None:
-                stack = traceback.extract_stack(frame)[-6:]
-                self.samples[
-                    " < ".join(
-                        f"{f.name} ({Path(f.filename).name}:{f.lineno})" for f in reversed(stack)
-                    )
-                ] += 1
+                self.samples[self._stack(frame)] += 1
+            if not told:  # once a gap: where the others were as it began
+                told = True
+                for ident, other in on_time.items():
+                    if ident not in (self._main, me):
+                        self.before[self._stack(other)] += 1
 
     def report(self) -> str:
-        return "\n".join(f"{n * 20:>6} ms  {stack}" for stack, n in self.samples.most_common(10))
+        lines = [f"{n * 20:>6} ms  {stack}" for stack, n in self.samples.most_common(10)]
+        lines.append("other threads as the late beats began (gaps):")
+        lines += [f"{n:>6}     {stack}" for stack, n in self.before.most_common(12)]
+        return "\n".join(lines)
 
 
 @dataclass

@@ -10,8 +10,10 @@ worker, and waits for it with the window showing "Stopping…" before it closes.
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import (
     QByteArray,
@@ -916,42 +918,40 @@ class MainWindow(QMainWindow):
     def commit_plan(self) -> None:
         """Commit the reviewed plan; only when its latest validation found no error."""
         plan = self.session.plan
-        if plan is None or self.commit_page.is_running() or not self.review_page.can_commit():
-            return
-        if self._closing or self._close_when_stopped:
-            return
+        if plan is not None and self.review_page.can_commit():
+            self._start_run(partial(self._commit_reviewed, plan))
+
+    def _commit_reviewed(self, plan: ImportPlan, **how: Any) -> None:
         self.review_page.thumbnails.cancel()  # the import needs the cores more than the thumbnails
-        s = self.import_settings
-        self.statusBar().clearMessage()
-        self.commit_page.commit_plan(plan, settings=s.render, workers=s.workers)
-        self.show_import_page(self.commit_page)
+        self.commit_page.commit_plan(plan, **how)
 
     def resume_run(self, run_id: str) -> None:
         """Resume an interrupted run in the commit view."""
-        if self._closing or self._close_when_stopped:
-            return
-        if self.commit_page.is_running() or self.scan_page.is_running():
-            self.statusBar().showMessage(
-                self.tr("Another import is running; resume this one when it has ended."), 8000
-            )
-            return
-        s = self.import_settings
-        self.statusBar().clearMessage()
-        self.commit_page.resume(run_id, settings=s.render, workers=s.workers)
-        self.show_import_page(self.commit_page)
+        self._start_run(
+            partial(self.commit_page.resume, run_id),
+            self.tr("Another import is running; resume this one when it has ended."),
+        )
 
     def retry_run(self, run_id: str) -> None:
         """Retry What Did Not Land: commit an ended run's plan again (never doubling a page)."""
+        self._start_run(
+            partial(self.commit_page.retry, run_id),
+            self.tr("Another import is running; retry this one when it has ended."),
+        )
+
+    def _start_run(self, start: Callable[..., None], busy: str = "") -> None:
+        """``start(settings=..., workers=...)`` a run in the commit view with the import
+        settings; nothing while closing, nor while a scan or an import runs (``busy`` says
+        so)."""
         if self._closing or self._close_when_stopped:
             return
         if self.commit_page.is_running() or self.scan_page.is_running():
-            self.statusBar().showMessage(
-                self.tr("Another import is running; retry this one when it has ended."), 8000
-            )
+            if busy:
+                self.statusBar().showMessage(busy, 8000)
             return
         s = self.import_settings
         self.statusBar().clearMessage()
-        self.commit_page.retry(run_id, settings=s.render, workers=s.workers)
+        start(settings=s.render, workers=s.workers)
         self.show_import_page(self.commit_page)
 
     def _commit_progressed(self) -> None:
