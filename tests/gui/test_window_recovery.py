@@ -33,6 +33,7 @@ from transcribe_import.engine.runs.executor import EventKind
 from transcribe_import.engine.runs.store import RunStatus, RunStore
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow, Section
+from transcribe_import.gui.models.base import STATE_ROLE
 from transcribe_import.gui.models.notebooks import NotebookColumn
 from transcribe_import.gui.settings_dialog import DEDUPE_CORPUS_KEY, SettingsDialog
 
@@ -282,7 +283,7 @@ def test_a_partial_run_is_retried_with_a_button_and_no_page_is_doubled(
     assert page.progress_bar.value() == 4 and page.progress_bar.maximum() == 6
     # The list followed the work to its end: the notebook that failed is the one shown.
     [shown] = page.table.selectionModel().selectedRows()
-    assert shown.data(Qt.ItemDataRole.UserRole + 1) == "failed"
+    assert shown.data(STATE_ROLE) == "failed"
     first_run = page.run_id
     assert first_run is not None and first_run not in page.summary_label.text()
     assert sum(nb.page_count or 0 for nb in corpus.list_notebooks()) == 4
