@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import gc
 import os
 import platform
 import statistics
@@ -97,15 +98,26 @@ class StallSampler:
         self._main = threading.get_ident()
         self.samples: collections.Counter[str] = collections.Counter()
         self.before: collections.Counter[str] = collections.Counter()
+        self.collections: list[float] = []  # ms each full garbage collection took
+        self._gc_started = 0.0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def start(self) -> None:
+        gc.callbacks.append(self._collected)
         self._thread.start()
 
     def stop(self) -> None:
         self._stop.set()
         self._thread.join()
+        gc.callbacks.remove(self._collected)
+
+    def _collected(self, phase: str, info: dict[str, int]) -> None:
+        # A full pass of the cyclic garbage collector holds the GIL all along.
+        if phase == "start":
+            self._gc_started = time.perf_counter()
+        elif info["generation"] == 2:
+            self.collections.append((time.perf_counter() - self._gc_started) * 1000)
 
     @staticmethod
     def _stack(frame: Any) -> str:
@@ -135,6 +147,11 @@ class StallSampler:
         lines = [f"{n * 20:>6} ms  {stack}" for stack, n in self.samples.most_common(10)]
         lines.append("other threads as the late beats began (gaps):")
         lines += [f"{n:>6}     {stack}" for stack, n in self.before.most_common(12)]
+        full = sorted(self.collections, reverse=True)
+        lines.append(
+            f"full garbage collections: {len(full)}, the longest "
+            + ", ".join(f"{ms:.0f} ms" for ms in full[:8])
+        )
         return "\n".join(lines)
 
 

@@ -18,6 +18,7 @@ from transcribe_import.engine import api
 from transcribe_import.engine.planning.plan import ImportPlan, PlanItem
 from transcribe_import.engine.planning.validate import ValidationReport
 from transcribe_import.engine.storage.corpus import Corpus
+from transcribe_import.gui.workers import keep_from_the_collector
 
 
 class _ItemEdit(QUndoCommand):
@@ -52,6 +53,8 @@ class ImportSession(QObject):
         self.plan = plan
         self.report = None
         self.undo_stack.clear()
+        if plan is not None:
+            keep_from_the_collector()
         self.plan_changed.emit()
         self.validation_changed.emit()
 

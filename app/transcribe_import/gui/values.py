@@ -56,6 +56,7 @@ class ScanOutcome:
     files: int
     ignored: int  # not page files or unreadable, junk not counted
     seconds: float
+    pages: int  # the pages the plan imports
 
 
 @dataclass(frozen=True)

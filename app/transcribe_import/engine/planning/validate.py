@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import enum
+import itertools
 from collections.abc import Set
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -142,12 +143,12 @@ def validate(
         problems.extend(_duplicate_problems(corpus, plan, item))
 
     # Source checks read headers from disk: run them in parallel, report in plan order, a
-    # slice at a time: a future per source of 100,000 at once is half a million objects the
-    # garbage collector walks, holding the GIL for a second, while the window waits.
-    checks = [(it, s) for it in plan.items for s in it.sources if s.imported]
+    # slice at a time: a future (and a pair) per source of 100,000 at once is half a million
+    # objects the garbage collector walks, holding the GIL for a second, while a window
+    # showing the plan waits.
+    checks = ((it, s) for it in plan.items for s in it.sources if s.imported)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        for start in range(0, len(checks), _CHECKS_AT_ONCE):
-            part = checks[start : start + _CHECKS_AT_ONCE]
+        while part := list(itertools.islice(checks, _CHECKS_AT_ONCE)):
             results = pool.map(lambda pair: _source_problem(pair[0], pair[1], settings), part)
             problems.extend(p for p in results if p is not None)
 
