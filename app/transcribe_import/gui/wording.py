@@ -358,6 +358,11 @@ def outcome_details(row: OutcomeRow) -> str:
 # -- the plan under review -------------------------------------------------------------------
 
 
+def checking_words() -> str:
+    """A notebook's badge while its page order is being checked (a moment, on a large plan)."""
+    return _t("PlanItemState", "Checking…")
+
+
 def plan_state_words(state: PlanItemState) -> str:
     return {
         PlanItemState.ERROR: _t("PlanItemState", "Error"),

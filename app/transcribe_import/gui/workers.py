@@ -82,8 +82,8 @@ class _CollectorPause:
     (a plan's documents, its checks); the collector's passes over them held the GIL for up
     to 0.3 s at a time, the window waiting. They are freed by their reference counts: what
     they make has no reference cycle (none found after a scan or a validation of 100,000
-    files), so the collector has nothing to do there. What the window makes meanwhile is
-    collected once the last worker has ended.
+    files), so the collector has nothing to do there. What the window makes meanwhile and
+    drops is collected once the last worker has ended.
     """
 
     def __init__(self) -> None:
@@ -100,6 +100,9 @@ class _CollectorPause:
         with self._lock:
             self._running -= 1
             if self._running == 0:
+                # What the work built and still lives (a plan, a report) is kept out too:
+                # left young, the collector's first pass after the rest would walk it all.
+                keep_from_the_collector()
                 gc.enable()
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 import html
+import time
 from dataclasses import dataclass
 from functools import cached_property
 from operator import attrgetter
@@ -25,6 +26,7 @@ from PySide6.QtCore import (
     QModelIndex,
     QObject,
     Qt,
+    QTimer,
     Signal,
 )
 from PySide6.QtGui import QColor, QGuiApplication, QPalette, QPixmap
@@ -46,6 +48,7 @@ from transcribe_import.gui.session import ImportSession
 from transcribe_import.gui.thumbnails import ThumbnailCache
 from transcribe_import.gui.values import PlanItemState
 from transcribe_import.gui.wording import (
+    checking_words,
     duplicate_words,
     format_wall_time,
     item_message,
@@ -62,11 +65,15 @@ Role = Qt.ItemDataRole
 
 # Custom roles; Qt.UserRole itself is models.base.SORT_ROLE.
 ItemIdRole = Role.UserRole + 1  # str: the plan item a row concerns
-StateRole = Role.UserRole + 2  # PlanItemState of a plan item
+StateRole = Role.UserRole + 2  # PlanItemState of a plan item (None: being checked)
 SourceIdsRole = Role.UserRole + 3  # tuple[str, ...]: the sources a problem concerns
 SeverityRole = Role.UserRole + 4  # validate.Severity of a problem
 
 SOURCES_MIME_TYPE = "application/x-transcribe-import-plan-sources"
+
+# How long one turn of the event loop may spend checking notebooks' page orders for their
+# badges before it lets the window paint and take input.
+STATE_CHECK_BUDGET_S = 0.04
 
 _MULTI_PAGE_TYPES = MULTI_PAGE_TYPES
 
@@ -139,6 +146,8 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
         self._session = session
         self._states: dict[str, tuple[PlanItem, object, PlanItemState]] = {}
         self._ambiguities: dict[str, tuple[PlanItem, bool]] = {}
+        self._turn_started: float | None = None  # when this turn's first order check began
+        self._unchecked: set[str] = set()  # asked for, left for the next turn
         self._not_imported: list[api.NotImported] = []
         self._not_imported_of: dict[str | None, list[api.NotImported]] = {}
         self._count_not_imported()
@@ -169,7 +178,8 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
         for entry in self._not_imported:
             self._not_imported_of.setdefault(entry.item_id, []).append(entry)
 
-    def state(self, item: PlanItem) -> PlanItemState:
+    def state(self, item: PlanItem) -> PlanItemState | None:
+        """The item's badge; None while its page order is not checked yet (see _ambiguous)."""
         # Views ask for every row on each repaint and resize; an item's state only changes
         # with the item (a new frozen object) or the report, so it is remembered per both.
         report = self._session.report
@@ -177,24 +187,54 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
         if cached is not None and cached[0] is item and cached[1] is report:
             return cached[2]
         state = self._state(item)
-        self._states[item.item_id] = (item, report, state)
+        if state is not None:
+            self._states[item.item_id] = (item, report, state)
         return state
 
-    def _ambiguous(self, item: PlanItem) -> bool:
-        # The ordering check reads every name of the item: remembered per item, since a new
-        # report (each validation) leaves it as it was.
-        cached = self._ambiguities.get(item.item_id)
-        if cached is None or cached[0] is not item:
-            cached = self._ambiguities[item.item_id] = (item, bool(ordering.find_ambiguities(item)))
-        return cached[1]
+    def _ambiguous(self, item: PlanItem) -> bool | None:
+        """Whether the item's page order needs a decision; None: not checked yet.
 
-    def _state(self, item: PlanItem) -> PlanItemState:
+        The check reads every name of the item (5 ms for 50 pages): remembered per item,
+        since a new report leaves it as it was, and made for at most STATE_CHECK_BUDGET_S
+        per turn of the event loop, so the first look at 2,000 notebooks paints at once and
+        the rows on screen say "Checking…" for a moment.
+        """
+        cached = self._ambiguities.get(item.item_id)
+        if cached is not None and cached[0] is item:
+            return cached[1]
+        if not self._may_check():
+            self._unchecked.add(item.item_id)
+            return None
+        ambiguous = bool(ordering.find_ambiguities(item))
+        self._ambiguities[item.item_id] = (item, ambiguous)
+        return ambiguous
+
+    def _may_check(self) -> bool:
+        now = time.perf_counter()
+        if self._turn_started is None:
+            self._turn_started = now
+            QTimer.singleShot(0, self._next_turn)
+        return now - self._turn_started < STATE_CHECK_BUDGET_S
+
+    def _next_turn(self) -> None:
+        self._turn_started = None
+        rows = sorted(r for r in map(self.row_of, self._unchecked) if r is not None)
+        self._unchecked.clear()
+        if rows:  # asked for again: the views repaint them, checked in this turn's budget
+            self.dataChanged.emit(
+                self.index(rows[0], ItemColumn.STATE), self.index(rows[-1], ItemColumn.STATE)
+            )
+
+    def _state(self, item: PlanItem) -> PlanItemState | None:
         report = self._session.report
         if report is not None and any(
             p.severity is Severity.ERROR for p in report.for_item(item.item_id)
         ):
             return PlanItemState.ERROR
-        if self._ambiguous(item):
+        ambiguous = self._ambiguous(item)
+        if ambiguous is None:
+            return None
+        if ambiguous:
             return PlanItemState.NEEDS_ORDER_DECISION
         if any(s.duplicate is not None for s in item.sources):
             return PlanItemState.DUPLICATE_SKIPS
@@ -204,10 +244,11 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
         if role == StateRole:
             return self.state(row)
         if column == ItemColumn.STATE:
+            state = self.state(row) if role in (Role.DisplayRole, Role.DecorationRole) else None
             if role == Role.DisplayRole:
-                return plan_state_words(self.state(row))
+                return checking_words() if state is None else plan_state_words(state)
             if role == Role.DecorationRole:
-                return badge_icon(self.state(row))
+                return None if state is None else badge_icon(state)
         if column == ItemColumn.NOT_IMPORTED:
             left = self._not_imported_of.get(row.item_id, ())
             if role == Role.DisplayRole:
@@ -235,6 +276,7 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
     def _on_plan_changed(self) -> None:
         self._states.clear()
         self._ambiguities.clear()
+        self._unchecked.clear()
         self._count_not_imported()
         self.set_rows(self._items_of(self._session))
 
