@@ -73,7 +73,7 @@ SOURCES_MIME_TYPE = "application/x-transcribe-import-plan-sources"
 
 # How long one turn of the event loop may spend checking notebooks' page orders for their
 # badges before it lets the window paint and take input.
-STATE_CHECK_BUDGET_S = 0.04
+STATE_CHECK_BUDGET_S = 0.02
 
 _MULTI_PAGE_TYPES = MULTI_PAGE_TYPES
 
@@ -195,7 +195,7 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
         """Whether the item's page order needs a decision; None: not checked yet.
 
         The check reads every name of the item (5 ms for 50 pages): remembered per item,
-        since a new report leaves it as it was, and made for at most STATE_CHECK_BUDGET_S
+        since a new report leaves it as it was, and made for at most STATE_CHECK_BUDGET_S (20 ms)
         per turn of the event loop, so the first look at 2,000 notebooks paints at once and
         the rows on screen say "Checking…" for a moment.
         """
