@@ -221,13 +221,19 @@ def open_window(data: Path):  # noqa: ANN201 - a MainWindow, imported late (afte
     from transcribe_import.engine.storage.corpus import Corpus
     from transcribe_import.gui.main_window import MainWindow
 
-    window = MainWindow(
-        Corpus.open(data), QSettings(str(data / "gui.ini"), QSettings.Format.IniFormat)
-    )
+    settings = QSettings(str(data / "gui.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(Corpus.open(data), settings)
     window.resize(1100, 720)
     window.show()
     wait_until("the first health check", lambda: not window.is_checking())
-    return window
+    return window, settings
+
+
+def close(window, settings: QSettings) -> None:  # noqa: ANN001
+    """Close the window and write what it remembers now, while its folder is still there
+    (left to the settings' own end, it would make the removed folder again)."""
+    window.close()
+    settings.sync()
 
 
 def validated(window) -> bool:  # noqa: ANN001
@@ -250,7 +256,7 @@ def bench_commit(tree: Path, workers: int, stacks: bool = False) -> dict[str, fl
     with tempfile.TemporaryDirectory(prefix="bench-gui-", dir=WORK) as tmp:
         data = Path(tmp) / "data"
         plan = build_plan(Corpus.open(data), run_scan([tree]))
-        window = open_window(data)
+        window, settings = open_window(data)
         window.import_settings = replace(window.import_settings, workers=workers)
         window.session.set_plan(plan)
         window.validate_plan()
@@ -274,7 +280,7 @@ def bench_commit(tree: Path, workers: int, stacks: bool = False) -> dict[str, fl
         result = page.result
         assert result is not None and result.status is RunStatus.COMPLETE, result
         pages, seconds = page.last_run_pages()
-        window.close()
+        close(window, settings)
         return {
             **summary(beat.gaps()),
             "wall_s": t1 - t0,
@@ -290,7 +296,7 @@ def bench_scan(tree: Path, workers: int, stacks: bool = False) -> dict[str, floa
 
     with tempfile.TemporaryDirectory(prefix="bench-gui-", dir=WORK) as tmp:
         data = Path(tmp) / "data"
-        window = open_window(data)
+        window, settings = open_window(data)
         window.import_settings = replace(window.import_settings, workers=workers)
         window.add_paths([tree])
         beat = Heartbeat()
@@ -313,7 +319,7 @@ def bench_scan(tree: Path, workers: int, stacks: bool = False) -> dict[str, floa
         files = sum(len(it.sources) for it in plan.items)
         scan_gaps = summary(beat.gaps(end=t1))
         review_gaps = summary(beat.gaps(start=t1))
-        window.close()
+        close(window, settings)
         return {
             **{f"scan_{k}": v for k, v in scan_gaps.items()},
             **{f"review_{k}": v for k, v in review_gaps.items()},
