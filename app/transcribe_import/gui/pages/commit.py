@@ -113,6 +113,7 @@ class CommitPage(WorkerPage[CommitWorker]):
         self._pages_done = 0
         self._pages_total = 0
         self._pages_at_start = 0
+        self._landed_at_start = 0  # pages of the run in the corpus when this attempt began
         self._started_at = 0.0
         self._ended_at = 0.0
         self._stopping = ""
@@ -257,6 +258,7 @@ class CommitPage(WorkerPage[CommitWorker]):
         self._moving_selection = False
         self._landed_before = {r.item_id for r in start.rows if r.state is ItemState.COMMITTED}
         self._pages_done = self._pages_at_start = start.pages_done
+        self._landed_at_start = page_tally(start.rows).landed
         self._pages_total = start.pages_total
         self._started_at = time.monotonic()
         self._ended_at = 0.0
@@ -480,9 +482,11 @@ class CommitPage(WorkerPage[CommitWorker]):
         )
 
     def last_run_pages(self) -> tuple[int, float]:
-        """Pages committed by this attempt and the seconds it took (the benchmark reads it)."""
+        """Pages this attempt landed and the seconds it took (the benchmark reads it); pages
+        that failed are not counted, so a partial run's rate is what went in."""
         end = self._ended_at or time.monotonic()
-        return self._pages_done - self._pages_at_start, max(0.0, end - self._started_at)
+        landed = self.tally().landed - self._landed_at_start
+        return max(0, landed), max(0.0, end - self._started_at)
 
     def _elapsed_sentence(self) -> str:
         if not self._started_at:
