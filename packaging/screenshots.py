@@ -41,6 +41,7 @@ from transcribe_import.engine.runs.service import prepare_run  # noqa: E402
 from transcribe_import.engine.storage.corpus import Corpus  # noqa: E402
 from transcribe_import.gui.app import application  # noqa: E402
 from transcribe_import.gui.main_window import MainWindow, Section  # noqa: E402
+from transcribe_import.gui.models.base import STATE_ROLE  # noqa: E402
 from transcribe_import.gui.models.plan import PageColumn  # noqa: E402
 
 OUT_DIR = REPO / "docs" / "screenshots"
@@ -317,7 +318,7 @@ def walk(base: Path) -> list[Path]:
         lambda: (
             "committed"
             in [
-                window.commit_page.model.index(r, 0).data(Qt.ItemDataRole.UserRole + 1)
+                window.commit_page.model.index(r, 0).data(STATE_ROLE)
                 for r in range(window.commit_page.model.rowCount())
             ]
         ),
@@ -391,7 +392,7 @@ def walk(base: Path) -> list[Path]:
         wait(300)
         shots.append(shoot(window, f"window-10-review-{width}x{height}"))
     # 11. The page viewer beside the table at 1366x768, on the two pages of the rollover.
-    page.page_split.setSizes([7000, 3000])
+    page.page_split.setSizes([6500, 3500])
     page.select_rows([0, 5])
     wait_until("the previews", lambda: all(page.viewer.pixmaps()))
     wait(300)

@@ -73,6 +73,23 @@ def test_plan_commit_list_show_through_the_api(corpus: Corpus, tmp_path: Path) -
     assert frozen.value.code is ErrorCode.PLAN_FROZEN
 
 
+def test_not_imported_names_each_file_left_out_beside_the_notebook_it_was_found_with(
+    corpus: Corpus, tmp_path: Path
+) -> None:
+    shelf = _shelf(tmp_path / "shelf")
+    assert api.not_imported(api.plan_paths(corpus, [shelf]).plan) == []
+    (shelf / "notebook 1" / "notes.txt").write_text("who wrote these?")
+    (shelf / "box" / "empty").mkdir(parents=True)
+    (shelf / "box" / "list.csv").write_text("a,b\n")
+    plan = api.plan_paths(corpus, [shelf]).plan
+    by_label = {it.item_id: it.label for it in plan.items}
+    found = {n.rel: (by_label.get(n.item_id or ""), n.reason) for n in api.not_imported(plan)}
+    assert set(found) == {"shelf/notebook 1/notes.txt", "shelf/box/list.csv"}
+    assert found["shelf/notebook 1/notes.txt"][0] == "notebook 1"
+    assert found["shelf/box/list.csv"][0] is None  # beside no notebook's pages
+    assert all(reason for _, reason in found.values())
+
+
 def test_an_invalid_plan_is_refused_before_any_run(corpus: Corpus, tmp_path: Path) -> None:
     shelf = tmp_path / "shelf"
     for name in ("page1.jpg", "page01.jpg", "page2.jpg"):  # page 1 twice: ambiguous

@@ -17,10 +17,18 @@ from transcribe_import.engine.planning.planner import build_plan
 from transcribe_import.engine.planning.scan import run_scan
 from transcribe_import.engine.runs.model import ItemOutcome, ItemState, RunStatus
 from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
-from transcribe_import.gui.models.base import LEFT, RIGHT, SORT_ROLE, Column, ColumnTableModel
+from transcribe_import.gui.models.base import (
+    ID_ROLE,
+    LEFT,
+    RIGHT,
+    SORT_ROLE,
+    Column,
+    ColumnTableModel,
+)
 from transcribe_import.gui.models.notebooks import NotebookColumn, NotebookTableModel
 from transcribe_import.gui.models.outcomes import STATE_ROLE, OutcomeColumn, OutcomeTableModel
 from transcribe_import.gui.models.plan import (
+    ItemColumn,
     ItemIdRole,
     PageColumn,
     PageTableModel,
@@ -28,7 +36,7 @@ from transcribe_import.gui.models.plan import (
     ProblemsModel,
     StateRole,
 )
-from transcribe_import.gui.models.runs import RUN_ID_ROLE, RunColumn, RunTableModel
+from transcribe_import.gui.models.runs import RunColumn, RunTableModel
 from transcribe_import.gui.session import ImportSession
 from transcribe_import.gui.values import OutcomeRow, PlanItemState, RunSummary
 
@@ -211,7 +219,7 @@ def test_run_model_with_rows(qtmodeltester) -> None:
         for r in range(model.rowCount())
     )
     assert model.row_of(model.run(3).run_id) == 3
-    assert model.index(3, 0).data(RUN_ID_ROLE) == model.run(3).run_id
+    assert model.index(3, 0).data(ID_ROLE) == model.run(3).run_id
 
 
 def _outcome(i: int, state: ItemState, **kw: object) -> OutcomeRow:
@@ -286,8 +294,8 @@ def test_plan_items_model_with_rows(qtmodeltester, session: ImportSession) -> No
     }
     first = session.plan.items[0]
     assert model.row_of(first.item_id) == 0
-    assert model.index(0, 3).data(ItemIdRole) == first.item_id
-    assert model.index(0, 3).data() in {"Error", "Ready", "Needs an order decision"}
+    assert model.index(0, ItemColumn.STATE).data(ItemIdRole) == first.item_id
+    assert model.index(0, ItemColumn.STATE).data() in {"Error", "Ready", "Needs a decision"}
 
 
 def test_page_model_with_rows(qtmodeltester, session: ImportSession) -> None:

@@ -163,7 +163,7 @@ def test_models_stay_well_behaved_through_edits(
     assert diary.item_id in {it.item_id for it in session.plan.items}
 
 
-def test_items_list_shows_action_pages_and_a_state_badge(
+def test_items_list_shows_action_pages_files_not_imported_and_a_state_badge(
     page: ReviewPage, session: ImportSession
 ) -> None:
     model = page.items_model
@@ -172,9 +172,9 @@ def test_items_list_shows_action_pages_and_a_state_badge(
         for r in range(model.rowCount())
     }
     assert rows == {
-        "camera": ["camera", "New notebook", "4", "Needs an order decision"],
-        "diary": ["diary", "New notebook", "5", "Ready"],
-        "loose": ["loose", "New notebook", "1", "Ready"],
+        "camera": ["camera", "New notebook", "4", "", "Needs a decision"],
+        "diary": ["diary", "New notebook", "5", "", "Ready"],
+        "loose": ["loose", "New notebook", "1", "1", "Ready"],  # its broken file
     }
     state_index = model.index(0, ItemColumn.STATE)
     assert isinstance(state_index.data(Qt.ItemDataRole.DecorationRole), QIcon)

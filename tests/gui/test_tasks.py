@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import threading
 from collections.abc import Generator, Iterator
@@ -11,7 +12,7 @@ from PySide6.QtCore import QObject
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
-from transcribe_import.gui.workers import EngineTask, TaskSlot, running_workers
+from transcribe_import.gui.workers import CommitWorker, EngineTask, TaskSlot, running_workers
 
 WAIT_MS = 10_000
 
@@ -167,3 +168,28 @@ def test_closing_a_slot_waits_for_its_task_and_starts_nothing_after(
     slot.run(held, gate, "after")
     assert not slot.is_busy()
     assert running_workers() == []
+
+
+def collector_on() -> bool:
+    return gc.isenabled()
+
+
+def test_the_garbage_collector_rests_while_tasks_run_and_works_again_after(
+    qtbot: QtBot, gate: threading.Event
+) -> None:
+    """Its passes over a plan's short-lived objects held the GIL for 0.3 s, the window
+    waiting; it rests while any task runs, and works again once the last has ended."""
+    assert gc.isenabled()
+    first = EngineTask(held, gate, "first")
+    first.start()
+    with qtbot.waitSignal((second := EngineTask(collector_on)).done, timeout=WAIT_MS) as asked:
+        second.start()
+    assert asked.args == [False]
+    second.wait()
+    assert not gc.isenabled()  # the first still runs
+    with qtbot.waitSignal(first.done, timeout=WAIT_MS):
+        gate.set()
+    first.wait()
+    assert gc.isenabled()
+    # A commit, which may run for hours, leaves it be.
+    assert not CommitWorker.pauses_collector and EngineTask.pauses_collector

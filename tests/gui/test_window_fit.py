@@ -2,19 +2,29 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from PIL import Image
-from PySide6.QtCore import QByteArray, QPoint, QRect, QSettings
-from PySide6.QtWidgets import QAbstractButton, QApplication, QScrollArea
+from PySide6.QtCore import QByteArray, QPoint, QRect, QSettings, Qt
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QApplication,
+    QScrollArea,
+    QStyle,
+    QStyleOptionViewItem,
+    QTableView,
+)
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui import main_window
 from transcribe_import.gui.main_window import GEOMETRY_KEY, MainWindow, Section
-from transcribe_import.gui.models.plan import PageColumn
+from transcribe_import.gui.models.plan import ItemColumn, PageColumn
+
+from media_factory import make_jpeg
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
@@ -50,16 +60,44 @@ def open_window(
     opened.clear()
 
 
+# Titles as long as most shelves have them, and two far longer ones.
+TYPICAL_TITLES = ["Lab book 3, soil samples", "Sketchbook, blue cover"]
+LONG_TITLES = [f"Parish register of Sankt Margarethen, volume {n}" for n in (1, 2)]
+
+
 def shelf(root: Path) -> Path:
-    """Two notebooks with long names, the widest the page table usually gets."""
-    for n in range(2):
-        folder = root / f"Parish register of Sankt Margarethen, volume {n + 1}"
+    """Notebooks with long names and long file names, the widest the review usually gets;
+    one file twice (a warning), one file the plan leaves out (the Not imported count)."""
+    for n, title in enumerate(TYPICAL_TITLES + LONG_TITLES):
+        folder = root / title
         folder.mkdir(parents=True)
         for p in range(14):  # more rows than fit: the table has its vertical scroll bar
-            Image.new("RGB", (40, 56), (n * 40, p * 30, 200)).save(
-                folder / f"IMG_20240301_1000{p:02}_page_{p + 1}.png"
-            )
+            name = f"IMG_20240301_1000{p:02}_page_{p + 1}"
+            if n == 0:  # photos with the camera's time
+                taken = f"2024:03:01 10:00:{p:02}"
+                make_jpeg(folder / f"{name}.jpg", (40, 56), datetime_original=taken, label=f"{p}")
+            else:
+                Image.new("RGB", (40, 56), (n * 40, p * 30, 200)).save(folder / f"{name}.png")
+    first = root / TYPICAL_TITLES[0]
+    shutil.copyfile(first / "IMG_20240301_100000_page_1.jpg", first / "IMG_20240301_100099.jpg")
+    (first / "captions.txt").write_text("soil samples, March\n")
     return root
+
+
+def shown_whole(view: QTableView, row: int, column: int) -> bool:
+    """Whether the cell's text is drawn whole: on one line, or wrapped in the row's height."""
+    text = str(view.model().index(row, column).data() or "")
+    margin = 2 * (view.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin) + 1)
+    width = view.horizontalHeader().sectionSize(column) - margin
+    icon = view.model().index(row, column).data(Qt.ItemDataRole.DecorationRole)
+    if icon is not None:
+        width -= view.style().pixelMetric(QStyle.PixelMetric.PM_SmallIconSize) + margin
+    metrics = view.fontMetrics()
+    if not view.wordWrap():
+        return metrics.horizontalAdvance(text) <= width
+    flags = Qt.TextFlag.TextWordWrap | Qt.TextFlag.TextWrapAnywhere
+    needed = metrics.boundingRect(QRect(0, 0, width, 10_000), flags, text).height()
+    return needed <= view.rowHeight(row)
 
 
 def assert_inside(window: MainWindow, area: QRect) -> None:
@@ -97,7 +135,7 @@ def test_the_window_opens_inside_a_small_screen_with_every_control_reachable(
     assert_no_sideways_scroll(qtbot, window, "start")
 
     window.add_paths([shelf(tmp_path / "shelf")])
-    qtbot.mouseClick(window.start_page.scan_button, main_window.Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(window.start_page.scan_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: window.current_page() is window.review_page, timeout=TIMEOUT_MS)
     qtbot.waitUntil(lambda: not window.is_validating(), timeout=TIMEOUT_MS)
     assert_no_sideways_scroll(qtbot, window, "review")
@@ -110,6 +148,37 @@ def test_the_window_opens_inside_a_small_screen_with_every_control_reachable(
         right = header.sectionViewportPosition(column) + header.sectionSize(column)
         assert not header.isSectionHidden(column)
         assert right <= viewport, f"column {column} ends at {right}, past {viewport}"
+    # ...and what they say is not cut: the file names, the capture times, the warnings.
+    review = window.review_page
+    items = review.items_model
+    review.select_item(next(it.item_id for it in items.rows() if it.label == TYPICAL_TITLES[0]))
+    QApplication.processEvents()
+    pages = table.model()
+    assert any(pages.index(r, PageColumn.WARNING).data() for r in range(pages.rowCount()))
+    for row in range(table.model().rowCount()):
+        for column in (PageColumn.FILE, PageColumn.CAPTURED, PageColumn.WARNING):
+            assert shown_whole(table, row, column), (row, column)
+    # The notebooks: a usual title whole, with its count of files not imported; a far
+    # longer one cut in the middle, so "volume 1" and "volume 2" stay apart.
+    names = review.items_view
+    for row in range(items.rowCount()):
+        title = items.item_at(row).label
+        if title in TYPICAL_TITLES:
+            assert shown_whole(names, row, ItemColumn.NOTEBOOK), (
+                title,
+                [names.horizontalHeader().sectionSize(c) for c in ItemColumn],
+                [items.index(row, c).data() for c in ItemColumn],
+            )
+    for column in (ItemColumn.PAGES, ItemColumn.NOT_IMPORTED, ItemColumn.STATE):
+        assert not names.isColumnHidden(column)
+        assert all(shown_whole(names, r, column) for r in range(items.rowCount())), column
+    assert names.isColumnHidden(ItemColumn.ACTION)  # every notebook is a new one
+    option = QStyleOptionViewItem()
+    names.itemDelegateForColumn(ItemColumn.NOTEBOOK).initStyleOption(
+        option, items.index(0, ItemColumn.NOTEBOOK)
+    )
+    assert option.textElideMode == Qt.TextElideMode.ElideMiddle
+    assert names.horizontalScrollBar().maximum() == 0
 
     for section, name in ((Section.RUNS, "runs"), (Section.CORPUS, "corpus")):
         window.show_section(section)

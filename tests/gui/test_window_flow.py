@@ -40,9 +40,9 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
-from transcribe_import.engine.api import interrupted_runs
+from transcribe_import.engine.api import interrupted_runs, list_drafts
 from transcribe_import.engine.planning import scan as scan_module
-from transcribe_import.engine.planning.plan import save_plan
+from transcribe_import.engine.planning.plan import load_plan, save_plan
 from transcribe_import.engine.planning.planner import build_plan
 from transcribe_import.engine.planning.scan import ScanPhase, ScanProgress, ScanResult, run_scan
 from transcribe_import.engine.runs import executor as executor_module
@@ -51,9 +51,9 @@ from transcribe_import.engine.runs.store import ItemOutcome, ItemState, RunStatu
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui import app as gui_app
 from transcribe_import.gui import main_window
-from transcribe_import.gui.main_window import MainWindow, Section
+from transcribe_import.gui.main_window import MainWindow, Section, ask_unsaved_review
 from transcribe_import.gui.models.outcomes import STATE_ROLE, OutcomeTableModel
-from transcribe_import.gui.models.plan import PageColumn
+from transcribe_import.gui.models.plan import ItemColumn, PageColumn
 from transcribe_import.gui.models.runs import RunTableModel
 from transcribe_import.gui.pages import commit as commit_page_module
 from transcribe_import.gui.settings_dialog import (
@@ -944,6 +944,54 @@ def test_events_are_applied_in_time_budgeted_batches(qtbot: QtBot, corpus: Corpu
     assert page.progress_bar.value() == 9000
 
 
+def test_the_outcome_list_follows_the_work_and_the_bar_names_failures(
+    qtbot: QtBot, corpus: Corpus
+) -> None:
+    """Each notebook as it starts, or as a checkpoint of it lands, is selected and scrolled
+    to, until the person picks a row; failed pages leave the bar short and are named."""
+    page = commit_page_module.CommitPage(corpus)
+    qtbot.addWidget(page)
+    page.resize(900, 500)
+    page.show()
+    rows = [_outcome_row(i, ItemState.PENDING) for i in range(400)]
+    rows = [replace(r, outcome=replace(r.outcome, page_count=0)) for r in rows]
+    page.model.set_rows(rows)
+
+    def event(kind: EventKind, i: int, outcome: ItemOutcome | None = None) -> None:
+        page._backlog.append(commit_page_module.RunEvent(kind, "run", f"item-{i}", outcome))
+        page._apply_backlog()
+        QApplication.processEvents()
+
+    def selected() -> int:
+        [index] = page.table.selectionModel().selectedRows()
+        return index.row()
+
+    def in_view(row: int) -> bool:
+        return 0 <= page.table.rowViewportPosition(row) < page.table.viewport().height()
+
+    landed = replace(rows[300].outcome, pages_landed=2)
+    event(EventKind.ITEM_STARTED, 300)
+    assert selected() == 300 and in_view(300)
+    event(EventKind.PAGES_LANDED, 300, landed)
+    assert column_text(page.model, 3)[300] == "2 of 3 pages landed so far"
+    assert page.progress_bar.value() == 2
+    assert page.progress_bar.text() == "2 of 1200 pages landed"
+
+    failed = replace(rows[10].outcome, state=ItemState.FAILED, failure_message="p1.png is gone")
+    event(EventKind.ITEM_STARTED, 10)
+    assert selected() == 10 and in_view(10)
+    event(EventKind.ITEM_FINISHED, 10, failed)
+    done = replace(rows[300].outcome, state=ItemState.COMMITTED, page_count=3, pages_landed=3)
+    event(EventKind.ITEM_FINISHED, 300, done)
+    assert page.progress_bar.value() == 3  # the failed pages never fill it
+    assert page.progress_bar.text() == "3 of 1200 pages landed, 3 failed"
+
+    # The person picks a row: the list stays there while the work goes on.
+    page.table.selectRow(5)
+    event(EventKind.ITEM_STARTED, 350)
+    assert selected() == 5 and not page.is_following()
+
+
 def test_a_quarantined_journal_is_told_on_the_start_view(
     qtbot: QtBot,
     open_window: Callable[..., MainWindow],
@@ -1097,12 +1145,30 @@ def test_files_the_plan_leaves_out_are_listed_with_their_reasons(
     (folder / "page 1.bmp").write_bytes(b"BM" + b"\0" * 60)
     (folder / "notes.txt").write_text("who wrote these?")
     (folder / "page 2.jpg").write_bytes(b"\xff\xd8\xff\xe0 not really a jpeg")
+    make_jpeg(tmp_path / "shelf" / "Diary" / "page 1.jpg", label="d1")
     window = open_window()
     drop(window, [tmp_path / "shelf"])
     scan_and_validate(qtbot, window)
 
     review = window.review_page
     rows = {r.rel: r for r in review.not_imported()}
+    # The notebooks list counts them per notebook; a notebook with none says nothing.
+    items = review.items_model
+    assert not review.items_view.isColumnHidden(ItemColumn.NOT_IMPORTED)
+    counts = {
+        items.item_at(r).label: items.index(r, ItemColumn.NOT_IMPORTED).data()
+        for r in range(items.rowCount())
+    }
+    assert counts == {"Letters": str(len(rows)), "Diary": ""}
+    letters = items.index(
+        next(r for r in range(items.rowCount()) if items.item_at(r).label == "Letters"),
+        ItemColumn.NOT_IMPORTED,
+    )
+    tip = letters.data(Qt.ItemDataRole.ToolTipRole)
+    assert tip.startswith(f"{len(rows)} files found beside these pages are not imported:")
+    assert "notes.txt" in tip and "The Not imported list says why." in tip
+    header = (Qt.Orientation.Horizontal, Qt.ItemDataRole.AccessibleTextRole)
+    assert items.headerData(ItemColumn.NOT_IMPORTED, *header) == "Not imported"
     assert {
         "shelf/Letters/page 1.bmp",
         "shelf/Letters/notes.txt",
@@ -1113,7 +1179,26 @@ def test_files_the_plan_leaves_out_are_listed_with_their_reasons(
     shown = {view.item(r, 0).text(): view.item(r, 1).text() for r in range(view.rowCount())}
     assert set(shown) == set(rows) and all(shown.values())  # every file has its reason
     assert {view.item(r, 2).text() for r in range(view.rowCount())} == {"Letters"}
-    assert f"{len(rows)} file(s) found" in review.not_imported_label.text()
+    assert f"{len(rows)} files found" in review.not_imported_label.text()
+
+
+def test_the_notebooks_list_shows_no_column_that_says_nothing(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path
+) -> None:
+    make_shelf(tmp_path / "shelf", notebooks=2)
+    window = open_window()
+    drop(window, [tmp_path / "shelf"])
+    scan_and_validate(qtbot, window)
+    review = window.review_page
+    # Every notebook is a new one and the scan left nothing out: the names get the room.
+    assert review.items_view.isColumnHidden(ItemColumn.ACTION)
+    assert review.items_view.isColumnHidden(ItemColumn.NOT_IMPORTED)
+    tip = review.items_model.index(0, ItemColumn.NOTEBOOK).data(Qt.ItemDataRole.ToolTipRole)
+    assert "Creates a new notebook" in tip
+    # No file of several pages, no capture time: neither column takes room in the pages.
+    assert review.page_view.isColumnHidden(PageColumn.SOURCE_PAGE)
+    assert review.page_view.isColumnHidden(PageColumn.CAPTURED)
+    assert not review.not_imported_box.isVisible()
 
 
 def test_a_scan_that_finds_nothing_to_import_cannot_be_committed_and_says_why(
@@ -1186,6 +1271,128 @@ def test_a_kept_review_can_be_discarded(
     [button] = window.start_page.notice_buttons("Discard")
     button.click()
     assert api.list_drafts(corpus) == [] and window.start_page.drafts() == []
+
+
+def test_quitting_with_decisions_in_no_plan_file_asks_and_says_the_draft_keeps_them(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    corpus: Corpus,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(main_window, "ask_unsaved_review", ask_unsaved_review)  # the real box
+    make_shelf(tmp_path / "shelf", notebooks=2, pages=3)
+    window = open_window()
+    drop(window, [tmp_path / "shelf"])
+    scan_and_validate(qtbot, window)
+    plan = window.session.plan
+    assert plan is not None
+    draft = corpus.runs_dir / "drafts" / f"{plan.plan_id}.json"
+    review = window.review_page
+    review.page_view.selectRow(1)
+    review.exclude_action.trigger()  # a decision, in no plan file yet
+    edited = window.session.plan
+    assert edited is not None
+
+    # Ctrl+Q, then Cancel: the window stays, with the review as it was.
+    seen: list[str] = []
+    assert window.quit_action.shortcut().toString() == "Ctrl+Q"
+    click_in_next_dialog(qtbot, "Cancel", seen)
+    window.quit_action.trigger()
+    [words] = seen
+    assert words.startswith("The review has decisions that are in no plan file yet.")
+    assert "kept as a draft" in words and "Continue Review" in words
+    assert window.isVisible() and window.session.plan is edited
+    # What it says is so: the draft holds the decision already.
+    assert load_plan(draft).fingerprint == edited.fingerprint
+
+    # Save Plan As…, then Cancel in the file dialog: still open.
+    chosen: list[str] = [""]
+    monkeypatch.setattr(
+        main_window.QFileDialog, "getSaveFileName", lambda *_a, **_k: (chosen[0], "")
+    )
+    click_in_next_dialog(qtbot, "Save Plan As…", seen)
+    assert not window.close()  # the close button
+    assert len(seen) == 2 and window.isVisible()
+
+    # Save Plan As… into a file: written as the CLI reads it, and the window closes.
+    chosen[0] = str(tmp_path / "reviewed.json")
+    click_in_next_dialog(qtbot, "Save Plan As…", seen)
+    assert window.close()
+    assert len(seen) == 3 and not window.isVisible()
+    assert load_plan(tmp_path / "reviewed.json").fingerprint == edited.fingerprint
+
+    # Offered back; with no new decision the window closes unasked.
+    second = open_window()
+    [button] = second.start_page.notice_buttons("Continue Review")
+    button.click()
+    assert second.session.plan is not None
+    assert second.session.plan.fingerprint == edited.fingerprint
+    assert second.close() and len(seen) == 3
+
+    # A decision after the save is asked about again; quitting keeps it in the draft.
+    third = open_window()
+    [button] = third.start_page.notice_buttons("Continue Review")
+    button.click()
+    third.review_page.page_view.selectRow(2)
+    third.review_page.exclude_action.trigger()
+    latest = third.session.plan
+    assert latest is not None and latest.fingerprint != edited.fingerprint
+    click_in_next_dialog(qtbot, "Quit, Keep the Draft", seen)
+    assert third.close()
+    assert len(seen) == 4
+    assert load_plan(draft).fingerprint == latest.fingerprint
+
+
+def test_the_quit_question_says_so_when_the_draft_cannot_be_written(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(main_window, "ask_unsaved_review", ask_unsaved_review)
+    make_shelf(tmp_path / "shelf", notebooks=1)
+    window = open_window()
+    drop(window, [tmp_path / "shelf"])
+    scan_and_validate(qtbot, window)
+
+    def full(_corpus: Corpus, _plan: object) -> None:
+        raise OSError(28, "No space left on device", str(tmp_path / "drafts"))
+
+    monkeypatch.setattr(main_window.api, "save_draft", full)
+    window.review_page.page_view.selectRow(0)
+    window.review_page.exclude_action.trigger()
+    seen: list[str] = []
+    click_in_next_dialog(qtbot, "Cancel", seen)
+    assert not window.close()
+    [words] = seen
+    assert "could not be kept as a draft" in words and "No space left" in words
+    assert "quitting now loses them" in words
+    click_in_next_dialog(qtbot, "Quit Without Saving", seen)
+    assert window.close()
+
+
+def test_a_review_with_no_decision_quits_without_a_question(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    corpus: Corpus,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    asked: list[str | None] = []
+    monkeypatch.setattr(
+        main_window, "ask_unsaved_review", lambda _p, problem: asked.append(problem) or "cancel"
+    )
+    make_shelf(tmp_path / "shelf", notebooks=1)
+    window = open_window()
+    drop(window, [tmp_path / "shelf"])
+    scan_and_validate(qtbot, window)
+    window.review_page.page_view.selectRow(0)
+    window.review_page.exclude_action.trigger()
+    window.review_page.undo_action.trigger()  # back where the scan left it
+    assert window.close() and asked == []
+    plan = window.session.plan
+    assert plan is not None and [d.plan_id for d in list_drafts(corpus)] == [plan.plan_id]
 
 
 def test_save_plan_writes_what_the_cli_validates_and_open_plan_reads_it_back(

@@ -33,6 +33,7 @@ from transcribe_import.engine.runs.executor import EventKind
 from transcribe_import.engine.runs.store import RunStatus, RunStore
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow, Section
+from transcribe_import.gui.models.base import STATE_ROLE
 from transcribe_import.gui.models.notebooks import NotebookColumn
 from transcribe_import.gui.settings_dialog import DEDUPE_CORPUS_KEY, SettingsDialog
 
@@ -184,6 +185,7 @@ def test_no_two_visible_controls_share_an_alt_letter_on_any_page(
     settings: QSettings,
 ) -> None:
     make_shelf(tmp_path / "shelf", notebooks=3)
+    (tmp_path / "shelf" / "Notebook 01" / "notes.txt").write_text("a file left out")
     window = open_window()
     assert_no_clash(window, "start, empty")
     # Every menu's own items, each menu alone.
@@ -198,6 +200,7 @@ def test_no_two_visible_controls_share_an_alt_letter_on_any_page(
         assert {k: v for k, v in letters.items() if len(v) > 1} == {}, action.text()
 
     scan(qtbot, window, tmp_path / "shelf")
+    assert window.review_page.not_imported_box.isVisible()  # its label has a letter too
     assert_no_clash(window, "review")
     # Folders dropped while reviewing: the start page with its list and Back to Review.
     window.add_paths([tmp_path / "shelf" / "Notebook 01"])
@@ -275,6 +278,13 @@ def test_a_partial_run_is_retried_with_a_button_and_no_page_is_doubled(
     assert "Retry What Did Not Land" in page.summary_label.text()
     assert page.retry_button.isVisible() and page.retry_button.isEnabled()
     assert not page.resume_button.isVisible()
+    # The bar does not end full: its words name the pages that failed.
+    assert page.progress_bar.text() == "4 of 6 pages landed, 2 failed"
+    assert page.progress_bar.value() == 4 and page.progress_bar.maximum() == 6
+    assert page.rate_label.text().startswith("4 pages in ")  # what went in, not what failed
+    # The list followed the work to its end: the notebook that failed is the one shown.
+    [shown] = page.table.selectionModel().selectedRows()
+    assert shown.data(STATE_ROLE) == "failed"
     first_run = page.run_id
     assert first_run is not None and first_run not in page.summary_label.text()
     assert sum(nb.page_count or 0 for nb in corpus.list_notebooks()) == 4

@@ -47,12 +47,19 @@ DESKTOP_FILE_NAME = "transcribe-import"
 FORWARD_TIMEOUT_MS = 2000
 
 
+GIL_SWITCH_S = 0.001
+
+
 def application() -> QApplication:
     """The process's QApplication, named so QSettings and the desktop know what it is."""
     app = QApplication.instance()
     if not isinstance(app, QApplication):
         app = QApplication(sys.argv)
         _install_translators(app)
+        # The window's thread asks for the GIL while a scan or a validation works on two or
+        # three threads; handed round every GIL_SWITCH_S instead of Python's 5 ms, it gets
+        # it back in time to paint (bench/bench_gui.py).
+        sys.setswitchinterval(GIL_SWITCH_S)
     app.setApplicationName(APP_NAME)
     app.setOrganizationName(ORG_NAME)
     app.setApplicationVersion(__version__)

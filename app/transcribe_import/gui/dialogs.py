@@ -1,22 +1,62 @@
-"""Small dialogs shared by the pages: a confirmation whose safe answer is the default."""
+"""Small dialogs shared by the pages and the window: a question with named answers."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 from PySide6.QtWidgets import QMessageBox, QWidget
+
+Role = QMessageBox.ButtonRole
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One button of a question: what it says, its role, and the key ``ask`` returns for it."""
+
+    key: str
+    text: str
+    role: Role
+
+
+def ask(
+    parent: QWidget,
+    title: str,
+    question: str,
+    details: str,
+    answers: Sequence[Answer],
+    *,
+    default: str,
+    escape: str,
+    icon: QMessageBox.Icon = QMessageBox.Icon.Question,
+) -> str:
+    """Ask ``question`` and wait: the key of the answer chosen (Esc or closing: ``escape``)."""
+    box = QMessageBox(parent)
+    box.setIcon(icon)
+    box.setWindowTitle(title)
+    box.setText(question)
+    box.setInformativeText(details)
+    buttons = {a.key: box.addButton(a.text, a.role) for a in answers}
+    box.setDefaultButton(buttons[default])
+    box.setEscapeButton(buttons[escape])
+    box.exec()
+    clicked = box.clickedButton()
+    return next((key for key, button in buttons.items() if button is clicked), escape)
 
 
 def confirm_destructive(
     parent: QWidget, title: str, question: str, details: str, do_it: str, keep: str
 ) -> bool:
     """Ask before something that cannot be undone; Enter and Esc both choose ``keep``."""
-    box = QMessageBox(parent)
-    box.setIcon(QMessageBox.Icon.Warning)
-    box.setWindowTitle(title)
-    box.setText(question)
-    box.setInformativeText(details)
-    yes = box.addButton(do_it, QMessageBox.ButtonRole.DestructiveRole)
-    no = box.addButton(keep, QMessageBox.ButtonRole.RejectRole)
-    box.setDefaultButton(no)
-    box.setEscapeButton(no)
-    box.exec()
-    return box.clickedButton() is yes
+    answers = (Answer("do", do_it, Role.DestructiveRole), Answer("keep", keep, Role.RejectRole))
+    answer = ask(
+        parent,
+        title,
+        question,
+        details,
+        answers,
+        default="keep",
+        escape="keep",
+        icon=QMessageBox.Icon.Warning,
+    )
+    return answer == "do"

@@ -6,8 +6,10 @@ words do not, so a screen reader and a colour-blind reader lose nothing.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QSize, Qt
-from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
+from collections.abc import Callable
+
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QIcon, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import QApplication, QStyle
 
 from transcribe_import.engine.base.findings import Severity as FindingSeverity
@@ -58,27 +60,54 @@ _BADGE_COLOURS = {
     PlanItemState.READY: QColor(0x43, 0xA0, 0x47),
 }
 _badges: dict[PlanItemState, QIcon] = {}
+_drawn: dict[str, QIcon] = {}
+
+
+def _painted(draw: Callable[[QPainter, int], None]) -> QIcon:
+    """An icon ``draw`` paints at 16 and 32 pixels (32 for a 2x screen), alike when selected."""
+    icon = QIcon()
+    for side in (16, 32):
+        pixmap = QPixmap(side, side)
+        pixmap.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(pixmap)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        draw(painter, side)
+        painter.end()
+        icon.addPixmap(pixmap)
+        icon.addPixmap(pixmap, QIcon.Mode.Selected)
+    return icon
 
 
 def badge_icon(state: PlanItemState) -> QIcon:
     """A filled dot in the state's colour."""
     icon = _badges.get(state)
     if icon is None:
-        icon = QIcon()
-        for side in (16, 32):  # 32 for a 2x screen
-            pixmap = QPixmap(side, side)
-            pixmap.fill(Qt.GlobalColor.transparent)
-            painter = QPainter(pixmap)
-            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-            fill = _BADGE_COLOURS[state]
+        fill = _BADGE_COLOURS[state]
+
+        def dot(painter: QPainter, side: int) -> None:
             painter.setPen(fill.darker(160))
             painter.setBrush(fill)
             radius = side * 0.34
             painter.drawEllipse(QPointF(side / 2, side / 2), radius, radius)
-            painter.end()
-            icon.addPixmap(pixmap)
-            icon.addPixmap(pixmap, QIcon.Mode.Selected)
-        _badges[state] = icon
+
+        icon = _badges[state] = _painted(dot)
+    return icon
+
+
+def not_imported_icon() -> QIcon:
+    """A page struck through: files found that the plan does not import."""
+    icon = _drawn.get("not_imported")
+    if icon is None:
+
+        def page(painter: QPainter, side: int) -> None:
+            u = side / 16
+            painter.setPen(QPen(QColor(0x80, 0x80, 0x80), 1.2 * u))
+            painter.setBrush(QColor(0xF4, 0xF4, 0xF4))
+            painter.drawRect(QRectF(3.5 * u, 1.5 * u, 9 * u, 13 * u))
+            painter.setPen(QPen(_BADGE_COLOURS[PlanItemState.ERROR], 2 * u))
+            painter.drawLine(QPointF(2 * u, 14 * u), QPointF(14 * u, 2 * u))
+
+        icon = _drawn["not_imported"] = _painted(page)
     return icon
 
 

@@ -10,8 +10,10 @@ worker, and waits for it with the window showing "Stopping…" before it closes.
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import (
     QByteArray,
@@ -55,9 +57,10 @@ from transcribe_import import __version__
 from transcribe_import.engine import api
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.base.findings import DoctorReport
-from transcribe_import.engine.planning.plan import PlanDocumentError
+from transcribe_import.engine.planning.plan import ImportPlan, PlanDocumentError
 from transcribe_import.engine.planning.validate import ValidationReport
 from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
+from transcribe_import.gui.dialogs import Answer, Role, ask
 from transcribe_import.gui.export_dialog import ExportDialog
 from transcribe_import.gui.pages.commit import CommitPage
 from transcribe_import.gui.pages.corpus import CorpusPage
@@ -73,8 +76,22 @@ from transcribe_import.gui.settings_dialog import (
     save_settings,
 )
 from transcribe_import.gui.values import CorpusCheck, ScanOutcome, ScanRequest, Validation
-from transcribe_import.gui.wording import plural, set_notebook_titles
-from transcribe_import.gui.workers import TaskSlot, check_corpus, list_notebooks, validate_plan
+from transcribe_import.gui.wording import (
+    error_text,
+    plural,
+    set_notebook_titles,
+    stop_on_close_answers,
+    stop_on_close_words,
+    unsaved_review_answers,
+    unsaved_review_words,
+)
+from transcribe_import.gui.workers import (
+    TaskSlot,
+    check_corpus,
+    keep_draft,
+    list_notebooks,
+    validate_plan,
+)
 
 DEFAULT_SIZE = (1100, 720)
 # Room kept for the title bar and borders before the window manager says how large they are.
@@ -130,31 +147,42 @@ class Section:
 
 def ask_stop_on_close(parent: QWidget) -> str | None:
     """Closing during a commit: "pause", "cancel", or None to keep importing."""
-    box = QMessageBox(parent)
-    box.setIcon(QMessageBox.Icon.Question)
-    box.setWindowTitle(parent.tr("Import in Progress"))
-    box.setText(parent.tr("An import is running. Stop it before closing?"))
-    box.setInformativeText(
-        parent.tr(
-            "Pause keeps the run resumable: open the window again and resume it from Runs. "
-            "Cancel stops it for good. Either way, notebooks already committed stay in the "
-            "corpus and the one in progress is finished or rolled back cleanly."
-        )
+    pause, cancel, keep = stop_on_close_answers()
+    answer = ask(
+        parent,
+        *stop_on_close_words(),
+        (
+            Answer("pause", pause, Role.AcceptRole),
+            Answer("cancel", cancel, Role.DestructiveRole),
+            Answer("keep", keep, Role.RejectRole),
+        ),
+        default="pause",
+        escape="keep",
     )
-    pause = box.addButton(parent.tr("Pause and Close"), QMessageBox.ButtonRole.AcceptRole)
-    cancel = box.addButton(
-        parent.tr("Cancel Import and Close"), QMessageBox.ButtonRole.DestructiveRole
+    return None if answer == "keep" else answer
+
+
+def ask_unsaved_review(parent: QWidget, draft_problem: str | None) -> str:
+    """Quitting with review decisions in no plan file: "save", "quit" or "cancel".
+
+    ``draft_problem``: why the draft could not be written just now (None: it was, and the
+    decisions are offered back on the next start, which the question says).
+    """
+    kept = draft_problem is None
+    save, quit_, cancel = unsaved_review_answers(kept)
+    return ask(
+        parent,
+        *unsaved_review_words(draft_problem),
+        (
+            Answer("save", save, Role.ActionRole),
+            Answer("quit", quit_, Role.AcceptRole if kept else Role.DestructiveRole),
+            Answer("cancel", cancel, Role.RejectRole),
+        ),
+        # Either keeps every decision while the draft is written; else Enter saves.
+        default="quit" if kept else "save",
+        escape="cancel",
+        icon=QMessageBox.Icon.Question if kept else QMessageBox.Icon.Warning,
     )
-    keep = box.addButton(parent.tr("Keep Importing"), QMessageBox.ButtonRole.RejectRole)
-    box.setDefaultButton(pause)
-    box.setEscapeButton(keep)
-    box.exec()
-    clicked = box.clickedButton()
-    if clicked is pause:
-        return "pause"
-    if clicked is cancel:
-        return "cancel"
-    return None
 
 
 def confirm_discard_plan(parent: QWidget) -> bool:
@@ -215,7 +243,9 @@ class MainWindow(QMainWindow):
         # The plan under review is kept as a draft as it changes (corpus/drafts/), so a
         # quit, a crash or a power cut loses no decision; offered back on the next start.
         self._drafts = TaskSlot(self)
+        self._drafts.done.connect(self._draft_kept)
         self._drafts.failed.connect(self._draft_failed)
+        self._drafted: ImportPlan | None = None  # the plan the draft holds, as last written
         self._draft_timer = QTimer(self)
         self._draft_timer.setSingleShot(True)
         self._draft_timer.setInterval(DRAFT_DEBOUNCE_MS)
@@ -714,8 +744,10 @@ class MainWindow(QMainWindow):
     # -- drafts ----------------------------------------------------------------------------
 
     def _plan_replaced(self) -> None:
-        if self.session.plan is not None:
-            self._draft_timer.start()
+        # A plan as scanned or opened holds no decision yet: its draft is written with the
+        # first edit, or on closing (a draft of 100,000 sources is 0.2 s of JSON encoding,
+        # which the first look at a large plan need not wait behind).
+        self._draft_timer.stop()
         self.list_drafts()
 
     def _keep_draft(self) -> None:
@@ -725,7 +757,27 @@ class MainWindow(QMainWindow):
         if self._drafts.is_busy():
             self._draft_timer.start()  # the one being written ends soon; then this one
             return
-        self._drafts.run(api.save_draft, self.corpus, plan)
+        self._drafts.run(keep_draft, self.corpus, plan)
+
+    def _draft_kept(self, plan: ImportPlan) -> None:
+        self._drafted = plan
+
+    def _keep_draft_now(self) -> str | None:
+        """Write the draft of the plan under review now, unless the last one written is it.
+
+        None when the draft holds the plan as it is; else why it could not be written.
+        """
+        self._draft_timer.stop()
+        self._drafts.wait()  # one writer at a time
+        plan = self.session.plan
+        if plan is None or plan is self._drafted:
+            return None
+        try:
+            api.save_draft(self.corpus, plan)
+        except (OSError, TranscribeError) as exc:
+            return error_text(exc)
+        self._drafted = plan
+        return None
 
     def _draft_failed(self, message: str) -> None:
         self.statusBar().showMessage(
@@ -753,6 +805,7 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(str(exc), 15000)
             return
         self.session.set_plan(plan)
+        self._drafted = plan  # the draft on disk is this plan
         self.start_page.set_plan_waiting(False)
         self.show_import_page(self.review_page)
         self._validate_timer.start()
@@ -781,15 +834,14 @@ class MainWindow(QMainWindow):
         self._validate_timer.start()
         return True
 
-    def _save_plan_dialog(self) -> None:
-        plan = self.session.plan
-        if plan is None:
-            return
+    def _save_plan_dialog(self) -> bool:
+        """Save Plan As…: ask where, then write; whether the plan was saved."""
+        if self.session.plan is None:
+            return False
         path, _ = QFileDialog.getSaveFileName(
             self, self.tr("Save Plan"), "plan.json", self.tr("Plan files (*.json)")
         )
-        if path:
-            self.save_plan(Path(path))
+        return bool(path) and self.save_plan(Path(path))
 
     def save_plan(self, path: Path) -> bool:
         """Write the plan under review to ``path`` (what `validate PATH` reads)."""
@@ -803,6 +855,8 @@ class MainWindow(QMainWindow):
                 self.tr("The plan was not saved: {why}").format(why=exc), 15000
             )
             return False
+        if self.session.plan is plan:
+            self.session.undo_stack.setClean()  # every decision so far is in a plan file
         self.statusBar().showMessage(self.tr("Plan saved to {path}").format(path=path), 8000)
         return True
 
@@ -868,42 +922,40 @@ class MainWindow(QMainWindow):
     def commit_plan(self) -> None:
         """Commit the reviewed plan; only when its latest validation found no error."""
         plan = self.session.plan
-        if plan is None or self.commit_page.is_running() or not self.review_page.can_commit():
-            return
-        if self._closing or self._close_when_stopped:
-            return
+        if plan is not None and self.review_page.can_commit():
+            self._start_run(partial(self._commit_reviewed, plan))
+
+    def _commit_reviewed(self, plan: ImportPlan, **how: Any) -> None:
         self.review_page.thumbnails.cancel()  # the import needs the cores more than the thumbnails
-        s = self.import_settings
-        self.statusBar().clearMessage()
-        self.commit_page.commit_plan(plan, settings=s.render, workers=s.workers)
-        self.show_import_page(self.commit_page)
+        self.commit_page.commit_plan(plan, **how)
 
     def resume_run(self, run_id: str) -> None:
         """Resume an interrupted run in the commit view."""
-        if self._closing or self._close_when_stopped:
-            return
-        if self.commit_page.is_running() or self.scan_page.is_running():
-            self.statusBar().showMessage(
-                self.tr("Another import is running; resume this one when it has ended."), 8000
-            )
-            return
-        s = self.import_settings
-        self.statusBar().clearMessage()
-        self.commit_page.resume(run_id, settings=s.render, workers=s.workers)
-        self.show_import_page(self.commit_page)
+        self._start_run(
+            partial(self.commit_page.resume, run_id),
+            self.tr("Another import is running; resume this one when it has ended."),
+        )
 
     def retry_run(self, run_id: str) -> None:
         """Retry What Did Not Land: commit an ended run's plan again (never doubling a page)."""
+        self._start_run(
+            partial(self.commit_page.retry, run_id),
+            self.tr("Another import is running; retry this one when it has ended."),
+        )
+
+    def _start_run(self, start: Callable[..., None], busy: str = "") -> None:
+        """``start(settings=..., workers=...)`` a run in the commit view with the import
+        settings; nothing while closing, nor while a scan or an import runs (``busy`` says
+        so)."""
         if self._closing or self._close_when_stopped:
             return
         if self.commit_page.is_running() or self.scan_page.is_running():
-            self.statusBar().showMessage(
-                self.tr("Another import is running; retry this one when it has ended."), 8000
-            )
+            if busy:
+                self.statusBar().showMessage(busy, 8000)
             return
         s = self.import_settings
         self.statusBar().clearMessage()
-        self.commit_page.retry(run_id, settings=s.render, workers=s.workers)
+        start(settings=s.render, workers=s.workers)
         self.show_import_page(self.commit_page)
 
     def _commit_progressed(self) -> None:
@@ -1123,6 +1175,24 @@ class MainWindow(QMainWindow):
     def is_stopping(self) -> bool:
         return self._close_when_stopped
 
+    def _review_may_close(self) -> bool:
+        """Whether closing may go on, as far as the review goes.
+
+        The plan under review is written as a draft first, so a quit loses no decision.
+        Decisions in no plan file (edits since the scan, the plan opened, or the last Save
+        Plan As: the undo stack is off its clean point) are asked about, in words that say
+        the draft keeps them, or that it could not.
+        """
+        if self.session.plan is None:
+            return True
+        problem = self._keep_draft_now()
+        if self.session.undo_stack.isClean():
+            return True
+        answer = ask_unsaved_review(self, problem)
+        if answer == "save":
+            return self._save_plan_dialog()
+        return answer == "quit"
+
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.commit_page.is_running():
             event.ignore()
@@ -1146,13 +1216,9 @@ class MainWindow(QMainWindow):
             self.menuBar().setEnabled(False)
             self.show_import_page(self.commit_page)
             return
-        if self.session.plan is not None and self._draft_timer.isActive():
-            # The last edits, kept now: the quit loses no decision (offered back next time).
-            self._draft_timer.stop()
-            try:
-                api.save_draft(self.corpus, self.session.plan)
-            except (OSError, TranscribeError):
-                pass  # the draft of the edit before stays; nothing else to do while closing
+        if not self._closing and not self._review_may_close():
+            event.ignore()  # Cancel, or Save Plan As… cancelled or failed: nothing is closed
+            return
         self._closing = True
         self._settings.setValue(GEOMETRY_KEY, self.saveGeometry())
         for key, splitter in self._splitters().items():

@@ -19,6 +19,7 @@ from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.planning.plan import ImportPlan, PlanItem
 from transcribe_import.engine.planning.validate import ValidationReport
 from transcribe_import.engine.storage.corpus import Corpus
+from transcribe_import.gui.workers import keep_from_the_collector
 
 
 class _ItemEdit(QUndoCommand):
@@ -57,6 +58,8 @@ class ImportSession(QObject):
         self.report = None
         self._notebook_pages.clear()
         self.undo_stack.clear()
+        if plan is not None:
+            keep_from_the_collector()
         self.plan_changed.emit()
         self.validation_changed.emit()
 

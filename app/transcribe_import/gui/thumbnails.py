@@ -14,6 +14,7 @@ import itertools
 import logging
 import weakref
 from collections import OrderedDict
+from dataclasses import dataclass
 from pathlib import Path
 
 import shiboken6
@@ -58,46 +59,42 @@ class _Relay(QObject):
     loaded = Signal(object, int, object)  # key, generation, QImage | failure message
 
 
-class _RenderJob(QRunnable):
-    def __init__(
-        self,
-        relay: _Relay,
-        key: _Key,
-        generation: int,
-        path: Path,
-        media_type: str,
-        page_index: int,
-        shown_as: str,
-        side: int,
-    ) -> None:
-        super().__init__()
-        self._side = side
-        self._relay = relay
-        self._key = key
-        self._generation = generation
-        self._path = path
-        self._media_type = media_type
-        self._page_index = page_index
-        self._shown_as = shown_as
+@dataclass(frozen=True)
+class _Render:
+    """One page to render: plain values only, never a plan object or a widget."""
 
-    def run(self) -> None:
-        result: QImage | str
+    key: _Key
+    generation: int
+    path: Path
+    media_type: str
+    page_index: int
+    shown_as: str  # how the page is named in a failure
+    side: int
+
+    def image(self) -> QImage | str:
+        """The page as a QImage (safe to build on any thread), or why there is none."""
         try:
             png = api.render_preview(
-                self._path,
-                self._media_type,
-                self._page_index,
-                self._side,
-                shown_as=self._shown_as,
+                self.path, self.media_type, self.page_index, self.side, shown_as=self.shown_as
             )
             image = QImage.fromData(png, "PNG")
-            result = image if not image.isNull() else f"{self._shown_as}: the preview is unreadable"
+            return image if not image.isNull() else f"{self.shown_as}: the preview is unreadable"
         except (TranscribeError, OSError, ValueError) as exc:
-            result = str(exc)
+            return str(exc)
         except Exception as exc:  # noqa: BLE001 - an escaping error would be lost in the pool
-            log.exception("thumbnail of %s failed unexpectedly", self._shown_as)
-            result = f"{self._shown_as}: no preview ({exc!r})"
-        self._relay.loaded.emit(self._key, self._generation, result)
+            log.exception("thumbnail of %s failed unexpectedly", self.shown_as)
+            return f"{self.shown_as}: no preview ({exc!r})"
+
+
+class _RenderJob(QRunnable):
+    def __init__(self, relay: _Relay, render: _Render) -> None:
+        super().__init__()
+        self._relay = relay
+        self._render = render
+
+    def run(self) -> None:
+        r = self._render
+        self._relay.loaded.emit(r.key, r.generation, r.image())
 
 
 class ThumbnailCache(QObject):
@@ -141,8 +138,7 @@ class ThumbnailCache(QObject):
             return None if found is _Broken.BROKEN else found
         if key not in self._pending and not self._closed:
             self._pending.add(key)
-            job = _RenderJob(
-                self._relay,
+            render = _Render(
                 key,
                 self._generation,
                 source.provenance.fs_path,
@@ -151,7 +147,7 @@ class ThumbnailCache(QObject):
                 source.provenance.rel or source.provenance.path,
                 self.side,
             )
-            self._pool.start(job, next(self._priority))
+            self._pool.start(_RenderJob(self._relay, render), next(self._priority))
         return None
 
     def failure(self, source_id: str, page_index: int) -> str | None:

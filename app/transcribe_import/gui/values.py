@@ -24,6 +24,7 @@ __all__ = [  # the run values are the engine's own (engine.api); re-exported for
     "CommitStart",
     "CorpusCheck",
     "OutcomeRow",
+    "PageTally",
     "PlanItemState",
     "RunDetail",
     "RunSummary",
@@ -55,6 +56,7 @@ class ScanOutcome:
     files: int
     ignored: int  # not page files or unreadable, junk not counted
     seconds: float
+    pages: int  # the pages the plan imports
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,23 @@ class CommitStart:
     pages_done: int
     pages_total: int
     continued: bool  # the run existed before (a resume, or the same plan committed again)
+
+
+@dataclass(frozen=True)
+class PageTally:
+    """What became of a run's pages: landed, skipped (in the corpus already), failed, and
+    not imported because the run was cancelled; the rest are still to come."""
+
+    total: int
+    landed: int
+    skipped: int
+    failed: int
+    cancelled: int
+
+    @property
+    def done(self) -> int:
+        """Pages that need no more work: landed, or found in the corpus already."""
+        return self.landed + self.skipped
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QAbstractItemModel, Qt, SignalInstance
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    SignalInstance,
+)
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -13,14 +19,17 @@ from PySide6.QtWidgets import (
     QLayout,
     QPushButton,
     QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTableView,
     QVBoxLayout,
     QWidget,
 )
 
-from transcribe_import.gui.icons import small_pixmap, standard_icon
+from transcribe_import.gui.icons import SP, small_pixmap, standard_icon
 from transcribe_import.gui.models.base import LEFT
 from transcribe_import.gui.models.outcomes import OutcomeColumn, OutcomeTableModel
+from transcribe_import.gui.wording import resume_words, retry_words
 
 Selection = QAbstractItemView.SelectionMode
 
@@ -47,9 +56,28 @@ def table_view(
     return view
 
 
+class MiddleElided(QStyledItemDelegate):
+    """Cells cut in the middle when too narrow: "Parish regi…volume 2", "IMG_2024…_0017.jpg"
+    keep what tells two names apart, where the end is cut from most views' names."""
+
+    def initStyleOption(
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> None:
+        super().initStyleOption(option, index)
+        option.textElideMode = Qt.TextElideMode.ElideMiddle
+
+
+def elide_names_in_the_middle(view: QTableView, *columns: int) -> None:
+    """The name columns of ``view`` keep both ends of a name that does not fit."""
+    delegate = MiddleElided(view)
+    for column in columns:
+        view.setItemDelegateForColumn(column, delegate)
+
+
 def outcome_view(model: OutcomeTableModel, name: str) -> QTableView:
     """A table of a run's outcomes, sized for reading; the commit and runs views both show one."""
     view = table_view(model, name)
+    elide_names_in_the_middle(view, OutcomeColumn.NOTEBOOK)
     header = view.horizontalHeader()
     header.setSectionResizeMode(OutcomeColumn.DETAILS, QHeaderView.ResizeMode.Stretch)
     header.resizeSection(OutcomeColumn.NOTEBOOK, 240)
@@ -108,6 +136,17 @@ def push_button(
         # window holding such a connection was garbage-collected.
         button.clicked.connect(clicked)
     return button
+
+
+def run_buttons(
+    resume: Callable[..., object], retry: Callable[..., object]
+) -> tuple[QPushButton, QPushButton]:
+    """Resume and Retry What Did Not Land, as the commit view and the Runs view offer them."""
+    r, t = resume_words(), retry_words()
+    return (
+        push_button(r.text, icon=SP.SP_MediaPlay, name=r.name, tip=r.tip, clicked=resume),
+        push_button(t.text, icon=SP.SP_BrowserReload, name=t.name, tip=t.tip, clicked=retry),
+    )
 
 
 def pane(*parts: QWidget | QLayout | tuple[QWidget, int]) -> QWidget:

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 from PySide6.QtCore import QCoreApplication, QDate, QDateTime, QLocale, QTime
 
@@ -29,7 +30,7 @@ from transcribe_import.engine.planning.ordering import AmbiguityCode
 from transcribe_import.engine.planning.plan import Duplicate, Op, PlanItem
 from transcribe_import.engine.planning.validate import ProblemCode, Severity
 from transcribe_import.engine.runs.model import ItemState, RunStatus
-from transcribe_import.gui.values import OutcomeRow, PlanItemState, RunSummary
+from transcribe_import.gui.values import OutcomeRow, PageTally, PlanItemState, RunSummary
 
 _t = QCoreApplication.translate
 
@@ -241,6 +242,56 @@ def run_state_explanation(run: RunSummary) -> str:
     return run_status_explanation(run.status, run.pages_landed)
 
 
+def progress_words(tally: PageTally) -> str:
+    """The commit bar's words: pages landed of all, and what did not land, named."""
+    if not tally.total:
+        return _t("Progress", "No pages to import")
+    parts = [
+        _t("Progress", "{landed} of {total} pages landed").format(
+            landed=tally.landed, total=tally.total
+        )
+        if tally.total != 1
+        else _t("Progress", "{landed} of 1 page landed").format(landed=tally.landed)
+    ]
+    if tally.skipped:
+        parts.append(_t("Progress", "%Ln already in the corpus", "", tally.skipped))
+    if tally.failed:
+        parts.append(_t("Progress", "%Ln failed", "", tally.failed))
+    if tally.cancelled:
+        parts.append(_t("Progress", "%Ln not imported (cancelled)", "", tally.cancelled))
+    return ", ".join(parts)
+
+
+class ButtonWords(NamedTuple):
+    """A button's words: its text (with its Alt letter), what a screen reader calls it, its tip."""
+
+    text: str
+    name: str
+    tip: str
+
+
+def resume_words() -> ButtonWords:
+    """Resume, as the commit view and the Runs view both offer it."""
+    return ButtonWords(
+        _t("RunButtons", "&Resume"),
+        _t("RunButtons", "Resume the run"),
+        _t("RunButtons", "Finish the run with the same ids; what landed is not doubled"),
+    )
+
+
+def retry_words() -> ButtonWords:
+    """Retry What Did Not Land, as the commit view and the Runs view both offer it."""
+    return ButtonWords(
+        _t("RunButtons", "Re&try What Did Not Land"),
+        _t("RunButtons", "Retry what did not land"),
+        _t(
+            "RunButtons",
+            "Commit the run's plan again: only what is not in the corpus yet is imported; "
+            "pages already committed are never doubled",
+        ),
+    )
+
+
 # -- the items of a run ----------------------------------------------------------------------
 
 
@@ -305,6 +356,10 @@ def outcome_details(row: OutcomeRow) -> str:
             "",
             o.pages_landed,
         )
+    if row.started and o.pages_landed:
+        return _t("ItemState", "{landed} of {planned} pages landed so far").format(
+            landed=o.pages_landed, planned=row.pages_planned
+        )
     if row.started:
         return plural(
             row.pages_planned,
@@ -317,13 +372,54 @@ def outcome_details(row: OutcomeRow) -> str:
 # -- the plan under review -------------------------------------------------------------------
 
 
+def checking_words() -> str:
+    """A notebook's badge while its page order is being checked (a moment, on a large plan)."""
+    return _t("PlanItemState", "Checking…")
+
+
 def plan_state_words(state: PlanItemState) -> str:
     return {
         PlanItemState.ERROR: _t("PlanItemState", "Error"),
-        PlanItemState.NEEDS_ORDER_DECISION: _t("PlanItemState", "Needs an order decision"),
+        PlanItemState.NEEDS_ORDER_DECISION: _t("PlanItemState", "Needs a decision"),
         PlanItemState.DUPLICATE_SKIPS: _t("PlanItemState", "Duplicate skips"),
         PlanItemState.READY: _t("PlanItemState", "Ready"),
     }[state]
+
+
+def not_imported_title(n: int) -> str:
+    """The Not imported list's label (Alt+M: Alt+N is the notebooks list's)."""
+    return plural(
+        n,
+        _t("PlanItemState", "Not i&mported: 1 file found that this plan leaves out"),
+        _t("PlanItemState", "Not i&mported: %Ln files found that this plan leaves out", "", n),
+    )
+
+
+def not_imported_header_words() -> str:
+    return _t(
+        "PlanItemState",
+        "Not imported: files found beside the notebook's pages that the plan leaves out",
+    )
+
+
+def not_imported_words(rels: Sequence[str]) -> str:
+    """What the count of a notebook's files not imported stands for, naming a few."""
+    n = len(rels)
+    names = ", ".join(rel.rsplit("/", 1)[-1] for rel in rels[:3]) + (", …" if n > 3 else "")
+    return (
+        plural(
+            n,
+            _t("PlanItemState", "1 file found beside these pages is not imported: {names}."),
+            _t(
+                "PlanItemState",
+                "%Ln files found beside these pages are not imported: {names}.",
+                "",
+                n,
+            ),
+        ).format(names=names)
+        + " "
+        + _t("PlanItemState", "The Not imported list says why.")
+    )
 
 
 # The corpus's notebook titles by id, as the window last listed them: an item that adds
@@ -514,6 +610,64 @@ def finding_severity_words(severity: FindingSeverity) -> str:
 
 def unreadable_notebook_words(problem: str) -> str:
     return _t("NotebookState", "This notebook cannot be read: {problem}").format(problem=problem)
+
+
+# -- the window's questions ------------------------------------------------------------------
+
+
+def stop_on_close_words() -> tuple[str, str, str]:
+    """Closing during a commit: the title, the question and what each answer does."""
+    return (
+        _t("Quit", "Import in Progress"),
+        _t("Quit", "An import is running. Stop it before closing?"),
+        _t(
+            "Quit",
+            "Pause keeps the run resumable: open the window again and resume it from Runs. "
+            "Cancel stops it for good. Either way, notebooks already committed stay in the "
+            "corpus and the one in progress is finished or rolled back cleanly.",
+        ),
+    )
+
+
+def stop_on_close_answers() -> tuple[str, str, str]:
+    """The answers to ``stop_on_close_words``: pause, cancel, keep importing."""
+    return (
+        _t("Quit", "Pause and Close"),
+        _t("Quit", "Cancel Import and Close"),
+        _t("Quit", "Keep Importing"),
+    )
+
+
+def unsaved_review_words(draft_problem: str | None) -> tuple[str, str, str]:
+    """Quitting with review decisions in no plan file: the title, the question, and what
+    becomes of them (kept as a draft, unless the draft could not be written)."""
+    if draft_problem is None:
+        details = _t(
+            "Quit",
+            "They are kept as a draft in the corpus: the next time the window opens, Continue "
+            "Review brings them back. Save Plan As… also writes them to a file that the "
+            "command line can validate and commit.",
+        )
+    else:
+        details = _t(
+            "Quit",
+            "They could not be kept as a draft ({why}), so quitting now loses them. Save Plan "
+            "As… writes them to a file you choose.",
+        ).format(why=draft_problem)
+    return (
+        _t("Quit", "Quit Transcribe Import"),
+        _t("Quit", "The review has decisions that are in no plan file yet."),
+        details,
+    )
+
+
+def unsaved_review_answers(draft_kept: bool) -> tuple[str, str, str]:
+    """The answers to ``unsaved_review_words``: save, quit, cancel."""
+    return (
+        _t("Quit", "Save Plan As…"),
+        _t("Quit", "Quit, Keep the Draft") if draft_kept else _t("Quit", "Quit Without Saving"),
+        _t("Quit", "Cancel"),
+    )
 
 
 # -- errors ----------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from transcribe_import.engine.planning.plan import (
     load_plan,
     plan_from_document,
     save_plan,
+    strip_provenance,
 )
 
 uuids = st.uuids(version=4).map(str)
@@ -182,6 +183,20 @@ def test_canonical_body_is_exactly_the_four_fields() -> None:
     assert set(body) == {"schema_version", "plan_id", "import_policy_id", "items"}
     assert "provenance" not in json.dumps(body)
     assert canonical_body(doc) == orjson.dumps(body, option=orjson.OPT_SORT_KEYS)
+
+
+def test_canonical_body_is_the_bytes_one_dump_of_the_body_makes() -> None:
+    """Encoded an item at a time (the GIL is not held for the whole plan), byte for byte."""
+    doc = _sample_plan().to_document()
+    titled = {**doc, "items": [{**it, "title": "Tagebuch “Ä”, 1931"} for it in doc["items"]]}
+    for case in (doc, titled, {**doc, "items": []}, {**doc, "items": doc["items"] * 3}):
+        body = {
+            "schema_version": case["import_manifest"]["schema_version"],
+            "plan_id": case["plan_id"],
+            "import_policy_id": case["import_policy_id"],
+            "items": strip_provenance(case["items"]),
+        }
+        assert canonical_body(case) == orjson.dumps(body, option=orjson.OPT_SORT_KEYS)
 
 
 def _sample_plan() -> ImportPlan:

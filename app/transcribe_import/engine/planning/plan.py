@@ -436,14 +436,27 @@ def strip_provenance(value: Any) -> Any:
 
 
 def canonical_body(doc: dict[str, Any]) -> bytes:
-    """Compact UTF-8 JSON, keys sorted, of exactly the four fields the contract names."""
-    body = {
-        "schema_version": doc["import_manifest"]["schema_version"],
-        "plan_id": doc["plan_id"],
-        "import_policy_id": doc["import_policy_id"],
-        "items": strip_provenance(doc["items"]),
-    }
-    return orjson.dumps(body, option=orjson.OPT_SORT_KEYS)
+    """Compact UTF-8 JSON, keys sorted, of exactly the four fields the contract names.
+
+    The bytes of ``orjson.dumps(body, option=OPT_SORT_KEYS)``, encoded an item at a time: one
+    call over 100,000 sources held the GIL for 0.1 s, a window's thread waiting.
+    """
+    dump = functools.partial(orjson.dumps, option=orjson.OPT_SORT_KEYS)
+    items = b",".join(dump(strip_provenance(item)) for item in doc["items"])
+    # The four keys in sorted order, compact as orjson writes them.
+    return b"".join(
+        (
+            b'{"import_policy_id":',
+            dump(doc["import_policy_id"]),
+            b',"items":[',
+            items,
+            b'],"plan_id":',
+            dump(doc["plan_id"]),
+            b',"schema_version":',
+            dump(doc["import_manifest"]["schema_version"]),
+            b"}",
+        )
+    )
 
 
 def fingerprint_of(doc: dict[str, Any]) -> str:

@@ -27,6 +27,9 @@ Role = Qt.ItemDataRole
 
 # What the sort proxy compares: raw values, so "10" pages sorts after "9" and dates sort by time.
 SORT_ROLE = Role.UserRole
+# What the tests and the views read of a row of a run: its raw state (not its words), its id.
+STATE_ROLE = Role.UserRole + 1
+ID_ROLE = Role.UserRole + 2
 
 LEFT = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter

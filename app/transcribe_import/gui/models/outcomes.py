@@ -5,17 +5,20 @@ from __future__ import annotations
 import enum
 from operator import attrgetter
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject
 
 from transcribe_import.engine.runs.model import ItemState
 from transcribe_import.gui.icons import outcome_icon
-from transcribe_import.gui.models.base import LEFT, RIGHT, Column, ColumnTableModel
+from transcribe_import.gui.models.base import (
+    ID_ROLE,
+    LEFT,
+    RIGHT,
+    STATE_ROLE,
+    Column,
+    ColumnTableModel,
+)
 from transcribe_import.gui.values import OutcomeRow
 from transcribe_import.gui.wording import outcome_details, outcome_words
-
-# What the tests and the Runs view read: the raw state, not the words.
-STATE_ROLE = Qt.ItemDataRole.UserRole + 1
-ITEM_ID_ROLE = Qt.ItemDataRole.UserRole + 2
 
 _CONTEXT = "OutcomeTableModel"
 
@@ -77,7 +80,7 @@ class OutcomeTableModel(ColumnTableModel[OutcomeRow]):
     """A run's items, one row each, with their outcome as the engine recorded it."""
 
     context = _CONTEXT
-    row_roles = {STATE_ROLE: lambda row: str(row.state), ITEM_ID_ROLE: attrgetter("item_id")}
+    row_roles = {STATE_ROLE: lambda row: str(row.state), ID_ROLE: attrgetter("item_id")}
     key = attrgetter("item_id")
 
     def __init__(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 import html
+import time
 from dataclasses import dataclass
 from functools import cached_property
 from operator import attrgetter
@@ -25,23 +26,34 @@ from PySide6.QtCore import (
     QModelIndex,
     QObject,
     Qt,
+    QTimer,
     Signal,
 )
 from PySide6.QtGui import QColor, QGuiApplication, QPalette, QPixmap
 
+from transcribe_import.engine import api
 from transcribe_import.engine.media.kinds import MULTI_PAGE_TYPES
 from transcribe_import.engine.planning import ordering
 from transcribe_import.engine.planning.plan import PlanItem, PlanPage, PlanSource
 from transcribe_import.engine.planning.validate import PlanProblem, ProblemCode, Severity
-from transcribe_import.gui.icons import badge_icon, severity_icon, small_pixmap, untinted
+from transcribe_import.gui.icons import (
+    badge_icon,
+    not_imported_icon,
+    severity_icon,
+    small_pixmap,
+    untinted,
+)
 from transcribe_import.gui.models.base import RIGHT, Column, ColumnTableModel, Index
 from transcribe_import.gui.session import ImportSession
 from transcribe_import.gui.thumbnails import ThumbnailCache
 from transcribe_import.gui.values import PlanItemState
 from transcribe_import.gui.wording import (
+    checking_words,
     duplicate_words,
     format_wall_time,
     item_message,
+    not_imported_header_words,
+    not_imported_words,
     op_explanation,
     op_words,
     plan_state_words,
@@ -54,11 +66,15 @@ Role = Qt.ItemDataRole
 
 # Custom roles; Qt.UserRole itself is models.base.SORT_ROLE.
 ItemIdRole = Role.UserRole + 1  # str: the plan item a row concerns
-StateRole = Role.UserRole + 2  # PlanItemState of a plan item
+StateRole = Role.UserRole + 2  # PlanItemState of a plan item (None: being checked)
 SourceIdsRole = Role.UserRole + 3  # tuple[str, ...]: the sources a problem concerns
 SeverityRole = Role.UserRole + 4  # validate.Severity of a problem
 
 SOURCES_MIME_TYPE = "application/x-transcribe-import-plan-sources"
+
+# How long one turn of the event loop may spend checking notebooks' page orders for their
+# badges before it lets the window paint and take input.
+STATE_CHECK_BUDGET_S = 0.02
 
 _MULTI_PAGE_TYPES = MULTI_PAGE_TYPES
 
@@ -82,12 +98,14 @@ class ItemColumn(enum.IntEnum):
     NOTEBOOK = 0
     ACTION = 1
     PAGES = 2
-    STATE = 3
+    NOT_IMPORTED = 3  # files found beside the notebook's pages that the plan leaves out
+    STATE = 4
 
 
-def _folder(item: PlanItem) -> str | None:
+def _notebook_tooltip(item: PlanItem) -> str:
+    """Where the notebook comes from and what it does (the Action column may be hidden)."""
     folder = item.provenance.get("folder")
-    return str(folder) if folder else None
+    return f"{folder}\n{op_explanation(item)}" if folder else op_explanation(item)
 
 
 def _left_out(item: PlanItem) -> str | None:
@@ -105,7 +123,7 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
         Column(
             QT_TRANSLATE_NOOP("PlanItemsModel", "Notebook"),
             display=attrgetter("label"),
-            tooltip=_folder,
+            tooltip=_notebook_tooltip,
         ),
         Column(
             QT_TRANSLATE_NOOP("PlanItemsModel", "Action"), display=op_words, tooltip=op_explanation
@@ -116,6 +134,8 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
             tooltip=_left_out,
             align=RIGHT,
         ),
+        # Counted from the whole plan (api.not_imported): see cell().
+        Column(QT_TRANSLATE_NOOP("PlanItemsModel", "Not imported"), align=RIGHT),
         # Its words and badge depend on the report as well as the item: see cell().
         Column(QT_TRANSLATE_NOOP("PlanItemsModel", "State")),
     )
@@ -126,6 +146,12 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
         super().__init__(self._items_of(session), parent)
         self._session = session
         self._states: dict[str, tuple[PlanItem, object, PlanItemState]] = {}
+        self._ambiguities: dict[str, tuple[PlanItem, bool]] = {}
+        self._turn_started: float | None = None  # when this turn's first order check began
+        self._unchecked: set[str] = set()  # asked for, left for the next turn
+        self._not_imported: list[api.NotImported] = []
+        self._not_imported_of: dict[str | None, list[api.NotImported]] = {}
+        self._count_not_imported()
         session.plan_changed.connect(self._on_plan_changed)
         session.item_changed.connect(self._on_item_changed)
         session.validation_changed.connect(self._on_validation_changed)
@@ -137,7 +163,24 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
     def item_at(self, row: int) -> PlanItem:
         return self.row(row)
 
-    def state(self, item: PlanItem) -> PlanItemState:
+    def not_imported(self) -> list[api.NotImported]:
+        """Every file the scan found that the plan does not import (api.not_imported)."""
+        return list(self._not_imported)
+
+    def not_imported_of(self, item_id: str | None) -> list[api.NotImported]:
+        """Those found beside one notebook's pages (None: beside none of them)."""
+        return list(self._not_imported_of.get(item_id, ()))
+
+    def _count_not_imported(self) -> None:
+        # Once per plan: an edit never changes what the scan found and left out.
+        plan = self._session.plan
+        self._not_imported = [] if plan is None else api.not_imported(plan)
+        self._not_imported_of = {}
+        for entry in self._not_imported:
+            self._not_imported_of.setdefault(entry.item_id, []).append(entry)
+
+    def state(self, item: PlanItem) -> PlanItemState | None:
+        """The item's badge; None while its page order is not checked yet (see _ambiguous)."""
         # Views ask for every row on each repaint and resize; an item's state only changes
         # with the item (a new frozen object) or the report, so it is remembered per both.
         report = self._session.report
@@ -145,16 +188,54 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
         if cached is not None and cached[0] is item and cached[1] is report:
             return cached[2]
         state = self._state(item)
-        self._states[item.item_id] = (item, report, state)
+        if state is not None:
+            self._states[item.item_id] = (item, report, state)
         return state
 
-    def _state(self, item: PlanItem) -> PlanItemState:
+    def _ambiguous(self, item: PlanItem) -> bool | None:
+        """Whether the item's page order needs a decision; None: not checked yet.
+
+        The check reads every name of the item (5 ms for 50 pages): remembered per item,
+        since a new report leaves it as it was, and made for at most STATE_CHECK_BUDGET_S (20 ms)
+        per turn of the event loop, so the first look at 2,000 notebooks paints at once and
+        the rows on screen say "Checking…" for a moment.
+        """
+        cached = self._ambiguities.get(item.item_id)
+        if cached is not None and cached[0] is item:
+            return cached[1]
+        if not self._may_check():
+            self._unchecked.add(item.item_id)
+            return None
+        ambiguous = bool(ordering.find_ambiguities(item))
+        self._ambiguities[item.item_id] = (item, ambiguous)
+        return ambiguous
+
+    def _may_check(self) -> bool:
+        now = time.perf_counter()
+        if self._turn_started is None:
+            self._turn_started = now
+            QTimer.singleShot(0, self._next_turn)
+        return now - self._turn_started < STATE_CHECK_BUDGET_S
+
+    def _next_turn(self) -> None:
+        self._turn_started = None
+        rows = sorted(r for r in map(self.row_of, self._unchecked) if r is not None)
+        self._unchecked.clear()
+        if rows:  # asked for again: the views repaint them, checked in this turn's budget
+            self.dataChanged.emit(
+                self.index(rows[0], ItemColumn.STATE), self.index(rows[-1], ItemColumn.STATE)
+            )
+
+    def _state(self, item: PlanItem) -> PlanItemState | None:
         report = self._session.report
         if report is not None and any(
             p.severity is Severity.ERROR for p in report.for_item(item.item_id)
         ):
             return PlanItemState.ERROR
-        if ordering.find_ambiguities(item):
+        ambiguous = self._ambiguous(item)
+        if ambiguous is None:
+            return None
+        if ambiguous:
             return PlanItemState.NEEDS_ORDER_DECISION
         if any(s.duplicate is not None for s in item.sources):
             return PlanItemState.DUPLICATE_SKIPS
@@ -164,14 +245,40 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
         if role == StateRole:
             return self.state(row)
         if column == ItemColumn.STATE:
+            state = self.state(row) if role in (Role.DisplayRole, Role.DecorationRole) else None
             if role == Role.DisplayRole:
-                return plan_state_words(self.state(row))
+                return checking_words() if state is None else plan_state_words(state)
             if role == Role.DecorationRole:
-                return badge_icon(self.state(row))
+                return None if state is None else badge_icon(state)
+        if column == ItemColumn.NOT_IMPORTED:
+            left = self._not_imported_of.get(row.item_id, ())
+            if role == Role.DisplayRole:
+                return str(len(left)) if left else ""
+            if role in (Role.ToolTipRole, Role.AccessibleTextRole):
+                return not_imported_words([e.rel for e in left]) if left else None
         return super().cell(row, column, role)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Role.DisplayRole
+    ) -> Any:
+        # Not imported is a column of small counts: its title is a picture (the one the
+        # Not imported list shows), said in words to a screen reader and on hover.
+        if orientation == Qt.Orientation.Horizontal and section == ItemColumn.NOT_IMPORTED:
+            if role == Role.DisplayRole:
+                return ""
+            if role == Role.DecorationRole:
+                return not_imported_icon()
+            if role == Role.AccessibleTextRole:
+                return super().headerData(section, orientation, Role.DisplayRole)
+            if role == Role.ToolTipRole:
+                return not_imported_header_words()
+        return super().headerData(section, orientation, role)
 
     def _on_plan_changed(self) -> None:
         self._states.clear()
+        self._ambiguities.clear()
+        self._unchecked.clear()
+        self._count_not_imported()
         self.set_rows(self._items_of(self._session))
 
     def _on_item_changed(self, item_id: str) -> None:
@@ -219,9 +326,14 @@ class PageRow:
         return (self.source.source_id, self.page.page_index)
 
 
+def says_page_in_file(source: PlanSource) -> bool:
+    """Whether the source's rows say which of its pages each is (a PDF, a multi-page TIFF)."""
+    return source.media_type in _MULTI_PAGE_TYPES or len(source.pages) > 1
+
+
 def _source_page(row: PageRow) -> str:
     source = row.source
-    if source.media_type in _MULTI_PAGE_TYPES or len(source.pages) > 1:
+    if says_page_in_file(source):
         return _tr("PageTableModel", "p. {page} of {count}").format(
             page=row.page.page_index + 1, count=len(source.pages)
         )

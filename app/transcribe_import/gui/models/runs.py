@@ -6,15 +6,19 @@ import enum
 from collections.abc import Iterable
 from operator import attrgetter
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
 from transcribe_import.gui.icons import run_icon
-from transcribe_import.gui.models.base import LEFT, RIGHT, Column, ColumnTableModel
+from transcribe_import.gui.models.base import (
+    ID_ROLE,
+    LEFT,
+    RIGHT,
+    STATE_ROLE,
+    Column,
+    ColumnTableModel,
+)
 from transcribe_import.gui.values import RunSummary
 from transcribe_import.gui.wording import format_local, run_state_explanation, run_state_words
-
-RUN_ID_ROLE = Qt.ItemDataRole.UserRole + 1
-STATUS_ROLE = Qt.ItemDataRole.UserRole + 2
 
 _CONTEXT = "RunTableModel"
 
@@ -72,7 +76,7 @@ class RunTableModel(ColumnTableModel[RunSummary]):
             align=LEFT,
         ),
     )
-    row_roles = {RUN_ID_ROLE: attrgetter("run_id"), STATUS_ROLE: lambda run: str(run.status)}
+    row_roles = {ID_ROLE: attrgetter("run_id"), STATE_ROLE: lambda run: str(run.status)}
     key = attrgetter("run_id")
 
     def set_runs(self, runs: Iterable[RunSummary]) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import collections
 import time
+from collections.abc import Iterable
 from dataclasses import replace
 
 from PySide6.QtCore import QTimer, Signal
@@ -31,13 +32,20 @@ from transcribe_import.gui.dialogs import confirm_destructive
 from transcribe_import.gui.icons import SP
 from transcribe_import.gui.models.outcomes import OutcomeTableModel
 from transcribe_import.gui.pages.base import WorkerPage
-from transcribe_import.gui.values import CommitStart, OutcomeRow
-from transcribe_import.gui.widgets import headline_label, outcome_view, push_button, selectable_text
+from transcribe_import.gui.values import CommitStart, OutcomeRow, PageTally
+from transcribe_import.gui.widgets import (
+    headline_label,
+    outcome_view,
+    push_button,
+    run_buttons,
+    selectable_text,
+)
 from transcribe_import.gui.wording import (
     counts_sentence,
     format_duration,
     plain_message,
     plural,
+    progress_words,
     run_status_explanation,
     run_status_words,
 )
@@ -46,6 +54,25 @@ from transcribe_import.gui.workers import CommitWorker
 # How long one turn of the event loop may spend applying outcomes before it lets the
 # window paint and take input again.
 BATCH_BUDGET_S = 0.05
+
+
+def page_tally(rows: Iterable[OutcomeRow]) -> PageTally:
+    """What became of a run's pages so far, from its items' outcomes (as they land)."""
+    total = landed = skipped = failed = cancelled = 0
+    for row in rows:
+        o = row.outcome
+        total += row.pages_planned
+        # A committed item's pages are its page_count (pages_landed equals it then).
+        landed += o.page_count if o.state is ItemState.COMMITTED else o.pages_landed
+        if o.state is ItemState.COMMITTED:
+            skipped += max(0, row.pages_planned - o.page_count)  # duplicates found as it ran
+        elif o.state is ItemState.SKIPPED:
+            skipped += row.pages_planned
+        elif o.state is ItemState.FAILED:
+            failed += max(0, row.pages_planned - o.pages_landed)
+        elif o.state is ItemState.CANCELLED_PENDING:
+            cancelled += max(0, row.pages_planned - o.pages_landed)
+    return PageTally(total, landed, skipped, failed, cancelled)
 
 
 def confirm_cancel(parent: QWidget) -> bool:
@@ -86,6 +113,7 @@ class CommitPage(WorkerPage[CommitWorker]):
         self._pages_done = 0
         self._pages_total = 0
         self._pages_at_start = 0
+        self._landed_at_start = 0  # pages of the run in the corpus when this attempt began
         self._started_at = 0.0
         self._ended_at = 0.0
         self._stopping = ""
@@ -105,6 +133,11 @@ class CommitPage(WorkerPage[CommitWorker]):
 
         self.model = OutcomeTableModel(parent=self)
         self.table = outcome_view(self.model, self.tr("Item outcomes"))
+        # The list follows the notebook being imported until the person picks a row.
+        self._working_on: str | None = None
+        self._following = True
+        self._moving_selection = False
+        self.table.selectionModel().selectionChanged.connect(self._selection_moved)
 
         tr = self.tr
         self.pause_button = push_button(
@@ -121,21 +154,8 @@ class CommitPage(WorkerPage[CommitWorker]):
             tip=tr("Stop importing; notebooks already committed stay in the corpus"),
             clicked=self.ask_cancel,
         )
-        self.resume_button = push_button(
-            tr("&Resume"),
-            icon=SP.SP_MediaPlay,
-            name=tr("Resume the paused import"),
-            clicked=self._resume_clicked,
-        )
-        self.retry_button = push_button(
-            tr("Re&try What Did Not Land"),
-            icon=SP.SP_BrowserReload,
-            name=tr("Retry what did not land"),
-            tip=tr(
-                "Commit the same plan again: only what is not in the corpus yet is imported; "
-                "pages already committed are never doubled"
-            ),
-            clicked=self._retry_clicked,
+        self.resume_button, self.retry_button = run_buttons(
+            self._resume_clicked, self._retry_clicked
         )
         self.open_folder_button = push_button(
             tr("&Open Corpus Folder"),
@@ -216,7 +236,11 @@ class CommitPage(WorkerPage[CommitWorker]):
         self.run_id = worker.run_id
         self._stopping = ""
         self._backlog.clear()
+        self._working_on = None
+        self._following = True
+        self._moving_selection = True  # emptied by the page, not by the person
         self.model.set_rows([])
+        self._moving_selection = False
         self.progress_bar.setRange(0, 0)  # busy until the run says how many pages
         self.rate_label.clear()
         worker.prepared.connect(self._prepared)
@@ -229,9 +253,12 @@ class CommitPage(WorkerPage[CommitWorker]):
 
     def _prepared(self, start: CommitStart) -> None:
         self.run_id = start.run_id
+        self._moving_selection = True
         self.model.set_rows(start.rows)
+        self._moving_selection = False
         self._landed_before = {r.item_id for r in start.rows if r.state is ItemState.COMMITTED}
         self._pages_done = self._pages_at_start = start.pages_done
+        self._landed_at_start = page_tally(start.rows).landed
         self._pages_total = start.pages_total
         self._started_at = time.monotonic()
         self._ended_at = 0.0
@@ -269,6 +296,7 @@ class CommitPage(WorkerPage[CommitWorker]):
         self.model.update_rows(list(changed.values()))
         self.batches_applied += 1
         self._show_progress()
+        self._follow_the_work()
         if changed:
             self.progressed.emit()
         if self._backlog and not self._drain_scheduled:
@@ -289,18 +317,28 @@ class CommitPage(WorkerPage[CommitWorker]):
             current = self.model.row(i)
         if event.kind is EventKind.ITEM_STARTED:
             changed[event.item_id] = replace(current, started=True)
+            self._working_on = event.item_id
+        elif event.kind is EventKind.PAGES_LANDED and event.outcome is not None:
+            # A checkpoint of it landed: its row counts those pages, and it is still going.
+            changed[event.item_id] = replace(current, outcome=event.outcome, started=True)
+            self._working_on = event.item_id
         elif event.kind is EventKind.ITEM_FINISHED and event.outcome is not None:
             changed[event.item_id] = current.with_outcome(event.outcome)
 
+    def tally(self) -> PageTally:
+        """What became of the run's pages so far, as the rows show it."""
+        return page_tally(self.model.rows())
+
     def _show_progress(self) -> None:
-        total = max(self._pages_total, 0)
-        if total == 0 and self._worker is not None and not self.model.rowCount():
+        if self._worker is not None and not self.model.rowCount():
             return  # still busy: the run has not said how many pages
-        self.progress_bar.setRange(0, max(total, 1))
-        self.progress_bar.setValue(min(self._pages_done, max(total, 1)) if total else 1)
-        self.progress_bar.setFormat(
-            self.tr("%v of %m pages") if total else self.tr("No pages to import")
-        )
+        # Filled by the pages that landed (or were found in the corpus already): a run
+        # whose pages failed never ends on a full bar, and its words say how many failed.
+        tally = self.tally()
+        self.progress_bar.setRange(0, max(tally.total, 1))
+        self.progress_bar.setValue(tally.done if tally.total else 1)
+        self.progress_bar.setFormat(progress_words(tally).replace("%", "%%"))
+        total = self._pages_total
         if self._worker is None or self._stopping or self.result is not None:
             return  # the end says how long it took instead
         elapsed = time.monotonic() - self._started_at
@@ -315,6 +353,26 @@ class CommitPage(WorkerPage[CommitWorker]):
                 rate=f"{rate:.1f}", left=format_duration(left)
             )
         )
+
+    def _follow_the_work(self) -> None:
+        """Keep the notebook being imported in view, selected, until the person picks a row."""
+        row = None if self._working_on is None else self.model.row_of(self._working_on)
+        if not self._following or row is None:
+            return
+        self._moving_selection = True
+        try:
+            self.table.selectRow(row)
+            self.table.scrollTo(self.model.index(row, 0))
+        finally:
+            self._moving_selection = False
+
+    def _selection_moved(self) -> None:
+        if not self._moving_selection:
+            self._following = False  # the person looks at a row of their own choosing
+
+    def is_following(self) -> bool:
+        """Whether the outcome list still follows the work (no row picked by hand)."""
+        return self._following
 
     # -- pause and cancel ------------------------------------------------------------------
 
@@ -400,6 +458,15 @@ class CommitPage(WorkerPage[CommitWorker]):
         self.summary_label.setText(summary)
         self.rate_label.setText(self._elapsed_sentence())
         self._show_progress()
+        # Followed to the end: the first notebook that did not land is the one to look at.
+        unfinished = [
+            r.item_id
+            for r in self.model.rows()
+            if r.state in (ItemState.FAILED, ItemState.CANCELLED_PENDING)
+        ]
+        if unfinished:
+            self._working_on = unfinished[0]
+        self._follow_the_work()
 
     def current_run_id(self) -> str | None:
         """The run this page executes now (None before the engine has prepared it)."""
@@ -415,9 +482,11 @@ class CommitPage(WorkerPage[CommitWorker]):
         )
 
     def last_run_pages(self) -> tuple[int, float]:
-        """Pages committed by this attempt and the seconds it took (the benchmark reads it)."""
+        """Pages this attempt landed and the seconds it took (the benchmark reads it); pages
+        that failed are not counted, so a partial run's rate is what went in."""
         end = self._ended_at or time.monotonic()
-        return self._pages_done - self._pages_at_start, max(0.0, end - self._started_at)
+        landed = self.tally().landed - self._landed_at_start
+        return max(0, landed), max(0.0, end - self._started_at)
 
     def _elapsed_sentence(self) -> str:
         if not self._started_at:

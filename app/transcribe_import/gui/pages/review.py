@@ -52,6 +52,7 @@ from transcribe_import.engine import api
 from transcribe_import.engine.planning import edits, ordering
 from transcribe_import.engine.planning.plan import Op, OrderingRule, PlanItem, PlanSource
 from transcribe_import.engine.planning.validate import ProblemCode
+from transcribe_import.gui.icons import not_imported_icon
 from transcribe_import.gui.models.plan import (
     ItemColumn,
     ItemIdRole,
@@ -61,6 +62,7 @@ from transcribe_import.gui.models.plan import (
     ProblemColumn,
     ProblemsModel,
     SourceIdsRole,
+    says_page_in_file,
 )
 from transcribe_import.gui.pages.placement import (
     AFTER_PAGE,
@@ -70,12 +72,23 @@ from transcribe_import.gui.pages.placement import (
 )
 from transcribe_import.gui.session import ImportSession
 from transcribe_import.gui.thumbnails import ThumbnailCache
+from transcribe_import.gui.values import PlanItemState
 from transcribe_import.gui.viewer import PREVIEW_SIDE, PageViewer, ViewerDialog
-from transcribe_import.gui.widgets import pane, selectable_text, table_view
+from transcribe_import.gui.widgets import (
+    elide_names_in_the_middle,
+    icon_label,
+    pane,
+    selectable_text,
+    table_view,
+)
 from transcribe_import.gui.wording import (
     errors_words,
+    format_wall_time,
     item_message,
+    not_imported_title,
+    op_words,
     plain_message,
+    plan_state_words,
     resolution_words,
     warnings_words,
 )
@@ -291,11 +304,24 @@ class ReviewPage(QWidget):
         self.items_view = self._table(self.items_model, tr("Notebooks in the plan"))
         header = self.items_view.horizontalHeader()
         header.setSectionResizeMode(ItemColumn.NOTEBOOK, QHeaderView.ResizeMode.Stretch)
-        for column in (ItemColumn.ACTION, ItemColumn.PAGES, ItemColumn.STATE):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        # Size those columns from the rows on screen: a plan of thousands of notebooks must
-        # not be measured row by row on every change.
-        header.setResizeContentsPrecision(0)
+        # No column is measured from its rows: a plan of thousands of notebooks would be read
+        # row by row on every change (a state costs an ordering check of the notebook). The
+        # widths come from what a cell can say: a state is one of four, a count a few digits.
+        metrics = self.fontMetrics()
+        icon = self.style().pixelMetric(QStyle.PixelMetric.PM_SmallIconSize)
+
+        def wide(*texts: str) -> int:
+            return max(metrics.horizontalAdvance(t) for t in texts) + 12  # the cell's margins
+
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        header.setSectionResizeMode(ItemColumn.NOTEBOOK, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(ItemColumn.ACTION, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(ItemColumn.PAGES, wide(self._header_text(ItemColumn.PAGES), "8888"))
+        header.resizeSection(ItemColumn.NOT_IMPORTED, max(icon + 10, wide("888")))
+        header.resizeSection(
+            ItemColumn.STATE, wide(*(plan_state_words(s) for s in PlanItemState)) + icon + 6
+        )
+        elide_names_in_the_middle(self.items_view, ItemColumn.NOTEBOOK)
         items_label = QLabel(tr("&Notebooks"))
         items_label.setBuddy(self.items_view)
         left = pane(items_label, self.items_view)
@@ -313,6 +339,9 @@ class ReviewPage(QWidget):
             row_numbers=True,
         )
         self.page_view.setIconSize(THUMBNAIL_SIZE)
+        # A row is a thumbnail tall, room for three lines: a long file name, a capture time
+        # or a warning wraps instead of being cut, so the columns can be narrow.
+        self.page_view.setWordWrap(True)
         self.page_view.setDragEnabled(True)
         self.page_view.setAcceptDrops(True)
         self.page_view.setDropIndicatorShown(True)
@@ -344,7 +373,12 @@ class ReviewPage(QWidget):
                 self.pages_model.headerData(PageColumn.SOURCE_PAGE, Qt.Orientation.Horizontal)
             )
             + 20,
-            PageColumn.CAPTURED: metrics.horizontalAdvance("2088-12-28 88:88:88") + 16,
+            # The date above the time (a row wraps): as wide as the wider of the two.
+            PageColumn.CAPTURED: max(
+                metrics.horizontalAdvance(part)
+                for part in format_wall_time("2088-12-28T18:58:58").split()
+            )
+            + 16,
             PageColumn.SIZE: metrics.horizontalAdvance("888.88 KiB") + 12,
         }
         for column, width in widths.items():
@@ -380,7 +414,9 @@ class ReviewPage(QWidget):
         self.splitter.addWidget(left)
         self.splitter.addWidget(right)
         self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([260, 840])  # a 1024-pixel screen: the page table needs the room
+        # On a 1024-pixel screen both keep their key columns: the notebooks' names, and the
+        # pages' files and warnings (the window shrinks the table, not the list).
+        self.splitter.setSizes([390, 710])
         self.splitter.setChildrenCollapsible(False)
 
         # Bottom: every problem of the last validation, and what can be done next.
@@ -433,7 +469,11 @@ class ReviewPage(QWidget):
         ni_header.setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
         ni_header.resizeSection(2, 180)
         self.not_imported_label.setBuddy(self.not_imported_view)
-        self.not_imported_box = pane(self.not_imported_label, (self.not_imported_view, 1))
+        # The picture that heads the notebooks' Not imported count.
+        not_imported_title = QHBoxLayout()
+        not_imported_title.addWidget(icon_label(not_imported_icon()))
+        not_imported_title.addWidget(self.not_imported_label, 1)
+        self.not_imported_box = pane(not_imported_title, (self.not_imported_view, 1))
         self.not_imported_box.hide()
         bottom = pane(summary_row, (self.problems_view, 2), (self.not_imported_box, 1))
 
@@ -520,8 +560,39 @@ class ReviewPage(QWidget):
 
     def not_imported(self) -> list[api.NotImported]:
         """The files the plan under review leaves out, as the list shows them."""
+        return self.items_model.not_imported()
+
+    def _header_text(self, column: int) -> str:
+        return str(self.items_model.headerData(column, Qt.Orientation.Horizontal))
+
+    def _fit_item_columns(self) -> None:
+        """No column that says nothing: Action when every notebook is a new one (the names'
+        tooltips say it), Not imported when the scan left nothing out. Action is as wide as
+        the widest of its few different words (a plan into one notebook names it once)."""
         plan = self.session.plan
-        return [] if plan is None else api.not_imported(plan)
+        items = () if plan is None else plan.items
+        view = self.items_view
+        new_only = all(it.op is Op.CREATE_NOTEBOOK for it in items)
+        view.setColumnHidden(ItemColumn.ACTION, new_only)
+        if not new_only:
+            words = {op_words(it) for it in items} | {self._header_text(ItemColumn.ACTION)}
+            metrics = view.fontMetrics()
+            width = max(metrics.horizontalAdvance(w) for w in words) + 16
+            view.horizontalHeader().resizeSection(ItemColumn.ACTION, min(width, 200))
+        view.setColumnHidden(ItemColumn.NOT_IMPORTED, not self.items_model.not_imported())
+
+    def _fit_page_columns(self, item: PlanItem | None) -> None:
+        """Page in file only for a notebook with a file of several pages, Captured only for
+        one with a capture time: the room goes to the file names and the warnings."""
+        sources = () if item is None else item.sources
+        view = self.page_view
+        view.setColumnHidden(
+            PageColumn.SOURCE_PAGE,
+            not any(says_page_in_file(s) for s in sources),
+        )
+        view.setColumnHidden(
+            PageColumn.CAPTURED, not any(s.provenance.captured_at for s in sources)
+        )
 
     def _update_not_imported(self) -> None:
         rows = self.not_imported()
@@ -542,9 +613,7 @@ class ReviewPage(QWidget):
         view = self.not_imported_view
         shown = sum(view.rowHeight(r) for r in range(min(4, len(rows))))
         view.setMaximumHeight(view.horizontalHeader().height() + shown + 2 * view.frameWidth() + 2)
-        self.not_imported_label.setText(
-            self.tr("&Not imported: %n file(s) found that this plan leaves out", "", len(rows))
-        )
+        self.not_imported_label.setText(not_imported_title(len(rows)))
         self.not_imported_box.setVisible(bool(rows))
 
     def decision_buttons(self) -> list[QPushButton]:
@@ -581,7 +650,7 @@ class ReviewPage(QWidget):
             self._viewer_sized = True
             wide = self.window().width() >= 1300
             # Shares, not pixels: the splitter is not laid out yet; it keeps the proportion.
-            self.page_split.setSizes([7000, 3000] if wide else [1, 0])
+            self.page_split.setSizes([6500, 3500] if wide else [1, 0])
 
     def shutdown(self) -> None:
         """Stop background work: the shell calls this when its window closes."""
@@ -752,63 +821,44 @@ class ReviewPage(QWidget):
         of = {p.page_id: s.source_id for s in item.sources for p in s.pages}
         return [new for new, _old in item.replacements if of.get(new) in wanted]
 
+    # The resolutions that are an ordering rule (api.reorder's ``by``); the rest are flags.
+    _ORDER_RULES = frozenset({"name", "capture_time", "mtime", "interleave", "interleave_reversed"})
+
     def resolve(self, resolution: str, source_ids: tuple[str, ...] = ()) -> None:
-        """Settle the current notebook's order the way a panel button says (an engine name:
-        accept, capture_time, name, mtime, exclude)."""
-        changes: dict[str, tuple[Callable[[PlanItem], PlanItem], str]] = {
-            "accept": (ordering.accept, self.tr("Accept the page order")),
-            "capture_time": (
-                lambda it: ordering.order_by(it, OrderingRule.CAPTURE_TIME),
-                self.tr("Order pages by capture time"),
-            ),
-            "name": (
-                lambda it: ordering.order_by(it, OrderingRule.NAME),
-                self.tr("Order pages by name"),
-            ),
-            "mtime": (
-                lambda it: ordering.order_by(it, OrderingRule.MTIME),
-                self.tr("Order pages by modification time"),
-            ),
+        """Settle the current notebook the way a panel button says: an engine resolution,
+        applied as `order` applies it (api.reorder), "exclude" for the selected pages, or
+        where an into item's pages go and what its rescans replace (``source_ids``: the
+        sources the problem names)."""
+        tr = self.tr
+        undo_texts = {
+            "accept": tr("Accept the page order"),
+            "capture_time": tr("Order pages by capture time"),
+            "name": tr("Order pages by name"),
+            "mtime": tr("Order pages by modification time"),
+            # Two duplex passes woven together; what a person says of a foliated notebook.
+            "interleave": tr("Interleave fronts and backs"),
+            "interleave_reversed": tr("Interleave fronts and reversed backs"),
+            "verso_first": tr("Say the first page is a verso"),
+            "versos_blank": tr("Say the versos are blank"),
+            # A bag's notebook whose id holds another notebook: leave it out, or take a copy.
+            "skip": tr("Leave the notebook out"),
+            "as_copy": tr("Import the notebook as a copy"),
         }
-        # Two duplex passes woven together; what a person says of a foliated notebook.
-        changes["interleave"] = (
-            lambda it: api.reorder(it, by="interleave"),
-            self.tr("Interleave fronts and backs"),
-        )
-        changes["interleave_reversed"] = (
-            lambda it: api.reorder(it, by="interleave_reversed"),
-            self.tr("Interleave fronts and reversed backs"),
-        )
-        changes["verso_first"] = (
-            lambda it: api.reorder(it, verso_first=True),
-            self.tr("Say the first page is a verso"),
-        )
-        changes["versos_blank"] = (
-            lambda it: api.reorder(it, versos_blank=True),
-            self.tr("Say the versos are blank"),
-        )
-        # A bag's notebook whose id holds another notebook: leave it out, or take a copy.
-        changes["skip"] = (
-            lambda it: api.reorder(it, skip=True),
-            self.tr("Leave the notebook out"),
-        )
-        changes["as_copy"] = (
-            lambda it: api.reorder(it, as_copy=True),
-            self.tr("Import the notebook as a copy"),
-        )
         # Where an into item's pages go, and what its rescans replace.
         corpus = self.session.corpus
-        changes["at_end"] = (lambda it: api.place(corpus, it), self.tr("Put the pages at the end"))
-        changes["no_replace"] = (
-            lambda it: api.keep_pages(it, self._rescans_of(it, source_ids)),
-            self.tr("Add as new pages"),
-        )
-        changes["include"] = (
-            lambda it: ordering.include(
-                it, [s.provenance.rel for s in it.sources if s.source_id in source_ids]
+        placing: dict[str, tuple[Callable[[PlanItem], PlanItem], str]] = {
+            "at_end": (lambda it: api.place(corpus, it), tr("Put the pages at the end")),
+            "no_replace": (
+                lambda it: api.keep_pages(it, self._rescans_of(it, source_ids)),
+                tr("Add as new pages"),
             ),
-            self.tr("Include pages"),
-        )
+            "include": (
+                lambda it: ordering.include(
+                    it, [s.provenance.rel for s in it.sources if s.source_id in source_ids]
+                ),
+                tr("Include pages"),
+            ),
+        }
         if resolution == "exclude":
             self.exclude()
         elif resolution in ("at", "after"):
@@ -820,9 +870,14 @@ class ReviewPage(QWidget):
             if item is not None and rows:
                 self.select_rows(rows)
                 self.choose_replaced_page()
-        elif resolution in changes:
-            change, text = changes[resolution]
+        elif resolution in placing:
+            change, text = placing[resolution]
             self._edit(change, text)
+        elif resolution in undo_texts:
+            how: dict[str, Any] = (
+                {"by": resolution} if resolution in self._ORDER_RULES else {resolution: True}
+            )
+            self._edit(lambda it: api.reorder(it, **how), undo_texts[resolution])
         self.page_view.setFocus(Qt.FocusReason.OtherFocusReason)
 
     @Slot()
@@ -863,6 +918,7 @@ class ReviewPage(QWidget):
             self._show_item(keep)
         else:
             self._show_item(None)
+        self._fit_item_columns()
         self._on_validation_changed()
 
     @Slot(QModelIndex, QModelIndex)
@@ -873,6 +929,7 @@ class ReviewPage(QWidget):
     def _show_item(self, item_id: str | None) -> None:
         if item_id != self.pages_model.item_id():
             self.pages_model.set_item(item_id)
+            self._fit_page_columns(self.pages_model.item)
             self.current_item_changed.emit(item_id or "")
         self._refresh_item_widgets()
 

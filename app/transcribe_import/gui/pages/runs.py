@@ -34,6 +34,7 @@ from transcribe_import.gui.widgets import (
     outcome_view,
     pane,
     push_button,
+    run_buttons,
     selectable_text,
     table_view,
 )
@@ -116,12 +117,8 @@ class RunsPage(QWidget):
             name=tr("List the runs again"),
             clicked=self.refresh,
         )
-        self.resume_button = push_button(
-            tr("&Resume"),
-            icon=SP.SP_MediaPlay,
-            name=tr("Resume the selected run"),
-            tip=tr("Finish the interrupted run with the same ids; what landed is not doubled"),
-            clicked=self._resume_clicked,
+        self.resume_button, self.retry_button = run_buttons(
+            self._resume_clicked, self._retry_clicked
         )
         self.cancel_run_button = push_button(
             tr("&Cancel Run…"),
@@ -129,16 +126,6 @@ class RunsPage(QWidget):
             name=tr("Cancel the selected run"),
             tip=tr("End the run without finishing it; notebooks already committed stay"),
             clicked=self._cancel_clicked,
-        )
-        self.retry_button = push_button(
-            tr("Re&try What Did Not Land"),
-            icon=SP.SP_BrowserReload,
-            name=tr("Retry what did not land of the selected run"),
-            tip=tr(
-                "Commit the run's plan again: only what is not in the corpus yet is imported; "
-                "pages already committed are never doubled"
-            ),
-            clicked=self._retry_clicked,
         )
         self.undo_button = push_button(
             tr("&Undo This Import…"),

@@ -187,9 +187,8 @@ class ScanPage(WorkerPage[ScanWorker]):
 
     def last_outcome_text(self, outcome: ScanOutcome) -> str:
         """A line for the status bar once the plan is made."""
-        plan = outcome.plan
-        pages = sum(len(s.pages) for it in plan.items for s in it.imported_sources())
-        n = len(plan.items)
+        pages = outcome.pages
+        n = len(outcome.plan.items)
         return self.tr("Scanned {files} in {seconds} s: {notebooks}, {pages}.").format(
             files=plural(
                 outcome.files,
