@@ -5,8 +5,9 @@ it drives the real MainWindow over a demo shelf in a temporary folder (a camera 
 counter rolled over, clean notebooks, a corpus with an earlier complete run and an
 interrupted one) and writes docs/screenshots/window-*.png: start, scanning, review with
 an ambiguity, validated, commit in progress, finished, runs, corpus, a partial run with
-Retry What Did Not Land, the review at 1024x768 and 1366x768, and the start and finished
-views again in a dark palette. It touches neither the user's corpus nor settings.
+Retry What Did Not Land, the review at 1024x768 and 1366x768, the page viewer, Undo This
+Import… with its preview, the Trash and the undone run's history, and the start and
+finished views again in a dark palette. It touches neither the user's corpus nor settings.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ sys.path.insert(0, str(REPO / "app"))  # shoot this checkout's code, installed o
 from PIL import Image, ImageDraw  # noqa: E402
 from PySide6.QtCore import QEventLoop, QRect, QSettings, Qt, QTimer  # noqa: E402
 from PySide6.QtGui import QColor, QPalette  # noqa: E402
-from PySide6.QtWidgets import QApplication, QPushButton  # noqa: E402
+from PySide6.QtWidgets import QApplication, QPushButton, QWidget  # noqa: E402
 
 from transcribe_import.engine.planning import scan as engine_scan  # noqa: E402
 from transcribe_import.engine.planning.planner import build_plan  # noqa: E402
@@ -198,7 +199,7 @@ def hold_commit_after(gate: Gate, items: int) -> None:
     executor_module.execute_run = execute  # type: ignore[assignment]
 
 
-def shoot(window: MainWindow, name: str) -> Path:
+def shoot(window: QWidget, name: str) -> Path:
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     path = OUT_DIR / f"{name}.png"
     if not window.grab().save(str(path)):
@@ -376,6 +377,7 @@ def walk(base: Path) -> list[Path]:
     wait_until("the partial end", lambda: not window.commit_page.is_running())
     window.statusBar().clearMessage()
     shots.append(shoot(window, "window-9-retry"))
+    partial_run = window.commit_page.run_id
     aside.rename(retry_shelf / gone)  # and plugged in again: Retry would land the rest
 
     # 10. The review on a 1024x768 screen (and 1366x768): no control off screen.
@@ -398,6 +400,29 @@ def walk(base: Path) -> list[Path]:
     wait(300)
     shots.append(shoot(window, "window-11-viewer-1366x768"))
     window.resize(*SIZE)
+
+    # 12. Runs › Undo This Import… on the partial run: the preview, then the undo; the Trash.
+    window.show_section(Section.RUNS)
+    runs.refresh(select=partial_run)
+    wait_until("the partial run", lambda: runs.selected_run_id() == partial_run)
+    runs.undo_button.click()
+    undo = runs.undo_dialog
+    assert undo is not None
+    wait_until("the undo preview", undo.undo_button.isEnabled)
+    wait(300)
+    shots.append(shoot(undo, "window-12-undo"))
+    undo.undo_button.click()
+    wait_until("the undo", lambda: not undo.undo_button.isVisible())
+    undo.accept()
+    runs.trash_button.click()
+    trash = runs.trash_dialog
+    assert trash is not None
+    wait_until("the trash", lambda: trash.list.count() > 0)
+    wait(300)
+    shots.append(shoot(trash, "window-13-trash"))
+    trash.accept()
+    wait_until("the undone run's history", lambda: runs.history_list.count() >= 5)
+    shots.append(shoot(window, "window-14-runs-undone"))
 
     # The same window in a dark palette: nothing may keep light colours.
     dark_palette()

@@ -141,7 +141,8 @@ def test_the_trash_lists_undone_imports_and_deletes_one_only_when_confirmed(
     trash = page.trash_dialog
     assert trash is not None
     qtbot.waitUntil(lambda: trash.list.count() == 1, timeout=TIMEOUT_MS)
-    assert "2 page(s)" in trash.list.item(0).text() and trash.delete_button.isEnabled()
+    text = trash.list.item(0).text()
+    assert "2 page(s)" in text and "“notebook 1”" in text and trash.delete_button.isEnabled()
 
     monkeypatch.setattr(undo_dialog, "confirm_destructive", lambda *a: False)
     qtbot.mouseClick(trash.delete_button, Qt.MouseButton.LeftButton)

@@ -145,7 +145,8 @@ def cmd_trash(corpus: Corpus, args: argparse.Namespace) -> int:
         state = {"done": "", "moving": " — UNFINISHED: run doctor"}.get(e.state, f" — {e.state}")
         say(
             f"{e.revert_id}  {e.created_at}  undo of run {e.run_id} by {e.requested_by}: "
-            f"{e.notebooks} notebook(s), {e.pages} page(s), {_size(e.bytes)}{state}"
+            f"{e.notebooks} notebook(s) ({', '.join(e.titles)}), {e.pages} page(s), "
+            f"{_size(e.bytes)}{state}"
         )
     for p in problems:
         say(f"PROBLEM {p}")

@@ -812,11 +812,15 @@ def revert_blocker_words(blocker: RevertBlocker) -> str:
 
 
 def trash_entry_words(entry: TrashEntry) -> str:
-    """One trash entry as the Trash list shows it."""
+    """One trash entry as the Trash list shows it: when, which notebooks, who, how much."""
+    shown = ", ".join(f"“{t}”" for t in entry.titles[:3])
+    if len(entry.titles) > 3:
+        shown += " " + _t("Trash", "and %n more", "", len(entry.titles) - 3)
     return _t(
-        "Trash", "{when}: the undo of an import by {who}, %Ln page(s), {size}", "", entry.pages
+        "Trash", "{when}: {notebooks}, %Ln page(s), {size} — undone by {who}", "", entry.pages
     ).format(
         when=format_local(entry.created_at),
+        notebooks=shown,
         who=entry.requested_by,
         size=QLocale().formattedDataSize(entry.bytes),
     )

@@ -160,6 +160,7 @@ class TrashEntry:
     files: int
     bytes: int
     path: Path
+    titles: tuple[str, ...] = ()  # the notebooks it took pages out of (or took whole)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -174,6 +175,7 @@ class TrashEntry:
             "files": self.files,
             "bytes": self.bytes,
             "path": str(self.path),
+            "titles": list(self.titles),
         }
 
 
@@ -192,6 +194,7 @@ def entry_of(corpus: Corpus, doc: dict[str, Any]) -> TrashEntry:
         files=len(files),
         bytes=sum(int(f.get("size") or 0) for f in files),
         path=entry_dir(corpus, str(doc["revert_id"])),
+        titles=tuple(str(n.get("title") or n.get("notebook_id")) for n in notebooks),
     )
 
 
