@@ -228,17 +228,8 @@ class EngineTask(Worker):
     def work(self) -> None:
         result = self.fn(*self.args)
         if isinstance(result, Generator):
-            result = _drain(result, self.progress.emit)
+            result = api.drive(result, self.progress.emit)
         self.done.emit(result)
-
-
-def _drain(gen: Generator[object, None, Any], each: Callable[[object], object]) -> Any:
-    """Hand every value ``gen`` yields to ``each``; return what it returns."""
-    while True:
-        try:
-            each(next(gen))
-        except StopIteration as end:
-            return end.value
 
 
 W = TypeVar("W", bound=Worker)
