@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import html
 import threading
-import time
 from collections.abc import Callable, Generator, Sequence
 from pathlib import Path
 
@@ -40,10 +39,7 @@ from transcribe_import.engine.export.model import (
 )
 from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
 from transcribe_import.gui.wording import plural
-from transcribe_import.gui.workers import TaskSlot
-
-# The engine reports every file; a bar needs no more than ten updates a second.
-PROGRESS_INTERVAL_S = 0.1
+from transcribe_import.gui.workers import ProgressThrottle, TaskSlot
 
 
 def export_task(
@@ -52,23 +48,18 @@ def export_task(
     destination: Path | None,
     should_stop: Callable[[], bool],
 ) -> Generator[ExportProgress, None, ExportResult]:
-    """The export, yielding at most ten progress events a second (and every phase change)."""
+    """The export, yielding the progress events a ``ProgressThrottle`` lets through (and every
+    file it could not carry)."""
     events = api.export_notebooks(corpus, notebook_ids, destination, should_stop=should_stop)
-    last = 0.0
-    phase: ExportPhase | None = None
+    throttle = ProgressThrottle()
+    # Not api.drive: this re-yields some of the events to the task that drives it.
     while True:
         try:
             event = next(events)
         except StopIteration as end:
             result: ExportResult = end.value
             return result
-        now = time.monotonic()
-        if (
-            event.phase is not phase
-            or event.missing is not None
-            or now - last >= PROGRESS_INTERVAL_S
-        ):
-            last, phase = now, event.phase
+        if throttle.shows(event.phase, anyway=event.missing is not None):
             yield event
 
 

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 from transcribe_import.gui.icons import SP, small_pixmap, standard_icon
 from transcribe_import.gui.models.base import LEFT
 from transcribe_import.gui.models.outcomes import OutcomeColumn, OutcomeTableModel
-from transcribe_import.gui.wording import resume_words, retry_words
+from transcribe_import.gui.wording import ButtonWords, resume_words, retry_words
 
 Selection = QAbstractItemView.SelectionMode
 
@@ -117,20 +117,19 @@ def selectable_text(label: QLabel, *, wrap: bool = True) -> QLabel:
 
 
 def push_button(
-    text: str,
-    *,
+    words: ButtonWords,
     icon: QStyle.StandardPixmap | None = None,
-    name: str = "",
-    tip: str = "",
     clicked: Callable[..., object] | SignalInstance | None = None,
 ) -> QPushButton:
-    """A push button with the style's ``icon``, an accessible ``name`` when the text alone
-    is too short to say what it does, and a tooltip."""
-    button = QPushButton(text) if icon is None else QPushButton(standard_icon(icon), text)
-    if name:
-        button.setAccessibleName(name)
-    if tip:
-        button.setToolTip(tip)
+    """A push button with its ``words`` (text, accessible name when the text alone is too
+    short to say what it does, tooltip), the style's ``icon`` and what a click does."""
+    button = (
+        QPushButton(words.text) if icon is None else QPushButton(standard_icon(icon), words.text)
+    )
+    if words.name:
+        button.setAccessibleName(words.name)
+    if words.tip:
+        button.setToolTip(words.tip)
     if clicked is not None:
         # A bound method or a signal, never a lambda over a widget: PySide crashed when a
         # window holding such a connection was garbage-collected.
@@ -142,10 +141,9 @@ def run_buttons(
     resume: Callable[..., object], retry: Callable[..., object]
 ) -> tuple[QPushButton, QPushButton]:
     """Resume and Retry What Did Not Land, as the commit view and the Runs view offer them."""
-    r, t = resume_words(), retry_words()
     return (
-        push_button(r.text, icon=SP.SP_MediaPlay, name=r.name, tip=r.tip, clicked=resume),
-        push_button(t.text, icon=SP.SP_BrowserReload, name=t.name, tip=t.tip, clicked=retry),
+        push_button(resume_words(), SP.SP_MediaPlay, resume),
+        push_button(retry_words(), SP.SP_BrowserReload, retry),
     )
 
 

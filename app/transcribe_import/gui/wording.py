@@ -263,11 +263,12 @@ def progress_words(tally: PageTally) -> str:
 
 
 class ButtonWords(NamedTuple):
-    """A button's words: its text (with its Alt letter), what a screen reader calls it, its tip."""
+    """A button's words: its text (with its Alt letter), what a screen reader calls it, its tip
+    (none: "")."""
 
     text: str
     name: str
-    tip: str
+    tip: str = ""
 
 
 def resume_words() -> ButtonWords:
@@ -289,6 +290,142 @@ def retry_words() -> ButtonWords:
             "Commit the run's plan again: only what is not in the corpus yet is imported; "
             "pages already committed are never doubled",
         ),
+    )
+
+
+# -- the views' buttons ---------------------------------------------------------------------
+# Each view's buttons' words in one table; the view adds the icon and what a click does
+# (``widgets.push_button``).
+
+
+class StartButtons(NamedTuple):
+    add_folder: ButtonWords
+    add_files: ButtonWords
+    remove: ButtonWords
+    clear: ButtonWords
+    scan: ButtonWords
+    back_to_review: ButtonWords
+    resume_run: ButtonWords
+    show_run: ButtonWords
+    continue_review: ButtonWords
+    discard_review: ButtonWords
+    show_health: ButtonWords
+
+
+def start_buttons() -> StartButtons:
+    """The start view's buttons, and those of its notices (a run, a kept review, quarantine)."""
+    return StartButtons(
+        ButtonWords(_t("StartPage", "&Add Folder…"), _t("StartPage", "Add a folder to import")),
+        ButtonWords(_t("StartPage", "Add F&iles…"), _t("StartPage", "Add page files to import")),
+        ButtonWords(
+            _t("StartPage", "Re&move"), _t("StartPage", "Remove the selected folders and files")
+        ),
+        ButtonWords(_t("StartPage", "C&lear"), _t("StartPage", "Remove every folder and file")),
+        ButtonWords(
+            _t("StartPage", "&Scan"),
+            _t("StartPage", "Scan the folders and files"),
+            _t("StartPage", "Find the page files and propose a plan; nothing is imported yet"),
+        ),
+        ButtonWords(
+            _t("StartPage", "Back to &Review"),
+            _t("StartPage", "Back to the plan under review"),
+            _t(
+                "StartPage", "The plan made by the last scan is still there; a new scan replaces it"
+            ),
+        ),
+        ButtonWords(_t("StartPage", "Resume"), _t("StartPage", "Resume the interrupted import")),
+        ButtonWords(
+            _t("StartPage", "Show Run"), _t("StartPage", "Show the interrupted import in Runs")
+        ),
+        ButtonWords(
+            _t("StartPage", "Continue Review"),
+            _t("StartPage", "Continue the review kept as a draft"),
+        ),
+        ButtonWords(_t("StartPage", "Discard"), _t("StartPage", "Discard the kept review")),
+        ButtonWords(
+            _t("StartPage", "Show Corpus Health"),
+            _t("StartPage", "Show the corpus health findings"),
+        ),
+    )
+
+
+def cancel_scan_words() -> ButtonWords:
+    return ButtonWords(
+        _t("ScanPage", "&Cancel Scan"),
+        _t("ScanPage", "Cancel the scan"),
+        _t("ScanPage", "Stop scanning; nothing is planned or imported"),
+    )
+
+
+class CommitButtons(NamedTuple):
+    pause: ButtonWords
+    cancel: ButtonWords
+    open_folder: ButtonWords
+    show_run: ButtonWords
+    new_import: ButtonWords
+
+
+def commit_buttons() -> CommitButtons:
+    """The commit view's buttons but Resume and Retry (``resume_words``, ``retry_words``)."""
+    return CommitButtons(
+        ButtonWords(
+            _t("CommitPage", "&Pause"),
+            _t("CommitPage", "Pause the import"),
+            _t("CommitPage", "Stop at the next safe point; the run can be resumed from Runs"),
+        ),
+        ButtonWords(
+            _t("CommitPage", "&Cancel Import…"),
+            _t("CommitPage", "Cancel the import"),
+            _t("CommitPage", "Stop importing; notebooks already committed stay in the corpus"),
+        ),
+        ButtonWords(
+            _t("CommitPage", "&Open Corpus Folder"), _t("CommitPage", "Open the corpus folder")
+        ),
+        ButtonWords(
+            _t("CommitPage", "&Show in Runs"), _t("CommitPage", "Show this run in the Runs view")
+        ),
+        ButtonWords(_t("CommitPage", "&New Import"), _t("CommitPage", "Start a new import")),
+    )
+
+
+class RunsButtons(NamedTuple):
+    refresh: ButtonWords
+    cancel_run: ButtonWords
+    undo: ButtonWords
+    trash: ButtonWords
+
+
+def runs_buttons() -> RunsButtons:
+    """The Runs view's buttons but Resume and Retry (``resume_words``, ``retry_words``)."""
+    return RunsButtons(
+        ButtonWords(_t("RunsPage", "Refre&sh"), _t("RunsPage", "List the runs again")),
+        ButtonWords(
+            _t("RunsPage", "&Cancel Run…"),
+            _t("RunsPage", "Cancel the selected run"),
+            _t("RunsPage", "End the run without finishing it; notebooks already committed stay"),
+        ),
+        ButtonWords(
+            _t("RunsPage", "&Undo This Import…"),
+            _t("RunsPage", "Undo the selected import as a group"),
+            _t(
+                "RunsPage",
+                "Take every notebook and page this import added out of the corpus, into the "
+                "trash; shows what it removes, and what blocks it, before anything is done",
+            ),
+        ),
+        ButtonWords(
+            _t("RunsPage", "Tr&ash…"),
+            _t("RunsPage", "Show the trash"),
+            _t("RunsPage", "Imports you undid, kept whole until you delete them for good"),
+        ),
+    )
+
+
+def check_again_words() -> ButtonWords:
+    return ButtonWords(
+        _t("CorpusPage", "&Check Again"),
+        _t("CorpusPage", "Check the corpus again"),
+        _t("CorpusPage", "Run doctor again: recover interrupted work and look for problems"),
     )
 
 

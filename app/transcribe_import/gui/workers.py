@@ -30,7 +30,7 @@ from transcribe_import.engine import api
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.media.kinds import RenderSettings
 from transcribe_import.engine.planning.plan import ImportPlan
-from transcribe_import.engine.planning.scan import ScanPhase, ScanProgress
+from transcribe_import.engine.planning.scan import ScanProgress
 from transcribe_import.engine.runs.model import RunControl, RunEvent
 from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
 from transcribe_import.gui.values import (
@@ -52,9 +52,25 @@ _workers: weakref.WeakSet[QThread] = weakref.WeakSet()
 # aborts the process, so a running worker never depends on its page keeping a reference.
 _alive: set[QThread] = set()
 
-# The engine throttles scan progress by time *or* by 500 files; a fast walk would still send
-# 150 events a second. The GUI needs no more than ten.
-SCAN_PROGRESS_INTERVAL_S = 0.1
+# The engine reports progress by time *or* by 500 files (the scan), or every file (an export);
+# a fast walk would still send 150 events a second. A bar needs no more than ten.
+PROGRESS_INTERVAL_S = 0.1
+
+
+class ProgressThrottle:
+    """The progress events the window shows: always the first of a phase (and any it is told
+    to show ``anyway``), else no more than one every ``PROGRESS_INTERVAL_S``."""
+
+    def __init__(self) -> None:
+        self._shown_at = 0.0
+        self._phase: object = None
+
+    def shows(self, phase: object, *, anyway: bool = False) -> bool:
+        now = time.monotonic()
+        if anyway or phase != self._phase or now - self._shown_at >= PROGRESS_INTERVAL_S:
+            self._shown_at, self._phase = now, phase
+            return True
+        return False
 
 
 def running_workers() -> list[QThread]:
@@ -228,17 +244,8 @@ class EngineTask(Worker):
     def work(self) -> None:
         result = self.fn(*self.args)
         if isinstance(result, Generator):
-            result = _drain(result, self.progress.emit)
+            result = api.drive(result, self.progress.emit)
         self.done.emit(result)
-
-
-def _drain(gen: Generator[object, None, Any], each: Callable[[object], object]) -> Any:
-    """Hand every value ``gen`` yields to ``each``; return what it returns."""
-    while True:
-        try:
-            each(next(gen))
-        except StopIteration as end:
-            return end.value
 
 
 W = TypeVar("W", bound=Worker)
@@ -337,7 +344,7 @@ class TaskSlot(WorkerSlot[EngineTask]):
 class ScanWorker(Worker):
     """Scans the request's roots and plans what it found in its mode; cancellable at any time."""
 
-    progress = Signal(object)  # ScanProgress, at most every SCAN_PROGRESS_INTERVAL_S
+    progress = Signal(object)  # ScanProgress, as a ProgressThrottle lets it through
     planned = Signal(object)  # ScanOutcome
     cancelled = Signal()
 
@@ -354,17 +361,12 @@ class ScanWorker(Worker):
     def work(self) -> None:
         started = time.monotonic()
         r = self._request
-        last_emit = 0.0
+        throttle = ProgressThrottle()
         last: list[ScanProgress] = []
 
         def on_progress(event: ScanProgress) -> None:
-            nonlocal last_emit
-            now = time.monotonic()
-            # Always the first event of a phase, else no more than ten a second.
-            phase: ScanPhase | None = last[0].phase if last else None
             last[:] = [event]
-            if event.phase != phase or now - last_emit >= SCAN_PROGRESS_INTERVAL_S:
-                last_emit = now
+            if throttle.shows(event.phase):
                 self.progress.emit(event)
 
         planned = api.plan_paths(

@@ -41,6 +41,7 @@ from transcribe_import.gui.widgets import (
     selectable_text,
 )
 from transcribe_import.gui.wording import (
+    commit_buttons,
     counts_sentence,
     format_duration,
     plain_message,
@@ -139,41 +140,20 @@ class CommitPage(WorkerPage[CommitWorker]):
         self._moving_selection = False
         self.table.selectionModel().selectionChanged.connect(self._selection_moved)
 
-        tr = self.tr
-        self.pause_button = push_button(
-            tr("&Pause"),
-            icon=SP.SP_MediaPause,
-            name=tr("Pause the import"),
-            tip=tr("Stop at the next safe point; the run can be resumed from Runs"),
-            clicked=self.pause,
-        )
-        self.cancel_button = push_button(
-            tr("&Cancel Import…"),
-            icon=SP.SP_MediaStop,
-            name=tr("Cancel the import"),
-            tip=tr("Stop importing; notebooks already committed stay in the corpus"),
-            clicked=self.ask_cancel,
-        )
+        w = commit_buttons()
+        self.pause_button = push_button(w.pause, SP.SP_MediaPause, self.pause)
+        self.cancel_button = push_button(w.cancel, SP.SP_MediaStop, self.ask_cancel)
         self.resume_button, self.retry_button = run_buttons(
             self._resume_clicked, self._retry_clicked
         )
         self.open_folder_button = push_button(
-            tr("&Open Corpus Folder"),
-            icon=SP.SP_DirOpenIcon,
-            name=tr("Open the corpus folder"),
-            clicked=self.open_corpus_requested,
+            w.open_folder, SP.SP_DirOpenIcon, self.open_corpus_requested
         )
         self.show_run_button = push_button(
-            tr("&Show in Runs"),
-            icon=SP.SP_FileDialogDetailedView,
-            name=tr("Show this run in the Runs view"),
-            clicked=self._show_run_clicked,
+            w.show_run, SP.SP_FileDialogDetailedView, self._show_run_clicked
         )
         self.new_import_button = push_button(
-            tr("&New Import"),
-            icon=SP.SP_FileDialogNewFolder,
-            name=tr("Start a new import"),
-            clicked=self.new_import_requested,
+            w.new_import, SP.SP_FileDialogNewFolder, self.new_import_requested
         )
 
         buttons = QHBoxLayout()

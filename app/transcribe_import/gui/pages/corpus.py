@@ -38,7 +38,7 @@ from transcribe_import.gui.widgets import (
     set_small_icon,
     table_view,
 )
-from transcribe_import.gui.wording import finding_severity_words
+from transcribe_import.gui.wording import check_again_words, finding_severity_words
 
 _COLUMN_PADDING = 24
 
@@ -115,11 +115,7 @@ class CorpusPage(QWidget):
         # A signal, not a lambda: a lambda over self made PySide crash when the window was
         # garbage-collected ("shared QObject was deleted directly").
         self.check_again_button = push_button(
-            self.tr("&Check Again"),
-            icon=SP.SP_BrowserReload,
-            name=self.tr("Check the corpus again"),
-            tip=self.tr("Run doctor again: recover interrupted work and look for problems"),
-            clicked=self.check_requested,
+            check_again_words(), SP.SP_BrowserReload, self.check_requested
         )
 
         self.findings_view = FindingsView()

@@ -43,6 +43,7 @@ from transcribe_import.gui.wording import (
     history_words,
     run_state_explanation,
     run_state_words,
+    runs_buttons,
 )
 from transcribe_import.gui.workers import TaskSlot, cancel_interrupted_run, list_runs, load_run
 
@@ -110,40 +111,16 @@ class RunsPage(QWidget):
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty_label.setAccessibleName(self.tr("No import runs"))
 
-        tr = self.tr
-        self.refresh_button = push_button(
-            tr("Refre&sh"),
-            icon=SP.SP_BrowserReload,
-            name=tr("List the runs again"),
-            clicked=self.refresh,
-        )
+        w = runs_buttons()
+        self.refresh_button = push_button(w.refresh, SP.SP_BrowserReload, self.refresh)
         self.resume_button, self.retry_button = run_buttons(
             self._resume_clicked, self._retry_clicked
         )
         self.cancel_run_button = push_button(
-            tr("&Cancel Run…"),
-            icon=SP.SP_DialogCancelButton,
-            name=tr("Cancel the selected run"),
-            tip=tr("End the run without finishing it; notebooks already committed stay"),
-            clicked=self._cancel_clicked,
+            w.cancel_run, SP.SP_DialogCancelButton, self._cancel_clicked
         )
-        self.undo_button = push_button(
-            tr("&Undo This Import…"),
-            icon=SP.SP_TrashIcon,
-            name=tr("Undo the selected import as a group"),
-            tip=tr(
-                "Take every notebook and page this import added out of the corpus, into the "
-                "trash; shows what it removes, and what blocks it, before anything is done"
-            ),
-            clicked=self._undo_clicked,
-        )
-        self.trash_button = push_button(
-            tr("Tr&ash…"),
-            icon=SP.SP_DirIcon,
-            name=tr("Show the trash"),
-            tip=tr("Imports you undid, kept whole until you delete them for good"),
-            clicked=self._trash_clicked,
-        )
+        self.undo_button = push_button(w.undo, SP.SP_TrashIcon, self._undo_clicked)
+        self.trash_button = push_button(w.trash, SP.SP_DirIcon, self._trash_clicked)
         buttons = QHBoxLayout()
         buttons.addWidget(self.refresh_button)
         buttons.addWidget(self.trash_button)

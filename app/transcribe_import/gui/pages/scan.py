@@ -25,7 +25,7 @@ from transcribe_import.gui.icons import SP
 from transcribe_import.gui.pages.base import WorkerPage
 from transcribe_import.gui.values import ScanOutcome, ScanRequest
 from transcribe_import.gui.widgets import headline_label, push_button
-from transcribe_import.gui.wording import plural
+from transcribe_import.gui.wording import cancel_scan_words, plural
 from transcribe_import.gui.workers import ScanWorker
 
 
@@ -84,13 +84,7 @@ class ScanPage(WorkerPage[ScanWorker]):
         self.current_label.setAccessibleName(self.tr("Folder being read"))
         self.current_caption.setBuddy(self.current_label)
 
-        self.cancel_button = push_button(
-            self.tr("&Cancel Scan"),
-            icon=SP.SP_MediaStop,
-            name=self.tr("Cancel the scan"),
-            tip=self.tr("Stop scanning; nothing is planned or imported"),
-            clicked=self.cancel,
-        )
+        self.cancel_button = push_button(cancel_scan_words(), SP.SP_MediaStop, self.cancel)
 
         current_row = QHBoxLayout()
         current_row.addWidget(self.current_caption)

@@ -38,7 +38,7 @@ from transcribe_import.engine.storage.corpus import NotebookSummary
 from transcribe_import.gui.icons import SP, standard_icon
 from transcribe_import.gui.values import RunSummary
 from transcribe_import.gui.widgets import icon_label, push_button, selectable_text
-from transcribe_import.gui.wording import format_local, format_local_epoch, plural
+from transcribe_import.gui.wording import format_local, format_local_epoch, plural, start_buttons
 
 MODE_FOLDERS = "folders"
 MODE_SINGLE = "single"
@@ -118,18 +118,9 @@ class StartPage(QWidget):
         )
         self.drop_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.drop_label.setWordWrap(True)
-        self.add_folder_button = push_button(
-            self.tr("&Add Folder…"),
-            icon=SP.SP_DirOpenIcon,
-            name=self.tr("Add a folder to import"),
-            clicked=self.choose_folder,
-        )
-        self.add_files_button = push_button(
-            self.tr("Add F&iles…"),
-            icon=SP.SP_FileIcon,
-            name=self.tr("Add page files to import"),
-            clicked=self.choose_files,
-        )
+        w = start_buttons()
+        self.add_folder_button = push_button(w.add_folder, SP.SP_DirOpenIcon, self.choose_folder)
+        self.add_files_button = push_button(w.add_files, SP.SP_FileIcon, self.choose_files)
         add_row = QHBoxLayout()
         add_row.addStretch(1)
         add_row.addWidget(self.add_folder_button)
@@ -147,17 +138,8 @@ class StartPage(QWidget):
         self.sources_list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.sources_list.setMaximumHeight(100)
         self.sources_list.itemSelectionChanged.connect(self._update_buttons)
-        self.remove_button = push_button(
-            self.tr("Re&move"),
-            icon=SP.SP_DialogDiscardButton,
-            name=self.tr("Remove the selected folders and files"),
-            clicked=self.remove_selected,
-        )
-        self.clear_button = push_button(
-            self.tr("C&lear"),
-            name=self.tr("Remove every folder and file"),
-            clicked=self.clear_sources,
-        )
+        self.remove_button = push_button(w.remove, SP.SP_DialogDiscardButton, self.remove_selected)
+        self.clear_button = push_button(w.clear, clicked=self.clear_sources)
         list_buttons = QVBoxLayout()
         list_buttons.addWidget(self.remove_button)
         list_buttons.addWidget(self.clear_button)
@@ -204,13 +186,7 @@ class StartPage(QWidget):
         grid.addWidget(self.notebook_combo, 2, 1)
         grid.setColumnStretch(1, 1)
 
-        self.scan_button = push_button(
-            self.tr("&Scan"),
-            icon=SP.SP_MediaPlay,
-            name=self.tr("Scan the folders and files"),
-            tip=self.tr("Find the page files and propose a plan; nothing is imported yet"),
-            clicked=self.scan_requested,
-        )
+        self.scan_button = push_button(w.scan, SP.SP_MediaPlay, self.scan_requested)
         self.scan_button.setDefault(True)
         self.hint_label = QLabel()
         self.hint_label.setAccessibleName(self.tr("What is needed before scanning"))
@@ -223,13 +199,7 @@ class StartPage(QWidget):
         error_layout.addWidget(self.error_icon, 0, Qt.AlignmentFlag.AlignTop)
         error_layout.addWidget(self.error_label, 1)
         self.error_row.hide()
-        self.review_button = push_button(
-            self.tr("Back to &Review"),
-            icon=SP.SP_ArrowBack,
-            name=self.tr("Back to the plan under review"),
-            tip=self.tr("The plan made by the last scan is still there; a new scan replaces it"),
-            clicked=self.review_requested,
-        )
+        self.review_button = push_button(w.back_to_review, SP.SP_ArrowBack, self.review_requested)
         self.review_button.hide()
         scan_row = QHBoxLayout()
         scan_row.addWidget(self.hint_label, 1)
@@ -438,6 +408,7 @@ class StartPage(QWidget):
         ]
 
     def _rebuild_notices(self) -> None:
+        w = start_buttons()
         while self._notice_layout.count():
             item = self._notice_layout.takeAt(0)
             widget = item.widget()
@@ -471,17 +442,8 @@ class StartPage(QWidget):
                     self.tr("%Ln pages committed", "", run.pages_committed),
                 ),
             )
-            resume = push_button(
-                self.tr("Resume"),
-                icon=SP.SP_MediaPlay,
-                name=self.tr("Resume the interrupted import"),
-                clicked=self._resume_clicked,
-            )
-            show = push_button(
-                self.tr("Show Run"),
-                name=self.tr("Show the interrupted import in Runs"),
-                clicked=self._show_run_clicked,
-            )
+            resume = push_button(w.resume_run, SP.SP_MediaPlay, self._resume_clicked)
+            show = push_button(w.show_run, clicked=self._show_run_clicked)
             for button in (resume, show):
                 button.setProperty("run_id", run.run_id)
             self._add_notice(SP.SP_MessageBoxWarning, text, [resume, show])
@@ -509,20 +471,10 @@ class StartPage(QWidget):
             buttons = []
             if draft.problem is None:
                 buttons.append(
-                    push_button(
-                        self.tr("Continue Review"),
-                        icon=SP.SP_ArrowForward,
-                        name=self.tr("Continue the review kept as a draft"),
-                        clicked=self._draft_clicked,
-                    )
+                    push_button(w.continue_review, SP.SP_ArrowForward, self._draft_clicked)
                 )
             buttons.append(
-                push_button(
-                    self.tr("Discard"),
-                    icon=SP.SP_TrashIcon,
-                    name=self.tr("Discard the kept review"),
-                    clicked=self._draft_discard_clicked,
-                )
+                push_button(w.discard_review, SP.SP_TrashIcon, self._draft_discard_clicked)
             )
             for button in buttons:
                 button.setProperty("plan_id", draft.plan_id)
@@ -538,11 +490,7 @@ class StartPage(QWidget):
                 + " "
                 + html.escape(self._quarantine_messages[0])
             )
-            show = push_button(
-                self.tr("Show Corpus Health"),
-                name=self.tr("Show the corpus health findings"),
-                clicked=self.show_health_requested,
-            )
+            show = push_button(w.show_health, clicked=self.show_health_requested)
             self._add_notice(SP.SP_MessageBoxInformation, text, [show])
         self.notices.setVisible(
             bool(self._interrupted or self._quarantine_messages or self._drafts)
