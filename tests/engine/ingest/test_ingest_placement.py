@@ -259,3 +259,12 @@ def test_find_page_reads_an_id_a_label_a_position_or_a_prefix(corpus, notebook, 
     with pytest.raises(ValueError, match="has no page 'nope'"):
         placement.find_page(doc, "nope")
     assert placement.page_words(doc, five[1]) == "page 2 (“12v”, old 2.jpg)"
+
+
+def test_an_id_whose_start_is_all_digits_is_still_found_by_it(corpus, notebook, five) -> None:
+    """A number is a position first; past the last page it may be the start of an id (one
+    in about fifty page ids begins with eight digits)."""
+    doc = project.read(corpus.notebook_dir(notebook), notebook)
+    doc["pages"][2]["id"] = "24364639-" + doc["pages"][2]["id"][9:]
+    assert placement.find_page(doc, "24364639") == doc["pages"][2]["id"]
+    assert placement.find_page(doc, "3") == doc["pages"][2]["id"]  # a position still wins

@@ -116,8 +116,9 @@ def find_page(manifest: Mapping[str, Any], text: str) -> str:
     """The page id a person means by ``text``; ValueError in words when none or several.
 
     Read in this order: a page id; a page label (``12v``); the name of the file it was
-    imported from (``scan 7.jpg``); a number, the page's position (1 is the first page);
-    the start of a page id (at least 4 characters).
+    imported from (``scan 7.jpg``); a number, the page's position (1 is the first page), or,
+    past the last page, the start of a page id that happens to be all digits; the start of a
+    page id (at least 4 characters).
     """
     key = text.strip()
     pages = live_records(manifest)
@@ -138,12 +139,14 @@ def find_page(manifest: Mapping[str, Any], text: str) -> str:
                 f"notebook {nb} has {len(found)} pages {what} {key!r} (pages {where}); "
                 "name one by its position or its id"
             )
+    prefixed = [i for i in ids if len(key) >= 4 and i.startswith(key.lower())]
     if key.isdigit():
         number = int(key)
         if 1 <= number <= len(pages):
             return ids[number - 1]
+        if len(prefixed) == 1:  # past the last page: the start of an id (ids may be all digits)
+            return prefixed[0]
         raise ValueError(f"notebook {nb} has {len(pages)} page(s); there is no page {number}")
-    prefixed = [i for i in ids if len(key) >= 4 and i.startswith(key.lower())]
     if len(prefixed) == 1:
         return prefixed[0]
     if prefixed:
