@@ -116,7 +116,8 @@ def test_kill_a_revert_of_created_notebooks(corpus_with_two_runs, point: str, th
         report = cli_json(data, "doctor", "--json", rc=EXIT_PROBLEMS)
         assert "revert_finished" in {f["code"] for f in report["findings"]}
     else:
-        ok(run_cli(data, "revert", a))
+        said = ok(run_cli(data, "revert", a)).stdout
+        assert "was undone" in said and ("already" in said or "notebook" in said)
     _assert_reverted(data, a, before)
     assert notebook_files(data) == {}
 

@@ -69,6 +69,7 @@ def test_a_second_revert_is_a_no_op_that_says_so(corpus: Corpus, first):
     done = api.revert(corpus, run_id)
     again = api.revert(corpus, run_id)
     assert again.already and again.revert_id == done.revert_id
+    assert again.plan.pages == done.plan.pages == 6  # what it took out, from its journal
     preview = api.preview_revert(corpus, run_id)
     assert preview.already_reverted and preview.revert_id == done.revert_id
     history = [h["event"] for h in RunStore(corpus).load(run_id).doc["history"]]

@@ -38,7 +38,12 @@ from transcribe_import.engine.base.findings import Finding, FindingCode, Severit
 from transcribe_import.engine.base.ids import new_id
 from transcribe_import.engine.ingest import journal as ingest_journal
 from transcribe_import.engine.runs.model import RunRecord, RunStatus
-from transcribe_import.engine.runs.revert import RevertBlock, RevertPlan, plan_revert
+from transcribe_import.engine.runs.revert import (
+    NotebookRevert,
+    RevertBlock,
+    RevertPlan,
+    plan_revert,
+)
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.storage import fsio, locks, project, trash
 from transcribe_import.engine.storage.corpus import Corpus
@@ -82,7 +87,7 @@ def revert_run(corpus: Corpus, run_id: str) -> RevertResult:
         record = store.load(run_id)
         if record.status is RunStatus.REVERTED:
             revert_id = str(record.doc["revert"]["revert_id"])
-            plan = RevertPlan(run_id, record.status, (), ())
+            plan = _journal_plan(corpus, run_id, revert_id)
             return RevertResult(
                 run_id, revert_id, plan, pending is None, trash.entry_dir(corpus, revert_id)
             )
@@ -97,6 +102,26 @@ def revert_run(corpus: Corpus, run_id: str) -> RevertResult:
         crashpoint("revert.after_journal")
         _roll_forward(corpus, store, doc, held)
     return RevertResult(run_id, revert_id, plan, False, trash.entry_dir(corpus, revert_id))
+
+
+def _journal_plan(corpus: Corpus, run_id: str, revert_id: str) -> RevertPlan:
+    """What a finished revert took out, as its journal lists it (nothing when unreadable)."""
+    try:
+        doc = trash.read_journal(corpus, revert_id)
+    except TranscribeError:
+        return RevertPlan(run_id, RunStatus.REVERTED, (), ())
+    notebooks = tuple(
+        NotebookRevert(
+            str(nb["notebook_id"]),
+            str(nb.get("title") or nb["notebook_id"]),
+            bool(nb["whole"]),
+            tuple(nb.get("source_ids", ())),
+            tuple(nb.get("page_ids", ())),
+            tuple(str(f["path"]) for f in nb.get("files", ())),
+        )
+        for nb in doc.get("notebooks", [])
+    )
+    return RevertPlan(run_id, RunStatus.REVERTED, notebooks, ())
 
 
 def _pending_id(record: RunRecord) -> str | None:
