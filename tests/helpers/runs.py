@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,7 @@ from transcribe_import.engine.planning.plan import ImportPlan, PlanItem
 from transcribe_import.engine.planning.planner import build_plan
 from transcribe_import.engine.planning.scan import run_scan
 from transcribe_import.engine.runs.executor import RunResult, execute_run
+from transcribe_import.engine.runs.revert import RevertBlock
 from transcribe_import.engine.runs.service import prepare_run
 from transcribe_import.engine.storage.corpus import Corpus
 
@@ -46,3 +48,16 @@ def committed_page_ids(corpus: Corpus, plan: ImportPlan) -> dict[str, list[str]]
             doc = assert_notebook_whole(corpus, it.notebook_id)
             out[it.item_id] = [p["id"] for p in doc["pages"]]
     return out
+
+
+def later_work() -> list[tuple[Callable[[dict[str, Any]], object], RevertBlock]]:
+    """Changes made to a run's notebook after the import (as another tool or a person would
+    make them in its project.json), each with the cause that blocks undoing the run."""
+    return [
+        (lambda d: d.update(title="Renamed"), RevertBlock.NOTEBOOK_CHANGED),
+        (lambda d: d.update(x_transcriptions={"v": 1}), RevertBlock.NOTEBOOK_CHANGED),
+        (lambda d: d["pages"][1].update(transcription="Dear diary"), RevertBlock.PAGE_CHANGED),
+        (lambda d: d["pages"][0].update(label="12v"), RevertBlock.PAGE_CHANGED),
+        (lambda d: d["pages"].reverse(), RevertBlock.REORDERED),
+        (lambda d: d.update(cover_page_id=d["pages"][2]["id"]), RevertBlock.COVER_SET),
+    ]

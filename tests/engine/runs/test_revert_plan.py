@@ -15,7 +15,7 @@ from transcribe_import.engine.runs.revert import RevertBlock, plan_revert
 from transcribe_import.engine.runs.service import prepare_run
 from transcribe_import.engine.storage.corpus import Corpus
 
-from helpers.runs import commit_plan, plan_for
+from helpers.runs import commit_plan, later_work, plan_for
 from helpers.shelves import make_pages, make_shelf
 
 
@@ -75,17 +75,7 @@ def test_into_an_existing_notebook_only_the_runs_pages_are_taken(
     assert second in next(b.message for b in blocked.blockers if b.notebook_id == target)
 
 
-@pytest.mark.parametrize(
-    ("edit", "code"),
-    [
-        (lambda d: d.update(title="Renamed"), RevertBlock.NOTEBOOK_CHANGED),
-        (lambda d: d.update(x_transcriptions={"v": 1}), RevertBlock.NOTEBOOK_CHANGED),
-        (lambda d: d["pages"][1].update(transcription="Dear diary"), RevertBlock.PAGE_CHANGED),
-        (lambda d: d["pages"][0].update(label="12v"), RevertBlock.PAGE_CHANGED),
-        (lambda d: d["pages"].reverse(), RevertBlock.REORDERED),
-        (lambda d: d.update(cover_page_id=d["pages"][2]["id"]), RevertBlock.COVER_SET),
-    ],
-)
+@pytest.mark.parametrize(("edit", "code"), later_work())
 def test_later_work_blocks_the_revert_naming_the_notebook(corpus: Corpus, first, edit, code):
     plan, run_id = first
     target = plan.items[0].notebook_id
