@@ -49,7 +49,7 @@ def test_exit_codes_follow_the_run_status() -> None:
 def test_plan_commit_list_show_through_the_api(corpus: Corpus, tmp_path: Path) -> None:
     shelf = _shelf(tmp_path / "shelf")
     events = []
-    planned = api.plan_paths(corpus, [shelf], on_progress=events.append)
+    planned = api.plan_paths(corpus, api.PlanRequest((shelf,)), on_progress=events.append)
     assert planned.files == 6 and len(planned.plan.items) == 2 and events
     prepared = api.prepare_commit(corpus, planned.plan, plan_file=tmp_path / "plan.json")
     assert not prepared.continued
@@ -77,11 +77,11 @@ def test_not_imported_names_each_file_left_out_beside_the_notebook_it_was_found_
     corpus: Corpus, tmp_path: Path
 ) -> None:
     shelf = _shelf(tmp_path / "shelf")
-    assert api.not_imported(api.plan_paths(corpus, [shelf]).plan) == []
+    assert api.not_imported(api.plan_paths(corpus, api.PlanRequest((shelf,))).plan) == []
     (shelf / "notebook 1" / "notes.txt").write_text("who wrote these?")
     (shelf / "box" / "empty").mkdir(parents=True)
     (shelf / "box" / "list.csv").write_text("a,b\n")
-    plan = api.plan_paths(corpus, [shelf]).plan
+    plan = api.plan_paths(corpus, api.PlanRequest((shelf,))).plan
     by_label = {it.item_id: it.label for it in plan.items}
     found = {n.rel: (by_label.get(n.item_id or ""), n.reason) for n in api.not_imported(plan)}
     assert set(found) == {"shelf/notebook 1/notes.txt", "shelf/box/list.csv"}
@@ -94,7 +94,7 @@ def test_an_invalid_plan_is_refused_before_any_run(corpus: Corpus, tmp_path: Pat
     shelf = tmp_path / "shelf"
     for name in ("page1.jpg", "page01.jpg", "page2.jpg"):  # page 1 twice: ambiguous
         page_image(shelf / "nb" / name, name)
-    plan = api.plan_paths(corpus, [shelf]).plan
+    plan = api.plan_paths(corpus, api.PlanRequest((shelf,))).plan
     with pytest.raises(api.PlanInvalid) as invalid:
         api.prepare_commit(corpus, plan)
     assert not invalid.value.report.ok
@@ -104,7 +104,7 @@ def test_an_invalid_plan_is_refused_before_any_run(corpus: Corpus, tmp_path: Pat
 
 
 def test_a_paused_run_is_interrupted_until_resumed(corpus: Corpus, tmp_path: Path) -> None:
-    plan = api.plan_paths(corpus, [_shelf(tmp_path / "shelf", notebooks=3)]).plan
+    plan = api.plan_paths(corpus, api.PlanRequest((_shelf(tmp_path / "shelf", notebooks=3),))).plan
     prepared = api.prepare_commit(corpus, plan)
     control = RunControl()
     control.pause()
@@ -156,7 +156,7 @@ def test_planning_images_does_not_load_the_pdf_libraries(tmp_path: Path) -> None
     shelf = _shelf(tmp_path / "shelf", notebooks=1, pages=2)
     code = (
         "import sys\nfrom pathlib import Path\nfrom transcribe_import.engine import api\n"
-        f"planned = api.plan_paths(None, [Path({str(shelf)!r})])\n"
+        f"planned = api.plan_paths(None, api.PlanRequest((Path({str(shelf)!r}),)))\n"
         "print(planned.files, sorted({m.split('.')[0] for m in sys.modules}"
         " & {'pypdf', 'pypdfium2'}))"
     )

@@ -92,7 +92,7 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
         raise UsageError("--title goes with --mode single")
     if (args.at is not None or args.after is not None) and not args.mode.startswith("into:"):
         raise UsageError("--at and --after go with --mode into:NOTEBOOK_ID")
-    roots = [Path(p).expanduser().absolute() for p in args.paths]
+    roots = tuple(Path(p).expanduser().absolute() for p in args.paths)
     progress = _Progress()
     stop = threading.Event()
 
@@ -103,16 +103,16 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
 
     with signals.handling({signal.SIGINT: stop.set}):
         try:
-            planned = api.plan_paths(
-                corpus,
+            request = api.PlanRequest(
                 roots,
                 mode=args.mode,
                 policy_id=policy,
                 title=args.title,
                 dedupe_scope=DedupeScope(args.dedupe),
                 workers=args.workers,
-                should_stop=stop.is_set,
-                on_progress=on_progress,
+            )
+            planned = api.plan_paths(
+                corpus, request, should_stop=stop.is_set, on_progress=on_progress
             )
         except ValueError as exc:
             progress.done()

@@ -75,7 +75,7 @@ from transcribe_import.gui.settings_dialog import (
     load_settings,
     save_settings,
 )
-from transcribe_import.gui.values import CorpusCheck, ScanOutcome, ScanRequest, Validation
+from transcribe_import.gui.values import CorpusCheck, ScanOutcome, Validation
 from transcribe_import.gui.wording import (
     error_text,
     plural,
@@ -654,14 +654,14 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(str(exc), 8000)
             return
         self.scan_page.start(
-            ScanRequest(
+            api.PlanRequest(
                 paths,
-                mode,
-                None if mode == "bag" else self.start_page.title(),
-                s.policy_id,
-                s.render,
-                s.workers,
-                s.dedupe_scope,
+                mode=mode,
+                policy_id=s.policy_id,
+                title=None if mode == "bag" else self.start_page.title(),
+                dedupe_scope=s.dedupe_scope,
+                settings=s.render,
+                workers=s.workers,
             )
         )
         self.show_import_page(self.scan_page)

@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from transcribe_import.engine.api import OutcomeRow, RunDetail, RunSummary, outcome_rows
-from transcribe_import.engine.planning.plan import DedupeScope, ImportPlan
+from transcribe_import.engine.planning.plan import ImportPlan
 from transcribe_import.engine.storage.corpus import NotebookSummary
 
 if TYPE_CHECKING:
     from transcribe_import.engine.base.findings import DoctorReport
-    from transcribe_import.engine.media.kinds import RenderSettings
     from transcribe_import.engine.planning.validate import ValidationReport
 
 __all__ = [  # the run values are the engine's own (engine.api); re-exported for the pages
@@ -29,23 +27,9 @@ __all__ = [  # the run values are the engine's own (engine.api); re-exported for
     "RunDetail",
     "RunSummary",
     "ScanOutcome",
-    "ScanRequest",
     "Validation",
     "outcome_rows",
 ]
-
-
-@dataclass(frozen=True)
-class ScanRequest:
-    """What to scan and how to plan it: the start view's choices with the import settings."""
-
-    roots: tuple[Path, ...]
-    mode: str  # the engine's adapter mode: folders, single, into:ID
-    title: str | None
-    policy_id: str
-    settings: RenderSettings
-    workers: int
-    dedupe_scope: DedupeScope = DedupeScope.NOTEBOOK  # where skip_existing looks
 
 
 @dataclass(frozen=True)

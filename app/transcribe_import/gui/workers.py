@@ -39,7 +39,6 @@ from transcribe_import.gui.values import (
     RunDetail,
     RunSummary,
     ScanOutcome,
-    ScanRequest,
     Validation,
 )
 from transcribe_import.gui.wording import error_text
@@ -348,7 +347,9 @@ class ScanWorker(Worker):
     planned = Signal(object)  # ScanOutcome
     cancelled = Signal()
 
-    def __init__(self, corpus: Corpus, request: ScanRequest, parent: QObject | None = None) -> None:
+    def __init__(
+        self, corpus: Corpus, request: api.PlanRequest, parent: QObject | None = None
+    ) -> None:
         super().__init__(parent)
         self._corpus = corpus
         self._request = request
@@ -360,7 +361,6 @@ class ScanWorker(Worker):
 
     def work(self) -> None:
         started = time.monotonic()
-        r = self._request
         throttle = ProgressThrottle()
         last: list[ScanProgress] = []
 
@@ -370,16 +370,7 @@ class ScanWorker(Worker):
                 self.progress.emit(event)
 
         planned = api.plan_paths(
-            self._corpus,
-            r.roots,
-            mode=r.mode,
-            policy_id=r.policy_id,
-            title=r.title,
-            dedupe_scope=r.dedupe_scope,
-            settings=r.settings,
-            workers=r.workers,
-            should_stop=self._stop.is_set,
-            on_progress=on_progress,
+            self._corpus, self._request, should_stop=self._stop.is_set, on_progress=on_progress
         )
         if planned is None:
             self.cancelled.emit()

@@ -87,7 +87,7 @@ def bag(tmp_path: Path, shelf_corpus: Corpus) -> Path:
 
 
 def plan_bag(corpus: Corpus | None, *bags: Path) -> ImportPlan:
-    planned = api.plan_paths(corpus, list(bags), mode="bag")
+    planned = api.plan_paths(corpus, api.PlanRequest(tuple(bags), mode="bag"))
     assert planned is not None
     return planned.plan
 

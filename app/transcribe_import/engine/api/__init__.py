@@ -67,6 +67,7 @@ from transcribe_import.engine.api.placement import (
 from transcribe_import.engine.api.plans import (
     NotImported,
     PlannedScan,
+    PlanRequest,
     check_plan_editable,
     is_bag,
     load_plan_file,
@@ -122,6 +123,7 @@ __all__ = [
     "exit_code_for_export",
     "exit_code_for_export_error",
     "PlannedScan",
+    "PlanRequest",
     "plan_paths",
     "is_bag",
     "mode_for",

@@ -23,6 +23,23 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
+class PlanRequest:
+    """What to scan and how to plan it: the roots, the adapter mode and the plan's settings.
+
+    The command line builds it from its options and the window from the start view's
+    choices with the import settings; ``plan_paths`` is the one place that reads it.
+    """
+
+    roots: tuple[Path, ...]
+    mode: str = "folders"  # the adapter: folders, single, pdfs, prefix, into:ID, bag
+    policy_id: str | None = None  # None: the default policy
+    title: str | None = None  # with mode single: the new notebook's title
+    dedupe_scope: DedupeScope = DedupeScope.NOTEBOOK  # where skip_existing looks
+    settings: RenderSettings | None = None  # None: the default render settings
+    workers: int = 2
+
+
+@dataclass(frozen=True)
 class PlannedScan:
     """What a scan found and the plan the chosen mode made of it."""
 
@@ -41,18 +58,12 @@ class PlannedScan:
 
 def plan_paths(
     corpus: Corpus | None,
-    roots: Sequence[Path],
+    request: PlanRequest,
     *,
-    mode: str = "folders",
-    policy_id: str | None = None,
-    title: str | None = None,
-    dedupe_scope: DedupeScope = DedupeScope.NOTEBOOK,
-    settings: RenderSettings | None = None,
-    workers: int = 2,
     should_stop: Callable[[], bool] | None = None,
     on_progress: Callable[[ScanProgress], None] | None = None,
 ) -> PlannedScan | None:
-    """Scan ``roots`` and plan the result with an adapter (``mode``); read-only.
+    """Scan the request's roots and plan the result with its adapter (``mode``); read-only.
 
     ``mode="bag"``: each root is a bag exported by Transcribe, verified whole before it is
     planned (a refusal is a ``TranscribeError`` with a ``bag_*`` code naming the file).
@@ -65,16 +76,15 @@ def plan_paths(
     from transcribe_import.engine.planning.planner import build_plan
     from transcribe_import.engine.planning.scan import DEFAULT_SETTINGS, ScanCancelled, run_scan
 
-    if mode == "bag":
-        return _plan_bags(
-            corpus, roots, policy_id or DEFAULT_POLICY_ID, title, settings, should_stop, on_progress
-        )
+    r = request
+    if r.mode == "bag":
+        return _plan_bags(corpus, r, should_stop, on_progress)
     try:
         result = run_scan(
-            roots,
+            r.roots,
             on_progress=on_progress,
-            settings=settings or DEFAULT_SETTINGS,
-            workers=workers,
+            settings=r.settings or DEFAULT_SETTINGS,
+            workers=r.workers,
             should_stop=should_stop,
         )
     except ScanCancelled:
@@ -84,37 +94,38 @@ def plan_paths(
     plan = build_plan(
         corpus,
         result,
-        mode=mode,
-        policy_id=policy_id or DEFAULT_POLICY_ID,
-        title=title,
-        dedupe_scope=dedupe_scope,
+        mode=r.mode,
+        policy_id=r.policy_id or DEFAULT_POLICY_ID,
+        title=r.title,
+        dedupe_scope=r.dedupe_scope,
     )
     return PlannedScan(plan, result)
 
 
 def _plan_bags(
     corpus: Corpus | None,
-    roots: Sequence[Path],
-    policy_id: str,
-    title: str | None,
-    settings: RenderSettings | None,
+    request: PlanRequest,
     should_stop: Callable[[], bool] | None,
     on_progress: Callable[[ScanProgress], None] | None,
 ) -> PlannedScan | None:
     from transcribe_import.engine.planning.bag import run_verify
+    from transcribe_import.engine.planning.plan import DEFAULT_POLICY_ID
     from transcribe_import.engine.planning.planner import build_bag_plan
     from transcribe_import.engine.planning.scan import DEFAULT_SETTINGS, ScanCancelled
 
-    if title is not None:
+    if request.title is not None:
         raise ValueError("a notebook from a bag keeps its own title; leave --title out")
     try:
-        bags = run_verify(roots, should_stop=should_stop, on_progress=on_progress)
+        bags = run_verify(request.roots, should_stop=should_stop, on_progress=on_progress)
     except ScanCancelled:
         return None
     if should_stop is not None and should_stop():
         return None
     plan, scanned = build_bag_plan(
-        corpus, bags, policy_id=policy_id, settings=settings or DEFAULT_SETTINGS
+        corpus,
+        bags,
+        policy_id=request.policy_id or DEFAULT_POLICY_ID,
+        settings=request.settings or DEFAULT_SETTINGS,
     )
     return PlannedScan(plan, scanned)
 

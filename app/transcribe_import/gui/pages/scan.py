@@ -19,11 +19,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from transcribe_import.engine import api
 from transcribe_import.engine.planning.scan import ScanPhase, ScanProgress
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.icons import SP
 from transcribe_import.gui.pages.base import WorkerPage
-from transcribe_import.gui.values import ScanOutcome, ScanRequest
+from transcribe_import.gui.values import ScanOutcome
 from transcribe_import.gui.widgets import headline_label, push_button
 from transcribe_import.gui.wording import cancel_scan_words, plural
 from transcribe_import.gui.workers import ScanWorker
@@ -117,7 +118,7 @@ class ScanPage(WorkerPage[ScanWorker]):
         layout.addStretch(2)
         layout.addLayout(buttons)
 
-    def start(self, request: ScanRequest) -> None:
+    def start(self, request: api.PlanRequest) -> None:
         assert self._worker is None, "one scan at a time"
         if self._closed:
             return
