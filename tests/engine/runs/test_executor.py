@@ -314,3 +314,50 @@ def test_skip_existing_is_judged_again_under_the_notebook_lock(
     assert {s["classification"] for s in outcome.skipped_sources} == {"duplicate_in_notebook"}
     doc = assert_notebook_whole(corpus, nbid)
     assert len(doc["pages"]) == sum(len(s.pages) for s in first.items[0].imported_sources())
+
+
+@pytest.mark.parametrize("code", [ErrorCode.CORPUS_BUSY, ErrorCode.READ_ONLY, ErrorCode.DISK_FULL])
+def test_a_machine_failure_before_the_first_item_leaves_the_run_resumable(
+    corpus, tmp_path, monkeypatch: pytest.MonkeyPatch, code: ErrorCode
+) -> None:
+    """One rule (executor.RUN_INTERRUPTING) before the loop and in it: stopped, not raised."""
+    from transcribe_import.engine.runs import executor
+
+    plan = plan_for(corpus, make_shelf(tmp_path / "box", notebooks=2))
+    record, _ = prepare_run(corpus, plan)
+
+    def machine_fails(*args: object) -> object:
+        raise TranscribeError(code, f"{code}: the machine, not the run")
+
+    with monkeypatch.context() as m:
+        m.setattr(executor, "recover_dead_journals", machine_fails)
+        stopped = execute_run(corpus, record.run_id)
+    assert stopped.stopped_by == f"{code}: the machine, not the run"
+    assert stopped.status is RunStatus.PENDING and not stopped.status.terminal
+    assert committed_page_ids(corpus, plan) == {}
+    done = execute_run(corpus, record.run_id)
+    assert done.status is RunStatus.COMPLETE
+    pages = committed_page_ids(corpus, plan)
+    assert all(pages[it.item_id] == planned_page_ids(it) for it in plan.items)
+
+
+def test_a_read_only_notebook_lock_during_an_item_pauses_the_run_and_fails_no_item(
+    corpus, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from transcribe_import.engine.runs import executor
+
+    plan = plan_for(corpus, make_shelf(tmp_path / "box", notebooks=2))
+    record, _ = prepare_run(corpus, plan)
+    real = executor.ingest_checkpoints
+
+    def read_only(*args: object, **kw: object) -> object:
+        raise TranscribeError(ErrorCode.READ_ONLY, "the corpus went read-only")
+
+    with monkeypatch.context() as m:
+        m.setattr(executor, "ingest_checkpoints", read_only)
+        stopped = execute_run(corpus, record.run_id, workers=1)
+    assert stopped.stopped_by == "the corpus went read-only"
+    outcomes = RunStore(corpus).load(record.run_id).outcomes().values()
+    assert not any(o.state is ItemState.FAILED for o in outcomes)
+    assert executor.ingest_checkpoints is real
+    assert execute_run(corpus, record.run_id).status is RunStatus.COMPLETE

@@ -17,7 +17,10 @@ doctor, previews, export).
 
 Imports that pull in the media decoders (Pillow, pypdf, pypdfium2) are deferred
 into the functions that scan or validate, so listing runs or notebooks starts fast.
+``execute`` is the executor's own ``execute_run``, loaded on first use for the same reason.
 """
+
+from typing import TYPE_CHECKING
 
 from transcribe_import.engine.api.commit import (
     RETRYABLE,
@@ -26,7 +29,6 @@ from transcribe_import.engine.api.commit import (
     can_retry,
     cancel,
     discovery_for,
-    execute,
     prepare_commit,
     prepare_resume,
     prepare_retry,
@@ -189,3 +191,16 @@ __all__ = [
     "render_preview",
     "export_notebooks",
 ]
+
+
+if TYPE_CHECKING:
+    from transcribe_import.engine.runs.executor import execute_run as execute
+
+
+def __getattr__(name: str) -> object:
+    # PEP 562: the executor (and with it the media decoders) is imported on first use.
+    if name == "execute":
+        from transcribe_import.engine.runs.executor import execute_run
+
+        return execute_run
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,8 +1,10 @@
-"""Commit, retry, resume, execute and cancel: a validated plan bound to its run and run."""
+"""Commit, retry, resume and cancel: a validated plan bound to its run, ready to execute.
+
+``api.execute`` runs what these prepare; it is ``runs/executor.execute_run`` itself.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,10 +14,7 @@ from transcribe_import.engine.api.plans import validate_plan
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.planning.plan import ImportPlan
 from transcribe_import.engine.runs.model import (
-    RunControl,
-    RunEvent,
     RunRecord,
-    RunResult,
     RunStatus,
 )
 from transcribe_import.engine.runs.store import RunStore
@@ -125,39 +124,6 @@ def prepare_resume(corpus: Corpus, run_id: str) -> PreparedRun:
     store = RunStore(corpus)
     record = store.load(run_id)
     return PreparedRun(record, store.load_plan(run_id, record), True)
-
-
-def execute(
-    corpus: Corpus,
-    run_id: str,
-    *,
-    workers: int = 2,
-    control: RunControl | None = None,
-    on_event: Callable[[RunEvent], None] | None = None,
-    settings: RenderSettings | None = None,
-) -> RunResult:
-    """Execute (or resume) a prepared run to its end, or until paused or cancelled."""
-    from transcribe_import.engine.runs.executor import execute_run
-
-    if workers < 1:
-        raise ValueError("workers must be at least 1")
-    try:
-        return execute_run(
-            corpus, run_id, workers=workers, control=control, on_event=on_event, settings=settings
-        )
-    except TranscribeError as exc:
-        # The machine, not the run, failed before the executor's own loop could say so (no
-        # room for the run's lock file, a read-only disk): the run is left as it was,
-        # resumable, and the result says why, as a disk that fills during an item does.
-        if exc.code not in _MACHINE_CODES:
-            raise
-        record = RunStore(corpus).load(run_id)
-        if record.status.terminal:
-            raise
-        return RunResult(run_id, record.status, record, stopped_by=str(exc))
-
-
-_MACHINE_CODES = frozenset({ErrorCode.DISK_FULL, ErrorCode.IO_ERROR, ErrorCode.READ_ONLY})
 
 
 def cancel(corpus: Corpus, run_id: str) -> RunRecord:

@@ -67,9 +67,12 @@ from transcribe_import.engine.storage import fsio, locks, project
 if TYPE_CHECKING:
     from transcribe_import.engine.storage.corpus import Corpus
 
-# Errors that concern the machine, not one item: the run is interrupted (resumable)
-# instead of failing item after item on a full disk.
-_RUN_INTERRUPTING = {ErrorCode.DISK_FULL, ErrorCode.IO_ERROR, ErrorCode.CORPUS_BUSY}
+# Errors that concern the machine, not one item: a full or read-only disk, an I/O error, a
+# corpus held too long by another process. The run is interrupted (resumable) and says why,
+# instead of failing item after item, whether it happens before the first item or during one.
+RUN_INTERRUPTING = frozenset(
+    {ErrorCode.DISK_FULL, ErrorCode.IO_ERROR, ErrorCode.READ_ONLY, ErrorCode.CORPUS_BUSY}
+)
 
 
 class _Stop(Exception):
@@ -294,7 +297,7 @@ class _Executor:
         except IngestCancelled:
             return None
         except TranscribeError as exc:
-            if exc.code in _RUN_INTERRUPTING:
+            if exc.code in RUN_INTERRUPTING:
                 raise
             return self._failed(item, exc.code, str(exc), tuple(landed), counted[0], skipped)
         late = {str(d["source_id"]) for d in skipped}
@@ -380,13 +383,35 @@ def execute_run(
     on_event: Callable[[RunEvent], None] | None = None,
     settings: RenderSettings | None = None,
 ) -> RunResult:
-    """Execute (or resume) a run to its end, or until paused or cancelled.
+    """Execute (or resume) a prepared run to its end, or until paused or cancelled.
 
-    Raises TranscribeError(RUN_BUSY) when another process executes the run, and
-    lets run-wide errors (a full disk) propagate with the run left resumable.
+    Raises TranscribeError(RUN_BUSY) when another process executes the run. A machine
+    failure (``RUN_INTERRUPTING``) never fails an item and is never raised for a run that
+    has not ended: the run is left resumable and the result says why (``stopped_by``),
+    whether the disk filled during an item or before the run's lock file could be made.
     """
+    if workers < 1:
+        raise ValueError("workers must be at least 1")
+    try:
+        return _execute(corpus, run_id, workers, control or RunControl(), on_event, settings)
+    except TranscribeError as exc:
+        if exc.code not in RUN_INTERRUPTING:
+            raise
+        record = RunStore(corpus).load(run_id)
+        if record.status.terminal:
+            raise
+        return RunResult(run_id, record.status, record, stopped_by=str(exc))
+
+
+def _execute(
+    corpus: Corpus,
+    run_id: str,
+    workers: int,
+    control: RunControl,
+    on_event: Callable[[RunEvent], None] | None,
+    settings: RenderSettings | None,
+) -> RunResult:
     store = RunStore(corpus)
-    control = control or RunControl()
     lock = store.run_lock(run_id)
     if not locks.try_acquire(lock):
         raise TranscribeError(
@@ -426,7 +451,7 @@ def execute_run(
                 verification_problems=problems,
             )
         error = ex._error
-        if isinstance(error, TranscribeError) and error.code in _RUN_INTERRUPTING:
+        if isinstance(error, TranscribeError) and error.code in RUN_INTERRUPTING:
             # Not the items' fault, so none is failed for it: the run stops where it is,
             # resumable, and says why (exit 6 in the CLI, "stopped" in the window).
             record = store.mark_paused(run_id, ex.attempt)
