@@ -440,6 +440,20 @@ def test_encrypted_pdf(tmp_path: Path) -> None:
     refused(ErrorCode.ENCRYPTED_PDF, "locked.pdf", media.render_pages, path, "application/pdf", [0])
 
 
+def test_a_pdf_encrypted_by_a_security_handler_pdfium_lacks_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # pdfium refuses such a file with FPDF_ERR_SECURITY; no generator here writes one.
+    path = mf.make_pdf(tmp_path / "drm.pdf", pages=1)
+
+    def refuses(*args: object, **kw: object) -> None:
+        raise pypdfium2.PdfiumError("Unsupported security scheme", pypdfium2.raw.FPDF_ERR_SECURITY)
+
+    monkeypatch.setattr(pypdfium2, "PdfDocument", refuses)
+    err = refused(ErrorCode.ENCRYPTED_PDF, "drm.pdf", media.probe, path)
+    assert "encrypted in a way this app cannot open" in str(err)
+
+
 def test_pdf_with_only_an_owner_password_opens(tmp_path: Path) -> None:
     path = mf.make_encrypted_pdf(tmp_path / "restricted.pdf", pages=2, user_password="")
     assert media.probe(path).page_count == 2

@@ -387,10 +387,11 @@ def _pdf_document(fp: BinaryIO, dp: str) -> Iterator[pdfium.PdfDocument]:
         except pdfium.PdfiumError as exc:
             # Read right after the failed load, the code is this load's (pdfium does not
             # reset it on success, so it says nothing after one).
-            if exc.err_code == pdfium.raw.FPDF_ERR_PASSWORD:
-                _raise_encrypted(dp)
-            if exc.err_code == pdfium.raw.FPDF_ERR_SECURITY:
-                _raise_unsupported_encryption(dp)
+            for name, what_to_do in _ENCRYPTED.items():
+                if exc.err_code == getattr(pdfium.raw, name):
+                    raise TranscribeError(
+                        ErrorCode.ENCRYPTED_PDF, f"{dp}: {what_to_do}", path=dp
+                    ) from None
             _raise_corrupt_pdf(dp, exc)
     try:
         with _PDFIUM_LOCK:
@@ -423,22 +424,13 @@ def _page_size(page: pdfium.PdfPage, index: int, dp: str) -> tuple[float, float]
     return width, height
 
 
-def _raise_encrypted(dp: str) -> NoReturn:
-    raise TranscribeError(
-        ErrorCode.ENCRYPTED_PDF,
-        f"{dp}: the PDF needs a password to open. Open it with its password, save a copy "
-        "without one (e.g. print to PDF), and add that copy instead.",
-        path=dp,
-    )
-
-
-def _raise_unsupported_encryption(dp: str) -> NoReturn:
-    raise TranscribeError(
-        ErrorCode.ENCRYPTED_PDF,
-        f"{dp}: the PDF is encrypted in a way this app cannot open. Open it in the program "
-        "that made it, save a copy without encryption (e.g. print to PDF), and add that copy.",
-        path=dp,
-    )
+# pdfium's load errors for an encrypted PDF (by their names in pypdfium2.raw), and what to do.
+_ENCRYPTED = {
+    "FPDF_ERR_PASSWORD": "the PDF needs a password to open. Open it with its password, save a "
+    "copy without one (e.g. print to PDF), and add that copy instead.",
+    "FPDF_ERR_SECURITY": "the PDF is encrypted in a way this app cannot open. Open it in the "
+    "program that made it, save a copy without encryption (e.g. print to PDF), and add that copy.",
+}
 
 
 def _raise_corrupt_pdf(dp: str, exc: BaseException | None) -> NoReturn:
