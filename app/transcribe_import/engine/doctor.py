@@ -49,10 +49,7 @@ def doctor(
     report = DoctorReport(str(corpus.root))
     copies = _Copies(restore_from)
     add = report.findings.extend
-    try:
-        names = fsio.list_dir(corpus.notebooks_dir)
-    except FileNotFoundError:
-        names = []
+    names = fsio.list_dir(corpus.notebooks_dir, missing_ok=True)
 
     for name in names:
         nb_dir = corpus.notebooks_dir / name
@@ -572,10 +569,7 @@ def _check_files(
             )
     live_journal = fsio.exists(nb_dir / journal.JOURNAL_FILE)
     for sub in ("sources", "renders"):
-        try:
-            names = fsio.list_dir(nb_dir / sub)
-        except FileNotFoundError:
-            continue
+        names = fsio.list_dir(nb_dir / sub, missing_ok=True)
         for name in names:
             rel = f"{sub}/{name}"
             if rel not in expected and not live_journal:

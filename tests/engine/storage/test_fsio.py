@@ -67,3 +67,37 @@ def test_remove_stale_temps_only_removes_temps(tmp_path: Path) -> None:
     (tmp_path / ".ingest.lock").write_bytes(b"")
     assert fsio.remove_stale_temps(tmp_path) == [".project.json.tmp-12-34"]
     assert sorted(p.name for p in tmp_path.iterdir()) == [".ingest.lock", "project.json"]
+
+
+def test_list_dir_of_a_folder_not_made_yet_is_empty_only_when_asked(tmp_path: Path) -> None:
+    (tmp_path / "made").mkdir()
+    (tmp_path / "made" / "b").touch()
+    (tmp_path / "made" / "a").touch()
+    assert fsio.list_dir(tmp_path / "made") == ["a", "b"]
+    assert fsio.list_dir(tmp_path / "not-yet", missing_ok=True) == []
+    with pytest.raises(FileNotFoundError):
+        fsio.list_dir(tmp_path / "not-yet")
+
+
+def test_read_document_names_a_missing_file_in_the_callers_words_and_codes_the_rest(
+    tmp_path: Path,
+) -> None:
+    import os
+
+    from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+
+    def missing() -> TranscribeError:
+        return TranscribeError(ErrorCode.RUN_NOT_FOUND, "no such run")
+
+    doc = tmp_path / "doc.json"
+    doc.write_bytes(b"{}")
+    assert fsio.read_document(doc, missing) == b"{}"
+    with pytest.raises(TranscribeError) as gone:
+        fsio.read_document(tmp_path / "gone.json", missing)
+    assert gone.value.code is ErrorCode.RUN_NOT_FOUND and str(gone.value) == "no such run"
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)  # a record swapped for a pipe: refused at once, never waited on
+    with pytest.raises(TranscribeError) as refused:
+        fsio.read_document(fifo, missing)
+    assert refused.value.code is not ErrorCode.RUN_NOT_FOUND
+    assert str(fifo) in str(refused.value)

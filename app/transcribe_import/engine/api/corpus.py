@@ -66,10 +66,7 @@ def listing_problems(corpus: Corpus) -> list[str]:
         f"line {d.line_no} of {corpus.index_path} cannot be read ({d.reason})"
         for d in corpus.index_damage()
     ]
-    try:
-        names = fsio.list_dir(corpus.notebooks_dir)
-    except FileNotFoundError:
-        names = []
+    names = fsio.list_dir(corpus.notebooks_dir, missing_ok=True)
     registered = corpus.index_entries()
     unlisted = [n for n in names if is_valid_id(n) and n not in registered]
     if unlisted:

@@ -49,10 +49,7 @@ def list_drafts(corpus: Corpus) -> list[Draft]:
     from transcribe_import.engine.storage import fsio
 
     folder = drafts_dir(corpus)
-    try:
-        names = fsio.list_dir(folder)
-    except FileNotFoundError:
-        return []
+    names = fsio.list_dir(folder, missing_ok=True)
     out = []
     for name in names:
         stem = name.removesuffix(".json")

@@ -118,14 +118,15 @@ class RunStore:
 
     def load(self, run_id: str) -> RunRecord:
         path = self.record_path(run_id)
-        try:
-            data = fsio.read_bytes(path)
-        except FileNotFoundError:
-            raise RunNotFound(
+
+        def missing() -> RunNotFound:
+            return RunNotFound(
                 ErrorCode.RUN_NOT_FOUND,
                 f"No import run {run_id} in {self.dir}; `transcribe-import runs` lists them.",
                 path=str(path),
-            ) from None
+            )
+
+        data = fsio.read_document(path, missing)
         try:
             doc = orjson.loads(data)
             _check_record(doc, run_id)
@@ -207,10 +208,7 @@ class RunStore:
         Their runs are tracked by no record, so doctor tells them, and a commit of the same
         plan treats what they landed as its own (``engine/api.validate_plan``).
         """
-        try:
-            names = fsio.list_dir(self.plans_dir)
-        except FileNotFoundError:
-            names = []
+        names = fsio.list_dir(self.plans_dir, missing_ok=True)
         out: dict[str, str] = {}
         for name in names:
             run_id = name[: -len(".json")]
@@ -228,10 +226,7 @@ class RunStore:
         return out
 
     def run_ids(self) -> list[str]:
-        try:
-            names = fsio.list_dir(self.dir)
-        except FileNotFoundError:
-            return []
+        names = fsio.list_dir(self.dir, missing_ok=True)
         out = []
         for n in names:
             stem, _, ext = n.partition(".")
@@ -555,10 +550,7 @@ class RunStore:
 
     def legacy_plan_ids(self) -> list[str]:
         """Runs whose snapshot is still at ``<run_id>.plan.json``: one directory read."""
-        try:
-            names = fsio.list_dir(self.dir)
-        except FileNotFoundError:
-            return []
+        names = fsio.list_dir(self.dir, missing_ok=True)
         n = len(LEGACY_PLAN_SUFFIX)
         return [
             name[:-n]

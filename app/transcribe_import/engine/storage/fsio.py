@@ -348,6 +348,21 @@ def read_bytes(
         return f.read()
 
 
+def read_document(path: Path, missing: Callable[[], TranscribeError]) -> bytes:
+    """The whole of a file the corpus keeps (project.json, a run record), as ``read_bytes``.
+
+    A file that does not exist raises ``missing()``, the caller's words for it; any other
+    failure (no permission, an I/O error, a FIFO or an oversized file in its place) is coded
+    by ``problem_from_oserror`` and names the file.
+    """
+    try:
+        return read_bytes(path)
+    except FileNotFoundError:
+        raise missing() from None
+    except OSError as exc:
+        raise problem_from_oserror(exc, path, "reading") from exc
+
+
 @contextlib.contextmanager
 def open_read(
     path: Path,
@@ -384,9 +399,15 @@ resolve = _stat_query(Path.resolve)
 stat = _stat_query(Path.stat)
 
 
-def list_dir(path: Path) -> list[str]:
+def list_dir(path: Path, *, missing_ok: bool = False) -> list[str]:
+    """The names in a folder, sorted; with ``missing_ok``, none for a folder not made yet."""
     _tick("listdir", path)
-    return sorted(os.listdir(path))
+    try:
+        return sorted(os.listdir(path))
+    except FileNotFoundError:
+        if missing_ok:
+            return []
+        raise
 
 
 def hash_file(

@@ -70,17 +70,15 @@ def _invalid(where: Path, what: str) -> TranscribeError:
 
 def read(notebook_dir: Path, expected_id: str | None = None) -> dict[str, Any]:
     path = notebook_dir / PROJECT_FILE
-    try:
-        data = fsio.read_bytes(path)
-    except FileNotFoundError:
-        raise TranscribeError(
+
+    def missing() -> TranscribeError:
+        return TranscribeError(
             ErrorCode.NOTEBOOK_NOT_FOUND,
             f"{path} does not exist; run `transcribe-import doctor` to check the corpus.",
             path=str(path),
-        ) from None
-    except OSError as exc:
-        raise fsio.problem_from_oserror(exc, path, "reading") from exc
-    return parse(data, expected_id=expected_id, where=path)
+        )
+
+    return parse(fsio.read_document(path, missing), expected_id=expected_id, where=path)
 
 
 def write(notebook_dir: Path, project: dict[str, Any]) -> None:

@@ -67,10 +67,7 @@ def write_report(target: Path, notebook_id: str | None, origin: str, reason: str
 
 def held_files(corpus: Corpus) -> list[Path]:
     """The files kept in quarantine; a missing report (killed after the move) is written now."""
-    try:
-        names = fsio.list_dir(corpus.quarantine_dir)
-    except FileNotFoundError:
-        return []
+    names = fsio.list_dir(corpus.quarantine_dir, missing_ok=True)
     held = [
         corpus.quarantine_dir / n
         for n in names
