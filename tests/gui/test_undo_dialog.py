@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 from transcribe_import.engine.runs.model import RunStatus
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.storage.corpus import Corpus
-from transcribe_import.gui import undo_dialog
+from transcribe_import.gui import undo_dialog, wording
 from transcribe_import.gui.main_window import MainWindow, Section
 
 from helpers.runs import commit_plan, plan_for
@@ -144,9 +144,20 @@ def test_the_trash_lists_undone_imports_and_deletes_one_only_when_confirmed(
     text = trash.list.item(0).text()
     assert "2 page(s)" in text and "“notebook 1”" in text and trash.delete_button.isEnabled()
 
-    monkeypatch.setattr(undo_dialog, "confirm_destructive", lambda *a: False)
+    asked: list[wording.Question] = []
+
+    def keep_them(parent: object, words: wording.Question) -> bool:
+        asked.append(words)
+        return False
+
+    monkeypatch.setattr(undo_dialog, "confirm_destructive", keep_them)
     qtbot.mouseClick(trash.delete_button, Qt.MouseButton.LeftButton)
     assert entry_dir.exists()  # "Keep Them": nothing deleted
+    # The entry, a blank line, then what deleting means (real line breaks, never a "\n").
+    assert (
+        asked[0].details == f"{text}\n\nThe files are removed from the disk; this cannot be undone."
+    )
+    assert asked[0].keep == "Keep Them" and asked[0].do_it == "Delete for Good"
 
     monkeypatch.setattr(undo_dialog, "confirm_destructive", lambda *a: True)
     with qtbot.waitSignal(trash.purged, timeout=TIMEOUT_MS):

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
+from transcribe_import.gui.wording import Question
+
 Role = QMessageBox.ButtonRole
 
 
@@ -44,16 +46,17 @@ def ask(
     return next((key for key, button in buttons.items() if button is clicked), escape)
 
 
-def confirm_destructive(
-    parent: QWidget, title: str, question: str, details: str, do_it: str, keep: str
-) -> bool:
+def confirm_destructive(parent: QWidget, words: Question) -> bool:
     """Ask before something that cannot be undone; Enter and Esc both choose ``keep``."""
-    answers = (Answer("do", do_it, Role.DestructiveRole), Answer("keep", keep, Role.RejectRole))
+    answers = (
+        Answer("do", words.do_it, Role.DestructiveRole),
+        Answer("keep", words.keep, Role.RejectRole),
+    )
     answer = ask(
         parent,
-        title,
-        question,
-        details,
+        words.title,
+        words.question,
+        words.details,
         answers,
         default="keep",
         escape="keep",

@@ -32,6 +32,7 @@ from transcribe_import.gui.values import RunSummary
 from transcribe_import.gui.widgets import selectable_text
 from transcribe_import.gui.wording import (
     format_local,
+    purge_question,
     revert_blocker_words,
     revert_notebook_words,
     run_state_words,
@@ -268,16 +269,7 @@ class TrashDialog(QDialog):
         revert_id = item.data(ENTRY_ROLE) if item is not None else None
         if revert_id is None or self._task.is_busy():
             return
-        if not confirm_destructive(
-            self,
-            self.tr("Delete for Good"),
-            self.tr("Delete these pages for good?"),
-            self.tr(
-                "{what}\\n\\nThe files are removed from the disk; this cannot be undone."
-            ).format(what=item.text()),
-            self.tr("Delete for Good"),
-            self.tr("Keep Them"),
-        ):
+        if not confirm_destructive(self, purge_question(item.text())):
             return
         self.delete_button.setEnabled(False)
         self._task.run(purge_trash, self.corpus, str(revert_id))

@@ -271,6 +271,61 @@ class ButtonWords(NamedTuple):
     tip: str = ""
 
 
+class Question(NamedTuple):
+    """The words of a question asked before something that cannot be undone: its window
+    title, the question, what doing it means, the answer that does it, the one that keeps."""
+
+    title: str
+    question: str
+    details: str
+    do_it: str
+    keep: str
+
+
+def cancel_import_question() -> Question:
+    """Before cancelling the import the commit view runs; says plainly what stays."""
+    return Question(
+        _t("CommitPage", "Cancel Import"),
+        _t("CommitPage", "Cancel this import?"),
+        _t(
+            "CommitPage",
+            "Notebooks not started yet will not be imported, and the one being imported now "
+            "is rolled back. Notebooks already committed stay in the corpus: cancelling never "
+            "removes them.",
+        ),
+        _t("CommitPage", "Cancel Import"),
+        _t("CommitPage", "Keep Importing"),
+    )
+
+
+def cancel_run_question() -> Question:
+    """Before cancelling an interrupted run from the Runs view."""
+    return Question(
+        _t("RunsPage", "Cancel Run"),
+        _t("RunsPage", "End this import without finishing it?"),
+        _t(
+            "RunsPage",
+            "Its notebooks not yet committed will not be imported. Notebooks already committed "
+            "stay in the corpus: cancelling never removes them.",
+        ),
+        _t("RunsPage", "Cancel Run"),
+        _t("RunsPage", "Keep It Resumable"),
+    )
+
+
+def purge_question(what: str) -> Question:
+    """Before deleting one trash entry (``what``: the entry as the trash lists it) for good."""
+    return Question(
+        _t("TrashDialog", "Delete for Good"),
+        _t("TrashDialog", "Delete these pages for good?"),
+        _t(
+            "TrashDialog", "{what}\n\nThe files are removed from the disk; this cannot be undone."
+        ).format(what=what),
+        _t("TrashDialog", "Delete for Good"),
+        _t("TrashDialog", "Keep Them"),
+    )
+
+
 def resume_words() -> ButtonWords:
     """Resume, as the commit view and the Runs view both offer it."""
     return ButtonWords(

@@ -41,6 +41,7 @@ from transcribe_import.gui.widgets import (
     selectable_text,
 )
 from transcribe_import.gui.wording import (
+    cancel_import_question,
     commit_buttons,
     counts_sentence,
     format_duration,
@@ -74,22 +75,6 @@ def page_tally(rows: Iterable[OutcomeRow]) -> PageTally:
         elif o.state is ItemState.CANCELLED_PENDING:
             cancelled += max(0, row.pages_planned - o.pages_landed)
     return PageTally(total, landed, skipped, failed, cancelled)
-
-
-def confirm_cancel(parent: QWidget) -> bool:
-    """Ask before cancelling; says plainly that committed notebooks stay."""
-    return confirm_destructive(
-        parent,
-        parent.tr("Cancel Import"),
-        parent.tr("Cancel this import?"),
-        parent.tr(
-            "Notebooks not started yet will not be imported, and the one being imported now "
-            "is rolled back. Notebooks already committed stay in the corpus: cancelling never "
-            "removes them."
-        ),
-        parent.tr("Cancel Import"),
-        parent.tr("Keep Importing"),
-    )
 
 
 class CommitPage(WorkerPage[CommitWorker]):
@@ -366,7 +351,7 @@ class CommitPage(WorkerPage[CommitWorker]):
     def ask_cancel(self) -> None:
         if self._worker is None or self._stopping:
             return
-        if confirm_cancel(self):
+        if confirm_destructive(self, cancel_import_question()):
             self.cancel()
 
     def cancel(self) -> None:

@@ -39,6 +39,7 @@ from transcribe_import.gui.widgets import (
     table_view,
 )
 from transcribe_import.gui.wording import (
+    cancel_run_question,
     counts_sentence,
     history_words,
     run_state_explanation,
@@ -46,20 +47,6 @@ from transcribe_import.gui.wording import (
     runs_buttons,
 )
 from transcribe_import.gui.workers import TaskSlot, cancel_interrupted_run, list_runs, load_run
-
-
-def confirm_cancel_run(parent: QWidget) -> bool:
-    return confirm_destructive(
-        parent,
-        parent.tr("Cancel Run"),
-        parent.tr("End this import without finishing it?"),
-        parent.tr(
-            "Its notebooks not yet committed will not be imported. Notebooks already committed "
-            "stay in the corpus: cancelling never removes them."
-        ),
-        parent.tr("Cancel Run"),
-        parent.tr("Keep It Resumable"),
-    )
 
 
 class RunsPage(QWidget):
@@ -312,7 +299,7 @@ class RunsPage(QWidget):
         if self._commit_running and self.own_run() == run.run_id:
             self.cancel_own_requested.emit()  # the commit view asks and stops its own worker
             return
-        if not confirm_cancel_run(self):
+        if not confirm_destructive(self, cancel_run_question()):
             return
         self._cancels.run(cancel_interrupted_run, self.corpus, run.run_id)
         self._update_buttons()
