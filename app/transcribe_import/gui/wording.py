@@ -282,34 +282,37 @@ class Question(NamedTuple):
     keep: str
 
 
+def _question(
+    context: str, title: str, question: str, details: str, do_it: str, keep: str
+) -> Question:
+    """A question's words, each translated in ``context`` (the view that asks it)."""
+    return Question(*(_t(context, text) for text in (title, question, details, do_it, keep)))
+
+
 def cancel_import_question() -> Question:
     """Before cancelling the import the commit view runs; says plainly what stays."""
-    return Question(
-        _t("CommitPage", "Cancel Import"),
-        _t("CommitPage", "Cancel this import?"),
-        _t(
-            "CommitPage",
-            "Notebooks not started yet will not be imported, and the one being imported now "
-            "is rolled back. Notebooks already committed stay in the corpus: cancelling never "
-            "removes them.",
-        ),
-        _t("CommitPage", "Cancel Import"),
-        _t("CommitPage", "Keep Importing"),
+    return _question(
+        "CommitPage",
+        "Cancel Import",
+        "Cancel this import?",
+        "Notebooks not started yet will not be imported, and the one being imported now "
+        "is rolled back. Notebooks already committed stay in the corpus: cancelling never "
+        "removes them.",
+        "Cancel Import",
+        "Keep Importing",
     )
 
 
 def cancel_run_question() -> Question:
     """Before cancelling an interrupted run from the Runs view."""
-    return Question(
-        _t("RunsPage", "Cancel Run"),
-        _t("RunsPage", "End this import without finishing it?"),
-        _t(
-            "RunsPage",
-            "Its notebooks not yet committed will not be imported. Notebooks already committed "
-            "stay in the corpus: cancelling never removes them.",
-        ),
-        _t("RunsPage", "Cancel Run"),
-        _t("RunsPage", "Keep It Resumable"),
+    return _question(
+        "RunsPage",
+        "Cancel Run",
+        "End this import without finishing it?",
+        "Its notebooks not yet committed will not be imported. Notebooks already committed "
+        "stay in the corpus: cancelling never removes them.",
+        "Cancel Run",
+        "Keep It Resumable",
     )
 
 
@@ -326,25 +329,29 @@ def purge_question(what: str) -> Question:
     )
 
 
+def _button(context: str, text: str, name: str, tip: str = "") -> ButtonWords:
+    """A button's words, each translated in ``context`` (the view that shows it)."""
+    return ButtonWords(_t(context, text), _t(context, name), _t(context, tip) if tip else "")
+
+
 def resume_words() -> ButtonWords:
     """Resume, as the commit view and the Runs view both offer it."""
-    return ButtonWords(
-        _t("RunButtons", "&Resume"),
-        _t("RunButtons", "Resume the run"),
-        _t("RunButtons", "Finish the run with the same ids; what landed is not doubled"),
+    return _button(
+        "RunButtons",
+        "&Resume",
+        "Resume the run",
+        "Finish the run with the same ids; what landed is not doubled",
     )
 
 
 def retry_words() -> ButtonWords:
     """Retry What Did Not Land, as the commit view and the Runs view both offer it."""
-    return ButtonWords(
-        _t("RunButtons", "Re&try What Did Not Land"),
-        _t("RunButtons", "Retry what did not land"),
-        _t(
-            "RunButtons",
-            "Commit the run's plan again: only what is not in the corpus yet is imported; "
-            "pages already committed are never doubled",
-        ),
+    return _button(
+        "RunButtons",
+        "Re&try What Did Not Land",
+        "Retry what did not land",
+        "Commit the run's plan again: only what is not in the corpus yet is imported; "
+        "pages already committed are never doubled",
     )
 
 
@@ -370,45 +377,36 @@ class StartButtons(NamedTuple):
 def start_buttons() -> StartButtons:
     """The start view's buttons, and those of its notices (a run, a kept review, quarantine)."""
     return StartButtons(
-        ButtonWords(_t("StartPage", "&Add Folder…"), _t("StartPage", "Add a folder to import")),
-        ButtonWords(_t("StartPage", "Add F&iles…"), _t("StartPage", "Add page files to import")),
-        ButtonWords(
-            _t("StartPage", "Re&move"), _t("StartPage", "Remove the selected folders and files")
+        _button("StartPage", "&Add Folder…", "Add a folder to import"),
+        _button("StartPage", "Add F&iles…", "Add page files to import"),
+        _button("StartPage", "Re&move", "Remove the selected folders and files"),
+        _button("StartPage", "C&lear", "Remove every folder and file"),
+        _button(
+            "StartPage",
+            "&Scan",
+            "Scan the folders and files",
+            "Find the page files and propose a plan; nothing is imported yet",
         ),
-        ButtonWords(_t("StartPage", "C&lear"), _t("StartPage", "Remove every folder and file")),
-        ButtonWords(
-            _t("StartPage", "&Scan"),
-            _t("StartPage", "Scan the folders and files"),
-            _t("StartPage", "Find the page files and propose a plan; nothing is imported yet"),
+        _button(
+            "StartPage",
+            "Back to &Review",
+            "Back to the plan under review",
+            "The plan made by the last scan is still there; a new scan replaces it",
         ),
-        ButtonWords(
-            _t("StartPage", "Back to &Review"),
-            _t("StartPage", "Back to the plan under review"),
-            _t(
-                "StartPage", "The plan made by the last scan is still there; a new scan replaces it"
-            ),
-        ),
-        ButtonWords(_t("StartPage", "Resume"), _t("StartPage", "Resume the interrupted import")),
-        ButtonWords(
-            _t("StartPage", "Show Run"), _t("StartPage", "Show the interrupted import in Runs")
-        ),
-        ButtonWords(
-            _t("StartPage", "Continue Review"),
-            _t("StartPage", "Continue the review kept as a draft"),
-        ),
-        ButtonWords(_t("StartPage", "Discard"), _t("StartPage", "Discard the kept review")),
-        ButtonWords(
-            _t("StartPage", "Show Corpus Health"),
-            _t("StartPage", "Show the corpus health findings"),
-        ),
+        _button("StartPage", "Resume", "Resume the interrupted import"),
+        _button("StartPage", "Show Run", "Show the interrupted import in Runs"),
+        _button("StartPage", "Continue Review", "Continue the review kept as a draft"),
+        _button("StartPage", "Discard", "Discard the kept review"),
+        _button("StartPage", "Show Corpus Health", "Show the corpus health findings"),
     )
 
 
 def cancel_scan_words() -> ButtonWords:
-    return ButtonWords(
-        _t("ScanPage", "&Cancel Scan"),
-        _t("ScanPage", "Cancel the scan"),
-        _t("ScanPage", "Stop scanning; nothing is planned or imported"),
+    return _button(
+        "ScanPage",
+        "&Cancel Scan",
+        "Cancel the scan",
+        "Stop scanning; nothing is planned or imported",
     )
 
 
@@ -423,23 +421,21 @@ class CommitButtons(NamedTuple):
 def commit_buttons() -> CommitButtons:
     """The commit view's buttons but Resume and Retry (``resume_words``, ``retry_words``)."""
     return CommitButtons(
-        ButtonWords(
-            _t("CommitPage", "&Pause"),
-            _t("CommitPage", "Pause the import"),
-            _t("CommitPage", "Stop at the next safe point; the run can be resumed from Runs"),
+        _button(
+            "CommitPage",
+            "&Pause",
+            "Pause the import",
+            "Stop at the next safe point; the run can be resumed from Runs",
         ),
-        ButtonWords(
-            _t("CommitPage", "&Cancel Import…"),
-            _t("CommitPage", "Cancel the import"),
-            _t("CommitPage", "Stop importing; notebooks already committed stay in the corpus"),
+        _button(
+            "CommitPage",
+            "&Cancel Import…",
+            "Cancel the import",
+            "Stop importing; notebooks already committed stay in the corpus",
         ),
-        ButtonWords(
-            _t("CommitPage", "&Open Corpus Folder"), _t("CommitPage", "Open the corpus folder")
-        ),
-        ButtonWords(
-            _t("CommitPage", "&Show in Runs"), _t("CommitPage", "Show this run in the Runs view")
-        ),
-        ButtonWords(_t("CommitPage", "&New Import"), _t("CommitPage", "Start a new import")),
+        _button("CommitPage", "&Open Corpus Folder", "Open the corpus folder"),
+        _button("CommitPage", "&Show in Runs", "Show this run in the Runs view"),
+        _button("CommitPage", "&New Import", "Start a new import"),
     )
 
 
@@ -453,34 +449,35 @@ class RunsButtons(NamedTuple):
 def runs_buttons() -> RunsButtons:
     """The Runs view's buttons but Resume and Retry (``resume_words``, ``retry_words``)."""
     return RunsButtons(
-        ButtonWords(_t("RunsPage", "Refre&sh"), _t("RunsPage", "List the runs again")),
-        ButtonWords(
-            _t("RunsPage", "&Cancel Run…"),
-            _t("RunsPage", "Cancel the selected run"),
-            _t("RunsPage", "End the run without finishing it; notebooks already committed stay"),
+        _button("RunsPage", "Refre&sh", "List the runs again"),
+        _button(
+            "RunsPage",
+            "&Cancel Run…",
+            "Cancel the selected run",
+            "End the run without finishing it; notebooks already committed stay",
         ),
-        ButtonWords(
-            _t("RunsPage", "&Undo This Import…"),
-            _t("RunsPage", "Undo the selected import as a group"),
-            _t(
-                "RunsPage",
-                "Take every notebook and page this import added out of the corpus, into the "
-                "trash; shows what it removes, and what blocks it, before anything is done",
-            ),
+        _button(
+            "RunsPage",
+            "&Undo This Import…",
+            "Undo the selected import as a group",
+            "Take every notebook and page this import added out of the corpus, into the "
+            "trash; shows what it removes, and what blocks it, before anything is done",
         ),
-        ButtonWords(
-            _t("RunsPage", "Tr&ash…"),
-            _t("RunsPage", "Show the trash"),
-            _t("RunsPage", "Imports you undid, kept whole until you delete them for good"),
+        _button(
+            "RunsPage",
+            "Tr&ash…",
+            "Show the trash",
+            "Imports you undid, kept whole until you delete them for good",
         ),
     )
 
 
 def check_again_words() -> ButtonWords:
-    return ButtonWords(
-        _t("CorpusPage", "&Check Again"),
-        _t("CorpusPage", "Check the corpus again"),
-        _t("CorpusPage", "Run doctor again: recover interrupted work and look for problems"),
+    return _button(
+        "CorpusPage",
+        "&Check Again",
+        "Check the corpus again",
+        "Run doctor again: recover interrupted work and look for problems",
     )
 
 
