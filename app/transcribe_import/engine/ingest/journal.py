@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from transcribe_import.engine.base.ids import is_sha256, is_valid_id
+from transcribe_import.engine.base.values import DocField
 from transcribe_import.engine.media.kinds import MEDIA_EXTENSIONS
 from transcribe_import.engine.storage import fsio
 
@@ -46,25 +47,19 @@ class StagedFile:
     sha256: str | None  # None for a render not yet made (journal still in `staging`)
 
 
+def _entries(value: Any) -> list[dict[str, Any]]:
+    """A copy of a journal's list of sources or pages (checked as such when it was read)."""
+    return list(value)
+
+
 @dataclass
 class Journal:
     doc: dict[str, Any]
 
-    @property
-    def txn_id(self) -> str:
-        return str(self.doc["txn_id"])
-
-    @property
-    def state(self) -> JournalState:
-        return JournalState(self.doc["state"])
-
-    @property
-    def sources(self) -> list[dict[str, Any]]:
-        return list(self.doc["sources"])
-
-    @property
-    def pages(self) -> list[dict[str, Any]]:
-        return list(self.doc["pages"])
+    txn_id = DocField("txn_id", str)
+    state = DocField("state", JournalState)
+    sources = DocField("sources", _entries)
+    pages = DocField("pages", _entries)
 
     def staging_dir(self, notebook_dir: Path) -> Path:
         return notebook_dir / STAGING_DIR / self.txn_id

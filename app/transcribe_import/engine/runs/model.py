@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.base.values import DocField
 
 if TYPE_CHECKING:
     from transcribe_import.engine.planning.plan import ImportPlan
@@ -148,33 +149,13 @@ class RunRecord:
 
     doc: dict[str, Any]
 
-    @property
-    def run_id(self) -> str:
-        return str(self.doc["import_run_id"])
-
-    @property
-    def status(self) -> RunStatus:
-        return RunStatus(self.doc["status"])
-
-    @property
-    def attempt(self) -> int:
-        return int(self.doc["attempt"])
-
-    @property
-    def plan_id(self) -> str:
-        return str(self.doc["plan_id"])
-
-    @property
-    def plan_fingerprint(self) -> str:
-        return str(self.doc["plan_fingerprint"])
-
-    @property
-    def cancel_requested(self) -> bool:
-        return bool(self.doc.get("cancel_requested"))
-
-    @property
-    def created_at(self) -> str:
-        return str(self.doc["created_at"])
+    run_id = DocField("import_run_id", str)
+    status = DocField("status", RunStatus)
+    attempt = DocField("attempt", int)
+    plan_id = DocField("plan_id", str)
+    plan_fingerprint = DocField("plan_fingerprint", str)
+    cancel_requested = DocField("cancel_requested", bool, default=False)
+    created_at = DocField("created_at", str)
 
     def outcomes(self) -> dict[str, ItemOutcome]:
         return {d["item_id"]: ItemOutcome.from_json(d) for d in self.doc["items"]}
