@@ -50,17 +50,14 @@ def export_task(
 ) -> Generator[ExportProgress, None, ExportResult]:
     """The export, yielding the progress events a ``ProgressThrottle`` lets through (and every
     file it could not carry)."""
-    events = api.export_notebooks(corpus, notebook_ids, destination, should_stop=should_stop)
+    export = api.Events(
+        api.export_notebooks(corpus, notebook_ids, destination, should_stop=should_stop)
+    )
     throttle = ProgressThrottle()
-    # Not api.drive: this re-yields some of the events to the task that drives it.
-    while True:
-        try:
-            event = next(events)
-        except StopIteration as end:
-            result: ExportResult = end.value
-            return result
+    for event in export:
         if throttle.shows(event.phase, anyway=event.missing is not None):
             yield event
+    return export.result
 
 
 def _mib(n: int) -> str:

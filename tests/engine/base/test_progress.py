@@ -1,4 +1,4 @@
-"""base/progress.drive: the one loop that runs long work to its end."""
+"""base/progress: drive, the one loop that runs long work to its end, and Events."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections.abc import Generator
 
 import pytest
 
-from transcribe_import.engine.base.progress import drive
+from transcribe_import.engine.base.progress import Events, drive
 
 
 def _work(n: int) -> Generator[int, None, str]:
@@ -33,3 +33,23 @@ def test_an_error_of_the_work_reaches_the_caller_after_the_events_before_it() ->
     with pytest.raises(ValueError, match="the disk went away"):
         drive(failing(), seen.append)
     assert seen == ["first"]
+
+
+def test_events_pass_some_events_on_and_keep_the_result() -> None:
+    def evens(work: Generator[int, None, str]) -> Generator[int, None, str]:
+        events = Events(work)
+        for event in events:
+            if event % 2 == 0:
+                yield event
+        return events.result
+
+    seen: list[int] = []
+    assert drive(evens(_work(5)), seen.append) == "made 5"
+    assert seen == [0, 2, 4]
+
+
+def test_events_has_no_result_before_the_work_has_ended() -> None:
+    events = Events(_work(1))
+    with pytest.raises(AttributeError):
+        _ = events.result
+    assert list(events) == [0] and events.result == "made 1"

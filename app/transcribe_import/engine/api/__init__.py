@@ -102,7 +102,7 @@ from transcribe_import.engine.api.undo import (
     purge_trash,
     revert,
 )
-from transcribe_import.engine.base.progress import drive  # the faces drive long work with it
+from transcribe_import.engine.base.progress import Events, drive  # how faces drive long work
 from transcribe_import.engine.export.model import ExportProgress, ExportResult, ExportStatus
 from transcribe_import.engine.runs.revert import (
     NotebookRevert,
@@ -115,6 +115,7 @@ from transcribe_import.engine.storage.trash import TrashEntry
 
 __all__ = [
     "drive",
+    "Events",
     "ExportProgress",
     "ExportResult",
     "ExportStatus",
