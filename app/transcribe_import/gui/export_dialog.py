@@ -78,11 +78,13 @@ class ExportDialog(QDialog):
         self.destination: Path | None = None  # None: a fresh folder under exports/
         self.result: ExportResult | None = None
         self._stop = threading.Event()
-        self._slot = TaskSlot(self)
-        self._slot.progress.connect(self._progress)
-        self._slot.done.connect(self._done)
-        self._slot.failed.connect(self._failed)
-        self._slot.ended.connect(self._task_ended)
+        self._slot = TaskSlot(
+            self,
+            progress=self._progress,
+            done=self._done,
+            failed=self._failed,
+            ended=self._task_ended,
+        )
 
         self.setWindowTitle(self.tr("Export Notebooks"))
         n = len(notebooks)

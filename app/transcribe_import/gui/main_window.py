@@ -216,10 +216,6 @@ class MainWindow(QMainWindow):
         # No parent: a child of the window would be destroyed before the review page, and its
         # undo stack's last signals would reach the page's half-destroyed undo actions.
         self.session = ImportSession(corpus)
-        # The window's one-call work, each kind one at a time: doctor, listing, validation.
-        self._checks = TaskSlot(self)
-        self._listings = TaskSlot(self)
-        self._validations = TaskSlot(self)
         self._close_when_stopped = False
         self._closing = False
         self._listed_count = 0
@@ -235,33 +231,36 @@ class MainWindow(QMainWindow):
         self._build_status_bar()
         self._restore_state()
 
-        self._validate_timer = QTimer(self)
-        self._validate_timer.setSingleShot(True)
-        self._validate_timer.setInterval(VALIDATE_DEBOUNCE_MS)
-        self._validate_timer.timeout.connect(self.validate_plan)
+        # The window's one-call work, each kind one at a time: doctor, listing, validation.
+        self._checks = TaskSlot(
+            self,
+            progress=self._show_notebooks,
+            done=self._checked,
+            failed=self.corpus_page.show_failure,
+            ended=self._check_ended,
+        )
+        self._listings = TaskSlot(self, done=self._show_notebooks)
+        self._validations = TaskSlot(
+            self,
+            done=self._validated,
+            failed=self._validate_failed,
+            ended=self.validation_done.emit,
+        )
+        self._validate_timer = QTimer(
+            self, singleShot=True, interval=VALIDATE_DEBOUNCE_MS, timeout=self.validate_plan
+        )
         self.session.item_changed.connect(self._plan_edited)
         # The plan under review is kept as a draft as it changes (corpus/drafts/), so a
         # quit, a crash or a power cut loses no decision; offered back on the next start.
-        self._drafts = TaskSlot(self)
-        self._drafts.done.connect(self._draft_kept)
-        self._drafts.failed.connect(self._draft_failed)
+        self._drafts = TaskSlot(self, done=self._draft_kept, failed=self._draft_failed)
         self._drafted: ImportPlan | None = None  # the plan the draft holds, as last written
-        self._draft_timer = QTimer(self)
-        self._draft_timer.setSingleShot(True)
-        self._draft_timer.setInterval(DRAFT_DEBOUNCE_MS)
-        self._draft_timer.timeout.connect(self._keep_draft)
+        self._draft_timer = QTimer(
+            self, singleShot=True, interval=DRAFT_DEBOUNCE_MS, timeout=self._keep_draft
+        )
         self.session.item_changed.connect(self._draft_timer.start)
         self.session.plan_changed.connect(self._plan_replaced)
         self.start_page.draft_requested.connect(self.continue_draft)
         self.start_page.draft_discard_requested.connect(self.discard_draft)
-        self._checks.progress.connect(self._show_notebooks)
-        self._checks.done.connect(self._checked)
-        self._checks.failed.connect(self.corpus_page.show_failure)
-        self._checks.ended.connect(self._check_ended)
-        self._listings.done.connect(self._show_notebooks)
-        self._validations.done.connect(self._validated)
-        self._validations.failed.connect(self._validate_failed)
-        self._validations.ended.connect(self.validation_done)
 
         self.show_import_page(self.start_page)
         self.check_health(list_first=True)

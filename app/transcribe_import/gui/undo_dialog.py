@@ -102,9 +102,7 @@ class UndoDialog(QDialog):
         layout.addWidget(self.buttons)
         self._set_blocked([])
         self.headline.setText(self.tr("Looking at what this import wrote…"))
-        self._task = TaskSlot(self)
-        self._task.done.connect(self._answered)
-        self._task.failed.connect(self._failed)
+        self._task = TaskSlot(self, done=self._answered, failed=self._failed)
         self._task.run(preview_revert, corpus, run.run_id)
 
     def _set_blocked(self, lines: list[str]) -> None:
@@ -228,9 +226,7 @@ class TrashDialog(QDialog):
         layout.addWidget(self.headline)
         layout.addWidget(self.list, 1)
         layout.addWidget(buttons)
-        self._task = TaskSlot(self)
-        self._task.done.connect(self._answered)
-        self._task.failed.connect(self._failed)
+        self._task = TaskSlot(self, done=self._answered, failed=self._failed)
         self.refresh()
 
     def refresh(self) -> None:

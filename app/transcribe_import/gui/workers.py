@@ -259,8 +259,8 @@ class WorkerSlot(QObject, Generic[W]):
 
     ended = Signal()  # the worker's thread has ended and been waited for
 
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
+    def __init__(self, parent: QObject | None = None, **connections: Any) -> None:
+        super().__init__(parent, **connections)
         self._worker: W | None = None
 
     def worker(self) -> W | None:
@@ -299,16 +299,17 @@ class TaskSlot(WorkerSlot[EngineTask]):
 
     Only the latest waiting request is kept: a newer listing makes an older one moot.
     The running task's ``done``, ``progress`` and ``failed`` come out of the slot's own
-    signals, so a page connects once; ``ended`` says its thread is gone. After
-    ``close`` (the window is closing) nothing starts again.
+    signals, so a page connects once (``TaskSlot(self, done=..., failed=...)``, Qt's
+    signal keywords); ``ended`` says its thread is gone. After ``close`` (the window is
+    closing) nothing starts again.
     """
 
     done = Signal(object)
     progress = Signal(object)
     failed = Signal(str)
 
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
+    def __init__(self, parent: QObject | None = None, **connections: Any) -> None:
+        super().__init__(parent, **connections)
         self._waiting: tuple[Callable[..., Any], tuple[Any, ...]] | None = None
         self._closed = False
 

@@ -70,17 +70,11 @@ class RunsPage(QWidget):
         self.undo_dialog: UndoDialog | None = None
         self.trash_dialog: TrashDialog | None = None
         # Listing, loading and cancelling: each short, each one at a time.
-        self._lists = TaskSlot(self)
-        self._lists.done.connect(self._listed)
-        self._lists.failed.connect(self._failed)
-        self._lists.ended.connect(self._list_ended)
-        self._details = TaskSlot(self)
-        self._details.done.connect(self._detail_loaded)
-        self._details.failed.connect(self._detail_failed)
-        self._cancels = TaskSlot(self)
-        self._cancels.done.connect(self._cancelled)
-        self._cancels.failed.connect(self._failed)
-        self._cancels.ended.connect(self._update_buttons)
+        self._lists = TaskSlot(self, done=self._listed, failed=self._failed, ended=self._list_ended)
+        self._details = TaskSlot(self, done=self._detail_loaded, failed=self._detail_failed)
+        self._cancels = TaskSlot(
+            self, done=self._cancelled, failed=self._failed, ended=self._update_buttons
+        )
         self.model = RunTableModel(parent=self)
         self.table = table_view(self.model, self.tr("Import runs, newest first"))
         header = self.table.horizontalHeader()
