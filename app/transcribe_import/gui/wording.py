@@ -401,6 +401,63 @@ def start_buttons() -> StartButtons:
     )
 
 
+class ActionWords(NamedTuple):
+    """A command's words: its menu text (with its Alt letter), its tip, its key ("": none)."""
+
+    text: str
+    tip: str
+    shortcut: str = ""
+
+
+def _command(context: str, text: str, tip: str, shortcut: str = "") -> ActionWords:
+    return ActionWords(_t(context, text), _t(context, tip), shortcut)
+
+
+class ReviewActions(NamedTuple):
+    move_up: ActionWords
+    move_down: ActionWords
+    sort_name: ActionWords
+    sort_capture: ActionWords
+    sort_mtime: ActionWords
+    exclude: ActionWords
+    include: ActionWords
+    rename: ActionWords
+    cover: ActionWords
+    replace: ActionWords
+    validate: ActionWords
+    commit: ActionWords
+
+
+def review_actions() -> ReviewActions:
+    """The review view's commands (its buttons, menus and keys act through them)."""
+    c = "ReviewPage"
+    return ReviewActions(
+        _command(c, "Move &up", "Move the selected pages one place up", "Ctrl+Up"),
+        _command(c, "Move &down", "Move the selected pages one place down", "Ctrl+Down"),
+        _command(c, "By &name", "Put every page in the order of the file names"),
+        _command(c, "By &capture time", "Put every page in the order the camera took them"),
+        _command(
+            c, "By &modification time", "Put every page in the order the files were last changed"
+        ),
+        _command(c, "&Leave Out", "Leave the selected pages out of the import", "Del"),
+        _command(c, "&Include", "Import the selected excluded pages after all", "Ins"),
+        _command(c, "&Rename…", "Change the title of the new notebook", "F2"),
+        _command(c, "Set as c&over", "Make the selected page the notebook's cover"),
+        _command(
+            c,
+            "Repl&aces…",
+            "Say the selected page is a rescan that replaces a page of the notebook",
+        ),
+        _command(
+            c,
+            "Valida&te",
+            "Check the whole plan against the files and the corpus as they are now",
+            "F5",
+        ),
+        _command(c, "&Commit", "Import the plan into the corpus"),
+    )
+
+
 def cancel_scan_words() -> ButtonWords:
     return _button(
         "ScanPage",

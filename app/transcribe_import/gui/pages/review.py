@@ -82,6 +82,7 @@ from transcribe_import.gui.widgets import (
     table_view,
 )
 from transcribe_import.gui.wording import (
+    ActionWords,
     errors_words,
     format_wall_time,
     item_message,
@@ -90,6 +91,7 @@ from transcribe_import.gui.wording import (
     plain_message,
     plan_state_words,
     resolution_words,
+    review_actions,
     warnings_words,
 )
 
@@ -194,14 +196,10 @@ class ReviewPage(QWidget):
 
     # -- building --------------------------------------------------------------------------
 
-    def _action(
-        self, text: str, tip: str, slot: Callable[[], object], shortcut: str | None = None
-    ) -> QAction:
-        action = QAction(text, self)
-        action.setToolTip(tip)
-        action.setStatusTip(tip)
-        if shortcut:
-            action.setShortcut(QKeySequence(shortcut))
+    def _action(self, words: ActionWords, slot: Callable[[], object]) -> QAction:
+        action = QAction(words.text, self, toolTip=words.tip, statusTip=words.tip)
+        if words.shortcut:
+            action.setShortcut(QKeySequence(words.shortcut))
         # Only while the focus is on this page: the shell has other pages with their own keys.
         action.setShortcutContext(_SHORTCUT_CONTEXT)
         action.triggered.connect(slot)
@@ -210,54 +208,19 @@ class ReviewPage(QWidget):
 
     def _build_actions(self) -> None:
         tr = self.tr
-        self.move_up_action = self._action(
-            tr("Move &up"), tr("Move the selected pages one place up"), self.move_up, "Ctrl+Up"
-        )
-        self.move_down_action = self._action(
-            tr("Move &down"),
-            tr("Move the selected pages one place down"),
-            self.move_down,
-            "Ctrl+Down",
-        )
-        self.sort_name_action = self._action(
-            tr("By &name"), tr("Put every page in the order of the file names"), self.sort_by_name
-        )
-        self.sort_capture_action = self._action(
-            tr("By &capture time"),
-            tr("Put every page in the order the camera took them"),
-            self.sort_by_capture_time,
-        )
-        self.sort_mtime_action = self._action(
-            tr("By &modification time"),
-            tr("Put every page in the order the files were last changed"),
-            self.sort_by_mtime,
-        )
-        self.exclude_action = self._action(
-            tr("&Leave Out"), tr("Leave the selected pages out of the import"), self.exclude, "Del"
-        )
-        self.include_action = self._action(
-            tr("&Include"), tr("Import the selected excluded pages after all"), self.include, "Ins"
-        )
-        self.rename_action = self._action(
-            tr("&Rename…"), tr("Change the title of the new notebook"), self.rename, "F2"
-        )
-        self.cover_action = self._action(
-            tr("Set as c&over"), tr("Make the selected page the notebook's cover"), self.set_cover
-        )
-        self.replace_action = self._action(
-            tr("Repl&aces…"),
-            tr("Say the selected page is a rescan that replaces a page of the notebook"),
-            self.choose_replaced_page,
-        )
-        self.validate_action = self._action(
-            tr("Valida&te"),
-            tr("Check the whole plan against the files and the corpus as they are now"),
-            self.validate_requested.emit,
-            "F5",
-        )
-        self.commit_action = self._action(
-            tr("&Commit"), tr("Import the plan into the corpus"), self.commit_requested.emit
-        )
+        w = review_actions()
+        self.move_up_action = self._action(w.move_up, self.move_up)
+        self.move_down_action = self._action(w.move_down, self.move_down)
+        self.sort_name_action = self._action(w.sort_name, self.sort_by_name)
+        self.sort_capture_action = self._action(w.sort_capture, self.sort_by_capture_time)
+        self.sort_mtime_action = self._action(w.sort_mtime, self.sort_by_mtime)
+        self.exclude_action = self._action(w.exclude, self.exclude)
+        self.include_action = self._action(w.include, self.include)
+        self.rename_action = self._action(w.rename, self.rename)
+        self.cover_action = self._action(w.cover, self.set_cover)
+        self.replace_action = self._action(w.replace, self.choose_replaced_page)
+        self.validate_action = self._action(w.validate, self.validate_requested.emit)
+        self.commit_action = self._action(w.commit, self.commit_requested.emit)
 
         stack = self.session.undo_stack
         self.undo_action = stack.createUndoAction(self, tr("Undo"))
