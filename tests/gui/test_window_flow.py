@@ -1241,11 +1241,11 @@ def test_the_review_is_kept_as_a_draft_and_offered_back_after_a_restart(
     kept = corpus.runs_dir / "drafts" / f"{plan.plan_id}.json"
     assert kept.is_file()
     second = open_window()
+    qtbot.waitUntil(lambda: second.start_page.drafts() != [], timeout=TIMEOUT_MS)  # read off-thread
     [draft] = second.start_page.drafts()
     assert draft.plan_id == plan.plan_id and draft.notebooks == 2 and draft.pages == 5
     assert any("A review was not finished" in t for t in second.start_page.notice_texts())
-    [button] = second.start_page.notice_buttons("Continue Review")
-    button.click()
+    continue_kept_review(qtbot, second)
     assert second.current_page() is second.review_page
     restored = second.session.plan
     assert restored is not None and restored.fingerprint == edited.fingerprint
@@ -1255,7 +1255,17 @@ def test_the_review_is_kept_as_a_draft_and_offered_back_after_a_restart(
     commit(qtbot, second)
     wait_run_end(qtbot, second)
     assert not kept.exists() and api.list_drafts(corpus) == []
-    assert second.start_page.drafts() == []
+    qtbot.waitUntil(lambda: second.start_page.drafts() == [], timeout=TIMEOUT_MS)
+
+
+def continue_kept_review(qtbot: QtBot, window: MainWindow) -> None:
+    """Click Continue Review once the kept reviews are listed; return once it is under review
+    (both the listing and the plan are read on workers)."""
+    offered = lambda: window.start_page.notice_buttons("Continue Review")  # noqa: E731
+    qtbot.waitUntil(lambda: offered() != [], timeout=TIMEOUT_MS)
+    [button] = offered()
+    with qtbot.waitSignal(window.plan_opened, timeout=TIMEOUT_MS):
+        button.click()
 
 
 def test_a_kept_review_can_be_discarded(
@@ -1268,9 +1278,11 @@ def test_a_kept_review_can_be_discarded(
     plan = build_plan(corpus, run_scan([make_shelf(tmp_path / "shelf", notebooks=1)]))
     api.save_draft(corpus, plan)
     window = open_window()
+    qtbot.waitUntil(lambda: window.start_page.notice_buttons("Discard") != [], timeout=TIMEOUT_MS)
     [button] = window.start_page.notice_buttons("Discard")
     button.click()
-    assert api.list_drafts(corpus) == [] and window.start_page.drafts() == []
+    assert api.list_drafts(corpus) == []
+    qtbot.waitUntil(lambda: window.start_page.drafts() == [], timeout=TIMEOUT_MS)
 
 
 def test_quitting_with_decisions_in_no_plan_file_asks_and_says_the_draft_keeps_them(
@@ -1324,16 +1336,14 @@ def test_quitting_with_decisions_in_no_plan_file_asks_and_says_the_draft_keeps_t
 
     # Offered back; with no new decision the window closes unasked.
     second = open_window()
-    [button] = second.start_page.notice_buttons("Continue Review")
-    button.click()
+    continue_kept_review(qtbot, second)
     assert second.session.plan is not None
     assert second.session.plan.fingerprint == edited.fingerprint
     assert second.close() and len(seen) == 3
 
     # A decision after the save is asked about again; quitting keeps it in the draft.
     third = open_window()
-    [button] = third.start_page.notice_buttons("Continue Review")
-    button.click()
+    continue_kept_review(qtbot, third)
     third.review_page.page_view.selectRow(2)
     third.review_page.exclude_action.trigger()
     latest = third.session.plan
@@ -1415,12 +1425,14 @@ def test_save_plan_writes_what_the_cli_validates_and_open_plan_reads_it_back(
 
     window.new_import()
     assert window.session.plan is None
-    assert window.open_plan(saved)
+    with qtbot.waitSignal(window.plan_opened, timeout=TIMEOUT_MS):
+        assert window.open_plan(saved)  # read on a worker: the window stays responsive
     assert window.current_page() is window.review_page
     reopened = window.session.plan
     assert reopened is not None and reopened.fingerprint == plan.fingerprint
     # A file that is not a plan is refused in words, and the review stays as it was.
     junk = tmp_path / "junk.json"
     junk.write_text("{}")
-    assert not window.open_plan(junk)
-    assert window.session.plan is reopened and "junk.json" in window.statusBar().currentMessage()
+    assert window.open_plan(junk)
+    qtbot.waitUntil(lambda: "junk.json" in window.statusBar().currentMessage(), timeout=TIMEOUT_MS)
+    assert window.session.plan is reopened and window.current_page() is window.review_page

@@ -57,7 +57,7 @@ from transcribe_import import __version__
 from transcribe_import.engine import api
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.base.findings import DoctorReport
-from transcribe_import.engine.planning.plan import ImportPlan, PlanDocumentError
+from transcribe_import.engine.planning.plan import ImportPlan
 from transcribe_import.engine.planning.validate import ValidationReport
 from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
 from transcribe_import.gui.dialogs import Answer, Role, ask
@@ -75,7 +75,7 @@ from transcribe_import.gui.settings_dialog import (
     load_settings,
     save_settings,
 )
-from transcribe_import.gui.values import CorpusCheck, ScanOutcome, Validation
+from transcribe_import.gui.values import CorpusCheck, OpenedPlan, ScanOutcome, Validation
 from transcribe_import.gui.wording import (
     error_text,
     plural,
@@ -89,7 +89,9 @@ from transcribe_import.gui.workers import (
     TaskSlot,
     check_corpus,
     keep_draft,
+    list_drafts,
     list_notebooks,
+    read_for_review,
     validate_plan,
 )
 
@@ -207,6 +209,8 @@ class MainWindow(QMainWindow):
     health_checked = Signal()
     # Emitted when a validation result was handed to the session (current or stale).
     validation_done = Signal()
+    # Emitted once a plan file or a kept draft that was opened is under review.
+    plan_opened = Signal()
 
     def __init__(self, corpus: Corpus, settings: QSettings | None = None) -> None:
         super().__init__()
@@ -253,6 +257,9 @@ class MainWindow(QMainWindow):
         # The plan under review is kept as a draft as it changes (corpus/drafts/), so a
         # quit, a crash or a power cut loses no decision; offered back on the next start.
         self._drafts = TaskSlot(self, done=self._draft_kept, failed=self._draft_failed)
+        self._draft_lists = TaskSlot(self, done=self._drafts_listed, failed=self._draft_failed)
+        # Plans are read for review off the GUI thread (100,000 sources: about a second).
+        self._plan_opens = TaskSlot(self, done=self._plan_opened, failed=self._open_failed)
         self._drafted: ImportPlan | None = None  # the plan the draft holds, as last written
         self._draft_timer = QTimer(
             self, singleShot=True, interval=DRAFT_DEBOUNCE_MS, timeout=self._keep_draft
@@ -784,30 +791,48 @@ class MainWindow(QMainWindow):
         )
 
     def list_drafts(self) -> None:
-        """Offer the kept reviews on the start page (not the one on screen)."""
+        """Offer the kept reviews on the start page (not the one on screen), read on a worker."""
+        self._draft_lists.run(list_drafts, self.corpus)
+
+    def _drafts_listed(self, drafts: list[api.Draft]) -> None:
         current = None if self.session.plan is None else self.session.plan.plan_id
-        try:
-            drafts = [d for d in api.list_drafts(self.corpus) if d.plan_id != current]
-        except OSError as exc:
-            self._draft_failed(str(exc))
-            return
-        self.start_page.set_drafts(drafts)
+        self.start_page.set_drafts([d for d in drafts if d.plan_id != current])
 
     def continue_draft(self, plan_id: str) -> None:
+        self._open_for_review(plan_id)
+
+    def _open_for_review(self, source: Path | str) -> bool:
+        """Read a plan file (a Path) or a kept draft (its plan id) on a worker, then review it.
+
+        False when the window cannot take another plan now, or the person kept the one
+        under review.
+        """
         if self.scan_page.is_running() or self.commit_page.is_running():
-            return
+            return False
         if self._plan_has_edits() and not confirm_discard_plan(self):
+            return False
+        self.statusBar().showMessage(self.tr("Opening the plan…"))
+        self._plan_opens.run(read_for_review, self.corpus, source)
+        return True
+
+    def _plan_opened(self, opened: OpenedPlan) -> None:
+        if opened.plan is None:
+            self.statusBar().showMessage(opened.problem, 15000)
             return
-        try:
-            plan = api.load_draft(self.corpus, plan_id)
-        except PlanDocumentError as exc:
-            self.statusBar().showMessage(str(exc), 15000)
-            return
-        self.session.set_plan(plan)
-        self._drafted = plan  # the draft on disk is this plan
+        if self.scan_page.is_running() or self.commit_page.is_running() or self._closing:
+            self.statusBar().clearMessage()
+            return  # a scan or a commit began while it was read: that one goes on
+        self.statusBar().clearMessage()
+        self.session.set_plan(opened.plan)
+        if opened.from_draft:
+            self._drafted = opened.plan  # the draft on disk is this plan
         self.start_page.set_plan_waiting(False)
         self.show_import_page(self.review_page)
         self._validate_timer.start()
+        self.plan_opened.emit()
+
+    def _open_failed(self, message: str) -> None:
+        self.statusBar().showMessage(message, 15000)
 
     def _open_plan_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
@@ -817,21 +842,12 @@ class MainWindow(QMainWindow):
             self.open_plan(Path(path))
 
     def open_plan(self, path: Path) -> bool:
-        """Review the plan in ``path`` (a file ``plan -o`` or Save Plan wrote)."""
-        if self.scan_page.is_running() or self.commit_page.is_running():
-            return False
-        if self._plan_has_edits() and not confirm_discard_plan(self):
-            return False
-        try:
-            plan = api.load_plan_file(path)
-        except PlanDocumentError as exc:
-            self.statusBar().showMessage(str(exc), 15000)
-            return False
-        self.session.set_plan(plan)
-        self.start_page.set_plan_waiting(False)
-        self.show_import_page(self.review_page)
-        self._validate_timer.start()
-        return True
+        """Review the plan in ``path`` (a file ``plan -o`` or Save Plan wrote), once read.
+
+        Whether it is being read (``plan_opened`` once it is under review; a file that is
+        not a plan is told in the status bar and leaves the review as it was).
+        """
+        return self._open_for_review(path)
 
     def _save_plan_dialog(self) -> bool:
         """Save Plan As…: ask where, then write; whether the plan was saved."""
@@ -1229,6 +1245,8 @@ class MainWindow(QMainWindow):
         self.runs_page.stop_and_wait()
         self._validations.close()
         self._drafts.close()
+        self._draft_lists.close()
+        self._plan_opens.close()  # a plan being read is dropped with the window
         self._listings.close()
         if self.export_dialog is not None:
             self.export_dialog.stop_and_wait()  # a cancelled export says so in its folder

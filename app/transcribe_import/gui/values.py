@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = [  # the run values are the engine's own (engine.api); re-exported for the pages
     "CommitStart",
     "CorpusCheck",
+    "OpenedPlan",
     "OutcomeRow",
     "PageTally",
     "PlanItemState",
@@ -90,6 +91,18 @@ class CorpusCheck:
     report: DoctorReport
     notebooks: tuple[NotebookSummary, ...]
     interrupted: tuple[RunSummary, ...]  # runs the start view offers to resume
+
+
+@dataclass(frozen=True)
+class OpenedPlan:
+    """A plan read for review, off the GUI thread: from a plan file or a kept draft.
+
+    ``plan`` is None when it cannot be read, and ``problem`` says why, naming the file.
+    """
+
+    plan: ImportPlan | None
+    problem: str
+    from_draft: bool  # a draft: what it holds on disk is this plan
 
 
 class PlanItemState(enum.StrEnum):

@@ -21,6 +21,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Generator
+from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 import shiboken6
@@ -29,13 +30,14 @@ from PySide6.QtCore import QObject, QThread, Signal
 from transcribe_import.engine import api
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.media.kinds import RenderSettings
-from transcribe_import.engine.planning.plan import ImportPlan
+from transcribe_import.engine.planning.plan import ImportPlan, PlanDocumentError
 from transcribe_import.engine.planning.scan import ScanProgress
 from transcribe_import.engine.runs.model import RunControl, RunEvent
 from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
 from transcribe_import.gui.values import (
     CommitStart,
     CorpusCheck,
+    OpenedPlan,
     RunDetail,
     RunSummary,
     ScanOutcome,
@@ -158,6 +160,24 @@ def keep_draft(corpus: Corpus, plan: ImportPlan) -> ImportPlan:
     """Keep ``plan`` as the corpus's draft of it; the plan written, so the window knows which."""
     api.save_draft(corpus, plan)
     return plan
+
+
+def read_for_review(corpus: Corpus, source: Path | str) -> OpenedPlan:
+    """The plan in a plan file (``source`` a Path) or the corpus's draft of a plan (its id).
+
+    On a worker: a plan of 100,000 sources takes the better part of a second to read.
+    """
+    try:
+        if isinstance(source, Path):
+            return OpenedPlan(api.load_plan_file(source), "", from_draft=False)
+        return OpenedPlan(api.load_draft(corpus, source), "", from_draft=True)
+    except PlanDocumentError as exc:
+        return OpenedPlan(None, str(exc), from_draft=not isinstance(source, Path))
+
+
+def list_drafts(corpus: Corpus) -> list[api.Draft]:
+    """The kept reviews, newest first (each draft is read to count its pages)."""
+    return api.list_drafts(corpus)
 
 
 def list_runs(corpus: Corpus) -> tuple[list[RunSummary], list[str]]:
