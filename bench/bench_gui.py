@@ -454,6 +454,9 @@ NOTES = [
     "  review, at most one or two gaps just over 100 ms as the validation works on two",
     "  threads beside the window on a shared two-core machine. Neither is on the commit",
     "  path; the sort could be cut into per-folder sorts in a later engine change.",
+    "- Open Plan…: its gaps over 100 ms are the parse of the plan document on the worker",
+    "  (`orjson.loads` of the whole file, one C call that holds the GIL, found with `--stacks`'",
+    "  sampler); before, the window's thread read and parsed it itself, frozen throughout.",
 ]
 
 
