@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import bisect
 import datetime
-import enum
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -32,6 +31,7 @@ from pathlib import PurePosixPath
 from transcribe_import.engine.base.text import NaturalKey, natural_key
 from transcribe_import.engine.media.kinds import PDF
 from transcribe_import.engine.planning.plan import OrderingRule, PlanItem, PlanSource
+from transcribe_import.engine.planning.problems import AmbiguityCode
 
 # The contract's cover heuristic names exactly these; cover PDFs are out of its scope.
 COVER_NAMES = frozenset({"cover.jpg", "cover.jpeg", "cover.png"})
@@ -53,17 +53,6 @@ RESOLUTIONS = frozenset(
 
 # Missing-page messages list this many runs of numbers, then count the rest.
 _MAX_RUNS_SHOWN = 10
-
-
-class AmbiguityCode(enum.StrEnum):
-    DUPLICATE_NUMBER = "duplicate_number"
-    MISSING_INDEX = "missing_index"
-    MIXED_MEDIA = "mixed_media"
-    CONFLICTING_CUES = "conflicting_cues"
-    MISSING_LEAF = "missing_leaf"  # a leaf, or one side of it, is not there
-    NO_ORDER_CUE = "no_order_cue"  # the names carry no number
-    MIXED_SCHEMES = "mixed_schemes"  # the names follow two numbering schemes at once
-    DUPLEX_PASSES = "duplex_passes"  # fronts, then backs: two passes of a scanner
 
 
 @dataclass(frozen=True)

@@ -44,17 +44,58 @@ class ProblemCode(enum.StrEnum):
     REPLACEMENT_LEFT_OUT = "replacement_left_out"  # a rescan is excluded or skipped (warning)
 
 
-# The choices a notebook_conflict offers (CLI: order ITEM --skip | --as-copy).
-RESOLVE_SKIP = "skip"
-RESOLVE_AS_COPY = "as_copy"
-# The choices of a placement problem (CLI: order ITEM --at N | --after PAGE | --at-end |
-# --replace FILE PAGE | --no-replace FILE... | --include FILE...).
-RESOLVE_AT = "at"
-RESOLVE_AFTER = "after"
-RESOLVE_AT_END = "at_end"
-RESOLVE_REPLACE = "replace"
-RESOLVE_NO_REPLACE = "no_replace"
-RESOLVE_INCLUDE = "include"
+class AmbiguityCode(enum.StrEnum):
+    """Why an item's proposed page order cannot be taken as it is (ordering's checks)."""
+
+    DUPLICATE_NUMBER = "duplicate_number"
+    MISSING_INDEX = "missing_index"
+    MIXED_MEDIA = "mixed_media"
+    CONFLICTING_CUES = "conflicting_cues"
+    MISSING_LEAF = "missing_leaf"  # a leaf, or one side of it, is not there
+    NO_ORDER_CUE = "no_order_cue"  # the names carry no number
+    MIXED_SCHEMES = "mixed_schemes"  # the names follow two numbering schemes at once
+    DUPLEX_PASSES = "duplex_passes"  # fronts, then backs: two passes of a scanner
+
+
+class Resolution(enum.StrEnum):
+    """What settles a problem: the one name the engine, the CLI and the window share.
+
+    The JSON keeps the value; the faces' words are tables keyed by the member.
+    """
+
+    # An ambiguous page order (CLI: order ITEM --accept | --by RULE | --sequence ... ):
+    ACCEPT = "accept"
+    NAME = "name"
+    CAPTURE_TIME = "capture_time"
+    MTIME = "mtime"
+    SEQUENCE = "sequence"
+    EXCLUDE = "exclude"
+    INTERLEAVE = "interleave"
+    INTERLEAVE_REVERSED = "interleave_reversed"
+    VERSO_FIRST = "verso_first"
+    VERSOS_BLANK = "versos_blank"
+    # A notebook_conflict (CLI: order ITEM --skip | --as-copy):
+    SKIP = "skip"
+    AS_COPY = "as_copy"
+    # A placement problem (CLI: order ITEM --at N | --after PAGE | --at-end |
+    # --replace FILE PAGE | --no-replace FILE... | --include FILE...):
+    AT = "at"
+    AFTER = "after"
+    AT_END = "at_end"
+    REPLACE = "replace"
+    NO_REPLACE = "no_replace"
+    INCLUDE = "include"
+
+
+# The older names of the placement and conflict resolutions.
+RESOLVE_SKIP = Resolution.SKIP
+RESOLVE_AS_COPY = Resolution.AS_COPY
+RESOLVE_AT = Resolution.AT
+RESOLVE_AFTER = Resolution.AFTER
+RESOLVE_AT_END = Resolution.AT_END
+RESOLVE_REPLACE = Resolution.REPLACE
+RESOLVE_NO_REPLACE = Resolution.NO_REPLACE
+RESOLVE_INCLUDE = Resolution.INCLUDE
 
 
 @dataclass(frozen=True)
