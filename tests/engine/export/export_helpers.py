@@ -1,7 +1,8 @@
 """Helpers for the export tests: a small corpus to export, draining an export, checking a bag.
 
 The bag checks here are written out on their own (they do not call the app's
-``chain_hash`` or ``verify_bag``), so a mistake in the app cannot hide behind itself.
+``chain_hash``), so a mistake in the app cannot hide behind itself; ``refusal`` alone runs
+the app's one check of a bag (``bag_format.verify_bag``), to pin what it says.
 """
 
 from __future__ import annotations
@@ -13,7 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+import pytest
+
+from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.base.progress import drive
 from transcribe_import.engine.storage import fsio
+from transcribe_import.engine.storage.bag_format import verify_bag
 from transcribe_import.engine.storage.corpus import Corpus
 
 from engine_helpers import ingest_pages, new_notebook
@@ -108,3 +114,10 @@ def bag_info(bag: Path) -> dict[str, str]:
         key, _, value = line.partition(": ")
         out[key] = value
     return out
+
+
+def refusal(bag: Path) -> TranscribeError:
+    """The app's check of the bag refuses it (the test fails if it does not): why."""
+    with pytest.raises(TranscribeError) as info:
+        drive(verify_bag(bag))
+    return info.value

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import bagit
 import pytest
-from export_helpers import make_corpus
+from export_helpers import make_corpus, refusal
 
-from transcribe_import.engine.export.verify import verify_bag
+from transcribe_import.engine.base.errors import ErrorCode
 
 from helpers.cli import EXIT_OK, EXIT_USAGE, SIGKILLED, ok, run_cli
 
@@ -38,9 +38,9 @@ def test_a_killed_export_leaves_a_folder_that_says_so_and_never_validates(tmp_pa
     assert not (dest / "bagit.txt").exists()
     with pytest.raises(bagit.BagError):
         bagit.Bag(str(dest)).validate()
-    check = verify_bag(dest)
-    assert not check.valid
-    assert any("EXPORT-INCOMPLETE.txt" in p and "did not finish" in p for p in check.problems)
+    refused = refusal(dest)
+    assert refused.code is ErrorCode.BAG_INVALID and "did not finish" in str(refused)
+    assert refused.path == str(dest / "EXPORT-INCOMPLETE.txt")
 
     # The dead export's lock is free (an OS lock dies with its process) ...
     with open(dest / ".export.lock", "rb") as lock:

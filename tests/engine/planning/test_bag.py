@@ -25,6 +25,7 @@ from transcribe_import.engine.planning.plan import (
     load_plan,
     save_plan,
 )
+from transcribe_import.engine.planning.scan import ScanCancelled, ScanPhase, ScanProgress
 from transcribe_import.engine.runs.model import ItemState, RunStatus
 from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus
@@ -517,6 +518,16 @@ def test_same_notebook_compares_what_lands(corpus: Corpus, bag: Path) -> None:
         assert bag_mod.same_notebook(doc, item)
         doc["labels"] = ["other"]
         assert not bag_mod.same_notebook(doc, item)
+
+
+def test_the_check_reports_as_a_scan_and_stops_when_asked(bag: Path) -> None:
+    events: list[ScanProgress] = []
+    [verified] = bag_mod.run_verify([bag], on_progress=events.append)
+    assert events[0] == ScanProgress(ScanPhase.WALKING, 0, 0, bag.name)
+    assert {e.phase for e in events[1:]} == {ScanPhase.INSPECTING}
+    assert events[-1].inspected == events[-1].found == len(verified.payload) > 0
+    with pytest.raises(ScanCancelled):
+        bag_mod.run_verify([bag], should_stop=lambda: True)
 
 
 def test_hashes_in_messages_are_the_bags(bag: Path) -> None:

@@ -186,19 +186,19 @@ def reorder(
 
     ``skip`` and ``as_copy`` settle a notebook from a bag whose id the corpus uses for a
     different notebook (validate's ``notebook_conflict``): leave it out, or import it as
-    a new notebook with new ids (planning/bag.py).
+    a new notebook with new ids (planning/edits.py).
 
     ``by`` is an ordering rule (``name``, ``capture_time``, ``mtime``, ``interleave``,
     ``interleave_reversed``). ``verso_first`` and ``versos_blank`` record what a person
     says of a foliated notebook (ordering.py); they settle only the gaps they explain.
     """
-    from transcribe_import.engine.planning import bag, edits, ordering
+    from transcribe_import.engine.planning import edits, ordering
     from transcribe_import.engine.planning.plan import OrderingRule
 
     if skip:
-        return bag.skip_notebook(item)
+        return edits.skip_notebook(item)
     if as_copy:
-        return bag.import_as_copy(item)
+        return edits.import_as_copy(item)
     if verso_first:
         return ordering.verso_first(item)
     if versos_blank:

@@ -47,17 +47,6 @@ from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.ids import is_sha256, is_valid_id, new_id
 from transcribe_import.engine.export import destination as dest_mod
 from transcribe_import.engine.export.model import (
-    BAG_INFO,
-    BAGIT_DECLARATION,
-    BAGIT_TXT,
-    DATA,
-    EXPORT_FORMAT,
-    EXPORT_SCHEMA,
-    INCOMPLETE,
-    MANIFEST_JSON,
-    PAYLOAD_MANIFEST,
-    README,
-    TAG_MANIFEST,
     UNKNOWN_SHA256,
     ExportPhase,
     ExportProgress,
@@ -67,11 +56,26 @@ from transcribe_import.engine.export.model import (
     MissingFile,
     MissingReason,
     NotebookExport,
-    chain_hash,
-    manifest_lines,
 )
 from transcribe_import.engine.export.readme import readme_text
 from transcribe_import.engine.storage import fsio, project
+from transcribe_import.engine.storage.bag_format import (
+    BAG_INFO,
+    BAGIT_DECLARATION,
+    BAGIT_TXT,
+    DATA,
+    EXPORT_FORMAT,
+    EXPORT_SCHEMA,
+    INCOMPLETE,
+    MANIFEST_JSON,
+    NOTEBOOKS,
+    PAYLOAD_MANIFEST,
+    README,
+    TAG_MANIFEST,
+    chain_hash,
+    manifest_lines,
+    notebook_folder,
+)
 from transcribe_import.engine.storage.corpus import Corpus
 
 _EXT = re.compile(r"[a-z0-9]{1,8}")
@@ -103,10 +107,6 @@ class _Notebook:
     source_count: int | None
     page_count: int | None
     invalid: MissingFile | None
-
-
-def _bag_folder(notebook_id: str) -> str:
-    return f"{DATA}/notebooks/{notebook_id}"
 
 
 def _entry_problem(doc: dict[str, Any]) -> str | None:
@@ -164,7 +164,7 @@ def _size_of(path: Path) -> int:
 def _snapshot(corpus: Corpus, notebook_id: str) -> _Notebook:
     folder = corpus.notebook_dir(notebook_id)
     manifest = folder / project.PROJECT_FILE
-    bag_project = f"{_bag_folder(notebook_id)}/{project.PROJECT_FILE}"
+    bag_project = f"{notebook_folder(notebook_id)}/{project.PROJECT_FILE}"
 
     def invalid(message: str, sha: str | None) -> _Notebook:
         missing = MissingFile(
@@ -208,7 +208,7 @@ def _snapshot(corpus: Corpus, notebook_id: str) -> _Notebook:
                 notebook_id,
                 kind,
                 src,
-                f"{_bag_folder(notebook_id)}/{rel}",
+                f"{notebook_folder(notebook_id)}/{rel}",
                 entry["sha256"],
                 _size_of(src),
             )
@@ -423,7 +423,7 @@ class _Writer:
         self.bytes_total = sum(
             len(nb.project_bytes or b"") + sum(j.size for j in nb.jobs) for nb in snapshot
         )
-        self.made_dirs: list[Path] = [dest / DATA, dest / DATA / "notebooks"]
+        self.made_dirs: list[Path] = [dest / DATA, dest / NOTEBOOKS]
 
     def progress(self, phase: ExportPhase, **kw: Any) -> ExportProgress:
         return ExportProgress(
@@ -436,10 +436,10 @@ class _Writer:
         )
 
     def payload(self, stop: Callable[[], bool]) -> Generator[ExportProgress, None, None]:
-        fsio.make_dirs(self.dest / DATA / "notebooks")  # a bag has data/, even an empty one
+        fsio.make_dirs(self.dest / NOTEBOOKS)  # a bag has data/, even an empty one
         for nb in self.snapshot:
-            folder = self.dest / _bag_folder(nb.notebook_id)
-            bag_project = f"{_bag_folder(nb.notebook_id)}/{project.PROJECT_FILE}"
+            folder = self.dest / notebook_folder(nb.notebook_id)
+            bag_project = f"{notebook_folder(nb.notebook_id)}/{project.PROJECT_FILE}"
             if nb.invalid is not None or nb.project_bytes is None or nb.project_sha256 is None:
                 assert nb.invalid is not None
                 self.missing.append(nb.invalid)

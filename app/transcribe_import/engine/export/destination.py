@@ -18,8 +18,9 @@ from pathlib import Path
 
 from transcribe_import.engine.base.clock import stamp_for_filename
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
-from transcribe_import.engine.export.model import EXPORTS_DIR, LOCK_FILE
+from transcribe_import.engine.export.model import EXPORTS_DIR
 from transcribe_import.engine.storage import fsio
+from transcribe_import.engine.storage.bag_format import LOCK_FILE
 
 
 def default_destination(data_dir: Path) -> Path:

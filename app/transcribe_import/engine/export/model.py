@@ -1,31 +1,23 @@
-"""The vocabulary of an export: file names, statuses, progress events, what is missing, results."""
+"""The vocabulary of an export: statuses, progress events, what is missing, results.
+
+The bag's file names, manifests and chain hash are the bag format's (storage/bag_format.py).
+"""
 
 from __future__ import annotations
 
 import enum
-import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from transcribe_import.engine.base.values import fields_json
 
-# The bag's own files (docs/formats.md, "The export bag").
-BAGIT_TXT = "bagit.txt"
-BAG_INFO = "bag-info.txt"
-PAYLOAD_MANIFEST = "manifest-sha256.txt"
-TAG_MANIFEST = "tagmanifest-sha256.txt"
-MANIFEST_JSON = "MANIFEST.json"
-README = "README.md"
-INCOMPLETE = "EXPORT-INCOMPLETE.txt"
-LOCK_FILE = ".export.lock"
-DATA = "data"
-EXPORTS_DIR = "exports"  # under the data directory: where exports go by default
+# The window names the incomplete marker from here (gui/export_dialog.py); its home is the
+# bag format's.
+from transcribe_import.engine.storage.bag_format import INCOMPLETE as INCOMPLETE
 
-EXPORT_FORMAT = "transcribe.export"
-EXPORT_SCHEMA = 1
-BAGIT_DECLARATION = b"BagIt-Version: 1.0\nTag-File-Character-Encoding: UTF-8\n"
+EXPORTS_DIR = "exports"  # under the data directory: where exports go by default
 # The manifest line of a file whose expected hash is unknown (its project.json was unreadable):
 # no bytes hash to it, so every validator reports the file as missing.
 UNKNOWN_SHA256 = "0" * 64
@@ -126,21 +118,3 @@ class ExportResult:
             "missing": [m.to_json() for m in self.missing],
             "chain_hash": self.chain_hash,
         }
-
-
-def chain_hash(files: Iterable[tuple[str, str]]) -> str:
-    """The chain hash of (bag path, sha256 hex) pairs, as docs/formats.md defines it.
-
-    h0 = sha256(b""); h_i = sha256(h_{i-1} || utf8(path) || 0x00 || ascii(hex)), raw
-    32-byte digests chained, pairs sorted by path as UTF-8 bytes; the result in hex.
-    """
-    h = hashlib.sha256(b"").digest()
-    for path, digest in sorted(files, key=lambda pair: pair[0].encode("utf-8")):
-        h = hashlib.sha256(h + path.encode("utf-8") + b"\0" + digest.encode("ascii")).digest()
-    return h.hex()
-
-
-def manifest_lines(entries: Mapping[str, str]) -> bytes:
-    """A BagIt manifest: ``<sha256>  <path>`` per entry, sorted by path as UTF-8 bytes."""
-    names = sorted(entries, key=lambda name: name.encode("utf-8"))
-    return "".join(f"{entries[name]}  {name}\n" for name in names).encode("utf-8")

@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-from transcribe_import.engine.export.model import (
-    INCOMPLETE,
-    MANIFEST_JSON,
-    PAYLOAD_MANIFEST,
-    ExportResult,
-    ExportStatus,
-)
+from transcribe_import.engine.export.model import ExportResult, ExportStatus
+from transcribe_import.engine.storage.bag_format import INCOMPLETE, MANIFEST_JSON, PAYLOAD_MANIFEST
 
 # Kept in step with docs/formats.md ("The chain hash"); tests run this very text.
 CHAIN_SNIPPET = """\

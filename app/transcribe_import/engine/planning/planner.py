@@ -46,6 +46,7 @@ from transcribe_import.engine.planning.plan import (
 )
 from transcribe_import.engine.planning.scan import DEFAULT_SETTINGS, ScannedFile, ScanResult
 from transcribe_import.engine.storage import fsio, project
+from transcribe_import.engine.storage.bag_format import VerifiedBag, bag_error
 
 if TYPE_CHECKING:
     from transcribe_import.engine.storage.corpus import Corpus
@@ -208,7 +209,7 @@ def _item_for(
 
 def build_bag_plan(
     corpus: Corpus | None,
-    bags: Sequence[bag.VerifiedBag],
+    bags: Sequence[VerifiedBag],
     *,
     policy_id: str = DEFAULT_POLICY_ID,
     settings: RenderSettings = DEFAULT_SETTINGS,
@@ -234,7 +235,7 @@ def build_bag_plan(
             assert isinstance(group, BagGroup)
             nbid = group.notebook_id_in_bag
             if nbid in where:
-                raise bag.bag_error(
+                raise bag_error(
                     ErrorCode.BAG_INVALID,
                     str(verified.root),
                     f"holds notebook {nbid}, which {where[nbid]} holds too; import one bag "

@@ -1,6 +1,6 @@
 """Adapter "bag": each notebook of a verified bag is one group, and it keeps its ids.
 
-The bag itself was checked by ``planning/bag.verify_bag``; here its payload is read the
+The bag itself was checked by ``storage/bag_format.verify_bag``; here its payload is read the
 way Transcribe exports a notebook (``data/notebooks/<id>/`` holding ``project.json``,
 ``sources/<source_id>.<ext>`` and ``renders/<render_id>.png``, as in the corpus) and each
 ``project.json`` is checked against the payload: every source and render it names is
@@ -23,20 +23,18 @@ from transcribe_import.engine.base.text import json_safe
 from transcribe_import.engine.media import decode
 from transcribe_import.engine.media.kinds import MEDIA_EXTENSIONS, PNG, RenderSettings
 from transcribe_import.engine.planning.adapters.base import AdapterResult, Group, NotPlanned
-from transcribe_import.engine.planning.bag import (
-    OWNED_KEYS,
-    PAGE_KEYS,
-    SOURCE_KEYS,
-    BagFile,
-    VerifiedBag,
-    bag_error,
-)
+from transcribe_import.engine.planning.bag import OWNED_KEYS, PAGE_KEYS, SOURCE_KEYS
 from transcribe_import.engine.planning.plan import Op
 from transcribe_import.engine.planning.scan import DEFAULT_SETTINGS, ScannedFile
 from transcribe_import.engine.storage import fsio, project
+from transcribe_import.engine.storage.bag_format import (
+    BagFile,
+    VerifiedBag,
+    bag_error,
+    notebook_folder,
+)
 
 PROJECT = project.PROJECT_FILE
-NOTEBOOKS = "data/notebooks/"  # each notebook in data/notebooks/<notebook_id>/
 
 
 @dataclass(frozen=True)
@@ -187,10 +185,10 @@ def _notebook(
     folder = rel[: -len(PROJECT)]
     doc = _manifest_doc(bag, rel)
     notebook_id = str(doc["id"])
-    if folder != f"{NOTEBOOKS}{notebook_id}/":
+    if folder != f"{notebook_folder(notebook_id)}/":
         raise _invalid(
             shown,
-            f"is notebook {notebook_id}, which an export puts in {NOTEBOOKS}{notebook_id}/; "
+            f"is notebook {notebook_id}, which an export puts in {notebook_folder(notebook_id)}/; "
             "export the bag again.",
         )
     uid = _Ids(shown, notebook_id)

@@ -1,0 +1,601 @@
+"""The export bag's format, in one place: its file names, its manifests, its chain hash, its check.
+
+A Transcribe export is a BagIt bag (RFC 8493) with a ``MANIFEST.json`` of its own
+(docs/formats.md, "The export bag"). The export writes it with these names,
+``manifest_lines`` and ``chain_hash``; the import (``plan --mode bag``) and the tests read it
+back through ``verify_bag``, the one check of a bag. It sits in storage, below both
+planning (the import) and export, because it is an on-disk format and neither side may
+import the other.
+
+A bag is untrusted input. ``verify_bag``:
+
+* walks it without following anything: a symbolic link, a device, a pipe or a socket
+  anywhere in it refuses the bag, and so do two names that are equal in NFC;
+* parses every manifest line strictly: a path that is absolute, holds ``..``, ``.``, an
+  empty part, a backslash or a drive letter refuses the bag before any file is opened;
+* checks every tag file against the tag manifests (so a manifest edited or cut short is
+  seen), that ``MANIFEST.json`` says the export is complete and agrees with
+  ``manifest-sha256.txt`` and its chain hash, then that the payload and
+  ``manifest-sha256.txt`` list exactly the same files (names compared in NFC), then every
+  payload file's hash against every payload manifest.
+
+Each refusal is a ``TranscribeError`` with a ``bag_*`` code naming the file and what to do;
+the first one found ends the check. Paths from a manifest are only ever looked up among
+the files the walk found, never opened as given, so nothing outside the bag is read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import stat as stat_mod
+import unicodedata
+from collections.abc import Callable, Generator, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.base.text import display_name, json_safe
+from transcribe_import.engine.storage import fsio
+
+# The bag's own files (docs/formats.md, "The export bag").
+BAGIT_TXT = "bagit.txt"
+BAG_INFO = "bag-info.txt"
+PAYLOAD_MANIFEST = "manifest-sha256.txt"
+TAG_MANIFEST = "tagmanifest-sha256.txt"
+FETCH = "fetch.txt"
+MANIFEST_JSON = "MANIFEST.json"  # the export's own tag file
+README = "README.md"
+DATA = "data"  # the payload folder: every payload path starts "data/"
+NOTEBOOKS = f"{DATA}/notebooks"  # each notebook's folder: data/notebooks/<notebook_id>
+# What an export writes beside the bag while it works: the marker says it is unfinished.
+INCOMPLETE = "EXPORT-INCOMPLETE.txt"
+LOCK_FILE = ".export.lock"
+# What an export killed after its commit point (bagit.txt) leaves beside a whole bag.
+EXPORT_LEFTOVERS = frozenset({INCOMPLETE, LOCK_FILE})
+
+EXPORT_FORMAT = "transcribe.export"
+EXPORT_SCHEMA = 1
+BAGIT_DECLARATION = b"BagIt-Version: 1.0\nTag-File-Character-Encoding: UTF-8\n"
+BAGIT_VERSIONS = frozenset({"0.97", "1.0"})  # the versions a bag may declare to be read
+# Algorithms a manifest may use (manifest-<alg>.txt): the ones hashlib always has.
+ALGORITHMS: dict[str, int] = {"sha256": 64, "sha512": 128, "sha1": 40, "md5": 32}
+
+_LINE = re.compile(r"([0-9A-Fa-f]+)[ \t]+(.+)")
+_MANIFEST_NAME = re.compile(r"(tag)?manifest-([a-z0-9]+)\.txt")
+_DRIVE = re.compile(r"[A-Za-z]:")
+
+
+def is_payload(rel: str) -> bool:
+    """Whether a bag path is in the payload (under ``data/``) rather than a tag file."""
+    return rel.startswith(DATA + "/")
+
+
+def notebook_folder(notebook_id: str) -> str:
+    """A notebook's folder in the bag, as the export writes it and the import reads it."""
+    return f"{NOTEBOOKS}/{notebook_id}"
+
+
+def chain_hash(files: Iterable[tuple[str, str]]) -> str:
+    """The chain hash of (bag path, sha256 hex) pairs, as docs/formats.md defines it.
+
+    h0 = sha256(b""); h_i = sha256(h_{i-1} || utf8(path) || 0x00 || ascii(hex)), raw
+    32-byte digests chained, pairs sorted by path as UTF-8 bytes; the result in hex.
+    """
+    h = hashlib.sha256(b"").digest()
+    for path, digest in sorted(files, key=lambda pair: pair[0].encode("utf-8")):
+        h = hashlib.sha256(h + path.encode("utf-8") + b"\0" + digest.encode("ascii")).digest()
+    return h.hex()
+
+
+def manifest_lines(entries: Mapping[str, str]) -> bytes:
+    """A BagIt manifest: ``<sha256>  <path>`` per entry, sorted by path as UTF-8 bytes."""
+    names = sorted(entries, key=lambda name: name.encode("utf-8"))
+    return "".join(f"{entries[name]}  {name}\n" for name in names).encode("utf-8")
+
+
+# -- values ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BagFile:
+    """One plain file found in the bag: its NFC name in the bag and where it is on disk."""
+
+    rel: str  # "/"-separated, relative to the bag, NFC: "data/notebooks/<id>/project.json"
+    path: Path
+    size: int
+    mtime_ns: int
+
+
+@dataclass(frozen=True)
+class BagProgress:
+    """How far a bag's check is: ``checked`` of its ``total`` payload files hashed.
+
+    The first event (``total`` 0) comes as the walk begins; ``current`` is the bag's name,
+    then the last payload file hashed, as "<bag>/<path in the bag>".
+    """
+
+    total: int
+    checked: int
+    current: str
+
+
+@dataclass(frozen=True)
+class VerifiedBag:
+    """A bag whose every file was checked against its manifests."""
+
+    root: Path
+    payload: dict[str, BagFile]  # under data/, by rel
+    sha256: dict[str, str]  # payload rel -> its sha256, verified
+    info: dict[str, str]  # bag-info.txt, first value of each label
+
+    @property
+    def name(self) -> str:
+        return display_name(self.root.name or str(self.root))
+
+    def shown(self, rel: str) -> str:
+        return f"{self.root}/{rel}"
+
+
+# -- errors ----------------------------------------------------------------------------------
+
+
+def bag_error(code: ErrorCode, where: str, what: str) -> TranscribeError:
+    """A refusal of the bag: its code, the file, what is wrong and what to do."""
+    return TranscribeError(code, f"{where}: {what} Nothing was planned from this bag.", path=where)
+
+
+def _unsafe(where: str, what: str) -> TranscribeError:
+    return bag_error(ErrorCode.BAG_UNSAFE_PATH, where, what)
+
+
+def _invalid(where: str, what: str) -> TranscribeError:
+    return bag_error(ErrorCode.BAG_INVALID, where, what)
+
+
+# -- walking ---------------------------------------------------------------------------------
+
+
+def _walk(root: Path) -> dict[str, BagFile]:
+    """Every plain file in the bag by NFC rel; anything that is not a plain file or folder
+    refuses the bag. Nothing is followed, so everything found is under ``root``."""
+    real_root = os.path.realpath(root)
+    found: dict[str, BagFile] = {}
+    stack: list[tuple[str, str]] = [(str(root), "")]
+    while stack:
+        folder, rel = stack.pop()
+        # Belt and braces: with links refused no folder can resolve elsewhere, but a bag
+        # on a strange mount must not be read through a path we did not expect.
+        real = os.path.realpath(folder)
+        if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
+            raise _unsafe(folder, "resolves outside the bag; a bag must be one folder tree.")
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            raise bag_error(
+                ErrorCode.SOURCE_UNREADABLE,
+                folder,
+                f"cannot be read ({exc.strerror or exc}); allow reading it.",
+            ) from exc
+        for entry in entries:
+            name_rel = f"{rel}{entry.name}"
+            nfc = unicodedata.normalize("NFC", json_safe(name_rel))
+            shown = f"{root}/{json_safe(name_rel)}"
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError as exc:
+                raise bag_error(
+                    ErrorCode.SOURCE_UNREADABLE, shown, f"cannot be read ({exc.strerror or exc})."
+                ) from exc
+            if stat_mod.S_ISLNK(st.st_mode) or _is_reparse_point(st):
+                raise _unsafe(
+                    shown,
+                    "is a symbolic link; a bag holds only plain files and folders. Replace it "
+                    "by what it points to, or export the bag again.",
+                )
+            if stat_mod.S_ISDIR(st.st_mode):
+                stack.append((entry.path, name_rel + "/"))
+            elif stat_mod.S_ISREG(st.st_mode):
+                if nfc in found:
+                    raise _unsafe(
+                        shown,
+                        f"has the same name as {found[nfc].path} once both are normalised "
+                        "(NFC); rename one of them.",
+                    )
+                found[nfc] = BagFile(nfc, Path(entry.path), st.st_size, st.st_mtime_ns)
+            else:
+                raise _unsafe(
+                    shown,
+                    "is not a plain file (a device, a pipe or a socket); remove it from the bag.",
+                )
+    return found
+
+
+def _is_reparse_point(st: os.stat_result) -> bool:
+    # Windows junctions are not symbolic links to stat, but are followed all the same.
+    attributes = getattr(st, "st_file_attributes", 0)
+    return bool(attributes & getattr(stat_mod, "FILE_ATTRIBUTE_REPARSE_POINT", 0))
+
+
+# -- tag files -------------------------------------------------------------------------------
+
+
+def _text(data: bytes, where: str) -> str:
+    if data.startswith(b"\xef\xbb\xbf"):
+        raise _invalid(where, "starts with a byte-order mark, which a bag's tag files must not.")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _invalid(where, "is not UTF-8 text.") from None
+
+
+def _labels(text: str) -> list[tuple[str, str]]:
+    """``Label: value`` lines, a line starting with white space continuing the last value."""
+    out: list[tuple[str, str]] = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        if line[0] in " \t" and out:
+            out[-1] = (out[-1][0], f"{out[-1][1]} {line.strip()}")
+        elif ":" in line:
+            label, _, value = line.partition(":")
+            out.append((label.strip(), value.strip()))
+        else:
+            out.append((line.strip(), ""))
+    return out
+
+
+def _check_declaration(root: Path, files: Mapping[str, BagFile]) -> None:
+    where = f"{root}/{BAGIT_TXT}"
+    if BAGIT_TXT not in files and INCOMPLETE in files:
+        # An export cut short before its commit point: say so rather than "not a bag".
+        raise _invalid(
+            f"{root}/{INCOMPLETE}",
+            f"is here and {BAGIT_TXT} is not: this export did not finish (it was cancelled, failed "
+            "or killed), so it is not a whole bag. Export the notebooks again.",
+        )
+    if BAGIT_TXT not in files:
+        raise _invalid(
+            str(root),
+            f"is not a bag: it has no {BAGIT_TXT}. Give the folder that holds bagit.txt, "
+            "data/ and manifest-sha256.txt.",
+        )
+    labels = dict(_labels(_text(_read(files[BAGIT_TXT]), where)))
+    version = labels.get("BagIt-Version")
+    if version not in BAGIT_VERSIONS:
+        raise _invalid(where, f"declares BagIt-Version {version!r}; only 0.97 and 1.0 are read.")
+    if (labels.get("Tag-File-Character-Encoding") or "").upper() != "UTF-8":
+        raise _invalid(where, "does not declare Tag-File-Character-Encoding: UTF-8.")
+    if FETCH in files:
+        raise _invalid(
+            f"{root}/{FETCH}",
+            "lists files to download; a bag is imported only when it holds all its files. "
+            "Fetch them first.",
+        )
+
+
+def _is_tag_manifest(rel: str) -> bool:
+    m = _MANIFEST_NAME.fullmatch(rel)
+    return m is not None and bool(m[1])
+
+
+def _decode_path(raw: str) -> str:
+    # RFC 8493 percent-encodes only these three in manifest paths.
+    return re.sub(
+        "%(0[Aa]|0[Dd]|25)", lambda m: {"0a": "\n", "0d": "\r", "25": "%"}[m[1].lower()], raw
+    )
+
+
+def _safe_rel(raw: str, where: str, number: int) -> str:
+    """A manifest path as an NFC rel, or a refusal: nothing in it may leave the bag."""
+    shown = f"{where} line {number}"
+    if not raw or "\x00" in raw:
+        raise _invalid(shown, "has an empty path (the manifest is damaged or cut short).")
+    if raw.startswith("/") or _DRIVE.match(raw):
+        raise _unsafe(shown, f"names an absolute path ({raw!r}); a bag lists paths inside it.")
+    if "\\" in raw:
+        raise _unsafe(shown, f"names {raw!r}, with a backslash; a bag separates names with /.")
+    if any(part in ("", ".", "..") for part in raw.split("/")):
+        raise _unsafe(
+            shown,
+            f"names {raw!r}, which holds '..', '.' or an empty part; a bag's paths must stay "
+            "inside it.",
+        )
+    return unicodedata.normalize("NFC", raw)
+
+
+def _parse_manifest(bag: Path, name: str, data: bytes, algorithm: str) -> dict[str, str]:
+    """rel -> hex digest, every path checked before any file is looked at."""
+    where = f"{bag}/{name}"
+    text = _text(data, where)
+    width = ALGORITHMS[algorithm]
+    out: dict[str, str] = {}
+    lines = text.splitlines()
+    cut = bool(text) and not text.endswith(("\n", "\r"))
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        m = _LINE.fullmatch(line)
+        last = number == len(lines)
+        if m is None or len(m[1]) != width:
+            why = "ends in the middle of a line: it was cut short" if cut and last else ""
+            raise _invalid(
+                f"{where} line {number}",
+                (why or f"is not '<{algorithm}> <path>'")
+                + "; export the bag again or restore it from a copy.",
+            )
+        rel = _safe_rel(_decode_path(m[2]), where, number)
+        if rel in out:
+            raise _invalid(f"{where} line {number}", f"lists {rel} a second time.")
+        out[rel] = m[1].lower()
+    return out
+
+
+def _read(f: BagFile) -> bytes:
+    """A bag's file as it was found: a plain file (never a link) of the size found."""
+    try:
+        return fsio.read_bytes(f.path, size=f.size, follow_links=False)
+    except OSError as exc:
+        raise fsio.problem_from_oserror(exc, f.path, "reading") from exc
+
+
+def _digests(bf: BagFile, algorithms: Iterable[str]) -> dict[str, str]:
+    hashes = {a: hashlib.new(a) for a in algorithms}
+    try:
+        with fsio.open_read(bf.path, size=bf.size, follow_links=False) as f:
+            while chunk := f.read(fsio.CHUNK):
+                for h in hashes.values():
+                    h.update(chunk)
+    except OSError as exc:
+        raise fsio.problem_from_oserror(exc, bf.path, "reading") from exc
+    return {a: h.hexdigest() for a, h in hashes.items()}
+
+
+def _mismatch(shown: str, manifest: str) -> TranscribeError:
+    return bag_error(
+        ErrorCode.BAG_HASH_MISMATCH,
+        shown,
+        f"does not match {manifest} (it was changed, damaged or cut short after the bag was "
+        "made). Export the bag again or restore it from a copy.",
+    )
+
+
+# -- verifying -------------------------------------------------------------------------------
+
+
+def _refuse_listed(
+    root: Path,
+    kind: str,
+    manifests: Mapping[str, Mapping[str, str]],
+    wrong: Callable[[str], bool],
+    why: str,
+) -> None:
+    """Refuse a ``{kind}-{algorithm}.txt`` that lists a file it must not (``wrong``)."""
+    for algorithm, listed in manifests.items():
+        found = sorted(rel for rel in listed if wrong(rel))
+        if found:
+            raise _invalid(f"{root}/{kind}-{algorithm}.txt", f"lists {found[0]}{why}")
+
+
+def verify_bag(root: Path) -> Generator[BagProgress, None, VerifiedBag]:
+    """Check the whole bag at ``root`` against its manifests, yielding progress.
+
+    Raises ``TranscribeError`` (a ``bag_*`` code, naming the file) at the first problem.
+    A caller that stops reading the events stops the check: one comes before any file is
+    read and one after each payload file is hashed.
+    """
+    root = Path(os.path.abspath(root))
+    if not root.is_dir():
+        if not root.exists():
+            raise TranscribeError(
+                ErrorCode.SOURCE_MISSING,
+                f"{root}: no such folder; check the path (is the drive connected?).",
+                path=str(root),
+            )
+        raise _invalid(str(root), "is not a folder; a bag is a folder holding bagit.txt.")
+    yield BagProgress(0, 0, root.name)
+    files = _walk(root)
+    _check_declaration(root, files)
+
+    manifests: dict[str, dict[str, str]] = {}  # algorithm -> payload manifest
+    tag_manifests: dict[str, dict[str, str]] = {}
+    for rel in sorted(files):
+        m = _MANIFEST_NAME.fullmatch(rel)
+        if m is None:
+            continue
+        if m[2] not in ALGORITHMS:
+            raise _invalid(
+                f"{root}/{rel}",
+                f"uses the algorithm {m[2]!r}; only {', '.join(ALGORITHMS)} are read.",
+            )
+        parsed = _parse_manifest(root, rel, _read(files[rel]), m[2])
+        (tag_manifests if m[1] else manifests)[m[2]] = parsed
+    if "sha256" not in manifests:
+        raise _invalid(str(root), f"has no {PAYLOAD_MANIFEST}, the list of its files and hashes.")
+    if "sha256" not in tag_manifests:
+        raise _invalid(
+            str(root),
+            f"has no {TAG_MANIFEST}, without which a changed manifest cannot be told from the "
+            "real one. Export the bag again.",
+        )
+    _refuse_listed(
+        root,
+        "manifest",
+        manifests,
+        lambda rel: not is_payload(rel),
+        ", which is not under data/; a payload manifest lists only the payload.",
+    )
+    _refuse_listed(
+        root,
+        "tagmanifest",
+        tag_manifests,
+        lambda rel: is_payload(rel) or _is_tag_manifest(rel),
+        "; a tag manifest lists only tag files (not the payload, not tag manifests).",
+    )
+
+    # Tag files first: a manifest edited or cut short is caught here, before it is trusted.
+    for algorithm, listed in tag_manifests.items():
+        name = f"tagmanifest-{algorithm}.txt"
+        for rel, digest in listed.items():
+            if rel not in files:
+                raise bag_error(
+                    ErrorCode.BAG_MISSING_FILE,
+                    f"{root}/{rel}",
+                    f"is listed in {name} but is not in the bag; export the bag again.",
+                )
+            if _digests(files[rel], [algorithm])[algorithm] != digest:
+                raise _mismatch(f"{root}/{rel}", name)
+    for algorithm in manifests:
+        if f"manifest-{algorithm}.txt" not in tag_manifests["sha256"]:
+            raise _invalid(
+                f"{root}/{TAG_MANIFEST}",
+                f"does not list manifest-{algorithm}.txt, so a change to it could not be seen; "
+                "export the bag again.",
+            )
+    _check_export(root, files, manifests["sha256"], tag_manifests["sha256"])
+    _check_listed(root, files, manifests, tag_manifests)
+    info = _bag_info(root, files)
+    payload = {rel: f for rel, f in files.items() if is_payload(rel)}
+    _check_oxum(root, info, payload)
+
+    sha256: dict[str, str] = {}
+    total = len(payload)
+    for done, rel in enumerate(sorted(payload), 1):
+        wanted = {a: listed[rel] for a, listed in manifests.items()}
+        try:
+            got = _digests(payload[rel], wanted)
+        except OSError as exc:
+            raise fsio.problem_from_oserror(exc, payload[rel].path, "reading") from exc
+        for algorithm, digest in wanted.items():
+            if got[algorithm] != digest:
+                raise _mismatch(f"{root}/{rel}", f"manifest-{algorithm}.txt")
+        sha256[rel] = got["sha256"]
+        yield BagProgress(total, done, f"{root.name}/{rel}")
+    return VerifiedBag(root, payload, sha256, info)
+
+
+def _check_listed(
+    root: Path,
+    files: Mapping[str, BagFile],
+    manifests: Mapping[str, dict[str, str]],
+    tag_manifests: Mapping[str, dict[str, str]],
+) -> None:
+    """The payload manifests and the bag list exactly the same files; no tag file is extra."""
+    for algorithm, listed in manifests.items():
+        name = f"manifest-{algorithm}.txt"
+        missing = sorted(rel for rel in listed if rel not in files)
+        if missing:
+            more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+            raise bag_error(
+                ErrorCode.BAG_MISSING_FILE,
+                f"{root}/{missing[0]}",
+                f"is listed in {name} but is not in the bag{more}; the bag is incomplete. "
+                "Copy it again or export it again.",
+            )
+    listed_payload = manifests["sha256"]
+    listed_tags = set().union(*tag_manifests.values())
+    extra = sorted(
+        rel
+        for rel in files
+        if not (
+            rel in listed_payload
+            or rel in listed_tags
+            or _is_tag_manifest(rel)
+            or rel in EXPORT_LEFTOVERS
+        )
+    )
+    if extra:
+        more = f" (and {len(extra) - 1} more)" if len(extra) > 1 else ""
+        where = PAYLOAD_MANIFEST if is_payload(extra[0]) else TAG_MANIFEST
+        raise bag_error(
+            ErrorCode.BAG_UNLISTED_FILE,
+            f"{root}/{extra[0]}",
+            f"is in the bag but not listed in {where}{more}, so nothing vouches for it. "
+            "Remove it, or export the bag again.",
+        )
+    for algorithm, listed in manifests.items():
+        if set(listed) != set(listed_payload):
+            raise _invalid(
+                f"{root}/manifest-{algorithm}.txt",
+                f"does not list the same files as {PAYLOAD_MANIFEST}; export the bag again.",
+            )
+
+
+def _check_export(
+    root: Path,
+    files: Mapping[str, BagFile],
+    payload_manifest: Mapping[str, str],
+    tag_manifest: Mapping[str, str],
+) -> None:
+    """MANIFEST.json says the export is complete, and agrees with manifest-sha256.txt.
+
+    The export's contract (docs/formats.md, "The export bag") makes a bag importable only
+    then: a partial export is a valid bag structure whose manifest names files it lacks.
+    """
+    where = f"{root}/{MANIFEST_JSON}"
+    if MANIFEST_JSON not in files or MANIFEST_JSON not in tag_manifest:
+        raise _invalid(
+            str(root),
+            f"has no {MANIFEST_JSON} listed in {TAG_MANIFEST}; only a bag exported by "
+            "Transcribe is imported.",
+        )
+    try:
+        doc = orjson.loads(_read(files[MANIFEST_JSON]))
+    except orjson.JSONDecodeError as exc:
+        raise _invalid(where, f"is not valid JSON ({exc}).") from None
+    if not isinstance(doc, dict) or doc.get("format") != EXPORT_FORMAT:
+        raise _invalid(where, f"is not a Transcribe export manifest ({EXPORT_FORMAT}).")
+    if doc.get("schema_version") != EXPORT_SCHEMA:
+        raise _invalid(
+            where,
+            f"has schema_version {doc.get('schema_version')!r}; this app reads version 1.",
+        )
+    missing = doc.get("missing")
+    if doc.get("status") != "complete" or missing:
+        first = missing[0] if isinstance(missing, list) and missing else {}
+        named = first.get("path") if isinstance(first, dict) else None
+        why = first.get("message") if isinstance(first, dict) else None
+        raise bag_error(
+            ErrorCode.BAG_MISSING_FILE,
+            f"{root}/{named}" if isinstance(named, str) else where,
+            f"is missing from this partial export ({why or 'see ' + MANIFEST_JSON}); repair "
+            "the corpus it came from and export again.",
+        )
+    listed = doc.get("files")
+    if not isinstance(listed, dict) or listed != dict(payload_manifest):
+        raise _invalid(
+            where,
+            f"does not list the same files and hashes as {PAYLOAD_MANIFEST}; export the bag again.",
+        )
+    if doc.get("chain_hash") != chain_hash(listed.items()):
+        raise _invalid(where, "has a chain_hash that does not match its files; export again.")
+
+
+def _bag_info(root: Path, files: Mapping[str, BagFile]) -> dict[str, str]:
+    if BAG_INFO not in files:
+        return {}
+    info: dict[str, str] = {}
+    for label, value in _labels(_text(_read(files[BAG_INFO]), str(root))):
+        info.setdefault(label, value)
+    return info
+
+
+def _check_oxum(root: Path, info: Mapping[str, str], payload: Mapping[str, BagFile]) -> None:
+    oxum = info.get("Payload-Oxum")
+    if not oxum:
+        return
+    octets, _, count = oxum.partition(".")
+    size = sum(f.size for f in payload.values())
+    if not (octets.isdigit() and count.isdigit()):
+        raise _invalid(f"{root}/{BAG_INFO}", f"has a malformed Payload-Oxum {oxum!r}.")
+    if (int(octets), int(count)) != (size, len(payload)):
+        raise bag_error(
+            ErrorCode.BAG_MISSING_FILE,
+            f"{root}/{BAG_INFO}",
+            f"says the payload is {count} file(s) of {octets} bytes, but the bag holds "
+            f"{len(payload)} of {size}; it was cut short or added to. Export the bag again.",
+        )
