@@ -257,6 +257,14 @@ class PlanItem:
     def imported_sources(self) -> list[PlanSource]:
         return [s for s in self.sources if s.imported]
 
+    def imported_page_count(self) -> int:
+        """The pages this item adds: its imported sources' pages (skips and exclusions out).
+
+        The one count of them that every surface shows (review's Pages column, the run's
+        planned pages, the CLI's lines, the executor's progress).
+        """
+        return sum(len(s.pages) for s in self.imported_sources())
+
     def planned_skips(self) -> list[PlanSource]:
         """The sources commit will skip as duplicates (``PlanSource.planned_skip``), in order."""
         return [s for s in self.sources if s.planned_skip]
@@ -278,6 +286,10 @@ class ImportPlan:
             if it.item_id == item_id:
                 return it
         raise KeyError(item_id)
+
+    def imported_page_count(self) -> int:
+        """The pages the whole plan adds: the sum of its items' ``imported_page_count``."""
+        return sum(it.imported_page_count() for it in self.items)
 
     def with_item(self, new: PlanItem) -> ImportPlan:
         return replace(

@@ -111,7 +111,7 @@ class _Executor:
         self._error: BaseException | None = None
         self._superseded = False
         self._cancel_seen = record.cancel_requested
-        self.pages_total = sum(len(s.pages) for it in plan.items for s in it.imported_sources())
+        self.pages_total = plan.imported_page_count()
         self.pages_done = sum(
             self.outcomes[it.item_id].page_count
             for it in plan.items
@@ -184,7 +184,7 @@ class _Executor:
             with self._mutex:
                 self.store.record_outcome(self.run_id, self.attempt, outcome)
                 self.outcomes[item.item_id] = outcome
-                self.pages_done += sum(len(s.pages) for s in item.imported_sources()) - counted[0]
+                self.pages_done += item.imported_page_count() - counted[0]
             self.emit(EventKind.ITEM_FINISHED, item, outcome)
 
     def _landed(
