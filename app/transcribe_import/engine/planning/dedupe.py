@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import orjson
 
 from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.ingest.held import held_as_another, source_hashes
 from transcribe_import.engine.planning.plan import (
     DedupeScope,
     Duplicate,
@@ -78,8 +79,7 @@ def classify(
     """
     if policy is not DuplicatePolicy.SKIP_EXISTING:
         return None
-    owner = in_notebook.get(sha256) if in_notebook else None
-    if owner is not None and owner != source_id:
+    if held_as_another(in_notebook, sha256, source_id):
         return Duplicate.IN_NOTEBOOK
     if (
         scope is DedupeScope.CORPUS
@@ -94,12 +94,7 @@ def classify(
 
 def notebook_hashes(corpus: Corpus, notebook_id: str) -> dict[str, str]:
     """sha256 -> source_id for one notebook, read from its manifest now."""
-    doc = project.read(corpus.notebook_dir(notebook_id), notebook_id)
-    return {
-        s["sha256"]: s["id"]
-        for s in doc["sources"]
-        if isinstance(s, dict) and isinstance(s.get("sha256"), str)
-    }
+    return source_hashes(project.read(corpus.notebook_dir(notebook_id), notebook_id))
 
 
 def describe_skips(corpus: Corpus | None, plan: ImportPlan, item: PlanItem) -> list[str]:
