@@ -15,6 +15,7 @@ def test_source_hashes_reads_only_well_formed_entries() -> None:
             {"id": first, "sha256": "a" * 64},
             {"id": second, "sha256": "b" * 64},
             {"id": new_id(), "sha256": None},  # a damaged entry names no bytes
+            {"sha256": "c" * 64},  # nor a source
             "not an entry",
         ]
     }

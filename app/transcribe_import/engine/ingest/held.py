@@ -16,7 +16,7 @@ def source_hashes(manifest: Mapping[str, Any]) -> dict[str, str]:
     return {
         s["sha256"]: s["id"]
         for s in manifest["sources"]
-        if isinstance(s, dict) and isinstance(s.get("sha256"), str)
+        if isinstance(s, dict) and isinstance(s.get("sha256"), str) and isinstance(s.get("id"), str)
     }
 
 

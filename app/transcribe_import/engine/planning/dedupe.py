@@ -12,7 +12,7 @@ rebuilt, and it is never an authority (commit re-reads the target manifest).
 from __future__ import annotations
 
 import threading
-from collections.abc import Container, Mapping
+from collections.abc import Container, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
@@ -92,6 +92,22 @@ def classify(
     return None
 
 
+def corpus_index_for(
+    corpus: Corpus | None, policy: DuplicatePolicy, scopes: Iterable[DedupeScope]
+) -> CorpusHashIndex | None:
+    """The corpus-wide index, refreshed now, when ``classify`` will ask it; None otherwise.
+
+    It asks it only under ``skip_existing`` for a source whose item's scope is CORPUS:
+    ``scopes`` are the scopes of the items to be classified (the planner's one, the
+    plan's items for a commit, one item for a cancel). Without a corpus, None.
+    """
+    if corpus is None or policy is not DuplicatePolicy.SKIP_EXISTING:
+        return None
+    if not any(scope is DedupeScope.CORPUS for scope in scopes):
+        return None
+    return CorpusHashIndex.refreshed(corpus)
+
+
 def notebook_hashes(corpus: Corpus, notebook_id: str) -> dict[str, str]:
     """sha256 -> source_id for one notebook, read from its manifest now."""
     return source_hashes(project.read(corpus.notebook_dir(notebook_id), notebook_id))
@@ -115,8 +131,7 @@ def describe_skips(corpus: Corpus | None, plan: ImportPlan, item: PlanItem) -> l
     where: dict[str, set[str]] = {}
     titles: dict[str, str] = {}
     if any(s.duplicate is Duplicate.IN_CORPUS for s in skips) and corpus is not None:
-        index = CorpusHashIndex(corpus)
-        index.refresh()
+        index = CorpusHashIndex.refreshed(corpus)
         where = {s.sha256: index.notebooks_with(s.sha256) - {item.notebook_id} for s in skips}
         titles = {nbid: e.title for nbid, e in corpus.index_entries().items()}
     return [_skip_words(s, plan, item, held, where, titles) for s in skips]
@@ -197,6 +212,13 @@ class CorpusHashIndex:
         self._by_sha: dict[str, set[str]] = {}
         self._mutex = threading.Lock()
         self.manifests_read = 0  # for tests and benchmarks: how many project.json were parsed
+
+    @classmethod
+    def refreshed(cls, corpus: Corpus) -> CorpusHashIndex:
+        """The index of ``corpus`` as it is now: its cache read, changed notebooks re-read."""
+        index = cls(corpus)
+        index.refresh()
+        return index
 
     def _load_cache(self) -> None:
         try:

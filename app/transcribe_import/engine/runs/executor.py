@@ -37,9 +37,12 @@ from transcribe_import.engine.ingest.transaction import (
     SourceSpec,
 )
 from transcribe_import.engine.media.kinds import RenderSettings
-from transcribe_import.engine.planning.dedupe import CorpusHashIndex, classify, notebook_hashes
+from transcribe_import.engine.planning.dedupe import (
+    classify,
+    corpus_index_for,
+    notebook_hashes,
+)
 from transcribe_import.engine.planning.plan import (
-    DedupeScope,
     Duplicate,
     DuplicatePolicy,
     ImportPlan,
@@ -117,12 +120,9 @@ class _Executor:
             for it in plan.items
             if self.outcomes[it.item_id].state.final
         )
-        self.corpus_index: CorpusHashIndex | None = None
-        if plan.policy is DuplicatePolicy.SKIP_EXISTING and any(
-            it.dedupe_scope is DedupeScope.CORPUS for it in plan.items
-        ):
-            self.corpus_index = CorpusHashIndex(corpus)
-            self.corpus_index.refresh()
+        self.corpus_index = corpus_index_for(
+            corpus, plan.policy, (it.dedupe_scope for it in plan.items)
+        )
 
     # -- stop conditions -------------------------------------------------------------------
 
