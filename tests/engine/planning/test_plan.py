@@ -322,4 +322,3 @@ def test_imported_page_count_counts_only_the_pages_that_land() -> None:
     assert item.imported_page_count() == 4
     plan = replace(_sample_plan(), items=(item, replace(base, item_id=new_id())))
     assert plan.imported_page_count() == 4 + 1
-
