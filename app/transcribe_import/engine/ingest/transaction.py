@@ -300,13 +300,7 @@ def _ingest_new(
             fsio.fsync_dir(corpus.notebooks_dir)
             crashpoint("create.before_register")
             corpus.register(
-                IndexEntry(
-                    nbid,
-                    f"notebooks/{nbid}",
-                    create.title,
-                    doc["created_at"],
-                    create.import_run_id,
-                ),
+                IndexEntry.of_notebook(nbid, create.title, doc["created_at"], create.import_run_id),
                 new_folder=True,
             )
     finally:
