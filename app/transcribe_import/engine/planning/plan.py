@@ -32,25 +32,19 @@ from transcribe_import.engine.planning.plan_document import (
     plan_document,
     strip_provenance,
 )
-from transcribe_import.engine.planning.plan_values import (
-    DEFAULT_POLICY_ID,
-    POLICY_IDS,
-    DedupeScope,
-    Duplicate,
-    DuplicatePolicy,
-    ImportPlan,
-    Op,
-    Ordering,
-    OrderingRule,
-    PageRender,
-    PlanItem,
-    PlanPage,
-    PlanSource,
-    Restore,
-    SourceProvenance,
-    policy_id_for,
-)
 from transcribe_import.engine.storage import fsio
+
+# isort: off
+# The plan's values, re-exported, by kind: the codes, the plan and its item, its pages.
+from transcribe_import.engine.planning.plan_values import DEFAULT_POLICY_ID, POLICY_IDS
+from transcribe_import.engine.planning.plan_values import DuplicatePolicy, policy_id_for
+from transcribe_import.engine.planning.plan_values import DedupeScope, Duplicate, Op
+from transcribe_import.engine.planning.plan_values import Ordering, OrderingRule
+from transcribe_import.engine.planning.plan_values import ImportPlan, PlanItem, Restore
+from transcribe_import.engine.planning.plan_values import PageRender, PlanPage, PlanSource
+from transcribe_import.engine.planning.plan_values import SourceProvenance
+
+# isort: on
 
 __all__ = [
     "DEFAULT_POLICY_ID",
