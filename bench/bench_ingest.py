@@ -221,7 +221,7 @@ def bench_pause(jpgs: list[Path], pages: int = 500, pause_at: int = 250) -> dict
     are rolled back), the worst case a whole checkpoint's time.
     """
     from transcribe_import.engine.base.ids import new_id
-    from transcribe_import.engine.ingest import transaction
+    from transcribe_import.engine.ingest import staging
     from transcribe_import.engine.ingest.checkpoints import CHECKPOINT_PAGES, ingest_checkpoints
     from transcribe_import.engine.ingest.transaction import (
         IngestCancelled,
@@ -242,7 +242,7 @@ def bench_pause(jpgs: list[Path], pages: int = 500, pause_at: int = 250) -> dict
     )
     rendered = [0]
     stop = [False]
-    real = transaction.decode.render_pages
+    real = staging.decode.render_pages
 
     def counted(*a, **kw):  # type: ignore[no-untyped-def]
         for page in real(*a, **kw):
@@ -252,7 +252,7 @@ def bench_pause(jpgs: list[Path], pages: int = 500, pause_at: int = 250) -> dict
                 stop[0] = True
             yield page
 
-    transaction.decode.render_pages = counted
+    staging.decode.render_pages = counted
     starts: list[float] = []
     with tempfile.TemporaryDirectory(dir=WORK) as d:
         corpus = Corpus.open(Path(d))
@@ -278,7 +278,7 @@ def bench_pause(jpgs: list[Path], pages: int = 500, pause_at: int = 250) -> dict
             pass
         ended = time.perf_counter()
         kept = len(Corpus.open(Path(d)).list_notebooks())
-    transaction.decode.render_pages = real
+    staging.decode.render_pages = real
     asked = float(stop[1])
     durations = [b - a for a, b in zip(starts, starts[1:], strict=False)]
     return {

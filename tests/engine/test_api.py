@@ -170,3 +170,32 @@ def test_every_name_the_api_exports_is_there() -> None:
     from transcribe_import.engine import api
 
     assert [n for n in api.__all__ if not hasattr(api, n)] == []
+
+
+def test_item_state_is_one_badge_for_both_faces(corpus: Corpus, tmp_path: Path) -> None:
+    shelf = tmp_path / "shelf"
+    for name in ("page1.jpg", "page01.jpg", "page2.jpg"):  # page 1 twice: ambiguous
+        page_image(shelf / "ambiguous" / name, name)
+    for name in ("1.jpg", "2.jpg", "3.jpg"):  # 3 is a copy of 2
+        page_image(shelf / "with a copy" / name, "same" if name != "1.jpg" else name)
+    page_image(shelf / "plain" / "1.jpg", "plain")
+    plan = api.plan_paths(corpus, api.PlanRequest((shelf,))).plan
+    by_title = {it.label.rsplit("/", 1)[-1]: it for it in plan.items}
+    ambiguous, copied, plain = by_title["ambiguous"], by_title["with a copy"], by_title["plain"]
+    # Not validated yet: the order is checked here, and no error is known.
+    assert api.item_state(ambiguous, None) is api.PlanItemState.NEEDS_ORDER_DECISION
+    assert api.item_state(copied, None) is api.PlanItemState.DUPLICATE_SKIPS
+    assert api.item_state(plain, None) is api.PlanItemState.READY
+    # Validated: the ambiguous order is one of the report's errors, the others are as they were.
+    report = api.validate_plan(corpus, plan)
+    states = {name: api.item_state(it, report) for name, it in by_title.items()}
+    assert states == {
+        "ambiguous": api.PlanItemState.ERROR,
+        "with a copy": api.PlanItemState.DUPLICATE_SKIPS,
+        "plain": api.PlanItemState.READY,
+    }
+    # A caller that has checked the order already (the window) says so, and is believed.
+    assert api.item_state(plain, None, order_ambiguous=True) is (
+        api.PlanItemState.NEEDS_ORDER_DECISION
+    )
+    assert api.item_state(ambiguous, None, order_ambiguous=False) is api.PlanItemState.READY

@@ -128,7 +128,7 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
         raise UsageError(f"{exc}; no plan was written") from None
     save_plan(plan, Path(args.output))
     report = api.validate_plan(corpus, plan)
-    pages = sum(len(s.pages) for it in plan.items for s in it.imported_sources())
+    pages = plan.imported_page_count()
     say(f"Wrote {args.output}: {len(plan.items)} notebook(s), {pages} page(s) to import.")
     for it in plan.items:
         say("  " + _item_line(it, report) + placement_cli.words(corpus, it))
@@ -149,24 +149,33 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
+# The badge in the CLI's words: with a report, an ambiguous page order is one of its errors.
+_STATE_WORDS = {
+    api.PlanItemState.ERROR: "needs a decision",
+    api.PlanItemState.NEEDS_ORDER_DECISION: "needs a decision",
+    api.PlanItemState.DUPLICATE_SKIPS: "ready",
+    api.PlanItemState.READY: "ready",
+}
+
+
 def _item_line(it: PlanItem, report: ValidationReport) -> str:
     # Here, not at the top: validate loads the decoders, and a report exists only once
     # they are loaded anyway (`runs`, `show`, `cancel` must start without them).
     from transcribe_import.engine.planning.validate import ProblemCode
 
-    problems = report.for_item(it.item_id)
-    errors = [p for p in problems if p.severity == "error"]
+    state = api.item_state(it, report)
     op = "create" if it.op == "create_notebook" else f"into {it.notebook_id[:8]}"
-    if not errors and any(p.code == ProblemCode.UNCHANGED for p in problems):
+    if state is not api.PlanItemState.ERROR and any(
+        p.code == ProblemCode.UNCHANGED for p in report.for_item(it.item_id)
+    ):
         # A bag's notebook the corpus holds byte for byte: not "0 pages, N duplicates"
         return (
             f"[unchanged] {it.item_id[:8]} “{it.label}”: already in the corpus, nothing to import"
         )
-    state = "needs a decision" if errors else "ready"
-    pages = api.pages_planned(it)
+    pages = it.imported_page_count()
     dups = len(it.planned_skips())
     extra = f", {dups} duplicate(s) skipped" if dups else ""
-    return f"[{state}] {it.item_id[:8]} {op} “{it.label}”: {pages} page(s){extra}"
+    return f"[{_STATE_WORDS[state]}] {it.item_id[:8]} {op} “{it.label}”: {pages} page(s){extra}"
 
 
 # -- validate and order --------------------------------------------------------------------

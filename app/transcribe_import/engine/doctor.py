@@ -290,9 +290,8 @@ def _reconcile_registration(corpus: Corpus, names: list[str]) -> list[Finding]:
         title = manifest["title"] if isinstance(manifest.get("title"), str) else name
         run = manifest.get("import_run_id")
         corpus.register(
-            IndexEntry(
+            IndexEntry.of_notebook(
                 name,
-                f"notebooks/{name}",
                 title,
                 str(manifest.get("created_at", "")),
                 run if isinstance(run, str) and is_valid_id(run) else None,

@@ -15,7 +15,7 @@ import pytest
 from transcribe_import.engine import api
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.ids import new_id
-from transcribe_import.engine.ingest import transaction
+from transcribe_import.engine.ingest import staging, transaction
 from transcribe_import.engine.planning import bag as bag_mod
 from transcribe_import.engine.planning import ordering
 from transcribe_import.engine.planning.plan import (
@@ -144,7 +144,7 @@ def test_renders_are_copied_never_rendered(
     def no_rendering(*args: object, **kw: object) -> object:
         raise AssertionError("a bag's page was rendered instead of copied")
 
-    monkeypatch.setattr(transaction.decode, "render_pages", no_rendering)
+    monkeypatch.setattr(staging.decode, "render_pages", no_rendering)
     assert commit_plan(corpus, plan).status is RunStatus.COMPLETE
 
 

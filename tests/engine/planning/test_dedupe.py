@@ -6,7 +6,7 @@ from pathlib import Path
 
 from transcribe_import.engine.base.ids import new_id
 from transcribe_import.engine.ingest.transaction import ingest
-from transcribe_import.engine.planning.dedupe import CorpusHashIndex, classify
+from transcribe_import.engine.planning.dedupe import CorpusHashIndex, classify, corpus_index_for
 from transcribe_import.engine.planning.plan import DedupeScope, Duplicate, DuplicatePolicy
 from transcribe_import.engine.storage.corpus import Corpus
 
@@ -107,3 +107,19 @@ def test_a_notebook_holding_the_source_itself_holds_no_duplicate_of_it() -> None
     # A retry after the source's import landed: commit finds its own id, not a copy.
     assert judge(in_notebook={SHA: "source-1"}, source_id="source-1") is None
     assert judge(in_notebook={SHA: "source-1"}, source_id="source-2") is Duplicate.IN_NOTEBOOK
+
+
+def test_the_corpus_index_is_read_only_when_classify_will_ask_it(tmp_path: Path) -> None:
+    corpus = Corpus.open(tmp_path / "data")
+    nbid = new_id()
+    corpus.create_notebook(nbid, "nb")
+    req = request_for(nbid, [page_image(tmp_path / "p.jpg", "page")])
+    ingest(corpus, req)
+    skip, copy = DuplicatePolicy.SKIP_EXISTING, DuplicatePolicy.CREATE_DUPLICATE
+    notebook, whole = DedupeScope.NOTEBOOK, DedupeScope.CORPUS
+    assert corpus_index_for(corpus, skip, [notebook, notebook]) is None
+    assert corpus_index_for(corpus, copy, [whole]) is None
+    assert corpus_index_for(None, skip, [whole]) is None  # planning without a corpus
+    index = corpus_index_for(corpus, skip, iter([notebook, whole]))
+    assert index is not None and index.manifests_read == 1  # refreshed, ready to ask
+    assert index.notebooks_with(req.sources[0].sha256) == {nbid}

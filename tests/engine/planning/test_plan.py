@@ -299,3 +299,26 @@ def test_planned_skip_is_a_marked_duplicate_not_excluded() -> None:
     )
     assert item.planned_skips() == [item.sources[0]]
     assert item.imported_sources() == [item.sources[2]]
+
+
+def test_imported_page_count_counts_only_the_pages_that_land() -> None:
+    base = _sample_plan().items[0]
+    [one] = base.sources
+    pdf = replace(
+        one,
+        source_id=new_id(),
+        media_type="application/pdf",
+        pages=tuple(PlanPage(new_id(), new_id(), i) for i in range(3)),
+    )
+    item = replace(
+        base,
+        sources=(
+            pdf,  # 3 pages land
+            replace(one, source_id=new_id(), duplicate=Duplicate.IN_NOTEBOOK),  # skipped
+            replace(pdf, source_id=new_id(), excluded=True),  # left out
+            replace(one, source_id=new_id()),  # 1 page lands
+        ),
+    )
+    assert item.imported_page_count() == 4
+    plan = replace(_sample_plan(), items=(item, replace(base, item_id=new_id())))
+    assert plan.imported_page_count() == 4 + 1

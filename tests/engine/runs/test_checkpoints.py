@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from transcribe_import.engine.ingest import checkpoints, transaction
+from transcribe_import.engine.ingest import checkpoints, staging
 from transcribe_import.engine.ingest.checkpoints import CHECKPOINT_PAGES
 from transcribe_import.engine.planning.plan import ImportPlan
 from transcribe_import.engine.runs.executor import EventKind, RunControl, RunEvent, execute_run
@@ -39,7 +39,7 @@ class Renders:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.by_file: Counter[str] = Counter()
         self.on: tuple[int, Callable[[], None]] | None = None
-        real = transaction.decode.render_pages
+        real = staging.decode.render_pages
 
         def watched(path, media_type, indices, settings, *, display_path, **kw):  # type: ignore[no-untyped-def]
             for page in real(path, media_type, indices, settings, display_path=display_path, **kw):
@@ -48,7 +48,7 @@ class Renders:
                     self.on[1]()
                 yield page
 
-        monkeypatch.setattr(transaction.decode, "render_pages", watched)
+        monkeypatch.setattr(staging.decode, "render_pages", watched)
 
     def total(self) -> int:
         return sum(self.by_file.values())

@@ -11,7 +11,7 @@ import pytest
 from transcribe_import.engine.base.config import resolve_data_dir
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.ids import new_id
-from transcribe_import.engine.storage.corpus import Corpus
+from transcribe_import.engine.storage.corpus import Corpus, IndexEntry
 
 
 def test_data_dir_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -103,3 +103,14 @@ def test_corpus_lock_busy_is_a_clear_error(data_dir: Path) -> None:
     finally:
         release.set()
         t.join()
+
+
+def test_a_registration_names_the_notebook_folder_the_reader_accepts(data_dir: Path) -> None:
+    corpus = Corpus.open(data_dir)
+    nbid, run = new_id(), new_id()
+    entry = IndexEntry.of_notebook(nbid, "Diary", "2026-01-01T00:00:00Z", run)
+    assert entry.directory == f"notebooks/{nbid}"
+    with corpus.locked():
+        assert corpus.register(entry)
+    assert Corpus.open(data_dir).index_entries() == {nbid: entry}  # read back as written
+    assert (corpus.root / entry.directory) == corpus.notebook_dir(nbid)

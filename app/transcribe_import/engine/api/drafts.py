@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from transcribe_import.engine.api.plans import pages_planned
 from transcribe_import.engine.planning.plan import ImportPlan
 from transcribe_import.engine.storage.corpus import Corpus
 
@@ -65,7 +64,7 @@ def list_drafts(corpus: Corpus) -> list[Draft]:
         except PlanDocumentError as exc:
             out.append(Draft(stem, path, saved, 0, 0, str(exc)))
             continue
-        pages = sum(pages_planned(it) for it in plan.items)
+        pages = plan.imported_page_count()
         out.append(Draft(plan.plan_id, path, saved, len(plan.items), pages))
     out.sort(key=lambda d: d.saved_at, reverse=True)
     return out

@@ -6,6 +6,7 @@ leaves out and why).
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.planning.plan import DedupeScope, ImportPlan, PlanItem
+from transcribe_import.engine.planning.problems import Severity
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.storage.corpus import Corpus
 
@@ -346,6 +348,36 @@ def nothing_to_import(plan: ImportPlan) -> str | None:
     return "Nothing to import: no file was found. Add folders of page images or PDFs."
 
 
-def pages_planned(item: PlanItem) -> int:
-    """The pages an item will add: its imported sources' pages (skips and exclusions out)."""
-    return sum(len(s.pages) for s in item.imported_sources())
+class PlanItemState(enum.StrEnum):
+    """What a plan item's badge says before commit, worst first (not a run's item state)."""
+
+    ERROR = "error"  # validate found an error in it: it cannot be committed as it is
+    NEEDS_ORDER_DECISION = "needs_order_decision"  # its page order is ambiguous
+    DUPLICATE_SKIPS = "duplicate_skips"  # ready, and some of its files are skipped
+    READY = "ready"
+
+
+def item_state(
+    item: PlanItem, report: ValidationReport | None, *, order_ambiguous: bool | None = None
+) -> PlanItemState:
+    """The one badge of a plan item, for the review's State column and the CLI's lines.
+
+    ``report`` is this plan's validation (None: not validated yet, so no error is known).
+    ``order_ambiguous`` is whether the item's page order needs a decision, for a caller
+    that has checked it already (the window remembers it per item, since the check reads
+    every name). None: with a report, validate has checked it (an ambiguous order is one of
+    its errors); without one, it is checked here.
+    """
+    if report is not None and any(
+        p.severity is Severity.ERROR for p in report.for_item(item.item_id)
+    ):
+        return PlanItemState.ERROR
+    if order_ambiguous is None and report is None:
+        from transcribe_import.engine.planning import ordering
+
+        order_ambiguous = bool(ordering.find_ambiguities(item))
+    if order_ambiguous:
+        return PlanItemState.NEEDS_ORDER_DECISION
+    if any(s.duplicate is not None for s in item.sources):
+        return PlanItemState.DUPLICATE_SKIPS
+    return PlanItemState.READY

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from transcribe_import.engine.api.plans import pages_planned
 from transcribe_import.engine.planning.plan import ImportPlan, Op
 from transcribe_import.engine.runs.model import ItemOutcome, ItemState, RunRecord, RunStatus
 from transcribe_import.engine.runs.store import RunStore
@@ -88,7 +87,7 @@ def outcome_rows(plan: ImportPlan, record: RunRecord) -> list[OutcomeRow]:
             it.label,
             it.op,
             it.notebook_id,
-            pages_planned(it),
+            it.imported_page_count(),
             outcomes[it.item_id],
         )
         for it in plan.items

@@ -11,19 +11,17 @@ so a notebook never appears without pages and a creation stopped or killed befor
 that leaves nothing the corpus shows (the hidden folder is removed by the next
 attempt or by doctor).
 
-Over the usual 500 lines: the steps of one transaction (check, claim, journal, stage and
-render, promote, and a first transaction's hidden folder) are correct only in this order,
-share one lock and one rollback discipline, and are read together; what others call is a
-module of its own (``journal``, ``finish``, ``recovery``, ``checkpoints``), and where the
-pages go is ``placement``'s, which the transaction asks under its lock.
+This module holds the order of the steps (check, claim, journal, stage, promote, and a
+first transaction's hidden folder), which share one lock and one rollback discipline.
+Each step's work is a module of its own: the request (``request``), copying and
+rendering (``staging``), the journal (``journal``), promoting (``finish``), recovery
+(``recovery``), long sources (``checkpoints``) and where the pages go (``placement``).
 """
 
 from __future__ import annotations
 
-import concurrent.futures
 import dataclasses
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,142 +31,41 @@ from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.findings import FindingCode
 from transcribe_import.engine.base.ids import check_id, new_id
 from transcribe_import.engine.base.text import json_safe
-from transcribe_import.engine.ingest import journal, recovery
+from transcribe_import.engine.ingest import held, journal, recovery
 from transcribe_import.engine.ingest.finish import promote_and_commit
 from transcribe_import.engine.ingest.journal import Journal, JournalState
-from transcribe_import.engine.ingest.placement import Placement, checked_anchor
-from transcribe_import.engine.media import decode
-from transcribe_import.engine.media.kinds import MEDIA_EXTENSIONS, RenderedPage, RenderSettings
-from transcribe_import.engine.media.sniff import sniff_media_type
+from transcribe_import.engine.ingest.placement import checked_anchor
+
+# The request's values are re-exported: callers name them with ``ingest`` from here.
+from transcribe_import.engine.ingest.request import (
+    IngestCancelled,
+    IngestRequest,
+    IngestResult,
+    NewNotebook,
+    PageSpec,
+    RenderSpec,
+    SourceSpec,
+    Work,
+    check_request,
+)
+from transcribe_import.engine.ingest.staging import stage_all
+from transcribe_import.engine.media.kinds import RenderSettings
 from transcribe_import.engine.storage import fsio, locks, project
 from transcribe_import.engine.storage.corpus import CREATING_PREFIX, Corpus, IndexEntry
 
-
-@dataclass(frozen=True)
-class RenderSpec:
-    """A render to copy as it is (a bag's), with the sha256 it must have; not rendered."""
-
-    path: Path
-    sha256: str
-    width: int
-    height: int
-    size: int | None = None  # the planned size: no more is ever read (fsio.open_regular)
-
-
-@dataclass(frozen=True)
-class PageSpec:
-    page_id: str
-    render_id: str
-    page_index: int
-    render: RenderSpec | None = None  # None: rendered from the source
-    # Keys for the page's project.json entry beyond the importer's own (a bag's labels...).
-    extra: Mapping[str, Any] | None = field(default=None, hash=False)
-    label: str | None = None  # the plan's page label ("12v"): the entry's "label"
-
-
-@dataclass(frozen=True)
-class SourceSpec:
-    """One source file to add, with the sha256 the plan saw and its preallocated ids."""
-
-    source_id: str
-    path: Path
-    sha256: str
-    media_type: str
-    pages: tuple[PageSpec, ...]
-    provenance: Mapping[str, Any] = field(default_factory=dict)
-    # Keys for the source's project.json entry beyond the importer's own (a bag's).
-    extra: Mapping[str, Any] | None = field(default=None, hash=False)
-    # The pages the import takes from the source in all, when ``pages`` are only some of them
-    # (a long source landed over several checkpoints); None: all of them are here.
-    page_count: int | None = None
-    size: int | None = None  # the planned size: no more is ever read (fsio.open_regular)
-
-
-@dataclass(frozen=True)
-class IngestRequest:
-    notebook_id: str
-    sources: tuple[SourceSpec, ...]
-    import_run_id: str | None = None
-    item_id: str | None = None
-    cover_page_id: str | None = None  # set only if the notebook has no cover yet
-    # A restore (a bag's notebook): the pages land in this order (it may interleave
-    # sources), and only into a notebook that holds no other page, so nothing is merged.
-    page_order: tuple[str, ...] | None = None
-    # skip_existing: a source whose bytes the notebook already holds (as another source) is
-    # left out, judged under the notebook lock, so two imports racing into one notebook
-    # with the same files never both land them.
-    skip_held: bool = False
-    # Where the new pages go (ingest/placement.py; None: at the end), checked again under
-    # the notebook's lock, and the pages they replace: (new page id, page id it replaces).
-    placement: Placement | None = None
-    replaces: tuple[tuple[str, str], ...] = ()
-    # A restore's pages that a rescan had replaced in the bag's notebook: their files land,
-    # their records are the bag's ``replaced_pages`` (which ``NewNotebook.extra`` carries).
-    history: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class NewNotebook:
-    """The notebook an ingest creates with its first pages (a ``create_notebook`` item's).
-
-    ``extra``: keys for its project.json beyond the importer's own (a bag's manifest).
-    """
-
-    title: str
-    import_run_id: str | None = None
-    extra: Mapping[str, Any] | None = field(default=None, hash=False)
-
-
-@dataclass(frozen=True)
-class IngestResult:
-    notebook_id: str
-    txn_id: str | None
-    already_present: bool
-    pages_added: int
-    skipped_held: tuple[str, ...] = ()  # source ids left out: the notebook held their bytes
-
-
-class IngestCancelled(Exception):
-    """The caller asked to stop while staging; the transaction was rolled back."""
-
-
-@dataclass(frozen=True)
-class _Work:
-    """How the caller wants this transaction run, handed down each of its steps."""
-
-    settings: RenderSettings
-    workers: int  # sources staged at once
-    lock_timeout: float  # how long to wait for the notebook's ingest lock
-    should_stop: Callable[[], bool] | None
-    on_source_staged: Callable[[int, int], None] | None  # (sources staged, of how many)
-
-
-def _check_request(req: IngestRequest) -> None:
-    check_id(req.notebook_id, "notebook_id")
-    for opt, what in ((req.import_run_id, "import_run_id"), (req.item_id, "item_id")):
-        if opt is not None:
-            check_id(opt, what)
-    if not req.sources:
-        raise ValueError("an ingest needs at least one source")
-    seen: set[str] = set()
-    for s in req.sources:
-        if s.media_type not in MEDIA_EXTENSIONS:
-            raise TranscribeError(
-                ErrorCode.UNSUPPORTED_MEDIA,
-                f"{s.path}: media type {s.media_type} is not supported",
-                path=str(s.path),
-            )
-        ids = [s.source_id] + [i for p in s.pages for i in (p.page_id, p.render_id)]
-        for i in ids:
-            check_id(i, "id")
-            if i in seen:
-                raise TranscribeError(ErrorCode.ID_CONFLICT, f"id {i} appears twice in one ingest")
-            seen.add(i)
-    replaced = [old for _new, old in req.replaces]
-    for old in replaced:
-        check_id(old, "replaced page id")
-    if len(set(replaced)) != len(replaced) or seen & set(replaced):
-        raise ValueError("an ingest replaces each page at most once, never by one of its own")
+__all__ = [
+    "IngestCancelled",
+    "IngestRequest",
+    "IngestResult",
+    "NewNotebook",
+    "PageSpec",
+    "RenderSpec",
+    "SourceSpec",
+    "creating_dir",
+    "ingest",
+    "recover_creation",
+    "remove_dead_creation",
+]
 
 
 def _journal_for(
@@ -242,147 +139,6 @@ def _journal_for(
     return Journal(doc)
 
 
-def _copy_verified(
-    src: Path,
-    dest: Path,
-    sha256: str,
-    *,
-    missing: str,
-    changed: str,
-    size: int | None = None,
-    should_stop: Callable[[], bool] | None = None,
-) -> tuple[str, int]:
-    """Copy ``src`` to ``dest`` and return its (sha256, size), refusing other contents.
-
-    ``missing`` and ``changed`` are the messages for a file gone or no longer the one planned.
-    """
-    try:
-        sha, copied = fsio.copy_hashed(src, dest, size=size, should_stop=should_stop)
-    except fsio.ReadStopped:
-        raise IngestCancelled() from None
-    except FileNotFoundError:
-        raise TranscribeError(ErrorCode.SOURCE_MISSING, missing, path=str(src)) from None
-    except PermissionError:
-        raise TranscribeError(
-            ErrorCode.SOURCE_UNREADABLE,
-            f"{src} cannot be read (permission denied): fix its permissions and retry.",
-            path=str(src),
-        ) from None
-    except OSError as exc:
-        raise fsio.problem_from_oserror(exc, src, "copying") from exc
-    if sha != sha256:
-        raise TranscribeError(ErrorCode.SOURCE_CHANGED, changed, path=str(src))
-    return sha, copied
-
-
-def _stage_source(
-    spec: SourceSpec,
-    staging: Path,
-    settings: RenderSettings,
-    should_stop: Callable[[], bool] | None = None,
-    landed: Path | None = None,
-) -> tuple[int, list[RenderedPage]]:
-    """Copy one source into staging, check its hash, render its pages from the copy.
-
-    Each page's PNG is written as soon as it is rendered and its bytes dropped, so a
-    500-page PDF never holds more than one render in memory; a stop request is
-    honoured between pages (the caller rolls the transaction back). ``landed``: the
-    notebook already holds the source (an earlier checkpoint landed it with some of its
-    pages): nothing is copied, these pages are rendered from that copy once its hash is
-    checked again.
-    """
-    ext = MEDIA_EXTENSIONS[spec.media_type]
-    staged = staging / f"{spec.source_id}.{ext}"
-    if landed is not None:
-        sha, size = fsio.hash_file(landed)
-        if sha != spec.sha256:
-            raise TranscribeError(
-                ErrorCode.SOURCE_CHANGED,
-                f"{landed} (the notebook's copy of {spec.path}) no longer has the bytes it "
-                "landed with; run `transcribe-import doctor --verify-hashes`.",
-                path=str(landed),
-            )
-        staged = landed
-    else:
-        _sha, size = _copy_verified(
-            spec.path,
-            staged,
-            spec.sha256,
-            missing=f"{spec.path} has disappeared since it was scanned: reconnect the disk or "
-            "scan again.",
-            changed=f"{spec.path} changed since it was scanned (its contents are different): "
-            "scan it again before importing.",
-            size=spec.size,
-            should_stop=should_stop,
-        )
-    # Rendering reads the verified copy, never the original, so what we render is what we keep.
-    sniffed = sniff_media_type(staged, display_path=str(spec.path))
-    if sniffed != spec.media_type:
-        raise TranscribeError(
-            ErrorCode.MEDIA_MISMATCH,
-            f"{spec.path} is {sniffed}, not {spec.media_type} as planned: scan it again.",
-            path=str(spec.path),
-        )
-    to_render = [p for p in spec.pages if p.render is None]
-    # Not even opened by a decoder when every render is copied (a bag's pages).
-    pages = (
-        decode.render_pages(
-            staged,
-            spec.media_type,
-            [p.page_index for p in to_render],
-            settings,
-            display_path=str(spec.path),
-            size=size,
-        )
-        if to_render
-        else iter(())
-    )
-    made: dict[str, RenderedPage] = {}
-    for spec_page, r in zip(to_render, pages, strict=False):
-        try:
-            fsio.write_new(staging / f"{spec_page.render_id}.png", r.png)
-        except OSError as exc:
-            raise fsio.problem_from_oserror(exc, staging, "writing a page render for") from exc
-        made[spec_page.render_id] = dataclasses.replace(r, png=b"")
-        if should_stop is not None and should_stop():
-            raise IngestCancelled()
-    for spec_page in spec.pages:
-        if spec_page.render is not None:
-            made[spec_page.render_id] = _copy_render(spec_page, staging)
-            if should_stop is not None and should_stop():
-                raise IngestCancelled()
-    rendered = [made[p.render_id] for p in spec.pages if p.render_id in made]
-    if len(rendered) != len(spec.pages):
-        raise TranscribeError(
-            ErrorCode.MEDIA_MISMATCH,
-            f"{spec.path} has fewer pages than planned: scan it again.",
-            path=str(spec.path),
-        )
-    crashpoint("ingest.stage.after_source")
-    return size, rendered
-
-
-def _copy_render(page: PageSpec, staging: Path) -> RenderedPage:
-    """Stage a bag's render as it is, refusing it unless its bytes have the planned sha256.
-
-    The render was made by the corpus the bag came from; copying it keeps the page exactly
-    as it was seen there (no second rendering, no new hash).
-    """
-    render = page.render
-    assert render is not None
-    sha, _size = _copy_verified(
-        render.path,
-        staging / f"{page.render_id}.png",
-        render.sha256,
-        missing=f"{render.path} (the render of page {page.page_id}) has disappeared since the "
-        "bag was planned: reconnect the disk or plan the bag again.",
-        changed=f"{render.path} (the render of page {page.page_id}) changed since the bag was "
-        "planned (its contents are different): plan the bag again before importing.",
-        size=render.size,
-    )
-    return RenderedPage(page.page_index, b"", render.width, render.height, sha)
-
-
 def ingest(
     corpus: Corpus,
     req: IngestRequest,
@@ -402,8 +158,8 @@ def ingest(
     is registered first. Raises TranscribeError (notebook left exactly as it was, or
     not created) or IngestCancelled.
     """
-    work = _Work(settings or RenderSettings(), workers, lock_timeout, should_stop, on_source_staged)
-    _check_request(req)
+    work = Work(settings or RenderSettings(), workers, lock_timeout, should_stop, on_source_staged)
+    check_request(req)
     nb_dir = corpus.notebook_dir(req.notebook_id)
     try:
         if create is not None:
@@ -422,7 +178,7 @@ def ingest(
         raise fsio.problem_from_oserror(exc, nb_dir, "importing into notebook") from exc
 
 
-def _ingest(corpus: Corpus, req: IngestRequest, nb_dir: Path, work: _Work) -> IngestResult:
+def _ingest(corpus: Corpus, req: IngestRequest, nb_dir: Path, work: Work) -> IngestResult:
     if not fsio.is_dir(nb_dir):
         raise TranscribeError(
             ErrorCode.NOTEBOOK_NOT_FOUND,
@@ -496,7 +252,7 @@ def recover_creation(corpus: Corpus, notebook_id: str, create: NewNotebook) -> N
 
 
 def _ingest_new(
-    corpus: Corpus, req: IngestRequest, create: NewNotebook, work: _Work
+    corpus: Corpus, req: IngestRequest, create: NewNotebook, work: Work
 ) -> IngestResult | None:
     """Create the notebook with this transaction's pages; None if it exists by now."""
     nbid = req.notebook_id
@@ -544,13 +300,7 @@ def _ingest_new(
             fsio.fsync_dir(corpus.notebooks_dir)
             crashpoint("create.before_register")
             corpus.register(
-                IndexEntry(
-                    nbid,
-                    f"notebooks/{nbid}",
-                    create.title,
-                    doc["created_at"],
-                    create.import_run_id,
-                ),
+                IndexEntry.of_notebook(nbid, create.title, doc["created_at"], create.import_run_id),
                 new_folder=True,
             )
     finally:
@@ -567,7 +317,7 @@ def _remove_shell_quietly(shell: Path) -> None:
 
 
 def _ingest_locked(
-    corpus: Corpus, req: IngestRequest, nb_dir: Path, work: _Work, *, new: bool = False
+    corpus: Corpus, req: IngestRequest, nb_dir: Path, work: Work, *, new: bool = False
 ) -> IngestResult:
     """The transaction, with the notebook's ingest lock held (``new``: in its hidden folder)."""
     manifest = project.read(nb_dir, req.notebook_id)
@@ -610,8 +360,8 @@ def _ingest_locked(
         )
     skipped: tuple[str, ...] = ()
     if req.skip_held:
-        held = {s.get("sha256"): s.get("id") for s in manifest["sources"] if isinstance(s, dict)}
-        left_out = [s for s in req.sources if held.get(s.sha256) not in (None, s.source_id)]
+        hashes = held.source_hashes(manifest)
+        left_out = [s for s in req.sources if held.held_as_another(hashes, s.sha256, s.source_id)]
         if left_out:
             skipped = tuple(s.source_id for s in left_out)
             keep = tuple(s for s in req.sources if s.source_id not in skipped)
@@ -661,7 +411,7 @@ def _ingest_locked(
             for s in req.sources
             if s.source_id in continuing
         }
-        sizes, renders = _stage_all(req, staging, work, landed)
+        sizes, renders = stage_all(req, staging, work, landed)
     except BaseException:
         _rollback_quietly(nb_dir, txn)
         raise
@@ -699,37 +449,6 @@ def _ingest_locked(
         if not any(f.code == FindingCode.JOURNAL_ROLLED_FORWARD for f in findings):
             raise fsio.problem_from_oserror(exc, nb_dir, "saving pages into") from exc
     return IngestResult(req.notebook_id, txn.txn_id, False, len(txn.doc["pages"]), skipped)
-
-
-def _stage_all(
-    req: IngestRequest, staging: Path, work: _Work, landed: Mapping[str, Path]
-) -> tuple[dict[str, int], dict[str, RenderedPage]]:
-    sizes: dict[str, int] = {}
-    renders: dict[str, RenderedPage] = {}
-    total = len(req.sources)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, work.workers)) as pool:
-        futures = {
-            pool.submit(
-                _stage_source, s, staging, work.settings, work.should_stop, landed.get(s.source_id)
-            ): s
-            for s in req.sources
-        }
-        try:
-            for done, fut in enumerate(concurrent.futures.as_completed(futures), 1):
-                spec = futures[fut]
-                size, rendered = fut.result()
-                sizes[spec.source_id] = size
-                for page, r in zip(spec.pages, rendered, strict=True):
-                    renders[page.render_id] = r
-                if work.on_source_staged is not None:
-                    work.on_source_staged(done, total)
-                if work.should_stop is not None and work.should_stop():
-                    raise IngestCancelled()
-        except BaseException:
-            for f in futures:
-                f.cancel()
-            raise
-    return sizes, renders
 
 
 def _rollback_quietly(nb_dir: Path, txn: Journal) -> None:

@@ -12,12 +12,13 @@ rebuilt, and it is never an authority (commit re-reads the target manifest).
 from __future__ import annotations
 
 import threading
-from collections.abc import Container, Mapping
+from collections.abc import Container, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
 
 from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.ingest.held import held_as_another, source_hashes
 from transcribe_import.engine.planning.plan import (
     DedupeScope,
     Duplicate,
@@ -78,8 +79,7 @@ def classify(
     """
     if policy is not DuplicatePolicy.SKIP_EXISTING:
         return None
-    owner = in_notebook.get(sha256) if in_notebook else None
-    if owner is not None and owner != source_id:
+    if held_as_another(in_notebook, sha256, source_id):
         return Duplicate.IN_NOTEBOOK
     if (
         scope is DedupeScope.CORPUS
@@ -92,14 +92,25 @@ def classify(
     return None
 
 
+def corpus_index_for(
+    corpus: Corpus | None, policy: DuplicatePolicy, scopes: Iterable[DedupeScope]
+) -> CorpusHashIndex | None:
+    """The corpus-wide index, refreshed now, when ``classify`` will ask it; None otherwise.
+
+    It asks it only under ``skip_existing`` for a source whose item's scope is CORPUS:
+    ``scopes`` are the scopes of the items to be classified (the planner's one, the
+    plan's items for a commit, one item for a cancel). Without a corpus, None.
+    """
+    if corpus is None or policy is not DuplicatePolicy.SKIP_EXISTING:
+        return None
+    if not any(scope is DedupeScope.CORPUS for scope in scopes):
+        return None
+    return CorpusHashIndex.refreshed(corpus)
+
+
 def notebook_hashes(corpus: Corpus, notebook_id: str) -> dict[str, str]:
     """sha256 -> source_id for one notebook, read from its manifest now."""
-    doc = project.read(corpus.notebook_dir(notebook_id), notebook_id)
-    return {
-        s["sha256"]: s["id"]
-        for s in doc["sources"]
-        if isinstance(s, dict) and isinstance(s.get("sha256"), str)
-    }
+    return source_hashes(project.read(corpus.notebook_dir(notebook_id), notebook_id))
 
 
 def describe_skips(corpus: Corpus | None, plan: ImportPlan, item: PlanItem) -> list[str]:
@@ -120,8 +131,7 @@ def describe_skips(corpus: Corpus | None, plan: ImportPlan, item: PlanItem) -> l
     where: dict[str, set[str]] = {}
     titles: dict[str, str] = {}
     if any(s.duplicate is Duplicate.IN_CORPUS for s in skips) and corpus is not None:
-        index = CorpusHashIndex(corpus)
-        index.refresh()
+        index = CorpusHashIndex.refreshed(corpus)
         where = {s.sha256: index.notebooks_with(s.sha256) - {item.notebook_id} for s in skips}
         titles = {nbid: e.title for nbid, e in corpus.index_entries().items()}
     return [_skip_words(s, plan, item, held, where, titles) for s in skips]
@@ -202,6 +212,13 @@ class CorpusHashIndex:
         self._by_sha: dict[str, set[str]] = {}
         self._mutex = threading.Lock()
         self.manifests_read = 0  # for tests and benchmarks: how many project.json were parsed
+
+    @classmethod
+    def refreshed(cls, corpus: Corpus) -> CorpusHashIndex:
+        """The index of ``corpus`` as it is now: its cache read, changed notebooks re-read."""
+        index = cls(corpus)
+        index.refresh()
+        return index
 
     def _load_cache(self) -> None:
         try:

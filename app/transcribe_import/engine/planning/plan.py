@@ -1,24 +1,16 @@
 """The plan document (docs/formats.md): the contract's ImportPlan as one JSON file.
 
-Frozen dataclasses hold a plan in memory; ``to_document`` and ``load_plan`` are the
-one place that knows its on-disk format. Reading a plan is reading untrusted
-input: every id must be a lower-case UUID and the fingerprint must match.
-
-About 780 lines, over the usual 500: the frozen dataclasses, their document and the strict
-reader of an untrusted document are three views of one format, kept in one module so that a
-field is added to all three at once (docs/formats.md, "The plan document").
+The plan's values are ``plan_values``, its document as written and its fingerprint
+``plan_document``; every name of both is re-exported here, so ``from ...planning.plan
+import X`` is the one way to name them. This module is the strict reader: reading a plan
+is reading untrusted input, so every id must be a lower-case UUID and the fingerprint
+must match.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import enum
-import functools
-import hashlib
-import os
-from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,444 +18,69 @@ import orjson
 
 from transcribe_import import __version__
 from transcribe_import.engine.base.ids import is_sha256, is_valid_id
-from transcribe_import.engine.base.text import json_safe
 from transcribe_import.engine.ingest.placement import Placement
 from transcribe_import.engine.media.kinds import MEDIA_EXTENSIONS
+from transcribe_import.engine.planning.plan_document import (
+    IMPORT_MANIFEST_SCHEMA,
+    PLAN_FORMAT,
+    PLAN_SCHEMA,
+    PLAN_SCHEMA_PLACED,
+    PLAN_SCHEMAS,
+    canonical_body,
+    fingerprint_of,
+    json_text,
+    plan_document,
+    strip_provenance,
+)
 from transcribe_import.engine.storage import fsio
 
-PLAN_FORMAT = "transcribe.import-plan"
-PLAN_SCHEMA = 1
-# A plan that places pages or replaces them (``placement``, ``replacements``, a restore's
-# ``history``) is written as version 2, so an app that knows only version 1 refuses it
-# instead of committing it with its pages at the end; every other plan stays version 1,
-# byte for byte. The contract generation (``import_manifest``) is 1 for both.
-PLAN_SCHEMA_PLACED = 2
-PLAN_SCHEMAS = frozenset({PLAN_SCHEMA, PLAN_SCHEMA_PLACED})
-IMPORT_MANIFEST_SCHEMA = 1
-
-
-class Op(enum.StrEnum):
-    CREATE_NOTEBOOK = "create_notebook"
-    IMPORT_INTO_NOTEBOOK = "import_into_notebook"
-
-
-class DuplicatePolicy(enum.StrEnum):
-    SKIP_EXISTING = "skip_existing"
-    CREATE_DUPLICATE = "create_duplicate"
-
-
-POLICY_IDS: dict[str, DuplicatePolicy] = {
-    "transcribe.v1.skip_existing": DuplicatePolicy.SKIP_EXISTING,
-    "transcribe.v1.create_duplicate": DuplicatePolicy.CREATE_DUPLICATE,
-}
-DEFAULT_POLICY_ID = "transcribe.v1.skip_existing"
-
-
-def policy_id_for(name: str) -> str:
-    """Accept a policy id or its short name (``skip_existing``) and return the id."""
-    if name in POLICY_IDS:
-        return name
-    full = f"transcribe.v1.{name}"
-    if full in POLICY_IDS:
-        return full
-    raise ValueError(f"unknown duplicate policy {name!r}; use skip_existing or create_duplicate")
-
-
-class OrderingRule(enum.StrEnum):
-    NATURAL = "natural"  # the proposed order: natural sort of the file names
-    NAME = "name"
-    CAPTURE_TIME = "capture_time"
-    MTIME = "mtime"
-    SEQUENCE = "sequence"  # an explicit order given by a person
-    INTERLEAVE = "interleave"  # two duplex passes, front and back in turn
-    INTERLEAVE_REVERSED = "interleave_reversed"  # the same, the backs' pass reversed
-
-
-class Duplicate(enum.StrEnum):
-    """Why a source is a planned skip under skip_existing."""
-
-    IN_NOTEBOOK = "duplicate_in_notebook"
-    IN_CORPUS = "duplicate_in_corpus"
-    IN_PLAN = "duplicate_in_plan"
-
-
-class DedupeScope(enum.StrEnum):
-    NOTEBOOK = "notebook"
-    CORPUS = "corpus"
-
-
-@dataclass(frozen=True)
-class PageRender:
-    """A page's render brought by a bag: commit copies it, checking its sha256, never renders.
-
-    ``sha256``, ``width`` and ``height`` land in project.json, so they are fingerprinted;
-    where the file is (``path``, ``size``, ``mtime_ns``) is provenance.
-    """
-
-    sha256: str
-    width: int
-    height: int
-    path: str = ""  # for display; valid UTF-8
-    size: int = -1
-    mtime_ns: int = 0
-    path_b64: str | None = None  # the exact bytes of a path that is not valid UTF-8
-
-    @property
-    def fs_path(self) -> Path:
-        if self.path_b64:
-            return Path(os.fsdecode(base64.b64decode(self.path_b64)))
-        return Path(self.path)
-
-
-@dataclass(frozen=True)
-class PlanPage:
-    page_id: str
-    render_id: str
-    page_index: int
-    render: PageRender | None = None  # a bag's render to copy; None: render from the source
-    # A bag's pages[] entry keys this app does not know (a label, a transcription...): they
-    # land in project.json as they are. Not hashed: a dict cannot be, and equal pages with
-    # different extras hashing alike is allowed.
-    extra: Mapping[str, Any] | None = field(default=None, hash=False)
-    label: str | None = None  # the page's own name ("12v"); lands as the page's "label"
-
-
-@dataclass(frozen=True)
-class SourceProvenance:
-    """What may change without changing the commit: never fingerprinted."""
-
-    path: str  # for display; valid UTF-8
-    rel: str
-    size: int
-    mtime: str
-    mtime_ns: int
-    captured_at: str | None = None
-    width: int | None = None
-    height: int | None = None
-    # A file name that is not valid UTF-8 (an old disk's Latin-1 names) cannot be written
-    # in JSON as it is: its exact bytes are kept here, base64, so the file is still found.
-    path_b64: str | None = None
-
-    @property
-    def name(self) -> str:
-        return self.rel.rsplit("/", 1)[-1]
-
-    @property
-    def fs_path(self) -> Path:
-        """The path to open: exactly the bytes the scan found."""
-        if self.path_b64:
-            return Path(os.fsdecode(base64.b64decode(self.path_b64)))
-        return Path(self.path)
-
-    @classmethod
-    def for_path(cls, path: Path, **fields: Any) -> SourceProvenance:
-        raw = str(path)
-        try:
-            raw.encode("utf-8")
-            b64 = None
-        except UnicodeEncodeError:
-            b64 = base64.b64encode(os.fsencode(path)).decode("ascii")
-        return cls(path=json_safe(raw), path_b64=b64, **fields)
-
-
-@dataclass(frozen=True)
-class PlanSource:
-    source_id: str
-    sha256: str
-    media_type: str
-    pages: tuple[PlanPage, ...]
-    provenance: SourceProvenance
-    excluded: bool = False
-    duplicate: Duplicate | None = None  # a planned skip, with its classification
-    # A bag's sources[] entry keys this app does not know; they land as they are.
-    extra: Mapping[str, Any] | None = field(default=None, hash=False)
-
-    @property
-    def name(self) -> str:
-        return self.provenance.name
-
-    @property
-    def planned_skip(self) -> bool:
-        """Whether commit will skip this source as a duplicate: marked one, and not excluded.
-
-        The one rule: an excluded source is left out whatever its classification, so it is
-        neither imported nor reported as skipped.
-        """
-        return self.duplicate is not None and not self.excluded
-
-    @property
-    def imported(self) -> bool:
-        """Whether commit will import this source (not excluded, not a planned skip)."""
-        return not self.excluded and self.duplicate is None
-
-
-@dataclass(frozen=True)
-class Restore:
-    """A notebook as a bag describes it (``plan --mode bag``): what lands besides its files.
-
-    ``manifest`` is the bag's project.json minus what the import writes itself (sources,
-    pages, format, schema_version, id, title, cover_page_id, updated_at, import_run_id):
-    every other key, known or not, lands as it is when the notebook is created.
-    ``page_order`` is the bag's page order, which may interleave sources; the pages land
-    in it, and only into a notebook holding no other page (a restore never merges).
-    """
-
-    manifest: Mapping[str, Any] = field(hash=False)
-    page_order: tuple[str, ...]
-    # The bag notebook's replaced pages (its ``replaced_pages``): they are pages of the
-    # item's sources so that their files land, but not in ``page_order``: their records
-    # land with ``manifest``, as the history they are.
-    history: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Ordering:
-    rule: OrderingRule = OrderingRule.NATURAL
-    resolved: bool = False
-    # What a person said of a foliated notebook (ordering.py): its first page is a verso;
-    # its versos are blank and were not scanned.
-    verso_first: bool = False
-    versos_blank: bool = False
-
-
-@dataclass(frozen=True)
-class PlanItem:
-    item_id: str
-    op: Op
-    notebook_id: str
-    title: str | None  # None for import_into_notebook: the notebook keeps its title
-    sources: tuple[PlanSource, ...]  # notebook order, excluded sources kept in place
-    ordering: Ordering = Ordering()
-    cover_page_id: str | None = None
-    dedupe_scope: DedupeScope = DedupeScope.NOTEBOOK
-    # Unusable files (corrupt, encrypted, ...) a person chose to leave out, by rel name.
-    # They are listed in provenance["unusable"]; until acknowledged each is a validate error.
-    acknowledged: tuple[str, ...] = ()
-    provenance: dict[str, Any] = field(default_factory=dict)
-    restore: Restore | None = None  # set for a notebook planned from a bag
-    # import_into_notebook only (planning/placement.py): where the new pages go (None: at
-    # the end), and the existing pages rescans replace: (plan page id, notebook page id).
-    placement: Placement | None = None
-    replacements: tuple[tuple[str, str], ...] = ()
-
-    @property
-    def unusable(self) -> list[dict[str, Any]]:
-        return list(self.provenance.get("unusable", []))
-
-    @property
-    def label(self) -> str:
-        return self.title or self.provenance.get("label") or self.notebook_id
-
-    def imported_sources(self) -> list[PlanSource]:
-        return [s for s in self.sources if s.imported]
-
-    def planned_skips(self) -> list[PlanSource]:
-        """The sources commit will skip as duplicates (``PlanSource.planned_skip``), in order."""
-        return [s for s in self.sources if s.planned_skip]
-
-
-@dataclass(frozen=True)
-class ImportPlan:
-    plan_id: str
-    import_policy_id: str
-    items: tuple[PlanItem, ...]
-    provenance: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def policy(self) -> DuplicatePolicy:
-        return POLICY_IDS[self.import_policy_id]
-
-    def item(self, item_id: str) -> PlanItem:
-        for it in self.items:
-            if it.item_id == item_id:
-                return it
-        raise KeyError(item_id)
-
-    def with_item(self, new: PlanItem) -> ImportPlan:
-        return replace(
-            self, items=tuple(new if it.item_id == new.item_id else it for it in self.items)
-        )
-
-    @functools.cached_property
-    def fingerprint(self) -> str:
-        # Cached: a plan is immutable, and hashing 100,000 sources takes seconds.
-        return fingerprint_of(self.to_document(with_fingerprint=False))
-
-    def to_document(self, *, with_fingerprint: bool = True) -> dict[str, Any]:
-        placed = any(
-            it.placement or it.replacements or (it.restore and it.restore.history)
-            for it in self.items
-        )
-        doc: dict[str, Any] = {
-            "format": PLAN_FORMAT,
-            "schema_version": PLAN_SCHEMA_PLACED if placed else PLAN_SCHEMA,
-            "import_manifest": {"schema_version": IMPORT_MANIFEST_SCHEMA},
-            "plan_id": self.plan_id,
-            "import_policy_id": self.import_policy_id,
-            "items": [_item_doc(it) for it in self.items],
-            "provenance": self.provenance,
-        }
-        if with_fingerprint:
-            doc["plan_fingerprint"] = self.fingerprint
-        return doc
-
-    def encode(self) -> bytes:
-        return orjson.dumps(self.to_document(), option=orjson.OPT_INDENT_2) + b"\n"
-
-
-def _item_doc(it: PlanItem) -> dict[str, Any]:
-    doc: dict[str, Any] = {
-        "item_id": it.item_id,
-        "op": str(it.op),
-        "notebook_id": it.notebook_id,
-        "title": it.title,
-        "ordering": _ordering_doc(it.ordering),
-        "cover_page_id": it.cover_page_id,
-        "dedupe_scope": str(it.dedupe_scope),
-        "acknowledged": list(it.acknowledged),
-        "sources": [_source_doc(s) for s in it.sources],
-        "provenance": it.provenance,
-    }
-    # Only when set, so that every plan made before bags keeps its fingerprint.
-    if it.restore is not None:
-        doc["restore"] = {
-            "manifest": json_text(it.restore.manifest),
-            "page_order": list(it.restore.page_order),
-        }
-        if it.restore.history:
-            doc["restore"]["history"] = list(it.restore.history)
-    # Likewise only when set: a plan that places no page keeps its fingerprint.
-    if it.placement is not None:
-        p = it.placement
-        doc["placement"] = {"at": p.at} if p.at is not None else {"after_page": p.after_page}
-    if it.replacements:
-        doc["replacements"] = dict(it.replacements)
-    return doc
-
-
-def _ordering_doc(o: Ordering) -> dict[str, Any]:
-    doc: dict[str, Any] = {"rule": str(o.rule), "resolved": o.resolved}
-    # Only when said, so that every plan made before them keeps its fingerprint.
-    doc.update({k: True for k in ("verso_first", "versos_blank") if getattr(o, k)})
-    return doc
-
-
-def json_text(value: Any) -> str:
-    """Carried JSON as compact text, its keys in the order the bag wrote them.
-
-    Text, not an object, because the fingerprint strips every key named ``provenance`` at
-    any depth: a carried key of that name must still be fingerprinted, since it lands.
-    The order is kept (reading the text back gives it again), so the fingerprint is
-    stable and the notebook's keys land in the order another tool wrote them.
-    """
-    return orjson.dumps(value).decode("utf-8")
-
-
-def _json_object(text: Any, what: str) -> dict[str, Any]:
-    if not isinstance(text, str):
-        raise ValueError(f"{what} is not JSON text")
-    value = orjson.loads(text)
-    if not isinstance(value, dict):
-        raise ValueError(f"{what} is not a JSON object")
-    if nested_deeper_than(value, MAX_PLAN_DEPTH):
-        raise ValueError(f"{what} nests more than {MAX_PLAN_DEPTH} levels deep")
-    return value
-
-
-def _page_doc(pg: PlanPage) -> dict[str, Any]:
-    doc: dict[str, Any] = {
-        "page_id": pg.page_id,
-        "render_id": pg.render_id,
-        "page_index": pg.page_index,
-    }
-    if pg.render is not None:
-        r = pg.render
-        doc["render"] = {
-            "sha256": r.sha256,
-            "width": r.width,
-            "height": r.height,
-            "provenance": {
-                "path": r.path,
-                "size": r.size,
-                "mtime_ns": r.mtime_ns,
-                **({"path_b64": r.path_b64} if r.path_b64 else {}),
-            },
-        }
-    if pg.extra:
-        doc["extra"] = json_text(pg.extra)
-    if pg.label is not None:
-        doc["label"] = pg.label
-    return doc
-
-
-def _source_doc(s: PlanSource) -> dict[str, Any]:
-    p = s.provenance
-    doc: dict[str, Any] = {
-        "source_id": s.source_id,
-        "sha256": s.sha256,
-        "media_type": s.media_type,
-        "page_index": [pg.page_index for pg in s.pages],
-        "pages": [_page_doc(pg) for pg in s.pages],
-        "excluded": s.excluded,
-        "duplicate": None if s.duplicate is None else str(s.duplicate),
-        "provenance": {
-            "path": p.path,
-            "rel": p.rel,
-            "size": p.size,
-            "mtime": p.mtime,
-            "mtime_ns": p.mtime_ns,
-            "captured_at": p.captured_at,
-            "width": p.width,
-            "height": p.height,
-            **({"path_b64": p.path_b64} if p.path_b64 else {}),
-        },
-    }
-    if s.extra:
-        doc["extra"] = json_text(s.extra)
-    return doc
-
-
-# -- the fingerprint -----------------------------------------------------------------------
-
-
-def strip_provenance(value: Any) -> Any:
-    """``value`` with every key named ``provenance`` removed, at any depth."""
-    if isinstance(value, dict):
-        return {k: strip_provenance(v) for k, v in value.items() if k != "provenance"}
-    if isinstance(value, list):
-        return [strip_provenance(v) for v in value]
-    return value
-
-
-def canonical_body(doc: dict[str, Any]) -> bytes:
-    """Compact UTF-8 JSON, keys sorted, of exactly the four fields the contract names.
-
-    The bytes of ``orjson.dumps(body, option=OPT_SORT_KEYS)``, encoded an item at a time: one
-    call over 100,000 sources held the GIL for 0.1 s, a window's thread waiting.
-    """
-    dump = functools.partial(orjson.dumps, option=orjson.OPT_SORT_KEYS)
-    items = b",".join(dump(strip_provenance(item)) for item in doc["items"])
-    # The four keys in sorted order, compact as orjson writes them.
-    return b"".join(
-        (
-            b'{"import_policy_id":',
-            dump(doc["import_policy_id"]),
-            b',"items":[',
-            items,
-            b'],"plan_id":',
-            dump(doc["plan_id"]),
-            b',"schema_version":',
-            dump(doc["import_manifest"]["schema_version"]),
-            b"}",
-        )
-    )
-
-
-def fingerprint_of(doc: dict[str, Any]) -> str:
-    return hashlib.sha256(canonical_body(doc)).hexdigest()
-
-
-# -- reading untrusted plans ---------------------------------------------------------------
+# isort: off
+# The plan's values, re-exported, by kind: the codes, the plan and its item, its pages.
+from transcribe_import.engine.planning.plan_values import DEFAULT_POLICY_ID, POLICY_IDS
+from transcribe_import.engine.planning.plan_values import DuplicatePolicy, policy_id_for
+from transcribe_import.engine.planning.plan_values import DedupeScope, Duplicate, Op
+from transcribe_import.engine.planning.plan_values import Ordering, OrderingRule
+from transcribe_import.engine.planning.plan_values import ImportPlan, PlanItem, Restore
+from transcribe_import.engine.planning.plan_values import PageRender, PlanPage, PlanSource
+from transcribe_import.engine.planning.plan_values import SourceProvenance
+
+# isort: on
+
+__all__ = [
+    "DEFAULT_POLICY_ID",
+    "IMPORT_MANIFEST_SCHEMA",
+    "MAX_PLAN_DEPTH",
+    "PLAN_FORMAT",
+    "PLAN_SCHEMA",
+    "PLAN_SCHEMAS",
+    "PLAN_SCHEMA_PLACED",
+    "POLICY_IDS",
+    "DedupeScope",
+    "Duplicate",
+    "DuplicatePolicy",
+    "ImportPlan",
+    "Op",
+    "Ordering",
+    "OrderingRule",
+    "PageRender",
+    "PlanDocumentError",
+    "PlanItem",
+    "PlanPage",
+    "PlanSource",
+    "Restore",
+    "SourceProvenance",
+    "canonical_body",
+    "fingerprint_of",
+    "json_text",
+    "load_plan",
+    "nested_deeper_than",
+    "new_plan_provenance",
+    "plan_document",
+    "plan_from_document",
+    "policy_id_for",
+    "save_plan",
+    "strip_provenance",
+]
 
 
 class PlanDocumentError(Exception):
@@ -510,6 +127,17 @@ def nested_deeper_than(value: Any, limit: int) -> bool:
             return True
         stack.extend((c, depth + 1) for c in children)
     return False
+
+
+def _json_object(text: Any, what: str) -> dict[str, Any]:
+    if not isinstance(text, str):
+        raise ValueError(f"{what} is not JSON text")
+    value = orjson.loads(text)
+    if not isinstance(value, dict):
+        raise ValueError(f"{what} is not a JSON object")
+    if nested_deeper_than(value, MAX_PLAN_DEPTH):
+        raise ValueError(f"{what} nests more than {MAX_PLAN_DEPTH} levels deep")
+    return value
 
 
 class _Fields:

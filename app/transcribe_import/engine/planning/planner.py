@@ -25,7 +25,12 @@ from transcribe_import.engine.media.kinds import PDF, RenderSettings
 from transcribe_import.engine.planning import bag, ordering
 from transcribe_import.engine.planning.adapters import AdapterResult, Group, adapter_for
 from transcribe_import.engine.planning.adapters.bag import BagAdapter, BagGroup, BagRender
-from transcribe_import.engine.planning.dedupe import CorpusHashIndex, classify, notebook_hashes
+from transcribe_import.engine.planning.dedupe import (
+    CorpusHashIndex,
+    classify,
+    corpus_index_for,
+    notebook_hashes,
+)
 from transcribe_import.engine.planning.plan import (
     DEFAULT_POLICY_ID,
     POLICY_IDS,
@@ -79,14 +84,7 @@ def plan_from_groups(
     dedupe_scope: DedupeScope,
 ) -> ImportPlan:
     policy = POLICY_IDS[policy_id]
-    corpus_index: CorpusHashIndex | None = None
-    if (
-        corpus is not None
-        and policy is DuplicatePolicy.SKIP_EXISTING
-        and (dedupe_scope is DedupeScope.CORPUS)
-    ):
-        corpus_index = CorpusHashIndex(corpus)
-        corpus_index.refresh()
+    corpus_index = corpus_index_for(corpus, policy, [dedupe_scope])
     seen_in_plan: set[str] = set()  # hashes of the plan's sources so far (for corpus scope)
     items = []
     for group in result.groups:

@@ -37,9 +37,12 @@ from transcribe_import.engine.ingest.transaction import (
     SourceSpec,
 )
 from transcribe_import.engine.media.kinds import RenderSettings
-from transcribe_import.engine.planning.dedupe import CorpusHashIndex, classify, notebook_hashes
+from transcribe_import.engine.planning.dedupe import (
+    classify,
+    corpus_index_for,
+    notebook_hashes,
+)
 from transcribe_import.engine.planning.plan import (
-    DedupeScope,
     Duplicate,
     DuplicatePolicy,
     ImportPlan,
@@ -111,18 +114,15 @@ class _Executor:
         self._error: BaseException | None = None
         self._superseded = False
         self._cancel_seen = record.cancel_requested
-        self.pages_total = sum(len(s.pages) for it in plan.items for s in it.imported_sources())
+        self.pages_total = plan.imported_page_count()
         self.pages_done = sum(
             self.outcomes[it.item_id].page_count
             for it in plan.items
             if self.outcomes[it.item_id].state.final
         )
-        self.corpus_index: CorpusHashIndex | None = None
-        if plan.policy is DuplicatePolicy.SKIP_EXISTING and any(
-            it.dedupe_scope is DedupeScope.CORPUS for it in plan.items
-        ):
-            self.corpus_index = CorpusHashIndex(corpus)
-            self.corpus_index.refresh()
+        self.corpus_index = corpus_index_for(
+            corpus, plan.policy, (it.dedupe_scope for it in plan.items)
+        )
 
     # -- stop conditions -------------------------------------------------------------------
 
@@ -184,7 +184,7 @@ class _Executor:
             with self._mutex:
                 self.store.record_outcome(self.run_id, self.attempt, outcome)
                 self.outcomes[item.item_id] = outcome
-                self.pages_done += sum(len(s.pages) for s in item.imported_sources()) - counted[0]
+                self.pages_done += item.imported_page_count() - counted[0]
             self.emit(EventKind.ITEM_FINISHED, item, outcome)
 
     def _landed(

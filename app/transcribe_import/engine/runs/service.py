@@ -13,13 +13,12 @@ from typing import TYPE_CHECKING, Any
 from transcribe_import.engine.base.clock import utc_now
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.findings import Finding
+from transcribe_import.engine.ingest.held import source_hashes
 from transcribe_import.engine.ingest.recovery import recover_journal
 from transcribe_import.engine.ingest.transaction import NewNotebook, recover_creation
-from transcribe_import.engine.planning.dedupe import CorpusHashIndex, classify
+from transcribe_import.engine.planning.dedupe import CorpusHashIndex, classify, corpus_index_for
 from transcribe_import.engine.planning.plan import (
-    DedupeScope,
     Duplicate,
-    DuplicatePolicy,
     ImportPlan,
     Op,
     PlanItem,
@@ -234,19 +233,12 @@ def _landed_outcome(
     landed = [s for s in item.imported_sources() if any(p.page_id in have for p in s.pages)]
     if not landed:
         return None
-    held = {
-        str(s["sha256"]): str(s["id"])
-        for s in manifest["sources"]
-        if isinstance(s, dict) and "sha256" in s and "id" in s
-    }
+    held = source_hashes(manifest)
     recorded_skips = {str(d.get("source_id")): d for d in recorded.skipped_sources}
-    if (
-        plan.policy is DuplicatePolicy.SKIP_EXISTING
-        and item.dedupe_scope is DedupeScope.CORPUS
-        and not corpus_index
-    ):
-        corpus_index.append(CorpusHashIndex(corpus))
-        corpus_index[0].refresh()
+    if not corpus_index:  # read once for all the items a cancel counts, when one needs it
+        index = corpus_index_for(corpus, plan.policy, [item.dedupe_scope])
+        if index is not None:
+            corpus_index.append(index)
     skipped = [skipped_source(s, s.duplicate) for s in item.planned_skips()]
     missing = []
     for s in item.imported_sources():

@@ -40,6 +40,13 @@ class IndexEntry(NamedTuple):
     created_at: str
     import_run_id: str | None
 
+    @classmethod
+    def of_notebook(
+        cls, notebook_id: str, title: str, created_at: str, import_run_id: str | None
+    ) -> IndexEntry:
+        """The registration of a notebook: the one place that says its folder in the index."""
+        return cls(notebook_id, _entry_dir(notebook_id), title, created_at, import_run_id)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "op": "register",
@@ -84,11 +91,16 @@ class NotebookSummary:
         return fields_json(self)
 
 
+def _entry_dir(notebook_id: str) -> str:
+    # Relative to the corpus root; the reader refuses any other folder for a notebook id.
+    return f"notebooks/{notebook_id}"
+
+
 def _parse_entry(raw: Any) -> IndexEntry:
     if not isinstance(raw, dict) or raw.get("op") != "register":
         raise ValueError("not a registration record")
     nbid = raw.get("notebook_id")
-    if not is_valid_id(nbid) or raw.get("dir") != f"notebooks/{nbid}":
+    if not is_valid_id(nbid) or raw.get("dir") != _entry_dir(str(nbid)):
         raise ValueError("bad notebook id or directory")
     title, created = raw.get("title"), raw.get("created_at")
     run = raw.get("import_run_id")
@@ -359,9 +371,7 @@ class Corpus:
                     created_at = project.read(final, notebook_id)["created_at"]
                     new_folder = False
                 self.register(
-                    IndexEntry(
-                        notebook_id, f"notebooks/{notebook_id}", title, created_at, import_run_id
-                    ),
+                    IndexEntry.of_notebook(notebook_id, title, created_at, import_run_id),
                     new_folder=new_folder,
                 )
         except OSError as exc:

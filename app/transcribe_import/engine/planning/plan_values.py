@@ -1,0 +1,288 @@
+"""The import plan's values: the frozen dataclasses and enums of an ImportPlan in memory.
+
+Written as a document by ``plan_document`` and read back, strictly, by ``plan``; the
+faces and the engine name them from ``plan``.
+"""
+
+from __future__ import annotations
+
+import base64
+import enum
+import functools
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from transcribe_import.engine.base.text import json_safe
+from transcribe_import.engine.ingest.placement import Placement
+from transcribe_import.engine.planning.plan_document import fingerprint_of, plan_document
+
+
+class Op(enum.StrEnum):
+    CREATE_NOTEBOOK = "create_notebook"
+    IMPORT_INTO_NOTEBOOK = "import_into_notebook"
+
+
+class DuplicatePolicy(enum.StrEnum):
+    SKIP_EXISTING = "skip_existing"
+    CREATE_DUPLICATE = "create_duplicate"
+
+
+POLICY_IDS: dict[str, DuplicatePolicy] = {
+    "transcribe.v1.skip_existing": DuplicatePolicy.SKIP_EXISTING,
+    "transcribe.v1.create_duplicate": DuplicatePolicy.CREATE_DUPLICATE,
+}
+DEFAULT_POLICY_ID = "transcribe.v1.skip_existing"
+
+
+def policy_id_for(name: str) -> str:
+    """Accept a policy id or its short name (``skip_existing``) and return the id."""
+    if name in POLICY_IDS:
+        return name
+    full = f"transcribe.v1.{name}"
+    if full in POLICY_IDS:
+        return full
+    raise ValueError(f"unknown duplicate policy {name!r}; use skip_existing or create_duplicate")
+
+
+class OrderingRule(enum.StrEnum):
+    NATURAL = "natural"  # the proposed order: natural sort of the file names
+    NAME = "name"
+    CAPTURE_TIME = "capture_time"
+    MTIME = "mtime"
+    SEQUENCE = "sequence"  # an explicit order given by a person
+    INTERLEAVE = "interleave"  # two duplex passes, front and back in turn
+    INTERLEAVE_REVERSED = "interleave_reversed"  # the same, the backs' pass reversed
+
+
+class Duplicate(enum.StrEnum):
+    """Why a source is a planned skip under skip_existing."""
+
+    IN_NOTEBOOK = "duplicate_in_notebook"
+    IN_CORPUS = "duplicate_in_corpus"
+    IN_PLAN = "duplicate_in_plan"
+
+
+class DedupeScope(enum.StrEnum):
+    NOTEBOOK = "notebook"
+    CORPUS = "corpus"
+
+
+@dataclass(frozen=True)
+class PageRender:
+    """A page's render brought by a bag: commit copies it, checking its sha256, never renders.
+
+    ``sha256``, ``width`` and ``height`` land in project.json, so they are fingerprinted;
+    where the file is (``path``, ``size``, ``mtime_ns``) is provenance.
+    """
+
+    sha256: str
+    width: int
+    height: int
+    path: str = ""  # for display; valid UTF-8
+    size: int = -1
+    mtime_ns: int = 0
+    path_b64: str | None = None  # the exact bytes of a path that is not valid UTF-8
+
+    @property
+    def fs_path(self) -> Path:
+        if self.path_b64:
+            return Path(os.fsdecode(base64.b64decode(self.path_b64)))
+        return Path(self.path)
+
+
+@dataclass(frozen=True)
+class PlanPage:
+    page_id: str
+    render_id: str
+    page_index: int
+    render: PageRender | None = None  # a bag's render to copy; None: render from the source
+    # A bag's pages[] entry keys this app does not know (a label, a transcription...): they
+    # land in project.json as they are. Not hashed: a dict cannot be, and equal pages with
+    # different extras hashing alike is allowed.
+    extra: Mapping[str, Any] | None = field(default=None, hash=False)
+    label: str | None = None  # the page's own name ("12v"); lands as the page's "label"
+
+
+@dataclass(frozen=True)
+class SourceProvenance:
+    """What may change without changing the commit: never fingerprinted."""
+
+    path: str  # for display; valid UTF-8
+    rel: str
+    size: int
+    mtime: str
+    mtime_ns: int
+    captured_at: str | None = None
+    width: int | None = None
+    height: int | None = None
+    # A file name that is not valid UTF-8 (an old disk's Latin-1 names) cannot be written
+    # in JSON as it is: its exact bytes are kept here, base64, so the file is still found.
+    path_b64: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.rel.rsplit("/", 1)[-1]
+
+    @property
+    def fs_path(self) -> Path:
+        """The path to open: exactly the bytes the scan found."""
+        if self.path_b64:
+            return Path(os.fsdecode(base64.b64decode(self.path_b64)))
+        return Path(self.path)
+
+    @classmethod
+    def for_path(cls, path: Path, **fields: Any) -> SourceProvenance:
+        raw = str(path)
+        try:
+            raw.encode("utf-8")
+            b64 = None
+        except UnicodeEncodeError:
+            b64 = base64.b64encode(os.fsencode(path)).decode("ascii")
+        return cls(path=json_safe(raw), path_b64=b64, **fields)
+
+
+@dataclass(frozen=True)
+class PlanSource:
+    source_id: str
+    sha256: str
+    media_type: str
+    pages: tuple[PlanPage, ...]
+    provenance: SourceProvenance
+    excluded: bool = False
+    duplicate: Duplicate | None = None  # a planned skip, with its classification
+    # A bag's sources[] entry keys this app does not know; they land as they are.
+    extra: Mapping[str, Any] | None = field(default=None, hash=False)
+
+    @property
+    def name(self) -> str:
+        return self.provenance.name
+
+    @property
+    def planned_skip(self) -> bool:
+        """Whether commit will skip this source as a duplicate: marked one, and not excluded.
+
+        The one rule: an excluded source is left out whatever its classification, so it is
+        neither imported nor reported as skipped.
+        """
+        return self.duplicate is not None and not self.excluded
+
+    @property
+    def imported(self) -> bool:
+        """Whether commit will import this source (not excluded, not a planned skip)."""
+        return not self.excluded and self.duplicate is None
+
+
+@dataclass(frozen=True)
+class Restore:
+    """A notebook as a bag describes it (``plan --mode bag``): what lands besides its files.
+
+    ``manifest`` is the bag's project.json minus what the import writes itself (sources,
+    pages, format, schema_version, id, title, cover_page_id, updated_at, import_run_id):
+    every other key, known or not, lands as it is when the notebook is created.
+    ``page_order`` is the bag's page order, which may interleave sources; the pages land
+    in it, and only into a notebook holding no other page (a restore never merges).
+    """
+
+    manifest: Mapping[str, Any] = field(hash=False)
+    page_order: tuple[str, ...]
+    # The bag notebook's replaced pages (its ``replaced_pages``): they are pages of the
+    # item's sources so that their files land, but not in ``page_order``: their records
+    # land with ``manifest``, as the history they are.
+    history: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Ordering:
+    rule: OrderingRule = OrderingRule.NATURAL
+    resolved: bool = False
+    # What a person said of a foliated notebook (ordering.py): its first page is a verso;
+    # its versos are blank and were not scanned.
+    verso_first: bool = False
+    versos_blank: bool = False
+
+
+@dataclass(frozen=True)
+class PlanItem:
+    item_id: str
+    op: Op
+    notebook_id: str
+    title: str | None  # None for import_into_notebook: the notebook keeps its title
+    sources: tuple[PlanSource, ...]  # notebook order, excluded sources kept in place
+    ordering: Ordering = Ordering()
+    cover_page_id: str | None = None
+    dedupe_scope: DedupeScope = DedupeScope.NOTEBOOK
+    # Unusable files (corrupt, encrypted, ...) a person chose to leave out, by rel name.
+    # They are listed in provenance["unusable"]; until acknowledged each is a validate error.
+    acknowledged: tuple[str, ...] = ()
+    provenance: dict[str, Any] = field(default_factory=dict)
+    restore: Restore | None = None  # set for a notebook planned from a bag
+    # import_into_notebook only (planning/placement.py): where the new pages go (None: at
+    # the end), and the existing pages rescans replace: (plan page id, notebook page id).
+    placement: Placement | None = None
+    replacements: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def unusable(self) -> list[dict[str, Any]]:
+        return list(self.provenance.get("unusable", []))
+
+    @property
+    def label(self) -> str:
+        return self.title or self.provenance.get("label") or self.notebook_id
+
+    def imported_sources(self) -> list[PlanSource]:
+        return [s for s in self.sources if s.imported]
+
+    def imported_page_count(self) -> int:
+        """The pages this item adds: its imported sources' pages (skips and exclusions out).
+
+        The one count of them that every surface shows (review's Pages column, the run's
+        planned pages, the CLI's lines, the executor's progress).
+        """
+        return sum(len(s.pages) for s in self.imported_sources())
+
+    def planned_skips(self) -> list[PlanSource]:
+        """The sources commit will skip as duplicates (``PlanSource.planned_skip``), in order."""
+        return [s for s in self.sources if s.planned_skip]
+
+
+@dataclass(frozen=True)
+class ImportPlan:
+    plan_id: str
+    import_policy_id: str
+    items: tuple[PlanItem, ...]
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def policy(self) -> DuplicatePolicy:
+        return POLICY_IDS[self.import_policy_id]
+
+    def item(self, item_id: str) -> PlanItem:
+        for it in self.items:
+            if it.item_id == item_id:
+                return it
+        raise KeyError(item_id)
+
+    def imported_page_count(self) -> int:
+        """The pages the whole plan adds: the sum of its items' ``imported_page_count``."""
+        return sum(it.imported_page_count() for it in self.items)
+
+    def with_item(self, new: PlanItem) -> ImportPlan:
+        return replace(
+            self, items=tuple(new if it.item_id == new.item_id else it for it in self.items)
+        )
+
+    @functools.cached_property
+    def fingerprint(self) -> str:
+        # Cached: a plan is immutable, and hashing 100,000 sources takes seconds.
+        return fingerprint_of(self.to_document(with_fingerprint=False))
+
+    def to_document(self, *, with_fingerprint: bool = True) -> dict[str, Any]:
+        return plan_document(self, with_fingerprint=with_fingerprint)
+
+    def encode(self) -> bytes:
+        return orjson.dumps(self.to_document(), option=orjson.OPT_INDENT_2) + b"\n"
