@@ -209,8 +209,9 @@ def test_mixed_media_counts_and_names_the_pdfs() -> None:
     a = only(item, AmbiguityCode.MIXED_MEDIA)
     assert a.message == (
         "This notebook mixes 2 PDFs (a.pdf and b.pdf) and 14 images: say where the PDF pages "
-        "go (--sequence) or accept the proposed order."
+        "go or accept the proposed order."
     )
+    assert a.hint == "--sequence" and a.files == ("a.pdf", "b.pdf")
     assert set(a.source_ids) == ids_of(item, "a.pdf", "b.pdf")
     one = only(proposed("scan.pdf", "cover.jpg"), AmbiguityCode.MIXED_MEDIA)
     assert "1 PDF (scan.pdf) and 1 image:" in one.message

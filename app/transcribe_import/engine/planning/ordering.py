@@ -31,25 +31,29 @@ from pathlib import PurePosixPath
 from transcribe_import.engine.base.text import NaturalKey, natural_key
 from transcribe_import.engine.media.kinds import PDF
 from transcribe_import.engine.planning.plan import OrderingRule, PlanItem, PlanSource
-from transcribe_import.engine.planning.problems import AmbiguityCode
+from transcribe_import.engine.planning.problems import AmbiguityCode, Resolution, files_of
 
 # The contract's cover heuristic names exactly these; cover PDFs are out of its scope.
 COVER_NAMES = frozenset({"cover.jpg", "cover.jpeg", "cover.png"})
 
+# What settles an ambiguous order (the rest of Resolution settles the other problems).
 RESOLUTIONS = frozenset(
     {
-        "accept",
-        "name",
-        "capture_time",
-        "mtime",
-        "sequence",
-        "exclude",
-        "interleave",
-        "interleave_reversed",
-        "verso_first",
-        "versos_blank",
+        Resolution.ACCEPT,
+        Resolution.NAME,
+        Resolution.CAPTURE_TIME,
+        Resolution.MTIME,
+        Resolution.SEQUENCE,
+        Resolution.EXCLUDE,
+        Resolution.INTERLEAVE,
+        Resolution.INTERLEAVE_REVERSED,
+        Resolution.VERSO_FIRST,
+        Resolution.VERSOS_BLANK,
     }
 )
+
+# The CLI's option for "give the order", the advice most ambiguities end with (a hint).
+_SEQUENCE_HINT = "--sequence"
 
 # Missing-page messages list this many runs of numbers, then count the rest.
 _MAX_RUNS_SHOWN = 10
@@ -57,13 +61,33 @@ _MAX_RUNS_SHOWN = 10
 
 @dataclass(frozen=True)
 class Ambiguity:
-    """One reason an item's order cannot be taken as proposed; a validate error."""
+    """One reason an item's order cannot be taken as proposed; a validate error.
+
+    ``message``, ``hint`` and ``files`` are as ``PlanProblem``'s: words for any face, the
+    CLI's options apart, the concerned files by item-relative path.
+    """
 
     code: AmbiguityCode
     item_id: str
     message: str
     source_ids: tuple[str, ...]
-    resolutions: tuple[str, ...]
+    resolutions: tuple[Resolution, ...]
+    hint: str | None = None
+    files: tuple[str, ...] = ()
+
+    @classmethod
+    def of(
+        cls,
+        code: AmbiguityCode,
+        item: PlanItem,
+        message: str,
+        source_ids: tuple[str, ...],
+        resolutions: Iterable[Resolution],
+        hint: str | None = None,
+    ) -> Ambiguity:
+        """The ambiguity of ``item``, its files named from ``source_ids``."""
+        files = files_of(item, source_ids)
+        return cls(code, item.item_id, message, source_ids, tuple(resolutions), hint, files)
 
 
 # -- the proposed order --------------------------------------------------------------------
@@ -318,19 +342,20 @@ def _no_order_cue(item: PlanItem, scheme: _Scheme) -> list[Ambiguity]:
     times = [_captured(s) for s in sources]
     if None not in times and len(set(times)) == len(times):
         return []  # the capture times give the order; _capture_time_conflict checks it
-    resolutions = ["sequence", "mtime", "accept"]
+    resolutions = [Resolution.SEQUENCE, Resolution.MTIME, Resolution.ACCEPT]
     if any(t is not None for t in times):
-        resolutions.insert(0, "capture_time")
+        resolutions.insert(0, Resolution.CAPTURE_TIME)
     return [
-        Ambiguity(
+        Ambiguity.of(
             AmbiguityCode.NO_ORDER_CUE,
-            item.item_id,
+            item,
             f"No page numbers in the names of these {len(sources)} files "
             f"({_some([s.provenance.rel for s in sources])}), so their order would be a "
-            "guess. Order them by capture time or modification time, give the order "
-            "(--sequence), or accept the name order.",
+            "guess. Order them by capture time or modification time, give the order, or "
+            "accept the name order.",
             tuple(s.source_id for s in sources),
-            tuple(resolutions),
+            resolutions,
+            _SEQUENCE_HINT,
         )
     ]
 
@@ -342,17 +367,18 @@ def _mixed_schemes(item: PlanItem, scheme: _Scheme) -> Ambiguity:
         key = n.kind if n.kind != _LEAVES else "leaves and sides"
         groups.setdefault(key, []).append(n.source.provenance.rel)
     parts = [f"{_SCHEME_WORDS.get(k, k)} ({_some(v)})" for k, v in groups.items()]
-    resolutions = ["exclude", "sequence", "mtime", "accept"]
+    resolutions = [Resolution.EXCLUDE, Resolution.SEQUENCE, Resolution.MTIME, Resolution.ACCEPT]
     if any(_captured(n.source) for n in scheme.names):
-        resolutions.insert(1, "capture_time")
-    return Ambiguity(
+        resolutions.insert(1, Resolution.CAPTURE_TIME)
+    return Ambiguity.of(
         AmbiguityCode.MIXED_SCHEMES,
-        item.item_id,
+        item,
         f"The names follow {len(parts)} numbering schemes at once: {_and(parts)}, so no "
-        "one order follows from them. Exclude the files that do not belong, give the order "
-        "(--sequence), or accept the name order.",
+        "one order follows from them. Exclude the files that do not belong, give the order, "
+        "or accept the name order.",
         tuple(n.source.source_id for n in scheme.names),
-        tuple(resolutions),
+        resolutions,
+        _SEQUENCE_HINT,
     )
 
 
@@ -376,15 +402,15 @@ def _duplicate_sides(item: PlanItem, scheme: _Scheme) -> list[Ambiguity]:
             continue
         claim = "both claim" if len(sources) == 2 else "all claim"
         found.append(
-            Ambiguity(
+            Ambiguity.of(
                 AmbiguityCode.DUPLICATE_NUMBER,
-                item.item_id,
+                item,
                 f"{_and([s.provenance.rel for s in sources])} {claim} "
-                f"{_side_phrase(scheme, number, side)}. Exclude the extra one, give the order "
-                f"(--sequence), or accept the proposed order ({sources[0].provenance.rel} "
-                "first).",
+                f"{_side_phrase(scheme, number, side)}. Exclude the extra one, give the order, "
+                f"or accept the proposed order ({sources[0].provenance.rel} first).",
                 tuple(s.source_id for s in sources),
-                ("exclude", "sequence", "accept"),
+                (Resolution.EXCLUDE, Resolution.SEQUENCE, Resolution.ACCEPT),
+                _SEQUENCE_HINT,
             )
         )
     return found
@@ -453,28 +479,31 @@ def _missing_sides(item: PlanItem, scheme: _Scheme, placed: _Scheme) -> Ambiguit
     text = _and(shown) if not more else f"{', '.join(shown)} and {more} more"
     plural = len(phrases) > 1 or phrases[0].startswith(("leaves", "openings"))
     verb = "are" if plural else "is"
-    resolutions = ["accept", "sequence"]
-    hints = ""
+    resolutions = [Resolution.ACCEPT, Resolution.SEQUENCE]
+    words, options = "", []
     if (first, 0) in gone_at and (first, 1) in at:
-        resolutions.append("verso_first")
+        resolutions.append(Resolution.VERSO_FIRST)
         side = _SIDE_WORDS[scheme.kind][1]
-        hints += f" If the first page is a {side}, say so (--verso-first)."
+        words += f" If the first page is a {side}, say so."
+        options.append("--verso-first")
     if scheme.kind == _LEAVES and all(side == 1 for _, side in missing):
-        resolutions.append("versos_blank")
-        hints += " If the versos are blank and were not scanned, say so (--versos-blank)."
+        resolutions.append(Resolution.VERSOS_BLANK)
+        words += " If the versos are blank and were not scanned, say so."
+        options.append("--versos-blank")
     neighbours = [
         at[p]
         for run in runs
         for p in (_next_to(order, run[0], -1), _next_to(order, run[-1], 1))
         if p is not None
     ]
-    return Ambiguity(
+    return Ambiguity.of(
         AmbiguityCode.MISSING_LEAF,
-        item.item_id,
-        f"{text[0].upper()}{text[1:]} {verb} missing{where}.{hints} Add the missing pages and "
-        "plan again, give the order (--sequence), or accept the order as it is.",
+        item,
+        f"{text[0].upper()}{text[1:]} {verb} missing{where}.{words} Add the missing pages and "
+        "plan again, give the order, or accept the order as it is.",
         _imported(item, neighbours),
-        tuple(resolutions),
+        resolutions,
+        ", ".join([*options, _SEQUENCE_HINT]),
     )
 
 
@@ -638,9 +667,14 @@ def _duplex(item: PlanItem, passes: Passes) -> Ambiguity:
     f, b = passes.fronts, passes.backs
     counts = f"{_count(len(f), 'front')} ({f[0].provenance.rel} first) and "
     counts += f"{_count(len(b), 'back')} ({b[0].provenance.rel} first)"
-    resolutions: tuple[str, ...]
+    resolutions: tuple[Resolution, ...]
     if len(f) == len(b):
-        resolutions = ("interleave", "interleave_reversed", "sequence", "accept")
+        resolutions = (
+            Resolution.INTERLEAVE,
+            Resolution.INTERLEAVE_REVERSED,
+            Resolution.SEQUENCE,
+            Resolution.ACCEPT,
+        )
 
         # A preview of the first pairs each way, so the right one can be told at a glance.
         def pairs(backs: Sequence[PlanSource]) -> str:
@@ -649,17 +683,17 @@ def _duplex(item: PlanItem, passes: Passes) -> Ambiguity:
 
         also = f" Interleaved: {pairs(b)}; with the backs reversed: {pairs(list(reversed(b)))}."
     else:
-        resolutions = ("sequence", "accept")
+        resolutions = (Resolution.SEQUENCE, Resolution.ACCEPT)
         also = " The counts differ, so a page is missing from one pass; add it and plan again."
-    return Ambiguity(
+    return Ambiguity.of(
         AmbiguityCode.DUPLEX_PASSES,
-        item.item_id,
+        item,
         f"By {passes.how}, these pages look like two passes of a duplex scan: {counts}.{also} "
-        "Interleave them front, back, front… (--by interleave), interleave them with the "
-        "backs in reverse (--by interleave-reversed), give the order (--sequence), or accept "
-        "the order as it is.",
+        "Interleave them front, back, front…, interleave them with the backs in reverse, "
+        "give the order, or accept the order as it is.",
         _imported(item, (*f, *b)),
         resolutions,
+        f"--by interleave, --by interleave-reversed, {_SEQUENCE_HINT}",
     )
 
 
@@ -765,18 +799,19 @@ def _duplicate_numbers(item: PlanItem, numbering: _Numbering) -> list[Ambiguity]
         sources = [n.source for n in group]
         names = _and([s.provenance.rel for s in sources])
         claim = "both claim" if len(group) == 2 else "all claim"
-        resolutions = ["exclude", "sequence", "accept"]
+        resolutions = [Resolution.EXCLUDE, Resolution.SEQUENCE, Resolution.ACCEPT]
         times = [_captured(s) for s in sources]
         if None not in times and len(set(times)) == len(times):
-            resolutions.insert(2, "capture_time")
+            resolutions.insert(2, Resolution.CAPTURE_TIME)
         found.append(
-            Ambiguity(
+            Ambiguity.of(
                 AmbiguityCode.DUPLICATE_NUMBER,
-                item.item_id,
-                f"{names} {claim} page {group[0].shown}. Exclude the extra one, give the order "
-                f"(--sequence), or accept the proposed order ({sources[0].provenance.rel} first).",
+                item,
+                f"{names} {claim} page {group[0].shown}. Exclude the extra one, give the order, "
+                f"or accept the proposed order ({sources[0].provenance.rel} first).",
                 tuple(s.source_id for s in sources),
-                tuple(resolutions),
+                resolutions,
+                _SEQUENCE_HINT,
             )
         )
     return found
@@ -814,13 +849,14 @@ def _missing_numbers(item: PlanItem, numbering: _Numbering) -> Ambiguity | None:
     neighbours = _imported(
         item, (s for a, b in gaps for s in (first_with[a].source, first_with[b].source))
     )
-    return Ambiguity(
+    return Ambiguity.of(
         AmbiguityCode.MISSING_INDEX,
-        item.item_id,
+        item,
         f"{pages} {verb} missing{where}. Add the missing pages and plan again, give the "
-        "order (--sequence), or accept the order as it is.",
+        "order, or accept the order as it is.",
         neighbours,
-        ("accept", "sequence"),
+        (Resolution.ACCEPT, Resolution.SEQUENCE),
+        _SEQUENCE_HINT,
     )
 
 
@@ -830,14 +866,15 @@ def _mixed_media(item: PlanItem, sources: Sequence[PlanSource]) -> Ambiguity | N
     if not pdfs or not n_images:
         return None
     which = f" ({_and([s.provenance.rel for s in pdfs])})" if len(pdfs) <= 3 else ""
-    return Ambiguity(
+    return Ambiguity.of(
         AmbiguityCode.MIXED_MEDIA,
-        item.item_id,
+        item,
         f"This notebook mixes {_count(len(pdfs), 'PDF')}{which} and "
-        f"{_count(n_images, 'image')}: say where the PDF pages go (--sequence) or accept "
-        "the proposed order.",
+        f"{_count(n_images, 'image')}: say where the PDF pages go or accept the proposed "
+        "order.",
         tuple(s.source_id for s in pdfs),
-        ("sequence", "exclude", "accept"),
+        (Resolution.SEQUENCE, Resolution.EXCLUDE, Resolution.ACCEPT),
+        _SEQUENCE_HINT,
     )
 
 
@@ -863,12 +900,12 @@ def _capture_time_conflict(item: PlanItem, images: Sequence[PlanSource]) -> Ambi
         why = f"{y} was taken after {x}, but {order} puts it first."
         if len(displaced) > 2:
             why += f" {len(displaced)} photos are out of capture-time order."
-    return Ambiguity(
+    return Ambiguity.of(
         AmbiguityCode.CONFLICTING_CUES,
-        item.item_id,
+        item,
         f"{why} Choose capture-time order, or accept {order}.",
         _unique([earlier.source_id, later.source_id, *displaced]),
-        ("capture_time", "sequence", "accept"),
+        (Resolution.CAPTURE_TIME, Resolution.SEQUENCE, Resolution.ACCEPT),
     )
 
 
@@ -882,14 +919,14 @@ def _rollover_by_numbers(item: PlanItem, numbering: _Numbering) -> Ambiguity | N
         return None  # already in counter order
     x, y = last.source.provenance.rel, first.source.provenance.rel
     order = _order_words(item)
-    return Ambiguity(
+    return Ambiguity.of(
         AmbiguityCode.CONFLICTING_CUES,
-        item.item_id,
+        item,
         f"{y} probably comes after {x}: the camera counter rolled over, but {order} puts "
-        f"it first. Give the order (--sequence), order by modification time, or accept "
-        f"{order}.",
+        f"it first. Give the order, order by modification time, or accept {order}.",
         _imported(item, (first.source, last.source)),
-        ("sequence", "mtime", "accept"),
+        (Resolution.SEQUENCE, Resolution.MTIME, Resolution.ACCEPT),
+        _SEQUENCE_HINT,
     )
 
 
