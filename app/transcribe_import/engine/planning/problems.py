@@ -93,11 +93,11 @@ class Resolution(enum.StrEnum):
 class PlanProblem:
     """One problem of a plan, in values a face renders as it likes.
 
-    ``message`` is face-neutral prose: it names files by their item-relative path and no
-    face's commands. ``hint`` is the CLI's advice (its options, e.g. ``--sequence``), None
-    when the resolutions say it all; the window leaves it out. ``files`` are the
-    item-relative paths of the files the problem concerns (``source_ids`` name those that
-    are sources; an unusable file is none); ``path`` the one file on disk, absolute.
+    ``message`` is words for any face: it names files by their path as validate shows them
+    (``provenance.rel``, from the scanned folder) and no face's commands. ``hint`` is the
+    CLI's advice for it (its options, e.g. ``--sequence``), or None; the window leaves it
+    out. ``files`` are those paths of the files the problem concerns (``source_ids`` name
+    the ones that are sources; an unusable file is none); ``path`` the one file on disk.
     """
 
     severity: Severity
@@ -115,6 +115,6 @@ class PlanProblem:
 
 
 def files_of(item: PlanItem, source_ids: Iterable[str]) -> tuple[str, ...]:
-    """The item-relative paths of these sources of ``item`` (``PlanProblem.files``)."""
+    """The paths (``provenance.rel``) of these sources of ``item``: ``PlanProblem.files``."""
     rel = {s.source_id: s.provenance.rel for s in item.sources}
     return tuple(rel[sid] for sid in source_ids if sid in rel)

@@ -141,7 +141,7 @@ def _item_problems(
         if u["rel"] in item.acknowledged:
             continue
         # The scan's words (kept in the plan) name the file by its path on disk, which
-        # ``path`` carries; beside the item, its item-relative path says it.
+        # ``path`` carries; the message names it as validate names every file (its rel).
         why = str(u["message"]).replace(str(u["path"]), u["rel"])
         out.append(
             PlanProblem(
@@ -204,6 +204,7 @@ def _duplicate_problems(
             item.item_id,
             f"{item.label}: {head}",
             tuple(s.source_id for s in dups),
+            files=tuple(s.provenance.rel for s in dups),
         )
     ]
 
@@ -419,7 +420,8 @@ def _source_problem(item: PlanItem, s: PlanSource, settings: RenderSettings) -> 
             files=(s.provenance.rel,),
         )
     try:
-        info = decode.probe(path, settings, display_path=shown, size=s.provenance.size)
+        # Named by the path opened, not its rel: a hand-edited plan can make them differ.
+        info = decode.probe(path, settings, display_path=str(path), size=s.provenance.size)
     except TranscribeError as exc:
         return PlanProblem(
             Severity.ERROR,
