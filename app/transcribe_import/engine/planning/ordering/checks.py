@@ -358,6 +358,9 @@ def _next_to(
     return order[k] if k < len(order) else None
 
 
+# -- duplex passes -------------------------------------------------------------------------
+
+
 def _duplex(item: PlanItem, passes: Passes) -> Ambiguity:
     """Fronts, then backs: interleave them (the backs reversed, if the pass ran backwards)."""
     f, b = passes.fronts, passes.backs
@@ -391,6 +394,9 @@ def _duplex(item: PlanItem, passes: Passes) -> Ambiguity:
         resolutions,
         f"--by interleave, --by interleave-reversed, {_SEQUENCE_HINT}",
     )
+
+
+# -- page numbers and counters ------------------------------------------------------------
 
 
 def _duplicate_numbers(item: PlanItem, numbering: Numbering) -> list[Ambiguity]:
@@ -464,6 +470,9 @@ def _missing_numbers(item: PlanItem, numbering: Numbering) -> Ambiguity | None:
         (Resolution.ACCEPT, Resolution.SEQUENCE),
         _SEQUENCE_HINT,
     )
+
+
+# -- media and capture times ---------------------------------------------------------------
 
 
 def _mixed_media(item: PlanItem, sources: Sequence[PlanSource]) -> Ambiguity | None:

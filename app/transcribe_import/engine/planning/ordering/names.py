@@ -204,6 +204,9 @@ def side_letters(sides: set[str]) -> str:
     return ""
 
 
+# -- numbers in a run: a camera counter that rolled over -----------------------------------
+
+
 @dataclass(frozen=True)
 class Numbered:
     source: PlanSource
@@ -292,6 +295,9 @@ def counter_rolled_over(earlier: PlanSource, later: PlanSource) -> bool:
         return False
     span = 10 ** len(a[1])
     return bool(a[0] >= span - span // 10 and b[0] < span // 10)
+
+
+# -- shared by the checks and the resolutions --------------------------------------------
 
 
 def captured(source: PlanSource) -> str | None:
