@@ -56,7 +56,11 @@ def test_a_foliated_notebook_with_a_missing_verso(tmp_path: Path) -> None:
         "Register: The verso of leaf 2 (2v) is missing between shelf/Register/2r.jpg and "
         "shelf/Register/3r.jpg."
     )
+    assert e["hint"] == "--versos-blank, --sequence"
+    assert e["files"] == ["shelf/Register/2r.jpg", "shelf/Register/3r.jpg"]
     text = ok(run_cli(data, "validate", str(plan)), EXIT_INVALID).stdout
+    # The words with the CLI's options, where the message's advice ends.
+    assert "or accept the order as it is (--versos-blank, --sequence).\n" in text
     assert "--versos-blank" in text and "--accept" in text
     ok(run_cli(data, "order", str(plan), item_id[:8], "--accept"))
     assert errors(data, plan, EXIT_OK) == []

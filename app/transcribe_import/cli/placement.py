@@ -16,18 +16,19 @@ from transcribe_import.cli.output import json_out, say
 from transcribe_import.engine import api
 from transcribe_import.engine.api import ExitCode
 from transcribe_import.engine.planning.plan import ImportPlan, Op, PlanItem
+from transcribe_import.engine.planning.problems import Resolution
 from transcribe_import.engine.storage.corpus import Corpus
 
 PAGE_HELP = "a page of the notebook: its position (1 is the first), its label, or its id"
 
 # The order options of a placement problem's resolutions (validate's "resolve with").
 RESOLUTION_FLAGS = {
-    "at": "--at N",
-    "after": "--after PAGE",
-    "at_end": "--at-end",
-    "replace": "--replace FILE PAGE",
-    "no_replace": "--no-replace FILE...",
-    "include": "--include FILE...",
+    Resolution.AT: "--at N",
+    Resolution.AFTER: "--after PAGE",
+    Resolution.AT_END: "--at-end",
+    Resolution.REPLACE: "--replace FILE PAGE",
+    Resolution.NO_REPLACE: "--no-replace FILE...",
+    Resolution.INCLUDE: "--include FILE...",
 }
 
 

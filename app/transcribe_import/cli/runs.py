@@ -26,12 +26,14 @@ from transcribe_import.engine.base.text import for_terminal
 from transcribe_import.engine.planning.plan import (
     DedupeScope,
     ImportPlan,
+    OrderingRule,
     PlanDocumentError,
     PlanItem,
     load_plan,
     policy_id_for,
     save_plan,
 )
+from transcribe_import.engine.planning.problems import PlanProblem, Resolution
 from transcribe_import.engine.runs.model import (
     EventKind,
     RunControl,
@@ -181,10 +183,25 @@ def _item_line(it: PlanItem, report: ValidationReport) -> str:
 # -- validate and order --------------------------------------------------------------------
 
 
+def problem_text(problem: PlanProblem) -> str:
+    """A problem's words on the command line: the engine's message with the CLI's hint.
+
+    The hint (``--sequence``, ``order --exclude "x.jpg"``) goes in brackets at the end of
+    the message's last sentence, where the message's advice names what it stands for."""
+    message, hint = problem.message, problem.hint
+    if hint is None:
+        return message
+    body, stop = (message[:-1], ".") if message.endswith(".") else (message, "")
+    return f"{body} ({hint}){stop}"
+
+
 def _print_report(plan: ImportPlan, report: ValidationReport, plan_path: str = "PLAN") -> None:
     for p in report.problems:
         item = plan.item(p.item_id)
-        say(f"{p.severity.upper()} [{p.code}] item {item.item_id[:8]} “{item.label}”: {p.message}")
+        say(
+            f"{p.severity.upper()} [{p.code}] item {item.item_id[:8]} “{item.label}”: "
+            + problem_text(p)
+        )
         if p.resolutions:
             say(
                 f"    resolve with: transcribe-import order {shlex.quote(plan_path)} "
@@ -199,22 +216,26 @@ def _print_report(plan: ImportPlan, report: ValidationReport, plan_path: str = "
         )
 
 
-def _resolution_flag(r: str) -> str:
-    return {
-        "accept": "--accept",
-        "name": "--by name",
-        "capture_time": "--by capture-time",
-        "mtime": "--by mtime",
-        "interleave": "--by interleave",
-        "interleave_reversed": "--by interleave-reversed",
-        "verso_first": "--verso-first",
-        "versos_blank": "--versos-blank",
-        "sequence": "--sequence FILE...",
-        "exclude": "--exclude FILE...",
-        "skip": "--skip",
-        "as_copy": "--as-copy",
-        **placement_cli.RESOLUTION_FLAGS,
-    }.get(r, r)
+# The order options of each resolution (validate's "resolve with"), every one of them.
+RESOLUTION_FLAGS: dict[Resolution, str] = {
+    Resolution.ACCEPT: "--accept",
+    Resolution.NAME: "--by name",
+    Resolution.CAPTURE_TIME: "--by capture-time",
+    Resolution.MTIME: "--by mtime",
+    Resolution.INTERLEAVE: "--by interleave",
+    Resolution.INTERLEAVE_REVERSED: "--by interleave-reversed",
+    Resolution.VERSO_FIRST: "--verso-first",
+    Resolution.VERSOS_BLANK: "--versos-blank",
+    Resolution.SEQUENCE: "--sequence FILE...",
+    Resolution.EXCLUDE: "--exclude FILE...",
+    Resolution.SKIP: "--skip",
+    Resolution.AS_COPY: "--as-copy",
+    **placement_cli.RESOLUTION_FLAGS,
+}
+
+
+def _resolution_flag(r: Resolution) -> str:
+    return RESOLUTION_FLAGS[r]
 
 
 def cmd_validate(corpus: Corpus, args: argparse.Namespace) -> int:
@@ -263,7 +284,7 @@ def cmd_order(corpus: Corpus, args: argparse.Namespace) -> int:
         + "."
     )
     for p in remaining:
-        say(f"  {p.severity.upper()} [{p.code}]: {p.message}")
+        say(f"  {p.severity.upper()} [{p.code}]: {problem_text(p)}")
     return ExitCode.OK
 
 
@@ -271,7 +292,7 @@ def _reorder(item: PlanItem, args: argparse.Namespace) -> PlanItem:
     return api.reorder(
         item,
         accept=args.accept,
-        by=args.by.replace("-", "_") if args.by else None,
+        by=OrderingRule(args.by.replace("-", "_")) if args.by else None,
         sequence=args.sequence,
         exclude=args.exclude,
         include=args.include,

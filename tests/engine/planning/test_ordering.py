@@ -23,6 +23,7 @@ from transcribe_import.engine.planning.plan import (
     PlanSource,
     SourceProvenance,
 )
+from transcribe_import.engine.planning.problems import Resolution
 
 MEDIA = {"jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "pdf": "application/pdf"}
 UNRESOLVED = Ordering()
@@ -209,8 +210,9 @@ def test_mixed_media_counts_and_names_the_pdfs() -> None:
     a = only(item, AmbiguityCode.MIXED_MEDIA)
     assert a.message == (
         "This notebook mixes 2 PDFs (a.pdf and b.pdf) and 14 images: say where the PDF pages "
-        "go (--sequence) or accept the proposed order."
+        "go or accept the proposed order."
     )
+    assert a.hint == "--sequence" and a.files == ("a.pdf", "b.pdf")
     assert set(a.source_ids) == ids_of(item, "a.pdf", "b.pdf")
     one = only(proposed("scan.pdf", "cover.jpg"), AmbiguityCode.MIXED_MEDIA)
     assert "1 PDF (scan.pdf) and 1 image:" in one.message
@@ -564,6 +566,9 @@ def test_ambiguities_concern_the_items_imported_sources(item: PlanItem) -> None:
         assert a.item_id == item.item_id
         assert a.source_ids and set(a.source_ids) <= imported
         assert set(a.resolutions) <= ordering.RESOLUTIONS
+        assert all(type(r) is Resolution for r in a.resolutions)
+        rel = {s.source_id: s.provenance.rel for s in item.sources}
+        assert a.files == tuple(rel[sid] for sid in a.source_ids)
         named = {
             AmbiguityCode.DUPLICATE_NUMBER: a.source_ids,
             AmbiguityCode.CONFLICTING_CUES: a.source_ids[:2],
@@ -617,3 +622,34 @@ def test_a_long_run_across_the_rollover_is_told_by_its_capture_times() -> None:
     # Without them the names alone tell it: a camera counter near its top and its bottom.
     a = only(undated, AmbiguityCode.CONFLICTING_CUES)
     assert "IMG_0001.JPG probably comes after IMG_9999.JPG" in a.message
+
+
+# One item for each way an order can be ambiguous.
+EVERY_AMBIGUITY = {
+    AmbiguityCode.DUPLICATE_NUMBER: lambda: proposed("a 1.jpg", "b 1.jpg", "c 2.jpg"),
+    AmbiguityCode.MISSING_INDEX: lambda: proposed("page 1.jpg", "page 3.jpg"),
+    AmbiguityCode.MIXED_MEDIA: lambda: proposed("a.pdf", "page 1.jpg", "page 2.jpg"),
+    AmbiguityCode.CONFLICTING_CUES: lambda: make_item(
+        src("page 1.jpg", captured_at=at(11)), src("page 2.jpg", captured_at=at(10))
+    ),
+    AmbiguityCode.MISSING_LEAF: lambda: proposed("1v.jpg", "2r.jpg", "2v.jpg", "4r.jpg"),
+    AmbiguityCode.NO_ORDER_CUE: lambda: proposed("apple.jpg", "banana.jpg"),
+    AmbiguityCode.MIXED_SCHEMES: lambda: proposed("1.jpg", "2.jpg", "3.jpg", "a.jpg", "b.jpg"),
+    AmbiguityCode.DUPLEX_PASSES: lambda: proposed(
+        "front_001.jpg", "front_002.jpg", "back_001.jpg", "back_002.jpg"
+    ),
+}
+
+
+def test_every_ambiguity_is_told_in_words_for_any_face() -> None:
+    """No CLI option or command in a message: the CLI's advice is the hint, apart."""
+    assert set(EVERY_AMBIGUITY) == set(AmbiguityCode)
+    for code, make in EVERY_AMBIGUITY.items():
+        item = make()
+        found = [a for a in ordering.find_ambiguities(item) if a.code is code]
+        assert found, code
+        for a in found:
+            assert "--" not in a.message and "`" not in a.message, a.message
+            assert a.hint is None or a.hint.startswith("--"), a.hint
+            assert a.resolutions and all(type(r) is Resolution for r in a.resolutions)
+            assert a.files and set(a.files) <= set(rels(item))

@@ -22,7 +22,7 @@ from transcribe_import.engine.planning.plan import (
     fingerprint_of,
     plan_from_document,
 )
-from transcribe_import.engine.planning.problems import ProblemCode
+from transcribe_import.engine.planning.problems import ProblemCode, Resolution
 from transcribe_import.engine.planning.validate import validate
 from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus
@@ -209,7 +209,12 @@ def test_a_placement_on_a_new_notebook_is_refused(corpus, into, tmp_path) -> Non
     bad = new.with_item(replace(item, placement=Placement(at=1), replacements=((page, page),)))
     report = validate(corpus, bad)
     assert codes(report) == [ProblemCode.PLACEMENT_ON_NEW_NOTEBOOK] * 2
-    assert [p.resolutions for p in report.errors] == [("at_end",), ("no_replace",)]
+    assert [p.resolutions for p in report.errors] == [
+        (Resolution.AT_END,),
+        (Resolution.NO_REPLACE,),
+    ]
+    assert all(type(r) is Resolution for p in report.errors for r in p.resolutions)
+    assert report.errors[1].files == (item.sources[0].provenance.rel,)
 
 
 def test_a_rescan_left_out_is_a_warning(corpus, into, held) -> None:
@@ -222,7 +227,9 @@ def test_a_rescan_left_out_is_a_warning(corpus, into, held) -> None:
     report = validate(corpus, into.with_item(left))
     assert report.ok
     [warning] = [w for w in report.warnings if w.code == ProblemCode.REPLACEMENT_LEFT_OUT]
-    assert warning.resolutions == ("include", "no_replace")
+    assert warning.resolutions == (Resolution.INCLUDE, Resolution.NO_REPLACE)
+    assert all(type(r) is Resolution for r in warning.resolutions)
+    assert warning.files == ("late/rescan 1.jpg",)
     kept = placement.keep_pages(left, [rescan_page(item)])
     assert kept.replacements == ()
 

@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from transcribe_import.engine.base.ids import new_id
+from transcribe_import.engine.planning.problems import AmbiguityCode, ProblemCode, Resolution
 from transcribe_import.engine.planning.validate import validate
 
 from helpers.runs import commit_plan, plan_for
@@ -38,3 +39,48 @@ def test_ids_already_used_by_something_else_are_a_validate_error(corpus, tmp_pat
     impostor = replace(plan, plan_id=new_id())  # another plan claiming the same ids
     report = validate(corpus, impostor)
     assert [p.code for p in report.errors] == ["id_in_use"]
+
+
+def test_every_problem_is_values_a_face_renders(corpus, tmp_path) -> None:
+    """Codes and resolutions are members; a message names no CLI option, command, or the
+    absolute path its ``path`` carries; the CLI's advice is the hint; files by name."""
+    tree = make_shelf(tmp_path / "box", notebooks=4)
+    (tree / "notebook 1" / "broken.jpg").write_bytes(b"not an image at all")
+    os.unlink(tree / "notebook 4" / "page 2.jpg")  # a gap in the page numbers
+    plan = plan_for(corpus, tree)
+    os.unlink(plan.items[0].sources[0].provenance.path)
+    make_image(Path(plan.items[1].sources[0].provenance.path), "changed", size=(330, 440))
+    third, fourth = plan.items[2], plan.items[3]
+    plan = plan.with_item(
+        replace(third, sources=tuple(replace(s, excluded=True) for s in third.sources))
+    )
+    plan = plan.with_item(replace(fourth, ordering=replace(fourth.ordering, resolved=False)))
+    into = plan_for(corpus, tree / "notebook 2", mode=f"into:{new_id()}")
+    plan = replace(plan, items=(*plan.items, *into.items))
+
+    report = validate(corpus, plan)
+    codes = {p.code for p in report.problems}
+    assert codes >= {
+        ProblemCode.SOURCE_UNREADABLE,
+        ProblemCode.SOURCE_MISSING,
+        ProblemCode.SOURCE_CHANGED,
+        ProblemCode.NOTHING_TO_IMPORT,
+        ProblemCode.NOTEBOOK_NOT_FOUND,
+        AmbiguityCode.MISSING_INDEX,
+    }
+    for p in report.problems:
+        assert type(p.code) in (ProblemCode, AmbiguityCode)
+        assert all(type(r) is Resolution for r in p.resolutions)
+        assert "--" not in p.message and "`" not in p.message, p.message
+        assert p.path is None or p.path not in p.message, p.message
+        item = plan.item(p.item_id)
+        rels = {s.provenance.rel for s in item.sources} | {u["rel"] for u in item.unusable}
+        assert set(p.files) <= rels
+        assert p.to_json()["hint"] == p.hint
+    hints = {p.code: p.hint for p in report.problems}
+    broken = "box/notebook 1/broken.jpg"  # as validate names files: from the scanned folder
+    assert hints[ProblemCode.SOURCE_UNREADABLE] == f'order --exclude "{broken}"'
+    assert hints[ProblemCode.NOTEBOOK_NOT_FOUND] == "transcribe-import notebooks"
+    assert hints[AmbiguityCode.MISSING_INDEX] == "--sequence"
+    unreadable = next(p for p in report.problems if p.code is ProblemCode.SOURCE_UNREADABLE)
+    assert unreadable.files == (broken,) and broken in unreadable.message

@@ -24,15 +24,11 @@ from transcribe_import.engine.ingest.placement import Placement
 from transcribe_import.engine.planning import ordering
 from transcribe_import.engine.planning.plan import ImportPlan, Op, PlanItem, PlanSource
 from transcribe_import.engine.planning.problems import (
-    RESOLVE_AFTER,
-    RESOLVE_AT,
-    RESOLVE_AT_END,
-    RESOLVE_INCLUDE,
-    RESOLVE_NO_REPLACE,
-    RESOLVE_REPLACE,
     PlanProblem,
     ProblemCode,
+    Resolution,
     Severity,
+    files_of,
 )
 
 # -- naming the item's pages -------------------------------------------------------------------
@@ -153,11 +149,12 @@ def _on_new_notebook(item: PlanItem) -> list[PlanProblem]:
                 item.item_id,
                 f"{item.label}: a new notebook's pages go in the plan's order, so a position "
                 "for them means nothing. Put them at the end (remove the position).",
-                resolutions=(RESOLVE_AT_END,),
+                resolutions=(Resolution.AT_END,),
             )
         )
     if item.replacements:
         names = ", ".join(rescan_name(item, new) for new, _old in item.replacements)
+        ids = tuple(_source_ids(item, [new for new, _old in item.replacements]))
         out.append(
             PlanProblem(
                 Severity.ERROR,
@@ -165,8 +162,9 @@ def _on_new_notebook(item: PlanItem) -> list[PlanProblem]:
                 item.item_id,
                 f"{item.label}: a new notebook has no pages to replace, yet {names} would "
                 "replace some. Add them as pages instead.",
-                tuple(_source_ids(item, [new for new, _old in item.replacements])),
-                resolutions=(RESOLVE_NO_REPLACE,),
+                ids,
+                resolutions=(Resolution.NO_REPLACE,),
+                files=files_of(item, ids),
             )
         )
     return out
@@ -193,7 +191,8 @@ def _replaced_twice(items: Sequence[PlanItem]) -> list[PlanProblem]:
                 f"{item.label}: {names} would each replace page {old}; a page is replaced by "
                 "one rescan. Keep one of them replacing it and add the others as pages.",
                 tuple(sid for it, new in rescans for sid in _source_ids(it, [new])),
-                resolutions=(RESOLVE_NO_REPLACE,),
+                resolutions=(Resolution.NO_REPLACE,),
+                files=tuple(f for it, new in rescans for f in files_of(it, _source_ids(it, [new]))),
             )
         )
     return out
@@ -208,6 +207,7 @@ def _left_out(item: PlanItem) -> list[PlanProblem]:
     if not idle or item.op is not Op.IMPORT_INTO_NOTEBOOK:
         return []
     names = ", ".join(rescan_name(item, new) for new in idle)
+    ids = tuple(_source_ids(item, idle))
     return [
         PlanProblem(
             Severity.WARNING,
@@ -215,8 +215,9 @@ def _left_out(item: PlanItem) -> list[PlanProblem]:
             item.item_id,
             f"{item.label}: {names} would replace a page but is not imported (left out, or a "
             "duplicate), so that page stays as it is. Include it, or say it replaces nothing.",
-            tuple(_source_ids(item, idle)),
-            resolutions=(RESOLVE_INCLUDE, RESOLVE_NO_REPLACE),
+            ids,
+            resolutions=(Resolution.INCLUDE, Resolution.NO_REPLACE),
+            files=files_of(item, ids),
         )
     ]
 
@@ -229,9 +230,9 @@ def notebook_problems(item: PlanItem, manifest: Mapping[str, Any]) -> list[PlanP
     if item.placement is not None:
         refusal = rules.placement_refusal(manifest, item.placement)
         if refusal is not None:
-            how = RESOLVE_AT if item.placement.at is not None else RESOLVE_AFTER
+            how = Resolution.AT if item.placement.at is not None else Resolution.AFTER
             advice = "Choose another place for them, or put them at the end."
-            out.append(_refused(item, refusal, advice, (), (how, RESOLVE_AT_END)))
+            out.append(_refused(item, refusal, advice, (), (how, Resolution.AT_END)))
     sources = _sources_by_page(item)
     for new, old in item.replacements:
         if new not in sources or not sources[new].imported:
@@ -240,7 +241,9 @@ def notebook_problems(item: PlanItem, manifest: Mapping[str, Any]) -> list[PlanP
         if refusal is not None:
             advice = "Say which page it replaces, or add it as a new page."
             ids = (sources[new].source_id,)
-            out.append(_refused(item, refusal, advice, ids, (RESOLVE_REPLACE, RESOLVE_NO_REPLACE)))
+            out.append(
+                _refused(item, refusal, advice, ids, (Resolution.REPLACE, Resolution.NO_REPLACE))
+            )
     return out
 
 
@@ -249,7 +252,7 @@ def _refused(
     refusal: rules.Refusal,
     advice: str,
     source_ids: tuple[str, ...],
-    resolutions: tuple[str, ...],
+    resolutions: tuple[Resolution, ...],
 ) -> PlanProblem:
     """A rule against the notebook said no: its code and words, then what to do."""
     return PlanProblem(
@@ -259,6 +262,7 @@ def _refused(
         f"{item.label}: {refusal.words} {advice}",
         source_ids,
         resolutions=resolutions,
+        files=files_of(item, source_ids),
     )
 
 

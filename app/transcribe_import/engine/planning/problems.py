@@ -1,16 +1,18 @@
 """A plan's problems as values: their severity, their codes, and what resolves them.
 
-Validate (validate.py) recomputes them; the rules that live elsewhere (ordering.py,
+Validate (validate.py) recomputes them; the rules that live elsewhere (ordering/,
 placement.py) make them with these codes. The CLI prints them, the window lists them.
 """
 
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from transcribe_import.engine.base.values import fields_json
+from transcribe_import.engine.planning.plan import PlanItem
 
 
 class Severity(enum.StrEnum):
@@ -87,26 +89,32 @@ class Resolution(enum.StrEnum):
     INCLUDE = "include"
 
 
-# The older names of the placement and conflict resolutions.
-RESOLVE_SKIP = Resolution.SKIP
-RESOLVE_AS_COPY = Resolution.AS_COPY
-RESOLVE_AT = Resolution.AT
-RESOLVE_AFTER = Resolution.AFTER
-RESOLVE_AT_END = Resolution.AT_END
-RESOLVE_REPLACE = Resolution.REPLACE
-RESOLVE_NO_REPLACE = Resolution.NO_REPLACE
-RESOLVE_INCLUDE = Resolution.INCLUDE
-
-
 @dataclass(frozen=True)
 class PlanProblem:
+    """One problem of a plan, in values a face renders as it likes.
+
+    ``message`` is words for any face: it names files by their path as validate shows them
+    (``provenance.rel``, from the scanned folder) and no face's commands. ``hint`` is the
+    CLI's advice for it (its options, e.g. ``--sequence``), or None; the window leaves it
+    out. ``files`` are those paths of the files the problem concerns (``source_ids`` name
+    the ones that are sources; an unusable file is none); ``path`` the one file on disk.
+    """
+
     severity: Severity
-    code: str  # a ProblemCode or an ordering.AmbiguityCode
+    code: ProblemCode | AmbiguityCode
     item_id: str
     message: str
     source_ids: tuple[str, ...] = ()
     path: str | None = None
-    resolutions: tuple[str, ...] = ()
+    resolutions: tuple[Resolution, ...] = ()
+    hint: str | None = None
+    files: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return fields_json(self)
+
+
+def files_of(item: PlanItem, source_ids: Iterable[str]) -> tuple[str, ...]:
+    """The paths (``provenance.rel``) of these sources of ``item``: ``PlanProblem.files``."""
+    rel = {s.source_id: s.provenance.rel for s in item.sources}
+    return tuple(rel[sid] for sid in source_ids if sid in rel)

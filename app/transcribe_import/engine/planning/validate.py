@@ -28,10 +28,9 @@ from transcribe_import.engine.media.kinds import RenderSettings
 from transcribe_import.engine.planning import bag, dedupe, ordering, placement
 from transcribe_import.engine.planning.plan import ImportPlan, Op, PlanItem, PlanSource
 from transcribe_import.engine.planning.problems import (
-    RESOLVE_AS_COPY,
-    RESOLVE_SKIP,
     PlanProblem,
     ProblemCode,
+    Resolution,
     Severity,
 )
 from transcribe_import.engine.storage import fsio, project
@@ -129,25 +128,31 @@ def _item_problems(
         out.append(
             PlanProblem(
                 Severity.ERROR,
-                str(amb.code),
+                amb.code,
                 item.item_id,
                 f"{label}: {amb.message}",
                 amb.source_ids,
                 resolutions=amb.resolutions,
+                hint=amb.hint,
+                files=amb.files,
             )
         )
     for u in item.unusable:
         if u["rel"] in item.acknowledged:
             continue
+        # The scan's words (kept in the plan) name the file by its path on disk, which
+        # ``path`` carries; the message names it as validate names every file (its rel).
+        why = str(u["message"]).replace(str(u["path"]), u["rel"])
         out.append(
             PlanProblem(
                 Severity.ERROR,
                 ProblemCode.SOURCE_UNREADABLE,
                 item.item_id,
-                f"{label}: {u['message']} To import the rest without it, exclude it "
-                f'(order --exclude "{u["rel"]}").',
+                f"{label}: {why} To import the rest without it, exclude it.",
                 path=u["path"],
-                resolutions=("exclude",),
+                resolutions=(Resolution.EXCLUDE,),
+                hint=f'order --exclude "{u["rel"]}"',
+                files=(u["rel"],),
             )
         )
     out.extend(_restore_item_problems(item))
@@ -199,6 +204,7 @@ def _duplicate_problems(
             item.item_id,
             f"{item.label}: {head}",
             tuple(s.source_id for s in dups),
+            files=tuple(s.provenance.rel for s in dups),
         )
     ]
 
@@ -221,7 +227,8 @@ def _target_problems(
                     ProblemCode.NOTEBOOK_NOT_FOUND,
                     item.item_id,
                     f"The target notebook {item.notebook_id} does not exist in {corpus.root}; "
-                    "pick an existing notebook (`transcribe-import notebooks`).",
+                    "pick an existing notebook.",
+                    hint="transcribe-import notebooks",
                 )
             ]
     elif not exists:
@@ -348,7 +355,7 @@ def _restore_target(
             f"{label}: the corpus already has a notebook with id {item.notebook_id} (“{title}”) "
             "whose content differs from the bag's, and nothing is merged. Skip it, or import "
             "it as a copy with new ids.",
-            resolutions=(RESOLVE_SKIP, RESOLVE_AS_COPY),
+            resolutions=(Resolution.SKIP, Resolution.AS_COPY),
         )
     ]
 
@@ -386,7 +393,8 @@ def _source_problem(item: PlanItem, s: PlanSource, settings: RenderSettings) -> 
             "plan again.",
             (s.source_id,),
             str(path),
-            ("exclude",),
+            (Resolution.EXCLUDE,),
+            files=(s.provenance.rel,),
         )
     except OSError as exc:
         return PlanProblem(
@@ -396,7 +404,8 @@ def _source_problem(item: PlanItem, s: PlanSource, settings: RenderSettings) -> 
             f"{shown} cannot be read ({exc.strerror}).",
             (s.source_id,),
             str(path),
-            ("exclude",),
+            (Resolution.EXCLUDE,),
+            files=(s.provenance.rel,),
         )
     if st.st_size != s.provenance.size or st.st_mtime_ns != s.provenance.mtime_ns:
         return PlanProblem(
@@ -407,9 +416,11 @@ def _source_problem(item: PlanItem, s: PlanSource, settings: RenderSettings) -> 
             "pick up the new version.",
             (s.source_id,),
             str(path),
-            ("exclude",),
+            (Resolution.EXCLUDE,),
+            files=(s.provenance.rel,),
         )
     try:
+        # Named by the path opened, not its rel: a hand-edited plan can make them differ.
         info = decode.probe(path, settings, display_path=str(path), size=s.provenance.size)
     except TranscribeError as exc:
         return PlanProblem(
@@ -419,7 +430,8 @@ def _source_problem(item: PlanItem, s: PlanSource, settings: RenderSettings) -> 
             str(exc),
             (s.source_id,),
             str(path),
-            ("exclude",),
+            (Resolution.EXCLUDE,),
+            files=(s.provenance.rel,),
         )
     wanted = max(p.page_index for p in s.pages) + 1
     if info.media_type != s.media_type or info.page_count < wanted:
@@ -431,6 +443,7 @@ def _source_problem(item: PlanItem, s: PlanSource, settings: RenderSettings) -> 
             f"{s.media_type} with at least {wanted}; plan again.",
             (s.source_id,),
             str(path),
+            files=(s.provenance.rel,),
         )
     return _render_problem(item, s)
 
@@ -458,5 +471,6 @@ def _render_problem(item: PlanItem, s: PlanSource) -> PlanProblem | None:
             "again.",
             (s.source_id,),
             str(path),
+            files=(s.provenance.rel,),
         )
     return None

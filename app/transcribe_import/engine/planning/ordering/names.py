@@ -1,0 +1,314 @@
+"""What a file's name says of its page (a number, a counter, a leaf and side); the proposed order.
+
+A folder's names are read as one scheme (``scheme_of``): page numbers, camera counters
+(a skip is a deleted frame), leaves and sides (``12r 12v``, ``12a 12b``, ``f. 12r``;
+openings ``12L 12R``), dates and times, or none; two at once is a question (checks.py),
+and so is none. A counter that rolled over (9999, 0001) is read as one run (``Numbering``).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from transcribe_import.engine.base.text import NaturalKey, natural_key
+from transcribe_import.engine.media.kinds import PDF
+from transcribe_import.engine.planning.plan import PlanSource
+
+# The contract's cover heuristic names exactly these; cover PDFs are out of its scope.
+COVER_NAMES = frozenset({"cover.jpg", "cover.jpeg", "cover.png"})
+# -- the proposed order --------------------------------------------------------------------
+
+
+def is_cover_name(name: str) -> bool:
+    """Whether a file's base name is one the contract's cover heuristic recognises."""
+    return unicodedata.normalize("NFC", name).casefold() in COVER_NAMES
+
+
+def propose_order(sources: Sequence[PlanSource]) -> list[PlanSource]:
+    """The proposed order: natural order of ``provenance.rel``, any cover image first.
+
+    A cover (``cover.jpg``/``.jpeg``/``.png``, any case) goes first because a person who
+    named a file "cover" expects it to be page 1, wherever "cover" falls in the
+    alphabet. This is only the position; the contract's cover heuristic sets
+    ``cover_page_id`` to it separately, in the planner. A foliated folder (``f. 9v``,
+    ``fol10r``) goes by leaf and side, whatever prefix each name spells them with.
+    """
+    by_name = sorted(sources, key=lambda s: (not is_cover_name(s.name), name_key(s)))
+    scheme = scheme_of([s for s in by_name if s.media_type != PDF])
+    if scheme.kind not in (LEAVES, OPENINGS):
+        return by_name
+    place = {n.source.source_id: (n.number, scheme.side_of(n)) for n in scheme.names}
+    return sorted(
+        by_name,
+        key=lambda s: (
+            not is_cover_name(s.name),
+            s.source_id not in place,
+            place.get(s.source_id, (0, 0)),
+        ),
+    )
+
+
+def name_key(source: PlanSource) -> NaturalKey:
+    return natural_key(source.provenance.rel)
+
+
+# Dates and times in names (IMG_20230501_120000, "Screenshot 2023-05-01 at 12.30.45")
+# are not page numbers; read as numbers they would make every phone photo a gap.
+_DATE = r"(?:19|20)\d{2}(?P<sep>[-_.]?)(?:0[1-9]|1[0-2])(?P=sep)(?:0[1-9]|[12]\d|3[01])"
+_TIME = r"(?:\d{6}(?:\d{3})?|\d{1,2}[.:h-]\d{2}(?:[.:m-]\d{2})?)"
+_DATE_TIME = re.compile(rf"(?<!\d){_DATE}(?:(?:[ _T-]|\s+at\s+){_TIME})?(?!\d)", re.IGNORECASE)
+_LAST_DIGITS = re.compile(r"(\d+)\D*$")
+
+
+def page_number(name: str) -> tuple[int, str] | None:
+    """The page number a file name claims, with its digits as written; None if none.
+
+    The last run of digits in the stem, once dates and times are taken out: "page 3",
+    "IMG_0042", "scan 2023-05-01 p7" (7). "cover.jpg" and "notes 2023-05-01" claim none.
+    """
+    stem = PurePosixPath(name).stem
+    match = _LAST_DIGITS.search(_DATE_TIME.sub(" ", stem))
+    if match is None:
+        return None
+    digits = match.group(1)
+    return int(digits), digits
+
+
+# -- what the names say: schemes -----------------------------------------------------------
+
+# A camera's or scanner's frame counter, not a page number: IMG_0042, DSC_1234, DSCN0007,
+# P1010001 (capital P and four digits or more), scan_0003. A skip in it is a deleted
+# frame, not a missing page.
+_COUNTER = re.compile(r"(?:(?i:IMG|DSCN|DSCF|DSC|PICT|SCAN)[ _-]?|P)(\d{4,})")
+# A leaf and one of its sides: 12r 12v, 12a 12b, 12 recto, f. 12r, fol12v, folio 12 verso;
+# an opening's left or right page: 12L 12R, 12 left.
+_SIDE = re.compile(r"(?<!\d)(\d+)[ _.-]?(recto|verso|left|right|[rvabl])$", re.IGNORECASE)
+# What a phone adds after a date and time for a second shot in the same second: _1, (2).
+_BURST = re.compile(r"\x00[ _~-]*\(?\d{1,3}\)?")
+# The numbers are a counter, not pages, when the lowest is this far beyond their count.
+_FAR_BEYOND = 10
+
+# The numbering schemes a folder's names can follow (``Scheme.kind``).
+PAGES, COUNTERS, LEAVES, OPENINGS = "pages", "counters", "leaves", "openings"
+TIMES, NONE, MIXED, ONE = "times", "none", "mixed", "one"
+
+
+@dataclass(frozen=True)
+class Name:
+    """What one file's name says about its place."""
+
+    source: PlanSource
+    kind: str  # PAGES, COUNTERS, LEAVES (a side, its scheme settled per folder), TIMES, NONE
+    number: int = 0  # the page, counter or leaf number
+    side: str = ""  # a leaf side as written, lower case: r v a b l, or "R" for "right"
+
+
+def name_of(source: PlanSource) -> Name:
+    stem = PurePosixPath(source.name).stem
+    counter = _COUNTER.fullmatch(stem)
+    if counter is not None:
+        return Name(source, COUNTERS, int(counter.group(1)))
+    side = _side_in(stem)
+    if side is not None:
+        word = side.group(2).casefold()
+        letter = {"recto": "r", "verso": "v", "left": "l", "right": "R"}.get(word, word)
+        return Name(source, LEAVES, int(side.group(1)), letter)
+    marked = _DATE_TIME.sub("\x00", stem)
+    number = page_number(source.name)
+    if "\x00" in marked and (number is None or _BURST.search(marked[marked.rindex("\x00") :])):
+        return Name(source, TIMES)
+    if number is None:
+        return Name(source, NONE)
+    return Name(source, PAGES, number[0])
+
+
+def _side_in(stem: str) -> re.Match[str] | None:
+    """The leaf and side a name's stem ends with (dates aside), if it is no counter."""
+    if _COUNTER.fullmatch(stem):
+        return None
+    return _SIDE.search(_DATE_TIME.sub("\x00", stem))
+
+
+def page_label(name: str) -> str | None:
+    """A page's own label when its name gives leaf and side: "f. 12r.jpg" -> "12r"; else None.
+
+    Kept on the page in project.json (``label``). Recto and verso are written r and v,
+    left and right L and R; a single letter as the name has it.
+    """
+    side = _side_in(PurePosixPath(name).stem)
+    if side is None:
+        return None
+    word = side.group(2)
+    letter = {"recto": "r", "verso": "v", "left": "L", "right": "R"}.get(word.casefold(), word)
+    return f"{int(side.group(1))}{letter}"
+
+
+_LETTERS = {"rv": ("r", "v"), "ab": ("a", "b"), "LR": ("l", "rR")}
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """How a folder's names number its pages, decided once for the whole folder."""
+
+    kind: str
+    names: tuple[Name, ...]  # the images it concerns (no cover), in the item's order
+    letters: str = ""  # for leaves and openings: "rv", "ab" or "LR"
+    kinds: tuple[str, ...] = ()  # for MIXED: the schemes seen, in the order first seen
+
+    def side_of(self, name: Name) -> int:
+        """0 for a recto (a left page), 1 for a verso (a right page)."""
+        return 0 if name.side in _LETTERS[self.letters][0] else 1
+
+    def position(self, number: int, side: int) -> str:
+        return f"{number}{self.letters[side]}"
+
+
+def scheme_of(images: Sequence[PlanSource], *, letters: str = "") -> Scheme:
+    """The one numbering scheme of these image names, or NONE, MIXED, ONE.
+
+    A cover is left aside (its name is its place). ``letters`` imposes the side letters
+    (so that the files left out are read as the imported ones are).
+    """
+    names = tuple(name_of(s) for s in images if not is_cover_name(s.name))
+    if len(names) < 2:
+        return Scheme(ONE, names)
+    kinds = tuple(dict.fromkeys(n.kind for n in names))
+    if kinds == (LEAVES,):
+        found = letters or side_letters({n.side for n in names})
+        if found:
+            return Scheme(OPENINGS if found == "LR" else LEAVES, names, found)
+        # r v and a b at once, or l with v: two side schemes.
+        by_letters = tuple(dict.fromkeys(f"sides {n.side}" for n in names))
+        return Scheme(MIXED, names, kinds=by_letters)
+    if kinds == (PAGES,):
+        low = min(n.number for n in names)
+        if low > max(999, _FAR_BEYOND * len(names)):
+            return Scheme(COUNTERS, names)
+        return Scheme(PAGES, names)
+    if len(kinds) == 1:
+        return Scheme(kinds[0], names)
+    return Scheme(MIXED, names, kinds=kinds)
+
+
+def side_letters(sides: set[str]) -> str:
+    if "l" in sides or "R" in sides:
+        return "LR" if sides <= {"l", "r", "R"} else ""
+    if sides <= {"r", "v"}:
+        return "rv"
+    if sides <= {"a", "b"}:
+        return "ab"
+    return ""
+
+
+# -- numbers in a run: a camera counter that rolled over -----------------------------------
+
+
+@dataclass(frozen=True)
+class Numbered:
+    source: PlanSource
+    shown: int  # as the name has it
+    value: int  # in page order: past a counter rollover, 0001 counts after 9999
+
+
+@dataclass(frozen=True)
+class _Wrap:
+    threshold: int  # numbers below it were written after the counter wrapped
+    offset: int  # added to those, they count on from the top of the counter
+    span: int  # 10**width: the counter's range
+
+
+@dataclass(frozen=True)
+class Numbering:
+    numbered: tuple[Numbered, ...]  # in the item's current order
+    wrap: _Wrap | None = None
+
+    @classmethod
+    def of(cls, images: Sequence[PlanSource], *, counter: bool = False) -> Numbering:
+        raw = [(s, n) for s in images if (n := page_number(s.name)) is not None]
+        if len(raw) < 2:  # one number is no sequence
+            return cls(())
+        wrap = _counter_wrap(raw, counter)
+        threshold, offset = (wrap.threshold, wrap.offset) if wrap is not None else (0, 0)
+        return cls(
+            tuple(Numbered(s, v, v + offset if v < threshold else v) for s, (v, _) in raw),
+            wrap,
+        )
+
+    @property
+    def rollover(self) -> tuple[Numbered, Numbered] | None:
+        """(the last number before the counter wrapped, the first after it)."""
+        if self.wrap is None:
+            return None
+        threshold = self.wrap.threshold
+        last = max((n for n in self.numbered if n.shown >= threshold), key=lambda n: n.value)
+        first = min((n for n in self.numbered if n.shown < threshold), key=lambda n: n.value)
+        return last, first
+
+    def shown(self, value: int) -> int:
+        """A page number as a name would show it (after 9999 comes 1 again)."""
+        if self.wrap is not None and value >= self.wrap.span:
+            return value - self.wrap.offset
+        return value
+
+
+def _counter_wrap(raw: list[tuple[PlanSource, tuple[int, str]]], counter: bool) -> _Wrap | None:
+    """How the numbers wrap, if the numbers look like a camera counter that rolled over.
+
+    A camera counts 0001..9999 and starts again at 0001, so a shelf of photos can hold
+    9998, 9999, 0001, 0002. Read as page numbers that is "pages 3-9997 are missing";
+    it is really one run. The pattern: zero-padded numbers of one width (at least 3),
+    the highest near the top of the range and the lowest near its bottom, the widest gap
+    wider than half the range (or capture times saying the low numbers were taken last),
+    and no capture times saying they were taken first. Numbers below the threshold (the
+    top of the widest gap) then count after the high ones. Names that are a camera's
+    counter (``counter``: ``IMG_9998``) need no wide gap: a skip in them is a deleted
+    frame, so a run near the top and one near the bottom can only be a wrap.
+    """
+    widths = {len(digits) for _, (_, digits) in raw}
+    if len(widths) != 1 or (width := widths.pop()) < 3:
+        return None
+    span = 10**width
+    values = sorted({v for _, (v, _) in raw})
+    if len(values) < 2 or values[-1] < span - span // 10 or values[0] >= span // 10:
+        return None
+    gap, threshold = max((b - a, b) for a, b in zip(values, values[1:], strict=False))
+    low = [t for s, (v, _) in raw if v < threshold and (t := captured(s)) is not None]
+    high = [t for s, (v, _) in raw if v >= threshold and (t := captured(s)) is not None]
+    if low and high and max(low) < min(high):
+        return None
+    # Capture times that put every low number after every high one settle it even for a
+    # run so long that its gap is narrower than half the counter.
+    if gap <= span // 2 and not counter and not (low and high and min(low) > max(high)):
+        return None
+    # Cameras count 0001..9999 then 0001 again (DCF); one that writes 0000 goes on from it.
+    return _Wrap(threshold, span - 1 if values[0] >= 1 else span, span)
+
+
+def counter_rolled_over(earlier: PlanSource, later: PlanSource) -> bool:
+    """Whether ``later`` (taken after ``earlier``) carries a counter that wrapped around."""
+    a, b = page_number(earlier.name), page_number(later.name)
+    if a is None or b is None or len(a[1]) != len(b[1]) or len(a[1]) < 3:
+        return False
+    span = 10 ** len(a[1])
+    return bool(a[0] >= span - span // 10 and b[0] < span // 10)
+
+
+# -- shared by the checks and the resolutions --------------------------------------------
+
+
+def captured(source: PlanSource) -> str | None:
+    # A hand-edited plan can hold anything here; only an ISO string is a time.
+    value = source.provenance.captured_at
+    return value if isinstance(value, str) and value else None
+
+
+def and_list(words: Sequence[str]) -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
+def counted(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
