@@ -44,6 +44,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QScrollArea,
     QSplitter,
@@ -250,9 +251,8 @@ class MainWindow(QMainWindow):
             failed=self._validate_failed,
             ended=self.validation_done.emit,
         )
-        self._validate_timer = QTimer(
-            self, singleShot=True, interval=VALIDATE_DEBOUNCE_MS, timeout=self.validate_plan
-        )
+        self._validate_timer = QTimer(self, singleShot=True, interval=VALIDATE_DEBOUNCE_MS)
+        self._validate_timer.timeout.connect(self.validate_plan)
         self.session.item_changed.connect(self._plan_edited)
         # The plan under review is kept as a draft as it changes (corpus/drafts/), so a
         # quit, a crash or a power cut loses no decision; offered back on the next start.
@@ -261,9 +261,8 @@ class MainWindow(QMainWindow):
         # Plans are read for review off the GUI thread (100,000 sources: about a second).
         self._plan_opens = TaskSlot(self, done=self._plan_opened, failed=self._open_failed)
         self._drafted: ImportPlan | None = None  # the plan the draft holds, as last written
-        self._draft_timer = QTimer(
-            self, singleShot=True, interval=DRAFT_DEBOUNCE_MS, timeout=self._keep_draft
-        )
+        self._draft_timer = QTimer(self, singleShot=True, interval=DRAFT_DEBOUNCE_MS)
+        self._draft_timer.timeout.connect(self._keep_draft)
         self.session.item_changed.connect(self._draft_timer.start)
         self.session.plan_changed.connect(self._plan_replaced)
         self.start_page.draft_requested.connect(self.continue_draft)
@@ -513,7 +512,8 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.notebook_count_label)
 
     def _restore_state(self) -> None:
-        restored = self.restoreGeometry(self._settings.value(GEOMETRY_KEY, QByteArray()))
+        geometry = self._settings.value(GEOMETRY_KEY, QByteArray())
+        restored = isinstance(geometry, QByteArray) and self.restoreGeometry(geometry)
         if not restored:
             self.resize(*DEFAULT_SIZE)
         self.fit_on_screen(available_geometry(self), centre=not restored)
@@ -587,7 +587,9 @@ class MainWindow(QMainWindow):
     def current_page(self) -> QWidget:
         """The page the user sees now."""
         section = self.sections.currentWidget()
-        return self.import_stack.currentWidget() if section is self.import_area else section
+        page = self.import_stack.currentWidget() if section is self.import_area else section
+        assert page is not None, "the stacks are filled when the window is built"
+        return page
 
     # -- drag and drop ---------------------------------------------------------------------
 
@@ -1143,7 +1145,7 @@ class MainWindow(QMainWindow):
         rows = []
         for menu_action in self.menuBar().actions():
             menu = menu_action.menu()
-            if menu is None:
+            if not isinstance(menu, QMenu):  # QAction.menu() is typed QObject
                 continue
             for action in menu.actions():
                 keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)

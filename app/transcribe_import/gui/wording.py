@@ -586,7 +586,7 @@ def outcome_details(row: OutcomeRow) -> str:
     kept = (
         " "
         + _t("ItemState", "%Ln pages of it landed and stay in the notebook.", "", o.pages_landed)
-        if o.pages_landed and o.state is not ItemState.COMMITTED
+        if o.pages_landed
         else ""
     )
     if o.state is ItemState.FAILED:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 import html
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from operator import attrgetter
@@ -648,7 +649,7 @@ class PageTableModel(ColumnTableModel[PageRow]):
     def mimeTypes(self) -> list[str]:
         return [SOURCES_MIME_TYPE]
 
-    def mimeData(self, indexes: list[QModelIndex]) -> QMimeData:
+    def mimeData(self, indexes: Sequence[QModelIndex]) -> QMimeData:
         """The dragged rows' sources, by id: a multi-page source moves whole."""
         data = QMimeData()
         if self._item is None:
