@@ -26,9 +26,13 @@ from transcribe_import.engine.api import (
 )
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.findings import Severity as FindingSeverity
-from transcribe_import.engine.planning.ordering import AmbiguityCode
 from transcribe_import.engine.planning.plan import Duplicate, Op, PlanItem
-from transcribe_import.engine.planning.validate import ProblemCode, Severity
+from transcribe_import.engine.planning.problems import (
+    AmbiguityCode,
+    ProblemCode,
+    Resolution,
+    Severity,
+)
 from transcribe_import.engine.runs.model import ItemState, RunStatus
 from transcribe_import.gui.values import OutcomeRow, PageTally, PlanItemState, RunSummary
 
@@ -590,7 +594,7 @@ def outcome_details(row: OutcomeRow) -> str:
         else ""
     )
     if o.state is ItemState.FAILED:
-        return (o.failure_message or error_code_words(o.failure_code or "")) + kept
+        return _failure_words(o.failure_message, o.failure_code) + kept
     if o.state is ItemState.CANCELLED_PENDING:
         if kept:
             return _t("ItemState", "Cancelled before it was finished.") + kept
@@ -613,6 +617,16 @@ def outcome_details(row: OutcomeRow) -> str:
             _t("ItemState", "%Ln pages being imported", "", row.pages_planned),
         )
     return ""
+
+
+def _failure_words(message: str | None, code: str | None) -> str:
+    """Why an item failed: the message every failure records, else its code's words."""
+    if message:
+        return message
+    try:
+        return error_code_words(ErrorCode(code or ""))
+    except ValueError:  # a record written without either, or by a later version
+        return _t("ItemState", "The run's record does not say why")
 
 
 # -- the plan under review -------------------------------------------------------------------
@@ -701,22 +715,33 @@ def op_explanation(item: PlanItem) -> str:
 
 def severity_words(severity: Severity) -> str:
     """A validation problem's severity, as a screen reader says the icon."""
-    if severity is Severity.ERROR:
-        return _t("Severity", "Error")
-    return _t("Severity", "Warning")
+    return {
+        Severity.ERROR: _t("Severity", "Error"),
+        Severity.WARNING: _t("Severity", "Warning"),
+    }[severity]
 
 
 def problem_words(code: str) -> str:
-    """A page's problem (a validate ProblemCode or an ordering AmbiguityCode), in a few words."""
+    """A page's problem in a few words: ``code`` is a ProblemCode or an AmbiguityCode.
+
+    Every member has words (tests/gui/test_wording.py): a raw code is never shown.
+    """
     words: dict[str, str] = {
         ProblemCode.SOURCE_MISSING: _t("ProblemCode", "File missing"),
         ProblemCode.SOURCE_CHANGED: _t("ProblemCode", "Changed since the scan"),
         ProblemCode.SOURCE_UNREADABLE: _t("ProblemCode", "Cannot be read"),
         ProblemCode.MEDIA_MISMATCH: _t("ProblemCode", "Not what the scan found"),
+        ProblemCode.NOTEBOOK_NOT_FOUND: _t("ProblemCode", "Notebook not in the corpus"),
+        ProblemCode.ID_IN_USE: _t("ProblemCode", "Its id is already in use"),
+        ProblemCode.NOTHING_TO_IMPORT: _t("ProblemCode", "Nothing to import"),
+        ProblemCode.DUPLICATES_SKIPPED: _t("ProblemCode", "Duplicates skipped"),
+        ProblemCode.TITLE_EXISTS: _t("ProblemCode", "A notebook has this title"),
         ProblemCode.UNCHANGED: _t("ProblemCode", "Already in the corpus, unchanged"),
         ProblemCode.NOTEBOOK_CONFLICT: _t("ProblemCode", "Its id holds another notebook"),
         ProblemCode.BAG_ORDER_CHANGED: _t("ProblemCode", "Order differs from the bag"),
         ProblemCode.RENDERED_AGAIN: _t("ProblemCode", "Preview made again"),
+        ProblemCode.PLACEMENT_OUT_OF_RANGE: _t("ProblemCode", "Position past the end"),
+        ProblemCode.PLACEMENT_PAGE_NOT_FOUND: _t("ProblemCode", "Follows a page not there"),
         ProblemCode.REPLACED_PAGE_NOT_FOUND: _t("ProblemCode", "Replaces a page not there"),
         ProblemCode.PAGE_REPLACED_TWICE: _t("ProblemCode", "Another file replaces that page"),
         ProblemCode.PLACEMENT_ON_NEW_NOTEBOOK: _t("ProblemCode", "A new notebook has no pages"),
@@ -725,8 +750,12 @@ def problem_words(code: str) -> str:
         AmbiguityCode.MISSING_INDEX: _t("ProblemCode", "Next to missing pages"),
         AmbiguityCode.MIXED_MEDIA: _t("ProblemCode", "PDF among images"),
         AmbiguityCode.CONFLICTING_CUES: _t("ProblemCode", "Order in question"),
+        AmbiguityCode.MISSING_LEAF: _t("ProblemCode", "A leaf or a side is missing"),
+        AmbiguityCode.NO_ORDER_CUE: _t("ProblemCode", "No page number in the names"),
+        AmbiguityCode.MIXED_SCHEMES: _t("ProblemCode", "Two numbering schemes"),
+        AmbiguityCode.DUPLEX_PASSES: _t("ProblemCode", "Fronts, then backs"),
     }
-    return words.get(code, code)
+    return words[code]
 
 
 def duplicate_words(duplicate: Duplicate) -> str:
@@ -738,27 +767,32 @@ def duplicate_words(duplicate: Duplicate) -> str:
 
 
 def resolution_words(resolution: str) -> str:
-    """The button that settles an order ambiguity the engine's way named ``resolution``."""
-    words = {
-        "accept": _t("Resolution", "Accept this order"),
-        "capture_time": _t("Resolution", "Order by capture time"),
-        "name": _t("Resolution", "Order by name"),
-        "mtime": _t("Resolution", "Order by modification time"),
-        "exclude": _t("Resolution", "Leave the selected pages out"),
-        "interleave": _t("Resolution", "Interleave fronts and backs"),
-        "interleave_reversed": _t("Resolution", "Interleave, the backs' pass reversed"),
-        "verso_first": _t("Resolution", "The first page is a verso"),
-        "versos_blank": _t("Resolution", "The versos are blank (not scanned)"),
-        "skip": _t("Resolution", "Leave this notebook out"),
-        "as_copy": _t("Resolution", "Import it as a copy (new ids)"),
-        "at": _t("Resolution", "Choose another position"),
-        "after": _t("Resolution", "Choose another page to follow"),
-        "at_end": _t("Resolution", "Put the pages at the end"),
-        "replace": _t("Resolution", "Choose the page it replaces…"),
-        "no_replace": _t("Resolution", "Add it as a new page instead"),
-        "include": _t("Resolution", "Include it"),
+    """The button that settles a problem the engine's way named ``resolution`` (a Resolution).
+
+    Every member has words (tests/gui/test_wording.py): a raw name is never shown.
+    """
+    words: dict[str, str] = {
+        Resolution.ACCEPT: _t("Resolution", "Accept this order"),
+        Resolution.CAPTURE_TIME: _t("Resolution", "Order by capture time"),
+        Resolution.NAME: _t("Resolution", "Order by name"),
+        Resolution.MTIME: _t("Resolution", "Order by modification time"),
+        # The window offers no button for it: pages are dragged or moved instead.
+        Resolution.SEQUENCE: _t("Resolution", "Put the pages in order yourself"),
+        Resolution.EXCLUDE: _t("Resolution", "Leave the selected pages out"),
+        Resolution.INTERLEAVE: _t("Resolution", "Interleave fronts and backs"),
+        Resolution.INTERLEAVE_REVERSED: _t("Resolution", "Interleave, the backs' pass reversed"),
+        Resolution.VERSO_FIRST: _t("Resolution", "The first page is a verso"),
+        Resolution.VERSOS_BLANK: _t("Resolution", "The versos are blank (not scanned)"),
+        Resolution.SKIP: _t("Resolution", "Leave this notebook out"),
+        Resolution.AS_COPY: _t("Resolution", "Import it as a copy (new ids)"),
+        Resolution.AT: _t("Resolution", "Choose another position"),
+        Resolution.AFTER: _t("Resolution", "Choose another page to follow"),
+        Resolution.AT_END: _t("Resolution", "Put the pages at the end"),
+        Resolution.REPLACE: _t("Resolution", "Choose the page it replaces…"),
+        Resolution.NO_REPLACE: _t("Resolution", "Add it as a new page instead"),
+        Resolution.INCLUDE: _t("Resolution", "Include it"),
     }
-    return words.get(resolution, resolution)
+    return words[resolution]
 
 
 # -- late pages and rescans (an import into an existing notebook) ----------------------------
@@ -846,12 +880,11 @@ def item_message(message: str, item: PlanItem | None, label: str | None = None) 
 
 def finding_severity_words(severity: FindingSeverity) -> str:
     """A doctor finding's severity: what it asks of a person."""
-    words: dict[str, str] = {
+    return {
         FindingSeverity.PROBLEM: _t("FindingSeverity", "Needs attention"),
         FindingSeverity.REPAIRED: _t("FindingSeverity", "Repaired"),
         FindingSeverity.INFO: _t("FindingSeverity", "Note"),
-    }
-    return words.get(severity, str(severity))
+    }[severity]
 
 
 def unreadable_notebook_words(problem: str) -> str:
@@ -920,7 +953,10 @@ def unsaved_review_answers(draft_kept: bool) -> tuple[str, str, str]:
 
 
 def error_code_words(code: str) -> str:
-    """An engine error code in words, for a failure recorded without its message."""
+    """An engine error code (an ErrorCode) in words, for a failure recorded without its message.
+
+    Every member has words (tests/gui/test_wording.py): a raw code is never shown.
+    """
     words: dict[str, str] = {
         ErrorCode.EMPTY_FILE: _t("ErrorCode", "The file is empty"),
         ErrorCode.UNSUPPORTED_MEDIA: _t("ErrorCode", "Not a supported page file"),
@@ -935,6 +971,7 @@ def error_code_words(code: str) -> str:
         ErrorCode.MEDIA_MISMATCH: _t("ErrorCode", "A file is not what the scan found"),
         ErrorCode.DISK_FULL: _t("ErrorCode", "The disk is full"),
         ErrorCode.IO_ERROR: _t("ErrorCode", "Reading or writing failed"),
+        ErrorCode.READ_ONLY: _t("ErrorCode", "The corpus cannot be written to"),
         ErrorCode.CORPUS_BUSY: _t("ErrorCode", "Another process is using the corpus"),
         ErrorCode.NOTEBOOK_BUSY: _t("ErrorCode", "Another process is using the notebook"),
         ErrorCode.RUN_BUSY: _t("ErrorCode", "Another process is running this import"),
@@ -944,21 +981,28 @@ def error_code_words(code: str) -> str:
         ErrorCode.ID_CONFLICT: _t("ErrorCode", "An id is already in use"),
         ErrorCode.INVALID_ID: _t("ErrorCode", "An id is not valid"),
         ErrorCode.JOURNAL_PENDING: _t("ErrorCode", "Unfinished work waits for recovery"),
+        ErrorCode.PLACEMENT_OUT_OF_RANGE: _t("ErrorCode", "A position is past the notebook's end"),
+        ErrorCode.PLACEMENT_PAGE_NOT_FOUND: _t("ErrorCode", "The page to follow is not there"),
+        ErrorCode.REPLACED_PAGE_NOT_FOUND: _t("ErrorCode", "The page to replace is not there"),
         ErrorCode.RUN_NOT_FOUND: _t("ErrorCode", "The import run is not there"),
         ErrorCode.RUN_CORRUPT: _t("ErrorCode", "The import run cannot be read"),
         ErrorCode.RUN_TERMINAL: _t("ErrorCode", "The import run has ended"),
         ErrorCode.PLAN_FROZEN: _t("ErrorCode", "The plan belongs to a run and cannot change"),
+        ErrorCode.REVERT_BLOCKED: _t("ErrorCode", "The import cannot be undone"),
+        ErrorCode.REVERT_UNFINISHED: _t("ErrorCode", "An undo was interrupted"),
+        ErrorCode.TRASH_NOT_FOUND: _t("ErrorCode", "The trash entry is not there"),
         ErrorCode.BAD_SETTING: _t("ErrorCode", "A setting is not valid"),
         ErrorCode.EXPORT_LOCKED: _t("ErrorCode", "Another export is writing into that folder"),
         ErrorCode.EXPORT_DESTINATION_NOT_EMPTY: _t("ErrorCode", "The export folder is not empty"),
         ErrorCode.EXPORT_DESTINATION_INVALID: _t("ErrorCode", "The export folder cannot be used"),
+        ErrorCode.EXPORT_NOTHING: _t("ErrorCode", "There is no notebook to export"),
         ErrorCode.BAG_INVALID: _t("ErrorCode", "Not a bag this app can read"),
         ErrorCode.BAG_UNSAFE_PATH: _t("ErrorCode", "The bag points outside itself"),
         ErrorCode.BAG_HASH_MISMATCH: _t("ErrorCode", "A file in the bag was changed"),
         ErrorCode.BAG_MISSING_FILE: _t("ErrorCode", "A file of the bag is missing"),
         ErrorCode.BAG_UNLISTED_FILE: _t("ErrorCode", "The bag holds a file it does not list"),
     }
-    return words.get(code, code)
+    return words[code]
 
 
 def error_text(exc: BaseException, where: object = None) -> str:
@@ -1020,7 +1064,7 @@ def revert_blocker_words(blocker: RevertBlocker) -> str:
     Causes whose sentence needs a file's path (a changed or unreadable file) are the
     engine's own message, which names it.
     """
-    said = {
+    words: dict[RevertBlock, str | None] = {
         RevertBlock.LATER_PAGES: _t(
             "Revert",
             "{name}: a later import added pages to it. Undo that import first (it is above "
@@ -1049,7 +1093,11 @@ def revert_blocker_words(blocker: RevertBlocker) -> str:
         RevertBlock.NOTHING_LANDED: _t(
             "Revert", "This import added nothing to the corpus, so there is nothing to undo."
         ),
-    }.get(blocker.code)
+        # The engine's sentence names the file (a changed file, an unreadable project.json).
+        RevertBlock.FILE_CHANGED: None,
+        RevertBlock.UNREADABLE: None,
+    }
+    said = words[blocker.code]
     if said is None:
         return blocker.message
     title = blocker.title or (notebook_name(blocker.notebook_id) if blocker.notebook_id else "")

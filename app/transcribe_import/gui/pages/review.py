@@ -51,7 +51,7 @@ from PySide6.QtWidgets import (
 from transcribe_import.engine import api
 from transcribe_import.engine.planning import edits, ordering
 from transcribe_import.engine.planning.plan import Op, OrderingRule, PlanItem, PlanSource
-from transcribe_import.engine.planning.validate import ProblemCode
+from transcribe_import.engine.planning.problems import ProblemCode, Resolution
 from transcribe_import.gui.icons import not_imported_icon
 from transcribe_import.gui.models.plan import (
     ItemColumn,
@@ -785,7 +785,15 @@ class ReviewPage(QWidget):
         return [new for new, _old in item.replacements if of.get(new) in wanted]
 
     # The resolutions that are an ordering rule (api.reorder's ``by``); the rest are flags.
-    _ORDER_RULES = frozenset({"name", "capture_time", "mtime", "interleave", "interleave_reversed"})
+    _ORDER_RULES = frozenset(
+        {
+            Resolution.NAME,
+            Resolution.CAPTURE_TIME,
+            Resolution.MTIME,
+            Resolution.INTERLEAVE,
+            Resolution.INTERLEAVE_REVERSED,
+        }
+    )
 
     def resolve(self, resolution: str, source_ids: tuple[str, ...] = ()) -> None:
         """Settle the current notebook the way a panel button says: an engine resolution,
@@ -793,41 +801,41 @@ class ReviewPage(QWidget):
         where an into item's pages go and what its rescans replace (``source_ids``: the
         sources the problem names)."""
         tr = self.tr
-        undo_texts = {
-            "accept": tr("Accept the page order"),
-            "capture_time": tr("Order pages by capture time"),
-            "name": tr("Order pages by name"),
-            "mtime": tr("Order pages by modification time"),
+        undo_texts: dict[str, str] = {
+            Resolution.ACCEPT: tr("Accept the page order"),
+            Resolution.CAPTURE_TIME: tr("Order pages by capture time"),
+            Resolution.NAME: tr("Order pages by name"),
+            Resolution.MTIME: tr("Order pages by modification time"),
             # Two duplex passes woven together; what a person says of a foliated notebook.
-            "interleave": tr("Interleave fronts and backs"),
-            "interleave_reversed": tr("Interleave fronts and reversed backs"),
-            "verso_first": tr("Say the first page is a verso"),
-            "versos_blank": tr("Say the versos are blank"),
+            Resolution.INTERLEAVE: tr("Interleave fronts and backs"),
+            Resolution.INTERLEAVE_REVERSED: tr("Interleave fronts and reversed backs"),
+            Resolution.VERSO_FIRST: tr("Say the first page is a verso"),
+            Resolution.VERSOS_BLANK: tr("Say the versos are blank"),
             # A bag's notebook whose id holds another notebook: leave it out, or take a copy.
-            "skip": tr("Leave the notebook out"),
-            "as_copy": tr("Import the notebook as a copy"),
+            Resolution.SKIP: tr("Leave the notebook out"),
+            Resolution.AS_COPY: tr("Import the notebook as a copy"),
         }
         # Where an into item's pages go, and what its rescans replace.
         corpus = self.session.corpus
         placing: dict[str, tuple[Callable[[PlanItem], PlanItem], str]] = {
-            "at_end": (lambda it: api.place(corpus, it), tr("Put the pages at the end")),
-            "no_replace": (
+            Resolution.AT_END: (lambda it: api.place(corpus, it), tr("Put the pages at the end")),
+            Resolution.NO_REPLACE: (
                 lambda it: api.keep_pages(it, self._rescans_of(it, source_ids)),
                 tr("Add as new pages"),
             ),
-            "include": (
+            Resolution.INCLUDE: (
                 lambda it: ordering.include(
                     it, [s.provenance.rel for s in it.sources if s.source_id in source_ids]
                 ),
                 tr("Include pages"),
             ),
         }
-        if resolution == "exclude":
+        if resolution == Resolution.EXCLUDE:
             self.exclude()
-        elif resolution in ("at", "after"):
-            self.placement_bar.choose(AT_POSITION if resolution == "at" else AFTER_PAGE)
+        elif resolution in (Resolution.AT, Resolution.AFTER):
+            self.placement_bar.choose(AT_POSITION if resolution == Resolution.AT else AFTER_PAGE)
             return
-        elif resolution == "replace":
+        elif resolution == Resolution.REPLACE:
             item = self._current_item()
             rows = [r for sid in source_ids[:1] for r in self.pages_model.rows_of_source(sid)[:1]]
             if item is not None and rows:
@@ -941,7 +949,7 @@ class ReviewPage(QWidget):
         for amb in ambiguities:
             buttons = []
             for resolution in amb.resolutions:
-                if resolution == "sequence":
+                if resolution == Resolution.SEQUENCE:
                     wants_sequence = True
                     continue
                 buttons.append(self._resolution_button(resolution))
@@ -1018,7 +1026,7 @@ class ReviewPage(QWidget):
             (buttons[0] if buttons else self.page_view).setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _resolution_button(self, resolution: str, source_ids: tuple[str, ...] = ()) -> QPushButton:
-        if resolution == "exclude":
+        if resolution == Resolution.EXCLUDE:
             # Follows the page selection, as the Exclude command does.
             button: QPushButton = _ActionButton(self.exclude_action, resolution_words(resolution))
             return button
