@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from transcribe_import.engine.api import Draft
 from transcribe_import.engine.base.findings import DoctorReport, FindingCode
+from transcribe_import.engine.base.text import natural_key
 from transcribe_import.engine.storage.corpus import NotebookSummary
 from transcribe_import.gui.icons import SP, standard_icon
 from transcribe_import.gui.values import RunSummary
@@ -294,7 +295,7 @@ class StartPage(QWidget):
         current = self.notebook_combo.currentData()
         self._notebooks = list(notebooks)
         self.notebook_combo.clear()
-        for nb in sorted(self._notebooks, key=lambda n: n.title.casefold()):
+        for nb in sorted(self._notebooks, key=lambda n: natural_key(n.title)):
             if nb.page_count is None:
                 text = self.tr("{title} (pages unknown)").format(title=nb.title)
             else:
