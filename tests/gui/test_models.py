@@ -22,11 +22,12 @@ from transcribe_import.gui.models.base import (
     LEFT,
     RIGHT,
     SORT_ROLE,
+    STATE_ROLE,
     Column,
     ColumnTableModel,
 )
 from transcribe_import.gui.models.notebooks import NotebookColumn, NotebookTableModel
-from transcribe_import.gui.models.outcomes import STATE_ROLE, OutcomeColumn, OutcomeTableModel
+from transcribe_import.gui.models.outcomes import OutcomeColumn, OutcomeTableModel
 from transcribe_import.gui.models.plan import (
     ItemColumn,
     ItemIdRole,

@@ -53,7 +53,8 @@ from transcribe_import.gui import app as gui_app
 from transcribe_import.gui import import_flow, main_window
 from transcribe_import.gui.import_flow import ask_unsaved_review
 from transcribe_import.gui.main_window import MainWindow, Section
-from transcribe_import.gui.models.outcomes import STATE_ROLE, OutcomeTableModel
+from transcribe_import.gui.models.base import STATE_ROLE
+from transcribe_import.gui.models.outcomes import OutcomeTableModel
 from transcribe_import.gui.models.plan import ItemColumn, PageColumn
 from transcribe_import.gui.models.runs import RunTableModel
 from transcribe_import.gui.pages import commit as commit_page_module
