@@ -34,9 +34,9 @@ from transcribe_import.gui.models.plan import (
     PageColumn,
     PageTableModel,
     PlanItemsModel,
-    ProblemsModel,
     StateRole,
 )
+from transcribe_import.gui.models.problems import ProblemsModel
 from transcribe_import.gui.models.runs import RunColumn, RunTableModel
 from transcribe_import.gui.pages.start import StartPage
 from transcribe_import.gui.session import ImportSession

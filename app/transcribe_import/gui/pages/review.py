@@ -30,16 +30,16 @@ from PySide6.QtWidgets import (
 
 from transcribe_import.engine import api
 from transcribe_import.engine.planning.plan import Op, PlanItem, PlanSource
+from transcribe_import.gui.models.page_rows import says_page_in_file
 from transcribe_import.gui.models.plan import (
     ItemColumn,
     ItemIdRole,
     PageColumn,
     PageTableModel,
     PlanItemsModel,
-    ProblemsModel,
     SourceIdsRole,
-    says_page_in_file,
 )
+from transcribe_import.gui.models.problems import ProblemsModel
 from transcribe_import.gui.pages.placement import (
     PlacementBar,
 )

@@ -35,9 +35,8 @@ from transcribe_import.gui.models.plan import (
     PageColumn,
     PageTableModel,
     PlanItemsModel,
-    ProblemColumn,
-    ProblemsModel,
 )
+from transcribe_import.gui.models.problems import ProblemColumn, ProblemsModel
 from transcribe_import.gui.values import PlanItemState
 from transcribe_import.gui.widgets import elide_names_in_the_middle, icon_label, pane, table_view
 from transcribe_import.gui.wording import (
