@@ -239,7 +239,7 @@ def close(window, settings: QSettings) -> None:  # noqa: ANN001
 def validated(window) -> bool:  # noqa: ANN001
     # The session keeps only a report about the plan as it is now, so no fingerprint is
     # computed here: on 100,000 sources that alone would stall the GUI thread it measures.
-    return window.session.report is not None and not window.is_validating()
+    return window.session.report is not None and not window.flow.is_validating()
 
 
 # -- the scenarios ---------------------------------------------------------------------------
@@ -259,7 +259,7 @@ def bench_commit(tree: Path, workers: int, stacks: bool = False) -> dict[str, fl
         window, settings = open_window(data)
         window.import_settings = replace(window.import_settings, workers=workers)
         window.session.set_plan(plan)
-        window.validate_plan()
+        window.flow.validate_plan()
         wait_until("the validation", lambda: validated(window))
         assert window.review_page.can_commit(), window.session.report
         page = window.commit_page
@@ -270,7 +270,7 @@ def bench_commit(tree: Path, workers: int, stacks: bool = False) -> dict[str, fl
         if stacks:
             sampler.start()
         t0 = time.perf_counter()
-        window.commit_plan()
+        window.flow.commit_plan()
         wait_until("the commit", lambda: not page.is_running())
         t1 = time.perf_counter()
         beat.stop()
@@ -305,7 +305,7 @@ def bench_scan(tree: Path, workers: int, stacks: bool = False) -> dict[str, floa
         if stacks:
             sampler.start()
         t0 = time.perf_counter()
-        window.start_scan()
+        window.flow.start_scan()
         wait_until("the plan on screen", lambda: window.current_page() is window.review_page)
         t1 = time.perf_counter()
         wait_until("the first validation", lambda: validated(window))
@@ -342,12 +342,12 @@ def bench_open_plan(window, plan, path: Path) -> dict[str, float]:  # noqa: ANN0
     t = time.perf_counter()
     api.load_plan_file(path)
     read_s = time.perf_counter() - t
-    window.new_import()
+    window.flow.new_import()
     wait_until("the review closed", lambda: window.session.plan is None)
     beat = Heartbeat()
     beat.start()
     t0 = time.perf_counter()
-    window.open_plan(path)
+    window.flow.open_plan(path)
     wait_until(
         "the opened plan under review",
         lambda: window.session.plan is not None and window.current_page() is window.review_page,

@@ -274,7 +274,7 @@ def walk(base: Path) -> list[Path]:
             report is not None
             and plan is not None
             and report.plan_fingerprint == plan.fingerprint
-            and not window.is_validating()
+            and not window.flow.is_validating()
         )
 
     wait_until("the review", lambda: window.current_page() is window.review_page and validated())
@@ -347,7 +347,7 @@ def walk(base: Path) -> list[Path]:
     shots.append(shoot(window, "window-8-corpus"))
 
     # 9. A partial run: one notebook's files went away mid-run; Retry What Did Not Land.
-    window.new_import()
+    window.flow.new_import()
     retry_shelf = base / "Box 3"
     for title in ("Ledger 1921", "Ledger 1922"):
         for n in range(1, 4):
@@ -381,7 +381,7 @@ def walk(base: Path) -> list[Path]:
     aside.rename(retry_shelf / gone)  # and plugged in again: Retry would land the rest
 
     # 10. The review on a 1024x768 screen (and 1366x768): no control off screen.
-    window.new_import()
+    window.flow.new_import()
     window.add_paths([shelf])
     window.start_page.scan_button.click()
     wait_until("the third review", lambda: window.current_page() is page and validated())
@@ -430,7 +430,7 @@ def walk(base: Path) -> list[Path]:
     window.statusBar().clearMessage()
     wait(300)
     shots.append(shoot(window, "window-6-finished-dark"))
-    window.new_import()
+    window.flow.new_import()
     window.add_paths([shelf])
     window.statusBar().clearMessage()
     wait(300)

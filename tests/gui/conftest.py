@@ -13,7 +13,7 @@ from transcribe_import.engine.base.ids import new_id
 from transcribe_import.engine.ingest.transaction import IngestRequest, PageSpec, SourceSpec, ingest
 from transcribe_import.engine.storage import fsio
 from transcribe_import.engine.storage.corpus import Corpus
-from transcribe_import.gui import main_window
+from transcribe_import.gui import import_flow
 from transcribe_import.gui.workers import running_workers
 
 
@@ -48,7 +48,7 @@ def quit_keeps_the_draft(monkeypatch: pytest.MonkeyPatch) -> None:
     """A window a test leaves with review decisions in no plan file quits keeping the draft,
     as a person answering the quit question would (a modal box would wait for ever when
     pytest-qt closes the window). The question itself is tested through its real box."""
-    monkeypatch.setattr(main_window, "ask_unsaved_review", lambda _parent, _problem: "quit")
+    monkeypatch.setattr(import_flow, "ask_unsaved_review", lambda _parent, _problem: "quit")
 
 
 @pytest.fixture

@@ -56,7 +56,7 @@ def test_a_bag_mixed_with_folders_is_refused_in_words(
     _notebooks, bag = _export(tmp_path)
     window = open_window()
     drop(window, [bag, make_shelf(tmp_path / "more", notebooks=1)])
-    window.start_scan()
+    window.flow.start_scan()
     assert window.current_page() is not window.scan_page
     assert "is an exported bag" in window.statusBar().currentMessage()
 

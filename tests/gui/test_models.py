@@ -7,7 +7,7 @@ from operator import attrgetter
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QIcon
 from pytestqt.qtbot import QtBot
 
@@ -22,21 +22,23 @@ from transcribe_import.gui.models.base import (
     LEFT,
     RIGHT,
     SORT_ROLE,
+    STATE_ROLE,
     Column,
     ColumnTableModel,
 )
 from transcribe_import.gui.models.notebooks import NotebookColumn, NotebookTableModel
-from transcribe_import.gui.models.outcomes import STATE_ROLE, OutcomeColumn, OutcomeTableModel
+from transcribe_import.gui.models.outcomes import OutcomeColumn, OutcomeTableModel
 from transcribe_import.gui.models.plan import (
     ItemColumn,
     ItemIdRole,
     PageColumn,
     PageTableModel,
     PlanItemsModel,
-    ProblemsModel,
     StateRole,
 )
+from transcribe_import.gui.models.problems import ProblemsModel
 from transcribe_import.gui.models.runs import RunColumn, RunTableModel
+from transcribe_import.gui.pages.start import StartPage
 from transcribe_import.gui.session import ImportSession
 from transcribe_import.gui.values import OutcomeRow, PlanItemState, RunSummary
 
@@ -170,7 +172,7 @@ def test_notebook_model_with_rows(qtmodeltester) -> None:
 
     assert [model.index(r, NotebookColumn.PAGES).data() for r in range(2)] == ["10", "?"]
     assert model.index(1, NotebookColumn.PAGES).data(SORT_ROLE) == -1
-    assert model.index(1, NotebookColumn.TITLE).data(SORT_ROLE) == "a"
+    assert model.index(1, NotebookColumn.TITLE).data(SORT_ROLE) == 0  # "A" before "b"
     assert isinstance(model.index(1, NotebookColumn.TITLE).data(Role.DecorationRole), QIcon)
     assert model.index(0, NotebookColumn.TITLE).data(Role.DecorationRole) is None
     assert model.index(1, NotebookColumn.CREATED).data(Role.ToolTipRole) == (
@@ -339,3 +341,22 @@ def test_problems_model_with_rows(qtmodeltester, session: ImportSession) -> None
         "Error",
         "Warning",
     }
+
+
+def test_notebook_titles_sort_in_the_natural_order(qtbot: QtBot) -> None:
+    titles = ("Notebook 10", "notebook 2", "Notebook 1")
+    notebooks = [_notebook(t, 1, "2026-01-01T08:00:00.000000Z") for t in titles]
+    model = NotebookTableModel()
+    model.set_notebooks(notebooks)
+    proxy = QSortFilterProxyModel()
+    proxy.setSourceModel(model)
+    proxy.setSortRole(SORT_ROLE)
+    proxy.sort(NotebookColumn.TITLE)
+    shown = [proxy.index(r, NotebookColumn.TITLE).data() for r in range(proxy.rowCount())]
+    assert shown == ["Notebook 1", "notebook 2", "Notebook 10"]
+
+    start = StartPage()
+    qtbot.addWidget(start)
+    start.set_notebooks(notebooks)
+    combo = [start.notebook_combo.itemText(i) for i in range(start.notebook_combo.count())]
+    assert combo == ["Notebook 1 (1 page)", "notebook 2 (1 page)", "Notebook 10 (1 page)"]

@@ -33,7 +33,7 @@ from transcribe_import.gui.models.plan import (
     SourceIdsRole,
     StateRole,
 )
-from transcribe_import.gui.pages import review as review_page_module
+from transcribe_import.gui.pages import review_edits
 from transcribe_import.gui.pages.review import ReviewPage
 from transcribe_import.gui.session import ImportSession
 from transcribe_import.gui.thumbnails import ThumbnailCache, busy_caches
@@ -149,14 +149,14 @@ def test_models_stay_well_behaved_through_edits(
     session.validate_now()
     diary = show(page, "diary")
     select_rows(page, 3)
-    page.move_up()
-    page.exclude()
+    page.edits.move_up()
+    page.edits.exclude()
     session.undo_stack.undo()
     session.undo_stack.redo()
-    page.sort_by_mtime()
+    page.edits.sort_by_mtime()
     session.validate_now()
     show(page, "camera")
-    page.resolve("capture_time")
+    page.edits.resolve("capture_time")
     session.undo_stack.undo()
     session.set_plan(session.plan)  # a new plan: everything is reset
     assert page.selected_item_id() == item_named(session, "camera").item_id
@@ -424,9 +424,7 @@ def test_rename_asks_for_a_title_and_shows_a_refusal_without_crashing(
 ) -> None:
     diary = show(page, "diary")
     answers = iter([("Field notes", True), ("   ", True), ("ignored", False)])
-    monkeypatch.setattr(
-        review_page_module.QInputDialog, "getText", lambda *args, **kwargs: next(answers)
-    )
+    monkeypatch.setattr(review_edits.QInputDialog, "getText", lambda *args, **kwargs: next(answers))
 
     press(qtbot, page, Qt.Key.Key_F2)
     assert session.item(diary.item_id).title == "Field notes"
@@ -491,7 +489,7 @@ def test_leaving_out_a_truncated_file_clears_its_error_and_commit_waits_for_none
     assert not page.commit_button.isEnabled()  # the camera's order is still undecided
 
     show(page, "camera")
-    page.resolve("capture_time")
+    page.edits.resolve("capture_time")
     session.validate_now()
     assert page.can_commit()
     assert page.commit_button.isEnabled()

@@ -140,7 +140,7 @@ def test_a_placement_problem_is_settled_with_its_button(
     window, target, held = reviewing("Ledger", 3)
     review = window.review_page
     review.select_rows([1])
-    review.replace_selected_with(held[1])
+    review.edits.replace_selected_with(held[1])
     wait_validated(qtbot, window)
     assert window.session.report is not None and window.session.report.ok
 

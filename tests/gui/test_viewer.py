@@ -55,7 +55,7 @@ def test_the_selected_page_is_shown_large_beside_the_table(qtbot: QtBot, page: R
     # Fitted: the whole page is inside the view, far larger than a 44x56 thumbnail.
     [label] = page.viewer._labels
     drawn = label.pixmap()
-    view = page.viewer.scroll.viewport().size()
+    view = page.viewer.scroll_area.viewport().size()
     assert drawn.height() / drawn.devicePixelRatio() <= view.height()
     assert drawn.width() / drawn.devicePixelRatio() > 150
 

@@ -137,7 +137,7 @@ def test_the_window_opens_inside_a_small_screen_with_every_control_reachable(
     window.add_paths([shelf(tmp_path / "shelf")])
     qtbot.mouseClick(window.start_page.scan_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: window.current_page() is window.review_page, timeout=TIMEOUT_MS)
-    qtbot.waitUntil(lambda: not window.is_validating(), timeout=TIMEOUT_MS)
+    qtbot.waitUntil(lambda: not window.flow.is_validating(), timeout=TIMEOUT_MS)
     assert_no_sideways_scroll(qtbot, window, "review")
     table = window.review_page.page_view
     # The page table's key columns are all in view without scrolling sideways.

@@ -50,9 +50,11 @@ from transcribe_import.engine.runs.executor import EventKind
 from transcribe_import.engine.runs.store import ItemOutcome, ItemState, RunStatus, RunStore
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui import app as gui_app
-from transcribe_import.gui import main_window
-from transcribe_import.gui.main_window import MainWindow, Section, ask_unsaved_review
-from transcribe_import.gui.models.outcomes import STATE_ROLE, OutcomeTableModel
+from transcribe_import.gui import import_flow, main_window
+from transcribe_import.gui.import_flow import ask_unsaved_review
+from transcribe_import.gui.main_window import MainWindow, Section
+from transcribe_import.gui.models.base import STATE_ROLE
+from transcribe_import.gui.models.outcomes import OutcomeTableModel
 from transcribe_import.gui.models.plan import ItemColumn, PageColumn
 from transcribe_import.gui.models.runs import RunTableModel
 from transcribe_import.gui.pages import commit as commit_page_module
@@ -163,7 +165,7 @@ def wait_validated(qtbot: QtBot, window: MainWindow) -> None:
             report is not None
             and plan is not None
             and report.plan_fingerprint == plan.fingerprint
-            and not window.is_validating()
+            and not window.flow.is_validating()
         )
 
     qtbot.waitUntil(validated, timeout=TIMEOUT_MS)
@@ -337,7 +339,7 @@ def test_commit_waits_for_a_validation_of_the_plan_as_it_is(
     assert not window.review_page.can_commit()
 
     # Asking to commit an invalid plan starts nothing.
-    window.commit_plan()
+    window.flow.commit_plan()
     assert not window.commit_page.is_running()
     assert window.current_page() is window.review_page
 
@@ -352,7 +354,7 @@ def test_commit_waits_for_a_validation_of_the_plan_as_it_is(
     [button] = [b for b in window.review_page.decision_buttons() if b.text() == "Accept this order"]
     button.click()
     assert window.session.report is None and not window.review_page.can_commit()
-    assert window.is_validating()
+    assert window.flow.is_validating()
     wait_validated(qtbot, window)
     assert window.review_page.can_commit()
 
@@ -1076,7 +1078,7 @@ def test_closing_during_a_scan_stops_it(
     monkeypatch.setattr(scan_module, "scan", held_scan)
     window = open_window()
     drop(window, [tmp_path / "shelf"])
-    window.start_scan()
+    window.flow.start_scan()
     qtbot.waitUntil(held.is_set, timeout=TIMEOUT_MS)
     # The scan notices the stop once it moves on: let it, a moment after close() asks.
     threading.Timer(0.2, release.set).start()
@@ -1268,7 +1270,7 @@ def continue_kept_review(qtbot: QtBot, window: MainWindow) -> None:
     offered = lambda: window.start_page.notice_buttons("Continue Review")  # noqa: E731
     qtbot.waitUntil(lambda: offered() != [], timeout=TIMEOUT_MS)
     [button] = offered()
-    with qtbot.waitSignal(window.plan_opened, timeout=TIMEOUT_MS):
+    with qtbot.waitSignal(window.flow.plan_opened, timeout=TIMEOUT_MS):
         button.click()
 
 
@@ -1296,7 +1298,7 @@ def test_quitting_with_decisions_in_no_plan_file_asks_and_says_the_draft_keeps_t
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(main_window, "ask_unsaved_review", ask_unsaved_review)  # the real box
+    monkeypatch.setattr(import_flow, "ask_unsaved_review", ask_unsaved_review)  # the real box
     make_shelf(tmp_path / "shelf", notebooks=2, pages=3)
     window = open_window()
     drop(window, [tmp_path / "shelf"])
@@ -1325,7 +1327,7 @@ def test_quitting_with_decisions_in_no_plan_file_asks_and_says_the_draft_keeps_t
     # Save Plan As…, then Cancel in the file dialog: still open.
     chosen: list[str] = [""]
     monkeypatch.setattr(
-        main_window.QFileDialog, "getSaveFileName", lambda *_a, **_k: (chosen[0], "")
+        import_flow.QFileDialog, "getSaveFileName", lambda *_a, **_k: (chosen[0], "")
     )
     click_in_next_dialog(qtbot, "Save Plan As…", seen)
     assert not window.close()  # the close button
@@ -1364,7 +1366,7 @@ def test_the_quit_question_says_so_when_the_draft_cannot_be_written(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(main_window, "ask_unsaved_review", ask_unsaved_review)
+    monkeypatch.setattr(import_flow, "ask_unsaved_review", ask_unsaved_review)
     make_shelf(tmp_path / "shelf", notebooks=1)
     window = open_window()
     drop(window, [tmp_path / "shelf"])
@@ -1373,7 +1375,7 @@ def test_the_quit_question_says_so_when_the_draft_cannot_be_written(
     def full(_corpus: Corpus, _plan: object) -> None:
         raise OSError(28, "No space left on device", str(tmp_path / "drafts"))
 
-    monkeypatch.setattr(main_window.api, "save_draft", full)
+    monkeypatch.setattr(import_flow.api, "save_draft", full)
     window.review_page.page_view.selectRow(0)
     window.review_page.exclude_action.trigger()
     seen: list[str] = []
@@ -1395,7 +1397,7 @@ def test_a_review_with_no_decision_quits_without_a_question(
 ) -> None:
     asked: list[str | None] = []
     monkeypatch.setattr(
-        main_window, "ask_unsaved_review", lambda _p, problem: asked.append(problem) or "cancel"
+        import_flow, "ask_unsaved_review", lambda _p, problem: asked.append(problem) or "cancel"
     )
     make_shelf(tmp_path / "shelf", notebooks=1)
     window = open_window()
@@ -1423,20 +1425,20 @@ def test_save_plan_writes_what_the_cli_validates_and_open_plan_reads_it_back(
     assert plan is not None and window.save_plan_action.isEnabled()
     saved = tmp_path / "out" / "plan.json"
     saved.parent.mkdir()
-    assert window.save_plan(saved)
+    assert window.flow.save_plan(saved)
     report = cli_json(corpus.data_dir, "validate", str(saved), "--json")
     assert report["valid"] and report["plan_fingerprint"] == plan.fingerprint
 
-    window.new_import()
+    window.flow.new_import()
     assert window.session.plan is None
-    with qtbot.waitSignal(window.plan_opened, timeout=TIMEOUT_MS):
-        assert window.open_plan(saved)  # read on a worker: the window stays responsive
+    with qtbot.waitSignal(window.flow.plan_opened, timeout=TIMEOUT_MS):
+        assert window.flow.open_plan(saved)  # read on a worker: the window stays responsive
     assert window.current_page() is window.review_page
     reopened = window.session.plan
     assert reopened is not None and reopened.fingerprint == plan.fingerprint
     # A file that is not a plan is refused in words, and the review stays as it was.
     junk = tmp_path / "junk.json"
     junk.write_text("{}")
-    assert window.open_plan(junk)
+    assert window.flow.open_plan(junk)
     qtbot.waitUntil(lambda: "junk.json" in window.statusBar().currentMessage(), timeout=TIMEOUT_MS)
     assert window.session.plan is reopened and window.current_page() is window.review_page

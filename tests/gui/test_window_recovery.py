@@ -108,7 +108,7 @@ def scan(qtbot: QtBot, window: MainWindow, folder: Path) -> None:
     qtbot.mouseClick(window.start_page.scan_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: window.current_page() is window.review_page, timeout=TIMEOUT_MS)
     qtbot.waitUntil(
-        lambda: window.session.report is not None and not window.is_validating(),
+        lambda: window.session.report is not None and not window.flow.is_validating(),
         timeout=TIMEOUT_MS,
     )
 
@@ -465,7 +465,7 @@ def test_corpus_wide_duplicates_in_settings_reach_the_plan(
     copy.mkdir(parents=True)
     for f in (shelf / "Notebook 01").iterdir():
         (copy / f.name).write_bytes(f.read_bytes())
-    window.new_import()
+    window.flow.new_import()
     scan(qtbot, window, copy.parent)
     [item] = window.session.plan.items
     assert str(item.dedupe_scope) == "corpus"

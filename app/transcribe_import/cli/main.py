@@ -9,6 +9,7 @@ import threading
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from transcribe_import import __version__
 from transcribe_import.cli import placement as placement_cli
@@ -24,7 +25,8 @@ from transcribe_import.engine.storage.corpus import Corpus
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # usage errors exit 2 with one line, as docs/cli.md says
+    # usage errors exit 2 with one line, as docs/cli.md says
+    def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         say(f"{self.prog}: error: {message}", file=sys.stderr)
         raise SystemExit(ExitCode.USAGE)
@@ -350,7 +352,7 @@ def _quiet_libraries() -> None:
     logging.captureWarnings(True)
     logging.getLogger("transcribe_import").setLevel(logging.INFO)
     root = logging.getLogger()
-    if any(getattr(h, "_transcribe_log", False) for h in root.handlers):
+    if any(h.get_name() == LOG_NAME for h in root.handlers):
         return  # main() called again in one process
     handler: logging.Handler
     try:
@@ -361,7 +363,7 @@ def _quiet_libraries() -> None:
         handler = logging.NullHandler()  # no log folder: still nothing on the terminal
     handler.setLevel(logging.INFO)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    handler._transcribe_log = True  # type: ignore[attr-defined]
+    handler.set_name(LOG_NAME)  # how a second main() in one process knows it
     root.addHandler(handler)
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from transcribe_import.cli.output import json_out, say
 from transcribe_import.engine import api
 from transcribe_import.engine.api import ExitCode
+from transcribe_import.engine.base.errors import Problem
 from transcribe_import.engine.storage.corpus import Corpus
 
 
@@ -135,7 +136,7 @@ def cmd_trash(corpus: Corpus, args: argparse.Namespace) -> int:
         json_out(
             {
                 "entries": [e.to_json() for e in entries],
-                "problems": [p.problem.to_json() for p in problems],
+                "problems": [_problem_json(p.problem) for p in problems],
             }
         )
         return ExitCode.PROBLEMS if problems else ExitCode.OK
@@ -151,6 +152,16 @@ def cmd_trash(corpus: Corpus, args: argparse.Namespace) -> int:
     for p in problems:
         say(f"PROBLEM {p}")
     return ExitCode.PROBLEMS if problems else ExitCode.OK
+
+
+def _problem_json(problem: Problem) -> dict[str, Any]:
+    """An entry that cannot be read, as ``--json`` names it: its code, message and file."""
+    return {
+        "code": problem.code.value,
+        "message": problem.message,
+        "path": problem.path,
+        "item": problem.item,
+    }
 
 
 def _size(n: int) -> str:

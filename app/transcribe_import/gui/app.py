@@ -190,7 +190,7 @@ def run_gui(data_dir: Path, paths: Sequence[Path]) -> int:
     if not claim.held:
         window.tell_other_window()
     if paths:
-        window.prescan([Path(p) for p in paths])
+        window.flow.prescan([Path(p) for p in paths])
     try:
         return app.exec()
     finally:

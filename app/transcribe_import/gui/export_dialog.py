@@ -76,7 +76,7 @@ class ExportDialog(QDialog):
         self.corpus = corpus
         self.notebook_ids = tuple(n.notebook_id for n in notebooks)
         self.destination: Path | None = None  # None: a fresh folder under exports/
-        self.result: ExportResult | None = None
+        self.exported: ExportResult | None = None
         self._stop = threading.Event()
         self._slot = TaskSlot(
             self,
@@ -173,7 +173,7 @@ class ExportDialog(QDialog):
         return self._slot.is_busy()
 
     def start(self) -> None:
-        if self.is_running() or self.result is not None:
+        if self.is_running() or self.exported is not None:
             return
         self.export_button.setEnabled(False)
         self.choose_button.setEnabled(False)
@@ -215,7 +215,7 @@ class ExportDialog(QDialog):
             self.problems_view.appendPlainText(event.missing.message)
 
     def _done(self, result: ExportResult) -> None:
-        self.result = result
+        self.exported = result
         files = len(result.files)
         where = html.escape(str(result.destination))
         if result.status is ExportStatus.COMPLETE:
@@ -259,8 +259,8 @@ class ExportDialog(QDialog):
         self.close_button.setFocus()
 
     def show_folder(self) -> None:
-        if self.result is not None:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.result.destination)))
+        if self.exported is not None:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.exported.destination)))
 
     # -- closing -------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 """The icons the window shows for engine states, made once each (QIcon needs the GUI thread).
 
-The words for the same states are in wording.py; an icon never says anything the
+The words for the same states are in the wording package; an icon never says anything the
 words do not, so a screen reader and a colour-blind reader lose nothing.
 """
 

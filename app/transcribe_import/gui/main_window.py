@@ -1,30 +1,17 @@
-"""The main window: the import steps (start, scan, review, commit), the Runs and Corpus views.
+"""The main window: the shell holding the import steps, the Runs and Corpus views, the menus.
 
-The window decides nothing about an import: it moves frozen engine values between
-the pages and the workers that call the engine (scan and plan, validate, commit,
-resume, doctor), and keeps the session's plan as the only plan state. Long work runs
-on QThreads; closing during a commit asks whether to pause or cancel, tells the
-worker, and waits for it with the window showing "Stopping…" before it closes.
+The import itself (scan → review → commit) is the ImportFlow's (import_flow.py), which the
+window holds: the window shows its pages, keeps the corpus's health and listing current
+(doctor and the listing run on QThreads), and, closing during a commit, asks whether to
+pause or cancel, tells the worker, and waits for it showing "Stopping…" before it closes.
 """
 
 from __future__ import annotations
 
-import html
-from collections.abc import Callable, Sequence
-from functools import partial
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from PySide6.QtCore import (
-    QByteArray,
-    QCoreApplication,
-    QRect,
-    QSettings,
-    Qt,
-    QTimer,
-    QUrl,
-    Signal,
-)
+from PySide6.QtCore import QByteArray, QRect, QSettings, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -37,37 +24,30 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import (
     QDialog,
-    QFileDialog,
     QFrame,
-    QHBoxLayout,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
     QMainWindow,
     QMessageBox,
     QScrollArea,
     QSplitter,
     QStackedWidget,
     QStyle,
-    QVBoxLayout,
     QWidget,
 )
 
-from transcribe_import import __version__
-from transcribe_import.engine import api
-from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.base.findings import DoctorReport
-from transcribe_import.engine.planning.plan import ImportPlan
-from transcribe_import.engine.planning.validate import ValidationReport
 from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
 from transcribe_import.gui.dialogs import Answer, Role, ask
 from transcribe_import.gui.export_dialog import ExportDialog
+from transcribe_import.gui.help import about_html, guide_html, help_box, shortcuts_html
+from transcribe_import.gui.import_flow import ImportFlow
+from transcribe_import.gui.navigation import ImportSteps, views_list
 from transcribe_import.gui.pages.commit import CommitPage
 from transcribe_import.gui.pages.corpus import CorpusPage
 from transcribe_import.gui.pages.review import ReviewPage
 from transcribe_import.gui.pages.runs import RunsPage
 from transcribe_import.gui.pages.scan import ScanPage
-from transcribe_import.gui.pages.start import MODE_FOLDERS, StartPage
+from transcribe_import.gui.pages.start import StartPage
 from transcribe_import.gui.session import ImportSession
 from transcribe_import.gui.settings_dialog import (
     ImportSettings,
@@ -75,25 +55,14 @@ from transcribe_import.gui.settings_dialog import (
     load_settings,
     save_settings,
 )
-from transcribe_import.gui.values import CorpusCheck, OpenedPlan, ScanOutcome, Validation
+from transcribe_import.gui.values import CorpusCheck
 from transcribe_import.gui.wording import (
-    error_text,
     plural,
     set_notebook_titles,
     stop_on_close_answers,
     stop_on_close_words,
-    unsaved_review_answers,
-    unsaved_review_words,
 )
-from transcribe_import.gui.workers import (
-    TaskSlot,
-    check_corpus,
-    keep_draft,
-    list_drafts,
-    list_notebooks,
-    read_for_review,
-    validate_plan,
-)
+from transcribe_import.gui.workers import TaskSlot, check_corpus, list_notebooks
 
 DEFAULT_SIZE = (1100, 720)
 # Room kept for the title bar and borders before the window manager says how large they are.
@@ -103,36 +72,6 @@ NAV_SPLITTER_KEY = "MainWindow/navigationSplitter"
 RUNS_SPLITTER_KEY = "MainWindow/runsSplitter"
 REVIEW_SPLITTER_KEY = "MainWindow/reviewSplitter"
 REVIEW_MAIN_SPLITTER_KEY = "MainWindow/reviewMainSplitter"
-
-# Edits come in bursts (a drag, a few Ctrl+Up); validate once the burst is over.
-VALIDATE_DEBOUNCE_MS = 300
-DRAFT_DEBOUNCE_MS = 700  # a burst of edits is one write of the draft
-
-
-def guide_html() -> str:
-    """The short guide Help › Guide shows (words in one place: here, through tr)."""
-    tr = QCoreApplication.translate
-    return tr(
-        "Guide",
-        "<h3>Importing scanned notebooks</h3>"
-        "<ol>"
-        "<li><b>Choose</b>: drop folders of page photos, PDFs or TIFFs on the window, or use "
-        "Add Folder. Say how they become notebooks: one per folder, all into one new "
-        "notebook, or into one the corpus has.</li>"
-        "<li><b>Scan</b>: the files are read and a plan is proposed. Nothing is imported "
-        "yet.</li>"
-        "<li><b>Review</b>: check each notebook's page order. Where the order is in doubt "
-        "(a page number twice, a camera counter that rolled over) the window asks you to "
-        "decide. Leave out pages you do not want, rename, choose the cover. Commit is "
-        "possible once validation finds no error.</li>"
-        "<li><b>Commit</b>: each notebook lands whole or not at all. Pause stops at a safe "
-        "point and can be resumed, even after a crash; after a partial run, Retry What Did "
-        "Not Land imports the rest, never doubling a page.</li>"
-        "</ol>"
-        "<p><b>Runs</b> lists every import and its outcomes; <b>Corpus</b> lists the "
-        "notebooks and checks the corpus's health. Nothing is ever written next to your "
-        "source files.</p>",
-    )
 
 
 def available_geometry(window: QWidget) -> QRect:
@@ -164,53 +103,11 @@ def ask_stop_on_close(parent: QWidget) -> str | None:
     return None if answer == "keep" else answer
 
 
-def ask_unsaved_review(parent: QWidget, draft_problem: str | None) -> str:
-    """Quitting with review decisions in no plan file: "save", "quit" or "cancel".
-
-    ``draft_problem``: why the draft could not be written just now (None: it was, and the
-    decisions are offered back on the next start, which the question says).
-    """
-    kept = draft_problem is None
-    save, quit_, cancel = unsaved_review_answers(kept)
-    return ask(
-        parent,
-        *unsaved_review_words(draft_problem),
-        (
-            Answer("save", save, Role.ActionRole),
-            Answer("quit", quit_, Role.AcceptRole if kept else Role.DestructiveRole),
-            Answer("cancel", cancel, Role.RejectRole),
-        ),
-        # Either keeps every decision while the draft is written; else Enter saves.
-        default="quit" if kept else "save",
-        escape="cancel",
-        icon=QMessageBox.Icon.Question if kept else QMessageBox.Icon.Warning,
-    )
-
-
-def confirm_discard_plan(parent: QWidget) -> bool:
-    """A plan with edits is about to be replaced: ask first."""
-    answer = QMessageBox.question(
-        parent,
-        parent.tr("Discard the Plan?"),
-        parent.tr(
-            "The plan under review has changes that were not imported. Discard them and start "
-            "again?"
-        ),
-        QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
-        QMessageBox.StandardButton.Cancel,
-    )
-    return answer == QMessageBox.StandardButton.Discard
-
-
 class MainWindow(QMainWindow):
     """One corpus: import into it step by step, look back at its runs, see its notebooks."""
 
     # Emitted on the GUI thread once a health check has ended and the window shows its result.
     health_checked = Signal()
-    # Emitted when a validation result was handed to the session (current or stale).
-    validation_done = Signal()
-    # Emitted once a plan file or a kept draft that was opened is under review.
-    plan_opened = Signal()
 
     def __init__(self, corpus: Corpus, settings: QSettings | None = None) -> None:
         super().__init__()
@@ -231,11 +128,12 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(self.tr("Transcribe Import"))
         self.setAcceptDrops(True)
         self._build_pages()
+        self.flow = ImportFlow(self)
         self._build_menus()
         self._build_status_bar()
         self._restore_state()
 
-        # The window's one-call work, each kind one at a time: doctor, listing, validation.
+        # The window's one-call work, each kind one at a time: doctor, listing.
         self._checks = TaskSlot(
             self,
             progress=self._show_notebooks,
@@ -244,34 +142,10 @@ class MainWindow(QMainWindow):
             ended=self._check_ended,
         )
         self._listings = TaskSlot(self, done=self._show_notebooks)
-        self._validations = TaskSlot(
-            self,
-            done=self._validated,
-            failed=self._validate_failed,
-            ended=self.validation_done.emit,
-        )
-        self._validate_timer = QTimer(
-            self, singleShot=True, interval=VALIDATE_DEBOUNCE_MS, timeout=self.validate_plan
-        )
-        self.session.item_changed.connect(self._plan_edited)
-        # The plan under review is kept as a draft as it changes (corpus/drafts/), so a
-        # quit, a crash or a power cut loses no decision; offered back on the next start.
-        self._drafts = TaskSlot(self, done=self._draft_kept, failed=self._draft_failed)
-        self._draft_lists = TaskSlot(self, done=self._drafts_listed, failed=self._draft_failed)
-        # Plans are read for review off the GUI thread (100,000 sources: about a second).
-        self._plan_opens = TaskSlot(self, done=self._plan_opened, failed=self._open_failed)
-        self._drafted: ImportPlan | None = None  # the plan the draft holds, as last written
-        self._draft_timer = QTimer(
-            self, singleShot=True, interval=DRAFT_DEBOUNCE_MS, timeout=self._keep_draft
-        )
-        self.session.item_changed.connect(self._draft_timer.start)
-        self.session.plan_changed.connect(self._plan_replaced)
-        self.start_page.draft_requested.connect(self.continue_draft)
-        self.start_page.draft_discard_requested.connect(self.discard_draft)
 
         self.show_import_page(self.start_page)
         self.check_health(list_first=True)
-        self.list_drafts()
+        self.flow.list_drafts()
 
     # -- building --------------------------------------------------------------------------
 
@@ -283,28 +157,14 @@ class MainWindow(QMainWindow):
         self.runs_page = RunsPage(self.corpus)
         self.corpus_page = CorpusPage(self.corpus)
 
-        self.start_page.scan_requested.connect(self.start_scan)
-        self.start_page.resume_requested.connect(self.resume_run)
         self.start_page.show_run_requested.connect(self.show_run)
         self.start_page.show_health_requested.connect(self._show_health)
-        self.start_page.review_requested.connect(self._back_to_review)
-        self.scan_page.planned.connect(self._scan_planned)
-        self.scan_page.cancelled.connect(self._scan_cancelled)
-        self.scan_page.failed.connect(self._scan_failed)
         self.scan_page.running_changed.connect(self._busy_changed)
-        self.review_page.validate_requested.connect(self.validate_plan)
-        self.review_page.commit_requested.connect(self.commit_plan)
         self.commit_page.running_changed.connect(self._commit_running_changed)
         self.commit_page.run_finished.connect(self._run_finished)
-        self.commit_page.plan_invalid.connect(self._plan_invalid)
         self.commit_page.show_run_requested.connect(self.show_run)
-        self.commit_page.new_import_requested.connect(self.new_import)
         self.commit_page.open_corpus_requested.connect(self.open_corpus_folder)
-        self.commit_page.resume_requested.connect(self.resume_run)
-        self.commit_page.retry_requested.connect(self.retry_run)
         self.commit_page.progressed.connect(self._commit_progressed)
-        self.runs_page.resume_requested.connect(self.resume_run)
-        self.runs_page.retry_requested.connect(self.retry_run)
         self.runs_page.cancel_own_requested.connect(self.commit_page.ask_cancel)
         self.runs_page.own_run = self.commit_page.current_run_id
         self.runs_page.listed.connect(self._runs_listed)
@@ -324,62 +184,15 @@ class MainWindow(QMainWindow):
         self.findings_view = page.findings_view
         self.check_again_button = page.check_again_button
 
-        # The import steps, one at a time, under a line saying which step this is.
-        self.import_stack = QStackedWidget()
-        for p in (self.start_page, self.scan_page, self.review_page, self.commit_page):
-            self.import_stack.addWidget(p)
-        self._step_labels = [
-            QLabel(text)
-            for text in (
-                self.tr("1  Choose"),
-                self.tr("2  Scan"),
-                self.tr("3  Review"),
-                self.tr("4  Commit"),
-            )
-        ]
-        steps = QHBoxLayout()
-        steps.setContentsMargins(9, 6, 9, 0)  # in line with the pages' own margins
-        for i, label in enumerate(self._step_labels):
-            if i:
-                arrow = QLabel("›")
-                arrow.setEnabled(False)
-                steps.addWidget(arrow)
-            steps.addWidget(label)
-        steps.addStretch(1)
-        self.import_area = QWidget()
-        import_layout = QVBoxLayout(self.import_area)
-        import_layout.setContentsMargins(0, 0, 0, 0)
-        import_layout.addLayout(steps)
-        import_layout.addWidget(self.import_stack, 1)
+        self.import_area = ImportSteps(
+            (self.start_page, self.scan_page, self.review_page, self.commit_page)
+        )
 
         self.sections = QStackedWidget()
         for w in (self.import_area, self.runs_page, self.corpus_page):
             self.sections.addWidget(w)
 
-        style = self.style()
-        self.nav = QListWidget()
-        self.nav.setAccessibleName(self.tr("Views"))
-        for pixmap, text, tip in (
-            (
-                QStyle.StandardPixmap.SP_FileDialogNewFolder,
-                self.tr("Import"),
-                self.tr("Scan, review and commit folders of scans (Ctrl+1)"),
-            ),
-            (
-                QStyle.StandardPixmap.SP_FileDialogContentsView,
-                self.tr("Runs"),
-                self.tr("Past imports, their outcomes, and Resume (Ctrl+2)"),
-            ),
-            (
-                QStyle.StandardPixmap.SP_DriveHDIcon,
-                self.tr("Corpus"),
-                self.tr("The corpus's notebooks and its health (Ctrl+3)"),
-            ),
-        ):
-            item = QListWidgetItem(style.standardIcon(pixmap), text)
-            item.setToolTip(tip)
-            self.nav.addItem(item)
-        self.nav.setMinimumWidth(90)
+        self.nav = views_list(self.style())
         self.nav.currentRowChanged.connect(self._nav_changed)
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -412,7 +225,7 @@ class MainWindow(QMainWindow):
         )
         self.new_import_action.setShortcut(QKeySequence(self.tr("Ctrl+N")))
         self.new_import_action.setStatusTip(self.tr("Start again with other folders"))
-        self.new_import_action.triggered.connect(self.new_import)
+        self.new_import_action.triggered.connect(self.flow.new_import)
         self.add_folder_action = QAction(
             style.standardIcon(QStyle.StandardPixmap.SP_DirOpenIcon), self.tr("Add &Folder…"), self
         )
@@ -444,13 +257,13 @@ class MainWindow(QMainWindow):
         self.open_plan_action = QAction(self.tr("Open &Plan…"), self)
         self.open_plan_action.setShortcut(QKeySequence(self.tr("Ctrl+Shift+L")))
         self.open_plan_action.setStatusTip(self.tr("Review a plan file made here or by the CLI"))
-        self.open_plan_action.triggered.connect(self._open_plan_dialog)
+        self.open_plan_action.triggered.connect(self.flow.open_plan_dialog)
         self.save_plan_action = QAction(self.tr("Sa&ve Plan As…"), self)
         self.save_plan_action.setShortcut(QKeySequence(self.tr("Ctrl+S")))
         self.save_plan_action.setStatusTip(
             self.tr("Write the plan under review to a file the CLI can validate and commit")
         )
-        self.save_plan_action.triggered.connect(self._save_plan_dialog)
+        self.save_plan_action.triggered.connect(self.flow.save_plan_dialog)
         self.save_plan_action.setEnabled(False)
         self.session.plan_changed.connect(
             lambda: self.save_plan_action.setEnabled(self.session.plan is not None)
@@ -513,7 +326,8 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.notebook_count_label)
 
     def _restore_state(self) -> None:
-        restored = self.restoreGeometry(self._settings.value(GEOMETRY_KEY, QByteArray()))
+        geometry = self._settings.value(GEOMETRY_KEY, QByteArray())
+        restored = isinstance(geometry, QByteArray) and self.restoreGeometry(geometry)
         if not restored:
             self.resize(*DEFAULT_SIZE)
         self.fit_on_screen(available_geometry(self), centre=not restored)
@@ -574,20 +388,15 @@ class MainWindow(QMainWindow):
             self.runs_page.refresh()
 
     def show_import_page(self, page: QWidget) -> None:
-        self.import_stack.setCurrentWidget(page)
-        current = self.import_stack.indexOf(page)
-        for i, label in enumerate(self._step_labels):
-            font = label.font()
-            font.setBold(i == current)
-            label.setFont(font)
-            # Steps not reached yet read dimmed, from the palette, in light and dark alike.
-            label.setEnabled(i <= current)
+        self.import_area.show_step(page)
         self.show_section(Section.IMPORT)
 
     def current_page(self) -> QWidget:
         """The page the user sees now."""
         section = self.sections.currentWidget()
-        return self.import_stack.currentWidget() if section is self.import_area else section
+        page = self.import_area.current_step() if section is self.import_area else section
+        assert page is not None, "the stacks are filled when the window is built"
+        return page
 
     # -- drag and drop ---------------------------------------------------------------------
 
@@ -642,45 +451,6 @@ class MainWindow(QMainWindow):
 
     # -- scan ------------------------------------------------------------------------------
 
-    def start_scan(self) -> None:
-        """Scan what the start page lists, with the mapping it shows."""
-        if self.scan_page.is_running() or self.commit_page.is_running() or self._closing:
-            return
-        problem = self.start_page.ready_problem()
-        if problem is not None:
-            self.statusBar().showMessage(problem, 5000)
-            return
-        if self._plan_has_edits() and not confirm_discard_plan(self):
-            return
-        s = self.import_settings
-        paths = tuple(self.start_page.paths())
-        try:
-            mode = api.mode_for(paths, self.start_page.mode())
-        except ValueError as exc:
-            self.statusBar().showMessage(str(exc), 8000)
-            return
-        self.scan_page.start(
-            api.PlanRequest(
-                paths,
-                mode=mode,
-                policy_id=s.policy_id,
-                title=None if mode == "bag" else self.start_page.title(),
-                dedupe_scope=s.dedupe_scope,
-                settings=s.render,
-                workers=s.workers,
-            )
-        )
-        self.show_import_page(self.scan_page)
-
-    def prescan(self, paths: Sequence[Path]) -> None:
-        """Command-line PATHs: add them and scan with the default mapping once the loop runs.
-
-        Deferred so the window is on screen first; a window closed before then scans nothing.
-        """
-        self.start_page.add_paths(paths)
-        self.start_page.set_mode(MODE_FOLDERS)
-        QTimer.singleShot(0, self._start_prescan)
-
     def open_forwarded(self, paths: Sequence[Path]) -> None:
         """A second start of the app handed its paths here: come forward and take them.
 
@@ -702,7 +472,7 @@ class MainWindow(QMainWindow):
                     self.tr("An import is running; add those folders when it has ended."), 8000
                 )
             return
-        self.prescan(paths)
+        self.flow.prescan(paths)
 
     def tell_other_window(self) -> None:
         """Another window has this corpus open (another user, or one that did not answer)."""
@@ -712,33 +482,7 @@ class MainWindow(QMainWindow):
             "only after Refresh or Check Again."
         )
         self.statusBar().showMessage(self.other_window_notice)
-        self._help_box(self.tr("Corpus Open Elsewhere"), self.other_window_notice)
-
-    def _start_prescan(self) -> None:
-        if self.isVisible() and not self._closing:
-            self.start_scan()
-
-    def _scan_planned(self, outcome: ScanOutcome) -> None:
-        self.session.set_plan(outcome.plan)
-        self.start_page.set_plan_waiting(False)
-        self.show_import_page(self.review_page)
-        self.statusBar().showMessage(self.scan_page.last_outcome_text(outcome), 8000)
-        self.review_page.setFocus()
-        # Once the plan is on screen: a validation started at once would compete with the
-        # first layout of a large plan for the GIL.
-        self._validate_timer.start()
-
-    def _back_to_review(self) -> None:
-        if self.session.plan is not None:
-            self.show_import_page(self.review_page)
-
-    def _scan_cancelled(self) -> None:
-        self.show_import_page(self.start_page)
-        self.statusBar().showMessage(self.tr("Scan cancelled; nothing was planned."), 8000)
-
-    def _scan_failed(self, message: str) -> None:
-        self.show_import_page(self.start_page)
-        self.start_page.show_error(self.tr("The scan stopped: {message}").format(message=message))
+        self.help_box = help_box(self, self.tr("Corpus Open Elsewhere"), self.other_window_notice)
 
     def _busy_changed(self, _busy: bool) -> None:
         busy = self.scan_page.is_running() or self.commit_page.is_running()
@@ -749,229 +493,7 @@ class MainWindow(QMainWindow):
 
     # -- drafts ----------------------------------------------------------------------------
 
-    def _plan_replaced(self) -> None:
-        # A plan as scanned or opened holds no decision yet: its draft is written with the
-        # first edit, or on closing (a draft of 100,000 sources is 0.2 s of JSON encoding,
-        # which the first look at a large plan need not wait behind).
-        self._draft_timer.stop()
-        self.list_drafts()
-
-    def _keep_draft(self) -> None:
-        plan = self.session.plan
-        if plan is None or self._closing or self.commit_page.is_running():
-            return
-        if self._drafts.is_busy():
-            self._draft_timer.start()  # the one being written ends soon; then this one
-            return
-        self._drafts.run(keep_draft, self.corpus, plan)
-
-    def _draft_kept(self, plan: ImportPlan) -> None:
-        self._drafted = plan
-
-    def _keep_draft_now(self) -> str | None:
-        """Write the draft of the plan under review now, unless the last one written is it.
-
-        None when the draft holds the plan as it is; else why it could not be written.
-        """
-        self._draft_timer.stop()
-        self._drafts.wait()  # one writer at a time
-        plan = self.session.plan
-        if plan is None or plan is self._drafted:
-            return None
-        try:
-            api.save_draft(self.corpus, plan)
-        except (OSError, TranscribeError) as exc:
-            return error_text(exc)
-        self._drafted = plan
-        return None
-
-    def _draft_failed(self, message: str) -> None:
-        self.statusBar().showMessage(
-            self.tr("The review could not be kept as a draft: {why}").format(why=message), 15000
-        )
-
-    def list_drafts(self) -> None:
-        """Offer the kept reviews on the start page (not the one on screen), read on a worker."""
-        self._draft_lists.run(list_drafts, self.corpus)
-
-    def _drafts_listed(self, drafts: list[api.Draft]) -> None:
-        current = None if self.session.plan is None else self.session.plan.plan_id
-        self.start_page.set_drafts([d for d in drafts if d.plan_id != current])
-
-    def continue_draft(self, plan_id: str) -> None:
-        self._open_for_review(plan_id)
-
-    def _open_for_review(self, source: Path | str) -> bool:
-        """Read a plan file (a Path) or a kept draft (its plan id) on a worker, then review it.
-
-        False when the window cannot take another plan now, or the person kept the one
-        under review.
-        """
-        if self.scan_page.is_running() or self.commit_page.is_running():
-            return False
-        if self._plan_has_edits() and not confirm_discard_plan(self):
-            return False
-        self.statusBar().showMessage(self.tr("Opening the plan…"))
-        self._plan_opens.run(read_for_review, self.corpus, source)
-        return True
-
-    def _plan_opened(self, opened: OpenedPlan) -> None:
-        if opened.plan is None:
-            self.statusBar().showMessage(opened.problem, 15000)
-            return
-        if self.scan_page.is_running() or self.commit_page.is_running() or self._closing:
-            self.statusBar().clearMessage()
-            return  # a scan or a commit began while it was read: that one goes on
-        self.statusBar().clearMessage()
-        self.session.set_plan(opened.plan)
-        if opened.from_draft:
-            self._drafted = opened.plan  # the draft on disk is this plan
-        self.start_page.set_plan_waiting(False)
-        self.show_import_page(self.review_page)
-        self._validate_timer.start()
-        self.plan_opened.emit()
-
-    def _open_failed(self, message: str) -> None:
-        self.statusBar().showMessage(message, 15000)
-
-    def _open_plan_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(
-            self, self.tr("Open Plan"), "", self.tr("Plan files (*.json);;All files (*)")
-        )
-        if path:
-            self.open_plan(Path(path))
-
-    def open_plan(self, path: Path) -> bool:
-        """Review the plan in ``path`` (a file ``plan -o`` or Save Plan wrote), once read.
-
-        Whether it is being read (``plan_opened`` once it is under review; a file that is
-        not a plan is told in the status bar and leaves the review as it was).
-        """
-        return self._open_for_review(path)
-
-    def _save_plan_dialog(self) -> bool:
-        """Save Plan As…: ask where, then write; whether the plan was saved."""
-        if self.session.plan is None:
-            return False
-        path, _ = QFileDialog.getSaveFileName(
-            self, self.tr("Save Plan"), "plan.json", self.tr("Plan files (*.json)")
-        )
-        return bool(path) and self.save_plan(Path(path))
-
-    def save_plan(self, path: Path) -> bool:
-        """Write the plan under review to ``path`` (what `validate PATH` reads)."""
-        plan = self.session.plan
-        if plan is None:
-            return False
-        try:
-            api.save_plan_file(plan, path)
-        except (OSError, TranscribeError) as exc:
-            self.statusBar().showMessage(
-                self.tr("The plan was not saved: {why}").format(why=exc), 15000
-            )
-            return False
-        if self.session.plan is plan:
-            self.session.undo_stack.setClean()  # every decision so far is in a plan file
-        self.statusBar().showMessage(self.tr("Plan saved to {path}").format(path=path), 8000)
-        return True
-
-    def discard_draft(self, plan_id: str) -> None:
-        try:
-            api.discard_draft(self.corpus, plan_id)
-        except OSError as exc:
-            self._draft_failed(str(exc))
-        self.list_drafts()
-
-    def _plan_edited(self, _item_id: str) -> None:
-        self._validate_timer.start()  # restarted by every edit: one validation per burst
-
-    def validate_plan(self) -> None:
-        """Validate the plan as it is now on a worker; a result for an older plan is dropped."""
-        self._validate_timer.stop()
-        plan = self.session.plan
-        if plan is None or self._closing:
-            return
-        s = self.import_settings
-        # While one runs, this one waits its turn.
-        self._validations.run(validate_plan, self.corpus, plan, s.render, s.workers)
-        self.statusBar().showMessage(self.tr("Validating the plan…"))
-
-    def is_validating(self) -> bool:
-        return self._validations.is_busy() or self._validate_timer.isActive()
-
-    def _validated(self, validation: Validation) -> None:
-        report = validation.report
-        if self.session.plan is not validation.plan:
-            # Edited while it ran: the report is about the past. Told by identity, since the
-            # fingerprint of a 100,000-source plan takes the GUI thread most of a second.
-            self.validate_plan()
-            return
-        self.session.set_report(report)
-        if self.session.report is report:
-            errors, warnings = len(report.errors), len(report.warnings)
-            if errors:
-                text = plural(
-                    errors,
-                    self.tr("Validated: 1 error to resolve before commit."),
-                    self.tr("Validated: %Ln errors to resolve before commit.", "", errors),
-                )
-            elif warnings:
-                text = plural(
-                    warnings,
-                    self.tr("Validated: ready to commit, with 1 warning."),
-                    self.tr("Validated: ready to commit, with %Ln warnings.", "", warnings),
-                )
-            else:
-                text = self.tr("Validated: ready to commit.")
-            self.statusBar().showMessage(text, 8000)
-        else:
-            self.validate_plan()  # edited while it ran: this report is about the past
-
-    def _validate_failed(self, message: str) -> None:
-        self.statusBar().showMessage(
-            self.tr("Validation could not finish: {message}").format(message=message)
-        )
-
     # -- commit ----------------------------------------------------------------------------
-
-    def commit_plan(self) -> None:
-        """Commit the reviewed plan; only when its latest validation found no error."""
-        plan = self.session.plan
-        if plan is not None and self.review_page.can_commit():
-            self._start_run(partial(self._commit_reviewed, plan))
-
-    def _commit_reviewed(self, plan: ImportPlan, **how: Any) -> None:
-        self.review_page.thumbnails.cancel()  # the import needs the cores more than the thumbnails
-        self.commit_page.commit_plan(plan, **how)
-
-    def resume_run(self, run_id: str) -> None:
-        """Resume an interrupted run in the commit view."""
-        self._start_run(
-            partial(self.commit_page.resume, run_id),
-            self.tr("Another import is running; resume this one when it has ended."),
-        )
-
-    def retry_run(self, run_id: str) -> None:
-        """Retry What Did Not Land: commit an ended run's plan again (never doubling a page)."""
-        self._start_run(
-            partial(self.commit_page.retry, run_id),
-            self.tr("Another import is running; retry this one when it has ended."),
-        )
-
-    def _start_run(self, start: Callable[..., None], busy: str = "") -> None:
-        """``start(settings=..., workers=...)`` a run in the commit view with the import
-        settings; nothing while closing, nor while a scan or an import runs (``busy`` says
-        so)."""
-        if self._closing or self._close_when_stopped:
-            return
-        if self.commit_page.is_running() or self.scan_page.is_running():
-            if busy:
-                self.statusBar().showMessage(busy, 8000)
-            return
-        s = self.import_settings
-        self.statusBar().clearMessage()
-        start(settings=s.render, workers=s.workers)
-        self.show_import_page(self.commit_page)
 
     def _commit_progressed(self) -> None:
         """The status bar's count moves as new notebooks land, not only when the run ends."""
@@ -980,8 +502,6 @@ class MainWindow(QMainWindow):
     def _commit_running_changed(self, running: bool) -> None:
         if running:
             self._count_before_commit = self._listed_count
-            # The run holds the plan now (prepare_commit dropped its draft): keep no other.
-            self._draft_timer.stop()
         self.runs_page.set_commit_running(running)
         self.corpus_page.set_check_allowed(
             not running and not self._checks.is_busy(),
@@ -998,24 +518,12 @@ class MainWindow(QMainWindow):
         if not self._checks.is_busy():
             self.list_notebooks()
         self.runs_page.refresh(select=self.commit_page.run_id)
-        if self.commit_page.run_id is not None:
-            # The plan is frozen in its run now (resumed from Runs if paused); editing it
-            # would only be refused.
-            self.session.set_plan(None)
 
     def _corpus_changed(self) -> None:
         """An undo took notebooks or pages out: the health and the listing follow."""
         self.check_health()
         if not self._checks.is_busy():
             self.list_notebooks()
-
-    def _plan_invalid(self, report: ValidationReport) -> None:
-        self.session.set_report(report)
-        self.show_import_page(self.review_page)
-        self.statusBar().showMessage(
-            self.tr("The plan no longer validates; nothing was committed. See the problems."),
-            10000,
-        )
 
     def show_run(self, run_id: str) -> None:
         self.show_section(Section.RUNS)
@@ -1025,21 +533,6 @@ class MainWindow(QMainWindow):
         model = self.runs_page.model
         interrupted = [model.run(r) for r in range(model.rowCount()) if model.run(r).interrupted]
         self.start_page.set_interrupted_runs(interrupted)
-
-    def new_import(self) -> None:
-        if self.scan_page.is_running() or self.commit_page.is_running():
-            return
-        if self._plan_has_edits() and not confirm_discard_plan(self):
-            return
-        if self.session.plan is not None:
-            self.discard_draft(self.session.plan.plan_id)  # the person chose to drop it
-        self.session.set_plan(None)
-        self.start_page.clear_sources()
-        self.start_page.set_plan_waiting(False)
-        self.show_import_page(self.start_page)
-
-    def _plan_has_edits(self) -> bool:
-        return self.session.plan is not None and self.session.undo_stack.count() > 0
 
     # -- the corpus ------------------------------------------------------------------------
 
@@ -1136,77 +629,23 @@ class MainWindow(QMainWindow):
 
     def show_guide(self) -> None:
         """Help › Guide: the four steps and what the app promises, in a few lines."""
-        self._help_box(self.tr("Guide"), guide_html())
+        self.help_box = help_box(self, self.tr("Guide"), guide_html())
 
     def show_shortcuts(self) -> None:
         """Help › Keyboard Shortcuts: every key, read from the actions that have one."""
-        rows = []
-        for menu_action in self.menuBar().actions():
-            menu = menu_action.menu()
-            if menu is None:
-                continue
-            for action in menu.actions():
-                keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
-                if keys:
-                    rows.append((action.text().replace("&", ""), keys))
-        for action in self.review_page.actions():
-            keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
-            if keys and all(text != action.text().replace("&", "") for text, _ in rows):
-                rows.append((action.text().replace("&", ""), keys))
-        rows.append((self.tr("A button or field with an underlined letter"), self.tr("Alt+letter")))
-        table = "".join(
-            f"<tr><td>{html.escape(text)}</td><td><b>{html.escape(keys)}</b></td></tr>"
-            for text, keys in rows
-        )
-        self._help_box(
-            self.tr("Keyboard Shortcuts"),
-            self.tr("<p>The review page's keys work while it has the focus.</p>")
-            + f"<table cellspacing='6'>{table}</table>",
-        )
-
-    def _help_box(self, title: str, text: str) -> None:
-        box = QMessageBox(self)
-        box.setWindowTitle(title)
-        box.setIcon(QMessageBox.Icon.Information)
-        box.setTextFormat(Qt.TextFormat.RichText)
-        box.setText(text)
-        box.setStandardButtons(QMessageBox.StandardButton.Close)
-        box.open()
-        self.help_box = box
+        text = shortcuts_html(self.menuBar(), self.review_page.actions())
+        self.help_box = help_box(self, self.tr("Keyboard Shortcuts"), text)
 
     def show_about(self) -> None:
-        QMessageBox.about(
-            self,
-            self.tr("About Transcribe Import"),
-            self.tr(
-                "<p><b>Transcribe Import {version}</b></p>"
-                "<p>Brings scanned notebooks into a local Transcribe corpus, safely.</p>"
-                "<p>Corpus: {root}</p>"
-            ).format(version=__version__, root=html.escape(str(self.corpus.root))),
-        )
+        QMessageBox.about(self, self.tr("About Transcribe Import"), about_html(self.corpus.root))
 
     # -- closing ---------------------------------------------------------------------------
 
     def is_stopping(self) -> bool:
         return self._close_when_stopped
 
-    def _review_may_close(self) -> bool:
-        """Whether closing may go on, as far as the review goes.
-
-        The plan under review is written as a draft first, so a quit loses no decision.
-        Decisions in no plan file (edits since the scan, the plan opened, or the last Save
-        Plan As: the undo stack is off its clean point) are asked about, in words that say
-        the draft keeps them, or that it could not.
-        """
-        if self.session.plan is None:
-            return True
-        problem = self._keep_draft_now()
-        if self.session.undo_stack.isClean():
-            return True
-        answer = ask_unsaved_review(self, problem)
-        if answer == "save":
-            return self._save_plan_dialog()
-        return answer == "quit"
+    def is_closing(self) -> bool:
+        return self._closing
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.commit_page.is_running():
@@ -1231,22 +670,18 @@ class MainWindow(QMainWindow):
             self.menuBar().setEnabled(False)
             self.show_import_page(self.commit_page)
             return
-        if not self._closing and not self._review_may_close():
+        if not self._closing and not self.flow.review_may_close():
             event.ignore()  # Cancel, or Save Plan As… cancelled or failed: nothing is closed
             return
         self._closing = True
         self._settings.setValue(GEOMETRY_KEY, self.saveGeometry())
         for key, splitter in self._splitters().items():
             self._settings.setValue(key, splitter.saveState())
-        self._validate_timer.stop()
         # The other workers are short or stop within milliseconds when asked; a QThread
         # destroyed while running aborts the process, so each is waited for.
         self.scan_page.stop_and_wait()
         self.runs_page.stop_and_wait()
-        self._validations.close()
-        self._drafts.close()
-        self._draft_lists.close()
-        self._plan_opens.close()  # a plan being read is dropped with the window
+        self.flow.close()
         self._listings.close()
         if self.export_dialog is not None:
             self.export_dialog.stop_and_wait()  # a cancelled export says so in its folder

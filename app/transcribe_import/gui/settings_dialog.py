@@ -68,9 +68,11 @@ class ImportSettings:
 
 
 def _int(value: object, default: int, low: int, high: int) -> int:
+    if not isinstance(value, int | float | str):
+        return default
     try:
-        number = int(value)  # type: ignore[call-overload]
-    except (TypeError, ValueError):
+        number = int(value)
+    except (ValueError, OverflowError):
         return default
     return min(max(number, low), high)
 

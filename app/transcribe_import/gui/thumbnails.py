@@ -77,7 +77,7 @@ class _Render:
             png = api.render_preview(
                 self.path, self.media_type, self.page_index, self.side, shown_as=self.shown_as
             )
-            image = QImage.fromData(png, "PNG")
+            image = QImage.fromData(png)  # a PNG, known by its signature
             return image if not image.isNull() else f"{self.shown_as}: the preview is unreadable"
         except (TranscribeError, OSError, ValueError) as exc:
             return str(exc)

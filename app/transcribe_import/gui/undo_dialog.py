@@ -11,6 +11,7 @@ show its values.
 from __future__ import annotations
 
 import html
+from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QCloseEvent
@@ -51,9 +52,17 @@ def revert_run(corpus: Corpus, run_id: str) -> api.RevertResult:
     return api.revert(corpus, run_id)
 
 
-def list_trash(corpus: Corpus) -> tuple[list[api.TrashEntry], list[str]]:
+@dataclass(frozen=True)
+class TrashListing:
+    """The trash's entries, and the words of those that cannot be read."""
+
+    entries: list[api.TrashEntry]
+    problems: list[str]
+
+
+def list_trash(corpus: Corpus) -> TrashListing:
     entries, problems = api.list_trash(corpus)
-    return entries, [str(p) for p in problems]
+    return TrashListing(entries, [str(p) for p in problems])
 
 
 def purge_trash(corpus: Corpus, revert_id: str) -> api.TrashEntry:
@@ -238,7 +247,8 @@ class TrashDialog(QDialog):
             self.purged.emit(value.revert_id)
             self.refresh()
             return
-        entries, problems = value  # type: ignore[misc]
+        assert isinstance(value, TrashListing), value
+        entries, problems = value.entries, value.problems
         self.list.clear()
         for entry in reversed(entries):  # newest first
             item = QListWidgetItem(trash_entry_words(entry))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import QSize, Qt, Signal, Slot
-from PySide6.QtGui import QKeyEvent, QKeySequence, QPixmap, QShortcut, QWheelEvent
+from PySide6.QtGui import QKeyEvent, QKeySequence, QPixmap, QResizeEvent, QShortcut, QWheelEvent
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -50,17 +50,17 @@ class PageViewer(QWidget):
         self.caption.setAccessibleName(self.tr("The pages shown"))
         self._row = QHBoxLayout()
         self._row.setContentsMargins(0, 0, 0, 0)
-        holder = QWidget()
-        holder.setLayout(self._row)
-        self.scroll = QScrollArea()
-        self.scroll.setWidget(holder)
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.scroll.setAccessibleName(self.tr("Page preview"))
+        self._holder = QWidget()
+        self._holder.setLayout(self._row)
+        self.scroll_area = QScrollArea()
+        self.scroll_area.setWidget(self._holder)
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.scroll_area.setAccessibleName(self.tr("Page preview"))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.caption)
-        layout.addWidget(self.scroll, 1)
+        layout.addWidget(self.scroll_area, 1)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         previews.ready.connect(self._on_ready)
         for keys, slot in (
@@ -120,7 +120,7 @@ class PageViewer(QWidget):
     @Slot()
     def fit(self) -> None:
         self._zoom = None
-        self.scroll.setWidgetResizable(True)
+        self.scroll_area.setWidgetResizable(True)
         self._refresh()
         self.zoom_changed.emit(None)
 
@@ -136,8 +136,8 @@ class PageViewer(QWidget):
             return
         super().wheelEvent(event)
 
-    def resizeEvent(self, event: object) -> None:  # type: ignore[override]
-        super().resizeEvent(event)  # type: ignore[arg-type]
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
         if self._zoom is None:
             self._refresh()
 
@@ -148,7 +148,7 @@ class PageViewer(QWidget):
         shown = [p for p in self.pixmaps() if p is not None]
         if not shown:
             return 1.0
-        area = self.scroll.viewport().size()
+        area = self.scroll_area.viewport().size()
         width = max(1, area.width() // max(1, len(self._pages)) - 8)
         height = max(1, area.height() - 8)
         return min(min(width / p.width(), height / p.height()) for p in shown)
@@ -175,9 +175,9 @@ class PageViewer(QWidget):
             scaled.setDevicePixelRatio(dpr)
             label.setPixmap(scaled)
             label.setMinimumSize(size if self._zoom is not None else QSize(0, 0))
-        self.scroll.setWidgetResizable(self._zoom is None)
+        self.scroll_area.setWidgetResizable(self._zoom is None)
         if self._zoom is not None:
-            self.scroll.widget().adjustSize()
+            self._holder.adjustSize()
 
     @Slot(str, int)
     def _on_ready(self, source_id: str, page_index: int) -> None:

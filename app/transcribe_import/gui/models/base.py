@@ -41,6 +41,16 @@ R = TypeVar("R")
 Read = Callable[[R], Any]
 
 
+def record_roles(id_name: str, state_name: str) -> Mapping[int, Callable[[Any], Any]]:
+    """The row roles of a table of engine records: its id (ID_ROLE) and raw state (STATE_ROLE).
+
+    For ``row_roles``: the views and the tests read a row's identity and its state's code
+    through them, never through its words.
+    """
+    read_id, read_state = attrgetter(id_name), attrgetter(state_name)
+    return {ID_ROLE: read_id, STATE_ROLE: lambda row: str(read_state(row))}
+
+
 @dataclass(frozen=True)
 class Column(Generic[R]):
     """One column: its title, and how a row reads in each role (None: no value in that role)."""

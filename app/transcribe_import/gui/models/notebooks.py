@@ -5,13 +5,15 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable
 from operator import attrgetter
+from typing import Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QLocale, Qt
 from PySide6.QtGui import QIcon
 
+from transcribe_import.engine.base.text import natural_key
 from transcribe_import.engine.storage.corpus import NotebookSummary
 from transcribe_import.gui.icons import SP, standard_icon
-from transcribe_import.gui.models.base import RIGHT, Column, ColumnTableModel
+from transcribe_import.gui.models.base import RIGHT, SORT_ROLE, Column, ColumnTableModel
 from transcribe_import.gui.wording import format_local, unreadable_notebook_words
 
 
@@ -50,7 +52,6 @@ class NotebookTableModel(ColumnTableModel[NotebookSummary]):
         Column(
             QT_TRANSLATE_NOOP("NotebookTableModel", "Title"),
             display=attrgetter("title"),
-            sort=lambda nb: nb.title.casefold(),
             tooltip=_tooltip,
             decoration=_warning,
         ),
@@ -73,6 +74,19 @@ class NotebookTableModel(ColumnTableModel[NotebookSummary]):
 
     def set_notebooks(self, notebooks: Iterable[NotebookSummary]) -> None:
         self.set_rows(notebooks)
+
+    def _load_rows(self, rows: Iterable[NotebookSummary]) -> None:
+        super()._load_rows(rows)
+        # Titles sort in the engine's one natural order ("Notebook 2" before "Notebook 10").
+        # The sort proxy compares in C++, which cannot compare natural keys: each title's
+        # place in that order is what it compares.
+        ordered = sorted(self._rows, key=lambda nb: natural_key(nb.title))
+        self._title_rank = {id(nb): i for i, nb in enumerate(ordered)}
+
+    def cell(self, row: NotebookSummary, column: int, role: int) -> Any:
+        if role == SORT_ROLE and column == NotebookColumn.TITLE:
+            return self._title_rank[id(row)]
+        return super().cell(row, column, role)
 
     def notebook(self, row: int) -> NotebookSummary:
         return self.row(row)

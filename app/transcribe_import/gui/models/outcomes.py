@@ -9,14 +9,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject
 
 from transcribe_import.engine.runs.model import ItemState
 from transcribe_import.gui.icons import outcome_icon
-from transcribe_import.gui.models.base import (
-    ID_ROLE,
-    LEFT,
-    RIGHT,
-    STATE_ROLE,
-    Column,
-    ColumnTableModel,
-)
+from transcribe_import.gui.models.base import LEFT, RIGHT, Column, ColumnTableModel, record_roles
 from transcribe_import.gui.values import OutcomeRow
 from transcribe_import.gui.wording import outcome_details, outcome_words
 
@@ -80,7 +73,7 @@ class OutcomeTableModel(ColumnTableModel[OutcomeRow]):
     """A run's items, one row each, with their outcome as the engine recorded it."""
 
     context = _CONTEXT
-    row_roles = {STATE_ROLE: lambda row: str(row.state), ID_ROLE: attrgetter("item_id")}
+    row_roles = record_roles("item_id", "state")
     key = attrgetter("item_id")
 
     def __init__(

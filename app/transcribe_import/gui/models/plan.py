@@ -1,18 +1,17 @@
-"""Qt models of the plan under review: its notebooks, one notebook's pages, and its problems.
+"""Qt models of the plan under review: its notebooks, and one notebook's pages.
 
 Thin adapters over the session's frozen engine values. They hold no plan state of their
 own (they re-read the session's plan when it says it changed) and make no import
 decision: a state badge is read off ``ordering.find_ambiguities`` and the validation
-report, and a drop becomes ``ordering.move`` through ``session.edit_item``.
+report, and a drop becomes ``ordering.move`` through ``session.edit_item``. The report's
+problems are problems.py's model.
 """
 
 from __future__ import annotations
 
 import enum
-import html
 import time
-from dataclasses import dataclass
-from functools import cached_property
+from collections.abc import Sequence
 from operator import attrgetter
 from typing import Any
 
@@ -21,7 +20,6 @@ from PySide6.QtCore import (
     QT_TRANSLATE_NOOP,
     QByteArray,
     QCoreApplication,
-    QLocale,
     QMimeData,
     QModelIndex,
     QObject,
@@ -29,37 +27,36 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QColor, QGuiApplication, QPalette, QPixmap
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
 
 from transcribe_import.engine import api
-from transcribe_import.engine.media.kinds import MULTI_PAGE_TYPES
 from transcribe_import.engine.planning import ordering
 from transcribe_import.engine.planning.plan import PlanItem, PlanPage, PlanSource
-from transcribe_import.engine.planning.validate import PlanProblem, ProblemCode, Severity
+from transcribe_import.engine.planning.validate import ProblemCode, Severity
 from transcribe_import.gui.icons import (
     badge_icon,
     not_imported_icon,
-    severity_icon,
-    small_pixmap,
     untinted,
 )
 from transcribe_import.gui.models.base import RIGHT, Column, ColumnTableModel, Index
+from transcribe_import.gui.models.page_rows import (
+    PAGE_COLUMNS,
+    Note,
+    PageColumn,
+    PageRow,
+    replaced_words,
+)
 from transcribe_import.gui.session import ImportSession
 from transcribe_import.gui.thumbnails import ThumbnailCache
 from transcribe_import.gui.values import PlanItemState
 from transcribe_import.gui.wording import (
     checking_words,
-    duplicate_words,
-    format_wall_time,
     item_message,
     not_imported_header_words,
     not_imported_words,
     op_explanation,
     op_words,
     plan_state_words,
-    problem_words,
-    replaces_words,
-    severity_words,
 )
 
 Role = Qt.ItemDataRole
@@ -75,8 +72,6 @@ SOURCES_MIME_TYPE = "application/x-transcribe-import-plan-sources"
 # How long one turn of the event loop may spend checking notebooks' page orders for their
 # badges before it lets the window paint and take input.
 STATE_CHECK_BUDGET_S = 0.02
-
-_MULTI_PAGE_TYPES = MULTI_PAGE_TYPES
 
 
 def _tr(context: str, text: str) -> str:
@@ -295,110 +290,6 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
 # -- one notebook's pages ------------------------------------------------------------------
 
 
-class PageColumn(enum.IntEnum):
-    THUMBNAIL = 0
-    FILE = 1
-    SOURCE_PAGE = 2
-    CAPTURED = 3
-    SIZE = 4
-    WARNING = 5
-
-
-_Note = tuple[str, str, Severity]  # code, message for a person, severity
-
-
-@dataclass(frozen=True)
-class PageRow:
-    """One page of the item as the table shows it, with what is known about its file."""
-
-    item_id: str
-    source: PlanSource
-    page: PlanPage
-    source_pos: int  # where the source stands in item.sources: what ordering.move counts
-    page_pos: int  # the page's place in its file; a file's size is said on its first page
-    number: int | None  # the page's number in the notebook; None when it is not imported
-    is_cover: bool
-    notes: tuple[_Note, ...]  # the ambiguities and problems of its file
-    replaces: str | None = None  # a rescan: the notebook page it replaces, in words
-
-    @property
-    def key(self) -> tuple[str, int]:
-        return (self.source.source_id, self.page.page_index)
-
-
-def says_page_in_file(source: PlanSource) -> bool:
-    """Whether the source's rows say which of its pages each is (a PDF, a multi-page TIFF)."""
-    return source.media_type in _MULTI_PAGE_TYPES or len(source.pages) > 1
-
-
-def _source_page(row: PageRow) -> str:
-    source = row.source
-    if says_page_in_file(source):
-        return _tr("PageTableModel", "p. {page} of {count}").format(
-            page=row.page.page_index + 1, count=len(source.pages)
-        )
-    return ""
-
-
-def _captured(row: PageRow) -> str:
-    captured = row.source.provenance.captured_at
-    return format_wall_time(captured) if isinstance(captured, str) and captured else ""
-
-
-def _captured_tooltip(row: PageRow) -> str | None:
-    captured = row.source.provenance.captured_at
-    if not captured:
-        return None
-    return _tr("PageTableModel", "Taken {when} by the camera's clock").format(when=captured)
-
-
-def _size(row: PageRow) -> str:
-    size = row.source.provenance.size
-    if size < 0 or row.page_pos != 0:
-        return ""
-    return QLocale().formattedDataSize(size)
-
-
-def _warnings(row: PageRow) -> str:
-    source = row.source
-    words = []
-    if source.excluded:
-        words.append(_tr("PageTableModel", "Excluded"))
-    if source.duplicate is not None:
-        words.append(duplicate_words(source.duplicate))
-    if row.replaces is not None:
-        words.append(replaces_words(row.replaces))
-    words += [problem_words(code) for code, _, _ in row.notes]
-    return "; ".join(words)
-
-
-def _warning_icon(row: PageRow) -> QPixmap | None:
-    # A pixmap keeps its own (small) size; an icon would grow to the thumbnails' size.
-    if any(sev is Severity.ERROR for _, _, sev in row.notes):
-        return small_pixmap(severity_icon(Severity.ERROR))
-    if row.notes or row.source.planned_skip:
-        return small_pixmap(severity_icon(Severity.WARNING))
-    return None
-
-
-def _warning_tooltip(row: PageRow) -> str | None:
-    messages = [m for _, m, _ in row.notes]
-    if row.replaces is not None:
-        messages.insert(0, replaces_words(row.replaces))
-    if row.source.duplicate is not None:
-        messages.insert(0, duplicate_words(row.source.duplicate))
-    if not messages:
-        return None
-    # Rich text, so a long message wraps instead of running off the screen.
-    return "".join(f"<p>{html.escape(m)}</p>" for m in messages)
-
-
-def _replaced_words(page_id: str | None, named: dict[str, str]) -> str | None:
-    if page_id is None:
-        return None
-    return named.get(page_id, page_id)  # not a page of the notebook: validate says so
-
-
 class PageTableModel(ColumnTableModel[PageRow]):
     """The pages of one plan item in notebook order; a multi-page source spans adjacent rows.
 
@@ -410,33 +301,7 @@ class PageTableModel(ColumnTableModel[PageRow]):
     edit_failed = Signal(str)  # a drop the engine refused; the message is for a person
 
     context = "PageTableModel"
-    columns = (
-        # Its picture and why there is none come from the thumbnail cache: see cell().
-        Column(
-            QT_TRANSLATE_NOOP("PageTableModel", "Preview"),
-            accessible=lambda row: _tr("PageTableModel", "Preview of {name}").format(
-                name=row.source.name
-            ),
-        ),
-        Column(
-            QT_TRANSLATE_NOOP("PageTableModel", "File"),
-            display=lambda row: row.source.name,
-            tooltip=lambda row: row.source.provenance.path,
-        ),
-        Column(QT_TRANSLATE_NOOP("PageTableModel", "Page in file"), display=_source_page),
-        Column(
-            QT_TRANSLATE_NOOP("PageTableModel", "Captured"),
-            display=_captured,
-            tooltip=_captured_tooltip,
-        ),
-        Column(QT_TRANSLATE_NOOP("PageTableModel", "Size"), display=_size, align=RIGHT),
-        Column(
-            QT_TRANSLATE_NOOP("PageTableModel", "Warning"),
-            display=_warnings,
-            decoration=_warning_icon,
-            tooltip=_warning_tooltip,
-        ),
-    )
+    columns = PAGE_COLUMNS
     row_roles = {
         ItemIdRole: attrgetter("item_id"),
         SourceIdsRole: lambda row: (row.source.source_id,),
@@ -515,14 +380,14 @@ class PageTableModel(ColumnTableModel[PageRow]):
                         number if source.imported else None,
                         page.page_id == item.cover_page_id,
                         tuple(notes.get(source.source_id, ())),
-                        _replaced_words(replaced.get(page.page_id), named),
+                        replaced_words(replaced.get(page.page_id), named),
                     )
                 )
         return rows
 
-    def _notes(self, item: PlanItem) -> dict[str, list[_Note]]:
+    def _notes(self, item: PlanItem) -> dict[str, list[Note]]:
         """Ambiguity codes (live, from the engine) and the report's problems, by source."""
-        notes: dict[str, list[_Note]] = {}
+        notes: dict[str, list[Note]] = {}
 
         def note(source_id: str, code: str, message: str, severity: Severity) -> None:
             of_source = notes.setdefault(source_id, [])
@@ -648,7 +513,7 @@ class PageTableModel(ColumnTableModel[PageRow]):
     def mimeTypes(self) -> list[str]:
         return [SOURCES_MIME_TYPE]
 
-    def mimeData(self, indexes: list[QModelIndex]) -> QMimeData:
+    def mimeData(self, indexes: Sequence[QModelIndex]) -> QMimeData:
         """The dragged rows' sources, by id: a multi-page source moves whole."""
         data = QMimeData()
         if self._item is None:
@@ -718,70 +583,3 @@ class PageTableModel(ColumnTableModel[PageRow]):
         except ValueError as exc:
             self.edit_failed.emit(str(exc))
             return False
-
-
-# -- the validation report -----------------------------------------------------------------
-
-
-class ProblemColumn(enum.IntEnum):
-    NOTEBOOK = 0
-    MESSAGE = 1
-
-
-@dataclass(frozen=True)
-class ProblemRow:
-    """One problem of the report with the plan item it is about (None: no longer in the plan)."""
-
-    problem: PlanProblem
-    item: PlanItem | None
-
-    @property
-    def label(self) -> str:
-        return self.item.label if self.item is not None else self.problem.item_id
-
-    @cached_property
-    def message(self) -> str:
-        # Made when first shown: it replaces every path of the item, and a report may hold
-        # thousands of problems of which a screenful is seen.
-        return item_message(self.problem.message, self.item, self.label)
-
-
-class ProblemsModel(ColumnTableModel[ProblemRow]):
-    """Every error and warning of ``session.report``, errors of a notebook before its warnings."""
-
-    context = "ProblemsModel"
-    columns = (
-        Column(
-            QT_TRANSLATE_NOOP("ProblemsModel", "Notebook"),
-            display=attrgetter("label"),
-            decoration=lambda row: severity_icon(row.problem.severity),
-        ),
-        Column(
-            QT_TRANSLATE_NOOP("ProblemsModel", "Problem"),
-            display=attrgetter("message"),
-            tooltip=lambda row: f"<p>{html.escape(row.message)}</p>",
-        ),
-    )
-    row_roles = {
-        ItemIdRole: lambda row: row.problem.item_id,
-        SourceIdsRole: lambda row: row.problem.source_ids,
-        SeverityRole: lambda row: row.problem.severity,
-        Role.AccessibleDescriptionRole: lambda row: severity_words(row.problem.severity),
-    }
-
-    def __init__(self, session: ImportSession, parent: QObject | None = None) -> None:
-        super().__init__((), parent)
-        self._session = session
-        session.plan_changed.connect(self._reload)
-        session.validation_changed.connect(self._reload)
-        self._reload()
-
-    def problem(self, row: int) -> PlanProblem:
-        return self.row(row).problem
-
-    def _reload(self) -> None:
-        report = self._session.report
-        plan = self._session.plan
-        items = {} if plan is None else {it.item_id: it for it in plan.items}
-        problems = () if report is None else report.problems
-        self.set_rows(ProblemRow(p, items.get(p.item_id)) for p in problems)

@@ -9,14 +9,7 @@ from operator import attrgetter
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
 from transcribe_import.gui.icons import run_icon
-from transcribe_import.gui.models.base import (
-    ID_ROLE,
-    LEFT,
-    RIGHT,
-    STATE_ROLE,
-    Column,
-    ColumnTableModel,
-)
+from transcribe_import.gui.models.base import LEFT, RIGHT, Column, ColumnTableModel, record_roles
 from transcribe_import.gui.values import RunSummary
 from transcribe_import.gui.wording import format_local, run_state_explanation, run_state_words
 
@@ -76,7 +69,7 @@ class RunTableModel(ColumnTableModel[RunSummary]):
             align=LEFT,
         ),
     )
-    row_roles = {ID_ROLE: attrgetter("run_id"), STATE_ROLE: lambda run: str(run.status)}
+    row_roles = record_roles("run_id", "status")
     key = attrgetter("run_id")
 
     def set_runs(self, runs: Iterable[RunSummary]) -> None:

@@ -156,7 +156,8 @@ class CommitPage(WorkerPage[CommitWorker]):
         layout.addWidget(self.table, 1)
         layout.addLayout(buttons)
 
-        self._tick = QTimer(self, interval=1000, timeout=self._show_progress)
+        self._tick = QTimer(self, interval=1000)
+        self._tick.timeout.connect(self._show_progress)
         self._set_buttons(running=False, finished=False)
 
     # -- starting --------------------------------------------------------------------------

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from transcribe_import.engine.api import Draft
 from transcribe_import.engine.base.findings import DoctorReport, FindingCode
+from transcribe_import.engine.base.text import natural_key
 from transcribe_import.engine.storage.corpus import NotebookSummary
 from transcribe_import.gui.icons import SP, standard_icon
 from transcribe_import.gui.values import RunSummary
@@ -294,7 +295,7 @@ class StartPage(QWidget):
         current = self.notebook_combo.currentData()
         self._notebooks = list(notebooks)
         self.notebook_combo.clear()
-        for nb in sorted(self._notebooks, key=lambda n: n.title.casefold()):
+        for nb in sorted(self._notebooks, key=lambda n: natural_key(n.title)):
             if nb.page_count is None:
                 text = self.tr("{title} (pages unknown)").format(title=nb.title)
             else:
@@ -396,7 +397,7 @@ class StartPage(QWidget):
         return [
             w.text()
             for w in self.notices.findChildren(QLabel)
-            if w.objectName() == "noticeText" and not w.parentWidget().property("stale")
+            if w.objectName() == "noticeText" and not _in_stale_notice(w)
         ]
 
     def notice_buttons(self, text: str) -> list[QPushButton]:
@@ -404,14 +405,14 @@ class StartPage(QWidget):
         return [
             b
             for b in self.notices.findChildren(QPushButton)
-            if b.text() == text and not b.parentWidget().property("stale")
+            if b.text() == text and not _in_stale_notice(b)
         ]
 
     def _rebuild_notices(self) -> None:
         w = start_buttons()
         while self._notice_layout.count():
             item = self._notice_layout.takeAt(0)
-            widget = item.widget()
+            widget = item.widget() if item is not None else None
             if widget is not None:
                 # Later, not now: this may run inside the click of one of its own buttons.
                 widget.hide()
@@ -522,3 +523,9 @@ class StartPage(QWidget):
         for b in buttons:
             layout.addWidget(b, 0, Qt.AlignmentFlag.AlignTop)
         self._notice_layout.addWidget(row)
+
+
+def _in_stale_notice(widget: QWidget) -> bool:
+    """Whether ``widget`` belongs to a notice taken away (hidden, deleted on a later turn)."""
+    notice = widget.parentWidget()
+    return notice is not None and bool(notice.property("stale"))

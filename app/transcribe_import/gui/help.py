@@ -1,0 +1,91 @@
+"""The Help menu: the guide, the keyboard shortcuts, About, and the box that shows them."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMenu, QMenuBar, QMessageBox, QWidget
+
+from transcribe_import import __version__
+
+_t = QCoreApplication.translate
+
+
+def guide_html() -> str:
+    """The short guide Help › Guide shows (words in one place: here, through tr)."""
+    tr = QCoreApplication.translate
+    return tr(
+        "Guide",
+        "<h3>Importing scanned notebooks</h3>"
+        "<ol>"
+        "<li><b>Choose</b>: drop folders of page photos, PDFs or TIFFs on the window, or use "
+        "Add Folder. Say how they become notebooks: one per folder, all into one new "
+        "notebook, or into one the corpus has.</li>"
+        "<li><b>Scan</b>: the files are read and a plan is proposed. Nothing is imported "
+        "yet.</li>"
+        "<li><b>Review</b>: check each notebook's page order. Where the order is in doubt "
+        "(a page number twice, a camera counter that rolled over) the window asks you to "
+        "decide. Leave out pages you do not want, rename, choose the cover. Commit is "
+        "possible once validation finds no error.</li>"
+        "<li><b>Commit</b>: each notebook lands whole or not at all. Pause stops at a safe "
+        "point and can be resumed, even after a crash; after a partial run, Retry What Did "
+        "Not Land imports the rest, never doubling a page.</li>"
+        "</ol>"
+        "<p><b>Runs</b> lists every import and its outcomes; <b>Corpus</b> lists the "
+        "notebooks and checks the corpus's health. Nothing is ever written next to your "
+        "source files.</p>",
+    )
+
+
+def shortcuts_html(menu_bar: QMenuBar, page_actions: Iterable[QAction]) -> str:
+    """Every key, read from the menus' actions and then a page's own (``page_actions``)."""
+    rows = []
+    for menu_action in menu_bar.actions():
+        menu = menu_action.menu()
+        if not isinstance(menu, QMenu):  # QAction.menu() is typed QObject
+            continue
+        for action in menu.actions():
+            keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+            if keys:
+                rows.append((action.text().replace("&", ""), keys))
+    for action in page_actions:
+        keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+        if keys and all(text != action.text().replace("&", "") for text, _ in rows):
+            rows.append((action.text().replace("&", ""), keys))
+    rows.append(
+        (_t("Help", "A button or field with an underlined letter"), _t("Help", "Alt+letter"))
+    )
+    table = "".join(
+        f"<tr><td>{html.escape(text)}</td><td><b>{html.escape(keys)}</b></td></tr>"
+        for text, keys in rows
+    )
+    return (
+        _t("Help", "<p>The review page's keys work while it has the focus.</p>")
+        + f"<table cellspacing='6'>{table}</table>"
+    )
+
+
+def about_html(root: Path) -> str:
+    """Help › About: the version, what the app is for, and the corpus open."""
+    return _t(
+        "Help",
+        "<p><b>Transcribe Import {version}</b></p>"
+        "<p>Brings scanned notebooks into a local Transcribe corpus, safely.</p>"
+        "<p>Corpus: {root}</p>",
+    ).format(version=__version__, root=html.escape(str(root)))
+
+
+def help_box(parent: QWidget, title: str, text: str) -> QMessageBox:
+    """A rich-text box that does not block the window (opened, not run), with Close."""
+    box = QMessageBox(parent)
+    box.setWindowTitle(title)
+    box.setIcon(QMessageBox.Icon.Information)
+    box.setTextFormat(Qt.TextFormat.RichText)
+    box.setText(text)
+    box.setStandardButtons(QMessageBox.StandardButton.Close)
+    box.open()
+    return box

@@ -1,0 +1,202 @@
+"""The review page's decision panel: what the selected notebook needs decided, with the buttons.
+
+One entry per order ambiguity, per notebook conflict or placement problem, and per file
+that cannot be used, each with the buttons that settle it the engine's way. A button
+asks the page (``resolve_requested``, ``leave_out_requested``), which makes the edit.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QApplication,
+    QGroupBox,
+    QHBoxLayout,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from transcribe_import.engine.planning import ordering
+from transcribe_import.engine.planning.plan import PlanItem
+from transcribe_import.engine.planning.problems import ProblemCode, Resolution
+from transcribe_import.engine.planning.validate import ValidationReport
+from transcribe_import.gui.pages.review_parts import ActionButton, WrappingLabel
+from transcribe_import.gui.wording import item_message, resolution_words
+
+# Problems of where an into item's pages go: shown with their buttons in the decision panel.
+PLACEMENT_CODES = frozenset(
+    {
+        ProblemCode.PLACEMENT_OUT_OF_RANGE,
+        ProblemCode.PLACEMENT_PAGE_NOT_FOUND,
+        ProblemCode.REPLACED_PAGE_NOT_FOUND,
+        ProblemCode.PAGE_REPLACED_TWICE,
+        ProblemCode.PLACEMENT_ON_NEW_NOTEBOOK,
+        ProblemCode.REPLACEMENT_LEFT_OUT,
+    }
+)
+
+
+class DecisionPanel(QGroupBox):
+    """The decisions the selected notebook needs; hidden when it needs none."""
+
+    resolve_requested = Signal(str, tuple)  # a Resolution, the source ids the problem names
+    leave_out_requested = Signal(str, bool)  # a file's rel; True: take it back
+
+    def __init__(self, exclude_action: QAction, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setTitle(self.tr("Needs a decision"))
+        self.setAccessibleName(self.tr("Decisions this notebook needs"))
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(9, 2, 9, 6)
+        # The Exclude resolution follows the page selection, as the Exclude command does.
+        self._exclude_action = exclude_action
+        self._box: QWidget | None = None
+
+    def buttons(self) -> list[QPushButton]:
+        """The buttons it shows now (resolutions, Leave out, ...)."""
+        return [] if self._box is None else self._box.findChildren(QPushButton)
+
+    def rebuild(
+        self,
+        item: PlanItem | None,
+        report: ValidationReport | None,
+        before: QWidget,
+        after: QWidget,
+    ) -> None:
+        """One entry per ambiguity and per unusable file, each with the buttons that settle it.
+
+        The Tab order runs ``before`` (the notebooks), these buttons, ``after`` (the pages),
+        which takes the focus when the panel had it and goes.
+        """
+        old = self._box
+        focus = QApplication.focusWidget()
+        had_focus = old is not None and focus is not None and old.isAncestorOf(focus)
+        if old is not None:
+            # Later, not now: this may run inside the click of one of its own buttons.
+            old.hide()
+            old.deleteLater()
+        self._box = None
+        box = QWidget()
+        layout = QVBoxLayout(box)
+        layout.setContentsMargins(0, 0, 0, 0)
+        ambiguities = ordering.find_ambiguities(item) if item is not None else []
+        wants_sequence = False
+        for amb in ambiguities:
+            buttons = []
+            for resolution in amb.resolutions:
+                if resolution == Resolution.SEQUENCE:
+                    wants_sequence = True
+                    continue
+                buttons.append(self._resolution_button(resolution))
+            layout.addLayout(self._row(item_message(amb.message, item), buttons))
+        if wants_sequence:
+            hint = WrappingLabel(
+                self.tr(
+                    "Or put the pages in order yourself: drag them, or select pages and use "
+                    "Move up and Move down (Ctrl+Up, Ctrl+Down)."
+                )
+            )
+            layout.addWidget(hint)
+        problems = report.for_item(item.item_id) if report and item is not None else []
+        conflicts = [
+            p for p in problems if p.resolutions and p.code is ProblemCode.NOTEBOOK_CONFLICT
+        ]
+        placed = [p for p in problems if p.code in PLACEMENT_CODES]
+        for problem in [*conflicts, *placed]:
+            buttons = [self._resolution_button(r, problem.source_ids) for r in problem.resolutions]
+            layout.addLayout(self._row(item_message(problem.message, item), buttons))
+        unusable = item.unusable if item is not None else []
+        for entry in unusable:
+            layout.addLayout(self._unusable_row(item, entry))
+        if not ambiguities and not unusable and not conflicts and not placed:
+            self.hide()  # ``box`` has no parent: Python frees it
+            if had_focus:
+                after.setFocus(Qt.FocusReason.OtherFocusReason)
+            return
+        self._layout.addWidget(box)
+        box.show()  # a layout shows a new child of a visible widget only later, queued
+        self._box = box
+        self.setTitle(
+            self.tr("The page order needs a decision")
+            if ambiguities
+            else self.tr("This notebook is already in the corpus, different")
+            if conflicts
+            else self.tr("Where the pages go needs a decision")
+            if placed
+            else self.tr("Files that cannot be imported")
+        )
+        self.show()
+        # Keep the Tab order visual: notebooks, this panel's buttons, then the pages.
+        previous = before
+        for button in box.findChildren(QPushButton):
+            QWidget.setTabOrder(previous, button)
+            previous = button
+        QWidget.setTabOrder(previous, after)
+        if had_focus:
+            buttons = box.findChildren(QPushButton)
+            (buttons[0] if buttons else after).setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def _unusable_row(self, item: PlanItem | None, entry: dict[str, Any]) -> QVBoxLayout:
+        """A file that cannot be used: why, and Leave out (or Take back once left out)."""
+        rel = str(entry.get("rel", ""))
+        left_out = item is not None and rel in item.acknowledged
+        name = rel.rsplit("/", 1)[-1]
+        button = QPushButton(self.tr("Take back") if left_out else self.tr("Leave out"))
+        button.setProperty("rel", rel)
+        button.setProperty("take_back", left_out)
+        spoken = self.tr("Take back {name}") if left_out else self.tr("Leave out {name}")
+        button.setAccessibleName(spoken.format(name=name))
+        button.clicked.connect(self._leave_out_clicked)
+        if left_out:
+            text = self.tr("<b>{name}</b> cannot be used and is left out.").format(
+                name=html.escape(name)
+            )
+        else:
+            text = self.tr("<b>{name}</b> cannot be used: {why}").format(
+                name=html.escape(name),
+                why=html.escape(item_message(str(entry.get("message", "")), item, name)),
+            )
+        return self._row(text, [button], rich=True)
+
+    def _resolution_button(self, resolution: str, source_ids: tuple[str, ...] = ()) -> QPushButton:
+        if resolution == Resolution.EXCLUDE:
+            button: QPushButton = ActionButton(self._exclude_action, resolution_words(resolution))
+            return button
+        button = QPushButton(resolution_words(resolution))
+        button.setProperty("resolution", resolution)
+        button.setProperty("source_ids", list(source_ids))
+        button.clicked.connect(self._resolution_clicked)
+        return button
+
+    @staticmethod
+    def _row(text: str, buttons: list[QPushButton], rich: bool = False) -> QVBoxLayout:
+        row = QVBoxLayout()
+        label = WrappingLabel(text)
+        label.setTextFormat(Qt.TextFormat.RichText if rich else Qt.TextFormat.PlainText)
+        row.addWidget(label)
+        line = QHBoxLayout()
+        for button in buttons:
+            line.addWidget(button)
+        line.addStretch(1)
+        row.addLayout(line)
+        return row
+
+    @Slot()
+    def _resolution_clicked(self) -> None:
+        button = self.sender()
+        if isinstance(button, QPushButton):
+            ids = button.property("source_ids") or ()
+            self.resolve_requested.emit(str(button.property("resolution")), tuple(ids))
+
+    @Slot()
+    def _leave_out_clicked(self) -> None:
+        button = self.sender()
+        if isinstance(button, QPushButton):
+            self.leave_out_requested.emit(
+                str(button.property("rel")), bool(button.property("take_back"))
+            )

@@ -1,0 +1,269 @@
+"""The review page's commands: which undoable engine edit each button, key or decision makes.
+
+Every change is an engine call (``ordering.*``, ``edits.*``, and for an import into an
+existing notebook ``api.place``, ``api.replace_page``, ``api.keep_pages``) made through
+``ImportSession.edit_item``, so it is undoable and the plan stays the only state; these
+only decide which call to make for the command given and the pages selected.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, Qt, Slot
+from PySide6.QtWidgets import QInputDialog, QLineEdit
+
+from transcribe_import.engine import api
+from transcribe_import.engine.planning import edits, ordering
+from transcribe_import.engine.planning.plan import Op, OrderingRule, PlanItem
+from transcribe_import.engine.planning.problems import Resolution
+from transcribe_import.gui.pages.placement import AFTER_PAGE, AT_POSITION, ask_replaced_page
+
+if TYPE_CHECKING:
+    from transcribe_import.gui.pages.review import ReviewPage
+
+
+class ReviewEdits(QObject):
+    """The edits of the notebook the review page shows, on the pages selected there."""
+
+    def __init__(self, page: ReviewPage) -> None:
+        super().__init__(page)
+        self._page = page
+
+    def _edit(self, change: Callable[[PlanItem], PlanItem], text: str) -> bool:
+        """One undoable engine edit of the current notebook; a refusal is shown, not raised."""
+        item = self._page.current_item()
+        if item is None:
+            return False
+        try:
+            applied = self._page.session.edit_item(item.item_id, change, text)
+        except ValueError as exc:
+            self._page.show_error(str(exc))
+            return False
+        self._page.show_error(None)
+        return applied
+
+    def _selected_source_ids(self) -> list[str]:
+        rows = self._page.selected_rows()
+        return list(dict.fromkeys(self._page.pages_model.source_at(r).source_id for r in rows))
+
+    @staticmethod
+    def _positions(item: PlanItem, source_ids: list[str]) -> list[int]:
+        wanted = set(source_ids)
+        return [i for i, s in enumerate(item.sources) if s.source_id in wanted]
+
+    @Slot()
+    def move_up(self) -> None:
+        ids = self._selected_source_ids()
+        if ids:
+            self._move(ids, -1)
+
+    @Slot()
+    def move_down(self) -> None:
+        ids = self._selected_source_ids()
+        if ids:
+            self._move(ids, +1)
+
+    def _move(self, source_ids: list[str], step: int) -> None:
+        def change(item: PlanItem) -> PlanItem:
+            positions = self._positions(item, source_ids)
+            # move() puts the rows before ``to``: one up is before the row above the first,
+            # one down is before the row two below the last.
+            to = positions[0] - 1 if step < 0 else positions[-1] + 2
+            if not 0 <= to <= len(item.sources):
+                return item
+            return ordering.move(item, positions, to)
+
+        if self._edit(change, self.tr("Move pages")):
+            current = self._page.page_view.currentIndex()
+            if current.isValid():
+                self._page.page_view.scrollTo(current)
+
+    def _sort(self, rule: OrderingRule, text: str) -> None:
+        self._edit(lambda item: ordering.order_by(item, rule), text)
+
+    @Slot()
+    def sort_by_name(self) -> None:
+        self._sort(OrderingRule.NAME, self.tr("Sort pages by name"))
+
+    @Slot()
+    def sort_by_capture_time(self) -> None:
+        self._sort(OrderingRule.CAPTURE_TIME, self.tr("Sort pages by capture time"))
+
+    @Slot()
+    def sort_by_mtime(self) -> None:
+        self._sort(OrderingRule.MTIME, self.tr("Sort pages by modification time"))
+
+    def _selected_names(self) -> list[str]:
+        item = self._page.current_item()
+        if item is None:
+            return []
+        wanted = set(self._selected_source_ids())
+        # The engine names sources by their path as validate shows it (provenance.rel).
+        return [s.provenance.rel for s in item.sources if s.source_id in wanted]
+
+    @Slot()
+    def exclude(self) -> None:
+        names = self._selected_names()
+        if names:
+            self._edit(lambda item: ordering.exclude(item, names), self.tr("Exclude pages"))
+
+    @Slot()
+    def include(self) -> None:
+        names = self._selected_names()
+        if names:
+            self._edit(lambda item: ordering.include(item, names), self.tr("Include pages"))
+
+    @Slot()
+    def rename(self, title: str | None = None) -> None:
+        """Rename the new notebook; without ``title``, ask for one."""
+        item = self._page.current_item()
+        if item is None or item.op is not Op.CREATE_NOTEBOOK:
+            return
+        if not isinstance(title, str):  # triggered(bool) from the action passes a bool
+            title, ok = QInputDialog.getText(
+                self._page,
+                self.tr("Rename Notebook"),
+                self.tr("Title of the new notebook:"),
+                QLineEdit.EchoMode.Normal,
+                item.title or "",
+            )
+            if not ok:
+                return
+        new_title = title
+        self._edit(lambda it: edits.rename(it, new_title), self.tr("Rename notebook"))
+
+    @Slot()
+    def set_cover(self) -> None:
+        rows = self._page.selected_rows()
+        if len(rows) != 1:
+            return
+        page_id = self._page.pages_model.page_at(rows[0]).page_id
+        self._edit(lambda item: edits.set_cover(item, page_id), self.tr("Set cover"))
+
+    @Slot(object, object)
+    def place(self, at: int | None, after: str | None) -> None:
+        corpus = self._page.session.corpus
+        self._edit(
+            lambda it: api.place(corpus, it, at=at, after=after), self.tr("Place the new pages")
+        )
+
+    @Slot()
+    def choose_replaced_page(self) -> None:
+        """Ask which page of the notebook the selected page (a rescan) replaces."""
+        item = self._page.current_item()
+        rows = self._page.selected_rows()
+        if item is None or len(rows) != 1:
+            return
+        now = dict(item.replacements).get(self._page.pages_model.page_at(rows[0]).page_id)
+        pages = self._page.session.notebook_pages(item.notebook_id)
+        asked, page_id = ask_replaced_page(self._page, pages, now)
+        if asked:
+            self.replace_selected_with(page_id)
+
+    def replace_selected_with(self, page_id: str | None) -> None:
+        """The selected page replaces the notebook's page ``page_id`` (None: nothing)."""
+        rows = self._page.selected_rows()
+        if len(rows) != 1:
+            return
+        rescan = self._page.pages_model.page_at(rows[0]).page_id
+        corpus = self._page.session.corpus
+        if page_id is None:
+            self._edit(lambda it: api.keep_pages(it, [rescan]), self.tr("Add as a new page"))
+        else:
+            self._edit(
+                lambda it: api.replace_page(corpus, it, rescan, page_id),
+                self.tr("Replace a notebook page"),
+            )
+
+    def _rescans_of(self, item: PlanItem, source_ids: tuple[str, ...]) -> list[str]:
+        """The item's rescan pages (replacing a page) of those sources."""
+        wanted = set(source_ids)
+        of = {p.page_id: s.source_id for s in item.sources for p in s.pages}
+        return [new for new, _old in item.replacements if of.get(new) in wanted]
+
+    # The resolutions that are an ordering rule (api.reorder's ``by``); the rest are flags.
+    _ORDER_RULES = frozenset(
+        {
+            Resolution.NAME,
+            Resolution.CAPTURE_TIME,
+            Resolution.MTIME,
+            Resolution.INTERLEAVE,
+            Resolution.INTERLEAVE_REVERSED,
+        }
+    )
+
+    def resolve(self, resolution: str, source_ids: tuple[str, ...] = ()) -> None:
+        """Settle the current notebook the way a panel button says: an engine resolution,
+        applied as `order` applies it (api.reorder), "exclude" for the selected pages, or
+        where an into item's pages go and what its rescans replace (``source_ids``: the
+        sources the problem names)."""
+        tr = self.tr
+        undo_texts: dict[str, str] = {
+            Resolution.ACCEPT: tr("Accept the page order"),
+            Resolution.CAPTURE_TIME: tr("Order pages by capture time"),
+            Resolution.NAME: tr("Order pages by name"),
+            Resolution.MTIME: tr("Order pages by modification time"),
+            # Two duplex passes woven together; what a person says of a foliated notebook.
+            Resolution.INTERLEAVE: tr("Interleave fronts and backs"),
+            Resolution.INTERLEAVE_REVERSED: tr("Interleave fronts and reversed backs"),
+            Resolution.VERSO_FIRST: tr("Say the first page is a verso"),
+            Resolution.VERSOS_BLANK: tr("Say the versos are blank"),
+            # A bag's notebook whose id holds another notebook: leave it out, or take a copy.
+            Resolution.SKIP: tr("Leave the notebook out"),
+            Resolution.AS_COPY: tr("Import the notebook as a copy"),
+        }
+        # Where an into item's pages go, and what its rescans replace.
+        corpus = self._page.session.corpus
+        placing: dict[str, tuple[Callable[[PlanItem], PlanItem], str]] = {
+            Resolution.AT_END: (lambda it: api.place(corpus, it), tr("Put the pages at the end")),
+            Resolution.NO_REPLACE: (
+                lambda it: api.keep_pages(it, self._rescans_of(it, source_ids)),
+                tr("Add as new pages"),
+            ),
+            Resolution.INCLUDE: (
+                lambda it: ordering.include(
+                    it, [s.provenance.rel for s in it.sources if s.source_id in source_ids]
+                ),
+                tr("Include pages"),
+            ),
+        }
+        if resolution == Resolution.EXCLUDE:
+            self.exclude()
+        elif resolution in (Resolution.AT, Resolution.AFTER):
+            self._page.placement_bar.choose(
+                AT_POSITION if resolution == Resolution.AT else AFTER_PAGE
+            )
+            return
+        elif resolution == Resolution.REPLACE:
+            item = self._page.current_item()
+            rows = [
+                r for sid in source_ids[:1] for r in self._page.pages_model.rows_of_source(sid)[:1]
+            ]
+            if item is not None and rows:
+                self._page.select_rows(rows)
+                self.choose_replaced_page()
+        elif resolution in placing:
+            change, text = placing[resolution]
+            self._edit(change, text)
+        elif resolution in undo_texts:
+            how: dict[str, Any] = (
+                {"by": resolution} if resolution in self._ORDER_RULES else {resolution: True}
+            )
+            self._edit(lambda it: api.reorder(it, **how), undo_texts[resolution])
+        self._page.page_view.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    @Slot(str, bool)
+    def leave_out(self, rel: str, take_back: bool) -> None:
+        """Leave a file that cannot be used out of the import, or take it back."""
+        if take_back:
+            self._edit(
+                lambda it: edits.unacknowledge_unusable(it, [rel]),
+                self.tr("Take back a left-out file"),
+            )
+        else:
+            self._edit(
+                lambda it: edits.acknowledge_unusable(it, [rel]), self.tr("Leave out a file")
+            )
+        self._page.page_view.setFocus(Qt.FocusReason.OtherFocusReason)

@@ -1,0 +1,121 @@
+"""The corpus in words: its notebooks' names, doctor's findings, undoing an import, the trash."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from PySide6.QtCore import QCoreApplication, QLocale
+
+from transcribe_import.engine.api import (
+    NotebookRevert,
+    RevertBlock,
+    RevertBlocker,
+    TrashEntry,
+)
+from transcribe_import.engine.base.findings import Severity as FindingSeverity
+from transcribe_import.gui.wording.formatting import format_local
+
+_t = QCoreApplication.translate
+
+
+# The corpus's notebook titles by id, as the window last listed them: an item that adds
+# pages to a notebook is named by the notebook's title, which the plan does not hold.
+_notebook_titles: dict[str, str] = {}
+
+
+def set_notebook_titles(titles: Mapping[str, str]) -> None:
+    """The titles ``op_words`` names target notebooks by (the window's latest listing)."""
+    _notebook_titles.clear()
+    _notebook_titles.update(titles)
+
+
+def notebook_name(notebook_id: str) -> str:
+    """A notebook of the corpus as a person knows it: its title, else its short id."""
+    return _notebook_titles.get(notebook_id) or notebook_id[:8]
+
+
+def finding_severity_words(severity: FindingSeverity) -> str:
+    """A doctor finding's severity: what it asks of a person."""
+    return {
+        FindingSeverity.PROBLEM: _t("FindingSeverity", "Needs attention"),
+        FindingSeverity.REPAIRED: _t("FindingSeverity", "Repaired"),
+        FindingSeverity.INFO: _t("FindingSeverity", "Note"),
+    }[severity]
+
+
+def unreadable_notebook_words(problem: str) -> str:
+    return _t("NotebookState", "This notebook cannot be read: {problem}").format(problem=problem)
+
+
+def revert_notebook_words(nb: NotebookRevert) -> str:
+    """What undoing takes out of one notebook."""
+    pages = len(nb.page_ids)
+    if nb.whole:
+        return _t("Revert", "“{title}”: the whole notebook, %Ln page(s)", "", pages).format(
+            title=nb.title
+        )
+    return _t(
+        "Revert", "“{title}”: the %Ln page(s) this import added; its other pages stay", "", pages
+    ).format(title=nb.title)
+
+
+def revert_blocker_words(blocker: RevertBlocker) -> str:
+    """Why a revert is refused, naming the notebook by its title and saying what to do.
+
+    Causes whose sentence needs a file's path (a changed or unreadable file) are the
+    engine's own message, which names it.
+    """
+    words: dict[RevertBlock, str | None] = {
+        RevertBlock.LATER_PAGES: _t(
+            "Revert",
+            "{name}: a later import added pages to it. Undo that import first (it is above "
+            "this one in Runs), or keep this one.",
+        ),
+        RevertBlock.NOTEBOOK_CHANGED: _t(
+            "Revert",
+            "{name}: it was renamed, or another tool added to it, since this import; undoing "
+            "would lose that work.",
+        ),
+        RevertBlock.PAGE_CHANGED: _t(
+            "Revert",
+            "{name}: a page of this import was changed since (a label, a transcription, or "
+            "other work); undoing would lose it.",
+        ),
+        RevertBlock.REORDERED: _t(
+            "Revert",
+            "{name}: the pages of this import were reordered since; undoing would lose that order.",
+        ),
+        RevertBlock.COVER_SET: _t(
+            "Revert", "{name}: a page of this import was made the notebook's cover since."
+        ),
+        RevertBlock.NOT_ENDED: _t(
+            "Revert", "The import has not ended: resume it or cancel it first, then undo it."
+        ),
+        RevertBlock.NOTHING_LANDED: _t(
+            "Revert", "This import added nothing to the corpus, so there is nothing to undo."
+        ),
+        # The engine's sentence names the file (a changed file, an unreadable project.json).
+        RevertBlock.FILE_CHANGED: None,
+        RevertBlock.UNREADABLE: None,
+    }
+    said = words[blocker.code]
+    if said is None:
+        return blocker.message
+    title = blocker.title or (notebook_name(blocker.notebook_id) if blocker.notebook_id else "")
+    name = f"“{title}”" if title else ""
+    return said.format(name=name)
+
+
+def trash_entry_words(entry: TrashEntry) -> str:
+    """One trash entry as the Trash list shows it: when, which notebooks, who, how much."""
+    shown = ", ".join(f"“{t}”" for t in entry.titles[:3])
+    if len(entry.titles) > 3:
+        shown += " " + _t("Trash", "and %n more", "", len(entry.titles) - 3)
+    return _t(
+        "Trash", "{when}: {notebooks}, %Ln page(s), {size} — undone by {who}", "", entry.pages
+    ).format(
+        when=format_local(entry.created_at),
+        notebooks=shown,
+        who=entry.requested_by,
+        size=QLocale().formattedDataSize(entry.bytes),
+    )

@@ -1,0 +1,246 @@
+"""The plan under review in words: badges, problems, resolutions, where late pages go, messages."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from PySide6.QtCore import QCoreApplication
+
+from transcribe_import.engine.planning.plan import Duplicate, Op, PlanItem
+from transcribe_import.engine.planning.problems import (
+    AmbiguityCode,
+    ProblemCode,
+    Resolution,
+    Severity,
+)
+from transcribe_import.gui.values import PlanItemState
+from transcribe_import.gui.wording.corpus import notebook_name
+from transcribe_import.gui.wording.formatting import plural
+
+_t = QCoreApplication.translate
+
+
+def checking_words() -> str:
+    """A notebook's badge while its page order is being checked (a moment, on a large plan)."""
+    return _t("PlanItemState", "Checking…")
+
+
+def plan_state_words(state: PlanItemState) -> str:
+    return {
+        PlanItemState.ERROR: _t("PlanItemState", "Error"),
+        PlanItemState.NEEDS_ORDER_DECISION: _t("PlanItemState", "Needs a decision"),
+        PlanItemState.DUPLICATE_SKIPS: _t("PlanItemState", "Duplicate skips"),
+        PlanItemState.READY: _t("PlanItemState", "Ready"),
+    }[state]
+
+
+def not_imported_title(n: int) -> str:
+    """The Not imported list's label (Alt+M: Alt+N is the notebooks list's)."""
+    return plural(
+        n,
+        _t("PlanItemState", "Not i&mported: 1 file found that this plan leaves out"),
+        _t("PlanItemState", "Not i&mported: %Ln files found that this plan leaves out", "", n),
+    )
+
+
+def not_imported_header_words() -> str:
+    return _t(
+        "PlanItemState",
+        "Not imported: files found beside the notebook's pages that the plan leaves out",
+    )
+
+
+def not_imported_words(rels: Sequence[str]) -> str:
+    """What the count of a notebook's files not imported stands for, naming a few."""
+    n = len(rels)
+    names = ", ".join(rel.rsplit("/", 1)[-1] for rel in rels[:3]) + (", …" if n > 3 else "")
+    return (
+        plural(
+            n,
+            _t("PlanItemState", "1 file found beside these pages is not imported: {names}."),
+            _t(
+                "PlanItemState",
+                "%Ln files found beside these pages are not imported: {names}.",
+                "",
+                n,
+            ),
+        ).format(names=names)
+        + " "
+        + _t("PlanItemState", "The Not imported list says why.")
+    )
+
+
+def op_words(item: PlanItem) -> str:
+    """What the item does, short enough for a column."""
+    if item.op is Op.CREATE_NOTEBOOK:
+        return _t("PlanItemState", "New notebook")
+    return _t("PlanItemState", "Into “{title}”").format(title=notebook_name(item.notebook_id))
+
+
+def op_explanation(item: PlanItem) -> str:
+    if item.op is Op.CREATE_NOTEBOOK:
+        return _t("PlanItemState", "Creates a new notebook (id {id})").format(id=item.notebook_id)
+    return _t("PlanItemState", "Adds pages to the notebook “{title}” (id {id})").format(
+        title=notebook_name(item.notebook_id), id=item.notebook_id
+    )
+
+
+def severity_words(severity: Severity) -> str:
+    """A validation problem's severity, as a screen reader says the icon."""
+    return {
+        Severity.ERROR: _t("Severity", "Error"),
+        Severity.WARNING: _t("Severity", "Warning"),
+    }[severity]
+
+
+def problem_words(code: str) -> str:
+    """A page's problem in a few words: ``code`` is a ProblemCode or an AmbiguityCode.
+
+    Every member has words (tests/gui/test_wording.py): a raw code is never shown.
+    """
+    words: dict[str, str] = {
+        ProblemCode.SOURCE_MISSING: _t("ProblemCode", "File missing"),
+        ProblemCode.SOURCE_CHANGED: _t("ProblemCode", "Changed since the scan"),
+        ProblemCode.SOURCE_UNREADABLE: _t("ProblemCode", "Cannot be read"),
+        ProblemCode.MEDIA_MISMATCH: _t("ProblemCode", "Not what the scan found"),
+        ProblemCode.NOTEBOOK_NOT_FOUND: _t("ProblemCode", "Notebook not in the corpus"),
+        ProblemCode.ID_IN_USE: _t("ProblemCode", "Its id is already in use"),
+        ProblemCode.NOTHING_TO_IMPORT: _t("ProblemCode", "Nothing to import"),
+        ProblemCode.DUPLICATES_SKIPPED: _t("ProblemCode", "Duplicates skipped"),
+        ProblemCode.TITLE_EXISTS: _t("ProblemCode", "A notebook has this title"),
+        ProblemCode.UNCHANGED: _t("ProblemCode", "Already in the corpus, unchanged"),
+        ProblemCode.NOTEBOOK_CONFLICT: _t("ProblemCode", "Its id holds another notebook"),
+        ProblemCode.BAG_ORDER_CHANGED: _t("ProblemCode", "Order differs from the bag"),
+        ProblemCode.RENDERED_AGAIN: _t("ProblemCode", "Preview made again"),
+        ProblemCode.PLACEMENT_OUT_OF_RANGE: _t("ProblemCode", "Position past the end"),
+        ProblemCode.PLACEMENT_PAGE_NOT_FOUND: _t("ProblemCode", "Follows a page not there"),
+        ProblemCode.REPLACED_PAGE_NOT_FOUND: _t("ProblemCode", "Replaces a page not there"),
+        ProblemCode.PAGE_REPLACED_TWICE: _t("ProblemCode", "Another file replaces that page"),
+        ProblemCode.PLACEMENT_ON_NEW_NOTEBOOK: _t("ProblemCode", "A new notebook has no pages"),
+        ProblemCode.REPLACEMENT_LEFT_OUT: _t("ProblemCode", "Left out: replaces nothing"),
+        AmbiguityCode.DUPLICATE_NUMBER: _t("ProblemCode", "Page number used twice"),
+        AmbiguityCode.MISSING_INDEX: _t("ProblemCode", "Next to missing pages"),
+        AmbiguityCode.MIXED_MEDIA: _t("ProblemCode", "PDF among images"),
+        AmbiguityCode.CONFLICTING_CUES: _t("ProblemCode", "Order in question"),
+        AmbiguityCode.MISSING_LEAF: _t("ProblemCode", "A leaf or a side is missing"),
+        AmbiguityCode.NO_ORDER_CUE: _t("ProblemCode", "No page number in the names"),
+        AmbiguityCode.MIXED_SCHEMES: _t("ProblemCode", "Two numbering schemes"),
+        AmbiguityCode.DUPLEX_PASSES: _t("ProblemCode", "Fronts, then backs"),
+    }
+    return words[code]
+
+
+def duplicate_words(duplicate: Duplicate) -> str:
+    return {
+        Duplicate.IN_NOTEBOOK: _t("Duplicate", "Already in the notebook: skipped"),
+        Duplicate.IN_CORPUS: _t("Duplicate", "Already in the corpus: skipped"),
+        Duplicate.IN_PLAN: _t("Duplicate", "Earlier in this plan: skipped"),
+    }[duplicate]
+
+
+def resolution_words(resolution: str) -> str:
+    """The button that settles a problem the engine's way named ``resolution`` (a Resolution).
+
+    Every member has words (tests/gui/test_wording.py): a raw name is never shown.
+    """
+    words: dict[str, str] = {
+        Resolution.ACCEPT: _t("Resolution", "Accept this order"),
+        Resolution.CAPTURE_TIME: _t("Resolution", "Order by capture time"),
+        Resolution.NAME: _t("Resolution", "Order by name"),
+        Resolution.MTIME: _t("Resolution", "Order by modification time"),
+        # The window offers no button for it: pages are dragged or moved instead.
+        Resolution.SEQUENCE: _t("Resolution", "Put the pages in order yourself"),
+        Resolution.EXCLUDE: _t("Resolution", "Leave the selected pages out"),
+        Resolution.INTERLEAVE: _t("Resolution", "Interleave fronts and backs"),
+        Resolution.INTERLEAVE_REVERSED: _t("Resolution", "Interleave, the backs' pass reversed"),
+        Resolution.VERSO_FIRST: _t("Resolution", "The first page is a verso"),
+        Resolution.VERSOS_BLANK: _t("Resolution", "The versos are blank (not scanned)"),
+        Resolution.SKIP: _t("Resolution", "Leave this notebook out"),
+        Resolution.AS_COPY: _t("Resolution", "Import it as a copy (new ids)"),
+        Resolution.AT: _t("Resolution", "Choose another position"),
+        Resolution.AFTER: _t("Resolution", "Choose another page to follow"),
+        Resolution.AT_END: _t("Resolution", "Put the pages at the end"),
+        Resolution.REPLACE: _t("Resolution", "Choose the page it replaces…"),
+        Resolution.NO_REPLACE: _t("Resolution", "Add it as a new page instead"),
+        Resolution.INCLUDE: _t("Resolution", "Include it"),
+    }
+    return words[resolution]
+
+
+def placement_mode_words() -> list[str]:
+    """The choices of where an item's new pages go, in the order PlacementBar lists them."""
+    return [
+        _t("Placement", "At the end"),
+        _t("Placement", "At position"),
+        _t("Placement", "After page"),
+    ]
+
+
+def placement_title(notebook_id: str) -> str:
+    return _t("Placement", "Where the new pages go in “{title}”").format(
+        title=notebook_name(notebook_id)
+    )
+
+
+def notebook_page_words(words: str) -> str:
+    """A page of the notebook in a list to pick from (the engine's words: "page 7 (…)")."""
+    return words[:1].upper() + words[1:]
+
+
+def replaces_words(words: str) -> str:
+    """A page of the plan that is a rescan: what it replaces (the engine's words for it)."""
+    return _t("Placement", "Replaces {page}").format(page=words)
+
+
+def replace_dialog_words() -> tuple[str, str, str]:
+    """The replace dialog's title, its question, and its choice for "it replaces nothing"."""
+    return (
+        _t("Placement", "Replace a Notebook Page"),
+        _t("Placement", "The selected page is a rescan of:"),
+        _t("Placement", "No page: add it as a new page"),
+    )
+
+
+# Engine messages also serve the CLI and name its options: "(--sequence)", "(order --exclude
+# ...)", "(`transcribe-import notebooks`)". The window has buttons for those instead.
+_CLI_HINT = re.compile(r"\s*\([^()]*(?:--|`)[^()]*\)")
+
+
+def plain_message(message: str, label: str | None = None) -> str:
+    """An engine message for the window: without the CLI's option names or a leading label."""
+    text = _CLI_HINT.sub("", message)
+    if label and text.startswith(f"{label}: "):
+        text = text[len(label) + 2 :]
+    return text
+
+
+def item_message(message: str, item: PlanItem | None, label: str | None = None) -> str:
+    """An engine message about one item, for the window: its files by name, not by path.
+
+    The CLI names files by their path as validate shows it, so a person can type it; in
+    the window, next to a table of those files, the name alone reads better. A name two
+    files of the item share keeps its path.
+    """
+    text = plain_message(message, label)
+    if item is None:
+        return text
+    paths: list[tuple[str, str]] = []
+    uses: Counter[str] = Counter()
+    for s in item.sources:
+        paths += [(s.provenance.path, s.name), (s.provenance.rel, s.name)]
+        uses[s.name] += 1
+    for u in item.unusable:
+        rel = str(u.get("rel", ""))
+        name = rel.rsplit("/", 1)[-1]
+        paths += [(str(u.get("path", "")), name), (rel, name)]
+        uses[name] += 1
+    # Longest first, so an absolute path is not cut to "/tmp/" + a shortened rel.
+    for path, name in sorted(set(paths), key=lambda p: -len(p[0])):
+        if path and uses[name] == 1:
+            text = text.replace(path, name)
+    # "bomb.png cannot be used: bomb.png: ..." says the name once, where the window puts it.
+    if label and text.startswith(f"{label}: "):
+        text = text[len(label) + 2 :]
+    return text

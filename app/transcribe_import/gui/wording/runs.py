@@ -1,0 +1,267 @@
+"""Import runs in words: statuses, progress, each item's outcome, a run's history."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from PySide6.QtCore import QCoreApplication
+
+from transcribe_import.engine.api import (
+    HistoryEntry,
+)
+from transcribe_import.engine.base.errors import ErrorCode
+from transcribe_import.engine.planning.plan import Op
+from transcribe_import.engine.runs.model import ItemState, RunStatus
+from transcribe_import.gui.values import OutcomeRow, PageTally, RunSummary
+from transcribe_import.gui.wording.errors import error_code_words
+from transcribe_import.gui.wording.formatting import format_local, plural
+
+_t = QCoreApplication.translate
+
+
+def counts_sentence(counts: Mapping[str, int], pages: int) -> str:
+    """What a run committed, skipped, failed and left undone, in one sentence."""
+    c = counts["committed"]
+    parts = [
+        plural(
+            c,
+            _t("RunCounts", "1 notebook committed"),
+            _t("RunCounts", "%Ln notebooks committed", "", c),
+        )
+        + " ("
+        + plural(pages, _t("RunCounts", "1 page"), _t("RunCounts", "%Ln pages", "", pages))
+        + ")"
+    ]
+    if counts["skipped"]:
+        parts.append(_t("RunCounts", "%Ln skipped", "", counts["skipped"]))
+    if counts["failed"]:
+        parts.append(_t("RunCounts", "%Ln failed", "", counts["failed"]))
+    if counts["cancelled_pending"]:
+        parts.append(
+            _t("RunCounts", "%Ln cancelled before they started", "", counts["cancelled_pending"])
+        )
+    if counts["pending"]:
+        parts.append(_t("RunCounts", "%Ln not done yet", "", counts["pending"]))
+    return ", ".join(parts) + "."
+
+
+def run_status_words(status: RunStatus, pages_landed: int = 0) -> str:
+    """A run's status in words; ``cancelled`` and ``cancelled_with_commits`` never read alike.
+
+    ``pages_landed``: the run's pages in the corpus (items land in checkpoints, so a run
+    cancelled with no notebook finished may still have added pages).
+    """
+    if pages_landed and status is RunStatus.CANCELLED:
+        return _t("RunStatus", "Cancelled, some pages kept")
+    return {
+        RunStatus.COMPLETE: _t("RunStatus", "Complete"),
+        RunStatus.PARTIAL: _t("RunStatus", "Partly imported"),
+        RunStatus.FAILED: _t("RunStatus", "Failed"),
+        RunStatus.CANCELLED: _t("RunStatus", "Cancelled, nothing committed"),
+        RunStatus.CANCELLED_WITH_COMMITS: _t("RunStatus", "Cancelled after some commits"),
+        RunStatus.REVERTED: _t("RunStatus", "Undone"),
+        RunStatus.RUNNING: _t("RunStatus", "Running"),
+        RunStatus.PENDING: _t("RunStatus", "Not started"),
+    }[status]
+
+
+def run_status_explanation(status: RunStatus, pages_landed: int = 0) -> str:
+    """One sentence on what the status means for the corpus (``pages_landed``: as above)."""
+    if pages_landed and status in (RunStatus.CANCELLED, RunStatus.FAILED):
+        return _t(
+            "RunStatus",
+            "No notebook was finished, but %Ln pages landed before the end and stay in the "
+            "corpus; committing the same plan again imports only the rest.",
+            "",
+            pages_landed,
+        )
+    return {
+        RunStatus.COMPLETE: _t("RunStatus", "Every notebook was committed, or skipped as planned."),
+        RunStatus.PARTIAL: _t(
+            "RunStatus",
+            "Some notebooks were committed and some were not; Retry What Did Not Land imports "
+            "only the rest, and never doubles a page.",
+        ),
+        RunStatus.FAILED: _t(
+            "RunStatus",
+            "Nothing was committed; once the cause is fixed, Retry What Did Not Land tries again.",
+        ),
+        RunStatus.CANCELLED: _t(
+            "RunStatus",
+            "The import was cancelled before anything was committed: the corpus is unchanged.",
+        ),
+        RunStatus.CANCELLED_WITH_COMMITS: _t(
+            "RunStatus",
+            "The import was cancelled; the notebooks committed before the cancel stay in the "
+            "corpus.",
+        ),
+        RunStatus.REVERTED: _t(
+            "RunStatus",
+            "The import was undone as a group: what it added is kept in the trash until you "
+            "delete it for good (Trash…).",
+        ),
+        RunStatus.RUNNING: _t(
+            "RunStatus", "The import is running; its outcomes are listed as they land."
+        ),
+        RunStatus.PENDING: _t("RunStatus", "The run has not started."),
+    }[status]
+
+
+def run_state_words(run: RunSummary) -> str:
+    """A listed run's state: a live run, a paused one and a crashed one all differ."""
+    if run.interrupted and run.paused:
+        return _t("RunStatus", "Paused, resumable")
+    if run.interrupted:
+        return _t("RunStatus", "Interrupted, resumable")
+    if not run.status.terminal:
+        return _t("RunStatus", "Running now")
+    return run_status_words(run.status, run.pages_landed)
+
+
+def run_state_explanation(run: RunSummary) -> str:
+    """What the listed run's state means: paused by a person, stopped by a crash, or live."""
+    if run.interrupted and run.paused:
+        return _t(
+            "RunStatus",
+            "It was paused at a safe point; resume it to finish with the same ids.",
+        )
+    if run.interrupted:
+        return _t(
+            "RunStatus",
+            "It stopped before its end (the app was closed or the computer stopped); resume "
+            "it to finish with the same ids.",
+        )
+    return run_status_explanation(run.status, run.pages_landed)
+
+
+def progress_words(tally: PageTally) -> str:
+    """The commit bar's words: pages landed of all, and what did not land, named."""
+    if not tally.total:
+        return _t("Progress", "No pages to import")
+    parts = [
+        _t("Progress", "{landed} of {total} pages landed").format(
+            landed=tally.landed, total=tally.total
+        )
+        if tally.total != 1
+        else _t("Progress", "{landed} of 1 page landed").format(landed=tally.landed)
+    ]
+    if tally.skipped:
+        parts.append(_t("Progress", "%Ln already in the corpus", "", tally.skipped))
+    if tally.failed:
+        parts.append(_t("Progress", "%Ln failed", "", tally.failed))
+    if tally.cancelled:
+        parts.append(_t("Progress", "%Ln not imported (cancelled)", "", tally.cancelled))
+    return ", ".join(parts)
+
+
+def outcome_words(row: OutcomeRow, live: bool = True) -> str:
+    """The outcome in words; a pending item is "waiting" in a live run, "not done" in a record."""
+    if row.state is ItemState.PENDING:
+        if row.started:
+            return _t("ItemState", "Importing…")
+        return _t("ItemState", "Waiting") if live else _t("ItemState", "Not done yet")
+    return {
+        ItemState.COMMITTED: _t("ItemState", "Committed"),
+        ItemState.SKIPPED: _t("ItemState", "Skipped"),
+        ItemState.FAILED: _t("ItemState", "Failed"),
+        ItemState.CANCELLED_PENDING: _t("ItemState", "Cancelled"),
+    }[row.state]
+
+
+def outcome_details(row: OutcomeRow) -> str:
+    """Why an item ended as it did: the skip reason, the failure message, what landed."""
+    o = row.outcome
+    dups = len(o.skipped_sources)
+    if o.state is ItemState.COMMITTED:
+        where = (
+            _t("ItemState", "into a new notebook")
+            if row.op is Op.CREATE_NOTEBOOK
+            else _t("ItemState", "into the existing notebook")
+        )
+        pages = plural(
+            o.page_count,
+            _t("ItemState", "1 page"),
+            _t("ItemState", "%Ln pages", "", o.page_count),
+        )
+        text = f"{pages} {where}"
+        if dups:
+            text += "; " + plural(
+                dups,
+                _t("ItemState", "1 duplicate file skipped"),
+                _t("ItemState", "%Ln duplicate files skipped", "", dups),
+            )
+        return text
+    if o.state is ItemState.SKIPPED:
+        if o.skip_classification == "all_duplicates":
+            return _t("ItemState", "Every file is already in the corpus")
+        return _t("ItemState", "Nothing to import: every file was left out")
+    # An item lands in checkpoints: one stopped half way keeps the pages that landed.
+    kept = (
+        " "
+        + _t("ItemState", "%Ln pages of it landed and stay in the notebook.", "", o.pages_landed)
+        if o.pages_landed
+        else ""
+    )
+    if o.state is ItemState.FAILED:
+        return _failure_words(o.failure_message, o.failure_code) + kept
+    if o.state is ItemState.CANCELLED_PENDING:
+        if kept:
+            return _t("ItemState", "Cancelled before it was finished.") + kept
+        return _t("ItemState", "Not imported: the run was cancelled before it started")
+    if o.pages_landed and not row.started:
+        return _t(
+            "ItemState",
+            "%Ln pages landed so far; the rest follow when the run is resumed.",
+            "",
+            o.pages_landed,
+        )
+    if row.started and o.pages_landed:
+        return _t("ItemState", "{landed} of {planned} pages landed so far").format(
+            landed=o.pages_landed, planned=row.pages_planned
+        )
+    if row.started:
+        return plural(
+            row.pages_planned,
+            _t("ItemState", "1 page being imported"),
+            _t("ItemState", "%Ln pages being imported", "", row.pages_planned),
+        )
+    return ""
+
+
+def _failure_words(message: str | None, code: str | None) -> str:
+    """Why an item failed: the message every failure records, else its code's words."""
+    if message:
+        return message
+    try:
+        return error_code_words(ErrorCode(code or ""))
+    except ValueError:  # a record written without either, or by a later version
+        return _t("ItemState", "The run's record does not say why")
+
+
+def history_words(entry: HistoryEntry) -> str:
+    """One transition of a run's audit history: when, what, which attempt, who asked."""
+    what = {
+        "created": _t("RunHistory", "Created"),
+        "started": _t("RunHistory", "Started"),
+        "resumed": _t("RunHistory", "Resumed"),
+        "paused": _t("RunHistory", "Paused"),
+        "cancel_requested": _t("RunHistory", "Cancel requested"),
+        "revert_requested": _t("RunHistory", "Undo requested"),
+        "reverted": _t("RunHistory", "Undone as a group"),
+        "revert_abandoned": _t("RunHistory", "Undo abandoned; the import was left as it was"),
+    }.get(entry.event)
+    if what is None:
+        try:
+            what = _t("RunHistory", "Ended: {status}").format(
+                status=run_status_words(RunStatus(entry.event))
+            )
+        except ValueError:
+            what = entry.event
+    line = _t("RunHistory", "{when}  {what} (attempt {attempt})").format(
+        when=format_local(entry.at), what=what, attempt=entry.attempt
+    )
+    if entry.requested_by:
+        line += " " + _t("RunHistory", "— asked by {who}").format(who=entry.requested_by)
+    if entry.detail.get("why"):
+        line += ": " + str(entry.detail["why"])
+    return line

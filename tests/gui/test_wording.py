@@ -1,0 +1,70 @@
+"""Every engine code the window can show has words of its own: never the raw code.
+
+Each word table of the window is keyed by an engine enum; these walk every member of the
+enum through the function the window calls, so a member added to the engine without words
+(or a word removed) fails here, not on a user's screen as ``missing_leaf``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import pytest
+
+from transcribe_import.engine.api import OutcomeRow, RevertBlocker
+from transcribe_import.engine.base.errors import ErrorCode
+from transcribe_import.engine.base.findings import Severity as FindingSeverity
+from transcribe_import.engine.planning.plan import Duplicate, Op
+from transcribe_import.engine.planning.problems import (
+    AmbiguityCode,
+    ProblemCode,
+    Resolution,
+    Severity,
+)
+from transcribe_import.engine.runs.model import ItemOutcome, ItemState, RunStatus
+from transcribe_import.engine.runs.revert import RevertBlock
+from transcribe_import.gui import wording
+from transcribe_import.gui.values import PlanItemState
+
+
+def _outcome(state: ItemState) -> str:
+    outcome = ItemOutcome("item", state, "nb")
+    row = OutcomeRow("item", "A notebook", Op.CREATE_NOTEBOOK, "nb", 3, outcome)
+    return wording.outcome_words(row, live=False)
+
+
+def _blocker(code: RevertBlock) -> str:
+    # The engine's message is what the window shows for a cause whose sentence names a file.
+    return wording.revert_blocker_words(RevertBlocker(code, "nb", "nb/p1.jpg changed", "Diary"))
+
+
+# Each table: the members it must cover, and the words the window shows for one.
+TABLES: dict[str, tuple[Iterable[Any], Callable[[Any], str]]] = {
+    "problem_words": ([*ProblemCode, *AmbiguityCode], wording.problem_words),
+    "resolution_words": (Resolution, wording.resolution_words),
+    "error_code_words": (ErrorCode, wording.error_code_words),
+    "severity_words": (Severity, wording.severity_words),
+    "finding_severity_words": (FindingSeverity, wording.finding_severity_words),
+    "duplicate_words": (Duplicate, wording.duplicate_words),
+    "plan_state_words": (PlanItemState, wording.plan_state_words),
+    "run_status_words": (RunStatus, wording.run_status_words),
+    "run_status_explanation": (RunStatus, wording.run_status_explanation),
+    "outcome_words": (ItemState, _outcome),
+    "revert_blocker_words": (RevertBlock, _blocker),
+}
+
+
+@pytest.mark.parametrize("table", sorted(TABLES))
+def test_every_member_has_words_that_are_not_its_code(table: str) -> None:
+    members, words_of = TABLES[table]
+    missing = []
+    for member in members:
+        try:
+            words = words_of(member)
+        except KeyError:
+            missing.append(f"{member.value}: no words")
+            continue
+        if not words.strip() or words in (member.value, member.name):
+            missing.append(f"{member.value}: {words!r}")
+    assert not missing, f"{table} has no words for: " + ", ".join(missing)
