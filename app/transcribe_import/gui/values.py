@@ -6,11 +6,16 @@ show them. None of them is a live engine object (a record's dict, a store) or a 
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from transcribe_import.engine.api import OutcomeRow, RunDetail, RunSummary, outcome_rows
+from transcribe_import.engine.api import (
+    OutcomeRow,
+    PlanItemState,
+    RunDetail,
+    RunSummary,
+    outcome_rows,
+)
 from transcribe_import.engine.planning.plan import ImportPlan
 from transcribe_import.engine.storage.corpus import NotebookSummary
 
@@ -103,12 +108,3 @@ class OpenedPlan:
     plan: ImportPlan | None
     problem: str
     from_draft: bool  # a draft: what it holds on disk is this plan
-
-
-class PlanItemState(enum.StrEnum):
-    """What a plan item's badge in the review says, worst first (the window's word, not a run's)."""
-
-    ERROR = "error"
-    NEEDS_ORDER_DECISION = "needs_order_decision"
-    DUPLICATE_SKIPS = "duplicate_skips"
-    READY = "ready"

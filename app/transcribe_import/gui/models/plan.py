@@ -78,10 +78,6 @@ def _tr(context: str, text: str) -> str:
     return QCoreApplication.translate(context, text)
 
 
-def imported_page_count(item: PlanItem) -> int:
-    return sum(len(s.pages) for s in item.imported_sources())
-
-
 def _disabled_text() -> QColor:
     return QGuiApplication.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
 
@@ -125,7 +121,7 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
         ),
         Column(
             QT_TRANSLATE_NOOP("PlanItemsModel", "Pages"),
-            display=lambda item: str(imported_page_count(item)),
+            display=lambda item: str(item.imported_page_count()),
             tooltip=_left_out,
             align=RIGHT,
         ),
@@ -222,19 +218,19 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
             )
 
     def _state(self, item: PlanItem) -> PlanItemState | None:
+        """The engine's badge (api.item_state), with the order check this model paces.
+
+        An item with an error says so before its order is checked, as it did before the
+        check was paced; otherwise the badge waits for the check (None: "Checking…").
+        """
         report = self._session.report
-        if report is not None and any(
-            p.severity is Severity.ERROR for p in report.for_item(item.item_id)
-        ):
-            return PlanItemState.ERROR
+        state = api.item_state(item, report, order_ambiguous=False)
+        if state is PlanItemState.ERROR:
+            return state
         ambiguous = self._ambiguous(item)
         if ambiguous is None:
             return None
-        if ambiguous:
-            return PlanItemState.NEEDS_ORDER_DECISION
-        if any(s.duplicate is not None for s in item.sources):
-            return PlanItemState.DUPLICATE_SKIPS
-        return PlanItemState.READY
+        return api.item_state(item, report, order_ambiguous=ambiguous)
 
     def cell(self, row: PlanItem, column: int, role: int) -> Any:
         if role == StateRole:
