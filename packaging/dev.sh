@@ -74,7 +74,7 @@ case "$cmd" in
     # Import contracts (pyproject.toml [tool.importlinter]): the engine's layers, no CLI,
     # window or Qt in the engine, and the faces doing the engine's work only through its api.
     .venv/bin/lint-imports
-    .venv/bin/mypy  # the engine, typed ([tool.mypy])
+    .venv/bin/mypy  # the whole package, engine and faces, typed ([tool.mypy])
     fetch_real_files
     # Set, the real-file test fails rather than skips when the corpora are missing.
     export TRANSCRIBE_REAL_FILES="$REAL_FILES"

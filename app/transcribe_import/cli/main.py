@@ -18,10 +18,8 @@ from transcribe_import.cli import signals
 from transcribe_import.cli import undo as undo_cli
 from transcribe_import.cli.output import json_out, say
 from transcribe_import.engine import api
-from transcribe_import.engine.api import ExitCode
-from transcribe_import.engine.base.config import resolve_data_dir
+from transcribe_import.engine.api import Corpus, ExitCode, resolve_data_dir
 from transcribe_import.engine.base.errors import TranscribeError
-from transcribe_import.engine.storage.corpus import Corpus
 
 
 class _Parser(argparse.ArgumentParser):

@@ -14,10 +14,9 @@ from typing import Any
 
 from transcribe_import.cli.output import json_out, say
 from transcribe_import.engine import api
-from transcribe_import.engine.api import ExitCode
+from transcribe_import.engine.api import Corpus, ExitCode
 from transcribe_import.engine.planning.plan import ImportPlan, Op, PlanItem
 from transcribe_import.engine.planning.problems import Resolution
-from transcribe_import.engine.storage.corpus import Corpus
 
 PAGE_HELP = "a page of the notebook: its position (1 is the first), its label, or its id"
 

@@ -21,7 +21,7 @@ from transcribe_import.cli import signals
 from transcribe_import.cli.output import json_out, say
 from transcribe_import.cli.undo import history_line
 from transcribe_import.engine import api
-from transcribe_import.engine.api import ExitCode
+from transcribe_import.engine.api import Corpus, ExitCode
 from transcribe_import.engine.base.text import for_terminal
 from transcribe_import.engine.planning.plan import (
     DedupeScope,
@@ -42,11 +42,10 @@ from transcribe_import.engine.runs.model import (
     RunResult,
     RunStatus,
 )
-from transcribe_import.engine.storage.corpus import Corpus
 
 if TYPE_CHECKING:
-    from transcribe_import.engine.planning.scan import ScanProgress
-    from transcribe_import.engine.planning.validate import ValidationReport
+    from transcribe_import.engine.planning.problems import ValidationReport
+    from transcribe_import.engine.planning.scan_progress import ScanProgress
 
 
 class UsageError(Exception):
@@ -163,7 +162,7 @@ _STATE_WORDS = {
 def _item_line(it: PlanItem, report: ValidationReport) -> str:
     # Here, not at the top: validate loads the decoders, and a report exists only once
     # they are loaded anyway (`runs`, `show`, `cancel` must start without them).
-    from transcribe_import.engine.planning.validate import ProblemCode
+    from transcribe_import.engine.planning.problems import ProblemCode
 
     state = api.item_state(it, report)
     op = "create" if it.op == "create_notebook" else f"into {it.notebook_id[:8]}"

@@ -7,9 +7,8 @@ from typing import Any
 
 from transcribe_import.cli.output import json_out, say
 from transcribe_import.engine import api
-from transcribe_import.engine.api import ExitCode
+from transcribe_import.engine.api import Corpus, ExitCode
 from transcribe_import.engine.base.errors import Problem
-from transcribe_import.engine.storage.corpus import Corpus
 
 
 def add_parsers(sub: Any) -> None:

@@ -30,8 +30,13 @@ from PySide6.QtNetwork import QLocalServer, QLocalSocket
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from transcribe_import import __version__
-from transcribe_import.engine.api import WindowClaim, exit_code_for_error, open_corpus
-from transcribe_import.engine.base.config import ENV_DATA_DIR, resolve_data_dir
+from transcribe_import.engine.api import (
+    ENV_DATA_DIR,
+    WindowClaim,
+    exit_code_for_error,
+    open_corpus,
+    resolve_data_dir,
+)
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.gui.main_window import MainWindow
 from transcribe_import.gui.resources import RESOURCES_DIR, app_icon

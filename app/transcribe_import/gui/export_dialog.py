@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from transcribe_import.engine import api
+from transcribe_import.engine.api import Corpus, NotebookSummary
 from transcribe_import.engine.export.model import (
     EXPORTS_DIR,
     INCOMPLETE,
@@ -37,7 +38,6 @@ from transcribe_import.engine.export.model import (
     ExportResult,
     ExportStatus,
 )
-from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
 from transcribe_import.gui.wording import plural
 from transcribe_import.gui.workers import ProgressThrottle, TaskSlot
 

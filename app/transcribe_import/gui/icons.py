@@ -13,7 +13,7 @@ from PySide6.QtGui import QColor, QIcon, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import QApplication, QStyle
 
 from transcribe_import.engine.base.findings import Severity as FindingSeverity
-from transcribe_import.engine.planning.validate import Severity
+from transcribe_import.engine.planning.problems import Severity
 from transcribe_import.engine.runs.model import ItemState, RunStatus
 from transcribe_import.gui.values import OutcomeRow, PlanItemState, RunSummary
 

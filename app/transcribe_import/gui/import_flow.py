@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 from transcribe_import.engine import api
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.planning.plan import ImportPlan
-from transcribe_import.engine.planning.validate import ValidationReport
+from transcribe_import.engine.planning.problems import ValidationReport
 from transcribe_import.gui.dialogs import Answer, Role, ask
 from transcribe_import.gui.pages.start import MODE_FOLDERS
 from transcribe_import.gui.values import OpenedPlan, ScanOutcome, Validation

@@ -35,8 +35,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from transcribe_import.engine.api import Corpus, NotebookSummary
 from transcribe_import.engine.base.findings import DoctorReport
-from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
 from transcribe_import.gui.dialogs import Answer, Role, ask
 from transcribe_import.gui.export_dialog import ExportDialog
 from transcribe_import.gui.help import about_html, guide_html, help_box, shortcuts_html

@@ -15,10 +15,10 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from transcribe_import.engine import api
+from transcribe_import.engine.api import Corpus
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.planning.plan import ImportPlan, PlanItem
-from transcribe_import.engine.planning.validate import ValidationReport
-from transcribe_import.engine.storage.corpus import Corpus
+from transcribe_import.engine.planning.problems import ValidationReport
 from transcribe_import.gui.workers import keep_from_the_collector
 
 

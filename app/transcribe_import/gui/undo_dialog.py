@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from transcribe_import.engine import api
-from transcribe_import.engine.storage.corpus import Corpus
+from transcribe_import.engine.api import Corpus
 from transcribe_import.gui.dialogs import confirm_destructive
 from transcribe_import.gui.values import RunSummary
 from transcribe_import.gui.widgets import selectable_text

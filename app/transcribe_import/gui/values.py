@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from transcribe_import.engine.api import (
+    NotebookSummary,
     OutcomeRow,
     PlanItemState,
     RunDetail,
@@ -17,11 +18,10 @@ from transcribe_import.engine.api import (
     outcome_rows,
 )
 from transcribe_import.engine.planning.plan import ImportPlan
-from transcribe_import.engine.storage.corpus import NotebookSummary
 
 if TYPE_CHECKING:
     from transcribe_import.engine.base.findings import DoctorReport
-    from transcribe_import.engine.planning.validate import ValidationReport
+    from transcribe_import.engine.planning.problems import ValidationReport
 
 __all__ = [  # the run values are the engine's own (engine.api); re-exported for the pages
     "CommitStart",

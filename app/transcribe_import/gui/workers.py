@@ -28,12 +28,12 @@ import shiboken6
 from PySide6.QtCore import QObject, QThread, Signal
 
 from transcribe_import.engine import api
+from transcribe_import.engine.api import Corpus, NotebookSummary
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.media.kinds import RenderSettings
 from transcribe_import.engine.planning.plan import ImportPlan, PlanDocumentError
-from transcribe_import.engine.planning.scan import ScanProgress
+from transcribe_import.engine.planning.scan_progress import ScanProgress
 from transcribe_import.engine.runs.model import RunControl, RunEvent
-from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
 from transcribe_import.gui.values import (
     CommitStart,
     CorpusCheck,

@@ -103,6 +103,10 @@ from transcribe_import.engine.api.undo import (
     purge_trash,
     revert,
 )
+
+# The handles and values the faces name, from the layers below (the faces import no module
+# below api but the value modules import-linter lists).
+from transcribe_import.engine.base.config import ENV_DATA_DIR, resolve_data_dir
 from transcribe_import.engine.base.progress import Events, drive  # how faces drive long work
 from transcribe_import.engine.export.model import ExportProgress, ExportResult, ExportStatus
 from transcribe_import.engine.runs.revert import (
@@ -112,9 +116,14 @@ from transcribe_import.engine.runs.revert import (
     RevertPlan,
 )
 from transcribe_import.engine.runs.undo import RevertBlocked, RevertResult
+from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
 from transcribe_import.engine.storage.trash import TrashEntry
 
 __all__ = [
+    "Corpus",
+    "NotebookSummary",
+    "ENV_DATA_DIR",
+    "resolve_data_dir",
     "drive",
     "Events",
     "ExportProgress",

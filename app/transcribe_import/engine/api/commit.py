@@ -22,7 +22,7 @@ from transcribe_import.engine.storage.corpus import Corpus
 
 if TYPE_CHECKING:
     from transcribe_import.engine.media.kinds import RenderSettings
-    from transcribe_import.engine.planning.validate import ValidationReport
+    from transcribe_import.engine.planning.problems import ValidationReport
 
 
 class PlanInvalid(Exception):

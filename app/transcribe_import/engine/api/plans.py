@@ -20,8 +20,9 @@ from transcribe_import.engine.storage.corpus import Corpus
 
 if TYPE_CHECKING:
     from transcribe_import.engine.media.kinds import RenderSettings
-    from transcribe_import.engine.planning.scan import ScanProgress, ScanResult
-    from transcribe_import.engine.planning.validate import ValidationReport
+    from transcribe_import.engine.planning.problems import ValidationReport
+    from transcribe_import.engine.planning.scan import ScanResult
+    from transcribe_import.engine.planning.scan_progress import ScanProgress
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,8 @@ from typing import Any
 
 from transcribe_import.engine.base.progress import Events, drive
 from transcribe_import.engine.planning.plan import PlanItem
-from transcribe_import.engine.planning.scan import ScanCancelled, ScanPhase, ScanProgress
+from transcribe_import.engine.planning.scan import ScanCancelled
+from transcribe_import.engine.planning.scan_progress import ScanPhase, ScanProgress
 from transcribe_import.engine.storage.bag_format import VerifiedBag, verify_bag
 
 # project.json keys the import writes itself; every other key lands as the bag has it.

@@ -118,3 +118,35 @@ def files_of(item: PlanItem, source_ids: Iterable[str]) -> tuple[str, ...]:
     """The paths (``provenance.rel``) of these sources of ``item``: ``PlanProblem.files``."""
     rel = {s.source_id: s.provenance.rel for s in item.sources}
     return tuple(rel[sid] for sid in source_ids if sid in rel)
+
+
+@dataclass(frozen=True)
+class ValidationReport:
+    plan_id: str
+    plan_fingerprint: str
+    problems: tuple[PlanProblem, ...]
+
+    @property
+    def errors(self) -> list[PlanProblem]:
+        return [p for p in self.problems if p.severity is Severity.ERROR]
+
+    @property
+    def warnings(self) -> list[PlanProblem]:
+        return [p for p in self.problems if p.severity is Severity.WARNING]
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def for_item(self, item_id: str) -> list[PlanProblem]:
+        return [p for p in self.problems if p.item_id == item_id]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "plan_id": self.plan_id,
+            "plan_fingerprint": self.plan_fingerprint,
+            "valid": self.ok,
+            "errors": len(self.errors),
+            "warnings": len(self.warnings),
+            "problems": [p.to_json() for p in self.problems],
+        }

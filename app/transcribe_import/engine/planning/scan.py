@@ -18,7 +18,6 @@ cancel checks, and the walk's pieces are only ever used together.
 from __future__ import annotations
 
 import collections
-import enum
 import errno as errno_mod
 import os
 import stat as stat_mod
@@ -42,6 +41,7 @@ from transcribe_import.engine.base.text import (
 )
 from transcribe_import.engine.media import decode
 from transcribe_import.engine.media.kinds import PAGE_FILE_SUFFIXES, MediaInfo, RenderSettings
+from transcribe_import.engine.planning.scan_progress import ScanPhase, ScanProgress
 from transcribe_import.engine.storage import fsio
 
 # Progress is throttled so 100,000 files do not mean 100,000 GUI updates.
@@ -59,19 +59,6 @@ DEFAULT_SETTINGS = RenderSettings()
 
 _SYSTEM_FILES = frozenset({".ds_store", "thumbs.db", "ehthumbs.db", "desktop.ini", "icon\r"})
 _SYSTEM_FOLDERS = frozenset({"__macosx", "$recycle.bin", "system volume information"})
-
-
-class ScanPhase(enum.StrEnum):
-    WALKING = "walking"
-    INSPECTING = "inspecting"
-
-
-@dataclass(frozen=True)
-class ScanProgress:
-    phase: ScanPhase
-    found: int  # page files found so far
-    inspected: int  # page files sniffed, probed and hashed so far
-    current: str  # rel of the folder being walked, or of the file being inspected
 
 
 # slots: a scan holds one of these per file, 100,000 of them or more.

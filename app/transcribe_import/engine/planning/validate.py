@@ -19,7 +19,6 @@ from __future__ import annotations
 import concurrent.futures
 import itertools
 from collections.abc import Set
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from transcribe_import.engine.base.errors import TranscribeError
@@ -32,43 +31,12 @@ from transcribe_import.engine.planning.problems import (
     ProblemCode,
     Resolution,
     Severity,
+    ValidationReport,
 )
 from transcribe_import.engine.storage import fsio, project
 
 if TYPE_CHECKING:
     from transcribe_import.engine.storage.corpus import Corpus
-
-
-@dataclass(frozen=True)
-class ValidationReport:
-    plan_id: str
-    plan_fingerprint: str
-    problems: tuple[PlanProblem, ...]
-
-    @property
-    def errors(self) -> list[PlanProblem]:
-        return [p for p in self.problems if p.severity is Severity.ERROR]
-
-    @property
-    def warnings(self) -> list[PlanProblem]:
-        return [p for p in self.problems if p.severity is Severity.WARNING]
-
-    @property
-    def ok(self) -> bool:
-        return not self.errors
-
-    def for_item(self, item_id: str) -> list[PlanProblem]:
-        return [p for p in self.problems if p.item_id == item_id]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "plan_id": self.plan_id,
-            "plan_fingerprint": self.plan_fingerprint,
-            "valid": self.ok,
-            "errors": len(self.errors),
-            "warnings": len(self.warnings),
-            "problems": [p.to_json() for p in self.problems],
-        }
 
 
 # How many source checks are handed to the pool at a time.

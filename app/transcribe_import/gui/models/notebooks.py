@@ -10,8 +10,8 @@ from typing import Any
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QLocale, Qt
 from PySide6.QtGui import QIcon
 
+from transcribe_import.engine.api import NotebookSummary
 from transcribe_import.engine.base.text import natural_key
-from transcribe_import.engine.storage.corpus import NotebookSummary
 from transcribe_import.gui.icons import SP, standard_icon
 from transcribe_import.gui.models.base import RIGHT, SORT_ROLE, Column, ColumnTableModel
 from transcribe_import.gui.wording import format_local, unreadable_notebook_words

@@ -11,7 +11,7 @@ from PySide6.QtGui import QPixmap
 
 from transcribe_import.engine.media.kinds import MULTI_PAGE_TYPES
 from transcribe_import.engine.planning.plan import PlanPage, PlanSource
-from transcribe_import.engine.planning.validate import Severity
+from transcribe_import.engine.planning.problems import Severity
 from transcribe_import.gui.icons import severity_icon, small_pixmap
 from transcribe_import.gui.models.base import RIGHT, Column
 from transcribe_import.gui.wording import (

@@ -32,7 +32,7 @@ from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from transcribe_import.engine import api
 from transcribe_import.engine.planning import ordering
 from transcribe_import.engine.planning.plan import PlanItem, PlanPage, PlanSource
-from transcribe_import.engine.planning.validate import ProblemCode, Severity
+from transcribe_import.engine.planning.problems import ProblemCode, Severity
 from transcribe_import.gui.icons import (
     badge_icon,
     not_imported_icon,

@@ -11,7 +11,7 @@ from operator import attrgetter
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, Qt
 
 from transcribe_import.engine.planning.plan import PlanItem
-from transcribe_import.engine.planning.validate import PlanProblem
+from transcribe_import.engine.planning.problems import PlanProblem
 from transcribe_import.gui.icons import severity_icon
 from transcribe_import.gui.models.base import Column, ColumnTableModel
 from transcribe_import.gui.models.plan import ItemIdRole, SeverityRole, SourceIdsRole

@@ -22,12 +22,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from transcribe_import.engine.api import can_retry
+from transcribe_import.engine.api import Corpus, can_retry
 from transcribe_import.engine.media.kinds import RenderSettings
 from transcribe_import.engine.planning.plan import ImportPlan, Op
-from transcribe_import.engine.planning.validate import ValidationReport
+from transcribe_import.engine.planning.problems import ValidationReport
 from transcribe_import.engine.runs.model import EventKind, ItemState, RunEvent, RunResult
-from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.dialogs import confirm_destructive
 from transcribe_import.gui.icons import SP
 from transcribe_import.gui.models.outcomes import OutcomeTableModel

@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from transcribe_import.engine.api import Corpus, NotebookSummary
 from transcribe_import.engine.base.findings import DoctorReport, Finding, Severity
-from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
 from transcribe_import.gui.icons import SP, finding_icon, standard_icon
 from transcribe_import.gui.models.base import SORT_ROLE
 from transcribe_import.gui.models.notebooks import NotebookColumn, NotebookTableModel

@@ -23,8 +23,7 @@ from PySide6.QtWidgets import (
 
 from transcribe_import.engine.planning import ordering
 from transcribe_import.engine.planning.plan import PlanItem
-from transcribe_import.engine.planning.problems import ProblemCode, Resolution
-from transcribe_import.engine.planning.validate import ValidationReport
+from transcribe_import.engine.planning.problems import ProblemCode, Resolution, ValidationReport
 from transcribe_import.gui.pages.review_parts import ActionButton, WrappingLabel
 from transcribe_import.gui.wording import item_message, resolution_words
 

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from transcribe_import.engine import api
 from transcribe_import.engine.planning.plan import ImportPlan
-from transcribe_import.engine.planning.validate import ValidationReport
+from transcribe_import.engine.planning.problems import ValidationReport
 from transcribe_import.gui.icons import not_imported_icon
 from transcribe_import.gui.models.plan import (
     ItemColumn,

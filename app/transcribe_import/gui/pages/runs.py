@@ -21,9 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from transcribe_import.engine.api import can_retry, run_history
+from transcribe_import.engine.api import Corpus, can_retry, run_history
 from transcribe_import.engine.runs.model import RunStatus
-from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.dialogs import confirm_destructive
 from transcribe_import.gui.icons import SP
 from transcribe_import.gui.models.outcomes import OutcomeTableModel

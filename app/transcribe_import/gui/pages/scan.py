@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
 )
 
 from transcribe_import.engine import api
-from transcribe_import.engine.planning.scan import ScanPhase, ScanProgress
-from transcribe_import.engine.storage.corpus import Corpus
+from transcribe_import.engine.api import Corpus
+from transcribe_import.engine.planning.scan_progress import ScanPhase, ScanProgress
 from transcribe_import.gui.icons import SP
 from transcribe_import.gui.pages.base import WorkerPage
 from transcribe_import.gui.values import ScanOutcome

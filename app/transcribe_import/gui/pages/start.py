@@ -32,10 +32,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from transcribe_import.engine.api import Draft
+from transcribe_import.engine.api import Draft, NotebookSummary
 from transcribe_import.engine.base.findings import DoctorReport, FindingCode
 from transcribe_import.engine.base.text import natural_key
-from transcribe_import.engine.storage.corpus import NotebookSummary
 from transcribe_import.gui.icons import SP, standard_icon
 from transcribe_import.gui.values import RunSummary
 from transcribe_import.gui.widgets import icon_label, push_button, selectable_text
