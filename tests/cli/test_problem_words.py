@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from transcribe_import.cli import runs
+from transcribe_import.cli import runs, undo
+from transcribe_import.engine import api
 from transcribe_import.engine.planning.problems import (
     AmbiguityCode,
     PlanProblem,
@@ -13,6 +14,7 @@ from transcribe_import.engine.planning.problems import (
     Resolution,
     Severity,
 )
+from transcribe_import.engine.runs.model import HistoryEvent, RunStatus
 
 
 def test_every_resolution_has_its_order_option() -> None:
@@ -43,3 +45,16 @@ def test_the_hint_closes_the_messages_last_sentence() -> None:
     plain = PlanProblem(Severity.WARNING, ProblemCode.TITLE_EXISTS, "item", "Twice; rename it")
     assert runs.problem_text(plain) == "Twice; rename it"
     assert runs.problem_text(replace(plain, hint="--x")) == "Twice; rename it (--x)"
+
+
+def test_every_history_event_has_its_words() -> None:
+    assert set(undo.HISTORY_WORDS) == set(HistoryEvent)
+
+
+def test_a_history_line_names_the_status_a_run_ended_with() -> None:
+    event, status, recorded = api.history_event("partial")
+    assert (event, status) == (HistoryEvent.ENDED, RunStatus.PARTIAL)
+    entry = api.HistoryEntry(event, status, recorded, "2026-12-03T10:00:00Z", 2, "", None, {})
+    assert "ended partial (attempt 2" in undo.history_line(entry)
+    assert api.history_event("reverted")[0] is HistoryEvent.REVERTED
+    assert api.history_event("ended")[0] is HistoryEvent.UNKNOWN  # never written as such

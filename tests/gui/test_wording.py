@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from transcribe_import.engine.api import OutcomeRow, RevertBlocker
+from transcribe_import.engine.api import OutcomeRow, RevertBlocker, run_history
 from transcribe_import.engine.base.errors import ErrorCode
 from transcribe_import.engine.base.findings import Severity as FindingSeverity
 from transcribe_import.engine.planning.plan import Duplicate, Op
@@ -22,7 +22,13 @@ from transcribe_import.engine.planning.problems import (
     Resolution,
     Severity,
 )
-from transcribe_import.engine.runs.model import ItemOutcome, ItemState, RunStatus
+from transcribe_import.engine.runs.model import (
+    HistoryEvent,
+    ItemOutcome,
+    ItemState,
+    RunRecord,
+    RunStatus,
+)
 from transcribe_import.engine.runs.revert import RevertBlock
 from transcribe_import.gui import wording
 from transcribe_import.gui.values import PlanItemState
@@ -52,6 +58,7 @@ TABLES: dict[str, tuple[Iterable[Any], Callable[[Any], str]]] = {
     "run_status_explanation": (RunStatus, wording.run_status_explanation),
     "outcome_words": (ItemState, _outcome),
     "revert_blocker_words": (RevertBlock, _blocker),
+    "history_event_words": (HistoryEvent, wording.history_event_words),
 }
 
 
@@ -68,3 +75,18 @@ def test_every_member_has_words_that_are_not_its_code(table: str) -> None:
         if not words.strip() or words in (member.value, member.name):
             missing.append(f"{member.value}: {words!r}")
     assert not missing, f"{table} has no words for: " + ", ".join(missing)
+
+
+def test_a_run_history_entry_says_what_happened_in_words() -> None:
+    record = RunRecord({"history": [
+        {"event": "created", "at": "2026-12-03T10:00:00.000000Z", "attempt": 0},
+        {"event": "cancelled_with_commits", "at": "2026-12-03T10:01:00.000000Z", "attempt": 1},
+        {"event": "reverted", "at": "2026-12-03T10:02:00.000000Z", "attempt": 1},
+        {"event": "archived", "at": "2026-12-03T10:03:00.000000Z", "attempt": 1},
+    ]})  # fmt: skip
+    lines = [wording.history_words(h) for h in run_history(record)]
+    assert "Created" in lines[0]
+    assert "Ended: " + wording.run_status_words(RunStatus.CANCELLED_WITH_COMMITS) in lines[1]
+    assert "Undone as a group" in lines[2]
+    assert "newer version" in lines[3] and "archived" in lines[3]
+    assert not any("cancelled_with_commits" in line for line in lines)

@@ -9,6 +9,7 @@ from transcribe_import.cli.output import json_out, say
 from transcribe_import.engine import api
 from transcribe_import.engine.api import Corpus, ExitCode
 from transcribe_import.engine.base.errors import Problem
+from transcribe_import.engine.runs.model import HistoryEvent
 
 
 def add_parsers(sub: Any) -> None:
@@ -176,20 +177,22 @@ def _size(n: int) -> str:
 
 
 HISTORY_WORDS = {
-    "created": "created",
-    "started": "started",
-    "resumed": "resumed",
-    "paused": "paused",
-    "cancel_requested": "cancel requested",
-    "revert_requested": "undo requested",
-    "reverted": "undone as a group (reverted)",
-    "revert_abandoned": "undo abandoned, the run was left as it was",
+    HistoryEvent.CREATED: "created",
+    HistoryEvent.STARTED: "started",
+    HistoryEvent.RESUMED: "resumed",
+    HistoryEvent.PAUSED: "paused",
+    HistoryEvent.CANCEL_REQUESTED: "cancel requested",
+    HistoryEvent.REVERT_REQUESTED: "undo requested",
+    HistoryEvent.REVERTED: "undone as a group (reverted)",
+    HistoryEvent.REVERT_ABANDONED: "undo abandoned, the run was left as it was",
+    HistoryEvent.ENDED: "ended {status}",
+    HistoryEvent.UNKNOWN: "recorded by a newer version of the app ({event})",
 }
 
 
 def history_line(h: api.HistoryEntry) -> str:
     """One audit entry in words: when, what, which attempt, who did it and who asked."""
-    what = HISTORY_WORDS.get(h.event, f"ended {h.event}")
+    what = HISTORY_WORDS[h.event].format(status=h.status, event=h.recorded)
     line = f"{h.at}  {what} (attempt {h.attempt}"
     if h.actor:
         line += f", by {h.actor}"

@@ -6,7 +6,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from transcribe_import.engine.planning.plan import ImportPlan, Op
-from transcribe_import.engine.runs.model import ItemOutcome, ItemState, RunRecord, RunStatus
+from transcribe_import.engine.runs.model import (
+    HistoryEvent,
+    ItemOutcome,
+    ItemState,
+    RunRecord,
+    RunStatus,
+)
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.storage.corpus import Corpus
 
@@ -139,13 +145,32 @@ def show_run(corpus: Corpus, run_id: str) -> RunDetail:
 class HistoryEntry:
     """One transition of a run, as its record's audit history keeps it."""
 
-    event: str  # created, started, resumed, paused, cancel_requested, a terminal status,
-    # revert_requested, reverted, revert_abandoned
+    event: HistoryEvent
+    status: RunStatus | None  # the status a run ended with (event ENDED)
+    recorded: str  # the event as the record spells it (what an UNKNOWN one said)
     at: str
     attempt: int
     actor: str  # the app that made the transition (older records: the OS user)
     requested_by: str | None  # the person who asked: created, cancel and revert requests
     detail: dict[str, Any]  # retry_of, revert_id, why
+
+
+def history_event(value: object) -> tuple[HistoryEvent, RunStatus | None, str]:
+    """An audit entry's ``event`` as recorded, read: its kind, and the status a run ended with.
+
+    ``reverted`` is both a status and its own kind: the kind wins (the one later transition).
+    """
+    recorded = str(value)
+    try:
+        event = HistoryEvent(recorded)
+    except ValueError:
+        event = HistoryEvent.UNKNOWN
+    if event in (HistoryEvent.ENDED, HistoryEvent.UNKNOWN):  # never written as such
+        try:
+            return HistoryEvent.ENDED, RunStatus(recorded), recorded
+        except ValueError:
+            return HistoryEvent.UNKNOWN, None, recorded
+    return event, None, recorded
 
 
 def run_history(record: RunRecord) -> list[HistoryEntry]:
@@ -155,9 +180,12 @@ def run_history(record: RunRecord) -> list[HistoryEntry]:
         if not isinstance(h, dict):
             continue
         actor = h.get("actor")
+        event, status, recorded = history_event(h.get("event"))
         out.append(
             HistoryEntry(
-                event=str(h.get("event")),
+                event=event,
+                status=status,
+                recorded=recorded,
                 at=str(h.get("at")),
                 attempt=int(h.get("attempt") or 0),
                 actor=f"{actor} {h.get('app_version', '')}".strip() if actor else "",

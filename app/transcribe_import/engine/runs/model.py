@@ -57,6 +57,26 @@ REVERTIBLE = frozenset(
 )
 
 
+class HistoryEvent(enum.StrEnum):
+    """One kind of transition in a run's audit history (the record's ``history``).
+
+    A run that ends is written as its terminal status (``complete``, ``cancelled`` …): read
+    back, that is ``ENDED`` with the status beside it. ``UNKNOWN`` is never written: it is
+    how an entry reads that a newer version of the app wrote.
+    """
+
+    CREATED = "created"
+    STARTED = "started"
+    RESUMED = "resumed"
+    PAUSED = "paused"
+    CANCEL_REQUESTED = "cancel_requested"
+    REVERT_REQUESTED = "revert_requested"
+    REVERTED = "reverted"  # written as RunStatus.REVERTED, the one transition after an end
+    REVERT_ABANDONED = "revert_abandoned"
+    ENDED = "ended"
+    UNKNOWN = "unknown"
+
+
 class ItemState(enum.StrEnum):
     PENDING = "pending"
     COMMITTED = "committed"

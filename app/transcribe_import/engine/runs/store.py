@@ -47,6 +47,7 @@ from transcribe_import.engine.runs.model import (
     RUN_INDEX_FORMAT,
     RUN_SCHEMA,
     AttemptSuperseded,
+    HistoryEvent,
     ItemOutcome,
     ItemState,
     RunCorrupt,
@@ -74,7 +75,9 @@ def _who() -> str:
 
 ACTOR = "transcribe-import"  # who performs every transition of a run: this app
 # The transitions a person asks for: their audit entries name who asked.
-ASKED_BY_A_PERSON = frozenset({"created", "cancel_requested", "revert_requested"})
+ASKED_BY_A_PERSON = frozenset(
+    {HistoryEvent.CREATED, HistoryEvent.CANCEL_REQUESTED, HistoryEvent.REVERT_REQUESTED}
+)
 PLANS_DIR = "plans"  # import-runs/plans/<run_id>.json: the frozen plan snapshots
 LEGACY_PLAN_SUFFIX = ".plan.json"  # import-runs/<run_id>.plan.json, before the move
 OUTCOMES_SUFFIX = ".outcomes.jsonl"  # import-runs/<run_id>.outcomes.jsonl
@@ -302,7 +305,7 @@ class RunStore:
                 for it in plan.items
             ],
             "errors": [],
-            "history": [self._event("created", 0, retry_of=retry_of)],
+            "history": [self._event(HistoryEvent.CREATED, 0, retry_of=retry_of)],
         }
         try:
             fsio.make_dirs(self.plans_dir)
@@ -318,14 +321,14 @@ class RunStore:
         return RunRecord(doc)
 
     @staticmethod
-    def _event(kind: str, attempt: int, **extra: Any) -> dict[str, Any]:
+    def _event(kind: HistoryEvent | RunStatus, attempt: int, **extra: Any) -> dict[str, Any]:
         """One audit entry, written in the same atomic replace as the change it describes.
 
         Every transition is the app's (``actor`` and its version); the person appears only
         as the one who asked (``requested_by``), on the transitions a person asks for.
         """
         return {
-            "event": kind,
+            "event": kind.value,
             "at": utc_now(),
             "attempt": attempt,
             "actor": ACTOR,
@@ -369,7 +372,9 @@ class RunStore:
                 "not land.",
             )
             doc["attempt"] = int(doc["attempt"]) + 1
-            kind = "started" if doc["status"] == RunStatus.PENDING else "resumed"
+            kind = (
+                HistoryEvent.STARTED if doc["status"] == RunStatus.PENDING else HistoryEvent.RESUMED
+            )
             doc["status"] = RunStatus.RUNNING.value
             doc["history"].append(self._event(kind, doc["attempt"]))
 
@@ -426,7 +431,9 @@ class RunStore:
             _refuse_ended(doc, run_id, "there is nothing to cancel.")
             if not doc.get("cancel_requested"):
                 doc["cancel_requested"] = True
-                doc["history"].append(self._event("cancel_requested", int(doc["attempt"])))
+                doc["history"].append(
+                    self._event(HistoryEvent.CANCEL_REQUESTED, int(doc["attempt"]))
+                )
 
         record = self._mutate(run_id, None, change)
         try:
@@ -437,7 +444,7 @@ class RunStore:
 
     def mark_paused(self, run_id: str, attempt: int) -> RunRecord:
         def change(doc: dict[str, Any]) -> None:
-            doc["history"].append(self._event("paused", attempt))
+            doc["history"].append(self._event(HistoryEvent.PAUSED, attempt))
 
         return self._mutate(run_id, attempt, change)
 
@@ -460,7 +467,7 @@ class RunStore:
             doc["finished_at"] = now
             if errors:
                 doc["errors"].extend(errors)
-            doc["history"].append(self._event(status.value, int(doc["attempt"])))
+            doc["history"].append(self._event(status, int(doc["attempt"])))
 
         record = self._mutate(run_id, attempt, change)
         crashpoint("run.after_terminal")
@@ -483,7 +490,9 @@ class RunStore:
             pending = doc.get("revert")
             if isinstance(pending, dict) and pending.get("state") == "requested":
                 return
-            event = self._event("revert_requested", int(doc["attempt"]), revert_id=revert_id)
+            event = self._event(
+                HistoryEvent.REVERT_REQUESTED, int(doc["attempt"]), revert_id=revert_id
+            )
             doc["revert"] = {
                 "revert_id": revert_id,
                 "state": "requested",
@@ -504,7 +513,7 @@ class RunStore:
             doc["reverted_at"] = utc_now()
             doc["revert"] = {**(doc.get("revert") or {}), "revert_id": revert_id, "state": "done"}
             doc["history"].append(
-                self._event(RunStatus.REVERTED.value, int(doc["attempt"]), revert_id=revert_id)
+                self._event(HistoryEvent.REVERTED, int(doc["attempt"]), revert_id=revert_id)
             )
 
         return self._mutate(run_id, None, change)
@@ -518,7 +527,9 @@ class RunStore:
                 return
             doc["revert"] = {**pending, "state": "abandoned", "why": why}
             doc["history"].append(
-                self._event("revert_abandoned", int(doc["attempt"]), revert_id=revert_id, why=why)
+                self._event(
+                    HistoryEvent.REVERT_ABANDONED, int(doc["attempt"]), revert_id=revert_id, why=why
+                )
             )
 
         return self._mutate(run_id, None, change)

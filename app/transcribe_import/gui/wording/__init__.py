@@ -83,6 +83,7 @@ from transcribe_import.gui.wording.review import (
 )
 from transcribe_import.gui.wording.runs import (
     counts_sentence,
+    history_event_words,
     history_words,
     outcome_details,
     outcome_words,
@@ -117,6 +118,7 @@ __all__ = [
     "format_local",
     "format_local_epoch",
     "format_wall_time",
+    "history_event_words",
     "history_words",
     "item_message",
     "not_imported_header_words",

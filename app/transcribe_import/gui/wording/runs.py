@@ -11,7 +11,7 @@ from transcribe_import.engine.api import (
 )
 from transcribe_import.engine.base.errors import ErrorCode
 from transcribe_import.engine.planning.plan import Op
-from transcribe_import.engine.runs.model import ItemState, RunStatus
+from transcribe_import.engine.runs.model import HistoryEvent, ItemState, RunStatus
 from transcribe_import.gui.values import OutcomeRow, PageTally, RunSummary
 from transcribe_import.gui.wording.errors import error_code_words
 from transcribe_import.gui.wording.formatting import format_local, plural
@@ -238,25 +238,32 @@ def _failure_words(message: str | None, code: str | None) -> str:
         return _t("ItemState", "The run's record does not say why")
 
 
+def history_event_words(event: HistoryEvent) -> str:
+    """What one kind of transition in a run's history was ({event}: the entry as recorded)."""
+    return {
+        HistoryEvent.CREATED: _t("RunHistory", "Created"),
+        HistoryEvent.STARTED: _t("RunHistory", "Started"),
+        HistoryEvent.RESUMED: _t("RunHistory", "Resumed"),
+        HistoryEvent.PAUSED: _t("RunHistory", "Paused"),
+        HistoryEvent.CANCEL_REQUESTED: _t("RunHistory", "Cancel requested"),
+        HistoryEvent.REVERT_REQUESTED: _t("RunHistory", "Undo requested"),
+        HistoryEvent.REVERTED: _t("RunHistory", "Undone as a group"),
+        HistoryEvent.REVERT_ABANDONED: _t(
+            "RunHistory", "Undo abandoned; the import was left as it was"
+        ),
+        HistoryEvent.ENDED: _t("RunHistory", "Ended"),
+        HistoryEvent.UNKNOWN: _t(
+            "RunHistory", "Recorded by a newer version of the app (“{event}”)"
+        ),
+    }[event]
+
+
 def history_words(entry: HistoryEntry) -> str:
     """One transition of a run's audit history: when, what, which attempt, who asked."""
-    what = {
-        "created": _t("RunHistory", "Created"),
-        "started": _t("RunHistory", "Started"),
-        "resumed": _t("RunHistory", "Resumed"),
-        "paused": _t("RunHistory", "Paused"),
-        "cancel_requested": _t("RunHistory", "Cancel requested"),
-        "revert_requested": _t("RunHistory", "Undo requested"),
-        "reverted": _t("RunHistory", "Undone as a group"),
-        "revert_abandoned": _t("RunHistory", "Undo abandoned; the import was left as it was"),
-    }.get(entry.event)
-    if what is None:
-        try:
-            what = _t("RunHistory", "Ended: {status}").format(
-                status=run_status_words(RunStatus(entry.event))
-            )
-        except ValueError:
-            what = entry.event
+    if entry.event is HistoryEvent.ENDED and entry.status is not None:
+        what = _t("RunHistory", "Ended: {status}").format(status=run_status_words(entry.status))
+    else:
+        what = history_event_words(entry.event).format(event=entry.recorded)
     line = _t("RunHistory", "{when}  {what} (attempt {attempt})").format(
         when=format_local(entry.at), what=what, attempt=entry.attempt
     )
