@@ -15,7 +15,16 @@ from pathlib import Path
 
 import bagit
 import pytest
-from export_helpers import (
+
+from transcribe_import.engine import api
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.doctor import doctor
+from transcribe_import.engine.export.model import ExportPhase, ExportStatus
+from transcribe_import.engine.export.verify import verify_bag
+from transcribe_import.engine.storage import fsio
+
+from engine_helpers import snapshot
+from helpers.export import (
     FOREIGN_KEY,
     ShelfCorpus,
     bag_info,
@@ -26,15 +35,6 @@ from export_helpers import (
     payload_files,
     tree,
 )
-
-from transcribe_import.engine import api
-from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
-from transcribe_import.engine.doctor import doctor
-from transcribe_import.engine.export.model import ExportPhase, ExportStatus
-from transcribe_import.engine.export.verify import verify_bag
-from transcribe_import.engine.storage import fsio
-
-from engine_helpers import snapshot
 
 
 @pytest.fixture

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import bagit
 import pytest
-from export_helpers import make_corpus
 
 from transcribe_import.engine.export.verify import verify_bag
 
 from helpers.cli import EXIT_OK, EXIT_USAGE, SIGKILLED, ok, run_cli
+from helpers.export import make_corpus
 
 pytestmark = pytest.mark.crash
 
