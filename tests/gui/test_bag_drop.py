@@ -16,7 +16,11 @@ from helpers.cli import cli_json, run_cli
 from helpers.shelves import make_shelf
 from helpers.window import commit, drop, scan_and_validate, wait_run_end, wait_validated
 
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
+# Each exports a bag through the real command line first (seconds): the whole run only.
+pytestmark = [
+    pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints"),
+    pytest.mark.slow,
+]
 OpenWindow = Callable[..., MainWindow]
 
 

@@ -253,6 +253,7 @@ def test_pause_reads_apart_from_a_crash_and_cancel_works_from_runs(
 # -- the Corpus view (finding 10) ------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_corpus_view_searches_and_sorts_many_notebooks(
     qtbot: QtBot,
     open_window: Callable[..., MainWindow],
