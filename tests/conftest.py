@@ -113,6 +113,13 @@ def logged_warnings(request: pytest.FixtureRequest) -> list[logging.LogRecord]:
     return request.node.stash[COLLECTOR].records
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every crash test is a slow test too: ``-m "not slow"`` is the whole fast set."""
+    for item in items:
+        if item.get_closest_marker("crash") is not None:
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
     result = yield

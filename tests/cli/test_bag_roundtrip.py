@@ -26,6 +26,9 @@ from helpers.cli import (
 from helpers.shelves import make_shelf
 from media_factory import make_pdf
 
+# Each exports and imports through the real command line (seconds each): the whole run only.
+pytestmark = pytest.mark.slow
+
 EXTRA = {"transcriptions": {"note": "keyed by page id below"}, "x_other_tool": {"v": 3}}
 
 

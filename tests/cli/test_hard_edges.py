@@ -34,6 +34,9 @@ from helpers.cli import (
 )
 from helpers.shelves import make_shelf
 
+# Each runs the real command line several times (seconds each): the whole run only.
+pytestmark = pytest.mark.slow
+
 
 def _no_traceback(proc: subprocess.CompletedProcess[str]) -> None:
     assert "Traceback" not in proc.stderr and "unexpected error" not in proc.stderr, proc.stderr

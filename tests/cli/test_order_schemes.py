@@ -13,10 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 
 from helpers.cli import EXIT_INVALID, EXIT_OK, EXIT_USAGE, cli_json, ok, run_cli
 from helpers.shelves import PAGE_SIZE, assert_distinct
 from media_factory import make_image
+
+# Each runs the real command line several times (seconds each): the whole run only.
+pytestmark = pytest.mark.slow
 
 
 def folder(root: Path, *names: str) -> Path:

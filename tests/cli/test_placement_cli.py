@@ -25,6 +25,9 @@ from helpers.cli import (
 )
 from helpers.shelves import make_pages, make_shelf
 
+# Each runs the real command line several times (seconds each): the whole run only.
+pytestmark = pytest.mark.slow
+
 
 def _project(data: Path, nbid: str) -> dict[str, Any]:
     doc: dict[str, Any] = orjson.loads(

@@ -54,6 +54,7 @@ def _commit(data: Path, plan: Path, capsys: pytest.CaptureFixture[str]) -> tuple
     return code, json.loads(capsys.readouterr().out)
 
 
+@pytest.mark.slow
 def test_an_io_error_reading_one_source_fails_only_its_item(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

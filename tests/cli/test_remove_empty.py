@@ -60,6 +60,7 @@ def test_remove_empty_moves_it_to_quarantine_after_confirmation(tmp_path: Path) 
     assert codes == ["quarantine_present"]
 
 
+@pytest.mark.slow
 def test_remove_empty_refuses_a_notebook_with_pages(tmp_path: Path) -> None:
     data = tmp_path / "data"
     plan = tmp_path / "plan.json"

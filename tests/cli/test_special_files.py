@@ -121,6 +121,7 @@ def test_a_plan_larger_than_any_plan_is_refused_before_it_is_read(tmp_path: Path
     assert f"{huge}: cannot be read (larger than 256 MiB" in proc.stderr
 
 
+@pytest.mark.slow
 def test_a_source_swapped_for_a_named_pipe_after_planning_fails_its_item_without_a_hang(
     tmp_path: Path,
 ) -> None:
@@ -138,6 +139,7 @@ def test_a_source_swapped_for_a_named_pipe_after_planning_fails_its_item_without
     _coded(_run(data, "doctor"), 0)
 
 
+@pytest.mark.slow
 def test_a_source_swapped_for_a_link_to_dev_zero_is_refused_and_never_copied(
     tmp_path: Path,
 ) -> None:
@@ -158,6 +160,7 @@ def test_a_source_swapped_for_a_link_to_dev_zero_is_refused_and_never_copied(
     assert "already ended" in again.stdout and _page_files(data) == before
 
 
+@pytest.mark.slow
 def test_a_source_whose_size_changed_after_validate_fails_as_changed_since_planned(
     tmp_path: Path,
 ) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from helpers.cli import EXIT_OK, cli_json, run_cli
 from helpers.shelves import make_pages
 
@@ -20,6 +22,7 @@ def _assert_safe(text: str) -> None:
     assert "\nFORGED LINE" not in text
 
 
+@pytest.mark.slow
 def test_every_command_that_prints_a_name_shows_its_controls(tmp_path: Path) -> None:
     data = tmp_path / "data"
     shelf = tmp_path / "shelf"

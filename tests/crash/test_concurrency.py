@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
+import pytest
 
 from transcribe_import.engine.storage.corpus import Corpus
 
@@ -61,6 +62,7 @@ def test_two_processes_into_one_notebook_serialise(tmp_path: Path) -> None:
     assert listed in (a + b, b + a)
 
 
+@pytest.mark.slow
 def test_two_runs_commit_into_one_corpus_at_once(tmp_path: Path) -> None:
     """Two processes, two plans, one corpus: both runs complete, in parallel across notebooks."""
     data = tmp_path / "data"

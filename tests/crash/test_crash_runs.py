@@ -75,6 +75,7 @@ def wait_for(
             return value
         if proc.poll() is not None:
             raise AssertionError(f"the process ended ({proc.returncode}) before {what}")
+        # Another process's files: no event reaches this one, so it looks again, to a deadline.
         time.sleep(0.02)
     raise AssertionError(f"timed out waiting for {what}")
 
@@ -503,6 +504,7 @@ def frozen(data: Path, proc: subprocess.Popen[str]) -> None:
             lock.acquire(timeout=0)
         except filelock.Timeout:
             proc.send_signal(signal.SIGCONT)
+            # Let it run on out of its critical section; no event says when it leaves one.
             time.sleep(0.003)
             continue
         lock.release()

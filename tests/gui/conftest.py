@@ -1,20 +1,29 @@
-"""GUI test setup: settings in the test's temp folder, corpora to show, no thread left behind."""
+"""GUI test setup: settings in the test's temp folder, corpora to show, no thread left behind.
+
+The window fixtures (``open_window``, ``gate``) are here; the steps that drive the window are
+in tests/helpers/window.py.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from PIL import Image
 from PySide6.QtCore import QSettings, QStandardPaths
+from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine.base.ids import new_id
 from transcribe_import.engine.ingest.transaction import IngestRequest, PageSpec, SourceSpec, ingest
 from transcribe_import.engine.storage import fsio
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui import import_flow
+from transcribe_import.gui.main_window import MainWindow
 from transcribe_import.gui.workers import running_workers
+
+from helpers.window import TIMEOUT_MS, ExecutorGate
 
 
 @pytest.fixture(autouse=True)
@@ -79,3 +88,38 @@ def make_notebook(corpus: Corpus, tmp_path: Path) -> Callable[..., str]:
         return notebook_id
 
     return make
+
+
+@pytest.fixture
+def open_window(
+    qtbot: QtBot, corpus: Corpus, settings: QSettings
+) -> Iterator[Callable[..., MainWindow]]:
+    """Show a window on the test's corpus and wait for its first health check to end.
+
+    ``open_window(workers=n)`` sets the commit's workers (default: the settings' own, 2).
+    The windows are kept here until pytest-qt has closed them: it holds them only weakly,
+    and a window dropped when the test function returns would be destroyed unclosed, as
+    no user can destroy it.
+    """
+    opened: list[MainWindow] = []
+
+    def open_(workers: int | None = None) -> MainWindow:
+        window = MainWindow(corpus, settings)
+        if workers is not None:
+            window.import_settings = replace(window.import_settings, workers=workers)
+        qtbot.addWidget(window)
+        opened.append(window)
+        with qtbot.waitSignal(window.health_checked, timeout=TIMEOUT_MS):
+            window.show()
+        return window
+
+    yield open_
+    opened.clear()
+
+
+@pytest.fixture
+def gate(monkeypatch: pytest.MonkeyPatch) -> Iterator[ExecutorGate]:
+    """The commit executor held after its first finished item (helpers.window.ExecutorGate)."""
+    g = ExecutorGate(monkeypatch)
+    yield g
+    g.release.set()  # never leave the executor waiting, even when the test failed

@@ -7,8 +7,6 @@ from pathlib import Path
 
 import pytest
 from pytestqt.qtbot import QtBot
-from test_window_flow import commit, drop, scan_and_validate, wait_run_end, wait_validated
-from test_window_flow import open_window as open_window  # the flow tests' fixture
 
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow
@@ -16,8 +14,13 @@ from transcribe_import.gui.main_window import MainWindow
 from helpers.bags import edit_project
 from helpers.cli import cli_json, run_cli
 from helpers.shelves import make_shelf
+from helpers.window import commit, drop, scan_and_validate, wait_run_end, wait_validated
 
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
+# Each exports a bag through the real command line first (seconds): the whole run only.
+pytestmark = [
+    pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints"),
+    pytest.mark.slow,
+]
 OpenWindow = Callable[..., MainWindow]
 
 

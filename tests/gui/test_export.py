@@ -10,28 +10,26 @@ from typing import Any
 
 import bagit
 import pytest
-from PySide6.QtCore import QItemSelectionModel, QSettings, Qt
+from PySide6.QtCore import QItemSelectionModel, Qt
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine import api
 from transcribe_import.engine.export.model import ExportStatus
-from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow, Section
+
+from helpers.window import TIMEOUT_MS
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
-TIMEOUT_MS = 20_000
-
 
 @pytest.fixture
-def window(qtbot: QtBot, corpus: Corpus, settings: QSettings, make_notebook) -> MainWindow:  # type: ignore[no-untyped-def]
+def window(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], make_notebook: Callable[..., str]
+) -> MainWindow:
     """A window on a corpus of three small notebooks, with its first check done."""
     for title, pages in (("Field notes", 3), ("Letters", 2), ("Sketches", 1)):
         make_notebook(title, pages)
-    w = MainWindow(corpus, settings)
-    qtbot.addWidget(w)
-    with qtbot.waitSignal(w.health_checked, timeout=TIMEOUT_MS):
-        w.show()
+    w = open_window()
     qtbot.waitUntil(lambda: w.notebook_table.model().rowCount() == 3, timeout=TIMEOUT_MS)
     return w
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import html
-import time
+import threading
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
@@ -26,26 +26,12 @@ from transcribe_import.gui.models.notebooks import NotebookColumn, NotebookTable
 from transcribe_import.gui.wording import format_local
 from transcribe_import.gui.workers import running_workers
 
+from helpers.window import TIMEOUT_MS
+
 # The offscreen platform plugin warns on every top-level show; it says nothing about the app.
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
-CHECK_TIMEOUT_MS = 10_000
-
-OpenWindow = Callable[[], MainWindow]
-
-
-@pytest.fixture
-def open_window(qtbot: QtBot, corpus: Corpus, settings: QSettings) -> OpenWindow:
-    """Show a window on the test's corpus and wait for its first health check to end."""
-
-    def open_() -> MainWindow:
-        window = MainWindow(corpus, settings)
-        qtbot.addWidget(window)
-        with qtbot.waitSignal(window.health_checked, timeout=CHECK_TIMEOUT_MS):
-            window.show()
-        return window
-
-    return open_
+OpenWindow = Callable[..., MainWindow]
 
 
 def table_text(window: MainWindow) -> list[list[str]]:
@@ -155,7 +141,7 @@ def test_check_again_runs_doctor_again_and_shows_the_new_result(
     assert window.findings_view.isHidden()
 
     (corpus.notebook_dir(notebook_id) / "project.json").unlink()
-    with qtbot.waitSignal(window.health_checked, timeout=CHECK_TIMEOUT_MS):
+    with qtbot.waitSignal(window.health_checked, timeout=TIMEOUT_MS):
         qtbot.mouseClick(window.check_again_button, Qt.MouseButton.LeftButton)
         # Until the check ends the button cannot start a second one.
         assert not window.check_again_button.isEnabled()
@@ -202,16 +188,26 @@ def test_closing_during_a_check_waits_for_the_thread(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     real_check = api.check_corpus
+    started, release = threading.Event(), threading.Event()
 
-    def slow_check(c: Corpus, **kw: Any) -> DoctorReport:
-        time.sleep(0.3)
+    def held_check(c: Corpus, **kw: Any) -> DoctorReport:
+        started.set()
+        release.wait(TIMEOUT_MS / 1000)
         return real_check(c, **kw)
 
-    monkeypatch.setattr(api, "check_corpus", slow_check)
+    monkeypatch.setattr(api, "check_corpus", held_check)
     window = MainWindow(corpus, settings)
     qtbot.addWidget(window)
     window.show()
+    qtbot.waitUntil(started.is_set, timeout=TIMEOUT_MS)
     assert running_workers(), "the check should still be running"
+    real_close = window._checks.close
+
+    def release_then_wait() -> None:
+        release.set()  # the check ends only once the closing window waits for it
+        real_close()
+
+    monkeypatch.setattr(window._checks, "close", release_then_wait)
 
     assert window.close()
 

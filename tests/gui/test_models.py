@@ -42,6 +42,7 @@ from transcribe_import.gui.pages.start import StartPage
 from transcribe_import.gui.session import ImportSession
 from transcribe_import.gui.values import OutcomeRow, PlanItemState, RunSummary
 
+from helpers.window import wait_states_checked
 from media_factory import make_jpeg, make_multiframe_tiff, make_truncated_jpeg
 
 Role = Qt.ItemDataRole
@@ -275,7 +276,7 @@ def session(corpus: Corpus, tmp_path: Path) -> ImportSession:
     return session
 
 
-def test_plan_items_model_with_rows(qtmodeltester, session: ImportSession) -> None:
+def test_plan_items_model_with_rows(qtbot: QtBot, qtmodeltester, session: ImportSession) -> None:
     model = PlanItemsModel(session)
     qtmodeltester.check(model)
     assert session.plan is not None
@@ -284,6 +285,7 @@ def test_plan_items_model_with_rows(qtmodeltester, session: ImportSession) -> No
     def states() -> dict[str, str]:
         return {model.index(r, 0).data(): model.index(r, 0).data(StateRole) for r in range(3)}
 
+    wait_states_checked(qtbot, model)  # order checks may be left to a later event-loop turn
     assert states()["camera"] == PlanItemState.NEEDS_ORDER_DECISION
     assert states()["diary"] == PlanItemState.READY
     session.validate_now()

@@ -14,13 +14,15 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine.planning import ordering
-from transcribe_import.engine.planning.plan import OrderingRule, PlanItem
+from transcribe_import.engine.planning.plan import OrderingRule
 from transcribe_import.engine.planning.planner import build_plan
 from transcribe_import.engine.planning.scan import run_scan
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.pages.review import ReviewPage
 from transcribe_import.gui.session import ImportSession
 
+from helpers.window import open_review_page, panel_words
+from helpers.window import show_item as show
 from media_factory import make_jpeg
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
@@ -37,27 +39,7 @@ def page(qtbot: QtBot, corpus: Corpus, tmp_path: Path) -> ReviewPage:
         make_jpeg(root / "scraps" / f"{name}.jpg", label=name)
     session = ImportSession(corpus)
     session.set_plan(build_plan(corpus, run_scan([root])))
-    page = ReviewPage(session, None)
-    qtbot.addWidget(page)
-    page.resize(1100, 700)
-    page.show()
-    qtbot.waitExposed(page)
-    return page
-
-
-def show(page: ReviewPage, label: str) -> PlanItem:
-    assert page.session.plan is not None
-    item = next(it for it in page.session.plan.items if it.label == label)
-    assert page.select_item(item.item_id)
-    return item
-
-
-def panel_words(page: ReviewPage) -> str:
-    return " ".join(
-        label.text()
-        for label in page.decision_panel.findChildren(type(page.status_label))
-        if label.isVisibleTo(page)
-    )
+    return open_review_page(qtbot, session)
 
 
 @pytest.mark.parametrize(

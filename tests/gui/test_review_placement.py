@@ -16,9 +16,6 @@ from PIL import Image
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QInputDialog, QPushButton
 from pytestqt.qtbot import QtBot
-from test_window_flow import commit, scan_and_validate, wait_run_end, wait_validated
-from test_window_flow import open_window as open_window  # the flow tests' fixture
-from test_window_recovery import assert_no_clash
 
 from transcribe_import.engine.base.ids import new_id
 from transcribe_import.engine.ingest.placement import Placement
@@ -29,9 +26,16 @@ from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow
 from transcribe_import.gui.pages.placement import AT_POSITION
 
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
+from helpers.window import (
+    TIMEOUT_MS,
+    assert_no_clash,
+    commit,
+    scan_and_validate,
+    wait_run_end,
+    wait_validated,
+)
 
-TIMEOUT_MS = 30_000
+pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
 
 def late_pages(folder: Path) -> Path:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
 import pytest
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine.runs.model import RunStatus
@@ -18,19 +18,14 @@ from transcribe_import.gui.main_window import MainWindow, Section
 
 from helpers.runs import commit_plan, plan_for
 from helpers.shelves import make_pages, make_shelf
+from helpers.window import TIMEOUT_MS
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
-TIMEOUT_MS = 30_000
-
 
 @pytest.fixture
-def window(qtbot: QtBot, corpus: Corpus, settings: QSettings) -> Iterator[MainWindow]:
-    w = MainWindow(corpus, settings)
-    qtbot.addWidget(w)
-    with qtbot.waitSignal(w.health_checked, timeout=TIMEOUT_MS):
-        w.show()
-    yield w
+def window(open_window: Callable[..., MainWindow]) -> MainWindow:
+    return open_window()
 
 
 def _select(qtbot: QtBot, window: MainWindow, run_id: str) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,16 +19,15 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
-from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui import main_window
 from transcribe_import.gui.main_window import GEOMETRY_KEY, MainWindow, Section
 from transcribe_import.gui.models.plan import ItemColumn, PageColumn
 
+from helpers.window import scan, wait_states_checked
 from media_factory import make_jpeg
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
-TIMEOUT_MS = 30_000
 SMALL_SCREENS = [QRect(0, 0, 1024, 768), QRect(0, 0, 1366, 768)]
 # A screen with a panel on the left and one on top, as GNOME or KDE leave it.
 PANELLED = QRect(64, 32, 960, 736)
@@ -40,24 +39,6 @@ def screen(monkeypatch: pytest.MonkeyPatch) -> Callable[[QRect], None]:
         monkeypatch.setattr(main_window, "available_geometry", lambda _w: QRect(area))
 
     return use
-
-
-@pytest.fixture
-def open_window(
-    qtbot: QtBot, corpus: Corpus, settings: QSettings
-) -> Iterator[Callable[[], MainWindow]]:
-    opened: list[MainWindow] = []
-
-    def open_() -> MainWindow:
-        window = MainWindow(corpus, settings)
-        qtbot.addWidget(window)
-        opened.append(window)
-        with qtbot.waitSignal(window.health_checked, timeout=TIMEOUT_MS):
-            window.show()
-        return window
-
-    yield open_
-    opened.clear()
 
 
 # Titles as long as most shelves have them, and two far longer ones.
@@ -134,10 +115,7 @@ def test_the_window_opens_inside_a_small_screen_with_every_control_reachable(
     assert window.width() <= area.width() and window.height() <= area.height()
     assert_no_sideways_scroll(qtbot, window, "start")
 
-    window.add_paths([shelf(tmp_path / "shelf")])
-    qtbot.mouseClick(window.start_page.scan_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: window.current_page() is window.review_page, timeout=TIMEOUT_MS)
-    qtbot.waitUntil(lambda: not window.flow.is_validating(), timeout=TIMEOUT_MS)
+    scan(qtbot, window, shelf(tmp_path / "shelf"))
     assert_no_sideways_scroll(qtbot, window, "review")
     table = window.review_page.page_view
     # The page table's key columns are all in view without scrolling sideways.
@@ -169,6 +147,7 @@ def test_the_window_opens_inside_a_small_screen_with_every_control_reachable(
                 [names.horizontalHeader().sectionSize(c) for c in ItemColumn],
                 [items.index(row, c).data() for c in ItemColumn],
             )
+    wait_states_checked(qtbot, items)  # the badges' words, not "Checking…"
     for column in (ItemColumn.PAGES, ItemColumn.NOT_IMPORTED, ItemColumn.STATE):
         assert not names.isColumnHidden(column)
         assert all(shown_whole(names, r, column) for r in range(items.rowCount())), column

@@ -15,17 +15,15 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 from PIL import Image
-from PySide6.QtCore import QMimeData, QModelIndex, QPointF, QSettings, Qt, QTimer, QUrl
-from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtCore import QModelIndex, QSettings, Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
@@ -35,7 +33,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QHeaderView,
     QLineEdit,
-    QMessageBox,
     QWidget,
 )
 from pytestqt.qtbot import QtBot
@@ -45,12 +42,12 @@ from transcribe_import.engine.planning import scan as scan_module
 from transcribe_import.engine.planning.plan import load_plan, save_plan
 from transcribe_import.engine.planning.planner import build_plan
 from transcribe_import.engine.planning.scan import ScanPhase, ScanProgress, ScanResult, run_scan
-from transcribe_import.engine.runs import executor as executor_module
 from transcribe_import.engine.runs.executor import EventKind
 from transcribe_import.engine.runs.store import ItemOutcome, ItemState, RunStatus, RunStore
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui import app as gui_app
 from transcribe_import.gui import import_flow, main_window
+from transcribe_import.gui import workers as workers_module
 from transcribe_import.gui.import_flow import ask_unsaved_review
 from transcribe_import.gui.main_window import MainWindow, Section
 from transcribe_import.gui.models.base import STATE_ROLE
@@ -68,12 +65,23 @@ from transcribe_import.gui.settings_dialog import (
 from transcribe_import.gui.values import OutcomeRow, RunSummary
 from transcribe_import.gui.workers import running_workers
 
+from helpers.shelves import make_png_shelf
+from helpers.window import (
+    TIMEOUT_MS,
+    ExecutorGate,
+    ScanHold,
+    click_in_next_box,
+    commit,
+    drop,
+    scan_and_validate,
+    wait_run_end,
+    wait_validated,
+)
 from media_factory import make_jpeg
 
 # The offscreen platform plugin warns on every top-level show; it says nothing about the app.
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
-TIMEOUT_MS = 30_000
 ROLLOVER = ["IMG_9998.jpg", "IMG_9999.jpg", "IMG_0001.jpg", "IMG_0002.jpg"]
 
 
@@ -87,98 +95,7 @@ def make_rollover_folder(folder: Path) -> Path:
     return folder
 
 
-def make_shelf(root: Path, notebooks: int, pages: int = 2) -> Path:
-    """``notebooks`` folders of ``pages`` small, distinct page images named p1, p2..."""
-    for n in range(notebooks):
-        folder = root / f"Notebook {n + 1:02}"
-        folder.mkdir(parents=True)
-        for p in range(pages):
-            # A different colour per page and notebook: no two files share their bytes.
-            Image.new("RGB", (40, 56), (n * 7 % 256, p * 11 % 256, 200)).save(
-                folder / f"p{p + 1}.png"
-            )
-    return root
-
-
 # -- driving the window ----------------------------------------------------------------------
-
-
-@pytest.fixture
-def open_window(
-    qtbot: QtBot, corpus: Corpus, settings: QSettings
-) -> Iterator[Callable[..., MainWindow]]:
-    """Show a window on the test's corpus and wait for its first health check.
-
-    The windows are kept here until pytest-qt has closed them: it holds them only weakly,
-    and a window dropped when the test function returns would be destroyed unclosed, as
-    no user can destroy it.
-    """
-    opened: list[MainWindow] = []
-
-    def open_(workers_: int = 2) -> MainWindow:
-        window = MainWindow(corpus, settings)
-        window.import_settings = replace(window.import_settings, workers=workers_)
-        qtbot.addWidget(window)
-        opened.append(window)
-        with qtbot.waitSignal(window.health_checked, timeout=TIMEOUT_MS):
-            window.show()
-        return window
-
-    yield open_
-    opened.clear()
-
-
-def drop(window: MainWindow, paths: list[Path]) -> QDropEvent:
-    """Drag ``paths`` over the window and drop them, as a file manager would."""
-    mime = QMimeData()
-    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
-    where = window.rect().center()
-    args = (
-        Qt.DropAction.CopyAction,
-        mime,
-        Qt.MouseButton.LeftButton,
-        Qt.KeyboardModifier.NoModifier,
-    )
-    try:
-        enter = QDragEnterEvent(QPointF(where), *args)
-    except TypeError:  # before PySide 6.12 it takes a QPoint (deprecated from 6.12 on)
-        enter = QDragEnterEvent(where, *args)
-    QApplication.sendEvent(window, enter)
-    assert enter.isAccepted(), "the window should take folders dropped on it"
-    event = QDropEvent(QPointF(where), *args)
-    QApplication.sendEvent(window, event)
-    return event
-
-
-def scan_and_validate(qtbot: QtBot, window: MainWindow) -> None:
-    """Press Scan and wait until the plan is under review and validated."""
-    qtbot.mouseClick(window.start_page.scan_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: window.current_page() is window.review_page, timeout=TIMEOUT_MS)
-    wait_validated(qtbot, window)
-
-
-def wait_validated(qtbot: QtBot, window: MainWindow) -> None:
-    def validated() -> bool:
-        report = window.session.report
-        plan = window.session.plan
-        return (
-            report is not None
-            and plan is not None
-            and report.plan_fingerprint == plan.fingerprint
-            and not window.flow.is_validating()
-        )
-
-    qtbot.waitUntil(validated, timeout=TIMEOUT_MS)
-
-
-def commit(qtbot: QtBot, window: MainWindow) -> None:
-    assert window.review_page.can_commit()
-    qtbot.mouseClick(window.review_page.commit_button, Qt.MouseButton.LeftButton)
-    assert window.current_page() is window.commit_page
-
-
-def wait_run_end(qtbot: QtBot, window: MainWindow) -> None:
-    qtbot.waitUntil(lambda: not window.commit_page.is_running(), timeout=TIMEOUT_MS)
 
 
 def outcome_states(model: OutcomeTableModel) -> list[str]:
@@ -194,51 +111,9 @@ def page_files(window: MainWindow) -> list[str]:
     return column_text(window.review_page.pages_model, PageColumn.FILE)
 
 
-class ExecutorGate:
-    """Holds the commit executor after its first finished item until the test releases it."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.reached = threading.Event()
-        self.release = threading.Event()
-        real = executor_module.execute_run
-
-        def gated(corpus: Corpus, run_id: str, *, on_event: Any = None, **kw: Any) -> Any:
-            def on(event: Any) -> None:
-                on_event(event)
-                if event.kind is EventKind.ITEM_FINISHED and not self.reached.is_set():
-                    self.reached.set()
-                    self.release.wait(TIMEOUT_MS / 1000)
-
-            return real(corpus, run_id, on_event=on, **kw)
-
-        monkeypatch.setattr(executor_module, "execute_run", gated)
-
-
-@pytest.fixture
-def gate(monkeypatch: pytest.MonkeyPatch) -> Iterator[ExecutorGate]:
-    g = ExecutorGate(monkeypatch)
-    yield g
-    g.release.set()  # never leave the executor waiting, even when the test failed
-
-
 def first_outcome_shown(qtbot: QtBot, window: MainWindow) -> None:
     model = window.commit_page.model
     qtbot.waitUntil(lambda: ItemState.COMMITTED in outcome_states(model), timeout=TIMEOUT_MS)
-
-
-def click_in_next_dialog(qtbot: QtBot, button_text: str, seen: list[str]) -> None:
-    """Answer the next modal dialog by clicking its button named ``button_text``."""
-
-    def answer() -> None:
-        box = QApplication.activeModalWidget()
-        if not isinstance(box, QMessageBox):
-            QTimer.singleShot(10, answer)
-            return
-        seen.append(f"{box.text()} {box.informativeText()}")
-        [button] = [b for b in box.buttons() if b.text() == button_text]
-        button.click()
-
-    QTimer.singleShot(0, answer)
 
 
 # -- the whole flow --------------------------------------------------------------------------
@@ -249,7 +124,7 @@ def test_drop_scan_resolve_the_order_validate_and_commit(
 ) -> None:
     shelf = tmp_path / "shelf"
     make_rollover_folder(shelf / "Field notes")
-    make_shelf(shelf, notebooks=2)
+    make_png_shelf(shelf, notebooks=2)
     window = open_window()
     assert window.current_page() is window.start_page
     assert not window.start_page.scan_button.isEnabled()
@@ -362,7 +237,7 @@ def test_commit_waits_for_a_validation_of_the_plan_as_it_is(
 def test_a_file_changed_after_validation_sends_the_plan_back_to_review(
     qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
 ) -> None:
-    make_shelf(tmp_path / "shelf", notebooks=1)
+    make_png_shelf(tmp_path / "shelf", notebooks=1)
     window = open_window()
     drop(window, [tmp_path / "shelf"])
     scan_and_validate(qtbot, window)
@@ -390,8 +265,8 @@ def test_cancel_during_a_commit_asks_first_and_ends_cancelled_with_commits(
     tmp_path: Path,
     gate: ExecutorGate,
 ) -> None:
-    make_shelf(tmp_path / "shelf", notebooks=6)
-    window = open_window(workers_=1)
+    make_png_shelf(tmp_path / "shelf", notebooks=6)
+    window = open_window(workers=1)
     drop(window, [tmp_path / "shelf"])
     scan_and_validate(qtbot, window)
     commit(qtbot, window)
@@ -401,11 +276,11 @@ def test_cancel_during_a_commit_asks_first_and_ends_cancelled_with_commits(
 
     # First say no: the import goes on.
     seen: list[str] = []
-    click_in_next_dialog(qtbot, "Keep Importing", seen)
+    click_in_next_box("Keep Importing", seen)
     page.cancel_button.click()
     assert page.is_running() and not page.stopping()
 
-    click_in_next_dialog(qtbot, "Cancel Import", seen)
+    click_in_next_box("Cancel Import", seen)
     page.cancel_button.click()
     assert "Notebooks already committed stay in the corpus" in seen[-1]
     assert page.headline.text() == "Stopping…"
@@ -434,8 +309,8 @@ def test_pause_then_resume_from_the_runs_view(
     tmp_path: Path,
     gate: ExecutorGate,
 ) -> None:
-    make_shelf(tmp_path / "shelf", notebooks=4)
-    window = open_window(workers_=1)
+    make_png_shelf(tmp_path / "shelf", notebooks=4)
+    window = open_window(workers=1)
     drop(window, [tmp_path / "shelf"])
     scan_and_validate(qtbot, window)
     commit(qtbot, window)
@@ -493,7 +368,7 @@ def test_resume_a_run_whose_process_was_killed(
     corpus: Corpus,
     tmp_path: Path,
 ) -> None:
-    shelf = make_shelf(tmp_path / "shelf", notebooks=4)
+    shelf = make_png_shelf(tmp_path / "shelf", notebooks=4)
     plan = build_plan(corpus, run_scan([shelf]))
     plan_path = tmp_path / "plan.json"
     save_plan(plan, plan_path)
@@ -551,8 +426,8 @@ def test_closing_during_a_commit_stops_it_and_waits(
     answer: str,
     status: RunStatus,
 ) -> None:
-    make_shelf(tmp_path / "shelf", notebooks=3)
-    window = open_window(workers_=1)
+    make_png_shelf(tmp_path / "shelf", notebooks=3)
+    window = open_window(workers=1)
     drop(window, [tmp_path / "shelf"])
     scan_and_validate(qtbot, window)
     commit(qtbot, window)
@@ -592,29 +467,18 @@ def test_closing_during_a_commit_stops_it_and_waits(
 def test_scan_can_be_cancelled(
     qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path, monkeypatch
 ) -> None:
-    make_shelf(tmp_path / "shelf", notebooks=2)
-    held = threading.Event()
-    release = threading.Event()
-    real_scan = scan_module.scan
-
-    def slow_scan(roots: Any, **kw: Any) -> Any:
-        gen = real_scan(roots, **kw)
-        yield next(gen)
-        held.set()
-        release.wait(TIMEOUT_MS / 1000)
-        return (yield from gen)
-
-    monkeypatch.setattr(scan_module, "scan", slow_scan)
+    make_png_shelf(tmp_path / "shelf", notebooks=2)
+    hold = ScanHold(monkeypatch)
     window = open_window()
     drop(window, [tmp_path / "shelf"])
     qtbot.mouseClick(window.start_page.scan_button, Qt.MouseButton.LeftButton)
     assert window.current_page() is window.scan_page
-    qtbot.waitUntil(held.is_set, timeout=TIMEOUT_MS)
+    qtbot.waitUntil(hold.held.is_set, timeout=TIMEOUT_MS)
     qtbot.waitUntil(lambda: window.scan_page.updates >= 1, timeout=TIMEOUT_MS)
     assert window.scan_page.headline.text() == "Looking for page files…"
 
     window.scan_page.cancel_button.click()
-    release.set()
+    hold.release.set()
     qtbot.waitUntil(lambda: window.current_page() is window.start_page, timeout=TIMEOUT_MS)
     assert window.statusBar().currentMessage() == "Scan cancelled; nothing was planned."
     assert window.session.plan is None
@@ -650,7 +514,7 @@ def test_ten_thousand_progress_events_make_a_handful_of_updates(
 def test_command_line_paths_are_scanned_at_once(
     qapp: QApplication, data_dir: Path, tmp_path: Path
 ) -> None:
-    make_shelf(tmp_path / "shelf", notebooks=2)
+    make_png_shelf(tmp_path / "shelf", notebooks=2)
     seen: list[tuple[str, int]] = []
 
     def look() -> None:
@@ -693,7 +557,7 @@ def test_mapping_choices_become_engine_modes(
     tmp_path: Path,
 ) -> None:
     target = make_notebook("Diary 1998", pages=1)
-    make_shelf(tmp_path / "shelf", notebooks=2)
+    make_png_shelf(tmp_path / "shelf", notebooks=2)
     window = open_window()
     start = window.start_page
     qtbot.waitUntil(lambda: start.notebook_combo.count() == 1, timeout=TIMEOUT_MS)
@@ -723,8 +587,8 @@ def test_dropping_is_refused_while_a_commit_runs(
     tmp_path: Path,
     gate: ExecutorGate,
 ) -> None:
-    make_shelf(tmp_path / "shelf", notebooks=2)
-    window = open_window(workers_=1)
+    make_png_shelf(tmp_path / "shelf", notebooks=2)
+    window = open_window(workers=1)
     drop(window, [tmp_path / "shelf"])
     scan_and_validate(qtbot, window)
     commit(qtbot, window)
@@ -1026,8 +890,8 @@ def test_an_interrupted_run_can_be_cancelled_from_the_runs_view(
     tmp_path: Path,
     gate: ExecutorGate,
 ) -> None:
-    make_shelf(tmp_path / "shelf", notebooks=3)
-    window = open_window(workers_=1)
+    make_png_shelf(tmp_path / "shelf", notebooks=3)
+    window = open_window(workers=1)
     drop(window, [tmp_path / "shelf"])
     scan_and_validate(qtbot, window)
     commit(qtbot, window)
@@ -1040,7 +904,7 @@ def test_an_interrupted_run_can_be_cancelled_from_the_runs_view(
     runs = window.runs_page
     qtbot.waitUntil(lambda: runs.cancel_run_button.isEnabled(), timeout=TIMEOUT_MS)
     seen: list[str] = []
-    click_in_next_dialog(qtbot, "Cancel Run", seen)
+    click_in_next_box("Cancel Run", seen)
     runs.cancel_run_button.click()
     assert "Notebooks already committed stay in the corpus" in seen[0]
     qtbot.waitUntil(
@@ -1063,25 +927,20 @@ def test_an_interrupted_run_can_be_cancelled_from_the_runs_view(
 def test_closing_during_a_scan_stops_it(
     qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path, monkeypatch
 ) -> None:
-    make_shelf(tmp_path / "shelf", notebooks=2)
-    held = threading.Event()
-    release = threading.Event()
-    real_scan = scan_module.scan
+    make_png_shelf(tmp_path / "shelf", notebooks=2)
+    hold = ScanHold(monkeypatch)
+    real_stop = workers_module.ScanWorker.stop
 
-    def held_scan(roots: Any, **kw: Any) -> Any:
-        gen = real_scan(roots, **kw)
-        yield next(gen)
-        held.set()
-        release.wait(TIMEOUT_MS / 1000)
-        return (yield from gen)
+    def stop_then_move_on(worker: workers_module.ScanWorker) -> None:
+        # The scan notices the stop once it moves on: let it, as soon as close() has asked.
+        real_stop(worker)
+        hold.release.set()
 
-    monkeypatch.setattr(scan_module, "scan", held_scan)
+    monkeypatch.setattr(workers_module.ScanWorker, "stop", stop_then_move_on)
     window = open_window()
     drop(window, [tmp_path / "shelf"])
     window.flow.start_scan()
-    qtbot.waitUntil(held.is_set, timeout=TIMEOUT_MS)
-    # The scan notices the stop once it moves on: let it, a moment after close() asks.
-    threading.Timer(0.2, release.set).start()
+    qtbot.waitUntil(hold.held.is_set, timeout=TIMEOUT_MS)
 
     assert window.close()
 
@@ -1104,22 +963,10 @@ def test_the_bar_counts_pages_as_they_land_and_a_cancel_half_way_keeps_them(
     pages stay instead of "the corpus is unchanged"."""
     from transcribe_import.engine.ingest.checkpoints import CHECKPOINT_PAGES
 
-    make_shelf(tmp_path / "shelf", notebooks=1, pages=70)
-    reached, release = threading.Event(), threading.Event()
-    real = executor_module.execute_run
-
-    def gated(corpus: Corpus, run_id: str, *, on_event: Any = None, **kw: Any) -> Any:
-        def on(event: Any) -> None:
-            on_event(event)
-            if event.kind is EventKind.PAGES_LANDED and not reached.is_set():
-                reached.set()
-                release.wait(TIMEOUT_MS / 1000)
-
-        return real(corpus, run_id, on_event=on, **kw)
-
-    monkeypatch.setattr(executor_module, "execute_run", gated)
+    make_png_shelf(tmp_path / "shelf", notebooks=1, pages=70)
+    checkpoint = ExecutorGate(monkeypatch, at=EventKind.PAGES_LANDED)
     try:
-        window = open_window(workers_=1)
+        window = open_window(workers=1)
         drop(window, [tmp_path / "shelf"])
         scan_and_validate(qtbot, window)
         commit(qtbot, window)
@@ -1127,10 +974,10 @@ def test_the_bar_counts_pages_as_they_land_and_a_cancel_half_way_keeps_them(
         qtbot.waitUntil(lambda: page.progress_bar.value() == CHECKPOINT_PAGES, timeout=TIMEOUT_MS)
         assert page.progress_bar.maximum() == 70
         seen: list[str] = []
-        click_in_next_dialog(qtbot, "Cancel Import", seen)
+        click_in_next_box("Cancel Import", seen)
         page.cancel_button.click()
     finally:
-        release.set()
+        checkpoint.release.set()
     wait_run_end(qtbot, window)
 
     [run] = RunStore(corpus).list_runs()
@@ -1191,7 +1038,7 @@ def test_files_the_plan_leaves_out_are_listed_with_their_reasons(
 def test_the_notebooks_list_shows_no_column_that_says_nothing(
     qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path
 ) -> None:
-    make_shelf(tmp_path / "shelf", notebooks=2)
+    make_png_shelf(tmp_path / "shelf", notebooks=2)
     window = open_window()
     drop(window, [tmp_path / "shelf"])
     scan_and_validate(qtbot, window)
@@ -1229,7 +1076,7 @@ def test_the_review_is_kept_as_a_draft_and_offered_back_after_a_restart(
 ) -> None:
     from transcribe_import.engine import api
 
-    make_shelf(tmp_path / "shelf", notebooks=2, pages=3)
+    make_png_shelf(tmp_path / "shelf", notebooks=2, pages=3)
     first = open_window()
     drop(first, [tmp_path / "shelf"])
     scan_and_validate(qtbot, first)
@@ -1281,7 +1128,7 @@ def test_a_kept_review_can_be_discarded(
     from transcribe_import.engine.planning.planner import build_plan
     from transcribe_import.engine.planning.scan import run_scan
 
-    plan = build_plan(corpus, run_scan([make_shelf(tmp_path / "shelf", notebooks=1)]))
+    plan = build_plan(corpus, run_scan([make_png_shelf(tmp_path / "shelf", notebooks=1)]))
     api.save_draft(corpus, plan)
     window = open_window()
     qtbot.waitUntil(lambda: window.start_page.notice_buttons("Discard") != [], timeout=TIMEOUT_MS)
@@ -1299,7 +1146,7 @@ def test_quitting_with_decisions_in_no_plan_file_asks_and_says_the_draft_keeps_t
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(import_flow, "ask_unsaved_review", ask_unsaved_review)  # the real box
-    make_shelf(tmp_path / "shelf", notebooks=2, pages=3)
+    make_png_shelf(tmp_path / "shelf", notebooks=2, pages=3)
     window = open_window()
     drop(window, [tmp_path / "shelf"])
     scan_and_validate(qtbot, window)
@@ -1315,7 +1162,7 @@ def test_quitting_with_decisions_in_no_plan_file_asks_and_says_the_draft_keeps_t
     # Ctrl+Q, then Cancel: the window stays, with the review as it was.
     seen: list[str] = []
     assert window.quit_action.shortcut().toString() == "Ctrl+Q"
-    click_in_next_dialog(qtbot, "Cancel", seen)
+    click_in_next_box("Cancel", seen)
     window.quit_action.trigger()
     [words] = seen
     assert words.startswith("The review has decisions that are in no plan file yet.")
@@ -1329,13 +1176,13 @@ def test_quitting_with_decisions_in_no_plan_file_asks_and_says_the_draft_keeps_t
     monkeypatch.setattr(
         import_flow.QFileDialog, "getSaveFileName", lambda *_a, **_k: (chosen[0], "")
     )
-    click_in_next_dialog(qtbot, "Save Plan As…", seen)
+    click_in_next_box("Save Plan As…", seen)
     assert not window.close()  # the close button
     assert len(seen) == 2 and window.isVisible()
 
     # Save Plan As… into a file: written as the CLI reads it, and the window closes.
     chosen[0] = str(tmp_path / "reviewed.json")
-    click_in_next_dialog(qtbot, "Save Plan As…", seen)
+    click_in_next_box("Save Plan As…", seen)
     assert window.close()
     assert len(seen) == 3 and not window.isVisible()
     assert load_plan(tmp_path / "reviewed.json").fingerprint == edited.fingerprint
@@ -1354,7 +1201,7 @@ def test_quitting_with_decisions_in_no_plan_file_asks_and_says_the_draft_keeps_t
     third.review_page.exclude_action.trigger()
     latest = third.session.plan
     assert latest is not None and latest.fingerprint != edited.fingerprint
-    click_in_next_dialog(qtbot, "Quit, Keep the Draft", seen)
+    click_in_next_box("Quit, Keep the Draft", seen)
     assert third.close()
     assert len(seen) == 4
     assert load_plan(draft).fingerprint == latest.fingerprint
@@ -1367,7 +1214,7 @@ def test_the_quit_question_says_so_when_the_draft_cannot_be_written(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(import_flow, "ask_unsaved_review", ask_unsaved_review)
-    make_shelf(tmp_path / "shelf", notebooks=1)
+    make_png_shelf(tmp_path / "shelf", notebooks=1)
     window = open_window()
     drop(window, [tmp_path / "shelf"])
     scan_and_validate(qtbot, window)
@@ -1379,12 +1226,12 @@ def test_the_quit_question_says_so_when_the_draft_cannot_be_written(
     window.review_page.page_view.selectRow(0)
     window.review_page.exclude_action.trigger()
     seen: list[str] = []
-    click_in_next_dialog(qtbot, "Cancel", seen)
+    click_in_next_box("Cancel", seen)
     assert not window.close()
     [words] = seen
     assert "could not be kept as a draft" in words and "No space left" in words
     assert "quitting now loses them" in words
-    click_in_next_dialog(qtbot, "Quit Without Saving", seen)
+    click_in_next_box("Quit Without Saving", seen)
     assert window.close()
 
 
@@ -1399,7 +1246,7 @@ def test_a_review_with_no_decision_quits_without_a_question(
     monkeypatch.setattr(
         import_flow, "ask_unsaved_review", lambda _p, problem: asked.append(problem) or "cancel"
     )
-    make_shelf(tmp_path / "shelf", notebooks=1)
+    make_png_shelf(tmp_path / "shelf", notebooks=1)
     window = open_window()
     drop(window, [tmp_path / "shelf"])
     scan_and_validate(qtbot, window)
@@ -1416,7 +1263,7 @@ def test_save_plan_writes_what_the_cli_validates_and_open_plan_reads_it_back(
 ) -> None:
     from helpers.cli import cli_json
 
-    make_shelf(tmp_path / "shelf", notebooks=1, pages=3)
+    make_png_shelf(tmp_path / "shelf", notebooks=1, pages=3)
     window = open_window()
     assert not window.save_plan_action.isEnabled()  # nothing under review yet
     drop(window, [tmp_path / "shelf"])

@@ -11,6 +11,8 @@ import hashlib
 from collections.abc import Iterable
 from pathlib import Path
 
+from PIL import Image
+
 from media_factory import make_image
 
 PAGE_SIZE = (320, 440)
@@ -55,6 +57,21 @@ def make_shelf(
     for n in range(1, notebooks + 1):
         made += make_pages(root / folder.format(n=n), pages, name=name, size=size, tag=f"{tag}{n}/")
     assert_distinct(made)
+    return root
+
+
+def make_png_shelf(root: Path, notebooks: int, pages: int = 2) -> Path:
+    """``root/Notebook 01/p1.png``...: small PNG pages, quick to scan and commit in the window.
+
+    A different colour per page and notebook, so no two files share their bytes.
+    """
+    for n in range(notebooks):
+        folder = root / f"Notebook {n + 1:02}"
+        folder.mkdir(parents=True)
+        for p in range(pages):
+            Image.new("RGB", (40, 56), (n * 7 % 256, p * 11 % 256, 200)).save(
+                folder / f"p{p + 1}.png"
+            )
     return root
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -24,6 +25,7 @@ def test_ordinary_names_in_any_script_are_unchanged() -> None:
 
 
 @given(st.text())
+@pytest.mark.slow
 def test_nothing_a_terminal_obeys_survives(text: str) -> None:
     shown = for_terminal(text)
     assert not any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in shown)

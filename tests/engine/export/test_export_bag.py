@@ -15,7 +15,17 @@ from pathlib import Path
 
 import bagit
 import pytest
-from export_helpers import (
+
+from transcribe_import.engine import api
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.base.progress import drive
+from transcribe_import.engine.doctor import doctor
+from transcribe_import.engine.export.model import ExportPhase, ExportStatus
+from transcribe_import.engine.storage import fsio
+from transcribe_import.engine.storage.bag_format import verify_bag
+
+from engine_helpers import snapshot
+from helpers.export import (
     FOREIGN_KEY,
     ShelfCorpus,
     bag_info,
@@ -27,16 +37,6 @@ from export_helpers import (
     refusal,
     tree,
 )
-
-from transcribe_import.engine import api
-from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
-from transcribe_import.engine.base.progress import drive
-from transcribe_import.engine.doctor import doctor
-from transcribe_import.engine.export.model import ExportPhase, ExportStatus
-from transcribe_import.engine.storage import fsio
-from transcribe_import.engine.storage.bag_format import verify_bag
-
-from engine_helpers import snapshot
 
 
 @pytest.fixture

@@ -26,6 +26,8 @@ def test_holds_that_do_not_fit_together_wait_for_each_other():
         start.wait()
         with b.hold(60):
             inside.append(b.in_use)
+            # Work done while holding (the behaviour under test: the others ask meanwhile
+            # and must wait); the test waits for the threads by joining them, not by time.
             time.sleep(0.01)
 
     threads = [threading.Thread(target=work) for _ in range(4)]

@@ -225,6 +225,7 @@ def test_split_bounds_the_pages_cutting_only_a_longer_source() -> None:
     assert [s.page_count for s in long] == [70, 70, 70]  # each part knows the whole
 
 
+@pytest.mark.slow
 def test_a_long_pdf_lands_in_checkpoints_too_and_resumes_inside_its_source(
     corpus, tmp_path, monkeypatch
 ) -> None:

@@ -160,6 +160,7 @@ def test_an_older_corpus_is_migrated_on_open_and_read_before_it_is(
     assert resumed.status is RunStatus.COMPLETE
 
 
+@pytest.mark.slow
 def test_a_migration_the_corpus_lock_postpones_changes_nothing(
     data_dir: Path, corpus, tmp_path: Path
 ) -> None:

@@ -29,6 +29,9 @@ from engine_helpers import (
 from helpers.shelves import make_pages
 from media_factory import make_image
 
+# Every file-system call of an ingest failed in turn: seconds per case, the whole run only.
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.parametrize("persistent", [False, True], ids=["once", "persistent"])
 @pytest.mark.parametrize("err", [errno.ENOSPC, errno.EIO], ids=["ENOSPC", "EIO"])

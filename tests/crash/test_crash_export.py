@@ -8,11 +8,11 @@ from pathlib import Path
 
 import bagit
 import pytest
-from export_helpers import make_corpus, refusal
 
 from transcribe_import.engine.base.errors import ErrorCode
 
 from helpers.cli import EXIT_OK, EXIT_USAGE, SIGKILLED, ok, run_cli
+from helpers.export import make_corpus, refusal
 
 pytestmark = pytest.mark.crash
 

@@ -1,4 +1,5 @@
-"""Helpers for the export tests: a small corpus to export, draining an export, checking a bag.
+"""Export test helpers (engine, CLI and crash tests): a corpus to export, an export drained,
+a bag checked.
 
 The bag checks here are written out on their own (they do not call the app's
 ``chain_hash``), so a mistake in the app cannot hide behind itself; ``refusal`` alone runs

@@ -11,7 +11,6 @@ from pathlib import Path
 import bagit
 import orjson
 import pytest
-from export_helpers import ShelfCorpus, make_corpus, tree
 
 from transcribe_import.cli.main import main
 from transcribe_import.engine import api
@@ -26,6 +25,7 @@ from helpers.cli import (
     ok,
     run_cli,
 )
+from helpers.export import ShelfCorpus, make_corpus, tree
 
 
 @pytest.fixture

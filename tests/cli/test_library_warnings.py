@@ -12,10 +12,14 @@ import struct
 from pathlib import Path
 
 import orjson
+import pytest
 from PIL import Image
 
 import media_factory as mf
 from helpers.cli import EXIT_INVALID, EXIT_OK, cli_env, run_cli
+
+# Plans, validates, orders and commits through the real command line: seconds.
+pytestmark = pytest.mark.slow
 
 # What a raw warning or traceback looks like on stderr.
 RAW = re.compile(r"site-packages|Warning:|warnings\.warn|Traceback|\.py:\d+|Decod")
