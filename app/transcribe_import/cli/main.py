@@ -271,6 +271,8 @@ def cmd_export(corpus: Corpus, args: argparse.Namespace) -> int:
         say(f"transcribe-import: {exc}", file=sys.stderr)
         return api.exit_code_for_export_error(exc)
     progress.done()
+    for warning in result.warnings:  # the bag is whole: a leftover, not a failure
+        say(f"transcribe-import: warning: {warning}", file=sys.stderr)
     if args.json:
         json_out(result.to_json())
         return api.exit_code_for_export(result)

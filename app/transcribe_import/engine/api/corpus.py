@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from transcribe_import.engine.export.model import ExportProgress, ExportResult
 from transcribe_import.engine.runs.store import RunStore
+from transcribe_import.engine.storage import fsio
 from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
 
 if TYPE_CHECKING:
@@ -23,9 +24,16 @@ def open_corpus(data_dir: Path) -> Corpus:
     from transcribe_import.engine.storage.locks import check_environment
 
     check_environment()
-    corpus = Corpus.open(data_dir)
-    # Frozen plans of earlier versions sat among the run records: moved out, crash-safely.
-    RunStore(corpus).migrate_plan_snapshots()
+    try:
+        corpus = Corpus.open(data_dir)
+        # Frozen plans of earlier versions sat among the run records: moved out, crash-safely.
+        RunStore(corpus).migrate_plan_snapshots()
+    except OSError as exc:
+        # Both steps are safe to repeat: a retry takes up where a failing disk stopped them.
+        where = fsio.failed_path(exc, data_dir)
+        raise fsio.problem_from_oserror(
+            exc, where, "opening the corpus at", then="try again"
+        ) from exc
     return corpus
 
 

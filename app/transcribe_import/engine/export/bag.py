@@ -20,7 +20,7 @@ The payload is streamed through this module's own copy (open, read, write, fsync
 than ``fsio.copy_hashed`` because a failing read (the corpus file: the export goes on,
 ``partial``) and a failing write (the destination: the export stops) must be told apart.
 
-About 620 lines, over the usual 500: the order of the writes is the crash safety, so the
+About 700 lines, over the usual 500: the order of the writes is the crash safety, so the
 snapshot, the verified copy and the tag files are the steps of one ``_Writer`` and stay
 together; the export's vocabulary (``model``), its destination lock (``destination``), the
 bag's README (``readme``) and the check of a written bag (``verify``) are modules of their own.
@@ -29,6 +29,7 @@ bag's README (``readme``) and the check of a written bag (``verify``) are module
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import os
 import re
@@ -67,6 +68,7 @@ from transcribe_import.engine.storage.bag_format import (
     EXPORT_FORMAT,
     EXPORT_SCHEMA,
     INCOMPLETE,
+    LOCK_FILE,
     MANIFEST_JSON,
     NOTEBOOKS,
     PAYLOAD_MANIFEST,
@@ -261,15 +263,24 @@ class _Cancelled(Exception):
     pass
 
 
-def _destination_error(exc: OSError, path: Path, dest: Path) -> TranscribeError:
-    base = fsio.problem_from_oserror(exc, path, "writing the export")
-    return TranscribeError(
-        base.code,
-        f"The export into {dest} stopped: writing {path} failed ({exc.strerror or exc}). The "
-        f"corpus is unchanged; {INCOMPLETE} in that folder says the export is incomplete. "
-        "Free some space or fix the disk, delete the folder, and export again.",
-        path=str(path),
-    )
+class _DestinationFailed(Exception):
+    """A write into the destination failed; the coded error is worded once the folder is left."""
+
+    def __init__(self, cause: OSError, path: Path) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+        self.path = path
+
+    def coded(self, dest: Path, left: str) -> TranscribeError:
+        """The one coded error, saying what the folder was left as (``left``)."""
+        base = fsio.problem_from_oserror(self.cause, self.path, "writing the export")
+        return TranscribeError(
+            base.code,
+            f"The export into {dest} stopped: writing {self.path} failed "
+            f"({self.cause.strerror or self.cause}). The corpus is unchanged; {left} Free some "
+            "space or fix the disk, and export again.",
+            path=str(self.path),
+        )
 
 
 def _copy_verified(
@@ -309,7 +320,7 @@ def _copy_verified(
             # overwrite.
             fout = stack.enter_context(open(dst, "xb"))  # noqa: SIM115 - closed by the stack
         except OSError as exc:
-            raise _destination_error(exc, dst, dest) from exc
+            raise _DestinationFailed(exc, dst) from exc
         try:
             while True:
                 if should_stop():
@@ -330,7 +341,7 @@ def _copy_verified(
                 try:
                     fout.write(chunk)
                 except OSError as exc:
-                    raise _destination_error(exc, dst, dest) from exc
+                    raise _DestinationFailed(exc, dst) from exc
             if problem is None and h.hexdigest() != job.expected_sha256:
                 problem = missing(
                     MissingReason.HASH_MISMATCH,
@@ -344,7 +355,7 @@ def _copy_verified(
                     fout.flush()
                     os.fsync(fout.fileno())
                 except OSError as exc:
-                    raise _destination_error(exc, dst, dest) from exc
+                    raise _DestinationFailed(exc, dst) from exc
                 return size, None
         except BaseException:
             stack.close()
@@ -355,7 +366,7 @@ def _copy_verified(
     try:
         fsio.remove(dst)
     except OSError as exc:
-        raise _destination_error(exc, dst, dest) from exc
+        raise _DestinationFailed(exc, dst) from exc
     return 0, problem
 
 
@@ -424,6 +435,8 @@ class _Writer:
             len(nb.project_bytes or b"") + sum(j.size for j in nb.jobs) for nb in snapshot
         )
         self.made_dirs: list[Path] = [dest / DATA, dest / NOTEBOOKS]
+        self.marked = False  # EXPORT-INCOMPLETE.txt is in the folder
+        self.warnings: list[str] = []
 
     def progress(self, phase: ExportPhase, **kw: Any) -> ExportProgress:
         return ExportProgress(
@@ -434,6 +447,7 @@ class _Writer:
         fsio.atomic_write(
             self.dest / INCOMPLETE, _incomplete_note(self.export_id, self.started, state)
         )
+        self.marked = True
 
     def payload(self, stop: Callable[[], bool]) -> Generator[ExportProgress, None, None]:
         fsio.make_dirs(self.dest / NOTEBOOKS)  # a bag has data/, even an empty one
@@ -558,9 +572,64 @@ class _Writer:
         crashpoint("export.before_bagit")
         fsio.atomic_write(self.dest / BAGIT_TXT, BAGIT_DECLARATION)  # the commit point
         crashpoint("export.after_bagit")
-        fsio.remove(self.dest / INCOMPLETE)
-        fsio.fsync_dir(self.dest)
-        return result
+        try:
+            fsio.remove(self.dest / INCOMPLETE)
+            fsio.fsync_dir(self.dest)
+        except OSError as exc:
+            # The bag is whole and validates from bagit.txt on: a note that cannot be removed
+            # is a leftover to delete, not an incomplete export.
+            self.warnings.append(
+                f"{self.dest / INCOMPLETE} could not be removed ({exc.strerror or exc}); the "
+                "bag is complete and validates: delete that file."
+            )
+        return dataclasses.replace(result, warnings=tuple(self.warnings))
+
+
+def _leave_incomplete(
+    writer: _Writer, reservation: dest_mod.Reservation, exc: BaseException, *, remove_folder: bool
+) -> str:
+    """Leave a stopped export's folder saying so, or leave nothing; what was left, in words.
+
+    Best effort, the disk may be failing: the note is rewritten with why the export
+    stopped; a folder that never got the note loses what the export put in it.
+    """
+    dest = writer.dest
+    why = (
+        str(exc)
+        if isinstance(exc, TranscribeError)
+        else f"it was stopped before its end ({type(exc).__name__})."
+    )
+    with contextlib.suppress(OSError):
+        # A failure after bagit.txt was renamed into place (its folder's fsync) must not
+        # leave a folder that validates while the export reported an error.
+        fsio.remove(dest / BAGIT_TXT)
+    with contextlib.suppress(OSError):
+        writer.mark(f"{why} (at {utc_now()})")
+    if writer.marked:
+        try:
+            declared = fsio.exists(dest / BAGIT_TXT)
+        except OSError:
+            declared = True  # cannot tell: say the worst
+        if declared:
+            return (
+                f"{INCOMPLETE} in that folder says the export is incomplete, though bagit.txt "
+                "could not be removed: delete the folder."
+            )
+        return f"{INCOMPLETE} in that folder says the export is incomplete: delete the folder."
+    reservation.release()
+    try:
+        if remove_folder:
+            fsio.remove_dir(dest)
+        if not fsio.exists(dest):
+            return "nothing of the export was left (its folder was removed)."
+        if not fsio.list_dir(dest):
+            return f"nothing of the export was left in {dest}."
+    except OSError:
+        pass  # the disk is failing: say what the folder may hold
+    return (
+        f"{dest} could not be marked incomplete and may still hold the export's lock file "
+        f"({LOCK_FILE}): delete the folder."
+    )
 
 
 def export_bag(
@@ -588,6 +657,7 @@ def export_bag(
     )
     try:
         dest = dest_mod.check_destination(chosen, corpus.root)
+        existed = fsio.exists(dest)
     except OSError as exc:
         raise fsio.problem_from_oserror(exc, chosen, "checking the export folder") from exc
     reservation = dest_mod.reserve(dest)
@@ -605,8 +675,7 @@ def export_bag(
         except OSError as exc:
             # Reads of the corpus are judged in _copy_verified; what reaches here is the
             # destination failing.
-            where = Path(exc.filename) if isinstance(exc.filename, str) else dest
-            raise _destination_error(exc, where, dest) from exc
+            raise _DestinationFailed(exc, fsio.failed_path(exc, dest)) from exc
         ended = True
         reservation.release()  # before DONE: a caller seeing DONE may reuse the folder's name
         yield writer.progress(ExportPhase.DONE)
@@ -618,18 +687,11 @@ def export_bag(
             )
         return writer.result(ExportStatus.CANCELLED, None)
     except BaseException as exc:
-        if not ended:
-            why = (
-                str(exc)
-                if isinstance(exc, TranscribeError)
-                else f"it was stopped before its end ({type(exc).__name__})."
-            )
-            with contextlib.suppress(OSError):  # best effort: the disk may be failing
-                # A failure after bagit.txt was renamed into place (its folder's fsync) must
-                # not leave a folder that validates while the export reported an error.
-                fsio.remove(dest / BAGIT_TXT)
-            with contextlib.suppress(OSError):
-                writer.mark(f"{why} (at {utc_now()})")
+        if ended:
+            raise
+        left = _leave_incomplete(writer, reservation, exc, remove_folder=not existed)
+        if isinstance(exc, _DestinationFailed):
+            raise exc.coded(dest, left) from exc.cause
         raise
     finally:
         reservation.release()

@@ -105,6 +105,9 @@ class ExportResult:
     missing: tuple[MissingFile, ...]
     payload_bytes: int
     chain_hash: str | None  # None when cancelled (no MANIFEST.json was written)
+    # What the bag is whole without but a person should do (a leftover file to delete); the
+    # CLI says it on stderr, so the JSON document keeps its shape.
+    warnings: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {

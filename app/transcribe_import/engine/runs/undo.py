@@ -79,29 +79,62 @@ def revert_run(corpus: Corpus, run_id: str) -> RevertResult:
     Raises ``RevertBlocked`` (nothing changed) when later work or a change since stands
     in the way, and ``TranscribeError(NOTEBOOK_BUSY)`` while an import holds a notebook.
     """
-    store = RunStore(corpus)
-    record = store.load(run_id)
-    pending = _pending_id(record)
-    if record.status is RunStatus.REVERTED or pending is not None:
-        finish(corpus, record)
+    stage = _Stage()
+    with _disk_errors(corpus, run_id, stage):
+        store = RunStore(corpus)
         record = store.load(run_id)
-        if record.status is RunStatus.REVERTED:
-            revert_id = str(record.doc["revert"]["revert_id"])
-            plan = _journal_plan(corpus, run_id, revert_id)
-            return RevertResult(
-                run_id, revert_id, plan, pending is None, trash.entry_dir(corpus, revert_id)
-            )
+        pending = _pending_id(record)
+        if record.status is RunStatus.REVERTED or pending is not None:
+            stage.started = True
+            finish(corpus, record)
+            record = store.load(run_id)
+            if record.status is RunStatus.REVERTED:
+                revert_id = str(record.doc["revert"]["revert_id"])
+                plan = _journal_plan(corpus, run_id, revert_id)
+                return RevertResult(
+                    run_id, revert_id, plan, pending is None, trash.entry_dir(corpus, revert_id)
+                )
+        return _revert_anew(corpus, store, record, stage)
+
+
+def _revert_anew(corpus: Corpus, store: RunStore, record: RunRecord, stage: _Stage) -> RevertResult:
+    run_id = record.run_id
     with _notebook_locks(corpus, store, record) as held:
         plan = plan_revert(corpus, run_id)
         if not plan.ok:
             raise RevertBlocked(plan)
         revert_id = new_id()
+        stage.started = True  # from here the run record may say that an undo was asked
         store.request_revert(run_id, revert_id)
         crashpoint("revert.after_request")
         doc = _write_journal(corpus, store.load(run_id), plan, revert_id)
         crashpoint("revert.after_journal")
         _roll_forward(corpus, store, doc, held)
     return RevertResult(run_id, revert_id, plan, False, trash.entry_dir(corpus, revert_id))
+
+
+@dataclass
+class _Stage:
+    """How far a revert got: whether a disk error may have left it half done."""
+
+    started: bool = False
+
+
+@contextlib.contextmanager
+def _disk_errors(corpus: Corpus, run_id: str, stage: _Stage) -> Iterator[None]:
+    """A disk error of the revert as one coded error saying what it left and what to do."""
+    try:
+        yield
+    except OSError as exc:
+        then = "try again; nothing was changed"
+        if stage.started:
+            then = (
+                f"run `transcribe-import revert {run_id}` again (or `transcribe-import doctor`): "
+                "the undo stopped before its end, and either finishes it or puts back what it "
+                "had moved"
+            )
+        where = fsio.failed_path(exc, corpus.root)
+        raise fsio.problem_from_oserror(exc, where, f"undoing run {run_id} at", then=then) from exc
 
 
 def _journal_plan(corpus: Corpus, run_id: str, revert_id: str) -> RevertPlan:

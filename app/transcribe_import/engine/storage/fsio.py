@@ -77,24 +77,39 @@ def _tick(op: str, path: str | os.PathLike[str]) -> None:
         raise OSError(plan.errno, f"{os.strerror(plan.errno)} (injected at {op})", str(path))
 
 
-def problem_from_oserror(exc: OSError, path: str | os.PathLike[str], doing: str) -> TranscribeError:
-    """Turn an OSError into a coded error that names the file and says what to do."""
+def problem_from_oserror(
+    exc: OSError,
+    path: str | os.PathLike[str],
+    doing: str,
+    *,
+    then: str = "try again; nothing was changed",
+) -> TranscribeError:
+    """Turn an OSError into a coded error that names the file and says what to do.
+
+    The one map from an errno to an ``ErrorCode``. ``then`` finishes the sentence "free some
+    space and …" / "check the disk and …": what to do next and what the failure left, for a
+    caller that had changed something already.
+    """
     where = str(path)
     if isinstance(exc, RefusedRead):
         return TranscribeError(exc.code, exc.message(where), path=where)
     if exc.errno in (errno_mod.ENOSPC, errno_mod.EDQUOT):
         return TranscribeError(
             ErrorCode.DISK_FULL,
-            f"The disk is full while {doing} {where}: free some space and try again; "
-            "nothing was changed.",
+            f"The disk is full while {doing} {where}: free some space and {then}.",
             path=where,
         )
     return TranscribeError(
         ErrorCode.IO_ERROR,
-        f"Could not finish {doing} {where}: {exc.strerror or exc}. Check the disk and try again; "
-        "nothing was changed.",
+        f"Could not finish {doing} {where}: {exc.strerror or exc}. Check the disk and {then}.",
         path=where,
     )
+
+
+def failed_path(exc: OSError, default: Path) -> Path:
+    """The file an OSError names (its first), or ``default`` when it names none."""
+    name = exc.filename
+    return Path(name) if isinstance(name, (str, os.PathLike)) else default
 
 
 # -- reading: regular files only, and never past their bound -------------------------------
@@ -575,6 +590,12 @@ def remove(path: Path, *, missing_ok: bool = True) -> None:
     except FileNotFoundError:
         if not missing_ok:
             raise
+
+
+def remove_dir(path: Path) -> None:
+    """Remove an empty directory (an error when it is not empty)."""
+    _tick("rmdir", path)
+    path.rmdir()
 
 
 def remove_tree(path: Path) -> None:

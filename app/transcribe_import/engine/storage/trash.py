@@ -211,21 +211,35 @@ def list_trash(corpus: Corpus) -> tuple[list[TrashEntry], list[TranscribeError]]
 
 
 def purge(corpus: Corpus, revert_id: str) -> TrashEntry:
-    """Delete one trash entry for good; refused while its revert is unfinished."""
-    with corpus.locked():
-        entry = entry_of(corpus, read_journal(corpus, revert_id))
-        if entry.state == MOVING:
-            raise TranscribeError(
-                ErrorCode.REVERT_UNFINISHED,
-                f"The revert {revert_id} of run {entry.run_id} did not finish; run "
-                "`transcribe-import doctor` (it finishes or undoes it), then purge.",
-                item=revert_id,
+    """Delete one trash entry for good; refused while its revert is unfinished.
+
+    A disk error is a coded error that says what it left: the entry as it was, or (once it
+    was renamed to ``.purging-<id>``) a purge that ``doctor`` finishes.
+    """
+    hidden = trash_root(corpus) / f"{PURGING_PREFIX}{revert_id}"
+    then = "try again; nothing was changed"
+    try:
+        with corpus.locked():
+            entry = entry_of(corpus, read_journal(corpus, revert_id))
+            if entry.state == MOVING:
+                raise TranscribeError(
+                    ErrorCode.REVERT_UNFINISHED,
+                    f"The revert {revert_id} of run {entry.run_id} did not finish; run "
+                    "`transcribe-import doctor` (it finishes or undoes it), then purge.",
+                    item=revert_id,
+                )
+            # From the rename on, the entry is out of the trash's list, whatever fails next.
+            then = (
+                "run `transcribe-import doctor`: the entry is out of the trash, and doctor "
+                "deletes what is left of it"
             )
-        hidden = trash_root(corpus) / f"{PURGING_PREFIX}{revert_id}"
-        fsio.replace(entry.path, hidden)
-        fsio.fsync_dir(trash_root(corpus))
-        crashpoint("trash.after_hide")
-    fsio.remove_tree(hidden)
+            fsio.replace(entry.path, hidden)
+            fsio.fsync_dir(trash_root(corpus))
+            crashpoint("trash.after_hide")
+        fsio.remove_tree(hidden)
+    except OSError as exc:
+        where = fsio.failed_path(exc, trash_root(corpus))
+        raise fsio.problem_from_oserror(exc, where, "purging the trash at", then=then) from exc
     return entry
 
 
