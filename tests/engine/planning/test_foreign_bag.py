@@ -96,3 +96,21 @@ def test_a_page_changed_between_plan_and_commit_is_not_committed(
     result = commit_plan(corpus, plan)
     assert result.status is not RunStatus.COMPLETE
     assert all(n.page_count == 0 for n in corpus.list_notebooks())
+
+
+def test_a_manifest_json_nothing_vouches_for_is_refused(tmp_path: Path) -> None:
+    """A MANIFEST.json makes a bag an export, checked as one: unlisted, it is not trusted."""
+    bag, _ = foreign_bag(tmp_path / "bag", "standard")
+    (bag / "MANIFEST.json").write_text('{"format": "transcribe.export"}')
+    with pytest.raises(TranscribeError) as info:
+        _plan(None, bag)
+    assert info.value.code == "bag_invalid"
+    assert f"{bag}/MANIFEST.json: is not listed in tagmanifest-sha256.txt" in str(info.value)
+
+
+def test_two_bags_other_tools_made_plan_together(tmp_path: Path) -> None:
+    one, _ = foreign_bag(tmp_path / "one", "standard")
+    two, _ = foreign_bag(tmp_path / "two", "sha512")
+    planned = api.plan_paths(None, api.PlanRequest((one, two), mode="folders"))
+    assert planned is not None
+    assert sorted(it.title for it in planned.plan.items) == ["Letters home", "MS 1931/4"]

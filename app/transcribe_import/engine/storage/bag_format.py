@@ -609,11 +609,13 @@ def _check_export(
     then: a partial export is a valid bag structure whose manifest names files it lacks.
     """
     where = f"{root}/{MANIFEST_JSON}"
-    if MANIFEST_JSON not in files or MANIFEST_JSON not in tag_manifest:
+    if MANIFEST_JSON not in tag_manifest:
+        # Its MANIFEST.json makes it an export (and asks for the export's checks), but
+        # nothing vouches for that file: not trusted either way.
         raise _invalid(
-            str(root),
-            f"has no {MANIFEST_JSON} listed in {TAG_MANIFEST}; only a bag exported by "
-            "Transcribe is imported.",
+            where,
+            f"is not listed in {TAG_MANIFEST}, so this export's own manifest cannot be "
+            "trusted. Export the bag again.",
         )
     try:
         doc = orjson.loads(_read(files[MANIFEST_JSON]))
