@@ -92,6 +92,25 @@ def make_jpeg(
     return path
 
 
+def make_heic(
+    path: Path,
+    size: tuple[int, int] = (320, 440),
+    exif_orientation: int | None = None,
+    datetime_original: str | None = None,
+    *,
+    label: str = "",
+) -> Path:
+    """A HEIC photo as an iPhone writes one (HEVC in HEIF, brand ``heic``), written by
+    pillow-heif (a test dependency: its encoder is GPL, the app only decodes). The EXIF
+    orientation becomes the HEIF rotation (``irot``), as on a phone."""
+    import pillow_heif
+
+    exif = _exif(exif_orientation, datetime_original, None)
+    heif = pillow_heif.from_pillow(page_pixels(size, "RGB", label))
+    heif.save(_ready(path), quality=60, exif=exif.tobytes())
+    return path
+
+
 def make_png(
     path: Path,
     size: tuple[int, int] = (320, 440),

@@ -6,15 +6,23 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow
 
-from helpers.bags import edit_project
+from helpers.bags import damage, edit_project, foreign_bag
 from helpers.cli import cli_json, run_cli
 from helpers.shelves import make_shelf
-from helpers.window import commit, drop, scan_and_validate, wait_run_end, wait_validated
+from helpers.window import (
+    TIMEOUT_MS,
+    commit,
+    drop,
+    scan_and_validate,
+    wait_run_end,
+    wait_validated,
+)
 
 # Each exports a bag through the real command line first (seconds): the whole run only.
 pytestmark = [
@@ -61,7 +69,7 @@ def test_a_bag_mixed_with_folders_is_refused_in_words(
     drop(window, [bag, make_shelf(tmp_path / "more", notebooks=1)])
     window.flow.start_scan()
     assert window.current_page() is not window.scan_page
-    assert "is an exported bag" in window.statusBar().currentMessage()
+    assert "is a BagIt bag" in window.statusBar().currentMessage()
 
 
 def test_a_conflicting_notebook_is_settled_in_the_window(
@@ -89,3 +97,38 @@ def test_a_conflicting_notebook_is_settled_in_the_window(
     wait_run_end(qtbot, window)
     titles = sorted(n.title for n in corpus.list_notebooks())
     assert titles == ["Renamed elsewhere (copy)", "notebook 1", "notebook 2"]
+
+
+# -- bags other tools made -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["standard", "0.97-md5", "nested", "nfd"])
+def test_a_dropped_bag_another_tool_made_lands_as_its_folders(
+    qtbot: QtBot, open_window: OpenWindow, corpus: Corpus, tmp_path: Path, kind: str
+) -> None:
+    bag, notebooks = foreign_bag(tmp_path / "Accession 12", kind)
+    window = open_window()
+    drop(window, [bag])
+    scan_and_validate(qtbot, window)
+    plan = window.session.plan
+    assert plan is not None
+    assert {it.title: len(it.sources) for it in plan.items} == notebooks
+    commit(qtbot, window)
+    wait_run_end(qtbot, window)
+    assert {n.title: n.page_count for n in corpus.list_notebooks()} == notebooks
+
+
+@pytest.mark.parametrize("how", ["holey", "altered", "added", "removed"])
+def test_a_dropped_damaged_bag_is_refused_naming_the_file(
+    qtbot: QtBot, open_window: OpenWindow, corpus: Corpus, tmp_path: Path, how: str
+) -> None:
+    bag, _ = foreign_bag(tmp_path / "bag", "standard")
+    named, code = damage(bag, how)
+    window = open_window()
+    drop(window, [bag])
+    qtbot.mouseClick(window.start_page.scan_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.start_page.error_row.isVisible(), timeout=TIMEOUT_MS)
+    said = window.start_page.error_label.text()
+    assert f"{bag}/{named}" in said and f"(code {code})" in said
+    assert window.session.plan is None
+    assert list(corpus.index_entries()) == []

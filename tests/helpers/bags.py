@@ -153,3 +153,92 @@ def project_of(bag: Path, notebook_id: str) -> dict[str, Any]:
         (notebook_dir(bag, notebook_id) / "project.json").read_bytes()
     )
     return doc
+
+
+# -- bags other tools make --------------------------------------------------------------------
+
+# How the tests make bags the way archives hand them over, with bagit-python (the Library of
+# Congress's own implementation), or by hand where it cannot (BagIt 0.97).
+FOREIGN_KINDS = ("standard", "sha512", "0.97-md5", "nested", "nfd", "extra-tags")
+
+
+def _pages(folder: Path, names: Sequence[str]) -> None:
+    from media_factory import make_jpeg
+
+    for name in names:
+        make_jpeg(folder / name, (60, 80), label=name)
+
+
+def foreign_bag(dest: Path, kind: str) -> tuple[Path, dict[str, int]]:
+    """A bag of page files made as ``kind`` (FOREIGN_KINDS), and the notebooks it should
+    plan to: title -> pages."""
+    import unicodedata
+
+    import bagit
+
+    dest.mkdir(parents=True)
+    if kind == "0.97-md5":
+        _pages(dest / "data", ["p1.jpg", "p2.jpg"])
+        lines = "".join(
+            f"{hashlib.md5((dest / 'data' / n).read_bytes()).hexdigest()} data/{n}\n"
+            for n in ("p1.jpg", "p2.jpg")
+        )
+        (dest / "manifest-md5.txt").write_text(lines)
+        (dest / "bagit.txt").write_text("BagIt-Version: 0.97\nTag-File-Character-Encoding: UTF-8\n")
+        return dest, {dest.name: 2}
+    if kind == "sha512":
+        _pages(dest, ["page 1.jpg", "page 2.jpg", "page 3.jpg"])
+        bagit.make_bag(str(dest), {"Title": "Letters home"}, checksums=["sha512"])
+        return dest, {"Letters home": 3}
+    if kind == "nested":
+        _pages(dest / "Box 1" / "Diary 1931", ["p1.jpg", "p2.jpg"])
+        _pages(dest / "Box 1" / "Diary 1932", ["p1.jpg"])
+        bagit.make_bag(str(dest))
+        return dest, {"Diary 1931": 2, "Diary 1932": 1}
+    if kind == "nfd":
+        folder = unicodedata.normalize("NFD", "Tagebuch Müller")
+        _pages(dest / folder, [unicodedata.normalize("NFD", f"Seite {n} é.jpg") for n in (1, 2)])
+        bagit.make_bag(str(dest))
+        return dest, {"Tagebuch Müller": 2}
+    _pages(dest, ["page 1.jpg", "page 2.jpg"])
+    bag = bagit.make_bag(str(dest), {"External-Identifier": "MS 1931/4"})
+    if kind == "extra-tags":
+        # A tag folder listed in the tag manifests, and a tag file listed nowhere (RFC 8493
+        # allows both; Bagger and DART write such files).
+        (dest / "metadata").mkdir()
+        (dest / "metadata" / "mods.xml").write_text("<mods/>\n")
+        bag.save(manifests=True)
+        (dest / "notes.txt").write_text("scanned at the county archive\n")
+    return dest, {"MS 1931/4": 2}
+
+
+def damage(bag: Path, how: str) -> tuple[str, str]:
+    """Damage a standard foreign bag ``how``; returns the file the refusal must name and
+    its ``bag_*`` code."""
+    if how == "holey":
+        (bag / "fetch.txt").write_text("https://example.org/p3.jpg 1234 data/page 3.jpg\n")
+        return "fetch.txt", "bag_missing_file"
+    if how == "altered":
+        page = bag / "data" / "page 2.jpg"
+        data = bytearray(page.read_bytes())
+        data[200] ^= 0xFF
+        page.write_bytes(bytes(data))
+        return "data/page 2.jpg", "bag_hash_mismatch"
+    if how == "added":
+        shutil.copyfile(bag / "data" / "page 1.jpg", bag / "data" / "page 9.jpg")
+        return "data/page 9.jpg", "bag_unlisted_file"
+    if how == "removed":
+        (bag / "data" / "page 2.jpg").unlink()
+        return "data/page 2.jpg", "bag_missing_file"
+    if how == "outside":
+        with (bag / "manifest-sha256.txt").open("a") as f:
+            f.write(f"{sha256(bag / 'bag-info.txt')}  bag-info.txt\n")
+        return "manifest-sha256.txt", "bag_invalid"
+    if how == "flood":
+        with (bag / "manifest-sha256.txt").open("a") as f:
+            f.writelines(f"{'0' * 64}  data/x{n}\n" for n in range(5000))
+        return "manifest-sha256.txt", "bag_invalid"
+    raise ValueError(how)
+
+
+DAMAGE = ("holey", "altered", "added", "removed", "outside", "flood")

@@ -75,6 +75,7 @@ def is_reddish(rgb: tuple[int, ...]) -> bool:
         (mf.make_png, "a.png", "image/png"),
         (mf.make_tiff, "a.tif", "image/tiff"),
         (mf.make_webp, "a.webp", "image/webp"),
+        (mf.make_heic, "a.heic", "image/heic"),
         (mf.make_pdf, "a.pdf", "application/pdf"),
         # The name lies; the bytes decide.
         (mf.make_png, "really-a-png.jpg", "image/png"),
@@ -93,11 +94,22 @@ def test_extension_tables() -> None:
         "image/png": "png",
         "image/tiff": "tif",
         "image/webp": "webp",
+        "image/heic": "heic",
         "application/pdf": "pdf",
     }
-    assert {".jpg", ".jpeg", ".jpe", ".png", ".tif", ".tiff", ".webp", ".pdf"} == set(
-        kinds.PAGE_FILE_SUFFIXES
-    )
+    assert {
+        ".jpg",
+        ".jpeg",
+        ".jpe",
+        ".png",
+        ".tif",
+        ".tiff",
+        ".webp",
+        ".heic",
+        ".heif",
+        ".hif",
+        ".pdf",
+    } == set(kinds.PAGE_FILE_SUFFIXES)
 
 
 def test_text_named_jpg_is_unsupported_and_says_what_it_is(tmp_path: Path) -> None:
@@ -113,7 +125,8 @@ def test_text_named_jpg_is_unsupported_and_says_what_it_is(tmp_path: Path) -> No
         (b"<!DOCTYPE html><html><body>Sign in</body></html>", "HTML"),
         (b"PK\x03\x04" + b"\x00" * 40, "ZIP"),
         (b"GIF89a" + b"\x00" * 40, "GIF"),
-        (b"\x00\x00\x00\x18ftypheic" + b"\x00" * 40, "HEIC"),
+        (b"\x00\x00\x00\x18ftypavif" + b"\x00" * 40, "AVIF"),
+        (b"\x00\x00\x00\x18ftypmif1\x00\x00\x00\x00mif1avif" + b"\x00" * 40, "not coded in HEVC"),
         (bytes(range(256)) * 2, "unrecognised"),
     ],
 )
@@ -128,7 +141,7 @@ def test_unsupported_suffix_lists_what_is_accepted(tmp_path: Path) -> None:
     path = tmp_path / "notes.docx"
     path.write_bytes(b"PK\x03\x04" + b"\x00" * 40)
     err = refused(ErrorCode.UNSUPPORTED_MEDIA, "notes.docx", sniff.sniff_media_type, path)
-    assert "JPEG, PNG, TIFF, WebP or PDF" in str(err)
+    assert "JPEG, PNG, TIFF, WebP, HEIC or PDF" in str(err)
 
 
 def test_empty_file(tmp_path: Path) -> None:

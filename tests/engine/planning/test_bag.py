@@ -34,6 +34,7 @@ from engine_helpers import assert_notebook_whole, snapshot
 from helpers.bags import (
     bag_from_corpus,
     edit_project,
+    foreign_bag,
     notebook_dir,
     payload,
     project_of,
@@ -534,3 +535,11 @@ def test_hashes_in_messages_are_the_bags(bag: Path) -> None:
     # The verified hashes are the manifest's: a sanity check of the helper and the reader.
     listed = dict(line.split("  ", 1)[::-1] for line in _manifest(bag).read_text().splitlines())
     assert listed == {k: hashlib.sha256((bag / k).read_bytes()).hexdigest() for k in listed}
+
+
+def test_an_export_and_another_tools_bag_are_planned_one_at_a_time(
+    bag: Path, tmp_path: Path
+) -> None:
+    other, _ = foreign_bag(tmp_path / "other", "standard")
+    with pytest.raises(ValueError, match="was exported by this app and other was not"):
+        plan_bag(None, bag, other)

@@ -68,19 +68,22 @@ def plan_paths(
 ) -> PlannedScan | None:
     """Scan the request's roots and plan the result with its adapter (``mode``); read-only.
 
-    ``mode="bag"``: each root is a bag exported by Transcribe, verified whole before it is
-    planned (a refusal is a ``TranscribeError`` with a ``bag_*`` code naming the file).
+    ``mode="bag"``, or roots that are all bags whatever the mode (``mode_for``): each root
+    is a BagIt bag, verified whole against its own manifests before it is planned (a
+    refusal is a ``TranscribeError`` with a ``bag_*`` code naming the file). A folder
+    planned as page files that holds a bag is refused too, naming the bag.
 
     Returns None when ``should_stop`` turned true before the plan was made. Raises
     ``ValueError`` for a mode or title that does not fit, and ``TranscribeError`` for a
     root that cannot be read.
     """
+    from transcribe_import.engine.planning.bag import refuse_bags_inside
     from transcribe_import.engine.planning.plan import DEFAULT_POLICY_ID
     from transcribe_import.engine.planning.planner import build_plan
     from transcribe_import.engine.planning.scan import DEFAULT_SETTINGS, ScanCancelled, run_scan
 
     r = request
-    if r.mode == "bag":
+    if mode_for(r.roots, r.mode) == "bag":
         return _plan_bags(corpus, r, should_stop, on_progress)
     try:
         result = run_scan(
@@ -94,6 +97,7 @@ def plan_paths(
         return None
     if should_stop is not None and should_stop():
         return None
+    refuse_bags_inside(result)
     plan = build_plan(
         corpus,
         result,
@@ -111,9 +115,10 @@ def _plan_bags(
     should_stop: Callable[[], bool] | None,
     on_progress: Callable[[ScanProgress], None] | None,
 ) -> PlannedScan | None:
-    from transcribe_import.engine.planning.bag import run_verify
+    from transcribe_import.engine.planning.adapters.foreign_bag import ForeignBagAdapter
+    from transcribe_import.engine.planning.bag import run_verify, scan_payload
     from transcribe_import.engine.planning.plan import DEFAULT_POLICY_ID
-    from transcribe_import.engine.planning.planner import build_bag_plan
+    from transcribe_import.engine.planning.planner import build_bag_plan, plan_from_groups
     from transcribe_import.engine.planning.scan import DEFAULT_SETTINGS, ScanCancelled
 
     if request.title is not None:
@@ -124,6 +129,36 @@ def _plan_bags(
         return None
     if should_stop is not None and should_stop():
         return None
+    foreign = [b for b in bags if not b.exported]
+    if foreign:
+        if len(foreign) < len(bags):
+            exported = next(b for b in bags if b.exported)
+            raise ValueError(
+                f"{exported.name} was exported by this app and {foreign[0].name} was not; plan "
+                "them one at a time (an export's notebooks keep their ids, another bag's get "
+                "new ones)."
+            )
+        try:
+            scan = scan_payload(
+                foreign,
+                settings=request.settings or DEFAULT_SETTINGS,
+                workers=request.workers,
+                should_stop=should_stop,
+                on_progress=on_progress,
+            )
+        except ScanCancelled:
+            return None
+        if should_stop is not None and should_stop():
+            return None
+        planned = plan_from_groups(
+            corpus,
+            ForeignBagAdapter(foreign).group(scan),
+            scan,
+            mode="bag",
+            policy_id=request.policy_id or DEFAULT_POLICY_ID,
+            dedupe_scope=request.dedupe_scope,
+        )
+        return PlannedScan(planned, scan)
     plan, scanned = build_bag_plan(
         corpus,
         bags,
@@ -134,16 +169,18 @@ def _plan_bags(
 
 
 def is_bag(path: Path) -> bool:
-    """Whether ``path`` is a folder that declares itself a BagIt bag (has a bagit.txt)."""
+    """Whether ``path`` is a folder that declares itself a BagIt bag (has a bagit.txt),
+    whoever made it: it is then planned as a bag in every mode, checked against its
+    manifests (docs/formats.md, "Importing a bag")."""
     return (path / "bagit.txt").is_file() and not (path / "bagit.txt").is_symlink()
 
 
 def mode_for(paths: Sequence[Path], chosen: str) -> str:
     """The mode a set of dropped paths is planned with: bags are recognised as bags.
 
-    Every path a bag: ``bag`` (whatever mode was chosen). Bags mixed with other folders:
-    ValueError, since a bag's files planned as page scans would import its manifests'
-    neighbours as pages and lose its ids. No bag: the chosen mode.
+    Every path a bag: ``bag`` (whatever mode was chosen: a bag's files planned as page
+    files would skip its manifests, and make a notebook titled "data"). Bags mixed with
+    other paths: ValueError. No bag: the chosen mode.
     """
     bags = [p for p in paths if is_bag(p)]
     if not bags:
@@ -151,8 +188,8 @@ def mode_for(paths: Sequence[Path], chosen: str) -> str:
     if len(bags) == len(paths):
         return "bag"
     raise ValueError(
-        f"{bags[0].name} is an exported bag and the other folders are not; import the bags "
-        "on their own (a bag keeps its notebooks' ids)."
+        f"{bags[0].name} is a BagIt bag and the other folders are not; import the bags on "
+        "their own (a bag is checked against its manifests first)."
     )
 
 

@@ -29,6 +29,7 @@ from PIL import ExifTags, Image
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.media import budget, quiet
 from transcribe_import.engine.media.kinds import (
+    HEIC,
     JPEG,
     KIND_BY_TYPE,
     MEDIA_EXTENSIONS,
@@ -174,7 +175,7 @@ def _probe_image(
     fp: BinaryIO, media_type: str, settings: RenderSettings, dp: str, decode_pixels: bool
 ) -> MediaInfo:
     errors = _image_errors(media_type, dp, settings)
-    with errors, Image.open(fp, formats=KIND_BY_TYPE[media_type].pil_formats) as im:
+    with errors, _open_image(fp, media_type) as im:
         width, height = im.size
         if im.format == "TIFF":
             # Recent Pillow reports a TIFF's size already turned upright; start from the
@@ -196,6 +197,24 @@ def _probe_image(
     if orientation in (5, 6, 7, 8):
         width, height = height, width
     return MediaInfo(media_type, page_count, width, height, captured_at, orientation)
+
+
+def _open_image(fp: BinaryIO, media_type: str) -> Image.Image:
+    """Pillow's image of ``fp``, trying only the decoder its bytes were sniffed as."""
+    if media_type == HEIC:
+        _register_heif()
+    return Image.open(fp, formats=KIND_BY_TYPE[media_type].pil_formats)
+
+
+@functools.cache
+def _register_heif() -> None:
+    # pi-heif loads libheif and libde265 (several MB): only when a HEIC is first met, so
+    # starting the app or planning a shelf of scans does not pay for it. libheif applies
+    # the photo's rotation (irot/imir) and pi-heif then sets the EXIF orientation to 1, so
+    # the orientation is applied once, as for a JPEG.
+    import pi_heif
+
+    pi_heif.register_heif_opener()
 
 
 def _decode_every_page(im: Image.Image, page_count: int) -> None:
@@ -507,7 +526,7 @@ def _render_image(
 ) -> Iterator[RenderedPage]:
     with contextlib.ExitStack() as stack:
         with _image_errors(media_type, dp, settings):
-            im = stack.enter_context(Image.open(fp, formats=KIND_BY_TYPE[media_type].pil_formats))
+            im = stack.enter_context(_open_image(fp, media_type))
             count = int(getattr(im, "n_frames", 1)) if media_type == TIFF else 1
         _check_indices(indices, count, dp)
         for index in indices:

@@ -13,6 +13,7 @@ JPEG = "image/jpeg"
 PNG = "image/png"
 TIFF = "image/tiff"
 WEBP = "image/webp"
+HEIC = "image/heic"  # HEIF holding HEVC-coded images: iPhone photos
 PDF = "application/pdf"
 
 
@@ -35,6 +36,8 @@ KINDS: tuple[MediaKind, ...] = (
     MediaKind(PNG, "png", (".png",), "PNG image", ("PNG",), False),
     MediaKind(TIFF, "tif", (".tif", ".tiff"), "TIFF image", ("TIFF",), True),
     MediaKind(WEBP, "webp", (".webp",), "WebP image", ("WEBP",), False),
+    # Decoded by pi-heif, registered with Pillow when the first one is met (decode.py).
+    MediaKind(HEIC, "heic", (".heic", ".heif", ".hif"), "HEIC image", ("HEIF",), False),
     MediaKind(PDF, "pdf", (".pdf",), "PDF", (), True),
 )
 

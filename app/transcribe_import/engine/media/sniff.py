@@ -9,6 +9,7 @@ from pathlib import Path
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.media.kinds import (
+    HEIC,
     JPEG,
     KINDS,
     PDF,
@@ -24,7 +25,7 @@ from transcribe_import.engine.storage import fsio
 # short preamble (PDF readers accept it within the first 1024 bytes).
 SNIFF_BYTES = 1024
 
-# "JPEG, PNG, TIFF, WebP or PDF", from the table so a new kind is named too.
+# "JPEG, PNG, TIFF, WebP, HEIC or PDF", from the table so a new kind is named too.
 _SHORT_NAMES = [k.name.removesuffix(" image") for k in KINDS]
 _ACCEPTED = f"{', '.join(_SHORT_NAMES[:-1])} or {_SHORT_NAMES[-1]}"
 
@@ -78,7 +79,25 @@ def _match_signature(head: bytes) -> str | None:
         return WEBP
     if b"%PDF-" in head[:SNIFF_BYTES]:
         return PDF
+    if _is_heic(head):
+        return HEIC
     return None
+
+
+# ISO BMFF brands that promise HEVC-coded HEIF images (ISO/IEC 23008-12, Annex B): an
+# iPhone writes major brand "heic" with "mif1" compatible; other tools write "mif1" major
+# with "heic" compatible. AVIF ("avif", AV1-coded) is HEIF too, and is not decoded.
+_HEIC_BRANDS = frozenset({b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx"})
+
+
+def _is_heic(head: bytes) -> bool:
+    """Whether ``head`` opens with an ``ftyp`` box whose brands promise HEVC-coded HEIF."""
+    if head[4:8] != b"ftyp":
+        return False
+    box = min(int.from_bytes(head[:4], "big"), len(head))
+    # major brand (8:12), minor version (12:16), then compatible brands, 4 bytes each.
+    brands = [head[8:12], *(head[i : i + 4] for i in range(16, box - 3, 4))]
+    return bool(_HEIC_BRANDS.intersection(brands))
 
 
 def _looks_like(head: bytes) -> str:
@@ -102,8 +121,8 @@ def _looks_like(head: bytes) -> str:
             return what
     if head[4:8] == b"ftyp":
         brand = head[8:12]
-        if brand in (b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"msf1"):
-            return "a HEIC photo; export it as JPEG first"
+        if brand in (b"mif1", b"msf1"):
+            return "a HEIF image not coded in HEVC (so not a HEIC photo); export it as JPEG first"
         if brand in (b"avif", b"avis"):
             return "an AVIF image; export it as JPEG first"
         return "a video or other media file"

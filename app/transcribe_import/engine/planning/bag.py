@@ -2,8 +2,12 @@
 
 A bag is untrusted input: ``run_verify`` checks each bag whole with the bag format's one
 check (``storage/bag_format.verify_bag``) before anything is planned from it, reporting its
-progress as a scan's. ``adapters/bag.py`` reads the notebooks out of the verified payload
-and ``planner.build_bag_plan`` makes them plan items.
+progress as a scan's. A bag this app exported: ``adapters/bag.py`` reads the notebooks out
+of the verified payload and ``planner.build_bag_plan`` makes them plan items. Any other
+bag: ``scan_payload`` scans its ``data/`` as folder mode scans a folder, and every page
+file must still have the sha256 its check took (so the hash a plan records, and commit
+checks each copy against, is of the bytes the bag's own manifests vouched for);
+``adapters/foreign_bag.py`` groups it as folder mode does.
 
 A bag's notebook whose id the corpus already uses is either the same notebook
 (``same_notebook``: it is ``unchanged`` and skipped) or a conflict, which a person settles
@@ -13,15 +17,25 @@ merged.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Generator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.progress import Events, drive
+from transcribe_import.engine.media.kinds import RenderSettings
 from transcribe_import.engine.planning.plan import PlanItem
-from transcribe_import.engine.planning.scan import ScanCancelled
+from transcribe_import.engine.planning.scan import ScanCancelled, ScanResult, run_scan
 from transcribe_import.engine.planning.scan_progress import ScanPhase, ScanProgress
-from transcribe_import.engine.storage.bag_format import VerifiedBag, verify_bag
+from transcribe_import.engine.storage.bag_format import (
+    BAG_INFO,
+    BAGIT_TXT,
+    DATA,
+    VerifiedBag,
+    bag_error,
+    verify_bag,
+)
 
 # project.json keys the import writes itself; every other key lands as the bag has it.
 OWNED_KEYS = frozenset(
@@ -80,6 +94,99 @@ def run_verify(
 ) -> list[VerifiedBag]:
     """Verify every bag in ``roots``, handing progress to ``on_progress``."""
     return [drive(_checked(root, should_stop), on_progress) for root in roots]
+
+
+# -- a bag another tool made ------------------------------------------------------------------
+
+
+def scan_payload(
+    bags: Sequence[VerifiedBag],
+    *,
+    settings: RenderSettings,
+    workers: int,
+    should_stop: Callable[[], bool] | None = None,
+    on_progress: Callable[[ScanProgress], None] | None = None,
+) -> ScanResult:
+    """The page files of verified bags, scanned as folder mode scans each bag's ``data/``.
+
+    A file is named ``<bag>/<path under data/>`` (a bag's payload folder is not a notebook
+    of its own). Refused, naming the file: one that is not in the payload the check found,
+    or whose bytes are not the ones it hashed (changed since).
+    """
+    by_root = {b.root / DATA: b for b in bags}
+    result = run_scan(
+        list(by_root),
+        on_progress=on_progress,
+        settings=settings,
+        workers=workers,
+        should_stop=should_stop,
+    )
+    files = []
+    for f in result.files:
+        bag = by_root[f.root]
+        if f.rel not in bag.payload:
+            raise bag_error(
+                ErrorCode.BAG_UNLISTED_FILE,
+                str(f.path),
+                "appeared in the bag after it was checked; nothing vouches for it. Remove it, "
+                "or make the bag again.",
+            )
+        if f.sha256 is not None and f.sha256 != bag.sha256[f.rel]:
+            raise bag_error(
+                ErrorCode.BAG_HASH_MISMATCH,
+                str(f.path),
+                "changed after the bag was checked against its manifests (is something still "
+                "writing to it?). Plan again once nothing is.",
+            )
+        files.append(dataclasses.replace(f, root=bag.root, rel=_named(bag, f.rel)))
+    ignored = tuple(
+        dataclasses.replace(i, rel=_named(by_root[root], i.rel))
+        for i in result.ignored
+        for root in by_root
+        if i.path == root or root in i.path.parents
+    )
+    return ScanResult(tuple(b.root for b in bags), tuple(files), ignored)
+
+
+def _named(bag: VerifiedBag, rel: str) -> str:
+    # "data/box 1/p 1.jpg" -> "<bag>/box 1/p 1.jpg": folder labels and titles as folder mode's
+    return f"{bag.name}/{rel.removeprefix(DATA + '/')}" if rel != DATA else bag.name
+
+
+def flat_title(bag: VerifiedBag) -> str:
+    """The title of the notebook of page files directly in a bag's ``data/``: what its
+    bag-info.txt calls it (External-Identifier, else Title), else the bag's folder name."""
+    for label in ("External-Identifier", "Title"):
+        value = " ".join(bag.info.get(label, "").split())
+        if value:
+            return value
+    return bag.name
+
+
+def notebook_provenance(bag: VerifiedBag) -> dict[str, Any]:
+    """What a notebook from a bag another tool made keeps of it in its project.json."""
+    return {"bag": bag.name, BAG_INFO: dict(bag.info)}
+
+
+def refuse_bags_inside(scan: ScanResult) -> None:
+    """A folder planned as page files must not hold a bag: its manifests would go unchecked.
+
+    Refused naming the bag, which is to be planned on its own (it is then checked).
+    """
+    checked: set[Path] = set()
+    for f in scan.files:
+        folder = f.path.parent
+        while folder not in checked and (folder == f.root or f.root in folder.parents):
+            checked.add(folder)
+            if (folder / BAGIT_TXT).is_file():
+                raise TranscribeError(
+                    ErrorCode.BAG_INVALID,
+                    f"{folder}: is a BagIt bag inside {f.root}; plan the bag on its own so its "
+                    "manifests are checked (plan BAG, or drop it on the window alone). Nothing "
+                    "was planned.",
+                    path=str(folder),
+                )
+            folder = folder.parent
 
 
 # -- a bag's notebook in the corpus ----------------------------------------------------------

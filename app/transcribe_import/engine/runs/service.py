@@ -106,11 +106,11 @@ def _recover_in(corpus: Corpus, notebook_ids: list[str]) -> list[Finding]:
 def new_notebook_for(item: PlanItem, run_id: str) -> NewNotebook:
     """The notebook a ``create_notebook`` item's first checkpoint creates (a bag's with its
     project.json keys, restore.manifest)."""
-    return NewNotebook(
-        item.title or "Untitled",
-        import_run_id=run_id,
-        extra=dict(item.restore.manifest) if item.restore else None,
-    )
+    extra = dict(item.restore.manifest) if item.restore else None
+    if extra is None and "notebook" in item.provenance:
+        # A bag another tool made: its bag-info.txt (adapters/foreign_bag.py).
+        extra = {"provenance": item.provenance["notebook"]}
+    return NewNotebook(item.title or "Untitled", import_run_id=run_id, extra=extra)
 
 
 def skipped_source(s: PlanSource, why: Duplicate | None) -> dict[str, str | None]:

@@ -1,23 +1,29 @@
-"""The export bag's format, in one place: its file names, its manifests, its chain hash, its check.
+"""BagIt bags in one place: the export bag's names, manifests, chain hash; the one check of a bag.
 
 A Transcribe export is a BagIt bag (RFC 8493) with a ``MANIFEST.json`` of its own
 (docs/formats.md, "The export bag"). The export writes it with these names,
 ``manifest_lines`` and ``chain_hash``; the import (``plan --mode bag``) and the tests read it
-back through ``verify_bag``, the one check of a bag. It sits in storage, below both
-planning (the import) and export, because it is an on-disk format and neither side may
-import the other.
+back through ``verify_bag``, the one check of a bag. Any other valid bag (BagIt 1.0 or
+0.97, made by Bagger, DART, bagit-python...) is checked by the same function against its
+own manifests, whatever algorithms they use; only an export's own ``MANIFEST.json`` rules
+are skipped for it. It sits in storage, below both planning (the import) and export,
+because it is an on-disk format and neither side may import the other.
 
 A bag is untrusted input. ``verify_bag``:
 
 * walks it without following anything: a symbolic link, a device, a pipe or a socket
   anywhere in it refuses the bag, and so do two names that are equal in NFC;
-* parses every manifest line strictly: a path that is absolute, holds ``..``, ``.``, an
-  empty part, a backslash or a drive letter refuses the bag before any file is opened;
+* refuses a holey bag (a ``fetch.txt`` listing files to download);
+* reads every manifest line by line, never more lines than the bag has files to list (so
+  a manifest of a billion lines is refused after a few, not read into memory), and
+  parses each strictly: a path that is absolute, holds ``..``, ``.``, an empty part, a
+  backslash or a drive letter refuses the bag before any file is opened;
 * checks every tag file against the tag manifests (so a manifest edited or cut short is
-  seen), that ``MANIFEST.json`` says the export is complete and agrees with
-  ``manifest-sha256.txt`` and its chain hash, then that the payload and
-  ``manifest-sha256.txt`` list exactly the same files (names compared in NFC), then every
-  payload file's hash against every payload manifest.
+  seen); for an export, that ``MANIFEST.json`` says it is complete and agrees with
+  ``manifest-sha256.txt`` and its chain hash; then that the payload and every payload
+  manifest list exactly the same files (names compared in NFC), then every payload
+  file's hash against every payload manifest. The sha256 of each payload file is taken
+  from the same bytes, so what a plan records is what the bag's manifests vouched for.
 
 Each refusal is a ``TranscribeError`` with a ``bag_*`` code naming the file and what to do;
 the first one found ends the check. Paths from a manifest are only ever looked up among
@@ -64,6 +70,11 @@ BAGIT_VERSIONS = frozenset({"0.97", "1.0"})  # the versions a bag may declare to
 # Algorithms a manifest may use (manifest-<alg>.txt): the ones hashlib always has.
 ALGORITHMS: dict[str, int] = {"sha256": 64, "sha512": 128, "sha1": 40, "md5": 32}
 
+# A manifest line: a digest, white space, a path. Longer than any path a file system allows.
+_MAX_LINE = 64 * 1024
+# Lines (blank, or listing what is not there) a manifest may hold beyond one per file it may
+# list, before it is refused unread: past that it is not a damaged list but a flood.
+_SLACK_LINES = 64
 _LINE = re.compile(r"([0-9A-Fa-f]+)[ \t]+(.+)")
 _MANIFEST_NAME = re.compile(r"(tag)?manifest-([a-z0-9]+)\.txt")
 _DRIVE = re.compile(r"[A-Za-z]:")
@@ -129,8 +140,9 @@ class VerifiedBag:
 
     root: Path
     payload: dict[str, BagFile]  # under data/, by rel
-    sha256: dict[str, str]  # payload rel -> its sha256, verified
+    sha256: dict[str, str]  # payload rel -> its sha256, of the bytes the manifests vouched for
     info: dict[str, str]  # bag-info.txt, first value of each label
+    exported: bool = True  # a Transcribe export (it has MANIFEST.json); else any other bag
 
     @property
     def name(self) -> str:
@@ -145,7 +157,10 @@ class VerifiedBag:
 
 def bag_error(code: ErrorCode, where: str, what: str) -> TranscribeError:
     """A refusal of the bag: its code, the file, what is wrong and what to do."""
-    return TranscribeError(code, f"{where}: {what} Nothing was planned from this bag.", path=where)
+    # The code in the words too: the CLI prints only the message, and an archivist quotes it.
+    return TranscribeError(
+        code, f"{where}: {what} Nothing was planned from this bag (code {code}).", path=where
+    )
 
 
 def _unsafe(where: str, what: str) -> TranscribeError:
@@ -271,11 +286,15 @@ def _check_declaration(root: Path, files: Mapping[str, BagFile]) -> None:
     if (labels.get("Tag-File-Character-Encoding") or "").upper() != "UTF-8":
         raise _invalid(where, "does not declare Tag-File-Character-Encoding: UTF-8.")
     if FETCH in files:
-        raise _invalid(
-            f"{root}/{FETCH}",
-            "lists files to download; a bag is imported only when it holds all its files. "
-            "Fetch them first.",
-        )
+        first = next(_lines(files[FETCH], f"{root}/{FETCH}", 1), None)
+        if first is not None:
+            raise bag_error(
+                ErrorCode.BAG_MISSING_FILE,
+                f"{root}/{FETCH}",
+                f"lists files to download (line {first[0]}: {first[1][:200]!r}): the bag is "
+                "holey, and a bag is imported only when it holds all its files. Fetch them "
+                "first (bagit.py --fetch, or the tool that made the bag), then import it.",
+            )
 
 
 def _is_tag_manifest(rel: str) -> bool:
@@ -308,25 +327,60 @@ def _safe_rel(raw: str, where: str, number: int) -> str:
     return unicodedata.normalize("NFC", raw)
 
 
-def _parse_manifest(bag: Path, name: str, data: bytes, algorithm: str) -> dict[str, str]:
-    """rel -> hex digest, every path checked before any file is looked at."""
-    where = f"{bag}/{name}"
-    text = _text(data, where)
+def _lines(f: BagFile, where: str, most: int) -> Generator[tuple[int, str, bool], None, None]:
+    """The non-blank lines of a tag file, numbered, read one at a time, and whether each
+    ends with a line end (the last line of a file cut short does not).
+
+    Far more than ``most`` lines refuse the file as soon as they are met, so a huge or
+    endless manifest is never read whole; a few more (a line too many) are left for the
+    checks of their content to name.
+    """
+    number = blank = listed = 0
+    try:
+        with fsio.open_read(f.path, size=f.size, follow_links=False) as fp:
+            while raw := fp.readline(_MAX_LINE + 1):
+                number += 1
+                if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                    raise _invalid(
+                        where, "starts with a byte-order mark, which a bag's tag files must not."
+                    )
+                if len(raw) > _MAX_LINE:
+                    raise _invalid(f"{where} line {number}", "is longer than any path can be.")
+                try:
+                    line = raw.decode("utf-8").rstrip("\r\n")
+                except UnicodeDecodeError:
+                    raise _invalid(f"{where} line {number}", "is not UTF-8 text.") from None
+                if not line.strip():
+                    blank += 1
+                    if blank > most + _SLACK_LINES:
+                        raise _invalid(where, "holds far more blank lines than files.")
+                    continue
+                listed += 1
+                if listed > most + _SLACK_LINES:
+                    raise _invalid(
+                        where,
+                        f"has more than {most + _SLACK_LINES} lines, and the bag holds only "
+                        f"{most} file(s) it could list: it is damaged or not this bag's.",
+                    )
+                yield number, line, raw.endswith(b"\n")
+    except OSError as exc:
+        raise fsio.problem_from_oserror(exc, f.path, "reading") from exc
+
+
+def _parse_manifest(bag: Path, f: BagFile, algorithm: str, most: int) -> dict[str, str]:
+    """rel -> hex digest, every path checked before any file is looked at; at most ``most``
+    entries (the files of the bag it may list)."""
+    where = f"{bag}/{f.rel}"
     width = ALGORITHMS[algorithm]
     out: dict[str, str] = {}
-    lines = text.splitlines()
-    cut = bool(text) and not text.endswith(("\n", "\r"))
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+    for number, line, ended in _lines(f, where, most):
         m = _LINE.fullmatch(line)
-        last = number == len(lines)
         if m is None or len(m[1]) != width:
-            why = "ends in the middle of a line: it was cut short" if cut and last else ""
+            why = "" if ended else "ends in the middle of a line: it was cut short"
             raise _invalid(
                 f"{where} line {number}",
                 (why or f"is not '<{algorithm}> <path>'")
-                + "; export the bag again or restore it from a copy.",
+                + "; make the bag again or restore it from a copy.",
             )
         rel = _safe_rel(_decode_path(m[2]), where, number)
         if rel in out:
@@ -360,7 +414,7 @@ def _mismatch(shown: str, manifest: str) -> TranscribeError:
         ErrorCode.BAG_HASH_MISMATCH,
         shown,
         f"does not match {manifest} (it was changed, damaged or cut short after the bag was "
-        "made). Export the bag again or restore it from a copy.",
+        "made). Restore the bag from a copy, or make (or export) it again.",
     )
 
 
@@ -401,6 +455,8 @@ def verify_bag(root: Path) -> Generator[BagProgress, None, VerifiedBag]:
     files = _walk(root)
     _check_declaration(root, files)
 
+    exported = MANIFEST_JSON in files
+    payload = {rel: f for rel, f in files.items() if is_payload(rel)}
     manifests: dict[str, dict[str, str]] = {}  # algorithm -> payload manifest
     tag_manifests: dict[str, dict[str, str]] = {}
     for rel in sorted(files):
@@ -412,11 +468,19 @@ def verify_bag(root: Path) -> Generator[BagProgress, None, VerifiedBag]:
                 f"{root}/{rel}",
                 f"uses the algorithm {m[2]!r}; only {', '.join(ALGORITHMS)} are read.",
             )
-        parsed = _parse_manifest(root, rel, _read(files[rel]), m[2])
+        # Each manifest may list each file it is about once: no more lines than that.
+        most = len(files) - len(payload) if m[1] else len(payload)
+        parsed = _parse_manifest(root, files[rel], m[2], most)
         (tag_manifests if m[1] else manifests)[m[2]] = parsed
-    if "sha256" not in manifests:
+    if not manifests:
+        raise _invalid(
+            str(root),
+            "has no payload manifest (manifest-sha256.txt, -sha512, -sha1 or -md5), the list "
+            "of its files and hashes.",
+        )
+    if exported and "sha256" not in manifests:
         raise _invalid(str(root), f"has no {PAYLOAD_MANIFEST}, the list of its files and hashes.")
-    if "sha256" not in tag_manifests:
+    if exported and "sha256" not in tag_manifests:
         raise _invalid(
             str(root),
             f"has no {TAG_MANIFEST}, without which a changed manifest cannot be told from the "
@@ -445,46 +509,53 @@ def verify_bag(root: Path) -> Generator[BagProgress, None, VerifiedBag]:
                 raise bag_error(
                     ErrorCode.BAG_MISSING_FILE,
                     f"{root}/{rel}",
-                    f"is listed in {name} but is not in the bag; export the bag again.",
+                    f"is listed in {name} but is not in the bag; restore the bag from a copy "
+                    "or make it again.",
                 )
             if _digests(files[rel], [algorithm])[algorithm] != digest:
                 raise _mismatch(f"{root}/{rel}", name)
+    vouched = set().union(*tag_manifests.values())
     for algorithm in manifests:
-        if f"manifest-{algorithm}.txt" not in tag_manifests["sha256"]:
-            raise _invalid(
-                f"{root}/{TAG_MANIFEST}",
-                f"does not list manifest-{algorithm}.txt, so a change to it could not be seen; "
-                "export the bag again.",
+        if tag_manifests and f"manifest-{algorithm}.txt" not in vouched:
+            tags = (
+                TAG_MANIFEST
+                if "sha256" in tag_manifests
+                else f"tagmanifest-{min(tag_manifests)}.txt"
             )
-    _check_export(root, files, manifests["sha256"], tag_manifests["sha256"])
-    _check_listed(root, files, manifests, tag_manifests)
+            raise _invalid(
+                f"{root}/{tags}",
+                f"does not list manifest-{algorithm}.txt, so a change to it could not be seen; "
+                "make the bag again.",
+            )
+    if exported:
+        _check_export(root, files, manifests["sha256"], tag_manifests["sha256"])
+    _check_listed(root, files, manifests, vouched if exported else None)
     info = _bag_info(root, files)
-    payload = {rel: f for rel, f in files.items() if is_payload(rel)}
     _check_oxum(root, info, payload)
 
     sha256: dict[str, str] = {}
     total = len(payload)
     for done, rel in enumerate(sorted(payload), 1):
         wanted = {a: listed[rel] for a, listed in manifests.items()}
-        try:
-            got = _digests(payload[rel], wanted)
-        except OSError as exc:
-            raise fsio.problem_from_oserror(exc, payload[rel].path, "reading") from exc
+        # sha256 from the same read: the hash a plan records is of the bytes checked here.
+        got = _digests(payload[rel], {*wanted, "sha256"})
         for algorithm, digest in wanted.items():
             if got[algorithm] != digest:
                 raise _mismatch(f"{root}/{rel}", f"manifest-{algorithm}.txt")
         sha256[rel] = got["sha256"]
         yield BagProgress(total, done, f"{root.name}/{rel}")
-    return VerifiedBag(root, payload, sha256, info)
+    return VerifiedBag(root, payload, sha256, info, exported)
 
 
 def _check_listed(
     root: Path,
     files: Mapping[str, BagFile],
     manifests: Mapping[str, dict[str, str]],
-    tag_manifests: Mapping[str, dict[str, str]],
+    listed_tags: set[str] | None,
 ) -> None:
-    """The payload manifests and the bag list exactly the same files; no tag file is extra."""
+    """The payload manifests and the bag list exactly the same files; for an export
+    (``listed_tags`` given), no tag file is outside its tag manifest either. Another
+    bag may hold tag files no tag manifest lists (RFC 8493 allows it): none is imported."""
     for algorithm, listed in manifests.items():
         name = f"manifest-{algorithm}.txt"
         missing = sorted(rel for rel in listed if rel not in files)
@@ -494,34 +565,35 @@ def _check_listed(
                 ErrorCode.BAG_MISSING_FILE,
                 f"{root}/{missing[0]}",
                 f"is listed in {name} but is not in the bag{more}; the bag is incomplete. "
-                "Copy it again or export it again.",
+                "Copy it again, or make it again.",
             )
-    listed_payload = manifests["sha256"]
-    listed_tags = set().union(*tag_manifests.values())
+    first = min(manifests, key=lambda a: (a != "sha256", a))
+    listed_payload = manifests[first]
     extra = sorted(
         rel
         for rel in files
         if not (
             rel in listed_payload
-            or rel in listed_tags
+            or (listed_tags is None and not is_payload(rel))
+            or (listed_tags is not None and rel in listed_tags)
             or _is_tag_manifest(rel)
             or rel in EXPORT_LEFTOVERS
         )
     )
     if extra:
         more = f" (and {len(extra) - 1} more)" if len(extra) > 1 else ""
-        where = PAYLOAD_MANIFEST if is_payload(extra[0]) else TAG_MANIFEST
+        where = f"manifest-{first}.txt" if is_payload(extra[0]) else TAG_MANIFEST
         raise bag_error(
             ErrorCode.BAG_UNLISTED_FILE,
             f"{root}/{extra[0]}",
             f"is in the bag but not listed in {where}{more}, so nothing vouches for it. "
-            "Remove it, or export the bag again.",
+            "Remove it, or make the bag again.",
         )
     for algorithm, listed in manifests.items():
         if set(listed) != set(listed_payload):
             raise _invalid(
                 f"{root}/manifest-{algorithm}.txt",
-                f"does not list the same files as {PAYLOAD_MANIFEST}; export the bag again.",
+                f"does not list the same files as manifest-{first}.txt; make the bag again.",
             )
 
 
@@ -537,11 +609,13 @@ def _check_export(
     then: a partial export is a valid bag structure whose manifest names files it lacks.
     """
     where = f"{root}/{MANIFEST_JSON}"
-    if MANIFEST_JSON not in files or MANIFEST_JSON not in tag_manifest:
+    if MANIFEST_JSON not in tag_manifest:
+        # Its MANIFEST.json makes it an export (and asks for the export's checks), but
+        # nothing vouches for that file: not trusted either way.
         raise _invalid(
-            str(root),
-            f"has no {MANIFEST_JSON} listed in {TAG_MANIFEST}; only a bag exported by "
-            "Transcribe is imported.",
+            where,
+            f"is not listed in {TAG_MANIFEST}, so this export's own manifest cannot be "
+            "trusted. Export the bag again.",
         )
     try:
         doc = orjson.loads(_read(files[MANIFEST_JSON]))

@@ -258,7 +258,10 @@ class StartPage(QWidget):
             self,
             self.tr("Add Page Files"),
             "",
-            self.tr("Page files (*.jpg *.jpeg *.png *.tif *.tiff *.webp *.pdf);;All files (*)"),
+            self.tr(
+                "Page files (*.jpg *.jpeg *.png *.tif *.tiff *.webp *.heic *.heif *.pdf);;"
+                "All files (*)"
+            ),
         )
         self.add_paths(Path(f) for f in files)
 
