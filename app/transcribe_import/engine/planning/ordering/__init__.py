@@ -29,6 +29,7 @@ from transcribe_import.engine.planning.ordering.names import (
     page_label,
     page_number,
     propose_order,
+    proposed_rule,
 )
 from transcribe_import.engine.planning.ordering.resolve import (
     accept,
@@ -63,6 +64,7 @@ __all__ = [
     "page_label",
     "page_number",
     "propose_order",
+    "proposed_rule",
     "sequence",
     "source_by_name",
     "verso_first",
