@@ -25,6 +25,7 @@ from transcribe_import.engine.planning.ordering.checks import (
 from transcribe_import.engine.planning.ordering.duplex import Passes, duplex_passes
 from transcribe_import.engine.planning.ordering.names import (
     COVER_NAMES,
+    copy_of,
     is_cover_name,
     page_label,
     page_number,
@@ -52,6 +53,7 @@ __all__ = [
     "AmbiguityCode",
     "Passes",
     "accept",
+    "copy_of",
     "duplex_passes",
     "exclude",
     "find_ambiguities",

@@ -213,6 +213,12 @@ def _stem_of(name: str) -> str:
     return _copy_base(stem) or stem
 
 
+def undated_stem(name: str) -> str:
+    """A name's stem as its page number is read: made-up tokens, a copy's suffix, dates
+    and times taken out ("02.05.1931 p1 (1).jpg" -> " p1")."""
+    return _DATE_TIME.sub(" ", _stem_of(name))
+
+
 def copy_of(name: str) -> str | None:
     """The stem a copy's name was copied from ("page 3 - Copy.jpg" -> "page 3"), or None."""
     return _copy_base(_unrandom(PurePosixPath(name).stem))
@@ -226,7 +232,7 @@ def page_number(name: str) -> tuple[int, str] | None:
     (7), "02.05.1931 p1" (1), "page 3 (1)" (3). "cover.jpg", "notes 2023-05-01" and
     "3F2504E0-4F89-11D3-9A0C-0305E82C3301.jpg" claim none.
     """
-    match = _LAST_DIGITS.search(_DATE_TIME.sub(" ", _stem_of(name)))
+    match = _LAST_DIGITS.search(undated_stem(name))
     if match is None:
         return None
     digits = match.group(1)
