@@ -12,8 +12,10 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import random
+import re
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -320,3 +322,15 @@ def test_a_copy_of_a_leaf_side_and_files_that_only_share_a_number() -> None:
     batch = proposed("page (2).jpg", "page (1).jpg", "page (3).jpg")
     assert rels(batch) == ["page (1).jpg", "page (2).jpg", "page (3).jpg"]
     assert ordering.find_ambiguities(batch) == []
+
+
+def test_the_readme_lists_each_date_form_with_an_example_that_reads_so() -> None:
+    readme = (Path(__file__).parents[3] / "README.md").read_text(encoding="utf-8")
+    for form in DATE_FORMS:
+        row = next((line for line in readme.splitlines() if f"| `{form}` | `" in line), None)
+        assert row is not None, f"README's table of date forms has no row for {form}"
+        examples = re.findall(r"`([^`]+\.(?:jpg|png))`", row)
+        assert examples, row
+        for name in examples:
+            # Each example is page 1 beside its date, or a date (and time) alone.
+            assert ordering.page_number(name) in ((1, "1"), None), name
