@@ -12,7 +12,6 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 
 from transcribe_import.engine.base.text import NaturalKey, natural_key
 from transcribe_import.engine.media.kinds import PDF
@@ -80,14 +79,12 @@ def by_capture_time(images: Sequence[PlanSource]) -> bool:
     One name with a number, or one photo without a capture time, and the names decide
     (then ``no_order_cue`` or ``mixed_schemes`` asks).
     """
-    names = [name_of(s) for s in images if not is_cover_name(s.name)]
-    times = [captured(n.source) for n in names]
-    return (
-        bool(names)
-        and all(n.kind == NONE for n in names)
-        and None not in times
-        and len(set(times)) == len(times)
-    )
+    pages = [s for s in images if not is_cover_name(s.name)]
+    times = [captured(s) for s in pages]
+    # The times first: they are at hand, and most scans have none.
+    if not pages or None in times or len(set(times)) < len(times):
+        return False
+    return all(name_of(s).kind == NONE for s in pages)
 
 
 def proposed_rule(sources: Sequence[PlanSource]) -> OrderingRule:
@@ -100,24 +97,25 @@ def name_key(source: PlanSource) -> NaturalKey:
     return natural_key(source.provenance.rel)
 
 
-def _order_key(source: PlanSource, kind: str) -> tuple[NaturalKey, bool, NaturalKey]:
+def _order_key(source: PlanSource, kind: str) -> tuple[NaturalKey, bool, str, str]:
     """Where a name goes in its folder's scheme ``kind``: its page, or its date, first.
 
     Page numbers: the name with its dates taken out ("02.05.1931 p1" is page 1 whatever
     its day), so the last number that is not a date orders it. Any other scheme: each
     date spelled year first (``02.05.1931`` as ``19310502000000``), so day-first and
-    year-first dates sort as dates. Then a copy after its original, then the name as is.
+    year-first dates sort as dates. Then a copy after its original, then by the dates
+    (names alike but for them), then the name as is.
     """
     rel = source.provenance.rel
     folder, _, name = rel.rpartition("/")
     stem, dot, ext = name.rpartition(".") if "." in name else (name, "", "")
     base = _copy_base(stem)
-    if kind == PAGES:
-        read = _DATE_TIME.sub(" ", base or stem)
-    else:
-        read = _DATE_TIME.sub(_year_first, base or stem)
+    year_first = _DATE_TIME.sub(_year_first, base or stem)
+    read = _DATE_TIME.sub(" ", base or stem) if kind == PAGES else year_first
+    if read == stem:  # nothing to read otherwise: the name as it is
+        return name_key(source), False, "", rel
     head = f"{folder}/" if folder else ""
-    return natural_key(f"{head}{read}{dot}{ext}"), base is not None, natural_key(rel)
+    return natural_key(f"{head}{read}{dot}{ext}"), base is not None, year_first, rel
 
 
 # Dates and times in names (IMG_20230501_120000, "Screenshot 2023-05-01 at 12.30.45",
@@ -207,9 +205,16 @@ def _is_random(token: str) -> bool:
     return hexa and not token.isdigit() or (mixed_case and len(digits) >= 3)
 
 
+def _bare_stem(name: str) -> str:
+    """A file name's stem as PurePosixPath gives it, without building a path for each name."""
+    name = name.rpartition("/")[2]
+    dot = name.rfind(".")
+    return name[:dot] if 0 < dot < len(name) - 1 else name
+
+
 def _stem_of(name: str) -> str:
     """A name's stem as its place is read: made-up tokens and a copy's suffix taken out."""
-    stem = _unrandom(PurePosixPath(name).stem)
+    stem = _unrandom(_bare_stem(name))
     return _copy_base(stem) or stem
 
 
@@ -221,7 +226,7 @@ def undated_stem(name: str) -> str:
 
 def copy_of(name: str) -> str | None:
     """The stem a copy's name was copied from ("page 3 - Copy.jpg" -> "page 3"), or None."""
-    return _copy_base(_unrandom(PurePosixPath(name).stem))
+    return _copy_base(_unrandom(_bare_stem(name)))
 
 
 def page_number(name: str) -> tuple[int, str] | None:
@@ -232,7 +237,12 @@ def page_number(name: str) -> tuple[int, str] | None:
     (7), "02.05.1931 p1" (1), "page 3 (1)" (3). "cover.jpg", "notes 2023-05-01" and
     "3F2504E0-4F89-11D3-9A0C-0305E82C3301.jpg" claim none.
     """
-    match = _LAST_DIGITS.search(undated_stem(name))
+    return _number_in(_stem_of(name))
+
+
+def _number_in(stem: str) -> tuple[int, str] | None:
+    """``page_number`` of a stem as ``_stem_of`` reads it."""
+    match = _LAST_DIGITS.search(_DATE_TIME.sub(" ", stem))
     if match is None:
         return None
     digits = match.group(1)
@@ -279,7 +289,7 @@ def name_of(source: PlanSource) -> Name:
         letter = {"recto": "r", "verso": "v", "left": "l", "right": "R"}.get(word, word)
         return Name(source, LEAVES, int(side.group(1)), letter)
     marked = _DATE_TIME.sub("\x00", stem)
-    number = page_number(source.name)
+    number = _number_in(stem)
     if "\x00" in marked and (number is None or _BURST.search(marked[marked.rindex("\x00") :])):
         return Name(source, TIMES)
     if number is None:
