@@ -3,7 +3,11 @@
 A folder's names are read as one scheme (``scheme_of``): page numbers, camera counters
 (a skip is a deleted frame), leaves and sides (``12r 12v``, ``12a 12b``, ``f. 12r``;
 openings ``12L 12R``), dates and times, or none; two at once is a question (checks.py),
-and so is none. A counter that rolled over (9999, 0001) is read as one run (``Numbering``).
+and so is none, unless each photo has its own capture time (``by_capture_time``). A
+counter that rolled over (9999, 0001) is read as one run (``Numbering``). Before a name
+is read, what says nothing of its place is set aside: dates in every common form
+(``_DATE_TIME``), a copy's suffix (``page 3 (1)`` is page 3, ``copy_of``) and tokens a
+device made up (UUIDs, ``_unrandom``).
 """
 
 from __future__ import annotations
@@ -43,12 +47,10 @@ def propose_order(sources: Sequence[PlanSource]) -> list[PlanSource]:
     images = [s for s in sources if s.media_type != PDF]
     if by_capture_time(images):
         # Sources without a capture time (a PDF) follow, in name order.
-        return sorted(
-            sources,
-            key=lambda s: (
-                (not is_cover_name(s.name), captured(s) is None, captured(s) or "") + (name_key(s),)
-            ),
-        )
+        def taken(s: PlanSource) -> tuple[bool, bool, str, NaturalKey]:
+            return not is_cover_name(s.name), captured(s) is None, captured(s) or "", name_key(s)
+
+        return sorted(sources, key=taken)
     scheme = scheme_of(images)
     by_name = sorted(
         sources, key=lambda s: (not is_cover_name(s.name), *_order_key(s, scheme.kind))
