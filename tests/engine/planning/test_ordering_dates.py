@@ -318,6 +318,12 @@ def test_a_copy_of_a_leaf_side_and_files_that_only_share_a_number() -> None:
     assert only(plain, AmbiguityCode.DUPLICATE_NUMBER).message.startswith(
         "p2.jpg and page 2 (1).jpg both claim page 2."
     )
+    # A copy among files that only share its number: each named in the claim.
+    three = proposed("page 2 (1).jpg", "p2.jpg", "page 2.jpg", "page 1.jpg")
+    assert only(three, AmbiguityCode.DUPLICATE_NUMBER).message.startswith(
+        "page 2 (1).jpg looks like a copy of page 2.jpg; p2.jpg, page 2.jpg and "
+        "page 2 (1).jpg all claim page 2."
+    )
     # A batch Windows renamed ("page (1)", "page (2)") is numbered, not copied.
     batch = proposed("page (2).jpg", "page (1).jpg", "page (3).jpg")
     assert rels(batch) == ["page (1).jpg", "page (2).jpg", "page (3).jpg"]

@@ -238,7 +238,8 @@ def _claims(sources: Sequence[PlanSource], place: str) -> str:
 
     "page 3.jpg and p3.jpg both claim page 3"; "page 3 (1).jpg looks like a copy of
     page 3.jpg: both claim page 3" (``copy_of``: a copy's name is its original's and
-    " (1)", " - Copy", " copy 2", in the same folder).
+    " (1)", " - Copy", " copy 2", in the same folder); with a file that is no copy among
+    them, every file is named in the claim too.
     """
     by_stem = {_stem_key(s, PurePosixPath(s.name).stem): s for s in sources}
     copies: dict[str, list[PlanSource]] = {}  # by the original's source id
@@ -257,7 +258,11 @@ def _claims(sources: Sequence[PlanSource], place: str) -> str:
         f"{by_id[original].provenance.rel}"
         for original, cs in copies.items()
     ]
-    return f"{'; '.join(phrases)}: {claim} {place}"
+    named = set(copies) | {c.source_id for cs in copies.values() for c in cs}
+    if len(named) == len(sources):
+        return f"{'; '.join(phrases)}: {claim} {place}"
+    # Some files are no copy of another: every one named in the claim.
+    return f"{'; '.join(phrases)}; {and_list([s.provenance.rel for s in sources])} {claim} {place}"
 
 
 def _stem_key(source: PlanSource, stem: str) -> tuple[str, str]:
