@@ -1,10 +1,11 @@
 """Page order the way archives number pages, through the command line.
 
 Foliated folders (a missing verso, a first page that is a verso, blank versos not
-scanned), a camera counter with deleted frames, names with no number, and duplex passes
-interleaved both ways: plan → validate → order → commit, each a real process, checked in
-what the user sees (validate's words, the resolve-with hint) and in project.json (the
-page order and each page's ``label``).
+scanned), a camera counter with deleted frames, names with no number, day-first dates
+beside page numbers, phone photos named by UUID with their capture times, a copy of a
+page, and duplex passes interleaved both ways: plan → validate → order → commit, each a
+real process, checked in what the user sees (validate's words, the resolve-with hint)
+and in project.json (the page order and each page's ``label``).
 """
 
 from __future__ import annotations
@@ -117,6 +118,62 @@ def test_names_without_numbers_ask_for_an_order(tmp_path: Path) -> None:
     assert e["code"] == "no_order_cue" and "would be a guess" in e["message"]
     ok(run_cli(data, "order", str(plan), item_id, "--by", "mtime"))
     assert errors(data, plan, EXIT_OK) == []
+
+
+def test_day_first_dates_beside_page_numbers_commit_in_page_order(tmp_path: Path) -> None:
+    # Committed as p5, p1, p2, p3, p6, p4 once, with validate clean (issue #24).
+    names = [
+        "02.05.1931 p1.jpg",
+        "13.05.1931 p2.jpg",
+        "20.05.1931 p3.jpg",
+        "28.05.1931 p4.jpg",
+        "01.06.1931 p5.jpg",
+        "12.06.1931 p6.jpg",
+    ]
+    data = tmp_path / "data"
+    shelf = folder(tmp_path / "shelf" / "Diary 1931", *names)
+    plan, _ = plan_of(data, tmp_path, shelf.parent)
+    assert errors(data, plan, EXIT_OK) == []
+    ok(run_cli(data, "commit", str(plan)))
+    assert [n for n, _ in committed_pages(data)] == names
+
+
+def test_phone_photos_named_by_uuid_commit_in_capture_order(tmp_path: Path) -> None:
+    # Read as page numbers, their UUIDs' digits made "Pages … are missing" (issue #24).
+    taken = {
+        "3F2504E0-4F89-11D3-9A0C-0305E82C3301.jpg": "2024:05:01 10:03:00",
+        "0E984725-C51C-4BF4-9960-E1C80E27ABA0.jpg": "2024:05:01 10:01:00",
+        "7C9E6679-7425-40DE-944B-E07FC1F90AE7.jpg": "2024:05:01 10:02:00",
+    }
+    shelf = tmp_path / "shelf" / "Recipes"
+    assert_distinct(
+        make_image(shelf / name, name, PAGE_SIZE, datetime_original=when)
+        for name, when in taken.items()
+    )
+    data = tmp_path / "data"
+    plan, _ = plan_of(data, tmp_path, shelf.parent)
+    assert errors(data, plan, EXIT_OK) == []
+    assert orjson.loads(plan.read_bytes())["items"][0]["ordering"]["rule"] == "capture_time"
+    ok(run_cli(data, "commit", str(plan)))
+    assert [n for n, _ in committed_pages(data)] == sorted(taken, key=taken.__getitem__)
+
+
+def test_a_copy_of_a_page_is_named_as_a_copy(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    shelf = folder(
+        tmp_path / "shelf" / "Letters", "page 1.jpg", "page 2.jpg", "page 2 (1).jpg", "page 3.jpg"
+    )
+    plan, item_id = plan_of(data, tmp_path, shelf.parent)
+    [e] = errors(data, plan)
+    assert e["code"] == "duplicate_number"
+    assert e["message"].startswith(
+        "Letters: shelf/Letters/page 2 (1).jpg looks like a copy of shelf/Letters/page 2.jpg: "
+        "both claim page 2."
+    )
+    ok(run_cli(data, "order", str(plan), item_id, "--exclude", "page 2 (1).jpg"))
+    assert errors(data, plan, EXIT_OK) == []
+    ok(run_cli(data, "commit", str(plan)))
+    assert [n for n, _ in committed_pages(data)] == ["page 1.jpg", "page 2.jpg", "page 3.jpg"]
 
 
 def duplex(root: Path, n: int) -> Path:

@@ -196,6 +196,8 @@ def _item_for(
         notebook_id=notebook_id,
         title=json_safe(group.title or "") or None if op is Op.CREATE_NOTEBOOK else None,
         sources=tuple(sources),
+        # Recorded as the order was proposed: by capture time when the names carry none.
+        ordering=Ordering(ordering.proposed_rule(sources)),
         cover_page_id=cover,
         dedupe_scope=scope,
         provenance=json_safe_deep(provenance),

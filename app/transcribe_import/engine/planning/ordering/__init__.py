@@ -25,10 +25,12 @@ from transcribe_import.engine.planning.ordering.checks import (
 from transcribe_import.engine.planning.ordering.duplex import Passes, duplex_passes
 from transcribe_import.engine.planning.ordering.names import (
     COVER_NAMES,
+    copy_of,
     is_cover_name,
     page_label,
     page_number,
     propose_order,
+    proposed_rule,
 )
 from transcribe_import.engine.planning.ordering.resolve import (
     accept,
@@ -51,6 +53,7 @@ __all__ = [
     "AmbiguityCode",
     "Passes",
     "accept",
+    "copy_of",
     "duplex_passes",
     "exclude",
     "find_ambiguities",
@@ -63,6 +66,7 @@ __all__ = [
     "page_label",
     "page_number",
     "propose_order",
+    "proposed_rule",
     "sequence",
     "source_by_name",
     "verso_first",

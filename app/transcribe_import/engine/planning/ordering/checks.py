@@ -7,8 +7,10 @@ the CLI's options for that advice are its ``hint``.
 from __future__ import annotations
 
 import bisect
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
 from transcribe_import.engine.media.kinds import PDF
 from transcribe_import.engine.planning.ordering.duplex import Passes, duplex_passes
@@ -24,7 +26,9 @@ from transcribe_import.engine.planning.ordering.names import (
     Numbering,
     Scheme,
     and_list,
+    by_capture_time,
     captured,
+    copy_of,
     counted,
     counter_rolled_over,
     is_cover_name,
@@ -153,9 +157,9 @@ _UNIT_WORDS = {LEAVES: "leaf", OPENINGS: "opening"}
 def _no_order_cue(item: PlanItem, scheme: Scheme) -> list[Ambiguity]:
     """Names that carry no number: their name order would be a guess."""
     sources = [n.source for n in scheme.names]
-    times = [captured(s) for s in sources]
-    if None not in times and len(set(times)) == len(times):
+    if by_capture_time(sources):
         return []  # the capture times give the order; _capture_time_conflict checks it
+    times = [captured(s) for s in sources]
     resolutions = [Resolution.SEQUENCE, Resolution.MTIME, Resolution.ACCEPT]
     if any(t is not None for t in times):
         resolutions.insert(0, Resolution.CAPTURE_TIME)
@@ -214,13 +218,12 @@ def _duplicate_sides(item: PlanItem, scheme: Scheme) -> list[Ambiguity]:
     for (number, side), sources in by_place.items():
         if len(sources) < 2:
             continue
-        claim = "both claim" if len(sources) == 2 else "all claim"
         found.append(
             Ambiguity.of(
                 AmbiguityCode.DUPLICATE_NUMBER,
                 item,
-                f"{and_list([s.provenance.rel for s in sources])} {claim} "
-                f"{_side_phrase(scheme, number, side)}. Exclude the extra one, give the order, "
+                f"{_claims(sources, _side_phrase(scheme, number, side))}. Exclude the extra "
+                "one, give the order, "
                 f"or accept the proposed order ({sources[0].provenance.rel} first).",
                 tuple(s.source_id for s in sources),
                 (Resolution.EXCLUDE, Resolution.SEQUENCE, Resolution.ACCEPT),
@@ -228,6 +231,44 @@ def _duplicate_sides(item: PlanItem, scheme: Scheme) -> list[Ambiguity]:
             )
         )
     return found
+
+
+def _claims(sources: Sequence[PlanSource], place: str) -> str:
+    """Files claiming one place, in words; a copy named as a copy of its original.
+
+    "page 3.jpg and p3.jpg both claim page 3"; "page 3 (1).jpg looks like a copy of
+    page 3.jpg: both claim page 3" (``copy_of``: a copy's name is its original's and
+    " (1)", " - Copy", " copy 2", in the same folder); with a file that is no copy among
+    them, every file is named in the claim too.
+    """
+    by_stem = {_stem_key(s, PurePosixPath(s.name).stem): s for s in sources}
+    copies: dict[str, list[PlanSource]] = {}  # by the original's source id
+    for s in sources:
+        base = copy_of(s.name)
+        original = by_stem.get(_stem_key(s, base)) if base is not None else None
+        if original is not None and original is not s:
+            copies.setdefault(original.source_id, []).append(s)
+    claim = "both claim" if len(sources) == 2 else "all claim"
+    if not copies:
+        return f"{and_list([s.provenance.rel for s in sources])} {claim} {place}"
+    by_id = {s.source_id: s for s in sources}
+    phrases = [
+        f"{and_list([c.provenance.rel for c in cs])} "
+        f"{'looks like a copy' if len(cs) == 1 else 'look like copies'} of "
+        f"{by_id[original].provenance.rel}"
+        for original, cs in copies.items()
+    ]
+    named = set(copies) | {c.source_id for cs in copies.values() for c in cs}
+    if len(named) == len(sources):
+        return f"{'; '.join(phrases)}: {claim} {place}"
+    # Some files are no copy of another: every one named in the claim.
+    return f"{'; '.join(phrases)}; {and_list([s.provenance.rel for s in sources])} {claim} {place}"
+
+
+def _stem_key(source: PlanSource, stem: str) -> tuple[str, str]:
+    """A stem in the source's folder, as two names are told the same (case, NFC aside)."""
+    folder = source.provenance.rel.rpartition("/")[0]
+    return folder, unicodedata.normalize("NFC", stem).casefold()
 
 
 def _side_phrase(scheme: Scheme, number: int, side: int) -> str:
@@ -409,8 +450,6 @@ def _duplicate_numbers(item: PlanItem, numbering: Numbering) -> list[Ambiguity]:
         if len(group) < 2:
             continue
         sources = [n.source for n in group]
-        names = and_list([s.provenance.rel for s in sources])
-        claim = "both claim" if len(group) == 2 else "all claim"
         resolutions = [Resolution.EXCLUDE, Resolution.SEQUENCE, Resolution.ACCEPT]
         times = [captured(s) for s in sources]
         if None not in times and len(set(times)) == len(times):
@@ -419,8 +458,8 @@ def _duplicate_numbers(item: PlanItem, numbering: Numbering) -> list[Ambiguity]:
             Ambiguity.of(
                 AmbiguityCode.DUPLICATE_NUMBER,
                 item,
-                f"{names} {claim} page {group[0].shown}. Exclude the extra one, give the order, "
-                f"or accept the proposed order ({sources[0].provenance.rel} first).",
+                f"{_claims(sources, f'page {group[0].shown}')}. Exclude the extra one, give "
+                f"the order, or accept the proposed order ({sources[0].provenance.rel} first).",
                 tuple(s.source_id for s in sources),
                 resolutions,
                 _SEQUENCE_HINT,

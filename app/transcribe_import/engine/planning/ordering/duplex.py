@@ -6,7 +6,6 @@ import datetime
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 
 from transcribe_import.engine.base.text import natural_key
 from transcribe_import.engine.planning.ordering.names import (
@@ -16,6 +15,7 @@ from transcribe_import.engine.planning.ordering.names import (
     name_key,
     name_of,
     page_number,
+    undated_stem,
 )
 from transcribe_import.engine.planning.plan import PlanSource
 
@@ -85,7 +85,8 @@ def _two_counters(images: Sequence[PlanSource]) -> Passes | None:
         number = page_number(s.name)
         if name.kind not in (PAGES, COUNTERS) or number is None:
             return None
-        stem = PurePosixPath(s.name).stem
+        # Dates aside: two days of one run of pages are no two counters.
+        stem = undated_stem(s.name)
         prefix = stem[: stem.rindex(number[1])].strip(" _.-").casefold()
         groups.setdefault(prefix, []).append((number[0], s))
     if len(groups) != 2:

@@ -3,7 +3,11 @@
 A folder's names are read as one scheme (``scheme_of``): page numbers, camera counters
 (a skip is a deleted frame), leaves and sides (``12r 12v``, ``12a 12b``, ``f. 12r``;
 openings ``12L 12R``), dates and times, or none; two at once is a question (checks.py),
-and so is none. A counter that rolled over (9999, 0001) is read as one run (``Numbering``).
+and so is none, unless each photo has its own capture time (``by_capture_time``). A
+counter that rolled over (9999, 0001) is read as one run (``Numbering``). Before a name
+is read, what says nothing of its place is set aside: dates in every common form
+(``_DATE_TIME``), a copy's suffix (``page 3 (1)`` is page 3, ``copy_of``) and tokens a
+device made up (UUIDs, ``_unrandom``).
 """
 
 from __future__ import annotations
@@ -12,11 +16,10 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 
 from transcribe_import.engine.base.text import NaturalKey, natural_key
 from transcribe_import.engine.media.kinds import PDF
-from transcribe_import.engine.planning.plan import PlanSource
+from transcribe_import.engine.planning.plan import OrderingRule, PlanSource
 
 # The contract's cover heuristic names exactly these; cover PDFs are out of its scope.
 COVER_NAMES = frozenset({"cover.jpg", "cover.jpeg", "cover.png"})
@@ -29,16 +32,29 @@ def is_cover_name(name: str) -> bool:
 
 
 def propose_order(sources: Sequence[PlanSource]) -> list[PlanSource]:
-    """The proposed order: natural order of ``provenance.rel``, any cover image first.
+    """The proposed order: the names' order, any cover image first.
 
     A cover (``cover.jpg``/``.jpeg``/``.png``, any case) goes first because a person who
     named a file "cover" expects it to be page 1, wherever "cover" falls in the
     alphabet. This is only the position; the contract's cover heuristic sets
-    ``cover_page_id`` to it separately, in the planner. A foliated folder (``f. 9v``,
-    ``fol10r``) goes by leaf and side, whatever prefix each name spells them with.
+    ``cover_page_id`` to it separately, in the planner. The names' order is natural
+    order of ``provenance.rel`` read as the folder's scheme reads it: page numbers by
+    the page number (a date beside it aside, a copy right after its original), dates
+    by the date and time they spell, whatever their form. A foliated folder (``f. 9v``,
+    ``fol10r``) goes by leaf and side, whatever prefix each name spells them with. Names
+    that carry no order go by capture time when ``by_capture_time`` says so.
     """
-    by_name = sorted(sources, key=lambda s: (not is_cover_name(s.name), name_key(s)))
-    scheme = scheme_of([s for s in by_name if s.media_type != PDF])
+    images = [s for s in sources if s.media_type != PDF]
+    if by_capture_time(images):
+        # Sources without a capture time (a PDF) follow, in name order.
+        def taken(s: PlanSource) -> tuple[bool, bool, str, NaturalKey]:
+            return not is_cover_name(s.name), captured(s) is None, captured(s) or "", name_key(s)
+
+        return sorted(sources, key=taken)
+    scheme = scheme_of(images)
+    by_name = sorted(
+        sources, key=lambda s: (not is_cover_name(s.name), *_order_key(s, scheme.kind))
+    )
     if scheme.kind not in (LEAVES, OPENINGS):
         return by_name
     place = {n.source.source_id: (n.number, scheme.side_of(n)) for n in scheme.names}
@@ -52,25 +68,182 @@ def propose_order(sources: Sequence[PlanSource]) -> list[PlanSource]:
     )
 
 
+def by_capture_time(images: Sequence[PlanSource]) -> bool:
+    """Whether these images go by capture time because their names carry no order.
+
+    The one rule, for the proposed order, the planner's ordering rule and the checks:
+    every image but a cover has its own capture time (EXIF DateTimeOriginal, no two the
+    same), and no name says where it goes: none claims a page number, a counter, a leaf
+    and side, or a date. Digits in made-up tokens say nothing: a UUID
+    (``3F2504E0-4F89-11D3-9A0C-0305E82C3301.jpg``, with or without hyphens), a hex
+    digest (16 hex digits or more), a random token (10 characters or more, mixed case,
+    digits in three runs or more); nor do names with no digit at all (``IMG_A.jpg``).
+    One name with a number, or one photo without a capture time, and the names decide
+    (then ``no_order_cue`` or ``mixed_schemes`` asks).
+    """
+    pages = [s for s in images if not is_cover_name(s.name)]
+    times = [captured(s) for s in pages]
+    # The times first: they are at hand, and most scans have none.
+    if not pages or None in times or len(set(times)) < len(times):
+        return False
+    return all(name_of(s).kind == NONE for s in pages)
+
+
+def proposed_rule(sources: Sequence[PlanSource]) -> OrderingRule:
+    """The rule ``propose_order`` follows for these sources: capture time, or the names."""
+    images = [s for s in sources if s.media_type != PDF]
+    return OrderingRule.CAPTURE_TIME if by_capture_time(images) else OrderingRule.NATURAL
+
+
 def name_key(source: PlanSource) -> NaturalKey:
     return natural_key(source.provenance.rel)
 
 
-# Dates and times in names (IMG_20230501_120000, "Screenshot 2023-05-01 at 12.30.45")
-# are not page numbers; read as numbers they would make every phone photo a gap.
-_DATE = r"(?:19|20)\d{2}(?P<sep>[-_.]?)(?:0[1-9]|1[0-2])(?P=sep)(?:0[1-9]|[12]\d|3[01])"
-_TIME = r"(?:\d{6}(?:\d{3})?|\d{1,2}[.:h-]\d{2}(?:[.:m-]\d{2})?)"
-_DATE_TIME = re.compile(rf"(?<!\d){_DATE}(?:(?:[ _T-]|\s+at\s+){_TIME})?(?!\d)", re.IGNORECASE)
+def _order_key(source: PlanSource, kind: str) -> tuple[NaturalKey, bool, str, str]:
+    """Where a name goes in its folder's scheme ``kind``: its page, or its date, first.
+
+    Page numbers: the name with its dates taken out ("02.05.1931 p1" is page 1 whatever
+    its day), so the last number that is not a date orders it. Any other scheme: each
+    date spelled year first (``02.05.1931`` as ``19310502000000``), so day-first and
+    year-first dates sort as dates. Then a copy after its original, then by the dates
+    (names alike but for them), then the name as is.
+    """
+    rel = source.provenance.rel
+    folder, _, name = rel.rpartition("/")
+    stem, dot, ext = name.rpartition(".") if "." in name else (name, "", "")
+    base = _copy_base(stem)
+    year_first = _DATE_TIME.sub(_year_first, base or stem)
+    read = _DATE_TIME.sub(" ", base or stem) if kind == PAGES else year_first
+    if read == stem:  # nothing to read otherwise: the name as it is
+        return name_key(source), False, "", rel
+    head = f"{folder}/" if folder else ""
+    return natural_key(f"{head}{read}{dot}{ext}"), base is not None, year_first, rel
+
+
+# Dates and times in names (IMG_20230501_120000, "Screenshot 2023-05-01 at 12.30.45",
+# "02.05.1931 p1", "2.5.31") are not page numbers; read as numbers they would make every
+# phone photo a gap, and a day-first date would order the pages by their day. A date is
+# a real one (month 1-12, day 1-31, years 1800-2099); a two-digit year only in the
+# day-first form with dots (D.M.YY). Day-first dates are read day first (02.05 is 2 May).
+_Y4 = r"(?:1[89]|20)\d{2}"
+_D = r"0?[1-9]|[12]\d|3[01]"
+_M = r"0?[1-9]|1[0-2]"
+_YMD = (
+    rf"(?<!\d)(?P<ymd_y>{_Y4})(?P<ymd_sep>[-_.]?)(?P<ymd_m>0[1-9]|1[0-2])(?P=ymd_sep)"
+    r"(?P<ymd_d>0[1-9]|[12]\d|3[01])"
+)
+_DMY = rf"(?<![\d.])(?P<dmy_d>{_D})(?P<dmy_sep>[-_.])(?P<dmy_m>{_M})(?P=dmy_sep)(?P<dmy_y>{_Y4})"
+_DMYY = rf"(?<![\d.])(?P<dmyy_d>{_D})\.(?P<dmyy_m>{_M})\.(?P<dmyy_y>\d{{2}})(?!\.?\d)"
+# HHMMSS (a phone's milliseconds after it), HH:MM, HH.MM.SS, 12h30, 12-30-45.
+_TIME = (
+    r"(?:(?P<hh>[01]\d|2[0-3])(?P<mm>[0-5]\d)(?P<ss>[0-5]\d)(?:\d{3})?"
+    r"|(?P<h>[01]?\d|2[0-3])[.:h-](?P<m>[0-5]\d)(?:[.:m-](?P<s>[0-5]\d))?)"
+)
+_DATE_TIME = re.compile(
+    rf"(?:{_YMD}|{_DMY}|{_DMYY})(?:(?:[ _T-]|\s+at\s+){_TIME})?(?!\d)", re.IGNORECASE
+)
 _LAST_DIGITS = re.compile(r"(\d+)\D*$")
+
+
+def _year_first(date: re.Match[str]) -> str:
+    """A date and time as one sortable number, YYYYMMDDhhmmss (a missing time is 0)."""
+    g = date.groupdict()
+    year, month, day = (g["ymd_y"], g["ymd_m"], g["ymd_d"])
+    if year is None:
+        year, month, day = (g["dmy_y"], g["dmy_m"], g["dmy_d"])
+    if year is None:
+        yy = int(g["dmyy_y"])  # as strptime's %y reads it: 69-99 are 1900s, 00-68 2000s
+        year, month, day = str(yy + (1900 if yy >= 69 else 2000)), g["dmyy_m"], g["dmyy_d"]
+    clock = [g["hh"] or g["h"] or "0", g["mm"] or g["m"] or "0", g["ss"] or g["s"] or "0"]
+    return f"{int(year):04d}{int(month):02d}{int(day):02d}" + "".join(
+        f"{int(t):02d}" for t in clock
+    )
+
+
+# What a copy of a file adds to its name: "page 3 (1)" (a browser, macOS, Windows),
+# "page 3 - Copy", "page 3 - Copy (2)" (Windows), "page 3 copy", "page 3 copy 2" (macOS);
+# "Copy of page 3" (older Windows, Google Drive).
+_COPY_SUFFIX = re.compile(
+    r"(?:\s\(\d{1,3}\)|\s-\scopy(?:\s\(\d{1,3}\))?|\scopy(?:\s\d{1,3})?)$", re.IGNORECASE
+)
+_COPY_PREFIX = re.compile(r"^copy(?:\s\(\d{1,3}\))?\sof\s", re.IGNORECASE)
+
+
+def _copy_base(stem: str) -> str | None:
+    """The stem of the file this one is a copy of ("page 3 (1)" -> "page 3"); None if none.
+
+    Only a name whose rest still claims a page number is a copy: "page (1)", "page (2)"
+    (as Windows numbers a batch it renames) are pages 1 and 2, and a phone's second shot
+    in one second ("IMG_20230501_120000 (2)") is a burst of that time.
+    """
+    base = _COPY_PREFIX.sub("", stem)
+    while (shorter := _COPY_SUFFIX.sub("", base)) != base:
+        base = shorter
+    if base == stem or not any(c.isdigit() for c in _DATE_TIME.sub(" ", _unrandom(base))):
+        return None
+    return base
+
+
+# Names a device or a service made up, whose digits are no order: a UUID (an iPhone's
+# export, a messaging app), a hex digest, a random base-62 token (mixed case, digits in
+# three runs or more, 10 characters or more: "aB3dE5fG7hJ").
+_UUID = r"[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}"
+_RANDOM = re.compile(rf"(?<![0-9a-z])(?:{_UUID}|[0-9a-z]{{10,}})(?![0-9a-z])", re.IGNORECASE)
+
+
+def _unrandom(stem: str) -> str:
+    """The stem with its made-up tokens (UUIDs, hex digests, random tokens) taken out."""
+    return _RANDOM.sub(lambda m: " " if _is_random(m.group()) else m.group(), stem)
+
+
+def _is_random(token: str) -> bool:
+    digits = re.findall(r"\d+", token)
+    if not digits or len(digits) == 1 and token[: -len(digits[0])].isalpha():
+        return False  # letters then a number: IMG20230501, scan0001
+    if re.fullmatch(_UUID, token, re.IGNORECASE):
+        return True
+    hexa = re.fullmatch(r"[0-9a-f]{16,}", token, re.IGNORECASE) is not None
+    mixed_case = token.lower() != token and token.upper() != token
+    return hexa and not token.isdigit() or (mixed_case and len(digits) >= 3)
+
+
+def _bare_stem(name: str) -> str:
+    """A file name's stem as PurePosixPath gives it, without building a path for each name."""
+    name = name.rpartition("/")[2]
+    dot = name.rfind(".")
+    return name[:dot] if 0 < dot < len(name) - 1 else name
+
+
+def _stem_of(name: str) -> str:
+    """A name's stem as its place is read: made-up tokens and a copy's suffix taken out."""
+    stem = _unrandom(_bare_stem(name))
+    return _copy_base(stem) or stem
+
+
+def undated_stem(name: str) -> str:
+    """A name's stem as its page number is read: made-up tokens, a copy's suffix, dates
+    and times taken out ("02.05.1931 p1 (1).jpg" -> " p1")."""
+    return _DATE_TIME.sub(" ", _stem_of(name))
+
+
+def copy_of(name: str) -> str | None:
+    """The stem a copy's name was copied from ("page 3 - Copy.jpg" -> "page 3"), or None."""
+    return _copy_base(_unrandom(_bare_stem(name)))
 
 
 def page_number(name: str) -> tuple[int, str] | None:
     """The page number a file name claims, with its digits as written; None if none.
 
-    The last run of digits in the stem, once dates and times are taken out: "page 3",
-    "IMG_0042", "scan 2023-05-01 p7" (7). "cover.jpg" and "notes 2023-05-01" claim none.
+    The last run of digits in the stem, once dates and times, a copy's suffix and
+    made-up tokens (UUIDs) are taken out: "page 3", "IMG_0042", "scan 2023-05-01 p7"
+    (7), "02.05.1931 p1" (1), "page 3 (1)" (3). "cover.jpg", "notes 2023-05-01" and
+    "3F2504E0-4F89-11D3-9A0C-0305E82C3301.jpg" claim none.
     """
-    stem = PurePosixPath(name).stem
+    return _number_in(_stem_of(name))
+
+
+def _number_in(stem: str) -> tuple[int, str] | None:
+    """``page_number`` of a stem as ``_stem_of`` reads it."""
     match = _LAST_DIGITS.search(_DATE_TIME.sub(" ", stem))
     if match is None:
         return None
@@ -108,7 +281,7 @@ class Name:
 
 
 def name_of(source: PlanSource) -> Name:
-    stem = PurePosixPath(source.name).stem
+    stem = _stem_of(source.name)
     counter = _COUNTER.fullmatch(stem)
     if counter is not None:
         return Name(source, COUNTERS, int(counter.group(1)))
@@ -118,7 +291,7 @@ def name_of(source: PlanSource) -> Name:
         letter = {"recto": "r", "verso": "v", "left": "l", "right": "R"}.get(word, word)
         return Name(source, LEAVES, int(side.group(1)), letter)
     marked = _DATE_TIME.sub("\x00", stem)
-    number = page_number(source.name)
+    number = _number_in(stem)
     if "\x00" in marked and (number is None or _BURST.search(marked[marked.rindex("\x00") :])):
         return Name(source, TIMES)
     if number is None:
@@ -127,7 +300,8 @@ def name_of(source: PlanSource) -> Name:
 
 
 def _side_in(stem: str) -> re.Match[str] | None:
-    """The leaf and side a name's stem ends with (dates aside), if it is no counter."""
+    """The leaf and side a stem (as ``_stem_of`` reads it) ends with, dates aside; None
+    for a counter."""
     if _COUNTER.fullmatch(stem):
         return None
     return _SIDE.search(_DATE_TIME.sub("\x00", stem))
@@ -139,7 +313,7 @@ def page_label(name: str) -> str | None:
     Kept on the page in project.json (``label``). Recto and verso are written r and v,
     left and right L and R; a single letter as the name has it.
     """
-    side = _side_in(PurePosixPath(name).stem)
+    side = _side_in(_stem_of(name))
     if side is None:
         return None
     word = side.group(2)
