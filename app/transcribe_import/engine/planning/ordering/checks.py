@@ -67,7 +67,7 @@ class Ambiguity:
     """One reason an item's order cannot be taken as proposed; a validate error.
 
     ``message``, ``hint`` and ``files`` are as ``PlanProblem``'s: words for any face, the
-    CLI's options apart, the concerned files by their path as validate shows them.
+    CLI's options apart, the concerned files named as ``problems.file_name`` names them.
     """
 
     code: AmbiguityCode
