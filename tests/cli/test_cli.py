@@ -16,7 +16,7 @@ from transcribe_import.engine.storage.corpus import Corpus
 
 from engine_helpers import ingest_pages, new_notebook
 from helpers.cli import EXIT_LOCKED, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, run_cli
-from media_factory import make_image
+from media_factory import make_image, make_pdf
 
 # run_cli(data, *args) is the shared runner (helpers.cli); data=None passes no --data-dir.
 
@@ -118,3 +118,31 @@ def test_unusable_data_dir_is_one_line_not_a_traceback(tmp_path: Path) -> None:
 @pytest.mark.parametrize("argv", [["notebooks", "--bogus"], ["no-such-command"]])
 def test_usage_errors_exit_2(argv: list[str]) -> None:
     assert run_cli(None, *argv).returncode == EXIT_USAGE
+
+
+def test_a_plan_file_error_gives_the_engines_words_then_the_command(tmp_path: Path) -> None:
+    # The engine's words name no command (the window shows them too); the CLI adds its own.
+    missing = tmp_path / "nowhere.json"
+    proc = run_cli(tmp_path / "data", "validate", str(missing))
+    assert proc.returncode == EXIT_USAGE
+    assert f"{missing}: no such plan file; make a plan first (transcribe-import plan)." in (
+        proc.stderr
+    )
+
+
+def test_files_a_mode_leaves_out_are_told_with_the_option_that_plans_them(
+    tmp_path: Path,
+) -> None:
+    # The adapter's words say "plan images by folder"; the option is the CLI's own line.
+    make_pdf(tmp_path / "tree" / "scan.pdf", 2)
+    make_image(tmp_path / "tree" / "photo.jpg")
+    plan = tmp_path / "plan.json"
+    proc = run_cli(
+        tmp_path / "data", "plan", str(tmp_path / "tree"), "--mode", "pdfs", "-o", str(plan)
+    )
+    assert proc.returncode in (EXIT_OK, EXIT_PROBLEMS), proc.stderr
+    assert (
+        "tree/photo.jpg: an image in a PDF tree: pdfs mode imports only PDFs; plan images "
+        "by folder\n" in proc.stdout
+    )
+    assert "  To plan those by folder: --mode folders.\n" in proc.stdout

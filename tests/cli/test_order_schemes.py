@@ -58,12 +58,16 @@ def test_a_foliated_notebook_with_a_missing_verso(tmp_path: Path) -> None:
     [e] = errors(data, plan)
     assert e["code"] == "missing_leaf"
     assert e["message"].startswith(
-        "Register: The verso of leaf 2 (2v) is missing between shelf/Register/2r.jpg and "
+        "The verso of leaf 2 (2v) is missing between shelf/Register/2r.jpg and "
         "shelf/Register/3r.jpg."
     )
     assert e["hint"] == "--versos-blank, --sequence"
     assert e["files"] == ["shelf/Register/2r.jpg", "shelf/Register/3r.jpg"]
     text = ok(run_cli(data, "validate", str(plan)), EXIT_INVALID).stdout
+    # The item named once, by the line, then the engine's words as they are.
+    line = next(ln for ln in text.splitlines() if ln.startswith("ERROR [missing_leaf]"))
+    assert line.startswith(f"ERROR [missing_leaf] item {item_id[:8]} “Register”: The verso of")
+    assert line.count("Register") == 1 + line.count("shelf/Register/")
     # The words with the CLI's options, where the message's advice ends.
     assert "or accept the order as it is (--versos-blank, --sequence).\n" in text
     assert "--versos-blank" in text and "--accept" in text

@@ -27,18 +27,18 @@ def test_the_hint_closes_the_messages_last_sentence() -> None:
         Severity.ERROR,
         AmbiguityCode.MISSING_INDEX,
         "item",
-        "Book: Page 2 is missing. Give the order, or accept the order as it is.",
+        "Page 2 is missing. Give the order, or accept the order as it is.",
         resolutions=(Resolution.ACCEPT, Resolution.SEQUENCE),
         hint="--sequence",
     )
     assert runs.problem_text(missing) == (
-        "Book: Page 2 is missing. Give the order, or accept the order as it is (--sequence)."
+        "Page 2 is missing. Give the order, or accept the order as it is (--sequence)."
     )
     unreadable = PlanProblem(
         Severity.ERROR,
         ProblemCode.SOURCE_UNREADABLE,
         "item",
-        "Book: x.jpg cannot be read. To import the rest without it, exclude it.",
+        "pages/x.jpg cannot be read. To import the rest without it, exclude it.",
         hint='order --exclude "pages/x.jpg"',
     )
     assert runs.problem_text(unreadable).endswith('exclude it (order --exclude "pages/x.jpg").')

@@ -6,6 +6,7 @@ edit the page makes is checked against the engine's own plan, never against the 
 
 from __future__ import annotations
 
+import html
 import os
 import threading
 from collections.abc import Iterator
@@ -20,6 +21,7 @@ from pytestqt.qtbot import QtBot
 from transcribe_import.engine.planning import ordering
 from transcribe_import.engine.planning.plan import PlanItem
 from transcribe_import.engine.planning.planner import build_plan
+from transcribe_import.engine.planning.problems import unusable_words
 from transcribe_import.engine.planning.scan import run_scan
 from transcribe_import.engine.planning.validate import ProblemCode
 from transcribe_import.engine.storage.corpus import Corpus
@@ -33,6 +35,7 @@ from transcribe_import.gui.models.plan import (
     SourceIdsRole,
     StateRole,
 )
+from transcribe_import.gui.models.problems import ProblemColumn
 from transcribe_import.gui.pages import review_edits
 from transcribe_import.gui.pages.review import ReviewPage
 from transcribe_import.gui.session import ImportSession
@@ -374,6 +377,37 @@ def test_rollover_is_explained_and_ordering_by_capture_time_resolves_it(
     assert names(accepted) == names(camera)
 
 
+def test_the_window_shows_the_engines_words_as_they_are(
+    qtbot: QtBot, page: ReviewPage, session: ImportSession, shelf: Path
+) -> None:
+    """The problems pane, a page's warning tooltip and the not-imported list show the
+    engine's messages unchanged: no label cut off, no path swapped for a name."""
+    camera = show(page, "camera")
+    report = session.validate_now()
+    model = page.problems_model
+    qtbot.waitUntil(lambda: model.rowCount() == len(report.problems), timeout=WAIT_MS)
+    shown = [model.index(r, ProblemColumn.MESSAGE).data() for r in range(model.rowCount())]
+    assert sorted(shown) == sorted(p.message for p in report.problems)
+    labels = [model.index(r, ProblemColumn.NOTEBOOK).data() for r in range(model.rowCount())]
+    assert not any(m.startswith(f"{label}:") for m, label in zip(shown, labels, strict=True))
+    unreadable = next(p for p in report.problems if p.code == ProblemCode.SOURCE_UNREADABLE)
+    assert unreadable.message.startswith("shelf/loose/broken.jpg is cut short")
+
+    [cue] = ordering.find_ambiguities(camera)
+    assert "shelf/camera/IMG_0001.jpg was taken after" in cue.message  # files by their rel
+    tips = {
+        page.pages_model.index(r, PageColumn.WARNING).data(Qt.ItemDataRole.ToolTipRole)
+        for r in range(page.pages_model.rowCount())
+    }
+    assert f"<p>{html.escape(cue.message)}</p>" in tips
+
+    loose = item_named(session, "loose")
+    view = page.not_imported_view
+    rows = {view.item(r, 0).text(): view.item(r, 1).text() for r in range(view.rowCount())}
+    assert rows["shelf/loose/broken.jpg"] == unusable_words(loose.unusable[0])
+    assert str(shelf) not in rows["shelf/loose/broken.jpg"]
+
+
 def test_exclude_and_include_by_keyboard(
     qtbot: QtBot, page: ReviewPage, session: ImportSession
 ) -> None:
@@ -447,8 +481,10 @@ def test_leaving_out_a_truncated_file_clears_its_error_and_commit_waits_for_none
     loose = show(page, "loose")
     assert page.decision_panel.isVisible()
     words = panel_words(page)
-    assert "<b>broken.jpg</b> cannot be used" in words
-    assert "cut short" in words
+    # The scan's words as they are: the file by its rel (problems.file_name), no path on disk.
+    assert words.startswith("shelf/loose/broken.jpg is cut short"), words
+    assert html.escape(unusable_words(loose.unusable[0])) in words
+    assert str(page.session.corpus.root.parent) not in words
     assert not page.can_commit()
     assert not page.commit_button.isEnabled()
 

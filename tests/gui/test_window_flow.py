@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
-from transcribe_import.engine.api import interrupted_runs, list_drafts
+from transcribe_import.engine.api import interrupted_runs, list_drafts, validate_plan
 from transcribe_import.engine.planning import scan as scan_module
 from transcribe_import.engine.planning.plan import load_plan, save_plan
 from transcribe_import.engine.planning.planner import build_plan
@@ -812,6 +812,27 @@ def test_events_are_applied_in_time_budgeted_batches(qtbot: QtBot, corpus: Corpu
     assert page.batches_applied > 1
     assert outcome_states(page.model) == ["committed"] * 3000
     assert page.progress_bar.value() == 9000
+
+
+def test_a_retried_plan_that_no_longer_validates_lists_the_engines_words(
+    qtbot: QtBot, corpus: Corpus, tmp_path: Path
+) -> None:
+    """The commit page's error list is the engine's messages as they are (files by rel)."""
+    for name in ("one", "two"):
+        make_jpeg(tmp_path / "shelf" / name / "p1.jpg", label="1")
+        make_jpeg(tmp_path / "shelf" / name / "p2.jpg", label="2")
+    plan = build_plan(corpus, run_scan([tmp_path / "shelf"]))
+    (tmp_path / "shelf" / "one" / "p1.jpg").unlink()
+    make_jpeg(tmp_path / "shelf" / "two" / "p2.jpg", label="changed", size=(330, 440))
+    report = validate_plan(corpus, plan)
+    assert [p.files for p in report.errors] == [("shelf/one/p1.jpg",), ("shelf/two/p2.jpg",)]
+    page = commit_page_module.CommitPage(corpus)
+    qtbot.addWidget(page)
+    page._retrying = True  # the ended run's plan is told here, not sent back to review
+    page._invalid(report)
+    lines = page.summary_label.text().split("\n")[1:]
+    assert lines == [p.message for p in report.errors]
+    assert lines[0].startswith("shelf/one/p1.jpg is missing")
 
 
 def test_the_outcome_list_follows_the_work_and_the_bar_names_failures(

@@ -78,7 +78,7 @@ def _load(path: str) -> ImportPlan:
     try:
         return load_plan(Path(path))
     except PlanDocumentError as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError(hinted(str(exc), exc.hint)) from None
 
 
 # -- plan ----------------------------------------------------------------------------------
@@ -142,6 +142,9 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
         )
         for entry in [*not_planned, *({"rel": i.rel, "reason": i.reason} for i in ignored)][:10]:
             say(f"  {entry['rel']}: {entry['reason']}")
+        if not_planned and args.mode in ("pdfs", "prefix"):
+            # The adapters' words say "plan by folder"; this is the option that does it.
+            say("  To plan those by folder: --mode folders.")
     if not report.ok:
         say(
             f"{len(report.errors)} problem(s) to resolve before commit: "
@@ -183,11 +186,15 @@ def _item_line(it: PlanItem, report: ValidationReport) -> str:
 
 
 def problem_text(problem: PlanProblem) -> str:
-    """A problem's words on the command line: the engine's message with the CLI's hint.
+    """A problem's words on the command line: the engine's message with the CLI's hint."""
+    return hinted(problem.message, problem.hint)
+
+
+def hinted(message: str, hint: str | None) -> str:
+    """The engine's words with the CLI's advice for them (a problem's or an error's hint).
 
     The hint (``--sequence``, ``order --exclude "x.jpg"``) goes in brackets at the end of
     the message's last sentence, where the message's advice names what it stands for."""
-    message, hint = problem.message, problem.hint
     if hint is None:
         return message
     body, stop = (message[:-1], ".") if message.endswith(".") else (message, "")

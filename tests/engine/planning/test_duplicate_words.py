@@ -34,7 +34,7 @@ def test_a_file_repeated_in_one_folder_of_an_empty_corpus(corpus: Corpus, tmp_pa
     [warning] = report.warnings
     assert warning.code == "duplicates_skipped"
     assert warning.message == (
-        "book: 1 duplicate file will be skipped: box/book/page 4.jpg has the same bytes as "
+        "1 duplicate file will be skipped: box/book/page 4.jpg has the same bytes as "
         "box/book/page 3.jpg."
     )
     assert "corpus" not in warning.message
@@ -50,7 +50,7 @@ def test_already_in_the_target_notebook(corpus: Corpus, tmp_path: Path) -> None:
     report = validate(corpus, again)
     [warning] = report.warnings
     assert warning.code == "nothing_to_import"
-    assert "all 2 files are duplicates, so nothing will be imported" in warning.message
+    assert "All 2 files are duplicates, so nothing will be imported" in warning.message
     assert "book/page 1.jpg is already in this notebook, as page 1.jpg;" in warning.message
 
 
@@ -64,7 +64,7 @@ def test_elsewhere_in_the_corpus_with_that_notebooks_title(corpus: Corpus, tmp_p
     plan = plan_for(corpus, tmp_path / "two", dedupe_scope=DedupeScope.CORPUS)
     [warning] = validate(corpus, plan).warnings
     assert warning.message == (
-        "Letters: 1 duplicate file will be skipped: two/Letters/page 3.jpg is already in the "
+        "1 duplicate file will be skipped: two/Letters/page 3.jpg is already in the "
         "corpus, in “Diary 1931”."
     )
 

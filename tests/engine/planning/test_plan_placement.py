@@ -215,6 +215,8 @@ def test_a_placement_on_a_new_notebook_is_refused(corpus, into, tmp_path) -> Non
     ]
     assert all(type(r) is Resolution for p in report.errors for r in p.resolutions)
     assert report.errors[1].files == (item.sources[0].provenance.rel,)
+    # The item is the problem's field; its words start with what is wrong.
+    assert [p.message[:16] for p in report.errors] == ["A new notebook's", "A new notebook h"]
 
 
 def test_a_rescan_left_out_is_a_warning(corpus, into, held) -> None:

@@ -42,8 +42,8 @@ def test_ids_already_used_by_something_else_are_a_validate_error(corpus, tmp_pat
 
 
 def test_every_problem_is_values_a_face_renders(corpus, tmp_path) -> None:
-    """Codes and resolutions are members; a message names no CLI option, command, or the
-    absolute path its ``path`` carries; the CLI's advice is the hint; files by name."""
+    """Codes and resolutions are members; a message names no CLI option, command, its item,
+    or the absolute path its ``path`` carries; the CLI's advice is the hint; files by rel."""
     tree = make_shelf(tmp_path / "box", notebooks=4)
     (tree / "notebook 1" / "broken.jpg").write_bytes(b"not an image at all")
     os.unlink(tree / "notebook 4" / "page 2.jpg")  # a gap in the page numbers
@@ -74,6 +74,8 @@ def test_every_problem_is_values_a_face_renders(corpus, tmp_path) -> None:
         assert "--" not in p.message and "`" not in p.message, p.message
         assert p.path is None or p.path not in p.message, p.message
         item = plan.item(p.item_id)
+        # The item is the problem's field (item_id), shown by the face, not said again.
+        assert not p.message.startswith(f"{item.label}:"), p.message
         rels = {s.provenance.rel for s in item.sources} | {u["rel"] for u in item.unusable}
         assert set(p.files) <= rels
         assert p.to_json()["hint"] == p.hint

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.planning.plan import DedupeScope, ImportPlan, PlanItem
-from transcribe_import.engine.planning.problems import Severity
+from transcribe_import.engine.planning.problems import Severity, unusable_words
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.storage.corpus import Corpus
 
@@ -342,7 +342,7 @@ def not_imported(plan: ImportPlan) -> list[NotImported]:
 
     for it in plan.items:
         for u in it.unusable:
-            add(str(u.get("rel", "")), str(u.get("reason") or u.get("message", "")), it.item_id)
+            add(str(u["rel"]), unusable_words(u), it.item_id)
     entries = [
         e
         for e in (*plan.provenance.get("not_planned", []), *plan.provenance.get("ignored", []))

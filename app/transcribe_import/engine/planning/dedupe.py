@@ -27,6 +27,7 @@ from transcribe_import.engine.planning.plan import (
     PlanItem,
     PlanSource,
 )
+from transcribe_import.engine.planning.problems import file_name
 from transcribe_import.engine.storage import fsio, project
 
 if TYPE_CHECKING:
@@ -145,12 +146,12 @@ def _skip_words(
     where: Mapping[str, set[str]],
     titles: Mapping[str, str],
 ) -> str:
-    name = s.provenance.rel
+    name = file_name(s)
     if s.duplicate is Duplicate.IN_PLAN:
         other, in_item = _earlier_copy(s, plan, item)
         if other is None:
             return f"{name} has the same bytes as another file of this plan"
-        text = f"{name} has the same bytes as {other.provenance.rel}"
+        text = f"{name} has the same bytes as {file_name(other)}"
         if in_item is not item:
             text += f" (in “{in_item.label}”)"
         if other.excluded:

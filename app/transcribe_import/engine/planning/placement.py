@@ -28,6 +28,7 @@ from transcribe_import.engine.planning.problems import (
     ProblemCode,
     Resolution,
     Severity,
+    file_name,
     files_of,
 )
 
@@ -39,15 +40,15 @@ def _sources_by_page(item: PlanItem) -> dict[str, PlanSource]:
 
 
 def rescan_name(item: PlanItem, page_id: str) -> str:
-    """A page of the item as validate names files: its source's ``rel`` (and which page of
-    it, for a file of several pages)."""
+    """A page of the item as problems name files (``file_name``), and which page of it for
+    a file of several pages."""
     source = _sources_by_page(item).get(page_id)
     if source is None:
         return f"page {page_id}"
     if len(source.pages) == 1:
-        return source.provenance.rel
+        return file_name(source)
     number = next(k for k, p in enumerate(source.pages, 1) if p.page_id == page_id)
-    return f"{source.provenance.rel} (page {number})"
+    return f"{file_name(source)} (page {number})"
 
 
 def page_of_file(item: PlanItem, name: str) -> str:
@@ -113,7 +114,7 @@ def replace_page(item: PlanItem, page_id: str, old_page_id: str) -> PlanItem:
     new = replace(item, replacements=_in_page_order(item, pairs))
     twice = _replaced_twice([new])
     if twice:
-        raise ValueError(twice[0].message)
+        raise ValueError(f"{item.label}: {twice[0].message}")
     return new
 
 
@@ -147,7 +148,7 @@ def _on_new_notebook(item: PlanItem) -> list[PlanProblem]:
                 Severity.ERROR,
                 ProblemCode.PLACEMENT_ON_NEW_NOTEBOOK,
                 item.item_id,
-                f"{item.label}: a new notebook's pages go in the plan's order, so a position "
+                "A new notebook's pages go in the plan's order, so a position "
                 "for them means nothing. Put them at the end (remove the position).",
                 resolutions=(Resolution.AT_END,),
             )
@@ -160,7 +161,7 @@ def _on_new_notebook(item: PlanItem) -> list[PlanProblem]:
                 Severity.ERROR,
                 ProblemCode.PLACEMENT_ON_NEW_NOTEBOOK,
                 item.item_id,
-                f"{item.label}: a new notebook has no pages to replace, yet {names} would "
+                f"A new notebook has no pages to replace, yet {names} would "
                 "replace some. Add them as pages instead.",
                 ids,
                 resolutions=(Resolution.NO_REPLACE,),
@@ -188,7 +189,7 @@ def _replaced_twice(items: Sequence[PlanItem]) -> list[PlanProblem]:
                 Severity.ERROR,
                 ProblemCode.PAGE_REPLACED_TWICE,
                 item.item_id,
-                f"{item.label}: {names} would each replace page {old}; a page is replaced by "
+                f"{names} would each replace page {old}; a page is replaced by "
                 "one rescan. Keep one of them replacing it and add the others as pages.",
                 tuple(sid for it, new in rescans for sid in _source_ids(it, [new])),
                 resolutions=(Resolution.NO_REPLACE,),
@@ -213,7 +214,7 @@ def _left_out(item: PlanItem) -> list[PlanProblem]:
             Severity.WARNING,
             ProblemCode.REPLACEMENT_LEFT_OUT,
             item.item_id,
-            f"{item.label}: {names} would replace a page but is not imported (left out, or a "
+            f"{names} would replace a page but is not imported (left out, or a "
             "duplicate), so that page stays as it is. Include it, or say it replaces nothing.",
             ids,
             resolutions=(Resolution.INCLUDE, Resolution.NO_REPLACE),
@@ -259,7 +260,7 @@ def _refused(
         Severity.ERROR,
         ProblemCode(refusal.code.value),
         item.item_id,
-        f"{item.label}: {refusal.words} {advice}",
+        f"{refusal.words} {advice}",
         source_ids,
         resolutions=resolutions,
         files=files_of(item, source_ids),

@@ -84,7 +84,15 @@ __all__ = [
 
 
 class PlanDocumentError(Exception):
-    """The plan file cannot be used as it is; the message says why and what to do."""
+    """The plan file cannot be used as it is; the message says why and what to do.
+
+    str() is words for any face; ``hint`` is the CLI's command for that advice, as a
+    ``PlanProblem``'s hint is (the window leaves it out).
+    """
+
+    def __init__(self, message: str, hint: str = "transcribe-import plan") -> None:
+        super().__init__(message)
+        self.hint = hint
 
 
 def save_plan(plan: ImportPlan, path: Path) -> None:
@@ -95,10 +103,10 @@ def load_plan(path: Path) -> ImportPlan:
     try:
         data = fsio.read_bytes(path)
     except FileNotFoundError:
-        raise PlanDocumentError(f"{path}: no such plan file; make one with `plan`.") from None
+        raise PlanDocumentError(f"{path}: no such plan file; make a plan first.") from None
     except OSError as exc:
         raise PlanDocumentError(
-            f"{path}: cannot be read ({exc.strerror}); give the plan file that `plan` wrote."
+            f"{path}: cannot be read ({exc.strerror}); give a plan file the app wrote."
         ) from None
     try:
         doc = orjson.loads(data)
@@ -234,7 +242,7 @@ class _Fields:
 
 def plan_from_document(doc: Any, where: str) -> ImportPlan:
     def bad(why: str) -> PlanDocumentError:
-        return PlanDocumentError(f"{where}: {why}; make the plan again with `plan`.")
+        return PlanDocumentError(f"{where}: {why}; make the plan again.")
 
     if not isinstance(doc, dict) or doc.get("format") != PLAN_FORMAT:
         raise bad("not a Transcribe import plan")
@@ -256,7 +264,8 @@ def plan_from_document(doc: Any, where: str) -> ImportPlan:
     if doc.get("plan_fingerprint") != expected:
         raise PlanDocumentError(
             f"{where}: plan_fingerprint does not match the plan's contents (it was edited "
-            "outside the app); use `order` to change a plan, or make it again with `plan`."
+            "outside the app); change a plan with the app's own edits, or make it again.",
+            "transcribe-import order, transcribe-import plan",
         )
     seen: set[str] = set()
 

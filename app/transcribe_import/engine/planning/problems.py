@@ -7,12 +7,12 @@ placement.py) make them with these codes. The CLI prints them, the window lists 
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from transcribe_import.engine.base.values import fields_json
-from transcribe_import.engine.planning.plan import PlanItem
+from transcribe_import.engine.planning.plan import PlanItem, PlanSource
 
 
 class Severity(enum.StrEnum):
@@ -93,11 +93,12 @@ class Resolution(enum.StrEnum):
 class PlanProblem:
     """One problem of a plan, in values a face renders as it likes.
 
-    ``message`` is words for any face: it names files by their path as validate shows them
-    (``provenance.rel``, from the scanned folder) and no face's commands. ``hint`` is the
-    CLI's advice for it (its options, e.g. ``--sequence``), or None; the window leaves it
-    out. ``files`` are those paths of the files the problem concerns (``source_ids`` name
-    the ones that are sources; an unusable file is none); ``path`` the one file on disk.
+    ``message`` is words for any face, shown as they are: it names files as ``file_name``
+    does, and neither the item (``item_id`` says which; the face shows it) nor any face's
+    commands. ``hint`` is the CLI's advice for it (its options, e.g. ``--sequence``), or
+    None; the window leaves it out. ``files`` names the files the problem concerns as the
+    message does (``source_ids`` are the ones that are sources; an unusable file is none),
+    for a face to find them, e.g. its rows; ``path`` the one file on disk.
     """
 
     severity: Severity
@@ -114,10 +115,31 @@ class PlanProblem:
         return fields_json(self)
 
 
+def file_name(source: PlanSource) -> str:
+    """How a problem names a file, in its message and in ``files``: the one rule.
+
+    By its path from the scanned folder (``provenance.rel``, e.g. ``box/notebook 1/p1.jpg``):
+    unique in the plan, what a person finds on disk, and a name the CLI's ``order`` takes as
+    it is. The window shows the same words, next to its table of those files; no face
+    rewrites them. An unusable file, not a source, is named by the same ``rel``.
+    """
+    return source.provenance.rel
+
+
 def files_of(item: PlanItem, source_ids: Iterable[str]) -> tuple[str, ...]:
-    """The paths (``provenance.rel``) of these sources of ``item``: ``PlanProblem.files``."""
-    rel = {s.source_id: s.provenance.rel for s in item.sources}
-    return tuple(rel[sid] for sid in source_ids if sid in rel)
+    """These sources of ``item`` as problems name them (``file_name``): ``PlanProblem.files``."""
+    wanted = tuple(source_ids)
+    ids = set(wanted)
+    named = {s.source_id: file_name(s) for s in item.sources if s.source_id in ids}
+    return tuple(named[sid] for sid in wanted if sid in named)
+
+
+def unusable_words(entry: Mapping[str, Any]) -> str:
+    """Why an unusable file (``PlanItem.unusable``) cannot be imported: the scan's words,
+    naming it as ``file_name`` names files. A plan written before the scan named it so
+    holds its path on disk there instead (``entry["path"]``): that is named by its rel too.
+    """
+    return str(entry["message"]).replace(str(entry["path"]), str(entry["rel"]))
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ import threading
 import time
 from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from transcribe_import.engine.base.clock import utc_from_ns
@@ -481,7 +481,9 @@ def _read_problem(exc: OSError, dp: str) -> Problem:
 def _inspect(
     found: FoundFile, settings: RenderSettings, should_stop: Callable[[], bool] | None = None
 ) -> ScannedFile:
-    dp = found.fspath
+    # The words name the file as a plan's problems do (its rel, problems.file_name); its
+    # path on disk is the problem's own field.
+    dp = found.rel
     path = found.path
     problem: Problem | None = None
     info: MediaInfo | None = None
@@ -503,6 +505,8 @@ def _inspect(
         sha, _size = fsio.hash_file(path, size=found.size, should_stop=should_stop)
     except OSError as exc:
         problem = problem or _read_problem(exc, dp)
+    if problem is not None:
+        problem = replace(problem, path=found.fspath)
     return ScannedFile.probed(
         path, found.root, found.rel, found.size, found.mtime_ns, info, sha, problem
     )

@@ -32,6 +32,8 @@ from transcribe_import.engine.planning.problems import (
     Resolution,
     Severity,
     ValidationReport,
+    file_name,
+    unusable_words,
 )
 from transcribe_import.engine.storage import fsio, project
 
@@ -91,14 +93,13 @@ def _item_problems(
     corpus: Corpus | None, item: PlanItem, own: Set[str], titles: dict[str, str]
 ) -> list[PlanProblem]:
     out: list[PlanProblem] = []
-    label = item.label
     for amb in ordering.find_ambiguities(item):
         out.append(
             PlanProblem(
                 Severity.ERROR,
                 amb.code,
                 item.item_id,
-                f"{label}: {amb.message}",
+                amb.message,
                 amb.source_ids,
                 resolutions=amb.resolutions,
                 hint=amb.hint,
@@ -108,15 +109,13 @@ def _item_problems(
     for u in item.unusable:
         if u["rel"] in item.acknowledged:
             continue
-        # The scan's words (kept in the plan) name the file by its path on disk, which
-        # ``path`` carries; the message names it as validate names every file (its rel).
-        why = str(u["message"]).replace(str(u["path"]), u["rel"])
+        why = unusable_words(u)
         out.append(
             PlanProblem(
                 Severity.ERROR,
                 ProblemCode.SOURCE_UNREADABLE,
                 item.item_id,
-                f"{label}: {why} To import the rest without it, exclude it.",
+                f"{why} To import the rest without it, exclude it.",
                 path=u["path"],
                 resolutions=(Resolution.EXCLUDE,),
                 hint=f'order --exclude "{u["rel"]}"',
@@ -127,7 +126,7 @@ def _item_problems(
     if item.restore is not None and item.planned_skips():
         pass  # a bag's notebook planned as unchanged: _restore_target says so, once
     elif not item.imported_sources() and not item.planned_skips():
-        msg = f"{label}: every file is excluded; nothing will be imported."
+        msg = "Every file is excluded; nothing will be imported."
         out.append(PlanProblem(Severity.WARNING, ProblemCode.NOTHING_TO_IMPORT, item.item_id, msg))
     if corpus is not None:
         out.extend(_target_problems(corpus, item, own, titles))
@@ -157,9 +156,9 @@ def _duplicate_problems(
     if not item.imported_sources():
         code = ProblemCode.NOTHING_TO_IMPORT
         head = (
-            f"the only file is a duplicate, so nothing will be imported: {shown}."
+            f"The only file is a duplicate, so nothing will be imported: {shown}."
             if len(dups) == 1
-            else f"all {len(dups)} files are duplicates, so nothing will be imported: {shown}."
+            else f"All {len(dups)} files are duplicates, so nothing will be imported: {shown}."
         )
     else:
         code = ProblemCode.DUPLICATES_SKIPPED
@@ -170,9 +169,9 @@ def _duplicate_problems(
             Severity.WARNING,
             code,
             item.item_id,
-            f"{item.label}: {head}",
+            head,
             tuple(s.source_id for s in dups),
-            files=tuple(s.provenance.rel for s in dups),
+            files=tuple(file_name(s) for s in dups),
         )
     ]
 
@@ -182,7 +181,6 @@ def _target_problems(
 ) -> list[PlanProblem]:
     nb_dir = corpus.notebook_dir(item.notebook_id)
     exists = corpus.is_registered(item.notebook_id) or fsio.exists(nb_dir)
-    label = item.label
     if item.restore is not None:
         decided = _restore_target(corpus, item, own, exists)
         if decided is not None:
@@ -222,7 +220,7 @@ def _target_problems(
                 Severity.ERROR,
                 ProblemCode.ID_IN_USE,
                 item.item_id,
-                f"{label}: notebook id {item.notebook_id} is already used by another notebook; "
+                f"Notebook id {item.notebook_id} is already used by another notebook; "
                 "make a new plan.",
             )
         ]
@@ -233,7 +231,7 @@ def _target_problems(
                 Severity.ERROR,
                 ProblemCode.ID_IN_USE,
                 item.item_id,
-                f"{label}: {len(foreign)} preallocated id(s) are already used by other pages "
+                f"{len(foreign)} preallocated id(s) are already used by other pages "
                 f"of the notebook ({foreign[0]}…); make a new plan.",
             )
         ]
@@ -260,7 +258,7 @@ def _restore_item_problems(item: PlanItem) -> list[PlanProblem]:
                 Severity.ERROR,
                 ProblemCode.BAG_ORDER_CHANGED,
                 item.item_id,
-                f"{item.label}: a notebook from a bag keeps the bag's page order, but its "
+                "A notebook from a bag keeps the bag's page order, but its "
                 "pages were reordered in this plan; plan the bag again to undo the reorder.",
             )
         )
@@ -271,7 +269,7 @@ def _restore_item_problems(item: PlanItem) -> list[PlanProblem]:
                 Severity.WARNING,
                 ProblemCode.RENDERED_AGAIN,
                 item.item_id,
-                f"{item.label}: {len(again)} page(s) will be rendered again from their source, "
+                f"{len(again)} page(s) will be rendered again from their source, "
                 f"not copied from the bag ({again[0]}).",
             )
         )
@@ -283,7 +281,6 @@ def _restore_target(
 ) -> list[PlanProblem] | None:
     """A bag's notebook against the corpus; None: the usual checks apply (a new notebook,
     or the one this plan's own run created)."""
-    label = item.label
     if not exists:
         if item.planned_skips():
             return [
@@ -291,7 +288,7 @@ def _restore_target(
                     Severity.ERROR,
                     ProblemCode.NOTEBOOK_NOT_FOUND,
                     item.item_id,
-                    f"{label}: notebook {item.notebook_id} was in the corpus, unchanged, when "
+                    f"Notebook {item.notebook_id} was in the corpus, unchanged, when "
                     "the bag was planned, and is not there now; plan the bag again.",
                 )
             ]
@@ -308,7 +305,7 @@ def _restore_target(
                 Severity.WARNING,
                 ProblemCode.UNCHANGED,
                 item.item_id,
-                f"{label}: notebook {item.notebook_id} is already in the corpus with the same "
+                f"Notebook {item.notebook_id} is already in the corpus with the same "
                 "content; it is skipped and nothing changes.",
             )
         ]
@@ -320,7 +317,7 @@ def _restore_target(
             Severity.ERROR,
             ProblemCode.NOTEBOOK_CONFLICT,
             item.item_id,
-            f"{label}: the corpus already has a notebook with id {item.notebook_id} (“{title}”) "
+            f"The corpus already has a notebook with id {item.notebook_id} (“{title}”) "
             "whose content differs from the bag's, and nothing is merged. Skip it, or import "
             "it as a copy with new ids.",
             resolutions=(Resolution.SKIP, Resolution.AS_COPY),
@@ -349,7 +346,7 @@ def _foreign_ids(doc: dict[str, Any], item: PlanItem, own: Set[str]) -> list[str
 
 def _source_problem(item: PlanItem, s: PlanSource, settings: RenderSettings) -> PlanProblem | None:
     path = s.provenance.fs_path
-    shown = s.provenance.rel or str(path)
+    shown = file_name(s) or str(path)
     try:
         st = fsio.stat(path)
     except FileNotFoundError:
@@ -362,7 +359,7 @@ def _source_problem(item: PlanItem, s: PlanSource, settings: RenderSettings) -> 
             (s.source_id,),
             str(path),
             (Resolution.EXCLUDE,),
-            files=(s.provenance.rel,),
+            files=(file_name(s),),
         )
     except OSError as exc:
         return PlanProblem(
@@ -373,7 +370,7 @@ def _source_problem(item: PlanItem, s: PlanSource, settings: RenderSettings) -> 
             (s.source_id,),
             str(path),
             (Resolution.EXCLUDE,),
-            files=(s.provenance.rel,),
+            files=(file_name(s),),
         )
     if st.st_size != s.provenance.size or st.st_mtime_ns != s.provenance.mtime_ns:
         return PlanProblem(
@@ -385,7 +382,7 @@ def _source_problem(item: PlanItem, s: PlanSource, settings: RenderSettings) -> 
             (s.source_id,),
             str(path),
             (Resolution.EXCLUDE,),
-            files=(s.provenance.rel,),
+            files=(file_name(s),),
         )
     try:
         # Named by the path opened, not its rel: a hand-edited plan can make them differ.
@@ -399,7 +396,7 @@ def _source_problem(item: PlanItem, s: PlanSource, settings: RenderSettings) -> 
             (s.source_id,),
             str(path),
             (Resolution.EXCLUDE,),
-            files=(s.provenance.rel,),
+            files=(file_name(s),),
         )
     wanted = max(p.page_index for p in s.pages) + 1
     if info.media_type != s.media_type or info.page_count < wanted:
@@ -411,7 +408,7 @@ def _source_problem(item: PlanItem, s: PlanSource, settings: RenderSettings) -> 
             f"{s.media_type} with at least {wanted}; plan again.",
             (s.source_id,),
             str(path),
-            files=(s.provenance.rel,),
+            files=(file_name(s),),
         )
     return _render_problem(item, s)
 
@@ -439,6 +436,6 @@ def _render_problem(item: PlanItem, s: PlanSource) -> PlanProblem | None:
             "again.",
             (s.source_id,),
             str(path),
-            files=(s.provenance.rel,),
+            files=(file_name(s),),
         )
     return None

@@ -51,7 +51,6 @@ from transcribe_import.gui.thumbnails import ThumbnailCache
 from transcribe_import.gui.values import PlanItemState
 from transcribe_import.gui.wording import (
     checking_words,
-    item_message,
     not_imported_header_words,
     not_imported_words,
     op_explanation,
@@ -391,17 +390,15 @@ class PageTableModel(ColumnTableModel[PageRow]):
                 of_source.append((code, message, severity))
 
         for amb in ordering.find_ambiguities(item):
-            message = item_message(amb.message, item)
             for source_id in amb.source_ids:
-                note(source_id, str(amb.code), message, Severity.ERROR)
+                note(source_id, str(amb.code), amb.message, Severity.ERROR)
         report = self._session.report
         if report is not None:
             for problem in report.for_item(item.item_id):
                 if problem.code == ProblemCode.DUPLICATES_SKIPPED:
                     continue  # each skipped row says so itself
-                message = item_message(problem.message, item, item.label)
                 for source_id in problem.source_ids:
-                    note(source_id, str(problem.code), message, problem.severity)
+                    note(source_id, str(problem.code), problem.message, problem.severity)
         return notes
 
     # -- Qt's model interface --------------------------------------------------------------

@@ -5,7 +5,6 @@ from __future__ import annotations
 import enum
 import html
 from dataclasses import dataclass
-from functools import cached_property
 from operator import attrgetter
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, Qt
@@ -16,7 +15,7 @@ from transcribe_import.gui.icons import severity_icon
 from transcribe_import.gui.models.base import Column, ColumnTableModel
 from transcribe_import.gui.models.plan import ItemIdRole, SeverityRole, SourceIdsRole
 from transcribe_import.gui.session import ImportSession
-from transcribe_import.gui.wording import item_message, severity_words
+from transcribe_import.gui.wording import severity_words
 
 Role = Qt.ItemDataRole
 
@@ -37,11 +36,11 @@ class ProblemRow:
     def label(self) -> str:
         return self.item.label if self.item is not None else self.problem.item_id
 
-    @cached_property
+    @property
     def message(self) -> str:
-        # Made when first shown: it replaces every path of the item, and a report may hold
-        # thousands of problems of which a screenful is seen.
-        return item_message(self.problem.message, self.item, self.label)
+        """The engine's words as they are: they name neither the item (its own column) nor
+        a face's commands, and name files as the engine names them (problems.file_name)."""
+        return self.problem.message
 
 
 class ProblemsModel(ColumnTableModel[ProblemRow]):

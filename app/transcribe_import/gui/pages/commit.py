@@ -44,7 +44,6 @@ from transcribe_import.gui.wording import (
     commit_buttons,
     counts_sentence,
     format_duration,
-    plain_message,
     plural,
     progress_words,
     run_status_explanation,
@@ -467,7 +466,7 @@ class CommitPage(WorkerPage[CommitWorker]):
         if self._retrying:
             # The ended run's plan is frozen: its problems are told here, not under review.
             errors = report.errors
-            lines = [plain_message(p.message) for p in errors[:5]]
+            lines = [p.message for p in errors[:5]]  # the engine's words, as they are
             if len(errors) > 5:
                 lines.append(self.tr("…and %Ln more.", "", len(errors) - 5))
             self.summary_label.setText(

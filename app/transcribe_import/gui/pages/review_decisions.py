@@ -23,9 +23,14 @@ from PySide6.QtWidgets import (
 
 from transcribe_import.engine.planning import ordering
 from transcribe_import.engine.planning.plan import PlanItem
-from transcribe_import.engine.planning.problems import ProblemCode, Resolution, ValidationReport
+from transcribe_import.engine.planning.problems import (
+    ProblemCode,
+    Resolution,
+    ValidationReport,
+    unusable_words,
+)
 from transcribe_import.gui.pages.review_parts import ActionButton, WrappingLabel
-from transcribe_import.gui.wording import item_message, resolution_words
+from transcribe_import.gui.wording import resolution_words
 
 # Problems of where an into item's pages go: shown with their buttons in the decision panel.
 PLACEMENT_CODES = frozenset(
@@ -92,7 +97,7 @@ class DecisionPanel(QGroupBox):
                     wants_sequence = True
                     continue
                 buttons.append(self._resolution_button(resolution))
-            layout.addLayout(self._row(item_message(amb.message, item), buttons))
+            layout.addLayout(self._row(amb.message, buttons))
         if wants_sequence:
             hint = WrappingLabel(
                 self.tr(
@@ -108,7 +113,7 @@ class DecisionPanel(QGroupBox):
         placed = [p for p in problems if p.code in PLACEMENT_CODES]
         for problem in [*conflicts, *placed]:
             buttons = [self._resolution_button(r, problem.source_ids) for r in problem.resolutions]
-            layout.addLayout(self._row(item_message(problem.message, item), buttons))
+            layout.addLayout(self._row(problem.message, buttons))
         unusable = item.unusable if item is not None else []
         for entry in unusable:
             layout.addLayout(self._unusable_row(item, entry))
@@ -156,10 +161,7 @@ class DecisionPanel(QGroupBox):
                 name=html.escape(name)
             )
         else:
-            text = self.tr("<b>{name}</b> cannot be used: {why}").format(
-                name=html.escape(name),
-                why=html.escape(item_message(str(entry.get("message", "")), item, name)),
-            )
+            text = html.escape(unusable_words(entry))  # the scan's words: which file, what is wrong
         return self._row(text, [button], rich=True)
 
     def _resolution_button(self, resolution: str, source_ids: tuple[str, ...] = ()) -> QPushButton:

@@ -43,7 +43,6 @@ from transcribe_import.gui.wording import (
     errors_words,
     format_wall_time,
     not_imported_title,
-    plain_message,
     plan_state_words,
     warnings_words,
 )
@@ -284,7 +283,7 @@ class ProblemsPane(QWidget):
         view.setRowCount(len(rows))
         for r, row in enumerate(rows):
             where = labels.get(row.item_id or "", self.tr("no notebook"))
-            for c, text in enumerate((row.rel, plain_message(row.reason, row.rel), where)):
+            for c, text in enumerate((row.rel, row.reason, where)):
                 cell = QTableWidgetItem(text)
                 cell.setToolTip(text)
                 view.setItem(r, c, cell)

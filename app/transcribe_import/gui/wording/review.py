@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-from collections import Counter
 from collections.abc import Sequence
 
 from PySide6.QtCore import QCoreApplication
@@ -201,46 +199,3 @@ def replace_dialog_words() -> tuple[str, str, str]:
         _t("Placement", "The selected page is a rescan of:"),
         _t("Placement", "No page: add it as a new page"),
     )
-
-
-# Engine messages also serve the CLI and name its options: "(--sequence)", "(order --exclude
-# ...)", "(`transcribe-import notebooks`)". The window has buttons for those instead.
-_CLI_HINT = re.compile(r"\s*\([^()]*(?:--|`)[^()]*\)")
-
-
-def plain_message(message: str, label: str | None = None) -> str:
-    """An engine message for the window: without the CLI's option names or a leading label."""
-    text = _CLI_HINT.sub("", message)
-    if label and text.startswith(f"{label}: "):
-        text = text[len(label) + 2 :]
-    return text
-
-
-def item_message(message: str, item: PlanItem | None, label: str | None = None) -> str:
-    """An engine message about one item, for the window: its files by name, not by path.
-
-    The CLI names files by their path as validate shows it, so a person can type it; in
-    the window, next to a table of those files, the name alone reads better. A name two
-    files of the item share keeps its path.
-    """
-    text = plain_message(message, label)
-    if item is None:
-        return text
-    paths: list[tuple[str, str]] = []
-    uses: Counter[str] = Counter()
-    for s in item.sources:
-        paths += [(s.provenance.path, s.name), (s.provenance.rel, s.name)]
-        uses[s.name] += 1
-    for u in item.unusable:
-        rel = str(u.get("rel", ""))
-        name = rel.rsplit("/", 1)[-1]
-        paths += [(str(u.get("path", "")), name), (rel, name)]
-        uses[name] += 1
-    # Longest first, so an absolute path is not cut to "/tmp/" + a shortened rel.
-    for path, name in sorted(set(paths), key=lambda p: -len(p[0])):
-        if path and uses[name] == 1:
-            text = text.replace(path, name)
-    # "bomb.png cannot be used: bomb.png: ..." says the name once, where the window puts it.
-    if label and text.startswith(f"{label}: "):
-        text = text[len(label) + 2 :]
-    return text

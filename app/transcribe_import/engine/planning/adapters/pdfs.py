@@ -36,8 +36,8 @@ class PdfsAdapter:
                 skipped.append(
                     not_planned(
                         f,
-                        "an image in a PDF tree: pdfs mode imports only PDFs "
-                        "(use --mode folders for images)",
+                        "an image in a PDF tree: pdfs mode imports only PDFs; plan images "
+                        "by folder",
                     )
                 )
                 continue

@@ -22,7 +22,7 @@ _DIGIT = re.compile(r"\d")
 
 NOT_A_PREFIX_NAME = (
     "the name does not look like <notebook>_<page> or <notebook>-<page> "
-    "(e.g. NB12_p001.jpg), which prefix mode needs; rename it or use --mode folders"
+    "(e.g. NB12_p001.jpg), which prefix mode needs; rename it, or plan by folder"
 )
 
 

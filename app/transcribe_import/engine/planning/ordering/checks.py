@@ -36,7 +36,12 @@ from transcribe_import.engine.planning.ordering.names import (
     side_letters,
 )
 from transcribe_import.engine.planning.plan import OrderingRule, PlanItem, PlanSource
-from transcribe_import.engine.planning.problems import AmbiguityCode, Resolution, files_of
+from transcribe_import.engine.planning.problems import (
+    AmbiguityCode,
+    Resolution,
+    file_name,
+    files_of,
+)
 
 # What settles an ambiguous order (the rest of Resolution settles the other problems).
 RESOLUTIONS = frozenset(
@@ -66,7 +71,7 @@ class Ambiguity:
     """One reason an item's order cannot be taken as proposed; a validate error.
 
     ``message``, ``hint`` and ``files`` are as ``PlanProblem``'s: words for any face, the
-    CLI's options apart, the concerned files by their path as validate shows them.
+    CLI's options apart, the concerned files named as ``problems.file_name`` names them.
     """
 
     code: AmbiguityCode
@@ -168,7 +173,7 @@ def _no_order_cue(item: PlanItem, scheme: Scheme) -> list[Ambiguity]:
             AmbiguityCode.NO_ORDER_CUE,
             item,
             f"No page numbers in the names of these {len(sources)} files "
-            f"({_some([s.provenance.rel for s in sources])}), so their order would be a "
+            f"({_some([file_name(s) for s in sources])}), so their order would be a "
             "guess. Order them by capture time or modification time, give the order, or "
             "accept the name order.",
             tuple(s.source_id for s in sources),
@@ -183,7 +188,7 @@ def _mixed_schemes(item: PlanItem, scheme: Scheme) -> Ambiguity:
     groups: dict[str, list[str]] = {}
     for n in scheme.names:
         key = n.kind if n.kind != LEAVES else "leaves and sides"
-        groups.setdefault(key, []).append(n.source.provenance.rel)
+        groups.setdefault(key, []).append(file_name(n.source))
     parts = [f"{_SCHEME_WORDS.get(k, k)} ({_some(v)})" for k, v in groups.items()]
     resolutions = [Resolution.EXCLUDE, Resolution.SEQUENCE, Resolution.MTIME, Resolution.ACCEPT]
     if any(captured(n.source) for n in scheme.names):
@@ -224,7 +229,7 @@ def _duplicate_sides(item: PlanItem, scheme: Scheme) -> list[Ambiguity]:
                 item,
                 f"{_claims(sources, _side_phrase(scheme, number, side))}. Exclude the extra "
                 "one, give the order, "
-                f"or accept the proposed order ({sources[0].provenance.rel} first).",
+                f"or accept the proposed order ({file_name(sources[0])} first).",
                 tuple(s.source_id for s in sources),
                 (Resolution.EXCLUDE, Resolution.SEQUENCE, Resolution.ACCEPT),
                 _SEQUENCE_HINT,
@@ -250,19 +255,19 @@ def _claims(sources: Sequence[PlanSource], place: str) -> str:
             copies.setdefault(original.source_id, []).append(s)
     claim = "both claim" if len(sources) == 2 else "all claim"
     if not copies:
-        return f"{and_list([s.provenance.rel for s in sources])} {claim} {place}"
+        return f"{and_list([file_name(s) for s in sources])} {claim} {place}"
     by_id = {s.source_id: s for s in sources}
     phrases = [
-        f"{and_list([c.provenance.rel for c in cs])} "
+        f"{and_list([file_name(c) for c in cs])} "
         f"{'looks like a copy' if len(cs) == 1 else 'look like copies'} of "
-        f"{by_id[original].provenance.rel}"
+        f"{file_name(by_id[original])}"
         for original, cs in copies.items()
     ]
     named = set(copies) | {c.source_id for cs in copies.values() for c in cs}
     if len(named) == len(sources):
         return f"{'; '.join(phrases)}: {claim} {place}"
     # Some files are no copy of another: every one named in the claim.
-    return f"{'; '.join(phrases)}; {and_list([s.provenance.rel for s in sources])} {claim} {place}"
+    return f"{'; '.join(phrases)}; {and_list([file_name(s) for s in sources])} {claim} {place}"
 
 
 def _stem_key(source: PlanSource, stem: str) -> tuple[str, str]:
@@ -326,8 +331,8 @@ def _missing_sides(item: PlanItem, scheme: Scheme, placed: Scheme) -> Ambiguity 
     where = ""
     if len(runs) == 1:
         before, after = _next_to(order, runs[0][0], -1), _next_to(order, runs[0][-1], 1)
-        b = at[before].provenance.rel if before else None
-        a = at[after].provenance.rel if after else None
+        b = file_name(at[before]) if before else None
+        a = file_name(at[after]) if after else None
         where = f" between {b} and {a}" if b and a else f" after {b}" if b else f" before {a}"
     shown = phrases[:_MAX_RUNS_SHOWN]
     more = len(phrases) - len(shown)
@@ -405,8 +410,8 @@ def _next_to(
 def _duplex(item: PlanItem, passes: Passes) -> Ambiguity:
     """Fronts, then backs: interleave them (the backs reversed, if the pass ran backwards)."""
     f, b = passes.fronts, passes.backs
-    counts = f"{counted(len(f), 'front')} ({f[0].provenance.rel} first) and "
-    counts += f"{counted(len(b), 'back')} ({b[0].provenance.rel} first)"
+    counts = f"{counted(len(f), 'front')} ({file_name(f[0])} first) and "
+    counts += f"{counted(len(b), 'back')} ({file_name(b[0])} first)"
     resolutions: tuple[Resolution, ...]
     if len(f) == len(b):
         resolutions = (
@@ -459,7 +464,7 @@ def _duplicate_numbers(item: PlanItem, numbering: Numbering) -> list[Ambiguity]:
                 AmbiguityCode.DUPLICATE_NUMBER,
                 item,
                 f"{_claims(sources, f'page {group[0].shown}')}. Exclude the extra one, give "
-                f"the order, or accept the proposed order ({sources[0].provenance.rel} first).",
+                f"the order, or accept the proposed order ({file_name(sources[0])} first).",
                 tuple(s.source_id for s in sources),
                 resolutions,
                 _SEQUENCE_HINT,
@@ -493,8 +498,8 @@ def _missing_numbers(item: PlanItem, numbering: Numbering) -> Ambiguity | None:
     verb = "is" if count == 1 else "are"
     if len(gaps) == 1:
         a, b = gaps[0]
-        where = f" between {first_with[a].source.provenance.rel} and "
-        where += first_with[b].source.provenance.rel
+        where = f" between {file_name(first_with[a].source)} and "
+        where += file_name(first_with[b].source)
     else:
         where = ""
     neighbours = _imported(
@@ -519,7 +524,7 @@ def _mixed_media(item: PlanItem, sources: Sequence[PlanSource]) -> Ambiguity | N
     n_images = len(sources) - len(pdfs)
     if not pdfs or not n_images:
         return None
-    which = f" ({and_list([s.provenance.rel for s in pdfs])})" if len(pdfs) <= 3 else ""
+    which = f" ({and_list([file_name(s) for s in pdfs])})" if len(pdfs) <= 3 else ""
     return Ambiguity.of(
         AmbiguityCode.MIXED_MEDIA,
         item,
@@ -545,7 +550,7 @@ def _capture_time_conflict(item: PlanItem, images: Sequence[PlanSource]) -> Ambi
         for x, y in zip(by_time, by_time[1:], strict=False)
         if position[y.source_id] < position[x.source_id]
     )
-    x, y = earlier.provenance.rel, later.provenance.rel
+    x, y = file_name(earlier), file_name(later)
     order = _order_words(item)
     displaced = [a.source_id for a, b in zip(dated, by_time, strict=True) if a is not b]
     if counter_rolled_over(earlier, later):
@@ -571,7 +576,7 @@ def _rollover_by_numbers(item: PlanItem, numbering: Numbering) -> Ambiguity | No
     position = {s.source_id: i for i, s in enumerate(item.sources)}
     if position[first.source.source_id] > position[last.source.source_id]:
         return None  # already in counter order
-    x, y = last.source.provenance.rel, first.source.provenance.rel
+    x, y = file_name(last.source), file_name(first.source)
     order = _order_words(item)
     return Ambiguity.of(
         AmbiguityCode.CONFLICTING_CUES,
