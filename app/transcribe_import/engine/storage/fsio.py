@@ -399,6 +399,72 @@ resolve = _stat_query(Path.resolve)
 stat = _stat_query(Path.stat)
 
 
+# -- the corpus's own folders: real folders inside it, or refused --------------------------
+
+
+def first_link(root: Path, path: Path) -> Path | None:
+    """The first symbolic link on the way from ``root`` (itself not judged) down to ``path``.
+
+    None when every component below ``root`` that exists is a real folder or file. ``root``
+    is the corpus folder: the data folder may be reached through a link a person made, but
+    nothing the app made inside it may be one.
+    """
+    _tick("stat", path)
+    here = root
+    for part in path.relative_to(root).parts:
+        here = here / part
+        try:
+            mode = os.lstat(here).st_mode
+        except FileNotFoundError:
+            return None  # made later, by the app, as a real folder
+        if stat_mod.S_ISLNK(mode):
+            return here
+    return None
+
+
+def corpus_folder(root: Path, path: Path) -> Path:
+    """``path``, a folder (or file) of the corpus at ``root``, once no link is on the way to it.
+
+    The one guard of every corpus folder: trash, quarantine, import-runs, cache and notebooks
+    are each asked for through it before anything is written there, so a folder replaced by
+    a link to another place (or another disk) is refused by name instead of being written
+    through. Raises ``TranscribeError(CORPUS_LINK)``.
+    """
+    link = first_link(root, path)
+    if link is not None:
+        raise TranscribeError(ErrorCode.CORPUS_LINK, link_words(link), path=str(link))
+    return path
+
+
+def link_words(link: Path) -> str:
+    """What a link among the corpus's folders is, and what to do: refusal and doctor alike."""
+    try:
+        target = os.readlink(link)
+    except OSError:
+        target = "somewhere unknown"
+    return (
+        f"{link} is a symbolic link (to {target}), not a folder of the corpus; nothing is "
+        "written through it. Put the real folder back in its place (move what it points to "
+        "there), then run `transcribe-import doctor`."
+    )
+
+
+def links_under(root: Path) -> list[Path]:
+    """Every symbolic link anywhere below ``root``, sorted; links are listed, never followed."""
+    found: list[Path] = []
+    folders = [root]
+    while folders:
+        folder = folders.pop()
+        _tick("listdir", folder)
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.is_symlink():  # d_type: no stat on most file systems
+                    found.append(Path(entry.path))
+                elif entry.is_dir(follow_symlinks=False):
+                    folders.append(Path(entry.path))
+    return sorted(found)
+
+
 def list_dir(path: Path, *, missing_ok: bool = False) -> list[str]:
     """The names in a folder, sorted; with ``missing_ok``, none for a folder not made yet."""
     _tick("listdir", path)

@@ -42,7 +42,8 @@ MOVING, DONE, ABANDONED = "moving", "done", "abandoned"
 
 
 def trash_root(corpus: Corpus) -> Path:
-    return corpus.root / TRASH_DIR
+    """The trash folder, refused (``corpus_link``) when it, or anything on the way, is a link."""
+    return fsio.corpus_folder(corpus.root, corpus.root / TRASH_DIR)
 
 
 def entry_dir(corpus: Corpus, revert_id: str) -> Path:
@@ -52,7 +53,7 @@ def entry_dir(corpus: Corpus, revert_id: str) -> Path:
             f"{revert_id!r} is not a revert id; `transcribe-import trash` lists them.",
             item=revert_id,
         )
-    return trash_root(corpus) / revert_id
+    return fsio.corpus_folder(corpus.root, trash_root(corpus) / revert_id)
 
 
 def journal_path(corpus: Corpus, revert_id: str) -> Path:
