@@ -512,6 +512,24 @@ def make_dirs(path: Path) -> None:
     path.mkdir(parents=True, exist_ok=True)
 
 
+def make_dirs_durable(path: Path) -> None:
+    """``make_dirs``, each folder it creates made durable (its parent fsynced) at once.
+
+    Top down, so when this returns every new folder's name is on the disk: a rename into
+    it, or a record that names it, never outlives a crash that forgets the folder itself.
+    """
+    missing: list[Path] = []
+    here = path
+    while not os.path.lexists(here):
+        missing.append(here)
+        here = here.parent
+    for folder in reversed(missing):
+        _tick("mkdir", folder)
+        with contextlib.suppress(FileExistsError):  # made meanwhile: durable by its maker
+            folder.mkdir()
+        fsync_dir(folder.parent)
+
+
 def write_new(path: Path, data: bytes) -> None:
     """Write a new file and fsync it (not atomic: for staging, where a torn file is rolled back)."""
     _write_synced(path, data)

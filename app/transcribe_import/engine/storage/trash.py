@@ -63,7 +63,7 @@ def journal_path(corpus: Corpus, revert_id: str) -> Path:
 def write_journal(corpus: Corpus, doc: dict[str, Any]) -> None:
     """Write (or rewrite) a revert's journal atomically and durably."""
     path = journal_path(corpus, str(doc["revert_id"]))
-    fsio.make_dirs(path.parent)
+    fsio.make_dirs_durable(path.parent)
     fsio.atomic_write(path, orjson.dumps(doc, option=orjson.OPT_INDENT_2))
 
 
@@ -117,7 +117,7 @@ def move_into(src: Path, dst: Path) -> bool:
     """
     if not fsio.exists(src):
         return False
-    fsio.make_dirs(dst.parent)
+    fsio.make_dirs_durable(dst.parent)
     fsio.replace(src, dst)
     fsio.fsync_dir(dst.parent)
     fsio.fsync_dir(src.parent)
@@ -136,7 +136,7 @@ def move_all(pairs: list[tuple[Path, Path]]) -> int:
         if not fsio.exists(src):
             continue
         if dst.parent not in made:
-            fsio.make_dirs(dst.parent)
+            fsio.make_dirs_durable(dst.parent)
             made.add(dst.parent)
         fsio.replace(src, dst)
         touched.update((src.parent, dst.parent))
