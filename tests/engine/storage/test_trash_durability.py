@@ -15,7 +15,6 @@ from transcribe_import.engine.storage.corpus import Corpus
 from helpers.runs import commit_plan, plan_for
 from helpers.shelves import make_pages, make_shelf
 
-
 WRITES = {"write", "replace", "append"}  # fsio's operations that put a name in a folder
 
 
