@@ -38,7 +38,8 @@ setup_venv() {
   local py="${PYTHON:-python3}"
   local want
   want=$(python_version "$py")
-  if [ -z "$want" ] || ! "$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+  local major=${want%%.*} minor=${want#*.}
+  if [ -z "$want" ] || [ "$major" -lt 3 ] || { [ "$major" -eq 3 ] && [ "$minor" -lt 11 ]; }; then
     echo "Python 3.11 or newer is needed; $py is ${want:-not a Python that runs}." \
       "Install one, or name it: PYTHON=python3.12 bash packaging/dev.sh ..." >&2
     exit 2
