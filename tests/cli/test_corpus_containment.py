@@ -101,6 +101,9 @@ def test_a_linked_import_runs_folder_is_refused(tmp_path: Path) -> None:
 
     assert f"{runs} is a symbolic link" in proc.stderr
     assert _files_under(moved) == before
+    # The refusal says to run doctor: doctor opens the corpus and names the link.
+    _doctor_names_the_link(data, runs)
+    assert _files_under(moved) == before
 
 
 def _planned_paths(plan: Path) -> list[Path]:
