@@ -8,11 +8,11 @@ Durability rule: fsync errors fail the operation and are never retried (after a
 failed fsync the kernel may have dropped the dirty pages, so a retry that
 "succeeds" would lie).
 
-About 570 lines, over the usual 500, on purpose: being the one module that touches the file
+About 680 lines, over the usual 500, on purpose: being the one module that touches the file
 system is what lets ``_tick`` see every operation, so the fault-injection tests (ENOSPC and
 EIO at each operation in turn) stay complete; a second I/O module would be a way round them.
-Its two halves, bounded reads of regular files and durable writes, share ``_tick``, the
-refusal types and the error wording.
+Its parts, bounded reads of regular files, the guard of the corpus's folders (no symbolic
+link on the way) and durable writes, share ``_tick``, the refusal types and the error wording.
 """
 
 from __future__ import annotations
