@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
+import pytest
 
 from helpers.cli import EXIT_PROBLEMS, cli_json, ok, run_cli
 from helpers.shelves import make_shelf
@@ -45,6 +46,7 @@ def _doctor_names_the_link(data: Path, link: Path) -> None:
     assert f"{link} is a symbolic link" in words
 
 
+@pytest.mark.slow
 def test_a_linked_trash_is_refused_by_revert_and_reported_by_doctor(tmp_path: Path) -> None:
     data, run_id = _committed(tmp_path)
     [notebook] = (data / "corpus" / "notebooks").iterdir()
@@ -62,6 +64,7 @@ def test_a_linked_trash_is_refused_by_revert_and_reported_by_doctor(tmp_path: Pa
     assert _files_under(outside) == []
 
 
+@pytest.mark.slow
 def test_a_linked_quarantine_is_never_written_by_doctor(tmp_path: Path) -> None:
     data, _run_id = _committed(tmp_path)
     index = data / "corpus" / "index.jsonl"
@@ -86,6 +89,7 @@ def test_revert_json_refusal_is_coded(tmp_path: Path) -> None:
     assert _files_under(outside) == []
 
 
+@pytest.mark.slow
 def test_a_linked_import_runs_folder_is_refused(tmp_path: Path) -> None:
     data, _run_id = _committed(tmp_path)
     shelf = make_shelf(tmp_path / "shelf2", notebooks=1, pages=1, tag="b")

@@ -24,6 +24,7 @@ def _runs(tmp_path: Path, n: int) -> tuple[Path, list[str]]:
     return data, ids
 
 
+@pytest.mark.slow
 def test_a_run_id_may_be_given_by_a_unique_prefix_to_every_command(tmp_path: Path) -> None:
     data, [run_id] = _runs(tmp_path, 1)
     short = run_id[:8]
@@ -37,6 +38,7 @@ def test_a_run_id_may_be_given_by_a_unique_prefix_to_every_command(tmp_path: Pat
     assert run_id in cancel.stdout + cancel.stderr
 
 
+@pytest.mark.slow
 def test_a_prefix_naming_no_run_or_several_is_refused_in_words(tmp_path: Path) -> None:
     data, ids = _runs(tmp_path, 2)
 

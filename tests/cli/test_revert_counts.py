@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from helpers.cli import cli_json, ok, run_cli
 from helpers.shelves import make_pages, make_shelf
 
@@ -18,6 +20,7 @@ def _sources_and_renders(folder: Path) -> int:
     )
 
 
+@pytest.mark.slow
 def test_undoing_pages_added_to_a_notebook_counts_their_renders_too(tmp_path: Path) -> None:
     data = tmp_path / "data"
     plan = tmp_path / "plan.json"
@@ -45,6 +48,7 @@ def test_undoing_pages_added_to_a_notebook_counts_their_renders_too(tmp_path: Pa
     assert f"5 page(s), {moved} file(s)," in purged
 
 
+@pytest.mark.slow
 def test_undoing_a_created_notebook_counts_every_file_it_moved(tmp_path: Path) -> None:
     data = tmp_path / "data"
     plan = tmp_path / "plan.json"
