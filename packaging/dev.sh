@@ -29,9 +29,33 @@ install_system_packages() {
     "${missing[@]}" >/dev/null
 }
 
+# "3.11": the major.minor version of the Python at $1 (empty when it does not run).
+python_version() {
+  "$1" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || true
+}
+
 setup_venv() {
   local py="${PYTHON:-python3}"
-  [ -x .venv/bin/python ] || "$py" -m venv .venv
+  local want
+  want=$(python_version "$py")
+  local major=${want%%.*} minor=${want#*.}
+  if [ -z "$want" ] || [ "$major" -lt 3 ] || { [ "$major" -eq 3 ] && [ "$minor" -lt 11 ]; }; then
+    echo "Python 3.11 or newer is needed; $py is ${want:-not a Python that runs}." \
+      "Install one, or name it: PYTHON=python3.12 bash packaging/dev.sh ..." >&2
+    exit 2
+  fi
+  # A .venv made by another Python (an older clone, another machine's python3) is made again:
+  # its packages are built for that Python, and pip would keep them.
+  local have=""
+  [ -x .venv/bin/python ] && have=$(python_version .venv/bin/python)
+  if [ "$have" != "$want" ]; then
+    if [ -e .venv ]; then
+      echo "Making .venv again: it was made by Python ${have:-that no longer runs}, not" \
+        "$want ($py)." >&2
+      rm -rf .venv
+    fi
+    "$py" -m venv .venv
+  fi
   # Reinstall only when the project's metadata changed since the last install.
   local stamp=.venv/.installed-pyproject
   if ! cmp -s pyproject.toml "$stamp"; then

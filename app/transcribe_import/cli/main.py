@@ -30,14 +30,39 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(ExitCode.USAGE)
 
 
+RUN_ID_HELP = runs_cli.RUN_ID_HELP
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="transcribe-import", description="Import scanned notebooks into a corpus.")
-    p.add_argument("--version", action="version", version=f"transcribe-import {__version__}")
-    p.add_argument("--data-dir", metavar="DIR", help="the data directory holding corpus/")
+    p = _Parser(
+        prog="transcribe-import",
+        description="Import scanned notebooks into a corpus. Without a COMMAND it opens the "
+        "window.",
+        epilog="--data-dir goes before the command: transcribe-import --data-dir DIR COMMAND "
+        "... Each command has its own --help. docs/cli.md describes every command, its JSON "
+        "and its exit codes.",
+    )
+    p.add_argument(
+        "--version",
+        action="version",
+        version=f"transcribe-import {__version__}",
+        help="print the version and exit",
+    )
+    p.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        help="the data directory holding corpus/; before the command (default: "
+        "$TRANSCRIBE_DATA_DIR, else the platform's user data directory)",
+    )
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     g = sub.add_parser("gui", help="open the window (the default)")
-    g.add_argument("paths", nargs="*", metavar="PATH")
+    g.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="folders or files to scan at once, one notebook per folder",
+    )
 
     n = sub.add_parser("notebooks", help="list the corpus's notebooks, or one notebook's pages")
     n.add_argument(
@@ -46,8 +71,10 @@ def build_parser() -> argparse.ArgumentParser:
     n.add_argument("--json", action="store_true", help="print one JSON document")
 
     pl = sub.add_parser("plan", help="scan PATHs and write a plan document")
-    pl.add_argument("paths", nargs="+", metavar="PATH")
-    pl.add_argument("-o", "--output", required=True, metavar="PLAN.json")
+    pl.add_argument("paths", nargs="+", metavar="PATH", help="folders and files to scan")
+    pl.add_argument(
+        "-o", "--output", required=True, metavar="PLAN.json", help="the plan document to write"
+    )
     pl.add_argument(
         "--mode",
         default="folders",
@@ -71,11 +98,11 @@ def build_parser() -> argparse.ArgumentParser:
     placement_cli.add_plan_options(pl)
 
     v = sub.add_parser("validate", help="list a plan's errors and warnings")
-    v.add_argument("plan", metavar="PLAN.json")
+    v.add_argument("plan", metavar="PLAN.json", help="a plan document written by `plan`")
     v.add_argument("--json", action="store_true", help="print one JSON document")
 
     o = sub.add_parser("order", help="resolve an item's page order, rewriting the plan")
-    o.add_argument("plan", metavar="PLAN.json")
+    o.add_argument("plan", metavar="PLAN.json", help="the plan document, rewritten in place")
     o.add_argument("item", metavar="ITEM_ID", help="an item id (or a unique prefix, or its title)")
     how = o.add_mutually_exclusive_group(required=True)
     how.add_argument("--accept", action="store_true", help="accept the proposed order")
@@ -108,23 +135,23 @@ def build_parser() -> argparse.ArgumentParser:
     placement_cli.add_order_options(how)
 
     c = sub.add_parser("commit", help="validate, create the import run and commit it")
-    c.add_argument("plan", metavar="PLAN.json")
+    c.add_argument("plan", metavar="PLAN.json", help="the plan document to commit")
     c.add_argument("--workers", type=int, default=2, help="notebooks committed in parallel")
     c.add_argument("--json", action="store_true", help="print one JSON document")
 
     r = sub.add_parser("resume", help="resume an interrupted run")
-    r.add_argument("run_id", metavar="RUN_ID")
-    r.add_argument("--workers", type=int, default=2)
+    r.add_argument("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
+    r.add_argument("--workers", type=int, default=2, help="notebooks committed in parallel")
     r.add_argument("--json", action="store_true", help="print one JSON document")
 
     k = sub.add_parser("cancel", help="ask the process executing RUN_ID to stop pending items")
-    k.add_argument("run_id", metavar="RUN_ID")
+    k.add_argument("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
 
     rs = sub.add_parser("runs", help="list import runs, newest first")
     rs.add_argument("--json", action="store_true", help="print one JSON document")
 
     sh = sub.add_parser("show", help="one run with its per-item outcomes")
-    sh.add_argument("run_id", metavar="RUN_ID")
+    sh.add_argument("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
     sh.add_argument("--json", action="store_true", help="print one JSON document")
 
     undo_cli.add_parsers(sub)
@@ -148,7 +175,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     e = sub.add_parser("export", help="copy notebooks out as a BagIt bag")
-    e.add_argument("notebook_ids", nargs="*", metavar="NOTEBOOK_ID")
+    e.add_argument(
+        "notebook_ids", nargs="*", metavar="NOTEBOOK_ID", help="the notebooks to export (or --all)"
+    )
     e.add_argument("--all", action="store_true", help="every notebook of the corpus")
     e.add_argument(
         "-o",
@@ -381,6 +410,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command in (None, "gui"):
             return cmd_gui(data_dir, args)
         corpus = api.open_corpus(data_dir)
+        if getattr(args, "run_id", None) is not None:
+            # Every RUN_ID may be a unique prefix, as an item id may (`runs` shows 8 characters).
+            args.run_id = api.resolve_run_id(corpus, args.run_id)
         return COMMANDS[args.command](corpus, args)
     except runs_cli.UsageError as exc:
         say(f"transcribe-import: {exc}", file=sys.stderr)

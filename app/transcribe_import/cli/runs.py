@@ -48,6 +48,12 @@ if TYPE_CHECKING:
     from transcribe_import.engine.planning.scan_progress import ScanProgress
 
 
+# Every RUN_ID argument's help (api.resolve_run_id is the rule).
+RUN_ID_HELP = (
+    "an import run's id, or a unique prefix of it (4 characters or more); `runs` lists them"
+)
+
+
 class UsageError(Exception):
     """Bad arguments or an unusable plan file: exit 2 with this one line."""
 
@@ -255,10 +261,10 @@ def cmd_validate(corpus: Corpus, args: argparse.Namespace) -> int:
 
 
 def find_item(plan: ImportPlan, key: str) -> PlanItem:
-    exact = [it for it in plan.items if it.item_id == key]
-    if exact:
-        return exact[0]
-    by_prefix = [it for it in plan.items if len(key) >= 4 and it.item_id.startswith(key)]
+    named = set(api.ids_by_prefix(key, [it.item_id for it in plan.items]))
+    by_prefix = [it for it in plan.items if it.item_id in named]
+    if len(by_prefix) == 1 and by_prefix[0].item_id == key:
+        return by_prefix[0]
     by_label = [it for it in plan.items if it.label == key or it.title == key]
     found = by_prefix or by_label
     if len(found) == 1:

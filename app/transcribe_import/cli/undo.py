@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from transcribe_import.cli import runs as runs_cli
 from transcribe_import.cli.output import json_out, say
 from transcribe_import.engine import api
 from transcribe_import.engine.api import Corpus, ExitCode
@@ -14,7 +15,7 @@ from transcribe_import.engine.runs.model import HistoryEvent
 
 def add_parsers(sub: Any) -> None:
     rv = sub.add_parser("revert", help="undo an ended import run as a group (into the trash)")
-    rv.add_argument("run_id", metavar="RUN_ID")
+    rv.add_argument("run_id", metavar="RUN_ID", help=runs_cli.RUN_ID_HELP)
     rv.add_argument(
         "--dry-run", action="store_true", help="only list what would be removed and what blocks"
     )
@@ -58,13 +59,11 @@ def _say_preview(preview: api.RevertPreview, *, done: bool) -> None:
     plan = preview.plan
     for n in plan.notebooks:
         what = "removed" if done else "to remove"
+        counts = f"{len(n.page_ids)} page(s) and {len(n.files)} file(s)"
         if n.whole:
-            say(f"  {what}: notebook “{n.title}” ({n.notebook_id}), {len(n.page_ids)} page(s)")
+            say(f"  {what}: notebook “{n.title}” ({n.notebook_id}), {counts}")
         else:
-            say(
-                f"  {what}: {len(n.page_ids)} page(s) and {len(n.source_ids)} file(s) added to "
-                f"“{n.title}” ({n.notebook_id}); its other pages stay"
-            )
+            say(f"  {what}: {counts} added to “{n.title}” ({n.notebook_id}); its other pages stay")
     for b in plan.blockers:
         say(f"  BLOCKED [{b.code.value}] {b.message}")
 
@@ -90,7 +89,8 @@ def cmd_revert(corpus: Corpus, args: argparse.Namespace) -> int:
             f"Run {args.run_id} was undone already (trash entry {result.revert_id}); nothing to do."
         )
     else:
-        say(f"Run {args.run_id} was undone ({result.plan.pages} page(s)):")
+        plan = result.plan
+        say(f"Run {args.run_id} was undone ({plan.pages} page(s), {plan.files} file(s)):")
         _say_preview(done, done=True)
         say(
             f"Everything removed is kept in {result.trash_dir}; `transcribe-import trash "

@@ -49,6 +49,12 @@ def doctor(
     report = DoctorReport(str(corpus.root))
     copies = _Copies(restore_from)
     add = report.findings.extend
+    links = _guard(lambda: _links(corpus), corpus.root)
+    if links:
+        # Every repair below writes in the corpus's folders: none is tried through a link
+        # (or when the folders could not even be looked at).
+        add(links)
+        return report
     names = fsio.list_dir(corpus.notebooks_dir, missing_ok=True)
 
     for name in names:
@@ -111,6 +117,24 @@ def doctor(
     add(_check_runs(corpus))
     add(_quarantine_summary(corpus))
     return report
+
+
+def _links(corpus: Corpus) -> list[Finding]:
+    """Every symbolic link among the corpus's own folders and files, each a problem.
+
+    A notebook folder that is itself a link is left to the notebooks' own check
+    (``outside_corpus``), which reports it and goes on with the other notebooks.
+    """
+    return [
+        Finding(
+            FindingCode.LINK_IN_CORPUS,
+            Severity.PROBLEM,
+            f"{fsio.link_words(link)} Doctor repaired nothing else while it is there.",
+            path=str(link),
+        )
+        for link in fsio.links_under(corpus.root)
+        if not (link.parent == corpus.notebooks_dir and is_valid_id(link.name))
+    ]
 
 
 def _check_runs(corpus: Corpus) -> list[Finding]:

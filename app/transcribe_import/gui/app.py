@@ -14,7 +14,7 @@ import hashlib
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import (
@@ -32,6 +32,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from transcribe_import import __version__
 from transcribe_import.engine.api import (
     ENV_DATA_DIR,
+    ExitCode,
     WindowClaim,
     exit_code_for_error,
     open_corpus,
@@ -170,12 +171,34 @@ class InstanceServer(QObject):
         self.paths_received.emit(paths)
 
 
+def missing_display(env: Mapping[str, str], platform: str = sys.platform) -> str | None:
+    """Why no window can open here, in words, or None.
+
+    On Linux with neither an X nor a Wayland display, and no Qt platform chosen by hand,
+    QApplication would abort the process with Qt's own advice about libxcb packages, which
+    is not the cause; this says what is.
+    """
+    if not platform.startswith("linux"):
+        return None
+    if any(env.get(name) for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")):
+        return None
+    return (
+        "there is no display to open the window on (neither DISPLAY nor WAYLAND_DISPLAY is "
+        "set). Start it from a desktop session, or use the commands without a window: "
+        "`transcribe-import --help` lists them."
+    )
+
+
 def run_gui(data_dir: Path, paths: Sequence[Path]) -> int:
     """Open the window on the corpus in ``data_dir``; returns the process exit code.
 
     ``paths`` (folders and files given on the command line) are scanned at once with the
-    default mapping, one notebook per folder.
+    default mapping, one notebook per folder. With no display it says so and exits 2.
     """
+    no_display = missing_display(os.environ)
+    if no_display is not None:
+        print(f"transcribe-import: {no_display}", file=sys.stderr)
+        return ExitCode.USAGE
     app = application()
     data_dir = chosen_data_dir(data_dir, QSettings())
     key = instance_key(data_dir)

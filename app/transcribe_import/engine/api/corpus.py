@@ -10,6 +10,7 @@ from collections.abc import Callable, Generator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.export.model import ExportProgress, ExportResult
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.storage import fsio
@@ -26,8 +27,16 @@ def open_corpus(data_dir: Path) -> Corpus:
     check_environment()
     try:
         corpus = Corpus.open(data_dir)
+        try:
+            store = RunStore(corpus)
+        except TranscribeError as exc:
+            if exc.code is not ErrorCode.CORPUS_LINK:
+                raise
+            # import-runs is a link: each command that reads or writes runs refuses it by
+            # name, and doctor, which must still open the corpus, reports it.
+            return corpus
         # Frozen plans of earlier versions sat among the run records: moved out, crash-safely.
-        RunStore(corpus).migrate_plan_snapshots()
+        store.migrate_plan_snapshots()
     except OSError as exc:
         # Both steps are safe to repeat: a retry takes up where a failing disk stopped them.
         where = fsio.failed_path(exc, data_dir)

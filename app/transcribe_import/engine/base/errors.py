@@ -32,6 +32,9 @@ class ErrorCode(enum.StrEnum):
     ID_CONFLICT = "id_conflict"
     INVALID_ID = "invalid_id"
     JOURNAL_PENDING = "journal_pending"
+    # a folder of the corpus (trash, quarantine, import-runs, cache, notebooks, or one below
+    # them) that is a symbolic link: refused, never written through (fsio.corpus_folder)
+    CORPUS_LINK = "corpus_link"
     # where an item's pages go in a notebook, and the pages they replace (ingest/placement.py);
     # validate's problem codes of the same rules have the same values
     PLACEMENT_OUT_OF_RANGE = "placement_out_of_range"  # a position past the notebook's end

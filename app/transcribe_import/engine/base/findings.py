@@ -31,6 +31,7 @@ class FindingCode(enum.StrEnum):
     ORPHAN_FILE = "orphan_file"
     DUPLICATE_ID = "duplicate_id"
     OUTSIDE_CORPUS = "outside_corpus"
+    LINK_IN_CORPUS = "link_in_corpus"  # a symbolic link among the corpus's own folders
     INDEX_REPAIRED = "index_repaired"
     QUARANTINE_PRESENT = "quarantine_present"
     IO_ERROR = "io_error"

@@ -266,7 +266,7 @@ class CorpusHashIndex:
     def _save(self) -> None:
         doc = {"format": CACHE_FORMAT, "schema_version": 1, "notebooks": self._entries}
         try:
-            fsio.make_dirs(self.path.parent)
+            fsio.make_dirs(fsio.corpus_folder(self.corpus.root, self.path.parent))
             fsio.atomic_write(self.path, orjson.dumps(doc))
         except OSError:
             pass  # a cache that cannot be saved costs time on the next check, nothing else

@@ -56,7 +56,8 @@ def unacknowledge_unusable(item: PlanItem, rels: list[str]) -> PlanItem:
 
 
 def drafts_dir(corpus: Corpus) -> Path:
-    return corpus.runs_dir / "drafts"
+    """The window's drafts folder, refused (``corpus_link``) when a link is on the way."""
+    return fsio.corpus_folder(corpus.root, corpus.runs_dir / "drafts")
 
 
 def save_draft(corpus: Corpus, plan: ImportPlan) -> Path:

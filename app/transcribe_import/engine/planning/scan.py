@@ -28,6 +28,8 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import orjson
+
 from transcribe_import.engine.base.clock import utc_from_ns
 from transcribe_import.engine.base.errors import ErrorCode, Problem, TranscribeError
 from transcribe_import.engine.base.progress import drive
@@ -43,6 +45,10 @@ from transcribe_import.engine.media import decode
 from transcribe_import.engine.media.kinds import PAGE_FILE_SUFFIXES, MediaInfo, RenderSettings
 from transcribe_import.engine.planning.scan_progress import ScanPhase, ScanProgress
 from transcribe_import.engine.storage import fsio
+from transcribe_import.engine.storage.corpus import CORPUS_FILE, CORPUS_FORMAT
+
+# corpus.json is a few hundred bytes: anything much larger is not one.
+CORPUS_FILE_MAX = 64 * 1024
 
 # Progress is throttled so 100,000 files do not mean 100,000 GUI updates.
 PROGRESS_INTERVAL_S = 0.1
@@ -298,9 +304,15 @@ class _Walker:
         subfolders: list[_Folder] = []
         links: list[_LinkedFolder] = []
         try:
-            with os.scandir(folder.path) as entries:
-                for entry in entries:
-                    self._entry(folder, entry, subfolders, links)
+            with os.scandir(folder.path) as listing:
+                entries = list(listing)
+            if any(e.name == CORPUS_FILE for e in entries) and _is_corpus(Path(folder.path)):
+                # The app's own data (a data folder inside the folder planned, say): its
+                # sources and renders would be planned as new notebooks, imported again.
+                self.ignore(folder.path, folder.rel, f"a Transcribe corpus; {_OWN}")
+                return []
+            for entry in entries:
+                self._entry(folder, entry, subfolders, links)
         except OSError as exc:
             # From scandir itself, or the listing failing part way: what was listed stays,
             # the folder is reported.
@@ -389,7 +401,10 @@ def walk(
     for index, (root, st) in enumerate(checked):
         _stopped(should_stop)
         root_rel = display_name(root.name or str(root))
-        if isinstance(st, OSError):
+        holder = _corpus_holding(root)
+        if holder is not None:
+            walker.ignore(str(root), root_rel, f"inside the Transcribe corpus {holder}; {_OWN}")
+        elif isinstance(st, OSError):
             walker.ignore(str(root), root_rel, f"cannot be read: {_os_reason(st)}")
         elif not stat_mod.S_ISDIR(st.st_mode):
             walker.root_file(index, root, root_rel, st)
@@ -406,6 +421,26 @@ def walk(
         _sorted_files(walker.found),
         tuple(sorted(walker.ignored, key=lambda f: (natural_key(f.rel), str(f.path)))),
     )
+
+
+_OWN = "the app's own data, never imported"
+
+
+def _is_corpus(folder: Path) -> bool:
+    """Whether ``folder`` is a corpus: its ``corpus.json`` says so (any corpus, not only ours)."""
+    try:
+        doc = orjson.loads(fsio.read_bytes(folder / CORPUS_FILE, max_bytes=CORPUS_FILE_MAX))
+    except (OSError, orjson.JSONDecodeError):
+        return False
+    return isinstance(doc, dict) and doc.get("format") == CORPUS_FORMAT
+
+
+def _corpus_holding(root: Path) -> Path | None:
+    """The corpus ``root`` lies inside (not the corpus folder itself: that is listed), if any."""
+    for folder in root.parents:
+        if _is_corpus(folder):
+            return folder
+    return None
 
 
 def _not_page_reason(name: str) -> str:

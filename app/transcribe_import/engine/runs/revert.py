@@ -88,6 +88,11 @@ class RevertPlan:
     def pages(self) -> int:
         return sum(len(n.page_ids) for n in self.notebooks)
 
+    @property
+    def files(self) -> int:
+        """The files the revert moves: every source and every render (the trash's count too)."""
+        return sum(len(n.files) for n in self.notebooks)
+
 
 def plan_revert(corpus: Corpus, run_id: str, *, check_hashes: bool = True) -> RevertPlan:
     """What reverting ``run_id`` would remove, and every reason it cannot (read only)."""

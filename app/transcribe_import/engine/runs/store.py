@@ -90,7 +90,8 @@ class RunStore:
     def __init__(self, corpus: Corpus) -> None:
         self.corpus = corpus
         self.dir = corpus.runs_dir
-        self.plans_dir = self.dir / PLANS_DIR
+        # Refused (corpus_link) before anything is read or written, if either is a link.
+        self.plans_dir = fsio.corpus_folder(corpus.root, self.dir / PLANS_DIR)
         self.index_path = self.dir / "index.json"
         # The live run this store writes outcomes for: the record file's (inode, mtime,
         # size) when it was read, its document with the log applied, and each item's index.

@@ -176,7 +176,7 @@ def _write_journal(
         before = project.read(nb_dir, nb.notebook_id)
         if not nb.whole:
             saved = _before_path(corpus, revert_id, nb.notebook_id)
-            fsio.make_dirs(saved.parent)
+            fsio.make_dirs_durable(saved.parent)
             fsio.atomic_write(saved, project.encode(before))
         notebooks.append(
             {

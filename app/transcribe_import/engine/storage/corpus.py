@@ -28,6 +28,7 @@ from transcribe_import.engine.storage import fsio, locks, project
 CORPUS_FORMAT = "transcribe.corpus"
 CORPUS_SCHEMA = 1
 INDEX_FILE = "index.jsonl"
+CORPUS_FILE = "corpus.json"  # the identity file: what makes a folder a corpus
 CREATING_PREFIX = ".creating-"
 
 
@@ -133,7 +134,7 @@ class Corpus:
     @classmethod
     def open(cls, data_dir: Path, *, create: bool = True) -> Corpus:
         corpus = cls(Path(data_dir))
-        ident = corpus.root / "corpus.json"
+        ident = corpus.root / CORPUS_FILE
         if not ident.exists():
             if not create:
                 raise TranscribeError(
@@ -151,7 +152,7 @@ class Corpus:
             with self.locked():
                 for d in (self.notebooks_dir, self.runs_dir, self.quarantine_dir):
                     fsio.make_dirs(d)
-                ident = self.root / "corpus.json"
+                ident = self.root / CORPUS_FILE
                 if not fsio.exists(ident):
                     doc = {
                         "format": CORPUS_FORMAT,
@@ -164,7 +165,7 @@ class Corpus:
             raise fsio.problem_from_oserror(exc, self.root, "creating the corpus at") from exc
 
     def _read_identity(self) -> str:
-        path = self.root / "corpus.json"
+        path = self.root / CORPUS_FILE
         try:
             doc = orjson.loads(fsio.read_bytes(path))
         except (OSError, orjson.JSONDecodeError) as exc:
@@ -212,8 +213,9 @@ class Corpus:
         reports it; neither follows it.
         """
         nb_dir = self.notebook_dir(notebook_id)
-        if fsio.is_link(nb_dir):
-            return f"{nb_dir} is a symbolic link (to {os.readlink(nb_dir)}), not a folder"
+        link = fsio.first_link(self.root, nb_dir)
+        if link is not None:
+            return f"{link} is a symbolic link (to {os.readlink(link)}), not a folder"
         if not fsio.exists(nb_dir):
             return None
         inside = fsio.resolve(self.notebooks_dir)
@@ -345,7 +347,7 @@ class Corpus:
         and the registration happen under the corpus lock, so ``doctor`` (which
         takes the lock too) never mistakes a creation in progress for a leftover.
         """
-        final = self.notebook_dir(notebook_id)
+        final = fsio.corpus_folder(self.root, self.notebook_dir(notebook_id))
         if import_run_id is not None:
             check_id(import_run_id, "import_run_id")
         try:

@@ -8,11 +8,11 @@ Durability rule: fsync errors fail the operation and are never retried (after a
 failed fsync the kernel may have dropped the dirty pages, so a retry that
 "succeeds" would lie).
 
-About 570 lines, over the usual 500, on purpose: being the one module that touches the file
+About 680 lines, over the usual 500, on purpose: being the one module that touches the file
 system is what lets ``_tick`` see every operation, so the fault-injection tests (ENOSPC and
 EIO at each operation in turn) stay complete; a second I/O module would be a way round them.
-Its two halves, bounded reads of regular files and durable writes, share ``_tick``, the
-refusal types and the error wording.
+Its parts, bounded reads of regular files, the guard of the corpus's folders (no symbolic
+link on the way) and durable writes, share ``_tick``, the refusal types and the error wording.
 """
 
 from __future__ import annotations
@@ -414,6 +414,72 @@ resolve = _stat_query(Path.resolve)
 stat = _stat_query(Path.stat)
 
 
+# -- the corpus's own folders: real folders inside it, or refused --------------------------
+
+
+def first_link(root: Path, path: Path) -> Path | None:
+    """The first symbolic link on the way from ``root`` (itself not judged) down to ``path``.
+
+    None when every component below ``root`` that exists is a real folder or file. ``root``
+    is the corpus folder: the data folder may be reached through a link a person made, but
+    nothing the app made inside it may be one.
+    """
+    _tick("stat", path)
+    here = root
+    for part in path.relative_to(root).parts:
+        here = here / part
+        try:
+            mode = os.lstat(here).st_mode
+        except FileNotFoundError:
+            return None  # made later, by the app, as a real folder
+        if stat_mod.S_ISLNK(mode):
+            return here
+    return None
+
+
+def corpus_folder(root: Path, path: Path) -> Path:
+    """``path``, a folder (or file) of the corpus at ``root``, once no link is on the way to it.
+
+    The one guard of every corpus folder: trash, quarantine, import-runs, cache and notebooks
+    are each asked for through it before anything is written there, so a folder replaced by
+    a link to another place (or another disk) is refused by name instead of being written
+    through. Raises ``TranscribeError(CORPUS_LINK)``.
+    """
+    link = first_link(root, path)
+    if link is not None:
+        raise TranscribeError(ErrorCode.CORPUS_LINK, link_words(link), path=str(link))
+    return path
+
+
+def link_words(link: Path) -> str:
+    """What a link among the corpus's folders is, and what to do: refusal and doctor alike."""
+    try:
+        target = os.readlink(link)
+    except OSError:
+        target = "somewhere unknown"
+    return (
+        f"{link} is a symbolic link (to {target}), not a folder of the corpus; nothing is "
+        "written through it. Put the real folder back in its place (move what it points to "
+        "there), then run `transcribe-import doctor`."
+    )
+
+
+def links_under(root: Path) -> list[Path]:
+    """Every symbolic link anywhere below ``root``, sorted; links are listed, never followed."""
+    found: list[Path] = []
+    folders = [root]
+    while folders:
+        folder = folders.pop()
+        _tick("listdir", folder)
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.is_symlink():  # d_type: no stat on most file systems
+                    found.append(Path(entry.path))
+                elif entry.is_dir(follow_symlinks=False):
+                    folders.append(Path(entry.path))
+    return sorted(found)
+
+
 def list_dir(path: Path, *, missing_ok: bool = False) -> list[str]:
     """The names in a folder, sorted; with ``missing_ok``, none for a folder not made yet."""
     _tick("listdir", path)
@@ -459,6 +525,24 @@ def fsync_dir(path: Path) -> None:
 def make_dirs(path: Path) -> None:
     _tick("mkdir", path)
     path.mkdir(parents=True, exist_ok=True)
+
+
+def make_dirs_durable(path: Path) -> None:
+    """``make_dirs``, each folder it creates made durable (its parent fsynced) at once.
+
+    Top down, so when this returns every new folder's name is on the disk: a rename into
+    it, or a record that names it, never outlives a crash that forgets the folder itself.
+    """
+    missing: list[Path] = []
+    here = path
+    while not os.path.lexists(here):
+        missing.append(here)
+        here = here.parent
+    for folder in reversed(missing):
+        _tick("mkdir", folder)
+        with contextlib.suppress(FileExistsError):  # made meanwhile: durable by its maker
+            folder.mkdir()
+        fsync_dir(folder.parent)
 
 
 def write_new(path: Path, data: bytes) -> None:

@@ -35,7 +35,7 @@ def quarantine(
     copy: bool = False,
 ) -> Path:
     """Put ``path`` in quarantine as ``<stamp>-<label><suffix>`` with a report; returns its path."""
-    fsio.make_dirs(corpus.quarantine_dir)
+    fsio.make_dirs(fsio.corpus_folder(corpus.root, corpus.quarantine_dir))
     target = corpus.quarantine_dir / f"{stamp_for_filename()}-{label}{path.suffix}"
     if copy:
         fsio.atomic_write(target, fsio.read_bytes(path))
@@ -67,7 +67,7 @@ def write_report(target: Path, notebook_id: str | None, origin: str, reason: str
 
 def held_files(corpus: Corpus) -> list[Path]:
     """The files kept in quarantine; a missing report (killed after the move) is written now."""
-    names = fsio.list_dir(corpus.quarantine_dir, missing_ok=True)
+    names = fsio.list_dir(fsio.corpus_folder(corpus.root, corpus.quarantine_dir), missing_ok=True)
     held = [
         corpus.quarantine_dir / n
         for n in names

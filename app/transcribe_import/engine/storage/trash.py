@@ -42,7 +42,8 @@ MOVING, DONE, ABANDONED = "moving", "done", "abandoned"
 
 
 def trash_root(corpus: Corpus) -> Path:
-    return corpus.root / TRASH_DIR
+    """The trash folder, refused (``corpus_link``) when it, or anything on the way, is a link."""
+    return fsio.corpus_folder(corpus.root, corpus.root / TRASH_DIR)
 
 
 def entry_dir(corpus: Corpus, revert_id: str) -> Path:
@@ -52,7 +53,7 @@ def entry_dir(corpus: Corpus, revert_id: str) -> Path:
             f"{revert_id!r} is not a revert id; `transcribe-import trash` lists them.",
             item=revert_id,
         )
-    return trash_root(corpus) / revert_id
+    return fsio.corpus_folder(corpus.root, trash_root(corpus) / revert_id)
 
 
 def journal_path(corpus: Corpus, revert_id: str) -> Path:
@@ -62,7 +63,7 @@ def journal_path(corpus: Corpus, revert_id: str) -> Path:
 def write_journal(corpus: Corpus, doc: dict[str, Any]) -> None:
     """Write (or rewrite) a revert's journal atomically and durably."""
     path = journal_path(corpus, str(doc["revert_id"]))
-    fsio.make_dirs(path.parent)
+    fsio.make_dirs_durable(path.parent)
     fsio.atomic_write(path, orjson.dumps(doc, option=orjson.OPT_INDENT_2))
 
 
@@ -116,7 +117,7 @@ def move_into(src: Path, dst: Path) -> bool:
     """
     if not fsio.exists(src):
         return False
-    fsio.make_dirs(dst.parent)
+    fsio.make_dirs_durable(dst.parent)
     fsio.replace(src, dst)
     fsio.fsync_dir(dst.parent)
     fsio.fsync_dir(src.parent)
@@ -135,7 +136,7 @@ def move_all(pairs: list[tuple[Path, Path]]) -> int:
         if not fsio.exists(src):
             continue
         if dst.parent not in made:
-            fsio.make_dirs(dst.parent)
+            fsio.make_dirs_durable(dst.parent)
             made.add(dst.parent)
         fsio.replace(src, dst)
         touched.update((src.parent, dst.parent))

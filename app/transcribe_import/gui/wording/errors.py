@@ -38,6 +38,7 @@ def error_code_words(code: str) -> str:
         ErrorCode.ID_CONFLICT: _t("ErrorCode", "An id is already in use"),
         ErrorCode.INVALID_ID: _t("ErrorCode", "An id is not valid"),
         ErrorCode.JOURNAL_PENDING: _t("ErrorCode", "Unfinished work waits for recovery"),
+        ErrorCode.CORPUS_LINK: _t("ErrorCode", "A folder of the corpus is a link elsewhere"),
         ErrorCode.PLACEMENT_OUT_OF_RANGE: _t("ErrorCode", "A position is past the notebook's end"),
         ErrorCode.PLACEMENT_PAGE_NOT_FOUND: _t("ErrorCode", "The page to follow is not there"),
         ErrorCode.REPLACED_PAGE_NOT_FOUND: _t("ErrorCode", "The page to replace is not there"),

@@ -1,0 +1,81 @@
+"""A newcomer's path: run ids by a unique prefix, and no display told in words (issue #25)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers.cli import EXIT_PROBLEMS, EXIT_USAGE, cli_json, ok, run_cli
+from helpers.shelves import make_shelf
+
+
+def _runs(tmp_path: Path, n: int) -> tuple[Path, list[str]]:
+    data = tmp_path / "data"
+    ids = []
+    for k in range(n):
+        plan = tmp_path / f"plan{k}.json"
+        shelf = make_shelf(tmp_path / f"shelf{k}", 1, 1, tag=f"s{k}")
+        ok(run_cli(data, "plan", str(shelf), "-o", str(plan)))
+        ids.append(cli_json(data, "commit", str(plan), "--json")["import_run_id"])
+    return data, ids
+
+
+@pytest.mark.slow
+def test_a_run_id_may_be_given_by_a_unique_prefix_to_every_command(tmp_path: Path) -> None:
+    data, [run_id] = _runs(tmp_path, 1)
+    short = run_id[:8]
+
+    assert cli_json(data, "show", short, "--json")["import_run_id"] == run_id
+    assert f"Run {run_id}" in ok(run_cli(data, "resume", short)).stdout
+    preview = cli_json(data, "revert", short.upper(), "--dry-run", "--json")
+    assert preview["import_run_id"] == run_id
+    assert cli_json(data, "revert", short, "--json")["import_run_id"] == run_id
+    cancel = ok(run_cli(data, "cancel", short), EXIT_PROBLEMS)
+    assert run_id in cancel.stdout + cancel.stderr
+
+
+@pytest.mark.slow
+def test_a_prefix_naming_no_run_or_several_is_refused_in_words(tmp_path: Path) -> None:
+    data, ids = _runs(tmp_path, 2)
+
+    unknown = ok(run_cli(data, "show", "ffffffff"), EXIT_PROBLEMS).stderr
+    assert "No import run 'ffffffff'" in unknown and "`transcribe-import runs`" in unknown
+    assert "lower-case UUID" not in unknown
+    too_short = ok(run_cli(data, "show", ids[0][:3]), EXIT_PROBLEMS).stderr
+    assert "4 characters or more" in too_short
+
+    # Two runs sharing a prefix: written so by hand, as ids are random.
+    runs_dir = data / "corpus" / "import-runs"
+    twin = ids[0][:9] + "0000-0000-4000-8000-000000000000"[: 36 - 9]
+    assert len(twin) == 36
+    (runs_dir / f"{twin}.json").write_bytes((runs_dir / f"{ids[1]}.json").read_bytes())
+    both = ok(run_cli(data, "show", ids[0][:8]), EXIT_PROBLEMS).stderr
+    assert f"'{ids[0][:8]}' begins 2 import runs" in both
+    assert ids[0] in both and twin in both and "give more of the run id" in both
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the rule is Linux's")
+def test_the_window_without_a_display_says_so_and_exits_2(tmp_path: Path) -> None:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"}
+        and not k.startswith("TRANSCRIBE_")
+    }
+    env["XDG_STATE_HOME"] = str(tmp_path / "state")
+    proc = subprocess.run(
+        [sys.executable, "-m", "transcribe_import", "--data-dir", str(tmp_path / "data")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == EXIT_USAGE, (proc.returncode, proc.stderr)
+    assert proc.stderr.startswith("transcribe-import: there is no display to open the window")
+    assert "`transcribe-import --help`" in proc.stderr
+    assert "xcb" not in proc.stderr and proc.stdout == ""
+    assert not (tmp_path / "data").exists()  # nothing was opened or made
