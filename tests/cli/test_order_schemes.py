@@ -171,7 +171,7 @@ def test_a_copy_of_a_page_is_named_as_a_copy(tmp_path: Path) -> None:
     [e] = errors(data, plan)
     assert e["code"] == "duplicate_number"
     assert e["message"].startswith(
-        "Letters: shelf/Letters/page 2 (1).jpg looks like a copy of shelf/Letters/page 2.jpg: "
+        "shelf/Letters/page 2 (1).jpg looks like a copy of shelf/Letters/page 2.jpg: "
         "both claim page 2."
     )
     ok(run_cli(data, "order", str(plan), item_id, "--exclude", "page 2 (1).jpg"))
