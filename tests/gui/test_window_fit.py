@@ -60,7 +60,10 @@ def shelf(root: Path) -> Path:
             else:
                 Image.new("RGB", (40, 56), (n * 40, p * 30, 200)).save(folder / f"{name}.png")
     first = root / TYPICAL_TITLES[0]
-    shutil.copyfile(first / "IMG_20240301_100000_page_1.jpg", first / "IMG_20240301_100099.jpg")
+    # The same bytes again under the next page number: a duplicate skipped, not a question.
+    shutil.copyfile(
+        first / "IMG_20240301_100000_page_1.jpg", first / "IMG_20240301_100014_page_15.jpg"
+    )
     (first / "captions.txt").write_text("soil samples, March\n")
     return root
 
