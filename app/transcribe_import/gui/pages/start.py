@@ -113,7 +113,7 @@ class StartPage(QWidget):
         self.drop_label = QLabel(
             self.tr(
                 "<p style='font-size:large'><b>Drop folders of page scans here</b></p>"
-                "<p>or page files: JPEG, PNG, TIFF, WebP, PDF</p>"
+                "<p>or page files: JPEG, PNG, TIFF, WebP, HEIC, PDF</p>"
             )
         )
         self.drop_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
