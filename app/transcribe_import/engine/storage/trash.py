@@ -217,9 +217,10 @@ def purge(corpus: Corpus, revert_id: str) -> TrashEntry:
     A disk error is a coded error that says what it left: the entry as it was, or (once it
     was renamed to ``.purging-<id>``) a purge that ``doctor`` finishes.
     """
-    hidden = trash_root(corpus) / f"{PURGING_PREFIX}{revert_id}"
     then = "try again; nothing was changed"
     try:
+        root = trash_root(corpus)  # its guard reads the disk too: inside the coded block
+        hidden = root / f"{PURGING_PREFIX}{revert_id}"
         with corpus.locked():
             entry = entry_of(corpus, read_journal(corpus, revert_id))
             if entry.state == MOVING:
@@ -235,11 +236,11 @@ def purge(corpus: Corpus, revert_id: str) -> TrashEntry:
                 "deletes what is left of it"
             )
             fsio.replace(entry.path, hidden)
-            fsio.fsync_dir(trash_root(corpus))
+            fsio.fsync_dir(root)
             crashpoint("trash.after_hide")
         fsio.remove_tree(hidden)
     except OSError as exc:
-        where = fsio.failed_path(exc, trash_root(corpus))
+        where = fsio.failed_path(exc, corpus.root / TRASH_DIR)
         raise fsio.problem_from_oserror(exc, where, "purging the trash at", then=then) from exc
     return entry
 
