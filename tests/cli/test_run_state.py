@@ -25,6 +25,7 @@ from transcribe_import.engine import api
 from transcribe_import.engine.runs.executor import EventKind, RunControl
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.models.runs import RunColumn, RunTableModel
+from transcribe_import.gui.wording import history_words
 
 from helpers.cli import EXIT_CANCELLED, EXIT_PROBLEMS, SIGKILLED, cli_json, ok, run_cli
 from helpers.runs import commit_plan, plan_for
@@ -219,3 +220,8 @@ def test_every_surface_tells_one_state_and_the_pages_on_disk(
         assert cell(RunColumn.PAGES) == str(pages)
         (summary,) = summaries
         assert summary.counts.to_json() == want and str(summary.state) == case.state
+        if ended:  # the Runs details' History ends in the words of the row
+            listing = api.list_runs(Corpus.open(data))[0]
+            entries = api.run_history(listing.record)
+            ends = [history_words(h, summary) for h in entries if h.status is not None]
+            assert ends[-1].split("  ", 1)[1].startswith(f"Ended: {WINDOW_WORDS[case.status]}")

@@ -229,7 +229,9 @@ class RunsPage(QWidget):
         self.detail_model.set_rows(detail.rows)
         self.detail_label.setText(self._detail_text(detail.summary))
         self.history_list.clear()
-        self.history_list.addItems([history_words(h) for h in run_history(detail.record)])
+        self.history_list.addItems(
+            [history_words(h, detail.summary) for h in run_history(detail.record)]
+        )
         self.detail_shown.emit(detail.summary.run_id)
 
     def _detail_failed(self, message: str) -> None:

@@ -261,10 +261,16 @@ def history_event_words(event: HistoryEvent) -> str:
     }[event]
 
 
-def history_words(entry: HistoryEntry) -> str:
-    """One transition of a run's audit history: when, what, which attempt, who asked."""
+def history_words(entry: HistoryEntry, run: RunSummary | None = None) -> str:
+    """One transition of a run's audit history: when, what, which attempt, who asked.
+
+    ``run``: the run as it stands, so that its end reads as its row does (the pages it
+    landed, when it still stands as it ended).
+    """
     if entry.event is HistoryEvent.ENDED and entry.status is not None:
-        what = _t("RunHistory", "Ended: {status}").format(status=run_status_words(entry.status))
+        landed = run.pages_landed if run is not None and run.status is entry.status else 0
+        status = run_status_words(entry.status, landed)
+        what = _t("RunHistory", "Ended: {status}").format(status=status)
     else:
         what = history_event_words(entry.event).format(event=entry.recorded)
     line = _t("RunHistory", "{when}  {what} (attempt {attempt})").format(
