@@ -11,6 +11,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyM
 from PySide6.QtGui import QIcon
 from pytestqt.qtbot import QtBot
 
+from transcribe_import.engine.api import RunCounts
 from transcribe_import.engine.planning import edits, ordering
 from transcribe_import.engine.planning.plan import Op
 from transcribe_import.engine.planning.planner import build_plan
@@ -198,6 +199,7 @@ def _run(status: RunStatus, interrupted: bool = False, run_id: str = "") -> RunS
         0,
         6,
         ("/media/scans/box 3/", "/media/scans/box 4"),
+        counts=RunCounts(pages_landed=6, notebooks_complete=2),
     )
 
 

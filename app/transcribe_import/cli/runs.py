@@ -38,7 +38,6 @@ from transcribe_import.engine.runs.model import (
     EventKind,
     RunControl,
     RunEvent,
-    RunRecord,
     RunResult,
     RunStatus,
 )
@@ -366,15 +365,17 @@ def _execute(corpus: Corpus, run_id: str, args: argparse.Namespace) -> int:
             corpus, run_id, workers=args.workers, control=control, on_event=on_event
         )
     progress.done()
-    return _report_result(result, args)
+    return _report_result(corpus, result, args)
 
 
-def _report_result(result: RunResult, args: argparse.Namespace) -> int:
+def _report_result(corpus: Corpus, result: RunResult, args: argparse.Namespace) -> int:
     record = result.record
+    run = api.result_summary(corpus, result)
     if args.json:
         json_out(
             {
                 **record.summary(),
+                **run.state_json(),
                 "paused": result.paused,
                 "stopped_by": result.stopped_by,
                 "already_done": result.already_done,
@@ -385,11 +386,7 @@ def _report_result(result: RunResult, args: argparse.Namespace) -> int:
     else:
         counts = record.counts()
         if result.already_done:
-            say(
-                f"Run {result.run_id} had already ended: "
-                f"{_status_words(result.status, record.pages_landed())}. "
-                "Nothing was done."
-            )
+            say(f"Run {result.run_id} had already ended: {_state_words(run)}. Nothing was done.")
         elif result.stopped_by is not None:
             say(f"Run {result.run_id} stopped: {result.stopped_by}", file=sys.stderr)
             say(
@@ -403,13 +400,8 @@ def _report_result(result: RunResult, args: argparse.Namespace) -> int:
                 f"resume it with `transcribe-import resume {result.run_id}`."
             )
         else:
-            say(f"Run {result.run_id}: {_status_words(result.status, record.pages_landed())}.")
-        say(
-            f"  committed {counts['committed']}, skipped {counts['skipped']}, failed "
-            f"{counts['failed']}, cancelled before start {counts['cancelled_pending']}, "
-            f"pending {counts['pending']}; {record.summary()['pages_committed']} pages "
-            "committed." + _unfinished_pages(record)
-        )
+            say(f"Run {result.run_id}: {_state_words(run)}.")
+        say(_counts_line(run))
         for o in record.outcomes().values():
             if o.failure_message:
                 say(f"  FAILED item {o.item_id[:8]}: {o.failure_message}")
@@ -418,29 +410,48 @@ def _report_result(result: RunResult, args: argparse.Namespace) -> int:
     return api.exit_code_for_result(result)
 
 
-def _unfinished_pages(record: RunRecord) -> str:
-    """Pages of unfinished items that landed (checkpoints), said when there are any."""
-    extra = record.pages_landed() - int(record.summary()["pages_committed"])
-    if extra <= 0 or record.status in (RunStatus.CANCELLED, RunStatus.FAILED):  # told already
-        return ""
-    return f" {extra} more page(s) of items not finished landed and stay in the corpus."
+def _counts_line(run: api.RunSummary) -> str:
+    """The run's counts (api.RunCounts), as every surface says them."""
+    n = run.counts
+    return (
+        f"  {n.notebooks_complete} notebook(s) complete, {n.notebooks_incomplete} incomplete "
+        f"(some of their pages landed), {run.skipped} skipped, {n.items_failed} failed, "
+        f"{n.items_not_started} not started; {n.pages_landed} page(s) landed."
+    )
 
 
-def _status_words(status: RunStatus, pages_landed: int = 0) -> str:
-    """The status in words; ``pages_landed``: the run's pages in the corpus, finished or not.
+def _state_label(run: api.RunSummary) -> str:
+    """The run's state in a word or two, as ``runs`` lists it: ``show`` says the same state."""
+    if run.state is api.RunState.ENDED:
+        return str(run.status)
+    return {
+        api.RunState.LIVE: "running",
+        api.RunState.PAUSED: "paused (resumable)",
+        api.RunState.INTERRUPTED: "interrupted (resumable)",
+    }[run.state]
+
+
+def _state_words(run: api.RunSummary) -> str:
+    """The run's state in words (api.RunState); an ended one by its terminal status.
 
     Items land in checkpoints, so a run with no item committed may still have added pages
     (of items it cancelled or that failed half way): then it never says none was added.
     """
-    if pages_landed and status is RunStatus.CANCELLED:
+    pages = run.pages_landed
+    if run.state is not api.RunState.ENDED:
+        return {
+            api.RunState.LIVE: "running — a process is executing it now",
+            api.RunState.PAUSED: "paused — resumable",
+            api.RunState.INTERRUPTED: "interrupted — resumable",
+        }[run.state]
+    if pages and run.status is RunStatus.CANCELLED:
         return (
-            f"cancelled — no item was completed, but {pages_landed} page(s) of the items in "
+            f"cancelled — no item was completed, but {pages} page(s) of the items in "
             "progress landed and stay; commit the plan again to finish them"
         )
-    if pages_landed and status is RunStatus.FAILED:
+    if pages and run.status is RunStatus.FAILED:
         return (
-            f"failed — no item was completed; {pages_landed} page(s) that landed before the "
-            "failure stay"
+            f"failed — no item was completed; {pages} page(s) that landed before the failure stay"
         )
     return {
         RunStatus.COMPLETE: "complete — every item committed or skipped as planned",
@@ -450,9 +461,7 @@ def _status_words(status: RunStatus, pages_landed: int = 0) -> str:
         RunStatus.CANCELLED_WITH_COMMITS: "cancelled with commits — what was committed before "
         "the cancel stays",
         RunStatus.REVERTED: "reverted — undone as a group; what it added is in the trash",
-        RunStatus.RUNNING: "interrupted — resumable",
-        RunStatus.PENDING: "not started",
-    }[status]
+    }[run.status]
 
 
 def cmd_commit(corpus: Corpus, args: argparse.Namespace) -> int:
@@ -482,12 +491,12 @@ def cmd_resume(corpus: Corpus, args: argparse.Namespace) -> int:
     if record.status.terminal:
         # Said as its status, with its exit code: a resume after a kill that came between
         # the terminal status and the exit must not look like a usage error.
+        run = api.run_summary(corpus, record)
         if args.json:
-            json_out({**record.summary(), "already_done": True})
+            json_out({**record.summary(), **run.state_json(), "already_done": True})
         else:
             say(
-                f"Run {args.run_id} had already ended: "
-                f"{_status_words(record.status, record.pages_landed())}. "
+                f"Run {args.run_id} had already ended: {_state_words(run)}. "
                 "Nothing was done; a finished run is never reopened (commit its plan again "
                 "to retry what did not land)."
             )
@@ -498,10 +507,9 @@ def cmd_resume(corpus: Corpus, args: argparse.Namespace) -> int:
 def cmd_cancel(corpus: Corpus, args: argparse.Namespace) -> int:
     record = api.cancel(corpus, args.run_id)
     if record.status.terminal:
-        say(
-            f"Run {args.run_id}: {_status_words(record.status, record.pages_landed())}."
-            + _unfinished_pages(record)
-        )
+        run = api.run_summary(corpus, record)
+        say(f"Run {args.run_id}: {_state_words(run)}.")
+        say(_counts_line(run))
         for e in record.doc.get("errors", []):
             say(f"  NOTE: {e.get('message')}")
         return ExitCode.CANCELLED
@@ -513,7 +521,8 @@ def cmd_cancel(corpus: Corpus, args: argparse.Namespace) -> int:
 
 
 def cmd_runs(corpus: Corpus, args: argparse.Namespace) -> int:
-    rows = [listing.summary.to_json(listing.record) for listing in api.list_runs(corpus)]
+    listings = api.list_runs(corpus)
+    rows = [listing.summary.to_json(listing.record) for listing in listings]
     problems = api.run_listing_problems(corpus)
     code = ExitCode.PROBLEMS if problems else ExitCode.OK
     if args.json:
@@ -521,13 +530,14 @@ def cmd_runs(corpus: Corpus, args: argparse.Namespace) -> int:
         return code
     if not rows and not problems:
         say("No import runs yet.")
-    for row in rows:
-        c = row["counts"]
-        state = "interrupted (resumable)" if row["interrupted"] else row["status"]
+    for listing in listings:
+        run = listing.summary
+        n = run.counts
         say(
-            f"{row['import_run_id']}  {row['created_at'][:19]}  {state:<24} "
-            f"{c['committed']} committed, {c['skipped']} skipped, {c['failed']} failed, "
-            f"{c['pending'] + c['cancelled_pending']} not done"
+            f"{run.run_id}  {run.created_at[:19]}  {_state_label(run):<24} "
+            f"{n.notebooks_complete} complete, {n.notebooks_incomplete} incomplete, "
+            f"{run.skipped} skipped, {n.items_failed} failed, {n.items_not_started} not "
+            f"started; {n.pages_landed} page(s) landed"
         )
     for problem in problems:
         say(f"PROBLEM: {problem}.")
@@ -537,14 +547,18 @@ def cmd_runs(corpus: Corpus, args: argparse.Namespace) -> int:
 def cmd_show(corpus: Corpus, args: argparse.Namespace) -> int:
     detail = api.show_run(corpus, args.run_id)
     if args.json:
-        json_out({**detail.record.doc, "plan": detail.plan.to_document()})
+        json_out(
+            {**detail.record.doc, **detail.summary.state_json(), "plan": detail.plan.to_document()}
+        )
         return ExitCode.OK
-    _print_run(detail.record, detail.plan, corpus)
+    _print_run(detail, corpus)
     return ExitCode.OK
 
 
-def _print_run(record: RunRecord, plan: ImportPlan, corpus: Corpus) -> None:
-    say(f"Run {record.run_id} — {_status_words(record.status, record.pages_landed())}")
+def _print_run(detail: api.RunDetail, corpus: Corpus) -> None:
+    record, plan = detail.record, detail.plan
+    say(f"Run {record.run_id} — {_state_words(detail.summary)}")
+    say(_counts_line(detail.summary))
     say(
         f"  plan {record.plan_id} (fingerprint {record.plan_fingerprint[:12]}…), "
         f"policy {record.doc['import_policy_id']}, attempt {record.attempt}"

@@ -146,7 +146,7 @@ def outcome_icon(row: OutcomeRow) -> QIcon | None:
 
 
 def run_icon(run: RunSummary) -> QIcon:
-    return standard_icon(SP.SP_MediaPause if run.interrupted else _RUN_PIXMAPS[run.status])
+    return standard_icon(SP.SP_MediaPause if run.state.resumable else _RUN_PIXMAPS[run.status])
 
 
 # -- the corpus ------------------------------------------------------------------------------

@@ -146,7 +146,7 @@ def check_corpus(corpus: Corpus, list_first: bool) -> Generator[object, None, Co
     return CorpusCheck(
         report,
         tuple(api.list_notebooks(corpus)),
-        tuple(RunSummary.of(r, interrupted=True) for r in api.interrupted_runs(corpus)),
+        tuple(api.interrupted_runs(corpus)),
     )
 
 
@@ -193,7 +193,7 @@ def load_run(corpus: Corpus, run_id: str) -> RunDetail:
 
 def cancel_interrupted_run(corpus: Corpus, run_id: str) -> RunSummary:
     """Cancel a run no process executes: ``cancel_run`` ends it and says how."""
-    return RunSummary.of(api.cancel(corpus, run_id), interrupted=False)
+    return api.run_summary(corpus, api.cancel(corpus, run_id))
 
 
 # -- the threads -----------------------------------------------------------------------------
@@ -423,7 +423,7 @@ class CommitWorker(Worker):
     prepared = Signal(object)  # CommitStart
     events_ready = Signal()
     invalid = Signal(object)  # ValidationReport: the world changed since the plan was validated
-    run_ended = Signal(object)  # RunResult
+    run_ended = Signal(object, object)  # RunResult, and the RunSummary of the run as it ended
 
     def __init__(
         self,
@@ -510,4 +510,4 @@ class CommitWorker(Worker):
             on_event=self._on_event,
             settings=self._settings,
         )
-        self.run_ended.emit(result)
+        self.run_ended.emit(result, api.result_summary(self._corpus, result))

@@ -83,6 +83,7 @@ from transcribe_import.engine.api.plans import (
     save_plan_file,
     validate_plan,
 )
+from transcribe_import.engine.api.run_state import RunCounts, RunState
 from transcribe_import.engine.api.runs import (
     HistoryEntry,
     OutcomeRow,
@@ -95,8 +96,10 @@ from transcribe_import.engine.api.runs import (
     list_runs,
     outcome_rows,
     resolve_run_id,
+    result_summary,
     run_history,
     run_listing_problems,
+    run_summary,
     show_run,
 )
 from transcribe_import.engine.api.undo import (
@@ -169,6 +172,10 @@ __all__ = [
     "execute",
     "cancel",
     "RunSummary",
+    "RunState",
+    "RunCounts",
+    "run_summary",
+    "result_summary",
     "OutcomeRow",
     "outcome_rows",
     "RunListing",

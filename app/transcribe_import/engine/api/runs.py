@@ -6,6 +6,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from transcribe_import.engine.api.run_state import (
+    LandedPages,
+    RunCounts,
+    RunState,
+    paused_last,
+    run_counts,
+    run_state,
+)
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.ids import is_valid_id
 from transcribe_import.engine.planning.plan import ImportPlan, Op
@@ -14,6 +22,7 @@ from transcribe_import.engine.runs.model import (
     ItemOutcome,
     ItemState,
     RunRecord,
+    RunResult,
     RunStatus,
 )
 from transcribe_import.engine.runs.store import RunStore
@@ -82,17 +91,25 @@ class RunSummary:
     not_done: int  # pending + cancelled_pending
     pages_committed: int
     roots: tuple[str, ...]
-    # Pages of the run in the corpus, unfinished items' included (they land in checkpoints).
-    pages_landed: int = 0
     # Its last transition was a person's Pause, not a crash (the record's history says so).
     paused: bool = False
+    # What the corpus holds of it (run_state.run_counts): the one count every face says.
+    counts: RunCounts = RunCounts()
+
+    @property
+    def state(self) -> RunState:
+        """Live, paused, interrupted or ended: the one rule, run_state.run_state."""
+        return run_state(self.status, locked=not self.interrupted, paused=self.paused)
+
+    @property
+    def pages_landed(self) -> int:
+        """Pages of the run in the corpus, unfinished items' included (checkpoints)."""
+        return self.counts.pages_landed
 
     @classmethod
-    def of(cls, record: RunRecord, interrupted: bool) -> RunSummary:
-        counts = record.counts()
+    def of(cls, record: RunRecord, interrupted: bool, counts: RunCounts) -> RunSummary:
+        counted = record.counts()
         roots = record.doc.get("discovery", {}).get("roots") or ()
-        history = record.doc.get("history") or [{}]
-        last = history[-1] if isinstance(history[-1], dict) else {}
         return cls(
             run_id=record.run_id,
             status=record.status,
@@ -100,18 +117,44 @@ class RunSummary:
             created_at=record.created_at,
             updated_at=str(record.doc.get("updated_at") or record.created_at),
             attempt=record.attempt,
-            committed=counts[ItemState.COMMITTED],
-            skipped=counts[ItemState.SKIPPED],
-            failed=counts[ItemState.FAILED],
-            not_done=counts[ItemState.PENDING] + counts[ItemState.CANCELLED_PENDING],
+            committed=counted[ItemState.COMMITTED],
+            skipped=counted[ItemState.SKIPPED],
+            failed=counted[ItemState.FAILED],
+            not_done=counted[ItemState.PENDING] + counted[ItemState.CANCELLED_PENDING],
             pages_committed=int(record.summary()["pages_committed"]),
             roots=tuple(str(r) for r in roots if isinstance(r, str)),
-            pages_landed=record.pages_landed(),
-            paused=not record.status.terminal and last.get("event") == "paused",
+            paused=paused_last(record),
+            counts=counts,
         )
 
     def to_json(self, record: RunRecord) -> dict[str, Any]:
-        return {**record.summary(), "interrupted": self.interrupted}
+        return {**record.summary(), **self.state_json()}
+
+    def state_json(self) -> dict[str, Any]:
+        """The keys every run's JSON carries: its state and the corpus's counts of it."""
+        return {
+            "pages_landed": self.pages_landed,  # the corpus's count, not the outcomes log's
+            "interrupted": self.interrupted,
+            "state": str(self.state),
+            "run_counts": self.counts.to_json(),
+        }
+
+
+def run_summary(corpus: Corpus, record: RunRecord) -> RunSummary:
+    """One run's summary as it stands now: its lock tried, its notebooks read."""
+    interrupted = RunStore(corpus).is_interrupted(record)
+    return RunSummary.of(record, interrupted, run_counts(corpus, record))
+
+
+def result_summary(corpus: Corpus, result: RunResult) -> RunSummary:
+    """The summary of a run this process has just executed, as it stopped.
+
+    Its lock is not tried: this process has let it go (and a full disk may leave no room
+    for the lock file); another process holds it only if that one took the run over.
+    """
+    record = result.record
+    interrupted = not record.status.terminal and not result.superseded
+    return RunSummary.of(record, interrupted, run_counts(corpus, record))
 
 
 @dataclass(frozen=True)
@@ -158,7 +201,11 @@ class RunListing:
 def list_runs(corpus: Corpus) -> list[RunListing]:
     """Every readable run, newest first, each told interrupted or not."""
     store = RunStore(corpus)
-    return [RunListing(RunSummary.of(r, store.is_interrupted(r)), r) for r in store.list_runs()]
+    landed = LandedPages(corpus)  # a notebook two runs share is read once
+    return [
+        RunListing(RunSummary.of(r, store.is_interrupted(r), run_counts(corpus, r, landed)), r)
+        for r in store.list_runs()
+    ]
 
 
 def run_listing_problems(corpus: Corpus) -> list[str]:
@@ -167,10 +214,15 @@ def run_listing_problems(corpus: Corpus) -> list[str]:
     return [str(exc).rstrip(".") for exc in damaged]  # each names the file and says: doctor
 
 
-def interrupted_runs(corpus: Corpus) -> list[RunRecord]:
+def interrupted_runs(corpus: Corpus) -> list[RunSummary]:
     """Runs no process executes that have not ended: the ones to resume or cancel."""
     store = RunStore(corpus)
-    return [r for r in store.list_runs() if store.is_interrupted(r)]
+    landed = LandedPages(corpus)
+    return [
+        RunSummary.of(r, True, run_counts(corpus, r, landed))
+        for r in store.list_runs()
+        if store.is_interrupted(r)
+    ]
 
 
 @dataclass(frozen=True)
@@ -186,7 +238,7 @@ def show_run(corpus: Corpus, run_id: str) -> RunDetail:
     store = RunStore(corpus)
     record = store.load(run_id)
     plan = store.load_plan(run_id, record)
-    summary = RunSummary.of(record, store.is_interrupted(record))
+    summary = RunSummary.of(record, store.is_interrupted(record), run_counts(corpus, record))
     return RunDetail(summary, record, plan, tuple(outcome_rows(plan, record)))
 
 

@@ -31,7 +31,7 @@ from transcribe_import.gui.dialogs import confirm_destructive
 from transcribe_import.gui.icons import SP
 from transcribe_import.gui.models.outcomes import OutcomeTableModel
 from transcribe_import.gui.pages.base import WorkerPage
-from transcribe_import.gui.values import CommitStart, OutcomeRow, PageTally
+from transcribe_import.gui.values import CommitStart, OutcomeRow, PageTally, RunSummary
 from transcribe_import.gui.widgets import (
     headline_label,
     outcome_view,
@@ -46,8 +46,8 @@ from transcribe_import.gui.wording import (
     format_duration,
     plural,
     progress_words,
-    run_status_explanation,
-    run_status_words,
+    run_state_explanation,
+    run_state_words,
 )
 from transcribe_import.gui.workers import CommitWorker
 
@@ -378,7 +378,7 @@ class CommitPage(WorkerPage[CommitWorker]):
             self._apply(self._backlog.popleft(), changed)
         self.model.update_rows(list(changed.values()))
 
-    def _run_ended(self, result: RunResult) -> None:
+    def _run_ended(self, result: RunResult, run: RunSummary) -> None:
         self._ended_at = time.monotonic()
         self._flush()
         self.result = result
@@ -391,12 +391,10 @@ class CommitPage(WorkerPage[CommitWorker]):
                 if r.item_id in outcomes
             ]
         )
-        counts = result.record.counts()
-        pages = result.record.summary()["pages_committed"]
         if result.already_done:
             self.headline.setText(self.tr("Already imported"))
             summary = self.tr("This plan was imported before ({status}); nothing was done.").format(
-                status=run_status_words(result.status).lower()
+                status=run_state_words(run).lower()
             )
         elif result.stopped_by is not None:
             self.headline.setText(self.tr("Stopped"))
@@ -411,10 +409,9 @@ class CommitPage(WorkerPage[CommitWorker]):
                 "with the same ids."
             )
         else:
-            landed = result.record.pages_landed()
-            self.headline.setText(run_status_words(result.status, landed))
-            summary = run_status_explanation(result.status, landed)
-        summary += " " + counts_sentence(counts, pages)
+            self.headline.setText(run_state_words(run))
+            summary = run_state_explanation(run)
+        summary += " " + counts_sentence(run)
         for problem in result.verification_problems:
             summary += "\n" + problem
         self.summary_label.setText(summary)

@@ -229,7 +229,9 @@ class RunsPage(QWidget):
         self.detail_model.set_rows(detail.rows)
         self.detail_label.setText(self._detail_text(detail.summary))
         self.history_list.clear()
-        self.history_list.addItems([history_words(h) for h in run_history(detail.record)])
+        self.history_list.addItems(
+            [history_words(h, detail.summary) for h in run_history(detail.record)]
+        )
         self.detail_shown.emit(detail.summary.run_id)
 
     def _detail_failed(self, message: str) -> None:
@@ -237,16 +239,8 @@ class RunsPage(QWidget):
         self.detail_label.setText(message)
 
     def _detail_text(self, run: RunSummary) -> str:
-        counts = {
-            "committed": run.committed,
-            "skipped": run.skipped,
-            "failed": run.failed,
-            "cancelled_pending": run.not_done if run.status.terminal else 0,
-            "pending": 0 if run.status.terminal else run.not_done,
-        }
-        said = counts_sentence(counts, run.pages_committed)
-        if run.status is RunStatus.REVERTED:
-            said = self.tr("Before it was undone: {counts}").format(counts=said)
+        # An undone run holds nothing in the corpus: its explanation says where it went.
+        said = "" if run.status is RunStatus.REVERTED else counts_sentence(run)
         return self.tr("<b>{state}</b> — {explanation} {counts}<br/>Run {run_id}").format(
             state=run_state_words(run),
             explanation=run_state_explanation(run),

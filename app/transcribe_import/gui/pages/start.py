@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from transcribe_import.engine.api import Draft, NotebookSummary
+from transcribe_import.engine.api import Draft, NotebookSummary, RunState
 from transcribe_import.engine.base.findings import DoctorReport, FindingCode
 from transcribe_import.engine.base.text import natural_key
 from transcribe_import.gui.icons import SP, standard_icon
@@ -429,7 +429,7 @@ class StartPage(QWidget):
                     "<b>An import is paused</b> ({when}{where}): {done} of {total} notebooks "
                     "done, {pages}. Resume it to finish with the same ids."
                 )
-                if run.paused
+                if run.state is RunState.PAUSED
                 else self.tr(
                     "<b>An import was interrupted</b> ({when}{where}): {done} of {total} "
                     "notebooks done, {pages}. Resume it to finish with the same ids."
@@ -440,9 +440,9 @@ class StartPage(QWidget):
                 done=done,
                 total=total,
                 pages=plural(
-                    run.pages_committed,
-                    self.tr("1 page committed"),
-                    self.tr("%Ln pages committed", "", run.pages_committed),
+                    run.pages_landed,
+                    self.tr("1 page landed"),
+                    self.tr("%Ln pages landed", "", run.pages_landed),
                 ),
             )
             resume = push_button(w.resume_run, SP.SP_MediaPlay, self._resume_clicked)

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from PySide6.QtCore import QCoreApplication
 
-from transcribe_import.engine.api import (
-    HistoryEntry,
-)
+from transcribe_import.engine.api import HistoryEntry, RunState
 from transcribe_import.engine.base.errors import ErrorCode
 from transcribe_import.engine.planning.plan import Op
 from transcribe_import.engine.runs.model import HistoryEvent, ItemState, RunStatus
@@ -19,9 +15,11 @@ from transcribe_import.gui.wording.formatting import format_local, plural
 _t = QCoreApplication.translate
 
 
-def counts_sentence(counts: Mapping[str, int], pages: int) -> str:
-    """What a run committed, skipped, failed and left undone, in one sentence."""
-    c = counts["committed"]
+def counts_sentence(run: RunSummary) -> str:
+    """What a run left in the corpus, in one sentence: the engine's counts (RunCounts), and
+    the items it skipped as planned."""
+    n = run.counts
+    c = n.notebooks_complete
     parts = [
         plural(
             c,
@@ -29,19 +27,24 @@ def counts_sentence(counts: Mapping[str, int], pages: int) -> str:
             _t("RunCounts", "%Ln notebooks committed", "", c),
         )
         + " ("
-        + plural(pages, _t("RunCounts", "1 page"), _t("RunCounts", "%Ln pages", "", pages))
+        + plural(
+            n.pages_landed,
+            _t("RunCounts", "1 page"),
+            _t("RunCounts", "%Ln pages", "", n.pages_landed),
+        )
         + ")"
     ]
-    if counts["skipped"]:
-        parts.append(_t("RunCounts", "%Ln skipped", "", counts["skipped"]))
-    if counts["failed"]:
-        parts.append(_t("RunCounts", "%Ln failed", "", counts["failed"]))
-    if counts["cancelled_pending"]:
-        parts.append(
-            _t("RunCounts", "%Ln cancelled before they started", "", counts["cancelled_pending"])
-        )
-    if counts["pending"]:
-        parts.append(_t("RunCounts", "%Ln not done yet", "", counts["pending"]))
+    if n.notebooks_incomplete:
+        incomplete = n.notebooks_incomplete
+        parts.append(_t("RunCounts", "%Ln incomplete (some of their pages landed)", "", incomplete))
+    if run.skipped:
+        parts.append(_t("RunCounts", "%Ln skipped", "", run.skipped))
+    if n.items_failed:
+        parts.append(_t("RunCounts", "%Ln failed", "", n.items_failed))
+    if n.items_not_started and run.state is RunState.ENDED:
+        parts.append(_t("RunCounts", "%Ln cancelled before they started", "", n.items_not_started))
+    elif n.items_not_started:
+        parts.append(_t("RunCounts", "%Ln not done yet", "", n.items_not_started))
     return ", ".join(parts) + "."
 
 
@@ -108,24 +111,24 @@ def run_status_explanation(status: RunStatus, pages_landed: int = 0) -> str:
 
 
 def run_state_words(run: RunSummary) -> str:
-    """A listed run's state: a live run, a paused one and a crashed one all differ."""
-    if run.interrupted and run.paused:
-        return _t("RunStatus", "Paused, resumable")
-    if run.interrupted:
-        return _t("RunStatus", "Interrupted, resumable")
-    if not run.status.terminal:
-        return _t("RunStatus", "Running now")
-    return run_status_words(run.status, run.pages_landed)
+    """A listed run's state (RunState): a live run, a paused one and a crashed one all differ."""
+    if run.state is RunState.ENDED:
+        return run_status_words(run.status, run.pages_landed)
+    return {
+        RunState.PAUSED: _t("RunStatus", "Paused, resumable"),
+        RunState.INTERRUPTED: _t("RunStatus", "Interrupted, resumable"),
+        RunState.LIVE: _t("RunStatus", "Running now"),
+    }[run.state]
 
 
 def run_state_explanation(run: RunSummary) -> str:
     """What the listed run's state means: paused by a person, stopped by a crash, or live."""
-    if run.interrupted and run.paused:
+    if run.state is RunState.PAUSED:
         return _t(
             "RunStatus",
             "It was paused at a safe point; resume it to finish with the same ids.",
         )
-    if run.interrupted:
+    if run.state is RunState.INTERRUPTED:
         return _t(
             "RunStatus",
             "It stopped before its end (the app was closed or the computer stopped); resume "
@@ -258,10 +261,16 @@ def history_event_words(event: HistoryEvent) -> str:
     }[event]
 
 
-def history_words(entry: HistoryEntry) -> str:
-    """One transition of a run's audit history: when, what, which attempt, who asked."""
+def history_words(entry: HistoryEntry, run: RunSummary | None = None) -> str:
+    """One transition of a run's audit history: when, what, which attempt, who asked.
+
+    ``run``: the run as it stands, so that its end reads as its row does (the pages it
+    landed, when it still stands as it ended).
+    """
     if entry.event is HistoryEvent.ENDED and entry.status is not None:
-        what = _t("RunHistory", "Ended: {status}").format(status=run_status_words(entry.status))
+        landed = run.pages_landed if run is not None and run.status is entry.status else 0
+        status = run_status_words(entry.status, landed)
+        what = _t("RunHistory", "Ended: {status}").format(status=status)
     else:
         what = history_event_words(entry.event).format(event=entry.recorded)
     line = _t("RunHistory", "{when}  {what} (attempt {attempt})").format(

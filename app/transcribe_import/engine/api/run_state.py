@@ -1,0 +1,118 @@
+"""One run's state and counts, computed once from its record and the corpus on disk.
+
+Every face (the Runs list and details, the banners, the end screen, ``runs``, ``show``
+and their ``--json``) reads a run's state and its counts from here and nowhere else, so
+two surfaces never tell two stories of the same run.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import Counter
+from dataclasses import asdict, dataclass
+
+from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.runs.model import HistoryEvent, ItemState, RunRecord, RunStatus
+from transcribe_import.engine.storage import project
+from transcribe_import.engine.storage.corpus import Corpus
+
+
+class RunState(enum.StrEnum):
+    """Where a run stands; an ENDED run's terminal status says how it ended."""
+
+    LIVE = "live"  # a process holds the run's lock and executes it
+    PAUSED = "paused"  # stopped by a pause request: resumable
+    INTERRUPTED = "interrupted"  # no process executes it and it has not ended: resumable
+    ENDED = "ended"
+
+    @property
+    def resumable(self) -> bool:
+        return self in (RunState.PAUSED, RunState.INTERRUPTED)
+
+
+def paused_last(record: RunRecord) -> bool:
+    """Its last transition was a person's Pause, not a crash (the record's history says so)."""
+    history = record.doc.get("history") or [{}]
+    last = history[-1] if isinstance(history[-1], dict) else {}
+    return not record.status.terminal and last.get("event") == HistoryEvent.PAUSED
+
+
+def run_state(status: RunStatus, locked: bool, paused: bool) -> RunState:
+    """The one rule for a run's state.
+
+    A paused run reads PAUSED even while its lock is still held: the process holding it
+    only finishes its stop (the pause is recorded before the lock is let go).
+    """
+    if status.terminal:
+        return RunState.ENDED
+    if paused:
+        return RunState.PAUSED
+    return RunState.LIVE if locked else RunState.INTERRUPTED
+
+
+@dataclass(frozen=True)
+class RunCounts:
+    """A run's counts as every surface says them.
+
+    ``pages_landed``: pages in the notebooks' project.json whose source carries the run's
+    id. A notebook is complete when the run committed its item and the pages are there
+    (or there were none to land: all duplicates); incomplete when it holds some, not all,
+    of an unfinished item's pages from this run. An item not started has none in.
+    """
+
+    pages_landed: int = 0
+    notebooks_complete: int = 0
+    notebooks_incomplete: int = 0
+    items_failed: int = 0
+    items_not_started: int = 0
+
+    def to_json(self) -> dict[str, int]:
+        return asdict(self)
+
+
+class LandedPages:
+    """Pages of runs in the corpus, per run and item, reading each notebook once."""
+
+    def __init__(self, corpus: Corpus) -> None:
+        self.corpus = corpus
+        self._by_notebook: dict[str, Counter[tuple[str, str]]] = {}
+
+    def _of_notebook(self, notebook_id: str) -> Counter[tuple[str, str]]:
+        """(run id, item id) → pages, from the notebook's project.json (none if unreadable:
+        a reverted or missing notebook holds no page of any run)."""
+        if notebook_id not in self._by_notebook:
+            found: Counter[tuple[str, str]] = Counter()
+            try:
+                doc = project.read(self.corpus.notebook_dir(notebook_id), notebook_id)
+            except (TranscribeError, OSError, ValueError):
+                doc = {}
+            owner = {
+                s.get("id"): (str(s.get("import_run_id")), str(s.get("item_id")))
+                for s in doc.get("sources") or ()
+                if isinstance(s, dict) and s.get("import_run_id")
+            }
+            for p in doc.get("pages") or ():
+                if isinstance(p, dict) and p.get("source_id") in owner:
+                    found[owner[p["source_id"]]] += 1
+            self._by_notebook[notebook_id] = found
+        return self._by_notebook[notebook_id]
+
+    def of_item(self, run_id: str, item_id: str, notebook_id: str) -> int:
+        return self._of_notebook(notebook_id)[(run_id, item_id)]
+
+
+def run_counts(corpus: Corpus, record: RunRecord, landed: LandedPages | None = None) -> RunCounts:
+    """The run's counts from its record and its notebooks on disk (only those)."""
+    landed = landed or LandedPages(corpus)
+    pages = complete = incomplete = failed = not_started = 0
+    for o in record.outcomes().values():
+        here = landed.of_item(record.run_id, o.item_id, o.notebook_id)
+        pages += here
+        if o.state is ItemState.COMMITTED:
+            complete += bool(here or not o.page_count)
+        elif o.state is not ItemState.SKIPPED and here:
+            incomplete += 1
+        elif o.state in (ItemState.PENDING, ItemState.CANCELLED_PENDING):
+            not_started += 1
+        failed += o.state is ItemState.FAILED
+    return RunCounts(pages, complete, incomplete, failed, not_started)
