@@ -374,6 +374,15 @@ def _log_dir() -> Path:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # One scope for the whole command, its last line included: a signal it answered
+    # (signals.handling) decides the exit code, and a second one cannot change it.
+    with signals.command():
+        code = _main(argv)
+        api.crashpoint("cli.after_command")  # its last line printed, the exit code chosen
+    return code
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     _quiet_libraries()
     data_dir = resolve_data_dir(args.data_dir)

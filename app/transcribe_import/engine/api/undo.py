@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from transcribe_import.engine.base.errors import TranscribeError
@@ -36,9 +37,15 @@ def preview_revert(corpus: Corpus, run_id: str) -> RevertPreview:
     return RevertPreview(plan_revert(corpus, run_id), False, None, unfinished)
 
 
-def revert(corpus: Corpus, run_id: str) -> RevertResult:
-    """Undo ``run_id`` as a group (``RevertBlocked`` when refused: nothing was changed)."""
-    return revert_run(corpus, run_id)
+def revert(
+    corpus: Corpus, run_id: str, should_stop: Callable[[], bool] | None = None
+) -> RevertResult:
+    """Undo ``run_id`` as a group (``RevertBlocked`` when refused: nothing was changed).
+
+    ``should_stop`` (a signal asked to stop) ends it between two moves, ``REVERT_STOPPED``."""
+    if should_stop is None:
+        return revert_run(corpus, run_id)
+    return revert_run(corpus, run_id, should_stop)
 
 
 def list_trash(corpus: Corpus) -> tuple[list[TrashEntry], list[TranscribeError]]:
