@@ -7,6 +7,7 @@ end, and its exit code and words are pinned. Then the held one goes on and finis
 
 from __future__ import annotations
 
+import signal
 import subprocess
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from helpers.cli import (
     EXIT_INTERRUPTED,
     EXIT_LOCKED,
     EXIT_OK,
+    EXIT_PROBLEMS,
     SIGKILLED,
     TIMEOUT,
     assert_doctor_clean,
@@ -143,3 +145,32 @@ def test_runs_lists_an_interrupted_run_on_a_read_only_corpus(tmp_path: Path, loc
     doc = orjson.loads(proc.stdout)
     [run] = doc["runs"]
     assert run["interrupted"] and run["status"] == "running" and doc["problems"] == []
+
+
+def test_notebooks_and_runs_say_an_undo_is_half_done(tmp_path: Path) -> None:
+    """Main listed a half-moved notebook with a PROBLEM line yet exited 0, and `runs` did not
+    mention the undo at all, live or stopped."""
+    data = tmp_path / "data"
+    run_id = _commit(data, _plan(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=2)))
+    revert = start_cli(data, "revert", run_id, env=stop_at("revert.after_move"))
+    try:
+        wait_stopped(revert)  # live: one notebook moved, one to go
+        live = [run_cli(data, *args) for args in (["notebooks"], ["runs"])]
+        go_on(revert, signal.SIGTERM)  # stopped: the undo stays half done
+    finally:
+        _out, err = finish(revert)
+    assert revert.returncode == EXIT_INTERRUPTED, err
+    stopped = [run_cli(data, *args) for args in (["notebooks"], ["runs", "--json"])]
+    for proc in live:
+        assert proc.returncode == EXIT_PROBLEMS, proc.stdout
+        assert f"PROBLEM: run {run_id} is being undone right now by another process" in proc.stdout
+    notebooks, runs = stopped
+    said = f"the undo of run {run_id} stopped half way"
+    assert notebooks.returncode == EXIT_PROBLEMS and f"PROBLEM: {said}" in notebooks.stdout
+    assert "doctor`, which repairs the index" not in notebooks.stdout  # not the index's fault
+    assert runs.returncode == EXIT_PROBLEMS
+    [problem] = orjson.loads(runs.stdout)["problems"]
+    assert problem.startswith(said) and f"`transcribe-import revert {run_id}`" in problem
+    ok(run_cli(data, "revert", run_id))
+    ok(run_cli(data, "notebooks"))
+    ok(run_cli(data, "runs"))

@@ -164,7 +164,8 @@ def cmd_notebooks(corpus: Corpus, args: argparse.Namespace) -> int:
     if args.notebook_id is not None:
         return placement_cli.cmd_pages(corpus, args.notebook_id, args.json)
     notebooks = api.list_notebooks(corpus)
-    problems = api.listing_problems(corpus)
+    index_problems = api.listing_problems(corpus)
+    problems = index_problems + api.unfinished_undos(corpus)  # half moved: not whole either
     code = ExitCode.PROBLEMS if problems else ExitCode.OK
     if args.json:
         json_out(
@@ -184,7 +185,7 @@ def cmd_notebooks(corpus: Corpus, args: argparse.Namespace) -> int:
         say(line + (f"  PROBLEM: {n.problem}" if n.problem else ""))
     for problem in problems:
         say(f"PROBLEM: {problem}.")
-    if problems:
+    if index_problems:
         say(
             "This list may be incomplete: run `transcribe-import doctor`, which repairs the "
             "index from the notebooks' own project.json files."

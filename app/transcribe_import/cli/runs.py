@@ -501,7 +501,7 @@ def cmd_cancel(corpus: Corpus, args: argparse.Namespace) -> int:
 
 def cmd_runs(corpus: Corpus, args: argparse.Namespace) -> int:
     rows = [listing.summary.to_json(listing.record) for listing in api.list_runs(corpus)]
-    problems = api.run_listing_problems(corpus)
+    problems = api.run_listing_problems(corpus) + api.unfinished_undos(corpus)
     code = ExitCode.PROBLEMS if problems else ExitCode.OK
     if args.json:
         json_out({"runs": rows, "problems": problems})

@@ -103,6 +103,7 @@ from transcribe_import.engine.api.undo import (
     preview_revert,
     purge_trash,
     revert,
+    unfinished_undos,
 )
 
 # The handles and values the faces name, from the layers below (the faces import no module
@@ -190,6 +191,7 @@ __all__ = [
     "TrashEntry",
     "preview_revert",
     "revert",
+    "unfinished_undos",
     "list_trash",
     "purge_trash",
     "NotebookPage",

@@ -467,6 +467,29 @@ def finish(
         return _found(run_id, revert_id, "it was finished")
 
 
+def unfinished(corpus: Corpus) -> list[str]:
+    """Each undo that is half done, in words: being done right now by another process, or
+    left by one that stopped (a listing of the corpus is not whole until it is finished)."""
+    store = RunStore(corpus)
+    out = []
+    for record in store.read_all()[0]:
+        revert_id = _pending_id(record)
+        if revert_id is None:
+            continue
+        run_id = record.run_id
+        if store.is_locked(run_id):
+            out.append(
+                f"run {run_id} is being undone right now by another process (trash entry "
+                f"{revert_id}); its notebooks are half moved until it ends: list again after it"
+            )
+        else:
+            out.append(
+                f"the undo of run {run_id} stopped half way (trash entry {revert_id}); "
+                f"`transcribe-import revert {run_id}` or `transcribe-import doctor` finishes it"
+            )
+    return out
+
+
 def finish_all(corpus: Corpus) -> list[Finding]:
     """Every revert an earlier process left half done, finished or undone (doctor's step)."""
     found = []
