@@ -174,3 +174,26 @@ def test_notebooks_and_runs_say_an_undo_is_half_done(tmp_path: Path) -> None:
     ok(run_cli(data, "revert", run_id))
     ok(run_cli(data, "notebooks"))
     ok(run_cli(data, "runs"))
+
+
+def test_doctor_during_a_live_purge_says_a_purge_is_running(tmp_path: Path) -> None:
+    """Main's doctor said the purge "was interrupted" and deleted its folder under it."""
+    data = tmp_path / "data"
+    run_id = _commit(data, _plan(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=1)))
+    revert_id = cli_json(data, "revert", run_id, "--json")["revert_id"]
+    purge = start_cli(data, "trash", "--purge", revert_id, env=stop_at("trash.before_delete"))
+    try:
+        wait_stopped(purge)  # hidden as .purging-<id>, not yet deleted
+        doctor = cli_json(data, "doctor", "--json")
+        go_on(purge)
+    finally:
+        _out, err = finish(purge)
+    assert purge.returncode == EXIT_OK, err
+    [finding] = doctor["findings"]
+    assert finding["code"] == "purge_live" and finding["severity"] == "info"
+    assert finding["message"] == (
+        f"Trash entry {revert_id} is being purged right now by another process; left alone."
+    )
+    assert doctor["clean"]
+    assert cli_json(data, "trash", "--json")["entries"] == []
+    assert_doctor_clean(data)

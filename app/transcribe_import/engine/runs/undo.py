@@ -507,12 +507,22 @@ def finish_all(corpus: Corpus) -> list[Finding]:
             lock.release()
         if f is not None:
             found.append(f)
-    for revert_id in trash.finish_purges(corpus):
+    finished, running = trash.finish_purges(corpus)
+    for revert_id in finished:
         found.append(
             Finding(
                 FindingCode.REVERT_FINISHED,
                 Severity.REPAIRED,
                 f"The purge of trash entry {revert_id} was interrupted; it was finished.",
+            )
+        )
+    for revert_id in running:
+        found.append(
+            Finding(
+                FindingCode.PURGE_LIVE,
+                Severity.INFO,
+                f"Trash entry {revert_id} is being purged right now by another process; "
+                "left alone.",
             )
         )
     return found
