@@ -148,8 +148,8 @@ def test_runs_lists_an_interrupted_run_on_a_read_only_corpus(tmp_path: Path, loc
 
 
 def test_notebooks_and_runs_say_an_undo_is_half_done(tmp_path: Path) -> None:
-    """Main listed a half-moved notebook with a PROBLEM line yet exited 0, and `runs` did not
-    mention the undo at all, live or stopped."""
+    """Main listed a half-moved notebook with a PROBLEM line yet exited 0, and `runs` and
+    `resume` did not mention the undo at all, live or stopped."""
     data = tmp_path / "data"
     run_id = _commit(data, _plan(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=2)))
     revert = start_cli(data, "revert", run_id, env=stop_at("revert.after_move"))
@@ -161,6 +161,9 @@ def test_notebooks_and_runs_say_an_undo_is_half_done(tmp_path: Path) -> None:
         _out, err = finish(revert)
     assert revert.returncode == EXIT_INTERRUPTED, err
     stopped = [run_cli(data, *args) for args in (["notebooks"], ["runs", "--json"])]
+    resume = run_cli(data, "resume", run_id)
+    assert resume.returncode == EXIT_OK, resume.stderr  # it ended complete: its status's code
+    assert f"  NOTE: the undo of run {run_id} stopped half way" in resume.stdout
     for proc in live:
         assert proc.returncode == EXIT_PROBLEMS, proc.stdout
         assert f"PROBLEM: run {run_id} is being undone right now by another process" in proc.stdout
@@ -197,3 +200,32 @@ def test_doctor_during_a_live_purge_says_a_purge_is_running(tmp_path: Path) -> N
     assert doctor["clean"]
     assert cli_json(data, "trash", "--json")["entries"] == []
     assert_doctor_clean(data)
+
+
+def test_export_during_a_revert_says_the_undo_is_in_the_way(tmp_path: Path) -> None:
+    """Main exported a `partial` bag and advised a restore from a backup."""
+    data = tmp_path / "data"
+    run_id = _commit(data, _plan(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=2)))
+    revert = start_cli(data, "revert", run_id, env=stop_at("revert.after_move"))
+    try:
+        wait_stopped(revert)  # one notebook moved, one to go
+        export = run_cli(data, "export", "--all", "-o", str(tmp_path / "bag"))
+        go_on(revert, signal.SIGTERM)  # stopped half way: still in the way
+    finally:
+        finish(revert)
+    stopped = run_cli(data, "export", "--all", "-o", str(tmp_path / "bag"))
+    assert export.returncode == EXIT_LOCKED, export.stderr
+    assert (
+        export.stderr
+        == (
+            f"transcribe-import: Cannot export these notebooks now: run {run_id} is being undone "
+            "right now by another process (trash entry "
+        )
+        + export.stderr.split("(trash entry ", 1)[1]
+    )
+    assert "export these notebooks again after it." in export.stderr
+    assert stopped.returncode == EXIT_PROBLEMS, stopped.stderr
+    assert f"the undo of run {run_id} stopped half way" in stopped.stderr
+    assert "backup" not in export.stderr + stopped.stderr
+    assert not (tmp_path / "bag").exists()  # nothing was written
+    ok(run_cli(data, "revert", run_id))

@@ -478,6 +478,8 @@ def cmd_resume(corpus: Corpus, args: argparse.Namespace) -> int:
                 "Nothing was done; a finished run is never reopened (commit its plan again "
                 "to retry what did not land)."
             )
+            for undo in api.unfinished_undos(corpus, record.run_id):
+                say(f"  NOTE: {undo}.")
         return api.exit_code_for_status(record.status)
     return _execute(corpus, args.run_id, args)
 

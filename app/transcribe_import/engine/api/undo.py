@@ -9,7 +9,7 @@ from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.runs.model import RunStatus
 from transcribe_import.engine.runs.revert import RevertPlan, plan_revert
 from transcribe_import.engine.runs.store import RunStore
-from transcribe_import.engine.runs.undo import RevertResult, revert_run, unfinished
+from transcribe_import.engine.runs.undo import RevertResult, half_done, revert_run
 from transcribe_import.engine.storage import trash
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.engine.storage.trash import TrashEntry
@@ -48,10 +48,10 @@ def revert(
     return revert_run(corpus, run_id, should_stop)
 
 
-def unfinished_undos(corpus: Corpus) -> list[str]:
+def unfinished_undos(corpus: Corpus, run_id: str | None = None) -> list[str]:
     """Each undo half done (being done right now, or stopped), in words: a listing of the
     corpus's notebooks or runs says them, for they are half moved until it ends."""
-    return unfinished(corpus)
+    return [u.words() for u in half_done(corpus) if run_id is None or u.run_id == run_id]
 
 
 def list_trash(corpus: Corpus) -> tuple[list[TrashEntry], list[TranscribeError]]:

@@ -467,27 +467,50 @@ def finish(
         return _found(run_id, revert_id, "it was finished")
 
 
-def unfinished(corpus: Corpus) -> list[str]:
-    """Each undo that is half done, in words: being done right now by another process, or
-    left by one that stopped (a listing of the corpus is not whole until it is finished)."""
+@dataclass(frozen=True)
+class HalfDone:
+    """An undo that is half done: ``live`` when another process is doing it right now."""
+
+    run_id: str
+    revert_id: str
+    live: bool
+    notebook_ids: frozenset[str]  # the notebooks of the run's plan: what it may have moved
+
+    def words(self) -> str:
+        if self.live:
+            return (
+                f"run {self.run_id} is being undone right now by another process (trash entry "
+                f"{self.revert_id}); its notebooks are half moved until it ends"
+            )
+        return (
+            f"the undo of run {self.run_id} stopped half way (trash entry {self.revert_id}); "
+            f"`transcribe-import revert {self.run_id}` or `transcribe-import doctor` finishes it"
+        )
+
+
+def half_done(corpus: Corpus) -> list[HalfDone]:
+    """Every undo that is half done, being done right now or left by a process that stopped."""
     store = RunStore(corpus)
     out = []
     for record in store.read_all()[0]:
         revert_id = _pending_id(record)
-        if revert_id is None:
-            continue
-        run_id = record.run_id
-        if store.is_locked(run_id):
-            out.append(
-                f"run {run_id} is being undone right now by another process (trash entry "
-                f"{revert_id}); its notebooks are half moved until it ends: list again after it"
-            )
-        else:
-            out.append(
-                f"the undo of run {run_id} stopped half way (trash entry {revert_id}); "
-                f"`transcribe-import revert {run_id}` or `transcribe-import doctor` finishes it"
-            )
+        if revert_id is not None:
+            items = store.load_plan(record.run_id, record).items
+            notebooks = frozenset(it.notebook_id for it in items)
+            live = store.is_locked(record.run_id)
+            out.append(HalfDone(record.run_id, revert_id, live, notebooks))
     return out
+
+
+def refuse_while_half_done(corpus: Corpus, notebook_ids: list[str], doing: str) -> None:
+    """Refuse to ``doing`` these notebooks while an undo has them half moved (nothing done)."""
+    for undo in half_done(corpus):
+        if undo.notebook_ids & set(notebook_ids):
+            raise TranscribeError(
+                ErrorCode.NOTEBOOK_BUSY if undo.live else ErrorCode.REVERT_UNFINISHED,
+                f"Cannot {doing} now: {undo.words()}. Nothing was done; {doing} again after it.",
+                item=undo.run_id,
+            )
 
 
 def finish_all(corpus: Corpus) -> list[Finding]:
