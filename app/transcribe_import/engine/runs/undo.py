@@ -474,7 +474,7 @@ class HalfDone:
     run_id: str
     revert_id: str
     live: bool
-    notebook_ids: frozenset[str]  # the notebooks of the run's plan: what it may have moved
+    notebook_ids: frozenset[str] | None  # the notebooks of the run's plan (None: unknown)
 
     def words(self) -> str:
         if self.live:
@@ -495,8 +495,11 @@ def half_done(corpus: Corpus) -> list[HalfDone]:
     for record in store.read_all()[0]:
         revert_id = _pending_id(record)
         if revert_id is not None:
-            items = store.load_plan(record.run_id, record).items
-            notebooks = frozenset(it.notebook_id for it in items)
+            try:
+                items = store.load_plan(record.run_id, record).items
+                notebooks: frozenset[str] | None = frozenset(it.notebook_id for it in items)
+            except TranscribeError:
+                notebooks = None  # its plan cannot be read: it may have any notebook half moved
             live = store.is_locked(record.run_id)
             out.append(HalfDone(record.run_id, revert_id, live, notebooks))
     return out
@@ -505,7 +508,7 @@ def half_done(corpus: Corpus) -> list[HalfDone]:
 def refuse_while_half_done(corpus: Corpus, notebook_ids: list[str], doing: str) -> None:
     """Refuse to ``doing`` these notebooks while an undo has them half moved (nothing done)."""
     for undo in half_done(corpus):
-        if undo.notebook_ids & set(notebook_ids):
+        if undo.notebook_ids is None or undo.notebook_ids & set(notebook_ids):
             raise TranscribeError(
                 ErrorCode.NOTEBOOK_BUSY if undo.live else ErrorCode.REVERT_UNFINISHED,
                 f"Cannot {doing} now: {undo.words()}. Nothing was done; {doing} again after it.",
