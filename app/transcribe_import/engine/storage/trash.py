@@ -264,7 +264,8 @@ def purge(corpus: Corpus, revert_id: str) -> TrashEntry:
 
 
 def _purge_lock(corpus: Corpus) -> filelock.FileLock:
-    return locks.make_lock(trash_root(corpus) / PURGE_LOCK)
+    # Beside the corpus lock, not in the trash, which holds its entries and nothing else.
+    return locks.make_lock(corpus.root / PURGE_LOCK)
 
 
 def finish_purges(corpus: Corpus) -> tuple[list[str], list[str]]:
