@@ -492,7 +492,12 @@ def half_done(corpus: Corpus) -> list[HalfDone]:
     """Every undo that is half done, being done right now or left by a process that stopped."""
     store = RunStore(corpus)
     out = []
-    for record in store.read_all()[0]:
+    try:
+        records = store.read_all()[0]
+    except OSError as exc:  # the run records' folder cannot be read
+        where = fsio.failed_path(exc, store.dir)
+        raise fsio.problem_from_oserror(exc, where, "reading the import runs at") from exc
+    for record in records:
         revert_id = _pending_id(record)
         if revert_id is not None:
             try:
