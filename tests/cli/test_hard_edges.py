@@ -7,7 +7,6 @@ import json
 import os
 import re
 import shlex
-import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -30,6 +29,7 @@ from helpers.cli import (
     cli_env,
     cli_json,
     notebook_files,
+    read_only_argv,
     run_cli,
 )
 from helpers.shelves import make_shelf
@@ -320,25 +320,6 @@ def test_a_crafted_plan_is_refused_in_one_coded_line_by_every_command(
     assert plan.read_text() == text  # nor the plan rewritten
 
 
-def _read_only_argv(data: Path, *args: str) -> list[str]:
-    """The CLI over ``data`` mounted read-only (root: a private bind mount; others: chmod)."""
-    argv = cli_argv(data, *args)
-    if os.geteuid() != 0:
-        for p in [data, *data.rglob("*")]:
-            if not p.is_symlink():
-                p.chmod(p.stat().st_mode & ~0o222)
-        return argv
-    if shutil.which("unshare") is None:
-        pytest.skip("root without unshare: no way to make a read-only corpus here")
-    probe = subprocess.run(
-        ["unshare", "-m", "--propagation", "private", "true"], capture_output=True
-    )
-    if probe.returncode != 0:
-        pytest.skip("root without mount namespaces: no way to make a read-only corpus here")
-    mount = 'mount --bind -o ro "$0" "$0" && exec "$@"'
-    return ["unshare", "-m", "--propagation", "private", "sh", "-c", mount, str(data), *argv]
-
-
 def test_a_read_only_corpus_is_told_by_doctor_and_commit(tmp_path: Path) -> None:
     data = tmp_path / "data"
     plan = tmp_path / "plan.json"
@@ -347,7 +328,7 @@ def test_a_read_only_corpus_is_told_by_doctor_and_commit(tmp_path: Path) -> None
     try:
         for args in (["doctor"], ["doctor", "--json"], ["commit", str(plan)]):
             proc = subprocess.run(
-                _read_only_argv(data, *args),
+                read_only_argv(data, *args),
                 env=cli_env(data),
                 capture_output=True,
                 text=True,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 
 # Exit statuses as docs/cli.md defines them (written out, not imported from the app,
 # so a changed number in the app fails the tests that pin it).
@@ -120,6 +122,25 @@ def notebook_files(data: Path) -> dict[str, str]:
     }
 
 
+def read_only_argv(data: Path, *args: str) -> list[str]:
+    """The CLI over ``data`` mounted read-only (root: a private bind mount; others: chmod)."""
+    argv = cli_argv(data, *args)
+    if os.geteuid() != 0:
+        for p in [data, *data.rglob("*")]:
+            if not p.is_symlink():
+                p.chmod(p.stat().st_mode & ~0o222)
+        return argv
+    if shutil.which("unshare") is None:
+        pytest.skip("root without unshare: no way to make a read-only corpus here")
+    probe = subprocess.run(
+        ["unshare", "-m", "--propagation", "private", "true"], capture_output=True
+    )
+    if probe.returncode != 0:
+        pytest.skip("root without mount namespaces: no way to make a read-only corpus here")
+    mount = 'mount --bind -o ro "$0" "$0" && exec "$@"'
+    return ["unshare", "-m", "--propagation", "private", "sh", "-c", mount, str(data), *argv]
+
+
 # -- the crash driver (tests/crash/driver.py): one engine action in a real process ----------
 
 
@@ -146,3 +167,37 @@ def start_driver(data: Path, *args: str) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+# -- holding a process at a named point (TRANSCRIBE_STOP_AT): it stops itself with SIGSTOP ----
+
+
+def stop_at(*points: str) -> dict[str, str]:
+    """The ``env`` that makes a CLI process stop itself at each of these points, once each."""
+    return {"TRANSCRIBE_STOP_AT": ",".join(points)}
+
+
+def wait_stopped(proc: subprocess.Popen[str]) -> None:
+    """Block until ``proc`` has stopped itself at its next stop point (an event, not a poll)."""
+    _pid, status = os.waitpid(proc.pid, os.WUNTRACED)
+    if not os.WIFSTOPPED(status):
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out, err = proc.communicate(timeout=TIMEOUT)
+        raise AssertionError(f"never stopped: exit {proc.returncode}\n{err}\n{out}")
+
+
+def go_on(proc: subprocess.Popen[str], *sigs: signal.Signals) -> None:
+    """Send ``sigs`` to the stopped ``proc`` (held until it runs again), then let it go on."""
+    for sig in sigs:
+        proc.send_signal(sig)
+    proc.send_signal(signal.SIGCONT)
+
+
+def finish(proc: subprocess.Popen[str]) -> tuple[str, str]:
+    """Wait for ``proc`` to exit (killing it if a test left it stopped); its stdout, stderr."""
+    try:
+        return proc.communicate(timeout=TIMEOUT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()

@@ -193,7 +193,8 @@ def cmd_notebooks(corpus: Corpus, args: argparse.Namespace) -> int:
     if args.notebook_id is not None:
         return placement_cli.cmd_pages(corpus, args.notebook_id, args.json)
     notebooks = api.list_notebooks(corpus)
-    problems = api.listing_problems(corpus)
+    index_problems = api.listing_problems(corpus)
+    problems = index_problems + api.unfinished_undos(corpus)  # half moved: not whole either
     code = ExitCode.PROBLEMS if problems else ExitCode.OK
     if args.json:
         json_out(
@@ -213,7 +214,7 @@ def cmd_notebooks(corpus: Corpus, args: argparse.Namespace) -> int:
         say(line + (f"  PROBLEM: {n.problem}" if n.problem else ""))
     for problem in problems:
         say(f"PROBLEM: {problem}.")
-    if problems:
+    if index_problems:
         say(
             "This list may be incomplete: run `transcribe-import doctor`, which repairs the "
             "index from the notebooks' own project.json files."
@@ -403,6 +404,15 @@ def _log_dir() -> Path:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # One scope for the whole command, its last line included: a signal it answered
+    # (signals.handling) decides the exit code, and a second one cannot change it.
+    with signals.command():
+        code = _main(argv)
+        api.crashpoint("cli.after_command")  # its last line printed, the exit code chosen
+    return code
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     _quiet_libraries()
     data_dir = resolve_data_dir(args.data_dir)

@@ -500,6 +500,8 @@ def cmd_resume(corpus: Corpus, args: argparse.Namespace) -> int:
                 "Nothing was done; a finished run is never reopened (commit its plan again "
                 "to retry what did not land)."
             )
+            for undo in api.unfinished_undos(corpus, record.run_id):
+                say(f"  NOTE: {undo}.")
         return api.exit_code_for_status(record.status)
     return _execute(corpus, args.run_id, args)
 
@@ -523,7 +525,7 @@ def cmd_cancel(corpus: Corpus, args: argparse.Namespace) -> int:
 def cmd_runs(corpus: Corpus, args: argparse.Namespace) -> int:
     listings = api.list_runs(corpus)
     rows = [listing.summary.to_json(listing.record) for listing in listings]
-    problems = api.run_listing_problems(corpus)
+    problems = api.run_listing_problems(corpus) + api.unfinished_undos(corpus)
     code = ExitCode.PROBLEMS if problems else ExitCode.OK
     if args.json:
         json_out({"runs": rows, "problems": problems})

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import sys
+import threading
 from typing import Any
 
 from transcribe_import.cli import runs as runs_cli
+from transcribe_import.cli import signals
 from transcribe_import.cli.output import json_out, say
 from transcribe_import.engine import api
 from transcribe_import.engine.api import Corpus, ExitCode
@@ -71,8 +74,16 @@ def _say_preview(preview: api.RevertPreview, *, done: bool) -> None:
 def cmd_revert(corpus: Corpus, args: argparse.Namespace) -> int:
     if args.dry_run:
         return _dry_run(api.preview_revert(corpus, args.run_id), args)
+    stop = threading.Event()
+
+    def on_signal() -> None:
+        say("\ntranscribe-import: stopping the undo at the next safe point.", file=sys.stderr)
+        stop.set()
+
     try:
-        result = api.revert(corpus, args.run_id)  # finishes an undo a killed process left
+        # Ctrl-C, SIGTERM or SIGHUP stop it between two moves; `revert` again finishes it.
+        with signals.handling(dict.fromkeys(signals.STOP_SIGNALS, on_signal)):
+            result = api.revert(corpus, args.run_id, stop.is_set)  # finishes a killed undo too
     except api.RevertBlocked as exc:
         preview = api.RevertPreview(exc.plan, False, None, None)
         if args.json:

@@ -108,11 +108,13 @@ from transcribe_import.engine.api.undo import (
     preview_revert,
     purge_trash,
     revert,
+    unfinished_undos,
 )
 
 # The handles and values the faces name, from the layers below (the faces import no module
 # below api but the value modules import-linter lists).
 from transcribe_import.engine.base.config import ENV_DATA_DIR, resolve_data_dir
+from transcribe_import.engine.base.crashpoints import crashpoint  # the tests' points, faces too
 from transcribe_import.engine.base.progress import Events, drive  # how faces drive long work
 from transcribe_import.engine.export.model import ExportProgress, ExportResult, ExportStatus
 from transcribe_import.engine.runs.revert import (
@@ -129,6 +131,7 @@ __all__ = [
     "Corpus",
     "NotebookSummary",
     "ENV_DATA_DIR",
+    "crashpoint",
     "resolve_data_dir",
     "drive",
     "Events",
@@ -199,6 +202,7 @@ __all__ = [
     "TrashEntry",
     "preview_revert",
     "revert",
+    "unfinished_undos",
     "list_trash",
     "purge_trash",
     "NotebookPage",

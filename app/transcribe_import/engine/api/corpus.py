@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.export.model import ExportProgress, ExportResult
 from transcribe_import.engine.runs.store import RunStore
+from transcribe_import.engine.runs.undo import refuse_while_half_done
 from transcribe_import.engine.storage import fsio
 from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
 
@@ -158,4 +159,6 @@ def export_notebooks(
         )
     except OSError as exc:
         raise problem_from_oserror(exc, corpus.index_path, "reading") from exc
+    # An undo moving the notebooks' files would leave the bag short of them, as if damaged.
+    refuse_while_half_done(corpus, ids, "export these notebooks")
     return export_bag(corpus, ids, destination, should_stop=should_stop)

@@ -54,6 +54,8 @@ def exit_code_for_result(result: RunResult) -> ExitCode:
 
 
 def exit_code_for_error(exc: TranscribeError) -> ExitCode:
+    if exc.code is ErrorCode.REVERT_STOPPED:
+        return ExitCode.INTERRUPTED
     if exc.code in _USAGE_CODES:
         return ExitCode.USAGE
     if exc.code in _LOCKED_CODES:

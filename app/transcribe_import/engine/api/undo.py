@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.runs.model import RunStatus
 from transcribe_import.engine.runs.revert import RevertPlan, plan_revert
 from transcribe_import.engine.runs.store import RunStore
-from transcribe_import.engine.runs.undo import RevertResult, revert_run
+from transcribe_import.engine.runs.undo import RevertResult, half_done, revert_run
 from transcribe_import.engine.storage import trash
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.engine.storage.trash import TrashEntry
@@ -36,9 +37,21 @@ def preview_revert(corpus: Corpus, run_id: str) -> RevertPreview:
     return RevertPreview(plan_revert(corpus, run_id), False, None, unfinished)
 
 
-def revert(corpus: Corpus, run_id: str) -> RevertResult:
-    """Undo ``run_id`` as a group (``RevertBlocked`` when refused: nothing was changed)."""
-    return revert_run(corpus, run_id)
+def revert(
+    corpus: Corpus, run_id: str, should_stop: Callable[[], bool] | None = None
+) -> RevertResult:
+    """Undo ``run_id`` as a group (``RevertBlocked`` when refused: nothing was changed).
+
+    ``should_stop`` (a signal asked to stop) ends it between two moves, ``REVERT_STOPPED``."""
+    if should_stop is None:
+        return revert_run(corpus, run_id)
+    return revert_run(corpus, run_id, should_stop)
+
+
+def unfinished_undos(corpus: Corpus, run_id: str | None = None) -> list[str]:
+    """Each undo half done (being done right now, or stopped), in words: a listing of the
+    corpus's notebooks or runs says them, for they are half moved until it ends."""
+    return [u.words() for u in half_done(corpus) if run_id is None or u.run_id == run_id]
 
 
 def list_trash(corpus: Corpus) -> tuple[list[TrashEntry], list[TranscribeError]]:

@@ -3,6 +3,10 @@
 A point is inert unless the environment variable TRANSCRIBE_CRASH_AT names it
 (``name`` or ``name:N`` for its N-th hit, counting from 1). The check is a dict
 lookup, so leaving the calls in production code costs nothing measurable.
+
+TRANSCRIBE_STOP_AT names points (``a,b:N``) where the process stops itself with SIGSTOP
+instead, once each: a test then knows for certain where the process stands while it
+sends signals or runs another command, and lets it go on with SIGCONT.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import signal
 import threading
 
 ENV = "TRANSCRIBE_CRASH_AT"
+STOP_ENV = "TRANSCRIBE_STOP_AT"
 
 _lock = threading.Lock()
 _hits: dict[str, int] = {}
@@ -25,10 +30,21 @@ def _parse(spec: str | None) -> tuple[str, int] | None:
 
 
 _target = _parse(os.environ.get(ENV))
+_stops = dict(
+    stop for spec in os.environ.get(STOP_ENV, "").split(",") if (stop := _parse(spec.strip()))
+)
 
 
 def crashpoint(name: str) -> None:
-    """Kill this process with SIGKILL if the crash test asked for this point (and this hit)."""
+    """Kill this process with SIGKILL if the crash test asked for this point (and this hit);
+    stop it with SIGSTOP if a test asked to hold it there."""
+    if name in _stops:
+        with _lock:
+            _hits[name] = _hits.get(name, 0) + 1
+            stop = _hits[name] == _stops[name]
+        if stop:
+            os.kill(os.getpid(), signal.SIGSTOP)
+        return
     if _target is None or _target[0] != name:
         return
     with _lock:

@@ -59,6 +59,7 @@ class ErrorCode(enum.StrEnum):
     # undoing a run (runs/undo.py) and its trash (storage/trash.py)
     REVERT_BLOCKED = "revert_blocked"  # later work or a change since: nothing was touched
     REVERT_UNFINISHED = "revert_unfinished"  # a revert killed half way: doctor finishes it
+    REVERT_STOPPED = "revert_stopped"  # stopped by a signal at a safe point: revert again
     TRASH_NOT_FOUND = "trash_not_found"  # no trash entry with that id
     # the environment
     BAD_SETTING = "bad_setting"

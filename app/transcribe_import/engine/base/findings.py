@@ -40,6 +40,7 @@ class FindingCode(enum.StrEnum):
     EMPTY_NOTEBOOK = "empty_notebook"  # registered with no page (left by earlier versions)
     RUN_UNTRACKED = "run_untracked"  # a frozen plan whose run record is gone
     REVERT_FINISHED = "revert_finished"  # an undo killed half way, finished or undone
+    PURGE_LIVE = "purge_live"  # a purge of the trash is deleting right now in another process
 
 
 @dataclass(frozen=True)

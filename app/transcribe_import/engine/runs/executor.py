@@ -76,10 +76,17 @@ if TYPE_CHECKING:
     from transcribe_import.engine.storage.corpus import Corpus
 
 # Errors that concern the machine, not one item: a full or read-only disk, an I/O error, a
-# corpus held too long by another process. The run is interrupted (resumable) and says why,
-# instead of failing item after item, whether it happens before the first item or during one.
+# corpus or notebook held too long by another process (an undo of a run moving its files, or
+# another import). The run is interrupted (resumable) and says why, instead of failing item
+# after item, whether it happens before the first item or during one.
 RUN_INTERRUPTING = frozenset(
-    {ErrorCode.DISK_FULL, ErrorCode.IO_ERROR, ErrorCode.READ_ONLY, ErrorCode.CORPUS_BUSY}
+    {
+        ErrorCode.DISK_FULL,
+        ErrorCode.IO_ERROR,
+        ErrorCode.READ_ONLY,
+        ErrorCode.CORPUS_BUSY,
+        ErrorCode.NOTEBOOK_BUSY,
+    }
 )
 
 

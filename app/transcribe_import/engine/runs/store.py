@@ -261,11 +261,7 @@ class RunStore:
         return [r for r in self.list_runs() if r.plan_id == plan_id]
 
     def is_locked(self, run_id: str) -> bool:
-        lock = self.run_lock(run_id)
-        if locks.try_acquire(lock):
-            lock.release()
-            return False
-        return True
+        return locks.held_elsewhere(self.run_lock(run_id))
 
     def is_interrupted(self, record: RunRecord) -> bool:
         """Not terminal, and no process executes it: resumable (the lock is tried only then)."""

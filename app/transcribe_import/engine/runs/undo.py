@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,6 +62,28 @@ class RevertBlocked(TranscribeError):
         self.plan = plan
 
 
+def _never() -> bool:
+    return False
+
+
+def _stopped(run_id: str, progress: tuple[int, int] | None) -> TranscribeError:
+    """The undo stopped at a safe point because it was asked to (a signal); ``progress``:
+    notebooks done of all, None when it stopped before its first change."""
+    if progress is None:
+        return TranscribeError(
+            ErrorCode.REVERT_STOPPED,
+            f"The undo of run {run_id} was stopped before it began; nothing was changed.",
+            item=run_id,
+        )
+    return TranscribeError(
+        ErrorCode.REVERT_STOPPED,
+        f"The undo of run {run_id} was stopped at a safe point, {progress[0]} of {progress[1]} "
+        f"notebook(s) done; `transcribe-import revert {run_id}` finishes it (or "
+        "`transcribe-import doctor`, which finishes it or puts back what it had moved).",
+        item=run_id,
+    )
+
+
 @dataclass(frozen=True)
 class RevertResult:
     """What a revert did: ``already`` when the run had been reverted before (a no-op)."""
@@ -73,43 +95,82 @@ class RevertResult:
     trash_dir: Path
 
 
-def revert_run(corpus: Corpus, run_id: str) -> RevertResult:
+def revert_run(
+    corpus: Corpus, run_id: str, should_stop: Callable[[], bool] = _never
+) -> RevertResult:
     """Undo ``run_id`` as a group, or finish its revert an earlier process left half done.
 
     Raises ``RevertBlocked`` (nothing changed) when later work or a change since stands
     in the way, and ``TranscribeError(NOTEBOOK_BUSY)`` while an import holds a notebook.
+    ``should_stop`` is asked before each notebook is moved: when it says so, the revert
+    stops there (``REVERT_STOPPED``), its journal left for ``revert`` again or ``doctor``.
     """
     stage = _Stage()
     with _disk_errors(corpus, run_id, stage):
         store = RunStore(corpus)
+        store.load(run_id)  # an unknown run is said as such before a lock file is made for it
+        with _undoing(store, run_id):
+            return _revert_held(corpus, store, run_id, stage, should_stop)
+
+
+@contextlib.contextmanager
+def _undoing(store: RunStore, run_id: str) -> Iterator[None]:
+    """Hold the run's lock for the whole undo: two reverts of one run never interleave, and
+    the one that finds it held says so instead of tripping over the other's moves."""
+    lock = store.run_lock(run_id)
+    if not locks.try_acquire(lock):
+        raise TranscribeError(
+            ErrorCode.RUN_BUSY,
+            f"Run {run_id} is being undone by another process right now (another `revert`, "
+            "or `doctor` finishing one); that one does the undo, so nothing was done here. "
+            f"`transcribe-import show {run_id}` says `reverted` once it is done.",
+            item=run_id,
+        )
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def _revert_held(
+    corpus: Corpus, store: RunStore, run_id: str, stage: _Stage, should_stop: Callable[[], bool]
+) -> RevertResult:
+    record = store.load(run_id)  # as the revert that held the run before left it
+    pending = _pending_id(record)
+    if record.status is RunStatus.REVERTED or pending is not None:
+        stage.started = True
+        finish(corpus, record, should_stop)
         record = store.load(run_id)
-        pending = _pending_id(record)
-        if record.status is RunStatus.REVERTED or pending is not None:
-            stage.started = True
-            finish(corpus, record)
-            record = store.load(run_id)
-            if record.status is RunStatus.REVERTED:
-                revert_id = str(record.doc["revert"]["revert_id"])
-                plan = _journal_plan(corpus, run_id, revert_id)
-                return RevertResult(
-                    run_id, revert_id, plan, pending is None, trash.entry_dir(corpus, revert_id)
-                )
-        return _revert_anew(corpus, store, record, stage)
+        if record.status is RunStatus.REVERTED:
+            revert_id = str(record.doc["revert"]["revert_id"])
+            plan = _journal_plan(corpus, run_id, revert_id)
+            return RevertResult(
+                run_id, revert_id, plan, pending is None, trash.entry_dir(corpus, revert_id)
+            )
+    return _revert_anew(corpus, store, record, stage, should_stop)
 
 
-def _revert_anew(corpus: Corpus, store: RunStore, record: RunRecord, stage: _Stage) -> RevertResult:
+def _revert_anew(
+    corpus: Corpus,
+    store: RunStore,
+    record: RunRecord,
+    stage: _Stage,
+    should_stop: Callable[[], bool],
+) -> RevertResult:
     run_id = record.run_id
     with _notebook_locks(corpus, store, record) as held:
         plan = plan_revert(corpus, run_id)
         if not plan.ok:
             raise RevertBlocked(plan)
+        if should_stop():
+            raise _stopped(run_id, None)
         revert_id = new_id()
         stage.started = True  # from here the run record may say that an undo was asked
         store.request_revert(run_id, revert_id)
         crashpoint("revert.after_request")
         doc = _write_journal(corpus, store.load(run_id), plan, revert_id)
         crashpoint("revert.after_journal")
-        _roll_forward(corpus, store, doc, held)
+        _roll_forward(corpus, store, doc, held, should_stop)
     return RevertResult(run_id, revert_id, plan, False, trash.entry_dir(corpus, revert_id))
 
 
@@ -229,11 +290,17 @@ def _moved_to(corpus: Corpus, revert_id: str, notebook_id: str) -> Path:
 
 
 def _roll_forward(
-    corpus: Corpus, store: RunStore, doc: dict[str, Any], held: dict[str, filelock.FileLock]
+    corpus: Corpus,
+    store: RunStore,
+    doc: dict[str, Any],
+    held: dict[str, filelock.FileLock],
+    should_stop: Callable[[], bool] = _never,
 ) -> None:
     revert_id = str(doc["revert_id"])
     whole = []
-    for nb in doc["notebooks"]:
+    for done, nb in enumerate(doc["notebooks"]):
+        if should_stop():  # between two moves: the journal says what is left to do
+            raise _stopped(str(doc["import_run_id"]), (done, len(doc["notebooks"])))
         nbid = str(nb["notebook_id"])
         src = corpus.notebook_dir(nbid)
         dst = _moved_to(corpus, revert_id, nbid)
@@ -356,8 +423,12 @@ def _parse(path: Path, notebook_id: str) -> dict[str, Any]:
 # -- taking up a revert a killed process left ------------------------------------------------
 
 
-def finish(corpus: Corpus, record: RunRecord) -> Finding | None:
-    """Finish or undo the revert of ``record`` an earlier process left; what was done."""
+def finish(
+    corpus: Corpus, record: RunRecord, should_stop: Callable[[], bool] = _never
+) -> Finding | None:
+    """Finish or undo the revert of ``record`` an earlier process left; what was done.
+
+    ``should_stop``: as ``revert_run``'s, asked before each notebook is moved forward."""
     store = RunStore(corpus)
     revert = record.doc.get("revert")
     if not isinstance(revert, dict):
@@ -386,31 +457,103 @@ def finish(corpus: Corpus, record: RunRecord) -> Finding | None:
                 store.abandon_revert(run_id, revert_id, why)
                 return _found(run_id, revert_id, f"it had not started and was abandoned: {why}")
             doc = _write_journal(corpus, record, plan, revert_id)
-            _roll_forward(corpus, store, doc, held)
+            _roll_forward(corpus, store, doc, held, should_stop)
             return _found(run_id, revert_id, "it was finished")
         if blockers:
             why = "; ".join(b.message for b in blockers)
             _roll_back(corpus, store, doc, why)
             return _found(run_id, revert_id, f"it was undone, the run is as it was: {why}")
-        _roll_forward(corpus, store, doc, held)
+        _roll_forward(corpus, store, doc, held, should_stop)
         return _found(run_id, revert_id, "it was finished")
+
+
+@dataclass(frozen=True)
+class HalfDone:
+    """An undo that is half done: ``live`` when another process is doing it right now."""
+
+    run_id: str
+    revert_id: str
+    live: bool
+    notebook_ids: frozenset[str] | None  # the notebooks of the run's plan (None: unknown)
+
+    def words(self) -> str:
+        if self.live:
+            return (
+                f"run {self.run_id} is being undone right now by another process (trash entry "
+                f"{self.revert_id}); its notebooks are half moved until it ends"
+            )
+        return (
+            f"the undo of run {self.run_id} stopped half way (trash entry {self.revert_id}); "
+            f"`transcribe-import revert {self.run_id}` or `transcribe-import doctor` finishes it"
+        )
+
+
+def half_done(corpus: Corpus) -> list[HalfDone]:
+    """Every undo that is half done, being done right now or left by a process that stopped."""
+    store = RunStore(corpus)
+    out = []
+    try:
+        records = store.read_all()[0]
+    except OSError as exc:  # the run records' folder cannot be read
+        where = fsio.failed_path(exc, store.dir)
+        raise fsio.problem_from_oserror(exc, where, "reading the import runs at") from exc
+    for record in records:
+        revert_id = _pending_id(record)
+        if revert_id is not None:
+            try:
+                items = store.load_plan(record.run_id, record).items
+                notebooks: frozenset[str] | None = frozenset(it.notebook_id for it in items)
+            except TranscribeError:
+                notebooks = None  # its plan cannot be read: it may have any notebook half moved
+            live = store.is_locked(record.run_id)
+            out.append(HalfDone(record.run_id, revert_id, live, notebooks))
+    return out
+
+
+def refuse_while_half_done(corpus: Corpus, notebook_ids: list[str], doing: str) -> None:
+    """Refuse to ``doing`` these notebooks while an undo has them half moved (nothing done)."""
+    for undo in half_done(corpus):
+        if undo.notebook_ids is None or undo.notebook_ids & set(notebook_ids):
+            raise TranscribeError(
+                ErrorCode.NOTEBOOK_BUSY if undo.live else ErrorCode.REVERT_UNFINISHED,
+                f"Cannot {doing} now: {undo.words()}. Nothing was done; {doing} again after it.",
+                item=undo.run_id,
+            )
 
 
 def finish_all(corpus: Corpus) -> list[Finding]:
     """Every revert an earlier process left half done, finished or undone (doctor's step)."""
     found = []
-    records, _damaged = RunStore(corpus).read_all()
+    store = RunStore(corpus)
+    records, _damaged = store.read_all()
     for record in records:
-        if isinstance(record.doc.get("revert"), dict):
-            f = finish(corpus, record)
-            if f is not None:
-                found.append(f)
-    for revert_id in trash.finish_purges(corpus):
+        if not isinstance(record.doc.get("revert"), dict):
+            continue
+        lock = store.run_lock(record.run_id)
+        if not locks.try_acquire(lock):
+            continue  # a revert is undoing it right now, and finishes it itself
+        try:
+            f = finish(corpus, store.load(record.run_id))
+        finally:
+            lock.release()
+        if f is not None:
+            found.append(f)
+    finished, running = trash.finish_purges(corpus)
+    for revert_id in finished:
         found.append(
             Finding(
                 FindingCode.REVERT_FINISHED,
                 Severity.REPAIRED,
                 f"The purge of trash entry {revert_id} was interrupted; it was finished.",
+            )
+        )
+    for revert_id in running:
+        found.append(
+            Finding(
+                FindingCode.PURGE_LIVE,
+                Severity.INFO,
+                f"Trash entry {revert_id} is being purged right now by another process; "
+                "left alone.",
             )
         )
     return found

@@ -103,3 +103,38 @@ def try_acquire(lock: filelock.FileLock) -> bool:
     except OSError as exc:  # no lock file can be made: a read-only or full disk
         raise _lock_problem(exc, lock) from exc
     return True
+
+
+def held_elsewhere(lock: filelock.FileLock) -> bool:
+    """Whether another process holds ``lock`` right now; asked without writing anything when
+    the lock file cannot be written (a read-only corpus is still listed, never refused)."""
+    try:
+        if try_acquire(lock):
+            lock.release()
+            return False
+        return True
+    except TranscribeError as exc:
+        if exc.code is not ErrorCode.READ_ONLY:
+            raise
+    return _held_read_only(Path(lock.lock_file))
+
+
+def _held_read_only(path: Path) -> bool:
+    """The same question through a read-only descriptor (flock needs no write access)."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: no way to ask without writing
+        return False  # and no process can be changing a corpus nobody may write
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return False  # a holder makes the file first: nobody holds it
+    except OSError as exc:
+        raise problem_from_oserror(exc, path, "reading the lock file") from exc
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # closing the descriptor releases a lock taken through it
+    return False

@@ -23,12 +23,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import filelock
 import orjson
 
 from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.ids import is_valid_id
-from transcribe_import.engine.storage import fsio
+from transcribe_import.engine.storage import fsio, locks
 
 if TYPE_CHECKING:
     from transcribe_import.engine.storage.corpus import Corpus
@@ -38,6 +39,9 @@ TRASH_FORMAT = "transcribe.revert"
 TRASH_SCHEMA = 1
 JOURNAL_FILE = "revert.json"
 PURGING_PREFIX = ".purging-"
+# Held by a purge from hiding its entry to deleting the last of it: doctor finishes only a
+# purge whose process is gone, never one still deleting.
+PURGE_LOCK = ".purge.lock"
 MOVING, DONE, ABANDONED = "moving", "done", "abandoned"
 
 
@@ -230,29 +234,57 @@ def purge(corpus: Corpus, revert_id: str) -> TrashEntry:
                     "`transcribe-import doctor` (it finishes or undoes it), then purge.",
                     item=revert_id,
                 )
+            lock = _purge_lock(corpus)
+            if not locks.try_acquire(lock):
+                raise TranscribeError(
+                    ErrorCode.CORPUS_BUSY,
+                    "Another process is purging the trash right now; wait for it, then purge "
+                    f"{revert_id}. Nothing was changed.",
+                    item=revert_id,
+                )
             # From the rename on, the entry is out of the trash's list, whatever fails next.
             then = (
                 "run `transcribe-import doctor`: the entry is out of the trash, and doctor "
                 "deletes what is left of it"
             )
-            fsio.replace(entry.path, hidden)
-            fsio.fsync_dir(root)
-            crashpoint("trash.after_hide")
-        fsio.remove_tree(hidden)
+            try:
+                fsio.replace(entry.path, hidden)
+                fsio.fsync_dir(root)
+                crashpoint("trash.after_hide")
+            except BaseException:
+                lock.release()
+                raise
+        try:
+            crashpoint("trash.before_delete")  # out of the corpus lock, in the purge's
+            fsio.remove_tree(hidden)
+        finally:
+            lock.release()
     except OSError as exc:
         where = fsio.failed_path(exc, corpus.root / TRASH_DIR)
         raise fsio.problem_from_oserror(exc, where, "purging the trash at", then=then) from exc
     return entry
 
 
-def finish_purges(corpus: Corpus) -> list[str]:
-    """Remove what a killed purge left (``.purging-<id>`` folders); the ids removed."""
+def _purge_lock(corpus: Corpus) -> filelock.FileLock:
+    # Beside the corpus lock, not in the trash, which holds its entries and nothing else.
+    return locks.make_lock(corpus.root / PURGE_LOCK)
+
+
+def finish_purges(corpus: Corpus) -> tuple[list[str], list[str]]:
+    """Remove what a killed purge left (``.purging-<id>`` folders): the ids removed, and the
+    ids a purge is deleting right now in another process (left alone)."""
     root = trash_root(corpus)
     if not fsio.exists(root):
-        return []
-    done = []
-    for name in fsio.list_dir(root):
-        if name.startswith(PURGING_PREFIX):
-            fsio.remove_tree(root / name)
-            done.append(name[len(PURGING_PREFIX) :])
-    return done
+        return [], []
+    left = [n[len(PURGING_PREFIX) :] for n in fsio.list_dir(root) if n.startswith(PURGING_PREFIX)]
+    if not left:
+        return [], []
+    lock = _purge_lock(corpus)
+    if not locks.try_acquire(lock):
+        return [], left
+    try:
+        for revert_id in left:
+            fsio.remove_tree(root / f"{PURGING_PREFIX}{revert_id}")
+    finally:
+        lock.release()
+    return left, []

@@ -48,6 +48,7 @@ def error_code_words(code: str) -> str:
         ErrorCode.PLAN_FROZEN: _t("ErrorCode", "The plan belongs to a run and cannot change"),
         ErrorCode.REVERT_BLOCKED: _t("ErrorCode", "The import cannot be undone"),
         ErrorCode.REVERT_UNFINISHED: _t("ErrorCode", "An undo was interrupted"),
+        ErrorCode.REVERT_STOPPED: _t("ErrorCode", "The undo was stopped before its end"),
         ErrorCode.TRASH_NOT_FOUND: _t("ErrorCode", "The trash entry is not there"),
         ErrorCode.BAD_SETTING: _t("ErrorCode", "A setting is not valid"),
         ErrorCode.EXPORT_LOCKED: _t("ErrorCode", "Another export is writing into that folder"),

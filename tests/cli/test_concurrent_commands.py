@@ -1,0 +1,231 @@
+"""Two commands at once, in real processes: each answers as docs/cli.md says (#25).
+
+One process is held at a named point (``TRANSCRIBE_STOP_AT``: it stops itself there, so
+what the other does happens, for certain, while it stands there); the other runs to its
+end, and its exit code and words are pinned. Then the held one goes on and finishes.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+from pathlib import Path
+
+import orjson
+import pytest
+
+from helpers.cli import (
+    EXIT_INTERRUPTED,
+    EXIT_LOCKED,
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    SIGKILLED,
+    TIMEOUT,
+    assert_doctor_clean,
+    cli_env,
+    cli_json,
+    finish,
+    go_on,
+    ok,
+    read_only_argv,
+    run_cli,
+    start_cli,
+    stop_at,
+    wait_stopped,
+)
+from helpers.shelves import make_pages, make_shelf
+
+pytestmark = pytest.mark.crash
+
+# The commit must not wait the default 10 s for the notebook the revert holds.
+SHORT_WAIT = {"TRANSCRIBE_LOCK_TIMEOUT": "0.2"}
+
+
+def _plan(data: Path, tmp: Path, root: Path, mode: str = "folders") -> Path:
+    plan = tmp / f"plan-{len(list(tmp.glob('plan-*.json')))}.json"
+    ok(run_cli(data, "plan", str(root), "--mode", mode, "-o", str(plan)))
+    return plan
+
+
+def _commit(data: Path, plan: Path) -> str:
+    return str(cli_json(data, "commit", str(plan), "--json")["import_run_id"])
+
+
+@pytest.fixture
+def added_to(tmp_path: Path) -> tuple[Path, str, str, Path]:
+    """Run A created notebook “notebook 1”; run B added 2 pages to it; a third plan adds 2
+    more. The data folder, the notebook, run B and the third plan."""
+    data = tmp_path / "data"
+    _commit(data, _plan(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=1)))
+    [nb] = cli_json(data, "notebooks", "--json")["notebooks"]
+    nbid = str(nb["notebook_id"])
+    late = make_pages(tmp_path / "late", 2, name="late {i}.png", tag="late")[0].parent
+    run_b = _commit(data, _plan(data, tmp_path, late, f"into:{nbid}"))
+    later = make_pages(tmp_path / "later", 2, name="later {i}.png", tag="later")[0].parent
+    return data, nbid, run_b, _plan(data, tmp_path, later, f"into:{nbid}")
+
+
+def test_a_commit_blocked_by_a_revert_is_interrupted_and_resumable(
+    added_to: tuple[Path, str, str, Path],
+) -> None:
+    """Main failed the run for good (exit 1, `failed`) once the notebook lock timed out."""
+    data, nbid, run_b, plan = added_to
+    revert = start_cli(data, "revert", run_b, env=stop_at("revert.after_journal"))
+    try:
+        wait_stopped(revert)  # it holds the notebook's ingest lock
+        commit = run_cli(data, "commit", str(plan), "--json", env=SHORT_WAIT)
+        go_on(revert)
+    finally:
+        _out, err = finish(revert)
+    assert revert.returncode == EXIT_OK, err
+    assert commit.returncode == EXIT_INTERRUPTED, commit.stderr
+    result = orjson.loads(commit.stdout)
+    assert result["status"] == "running" and result["counts"]["failed"] == 0
+    assert f"Notebook {nbid} is being changed by another process" in result["stopped_by"]
+    run_c = str(result["import_run_id"])
+    [listed] = [r for r in cli_json(data, "runs", "--json")["runs"] if r["import_run_id"] == run_c]
+    assert listed["interrupted"]
+    resumed = cli_json(data, "resume", run_c, "--json")
+    assert resumed["status"] == "complete"
+    assert cli_json(data, "notebooks", "--json")["notebooks"][0]["page_count"] == 3 + 2
+    assert_doctor_clean(data)
+
+
+def test_the_loser_of_two_reverts_of_one_run_says_the_other_one_is_undoing_it(
+    tmp_path: Path,
+) -> None:
+    """Main's loser waited for a notebook and blamed an import (or, later, said the run
+    "added nothing", or a disk error when it read a journal mid-move)."""
+    data = tmp_path / "data"
+    run_id = _commit(data, _plan(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=2)))
+    first = start_cli(data, "revert", run_id, env=stop_at("revert.after_move"))
+    try:
+        wait_stopped(first)  # one notebook moved into the trash, one still to go
+        second = run_cli(data, "revert", run_id, env=SHORT_WAIT)
+        go_on(first)
+    finally:
+        out, err = finish(first)
+    assert first.returncode == EXIT_OK, err
+    assert f"Run {run_id} was undone (6 page(s))" in out
+    assert second.returncode == EXIT_LOCKED, second.stderr
+    assert second.stdout == ""
+    assert second.stderr == (
+        f"transcribe-import: Run {run_id} is being undone by another process right now "
+        "(another `revert`, or `doctor` finishing one); that one does the undo, so nothing "
+        f"was done here. `transcribe-import show {run_id}` says `reverted` once it is done.\n"
+    )
+    again = ok(run_cli(data, "revert", run_id))
+    assert f"Run {run_id} was undone already" in again.stdout
+    assert cli_json(data, "notebooks", "--json")["notebooks"] == []
+    assert_doctor_clean(data)
+
+
+@pytest.mark.parametrize("lock_file", [True, False])
+def test_runs_lists_an_interrupted_run_on_a_read_only_corpus(tmp_path: Path, lock_file: bool):
+    """Main exited 1: it asked the run's lock by opening its file for writing."""
+    data = tmp_path / "data"
+    plan = _plan(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=2))
+    killed = run_cli(data, "commit", str(plan), crash_at="run.after_item_outcome")
+    assert killed.returncode == SIGKILLED, killed.stderr
+    for lock in (data / "corpus" / "import-runs").glob("*.lock"):
+        if not lock_file:
+            lock.unlink()  # as on a copy of the corpus: no lock file beside the record
+    try:
+        proc = subprocess.run(
+            read_only_argv(data, "runs", "--json"),
+            env=cli_env(data),
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+        )
+    finally:
+        for p in [data, *data.rglob("*")]:
+            p.chmod(p.stat().st_mode | 0o200)
+    assert proc.returncode == EXIT_OK, proc.stderr
+    doc = orjson.loads(proc.stdout)
+    [run] = doc["runs"]
+    assert run["interrupted"] and run["status"] == "running" and doc["problems"] == []
+
+
+def test_notebooks_and_runs_say_an_undo_is_half_done(tmp_path: Path) -> None:
+    """Main listed a half-moved notebook with a PROBLEM line yet exited 0, and `runs` and
+    `resume` did not mention the undo at all, live or stopped."""
+    data = tmp_path / "data"
+    run_id = _commit(data, _plan(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=2)))
+    revert = start_cli(data, "revert", run_id, env=stop_at("revert.after_move"))
+    try:
+        wait_stopped(revert)  # live: one notebook moved, one to go
+        live = [run_cli(data, *args) for args in (["notebooks"], ["runs"])]
+        go_on(revert, signal.SIGTERM)  # stopped: the undo stays half done
+    finally:
+        _out, err = finish(revert)
+    assert revert.returncode == EXIT_INTERRUPTED, err
+    stopped = [run_cli(data, *args) for args in (["notebooks"], ["runs", "--json"])]
+    resume = run_cli(data, "resume", run_id)
+    assert resume.returncode == EXIT_OK, resume.stderr  # it ended complete: its status's code
+    assert f"  NOTE: the undo of run {run_id} stopped half way" in resume.stdout
+    for proc in live:
+        assert proc.returncode == EXIT_PROBLEMS, proc.stdout
+        assert f"PROBLEM: run {run_id} is being undone right now by another process" in proc.stdout
+    notebooks, runs = stopped
+    said = f"the undo of run {run_id} stopped half way"
+    assert notebooks.returncode == EXIT_PROBLEMS and f"PROBLEM: {said}" in notebooks.stdout
+    assert "doctor`, which repairs the index" not in notebooks.stdout  # not the index's fault
+    assert runs.returncode == EXIT_PROBLEMS
+    [problem] = orjson.loads(runs.stdout)["problems"]
+    assert problem.startswith(said) and f"`transcribe-import revert {run_id}`" in problem
+    ok(run_cli(data, "revert", run_id))
+    ok(run_cli(data, "notebooks"))
+    ok(run_cli(data, "runs"))
+
+
+def test_doctor_during_a_live_purge_says_a_purge_is_running(tmp_path: Path) -> None:
+    """Main's doctor said the purge "was interrupted" and deleted its folder under it."""
+    data = tmp_path / "data"
+    run_id = _commit(data, _plan(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=1)))
+    revert_id = cli_json(data, "revert", run_id, "--json")["revert_id"]
+    purge = start_cli(data, "trash", "--purge", revert_id, env=stop_at("trash.before_delete"))
+    try:
+        wait_stopped(purge)  # hidden as .purging-<id>, not yet deleted
+        doctor = cli_json(data, "doctor", "--json")
+        go_on(purge)
+    finally:
+        _out, err = finish(purge)
+    assert purge.returncode == EXIT_OK, err
+    [finding] = doctor["findings"]
+    assert finding["code"] == "purge_live" and finding["severity"] == "info"
+    assert finding["message"] == (
+        f"Trash entry {revert_id} is being purged right now by another process; left alone."
+    )
+    assert doctor["clean"]
+    assert cli_json(data, "trash", "--json")["entries"] == []
+    assert_doctor_clean(data)
+
+
+def test_export_during_a_revert_says_the_undo_is_in_the_way(tmp_path: Path) -> None:
+    """Main exported a `partial` bag and advised a restore from a backup."""
+    data = tmp_path / "data"
+    run_id = _commit(data, _plan(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=2)))
+    revert = start_cli(data, "revert", run_id, env=stop_at("revert.after_move"))
+    try:
+        wait_stopped(revert)  # one notebook moved, one to go
+        export = run_cli(data, "export", "--all", "-o", str(tmp_path / "bag"))
+        go_on(revert, signal.SIGTERM)  # stopped half way: still in the way
+    finally:
+        finish(revert)
+    stopped = run_cli(data, "export", "--all", "-o", str(tmp_path / "bag"))
+    assert export.returncode == EXIT_LOCKED, export.stderr
+    assert (
+        export.stderr
+        == (
+            f"transcribe-import: Cannot export these notebooks now: run {run_id} is being undone "
+            "right now by another process (trash entry "
+        )
+        + export.stderr.split("(trash entry ", 1)[1]
+    )
+    assert "export these notebooks again after it." in export.stderr
+    assert stopped.returncode == EXIT_PROBLEMS, stopped.stderr
+    assert f"the undo of run {run_id} stopped half way" in stopped.stderr
+    assert "backup" not in export.stderr + stopped.stderr
+    assert not (tmp_path / "bag").exists()  # nothing was written
+    ok(run_cli(data, "revert", run_id))

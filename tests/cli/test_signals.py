@@ -1,0 +1,123 @@
+"""Signals, as docs/cli.md promises them, in a real process held at named points.
+
+Each process stops itself at a named point (``TRANSCRIBE_STOP_AT``); the test sends the
+signal while it is stopped, so the signal is answered exactly there when it goes on. A
+second signal, during the command or after its summary was printed, is answered like the
+first: the exit code and the state are the ones the first promised (#25).
+"""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+import orjson
+import pytest
+
+from helpers.cli import (
+    EXIT_CANCELLED,
+    EXIT_INTERRUPTED,
+    assert_doctor_clean,
+    cli_json,
+    finish,
+    go_on,
+    ok,
+    run_cli,
+    start_cli,
+    stop_at,
+    wait_stopped,
+)
+from helpers.shelves import make_shelf
+
+pytestmark = pytest.mark.crash
+
+
+def _plan(tmp: Path, data: Path) -> Path:
+    plan = tmp / "plan.json"
+    ok(run_cli(data, "plan", str(make_shelf(tmp / "shelf", notebooks=3)), "-o", str(plan)))
+    return plan
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "rc", "status"),
+    [
+        (signal.SIGTERM, signal.SIGTERM, EXIT_INTERRUPTED, "running"),
+        (signal.SIGINT, signal.SIGINT, EXIT_CANCELLED, "cancelled_with_commits"),
+        (signal.SIGINT, signal.SIGTERM, EXIT_CANCELLED, "cancelled_with_commits"),
+    ],
+)
+def test_a_second_signal_after_the_summary_keeps_the_first_ones_exit(
+    tmp_path: Path, first: signal.Signals, second: signal.Signals, rc: int, status: str
+) -> None:
+    """Main killed the process with 143 (or exited 6 for a cancelled run) on the second."""
+    data = tmp_path / "data"
+    plan = _plan(tmp_path, data)
+    env = stop_at("run.after_item_outcome", "cli.after_command")
+    commit = start_cli(data, "commit", str(plan), "--workers", "1", "--json", env=env)
+    try:
+        wait_stopped(commit)  # the first item committed
+        go_on(commit, first)
+        wait_stopped(commit)  # its summary printed, its exit code chosen
+        go_on(commit, second)
+    finally:
+        out, err = finish(commit)
+    assert commit.returncode == rc, err
+    result = orjson.loads(out)
+    assert result["status"] == status
+    assert result["counts"]["pending"] + result["counts"]["cancelled_pending"] == 2
+    if status == "running":  # the promised state: interrupted and resumable
+        [run] = cli_json(data, "runs", "--json")["runs"]
+        assert run["interrupted"]
+        assert cli_json(data, "resume", result["import_run_id"], "--json")["status"] == "complete"
+    assert_doctor_clean(data)
+
+
+def test_two_signals_at_once_are_one_pause(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    plan = _plan(tmp_path, data)
+    env = stop_at("run.after_item_outcome")
+    commit = start_cli(data, "commit", str(plan), "--workers", "1", "--json", env=env)
+    try:
+        wait_stopped(commit)
+        go_on(commit, signal.SIGTERM, signal.SIGHUP)
+    finally:
+        out, err = finish(commit)
+    assert commit.returncode == EXIT_INTERRUPTED, err
+    assert orjson.loads(out)["paused"] is True
+
+
+def _two_notebook_run(tmp: Path, data: Path) -> str:
+    plan = tmp / "plan.json"
+    ok(run_cli(data, "plan", str(make_shelf(tmp / "shelf", notebooks=2)), "-o", str(plan)))
+    return str(cli_json(data, "commit", str(plan), "--json")["import_run_id"])
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_a_signal_stops_a_revert_between_two_moves_and_revert_finishes_it(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
+    """Main died at once on SIGTERM (143), half done, with no word on what to do."""
+    data = tmp_path / "data"
+    run_id = _two_notebook_run(tmp_path, data)
+    env = stop_at("revert.after_move", "cli.after_command")
+    revert = start_cli(data, "revert", run_id, env=env)
+    try:
+        wait_stopped(revert)  # the first notebook is in the trash, the second not yet
+        go_on(revert, sig)
+        wait_stopped(revert)  # its one line printed
+        go_on(revert, signal.SIGTERM)  # a second signal changes nothing
+    finally:
+        out, err = finish(revert)
+    assert revert.returncode == EXIT_INTERRUPTED, err
+    assert "Traceback" not in err and out == ""
+    assert (
+        f"transcribe-import: The undo of run {run_id} was stopped at a safe point, 1 of 2 "
+        f"notebook(s) done; `transcribe-import revert {run_id}` finishes it"
+    ) in err
+    # Half done, as said: one notebook's folder is in the trash, the other still in place.
+    assert len(list((data / "corpus" / "notebooks").iterdir())) == 1
+    proc = ok(run_cli(data, "revert", run_id))
+    assert f"Run {run_id} was undone" in proc.stdout
+    assert cli_json(data, "notebooks", "--json")["notebooks"] == []
+    assert cli_json(data, "show", run_id, "--json")["status"] == "reverted"
+    assert_doctor_clean(data)
