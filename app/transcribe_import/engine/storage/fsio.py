@@ -8,11 +8,12 @@ Durability rule: fsync errors fail the operation and are never retried (after a
 failed fsync the kernel may have dropped the dirty pages, so a retry that
 "succeeds" would lie).
 
-About 680 lines, over the usual 500, on purpose: being the one module that touches the file
+About 650 lines, over the usual 500, on purpose: being the one module that touches the file
 system is what lets ``_tick`` see every operation, so the fault-injection tests (ENOSPC and
 EIO at each operation in turn) stay complete; a second I/O module would be a way round them.
 Its parts, bounded reads of regular files, the guard of the corpus's folders (no symbolic
-link on the way) and durable writes, share ``_tick``, the refusal types and the error wording.
+link on the way) and durable writes, share ``_tick`` and the refusal types; what an error
+means in words is ``oserrors``.
 """
 
 from __future__ import annotations
@@ -32,6 +33,13 @@ from typing import TYPE_CHECKING, BinaryIO, TypeVar, cast
 
 from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+
+# What an OSError means to a person, re-exported: callers name them as fsio.X.
+from transcribe_import.engine.storage.oserrors import RefusedRead as RefusedRead
+from transcribe_import.engine.storage.oserrors import failed_path as failed_path
+from transcribe_import.engine.storage.oserrors import (
+    problem_from_oserror as problem_from_oserror,
+)
 
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
@@ -77,41 +85,6 @@ def _tick(op: str, path: str | os.PathLike[str]) -> None:
         raise OSError(plan.errno, f"{os.strerror(plan.errno)} (injected at {op})", str(path))
 
 
-def problem_from_oserror(
-    exc: OSError,
-    path: str | os.PathLike[str],
-    doing: str,
-    *,
-    then: str = "try again; nothing was changed",
-) -> TranscribeError:
-    """Turn an OSError into a coded error that names the file and says what to do.
-
-    The one map from an errno to an ``ErrorCode``. ``then`` finishes the sentence "free some
-    space and …" / "check the disk and …": what to do next and what the failure left, for a
-    caller that had changed something already.
-    """
-    where = str(path)
-    if isinstance(exc, RefusedRead):
-        return TranscribeError(exc.code, exc.message(where), path=where)
-    if exc.errno in (errno_mod.ENOSPC, errno_mod.EDQUOT):
-        return TranscribeError(
-            ErrorCode.DISK_FULL,
-            f"The disk is full while {doing} {where}: free some space and {then}.",
-            path=where,
-        )
-    return TranscribeError(
-        ErrorCode.IO_ERROR,
-        f"Could not finish {doing} {where}: {exc.strerror or exc}. Check the disk and {then}.",
-        path=where,
-    )
-
-
-def failed_path(exc: OSError, default: Path) -> Path:
-    """The file an OSError names (its first), or ``default`` when it names none."""
-    name = exc.filename
-    return Path(name) if isinstance(name, (str, os.PathLike)) else default
-
-
 # -- reading: regular files only, and never past their bound -------------------------------
 #
 # Every read of a user's file (a source, a plan, a bag) and of the corpus's own files opens
@@ -130,26 +103,6 @@ _STOP_POLL_BYTES = CHUNK
 _O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _O_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
-
-
-class RefusedRead(OSError):
-    """A read refused because of what the file is or has become; ``strerror`` says which.
-
-    An ``OSError`` so that every caller that already turns read errors into a coded
-    message (``problem_from_oserror``) words this one too; it has an errno so decoders do
-    not mistake it for damaged data.
-    """
-
-    code = ErrorCode.SOURCE_UNREADABLE
-
-    def __init__(self, path: str | os.PathLike[str], why: str, errno: int) -> None:
-        super().__init__(errno, why, str(path))
-
-    def message(self, where: str) -> str:
-        return (
-            f"{where} is {self.strerror}, so it was not read. Put the real file back, or "
-            "leave it out."
-        )
 
 
 class NotRegularFile(RefusedRead):
