@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 import pytest
 
+from helpers.bags import edit_project
 from helpers.cli import (
     EXIT_INVALID,
     EXIT_PROBLEMS,
@@ -194,3 +195,16 @@ def test_a_killed_bag_import_resumes_like_any_run(exported, tmp_path: Path, poin
     assert_doctor_clean(data)
     # And the same plan again is a no-op.
     assert cli_json(data, "commit", str(tmp_path / "b.json"), "--json")["already_done"]
+
+
+def test_a_bag_whose_project_json_names_a_path_outside_it_is_refused(
+    exported, tmp_path: Path
+) -> None:
+    _, bag = exported
+    nbid = sorted(p.name for p in (bag / "data" / "notebooks").iterdir())[0]
+    edit_project(bag, nbid, lambda d: d["sources"][0].update(path="../../etc/passwd"))
+    data = tmp_path / "c"
+    proc = run_cli(data, "plan", "--mode", "bag", str(bag), "-o", str(tmp_path / "c.json"))
+    assert proc.returncode == EXIT_PROBLEMS, proc.stderr
+    assert "'../../etc/passwd'" in proc.stderr and "bag_invalid" in proc.stderr
+    assert not (tmp_path / "c.json").exists()

@@ -543,3 +543,19 @@ def test_an_export_and_another_tools_bag_are_planned_one_at_a_time(
     other, _ = foreign_bag(tmp_path / "other", "standard")
     with pytest.raises(ValueError, match="was exported by this app and other was not"):
         plan_bag(None, bag, other)
+
+
+@pytest.mark.parametrize("path", ["../../etc/passwd", "/etc/passwd", "sources/other.jpg"])
+def test_a_project_json_naming_a_path_outside_its_notebook_is_refused(bag: Path, path: str) -> None:
+    nbid = _ids(bag)[0]
+    edit_project(bag, nbid, lambda d: d["sources"][0].update(path=path))
+    err = _refusal(bag)
+    assert err.code is ErrorCode.BAG_INVALID
+    assert "project.json" in str(err) and repr(path) in str(err)
+
+
+def test_a_render_path_outside_its_notebook_is_refused(bag: Path) -> None:
+    nbid = _ids(bag)[0]
+    edit_project(bag, nbid, lambda d: d["pages"][0]["render"].update(path="../../x.png"))
+    err = _refusal(bag)
+    assert err.code is ErrorCode.BAG_INVALID and "'../../x.png'" in str(err)

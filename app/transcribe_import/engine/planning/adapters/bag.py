@@ -20,6 +20,7 @@ import orjson
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.ids import is_sha256, is_valid_id
 from transcribe_import.engine.base.text import json_safe
+from transcribe_import.engine.ingest.journal import render_rel_path, source_rel_path
 from transcribe_import.engine.media import decode
 from transcribe_import.engine.media.kinds import MEDIA_EXTENSIONS, PNG, RenderSettings
 from transcribe_import.engine.planning.adapters.base import AdapterResult, Group, NotPlanned
@@ -201,6 +202,7 @@ def _notebook(
         sid = uid(s.get("id"), "source id")
         if not is_sha256(s.get("sha256")) or s.get("media_type") not in MEDIA_EXTENSIONS:
             raise _invalid(shown, f"source {sid} lacks a valid sha256 or a supported media_type.")
+        _own_path(shown, f"source {sid}", s.get("path"), source_rel_path(sid, s["media_type"]))
         entries[sid] = s
 
     pages, rendered_again = _pages(bag, folder, doc, entries, uid, settings, used)
@@ -317,6 +319,9 @@ def _pages(
                 "each page of a source once.",
             )
         seen.add((sid, index))
+        r = p.get("render")
+        if isinstance(r, dict):
+            _own_path(shown, f"the render of page {pid}", r.get("path"), render_rel_path(rid))
         render_rel = f"{folder}renders/{rid}.png"
         if render_rel in bag.payload:
             used.add(render_rel)
@@ -326,6 +331,21 @@ def _pages(
         extra = {k: v for k, v in p.items() if k not in PAGE_KEYS}
         pages.append(BagPage(pid, sid, index, rid, render, extra))
     return pages, rendered_again
+
+
+def _own_path(shown: str, what: str, given: object, own: str) -> None:
+    """A file's ``path`` in a bag's project.json is its own place in the notebook, or absent.
+
+    The import never follows it (each file is found by its id), but a path that points
+    elsewhere (``../../etc/passwd``, ``/etc/passwd``) is a damaged or forged document,
+    refused by name rather than carried into the corpus.
+    """
+    if given is not None and given != own:
+        raise _invalid(
+            shown,
+            f"gives {what} the path {given!r}, which is not its place in the notebook "
+            f"({own}); export the bag again.",
+        )
 
 
 def _render(
