@@ -102,7 +102,7 @@ def test_a_conflicting_notebook_is_settled_in_the_window(
 # -- bags other tools made -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kind", ["standard", "0.97-md5", "nested", "nfd"])
+@pytest.mark.parametrize("kind", ["standard", "sha512", "0.97-md5", "nested", "nfd", "extra-tags"])
 def test_a_dropped_bag_another_tool_made_lands_as_its_folders(
     qtbot: QtBot, open_window: OpenWindow, corpus: Corpus, tmp_path: Path, kind: str
 ) -> None:
@@ -118,7 +118,7 @@ def test_a_dropped_bag_another_tool_made_lands_as_its_folders(
     assert {n.title: n.page_count for n in corpus.list_notebooks()} == notebooks
 
 
-@pytest.mark.parametrize("how", ["holey", "altered", "added", "removed"])
+@pytest.mark.parametrize("how", ["holey", "altered", "added", "removed", "outside"])
 def test_a_dropped_damaged_bag_is_refused_naming_the_file(
     qtbot: QtBot, open_window: OpenWindow, corpus: Corpus, tmp_path: Path, how: str
 ) -> None:
