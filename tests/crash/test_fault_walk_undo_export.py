@@ -24,6 +24,7 @@ import pytest
 
 from transcribe_import.cli.main import main
 from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.base.progress import drive
 from transcribe_import.engine.storage import bag_format, fsio
 
 from helpers.cli import EXIT_OK, EXIT_PROBLEMS
@@ -208,7 +209,7 @@ def test_export_fault_walk(
             return "corpus whole"
         try:
             if rc == EXIT_OK:
-                fsio_free_verify(dest)
+                drive(bag_format.verify_bag(dest))
                 return "complete"
             if not dest.exists():
                 return "nothing left"
@@ -217,7 +218,7 @@ def test_export_fault_walk(
                 return "marked incomplete"
             if (dest / "bagit.txt").exists():  # a partial bag: it says so, and is refused
                 with pytest.raises(TranscribeError):
-                    fsio_free_verify(dest)
+                    drive(bag_format.verify_bag(dest))
                 return "partial"
             # The disk failed for good before the note could be written: at most the lock file.
             assert left in ([], [".export.lock"]), left
@@ -229,16 +230,6 @@ def test_export_fault_walk(
         tmp_path, capsys, data, ["export", "--all", "--output", str(dest)], err, persistent, check
     )
     assert {"complete", "marked incomplete"} <= outcomes
-
-
-def fsio_free_verify(root: Path) -> None:
-    """``verify_bag`` run to its end (faults are off by then)."""
-    gen = bag_format.verify_bag(root)
-    try:
-        while True:
-            next(gen)
-    except StopIteration:
-        return
 
 
 @pytest.fixture(autouse=True)
