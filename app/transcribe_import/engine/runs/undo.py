@@ -489,15 +489,20 @@ class HalfDone:
 
 
 def half_done(corpus: Corpus) -> list[HalfDone]:
-    """Every undo that is half done, being done right now or left by a process that stopped."""
-    store = RunStore(corpus)
-    out = []
+    """Every undo that is half done, being done right now or left by a process that stopped.
+
+    Only reads: a disk that fails here is one coded error, and nothing was changed.
+    """
     try:
-        records = store.read_all()[0]
-    except OSError as exc:  # the run records' folder cannot be read
-        where = fsio.failed_path(exc, store.dir)
+        return _half_done(RunStore(corpus))
+    except OSError as exc:  # the run records (or the guard of their folder) cannot be read
+        where = fsio.failed_path(exc, corpus.runs_dir)
         raise fsio.problem_from_oserror(exc, where, "reading the import runs at") from exc
-    for record in records:
+
+
+def _half_done(store: RunStore) -> list[HalfDone]:
+    out = []
+    for record in store.read_all()[0]:
         revert_id = _pending_id(record)
         if revert_id is not None:
             try:
