@@ -64,7 +64,11 @@ def test_a_second_signal_after_the_summary_keeps_the_first_ones_exit(
     assert commit.returncode == rc, err
     result = orjson.loads(out)
     assert result["status"] == status
-    assert result["counts"]["pending"] + result["counts"]["cancelled_pending"] == 2
+    counts = result["counts"]
+    # The first signal is answered at the next item boundary the executor reaches after the
+    # handler ran: one or both of the later items never started, and every item is counted.
+    not_started = counts["pending"] + counts["cancelled_pending"]
+    assert 1 <= not_started <= 2 and counts["committed"] + not_started == 3, counts
     if status == "running":  # the promised state: interrupted and resumable
         [run] = cli_json(data, "runs", "--json")["runs"]
         assert run["interrupted"]
