@@ -229,3 +229,44 @@ def test_export_during_a_revert_says_the_undo_is_in_the_way(tmp_path: Path) -> N
     assert "backup" not in export.stderr + stopped.stderr
     assert not (tmp_path / "bag").exists()  # nothing was written
     ok(run_cli(data, "revert", run_id))
+
+
+@pytest.mark.parametrize("undo", ["finished", "live"])
+def test_an_undo_that_begins_during_an_export_stops_it_with_the_truth(
+    tmp_path: Path, undo: str
+) -> None:
+    """Main sealed a `partial` bag, as if the corpus were damaged, when an undo started after
+    the export's first check: the export now stops, says why, and leaves its folder marked."""
+    data = tmp_path / "data"
+    run_id = _commit(data, _plan(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=2)))
+    bag = tmp_path / "bag"
+    export = start_cli(data, "export", "--all", "-o", str(bag), env=stop_at("export.after_file"))
+    revert = None
+    try:
+        wait_stopped(export)  # the first notebook's project.json is in the bag; nothing else
+        if undo == "finished":
+            ok(run_cli(data, "revert", run_id))
+        else:
+            revert = start_cli(data, "revert", run_id, env=stop_at("revert.after_move"))
+            wait_stopped(revert)  # one notebook moved into the trash, one to go
+        go_on(export)
+        _out, err = finish(export)
+    finally:
+        finish(export)
+        if revert is not None:
+            go_on(revert)
+            finish(revert)
+    assert export.returncode == EXIT_LOCKED, err
+    assert err.startswith("transcribe-import: Notebook "), err
+    assert "changed while it was being exported" in err
+    assert "an undo of its import ran at the same time" in err
+    assert f"The export into {bag} stopped and the corpus is unchanged" in err
+    assert "EXPORT-INCOMPLETE.txt in that folder says the export is incomplete" in err
+    assert "backup" not in err and "partial" not in err
+    assert (bag / "EXPORT-INCOMPLETE.txt").is_file()
+    assert not (bag / "bagit.txt").exists()  # never sealed: no validator takes it for a bag
+    assert "changed while it was being exported" in (bag / "EXPORT-INCOMPLETE.txt").read_text()
+    if revert is not None:
+        assert revert.returncode == EXIT_OK
+    assert cli_json(data, "notebooks", "--json")["notebooks"] == []
+    assert_doctor_clean(data)

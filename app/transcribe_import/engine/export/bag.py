@@ -14,7 +14,9 @@ recorded hash: the export is then ``partial`` and no BagIt validator accepts the
 Each notebook's ``project.json`` is read once, before the destination is touched. It is
 replaced atomically, so that read is one whole version, and the export carries exactly the
 files it lists: an ingest running meanwhile only adds entries (and files) this export does
-not know about, and nothing removes a file a committed manifest lists.
+not know about. Only an undo removes files a committed manifest lists: a file missing because
+its notebook changed since the read stops the export (``_check_unchanged``) rather than seal a
+``partial`` bag that would look like damage.
 
 The payload is streamed through this module's own copy (open, read, write, fsync) rather
 than ``fsio.copy_hashed`` because a failing read (the corpus file: the export goes on,
@@ -23,7 +25,8 @@ than ``fsio.copy_hashed`` because a failing read (the corpus file: the export go
 About 700 lines, over the usual 500: the order of the writes is the crash safety, so the
 snapshot, the verified copy and the tag files are the steps of one ``_Writer`` and stay
 together; the export's vocabulary (``model``), its destination lock (``destination``), the
-bag's README (``readme``) and the check of a written bag (``verify``) are modules of their own.
+bag's README (``readme``), its small tag texts (``tags``) and the check of a written bag
+(``verify``) are modules of their own.
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ from transcribe_import.engine.export.model import (
     NotebookExport,
 )
 from transcribe_import.engine.export.readme import readme_text
+from transcribe_import.engine.export.tags import bag_info, incomplete_note
 from transcribe_import.engine.storage import fsio, project
 from transcribe_import.engine.storage.bag_format import (
     BAG_INFO,
@@ -109,6 +113,7 @@ class _Notebook:
     source_count: int | None
     page_count: int | None
     invalid: MissingFile | None
+    manifest: Path  # its project.json in the corpus
 
 
 def _entry_problem(doc: dict[str, Any]) -> str | None:
@@ -178,7 +183,7 @@ def _snapshot(corpus: Corpus, notebook_id: str) -> _Notebook:
             f"{message} Notebook {notebook_id} was not exported: run `transcribe-import "
             "doctor`, repair or restore its project.json, then export it again.",
         )
-        return _Notebook(notebook_id, None, None, (), None, None, None, missing)
+        return _Notebook(notebook_id, None, None, (), None, None, None, missing, manifest)
 
     try:
         data = fsio.read_bytes(manifest)
@@ -225,6 +230,7 @@ def _snapshot(corpus: Corpus, notebook_id: str) -> _Notebook:
         len(doc["sources"]),
         len(doc["pages"]),
         None,
+        manifest,
     )
 
 
@@ -281,6 +287,41 @@ class _DestinationFailed(Exception):
             "space or fix the disk, and export again.",
             path=str(self.path),
         )
+
+
+class _ChangedUnder(Exception):
+    """A notebook lost files because something changed it while it was exported (an undo)."""
+
+    def __init__(self, notebook_id: str) -> None:
+        super().__init__(f"notebook {notebook_id} changed while it was being exported (an undo).")
+        self.notebook_id = notebook_id
+
+    def coded(self, dest: Path, left: str) -> TranscribeError:
+        return TranscribeError(
+            ErrorCode.NOTEBOOK_BUSY,
+            f"Notebook {self.notebook_id} changed while it was being exported: files its "
+            "project.json listed were taken out (an undo of its import ran at the same time). "
+            f"The export into {dest} stopped and the corpus is unchanged; {left} Export again "
+            "once the undo has ended.",
+            item=self.notebook_id,
+        )
+
+
+def _check_unchanged(nb: _Notebook) -> None:
+    """Stop the export when a file is missing because its notebook changed since the snapshot.
+
+    An undo moves a notebook's files out while it runs; sealing the bag ``partial`` then
+    would say the corpus is damaged (and advise a restore) when it is not. Checked only when
+    a file is missing, so a whole export costs nothing more.
+    """
+    try:
+        now: str | None = hashlib.sha256(fsio.read_bytes(nb.manifest)).hexdigest()
+    except FileNotFoundError:
+        now = None  # the whole notebook was moved out
+    except OSError:
+        return  # cannot tell: the missing file is reported as what it is
+    if now != nb.project_sha256:
+        raise _ChangedUnder(nb.notebook_id)
 
 
 def _copy_verified(
@@ -370,47 +411,6 @@ def _copy_verified(
     return 0, problem
 
 
-# -- the tag files ---------------------------------------------------------------------------
-
-
-def _bag_info(
-    *,
-    software: str,
-    started: datetime,
-    exported_at: str,
-    payload_bytes: int,
-    payload_files: int,
-    corpus_id: str,
-    export_id: str,
-    status: ExportStatus,
-    notebooks: int,
-) -> bytes:
-    lines = [
-        ("Bag-Software-Agent", software),
-        ("Bagging-Date", started.strftime("%Y-%m-%d")),
-        ("Payload-Oxum", f"{payload_bytes}.{payload_files}"),
-        ("External-Identifier", corpus_id),
-        ("Bag-Count", "1 of 1"),
-        ("Transcribe-Export-Id", export_id),
-        ("Transcribe-Export-Status", str(status)),
-        ("Transcribe-Notebook-Count", str(notebooks)),
-        ("Transcribe-Exported-At", exported_at),
-    ]
-    return "".join(f"{k}: {v}\n" for k, v in lines).encode("utf-8")
-
-
-def _incomplete_note(export_id: str, started: str, state: str) -> bytes:
-    return (
-        f"This folder is an export by transcribe-import (export {export_id}, started "
-        f"{started}) that did not finish: {state}\n\n"
-        "It is not a valid bag: do not import or archive it. Delete the folder and export "
-        "again.\n\n"
-        f"(If {BAGIT_TXT} is present and the bag validates, the export did reach its end and "
-        "only the removal of this note was cut short: the bag is whole and this note may be "
-        "deleted.)\n"
-    ).encode()
-
-
 # -- the export ------------------------------------------------------------------------------
 
 
@@ -445,7 +445,7 @@ class _Writer:
 
     def mark(self, state: str) -> None:
         fsio.atomic_write(
-            self.dest / INCOMPLETE, _incomplete_note(self.export_id, self.started, state)
+            self.dest / INCOMPLETE, incomplete_note(self.export_id, self.started, state)
         )
         self.marked = True
 
@@ -489,6 +489,7 @@ class _Writer:
                     self.files[job.bag_path] = job.expected_sha256
                     self.payload_bytes += size
                 else:
+                    _check_unchanged(nb)
                     self.missing.append(problem)
                 self.done += 1
                 crashpoint("export.after_file")
@@ -550,7 +551,7 @@ class _Writer:
         }
         tags = {
             PAYLOAD_MANIFEST: manifest_lines(self.expected),
-            BAG_INFO: _bag_info(
+            BAG_INFO: bag_info(
                 software=self.agent,
                 started=self.started_dt,
                 exported_at=self.started,
@@ -596,7 +597,7 @@ def _leave_incomplete(
     dest = writer.dest
     why = (
         str(exc)
-        if isinstance(exc, TranscribeError)
+        if isinstance(exc, TranscribeError | _ChangedUnder)
         else f"it was stopped before its end ({type(exc).__name__})."
     )
     with contextlib.suppress(OSError):
@@ -692,6 +693,8 @@ def export_bag(
         left = _leave_incomplete(writer, reservation, exc, remove_folder=not existed)
         if isinstance(exc, _DestinationFailed):
             raise exc.coded(dest, left) from exc.cause
+        if isinstance(exc, _ChangedUnder):
+            raise exc.coded(dest, left) from None
         raise
     finally:
         reservation.release()
