@@ -270,3 +270,27 @@ def test_an_undo_that_begins_during_an_export_stops_it_with_the_truth(
         assert revert.returncode == EXIT_OK
     assert cli_json(data, "notebooks", "--json")["notebooks"] == []
     assert_doctor_clean(data)
+
+
+def test_doctor_during_a_live_revert_says_an_undo_is_running(tmp_path: Path) -> None:
+    """Main's doctor said nothing of the undo running beside it."""
+    data = tmp_path / "data"
+    run_id = _commit(data, _plan(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=2)))
+    revert = start_cli(data, "revert", run_id, env=stop_at("revert.after_move"))
+    try:
+        wait_stopped(revert)  # one notebook moved into the trash, one to go
+        doctor = run_cli(data, "doctor", "--json")
+        go_on(revert)
+    finally:
+        _out, err = finish(revert)
+    assert revert.returncode == EXIT_OK, err
+    report = orjson.loads(ok(doctor).stdout)
+    assert [(f["code"], f["severity"]) for f in report["findings"]] == [("revert_live", "info")]
+    [finding] = report["findings"]
+    assert finding["message"].startswith(
+        f"Run {run_id} is being undone right now by another process (trash entry "
+    )
+    assert finding["message"].endswith("left alone: it finishes by itself.")
+    assert report["clean"]
+    assert cli_json(data, "notebooks", "--json")["notebooks"] == []
+    assert_doctor_clean(data)

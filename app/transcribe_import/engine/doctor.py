@@ -32,7 +32,7 @@ from transcribe_import.engine.ingest.recovery import recover_journal
 from transcribe_import.engine.ingest.transaction import remove_dead_creation
 from transcribe_import.engine.runs.model import RunCorrupt
 from transcribe_import.engine.runs.store import RunStore
-from transcribe_import.engine.runs.undo import finish_all
+from transcribe_import.engine.runs.undo import finish_all, moving_now
 from transcribe_import.engine.storage import fsio, locks, project, quarantine, trash
 from transcribe_import.engine.storage.corpus import CREATING_PREFIX, Corpus, IndexEntry
 
@@ -68,6 +68,10 @@ def doctor(
     # An undo killed half way is finished or undone before registration is judged: its
     # notebooks are in the trash or back in place, never both, never half.
     add(_guard(lambda: finish_all(corpus), trash.trash_root(corpus)))
+    # An undo running in another process moves its notebooks' files: they are not judged.
+    busy = moving_now(corpus)
+    if busy is None:
+        return report
 
     with corpus.locked():
         # Every atomic write in these folders happens under the corpus lock: a temp is dead.
@@ -75,11 +79,11 @@ def doctor(
             if fsio.exists(d):
                 fsio.remove_stale_temps(d)
         add(_repair_index(corpus))
-        add(_reconcile_registration(corpus, fsio.list_dir(corpus.notebooks_dir)))
+        add(_reconcile_registration(corpus, fsio.list_dir(corpus.notebooks_dir), busy))
 
     entries = corpus.index_entries()
     page_owners: Counter[str] = Counter()
-    for nbid in entries:
+    for nbid in (n for n in entries if n not in busy):
         nb_dir = corpus.notebook_dir(nbid)
         outside = corpus.outside_problem(nbid)
         if outside is not None:
@@ -263,11 +267,16 @@ def _repair_index(corpus: Corpus) -> list[Finding]:
     ]
 
 
-def _reconcile_registration(corpus: Corpus, names: list[str]) -> list[Finding]:
-    """Boundaries 1 and 2: register valid manifests, report registrations without one."""
+def _reconcile_registration(
+    corpus: Corpus, names: list[str], busy: frozenset[str]
+) -> list[Finding]:
+    """Boundaries 1 and 2: register valid manifests, report registrations without one.
+
+    ``busy``: notebooks an undo is moving right now, left alone.
+    """
     out: list[Finding] = []
-    entries = corpus.index_entries()
-    for name in names:
+    entries = {n: e for n, e in corpus.index_entries().items() if n not in busy}
+    for name in (n for n in names if n not in busy):
         path = corpus.notebooks_dir / name
         if name.startswith(CREATING_PREFIX) and is_valid_id(name[len(CREATING_PREFIX) :]):
             # Creation renames this into place before registering: never registered, roll back,

@@ -526,6 +526,17 @@ def refuse_while_half_done(corpus: Corpus, notebook_ids: list[str], doing: str) 
             )
 
 
+def moving_now(corpus: Corpus) -> frozenset[str] | None:
+    """The notebooks an undo running in another process is moving now (None: any of them)."""
+    out: set[str] = set()
+    for undo in half_done(corpus):
+        if undo.live:
+            if undo.notebook_ids is None:
+                return None
+            out |= undo.notebook_ids
+    return frozenset(out)
+
+
 def finish_all(corpus: Corpus) -> list[Finding]:
     """Every revert an earlier process left half done, finished or undone (doctor's step)."""
     found = []
@@ -536,7 +547,11 @@ def finish_all(corpus: Corpus) -> list[Finding]:
             continue
         lock = store.run_lock(record.run_id)
         if not locks.try_acquire(lock):
-            continue  # a revert is undoing it right now, and finishes it itself
+            # Another process holds the run: an undo of it is running, and finishes itself.
+            revert_id = _pending_id(record)
+            if revert_id is not None:
+                found.append(_live(record.run_id, revert_id))
+            continue
         try:
             f = finish(corpus, store.load(record.run_id))
         finally:
@@ -562,6 +577,15 @@ def finish_all(corpus: Corpus) -> list[Finding]:
             )
         )
     return found
+
+
+def _live(run_id: str, revert_id: str) -> Finding:
+    return Finding(
+        FindingCode.REVERT_LIVE,
+        Severity.INFO,
+        f"Run {run_id} is being undone right now by another process (trash entry "
+        f"{revert_id}); left alone: it finishes by itself.",
+    )
 
 
 def _found(run_id: str, revert_id: str, what: str) -> Finding:
