@@ -24,8 +24,14 @@ def add_parsers(sub: Any) -> None:
     )
     rv.add_argument("--json", action="store_true", help="print one JSON document")
     tr = sub.add_parser("trash", help="what reverts moved out of the corpus")
-    tr.add_argument(
+    what = tr.add_mutually_exclusive_group()
+    what.add_argument(
         "--purge", metavar="REVERT_ID", help="delete one trash entry for good (cannot be undone)"
+    )
+    what.add_argument(
+        "--restore",
+        metavar="REVERT_ID",
+        help="put the run a trash entry undid back into the corpus, as it was",
     )
     tr.add_argument("--json", action="store_true", help="print one JSON document")
 
@@ -132,6 +138,18 @@ def _dry_run(preview: api.RevertPreview, args: argparse.Namespace) -> int:
 
 
 def cmd_trash(corpus: Corpus, args: argparse.Namespace) -> int:
+    if args.restore:
+        back = api.restore_from_trash(corpus, args.restore)
+        if args.json:
+            json_out({"restored": back.to_json()})
+        else:
+            say(
+                f"Put run {back.run_id} back from trash entry {back.revert_id}: "
+                f"{_count(back.notebooks, 'notebook')} ({', '.join(back.titles)}), "
+                f"{_count(back.pages, 'page')}, {_count(back.files, 'file')}. "
+                f"The run is {back.status.value} again; the entry has left the trash."
+            )
+        return ExitCode.OK
     if args.purge:
         entry = api.purge_trash(corpus, args.purge)
         if args.json:
@@ -165,6 +183,10 @@ def cmd_trash(corpus: Corpus, args: argparse.Namespace) -> int:
     return ExitCode.PROBLEMS if problems else ExitCode.OK
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _problem_json(problem: Problem) -> dict[str, Any]:
     """An entry that cannot be read, as ``--json`` names it: its code, message and file."""
     return {
@@ -196,6 +218,8 @@ HISTORY_WORDS = {
     HistoryEvent.REVERT_REQUESTED: "undo requested",
     HistoryEvent.REVERTED: "undone as a group (reverted)",
     HistoryEvent.REVERT_ABANDONED: "undo abandoned, the run was left as it was",
+    HistoryEvent.RESTORE_REQUESTED: "putting back from the trash requested",
+    HistoryEvent.RESTORED: "put back from the trash (restored)",
     HistoryEvent.ENDED: "ended {status}",
     HistoryEvent.UNKNOWN: "recorded by a newer version of the app ({event})",
 }

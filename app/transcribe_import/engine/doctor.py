@@ -31,6 +31,7 @@ from transcribe_import.engine.ingest.empty import is_empty
 from transcribe_import.engine.ingest.recovery import recover_journal
 from transcribe_import.engine.ingest.transaction import remove_dead_creation
 from transcribe_import.engine.runs.model import RunCorrupt
+from transcribe_import.engine.runs.restore import finish_restores
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.runs.undo import finish_all, moving_now
 from transcribe_import.engine.storage import fsio, locks, project, quarantine, trash
@@ -68,6 +69,7 @@ def doctor(
     # An undo killed half way is finished or undone before registration is judged: its
     # notebooks are in the trash or back in place, never both, never half.
     add(_guard(lambda: finish_all(corpus), trash.trash_root(corpus)))
+    add(_guard(lambda: finish_restores(corpus), trash.trash_root(corpus)))
     # An undo running in another process moves its notebooks' files: they are not judged.
     busy = moving_now(corpus)
     if busy is None:

@@ -107,6 +107,7 @@ from transcribe_import.engine.api.undo import (
     list_trash,
     preview_revert,
     purge_trash,
+    restore_from_trash,
     revert,
     unfinished_undos,
 )
@@ -117,6 +118,7 @@ from transcribe_import.engine.base.config import ENV_DATA_DIR, resolve_data_dir
 from transcribe_import.engine.base.crashpoints import crashpoint  # the tests' points, faces too
 from transcribe_import.engine.base.progress import Events, drive  # how faces drive long work
 from transcribe_import.engine.export.model import ExportProgress, ExportResult, ExportStatus
+from transcribe_import.engine.runs.restore import RestoreResult
 from transcribe_import.engine.runs.revert import (
     NotebookRevert,
     RevertBlock,
@@ -205,6 +207,8 @@ __all__ = [
     "unfinished_undos",
     "list_trash",
     "purge_trash",
+    "restore_from_trash",
+    "RestoreResult",
     "NotebookPage",
     "notebook_pages",
     "place",

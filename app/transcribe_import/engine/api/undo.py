@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.runs.model import RunStatus
+from transcribe_import.engine.runs.restore import RestoreResult, restore_run
 from transcribe_import.engine.runs.revert import RevertPlan, plan_revert
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.runs.undo import RevertResult, half_done, revert_run
@@ -57,6 +58,11 @@ def unfinished_undos(corpus: Corpus, run_id: str | None = None) -> list[str]:
 def list_trash(corpus: Corpus) -> tuple[list[TrashEntry], list[TranscribeError]]:
     """What reverts put in the trash, newest last, and the entries that cannot be read."""
     return trash.list_trash(corpus)
+
+
+def restore_from_trash(corpus: Corpus, revert_id: str) -> RestoreResult:
+    """Put back the run a trash entry undid (refused by name where later work collides)."""
+    return restore_run(corpus, revert_id)
 
 
 def purge_trash(corpus: Corpus, revert_id: str) -> TrashEntry:

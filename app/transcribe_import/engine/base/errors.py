@@ -61,6 +61,7 @@ class ErrorCode(enum.StrEnum):
     REVERT_UNFINISHED = "revert_unfinished"  # a revert killed half way: doctor finishes it
     REVERT_STOPPED = "revert_stopped"  # stopped by a signal at a safe point: revert again
     TRASH_NOT_FOUND = "trash_not_found"  # no trash entry with that id
+    RESTORE_BLOCKED = "restore_blocked"  # a trash entry later work collides with: untouched
     # the environment
     BAD_SETTING = "bad_setting"
 

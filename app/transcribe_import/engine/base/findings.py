@@ -41,6 +41,7 @@ class FindingCode(enum.StrEnum):
     RUN_UNTRACKED = "run_untracked"  # a frozen plan whose run record is gone
     REVERT_FINISHED = "revert_finished"  # an undo killed half way, finished or undone
     PURGE_LIVE = "purge_live"  # a purge of the trash is deleting right now in another process
+    RESTORE_FINISHED = "restore_finished"  # a restore from the trash killed half way, finished
     REVERT_LIVE = "revert_live"  # an undo of a run is moving files right now in another process
 
 

@@ -32,7 +32,7 @@ class RunStatus(enum.StrEnum):
     FAILED = "failed"
     CANCELLED = "cancelled"
     CANCELLED_WITH_COMMITS = "cancelled_with_commits"
-    REVERTED = "reverted"  # undone as a group after it ended: the one later transition
+    REVERTED = "reverted"  # undone as a group after it ended; a restore puts the end back
 
     @property
     def terminal(self) -> bool:
@@ -73,6 +73,8 @@ class HistoryEvent(enum.StrEnum):
     REVERT_REQUESTED = "revert_requested"
     REVERTED = "reverted"  # written as RunStatus.REVERTED, the one transition after an end
     REVERT_ABANDONED = "revert_abandoned"
+    RESTORE_REQUESTED = "restore_requested"  # a person asked to put an undone run back
+    RESTORED = "restored"  # put back from the trash: the status it ended with is its own again
     ENDED = "ended"
     UNKNOWN = "unknown"
 

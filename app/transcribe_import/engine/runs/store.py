@@ -76,7 +76,12 @@ def _who() -> str:
 ACTOR = "transcribe-import"  # who performs every transition of a run: this app
 # The transitions a person asks for: their audit entries name who asked.
 ASKED_BY_A_PERSON = frozenset(
-    {HistoryEvent.CREATED, HistoryEvent.CANCEL_REQUESTED, HistoryEvent.REVERT_REQUESTED}
+    {
+        HistoryEvent.CREATED,
+        HistoryEvent.CANCEL_REQUESTED,
+        HistoryEvent.REVERT_REQUESTED,
+        HistoryEvent.RESTORE_REQUESTED,
+    }
 )
 PLANS_DIR = "plans"  # import-runs/plans/<run_id>.json: the frozen plan snapshots
 LEGACY_PLAN_SUFFIX = ".plan.json"  # import-runs/<run_id>.plan.json, before the move
@@ -527,6 +532,38 @@ class RunStore:
                 self._event(
                     HistoryEvent.REVERT_ABANDONED, int(doc["attempt"]), revert_id=revert_id, why=why
                 )
+            )
+
+        return self._mutate(run_id, None, change)
+
+    def request_restore(self, run_id: str, revert_id: str) -> RunRecord:
+        """Record that a person asked to put the undone run back (``revert.state``
+        ``restoring`` until it is back: a kill before then is finished by ``doctor``)."""
+
+        def change(doc: dict[str, Any]) -> None:
+            revert = doc.get("revert")
+            if not isinstance(revert, dict) or revert.get("state") != "done":
+                return  # restoring already, or not undone: nothing to ask
+            event = self._event(
+                HistoryEvent.RESTORE_REQUESTED, int(doc["attempt"]), revert_id=revert_id
+            )
+            doc["revert"] = {**revert, "state": "restoring", "restore_requested_at": event["at"]}
+            doc["history"].append(event)
+
+        return self._mutate(run_id, None, change)
+
+    def mark_restored(self, run_id: str, revert_id: str, status: RunStatus) -> RunRecord:
+        """The run is back: ``status``, the one it ended with, is its status again."""
+
+        def change(doc: dict[str, Any]) -> None:
+            revert = doc.get("revert")
+            if not isinstance(revert, dict) or revert.get("state") != "restoring":
+                return
+            doc["status"] = status.value
+            doc.pop("reverted_at", None)
+            doc["revert"] = {**revert, "state": "restored", "restored_at": utc_now()}
+            doc["history"].append(
+                self._event(HistoryEvent.RESTORED, int(doc["attempt"]), revert_id=revert_id)
             )
 
         return self._mutate(run_id, None, change)

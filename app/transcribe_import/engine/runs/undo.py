@@ -109,12 +109,12 @@ def revert_run(
     with _disk_errors(corpus, run_id, stage):
         store = RunStore(corpus)
         store.load(run_id)  # an unknown run is said as such before a lock file is made for it
-        with _undoing(store, run_id):
+        with undoing(store, run_id):
             return _revert_held(corpus, store, run_id, stage, should_stop)
 
 
 @contextlib.contextmanager
-def _undoing(store: RunStore, run_id: str) -> Iterator[None]:
+def undoing(store: RunStore, run_id: str) -> Iterator[None]:
     """Hold the run's lock for the whole undo: two reverts of one run never interleave, and
     the one that finds it held says so instead of tripping over the other's moves."""
     lock = store.run_lock(run_id)
@@ -158,7 +158,7 @@ def _revert_anew(
     should_stop: Callable[[], bool],
 ) -> RevertResult:
     run_id = record.run_id
-    with _notebook_locks(corpus, store, record) as held:
+    with notebook_locks(corpus, store, record) as held:
         plan = plan_revert(corpus, run_id)
         if not plan.ok:
             raise RevertBlocked(plan)
@@ -377,6 +377,21 @@ def _take_out(
 
 def _roll_back(corpus: Corpus, store: RunStore, doc: dict[str, Any], why: str) -> None:
     """Move back what a revert had moved; the run keeps its status."""
+    move_back(corpus, doc)
+    store.abandon_revert(str(doc["import_run_id"]), str(doc["revert_id"]), why)
+    trash.write_journal(corpus, {**doc, "state": trash.ABANDONED, "finished_at": utc_now()})
+
+
+def move_back(
+    corpus: Corpus, doc: dict[str, Any], after_each: Callable[[], object] = _never
+) -> None:
+    """Put back what the revert of journal ``doc`` moved into the trash (a no-op once done).
+
+    A notebook taken whole goes back to its place; into a notebook the run had added to, its
+    files go back and its project.json becomes the one from before the revert, or, when the
+    notebook changed since, the run's sources and pages are put back among the later ones.
+    ``after_each``: called after each notebook (a restore's crash point).
+    """
     revert_id = str(doc["revert_id"])
     for nb in doc["notebooks"]:
         nbid = str(nb["notebook_id"])
@@ -385,6 +400,7 @@ def _roll_back(corpus: Corpus, store: RunStore, doc: dict[str, Any], why: str) -
         if nb["whole"]:
             if not fsio.exists(home):
                 trash.move_into(moved, home)
+            after_each()
             continue
         back = [(moved / f["path"], home / f["path"]) for f in nb["files"]]
         trash.move_all([(m, h) for m, h in back if not fsio.exists(h)])
@@ -396,8 +412,7 @@ def _roll_back(corpus: Corpus, store: RunStore, doc: dict[str, Any], why: str) -
         elif not {p.get("id") for p in current["pages"] if isinstance(p, dict)} & ours[1]:
             _put_back(before, current, *ours)  # changed since: the run's back, the change kept
             project.write(home, current)
-    store.abandon_revert(str(doc["import_run_id"]), revert_id, why)
-    trash.write_journal(corpus, {**doc, "state": trash.ABANDONED, "finished_at": utc_now()})
+        after_each()
 
 
 def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
@@ -448,7 +463,7 @@ def finish(
         return None
     if revert.get("state") != "requested":
         return None
-    with _notebook_locks(corpus, store, record) as held:
+    with notebook_locks(corpus, store, record) as held:
         plan = plan_revert(corpus, run_id)
         blockers = [b for b in plan.blockers if b.code is not RevertBlock.NOTHING_LANDED]
         if doc is None:  # killed before the journal: nothing had moved
@@ -597,7 +612,7 @@ def _found(run_id: str, revert_id: str, what: str) -> Finding:
 
 
 @contextlib.contextmanager
-def _notebook_locks(
+def notebook_locks(
     corpus: Corpus, store: RunStore, record: RunRecord
 ) -> Iterator[dict[str, filelock.FileLock]]:
     """The ingest locks of every notebook the run's plan touched that is still there."""

@@ -43,6 +43,7 @@ PURGING_PREFIX = ".purging-"
 # purge whose process is gone, never one still deleting.
 PURGE_LOCK = ".purge.lock"
 MOVING, DONE, ABANDONED = "moving", "done", "abandoned"
+RESTORED = "restored"  # put back by a restore (runs/restore.py): holds nothing of the run
 
 
 def trash_root(corpus: Corpus) -> Path:
@@ -209,7 +210,9 @@ def list_trash(corpus: Corpus) -> tuple[list[TrashEntry], list[TranscribeError]]
     problems: list[TranscribeError] = []
     for revert_id in revert_ids(corpus):
         try:
-            entries.append(entry_of(corpus, read_journal(corpus, revert_id)))
+            doc = read_journal(corpus, revert_id)
+            if doc.get("state") != RESTORED:  # left by a restore whose purge was refused
+                entries.append(entry_of(corpus, doc))
         except TranscribeError as exc:
             problems.append(exc)
     return entries, problems

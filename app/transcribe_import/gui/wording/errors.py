@@ -50,6 +50,7 @@ def error_code_words(code: str) -> str:
         ErrorCode.REVERT_UNFINISHED: _t("ErrorCode", "An undo was interrupted"),
         ErrorCode.REVERT_STOPPED: _t("ErrorCode", "The undo was stopped before its end"),
         ErrorCode.TRASH_NOT_FOUND: _t("ErrorCode", "The trash entry is not there"),
+        ErrorCode.RESTORE_BLOCKED: _t("ErrorCode", "The import cannot be put back"),
         ErrorCode.BAD_SETTING: _t("ErrorCode", "A setting is not valid"),
         ErrorCode.EXPORT_LOCKED: _t("ErrorCode", "Another export is writing into that folder"),
         ErrorCode.EXPORT_DESTINATION_NOT_EMPTY: _t("ErrorCode", "The export folder is not empty"),

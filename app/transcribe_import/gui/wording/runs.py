@@ -254,6 +254,8 @@ def history_event_words(event: HistoryEvent) -> str:
         HistoryEvent.REVERT_ABANDONED: _t(
             "RunHistory", "Undo abandoned; the import was left as it was"
         ),
+        HistoryEvent.RESTORE_REQUESTED: _t("RunHistory", "Putting back from the trash requested"),
+        HistoryEvent.RESTORED: _t("RunHistory", "Put back from the trash"),
         HistoryEvent.ENDED: _t("RunHistory", "Ended"),
         HistoryEvent.UNKNOWN: _t(
             "RunHistory", "Recorded by a newer version of the app (“{event}”)"

@@ -1,0 +1,243 @@
+"""Put an undone run back from the trash: its revert's moves made the other way round.
+
+The order, each step crash-safe and replayable:
+
+1. the checks, under the run's lock and the ingest locks of the notebooks it touched: the
+   entry is the run's last undo and it finished; nothing it would put back collides with
+   later work (the place of a notebook taken whole, a notebook it added to that is gone, a
+   file of the run missing from the entry, a page of the run imported again since), each
+   refused by name with nothing changed;
+2. the run record: ``revert.state`` ``restoring`` (``restore_requested`` in its History);
+3. the journal ``trash/<revert_id>/revert.json``: state ``restoring``;
+4. each notebook moved back by rename (``undo.move_back``, the same step that undoes a
+   revert killed half way);
+5. the notebooks taken whole registered in the index again;
+6. the run record: the status it ended with is its own again, ``revert.state``
+   ``restored`` (``restored`` in its History);
+7. the journal: state ``restored``; the entry, holding nothing of the run any more, is
+   purged, which takes it off the trash's list.
+
+A restore killed after step 2 is finished by the next ``trash --restore`` of that entry or
+by ``doctor`` (``finish_restores``): every move is a rename that is skipped once done.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from transcribe_import.engine.base.clock import utc_now
+from transcribe_import.engine.base.crashpoints import crashpoint
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.base.findings import Finding, FindingCode, Severity
+from transcribe_import.engine.runs.model import RunRecord, RunStatus
+from transcribe_import.engine.runs.store import RunStore
+from transcribe_import.engine.runs.undo import move_back, notebook_locks, undoing
+from transcribe_import.engine.storage import fsio, project, trash
+from transcribe_import.engine.storage.corpus import Corpus, IndexEntry
+
+RESTORING = "restoring"
+
+
+@dataclass(frozen=True)
+class RestoreResult:
+    """What a restore put back; ``status``: the run's own status again."""
+
+    run_id: str
+    revert_id: str
+    status: RunStatus
+    notebooks: int
+    pages: int
+    files: int
+    titles: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "import_run_id": self.run_id,
+            "revert_id": self.revert_id,
+            "status": self.status.value,
+            "notebooks": self.notebooks,
+            "pages": self.pages,
+            "files": self.files,
+            "titles": list(self.titles),
+        }
+
+
+def restore_run(corpus: Corpus, revert_id: str) -> RestoreResult:
+    """Put back what the undo ``revert_id`` took out; refused by name (nothing changed) when
+    the entry is not a finished undo or later work collides with what it holds."""
+    doc = trash.read_journal(corpus, revert_id)  # TRASH_NOT_FOUND, said before any lock
+    run_id = str(doc["import_run_id"])
+    with _disk_errors(corpus, revert_id, run_id):
+        store = RunStore(corpus)
+        with undoing(store, run_id):
+            record = store.load(run_id)
+            doc = trash.read_journal(corpus, revert_id)  # as the holder before us left it
+            if _restoring(record, revert_id):
+                return _roll_forward(corpus, store, record, doc)
+            _refuse_state(doc, record, revert_id)
+            with notebook_locks(corpus, store, record):
+                _refuse_collisions(corpus, doc)
+                store.request_restore(run_id, revert_id)
+                crashpoint("restore.after_request")
+                return _roll_forward(corpus, store, store.load(run_id), doc)
+
+
+def finish_restores(corpus: Corpus) -> list[Finding]:
+    """Every restore a killed process left half done, finished (doctor's step)."""
+    found = []
+    store = RunStore(corpus)
+    for record in store.read_all()[0]:
+        revert = record.doc.get("revert")
+        if not (isinstance(revert, dict) and revert.get("state") == RESTORING):
+            continue
+        revert_id = str(revert["revert_id"])
+        try:
+            with undoing(store, record.run_id):
+                record = store.load(record.run_id)
+                if _restoring(record, revert_id):
+                    _roll_forward(corpus, store, record, trash.read_journal(corpus, revert_id))
+        except TranscribeError as exc:
+            if exc.code is not ErrorCode.RUN_BUSY:
+                raise
+            continue  # a restore is putting it back right now, and finishes it itself
+        found.append(
+            Finding(
+                FindingCode.RESTORE_FINISHED,
+                Severity.REPAIRED,
+                f"Putting run {record.run_id} back from the trash (entry {revert_id}) was "
+                "interrupted; it was finished: the run's pages are in the corpus again.",
+            )
+        )
+    return found
+
+
+def _restoring(record: RunRecord, revert_id: str) -> bool:
+    revert = record.doc.get("revert")
+    return (
+        isinstance(revert, dict)
+        and revert.get("state") == RESTORING
+        and revert.get("revert_id") == revert_id
+    )
+
+
+def _refuse_state(doc: dict[str, Any], record: RunRecord, revert_id: str) -> None:
+    """Only the finished undo that the run's record names can be put back."""
+    run_id = record.run_id
+    state = doc.get("state")
+    if state == trash.MOVING:
+        raise TranscribeError(
+            ErrorCode.REVERT_UNFINISHED,
+            f"The undo {revert_id} of run {run_id} did not finish; run `transcribe-import "
+            "doctor` (it finishes or undoes it) first. Nothing was changed.",
+            item=revert_id,
+        )
+    revert = record.doc.get("revert")
+    ours = isinstance(revert, dict) and revert.get("revert_id") == revert_id
+    if state != trash.DONE or record.status is not RunStatus.REVERTED or not ours:
+        raise _blocked(
+            revert_id,
+            f"trash entry {revert_id} holds nothing to put back: run {run_id} is "
+            f"{record.status.value}, and this entry is not its last undo",
+        )
+
+
+def _refuse_collisions(corpus: Corpus, doc: dict[str, Any]) -> None:
+    """Everything that stands in the way of putting the entry back, all said at once."""
+    revert_id = str(doc["revert_id"])
+    entries = corpus.index_entries()
+    causes: list[str] = []
+    ours: dict[str, str] = {}  # sha256 of each source the entry puts back -> its notebook
+    for nb in doc["notebooks"]:
+        nbid = str(nb["notebook_id"])
+        name = f"“{nb.get('title') or nbid}” ({nbid})"
+        home = corpus.notebook_dir(nbid)
+        moved = trash.entry_dir(corpus, revert_id) / "notebooks" / nbid
+        if nb["whole"] and (fsio.exists(home) or nbid in entries):
+            causes.append(f"notebook {name} is in the corpus again")
+        if not nb["whole"] and (not fsio.exists(home) or nbid not in entries):
+            causes.append(f"notebook {name}, which the run added pages to, is no longer there")
+        lost = [
+            f["path"]
+            for f in nb["files"]
+            if not fsio.exists(moved / f["path"]) and not fsio.exists(home / f["path"])
+        ]
+        if lost:
+            causes.append(f"{len(lost)} of its files are gone from the trash ({lost[0]}, …)")
+        for f in nb["files"]:
+            if str(f["path"]).startswith("sources/") and f.get("sha256"):
+                ours[str(f["sha256"])] = name
+    for nbid, entry in entries.items():
+        try:
+            held = project.read(corpus.notebook_dir(nbid), nbid)
+        except TranscribeError:
+            continue  # doctor reports it; it holds nothing this restore can double
+        again = {s.get("sha256") for s in held["sources"] if isinstance(s, dict)} & set(ours)
+        if again:
+            causes.append(
+                f"{len(again)} of the run's page files were imported again since, into "
+                f"“{entry.title}” ({nbid}): putting them back would double them"
+            )
+    if causes:
+        raise _blocked(revert_id, "; ".join(causes))
+
+
+def _blocked(revert_id: str, why: str) -> TranscribeError:
+    return TranscribeError(
+        ErrorCode.RESTORE_BLOCKED,
+        f"Trash entry {revert_id} cannot be put back, nothing was changed: {why}.",
+        item=revert_id,
+    )
+
+
+def _roll_forward(
+    corpus: Corpus, store: RunStore, record: RunRecord, doc: dict[str, Any]
+) -> RestoreResult:
+    """Steps 3 to 7, each skipped once done."""
+    revert_id = str(doc["revert_id"])
+    if doc.get("state") != RESTORING:
+        doc = {**doc, "state": RESTORING, "restore_started_at": utc_now()}
+        trash.write_journal(corpus, doc)
+    crashpoint("restore.after_journal")
+    move_back(corpus, doc, lambda: crashpoint("restore.after_move"))
+    with corpus.locked():
+        entries = corpus.index_entries()
+        for nb in doc["notebooks"]:
+            nbid = str(nb["notebook_id"])
+            if nb["whole"] and nbid not in entries:
+                corpus.register(_entry(corpus, nbid, record.run_id))
+    crashpoint("restore.after_index")
+    status = RunStatus(str(doc["run_status"]))
+    store.mark_restored(record.run_id, revert_id, status)
+    crashpoint("restore.after_record")
+    trash.write_journal(corpus, {**doc, "state": trash.RESTORED, "restored_at": utc_now()})
+    entry = trash.entry_of(corpus, doc)
+    with contextlib.suppress(TranscribeError):
+        trash.purge(corpus, revert_id)  # busy: the entry stays, off the list (restored)
+    return RestoreResult(
+        record.run_id, revert_id, status, entry.notebooks, entry.pages, entry.files, entry.titles
+    )
+
+
+def _entry(corpus: Corpus, notebook_id: str, run_id: str) -> IndexEntry:
+    doc = project.read(corpus.notebook_dir(notebook_id), notebook_id)
+    title = doc["title"] if isinstance(doc.get("title"), str) else notebook_id
+    return IndexEntry.of_notebook(notebook_id, title, str(doc.get("created_at", "")), run_id)
+
+
+@contextlib.contextmanager
+def _disk_errors(corpus: Corpus, revert_id: str, run_id: str) -> Iterator[None]:
+    """A disk error as one coded error saying what it left and what finishes it."""
+    try:
+        yield
+    except OSError as exc:
+        then = (
+            f"run `transcribe-import trash --restore {revert_id}` again (or "
+            "`transcribe-import doctor`): what was put back stays, and the rest follows"
+        )
+        where = fsio.failed_path(exc, corpus.root)
+        raise fsio.problem_from_oserror(
+            exc, where, f"putting run {run_id} back from the trash at", then=then
+        ) from exc
