@@ -9,12 +9,12 @@ bit says whether a coefficient is above their median: 143 bits.
 
 Why this one (bench/bench_lookalike.py measures it on a labelled set of generated notebook
 pages, recorded in bench/RESULTS.md): the usual 64-bit pHash (8x8) cannot separate rescans
-from the other pages of a ruled notebook (at the threshold where it finds 97% of rescans it
-flags 1.5% of pairs of distinct pages; the closest two distinct pages differ by 2 bits);
-12x12 finds 99% and flags 0.3% at THRESHOLD. Pillow reduces the page in C and the DCT of
-one 32x32 image is a few thousand multiplications in Python (about 3 ms a page, against
-about 50 ms for the scan's own 1/8 decode of an A4 JPEG), so no numpy is needed: imagehash
-would bring numpy and scipy (some 60 MB) for the same arithmetic.
+from the other pages of a ruled notebook: where it finds 97% of rescans it flags 0.9% of
+pairs of distinct pages, where it finds 99% it flags 2.2%, and the closest two distinct pages
+differ by 2 bits; 12x12 finds 98.8% and flags 0.17% at THRESHOLD. Pillow reduces the page in
+C and the DCT of one 32x32 image is a few thousand multiplications in Python (a few
+milliseconds a page, about a tenth of the scan's own 1/8 decode of an A4 JPEG), so no numpy
+is needed: imagehash would bring numpy and scipy (some 60 MB) for the same arithmetic.
 
 A quarter turn of the page permutes the DCT's coefficients and flips some of their signs,
 so the four turns' hashes come from one transform (``turns``); only the upright one is
