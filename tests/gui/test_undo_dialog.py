@@ -160,3 +160,46 @@ def test_the_trash_lists_undone_imports_and_deletes_one_only_when_confirmed(
     qtbot.waitUntil(lambda: trash.list.count() == 0, timeout=TIMEOUT_MS)
     assert not entry_dir.exists() and trash.headline.text() == "The trash is empty."
     trash.accept()
+
+
+def test_put_back_restores_an_undone_import_and_says_what_it_put_back(
+    qtbot: QtBot, window: MainWindow, corpus: Corpus, tmp_path: Path
+):
+    plan = plan_for(corpus, make_shelf(tmp_path / "shelf", notebooks=2, pages=2))
+    run_id = commit_plan(corpus, plan).run_id
+    before = {
+        p.relative_to(corpus.root).as_posix(): p.read_bytes()
+        for p in (corpus.root / "notebooks").rglob("*")
+        if p.is_file()
+    }
+    _select(qtbot, window, run_id)
+    dialog = _open_undo(qtbot, window)
+    with qtbot.waitSignal(dialog.reverted, timeout=TIMEOUT_MS):
+        qtbot.mouseClick(dialog.undo_button, Qt.MouseButton.LeftButton)
+    dialog.accept()
+
+    page = window.runs_page
+    qtbot.mouseClick(page.trash_button, Qt.MouseButton.LeftButton)
+    trash = page.trash_dialog
+    assert trash is not None
+    qtbot.waitUntil(lambda: trash.list.count() == 1, timeout=TIMEOUT_MS)
+    assert trash.restore_button.isEnabled()
+    with qtbot.waitSignal(trash.restored, timeout=TIMEOUT_MS) as restored:
+        qtbot.mouseClick(trash.restore_button, Qt.MouseButton.LeftButton)
+    assert restored.args == [run_id]
+    qtbot.waitUntil(lambda: trash.list.count() == 0, timeout=TIMEOUT_MS)
+    # The sentence is the engine's answer, and it is so: every file back, byte for byte.
+    assert trash.headline.text() == (
+        "Put back in the corpus: “notebook 1”, “notebook 2”, 4 pages. The import is listed "
+        "in Runs again."
+    )
+    after = {
+        p.relative_to(corpus.root).as_posix(): p.read_bytes()
+        for p in (corpus.root / "notebooks").rglob("*")
+        if p.is_file()
+    }
+    assert after == before
+    assert RunStore(corpus).load(run_id).status is RunStatus.COMPLETE
+    assert not trash.restore_button.isEnabled() and not trash.delete_button.isEnabled()
+    trash.accept()
+    qtbot.waitUntil(lambda: page.selected_run_id() == run_id, timeout=TIMEOUT_MS)

@@ -34,6 +34,7 @@ from transcribe_import.gui.widgets import selectable_text
 from transcribe_import.gui.wording import (
     format_local,
     purge_question,
+    restored_words,
     revert_blocker_words,
     revert_notebook_words,
     run_state_words,
@@ -67,6 +68,10 @@ def list_trash(corpus: Corpus) -> TrashListing:
 
 def purge_trash(corpus: Corpus, revert_id: str) -> api.TrashEntry:
     return api.purge_trash(corpus, revert_id)
+
+
+def restore_from_trash(corpus: Corpus, revert_id: str) -> api.RestoreResult:
+    return api.restore_from_trash(corpus, revert_id)
 
 
 class UndoDialog(QDialog):
@@ -209,9 +214,11 @@ class UndoDialog(QDialog):
 
 
 class TrashDialog(QDialog):
-    """What reverts moved out of the corpus; Delete for Good empties one entry, confirmed."""
+    """What reverts moved out of the corpus: Put Back restores an entry's import as it was;
+    Delete for Good empties one entry, confirmed."""
 
     purged = Signal(str)  # revert id
+    restored = Signal(str)  # the run id put back
 
     def __init__(self, corpus: Corpus, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -226,23 +233,36 @@ class TrashDialog(QDialog):
         self.delete_button = QPushButton(self.tr("&Delete for Good…"))
         self.delete_button.setAccessibleName(self.tr("Delete the selected trash entry for good"))
         self.delete_button.clicked.connect(self._delete_clicked)
+        self.restore_button = QPushButton(self.tr("&Put Back"))
+        self.restore_button.setAccessibleName(
+            self.tr("Put the import the selected entry undid back into the corpus")
+        )
+        self.restore_button.clicked.connect(self._restore_clicked)
         self.close_button = QPushButton(self.tr("&Close"))
         self.close_button.clicked.connect(self.accept)
         buttons = QDialogButtonBox()
+        buttons.addButton(self.restore_button, QDialogButtonBox.ButtonRole.ActionRole)
         buttons.addButton(self.delete_button, QDialogButtonBox.ButtonRole.DestructiveRole)
         buttons.addButton(self.close_button, QDialogButtonBox.ButtonRole.RejectRole)
         layout = QVBoxLayout(self)
         layout.addWidget(self.headline)
         layout.addWidget(self.list, 1)
         layout.addWidget(buttons)
+        self._said = ""  # what the last Put Back did, shown once the list is read again
         self._task = TaskSlot(self, done=self._answered, failed=self._failed)
         self.refresh()
 
     def refresh(self) -> None:
         self.delete_button.setEnabled(False)
+        self.restore_button.setEnabled(False)
         self._task.run(list_trash, self.corpus)
 
     def _answered(self, value: object) -> None:
+        if isinstance(value, api.RestoreResult):
+            self.restored.emit(value.run_id)
+            self.refresh()
+            self._said = restored_words(value)  # kept over the listing's headline
+            return
         if isinstance(value, api.TrashEntry):
             self.purged.emit(value.revert_id)
             self.refresh()
@@ -260,15 +280,33 @@ class TrashDialog(QDialog):
         if entries:
             self.list.setCurrentRow(0)
         self.headline.setText(
-            self.tr("Imports you undid are kept here, whole, until you delete them for good.")
-            if entries or problems
-            else self.tr("The trash is empty.")
+            self._said
+            or (
+                self.tr(
+                    "Imports you undid are kept here, whole, until you put them back or "
+                    "delete them for good."
+                )
+                if entries or problems
+                else self.tr("The trash is empty.")
+            )
         )
+        self._said = ""
         self._update()
 
     def _update(self) -> None:
         item = self.list.currentItem()
-        self.delete_button.setEnabled(item is not None and item.data(ENTRY_ROLE) is not None)
+        chosen = item is not None and item.data(ENTRY_ROLE) is not None
+        self.delete_button.setEnabled(chosen)
+        self.restore_button.setEnabled(chosen)
+
+    def _restore_clicked(self) -> None:
+        item = self.list.currentItem()
+        revert_id = item.data(ENTRY_ROLE) if item is not None else None
+        if revert_id is None or self._task.is_busy():
+            return
+        self.restore_button.setEnabled(False)
+        self.delete_button.setEnabled(False)
+        self._task.run(restore_from_trash, self.corpus, str(revert_id))
 
     def _delete_clicked(self) -> None:
         item = self.list.currentItem()

@@ -12,10 +12,10 @@ The order, each step crash-safe and replayable:
 4. each notebook moved back by rename (``undo.move_back``, the same step that undoes a
    revert killed half way);
 5. the notebooks taken whole registered in the index again;
-6. the run record: the status it ended with is its own again, ``revert.state``
+6. the journal: state ``restored`` (the entry is off the trash's list from here);
+7. the run record: the status it ended with is its own again, ``revert.state``
    ``restored`` (``restored`` in its History);
-7. the journal: state ``restored``; the entry, holding nothing of the run any more, is
-   purged, which takes it off the trash's list.
+8. the entry, holding nothing of the run any more, purged (or by the next ``doctor``).
 
 A restore killed after step 2 is finished by the next ``trash --restore`` of that entry or
 by ``doctor`` (``finish_restores``): every move is a rename that is skipped once done.
@@ -77,6 +77,8 @@ def restore_run(corpus: Corpus, revert_id: str) -> RestoreResult:
             doc = trash.read_journal(corpus, revert_id)  # as the holder before us left it
             if _restoring(record, revert_id):
                 return _roll_forward(corpus, store, record, doc)
+            if _left_behind(corpus, record) == revert_id:  # back; only its removal was cut
+                return _purged(corpus, record, doc)
             _refuse_state(doc, record, revert_id)
             with notebook_locks(corpus, store, record):
                 _refuse_collisions(corpus, doc)
@@ -91,6 +93,10 @@ def finish_restores(corpus: Corpus) -> list[Finding]:
     store = RunStore(corpus)
     for record in store.read_all()[0]:
         revert = record.doc.get("revert")
+        left = _left_behind(corpus, record)
+        if left is not None:
+            _purge(corpus, left)
+            found.append(_finished(record.run_id, left))
         if not (isinstance(revert, dict) and revert.get("state") == RESTORING):
             continue
         revert_id = str(revert["revert_id"])
@@ -103,15 +109,17 @@ def finish_restores(corpus: Corpus) -> list[Finding]:
             if exc.code is not ErrorCode.RUN_BUSY:
                 raise
             continue  # a restore is putting it back right now, and finishes it itself
-        found.append(
-            Finding(
-                FindingCode.RESTORE_FINISHED,
-                Severity.REPAIRED,
-                f"Putting run {record.run_id} back from the trash (entry {revert_id}) was "
-                "interrupted; it was finished: the run's pages are in the corpus again.",
-            )
-        )
+        found.append(_finished(record.run_id, revert_id))
     return found
+
+
+def _finished(run_id: str, revert_id: str) -> Finding:
+    return Finding(
+        FindingCode.RESTORE_FINISHED,
+        Severity.REPAIRED,
+        f"Putting run {run_id} back from the trash (entry {revert_id}) was interrupted; it "
+        "was finished: the run's pages are in the corpus again.",
+    )
 
 
 def _restoring(record: RunRecord, revert_id: str) -> bool:
@@ -209,16 +217,48 @@ def _roll_forward(
             if nb["whole"] and nbid not in entries:
                 corpus.register(_entry(corpus, nbid, record.run_id))
     crashpoint("restore.after_index")
+    trash.write_journal(corpus, {**doc, "state": trash.RESTORED, "restored_at": utc_now()})
+    crashpoint("restore.after_journal_restored")
     status = RunStatus(str(doc["run_status"]))
     store.mark_restored(record.run_id, revert_id, status)
     crashpoint("restore.after_record")
-    trash.write_journal(corpus, {**doc, "state": trash.RESTORED, "restored_at": utc_now()})
+    return _purged(corpus, store.load(record.run_id), doc)
+
+
+def _purged(corpus: Corpus, record: RunRecord, doc: dict[str, Any]) -> RestoreResult:
+    """Step 8, and what the restore put back (from the entry's journal)."""
     entry = trash.entry_of(corpus, doc)
-    with contextlib.suppress(TranscribeError):
-        trash.purge(corpus, revert_id)  # busy: the entry stays, off the list (restored)
+    _purge(corpus, entry.revert_id)
     return RestoreResult(
-        record.run_id, revert_id, status, entry.notebooks, entry.pages, entry.files, entry.titles
+        record.run_id,
+        entry.revert_id,
+        record.status,
+        entry.notebooks,
+        entry.pages,
+        entry.files,
+        entry.titles,
     )
+
+
+def _purge(corpus: Corpus, revert_id: str) -> None:
+    """Remove the entry, which holds nothing of the run any more (its journal, the
+    project.json copies). Another purge running: it stays, off the trash's list, and the
+    next doctor removes it."""
+    with contextlib.suppress(TranscribeError):
+        trash.purge(corpus, revert_id)
+
+
+def _left_behind(corpus: Corpus, record: RunRecord) -> str | None:
+    """The id of the entry a restored run's restore did not get to remove, if any."""
+    revert = record.doc.get("revert")
+    if not (isinstance(revert, dict) and revert.get("state") == trash.RESTORED):
+        return None
+    revert_id = str(revert["revert_id"])
+    try:
+        trash.read_journal(corpus, revert_id)
+    except TranscribeError:
+        return None  # removed, as it should be
+    return revert_id
 
 
 def _entry(corpus: Corpus, notebook_id: str, run_id: str) -> IndexEntry:

@@ -303,6 +303,8 @@ class RunsPage(QWidget):
 
     def _trash_clicked(self) -> None:
         dialog = TrashDialog(self.corpus, self)
+        dialog.restored.connect(lambda run_id: self.refresh(select=run_id))
+        dialog.restored.connect(self.corpus_changed)
         self.trash_dialog = dialog
         dialog.open()
 

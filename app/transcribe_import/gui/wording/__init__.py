@@ -41,6 +41,7 @@ from transcribe_import.gui.wording.buttons import (
 from transcribe_import.gui.wording.corpus import (
     finding_severity_words,
     notebook_name,
+    restored_words,
     revert_blocker_words,
     revert_notebook_words,
     set_notebook_titles,
@@ -140,6 +141,7 @@ __all__ = [
     "resolution_words",
     "resume_words",
     "retry_words",
+    "restored_words",
     "revert_blocker_words",
     "revert_notebook_words",
     "review_actions",

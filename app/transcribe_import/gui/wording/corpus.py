@@ -8,6 +8,7 @@ from PySide6.QtCore import QCoreApplication, QLocale
 
 from transcribe_import.engine.api import (
     NotebookRevert,
+    RestoreResult,
     RevertBlock,
     RevertBlocker,
     TrashEntry,
@@ -119,3 +120,18 @@ def trash_entry_words(entry: TrashEntry) -> str:
         who=entry.requested_by,
         size=QLocale().formattedDataSize(entry.bytes),
     )
+
+
+def restored_words(result: RestoreResult) -> str:
+    """What Put Back did, from the engine's answer: the notebooks, their pages, the status."""
+    shown = ", ".join(f"“{t}”" for t in result.titles[:3])
+    if len(result.titles) > 3:
+        shown += " " + _t("Trash", "and %n more", "", len(result.titles) - 3)
+    pages = (
+        _t("Trash", "1 page")
+        if result.pages == 1
+        else _t("Trash", "{n} pages").format(n=result.pages)
+    )
+    return _t(
+        "Trash", "Put back in the corpus: {notebooks}, {pages}. The import is listed in Runs again."
+    ).format(notebooks=shown, pages=pages)
