@@ -138,7 +138,7 @@ def run_once(folder: Path, frame_ms: int) -> dict[str, Any]:
         if len(painted) > before:
             drawn.add(row.key)
 
-    page_grid.PageCellPainter._thumbnail = staticmethod(thumbnail)  # type: ignore[method-assign]
+    page_grid.PageCellPainter._thumbnail = thumbnail  # type: ignore[method-assign]
     page_grid.PageCellPainter.paint_page = paint_page  # type: ignore[method-assign]
     with tempfile.TemporaryDirectory(dir=WORK) as tmp:
         data = Path(tmp)

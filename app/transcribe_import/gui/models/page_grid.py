@@ -10,6 +10,7 @@ for it. ``SpreadsModel`` pairs the same rows into openings (verso | recto) by th
 from __future__ import annotations
 
 import enum
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -38,6 +39,8 @@ MIN_ZOOM, MAX_ZOOM, DEFAULT_ZOOM = 96, 320, 160
 ZOOM_STEP = 16
 _PAD = 6
 _ASPECT = 0.75
+# Thumbnails kept scaled to the size on screen: a few screens' worth.
+_SCALED_CAPACITY = 400
 
 
 def _tr(text: str) -> str:
@@ -278,6 +281,7 @@ class PageCellPainter:
 
     def __init__(self, look: GridLook) -> None:
         self.look = look
+        self._scaled_cache: OrderedDict[tuple[int, int, int, float], QPixmap] = OrderedDict()
 
     def paint_page(
         self, painter: QPainter, rect: QRect, row: PageRow, option: QStyleOptionViewItem
@@ -318,10 +322,8 @@ class PageCellPainter:
             metrics.elidedText(file_words(row), Qt.TextElideMode.ElideMiddle, line.width()),
         )
 
-    @staticmethod
-    def _thumbnail(painter: QPainter, box: QRect, pixmap: QPixmap, *, faded: bool) -> None:
-        dpr = pixmap.devicePixelRatio() or 1.0
-        size = QSize(round(pixmap.width() / dpr), round(pixmap.height() / dpr))
+    def _thumbnail(self, painter: QPainter, box: QRect, pixmap: QPixmap, *, faded: bool) -> None:
+        size = QSize(pixmap.width(), pixmap.height())
         size.scale(box.size(), Qt.AspectRatioMode.KeepAspectRatio)
         target = QRect(
             box.x() + (box.width() - size.width()) // 2,
@@ -331,9 +333,28 @@ class PageCellPainter:
         )
         if faded:
             painter.setOpacity(0.35)
-        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, True)
-        painter.drawPixmap(target, pixmap)
+        painter.drawPixmap(target.topLeft(), self._scaled(pixmap, size))
         painter.setOpacity(1.0)
+
+    def _scaled(self, pixmap: QPixmap, size: QSize) -> QPixmap:
+        """The thumbnail smoothly scaled to ``size``, scaled once: a smooth scale at each
+        paint was most of a repaint's time (bench/bench_grid.py)."""
+        dpr = self.look.device_ratio()
+        key = (pixmap.cacheKey(), size.width(), size.height(), dpr)
+        found = self._scaled_cache.get(key)
+        if found is not None:
+            self._scaled_cache.move_to_end(key)
+            return found
+        scaled = pixmap.scaled(
+            size * dpr,
+            Qt.AspectRatioMode.KeepAspectRatio,
+            Qt.TransformationMode.SmoothTransformation,
+        )
+        scaled.setDevicePixelRatio(dpr)
+        self._scaled_cache[key] = scaled
+        while len(self._scaled_cache) > _SCALED_CAPACITY:
+            self._scaled_cache.popitem(last=False)
+        return scaled
 
     @staticmethod
     def _placeholder(

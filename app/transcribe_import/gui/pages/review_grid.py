@@ -92,6 +92,8 @@ class _IconList(QListView):
     def __init__(self, look: GridLook, name: str) -> None:
         super().__init__()
         self.look = look
+        # Icon mode, not a wrapping list: a shift-click there selects the rectangle between
+        # the two cells, not the pages between them in notebook order.
         self.setViewMode(QListView.ViewMode.IconMode)
         # Static: the icon mode's own moves (free placement) are not an order; drags are ours.
         self.setMovement(QListView.Movement.Static)
