@@ -310,6 +310,16 @@ def test_the_switch_and_the_zoom_are_remembered(
     window = open_window()
     scan(qtbot, window, shelf)
     page = window.review_page
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=TIMEOUT_MS)
+    # Each view has its key (Alt+1 to 3; Ctrl+1 to 3 are the window's sections).
+    page.grid.setFocus()
+    # A button's key presses it as a click would look (its click comes a moment later).
+    qtbot.keyClick(page.grid, Qt.Key.Key_2, Qt.KeyboardModifier.AltModifier)
+    qtbot.waitUntil(lambda: page.page_view_shown() is PageView.DETAILS, timeout=TIMEOUT_MS)
+    qtbot.keyClick(page.page_view, Qt.Key.Key_1, Qt.KeyboardModifier.AltModifier)
+    qtbot.waitUntil(lambda: page.page_view_shown() is PageView.GRID, timeout=TIMEOUT_MS)
+    assert window.current_page() is page
     qtbot.mouseClick(page.view_bar.buttons[PageView.DETAILS], Qt.MouseButton.LeftButton)
     assert page.page_view.isVisible() and not page.grid.isVisible()
     assert not page.view_bar.zoom_slider.isVisible()  # the table has no thumbnails to zoom

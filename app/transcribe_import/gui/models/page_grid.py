@@ -462,4 +462,7 @@ class SpreadsDelegate(QStyledItemDelegate):
         gutter_x = option.rect.x() + half + _PAD // 2
         painter.setPen(option.palette.color(QPalette.ColorRole.Mid))
         painter.drawLine(gutter_x, option.rect.y() + _PAD, gutter_x, option.rect.bottom() - _PAD)
+        # Each opening framed: side by side, two spreads would read as one row of pages.
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRoundedRect(option.rect.adjusted(1, 1, -1, -1), 5, 5)
         painter.restore()

@@ -273,6 +273,7 @@ class SpreadsView(_IconList):
         self.setModel(model)
         self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.setItemDelegate(SpreadsDelegate(model, look, self))
+        self.setSpacing(10)  # the openings apart, their two pages together
         self._following = False
         self.selectionModel().selectionChanged.connect(self._on_selection_changed)
 
@@ -320,15 +321,16 @@ class ViewBar(QWidget):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         # Keys, not Alt letters: the review's buttons and menus have taken every letter
-        # these words have; a button's key works while the review is on screen.
+        # these words have (Ctrl+1 to 3 are the window's sections); a button's key works
+        # while the review is on screen.
         for view, text, tip, key in (
-            (PageView.GRID, tr("Grid"), tr("The pages as thumbnails (Ctrl+wheel zooms)"), "Ctrl+1"),
-            (PageView.DETAILS, tr("Details"), tr("The pages as a table of their files"), "Ctrl+2"),
+            (PageView.GRID, tr("Grid"), tr("The pages as thumbnails (Ctrl+wheel zooms)"), "Alt+1"),
+            (PageView.DETAILS, tr("Details"), tr("The pages as a table of their files"), "Alt+2"),
             (
                 PageView.SPREADS,
                 tr("Spreads"),
                 tr("Verso beside recto, for notebooks whose files name leaf and side"),
-                "Ctrl+3",
+                "Alt+3",
             ),
         ):
             button = QToolButton()
