@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from PySide6.QtCore import (
+    QAbstractItemModel,
     QAbstractListModel,
     QCoreApplication,
     QModelIndex,
@@ -413,46 +414,55 @@ def paint_panel(painter: QPainter, option: QStyleOptionViewItem) -> None:
         painter.drawRoundedRect(rect, 5, 5)
 
 
-class PageGridDelegate(QStyledItemDelegate):
+class _CellDelegate(QStyledItemDelegate):
+    """A cell of a grid view: its background, then what ``paint_cell`` draws in it."""
+
+    def __init__(self, rows: QAbstractItemModel, look: GridLook, parent: QWidget) -> None:
+        super().__init__(parent)
+        self._rows = rows
+        self.cell = PageCellPainter(look)
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
+        if not 0 <= index.row() < self._rows.rowCount():
+            return
+        painter.save()
+        paint_panel(painter, option)
+        self.paint_cell(painter, option, index.row())
+        painter.restore()
+
+    def paint_cell(self, painter: QPainter, option: QStyleOptionViewItem, row: int) -> None:
+        raise NotImplementedError
+
+
+class PageGridDelegate(_CellDelegate):
     """A cell of the page grid: one page of the table model's row, at the look's zoom."""
 
     def __init__(self, model: PageTableModel, look: GridLook, parent: QWidget) -> None:
-        super().__init__(parent)
+        super().__init__(model, look, parent)
         self._model = model
-        self.cell = PageCellPainter(look)
 
     def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
         return cell_size(self.cell.look.zoom, option.fontMetrics)
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
-        if not 0 <= index.row() < self._model.rowCount():
-            return
-        painter.save()
-        paint_panel(painter, option)
-        self.cell.paint_page(painter, option.rect, self._model.row(index.row()), option)
-        painter.restore()
+    def paint_cell(self, painter: QPainter, option: QStyleOptionViewItem, row: int) -> None:
+        self.cell.paint_page(painter, option.rect, self._model.row(row), option)
 
 
-class SpreadsDelegate(QStyledItemDelegate):
+class SpreadsDelegate(_CellDelegate):
     """A cell of the spreads view: the left and the right page of one opening, a gutter between."""
 
     def __init__(self, model: SpreadsModel, look: GridLook, parent: QWidget) -> None:
-        super().__init__(parent)
+        super().__init__(model, look, parent)
         self._model = model
-        self.cell = PageCellPainter(look)
 
     def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
         one = cell_size(self.cell.look.zoom, option.fontMetrics)
         return QSize(2 * one.width() + _PAD, one.height())
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
-        if not 0 <= index.row() < self._model.rowCount():
-            return
-        painter.save()
-        paint_panel(painter, option)
+    def paint_cell(self, painter: QPainter, option: QStyleOptionViewItem, spread: int) -> None:
         half = (option.rect.width() - _PAD) // 2
         pages = self._model.pages
-        for n, page_row in enumerate(self._model.spread(index.row())):
+        for n, page_row in enumerate(self._model.spread(spread)):
             if page_row is None or page_row >= pages.rowCount():
                 continue
             rect = QRect(
@@ -465,4 +475,3 @@ class SpreadsDelegate(QStyledItemDelegate):
         # Each opening framed: side by side, two spreads would read as one row of pages.
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRoundedRect(option.rect.adjusted(1, 1, -1, -1), 5, 5)
-        painter.restore()
