@@ -23,6 +23,7 @@ from transcribe_import.gui.main_window import MainWindow
 from transcribe_import.gui.models.page_grid import (
     MAX_ZOOM,
     Badge,
+    Pictures,
     badge_words,
     badges,
     position_words,
@@ -31,6 +32,7 @@ from transcribe_import.gui.models.page_grid import (
 from transcribe_import.gui.models.plan import PageColumn
 from transcribe_import.gui.pages.review import ReviewPage
 from transcribe_import.gui.pages.review_grid import VIEW_KEY, ZOOM_KEY, PageView
+from transcribe_import.gui.thumbnails import ThumbnailCache
 from transcribe_import.gui.viewer import ViewerDialog
 
 from helpers.window import TIMEOUT_MS, scan
@@ -427,3 +429,28 @@ def test_a_drag_from_elsewhere_is_refused_by_the_grid(
     assert not enter.isAccepted()
     assert item.item_id != page.selected_item_id()
     assert not model.canDropMimeData(mime, Qt.DropAction.MoveAction, 0, 0, QModelIndex())
+
+
+def test_while_the_grid_moves_it_asks_only_for_thumbnails_already_rendered(
+    qtbot: QtBot, review: tuple[MainWindow, ReviewPage]
+) -> None:
+    _window, page = review
+    show(page, "letters")
+    row = page.pages_model.row(5)
+    cache = ThumbnailCache(parent=page)
+    pictures = Pictures(cache, page, 320)
+    pictures.moving = True  # a fling: no render is queued for a page passed by
+    assert pictures.picture(cache, row) is None and not cache.is_busy()
+    pictures.moving = False  # standing still: the cells on screen ask
+    with qtbot.waitSignal(cache.ready, timeout=TIMEOUT_MS):
+        assert pictures.picture(cache, row) is None
+    assert pictures.picture(cache, row) is not None
+    pictures.moving = True  # what is rendered is still shown while moving
+    assert pictures.picture(cache, row) is not None
+    # Above 160 px on screen the grid paints from sharper renders.
+    assert pictures.cache_for(160) is cache
+    large = pictures.cache_for(320)
+    assert large is not cache and large.side == 320
+    assert pictures.own_caches() == [large]
+    cache.shutdown()
+    large.shutdown()

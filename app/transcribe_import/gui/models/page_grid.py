@@ -334,7 +334,11 @@ class PageCellPainter:
         )
         if faded:
             painter.setOpacity(0.35)
-        painter.drawPixmap(target.topLeft(), self._scaled(pixmap, size))
+        if self.look.pictures.moving:
+            # A quick scale while the pages move; the smooth one once they stand still.
+            painter.drawPixmap(target, pixmap)
+        else:
+            painter.drawPixmap(target.topLeft(), self._scaled(pixmap, size))
         painter.setOpacity(1.0)
 
     def _scaled(self, pixmap: QPixmap, size: QSize) -> QPixmap:

@@ -36,6 +36,7 @@ from PySide6.QtGui import (
     QPaintEvent,
     QPalette,
     QPen,
+    QShowEvent,
     QWheelEvent,
 )
 from PySide6.QtWidgets import (
@@ -109,12 +110,25 @@ class _IconList(QListView):
         self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.setAccessibleName(name)
         self.setTabKeyNavigation(False)
+        self._laid_out_at = 0  # the zoom the cells were last laid out at
 
     def apply_zoom(self) -> None:
-        """Lay the cells out again at the look's zoom (the delegate reads it)."""
+        """Lay the cells out again at the look's zoom (the delegate reads it); a hidden
+        view only when it is shown (a layout of 2,000 cells is most of a zoom step)."""
+        self._laid_out_at = 0
+        if self.isVisible():
+            self._lay_out()
+
+    def _lay_out(self) -> None:
+        self._laid_out_at = self.look.zoom
         self.verticalScrollBar().setSingleStep(max(20, self.look.zoom // 4))
         self.scheduleDelayedItemsLayout()
         self.viewport().update()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        if self._laid_out_at != self.look.zoom:
+            self._lay_out()
+        super().showEvent(event)
 
     def wheelEvent(self, event: QWheelEvent) -> None:
         if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
