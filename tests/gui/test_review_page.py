@@ -543,7 +543,7 @@ def test_activating_a_problem_jumps_to_its_notebook_and_page(
     assert [s.source_id for s, _ in page.viewer.pages()] == [
         page.pages_model.source_at(r).source_id for r in pair
     ]
-    assert page.page_view.hasFocus()
+    assert page.pages_widget().hasFocus()
 
     # A problem about a file that is not a page (the broken one) focuses what settles it.
     loose = item_named(session, "loose")

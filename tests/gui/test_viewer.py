@@ -12,6 +12,7 @@ from transcribe_import.engine.planning.planner import build_plan
 from transcribe_import.engine.planning.scan import run_scan
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.pages.review import ReviewPage
+from transcribe_import.gui.pages.review_grid import PageView
 from transcribe_import.gui.session import ImportSession
 from transcribe_import.gui.viewer import PREVIEW_SIDE, ViewerDialog
 
@@ -81,10 +82,14 @@ def test_two_selected_pages_are_side_by_side(qtbot: QtBot, page: ReviewPage):
     assert [s.name for s, _ in page.viewer.pages()] == ["page 1.jpg", "page 3.jpg"]
 
 
-def test_space_opens_the_full_window_view_and_closes_it(qtbot: QtBot, page: ReviewPage):
+@pytest.mark.parametrize("view", [PageView.GRID, PageView.DETAILS])
+def test_space_opens_the_full_window_view_and_closes_it(
+    qtbot: QtBot, page: ReviewPage, view: PageView
+):
+    page.show_view(view, remember=False)
     page.select_rows([2])
-    page.page_view.setFocus()
-    qtbot.keyClick(page.page_view, Qt.Key.Key_Space)
+    page.pages_widget().setFocus()
+    qtbot.keyClick(page.pages_widget(), Qt.Key.Key_Space)
     dialog = page.viewer_dialog
     assert isinstance(dialog, ViewerDialog) and dialog.isVisible()
     qtbot.waitUntil(lambda: all(dialog.viewer.pixmaps()), timeout=WAIT_MS)

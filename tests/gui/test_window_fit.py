@@ -22,6 +22,7 @@ from pytestqt.qtbot import QtBot
 from transcribe_import.gui import main_window
 from transcribe_import.gui.main_window import GEOMETRY_KEY, MainWindow, Section
 from transcribe_import.gui.models.plan import ItemColumn, PageColumn
+from transcribe_import.gui.pages.review_grid import PageView
 
 from helpers.window import scan, wait_states_checked
 from media_factory import make_jpeg
@@ -120,6 +121,10 @@ def test_the_window_opens_inside_a_small_screen_with_every_control_reachable(
 
     scan(qtbot, window, shelf(tmp_path / "shelf"))
     assert_no_sideways_scroll(qtbot, window, "review")
+    # The grid (what a review shows first) wraps its cells: it never scrolls sideways.
+    assert window.review_page.grid.horizontalScrollBar().maximum() == 0
+    window.review_page.show_view(PageView.DETAILS, remember=False)
+    QApplication.processEvents()
     table = window.review_page.page_view
     # The page table's key columns are all in view without scrolling sideways.
     assert table.horizontalScrollBar().maximum() == 0

@@ -152,7 +152,7 @@ class MainWindow(QMainWindow):
     def _build_pages(self) -> None:
         self.start_page = StartPage()
         self.scan_page = ScanPage(self.corpus)
-        self.review_page = ReviewPage(self.session)
+        self.review_page = ReviewPage(self.session, settings=self._settings)
         self.commit_page = CommitPage(self.corpus)
         self.runs_page = RunsPage(self.corpus)
         self.corpus_page = CorpusPage(self.corpus)

@@ -4,12 +4,15 @@ The pages are rendered by the engine as an import would render them, only at
 ``PREVIEW_SIDE`` pixels, on a preview cache's own threads (thumbnails.py); the viewer
 shows them fitted to its size, or zoomed (Ctrl+wheel, + and -, 0 to fit again). The same
 widget is the pane beside the page table and the full-window view (``ViewerDialog``,
-double-click or Space on a page).
+double-click or Space on a page). It pages through the notebook (Left/Right, PageUp/PageDown,
+Home/End) by asking for another page (``page_requested``): the review selects it, and the
+viewer follows the selection, so the grid, the table and the viewer never disagree.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from PySide6.QtCore import QSize, Qt, Signal, Slot
 from PySide6.QtGui import QKeyEvent, QKeySequence, QPixmap, QResizeEvent, QShortcut, QWheelEvent
@@ -34,15 +37,43 @@ ZOOM_STEP = 1.25
 Page = tuple[PlanSource, int]  # a source and a page index in it
 
 
+@dataclass(frozen=True)
+class Place:
+    """Where the page shown stands among the pages the viewer pages through."""
+
+    number: int  # 1-based
+    count: int
+    label: str | None = None  # the page's own label ("12r"), if it has one
+
+
+# The keys that page through, and the page each goes to (from the current one, of a count).
+_PAGING_KEYS = (
+    (Qt.Key.Key_Left, lambda n, _count: n - 1),
+    (Qt.Key.Key_PageUp, lambda n, _count: n - 1),
+    (Qt.Key.Key_Right, lambda n, _count: n + 1),
+    (Qt.Key.Key_PageDown, lambda n, _count: n + 1),
+    (Qt.Key.Key_Home, lambda _n, _count: 0),
+    (Qt.Key.Key_End, lambda _n, count: count - 1),
+)
+
+
+def page_name(page: Page) -> str:
+    """A page as the viewer names it: its file, and which page of it for a multi-page file."""
+    source, index = page
+    return source.name + (f", page {index + 1}" if source.pages and len(source.pages) > 1 else "")
+
+
 class PageViewer(QWidget):
     """One or two pages, fitted or zoomed; follows the preview cache as renders arrive."""
 
     zoom_changed = Signal(object)  # the zoom factor, or None when fitted
+    page_requested = Signal(int)  # paging: the 0-based place of the page to show next
 
     def __init__(self, previews: ThumbnailCache, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.previews = previews
         self._pages: list[Page] = []
+        self._place: Place | None = None
         self._zoom: float | None = None  # None: fit to the view
         self._labels: list[QLabel] = []
         self.caption = QLabel()
@@ -72,6 +103,11 @@ class PageViewer(QWidget):
                 sc = QShortcut(QKeySequence(key), self)
                 sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
                 sc.activated.connect(slot)
+        # Shortcuts, not key presses: the scroll area would take the arrows for scrolling.
+        for paging_key, to in _PAGING_KEYS:
+            paging = QShortcut(QKeySequence(paging_key), self)
+            paging.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            paging.activated.connect(lambda to=to: self._go(to))
         self.set_pages([])
 
     # -- what is shown -------------------------------------------------------------------
@@ -79,9 +115,14 @@ class PageViewer(QWidget):
     def pages(self) -> list[Page]:
         return list(self._pages)
 
-    def set_pages(self, pages: Sequence[Page]) -> None:
-        """Show these pages (two side by side at most); asks the cache for each."""
+    def place(self) -> Place | None:
+        return self._place
+
+    def set_pages(self, pages: Sequence[Page], place: Place | None = None) -> None:
+        """Show these pages (two side by side at most); asks the cache for each. ``place``:
+        where the one page shown stands, said in the caption and paged from."""
         self._pages = list(pages)[:2]
+        self._place = place if len(self._pages) == 1 else None
         while self._labels:
             self._labels.pop().deleteLater()
         for _ in self._pages:
@@ -90,14 +131,27 @@ class PageViewer(QWidget):
             label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
             self._row.addWidget(label, 1)
             self._labels.append(label)
-        names = [
-            s.name + (f", page {i + 1}" if s.pages and len(s.pages) > 1 else "")
-            for s, i in self._pages
-        ]
-        self.caption.setText(
-            "  |  ".join(names) if names else self.tr("Select a page to see it larger.")
-        )
+        self.caption.setText(self._caption())
         self._refresh()
+
+    def _caption(self) -> str:
+        """ "page N of M · label · file" for one page; both files for a pair."""
+        names = [page_name(p) for p in self._pages]
+        place = self._place
+        if place is None:
+            return "  |  ".join(names) if names else self.tr("Select a page to see it larger.")
+        parts = [self.tr("page {n} of {count}").format(n=place.number, count=place.count)]
+        if place.label:
+            parts.append(place.label)
+        return " · ".join([*parts, *names])
+
+    def _go(self, to: Callable[[int, int], int]) -> None:
+        place = self._place
+        if place is None or place.count == 0:
+            return
+        target = max(0, min(place.count - 1, to(place.number - 1, place.count)))
+        if target != place.number - 1:
+            self.page_requested.emit(target)
 
     def pixmaps(self) -> list[QPixmap | None]:
         """Each shown page's rendered preview, once it has arrived (tests look at them)."""
@@ -188,14 +242,25 @@ class PageViewer(QWidget):
 class ViewerDialog(QDialog):
     """The full-window view of the selected page(s); Escape or Space closes it."""
 
-    def __init__(self, previews: ThumbnailCache, pages: Sequence[Page], parent: QWidget) -> None:
+    def __init__(
+        self,
+        previews: ThumbnailCache,
+        pages: Sequence[Page],
+        parent: QWidget,
+        place: Place | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle(self.tr("Page Viewer"))
         self.viewer = PageViewer(previews, self)
-        self.viewer.set_pages(pages)
+        self.viewer.set_pages(pages, place)
         hint = QLabel(
-            self.tr("Ctrl+wheel, + and - zoom; 0 fits the page again; Space or Escape closes.")
+            self.tr(
+                "Left and Right (or Page Up and Page Down) turn the page, Home and End go to "
+                "the first and the last; Ctrl+wheel, + and - zoom; 0 fits the page again; "
+                "Space or Escape closes."
+            )
         )
+        hint.setWordWrap(True)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)

@@ -1,8 +1,10 @@
 """The review page: a plan's notebooks and pages, their order decisions, and every problem.
 
 The page puts its parts together and follows the session: the tables and the problems
-pane (review_parts.py), the decision panel (review_decisions.py), the placement bar and
-the replace question (placement.py); what each command edits is review_edits.py's.
+pane (review_parts.py), the page grid and spreads (review_grid.py), the decision panel
+(review_decisions.py), the placement bar and the replace question (placement.py); what
+each command edits is review_edits.py's. The grid, the table and the spreads show one
+model on one selection, so every command acts on the pages selected in whichever is shown.
 """
 
 from __future__ import annotations
@@ -12,17 +14,20 @@ from collections.abc import Callable
 from PySide6.QtCore import (
     QItemSelectionModel,
     QModelIndex,
+    QSettings,
     Qt,
     Signal,
     Slot,
 )
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QHBoxLayout,
     QLabel,
     QMenu,
     QPushButton,
     QSplitter,
+    QStackedWidget,
     QStyle,
     QVBoxLayout,
     QWidget,
@@ -45,6 +50,7 @@ from transcribe_import.gui.pages.placement import (
 )
 from transcribe_import.gui.pages.review_decisions import DecisionPanel
 from transcribe_import.gui.pages.review_edits import ReviewEdits
+from transcribe_import.gui.pages.review_grid import GridViews, PageView, ViewBar
 from transcribe_import.gui.pages.review_parts import (
     ActionButton,
     ProblemsPane,
@@ -53,7 +59,7 @@ from transcribe_import.gui.pages.review_parts import (
 )
 from transcribe_import.gui.session import ImportSession
 from transcribe_import.gui.thumbnails import ThumbnailCache
-from transcribe_import.gui.viewer import PREVIEW_SIDE, PageViewer, ViewerDialog
+from transcribe_import.gui.viewer import PREVIEW_SIDE, PageViewer, Place, ViewerDialog
 from transcribe_import.gui.widgets import (
     pane,
     selectable_text,
@@ -84,9 +90,12 @@ class ReviewPage(QWidget):
         session: ImportSession,
         thumbnails: ThumbnailCache | None = None,
         parent: QWidget | None = None,
+        settings: QSettings | None = None,
     ) -> None:
         super().__init__(parent)
         self.session = session
+        # Where the Grid / Details choice and the zoom are remembered (the window's settings).
+        self.settings = settings if settings is not None else QSettings()
         self._owns_thumbnails = thumbnails is None
         self.thumbnails = thumbnails if thumbnails is not None else ThumbnailCache(parent=self)
         self.previews = ThumbnailCache(capacity=24, threads=1, parent=self, side=PREVIEW_SIDE)
@@ -124,6 +133,12 @@ class ReviewPage(QWidget):
         w = review_actions()
         self.move_up_action = self._action(w.move_up, self.edits.move_up)
         self.move_down_action = self._action(w.move_down, self.edits.move_down)
+        # In the grid a page goes left or right: the same moves, by the arrows a grid has.
+        for action, more in (
+            (self.move_up_action, "Ctrl+Left"),
+            (self.move_down_action, "Ctrl+Right"),
+        ):
+            action.setShortcuts([action.shortcut(), QKeySequence(more)])
         self.sort_name_action = self._action(w.sort_name, self.edits.sort_by_name)
         self.sort_capture_action = self._action(w.sort_capture, self.edits.sort_by_capture_time)
         self.sort_mtime_action = self._action(w.sort_mtime, self.edits.sort_by_mtime)
@@ -228,37 +243,138 @@ class ReviewPage(QWidget):
         self.decision_panel = DecisionPanel(self.exclude_action)
         self.decision_panel.resolve_requested.connect(self.edits.resolve)
         self.decision_panel.leave_out_requested.connect(self.edits.leave_out)
-        self.page_view = pages_table(
-            self.pages_model,
-            [
-                self.move_up_action,
-                self.move_down_action,
-                self.exclude_action,
-                self.include_action,
-                self.cover_action,
-                self.replace_action,
-            ],
+        menu = [
+            self.move_up_action,
+            self.move_down_action,
+            self.exclude_action,
+            self.include_action,
+            self.cover_action,
+            self.replace_action,
+        ]
+        self.page_view = pages_table(self.pages_model, menu)
+        # The same pages as thumbnails, and in openings: on the table's own selection.
+        self.grid_views = GridViews(
+            self.pages_model, self.page_view.selectionModel(), self.thumbnails, menu, self.settings
         )
-        self.pages_label.setBuddy(self.page_view)
+        self.grid = self.grid_views.grid
+        self.spreads_view = self.grid_views.spreads
+        self.spreads_view.pages_chosen.connect(self.select_rows)
+        self.view_bar = ViewBar()
+        self.view_bar.zoom_slider.setValue(self.grid_views.look.zoom)
+        self.view_bar.view_chosen.connect(lambda value: self.show_view(PageView(value)))
+        self.view_bar.zoom_chosen.connect(self._zoom_to)
+        for icons in (self.grid, self.spreads_view):
+            icons.zoom_requested.connect(self._zoom_by)
+        self.page_stack = QStackedWidget()
+        self._views: dict[PageView, QAbstractItemView] = {
+            PageView.DETAILS: self.page_view,
+            PageView.GRID: self.grid,
+            PageView.SPREADS: self.spreads_view,
+        }
+        for view in self._views.values():
+            self.page_stack.addWidget(view)
+        self.pages_label.setBuddy(self.page_stack)
         # The selected page (or the two of a disputed pair) large enough to read, beside
         # the table; Space or a double-click opens it full-window.
         self.viewer = PageViewer(self.previews)
         self.page_split = QSplitter(Qt.Orientation.Horizontal)
         self.page_split.setObjectName("reviewPageSplit")
-        self.page_split.addWidget(self.page_view)
+        self.page_split.addWidget(self.page_stack)
         self.page_split.addWidget(self.viewer)
         self.page_split.setStretchFactor(0, 3)
         self.page_split.setStretchFactor(1, 2)
         self.page_split.setCollapsible(0, False)
         self._viewer_sized = False
-        self.page_view.doubleClicked.connect(self.open_viewer)
-        space = QShortcut(QKeySequence(Qt.Key.Key_Space), self.page_view)
-        space.setContext(Qt.ShortcutContext.WidgetShortcut)
-        space.activated.connect(self.open_viewer)
+        self.viewer.page_requested.connect(self.go_to_page)
+        for view in self._views.values():
+            view.doubleClicked.connect(self.open_viewer)
+            keys = [Qt.Key.Key_Space]
+            if view is not self.page_view:  # the table keeps Enter as it was
+                keys += [Qt.Key.Key_Return, Qt.Key.Key_Enter]
+            for key in keys:
+                shortcut = QShortcut(QKeySequence(key), view)
+                shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
+                shortcut.activated.connect(self.open_viewer)
         # An import into an existing notebook: where its new pages go there.
         self.placement_bar = PlacementBar()
         self.placement_bar.placement_chosen.connect(self.edits.place)
-        return pane(self.pages_label, self.placement_bar, self.decision_panel, (self.page_split, 1))
+        self.show_view(self.grid_views.remembered_view(), remember=False)
+        return pane(
+            self.pages_label,
+            self.placement_bar,
+            self.decision_panel,
+            self.view_bar,
+            (self.page_split, 1),
+        )
+
+    # -- the grid, the table and the spreads -----------------------------------------------
+
+    def page_view_shown(self) -> PageView:
+        """Which view of the pages is on screen (the switch's choice, or Grid when Spreads
+        says nothing for this notebook)."""
+        return next(v for v, w in self._views.items() if w is self.page_stack.currentWidget())
+
+    def pages_widget(self) -> QAbstractItemView:
+        """The view of the pages on screen: the grid, the table or the spreads."""
+        return self._views[self.page_view_shown()]
+
+    def show_view(self, view: PageView, *, remember: bool = True) -> None:
+        """Show the pages in that view (remembered for the next review unless told not to)."""
+        self._chosen_view = view
+        if remember:
+            self.grid_views.remember_view(view)
+        self._apply_view()
+
+    def _apply_view(self) -> None:
+        possible = self.grid_views.spreads_possible()
+        view = self._chosen_view
+        if view is PageView.SPREADS and not possible:
+            view = PageView.GRID  # this notebook's files name no sides; the choice stays
+        had_focus = self.pages_widget().hasFocus()
+        widget = self._views[view]
+        changed = self.page_stack.currentWidget() is not widget
+        self.page_stack.setCurrentWidget(widget)
+        self.view_bar.show_view(view, spreads_possible=possible)
+        rows = self.selected_rows()
+        if view is PageView.GRID:
+            # Its cells are the model's first column: the current index must be there too.
+            current = self.page_view.selectionModel().currentIndex()
+            if current.isValid() and current.column() != PageColumn.THUMBNAIL:
+                self.page_view.selectionModel().setCurrentIndex(
+                    self.pages_model.index(current.row(), PageColumn.THUMBNAIL),
+                    QItemSelectionModel.SelectionFlag.NoUpdate,
+                )
+        elif view is PageView.SPREADS:
+            self.spreads_view.follow(rows)
+        if rows and view is not PageView.SPREADS:
+            self.scroll_to_row(rows[0])
+        if changed:
+            self._rebuild_decisions(self.current_item())  # its Tab order leads to the view
+        if had_focus:
+            widget.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def _zoom_to(self, zoom: int) -> None:
+        self.grid_views.set_zoom(zoom)
+
+    def _zoom_by(self, steps: int) -> None:
+        slider = self.view_bar.zoom_slider
+        slider.setValue(slider.value() + steps * slider.singleStep())
+
+    def scroll_to_row(self, row: int) -> None:
+        """Bring that page row into view, in whichever view shows the pages."""
+        shown = self.pages_widget()
+        if shown is self.spreads_view:
+            spread = self.grid_views.spreads_model.spread_of(row)
+            if spread is not None:
+                shown.scrollTo(self.grid_views.spreads_model.index(spread))
+            return
+        column = PageColumn.THUMBNAIL if shown is self.grid else PageColumn.FILE
+        shown.scrollTo(self.pages_model.index(row, column))
+
+    def go_to_page(self, row: int) -> None:
+        """Select that page alone (the viewer's paging: the views and the viewer follow)."""
+        if 0 <= row < self.pages_model.rowCount():
+            self.select_rows([row])
 
     # -- the shell's interface -------------------------------------------------------------
 
@@ -289,8 +405,10 @@ class ReviewPage(QWidget):
             | QItemSelectionModel.SelectionFlag.Rows
         )
         first = True
+        # The grid's cells are the model's first column; the current index is one of them.
+        column = PageColumn.THUMBNAIL if self.pages_widget() is self.grid else PageColumn.FILE
         for row in rows:
-            index = self.pages_model.index(row, PageColumn.FILE)
+            index = self.pages_model.index(row, column)
             if first:
                 selection.setCurrentIndex(index, flags)
                 first = False
@@ -301,7 +419,7 @@ class ReviewPage(QWidget):
                     | QItemSelectionModel.SelectionFlag.Rows,
                 )
         if rows:
-            self.page_view.scrollTo(self.pages_model.index(rows[0], PageColumn.FILE))
+            self.scroll_to_row(rows[0])
 
     def selected_rows(self) -> list[int]:
         """The selected page rows, top to bottom."""
@@ -367,17 +485,34 @@ class ReviewPage(QWidget):
             for r in self.selected_rows()
         ]
 
+    def _place(self) -> Place | None:
+        """Where the one selected page stands among the notebook's pages."""
+        rows = self.selected_rows()
+        if len(rows) != 1:
+            return None
+        return Place(
+            rows[0] + 1, self.pages_model.rowCount(), self.pages_model.page_at(rows[0]).label
+        )
+
     def _show_selected_pages(self) -> None:
-        self.viewer.set_pages(self.selected_pages()[:2])
+        pages, place = self.selected_pages()[:2], self._place()
+        self.viewer.set_pages(pages, place)
+        dialog = self.viewer_dialog
+        if dialog is not None and dialog.isVisible():
+            dialog.viewer.set_pages(pages, place)
+        if self.pages_widget() is self.spreads_view:
+            self.spreads_view.follow(self.selected_rows())
 
     def open_viewer(self) -> None:
-        """The selected page(s) full-window (two side by side: a disputed pair)."""
+        """The selected page(s) full-window (two side by side: a disputed pair); it pages
+        through the notebook and follows the selection."""
         pages = self.selected_pages()[:2]
         if not pages:
             return
         if self.viewer_dialog is not None:
             self.viewer_dialog.close()
-        self.viewer_dialog = ViewerDialog(self.previews, pages, self)
+        self.viewer_dialog = ViewerDialog(self.previews, pages, self, self._place())
+        self.viewer_dialog.viewer.page_requested.connect(self.go_to_page)
         self.viewer_dialog.open()
 
     def showEvent(self, event: QShowEvent) -> None:
@@ -393,6 +528,8 @@ class ReviewPage(QWidget):
     def shutdown(self) -> None:
         """Stop background work: the shell calls this when its window closes."""
         self.previews.shutdown()
+        for cache in self.grid_views.caches():
+            cache.shutdown()
         if self._owns_thumbnails:
             self.thumbnails.shutdown()
         else:
@@ -431,6 +568,10 @@ class ReviewPage(QWidget):
         if item_id != self.pages_model.item_id():
             self.pages_model.set_item(item_id)
             self._fit_page_columns(self.pages_model.item)
+            # Another notebook starts at its first page, in every view.
+            for view in self._views.values():
+                view.scrollToTop()
+            self._apply_view()
             self.current_item_changed.emit(item_id or "")
         self._refresh_item_widgets()
 
@@ -463,7 +604,7 @@ class ReviewPage(QWidget):
 
     def _rebuild_decisions(self, item: PlanItem | None) -> None:
         report = self.session.report
-        self.decision_panel.rebuild(item, report, self.items_view, self.page_view)
+        self.decision_panel.rebuild(item, report, self.items_view, self.pages_widget())
 
     @Slot()
     def _update_actions(self) -> None:
@@ -513,8 +654,8 @@ class ReviewPage(QWidget):
         if rows:
             # Both pages of a disputed pair are selected, so the viewer shows them side by side.
             self.select_rows(rows)
-            self.page_view.setFocus(Qt.FocusReason.OtherFocusReason)
+            self.pages_widget().setFocus(Qt.FocusReason.OtherFocusReason)
             return
         buttons = self.decision_buttons()
-        target: QWidget = buttons[0] if buttons else self.page_view
+        target: QWidget = buttons[0] if buttons else self.pages_widget()
         target.setFocus(Qt.FocusReason.OtherFocusReason)

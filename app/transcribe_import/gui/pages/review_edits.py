@@ -78,7 +78,7 @@ class ReviewEdits(QObject):
         if self._edit(change, self.tr("Move pages")):
             current = self._page.page_view.currentIndex()
             if current.isValid():
-                self._page.page_view.scrollTo(current)
+                self._page.scroll_to_row(current.row())
 
     def _sort(self, rule: OrderingRule, text: str) -> None:
         self._edit(lambda item: ordering.order_by(item, rule), text)
@@ -252,7 +252,7 @@ class ReviewEdits(QObject):
                 {"by": resolution} if resolution in self._ORDER_RULES else {resolution: True}
             )
             self._edit(lambda it: api.reorder(it, **how), undo_texts[resolution])
-        self._page.page_view.setFocus(Qt.FocusReason.OtherFocusReason)
+        self._page.pages_widget().setFocus(Qt.FocusReason.OtherFocusReason)
 
     @Slot(str, bool)
     def leave_out(self, rel: str, take_back: bool) -> None:
@@ -266,4 +266,4 @@ class ReviewEdits(QObject):
             self._edit(
                 lambda it: edits.acknowledge_unusable(it, [rel]), self.tr("Leave out a file")
             )
-        self._page.page_view.setFocus(Qt.FocusReason.OtherFocusReason)
+        self._page.pages_widget().setFocus(Qt.FocusReason.OtherFocusReason)

@@ -1,0 +1,481 @@
+"""The review's page grid as painted: a page's thumbnail, badges and captions, and the spreads.
+
+The grid (gui/pages/review_grid.py) is a QListView over the same PageTableModel as the
+table, so both show one list of rows and share one selection; what a cell of the grid
+shows is read here from the row (``PageRow``) and painted by ``PageGridDelegate``, which
+asks a ThumbnailCache for the picture (rendered off the window's thread) and never waits
+for it. ``SpreadsModel`` pairs the same rows into openings (verso | recto) by their labels.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QAbstractListModel,
+    QCoreApplication,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QRect,
+    QSize,
+    Qt,
+)
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QPixmap
+from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
+
+from transcribe_import.gui.models.page_rows import PageRow, says_page_in_file
+from transcribe_import.gui.models.plan import PageTableModel
+from transcribe_import.gui.thumbnails import ThumbnailCache
+
+Index = QModelIndex | QPersistentModelIndex
+
+# The thumbnails' height on screen, from the zoom slider's left end to its right end; a
+# page is three quarters as wide as it is tall (a landscape page fits that width).
+MIN_ZOOM, MAX_ZOOM, DEFAULT_ZOOM = 96, 320, 160
+ZOOM_STEP = 16
+_PAD = 6
+_ASPECT = 0.75
+# Thumbnails kept scaled to the size on screen: a few screens' worth.
+_SCALED_CAPACITY = 400
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("PageGrid", text)
+
+
+class Badge(enum.Enum):
+    """A state a page's thumbnail says with a badge (its words are ``badge_words``)."""
+
+    LEFT_OUT = "left_out"  # excluded by the person, or skipped by the plan
+    DUPLICATE = "duplicate"
+    IN_QUESTION = "in_question"  # its file has an open ordering question or a problem
+    REPLACES = "replaces"  # a rescan that replaces a page of the notebook
+
+
+# Fill colours: a badge reads on a light and a dark base alike; its word says it too.
+_BADGE_COLOURS = {
+    Badge.LEFT_OUT: QColor(0x61, 0x61, 0x61),
+    Badge.DUPLICATE: QColor(0x42, 0x85, 0xF4),
+    Badge.IN_QUESTION: QColor(0xD3, 0x2F, 0x2F),
+    Badge.REPLACES: QColor(0x8E, 0x44, 0xAD),
+}
+
+
+def badge_words(badge: Badge) -> str:
+    return {
+        Badge.LEFT_OUT: _tr("Left out"),
+        Badge.DUPLICATE: _tr("Duplicate"),
+        Badge.IN_QUESTION: _tr("In question"),
+        Badge.REPLACES: _tr("Replaces"),
+    }[badge]
+
+
+def badges(row: PageRow) -> tuple[Badge, ...]:
+    """The badges of a page, in the order they are drawn."""
+    source = row.source
+    found = []
+    if source.excluded or source.planned_skip:
+        found.append(Badge.LEFT_OUT)
+    if source.duplicate is not None:
+        found.append(Badge.DUPLICATE)
+    if row.notes:
+        found.append(Badge.IN_QUESTION)
+    if row.replaces is not None:
+        found.append(Badge.REPLACES)
+    return tuple(found)
+
+
+def position_words(row: PageRow) -> str:
+    """The first caption line: the page's number in the notebook (– when not imported),
+    its label ("12r") and a star for the cover."""
+    parts = ["–" if row.number is None else str(row.number)]
+    if row.page.label:
+        parts.append(row.page.label)
+    text = " · ".join(parts)
+    return f"★ {text}" if row.is_cover else text
+
+
+def file_words(row: PageRow) -> str:
+    """The second caption line: the file, and which of its pages for a multi-page file."""
+    if says_page_in_file(row.source):
+        return _tr("{file}, p. {page}").format(file=row.source.name, page=row.page.page_index + 1)
+    return row.source.name
+
+
+def accessible_words(row: PageRow) -> str:
+    """What a screen reader says of a cell: its captions and its badges."""
+    words = [position_words(row), file_words(row)] + [badge_words(b) for b in badges(row)]
+    return ", ".join(words)
+
+
+def cell_size(zoom: int, metrics: QFontMetrics) -> QSize:
+    """A grid cell at that zoom: the thumbnail box, two caption lines, the padding."""
+    width = max(round(zoom * _ASPECT), 88) + 2 * _PAD
+    return QSize(width, zoom + 2 * _PAD + 2 * metrics.height() + 2)
+
+
+# -- spreads -----------------------------------------------------------------------------------
+
+
+class Side(enum.Enum):
+    LEFT = "left"
+    RIGHT = "right"
+
+
+def spread_side(label: str | None) -> Side | None:
+    """Where an opening shows a page with that label: a verso (v, b) or a left page (L) on
+    the left, a recto (r, a) or a right page (R) on the right; None without a side."""
+    if not label:
+        return None
+    last = label[-1]
+    if last in "vbLl":
+        return Side.LEFT
+    if last in "raR":
+        return Side.RIGHT
+    return None
+
+
+Spread = tuple[int | None, int | None]  # the rows of the left and the right page
+
+
+def spreads_of(labels: Sequence[str | None]) -> list[Spread]:
+    """The openings of pages in order, by their labels: a left page opens a spread, a right
+    page closes the one a left page opened or stands alone on the right (the first recto, a
+    page after a missing verso); a page without a side stands alone on the right."""
+    spreads: list[Spread] = []
+    for row, label in enumerate(labels):
+        side = spread_side(label)
+        if side is Side.LEFT:
+            spreads.append((row, None))
+        elif side is Side.RIGHT and spreads and spreads[-1][1] is None:
+            spreads[-1] = (spreads[-1][0], row)
+        else:
+            spreads.append((None, row))
+    return spreads
+
+
+def has_sides(rows: Sequence[PageRow]) -> bool:
+    """Whether the pages name leaf and side, so that spreads say something."""
+    return any(spread_side(r.page.label) is not None for r in rows)
+
+
+class SpreadsModel(QAbstractListModel):
+    """The pages of the table model paired into openings; one row a spread. Read-only."""
+
+    def __init__(self, pages: PageTableModel, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.pages = pages
+        self._spreads: list[Spread] = []
+        self._spread_of: dict[int, int] = {}
+        self._reload()
+        pages.modelReset.connect(self._reset)
+        pages.layoutChanged.connect(self._reset)
+        pages.dataChanged.connect(self._on_pages_changed)
+
+    def spread(self, row: int) -> Spread:
+        return self._spreads[row]
+
+    def spread_of(self, page_row: int) -> int | None:
+        """The spread a page row is in."""
+        return self._spread_of.get(page_row)
+
+    def _reload(self) -> None:
+        self._spreads = spreads_of([r.page.label for r in self.pages.rows()])
+        self._spread_of = {
+            page: i for i, pair in enumerate(self._spreads) for page in pair if page is not None
+        }
+
+    def _reset(self) -> None:
+        self.beginResetModel()
+        self._reload()
+        self.endResetModel()
+
+    def _on_pages_changed(self, first: QModelIndex, last: QModelIndex) -> None:
+        rows = [s for r in (first.row(), last.row()) if (s := self.spread_of(r)) is not None]
+        if rows:
+            self.dataChanged.emit(self.index(min(rows)), self.index(max(rows)))
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
+        return 0 if parent.isValid() else len(self._spreads)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
+        if not index.isValid() or not 0 <= index.row() < len(self._spreads):
+            return None
+        if role == Qt.ItemDataRole.AccessibleTextRole:
+            return " | ".join(
+                accessible_words(self.pages.row(p)) if p is not None else _tr("no page")
+                for p in self._spreads[index.row()]
+            )
+        return None
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+
+# -- painting ---------------------------------------------------------------------------------
+
+
+class Pictures:
+    """Where the grid's thumbnails come from: the review's 160-pixel cache, or a cache of
+    320-pixel renders above that height on screen (made when first needed).
+
+    While the grid moves (a scroll, a zoom) it asks only for what a cache already holds:
+    a fling past 2,000 pages would otherwise queue a render of every page it passes, and
+    those renders would compete with the window for the machine long after. Once it
+    settles, ``settle`` lets every cell on screen ask.
+    """
+
+    def __init__(self, shared: ThumbnailCache, parent: QObject, large_side: int) -> None:
+        self._shared = shared
+        self._parent = parent
+        self._large_side = large_side
+        self._large: ThumbnailCache | None = None
+        self._held: set[tuple[int, str, int]] = set()  # (cache, source, page) it has rendered
+        self.moving = False
+        self.ready_large: Callable[[str, int], None] | None = None
+        shared.ready.connect(lambda sid, i: self._held.add((id(shared), sid, i)))
+
+    def cache_for(self, height: float) -> ThumbnailCache:
+        """The cache whose renders are sharp at that height in device pixels."""
+        if height <= self._shared.side * 1.1:
+            return self._shared
+        if self._large is None:
+            large = ThumbnailCache(
+                capacity=150, threads=1, parent=self._parent, side=self._large_side
+            )
+            large.ready.connect(lambda sid, i: self._held.add((id(large), sid, i)))
+            if self.ready_large is not None:
+                large.ready.connect(self.ready_large)
+            self._large = large
+        return self._large
+
+    def own_caches(self) -> list[ThumbnailCache]:
+        return [] if self._large is None else [self._large]
+
+    def picture(self, cache: ThumbnailCache, row: PageRow) -> QPixmap | None:
+        """The page's thumbnail from that cache, if there; a render is asked for only
+        while the grid stands still."""
+        index = row.page.page_index
+        if self.moving and (id(cache), row.source.source_id, index) not in self._held:
+            return None
+        return cache.request(row.source, index)
+
+
+@dataclass
+class GridLook:
+    """What every cell of a view is painted at: the zoom, and where its thumbnails come from."""
+
+    zoom: int
+    pictures: Pictures
+    device_ratio: Callable[[], float]
+
+
+class PageCellPainter:
+    """Paints one page (a thumbnail, its badges, two caption lines) into a rectangle."""
+
+    def __init__(self, look: GridLook) -> None:
+        self.look = look
+        self._scaled_cache: OrderedDict[tuple[int, int, int, float], QPixmap] = OrderedDict()
+
+    def paint_page(
+        self, painter: QPainter, rect: QRect, row: PageRow, option: QStyleOptionViewItem
+    ) -> None:
+        zoom = self.look.zoom
+        metrics = option.fontMetrics
+        box_w = round(zoom * _ASPECT)
+        box = QRect(rect.x() + (rect.width() - box_w) // 2, rect.y() + _PAD, box_w, zoom)
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        palette = option.palette
+        pictures = self.look.pictures
+        cache = pictures.cache_for(zoom * self.look.device_ratio())
+        pixmap = pictures.picture(cache, row)
+        left_out = row.source.excluded or row.source.planned_skip
+        if pixmap is None:
+            self._placeholder(painter, box, row, cache, palette)
+        else:
+            self._thumbnail(painter, box, pixmap, faded=left_out)
+        self._badges(painter, box, badges(row), metrics)
+        text_role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
+        painter.setPen(palette.color(text_role))
+        line = QRect(rect.x() + 2, box.bottom() + 3, rect.width() - 4, metrics.height())
+        bold = QFont(option.font)
+        bold.setBold(True)
+        painter.setFont(bold)
+        painter.drawText(
+            line,
+            Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop,
+            QFontMetrics(bold).elidedText(
+                position_words(row), Qt.TextElideMode.ElideRight, line.width()
+            ),
+        )
+        painter.setFont(option.font)
+        line.translate(0, metrics.height())
+        painter.drawText(
+            line,
+            Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop,
+            metrics.elidedText(file_words(row), Qt.TextElideMode.ElideMiddle, line.width()),
+        )
+
+    def _thumbnail(self, painter: QPainter, box: QRect, pixmap: QPixmap, *, faded: bool) -> None:
+        size = QSize(pixmap.width(), pixmap.height())
+        size.scale(box.size(), Qt.AspectRatioMode.KeepAspectRatio)
+        target = QRect(
+            box.x() + (box.width() - size.width()) // 2,
+            box.y() + (box.height() - size.height()) // 2,
+            size.width(),
+            size.height(),
+        )
+        if faded:
+            painter.setOpacity(0.35)
+        if self.look.pictures.moving:
+            # A quick scale while the pages move; the smooth one once they stand still.
+            painter.drawPixmap(target, pixmap)
+        else:
+            painter.drawPixmap(target.topLeft(), self._scaled(pixmap, size))
+        painter.setOpacity(1.0)
+
+    def _scaled(self, pixmap: QPixmap, size: QSize) -> QPixmap:
+        """The thumbnail smoothly scaled to ``size``, scaled once: a smooth scale at each
+        paint was most of a repaint's time (bench/bench_grid.py)."""
+        dpr = self.look.device_ratio()
+        key = (pixmap.cacheKey(), size.width(), size.height(), dpr)
+        found = self._scaled_cache.get(key)
+        if found is not None:
+            self._scaled_cache.move_to_end(key)
+            return found
+        scaled = pixmap.scaled(
+            size * dpr,
+            Qt.AspectRatioMode.KeepAspectRatio,
+            Qt.TransformationMode.SmoothTransformation,
+        )
+        scaled.setDevicePixelRatio(dpr)
+        self._scaled_cache[key] = scaled
+        while len(self._scaled_cache) > _SCALED_CAPACITY:
+            self._scaled_cache.popitem(last=False)
+        return scaled
+
+    @staticmethod
+    def _placeholder(
+        painter: QPainter, box: QRect, row: PageRow, cache: ThumbnailCache, palette: QPalette
+    ) -> None:
+        painter.fillRect(box, palette.color(QPalette.ColorRole.AlternateBase))
+        painter.setPen(palette.color(QPalette.ColorRole.PlaceholderText))
+        why = cache.failure(row.source.source_id, row.page.page_index)
+        painter.drawText(
+            box.adjusted(4, 4, -4, -4),
+            Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
+            _tr("No preview") if why else "…",
+        )
+
+    @staticmethod
+    def _badges(
+        painter: QPainter, box: QRect, shown: Sequence[Badge], metrics: QFontMetrics
+    ) -> None:
+        y = box.y() + 3
+        for badge in shown:
+            words = badge_words(badge)
+            width = min(metrics.horizontalAdvance(words) + 8, box.width() - 6)
+            pill = QRect(box.x() + 3, y, width, metrics.height() + 2)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(_BADGE_COLOURS[badge])
+            painter.drawRoundedRect(pill, 4, 4)
+            painter.setPen(QColor(Qt.GlobalColor.white))
+            painter.drawText(
+                pill,
+                Qt.AlignmentFlag.AlignCenter,
+                metrics.elidedText(words, Qt.TextElideMode.ElideRight, pill.width() - 4),
+            )
+            y += pill.height() + 2
+
+
+def paint_panel(painter: QPainter, option: QStyleOptionViewItem) -> None:
+    """A cell's background: the highlight when selected, a frame when it has the focus.
+
+    Painted here, not by the style: some styles draw no selection behind an icon view's item.
+    """
+    state = option.state
+    rect = option.rect.adjusted(1, 1, -1, -1)
+    palette = option.palette
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+    if state & QStyle.StateFlag.State_Selected:
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(palette.color(QPalette.ColorRole.Highlight))
+        painter.drawRoundedRect(rect, 5, 5)
+    elif state & QStyle.StateFlag.State_MouseOver:
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(palette.color(QPalette.ColorRole.Midlight))
+        painter.drawRoundedRect(rect, 5, 5)
+    if state & QStyle.StateFlag.State_HasFocus:
+        painter.setPen(palette.color(QPalette.ColorRole.Dark))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRoundedRect(rect, 5, 5)
+
+
+class _CellDelegate(QStyledItemDelegate):
+    """A cell of a grid view: its background, then what ``paint_cell`` draws in it."""
+
+    def __init__(self, rows: QAbstractItemModel, look: GridLook, parent: QWidget) -> None:
+        super().__init__(parent)
+        self._rows = rows
+        self.cell = PageCellPainter(look)
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
+        if not 0 <= index.row() < self._rows.rowCount():
+            return
+        painter.save()
+        paint_panel(painter, option)
+        self.paint_cell(painter, option, index.row())
+        painter.restore()
+
+    def paint_cell(self, painter: QPainter, option: QStyleOptionViewItem, row: int) -> None:
+        raise NotImplementedError
+
+
+class PageGridDelegate(_CellDelegate):
+    """A cell of the page grid: one page of the table model's row, at the look's zoom."""
+
+    def __init__(self, model: PageTableModel, look: GridLook, parent: QWidget) -> None:
+        super().__init__(model, look, parent)
+        self._model = model
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
+        return cell_size(self.cell.look.zoom, option.fontMetrics)
+
+    def paint_cell(self, painter: QPainter, option: QStyleOptionViewItem, row: int) -> None:
+        self.cell.paint_page(painter, option.rect, self._model.row(row), option)
+
+
+class SpreadsDelegate(_CellDelegate):
+    """A cell of the spreads view: the left and the right page of one opening, a gutter between."""
+
+    def __init__(self, model: SpreadsModel, look: GridLook, parent: QWidget) -> None:
+        super().__init__(model, look, parent)
+        self._model = model
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
+        one = cell_size(self.cell.look.zoom, option.fontMetrics)
+        return QSize(2 * one.width() + _PAD, one.height())
+
+    def paint_cell(self, painter: QPainter, option: QStyleOptionViewItem, spread: int) -> None:
+        half = (option.rect.width() - _PAD) // 2
+        pages = self._model.pages
+        for n, page_row in enumerate(self._model.spread(spread)):
+            if page_row is None or page_row >= pages.rowCount():
+                continue
+            rect = QRect(
+                option.rect.x() + n * (half + _PAD), option.rect.y(), half, option.rect.height()
+            )
+            self.cell.paint_page(painter, rect, pages.row(page_row), option)
+        gutter_x = option.rect.x() + half + _PAD // 2
+        painter.setPen(option.palette.color(QPalette.ColorRole.Mid))
+        painter.drawLine(gutter_x, option.rect.y() + _PAD, gutter_x, option.rect.bottom() - _PAD)
+        # Each opening framed: side by side, two spreads would read as one row of pages.
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRoundedRect(option.rect.adjusted(1, 1, -1, -1), 5, 5)
