@@ -322,8 +322,8 @@ def _run_signals(control: RunControl) -> contextlib.AbstractContextManager[None]
 
     def on_int() -> None:
         print(
-            "\ntranscribe-import: cancelling — items in progress are rolled back, committed "
-            "notebooks stay.",
+            "\ntranscribe-import: cancelling at the next safe point — every page already in "
+            "the corpus stays; commit the plan again to import the rest.",
             file=sys.stderr,
         )
         control.cancel()
@@ -458,8 +458,8 @@ def _state_words(run: api.RunSummary) -> str:
         RunStatus.PARTIAL: "partial — some items committed, some failed",
         RunStatus.FAILED: "failed — nothing was committed",
         RunStatus.CANCELLED: "cancelled — no item had been committed, no page was added",
-        RunStatus.CANCELLED_WITH_COMMITS: "cancelled with commits — what was committed before "
-        "the cancel stays",
+        RunStatus.CANCELLED_WITH_COMMITS: "cancelled with commits — every page that landed "
+        "before the cancel stays",
         RunStatus.REVERTED: "reverted — undone as a group; what it added is in the trash",
     }[run.status]
 

@@ -74,6 +74,9 @@ def prepare_commit(
 
     report = validate_plan(corpus, plan, settings=settings, workers=workers)
     if not report.ok:
+        from transcribe_import.engine.api.retries import note_refused_retry
+
+        note_refused_retry(corpus, plan, report)
         raise PlanInvalid(report)
     record, continued = prepare_run(corpus, plan, discovery_for(plan, plan_file))
     discard_draft(corpus, plan.plan_id)  # the run holds the plan now (frozen with it)

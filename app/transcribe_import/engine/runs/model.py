@@ -73,6 +73,10 @@ class HistoryEvent(enum.StrEnum):
     REVERT_REQUESTED = "revert_requested"
     REVERTED = "reverted"  # written as RunStatus.REVERTED, the one transition after an end
     REVERT_ABANDONED = "revert_abandoned"
+    # Written on an ended run when its plan is committed again: a new run (``retry_run_id``)
+    # retries what did not land, or the retry was refused before any run began (``why``).
+    RETRIED = "retried"
+    RETRY_REFUSED = "retry_refused"
     ENDED = "ended"
     UNKNOWN = "unknown"
 

@@ -76,7 +76,13 @@ def _who() -> str:
 ACTOR = "transcribe-import"  # who performs every transition of a run: this app
 # The transitions a person asks for: their audit entries name who asked.
 ASKED_BY_A_PERSON = frozenset(
-    {HistoryEvent.CREATED, HistoryEvent.CANCEL_REQUESTED, HistoryEvent.REVERT_REQUESTED}
+    {
+        HistoryEvent.CREATED,
+        HistoryEvent.CANCEL_REQUESTED,
+        HistoryEvent.REVERT_REQUESTED,
+        HistoryEvent.RETRIED,
+        HistoryEvent.RETRY_REFUSED,
+    }
 )
 PLANS_DIR = "plans"  # import-runs/plans/<run_id>.json: the frozen plan snapshots
 LEGACY_PLAN_SUFFIX = ".plan.json"  # import-runs/<run_id>.plan.json, before the move
@@ -315,7 +321,31 @@ class RunStore:
                 self._update_index(RunRecord(doc))
         except OSError as exc:
             raise fsio.problem_from_oserror(exc, self.dir, "creating an import run in") from exc
+        if retry_of is not None:
+            self._note_retried(retry_of, run_id)
         return RunRecord(doc)
+
+    def _note_retried(self, run_id: str, retry_run_id: str) -> None:
+        """The ended run's History names the run that retries it.
+
+        Written after the new run exists, so it never names a run that is not there. The new
+        run's own ``created`` entry names the run it retries, so a disk failing between the
+        two loses no fact: it is logged, and the retry goes on.
+        """
+        try:
+            self.note_on_ended(run_id, HistoryEvent.RETRIED, retry_run_id=retry_run_id)
+        except TranscribeError as exc:
+            logger.warning(
+                "run %s: its retry %s is not in its history: %s", run_id, retry_run_id, exc
+            )
+
+    def note_on_ended(self, run_id: str, event: HistoryEvent, **detail: str) -> RunRecord:
+        """Add an entry to an ended run's History (a retry of it, or a refused one)."""
+
+        def change(doc: dict[str, Any]) -> None:
+            doc["history"].append(self._event(event, int(doc["attempt"]), **detail))
+
+        return self._mutate(run_id, None, change)
 
     @staticmethod
     def _event(kind: HistoryEvent | RunStatus, attempt: int, **extra: Any) -> dict[str, Any]:

@@ -95,8 +95,9 @@ def run_status_explanation(status: RunStatus, pages_landed: int = 0) -> str:
         ),
         RunStatus.CANCELLED_WITH_COMMITS: _t(
             "RunStatus",
-            "The import was cancelled; the notebooks committed before the cancel stay in the "
-            "corpus.",
+            "The import was cancelled; every page that landed before the cancel stays in the "
+            "corpus, a notebook stopped part way included. Retry What Did Not Land imports the "
+            "rest.",
         ),
         RunStatus.REVERTED: _t(
             "RunStatus",
@@ -254,6 +255,8 @@ def history_event_words(event: HistoryEvent) -> str:
         HistoryEvent.REVERT_ABANDONED: _t(
             "RunHistory", "Undo abandoned; the import was left as it was"
         ),
+        HistoryEvent.RETRIED: _t("RunHistory", "Retried: a new run imports what did not land"),
+        HistoryEvent.RETRY_REFUSED: _t("RunHistory", "Retry refused; no new run began"),
         HistoryEvent.ENDED: _t("RunHistory", "Ended"),
         HistoryEvent.UNKNOWN: _t(
             "RunHistory", "Recorded by a newer version of the app (“{event}”)"
@@ -278,6 +281,8 @@ def history_words(entry: HistoryEntry, run: RunSummary | None = None) -> str:
     )
     if entry.requested_by:
         line += " " + _t("RunHistory", "— asked by {who}").format(who=entry.requested_by)
+    if entry.detail.get("retry_run_id"):
+        line += " " + _t("RunHistory", "(run {run_id})").format(run_id=entry.detail["retry_run_id"])
     if entry.detail.get("why"):
         line += ": " + str(entry.detail["why"])
     return line
