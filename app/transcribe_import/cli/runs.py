@@ -340,20 +340,25 @@ def _run_signals(control: RunControl) -> contextlib.AbstractContextManager[None]
     )
 
 
-def _execute(corpus: Corpus, run_id: str, args: argparse.Namespace) -> int:
+def _execute(corpus: Corpus, prepared: api.PreparedRun, args: argparse.Namespace) -> int:
+    run_id = prepared.run_id
     control = RunControl()
     progress = _Progress()
-    started = time.monotonic()
+    # The speed counts only the pages this attempt lands (api.AttemptPace), not those a
+    # retry or a resume finds in the corpus already.
+    start = api.pace_start(corpus, prepared.plan, prepared.record) if progress.live else None
+    pace = api.AttemptPace(start or api.PaceStart(), time.monotonic())
 
     def on_event(ev: RunEvent) -> None:
+        pace.observe(ev)
         if ev.outcome is None:
             return
         finished = ev.kind is EventKind.ITEM_FINISHED
         if finished or ev.kind is EventKind.PAGES_LANDED:
-            rate = ev.pages_done / max(1e-6, time.monotonic() - started)
             what = str(ev.outcome.state) if finished else f"{ev.outcome.pages_landed} pages in"
             progress.show(
-                f"{ev.pages_done}/{ev.pages_total} pages, {rate:.1f} pages/s — "
+                f"{ev.pages_done}/{ev.pages_total} pages, "
+                f"{pace.rate(time.monotonic()):.1f} pages/s — "
                 f"item {ev.item_id[:8] if ev.item_id else ''} {what}",
                 force=finished,
             )
@@ -483,11 +488,12 @@ def cmd_commit(corpus: Corpus, args: argparse.Namespace) -> int:
         )
     elif not args.json:
         say(f"Import run {record.run_id} created.", file=sys.stderr)
-    return _execute(corpus, record.run_id, args)
+    return _execute(corpus, prepared, args)
 
 
 def cmd_resume(corpus: Corpus, args: argparse.Namespace) -> int:
-    record = api.prepare_resume(corpus, args.run_id).record
+    prepared = api.prepare_resume(corpus, args.run_id)
+    record = prepared.record
     if record.status.terminal:
         # Said as its status, with its exit code: a resume after a kill that came between
         # the terminal status and the exit must not look like a usage error.
@@ -503,7 +509,7 @@ def cmd_resume(corpus: Corpus, args: argparse.Namespace) -> int:
             for undo in api.unfinished_undos(corpus, record.run_id):
                 say(f"  NOTE: {undo}.")
         return api.exit_code_for_status(record.status)
-    return _execute(corpus, args.run_id, args)
+    return _execute(corpus, prepared, args)
 
 
 def cmd_cancel(corpus: Corpus, args: argparse.Namespace) -> int:

@@ -87,6 +87,7 @@ ASKED_BY_A_PERSON = frozenset(
 PLANS_DIR = "plans"  # import-runs/plans/<run_id>.json: the frozen plan snapshots
 LEGACY_PLAN_SUFFIX = ".plan.json"  # import-runs/<run_id>.plan.json, before the move
 OUTCOMES_SUFFIX = ".outcomes.jsonl"  # import-runs/<run_id>.outcomes.jsonl
+CANCELLED = frozenset({RunStatus.CANCELLED, RunStatus.CANCELLED_WITH_COMMITS})
 MIGRATE_LOCK_TIMEOUT = 2.0  # a busy corpus postpones the migration to the next open
 
 
@@ -494,6 +495,13 @@ class RunStore:
             doc["finished_at"] = now
             if errors:
                 doc["errors"].extend(errors)
+            if status in CANCELLED and not doc.get("cancel_requested"):
+                # Asked in this process (the window's Stop, Ctrl-C), not through the record:
+                # History still says a person asked, as a `cancel` command's request does.
+                doc["cancel_requested"] = True
+                doc["history"].append(
+                    self._event(HistoryEvent.CANCEL_REQUESTED, int(doc["attempt"]))
+                )
             doc["history"].append(self._event(status, int(doc["attempt"])))
 
         record = self._mutate(run_id, attempt, change)

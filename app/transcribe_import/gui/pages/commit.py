@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from transcribe_import.engine.api import Corpus, can_retry
+from transcribe_import.engine.api import AttemptPace, Corpus, PaceStart, can_retry
 from transcribe_import.engine.media.kinds import RenderSettings
 from transcribe_import.engine.planning.plan import ImportPlan, Op
 from transcribe_import.engine.planning.problems import ValidationReport
@@ -100,10 +100,8 @@ class CommitPage(WorkerPage[CommitWorker]):
         self.result: RunResult | None = None
         self._backlog: collections.deque[RunEvent] = collections.deque()
         self._drain_scheduled = False
-        self._pages_done = 0
-        self._pages_total = 0
-        self._pages_at_start = 0
-        self._landed_at_start = 0  # pages of the run in the corpus when this attempt began
+        # This attempt's own pages: its speed, time left and end line count only them.
+        self._pace = AttemptPace(PaceStart(), 0.0)
         self._started_at = 0.0
         self._ended_at = 0.0
         self._stopping = ""
@@ -230,10 +228,8 @@ class CommitPage(WorkerPage[CommitWorker]):
         self.model.set_rows(start.rows)
         self._moving_selection = False
         self._landed_before = {r.item_id for r in start.rows if r.state is ItemState.COMMITTED}
-        self._pages_done = self._pages_at_start = start.pages_done
-        self._landed_at_start = page_tally(start.rows).landed
-        self._pages_total = start.pages_total
         self._started_at = time.monotonic()
+        self._pace = AttemptPace(start.pace, self._started_at)
         self._ended_at = 0.0
         n = len(start.rows)
         self.headline.setText(
@@ -277,9 +273,7 @@ class CommitPage(WorkerPage[CommitWorker]):
             QTimer.singleShot(0, self._apply_backlog)
 
     def _apply(self, event: RunEvent, changed: dict[str, OutcomeRow]) -> None:
-        if event.pages_total:
-            self._pages_done = event.pages_done
-            self._pages_total = event.pages_total
+        self._pace.observe(event)
         if event.item_id is None:
             return
         current = changed.get(event.item_id)
@@ -311,19 +305,16 @@ class CommitPage(WorkerPage[CommitWorker]):
         self.progress_bar.setRange(0, max(tally.total, 1))
         self.progress_bar.setValue(tally.done if tally.total else 1)
         self.progress_bar.setFormat(progress_words(tally).replace("%", "%%"))
-        total = self._pages_total
         if self._worker is None or self._stopping or self.result is not None:
             return  # the end says how long it took instead
-        elapsed = time.monotonic() - self._started_at
-        done_now = self._pages_done - self._pages_at_start
-        if done_now <= 0 or elapsed <= 0:
+        now = time.monotonic()
+        left = self._pace.seconds_left(now)
+        if left is None:
             self.rate_label.setText(self.tr("Starting…"))
             return
-        rate = done_now / elapsed
-        left = (total - self._pages_done) / rate if rate > 0 else 0
         self.rate_label.setText(
             self.tr("{rate} pages/s · about {left} left").format(
-                rate=f"{rate:.1f}", left=format_duration(left)
+                rate=f"{self._pace.rate(now):.1f}", left=format_duration(left)
             )
         )
 
@@ -461,11 +452,10 @@ class CommitPage(WorkerPage[CommitWorker]):
         )
 
     def last_run_pages(self) -> tuple[int, float]:
-        """Pages this attempt landed and the seconds it took (the benchmark reads it); pages
-        that failed are not counted, so a partial run's rate is what went in."""
+        """Pages this attempt landed itself and the seconds it took (the benchmark reads it):
+        neither pages that failed nor those found in the corpus already count."""
         end = self._ended_at or time.monotonic()
-        landed = self.tally().landed - self._landed_at_start
-        return max(0, landed), max(0.0, end - self._started_at)
+        return self._pace.landed, max(0.0, end - self._started_at)
 
     def _elapsed_sentence(self) -> str:
         if not self._started_at:
