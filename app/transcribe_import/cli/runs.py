@@ -523,7 +523,7 @@ def cmd_cancel(corpus: Corpus, args: argparse.Namespace) -> int:
         return ExitCode.CANCELLED
     say(
         f"Cancel requested: the process executing run {args.run_id} stops its pending items "
-        "at the next safe point."
+        "at the next safe point; every page already in the corpus stays."
     )
     return ExitCode.OK
 
