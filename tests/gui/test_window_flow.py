@@ -178,7 +178,7 @@ def test_drop_scan_resolve_the_order_validate_and_commit(
     assert outcome_states(page.model) == ["committed"] * 3
     assert page.headline.text() == "Complete"
     assert "Every notebook was committed" in page.summary_label.text()
-    assert "3 notebooks committed (8 pages)" in page.summary_label.text()
+    assert "3 notebooks committed; 8 pages landed." in page.summary_label.text()
     assert page.progress_bar.value() == page.progress_bar.maximum() == 8
     assert column_text(page.model, 2) == ["Committed"] * 3
     assert column_text(page.model, 3)[0] == "4 pages into a new notebook"
@@ -294,7 +294,7 @@ def test_cancel_during_a_commit_asks_first_and_ends_cancelled_with_commits(
     assert page.headline.text() == "Cancelled after some commits"
     summary = page.summary_label.text()
     assert "every page that landed before the cancel stays in the corpus" in summary
-    assert "1 notebook committed (2 pages)" in summary
+    assert "1 notebook committed, 5 cancelled before they started; 2 pages landed." in summary
     assert "5 cancelled before they started" in summary
     assert column_text(page.model, 2)[1] == "Cancelled"
     [run] = RunStore(corpus).list_runs()

@@ -26,13 +26,6 @@ def counts_sentence(run: RunSummary) -> str:
             _t("RunCounts", "1 notebook committed"),
             _t("RunCounts", "%Ln notebooks committed", "", c),
         )
-        + " ("
-        + plural(
-            n.pages_landed,
-            _t("RunCounts", "1 page"),
-            _t("RunCounts", "%Ln pages", "", n.pages_landed),
-        )
-        + ")"
     ]
     if n.notebooks_incomplete:
         incomplete = n.notebooks_incomplete
@@ -45,7 +38,14 @@ def counts_sentence(run: RunSummary) -> str:
         parts.append(_t("RunCounts", "%Ln cancelled before they started", "", n.items_not_started))
     elif n.items_not_started:
         parts.append(_t("RunCounts", "%Ln not done yet", "", n.items_not_started))
-    return ", ".join(parts) + "."
+    # The pages are the run's in all, the incomplete notebooks' included: said apart from
+    # the notebooks committed, so they never read as those notebooks' pages alone.
+    landed = plural(
+        n.pages_landed,
+        _t("RunCounts", "1 page landed"),
+        _t("RunCounts", "%Ln pages landed", "", n.pages_landed),
+    )
+    return ", ".join(parts) + "; " + landed + "."
 
 
 def run_status_words(status: RunStatus, pages_landed: int = 0) -> str:
