@@ -32,6 +32,7 @@ from transcribe_import.gui.undo_dialog import UndoDialog
 from transcribe_import.gui.wording import (
     StopChoice,
     history_words,
+    nothing_to_undo_words,
     stop_choice_words,
     stop_on_close_question,
     stop_question,
@@ -264,3 +265,30 @@ def test_a_refused_retry_is_told_and_kept_in_the_history_of_the_run_it_would_ret
     assert entries[-1].event is HistoryEvent.RETRY_REFUSED
     said = history_words(entries[-1])
     assert "Retry refused; no new run began" in said and f"p{PAGES}.png" in said
+
+
+def test_stop_and_undo_before_any_page_landed_says_there_is_nothing_to_undo(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    corpus: Corpus,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    make_png_shelf(tmp_path / "shelf", notebooks=1, pages=PAGES)
+    started = ExecutorGate(monkeypatch, at=EventKind.ITEM_STARTED)
+    try:
+        window = open_window(workers=1)
+        drop(window, [tmp_path / "shelf"])
+        scan_and_validate(qtbot, window)
+        commit(qtbot, window)
+        assert started.reached.wait(TIMEOUT_MS / 1000)
+        click_in_next_box(stop_choice_words(StopChoice.UNDO, closing=False), [])
+        window.commit_page.cancel_button.click()
+    finally:
+        started.release.set()
+    wait_run_end(qtbot, window)
+
+    [run] = RunStore(corpus).list_runs()
+    assert run.status is RunStatus.CANCELLED and _pages_in(corpus) == []
+    assert nothing_to_undo_words() in window.commit_page.summary_label.text()
+    assert window.runs_page.undo_dialog is None  # no preview of nothing

@@ -46,6 +46,7 @@ from transcribe_import.gui.wording import (
     commit_buttons,
     counts_sentence,
     format_duration,
+    nothing_to_undo_words,
     plural,
     progress_words,
     run_state_explanation,
@@ -513,9 +514,13 @@ class CommitPage(WorkerPage[CommitWorker]):
             retryable=self.result is not None and can_retry(self.result.status),
         )
         run = self._ended_run
-        self._undo_follows = self._undo_after_stop and run is not None and run.status.revertible
+        # Undone only once ended, and only when it left something: a run stopped before its
+        # first page landed has nothing to undo, and its preview would only say so.
+        ended = run is not None and run.status.revertible
+        self._undo_follows = self._undo_after_stop and ended and bool(run and run.pages_landed)
         if self._undo_after_stop and not self._undo_follows:
-            self.summary_label.setText(self.summary_label.text() + "\n" + undo_not_possible_words())
+            said = nothing_to_undo_words() if ended else undo_not_possible_words()
+            self.summary_label.setText(self.summary_label.text() + "\n" + said)
         self._undo_after_stop = False
         super()._worker_ended()
         self.run_finished.emit(self.result)

@@ -92,6 +92,7 @@ from transcribe_import.gui.wording.runs import (
 from transcribe_import.gui.wording.stopping import (
     StopChoice,
     StopQuestion,
+    nothing_to_undo_words,
     stop_choice_words,
     stop_on_close_question,
     stop_question,
@@ -115,6 +116,7 @@ __all__ = [
     "stop_question",
     "stopping_words",
     "undo_not_possible_words",
+    "nothing_to_undo_words",
     "cancel_scan_words",
     "check_again_words",
     "checking_words",

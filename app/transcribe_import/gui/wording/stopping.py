@@ -113,6 +113,15 @@ def undo_not_possible_words() -> str:
     )
 
 
+def nothing_to_undo_words() -> str:
+    """Stop and Undo asked, but the run ended before any of its pages landed."""
+    return _t(
+        "CommitPage",
+        "None of its pages had landed when it stopped, so there is nothing to undo: the "
+        "corpus holds nothing of this run.",
+    )
+
+
 def cancel_run_question_details() -> str:
     """Runs › Cancel on a run no process executes: what ending it keeps."""
     return _t(
