@@ -1,9 +1,9 @@
 """A refused retry in the History of the run it would have retried.
 
 Committing the plan of a run that ended without landing everything retries it (a new run
-with ``retry_of``). When the plan no longer validates, no new run begins: the ended run's
-History says that a retry was asked for and why it was refused, so the record of every
-attempt on the plan is in one place.
+with ``retry_of``). When the plan no longer validates, or the run's frozen plan cannot be
+read, no new run begins: the ended run's History says that a retry was asked for and why
+it was refused, so the record of every attempt on the plan is in one place.
 """
 
 from __future__ import annotations
@@ -35,19 +35,28 @@ def refusal_reason(report: ValidationReport) -> str:
     return f"the plan no longer validates ({len(errors)} error(s)): {named}{more}"
 
 
+def note_refusal(corpus: Corpus, run_id: str, why: str) -> None:
+    """Write a refused retry of the ended run ``run_id`` into its History, with ``why``.
+
+    A record that cannot be written is logged: the refusal itself is still told to the
+    person by the caller.
+    """
+    try:
+        RunStore(corpus).note_on_ended(run_id, HistoryEvent.RETRY_REFUSED, why=why)
+    except TranscribeError as exc:
+        logger.warning("a refused retry of run %s is not in History: %s", run_id, exc)
+
+
 def note_refused_retry(corpus: Corpus, plan: ImportPlan, report: ValidationReport) -> None:
     """If committing ``plan`` was a retry, write its refusal into the retried run's History.
 
     It was a retry when no run of the plan continues (a live one, or a complete one) and
-    the newest one ended without landing everything, the run a new one would retry. A
-    record that cannot be written is logged: the refusal itself is still told to the
-    person by the caller.
+    the newest one ended without landing everything, the run a new one would retry.
     """
-    store = RunStore(corpus)
     try:
-        runs = [r for r in store.runs_for_plan(plan.plan_id) if same_plan(r, plan)]
-        if not runs or any(continues(r) for r in runs) or not can_retry(runs[0].status):
-            return
-        store.note_on_ended(runs[0].run_id, HistoryEvent.RETRY_REFUSED, why=refusal_reason(report))
+        runs = [r for r in RunStore(corpus).runs_for_plan(plan.plan_id) if same_plan(r, plan)]
     except TranscribeError as exc:
         logger.warning("a refused retry of plan %s is not in History: %s", plan.plan_id, exc)
+        return
+    if runs and not any(continues(r) for r in runs) and can_retry(runs[0].status):
+        note_refusal(corpus, runs[0].run_id, refusal_reason(report))
