@@ -2,10 +2,12 @@
 
 Each scenario stops a run a different way (it ends complete, a real process is SIGKILLed
 half way through a notebook, that run is then cancelled, an item fails, a run is paused
-while its lock is still held). For each, `runs --json`, `show --json`, the words of `runs`
-and `show`, and the window's Runs model all say the same state and the same numbers, and
-the pages landed equal the pages in the notebooks' project.json whose sources carry the
-run's id, counted here straight from disk.
+while its lock is still held, a cancelled run is retried, a retry is refused). For each,
+`runs --json`, `show --json`, the words of `runs` and `show`, and the window's Runs model
+and History all say the same state and the same numbers, and the pages landed equal the
+pages in the notebooks' project.json whose sources carry the run's id, counted here
+straight from disk (helpers/run_surfaces.py). The window's own stops (Close → Cancel,
+Close → Pause, a SIGKILL of the app) are the same table in tests/gui/test_stop_surfaces.py.
 """
 
 from __future__ import annotations
@@ -14,52 +16,28 @@ import contextlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import filelock
 import orjson
 import pytest
 from pytestqt.qtbot import QtBot
 
-from transcribe_import.engine import api
 from transcribe_import.engine.runs.executor import EventKind, RunControl
+from transcribe_import.engine.runs.model import HistoryEvent
 from transcribe_import.engine.storage.corpus import Corpus
-from transcribe_import.gui.models.runs import RunColumn, RunTableModel
-from transcribe_import.gui.wording import history_words
 
-from helpers.cli import EXIT_CANCELLED, EXIT_PROBLEMS, SIGKILLED, cli_json, ok, run_cli
+from helpers.cli import (
+    EXIT_CANCELLED,
+    EXIT_INVALID,
+    EXIT_PROBLEMS,
+    SIGKILLED,
+    cli_json,
+    ok,
+    run_cli,
+)
+from helpers.run_surfaces import assert_surfaces_agree, counts, pages_on_disk
 from helpers.runs import commit_plan, plan_for
 from helpers.shelves import make_shelf
-
-# What `runs` lists and how `show` and the window say each state of a run that has not ended.
-RUNS_LABEL = {
-    "live": "running",
-    "paused": "paused (resumable)",
-    "interrupted": "interrupted (resumable)",
-}
-SHOW_WORDS = {
-    "live": "running — a process is executing it now",
-    "paused": "paused — resumable",
-    "interrupted": "interrupted — resumable",
-}
-WINDOW_WORDS = {
-    "live": "Running now",
-    "paused": "Paused, resumable",
-    "interrupted": "Interrupted, resumable",
-    "complete": "Complete",
-    "partial": "Partly imported",
-    "cancelled": "Cancelled, some pages kept",  # none committed, some pages landed
-}
-
-
-def pages_on_disk(data: Path, run_id: str) -> int:
-    """Pages in the corpus's project.json files whose source carries ``run_id``."""
-    total = 0
-    for manifest in (data / "corpus" / "notebooks").glob("*/project.json"):
-        doc = orjson.loads(manifest.read_bytes())
-        ours = {s["id"] for s in doc["sources"] if s.get("import_run_id") == run_id}
-        total += sum(p["source_id"] in ours for p in doc["pages"])
-    return total
 
 
 def the_run_id(data: Path) -> str:
@@ -94,6 +72,33 @@ def cancelled_mid_notebook(tmp_path: Path, corpus: Corpus) -> tuple[Path, str]:
     data, run_id = killed_mid_notebook(tmp_path, corpus)
     ok(run_cli(data, "cancel", run_id), EXIT_CANCELLED)
     return data, run_id
+
+
+def retried(tmp_path: Path, corpus: Corpus) -> tuple[Path, str]:
+    """The cancelled run's plan committed again: the new run lands only the rest."""
+    data, first = cancelled_mid_notebook(tmp_path, corpus)
+    ok(run_cli(data, "commit", str(tmp_path / "plan.json")))
+    [retry] = [r for r in cli_json(data, "runs", "--json")["runs"] if r["import_run_id"] != first]
+    assert retry["status"] == "complete"
+    retry_id = str(retry["import_run_id"])
+    assert pages_on_disk(data, first) + pages_on_disk(data, retry_id) == 70
+    # The retried run's History names the run that retried it, in both faces' words.
+    said = ok(run_cli(data, "show", first)).stdout
+    assert "retried by a new run (attempt 1, by transcribe-import" in said
+    assert f"; retried as run {retry_id}" in said
+    return data, retry_id
+
+
+def refused_retry(tmp_path: Path, corpus: Corpus) -> tuple[Path, str]:
+    """A page not landed yet changes; committing the plan again is refused: no new run."""
+    data, first = cancelled_mid_notebook(tmp_path, corpus)
+    page = tmp_path / "shelf" / "Register" / "page 70.jpg"
+    with page.open("ab") as f:
+        f.write(b"\0" * 64)
+    refused = ok(run_cli(data, "commit", str(tmp_path / "plan.json")), EXIT_INVALID)
+    assert "page 70.jpg" in refused.stdout + refused.stderr
+    assert [r["import_run_id"] for r in cli_json(data, "runs", "--json")["runs"]] == [first]
+    return data, first
 
 
 def failed_item(tmp_path: Path, _corpus: Corpus) -> tuple[Path, str]:
@@ -134,24 +139,34 @@ class Scenario:
     status: str
     counts: dict[str, int]  # every count but pages_landed, which is counted on disk
     hold_lock: bool = False  # a process still holds the run's lock (it is finishing its stop)
-
-
-def _counts(complete: int, incomplete: int, failed: int, not_started: int) -> dict[str, int]:
-    return {
-        "notebooks_complete": complete,
-        "notebooks_incomplete": incomplete,
-        "items_failed": failed,
-        "items_not_started": not_started,
-    }
+    history: tuple[HistoryEvent, ...] = ()  # events its History must hold, on both faces
 
 
 SCENARIOS = [
-    Scenario("completed", completed, "ended", "complete", _counts(2, 0, 0, 0)),
-    Scenario("sigkill", killed_mid_notebook, "interrupted", "running", _counts(0, 1, 0, 0)),
-    Scenario("cancelled", cancelled_mid_notebook, "ended", "cancelled", _counts(0, 1, 0, 0)),
-    Scenario("failed_item", failed_item, "ended", "partial", _counts(1, 0, 1, 0)),
-    Scenario("paused", paused, "paused", "running", _counts(1, 0, 0, 2)),
-    Scenario("paused_locked", paused, "paused", "running", _counts(1, 0, 0, 2), hold_lock=True),
+    Scenario("completed", completed, "ended", "complete", counts(2, 0, 0, 0)),
+    Scenario("sigkill", killed_mid_notebook, "interrupted", "running", counts(0, 1, 0, 0)),
+    Scenario(
+        "cancelled",
+        cancelled_mid_notebook,
+        "ended",
+        "cancelled",
+        counts(0, 1, 0, 0),
+        history=(HistoryEvent.CANCEL_REQUESTED,),
+    ),
+    Scenario("retry", retried, "ended", "complete", counts(1, 0, 0, 0)),
+    Scenario(
+        "refused_retry",
+        refused_retry,
+        "ended",
+        "cancelled",
+        counts(0, 1, 0, 0),
+        history=(HistoryEvent.RETRY_REFUSED,),
+    ),
+    Scenario("failed_item", failed_item, "ended", "partial", counts(1, 0, 1, 0)),
+    Scenario(
+        "paused", paused, "paused", "running", counts(1, 0, 0, 2), history=(HistoryEvent.PAUSED,)
+    ),
+    Scenario("paused_locked", paused, "paused", "running", counts(1, 0, 0, 2), hold_lock=True),
 ]
 
 
@@ -172,56 +187,15 @@ def test_every_surface_tells_one_state_and_the_pages_on_disk(
 ) -> None:
     data, run_id = case.stop(tmp_path, corpus)
     pages = pages_on_disk(data, run_id)
-    if case.name in ("sigkill", "cancelled"):
+    if case.name in ("sigkill", "cancelled", "refused_retry"):
         assert 0 < pages < 70, "the kill should land between two checkpoints"
-    want = {**case.counts, "pages_landed": pages}
     with _held(data, run_id, case.hold_lock):
-        # The CLI's JSON: the list and the one run.
-        (listed,) = cli_json(data, "runs", "--json")["runs"]
-        shown = cli_json(data, "show", run_id, "--json")
-        for doc in (listed, shown):
-            assert doc["state"] == case.state and doc["status"] == case.status, doc["state"]
-            assert doc["run_counts"] == want
-        assert listed["pages_landed"] == pages
-        assert listed["interrupted"] is (case.state != "ended" and not case.hold_lock)
-
-        # The CLI's words: `runs` and `show` say the same state and the same counts.
-        runs_out = ok(run_cli(data, "runs")).stdout
-        show_out = ok(run_cli(data, "show", run_id)).stdout
-        ended = case.state == "ended"
-        label = case.status if ended else RUNS_LABEL[case.state]
-        assert f"  {label} " in runs_out
-        counted = (
-            f"{want['notebooks_complete']} complete, {want['notebooks_incomplete']} incomplete"
+        assert_surfaces_agree(
+            data,
+            run_id,
+            state=case.state,
+            status=case.status,
+            want_counts=case.counts,
+            locked=case.hold_lock,
+            history=case.history,
         )
-        assert counted in runs_out and f"{pages} page(s) landed" in runs_out
-        assert f"{want['notebooks_complete']} notebook(s) complete, " in show_out
-        assert (
-            f"{want['items_failed']} failed, {want['items_not_started']} not started; " in show_out
-        )
-        assert f"{pages} page(s) landed." in show_out
-        first = show_out.splitlines()[0]
-        assert first.startswith(
-            f"Run {run_id} — {case.status if ended else SHOW_WORDS[case.state]}"
-        )
-
-        # The window's Runs model, over the same engine values.
-        summaries = [listing.summary for listing in api.list_runs(Corpus.open(data))]
-        model = RunTableModel()
-        model.set_runs(summaries)
-        assert model.rowCount() == 1
-
-        def cell(column: RunColumn) -> Any:
-            return model.index(0, column).data()
-
-        assert cell(RunColumn.STATUS) == WINDOW_WORDS[case.status if ended else case.state]
-        assert cell(RunColumn.COMMITTED) == str(want["notebooks_complete"])
-        assert cell(RunColumn.FAILED) == str(want["items_failed"])
-        assert cell(RunColumn.PAGES) == str(pages)
-        (summary,) = summaries
-        assert summary.counts.to_json() == want and str(summary.state) == case.state
-        if ended:  # the Runs details' History ends in the words of the row
-            listing = api.list_runs(Corpus.open(data))[0]
-            entries = api.run_history(listing.record)
-            ends = [history_words(h, summary) for h in entries if h.status is not None]
-            assert ends[-1].split("  ", 1)[1].startswith(f"Ended: {WINDOW_WORDS[case.status]}")

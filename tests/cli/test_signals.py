@@ -125,3 +125,33 @@ def test_a_signal_stops_a_revert_between_two_moves_and_revert_finishes_it(
     assert cli_json(data, "notebooks", "--json")["notebooks"] == []
     assert cli_json(data, "show", run_id, "--json")["status"] == "reverted"
     assert_doctor_clean(data)
+
+
+def test_ctrl_c_says_what_a_cancel_keeps_and_it_is_so(tmp_path: Path) -> None:
+    """Ctrl-C between two checkpoints of a 70-page notebook: the line on stderr says every
+    page already in stays and that committing the plan again imports the rest; both hold."""
+    data, plan = tmp_path / "data", tmp_path / "plan.json"
+    shelf = make_shelf(tmp_path / "shelf", 1, 70, folder="Register", size=(120, 160))
+    ok(run_cli(data, "plan", str(shelf), "-o", str(plan)))
+    env = stop_at("ingest.between_checkpoints")
+    commit = start_cli(data, "commit", str(plan), "--workers", "1", env=env)
+    try:
+        wait_stopped(commit)  # the notebook's first checkpoint landed
+        go_on(commit, signal.SIGINT)
+    finally:
+        _out, err = finish(commit)
+    assert commit.returncode == EXIT_CANCELLED, err
+    assert (
+        "cancelling at the next safe point — every page already in the corpus stays; commit "
+        "the plan again to import the rest." in err
+    )
+    [run] = cli_json(data, "runs", "--json")["runs"]
+    assert run["status"] == "cancelled" and 0 < run["pages_landed"] < 70
+    [nb] = cli_json(data, "notebooks", "--json")["notebooks"]
+    assert nb["page_count"] == run["pages_landed"]  # "every page already in … stays"
+    shown = cli_json(data, "show", run["import_run_id"], "--json")
+    assert "cancel_requested" in [h["event"] for h in shown["history"]]
+
+    ok(run_cli(data, "commit", str(plan)))  # "commit the plan again to import the rest"
+    [nb] = cli_json(data, "notebooks", "--json")["notebooks"]
+    assert nb["page_count"] == 70

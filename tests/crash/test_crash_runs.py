@@ -556,6 +556,7 @@ def test_cancel_from_another_process_keeps_committed_notebooks(
         proc = run_cli(data, "cancel", run_id)
         assert proc.returncode == EXIT_OK, proc.stderr
         assert "Cancel requested" in proc.stdout
+        assert "every page already in the corpus stays" in proc.stdout
         commit.send_signal(signal.SIGCONT)
         out, err = commit.communicate(timeout=60)
     finally:

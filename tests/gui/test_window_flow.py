@@ -63,6 +63,7 @@ from transcribe_import.gui.settings_dialog import (
     load_settings,
 )
 from transcribe_import.gui.values import OutcomeRow, RunSummary
+from transcribe_import.gui.wording import StopChoice
 from transcribe_import.gui.workers import running_workers
 
 from helpers.shelves import make_png_shelf
@@ -177,7 +178,7 @@ def test_drop_scan_resolve_the_order_validate_and_commit(
     assert outcome_states(page.model) == ["committed"] * 3
     assert page.headline.text() == "Complete"
     assert "Every notebook was committed" in page.summary_label.text()
-    assert "3 notebooks committed (8 pages)" in page.summary_label.text()
+    assert "3 notebooks committed; 8 pages landed." in page.summary_label.text()
     assert page.progress_bar.value() == page.progress_bar.maximum() == 8
     assert column_text(page.model, 2) == ["Committed"] * 3
     assert column_text(page.model, 3)[0] == "4 pages into a new notebook"
@@ -280,9 +281,9 @@ def test_cancel_during_a_commit_asks_first_and_ends_cancelled_with_commits(
     page.cancel_button.click()
     assert page.is_running() and not page.stopping()
 
-    click_in_next_box("Cancel Import", seen)
+    click_in_next_box("Stop, Keep What Landed", seen)
     page.cancel_button.click()
-    assert "Notebooks already committed stay in the corpus" in seen[-1]
+    assert "Pages already in the corpus stay there" in seen[-1]
     assert page.headline.text() == "Stopping…"
     assert not page.cancel_button.isEnabled()
     gate.release.set()
@@ -292,8 +293,8 @@ def test_cancel_during_a_commit_asks_first_and_ends_cancelled_with_commits(
     assert states == ["committed"] + ["cancelled_pending"] * 5
     assert page.headline.text() == "Cancelled after some commits"
     summary = page.summary_label.text()
-    assert "the notebooks committed before the cancel stay in the corpus" in summary
-    assert "1 notebook committed (2 pages)" in summary
+    assert "every page that landed before the cancel stays in the corpus" in summary
+    assert "1 notebook committed, 5 cancelled before they started; 2 pages landed." in summary
     assert "5 cancelled before they started" in summary
     assert column_text(page.model, 2)[1] == "Cancelled"
     [run] = RunStore(corpus).list_runs()
@@ -414,7 +415,7 @@ def test_resume_a_run_whose_process_was_killed(
 
 @pytest.mark.parametrize(
     ("answer", "status"),
-    [("pause", RunStatus.RUNNING), ("cancel", RunStatus.CANCELLED_WITH_COMMITS)],
+    [(StopChoice.PAUSE, RunStatus.RUNNING), (StopChoice.KEEP, RunStatus.CANCELLED_WITH_COMMITS)],
 )
 def test_closing_during_a_commit_stops_it_and_waits(
     qtbot: QtBot,
@@ -423,7 +424,7 @@ def test_closing_during_a_commit_stops_it_and_waits(
     tmp_path: Path,
     gate: ExecutorGate,
     monkeypatch: pytest.MonkeyPatch,
-    answer: str,
+    answer: StopChoice,
     status: RunStatus,
 ) -> None:
     make_png_shelf(tmp_path / "shelf", notebooks=3)
@@ -435,11 +436,12 @@ def test_closing_during_a_commit_stops_it_and_waits(
 
     asked: list[bool] = []
 
-    def ask(parent: QWidget) -> str | None:
+    def ask(parent: QWidget, *, closing: bool) -> StopChoice:
+        assert closing
         asked.append(True)
-        return None if len(asked) == 1 else answer
+        return StopChoice.CONTINUE if len(asked) == 1 else answer
 
-    monkeypatch.setattr(main_window, "ask_stop_on_close", ask)
+    monkeypatch.setattr(main_window, "ask_stop", ask)
     assert not window.close()  # "keep importing"
     assert window.isVisible() and not window.is_stopping()
 
@@ -927,7 +929,7 @@ def test_an_interrupted_run_can_be_cancelled_from_the_runs_view(
     seen: list[str] = []
     click_in_next_box("Cancel Run", seen)
     runs.cancel_run_button.click()
-    assert "Notebooks already committed stay in the corpus" in seen[0]
+    assert "Every page already in the corpus stays" in seen[0]
     qtbot.waitUntil(
         lambda: (
             runs.model.rowCount() == 1
@@ -995,7 +997,7 @@ def test_the_bar_counts_pages_as_they_land_and_a_cancel_half_way_keeps_them(
         qtbot.waitUntil(lambda: page.progress_bar.value() == CHECKPOINT_PAGES, timeout=TIMEOUT_MS)
         assert page.progress_bar.maximum() == 70
         seen: list[str] = []
-        click_in_next_box("Cancel Import", seen)
+        click_in_next_box("Stop, Keep What Landed", seen)
         page.cancel_button.click()
     finally:
         checkpoint.release.set()

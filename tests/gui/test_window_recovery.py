@@ -230,7 +230,7 @@ def test_pause_reads_apart_from_a_crash_and_cancel_works_from_runs(
 
         when_modal_opens(QWidget, keep_importing)
         runs.cancel_run_button.click()
-        assert asked == ["Cancel Import"]
+        assert asked == ["Stop Import"]
         assert window.commit_page.is_running()
     finally:
         window.commit_page.pause()

@@ -322,8 +322,8 @@ def _run_signals(control: RunControl) -> contextlib.AbstractContextManager[None]
 
     def on_int() -> None:
         print(
-            "\ntranscribe-import: cancelling — items in progress are rolled back, committed "
-            "notebooks stay.",
+            "\ntranscribe-import: cancelling at the next safe point — every page already in "
+            "the corpus stays; commit the plan again to import the rest.",
             file=sys.stderr,
         )
         control.cancel()
@@ -340,20 +340,25 @@ def _run_signals(control: RunControl) -> contextlib.AbstractContextManager[None]
     )
 
 
-def _execute(corpus: Corpus, run_id: str, args: argparse.Namespace) -> int:
+def _execute(corpus: Corpus, prepared: api.PreparedRun, args: argparse.Namespace) -> int:
+    run_id = prepared.run_id
     control = RunControl()
     progress = _Progress()
-    started = time.monotonic()
+    # The speed counts only the pages this attempt lands (api.AttemptPace), not those a
+    # retry or a resume finds in the corpus already.
+    start = api.pace_start(corpus, prepared.plan, prepared.record) if progress.live else None
+    pace = api.AttemptPace(start or api.PaceStart(), time.monotonic())
 
     def on_event(ev: RunEvent) -> None:
+        pace.observe(ev)
         if ev.outcome is None:
             return
         finished = ev.kind is EventKind.ITEM_FINISHED
         if finished or ev.kind is EventKind.PAGES_LANDED:
-            rate = ev.pages_done / max(1e-6, time.monotonic() - started)
             what = str(ev.outcome.state) if finished else f"{ev.outcome.pages_landed} pages in"
             progress.show(
-                f"{ev.pages_done}/{ev.pages_total} pages, {rate:.1f} pages/s — "
+                f"{ev.pages_done}/{ev.pages_total} pages, "
+                f"{pace.rate(time.monotonic()):.1f} pages/s — "
                 f"item {ev.item_id[:8] if ev.item_id else ''} {what}",
                 force=finished,
             )
@@ -458,8 +463,8 @@ def _state_words(run: api.RunSummary) -> str:
         RunStatus.PARTIAL: "partial — some items committed, some failed",
         RunStatus.FAILED: "failed — nothing was committed",
         RunStatus.CANCELLED: "cancelled — no item had been committed, no page was added",
-        RunStatus.CANCELLED_WITH_COMMITS: "cancelled with commits — what was committed before "
-        "the cancel stays",
+        RunStatus.CANCELLED_WITH_COMMITS: "cancelled with commits — every page that landed "
+        "before the cancel stays",
         RunStatus.REVERTED: "reverted — undone as a group; what it added is in the trash",
     }[run.status]
 
@@ -483,11 +488,12 @@ def cmd_commit(corpus: Corpus, args: argparse.Namespace) -> int:
         )
     elif not args.json:
         say(f"Import run {record.run_id} created.", file=sys.stderr)
-    return _execute(corpus, record.run_id, args)
+    return _execute(corpus, prepared, args)
 
 
 def cmd_resume(corpus: Corpus, args: argparse.Namespace) -> int:
-    record = api.prepare_resume(corpus, args.run_id).record
+    prepared = api.prepare_resume(corpus, args.run_id)
+    record = prepared.record
     if record.status.terminal:
         # Said as its status, with its exit code: a resume after a kill that came between
         # the terminal status and the exit must not look like a usage error.
@@ -503,7 +509,7 @@ def cmd_resume(corpus: Corpus, args: argparse.Namespace) -> int:
             for undo in api.unfinished_undos(corpus, record.run_id):
                 say(f"  NOTE: {undo}.")
         return api.exit_code_for_status(record.status)
-    return _execute(corpus, args.run_id, args)
+    return _execute(corpus, prepared, args)
 
 
 def cmd_cancel(corpus: Corpus, args: argparse.Namespace) -> int:
@@ -517,7 +523,7 @@ def cmd_cancel(corpus: Corpus, args: argparse.Namespace) -> int:
         return ExitCode.CANCELLED
     say(
         f"Cancel requested: the process executing run {args.run_id} stops its pending items "
-        "at the next safe point."
+        "at the next safe point; every page already in the corpus stays."
     )
     return ExitCode.OK
 

@@ -220,6 +220,8 @@ HISTORY_WORDS = {
     HistoryEvent.REVERT_ABANDONED: "undo abandoned, the run was left as it was",
     HistoryEvent.RESTORE_REQUESTED: "putting back from the trash requested",
     HistoryEvent.RESTORED: "put back from the trash (restored)",
+    HistoryEvent.RETRIED: "retried by a new run",
+    HistoryEvent.RETRY_REFUSED: "retry refused, no new run began",
     HistoryEvent.ENDED: "ended {status}",
     HistoryEvent.UNKNOWN: "recorded by a newer version of the app ({event})",
 }
@@ -236,6 +238,8 @@ def history_line(h: api.HistoryEntry) -> str:
     line += ")"
     if h.detail.get("retry_of"):
         line += f"; retries run {h.detail['retry_of']}"
+    if h.detail.get("retry_run_id"):
+        line += f"; retried as run {h.detail['retry_run_id']}"
     if h.detail.get("revert_id"):
         line += f"; trash entry {h.detail['revert_id']}"
     if h.detail.get("why"):

@@ -2,8 +2,9 @@
 
 The import itself (scan → review → commit) is the ImportFlow's (import_flow.py), which the
 window holds: the window shows its pages, keeps the corpus's health and listing current
-(doctor and the listing run on QThreads), and, closing during a commit, asks whether to
-pause or cancel, tells the worker, and waits for it showing "Stopping…" before it closes.
+(doctor and the listing run on QThreads), and, closing during a commit, asks how to stop
+it (gui/stopping.py), tells the worker, and waits for it showing "Stopping…" before it
+closes (after the undo's preview, when the import is to be undone).
 """
 
 from __future__ import annotations
@@ -37,7 +38,6 @@ from PySide6.QtWidgets import (
 
 from transcribe_import.engine.api import Corpus, NotebookSummary
 from transcribe_import.engine.base.findings import DoctorReport
-from transcribe_import.gui.dialogs import Answer, Role, ask
 from transcribe_import.gui.export_dialog import ExportDialog
 from transcribe_import.gui.help import about_html, guide_html, help_box, shortcuts_html
 from transcribe_import.gui.import_flow import ImportFlow
@@ -55,13 +55,9 @@ from transcribe_import.gui.settings_dialog import (
     load_settings,
     save_settings,
 )
-from transcribe_import.gui.values import CorpusCheck
-from transcribe_import.gui.wording import (
-    plural,
-    set_notebook_titles,
-    stop_on_close_answers,
-    stop_on_close_words,
-)
+from transcribe_import.gui.stopping import ask_stop
+from transcribe_import.gui.values import CorpusCheck, RunSummary
+from transcribe_import.gui.wording import StopChoice, plural, set_notebook_titles
 from transcribe_import.gui.workers import TaskSlot, check_corpus, list_notebooks
 
 DEFAULT_SIZE = (1100, 720)
@@ -84,23 +80,6 @@ class Section:
     IMPORT = 0
     RUNS = 1
     CORPUS = 2
-
-
-def ask_stop_on_close(parent: QWidget) -> str | None:
-    """Closing during a commit: "pause", "cancel", or None to keep importing."""
-    pause, cancel, keep = stop_on_close_answers()
-    answer = ask(
-        parent,
-        *stop_on_close_words(),
-        (
-            Answer("pause", pause, Role.AcceptRole),
-            Answer("cancel", cancel, Role.DestructiveRole),
-            Answer("keep", keep, Role.RejectRole),
-        ),
-        default="pause",
-        escape="keep",
-    )
-    return None if answer == "keep" else answer
 
 
 class MainWindow(QMainWindow):
@@ -166,6 +145,7 @@ class MainWindow(QMainWindow):
         self.commit_page.open_corpus_requested.connect(self.open_corpus_folder)
         self.commit_page.progressed.connect(self._commit_progressed)
         self.runs_page.cancel_own_requested.connect(self.commit_page.ask_cancel)
+        self.commit_page.undo_requested.connect(self._undo_stopped_run)
         self.runs_page.own_run = self.commit_page.current_run_id
         self.runs_page.listed.connect(self._runs_listed)
         self.runs_page.corpus_changed.connect(self._corpus_changed)
@@ -508,9 +488,17 @@ class MainWindow(QMainWindow):
             self.tr("The corpus is checked again once the import has ended") if running else "",
         )
         self._busy_changed(running)
-        if not running and self._close_when_stopped:
+        if not running and self._close_when_stopped and not self.commit_page.undo_follows():
             # The worker has ended and its thread is gone: nothing is half-written now.
             QTimer.singleShot(0, self.close)
+
+    def _undo_stopped_run(self, run: RunSummary) -> None:
+        """Stop and Undo This Import: the run has ended; its undo's preview opens over Runs,
+        and a window closing closes once that dialog is done (undone or kept)."""
+        self.show_run(run.run_id)
+        dialog = self.runs_page.open_undo(run, self if self._close_when_stopped else None)
+        if self._close_when_stopped:
+            dialog.finished.connect(self.close)
 
     def _run_finished(self, _result: object) -> None:
         # Doctor again, then the listing: the Corpus view's health and count include the import.
@@ -652,14 +640,14 @@ class MainWindow(QMainWindow):
             event.ignore()
             if self._close_when_stopped:
                 return  # already stopping; the window closes when the worker has ended
-            how = ask_stop_on_close(self)
-            if how is None:
+            how = ask_stop(self, closing=True)
+            if how is StopChoice.CONTINUE:
                 return
             self._close_when_stopped = True
-            if how == "cancel":
-                self.commit_page.cancel()
-            else:
+            if how is StopChoice.PAUSE:
                 self.commit_page.pause()
+            else:
+                self.commit_page.cancel(undo=how is StopChoice.UNDO)
             # Visible while the worker finishes the item it is on; nothing else can be started.
             self.setWindowTitle(self.tr("Stopping… — Transcribe Import"))
             self.statusBar().showMessage(

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from transcribe_import.engine.api import (
     NotebookSummary,
     OutcomeRow,
+    PaceStart,
     PlanItemState,
     RunDetail,
     RunSummary,
@@ -58,6 +59,9 @@ class CommitStart:
     pages_done: int
     pages_total: int
     continued: bool  # the run existed before (a resume, or the same plan committed again)
+    # The unfinished items' pages and those in the corpus already: the attempt's pace counts
+    # only the pages it lands itself (api.AttemptPace).
+    pace: PaceStart = PaceStart()
 
 
 @dataclass(frozen=True)

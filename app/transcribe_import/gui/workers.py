@@ -501,7 +501,10 @@ class CommitWorker(Worker):
         rows = api.outcome_rows(prepared.plan, record)
         total = sum(r.pages_planned for r in rows)
         done = sum(r.pages_planned for r in rows if r.state.final)
-        self.prepared.emit(CommitStart(record.run_id, tuple(rows), done, total, prepared.continued))
+        pace = api.pace_start(self._corpus, prepared.plan, record)
+        self.prepared.emit(
+            CommitStart(record.run_id, tuple(rows), done, total, prepared.continued, pace)
+        )
         result = api.execute(
             self._corpus,
             record.run_id,

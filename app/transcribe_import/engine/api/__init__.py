@@ -83,6 +83,7 @@ from transcribe_import.engine.api.plans import (
     save_plan_file,
     validate_plan,
 )
+from transcribe_import.engine.api.run_pace import AttemptPace, PaceStart, pace_start
 from transcribe_import.engine.api.run_state import RunCounts, RunState
 from transcribe_import.engine.api.runs import (
     HistoryEntry,
@@ -179,6 +180,9 @@ __all__ = [
     "RunSummary",
     "RunState",
     "RunCounts",
+    "AttemptPace",
+    "PaceStart",
+    "pace_start",
     "run_summary",
     "result_summary",
     "OutcomeRow",

@@ -14,6 +14,7 @@ from transcribe_import.engine.api.plans import validate_plan
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.planning.plan import ImportPlan
 from transcribe_import.engine.runs.model import (
+    RunCorrupt,
     RunRecord,
     RunStatus,
 )
@@ -74,6 +75,9 @@ def prepare_commit(
 
     report = validate_plan(corpus, plan, settings=settings, workers=workers)
     if not report.ok:
+        from transcribe_import.engine.api.retries import note_refused_retry
+
+        note_refused_retry(corpus, plan, report)
         raise PlanInvalid(report)
     record, continued = prepare_run(corpus, plan, discovery_for(plan, plan_file))
     discard_draft(corpus, plan.plan_id)  # the run holds the plan now (frozen with it)
@@ -114,9 +118,14 @@ def prepare_retry(
             "is retried. Resume an interrupted run instead.",
             item=run_id,
         )
-    return prepare_commit(
-        corpus, store.load_plan(run_id, record), settings=settings, workers=workers
-    )
+    try:
+        plan = store.load_plan(run_id, record)
+    except RunCorrupt as exc:
+        from transcribe_import.engine.api.retries import note_refusal
+
+        note_refusal(corpus, run_id, str(exc))
+        raise
+    return prepare_commit(corpus, plan, settings=settings, workers=workers)
 
 
 def prepare_resume(corpus: Corpus, run_id: str) -> PreparedRun:

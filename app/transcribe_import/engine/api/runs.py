@@ -253,7 +253,7 @@ class HistoryEntry:
     attempt: int
     actor: str  # the app that made the transition (older records: the OS user)
     requested_by: str | None  # the person who asked: created, cancel and revert requests
-    detail: dict[str, Any]  # retry_of, revert_id, why
+    detail: dict[str, Any]  # retry_of, retry_run_id, revert_id, why
 
 
 def history_event(value: object) -> tuple[HistoryEvent, RunStatus | None, str]:
@@ -291,7 +291,9 @@ def run_history(record: RunRecord) -> list[HistoryEntry]:
                 attempt=int(h.get("attempt") or 0),
                 actor=f"{actor} {h.get('app_version', '')}".strip() if actor else "",
                 requested_by=h.get("requested_by") or h.get("by"),
-                detail={k: h[k] for k in ("retry_of", "revert_id", "why") if h.get(k)},
+                detail={
+                    k: h[k] for k in ("retry_of", "retry_run_id", "revert_id", "why") if h.get(k)
+                },
             )
         )
     return out

@@ -75,6 +75,10 @@ class HistoryEvent(enum.StrEnum):
     REVERT_ABANDONED = "revert_abandoned"
     RESTORE_REQUESTED = "restore_requested"  # a person asked to put an undone run back
     RESTORED = "restored"  # put back from the trash: the status it ended with is its own again
+    # Written on an ended run when its plan is committed again: a new run (``retry_run_id``)
+    # retries what did not land, or the retry was refused before any run began (``why``).
+    RETRIED = "retried"
+    RETRY_REFUSED = "retry_refused"
     ENDED = "ended"
     UNKNOWN = "unknown"
 

@@ -57,6 +57,7 @@ from transcribe_import.engine.runs.model import (
     is_interrupted,
     settle_unfinished,
 )
+from transcribe_import.engine.runs.undo_record import UndoTransitions
 from transcribe_import.engine.storage import fsio, locks
 from transcribe_import.engine.storage.quarantine import quarantine
 
@@ -81,15 +82,18 @@ ASKED_BY_A_PERSON = frozenset(
         HistoryEvent.CANCEL_REQUESTED,
         HistoryEvent.REVERT_REQUESTED,
         HistoryEvent.RESTORE_REQUESTED,
+        HistoryEvent.RETRIED,
+        HistoryEvent.RETRY_REFUSED,
     }
 )
 PLANS_DIR = "plans"  # import-runs/plans/<run_id>.json: the frozen plan snapshots
 LEGACY_PLAN_SUFFIX = ".plan.json"  # import-runs/<run_id>.plan.json, before the move
 OUTCOMES_SUFFIX = ".outcomes.jsonl"  # import-runs/<run_id>.outcomes.jsonl
+CANCELLED = frozenset({RunStatus.CANCELLED, RunStatus.CANCELLED_WITH_COMMITS})
 MIGRATE_LOCK_TIMEOUT = 2.0  # a busy corpus postpones the migration to the next open
 
 
-class RunStore:
+class RunStore(UndoTransitions):
     """Reads and writes the run records of one corpus."""
 
     def __init__(self, corpus: Corpus) -> None:
@@ -320,7 +324,31 @@ class RunStore:
                 self._update_index(RunRecord(doc))
         except OSError as exc:
             raise fsio.problem_from_oserror(exc, self.dir, "creating an import run in") from exc
+        if retry_of is not None:
+            self._note_retried(retry_of, run_id)
         return RunRecord(doc)
+
+    def _note_retried(self, run_id: str, retry_run_id: str) -> None:
+        """The ended run's History names the run that retries it.
+
+        Written after the new run exists, so it never names a run that is not there. The new
+        run's own ``created`` entry names the run it retries, so a disk failing between the
+        two loses no fact: it is logged, and the retry goes on.
+        """
+        try:
+            self.note_on_ended(run_id, HistoryEvent.RETRIED, retry_run_id=retry_run_id)
+        except TranscribeError as exc:
+            logger.warning(
+                "run %s: its retry %s is not in its history: %s", run_id, retry_run_id, exc
+            )
+
+    def note_on_ended(self, run_id: str, event: HistoryEvent, **detail: str) -> RunRecord:
+        """Add an entry to an ended run's History (a retry of it, or a refused one)."""
+
+        def change(doc: dict[str, Any]) -> None:
+            doc["history"].append(self._event(event, int(doc["attempt"]), **detail))
+
+        return self._mutate(run_id, None, change)
 
     @staticmethod
     def _event(kind: HistoryEvent | RunStatus, attempt: int, **extra: Any) -> dict[str, Any]:
@@ -469,104 +497,19 @@ class RunStore:
             doc["finished_at"] = now
             if errors:
                 doc["errors"].extend(errors)
+            if status in CANCELLED and not doc.get("cancel_requested"):
+                # Asked in this process (the window's Stop, Ctrl-C), not through the record:
+                # History still says a person asked, as a `cancel` command's request does.
+                doc["cancel_requested"] = True
+                doc["history"].append(
+                    self._event(HistoryEvent.CANCEL_REQUESTED, int(doc["attempt"]))
+                )
             doc["history"].append(self._event(status, int(doc["attempt"])))
 
         record = self._mutate(run_id, attempt, change)
         crashpoint("run.after_terminal")
         fsio.remove(self.cancel_marker(run_id))
         return record
-
-    def request_revert(self, run_id: str, revert_id: str) -> RunRecord:
-        """Record that a person asked to undo the run (once: a second request keeps the first)."""
-
-        def change(doc: dict[str, Any]) -> None:
-            status = RunStatus(doc["status"])
-            if status is RunStatus.REVERTED:
-                return
-            if not status.revertible:
-                raise TranscribeError(
-                    ErrorCode.RUN_BUSY,
-                    f"Run {run_id} is {status.value}: only an ended run is undone.",
-                    item=run_id,
-                )
-            pending = doc.get("revert")
-            if isinstance(pending, dict) and pending.get("state") == "requested":
-                return
-            event = self._event(
-                HistoryEvent.REVERT_REQUESTED, int(doc["attempt"]), revert_id=revert_id
-            )
-            doc["revert"] = {
-                "revert_id": revert_id,
-                "state": "requested",
-                "requested_at": event["at"],
-                "requested_by": event["requested_by"],
-            }
-            doc["history"].append(event)
-
-        return self._mutate(run_id, None, change)
-
-    def mark_reverted(self, run_id: str, revert_id: str) -> RunRecord:
-        """The one transition after a terminal status: ``reverted``, written once."""
-
-        def change(doc: dict[str, Any]) -> None:
-            if doc["status"] == RunStatus.REVERTED:
-                return
-            doc["status"] = RunStatus.REVERTED.value
-            doc["reverted_at"] = utc_now()
-            doc["revert"] = {**(doc.get("revert") or {}), "revert_id": revert_id, "state": "done"}
-            doc["history"].append(
-                self._event(HistoryEvent.REVERTED, int(doc["attempt"]), revert_id=revert_id)
-            )
-
-        return self._mutate(run_id, None, change)
-
-    def abandon_revert(self, run_id: str, revert_id: str, why: str) -> RunRecord:
-        """A revert that could not finish was undone: the run keeps its status."""
-
-        def change(doc: dict[str, Any]) -> None:
-            pending = doc.get("revert")
-            if not isinstance(pending, dict) or pending.get("state") != "requested":
-                return
-            doc["revert"] = {**pending, "state": "abandoned", "why": why}
-            doc["history"].append(
-                self._event(
-                    HistoryEvent.REVERT_ABANDONED, int(doc["attempt"]), revert_id=revert_id, why=why
-                )
-            )
-
-        return self._mutate(run_id, None, change)
-
-    def request_restore(self, run_id: str, revert_id: str) -> RunRecord:
-        """Record that a person asked to put the undone run back (``revert.state``
-        ``restoring`` until it is back: a kill before then is finished by ``doctor``)."""
-
-        def change(doc: dict[str, Any]) -> None:
-            revert = doc.get("revert")
-            if not isinstance(revert, dict) or revert.get("state") != "done":
-                return  # restoring already, or not undone: nothing to ask
-            event = self._event(
-                HistoryEvent.RESTORE_REQUESTED, int(doc["attempt"]), revert_id=revert_id
-            )
-            doc["revert"] = {**revert, "state": "restoring", "restore_requested_at": event["at"]}
-            doc["history"].append(event)
-
-        return self._mutate(run_id, None, change)
-
-    def mark_restored(self, run_id: str, revert_id: str, status: RunStatus) -> RunRecord:
-        """The run is back: ``status``, the one it ended with, is its status again."""
-
-        def change(doc: dict[str, Any]) -> None:
-            revert = doc.get("revert")
-            if not isinstance(revert, dict) or revert.get("state") != "restoring":
-                return
-            doc["status"] = status.value
-            doc.pop("reverted_at", None)
-            doc["revert"] = {**revert, "state": "restored", "restored_at": utc_now()}
-            doc["history"].append(
-                self._event(HistoryEvent.RESTORED, int(doc["attempt"]), revert_id=revert_id)
-            )
-
-        return self._mutate(run_id, None, change)
 
     def _update_index(self, record: RunRecord) -> None:
         """The derived listing: rewritten under the corpus lock, rebuilt when unreadable."""

@@ -3,7 +3,9 @@
 The executor reports from its own threads; the worker queues the events and the page
 takes them in time-budgeted batches (about 50 ms of work per turn of the event loop,
 as Picard applies results), so a burst of outcomes never freezes the window. Pause and
-Cancel only ask the engine (RunControl); what the run ended as is the engine's word.
+Stop only ask the engine (RunControl); what the run ended as is the engine's word. *Stop and
+Undo This Import* asks, once the run has ended, for its undo (``undo_requested``): the
+window opens the undo's preview, and nothing is taken out before the person confirms it.
 """
 
 from __future__ import annotations
@@ -22,15 +24,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from transcribe_import.engine.api import Corpus, can_retry
+from transcribe_import.engine.api import AttemptPace, Corpus, PaceStart, can_retry
 from transcribe_import.engine.media.kinds import RenderSettings
 from transcribe_import.engine.planning.plan import ImportPlan, Op
 from transcribe_import.engine.planning.problems import ValidationReport
 from transcribe_import.engine.runs.model import EventKind, ItemState, RunEvent, RunResult
-from transcribe_import.gui.dialogs import confirm_destructive
 from transcribe_import.gui.icons import SP
 from transcribe_import.gui.models.outcomes import OutcomeTableModel
 from transcribe_import.gui.pages.base import WorkerPage
+from transcribe_import.gui.stopping import ask_stop
 from transcribe_import.gui.values import CommitStart, OutcomeRow, PageTally, RunSummary
 from transcribe_import.gui.widgets import (
     headline_label,
@@ -40,14 +42,17 @@ from transcribe_import.gui.widgets import (
     selectable_text,
 )
 from transcribe_import.gui.wording import (
-    cancel_import_question,
+    StopChoice,
     commit_buttons,
     counts_sentence,
     format_duration,
+    nothing_to_undo_words,
     plural,
     progress_words,
     run_state_explanation,
     run_state_words,
+    stopping_words,
+    undo_not_possible_words,
 )
 from transcribe_import.gui.workers import CommitWorker
 
@@ -86,6 +91,8 @@ class CommitPage(WorkerPage[CommitWorker]):
     resume_requested = Signal(str)  # run id; resuming needs the window's settings
     retry_requested = Signal(str)  # run id of an ended run whose plan is committed again
     progressed = Signal()  # outcomes were applied: counts may have moved
+    # Stop and Undo This Import: the run has ended; its RunSummary, to open the undo's preview.
+    undo_requested = Signal(object)
 
     def __init__(self, corpus: Corpus, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -94,13 +101,14 @@ class CommitPage(WorkerPage[CommitWorker]):
         self.result: RunResult | None = None
         self._backlog: collections.deque[RunEvent] = collections.deque()
         self._drain_scheduled = False
-        self._pages_done = 0
-        self._pages_total = 0
-        self._pages_at_start = 0
-        self._landed_at_start = 0  # pages of the run in the corpus when this attempt began
+        # This attempt's own pages: its speed, time left and end line count only them.
+        self._pace = AttemptPace(PaceStart(), 0.0)
         self._started_at = 0.0
         self._ended_at = 0.0
         self._stopping = ""
+        self._undo_after_stop = False  # Stop and Undo This Import was chosen
+        self._undo_follows = False  # the run ended undoable: undo_requested comes next
+        self._ended_run: RunSummary | None = None
         self._retrying = False
         self._landed_before: set[str] = set()  # items already committed when the attempt began
         self.batches_applied = 0  # how many time-budgeted batches ran (the bench reads it)
@@ -197,6 +205,8 @@ class CommitPage(WorkerPage[CommitWorker]):
         self._retrying = False
         self.run_id = worker.run_id
         self._stopping = ""
+        self._undo_after_stop = False
+        self._ended_run = None
         self._backlog.clear()
         self._working_on = None
         self._following = True
@@ -219,10 +229,8 @@ class CommitPage(WorkerPage[CommitWorker]):
         self.model.set_rows(start.rows)
         self._moving_selection = False
         self._landed_before = {r.item_id for r in start.rows if r.state is ItemState.COMMITTED}
-        self._pages_done = self._pages_at_start = start.pages_done
-        self._landed_at_start = page_tally(start.rows).landed
-        self._pages_total = start.pages_total
         self._started_at = time.monotonic()
+        self._pace = AttemptPace(start.pace, self._started_at)
         self._ended_at = 0.0
         n = len(start.rows)
         self.headline.setText(
@@ -234,8 +242,8 @@ class CommitPage(WorkerPage[CommitWorker]):
         )
         self.summary_label.setText(
             self.tr(
-                "Pages are committed a few dozen at a time: pausing or cancelling keeps every "
-                "page already in."
+                "Pages are committed a few at a time as they are ready: pausing or stopping "
+                "keeps every page already in."
             )
         )
         self._tick.start()
@@ -266,9 +274,7 @@ class CommitPage(WorkerPage[CommitWorker]):
             QTimer.singleShot(0, self._apply_backlog)
 
     def _apply(self, event: RunEvent, changed: dict[str, OutcomeRow]) -> None:
-        if event.pages_total:
-            self._pages_done = event.pages_done
-            self._pages_total = event.pages_total
+        self._pace.observe(event)
         if event.item_id is None:
             return
         current = changed.get(event.item_id)
@@ -300,19 +306,16 @@ class CommitPage(WorkerPage[CommitWorker]):
         self.progress_bar.setRange(0, max(tally.total, 1))
         self.progress_bar.setValue(tally.done if tally.total else 1)
         self.progress_bar.setFormat(progress_words(tally).replace("%", "%%"))
-        total = self._pages_total
         if self._worker is None or self._stopping or self.result is not None:
             return  # the end says how long it took instead
-        elapsed = time.monotonic() - self._started_at
-        done_now = self._pages_done - self._pages_at_start
-        if done_now <= 0 or elapsed <= 0:
+        now = time.monotonic()
+        left = self._pace.seconds_left(now)
+        if left is None:
             self.rate_label.setText(self.tr("Starting…"))
             return
-        rate = done_now / elapsed
-        left = (total - self._pages_done) / rate if rate > 0 else 0
         self.rate_label.setText(
             self.tr("{rate} pages/s · about {left} left").format(
-                rate=f"{rate:.1f}", left=format_duration(left)
+                rate=f"{self._pace.rate(now):.1f}", left=format_duration(left)
             )
         )
 
@@ -343,20 +346,28 @@ class CommitPage(WorkerPage[CommitWorker]):
         if self._worker is None or self._stopping:
             return
         self._worker.pause()
-        self._show_stopping(self.tr("Pausing at the next safe point…"))
+        self._show_stopping(stopping_words(StopChoice.PAUSE))
 
     def ask_cancel(self) -> None:
+        """Stop Import…: keep what landed, or undo the import once it has stopped."""
         if self._worker is None or self._stopping:
             return
-        if confirm_destructive(self, cancel_import_question()):
-            self.cancel()
+        choice = ask_stop(self, closing=False)
+        if choice is not StopChoice.CONTINUE:
+            self.cancel(undo=choice is StopChoice.UNDO)
 
-    def cancel(self) -> None:
-        """Cancel without asking (the window asked already)."""
+    def cancel(self, *, undo: bool = False) -> None:
+        """End the run without asking (the window asked already): what landed stays; with
+        ``undo``, the undo's preview is asked for once the run has ended."""
         if self._worker is None:
             return
         self._worker.cancel()
-        self._show_stopping(self.tr("Cancelling… items in progress are rolled back."))
+        self._undo_after_stop = undo
+        self._show_stopping(stopping_words(StopChoice.UNDO if undo else StopChoice.KEEP))
+
+    def undo_follows(self) -> bool:
+        """The run has ended and its undo's preview is asked for next (``undo_requested``)."""
+        return self._undo_follows
 
     def _show_stopping(self, text: str) -> None:
         self._stopping = text
@@ -382,6 +393,7 @@ class CommitPage(WorkerPage[CommitWorker]):
         self._ended_at = time.monotonic()
         self._flush()
         self.result = result
+        self._ended_run = run
         # The record is the truth: rows show what it says, not what events we saw.
         outcomes = result.record.outcomes()
         self.model.update_rows(
@@ -441,11 +453,10 @@ class CommitPage(WorkerPage[CommitWorker]):
         )
 
     def last_run_pages(self) -> tuple[int, float]:
-        """Pages this attempt landed and the seconds it took (the benchmark reads it); pages
-        that failed are not counted, so a partial run's rate is what went in."""
+        """Pages this attempt landed itself and the seconds it took (the benchmark reads it):
+        neither pages that failed nor those found in the corpus already count."""
         end = self._ended_at or time.monotonic()
-        landed = self.tally().landed - self._landed_at_start
-        return max(0, landed), max(0.0, end - self._started_at)
+        return self._pace.landed, max(0.0, end - self._started_at)
 
     def _elapsed_sentence(self) -> str:
         if not self._started_at:
@@ -502,8 +513,20 @@ class CommitPage(WorkerPage[CommitWorker]):
             resumable=paused or self.result is None,
             retryable=self.result is not None and can_retry(self.result.status),
         )
+        run = self._ended_run
+        # Undone only once ended, and only when it left something: a run stopped before its
+        # first page landed has nothing to undo, and its preview would only say so.
+        ended = run is not None and run.status.revertible
+        self._undo_follows = self._undo_after_stop and ended and bool(run and run.pages_landed)
+        if self._undo_after_stop and not self._undo_follows:
+            said = nothing_to_undo_words() if ended else undo_not_possible_words()
+            self.summary_label.setText(self.summary_label.text() + "\n" + said)
+        self._undo_after_stop = False
         super()._worker_ended()
         self.run_finished.emit(self.result)
+        if self._undo_follows:
+            self._undo_follows = False
+            self.undo_requested.emit(run)
 
     def wait(self) -> None:
         """Block until the worker has ended (closing, tests); it must have been told to stop."""

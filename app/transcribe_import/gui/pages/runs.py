@@ -295,11 +295,17 @@ class RunsPage(QWidget):
         run = self.selected_run()
         if run is None or not run.status.revertible or self._commit_running:
             return
-        dialog = UndoDialog(self.corpus, run, self)
+        self.open_undo(run)
+
+    def open_undo(self, run: RunSummary, parent: QWidget | None = None) -> UndoDialog:
+        """Undo This Import…'s preview of ``run``, opened (``parent``: the window, while
+        it closes and this view is disabled)."""
+        dialog = UndoDialog(self.corpus, run, parent or self)
         dialog.reverted.connect(lambda run_id: self.refresh(select=run_id))
         dialog.reverted.connect(self.corpus_changed)
         self.undo_dialog = dialog  # the tests drive it; one at a time
         dialog.open()
+        return dialog
 
     def _trash_clicked(self) -> None:
         dialog = TrashDialog(self.corpus, self)

@@ -8,7 +8,8 @@ engine enum and covers every member (tests/gui/test_wording.py).
 
 By subject: ``formatting`` (counts, times), ``runs`` (statuses, outcomes, history),
 ``review`` (the plan under review), ``corpus`` (notebooks, findings, undo, trash),
-``buttons`` (the views' buttons and questions), ``errors`` (error codes). Callers import
+``buttons`` (the views' buttons and questions), ``stopping`` (every sentence about
+stopping an import), ``errors`` (error codes). Callers import
 from the package (``from transcribe_import.gui import wording``; ``wording.X``).
 """
 
@@ -22,7 +23,6 @@ from transcribe_import.gui.wording.buttons import (
     ReviewActions,
     RunsButtons,
     StartButtons,
-    cancel_import_question,
     cancel_run_question,
     cancel_scan_words,
     check_again_words,
@@ -33,8 +33,6 @@ from transcribe_import.gui.wording.buttons import (
     review_actions,
     runs_buttons,
     start_buttons,
-    stop_on_close_answers,
-    stop_on_close_words,
     unsaved_review_answers,
     unsaved_review_words,
 )
@@ -92,6 +90,16 @@ from transcribe_import.gui.wording.runs import (
     run_status_explanation,
     run_status_words,
 )
+from transcribe_import.gui.wording.stopping import (
+    StopChoice,
+    StopQuestion,
+    nothing_to_undo_words,
+    stop_choice_words,
+    stop_on_close_question,
+    stop_question,
+    stopping_words,
+    undo_not_possible_words,
+)
 
 __all__ = [
     "ActionWords",
@@ -101,8 +109,15 @@ __all__ = [
     "ReviewActions",
     "RunsButtons",
     "StartButtons",
-    "cancel_import_question",
     "cancel_run_question",
+    "StopChoice",
+    "StopQuestion",
+    "stop_choice_words",
+    "stop_on_close_question",
+    "stop_question",
+    "stopping_words",
+    "undo_not_possible_words",
+    "nothing_to_undo_words",
     "cancel_scan_words",
     "check_again_words",
     "checking_words",
@@ -153,8 +168,6 @@ __all__ = [
     "set_notebook_titles",
     "severity_words",
     "start_buttons",
-    "stop_on_close_answers",
-    "stop_on_close_words",
     "trash_entry_words",
     "unreadable_notebook_words",
     "unsaved_review_answers",

@@ -6,6 +6,8 @@ from typing import NamedTuple
 
 from PySide6.QtCore import QCoreApplication
 
+from transcribe_import.gui.wording.stopping import cancel_run_question_details
+
 _t = QCoreApplication.translate
 
 
@@ -29,37 +31,14 @@ class Question(NamedTuple):
     keep: str
 
 
-def _question(
-    context: str, title: str, question: str, details: str, do_it: str, keep: str
-) -> Question:
-    """A question's words, each translated in ``context`` (the view that asks it)."""
-    return Question(*(_t(context, text) for text in (title, question, details, do_it, keep)))
-
-
-def cancel_import_question() -> Question:
-    """Before cancelling the import the commit view runs; says plainly what stays."""
-    return _question(
-        "CommitPage",
-        "Cancel Import",
-        "Cancel this import?",
-        "Notebooks not started yet will not be imported, and the one being imported now "
-        "is rolled back. Notebooks already committed stay in the corpus: cancelling never "
-        "removes them.",
-        "Cancel Import",
-        "Keep Importing",
-    )
-
-
 def cancel_run_question() -> Question:
     """Before cancelling an interrupted run from the Runs view."""
-    return _question(
-        "RunsPage",
-        "Cancel Run",
-        "End this import without finishing it?",
-        "Its notebooks not yet committed will not be imported. Notebooks already committed "
-        "stay in the corpus: cancelling never removes them.",
-        "Cancel Run",
-        "Keep It Resumable",
+    return Question(
+        _t("RunsPage", "Cancel Run"),
+        _t("RunsPage", "End this import without finishing it?"),
+        cancel_run_question_details(),
+        _t("RunsPage", "Cancel Run"),
+        _t("RunsPage", "Keep It Resumable"),
     )
 
 
@@ -230,9 +209,9 @@ def commit_buttons() -> CommitButtons:
         ),
         _button(
             "CommitPage",
-            "&Cancel Import…",
-            "Cancel the import",
-            "Stop importing; notebooks already committed stay in the corpus",
+            "&Stop Import…",
+            "Stop the import",
+            "Stop importing: keep the pages that landed, or undo the import",
         ),
         _button("CommitPage", "&Open Corpus Folder", "Open the corpus folder"),
         _button("CommitPage", "&Show in Runs", "Show this run in the Runs view"),
@@ -279,29 +258,6 @@ def check_again_words() -> ButtonWords:
         "&Check Again",
         "Check the corpus again",
         "Run doctor again: recover interrupted work and look for problems",
-    )
-
-
-def stop_on_close_words() -> tuple[str, str, str]:
-    """Closing during a commit: the title, the question and what each answer does."""
-    return (
-        _t("Quit", "Import in Progress"),
-        _t("Quit", "An import is running. Stop it before closing?"),
-        _t(
-            "Quit",
-            "Pause keeps the run resumable: open the window again and resume it from Runs. "
-            "Cancel stops it for good. Either way, notebooks already committed stay in the "
-            "corpus and the one in progress is finished or rolled back cleanly.",
-        ),
-    )
-
-
-def stop_on_close_answers() -> tuple[str, str, str]:
-    """The answers to ``stop_on_close_words``: pause, cancel, keep importing."""
-    return (
-        _t("Quit", "Pause and Close"),
-        _t("Quit", "Cancel Import and Close"),
-        _t("Quit", "Keep Importing"),
     )
 
 

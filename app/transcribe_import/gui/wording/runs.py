@@ -26,13 +26,6 @@ def counts_sentence(run: RunSummary) -> str:
             _t("RunCounts", "1 notebook committed"),
             _t("RunCounts", "%Ln notebooks committed", "", c),
         )
-        + " ("
-        + plural(
-            n.pages_landed,
-            _t("RunCounts", "1 page"),
-            _t("RunCounts", "%Ln pages", "", n.pages_landed),
-        )
-        + ")"
     ]
     if n.notebooks_incomplete:
         incomplete = n.notebooks_incomplete
@@ -45,7 +38,14 @@ def counts_sentence(run: RunSummary) -> str:
         parts.append(_t("RunCounts", "%Ln cancelled before they started", "", n.items_not_started))
     elif n.items_not_started:
         parts.append(_t("RunCounts", "%Ln not done yet", "", n.items_not_started))
-    return ", ".join(parts) + "."
+    # The pages are the run's in all, the incomplete notebooks' included: said apart from
+    # the notebooks committed, so they never read as those notebooks' pages alone.
+    landed = plural(
+        n.pages_landed,
+        _t("RunCounts", "1 page landed"),
+        _t("RunCounts", "%Ln pages landed", "", n.pages_landed),
+    )
+    return ", ".join(parts) + "; " + landed + "."
 
 
 def run_status_words(status: RunStatus, pages_landed: int = 0) -> str:
@@ -95,8 +95,9 @@ def run_status_explanation(status: RunStatus, pages_landed: int = 0) -> str:
         ),
         RunStatus.CANCELLED_WITH_COMMITS: _t(
             "RunStatus",
-            "The import was cancelled; the notebooks committed before the cancel stay in the "
-            "corpus.",
+            "The import was cancelled; every page that landed before the cancel stays in the "
+            "corpus, a notebook stopped part way included. Retry What Did Not Land imports the "
+            "rest.",
         ),
         RunStatus.REVERTED: _t(
             "RunStatus",
@@ -256,6 +257,8 @@ def history_event_words(event: HistoryEvent) -> str:
         ),
         HistoryEvent.RESTORE_REQUESTED: _t("RunHistory", "Putting back from the trash requested"),
         HistoryEvent.RESTORED: _t("RunHistory", "Put back from the trash"),
+        HistoryEvent.RETRIED: _t("RunHistory", "Retried: a new run imports what did not land"),
+        HistoryEvent.RETRY_REFUSED: _t("RunHistory", "Retry refused; no new run began"),
         HistoryEvent.ENDED: _t("RunHistory", "Ended"),
         HistoryEvent.UNKNOWN: _t(
             "RunHistory", "Recorded by a newer version of the app (“{event}”)"
@@ -280,6 +283,8 @@ def history_words(entry: HistoryEntry, run: RunSummary | None = None) -> str:
     )
     if entry.requested_by:
         line += " " + _t("RunHistory", "— asked by {who}").format(who=entry.requested_by)
+    if entry.detail.get("retry_run_id"):
+        line += " " + _t("RunHistory", "(run {run_id})").format(run_id=entry.detail["retry_run_id"])
     if entry.detail.get("why"):
         line += ": " + str(entry.detail["why"])
     return line

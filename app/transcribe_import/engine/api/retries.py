@@ -1,0 +1,62 @@
+"""A refused retry in the History of the run it would have retried.
+
+Committing the plan of a run that ended without landing everything retries it (a new run
+with ``retry_of``). When the plan no longer validates, or the run's frozen plan cannot be
+read, no new run begins: the ended run's History says that a retry was asked for and why
+it was refused, so the record of every attempt on the plan is in one place.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from transcribe_import.engine.api.commit import can_retry
+from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.runs.model import HistoryEvent, continues, same_plan
+from transcribe_import.engine.runs.store import RunStore
+
+if TYPE_CHECKING:
+    from transcribe_import.engine.planning.plan import ImportPlan
+    from transcribe_import.engine.planning.problems import ValidationReport
+    from transcribe_import.engine.storage.corpus import Corpus
+
+logger = logging.getLogger(__name__)
+
+# How many of the refusal's errors the History names (the rest are counted).
+NAMED_ERRORS = 3
+
+
+def refusal_reason(report: ValidationReport) -> str:
+    """Why the retry was refused, in the engine's words: the validate errors, counted."""
+    errors = report.errors
+    named = "; ".join(f"[{p.code}] {p.message}" for p in errors[:NAMED_ERRORS])
+    more = f"; and {len(errors) - NAMED_ERRORS} more" if len(errors) > NAMED_ERRORS else ""
+    return f"the plan no longer validates ({len(errors)} error(s)): {named}{more}"
+
+
+def note_refusal(corpus: Corpus, run_id: str, why: str) -> None:
+    """Write a refused retry of the ended run ``run_id`` into its History, with ``why``.
+
+    A record that cannot be written is logged: the refusal itself is still told to the
+    person by the caller.
+    """
+    try:
+        RunStore(corpus).note_on_ended(run_id, HistoryEvent.RETRY_REFUSED, why=why)
+    except TranscribeError as exc:
+        logger.warning("a refused retry of run %s is not in History: %s", run_id, exc)
+
+
+def note_refused_retry(corpus: Corpus, plan: ImportPlan, report: ValidationReport) -> None:
+    """If committing ``plan`` was a retry, write its refusal into the retried run's History.
+
+    It was a retry when no run of the plan continues (a live one, or a complete one) and
+    the newest one ended without landing everything, the run a new one would retry.
+    """
+    try:
+        runs = [r for r in RunStore(corpus).runs_for_plan(plan.plan_id) if same_plan(r, plan)]
+    except TranscribeError as exc:
+        logger.warning("a refused retry of plan %s is not in History: %s", plan.plan_id, exc)
+        return
+    if runs and not any(continues(r) for r in runs) and can_retry(runs[0].status):
+        note_refusal(corpus, runs[0].run_id, refusal_reason(report))

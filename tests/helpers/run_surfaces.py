@@ -1,0 +1,141 @@
+"""One run told alike on every surface: the CLI's JSON, the CLI's words, the window's models.
+
+The check the stop-scenario tables share (tests/cli/test_run_state.py, the CLI's stops, and
+tests/gui/test_stop_surfaces.py, the window's): `runs --json`, `show --json`, the words of
+`runs` and `show`, the window's Runs model and History all say the same state and the same
+numbers, and the pages landed equal the pages in the notebooks' project.json whose sources
+carry the run's id, counted here straight from disk.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from transcribe_import.engine import api
+from transcribe_import.engine.runs.model import HistoryEvent
+from transcribe_import.engine.storage.corpus import Corpus
+from transcribe_import.gui.models.runs import RunColumn, RunTableModel
+from transcribe_import.gui.wording import history_event_words, history_words
+
+from helpers.cli import cli_json, ok, run_cli
+
+# What `runs` lists and how `show` and the window say each state of a run that has not ended.
+RUNS_LABEL = {
+    "live": "running",
+    "paused": "paused (resumable)",
+    "interrupted": "interrupted (resumable)",
+}
+SHOW_WORDS = {
+    "live": "running — a process is executing it now",
+    "paused": "paused — resumable",
+    "interrupted": "interrupted — resumable",
+}
+WINDOW_WORDS = {
+    "live": "Running now",
+    "paused": "Paused, resumable",
+    "interrupted": "Interrupted, resumable",
+    "complete": "Complete",
+    "partial": "Partly imported",
+    "cancelled": "Cancelled, some pages kept",  # none committed, some pages landed
+}
+# How `show` says a History entry the tables look for.
+SHOW_HISTORY = {
+    HistoryEvent.RETRIED: "retried by a new run",
+    HistoryEvent.RETRY_REFUSED: "retry refused, no new run began",
+    HistoryEvent.PAUSED: "paused",
+    HistoryEvent.CANCEL_REQUESTED: "cancel requested",
+}
+
+
+def pages_on_disk(data: Path, run_id: str) -> int:
+    """Pages in the corpus's project.json files whose source carries ``run_id``."""
+    total = 0
+    for manifest in (data / "corpus" / "notebooks").glob("*/project.json"):
+        doc = orjson.loads(manifest.read_bytes())
+        ours = {s["id"] for s in doc["sources"] if s.get("import_run_id") == run_id}
+        total += sum(p["source_id"] in ours for p in doc["pages"])
+    return total
+
+
+def counts(complete: int, incomplete: int, failed: int, not_started: int) -> dict[str, int]:
+    """Every count of ``run_counts`` but pages_landed, which is counted on disk."""
+    return {
+        "notebooks_complete": complete,
+        "notebooks_incomplete": incomplete,
+        "items_failed": failed,
+        "items_not_started": not_started,
+    }
+
+
+def assert_surfaces_agree(
+    data: Path,
+    run_id: str,
+    *,
+    state: str,
+    status: str,
+    want_counts: dict[str, int],
+    locked: bool = False,
+    history: tuple[HistoryEvent, ...] = (),
+) -> int:
+    """Every surface tells ``run_id`` as ``state``/``status`` with ``want_counts`` and the
+    pages on disk; ``history``: events its History must hold, on both faces. Returns the
+    pages."""
+    pages = pages_on_disk(data, run_id)
+    want = {**want_counts, "pages_landed": pages}
+    ended = state == "ended"
+
+    # The CLI's JSON: the list and the one run.
+    runs = cli_json(data, "runs", "--json")["runs"]
+    [listed] = [r for r in runs if r["import_run_id"] == run_id]
+    shown = cli_json(data, "show", run_id, "--json")
+    for doc in (listed, shown):
+        assert doc["state"] == state and doc["status"] == status, (doc["state"], doc["status"])
+        assert doc["run_counts"] == want
+    assert listed["pages_landed"] == pages
+    assert listed["interrupted"] is (not ended and not locked and state != "live")
+
+    # The CLI's words: `runs` and `show` say the same state and the same counts.
+    [runs_line] = [
+        line for line in ok(run_cli(data, "runs")).stdout.splitlines() if line.startswith(run_id)
+    ]
+    show_out = ok(run_cli(data, "show", run_id)).stdout
+    label = status if ended else RUNS_LABEL[state]
+    assert f"  {label} " in runs_line
+    counted = f"{want['notebooks_complete']} complete, {want['notebooks_incomplete']} incomplete"
+    assert counted in runs_line and f"{pages} page(s) landed" in runs_line
+    assert f"{want['notebooks_complete']} notebook(s) complete, " in show_out
+    assert f"{want['items_failed']} failed, {want['items_not_started']} not started; " in show_out
+    assert f"{pages} page(s) landed." in show_out
+    first = show_out.splitlines()[0]
+    assert first.startswith(f"Run {run_id} — {status if ended else SHOW_WORDS[state]}")
+    for event in history:
+        assert f"  {SHOW_HISTORY[event]} (attempt " in show_out, event
+
+    # The window's Runs model and History, over the same engine values.
+    listings = api.list_runs(Corpus.open(data))
+    model = RunTableModel()
+    model.set_runs([listing.summary for listing in listings])
+    [row] = [i for i, listing in enumerate(listings) if listing.summary.run_id == run_id]
+    [listing] = [listing for listing in listings if listing.summary.run_id == run_id]
+
+    def cell(column: RunColumn) -> Any:
+        return model.index(row, column).data()
+
+    assert cell(RunColumn.STATUS) == WINDOW_WORDS[status if ended else state]
+    assert cell(RunColumn.COMMITTED) == str(want["notebooks_complete"])
+    assert cell(RunColumn.FAILED) == str(want["items_failed"])
+    assert cell(RunColumn.PAGES) == str(pages)
+    summary = listing.summary
+    assert summary.counts.to_json() == want and str(summary.state) == state
+    entries = api.run_history(listing.record)
+    said = [history_words(h, summary) for h in entries]
+    if ended:  # the Runs details' History ends its run in the words of the row
+        ends = [s for h, s in zip(entries, said, strict=True) if h.status is not None]
+        assert ends[-1].split("  ", 1)[1].startswith(f"Ended: {WINDOW_WORDS[status]}")
+    for event in history:
+        words = history_event_words(event)
+        assert any(words in s for s in said), (event, said)
+    return pages
