@@ -39,6 +39,11 @@ class RunStatus(enum.StrEnum):
         return self not in (RunStatus.PENDING, RunStatus.RUNNING)
 
     @property
+    def cancelled(self) -> bool:
+        """Ended by a cancel, with or without commits."""
+        return self in (RunStatus.CANCELLED, RunStatus.CANCELLED_WITH_COMMITS)
+
+    @property
     def revertible(self) -> bool:
         """Whether a revert may undo a run that ended so: it committed something."""
         return self in REVERTIBLE

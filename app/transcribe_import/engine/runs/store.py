@@ -13,7 +13,7 @@ runs; the record carries its fingerprint, and loading checks the two still agree
 Corpora written before kept it beside the record as ``<id>.plan.json``:
 ``migrate_plan_snapshots`` moves those, crash-safely, when the corpus is opened.
 
-About 590 lines, over the usual 500: being the only reader and writer of run records is the
+About 690 lines, over the usual 500: being the only reader and writer of run records is the
 point, so that every write goes through one ``_mutate`` (the corpus lock, the attempt fence,
 the outcomes log and its compaction); the index, the frozen plans and their move are the same
 folder under the same lock.
@@ -89,7 +89,6 @@ ASKED_BY_A_PERSON = frozenset(
 PLANS_DIR = "plans"  # import-runs/plans/<run_id>.json: the frozen plan snapshots
 LEGACY_PLAN_SUFFIX = ".plan.json"  # import-runs/<run_id>.plan.json, before the move
 OUTCOMES_SUFFIX = ".outcomes.jsonl"  # import-runs/<run_id>.outcomes.jsonl
-CANCELLED = frozenset({RunStatus.CANCELLED, RunStatus.CANCELLED_WITH_COMMITS})
 MIGRATE_LOCK_TIMEOUT = 2.0  # a busy corpus postpones the migration to the next open
 
 
@@ -325,22 +324,13 @@ class RunStore(UndoTransitions):
         except OSError as exc:
             raise fsio.problem_from_oserror(exc, self.dir, "creating an import run in") from exc
         if retry_of is not None:
-            self._note_retried(retry_of, run_id)
+            # The ended run's History names its retry, once the retry exists. Its `created`
+            # names the ended run too, so a disk failing in between loses no fact: logged.
+            try:
+                self.note_on_ended(retry_of, HistoryEvent.RETRIED, retry_run_id=run_id)
+            except TranscribeError as exc:
+                logger.warning("run %s: its retry %s is not in History: %s", retry_of, run_id, exc)
         return RunRecord(doc)
-
-    def _note_retried(self, run_id: str, retry_run_id: str) -> None:
-        """The ended run's History names the run that retries it.
-
-        Written after the new run exists, so it never names a run that is not there. The new
-        run's own ``created`` entry names the run it retries, so a disk failing between the
-        two loses no fact: it is logged, and the retry goes on.
-        """
-        try:
-            self.note_on_ended(run_id, HistoryEvent.RETRIED, retry_run_id=retry_run_id)
-        except TranscribeError as exc:
-            logger.warning(
-                "run %s: its retry %s is not in its history: %s", run_id, retry_run_id, exc
-            )
 
     def note_on_ended(self, run_id: str, event: HistoryEvent, **detail: str) -> RunRecord:
         """Add an entry to an ended run's History (a retry of it, or a refused one)."""
@@ -497,7 +487,7 @@ class RunStore(UndoTransitions):
             doc["finished_at"] = now
             if errors:
                 doc["errors"].extend(errors)
-            if status in CANCELLED and not doc.get("cancel_requested"):
+            if status.cancelled and not doc.get("cancel_requested"):
                 # Asked in this process (the window's Stop, Ctrl-C), not through the record:
                 # History still says a person asked, as a `cancel` command's request does.
                 doc["cancel_requested"] = True
