@@ -34,8 +34,9 @@ if TYPE_CHECKING:
     from PIL import Image
 
 # Files up to this size are kept in memory between their hash and their probe (two scan
-# workers hold at most two of them); larger ones are read twice rather than held.
-WHOLE_READ_MAX = 64 * 1024 * 1024
+# workers hold at most two of them), read in one call, so a cancel waits for at most that
+# much to be read; larger ones are read twice, in parts, rather than held.
+WHOLE_READ_MAX = 32 * 1024 * 1024
 
 # How far from the end an image's end marker may sit: cameras and editors append padding
 # or trailers after it, but a file cut short by a failed copy has none at all.
@@ -58,13 +59,12 @@ def read_once(path: Path, *, size: int, should_stop: Callable[[], bool] | None =
     if size > WHOLE_READ_MAX:
         sha, _size = fsio.hash_file(path, size=size, should_stop=should_stop)
         return FileRead(sha, None)
-    h = hashlib.sha256()
-    chunks = []
     with fsio.open_read(path, size=size, should_stop=should_stop) as f:
-        while chunk := f.read(fsio.CHUNK):
-            h.update(chunk)
-            chunks.append(chunk)
-    return FileRead(h.hexdigest(), b"".join(chunks))
+        # One read into one buffer (no chunks joined: a copy as costly as the check), then
+        # one more byte, which raises FileChanged if the file has grown since the walk.
+        data = f.read(size)
+        f.read(1)
+    return FileRead(hashlib.sha256(data).hexdigest(), data)
 
 
 def check_not_truncated(fp: BinaryIO, media_type: str, dp: str) -> None:

@@ -175,7 +175,26 @@ def _open_image(fp: BinaryIO, media_type: str) -> Image.Image:
     """Pillow's image of ``fp``, trying only the decoder its bytes were sniffed as."""
     if media_type == HEIC:
         _register_heif()
-    return Image.open(fp, formats=KIND_BY_TYPE[media_type].pil_formats)
+    else:
+        _register_plugins()
+    # Only formats with an opener: Pillow would import every plugin to look for one for
+    # "MPO", which JPEG's opener opens.
+    formats = [f for f in KIND_BY_TYPE[media_type].pil_formats if f in Image.OPEN]
+    return Image.open(fp, formats=formats)
+
+
+@functools.cache
+def _register_plugins() -> None:
+    # Pillow registers a handful of formats up front and imports all of its 40-odd plugins
+    # (a tenth of a second) the first time it is asked for another one (MPO, TIFF, WebP):
+    # importing the ones the kinds name is enough.
+    from PIL import (  # noqa: F401 - imported to register them
+        JpegImagePlugin,
+        MpoImagePlugin,
+        PngImagePlugin,
+        TiffImagePlugin,
+        WebPImagePlugin,
+    )
 
 
 @functools.cache
@@ -362,9 +381,12 @@ def _pdf_document(fp: BinaryIO, dp: str) -> Iterator[pdfium.PdfDocument]:
     import pypdfium2 as pdfium
 
     fp.seek(0)
+    # Bytes already read (the scan's) are handed to pdfium whole: reading them back through
+    # Python callbacks costs more than the pages' load.
+    source = fp.getvalue() if isinstance(fp, io.BytesIO) else fp
     with _PDFIUM_LOCK, _library_warnings(dp):
         try:
-            doc = pdfium.PdfDocument(fp)
+            doc = pdfium.PdfDocument(source)
         except pdfium.PdfiumError as exc:
             # Read right after the failed load, the code is this load's (pdfium does not
             # reset it on success, so it says nothing after one).
