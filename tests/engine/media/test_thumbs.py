@@ -55,6 +55,9 @@ def test_a_page_is_decoded_for_its_thumbnail_once_then_read_from_the_corpus_cach
     ]
     bigger = api.render_preview(path, "image/jpeg", 0, 320, **kw)  # type: ignore[arg-type]
     assert _side(bigger) == 320 and len(renders) == 2
+    for _ in range(2):  # a page up close is not kept: rendered each time
+        api.render_preview(path, "image/jpeg", 0, 1600, **kw)  # type: ignore[arg-type]
+    assert len(renders) == 4 and len(list(thumbs.cache_dir(corpus.root).rglob("*.png"))) == 2
 
 
 def test_a_torn_entry_is_a_miss_and_a_changed_file_is_refused(

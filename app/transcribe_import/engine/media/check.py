@@ -1,15 +1,17 @@
 """The scan's checks of a page file's data, as cheap as each format allows, from one read.
 
-``read_once`` reads a file once, hashing it as it goes, and keeps its bytes when they
-are few enough, so the probe that follows reads memory, not the disk a second time.
+``read_once`` reads a file once, hashes it, and keeps its bytes when they are few
+enough, so the probe that follows reads memory, not the disk a second time.
 ``check_not_truncated`` (every probe) refuses a file cut short from its tail alone;
 ``check_data`` (the scan's probe) refuses a file whose data would fail at commit.
 
 A JPEG is not decoded: libjpeg decodes damaged entropy-coded data anyway (grey blocks,
-a warning), so what refuses a JPEG at commit is its headers (which Pillow parses), a scan
-that is missing or cut off, or the end marker missing after the last scan; walking its
-markers (``_walk_jpeg``) checks those at a fraction of the cost of even a 1/8-scale decode
-(measured in bench/bench_scan.py). Other formats offer Pillow no smaller decode, and their
+a warning), so what refuses a JPEG at commit is its headers (which Pillow parses), a
+marker or table libjpeg refuses, or a scan that is missing or cut off; walking its
+markers (``_walk_jpeg``, with libjpeg's checks of each segment) finds those at a
+fraction of the cost of even a 1/8-scale decode (measured in bench/bench_scan.py; its
+verdicts are compared with Pillow's full decode on damaged files in tests/engine/media/
+test_check.py). Other formats offer Pillow no smaller decode, and their
 damage (a TIFF codec this build lacks, garbage in a deflate strip, an APNG's broken frame
 sequence) shows only when decoded: their pages are still decoded whole. A PDF's pages are
 loaded by pdfium in ``decode._probe_pdf`` (rendering them would decode every picture on

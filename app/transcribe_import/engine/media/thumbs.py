@@ -29,6 +29,9 @@ log = logging.getLogger(__name__)
 # bump it when a thumbnail of the same bytes would look different.
 CACHE_FOLDER = Path("cache") / "thumbnails-v1"
 CACHE_LIMIT = 256 * 1024 * 1024
+# Thumbnails up to this size are kept (the grid's zoom goes to 320 px); a page shown up
+# close is a few megabytes, rendered when asked (the viewer keeps the last few in memory).
+CACHE_MAX_SIDE = 512
 # How many entries are written between two looks at the folder's size.
 _PRUNE_EVERY = 500
 
@@ -59,10 +62,11 @@ def thumbnail(
 
     From ``cache`` when it holds this page of the file whose content is ``sha256``;
     otherwise rendered (``size``: the file's planned size, any other is refused as
-    ``source_changed``) and kept there. Raises TranscribeError naming ``shown_as``.
+    ``source_changed``) and kept there if ``side`` is at most ``CACHE_MAX_SIDE``.
+    Raises TranscribeError naming ``shown_as``.
     """
     entry = None
-    if cache is not None and sha256:
+    if cache is not None and sha256 and side <= CACHE_MAX_SIDE:
         entry = cache / sha256[:2] / f"{sha256}-{page_index}-{side}.png"
         found = _read_entry(entry)
         if found is not None:
