@@ -2,6 +2,9 @@
 
 A view asks ``request`` for each page it paints; the first ask schedules a render on the
 cache's own QThreadPool and returns None, and ``ready`` says when the pixmap is there.
+The engine renders each page shrunk on load and, given the corpus, keeps it in the
+corpus's thumbnail cache (``api.render_preview``), so a page is decoded for its
+thumbnail once, not once per window; this module holds no decoding of its own.
 The job is given plain values (a path, a media type, a page index), never a plan object
 or a widget, and hands back a QImage: QImage is safe to build on any thread, while a
 QPixmap exists only on the GUI thread, so the conversion happens in the slot.
@@ -22,6 +25,7 @@ from PySide6.QtCore import QCoreApplication, QObject, QRunnable, QThreadPool, Si
 from PySide6.QtGui import QImage, QPixmap
 
 from transcribe_import.engine import api
+from transcribe_import.engine.api import Corpus
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.planning.plan import PlanSource
 
@@ -70,12 +74,22 @@ class _Render:
     page_index: int
     shown_as: str  # how the page is named in a failure
     side: int
+    sha256: str  # the file's content as planned: its entry in the corpus's cache
+    size: int  # as planned: a file changed since is refused, not shown
+    corpus: Corpus | None
 
     def image(self) -> QImage | str:
         """The page as a QImage (safe to build on any thread), or why there is none."""
         try:
             png = api.render_preview(
-                self.path, self.media_type, self.page_index, self.side, shown_as=self.shown_as
+                self.path,
+                self.media_type,
+                self.page_index,
+                self.side,
+                shown_as=self.shown_as,
+                corpus=self.corpus,
+                sha256=self.sha256,
+                size=self.size,
             )
             image = QImage.fromData(png)  # a PNG, known by its signature
             return image if not image.isNull() else f"{self.shown_as}: the preview is unreadable"
@@ -109,9 +123,11 @@ class ThumbnailCache(QObject):
         parent: QObject | None = None,
         *,
         side: int = THUMBNAIL_SIDE,
+        corpus: Corpus | None = None,
     ) -> None:
         super().__init__(parent)
         self.side = side  # the longest side the engine renders each page at
+        self._corpus = corpus  # whose thumbnail cache keeps the renders (None: none kept)
         self._capacity = capacity
         self._done: OrderedDict[_Key, QPixmap | _Broken] = OrderedDict()
         self._failures: dict[_Key, str] = {}
@@ -146,6 +162,9 @@ class ThumbnailCache(QObject):
                 page_index,
                 source.provenance.rel or source.provenance.path,
                 self.side,
+                source.sha256,
+                source.provenance.size,
+                self._corpus,
             )
             self._pool.start(_RenderJob(self._relay, render), next(self._priority))
         return None

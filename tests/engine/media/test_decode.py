@@ -192,7 +192,7 @@ def test_probe_reads_headers_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert infos[2].orientation == 6
 
 
-def test_probe_with_decode_pixels_refuses_data_the_headers_hide(tmp_path: Path) -> None:
+def test_probe_with_check_data_refuses_data_the_headers_hide(tmp_path: Path) -> None:
     # A deflate-compressed TIFF whose header and tags are whole but whose strip is garbage.
     buf = io.BytesIO()
     Image.new("RGB", (64, 64), (200, 10, 10)).save(buf, "TIFF", compression="tiff_adobe_deflate")
@@ -203,11 +203,11 @@ def test_probe_with_decode_pixels_refuses_data_the_headers_hide(tmp_path: Path) 
     path = tmp_path / "hollow.tif"
     path.write_bytes(bytes(data))
     assert media.probe(path).page_count == 1  # the headers alone look fine
-    refused(ErrorCode.CORRUPT_IMAGE, "hollow.tif", media.probe, path, decode_pixels=True)
+    refused(ErrorCode.CORRUPT_IMAGE, "hollow.tif", media.probe, path, check_data=True)
     refused(ErrorCode.CORRUPT_IMAGE, "hollow.tif", render_all, path)
     good = mf.make_multiframe_tiff(tmp_path / "good.tif", 3)
-    assert media.probe(good, decode_pixels=True).page_count == 3
-    assert media.probe(mf.make_jpeg(tmp_path / "a.jpg"), decode_pixels=True).page_count == 1
+    assert media.probe(good, check_data=True).page_count == 3
+    assert media.probe(mf.make_jpeg(tmp_path / "a.jpg"), check_data=True).page_count == 1
 
 
 def test_probe_exif_orientation_swaps_size_and_reads_capture_time(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ def test_a_heic_photo_is_probed_upright_with_its_capture_time(tmp_path: Path) ->
         datetime_original="2024:05:06 07:08:09",
     )
     assert sniff.sniff_media_type(path) == kinds.HEIC
-    info = decode.probe(path, decode_pixels=True)
+    info = decode.probe(path, check_data=True)
     # Stored landscape with a quarter turn: a portrait page, turned once (not twice).
     assert (info.media_type, info.page_count, info.width, info.height) == (kinds.HEIC, 1, 48, 64)
     assert info.captured_at == "2024-05-06T07:08:09"
@@ -64,7 +64,7 @@ def test_a_heic_cut_short_is_a_corrupt_image_naming_it(tmp_path: Path) -> None:
     cut = tmp_path / "IMG_0002.heic"
     cut.write_bytes(whole[: len(whole) // 2])
     with pytest.raises(TranscribeError) as info:
-        decode.probe(cut, decode_pixels=True)
+        decode.probe(cut, check_data=True)
     assert info.value.code is ErrorCode.CORRUPT_IMAGE
     assert "IMG_0002.heic: the HEIC image is damaged or incomplete" in str(info.value)
 

@@ -119,20 +119,36 @@ def remove_empty_notebook(corpus: Corpus, notebook_id: str) -> Path:
 
 
 def render_preview(
-    path: Path, media_type: str, page_index: int, max_side: int, *, shown_as: str
+    path: Path,
+    media_type: str,
+    page_index: int,
+    max_side: int,
+    *,
+    shown_as: str,
+    corpus: Corpus | None = None,
+    sha256: str | None = None,
+    size: int | None = None,
 ) -> bytes:
     """One page of a source file as a PNG no larger than ``max_side``: the window's previews.
 
-    Rendered exactly as an import would (orientation, colour, bounds), only smaller.
+    Rendered exactly as an import would (orientation, colour, bounds), only smaller, and
+    shrunk on load (media/thumbs.py). With ``corpus`` and the file's ``sha256`` (and its
+    planned ``size``), kept in the corpus's thumbnail cache and read from it the next time.
     Raises TranscribeError naming ``shown_as`` when the file cannot be read.
     """
-    from transcribe_import.engine.media.decode import render_pages
-    from transcribe_import.engine.media.kinds import RenderSettings
+    from transcribe_import.engine.media.thumbs import cache_dir, thumbnail
 
-    pages = render_pages(
-        path, media_type, [page_index], RenderSettings(max_side=max_side), display_path=shown_as
+    cache = cache_dir(corpus.root) if corpus is not None else None
+    return thumbnail(
+        path,
+        media_type,
+        page_index,
+        max_side,
+        shown_as=shown_as,
+        sha256=sha256,
+        size=size,
+        cache=cache,
     )
-    return next(iter(pages)).png
 
 
 def export_notebooks(

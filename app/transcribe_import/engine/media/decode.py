@@ -27,16 +27,13 @@ from typing import TYPE_CHECKING, BinaryIO, NoReturn, cast
 from PIL import ExifTags, Image
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
-from transcribe_import.engine.media import budget, quiet
+from transcribe_import.engine.media import budget, check, quiet
 from transcribe_import.engine.media.kinds import (
     HEIC,
-    JPEG,
     KIND_BY_TYPE,
     MEDIA_EXTENSIONS,
     PDF,
-    PNG,
     TIFF,
-    WEBP,
     MediaInfo,
     RenderedPage,
     RenderSettings,
@@ -111,68 +108,43 @@ def probe(
     display_path: str | None = None,
     size: int | None = None,
     *,
-    decode_pixels: bool = False,
+    check_data: bool = False,
+    data: bytes | None = None,
 ) -> MediaInfo:
     """Type, page count, size and capture time of a page file, from its headers alone.
 
-    ``size``: the file's planned size; any other is a coded ``source_changed``.
+    ``size``: the file's planned size; any other is a coded ``source_changed``. ``data``:
+    the file's bytes, already read (``check.read_once``): probed from memory instead.
 
-    ``decode_pixels`` (the scan, once per file): also decode every page's pixels, so a
-    file whose headers are whole but whose data Pillow cannot decode (an image cut short
-    inside, a TIFF codec this build lacks, a broken APNG default image) is refused at
-    planning rather than failing at commit. A JPEG is decoded at 1/8 scale, which still
-    reads all of its data. PDFs always have every page loaded by pdfium.
+    ``check_data`` (the scan, once per file): also refuse a file whose headers are whole
+    but whose data would fail at commit (an image cut short inside, a TIFF codec this build
+    lacks, a broken APNG default image), as cheaply as its format allows (``check``).
+    PDFs always have every page loaded by pdfium.
     """
     dp = display_path or str(path)
     try:
-        with fsio.open_read(path, size=size) as fp:
+        with _opened(path, size, data) as fp:
             media_type = media_type_of(fp.read(SNIFF_BYTES), dp)
             fp.seek(0)
             if media_type == PDF:
                 return _probe_pdf(fp, dp)
-            _check_not_truncated(fp, media_type, dp)
+            check.check_not_truncated(fp, media_type, dp)
             fp.seek(0)
-            return _probe_image(fp, media_type, settings, dp, decode_pixels)
+            return _probe_image(fp, media_type, settings, dp, check_data)
     except OSError as exc:
         raise fsio.problem_from_oserror(exc, dp, "reading") from exc
 
 
-# How far from the end an image's end marker may sit: cameras and editors append padding
-# or trailers after it, but a file cut short by a failed copy has none at all.
-_TAIL_BYTES = 64 * 1024
-
-
-def _check_not_truncated(fp: BinaryIO, media_type: str, dp: str) -> None:
-    """Refuse an image cut short (an interrupted copy from a USB disk), from its tail alone.
-
-    Headers say nothing about a missing end, and probing must not decode pixels, so
-    look for the end marker the format requires: JPEG's EOI, PNG's IEND, and the
-    length a WebP's RIFF header or a TIFF's last strip/tile promises.
-    """
-    size = fp.seek(0, 2)
-    if media_type == JPEG:
-        fp.seek(max(0, size - _TAIL_BYTES))
-        ok = b"\xff\xd9" in fp.read()
-    elif media_type == PNG:
-        fp.seek(max(0, size - _TAIL_BYTES))
-        ok = b"IEND" in fp.read()
-    elif media_type == WEBP:
-        fp.seek(4)
-        riff_size = int.from_bytes(fp.read(4), "little")
-        ok = size >= riff_size + 8
-    else:
-        return  # TIFF: checked against its strip offsets when Pillow opens it
-    if not ok:
-        raise TranscribeError(
-            ErrorCode.CORRUPT_IMAGE,
-            f"{dp} is cut short (its end is missing, as after an interrupted copy): copy it "
-            "again from the original, or leave it out.",
-            path=dp,
-        )
+def _opened(
+    path: Path, size: int | None, data: bytes | None
+) -> contextlib.AbstractContextManager[BinaryIO]:
+    if data is None:
+        return fsio.open_read(path, size=size)
+    return contextlib.nullcontext(io.BytesIO(data))
 
 
 def _probe_image(
-    fp: BinaryIO, media_type: str, settings: RenderSettings, dp: str, decode_pixels: bool
+    fp: BinaryIO, media_type: str, settings: RenderSettings, dp: str, check_data: bool
 ) -> MediaInfo:
     errors = _image_errors(media_type, dp, settings)
     with errors, _open_image(fp, media_type) as im:
@@ -192,8 +164,8 @@ def _probe_image(
                 _check_pixels(*im.size, settings, dp)
             im.seek(0)
         orientation, captured_at = _exif_facts(_header_exif(im, fp))
-        if decode_pixels:
-            _decode_every_page(im, page_count)
+        if check_data:
+            check.check_data(im, fp, page_count, dp)
     if orientation in (5, 6, 7, 8):
         width, height = height, width
     return MediaInfo(media_type, page_count, width, height, captured_at, orientation)
@@ -203,7 +175,26 @@ def _open_image(fp: BinaryIO, media_type: str) -> Image.Image:
     """Pillow's image of ``fp``, trying only the decoder its bytes were sniffed as."""
     if media_type == HEIC:
         _register_heif()
-    return Image.open(fp, formats=KIND_BY_TYPE[media_type].pil_formats)
+    else:
+        _register_plugins()
+    # Only formats with an opener: Pillow would import every plugin to look for one for
+    # "MPO", which JPEG's opener opens.
+    formats = [f for f in KIND_BY_TYPE[media_type].pil_formats if f in Image.OPEN]
+    return Image.open(fp, formats=formats)
+
+
+@functools.cache
+def _register_plugins() -> None:
+    # Pillow registers a handful of formats up front and imports all of its 40-odd plugins
+    # (a tenth of a second) the first time it is asked for another one (MPO, TIFF, WebP):
+    # importing the ones the kinds name is enough.
+    from PIL import (  # noqa: F401 - imported to register them
+        JpegImagePlugin,
+        MpoImagePlugin,
+        PngImagePlugin,
+        TiffImagePlugin,
+        WebPImagePlugin,
+    )
 
 
 @functools.cache
@@ -215,16 +206,6 @@ def _register_heif() -> None:
     import pi_heif
 
     pi_heif.register_heif_opener()
-
-
-def _decode_every_page(im: Image.Image, page_count: int) -> None:
-    for frame in range(page_count):
-        if page_count > 1:
-            im.seek(frame)
-        if im.format in ("JPEG", "MPO"):
-            im.draft(None, (max(1, im.width // 8), max(1, im.height // 8)))
-        with budget.DECODE_BUDGET.hold(budget.estimate(*im.size)):  # as a render's decode
-            im.load()
 
 
 def _header_exif(im: Image.Image, fp: BinaryIO) -> Image.Exif | None:
@@ -400,9 +381,12 @@ def _pdf_document(fp: BinaryIO, dp: str) -> Iterator[pdfium.PdfDocument]:
     import pypdfium2 as pdfium
 
     fp.seek(0)
+    # Bytes already read (the scan's) are handed to pdfium whole: reading them back through
+    # Python callbacks costs more than the pages' load.
+    source = fp.getvalue() if isinstance(fp, io.BytesIO) else fp
     with _PDFIUM_LOCK, _library_warnings(dp):
         try:
-            doc = pdfium.PdfDocument(fp)
+            doc = pdfium.PdfDocument(source)
         except pdfium.PdfiumError as exc:
             # Read right after the failed load, the code is this load's (pdfium does not
             # reset it on success, so it says nothing after one).

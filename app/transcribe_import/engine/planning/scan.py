@@ -6,9 +6,11 @@ Two phases, both streamed as ``ScanProgress`` from one generator:
   Junk, hidden entries and non-page files are kept as ``IgnoredFile`` so the UI can say
   why something was left out. Symbolic links to folders are followed; every visited
   folder's (st_dev, st_ino) is remembered so a loop ends the descent instead of the scan.
-* **inspecting**: for each page file, in batches on a thread pool, ``decode.probe``
-  (magic-byte sniff + headers only, never a decode) and ``fsio.hash_file``. A file that
-  cannot be used keeps its place with a ``problem``: the planner decides about it.
+* **inspecting**: for each page file, in batches on a thread pool, one read that hashes
+  it (``check.read_once``), then ``decode.probe`` of the bytes read: magic-byte sniff,
+  headers, and the check that its data would decode at commit, as cheap as its format
+  allows (``media/check.py``). A file that cannot be used keeps its place with a
+  ``problem``: the planner decides about it.
 
 Nothing here writes to the disk or imports Qt. About 600 lines, over the usual 500: the
 two phases are one generator sharing the file records, the progress throttle and the
@@ -41,7 +43,7 @@ from transcribe_import.engine.base.text import (
     name_parts,
     natural_key,
 )
-from transcribe_import.engine.media import decode
+from transcribe_import.engine.media import check, decode
 from transcribe_import.engine.media.kinds import PAGE_FILE_SUFFIXES, MediaInfo, RenderSettings
 from transcribe_import.engine.planning.scan_progress import ScanPhase, ScanProgress
 from transcribe_import.engine.storage import fsio
@@ -523,23 +525,31 @@ def _inspect(
     problem: Problem | None = None
     info: MediaInfo | None = None
     sha: str | None = None
+    read: check.FileRead | None = None
     try:
-        # probe sniffs the magic bytes first (the same check as sniff_media_type), so each
-        # file is opened twice, not three times.
-        info = decode.probe(path, settings, display_path=dp, size=found.size, decode_pixels=True)
-    except TranscribeError as exc:
-        # media words a vanished or forbidden file as a generic read error; say which.
-        cause = exc.__cause__
-        if isinstance(cause, FileNotFoundError | PermissionError | fsio.FileChanged):
-            problem = _read_problem(cause, dp)
-        else:
-            problem = exc.problem
-    try:
-        # Hashed even when probe failed: a damaged file still has an identity to report.
+        # One read: hashed as it is read, and kept for the probe when small enough.
         # Exactly the size found while walking, or FileChanged: never read past it.
-        sha, _size = fsio.hash_file(path, size=found.size, should_stop=should_stop)
+        read = check.read_once(path, size=found.size, should_stop=should_stop)
+        sha = read.sha256
     except OSError as exc:
-        problem = problem or _read_problem(exc, dp)
+        problem = _read_problem(exc, dp)
+    if problem is None:
+        try:
+            info = decode.probe(
+                path,
+                settings,
+                display_path=dp,
+                size=found.size,
+                check_data=True,
+                data=read.data if read is not None else None,
+            )
+        except TranscribeError as exc:
+            # media words a vanished or forbidden file as a generic read error; say which.
+            cause = exc.__cause__
+            if isinstance(cause, FileNotFoundError | PermissionError | fsio.FileChanged):
+                problem = _read_problem(cause, dp)
+            else:
+                problem = exc.problem
     if problem is not None:
         problem = replace(problem, path=found.fspath)
     return ScannedFile.probed(

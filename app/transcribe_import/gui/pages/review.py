@@ -97,8 +97,14 @@ class ReviewPage(QWidget):
         # Where the Grid / Details choice and the zoom are remembered (the window's settings).
         self.settings = settings if settings is not None else QSettings()
         self._owns_thumbnails = thumbnails is None
-        self.thumbnails = thumbnails if thumbnails is not None else ThumbnailCache(parent=self)
-        self.previews = ThumbnailCache(capacity=24, threads=1, parent=self, side=PREVIEW_SIDE)
+        self.thumbnails = (
+            thumbnails
+            if thumbnails is not None
+            else ThumbnailCache(parent=self, corpus=session.corpus)
+        )
+        self.previews = ThumbnailCache(
+            capacity=24, threads=1, parent=self, side=PREVIEW_SIDE, corpus=session.corpus
+        )
         self.viewer_dialog: ViewerDialog | None = None
         self.items_model = PlanItemsModel(session, self)
         self.pages_model = PageTableModel(session, self.thumbnails, self)

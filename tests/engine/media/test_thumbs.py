@@ -1,0 +1,91 @@
+"""Thumbnails (media/thumbs.py): rendered small by the render's own path, decoded once per page
+and kept in the corpus's cache by content."""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from transcribe_import.engine import api
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.media import decode, thumbs
+from transcribe_import.engine.storage import fsio
+from transcribe_import.engine.storage.corpus import Corpus
+
+import media_factory as mf
+
+
+@pytest.fixture
+def renders(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """The file of every page render started."""
+    started: list[Path] = []
+    real = decode.render_pages
+
+    def render_pages(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        started.append(path)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(decode, "render_pages", render_pages)
+    return started
+
+
+def _side(png: bytes) -> int:
+    with Image.open(io.BytesIO(png)) as im:
+        return max(im.size)
+
+
+def test_a_page_is_decoded_for_its_thumbnail_once_then_read_from_the_corpus_cache(
+    tmp_path: Path, corpus: Corpus, renders: list[Path]
+) -> None:
+    path = mf.make_jpeg(tmp_path / "p.jpg", (1200, 1600), exif_orientation=6)
+    sha, size = fsio.hash_file(path)
+    kw = {"shown_as": "p.jpg", "corpus": corpus, "sha256": sha, "size": size}
+    first = api.render_preview(path, "image/jpeg", 0, 160, **kw)  # type: ignore[arg-type]
+    assert _side(first) == 160
+    with Image.open(io.BytesIO(first)) as im:
+        assert im.width > im.height  # turned upright, as the page's render will be
+    again = api.render_preview(path, "image/jpeg", 0, 160, **kw)  # type: ignore[arg-type]
+    assert again == first and renders == [path]
+    assert list(thumbs.cache_dir(corpus.root).rglob("*.png")) == [
+        thumbs.cache_dir(corpus.root) / sha[:2] / f"{sha}-0-160.png"
+    ]
+    bigger = api.render_preview(path, "image/jpeg", 0, 320, **kw)  # type: ignore[arg-type]
+    assert _side(bigger) == 320 and len(renders) == 2
+    for _ in range(2):  # a page up close is not kept: rendered each time
+        api.render_preview(path, "image/jpeg", 0, 1600, **kw)  # type: ignore[arg-type]
+    assert len(renders) == 4 and len(list(thumbs.cache_dir(corpus.root).rglob("*.png"))) == 2
+
+
+def test_a_torn_entry_is_a_miss_and_a_changed_file_is_refused(
+    tmp_path: Path, corpus: Corpus, renders: list[Path]
+) -> None:
+    path = mf.make_pdf(tmp_path / "b.pdf", 2)
+    sha, size = fsio.hash_file(path)
+    cache = thumbs.cache_dir(corpus.root)
+    entry = cache / sha[:2] / f"{sha}-1-96.png"
+    entry.parent.mkdir(parents=True)
+    entry.write_bytes(b"")  # as a crash can leave it: the cache is written without fsync
+    png = thumbs.thumbnail(
+        path, "application/pdf", 1, 96, shown_as="b.pdf", sha256=sha, size=size, cache=cache
+    )
+    assert _side(png) == 96 and entry.read_bytes() == png and len(renders) == 1
+    with pytest.raises(TranscribeError) as caught:
+        thumbs.thumbnail(
+            path, "application/pdf", 0, 96, shown_as="b.pdf", sha256=sha, size=size + 1, cache=cache
+        )
+    assert caught.value.code is ErrorCode.SOURCE_CHANGED and "b.pdf" in str(caught.value)
+
+
+def test_the_cache_keeps_to_its_limit_dropping_the_oldest(tmp_path: Path) -> None:
+    cache = tmp_path / "thumbs"
+    for i in range(5):
+        entry = cache / "ab" / f"{i}.png"
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        entry.write_bytes(b"x" * 100)
+        os.utime(entry, ns=(i * 10**9, i * 10**9))
+    thumbs.prune(cache, limit=250)
+    assert sorted(p.name for p in (cache / "ab").iterdir()) == ["3.png", "4.png"]

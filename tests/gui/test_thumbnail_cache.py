@@ -1,0 +1,50 @@
+"""The window's thumbnails: rendered by the engine off the window's thread, and a page decoded
+once for them, whichever window asks again (the corpus's thumbnail cache)."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from transcribe_import.engine.media import decode
+from transcribe_import.engine.planning.planner import build_plan
+from transcribe_import.engine.planning.scan import run_scan
+from transcribe_import.engine.storage.corpus import Corpus
+from transcribe_import.gui.thumbnails import ThumbnailCache
+
+from media_factory import make_jpeg, make_pdf
+
+WAIT_MS = 10_000
+
+
+def test_a_second_window_shows_thumbnails_without_decoding_a_page_again(
+    qtbot: QtBot, corpus: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_jpeg(tmp_path / "shelf" / "nb" / "p1.jpg", (900, 1200))
+    make_pdf(tmp_path / "shelf" / "nb" / "p2.pdf", 2)
+    plan = build_plan(corpus, run_scan([tmp_path / "shelf"]))
+    sources = plan.items[0].sources
+    pages = [(s, p.page_index) for s in sources for p in s.pages]
+    assert len(pages) == 3
+    threads: list[int] = []
+    real = decode.render_pages
+
+    def render_pages(*args, **kwargs):  # type: ignore[no-untyped-def]
+        threads.append(threading.get_ident())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(decode, "render_pages", render_pages)
+    for window in range(2):
+        cache = ThumbnailCache(corpus=corpus)
+        for source, index in pages:
+            assert cache.request(source, index) is None  # scheduled, never rendered here
+        qtbot.waitUntil(
+            lambda c=cache: all(c.request(s, i) is not None for s, i in pages), timeout=WAIT_MS
+        )
+        assert all(cache.failure(s.source_id, i) is None for s, i in pages)
+        assert len(threads) == 3, f"window {window + 1}"
+        cache.shutdown()
+    assert threading.get_ident() not in threads
