@@ -30,6 +30,7 @@ from transcribe_import.engine.ingest import journal
 from transcribe_import.engine.ingest.empty import is_empty
 from transcribe_import.engine.ingest.recovery import recover_journal
 from transcribe_import.engine.ingest.transaction import remove_dead_creation
+from transcribe_import.engine.runs.incomplete import incomplete_findings
 from transcribe_import.engine.runs.model import RunCorrupt
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.runs.undo import finish_all
@@ -79,6 +80,7 @@ def doctor(
 
     entries = corpus.index_entries()
     page_owners: Counter[str] = Counter()
+    titles = {nbid: e.title for nbid, e in entries.items()}
     for nbid in entries:
         nb_dir = corpus.notebook_dir(nbid)
         outside = corpus.outside_problem(nbid)
@@ -100,6 +102,7 @@ def doctor(
         except TranscribeError:
             continue  # reported by the registration pass
         report.notebooks_checked += 1
+        titles[nbid] = str(manifest.get("title") or titles[nbid])
         add(_check_files(corpus, nbid, nb_dir, manifest, verify_hashes, copies))
         if is_empty(manifest):
             add([_empty_notebook(nbid, nb_dir, manifest)])
@@ -115,6 +118,7 @@ def doctor(
                 )
             )
     add(_check_runs(corpus))
+    add(incomplete_findings(corpus, titles))  # notes, not problems: what finishes each
     add(_quarantine_summary(corpus))
     return report
 

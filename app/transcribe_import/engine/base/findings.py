@@ -41,6 +41,7 @@ class FindingCode(enum.StrEnum):
     RUN_UNTRACKED = "run_untracked"  # a frozen plan whose run record is gone
     REVERT_FINISHED = "revert_finished"  # an undo killed half way, finished or undone
     PURGE_LIVE = "purge_live"  # a purge of the trash is deleting right now in another process
+    NOTEBOOK_INCOMPLETE = "notebook_incomplete"  # holds part of an unfinished import (a note)
 
 
 @dataclass(frozen=True)

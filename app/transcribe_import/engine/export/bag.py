@@ -33,7 +33,7 @@ import dataclasses
 import hashlib
 import os
 import re
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -57,8 +57,9 @@ from transcribe_import.engine.export.model import (
     MissingFile,
     MissingReason,
     NotebookExport,
+    notebook_status,
 )
-from transcribe_import.engine.export.readme import readme_text
+from transcribe_import.engine.export.readme import incomplete_note, readme_text
 from transcribe_import.engine.storage import fsio, project
 from transcribe_import.engine.storage.bag_format import (
     BAG_INFO,
@@ -78,7 +79,7 @@ from transcribe_import.engine.storage.bag_format import (
     manifest_lines,
     notebook_folder,
 )
-from transcribe_import.engine.storage.corpus import Corpus
+from transcribe_import.engine.storage.corpus import Corpus, UnfinishedImport
 
 _EXT = re.compile(r"[a-z0-9]{1,8}")
 CHUNK = fsio.CHUNK
@@ -399,27 +400,23 @@ def _bag_info(
     return "".join(f"{k}: {v}\n" for k, v in lines).encode("utf-8")
 
 
-def _incomplete_note(export_id: str, started: str, state: str) -> bytes:
-    return (
-        f"This folder is an export by transcribe-import (export {export_id}, started "
-        f"{started}) that did not finish: {state}\n\n"
-        "It is not a valid bag: do not import or archive it. Delete the folder and export "
-        "again.\n\n"
-        f"(If {BAGIT_TXT} is present and the bag validates, the export did reach its end and "
-        "only the removal of this note was cut short: the bag is whole and this note may be "
-        "deleted.)\n"
-    ).encode()
-
-
 # -- the export ------------------------------------------------------------------------------
 
 
 class _Writer:
     """One export's state while it writes its bag: what is copied, expected and missing."""
 
-    def __init__(self, dest: Path, snapshot: list[_Notebook], corpus_id: str, agent: str) -> None:
+    def __init__(
+        self,
+        dest: Path,
+        snapshot: list[_Notebook],
+        corpus_id: str,
+        agent: str,
+        unfinished: Mapping[str, UnfinishedImport],
+    ) -> None:
         self.dest = dest
         self.snapshot = snapshot
+        self.unfinished = unfinished  # the incomplete notebooks: marked as such in the bag
         self.corpus_id = corpus_id
         self.agent = agent
         self.export_id = new_id()
@@ -445,7 +442,7 @@ class _Writer:
 
     def mark(self, state: str) -> None:
         fsio.atomic_write(
-            self.dest / INCOMPLETE, _incomplete_note(self.export_id, self.started, state)
+            self.dest / INCOMPLETE, incomplete_note(self.export_id, self.started, state)
         )
         self.marked = True
 
@@ -504,13 +501,10 @@ class _Writer:
             NotebookExport(
                 nb.notebook_id,
                 nb.title,
-                status
-                if status is ExportStatus.CANCELLED
-                else ExportStatus.PARTIAL
-                if any(m.notebook_id == nb.notebook_id for m in self.missing)
-                else ExportStatus.COMPLETE,
+                notebook_status(status, nb.notebook_id, self.missing),
                 nb.source_count,
                 nb.page_count,
+                self.unfinished.get(nb.notebook_id),
             )
             for nb in self.snapshot
         )
@@ -639,6 +633,7 @@ def export_bag(
     *,
     should_stop: Callable[[], bool] | None = None,
     software: str | None = None,
+    unfinished: Mapping[str, UnfinishedImport] | None = None,
 ) -> Generator[ExportProgress, None, ExportResult]:
     """Export the notebooks into ``destination`` (default: a fresh ``DATA_DIR/exports/`` folder).
 
@@ -647,7 +642,8 @@ def export_bag(
     notebook ids (``notebook_not_found``), a destination that is a file or inside the corpus
     (``export_destination_invalid``), one another export holds (``export_locked``) and a
     non-empty one (``export_destination_not_empty``). A destination write failure raises
-    (``disk_full``, ``io_error``), leaving the folder marked incomplete.
+    (``disk_full``, ``io_error``), leaving the folder marked incomplete. ``unfinished``: the
+    incomplete notebooks (runs/incomplete.py), each marked so in MANIFEST.json and README.md.
     """
     stop = should_stop or (lambda: False)
     ids = resolve_notebooks(corpus, notebook_ids)
@@ -661,9 +657,8 @@ def export_bag(
     except OSError as exc:
         raise fsio.problem_from_oserror(exc, chosen, "checking the export folder") from exc
     reservation = dest_mod.reserve(dest)
-    writer = _Writer(
-        dest, snapshot, corpus.corpus_id or "", software or f"transcribe-import {__version__}"
-    )
+    agent = software or f"transcribe-import {__version__}"
+    writer = _Writer(dest, snapshot, corpus.corpus_id or "", agent, unfinished or {})
     ended = False
     try:
         try:

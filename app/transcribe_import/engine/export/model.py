@@ -6,7 +6,7 @@ The bag's file names, manifests and chain hash are the bag format's (storage/bag
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +16,7 @@ from transcribe_import.engine.base.values import fields_json
 # The window names the incomplete marker from here (gui/export_dialog.py); its home is the
 # bag format's.
 from transcribe_import.engine.storage.bag_format import INCOMPLETE as INCOMPLETE
+from transcribe_import.engine.storage.corpus import UnfinishedImport, unfinished_json
 
 EXPORTS_DIR = "exports"  # under the data directory: where exports go by default
 # The manifest line of a file whose expected hash is unknown (its project.json was unreadable):
@@ -59,16 +60,35 @@ class MissingFile:
 
 @dataclass(frozen=True)
 class NotebookExport:
-    """One notebook of an export as MANIFEST.json lists it."""
+    """One notebook of an export as MANIFEST.json lists it.
+
+    ``status`` says what the bag carries of the notebook as it was; ``unfinished``, whether
+    the notebook held the whole of its import then (``state`` in its JSON, as `notebooks`).
+    """
 
     notebook_id: str
     title: str | None
     status: ExportStatus
     source_count: int | None
     page_count: int | None
+    unfinished: UnfinishedImport | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return fields_json(self)
+        doc = fields_json(self)
+        del doc["unfinished"]
+        return {**doc, **unfinished_json(self.unfinished)}
+
+
+def notebook_status(
+    export: ExportStatus, notebook_id: str, missing: Sequence[MissingFile]
+) -> ExportStatus:
+    """A notebook's status in an export that ended ``export``: partial if a file of it is
+    missing."""
+    if export is ExportStatus.CANCELLED:
+        return export
+    if any(m.notebook_id == notebook_id for m in missing):
+        return ExportStatus.PARTIAL
+    return ExportStatus.COMPLETE
 
 
 class ExportPhase(enum.StrEnum):

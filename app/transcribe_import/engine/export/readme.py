@@ -1,9 +1,16 @@
-"""The README.md tag file of an export bag: what it is, how to verify it without the app, import."""
+"""An export bag's words for a person: its README.md (what it is, how to verify it without the
+app, how to import it) and the note that marks a folder whose export did not finish.
+"""
 
 from __future__ import annotations
 
 from transcribe_import.engine.export.model import ExportResult, ExportStatus
-from transcribe_import.engine.storage.bag_format import INCOMPLETE, MANIFEST_JSON, PAYLOAD_MANIFEST
+from transcribe_import.engine.storage.bag_format import (
+    BAGIT_TXT,
+    INCOMPLETE,
+    MANIFEST_JSON,
+    PAYLOAD_MANIFEST,
+)
 
 # Kept in step with docs/formats.md ("The chain hash"); tests run this very text.
 CHAIN_SNIPPET = """\
@@ -49,6 +56,15 @@ def readme_text(result: ExportResult, software: str, exported_at: str) -> str:
             "",
             "Repair the corpus (`transcribe-import doctor --verify-hashes`) and export again.",
         ]
+    unfinished = [nb for nb in result.notebooks if nb.unfinished is not None]
+    if unfinished:
+        out += [
+            "",
+            f"**{len(unfinished)} notebook(s) are incomplete.** Their import had not finished "
+            "when this export began: each holds only the pages that had landed (listed below "
+            f"as `incomplete`; in `{MANIFEST_JSON}`, `state` and `unfinished_import`). Finish "
+            "the import in Transcribe and export them again for the whole notebook.",
+        ]
     out += [
         "",
         "## What is in it",
@@ -67,7 +83,15 @@ def readme_text(result: ExportResult, software: str, exported_at: str) -> str:
     for nb in result.notebooks:
         title = _line(nb.title) if nb.title is not None else "(manifest unreadable)"
         pages = "?" if nb.page_count is None else str(nb.page_count)
-        out.append(f"- `{nb.notebook_id}` {title}: {pages} page(s), {nb.status}")
+        line = f"- `{nb.notebook_id}` {title}: {pages} page(s), {nb.status}"
+        if nb.unfinished is not None:
+            u = nb.unfinished
+            of = "" if u.pages_expected is None else f" of its {u.pages_expected} planned"
+            line += (
+                f"; the notebook is **incomplete**: its import (run {u.run_id}) had landed "
+                f"{u.pages_landed}{of} page(s)"
+            )
+        out.append(line)
     out += [
         "",
         "## Verify it without Transcribe",
@@ -101,3 +125,16 @@ def readme_text(result: ExportResult, software: str, exported_at: str) -> str:
         "",
     ]
     return "\n".join(out)
+
+
+def incomplete_note(export_id: str, started: str, state: str) -> bytes:
+    """The text of EXPORT-INCOMPLETE.txt: this folder is an export that did not finish."""
+    return (
+        f"This folder is an export by transcribe-import (export {export_id}, started "
+        f"{started}) that did not finish: {state}\n\n"
+        "It is not a valid bag: do not import or archive it. Delete the folder and export "
+        "again.\n\n"
+        f"(If {BAGIT_TXT} is present and the bag validates, the export did reach its end and "
+        "only the removal of this note was cut short: the bag is whole and this note may be "
+        "deleted.)\n"
+    ).encode()
