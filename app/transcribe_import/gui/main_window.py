@@ -681,6 +681,7 @@ class MainWindow(QMainWindow):
         # destroyed while running aborts the process, so each is waited for.
         self.scan_page.stop_and_wait()
         self.runs_page.stop_and_wait()
+        self.corpus_page.stop_and_wait()
         self.flow.close()
         self._listings.close()
         if self.export_dialog is not None:

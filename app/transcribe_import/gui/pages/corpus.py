@@ -1,6 +1,9 @@
 """The Corpus view: the corpus's notebooks in a table, and its health as doctor reports it.
 
-A view only: the window runs doctor on a worker and hands the results here.
+A view only: the window runs doctor on a worker and hands the results here. An incomplete
+notebook (part of an import that stopped) is marked in the table; selected, it is explained
+below the table with its two actions: *Finish Import* (the window's resume or retry of its
+run) and *Undo This Import…* (the undo dialog's preview of undoing that run).
 """
 
 from __future__ import annotations
@@ -26,11 +29,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from transcribe_import.engine.api import Corpus, NotebookSummary
-from transcribe_import.engine.base.findings import DoctorReport, Finding, Severity
+from transcribe_import.engine import api
+from transcribe_import.engine.api import Corpus, NotebookSummary, RunSummary
+from transcribe_import.engine.base.findings import DoctorReport, Finding, FindingCode, Severity
 from transcribe_import.gui.icons import SP, finding_icon, standard_icon
 from transcribe_import.gui.models.base import SORT_ROLE
 from transcribe_import.gui.models.notebooks import NotebookColumn, NotebookTableModel
+from transcribe_import.gui.undo_dialog import UndoDialog
 from transcribe_import.gui.widgets import (
     icon_label,
     push_button,
@@ -38,7 +43,13 @@ from transcribe_import.gui.widgets import (
     set_small_icon,
     table_view,
 )
-from transcribe_import.gui.wording import check_again_words, finding_severity_words
+from transcribe_import.gui.wording import (
+    check_again_words,
+    finding_severity_words,
+    incomplete_buttons,
+    unfinished_import_words,
+)
+from transcribe_import.gui.workers import TaskSlot
 
 _COLUMN_PADDING = 24
 
@@ -46,10 +57,17 @@ _COLUMN_PADDING = 24
 _SEVERITY_ORDER = {Severity.PROBLEM: 0, Severity.REPAIRED: 1, Severity.INFO: 2}
 
 
+def run_summary(corpus: Corpus, run_id: str) -> RunSummary:
+    """The run an incomplete notebook's import belongs to, as the undo dialog names it."""
+    return api.show_run(corpus, run_id).summary
+
+
 class CorpusPage(QWidget):
     """One corpus: its notebooks in a table, the latest doctor report below them."""
 
-    check_requested = Signal()
+    check_requested = Signal()  # also after an undo: the health and the listing follow
+    resume_requested = Signal(str)  # run id: Finish Import of a run that can be resumed
+    retry_requested = Signal(str)  # run id: Finish Import of a run that has ended
 
     def __init__(self, corpus: Corpus, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -89,6 +107,10 @@ class CorpusPage(QWidget):
         self.notebook_table.sortByColumn(NotebookColumn.CREATED, Qt.SortOrder.AscendingOrder)
         header = self.notebook_table.horizontalHeader()
         header.setSectionResizeMode(NotebookColumn.TITLE, QHeaderView.ResizeMode.Stretch)
+        self.notebook_table.selectionModel().selectionChanged.connect(self._show_unfinished)
+        self.undo_dialog: UndoDialog | None = None
+        self._runs = TaskSlot(self, done=self._open_undo, failed=self._undo_failed)
+        self.unfinished_panel = self._unfinished_panel()
 
         self.loading_label = self._centred_label(
             self.tr("Reading the notebooks in {root}…").format(root=root)
@@ -135,7 +157,29 @@ class CorpusPage(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(search_row)
         layout.addWidget(self.notebook_stack, 1)
+        layout.addWidget(self.unfinished_panel, 0)
         layout.addWidget(self.health_panel, 0)
+
+    def _unfinished_panel(self) -> QWidget:
+        """What the selected incomplete notebook holds, with Finish Import and Undo This
+        Import…; hidden while no incomplete notebook is selected."""
+        panel = QWidget()
+        self.unfinished_icon = icon_label()
+        set_small_icon(self.unfinished_icon, standard_icon(SP.SP_MessageBoxInformation))
+        self.unfinished_label = selectable_text(QLabel())
+        self.unfinished_label.setWordWrap(True)
+        self.unfinished_label.setAccessibleName(self.tr("The selected notebook's import"))
+        finish, undo = incomplete_buttons()
+        self.finish_button = push_button(finish, SP.SP_MediaPlay, self._finish_clicked)
+        self.undo_button = push_button(undo, SP.SP_TrashIcon, self._undo_clicked)
+        row = QHBoxLayout(panel)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.unfinished_icon, 0, Qt.AlignmentFlag.AlignTop)
+        row.addWidget(self.unfinished_label, 1)
+        row.addWidget(self.undo_button, 0, Qt.AlignmentFlag.AlignTop)
+        row.addWidget(self.finish_button, 0, Qt.AlignmentFlag.AlignTop)
+        panel.hide()
+        return panel
 
     def _centred_label(self, text: str) -> QLabel:
         label = selectable_text(QLabel(text))
@@ -168,6 +212,43 @@ class CorpusPage(QWidget):
             for index in source_rows
         ]
 
+    # -- an incomplete notebook: finish or undo its import --------------------------------
+
+    def selected_unfinished(self) -> NotebookSummary | None:
+        """The first selected notebook that is incomplete, if any."""
+        return next((nb for nb in self.selected_notebooks() if nb.unfinished), None)
+
+    def _show_unfinished(self, *_: object) -> None:
+        nb = self.selected_unfinished()
+        self.unfinished_panel.setVisible(nb is not None)
+        if nb is not None and nb.unfinished is not None:
+            self.unfinished_label.setText(unfinished_import_words(nb.title, nb.unfinished))
+
+    def _finish_clicked(self) -> None:
+        nb = self.selected_unfinished()
+        if nb is None or nb.unfinished is None:
+            return
+        u = nb.unfinished
+        (self.retry_requested if u.run_ended else self.resume_requested).emit(u.run_id)
+
+    def _undo_clicked(self) -> None:
+        nb = self.selected_unfinished()
+        if nb is not None and nb.unfinished is not None and not self._runs.is_busy():
+            self._runs.run(run_summary, self.corpus, nb.unfinished.run_id)
+
+    def _open_undo(self, run: RunSummary) -> None:
+        dialog = UndoDialog(self.corpus, run, self)
+        dialog.reverted.connect(self.check_requested)
+        self.undo_dialog = dialog  # the tests drive it; one at a time
+        dialog.open()
+
+    def _undo_failed(self, message: str) -> None:
+        self.unfinished_label.setText(message)
+
+    def stop_and_wait(self) -> None:
+        """Wait for a run's loading (short) before the window closes."""
+        self._runs.close()
+
     # -- results from the window's workers -------------------------------------------------
 
     def set_checking(self, checking: bool) -> None:
@@ -188,13 +269,14 @@ class CorpusPage(QWidget):
         if notebooks and not self._columns_fitted:
             # Fitted once, with room to breathe; later listings keep what the user dragged.
             self._columns_fitted = True
-            for column in (NotebookColumn.PAGES, NotebookColumn.CREATED):
+            for column in (NotebookColumn.PAGES, NotebookColumn.CREATED, NotebookColumn.STATE):
                 self.notebook_table.resizeColumnToContents(column)
                 width = self.notebook_table.columnWidth(column)
                 self.notebook_table.setColumnWidth(column, width + _COLUMN_PADDING)
         page = self.notebook_table if notebooks else self.empty_label
         self.notebook_stack.setCurrentWidget(page)
         self._show_count()
+        self._show_unfinished()  # the selection's rows are new values: their state may differ
 
     def show_report(self, report: DoctorReport) -> None:
         findings = sorted(report.findings, key=lambda f: _SEVERITY_ORDER.get(f.severity, 9))
@@ -207,7 +289,15 @@ class CorpusPage(QWidget):
         when = QLocale().toString(
             QDateTime.currentDateTime().time(), QLocale.FormatType.ShortFormat
         )
-        if report.clean:
+        incomplete = sum(f.code is FindingCode.NOTEBOOK_INCOMPLETE for f in findings)
+        if report.clean and incomplete:
+            # Nothing is damaged, but the corpus is not whole either: never "whole" then.
+            outcome = self.tr(
+                "Nothing is damaged, but %n notebook(s) hold only part of their import",
+                "",
+                incomplete,
+            )
+        elif report.clean:
             outcome = self.tr("Nothing to report: the corpus is whole")
         else:
             parts = []
