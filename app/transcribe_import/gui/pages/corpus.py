@@ -315,7 +315,11 @@ class CorpusPage(QWidget):
                 outcome=outcome, checked=checked, when=when
             )
         )
-        self._set_health_icon(SP.SP_MessageBoxWarning if problems else SP.SP_DialogApplyButton)
+        if problems:
+            self._set_health_icon(SP.SP_MessageBoxWarning)
+        else:  # a tick only when whole: an incomplete notebook is a note, not a success
+            icon = SP.SP_MessageBoxInformation if incomplete else SP.SP_DialogApplyButton
+            self._set_health_icon(icon)
         self.findings_view.set_items([self._finding_item(f) for f in findings])
 
     def show_failure(self, message: str) -> None:
