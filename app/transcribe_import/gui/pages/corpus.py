@@ -11,7 +11,16 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
-from PySide6.QtCore import QDateTime, QLocale, QSize, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import (
+    QDateTime,
+    QItemSelection,
+    QItemSelectionModel,
+    QLocale,
+    QSize,
+    QSortFilterProxyModel,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -212,6 +221,16 @@ class CorpusPage(QWidget):
             for index in source_rows
         ]
 
+    def _select(self, notebook_ids: set[str]) -> None:
+        chosen = QItemSelection()
+        model = self.notebook_model
+        for row in range(model.rowCount()):
+            if model.notebook(row).notebook_id in notebook_ids:
+                index = self._sort_model.mapFromSource(model.index(row, 0))
+                chosen.select(index, index)
+        flags = QItemSelectionModel.SelectionFlag
+        self.notebook_table.selectionModel().select(chosen, flags.ClearAndSelect | flags.Rows)
+
     # -- an incomplete notebook: finish or undo its import --------------------------------
 
     def selected_unfinished(self) -> NotebookSummary | None:
@@ -265,7 +284,11 @@ class CorpusPage(QWidget):
         )
 
     def show_notebooks(self, notebooks: Sequence[NotebookSummary]) -> None:
+        # A new listing keeps the selection (a check run meanwhile must not drop it).
+        selected = {nb.notebook_id for nb in self.selected_notebooks()}
         self.notebook_model.set_notebooks(notebooks)
+        if selected:
+            self._select(selected)
         if notebooks and not self._columns_fitted:
             # Fitted once, with room to breathe; later listings keep what the user dragged.
             self._columns_fitted = True
