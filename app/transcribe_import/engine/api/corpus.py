@@ -182,7 +182,8 @@ def export_notebooks(
         # notebook marked incomplete that is whole, never the other way round.
         unfinished = unfinished_imports(corpus)
     except OSError as exc:
-        raise problem_from_oserror(exc, corpus.index_path, "reading") from exc
+        where = fsio.failed_path(exc, corpus.index_path)  # the index, or a run record
+        raise problem_from_oserror(exc, where, "reading") from exc
     # An undo moving the notebooks' files would leave the bag short of them, as if damaged.
     refuse_while_half_done(corpus, ids, "export these notebooks")
     return export_bag(corpus, ids, destination, should_stop=should_stop, unfinished=unfinished)
