@@ -21,7 +21,7 @@ from transcribe_import.gui.models.notebooks import NotebookColumn
 
 from helpers.runs import commit_plan, plan_for
 from helpers.shelves import make_shelf
-from helpers.window import TIMEOUT_MS, assert_no_clash, wait_run_end
+from helpers.window import TIMEOUT_MS, ExecutorGate, assert_no_clash, wait_run_end
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
@@ -79,6 +79,7 @@ def test_finish_import_completes_the_notebook_and_the_mark_goes(
     corpus: Corpus,
     tmp_path: Path,
     cancel: bool,
+    gate: ExecutorGate,
 ) -> None:
     run_id, notebook_id = _stopped_part_way(corpus, tmp_path, cancel=cancel)
     window = open_window()
@@ -94,7 +95,12 @@ def test_finish_import_completes_the_notebook_and_the_mark_goes(
     qtbot.mouseClick(window.corpus_page.finish_button, Qt.MouseButton.LeftButton)
     assert window.current_page() is window.commit_page
     assert (window.commit_page.run_id == run_id) is not cancel  # a retry is a run of its own
+    qtbot.waitUntil(gate.reached.is_set, timeout=TIMEOUT_MS)  # the item is in, the run not over
+    page = window.corpus_page
+    assert not page.finish_button.isEnabled() and not page.undo_button.isEnabled()
+    gate.release.set()
     wait_run_end(qtbot, window)
+    assert page.finish_button.isEnabled() and page.undo_button.isEnabled()
     qtbot.waitUntil(lambda: _state_cell(window) == "Complete", timeout=TIMEOUT_MS)
     assert _pages_in(corpus, notebook_id) == PAGES
     assert window.notebook_model.index(0, NotebookColumn.PAGES).data() == str(PAGES)

@@ -503,6 +503,7 @@ class MainWindow(QMainWindow):
         if running:
             self._count_before_commit = self._listed_count
         self.runs_page.set_commit_running(running)
+        self.corpus_page.set_commit_running(running)
         self.corpus_page.set_check_allowed(
             not running and not self._checks.is_busy(),
             self.tr("The corpus is checked again once the import has ended") if running else "",

@@ -243,6 +243,12 @@ class CorpusPage(QWidget):
         if nb is not None and nb.unfinished is not None:
             self.unfinished_label.setText(unfinished_import_words(nb.title, nb.unfinished))
 
+    def set_commit_running(self, running: bool) -> None:
+        """While the window commits, neither action starts: one import at a time, and an
+        undo never moves files under a commit (as in the Runs view)."""
+        for button in (self.finish_button, self.undo_button):
+            button.setEnabled(not running)
+
     def _finish_clicked(self) -> None:
         nb = self.selected_unfinished()
         if nb is None or nb.unfinished is None:
@@ -252,7 +258,8 @@ class CorpusPage(QWidget):
 
     def _undo_clicked(self) -> None:
         nb = self.selected_unfinished()
-        if nb is not None and nb.unfinished is not None and not self._runs.is_busy():
+        busy = self._runs.is_busy() or not self.undo_button.isEnabled()
+        if nb is not None and nb.unfinished is not None and not busy:
             self._runs.run(run_summary, self.corpus, nb.unfinished.run_id)
 
     def _open_undo(self, run: RunSummary) -> None:
