@@ -79,7 +79,7 @@ def _run_id(data: Path) -> str:
     return str(cli_json(data, "runs", "--json")["runs"][-1]["import_run_id"])  # the oldest
 
 
-def _assert_incomplete(data: Path, *, ended: bool) -> dict[str, Any]:
+def _assert_incomplete(data: Path, *, ended: bool, running: bool = False) -> dict[str, Any]:
     notebook = _listed(data)
     landed = _pages_on_disk(data, notebook["notebook_id"])
     assert 0 < landed < PAGES, "the stop should come between two checkpoints"
@@ -90,6 +90,7 @@ def _assert_incomplete(data: Path, *, ended: bool) -> dict[str, Any]:
         "pages_expected": PAGES,
         "pages_landed": landed,
         "run_ended": ended,
+        "running": running,
     }
     assert notebook["page_count"] == landed
     return notebook
@@ -203,3 +204,28 @@ def test_a_complete_import_is_marked_complete_everywhere(tmp_path: Path) -> None
     (entry,) = orjson.loads((bag / "MANIFEST.json").read_bytes())["notebooks"]
     assert entry["state"] == "complete" and entry["unfinished_import"] is None
     assert "incomplete" not in (bag / "README.md").read_text(encoding="utf-8").split("## ")[0]
+
+
+def test_a_notebook_being_imported_is_marked_and_an_export_meanwhile_says_so(
+    tmp_path: Path,
+) -> None:
+    """The issue's export of a notebook 4 of 40 pages in said `complete`: no more."""
+    data, plan = _planned(tmp_path)
+    commit = start_cli(data, "commit", str(plan), "--workers", "1", env=stop_at(BETWEEN))
+    try:
+        wait_stopped(commit)  # its first checkpoint landed; it holds the run's lock
+        notebook = _assert_incomplete(data, ended=False, running=True)
+        words = ok(run_cli(data, "notebooks")).stdout
+        assert "landed; a process is importing it now." in words and "finish it" not in words
+        note = _doctor_note(data)
+        assert note["message"].endswith("landed. Another process is importing it now.")
+        bag = tmp_path / "bag"
+        ok(run_cli(data, "export", "--all", "-o", str(bag)))
+        (entry,) = orjson.loads((bag / "MANIFEST.json").read_bytes())["notebooks"]
+        assert entry["state"] == "incomplete"
+        assert entry["unfinished_import"] == notebook["unfinished_import"]
+        go_on(commit)
+    finally:
+        _out, err = finish(commit)
+    assert commit.returncode == EXIT_OK, err
+    _assert_complete(data)

@@ -228,10 +228,9 @@ def cmd_notebooks(corpus: Corpus, args: argparse.Namespace) -> int:
 def _unfinished_words(corpus: Corpus, u: api.UnfinishedImport) -> str:
     """What an incomplete notebook holds of its import, and the command that finishes it."""
     expected = "?" if u.pages_expected is None else str(u.pages_expected)
-    return (
-        f"{u.pages_landed} of {expected} page(s) of import run {u.run_id} landed; finish "
-        f"it with `{api.finish_command(corpus, u)}`."
-    )
+    command = api.finish_command(corpus, u)
+    then = "a process is importing it now" if command is None else f"finish it with `{command}`"
+    return f"{u.pages_landed} of {expected} page(s) of import run {u.run_id} landed; {then}."
 
 
 def cmd_doctor(corpus: Corpus, args: argparse.Namespace) -> int:

@@ -83,8 +83,9 @@ def notebook_state(corpus: Corpus, notebook_id: str) -> UnfinishedImport | None:
     return unfinished_imports(corpus, only=notebook_id).get(notebook_id)
 
 
-def finish_command(corpus: Corpus, unfinished: UnfinishedImport) -> str:
-    """The command that finishes an incomplete notebook's import (a resume, or a retry)."""
+def finish_command(corpus: Corpus, unfinished: UnfinishedImport) -> str | None:
+    """The command that finishes an incomplete notebook's import (a resume, or a retry);
+    None while a process is importing it."""
     from transcribe_import.engine.runs.incomplete import finish_command as command
 
     return command(corpus, unfinished)

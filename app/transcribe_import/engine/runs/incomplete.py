@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from transcribe_import.engine.base.errors import TranscribeError
@@ -128,12 +128,17 @@ def unfinished_imports(corpus: Corpus, only: str | None = None) -> dict[str, Unf
                     plans[record.run_id] = None
         found = unfinished_import(held, items, plans)
         if found is not None:
-            out[notebook_id] = found
+            # Tried only here, for a run that left a notebook incomplete: it may be live.
+            running = not found.run_ended and store.is_locked(found.run_id)
+            out[notebook_id] = replace(found, running=running)
     return out
 
 
-def finish_command(corpus: Corpus, unfinished: UnfinishedImport) -> str:
-    """The command that finishes the import: resume its run, or commit its frozen plan again."""
+def finish_command(corpus: Corpus, unfinished: UnfinishedImport) -> str | None:
+    """The command that finishes the import: resume its run, or commit its frozen plan again;
+    None while a process is importing it (it finishes by itself, or stops resumable)."""
+    if unfinished.running:
+        return None
     if not unfinished.run_ended:
         return f"transcribe-import resume {unfinished.run_id}"
     return f"transcribe-import commit {RunStore(corpus).plan_path(unfinished.run_id)}"
@@ -149,13 +154,18 @@ def incomplete_findings(corpus: Corpus, titles: dict[str, str]) -> list[Finding]
         undo = f"`transcribe-import revert {u.run_id}`"
         if not u.run_ended:
             undo = f"`transcribe-import cancel {u.run_id}`, then {undo}"
+        command = finish_command(corpus, u)
+        then = (
+            "Another process is importing it now"
+            if command is None
+            else f"Finish it with `{command}`, or undo that import with {undo}"
+        )
         out.append(
             Finding(
                 FindingCode.NOTEBOOK_INCOMPLETE,
                 Severity.INFO,
                 f"Notebook “{title}” ({notebook_id}) is incomplete: {u.pages_landed} of "
-                f"{expected} page(s) of its import (run {u.run_id}) landed. Finish it with "
-                f"`{finish_command(corpus, u)}`, or undo that import with {undo}.",
+                f"{expected} page(s) of its import (run {u.run_id}) landed. {then}.",
                 notebook_id,
                 str(corpus.notebook_dir(notebook_id)),
             )

@@ -99,6 +99,7 @@ class UnfinishedImport:
     pages_expected: int | None  # the item's planned pages; None: its frozen plan is unreadable
     pages_landed: int  # the notebook's pages of the item, from every run of it
     run_ended: bool  # ended: committing its plan again (a retry) finishes it; else a resume
+    running: bool = False  # a process executes the run now (holds its lock): it is landing
 
     def to_json(self) -> dict[str, Any]:
         return fields_json(self)

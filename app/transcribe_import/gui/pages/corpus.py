@@ -118,6 +118,7 @@ class CorpusPage(QWidget):
         header.setSectionResizeMode(NotebookColumn.TITLE, QHeaderView.ResizeMode.Stretch)
         self.notebook_table.selectionModel().selectionChanged.connect(self._show_unfinished)
         self.undo_dialog: UndoDialog | None = None
+        self._commit_running = False
         self._runs = TaskSlot(self, done=self._open_undo, failed=self._undo_failed)
         self.unfinished_panel = self._unfinished_panel()
 
@@ -242,12 +243,16 @@ class CorpusPage(QWidget):
         self.unfinished_panel.setVisible(nb is not None)
         if nb is not None and nb.unfinished is not None:
             self.unfinished_label.setText(unfinished_import_words(nb.title, nb.unfinished))
+        # Another process importing it (its run is live) finishes it, or stops it resumable.
+        idle = not self._commit_running and not (nb and nb.unfinished and nb.unfinished.running)
+        for button in (self.finish_button, self.undo_button):
+            button.setEnabled(idle)
 
     def set_commit_running(self, running: bool) -> None:
         """While the window commits, neither action starts: one import at a time, and an
         undo never moves files under a commit (as in the Runs view)."""
-        for button in (self.finish_button, self.undo_button):
-            button.setEnabled(not running)
+        self._commit_running = running
+        self._show_unfinished()
 
     def _finish_clicked(self) -> None:
         nb = self.selected_unfinished()

@@ -69,6 +69,11 @@ def unfinished_import_words(title: str, u: UnfinishedImport) -> str:
         landed = _t("NotebookState", "{landed} of its %Ln pages", "", u.pages_expected).format(
             landed=QLocale().toString(u.pages_landed)
         )
+    if u.running:
+        return _t(
+            "NotebookState",
+            "“{title}” is being imported by another process: {landed} have landed so far.",
+        ).format(title=title, landed=landed)
     how = (
         _t("NotebookState", "Finish Import retries it: only what did not land is imported.")
         if u.run_ended
