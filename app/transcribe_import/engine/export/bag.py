@@ -33,7 +33,7 @@ import dataclasses
 import hashlib
 import os
 import re
-from collections.abc import Callable, Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -57,9 +57,8 @@ from transcribe_import.engine.export.model import (
     MissingFile,
     MissingReason,
     NotebookExport,
-    notebook_status,
 )
-from transcribe_import.engine.export.readme import incomplete_note, readme_text
+from transcribe_import.engine.export.readme import readme_text
 from transcribe_import.engine.storage import fsio, project
 from transcribe_import.engine.storage.bag_format import (
     BAG_INFO,
@@ -400,25 +399,30 @@ def _bag_info(
     return "".join(f"{k}: {v}\n" for k, v in lines).encode("utf-8")
 
 
+def _incomplete_note(export_id: str, started: str, state: str) -> bytes:
+    return (
+        f"This folder is an export by transcribe-import (export {export_id}, started "
+        f"{started}) that did not finish: {state}\n\n"
+        "It is not a valid bag: do not import or archive it. Delete the folder and export "
+        "again.\n\n"
+        f"(If {BAGIT_TXT} is present and the bag validates, the export did reach its end and "
+        "only the removal of this note was cut short: the bag is whole and this note may be "
+        "deleted.)\n"
+    ).encode()
+
+
 # -- the export ------------------------------------------------------------------------------
 
 
 class _Writer:
     """One export's state while it writes its bag: what is copied, expected and missing."""
 
-    def __init__(
-        self,
-        dest: Path,
-        snapshot: list[_Notebook],
-        corpus_id: str,
-        agent: str,
-        unfinished: Mapping[str, UnfinishedImport],
-    ) -> None:
+    def __init__(self, dest: Path, snapshot: list[_Notebook], corpus_id: str, agent: str) -> None:
         self.dest = dest
         self.snapshot = snapshot
-        self.unfinished = unfinished  # the incomplete notebooks: marked as such in the bag
         self.corpus_id = corpus_id
         self.agent = agent
+        self.unfinished: dict[str, UnfinishedImport] = {}  # incomplete notebooks: marked so
         self.export_id = new_id()
         self.started_dt = datetime.now(UTC)
         self.started = utc_now()
@@ -442,7 +446,7 @@ class _Writer:
 
     def mark(self, state: str) -> None:
         fsio.atomic_write(
-            self.dest / INCOMPLETE, incomplete_note(self.export_id, self.started, state)
+            self.dest / INCOMPLETE, _incomplete_note(self.export_id, self.started, state)
         )
         self.marked = True
 
@@ -498,15 +502,7 @@ class _Writer:
 
     def result(self, status: ExportStatus, chain: str | None) -> ExportResult:
         notebooks = tuple(
-            NotebookExport(
-                nb.notebook_id,
-                nb.title,
-                notebook_status(status, nb.notebook_id, self.missing),
-                nb.source_count,
-                nb.page_count,
-                self.unfinished.get(nb.notebook_id),
-            )
-            for nb in self.snapshot
+            NotebookExport.of(nb, status, self.missing, self.unfinished) for nb in self.snapshot
         )
         return ExportResult(
             self.dest,
@@ -633,7 +629,7 @@ def export_bag(
     *,
     should_stop: Callable[[], bool] | None = None,
     software: str | None = None,
-    unfinished: Mapping[str, UnfinishedImport] | None = None,
+    unfinished: dict[str, UnfinishedImport] | None = None,
 ) -> Generator[ExportProgress, None, ExportResult]:
     """Export the notebooks into ``destination`` (default: a fresh ``DATA_DIR/exports/`` folder).
 
@@ -657,8 +653,10 @@ def export_bag(
     except OSError as exc:
         raise fsio.problem_from_oserror(exc, chosen, "checking the export folder") from exc
     reservation = dest_mod.reserve(dest)
-    agent = software or f"transcribe-import {__version__}"
-    writer = _Writer(dest, snapshot, corpus.corpus_id or "", agent, unfinished or {})
+    writer = _Writer(
+        dest, snapshot, corpus.corpus_id or "", software or f"transcribe-import {__version__}"
+    )
+    writer.unfinished = unfinished or {}
     ended = False
     try:
         try:

@@ -9,7 +9,7 @@ import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from transcribe_import.engine.base.values import fields_json
 
@@ -78,17 +78,41 @@ class NotebookExport:
         del doc["unfinished"]
         return {**doc, **unfinished_json(self.unfinished)}
 
+    @classmethod
+    def of(
+        cls,
+        nb: Exported,
+        export: ExportStatus,
+        missing: Sequence[MissingFile],
+        unfinished: Mapping[str, UnfinishedImport],
+    ) -> NotebookExport:
+        """A notebook of an export that ended ``export``: partial if a file of it is missing,
+        marked incomplete if it held part of an unfinished import."""
+        status = export
+        if export is not ExportStatus.CANCELLED:
+            lost = any(m.notebook_id == nb.notebook_id for m in missing)
+            status = ExportStatus.PARTIAL if lost else ExportStatus.COMPLETE
+        return cls(
+            nb.notebook_id,
+            nb.title,
+            status,
+            nb.source_count,
+            nb.page_count,
+            unfinished.get(nb.notebook_id),
+        )
 
-def notebook_status(
-    export: ExportStatus, notebook_id: str, missing: Sequence[MissingFile]
-) -> ExportStatus:
-    """A notebook's status in an export that ended ``export``: partial if a file of it is
-    missing."""
-    if export is ExportStatus.CANCELLED:
-        return export
-    if any(m.notebook_id == notebook_id for m in missing):
-        return ExportStatus.PARTIAL
-    return ExportStatus.COMPLETE
+
+class Exported(Protocol):
+    """What an export knows of a notebook it copied (its snapshot, export/bag.py)."""
+
+    @property
+    def notebook_id(self) -> str: ...
+    @property
+    def title(self) -> str | None: ...
+    @property
+    def source_count(self) -> int | None: ...
+    @property
+    def page_count(self) -> int | None: ...
 
 
 class ExportPhase(enum.StrEnum):

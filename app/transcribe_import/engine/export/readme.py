@@ -1,16 +1,9 @@
-"""An export bag's words for a person: its README.md (what it is, how to verify it without the
-app, how to import it) and the note that marks a folder whose export did not finish.
-"""
+"""The README.md tag file of an export bag: what it is, how to verify it without the app, import."""
 
 from __future__ import annotations
 
 from transcribe_import.engine.export.model import ExportResult, ExportStatus
-from transcribe_import.engine.storage.bag_format import (
-    BAGIT_TXT,
-    INCOMPLETE,
-    MANIFEST_JSON,
-    PAYLOAD_MANIFEST,
-)
+from transcribe_import.engine.storage.bag_format import INCOMPLETE, MANIFEST_JSON, PAYLOAD_MANIFEST
 
 # Kept in step with docs/formats.md ("The chain hash"); tests run this very text.
 CHAIN_SNIPPET = """\
@@ -125,16 +118,3 @@ def readme_text(result: ExportResult, software: str, exported_at: str) -> str:
         "",
     ]
     return "\n".join(out)
-
-
-def incomplete_note(export_id: str, started: str, state: str) -> bytes:
-    """The text of EXPORT-INCOMPLETE.txt: this folder is an export that did not finish."""
-    return (
-        f"This folder is an export by transcribe-import (export {export_id}, started "
-        f"{started}) that did not finish: {state}\n\n"
-        "It is not a valid bag: do not import or archive it. Delete the folder and export "
-        "again.\n\n"
-        f"(If {BAGIT_TXT} is present and the bag validates, the export did reach its end and "
-        "only the removal of this note was cut short: the bag is whole and this note may be "
-        "deleted.)\n"
-    ).encode()
