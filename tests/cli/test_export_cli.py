@@ -57,6 +57,8 @@ def test_export_json_document(shelf: ShelfCorpus, tmp_path: Path):
         "status",
         "source_count",
         "page_count",
+        "state",  # complete, or incomplete with the unfinished import (as `notebooks`)
+        "unfinished_import",
     }
     manifest = json.loads((dest / "MANIFEST.json").read_bytes())
     assert doc["chain_hash"] == manifest["chain_hash"]

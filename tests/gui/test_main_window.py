@@ -70,9 +70,9 @@ def test_table_lists_notebooks_with_titles_and_page_counts(
     assert window.notebook_stack.currentWidget() is window.notebook_table
     created = [format_local(n.created_at) for n in corpus.list_notebooks()]
     assert table_text(window) == [
-        ["Field notes, spring", "2", created[0]],
-        ["Lab book", "0", created[1]],
-        ["Diary 1998", "3", created[2]],
+        ["Field notes, spring", "2", created[0], "Complete"],
+        ["Lab book", "0", created[1], "Complete"],
+        ["Diary 1998", "3", created[2], "Complete"],
     ]
     assert window.notebook_count_label.text() == "3 notebooks"
 

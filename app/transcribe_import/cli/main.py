@@ -20,6 +20,7 @@ from transcribe_import.cli.output import json_out, say
 from transcribe_import.engine import api
 from transcribe_import.engine.api import Corpus, ExitCode, resolve_data_dir
 from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.base.findings import FindingCode
 
 
 class _Parser(argparse.ArgumentParser):
@@ -212,6 +213,8 @@ def cmd_notebooks(corpus: Corpus, args: argparse.Namespace) -> int:
         pages = "?" if n.page_count is None else str(n.page_count)
         line = f"{n.notebook_id}  {n.title:<{width}}  {pages:>5} pages  {n.created_at[:19]}"
         say(line + (f"  PROBLEM: {n.problem}" if n.problem else ""))
+        if n.unfinished is not None:
+            say(f"    INCOMPLETE: {_unfinished_words(corpus, n.unfinished)}")
     for problem in problems:
         say(f"PROBLEM: {problem}.")
     if index_problems:
@@ -220,6 +223,14 @@ def cmd_notebooks(corpus: Corpus, args: argparse.Namespace) -> int:
             "index from the notebooks' own project.json files."
         )
     return code
+
+
+def _unfinished_words(corpus: Corpus, u: api.UnfinishedImport) -> str:
+    """What an incomplete notebook holds of its import, and the command that finishes it."""
+    expected = "?" if u.pages_expected is None else str(u.pages_expected)
+    command = api.finish_command(corpus, u)
+    then = "a process is importing it now" if command is None else f"finish it with `{command}`"
+    return f"{u.pages_landed} of {expected} page(s) of import run {u.run_id} landed; {then}."
 
 
 def cmd_doctor(corpus: Corpus, args: argparse.Namespace) -> int:
@@ -238,7 +249,14 @@ def cmd_doctor(corpus: Corpus, args: argparse.Namespace) -> int:
         say(f"Checked {report.notebooks_checked} notebook(s) in {corpus.root}.")
         for f in report.findings:
             say(f"[{f.severity}] {f.message}")
-        if report.clean:
+        incomplete = sum(f.code is FindingCode.NOTEBOOK_INCOMPLETE for f in report.findings)
+        if report.clean and incomplete:
+            # Not whole: a notebook holds part of its import (a note, since nothing is damaged).
+            say(
+                f"Nothing is damaged, but {incomplete} notebook(s) hold only part of their "
+                "import: finish or undo it as said above."
+            )
+        elif report.clean:
             say("Nothing to report: the corpus is whole.")
     return ExitCode.OK if report.clean else ExitCode.PROBLEMS
 

@@ -30,6 +30,7 @@ from transcribe_import.engine.ingest import journal
 from transcribe_import.engine.ingest.empty import is_empty
 from transcribe_import.engine.ingest.recovery import recover_journal
 from transcribe_import.engine.ingest.transaction import remove_dead_creation
+from transcribe_import.engine.runs.incomplete import incomplete_findings
 from transcribe_import.engine.runs.model import RunCorrupt
 from transcribe_import.engine.runs.restore import finish_restores
 from transcribe_import.engine.runs.store import RunStore
@@ -85,6 +86,7 @@ def doctor(
 
     entries = corpus.index_entries()
     page_owners: Counter[str] = Counter()
+    titles = {nbid: e.title for nbid, e in entries.items()}
     for nbid in (n for n in entries if n not in busy):
         nb_dir = corpus.notebook_dir(nbid)
         outside = corpus.outside_problem(nbid)
@@ -106,6 +108,7 @@ def doctor(
         except TranscribeError:
             continue  # reported by the registration pass
         report.notebooks_checked += 1
+        titles[nbid] = str(manifest.get("title") or titles[nbid])
         add(_check_files(corpus, nbid, nb_dir, manifest, verify_hashes, copies))
         if is_empty(manifest):
             add([_empty_notebook(nbid, nb_dir, manifest)])
@@ -121,6 +124,7 @@ def doctor(
                 )
             )
     add(_check_runs(corpus))
+    add(incomplete_findings(corpus, titles))  # notes, not problems: what finishes each
     add(_quarantine_summary(corpus))
     return report
 

@@ -143,6 +143,8 @@ class ImportFlow(QObject):
         self.commit_page.retry_requested.connect(self.retry_run)
         window.runs_page.resume_requested.connect(self.resume_run)
         window.runs_page.retry_requested.connect(self.retry_run)
+        window.corpus_page.resume_requested.connect(self.resume_run)  # Finish Import
+        window.corpus_page.retry_requested.connect(self.retry_run)
 
     def close(self) -> None:
         """The window closes: no validation, draft or plan read is started or kept running."""

@@ -483,6 +483,7 @@ class MainWindow(QMainWindow):
         if running:
             self._count_before_commit = self._listed_count
         self.runs_page.set_commit_running(running)
+        self.corpus_page.set_commit_running(running)
         self.corpus_page.set_check_allowed(
             not running and not self._checks.is_busy(),
             self.tr("The corpus is checked again once the import has ended") if running else "",
@@ -669,6 +670,7 @@ class MainWindow(QMainWindow):
         # destroyed while running aborts the process, so each is waited for.
         self.scan_page.stop_and_wait()
         self.runs_page.stop_and_wait()
+        self.corpus_page.stop_and_wait()
         self.flow.close()
         self._listings.close()
         if self.export_dialog is not None:

@@ -37,8 +37,10 @@ from transcribe_import.engine.api.corpus import (
     WindowClaim,
     check_corpus,
     export_notebooks,
+    finish_command,
     list_notebooks,
     listing_problems,
+    notebook_state,
     open_corpus,
     remove_empty_notebook,
     render_preview,
@@ -127,12 +129,21 @@ from transcribe_import.engine.runs.revert import (
     RevertPlan,
 )
 from transcribe_import.engine.runs.undo import RevertBlocked, RevertResult
-from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
+from transcribe_import.engine.storage.corpus import (
+    Corpus,
+    NotebookState,
+    NotebookSummary,
+    UnfinishedImport,
+)
 from transcribe_import.engine.storage.trash import TrashEntry
 
 __all__ = [
     "Corpus",
     "NotebookSummary",
+    "NotebookState",
+    "UnfinishedImport",
+    "finish_command",
+    "notebook_state",
     "ENV_DATA_DIR",
     "crashpoint",
     "resolve_data_dir",

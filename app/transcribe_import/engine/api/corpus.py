@@ -7,6 +7,7 @@ loads no decoder, so listing and the other cheap commands stay fast.
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,7 +16,7 @@ from transcribe_import.engine.export.model import ExportProgress, ExportResult
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.runs.undo import refuse_while_half_done
 from transcribe_import.engine.storage import fsio
-from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
+from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary, UnfinishedImport
 
 if TYPE_CHECKING:
     from transcribe_import.engine.base.findings import DoctorReport
@@ -67,7 +68,27 @@ class WindowClaim:
 
 
 def list_notebooks(corpus: Corpus) -> list[NotebookSummary]:
-    return corpus.list_notebooks()
+    """Every registered notebook, oldest first, each with its state (complete or not)."""
+    from transcribe_import.engine.runs.incomplete import unfinished_imports
+
+    notebooks = corpus.list_notebooks()
+    found = unfinished_imports(corpus)
+    return [replace(n, unfinished=found.get(n.notebook_id)) for n in notebooks]
+
+
+def notebook_state(corpus: Corpus, notebook_id: str) -> UnfinishedImport | None:
+    """The unfinished import ``notebook_id`` holds part of, or None: it is complete."""
+    from transcribe_import.engine.runs.incomplete import unfinished_imports
+
+    return unfinished_imports(corpus, only=notebook_id).get(notebook_id)
+
+
+def finish_command(corpus: Corpus, unfinished: UnfinishedImport) -> str | None:
+    """The command that finishes an incomplete notebook's import (a resume, or a retry);
+    None while a process is importing it."""
+    from transcribe_import.engine.runs.incomplete import finish_command as command
+
+    return command(corpus, unfinished)
 
 
 def listing_problems(corpus: Corpus) -> list[str]:
@@ -165,6 +186,7 @@ def export_notebooks(
     ``engine/export/bag.export_bag`` for what is refused and when.
     """
     from transcribe_import.engine.export.bag import export_bag
+    from transcribe_import.engine.runs.incomplete import unfinished_imports
     from transcribe_import.engine.storage.fsio import problem_from_oserror
 
     try:
@@ -173,8 +195,12 @@ def export_notebooks(
             if notebook_ids is None
             else list(notebook_ids)
         )
+        # Judged just before the snapshot: an import landing in between can only leave a
+        # notebook marked incomplete that is whole, never the other way round.
+        unfinished = unfinished_imports(corpus)
     except OSError as exc:
-        raise problem_from_oserror(exc, corpus.index_path, "reading") from exc
+        where = fsio.failed_path(exc, corpus.index_path)  # the index, or a run record
+        raise problem_from_oserror(exc, where, "reading") from exc
     # An undo moving the notebooks' files would leave the bag short of them, as if damaged.
     refuse_while_half_done(corpus, ids, "export these notebooks")
-    return export_bag(corpus, ids, destination, should_stop=should_stop)
+    return export_bag(corpus, ids, destination, should_stop=should_stop, unfinished=unfinished)

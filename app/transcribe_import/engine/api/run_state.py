@@ -12,6 +12,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 
 from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.runs.incomplete import UNFINISHED
 from transcribe_import.engine.runs.model import HistoryEvent, ItemState, RunRecord, RunStatus
 from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus
@@ -110,7 +111,7 @@ def run_counts(corpus: Corpus, record: RunRecord, landed: LandedPages | None = N
         pages += here
         if o.state is ItemState.COMMITTED:
             complete += bool(here or not o.page_count)
-        elif o.state is not ItemState.SKIPPED and here:
+        elif o.state in UNFINISHED and here:  # the rule of runs/incomplete.py, per run
             incomplete += 1
         elif o.state in (ItemState.PENDING, ItemState.CANCELLED_PENDING):
             not_started += 1

@@ -43,6 +43,7 @@ class FindingCode(enum.StrEnum):
     PURGE_LIVE = "purge_live"  # a purge of the trash is deleting right now in another process
     RESTORE_FINISHED = "restore_finished"  # a restore from the trash killed half way, finished
     REVERT_LIVE = "revert_live"  # an undo of a run is moving files right now in another process
+    NOTEBOOK_INCOMPLETE = "notebook_incomplete"  # holds part of an unfinished import (a note)
 
 
 @dataclass(frozen=True)

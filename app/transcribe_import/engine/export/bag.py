@@ -82,7 +82,7 @@ from transcribe_import.engine.storage.bag_format import (
     manifest_lines,
     notebook_folder,
 )
-from transcribe_import.engine.storage.corpus import Corpus
+from transcribe_import.engine.storage.corpus import Corpus, UnfinishedImport
 
 _EXT = re.compile(r"[a-z0-9]{1,8}")
 CHUNK = fsio.CHUNK
@@ -422,6 +422,7 @@ class _Writer:
         self.snapshot = snapshot
         self.corpus_id = corpus_id
         self.agent = agent
+        self.unfinished: dict[str, UnfinishedImport] = {}  # incomplete notebooks: marked so
         self.export_id = new_id()
         self.started_dt = datetime.now(UTC)
         self.started = utc_now()
@@ -502,18 +503,7 @@ class _Writer:
 
     def result(self, status: ExportStatus, chain: str | None) -> ExportResult:
         notebooks = tuple(
-            NotebookExport(
-                nb.notebook_id,
-                nb.title,
-                status
-                if status is ExportStatus.CANCELLED
-                else ExportStatus.PARTIAL
-                if any(m.notebook_id == nb.notebook_id for m in self.missing)
-                else ExportStatus.COMPLETE,
-                nb.source_count,
-                nb.page_count,
-            )
-            for nb in self.snapshot
+            NotebookExport.of(nb, status, self.missing, self.unfinished) for nb in self.snapshot
         )
         return ExportResult(
             self.dest,
@@ -640,6 +630,7 @@ def export_bag(
     *,
     should_stop: Callable[[], bool] | None = None,
     software: str | None = None,
+    unfinished: dict[str, UnfinishedImport] | None = None,
 ) -> Generator[ExportProgress, None, ExportResult]:
     """Export the notebooks into ``destination`` (default: a fresh ``DATA_DIR/exports/`` folder).
 
@@ -648,7 +639,8 @@ def export_bag(
     notebook ids (``notebook_not_found``), a destination that is a file or inside the corpus
     (``export_destination_invalid``), one another export holds (``export_locked``) and a
     non-empty one (``export_destination_not_empty``). A destination write failure raises
-    (``disk_full``, ``io_error``), leaving the folder marked incomplete.
+    (``disk_full``, ``io_error``), leaving the folder marked incomplete. ``unfinished``: the
+    incomplete notebooks (runs/incomplete.py), each marked so in MANIFEST.json and README.md.
     """
     stop = should_stop or (lambda: False)
     ids = resolve_notebooks(corpus, notebook_ids)
@@ -665,6 +657,7 @@ def export_bag(
     writer = _Writer(
         dest, snapshot, corpus.corpus_id or "", software or f"transcribe-import {__version__}"
     )
+    writer.unfinished = unfinished or {}
     ended = False
     try:
         try:

@@ -6,16 +6,17 @@ The bag's file names, manifests and chain hash are the bag format's (storage/bag
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from transcribe_import.engine.base.values import fields_json
 
 # The window names the incomplete marker from here (gui/export_dialog.py); its home is the
 # bag format's.
 from transcribe_import.engine.storage.bag_format import INCOMPLETE as INCOMPLETE
+from transcribe_import.engine.storage.corpus import UnfinishedImport, unfinished_json
 
 EXPORTS_DIR = "exports"  # under the data directory: where exports go by default
 # The manifest line of a file whose expected hash is unknown (its project.json was unreadable):
@@ -59,16 +60,59 @@ class MissingFile:
 
 @dataclass(frozen=True)
 class NotebookExport:
-    """One notebook of an export as MANIFEST.json lists it."""
+    """One notebook of an export as MANIFEST.json lists it.
+
+    ``status`` says what the bag carries of the notebook as it was; ``unfinished``, whether
+    the notebook held the whole of its import then (``state`` in its JSON, as `notebooks`).
+    """
 
     notebook_id: str
     title: str | None
     status: ExportStatus
     source_count: int | None
     page_count: int | None
+    unfinished: UnfinishedImport | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return fields_json(self)
+        doc = fields_json(self)
+        del doc["unfinished"]
+        return {**doc, **unfinished_json(self.unfinished)}
+
+    @classmethod
+    def of(
+        cls,
+        nb: Exported,
+        export: ExportStatus,
+        missing: Sequence[MissingFile],
+        unfinished: Mapping[str, UnfinishedImport],
+    ) -> NotebookExport:
+        """A notebook of an export that ended ``export``: partial if a file of it is missing,
+        marked incomplete if it held part of an unfinished import."""
+        status = export
+        if export is not ExportStatus.CANCELLED:
+            lost = any(m.notebook_id == nb.notebook_id for m in missing)
+            status = ExportStatus.PARTIAL if lost else ExportStatus.COMPLETE
+        return cls(
+            nb.notebook_id,
+            nb.title,
+            status,
+            nb.source_count,
+            nb.page_count,
+            unfinished.get(nb.notebook_id),
+        )
+
+
+class Exported(Protocol):
+    """What an export knows of a notebook it copied (its snapshot, export/bag.py)."""
+
+    @property
+    def notebook_id(self) -> str: ...
+    @property
+    def title(self) -> str | None: ...
+    @property
+    def source_count(self) -> int | None: ...
+    @property
+    def page_count(self) -> int | None: ...
 
 
 class ExportPhase(enum.StrEnum):

@@ -49,6 +49,15 @@ def readme_text(result: ExportResult, software: str, exported_at: str) -> str:
             "",
             "Repair the corpus (`transcribe-import doctor --verify-hashes`) and export again.",
         ]
+    unfinished = [nb for nb in result.notebooks if nb.unfinished is not None]
+    if unfinished:
+        out += [
+            "",
+            f"**{len(unfinished)} notebook(s) are incomplete.** Their import had not finished "
+            "when this export began: each holds only the pages that had landed (listed below "
+            f"as `incomplete`; in `{MANIFEST_JSON}`, `state` and `unfinished_import`). Finish "
+            "the import in Transcribe and export them again for the whole notebook.",
+        ]
     out += [
         "",
         "## What is in it",
@@ -67,7 +76,15 @@ def readme_text(result: ExportResult, software: str, exported_at: str) -> str:
     for nb in result.notebooks:
         title = _line(nb.title) if nb.title is not None else "(manifest unreadable)"
         pages = "?" if nb.page_count is None else str(nb.page_count)
-        out.append(f"- `{nb.notebook_id}` {title}: {pages} page(s), {nb.status}")
+        line = f"- `{nb.notebook_id}` {title}: {pages} page(s), {nb.status}"
+        if nb.unfinished is not None:
+            u = nb.unfinished
+            of = "" if u.pages_expected is None else f" of its {u.pages_expected} planned"
+            line += (
+                f"; the notebook is **incomplete**: its import (run {u.run_id}) had landed "
+                f"{u.pages_landed}{of} page(s)"
+            )
+        out.append(line)
     out += [
         "",
         "## Verify it without Transcribe",

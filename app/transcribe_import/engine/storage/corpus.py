@@ -9,6 +9,7 @@ is kept as evidence and reported by ``doctor``, never silently dropped.
 from __future__ import annotations
 
 import contextlib
+import enum
 import os
 import threading
 from collections.abc import Iterator
@@ -78,6 +79,32 @@ class _IndexCache:
     torn_tail: IndexDamage | None = None
 
 
+class NotebookState(enum.StrEnum):
+    """Whether a notebook holds the whole of the imports that put pages in it."""
+
+    COMPLETE = "complete"
+    INCOMPLETE = "incomplete"  # some, not all, of an import's pages landed in it
+
+
+@dataclass(frozen=True)
+class UnfinishedImport:
+    """The import an incomplete notebook holds only part of.
+
+    Judged by ``runs/incomplete.py``, the one rule; a value here, beside the notebook
+    listing, so every layer that tells a notebook (the export too) can carry it.
+    """
+
+    run_id: str  # the newest run that left the item unfinished
+    item_id: str
+    pages_expected: int | None  # the item's planned pages; None: its frozen plan is unreadable
+    pages_landed: int  # the notebook's pages of the item, from every run of it
+    run_ended: bool  # ended: committing its plan again (a retry) finishes it; else a resume
+    running: bool = False  # a process executes the run now (holds its lock): it is landing
+
+    def to_json(self) -> dict[str, Any]:
+        return fields_json(self)
+
+
 @dataclass(frozen=True)
 class NotebookSummary:
     notebook_id: str
@@ -87,9 +114,30 @@ class NotebookSummary:
     created_at: str
     directory: Path
     problem: str | None  # None when its manifest loads
+    # Set by engine.api's listing (runs/incomplete.py); the storage layer cannot judge it.
+    unfinished: UnfinishedImport | None = None
+
+    @property
+    def state(self) -> NotebookState:
+        return state_of(self.unfinished)
 
     def to_json(self) -> dict[str, Any]:
-        return fields_json(self)
+        doc = fields_json(self)
+        del doc["unfinished"]
+        return {**doc, **unfinished_json(self.unfinished)}
+
+
+def state_of(unfinished: UnfinishedImport | None) -> NotebookState:
+    """A notebook's state: incomplete while it holds part of an unfinished import."""
+    return NotebookState.COMPLETE if unfinished is None else NotebookState.INCOMPLETE
+
+
+def unfinished_json(unfinished: UnfinishedImport | None) -> dict[str, Any]:
+    """The keys a notebook's JSON carries about its state (``notebooks --json``, MANIFEST.json)."""
+    return {
+        "state": str(state_of(unfinished)),
+        "unfinished_import": None if unfinished is None else unfinished.to_json(),
+    }
 
 
 def _entry_dir(notebook_id: str) -> str:

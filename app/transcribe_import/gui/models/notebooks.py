@@ -1,4 +1,5 @@
-"""The corpus's notebooks as a table model: Title, Pages, Created, over NotebookSummary rows."""
+"""The corpus's notebooks as a table model: Title, Pages, Created, State, over NotebookSummary
+rows."""
 
 from __future__ import annotations
 
@@ -14,13 +15,19 @@ from transcribe_import.engine.api import NotebookSummary
 from transcribe_import.engine.base.text import natural_key
 from transcribe_import.gui.icons import SP, standard_icon
 from transcribe_import.gui.models.base import RIGHT, SORT_ROLE, Column, ColumnTableModel
-from transcribe_import.gui.wording import format_local, unreadable_notebook_words
+from transcribe_import.gui.wording import (
+    format_local,
+    notebook_state_words,
+    unfinished_import_words,
+    unreadable_notebook_words,
+)
 
 
 class NotebookColumn(enum.IntEnum):
     TITLE = 0
     PAGES = 1
     CREATED = 2
+    STATE = 3
 
 
 def _pages(nb: NotebookSummary) -> str:
@@ -42,6 +49,17 @@ def _created_tooltip(nb: NotebookSummary) -> str:
 
 def _warning(nb: NotebookSummary) -> QIcon | None:
     return None if nb.problem is None else standard_icon(SP.SP_MessageBoxWarning)
+
+
+def _state_tooltip(nb: NotebookSummary) -> str:
+    if nb.unfinished is None:
+        return notebook_state_words(nb)
+    return unfinished_import_words(nb.title, nb.unfinished)
+
+
+def _state_icon(nb: NotebookSummary) -> QIcon | None:
+    # Not a warning: nothing is damaged; the import is only half way.
+    return None if nb.unfinished is None else standard_icon(SP.SP_MessageBoxInformation)
 
 
 class NotebookTableModel(ColumnTableModel[NotebookSummary]):
@@ -68,6 +86,14 @@ class NotebookTableModel(ColumnTableModel[NotebookSummary]):
             # The formats write UTC with fixed-width fields, so text order is time order.
             sort=attrgetter("created_at"),
             tooltip=_created_tooltip,
+        ),
+        Column(
+            QT_TRANSLATE_NOOP("NotebookTableModel", "State"),
+            display=notebook_state_words,
+            # Incomplete ones first when sorted up: they are the ones that need something.
+            sort=lambda nb: f"{int(nb.unfinished is None)}{nb.created_at}",
+            tooltip=_state_tooltip,
+            decoration=_state_icon,
         ),
     )
     row_roles = {Qt.ItemDataRole.AccessibleDescriptionRole: attrgetter("problem")}

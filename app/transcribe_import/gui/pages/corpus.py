@@ -1,6 +1,9 @@
 """The Corpus view: the corpus's notebooks in a table, and its health as doctor reports it.
 
-A view only: the window runs doctor on a worker and hands the results here.
+A view only: the window runs doctor on a worker and hands the results here. An incomplete
+notebook (part of an import that stopped) is marked in the table; selected, it is explained
+below the table with its two actions: *Finish Import* (the window's resume or retry of its
+run) and *Undo This Import…* (the undo dialog's preview of undoing that run).
 """
 
 from __future__ import annotations
@@ -8,7 +11,16 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
-from PySide6.QtCore import QDateTime, QLocale, QSize, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import (
+    QDateTime,
+    QItemSelection,
+    QItemSelectionModel,
+    QLocale,
+    QSize,
+    QSortFilterProxyModel,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -26,11 +38,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from transcribe_import.engine.api import Corpus, NotebookSummary
-from transcribe_import.engine.base.findings import DoctorReport, Finding, Severity
+from transcribe_import.engine import api
+from transcribe_import.engine.api import Corpus, NotebookSummary, RunSummary
+from transcribe_import.engine.base.findings import DoctorReport, Finding, FindingCode, Severity
 from transcribe_import.gui.icons import SP, finding_icon, standard_icon
 from transcribe_import.gui.models.base import SORT_ROLE
 from transcribe_import.gui.models.notebooks import NotebookColumn, NotebookTableModel
+from transcribe_import.gui.undo_dialog import UndoDialog
 from transcribe_import.gui.widgets import (
     icon_label,
     push_button,
@@ -38,7 +52,13 @@ from transcribe_import.gui.widgets import (
     set_small_icon,
     table_view,
 )
-from transcribe_import.gui.wording import check_again_words, finding_severity_words
+from transcribe_import.gui.wording import (
+    check_again_words,
+    finding_severity_words,
+    incomplete_buttons,
+    unfinished_import_words,
+)
+from transcribe_import.gui.workers import TaskSlot
 
 _COLUMN_PADDING = 24
 
@@ -46,10 +66,17 @@ _COLUMN_PADDING = 24
 _SEVERITY_ORDER = {Severity.PROBLEM: 0, Severity.REPAIRED: 1, Severity.INFO: 2}
 
 
+def run_summary(corpus: Corpus, run_id: str) -> RunSummary:
+    """The run an incomplete notebook's import belongs to, as the undo dialog names it."""
+    return api.show_run(corpus, run_id).summary
+
+
 class CorpusPage(QWidget):
     """One corpus: its notebooks in a table, the latest doctor report below them."""
 
-    check_requested = Signal()
+    check_requested = Signal()  # also after an undo: the health and the listing follow
+    resume_requested = Signal(str)  # run id: Finish Import of a run that can be resumed
+    retry_requested = Signal(str)  # run id: Finish Import of a run that has ended
 
     def __init__(self, corpus: Corpus, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -89,6 +116,11 @@ class CorpusPage(QWidget):
         self.notebook_table.sortByColumn(NotebookColumn.CREATED, Qt.SortOrder.AscendingOrder)
         header = self.notebook_table.horizontalHeader()
         header.setSectionResizeMode(NotebookColumn.TITLE, QHeaderView.ResizeMode.Stretch)
+        self.notebook_table.selectionModel().selectionChanged.connect(self._show_unfinished)
+        self.undo_dialog: UndoDialog | None = None
+        self._commit_running = False
+        self._runs = TaskSlot(self, done=self._open_undo, failed=self._undo_failed)
+        self.unfinished_panel = self._unfinished_panel()
 
         self.loading_label = self._centred_label(
             self.tr("Reading the notebooks in {root}…").format(root=root)
@@ -135,7 +167,29 @@ class CorpusPage(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(search_row)
         layout.addWidget(self.notebook_stack, 1)
+        layout.addWidget(self.unfinished_panel, 0)
         layout.addWidget(self.health_panel, 0)
+
+    def _unfinished_panel(self) -> QWidget:
+        """What the selected incomplete notebook holds, with Finish Import and Undo This
+        Import…; hidden while no incomplete notebook is selected."""
+        panel = QWidget()
+        self.unfinished_icon = icon_label()
+        set_small_icon(self.unfinished_icon, standard_icon(SP.SP_MessageBoxInformation))
+        self.unfinished_label = selectable_text(QLabel())
+        self.unfinished_label.setWordWrap(True)
+        self.unfinished_label.setAccessibleName(self.tr("The selected notebook's import"))
+        finish, undo = incomplete_buttons()
+        self.finish_button = push_button(finish, SP.SP_MediaPlay, self._finish_clicked)
+        self.undo_button = push_button(undo, SP.SP_TrashIcon, self._undo_clicked)
+        row = QHBoxLayout(panel)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.unfinished_icon, 0, Qt.AlignmentFlag.AlignTop)
+        row.addWidget(self.unfinished_label, 1)
+        row.addWidget(self.undo_button, 0, Qt.AlignmentFlag.AlignTop)
+        row.addWidget(self.finish_button, 0, Qt.AlignmentFlag.AlignTop)
+        panel.hide()
+        return panel
 
     def _centred_label(self, text: str) -> QLabel:
         label = selectable_text(QLabel(text))
@@ -168,6 +222,64 @@ class CorpusPage(QWidget):
             for index in source_rows
         ]
 
+    def _select(self, notebook_ids: set[str]) -> None:
+        chosen = QItemSelection()
+        model = self.notebook_model
+        for row in range(model.rowCount()):
+            if model.notebook(row).notebook_id in notebook_ids:
+                index = self._sort_model.mapFromSource(model.index(row, 0))
+                chosen.select(index, index)
+        flags = QItemSelectionModel.SelectionFlag
+        self.notebook_table.selectionModel().select(chosen, flags.ClearAndSelect | flags.Rows)
+
+    # -- an incomplete notebook: finish or undo its import --------------------------------
+
+    def selected_unfinished(self) -> NotebookSummary | None:
+        """The first selected notebook that is incomplete, if any."""
+        return next((nb for nb in self.selected_notebooks() if nb.unfinished), None)
+
+    def _show_unfinished(self, *_: object) -> None:
+        nb = self.selected_unfinished()
+        self.unfinished_panel.setVisible(nb is not None)
+        if nb is not None and nb.unfinished is not None:
+            self.unfinished_label.setText(unfinished_import_words(nb.title, nb.unfinished))
+        # Another process importing it (its run is live) finishes it, or stops it resumable.
+        idle = not self._commit_running and not (nb and nb.unfinished and nb.unfinished.running)
+        for button in (self.finish_button, self.undo_button):
+            button.setEnabled(idle)
+
+    def set_commit_running(self, running: bool) -> None:
+        """While the window commits, neither action starts: one import at a time, and an
+        undo never moves files under a commit (as in the Runs view)."""
+        self._commit_running = running
+        self._show_unfinished()
+
+    def _finish_clicked(self) -> None:
+        nb = self.selected_unfinished()
+        if nb is None or nb.unfinished is None:
+            return
+        u = nb.unfinished
+        (self.retry_requested if u.run_ended else self.resume_requested).emit(u.run_id)
+
+    def _undo_clicked(self) -> None:
+        nb = self.selected_unfinished()
+        busy = self._runs.is_busy() or not self.undo_button.isEnabled()
+        if nb is not None and nb.unfinished is not None and not busy:
+            self._runs.run(run_summary, self.corpus, nb.unfinished.run_id)
+
+    def _open_undo(self, run: RunSummary) -> None:
+        dialog = UndoDialog(self.corpus, run, self)
+        dialog.reverted.connect(self.check_requested)
+        self.undo_dialog = dialog  # the tests drive it; one at a time
+        dialog.open()
+
+    def _undo_failed(self, message: str) -> None:
+        self.unfinished_label.setText(message)
+
+    def stop_and_wait(self) -> None:
+        """Wait for a run's loading (short) before the window closes."""
+        self._runs.close()
+
     # -- results from the window's workers -------------------------------------------------
 
     def set_checking(self, checking: bool) -> None:
@@ -184,17 +296,22 @@ class CorpusPage(QWidget):
         )
 
     def show_notebooks(self, notebooks: Sequence[NotebookSummary]) -> None:
+        # A new listing keeps the selection (a check run meanwhile must not drop it).
+        selected = {nb.notebook_id for nb in self.selected_notebooks()}
         self.notebook_model.set_notebooks(notebooks)
+        if selected:
+            self._select(selected)
         if notebooks and not self._columns_fitted:
             # Fitted once, with room to breathe; later listings keep what the user dragged.
             self._columns_fitted = True
-            for column in (NotebookColumn.PAGES, NotebookColumn.CREATED):
+            for column in (NotebookColumn.PAGES, NotebookColumn.CREATED, NotebookColumn.STATE):
                 self.notebook_table.resizeColumnToContents(column)
                 width = self.notebook_table.columnWidth(column)
                 self.notebook_table.setColumnWidth(column, width + _COLUMN_PADDING)
         page = self.notebook_table if notebooks else self.empty_label
         self.notebook_stack.setCurrentWidget(page)
         self._show_count()
+        self._show_unfinished()  # the selection's rows are new values: their state may differ
 
     def show_report(self, report: DoctorReport) -> None:
         findings = sorted(report.findings, key=lambda f: _SEVERITY_ORDER.get(f.severity, 9))
@@ -207,7 +324,15 @@ class CorpusPage(QWidget):
         when = QLocale().toString(
             QDateTime.currentDateTime().time(), QLocale.FormatType.ShortFormat
         )
-        if report.clean:
+        incomplete = sum(f.code is FindingCode.NOTEBOOK_INCOMPLETE for f in findings)
+        if report.clean and incomplete:
+            # Nothing is damaged, but the corpus is not whole either: never "whole" then.
+            outcome = self.tr(
+                "Nothing is damaged, but %n notebook(s) hold only part of their import",
+                "",
+                incomplete,
+            )
+        elif report.clean:
             outcome = self.tr("Nothing to report: the corpus is whole")
         else:
             parts = []
@@ -225,7 +350,11 @@ class CorpusPage(QWidget):
                 outcome=outcome, checked=checked, when=when
             )
         )
-        self._set_health_icon(SP.SP_MessageBoxWarning if problems else SP.SP_DialogApplyButton)
+        if problems:
+            self._set_health_icon(SP.SP_MessageBoxWarning)
+        else:  # a tick only when whole: an incomplete notebook is a note, not a success
+            icon = SP.SP_MessageBoxInformation if incomplete else SP.SP_DialogApplyButton
+            self._set_health_icon(icon)
         self.findings_view.set_items([self._finding_item(f) for f in findings])
 
     def show_failure(self, message: str) -> None:

@@ -38,12 +38,15 @@ from transcribe_import.gui.wording.buttons import (
 )
 from transcribe_import.gui.wording.corpus import (
     finding_severity_words,
+    incomplete_buttons,
     notebook_name,
+    notebook_state_words,
     restored_words,
     revert_blocker_words,
     revert_notebook_words,
     set_notebook_titles,
     trash_entry_words,
+    unfinished_import_words,
     unreadable_notebook_words,
 )
 from transcribe_import.gui.wording.errors import (
@@ -169,6 +172,9 @@ __all__ = [
     "severity_words",
     "start_buttons",
     "trash_entry_words",
+    "notebook_state_words",
+    "incomplete_buttons",
+    "unfinished_import_words",
     "unreadable_notebook_words",
     "unsaved_review_answers",
     "unsaved_review_words",

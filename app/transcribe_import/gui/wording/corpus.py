@@ -8,12 +8,15 @@ from PySide6.QtCore import QCoreApplication, QLocale
 
 from transcribe_import.engine.api import (
     NotebookRevert,
+    NotebookSummary,
     RestoreResult,
     RevertBlock,
     RevertBlocker,
     TrashEntry,
+    UnfinishedImport,
 )
 from transcribe_import.engine.base.findings import Severity as FindingSeverity
+from transcribe_import.gui.wording.buttons import ButtonWords
 from transcribe_import.gui.wording.formatting import format_local
 
 _t = QCoreApplication.translate
@@ -46,6 +49,64 @@ def finding_severity_words(severity: FindingSeverity) -> str:
 
 def unreadable_notebook_words(problem: str) -> str:
     return _t("NotebookState", "This notebook cannot be read: {problem}").format(problem=problem)
+
+
+def notebook_state_words(nb: NotebookSummary) -> str:
+    """The Corpus view's State column: complete, or incomplete with the pages that landed."""
+    u = nb.unfinished
+    if u is None:
+        return _t("NotebookState", "Complete")
+    if u.pages_expected is None:
+        return _t("NotebookState", "Incomplete: %Ln page(s) landed", "", u.pages_landed)
+    return _t("NotebookState", "Incomplete: {landed} of %Ln pages", "", u.pages_expected).format(
+        landed=QLocale().toString(u.pages_landed)
+    )
+
+
+def unfinished_import_words(title: str, u: UnfinishedImport) -> str:
+    """What an incomplete notebook holds, and what each of its two actions does."""
+    landed = _t("NotebookState", "%Ln page(s)", "", u.pages_landed)
+    if u.pages_expected is not None:
+        landed = _t("NotebookState", "{landed} of its %Ln pages", "", u.pages_expected).format(
+            landed=QLocale().toString(u.pages_landed)
+        )
+    if u.running:
+        return _t(
+            "NotebookState",
+            "“{title}” is being imported by another process: {landed} have landed so far.",
+        ).format(title=title, landed=landed)
+    how = (
+        _t("NotebookState", "Finish Import retries it: only what did not land is imported.")
+        if u.run_ended
+        else _t("NotebookState", "Finish Import resumes it where it stopped.")
+    )
+    return _t(
+        "NotebookState",
+        "“{title}” is incomplete: {landed} landed before its import stopped. {how} Undo This "
+        "Import shows what undoing that import would take out of the corpus.",
+    ).format(title=title, landed=landed, how=how)
+
+
+def incomplete_buttons() -> tuple[ButtonWords, ButtonWords]:
+    """The Corpus view's two actions on an incomplete notebook: finish its import, or undo it."""
+    return (
+        ButtonWords(
+            _t("NotebookState", "F&inish Import"),
+            _t("NotebookState", "Finish the import of the selected notebook"),
+            _t(
+                "NotebookState",
+                "Resume or retry the import that stopped: only what did not land is imported",
+            ),
+        ),
+        ButtonWords(
+            _t("NotebookState", "&Undo This Import…"),
+            _t("NotebookState", "Undo the import of the selected notebook"),
+            _t(
+                "NotebookState",
+                "See what undoing the import would take out of the corpus, then decide",
+            ),
+        ),
+    )
 
 
 def revert_notebook_words(nb: NotebookRevert) -> str:

@@ -1,0 +1,168 @@
+"""An incomplete notebook in the Corpus view, through the real window: its mark, and its two
+actions, Finish Import (a retry of a cancelled run, a resume of a paused one) and Undo This
+Import… (the undo dialog's preview, then the undo)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import orjson
+import pytest
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from transcribe_import.engine.runs.executor import EventKind, RunControl, RunEvent
+from transcribe_import.engine.runs.model import RunStatus
+from transcribe_import.engine.runs.store import RunStore
+from transcribe_import.engine.storage.corpus import Corpus
+from transcribe_import.gui.main_window import MainWindow, Section
+from transcribe_import.gui.models.notebooks import NotebookColumn
+
+from helpers.cli import EXIT_OK, finish, go_on, ok, run_cli, start_cli, stop_at, wait_stopped
+from helpers.runs import commit_plan, plan_for
+from helpers.shelves import make_shelf
+from helpers.window import TIMEOUT_MS, ExecutorGate, assert_no_clash, wait_run_end
+
+pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
+
+PAGES = 70
+
+
+def _stopped_part_way(corpus: Corpus, tmp_path: Path, *, cancel: bool) -> tuple[str, str]:
+    """A 70-page notebook's import stopped once its first checkpoint landed: cancelled (the
+    run ends) or paused (it can be resumed). Its run id and the notebook's id."""
+    shelf = make_shelf(tmp_path / "shelf", 1, PAGES, folder="Register", size=(120, 160))
+    plan = plan_for(corpus, shelf)
+    control = RunControl()
+
+    def stop(event: RunEvent) -> None:
+        if event.kind is EventKind.PAGES_LANDED:
+            (control.cancel if cancel else control.pause)()
+
+    result = commit_plan(corpus, plan, control=control, workers=1, on_event=stop)
+    assert result.status is (RunStatus.CANCELLED if cancel else RunStatus.RUNNING)
+    return result.run_id, plan.items[0].notebook_id
+
+
+def _pages_in(corpus: Corpus, notebook_id: str) -> int:
+    doc = orjson.loads((corpus.notebook_dir(notebook_id) / "project.json").read_bytes())
+    return len(doc["pages"])
+
+
+def _state_cell(window: MainWindow) -> str:
+    model = window.notebook_model
+    return str(model.index(0, NotebookColumn.STATE).data())
+
+
+def _select_the_notebook(qtbot: QtBot, window: MainWindow) -> None:
+    window.show_section(Section.CORPUS)
+    window.notebook_table.selectRow(0)
+    qtbot.waitUntil(window.corpus_page.unfinished_panel.isVisible, timeout=TIMEOUT_MS)
+
+
+def _assert_marked(window: MainWindow, landed: int, *, retry: bool) -> None:
+    assert 0 < landed < PAGES, "the stop should come between two checkpoints"
+    assert _state_cell(window) == f"Incomplete: {landed} of {PAGES} pages"
+    page = window.corpus_page
+    words = page.unfinished_label.text()
+    assert f"“Register” is incomplete: {landed} of its {PAGES} pages landed" in words
+    how = "Finish Import retries it" if retry else "Finish Import resumes it where it stopped"
+    assert how in words
+    assert page.finish_button.isEnabled() and page.undo_button.isEnabled()
+    assert_no_clash(window, "Corpus view with an incomplete notebook")
+
+
+@pytest.mark.parametrize("cancel", [True, False], ids=["cancelled-retry", "paused-resume"])
+def test_finish_import_completes_the_notebook_and_the_mark_goes(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    corpus: Corpus,
+    tmp_path: Path,
+    cancel: bool,
+    gate: ExecutorGate,
+) -> None:
+    run_id, notebook_id = _stopped_part_way(corpus, tmp_path, cancel=cancel)
+    window = open_window()
+    landed = _pages_in(corpus, notebook_id)
+    health = window.health_summary.text()
+    if cancel:  # never "the corpus is whole" while a notebook holds part of its import
+        assert health.startswith("Nothing is damaged, but 1 notebook(s) hold only part of")
+    else:  # a paused run is a problem of its own (interrupted), told as such
+        assert health.startswith("1 needs attention")
+    _select_the_notebook(qtbot, window)
+    _assert_marked(window, landed, retry=cancel)
+
+    qtbot.mouseClick(window.corpus_page.finish_button, Qt.MouseButton.LeftButton)
+    assert window.current_page() is window.commit_page
+    assert (window.commit_page.run_id == run_id) is not cancel  # a retry is a run of its own
+    qtbot.waitUntil(gate.reached.is_set, timeout=TIMEOUT_MS)  # the item is in, the run not over
+    page = window.corpus_page
+    assert not page.finish_button.isEnabled() and not page.undo_button.isEnabled()
+    gate.release.set()
+    wait_run_end(qtbot, window)
+    assert page.finish_button.isEnabled() and page.undo_button.isEnabled()
+    qtbot.waitUntil(lambda: _state_cell(window) == "Complete", timeout=TIMEOUT_MS)
+    assert _pages_in(corpus, notebook_id) == PAGES
+    assert window.notebook_model.index(0, NotebookColumn.PAGES).data() == str(PAGES)
+    assert not window.corpus_page.unfinished_panel.isVisibleTo(window.corpus_page)
+    statuses = [r.status for r in RunStore(corpus).list_runs()]
+    assert statuses[0] is RunStatus.COMPLETE  # the newest: the retry, or the resumed run
+
+
+def test_undo_this_import_previews_then_takes_the_incomplete_notebook_out(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
+) -> None:
+    run_id, notebook_id = _stopped_part_way(corpus, tmp_path, cancel=True)
+    window = open_window()
+    landed = _pages_in(corpus, notebook_id)
+    _select_the_notebook(qtbot, window)
+    _assert_marked(window, landed, retry=True)
+
+    page = window.corpus_page
+    with qtbot.waitSignal(window.health_checked, timeout=TIMEOUT_MS):
+        qtbot.mouseClick(window.check_again_button, Qt.MouseButton.LeftButton)
+    assert page.unfinished_panel.isVisible()  # a new listing keeps the selection
+    assert [nb.notebook_id for nb in page.selected_notebooks()] == [notebook_id]
+
+    qtbot.mouseClick(page.undo_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.undo_dialog is not None, timeout=TIMEOUT_MS)
+    dialog = page.undo_dialog
+    assert dialog is not None and dialog.run.run_id == run_id
+    qtbot.waitUntil(dialog.undo_button.isEnabled, timeout=TIMEOUT_MS)  # the preview is in
+    assert f"{landed} page(s) are taken out of the corpus" in dialog.headline.text()
+    assert corpus.is_registered(notebook_id)  # a preview changes nothing
+
+    checked = qtbot.waitSignal(window.health_checked, timeout=TIMEOUT_MS)
+    with checked, qtbot.waitSignal(dialog.reverted, timeout=TIMEOUT_MS):
+        qtbot.mouseClick(dialog.undo_button, Qt.MouseButton.LeftButton)
+    dialog.accept()
+    assert not corpus.is_registered(notebook_id)
+    assert RunStore(corpus).load(run_id).status is RunStatus.REVERTED
+    qtbot.waitUntil(
+        lambda: window.notebook_stack.currentWidget() is window.empty_label, timeout=TIMEOUT_MS
+    )
+    assert not page.unfinished_panel.isVisibleTo(page)
+    assert window.health_summary.text().startswith("Nothing to report: the corpus is whole")
+
+
+def test_a_notebook_another_process_is_importing_offers_no_action(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
+) -> None:
+    shelf = make_shelf(tmp_path / "shelf", 1, PAGES, folder="Register", size=(120, 160))
+    data, plan = corpus.data_dir, tmp_path / "plan.json"
+    ok(run_cli(data, "plan", str(shelf), "-o", str(plan)))
+    env = stop_at("ingest.between_checkpoints")
+    commit = start_cli(data, "commit", str(plan), "--workers", "1", env=env)
+    try:
+        wait_stopped(commit)  # a real `commit`, held with its first checkpoint landed
+        window = open_window()
+        _select_the_notebook(qtbot, window)
+        page = window.corpus_page
+        assert _state_cell(window).startswith("Incomplete: ")
+        assert "is being imported by another process" in page.unfinished_label.text()
+        assert not page.finish_button.isEnabled() and not page.undo_button.isEnabled()
+        go_on(commit)
+    finally:
+        _out, err = finish(commit)
+    assert commit.returncode == EXIT_OK, err
