@@ -319,7 +319,7 @@ def bench_scan(tree: Path, workers: int, stacks: bool = False) -> dict[str, floa
         files = sum(len(it.sources) for it in plan.items)
         scan_gaps = summary(beat.gaps(end=t1))
         review_gaps = summary(beat.gaps(start=t1))
-        opened = bench_open_plan(window, plan, Path(tmp) / "plan.json")
+        opened = bench_open_plan(window, plan, Path(tmp) / "plan.json", stacks)
         close(window, settings)
         return {
             **opened,
@@ -332,7 +332,7 @@ def bench_scan(tree: Path, workers: int, stacks: bool = False) -> dict[str, floa
         }
 
 
-def bench_open_plan(window, plan, path: Path) -> dict[str, float]:  # noqa: ANN001
+def bench_open_plan(window, plan, path: Path, stacks: bool = False) -> dict[str, float]:  # noqa: ANN001
     """File › Open Plan… of the same plan, saved as a file: from the call to the plan under
     review. The reference, in the same run: reading that file on the calling thread, which is
     what the window's thread spent before plans were read on a worker."""
@@ -345,7 +345,10 @@ def bench_open_plan(window, plan, path: Path) -> dict[str, float]:  # noqa: ANN0
     window.flow.new_import()
     wait_until("the review closed", lambda: window.session.plan is None)
     beat = Heartbeat()
+    sampler = StallSampler(beat)
     beat.start()
+    if stacks:
+        sampler.start()
     t0 = time.perf_counter()
     window.flow.open_plan(path)
     wait_until(
@@ -354,6 +357,9 @@ def bench_open_plan(window, plan, path: Path) -> dict[str, float]:  # noqa: ANN0
     )
     t1 = time.perf_counter()
     beat.stop()
+    if stacks:
+        sampler.stop()
+        print("GUI thread while late (Open Plan…):\n" + sampler.report())
     gaps = summary(beat.gaps(start=t0, end=t1 + 0.001))
     return {**{f"open_{k}": v for k, v in gaps.items()}, "open_s": t1 - t0, "read_s": read_s}
 
@@ -366,26 +372,33 @@ def _ms(v: float) -> str:
 
 
 def record(
-    commit: list[dict[str, float]], scan: list[dict[str, float]], args: argparse.Namespace
+    commit: list[dict[str, float]],
+    scan: list[dict[str, float]],
+    args: argparse.Namespace,
+    load: tuple[float, float],
 ) -> str:
-    worst = max(commit, key=lambda r: r["worst_ms"])
     lines = [
         HEADING,
         "",
         f"Run {time.strftime('%Y-%m-%d')} on {os.cpu_count()} cores, Python "
         f"{platform.python_version()}, Qt platform {QCoreApplication.instance().platformName()}"
-        " (the tests' offscreen plugin unless a display is set).",
+        " (the tests' offscreen plugin unless a display is set); the machine's load average "
+        f"(1 min) {load[0]:.1f} at the start and {load[1]:.1f} at the end.",
         f"A {BEAT_MS} ms heartbeat QTimer on the GUI thread; a gap is the time between two "
         f"beats (ideal {BEAT_MS} ms). Target: no gap over {TARGET_MS} ms.",
-        "",
-        f"**Commit** of {int(worst['items'])} notebooks x {args.pages} pages "
-        f"({int(worst['pages'])} pages of 400 x 560 JPEG) through the window "
-        f"(commit worker, live outcome table), workers={args.workers}:",
-        "",
-        "| run | worst gap | 99th percentile | median | gaps > 100 ms | pages/s | wall time "
-        "| batches applied |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
+    if commit:
+        worst = max(commit, key=lambda r: r["worst_ms"])
+        lines += [
+            "",
+            f"**Commit** of {int(worst['items'])} notebooks x {args.pages} pages "
+            f"({int(worst['pages'])} pages of 400 x 560 JPEG) through the window "
+            f"(commit worker, live outcome table), workers={args.workers}:",
+            "",
+            "| run | worst gap | 99th percentile | median | gaps > 100 ms | pages/s | wall time "
+            "| batches applied |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        ]
     for i, r in enumerate(commit, 1):
         lines.append(
             f"| {i} | {_ms(r['worst_ms'])} | {_ms(r['p99_ms'])} | {_ms(r['median_ms'])} | "
@@ -479,6 +492,7 @@ def main() -> None:
 
     application()
     WORK.mkdir(exist_ok=True)
+    load_start = os.getloadavg()[0]
     tree = make_pages(args.notebooks, args.pages)
     commit = []
     for i in range(args.repeat):
@@ -494,7 +508,7 @@ def main() -> None:
         )
         scan.append(r)
         print("scan: " + ", ".join(f"{k}={v:.1f}" for k, v in r.items()), flush=True)
-    section = record(commit, scan, args)
+    section = record(commit, scan, args, (load_start, os.getloadavg()[0]))
     print(section)
     if not args.no_record:
         replace_section(BENCH / "RESULTS.md", HEADING, section)
