@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine.api import RunCounts
 from transcribe_import.engine.planning import edits, ordering
-from transcribe_import.engine.planning.plan import Op
+from transcribe_import.engine.planning.plan import Op, PlanItem
 from transcribe_import.engine.planning.planner import build_plan
 from transcribe_import.engine.planning.scan import run_scan
 from transcribe_import.engine.runs.model import ItemOutcome, ItemState, RunStatus
@@ -332,6 +332,33 @@ def test_page_model_with_rows(qtmodeltester, session: ImportSession) -> None:
     assert session.edit_item(diary.item_id, lambda it: ordering.exclude(it, [first_file]), "x")
     assert numbers() == ["–", "★ 1", "2"]  # an excluded page has no number
     qtmodeltester.check(model)
+
+
+def test_page_model_finds_an_items_order_cues_once_per_item(
+    monkeypatch: pytest.MonkeyPatch, session: ImportSession
+) -> None:
+    # Finding them reads every name of the item: a new report (each validation, and twice
+    # as a plan is shown) leaves them as they were; an edit is a new item, looked at again.
+    looked_at: list[str] = []
+    find = ordering.find_ambiguities
+
+    def counted(item: PlanItem) -> list[ordering.Ambiguity]:
+        looked_at.append(item.item_id)
+        return find(item)
+
+    model = PageTableModel(session)
+    assert session.plan is not None
+    diary = next(it for it in session.plan.items if it.label == "diary")
+    report = session.validate_now()  # validate looks at every item itself: before counting
+    monkeypatch.setattr(ordering, "find_ambiguities", counted)
+    model.set_item(diary.item_id)
+    session.set_report(report)
+    session.set_report(report)
+    assert looked_at == [diary.item_id]
+    first_file = model.source_at(0).provenance.rel
+    assert session.edit_item(diary.item_id, lambda it: ordering.exclude(it, [first_file]), "x")
+    assert looked_at == [diary.item_id] * 2
+    assert model.rowCount() == 3
 
 
 def test_problems_model_with_rows(qtmodeltester, session: ImportSession) -> None:

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from transcribe_import.engine.base import short_calls
 from transcribe_import.engine.base.ids import new_id
 from transcribe_import.engine.planning.plan import (
     Duplicate,
@@ -217,6 +218,41 @@ def test_save_and_load_round_trip(tmp_path: Path) -> None:
     loaded = load_plan(tmp_path / "plan.json")
     assert loaded == plan
     assert loaded.fingerprint == plan.fingerprint
+
+
+def test_a_big_plan_is_read_in_short_calls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # One notebook of many pages, as mode single makes: parsed a source at a time, never
+    # the document (nor the item) in one call that would hold the GIL from a window.
+    sample = _sample_plan()
+    item = sample.items[0]
+    template = item.sources[0]
+    sources = tuple(
+        replace(
+            template,
+            source_id=new_id(),
+            pages=(PlanPage(new_id(), new_id(), 0),),
+            provenance=replace(template.provenance, rel=f"nb/p {n}.jpg"),
+        )
+        for n in range(300)
+    )
+    plan = replace(sample, items=(replace(item, sources=sources),))
+    save_plan(plan, tmp_path / "plan.json")
+    assert (tmp_path / "plan.json").stat().st_size > 100 * 2048
+    loads = orjson.loads
+    sizes: list[int] = []
+
+    def counted(text: bytes | bytearray) -> Any:
+        sizes.append(len(text))
+        return loads(text)
+
+    monkeypatch.setattr(short_calls, "JSON_SLICE", 2048)
+    monkeypatch.setattr(orjson, "loads", counted)
+    loaded = load_plan(tmp_path / "plan.json")
+    monkeypatch.undo()
+
+    assert loaded == plan
+    assert loaded.fingerprint == plan.fingerprint
+    assert len(sizes) > 300 and max(sizes) <= 2048 + 2
 
 
 def _tampered(mutate: Any) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -170,23 +171,24 @@ def canonical_body(doc: dict[str, Any]) -> bytes:
     The bytes of ``orjson.dumps(body, option=OPT_SORT_KEYS)``, encoded an item at a time: one
     call over 100,000 sources held the GIL for 0.1 s, a window's thread waiting.
     """
+    return b"".join(_canonical_parts(doc))
+
+
+def _canonical_parts(doc: dict[str, Any]) -> Iterator[bytes]:
+    """``canonical_body`` in pieces: the four keys in sorted order, compact as orjson writes
+    them, each item encoded on its own."""
     dump = functools.partial(orjson.dumps, option=orjson.OPT_SORT_KEYS)
-    items = b",".join(dump(strip_provenance(item)) for item in doc["items"])
-    # The four keys in sorted order, compact as orjson writes them.
-    return b"".join(
-        (
-            b'{"import_policy_id":',
-            dump(doc["import_policy_id"]),
-            b',"items":[',
-            items,
-            b'],"plan_id":',
-            dump(doc["plan_id"]),
-            b',"schema_version":',
-            dump(doc["import_manifest"]["schema_version"]),
-            b"}",
-        )
-    )
+    yield b'{"import_policy_id":' + dump(doc["import_policy_id"]) + b',"items":['
+    for i, item in enumerate(doc["items"]):
+        yield (b"," if i else b"") + dump(strip_provenance(item))
+    yield b'],"plan_id":' + dump(doc["plan_id"])
+    yield b',"schema_version":' + dump(doc["import_manifest"]["schema_version"]) + b"}"
 
 
 def fingerprint_of(doc: dict[str, Any]) -> str:
-    return hashlib.sha256(canonical_body(doc)).hexdigest()
+    # Hashed piece by piece: joined, the body of 100,000 sources was two 40 MB copies, each
+    # one call that held the GIL.
+    digest = hashlib.sha256()
+    for part in _canonical_parts(doc):
+        digest.update(part)
+    return digest.hexdigest()

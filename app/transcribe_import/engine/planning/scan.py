@@ -35,6 +35,7 @@ import orjson
 from transcribe_import.engine.base.clock import utc_from_ns
 from transcribe_import.engine.base.errors import ErrorCode, Problem, TranscribeError
 from transcribe_import.engine.base.progress import drive
+from transcribe_import.engine.base.short_calls import sorted_in_slices
 from transcribe_import.engine.base.text import (
     Parts,
     display_name,
@@ -421,7 +422,7 @@ def walk(
     return WalkResult(
         tuple(root for root, _ in checked),
         _sorted_files(walker.found),
-        tuple(sorted(walker.ignored, key=lambda f: (natural_key(f.rel), str(f.path)))),
+        tuple(sorted_in_slices(walker.ignored, key=lambda f: (natural_key(f.rel), str(f.path)))),
     )
 
 
@@ -484,8 +485,8 @@ def _sorted_files(found: list[tuple[int, FoundFile]]) -> tuple[FoundFile, ...]:
             name = name_keys[last] = name_parts(last)
         return (index, joined_key(folder, name, f.rel), f.fspath)
 
-    found.sort(key=key)
-    return tuple(f for _, f in found)
+    # In slices: one sort of 100,000 keys held the GIL for 0.25 s, the window waiting.
+    return tuple(f for _, f in sorted_in_slices(found, key=key))
 
 
 # -- inspecting ------------------------------------------------------------------------------

@@ -1,0 +1,176 @@
+"""Big sorts and JSON reads done as many short C calls, so another thread gets the GIL between them.
+
+One ``list.sort`` of 100,000 keys or one ``orjson.loads`` of a 100 MB plan is a single C
+call that holds the GIL from start to end: run on a worker, it still froze the window's
+thread for 0.2-0.7 s (bench/bench_gui.py). Cut into calls of a few milliseconds, with
+Python code between them, the interpreter hands the GIL to a waiting thread every
+``sys.getswitchinterval()``. The results are exactly those of the one long call.
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+from collections.abc import Callable, Iterable
+from typing import Any, BinaryIO, TypeVar
+
+import orjson
+
+T = TypeVar("T")
+
+# 4,096 keys sort in about 5 ms; the merge after them is a Python loop (GIL handed round).
+SORT_SLICE = 4096
+
+
+def sorted_in_slices(values: Iterable[T], *, key: Callable[[T], Any]) -> list[T]:
+    """``sorted(values, key=key)``, made of sorts of ``SORT_SLICE`` values and one merge.
+
+    Stable like ``sorted``: the slices are in order and ``heapq.merge`` takes equal keys
+    from the earlier slice first; the sequence number keeps values themselves from ever
+    being compared.
+    """
+    keyed = [(key(v), i, v) for i, v in enumerate(values)]
+    if len(keyed) <= SORT_SLICE:
+        keyed.sort()
+        return [v for _, _, v in keyed]
+    slices = [sorted(keyed[s : s + SORT_SLICE]) for s in range(0, len(keyed), SORT_SLICE)]
+    return [v for _, _, v in heapq.merge(*slices)]
+
+
+# -- reading and JSON ------------------------------------------------------------------------
+
+READ_SLICE = 1024 * 1024
+
+
+def read_in_slices(f: BinaryIO) -> bytearray:
+    """The rest of ``f``, read a MiB at a time into one buffer.
+
+    ``f.read()`` of a 100 MB file ends by joining what it read: one copy of it all, holding
+    the GIL (80 ms). A bytearray grows in place and serves ``loads_in_slices`` as it is.
+    """
+    data = bytearray()
+    while chunk := f.read(READ_SLICE):
+        data += chunk
+    return data
+
+
+# A value of at most this many bytes is parsed in one call (about 5-10 ms).
+JSON_SLICE = 512 * 1024
+_SPACE = b" \t\n\r"  # JSON's whitespace
+
+
+class _NotLaidOut(Exception):
+    """The text is not in the indented layout that ``loads_in_slices`` cuts up."""
+
+
+def loads_in_slices(data: bytes | bytearray) -> Any:
+    """``orjson.loads(data)``, in calls of at most about ``JSON_SLICE`` bytes each.
+
+    Cut where the layout ``orjson.OPT_INDENT_2`` writes (the app's plan files and drafts)
+    puts a line break: a JSON string holds no raw line break, so every one is whitespace
+    between values, and an element of a container that opens at the end of a line starts
+    on a line of its own, two spaces in. Every cut piece is parsed by orjson itself and the
+    text between pieces is checked to be the brackets, commas and keys that join them, so
+    the value is the one ``orjson.loads`` gives. Any other layout, or a fault anywhere, is
+    read by ``orjson.loads(data)`` in one call: the same value, or the same error.
+    """
+    if len(data) <= JSON_SLICE:
+        return orjson.loads(data)
+    try:
+        return _Slicer(data).document()
+    except (_NotLaidOut, orjson.JSONDecodeError, RecursionError):
+        return orjson.loads(data)
+
+
+class _Slicer:
+    def __init__(self, data: bytes | bytearray) -> None:
+        self._data = data
+        self._ends: dict[int, re.Pattern[bytes]] = {}
+
+    def document(self) -> Any:
+        data = self._data
+        if data[:2] not in (b"{\n", b"[\n"):
+            raise _NotLaidOut
+        value, end = self._container(0, 0)
+        if data[end:].strip(_SPACE):
+            raise _NotLaidOut  # text after the value: orjson says what is wrong
+        return value
+
+    def _end_of_element(self, indent: int) -> re.Pattern[bytes]:
+        """Where an element written ``indent`` in ends: a line break followed by at most
+        ``indent`` spaces (its next sibling, or its container's closing line), but not by
+        the element's own closing bracket."""
+        pattern = self._ends.get(indent)
+        if pattern is None:
+            pattern = self._ends[indent] = re.compile(
+                b"\n(?! {%d})(?! {%d}[\\]}])" % (indent + 1, indent)
+            )
+        return pattern
+
+    def _container(self, at: int, indent: int) -> tuple[Any, int]:
+        """The array or object whose opening bracket, last on its line, is at ``at``, and
+        where its closing bracket's line ends; its elements are ``indent + 2`` in."""
+        data = self._data
+        is_object = data[at] == ord("{")
+        close = b"\n" + b" " * indent + (b"}" if is_object else b"]")
+        inner = indent + 2
+        lead = b"\n" + b" " * inner
+        ends = self._end_of_element(inner)
+        items: list[Any] = []
+        members: dict[str, Any] = {}
+        pos = at + 1  # at the line break after the bracket
+        while True:
+            if data.startswith(close, pos):
+                pos += len(close)
+                break
+            start = pos + len(lead)
+            if not data.startswith(lead, pos) or data[start : start + 1] in (b"", b" "):
+                raise _NotLaidOut
+            # Searched a little past the slice, so that the look-ahead for the next line's
+            # indent is never cut short by the end of the search.
+            found = ends.search(data, start, start + JSON_SLICE + inner + 2)
+            if found is not None and found.start() < start + JSON_SLICE:  # small: one call
+                pos = found.start()
+                last = data.startswith(close, pos)
+                text = self._element_text(start, pos, last)
+                if is_object:
+                    members.update(orjson.loads(b"{" + text + b"}"))
+                else:
+                    items.append(orjson.loads(text))
+                continue
+            # Big: it must open a container at the end of its first line, cut up in turn.
+            line_end = data.find(b"\n", start, start + JSON_SLICE)
+            if line_end < 0 or data[line_end - 1] not in b"[{":
+                raise _NotLaidOut
+            opening = line_end - 1
+            if is_object:
+                key_text = data[start:opening]
+                if not key_text.endswith(b": "):
+                    raise _NotLaidOut
+                key = orjson.loads(key_text[:-2])
+                if not isinstance(key, str):
+                    raise _NotLaidOut
+            elif opening != start:
+                raise _NotLaidOut
+            value, pos = self._container(opening, inner)
+            last = data.startswith(close, pos)
+            if not last:
+                if not data.startswith(b",", pos):
+                    raise _NotLaidOut
+                pos += 1
+            if is_object:
+                members[key] = value
+            else:
+                items.append(value)
+        return (members if is_object else items), pos
+
+    def _element_text(self, start: int, end: int, last: bool) -> bytes | bytearray:
+        """An element's text, its comma taken off: each but the last has one."""
+        text = self._data[start:end]
+        if not last:
+            if not text.endswith(b","):
+                raise _NotLaidOut
+            text = text[:-1]
+        if not text:  # "{" + "" + "}" would parse, where the document has a stray comma
+            raise _NotLaidOut
+        return text

@@ -1,0 +1,148 @@
+"""Big sorts and JSON reads in short calls: the same results as the one long call, cut up."""
+
+from __future__ import annotations
+
+import io
+import random
+from typing import Any
+
+import orjson
+import pytest
+
+from transcribe_import.engine.base import short_calls
+from transcribe_import.engine.base.short_calls import (
+    loads_in_slices,
+    read_in_slices,
+    sorted_in_slices,
+)
+
+# Nested the way a plan is (items of sources of pages), with the characters a cut must
+# not be fooled by: brackets, commas, quotes and escaped line breaks inside strings.
+_LOADS = orjson.loads  # the real one: the fixture puts a counting one in its place
+_TRICKY = ['a "}," b', "x\n  ]\ny", "[{", "  }", "é ☃ 𝄞", ""]
+
+
+def _document(items: int, sources: int) -> dict[str, Any]:
+    rng = random.Random(items * 1000 + sources)
+    return {
+        "format": "x",
+        "empty_list": [],
+        "empty_object": {},
+        "items": [
+            {
+                "id": i,
+                "title": rng.choice(_TRICKY),
+                "sources": [
+                    {
+                        "n": s,
+                        "name": rng.choice(_TRICKY),
+                        "size": rng.randrange(1 << 40),
+                        "ratio": rng.random(),
+                        "flags": [True, False, None],
+                        "pages": [{"page": p, "extra": {}} for p in range(rng.randrange(1, 4))],
+                    }
+                    for s in range(sources)
+                ],
+            }
+            for i in range(items)
+        ],
+        "provenance": {"roots": ["/a", "/b"], "ignored": [{"rel": t} for t in _TRICKY]},
+    }
+
+
+class _Calls:
+    """orjson.loads as short_calls calls it, counting the calls and the size of each input."""
+
+    def __init__(self) -> None:
+        self.sizes: list[int] = []
+
+    def __call__(self, text: bytes | bytearray) -> Any:
+        self.sizes.append(len(text))
+        return _LOADS(text)
+
+
+@pytest.fixture
+def calls(monkeypatch: pytest.MonkeyPatch) -> _Calls:
+    counted = _Calls()
+    monkeypatch.setattr(short_calls.orjson, "loads", counted)
+    monkeypatch.setattr(short_calls, "JSON_SLICE", 2048)
+    return counted
+
+
+@pytest.mark.parametrize(("items", "sources"), [(1, 200), (40, 3), (5, 40)])
+def test_an_indented_document_is_read_in_slices_to_the_same_value(
+    calls: _Calls, items: int, sources: int
+) -> None:
+    data = orjson.dumps(_document(items, sources), option=orjson.OPT_INDENT_2) + b"\n"
+    assert len(data) > 20 * 2048
+
+    whole = _LOADS(data)
+
+    value = loads_in_slices(bytearray(data))
+
+    assert value == whole
+    assert list(value) == list(whole)  # and its keys in the same order
+    # Cut up: many calls, none over the slice (a single source, an item of few sources).
+    assert len(calls.sizes) > len(data) // 2048
+    assert max(calls.sizes) <= 2048 + 2
+
+
+def test_a_document_in_another_layout_is_read_in_one_call(calls: _Calls) -> None:
+    doc = _document(5, 40)
+    for data in (
+        orjson.dumps(doc),  # compact
+        orjson.dumps(doc, option=orjson.OPT_INDENT_2).replace(b"\n  ", b"\n   "),
+        orjson.dumps(doc, option=orjson.OPT_INDENT_2).replace(b"\n", b"\r\n"),
+    ):
+        calls.sizes.clear()
+        assert loads_in_slices(data) == doc
+        assert calls.sizes[-1] == len(data)  # the last word is orjson's, on the whole
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        lambda t: t.replace(b'"n": 7,', b'"n": 7,,', 1),  # a stray comma inside a source
+        lambda t: t.replace(b"\n    },\n", b"\n    }\n", 1),  # a missing comma between two
+        lambda t: t.replace(b"\n    },\n", b"\n    },\n    ,\n", 1),  # an empty element
+        lambda t: t.replace(b"\n  ]", b"\n  ],", 1),  # a doubled comma after a big value
+        lambda t: t.replace(b'"format"', b'"format', 1),  # a broken key
+        lambda t: t + b"{}",  # text after the value
+        lambda t: t.replace(b"\n    {\n", b"\n    NaN,\n    {\n", 1),  # not JSON's number
+    ],
+)
+def test_a_fault_anywhere_is_orjsons_own_error(calls: _Calls, fault: Any) -> None:
+    data = fault(orjson.dumps(_document(5, 40), option=orjson.OPT_INDENT_2))
+    with pytest.raises(orjson.JSONDecodeError) as whole:
+        orjson.loads(data)
+    with pytest.raises(orjson.JSONDecodeError) as sliced:
+        loads_in_slices(data)
+    assert str(sliced.value) == str(whole.value)
+
+
+def test_read_in_slices_reads_the_whole_file() -> None:
+    data = random.Random(1).randbytes(3 * short_calls.READ_SLICE + 5)
+    assert read_in_slices(io.BytesIO(data)) == data
+
+
+@pytest.mark.parametrize("n", [0, 1, 9, 100, 1000])
+def test_sorted_in_slices_is_sorted_and_stable(monkeypatch: pytest.MonkeyPatch, n: int) -> None:
+    monkeypatch.setattr(short_calls, "SORT_SLICE", 16)
+    rng = random.Random(n)
+    # Few distinct keys, so equal keys meet across slices; the values are never compared.
+    values = [(rng.randrange(7), object()) for _ in range(n)]
+    assert sorted_in_slices(values, key=lambda v: v[0]) == sorted(values, key=lambda v: v[0])
+
+
+def test_sorted_in_slices_sorts_each_slice_on_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(short_calls, "SORT_SLICE", 16)
+    sorts: list[int] = []
+    real = sorted
+
+    def counted(values: list[Any]) -> list[Any]:
+        sorts.append(len(values))
+        return real(values)
+
+    monkeypatch.setattr(short_calls, "sorted", counted, raising=False)
+    assert sorted_in_slices(range(100, 0, -1), key=lambda v: v) == list(range(1, 101))
+    assert sorts == [16] * 6 + [4]
