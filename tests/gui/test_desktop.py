@@ -1,0 +1,198 @@
+"""Long imports as desktop apps do them: the system kept awake while a commit runs, and a long
+commit's end notified when the window is not in front, in the end screen's own words.
+
+Driven through the real window and engine with a recording backend in place of the
+platform's; the D-Bus backend is checked for the call it builds and for a missing bus.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from PySide6.QtDBus import QDBusConnection
+from pytestqt.qtbot import QtBot
+
+from transcribe_import.gui import desktop
+from transcribe_import.gui.desktop import DesktopBackend, Login1Awake, login1_inhibit_call
+from transcribe_import.gui.main_window import MainWindow
+
+from helpers.shelves import make_png_shelf
+from helpers.window import (
+    TIMEOUT_MS,
+    ExecutorGate,
+    click_in_next_box,
+    commit,
+    drop,
+    scan_and_validate,
+    wait_run_end,
+)
+
+# The offscreen platform says so of every top-level window it shows.
+pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
+
+
+class Recording:
+    """Both halves of a backend, writing down what the window asked, and whether a commit
+    ran at that moment."""
+
+    def __init__(self, window: MainWindow) -> None:
+        self._window = window
+        self.calls: list[tuple[str, ...]] = []
+
+    def _running(self) -> str:
+        return "running" if self._window.commit_page.is_running() else "ended"
+
+    def hold(self, why: str) -> bool:
+        self.calls.append(("hold", why, self._running()))
+        return True
+
+    def release(self) -> None:
+        self.calls.append(("release", self._running()))
+
+    def notify(self, title: str, body: str) -> bool:
+        self.calls.append(("notify", title, body))
+        return True
+
+
+def ready_to_commit(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    notebooks: int = 2,
+    notify_after_s: float = 0.0,
+    active: bool = False,
+) -> tuple[MainWindow, Recording]:
+    """A window whose review is validated, with a recording backend, and in front or not."""
+    make_png_shelf(tmp_path / "shelf", notebooks=notebooks)
+    window = open_window(workers=1)
+    recording = Recording(window)
+    long_imports = window.flow.long_imports
+    long_imports.backend = DesktopBackend(recording, recording)
+    long_imports.notify_after_s = notify_after_s
+    monkeypatch.setattr(window, "isActiveWindow", lambda: active)
+    drop(window, [tmp_path / "shelf"])
+    scan_and_validate(qtbot, window)
+    return window, recording
+
+
+def end_words(window: MainWindow) -> tuple[str, str, str]:
+    page = window.commit_page
+    return ("notify", page.headline.text(), page.summary_label.text())
+
+
+def test_a_commit_keeps_the_system_awake_until_it_ends_then_notifies_in_the_end_words(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    window, recording = ready_to_commit(qtbot, open_window, tmp_path, monkeypatch)
+    assert recording.calls == []  # scanning and reviewing hold nothing
+
+    commit(qtbot, window)
+    assert recording.calls == [("hold", "Importing pages into the corpus", "running")]
+    wait_run_end(qtbot, window)
+
+    assert window.commit_page.headline.text() == "Complete"
+    assert "2 notebooks committed (4 pages)" in window.commit_page.summary_label.text()
+    assert recording.calls[1:] == [("release", "ended"), end_words(window)]
+
+
+@pytest.mark.parametrize(
+    ("active", "notify_after_s"), [(True, 0.0), (False, desktop.NOTIFY_AFTER_S)]
+)
+def test_no_notification_when_the_window_is_in_front_or_the_commit_was_short(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    active: bool,
+    notify_after_s: float,
+) -> None:
+    window, recording = ready_to_commit(
+        qtbot, open_window, tmp_path, monkeypatch, active=active, notify_after_s=notify_after_s
+    )
+    commit(qtbot, window)
+    wait_run_end(qtbot, window)
+
+    assert window.commit_page.headline.text() == "Complete"
+    assert [c[0] for c in recording.calls] == ["hold", "release"]
+
+
+def test_a_paused_commit_lets_the_system_sleep_and_says_paused(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    gate: ExecutorGate,
+) -> None:
+    window, recording = ready_to_commit(qtbot, open_window, tmp_path, monkeypatch, notebooks=3)
+    commit(qtbot, window)
+    qtbot.waitUntil(gate.reached.is_set, timeout=TIMEOUT_MS)
+    window.commit_page.pause_button.click()
+    assert [c[0] for c in recording.calls] == ["hold"]  # held until the worker has ended
+    gate.release.set()
+    wait_run_end(qtbot, window)
+
+    assert window.commit_page.headline.text() == "Paused"
+    assert recording.calls[1:] == [("release", "ended"), end_words(window)]
+
+
+def test_a_cancelled_commit_lets_the_system_sleep_and_says_cancelled(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    gate: ExecutorGate,
+) -> None:
+    window, recording = ready_to_commit(qtbot, open_window, tmp_path, monkeypatch, notebooks=3)
+    commit(qtbot, window)
+    qtbot.waitUntil(gate.reached.is_set, timeout=TIMEOUT_MS)
+    click_in_next_box("Cancel Import", [])
+    window.commit_page.cancel_button.click()
+    gate.release.set()
+    wait_run_end(qtbot, window)
+
+    assert window.commit_page.headline.text() == "Cancelled after some commits"
+    assert recording.calls[1:] == [("release", "ended"), end_words(window)]
+
+
+def test_the_window_uses_the_platform_backend_by_default(
+    open_window: Callable[..., MainWindow],
+) -> None:
+    backend = open_window().flow.long_imports.backend
+    assert isinstance(backend.awake, Login1Awake)  # the tests run on Linux
+    assert isinstance(backend.notifier, desktop.TrayNotifier)
+
+
+def test_the_login1_call_blocks_sleep_and_idle() -> None:
+    message = login1_inhibit_call("Importing pages into the corpus")
+    assert (message.service(), message.path(), message.interface(), message.member()) == (
+        "org.freedesktop.login1",
+        "/org/freedesktop/login1",
+        "org.freedesktop.login1.Manager",
+        "Inhibit",
+    )
+    what, who, why, mode = message.arguments()
+    assert (what, why, mode) == ("sleep:idle", "Importing pages into the corpus", "block")
+    assert who  # the application's name, which the system shows in its list of inhibitors
+
+
+def test_no_bus_means_not_available_logged_once(caplog: pytest.LogCaptureFixture) -> None:
+    bus = QDBusConnection.connectToBus("unix:path=/nonexistent/bus", "awake-test-no-bus")
+    try:
+        assert not bus.isConnected()
+        awake = Login1Awake(bus)
+        with caplog.at_level(logging.INFO, logger=desktop.__name__):
+            assert awake.hold("Importing") is False
+            assert awake.hold("Importing") is False
+            awake.release()  # nothing held: nothing to do, no error
+        [record] = caplog.records
+        assert "Keeping the system awake (systemd-logind) is not available" in record.message
+    finally:
+        QDBusConnection.disconnectFromBus("awake-test-no-bus")
