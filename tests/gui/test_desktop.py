@@ -8,11 +8,16 @@ platform's; the D-Bus backend is checked for the call it builds and for a missin
 from __future__ import annotations
 
 import logging
+import os
+import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from PySide6.QtDBus import QDBusConnection
+from PySide6.QtWidgets import QSystemTrayIcon
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.gui import desktop
@@ -193,6 +198,88 @@ def test_no_bus_means_not_available_logged_once(caplog: pytest.LogCaptureFixture
             assert awake.hold("Importing") is False
             awake.release()  # nothing held: nothing to do, no error
         [record] = caplog.records
-        assert "Keeping the system awake (systemd-logind) is not available" in record.message
+        assert "Keeping the system awake (systemd-logind): not available" in record.message
     finally:
         QDBusConnection.disconnectFromBus("awake-test-no-bus")
+
+
+# A stand-in for systemd-logind: it answers Inhibit with one end of a pipe, says what it was
+# asked, and says "released" once every copy of that end is closed (as logind drops the lock).
+FAKE_LOGIN1 = """
+import os, sys
+from PySide6.QtCore import ClassInfo, QCoreApplication, QObject, QSocketNotifier, Slot
+from PySide6.QtDBus import QDBusConnection, QDBusUnixFileDescriptor
+
+app = QCoreApplication([])
+bus = QDBusConnection.connectToBus(sys.argv[1], "fake-login1")
+
+
+@ClassInfo({"D-Bus Interface": "org.freedesktop.login1.Manager"})
+class Manager(QObject):
+    @Slot(str, str, str, str, result=QDBusUnixFileDescriptor)
+    def Inhibit(self, what, who, why, mode):
+        read_end, write_end = os.pipe()
+        self.watch = QSocketNotifier(read_end, QSocketNotifier.Type.Read)
+        self.watch.activated.connect(lambda: print("released", os.read(read_end, 1), flush=True))
+        print("inhibit", what, why, mode, sep="|", flush=True)
+        held = QDBusUnixFileDescriptor(write_end)  # a copy goes to the caller
+        os.close(write_end)
+        return held
+
+
+manager = Manager()
+every_slot = QDBusConnection.RegisterOption.ExportAllSlots
+bus.registerObject("/org/freedesktop/login1", manager, every_slot)
+print("ready", bus.registerService("org.freedesktop.login1"), flush=True)
+app.exec()
+"""
+
+
+@pytest.mark.skipif(shutil.which("dbus-daemon") is None, reason="needs dbus-daemon")
+def test_logind_holds_the_lock_until_released() -> None:
+    daemon = subprocess.Popen(
+        ["dbus-daemon", "--session", "--nofork", "--print-address=1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert daemon.stdout is not None
+    address = daemon.stdout.readline().strip()
+    service = subprocess.Popen(
+        [sys.executable, "-c", FAKE_LOGIN1, address],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+    )
+    assert service.stdout is not None
+    bus = QDBusConnection.connectToBus(address, "awake-test-bus")
+    try:
+        assert service.stdout.readline() == "ready True\n"
+        awake = Login1Awake(bus)
+        assert awake.hold("Importing pages into the corpus") is True
+        assert (
+            service.stdout.readline()
+            == "inhibit|sleep:idle|Importing pages into the corpus|block\n"
+        )
+        assert awake.hold("Importing pages into the corpus") is True  # held once, not twice
+        awake.release()
+        assert service.stdout.readline() == "released b''\n"  # logind sees the lock dropped
+    finally:
+        QDBusConnection.disconnectFromBus("awake-test-bus")
+        for process in (service, daemon):
+            process.terminate()
+            process.wait()
+            if process.stdout is not None:
+                process.stdout.close()
+
+
+def test_no_tray_means_no_notification_logged_once(
+    open_window: Callable[..., MainWindow], caplog: pytest.LogCaptureFixture
+) -> None:
+    notifier = desktop.TrayNotifier(open_window())
+    assert not QSystemTrayIcon.isSystemTrayAvailable()  # the offscreen platform has none
+    with caplog.at_level(logging.INFO, logger=desktop.__name__):
+        assert notifier.notify("Complete", "2 notebooks committed (4 pages).") is False
+        assert notifier.notify("Complete", "2 notebooks committed (4 pages).") is False
+    [record] = caplog.records
+    assert "Desktop notifications (no system tray): not available" in record.message

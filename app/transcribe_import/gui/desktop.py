@@ -57,26 +57,19 @@ class Notifier(Protocol):
 
 
 class _Unavailable:
-    """A platform with no way to do it: nothing happens, and it is logged once."""
+    """A way the system does not offer: nothing happens, and it is logged once."""
 
     def __init__(self, what: str) -> None:
         self._what = what
         self._logged = False
 
-    def _say(self) -> None:
+    def say(self, detail: str = "") -> bool:
+        """Log it the first time (with ``detail``, the system's own answer); False."""
         if not self._logged:
             self._logged = True
-            log.info("%s is not available on this system; going on without it.", self._what)
-
-    def hold(self, why: str) -> bool:
-        self._say()
-        return False
-
-    def release(self) -> None:
-        pass
-
-    def notify(self, title: str, body: str) -> bool:
-        self._say()
+            log.info(
+                "%s: not available on this system; going on without it. %s", self._what, detail
+            )
         return False
 
 
@@ -105,15 +98,14 @@ class Login1Awake:
         if self._fd is not None:
             return True
         if not self._bus.isConnected():
-            return self._unavailable.hold(why)
+            return self._unavailable.say(self._bus.lastError().message())
         reply = self._bus.call(login1_inhibit_call(why), QDBus.CallMode.Block, DBUS_TIMEOUT_MS)
         arguments = reply.arguments()
         if reply.type() is not QDBusMessage.MessageType.ReplyMessage or not arguments:
-            log.info("systemd-logind did not keep the system awake: %s", reply.errorMessage())
-            return self._unavailable.hold(why)
+            return self._unavailable.say(reply.errorMessage())
         descriptor = arguments[0]
         if not isinstance(descriptor, QDBusUnixFileDescriptor) or not descriptor.isValid():
-            return self._unavailable.hold(why)
+            return self._unavailable.say("systemd-logind answered no file descriptor.")
         self._fd = os.dup(descriptor.fileDescriptor())  # ours to close; Qt closes its own
         return True
 
@@ -159,8 +151,8 @@ class CaffeinateAwake:
             return True
         try:
             self._child = subprocess.Popen(["/usr/bin/caffeinate", "-i", "-w", str(os.getpid())])
-        except OSError:
-            return self._unavailable.hold(why)
+        except OSError as exc:
+            return self._unavailable.say(str(exc))
         return True
 
     def release(self) -> None:
@@ -180,7 +172,7 @@ class TrayNotifier:
 
     def notify(self, title: str, body: str) -> bool:
         if not QSystemTrayIcon.isSystemTrayAvailable():
-            return self._unavailable.notify(title, body)
+            return self._unavailable.say()
         if self._tray is None:
             self._tray = QSystemTrayIcon(self._window.windowIcon(), self._window)
             self._tray.setToolTip(self._window.windowTitle())
