@@ -170,9 +170,10 @@ def test_a_cancelled_commit_lets_the_system_sleep_and_says_cancelled(
 def test_the_window_uses_the_platform_backend_by_default(
     open_window: Callable[..., MainWindow],
 ) -> None:
-    backend = open_window().flow.long_imports.backend
-    assert isinstance(backend.awake, Login1Awake)  # the tests run on Linux
-    assert isinstance(backend.notifier, desktop.TrayNotifier)
+    long_imports = open_window().flow.long_imports
+    assert isinstance(long_imports.backend.awake, Login1Awake)  # the tests run on Linux
+    assert isinstance(long_imports.backend.notifier, desktop.TrayNotifier)
+    assert long_imports.notify_after_s == 30  # as the README says
 
 
 def test_the_login1_call_blocks_sleep_and_idle() -> None:
