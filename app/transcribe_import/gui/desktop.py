@@ -68,7 +68,9 @@ class _Unavailable:
         if not self._logged:
             self._logged = True
             log.info(
-                "%s: not available on this system; going on without it. %s", self._what, detail
+                "%s: not available on this system; going on without it.%s",
+                self._what,
+                f" {detail}" if detail else "",
             )
         return False
 
