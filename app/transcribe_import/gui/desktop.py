@@ -23,11 +23,12 @@ import sys
 import time
 from typing import Protocol
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtDBus import QDBus, QDBusConnection, QDBusMessage, QDBusUnixFileDescriptor
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon, QWidget
 
 from transcribe_import.gui.pages.commit import CommitPage
+from transcribe_import.gui.resources import app_icon
 
 log = logging.getLogger(__name__)
 
@@ -164,28 +165,40 @@ class CaffeinateAwake:
             child.wait()
 
 
-class TrayNotifier:
-    """A notification through the system tray's icon, shown only while it tells."""
+class TrayNotifier(QObject):
+    """A notification through the system tray, whose icon shows only until the window is
+    active again."""
 
     def __init__(self, window: QWidget) -> None:
+        super().__init__(window)
         self._window = window
         self._tray: QSystemTrayIcon | None = None
         self._unavailable = _Unavailable("Desktop notifications (no system tray)")
+        window.installEventFilter(self)
 
     def notify(self, title: str, body: str) -> bool:
         if not QSystemTrayIcon.isSystemTrayAvailable():
             return self._unavailable.say()
         if self._tray is None:
-            self._tray = QSystemTrayIcon(self._window.windowIcon(), self._window)
+            icon = self._window.windowIcon()
+            # A tray shows nothing without an icon (the window has the app's, once set).
+            self._tray = QSystemTrayIcon(app_icon() if icon.isNull() else icon, self._window)
             self._tray.setToolTip(self._window.windowTitle())
             self._tray.messageClicked.connect(self._raise_window)
         self._tray.show()
         self._tray.showMessage(title, body, QSystemTrayIcon.MessageIcon.Information)
         return True
 
+    def tray_shown(self) -> bool:
+        """Whether the tray icon is up (from a notification until the window is active)."""
+        return self._tray is not None and self._tray.isVisible()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() is QEvent.Type.WindowActivate and self._tray is not None:
+            self._tray.hide()  # the person is back: the tray has nothing more to say
+        return False
+
     def _raise_window(self) -> None:
-        if self._tray is not None:
-            self._tray.hide()
         self._window.showNormal()
         self._window.raise_()
         self._window.activateWindow()
