@@ -2,14 +2,18 @@
 commit's end notified when the window is not in front, in the end screen's own words.
 
 Driven through the real window and engine with a recording backend in place of the
-platform's; the D-Bus backend is checked for the call it builds and for a missing bus.
+platform's. The Linux backends are checked against stand-ins on a private D-Bus: logind's
+lock held by its descriptor until released, a missing bus logged once, and a notification
+through a desktop's tray arriving at its notification server.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import select
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Callable
@@ -284,3 +288,109 @@ def test_no_tray_means_no_notification_logged_once(
         assert notifier.notify("Complete", "2 notebooks committed (4 pages).") is False
     [record] = caplog.records
     assert "Desktop notifications (no system tray): not available" in record.message
+
+
+# A stand-in for a Linux desktop's tray and notification server (KDE's, or GNOME's with the
+# AppIndicator extension): a StatusNotifierWatcher with a host, and a Notify that says what
+# it was asked.
+TRAY_AND_NOTIFICATIONS = """
+import sys
+from PySide6.QtCore import ClassInfo, Property, QCoreApplication, QObject, Slot
+from PySide6.QtDBus import QDBusConnection
+
+app = QCoreApplication([])
+bus = QDBusConnection.connectToBus(sys.argv[1], "fake-desktop")
+
+
+@ClassInfo({"D-Bus Interface": "org.kde.StatusNotifierWatcher"})
+class Watcher(QObject):
+    IsStatusNotifierHostRegistered = Property(bool, lambda self: True)
+    ProtocolVersion = Property(int, lambda self: 0)
+
+    @Slot(str)
+    def RegisterStatusNotifierItem(self, service):
+        pass
+
+
+@ClassInfo({"D-Bus Interface": "org.freedesktop.Notifications"})
+class Notifications(QObject):
+    @Slot(str, "uint", str, str, str, "QStringList", "QVariantMap", int, result="uint")
+    def Notify(self, app_name, replaces_id, icon, summary, body, actions, hints, timeout):
+        print("notify", summary, body, sep="|", flush=True)
+        return 1
+
+
+watcher, notifications = Watcher(), Notifications()
+option = QDBusConnection.RegisterOption
+every = option.ExportAllSlots | option.ExportAllProperties
+bus.registerObject("/StatusNotifierWatcher", watcher, every)
+bus.registerObject("/org/freedesktop/Notifications", notifications, every)
+print(
+    "ready",
+    bus.registerService("org.kde.StatusNotifierWatcher"),
+    bus.registerService("org.freedesktop.Notifications"),
+    flush=True,
+)
+app.exec()
+"""
+
+NOTIFY_THROUGH_THE_TRAY = """
+import sys
+from PySide6.QtWidgets import QApplication, QWidget
+from transcribe_import.gui.desktop import TrayNotifier
+
+app = QApplication([])
+window = QWidget()
+window.show()
+notifier = TrayNotifier(window)
+print("sent", notifier.notify(sys.argv[1], sys.argv[2]), notifier.tray_shown(), flush=True)
+app.exec()  # until the test has seen the notification arrive, and ends this
+"""
+
+
+def line_within(process: subprocess.Popen[str], seconds: float = TIMEOUT_MS / 1000) -> str:
+    """The process's next line of output, or "" when none comes in time."""
+    assert process.stdout is not None
+    ready, _, _ = select.select([process.stdout], [], [], seconds)
+    return process.stdout.readline() if ready else ""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not (shutil.which("dbus-daemon") and shutil.which("xvfb-run")),
+    reason="needs dbus-daemon and xvfb-run",
+)
+def test_a_linux_tray_delivers_the_notification_to_the_notification_server() -> None:
+    daemon = subprocess.Popen(
+        ["dbus-daemon", "--session", "--nofork", "--print-address=1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    address = line_within(daemon).strip()
+    env = {**os.environ, "DBUS_SESSION_BUS_ADDRESS": address, "QT_QPA_PLATFORM": "xcb"}
+    desktop_ = subprocess.Popen(
+        [sys.executable, "-c", TRAY_AND_NOTIFICATIONS, address], stdout=subprocess.PIPE, text=True
+    )
+    app: subprocess.Popen[str] | None = None
+    try:
+        assert line_within(desktop_) == "ready True True\n"
+        app = subprocess.Popen(
+            ["xvfb-run", "-a", sys.executable, "-c", NOTIFY_THROUGH_THE_TRAY]
+            + ["Complete", "2 notebooks committed (4 pages)."],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env=env,
+            start_new_session=True,  # xvfb-run's Xvfb goes with it
+        )
+        assert line_within(app) == "sent True True\n"
+        assert line_within(desktop_) == "notify|Complete|2 notebooks committed (4 pages).\n"
+    finally:
+        if app is not None:
+            os.killpg(app.pid, signal.SIGTERM)
+        for process in (p for p in (app, desktop_, daemon) if p is not None):
+            process.terminate()
+            process.wait()
+            if process.stdout is not None:
+                process.stdout.close()
