@@ -22,6 +22,7 @@ from transcribe_import.engine import api
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.planning.plan import ImportPlan
 from transcribe_import.engine.planning.problems import ValidationReport
+from transcribe_import.gui.desktop import LongImports
 from transcribe_import.gui.dialogs import Answer, Role, ask
 from transcribe_import.gui.pages.start import MODE_FOLDERS
 from transcribe_import.gui.values import OpenedPlan, ScanOutcome, Validation
@@ -141,6 +142,8 @@ class ImportFlow(QObject):
         self.commit_page.new_import_requested.connect(self.new_import)
         self.commit_page.resume_requested.connect(self.resume_run)
         self.commit_page.retry_requested.connect(self.retry_run)
+        # The system stays awake while a commit runs; a long one's end is notified.
+        self.long_imports = LongImports(window, self.commit_page)
         window.runs_page.resume_requested.connect(self.resume_run)
         window.runs_page.retry_requested.connect(self.retry_run)
         window.corpus_page.resume_requested.connect(self.resume_run)  # Finish Import
