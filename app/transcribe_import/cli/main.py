@@ -91,8 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument(
         "--dedupe",
         choices=["notebook", "corpus"],
-        default="notebook",
-        help="where skip_existing looks for duplicates (default: the target notebook)",
+        default="corpus",
+        help="where skip_existing looks for duplicates (default: every notebook of the corpus; "
+        "notebook: only the target notebook)",
     )
     pl.add_argument("--workers", type=int, default=2, help="threads hashing files")
     placement_cli.add_plan_options(pl)

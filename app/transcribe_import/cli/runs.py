@@ -340,12 +340,22 @@ def _run_signals(control: RunControl) -> contextlib.AbstractContextManager[None]
     )
 
 
+# Said once when another commit is deciding duplicates across the corpus (EventKind).
+WAITING_FOR_CORPUS = (
+    "transcribe-import: waiting for another import into this corpus to finish: duplicates "
+    "across the corpus are decided one import at a time (Ctrl-C cancels this one)."
+)
+
+
 def _execute(corpus: Corpus, run_id: str, args: argparse.Namespace) -> int:
     control = RunControl()
     progress = _Progress()
     started = time.monotonic()
 
     def on_event(ev: RunEvent) -> None:
+        if ev.kind is EventKind.WAITING_FOR_CORPUS:
+            progress.done()
+            print(WAITING_FOR_CORPUS, file=sys.stderr, flush=True)
         if ev.outcome is None:
             return
         finished = ev.kind is EventKind.ITEM_FINISHED

@@ -37,7 +37,7 @@ class PlanRequest:
     mode: str = "folders"  # the adapter: folders, single, pdfs, prefix, into:ID, bag
     policy_id: str | None = None  # None: the default policy
     title: str | None = None  # with mode single: the new notebook's title
-    dedupe_scope: DedupeScope = DedupeScope.NOTEBOOK  # where skip_existing looks
+    dedupe_scope: DedupeScope = DedupeScope.CORPUS  # where skip_existing looks
     settings: RenderSettings | None = None  # None: the default render settings
     workers: int = 2
 

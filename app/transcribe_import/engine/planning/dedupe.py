@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Container, Iterable, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
@@ -24,16 +25,20 @@ from transcribe_import.engine.planning.plan import (
     Duplicate,
     DuplicatePolicy,
     ImportPlan,
+    Op,
     PlanItem,
     PlanSource,
 )
 from transcribe_import.engine.planning.problems import file_name
-from transcribe_import.engine.storage import fsio, project
+from transcribe_import.engine.storage import fsio, locks, project
 
 if TYPE_CHECKING:
+    import filelock
+
     from transcribe_import.engine.storage.corpus import Corpus
 
 CACHE_FORMAT = "transcribe.sha-index-cache"
+DUPLICATES_LOCK_FILE = ".dedupe.lock"
 
 
 class HashIndex(Protocol):
@@ -93,20 +98,103 @@ def classify(
     return None
 
 
+def mark_sources(
+    sources: Iterable[PlanSource],
+    *,
+    policy: DuplicatePolicy,
+    scope: DedupeScope,
+    notebook_id: str,
+    in_notebook: Mapping[str, str] | None,
+    corpus_index: HashIndex | None,
+    seen_in_plan: set[str],
+) -> list[PlanSource]:
+    """An item's sources, each marked as ``classify`` judges it now (None: imported).
+
+    ``seen_in_plan`` is the hashes of the plan's earlier items (the caller keeps it, and
+    it grows here): with scope CORPUS a source repeating one of them is IN_PLAN; with
+    scope NOTEBOOK only this item's earlier sources count.
+    """
+    earlier = seen_in_plan if scope is DedupeScope.CORPUS else set()
+    marked = []
+    for s in sources:
+        dup = classify(
+            s.sha256,
+            policy=policy,
+            scope=scope,
+            notebook_id=notebook_id,
+            in_notebook=in_notebook,
+            corpus_index=corpus_index,
+            earlier=earlier,
+        )
+        earlier.add(s.sha256)
+        marked.append(s if s.duplicate is dup else replace(s, duplicate=dup))
+    return marked
+
+
+def rejudge(corpus: Corpus, plan: ImportPlan, scope: DedupeScope) -> ImportPlan:
+    """``plan`` with every item's duplicates judged again, with ``scope``, against the corpus
+    as it is now: what the window does to the review open when the setting changes.
+
+    A bag's notebook keeps its marks (a restore is judged whole, planning/bag.py).
+    """
+    index = corpus_index_for(corpus, plan.policy, [scope])
+    seen: set[str] = set()
+    items = []
+    for item in plan.items:
+        if item.restore is not None:
+            items.append(item)
+            continue
+        in_notebook: dict[str, str] | None = None
+        if item.op is Op.IMPORT_INTO_NOTEBOOK and plan.policy is DuplicatePolicy.SKIP_EXISTING:
+            try:
+                in_notebook = notebook_hashes(corpus, item.notebook_id)
+            except TranscribeError:
+                in_notebook = None  # validate reports the missing target
+        sources = mark_sources(
+            item.sources,
+            policy=plan.policy,
+            scope=scope,
+            notebook_id=item.notebook_id,
+            in_notebook=in_notebook,
+            corpus_index=index,
+            seen_in_plan=seen,
+        )
+        items.append(replace(item, sources=tuple(sources), dedupe_scope=scope))
+    return replace(plan, items=tuple(items))
+
+
+def asks_corpus(policy: DuplicatePolicy, scopes: Iterable[DedupeScope]) -> bool:
+    """Whether ``classify`` will ask the corpus index: under ``skip_existing``, for a
+    source whose item's scope is CORPUS. ``scopes`` are the scopes of the items to be
+    classified (the planner's one, the plan's pending items for a commit, one item for a
+    cancel)."""
+    return policy is DuplicatePolicy.SKIP_EXISTING and any(
+        scope is DedupeScope.CORPUS for scope in scopes
+    )
+
+
 def corpus_index_for(
     corpus: Corpus | None, policy: DuplicatePolicy, scopes: Iterable[DedupeScope]
 ) -> CorpusHashIndex | None:
-    """The corpus-wide index, refreshed now, when ``classify`` will ask it; None otherwise.
-
-    It asks it only under ``skip_existing`` for a source whose item's scope is CORPUS:
-    ``scopes`` are the scopes of the items to be classified (the planner's one, the
-    plan's items for a commit, one item for a cancel). Without a corpus, None.
-    """
-    if corpus is None or policy is not DuplicatePolicy.SKIP_EXISTING:
-        return None
-    if not any(scope is DedupeScope.CORPUS for scope in scopes):
+    """The corpus-wide index, refreshed now, when ``classify`` will ask it (``asks_corpus``);
+    None otherwise, and without a corpus."""
+    if corpus is None or not asks_corpus(policy, scopes):
         return None
     return CorpusHashIndex.refreshed(corpus)
+
+
+def duplicates_lock(
+    corpus: Corpus, policy: DuplicatePolicy, scopes: Iterable[DedupeScope]
+) -> filelock.FileLock | None:
+    """The lock a commit holds while it decides and lands duplicates across the corpus.
+
+    Only when ``classify`` will ask the corpus index (``asks_corpus``): a commit judging
+    its sources against the whole corpus must not judge them while another such commit
+    is landing the same bytes, or both would find them "not held yet". None: no lock.
+    """
+    if not asks_corpus(policy, scopes):
+        return None
+    return locks.make_lock(corpus.root / DUPLICATES_LOCK_FILE)
 
 
 def notebook_hashes(corpus: Corpus, notebook_id: str) -> dict[str, str]:

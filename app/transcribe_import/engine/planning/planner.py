@@ -27,8 +27,8 @@ from transcribe_import.engine.planning.adapters import AdapterResult, Group, ada
 from transcribe_import.engine.planning.adapters.bag import BagAdapter, BagGroup, BagRender
 from transcribe_import.engine.planning.dedupe import (
     CorpusHashIndex,
-    classify,
     corpus_index_for,
+    mark_sources,
     notebook_hashes,
 )
 from transcribe_import.engine.planning.plan import (
@@ -64,7 +64,7 @@ def build_plan(
     mode: str = "folders",
     policy_id: str = DEFAULT_POLICY_ID,
     title: str | None = None,
-    dedupe_scope: DedupeScope = DedupeScope.NOTEBOOK,
+    dedupe_scope: DedupeScope = DedupeScope.CORPUS,
 ) -> ImportPlan:
     """Plan an import of ``scan`` with an adapter: folders, pdfs, prefix, single or into:ID."""
     adapter, notebook_id = adapter_for(mode)
@@ -164,23 +164,15 @@ def _item_for(
                 in_notebook = notebook_hashes(corpus, notebook_id)
             except TranscribeError:
                 in_notebook = {}  # validate reports the missing target
-        marked = []
-        # Hashes of the sources before this one: in this item, and with corpus scope in
-        # the plan's earlier items too (then the plan-wide set grows as it goes).
-        earlier = seen_in_plan if scope is DedupeScope.CORPUS else set()
-        for s in sources:
-            dup = classify(
-                s.sha256,
-                policy=policy,
-                scope=scope,
-                notebook_id=notebook_id,
-                in_notebook=in_notebook,
-                corpus_index=corpus_index,
-                earlier=earlier,
-            )
-            earlier.add(s.sha256)
-            marked.append(s if dup is None else replace(s, duplicate=dup))
-        sources = marked
+        sources = mark_sources(
+            sources,
+            policy=policy,
+            scope=scope,
+            notebook_id=notebook_id,
+            in_notebook=in_notebook,
+            corpus_index=corpus_index,
+            seen_in_plan=seen_in_plan,
+        )
 
     cover = None
     for s in sources:
