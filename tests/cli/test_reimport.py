@@ -3,8 +3,11 @@ after the other, so that no timing makes a page land twice."""
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
+from typing import Any
 
+import orjson
 import pytest
 
 from helpers.cli import (
@@ -74,3 +77,70 @@ def test_a_plan_looks_across_the_corpus_by_default_and_notebook_opts_out(tmp_pat
     ok(run_cli(data, "commit", str(apart)))
     notebooks = cli_json(data, "notebooks", "--json")["notebooks"]
     assert sorted(nb["page_count"] for nb in notebooks) == [3, 3]
+
+
+def _project(data: Path, notebook_id: str) -> dict[str, Any]:
+    path = data / "corpus" / "notebooks" / notebook_id / "project.json"
+    doc: dict[str, Any] = orjson.loads(path.read_bytes())
+    return doc
+
+
+def test_a_shelf_scanned_again_imports_nothing_and_says_it_is_imported(tmp_path: Path) -> None:
+    """Main: every notebook Ready with its full page count, and a title warning only."""
+    data = tmp_path / "data"
+    shelf = make_shelf(tmp_path / "shelf", notebooks=2, pages=3)
+    ok(run_cli(data, "commit", str(_plan(data, tmp_path / "a.json", shelf))))
+    before = cli_json(data, "notebooks", "--json")["notebooks"]
+    again = tmp_path / "b.json"
+    planned = ok(run_cli(data, "plan", str(shelf), "-o", str(again)))
+    assert planned.stdout.count("[already imported]") == 2, planned.stdout
+    assert "[ready]" not in planned.stdout
+    report = cli_json(data, "validate", str(again), "--json")
+    day = f"{date.today().day} {date.today():%B}"
+    assert [p["code"] for p in report["problems"]] == ["already_imported"] * 2
+    assert {p["message"] for p in report["problems"]} == {
+        f"Already imported: all 3 pages are in “notebook {n}” (imported {day})." for n in (1, 2)
+    }
+    committed = cli_json(data, "commit", str(again), "--json")
+    assert committed["counts"]["skipped"] == 2 and committed["counts"]["committed"] == 0
+    assert cli_json(data, "notebooks", "--json")["notebooks"] == before
+
+
+def test_a_half_imported_notebook_is_completed_in_place_keeping_its_page_ids(
+    tmp_path: Path,
+) -> None:
+    """Main planned a second “notebook 1” holding only the missing pages."""
+    data = tmp_path / "data"
+    shelf = make_shelf(tmp_path / "shelf", notebooks=1, pages=6)
+    folder = shelf / "notebook 1"
+    late = tmp_path / "late"
+    late.mkdir()
+    for i in (3, 4):  # not there at the first import: the disk was gone half way
+        (folder / f"page {i}.jpg").rename(late / f"page {i}.jpg")
+    first_plan = _plan(data, tmp_path / "a.json", shelf)
+    [gap] = cli_json(data, "validate", str(first_plan), "--json", rc=3)["problems"]
+    ok(run_cli(data, "order", str(first_plan), gap["item_id"][:8], "--accept"))
+    ok(run_cli(data, "commit", str(first_plan)))
+    [nb] = cli_json(data, "notebooks", "--json")["notebooks"]
+    first = _project(data, nb["notebook_id"])
+    for p in late.iterdir():
+        p.rename(folder / p.name)
+    again = tmp_path / "b.json"
+    planned = ok(run_cli(data, "plan", str(shelf), "-o", str(again)))
+    assert "[partly imported]" in planned.stdout, planned.stdout
+    shown = ok(run_cli(data, "validate", str(again)), 0).stdout
+    assert "4 pages are already in “notebook 1”" in shown
+    assert "complete “notebook 1” with the 2 new pages" in shown
+    assert "resolve with: transcribe-import order" in shown and "--complete" in shown
+    [item] = cli_json(data, "validate", str(again), "--json")["problems"]
+    ok(run_cli(data, "order", str(again), item["item_id"][:8], "--complete"))
+    committed = cli_json(data, "commit", str(again), "--json")
+    assert committed["counts"]["committed"] == 1
+    [after] = cli_json(data, "notebooks", "--json")["notebooks"]
+    assert after["notebook_id"] == nb["notebook_id"] and after["page_count"] == 6
+    doc = _project(data, nb["notebook_id"])
+    names = {s["id"]: s["provenance"]["original_path"].rsplit("/", 1)[-1] for s in doc["sources"]}
+    assert [names[p["source_id"]] for p in doc["pages"]] == [f"page {i}.jpg" for i in range(1, 7)]
+    kept = {p["id"]: p for p in first["pages"]}
+    assert [p for p in doc["pages"] if p["id"] in kept] == list(kept.values())
+    assert_doctor_clean(data)

@@ -133,6 +133,12 @@ def build_parser() -> argparse.ArgumentParser:
     how.add_argument(
         "--as-copy", action="store_true", help="a bag's notebook: import it with new ids"
     )
+    how.add_argument(
+        "--complete",
+        action="store_true",
+        help="a folder partly imported already: put its new pages into the notebook holding "
+        "the others, where their names put them",
+    )
     placement_cli.add_order_options(how)
 
     c = sub.add_parser("commit", help="validate, create the import run and commit it")

@@ -162,6 +162,9 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
 _STATE_WORDS = {
     api.PlanItemState.ERROR: "needs a decision",
     api.PlanItemState.NEEDS_ORDER_DECISION: "needs a decision",
+    api.PlanItemState.PARTLY_IMPORTED: "partly imported",
+    api.PlanItemState.NOTHING_TO_IMPORT: "nothing to import",
+    api.PlanItemState.ALREADY_IMPORTED: "already imported",
     api.PlanItemState.DUPLICATE_SKIPS: "ready",
     api.PlanItemState.READY: "ready",
 }
@@ -241,6 +244,7 @@ RESOLUTION_FLAGS: dict[Resolution, str] = {
     Resolution.EXCLUDE: "--exclude FILE...",
     Resolution.SKIP: "--skip",
     Resolution.AS_COPY: "--as-copy",
+    Resolution.COMPLETE: "--complete",
     **placement_cli.RESOLUTION_FLAGS,
 }
 
@@ -278,7 +282,9 @@ def cmd_order(corpus: Corpus, args: argparse.Namespace) -> int:
     api.check_plan_editable(corpus, plan, args.plan)
     item = find_item(plan, args.item)
     try:
-        if placement_cli.wants_placement(args):
+        if args.complete:
+            new = api.complete_notebook(corpus, item)
+        elif placement_cli.wants_placement(args):
             new = placement_cli.order_edit(corpus, item, args)
         else:
             new = _reorder(item, args)

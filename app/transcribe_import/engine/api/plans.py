@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.planning.plan import DedupeScope, ImportPlan, PlanItem
-from transcribe_import.engine.planning.problems import Severity, unusable_words
+from transcribe_import.engine.planning.problems import ProblemCode, Severity, unusable_words
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.storage.corpus import Corpus
 
@@ -267,6 +267,14 @@ def reorder(
     )
 
 
+def rejudge_duplicates(corpus: Corpus, plan: ImportPlan, scope: DedupeScope) -> ImportPlan:
+    """``plan`` with its duplicates judged again with ``scope``, against the corpus now (the
+    window, when its duplicates setting changes under an open review)."""
+    from transcribe_import.engine.planning.dedupe import rejudge
+
+    return rejudge(corpus, plan, scope)
+
+
 def _split_unusable(item: PlanItem, names: Sequence[str]) -> tuple[list[str], list[str]]:
     """Names of unusable files (not sources) go to the item's acknowledged list."""
     unusable = {u["rel"] for u in item.unusable}
@@ -391,8 +399,20 @@ class PlanItemState(enum.StrEnum):
 
     ERROR = "error"  # validate found an error in it: it cannot be committed as it is
     NEEDS_ORDER_DECISION = "needs_order_decision"  # its page order is ambiguous
+    # Part of the folder is in one notebook already: Complete it is proposed (reimport.py).
+    PARTLY_IMPORTED = "partly_imported"
+    NOTHING_TO_IMPORT = "nothing_to_import"  # every page is left out: it imports nothing
+    ALREADY_IMPORTED = "already_imported"  # every page is in the corpus: it imports nothing
     DUPLICATE_SKIPS = "duplicate_skips"  # ready, and some of its files are skipped
     READY = "ready"
+
+
+# The warnings that are an item's badge: a folder imported before, or nothing left in it.
+_BADGE_WARNINGS = {
+    ProblemCode.PARTLY_IMPORTED: PlanItemState.PARTLY_IMPORTED,
+    ProblemCode.NOTHING_TO_IMPORT: PlanItemState.NOTHING_TO_IMPORT,
+    ProblemCode.ALREADY_IMPORTED: PlanItemState.ALREADY_IMPORTED,
+}
 
 
 def item_state(
@@ -416,6 +436,12 @@ def item_state(
         order_ambiguous = bool(ordering.find_ambiguities(item))
     if order_ambiguous:
         return PlanItemState.NEEDS_ORDER_DECISION
+    told = {p.code for p in report.for_item(item.item_id)} if report is not None else set()
+    for code, state in _BADGE_WARNINGS.items():
+        if code in told:
+            return state
+    if item.imported_page_count() == 0 and item.restore is None:
+        return PlanItemState.NOTHING_TO_IMPORT  # never Ready: it would import nothing
     if any(s.duplicate is not None for s in item.sources):
         return PlanItemState.DUPLICATE_SKIPS
     return PlanItemState.READY

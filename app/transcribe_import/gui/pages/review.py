@@ -225,7 +225,10 @@ class ReviewPage(QWidget):
     def _build_pages_pane(self) -> QWidget:
         """The decisions the selected notebook needs, above its pages and the page viewer."""
         self.pages_label = QLabel()
-        self.decision_panel = DecisionPanel(self.exclude_action)
+        self.decision_panel = DecisionPanel(
+            self.exclude_action,
+            completion=lambda it: api.completion_target(self.session.corpus, it),
+        )
         self.decision_panel.resolve_requested.connect(self.edits.resolve)
         self.decision_panel.leave_out_requested.connect(self.edits.leave_out)
         self.page_view = pages_table(

@@ -222,6 +222,11 @@ class ReviewEdits(QObject):
                 lambda it: api.keep_pages(it, self._rescans_of(it, source_ids)),
                 tr("Add as new pages"),
             ),
+            # A folder partly imported: its new pages complete the notebook holding the rest.
+            Resolution.COMPLETE: (
+                lambda it: api.complete_notebook(corpus, it),
+                tr("Complete the notebook"),
+            ),
             Resolution.INCLUDE: (
                 lambda it: ordering.include(
                     it, [s.provenance.rel for s in it.sources if s.source_id in source_ids]

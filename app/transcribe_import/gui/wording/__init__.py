@@ -63,6 +63,7 @@ from transcribe_import.gui.wording.formatting import (
 )
 from transcribe_import.gui.wording.review import (
     checking_words,
+    complete_words,
     duplicate_words,
     not_imported_header_words,
     not_imported_title,
@@ -128,6 +129,7 @@ __all__ = [
     "outcome_details",
     "outcome_words",
     "parse_timestamp",
+    "complete_words",
     "placement_mode_words",
     "placement_title",
     "plan_state_words",
