@@ -144,3 +144,46 @@ def test_a_half_imported_notebook_is_completed_in_place_keeping_its_page_ids(
     kept = {p["id"]: p for p in first["pages"]}
     assert [p for p in doc["pages"] if p["id"] in kept] == list(kept.values())
     assert_doctor_clean(data)
+
+
+def test_page_3_of_a_pdf_left_out_imports_the_others_in_the_order_chosen(tmp_path: Path) -> None:
+    """Main: leaving out page 3 excluded all 20 pages, and the notebook stayed Ready."""
+    from media_factory import make_pdf
+
+    data = tmp_path / "data"
+    make_pdf(tmp_path / "shelf" / "Parish Register" / "scan.pdf", 5)
+    plan = _plan(data, tmp_path / "a.json", tmp_path / "shelf")
+    [item] = orjson.loads(plan.read_bytes())["items"]
+    key = item["item_id"][:8]
+    left = ok(run_cli(data, "order", str(plan), key, "--exclude", "scan.pdf#3")).stdout
+    assert "resolved" in left
+    order = ["scan.pdf#2", "scan.pdf#1", "scan.pdf#4", "scan.pdf#5"]
+    ok(run_cli(data, "order", str(plan), key, "--sequence", *order))
+    [source] = orjson.loads(plan.read_bytes())["items"][0]["sources"]
+    assert source["page_index"] == [1, 0, 3, 4] and not source["excluded"]
+    assert [p["page_index"] for p in source["left_out_pages"]] == [2]
+    committed = cli_json(data, "commit", str(plan), "--json")
+    assert committed["counts"]["committed"] == 1
+    [nb] = cli_json(data, "notebooks", "--json")["notebooks"]
+    assert nb["page_count"] == 4
+    doc = _project(data, nb["notebook_id"])
+    assert [p["page_index"] for p in doc["pages"]] == [1, 0, 3, 4]
+    assert doc["sources"][0]["page_count"] == 5
+    assert_doctor_clean(data)
+
+
+def test_a_pdf_with_every_page_left_out_is_never_ready(tmp_path: Path) -> None:
+    from media_factory import make_pdf
+
+    data = tmp_path / "data"
+    make_pdf(tmp_path / "shelf" / "Parish Register" / "scan.pdf", 2)
+    plan = _plan(data, tmp_path / "a.json", tmp_path / "shelf")
+    [item] = orjson.loads(plan.read_bytes())["items"]
+    key = item["item_id"][:8]
+    ok(run_cli(data, "order", str(plan), key, "--exclude", "scan.pdf#1", "scan.pdf#2"))
+    [source] = orjson.loads(plan.read_bytes())["items"][0]["sources"]
+    assert source["excluded"] and source["page_index"] == [0, 1]
+    shown = ok(run_cli(data, "validate", str(plan))).stdout
+    assert "Every file is excluded; nothing will be imported." in shown
+    back = ok(run_cli(data, "order", str(plan), key, "--include", "scan.pdf")).stdout
+    assert "resolved" in back

@@ -19,6 +19,7 @@ from transcribe_import.engine.planning.plan import Op
 from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow
+from transcribe_import.gui.models.plan import ItemColumn
 from transcribe_import.gui.settings_dialog import SettingsDialog
 from transcribe_import.gui.values import PlanItemState
 
@@ -132,3 +133,42 @@ def test_a_change_of_the_duplicates_setting_judges_the_open_review_again(
     wait_validated(qtbot, window)
     assert item_state(qtbot, model, diary.item_id) is PlanItemState.READY
     assert window.session.plan.items[0].imported_page_count() == 3
+
+
+def test_leave_out_on_page_3_of_a_pdf_leaves_out_that_page_alone(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
+) -> None:
+    """Main excluded all 5 pages and the notebook stayed a green Ready with Commit on."""
+    from media_factory import make_pdf
+
+    make_pdf(tmp_path / "shelf" / "Parish Register" / "scan.pdf", 5)
+    window = open_window(workers=1)
+    scan(qtbot, window, tmp_path / "shelf")
+    page = window.review_page
+    [item] = window.session.plan.items
+    show_item(page, item.label)
+    page.select_rows([2])
+    page.exclude_action.trigger()
+    wait_validated(qtbot, window)
+    [source] = window.session.plan.item(item.item_id).sources
+    assert [p.page_index for p in source.pages] == [0, 1, 3, 4] and not source.excluded
+    assert page.pages_model.rowCount() == 4
+    assert item_state(qtbot, page.items_model, item.item_id) is PlanItemState.READY
+    page.select_rows([1])
+    assert page.include_action.isEnabled()  # a file with a page left out can be taken back
+
+    page.select_rows([0, 1, 2, 3])
+    page.exclude_action.trigger()
+    wait_validated(qtbot, window)
+    state = item_state(qtbot, page.items_model, item.item_id)
+    assert state is PlanItemState.NOTHING_TO_IMPORT
+    row = page.items_model.row_of(item.item_id)
+    assert page.items_model.index(row, ItemColumn.STATE).data() == "Nothing to import"
+
+    page.select_rows([2])
+    page.include_action.trigger()  # the file back, every page of it
+    wait_validated(qtbot, window)
+    [source] = window.session.plan.item(item.item_id).sources
+    assert [p.page_index for p in source.pages] == [0, 1, 2, 3, 4] and not source.left_out
+    commit(qtbot, window)
+    wait_run_end(qtbot, window)

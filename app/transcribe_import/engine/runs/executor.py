@@ -402,6 +402,8 @@ def _spec(s: PlanSource) -> SourceSpec:
         provenance={"rel": s.provenance.rel, "mtime": s.provenance.mtime},
         extra=s.extra,
         size=s.provenance.size,
+        # Pages left out of a file of several: the file still has all of them.
+        page_count=len(s.pages) + len(s.left_out) if s.left_out else None,
     )
 
 

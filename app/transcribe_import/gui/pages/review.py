@@ -481,7 +481,7 @@ class ReviewPage(QWidget):
             action.setEnabled(count > 1)
         self.sort_button.setEnabled(count > 1)
         self.exclude_action.setEnabled(any(not s.excluded for s in sources))
-        self.include_action.setEnabled(any(s.excluded for s in sources))
+        self.include_action.setEnabled(any(s.excluded or s.left_out for s in sources))
         self.rename_action.setEnabled(item is not None and item.op is Op.CREATE_NOTEBOOK)
         self.replace_action.setEnabled(
             item is not None
