@@ -224,7 +224,7 @@ def reorder(
     out of (or taken back into) the order; an unusable file is acknowledged (left out on
     purpose), and cannot be taken back since it cannot be imported. ``FILE#N`` names page
     N of a file of several (a PDF): that page alone is left out or taken back; a
-    ``sequence`` of such names orders that file's pages (edits.py).
+    ``sequence`` of such names orders that file's pages (page_edits.py).
 
     ``skip`` and ``as_copy`` settle a notebook from a bag whose id the corpus uses for a
     different notebook (validate's ``notebook_conflict``): leave it out, or import it as
@@ -234,7 +234,7 @@ def reorder(
     ``interleave_reversed``). ``verso_first`` and ``versos_blank`` record what a person
     says of a foliated notebook (ordering.py); they settle only the gaps they explain.
     """
-    from transcribe_import.engine.planning import edits, ordering
+    from transcribe_import.engine.planning import edits, ordering, page_edits
     from transcribe_import.engine.planning.plan import OrderingRule
 
     if skip:
@@ -250,23 +250,23 @@ def reorder(
     if by:
         return ordering.order_by(item, OrderingRule(by))
     if sequence:
-        if any(_names_page(item, n) for n in sequence):
-            return edits.order_pages(item, list(sequence))
+        if any(page_edits.names_page(item, n) for n in sequence):
+            return page_edits.order_pages(item, list(sequence))
         return ordering.sequence(item, list(sequence))
     if exclude:
-        pages = [n for n in exclude if _names_page(item, n)]
+        pages = [n for n in exclude if page_edits.names_page(item, n)]
         rest, ack = _split_unusable(item, [n for n in exclude if n not in pages])
         if rest:
             item = ordering.exclude(item, rest)
         if ack:
             item = edits.acknowledge_unusable(item, ack)
-        return edits.leave_out_pages(item, pages)
+        return page_edits.leave_out_pages(item, pages)
     if include:
-        pages = [n for n in include if _names_page(item, n)]
+        pages = [n for n in include if page_edits.names_page(item, n)]
         rest, ack = _split_unusable(item, [n for n in include if n not in pages])
         if ack:
             raise ValueError(f"{ack[0]} cannot be imported (it is unusable): fix it and plan again")
-        return edits.take_back_pages(ordering.include(item, rest) if rest else item, pages)
+        return page_edits.take_back_pages(ordering.include(item, rest) if rest else item, pages)
     raise ValueError(
         "say how to resolve the item: accept, by, sequence, exclude, include, skip, as_copy, "
         "verso_first or versos_blank"
@@ -279,20 +279,6 @@ def rejudge_duplicates(corpus: Corpus, plan: ImportPlan, scope: DedupeScope) -> 
     from transcribe_import.engine.planning.dedupe import rejudge
 
     return rejudge(corpus, plan, scope)
-
-
-def _names_page(item: PlanItem, name: str) -> bool:
-    """Whether ``name`` is ``FILE#N``, a page of a file of several, rather than a file."""
-    from transcribe_import.engine.planning import ordering
-
-    base, _, number = name.rpartition("#")
-    if not (base and number.isdigit()):
-        return False
-    try:
-        ordering.source_by_name(item, name)
-    except ValueError:
-        return True
-    return False  # a file whose name ends in #N
 
 
 def _split_unusable(item: PlanItem, names: Sequence[str]) -> tuple[list[str], list[str]]:
