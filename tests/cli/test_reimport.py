@@ -12,6 +12,7 @@ import pytest
 
 from helpers.cli import (
     EXIT_OK,
+    EXIT_PROBLEMS,
     assert_doctor_clean,
     cli_json,
     finish,
@@ -187,3 +188,42 @@ def test_a_pdf_with_every_page_left_out_is_never_ready(tmp_path: Path) -> None:
     assert "Every file is excluded; nothing will be imported." in shown
     back = ok(run_cli(data, "order", str(plan), key, "--include", "scan.pdf")).stdout
     assert "resolved" in back
+
+
+@pytest.mark.crash
+def test_a_file_gone_mid_run_is_advised_retry_and_a_new_scan_completes_the_notebook(
+    tmp_path: Path,
+) -> None:
+    """Main said "reconnect the disk or scan again", and scanning again planned a second
+    “notebook 1” of only the missing pages."""
+    data = tmp_path / "data"
+    shelf = make_shelf(tmp_path / "shelf", notebooks=1, pages=36)
+    plan = _plan(data, tmp_path / "a.json", shelf)
+    gone = shelf / "notebook 1" / "page 34.jpg"
+    run = start_cli(data, "commit", str(plan), "--json", env=stop_at("ingest.stage.after_source"))
+    try:
+        wait_stopped(run)  # its first checkpoint (32 pages) is being staged
+        gone.rename(tmp_path / "page 34.jpg")
+        go_on(run)
+    finally:
+        out, err = finish(run)
+    assert run.returncode == EXIT_PROBLEMS, err
+    [outcome] = orjson.loads(out)["items"]
+    message = outcome["failure"]["message"]
+    assert "has disappeared since it was scanned: reconnect the disk and retry the import" in (
+        message
+    )
+    assert "scan it again: the pages already imported are recognised, and the rest are " in (
+        message
+    )
+    assert "second" not in message
+    (tmp_path / "page 34.jpg").rename(gone)  # the disk is back
+    again = tmp_path / "b.json"
+    planned = ok(run_cli(data, "plan", str(shelf), "-o", str(again))).stdout
+    assert "[partly imported]" in planned
+    [item] = orjson.loads(again.read_bytes())["items"]
+    ok(run_cli(data, "order", str(again), item["item_id"][:8], "--complete"))
+    ok(run_cli(data, "commit", str(again)))
+    [nb] = cli_json(data, "notebooks", "--json")["notebooks"]
+    assert nb["page_count"] == 36
+    assert_doctor_clean(data)

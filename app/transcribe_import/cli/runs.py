@@ -134,10 +134,17 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
         raise UsageError(f"{exc}; no plan was written") from None
     save_plan(plan, Path(args.output))
     report = api.validate_plan(corpus, plan)
+    from transcribe_import.engine.planning.problems import ProblemCode  # loaded by validate
+
+    # Told under their item's line: the folder was imported before, where, and what to do.
+    recognised = {ProblemCode.ALREADY_IMPORTED, ProblemCode.PARTLY_IMPORTED}
     pages = plan.imported_page_count()
     say(f"Wrote {args.output}: {len(plan.items)} notebook(s), {pages} page(s) to import.")
     for it in plan.items:
         say("  " + _item_line(it, report) + placement_cli.words(corpus, it))
+        for p in report.for_item(it.item_id):
+            if p.code in recognised:
+                say("    " + problem_text(p))
     ignored = [i for i in result.ignored if not i.junk]
     not_planned = plan.provenance.get("not_planned", [])
     if ignored or not_planned:
