@@ -98,37 +98,41 @@ def classify(
     return None
 
 
-def mark_sources(
-    sources: Iterable[PlanSource],
-    *,
+def judge_item(
+    corpus: Corpus | None,
+    item: PlanItem,
     policy: DuplicatePolicy,
-    scope: DedupeScope,
-    notebook_id: str,
-    in_notebook: Mapping[str, str] | None,
     corpus_index: HashIndex | None,
     seen_in_plan: set[str],
-) -> list[PlanSource]:
-    """An item's sources, each marked as ``classify`` judges it now (None: imported).
+) -> PlanItem:
+    """``item`` with each source marked as ``classify`` judges it now (None: imported),
+    with the item's own scope and target (an into item's manifest read here).
 
     ``seen_in_plan`` is the hashes of the plan's earlier items (the caller keeps it, and
     it grows here): with scope CORPUS a source repeating one of them is IN_PLAN; with
     scope NOTEBOOK only this item's earlier sources count.
     """
-    earlier = seen_in_plan if scope is DedupeScope.CORPUS else set()
+    in_notebook: dict[str, str] = {}
+    if item.op is Op.IMPORT_INTO_NOTEBOOK and corpus is not None:
+        try:
+            in_notebook = notebook_hashes(corpus, item.notebook_id)
+        except TranscribeError:
+            in_notebook = {}  # validate reports the missing target
+    earlier = seen_in_plan if item.dedupe_scope is DedupeScope.CORPUS else set()
     marked = []
-    for s in sources:
+    for s in item.sources:
         dup = classify(
             s.sha256,
             policy=policy,
-            scope=scope,
-            notebook_id=notebook_id,
+            scope=item.dedupe_scope,
+            notebook_id=item.notebook_id,
             in_notebook=in_notebook,
             corpus_index=corpus_index,
             earlier=earlier,
         )
         earlier.add(s.sha256)
         marked.append(s if s.duplicate is dup else replace(s, duplicate=dup))
-    return marked
+    return replace(item, sources=tuple(marked))
 
 
 def rejudge(corpus: Corpus, plan: ImportPlan, scope: DedupeScope) -> ImportPlan:
@@ -139,27 +143,12 @@ def rejudge(corpus: Corpus, plan: ImportPlan, scope: DedupeScope) -> ImportPlan:
     """
     index = corpus_index_for(corpus, plan.policy, [scope])
     seen: set[str] = set()
-    items = []
-    for item in plan.items:
-        if item.restore is not None:
-            items.append(item)
-            continue
-        in_notebook: dict[str, str] | None = None
-        if item.op is Op.IMPORT_INTO_NOTEBOOK and plan.policy is DuplicatePolicy.SKIP_EXISTING:
-            try:
-                in_notebook = notebook_hashes(corpus, item.notebook_id)
-            except TranscribeError:
-                in_notebook = None  # validate reports the missing target
-        sources = mark_sources(
-            item.sources,
-            policy=plan.policy,
-            scope=scope,
-            notebook_id=item.notebook_id,
-            in_notebook=in_notebook,
-            corpus_index=index,
-            seen_in_plan=seen,
-        )
-        items.append(replace(item, sources=tuple(sources), dedupe_scope=scope))
+    items = [
+        item
+        if item.restore is not None
+        else judge_item(corpus, replace(item, dedupe_scope=scope), plan.policy, index, seen)
+        for item in plan.items
+    ]
     return replace(plan, items=tuple(items))
 
 

@@ -28,8 +28,7 @@ from transcribe_import.engine.planning.adapters.bag import BagAdapter, BagGroup,
 from transcribe_import.engine.planning.dedupe import (
     CorpusHashIndex,
     corpus_index_for,
-    mark_sources,
-    notebook_hashes,
+    judge_item,
 )
 from transcribe_import.engine.planning.plan import (
     DEFAULT_POLICY_ID,
@@ -157,32 +156,10 @@ def _item_for(
     notebook_id = group.notebook_id if op is Op.IMPORT_INTO_NOTEBOOK else new_id()
     assert notebook_id is not None
 
-    if policy is DuplicatePolicy.SKIP_EXISTING:
-        in_notebook: dict[str, str] = {}
-        if op is Op.IMPORT_INTO_NOTEBOOK and corpus is not None:
-            try:
-                in_notebook = notebook_hashes(corpus, notebook_id)
-            except TranscribeError:
-                in_notebook = {}  # validate reports the missing target
-        sources = mark_sources(
-            sources,
-            policy=policy,
-            scope=scope,
-            notebook_id=notebook_id,
-            in_notebook=in_notebook,
-            corpus_index=corpus_index,
-            seen_in_plan=seen_in_plan,
-        )
-
-    cover = None
-    for s in sources:
-        if s.imported and ordering.is_cover_name(s.name) and s.media_type != PDF:
-            cover = s.pages[0].page_id
-            break
     provenance: dict[str, Any] = {**group.provenance, "label": group.label}
     if unusable:
         provenance["unusable"] = unusable
-    return PlanItem(
+    item = PlanItem(
         item_id=new_id(),
         op=op,
         notebook_id=notebook_id,
@@ -190,10 +167,15 @@ def _item_for(
         sources=tuple(sources),
         # Recorded as the order was proposed: by capture time when the names carry none.
         ordering=Ordering(ordering.proposed_rule(sources)),
-        cover_page_id=cover,
         dedupe_scope=scope,
         provenance=json_safe_deep(provenance),
     )
+    if policy is DuplicatePolicy.SKIP_EXISTING:
+        item = judge_item(corpus, item, policy, corpus_index, seen_in_plan)
+    for s in item.sources:
+        if s.imported and ordering.is_cover_name(s.name) and s.media_type != PDF:
+            return replace(item, cover_page_id=s.pages[0].page_id)
+    return item
 
 
 # -- bags ----------------------------------------------------------------------------------
