@@ -23,8 +23,9 @@ from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.base.text import natural_key
 from transcribe_import.engine.ingest import placement as rules
 from transcribe_import.engine.ingest.placement import Placement
-from transcribe_import.engine.planning.dedupe import CorpusHashIndex, HashIndex, notebook_hashes
+from transcribe_import.engine.planning.dedupe import CorpusHashIndex, HashIndex
 from transcribe_import.engine.planning.plan import Duplicate, Op, PlanItem, PlanSource
+from transcribe_import.engine.storage import project
 
 if TYPE_CHECKING:
     from transcribe_import.engine.storage.corpus import Corpus
@@ -46,6 +47,8 @@ class Recognised:
     held_pages: int  # the item's pages the corpus holds already
     new_pages: int  # the item's pages it does not (0 when ALREADY_IMPORTED)
     others: tuple[str, ...] = ()  # more notebooks holding some of them (titles)
+    # The new pages belong, by their names, in several places among the notebook's.
+    scattered: bool = False
 
 
 def recognise(corpus: Corpus, item: PlanItem, index: HashIndex | None = None) -> Recognised | None:
@@ -77,8 +80,12 @@ def recognise(corpus: Corpus, item: PlanItem, index: HashIndex | None = None) ->
         sorted(entries[n].title if n in entries else n for n in votes if n != notebook_id)
     )
     kind = Recognition.ALREADY_IMPORTED if new_pages == 0 else Recognition.PARTLY_IMPORTED
-    if kind is Recognition.PARTLY_IMPORTED and not _part_of(corpus, notebook_id, item, holders):
-        return None
+    apart = False
+    if kind is Recognition.PARTLY_IMPORTED:
+        manifest = _part_of(corpus, notebook_id, item, holders)
+        if manifest is None:
+            return None
+        apart = scattered(item, manifest)
     return Recognised(
         kind,
         notebook_id,
@@ -87,22 +94,23 @@ def recognise(corpus: Corpus, item: PlanItem, index: HashIndex | None = None) ->
         held_pages,
         new_pages,
         others if kind is Recognition.ALREADY_IMPORTED else (),
+        apart,
     )
 
 
 def _part_of(
     corpus: Corpus, notebook_id: str, item: PlanItem, holders: Mapping[str, set[str]]
-) -> bool:
-    """Whether the notebook is an import of part of this folder: it holds every file the
-    corpus holds of it, and nothing else. A notebook that merely shares a page or two
-    with the folder (a page copied into two folders) is not one to complete with it."""
+) -> dict[str, Any] | None:
+    """The notebook's manifest when it is an import of part of this folder: it holds every
+    file the corpus holds of it, and nothing else. A notebook that merely shares a page or
+    two with the folder (a page copied into two folders) is not one to complete with it."""
     if not all(notebook_id in where for where in holders.values()):
-        return False  # the held pages are spread over notebooks
+        return None  # the held pages are spread over notebooks
     try:
-        theirs = set(notebook_hashes(corpus, notebook_id))
+        manifest = project.read(corpus.notebook_dir(notebook_id), notebook_id)
     except TranscribeError:
-        return False
-    return theirs <= {s.sha256 for s in item.sources}
+        return None
+    return manifest if notebook_hashes_of(manifest) <= {s.sha256 for s in item.sources} else None
 
 
 def day_words(stamp: str, now: str | None = None) -> str:
@@ -130,6 +138,12 @@ def recognised_words(r: Recognised) -> str:
         return f"Already imported: {pages} in {where}."
     held = "1 page is" if r.held_pages == 1 else f"{r.held_pages} pages are"
     new = "the 1 new page" if r.new_pages == 1 else f"the {r.new_pages} new pages"
+    if r.scattered:
+        return (
+            f"{held} already in {where}: complete “{r.title}” with {new}, rather than making "
+            "a second notebook of them. By their names they belong in several places among "
+            "its pages; they go in together where the first of them belongs."
+        )
     return (
         f"{held} already in {where}: complete “{r.title}” with {new}, where their names put "
         "them among its pages, rather than making a second notebook of them."
@@ -172,30 +186,44 @@ def notebook_hashes_of(manifest: Mapping[str, Any]) -> set[str]:
     }
 
 
-def placement_by_names(item: PlanItem, manifest: Mapping[str, Any]) -> Placement | None:
-    """Where the item's new pages go by the names of their files among the notebook's: right
-    after the last page whose file name sorts before the first new one (at 1 when none
-    does); None (the end) when that is the last page."""
-    new = [s for s in item.sources if s.imported]
-    if not new:
-        return None
-    first = natural_key(new[0].name)
-    pages = rules.live_records(manifest)
+def _places(item: PlanItem, manifest: Mapping[str, Any]) -> tuple[list[str], list[int]]:
+    """The notebook's page ids, and for each new page file of the item how many of them
+    its name puts before it: those up to the last whose file name sorts before it."""
+    pages = [str(p["id"]) for p in rules.live_records(manifest)]
     names = {
         s.get("id"): rules.file_name(manifest, s.get("id"))
         for s in manifest.get("sources", ())
         if isinstance(s, dict)
     }
-    before: str | None = None
-    for page in pages:
-        name = names.get(page.get("source_id"))
-        if name is not None and natural_key(name) < first:
-            before = str(page["id"])
-    if before is None:
-        return Placement(at=1) if pages else None
-    if before == str(pages[-1]["id"]):
+    keys = [
+        None if (n := names.get(p.get("source_id"))) is None else natural_key(n)
+        for p in rules.live_records(manifest)
+    ]
+    places = []
+    for s in item.imported_sources():
+        mine = natural_key(s.name)
+        places.append(
+            max((k + 1 for k, key in enumerate(keys) if key is not None and key < mine), default=0)
+        )
+    return pages, places
+
+
+def scattered(item: PlanItem, manifest: Mapping[str, Any]) -> bool:
+    """Whether the item's new pages belong, by their names, in more than one place among
+    the notebook's pages (they go in as one block, where the first belongs)."""
+    return len(set(_places(item, manifest)[1])) > 1
+
+
+def placement_by_names(item: PlanItem, manifest: Mapping[str, Any]) -> Placement | None:
+    """Where the item's new pages go by the names of their files among the notebook's: right
+    after the last page whose file name sorts before the first new one (at 1 when none
+    does); None (the end) when that is the last page."""
+    pages, places = _places(item, manifest)
+    if not places or places[0] == len(pages):
         return None
-    return Placement(after_page=before)
+    if places[0] == 0:
+        return Placement(at=1)
+    return Placement(after_page=pages[places[0] - 1])
 
 
 def held_sources(item: PlanItem) -> Sequence[PlanSource]:
