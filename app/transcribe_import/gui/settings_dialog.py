@@ -154,7 +154,8 @@ class SettingsDialog(QDialog):
         self.corpus_check.setToolTip(
             self.tr(
                 "A file any notebook of the corpus already holds is skipped, not only one the "
-                "target notebook holds: a folder scanned again never imports its pages twice"
+                "target notebook holds: a folder scanned again never imports its pages twice. "
+                "On by default; a change judges the notebooks under review again"
             )
         )
         self._policy_changed()
