@@ -19,7 +19,7 @@ from transcribe_import.engine.planning.plan import Op
 from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow
-from transcribe_import.gui.models.plan import ItemColumn
+from transcribe_import.gui.models.plan import ItemColumn, PageColumn
 from transcribe_import.gui.settings_dialog import SettingsDialog
 from transcribe_import.gui.values import PlanItemState
 
@@ -153,6 +153,8 @@ def test_leave_out_on_page_3_of_a_pdf_leaves_out_that_page_alone(
     [source] = window.session.plan.item(item.item_id).sources
     assert [p.page_index for p in source.pages] == [0, 1, 3, 4] and not source.excluded
     assert page.pages_model.rowCount() == 4
+    said = [page.pages_model.index(r, PageColumn.SOURCE_PAGE).data() for r in range(4)]
+    assert said == ["p. 1 of 5", "p. 2 of 5", "p. 4 of 5", "p. 5 of 5"]
     assert item_state(qtbot, page.items_model, item.item_id) is PlanItemState.READY
     page.select_rows([1])
     assert page.include_action.isEnabled()  # a file with a page left out can be taken back
