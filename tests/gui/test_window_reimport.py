@@ -174,3 +174,30 @@ def test_leave_out_on_page_3_of_a_pdf_leaves_out_that_page_alone(
     assert [p.page_index for p in source.pages] == [0, 1, 2, 3, 4] and not source.left_out
     commit(qtbot, window)
     wait_run_end(qtbot, window)
+
+
+def test_a_commit_waiting_for_another_import_says_so_and_goes_on_after_it(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
+) -> None:
+    """Another import holds the duplicates lock (as a `commit` in a terminal would)."""
+    from transcribe_import.engine.planning.dedupe import DUPLICATES_LOCK_FILE
+    from transcribe_import.engine.storage import locks
+
+    shelf = make_png_shelf(tmp_path / "shelf", notebooks=1)
+    window = open_window(workers=1)
+    scan(qtbot, window, shelf)
+    other = locks.make_lock(corpus.root / DUPLICATES_LOCK_FILE)
+    other.acquire()
+    try:
+        commit(qtbot, window)
+        summary = window.commit_page.summary_label
+        qtbot.waitUntil(lambda: summary.text().startswith("Waiting for another import"))
+        assert summary.text() == (
+            "Waiting for another import into this corpus to finish: duplicates across the "
+            "corpus are decided one import at a time. Cancel stops this one."
+        )
+        assert window.commit_page.is_running()
+    finally:
+        other.release()
+    wait_run_end(qtbot, window)
+    assert [e.title for e in corpus.index_entries().values()] == ["Notebook 01"]

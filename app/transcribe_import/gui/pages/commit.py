@@ -48,6 +48,7 @@ from transcribe_import.gui.wording import (
     progress_words,
     run_state_explanation,
     run_state_words,
+    waiting_for_corpus_words,
 )
 from transcribe_import.gui.workers import CommitWorker
 
@@ -266,6 +267,8 @@ class CommitPage(WorkerPage[CommitWorker]):
             QTimer.singleShot(0, self._apply_backlog)
 
     def _apply(self, event: RunEvent, changed: dict[str, OutcomeRow]) -> None:
+        if event.kind is EventKind.WAITING_FOR_CORPUS:
+            self.summary_label.setText(waiting_for_corpus_words())
         if event.pages_total:
             self._pages_done = event.pages_done
             self._pages_total = event.pages_total

@@ -91,6 +91,7 @@ from transcribe_import.gui.wording.runs import (
     run_state_words,
     run_status_explanation,
     run_status_words,
+    waiting_for_corpus_words,
 )
 
 __all__ = [
@@ -136,6 +137,7 @@ __all__ = [
     "plural",
     "problem_words",
     "progress_words",
+    "waiting_for_corpus_words",
     "purge_question",
     "replace_dialog_words",
     "replaces_words",
