@@ -269,7 +269,7 @@ def session(corpus: Corpus, tmp_path: Path) -> ImportSession:
     root = tmp_path / "shelf"
     for n in (9999, 1):  # a camera counter that rolled over: an order decision
         make_jpeg(root / "camera" / f"IMG_{n:04}.jpg", label=str(n))
-    make_jpeg(root / "diary" / "page1.jpg", label="1")
+    make_jpeg(root / "diary" / "page1.jpg", label="diary 1")
     make_multiframe_tiff(root / "diary" / "page2.tif", 2)
     make_jpeg(root / "loose" / "alpha.jpg", label="a")
     make_truncated_jpeg(root / "loose" / "broken.jpg")

@@ -821,8 +821,8 @@ def test_a_retried_plan_that_no_longer_validates_lists_the_engines_words(
 ) -> None:
     """The commit page's error list is the engine's messages as they are (files by rel)."""
     for name in ("one", "two"):
-        make_jpeg(tmp_path / "shelf" / name / "p1.jpg", label="1")
-        make_jpeg(tmp_path / "shelf" / name / "p2.jpg", label="2")
+        make_jpeg(tmp_path / "shelf" / name / "p1.jpg", label=f"{name} 1")
+        make_jpeg(tmp_path / "shelf" / name / "p2.jpg", label=f"{name} 2")
     plan = build_plan(corpus, run_scan([tmp_path / "shelf"]))
     (tmp_path / "shelf" / "one" / "p1.jpg").unlink()
     make_jpeg(tmp_path / "shelf" / "two" / "p2.jpg", label="changed", size=(330, 440))

@@ -315,8 +315,8 @@ def test_corpus_wide_duplicates_in_settings_reach_the_plan(
 
     def tick(dialog: QDialog) -> None:
         assert isinstance(dialog, SettingsDialog)
-        assert dialog.corpus_check.isEnabled() and not dialog.corpus_check.isChecked()
-        qtbot.mouseClick(dialog.corpus_check, Qt.MouseButton.LeftButton)
+        # Checked by default (#22): a folder scanned again is found in any notebook.
+        assert dialog.corpus_check.isEnabled() and dialog.corpus_check.isChecked()
         dialog.accept()
 
     when_modal_opens(SettingsDialog, tick)

@@ -166,7 +166,7 @@ def _pages(folder: Path, names: Sequence[str]) -> None:
     from media_factory import make_jpeg
 
     for name in names:
-        make_jpeg(folder / name, (60, 80), label=name)
+        make_jpeg(folder / name, (60, 80), label=f"{folder.name[-2:]}{name}")
 
 
 def foreign_bag(dest: Path, kind: str) -> tuple[Path, dict[str, int]]:

@@ -92,8 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument(
         "--dedupe",
         choices=["notebook", "corpus"],
-        default="notebook",
-        help="where skip_existing looks for duplicates (default: the target notebook)",
+        default="corpus",
+        help="where skip_existing looks for duplicates (default: every notebook of the corpus; "
+        "notebook: only the target notebook)",
     )
     pl.add_argument("--workers", type=int, default=2, help="threads hashing files")
     placement_cli.add_plan_options(pl)
@@ -132,6 +133,12 @@ def build_parser() -> argparse.ArgumentParser:
     how.add_argument("--skip", action="store_true", help="a bag's notebook: leave it out")
     how.add_argument(
         "--as-copy", action="store_true", help="a bag's notebook: import it with new ids"
+    )
+    how.add_argument(
+        "--complete",
+        action="store_true",
+        help="a folder partly imported already: put its new pages into the notebook holding "
+        "the others, where their names put them",
     )
     placement_cli.add_order_options(how)
 

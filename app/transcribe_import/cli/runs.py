@@ -134,10 +134,17 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
         raise UsageError(f"{exc}; no plan was written") from None
     save_plan(plan, Path(args.output))
     report = api.validate_plan(corpus, plan)
+    from transcribe_import.engine.planning.problems import ProblemCode  # loaded by validate
+
+    # Told under their item's line: the folder was imported before, where, and what to do.
+    recognised = {ProblemCode.ALREADY_IMPORTED, ProblemCode.PARTLY_IMPORTED}
     pages = plan.imported_page_count()
     say(f"Wrote {args.output}: {len(plan.items)} notebook(s), {pages} page(s) to import.")
     for it in plan.items:
         say("  " + _item_line(it, report) + placement_cli.words(corpus, it))
+        for p in report.for_item(it.item_id):
+            if p.code in recognised:
+                say("    " + problem_text(p))
     ignored = [i for i in result.ignored if not i.junk]
     not_planned = plan.provenance.get("not_planned", [])
     if ignored or not_planned:
@@ -162,6 +169,9 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
 _STATE_WORDS = {
     api.PlanItemState.ERROR: "needs a decision",
     api.PlanItemState.NEEDS_ORDER_DECISION: "needs a decision",
+    api.PlanItemState.PARTLY_IMPORTED: "partly imported",
+    api.PlanItemState.NOTHING_TO_IMPORT: "nothing to import",
+    api.PlanItemState.ALREADY_IMPORTED: "already imported",
     api.PlanItemState.DUPLICATE_SKIPS: "ready",
     api.PlanItemState.READY: "ready",
 }
@@ -241,6 +251,7 @@ RESOLUTION_FLAGS: dict[Resolution, str] = {
     Resolution.EXCLUDE: "--exclude FILE...",
     Resolution.SKIP: "--skip",
     Resolution.AS_COPY: "--as-copy",
+    Resolution.COMPLETE: "--complete",
     **placement_cli.RESOLUTION_FLAGS,
 }
 
@@ -278,7 +289,9 @@ def cmd_order(corpus: Corpus, args: argparse.Namespace) -> int:
     api.check_plan_editable(corpus, plan, args.plan)
     item = find_item(plan, args.item)
     try:
-        if placement_cli.wants_placement(args):
+        if args.complete:
+            new = api.complete_notebook(corpus, item)
+        elif placement_cli.wants_placement(args):
             new = placement_cli.order_edit(corpus, item, args)
         else:
             new = _reorder(item, args)
@@ -340,6 +353,13 @@ def _run_signals(control: RunControl) -> contextlib.AbstractContextManager[None]
     )
 
 
+# Said once when another commit is deciding duplicates across the corpus (EventKind).
+WAITING_FOR_CORPUS = (
+    "transcribe-import: waiting for another import into this corpus to finish: duplicates "
+    "across the corpus are decided one import at a time (Ctrl-C cancels this one)."
+)
+
+
 def _execute(corpus: Corpus, prepared: api.PreparedRun, args: argparse.Namespace) -> int:
     run_id = prepared.run_id
     control = RunControl()
@@ -351,6 +371,9 @@ def _execute(corpus: Corpus, prepared: api.PreparedRun, args: argparse.Namespace
 
     def on_event(ev: RunEvent) -> None:
         pace.observe(ev)
+        if ev.kind is EventKind.WAITING_FOR_CORPUS:
+            progress.done()
+            print(WAITING_FOR_CORPUS, file=sys.stderr, flush=True)
         if ev.outcome is None:
             return
         finished = ev.kind is EventKind.ITEM_FINISHED

@@ -374,6 +374,17 @@ class ImportFlow(QObject):
             self._draft_failed(str(exc))
         self.list_drafts()
 
+    def rejudge_duplicates(self) -> bool:
+        """Judge the review's duplicates again with the duplicates setting as it is now (one
+        undoable edit); whether the review changed."""
+        scope = self._window.import_settings.dedupe_scope
+        if self.session.plan is None:
+            return False
+        return self.session.edit_plan(
+            lambda plan: api.rejudge_duplicates(self.corpus, plan, scope),
+            self.tr("Look for duplicates again"),
+        )
+
     def _plan_edited(self, _item_id: str) -> None:
         self._validate_timer.start()  # restarted by every edit: one validation per burst
 

@@ -608,9 +608,12 @@ class MainWindow(QMainWindow):
             restart = values.data_dir != self.import_settings.data_dir
             self.import_settings = values
             save_settings(self._settings, values)
+            rejudged = self.flow.rejudge_duplicates()  # the review open, by the new setting
             self.statusBar().showMessage(
                 self.tr("Settings saved. The data directory applies on the next start.")
                 if restart
+                else self.tr("Settings saved; the notebooks under review were judged again.")
+                if rejudged
                 else self.tr("Settings saved; they apply to the next scan or commit."),
                 8000,
             )

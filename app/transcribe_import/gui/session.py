@@ -80,6 +80,22 @@ class ImportSession(QObject):
         self.undo_stack.push(_ItemEdit(self, before, after, text))
         return True
 
+    def edit_plan(self, change: Callable[[ImportPlan], ImportPlan], text: str) -> bool:
+        """Apply an engine edit of the whole plan as one undoable step (one per item it
+        changes, in one macro); whether it changed anything."""
+        assert self.plan is not None
+        before = self.plan
+        changed = [
+            new for new, old in zip(change(before).items, before.items, strict=True) if new != old
+        ]
+        if not changed:
+            return False
+        self.undo_stack.beginMacro(text)
+        for new in changed:
+            self.undo_stack.push(_ItemEdit(self, before.item(new.item_id), new, text))
+        self.undo_stack.endMacro()
+        return True
+
     def _replace_item(self, item: PlanItem) -> None:
         assert self.plan is not None
         self.plan = self.plan.with_item(item)

@@ -56,7 +56,7 @@ class ImportSettings:
     policy_id: str = DEFAULT_POLICY_ID
     workers: int = 2
     # skip_existing looks in every notebook of the corpus, not only the target (plan --dedupe).
-    dedupe_corpus: bool = False
+    dedupe_corpus: bool = True
 
     @property
     def render(self) -> RenderSettings:
@@ -86,7 +86,7 @@ def load_settings(settings: QSettings) -> ImportSettings:
         max_side=_int(settings.value(MAX_SIDE_KEY), defaults.max_side, MIN_SIDE, MAX_SIDE),
         policy_id=policy if policy in POLICY_IDS else defaults.policy_id,
         workers=_int(settings.value(WORKERS_KEY), defaults.workers, 1, MAX_WORKERS),
-        dedupe_corpus=str(settings.value(DEDUPE_CORPUS_KEY, "false")).lower() in ("true", "1"),
+        dedupe_corpus=str(settings.value(DEDUPE_CORPUS_KEY, "true")).lower() in ("true", "1"),
     )
 
 
@@ -154,7 +154,8 @@ class SettingsDialog(QDialog):
         self.corpus_check.setToolTip(
             self.tr(
                 "A file any notebook of the corpus already holds is skipped, not only one the "
-                "target notebook holds: a folder scanned again never imports its pages twice"
+                "target notebook holds: a folder scanned again never imports its pages twice. "
+                "On by default; a change judges the notebooks under review again"
             )
         )
         self._policy_changed()

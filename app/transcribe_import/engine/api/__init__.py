@@ -62,6 +62,8 @@ from transcribe_import.engine.api.exits import (
 )
 from transcribe_import.engine.api.placement import (
     NotebookPage,
+    complete_notebook,
+    completion_target,
     keep_pages,
     notebook_pages,
     place,
@@ -81,6 +83,7 @@ from transcribe_import.engine.api.plans import (
     not_imported,
     nothing_to_import,
     plan_paths,
+    rejudge_duplicates,
     reorder,
     save_plan_file,
     validate_plan,
@@ -165,6 +168,7 @@ __all__ = [
     "mode_for",
     "check_plan_editable",
     "reorder",
+    "rejudge_duplicates",
     "validate_plan",
     "load_plan_file",
     "save_plan_file",
@@ -230,6 +234,8 @@ __all__ = [
     "replace_page",
     "keep_pages",
     "placement_words",
+    "complete_notebook",
+    "completion_target",
     "open_corpus",
     "WindowClaim",
     "list_notebooks",

@@ -128,3 +128,30 @@ def placement_words(corpus: Corpus, item: PlanItem) -> list[str]:
     except TranscribeError:
         doc = None
     return placement.describe(item, doc)
+
+
+def completion_target(corpus: Corpus, item: PlanItem) -> str | None:
+    """The notebook ``item`` can complete: part of its folder is in it already, the rest is
+    new (planning/reimport.py); None when there is none."""
+    from transcribe_import.engine.planning import reimport
+
+    found = reimport.recognise(corpus, item)
+    if found is None or found.kind is not reimport.Recognition.PARTLY_IMPORTED:
+        return None
+    return found.notebook_id
+
+
+def complete_notebook(corpus: Corpus, item: PlanItem) -> PlanItem:
+    """``item`` completing the notebook that holds part of its folder: its new pages go in
+    where their names put them among its pages, every page there keeping its id
+    (``order --complete``, the window's Complete “X”). ValueError in words when no
+    notebook holds part of it."""
+    from transcribe_import.engine.planning import reimport
+
+    target = completion_target(corpus, item)
+    if target is None:
+        raise ValueError(
+            f"“{item.label}”: no notebook of the corpus holds part of these files, so there "
+            "is no notebook to complete; it is imported as planned"
+        )
+    return reimport.complete(item, target, _manifest(corpus, target))

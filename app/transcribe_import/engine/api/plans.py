@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.planning.plan import DedupeScope, ImportPlan, PlanItem
-from transcribe_import.engine.planning.problems import Severity, unusable_words
+from transcribe_import.engine.planning.problems import ProblemCode, Severity, unusable_words
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.storage.corpus import Corpus
 
@@ -37,7 +37,7 @@ class PlanRequest:
     mode: str = "folders"  # the adapter: folders, single, pdfs, prefix, into:ID, bag
     policy_id: str | None = None  # None: the default policy
     title: str | None = None  # with mode single: the new notebook's title
-    dedupe_scope: DedupeScope = DedupeScope.NOTEBOOK  # where skip_existing looks
+    dedupe_scope: DedupeScope = DedupeScope.CORPUS  # where skip_existing looks
     settings: RenderSettings | None = None  # None: the default render settings
     workers: int = 2
 
@@ -222,7 +222,9 @@ def reorder(
 
     ``exclude`` and ``include`` take names as validate shows them: a page source is left
     out of (or taken back into) the order; an unusable file is acknowledged (left out on
-    purpose), and cannot be taken back since it cannot be imported.
+    purpose), and cannot be taken back since it cannot be imported. ``FILE#N`` names page
+    N of a file of several (a PDF): that page alone is left out or taken back; a
+    ``sequence`` of such names orders that file's pages (page_edits.py).
 
     ``skip`` and ``as_copy`` settle a notebook from a bag whose id the corpus uses for a
     different notebook (validate's ``notebook_conflict``): leave it out, or import it as
@@ -232,7 +234,7 @@ def reorder(
     ``interleave_reversed``). ``verso_first`` and ``versos_blank`` record what a person
     says of a foliated notebook (ordering.py); they settle only the gaps they explain.
     """
-    from transcribe_import.engine.planning import edits, ordering
+    from transcribe_import.engine.planning import edits, ordering, page_edits
     from transcribe_import.engine.planning.plan import OrderingRule
 
     if skip:
@@ -248,23 +250,35 @@ def reorder(
     if by:
         return ordering.order_by(item, OrderingRule(by))
     if sequence:
+        if any(page_edits.names_page(item, n) for n in sequence):
+            return page_edits.order_pages(item, list(sequence))
         return ordering.sequence(item, list(sequence))
     if exclude:
-        rest, ack = _split_unusable(item, exclude)
+        pages = [n for n in exclude if page_edits.names_page(item, n)]
+        rest, ack = _split_unusable(item, [n for n in exclude if n not in pages])
         if rest:
             item = ordering.exclude(item, rest)
         if ack:
             item = edits.acknowledge_unusable(item, ack)
-        return item
+        return page_edits.leave_out_pages(item, pages)
     if include:
-        rest, ack = _split_unusable(item, include)
+        pages = [n for n in include if page_edits.names_page(item, n)]
+        rest, ack = _split_unusable(item, [n for n in include if n not in pages])
         if ack:
             raise ValueError(f"{ack[0]} cannot be imported (it is unusable): fix it and plan again")
-        return ordering.include(item, rest)
+        return page_edits.take_back_pages(ordering.include(item, rest) if rest else item, pages)
     raise ValueError(
         "say how to resolve the item: accept, by, sequence, exclude, include, skip, as_copy, "
         "verso_first or versos_blank"
     )
+
+
+def rejudge_duplicates(corpus: Corpus, plan: ImportPlan, scope: DedupeScope) -> ImportPlan:
+    """``plan`` with its duplicates judged again with ``scope``, against the corpus now (the
+    window, when its duplicates setting changes under an open review)."""
+    from transcribe_import.engine.planning.dedupe import rejudge
+
+    return rejudge(corpus, plan, scope)
 
 
 def _split_unusable(item: PlanItem, names: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -391,8 +405,20 @@ class PlanItemState(enum.StrEnum):
 
     ERROR = "error"  # validate found an error in it: it cannot be committed as it is
     NEEDS_ORDER_DECISION = "needs_order_decision"  # its page order is ambiguous
+    # Part of the folder is in one notebook already: Complete it is proposed (reimport.py).
+    PARTLY_IMPORTED = "partly_imported"
+    NOTHING_TO_IMPORT = "nothing_to_import"  # every page is left out: it imports nothing
+    ALREADY_IMPORTED = "already_imported"  # every page is in the corpus: it imports nothing
     DUPLICATE_SKIPS = "duplicate_skips"  # ready, and some of its files are skipped
     READY = "ready"
+
+
+# The warnings that are an item's badge: a folder imported before, or nothing left in it.
+_BADGE_WARNINGS = {
+    ProblemCode.PARTLY_IMPORTED: PlanItemState.PARTLY_IMPORTED,
+    ProblemCode.NOTHING_TO_IMPORT: PlanItemState.NOTHING_TO_IMPORT,
+    ProblemCode.ALREADY_IMPORTED: PlanItemState.ALREADY_IMPORTED,
+}
 
 
 def item_state(
@@ -416,6 +442,12 @@ def item_state(
         order_ambiguous = bool(ordering.find_ambiguities(item))
     if order_ambiguous:
         return PlanItemState.NEEDS_ORDER_DECISION
+    told = {p.code for p in report.for_item(item.item_id)} if report is not None else set()
+    for code, state in _BADGE_WARNINGS.items():
+        if code in told:
+            return state
+    if item.imported_page_count() == 0 and item.restore is None:
+        return PlanItemState.NOTHING_TO_IMPORT  # never Ready: it would import nothing
     if any(s.duplicate is not None for s in item.sources):
         return PlanItemState.DUPLICATE_SKIPS
     return PlanItemState.READY

@@ -26,6 +26,13 @@ from transcribe_import.engine.media.kinds import MEDIA_EXTENSIONS, RenderedPage,
 from transcribe_import.engine.media.sniff import sniff_media_type
 from transcribe_import.engine.storage import fsio
 
+# A failed source's advice past Retry: what landed stays, and a new scan finishes the same
+# notebook (planning/reimport.py proposes Complete), never a second one.
+_FINISH_ADVICE = (
+    "To import the folder as it is now, scan it again: the pages already imported are "
+    "recognised, and the rest are offered to complete the same notebook."
+)
+
 
 def _copy_verified(
     src: Path,
@@ -93,10 +100,10 @@ def stage_source(
             spec.path,
             staged,
             spec.sha256,
-            missing=f"{spec.path} has disappeared since it was scanned: reconnect the disk or "
-            "scan again.",
-            changed=f"{spec.path} changed since it was scanned (its contents are different): "
-            "scan it again before importing.",
+            missing=f"{spec.path} has disappeared since it was scanned: reconnect the disk and "
+            f"retry the import. {_FINISH_ADVICE}",
+            changed=f"{spec.path} changed since it was scanned (its contents are different). "
+            f"{_FINISH_ADVICE}",
             size=spec.size,
             should_stop=should_stop,
         )

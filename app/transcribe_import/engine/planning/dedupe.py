@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Container, Iterable, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
@@ -24,16 +25,20 @@ from transcribe_import.engine.planning.plan import (
     Duplicate,
     DuplicatePolicy,
     ImportPlan,
+    Op,
     PlanItem,
     PlanSource,
 )
 from transcribe_import.engine.planning.problems import file_name
-from transcribe_import.engine.storage import fsio, project
+from transcribe_import.engine.storage import fsio, locks, project
 
 if TYPE_CHECKING:
+    import filelock
+
     from transcribe_import.engine.storage.corpus import Corpus
 
 CACHE_FORMAT = "transcribe.sha-index-cache"
+DUPLICATES_LOCK_FILE = ".dedupe.lock"
 
 
 class HashIndex(Protocol):
@@ -93,20 +98,92 @@ def classify(
     return None
 
 
+def judge_item(
+    corpus: Corpus | None,
+    item: PlanItem,
+    policy: DuplicatePolicy,
+    corpus_index: HashIndex | None,
+    seen_in_plan: set[str],
+) -> PlanItem:
+    """``item`` with each source marked as ``classify`` judges it now (None: imported),
+    with the item's own scope and target (an into item's manifest read here).
+
+    ``seen_in_plan`` is the hashes of the plan's earlier items (the caller keeps it, and
+    it grows here): with scope CORPUS a source repeating one of them is IN_PLAN; with
+    scope NOTEBOOK only this item's earlier sources count.
+    """
+    in_notebook: dict[str, str] = {}
+    if item.op is Op.IMPORT_INTO_NOTEBOOK and corpus is not None:
+        try:
+            in_notebook = notebook_hashes(corpus, item.notebook_id)
+        except TranscribeError:
+            in_notebook = {}  # validate reports the missing target
+    earlier = seen_in_plan if item.dedupe_scope is DedupeScope.CORPUS else set()
+    marked = []
+    for s in item.sources:
+        dup = classify(
+            s.sha256,
+            policy=policy,
+            scope=item.dedupe_scope,
+            notebook_id=item.notebook_id,
+            in_notebook=in_notebook,
+            corpus_index=corpus_index,
+            earlier=earlier,
+        )
+        earlier.add(s.sha256)
+        marked.append(s if s.duplicate is dup else replace(s, duplicate=dup))
+    return replace(item, sources=tuple(marked))
+
+
+def rejudge(corpus: Corpus, plan: ImportPlan, scope: DedupeScope) -> ImportPlan:
+    """``plan`` with every item's duplicates judged again, with ``scope``, against the corpus
+    as it is now: what the window does to the review open when the setting changes.
+
+    A bag's notebook keeps its marks (a restore is judged whole, planning/bag.py).
+    """
+    index = corpus_index_for(corpus, plan.policy, [scope])
+    seen: set[str] = set()
+    items = [
+        item
+        if item.restore is not None
+        else judge_item(corpus, replace(item, dedupe_scope=scope), plan.policy, index, seen)
+        for item in plan.items
+    ]
+    return replace(plan, items=tuple(items))
+
+
+def asks_corpus(policy: DuplicatePolicy, scopes: Iterable[DedupeScope]) -> bool:
+    """Whether ``classify`` will ask the corpus index: under ``skip_existing``, for a
+    source whose item's scope is CORPUS. ``scopes`` are the scopes of the items to be
+    classified (the planner's one, the plan's pending items for a commit, one item for a
+    cancel)."""
+    return policy is DuplicatePolicy.SKIP_EXISTING and any(
+        scope is DedupeScope.CORPUS for scope in scopes
+    )
+
+
 def corpus_index_for(
     corpus: Corpus | None, policy: DuplicatePolicy, scopes: Iterable[DedupeScope]
 ) -> CorpusHashIndex | None:
-    """The corpus-wide index, refreshed now, when ``classify`` will ask it; None otherwise.
-
-    It asks it only under ``skip_existing`` for a source whose item's scope is CORPUS:
-    ``scopes`` are the scopes of the items to be classified (the planner's one, the
-    plan's items for a commit, one item for a cancel). Without a corpus, None.
-    """
-    if corpus is None or policy is not DuplicatePolicy.SKIP_EXISTING:
-        return None
-    if not any(scope is DedupeScope.CORPUS for scope in scopes):
+    """The corpus-wide index, refreshed now, when ``classify`` will ask it (``asks_corpus``);
+    None otherwise, and without a corpus."""
+    if corpus is None or not asks_corpus(policy, scopes):
         return None
     return CorpusHashIndex.refreshed(corpus)
+
+
+def duplicates_lock(
+    corpus: Corpus, policy: DuplicatePolicy, scopes: Iterable[DedupeScope]
+) -> filelock.FileLock | None:
+    """The lock a commit holds while it decides and lands duplicates across the corpus.
+
+    Only when ``classify`` will ask the corpus index (``asks_corpus``): a commit judging
+    its sources against the whole corpus must not judge them while another such commit
+    is landing the same bytes, or both would find them "not held yet". None: no lock.
+    """
+    if not asks_corpus(policy, scopes):
+        return None
+    return locks.make_lock(corpus.root / DUPLICATES_LOCK_FILE)
 
 
 def notebook_hashes(corpus: Corpus, notebook_id: str) -> dict[str, str]:

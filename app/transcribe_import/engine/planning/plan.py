@@ -443,6 +443,9 @@ def _source_from(s: Any, uid: Any, bad: Any) -> PlanSource:
         raise bad(f"source {source_id}: page_index does not match its pages")
     if min(indices) < 0:
         raise bad(f"source {source_id}: negative page_index")
+    left_out = tuple(_page_from(p, uid, bad) for p in f.array("left_out_pages", []))
+    if {p.page_index for p in left_out} & set(indices):
+        raise bad(f"source {source_id}: a page is both imported and left out")
     p = f.sub("provenance")
     path = p.path("path")
     dup = f.opt_text("duplicate")
@@ -465,6 +468,7 @@ def _source_from(s: Any, uid: Any, bad: Any) -> PlanSource:
         excluded=f.flag("excluded"),
         duplicate=None if dup is None else Duplicate(dup),
         extra=_json_object(s["extra"], "extra") if "extra" in s else None,
+        left_out=left_out,
     )
 
 

@@ -150,6 +150,9 @@ def _source_doc(s: PlanSource) -> dict[str, Any]:
     }
     if s.extra:
         doc["extra"] = json_text(s.extra)
+    # Only when some are, so that every plan made before keeps its fingerprint.
+    if s.left_out:
+        doc["left_out_pages"] = [_page_doc(pg) for pg in s.left_out]
     return doc
 
 

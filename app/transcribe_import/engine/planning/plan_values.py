@@ -157,6 +157,10 @@ class PlanSource:
     duplicate: Duplicate | None = None  # a planned skip, with its classification
     # A bag's sources[] entry keys this app does not know; they land as they are.
     extra: Mapping[str, Any] | None = field(default=None, hash=False)
+    # Pages of a file of several that a person left out (``edits.leave_out_pages``): not
+    # imported, kept so they can be taken back. ``pages`` are the ones imported, in the
+    # order chosen; a file left out whole is ``excluded`` instead, its pages kept.
+    left_out: tuple[PlanPage, ...] = ()
 
     @property
     def name(self) -> str:

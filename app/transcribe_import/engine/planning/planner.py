@@ -27,9 +27,8 @@ from transcribe_import.engine.planning.adapters import AdapterResult, Group, ada
 from transcribe_import.engine.planning.adapters.bag import BagAdapter, BagGroup, BagRender
 from transcribe_import.engine.planning.dedupe import (
     CorpusHashIndex,
-    classify,
     corpus_index_for,
-    notebook_hashes,
+    judge_item,
 )
 from transcribe_import.engine.planning.plan import (
     DEFAULT_POLICY_ID,
@@ -64,7 +63,7 @@ def build_plan(
     mode: str = "folders",
     policy_id: str = DEFAULT_POLICY_ID,
     title: str | None = None,
-    dedupe_scope: DedupeScope = DedupeScope.NOTEBOOK,
+    dedupe_scope: DedupeScope = DedupeScope.CORPUS,
 ) -> ImportPlan:
     """Plan an import of ``scan`` with an adapter: folders, pdfs, prefix, single or into:ID."""
     adapter, notebook_id = adapter_for(mode)
@@ -157,40 +156,10 @@ def _item_for(
     notebook_id = group.notebook_id if op is Op.IMPORT_INTO_NOTEBOOK else new_id()
     assert notebook_id is not None
 
-    if policy is DuplicatePolicy.SKIP_EXISTING:
-        in_notebook: dict[str, str] = {}
-        if op is Op.IMPORT_INTO_NOTEBOOK and corpus is not None:
-            try:
-                in_notebook = notebook_hashes(corpus, notebook_id)
-            except TranscribeError:
-                in_notebook = {}  # validate reports the missing target
-        marked = []
-        # Hashes of the sources before this one: in this item, and with corpus scope in
-        # the plan's earlier items too (then the plan-wide set grows as it goes).
-        earlier = seen_in_plan if scope is DedupeScope.CORPUS else set()
-        for s in sources:
-            dup = classify(
-                s.sha256,
-                policy=policy,
-                scope=scope,
-                notebook_id=notebook_id,
-                in_notebook=in_notebook,
-                corpus_index=corpus_index,
-                earlier=earlier,
-            )
-            earlier.add(s.sha256)
-            marked.append(s if dup is None else replace(s, duplicate=dup))
-        sources = marked
-
-    cover = None
-    for s in sources:
-        if s.imported and ordering.is_cover_name(s.name) and s.media_type != PDF:
-            cover = s.pages[0].page_id
-            break
     provenance: dict[str, Any] = {**group.provenance, "label": group.label}
     if unusable:
         provenance["unusable"] = unusable
-    return PlanItem(
+    item = PlanItem(
         item_id=new_id(),
         op=op,
         notebook_id=notebook_id,
@@ -198,10 +167,15 @@ def _item_for(
         sources=tuple(sources),
         # Recorded as the order was proposed: by capture time when the names carry none.
         ordering=Ordering(ordering.proposed_rule(sources)),
-        cover_page_id=cover,
         dedupe_scope=scope,
         provenance=json_safe_deep(provenance),
     )
+    if policy is DuplicatePolicy.SKIP_EXISTING:
+        item = judge_item(corpus, item, policy, corpus_index, seen_in_plan)
+    for s in item.sources:
+        if s.imported and ordering.is_cover_name(s.name) and s.media_type != PDF:
+            return replace(item, cover_page_id=s.pages[0].page_id)
+    return item
 
 
 # -- bags ----------------------------------------------------------------------------------

@@ -44,6 +44,9 @@ class ProblemCode(enum.StrEnum):
     PAGE_REPLACED_TWICE = "page_replaced_twice"
     PLACEMENT_ON_NEW_NOTEBOOK = "placement_on_new_notebook"
     REPLACEMENT_LEFT_OUT = "replacement_left_out"  # a rescan is excluded or skipped (warning)
+    # A folder imported before (planning/reimport.py), told instead of its duplicates:
+    ALREADY_IMPORTED = "already_imported"  # every file is in the corpus (warning)
+    PARTLY_IMPORTED = "partly_imported"  # some are, in one notebook: complete it (warning)
 
 
 class AmbiguityCode(enum.StrEnum):
@@ -87,6 +90,9 @@ class Resolution(enum.StrEnum):
     REPLACE = "replace"
     NO_REPLACE = "no_replace"
     INCLUDE = "include"
+    # A folder partly imported already (CLI: order ITEM --complete): its new pages go into
+    # the notebook holding the others (planning/reimport.py).
+    COMPLETE = "complete"
 
 
 @dataclass(frozen=True)

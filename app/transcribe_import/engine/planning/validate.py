@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.media import decode
 from transcribe_import.engine.media.kinds import RenderSettings
-from transcribe_import.engine.planning import bag, dedupe, ordering, placement
+from transcribe_import.engine.planning import bag, dedupe, ordering, placement, reimport
 from transcribe_import.engine.planning.plan import ImportPlan, Op, PlanItem, PlanSource
 from transcribe_import.engine.planning.problems import (
     PlanProblem,
@@ -65,9 +65,14 @@ def validate(
     own = frozenset(own_run_ids or ())
     titles = _existing_titles(corpus) if corpus is not None else {}
 
+    index = _index_if_asked(corpus, plan)
     for item in plan.items:
-        problems.extend(_item_problems(corpus, item, own, titles))
-        problems.extend(_duplicate_problems(corpus, plan, item))
+        found = reimport.recognise(corpus, item, index) if corpus and index else None
+        problems.extend(_item_problems(corpus, item, own, titles, found))
+        if found is None:
+            problems.extend(_duplicate_problems(corpus, plan, item))
+        else:
+            problems.append(_recognised_problem(item, found))
     problems.extend(placement.plan_problems(plan))
 
     # Source checks read headers from disk: run them in parallel, report in plan order, a
@@ -85,12 +90,41 @@ def validate(
     return ValidationReport(plan.plan_id, plan.fingerprint, tuple(problems))
 
 
+def _index_if_asked(corpus: Corpus | None, plan: ImportPlan) -> dedupe.CorpusHashIndex | None:
+    """The corpus-wide index, read once, when an item holds files found elsewhere in it."""
+    if corpus is None or not any(
+        reimport.held_sources(it) for it in plan.items if it.op is Op.CREATE_NOTEBOOK
+    ):
+        return None
+    return dedupe.CorpusHashIndex.refreshed(corpus)
+
+
+def _recognised_problem(item: PlanItem, found: reimport.Recognised) -> PlanProblem:
+    """A folder imported before, told once, instead of its duplicates one by one."""
+    held = reimport.held_sources(item)
+    partly = found.kind is reimport.Recognition.PARTLY_IMPORTED
+    return PlanProblem(
+        Severity.WARNING,
+        ProblemCode.PARTLY_IMPORTED if partly else ProblemCode.ALREADY_IMPORTED,
+        item.item_id,
+        reimport.recognised_words(found),
+        tuple(s.source_id for s in held),
+        resolutions=(Resolution.COMPLETE,) if partly else (),
+        hint="order --complete" if partly else None,
+        files=tuple(file_name(s) for s in held),
+    )
+
+
 def _existing_titles(corpus: Corpus) -> dict[str, str]:
     return {e.title.casefold(): nbid for nbid, e in corpus.index_entries().items()}
 
 
 def _item_problems(
-    corpus: Corpus | None, item: PlanItem, own: Set[str], titles: dict[str, str]
+    corpus: Corpus | None,
+    item: PlanItem,
+    own: Set[str],
+    titles: dict[str, str],
+    found: reimport.Recognised | None,
 ) -> list[PlanProblem]:
     out: list[PlanProblem] = []
     for amb in ordering.find_ambiguities(item):
@@ -129,7 +163,8 @@ def _item_problems(
         msg = "Every file is excluded; nothing will be imported."
         out.append(PlanProblem(Severity.WARNING, ProblemCode.NOTHING_TO_IMPORT, item.item_id, msg))
     if corpus is not None:
-        out.extend(_target_problems(corpus, item, own, titles))
+        # A folder imported before is told as such: its title is no second notebook's.
+        out.extend(_target_problems(corpus, item, own, {} if found else titles))
     return out
 
 

@@ -11,10 +11,11 @@ safe point (between pages) and leaves the run resumable, losing at most the
 checkpoint in flight. Events are delivered from the executor's threads: a GUI must
 marshal them to its own thread.
 
-About 510 lines, just over the usual 500: the lanes, the stop and fence checks and the one
-decision of how a run ends (``execute_run``) share the executor's state, and splitting them
-would hand that state across modules. What is not about executing (binding a plan to a run,
-cancelling a dead run, recovering its journals) lives in ``service.py``.
+About 550 lines, over the usual 500: the lanes, the duplicates lock, the stop and fence
+checks and the one decision of how a run ends (``execute_run``) share the executor's
+state, and splitting them would hand that state across modules. What is not about
+executing (binding a plan to a run, cancelling a dead run, recovering its journals) lives
+in ``service.py``.
 """
 
 from __future__ import annotations
@@ -38,8 +39,10 @@ from transcribe_import.engine.ingest.transaction import (
 )
 from transcribe_import.engine.media.kinds import RenderSettings
 from transcribe_import.engine.planning.dedupe import (
+    CorpusHashIndex,
     classify,
     corpus_index_for,
+    duplicates_lock,
     notebook_hashes,
 )
 from transcribe_import.engine.planning.plan import (
@@ -127,9 +130,8 @@ class _Executor:
             for it in plan.items
             if self.outcomes[it.item_id].state.final
         )
-        self.corpus_index = corpus_index_for(
-            corpus, plan.policy, (it.dedupe_scope for it in plan.items)
-        )
+        # Read under the duplicates lock, when the run starts its items (``run``).
+        self.corpus_index: CorpusHashIndex | None = None
 
     # -- stop conditions -------------------------------------------------------------------
 
@@ -160,6 +162,31 @@ class _Executor:
     # -- running ---------------------------------------------------------------------------
 
     def run(self) -> None:
+        """Execute the pending items; under the duplicates lock when the corpus is asked.
+
+        Duplicates across the corpus are decided against the corpus as it is when the run
+        starts its items, and two runs must not both decide "not held yet" for the same
+        bytes: the lock (``dedupe.duplicates_lock``) makes such runs go one after the
+        other, the second reading the index only once the first has landed its pages.
+        Runs deduplicating only within their notebooks never take it.
+        """
+        pending = [it for it in self.plan.items if not self.outcomes[it.item_id].state.final]
+        scopes = [it.dedupe_scope for it in pending]
+        lock = duplicates_lock(self.corpus, self.plan.policy, scopes)
+        if lock is not None and not locks.wait_for(lock, self.should_stop, self._waiting):
+            return  # paused or cancelled while waiting: nothing was started
+        try:
+            self.corpus_index = corpus_index_for(self.corpus, self.plan.policy, scopes)
+            self._run_lanes()
+        finally:
+            if lock is not None:
+                lock.release()
+
+    def _waiting(self) -> None:
+        crashpoint("run.waiting_for_corpus")
+        self.emit(EventKind.WAITING_FOR_CORPUS)
+
+    def _run_lanes(self) -> None:
         lanes: dict[str, list[PlanItem]] = {}
         for it in self.plan.items:
             if not self.outcomes[it.item_id].state.final:
@@ -376,6 +403,8 @@ def _spec(s: PlanSource) -> SourceSpec:
         provenance={"rel": s.provenance.rel, "mtime": s.provenance.mtime},
         extra=s.extra,
         size=s.provenance.size,
+        # Pages left out of a file of several: the file still has all of them.
+        page_count=len(s.pages) + len(s.left_out) if s.left_out else None,
     )
 
 

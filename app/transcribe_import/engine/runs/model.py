@@ -293,6 +293,9 @@ class EventKind(enum.StrEnum):
     PAGES_LANDED = "pages_landed"
     RUN_FINISHED = "run_finished"
     RUN_PAUSED = "run_paused"
+    # Another commit holds the duplicates lock (planning/dedupe.py): this one waits for it
+    # before it decides anything.
+    WAITING_FOR_CORPUS = "waiting_for_corpus"
 
 
 @dataclass(frozen=True)

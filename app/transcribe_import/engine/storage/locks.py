@@ -1,4 +1,4 @@
-"""The three OS locks of the corpus (docs/formats.md), each failing with a clear "busy" error."""
+"""The OS locks of the corpus (docs/formats.md), each failing with a clear "busy" error."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import contextlib
 import errno
 import math
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import filelock
@@ -92,6 +92,29 @@ def acquire(lock: filelock.FileLock, timeout: float, code: ErrorCode, message: s
         raise TranscribeError(code, message, path=str(lock.lock_file)) from None
     except OSError as exc:  # no lock file can be made: a read-only or full disk
         raise _lock_problem(exc, lock) from exc
+
+
+def wait_for(
+    lock: filelock.FileLock, should_stop: Callable[[], bool], on_wait: Callable[[], None]
+) -> bool:
+    """Take ``lock`` however long its holder keeps it, unless ``should_stop`` says to give up.
+
+    For a lock held for a whole long operation (the duplicates lock, a whole run): no
+    timeout would be right, so the wait lasts while the caller lets it. ``on_wait`` is
+    called once, when the lock is found held. True: taken (the caller releases it).
+    """
+    if try_acquire(lock):
+        return True
+    on_wait()
+    while not should_stop():
+        try:
+            lock.acquire(timeout=0.25)  # the slice between two looks at should_stop
+        except filelock.Timeout:
+            continue
+        except OSError as exc:
+            raise _lock_problem(exc, lock) from exc
+        return True
+    return False
 
 
 def try_acquire(lock: filelock.FileLock) -> bool:

@@ -66,7 +66,7 @@ def _source_page(row: PageRow) -> str:
     source = row.source
     if says_page_in_file(source):
         return _tr("PageTableModel", "p. {page} of {count}").format(
-            page=row.page.page_index + 1, count=len(source.pages)
+            page=row.page.page_index + 1, count=len(source.pages) + len(source.left_out)
         )
     return ""
 

@@ -53,6 +53,7 @@ from transcribe_import.gui.wording import (
     run_state_words,
     stopping_words,
     undo_not_possible_words,
+    waiting_for_corpus_words,
 )
 from transcribe_import.gui.workers import CommitWorker
 
@@ -275,6 +276,8 @@ class CommitPage(WorkerPage[CommitWorker]):
 
     def _apply(self, event: RunEvent, changed: dict[str, OutcomeRow]) -> None:
         self._pace.observe(event)
+        if event.kind is EventKind.WAITING_FOR_CORPUS:
+            self.summary_label.setText(waiting_for_corpus_words())
         if event.item_id is None:
             return
         current = changed.get(event.item_id)

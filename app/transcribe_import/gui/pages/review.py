@@ -246,7 +246,10 @@ class ReviewPage(QWidget):
     def _build_pages_pane(self) -> QWidget:
         """The decisions the selected notebook needs, above its pages and the page viewer."""
         self.pages_label = QLabel()
-        self.decision_panel = DecisionPanel(self.exclude_action)
+        self.decision_panel = DecisionPanel(
+            self.exclude_action,
+            completion=lambda it: api.completion_target(self.session.corpus, it),
+        )
         self.decision_panel.resolve_requested.connect(self.edits.resolve)
         self.decision_panel.leave_out_requested.connect(self.edits.leave_out)
         menu = [
@@ -625,7 +628,7 @@ class ReviewPage(QWidget):
             action.setEnabled(count > 1)
         self.sort_button.setEnabled(count > 1)
         self.exclude_action.setEnabled(any(not s.excluded for s in sources))
-        self.include_action.setEnabled(any(s.excluded for s in sources))
+        self.include_action.setEnabled(any(s.excluded or s.left_out for s in sources))
         self.rename_action.setEnabled(item is not None and item.op is Op.CREATE_NOTEBOOK)
         self.replace_action.setEnabled(
             item is not None

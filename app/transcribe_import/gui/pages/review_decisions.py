@@ -3,11 +3,14 @@
 One entry per order ambiguity, per notebook conflict or placement problem, and per file
 that cannot be used, each with the buttons that settle it the engine's way. A button
 asks the page (``resolve_requested``, ``leave_out_requested``), which makes the edit.
+A folder imported before is told here too: already imported (nothing to decide, said
+so), or partly, with the one action that completes the notebook holding the rest.
 """
 
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal, Slot
@@ -30,7 +33,7 @@ from transcribe_import.engine.planning.problems import (
     unusable_words,
 )
 from transcribe_import.gui.pages.review_parts import ActionButton, WrappingLabel
-from transcribe_import.gui.wording import resolution_words
+from transcribe_import.gui.wording import complete_words, resolution_words
 
 # Problems of where an into item's pages go: shown with their buttons in the decision panel.
 PLACEMENT_CODES = frozenset(
@@ -43,6 +46,8 @@ PLACEMENT_CODES = frozenset(
         ProblemCode.REPLACEMENT_LEFT_OUT,
     }
 )
+# A folder imported before (engine planning/reimport.py): told in the panel, with its action.
+RECOGNISED_CODES = frozenset({ProblemCode.ALREADY_IMPORTED, ProblemCode.PARTLY_IMPORTED})
 
 
 class DecisionPanel(QGroupBox):
@@ -51,8 +56,17 @@ class DecisionPanel(QGroupBox):
     resolve_requested = Signal(str, tuple)  # a Resolution, the source ids the problem names
     leave_out_requested = Signal(str, bool)  # a file's rel; True: take it back
 
-    def __init__(self, exclude_action: QAction, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        exclude_action: QAction,
+        parent: QWidget | None = None,
+        *,
+        completion: Callable[[PlanItem], str | None] = lambda _item: None,
+    ) -> None:
+        """``completion``: the notebook an item can complete (api.completion_target), for the
+        words of its Complete button."""
         super().__init__(parent)
+        self._completion = completion
         self.setTitle(self.tr("Needs a decision"))
         self.setAccessibleName(self.tr("Decisions this notebook needs"))
         self._layout = QVBoxLayout(self)
@@ -111,13 +125,18 @@ class DecisionPanel(QGroupBox):
             p for p in problems if p.resolutions and p.code is ProblemCode.NOTEBOOK_CONFLICT
         ]
         placed = [p for p in problems if p.code in PLACEMENT_CODES]
-        for problem in [*conflicts, *placed]:
+        recognised = [p for p in problems if p.code in RECOGNISED_CODES]
+        for problem in [*recognised, *conflicts, *placed]:
             buttons = [self._resolution_button(r, problem.source_ids) for r in problem.resolutions]
+            target = self._completion(item) if item is not None and recognised else None
+            for button in buttons:
+                if button.property("resolution") == Resolution.COMPLETE and target is not None:
+                    button.setText(complete_words(target))
             layout.addLayout(self._row(problem.message, buttons))
         unusable = item.unusable if item is not None else []
         for entry in unusable:
             layout.addLayout(self._unusable_row(item, entry))
-        if not ambiguities and not unusable and not conflicts and not placed:
+        if not ambiguities and not unusable and not conflicts and not placed and not recognised:
             self.hide()  # ``box`` has no parent: Python frees it
             if had_focus:
                 after.setFocus(Qt.FocusReason.OtherFocusReason)
@@ -125,9 +144,14 @@ class DecisionPanel(QGroupBox):
         self._layout.addWidget(box)
         box.show()  # a layout shows a new child of a visible widget only later, queued
         self._box = box
+        partly = any(p.code is ProblemCode.PARTLY_IMPORTED for p in recognised)
         self.setTitle(
             self.tr("The page order needs a decision")
             if ambiguities
+            else self.tr("Part of this folder is in the corpus already")
+            if partly
+            else self.tr("This folder is in the corpus already")
+            if recognised and not conflicts and not placed and not unusable
             else self.tr("This notebook is already in the corpus, different")
             if conflicts
             else self.tr("Where the pages go needs a decision")

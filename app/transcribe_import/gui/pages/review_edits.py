@@ -103,17 +103,45 @@ class ReviewEdits(QObject):
         # The engine names sources by their path as validate shows it (provenance.rel).
         return [s.provenance.rel for s in item.sources if s.source_id in wanted]
 
+    def _selected_page_names(self) -> list[str]:
+        """The selected pages that are some, not all, of a file of several, as ``FILE#N``
+        (N its page number in the file): Leave Out leaves those pages out, not the file."""
+        rows = self._page.selected_rows()
+        model = self._page.pages_model
+        chosen: dict[str, list[int]] = {}
+        for r in rows:
+            chosen.setdefault(model.source_at(r).source_id, []).append(r)
+        names = []
+        for rows_of in chosen.values():
+            source = model.source_at(rows_of[0])
+            if len(rows_of) < len(source.pages):
+                for r in rows_of:
+                    names.append(f"{source.provenance.rel}#{model.page_at(r).page_index + 1}")
+        return names
+
     @Slot()
     def exclude(self) -> None:
-        names = self._selected_names()
+        pages = self._selected_page_names()
+        whole = [n for n in self._selected_names() if not any(p.startswith(f"{n}#") for p in pages)]
+        names = whole + pages
         if names:
-            self._edit(lambda item: ordering.exclude(item, names), self.tr("Exclude pages"))
+            self._edit(lambda item: api.reorder(item, exclude=names), self.tr("Exclude pages"))
 
     @Slot()
     def include(self) -> None:
+        """Include the selected files, and the pages left out of them (a PDF's)."""
+        item = self._page.current_item()
         names = self._selected_names()
-        if names:
-            self._edit(lambda item: ordering.include(item, names), self.tr("Include pages"))
+        if item is None or not names:
+            return
+        wanted = set(self._selected_source_ids())
+        pages = [
+            f"{s.provenance.rel}#{p.page_index + 1}"
+            for s in item.sources
+            if s.source_id in wanted
+            for p in s.left_out
+        ]
+        self._edit(lambda it: api.reorder(it, include=names + pages), self.tr("Include pages"))
 
     @Slot()
     def rename(self, title: str | None = None) -> None:
@@ -221,6 +249,11 @@ class ReviewEdits(QObject):
             Resolution.NO_REPLACE: (
                 lambda it: api.keep_pages(it, self._rescans_of(it, source_ids)),
                 tr("Add as new pages"),
+            ),
+            # A folder partly imported: its new pages complete the notebook holding the rest.
+            Resolution.COMPLETE: (
+                lambda it: api.complete_notebook(corpus, it),
+                tr("Complete the notebook"),
             ),
             Resolution.INCLUDE: (
                 lambda it: ordering.include(

@@ -65,6 +65,7 @@ from transcribe_import.gui.wording.formatting import (
 )
 from transcribe_import.gui.wording.review import (
     checking_words,
+    complete_words,
     duplicate_words,
     not_imported_header_words,
     not_imported_title,
@@ -92,6 +93,7 @@ from transcribe_import.gui.wording.runs import (
     run_state_words,
     run_status_explanation,
     run_status_words,
+    waiting_for_corpus_words,
 )
 from transcribe_import.gui.wording.stopping import (
     StopChoice,
@@ -147,12 +149,14 @@ __all__ = [
     "outcome_details",
     "outcome_words",
     "parse_timestamp",
+    "complete_words",
     "placement_mode_words",
     "placement_title",
     "plan_state_words",
     "plural",
     "problem_words",
     "progress_words",
+    "waiting_for_corpus_words",
     "purge_question",
     "replace_dialog_words",
     "replaces_words",

@@ -29,6 +29,9 @@ def plan_state_words(state: PlanItemState) -> str:
     return {
         PlanItemState.ERROR: _t("PlanItemState", "Error"),
         PlanItemState.NEEDS_ORDER_DECISION: _t("PlanItemState", "Needs a decision"),
+        PlanItemState.PARTLY_IMPORTED: _t("PlanItemState", "Partly imported"),
+        PlanItemState.NOTHING_TO_IMPORT: _t("PlanItemState", "Nothing to import"),
+        PlanItemState.ALREADY_IMPORTED: _t("PlanItemState", "Already imported"),
         PlanItemState.DUPLICATE_SKIPS: _t("PlanItemState", "Duplicate skips"),
         PlanItemState.READY: _t("PlanItemState", "Ready"),
     }[state]
@@ -118,6 +121,8 @@ def problem_words(code: str) -> str:
         ProblemCode.PAGE_REPLACED_TWICE: _t("ProblemCode", "Another file replaces that page"),
         ProblemCode.PLACEMENT_ON_NEW_NOTEBOOK: _t("ProblemCode", "A new notebook has no pages"),
         ProblemCode.REPLACEMENT_LEFT_OUT: _t("ProblemCode", "Left out: replaces nothing"),
+        ProblemCode.ALREADY_IMPORTED: _t("ProblemCode", "Already imported"),
+        ProblemCode.PARTLY_IMPORTED: _t("ProblemCode", "Partly imported already"),
         AmbiguityCode.DUPLICATE_NUMBER: _t("ProblemCode", "Page number used twice"),
         AmbiguityCode.MISSING_INDEX: _t("ProblemCode", "Next to missing pages"),
         AmbiguityCode.MIXED_MEDIA: _t("ProblemCode", "PDF among images"),
@@ -163,8 +168,15 @@ def resolution_words(resolution: str) -> str:
         Resolution.REPLACE: _t("Resolution", "Choose the page it replaces…"),
         Resolution.NO_REPLACE: _t("Resolution", "Add it as a new page instead"),
         Resolution.INCLUDE: _t("Resolution", "Include it"),
+        # The decision panel names the notebook (complete_words); this is its short form.
+        Resolution.COMPLETE: _t("Resolution", "Complete the notebook"),
     }
     return words[resolution]
+
+
+def complete_words(notebook_id: str) -> str:
+    """The button that completes a notebook with a folder's new pages (Resolution.COMPLETE)."""
+    return _t("Resolution", "Complete “{title}”").format(title=notebook_name(notebook_id))
 
 
 def placement_mode_words() -> list[str]:

@@ -138,6 +138,15 @@ def run_state_explanation(run: RunSummary) -> str:
     return run_status_explanation(run.status, run.pages_landed)
 
 
+def waiting_for_corpus_words() -> str:
+    """A commit waiting for another import that decides duplicates across the corpus."""
+    return _t(
+        "Progress",
+        "Waiting for another import into this corpus to finish: duplicates across the corpus "
+        "are decided one import at a time. Cancel stops this one.",
+    )
+
+
 def progress_words(tally: PageTally) -> str:
     """The commit bar's words: pages landed of all, and what did not land, named."""
     if not tally.total:

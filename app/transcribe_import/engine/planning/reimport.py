@@ -1,0 +1,231 @@
+"""A folder imported before, recognised by its bytes: already imported, or a notebook to complete.
+
+A new notebook whose files the corpus already holds (``Duplicate.IN_CORPUS``, by the
+sha256 of the sources in each project.json) is one of two things. Every file held:
+the folder was imported already, and the item imports nothing (``ALREADY_IMPORTED``).
+Some held, all by one notebook, the others new: an import of that folder stopped half
+way, or the folder gained pages since; the item is proposed as completing that notebook
+(``PARTLY_IMPORTED``), its new pages going where their names put them among the
+notebook's pages, every page already there keeping its id (``complete``).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from transcribe_import.engine.base.clock import utc_now
+from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.base.text import natural_key
+from transcribe_import.engine.ingest import placement as rules
+from transcribe_import.engine.ingest.placement import Placement
+from transcribe_import.engine.planning.dedupe import CorpusHashIndex, HashIndex
+from transcribe_import.engine.planning.plan import Duplicate, Op, PlanItem, PlanSource
+from transcribe_import.engine.storage import project
+
+if TYPE_CHECKING:
+    from transcribe_import.engine.storage.corpus import Corpus
+
+
+class Recognition(enum.StrEnum):
+    ALREADY_IMPORTED = "already_imported"  # every file is in the corpus
+    PARTLY_IMPORTED = "partly_imported"  # some are, all in one notebook: complete it
+
+
+@dataclass(frozen=True)
+class Recognised:
+    """What the corpus holds of an item: in which notebook, and how many of its pages."""
+
+    kind: Recognition
+    notebook_id: str
+    title: str
+    imported_at: str  # the notebook's registration time (ISO 8601, UTC); "" if unknown
+    held_pages: int  # the item's pages the corpus holds already
+    new_pages: int  # the item's pages it does not (0 when ALREADY_IMPORTED)
+    others: tuple[str, ...] = ()  # more notebooks holding some of them (titles)
+    # The new pages belong, by their names, in several places among the notebook's.
+    scattered: bool = False
+
+
+def recognise(corpus: Corpus, item: PlanItem, index: HashIndex | None = None) -> Recognised | None:
+    """What the corpus holds of ``item`` (a new notebook's files, not left out), or None.
+
+    ``index``: the corpus-wide hash index, refreshed (read here when None). Only a
+    ``create_notebook`` item not from a bag is recognised: an into item is already
+    aimed at its notebook, and a bag's notebook keeps its ids (planning/bag.py).
+    """
+    if item.op is not Op.CREATE_NOTEBOOK or item.restore is not None:
+        return None
+    held = held_sources(item)
+    if not held:
+        return None
+    index = index or CorpusHashIndex.refreshed(corpus)
+    votes: Counter[str] = Counter()
+    holders: dict[str, set[str]] = {}
+    for s in held:
+        holders[s.source_id] = index.notebooks_with(s.sha256) - {item.notebook_id}
+        votes.update(holders[s.source_id])
+    if not votes:
+        return None  # the corpus no longer holds them: validate's duplicate words say so
+    entries = corpus.index_entries()
+    notebook_id = max(votes, key=lambda nbid: (votes[nbid], nbid))
+    entry = entries.get(notebook_id)
+    held_pages = sum(len(s.pages) for s in held)
+    new_pages = item.imported_page_count()
+    others = tuple(
+        sorted(entries[n].title if n in entries else n for n in votes if n != notebook_id)
+    )
+    kind = Recognition.ALREADY_IMPORTED if new_pages == 0 else Recognition.PARTLY_IMPORTED
+    apart = False
+    if kind is Recognition.PARTLY_IMPORTED:
+        manifest = _part_of(corpus, notebook_id, item, holders)
+        if manifest is None:
+            return None
+        apart = scattered(item, manifest)
+    return Recognised(
+        kind,
+        notebook_id,
+        entry.title if entry is not None else notebook_id,
+        entry.created_at if entry is not None else "",
+        held_pages,
+        new_pages,
+        others if kind is Recognition.ALREADY_IMPORTED else (),
+        apart,
+    )
+
+
+def _part_of(
+    corpus: Corpus, notebook_id: str, item: PlanItem, holders: Mapping[str, set[str]]
+) -> dict[str, Any] | None:
+    """The notebook's manifest when it is an import of part of this folder: it holds every
+    file the corpus holds of it, and nothing else. A notebook that merely shares a page or
+    two with the folder (a page copied into two folders) is not one to complete with it."""
+    if not all(notebook_id in where for where in holders.values()):
+        return None  # the held pages are spread over notebooks
+    try:
+        manifest = project.read(corpus.notebook_dir(notebook_id), notebook_id)
+    except TranscribeError:
+        return None
+    return manifest if notebook_hashes_of(manifest) <= {s.sha256 for s in item.sources} else None
+
+
+def day_words(stamp: str, now: str | None = None) -> str:
+    """ "3 December" (with its year when not this year's), from an ISO 8601 time; "" if none."""
+    try:
+        when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+        this_year = datetime.fromisoformat((now or utc_now()).replace("Z", "+00:00")).year
+    except ValueError:
+        return ""
+    day = f"{when.day} {when.strftime('%B')}"
+    return day if when.year == this_year else f"{day} {when.year}"
+
+
+def recognised_words(r: Recognised) -> str:
+    """The sentence every face shows for a recognised item (validate's problem message)."""
+    day = day_words(r.imported_at)
+    imported = f" (imported {day})" if day else ""
+    where = f"“{r.title}”{imported}"
+    if r.kind is Recognition.ALREADY_IMPORTED:
+        pages = "the only page is" if r.held_pages == 1 else f"all {r.held_pages} pages are"
+        if len(r.others) == 1:
+            where += f" and “{r.others[0]}”"
+        elif r.others:
+            where += f" and {len(r.others)} other notebooks"
+        return f"Already imported: {pages} in {where}."
+    held = "1 page is" if r.held_pages == 1 else f"{r.held_pages} pages are"
+    new = "the 1 new page" if r.new_pages == 1 else f"the {r.new_pages} new pages"
+    if r.scattered:
+        return (
+            f"{held} already in {where}: complete “{r.title}” with {new}, rather than making "
+            "a second notebook of them. By their names they belong in several places among "
+            "its pages; they go in together where the first of them belongs."
+        )
+    return (
+        f"{held} already in {where}: complete “{r.title}” with {new}, where their names put "
+        "them among its pages, rather than making a second notebook of them."
+    )
+
+
+# -- completing a notebook ----------------------------------------------------------------------
+
+
+def complete(item: PlanItem, notebook_id: str, manifest: Mapping[str, Any]) -> PlanItem:
+    """``item`` as an import into ``notebook_id`` (its ``manifest`` read now): the files it
+    holds are in-notebook duplicates (skipped), the new pages land where their names put
+    them among its pages (``placement_by_names``). Nothing of the notebook changes but the
+    new pages: every page already there keeps its id."""
+    held = notebook_hashes_of(manifest)
+    sources = tuple(
+        replace(s, duplicate=Duplicate.IN_NOTEBOOK)
+        if s.sha256 in held and s.duplicate is not Duplicate.IN_PLAN
+        else s
+        for s in item.sources
+    )
+    into = replace(
+        item,
+        op=Op.IMPORT_INTO_NOTEBOOK,
+        notebook_id=notebook_id,
+        title=None,
+        sources=sources,
+        cover_page_id=None,
+        replacements=(),
+    )
+    return replace(into, placement=placement_by_names(into, manifest))
+
+
+def notebook_hashes_of(manifest: Mapping[str, Any]) -> set[str]:
+    """The sha256 of a manifest's sources."""
+    return {
+        str(s["sha256"])
+        for s in manifest.get("sources", ())
+        if isinstance(s, dict) and isinstance(s.get("sha256"), str)
+    }
+
+
+def _places(item: PlanItem, manifest: Mapping[str, Any]) -> tuple[list[str], list[int]]:
+    """The notebook's page ids, and for each new page file of the item how many of them
+    its name puts before it: those up to the last whose file name sorts before it."""
+    pages = [str(p["id"]) for p in rules.live_records(manifest)]
+    names = {
+        s.get("id"): rules.file_name(manifest, s.get("id"))
+        for s in manifest.get("sources", ())
+        if isinstance(s, dict)
+    }
+    keys = [
+        None if (n := names.get(p.get("source_id"))) is None else natural_key(n)
+        for p in rules.live_records(manifest)
+    ]
+    places = []
+    for s in item.imported_sources():
+        mine = natural_key(s.name)
+        places.append(
+            max((k + 1 for k, key in enumerate(keys) if key is not None and key < mine), default=0)
+        )
+    return pages, places
+
+
+def scattered(item: PlanItem, manifest: Mapping[str, Any]) -> bool:
+    """Whether the item's new pages belong, by their names, in more than one place among
+    the notebook's pages (they go in as one block, where the first belongs)."""
+    return len(set(_places(item, manifest)[1])) > 1
+
+
+def placement_by_names(item: PlanItem, manifest: Mapping[str, Any]) -> Placement | None:
+    """Where the item's new pages go by the names of their files among the notebook's: right
+    after the last page whose file name sorts before the first new one (at 1 when none
+    does); None (the end) when that is the last page."""
+    pages, places = _places(item, manifest)
+    if not places or places[0] == len(pages):
+        return None
+    if places[0] == 0:
+        return Placement(at=1)
+    return Placement(after_page=pages[places[0] - 1])
+
+
+def held_sources(item: PlanItem) -> Sequence[PlanSource]:
+    """The sources the corpus holds already (the ones a recognition counts)."""
+    return [s for s in item.sources if not s.excluded and s.duplicate is Duplicate.IN_CORPUS]

@@ -1,0 +1,88 @@
+"""A folder imported before, recognised (planning/reimport.py): the notebook it completes,
+where its new pages go by their names, the day it was imported in words."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from transcribe_import.engine.ingest.placement import Placement
+from transcribe_import.engine.planning import reimport
+from transcribe_import.engine.planning.plan import Op
+from transcribe_import.engine.storage import project
+from transcribe_import.engine.storage.corpus import Corpus
+
+from helpers.runs import commit_plan, plan_for
+from helpers.shelves import make_pages
+
+
+def _imported(corpus: Corpus, tmp_path: Path, names: list[int]) -> tuple[Path, str]:
+    """“Register” holding the pages ``names`` of a folder of pages 1-6: the folder with all
+    six, and the notebook's id."""
+    folder = tmp_path / "shelf" / "Register"
+    pages = make_pages(folder, 6, tag="reg")
+    first = tmp_path / "first" / "Register"
+    first.mkdir(parents=True)
+    for i in names:
+        shutil.copy(pages[i - 1], first / pages[i - 1].name)
+    plan = plan_for(corpus, first.parent)
+    commit_plan(corpus, plan)
+    return folder.parent, plan.items[0].notebook_id
+
+
+def test_new_pages_go_after_the_last_page_whose_name_sorts_before_them(
+    corpus: Corpus, tmp_path: Path
+) -> None:
+    shelf, nbid = _imported(corpus, tmp_path, [1, 2, 5, 6])
+    [item] = plan_for(corpus, shelf).items
+    found = reimport.recognise(corpus, item)
+    assert found is not None and found.kind is reimport.Recognition.PARTLY_IMPORTED
+    assert (found.notebook_id, found.held_pages, found.new_pages) == (nbid, 4, 2)
+    doc = project.read(corpus.notebook_dir(nbid), nbid)
+    done = reimport.complete(item, nbid, doc)
+    assert done.op is Op.IMPORT_INTO_NOTEBOOK and done.title is None
+    assert done.placement == Placement(after_page=doc["pages"][1]["id"])
+    assert [s.name for s in done.imported_sources()] == ["page 3.jpg", "page 4.jpg"]
+
+
+def test_pages_that_belong_in_several_places_are_said_to_go_in_together(
+    corpus: Corpus, tmp_path: Path
+) -> None:
+    shelf, nbid = _imported(corpus, tmp_path, [3, 4])
+    [item] = plan_for(corpus, shelf).items
+    found = reimport.recognise(corpus, item)
+    assert found is not None and found.scattered
+    assert reimport.recognised_words(found).endswith(
+        "By their names they belong in several places among its pages; they go in together "
+        "where the first of them belongs."
+    )
+    doc = project.read(corpus.notebook_dir(nbid), nbid)
+    assert reimport.complete(item, nbid, doc).placement == Placement(at=1)
+
+
+def test_pages_after_every_page_go_at_the_end(corpus: Corpus, tmp_path: Path) -> None:
+    shelf, nbid = _imported(corpus, tmp_path, [1, 2, 3, 4])
+    [item] = plan_for(corpus, shelf).items
+    found = reimport.recognise(corpus, item)
+    assert found is not None and not found.scattered
+    doc = project.read(corpus.notebook_dir(nbid), nbid)
+    assert reimport.complete(item, nbid, doc).placement is None
+
+
+def test_a_notebook_sharing_a_page_with_the_folder_is_no_notebook_to_complete(
+    corpus: Corpus, tmp_path: Path
+) -> None:
+    diary = make_pages(tmp_path / "one" / "Diary", 3, tag="diary")
+    commit_plan(corpus, plan_for(corpus, tmp_path / "one"))
+    letters = tmp_path / "two" / "Letters"
+    make_pages(letters, 2, tag="letters")
+    shutil.copy(diary[0], letters / "page 9.jpg")
+    [item] = plan_for(corpus, tmp_path / "two").items
+    assert reimport.recognise(corpus, item) is None
+
+
+def test_the_day_it_was_imported_in_words() -> None:
+    now = "2026-12-03T10:00:00Z"
+    assert reimport.day_words("2026-12-03T09:00:00.123456Z", now) == "3 December"
+    assert reimport.day_words("2025-01-21T09:00:00Z", now) == "21 January 2025"
+    assert reimport.day_words("", now) == ""

@@ -1,0 +1,203 @@
+"""A shelf imported again, through the real window (#22): a notebook already imported says
+so and imports nothing, a notebook partly imported is completed in place with one click,
+and a change of the duplicates setting judges the open review again."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import date
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialog, QPushButton
+from pytestqt.qtbot import QtBot
+
+from transcribe_import.engine import api
+from transcribe_import.engine.planning.plan import Op
+from transcribe_import.engine.storage import project
+from transcribe_import.engine.storage.corpus import Corpus
+from transcribe_import.gui.main_window import MainWindow
+from transcribe_import.gui.models.plan import ItemColumn, PageColumn
+from transcribe_import.gui.settings_dialog import SettingsDialog
+from transcribe_import.gui.values import PlanItemState
+
+from helpers.runs import commit_plan
+from helpers.shelves import make_png_shelf
+from helpers.window import (
+    commit,
+    item_state,
+    panel_words,
+    scan,
+    show_item,
+    wait_run_end,
+    wait_validated,
+    when_modal_opens,
+)
+
+pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
+
+
+def half_imported_shelf(corpus: Corpus, root: Path) -> tuple[Path, dict[str, str]]:
+    """“Diary 1931” (3 pages) imported whole, “Parish Register” (4 pages) without its last
+    two: the shelf, with every page back in place, and title -> notebook id."""
+    shelf = make_png_shelf(root, notebooks=2, pages=4)
+    (shelf / "Notebook 01" / "p4.png").unlink()
+    register = shelf / "Notebook 02"
+    aside = root.parent / "aside"
+    aside.mkdir()
+    for name in ("p3.png", "p4.png"):
+        (register / name).rename(aside / name)
+    plan = api.plan_paths(corpus, api.PlanRequest((shelf,))).plan
+    titles = {"Notebook 01": "Diary 1931", "Notebook 02": "Parish Register"}
+    plan = replace(plan, items=tuple(replace(it, title=titles[it.label]) for it in plan.items))
+    assert commit_plan(corpus, plan).status == "complete"
+    for name in ("p3.png", "p4.png"):
+        (aside / name).rename(register / name)
+    ids = {it.title or "": it.notebook_id for it in plan.items}
+    return shelf, ids
+
+
+def test_a_shelf_scanned_again_says_already_imported_and_offers_to_complete(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
+) -> None:
+    shelf, ids = half_imported_shelf(corpus, tmp_path / "shelf")
+    held = [
+        p["id"]
+        for p in project.read(corpus.notebook_dir(ids["Parish Register"]), ids["Parish Register"])[
+            "pages"
+        ]
+    ]
+    window = open_window(workers=1)
+    scan(qtbot, window, shelf)
+    page = window.review_page
+    model = page.items_model
+    plan = window.session.plan
+    assert plan is not None
+    diary, register = plan.items
+    assert item_state(qtbot, model, diary.item_id) is PlanItemState.ALREADY_IMPORTED
+    assert item_state(qtbot, model, register.item_id) is PlanItemState.PARTLY_IMPORTED
+    assert page.can_commit()  # an item imported already never blocks the commit
+
+    show_item(page, diary.label)
+    day = f"{date.today().day} {date.today():%B}"
+    assert f"Already imported: all 3 pages are in “Diary 1931” (imported {day})." in panel_words(
+        page
+    )
+    assert "second one" not in " ".join(p.message for p in window.session.report.problems)
+    assert not page.decision_panel.buttons()
+
+    show_item(page, register.label)
+    assert "2 pages are already in “Parish Register”" in panel_words(page)
+    [button] = page.decision_panel.buttons()
+    assert isinstance(button, QPushButton) and button.text() == "Complete “Parish Register”"
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    wait_validated(qtbot, window)
+    completed = window.session.plan.item(register.item_id)
+    assert completed.op is Op.IMPORT_INTO_NOTEBOOK
+    assert completed.notebook_id == ids["Parish Register"]
+    assert item_state(qtbot, model, register.item_id) is PlanItemState.DUPLICATE_SKIPS
+    assert page.session.undo_stack.undoText() == "Complete the notebook"
+
+    commit(qtbot, window)
+    wait_run_end(qtbot, window)
+    doc = project.read(corpus.notebook_dir(ids["Parish Register"]), ids["Parish Register"])
+    assert [p["id"] for p in doc["pages"]][:2] == held and len(doc["pages"]) == 4
+    assert sorted(e.title for e in corpus.index_entries().values()) == [
+        "Diary 1931",
+        "Parish Register",
+    ]
+
+
+def test_a_change_of_the_duplicates_setting_judges_the_open_review_again(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
+) -> None:
+    shelf, _ids = half_imported_shelf(corpus, tmp_path / "shelf")
+    window = open_window(workers=1)
+    scan(qtbot, window, shelf)
+    model = window.review_page.items_model
+    diary = window.session.plan.items[0]
+    assert item_state(qtbot, model, diary.item_id) is PlanItemState.ALREADY_IMPORTED
+
+    def untick(dialog: QDialog) -> None:
+        assert isinstance(dialog, SettingsDialog) and dialog.corpus_check.isChecked()
+        qtbot.mouseClick(dialog.corpus_check, Qt.MouseButton.LeftButton)
+        dialog.accept()
+
+    when_modal_opens(SettingsDialog, untick)
+    window.settings_action.trigger()
+    assert window.statusBar().currentMessage() == (
+        "Settings saved; the notebooks under review were judged again."
+    )
+    wait_validated(qtbot, window)
+    assert item_state(qtbot, model, diary.item_id) is PlanItemState.READY
+    assert window.session.plan.items[0].imported_page_count() == 3
+
+
+def test_leave_out_on_page_3_of_a_pdf_leaves_out_that_page_alone(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
+) -> None:
+    """Main excluded all 5 pages and the notebook stayed a green Ready with Commit on."""
+    from media_factory import make_pdf
+
+    make_pdf(tmp_path / "shelf" / "Parish Register" / "scan.pdf", 5)
+    window = open_window(workers=1)
+    scan(qtbot, window, tmp_path / "shelf")
+    page = window.review_page
+    [item] = window.session.plan.items
+    show_item(page, item.label)
+    page.select_rows([2])
+    page.exclude_action.trigger()
+    wait_validated(qtbot, window)
+    [source] = window.session.plan.item(item.item_id).sources
+    assert [p.page_index for p in source.pages] == [0, 1, 3, 4] and not source.excluded
+    assert page.pages_model.rowCount() == 4
+    said = [page.pages_model.index(r, PageColumn.SOURCE_PAGE).data() for r in range(4)]
+    assert said == ["p. 1 of 5", "p. 2 of 5", "p. 4 of 5", "p. 5 of 5"]
+    assert item_state(qtbot, page.items_model, item.item_id) is PlanItemState.READY
+    page.select_rows([1])
+    assert page.include_action.isEnabled()  # a file with a page left out can be taken back
+
+    page.select_rows([0, 1, 2, 3])
+    page.exclude_action.trigger()
+    wait_validated(qtbot, window)
+    state = item_state(qtbot, page.items_model, item.item_id)
+    assert state is PlanItemState.NOTHING_TO_IMPORT
+    row = page.items_model.row_of(item.item_id)
+    assert page.items_model.index(row, ItemColumn.STATE).data() == "Nothing to import"
+
+    page.select_rows([2])
+    page.include_action.trigger()  # the file back, every page of it
+    wait_validated(qtbot, window)
+    [source] = window.session.plan.item(item.item_id).sources
+    assert [p.page_index for p in source.pages] == [0, 1, 2, 3, 4] and not source.left_out
+    commit(qtbot, window)
+    wait_run_end(qtbot, window)
+
+
+def test_a_commit_waiting_for_another_import_says_so_and_goes_on_after_it(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
+) -> None:
+    """Another import holds the duplicates lock (as a `commit` in a terminal would)."""
+    from transcribe_import.engine.planning.dedupe import DUPLICATES_LOCK_FILE
+    from transcribe_import.engine.storage import locks
+
+    shelf = make_png_shelf(tmp_path / "shelf", notebooks=1)
+    window = open_window(workers=1)
+    scan(qtbot, window, shelf)
+    other = locks.make_lock(corpus.root / DUPLICATES_LOCK_FILE)
+    other.acquire()
+    try:
+        commit(qtbot, window)
+        summary = window.commit_page.summary_label
+        qtbot.waitUntil(lambda: summary.text().startswith("Waiting for another import"))
+        assert summary.text() == (
+            "Waiting for another import into this corpus to finish: duplicates across the "
+            "corpus are decided one import at a time. Cancel stops this one."
+        )
+        assert window.commit_page.is_running()
+    finally:
+        other.release()
+    wait_run_end(qtbot, window)
+    assert [e.title for e in corpus.index_entries().values()] == ["Notebook 01"]
