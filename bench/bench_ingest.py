@@ -242,7 +242,7 @@ def bench_pause(jpgs: list[Path], pages: int = 500, pause_at: int = 250) -> dict
     )
     rendered = [0]
     stop = [False]
-    real = staging.decode.render_pages
+    real = staging.rendering.render_pages
 
     def counted(*a, **kw):  # type: ignore[no-untyped-def]
         for page in real(*a, **kw):
@@ -252,7 +252,7 @@ def bench_pause(jpgs: list[Path], pages: int = 500, pause_at: int = 250) -> dict
                 stop[0] = True
             yield page
 
-    staging.decode.render_pages = counted
+    staging.rendering.render_pages = counted
     starts: list[float] = []
     with tempfile.TemporaryDirectory(dir=WORK) as d:
         corpus = Corpus.open(Path(d))
@@ -278,7 +278,7 @@ def bench_pause(jpgs: list[Path], pages: int = 500, pause_at: int = 250) -> dict
             pass
         ended = time.perf_counter()
         kept = len(Corpus.open(Path(d)).list_notebooks())
-    staging.decode.render_pages = real
+    staging.rendering.render_pages = real
     asked = float(stop[1])
     durations = [b - a for a, b in zip(starts, starts[1:], strict=False)]
     return {

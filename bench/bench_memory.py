@@ -45,7 +45,7 @@ sys.exit(main(["commit", sys.argv[2], "--workers", sys.argv[3]]))
 ONE = """
 import sys
 from pathlib import Path
-from transcribe_import.engine.media.decode import render_pages
+from transcribe_import.engine.media.render import render_pages
 for _ in render_pages(Path(sys.argv[1]), "image/png", [0]):
     pass
 """

@@ -26,13 +26,13 @@ def test_a_stop_during_the_copy_of_a_large_source_rolls_the_ingest_back(
     assert big.stat().st_size > 3 * fsio.CHUNK
     req = request_for(notebook, [big])
     rendered: list[Path] = []
-    real_render = staging.decode.render_pages
+    real_render = staging.rendering.render_pages
 
     def render_pages(path: Path, *args: Any, **kw: Any) -> Any:
         rendered.append(path)
         return real_render(path, *args, **kw)
 
-    monkeypatch.setattr(staging.decode, "render_pages", render_pages)
+    monkeypatch.setattr(staging.rendering, "render_pages", render_pages)
     asked: list[int] = []
 
     def stop() -> bool:

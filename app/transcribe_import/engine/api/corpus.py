@@ -126,8 +126,8 @@ def render_preview(
     Rendered exactly as an import would (orientation, colour, bounds), only smaller.
     Raises TranscribeError naming ``shown_as`` when the file cannot be read.
     """
-    from transcribe_import.engine.media.decode import render_pages
     from transcribe_import.engine.media.kinds import RenderSettings
+    from transcribe_import.engine.media.render import render_pages
 
     pages = render_pages(
         path, media_type, [page_index], RenderSettings(max_side=max_side), display_path=shown_as

@@ -21,7 +21,7 @@ from transcribe_import.engine.ingest.request import (
     SourceSpec,
     Work,
 )
-from transcribe_import.engine.media import decode
+from transcribe_import.engine.media import render as rendering
 from transcribe_import.engine.media.kinds import MEDIA_EXTENSIONS, RenderedPage, RenderSettings
 from transcribe_import.engine.media.sniff import sniff_media_type
 from transcribe_import.engine.storage import fsio
@@ -111,7 +111,7 @@ def stage_source(
     to_render = [p for p in spec.pages if p.render is None]
     # Not even opened by a decoder when every render is copied (a bag's pages).
     pages = (
-        decode.render_pages(
+        rendering.render_pages(
             staged,
             spec.media_type,
             [p.page_index for p in to_render],
@@ -165,7 +165,10 @@ def _copy_render(page: PageSpec, staging: Path) -> RenderedPage:
         "planned (its contents are different): plan the bag again before importing.",
         size=render.size,
     )
-    return RenderedPage(page.page_index, b"", render.width, render.height, sha)
+    # The bag's renderer ("" when its project.json records none: doctor then tries both).
+    return RenderedPage(
+        page.page_index, b"", render.width, render.height, sha, render.renderer or ""
+    )
 
 
 def stage_all(
