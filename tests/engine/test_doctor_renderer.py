@@ -1,6 +1,7 @@
 """Renders record their renderer; doctor makes a lost one again only with the recorded bytes.
 
-Commits render deterministically (two corpora, the same bytes); a render an earlier version
+Commits render deterministically (two corpora, and a paused then resumed commit against an
+unbroken one: the same bytes); a render an earlier version
 made with Pillow, recorded without a renderer, is still verified and rendered again by
 doctor; one no renderer here can make again is told plainly, never as a hash failure.
 """
@@ -12,13 +13,18 @@ from pathlib import Path
 from typing import Any
 
 import PIL
+import pytest
 
 from transcribe_import.engine.base.findings import FindingCode
 from transcribe_import.engine.doctor import doctor
+from transcribe_import.engine.ingest import staging
+from transcribe_import.engine.ingest.checkpoints import CHECKPOINT_PAGES
 from transcribe_import.engine.media import render_vips
 from transcribe_import.engine.media.kinds import RenderSettings
 from transcribe_import.engine.media.render import RenderEngine, render_pages
+from transcribe_import.engine.runs.executor import RunControl, execute_run
 from transcribe_import.engine.runs.model import RunStatus
+from transcribe_import.engine.runs.service import prepare_run
 from transcribe_import.engine.storage.corpus import Corpus
 
 import media_factory as mf
@@ -130,3 +136,49 @@ def test_a_render_no_renderer_here_makes_again_is_told_plainly_not_as_a_hash_fai
     assert f"again here with {render_vips.version()} gives other bytes" in message
     assert "doctor --restore-from" in message  # what to do: restore it from a backup
     assert not (nb_dir / page["render"]["path"]).exists()  # nothing else written there
+
+
+def test_renders_after_a_pause_and_resume_are_the_bytes_of_an_unbroken_commit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shelf = tmp_path / "shelf"
+    make_pages(shelf / "Register", CHECKPOINT_PAGES + 8, size=(120, 160))
+    make_pages(shelf / "Register", 2, name="page {i}.png", start=100, size=(900, 700), tag="p")
+    _, _, unbroken = _committed(tmp_path / "unbroken", shelf)
+
+    corpus = Corpus.open(tmp_path / "resumed")
+    plan = plan_for(corpus, shelf)
+    record, _ = prepare_run(corpus, plan)
+    control = RunControl()
+    real = staging.rendering.render_pages
+    made = [0]
+
+    def pausing(*args: Any, **kw: Any) -> Any:
+        for page in real(*args, **kw):
+            made[0] += 1
+            if made[0] == CHECKPOINT_PAGES + 4:  # inside the second checkpoint
+                control.pause()
+            yield page
+
+    monkeypatch.setattr(staging.rendering, "render_pages", pausing)
+    paused = execute_run(corpus, record.run_id, control=control, workers=1)
+    assert paused.status is RunStatus.RUNNING  # paused with the first checkpoint landed
+    monkeypatch.setattr(staging.rendering, "render_pages", real)
+    assert execute_run(corpus, record.run_id, workers=2).status is RunStatus.COMPLETE
+    (nb_dir,) = corpus.notebooks_dir.glob("[!.]*")
+    resumed = json.loads((nb_dir / "project.json").read_bytes())
+
+    def renders(doc: dict[str, Any]) -> list[tuple[str, str, int, int, str]]:
+        return [
+            (
+                next(s for s in doc["sources"] if s["id"] == p["source_id"])["sha256"],
+                p["render"]["sha256"],
+                p["render"]["width"],
+                p["render"]["height"],
+                p["render"]["renderer"],
+            )
+            for p in doc["pages"]
+        ]
+
+    assert sorted(renders(resumed)) == sorted(renders(unbroken))
+    assert len(renders(resumed)) == CHECKPOINT_PAGES + 10
