@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 from transcribe_import.engine.base.crashpoints import crashpoint
@@ -22,7 +22,12 @@ from transcribe_import.engine.ingest.request import (
     Work,
 )
 from transcribe_import.engine.media import render as rendering
-from transcribe_import.engine.media.kinds import MEDIA_EXTENSIONS, RenderedPage, RenderSettings
+from transcribe_import.engine.media.kinds import (
+    MEDIA_EXTENSIONS,
+    RenderedPage,
+    RenderSettings,
+    RenderStopped,
+)
 from transcribe_import.engine.media.sniff import sniff_media_type
 from transcribe_import.engine.storage import fsio
 
@@ -118,12 +123,13 @@ def stage_source(
             settings,
             display_path=str(spec.path),
             size=size,
+            should_stop=should_stop,
         )
         if to_render
         else iter(())
     )
     made: dict[str, RenderedPage] = {}
-    for spec_page, r in zip(to_render, pages, strict=False):
+    for spec_page, r in zip(to_render, _stoppable(pages), strict=False):
         try:
             fsio.write_new(staging / f"{spec_page.render_id}.png", r.png)
         except OSError as exc:
@@ -145,6 +151,14 @@ def stage_source(
         )
     crashpoint("ingest.stage.after_source")
     return size, rendered
+
+
+def _stoppable(pages: Iterator[RenderedPage]) -> Iterator[RenderedPage]:
+    """``pages``, a render a stop request ended mid-page raised as the stop it is."""
+    try:
+        yield from pages
+    except RenderStopped:
+        raise IngestCancelled() from None
 
 
 def _copy_render(page: PageSpec, staging: Path) -> RenderedPage:

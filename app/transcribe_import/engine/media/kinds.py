@@ -90,6 +90,10 @@ class MediaInfo:
     page_labels: tuple[str | None, ...] = ()
 
 
+class RenderStopped(Exception):
+    """A stop request (pause, cancel) ended a render in the middle of its page."""
+
+
 @dataclass(frozen=True)
 class RenderedPage:
     page_index: int

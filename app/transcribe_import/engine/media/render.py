@@ -19,7 +19,7 @@ import functools
 import hashlib
 import io
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, cast
 
@@ -96,12 +96,14 @@ def render_pages(
     size: int | None = None,
     *,
     engine: RenderEngine = RenderEngine.LIBVIPS,
+    should_stop: Callable[[], bool] | None = None,
 ) -> Iterator[RenderedPage]:
     """Render the given pages of a page file as deterministic PNGs, in the order asked.
 
     A generator: the file is opened, and errors raised, when iteration starts. Every index
     is checked before the first page is rendered. ``engine``: PILLOW renders every page
     with Pillow, as before libvips was used (``doctor`` rendering such a render again).
+    ``should_stop``: asked while libvips renders a page; true ends it with ``RenderStopped``.
     """
     if media_type not in MEDIA_EXTENSIONS:
         raise ValueError(f"unknown media type {media_type!r}")
@@ -122,7 +124,7 @@ def render_pages(
             if media_type == PDF:
                 yield from _render_pdf(fp, indices, settings, dp, engine)
             else:
-                yield from _render_image(fp, media_type, indices, settings, dp, engine)
+                yield from _render_image(fp, media_type, indices, settings, dp, engine, should_stop)
     except OSError as exc:
         raise fsio.problem_from_oserror(exc, dp, "reading") from exc
 
@@ -145,6 +147,7 @@ def _render_image(
     settings: RenderSettings,
     dp: str,
     engine: RenderEngine,
+    should_stop: Callable[[], bool] | None,
 ) -> Iterator[RenderedPage]:
     with contextlib.ExitStack() as stack:
         with _image_errors(media_type, dp, settings):
@@ -158,7 +161,7 @@ def _render_image(
                 _check_pixels(*im.size, settings, dp)
                 page = None
                 if engine is RenderEngine.LIBVIPS and _libvips_reads(im, media_type):
-                    page = _render_by_libvips(im, fp, index, media_type, settings, dp)
+                    page = _render_by_libvips(im, fp, index, media_type, settings, dp, should_stop)
                 if page is None:
                     page = _render_frame(im, index, settings, dp)
             yield page
@@ -178,11 +181,14 @@ def _render_by_libvips(
     media_type: str,
     settings: RenderSettings,
     dp: str,
+    should_stop: Callable[[], bool] | None,
 ) -> RenderedPage | None:
     """The page rendered by libvips, or None when Pillow must render it (logged)."""
     orientation, _ = _exif_facts(_header_exif(im, fp))
     try:
-        page = render_vips.render_image(fp, media_type, index, im.mode, orientation, settings, dp)
+        page = render_vips.render_image(
+            fp, media_type, index, im.mode, orientation, settings, dp, should_stop
+        )
     except render_vips.VipsRefused as exc:
         quiet.log.info("%s: rendered with Pillow, libvips cannot: %s", dp, exc)
         return None

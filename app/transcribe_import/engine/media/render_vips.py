@@ -20,7 +20,13 @@ from types import ModuleType
 from typing import TYPE_CHECKING, BinaryIO, NoReturn
 
 from transcribe_import.engine.media import budget, quiet
-from transcribe_import.engine.media.kinds import JPEG, TIFF, RenderedPage, RenderSettings
+from transcribe_import.engine.media.kinds import (
+    JPEG,
+    TIFF,
+    RenderedPage,
+    RenderSettings,
+    RenderStopped,
+)
 
 if TYPE_CHECKING:
     import pyvips
@@ -130,11 +136,15 @@ def render_image(
     orientation: int,
     settings: RenderSettings,
     dp: str,
+    should_stop: Callable[[], bool] | None = None,
 ) -> RenderedPage:
     """Page ``index`` of the image in ``fp`` (Pillow's ``mode`` for it) as a deterministic PNG.
 
     Raises ``VipsRefused`` when libvips loads the page otherwise than Pillow (its bands or
     depth) or cannot decode it: Pillow then renders it, and says what is wrong if it can't.
+    ``should_stop`` is asked as libvips computes the page (every few strips); when it turns
+    true the render ends at once with ``RenderStopped``, so a huge page does not hold up a
+    pause or a cancel.
     """
     pv = vips()
     reader = _Reader(fp)
@@ -161,8 +171,10 @@ def render_image(
             turn = _ORIENT.get(orientation)
             if turn is not None:
                 out = turn(out)
-            return encode(out, index)
+            return encode(out, index, should_stop)
     except pv.Error as exc:
+        if should_stop is not None and should_stop():
+            raise RenderStopped() from None
         reader.reraise(exc)
 
 
@@ -191,17 +203,27 @@ def _display(im: pyvips.Image, dp: str) -> pyvips.Image:
     return im
 
 
-def encode(im: pyvips.Image, index: int) -> RenderedPage:
+def encode(
+    im: pyvips.Image, index: int, should_stop: Callable[[], bool] | None = None
+) -> RenderedPage:
     """The PNG of an 8-bit image, with nothing from the source in it."""
     clean = im.copy(
         interpretation="b-w" if im.bands == 1 else "srgb",
         xres=_PIXELS_PER_MM,
         yres=_PIXELS_PER_MM,
     )
+    if should_stop is not None:
+        clean.set_progress(True)
+        clean.signal_connect("eval", lambda image, _progress: _kill_if(image, should_stop))
     png: bytes = clean.pngsave_buffer(compression=PNG_LEVEL, filter=PNG_FILTER, keep="none")
     return RenderedPage(
         index, png, clean.width, clean.height, hashlib.sha256(png).hexdigest(), version()
     )
+
+
+def _kill_if(image: pyvips.Image, should_stop: Callable[[], bool]) -> None:
+    if should_stop():
+        image.set_kill(True)  # libvips stops computing; pngsave fails with "killed"
 
 
 def encode_rgbx(data: memoryview, width: int, height: int, index: int) -> RenderedPage:
