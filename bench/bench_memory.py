@@ -115,8 +115,17 @@ def record(ref: float, rows: list[tuple[str, float]], args: argparse.Namespace) 
         f"Machine: {os.cpu_count()} cores; budget {_budget_mib():.0f} MiB (a quarter of "
         f"memory, 512 MiB to 4 GiB), each page estimated at {_estimate_mib():.0f} MiB, so "
         f"at most {max(1, int(_budget_mib() // _estimate_mib()))} decode at once here; with "
-        "8 GB of memory (a 2 GiB budget) they go one at a time.",
+        "8 GB of memory (a 2 GiB budget) they go one at a time. Pages rendered by libvips "
+        "(engine/media/render_vips.py: no operation cache, one libvips thread a page). "
+        f"Load average when the run ended: {os.getloadavg()[0]:.1f}.",
         "",
+        *(
+            f"**The commit with 6 workers peaked at {peak:.0f} MiB, "
+            f"{'within' if peak <= _budget_mib() else 'over'} the {_budget_mib():.0f} MiB "
+            "decoding budget** (the whole process: Python, Qt-free engine, libraries).\n"
+            for name, peak in rows
+            if name == "budget, --workers 6"
+        ),
     ]
     replace_section(BENCH / "RESULTS.md", lines[0], "\n".join(lines))
 
