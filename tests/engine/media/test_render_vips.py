@@ -4,6 +4,8 @@ or two; Pillow keeps the pages libvips does not read as it does; a stop ends a p
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -155,3 +157,14 @@ def test_a_stop_request_ends_a_page_in_the_middle_of_its_render(tmp_path: Path) 
     with pytest.raises(RenderStopped):
         next(iter(pages))
     assert asked.is_set()
+
+
+def test_libvips_is_loaded_only_when_a_page_is_rendered() -> None:
+    # A fresh process: starting the app, planning and doctor do not load libvips' 18 MB.
+    code = (
+        "import sys\n"
+        "import transcribe_import.engine.api, transcribe_import.engine.doctor\n"
+        "import transcribe_import.engine.media.render\n"
+        "assert 'pyvips' not in sys.modules, 'pyvips imported at start'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
