@@ -168,3 +168,15 @@ def test_libvips_is_loaded_only_when_a_page_is_rendered() -> None:
         "assert 'pyvips' not in sys.modules, 'pyvips imported at start'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_without_libvips_pillow_renders_every_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A damaged install (libvips' library missing): pages still import, made by Pillow.
+    monkeypatch.setattr(render_vips, "available", lambda: False)
+    jpeg = mf.make_jpeg(tmp_path / "p.jpg", (500, 300))
+    pdf = mf.make_pdf(tmp_path / "p.pdf", 1)
+    for path, media_type in ((jpeg, "image/jpeg"), (pdf, "application/pdf")):
+        page = _page(path, media_type, render.RenderEngine.LIBVIPS)
+        assert page.renderer.startswith("Pillow ")

@@ -170,7 +170,10 @@ def _render_image(
 def _libvips_reads(im: Image.Image, media_type: str) -> bool:
     """Whether libvips renders this page (judged from Pillow's header: nothing decoded)."""
     return (
-        media_type != HEIC and im.mode in render_vips.VIPS_LAYOUTS and "transparency" not in im.info
+        media_type != HEIC
+        and im.mode in render_vips.VIPS_LAYOUTS
+        and "transparency" not in im.info
+        and render_vips.available()
     )
 
 
@@ -338,7 +341,7 @@ def _render_pdf(
             count = len(doc)
         _check_indices(indices, count, dp)
         for index in indices:
-            if engine is RenderEngine.PILLOW:
+            if engine is RenderEngine.PILLOW or not render_vips.available():
                 with _PDFIUM_LOCK, _pdf_errors(dp):
                     image = _rasterise(doc, index, settings.max_side, dp)
                 renderer = f"{pillow_version()}, {_pdfium_version()}"

@@ -68,15 +68,32 @@ _ORIENT: dict[int, Callable[[pyvips.Image], pyvips.Image]] = {
 
 
 @functools.cache
-def vips() -> ModuleType:
-    """pyvips, loaded and bounded once per process (see the module's docstring)."""
-    import pyvips as loaded
-
+def _loaded() -> ModuleType | None:
+    """pyvips, loaded and bounded once per process (see the module's docstring), or None
+    when libvips cannot be loaded (a damaged install): Pillow then renders every page."""
+    try:
+        import pyvips as loaded
+    except (ImportError, OSError) as exc:
+        quiet.log.warning("libvips cannot be loaded (%s): pages are rendered with Pillow", exc)
+        return None
     loaded.cache_set_max(0)
     loaded.cache_set_max_mem(0)
     loaded.cache_set_max_files(0)
     loaded.concurrency_set(1)
     module: ModuleType = loaded
+    return module
+
+
+def available() -> bool:
+    """Whether libvips is there to render (loading it on the first call)."""
+    return _loaded() is not None
+
+
+def vips() -> ModuleType:
+    """pyvips, once ``available`` said it is there."""
+    module = _loaded()
+    if module is None:
+        raise VipsRefused("libvips cannot be loaded")
     return module
 
 
