@@ -140,7 +140,7 @@ def record(ref: float, rows: list[tuple[str, float]], args: argparse.Namespace) 
         *(
             f"**The commit with 6 workers peaked at {peak:.0f} MiB, "
             f"{'within' if peak <= _budget_mib() else 'over'} the {_budget_mib():.0f} MiB "
-            "decoding budget** (the whole process: Python, Qt-free engine, libraries).\n"
+            "decoding budget** (the whole process's resident memory).\n"
             for name, peak in rows
             if name == "budget, --workers 6"
         ),
