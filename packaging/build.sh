@@ -242,11 +242,12 @@ smoke_bundle() {
   local exe="$out/$APP" data="$WORK/bundle-data"
   export SMOKE_PY="$BUILD/venv-bundle/bin/python"
   echo "== bundle smoke test"
-  check "bundle: Qt plugins xcb, offscreen, pdfium, icons inside" bash -c '
+  check "bundle: Qt plugins xcb, offscreen, pdfium, libvips, icons inside" bash -c '
     cd "$1/_internal" && ls -d PySide6/Qt/plugins/platforms/libqxcb.so \
       PySide6/Qt/plugins/platforms/libqoffscreen.so pypdfium2_raw/libpdfium.so \
       transcribe_import/resources/icons/transcribe-import.svg \
-      transcribe_import/resources/icons/transcribe-import-256.png PIL' _ "$out"
+      transcribe_import/resources/icons/transcribe-import-256.png PIL &&
+      find . -name "libvips-*.so.*" | grep .' _ "$out"
   check "bundle: $APP --version" expect_output "$APP $VERSION" "$exe" --version
   check "bundle: $APP --help" expect_help "$exe" --help
   check "bundle: $APP --data-dir TMP doctor --json" doctor_json "$exe" "$data"

@@ -74,6 +74,11 @@ def check_notebooks(listing: Path, expected: list[str]) -> int:
             with Image.open(r) as im:
                 if min(im.size) < 100:
                     return fail(f"{n['title']}: render {r.name} is only {im.size}")
+        # JPEG and PDF pages are rendered by libvips: its shared library was found and loaded.
+        manifest = json.loads((Path(n["directory"]) / "project.json").read_text())
+        made_by = {p["render"].get("renderer", "") for p in manifest["pages"]}
+        if not all(m.startswith("libvips ") for m in made_by):
+            return fail(f"{n['title']}: renders made by {sorted(made_by)}, not all by libvips")
     return 0
 
 

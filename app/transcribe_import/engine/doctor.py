@@ -30,6 +30,8 @@ from transcribe_import.engine.ingest import journal
 from transcribe_import.engine.ingest.empty import is_empty
 from transcribe_import.engine.ingest.recovery import recover_journal
 from transcribe_import.engine.ingest.transaction import remove_dead_creation
+from transcribe_import.engine.media import rerender
+from transcribe_import.engine.media.rerender import RenderAgain
 from transcribe_import.engine.runs.incomplete import incomplete_findings
 from transcribe_import.engine.runs.model import RunCorrupt
 from transcribe_import.engine.runs.restore import finish_restores
@@ -441,55 +443,23 @@ def _put_back(nb_dir: Path, rel: str, write: Callable[[Path], bool]) -> bool:
 
 
 def _rerender(
-    nb_dir: Path, rel: str, sha: str, page: dict[str, Any], manifest: dict[str, Any]
-) -> Path | None:
-    """Render a lost page render again from the notebook's own copy of its source.
-
-    Renders are deterministic, so the page rendered again at the size it was (its longest
-    side as the cap) gives the same bytes; only those are written (checked against the
-    sha256 project.json records), under the notebook's ingest lock. The source's path, or
-    None when it cannot be done (the source is gone too, or the bytes differ: another
-    library version, other settings).
-    """
-    from transcribe_import.engine.media.decode import render_pages
-    from transcribe_import.engine.media.kinds import RenderSettings
-
-    source = next(
-        (
-            s
-            for s in manifest["sources"]
-            if isinstance(s, dict) and s.get("id") == page.get("source_id")
-        ),
-        None,
-    )
-    render = page.get("render") or {}
-    if source is None or not isinstance(source.get("path"), str):
-        return None
-    src: Path = nb_dir / str(source["path"])
-    try:
-        side = max(int(render.get("width") or 0), int(render.get("height") or 0))
-        if side <= 0 or not fsio.is_file(src):
-            return None
-        (got,) = render_pages(
-            src,
-            str(source.get("media_type")),
-            [int(page.get("page_index") or 0)],
-            RenderSettings(max_side=side),
-            display_path=str(src),
-        )
-    except (OSError, TranscribeError, ValueError, TypeError):
-        return None
-    if got.sha256 != sha:
-        return None
+    nb_dir: Path, rel: str, page: dict[str, Any], manifest: dict[str, Any]
+) -> RenderAgain:
+    """A lost page render made again (media/rerender.py), written only with its recorded
+    bytes, under the notebook's ingest lock."""
+    again = rerender.render_again(nb_dir, page, manifest)
+    png = again.png
 
     def write(dst: Path) -> bool:
-        fsio.atomic_write(dst, got.png)
+        fsio.atomic_write(dst, png or b"")
         return True
 
-    return src if _put_back(nb_dir, rel, write) else None
+    if png is None or _put_back(nb_dir, rel, write):
+        return again
+    return RenderAgain(None, again.source, "an import is writing to the notebook")
 
 
-def _missing_advice(corpus: Corpus, rel: str, original: str | None) -> str:
+def _missing_advice(corpus: Corpus, rel: str, original: str | None, why_not: str = "") -> str:
     """A command that brings a lost file back (a re-import cannot: it is a duplicate skip)."""
     head = f"transcribe-import --data-dir {shlex.quote(str(corpus.data_dir))} doctor --restore-from"
     if original:
@@ -500,8 +470,8 @@ def _missing_advice(corpus: Corpus, rel: str, original: str | None) -> str:
         )
     if rel.startswith("renders/"):
         return (
-            "doctor renders a page again by itself from the notebook's copy of its source, "
-            "which is missing or gives other bytes here: restore the source first (its own "
+            f"doctor cannot render it again ({why_not}): restore the source first if it is "
+            "missing (its own "
             f"finding says how), or restore the render with `{head} BACKUP`, BACKUP being a "
             "backup of this corpus (only bytes with its recorded sha256 are used)"
         )
@@ -555,16 +525,16 @@ def _check_files(
             st = fsio.stat(path)
         except FileNotFoundError:
             restored = _restore(nb_dir, rel, sha, copies) if isinstance(sha, str) else None
-            rendered = None
+            again = RenderAgain(None, None)
             if restored is None and isinstance(sha, str) and rel in renders:
-                rendered = _rerender(nb_dir, rel, sha, renders[rel], manifest)
-            if rendered is not None:
+                again = _rerender(nb_dir, rel, renders[rel], manifest)
+            if again.png is not None:
                 out.append(
                     Finding(
                         FindingCode.FILE_RESTORED,
                         Severity.REPAIRED,
                         f"Notebook {nbid}: {rel} was missing; it was rendered again from "
-                        f"{rendered} (the same bytes: its sha256 matches project.json).",
+                        f"{again.source} (the same bytes: its sha256 matches project.json).",
                         nbid,
                         str(path),
                     )
@@ -587,7 +557,7 @@ def _check_files(
                     FindingCode.FILE_MISSING,
                     Severity.PROBLEM,
                     f"Notebook {nbid}: {rel} is listed in project.json but missing; "
-                    f"{_missing_advice(corpus, rel, originals.get(rel))}.",
+                    f"{_missing_advice(corpus, rel, originals.get(rel), again.why_not)}.",
                     nbid,
                     str(path),
                 )

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from transcribe_import.engine.media import budget, decode
+from transcribe_import.engine.media import budget, render_vips
 from transcribe_import.engine.media.budget import MemoryBudget, estimate
 from transcribe_import.engine.runs.model import RunStatus
 from transcribe_import.engine.storage.corpus import Corpus
@@ -71,14 +71,14 @@ def test_a_commit_with_many_workers_stays_inside_the_budget(
     tight = MemoryBudget(one_page * 3 // 2)  # room for one page at a time
     monkeypatch.setattr(budget, "DECODE_BUDGET", tight)
     seen: list[int] = []
-    real = decode._render_frame
+    real = render_vips.render_image
 
     def watched(*args, **kw):
         result = real(*args, **kw)
         seen.append(tight.peak)
         return result
 
-    monkeypatch.setattr(decode, "_render_frame", watched)
+    monkeypatch.setattr(render_vips, "render_image", watched)
     result = commit_plan(corpus, plan_for(corpus, tmp_path / "shelf"), workers=6)
     assert result.status is RunStatus.COMPLETE
     assert len(seen) == 18 and tight.peak == one_page and tight.in_use == 0

@@ -11,7 +11,7 @@ import pytest
 from PIL import Image
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
-from transcribe_import.engine.media import decode, kinds, sniff
+from transcribe_import.engine.media import decode, kinds, render, sniff
 
 import media_factory as mf
 
@@ -32,7 +32,7 @@ def test_a_heic_photo_is_probed_upright_with_its_capture_time(tmp_path: Path) ->
 
 def test_a_heic_photo_renders_as_the_upright_page(tmp_path: Path) -> None:
     path = mf.make_heic(tmp_path / "p.heic", (64, 48), exif_orientation=6)
-    (page,) = decode.render_pages(path, kinds.HEIC, [0])
+    (page,) = render.render_pages(path, kinds.HEIC, [0])
     img = Image.open(io.BytesIO(page.png))
     assert (page.width, page.height) == img.size == (48, 64)
     assert img.format == "PNG"

@@ -145,7 +145,7 @@ def test_renders_are_copied_never_rendered(
     def no_rendering(*args: object, **kw: object) -> object:
         raise AssertionError("a bag's page was rendered instead of copied")
 
-    monkeypatch.setattr(staging.decode, "render_pages", no_rendering)
+    monkeypatch.setattr(staging.rendering, "render_pages", no_rendering)
     assert commit_plan(corpus, plan).status is RunStatus.COMPLETE
 
 

@@ -39,7 +39,7 @@ class Renders:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.by_file: Counter[str] = Counter()
         self.on: tuple[int, Callable[[], None]] | None = None
-        real = staging.decode.render_pages
+        real = staging.rendering.render_pages
 
         def watched(path, media_type, indices, settings, *, display_path, **kw):  # type: ignore[no-untyped-def]
             for page in real(path, media_type, indices, settings, display_path=display_path, **kw):
@@ -48,7 +48,7 @@ class Renders:
                     self.on[1]()
                 yield page
 
-        monkeypatch.setattr(staging.decode, "render_pages", watched)
+        monkeypatch.setattr(staging.rendering, "render_pages", watched)
 
     def total(self) -> int:
         return sum(self.by_file.values())

@@ -22,6 +22,7 @@ class RenderSpec:
     width: int
     height: int
     size: int | None = None  # the planned size: no more is ever read (fsio.open_regular)
+    renderer: str | None = None  # what made it, as the bag records it (storage.project)
 
 
 @dataclass(frozen=True)

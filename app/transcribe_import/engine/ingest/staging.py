@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 from transcribe_import.engine.base.crashpoints import crashpoint
@@ -21,8 +21,13 @@ from transcribe_import.engine.ingest.request import (
     SourceSpec,
     Work,
 )
-from transcribe_import.engine.media import decode
-from transcribe_import.engine.media.kinds import MEDIA_EXTENSIONS, RenderedPage, RenderSettings
+from transcribe_import.engine.media import render as rendering
+from transcribe_import.engine.media.kinds import (
+    MEDIA_EXTENSIONS,
+    RenderedPage,
+    RenderSettings,
+    RenderStopped,
+)
 from transcribe_import.engine.media.sniff import sniff_media_type
 from transcribe_import.engine.storage import fsio
 
@@ -118,19 +123,20 @@ def stage_source(
     to_render = [p for p in spec.pages if p.render is None]
     # Not even opened by a decoder when every render is copied (a bag's pages).
     pages = (
-        decode.render_pages(
+        rendering.render_pages(
             staged,
             spec.media_type,
             [p.page_index for p in to_render],
             settings,
             display_path=str(spec.path),
             size=size,
+            should_stop=should_stop,
         )
         if to_render
         else iter(())
     )
     made: dict[str, RenderedPage] = {}
-    for spec_page, r in zip(to_render, pages, strict=False):
+    for spec_page, r in zip(to_render, _stoppable(pages), strict=False):
         try:
             fsio.write_new(staging / f"{spec_page.render_id}.png", r.png)
         except OSError as exc:
@@ -154,6 +160,14 @@ def stage_source(
     return size, rendered
 
 
+def _stoppable(pages: Iterator[RenderedPage]) -> Iterator[RenderedPage]:
+    """``pages``, a render a stop request ended mid-page raised as the stop it is."""
+    try:
+        yield from pages
+    except RenderStopped:
+        raise IngestCancelled() from None
+
+
 def _copy_render(page: PageSpec, staging: Path) -> RenderedPage:
     """Stage a bag's render as it is, refusing it unless its bytes have the planned sha256.
 
@@ -172,7 +186,10 @@ def _copy_render(page: PageSpec, staging: Path) -> RenderedPage:
         "planned (its contents are different): plan the bag again before importing.",
         size=render.size,
     )
-    return RenderedPage(page.page_index, b"", render.width, render.height, sha)
+    # The bag's renderer ("" when its project.json records none: doctor then tries both).
+    return RenderedPage(
+        page.page_index, b"", render.width, render.height, sha, render.renderer or ""
+    )
 
 
 def stage_all(

@@ -421,12 +421,9 @@ def _ingest_locked(
         s["size"] = sizes[s["id"]]
     for p in txn.doc["pages"]:
         r = renders[p["render_id"]]
-        p["render"] = {
-            "path": journal.render_rel_path(p["render_id"]),
-            "sha256": r.sha256,
-            "width": r.width,
-            "height": r.height,
-        }
+        p["render"] = project.render_record(
+            journal.render_rel_path(p["render_id"]), r.sha256, r.width, r.height, r.renderer
+        )
     txn.doc["state"] = JournalState.PROMOTING.value
     txn.doc["updated_at"] = utc_now()
     try:

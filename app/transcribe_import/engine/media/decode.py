@@ -1,9 +1,8 @@
-"""Decoding: probe page files' headers and render their pages as deterministic PNGs.
+"""Decoding: probe page files' headers; the decoders' errors and PDF documents ``render`` shares.
 
-The only module that imports Pillow and pypdfium2; what a media type is lives in ``kinds``,
-recognising one from its bytes in ``sniff``, and keeping the decoders' warnings off the
-terminal in ``quiet``. Over the usual 500 lines: images and PDFs share the page encoder and
-the decoder-error wording, and splitting them would make each half import the other.
+With ``render`` (the pages as PNGs), the only modules that import Pillow and pypdfium2; what a
+media type is lives in ``kinds``, recognising one from its bytes in ``sniff``, and keeping the
+decoders' warnings off the terminal in ``quiet``.
 
 pdfium (pypdfium2) renders PDFs, so it alone judges them: whether one opens, needs a
 password, how many pages it has and their labels. pypdfium2 is imported when a PDF is first
@@ -14,28 +13,25 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import io
 import math
 import re
 import struct
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, NoReturn, cast
+from typing import TYPE_CHECKING, BinaryIO, NoReturn
 
 from PIL import ExifTags, Image
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
-from transcribe_import.engine.media import budget, check, quiet
+from transcribe_import.engine.media import check, quiet
 from transcribe_import.engine.media.kinds import (
     HEIC,
     KIND_BY_TYPE,
-    MEDIA_EXTENSIONS,
     PDF,
     TIFF,
     MediaInfo,
-    RenderedPage,
     RenderSettings,
     kind_name,
 )
@@ -44,17 +40,9 @@ from transcribe_import.engine.storage import fsio
 
 if TYPE_CHECKING:
     import pypdfium2 as pdfium
-    from PIL import ImageCms
 
-# The values probe and render return and take, importable from here with them.
-__all__ = [
-    "DEFAULT_SETTINGS",
-    "MediaInfo",
-    "RenderSettings",
-    "RenderedPage",
-    "probe",
-    "render_pages",
-]
+# The values probe returns and takes, importable from here with it.
+__all__ = ["DEFAULT_SETTINGS", "MediaInfo", "RenderSettings", "probe"]
 
 DEFAULT_SETTINGS = RenderSettings()
 
@@ -87,16 +75,6 @@ _EXIF_IO_ERRORS: tuple[type[BaseException], ...] = (OSError, *_EXIF_ERRORS)
 _READ_ERRORS: tuple[type[BaseException], ...] = (OSError, *_DECODE_ERRORS)
 
 _EXIF_DATETIME = re.compile(r"^(\d{4}):(\d{2}):(\d{2})[ T](\d{2}):(\d{2}):(\d{2})")
-
-_ORIENTATION_TRANSPOSE: dict[int, Image.Transpose] = {
-    2: Image.Transpose.FLIP_LEFT_RIGHT,
-    3: Image.Transpose.ROTATE_180,
-    4: Image.Transpose.FLIP_TOP_BOTTOM,
-    5: Image.Transpose.TRANSPOSE,
-    6: Image.Transpose.ROTATE_270,
-    7: Image.Transpose.TRANSVERSE,
-    8: Image.Transpose.ROTATE_90,
-}
 
 
 # -- probing -------------------------------------------------------------------------------
@@ -452,233 +430,3 @@ def _raise_empty_pdf(dp: str) -> NoReturn:
         f"{dp}: the PDF has no pages. Remove it from the import or export it again.",
         path=dp,
     )
-
-
-# -- rendering -----------------------------------------------------------------------------
-
-
-def render_pages(
-    path: Path,
-    media_type: str,
-    page_indices: Sequence[int],
-    settings: RenderSettings = DEFAULT_SETTINGS,
-    display_path: str | None = None,
-    size: int | None = None,
-) -> Iterator[RenderedPage]:
-    """Render the given pages of a page file as deterministic PNGs, in the order asked.
-
-    A generator: the file is opened, and errors raised, when iteration starts. Every index
-    is checked before the first page is rendered.
-    """
-    if media_type not in MEDIA_EXTENSIONS:
-        raise ValueError(f"unknown media type {media_type!r}")
-    dp = display_path or str(path)
-    indices = list(page_indices)
-    try:
-        with fsio.open_read(path, size=size) as fp:
-            found = media_type_of(fp.read(SNIFF_BYTES), dp)
-            if found != media_type:
-                raise TranscribeError(
-                    ErrorCode.MEDIA_MISMATCH,
-                    f"{dp}: expected a {kind_name(media_type)} but the file holds a "
-                    f"{kind_name(found)}; it does not match what was recorded. "
-                    "Remove it and add it again.",
-                    path=dp,
-                )
-            fp.seek(0)
-            if media_type == PDF:
-                yield from _render_pdf(fp, indices, settings, dp)
-            else:
-                yield from _render_image(fp, media_type, indices, settings, dp)
-    except OSError as exc:
-        raise fsio.problem_from_oserror(exc, dp, "reading") from exc
-
-
-def _check_indices(indices: Sequence[int], count: int, dp: str) -> None:
-    for index in indices:
-        if not 0 <= index < count:
-            raise TranscribeError(
-                ErrorCode.MEDIA_MISMATCH,
-                f"{dp}: page {index + 1} was asked for but the file has {count} page(s); "
-                "it does not match what was recorded. Remove it and add it again.",
-                path=dp,
-            )
-
-
-def _render_image(
-    fp: BinaryIO, media_type: str, indices: list[int], settings: RenderSettings, dp: str
-) -> Iterator[RenderedPage]:
-    with contextlib.ExitStack() as stack:
-        with _image_errors(media_type, dp, settings):
-            im = stack.enter_context(_open_image(fp, media_type))
-            count = int(getattr(im, "n_frames", 1)) if media_type == TIFF else 1
-        _check_indices(indices, count, dp)
-        for index in indices:
-            with _image_errors(media_type, dp, settings):
-                page = _render_frame(im, index, media_type, settings, dp)
-            yield page
-
-
-def _render_frame(
-    im: Image.Image, index: int, media_type: str, settings: RenderSettings, dp: str
-) -> RenderedPage:
-    if media_type == TIFF:
-        im.seek(index)
-    width, height = im.size
-    _check_pixels(width, height, settings, dp)
-    longest = max(width, height)
-    if im.format in ("JPEG", "MPO") and longest > settings.max_side:
-        # libjpeg can decode at 1/2, 1/4 or 1/8 scale; draft picks the smallest that is still
-        # at least the target, which skips most of the decoding work for big photos.
-        scale = settings.max_side / longest
-        im.draft(None, (math.ceil(width * scale), math.ceil(height * scale)))
-    # The decode's working memory is held from the process-wide budget (budget.py), so
-    # huge pages never decode all at once, however many workers there are.
-    with budget.DECODE_BUDGET.hold(budget.estimate(*im.size)):
-        im.load()
-        # Read after load so a PNG's eXIf chunk after the image data counts, as in probe.
-        orientation, _ = _exif_facts(_safe_getexif(im))
-        out = _to_display_mode(_to_srgb(im, dp))
-        out = _cap_size(out, settings.max_side)
-        transpose = _ORIENTATION_TRANSPOSE.get(orientation)
-        if transpose is not None:
-            out = out.transpose(transpose)
-        return _encode(out, index, settings)
-
-
-# The colour spaces of the ICC profiles converted, by the image modes they describe.
-_ICC_MODES: dict[str, tuple[str, str]] = {
-    # mode: (the profile's colour space as LittleCMS names it, the mode converted to)
-    "RGB": ("RGB ", "RGB"),
-    "RGBA": ("RGB ", "RGBA"),
-    "CMYK": ("CMYK", "RGB"),
-}
-
-
-def _to_srgb(im: Image.Image, dp: str) -> Image.Image:
-    """Colour pixels in sRGB, converted from the image's embedded ICC profile (if any).
-
-    A render carries no profile, so a viewer shows it as sRGB: an Adobe RGB or CMYK scan
-    copied as is would look flat or wrong. A grayscale profile is left alone (the page
-    stays grayscale), and so is a profile LittleCMS cannot use (logged; the pixels are
-    shown as they are, as before). LittleCMS is deterministic, so the bytes still depend
-    on the input, the settings and the library versions only.
-    """
-    icc = im.info.get("icc_profile")
-    wanted = _ICC_MODES.get(im.mode)
-    if not icc or wanted is None:
-        return im
-    from PIL import ImageCms
-
-    space, out_mode = wanted
-    try:
-        source = ImageCms.ImageCmsProfile(io.BytesIO(icc))
-        if source.profile.xcolor_space != space:
-            quiet.log.info("%s: ICC profile ignored: it is not for %s pixels", dp, im.mode)
-            return im
-        converted = ImageCms.profileToProfile(im, source, _srgb_profile(), outputMode=out_mode)
-    except (ImageCms.PyCMSError, OSError, ValueError, TypeError) as exc:
-        quiet.log.info("%s: ICC profile ignored, LittleCMS cannot use it: %s", dp, exc)
-        return im
-    assert converted is not None  # inPlace=False always returns the new image
-    return converted
-
-
-@functools.cache
-def _srgb_profile() -> ImageCms.ImageCmsProfile:
-    from PIL import ImageCms
-
-    return ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB"))
-
-
-def _to_display_mode(im: Image.Image) -> Image.Image:
-    """8-bit RGB or L, alpha composited on white; grayscale sources stay grayscale."""
-    mode = im.mode
-    if mode == "P":
-        if "transparency" in im.info:
-            return _on_white(im.convert("RGBA"))
-        palette = im.getpalette() or []
-        triples = zip(palette[0::3], palette[1::3], palette[2::3], strict=False)
-        gray = all(r == g == b for r, g, b in triples)
-        return im.convert("L" if gray else "RGB")
-    if mode in ("L", "RGB") and "transparency" in im.info:
-        return _on_white(im.convert("LA" if mode == "L" else "RGBA"))
-    if mode in ("L", "RGB"):
-        return im
-    if mode == "1":
-        return im.convert("L")
-    if mode in ("LA", "La", "PA", "RGBA", "RGBa"):
-        return _on_white(im.convert("LA" if mode in ("LA", "La") else "RGBA"))
-    if mode.startswith("I;16") or mode == "I":
-        # Pillow's convert clips 16-bit values at 255 instead of scaling them.
-        return im.convert("I").point(lambda v: v * (1 / 257)).convert("L")
-    if mode == "F":
-        low, high = cast(tuple[float, float], im.getextrema())  # one band: (min, max)
-        span = (high - low) or 1.0
-        return im.point(lambda v: (v - low) * (255.0 / span)).convert("L")
-    return im.convert("RGB")
-
-
-def _on_white(im: Image.Image) -> Image.Image:
-    base = im.mode[:-1]
-    background = Image.new(base, im.size, 255 if base == "L" else (255, 255, 255))
-    background.paste(im.convert(base), mask=im.getchannel("A"))
-    return background
-
-
-def _cap_size(im: Image.Image, max_side: int) -> Image.Image:
-    width, height = im.size
-    longest = max(width, height)
-    if longest <= max_side:
-        return im
-    if width >= height:
-        size = (max_side, max(1, round(height * max_side / width)))
-    else:
-        size = (max(1, round(width * max_side / height)), max_side)
-    return im.resize(size, Image.Resampling.LANCZOS, reducing_gap=3.0)
-
-
-def _encode(im: Image.Image, index: int, settings: RenderSettings) -> RenderedPage:
-    # A copy with empty info, so nothing from the source (ICC profile, transparency, text,
-    # dpi) reaches the PNG: the bytes depend on the pixels and the settings only.
-    clean = im.copy()
-    clean.info = {}
-    buf = io.BytesIO()
-    clean.save(buf, "PNG", compress_level=settings.png_compress_level, optimize=False)
-    png = buf.getvalue()
-    width, height = clean.size
-    return RenderedPage(index, png, width, height, hashlib.sha256(png).hexdigest())
-
-
-def _render_pdf(
-    fp: BinaryIO, indices: list[int], settings: RenderSettings, dp: str
-) -> Iterator[RenderedPage]:
-    with _pdf_document(fp, dp) as doc:
-        with _PDFIUM_LOCK:
-            count = len(doc)
-        _check_indices(indices, count, dp)
-        for index in indices:
-            with _PDFIUM_LOCK, _pdf_errors(dp):
-                image = _rasterise(doc, index, settings.max_side, dp)
-            yield _encode(image, index, settings)
-
-
-def _rasterise(doc: pdfium.PdfDocument, index: int, max_side: int, dp: str) -> Image.Image:
-    """Page ``index`` as RGB with its longest side ``max_side``; the caller holds the lock."""
-    page = doc[index]
-    try:
-        width, height = _page_size(page, index, dp)
-        longest = max(width, height)
-        scale = max_side / longest
-        # pypdfium2 rounds the bitmap size up, so float error could give max_side + 1.
-        while math.ceil(longest * scale) > max_side:
-            scale = math.nextafter(scale, 0.0)
-        bitmap = page.render(scale=scale, fill_color=(255, 255, 255, 255))
-        try:
-            # to_pil may share the bitmap's memory; copy before the bitmap is freed.
-            image: Image.Image = bitmap.to_pil().convert("RGB").copy()
-            return image
-        finally:
-            bitmap.close()
-    finally:
-        page.close()

@@ -87,8 +87,9 @@ def _uninstall() -> None:
 
 
 class _Demote(logging.Handler):
-    """Pillow's own log records ("More samples per pixel than can be decoded", at ERROR),
-    passed on to the media logger at INFO: library noise for the log file, not a problem."""
+    """Pillow's and libvips' own log records ("More samples per pixel than can be decoded",
+    "VIPS: iCCP: too short", at ERROR or WARNING), passed on to the media logger at INFO:
+    library noise for the log file, not a problem (a page libvips fails on, Pillow renders)."""
 
     def emit(self, record: logging.LogRecord) -> None:
         if log.isEnabledFor(logging.INFO):
@@ -96,11 +97,12 @@ class _Demote(logging.Handler):
 
 
 def demote_library_logs() -> None:
-    """Route Pillow's logging below WARNING (idempotent; media calls it when it loads)."""
-    pil = logging.getLogger("PIL")
-    if not any(isinstance(h, _Demote) for h in pil.handlers):
-        pil.addHandler(_Demote())
-    pil.propagate = False
+    """Route Pillow's and pyvips' logging below WARNING (idempotent; media calls it on load)."""
+    for name in ("PIL", "pyvips"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(h, _Demote) for h in logger.handlers):
+            logger.addHandler(_Demote())
+        logger.propagate = False
 
 
 def silence_libtiff() -> None:

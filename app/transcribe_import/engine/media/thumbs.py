@@ -1,6 +1,6 @@
 """Page thumbnails: a page rendered small by the render's own path, kept on disk by content.
 
-A thumbnail is ``decode.render_pages`` at a small ``max_side``, so it is shrunk on load
+A thumbnail is ``render.render_pages`` at a small ``max_side``, so it is shrunk on load
 (a JPEG decoded at 1/2, 1/4 or 1/8 scale, a PDF page rasterised at thumbnail scale) and
 turned upright and into sRGB exactly as the page's render will be. Each is kept in the
 corpus's cache folder, named by the file's sha256, the page and the size: a page is
@@ -71,7 +71,7 @@ def thumbnail(
         found = _read_entry(entry)
         if found is not None:
             return found
-    from transcribe_import.engine.media.decode import render_pages
+    from transcribe_import.engine.media.render import render_pages
 
     pages = render_pages(
         path, media_type, [page_index], RenderSettings(max_side=side), shown_as, size

@@ -492,6 +492,7 @@ def _page_from(p: Any, uid: Any, bad: Any) -> PlanPage:
             size=rp.number("size", -1),
             mtime_ns=rp.number("mtime_ns", 0),
             path_b64=rp.path_b64("path_b64"),
+            renderer=rf.opt_text("renderer"),
         )
     label = p.get("label")
     if label is not None and not isinstance(label, str):

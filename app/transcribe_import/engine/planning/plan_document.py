@@ -112,6 +112,7 @@ def _page_doc(pg: PlanPage) -> dict[str, Any]:
             "sha256": r.sha256,
             "width": r.width,
             "height": r.height,
+            **({"renderer": r.renderer} if r.renderer else {}),
             "provenance": {
                 "path": r.path,
                 "size": r.size,

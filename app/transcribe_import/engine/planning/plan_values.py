@@ -87,6 +87,7 @@ class PageRender:
     size: int = -1
     mtime_ns: int = 0
     path_b64: str | None = None  # the exact bytes of a path that is not valid UTF-8
+    renderer: str | None = None  # lands in project.json too; None: the bag recorded none
 
     @property
     def fs_path(self) -> Path:

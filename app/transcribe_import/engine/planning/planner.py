@@ -242,7 +242,7 @@ def _page_render(r: BagRender | None) -> PageRender | None:
     except UnicodeEncodeError:
         b64 = base64.b64encode(os.fsencode(r.file.path)).decode("ascii")
     return PageRender(
-        r.sha256, r.width, r.height, json_safe(raw), r.file.size, r.file.mtime_ns, b64
+        r.sha256, r.width, r.height, json_safe(raw), r.file.size, r.file.mtime_ns, b64, r.renderer
     )
 
 

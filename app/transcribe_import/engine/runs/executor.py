@@ -412,7 +412,7 @@ def _render_spec(r: PageRender | None) -> RenderSpec | None:
     """A bag's render, copied as it is instead of rendering the page (planning/bag.py)."""
     if r is None:
         return None
-    return RenderSpec(r.fs_path, r.sha256, r.width, r.height, r.size)
+    return RenderSpec(r.fs_path, r.sha256, r.width, r.height, r.size, r.renderer)
 
 
 def execute_run(

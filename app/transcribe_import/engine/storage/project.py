@@ -127,6 +127,30 @@ def page_records(project: dict[str, Any]) -> list[dict[str, Any]]:
     return [p for p in project["pages"] if isinstance(p, dict)] + replaced_records(project)
 
 
+# The library that made a page's render ("libvips 8.18.7"), a key of ``pages[].render``: another
+# renderer may give other bytes, so doctor renders a lost render again only with the one that
+# made it. Absent in renders made before it was recorded (by Pillow), and in renders copied
+# from a bag.
+RENDERER = "renderer"
+
+
+def render_record(
+    path: str, sha256: str, width: int, height: int, renderer: str | None
+) -> dict[str, Any]:
+    """A page's ``render`` as project.json records it."""
+    record: dict[str, Any] = {"path": path, "sha256": sha256, "width": width, "height": height}
+    if renderer:
+        record[RENDERER] = renderer
+    return record
+
+
+def renderer_of(page: dict[str, Any]) -> str | None:
+    """The renderer a page's render records, None when it records none (see ``RENDERER``)."""
+    render = page.get("render")
+    got = render.get(RENDERER) if isinstance(render, dict) else None
+    return got if isinstance(got, str) and got else None
+
+
 def referenced_files(project: dict[str, Any]) -> set[str]:
     """Relative paths of every file the manifest lists (sources and renders, the history's
     included: a replaced page's files stay in the notebook)."""

@@ -46,6 +46,7 @@ class BagRender:
     width: int
     height: int
     file: BagFile
+    renderer: str | None = None  # as the bag's project.json records it (storage.project)
 
 
 @dataclass(frozen=True)
@@ -367,7 +368,8 @@ def _render(
         return None, f"{rel} cannot be read as an image ({exc.code})"
     if info.media_type != PNG or (info.width, info.height) != (r.get("width"), r.get("height")):
         return None, f"{rel} is not the {r.get('width')}x{r.get('height')} PNG it should be"
-    return BagRender(r["sha256"], int(info.width or 0), int(info.height or 0), f), ""
+    renderer = project.renderer_of(dict(p))
+    return BagRender(r["sha256"], int(info.width or 0), int(info.height or 0), f, renderer), ""
 
 
 def _scanned(

@@ -1,0 +1,401 @@
+"""Rendering: the pages of a page file as deterministic PNGs, by libvips where it can, else Pillow.
+
+libvips (``render_vips``) renders the common pages about four times faster than Pillow:
+8- and 16-bit grayscale, RGB and RGBA JPEG, PNG, TIFF and WebP, and encodes the bitmaps
+pdfium rasterises from PDFs. Pillow keeps what it reads better or alone: palette and
+bilevel images, CMYK, 32-bit and float pixels, a colour made transparent by a tRNS chunk,
+HEIC photos (through pi-heif), and every page libvips loads otherwise than Pillow or cannot
+decode. Pillow also renders again, for ``doctor``, a render it made before libvips did.
+Each ``RenderedPage`` names its renderer, which project.json records.
+
+Probing, the decoder errors' wording and the PDF documents are ``decode``'s, shared here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import functools
+import hashlib
+import io
+import math
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO, cast
+
+import PIL
+from PIL import Image
+
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.media import budget, quiet, render_vips
+from transcribe_import.engine.media.decode import (
+    _PDFIUM_LOCK,
+    _check_pixels,
+    _exif_facts,
+    _header_exif,
+    _image_errors,
+    _open_image,
+    _page_size,
+    _pdf_document,
+    _pdf_errors,
+    _safe_getexif,
+)
+from transcribe_import.engine.media.kinds import (
+    HEIC,
+    MEDIA_EXTENSIONS,
+    PDF,
+    TIFF,
+    RenderedPage,
+    RenderSettings,
+    kind_name,
+)
+from transcribe_import.engine.media.sniff import SNIFF_BYTES, media_type_of
+from transcribe_import.engine.storage import fsio
+
+if TYPE_CHECKING:
+    import pypdfium2 as pdfium
+    from PIL import ImageCms
+
+DEFAULT_SETTINGS = RenderSettings()
+
+
+class RenderEngine(enum.Enum):
+    """Which library renders a page: libvips where it can (the default), or Pillow only."""
+
+    LIBVIPS = "libvips"
+    PILLOW = "Pillow"
+
+
+def engine_of(renderer: str | None) -> RenderEngine:
+    """The engine that made a render, from its recorded renderer.
+
+    A render without one was made before renderers were recorded: by Pillow.
+    """
+    if renderer is not None and renderer.startswith(RenderEngine.LIBVIPS.value):
+        return RenderEngine.LIBVIPS
+    return RenderEngine.PILLOW
+
+
+def pillow_version() -> str:
+    return f"Pillow {PIL.__version__}"
+
+
+@functools.cache
+def _pdfium_version() -> str:
+    import pypdfium2.version
+
+    return f"pdfium {pypdfium2.version.PDFIUM_INFO.build}"
+
+
+def render_pages(
+    path: Path,
+    media_type: str,
+    page_indices: Sequence[int],
+    settings: RenderSettings = DEFAULT_SETTINGS,
+    display_path: str | None = None,
+    size: int | None = None,
+    *,
+    engine: RenderEngine = RenderEngine.LIBVIPS,
+    should_stop: Callable[[], bool] | None = None,
+) -> Iterator[RenderedPage]:
+    """Render the given pages of a page file as deterministic PNGs, in the order asked.
+
+    A generator: the file is opened, and errors raised, when iteration starts. Every index
+    is checked before the first page is rendered. ``engine``: PILLOW renders every page
+    with Pillow, as before libvips was used (``doctor`` rendering such a render again).
+    ``should_stop``: asked while libvips renders a page; true ends it with ``RenderStopped``.
+    """
+    if media_type not in MEDIA_EXTENSIONS:
+        raise ValueError(f"unknown media type {media_type!r}")
+    dp = display_path or str(path)
+    indices = list(page_indices)
+    try:
+        with fsio.open_read(path, size=size) as fp:
+            found = media_type_of(fp.read(SNIFF_BYTES), dp)
+            if found != media_type:
+                raise TranscribeError(
+                    ErrorCode.MEDIA_MISMATCH,
+                    f"{dp}: expected a {kind_name(media_type)} but the file holds a "
+                    f"{kind_name(found)}; it does not match what was recorded. "
+                    "Remove it and add it again.",
+                    path=dp,
+                )
+            fp.seek(0)
+            if media_type == PDF:
+                yield from _render_pdf(fp, indices, settings, dp, engine)
+            else:
+                yield from _render_image(fp, media_type, indices, settings, dp, engine, should_stop)
+    except OSError as exc:
+        raise fsio.problem_from_oserror(exc, dp, "reading") from exc
+
+
+def _check_indices(indices: Sequence[int], count: int, dp: str) -> None:
+    for index in indices:
+        if not 0 <= index < count:
+            raise TranscribeError(
+                ErrorCode.MEDIA_MISMATCH,
+                f"{dp}: page {index + 1} was asked for but the file has {count} page(s); "
+                "it does not match what was recorded. Remove it and add it again.",
+                path=dp,
+            )
+
+
+def _render_image(
+    fp: BinaryIO,
+    media_type: str,
+    indices: list[int],
+    settings: RenderSettings,
+    dp: str,
+    engine: RenderEngine,
+    should_stop: Callable[[], bool] | None,
+) -> Iterator[RenderedPage]:
+    with contextlib.ExitStack() as stack:
+        with _image_errors(media_type, dp, settings):
+            im = stack.enter_context(_open_image(fp, media_type))
+            count = int(getattr(im, "n_frames", 1)) if media_type == TIFF else 1
+        _check_indices(indices, count, dp)
+        for index in indices:
+            with _image_errors(media_type, dp, settings):
+                if media_type == TIFF:
+                    im.seek(index)
+                _check_pixels(*im.size, settings, dp)
+                page = None
+                if engine is RenderEngine.LIBVIPS and _libvips_reads(im, media_type):
+                    page = _render_by_libvips(im, fp, index, media_type, settings, dp, should_stop)
+                if page is None:
+                    page = _render_frame(im, index, settings, dp)
+            yield page
+
+
+def _libvips_reads(im: Image.Image, media_type: str) -> bool:
+    """Whether libvips renders this page (judged from Pillow's header: nothing decoded)."""
+    return (
+        media_type != HEIC
+        and im.mode in render_vips.VIPS_LAYOUTS
+        and "transparency" not in im.info
+        and render_vips.available()
+    )
+
+
+def _render_by_libvips(
+    im: Image.Image,
+    fp: BinaryIO,
+    index: int,
+    media_type: str,
+    settings: RenderSettings,
+    dp: str,
+    should_stop: Callable[[], bool] | None,
+) -> RenderedPage | None:
+    """The page rendered by libvips, or None when Pillow must render it (logged)."""
+    orientation, _ = _exif_facts(_header_exif(im, fp))
+    try:
+        page = render_vips.render_image(
+            fp, media_type, index, im.mode, orientation, settings, dp, should_stop
+        )
+    except render_vips.VipsRefused as exc:
+        quiet.log.info("%s: rendered with Pillow, libvips cannot: %s", dp, exc)
+        return None
+    finally:
+        if media_type == TIFF:
+            im.seek(index)  # libvips moved the shared file: Pillow finds its frame again
+    return page
+
+
+def _render_frame(im: Image.Image, index: int, settings: RenderSettings, dp: str) -> RenderedPage:
+    width, height = im.size
+    longest = max(width, height)
+    if im.format in ("JPEG", "MPO") and longest > settings.max_side:
+        # libjpeg can decode at 1/2, 1/4 or 1/8 scale: draft picks the smallest that is still
+        # at least the target, which skips most of the decoding work for big photos.
+        scale = settings.max_side / longest
+        im.draft(None, (math.ceil(width * scale), math.ceil(height * scale)))
+    # The decode's working memory is held from the process-wide budget (budget.py), so
+    # huge pages never decode all at once, however many workers there are.
+    with budget.DECODE_BUDGET.hold(budget.estimate(*im.size)):
+        im.load()
+        # Read after load so a PNG's eXIf chunk after the image data counts, as in probe.
+        orientation, _ = _exif_facts(_safe_getexif(im))
+        out = _to_display_mode(_to_srgb(im, dp))
+        out = _cap_size(out, settings)
+        transpose = _ORIENTATION_TRANSPOSE.get(orientation)
+        if transpose is not None:
+            out = out.transpose(transpose)
+        return _encode(out, index, settings, pillow_version())
+
+
+_ORIENTATION_TRANSPOSE: dict[int, Image.Transpose] = {
+    2: Image.Transpose.FLIP_LEFT_RIGHT,
+    3: Image.Transpose.ROTATE_180,
+    4: Image.Transpose.FLIP_TOP_BOTTOM,
+    5: Image.Transpose.TRANSPOSE,
+    6: Image.Transpose.ROTATE_270,
+    7: Image.Transpose.TRANSVERSE,
+    8: Image.Transpose.ROTATE_90,
+}
+
+
+# The colour spaces of the ICC profiles converted, by the image modes they describe.
+_ICC_MODES: dict[str, tuple[str, str]] = {
+    # mode: (the profile's colour space as LittleCMS names it, the mode converted to)
+    "RGB": ("RGB ", "RGB"),
+    "RGBA": ("RGB ", "RGBA"),
+    "CMYK": ("CMYK", "RGB"),
+}
+
+
+def _to_srgb(im: Image.Image, dp: str) -> Image.Image:
+    """Colour pixels in sRGB, converted from the image's embedded ICC profile (if any).
+
+    A render carries no profile, so a viewer shows it as sRGB: an Adobe RGB or CMYK scan
+    copied as is would look flat or wrong. A grayscale profile is left alone (the page
+    stays grayscale), and so is a profile LittleCMS cannot use (logged; the pixels are
+    shown as they are, as before). LittleCMS is deterministic, so the bytes still depend
+    on the input, the settings and the library versions only.
+    """
+    icc = im.info.get("icc_profile")
+    wanted = _ICC_MODES.get(im.mode)
+    if not icc or wanted is None:
+        return im
+    from PIL import ImageCms
+
+    space, out_mode = wanted
+    try:
+        source = ImageCms.ImageCmsProfile(io.BytesIO(icc))
+        if source.profile.xcolor_space != space:
+            quiet.log.info("%s: ICC profile ignored: it is not for %s pixels", dp, im.mode)
+            return im
+        converted = ImageCms.profileToProfile(im, source, _srgb_profile(), outputMode=out_mode)
+    except (ImageCms.PyCMSError, OSError, ValueError, TypeError) as exc:
+        quiet.log.info("%s: ICC profile ignored, LittleCMS cannot use it: %s", dp, exc)
+        return im
+    assert converted is not None  # inPlace=False always returns the new image
+    return converted
+
+
+@functools.cache
+def _srgb_profile() -> ImageCms.ImageCmsProfile:
+    from PIL import ImageCms
+
+    return ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB"))
+
+
+def _to_display_mode(im: Image.Image) -> Image.Image:
+    """8-bit RGB or L, alpha composited on white; grayscale sources stay grayscale."""
+    mode = im.mode
+    if mode == "P":
+        if "transparency" in im.info:
+            return _on_white(im.convert("RGBA"))
+        palette = im.getpalette() or []
+        triples = zip(palette[0::3], palette[1::3], palette[2::3], strict=False)
+        gray = all(r == g == b for r, g, b in triples)
+        return im.convert("L" if gray else "RGB")
+    if mode in ("L", "RGB") and "transparency" in im.info:
+        return _on_white(im.convert("LA" if mode == "L" else "RGBA"))
+    if mode in ("L", "RGB"):
+        return im
+    if mode == "1":
+        return im.convert("L")
+    if mode in ("LA", "La", "PA", "RGBA", "RGBa"):
+        return _on_white(im.convert("LA" if mode in ("LA", "La") else "RGBA"))
+    if mode.startswith("I;16") or mode == "I":
+        # Pillow's convert clips 16-bit values at 255 instead of scaling them.
+        return im.convert("I").point(lambda v: v * (1 / 257)).convert("L")
+    if mode == "F":
+        low, high = cast(tuple[float, float], im.getextrema())  # one band: (min, max)
+        span = (high - low) or 1.0
+        return im.point(lambda v: (v - low) * (255.0 / span)).convert("L")
+    return im.convert("RGB")
+
+
+def _on_white(im: Image.Image) -> Image.Image:
+    base = im.mode[:-1]
+    background = Image.new(base, im.size, 255 if base == "L" else (255, 255, 255))
+    background.paste(im.convert(base), mask=im.getchannel("A"))
+    return background
+
+
+def _cap_size(im: Image.Image, settings: RenderSettings) -> Image.Image:
+    size = settings.capped(*im.size)
+    if size == im.size:
+        return im
+    return im.resize(size, Image.Resampling.LANCZOS, reducing_gap=3.0)
+
+
+def _encode(im: Image.Image, index: int, settings: RenderSettings, renderer: str) -> RenderedPage:
+    # A copy with empty info, so nothing from the source (ICC profile, transparency, text,
+    # dpi) reaches the PNG: the bytes depend on the pixels and the settings only.
+    clean = im.copy()
+    clean.info = {}
+    buf = io.BytesIO()
+    clean.save(buf, "PNG", compress_level=settings.png_compress_level, optimize=False)
+    png = buf.getvalue()
+    width, height = clean.size
+    return RenderedPage(index, png, width, height, hashlib.sha256(png).hexdigest(), renderer)
+
+
+def _render_pdf(
+    fp: BinaryIO, indices: list[int], settings: RenderSettings, dp: str, engine: RenderEngine
+) -> Iterator[RenderedPage]:
+    with _pdf_document(fp, dp) as doc:
+        with _PDFIUM_LOCK:
+            count = len(doc)
+        _check_indices(indices, count, dp)
+        for index in indices:
+            if engine is RenderEngine.PILLOW or not render_vips.available():
+                with _PDFIUM_LOCK, _pdf_errors(dp):
+                    image = _rasterise(doc, index, settings.max_side, dp)
+                renderer = f"{pillow_version()}, {_pdfium_version()}"
+                yield _encode(image, index, settings, renderer)
+                continue
+            with _PDFIUM_LOCK, _pdf_errors(dp):
+                rgbx, width, height = _rasterise_rgbx(doc, index, settings.max_side, dp)
+            # Encoded outside the lock: the other workers' pages rasterise meanwhile.
+            page = render_vips.encode_rgbx(memoryview(rgbx), width, height, index)
+            renderer = f"{page.renderer}, {_pdfium_version()}"
+            yield RenderedPage(index, page.png, width, height, page.sha256, renderer)
+
+
+def _pdf_scale(page: pdfium.PdfPage, index: int, max_side: int, dp: str) -> float:
+    """The scale that gives page ``index`` exactly ``max_side`` on its longest side."""
+    width, height = _page_size(page, index, dp)
+    longest = max(width, height)
+    scale = max_side / longest
+    # pypdfium2 rounds the bitmap size up, so float error could give max_side + 1.
+    while math.ceil(longest * scale) > max_side:
+        scale = math.nextafter(scale, 0.0)
+    return scale
+
+
+def _rasterise(doc: pdfium.PdfDocument, index: int, max_side: int, dp: str) -> Image.Image:
+    """Page ``index`` as Pillow's RGB, as before libvips; the caller holds the lock."""
+    page = doc[index]
+    try:
+        scale = _pdf_scale(page, index, max_side, dp)
+        bitmap = page.render(scale=scale, fill_color=(255, 255, 255, 255))
+        try:
+            # to_pil may share the bitmap's memory; copy before the bitmap is freed.
+            image: Image.Image = bitmap.to_pil().convert("RGB").copy()
+            return image
+        finally:
+            bitmap.close()
+    finally:
+        page.close()
+
+
+def _rasterise_rgbx(
+    doc: pdfium.PdfDocument, index: int, max_side: int, dp: str
+) -> tuple[bytes, int, int]:
+    """Page ``index`` as RGBX bytes (four a pixel, no row padding) and its size; locked."""
+    page = doc[index]
+    try:
+        scale = _pdf_scale(page, index, max_side, dp)
+        bitmap = page.render(
+            scale=scale, fill_color=(255, 255, 255, 255), prefer_bgrx=True, rev_byteorder=True
+        )
+        try:
+            assert bitmap.n_channels == 4 and bitmap.stride == 4 * bitmap.width
+            return bytes(bitmap.buffer), bitmap.width, bitmap.height
+        finally:
+            bitmap.close()
+    finally:
+        page.close()

@@ -1,0 +1,249 @@
+"""Page renders by libvips (pyvips): shrink-on-load, one resize, libspng; cache and threads bounded.
+
+``render`` decides which pages come here (the common modes of JPEG, PNG, TIFF and WebP) and
+keeps Pillow for the rest; this module only turns one page into the PNG the rules in
+docs/formats.md ("Renders") describe. libvips is imported when the first page is rendered,
+so starting the app or planning a shelf does not load it.
+
+Bounded so that the process-wide decoding budget (``budget``) still holds: libvips' operation
+cache is off (each page is decoded once; a cache would keep decoded pixels alive after the
+page is written), and each page's pipeline runs on one libvips worker thread, so the import's
+workers are the only parallelism, as with Pillow.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Callable
+from types import ModuleType
+from typing import TYPE_CHECKING, BinaryIO, NoReturn
+
+from transcribe_import.engine.media import budget, quiet
+from transcribe_import.engine.media.kinds import (
+    JPEG,
+    TIFF,
+    RenderedPage,
+    RenderSettings,
+    RenderStopped,
+)
+
+if TYPE_CHECKING:
+    import pyvips
+
+# PNG: zlib level 2 with the Paeth filter on every row. Measured on a 2480x3508 A4 scan
+# rendered to 1697x2400 (bench/RESULTS.md, "Render PNG settings"): the colour page is 5.6 MB in
+# 0.18 s of CPU, the grayscale one 2.4 MB in 0.09 s, both smaller than Pillow's level-1 PNGs
+# (5.8 and 2.5 MB). Level 1 without a filter, libvips' default, is 48 % larger.
+PNG_LEVEL = 2
+PNG_FILTER = "paeth"
+# The pHYs chunk libvips always writes says 72 dpi, whatever the source says: the bytes depend
+# on the pixels only, as with Pillow's PNGs, which have no pHYs chunk.
+_PIXELS_PER_MM = 72 / 25.4
+
+# What Pillow would hold (its image mode), as libvips loads it: (bands, band format). A page
+# libvips loads otherwise is left to Pillow (``render`` falls back), so both libraries agree
+# on what the pixels are before either renders them.
+# A 16-bit colour PNG is "RGB" to Pillow (it keeps the high bytes): libvips scales it instead.
+VIPS_LAYOUTS: dict[str, tuple[tuple[int, str], ...]] = {
+    "L": ((1, "uchar"),),
+    "LA": ((2, "uchar"),),
+    "RGB": ((3, "uchar"), (3, "ushort")),
+    "RGBA": ((4, "uchar"), (4, "ushort")),
+    "I;16": ((1, "ushort"),),
+    "I;16B": ((1, "ushort"),),
+    "I;16L": ((1, "ushort"),),
+}
+
+# Pillow's Image.transpose for each EXIF orientation, as libvips operations.
+_ORIENT: dict[int, Callable[[pyvips.Image], pyvips.Image]] = {
+    2: lambda im: im.fliphor(),
+    3: lambda im: im.rot180(),
+    4: lambda im: im.flipver(),
+    5: lambda im: im.rot90().fliphor(),
+    6: lambda im: im.rot90(),
+    7: lambda im: im.rot270().fliphor(),
+    8: lambda im: im.rot270(),
+}
+
+
+@functools.cache
+def _loaded() -> ModuleType | None:
+    """pyvips, loaded and bounded once per process (see the module's docstring), or None
+    when libvips cannot be loaded (a damaged install): Pillow then renders every page."""
+    try:
+        import pyvips as loaded
+    except (ImportError, OSError) as exc:
+        quiet.log.warning("libvips cannot be loaded (%s): pages are rendered with Pillow", exc)
+        return None
+    loaded.cache_set_max(0)
+    loaded.cache_set_max_mem(0)
+    loaded.cache_set_max_files(0)
+    loaded.concurrency_set(1)
+    module: ModuleType = loaded
+    return module
+
+
+def available() -> bool:
+    """Whether libvips is there to render (loading it on the first call)."""
+    return _loaded() is not None
+
+
+def vips() -> ModuleType:
+    """pyvips, once ``available`` said it is there."""
+    module = _loaded()
+    if module is None:
+        raise VipsRefused("libvips cannot be loaded")
+    return module
+
+
+def version() -> str:
+    """The renderer's name as project.json records it: "libvips 8.18.7"."""
+    v = vips().version
+    return f"libvips {v(0)}.{v(1)}.{v(2)}"
+
+
+class VipsRefused(Exception):
+    """libvips cannot render this page as Pillow would: the caller renders it with Pillow."""
+
+
+class _Reader:
+    """A libvips source reading ``fp`` (the bounded, fault-injectable reader of fsio).
+
+    An exception in a callback cannot cross libvips, so it is kept and raised again by
+    ``reraise`` once libvips has failed: a read error stays the OSError it was.
+    """
+
+    def __init__(self, fp: BinaryIO) -> None:
+        self.fp = fp
+        self.error: OSError | None = None
+
+    def source(self) -> pyvips.SourceCustom:
+        self.fp.seek(0)
+        src = vips().SourceCustom()
+        src.on_read(self._read)
+        src.on_seek(self._seek)
+        return src
+
+    def _read(self, size: int) -> bytes | None:
+        try:
+            return self.fp.read(size)
+        except OSError as exc:  # what the bounded reader raises (fsio.open_read)
+            self.error = exc
+            return None  # the end, to libvips: it fails, and reraise raises ``exc``
+
+    def _seek(self, offset: int, whence: int) -> int:
+        try:
+            return self.fp.seek(offset, whence)
+        except OSError as exc:  # what the bounded reader raises (fsio.open_read)
+            self.error = exc
+            return -1
+
+    def reraise(self, exc: Exception) -> NoReturn:
+        if self.error is not None:
+            raise self.error from None
+        raise VipsRefused(str(exc)) from exc
+
+
+def render_image(
+    fp: BinaryIO,
+    media_type: str,
+    index: int,
+    mode: str,
+    orientation: int,
+    settings: RenderSettings,
+    dp: str,
+    should_stop: Callable[[], bool] | None = None,
+) -> RenderedPage:
+    """Page ``index`` of the image in ``fp`` (Pillow's ``mode`` for it) as a deterministic PNG.
+
+    Raises ``VipsRefused`` when libvips loads the page otherwise than Pillow (its bands or
+    depth) or cannot decode it: Pillow then renders it, and says what is wrong if it can't.
+    ``should_stop`` is asked as libvips computes the page (every few strips); when it turns
+    true the render ends at once with ``RenderStopped``, so a huge page does not hold up a
+    pause or a cancel.
+    """
+    pv = vips()
+    reader = _Reader(fp)
+    page = {"page": index} if media_type == TIFF else {}
+    try:
+        im = pv.Image.new_from_source(
+            reader.source(), "", access="sequential", fail_on="error", **page
+        )
+        if (im.bands, im.format) not in VIPS_LAYOUTS.get(mode, ()):
+            raise VipsRefused(f"libvips loads a {mode} page as {im.bands} {im.format} bands")
+        target = settings.capped(im.width, im.height)
+        shrink = _jpeg_shrink(im.width, im.height, target) if media_type == JPEG else 1
+        if shrink > 1:
+            # libjpeg decodes at 1/2, 1/4 or 1/8 scale: most of the work skipped.
+            im = pv.Image.new_from_source(
+                reader.source(), "", access="sequential", fail_on="error", shrink=shrink
+            )
+        with budget.DECODE_BUDGET.hold(budget.estimate(im.width, im.height)):
+            out = _display(im, dp)
+            if (out.width, out.height) != target:
+                out = out.resize(
+                    target[0] / out.width, vscale=target[1] / out.height, kernel="lanczos3"
+                )
+            turn = _ORIENT.get(orientation)
+            if turn is not None:
+                out = turn(out)
+            return encode(out, index, should_stop)
+    except pv.Error as exc:
+        if should_stop is not None and should_stop():
+            raise RenderStopped() from None
+        reader.reraise(exc)
+
+
+def _jpeg_shrink(width: int, height: int, target: tuple[int, int]) -> int:
+    # The largest libjpeg scale whose image is still at least the target, as Pillow's draft.
+    for shrink in (8, 4, 2):
+        if -(-width // shrink) >= target[0] and -(-height // shrink) >= target[1]:
+            return shrink
+    return 1
+
+
+def _display(im: pyvips.Image, dp: str) -> pyvips.Image:
+    """8-bit sRGB or grayscale, alpha composited on white (the rules of docs/formats.md)."""
+    if im.bands >= 3 and "icc-profile-data" in im.get_fields():
+        try:
+            im = im.icc_transform("srgb", embedded=True, intent="perceptual")
+        except vips().Error as exc:
+            quiet.log.info("%s: ICC profile ignored, libvips cannot use it: %s", dp, exc)
+    if im.hasalpha():
+        white = 65535 if im.format == "ushort" else 255
+        im = im.flatten(background=[white] * (im.bands - 1))
+    if im.format == "ushort":
+        im = im / 257
+    if im.format != "uchar":
+        im = im.cast("uchar")
+    return im
+
+
+def encode(
+    im: pyvips.Image, index: int, should_stop: Callable[[], bool] | None = None
+) -> RenderedPage:
+    """The PNG of an 8-bit image, with nothing from the source in it."""
+    clean = im.copy(
+        interpretation="b-w" if im.bands == 1 else "srgb",
+        xres=_PIXELS_PER_MM,
+        yres=_PIXELS_PER_MM,
+    )
+    if should_stop is not None:
+        clean.set_progress(True)
+        clean.signal_connect("eval", lambda image, _progress: _kill_if(image, should_stop))
+    png: bytes = clean.pngsave_buffer(compression=PNG_LEVEL, filter=PNG_FILTER, keep="none")
+    return RenderedPage(
+        index, png, clean.width, clean.height, hashlib.sha256(png).hexdigest(), version()
+    )
+
+
+def _kill_if(image: pyvips.Image, should_stop: Callable[[], bool]) -> None:
+    if should_stop():
+        image.set_kill(True)  # libvips stops computing; pngsave fails with "killed"
+
+
+def encode_rgbx(data: memoryview, width: int, height: int, index: int) -> RenderedPage:
+    """The PNG of pdfium's RGBX bitmap (four bytes a pixel, the fourth unused)."""
+    im = vips().Image.new_from_memory(data, width, height, 4, "uchar")
+    return encode(im.extract_band(0, n=3), index)

@@ -1,0 +1,182 @@
+"""Renders by libvips: the pages Pillow rendered, the same size, mode and pixels within a level
+or two; Pillow keeps the pages libvips does not read as it does; a stop ends a page mid-render."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from transcribe_import.engine.media import render, render_vips
+from transcribe_import.engine.media.kinds import RenderSettings, RenderStopped
+
+import media_factory as mf
+
+SMALL = RenderSettings(max_side=400)
+
+
+def _page(path: Path, media_type: str, engine: render.RenderEngine, index: int = 0):  # type: ignore[no-untyped-def]
+    (page,) = render.render_pages(path, media_type, [index], SMALL, engine=engine)
+    return page
+
+
+def _pixels(png: bytes) -> Image.Image:
+    im = Image.open(io.BytesIO(png))
+    im.load()
+    return im
+
+
+def _same_picture(path: Path, media_type: str, index: int = 0) -> Image.Image:
+    """The libvips render, checked against Pillow's: size, mode, every pixel within 4, mean < 1."""
+    vips = _page(path, media_type, render.RenderEngine.LIBVIPS, index)
+    pillow = _page(path, media_type, render.RenderEngine.PILLOW, index)
+    assert vips.renderer == render_vips.version()
+    assert pillow.renderer.startswith("Pillow ")
+    got, want = _pixels(vips.png), _pixels(pillow.png)
+    assert (got.size, got.mode) == (want.size, want.mode) == ((vips.width, vips.height), got.mode)
+    diffs = [abs(a - b) for a, b in zip(got.tobytes(), want.tobytes(), strict=True)]
+    assert max(diffs) <= 4 and sum(diffs) / len(diffs) < 1.0
+    return got
+
+
+@pytest.mark.parametrize(
+    "mode, suffix, out_mode",
+    [
+        ("RGB", ".jpg", "RGB"),
+        ("L", ".jpg", "L"),
+        ("RGB", ".png", "RGB"),
+        ("L", ".png", "L"),
+        ("RGBA", ".png", "RGB"),  # alpha composited on white
+        ("LA", ".png", "L"),
+        ("I;16", ".png", "L"),  # 16-bit grayscale scaled, not clipped
+        ("RGB", ".tif", "RGB"),
+        ("RGB", ".webp", "RGB"),
+    ],
+)
+def test_libvips_renders_the_common_pages_as_pillow_does(
+    tmp_path: Path, mode: str, suffix: str, out_mode: str
+) -> None:
+    path = tmp_path / f"page{suffix}"
+    im = mf.page_pixels((900, 700), "RGB", "a page")
+    if mode == "RGBA":
+        im = im.convert("RGBA")
+        im.putalpha(Image.linear_gradient("L").resize(im.size))
+    elif mode == "LA":
+        im = im.convert("LA")
+    elif mode == "I;16":
+        im = im.convert("L").point(lambda v: v * 257, "I").convert("I;16")
+    else:
+        im = im.convert(mode)
+    im.save(path)
+    media_type = {".jpg": "image/jpeg", ".png": "image/png", ".tif": "image/tiff"}.get(
+        suffix, "image/webp"
+    )
+    got = _same_picture(path, media_type)
+    assert got.mode == out_mode and max(got.size) == 400
+    if mode == "RGBA":  # the transparent corner is white, not black
+        assert got.getpixel((0, 0)) == (255, 255, 255)
+
+
+@pytest.mark.parametrize("orientation", range(1, 9))
+def test_exif_orientation_is_applied_as_pillow_applies_it(tmp_path: Path, orientation: int) -> None:
+    path = mf.make_jpeg(tmp_path / "turned.jpg", (900, 600), exif_orientation=orientation)
+    got = _same_picture(path, "image/jpeg")
+    assert got.size == ((267, 400) if orientation >= 5 else (400, 267))
+
+
+def test_a_tiff_page_is_its_frame(tmp_path: Path) -> None:
+    path = tmp_path / "pages.tif"
+    frames = [mf.page_pixels((500, 300), "RGB", f"frame {i}") for i in range(3)]
+    frames[0].save(path, save_all=True, append_images=frames[1:])
+    for index in range(3):
+        _same_picture(path, "image/tiff", index)
+
+
+def test_a_pdf_page_is_rasterised_by_pdfium_and_encoded_by_libvips(tmp_path: Path) -> None:
+    path = mf.make_pdf(tmp_path / "two.pdf", 2)
+    page = _page(path, "application/pdf", render.RenderEngine.LIBVIPS, 1)
+    assert page.renderer.startswith(f"{render_vips.version()}, pdfium ")
+    pillow = _page(path, "application/pdf", render.RenderEngine.PILLOW, 1)
+    assert _pixels(page.png).tobytes() == _pixels(pillow.png).tobytes()
+
+
+def _rgb_with_trns(path: Path) -> None:
+    mf.page_pixels((300, 200), "RGB").save(path, transparency=(255, 255, 255))
+
+
+def _cmyk_jpeg(path: Path) -> None:
+    mf.page_pixels((300, 200), "RGB").convert("CMYK").save(path)
+
+
+def _palette_png(path: Path) -> None:
+    mf.page_pixels((300, 200), "RGB").convert("P").save(path)
+
+
+def _bilevel_png(path: Path) -> None:
+    mf.page_pixels((300, 200), "RGB").convert("1").save(path)
+
+
+@pytest.mark.parametrize(
+    "make, name",
+    [
+        (_rgb_with_trns, "trns.png"),
+        (_cmyk_jpeg, "cmyk.jpg"),
+        (_palette_png, "palette.png"),
+        (_bilevel_png, "bilevel.png"),
+    ],
+)
+def test_pillow_keeps_the_pages_libvips_does_not_read_as_it_does(
+    tmp_path: Path, make, name: str
+) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / name
+    make(path)
+    media_type = "image/jpeg" if name.endswith(".jpg") else "image/png"
+    page = _page(path, media_type, render.RenderEngine.LIBVIPS)
+    assert page.renderer.startswith("Pillow ")
+
+
+def test_a_stop_request_ends_a_page_in_the_middle_of_its_render(tmp_path: Path) -> None:
+    path = tmp_path / "big.png"
+    mf.page_pixels((3000, 4000), "RGB", "big").save(path, compress_level=1)
+    asked = threading.Event()
+
+    def should_stop() -> bool:
+        if asked.is_set():
+            return True
+        asked.set()  # the first question says go on; the next ones say stop
+        return False
+
+    pages = render.render_pages(
+        path, "image/png", [0], RenderSettings(max_side=3000), should_stop=should_stop
+    )
+    with pytest.raises(RenderStopped):
+        next(iter(pages))
+    assert asked.is_set()
+
+
+def test_libvips_is_loaded_only_when_a_page_is_rendered() -> None:
+    # A fresh process: starting the app, planning and doctor do not load libvips' 18 MB.
+    code = (
+        "import sys\n"
+        "import transcribe_import.engine.api, transcribe_import.engine.doctor\n"
+        "import transcribe_import.engine.media.render\n"
+        "assert 'pyvips' not in sys.modules, 'pyvips imported at start'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_without_libvips_pillow_renders_every_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A damaged install (libvips' library missing): pages still import, made by Pillow.
+    monkeypatch.setattr(render_vips, "available", lambda: False)
+    jpeg = mf.make_jpeg(tmp_path / "p.jpg", (500, 300))
+    pdf = mf.make_pdf(tmp_path / "p.pdf", 1)
+    for path, media_type in ((jpeg, "image/jpeg"), (pdf, "application/pdf")):
+        page = _page(path, media_type, render.RenderEngine.LIBVIPS)
+        assert page.renderer.startswith("Pillow ")
