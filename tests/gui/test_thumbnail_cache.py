@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from transcribe_import.engine.media import decode
+from transcribe_import.engine.media import render
 from transcribe_import.engine.planning.planner import build_plan
 from transcribe_import.engine.planning.scan import run_scan
 from transcribe_import.engine.storage.corpus import Corpus
@@ -30,13 +30,13 @@ def test_a_second_window_shows_thumbnails_without_decoding_a_page_again(
     pages = [(s, p.page_index) for s in sources for p in s.pages]
     assert len(pages) == 3
     threads: list[int] = []
-    real = decode.render_pages
+    real = render.render_pages
 
     def render_pages(*args, **kwargs):  # type: ignore[no-untyped-def]
         threads.append(threading.get_ident())
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(decode, "render_pages", render_pages)
+    monkeypatch.setattr(render, "render_pages", render_pages)
     for window in range(2):
         cache = ThumbnailCache(corpus=corpus)
         for source, index in pages:

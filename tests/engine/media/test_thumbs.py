@@ -12,7 +12,7 @@ from PIL import Image
 
 from transcribe_import.engine import api
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
-from transcribe_import.engine.media import decode, thumbs
+from transcribe_import.engine.media import render, thumbs
 from transcribe_import.engine.storage import fsio
 from transcribe_import.engine.storage.corpus import Corpus
 
@@ -23,13 +23,13 @@ import media_factory as mf
 def renders(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     """The file of every page render started."""
     started: list[Path] = []
-    real = decode.render_pages
+    real = render.render_pages
 
     def render_pages(path, *args, **kwargs):  # type: ignore[no-untyped-def]
         started.append(path)
         return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(decode, "render_pages", render_pages)
+    monkeypatch.setattr(render, "render_pages", render_pages)
     return started
 
 
