@@ -340,23 +340,37 @@ def _run_signals(control: RunControl) -> contextlib.AbstractContextManager[None]
     )
 
 
+def progress_line(ev: RunEvent, elapsed: float) -> str | None:
+    """The live line for a run's event (None: it changes nothing shown): the run's pages
+    landed, and the item's, with those of its checkpoint in flight staged so far."""
+    if ev.outcome is None or ev.kind not in (
+        EventKind.ITEM_FINISHED,
+        EventKind.PAGES_LANDED,
+        EventKind.PAGES_STAGED,
+    ):
+        return None
+    rate = ev.pages_done / max(1e-6, elapsed)
+    if ev.kind is EventKind.ITEM_FINISHED:
+        what = str(ev.outcome.state)
+    else:
+        what = f"{ev.outcome.pages_landed} pages in"
+        if ev.kind is EventKind.PAGES_STAGED:
+            what += f", {ev.pages_staged} more staged"
+    return (
+        f"{ev.pages_done}/{ev.pages_total} pages, {rate:.1f} pages/s — "
+        f"item {ev.item_id[:8] if ev.item_id else ''} {what}"
+    )
+
+
 def _execute(corpus: Corpus, run_id: str, args: argparse.Namespace) -> int:
     control = RunControl()
     progress = _Progress()
     started = time.monotonic()
 
     def on_event(ev: RunEvent) -> None:
-        if ev.outcome is None:
-            return
-        finished = ev.kind is EventKind.ITEM_FINISHED
-        if finished or ev.kind is EventKind.PAGES_LANDED:
-            rate = ev.pages_done / max(1e-6, time.monotonic() - started)
-            what = str(ev.outcome.state) if finished else f"{ev.outcome.pages_landed} pages in"
-            progress.show(
-                f"{ev.pages_done}/{ev.pages_total} pages, {rate:.1f} pages/s — "
-                f"item {ev.item_id[:8] if ev.item_id else ''} {what}",
-                force=finished,
-            )
+        line = progress_line(ev, time.monotonic() - started)
+        if line is not None:
+            progress.show(line, force=ev.kind is EventKind.ITEM_FINISHED)
 
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
