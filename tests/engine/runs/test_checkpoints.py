@@ -287,6 +287,7 @@ def test_a_checkpoint_is_cut_by_the_bytes_until_one_is_timed_then_by_the_time(
     slow = checkpoints.Pace()
     slow.observe(1, 60.0)
     assert slow.budget(CHECKPOINT_PAGES) == (1, None)
+    assert slow.budget(CHECKPOINT_PAGES, least=2) == (2, None)  # each staging thread a page
     # The setting replaces the 4 s (the suite sets it high: 32-page checkpoints, always).
     monkeypatch.setenv(checkpoints.ENV_CHECKPOINT_SECONDS, "8")
     assert slow.budget(CHECKPOINT_PAGES) == (1, None) and pace.budget(8)[0] == 8

@@ -86,13 +86,16 @@ class Pace:
         old = self.seconds_per_page
         self.seconds_per_page = now if old is None else (old + now) / 2
 
-    def budget(self, max_pages: int) -> tuple[int, float | None]:
-        """The next checkpoint's most pages and source bytes (None: bytes do not count)."""
+    def budget(self, max_pages: int, least: int = 1) -> tuple[int, float | None]:
+        """The next checkpoint's most pages and source bytes (None: bytes do not count).
+
+        Never fewer than ``least`` pages (the staging threads: a checkpoint of one page on a
+        busy machine would leave the second thread idle, halving the pace it measures)."""
         seconds = checkpoint_seconds()
         if self.seconds_per_page is None:
             return max_pages, seconds * STAGED_BYTES_PER_SECOND
         fit = min(float(max_pages), seconds / max(self.seconds_per_page, 1e-6))
-        return max(1, int(fit)), None
+        return max(1, min(least, max_pages), int(fit)), None
 
 
 def checkpoint_seconds() -> float:
@@ -313,7 +316,10 @@ def ingest_checkpoints(
     while first or queue:
         if not first and _heard(should_stop, should_pause):
             raise IngestCancelled()
-        chunk = whole if whole is not None else take_checkpoint(queue, *pace.budget(max_pages))
+        if whole is not None:
+            chunk = whole
+        else:
+            chunk = take_checkpoint(queue, *pace.budget(max_pages, workers))
         first = False
         pages = {p.page_id for s in chunk for p in s.pages}
         part = dataclasses.replace(
