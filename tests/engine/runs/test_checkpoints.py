@@ -272,8 +272,8 @@ def test_a_checkpoint_is_cut_by_the_bytes_until_one_is_timed_then_by_the_time(
     queue = deque(_sized(1, 2 * mib) for _ in range(100))
     first = checkpoints.take_checkpoint(queue, *pace.budget(CHECKPOINT_PAGES))
     bytes_of_4s = checkpoints.CHECKPOINT_SECONDS * checkpoints.STAGED_BYTES_PER_SECOND
-    assert len(first) == bytes_of_4s // (2 * mib) == 16
-    pace.observe(16, 6.4)
+    assert len(first) == bytes_of_4s // (2 * mib) == 4
+    pace.observe(4, 1.6)
     assert pace.budget(CHECKPOINT_PAGES) == (int(checkpoints.CHECKPOINT_SECONDS / 0.4), None)
     second = checkpoints.take_checkpoint(queue, *pace.budget(CHECKPOINT_PAGES))
     assert len(second) == 10

@@ -44,9 +44,11 @@ CHECKPOINT_SECONDS = 4.0  # the staging work a checkpoint is cut to: the most a 
 # Set in seconds, it replaces CHECKPOINT_SECONDS (the tests that count checkpoints of exactly
 # 32 pages set it high, so a busy machine's pace does not change what they count).
 ENV_CHECKPOINT_SECONDS = "TRANSCRIBE_CHECKPOINT_SECONDS"
-# Before a checkpoint was timed: the source bytes a second of staging is taken to be (A4
-# 300-dpi JPEG scans of about 1.6 MB take 0.2 s each on two threads here).
-STAGED_BYTES_PER_SECOND = 8 * 1024 * 1024
+# Before a checkpoint was timed: the source bytes a second of staging is taken to be. A
+# lane's first checkpoint is cut by it, then timed: a guess for a busy machine (A4 300-dpi
+# JPEG scans of 1.6 MB take 0.2 s each on two idle threads here, ten times that when the
+# machine is shared), so a first checkpoint of such scans is 5 pages, not 20.
+STAGED_BYTES_PER_SECOND = 2 * 1024 * 1024
 # A pause lets the checkpoint in flight land when its pages left take about this long.
 PAUSE_GRACE_SECONDS = 2.0
 
