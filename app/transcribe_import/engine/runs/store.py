@@ -334,18 +334,15 @@ class RunStore:
             f"its frozen plan may be left at {plan}, which `transcribe-import doctor` tells as "
             "an untracked run until it is moved out of the corpus (the run imported nothing)"
         )
+        then = "try again; nothing was changed"
         try:
             if recorded is None:  # a failed write's rename may have happened
                 recorded = fsio.exists(self.record_path(run_id))
         except OSError:
-            return fsio.problem_from_oserror(
-                exc,
-                self.dir,
-                "creating an import run in",
-                then=f"try again; run {run_id} may have been created (committing the plan again "
-                f"goes on with it), or {orphan}",
-            )
-        then = "try again; nothing was changed"
+            recorded = False
+            then = f"try again; run {run_id} may have been created (committing the plan again "
+            then += f"goes on with it), or {orphan}"
+            planned = False  # nothing more is tried on this disk
         if recorded:
             then = (
                 f"commit the plan again: run {run_id} was created (nothing imported yet) and "
