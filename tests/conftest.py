@@ -22,6 +22,10 @@ from typing import TYPE_CHECKING, NamedTuple
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Checkpoints of 32 pages whatever the pace (engine/ingest/checkpoints.py): the tests count
+# them, and a busy machine's pace must not change what they count. The CLI's processes get
+# it too (helpers/cli.cli_env); the tests of the sizing by time unset it.
+os.environ["TRANSCRIBE_CHECKPOINT_SECONDS"] = "1000000"
 # Tests import helper modules (helpers.*, media_factory, engine_helpers) from this folder.
 sys.path.insert(0, str(Path(__file__).parent))
 

@@ -867,6 +867,17 @@ def test_the_outcome_list_follows_the_work_and_the_bar_names_failures(
     assert selected() == 300 and in_view(300)
     event(EventKind.PAGES_LANDED, 300, landed)
     assert column_text(page.model, 3)[300] == "2 of 3 pages landed so far"
+    # The next checkpoint's pages are told as they are staged, then as they land.
+    page._backlog.append(
+        commit_page_module.RunEvent(
+            EventKind.PAGES_STAGED, "run", "item-300", landed, pages_staged=1
+        )
+    )
+    page._apply_backlog()
+    assert column_text(page.model, 3)[300] == "2 of 3 pages landed so far, 1 more being saved"
+    assert page.progress_bar.value() == 2  # the bar counts only what landed
+    event(EventKind.PAGES_LANDED, 300, landed)
+    assert column_text(page.model, 3)[300] == "2 of 3 pages landed so far"
     assert page.progress_bar.value() == 2
     assert page.progress_bar.text() == "2 of 1200 pages landed"
 

@@ -43,6 +43,8 @@ def cli_env(
     ``crash_at`` sets ``TRANSCRIBE_CRASH_AT`` (the process SIGKILLs itself at that point).
     """
     out = {k: v for k, v in os.environ.items() if not k.startswith("TRANSCRIBE_")}
+    # Checkpoints of 32 pages whatever the pace, as in-process (tests/conftest.py).
+    out["TRANSCRIBE_CHECKPOINT_SECONDS"] = "1000000"
     out.update(env or {})
     where = data if data is not None else out.get("TRANSCRIBE_DATA_DIR")
     if where is not None:

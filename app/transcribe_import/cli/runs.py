@@ -360,6 +360,28 @@ WAITING_FOR_CORPUS = (
 )
 
 
+def progress_line(ev: RunEvent, rate: float) -> str | None:
+    """The live line for a run's event (None: it changes nothing shown): the run's pages
+    landed, and the item's, with those of its checkpoint in flight staged so far; ``rate``:
+    the pages per second this attempt landed (api.AttemptPace)."""
+    if ev.outcome is None or ev.kind not in (
+        EventKind.ITEM_FINISHED,
+        EventKind.PAGES_LANDED,
+        EventKind.PAGES_STAGED,
+    ):
+        return None
+    if ev.kind is EventKind.ITEM_FINISHED:
+        what = str(ev.outcome.state)
+    else:
+        what = f"{ev.outcome.pages_landed} pages in"
+        if ev.kind is EventKind.PAGES_STAGED:
+            what += f", {ev.pages_staged} more staged"
+    return (
+        f"{ev.pages_done}/{ev.pages_total} pages, {rate:.1f} pages/s — "
+        f"item {ev.item_id[:8] if ev.item_id else ''} {what}"
+    )
+
+
 def _execute(corpus: Corpus, prepared: api.PreparedRun, args: argparse.Namespace) -> int:
     run_id = prepared.run_id
     control = RunControl()
@@ -374,17 +396,9 @@ def _execute(corpus: Corpus, prepared: api.PreparedRun, args: argparse.Namespace
         if ev.kind is EventKind.WAITING_FOR_CORPUS:
             progress.done()
             print(WAITING_FOR_CORPUS, file=sys.stderr, flush=True)
-        if ev.outcome is None:
-            return
-        finished = ev.kind is EventKind.ITEM_FINISHED
-        if finished or ev.kind is EventKind.PAGES_LANDED:
-            what = str(ev.outcome.state) if finished else f"{ev.outcome.pages_landed} pages in"
-            progress.show(
-                f"{ev.pages_done}/{ev.pages_total} pages, "
-                f"{pace.rate(time.monotonic()):.1f} pages/s — "
-                f"item {ev.item_id[:8] if ev.item_id else ''} {what}",
-                force=finished,
-            )
+        line = progress_line(ev, pace.rate(time.monotonic()))
+        if line is not None:
+            progress.show(line, force=ev.kind is EventKind.ITEM_FINISHED)
 
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")

@@ -94,6 +94,9 @@ def cmd_revert(corpus: Corpus, args: argparse.Namespace) -> int:
         preview = api.RevertPreview(exc.plan, False, None, None)
         if args.json:
             json_out({**_preview_json(preview), "dry_run": False})
+        elif exc.earlier is not None:  # an earlier undo left half done was dealt with first
+            say(f"Run {args.run_id} cannot be undone. Before that, {exc.earlier}")
+            _say_preview(preview, done=False)
         else:
             say(f"Run {args.run_id} cannot be undone; nothing was changed:")
             _say_preview(preview, done=False)

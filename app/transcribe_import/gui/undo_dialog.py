@@ -199,7 +199,8 @@ class UndoDialog(QDialog):
 
     def _failed(self, message: str) -> None:
         # A RevertBlocked (something changed since the preview) or a busy notebook: the
-        # engine's message names the cause; nothing was changed.
+        # engine's message names the cause, and what it changed, if anything (an earlier
+        # undo left half done, put back first).
         self.headline.setText(html.escape(message))
         self.undo_button.setEnabled(False)
         self.close_button.setText(self.tr("&Close"))

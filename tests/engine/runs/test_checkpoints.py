@@ -1,15 +1,17 @@
 """Checkpointed commits in-process: a big notebook lands a few dozen pages at a time.
 
-Pause and Cancel of a 300-page single-notebook import half way keep the pages before
-the checkpoint in flight; resuming (or committing the plan again) finishes it without
+Cancel of a 300-page single-notebook import half way keeps the pages before the
+checkpoint in flight, and so does a pause when much of it is left; a pause when little
+is left lets it land first. Resuming (or committing the plan again) finishes it without
 rendering again any page that landed; a notebook appears only with its first pages.
+Checkpoints are cut by the work they stage (``Pace``), and the pages staged are told.
 Every render the engine makes is watched (``renders``), so "never re-rendered" is
 counted, not assumed.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,6 +19,7 @@ import pytest
 
 from transcribe_import.engine.ingest import checkpoints, staging
 from transcribe_import.engine.ingest.checkpoints import CHECKPOINT_PAGES
+from transcribe_import.engine.ingest.transaction import PageSpec, SourceSpec
 from transcribe_import.engine.planning.plan import ImportPlan
 from transcribe_import.engine.runs.executor import EventKind, RunControl, RunEvent, execute_run
 from transcribe_import.engine.runs.model import ItemState, RunStatus
@@ -31,6 +34,8 @@ from helpers.shelves import make_pages
 PAGES = 300
 STOP_AT = 170  # the 170th page rendered is inside the 6th checkpoint (pages 161-192)
 LANDED = (STOP_AT - 1) // CHECKPOINT_PAGES * CHECKPOINT_PAGES  # the five before it: 160
+# These pages take milliseconds: a pause at the 170th lets the 6th checkpoint land first.
+PAUSE_LANDED = LANDED + CHECKPOINT_PAGES
 
 
 class Renders:
@@ -96,27 +101,41 @@ def _assert_first_pages_landed(corpus: Corpus, plan: ImportPlan, n: int) -> None
 
 
 def _assert_finished_without_rerender(
-    corpus: Corpus, plan: ImportPlan, renders: Renders, before: dict[str, tuple[int, int]]
+    corpus: Corpus,
+    plan: ImportPlan,
+    renders: Renders,
+    before: dict[str, tuple[int, int]],
+    landed: int = LANDED,
 ) -> None:
     item = plan.items[0]
     doc = assert_notebook_whole(corpus, item.notebook_id)
     assert [p["id"] for p in doc["pages"]] == planned_page_ids(item)  # each page exactly once
-    landed_files = [str(s.provenance.fs_path) for s in item.imported_sources()[:LANDED]]
+    landed_files = [str(s.provenance.fs_path) for s in item.imported_sources()[:landed]]
     assert not [f for f in landed_files if renders.by_file[f] > 1], "a landed page re-rendered"
-    # Only the pages of the checkpoint in flight at the stop were rendered twice.
+    # Only the pages of the checkpoint in flight at the stop were rendered twice (none when
+    # it landed before the stop).
     all_files = [str(s.provenance.fs_path) for s in item.imported_sources()]
     assert set(renders.by_file) == set(all_files)
     twice = [f for f in all_files if renders.by_file[f] == 2]
-    assert len(twice) >= STOP_AT - LANDED and max(renders.by_file.values()) == 2
-    assert set(twice) <= set(all_files[LANDED : LANDED + CHECKPOINT_PAGES])
+    assert len(twice) >= STOP_AT - landed and max(renders.by_file.values()) <= 2
+    assert set(twice) <= set(all_files[landed : landed + CHECKPOINT_PAGES])
     after = _renders_on_disk(corpus, item.notebook_id)
     assert {k: after[k] for k in before} == before, "a landed render file was rewritten"
     assert [e.name for e in corpus.notebooks_dir.iterdir() if e.name.startswith(".")] == []
 
 
+@pytest.mark.parametrize(
+    ("grace", "landed"),
+    [
+        (checkpoints.PAUSE_GRACE_SECONDS, PAUSE_LANDED),  # little left: it lands first
+        (0.0, LANDED),  # more left than the grace: rolled back
+    ],
+    ids=["nearly-staged-lands", "far-from-staged-rolls-back"],
+)
 def test_pause_half_way_keeps_landed_checkpoints_and_resume_renders_none_again(
-    corpus, register_shelf, monkeypatch
+    corpus, register_shelf, monkeypatch, grace, landed
 ) -> None:
+    monkeypatch.setattr(checkpoints, "PAUSE_GRACE_SECONDS", grace)
     renders = Renders(monkeypatch)
     plan = _one_notebook_plan(corpus, register_shelf)
     run_id, events = _stopped_half_way(corpus, plan, renders, lambda c: c.pause())
@@ -124,15 +143,19 @@ def test_pause_half_way_keeps_landed_checkpoints_and_resume_renders_none_again(
     record = prepare_run(corpus, plan)[0]
     assert record.run_id == run_id and record.status is RunStatus.RUNNING  # paused, resumable
     outcome = record.outcomes()[plan.items[0].item_id]
-    assert outcome.state is ItemState.PENDING and outcome.pages_landed == LANDED
-    assert len(outcome.source_ids) == LANDED
-    _assert_first_pages_landed(corpus, plan, LANDED)
+    assert outcome.state is ItemState.PENDING and outcome.pages_landed == landed
+    assert len(outcome.source_ids) == landed
+    _assert_first_pages_landed(corpus, plan, landed)
     # The window's bar counted the pages as they landed, one event per checkpoint.
     landed_events = [e for e in events if e.kind is EventKind.PAGES_LANDED]
     assert [e.pages_done for e in landed_events] == list(
-        range(CHECKPOINT_PAGES, LANDED + 1, CHECKPOINT_PAGES)
+        range(CHECKPOINT_PAGES, landed + 1, CHECKPOINT_PAGES)
     )
     assert all(e.pages_total == PAGES for e in landed_events)
+    # The item's count moved page by page as they were staged, before each checkpoint
+    # landed: 1..32 for each, then 1..9 of the one rolled back (at least).
+    staged = [e.pages_staged for e in events if e.kind is EventKind.PAGES_STAGED]
+    assert staged[:landed] == list(range(1, CHECKPOINT_PAGES + 1)) * (landed // CHECKPOINT_PAGES)
     before = _renders_on_disk(corpus, plan.items[0].notebook_id)
 
     resumed: list[RunEvent] = []
@@ -140,7 +163,7 @@ def test_pause_half_way_keeps_landed_checkpoints_and_resume_renders_none_again(
     assert result.status is RunStatus.COMPLETE
     committed = result.record.outcomes()[plan.items[0].item_id]
     assert committed.state is ItemState.COMMITTED and committed.pages_landed == PAGES
-    _assert_finished_without_rerender(corpus, plan, renders, before)
+    _assert_finished_without_rerender(corpus, plan, renders, before, landed)
     assert resumed[-1].pages_done == PAGES
 
 
@@ -225,6 +248,98 @@ def test_split_bounds_the_pages_cutting_only_a_longer_source() -> None:
     assert [s.page_count for s in long] == [70, 70, 70]  # each part knows the whole
 
 
+def _sized(pages: int, size: int | None) -> SourceSpec:
+    from transcribe_import.engine.base.ids import new_id
+
+    return SourceSpec(
+        new_id(),
+        Path("x.jpg"),
+        "0" * 64,
+        "image/jpeg",
+        tuple(PageSpec(new_id(), new_id(), k) for k in range(pages)),
+        size=size,
+    )
+
+
+def test_a_checkpoint_is_cut_by_the_bytes_until_one_is_timed_then_by_the_time(
+    monkeypatch,
+) -> None:
+    """Untimed, a checkpoint of 2 MiB scans takes the bytes of CHECKPOINT_SECONDS; timed at
+    0.4 s a page, what fits in CHECKPOINT_SECONDS; timed fast, never over 32 pages."""
+    monkeypatch.delenv(checkpoints.ENV_CHECKPOINT_SECONDS, raising=False)
+    mib = 1024 * 1024
+    pace = checkpoints.Pace()
+    queue = deque(_sized(1, 2 * mib) for _ in range(100))
+    first = checkpoints.take_checkpoint(queue, *pace.budget(CHECKPOINT_PAGES))
+    bytes_of_4s = checkpoints.CHECKPOINT_SECONDS * checkpoints.STAGED_BYTES_PER_SECOND
+    assert len(first) == bytes_of_4s // (2 * mib) == 4
+    pace.observe(4, 1.6)
+    assert pace.budget(CHECKPOINT_PAGES) == (int(checkpoints.CHECKPOINT_SECONDS / 0.4), None)
+    second = checkpoints.take_checkpoint(queue, *pace.budget(CHECKPOINT_PAGES))
+    assert len(second) == 10
+    pace.observe(10, 0.1)  # the machine got faster: half the last, half before
+    assert pace.seconds_per_page == pytest.approx((0.4 + 0.01) / 2)
+    pace.observe(10, 0.01)
+    pace.observe(10, 0.01)
+    assert pace.budget(CHECKPOINT_PAGES) == (CHECKPOINT_PAGES, None)
+    # A source of unknown size is bound by pages only; a slow one by at least one page.
+    assert len(checkpoints.take_checkpoint(deque([_sized(40, None)]), 32, 1.0)[0].pages) == 32
+    slow = checkpoints.Pace()
+    slow.observe(1, 60.0)
+    assert slow.budget(CHECKPOINT_PAGES) == (1, None)
+    assert slow.budget(CHECKPOINT_PAGES, least=2) == (2, None)  # each staging thread a page
+    # The setting replaces the 4 s (the suite sets it high: 32-page checkpoints, always).
+    monkeypatch.setenv(checkpoints.ENV_CHECKPOINT_SECONDS, "8")
+    assert slow.budget(CHECKPOINT_PAGES) == (1, None) and pace.budget(8)[0] == 8
+    assert checkpoints.Pace().budget(32) == (32, 8 * checkpoints.STAGED_BYTES_PER_SECOND)
+    for bad in ("soon", "-1", "nan", "0"):
+        monkeypatch.setenv(checkpoints.ENV_CHECKPOINT_SECONDS, bad)
+        assert checkpoints.checkpoint_seconds() == checkpoints.CHECKPOINT_SECONDS
+
+
+def test_a_long_source_is_cut_by_its_bytes_and_each_part_knows_the_whole() -> None:
+    """A 70-page scanned PDF of 1 MiB a page, untimed: parts of 40 (the bytes), then 30;
+    the notebook's pages are the planned ones, in order."""
+    mib = 1024 * 1024
+    pdf = _sized(70, 70 * mib)
+    queue = deque([pdf])
+    parts = [checkpoints.take_checkpoint(queue, 64, 40 * mib)]
+    parts.append(checkpoints.take_checkpoint(queue, 64, 40 * mib))
+    assert not queue
+    assert [len(c[0].pages) for c in parts] == [40, 30]
+    assert [c[0].page_count for c in parts] == [70, 70]
+    assert [p for c in parts for p in c[0].pages] == list(pdf.pages)
+
+
+def test_a_pause_lets_the_checkpoint_land_only_when_little_of_it_is_left(monkeypatch) -> None:
+    """Decided once, from the pace this checkpoint shows: 30 of 32 staged in 3 s leaves
+    0.2 s (lands); 2 of 32 staged in 3 s leaves 45 s (rolled back); a cancel always stops."""
+    clock = [100.0]
+    monkeypatch.setattr(checkpoints, "_now", lambda: clock[0])
+    paused, cancelled = [False], [False]
+
+    def flight(staged: int) -> checkpoints._InFlight:
+        f = checkpoints._InFlight(
+            32, checkpoints.Pace(), lambda: cancelled[0], lambda: paused[0], None
+        )
+        f.source_staged(staged)
+        return f
+
+    clock[0] = 100.0
+    nearly, barely = flight(30), flight(2)
+    clock[0] = 103.0
+    assert not nearly.stops() and not barely.stops()  # no pause asked
+    paused[0] = True
+    assert not nearly.stops() and barely.stops()
+    clock[0] = 1000.0  # the decision stands, however the pace looks later
+    assert not nearly.stops()
+    cancelled[0] = True
+    assert nearly.stops()
+    # Nothing staged and nothing timed: rolling back loses the least.
+    cancelled[0] = False
+    assert flight(0).stops()
+
+
 @pytest.mark.slow
 def test_a_long_pdf_lands_in_checkpoints_too_and_resumes_inside_its_source(
     corpus, tmp_path, monkeypatch
@@ -235,6 +350,8 @@ def test_a_long_pdf_lands_in_checkpoints_too_and_resumes_inside_its_source(
     from media_factory import make_pdf
 
     make_pdf(tmp_path / "shelf" / "Register" / "register.pdf", [(60, 80)] * 70)
+    # The pause rolls the second checkpoint back (not let land, however little is left).
+    monkeypatch.setattr(checkpoints, "PAUSE_GRACE_SECONDS", 0.0)
     renders = Renders(monkeypatch)
     plan = plan_for(corpus, tmp_path / "shelf")
     [item] = plan.items
@@ -264,3 +381,32 @@ def test_a_long_pdf_lands_in_checkpoints_too_and_resumes_inside_its_source(
     assert renders.total() - rendered_first == 70 - CHECKPOINT_PAGES
     committed = result.record.outcomes()[item.item_id]
     assert committed.page_count == committed.pages_landed == 70
+
+
+def test_a_slow_notebook_lands_in_checkpoints_of_a_few_seconds_of_work(
+    corpus, register_shelf, monkeypatch
+) -> None:
+    """Each page taking 0.5 s (a clock the renders drive): the first checkpoint is cut by
+    bytes (these pages are tiny: 32 of them), each next one to 4 s of work (8 pages); every
+    planned page lands once, in order, and the run is complete."""
+    monkeypatch.delenv(checkpoints.ENV_CHECKPOINT_SECONDS, raising=False)
+    clock = [0.0]
+    monkeypatch.setattr(checkpoints, "_now", lambda: clock[0])
+    renders = Renders(monkeypatch)
+    real = staging.decode.render_pages
+
+    def slow(*a, **kw):  # type: ignore[no-untyped-def]
+        for page in real(*a, **kw):
+            clock[0] += 0.5
+            yield page
+
+    monkeypatch.setattr(staging.decode, "render_pages", slow)
+    plan = _one_notebook_plan(corpus, register_shelf)
+    record, _ = prepare_run(corpus, plan)
+    events: list[RunEvent] = []
+    result = execute_run(corpus, record.run_id, on_event=events.append, workers=1)
+    assert result.status is RunStatus.COMPLETE and renders.total() == PAGES
+    landed = [e.pages_done for e in events if e.kind is EventKind.PAGES_LANDED]
+    per = int(checkpoints.CHECKPOINT_SECONDS / 0.5)
+    assert landed == [CHECKPOINT_PAGES, *range(CHECKPOINT_PAGES + per, PAGES, per), PAGES]
+    _assert_first_pages_landed(corpus, plan, PAGES)

@@ -168,13 +168,14 @@ class OutcomeRow:
     pages_planned: int
     outcome: ItemOutcome
     started: bool = False  # being committed right now (an item_started event arrived)
+    pages_staged: int = 0  # of its checkpoint in flight: staged, not landed yet (while started)
 
     @property
     def state(self) -> ItemState:
         return self.outcome.state
 
     def with_outcome(self, outcome: ItemOutcome) -> OutcomeRow:
-        return replace(self, outcome=outcome, started=False)
+        return replace(self, outcome=outcome, started=False, pages_staged=0)
 
 
 def outcome_rows(plan: ImportPlan, record: RunRecord) -> list[OutcomeRow]:

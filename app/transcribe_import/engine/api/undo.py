@@ -41,7 +41,8 @@ def preview_revert(corpus: Corpus, run_id: str) -> RevertPreview:
 def revert(
     corpus: Corpus, run_id: str, should_stop: Callable[[], bool] | None = None
 ) -> RevertResult:
-    """Undo ``run_id`` as a group (``RevertBlocked`` when refused: nothing was changed).
+    """Undo ``run_id`` as a group (``RevertBlocked`` when refused: nothing was changed, or
+    its ``earlier`` says what was done first to an earlier undo of the run left half done).
 
     ``should_stop`` (a signal asked to stop) ends it between two moves, ``REVERT_STOPPED``."""
     if should_stop is None:

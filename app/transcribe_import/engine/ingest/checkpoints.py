@@ -1,18 +1,26 @@
-"""Checkpointed ingest: an item's sources land in transactions of a bounded number of pages.
+"""Checkpointed ingest: an item's sources land in transactions of a few seconds' work each.
 
 A big notebook is not one all-or-nothing transaction: its sources are cut into
-checkpoints of at most ``CHECKPOINT_PAGES`` pages, each one ingest transaction
-(transaction.py). A longer source (a long PDF) is cut too: its first part lands it
-with its first pages, the next parts add pages to it. A stop request, an error or a
-crash loses at most the checkpoint in flight; what landed stays. Ids are
-preallocated, so a later call with the same request finds the pages that landed in
-the notebook's manifest and goes on with the rest: a page that landed is never
-rendered again. Why 32 pages: docs/formats.md.
+checkpoints, each one ingest transaction (transaction.py), sized by the work they stage:
+as many pages as the pace measured so far (``Pace``) stages in ``CHECKPOINT_SECONDS``,
+before any is timed as many as hold that many seconds of source bytes
+(``STAGED_BYTES_PER_SECOND``), and never more than ``CHECKPOINT_PAGES``. A longer
+source (a long PDF) is cut too: its first part lands it with its first pages, the next
+parts add pages to it. A crash or an error loses at most the checkpoint in flight; a
+pause lets it land when little of it is left (``PAUSE_GRACE_SECONDS``); what landed
+stays. Ids are preallocated, so a later call with the same request finds the pages that
+landed in the notebook's manifest and goes on with the rest, however the checkpoints were
+cut before: a page that landed is never rendered again. Why these sizes: docs/formats.md.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
+import os
+import threading
+import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -31,7 +39,18 @@ from transcribe_import.engine.media.kinds import RenderSettings
 from transcribe_import.engine.storage import fsio, locks, project
 from transcribe_import.engine.storage.corpus import Corpus
 
-CHECKPOINT_PAGES = 32
+CHECKPOINT_PAGES = 32  # the most pages one checkpoint holds, however fast they are
+CHECKPOINT_SECONDS = 4.0  # the staging work a checkpoint is cut to: the most a crash loses
+# Set in seconds, it replaces CHECKPOINT_SECONDS (the tests that count checkpoints of exactly
+# 32 pages set it high, so a busy machine's pace does not change what they count).
+ENV_CHECKPOINT_SECONDS = "TRANSCRIBE_CHECKPOINT_SECONDS"
+# Before a checkpoint was timed: the source bytes a second of staging is taken to be. A
+# lane's first checkpoint is cut by it, then timed: a guess for a busy machine (A4 300-dpi
+# JPEG scans of 1.6 MB take 0.2 s each on two idle threads here, ten times that when the
+# machine is shared), so a first checkpoint of such scans is 5 pages, not 20.
+STAGED_BYTES_PER_SECOND = 2 * 1024 * 1024
+# A pause lets the checkpoint in flight land when its pages left take about this long.
+PAUSE_GRACE_SECONDS = 2.0
 
 
 @dataclass(frozen=True)
@@ -45,34 +64,155 @@ class Checkpoint:
     last: bool = False  # nothing of the request is left to land after it
 
 
-def split(sources: Sequence[SourceSpec], max_pages: int) -> list[tuple[SourceSpec, ...]]:
-    """Cut sources, in order, into runs of at most ``max_pages`` pages.
+def _now() -> float:
+    """The clock checkpoints are timed by (one place, so a test can drive it)."""
+    return time.monotonic()
 
-    A source with more pages than that (a long PDF) is cut into parts of ``max_pages``
-    pages, each carrying the source's whole ``page_count``: the first part lands the
-    source with its first pages, the next ones add pages to it (transaction.py).
+
+class Pace:
+    """How long a page takes to land here, as the checkpoints timed so far measured it.
+
+    One per thread of work (an import run's lane): the checkpoints of its items share it,
+    so only the first is sized by bytes. Not frozen: it learns as checkpoints land.
     """
-    parts: list[SourceSpec] = []
-    for s in sources:
-        if len(s.pages) <= max_pages:
-            parts.append(s)
-            continue
-        total = len(s.pages) if s.page_count is None else s.page_count
-        for k in range(0, len(s.pages), max_pages):
-            parts.append(dataclasses.replace(s, pages=s.pages[k : k + max_pages], page_count=total))
-    out: list[tuple[SourceSpec, ...]] = []
-    current: list[SourceSpec] = []
+
+    def __init__(self) -> None:
+        self.seconds_per_page: float | None = None
+
+    def observe(self, pages: int, seconds: float) -> None:
+        """A checkpoint of ``pages`` pages took ``seconds``, staging to landing."""
+        if pages <= 0:
+            return
+        now = seconds / pages
+        # Half the last one, half before: a busier machine shows within two checkpoints.
+        old = self.seconds_per_page
+        self.seconds_per_page = now if old is None else (old + now) / 2
+
+    def budget(self, max_pages: int, least: int = 1) -> tuple[int, float | None]:
+        """The next checkpoint's most pages and source bytes (None: bytes do not count).
+
+        Never fewer than ``least`` pages (the staging threads: a checkpoint of one page on a
+        busy machine would leave the second thread idle, halving the pace it measures)."""
+        seconds = checkpoint_seconds()
+        if self.seconds_per_page is None:
+            return max_pages, seconds * STAGED_BYTES_PER_SECOND
+        fit = min(float(max_pages), seconds / max(self.seconds_per_page, 1e-6))
+        return max(1, min(least, max_pages), int(fit)), None
+
+
+def checkpoint_seconds() -> float:
+    """The work a checkpoint is cut to: ``ENV_CHECKPOINT_SECONDS`` when it is a positive
+    number of seconds, else ``CHECKPOINT_SECONDS``."""
+    raw = os.environ.get(ENV_CHECKPOINT_SECONDS, "").strip()
+    try:
+        value = float(raw) if raw else CHECKPOINT_SECONDS
+    except ValueError:
+        return CHECKPOINT_SECONDS
+    return value if math.isfinite(value) and value > 0 else CHECKPOINT_SECONDS
+
+
+def _page_bytes(s: SourceSpec) -> float:
+    """One page's share of its source's bytes (0: its size is not known)."""
+    if not s.size:
+        return 0.0
+    total = len(s.pages) if s.page_count is None else s.page_count
+    return s.size / max(1, total)
+
+
+def take_checkpoint(
+    queue: deque[SourceSpec], max_pages: int, max_bytes: float | None = None
+) -> tuple[SourceSpec, ...]:
+    """Take the next checkpoint's sources off the head of ``queue``, in order.
+
+    Whole sources while they fit in ``max_pages`` pages and ``max_bytes`` source bytes
+    (None: any). A source that does not fit in an empty checkpoint (a long PDF) is cut:
+    this checkpoint takes its first pages, each part carrying the source's whole
+    ``page_count`` (transaction.py), and the rest stays at the head of the queue.
+    """
+    chunk: list[SourceSpec] = []
     pages = 0
-    for s in parts:
-        n = len(s.pages)
-        if current and pages + n > max_pages:
-            out.append(tuple(current))
-            current, pages = [], 0
-        current.append(s)
-        pages += n
-    if current:
-        out.append(tuple(current))
+    size = 0.0
+    while queue:
+        s = queue[0]
+        per = _page_bytes(s)
+        fits = max_pages - pages
+        if max_bytes is not None and per > 0:
+            fits = min(fits, math.floor((max_bytes - size) / per))
+        if len(s.pages) <= fits:
+            chunk.append(queue.popleft())
+            pages += len(s.pages)
+            size += per * len(s.pages)
+            continue
+        if not chunk:
+            n = max(1, fits)
+            total = len(s.pages) if s.page_count is None else s.page_count
+            chunk.append(dataclasses.replace(s, pages=s.pages[:n], page_count=total))
+            queue[0] = dataclasses.replace(s, pages=s.pages[n:], page_count=total)
+        break
+    return tuple(chunk)
+
+
+def split(sources: Sequence[SourceSpec], max_pages: int) -> list[tuple[SourceSpec, ...]]:
+    """Cut sources, in order, into checkpoints of at most ``max_pages`` pages each
+    (``take_checkpoint`` with no bytes bound)."""
+    queue = deque(sources)
+    out = []
+    while queue:
+        out.append(take_checkpoint(queue, max_pages))
     return out
+
+
+class _InFlight:
+    """One checkpoint while it stages: its pages staged so far, and whether a stop stops it.
+
+    A stop request (``should_stop``: a cancel, an error) rolls it back at the next page. A
+    pause (``should_pause``) does too, unless the pages left would take at most
+    ``PAUSE_GRACE_SECONDS`` at the pace this checkpoint has shown (or the ``Pace``'s,
+    before its first page): then it lands, and the pause is heard after it. Decided once,
+    at the first check that hears the pause; checks come from the staging threads.
+    """
+
+    def __init__(
+        self,
+        pages: int,
+        pace: Pace,
+        should_stop: Callable[[], bool] | None,
+        should_pause: Callable[[], bool] | None,
+        on_staged: Callable[[int], None] | None,
+    ) -> None:
+        self.pages = pages
+        self.pace = pace
+        self.started = _now()
+        self.staged = 0
+        self._should_stop = should_stop
+        self._should_pause = should_pause
+        self._on_staged = on_staged
+        self._stops: bool | None = None
+        self._lock = threading.Lock()
+
+    def source_staged(self, pages: int) -> None:
+        self.staged += pages
+        if self._on_staged is not None:
+            self._on_staged(self.staged)
+
+    def seconds_left(self) -> float:
+        if self.staged:
+            per = (_now() - self.started) / self.staged
+        elif self.pace.seconds_per_page is not None:
+            per = self.pace.seconds_per_page
+        else:
+            return math.inf  # nothing timed yet: rolling back loses the least
+        return (self.pages - self.staged) * per
+
+    def stops(self) -> bool:
+        if self._should_stop is not None and self._should_stop():
+            return True
+        if self._should_pause is None or not self._should_pause():
+            return False
+        with self._lock:
+            if self._stops is None:
+                self._stops = self.seconds_left() > PAUSE_GRACE_SECONDS
+            return self._stops
 
 
 def landed_page_ids(corpus: Corpus, notebook_id: str) -> frozenset[str]:
@@ -126,6 +266,9 @@ def ingest_checkpoints(
     workers: int = 2,
     lock_timeout: float = locks.INGEST_LOCK_TIMEOUT,
     should_stop: Callable[[], bool] | None = None,
+    should_pause: Callable[[], bool] | None = None,
+    pace: Pace | None = None,
+    on_staged: Callable[[int], None] | None = None,
     on_checkpoint: Callable[[Checkpoint], None] | None = None,
 ) -> IngestResult:
     """Land ``req``'s sources checkpoint by checkpoint; ``on_checkpoint`` hears each one land.
@@ -136,10 +279,14 @@ def ingest_checkpoints(
     (``req.page_order``) lands whole, in one checkpoint: it is never merged into pages.
     Placed pages (``req.placement``) land as one block in plan order: the first checkpoint
     at the placement, each next one after the last page that landed before it.
-    ``should_stop`` is heard between pages and between checkpoints: IngestCancelled is
-    raised with the checkpoint in flight rolled back and every earlier one landed.
-    TranscribeError likewise leaves earlier checkpoints in place.
+    Each checkpoint is cut as ``pace`` (a new one if None) sizes it, and times it when it
+    lands. ``on_staged`` hears the pages of the checkpoint in flight staged so far (a
+    source at a time). ``should_stop`` is heard between pages and between checkpoints:
+    IngestCancelled is raised with the checkpoint in flight rolled back and every earlier
+    one landed. ``should_pause`` likewise, except that a checkpoint nearly staged lands
+    first (``_InFlight``). TranscribeError leaves earlier checkpoints in place.
     """
+    pace = pace if pace is not None else Pace()
     have = landed_page_ids(corpus, req.notebook_id)
     rest = _not_landed(req.sources, have)
     earlier = [s for s in req.sources if any(p.page_id in have for p in s.pages)]
@@ -152,23 +299,30 @@ def ingest_checkpoints(
                 last=not rest,
             )
         )
+    # Everything landed before: one no-op transaction still completes a registration a
+    # crash cut short (boundary 1) and checks the ids under the notebook's lock. A
+    # restore is one checkpoint.
+    whole: tuple[SourceSpec, ...] | None = None
     if not rest:
-        # Everything landed before; one no-op transaction still completes a registration
-        # a crash cut short (boundary 1) and checks the ids under the notebook's lock.
-        chunks = [tuple(req.sources)]
+        whole = tuple(req.sources)
     elif req.page_order is not None:
-        chunks = [tuple(rest)]
-    else:
-        chunks = split(rest, max_pages)
+        whole = tuple(rest)
+    queue = deque(rest if whole is None else ())
     pages_added = 0
     skipped: list[str] = []
     txn_id: str | None = None
     # Placed pages (not at the end) land as one block: a later checkpoint, or a resume,
     # goes on right after the item's last page that landed, wherever that block began.
     following = _placed_block(req, have)
-    for k, chunk in enumerate(chunks):
-        if k and should_stop is not None and should_stop():
+    first = True
+    while first or queue:
+        if not first and _heard(should_stop, should_pause):
             raise IngestCancelled()
+        if whole is not None:
+            chunk = whole
+        else:
+            chunk = take_checkpoint(queue, *pace.budget(max_pages, workers))
+        first = False
         pages = {p.page_id for s in chunk for p in s.pages}
         part = dataclasses.replace(
             req,
@@ -176,15 +330,19 @@ def ingest_checkpoints(
             cover_page_id=req.cover_page_id if req.cover_page_id in pages else None,
             placement=req.placement if following is None else Placement(after_page=following),
         )
+        flight = _InFlight(len(pages), pace, should_stop, should_pause, on_staged)
         result = ingest(
             corpus,
             part,
             settings,
             workers=workers,
             lock_timeout=lock_timeout,
-            should_stop=should_stop,
+            should_stop=flight.stops,
+            on_source_staged=flight.source_staged,
             create=create,
         )
+        if result.txn_id is not None:
+            pace.observe(result.pages_added, _now() - flight.started)
         txn_id = result.txn_id or txn_id
         pages_added += result.pages_added
         skipped += result.skipped_held
@@ -199,11 +357,16 @@ def ingest_checkpoints(
                     tuple(s.source_id for s in chunk if s.source_id not in held),
                     sum(len(s.pages) for s in chunk if s.source_id not in held),
                     tuple(result.skipped_held),
-                    last=k == len(chunks) - 1,
+                    last=not queue,
                 )
             )
-        if k < len(chunks) - 1:
+        if queue:
             crashpoint("ingest.between_checkpoints")
     return IngestResult(
         req.notebook_id, txn_id, not rest, pages_added, tuple(dict.fromkeys(skipped))
     )
+
+
+def _heard(*asks: Callable[[], bool] | None) -> bool:
+    """Whether any of the stop requests is made (between checkpoints, a pause stops too)."""
+    return any(ask is not None and ask() for ask in asks)

@@ -110,7 +110,7 @@ class Work:
     workers: int  # sources staged at once
     lock_timeout: float  # how long to wait for the notebook's ingest lock
     should_stop: Callable[[], bool] | None
-    on_source_staged: Callable[[int, int], None] | None  # (sources staged, of how many)
+    on_source_staged: Callable[[int], None] | None  # a source staged: its pages
 
 
 def check_request(req: IngestRequest) -> None:

@@ -197,7 +197,6 @@ def stage_all(
 ) -> tuple[dict[str, int], dict[str, RenderedPage]]:
     sizes: dict[str, int] = {}
     renders: dict[str, RenderedPage] = {}
-    total = len(req.sources)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, work.workers)) as pool:
         futures = {
             pool.submit(
@@ -206,14 +205,14 @@ def stage_all(
             for s in req.sources
         }
         try:
-            for done, fut in enumerate(concurrent.futures.as_completed(futures), 1):
+            for fut in concurrent.futures.as_completed(futures):
                 spec = futures[fut]
                 size, rendered = fut.result()
                 sizes[spec.source_id] = size
                 for page, r in zip(spec.pages, rendered, strict=True):
                     renders[page.render_id] = r
                 if work.on_source_staged is not None:
-                    work.on_source_staged(done, total)
+                    work.on_source_staged(len(spec.pages))
                 if work.should_stop is not None and work.should_stop():
                     raise IngestCancelled()
         except BaseException:

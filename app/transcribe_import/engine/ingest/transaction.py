@@ -147,7 +147,7 @@ def ingest(
     workers: int = 2,
     lock_timeout: float = locks.INGEST_LOCK_TIMEOUT,
     should_stop: Callable[[], bool] | None = None,
-    on_source_staged: Callable[[int, int], None] | None = None,
+    on_source_staged: Callable[[int], None] | None = None,
     create: NewNotebook | None = None,
 ) -> IngestResult:
     """Run one ingest transaction into an existing notebook, or one that creates it.

@@ -3,13 +3,14 @@
 One executor per run: the run lock is held for the whole execution and every
 record write is fenced by ``attempt`` (store.py). Items of one notebook run one
 after another (at most one ingest transaction per notebook); different notebooks
-run in parallel on ``workers`` threads. An item's sources land in checkpoints
-(engine/ingest/checkpoints.py): after each one but its last the item's pending
-outcome records what landed, and a PAGES_LANDED event counts the pages. Cancelling
-stops pending items and never rolls back what landed; pausing stops at the next
-safe point (between pages) and leaves the run resumable, losing at most the
-checkpoint in flight. Events are delivered from the executor's threads: a GUI must
-marshal them to its own thread.
+run in parallel on ``workers`` threads. An item's sources land in checkpoints of a
+few seconds' work, sized by each lane's pace (engine/ingest/checkpoints.py): as pages
+are staged a PAGES_STAGED event counts them, after each checkpoint but its last the
+item's pending outcome records what landed, and a PAGES_LANDED event counts the pages.
+Cancelling stops pending items and never rolls back what landed; pausing stops at the
+next safe point (between pages, or after a checkpoint nearly staged) and leaves the run
+resumable, losing at most the checkpoint in flight. Events are delivered from the
+executor's threads: a GUI must marshal them to its own thread.
 
 About 550 lines, over the usual 500: the lanes, the duplicates lock, the stop and fence
 checks and the one decision of how a run ends (``execute_run``) share the executor's
@@ -29,7 +30,7 @@ from transcribe_import.engine.base.clock import utc_now
 from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.findings import FindingCode
-from transcribe_import.engine.ingest.checkpoints import Checkpoint, ingest_checkpoints
+from transcribe_import.engine.ingest.checkpoints import Checkpoint, Pace, ingest_checkpoints
 from transcribe_import.engine.ingest.transaction import (
     IngestCancelled,
     IngestRequest,
@@ -146,18 +147,28 @@ class _Executor:
     def should_stop(self) -> bool:
         return self._halt.is_set() or self.control.paused or self.cancel_requested()
 
+    def must_stop(self) -> bool:
+        """A stop the checkpoint in flight never finishes first: an error, a cancel."""
+        return self._halt.is_set() or self.cancel_requested()
+
+    def paused(self) -> bool:
+        return self.control.paused
+
     def emit(
         self,
         kind: EventKind,
         item: PlanItem | None = None,
         outcome: ItemOutcome | None = None,
         status: RunStatus | None = None,
+        staged: int = 0,
     ) -> None:
         """Tell the caller, with the page counts as they stand."""
         if self.on_event is not None:
             item_id = None if item is None else item.item_id
             done, total = self.pages_done, self.pages_total
-            self.on_event(RunEvent(kind, self.run_id, item_id, outcome, done, total, status))
+            self.on_event(
+                RunEvent(kind, self.run_id, item_id, outcome, done, total, status, staged)
+            )
 
     # -- running ---------------------------------------------------------------------------
 
@@ -205,12 +216,13 @@ class _Executor:
                         self._error = exc
 
     def _lane(self, items: list[PlanItem]) -> None:
+        pace = Pace()  # the lane's items share it: only its first checkpoint is sized blind
         for item in items:
             if self.should_stop():
                 raise _Stop()
             self.emit(EventKind.ITEM_STARTED, item)
             counted = [0]  # pages of the item the progress already counts
-            outcome = self._execute(item, counted)
+            outcome = self._execute(item, counted, pace)
             if outcome is None:
                 # Stopped: the checkpoint in flight was rolled back, the item stays pending
                 # with what landed before it recorded.
@@ -255,7 +267,13 @@ class _Executor:
             counted[0] += cp.pages
         self.emit(EventKind.PAGES_LANDED, item, pending)
 
-    def _execute(self, item: PlanItem, counted: list[int]) -> ItemOutcome | None:
+    def _staged(self, item: PlanItem, pages: int) -> None:
+        """``pages`` of ``item``'s checkpoint in flight are staged: they land with it."""
+        with self._mutex:
+            outcome = self.outcomes[item.item_id]
+        self.emit(EventKind.PAGES_STAGED, item, outcome, staged=pages)
+
+    def _execute(self, item: PlanItem, counted: list[int], pace: Pace) -> ItemOutcome | None:
         nbid = item.notebook_id
         skipped = [skipped_source(s, s.duplicate) for s in item.planned_skips()]
         outside = self.corpus.outside_problem(nbid)
@@ -328,7 +346,10 @@ class _Executor:
                 self.settings,
                 create=create,
                 workers=self.staging_workers,
-                should_stop=self.should_stop,
+                should_stop=self.must_stop,
+                should_pause=self.paused,
+                pace=pace,
+                on_staged=lambda pages: self._staged(item, pages),
                 on_checkpoint=lambda cp: self._landed(
                     item, cp, landed, skipped, to_ingest, counted
                 ),

@@ -291,6 +291,9 @@ class EventKind(enum.StrEnum):
     # A checkpoint of the item landed: ``pages_done`` counts its pages (and ``outcome`` is
     # the item's pending outcome with what has landed so far).
     PAGES_LANDED = "pages_landed"
+    # Pages of the item's checkpoint in flight were staged: ``pages_staged`` counts them (they
+    # land with it, or a crash or a stop rolls them back); ``outcome`` is as it stands.
+    PAGES_STAGED = "pages_staged"
     RUN_FINISHED = "run_finished"
     RUN_PAUSED = "run_paused"
     # Another commit holds the duplicates lock (planning/dedupe.py): this one waits for it
@@ -307,6 +310,7 @@ class RunEvent:
     pages_done: int = 0
     pages_total: int = 0
     status: RunStatus | None = None
+    pages_staged: int = 0  # PAGES_STAGED: the item's pages staged in its checkpoint in flight
 
 
 @dataclass(frozen=True)

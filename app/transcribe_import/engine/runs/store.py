@@ -312,17 +312,23 @@ class RunStore(UndoTransitions):
             "errors": [],
             "history": [self._event(HistoryEvent.CREATED, 0, retry_of=retry_of)],
         }
+        # How far it got: the plan's write began; the record's is done (None: it began).
+        planned = False
+        recorded: bool | None = False
         try:
             fsio.make_dirs(self.plans_dir)
+            planned = True
             # The frozen plan first: a record never names a snapshot that is not there.
             fsio.atomic_write(
                 self.plan_path(run_id), orjson.dumps(plan_doc, option=orjson.OPT_INDENT_2)
             )
             with self.corpus.locked():
+                recorded = None
                 fsio.atomic_write(self.record_path(run_id), _encode(doc))
+                recorded = True
                 self._update_index(RunRecord(doc))
         except OSError as exc:
-            raise fsio.problem_from_oserror(exc, self.dir, "creating an import run in") from exc
+            raise self._creation_failed(exc, run_id, planned, recorded) from exc
         if retry_of is not None:
             # The ended run's History names its retry, once the retry exists. Its `created`
             # names the ended run too, so a disk failing in between loses no fact: logged.
@@ -331,6 +337,38 @@ class RunStore(UndoTransitions):
             except TranscribeError as exc:
                 logger.warning("run %s: its retry %s is not in History: %s", retry_of, run_id, exc)
         return RunRecord(doc)
+
+    def _creation_failed(
+        self, exc: OSError, run_id: str, planned: bool, recorded: bool | None
+    ) -> TranscribeError:
+        """A run's creation a disk error cut short, said as it is left: its frozen plan is
+        removed (a plan without its record would be told by every doctor as a run nobody
+        tracks); a record that was written is the run, created with nothing imported yet."""
+        plan = self.plan_path(run_id)
+        orphan = (
+            f"its frozen plan may be left at {plan}, which `transcribe-import doctor` tells as "
+            "an untracked run until it is moved out of the corpus (the run imported nothing)"
+        )
+        then = "try again; nothing was changed"
+        try:
+            if recorded is None:  # a failed write's rename may have happened
+                recorded = fsio.exists(self.record_path(run_id))
+        except OSError:
+            recorded = False
+            then = f"try again; run {run_id} may have been created (committing the plan again "
+            then += f"goes on with it), or {orphan}"
+            planned = False  # nothing more is tried on this disk
+        if recorded:
+            then = (
+                f"commit the plan again: run {run_id} was created (nothing imported yet) and "
+                "the commit goes on with it"
+            )
+        elif planned:
+            try:
+                fsio.remove(plan)
+            except OSError:
+                then = f"try again; {orphan}"
+        return fsio.problem_from_oserror(exc, self.dir, "creating an import run in", then=then)
 
     def note_on_ended(self, run_id: str, event: HistoryEvent, **detail: str) -> RunRecord:
         """Add an entry to an ended run's History (a retry of it, or a refused one)."""

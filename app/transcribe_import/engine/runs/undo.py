@@ -50,16 +50,17 @@ from transcribe_import.engine.storage.corpus import Corpus
 
 
 class RevertBlocked(TranscribeError):
-    """The revert was refused; nothing was changed. ``plan`` says what blocks it."""
+    """The revert was refused. ``plan`` says what blocks it; ``earlier``: what was done first
+    to an earlier undo of the run left half done (None: nothing was changed)."""
 
-    def __init__(self, plan: RevertPlan) -> None:
+    def __init__(self, plan: RevertPlan, earlier: str | None = None) -> None:
         causes = "; ".join(b.message for b in plan.blockers)
-        super().__init__(
-            ErrorCode.REVERT_BLOCKED,
-            f"Run {plan.run_id} cannot be undone, nothing was changed: {causes}",
-            item=plan.run_id,
-        )
+        said = f"Run {plan.run_id} cannot be undone, nothing was changed: {causes}"
+        if earlier is not None:
+            said = f"Run {plan.run_id} cannot be undone: {causes}. Before that, {earlier}"
+        super().__init__(ErrorCode.REVERT_BLOCKED, said, item=plan.run_id)
         self.plan = plan
+        self.earlier = earlier
 
 
 def _never() -> bool:
@@ -139,7 +140,8 @@ def _revert_held(
     pending = _pending_id(record)
     if record.status is RunStatus.REVERTED or pending is not None:
         stage.started = True
-        finish(corpus, record, should_stop)
+        found = finish(corpus, record, should_stop)
+        stage.earlier = None if found is None else _lower_first(found.message)
         record = store.load(run_id)
         if record.status is RunStatus.REVERTED:
             revert_id = str(record.doc["revert"]["revert_id"])
@@ -161,7 +163,7 @@ def _revert_anew(
     with notebook_locks(corpus, store, record) as held:
         plan = plan_revert(corpus, run_id)
         if not plan.ok:
-            raise RevertBlocked(plan)
+            raise RevertBlocked(plan, stage.earlier)
         if should_stop():
             raise _stopped(run_id, None)
         revert_id = new_id()
@@ -176,9 +178,11 @@ def _revert_anew(
 
 @dataclass
 class _Stage:
-    """How far a revert got: whether a disk error may have left it half done."""
+    """How far a revert got: whether a disk error may have left it half done, and what it
+    did first to an earlier undo of the run left half done (doctor's words for it)."""
 
     started: bool = False
+    earlier: str | None = None
 
 
 @contextlib.contextmanager
@@ -186,16 +190,66 @@ def _disk_errors(corpus: Corpus, run_id: str, stage: _Stage) -> Iterator[None]:
     """A disk error of the revert as one coded error saying what it left and what to do."""
     try:
         yield
-    except OSError as exc:
-        then = "try again; nothing was changed"
-        if stage.started:
-            then = (
-                f"run `transcribe-import revert {run_id}` again (or `transcribe-import doctor`): "
-                "the undo stopped before its end, and either finishes it or puts back what it "
-                "had moved"
-            )
-        where = fsio.failed_path(exc, corpus.root)
-        raise fsio.problem_from_oserror(exc, where, f"undoing run {run_id} at", then=then) from exc
+    except (OSError, TranscribeError) as exc:
+        # A store's or a journal's coded disk error says "nothing was changed" of its own
+        # write; here the undo may have changed more before it: said again from the disk.
+        cause = exc if isinstance(exc, OSError) else exc.__cause__
+        if not isinstance(cause, OSError) or (exc is not cause and not stage.started):
+            raise
+        then = _left_by(corpus, run_id, stage)
+        if stage.earlier is not None:
+            then += f". Before that, {stage.earlier.rstrip('.')}"
+        where = fsio.failed_path(cause, corpus.root)
+        raise fsio.problem_from_oserror(
+            cause, where, f"undoing run {run_id} at", then=then
+        ) from cause
+
+
+def _left_by(corpus: Corpus, run_id: str, stage: _Stage) -> str:
+    """What a revert a disk error cut short left, read back from the disk: the end of the
+    sentence "check the disk and …" (what finishes it, and what that does)."""
+    if not stage.started:
+        return "try again; nothing was changed"
+    again = f"run `transcribe-import revert {run_id}` again (or `transcribe-import doctor`)"
+    try:
+        record = RunStore(corpus).load(run_id)
+        pending = _pending_id(record)
+        moving = pending is not None and _has_journal(corpus, pending)
+    except (OSError, TranscribeError):  # the disk cannot say: both ways, as they may be
+        return (
+            f"{again}: the undo stopped before its end, and either finishes it or puts back "
+            "what it had moved"
+        )
+    if record.status is RunStatus.REVERTED:
+        return (
+            f"{again}: the run was undone, and that writes the undo's last step in its trash entry"
+        )
+    if pending is None:
+        return "try again; this undo changed nothing"
+    if not moving:
+        return (
+            f"{again}: the undo was recorded but nothing was moved yet, and that finishes the "
+            "undo (the run is undone then, unless later work stands in its way)"
+        )
+    return (
+        f"{again}: the undo stopped half way, and that finishes it (or puts back what it had "
+        "moved, if later work stands in its way)"
+    )
+
+
+def _has_journal(corpus: Corpus, revert_id: str) -> bool:
+    """Whether the undo wrote its journal: from then on it may have moved files."""
+    try:
+        trash.read_journal(corpus, revert_id)
+    except TranscribeError as exc:
+        if exc.code is ErrorCode.TRASH_NOT_FOUND:
+            return False
+        raise
+    return True
+
+
+def _lower_first(sentence: str) -> str:
+    return sentence[:1].lower() + sentence[1:]
 
 
 def _journal_plan(corpus: Corpus, run_id: str, revert_id: str) -> RevertPlan:

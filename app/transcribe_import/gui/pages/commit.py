@@ -291,7 +291,15 @@ class CommitPage(WorkerPage[CommitWorker]):
             self._working_on = event.item_id
         elif event.kind is EventKind.PAGES_LANDED and event.outcome is not None:
             # A checkpoint of it landed: its row counts those pages, and it is still going.
-            changed[event.item_id] = replace(current, outcome=event.outcome, started=True)
+            changed[event.item_id] = replace(
+                current, outcome=event.outcome, started=True, pages_staged=0
+            )
+            self._working_on = event.item_id
+        elif event.kind is EventKind.PAGES_STAGED and event.outcome is not None:
+            # Pages of its checkpoint in flight were staged: they land with it.
+            changed[event.item_id] = replace(
+                current, outcome=event.outcome, started=True, pages_staged=event.pages_staged
+            )
             self._working_on = event.item_id
         elif event.kind is EventKind.ITEM_FINISHED and event.outcome is not None:
             changed[event.item_id] = current.with_outcome(event.outcome)

@@ -228,6 +228,11 @@ def outcome_details(row: OutcomeRow) -> str:
             "",
             o.pages_landed,
         )
+    if row.started and row.pages_staged:
+        # Staged: copied and rendered in the checkpoint in flight, which lands them together.
+        return _t(
+            "ItemState", "{landed} of {planned} pages landed so far, {staged} more being saved"
+        ).format(landed=o.pages_landed, planned=row.pages_planned, staged=row.pages_staged)
     if row.started and o.pages_landed:
         return _t("ItemState", "{landed} of {planned} pages landed so far").format(
             landed=o.pages_landed, planned=row.pages_planned
