@@ -27,6 +27,7 @@ from pytestqt.qtbot import QtBot
 from transcribe_import.gui import desktop
 from transcribe_import.gui.desktop import DesktopBackend, Login1Awake, login1_inhibit_call
 from transcribe_import.gui.main_window import MainWindow
+from transcribe_import.gui.wording import StopChoice, stop_choice_words
 
 from helpers.shelves import make_png_shelf
 from helpers.window import (
@@ -108,7 +109,7 @@ def test_a_commit_keeps_the_system_awake_until_it_ends_then_notifies_in_the_end_
     wait_run_end(qtbot, window)
 
     assert window.commit_page.headline.text() == "Complete"
-    assert "2 notebooks committed (4 pages)" in window.commit_page.summary_label.text()
+    assert "2 notebooks committed; 4 pages landed." in window.commit_page.summary_label.text()
     assert recording.calls[1:] == [("release", "ended"), end_words(window)]
 
 
@@ -162,7 +163,7 @@ def test_a_cancelled_commit_lets_the_system_sleep_and_says_cancelled(
     window, recording = ready_to_commit(qtbot, open_window, tmp_path, monkeypatch, notebooks=3)
     commit(qtbot, window)
     qtbot.waitUntil(gate.reached.is_set, timeout=TIMEOUT_MS)
-    click_in_next_box("Cancel Import", [])
+    click_in_next_box(stop_choice_words(StopChoice.KEEP, closing=False), [])
     window.commit_page.cancel_button.click()
     gate.release.set()
     wait_run_end(qtbot, window)
