@@ -393,14 +393,14 @@ def test_a_slow_notebook_lands_in_checkpoints_of_a_few_seconds_of_work(
     clock = [0.0]
     monkeypatch.setattr(checkpoints, "_now", lambda: clock[0])
     renders = Renders(monkeypatch)
-    real = staging.decode.render_pages
+    real = staging.rendering.render_pages
 
     def slow(*a, **kw):  # type: ignore[no-untyped-def]
         for page in real(*a, **kw):
             clock[0] += 0.5
             yield page
 
-    monkeypatch.setattr(staging.decode, "render_pages", slow)
+    monkeypatch.setattr(staging.rendering, "render_pages", slow)
     plan = _one_notebook_plan(corpus, register_shelf)
     record, _ = prepare_run(corpus, plan)
     events: list[RunEvent] = []
