@@ -7,26 +7,29 @@ History entry in the same write, as every transition of a run is (store.py).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from transcribe_import.engine.base.clock import utc_now
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.runs.model import HistoryEvent, RunRecord, RunStatus
 
 
-class UndoTransitions:
-    """Mixed into ``RunStore``, which provides ``_mutate`` and ``_event``."""
+class RecordWriter(Protocol):
+    """What the transitions below need of their host: ``RunStore`` provides both."""
 
     def _mutate(
         self, run_id: str, attempt: int | None, change: Callable[[dict[str, Any]], None]
-    ) -> RunRecord:
-        raise NotImplementedError
+    ) -> RunRecord: ...
 
-    @staticmethod
-    def _event(kind: HistoryEvent | RunStatus, attempt: int, **extra: Any) -> dict[str, Any]:
-        raise NotImplementedError
+    def _event(
+        self, kind: HistoryEvent | RunStatus, attempt: int, **extra: Any
+    ) -> dict[str, Any]: ...
 
-    def request_revert(self, run_id: str, revert_id: str) -> RunRecord:
+
+class UndoTransitions:
+    """Mixed into ``RunStore``; each method's ``self`` is a ``RecordWriter`` (checked by mypy)."""
+
+    def request_revert(self: RecordWriter, run_id: str, revert_id: str) -> RunRecord:
         """Record that a person asked to undo the run (once: a second request keeps the first)."""
 
         def change(doc: dict[str, Any]) -> None:
@@ -55,7 +58,7 @@ class UndoTransitions:
 
         return self._mutate(run_id, None, change)
 
-    def mark_reverted(self, run_id: str, revert_id: str) -> RunRecord:
+    def mark_reverted(self: RecordWriter, run_id: str, revert_id: str) -> RunRecord:
         """The one transition after a terminal status: ``reverted``, written once."""
 
         def change(doc: dict[str, Any]) -> None:
@@ -70,7 +73,7 @@ class UndoTransitions:
 
         return self._mutate(run_id, None, change)
 
-    def abandon_revert(self, run_id: str, revert_id: str, why: str) -> RunRecord:
+    def abandon_revert(self: RecordWriter, run_id: str, revert_id: str, why: str) -> RunRecord:
         """A revert that could not finish was undone: the run keeps its status."""
 
         def change(doc: dict[str, Any]) -> None:
@@ -86,7 +89,7 @@ class UndoTransitions:
 
         return self._mutate(run_id, None, change)
 
-    def request_restore(self, run_id: str, revert_id: str) -> RunRecord:
+    def request_restore(self: RecordWriter, run_id: str, revert_id: str) -> RunRecord:
         """Record that a person asked to put the undone run back (``revert.state``
         ``restoring`` until it is back: a kill before then is finished by ``doctor``)."""
 
@@ -102,7 +105,9 @@ class UndoTransitions:
 
         return self._mutate(run_id, None, change)
 
-    def mark_restored(self, run_id: str, revert_id: str, status: RunStatus) -> RunRecord:
+    def mark_restored(
+        self: RecordWriter, run_id: str, revert_id: str, status: RunStatus
+    ) -> RunRecord:
         """The run is back: ``status``, the one it ended with, is its status again."""
 
         def change(doc: dict[str, Any]) -> None:

@@ -419,23 +419,26 @@ def paint_panel(painter: QPainter, option: QStyleOptionViewItem) -> None:
 
 
 class _CellDelegate(QStyledItemDelegate):
-    """A cell of a grid view: its background, then what ``paint_cell`` draws in it."""
+    """A cell of a grid view: its background, then what the subclass's ``paint_cell`` draws."""
 
     def __init__(self, rows: QAbstractItemModel, look: GridLook, parent: QWidget) -> None:
         super().__init__(parent)
         self._rows = rows
         self.cell = PageCellPainter(look)
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
+    def _paint_in_panel(
+        self,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        index: Index,
+        paint_cell: Callable[[QPainter, QStyleOptionViewItem, int], None],
+    ) -> None:
         if not 0 <= index.row() < self._rows.rowCount():
             return
         painter.save()
         paint_panel(painter, option)
-        self.paint_cell(painter, option, index.row())
+        paint_cell(painter, option, index.row())
         painter.restore()
-
-    def paint_cell(self, painter: QPainter, option: QStyleOptionViewItem, row: int) -> None:
-        raise NotImplementedError
 
 
 class PageGridDelegate(_CellDelegate):
@@ -447,6 +450,9 @@ class PageGridDelegate(_CellDelegate):
 
     def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
         return cell_size(self.cell.look.zoom, option.fontMetrics)
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
+        self._paint_in_panel(painter, option, index, self.paint_cell)
 
     def paint_cell(self, painter: QPainter, option: QStyleOptionViewItem, row: int) -> None:
         self.cell.paint_page(painter, option.rect, self._model.row(row), option)
@@ -462,6 +468,9 @@ class SpreadsDelegate(_CellDelegate):
     def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
         one = cell_size(self.cell.look.zoom, option.fontMetrics)
         return QSize(2 * one.width() + _PAD, one.height())
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
+        self._paint_in_panel(painter, option, index, self.paint_cell)
 
     def paint_cell(self, painter: QPainter, option: QStyleOptionViewItem, spread: int) -> None:
         half = (option.rect.width() - _PAD) // 2
