@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine.planning.plan import PlanItem
+from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow
 from transcribe_import.gui.models.page_grid import (
     MAX_ZOOM,
@@ -35,7 +36,7 @@ from transcribe_import.gui.pages.review_grid import VIEW_KEY, ZOOM_KEY, PageView
 from transcribe_import.gui.thumbnails import ThumbnailCache
 from transcribe_import.gui.viewer import ViewerDialog
 
-from helpers.window import TIMEOUT_MS, scan
+from helpers.window import TIMEOUT_MS, commit, scan, wait_run_end, wait_validated
 from helpers.window import show_item as show
 from media_factory import make_jpeg
 
@@ -454,3 +455,106 @@ def test_while_the_grid_moves_it_asks_only_for_thumbnails_already_rendered(
     assert pictures.own_caches() == [large]
     cache.shutdown()
     large.shutdown()
+
+
+@pytest.fixture
+def register(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path
+) -> tuple[MainWindow, ReviewPage]:
+    """A notebook of three files: a.jpg, scan.pdf (5 pages) and z.jpg, shown in the grid."""
+    from media_factory import make_pdf
+
+    folder = tmp_path / "shelf" / "register"
+    make_jpeg(folder / "a.jpg", label="a")
+    make_pdf(folder / "scan.pdf", 5)
+    make_jpeg(folder / "z.jpg", label="z")
+    window = open_window(workers=1)
+    scan(qtbot, window, tmp_path / "shelf")
+    page = window.review_page
+    show(page, "register")
+    return window, page
+
+
+def pdf_pages(page: ReviewPage) -> list[int]:
+    """The PDF's pages (numbers in the file, from 1) in the order the plan imports them."""
+    item = page.current_item()
+    assert item is not None
+    return [p.page_index + 1 for s in item.sources if s.name == "scan.pdf" for p in s.pages]
+
+
+def test_pages_of_a_pdf_move_among_its_pages_by_drag_and_by_keyboard(
+    qtbot: QtBot, register: tuple[MainWindow, ReviewPage], corpus: Corpus
+) -> None:
+    """Main moved the whole PDF whatever page of it was dragged or moved (#22)."""
+    from transcribe_import.engine.storage import project
+    from transcribe_import.gui.models.page_grid import position_words
+
+    window, page = register
+    files = names(page)
+    assert files == ["a.jpg", "scan.pdf", "z.jpg"] and pdf_pages(page) == [1, 2, 3, 4, 5]
+    # Page 4 of the PDF (row 4) dropped on the left half of its page 1 (row 1): before it.
+    click_cell(qtbot, page, 4)
+    first = page.grid.visualRect(page.pages_model.index(1, PageColumn.THUMBNAIL))
+    drag_in_grid(page, [4], QPoint(first.left() + 5, first.center().y()))
+    assert pdf_pages(page) == [4, 1, 2, 3, 5] and names(page) == files
+    assert page.selected_rows() == [1]  # the selection followed the page
+    assert position_words(page.pages_model.row(1)) == "2"
+    said = page.pages_model.index(1, PageColumn.SOURCE_PAGE).data()
+    assert said == "p. 4 of 5"  # the page keeps its number in the file
+    # Dropped past the file's last page, on z.jpg's left half: at the end of the PDF.
+    z = page.grid.visualRect(page.pages_model.index(6, PageColumn.THUMBNAIL))
+    drag_in_grid(page, [1, 2], QPoint(z.left() + 5, z.center().y()))
+    assert pdf_pages(page) == [2, 3, 5, 4, 1] and names(page) == files
+
+    # Keys: Ctrl+Left and Ctrl+Right move the selected PDF pages a place within the file.
+    page.select_rows([2, 3])  # pages 3 and 5 of the file
+    page.grid.setFocus()
+    ctrl = Qt.KeyboardModifier.ControlModifier
+    qtbot.keyClick(page.grid, Qt.Key.Key_Left, ctrl)
+    assert pdf_pages(page) == [3, 5, 2, 4, 1] and page.selected_rows() == [1, 2]
+    # At the file's first page the move goes no further: the action says so by being off.
+    assert not page.move_up_action.isEnabled() and page.move_down_action.isEnabled()
+    qtbot.keyClick(page.grid, Qt.Key.Key_Left, ctrl)
+    assert pdf_pages(page) == [3, 5, 2, 4, 1]
+
+    # Out of the file, between two other files: refused, in words, nothing changed.
+    page.select_rows([1])
+    a = page.grid.visualRect(page.pages_model.index(0, PageColumn.THUMBNAIL))
+    drag_in_grid(page, [1], QPoint(a.left() + 5, a.center().y()))
+    assert pdf_pages(page) == [3, 5, 2, 4, 1] and names(page) == files
+    assert page.status_label.text() == (
+        "Not changed: A page of scan.pdf moves only among the pages of scan.pdf: to move "
+        "the whole file, select all of its pages."
+    )
+    # Every page of the file selected: the file moves whole, as before.
+    page.select_rows([1, 2, 3, 4, 5])
+    qtbot.keyClick(page.grid, Qt.Key.Key_Left, ctrl)
+    assert names(page) == ["scan.pdf", "a.jpg", "z.jpg"]
+    assert page.session.undo_stack.count() == 4  # one step each; the refusals none
+
+    # The table's own drop makes the same move; Undo there takes it back, on one stack.
+    page.show_view(PageView.DETAILS)
+    model = page.pages_model
+    mime = model.mimeData([model.index(4, PageColumn.FILE)])  # page 1 of the file
+    assert model.dropMimeData(mime, Qt.DropAction.MoveAction, 0, 0, QModelIndex())
+    assert pdf_pages(page) == [1, 3, 5, 2, 4]
+    page.page_view.setFocus()
+    qtbot.keyClick(page.page_view, Qt.Key.Key_Z, ctrl)
+    assert pdf_pages(page) == [3, 5, 2, 4, 1]
+    qtbot.keyClick(page.page_view, Qt.Key.Key_Z, ctrl)  # the file back in its place
+    assert names(page) == files and pdf_pages(page) == [3, 5, 2, 4, 1]
+
+    # The commit lands the pages in the order chosen.
+    item = page.current_item()
+    assert item is not None
+    wait_validated(qtbot, window)
+    commit(qtbot, window)
+    wait_run_end(qtbot, window)
+    doc = project.read(corpus.notebook_dir(item.notebook_id), item.notebook_id)
+    by_source = {s["id"]: Path(s["provenance"]["rel"]).name for s in doc["sources"]}
+    landed = [(by_source[p["source_id"]], p["page_index"] + 1) for p in doc["pages"]]
+    assert landed == [
+        ("a.jpg", 1),
+        *(("scan.pdf", n) for n in (3, 5, 2, 4, 1)),
+        ("z.jpg", 1),
+    ]

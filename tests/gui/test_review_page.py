@@ -223,8 +223,12 @@ def test_drag_and_drop_moves_the_sources_in_the_engine_plan(
     assert moved.ordering.resolved  # an order a person gave is a decision
     assert shown_files(page) == ["page4.jpg", "page1.jpg", "page2.jpg", "page3.tif", "page3.tif"]
 
-    # Both pages of the TIFF go together; a drop inside it lands before the whole file.
+    # One page of the TIFF moves only among its pages (#22): out of the file, refused.
     data = model.mimeData([model.index(4, PageColumn.FILE)])  # page3.tif, page 2
+    assert not model.dropMimeData(data, Qt.DropAction.MoveAction, 0, 0, QModelIndex())
+    assert names(session.item(diary.item_id))[0] == "page4.jpg"
+    # Both its pages move the file whole; a drop inside a file lands before the whole file.
+    data = model.mimeData([model.index(r, PageColumn.FILE) for r in (3, 4)])
     assert model.dropMimeData(data, Qt.DropAction.MoveAction, 0, 0, QModelIndex())
     assert names(session.item(diary.item_id))[0] == "page3.tif"
     data = model.mimeData([model.index(2, PageColumn.FILE)])  # page4.jpg
@@ -259,7 +263,13 @@ def test_move_up_and_down_by_keyboard_keep_the_pages_selected(
     qtbot: QtBot, page: ReviewPage, session: ImportSession
 ) -> None:
     diary = show(page, "diary")
-    select_rows(page, 3)  # the TIFF's second page
+    select_rows(page, 3)  # the TIFF's second page: it moves among the TIFF's pages (#22)
+    press(qtbot, page, Qt.Key.Key_Up, Qt.KeyboardModifier.ControlModifier)
+    tiff = session.item(diary.item_id).sources[2]
+    assert [p.page_index for p in tiff.pages] == [1, 0]
+    assert page.selected_rows() == [2] and not page.move_up_action.isEnabled()
+    press(qtbot, page, Qt.Key.Key_Down, Qt.KeyboardModifier.ControlModifier)
+    select_rows(page, 2, 3)  # the whole TIFF: the file moves
 
     press(qtbot, page, Qt.Key.Key_Up, Qt.KeyboardModifier.ControlModifier)
     assert names(session.item(diary.item_id)) == [
@@ -268,8 +278,8 @@ def test_move_up_and_down_by_keyboard_keep_the_pages_selected(
         "page2.jpg",
         "page4.jpg",
     ]
-    # The selection followed the page it was on.
-    assert page.selected_rows() == [2]
+    # The selection followed the pages it was on.
+    assert page.selected_rows() == [1, 2]
     assert page.pages_model.index(2, PageColumn.SOURCE_PAGE).data() == "p. 2 of 2"
 
     press(qtbot, page, Qt.Key.Key_Down, Qt.KeyboardModifier.ControlModifier)
@@ -280,7 +290,7 @@ def test_move_up_and_down_by_keyboard_keep_the_pages_selected(
         "page4.jpg",
         "page3.tif",
     ]
-    assert page.selected_rows() == [4]
+    assert page.selected_rows() == [3, 4]
     assert not page.move_down_action.isEnabled()  # already last
 
 

@@ -32,6 +32,7 @@ from transcribe_import.engine.ingest.recovery import recover_journal
 from transcribe_import.engine.ingest.transaction import remove_dead_creation
 from transcribe_import.engine.media import rerender
 from transcribe_import.engine.media.rerender import RenderAgain
+from transcribe_import.engine.runs.held_twice import held_twice_findings
 from transcribe_import.engine.runs.incomplete import incomplete_findings
 from transcribe_import.engine.runs.model import RunCorrupt
 from transcribe_import.engine.runs.restore import finish_restores
@@ -88,6 +89,7 @@ def doctor(
 
     entries = corpus.index_entries()
     page_owners: Counter[str] = Counter()
+    manifests: dict[str, dict[str, Any]] = {}
     titles = {nbid: e.title for nbid, e in entries.items()}
     for nbid in (n for n in entries if n not in busy):
         nb_dir = corpus.notebook_dir(nbid)
@@ -115,6 +117,7 @@ def doctor(
         if is_empty(manifest):
             add([_empty_notebook(nbid, nb_dir, manifest)])
         page_owners.update(str(p.get("id")) for p in project.page_records(manifest))
+        manifests[nbid] = manifest
     for page_id, count in page_owners.items():
         if count > 1:
             report.findings.append(
@@ -127,6 +130,7 @@ def doctor(
             )
     add(_check_runs(corpus))
     add(incomplete_findings(corpus, titles))  # notes, not problems: what finishes each
+    add(held_twice_findings(corpus, manifests))
     add(_quarantine_summary(corpus))
     return report
 

@@ -44,6 +44,7 @@ class FindingCode(enum.StrEnum):
     RESTORE_FINISHED = "restore_finished"  # a restore from the trash killed half way, finished
     REVERT_LIVE = "revert_live"  # an undo of a run is moving files right now in another process
     NOTEBOOK_INCOMPLETE = "notebook_incomplete"  # holds part of an unfinished import (a note)
+    PAGE_HELD_TWICE = "page_held_twice"  # the same bytes twice (runs/held_twice.py)
 
 
 @dataclass(frozen=True)

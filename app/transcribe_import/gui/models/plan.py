@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from operator import attrgetter
 from typing import Any
 
@@ -38,6 +38,7 @@ from transcribe_import.gui.icons import (
     not_imported_icon,
     untinted,
 )
+from transcribe_import.gui.models import page_moves
 from transcribe_import.gui.models.base import RIGHT, Column, ColumnTableModel, Index
 from transcribe_import.gui.models.page_rows import (
     PAGE_COLUMNS,
@@ -75,6 +76,11 @@ STATE_CHECK_BUDGET_S = 0.02
 
 def _tr(context: str, text: str) -> str:
     return QCoreApplication.translate(context, text)
+
+
+def _gone() -> ValueError:
+    """A move of pages an undo or another edit has taken away meanwhile."""
+    return ValueError(_tr("PageTableModel", "Those pages are no longer in this notebook."))
 
 
 def _disabled_text() -> QColor:
@@ -516,18 +522,20 @@ class PageTableModel(ColumnTableModel[PageRow]):
         return [SOURCES_MIME_TYPE]
 
     def mimeData(self, indexes: Sequence[QModelIndex]) -> QMimeData:
-        """The dragged rows' sources, by id: a multi-page source moves whole."""
+        """The dragged rows: their sources by id (whole files move) and their pages (some
+        pages of one PDF move among its pages: page_moves.py)."""
         data = QMimeData()
         if self._item is None:
             return data
         rows = sorted({i.row() for i in indexes if i.isValid() and i.row() < len(self._rows)})
         source_ids = list(dict.fromkeys(self.source_at(r).source_id for r in rows))
-        body = {"item_id": self._item.item_id, "source_ids": source_ids}
+        pages = [list(self.row(r).key) for r in rows]
+        body = {"item_id": self._item.item_id, "source_ids": source_ids, "pages": pages}
         data.setData(SOURCES_MIME_TYPE, QByteArray(orjson.dumps(body)))
         return data
 
-    def _dragged(self, data: QMimeData) -> list[str] | None:
-        """The source ids a drag carries, if it comes from this item; None otherwise."""
+    def _body(self, data: QMimeData) -> dict[str, Any] | None:
+        """What a drag carries, if it comes from this item; None otherwise."""
         if self._item is None or not data.hasFormat(SOURCES_MIME_TYPE):
             return None
         try:
@@ -536,10 +544,25 @@ class PageTableModel(ColumnTableModel[PageRow]):
             return None
         if not isinstance(body, dict) or body.get("item_id") != self._item.item_id:
             return None
-        ids = body.get("source_ids")
+        return body
+
+    def _dragged(self, data: QMimeData) -> list[str] | None:
+        """The source ids a drag carries, if it comes from this item; None otherwise."""
+        ids = (self._body(data) or {}).get("source_ids")
         if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
             return None
         return ids
+
+    def _dragged_pages(self, data: QMimeData) -> list[page_moves.PageKey]:
+        """The pages a drag carries, as (source id, index in its file)."""
+        pages = (self._body(data) or {}).get("pages")
+        if not isinstance(pages, list):
+            return []
+        return [
+            (p[0], p[1])
+            for p in pages
+            if isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) and type(p[1]) is int
+        ]
 
     def canDropMimeData(
         self, data: QMimeData, action: Qt.DropAction, row: int, column: int, parent: Index
@@ -560,28 +583,53 @@ class PageTableModel(ColumnTableModel[PageRow]):
             return False
         if row < 0:
             row = parent.row() if parent.isValid() else len(self._rows)
+        pages = self._dragged_pages(data)
+        source = page_moves.part_of_one_file(self._item, pages)
+        if source is not None:  # some pages of a PDF: they move among its pages
+            return self.move_in_file(source.source_id, [i for _s, i in pages], row)
         # Counted in sources, which is what ordering.move takes.
         target_id = self.source_at(row).source_id if row < len(self._rows) else None
         return self.move_sources(source_ids, target_id)
+
+    def move_in_file(self, source_id: str, picked: list[int], row: int) -> bool:
+        """Move those pages of one file to land before ``row`` among the file's pages (one
+        undo step); refused in words when ``row`` is outside them."""
+        if self._item is None:
+            return False
+        to = page_moves.place_in_file(self._rows, source_id, row)
+
+        def change(item: PlanItem) -> PlanItem:
+            source = next((s for s in item.sources if s.source_id == source_id), None)
+            if source is None:
+                raise _gone()
+            if to is None:
+                raise ValueError(page_moves.alone_words(source))
+            return page_moves.move_in_file(item, source, picked, to)
+
+        return self._edit(change)
+
+    def _edit(self, change: Callable[[PlanItem], PlanItem]) -> bool:
+        """One undoable move of the shown item's pages; a refusal is said, not raised."""
+        assert self._item is not None
+        try:
+            return self._session.edit_item(
+                self._item.item_id, change, _tr("PageTableModel", "Move pages")
+            )
+        except ValueError as exc:
+            self.edit_failed.emit(str(exc))
+            return False
 
     def move_sources(self, source_ids: list[str], before_source_id: str | None) -> bool:
         """Move those sources before ``before_source_id`` (None: to the end); one undo step."""
         if self._item is None:
             return False
-        item_id = self._item.item_id
 
         def change(item: PlanItem) -> PlanItem:
             position = {s.source_id: i for i, s in enumerate(item.sources)}
             missing = [i for i in source_ids if i not in position]
             if missing or (before_source_id is not None and before_source_id not in position):
-                raise ValueError(
-                    _tr("PageTableModel", "Those pages are no longer in this notebook.")
-                )
+                raise _gone()
             to = len(item.sources) if before_source_id is None else position[before_source_id]
             return ordering.move(item, [position[i] for i in source_ids], to)
 
-        try:
-            return self._session.edit_item(item_id, change, _tr("PageTableModel", "Move pages"))
-        except ValueError as exc:
-            self.edit_failed.emit(str(exc))
-            return False
+        return self._edit(change)

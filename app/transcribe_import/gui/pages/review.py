@@ -620,10 +620,9 @@ class ReviewPage(QWidget):
         item = self.current_item()
         rows = self.selected_rows() if item is not None else []
         sources = [self.pages_model.source_at(r) for r in rows]
-        positions = sorted({self.pages_model.source_position(r) for r in rows})
         count = len(item.sources) if item is not None else 0
-        self.move_up_action.setEnabled(bool(positions) and positions[0] > 0)
-        self.move_down_action.setEnabled(bool(positions) and positions[-1] < count - 1)
+        self.move_up_action.setEnabled(self.edits.can_move(-1))
+        self.move_down_action.setEnabled(self.edits.can_move(+1))
         for action in (self.sort_name_action, self.sort_capture_action, self.sort_mtime_action):
             action.setEnabled(count > 1)
         self.sort_button.setEnabled(count > 1)

@@ -18,6 +18,7 @@ from transcribe_import.engine import api
 from transcribe_import.engine.planning import edits, ordering
 from transcribe_import.engine.planning.plan import Op, OrderingRule, PlanItem
 from transcribe_import.engine.planning.problems import Resolution
+from transcribe_import.gui.models import page_moves
 from transcribe_import.gui.pages.placement import AFTER_PAGE, AT_POSITION, ask_replaced_page
 
 if TYPE_CHECKING:
@@ -53,6 +54,25 @@ class ReviewEdits(QObject):
         wanted = set(source_ids)
         return [i for i, s in enumerate(item.sources) if s.source_id in wanted]
 
+    def selected_pages(self) -> list[page_moves.PageKey]:
+        """The selected pages, as (source id, index in its file), in notebook order."""
+        model = self._page.pages_model
+        return [model.row(r).key for r in self._page.selected_rows()]
+
+    def can_move(self, step: int) -> bool:
+        """Whether Move up (``step`` -1) or Move down (+1) would move the selection: some
+        pages of a PDF within it, else their files among the notebook's files."""
+        item = self._page.current_item()
+        if item is None:
+            return False
+        within = page_moves.can_step(item, self.selected_pages(), step)
+        if within is not None:
+            return within
+        positions = self._positions(item, self._selected_source_ids())
+        if not positions:
+            return False
+        return positions[0] > 0 if step < 0 else positions[-1] < len(item.sources) - 1
+
     @Slot()
     def move_up(self) -> None:
         ids = self._selected_source_ids()
@@ -66,7 +86,12 @@ class ReviewEdits(QObject):
             self._move(ids, +1)
 
     def _move(self, source_ids: list[str], step: int) -> None:
+        pages = self.selected_pages()
+
         def change(item: PlanItem) -> PlanItem:
+            source = page_moves.part_of_one_file(item, pages)
+            if source is not None:  # some pages of a PDF: a place among its pages
+                return page_moves.step_in_file(item, source, [i for _s, i in pages], step)
             positions = self._positions(item, source_ids)
             # move() puts the rows before ``to``: one up is before the row above the first,
             # one down is before the row two below the last.
