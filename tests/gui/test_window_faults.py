@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import pytest
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
+from transcribe_import.engine.planning import planner
 from transcribe_import.gui.main_window import MainWindow
+
+from helpers.shelves import make_png_shelf
+from helpers.window import TIMEOUT_MS
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
@@ -29,3 +37,63 @@ def test_the_window_opens_where_it_was_closed_at_every_start(
         window = open_window()
         assert (window.geometry(), window.frameGeometry()) == (placed, framed)
         window.close()
+
+
+# -- Cancel Scan -----------------------------------------------------------------------------
+
+
+def test_a_cancel_pressed_while_the_plan_is_made_opens_no_review(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path, monkeypatch
+) -> None:
+    """The scan has read every file and the plan is being made when Cancel is pressed: the
+    review used to open anyway. Now the window goes back to the start page, no plan."""
+    make_png_shelf(tmp_path / "shelf", notebooks=2)
+    making = threading.Event()
+    release = threading.Event()
+    real = planner.build_plan
+
+    def held_build_plan(*args: Any, **kw: Any) -> Any:
+        making.set()
+        release.wait(TIMEOUT_MS / 1000)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(planner, "build_plan", held_build_plan)
+    window = open_window()
+    window.add_paths([tmp_path / "shelf"])
+    qtbot.mouseClick(window.start_page.scan_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(making.is_set, timeout=TIMEOUT_MS)
+    qtbot.mouseClick(window.scan_page.cancel_button, Qt.MouseButton.LeftButton)
+    assert window.scan_page.headline.text() == "Stopping the scan…"
+    release.set()
+    qtbot.waitUntil(lambda: not window.scan_page.is_running(), timeout=TIMEOUT_MS)
+    assert window.current_page() is window.start_page
+    assert window.statusBar().currentMessage() == "Scan cancelled; nothing was planned."
+    assert window.session.plan is None
+
+
+def test_a_plan_on_its_way_when_cancel_is_pressed_is_dropped(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path
+) -> None:
+    """The worker had sent its plan but the window had not taken it yet: Cancel still wins."""
+    make_png_shelf(tmp_path / "shelf", notebooks=1)
+    window = open_window()
+    window.add_paths([tmp_path / "shelf"])
+    page = window.scan_page
+    reviews: list[object] = []
+    page.planned.connect(reviews.append)
+    sent = threading.Event()
+
+    def cancel_on_the_way(_outcome: object) -> None:
+        sent.set()
+
+    window.start_page.scan_button.click()
+    worker = page._worker
+    assert worker is not None
+    # Told on the worker's thread as it sends the plan; this thread waits without taking
+    # events, so the plan's queued delivery to the page is still waiting when Cancel is pressed.
+    worker.planned.connect(cancel_on_the_way, Qt.ConnectionType.DirectConnection)
+    assert sent.wait(TIMEOUT_MS / 1000)
+    page.cancel()
+    qtbot.waitUntil(lambda: not page.is_running(), timeout=TIMEOUT_MS)
+    assert window.current_page() is window.start_page
+    assert reviews == [] and window.session.plan is None
