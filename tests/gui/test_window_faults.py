@@ -15,9 +15,11 @@ from transcribe_import.engine.planning import planner
 from transcribe_import.gui.main_window import MainWindow
 
 from helpers.shelves import make_png_shelf
-from helpers.window import TIMEOUT_MS
+from helpers.window import TIMEOUT_MS, click_in_next_box
 
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
+pytestmark = pytest.mark.qt_log_ignore(
+    "This plugin does not support propagateSizeHints", "This plugin does not support raise"
+)
 
 
 def test_the_window_opens_where_it_was_closed_at_every_start(
@@ -97,3 +99,57 @@ def test_a_plan_on_its_way_when_cancel_is_pressed_is_dropped(
     qtbot.waitUntil(lambda: not page.is_running(), timeout=TIMEOUT_MS)
     assert window.current_page() is window.start_page
     assert reviews == [] and window.session.plan is None
+
+
+# -- gui PATH with other folders on the list -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("answer", "listed", "scanned"),
+    [
+        ("&Replace the List", ["new"], True),
+        ("&Add to the List", ["old", "new"], True),
+        ("Cancel", ["old"], False),
+    ],
+)
+def test_gui_path_with_another_folder_on_the_list_asks_first(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    tmp_path: Path,
+    answer: str,
+    listed: list[str],
+    scanned: bool,
+) -> None:
+    """A folder added and never scanned is still on the list when ``gui PATH`` hands over
+    another: both used to be scanned without a word."""
+    old = make_png_shelf(tmp_path / "old", notebooks=1)
+    new = make_png_shelf(tmp_path / "new", notebooks=1)
+    window = open_window()
+    window.add_paths([old])
+    seen: list[str] = []
+    click_in_next_box(answer, seen)
+    window.open_forwarded([new])
+    assert seen == [
+        "The list to scan already holds “old”. Replace it with “new”? Replace the List takes "
+        "“old” off the list; nothing on disk changes. Add to the List keeps them all, to be "
+        "scanned together. Cancel leaves the list as it was."
+    ]
+    assert window.start_page.paths() == [tmp_path / name for name in listed]
+    if scanned:
+        qtbot.waitUntil(lambda: window.current_page() is window.review_page, timeout=TIMEOUT_MS)
+        assert window.session.plan is not None
+        assert len(window.session.plan.items) == len(listed)
+    else:
+        assert window.current_page() is window.start_page
+        assert not window.scan_page.is_running() and window.session.plan is None
+
+
+def test_gui_path_with_only_itself_on_the_list_asks_nothing(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path
+) -> None:
+    shelf = make_png_shelf(tmp_path / "shelf", notebooks=1)
+    window = open_window()
+    window.add_paths([shelf])
+    window.open_forwarded([shelf])  # a question here would block the test: none is asked
+    qtbot.waitUntil(lambda: window.current_page() is window.review_page, timeout=TIMEOUT_MS)
+    assert window.start_page.paths() == [shelf]

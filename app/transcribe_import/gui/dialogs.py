@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from transcribe_import.gui.wording import Question
+from transcribe_import.gui.wording import Question, sources_question
 
 Role = QMessageBox.ButtonRole
 
@@ -63,3 +65,33 @@ def confirm_destructive(parent: QWidget, words: Question) -> bool:
         icon=QMessageBox.Icon.Warning,
     )
     return answer == "do"
+
+
+class SourcesAnswer(Enum):
+    """What becomes of the list to scan when ``gui PATH`` hands over other paths."""
+
+    REPLACE = "replace"
+    ADD = "add"
+    CANCEL = "cancel"
+
+
+def ask_sources(parent: QWidget, listed: Sequence[Path], handed: Sequence[Path]) -> SourcesAnswer:
+    """Replace the list with ``handed``, add them to it, or cancel; Enter replaces, Esc
+    cancels (``handed`` is what was just opened: scanning it alone is what is most often
+    meant; the folders taken off the list are only taken off)."""
+    words = sources_question(listed, handed)
+    answers = (
+        Answer(SourcesAnswer.REPLACE.value, words.replace, Role.AcceptRole),
+        Answer(SourcesAnswer.ADD.value, words.add, Role.ActionRole),
+        Answer(SourcesAnswer.CANCEL.value, words.cancel, Role.RejectRole),
+    )
+    key = ask(
+        parent,
+        words.title,
+        words.question,
+        words.details,
+        answers,
+        default=SourcesAnswer.REPLACE.value,
+        escape=SourcesAnswer.CANCEL.value,
+    )
+    return SourcesAnswer(key)

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 
 from transcribe_import.engine.api import Corpus, NotebookSummary
 from transcribe_import.engine.base.findings import DoctorReport
+from transcribe_import.gui.dialogs import SourcesAnswer, ask_sources
 from transcribe_import.gui.export_dialog import ExportDialog
 from transcribe_import.gui.help import about_html, guide_html, help_box, shortcuts_html
 from transcribe_import.gui.import_flow import ImportFlow
@@ -408,6 +409,7 @@ class MainWindow(QMainWindow):
 
         With nothing under way they are scanned at once, as on the command line; during a
         scan, a commit or a review they are only added, so nothing in progress is replaced.
+        Other folders already on the list to scan stay on it only if the person says so.
         """
         self.setWindowState(self.windowState() & ~Qt.WindowState.WindowMinimized)
         self.show()
@@ -416,6 +418,8 @@ class MainWindow(QMainWindow):
         if not paths:
             return
         busy = self.scan_page.is_running() or self.commit_page.is_running()
+        if not busy and not self._closing and not self._take_forwarded(paths):
+            return
         if busy or self.session.plan is not None or self._closing:
             if self._accepts_drops():
                 self.add_paths(paths)
@@ -425,6 +429,18 @@ class MainWindow(QMainWindow):
                 )
             return
         self.flow.prescan(paths)
+
+    def _take_forwarded(self, paths: Sequence[Path]) -> bool:
+        """Other folders on the list to scan: ask whether the handed ones replace them or
+        join them (docs/cli.md, gui); whether the handed ones are taken at all."""
+        handed = [p.expanduser().absolute() for p in paths]
+        listed = [p for p in self.start_page.paths() if p not in handed]
+        if not listed:
+            return True
+        answer = ask_sources(self, listed, handed)
+        if answer is SourcesAnswer.REPLACE:
+            self.start_page.clear_sources()
+        return answer is not SourcesAnswer.CANCEL
 
     def tell_other_window(self) -> None:
         """Another window has this corpus open (another user, or one that did not answer)."""
