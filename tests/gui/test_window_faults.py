@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -9,6 +10,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFileDialog
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine.planning import planner
@@ -153,3 +155,81 @@ def test_gui_path_with_only_itself_on_the_list_asks_nothing(
     window.open_forwarded([shelf])  # a question here would block the test: none is asked
     qtbot.waitUntil(lambda: window.current_page() is window.review_page, timeout=TIMEOUT_MS)
     assert window.start_page.paths() == [shelf]
+
+
+# -- file dialogs ----------------------------------------------------------------------------
+
+
+class FileDialogs:
+    """The file dialogs answered as a person would: each records the folder it opened in."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.opened_in: list[str] = []
+        self.answer = ""
+
+        def folder(_parent: object, _title: str, start: str = "") -> str:
+            self.opened_in.append(start)
+            return self.answer
+
+        def files(_parent: object, _title: str, start: str = "", _f: str = "") -> Any:
+            self.opened_in.append(start)
+            return ([self.answer] if self.answer else [], "")
+
+        def file(_parent: object, _title: str, start: str = "", _f: str = "") -> Any:
+            self.opened_in.append(start)
+            return (self.answer, "")
+
+        monkeypatch.setattr(QFileDialog, "getExistingDirectory", folder)
+        monkeypatch.setattr(QFileDialog, "getOpenFileNames", files)
+        monkeypatch.setattr(QFileDialog, "getOpenFileName", file)
+        monkeypatch.setattr(QFileDialog, "getSaveFileName", file)
+
+
+def test_file_dialogs_open_where_the_last_of_their_kind_was_left(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """They used to open in the program's folder every time, wherever the scans were."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(tmp_path)  # the program's folder: never where a dialog opens
+    shelf = make_png_shelf(tmp_path / "box" / "shelf", notebooks=2)
+    dialogs = FileDialogs(monkeypatch)
+    window = open_window()
+
+    dialogs.answer = str(shelf / "Notebook 01")
+    window.add_folder_action.trigger()
+    dialogs.answer = str(shelf / "Notebook 02" / "p1.png")
+    window.add_files_action.trigger()
+    assert dialogs.opened_in == [str(home), str(shelf)]  # beside the folder picked
+    assert window.start_page.paths() == [shelf / "Notebook 01", shelf / "Notebook 02" / "p1.png"]
+
+    window.start_page.clear_sources()
+    window.add_paths([shelf])
+    window.start_page.scan_button.click()
+    qtbot.waitUntil(lambda: window.current_page() is window.review_page, timeout=TIMEOUT_MS)
+    plans = tmp_path / "plans"
+    plans.mkdir()
+    dialogs.answer = str(plans / "box.json")
+    window.save_plan_action.trigger()
+    assert (plans / "box.json").is_file()
+    dialogs.answer = ""  # Cancel
+    window.add_folder_action.trigger()
+    window.open_plan_action.trigger()
+    # Each kind its own folder: the scans where the scans are, the plans where the plans are.
+    assert dialogs.opened_in[2:] == [
+        str(home / "plan.json"),
+        str(shelf / "Notebook 02"),
+        str(plans),
+    ]
+    window.close()
+
+    # Remembered across starts; a remembered folder deleted since: the home folder again.
+    shutil.rmtree(plans)
+    again = open_window()
+    again.add_folder_action.trigger()
+    again.open_plan_action.trigger()
+    assert dialogs.opened_in[5:] == [str(shelf / "Notebook 02"), str(home)]

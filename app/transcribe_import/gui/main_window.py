@@ -127,7 +127,7 @@ class MainWindow(QMainWindow):
     # -- building --------------------------------------------------------------------------
 
     def _build_pages(self) -> None:
-        self.start_page = StartPage()
+        self.start_page = StartPage(self._settings)
         self.scan_page = ScanPage(self.corpus)
         self.review_page = ReviewPage(self.session, settings=self._settings)
         self.commit_page = CommitPage(self.corpus)
@@ -310,6 +310,10 @@ class MainWindow(QMainWindow):
             state = self._settings.value(key)
             if isinstance(state, QByteArray | bytes) and state:
                 splitter.restoreState(state)
+
+    def settings(self) -> QSettings:
+        """The window's own settings: sizes, splitters, the file dialogs' last folders."""
+        return self._settings
 
     def fit_on_screen(self, available: QRect, *, centre: bool = False) -> None:
         """Keep the whole window inside ``available`` (window_geometry.fit_on_screen)."""
