@@ -46,7 +46,7 @@ from transcribe_import.engine.runs.executor import EventKind
 from transcribe_import.engine.runs.store import ItemOutcome, ItemState, RunStatus, RunStore
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui import app as gui_app
-from transcribe_import.gui import import_flow, main_window
+from transcribe_import.gui import dialogs, import_flow, main_window
 from transcribe_import.gui import workers as workers_module
 from transcribe_import.gui.import_flow import ask_unsaved_review
 from transcribe_import.gui.main_window import MainWindow, Section
@@ -1207,9 +1207,7 @@ def test_quitting_with_decisions_in_no_plan_file_asks_and_says_the_draft_keeps_t
 
     # Save Plan As…, then Cancel in the file dialog: still open.
     chosen: list[str] = [""]
-    monkeypatch.setattr(
-        import_flow.QFileDialog, "getSaveFileName", lambda *_a, **_k: (chosen[0], "")
-    )
+    monkeypatch.setattr(dialogs.QFileDialog, "getSaveFileName", lambda *_a, **_k: (chosen[0], ""))
     click_in_next_box("Save Plan As…", seen)
     assert not window.close()  # the close button
     assert len(seen) == 2 and window.isVisible()

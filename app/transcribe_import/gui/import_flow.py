@@ -16,14 +16,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QMessageBox, QWidget
 
 from transcribe_import.engine import api
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.planning.plan import ImportPlan
 from transcribe_import.engine.planning.problems import ValidationReport
 from transcribe_import.gui.desktop import LongImports
-from transcribe_import.gui.dialogs import Answer, Role, ask
+from transcribe_import.gui.dialogs import (
+    Answer,
+    FolderKind,
+    Role,
+    ask,
+    choose_file,
+    choose_save_file,
+)
 from transcribe_import.gui.pages.start import MODE_FOLDERS
 from transcribe_import.gui.values import OpenedPlan, ScanOutcome, Validation
 from transcribe_import.gui.wording import (
@@ -327,11 +334,15 @@ class ImportFlow(QObject):
         self._status.showMessage(message, 15000)
 
     def open_plan_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(
-            self._window, self.tr("Open Plan"), "", self.tr("Plan files (*.json);;All files (*)")
+        path = choose_file(
+            self._window,
+            self._window.settings(),
+            FolderKind.PLANS,
+            self.tr("Open Plan"),
+            self.tr("Plan files (*.json);;All files (*)"),
         )
-        if path:
-            self.open_plan(Path(path))
+        if path is not None:
+            self.open_plan(path)
 
     def open_plan(self, path: Path) -> bool:
         """Review the plan in ``path`` (a file ``plan -o`` or Save Plan wrote), once read.
@@ -345,10 +356,15 @@ class ImportFlow(QObject):
         """Save Plan As…: ask where, then write; whether the plan was saved."""
         if self.session.plan is None:
             return False
-        path, _ = QFileDialog.getSaveFileName(
-            self._window, self.tr("Save Plan"), "plan.json", self.tr("Plan files (*.json)")
+        path = choose_save_file(
+            self._window,
+            self._window.settings(),
+            FolderKind.PLANS,
+            self.tr("Save Plan"),
+            "plan.json",
+            self.tr("Plan files (*.json)"),
         )
-        return bool(path) and self.save_plan(Path(path))
+        return path is not None and self.save_plan(path)
 
     def save_plan(self, path: Path) -> bool:
         """Write the plan under review to ``path`` (what `validate PATH` reads)."""

@@ -20,7 +20,6 @@ from PySide6.QtGui import (
     QDragEnterEvent,
     QDragLeaveEvent,
     QDropEvent,
-    QGuiApplication,
     QKeySequence,
 )
 from PySide6.QtWidgets import (
@@ -38,6 +37,7 @@ from PySide6.QtWidgets import (
 
 from transcribe_import.engine.api import Corpus, NotebookSummary
 from transcribe_import.engine.base.findings import DoctorReport
+from transcribe_import.gui.dialogs import SourcesAnswer, ask_sources
 from transcribe_import.gui.export_dialog import ExportDialog
 from transcribe_import.gui.help import about_html, guide_html, help_box, shortcuts_html
 from transcribe_import.gui.import_flow import ImportFlow
@@ -57,23 +57,21 @@ from transcribe_import.gui.settings_dialog import (
 )
 from transcribe_import.gui.stopping import ask_stop
 from transcribe_import.gui.values import CorpusCheck, RunSummary
+from transcribe_import.gui.window_geometry import GEOMETRY_KEY as GEOMETRY_KEY  # read by tests
+from transcribe_import.gui.window_geometry import (
+    available_geometry,
+    fit_on_screen,
+    restore_geometry,
+    save_geometry,
+)
 from transcribe_import.gui.wording import StopChoice, plural, set_notebook_titles
 from transcribe_import.gui.workers import TaskSlot, check_corpus, list_notebooks
 
 DEFAULT_SIZE = (1100, 720)
-# Room kept for the title bar and borders before the window manager says how large they are.
-FRAME_ALLOWANCE = (8, 36)
-GEOMETRY_KEY = "MainWindow/geometry"
 NAV_SPLITTER_KEY = "MainWindow/navigationSplitter"
 RUNS_SPLITTER_KEY = "MainWindow/runsSplitter"
 REVIEW_SPLITTER_KEY = "MainWindow/reviewSplitter"
 REVIEW_MAIN_SPLITTER_KEY = "MainWindow/reviewMainSplitter"
-
-
-def available_geometry(window: QWidget) -> QRect:
-    """The free area of the screen the window opens on (the tests give a 1024x768 one)."""
-    screen = window.screen() or QGuiApplication.primaryScreen()
-    return screen.availableGeometry() if screen is not None else QRect()
 
 
 class Section:
@@ -129,7 +127,7 @@ class MainWindow(QMainWindow):
     # -- building --------------------------------------------------------------------------
 
     def _build_pages(self) -> None:
-        self.start_page = StartPage()
+        self.start_page = StartPage(self._settings)
         self.scan_page = ScanPage(self.corpus)
         self.review_page = ReviewPage(self.session, settings=self._settings)
         self.commit_page = CommitPage(self.corpus)
@@ -306,41 +304,20 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.notebook_count_label)
 
     def _restore_state(self) -> None:
-        geometry = self._settings.value(GEOMETRY_KEY, QByteArray())
-        restored = isinstance(geometry, QByteArray) and self.restoreGeometry(geometry)
-        if not restored:
-            self.resize(*DEFAULT_SIZE)
-        self.fit_on_screen(available_geometry(self), centre=not restored)
+        restored = restore_geometry(self, self._settings, DEFAULT_SIZE)
+        fit_on_screen(self, available_geometry(self), centre=not restored)
         for key, splitter in self._splitters().items():
             state = self._settings.value(key)
             if isinstance(state, QByteArray | bytes) and state:
                 splitter.restoreState(state)
 
-    def fit_on_screen(self, available: QRect, *, centre: bool = False) -> None:
-        """Keep the whole window inside ``available`` (the screen less its panels).
+    def settings(self) -> QSettings:
+        """The window's own settings: sizes, splitters, the file dialogs' last folders."""
+        return self._settings
 
-        The default size, or one remembered from a larger monitor, is cut to the screen and
-        moved onto it, so no control starts off screen (a 1024x768 laptop, a projector).
-        """
-        if available.isEmpty():
-            return
-        frame = self.frameGeometry()
-        # What the title bar and borders add: unknown until the window manager has framed
-        # the window, so a usual title bar's worth is kept free until then.
-        extra_w = frame.width() - self.width()
-        extra_h = frame.height() - self.height()
-        if extra_w <= 0 and extra_h <= 0:
-            extra_w, extra_h = FRAME_ALLOWANCE
-        width = min(self.width(), available.width() - extra_w)
-        height = min(self.height(), available.height() - extra_h)
-        if (width, height) != (self.width(), self.height()):
-            self.resize(width, height)
-        frame = self.frameGeometry()
-        if centre:
-            frame.moveCenter(available.center())
-        left = min(max(frame.left(), available.left()), available.right() - frame.width() + 1)
-        top = min(max(frame.top(), available.top()), available.bottom() - frame.height() + 1)
-        self.move(left, top)
+    def fit_on_screen(self, available: QRect, *, centre: bool = False) -> None:
+        """Keep the whole window inside ``available`` (window_geometry.fit_on_screen)."""
+        fit_on_screen(self, available, centre=centre)
 
     def _splitters(self) -> dict[str, QSplitter]:
         return {
@@ -436,6 +413,7 @@ class MainWindow(QMainWindow):
 
         With nothing under way they are scanned at once, as on the command line; during a
         scan, a commit or a review they are only added, so nothing in progress is replaced.
+        Other folders already on the list to scan stay on it only if the person says so.
         """
         self.setWindowState(self.windowState() & ~Qt.WindowState.WindowMinimized)
         self.show()
@@ -444,6 +422,8 @@ class MainWindow(QMainWindow):
         if not paths:
             return
         busy = self.scan_page.is_running() or self.commit_page.is_running()
+        if not busy and not self._closing and not self._take_forwarded(paths):
+            return
         if busy or self.session.plan is not None or self._closing:
             if self._accepts_drops():
                 self.add_paths(paths)
@@ -453,6 +433,18 @@ class MainWindow(QMainWindow):
                 )
             return
         self.flow.prescan(paths)
+
+    def _take_forwarded(self, paths: Sequence[Path]) -> bool:
+        """Other folders on the list to scan: ask whether the handed ones replace them or
+        join them (docs/cli.md, gui); whether the handed ones are taken at all."""
+        handed = [p.expanduser().absolute() for p in paths]
+        listed = [p for p in self.start_page.paths() if p not in handed]
+        if not listed:
+            return True
+        answer = ask_sources(self, listed, handed)
+        if answer is SourcesAnswer.REPLACE:
+            self.start_page.clear_sources()
+        return answer is not SourcesAnswer.CANCEL
 
     def tell_other_window(self) -> None:
         """Another window has this corpus open (another user, or one that did not answer)."""
@@ -666,7 +658,7 @@ class MainWindow(QMainWindow):
             event.ignore()  # Cancel, or Save Plan As… cancelled or failed: nothing is closed
             return
         self._closing = True
-        self._settings.setValue(GEOMETRY_KEY, self.saveGeometry())
+        save_geometry(self, self._settings)
         for key, splitter in self._splitters().items():
             self._settings.setValue(key, splitter.saveState())
         # The other workers are short or stop within milliseconds when asked; a QThread

@@ -393,7 +393,7 @@ class ScanWorker(Worker):
         planned = api.plan_paths(
             self._corpus, self._request, should_stop=self._stop.is_set, on_progress=on_progress
         )
-        if planned is None:
+        if planned is None or self._stop.is_set():
             self.cancelled.emit()
             return
         if last:

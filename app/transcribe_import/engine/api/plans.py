@@ -73,7 +73,7 @@ def plan_paths(
     refusal is a ``TranscribeError`` with a ``bag_*`` code naming the file). A folder
     planned as page files that holds a bag is refused too, naming the bag.
 
-    Returns None when ``should_stop`` turned true before the plan was made. Raises
+    Returns None when ``should_stop`` turned true before the plan was returned. Raises
     ``ValueError`` for a mode or title that does not fit, and ``TranscribeError`` for a
     root that cannot be read.
     """
@@ -106,6 +106,8 @@ def plan_paths(
         title=r.title,
         dedupe_scope=r.dedupe_scope,
     )
+    if should_stop is not None and should_stop():
+        return None  # asked while the plan was being made: a late cancel is a cancel too
     return PlannedScan(plan, result)
 
 

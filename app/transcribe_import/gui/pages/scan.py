@@ -70,6 +70,9 @@ class ScanPage(WorkerPage[ScanWorker]):
         super().__init__(parent)
         self.corpus = corpus
         self._closed = False
+        # Cancel was pressed: a plan that arrives after it (made, or already on its way to
+        # this thread, when the worker was told) is dropped, never opened for review.
+        self._cancel_asked = False
         self.updates = 0  # progress updates shown (the tests check the throttle with it)
 
         self.headline = headline_label(self.tr("Scan status"))
@@ -124,10 +127,11 @@ class ScanPage(WorkerPage[ScanWorker]):
             return
         worker = ScanWorker(self.corpus, request)
         worker.progress.connect(self._progress)
-        worker.planned.connect(self.planned)
+        worker.planned.connect(self._planned)
         worker.cancelled.connect(self.cancelled)
         worker.failed.connect(self.failed)
         self.updates = 0
+        self._cancel_asked = False
         names = ", ".join(str(r) for r in request.roots)
         self.headline.setText(self.tr("Looking for page files…"))
         self.roots_label.set_full_text(self.tr("In {names}").format(names=names))
@@ -140,9 +144,16 @@ class ScanPage(WorkerPage[ScanWorker]):
 
     def cancel(self) -> None:
         if self._worker is not None:
+            self._cancel_asked = True
             self._worker.stop()
             self.cancel_button.setEnabled(False)
             self.headline.setText(self.tr("Stopping the scan…"))
+
+    def _planned(self, outcome: ScanOutcome) -> None:
+        if self._cancel_asked:
+            self.cancelled.emit()
+        else:
+            self.planned.emit(outcome)
 
     def stop_and_wait(self) -> None:
         """Stop the scan and wait for its thread (closing the window); it ends within ms."""

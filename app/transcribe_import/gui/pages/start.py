@@ -12,13 +12,12 @@ import html
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QRectF, QSettings, QSize, Qt, Signal
 from PySide6.QtGui import QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QButtonGroup,
     QComboBox,
-    QFileDialog,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
@@ -35,6 +34,7 @@ from PySide6.QtWidgets import (
 from transcribe_import.engine.api import Draft, NotebookSummary, RunState
 from transcribe_import.engine.base.findings import DoctorReport, FindingCode
 from transcribe_import.engine.base.text import natural_key
+from transcribe_import.gui.dialogs import FolderKind, choose_files, choose_folder
 from transcribe_import.gui.icons import SP, standard_icon
 from transcribe_import.gui.values import RunSummary
 from transcribe_import.gui.widgets import icon_label, push_button, selectable_text
@@ -91,8 +91,10 @@ class StartPage(QWidget):
     draft_discard_requested = Signal(str)  # plan id
     sources_changed = Signal()
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, settings: QSettings | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        # Where the file dialogs were last left (the window's settings).
+        self._settings = settings if settings is not None else QSettings()
         style = self.style()
 
         # -- notices: interrupted runs and quarantined journals ----------------------------
@@ -249,21 +251,24 @@ class StartPage(QWidget):
         self._refresh_sources()
 
     def choose_folder(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, self.tr("Add a Folder of Page Scans"))
-        if folder:
-            self.add_paths([Path(folder)])
+        folder = choose_folder(
+            self, self._settings, FolderKind.SCANS, self.tr("Add a Folder of Page Scans")
+        )
+        if folder is not None:
+            self.add_paths([folder])
 
     def choose_files(self) -> None:
-        files, _ = QFileDialog.getOpenFileNames(
+        files = choose_files(
             self,
+            self._settings,
+            FolderKind.SCANS,
             self.tr("Add Page Files"),
-            "",
             self.tr(
                 "Page files (*.jpg *.jpeg *.png *.tif *.tiff *.webp *.heic *.heif *.pdf);;"
                 "All files (*)"
             ),
         )
-        self.add_paths(Path(f) for f in files)
+        self.add_paths(files)
 
     def _refresh_sources(self) -> None:
         self.sources_list.clear()

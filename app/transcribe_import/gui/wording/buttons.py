@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
 from typing import NamedTuple
 
 from PySide6.QtCore import QCoreApplication
@@ -290,4 +292,40 @@ def unsaved_review_answers(draft_kept: bool) -> tuple[str, str, str]:
         _t("Quit", "Save Plan As…"),
         _t("Quit", "Quit, Keep the Draft") if draft_kept else _t("Quit", "Quit Without Saving"),
         _t("Quit", "Cancel"),
+    )
+
+
+class SourcesQuestion(NamedTuple):
+    """Paths handed over by ``gui PATH`` while the list to scan holds others: the question
+    and its three answers (the default replaces: what was just opened is what is meant)."""
+
+    title: str
+    question: str
+    details: str
+    replace: str
+    add: str
+    cancel: str
+
+
+def _names(paths: Sequence[Path]) -> str:
+    shown = ", ".join(f"“{p.name or p}”" for p in paths[:2])
+    more = len(paths) - 2
+    return shown if more <= 0 else _t("Start", "{names} and %n more", "", more).format(names=shown)
+
+
+def sources_question(listed: Sequence[Path], handed: Sequence[Path]) -> SourcesQuestion:
+    """Before ``handed`` joins or replaces the ``listed`` folders and files to scan."""
+    return SourcesQuestion(
+        _t("Start", "Folders to Scan"),
+        _t("Start", "The list to scan already holds {listed}. Replace it with {handed}?").format(
+            listed=_names(listed), handed=_names(handed)
+        ),
+        _t(
+            "Start",
+            "Replace the List takes {listed} off the list; nothing on disk changes. Add to the "
+            "List keeps them all, to be scanned together. Cancel leaves the list as it was.",
+        ).format(listed=_names(listed)),
+        _t("Start", "&Replace the List"),
+        _t("Start", "&Add to the List"),
+        _t("Start", "Cancel"),
     )

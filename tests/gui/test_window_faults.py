@@ -1,0 +1,235 @@
+"""The window's smaller faults of issue 23, each through the real window."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFileDialog
+from pytestqt.qtbot import QtBot
+
+from transcribe_import.engine.planning import planner
+from transcribe_import.gui.main_window import MainWindow
+
+from helpers.shelves import make_png_shelf
+from helpers.window import TIMEOUT_MS, click_in_next_box
+
+pytestmark = pytest.mark.qt_log_ignore(
+    "This plugin does not support propagateSizeHints", "This plugin does not support raise"
+)
+
+
+def test_the_window_opens_where_it_was_closed_at_every_start(
+    qtbot: QtBot, open_window: Callable[[], MainWindow]
+) -> None:
+    """Each start used to open it a title bar lower, until its status bar left the screen.
+
+    On the test's own screen (the offscreen platform's, framed by 2-pixel borders): Qt
+    itself cuts a remembered geometry to the real screen, which a patched one is not.
+    """
+    first = open_window()
+    placed = first.geometry()
+    framed = first.frameGeometry()
+    assert framed != placed, "the platform frames the window, as a window manager would"
+    first.close()
+    for _start in range(4):
+        window = open_window()
+        assert (window.geometry(), window.frameGeometry()) == (placed, framed)
+        window.close()
+
+
+# -- Cancel Scan -----------------------------------------------------------------------------
+
+
+def test_a_cancel_pressed_while_the_plan_is_made_opens_no_review(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path, monkeypatch
+) -> None:
+    """The scan has read every file and the plan is being made when Cancel is pressed: the
+    review used to open anyway. Now the window goes back to the start page, no plan."""
+    make_png_shelf(tmp_path / "shelf", notebooks=2)
+    making = threading.Event()
+    release = threading.Event()
+    real = planner.build_plan
+
+    def held_build_plan(*args: Any, **kw: Any) -> Any:
+        making.set()
+        release.wait(TIMEOUT_MS / 1000)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(planner, "build_plan", held_build_plan)
+    window = open_window()
+    window.add_paths([tmp_path / "shelf"])
+    qtbot.mouseClick(window.start_page.scan_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(making.is_set, timeout=TIMEOUT_MS)
+    qtbot.mouseClick(window.scan_page.cancel_button, Qt.MouseButton.LeftButton)
+    assert window.scan_page.headline.text() == "Stopping the scan…"
+    release.set()
+    qtbot.waitUntil(lambda: not window.scan_page.is_running(), timeout=TIMEOUT_MS)
+    assert window.current_page() is window.start_page
+    assert window.statusBar().currentMessage() == "Scan cancelled; nothing was planned."
+    assert window.session.plan is None
+
+
+def test_a_plan_on_its_way_when_cancel_is_pressed_is_dropped(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path
+) -> None:
+    """The worker had sent its plan but the window had not taken it yet: Cancel still wins."""
+    make_png_shelf(tmp_path / "shelf", notebooks=1)
+    window = open_window()
+    window.add_paths([tmp_path / "shelf"])
+    page = window.scan_page
+    reviews: list[object] = []
+    page.planned.connect(reviews.append)
+    sent = threading.Event()
+
+    def cancel_on_the_way(_outcome: object) -> None:
+        sent.set()
+
+    window.start_page.scan_button.click()
+    worker = page._worker
+    assert worker is not None
+    # Told on the worker's thread as it sends the plan; this thread waits without taking
+    # events, so the plan's queued delivery to the page is still waiting when Cancel is pressed.
+    worker.planned.connect(cancel_on_the_way, Qt.ConnectionType.DirectConnection)
+    assert sent.wait(TIMEOUT_MS / 1000)
+    page.cancel()
+    qtbot.waitUntil(lambda: not page.is_running(), timeout=TIMEOUT_MS)
+    assert window.current_page() is window.start_page
+    assert reviews == [] and window.session.plan is None
+
+
+# -- gui PATH with other folders on the list -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("answer", "listed", "scanned"),
+    [
+        ("&Replace the List", ["new"], True),
+        ("&Add to the List", ["old", "new"], True),
+        ("Cancel", ["old"], False),
+    ],
+)
+def test_gui_path_with_another_folder_on_the_list_asks_first(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    tmp_path: Path,
+    answer: str,
+    listed: list[str],
+    scanned: bool,
+) -> None:
+    """A folder added and never scanned is still on the list when ``gui PATH`` hands over
+    another: both used to be scanned without a word."""
+    old = make_png_shelf(tmp_path / "old", notebooks=1)
+    new = make_png_shelf(tmp_path / "new", notebooks=1)
+    window = open_window()
+    window.add_paths([old])
+    seen: list[str] = []
+    click_in_next_box(answer, seen)
+    window.open_forwarded([new])
+    assert seen == [
+        "The list to scan already holds “old”. Replace it with “new”? Replace the List takes "
+        "“old” off the list; nothing on disk changes. Add to the List keeps them all, to be "
+        "scanned together. Cancel leaves the list as it was."
+    ]
+    assert window.start_page.paths() == [tmp_path / name for name in listed]
+    if scanned:
+        qtbot.waitUntil(lambda: window.current_page() is window.review_page, timeout=TIMEOUT_MS)
+        assert window.session.plan is not None
+        assert len(window.session.plan.items) == len(listed)
+    else:
+        assert window.current_page() is window.start_page
+        assert not window.scan_page.is_running() and window.session.plan is None
+
+
+def test_gui_path_with_only_itself_on_the_list_asks_nothing(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path
+) -> None:
+    shelf = make_png_shelf(tmp_path / "shelf", notebooks=1)
+    window = open_window()
+    window.add_paths([shelf])
+    window.open_forwarded([shelf])  # a question here would block the test: none is asked
+    qtbot.waitUntil(lambda: window.current_page() is window.review_page, timeout=TIMEOUT_MS)
+    assert window.start_page.paths() == [shelf]
+
+
+# -- file dialogs ----------------------------------------------------------------------------
+
+
+class FileDialogs:
+    """The file dialogs answered as a person would: each records the folder it opened in."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.opened_in: list[str] = []
+        self.answer = ""
+
+        def folder(_parent: object, _title: str, start: str = "") -> str:
+            self.opened_in.append(start)
+            return self.answer
+
+        def files(_parent: object, _title: str, start: str = "", _f: str = "") -> Any:
+            self.opened_in.append(start)
+            return ([self.answer] if self.answer else [], "")
+
+        def file(_parent: object, _title: str, start: str = "", _f: str = "") -> Any:
+            self.opened_in.append(start)
+            return (self.answer, "")
+
+        monkeypatch.setattr(QFileDialog, "getExistingDirectory", folder)
+        monkeypatch.setattr(QFileDialog, "getOpenFileNames", files)
+        monkeypatch.setattr(QFileDialog, "getOpenFileName", file)
+        monkeypatch.setattr(QFileDialog, "getSaveFileName", file)
+
+
+def test_file_dialogs_open_where_the_last_of_their_kind_was_left(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """They used to open in the program's folder every time, wherever the scans were."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(tmp_path)  # the program's folder: never where a dialog opens
+    shelf = make_png_shelf(tmp_path / "box" / "shelf", notebooks=2)
+    dialogs = FileDialogs(monkeypatch)
+    window = open_window()
+
+    dialogs.answer = str(shelf / "Notebook 01")
+    window.add_folder_action.trigger()
+    dialogs.answer = str(shelf / "Notebook 02" / "p1.png")
+    window.add_files_action.trigger()
+    assert dialogs.opened_in == [str(home), str(shelf)]  # beside the folder picked
+    assert window.start_page.paths() == [shelf / "Notebook 01", shelf / "Notebook 02" / "p1.png"]
+
+    window.start_page.clear_sources()
+    window.add_paths([shelf])
+    window.start_page.scan_button.click()
+    qtbot.waitUntil(lambda: window.current_page() is window.review_page, timeout=TIMEOUT_MS)
+    plans = tmp_path / "plans"
+    plans.mkdir()
+    dialogs.answer = str(plans / "box.json")
+    window.save_plan_action.trigger()
+    assert (plans / "box.json").is_file()
+    dialogs.answer = ""  # Cancel
+    window.add_folder_action.trigger()
+    window.open_plan_action.trigger()
+    # Each kind its own folder: the scans where the scans are, the plans where the plans are.
+    assert dialogs.opened_in[2:] == [
+        str(home / "plan.json"),
+        str(shelf / "Notebook 02"),
+        str(plans),
+    ]
+    window.close()
+
+    # Remembered across starts; a remembered folder deleted since: the home folder again.
+    shutil.rmtree(plans)
+    again = open_window()
+    again.add_folder_action.trigger()
+    again.open_plan_action.trigger()
+    assert dialogs.opened_in[5:] == [str(shelf / "Notebook 02"), str(home)]
