@@ -282,6 +282,13 @@ def a4_child(side: str, root: Path, data: Path) -> dict[str, float]:
         # import (reported on its own) is the process's cost, not each plan's.
         t0 = time.perf_counter()
         import pypdfium2  # noqa: F401
+        from PIL import (  # noqa: F401 - the plugins decode registers on its first image
+            JpegImagePlugin,
+            MpoImagePlugin,
+            PngImagePlugin,
+            TiffImagePlugin,
+            WebPImagePlugin,
+        )
 
         from transcribe_import.engine.media import decode  # noqa: F401
         from transcribe_import.engine.planning import planner  # noqa: F401

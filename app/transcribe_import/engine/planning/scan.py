@@ -569,13 +569,20 @@ def _inspect_batch(
     return out
 
 
-def _batches(files: Sequence[FoundFile]) -> Generator[list[tuple[int, FoundFile]], None, None]:
+def _batches(
+    files: Sequence[FoundFile], workers: int
+) -> Generator[list[tuple[int, FoundFile]], None, None]:
+    # At most a quarter of each worker's share of the bytes a batch, so a small shelf of big
+    # scans is shared out evenly: with 64 MiB batches, 60 A4 pages (96 MiB) went two thirds
+    # to one worker while the other sat idle (bench/bench_scan.py --a4).
+    total = sum(f.size for f in files)
+    most = max(1, min(_BATCH_BYTES, total // (4 * workers)))
     batch: list[tuple[int, FoundFile]] = []
     size = 0
     for i, f in enumerate(files):
         batch.append((i, f))
         size += f.size
-        if len(batch) >= _BATCH_FILES or size >= _BATCH_BYTES:
+        if len(batch) >= _BATCH_FILES or size >= most:
             yield batch
             batch, size = [], 0
     if batch:
@@ -605,7 +612,7 @@ def scan(
     stop = threading.Event()
     throttle = _Throttle()
     inspected = 0
-    batches = _batches(files)
+    batches = _batches(files, max(1, workers))
     executor = ThreadPoolExecutor(max(1, workers), thread_name_prefix="scan")
     pending: set[Future[list[tuple[int, ScannedFile]]]] = set()
     try:
