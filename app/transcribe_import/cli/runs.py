@@ -403,8 +403,10 @@ def _execute(corpus: Corpus, prepared: api.PreparedRun, args: argparse.Namespace
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
     with _run_signals(control):
-        result = api.execute(
-            corpus, run_id, workers=args.workers, control=control, on_event=on_event
+        result = signals.answered_at_once(
+            lambda: api.execute(
+                corpus, run_id, workers=args.workers, control=control, on_event=on_event
+            )
         )
     progress.done()
     return _report_result(corpus, result, args)
