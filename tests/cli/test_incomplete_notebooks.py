@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-import pytest
 
 from helpers.cli import (
     EXIT_CANCELLED,
@@ -36,16 +35,6 @@ from helpers.shelves import make_shelf
 
 PAGES = 70
 BETWEEN = "ingest.between_checkpoints"  # one checkpoint of the notebook landed, not the rest
-
-
-CANCEL_RACE = pytest.mark.xfail(
-    strict=False,
-    reason=(
-        "a Ctrl-C between two checkpoints now lets the rest of a small notebook land "
-        "before the cancel is seen (found when #21's checkpoint sizing met the faster "
-        "renders, at the end of the session; left open on #21)"
-    ),
-)
 
 
 def _planned(tmp_path: Path) -> tuple[Path, Path]:
@@ -156,7 +145,6 @@ def test_a_sigkill_leaves_the_notebook_marked_and_its_resume_clears_it(tmp_path:
     _assert_complete(data)
 
 
-@CANCEL_RACE
 def test_a_cancel_leaves_the_notebook_marked_and_the_retry_doctor_names_clears_it(
     tmp_path: Path,
 ) -> None:
@@ -174,7 +162,6 @@ def test_a_cancel_leaves_the_notebook_marked_and_the_retry_doctor_names_clears_i
     assert len(cli_json(data, "runs", "--json")["runs"]) == 2  # the retry is a run of its own
 
 
-@CANCEL_RACE
 def test_an_undo_of_the_cancelled_run_takes_the_mark_with_the_notebook(tmp_path: Path) -> None:
     data, _plan = _cancelled(tmp_path)
     run_id = _assert_incomplete(data, ended=True)["unfinished_import"]["run_id"]

@@ -82,6 +82,13 @@ def retried(tmp_path: Path, corpus: Corpus) -> tuple[Path, str]:
     assert retry["status"] == "complete"
     retry_id = str(retry["import_run_id"])
     assert pages_on_disk(data, first) + pages_on_disk(data, retry_id) == 70
+    # Its item counts only the pages it landed; those of the cancelled run it found in.
+    shown = cli_json(data, "show", retry_id, "--json")
+    [item] = shown["items"]
+    assert item["page_count"] == item["pages_landed"] == pages_on_disk(data, retry_id)
+    assert item["pages_already_in"] == pages_on_disk(data, first)
+    assert retry["pages_committed"] == retry["pages_landed"] == pages_on_disk(data, retry_id)
+    assert f": {item['page_count']} page(s) into " in ok(run_cli(data, "show", retry_id)).stdout
     # The retried run's History names the run that retried it, in both faces' words.
     said = ok(run_cli(data, "show", first)).stdout
     assert "retried by a new run (attempt 1, by transcribe-import" in said

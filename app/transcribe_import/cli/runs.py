@@ -362,7 +362,8 @@ WAITING_FOR_CORPUS = (
 
 def progress_line(ev: RunEvent, rate: float) -> str | None:
     """The live line for a run's event (None: it changes nothing shown): the run's pages
-    landed, and the item's, with those of its checkpoint in flight staged so far; ``rate``:
+    landed, and the item's in its notebook (a retry finds some an earlier run landed),
+    with those of its checkpoint in flight staged so far; ``rate``:
     the pages per second this attempt landed (api.AttemptPace)."""
     if ev.outcome is None or ev.kind not in (
         EventKind.ITEM_FINISHED,
@@ -373,7 +374,7 @@ def progress_line(ev: RunEvent, rate: float) -> str | None:
     if ev.kind is EventKind.ITEM_FINISHED:
         what = str(ev.outcome.state)
     else:
-        what = f"{ev.outcome.pages_landed} pages in"
+        what = f"{ev.outcome.pages_landed + ev.outcome.pages_already_in} pages in"
         if ev.kind is EventKind.PAGES_STAGED:
             what += f", {ev.pages_staged} more staged"
     return (
@@ -403,8 +404,10 @@ def _execute(corpus: Corpus, prepared: api.PreparedRun, args: argparse.Namespace
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
     with _run_signals(control):
-        result = api.execute(
-            corpus, run_id, workers=args.workers, control=control, on_event=on_event
+        result = signals.answered_at_once(
+            lambda: api.execute(
+                corpus, run_id, workers=args.workers, control=control, on_event=on_event
+            )
         )
     progress.done()
     return _report_result(corpus, result, args)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import filelock
 import pytest
 
 from transcribe_import.engine import api
@@ -19,6 +20,7 @@ from transcribe_import.engine.runs.service import prepare_run
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.storage.corpus import Corpus
 
+from helpers.cli import EXIT_LOCKED, finish, go_on, start_cli, stop_at, wait_stopped
 from helpers.runs import plan_for
 from helpers.shelves import make_pages
 
@@ -77,3 +79,27 @@ def test_a_retry_refused_for_a_damaged_frozen_plan_says_why(corpus: Corpus, tmp_
         api.prepare_retry(corpus, run_id)
     last = _last(corpus, run_id)
     assert last.event is HistoryEvent.RETRY_REFUSED and str(snapshot) in last.detail["why"]
+
+
+def test_a_retry_refused_by_a_busy_corpus_says_why(corpus: Corpus, tmp_path: Path) -> None:
+    """A real `commit` of the cancelled run's plan while another process holds the corpus
+    lock: refused (exit 5), no new run, and once the lock is free the History says why."""
+    run_id = _cancelled_part_way(corpus, tmp_path)
+    plan = RunStore(corpus).plan_path(run_id)
+    holder = filelock.FileLock(corpus.root / ".lock")
+    env = {**stop_at("retry.before_refusal_noted"), "TRANSCRIBE_LOCK_TIMEOUT": "0.2"}
+    with holder.acquire(timeout=5):
+        commit = start_cli(corpus.data_dir, "commit", str(plan), env=env)
+        try:
+            wait_stopped(commit)  # refused, about to write the refusal
+        except BaseException:
+            finish(commit)
+            raise
+    go_on(commit)  # the corpus lock is free again: the History can be written
+    _out, err = finish(commit)
+    assert commit.returncode == EXIT_LOCKED, err
+    assert "is busy (another process holds its lock)" in err
+    assert [r.run_id for r in RunStore(corpus).list_runs()] == [run_id]  # no new run
+    last = _last(corpus, run_id)
+    assert last.event is HistoryEvent.RETRY_REFUSED
+    assert "is busy (another process holds its lock)" in last.detail["why"]

@@ -4,6 +4,7 @@ each other off, and a terminal run that is never reopened."""
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 
 import orjson
@@ -11,6 +12,7 @@ import pytest
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.ids import new_id
+from transcribe_import.engine.runs import store as store_module
 from transcribe_import.engine.runs.executor import execute_run
 from transcribe_import.engine.runs.model import (
     AttemptSuperseded,
@@ -239,3 +241,55 @@ def test_a_newer_attempt_fences_off_an_older_one_writing_to_the_log(corpus, tmp_
             record.run_id, old.attempt, ItemOutcome(b.item_id, ItemState.SKIPPED, b.notebook_id)
         )
     assert RunStore(corpus).load(record.run_id).counts()["skipped"] == 1
+
+
+def _disk_error(*_: object, **__: object) -> None:
+    raise OSError(errno.EIO, "Input/output error")
+
+
+@pytest.mark.parametrize("fails", ["record", "log", "index"])
+def test_a_failed_record_update_says_what_it_left(
+    corpus, tmp_path, monkeypatch: pytest.MonkeyPatch, fails: str
+) -> None:
+    """A cancel request whose update a disk error cuts short: "nothing was changed" only
+    when the record was not written; after it, the error says the change was saved and
+    what the failure left, and both are so."""
+    plan = plan_for(corpus, make_shelf(tmp_path / "box", notebooks=2, pages=1))
+    record, _ = prepare_run(corpus, plan)
+    store = RunStore(corpus)
+    record = store.begin_attempt(record.run_id)
+    a = plan.items[0]
+    store.record_outcome(
+        record.run_id, record.attempt, ItemOutcome(a.item_id, ItemState.SKIPPED, a.notebook_id)
+    )
+    log = store.outcomes_path(record.run_id)
+    if fails == "record":
+        monkeypatch.setattr(store_module.fsio, "atomic_write", _disk_error)
+    elif fails == "log":
+        monkeypatch.setattr(store_module.fsio, "remove", _disk_error)
+    else:
+        monkeypatch.setattr(RunStore, "_update_index", _disk_error)
+    with pytest.raises(TranscribeError) as info:
+        store.request_cancel(record.run_id)
+    said = str(info.value)
+    monkeypatch.undo()
+    saved = RunStore(corpus).load(record.run_id).cancel_requested
+    if fails == "record":
+        assert said.endswith("Check the disk and try again; nothing was changed.")
+        assert not saved
+        return
+    assert f"the change was saved in run {record.run_id}'s record" in said
+    assert "nothing was changed" not in said and saved
+    if fails == "log":
+        assert str(log) in said and log.exists()
+        # "removed by the run's next change"
+        store.mark_paused(record.run_id, record.attempt)
+        assert not log.exists()
+    else:
+        assert str(store.index_path) in said and not log.exists()
+        row = orjson.loads(store.index_path.read_bytes())["runs"].get(record.run_id)
+        assert row is None or row["updated_at"] != store.load(record.run_id).doc["updated_at"]
+        # "which the run's next change rewrites"
+        paused = store.mark_paused(record.run_id, record.attempt)
+        row = orjson.loads(store.index_path.read_bytes())["runs"][record.run_id]
+        assert row["updated_at"] == paused.doc["updated_at"]

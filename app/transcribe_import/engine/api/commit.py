@@ -71,15 +71,21 @@ def prepare_commit(
     Raises ``PlanInvalid`` when validation finds errors, and ``TranscribeError(PLAN_FROZEN)``
     when the plan was committed before with different contents.
     """
+    from transcribe_import.engine.api.retries import note_refused_retry, refusal_reason
     from transcribe_import.engine.runs.service import prepare_run
 
-    report = validate_plan(corpus, plan, settings=settings, workers=workers)
-    if not report.ok:
-        from transcribe_import.engine.api.retries import note_refused_retry
-
-        note_refused_retry(corpus, plan, report)
-        raise PlanInvalid(report)
-    record, continued = prepare_run(corpus, plan, discovery_for(plan, plan_file))
+    # Refused for any reason, a retry is in the History of the run it would have retried.
+    try:
+        report = validate_plan(corpus, plan, settings=settings, workers=workers)
+        if not report.ok:
+            raise PlanInvalid(report)
+        record, continued = prepare_run(corpus, plan, discovery_for(plan, plan_file))
+    except PlanInvalid as exc:
+        note_refused_retry(corpus, plan, refusal_reason(exc.report))
+        raise
+    except TranscribeError as exc:  # a busy corpus, a disk error, …: in its own words
+        note_refused_retry(corpus, plan, str(exc))
+        raise
     discard_draft(corpus, plan.plan_id)  # the run holds the plan now (frozen with it)
     return PreparedRun(record, plan, continued)
 

@@ -1,9 +1,10 @@
 """A refused retry in the History of the run it would have retried.
 
 Committing the plan of a run that ended without landing everything retries it (a new run
-with ``retry_of``). When the plan no longer validates, or the run's frozen plan cannot be
-read, no new run begins: the ended run's History says that a retry was asked for and why
-it was refused, so the record of every attempt on the plan is in one place.
+with ``retry_of``). When the plan no longer validates, the run's frozen plan cannot be
+read, or the new run cannot begin (a busy corpus, a disk error), no new run begins: the
+ended run's History says that a retry was asked for and why it was refused, so the record
+of every attempt on the plan is in one place.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from transcribe_import.engine.api.commit import can_retry
+from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.runs.model import HistoryEvent, continues, same_plan
 from transcribe_import.engine.runs.store import RunStore
@@ -41,14 +43,16 @@ def note_refusal(corpus: Corpus, run_id: str, why: str) -> None:
     A record that cannot be written is logged: the refusal itself is still told to the
     person by the caller.
     """
+    crashpoint("retry.before_refusal_noted")
     try:
         RunStore(corpus).note_on_ended(run_id, HistoryEvent.RETRY_REFUSED, why=why)
     except TranscribeError as exc:
         logger.warning("a refused retry of run %s is not in History: %s", run_id, exc)
 
 
-def note_refused_retry(corpus: Corpus, plan: ImportPlan, report: ValidationReport) -> None:
-    """If committing ``plan`` was a retry, write its refusal into the retried run's History.
+def note_refused_retry(corpus: Corpus, plan: ImportPlan, why: str) -> None:
+    """If committing ``plan`` was a retry, write its refusal, ``why``, into the retried
+    run's History.
 
     It was a retry when no run of the plan continues (a live one, or a complete one) and
     the newest one ended without landing everything, the run a new one would retry.
@@ -59,4 +63,4 @@ def note_refused_retry(corpus: Corpus, plan: ImportPlan, report: ValidationRepor
         logger.warning("a refused retry of plan %s is not in History: %s", plan.plan_id, exc)
         return
     if runs and not any(continues(r) for r in runs) and can_retry(runs[0].status):
-        note_refusal(corpus, runs[0].run_id, refusal_reason(report))
+        note_refusal(corpus, runs[0].run_id, why)

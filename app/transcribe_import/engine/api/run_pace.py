@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.planning.plan import ImportPlan
-from transcribe_import.engine.runs.model import EventKind, ItemState, RunEvent, RunRecord
+from transcribe_import.engine.runs.model import EventKind, RunEvent, RunRecord
 from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus
 
@@ -51,10 +51,10 @@ def pace_start(corpus: Corpus, plan: ImportPlan, record: RunRecord) -> PaceStart
 class AttemptPace:
     """Pages this attempt landed, read from the run's events as they come.
 
-    An outcome in an event counts the pages of its item that this attempt's checkpoints
-    carried, counted afresh per attempt; a page already in the notebook (landed by an
-    earlier run or attempt, recognised by its id) is carried too. So an item's own pages
-    are the last count seen for it less the pages it had in the corpus at the start.
+    An outcome in an event counts the pages of its item in the notebook, this run's
+    (``pages_landed``, an earlier attempt's too) and other runs' (``pages_already_in``). So
+    an item's own pages are the last count seen for it less the pages it had in the corpus
+    at the start.
     """
 
     def __init__(self, start: PaceStart, started_at: float) -> None:
@@ -70,8 +70,7 @@ class AttemptPace:
         if event.kind is EventKind.ITEM_FINISHED:
             self._finished.add(event.item_id)
         if event.kind in (EventKind.PAGES_LANDED, EventKind.ITEM_FINISHED):
-            pages = o.page_count if o.state is ItemState.COMMITTED else o.pages_landed
-            self._carried[event.item_id] = pages
+            self._carried[event.item_id] = o.pages_landed + o.pages_already_in
 
     def _in_corpus(self, item: str) -> int:
         """Pages of ``item`` in the corpus now: those there at the start, or more."""

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 
 from transcribe_import.engine.base.errors import TranscribeError
-from transcribe_import.engine.runs.incomplete import UNFINISHED
+from transcribe_import.engine.runs.incomplete import UNFINISHED, pages_by_run_item
 from transcribe_import.engine.runs.model import HistoryEvent, ItemState, RunRecord, RunStatus
 from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus
@@ -82,20 +82,11 @@ class LandedPages:
         """(run id, item id) → pages, from the notebook's project.json (none if unreadable:
         a reverted or missing notebook holds no page of any run)."""
         if notebook_id not in self._by_notebook:
-            found: Counter[tuple[str, str]] = Counter()
             try:
                 doc = project.read(self.corpus.notebook_dir(notebook_id), notebook_id)
             except (TranscribeError, OSError, ValueError):
                 doc = {}
-            owner = {
-                s.get("id"): (str(s.get("import_run_id")), str(s.get("item_id")))
-                for s in doc.get("sources") or ()
-                if isinstance(s, dict) and s.get("import_run_id")
-            }
-            for p in doc.get("pages") or ():
-                if isinstance(p, dict) and p.get("source_id") in owner:
-                    found[owner[p["source_id"]]] += 1
-            self._by_notebook[notebook_id] = found
+            self._by_notebook[notebook_id] = pages_by_run_item(doc)
         return self._by_notebook[notebook_id]
 
     def of_item(self, run_id: str, item_id: str, notebook_id: str) -> int:

@@ -55,6 +55,7 @@ from transcribe_import.engine.planning.plan import (
     PlanItem,
     PlanSource,
 )
+from transcribe_import.engine.runs.incomplete import pages_by_run_item
 from transcribe_import.engine.runs.model import (
     AttemptSuperseded,
     EventKind,
@@ -98,6 +99,17 @@ class _Stop(Exception):
     pass
 
 
+class _ItemPages:
+    """One item's pages as its execution goes: those the run's progress counts (``carried``:
+    every page of it in the notebook, whoever landed it) and, as the notebook holds them,
+    this run's (``ours``) and other runs' (``already_in``: a retry finds them)."""
+
+    def __init__(self) -> None:
+        self.carried = 0
+        self.ours = 0
+        self.already_in = 0
+
+
 class _Executor:
     def __init__(
         self,
@@ -126,10 +138,9 @@ class _Executor:
         self._superseded = False
         self._cancel_seen = record.cancel_requested
         self.pages_total = plan.imported_page_count()
+        # As an item ends, the progress counts all its planned pages done (``_lane``).
         self.pages_done = sum(
-            self.outcomes[it.item_id].page_count
-            for it in plan.items
-            if self.outcomes[it.item_id].state.final
+            it.imported_page_count() for it in plan.items if self.outcomes[it.item_id].state.final
         )
         # Read under the duplicates lock, when the run starts its items (``run``).
         self.corpus_index: CorpusHashIndex | None = None
@@ -221,8 +232,8 @@ class _Executor:
             if self.should_stop():
                 raise _Stop()
             self.emit(EventKind.ITEM_STARTED, item)
-            counted = [0]  # pages of the item the progress already counts
-            outcome = self._execute(item, counted, pace)
+            tally = _ItemPages()
+            outcome = self._execute(item, tally, pace)
             if outcome is None:
                 # Stopped: the checkpoint in flight was rolled back, the item stays pending
                 # with what landed before it recorded.
@@ -230,7 +241,7 @@ class _Executor:
             with self._mutex:
                 self.store.record_outcome(self.run_id, self.attempt, outcome)
                 self.outcomes[item.item_id] = outcome
-                self.pages_done += item.imported_page_count() - counted[0]
+                self.pages_done += item.imported_page_count() - tally.carried
             self.emit(EventKind.ITEM_FINISHED, item, outcome)
 
     def _landed(
@@ -240,9 +251,10 @@ class _Executor:
         landed: list[str],
         skipped: list[dict[str, str | None]],
         to_ingest: list[PlanSource],
-        counted: list[int],
+        tally: _ItemPages,
     ) -> None:
         """One checkpoint of ``item`` landed: count its pages, record them unless it ends it."""
+        self._count_pages(item, cp, tally)
         landed.extend(sid for sid in cp.source_ids if sid not in landed)  # a long one: parts
         late = set(cp.skipped_held)
         skipped += [
@@ -256,7 +268,8 @@ class _Executor:
             0,
             tuple(skipped),
             updated_at=utc_now(),
-            pages_landed=counted[0] + cp.pages,
+            pages_landed=tally.ours,
+            pages_already_in=tally.already_in,
         )
         with self._mutex:
             if not cp.last and not cp.earlier:
@@ -264,8 +277,23 @@ class _Executor:
                 self.store.record_outcome(self.run_id, self.attempt, pending)
                 self.outcomes[item.item_id] = pending
             self.pages_done += cp.pages
-            counted[0] += cp.pages
         self.emit(EventKind.PAGES_LANDED, item, pending)
+
+    def _count_pages(self, item: PlanItem, cp: Checkpoint, tally: _ItemPages) -> None:
+        """Count a checkpoint's pages: this run's and other runs' as the notebook now holds
+        them (the count every surface reads, ``incomplete.pages_by_run_item``); if it cannot
+        be read, the checkpoint's own pages are this run's (an earlier one's are not known)."""
+        tally.carried += cp.pages
+        nbid = item.notebook_id
+        try:
+            held = pages_by_run_item(project.read(self.corpus.notebook_dir(nbid), nbid))
+        except (TranscribeError, OSError):
+            tally.ours += 0 if cp.earlier else cp.pages
+            return
+        tally.ours = held[(self.run_id, item.item_id)]
+        tally.already_in = sum(
+            n for (run, it), n in held.items() if it == item.item_id and run != self.run_id
+        )
 
     def _staged(self, item: PlanItem, pages: int) -> None:
         """``pages`` of ``item``'s checkpoint in flight are staged: they land with it."""
@@ -273,7 +301,7 @@ class _Executor:
             outcome = self.outcomes[item.item_id]
         self.emit(EventKind.PAGES_STAGED, item, outcome, staged=pages)
 
-    def _execute(self, item: PlanItem, counted: list[int], pace: Pace) -> ItemOutcome | None:
+    def _execute(self, item: PlanItem, tally: _ItemPages, pace: Pace) -> ItemOutcome | None:
         nbid = item.notebook_id
         skipped = [skipped_source(s, s.duplicate) for s in item.planned_skips()]
         outside = self.corpus.outside_problem(nbid)
@@ -350,16 +378,14 @@ class _Executor:
                 should_pause=self.paused,
                 pace=pace,
                 on_staged=lambda pages: self._staged(item, pages),
-                on_checkpoint=lambda cp: self._landed(
-                    item, cp, landed, skipped, to_ingest, counted
-                ),
+                on_checkpoint=lambda cp: self._landed(item, cp, landed, skipped, to_ingest, tally),
             )
         except IngestCancelled:
             return None
         except TranscribeError as exc:
             if exc.code in RUN_INTERRUPTING:
                 raise
-            return self._failed(item, exc.code, str(exc), tuple(landed), counted[0], skipped)
+            return self._failed(item, exc.code, str(exc), tuple(landed), tally, skipped)
         late = {str(d["source_id"]) for d in skipped}
         to_ingest = [s for s in to_ingest if s.source_id not in late]
         if not to_ingest:
@@ -375,16 +401,16 @@ class _Executor:
                 updated_at=utc_now(),
             )
         crashpoint("run.before_item_outcome")
-        pages = sum(len(s.pages) for s in to_ingest)
         return ItemOutcome(
             item.item_id,
             ItemState.COMMITTED,
             nbid,
             tuple(s.source_id for s in to_ingest),
-            pages,
+            tally.ours,
             tuple(skipped),
             updated_at=utc_now(),
-            pages_landed=pages,
+            pages_landed=tally.ours,
+            pages_already_in=tally.already_in,
         )
 
     def _failed(
@@ -393,7 +419,7 @@ class _Executor:
         code: ErrorCode,
         message: str,
         landed: tuple[str, ...] = (),
-        pages_landed: int = 0,
+        tally: _ItemPages | None = None,
         skipped: list[dict[str, str | None]] | None = None,
     ) -> ItemOutcome:
         """A failed item; ``landed``: the sources its earlier checkpoints put in, which stay."""
@@ -407,7 +433,8 @@ class _Executor:
             failure_code=str(code),
             failure_message=message,
             updated_at=utc_now(),
-            pages_landed=pages_landed,
+            pages_landed=0 if tally is None else tally.ours,
+            pages_already_in=0 if tally is None else tally.already_in,
         )
 
 

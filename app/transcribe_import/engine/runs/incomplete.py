@@ -31,6 +31,21 @@ UNFINISHED = frozenset({ItemState.PENDING, ItemState.FAILED, ItemState.CANCELLED
 FINISHED = frozenset({ItemState.COMMITTED, ItemState.SKIPPED})
 
 
+def pages_by_run_item(doc: dict[str, Any]) -> Counter[tuple[str, str]]:
+    """(run id, item id) -> the pages of a notebook's project.json ``doc`` that import
+    landed: the pages whose source carries those ids (the one count of whose pages are whose:
+    a run's counts, its outcomes and this module's rule all read it)."""
+    owner: dict[object, tuple[str, str]] = {}
+    for s in doc.get("sources") or ():
+        if isinstance(s, dict) and s.get("import_run_id") and s.get("item_id"):
+            owner[s.get("id")] = (str(s["import_run_id"]), str(s["item_id"]))
+    found: Counter[tuple[str, str]] = Counter()
+    for p in doc.get("pages") or ():
+        if isinstance(p, dict) and p.get("source_id") in owner:
+            found[owner[p["source_id"]]] += 1
+    return found
+
+
 @dataclass(frozen=True)
 class _Held:
     """What one notebook's project.json holds, as the rule needs it."""
@@ -41,18 +56,8 @@ class _Held:
 
     @classmethod
     def of(cls, doc: dict[str, Any]) -> _Held:
-        owner: dict[object, tuple[str, str]] = {}
-        hashes = set()
-        for s in doc.get("sources") or ():
-            if not isinstance(s, dict):
-                continue
-            hashes.add(str(s.get("sha256")))
-            if s.get("import_run_id") and s.get("item_id"):
-                owner[s.get("id")] = (str(s["import_run_id"]), str(s["item_id"]))
-        by_run_item: Counter[tuple[str, str]] = Counter()
-        for p in doc.get("pages") or ():
-            if isinstance(p, dict) and p.get("source_id") in owner:
-                by_run_item[owner[p["source_id"]]] += 1
+        hashes = {str(s.get("sha256")) for s in doc.get("sources") or () if isinstance(s, dict)}
+        by_run_item = pages_by_run_item(doc)
         by_item: Counter[str] = Counter()
         for (_run, item), n in by_run_item.items():
             by_item[item] += n

@@ -121,8 +121,11 @@ class ItemOutcome:
     of it its notebook holds and ``pages_landed`` their pages (a pending item's, as of
     its last checkpoint; a ``failed`` or ``cancelled_pending`` item's, for good: pages
     that landed are never rolled back). ``page_count`` is the pages of a committed item;
-    ``pages_landed`` equals it then. An item is ``committed`` only once all its planned
-    sources are in (or were skipped as duplicates).
+    ``pages_landed`` equals it then. Both count this run's pages only, as the notebook
+    holds them (its sources carry the run's id): a retry does not count the pages an
+    earlier run of its plan landed, which it finds in the notebook (``pages_already_in``).
+    An item is ``committed`` only once all its planned sources are in (or were skipped as
+    duplicates).
     """
 
     item_id: str
@@ -136,6 +139,7 @@ class ItemOutcome:
     failure_message: str | None = None
     updated_at: str = ""
     pages_landed: int = 0
+    pages_already_in: int = 0  # the item's pages other runs landed, found in its notebook
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -145,6 +149,7 @@ class ItemOutcome:
             "source_ids": list(self.source_ids),
             "page_count": self.page_count,
             "pages_landed": self.pages_landed,
+            "pages_already_in": self.pages_already_in,
             "skipped_sources": list(self.skipped_sources),
             "skip_classification": self.skip_classification,
             "failure": None
@@ -171,6 +176,7 @@ class ItemOutcome:
             failure_message=failure.get("message"),
             updated_at=d.get("updated_at", ""),
             pages_landed=int(landed),
+            pages_already_in=int(d.get("pages_already_in", 0)),
         )
 
 

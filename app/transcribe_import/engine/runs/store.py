@@ -58,6 +58,7 @@ from transcribe_import.engine.runs.model import (
     settle_unfinished,
 )
 from transcribe_import.engine.runs.undo_record import UndoTransitions
+from transcribe_import.engine.runs.update_faults import UpdateStep, left_after
 from transcribe_import.engine.storage import fsio, locks
 from transcribe_import.engine.storage.quarantine import quarantine
 
@@ -399,7 +400,12 @@ class RunStore(UndoTransitions):
     def _mutate(
         self, run_id: str, attempt: int | None, change: Callable[[dict[str, Any]], None]
     ) -> RunRecord:
-        """Read, check the fence, change, write: all under the corpus lock."""
+        """Read, check the fence, change, write: all under the corpus lock.
+
+        A disk error says what it left: nothing before the record is written; after it, the
+        change is saved and only the tidying after it is not done (``left_after``).
+        """
+        step = UpdateStep.RECORD
         try:
             with self.corpus.locked():
                 record = self.load(run_id)
@@ -412,12 +418,21 @@ class RunStore(UndoTransitions):
                 # Compacted: the record now holds every logged outcome. A kill before the
                 # log is gone only re-applies outcomes the record already has.
                 crashpoint("run.after_compact")
-                fsio.remove(self.outcomes_path(run_id))
                 self._live.pop(run_id, None)
+                step = UpdateStep.LOG
+                fsio.remove(self.outcomes_path(run_id))
+                step = UpdateStep.INDEX
                 self._update_index(RunRecord(doc))
                 return RunRecord(doc)
         except OSError as exc:
-            raise fsio.problem_from_oserror(exc, self.record_path(run_id), "updating") from exc
+            where = {
+                UpdateStep.RECORD: self.record_path(run_id),
+                UpdateStep.LOG: self.outcomes_path(run_id),
+                UpdateStep.INDEX: self.index_path,
+            }[step]
+            raise fsio.problem_from_oserror(
+                exc, where, "updating", then=left_after(run_id, step)
+            ) from exc
 
     def begin_attempt(self, run_id: str) -> RunRecord:
         """Claim the run for this process (the caller holds its run lock): attempt += 1."""

@@ -68,16 +68,20 @@ def page_tally(rows: Iterable[OutcomeRow]) -> PageTally:
     for row in rows:
         o = row.outcome
         total += row.pages_planned
-        # A committed item's pages are its page_count (pages_landed equals it then).
+        # This run's pages (a committed item's page_count: pages_landed equals it then); a
+        # retry's item finds pages an earlier run landed in the corpus already.
         landed += o.page_count if o.state is ItemState.COMMITTED else o.pages_landed
+        here = o.pages_landed + o.pages_already_in
         if o.state is ItemState.COMMITTED:
-            skipped += max(0, row.pages_planned - o.page_count)  # duplicates found as it ran
+            skipped += max(0, row.pages_planned - o.page_count)  # duplicates, earlier runs'
         elif o.state is ItemState.SKIPPED:
             skipped += row.pages_planned
-        elif o.state is ItemState.FAILED:
-            failed += max(0, row.pages_planned - o.pages_landed)
+        else:
+            skipped += o.pages_already_in
+        if o.state is ItemState.FAILED:
+            failed += max(0, row.pages_planned - here)
         elif o.state is ItemState.CANCELLED_PENDING:
-            cancelled += max(0, row.pages_planned - o.pages_landed)
+            cancelled += max(0, row.pages_planned - here)
     return PageTally(total, landed, skipped, failed, cancelled)
 
 
