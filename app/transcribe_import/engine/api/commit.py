@@ -79,6 +79,10 @@ def prepare_commit(
 
         note_refused_retry(corpus, plan, report)
         raise PlanInvalid(report)
+    # What a person said is no rescan (Keep Both) is remembered now, so no later plan asks.
+    from transcribe_import.engine.planning.lookalikes import remember
+
+    remember(corpus, plan)
     record, continued = prepare_run(corpus, plan, discovery_for(plan, plan_file))
     discard_draft(corpus, plan.plan_id)  # the run holds the plan now (frozen with it)
     return PreparedRun(record, plan, continued)

@@ -18,19 +18,36 @@ is needed: imagehash would bring numpy and scipy (some 60 MB) for the same arith
 
 A quarter turn of the page permutes the DCT's coefficients and flips some of their signs,
 so the four turns' hashes come from one transform (``turns``); only the upright one is
-stored, and a new page is compared to it in its four turns.
+kept with the page, and a new page's four are compared with another's upright one. The four
+are kept (``look_to_hex``), not recomputed: a turn flips the sign of coefficients, and a bit
+says where a coefficient stands against the median, not its sign.
 """
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import functools
+import io
 import math
 import operator
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
 
-from PIL import Image
+from PIL import Image, ImageOps
+
+from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.media.decode import (
+    _PDFIUM_LOCK,
+    _image_errors,
+    _open_image,
+    _pdf_document,
+    _pdf_errors,
+)
+from transcribe_import.engine.media.kinds import JPEG, PDF
+from transcribe_import.engine.storage import fsio
 
 SIDE = 32  # the page is reduced to SIDE x SIDE grey levels
 KEEP = 12  # the KEEP x KEEP lowest frequencies make the hash
@@ -136,15 +153,112 @@ def closest(look: Look, stored: Sequence[int]) -> Match | None:
 
 
 def to_hex(value: int) -> str:
-    """The form kept in a plan and in project.json: 36 lower-case hex digits."""
+    """One hash as 36 lower-case hex digits."""
     return f"{value:0{HEX_DIGITS}x}"
+
+
+LOOK_HEX_DIGITS = 4 * HEX_DIGITS
+
+
+def look_to_hex(look: Look) -> str:
+    """The form kept in a plan and on the page in project.json (its "look"): the four turns'
+    hashes, upright first, 144 lower-case hex digits."""
+    return "".join(to_hex(t) for t in look.turns)
+
+
+def look_from_hex(text: str) -> Look | None:
+    """A kept look, or None when ``text`` is not one (damaged, or another tool's)."""
+    if len(text) != LOOK_HEX_DIGITS:
+        return None
+    parts = [from_hex(text[k : k + HEX_DIGITS]) for k in range(0, LOOK_HEX_DIGITS, HEX_DIGITS)]
+    if any(p is None for p in parts):
+        return None
+    a, b, c, d = (p or 0 for p in parts)
+    return Look((a, b, c, d))
 
 
 def from_hex(text: str) -> int | None:
     """A stored hash, or None when ``text`` is not one (an older or damaged document)."""
-    if len(text) != HEX_DIGITS:
+    if len(text) != HEX_DIGITS or not text.isascii() or text != text.lower():
         return None
     try:
         return int(text, 16)
     except ValueError:
         return None
+
+
+# -- a page file's looks, from a small decode of its own -----------------------------------
+
+# The longest side a page is decoded at for its hash: the hash reduces it to 32x32 anyway,
+# and the threshold was set on pages of about this size (a JPEG's 1/8 decode of an A4 scan).
+LOOK_SIDE = 320
+
+# Why a page file's look may not be made: its data fails to decode after all (the scan's
+# check passed, so this is rare; the decoders' own failures come as TranscribeError), or
+# the file changed or went away since it was read. The hash is derived data: without it
+# the page is simply not compared by its look, and nothing else depends on it.
+_LOOK_ERRORS = (OSError, TranscribeError)
+
+
+def page_looks(
+    path: Path, media_type: str, page_count: int, *, size: int, data: bytes | None = None
+) -> tuple[str | None, ...]:
+    """The look (``look_to_hex``) of each page of a page file, None for a page whose look
+    could not be made. ``data``: the file's bytes already read (the scan's); else it is read.
+
+    Made from a small decode of its own: a JPEG decoded at 1/8 by libjpeg (its draft mode),
+    a PDF's pages rasterised at LOOK_SIDE by pdfium, any other image decoded and reduced
+    (their formats have no shrink-on-load). EXIF orientation is applied, so the stored hash
+    is of the page upright as shown.
+    """
+    try:
+        with _opened(path, size, data) as fp:
+            if media_type == PDF:
+                return _pdf_looks(fp, page_count, str(path))
+            return _image_looks(fp, media_type, page_count, str(path))
+    except _LOOK_ERRORS:
+        return (None,) * page_count
+
+
+@contextlib.contextmanager
+def _opened(path: Path, size: int, data: bytes | None) -> Iterator[BinaryIO]:
+    if data is not None:
+        yield io.BytesIO(data)
+        return
+    with fsio.open_read(path, size=size) as fp:
+        yield fp
+
+
+def _image_looks(fp: BinaryIO, media_type: str, page_count: int, dp: str) -> tuple[str | None, ...]:
+    looks: list[str | None] = []
+    with _image_errors(media_type, dp), _open_image(fp, media_type) as im:
+        for frame in range(page_count):
+            if frame:
+                im.seek(frame)
+            if media_type == JPEG:
+                im.draft("RGB", (max(1, im.width // 8), max(1, im.height // 8)))
+            small = im.copy() if page_count > 1 else im
+            small.thumbnail((LOOK_SIDE, LOOK_SIDE), Image.Resampling.BOX)
+            upright = ImageOps.exif_transpose(small) if frame == 0 else small
+            looks.append(look_to_hex(look_of(upright)))
+    return tuple(looks)
+
+
+def _pdf_looks(fp: BinaryIO, page_count: int, dp: str) -> tuple[str | None, ...]:
+    looks: list[str | None] = []
+    with _pdf_document(fp, dp) as doc:
+        for index in range(page_count):
+            with _PDFIUM_LOCK, _pdf_errors(dp):
+                page = doc[index]
+                try:
+                    width, height = page.get_size()
+                    scale = LOOK_SIDE / max(width, height, 1.0)
+                    bitmap = page.render(scale=scale, grayscale=True)
+                    try:
+                        image = bitmap.to_pil().copy()
+                    finally:
+                        bitmap.close()
+                finally:
+                    page.close()
+            looks.append(look_to_hex(look_of(image)))
+    return tuple(looks)
