@@ -3,33 +3,22 @@ asked about in words, and each of the three answers does what it says."""
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 from typing import Any
 
 import orjson
-from PIL import Image
 
 from helpers.cli import assert_doctor_clean, cli_json, ok, run_cli
-from helpers.lookalike_set import Rescan, Ruling, notebook_page, rescanned
+from helpers.lookalike_set import (
+    Rescan,
+    Ruling,
+    notebook_page,
+    notebook_scan,
+    rescan_file,
+    save_jpeg,
+)
 
 PAGES = 4
-
-
-def _page(k: int) -> Image.Image:
-    """Page ``k`` of the notebook, at twice the set's scale (an A4 scan at 150 dpi)."""
-    im = notebook_page(1000 + k, Ruling.LINED, 0.7)
-    return im.resize((im.width * 2, im.height * 2))
-
-
-def _save(im: Image.Image, path: Path, quality: int = 90) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    im.save(path, "JPEG", quality=quality)
-    return path
-
-
-def _rescan(k: int, kind: Rescan, path: Path) -> Path:
-    return _save(rescanned(_page(k), kind, random.Random(k)), path, quality=75)
 
 
 def _imported(tmp_path: Path) -> tuple[Path, str]:
@@ -37,7 +26,7 @@ def _imported(tmp_path: Path) -> tuple[Path, str]:
     data = tmp_path / "data"
     folder = tmp_path / "Diary 1931"
     for k in range(1, PAGES + 1):
-        _save(_page(k), folder / f"{k:02d}.jpg")
+        save_jpeg(notebook_scan(k), folder / f"{k:02d}.jpg")
     plan = tmp_path / "first.json"
     ok(run_cli(data, "plan", str(folder), "-o", str(plan)))
     ok(run_cli(data, "commit", str(plan)))
@@ -73,7 +62,7 @@ def test_each_page_lands_with_its_look(tmp_path: Path) -> None:
 def test_a_rescan_into_the_notebook_is_asked_about_and_replace_replaces(tmp_path: Path) -> None:
     data, nbid = _imported(tmp_path)
     old = _project(data, nbid)["pages"][2]["id"]
-    _rescan(3, Rescan.TILT, tmp_path / "rescans" / "p3.jpg")
+    rescan_file(3, Rescan.TILT, tmp_path / "rescans" / "p3.jpg")
     plan = tmp_path / "into.json"
     out = ok(
         run_cli(data, "plan", str(tmp_path / "rescans"), "--mode", f"into:{nbid}", "-o", str(plan))
@@ -98,7 +87,7 @@ def test_a_rescan_into_the_notebook_is_asked_about_and_replace_replaces(tmp_path
 
 def test_a_quarter_turned_rescan_kept_both_is_not_asked_again(tmp_path: Path) -> None:
     data, nbid = _imported(tmp_path)
-    _rescan(2, Rescan.RIGHT, tmp_path / "Loose" / "turned.jpg")
+    rescan_file(2, Rescan.RIGHT, tmp_path / "Loose" / "turned.jpg")
     plan = tmp_path / "loose.json"
     out = ok(run_cli(data, "plan", str(tmp_path / "Loose"), "-o", str(plan)))
     assert "Loose/turned.jpg looks like page 2 of “Diary 1931”, turned" in out.stdout
@@ -126,8 +115,8 @@ def test_a_quarter_turned_rescan_kept_both_is_not_asked_again(tmp_path: Path) ->
 
 def test_a_rescan_left_out_is_not_imported(tmp_path: Path) -> None:
     data, _nbid = _imported(tmp_path)
-    _rescan(4, Rescan.LIGHT, tmp_path / "More" / "again.jpg")
-    _save(notebook_page(77, Ruling.PLAIN, 0.4), tmp_path / "More" / "new.jpg")
+    rescan_file(4, Rescan.LIGHT, tmp_path / "More" / "again.jpg")
+    save_jpeg(notebook_page(77, Ruling.PLAIN, 0.4), tmp_path / "More" / "new.jpg")
     plan = tmp_path / "more.json"
     out = ok(run_cli(data, "plan", str(tmp_path / "More"), "-o", str(plan)))
     assert "More/again.jpg looks like page 4 of “Diary 1931”: a rescan?" in out.stdout
@@ -142,9 +131,9 @@ def test_a_rescan_left_out_is_not_imported(tmp_path: Path) -> None:
 def test_a_rescan_beside_its_page_in_one_folder_replaces_it_in_the_plan(tmp_path: Path) -> None:
     data = tmp_path / "data"
     folder = tmp_path / "Box"
-    _save(_page(1), folder / "p1.jpg")
-    _save(_page(2), folder / "p2.jpg")
-    _rescan(2, Rescan.HALF, folder / "p3.jpg")
+    save_jpeg(notebook_scan(1), folder / "p1.jpg")
+    save_jpeg(notebook_scan(2), folder / "p2.jpg")
+    rescan_file(2, Rescan.HALF, folder / "p3.jpg")
     plan = tmp_path / "box.json"
     out = ok(run_cli(data, "plan", str(folder), "-o", str(plan)))
     assert "Box/p3.jpg looks like Box/p2.jpg in this import, turned 180°: a rescan?" in out.stdout

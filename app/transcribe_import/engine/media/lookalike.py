@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from PIL import Image, ImageOps
+from PIL import Image, ImageOps, ImageStat
 
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.media.decode import (
@@ -77,10 +77,13 @@ def _cosines() -> tuple[tuple[float, ...], ...]:
     )
 
 
+def _reduced(image: Image.Image) -> Image.Image:
+    return image.convert("L").resize((SIDE, SIDE), Image.Resampling.BOX)
+
+
 def _coefficients(image: Image.Image) -> list[list[float]]:
     """The KEEP x KEEP lowest DCT-II coefficients of the page reduced to SIDE x SIDE, [v][u]."""
-    grey = image.convert("L").resize((SIDE, SIDE), Image.Resampling.BOX)
-    pixels = grey.tobytes()
+    pixels = _reduced(image).tobytes()
     cos = _cosines()
     mul = operator.mul
     rows = [[sum(map(mul, c, pixels[y * SIDE : (y + 1) * SIDE])) for c in cos] for y in range(SIDE)]
@@ -114,6 +117,21 @@ class Look:
     @property
     def upright(self) -> int:
         return self.turns[0]
+
+
+# A page with less detail than this has no look: the standard deviation of its SIDE x SIDE
+# grey levels. A blank or flat page (paper and its noise only) would look like every other
+# blank page, every one a "rescan" of the others; its bits are noise around one median. Any
+# written page has more: 2.9 for a page of the labelled set with a single line written,
+# 11-12 for a full one; a scan of blank paper, below 1.
+MIN_DETAIL = 2.0
+
+
+def page_look(image: Image.Image) -> Look | None:
+    """The look of a decoded page, or None when it has too little detail to have one."""
+    if ImageStat.Stat(_reduced(image)).stddev[0] < MIN_DETAIL:
+        return None
+    return look_of(image)
 
 
 def look_of(image: Image.Image) -> Look:
@@ -204,7 +222,8 @@ def page_looks(
     path: Path, media_type: str, page_count: int, *, size: int, data: bytes | None = None
 ) -> tuple[str | None, ...]:
     """The look (``look_to_hex``) of each page of a page file, None for a page whose look
-    could not be made. ``data``: the file's bytes already read (the scan's); else it is read.
+    could not be made, or that has none (``page_look``: a blank page). ``data``: the file's
+    bytes already read (the scan's); else it is read.
 
     Made from a small decode of its own: a JPEG decoded at 1/8 by libjpeg (its draft mode),
     a PDF's pages rasterised at LOOK_SIDE by pdfium, any other image decoded and reduced
@@ -240,8 +259,12 @@ def _image_looks(fp: BinaryIO, media_type: str, page_count: int, dp: str) -> tup
             small = im.copy() if page_count > 1 else im
             small.thumbnail((LOOK_SIDE, LOOK_SIDE), Image.Resampling.BOX)
             upright = ImageOps.exif_transpose(small) if frame == 0 else small
-            looks.append(look_to_hex(look_of(upright)))
+            looks.append(_hex(page_look(upright)))
     return tuple(looks)
+
+
+def _hex(look: Look | None) -> str | None:
+    return None if look is None else look_to_hex(look)
 
 
 def _pdf_looks(fp: BinaryIO, page_count: int, dp: str) -> tuple[str | None, ...]:
@@ -260,5 +283,5 @@ def _pdf_looks(fp: BinaryIO, page_count: int, dp: str) -> tuple[str | None, ...]
                         bitmap.close()
                 finally:
                     page.close()
-            looks.append(look_to_hex(look_of(image)))
+            looks.append(_hex(page_look(image)))
     return tuple(looks)
