@@ -31,12 +31,13 @@ import functools
 import io
 import math
 import operator
+import statistics
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from PIL import Image, ImageOps, ImageStat
+from PIL import Image, ImageOps
 
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.media.decode import (
@@ -81,9 +82,9 @@ def _reduced(image: Image.Image) -> Image.Image:
     return image.convert("L").resize((SIDE, SIDE), Image.Resampling.BOX)
 
 
-def _coefficients(image: Image.Image) -> list[list[float]]:
-    """The KEEP x KEEP lowest DCT-II coefficients of the page reduced to SIDE x SIDE, [v][u]."""
-    pixels = _reduced(image).tobytes()
+def _coefficients(pixels: bytes) -> list[list[float]]:
+    """The KEEP x KEEP lowest DCT-II coefficients of a page reduced to SIDE x SIDE grey
+    levels (``pixels``, row by row), [v][u]."""
     cos = _cosines()
     mul = operator.mul
     rows = [[sum(map(mul, c, pixels[y * SIDE : (y + 1) * SIDE])) for c in cos] for y in range(SIDE)]
@@ -129,14 +130,19 @@ MIN_DETAIL = 2.0
 
 def page_look(image: Image.Image) -> Look | None:
     """The look of a decoded page, or None when it has too little detail to have one."""
-    if ImageStat.Stat(_reduced(image)).stddev[0] < MIN_DETAIL:
+    pixels = _reduced(image).tobytes()
+    if statistics.pstdev(pixels) < MIN_DETAIL:
         return None
-    return look_of(image)
+    return _look(pixels)
 
 
 def look_of(image: Image.Image) -> Look:
     """The hash of a decoded page (any size, any mode: it is reduced first)."""
-    coefficients = _coefficients(image)
+    return _look(_reduced(image).tobytes())
+
+
+def _look(pixels: bytes) -> Look:
+    coefficients = _coefficients(pixels)
     hashes = []
     for _ in range(4):
         hashes.append(_bits(coefficients))
@@ -225,16 +231,19 @@ def page_looks(
     could not be made, or that has none (``page_look``: a blank page). ``data``: the file's
     bytes already read (the scan's); else it is read.
 
-    Made from a small decode of its own: a JPEG decoded at 1/8 by libjpeg (its draft mode),
-    a PDF's pages rasterised at LOOK_SIDE by pdfium, any other image decoded and reduced
-    (their formats have no shrink-on-load). EXIF orientation is applied, so the stored hash
-    is of the page upright as shown.
+    Made at scan from a small decode of its own, where one is cheap: a JPEG decoded at 1/8
+    by libjpeg (its draft mode), EXIF orientation applied; a PDF page that is one JPEG scan,
+    likewise (``_pdf_looks``). PNG, TIFF, WebP and HEIC have no shrink-on-load: their look
+    would decode each page whole a second time, doubling their scan (bench/RESULTS.md), so
+    their pages have none (docs/formats.md says so).
     """
+    if media_type not in (JPEG, PDF):
+        return (None,) * page_count
     try:
         with _opened(path, size, data) as fp:
             if media_type == PDF:
                 return _pdf_looks(fp, page_count, str(path))
-            return _image_looks(fp, media_type, page_count, str(path))
+            return (_file_look(fp, str(path)),)
     except _LOOK_ERRORS:
         return (None,) * page_count
 
@@ -248,19 +257,13 @@ def _opened(path: Path, size: int, data: bytes | None) -> Iterator[BinaryIO]:
         yield fp
 
 
-def _image_looks(fp: BinaryIO, media_type: str, page_count: int, dp: str) -> tuple[str | None, ...]:
-    looks: list[str | None] = []
-    with _image_errors(media_type, dp), _open_image(fp, media_type) as im:
-        for frame in range(page_count):
-            if frame:
-                im.seek(frame)
-            if media_type == JPEG:
-                im.draft("RGB", (max(1, im.width // 8), max(1, im.height // 8)))
-            small = im.copy() if page_count > 1 else im
-            small.thumbnail((LOOK_SIDE, LOOK_SIDE), Image.Resampling.BOX)
-            upright = ImageOps.exif_transpose(small) if frame == 0 else small
-            looks.append(_hex(page_look(upright)))
-    return tuple(looks)
+def _file_look(fp: BinaryIO, dp: str) -> str | None:
+    """A JPEG file's look: decoded at 1/8, turned upright as its EXIF says."""
+    with _image_errors(JPEG, dp), _open_image(fp, JPEG) as im:
+        # Grey: libjpeg skips the colour planes, and the hash is of grey levels anyway.
+        im.draft("L", (max(1, im.width // 8), max(1, im.height // 8)))
+        im.thumbnail((LOOK_SIDE, LOOK_SIDE), Image.Resampling.BOX)
+        return _hex(page_look(ImageOps.exif_transpose(im)))
 
 
 def _hex(look: Look | None) -> str | None:
@@ -268,6 +271,12 @@ def _hex(look: Look | None) -> str | None:
 
 
 def _pdf_looks(fp: BinaryIO, page_count: int, dp: str) -> tuple[str | None, ...]:
+    """Each page's look from the scan it holds: a scanner's PDF page is one JPEG image
+    covering the page, decoded at 1/8 as a JPEG file is. A page that is anything else
+    (text, drawings, several images, another codec) has no look: rasterising it costs
+    pdfium the whole image's decode, 200 ms an A4 page (bench/RESULTS.md), in the scan."""
+    import pypdfium2.raw as pdfium_c
+
     looks: list[str | None] = []
     with _pdf_document(fp, dp) as doc:
         for index in range(page_count):
@@ -275,13 +284,26 @@ def _pdf_looks(fp: BinaryIO, page_count: int, dp: str) -> tuple[str | None, ...]
                 page = doc[index]
                 try:
                     width, height = page.get_size()
-                    scale = LOOK_SIDE / max(width, height, 1.0)
-                    bitmap = page.render(scale=scale, grayscale=True)
-                    try:
-                        image = bitmap.to_pil().copy()
-                    finally:
-                        bitmap.close()
+                    images = list(page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE]))
+                    scan = images[0] if len(images) == 1 else None
+                    data = None
+                    if scan is not None and scan.get_filters() == ["DCTDecode"]:
+                        left, bottom, right, top = scan.get_bounds()
+                        if (right - left) * (top - bottom) >= _PAGE_COVERED * width * height:
+                            data = bytes(scan.get_data(decode_simple=True))
                 finally:
                     page.close()
-            looks.append(_hex(page_look(image)))
+            looks.append(None if data is None else _jpeg_look(data, dp))
     return tuple(looks)
+
+
+# How much of a PDF page its one image must cover for the page to be a scan.
+_PAGE_COVERED = 0.8
+
+
+def _jpeg_look(data: bytes, dp: str) -> str | None:
+    """The look of a PDF page's JPEG image (None when it has none)."""
+    with _image_errors(JPEG, dp), Image.open(io.BytesIO(data), formats=["JPEG"]) as im:
+        im.draft("L", (max(1, im.width // 8), max(1, im.height // 8)))
+        im.thumbnail((LOOK_SIDE, LOOK_SIDE), Image.Resampling.BOX)
+        return _hex(page_look(im))
