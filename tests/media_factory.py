@@ -9,6 +9,7 @@ a render was oriented.
 from __future__ import annotations
 
 import io
+import random
 import re
 import struct
 import zlib
@@ -37,8 +38,28 @@ def page_pixels(size: tuple[int, int], mode: str = "RGB", label: str = "") -> Im
     marker = max(2, min(width, height) // 8)
     ImageDraw.Draw(img).rectangle([0, 0, marker - 1, marker - 1], fill=MARKER_RGB)
     if label:
-        ImageDraw.Draw(img).text((marker + 4, 4), label, fill=(20, 20, 60))
+        draw = ImageDraw.Draw(img)
+        draw.text((marker + 4, 4), label, fill=(20, 20, 60))
+        _writing(draw, size, marker, label)
     return _to_mode(img, mode)
+
+
+def _writing(draw: ImageDraw.ImageDraw, size: tuple[int, int], marker: int, label: str) -> None:
+    """Lines of "writing" below the marker, their lengths and gaps drawn from ``label``: two
+    pages of different labels look like two different pages (not like a rescan of one
+    another, to the look-alike hash), as two pages of a notebook do."""
+    width, height = size
+    rnd = random.Random(zlib.crc32(label.encode("utf-8")))
+    step = max(4, height // 20)
+    y = marker + step
+    while y < height - step:
+        if rnd.random() < 0.3:
+            y += step * rnd.randrange(1, 3)  # a blank line or two: a paragraph ends
+            continue
+        start = rnd.randrange(marker, max(marker + 1, width // 3))
+        end = rnd.randrange(min(width - 1, start + width // 5), width)
+        draw.rectangle([start, y - step // 2, end, y - 1], fill=(40, 40, 70))
+        y += step
 
 
 def _to_mode(img: Image.Image, mode: str) -> Image.Image:

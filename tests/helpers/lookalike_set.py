@@ -15,6 +15,7 @@ import io
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageEnhance
 
@@ -128,3 +129,23 @@ def distinct_pairs(count: int, per_notebook: int) -> Iterator[tuple[int, int]]:
         for j in range(i + 1, count):
             if i // per_notebook == j // per_notebook:
                 yield i, j
+
+
+# -- page files for the CLI and window tests ---------------------------------------------------
+
+
+def notebook_scan(k: int) -> Image.Image:
+    """Page ``k`` of one lined notebook, at twice the set's scale (an A4 scan at 150 dpi)."""
+    im = notebook_page(1000 + k, Ruling.LINED, 0.7)
+    return im.resize((im.width * 2, im.height * 2))
+
+
+def save_jpeg(im: Image.Image, path: Path, quality: int = 90) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    im.save(path, "JPEG", quality=quality)
+    return path
+
+
+def rescan_file(k: int, kind: Rescan, path: Path) -> Path:
+    """A rescan of ``notebook_scan(k)`` of that kind, as a JPEG at ``path``."""
+    return save_jpeg(rescanned(notebook_scan(k), kind, random.Random(k)), path, quality=75)

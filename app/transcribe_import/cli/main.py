@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from transcribe_import import __version__
+from transcribe_import.cli import lookalikes as lookalikes_cli
 from transcribe_import.cli import placement as placement_cli
 from transcribe_import.cli import runs as runs_cli
 from transcribe_import.cli import signals
@@ -141,6 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
         "the others, where their names put them",
     )
     placement_cli.add_order_options(how)
+    lookalikes_cli.add_order_options(how)
 
     c = sub.add_parser("commit", help="validate, create the import run and commit it")
     c.add_argument("plan", metavar="PLAN.json", help="the plan document to commit")

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from transcribe_import.cli import lookalikes as lookalikes_cli
 from transcribe_import.cli import placement as placement_cli
 from transcribe_import.cli import signals
 from transcribe_import.cli.output import json_out, say
@@ -137,7 +138,7 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
     from transcribe_import.engine.planning.problems import ProblemCode  # loaded by validate
 
     # Told under their item's line: the folder was imported before, where, and what to do.
-    recognised = {ProblemCode.ALREADY_IMPORTED, ProblemCode.PARTLY_IMPORTED}
+    recognised = {ProblemCode.ALREADY_IMPORTED, ProblemCode.PARTLY_IMPORTED, ProblemCode.LOOKS_LIKE}
     pages = plan.imported_page_count()
     say(f"Wrote {args.output}: {len(plan.items)} notebook(s), {pages} page(s) to import.")
     for it in plan.items:
@@ -170,6 +171,7 @@ _STATE_WORDS = {
     api.PlanItemState.ERROR: "needs a decision",
     api.PlanItemState.NEEDS_ORDER_DECISION: "needs a decision",
     api.PlanItemState.PARTLY_IMPORTED: "partly imported",
+    api.PlanItemState.LOOKS_LIKE: "a rescan?",
     api.PlanItemState.NOTHING_TO_IMPORT: "nothing to import",
     api.PlanItemState.ALREADY_IMPORTED: "already imported",
     api.PlanItemState.DUPLICATE_SKIPS: "ready",
@@ -253,6 +255,7 @@ RESOLUTION_FLAGS: dict[Resolution, str] = {
     Resolution.AS_COPY: "--as-copy",
     Resolution.COMPLETE: "--complete",
     **placement_cli.RESOLUTION_FLAGS,
+    **lookalikes_cli.RESOLUTION_FLAGS,
 }
 
 
@@ -291,6 +294,8 @@ def cmd_order(corpus: Corpus, args: argparse.Namespace) -> int:
     try:
         if args.complete:
             new = api.complete_notebook(corpus, item)
+        elif lookalikes_cli.wants_answer(args):
+            new = lookalikes_cli.order_edit(corpus, plan, item, args)
         elif placement_cli.wants_placement(args):
             new = placement_cli.order_edit(corpus, item, args)
         else:

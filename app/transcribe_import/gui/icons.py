@@ -57,6 +57,7 @@ _BADGE_COLOURS = {
     PlanItemState.ERROR: QColor(0xD3, 0x2F, 0x2F),
     PlanItemState.NEEDS_ORDER_DECISION: QColor(0xF5, 0xA6, 0x23),
     PlanItemState.PARTLY_IMPORTED: QColor(0xF5, 0xA6, 0x23),
+    PlanItemState.LOOKS_LIKE: QColor(0xF5, 0xA6, 0x23),
     # Grey: the notebook imports nothing (every page left out, or in the corpus already).
     PlanItemState.NOTHING_TO_IMPORT: QColor(0x9E, 0x9E, 0x9E),
     PlanItemState.ALREADY_IMPORTED: QColor(0x9E, 0x9E, 0x9E),

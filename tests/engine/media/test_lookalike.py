@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 from PIL import Image
@@ -16,7 +17,10 @@ from helpers.lookalike_set import (
     distinct_pairs,
     labelled_set,
     notebook_page,
+    notebook_scan,
+    rescan_file,
     rescanned,
+    save_jpeg,
 )
 
 PER_NOTEBOOK = 8
@@ -71,3 +75,59 @@ def test_a_hash_is_kept_as_hex_and_anything_else_reads_as_none() -> None:
     assert len(text) == lookalike.HEX_DIGITS == 36 and text == text.lower()
     assert from_hex(text) == value
     assert from_hex("") is None and from_hex("z" * 36) is None and from_hex(text[:-1]) is None
+
+
+# -- a page file's looks, as the scan makes them -----------------------------------------------
+
+
+def _looks(path: Path, media_type: str, pages: int = 1) -> tuple[str | None, ...]:
+    return lookalike.page_looks(path, media_type, pages, size=path.stat().st_size)
+
+
+def test_a_jpeg_and_its_rescan_have_looks_that_match(tmp_path: Path) -> None:
+    page = save_jpeg(notebook_scan(5), tmp_path / "page.jpg")
+    again = rescan_file(5, Rescan.LEFT, tmp_path / "again.jpg")
+    [mine] = _looks(page, "image/jpeg")
+    [theirs] = _looks(again, "image/jpeg")
+    assert mine is not None and theirs is not None and len(mine) == 144
+    stored = lookalike.look_from_hex(mine)
+    look = lookalike.look_from_hex(theirs)
+    assert stored is not None and look is not None
+    match = closest(look, [stored.upright])
+    assert match is not None and match.turn is Turn.LEFT
+    # Read from the bytes already in hand, the same look.
+    assert lookalike.page_looks(
+        again, "image/jpeg", 1, size=again.stat().st_size, data=again.read_bytes()
+    ) == (theirs,)
+
+
+def test_a_pdf_of_jpeg_scans_has_a_look_for_each_page(tmp_path: Path) -> None:
+    pages = [notebook_scan(k) for k in (1, 2)]
+    pdf = tmp_path / "scans.pdf"
+    pages[0].save(pdf, "PDF", resolution=150, save_all=True, append_images=pages[1:])
+    first, second = _looks(pdf, "application/pdf", 2)
+    assert first is not None and second is not None and first != second
+    [alone] = _looks(save_jpeg(pages[1], tmp_path / "p2.jpg"), "image/jpeg")
+    assert alone is not None
+    a, b = lookalike.look_from_hex(second), lookalike.look_from_hex(alone)
+    assert a is not None and b is not None and closest(a, [b.upright]) is not None
+
+
+def test_a_blank_page_and_formats_without_a_cheap_decode_have_no_look(tmp_path: Path) -> None:
+    blank = tmp_path / "blank.jpg"
+    Image.new("RGB", (620, 877), (244, 238, 222)).save(blank, "JPEG")
+    assert _looks(blank, "image/jpeg") == (None,)
+    png = tmp_path / "page.png"
+    notebook_scan(1).save(png)
+    assert _looks(png, "image/png") == (None,)  # a second whole decode: not made at scan
+    broken = tmp_path / "broken.jpg"
+    broken.write_bytes(b"\xff\xd8\xff" + b"\x00" * 64)
+    assert _looks(broken, "image/jpeg") == (None,)
+
+
+def test_a_look_is_kept_as_its_four_turns_in_hex() -> None:
+    look = look_of(notebook_page(3, Ruling.SQUARED, 0.5))
+    text = lookalike.look_to_hex(look)
+    assert len(text) == lookalike.LOOK_HEX_DIGITS and lookalike.look_from_hex(text) == look
+    assert lookalike.look_from_hex(text[:-1]) is None
+    assert lookalike.look_from_hex(text.upper()) is None

@@ -62,6 +62,7 @@ from transcribe_import.engine.api.exits import (
 )
 from transcribe_import.engine.api.placement import (
     NotebookPage,
+    answer_lookalike,
     complete_notebook,
     completion_target,
     keep_pages,
@@ -234,6 +235,7 @@ __all__ = [
     "replace_page",
     "keep_pages",
     "placement_words",
+    "answer_lookalike",
     "complete_notebook",
     "completion_target",
     "open_corpus",

@@ -79,6 +79,10 @@ def prepare_commit(
         report = validate_plan(corpus, plan, settings=settings, workers=workers)
         if not report.ok:
             raise PlanInvalid(report)
+        # What a person said is no rescan (Keep Both) is remembered now, so no later plan asks.
+        from transcribe_import.engine.planning.lookalikes import remember
+
+        remember(corpus, plan)
         record, continued = prepare_run(corpus, plan, discovery_for(plan, plan_file))
     except PlanInvalid as exc:
         note_refused_retry(corpus, plan, refusal_reason(exc.report))

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
-from transcribe_import.engine.planning.plan import Op, PlanItem
+from transcribe_import.engine.planning.plan import ImportPlan, Op, PlanItem
+from transcribe_import.engine.planning.problems import Resolution
 from transcribe_import.engine.storage.corpus import Corpus
 
 
@@ -155,3 +156,15 @@ def complete_notebook(corpus: Corpus, item: PlanItem) -> PlanItem:
             "is no notebook to complete; it is imported as planned"
         )
     return reimport.complete(item, target, _manifest(corpus, target))
+
+
+def answer_lookalike(
+    corpus: Corpus, plan: ImportPlan, item_id: str, name: str, how: Resolution
+) -> PlanItem:
+    """The item with its page ``name`` that looks like another answered ``how``: Replace
+    (``RESCAN_REPLACES``), ``KEEP_BOTH`` or ``LEAVE_OUT`` (planning/lookalikes.py); the
+    CLI's ``order --rescan | --keep-both | --exclude``, the window's three buttons.
+    ValueError in words when it does not apply."""
+    from transcribe_import.engine.planning import lookalikes
+
+    return lookalikes.answer(corpus, plan, item_id, name, how)

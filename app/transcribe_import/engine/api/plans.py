@@ -409,6 +409,8 @@ class PlanItemState(enum.StrEnum):
     NEEDS_ORDER_DECISION = "needs_order_decision"  # its page order is ambiguous
     # Part of the folder is in one notebook already: Complete it is proposed (reimport.py).
     PARTLY_IMPORTED = "partly_imported"
+    # A page looks like one in the corpus or the plan: a rescan? (planning/lookalikes.py)
+    LOOKS_LIKE = "looks_like"
     NOTHING_TO_IMPORT = "nothing_to_import"  # every page is left out: it imports nothing
     ALREADY_IMPORTED = "already_imported"  # every page is in the corpus: it imports nothing
     DUPLICATE_SKIPS = "duplicate_skips"  # ready, and some of its files are skipped
@@ -418,6 +420,7 @@ class PlanItemState(enum.StrEnum):
 # The warnings that are an item's badge: a folder imported before, or nothing left in it.
 _BADGE_WARNINGS = {
     ProblemCode.PARTLY_IMPORTED: PlanItemState.PARTLY_IMPORTED,
+    ProblemCode.LOOKS_LIKE: PlanItemState.LOOKS_LIKE,
     ProblemCode.NOTHING_TO_IMPORT: PlanItemState.NOTHING_TO_IMPORT,
     ProblemCode.ALREADY_IMPORTED: PlanItemState.ALREADY_IMPORTED,
 }

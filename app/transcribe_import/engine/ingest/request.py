@@ -34,6 +34,7 @@ class PageSpec:
     # Keys for the page's project.json entry beyond the importer's own (a bag's labels...).
     extra: Mapping[str, Any] | None = field(default=None, hash=False)
     label: str | None = None  # the plan's page label ("12v"): the entry's "label"
+    look: str | None = None  # the plan page's look (media/lookalike.py): the entry's "look"
 
 
 @dataclass(frozen=True)

@@ -108,6 +108,8 @@ def _journal_for(
                     "page_index": p.page_index,
                     "render_id": p.render_id,
                     "render": None,
+                    # Later scans find rescans of it by this, without decoding it again.
+                    **({"look": p.look} if p.look is not None else {}),
                 }
             )
     if req.page_order is not None:

@@ -18,19 +18,37 @@ is needed: imagehash would bring numpy and scipy (some 60 MB) for the same arith
 
 A quarter turn of the page permutes the DCT's coefficients and flips some of their signs,
 so the four turns' hashes come from one transform (``turns``); only the upright one is
-stored, and a new page is compared to it in its four turns.
+kept with the page, and a new page's four are compared with another's upright one. The four
+are kept (``look_to_hex``), not recomputed: a turn flips the sign of coefficients, and a bit
+says where a coefficient stands against the median, not its sign.
 """
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import functools
+import io
 import math
 import operator
-from collections.abc import Sequence
+import statistics
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
 
-from PIL import Image
+from PIL import Image, ImageOps
+
+from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.media.decode import (
+    _PDFIUM_LOCK,
+    _image_errors,
+    _open_image,
+    _pdf_document,
+    _pdf_errors,
+)
+from transcribe_import.engine.media.kinds import JPEG, PDF
+from transcribe_import.engine.storage import fsio
 
 SIDE = 32  # the page is reduced to SIDE x SIDE grey levels
 KEEP = 12  # the KEEP x KEEP lowest frequencies make the hash
@@ -60,10 +78,13 @@ def _cosines() -> tuple[tuple[float, ...], ...]:
     )
 
 
-def _coefficients(image: Image.Image) -> list[list[float]]:
-    """The KEEP x KEEP lowest DCT-II coefficients of the page reduced to SIDE x SIDE, [v][u]."""
-    grey = image.convert("L").resize((SIDE, SIDE), Image.Resampling.BOX)
-    pixels = grey.tobytes()
+def _reduced(image: Image.Image) -> Image.Image:
+    return image.convert("L").resize((SIDE, SIDE), Image.Resampling.BOX)
+
+
+def _coefficients(pixels: bytes) -> list[list[float]]:
+    """The KEEP x KEEP lowest DCT-II coefficients of a page reduced to SIDE x SIDE grey
+    levels (``pixels``, row by row), [v][u]."""
     cos = _cosines()
     mul = operator.mul
     rows = [[sum(map(mul, c, pixels[y * SIDE : (y + 1) * SIDE])) for c in cos] for y in range(SIDE)]
@@ -99,9 +120,29 @@ class Look:
         return self.turns[0]
 
 
+# A page with less detail than this has no look: the standard deviation of its SIDE x SIDE
+# grey levels. A blank or flat page (paper and its noise only) would look like every other
+# blank page, every one a "rescan" of the others; its bits are noise around one median. Any
+# written page has more: 2.9 for a page of the labelled set with a single line written,
+# 11-12 for a full one; a scan of blank paper, below 1.
+MIN_DETAIL = 2.0
+
+
+def page_look(image: Image.Image) -> Look | None:
+    """The look of a decoded page, or None when it has too little detail to have one."""
+    pixels = _reduced(image).tobytes()
+    if statistics.pstdev(pixels) < MIN_DETAIL:
+        return None
+    return _look(pixels)
+
+
 def look_of(image: Image.Image) -> Look:
     """The hash of a decoded page (any size, any mode: it is reduced first)."""
-    coefficients = _coefficients(image)
+    return _look(_reduced(image).tobytes())
+
+
+def _look(pixels: bytes) -> Look:
+    coefficients = _coefficients(pixels)
     hashes = []
     for _ in range(4):
         hashes.append(_bits(coefficients))
@@ -136,15 +177,133 @@ def closest(look: Look, stored: Sequence[int]) -> Match | None:
 
 
 def to_hex(value: int) -> str:
-    """The form kept in a plan and in project.json: 36 lower-case hex digits."""
+    """One hash as 36 lower-case hex digits."""
     return f"{value:0{HEX_DIGITS}x}"
+
+
+LOOK_HEX_DIGITS = 4 * HEX_DIGITS
+
+
+def look_to_hex(look: Look) -> str:
+    """The form kept in a plan and on the page in project.json (its "look"): the four turns'
+    hashes, upright first, 144 lower-case hex digits."""
+    return "".join(to_hex(t) for t in look.turns)
+
+
+def look_from_hex(text: str) -> Look | None:
+    """A kept look, or None when ``text`` is not one (damaged, or another tool's)."""
+    if len(text) != LOOK_HEX_DIGITS:
+        return None
+    parts = [from_hex(text[k : k + HEX_DIGITS]) for k in range(0, LOOK_HEX_DIGITS, HEX_DIGITS)]
+    if any(p is None for p in parts):
+        return None
+    a, b, c, d = (p or 0 for p in parts)
+    return Look((a, b, c, d))
 
 
 def from_hex(text: str) -> int | None:
     """A stored hash, or None when ``text`` is not one (an older or damaged document)."""
-    if len(text) != HEX_DIGITS:
+    if len(text) != HEX_DIGITS or not text.isascii() or text != text.lower():
         return None
     try:
         return int(text, 16)
     except ValueError:
         return None
+
+
+# -- a page file's looks, from a small decode of its own -----------------------------------
+
+# The longest side a page is decoded at for its hash: the hash reduces it to 32x32 anyway,
+# and the threshold was set on pages of about this size (a JPEG's 1/8 decode of an A4 scan).
+LOOK_SIDE = 320
+
+# Why a page file's look may not be made: its data fails to decode after all (the scan's
+# check passed, so this is rare; the decoders' own failures come as TranscribeError), or
+# the file changed or went away since it was read. The hash is derived data: without it
+# the page is simply not compared by its look, and nothing else depends on it.
+_LOOK_ERRORS = (OSError, TranscribeError)
+
+
+def page_looks(
+    path: Path, media_type: str, page_count: int, *, size: int, data: bytes | None = None
+) -> tuple[str | None, ...]:
+    """The look (``look_to_hex``) of each page of a page file, None for a page whose look
+    could not be made, or that has none (``page_look``: a blank page). ``data``: the file's
+    bytes already read (the scan's); else it is read.
+
+    Made at scan from a small decode of its own, where one is cheap: a JPEG decoded at 1/8
+    by libjpeg (its draft mode), EXIF orientation applied; a PDF page that is one JPEG scan,
+    likewise (``_pdf_looks``). PNG, TIFF, WebP and HEIC have no shrink-on-load: their look
+    would decode each page whole a second time, doubling their scan (bench/RESULTS.md), so
+    their pages have none (docs/formats.md says so).
+    """
+    if media_type not in (JPEG, PDF):
+        return (None,) * page_count
+    try:
+        with _opened(path, size, data) as fp:
+            if media_type == PDF:
+                return _pdf_looks(fp, page_count, str(path))
+            return (_file_look(fp, str(path)),)
+    except _LOOK_ERRORS:
+        return (None,) * page_count
+
+
+@contextlib.contextmanager
+def _opened(path: Path, size: int, data: bytes | None) -> Iterator[BinaryIO]:
+    if data is not None:
+        yield io.BytesIO(data)
+        return
+    with fsio.open_read(path, size=size) as fp:
+        yield fp
+
+
+def _file_look(fp: BinaryIO, dp: str) -> str | None:
+    """A JPEG file's look: decoded at 1/8, turned upright as its EXIF says."""
+    with _image_errors(JPEG, dp), _open_image(fp, JPEG) as im:
+        # Grey: libjpeg skips the colour planes, and the hash is of grey levels anyway.
+        im.draft("L", (max(1, im.width // 8), max(1, im.height // 8)))
+        im.thumbnail((LOOK_SIDE, LOOK_SIDE), Image.Resampling.BOX)
+        return _hex(page_look(ImageOps.exif_transpose(im)))
+
+
+def _hex(look: Look | None) -> str | None:
+    return None if look is None else look_to_hex(look)
+
+
+def _pdf_looks(fp: BinaryIO, page_count: int, dp: str) -> tuple[str | None, ...]:
+    """Each page's look from the scan it holds: a scanner's PDF page is one JPEG image
+    covering the page, decoded at 1/8 as a JPEG file is. A page that is anything else
+    (text, drawings, several images, another codec) has no look: rasterising it costs
+    pdfium the whole image's decode, 200 ms an A4 page (bench/RESULTS.md), in the scan."""
+    import pypdfium2.raw as pdfium_c
+
+    looks: list[str | None] = []
+    with _pdf_document(fp, dp) as doc:
+        for index in range(page_count):
+            with _PDFIUM_LOCK, _pdf_errors(dp):
+                page = doc[index]
+                try:
+                    width, height = page.get_size()
+                    images = list(page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE]))
+                    scan = images[0] if len(images) == 1 else None
+                    data = None
+                    if scan is not None and scan.get_filters() == ["DCTDecode"]:
+                        left, bottom, right, top = scan.get_bounds()
+                        if (right - left) * (top - bottom) >= _PAGE_COVERED * width * height:
+                            data = bytes(scan.get_data(decode_simple=True))
+                finally:
+                    page.close()
+            looks.append(None if data is None else _jpeg_look(data, dp))
+    return tuple(looks)
+
+
+# How much of a PDF page its one image must cover for the page to be a scan.
+_PAGE_COVERED = 0.8
+
+
+def _jpeg_look(data: bytes, dp: str) -> str | None:
+    """The look of a PDF page's JPEG image (None when it has none)."""
+    with _image_errors(JPEG, dp), Image.open(io.BytesIO(data), formats=["JPEG"]) as im:
+        im.draft("L", (max(1, im.width // 8), max(1, im.height // 8)))
+        im.thumbnail((LOOK_SIDE, LOOK_SIDE), Image.Resampling.BOX)
+        return _hex(page_look(im))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,10 @@ from transcribe_import.engine.planning.plan_values import PageRender, PlanPage, 
 from transcribe_import.engine.planning.plan_values import SourceProvenance
 
 # isort: on
+
+# A page's look as lookalike.look_to_hex writes it (LOOK_HEX_DIGITS of them); matched here,
+# not by lookalike.look_from_hex, so that reading a plan does not load Pillow.
+_LOOK = re.compile("[0-9a-f]{144}")
 
 __all__ = [
     "DEFAULT_POLICY_ID",
@@ -497,6 +502,9 @@ def _page_from(p: Any, uid: Any, bad: Any) -> PlanPage:
     label = p.get("label")
     if label is not None and not isinstance(label, str):
         raise bad(f"page {page_id} has a label that is not text")
+    look = p.get("look")
+    if look is not None and (not isinstance(look, str) or not _LOOK.fullmatch(look)):
+        raise bad(f"page {page_id} has a look that is not 144 hex digits")
     return PlanPage(
         page_id,
         uid(p.get("render_id"), "render_id"),
@@ -504,6 +512,7 @@ def _page_from(p: Any, uid: Any, bad: Any) -> PlanPage:
         render=render,
         extra=_json_object(p["extra"], "extra") if "extra" in p else None,
         label=label,
+        look=look,
     )
 
 

@@ -124,6 +124,9 @@ def _page_doc(pg: PlanPage) -> dict[str, Any]:
         doc["extra"] = json_text(pg.extra)
     if pg.label is not None:
         doc["label"] = pg.label
+    # Only when made, so that every plan made before looks keeps its fingerprint.
+    if pg.look is not None:
+        doc["look"] = pg.look
     return doc
 
 

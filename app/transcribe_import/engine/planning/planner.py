@@ -125,7 +125,13 @@ def _source_for(f: ScannedFile) -> PlanSource:
         media_type=f.media_type,
         pages=tuple(
             # An image's name can give its page a label (f. 12r -> "12r"); a PDF's cannot.
-            PlanPage(new_id(), new_id(), i, label=label if f.page_count == 1 else None)
+            PlanPage(
+                new_id(),
+                new_id(),
+                i,
+                label=label if f.page_count == 1 else None,
+                look=f.looks[i] if i < len(f.looks) else None,
+            )
             for i in range(f.page_count)
         ),
         provenance=_provenance_of(f),

@@ -44,7 +44,7 @@ from transcribe_import.engine.base.text import (
     name_parts,
     natural_key,
 )
-from transcribe_import.engine.media import check, decode
+from transcribe_import.engine.media import check, decode, lookalike
 from transcribe_import.engine.media.kinds import PAGE_FILE_SUFFIXES, MediaInfo, RenderSettings
 from transcribe_import.engine.planning.scan_progress import ScanPhase, ScanProgress
 from transcribe_import.engine.storage import fsio
@@ -107,6 +107,9 @@ class ScannedFile:
     height: int | None
     sha256: str | None  # None only if the file could not be read
     problem: Problem | None  # why this page file cannot be used, naming the file
+    # Each page's look (media/lookalike.py, hex), None where it could not be made; ()
+    # when the file has a problem or was recorded without them (a bag's).
+    looks: tuple[str | None, ...] = ()
 
     @property
     def name(self) -> str:
@@ -123,6 +126,7 @@ class ScannedFile:
         info: MediaInfo | None,
         sha256: str | None,
         problem: Problem | None = None,
+        looks: tuple[str | None, ...] = (),
     ) -> ScannedFile:
         """A page file as the scan records it: what its probe found, nothing when it has a
         problem (a bag's files are recorded the same way, adapters/bag.py)."""
@@ -142,6 +146,7 @@ class ScannedFile:
             height=info.height if info else None,
             sha256=sha256,
             problem=problem,
+            looks=looks if problem is None else (),
         )
 
 
@@ -553,8 +558,20 @@ def _inspect(
                 problem = exc.problem
     if problem is not None:
         problem = replace(problem, path=found.fspath)
+    looks = _looks(found, info, read) if problem is None and info is not None else ()
     return ScannedFile.probed(
-        path, found.root, found.rel, found.size, found.mtime_ns, info, sha, problem
+        path, found.root, found.rel, found.size, found.mtime_ns, info, sha, problem, looks
+    )
+
+
+def _looks(
+    found: FoundFile, info: MediaInfo, read: check.FileRead | None
+) -> tuple[str | None, ...]:
+    """Each page's look, for finding rescans (planning/lookalikes.py), from a small decode
+    of its own: the probe does not decode a JPEG (it walks its markers)."""
+    data = read.data if read is not None else None
+    return lookalike.page_looks(
+        found.path, info.media_type, info.page_count, size=found.size, data=data
     )
 
 

@@ -24,7 +24,14 @@ from typing import TYPE_CHECKING, Any
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.media import decode
 from transcribe_import.engine.media.kinds import RenderSettings
-from transcribe_import.engine.planning import bag, dedupe, ordering, placement, reimport
+from transcribe_import.engine.planning import (
+    bag,
+    dedupe,
+    lookalikes,
+    ordering,
+    placement,
+    reimport,
+)
 from transcribe_import.engine.planning.plan import ImportPlan, Op, PlanItem, PlanSource
 from transcribe_import.engine.planning.problems import (
     PlanProblem,
@@ -74,6 +81,7 @@ def validate(
         else:
             problems.append(_recognised_problem(item, found))
     problems.extend(placement.plan_problems(plan))
+    problems.extend(lookalikes.plan_problems(corpus, plan))
 
     # Source checks read headers from disk: run them in parallel, report in plan order, a
     # slice at a time: a future (and a pair) per source of 100,000 at once is half a million

@@ -445,7 +445,15 @@ def _spec(s: PlanSource) -> SourceSpec:
         s.sha256,
         s.media_type,
         tuple(
-            PageSpec(p.page_id, p.render_id, p.page_index, _render_spec(p.render), p.extra, p.label)
+            PageSpec(
+                p.page_id,
+                p.render_id,
+                p.page_index,
+                _render_spec(p.render),
+                p.extra,
+                p.label,
+                p.look,
+            )
             for p in s.pages
         ),
         provenance={"rel": s.provenance.rel, "mtime": s.provenance.mtime},

@@ -4,7 +4,9 @@ One entry per order ambiguity, per notebook conflict or placement problem, and p
 that cannot be used, each with the buttons that settle it the engine's way. A button
 asks the page (``resolve_requested``, ``leave_out_requested``), which makes the edit.
 A folder imported before is told here too: already imported (nothing to decide, said
-so), or partly, with the one action that completes the notebook holding the rest.
+so), or partly, with the one action that completes the notebook holding the rest. So is a
+page that looks like another (a rescan?), with its three answers: Replace, Keep Both and
+Leave Out; their buttons give the page as ``order`` names it (the problem's ``files``).
 """
 
 from __future__ import annotations
@@ -126,6 +128,13 @@ class DecisionPanel(QGroupBox):
         ]
         placed = [p for p in problems if p.code in PLACEMENT_CODES]
         recognised = [p for p in problems if p.code in RECOGNISED_CODES]
+        alike = [p for p in problems if p.code is ProblemCode.LOOKS_LIKE]
+        for problem in alike:
+            buttons = [self._resolution_button(r, problem.files[:1]) for r in problem.resolutions]
+            for button in buttons:
+                spoken = resolution_words(str(button.property("resolution")))
+                button.setAccessibleName(f"{spoken}: {problem.files[0]}")
+            layout.addLayout(self._row(problem.message, buttons))
         for problem in [*recognised, *conflicts, *placed]:
             buttons = [self._resolution_button(r, problem.source_ids) for r in problem.resolutions]
             target = self._completion(item) if item is not None and recognised else None
@@ -136,7 +145,7 @@ class DecisionPanel(QGroupBox):
         unusable = item.unusable if item is not None else []
         for entry in unusable:
             layout.addLayout(self._unusable_row(item, entry))
-        if not ambiguities and not unusable and not conflicts and not placed and not recognised:
+        if not (ambiguities or unusable or conflicts or placed or recognised or alike):
             self.hide()  # ``box`` has no parent: Python frees it
             if had_focus:
                 after.setFocus(Qt.FocusReason.OtherFocusReason)
@@ -152,6 +161,8 @@ class DecisionPanel(QGroupBox):
             if partly
             else self.tr("This folder is in the corpus already")
             if recognised and not conflicts and not placed and not unusable
+            else self.tr("Pages that look like pages already there: rescans?")
+            if alike and not conflicts and not placed and not unusable
             else self.tr("This notebook is already in the corpus, different")
             if conflicts
             else self.tr("Where the pages go needs a decision")

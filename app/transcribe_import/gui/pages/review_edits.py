@@ -287,7 +287,23 @@ class ReviewEdits(QObject):
                 tr("Include pages"),
             ),
         }
-        if resolution == Resolution.EXCLUDE:
+        # A page that looks like another: the answers to "a rescan?". For these the panel
+        # gives the page as ``order`` names it (its file, FILE#N), not source ids.
+        answers: dict[str, str] = {
+            Resolution.RESCAN_REPLACES: tr("Replace a page by its rescan"),
+            Resolution.KEEP_BOTH: tr("Keep both pages"),
+            Resolution.LEAVE_OUT: tr("Leave out a rescan"),
+        }
+        if resolution in answers and source_ids:
+            session, name, answer = self._page.session, source_ids[0], Resolution(resolution)
+
+            def answered(it: PlanItem) -> PlanItem:
+                assert session.plan is not None  # a review shows a plan
+                plan = session.plan.with_item(it)
+                return api.answer_lookalike(corpus, plan, it.item_id, name, answer)
+
+            self._edit(answered, answers[resolution])
+        elif resolution == Resolution.EXCLUDE:
             self.exclude()
         elif resolution in (Resolution.AT, Resolution.AFTER):
             self._page.placement_bar.choose(

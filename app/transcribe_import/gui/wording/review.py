@@ -30,6 +30,7 @@ def plan_state_words(state: PlanItemState) -> str:
         PlanItemState.ERROR: _t("PlanItemState", "Error"),
         PlanItemState.NEEDS_ORDER_DECISION: _t("PlanItemState", "Needs a decision"),
         PlanItemState.PARTLY_IMPORTED: _t("PlanItemState", "Partly imported"),
+        PlanItemState.LOOKS_LIKE: _t("PlanItemState", "A rescan?"),
         PlanItemState.NOTHING_TO_IMPORT: _t("PlanItemState", "Nothing to import"),
         PlanItemState.ALREADY_IMPORTED: _t("PlanItemState", "Already imported"),
         PlanItemState.DUPLICATE_SKIPS: _t("PlanItemState", "Duplicate skips"),
@@ -123,6 +124,7 @@ def problem_words(code: str) -> str:
         ProblemCode.REPLACEMENT_LEFT_OUT: _t("ProblemCode", "Left out: replaces nothing"),
         ProblemCode.ALREADY_IMPORTED: _t("ProblemCode", "Already imported"),
         ProblemCode.PARTLY_IMPORTED: _t("ProblemCode", "Partly imported already"),
+        ProblemCode.LOOKS_LIKE: _t("ProblemCode", "Looks like another page"),
         AmbiguityCode.DUPLICATE_NUMBER: _t("ProblemCode", "Page number used twice"),
         AmbiguityCode.MISSING_INDEX: _t("ProblemCode", "Next to missing pages"),
         AmbiguityCode.MIXED_MEDIA: _t("ProblemCode", "PDF among images"),
@@ -170,6 +172,10 @@ def resolution_words(resolution: str) -> str:
         Resolution.INCLUDE: _t("Resolution", "Include it"),
         # The decision panel names the notebook (complete_words); this is its short form.
         Resolution.COMPLETE: _t("Resolution", "Complete the notebook"),
+        # A page that looks like another: the three answers to "a rescan?".
+        Resolution.RESCAN_REPLACES: _t("Resolution", "Replace"),
+        Resolution.KEEP_BOTH: _t("Resolution", "Keep Both"),
+        Resolution.LEAVE_OUT: _t("Resolution", "Leave Out"),
     }
     return words[resolution]
 

@@ -1,0 +1,54 @@
+"""Rescans on the command line: the answers to "a rescan?" as ``order`` options.
+
+``order PLAN ITEM --rescan FILE`` (Replace: FILE is a rescan of the page it looks like, which
+it replaces, the old page kept in the notebook's history), ``--keep-both FILE`` (it is not a
+rescan: asked no more, in this plan nor, once committed, in any later one) and
+``--exclude FILE`` (Leave Out, the option every left-out file takes). FILE is named as
+``validate`` names it, ``FILE#N`` for a page of a file of several. Every answer is an
+``engine.api`` call (planning/lookalikes.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from transcribe_import.engine import api
+from transcribe_import.engine.api import Corpus
+from transcribe_import.engine.planning.plan import ImportPlan, PlanItem
+from transcribe_import.engine.planning.problems import Resolution
+
+# The order options of a look-alike's answers (validate's "resolve with").
+RESOLUTION_FLAGS = {
+    Resolution.RESCAN_REPLACES: "--rescan FILE",
+    Resolution.KEEP_BOTH: "--keep-both FILE",
+    Resolution.LEAVE_OUT: "--exclude FILE",
+}
+
+
+def add_order_options(how: argparse._MutuallyExclusiveGroup) -> None:
+    how.add_argument(
+        "--rescan",
+        metavar="FILE",
+        help="a page that looks like another: it is a rescan, and replaces that page (the old "
+        "one kept in the notebook's history)",
+    )
+    how.add_argument(
+        "--keep-both",
+        metavar="FILE",
+        help="a page that looks like another: it is not a rescan; keep both, and do not ask again",
+    )
+
+
+def wants_answer(args: argparse.Namespace) -> bool:
+    return args.rescan is not None or args.keep_both is not None
+
+
+def order_edit(
+    corpus: Corpus, plan: ImportPlan, item: PlanItem, args: argparse.Namespace
+) -> PlanItem:
+    """The item with the answer given (ValueError in words when it does not apply)."""
+    if args.rescan is not None:
+        return api.answer_lookalike(
+            corpus, plan, item.item_id, args.rescan, Resolution.RESCAN_REPLACES
+        )
+    return api.answer_lookalike(corpus, plan, item.item_id, args.keep_both, Resolution.KEEP_BOTH)

@@ -1,0 +1,351 @@
+"""Rescans recognised by their look: a page like one in the plan or the corpus, not its bytes.
+
+Each page carries its look (media/lookalike.py), made at scan and landed on the page in
+project.json. A page of a plan whose look is within the hash's threshold of another page's,
+in any quarter turn, and whose bytes differ (the same bytes are a duplicate, dedupe.py),
+is told as a question: "37.jpg looks like page 37 of “Diary 1931”: a rescan?", with three
+answers. **Replace**: the rescan takes the old page's place, the old page kept in the
+notebook's history (the rescan mechanism, planning/placement.py), offered when the item
+imports into the notebook holding that page, or when the other page is earlier in the same
+item (the earlier one is then left out). **Keep Both**: the pair is not a rescan, said once:
+kept on the item (its provenance: it changes nothing that lands) and remembered in the
+corpus at commit (``corpus/lookalikes.json``), so no later plan asks again. **Leave Out**:
+the page is not imported.
+
+A page is named for this by its file's content and its place in the file
+(``sha256#index``, ``page_key``), so a pair stays the same pair whatever plan or notebook
+holds it. Pages imported before looks were made carry none and are not compared (not made
+lazily: that would decode every page of the corpus on the next scan).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.ingest import placement as rules
+from transcribe_import.engine.media import lookalike
+from transcribe_import.engine.planning import page_edits, placement
+from transcribe_import.engine.planning.ordering import exclude as exclude_files
+from transcribe_import.engine.planning.plan import ImportPlan, Op, PlanItem, PlanPage, PlanSource
+from transcribe_import.engine.planning.problems import (
+    PlanProblem,
+    ProblemCode,
+    Resolution,
+    Severity,
+    file_name,
+)
+from transcribe_import.engine.storage import fsio, project
+
+if TYPE_CHECKING:
+    from transcribe_import.engine.storage.corpus import Corpus
+
+# The corpus's memory of the pairs a person said are not rescans (Keep Both).
+STATE_FILE = "lookalikes.json"
+STATE_FORMAT = "transcribe.lookalikes"
+# The item provenance key holding this plan's Keep Both answers, as [key, key] pairs.
+KEPT_APART = "kept_apart"
+
+
+# The three answers to "a rescan?", as the CLI's order options and the window's buttons:
+# Replace, Keep Both, Leave Out (problems.Resolution: the one vocabulary of both faces).
+ANSWERS = (Resolution.RESCAN_REPLACES, Resolution.KEEP_BOTH, Resolution.LEAVE_OUT)
+
+
+def page_key(sha256: str, page_index: int) -> str:
+    """A page named by its file's bytes and its place in the file: the same in any plan."""
+    return f"{sha256}#{page_index}"
+
+
+def _pair(a: str, b: str) -> tuple[str, str]:
+    return (a, b) if a <= b else (b, a)
+
+
+@dataclass(frozen=True)
+class Stored:
+    """A page a new one is compared with: in the corpus (``notebook_id``) or earlier in the plan."""
+
+    look: int
+    key: str
+    page_id: str  # the notebook's page id, or the plan page's
+    words: str  # how the question names it: "page 37 of “Diary 1931”", "36.jpg"
+    notebook_id: str | None = None  # None: a page of this plan
+    item_id: str | None = None  # a page of this plan: its item
+    source_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Lookalike:
+    """A page of the plan that looks like ``other``, turned ``turn`` from it."""
+
+    item_id: str
+    source_id: str
+    page_id: str
+    name: str  # the page as ``order`` names it: its file, FILE#N for a page of several
+    key: str
+    other: Stored
+    turn: lookalike.Turn
+    can_replace: bool
+
+
+# -- the corpus's looks -------------------------------------------------------------------------
+
+# Per notebook: its project.json's (mtime_ns, size) and the looks read from it, so a review
+# validated again and again reads each manifest once until it changes.
+_CACHE: dict[str, tuple[tuple[int, int], tuple[Stored, ...]]] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def corpus_looks(corpus: Corpus) -> list[Stored]:
+    """Every page of the corpus that has a look, each named as the question names it."""
+    out: list[Stored] = []
+    for nbid, entry in corpus.index_entries().items():
+        path = corpus.notebook_dir(nbid) / project.PROJECT_FILE
+        try:
+            st = fsio.stat(path)
+        except OSError:
+            continue  # doctor reports a notebook without its manifest
+        stamp = (st.st_mtime_ns, st.st_size)
+        key = str(path)
+        with _CACHE_LOCK:
+            cached = _CACHE.get(key)
+        if cached is None or cached[0] != stamp:
+            try:
+                manifest = project.read(corpus.notebook_dir(nbid), nbid)
+            except TranscribeError:
+                continue  # likewise: an unreadable notebook has nothing to compare with
+            cached = (stamp, _notebook_looks(nbid, entry.title, manifest))
+            with _CACHE_LOCK:
+                _CACHE[key] = cached
+        out.extend(cached[1])
+    return out
+
+
+def _notebook_looks(nbid: str, title: str, manifest: Mapping[str, Any]) -> tuple[Stored, ...]:
+    shas = {
+        s.get("id"): s.get("sha256") for s in manifest.get("sources", ()) if isinstance(s, dict)
+    }
+    out = []
+    for position, page in enumerate(rules.live_records(manifest), 1):
+        look = page.get("look")
+        found = lookalike.look_from_hex(look) if isinstance(look, str) else None
+        sha = shas.get(page.get("source_id"))
+        index = page.get("page_index")
+        if found is None or not isinstance(sha, str) or not isinstance(index, int):
+            continue
+        words = f"page {position} of “{title}”"
+        out.append(Stored(found.upright, page_key(sha, index), str(page.get("id")), words, nbid))
+    return tuple(out)
+
+
+# -- what a person said -------------------------------------------------------------------------
+
+
+def remembered(corpus: Corpus | None) -> set[tuple[str, str]]:
+    """The pairs the corpus remembers as not rescans (``corpus/lookalikes.json``)."""
+    if corpus is None:
+        return set()
+    try:
+        doc = orjson.loads(fsio.read_bytes(corpus.root / STATE_FILE))
+    except FileNotFoundError:
+        return set()
+    except (OSError, orjson.JSONDecodeError):
+        return set()  # a damaged memory asks again; nothing is lost but a question
+    pairs = doc.get("not_rescans") if isinstance(doc, dict) else None
+    return {_pair(str(a), str(b)) for a, b in _pairs_in(pairs)}
+
+
+def _pairs_in(value: Any) -> list[tuple[Any, Any]]:
+    if not isinstance(value, list):
+        return []
+    return [(p[0], p[1]) for p in value if isinstance(p, list) and len(p) == 2]
+
+
+def kept_apart(item: PlanItem) -> set[tuple[str, str]]:
+    """The pairs this item's Keep Both answers name."""
+    return {_pair(str(a), str(b)) for a, b in _pairs_in(item.provenance.get(KEPT_APART))}
+
+
+def remember(corpus: Corpus, plan: ImportPlan) -> None:
+    """Keep the plan's Keep Both answers in the corpus, so no later plan asks again (commit
+    calls it, under the corpus lock: two commits at once both keep theirs)."""
+    new = set().union(*(kept_apart(it) for it in plan.items)) if plan.items else set()
+    if not new:
+        return
+    with corpus.locked():
+        known = remembered(corpus)
+        if new <= known:
+            return
+        doc = {
+            "format": STATE_FORMAT,
+            "schema_version": 1,
+            "not_rescans": [list(p) for p in sorted(known | new)],
+        }
+        fsio.atomic_write(corpus.root / STATE_FILE, orjson.dumps(doc, option=orjson.OPT_INDENT_2))
+
+
+# -- finding them -------------------------------------------------------------------------------
+
+
+def _name(source: PlanSource, page: PlanPage) -> str:
+    """A plan page as ``order`` takes it: its file, or FILE#N for a page of a file of several."""
+    if len(source.pages) + len(source.left_out) == 1:
+        return file_name(source)
+    return f"{file_name(source)}#{page.page_index + 1}"
+
+
+def _closest(
+    look: lookalike.Look, key: str, stored: Iterable[Stored], said: set[tuple[str, str]]
+) -> tuple[Stored, lookalike.Turn] | None:
+    turns = look.turns
+    best: tuple[int, Stored, lookalike.Turn] | None = None
+    for other in stored:
+        if other.key == key or _pair(key, other.key) in said:
+            continue  # the same bytes (a duplicate, not a rescan), or said not to be one
+        for turn, mine in zip(lookalike.Turn, turns, strict=True):
+            d = lookalike.distance(mine, other.look)
+            if d <= lookalike.THRESHOLD and (best is None or d < best[0]):
+                best = (d, other, turn)
+    return None if best is None else (best[1], best[2])
+
+
+def find(corpus: Corpus | None, plan: ImportPlan) -> list[Lookalike]:
+    """Every imported page of the plan that looks like a page of the corpus or an earlier
+    page of the plan, and is neither its bytes nor answered already (Replace, Keep Both)."""
+    stored = corpus_looks(corpus) if corpus is not None else []
+    said = remembered(corpus)
+    found: list[Lookalike] = []
+    for item in plan.items:
+        said_here = said | kept_apart(item)
+        replacing = {new for new, _old in item.replacements}
+        for source in item.imported_sources():
+            for page in source.pages:
+                look = lookalike.look_from_hex(page.look) if page.look is not None else None
+                if look is None:
+                    continue
+                key = page_key(source.sha256, page.page_index)
+                match = (
+                    None if page.page_id in replacing else _closest(look, key, stored, said_here)
+                )
+                if match is not None:
+                    other, turn = match
+                    found.append(
+                        Lookalike(
+                            item.item_id,
+                            source.source_id,
+                            page.page_id,
+                            _name(source, page),
+                            key,
+                            other,
+                            turn,
+                            _can_replace(item, other),
+                        )
+                    )
+                stored.append(
+                    Stored(
+                        look.upright,
+                        key,
+                        page.page_id,
+                        _name(source, page),
+                        item_id=item.item_id,
+                        source_id=source.source_id,
+                    )
+                )
+    return found
+
+
+def _can_replace(item: PlanItem, other: Stored) -> bool:
+    """Replace is offered where the rescan mechanism applies: the page is in the notebook
+    this item imports into, or earlier in this same item (that one is then left out)."""
+    if other.notebook_id is None:
+        return other.item_id == item.item_id
+    return item.op is Op.IMPORT_INTO_NOTEBOOK and item.notebook_id == other.notebook_id
+
+
+# -- told -------------------------------------------------------------------------------------
+
+
+def words(found: Lookalike) -> str:
+    """The question every face shows (the problem's message)."""
+    other = found.other.words if found.other.notebook_id else f"{found.other.words} in this import"
+    turned = "" if found.turn is lookalike.Turn.NONE else f", turned {int(found.turn)}°"
+    text = f"{found.name} looks like {other}{turned}: a rescan?"
+    if found.other.notebook_id and not found.can_replace:
+        text += " To replace that page with it, import it into that notebook instead."
+    return text
+
+
+def plan_problems(corpus: Corpus | None, plan: ImportPlan) -> list[PlanProblem]:
+    """One warning per look-alike page, with its answers: they do not block the commit (the
+    page is imported as a new one unless answered), but the item is not Ready until then."""
+    out = []
+    for found in find(corpus, plan):
+        answers = [a for a in ANSWERS if a is not Resolution.RESCAN_REPLACES or found.can_replace]
+        name = found.name.replace('"', '\\"')
+        flags = {
+            Resolution.RESCAN_REPLACES: f'--rescan "{name}"',
+            Resolution.KEEP_BOTH: f'--keep-both "{name}"',
+            Resolution.LEAVE_OUT: f'--exclude "{name}"',
+        }
+        out.append(
+            PlanProblem(
+                Severity.WARNING,
+                ProblemCode.LOOKS_LIKE,
+                found.item_id,
+                words(found),
+                (found.source_id,),
+                resolutions=tuple(answers),
+                hint="order " + " | ".join(flags[a] for a in answers),
+                files=(found.name,),
+            )
+        )
+    return out
+
+
+# -- answered ---------------------------------------------------------------------------------
+
+
+def answer(
+    corpus: Corpus | None, plan: ImportPlan, item_id: str, name: str, how: Resolution
+) -> PlanItem:
+    """The item ``item_id`` with the look-alike page ``name`` (as ``order`` names files)
+    answered ``how`` (one of ``ANSWERS``); ValueError in words when that page is no
+    look-alike or the answer does not apply to it."""
+    item = plan.item(item_id)
+    page_id = placement.page_of_file(item, name)
+    found = next(
+        (f for f in find(corpus, plan) if f.item_id == item_id and f.page_id == page_id), None
+    )
+    if found is None:
+        raise ValueError(f"{name} looks like no other page: there is no rescan question to answer")
+    if how is Resolution.KEEP_BOTH:
+        pairs = sorted(kept_apart(item) | {_pair(found.key, found.other.key)})
+        provenance = {**item.provenance, KEPT_APART: [list(p) for p in pairs]}
+        return replace(item, provenance=provenance)
+    if how is Resolution.LEAVE_OUT:
+        return _left_out(item, found.source_id, page_id)
+    if how is not Resolution.RESCAN_REPLACES:
+        raise ValueError(f"{how} is no answer to a rescan question")
+    if not found.can_replace:
+        raise ValueError(
+            f"{found.name} cannot replace {found.other.words}: it is imported into another "
+            "notebook. Import it into that notebook to replace the page, or keep both"
+        )
+    if found.other.notebook_id is not None:
+        return placement.replace_page(item, page_id, found.other.page_id)
+    assert found.other.source_id is not None  # a page of this plan has its source
+    return _left_out(item, found.other.source_id, found.other.page_id)
+
+
+def _left_out(item: PlanItem, source_id: str, page_id: str) -> PlanItem:
+    """The page not imported: its file excluded, or only it when its file has several."""
+    source = next(s for s in item.sources if s.source_id == source_id)
+    page = next(p for p in source.pages if p.page_id == page_id)
+    if len(source.pages) + len(source.left_out) == 1:
+        return exclude_files(item, [file_name(source)])
+    return page_edits.leave_out_pages(item, [_name(source, page)])

@@ -1,0 +1,146 @@
+"""Rescans recognised by their look (#22): a page like one already imported, not its bytes, is
+asked about in words, and each of the three answers does what it says."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from helpers.cli import assert_doctor_clean, cli_json, ok, run_cli
+from helpers.lookalike_set import (
+    Rescan,
+    Ruling,
+    notebook_page,
+    notebook_scan,
+    rescan_file,
+    save_jpeg,
+)
+
+PAGES = 4
+
+
+def _imported(tmp_path: Path) -> tuple[Path, str]:
+    """A corpus holding “Diary 1931”, its pages 01.jpg to 04.jpg; its notebook id."""
+    data = tmp_path / "data"
+    folder = tmp_path / "Diary 1931"
+    for k in range(1, PAGES + 1):
+        save_jpeg(notebook_scan(k), folder / f"{k:02d}.jpg")
+    plan = tmp_path / "first.json"
+    ok(run_cli(data, "plan", str(folder), "-o", str(plan)))
+    ok(run_cli(data, "commit", str(plan)))
+    (nb,) = cli_json(data, "notebooks", "--json")["notebooks"]
+    return data, str(nb["notebook_id"])
+
+
+def _project(data: Path, nbid: str) -> dict[str, Any]:
+    path = data / "corpus" / "notebooks" / nbid / "project.json"
+    doc: dict[str, Any] = orjson.loads(path.read_bytes())
+    return doc
+
+
+def _looks_like(data: Path, plan: Path) -> list[dict[str, Any]]:
+    report = cli_json(data, "validate", str(plan), "--json")
+    return [p for p in report["problems"] if p["code"] == "looks_like"]
+
+
+def _item(data: Path, plan: Path) -> str:
+    doc = orjson.loads(plan.read_bytes())
+    return str(doc["items"][0]["item_id"])
+
+
+def test_each_page_lands_with_its_look(tmp_path: Path) -> None:
+    data, nbid = _imported(tmp_path)
+    pages = _project(data, nbid)["pages"]
+    assert len(pages) == PAGES
+    for page in pages:
+        assert len(page["look"]) == 144
+        int(page["look"], 16)
+
+
+def test_a_rescan_into_the_notebook_is_asked_about_and_replace_replaces(tmp_path: Path) -> None:
+    data, nbid = _imported(tmp_path)
+    old = _project(data, nbid)["pages"][2]["id"]
+    rescan_file(3, Rescan.TILT, tmp_path / "rescans" / "p3.jpg")
+    plan = tmp_path / "into.json"
+    out = ok(
+        run_cli(data, "plan", str(tmp_path / "rescans"), "--mode", f"into:{nbid}", "-o", str(plan))
+    )
+    words = "rescans/p3.jpg looks like page 3 of “Diary 1931”: a rescan?"
+    assert words in out.stdout
+    assert "[a rescan?]" in out.stdout
+    (problem,) = _looks_like(data, plan)
+    assert problem["message"] == words
+    assert problem["resolutions"] == ["rescan_replaces", "keep_both", "leave_out"]
+    assert problem["files"] == ["rescans/p3.jpg"]
+    ok(run_cli(data, "order", str(plan), _item(data, plan), "--rescan", "rescans/p3.jpg"))
+    assert _looks_like(data, plan) == []
+    ok(run_cli(data, "commit", str(plan)))
+    doc = _project(data, nbid)
+    assert len(doc["pages"]) == PAGES
+    assert doc["pages"][2]["id"] != old  # the rescan took page 3's place
+    (history,) = doc["replaced_pages"]
+    assert history["page"]["id"] == old  # the old page kept in history
+    assert_doctor_clean(data)
+
+
+def test_a_quarter_turned_rescan_kept_both_is_not_asked_again(tmp_path: Path) -> None:
+    data, nbid = _imported(tmp_path)
+    rescan_file(2, Rescan.RIGHT, tmp_path / "Loose" / "turned.jpg")
+    plan = tmp_path / "loose.json"
+    out = ok(run_cli(data, "plan", str(tmp_path / "Loose"), "-o", str(plan)))
+    assert "Loose/turned.jpg looks like page 2 of “Diary 1931”, turned" in out.stdout
+    (problem,) = _looks_like(data, plan)
+    # A new notebook: Replace is not offered, and the words say where it would be.
+    assert problem["resolutions"] == ["keep_both", "leave_out"]
+    assert "import it into that notebook instead" in problem["message"]
+    refused = run_cli(data, "order", str(plan), _item(data, plan), "--rescan", "Loose/turned.jpg")
+    assert refused.returncode != 0
+    assert "cannot replace page 2 of “Diary 1931”" in refused.stderr
+    ok(run_cli(data, "order", str(plan), _item(data, plan), "--keep-both", "Loose/turned.jpg"))
+    assert _looks_like(data, plan) == []
+    ok(run_cli(data, "commit", str(plan)))
+    notebooks = cli_json(data, "notebooks", "--json")["notebooks"]
+    assert sorted(nb["page_count"] for nb in notebooks) == [1, PAGES]  # both kept
+    # Scanned again, with no corpus-wide duplicates so that the file is planned again: the
+    # pair is remembered, and its own copy is the same bytes, no rescan.
+    again = tmp_path / "again.json"
+    out = ok(
+        run_cli(data, "plan", str(tmp_path / "Loose"), "--dedupe", "notebook", "-o", str(again))
+    )
+    assert "a rescan?" not in out.stdout
+    assert _looks_like(data, again) == []
+
+
+def test_a_rescan_left_out_is_not_imported(tmp_path: Path) -> None:
+    data, _nbid = _imported(tmp_path)
+    rescan_file(4, Rescan.LIGHT, tmp_path / "More" / "again.jpg")
+    save_jpeg(notebook_page(77, Ruling.PLAIN, 0.4), tmp_path / "More" / "new.jpg")
+    plan = tmp_path / "more.json"
+    out = ok(run_cli(data, "plan", str(tmp_path / "More"), "-o", str(plan)))
+    assert "More/again.jpg looks like page 4 of “Diary 1931”: a rescan?" in out.stdout
+    assert "new.jpg looks like" not in out.stdout
+    ok(run_cli(data, "order", str(plan), _item(data, plan), "--exclude", "More/again.jpg"))
+    assert _looks_like(data, plan) == []
+    ok(run_cli(data, "commit", str(plan)))
+    notebooks = cli_json(data, "notebooks", "--json")["notebooks"]
+    assert sorted(nb["page_count"] for nb in notebooks) == [1, PAGES]
+
+
+def test_a_rescan_beside_its_page_in_one_folder_replaces_it_in_the_plan(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    folder = tmp_path / "Box"
+    save_jpeg(notebook_scan(1), folder / "p1.jpg")
+    save_jpeg(notebook_scan(2), folder / "p2.jpg")
+    rescan_file(2, Rescan.HALF, folder / "p3.jpg")
+    plan = tmp_path / "box.json"
+    out = ok(run_cli(data, "plan", str(folder), "-o", str(plan)))
+    assert "Box/p3.jpg looks like Box/p2.jpg in this import, turned 180°: a rescan?" in out.stdout
+    (problem,) = _looks_like(data, plan)
+    assert problem["resolutions"] == ["rescan_replaces", "keep_both", "leave_out"]
+    ok(run_cli(data, "order", str(plan), _item(data, plan), "--rescan", "Box/p3.jpg"))
+    doc = orjson.loads(plan.read_bytes())
+    excluded = [s["provenance"]["rel"] for s in doc["items"][0]["sources"] if s["excluded"]]
+    assert excluded == ["Box/p2.jpg"]
+    assert _looks_like(data, plan) == []
