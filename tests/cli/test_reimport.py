@@ -227,3 +227,61 @@ def test_a_file_gone_mid_run_is_advised_retry_and_a_new_scan_completes_the_noteb
     [nb] = cli_json(data, "notebooks", "--json")["notebooks"]
     assert nb["page_count"] == 36
     assert_doctor_clean(data)
+
+
+def test_a_notebook_marked_incomplete_is_finished_by_completing_it(tmp_path: Path) -> None:
+    """A `commit` SIGKILLed between two checkpoints leaves “Register” incomplete (32 of its 70
+    pages); scanning its folder again proposes Complete “Register”, which lands the rest in
+    it, every earlier page as it was, and the mark goes."""
+    from helpers.cli import SIGKILLED
+
+    data = tmp_path / "data"
+    shelf = make_shelf(tmp_path / "shelf", 1, 70, folder="Register", size=(120, 160))
+    first = _plan(data, tmp_path / "a.json", shelf)
+    killed = run_cli(
+        data, "commit", str(first), "--workers", "1", crash_at="ingest.between_checkpoints"
+    )
+    assert killed.returncode == SIGKILLED, killed.stderr
+    [nb] = cli_json(data, "notebooks", "--json")["notebooks"]
+    assert nb["state"] == "incomplete"
+    landed = nb["unfinished_import"]["pages_landed"]
+    assert 0 < landed < 70
+    before = _project(data, nb["notebook_id"])
+
+    again = _plan(data, tmp_path / "b.json", shelf)
+    [problem] = cli_json(data, "validate", str(again), "--json")["problems"]
+    day = f"{date.today().day} {date.today():%B}"
+    assert problem["code"] == "partly_imported"
+    assert problem["message"] == (
+        f"“Register” (imported {day}) is incomplete: its import stopped after {landed} of its "
+        f"70 pages. Complete it with the {70 - landed} new pages, where their names put them "
+        "among its pages, rather than making a second notebook of them."
+    )
+    ok(run_cli(data, "order", str(again), problem["item_id"][:8], "--complete"))
+    committed = cli_json(data, "commit", str(again), "--json")
+    assert committed["counts"]["committed"] == 1
+
+    [after] = cli_json(data, "notebooks", "--json")["notebooks"]
+    assert after["notebook_id"] == nb["notebook_id"] and after["page_count"] == 70
+    assert after["state"] == "complete" and after["unfinished_import"] is None
+    doc = _project(data, nb["notebook_id"])
+    kept = {p["id"]: p for p in before["pages"]}
+    assert [p for p in doc["pages"] if p["id"] in kept] == list(kept.values())
+    names = {s["id"]: s["provenance"]["rel"].rsplit("/", 1)[-1] for s in doc["sources"]}
+    assert [names[p["source_id"]] for p in doc["pages"]] == sorted(
+        names.values(), key=lambda n: int(n.split()[-1].split(".")[0])
+    )
+    # The killed run is still a run to close: doctor says so (and only that); its resume
+    # lands nothing more, and the corpus is whole.
+    report = cli_json(data, "doctor", "--json", rc=EXIT_PROBLEMS)
+    assert [f["code"] for f in report["findings"]] == ["interrupted_run"]
+    ok(run_cli(data, "resume", _other_run(data, exclude=committed["import_run_id"])))
+    assert _project(data, nb["notebook_id"])["pages"] == doc["pages"]
+    assert_doctor_clean(data)
+
+
+def _other_run(data: Path, *, exclude: str) -> str:
+    """The id of the run other than ``exclude``."""
+    runs = cli_json(data, "runs", "--json")["runs"]
+    [other] = [r["import_run_id"] for r in runs if r["import_run_id"] != exclude]
+    return str(other)

@@ -201,3 +201,66 @@ def test_a_commit_waiting_for_another_import_says_so_and_goes_on_after_it(
         other.release()
     wait_run_end(qtbot, window)
     assert [e.title for e in corpus.index_entries().values()] == ["Notebook 01"]
+
+
+def test_a_notebook_marked_incomplete_is_finished_by_complete_in_the_review(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
+) -> None:
+    """An import of “Register” cancelled once its first checkpoint landed; its folder scanned
+    again in the window: Complete “Register” lands the rest in it, and the mark goes."""
+    from transcribe_import.engine.runs.executor import EventKind, RunControl, RunEvent
+    from transcribe_import.engine.runs.model import RunStatus
+    from transcribe_import.gui.main_window import Section
+    from transcribe_import.gui.models.notebooks import NotebookColumn
+
+    from helpers.runs import plan_for
+    from helpers.shelves import make_shelf
+    from helpers.window import TIMEOUT_MS
+
+    shelf = make_shelf(tmp_path / "shelf", 1, 40, folder="Register", size=(120, 160))
+    first = plan_for(corpus, shelf)
+    first = replace(first, items=(replace(first.items[0], title="Register"),))
+    control = RunControl()
+
+    def stop(event: RunEvent) -> None:
+        if event.kind is EventKind.PAGES_LANDED:
+            control.cancel()
+
+    assert commit_plan(corpus, first, control=control, workers=1, on_event=stop).status is (
+        RunStatus.CANCELLED
+    )
+    notebook_id = first.items[0].notebook_id
+    unfinished = api.notebook_state(corpus, notebook_id)
+    assert unfinished is not None
+    landed = unfinished.pages_landed
+    held = [p["id"] for p in project.read(corpus.notebook_dir(notebook_id), notebook_id)["pages"]]
+    assert len(held) == landed < 40
+
+    window = open_window(workers=1)
+    scan(qtbot, window, shelf)
+    page = window.review_page
+    [item] = window.session.plan.items
+    assert item_state(qtbot, page.items_model, item.item_id) is PlanItemState.PARTLY_IMPORTED
+    show_item(page, item.label)
+    day = f"{date.today().day} {date.today():%B}"
+    assert (
+        f"“Register” (imported {day}) is incomplete: its import stopped after {landed} of its "
+        f"40 pages. Complete it with the {40 - landed} new pages"
+    ) in panel_words(page)
+    [button] = page.decision_panel.buttons()
+    assert button.text() == "Complete “Register”"
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    wait_validated(qtbot, window)
+    assert window.session.plan.item(item.item_id).notebook_id == notebook_id
+    commit(qtbot, window)
+    wait_run_end(qtbot, window)
+
+    doc = project.read(corpus.notebook_dir(notebook_id), notebook_id)
+    assert [p["id"] for p in doc["pages"]][:landed] == held and len(doc["pages"]) == 40
+    assert api.notebook_state(corpus, notebook_id) is None
+    assert len(corpus.index_entries()) == 1
+    window.show_section(Section.CORPUS)
+    qtbot.waitUntil(
+        lambda: window.notebook_model.index(0, NotebookColumn.STATE).data() == "Complete",
+        timeout=TIMEOUT_MS,
+    )

@@ -4,6 +4,7 @@ where its new pages go by their names, the day it was imported in words."""
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 from transcribe_import.engine.ingest.placement import Placement
@@ -86,3 +87,34 @@ def test_the_day_it_was_imported_in_words() -> None:
     assert reimport.day_words("2026-12-03T09:00:00.123456Z", now) == "3 December"
     assert reimport.day_words("2025-01-21T09:00:00Z", now) == "21 January 2025"
     assert reimport.day_words("", now) == ""
+
+
+def test_a_notebook_marked_incomplete_is_said_so_and_only_the_one_to_complete_is_asked(
+    corpus: Corpus, tmp_path: Path
+) -> None:
+    from transcribe_import.engine.storage.corpus import UnfinishedImport
+
+    shelf, nbid = _imported(corpus, tmp_path, [1, 2])
+    [item] = plan_for(corpus, shelf).items
+    asked: list[str] = []
+
+    def unfinished_of(notebook_id: str) -> UnfinishedImport | None:
+        asked.append(notebook_id)
+        return UnfinishedImport("r", "i", 6, 2, run_ended=True)
+
+    found = reimport.recognise(corpus, item, unfinished_of=unfinished_of)
+    assert found is not None and asked == [nbid]
+    words = reimport.recognised_words(replace(found, imported_at=""))
+    assert words == (
+        "“Register” is incomplete: its import stopped after 2 of its 6 pages. Complete it "
+        "with the 4 new pages, where their names put them among its pages, rather than making "
+        "a second notebook of them."
+    )
+    running = replace(
+        found, imported_at="", unfinished=UnfinishedImport("r", "i", None, 2, False, True)
+    )
+    assert reimport.recognised_words(running).startswith(
+        "“Register” is incomplete: another process is importing it right now. Complete it"
+    )
+    unknown = replace(found, imported_at="", unfinished=UnfinishedImport("r", "i", None, 2, True))
+    assert "its import stopped after 2 of its pages." in reimport.recognised_words(unknown)

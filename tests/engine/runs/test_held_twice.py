@@ -16,6 +16,7 @@ from transcribe_import.engine.doctor import doctor
 from transcribe_import.engine.planning.plan import DedupeScope, Op
 from transcribe_import.engine.runs import executor
 from transcribe_import.engine.runs.held_twice import Copy, Verdict, verdict
+from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus
 
 from helpers.runs import commit_plan, plan_for
@@ -53,9 +54,10 @@ def test_two_imports_landing_one_folder_at_once_are_a_problem_undone_by_the_late
         "the same bytes: page 1 (p1.png) is its page 1 (p1.png); page 2 (p2.png) is its page 2 "
         "(p2.png); page 3 (p3.png) is its page 3 (p3.png); and 1 more. The import that added "
         f"them (run {later.run_id}) was to leave out files the corpus held (duplicates judged "
-        "across the corpus): it landed them while another import landed the same, at the same "
-        f"time. Undo that import with `transcribe-import revert {later.run_id}` (it takes out "
-        "only those pages), or leave them if you want them twice."
+        "across the corpus), and landed them all the same, as two imports committed at the same "
+        "time could before duplicates were decided one import at a time. Undo that import with "
+        f"`transcribe-import revert {later.run_id}` (it takes out only those pages), or leave "
+        "them if you want them twice."
     )
     report = doctor(corpus)
     assert not report.clean
@@ -75,7 +77,7 @@ def test_an_import_that_judged_duplicates_per_notebook_meant_its_copy(
     assert not held_twice(corpus) and doctor(corpus).clean
 
 
-def test_the_same_bytes_twice_in_one_notebook_on_purpose_is_a_note(
+def test_the_same_bytes_twice_in_one_notebook_on_purpose_say_nothing(
     corpus: Corpus, tmp_path: Path
 ) -> None:
     shelf = make_png_shelf(tmp_path / "shelf", notebooks=1, pages=2)
@@ -88,16 +90,30 @@ def test_the_same_bytes_twice_in_one_notebook_on_purpose_is_a_note(
         mode=f"into:{notebook}",
         policy_id="transcribe.v1.create_duplicate",
     )
-    added = commit_plan(corpus, into)
-    assert added.status == "complete"
+    assert commit_plan(corpus, into).status == "complete"
+    assert len(project.read(corpus.notebook_dir(notebook), notebook)["pages"]) == 4
+    assert not held_twice(corpus) and doctor(corpus).clean
+
+
+def test_a_copy_no_import_on_record_brought_is_a_note(corpus: Corpus, tmp_path: Path) -> None:
+    """Neither copy's sources name a run (as notebooks written outside a run do); one with no
+    run counts as the earlier beside one a run brought."""
+    shelf = make_png_shelf(tmp_path / "shelf", notebooks=1, pages=2)
+    first = plan_for(corpus, shelf)
+    assert commit_plan(corpus, first).status == "complete"
+    again = plan_for(corpus, shelf, dedupe_scope=DedupeScope.NOTEBOOK)
+    assert commit_plan(corpus, again).status == "complete"
+    for item in (*first.items, *again.items):
+        doc = project.read(corpus.notebook_dir(item.notebook_id), item.notebook_id)
+        for source in doc["sources"]:
+            source["import_run_id"] = source["item_id"] = None
+        project.write(corpus.notebook_dir(item.notebook_id), doc)
     [(severity, message)] = held_twice(corpus)
     assert severity is Severity.INFO
-    assert message.startswith(
-        f"Notebook “Notebook 01” ({notebook}) holds 2 pages twice, the same bytes as two "
-        "files: page 3 (p1.png) is page 1 (p1.png); page 4 (p2.png) is page 2 (p2.png). The "
-        f"import that added them (run {added.run_id}) was told to import them so"
+    assert message.endswith(
+        "No import on record added them (an earlier version did, or its run is gone), so no "
+        "undo can take them out: leave them if that was meant."
     )
-    assert doctor(corpus).clean  # a note: nothing is damaged
 
 
 def test_in_one_notebook_against_the_rule_is_a_problem() -> None:

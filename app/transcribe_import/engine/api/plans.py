@@ -7,6 +7,7 @@ leaves out and why).
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -304,12 +305,22 @@ def validate_plan(
 ) -> ValidationReport:
     """Every problem of ``plan`` against the disk and the corpus as they are now."""
     from transcribe_import.engine.planning.validate import validate
+    from transcribe_import.engine.runs.incomplete import unfinished_imports
 
+    # Read once, and only when a notebook is to be completed (each run record is read).
+    incomplete = functools.cache(lambda: unfinished_imports(corpus))
     store = RunStore(corpus)
     own = {r.run_id for r in store.runs_for_plan(plan.plan_id)}
     # A run of this plan whose record was quarantined still landed this plan's notebooks.
     own |= {rid for rid, pid in store.orphan_plans().items() if pid == plan.plan_id}
-    return validate(corpus, plan, settings=settings, workers=workers, own_run_ids=own)
+    return validate(
+        corpus,
+        plan,
+        settings=settings,
+        workers=workers,
+        own_run_ids=own,
+        unfinished_of=lambda notebook_id: incomplete().get(notebook_id),
+    )
 
 
 def load_plan_file(path: Path) -> ImportPlan:

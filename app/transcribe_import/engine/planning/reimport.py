@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import enum
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -26,9 +26,14 @@ from transcribe_import.engine.ingest.placement import Placement
 from transcribe_import.engine.planning.dedupe import CorpusHashIndex, HashIndex
 from transcribe_import.engine.planning.plan import Duplicate, Op, PlanItem, PlanSource
 from transcribe_import.engine.storage import project
+from transcribe_import.engine.storage.corpus import UnfinishedImport
 
 if TYPE_CHECKING:
     from transcribe_import.engine.storage.corpus import Corpus
+
+
+# Whether a notebook is incomplete: the import it holds part of, or None.
+UnfinishedOf = Callable[[str], UnfinishedImport | None]
 
 
 class Recognition(enum.StrEnum):
@@ -49,14 +54,23 @@ class Recognised:
     others: tuple[str, ...] = ()  # more notebooks holding some of them (titles)
     # The new pages belong, by their names, in several places among the notebook's.
     scattered: bool = False
+    # The notebook is incomplete (runs/incomplete.py): the import it holds part of.
+    unfinished: UnfinishedImport | None = None
 
 
-def recognise(corpus: Corpus, item: PlanItem, index: HashIndex | None = None) -> Recognised | None:
+def recognise(
+    corpus: Corpus,
+    item: PlanItem,
+    index: HashIndex | None = None,
+    unfinished_of: UnfinishedOf | None = None,
+) -> Recognised | None:
     """What the corpus holds of ``item`` (a new notebook's files, not left out), or None.
 
     ``index``: the corpus-wide hash index, refreshed (read here when None). Only a
     ``create_notebook`` item not from a bag is recognised: an into item is already
     aimed at its notebook, and a bag's notebook keeps its ids (planning/bag.py).
+    ``unfinished_of``: whether a notebook is incomplete, asked of the notebook to complete
+    only (the rule is the run layer's, above this one: engine.api passes it).
     """
     if item.op is not Op.CREATE_NOTEBOOK or item.restore is not None:
         return None
@@ -86,6 +100,7 @@ def recognise(corpus: Corpus, item: PlanItem, index: HashIndex | None = None) ->
         if manifest is None:
             return None
         apart = scattered(item, manifest)
+    unfinished = unfinished_of(notebook_id) if unfinished_of and new_pages else None
     return Recognised(
         kind,
         notebook_id,
@@ -95,6 +110,7 @@ def recognise(corpus: Corpus, item: PlanItem, index: HashIndex | None = None) ->
         new_pages,
         others if kind is Recognition.ALREADY_IMPORTED else (),
         apart,
+        unfinished,
     )
 
 
@@ -138,16 +154,29 @@ def recognised_words(r: Recognised) -> str:
         return f"Already imported: {pages} in {where}."
     held = "1 page is" if r.held_pages == 1 else f"{r.held_pages} pages are"
     new = "the 1 new page" if r.new_pages == 1 else f"the {r.new_pages} new pages"
+    lead = f"{held} already in {where}: complete “{r.title}” with {new}"
+    if r.unfinished is not None:  # marked incomplete: this is what finishes it
+        stopped = _stopped_words(r.unfinished)
+        lead = f"“{r.title}”{imported} is incomplete: {stopped}. Complete it with {new}"
     if r.scattered:
         return (
-            f"{held} already in {where}: complete “{r.title}” with {new}, rather than making "
-            "a second notebook of them. By their names they belong in several places among "
-            "its pages; they go in together where the first of them belongs."
+            f"{lead}, rather than making a second notebook of them. By their names they "
+            "belong in several places among its pages; they go in together where the first "
+            "of them belongs."
         )
     return (
-        f"{held} already in {where}: complete “{r.title}” with {new}, where their names put "
-        "them among its pages, rather than making a second notebook of them."
+        f"{lead}, where their names put them among its pages, rather than making a second "
+        "notebook of them."
     )
+
+
+def _stopped_words(u: UnfinishedImport) -> str:
+    """ "its import stopped after 32 of its 70 pages" (the notebook's mark, in words)."""
+    if u.running:
+        return "another process is importing it right now"
+    if u.pages_expected is None:
+        return f"its import stopped after {u.pages_landed} of its pages"
+    return f"its import stopped after {u.pages_landed} of its {u.pages_expected} pages"
 
 
 # -- completing a notebook ----------------------------------------------------------------------

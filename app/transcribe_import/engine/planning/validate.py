@@ -59,13 +59,15 @@ def validate(
     settings: RenderSettings | None = None,
     workers: int = 2,
     own_run_ids: Set[str] | None = None,
+    unfinished_of: reimport.UnfinishedOf | None = None,
 ) -> ValidationReport:
     """Check ``plan`` against ``corpus`` as it is now.
 
     ``own_run_ids`` are the ids of the import runs of this same plan (the caller asks the
     run store: ``{r.run_id for r in RunStore(corpus).runs_for_plan(plan.plan_id)}``):
     notebooks and ids they committed are this plan's own, not a conflict. None: no run
-    of this plan committed anything.
+    of this plan committed anything. ``unfinished_of``: whether a notebook to complete is
+    marked incomplete (its words say so; engine.api passes the run layer's rule).
     """
     settings = settings or RenderSettings()
     problems: list[PlanProblem] = []
@@ -74,7 +76,7 @@ def validate(
 
     index = _index_if_asked(corpus, plan)
     for item in plan.items:
-        found = reimport.recognise(corpus, item, index) if corpus and index else None
+        found = reimport.recognise(corpus, item, index, unfinished_of) if corpus and index else None
         problems.extend(_item_problems(corpus, item, own, titles, found))
         if found is None:
             problems.extend(_duplicate_problems(corpus, plan, item))

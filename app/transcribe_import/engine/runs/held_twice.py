@@ -5,11 +5,12 @@ Imports skip a file whose bytes (its sha256) are held already: in the notebook a
 the corpus when the item's scope says so (decided at commit, one import at a time). Two
 imports that committed together before that lock, or an earlier version, could land a file
 twice. Which copy is the later is read off the runs that imported them (their creation
-times), and whether the later one broke its own import's rule off that run's frozen plan: an
-import told to import duplicates (``create_duplicate``), a bag's notebook (imported whole), or
-an item that judged duplicates per notebook only (two notebooks) meant it, and is said as a
-note or not at all. Only the same bytes count: a rescan kept beside the page it looks like
-(Keep Both) is other bytes, and never found here.
+times), and whether the later one broke its own import's rule off that run's frozen plan (a
+problem). An import told to import duplicates (``create_duplicate``), a bag's notebook (imported
+whole, or as a copy), or an item that judged duplicates per notebook only (two notebooks) meant
+it: nothing is said. A copy no run on record brought, or whose run's plan cannot be read, is a
+note. Only the same bytes count: a rescan kept beside the page it looks like (Keep Both) is
+other bytes, and never found here.
 """
 
 from __future__ import annotations
@@ -45,10 +46,10 @@ class Copy:
 
 
 class Verdict(enum.StrEnum):
-    """What the later copy's import meant: a broken rule (a problem) or a choice (a note)."""
+    """What is said of a later copy: its import broke its rule (a problem), or no import on
+    record says how it came (a note)."""
 
     BROKEN = "broken"
-    MEANT = "meant"
     UNKNOWN = "unknown"
 
 
@@ -60,7 +61,8 @@ def copies_by_hash(
     manifests: Mapping[str, Mapping[str, Any]], runs: Mapping[str, RunRecord]
 ) -> dict[str, list[Copy]]:
     """Each sha256 two live copies or more hold (a source with a page in its notebook's order),
-    its copies earliest first."""
+    its copies earliest first: by their runs' creation, a copy no run on record brought first
+    (earlier versions recorded none)."""
     out: dict[str, list[Copy]] = {}
     for notebook_id, manifest in manifests.items():
         title = str(manifest.get("title") or notebook_id)
@@ -93,8 +95,8 @@ def copies_by_hash(
 
 
 def verdict(later: Copy, earlier: Copy, plans: Mapping[str, ImportPlan | None]) -> Verdict | None:
-    """Whether the import that brought ``later`` broke its rule (None: it chose to import it
-    beside ``earlier``, judging duplicates per notebook, and there is nothing to say)."""
+    """Whether the import that brought ``later`` broke its rule (None: it meant to import it
+    beside ``earlier``, and there is nothing to say)."""
     plan = plans.get(later.run_id) if later.run_id else None
     if plan is None or later.item_id is None:
         return Verdict.UNKNOWN
@@ -103,7 +105,7 @@ def verdict(later: Copy, earlier: Copy, plans: Mapping[str, ImportPlan | None]) 
     except KeyError:
         return Verdict.UNKNOWN
     if plan.policy is DuplicatePolicy.CREATE_DUPLICATE or item.restore is not None:
-        return Verdict.MEANT
+        return None
     if later.notebook_id == earlier.notebook_id or item.dedupe_scope is DedupeScope.CORPUS:
         return Verdict.BROKEN
     return None
@@ -175,42 +177,45 @@ def _finding(
             "already, the same bytes: "
         )
     head += _pages_words(pairs, same) + ". "
-    undo = f"`transcribe-import revert {run_id}`" if run_id else None
-    added = _pages_added(manifests[later.notebook_id], run_id) if run_id else 0
+    if run_id is None:
+        body = (
+            "No import on record added them (an earlier version did, or its run is gone), so "
+            "no undo can take them out: leave them if that was meant."
+        )
+        return _note(corpus, later, head + body, Severity.INFO)
+    added = _pages_added(manifests[later.notebook_id], run_id)
     takes = (
         "it takes out only those pages"
         if added == count
         else f"it takes out all {added} pages it added there: import again after any that were new"
     )
-    if said is Verdict.BROKEN:
-        rule = (
-            "the notebook's own files"
-            if same
-            else "files the corpus held (duplicates judged across the corpus)"
-        )
+    undo = f"`transcribe-import revert {run_id}` ({takes})"
+    if said is Verdict.UNKNOWN:
         body = (
-            f"The import that added them (run {run_id}) was to leave out {rule}: it landed "
-            "them while another import landed the same, at the same time. Undo that import "
-            f"with {undo} ({takes}), or leave them if you want them twice."
+            f"Whether the import that added them (run {run_id}) meant to cannot be read (its "
+            f"frozen plan is missing or damaged): leave them if that was meant, or undo it with "
+            f"{undo}."
         )
-        severity = Severity.PROBLEM
-    elif said is Verdict.MEANT:
-        body = (
-            f"The import that added them (run {run_id}) was told to import them so "
-            "(duplicates imported, or a notebook brought whole from a bag): leave them if that "
-            f"was meant, or undo that import with {undo} ({takes})."
-        )
-        severity = Severity.INFO
-    else:
-        body = (
-            "No import on record says how they came (an earlier version, or a run since "
-            "removed): leave them if that was meant, else take the later ones out by hand."
-        )
-        severity = Severity.INFO
+        return _note(corpus, later, head + body, Severity.INFO)
+    rule = (
+        "the notebook's own files"
+        if same
+        else "files the corpus held (duplicates judged across the corpus)"
+    )
+    body = (
+        f"The import that added them (run {run_id}) was to leave out {rule}, and landed them "
+        "all the same, as two imports committed at the same time could before duplicates were "
+        f"decided one import at a time. Undo that import with {undo}, or leave them if you "
+        "want them twice."
+    )
+    return _note(corpus, later, head + body, Severity.PROBLEM)
+
+
+def _note(corpus: Corpus, later: Copy, message: str, severity: Severity) -> Finding:
     return Finding(
         FindingCode.PAGE_HELD_TWICE,
         severity,
-        head + body,
+        message,
         later.notebook_id,
         str(corpus.notebook_dir(later.notebook_id)),
     )
