@@ -176,9 +176,13 @@ def test_show_what_this_import_added_shows_exactly_its_pages(
         numbers = [library.pages_model.row(r).number for r in range(count)]
         where = [i for i, p in enumerate(doc["pages"], 1) if run_of[p["source_id"]] == run_id]
         assert numbers == where
-        assert library.run_label.text() == (
-            f"Import {run_id} added {count} pages to this notebook."
-        )
+        said = f"Import {run_id} added {count} pages to this notebook."
+        if run_id == second_run:
+            # The page its rescan replaced is under History, and the sentence says so.
+            [old] = doc["replaced_pages"]
+            assert shown_ids(library, history=True) == [old["page"]["id"]]
+            said += " Its rescans replaced 1 page, shown under History."
+        assert library.run_label.text() == said
     # The first import's page that the second replaced: not among what the first holds now.
     assert shown_ids(library, history=True) == []
 

@@ -161,9 +161,14 @@ class ExportDialog(QDialog):
         view.setAccessibleName(self.tr("Notebooks to export"))
         chosen = set(self.notebook_ids)
         for nb in self._choices:
-            pages = "?" if nb.page_count is None else str(nb.page_count)
+            n = nb.page_count
+            pages = (
+                self.tr("pages unknown")
+                if n is None
+                else plural(n, self.tr("1 page"), self.tr("%Ln pages", "", n))
+            )
             item = QListWidgetItem(
-                self.tr("“{title}” · {id} · {pages} pages").format(
+                self.tr("“{title}” · {id} · {pages}").format(
                     title=nb.title, id=nb.notebook_id[:8], pages=pages
                 )
             )
@@ -173,8 +178,10 @@ class ExportDialog(QDialog):
             checked = nb.notebook_id in chosen
             item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
             view.addItem(item)
-        rows = min(max(1, view.count()), 6)
-        view.setMaximumHeight(rows * view.sizeHintForRow(0) + 2 * view.frameWidth() + 4)
+        # Two to six rows tall, never squeezed by the words below it as they grow.
+        rows = min(max(2, view.count()), 6)
+        row_height = max(view.sizeHintForRow(0), view.fontMetrics().height() + 4)
+        view.setFixedHeight(rows * row_height + 2 * view.frameWidth() + 4)
         view.itemChanged.connect(self._choice_changed)
         return view
 

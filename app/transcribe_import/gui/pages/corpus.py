@@ -53,6 +53,7 @@ from transcribe_import.gui.models.notebooks import NotebookColumn, NotebookTable
 from transcribe_import.gui.pages.library import LibraryView
 from transcribe_import.gui.undo_dialog import UndoDialog
 from transcribe_import.gui.widgets import (
+    elide_names_in_the_middle,
     icon_label,
     push_button,
     selectable_text,
@@ -129,7 +130,10 @@ class CorpusPage(QWidget):
         # Oldest first, the order `transcribe-import notebooks` prints, so the two agree.
         self.notebook_table.sortByColumn(NotebookColumn.CREATED, Qt.SortOrder.AscendingOrder)
         header = self.notebook_table.horizontalHeader()
-        header.setSectionResizeMode(NotebookColumn.TITLE, QHeaderView.ResizeMode.Stretch)
+        # Title and Source share the width: a path tells two notebooks of one title apart.
+        for column in (NotebookColumn.TITLE, NotebookColumn.SOURCE):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
+        elide_names_in_the_middle(self.notebook_table, NotebookColumn.TITLE, NotebookColumn.SOURCE)
         self.notebook_table.selectionModel().selectionChanged.connect(self._show_unfinished)
         self.undo_dialog: UndoDialog | None = None
         self._commit_running = False
@@ -420,7 +424,12 @@ class CorpusPage(QWidget):
         if notebooks and not self._columns_fitted:
             # Fitted once, with room to breathe; later listings keep what the user dragged.
             self._columns_fitted = True
-            for column in (NotebookColumn.PAGES, NotebookColumn.CREATED, NotebookColumn.STATE):
+            for column in (
+                NotebookColumn.PAGES,
+                NotebookColumn.CREATED,
+                NotebookColumn.STATE,
+                NotebookColumn.ID,
+            ):
                 self.notebook_table.resizeColumnToContents(column)
                 width = self.notebook_table.columnWidth(column)
                 self.notebook_table.setColumnWidth(column, width + _COLUMN_PADDING)

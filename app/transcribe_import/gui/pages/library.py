@@ -257,12 +257,21 @@ class LibraryView(QWidget):
                 "Import {run} holds no page in the corpus now (it added none, or it was undone)."
             ).format(run=self.run_id)
         if n == 1:
-            return self.tr("Import {run} added {pages} to this notebook.").format(
+            words = self.tr("Import {run} added {pages} to this notebook.").format(
                 run=self.run_id, pages=self._pages(pages)
             )
-        return self.tr("Import {run} added {pages} to {count} notebooks:").format(
-            run=self.run_id, pages=self._pages(pages), count=n
-        )
+        else:
+            words = self.tr("Import {run} added {pages} to {count} notebooks:").format(
+                run=self.run_id, pages=self._pages(pages), count=n
+            )
+        replaced = sum(len(nb.history) for nb in self._notebooks)
+        if replaced:
+            words += " " + plural(
+                replaced,
+                self.tr("Its rescans replaced 1 page, shown under History."),
+                self.tr("Its rescans replaced %Ln pages, shown under History.", "", replaced),
+            )
+        return words
 
     def _pages(self, n: int) -> str:
         return plural(n, self.tr("1 page"), self.tr("%Ln pages", "", n))
