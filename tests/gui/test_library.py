@@ -1,7 +1,8 @@
 """The library through the real window (#23): a notebook opened from the Corpus view shows its
 project.json (order, labels, ids, cover, History) read-only in the page grid; Show What This
 Import Added shows exactly the run's pages; the viewer pages through them; Export… from the
-library writes a bag and the dialog says where; same-title notebooks are told apart."""
+library writes a bag and the dialog says where; same-title notebooks are told apart; an
+incomplete notebook carries its mark there and its actions in the list's menu."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from PySide6.QtWidgets import QAbstractItemView, QApplication
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine import api
+from transcribe_import.engine.runs.executor import EventKind, RunControl, RunEvent
+from transcribe_import.engine.runs.model import RunStatus
 from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow, Section
@@ -24,7 +27,8 @@ from transcribe_import.gui.models.notebooks import NotebookColumn
 from transcribe_import.gui.models.page_grid import position_words
 from transcribe_import.gui.pages.library import LibraryView
 
-from helpers.runs import commit_plan
+from helpers.runs import commit_plan, plan_for
+from helpers.shelves import make_shelf
 from helpers.window import TIMEOUT_MS, commit, scan, wait_run_end
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
@@ -249,3 +253,38 @@ def test_notebooks_of_one_title_are_told_apart_and_offer_their_actions(
     # Two selected: export both, open neither (one notebook at a time).
     table.selectAll()
     assert not page.open_button.isEnabled() and page.export_button.isEnabled()
+
+
+def test_an_incomplete_notebook_is_marked_in_the_library_and_offers_to_finish(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
+) -> None:
+    shelf = make_shelf(tmp_path / "shelf", 1, 70, folder="Register", size=(120, 160))
+    plan = plan_for(corpus, shelf)
+    control = RunControl()
+
+    def stop(event: RunEvent) -> None:
+        if event.kind is EventKind.PAGES_LANDED:
+            control.cancel()
+
+    result = commit_plan(corpus, plan, control=control, workers=1, on_event=stop)
+    assert result.status is RunStatus.CANCELLED
+    notebook_id = plan.items[0].notebook_id
+    landed = len(project.read(corpus.notebook_dir(notebook_id), notebook_id)["pages"])
+    assert 0 < landed < 70
+
+    window = open_window()
+    window.show_section(Section.CORPUS)
+    window.notebook_table.selectRow(0)
+    menu = window.corpus_page.notebook_menu()
+    assert [a.text() for a in menu.actions() if a.text()] == [
+        "&Open",
+        "E&xport…",
+        "F&inish Import",
+        "&Undo This Import…",
+    ]
+    library = open_in_library(qtbot, window, notebook_id)
+    assert library.pages_model.rowCount() == landed
+    assert library.state_label.isVisibleTo(library)
+    words = library.state_label.text()
+    assert words.startswith("<b>Incomplete.</b> ")
+    assert f"“Register” is incomplete: {landed} of its 70 pages landed" in words

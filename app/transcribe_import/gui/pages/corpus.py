@@ -438,6 +438,22 @@ class CorpusPage(QWidget):
         self._show_count()
         self._sources.run(source_folders, self.corpus, tuple(nb.notebook_id for nb in notebooks))
         self._update_actions()
+        self._follow_listing(notebooks)
+
+    def _follow_listing(self, notebooks: Sequence[NotebookSummary]) -> None:
+        """The notebook open in the library read again when a new listing counts other pages
+        in it (an import or an undo changed it); back to the list when it is gone. A run's
+        pages stay as they were read: the Runs view shows them again on request."""
+        shown = self.library.notebook()
+        if self.page_stack.currentWidget() is not self.library or shown is None:
+            return
+        if self.library.run_id is not None:
+            return
+        listed = next((nb for nb in notebooks if nb.notebook_id == shown.notebook_id), None)
+        if listed is None:
+            self.show_list()
+        elif listed.page_count != shown.page_count:
+            self.library.open_notebook(shown.notebook_id)
         self._show_unfinished()  # the selection's rows are new values: their state may differ
 
     def show_report(self, report: DoctorReport) -> None:
