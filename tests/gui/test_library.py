@@ -22,6 +22,7 @@ from transcribe_import.engine.runs.executor import EventKind, RunControl, RunEve
 from transcribe_import.engine.runs.model import RunStatus
 from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus
+from transcribe_import.gui.help import guide_html
 from transcribe_import.gui.main_window import MainWindow, Section
 from transcribe_import.gui.models.notebooks import NotebookColumn
 from transcribe_import.gui.models.page_grid import position_words
@@ -288,3 +289,9 @@ def test_an_incomplete_notebook_is_marked_in_the_library_and_offers_to_finish(
     words = library.state_label.text()
     assert words.startswith("<b>Incomplete.</b> ")
     assert f"“Register” is incomplete: {landed} of its 70 pages landed" in words
+
+
+def test_the_guide_says_where_the_library_is() -> None:
+    guide = guide_html()
+    assert "Show What This Import Added shows the pages it put in the corpus" in guide
+    assert "opens one to show its pages in order (double-click or Open)" in guide

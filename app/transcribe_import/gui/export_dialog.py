@@ -179,8 +179,9 @@ class ExportDialog(QDialog):
             item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
             view.addItem(item)
         # Two to six rows tall, never squeezed by the words below it as they grow.
+        view.setSpacing(2)
         rows = min(max(2, view.count()), 6)
-        row_height = max(view.sizeHintForRow(0), view.fontMetrics().height() + 4)
+        row_height = max(view.sizeHintForRow(0), view.fontMetrics().height()) + 2 * 2
         view.setFixedHeight(rows * row_height + 2 * view.frameWidth() + 4)
         view.itemChanged.connect(self._choice_changed)
         return view
