@@ -251,6 +251,13 @@ def test_notebooks_of_one_title_are_told_apart_and_offer_their_actions(
         ("&Open", True),
         ("E&xport…", True),
     ]
+    # Enter opens the selected notebook, as a double-click does.
+    table.setFocus()
+    with qtbot.waitSignal(page.library.shown, timeout=TIMEOUT_MS):
+        qtbot.keyClick(table, Qt.Key.Key_Return)
+    assert page.page_stack.currentWidget() is page.library
+    assert page.library.notebook().notebook_id == page.selected_notebooks()[0].notebook_id
+    page.show_list()
     # Two selected: export both, open neither (one notebook at a time).
     table.selectAll()
     assert not page.open_button.isEnabled() and page.export_button.isEnabled()

@@ -57,10 +57,12 @@ def library_rows(notebook: NotebookLibrary, *, history: bool = False) -> list[Pa
     order = {sid: k for k, sid in enumerate(of_source)}
     # What a rescan replaced, said on the page that replaced it ("Replaces page 4 …").
     replaced = {p.replaced_by: p for p in notebook.history if p.replaced_by}
+    # Where each page stands among its file's pages shown (a PDF's pages, in order).
+    place = {p.page_id: k for pages in of_source.values() for k, p in enumerate(pages)}
     rows = []
     for page in shown:
         sid = page.source.source_id
-        pos = [p.page_id for p in of_source[sid]].index(page.page_id)
+        pos = place[page.page_id]
         source = sources[sid]
         before = replaced.get(page.page_id)
         rows.append(

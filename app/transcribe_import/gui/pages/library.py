@@ -13,7 +13,7 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
-from PySide6.QtCore import QItemSelectionModel, Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -37,9 +37,15 @@ from transcribe_import.gui.models.library import (
     LibraryPageModel,
     library_rows,
 )
-from transcribe_import.gui.models.page_grid import DEFAULT_ZOOM, GridLook, Pictures
+from transcribe_import.gui.models.page_grid import DEFAULT_ZOOM, ZOOM_STEP, GridLook, Pictures
 from transcribe_import.gui.models.page_rows import PageColumn
-from transcribe_import.gui.pages.review_grid import LARGE_SIDE, PageView, ViewBar, _IconList
+from transcribe_import.gui.pages.review_grid import (
+    LARGE_SIDE,
+    SETTLE_MS,
+    PageView,
+    ViewBar,
+    _IconList,
+)
 from transcribe_import.gui.thumbnails import ThumbnailCache
 from transcribe_import.gui.viewer import PREVIEW_SIDE, Page, Place, ViewerDialog
 from transcribe_import.gui.widgets import headline_label, push_button, selectable_text, table_view
@@ -133,6 +139,11 @@ class LibraryView(QWidget):
         pictures = Pictures(self.thumbnails, self, LARGE_SIDE)
         self.look = GridLook(DEFAULT_ZOOM, pictures, self.devicePixelRatioF)
         pictures.ready_large = lambda *_: self._repaint()
+        # As in the review: renders wait while the pages move, asked for once they stand still.
+        self._settle = QTimer(self)
+        self._settle.setSingleShot(True)
+        self._settle.setInterval(SETTLE_MS)
+        self._settle.timeout.connect(self._settled)
 
         tr = self.tr
         self.back_button = push_button(
@@ -192,8 +203,9 @@ class LibraryView(QWidget):
         for pane in (self.pages_pane, self.history_pane):
             pane.open_requested.connect(self.open_viewer)
             pane.grid.zoom_requested.connect(
-                lambda step: self.view_bar.zoom_slider.setValue(self.look.zoom + 16 * step)
+                lambda step: self.view_bar.zoom_slider.setValue(self.look.zoom + ZOOM_STEP * step)
             )
+            pane.grid.verticalScrollBar().valueChanged.connect(self._moved)
         self.message_label = selectable_text(QLabel())
         self.message_label.hide()
 
@@ -335,8 +347,17 @@ class LibraryView(QWidget):
 
     def set_zoom(self, zoom: int) -> None:
         self.look.zoom = zoom
+        self._moved()
         for pane in (self.pages_pane, self.history_pane):
             pane.grid.apply_zoom()
+
+    def _moved(self) -> None:
+        self.look.pictures.moving = True
+        self._settle.start()
+
+    def _settled(self) -> None:
+        self.look.pictures.moving = False
+        self._repaint()
 
     def _repaint(self) -> None:
         for pane in (self.pages_pane, self.history_pane):
