@@ -30,7 +30,7 @@ from transcribe_import.gui.pages.library import LibraryView
 
 from helpers.runs import commit_plan, plan_for
 from helpers.shelves import make_shelf
-from helpers.window import TIMEOUT_MS, commit, scan, wait_run_end
+from helpers.window import TIMEOUT_MS, assert_no_clash, commit, scan, wait_run_end
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
@@ -121,6 +121,7 @@ def test_the_library_of_an_imported_notebook_is_its_project_json(
     assert notebook_id in facts and "6 pages" in facts
     assert str(tmp_path / "shelf" / "Diary") in facts and "and 1 more folder" in facts
     assert library.state_label.isHidden()  # complete: no incomplete mark
+    assert_no_clash(window, "the library")
 
     # Read-only: no drag, no drop, no edit, on the grid and the table alike.
     grid = library.pages_pane.grid
@@ -172,6 +173,7 @@ def test_show_what_this_import_added_shows_exactly_its_pages(
         runs.refresh(select=run_id)
         qtbot.waitUntil(lambda run_id=run_id: runs.selected_run_id() == run_id, timeout=TIMEOUT_MS)
         assert runs.added_button.isEnabled()
+        assert_no_clash(window, "Runs view")
         with qtbot.waitSignal(library.shown, timeout=TIMEOUT_MS):
             qtbot.mouseClick(runs.added_button, Qt.MouseButton.LeftButton)
         assert window.sections.currentIndex() == Section.CORPUS
