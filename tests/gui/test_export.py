@@ -1,5 +1,6 @@
 """File › Export Notebooks… through the real window: the Corpus view's selection becomes a valid
-bag; Cancel leaves a folder that says it is incomplete; closing the window stops the export."""
+bag; with no selection the dialog lets a person choose; Cancel leaves a folder that says it is
+incomplete; closing the window stops the export."""
 
 from __future__ import annotations
 
@@ -86,13 +87,31 @@ def test_export_into_the_default_folder(qtbot: QtBot, window: MainWindow):
     bagit.Bag(str(result.destination)).validate()
 
 
-def test_without_a_selection_the_window_says_what_to_do(window: MainWindow):
+def test_without_a_selection_the_dialog_opens_to_choose_in(qtbot: QtBot, window: MainWindow):
     window.show_section(Section.IMPORT)
     window.notebook_table.selectionModel().clearSelection()
     window.export_action.trigger()
-    assert window.export_dialog is None
-    assert window.sections.currentIndex() == Section.CORPUS
-    assert "Select the notebooks to export" in window.statusBar().currentMessage()
+    dialog = window.export_dialog
+    assert dialog is not None and dialog.isVisible()
+    assert dialog.summary.text() == "Choose the notebooks to export as a BagIt bag."
+    assert not dialog.export_button.isEnabled()
+    listed = [dialog.choice_list.item(r).text() for r in range(dialog.choice_list.count())]
+    assert [t.split(" · ")[0] for t in listed] == ["“Field notes”", "“Letters”", "“Sketches”"]
+
+    letters = window.notebook_model.rows()[1].notebook_id
+    dialog.set_chosen([letters])
+    assert dialog.summary.text() == "Export 1 notebook (“Letters”) as a BagIt bag."
+    assert dialog.export_button.isEnabled()
+    with qtbot.waitSignal(dialog.ended, timeout=TIMEOUT_MS) as ended:
+        qtbot.mouseClick(dialog.export_button, Qt.MouseButton.LeftButton)
+    result = ended.args[0]
+    assert [n.title for n in result.notebooks] == ["Letters"]
+    qtbot.waitUntil(lambda: dialog.close_button.isVisible(), timeout=TIMEOUT_MS)
+    # Said in the dialog, whole: the label's wrapped text fits in the height it was given.
+    label = dialog.status_label
+    assert str(result.destination) in label.text()
+    assert label.height() >= label.heightForWidth(label.width())
+    assert window.statusBar().currentMessage() == ""
 
 
 def _gated(gate: threading.Event) -> Callable[..., Generator[Any, None, Any]]:

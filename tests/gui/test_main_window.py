@@ -59,7 +59,11 @@ def test_empty_corpus_says_so_and_where_it_is(open_window: OpenWindow, corpus: C
 
 
 def test_table_lists_notebooks_with_titles_and_page_counts(
-    open_window: OpenWindow, corpus: Corpus, make_notebook: Callable[..., str]
+    qtbot: QtBot,
+    open_window: OpenWindow,
+    corpus: Corpus,
+    make_notebook: Callable[..., str],
+    tmp_path: Path,
 ) -> None:
     make_notebook("Field notes, spring", pages=2)
     make_notebook("Lab book")
@@ -68,11 +72,16 @@ def test_table_lists_notebooks_with_titles_and_page_counts(
     window = open_window()
 
     assert window.notebook_stack.currentWidget() is window.notebook_table
-    created = [format_local(n.created_at) for n in corpus.list_notebooks()]
+    listed = corpus.list_notebooks()
+    created = [format_local(n.created_at) for n in listed]
+    ids = [n.notebook_id[:8] for n in listed]
+    scans = str(tmp_path / "scans")  # where make_notebook's pages come from
+    # The Source column is read after the listing: the folders each notebook's files came from.
+    qtbot.waitUntil(lambda: table_text(window)[0][5] == scans, timeout=TIMEOUT_MS)
     assert table_text(window) == [
-        ["Field notes, spring", "2", created[0], "Complete"],
-        ["Lab book", "0", created[1], "Complete"],
-        ["Diary 1998", "3", created[2], "Complete"],
+        ["Field notes, spring", "2", created[0], "Complete", ids[0], scans],
+        ["Lab book", "0", created[1], "Complete", ids[1], ""],
+        ["Diary 1998", "3", created[2], "Complete", ids[2], scans],
     ]
     assert window.notebook_count_label.text() == "3 notebooks"
 

@@ -1,5 +1,9 @@
 """File › Export Notebooks…: the chosen notebooks out as a BagIt bag, with progress and Cancel.
 
+The dialog lists the corpus's notebooks with a check box each, the ones chosen where it was
+opened (the Corpus view's selection, the notebook open in the library) already checked; what
+the export made, or why it stopped, is said in the dialog itself, wrapped, never cut.
+
 The export runs as an ``EngineTask`` of ``export_task`` (one call of ``api.export_notebooks``)
 in a ``TaskSlot``; the dialog only shows its progress and its result. Cancel sets an event
 the engine polls between files and between chunks of a file, so the task ends within a
@@ -21,6 +25,8 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
     QLabel,
+    QListWidget,
+    QListWidgetItem,
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
@@ -70,11 +76,18 @@ class ExportDialog(QDialog):
     ended = Signal(object)  # the ExportResult, or None when the export failed
 
     def __init__(
-        self, corpus: Corpus, notebooks: Sequence[NotebookSummary], parent: QWidget | None = None
+        self,
+        corpus: Corpus,
+        notebooks: Sequence[NotebookSummary],
+        parent: QWidget | None = None,
+        *,
+        choices: Sequence[NotebookSummary] | None = None,
     ) -> None:
         super().__init__(parent)
         self.corpus = corpus
         self.notebook_ids = tuple(n.notebook_id for n in notebooks)
+        # Every notebook that can be chosen (None: only those given), in the list's order.
+        self._choices = list(notebooks if choices is None else choices)
         self.destination: Path | None = None  # None: a fresh folder under exports/
         self.exported: ExportResult | None = None
         self._stop = threading.Event()
@@ -87,16 +100,9 @@ class ExportDialog(QDialog):
         )
 
         self.setWindowTitle(self.tr("Export Notebooks"))
-        n = len(notebooks)
-        titles = ", ".join(f"“{nb.title}”" for nb in notebooks[:3]) + (", …" if n > 3 else "")
-        self.summary = QLabel(
-            plural(
-                n,
-                self.tr("Export 1 notebook ({titles}) as a BagIt bag."),
-                self.tr("Export %Ln notebooks ({titles}) as a BagIt bag.", "", n),
-            ).format(titles=titles)
-        )
+        self.summary = QLabel()
         self.summary.setWordWrap(True)
+        self.choice_list = self._choice_list()
         self.destination_label = QLabel()
         self.destination_label.setWordWrap(True)
         self.destination_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -137,15 +143,79 @@ class ExportDialog(QDialog):
 
         layout = QVBoxLayout(self)
         layout.addWidget(self.summary)
+        layout.addWidget(self.choice_list)
         layout.addLayout(where)
         layout.addWidget(self.progress_bar)
         layout.addWidget(self.status_label)
         layout.addWidget(self.problems_view, 1)
         layout.addWidget(self.buttons)
         self._show_destination()
-        self.resize(560, self.sizeHint().height())
+        self._show_chosen()
+        self.resize(600, self.sizeHint().height())
 
     # -- before the export ---------------------------------------------------------------
+
+    def _choice_list(self) -> QListWidget:
+        """The notebooks, each with a check box; two of one title told apart by id and pages."""
+        view = QListWidget()
+        view.setAccessibleName(self.tr("Notebooks to export"))
+        chosen = set(self.notebook_ids)
+        for nb in self._choices:
+            n = nb.page_count
+            pages = (
+                self.tr("pages unknown")
+                if n is None
+                else plural(n, self.tr("1 page"), self.tr("%Ln pages", "", n))
+            )
+            item = QListWidgetItem(
+                self.tr("“{title}” · {id} · {pages}").format(
+                    title=nb.title, id=nb.notebook_id[:8], pages=pages
+                )
+            )
+            item.setToolTip(nb.notebook_id)
+            item.setData(Qt.ItemDataRole.UserRole, nb.notebook_id)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            checked = nb.notebook_id in chosen
+            item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+            view.addItem(item)
+        # Two to six rows tall, never squeezed by the words below it as they grow.
+        view.setSpacing(2)
+        rows = min(max(2, view.count()), 6)
+        row_height = max(view.sizeHintForRow(0), view.fontMetrics().height()) + 2 * 2
+        view.setFixedHeight(rows * row_height + 2 * view.frameWidth() + 4)
+        view.itemChanged.connect(self._choice_changed)
+        return view
+
+    def set_chosen(self, notebook_ids: Sequence[str]) -> None:
+        """Check exactly these notebooks (as a person ticking their boxes would)."""
+        for row in range(self.choice_list.count()):
+            item = self.choice_list.item(row)
+            wanted = item.data(Qt.ItemDataRole.UserRole) in notebook_ids
+            item.setCheckState(Qt.CheckState.Checked if wanted else Qt.CheckState.Unchecked)
+
+    def _choice_changed(self, _item: QListWidgetItem) -> None:
+        view = self.choice_list
+        self.notebook_ids = tuple(
+            view.item(r).data(Qt.ItemDataRole.UserRole)
+            for r in range(view.count())
+            if view.item(r).checkState() == Qt.CheckState.Checked
+        )
+        self._show_chosen()
+
+    def _show_chosen(self) -> None:
+        chosen = [nb for nb in self._choices if nb.notebook_id in self.notebook_ids]
+        n = len(chosen)
+        titles = ", ".join(f"“{nb.title}”" for nb in chosen[:3]) + (", …" if n > 3 else "")
+        if not n:
+            text = self.tr("Choose the notebooks to export as a BagIt bag.")
+        else:
+            text = plural(
+                n,
+                self.tr("Export 1 notebook ({titles}) as a BagIt bag."),
+                self.tr("Export %Ln notebooks ({titles}) as a BagIt bag.", "", n),
+            ).format(titles=titles)
+        self.summary.setText(text)
+        self.export_button.setEnabled(bool(n) and not self.is_running())
 
     def _show_destination(self) -> None:
         if self.destination is None:
@@ -173,10 +243,11 @@ class ExportDialog(QDialog):
         return self._slot.is_busy()
 
     def start(self) -> None:
-        if self.is_running() or self.exported is not None:
+        if self.is_running() or self.exported is not None or not self.notebook_ids:
             return
         self.export_button.setEnabled(False)
         self.choose_button.setEnabled(False)
+        self.choice_list.setEnabled(False)
         self.cancel_button.setText(self.tr("&Cancel Export"))
         self.progress_bar.setRange(0, 0)
         self.progress_bar.show()
@@ -257,6 +328,11 @@ class ExportDialog(QDialog):
         self.close_button.show()
         self.close_button.setDefault(True)
         self.close_button.setFocus()
+        # Grown to its words: the result is read here, whole, not in a status bar.
+        layout = self.layout()
+        if layout is not None:
+            layout.activate()
+        self.resize(self.width(), max(self.height(), self.heightForWidth(self.width())))
 
     def show_folder(self) -> None:
         if self.exported is not None:

@@ -37,9 +37,10 @@ def guide_html() -> str:
         "whether to keep what landed (Retry What Did Not Land then imports the rest, never "
         "doubling a page) or to undo the import, which first shows what it takes out.</li>"
         "</ol>"
-        "<p><b>Runs</b> lists every import and its outcomes; <b>Corpus</b> lists the "
-        "notebooks and checks the corpus's health. Nothing is ever written next to your "
-        "source files.</p>",
+        "<p><b>Runs</b> lists every import and its outcomes (Show What This Import Added "
+        "shows the pages it put in the corpus); <b>Corpus</b> lists the notebooks, opens one "
+        "to show its pages in order (double-click or Open), exports them, and checks the "
+        "corpus's health. Nothing is ever written next to your source files.</p>",
     )
 
 

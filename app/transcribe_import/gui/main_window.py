@@ -148,6 +148,8 @@ class MainWindow(QMainWindow):
         self.runs_page.listed.connect(self._runs_listed)
         self.runs_page.corpus_changed.connect(self._corpus_changed)
         self.corpus_page.check_requested.connect(self._check_again_clicked)
+        self.corpus_page.export_requested.connect(self.export_notebooks)
+        self.runs_page.added_requested.connect(self.show_added)
 
         # The corpus view's parts under the names the window has always had (its tests and
         # the screenshot script reach them through the window).
@@ -510,6 +512,10 @@ class MainWindow(QMainWindow):
         self.show_section(Section.RUNS)
         self.runs_page.select_run(run_id)
 
+    def show_added(self, run_id: str) -> None:
+        self.show_section(Section.CORPUS)
+        self.corpus_page.open_run(run_id)
+
     def _runs_listed(self) -> None:
         model = self.runs_page.model
         interrupted = [model.run(r) for r in range(model.rowCount()) if model.run(r).interrupted]
@@ -567,20 +573,14 @@ class MainWindow(QMainWindow):
         self.findings_view.setFocus()
 
     def export_notebooks(self) -> None:
-        """File › Export Notebooks…: the Corpus view's selection, in a dialog that can cancel."""
+        """File › Export Notebooks… (and Export… in the Corpus view): a dialog that can cancel,
+        on the Corpus view's selection or open notebook, where any notebook can be chosen."""
         if self._closing or (self.export_dialog is not None and self.export_dialog.is_running()):
             return
-        selected = self.corpus_page.selected_notebooks()
-        if not selected:
-            self.show_section(Section.CORPUS)
-            self.statusBar().showMessage(
-                self.tr("Select the notebooks to export here, then choose Export Notebooks…"),
-                8000,
-            )
-            return
+        chosen, listed = self.corpus_page.export_choice(), self.corpus_page.notebook_model.rows()
         if self.export_dialog is not None:
             self.export_dialog.deleteLater()
-        self.export_dialog = ExportDialog(self.corpus, selected, self)
+        self.export_dialog = ExportDialog(self.corpus, chosen, self, choices=listed)
         self.export_dialog.open()
 
     # -- menus -----------------------------------------------------------------------------

@@ -12,8 +12,8 @@ call ``api.X``, never a module of this package (import-linter holds them to it).
 cases live in modules by what a person is doing: ``exits`` (exit codes), ``plans`` (scan,
 plan, reorder, validate, plan files), ``drafts``, ``commit`` (commit, retry, resume, execute,
 cancel), ``runs`` (listing and showing runs, their history), ``undo`` (undoing a run, the
-trash), ``placement`` (late pages and rescans) and ``corpus`` (opening it, notebooks,
-doctor, previews, export).
+trash), ``placement`` (late pages and rescans), ``corpus`` (opening it, notebooks,
+doctor, previews, export) and ``library`` (what an import put in the corpus, read back).
 
 Imports that pull in the media decoders (Pillow, pypdf, pypdfium2) are deferred
 into the functions that scan or validate, so listing runs or notebooks starts fast.
@@ -59,6 +59,14 @@ from transcribe_import.engine.api.exits import (
     exit_code_for_export_error,
     exit_code_for_result,
     exit_code_for_status,
+)
+from transcribe_import.engine.api.library import (
+    NotebookLibrary,
+    StoredPage,
+    StoredSource,
+    notebook_sources,
+    read_notebook,
+    run_pages,
 )
 from transcribe_import.engine.api.placement import (
     NotebookPage,
@@ -246,6 +254,12 @@ __all__ = [
     "remove_empty_notebook",
     "render_preview",
     "export_notebooks",
+    "NotebookLibrary",
+    "StoredPage",
+    "StoredSource",
+    "read_notebook",
+    "run_pages",
+    "notebook_sources",
 ]
 
 

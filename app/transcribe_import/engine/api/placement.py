@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.planning.plan import ImportPlan, Op, PlanItem
 from transcribe_import.engine.planning.problems import Resolution
 from transcribe_import.engine.storage.corpus import Corpus
@@ -40,19 +40,12 @@ def _manifest(corpus: Corpus, notebook_id: str) -> dict[str, Any]:
 def notebook_pages(corpus: Corpus, notebook_id: str) -> list[NotebookPage]:
     """A notebook's pages in order, then the pages rescans replaced (TranscribeError when
     the notebook cannot be read)."""
-    from transcribe_import.engine.base.ids import is_valid_id
+    from transcribe_import.engine.api.library import notebook_folder
     from transcribe_import.engine.ingest import placement
     from transcribe_import.engine.storage import project
 
-    if not is_valid_id(notebook_id) or not corpus.is_registered(notebook_id):
-        raise TranscribeError(
-            ErrorCode.NOTEBOOK_NOT_FOUND,
-            f"The corpus at {corpus.root} has no notebook {notebook_id!r}; "
-            "`transcribe-import notebooks` lists them.",
-            item=notebook_id,
-        )
+    folder = notebook_folder(corpus, notebook_id)
     doc = _manifest(corpus, notebook_id)
-    folder = corpus.notebook_dir(notebook_id)
 
     def page(p: dict[str, Any], position: int | None, entry: dict[str, Any]) -> NotebookPage:
         render = p.get("render")

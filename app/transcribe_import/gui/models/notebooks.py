@@ -1,5 +1,5 @@
-"""The corpus's notebooks as a table model: Title, Pages, Created, State, over NotebookSummary
-rows."""
+"""The corpus's notebooks as a table model: Title, Pages, Created, State, Id, Source, over
+NotebookSummary rows (the source folders come later, from their own read)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from operator import attrgetter
 from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QLocale, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QLocale, Qt
 from PySide6.QtGui import QIcon
 
 from transcribe_import.engine.api import NotebookSummary
@@ -23,11 +23,21 @@ from transcribe_import.gui.wording import (
 )
 
 
+def _tr(text: str, n: int) -> str:
+    return QCoreApplication.translate("NotebookTableModel", text, "", n)
+
+
 class NotebookColumn(enum.IntEnum):
     TITLE = 0
     PAGES = 1
     CREATED = 2
     STATE = 3
+    ID = 4  # two notebooks of one title are told apart by their id and their source
+    SOURCE = 5
+
+
+# The start of an id tells notebooks apart at a glance; the whole id is its tooltip.
+SHORT_ID = 8
 
 
 def _pages(nb: NotebookSummary) -> str:
@@ -95,11 +105,33 @@ class NotebookTableModel(ColumnTableModel[NotebookSummary]):
             tooltip=_state_tooltip,
             decoration=_state_icon,
         ),
+        Column(
+            QT_TRANSLATE_NOOP("NotebookTableModel", "Id"),
+            display=lambda nb: nb.notebook_id[:SHORT_ID],
+            sort=attrgetter("notebook_id"),
+            tooltip=attrgetter("notebook_id"),
+        ),
+        # The folders its files came from: see cell() (read after the listing).
+        Column(QT_TRANSLATE_NOOP("NotebookTableModel", "Source")),
     )
     row_roles = {Qt.ItemDataRole.AccessibleDescriptionRole: attrgetter("problem")}
 
+    _sources: dict[str, tuple[str, ...]] = {}
+
     def set_notebooks(self, notebooks: Iterable[NotebookSummary]) -> None:
         self.set_rows(notebooks)
+
+    def set_sources(self, sources: dict[str, tuple[str, ...]]) -> None:
+        """The folders each notebook's files came from (``api.notebook_sources``)."""
+        self._sources = sources
+        self.rows_changed(0, self.rowCount() - 1)
+
+    def source_words(self, nb: NotebookSummary) -> str:
+        """The Source column: the first folder, and how many more there are."""
+        folders = self._sources.get(nb.notebook_id, ())
+        if len(folders) > 1:
+            return _tr("{folder} and %Ln more", len(folders) - 1).format(folder=folders[0])
+        return folders[0] if folders else ""
 
     def _load_rows(self, rows: Iterable[NotebookSummary]) -> None:
         super()._load_rows(rows)
@@ -112,6 +144,11 @@ class NotebookTableModel(ColumnTableModel[NotebookSummary]):
     def cell(self, row: NotebookSummary, column: int, role: int) -> Any:
         if role == SORT_ROLE and column == NotebookColumn.TITLE:
             return self._title_rank[id(row)]
+        if column == NotebookColumn.SOURCE:
+            if role in (Qt.ItemDataRole.DisplayRole, SORT_ROLE):
+                return self.source_words(row)
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return "\n".join(self._sources.get(row.notebook_id, ())) or None
         return super().cell(row, column, role)
 
     def notebook(self, row: int) -> NotebookSummary:

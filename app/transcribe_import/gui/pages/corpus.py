@@ -4,6 +4,10 @@ A view only: the window runs doctor on a worker and hands the results here. An i
 notebook (part of an import that stopped) is marked in the table; selected, it is explained
 below the table with its two actions: *Finish Import* (the window's resume or retry of its
 run) and *Undo This Import…* (the undo dialog's preview of undoing that run).
+
+A notebook opens (double-click, Enter, *Open*, the context menu) into the library
+(pages/library.py), in place of the list: its pages read-only in the review's page grid.
+The list tells notebooks of one title apart by their id and the folder their files came from.
 """
 
 from __future__ import annotations
@@ -16,12 +20,13 @@ from PySide6.QtCore import (
     QItemSelection,
     QItemSelectionModel,
     QLocale,
+    QPoint,
     QSize,
     QSortFilterProxyModel,
     Qt,
     Signal,
 )
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtGui import QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QGroupBox,
@@ -29,6 +34,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QMenu,
     QSizePolicy,
     QStackedWidget,
     QStyle,
@@ -44,8 +50,10 @@ from transcribe_import.engine.base.findings import DoctorReport, Finding, Findin
 from transcribe_import.gui.icons import SP, finding_icon, standard_icon
 from transcribe_import.gui.models.base import SORT_ROLE
 from transcribe_import.gui.models.notebooks import NotebookColumn, NotebookTableModel
+from transcribe_import.gui.pages.library import LibraryView
 from transcribe_import.gui.undo_dialog import UndoDialog
 from transcribe_import.gui.widgets import (
+    elide_names_in_the_middle,
     icon_label,
     push_button,
     selectable_text,
@@ -53,6 +61,7 @@ from transcribe_import.gui.widgets import (
     table_view,
 )
 from transcribe_import.gui.wording import (
+    ButtonWords,
     check_again_words,
     finding_severity_words,
     incomplete_buttons,
@@ -71,12 +80,18 @@ def run_summary(corpus: Corpus, run_id: str) -> RunSummary:
     return api.show_run(corpus, run_id).summary
 
 
+def source_folders(corpus: Corpus, notebook_ids: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """The Source column's folders, read on a worker (one manifest a notebook)."""
+    return api.notebook_sources(corpus, notebook_ids)
+
+
 class CorpusPage(QWidget):
     """One corpus: its notebooks in a table, the latest doctor report below them."""
 
     check_requested = Signal()  # also after an undo: the health and the listing follow
     resume_requested = Signal(str)  # run id: Finish Import of a run that can be resumed
     retry_requested = Signal(str)  # run id: Finish Import of a run that has ended
+    export_requested = Signal()  # Export…: the window's dialog, on ``export_choice``
 
     def __init__(self, corpus: Corpus, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -115,12 +130,43 @@ class CorpusPage(QWidget):
         # Oldest first, the order `transcribe-import notebooks` prints, so the two agree.
         self.notebook_table.sortByColumn(NotebookColumn.CREATED, Qt.SortOrder.AscendingOrder)
         header = self.notebook_table.horizontalHeader()
-        header.setSectionResizeMode(NotebookColumn.TITLE, QHeaderView.ResizeMode.Stretch)
+        # Title and Source share the width: a path tells two notebooks of one title apart.
+        for column in (NotebookColumn.TITLE, NotebookColumn.SOURCE):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
+        elide_names_in_the_middle(self.notebook_table, NotebookColumn.TITLE, NotebookColumn.SOURCE)
         self.notebook_table.selectionModel().selectionChanged.connect(self._show_unfinished)
         self.undo_dialog: UndoDialog | None = None
         self._commit_running = False
         self._runs = TaskSlot(self, done=self._open_undo, failed=self._undo_failed)
         self.unfinished_panel = self._unfinished_panel()
+        self.context_menu: QMenu | None = None
+        self._sources = TaskSlot(self, done=self.notebook_model.set_sources)
+        self.notebook_table.doubleClicked.connect(self.open_selected)
+        for key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            opening = QShortcut(QKeySequence(key), self.notebook_table)
+            opening.setContext(Qt.ShortcutContext.WidgetShortcut)
+            opening.activated.connect(self.open_selected)
+        self.notebook_table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.notebook_table.customContextMenuRequested.connect(self._context_menu)
+        self.open_button = push_button(
+            ButtonWords(
+                self.tr("&Open"),
+                self.tr("Open the selected notebook"),
+                self.tr("See its pages in order, read-only (double-click or Enter)"),
+            ),
+            SP.SP_DirOpenIcon,
+            self.open_selected,
+        )
+        self.export_button = push_button(
+            ButtonWords(
+                self.tr("E&xport…"),
+                self.tr("Export the selected notebooks"),
+                self.tr("Copy the selected notebooks out of the corpus as a BagIt bag"),
+            ),
+            SP.SP_DialogSaveButton,
+            self.export_requested,
+        )
+        self.notebook_table.selectionModel().selectionChanged.connect(self._update_actions)
 
         self.loading_label = self._centred_label(
             self.tr("Reading the notebooks in {root}…").format(root=root)
@@ -164,11 +210,27 @@ class CorpusPage(QWidget):
         health_layout.addLayout(summary_row)
         health_layout.addWidget(self.findings_view)
 
-        layout = QVBoxLayout(self)
+        search_row.addWidget(self.open_button)
+        search_row.addWidget(self.export_button)
+        self.list_page = QWidget()
+        layout = QVBoxLayout(self.list_page)
+        layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(search_row)
         layout.addWidget(self.notebook_stack, 1)
         layout.addWidget(self.unfinished_panel, 0)
         layout.addWidget(self.health_panel, 0)
+
+        # The library in place of the list while a notebook is open; All Notebooks goes back.
+        self.library = LibraryView(corpus)
+        self.library.back_requested.connect(self.show_list)
+        self.library.export_requested.connect(self.export_requested)
+        self.page_stack = QStackedWidget()
+        self.page_stack.addWidget(self.list_page)
+        self.page_stack.addWidget(self.library)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.page_stack)
+        self._update_actions()
 
     def _unfinished_panel(self) -> QWidget:
         """What the selected incomplete notebook holds, with Finish Import and Undo This
@@ -232,7 +294,63 @@ class CorpusPage(QWidget):
         flags = QItemSelectionModel.SelectionFlag
         self.notebook_table.selectionModel().select(chosen, flags.ClearAndSelect | flags.Rows)
 
-    # -- an incomplete notebook: finish or undo its import --------------------------------
+    # -- the library: a notebook opened, exported ------------------------------------------
+
+    def _update_actions(self, *_: object) -> None:
+        chosen = self.selected_notebooks()
+        readable = [nb for nb in chosen if nb.problem is None]
+        self.open_button.setEnabled(len(readable) == 1 and len(chosen) == 1)
+        self.export_button.setEnabled(bool(readable))
+
+    def open_selected(self, *_: object) -> None:
+        """Open the selected notebook in the library (one, readable)."""
+        chosen = self.selected_notebooks()
+        if len(chosen) == 1 and chosen[0].problem is None:
+            self.open_notebook(chosen[0].notebook_id)
+
+    def open_notebook(self, notebook_id: str) -> None:
+        self.page_stack.setCurrentWidget(self.library)
+        self.library.open_notebook(notebook_id)
+
+    def open_run(self, run_id: str) -> None:
+        """The library on what the import ``run_id`` added (Runs › Show What This Import Added)."""
+        self.page_stack.setCurrentWidget(self.library)
+        self.library.open_run(run_id)
+
+    def show_list(self) -> None:
+        self.page_stack.setCurrentWidget(self.list_page)
+        self.notebook_table.setFocus()
+
+    def export_choice(self) -> list[NotebookSummary]:
+        """What Export… exports: the notebook open in the library, else the selection."""
+        if self.page_stack.currentWidget() is self.library:
+            shown = self.library.notebook()
+            shown_id = None if shown is None else shown.notebook_id
+            return [nb for nb in self.notebook_model.rows() if nb.notebook_id == shown_id]
+        return self.selected_notebooks()
+
+    def _context_menu(self, pos: QPoint) -> None:
+        if self.notebook_table.indexAt(pos).isValid():
+            self.notebook_menu().popup(self.notebook_table.viewport().mapToGlobal(pos))
+
+    def notebook_menu(self) -> QMenu:
+        """The selected notebooks' actions: Open, Export…, and for an incomplete one Finish
+        Import and Undo This Import…, each enabled as its button is."""
+        if self.context_menu is not None:
+            self.context_menu.deleteLater()
+        menu = QMenu(self)
+        menu.addAction(self.open_button.text(), self.open_selected).setEnabled(
+            self.open_button.isEnabled()
+        )
+        menu.addAction(self.export_button.text(), self.export_requested.emit).setEnabled(
+            self.export_button.isEnabled()
+        )
+        if self.selected_unfinished() is not None:
+            menu.addSeparator()
+            for button in (self.finish_button, self.undo_button):
+                menu.addAction(button.text(), button.click).setEnabled(button.isEnabled())
+        self.context_menu = menu
+        return menu
 
     def selected_unfinished(self) -> NotebookSummary | None:
         """The first selected notebook that is incomplete, if any."""
@@ -277,8 +395,10 @@ class CorpusPage(QWidget):
         self.unfinished_label.setText(message)
 
     def stop_and_wait(self) -> None:
-        """Wait for a run's loading (short) before the window closes."""
+        """Wait for a run's loading and the library's reading (short) before the window closes."""
         self._runs.close()
+        self._sources.close()
+        self.library.stop_and_wait()
 
     # -- results from the window's workers -------------------------------------------------
 
@@ -304,13 +424,36 @@ class CorpusPage(QWidget):
         if notebooks and not self._columns_fitted:
             # Fitted once, with room to breathe; later listings keep what the user dragged.
             self._columns_fitted = True
-            for column in (NotebookColumn.PAGES, NotebookColumn.CREATED, NotebookColumn.STATE):
+            for column in (
+                NotebookColumn.PAGES,
+                NotebookColumn.CREATED,
+                NotebookColumn.STATE,
+                NotebookColumn.ID,
+            ):
                 self.notebook_table.resizeColumnToContents(column)
                 width = self.notebook_table.columnWidth(column)
                 self.notebook_table.setColumnWidth(column, width + _COLUMN_PADDING)
         page = self.notebook_table if notebooks else self.empty_label
         self.notebook_stack.setCurrentWidget(page)
         self._show_count()
+        self._sources.run(source_folders, self.corpus, tuple(nb.notebook_id for nb in notebooks))
+        self._update_actions()
+        self._follow_listing(notebooks)
+
+    def _follow_listing(self, notebooks: Sequence[NotebookSummary]) -> None:
+        """The notebook open in the library read again when a new listing counts other pages
+        in it (an import or an undo changed it); back to the list when it is gone. A run's
+        pages stay as they were read: the Runs view shows them again on request."""
+        shown = self.library.notebook()
+        if self.page_stack.currentWidget() is not self.library or shown is None:
+            return
+        if self.library.run_id is not None:
+            return
+        listed = next((nb for nb in notebooks if nb.notebook_id == shown.notebook_id), None)
+        if listed is None:
+            self.show_list()
+        elif listed.page_count != shown.page_count:
+            self.library.open_notebook(shown.notebook_id)
         self._show_unfinished()  # the selection's rows are new values: their state may differ
 
     def show_report(self, report: DoctorReport) -> None:

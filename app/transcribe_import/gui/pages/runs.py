@@ -1,5 +1,6 @@
 """The Runs view: past import runs, newest first, each with its outcomes and history; Resume,
-Retry, Cancel, Undo This Import… and the Trash.
+Retry, Cancel, Undo This Import…, the Trash, and *Show What This Import Added* (the Corpus
+view's library on the pages the run put in the corpus).
 
 A run no process executes and that has not ended (the app was killed, or it was
 paused) is *interrupted*; Resume hands it to the commit view, which continues it
@@ -11,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QItemSelection, Qt, Signal
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
@@ -38,6 +40,7 @@ from transcribe_import.gui.widgets import (
     table_view,
 )
 from transcribe_import.gui.wording import (
+    ButtonWords,
     cancel_run_question,
     counts_sentence,
     history_words,
@@ -59,6 +62,7 @@ class RunsPage(QWidget):
     listed = Signal()  # the list was (re)loaded and is shown
     detail_shown = Signal(str)  # run id whose outcomes are shown
     corpus_changed = Signal()  # an undo took notebooks or pages out of the corpus
+    added_requested = Signal(str)  # run id: show the pages it added, in the library
 
     def __init__(self, corpus: Corpus, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -101,10 +105,24 @@ class RunsPage(QWidget):
         )
         self.undo_button = push_button(w.undo, SP.SP_TrashIcon, self._undo_clicked)
         self.trash_button = push_button(w.trash, SP.SP_DirIcon, self._trash_clicked)
+        self.added_button = push_button(
+            ButtonWords(
+                self.tr("Show &What This Import Added"),
+                self.tr("Show the pages the selected import added"),
+                self.tr("Its pages in the corpus now, read-only, notebook by notebook"),
+            ),
+            SP.SP_FileDialogContentsView,
+            self._added_clicked,
+        )
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        self.added_action = QAction(self.added_button.text(), self.table)
+        self.added_action.triggered.connect(self._added_clicked)
+        self.table.addAction(self.added_action)
         buttons = QHBoxLayout()
         buttons.addWidget(self.refresh_button)
         buttons.addWidget(self.trash_button)
         buttons.addStretch(1)
+        buttons.addWidget(self.added_button)
         buttons.addWidget(self.undo_button)
         buttons.addWidget(self.cancel_run_button)
         buttons.addWidget(self.retry_button)
@@ -268,6 +286,15 @@ class RunsPage(QWidget):
             run is not None and not run.status.terminal and not self._cancels.is_busy()
         )
         self.undo_button.setEnabled(run is not None and run.status.revertible and idle)
+        # An undone run holds nothing in the corpus: it added nothing that is there now.
+        added = run is not None and run.status is not RunStatus.REVERTED
+        self.added_button.setEnabled(added)
+        self.added_action.setEnabled(added)
+
+    def _added_clicked(self, *_: object) -> None:
+        run = self.selected_run()
+        if run is not None and run.status is not RunStatus.REVERTED:
+            self.added_requested.emit(run.run_id)
 
     def _retry_clicked(self) -> None:
         run = self.selected_run()
