@@ -9,15 +9,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRect, QSettings, Qt
 from PySide6.QtWidgets import QFileDialog
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine.planning import planner
 from transcribe_import.gui.main_window import MainWindow
+from transcribe_import.gui.models.problems import ProblemColumn
+from transcribe_import.gui.pages.review_parts import SHOWN_PROBLEMS
 
 from helpers.shelves import make_png_shelf
-from helpers.window import TIMEOUT_MS, click_in_next_box
+from helpers.window import TIMEOUT_MS, click_in_next_box, scan_and_validate
 
 pytestmark = pytest.mark.qt_log_ignore(
     "This plugin does not support propagateSizeHints", "This plugin does not support raise"
@@ -233,3 +235,51 @@ def test_file_dialogs_open_where_the_last_of_their_kind_was_left(
     again.add_folder_action.trigger()
     again.open_plan_action.trigger()
     assert dialogs.opened_in[5:] == [str(shelf / "Notebook 02"), str(home)]
+
+
+# -- the Problems pane -----------------------------------------------------------------------
+
+
+def shelf_of_warnings(root: Path, notebooks: int = 5) -> Path:
+    """Notebooks that each hold one page twice under a long name: a long warning apiece."""
+    make_png_shelf(root, notebooks=notebooks)
+    for folder in sorted(root.iterdir()):
+        twice = folder / "the same page scanned a second time, kept by the scanner app.png"
+        shutil.copyfile(folder / "p1.png", twice)
+    return root
+
+
+def test_the_problems_pane_shows_its_first_rows_whole_however_it_was_dragged(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path, settings: QSettings
+) -> None:
+    """It showed two and a half rows, cut long messages, and a size dragged once carried
+    over to squeeze every later review."""
+    window = open_window()
+    window.add_paths([shelf_of_warnings(tmp_path / "shelf")])
+    scan_and_validate(qtbot, window)
+    page = window.review_page
+    view = page.problems_view
+    assert view.model().rowCount() == 5
+    page.main_splitter.setSizes([10_000, 1])  # dragged as small as it goes
+
+    def whole(row: int) -> bool:
+        index = view.model().index(row, ProblemColumn.MESSAGE)
+        cell = view.visualRect(index)
+        text = str(index.data())
+        needed = view.fontMetrics().boundingRect(
+            QRect(0, 0, cell.width() - 8, 10_000), Qt.TextFlag.TextWordWrap, text
+        )
+        return view.viewport().rect().contains(cell) and needed.height() <= cell.height()
+
+    qtbot.waitUntil(lambda: all(whole(r) for r in range(SHOWN_PROBLEMS)), timeout=TIMEOUT_MS)
+    message = view.model().index(0, ProblemColumn.MESSAGE)
+    assert "the same page scanned a second time" in str(message.data())
+    assert str(message.data()) in str(message.data(Qt.ItemDataRole.ToolTipRole))
+    window.close()
+
+    assert settings.value("MainWindow/reviewMainSplitter") is None  # not kept for next time
+    again = open_window()
+    again.add_paths([tmp_path / "shelf"])
+    scan_and_validate(qtbot, again)
+    sizes = again.review_page.main_splitter.sizes()
+    assert sizes[1] >= again.review_page.problems.minimumSizeHint().height()
