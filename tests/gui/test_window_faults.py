@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QRect, QSettings, Qt
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtWidgets import QFileDialog, QProgressBar
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine.planning import planner
+from transcribe_import.gui import workers as workers_module
 from transcribe_import.gui.main_window import MainWindow
 from transcribe_import.gui.models.problems import ProblemColumn
 from transcribe_import.gui.pages.review_parts import SHOWN_PROBLEMS
@@ -283,3 +284,31 @@ def test_the_problems_pane_shows_its_first_rows_whole_however_it_was_dragged(
     scan_and_validate(qtbot, again)
     sizes = again.review_page.main_splitter.sizes()
     assert sizes[1] >= again.review_page.problems.minimumSizeHint().height()
+
+
+# -- no animation on an idle screen ----------------------------------------------------------
+
+
+def busy_bars(window: MainWindow) -> list[QProgressBar]:
+    """The bars on screen that animate: busy, for work of no known size."""
+    return [b for b in window.findChildren(QProgressBar) if b.isVisible() and b.maximum() == 0]
+
+
+def test_a_commit_that_ends_before_it_starts_leaves_no_busy_bar_moving(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def unwritable(*_a: Any, **_k: Any) -> Any:
+        raise OSError(30, "Read-only file system", str(tmp_path / "corpus"))
+
+    window = open_window()
+    window.add_paths([make_png_shelf(tmp_path / "shelf", notebooks=1)])
+    scan_and_validate(qtbot, window)
+    monkeypatch.setattr(workers_module.api, "prepare_commit", unwritable)
+    window.review_page.commit_button.click()
+    qtbot.waitUntil(lambda: not window.commit_page.is_running(), timeout=TIMEOUT_MS)
+    assert window.current_page() is window.commit_page
+    assert window.commit_page.headline.text() == "The import stopped"
+    assert busy_bars(window) == []

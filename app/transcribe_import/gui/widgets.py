@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLayout,
+    QProgressBar,
     QPushButton,
     QStyle,
     QStyledItemDelegate,
@@ -161,3 +162,12 @@ def pane(*parts: QWidget | QLayout | tuple[QWidget, int]) -> QWidget:
         else:
             layout.addWidget(part)
     return widget
+
+
+def settle_busy_bars(page: QWidget) -> None:
+    """Nothing runs on ``page`` any more: a busy bar of it (the moving one, for work of no
+    known size yet) stops and shows nothing done, so an idle screen never animates."""
+    for bar in page.findChildren(QProgressBar):
+        if bar.maximum() == 0:
+            bar.setRange(0, 1)
+            bar.setValue(0)
