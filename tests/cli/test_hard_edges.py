@@ -97,13 +97,13 @@ def test_notebooks_tells_a_damaged_or_missing_index(tmp_path: Path) -> None:
     _no_traceback(proc)
     assert proc.returncode == EXIT_PROBLEMS
     assert "line 2 of" in proc.stdout and "cannot be read" in proc.stdout
-    assert "1 notebook folder(s)" in proc.stdout and "transcribe-import doctor" in proc.stdout
+    assert "1 notebook folder in " in proc.stdout and "transcribe-import doctor" in proc.stdout
     doc = cli_json(data, "notebooks", "--json", rc=EXIT_PROBLEMS)
     assert len(doc["notebooks"]) == 1 and len(doc["problems"]) == 2
     index.unlink()  # no index at all: never "No notebooks yet"
     proc = run_cli(data, "notebooks")
     assert proc.returncode == EXIT_PROBLEMS and "No notebooks yet" not in proc.stdout
-    assert "2 notebook folder(s)" in proc.stdout
+    assert "2 notebook folders in " in proc.stdout
     ok_after = run_cli(data, "doctor")
     _no_traceback(ok_after)
     assert len(cli_json(data, "notebooks", "--json")["notebooks"]) == 2

@@ -135,7 +135,7 @@ def test_a_sigkill_leaves_the_notebook_marked_and_its_resume_clears_it(tmp_path:
     )
     note = _doctor_note(data, interrupted=True)
     assert note["notebook_id"] == notebook["notebook_id"]
-    assert f"is incomplete: {landed} of {PAGES} page(s)" in note["message"]
+    assert f"is incomplete: {landed} of {PAGES} pages" in note["message"]
     assert _finish_command(note) == ["resume", run_id]
     # An undo needs an ended run: doctor says to cancel this one first.
     undo = f"`transcribe-import cancel {run_id}`, then `transcribe-import revert {run_id}`"
@@ -188,10 +188,10 @@ def test_an_export_marks_the_incomplete_notebook_in_its_manifest_and_readme(
 
     readme = (bag / "README.md").read_text(encoding="utf-8")
     u = notebook["unfinished_import"]
-    assert "**1 notebook(s) are incomplete.**" in readme
+    assert "**1 notebook is incomplete.**" in readme
     assert (
         f"the notebook is **incomplete**: its import (run {u['run_id']}) had landed "
-        f"{u['pages_landed']} of its {PAGES} planned page(s)" in readme
+        f"{u['pages_landed']} of its {PAGES} planned pages" in readme
     )
 
 

@@ -146,7 +146,7 @@ def test_refusals_name_the_notebook_and_change_nothing(tmp_path, diary) -> None:
     report = cli_json(data, "validate", str(plan), "--json", rc=EXIT_INVALID)
     [problem] = report["problems"]
     assert problem["code"] == "placement_out_of_range"
-    assert "Notebook “Diary” has 5 page(s), so new pages can go at position 1" in problem["message"]
+    assert "Notebook “Diary” has 5 pages, so new pages can go at position 1" in problem["message"]
     text = run_cli(data, "validate", str(plan)).stdout
     assert "resolve with: transcribe-import order" in text and "--at N | --at-end" in text
     assert run_cli(data, "commit", str(plan)).returncode == EXIT_INVALID

@@ -70,7 +70,7 @@ def test_remove_empty_refuses_a_notebook_with_pages(tmp_path: Path) -> None:
     before = (Path(nb["directory"]) / "project.json").read_bytes()
     proc = run_cli(data, "doctor", "--remove-empty", nb["notebook_id"], "--yes")
     assert proc.returncode == EXIT_PROBLEMS
-    assert "holds 3 page(s)" in proc.stderr and "Nothing was changed" in proc.stderr
+    assert "holds 3 pages" in proc.stderr and "Nothing was changed" in proc.stderr
     assert (Path(nb["directory"]) / "project.json").read_bytes() == before
     assert cli_json(data, "notebooks", "--json")["notebooks"][0]["page_count"] == 3
 

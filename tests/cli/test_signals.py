@@ -120,7 +120,7 @@ def test_a_signal_stops_a_revert_between_two_moves_and_revert_finishes_it(
     assert "Traceback" not in err and out == ""
     assert (
         f"transcribe-import: The undo of run {run_id} was stopped at a safe point, 1 of 2 "
-        f"notebook(s) done; `transcribe-import revert {run_id}` finishes it"
+        f"notebooks done; `transcribe-import revert {run_id}` finishes it"
     ) in err
     # Half done, as said: one notebook's folder is in the trash, the other still in place.
     assert len(list((data / "corpus" / "notebooks").iterdir())) == 1

@@ -87,7 +87,7 @@ def test_finish_import_completes_the_notebook_and_the_mark_goes(
     landed = _pages_in(corpus, notebook_id)
     health = window.health_summary.text()
     if cancel:  # never "the corpus is whole" while a notebook holds part of its import
-        assert health.startswith("Nothing is damaged, but 1 notebook(s) hold only part of")
+        assert health.startswith("Nothing is damaged, but 1 notebook holds only part of")
     else:  # a paused run is a problem of its own (interrupted), told as such
         assert health.startswith("1 needs attention")
     _select_the_notebook(qtbot, window)
@@ -130,7 +130,8 @@ def test_undo_this_import_previews_then_takes_the_incomplete_notebook_out(
     dialog = page.undo_dialog
     assert dialog is not None and dialog.run.run_id == run_id
     qtbot.waitUntil(dialog.undo_button.isEnabled, timeout=TIMEOUT_MS)  # the preview is in
-    assert f"{landed} page(s) are taken out of the corpus" in dialog.headline.text()
+    taken = "1 page is" if landed == 1 else f"{landed} pages are"
+    assert f"{taken} taken out of the corpus" in dialog.headline.text()
     assert corpus.is_registered(notebook_id)  # a preview changes nothing
 
     with qtbot.waitSignal(dialog.reverted, timeout=TIMEOUT_MS):

@@ -163,7 +163,8 @@ def test_stop_and_undo_ends_the_run_then_its_preview_takes_out_only_when_asked(
     [run] = RunStore(corpus).list_runs()
     assert run.status is RunStatus.CANCELLED
     [landed] = _pages_in(corpus)
-    assert f"{landed} page(s) are taken out" in dialog.headline.text()
+    taken = "1 page is" if landed == 1 else f"{landed} pages are"
+    assert f"{taken} taken out" in dialog.headline.text()
     assert _pages_in(corpus) == [landed]  # the preview took nothing out
 
     with qtbot.waitSignal(dialog.reverted, timeout=TIMEOUT_MS):

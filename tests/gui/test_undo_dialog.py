@@ -55,7 +55,7 @@ def test_undo_this_import_previews_then_moves_the_run_into_the_trash(
     _select(qtbot, window, run_id)
     dialog = _open_undo(qtbot, window)
     assert dialog.removed.count() == 2 and not dialog.blocked.isVisible()
-    assert "4 page(s)" in dialog.headline.text() and dialog.undo_button.isEnabled()
+    assert "4 pages" in dialog.headline.text() and dialog.undo_button.isEnabled()
     assert corpus.is_registered(plan.items[0].notebook_id)  # a preview changes nothing
 
     with qtbot.waitSignal(dialog.reverted, timeout=TIMEOUT_MS):
@@ -110,7 +110,7 @@ def test_pages_added_to_a_notebook_are_undone_and_the_rest_stays(
     _select(qtbot, window, later.run_id)
     dialog = _open_undo(qtbot, window)
     [line] = [dialog.removed.item(i).text() for i in range(dialog.removed.count())]
-    assert "3 page(s) this import added" in line and "other pages stay" in line
+    assert "3 pages this import added" in line and "other pages stay" in line
     with qtbot.waitSignal(dialog.reverted, timeout=TIMEOUT_MS):
         qtbot.mouseClick(dialog.undo_button, Qt.MouseButton.LeftButton)
     dialog.accept()
@@ -137,7 +137,7 @@ def test_the_trash_lists_undone_imports_and_deletes_one_only_when_confirmed(
     assert trash is not None
     qtbot.waitUntil(lambda: trash.list.count() == 1, timeout=TIMEOUT_MS)
     text = trash.list.item(0).text()
-    assert "2 page(s)" in text and "“notebook 1”" in text and trash.delete_button.isEnabled()
+    assert "2 pages" in text and "“notebook 1”" in text and trash.delete_button.isEnabled()
 
     asked: list[wording.Question] = []
 

@@ -9,15 +9,26 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtCore import QPoint, QRect, QSettings, Qt
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QApplication,
+    QFileDialog,
+    QProgressBar,
+    QTableView,
+    QWidget,
+)
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine.planning import planner
-from transcribe_import.gui.main_window import MainWindow
+from transcribe_import.gui import main_window
+from transcribe_import.gui import workers as workers_module
+from transcribe_import.gui.main_window import MainWindow, Section
+from transcribe_import.gui.models.problems import ProblemColumn
+from transcribe_import.gui.pages.review_parts import SHOWN_PROBLEMS
 
 from helpers.shelves import make_png_shelf
-from helpers.window import TIMEOUT_MS, click_in_next_box
+from helpers.window import TIMEOUT_MS, click_in_next_box, scan_and_validate, wait_validated
 
 pytestmark = pytest.mark.qt_log_ignore(
     "This plugin does not support propagateSizeHints", "This plugin does not support raise"
@@ -233,3 +244,146 @@ def test_file_dialogs_open_where_the_last_of_their_kind_was_left(
     again.add_folder_action.trigger()
     again.open_plan_action.trigger()
     assert dialogs.opened_in[5:] == [str(shelf / "Notebook 02"), str(home)]
+
+
+# -- the Problems pane -----------------------------------------------------------------------
+
+
+def shelf_of_warnings(root: Path, notebooks: int = 5) -> Path:
+    """Notebooks that each hold one page twice under a long name: a long warning apiece."""
+    make_png_shelf(root, notebooks=notebooks)
+    for folder in sorted(root.iterdir()):
+        twice = folder / "the same page scanned a second time, kept by the scanner app.png"
+        shutil.copyfile(folder / "p1.png", twice)
+    return root
+
+
+def first_rows_whole(view: QTableView) -> bool:
+    """Whether the Problems pane's first rows are in view, each as tall as its wrapped words."""
+    for row in range(min(SHOWN_PROBLEMS, view.model().rowCount())):
+        index = view.model().index(row, ProblemColumn.MESSAGE)
+        cell = view.visualRect(index)
+        needed = view.fontMetrics().boundingRect(
+            QRect(0, 0, cell.width() - 8, 10_000), Qt.TextFlag.TextWordWrap, str(index.data())
+        )
+        if not view.viewport().rect().contains(cell) or needed.height() > cell.height():
+            return False
+    return True
+
+
+def test_the_problems_pane_shows_its_first_rows_whole_however_it_was_dragged(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path, settings: QSettings
+) -> None:
+    """It showed two and a half rows, cut long messages, and a size dragged once carried
+    over to squeeze every later review."""
+    window = open_window()
+    window.add_paths([shelf_of_warnings(tmp_path / "shelf")])
+    scan_and_validate(qtbot, window)
+    page = window.review_page
+    view = page.problems_view
+    assert view.model().rowCount() == 5
+    page.main_splitter.setSizes([10_000, 1])  # dragged as small as it goes
+
+    qtbot.waitUntil(lambda: first_rows_whole(view), timeout=TIMEOUT_MS)
+    message = view.model().index(0, ProblemColumn.MESSAGE)
+    assert "the same page scanned a second time" in str(message.data())
+    assert str(message.data()) in str(message.data(Qt.ItemDataRole.ToolTipRole))
+    window.close()
+
+    assert settings.value("MainWindow/reviewMainSplitter") is None  # not kept for next time
+    again = open_window()
+    again.add_paths([tmp_path / "shelf"])
+    scan_and_validate(qtbot, again)
+    qtbot.waitUntil(lambda: first_rows_whole(again.review_page.problems_view), timeout=TIMEOUT_MS)
+
+
+# -- no animation on an idle screen ----------------------------------------------------------
+
+
+def busy_bars(window: MainWindow) -> list[QProgressBar]:
+    """The bars on screen that animate: busy, for work of no known size."""
+    return [b for b in window.findChildren(QProgressBar) if b.isVisible() and b.maximum() == 0]
+
+
+def test_a_commit_that_ends_before_it_starts_leaves_no_busy_bar_moving(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def unwritable(*_a: Any, **_k: Any) -> Any:
+        raise OSError(30, "Read-only file system", str(tmp_path / "corpus"))
+
+    window = open_window()
+    window.add_paths([make_png_shelf(tmp_path / "shelf", notebooks=1)])
+    scan_and_validate(qtbot, window)
+    monkeypatch.setattr(workers_module.api, "prepare_commit", unwritable)
+    window.review_page.commit_button.click()
+    qtbot.waitUntil(lambda: not window.commit_page.is_running(), timeout=TIMEOUT_MS)
+    assert window.current_page() is window.commit_page
+    assert window.commit_page.headline.text() == "The import stopped"
+    assert busy_bars(window) == []
+
+
+# -- 1024 pixels wide ------------------------------------------------------------------------
+
+# A 1024x768 screen, and the same with a dock of 64 pixels beside the window (GNOME, Ubuntu).
+NARROW = [QRect(0, 0, 1024, 768), QRect(64, 0, 960, 768)]
+
+
+def out_of_reach(window: QWidget) -> list[str]:
+    """The buttons on screen that a click cannot reach: past the window's edge, or past the
+    visible part of the window's sideways-scrolling page area."""
+    QApplication.processEvents()
+    scroll = getattr(window, "sections_scroll", None)
+    if scroll is not None and scroll.horizontalScrollBar().maximum() > 0:
+        return [f"the page scrolls sideways by {scroll.horizontalScrollBar().maximum()} px"]
+    return [
+        f"{button.text()!r} at {QRect(button.mapTo(window, QPoint(0, 0)), button.size())}"
+        for button in window.findChildren(QAbstractButton)
+        if button.isVisible()
+        and not window.rect().contains(QRect(button.mapTo(window, QPoint(0, 0)), button.size()))
+    ]
+
+
+@pytest.mark.parametrize("area", NARROW, ids=["1024x768", "1024x768-with-a-dock"])
+def test_every_page_keeps_its_buttons_in_reach_at_1024_pixels(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    area: QRect,
+) -> None:
+    """Below about 1000 pixels the review's command row pushed its last buttons off the
+    right edge; every page is checked: start, scan, review, commit, runs, corpus, trash."""
+    monkeypatch.setattr(main_window, "available_geometry", lambda _w: QRect(area))
+    shelf = make_png_shelf(tmp_path / "shelf", notebooks=2)
+    making = threading.Event()
+    release = threading.Event()
+    real = planner.build_plan
+
+    def held_build_plan(*args: Any, **kw: Any) -> Any:
+        making.set()
+        release.wait(TIMEOUT_MS / 1000)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(planner, "build_plan", held_build_plan)
+    window = open_window()
+    assert window.frameGeometry().width() <= area.width()
+    assert out_of_reach(window) == [], "start"
+    window.add_paths([shelf])
+    window.start_page.scan_button.click()
+    qtbot.waitUntil(making.is_set, timeout=TIMEOUT_MS)
+    assert window.current_page() is window.scan_page
+    assert out_of_reach(window) == [], "scan"
+    release.set()
+    wait_validated(qtbot, window)
+    assert out_of_reach(window) == [], "review"
+    window.review_page.commit_button.click()
+    qtbot.waitUntil(lambda: not window.commit_page.is_running(), timeout=TIMEOUT_MS)
+    assert window.current_page() is window.commit_page
+    assert out_of_reach(window) == [], "commit"
+    window.show_section(Section.RUNS)
+    assert out_of_reach(window) == [], "runs"
+    window.show_section(Section.CORPUS)
+    assert out_of_reach(window) == [], "corpus"

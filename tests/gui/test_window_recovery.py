@@ -354,5 +354,5 @@ def test_the_runs_view_tells_a_run_record_it_cannot_read(
     runs.refresh()
     qtbot.waitUntil(lambda: runs.problems_label.isVisible(), timeout=TIMEOUT_MS)
     text = runs.problems_label.text()
-    assert "1 run record(s) cannot be read" in text and str(record) in text
+    assert "1 run record cannot be read" in text and str(record) in text
     assert not runs.empty_label.isVisible()  # never "No imports yet"

@@ -26,6 +26,7 @@ from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.base.findings import DoctorReport, Finding, FindingCode, Severity
 from transcribe_import.engine.base.ids import is_valid_id
+from transcribe_import.engine.base.text import agreeing, counted
 from transcribe_import.engine.ingest import journal
 from transcribe_import.engine.ingest.empty import is_empty
 from transcribe_import.engine.ingest.recovery import recover_journal
@@ -198,8 +199,9 @@ def _check_runs(corpus: Corpus) -> list[Finding]:
                 Finding(
                     FindingCode.INTERRUPTED_RUN,
                     Severity.PROBLEM,
-                    f"Import run {run_id} was interrupted with {counts['pending']} item(s) not "
-                    f"done ({counts['committed']} committed); {advice}",
+                    f"Import run {run_id} was interrupted with "
+                    f"{counted(counts['pending'], 'item')} not done ({counts['committed']} "
+                    f"committed); {advice}",
                     path=str(store.record_path(run_id)),
                 )
             )
@@ -271,8 +273,8 @@ def _repair_index(corpus: Corpus) -> list[Finding]:
         Finding(
             FindingCode.INDEX_REPAIRED,
             Severity.REPAIRED,
-            f"The corpus index had {len(damage)} unreadable line(s) ({lines}); a copy is in "
-            f"{target} and the index was rewritten from its readable lines. Notebooks those "
+            f"The corpus index had {counted(len(damage), 'unreadable line')} ({lines}); a copy "
+            f"is in {target} and the index was rewritten from its readable lines. Notebooks those "
             "lines named are registered again from their project.json.",
             path=str(target),
         )
@@ -620,7 +622,8 @@ def _quarantine_summary(corpus: Corpus) -> list[Finding]:
             Finding(
                 FindingCode.QUARANTINE_PRESENT,
                 Severity.INFO,
-                f"{len(held)} file(s) are kept in {corpus.quarantine_dir}, each with a report "
+                f"{counted(len(held), 'file')} {agreeing(len(held), 'is', 'are')} kept in "
+                f"{corpus.quarantine_dir}, each with a report "
                 "beside it.",
                 path=str(corpus.quarantine_dir),
             )

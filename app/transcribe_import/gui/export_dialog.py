@@ -295,10 +295,18 @@ class ExportDialog(QDialog):
                 "README.md says how to check it without this app."
             )
         elif result.status is ExportStatus.PARTIAL:
-            text = self.tr(
-                "<b>Exported with problems.</b> {missing} file(s) could not be copied (listed "
-                "below), so the bag in {where} is marked partial and does not validate. Repair "
-                "the corpus (Check Again on the Corpus page) and export again."
+            text = plural(
+                len(result.missing),
+                self.tr(
+                    "<b>Exported with problems.</b> 1 file could not be copied (listed below), "
+                    "so the bag in {where} is marked partial and does not validate. Repair the "
+                    "corpus (Check Again on the Corpus page) and export again."
+                ),
+                self.tr(
+                    "<b>Exported with problems.</b> {missing} files could not be copied (listed "
+                    "below), so the bag in {where} is marked partial and does not validate. "
+                    "Repair the corpus (Check Again on the Corpus page) and export again."
+                ),
             )
         else:
             text = self.tr(

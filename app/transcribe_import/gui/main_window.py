@@ -57,7 +57,10 @@ from transcribe_import.gui.settings_dialog import (
 )
 from transcribe_import.gui.stopping import ask_stop
 from transcribe_import.gui.values import CorpusCheck, RunSummary
-from transcribe_import.gui.window_geometry import GEOMETRY_KEY as GEOMETRY_KEY  # read by tests
+from transcribe_import.gui.window_geometry import (  # read by tests here
+    FRAME_ALLOWANCE as FRAME_ALLOWANCE,
+)
+from transcribe_import.gui.window_geometry import GEOMETRY_KEY as GEOMETRY_KEY
 from transcribe_import.gui.window_geometry import (
     available_geometry,
     fit_on_screen,
@@ -71,7 +74,9 @@ DEFAULT_SIZE = (1100, 720)
 NAV_SPLITTER_KEY = "MainWindow/navigationSplitter"
 RUNS_SPLITTER_KEY = "MainWindow/runsSplitter"
 REVIEW_SPLITTER_KEY = "MainWindow/reviewSplitter"
-REVIEW_MAIN_SPLITTER_KEY = "MainWindow/reviewMainSplitter"
+# The review's split above its Problems pane is not kept: a pane dragged small for one
+# review squeezed every later one (issue 23); earlier versions' value is removed.
+STALE_KEYS = ("MainWindow/reviewMainSplitter",)
 
 
 class Section:
@@ -326,7 +331,6 @@ class MainWindow(QMainWindow):
             NAV_SPLITTER_KEY: self.splitter,
             RUNS_SPLITTER_KEY: self.runs_page.splitter,
             REVIEW_SPLITTER_KEY: self.review_page.splitter,
-            REVIEW_MAIN_SPLITTER_KEY: self.review_page.main_splitter,
         }
 
     # -- navigation ------------------------------------------------------------------------
@@ -661,6 +665,8 @@ class MainWindow(QMainWindow):
         save_geometry(self, self._settings)
         for key, splitter in self._splitters().items():
             self._settings.setValue(key, splitter.saveState())
+        for key in STALE_KEYS:
+            self._settings.remove(key)
         # The other workers are short or stop within milliseconds when asked; a QThread
         # destroyed while running aborts the process, so each is waited for.
         self.scan_page.stop_and_wait()

@@ -33,6 +33,7 @@ from transcribe_import.gui.values import RunSummary
 from transcribe_import.gui.widgets import selectable_text
 from transcribe_import.gui.wording import (
     format_local,
+    plural,
     purge_question,
     restored_words,
     revert_blocker_words,
@@ -151,12 +152,20 @@ class UndoDialog(QDialog):
             )
         elif plan.ok:
             self.headline.setText(
-                self.tr(
-                    "Undo the import of {when} ({state})? %n page(s) are taken out of the "
-                    "corpus and kept in the trash until you delete them for good; nothing "
-                    "else is touched.",
-                    "",
+                plural(
                     plan.pages,
+                    self.tr(
+                        "Undo the import of {when} ({state})? 1 page is taken out of the "
+                        "corpus and kept in the trash until you delete it for good; nothing "
+                        "else is touched."
+                    ),
+                    self.tr(
+                        "Undo the import of {when} ({state})? %n pages are taken out of the "
+                        "corpus and kept in the trash until you delete them for good; nothing "
+                        "else is touched.",
+                        "",
+                        plan.pages,
+                    ),
                 ).format(when=when, state=run_state_words(self.run))
             )
         else:

@@ -8,6 +8,9 @@ from PySide6.QtCore import (
     QAbstractItemModel,
     QModelIndex,
     QPersistentModelIndex,
+    QPoint,
+    QRect,
+    QSize,
     Qt,
     SignalInstance,
 )
@@ -17,6 +20,8 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLayout,
+    QLayoutItem,
+    QProgressBar,
     QPushButton,
     QStyle,
     QStyledItemDelegate,
@@ -161,3 +166,116 @@ def pane(*parts: QWidget | QLayout | tuple[QWidget, int]) -> QWidget:
         else:
             layout.addWidget(part)
     return widget
+
+
+def settle_busy_bars(page: QWidget) -> None:
+    """Nothing runs on ``page`` any more: a busy bar of it (the moving one, for work of no
+    known size yet) stops and shows nothing done, so an idle screen never animates."""
+    for bar in page.findChildren(QProgressBar):
+        if bar.maximum() == 0:
+            bar.setRange(0, 1)
+            bar.setValue(0)
+
+
+class ButtonRow(QLayout):
+    """A row of buttons that wraps onto a second line where the window is too narrow for it
+    (a 1024-pixel screen with a dock beside the window, a large font), so no button falls
+    off the right edge; the last ``trailing`` buttons keep to the right (Undo, Redo).
+    """
+
+    def __init__(self, trailing: int = 0, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._items: list[QLayoutItem] = []
+        self._trailing = trailing
+        self.setContentsMargins(0, 0, 0, 0)
+
+    def addItem(self, item: QLayoutItem) -> None:
+        self._items.append(item)
+
+    def count(self) -> int:
+        return len(self._items)
+
+    def itemAt(self, index: int) -> QLayoutItem | None:
+        return self._items[index] if 0 <= index < len(self._items) else None
+
+    def takeAt(self, index: int) -> QLayoutItem | None:
+        return self._items.pop(index) if 0 <= index < len(self._items) else None
+
+    def expandingDirections(self) -> Qt.Orientation:
+        return Qt.Orientation(0)
+
+    def hasHeightForWidth(self) -> bool:
+        return True
+
+    def heightForWidth(self, width: int) -> int:
+        return self._place(QRect(0, 0, width, 0), move=False)
+
+    def setGeometry(self, rect: QRect) -> None:
+        super().setGeometry(rect)
+        self._place(rect, move=True)
+
+    def sizeHint(self) -> QSize:
+        shown = [i.sizeHint() for i in self._items if not i.isEmpty()]
+        gaps = self._gap() * max(len(shown) - 1, 0)
+        return QSize(
+            sum(s.width() for s in shown) + gaps, max((s.height() for s in shown), default=0)
+        )
+
+    def minimumSize(self) -> QSize:
+        # As narrow as its widest button (or its trailing group): it wraps the rest.
+        groups = [[i] for i in self._leading()] + [self._trailing_items()]
+        return QSize(
+            max((self._width(g) for g in groups if g), default=0),
+            max((i.sizeHint().height() for i in self._items if not i.isEmpty()), default=0),
+        )
+
+    def _gap(self) -> int:
+        gap = self.spacing()
+        if gap < 0:
+            parent = self.parentWidget()
+            style = parent.style() if parent is not None else None
+            gap = style.pixelMetric(QStyle.PixelMetric.PM_LayoutHorizontalSpacing) if style else 6
+        return max(gap, 6)
+
+    def _leading(self) -> list[QLayoutItem]:
+        shown = [i for i in self._items if not i.isEmpty()]
+        return [i for i in self._items[: len(self._items) - self._trailing] if i in shown]
+
+    def _trailing_items(self) -> list[QLayoutItem]:
+        tail = self._items[len(self._items) - self._trailing :] if self._trailing else []
+        return [i for i in tail if not i.isEmpty()]
+
+    def _width(self, items: list[QLayoutItem]) -> int:
+        return sum(i.sizeHint().width() for i in items) + self._gap() * max(len(items) - 1, 0)
+
+    def _place(self, rect: QRect, *, move: bool) -> int:
+        """Lay the buttons out in ``rect`` (``move``) or only measure; the height they take."""
+        gap = self._gap()
+        lines: list[list[QLayoutItem]] = [[]]
+        for item in self._leading():
+            line = lines[-1]
+            if line and self._width([*line, item]) > rect.width():
+                lines.append([])
+            lines[-1].append(item)
+        trailing = self._trailing_items()
+        if (
+            trailing
+            and lines[-1]
+            and self._width(lines[-1]) + gap + self._width(trailing) > (rect.width())
+        ):
+            lines.append([])
+        y = rect.y()
+        for n, line in enumerate(lines):
+            right = trailing if n == len(lines) - 1 else []
+            height = max((i.sizeHint().height() for i in line + right), default=0)
+            if move:
+                x = rect.x()
+                for item in line:
+                    item.setGeometry(QRect(QPoint(x, y), item.sizeHint()))
+                    x += item.sizeHint().width() + gap
+                x = rect.right() + 1 - self._width(right)
+                for item in right:
+                    item.setGeometry(QRect(QPoint(x, y), item.sizeHint()))
+                    x += item.sizeHint().width() + gap
+            y += height + (gap if n < len(lines) - 1 else 0)
+        return y - rect.y()

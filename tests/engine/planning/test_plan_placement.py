@@ -136,7 +136,7 @@ def test_a_placement_that_fits_validates(corpus, into, held) -> None:
     [
         (
             6,
-            "Notebook “Field notes” has 4 page(s), so new pages can go at position 1 (the start) "
+            "Notebook “Field notes” has 4 pages, so new pages can go at position 1 (the start) "
             "to 5 (the end), not at position 6.",
         ),
         (0, "not at position 0"),

@@ -67,7 +67,7 @@ def test_a_retry_refused_by_validation_says_why(corpus: Corpus, tmp_path: Path) 
     assert [r.run_id for r in RunStore(corpus).list_runs()] == [run_id]  # no new run
     last = _last(corpus, run_id)
     assert last.event is HistoryEvent.RETRY_REFUSED
-    assert "the plan no longer validates (1 error(s))" in last.detail["why"]
+    assert "the plan no longer validates (1 error)" in last.detail["why"]
     assert f"page {PAGES}.jpg" in last.detail["why"]
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from transcribe_import.engine.api.drafts import discard_draft
 from transcribe_import.engine.api.plans import validate_plan
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.base.text import counted
 from transcribe_import.engine.planning.plan import ImportPlan
 from transcribe_import.engine.runs.model import (
     RunCorrupt,
@@ -30,7 +31,7 @@ class PlanInvalid(Exception):
     """The plan has validate errors: nothing was committed. ``report`` lists them."""
 
     def __init__(self, report: ValidationReport) -> None:
-        super().__init__(f"{len(report.errors)} validate error(s)")
+        super().__init__(f"{counted(len(report.errors), 'validate error')}")
         self.report = report
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.base.text import agreeing, counted
 from transcribe_import.engine.export.model import ExportProgress, ExportResult
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.runs.undo import refuse_while_half_done
@@ -110,7 +111,8 @@ def listing_problems(corpus: Corpus) -> list[str]:
     unlisted = [n for n in names if is_valid_id(n) and n not in registered]
     if unlisted:
         out.append(
-            f"{len(unlisted)} notebook folder(s) in {corpus.notebooks_dir} are not in the "
+            f"{counted(len(unlisted), 'notebook folder')} in {corpus.notebooks_dir} "
+            f"{agreeing(len(unlisted), 'is', 'are')} not in the "
             f"index (for example {sorted(unlisted)[0]})"
         )
     return out

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.base.text import counted
 from transcribe_import.engine.planning.plan import DedupeScope, ImportPlan, PlanItem
 from transcribe_import.engine.planning.problems import ProblemCode, Severity, unusable_words
 from transcribe_import.engine.runs.store import RunStore
@@ -407,8 +408,8 @@ def nothing_to_import(plan: ImportPlan) -> str | None:
     found = len(not_imported(plan))
     if found:
         return (
-            f"Nothing to import: none of the {found} file(s) found is a page file this app "
-            "can import (see Not imported for each reason). Add folders of page images or PDFs."
+            f"Nothing to import: none of the {counted(found, 'file')} found is a page file this "
+            "app can import (see Not imported for each reason). Add folders of page images or PDFs."
         )
     return "Nothing to import: no file was found. Add folders of page images or PDFs."
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from transcribe_import.engine.api.commit import can_retry
 from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.base.text import counted
 from transcribe_import.engine.runs.model import HistoryEvent, continues, same_plan
 from transcribe_import.engine.runs.store import RunStore
 
@@ -34,7 +35,7 @@ def refusal_reason(report: ValidationReport) -> str:
     errors = report.errors
     named = "; ".join(f"[{p.code}] {p.message}" for p in errors[:NAMED_ERRORS])
     more = f"; and {len(errors) - NAMED_ERRORS} more" if len(errors) > NAMED_ERRORS else ""
-    return f"the plan no longer validates ({len(errors)} error(s)): {named}{more}"
+    return f"the plan no longer validates ({counted(len(errors), 'error')}): {named}{more}"
 
 
 def note_refusal(corpus: Corpus, run_id: str, why: str) -> None:

@@ -137,3 +137,16 @@ def for_terminal(text: str) -> str:
         else:
             out.append(ch)
     return "".join(out)
+
+
+def counted(n: int, noun: str, nouns: str = "") -> str:
+    """``n`` and its noun as English says them: "1 page", "2 pages", never "page(s)".
+
+    ``nouns`` where the plural is not the noun and an s ("1 copy", "2 copies").
+    """
+    return f"{n} {noun}" if n == 1 else f"{n} {nouns or noun + 's'}"
+
+
+def agreeing(n: int, one: str, many: str) -> str:
+    """The word of a sentence that agrees with a count of ``n``: ``one`` ("is") or ``many``."""
+    return one if n == 1 else many

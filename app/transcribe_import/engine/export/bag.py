@@ -49,6 +49,7 @@ from transcribe_import.engine.base.clock import utc_now
 from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.ids import is_sha256, is_valid_id, new_id
+from transcribe_import.engine.base.text import counted
 from transcribe_import.engine.export import destination as dest_mod
 from transcribe_import.engine.export.model import (
     UNKNOWN_SHA256,
@@ -677,7 +678,8 @@ def export_bag(
     except _Cancelled:
         with contextlib.suppress(OSError):
             writer.mark(
-                f"it was cancelled at {utc_now()} after {writer.done} of {writer.total} file(s)."
+                f"it was cancelled at {utc_now()} after {writer.done} of "
+                f"{counted(writer.total, 'file')}."
             )
         return writer.result(ExportStatus.CANCELLED, None)
     except BaseException as exc:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from transcribe_import.engine.base.clock import stamp_for_filename
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.base.text import counted
 from transcribe_import.engine.export.model import EXPORTS_DIR
 from transcribe_import.engine.storage import fsio
 from transcribe_import.engine.storage.bag_format import LOCK_FILE
@@ -138,8 +139,8 @@ def reserve(destination: Path) -> Reservation:
         reservation.release(remove=created)  # leave nothing of ours in someone's folder
         raise TranscribeError(
             ErrorCode.EXPORT_DESTINATION_NOT_EMPTY,
-            f"{dest} is not empty (it holds {len(others)} item(s), e.g. {others[0]!r}); an "
-            "export only writes into a new or empty folder: choose another, or leave out "
+            f"{dest} is not empty (it holds {counted(len(others), 'item')}, e.g. {others[0]!r}); "
+            "an export only writes into a new or empty folder: choose another, or leave out "
             "--output for a fresh one.",
             path=str(dest),
         )

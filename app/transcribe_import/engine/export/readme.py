@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from transcribe_import.engine.base.text import agreeing, counted
 from transcribe_import.engine.export.model import ExportResult, ExportStatus
 from transcribe_import.engine.storage.bag_format import INCOMPLETE, MANIFEST_JSON, PAYLOAD_MANIFEST
 
@@ -29,8 +30,9 @@ def readme_text(result: ExportResult, software: str, exported_at: str) -> str:
         "# Transcribe notebooks export",
         "",
         f"This folder is a [BagIt 1.0](https://www.rfc-editor.org/rfc/rfc8493) bag written by "
-        f"{software} on {exported_at}: {n} notebook(s) copied out of the Transcribe corpus "
-        f"`{result.corpus_id}`, {len(result.files)} file(s), {result.payload_bytes} bytes.",
+        f"{software} on {exported_at}: {counted(n, 'notebook')} copied out of the Transcribe "
+        f"corpus `{result.corpus_id}`, {counted(len(result.files), 'file')}, "
+        f"{counted(result.payload_bytes, 'byte')}.",
         "",
     ]
     if result.status is ExportStatus.COMPLETE:
@@ -40,7 +42,8 @@ def readme_text(result: ExportResult, software: str, exported_at: str) -> str:
         ]
     else:
         out += [
-            f"**Status: partial.** {len(result.missing)} file(s) could not be copied, so this "
+            f"**Status: partial.** {counted(len(result.missing), 'file')} could not be copied, so "
+            "this "
             "bag does **not** validate: any BagIt validator reports them as missing. They are "
             f"listed with the reason in `{MANIFEST_JSON}` (`missing`):",
             "",
@@ -53,7 +56,8 @@ def readme_text(result: ExportResult, software: str, exported_at: str) -> str:
     if unfinished:
         out += [
             "",
-            f"**{len(unfinished)} notebook(s) are incomplete.** Their import had not finished "
+            f"**{counted(len(unfinished), 'notebook')} {agreeing(len(unfinished), 'is', 'are')} "
+            "incomplete.** Their import had not finished "
             "when this export began: each holds only the pages that had landed (listed below "
             f"as `incomplete`; in `{MANIFEST_JSON}`, `state` and `unfinished_import`). Finish "
             "the import in Transcribe and export them again for the whole notebook.",
@@ -75,14 +79,15 @@ def readme_text(result: ExportResult, software: str, exported_at: str) -> str:
     ]
     for nb in result.notebooks:
         title = _line(nb.title) if nb.title is not None else "(manifest unreadable)"
-        pages = "?" if nb.page_count is None else str(nb.page_count)
-        line = f"- `{nb.notebook_id}` {title}: {pages} page(s), {nb.status}"
+        pages = "? pages" if nb.page_count is None else counted(nb.page_count, "page")
+        line = f"- `{nb.notebook_id}` {title}: {pages}, {nb.status}"
         if nb.unfinished is not None:
             u = nb.unfinished
             of = "" if u.pages_expected is None else f" of its {u.pages_expected} planned"
+            last = u.pages_landed if u.pages_expected is None else u.pages_expected
             line += (
                 f"; the notebook is **incomplete**: its import (run {u.run_id}) had landed "
-                f"{u.pages_landed}{of} page(s)"
+                f"{u.pages_landed}{of} {agreeing(last, 'page', 'pages')}"
             )
         out.append(line)
     out += [

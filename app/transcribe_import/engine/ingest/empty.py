@@ -15,6 +15,7 @@ from typing import Any
 from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.ids import check_id
+from transcribe_import.engine.base.text import counted
 from transcribe_import.engine.ingest import journal
 from transcribe_import.engine.storage import fsio, locks, project
 from transcribe_import.engine.storage.corpus import Corpus
@@ -80,8 +81,8 @@ def remove_empty_notebook(corpus: Corpus, notebook_id: str) -> Path:
         if not is_empty(manifest):
             raise TranscribeError(
                 ErrorCode.NOTEBOOK_INVALID,
-                f"Notebook {notebook_id} holds {len(manifest['pages'])} page(s) and "
-                f"{len(manifest['sources'])} source(s); only a notebook with no page is "
+                f"Notebook {notebook_id} holds {counted(len(manifest['pages']), 'page')} and "
+                f"{counted(len(manifest['sources']), 'source')}; only a notebook with no page is "
                 "removed. Nothing was changed.",
                 item=notebook_id,
             )

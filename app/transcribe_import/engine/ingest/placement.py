@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.base.text import counted
 from transcribe_import.engine.storage import project
 
 # The journal's record of where a transaction's new pages go (absent: at the end).
@@ -146,7 +147,9 @@ def find_page(manifest: Mapping[str, Any], text: str) -> str:
             return ids[number - 1]
         if len(prefixed) == 1:  # past the last page: the start of an id (ids may be all digits)
             return prefixed[0]
-        raise ValueError(f"notebook {nb} has {len(pages)} page(s); there is no page {number}")
+        raise ValueError(
+            f"notebook {nb} has {counted(len(pages), 'page')}; there is no page {number}"
+        )
     if len(prefixed) == 1:
         return prefixed[0]
     if prefixed:
@@ -168,7 +171,7 @@ def position_refusal(manifest: Mapping[str, Any], at: int) -> Refusal | None:
         return None
     return Refusal(
         ErrorCode.PLACEMENT_OUT_OF_RANGE,
-        f"Notebook {notebook_words(manifest)} has {count} page(s), so new pages can go at "
+        f"Notebook {notebook_words(manifest)} has {counted(count, 'page')}, so new pages can go at "
         f"position 1 (the start) to {count + 1} (the end), not at position {at}.",
     )
 

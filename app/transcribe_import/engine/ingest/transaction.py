@@ -30,7 +30,7 @@ from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.findings import FindingCode
 from transcribe_import.engine.base.ids import check_id, new_id
-from transcribe_import.engine.base.text import json_safe
+from transcribe_import.engine.base.text import counted, json_safe
 from transcribe_import.engine.ingest import held, journal, recovery
 from transcribe_import.engine.ingest.finish import promote_and_commit
 from transcribe_import.engine.ingest.journal import Journal, JournalState
@@ -378,7 +378,8 @@ def _ingest_locked(
         # lands a whole notebook or nothing: it is never merged into other pages.
         raise TranscribeError(
             ErrorCode.ID_CONFLICT,
-            f"Notebook {req.notebook_id} already holds {len(have.pages)} other page(s), and a "
+            f"Notebook {req.notebook_id} already holds {counted(len(have.pages), 'other page')}, "
+            "and a "
             "notebook from a bag is never merged into them; validate the plan again and skip "
             "it or import it as a copy.",
             item=req.item_id,

@@ -27,6 +27,7 @@ import PIL
 from PIL import Image
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.base.text import counted
 from transcribe_import.engine.media import budget, quiet, render_vips
 from transcribe_import.engine.media.decode import (
     _PDFIUM_LOCK,
@@ -134,7 +135,7 @@ def _check_indices(indices: Sequence[int], count: int, dp: str) -> None:
         if not 0 <= index < count:
             raise TranscribeError(
                 ErrorCode.MEDIA_MISMATCH,
-                f"{dp}: page {index + 1} was asked for but the file has {count} page(s); "
+                f"{dp}: page {index + 1} was asked for but the file has {counted(count, 'page')}; "
                 "it does not match what was recorded. Remove it and add it again.",
                 path=dp,
             )

@@ -22,6 +22,7 @@ from collections.abc import Set
 from typing import TYPE_CHECKING, Any
 
 from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.base.text import agreeing, counted
 from transcribe_import.engine.media import decode
 from transcribe_import.engine.media.kinds import RenderSettings
 from transcribe_import.engine.planning import (
@@ -276,8 +277,8 @@ def _target_problems(
                 Severity.ERROR,
                 ProblemCode.ID_IN_USE,
                 item.item_id,
-                f"{len(foreign)} preallocated id(s) are already used by other pages "
-                f"of the notebook ({foreign[0]}…); make a new plan.",
+                f"{counted(len(foreign), 'preallocated id')} {agreeing(len(foreign), 'is', 'are')} "
+                f"already used by other pages of the notebook ({foreign[0]}…); make a new plan.",
             )
         ]
     # Where its pages go and what they replace, against the notebook as it is now.
@@ -314,7 +315,7 @@ def _restore_item_problems(item: PlanItem) -> list[PlanProblem]:
                 Severity.WARNING,
                 ProblemCode.RENDERED_AGAIN,
                 item.item_id,
-                f"{len(again)} page(s) will be rendered again from their source, "
+                f"{counted(len(again), 'page')} will be rendered again from their source, "
                 f"not copied from the bag ({again[0]}).",
             )
         )
@@ -449,8 +450,8 @@ def _source_problem(item: PlanItem, s: PlanSource, settings: RenderSettings) -> 
             Severity.ERROR,
             ProblemCode.MEDIA_MISMATCH,
             item.item_id,
-            f"{shown} is {info.media_type} with {info.page_count} page(s), but the plan expects "
-            f"{s.media_type} with at least {wanted}; plan again.",
+            f"{shown} is {info.media_type} with {counted(info.page_count, 'page')}, but the plan "
+            f"expects {s.media_type} with at least {wanted}; plan again.",
             (s.source_id,),
             str(path),
             files=(file_name(s),),

@@ -30,6 +30,7 @@ from transcribe_import.engine.base.clock import utc_now
 from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.findings import FindingCode
+from transcribe_import.engine.base.text import agreeing, counted
 from transcribe_import.engine.ingest.checkpoints import Checkpoint, Pace, ingest_checkpoints
 from transcribe_import.engine.ingest.transaction import (
     IngestCancelled,
@@ -601,7 +602,8 @@ def _verify_committed(corpus: Corpus, record: RunRecord) -> tuple[str, ...]:
             missing = [sid for sid in o.source_ids if sid not in held]
             if missing:
                 problems.append(
-                    f"item {o.item_id}: {len(missing)} committed source(s) are no longer in "
+                    f"item {o.item_id}: {counted(len(missing), 'committed source')} "
+                    f"{agreeing(len(missing), 'is', 'are')} no longer in "
                     f"notebook {nbid} (removed after the import?); they are not imported again."
                 )
     return tuple(problems)

@@ -19,6 +19,7 @@ from typing import Any
 
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.base.findings import Finding, FindingCode, Severity
+from transcribe_import.engine.base.text import counted
 from transcribe_import.engine.planning.plan import ImportPlan
 from transcribe_import.engine.runs.model import ItemOutcome, ItemState, RunRecord, RunStatus
 from transcribe_import.engine.runs.store import RunStore
@@ -154,7 +155,11 @@ def incomplete_findings(corpus: Corpus, titles: dict[str, str]) -> list[Finding]
     out = []
     for notebook_id, u in sorted(unfinished_imports(corpus).items()):
         title = titles.get(notebook_id, notebook_id)
-        expected = "an unknown number" if u.pages_expected is None else str(u.pages_expected)
+        expected = (
+            "an unknown number of pages"
+            if u.pages_expected is None
+            else counted(u.pages_expected, "page")
+        )
         # An undo needs a run that has ended: one still resumable is cancelled first.
         undo = f"`transcribe-import revert {u.run_id}`"
         if not u.run_ended:
@@ -170,7 +175,7 @@ def incomplete_findings(corpus: Corpus, titles: dict[str, str]) -> list[Finding]
                 FindingCode.NOTEBOOK_INCOMPLETE,
                 Severity.INFO,
                 f"Notebook “{title}” ({notebook_id}) is incomplete: {u.pages_landed} of "
-                f"{expected} page(s) of its import (run {u.run_id}) landed. {then}.",
+                f"{expected} of its import (run {u.run_id}) landed. {then}.",
                 notebook_id,
                 str(corpus.notebook_dir(notebook_id)),
             )

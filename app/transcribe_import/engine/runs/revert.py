@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.base.text import agreeing, counted
 from transcribe_import.engine.planning.plan import ImportPlan, PlanItem
 from transcribe_import.engine.runs.model import RunRecord, RunStatus
 from transcribe_import.engine.runs.store import RunStore
@@ -201,8 +202,8 @@ def _notebook(
             runs = sorted({str(s.get("import_run_id")) for s in others})
             block(
                 RevertBlock.LATER_PAGES,
-                f"{len(others)} file(s) were added to it since, by {', '.join(runs)}; undo "
-                "that import first, or keep this one.",
+                f"{counted(len(others), 'file')} {agreeing(len(others), 'was', 'were')} added to "
+                f"it since, by {', '.join(runs)}; undo that import first, or keep this one.",
             )
         _check_notebook_keys(doc, items, block)
     _check_pages(plan_pages(items), our_pages, pages, doc, items, block, replacing)

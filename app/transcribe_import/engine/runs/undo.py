@@ -36,6 +36,7 @@ from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.findings import Finding, FindingCode, Severity
 from transcribe_import.engine.base.ids import new_id
+from transcribe_import.engine.base.text import counted
 from transcribe_import.engine.ingest import journal as ingest_journal
 from transcribe_import.engine.runs.model import RunRecord, RunStatus
 from transcribe_import.engine.runs.revert import (
@@ -78,9 +79,10 @@ def _stopped(run_id: str, progress: tuple[int, int] | None) -> TranscribeError:
         )
     return TranscribeError(
         ErrorCode.REVERT_STOPPED,
-        f"The undo of run {run_id} was stopped at a safe point, {progress[0]} of {progress[1]} "
-        f"notebook(s) done; `transcribe-import revert {run_id}` finishes it (or "
-        "`transcribe-import doctor`, which finishes it or puts back what it had moved).",
+        f"The undo of run {run_id} was stopped at a safe point, {progress[0]} of "
+        f"{counted(progress[1], 'notebook')} done; `transcribe-import revert {run_id}` "
+        "finishes it (or `transcribe-import doctor`, which finishes it or puts back what it "
+        "had moved).",
         item=run_id,
     )
 

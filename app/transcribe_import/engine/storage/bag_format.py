@@ -44,7 +44,7 @@ from pathlib import Path
 import orjson
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
-from transcribe_import.engine.base.text import display_name, json_safe
+from transcribe_import.engine.base.text import counted, display_name, json_safe
 from transcribe_import.engine.storage import fsio
 
 # The bag's own files (docs/formats.md, "The export bag").
@@ -360,7 +360,7 @@ def _lines(f: BagFile, where: str, most: int) -> Generator[tuple[int, str, bool]
                     raise _invalid(
                         where,
                         f"has more than {most + _SLACK_LINES} lines, and the bag holds only "
-                        f"{most} file(s) it could list: it is damaged or not this bag's.",
+                        f"{counted(most, 'file')} it could list: it is damaged or not this bag's.",
                     )
                 yield number, line, raw.endswith(b"\n")
     except OSError as exc:
@@ -670,6 +670,6 @@ def _check_oxum(root: Path, info: Mapping[str, str], payload: Mapping[str, BagFi
         raise bag_error(
             ErrorCode.BAG_MISSING_FILE,
             f"{root}/{BAG_INFO}",
-            f"says the payload is {count} file(s) of {octets} bytes, but the bag holds "
-            f"{len(payload)} of {size}; it was cut short or added to. Export the bag again.",
+            f"says the payload is {counted(int(count), 'file')} of {octets} bytes, but the bag "
+            f"holds {len(payload)} of {size}; it was cut short or added to. Export the bag again.",
         )

@@ -57,6 +57,7 @@ from transcribe_import.gui.wording import (
     op_explanation,
     op_words,
     plan_state_words,
+    plural,
 )
 
 Role = Qt.ItemDataRole
@@ -108,7 +109,13 @@ def _left_out(item: PlanItem) -> str | None:
     skipped = sum(len(s.pages) for s in item.sources if not s.imported)
     if not skipped:
         return None
-    return _tr("PlanItemsModel", "{n} more page(s) excluded or skipped").format(n=skipped)
+    return plural(
+        skipped,
+        _tr("PlanItemsModel", "1 more page excluded or skipped"),
+        QCoreApplication.translate(
+            "PlanItemsModel", "%Ln more pages excluded or skipped", "", skipped
+        ),
+    )
 
 
 class PlanItemsModel(ColumnTableModel[PlanItem]):

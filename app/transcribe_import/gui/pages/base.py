@@ -7,6 +7,7 @@ from typing import Generic
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QWidget
 
+from transcribe_import.gui.widgets import settle_busy_bars
 from transcribe_import.gui.workers import W, WorkerSlot
 
 
@@ -37,4 +38,5 @@ class WorkerPage(QWidget, Generic[W]):
         self.running_changed.emit(True)
 
     def _worker_ended(self) -> None:
+        settle_busy_bars(self)  # ended before it knew its total (a failure, a cancel)
         self.running_changed.emit(False)

@@ -65,6 +65,7 @@ from transcribe_import.gui.wording import (
     check_again_words,
     finding_severity_words,
     incomplete_buttons,
+    plural,
     unfinished_import_words,
 )
 from transcribe_import.gui.workers import TaskSlot
@@ -470,10 +471,14 @@ class CorpusPage(QWidget):
         incomplete = sum(f.code is FindingCode.NOTEBOOK_INCOMPLETE for f in findings)
         if report.clean and incomplete:
             # Nothing is damaged, but the corpus is not whole either: never "whole" then.
-            outcome = self.tr(
-                "Nothing is damaged, but %n notebook(s) hold only part of their import",
-                "",
+            outcome = plural(
                 incomplete,
+                self.tr("Nothing is damaged, but 1 notebook holds only part of its import"),
+                self.tr(
+                    "Nothing is damaged, but %n notebooks hold only part of their import",
+                    "",
+                    incomplete,
+                ),
             )
         elif report.clean:
             outcome = self.tr("Nothing to report: the corpus is whole")

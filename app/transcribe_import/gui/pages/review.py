@@ -22,7 +22,6 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QHBoxLayout,
     QLabel,
     QMenu,
     QPushButton,
@@ -61,6 +60,7 @@ from transcribe_import.gui.session import ImportSession
 from transcribe_import.gui.thumbnails import ThumbnailCache
 from transcribe_import.gui.viewer import PREVIEW_SIDE, PageViewer, Place, ViewerDialog
 from transcribe_import.gui.widgets import (
+    ButtonRow,
     pane,
     selectable_text,
 )
@@ -211,7 +211,7 @@ class ReviewPage(QWidget):
         layout.addWidget(self.main_splitter, 1)
         layout.addWidget(self.status_label)
 
-    def _build_commands(self) -> QHBoxLayout:
+    def _build_commands(self) -> ButtonRow:
         """The commands, in the Tab order before the tables they act on."""
         tr = self.tr
         style = self.style()
@@ -226,7 +226,7 @@ class ReviewPage(QWidget):
         self.undo_button.setIcon(style.standardIcon(QStyle.StandardPixmap.SP_ArrowBack))
         self.redo_button = ActionButton(self.redo_action, tr("Redo"))
         self.redo_button.setIcon(style.standardIcon(QStyle.StandardPixmap.SP_ArrowForward))
-        commands = QHBoxLayout()
+        commands = ButtonRow(trailing=2)  # wraps where the window is narrow
         for widget in (
             ActionButton(self.move_up_action),
             ActionButton(self.move_down_action),
@@ -238,7 +238,6 @@ class ReviewPage(QWidget):
             ActionButton(self.replace_action),
         ):
             commands.addWidget(widget)
-        commands.addStretch(1)
         commands.addWidget(self.undo_button)
         commands.addWidget(self.redo_button)
         return commands

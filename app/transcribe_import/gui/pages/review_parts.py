@@ -179,6 +179,10 @@ def pages_table(model: PageTableModel, actions: Sequence[QAction]) -> QTableView
     return view
 
 
+# The problems the pane always has room for (more scroll): one used to show two and a half.
+SHOWN_PROBLEMS = 3
+
+
 class ProblemsPane(QWidget):
     """Every problem of the last validation, Validate and Commit, and the files left out.
 
@@ -209,6 +213,11 @@ class ProblemsPane(QWidget):
         self._scroll = 0
         model.modelAboutToBeReset.connect(self._remember_scroll)
         model.modelReset.connect(self._restore_scroll)
+        # Never squeezed below its first rows, whole (a dragged splitter, a small screen):
+        # they grow as their words wrap, so the floor follows the rows and the width.
+        model.modelReset.connect(self._fit_rows_later)
+        model.layoutChanged.connect(self._fit_rows_later)
+        header.sectionResized.connect(self._fit_rows_later)
         problems_label = QLabel(tr("Pro&blems"))
         problems_label.setBuddy(self.problems_view)
         self.summary = QLabel()
@@ -293,6 +302,20 @@ class ProblemsPane(QWidget):
         view.setMaximumHeight(view.horizontalHeader().height() + shown + 2 * view.frameWidth() + 2)
         self.not_imported_label.setText(not_imported_title(len(rows)))
         self.not_imported_box.setVisible(bool(rows))
+
+    def _fit_rows_later(self, *_: object) -> None:
+        QTimer.singleShot(0, self.fit_rows)
+
+    def fit_rows(self) -> None:
+        """Keep the view tall enough for its first ``SHOWN_PROBLEMS`` rows, whole."""
+        view = self.problems_view
+        rows = min(SHOWN_PROBLEMS, view.model().rowCount())
+        view.resizeRowsToContents()
+        shown = (
+            sum(view.rowHeight(r) for r in range(rows))
+            or view.verticalHeader().defaultSectionSize()
+        )
+        view.setMinimumHeight(view.horizontalHeader().height() + shown + 2 * view.frameWidth())
 
     def _remember_scroll(self) -> None:
         self._scroll = self.problems_view.verticalScrollBar().value()

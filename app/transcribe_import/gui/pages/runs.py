@@ -44,6 +44,7 @@ from transcribe_import.gui.wording import (
     cancel_run_question,
     counts_sentence,
     history_words,
+    plural,
     run_state_explanation,
     run_state_words,
     runs_buttons,
@@ -175,12 +176,20 @@ class RunsPage(QWidget):
         self.problems_label.setText(
             "\n".join(
                 [
-                    self.tr(
-                        "%n run record(s) cannot be read, so this list is incomplete. Run "
-                        "Check Again in the Corpus view (doctor) to set them aside and see "
-                        "what their plans need:",
-                        "",
+                    plural(
                         len(problems),
+                        self.tr(
+                            "1 run record cannot be read, so this list is incomplete. Run "
+                            "Check Again in the Corpus view (doctor) to set it aside and see "
+                            "what its plan needs:"
+                        ),
+                        self.tr(
+                            "%n run records cannot be read, so this list is incomplete. Run "
+                            "Check Again in the Corpus view (doctor) to set them aside and see "
+                            "what their plans need:",
+                            "",
+                            len(problems),
+                        ),
                     ),
                     *problems,
                 ]

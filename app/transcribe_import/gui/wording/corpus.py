@@ -17,7 +17,7 @@ from transcribe_import.engine.api import (
 )
 from transcribe_import.engine.base.findings import Severity as FindingSeverity
 from transcribe_import.gui.wording.buttons import ButtonWords
-from transcribe_import.gui.wording.formatting import format_local
+from transcribe_import.gui.wording.formatting import format_local, plural
 
 _t = QCoreApplication.translate
 
@@ -57,19 +57,31 @@ def notebook_state_words(nb: NotebookSummary) -> str:
     if u is None:
         return _t("NotebookState", "Complete")
     if u.pages_expected is None:
-        return _t("NotebookState", "Incomplete: %Ln page(s) landed", "", u.pages_landed)
-    return _t("NotebookState", "Incomplete: {landed} of %Ln pages", "", u.pages_expected).format(
-        landed=QLocale().toString(u.pages_landed)
-    )
+        return plural(
+            u.pages_landed,
+            _t("NotebookState", "Incomplete: 1 page landed"),
+            _t("NotebookState", "Incomplete: %Ln pages landed", "", u.pages_landed),
+        )
+    return plural(
+        u.pages_expected,
+        _t("NotebookState", "Incomplete: {landed} of 1 page"),
+        _t("NotebookState", "Incomplete: {landed} of %Ln pages", "", u.pages_expected),
+    ).format(landed=QLocale().toString(u.pages_landed))
 
 
 def unfinished_import_words(title: str, u: UnfinishedImport) -> str:
     """What an incomplete notebook holds, and what each of its two actions does."""
-    landed = _t("NotebookState", "%Ln page(s)", "", u.pages_landed)
+    landed = plural(
+        u.pages_landed,
+        _t("NotebookState", "1 page"),
+        _t("NotebookState", "%Ln pages", "", u.pages_landed),
+    )
     if u.pages_expected is not None:
-        landed = _t("NotebookState", "{landed} of its %Ln pages", "", u.pages_expected).format(
-            landed=QLocale().toString(u.pages_landed)
-        )
+        landed = plural(
+            u.pages_expected,
+            _t("NotebookState", "{landed} of its 1 page"),
+            _t("NotebookState", "{landed} of its %Ln pages", "", u.pages_expected),
+        ).format(landed=QLocale().toString(u.pages_landed))
     if u.running:
         return _t(
             "NotebookState",
@@ -113,11 +125,15 @@ def revert_notebook_words(nb: NotebookRevert) -> str:
     """What undoing takes out of one notebook."""
     pages = len(nb.page_ids)
     if nb.whole:
-        return _t("Revert", "“{title}”: the whole notebook, %Ln page(s)", "", pages).format(
-            title=nb.title
-        )
-    return _t(
-        "Revert", "“{title}”: the %Ln page(s) this import added; its other pages stay", "", pages
+        return plural(
+            pages,
+            _t("Revert", "“{title}”: the whole notebook, 1 page"),
+            _t("Revert", "“{title}”: the whole notebook, %Ln pages", "", pages),
+        ).format(title=nb.title)
+    return plural(
+        pages,
+        _t("Revert", "“{title}”: the 1 page this import added; its other pages stay"),
+        _t("Revert", "“{title}”: the %Ln pages this import added; its other pages stay", "", pages),
     ).format(title=nb.title)
 
 
@@ -173,8 +189,10 @@ def trash_entry_words(entry: TrashEntry) -> str:
     shown = ", ".join(f"“{t}”" for t in entry.titles[:3])
     if len(entry.titles) > 3:
         shown += " " + _t("Trash", "and %n more", "", len(entry.titles) - 3)
-    return _t(
-        "Trash", "{when}: {notebooks}, %Ln page(s), {size} — undone by {who}", "", entry.pages
+    return plural(
+        entry.pages,
+        _t("Trash", "{when}: {notebooks}, 1 page, {size} — undone by {who}"),
+        _t("Trash", "{when}: {notebooks}, %Ln pages, {size} — undone by {who}", "", entry.pages),
     ).format(
         when=format_local(entry.created_at),
         notebooks=shown,

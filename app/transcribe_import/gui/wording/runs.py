@@ -71,12 +71,20 @@ def run_status_words(status: RunStatus, pages_landed: int = 0) -> str:
 def run_status_explanation(status: RunStatus, pages_landed: int = 0) -> str:
     """One sentence on what the status means for the corpus (``pages_landed``: as above)."""
     if pages_landed and status in (RunStatus.CANCELLED, RunStatus.FAILED):
-        return _t(
-            "RunStatus",
-            "No notebook was finished, but %Ln pages landed before the end and stay in the "
-            "corpus; committing the same plan again imports only the rest.",
-            "",
+        return plural(
             pages_landed,
+            _t(
+                "RunStatus",
+                "No notebook was finished, but 1 page landed before the end and stays in the "
+                "corpus; committing the same plan again imports only the rest.",
+            ),
+            _t(
+                "RunStatus",
+                "No notebook was finished, but %Ln pages landed before the end and stay in the "
+                "corpus; committing the same plan again imports only the rest.",
+                "",
+                pages_landed,
+            ),
         )
     return {
         RunStatus.COMPLETE: _t("RunStatus", "Every notebook was committed, or skipped as planned."),
@@ -211,7 +219,11 @@ def outcome_details(row: OutcomeRow) -> str:
     # An item lands in checkpoints: one stopped half way keeps the pages that landed.
     kept = (
         " "
-        + _t("ItemState", "%Ln pages of it landed and stay in the notebook.", "", o.pages_landed)
+        + plural(
+            o.pages_landed,
+            _t("ItemState", "1 page of it landed and stays in the notebook."),
+            _t("ItemState", "%Ln pages of it landed and stay in the notebook.", "", o.pages_landed),
+        )
         if o.pages_landed
         else ""
     )
@@ -222,11 +234,15 @@ def outcome_details(row: OutcomeRow) -> str:
             return _t("ItemState", "Cancelled before it was finished.") + kept
         return _t("ItemState", "Not imported: the run was cancelled before it started")
     if o.pages_landed and not row.started:
-        return _t(
-            "ItemState",
-            "%Ln pages landed so far; the rest follow when the run is resumed.",
-            "",
+        return plural(
             o.pages_landed,
+            _t("ItemState", "1 page landed so far; the rest follow when the run is resumed."),
+            _t(
+                "ItemState",
+                "%Ln pages landed so far; the rest follow when the run is resumed.",
+                "",
+                o.pages_landed,
+            ),
         )
     if row.started and row.pages_staged:
         # Staged: copied and rendered in the checkpoint in flight, which lands them together.

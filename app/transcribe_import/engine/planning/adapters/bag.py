@@ -19,7 +19,7 @@ import orjson
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.ids import is_sha256, is_valid_id
-from transcribe_import.engine.base.text import json_safe
+from transcribe_import.engine.base.text import counted, json_safe
 from transcribe_import.engine.ingest.journal import render_rel_path, source_rel_path
 from transcribe_import.engine.media import decode
 from transcribe_import.engine.media.kinds import MEDIA_EXTENSIONS, PNG, RenderSettings
@@ -384,7 +384,8 @@ def _scanned(
     if info.page_count < wanted:
         raise _invalid(
             shown,
-            f"has {info.page_count} page(s), but its project.json uses page {wanted - 1} of it.",
+            f"has {counted(info.page_count, 'page')}, but its project.json uses page {wanted - 1} "
+            "of it.",
         )
     return ScannedFile.probed(
         f.path, bag.root, f"{bag.name}/{rel}", f.size, f.mtime_ns, info, bag.sha256[rel]

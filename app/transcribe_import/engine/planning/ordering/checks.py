@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from transcribe_import.engine.base.text import counted
 from transcribe_import.engine.media.kinds import PDF
 from transcribe_import.engine.planning.ordering.duplex import Passes, duplex_passes
 from transcribe_import.engine.planning.ordering.names import (
@@ -29,7 +30,6 @@ from transcribe_import.engine.planning.ordering.names import (
     by_capture_time,
     captured,
     copy_of,
-    counted,
     counter_rolled_over,
     is_cover_name,
     scheme_of,

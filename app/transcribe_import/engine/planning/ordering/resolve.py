@@ -6,12 +6,12 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import replace
 
+from transcribe_import.engine.base.text import counted
 from transcribe_import.engine.media.kinds import PDF
 from transcribe_import.engine.planning.ordering.duplex import Passes, duplex_passes
 from transcribe_import.engine.planning.ordering.names import (
     and_list,
     captured,
-    counted,
     is_cover_name,
     name_key,
     propose_order,
