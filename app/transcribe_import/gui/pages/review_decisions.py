@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from transcribe_import.engine.planning import ordering
 from transcribe_import.engine.planning.plan import PlanItem
 from transcribe_import.engine.planning.problems import (
     ProblemCode,
@@ -32,6 +31,7 @@ from transcribe_import.engine.planning.problems import (
     ValidationReport,
     unusable_words,
 )
+from transcribe_import.gui.models.plan import ambiguities_of
 from transcribe_import.gui.pages.review_parts import ActionButton, WrappingLabel
 from transcribe_import.gui.wording import complete_words, resolution_words
 
@@ -102,7 +102,7 @@ class DecisionPanel(QGroupBox):
         box = QWidget()
         layout = QVBoxLayout(box)
         layout.setContentsMargins(0, 0, 0, 0)
-        ambiguities = ordering.find_ambiguities(item) if item is not None else []
+        ambiguities = ambiguities_of(item) if item is not None else []
         wants_sequence = False
         for amb in ambiguities:
             buttons = []
