@@ -146,3 +146,16 @@ def test_sorted_in_slices_sorts_each_slice_on_its_own(monkeypatch: pytest.Monkey
     monkeypatch.setattr(short_calls, "sorted", counted, raising=False)
     assert sorted_in_slices(range(100, 0, -1), key=lambda v: v) == list(range(1, 101))
     assert sorts == [16] * 6 + [4]
+
+
+def test_free_in_slices_takes_apart_only_what_nothing_else_holds() -> None:
+    kept = {"path": "a/b.jpg", "pages": [{"id": "p1"}]}
+    doc = {"items": [{"sources": [kept, {"path": "c.jpg"}]}, {"sources": list(range(200))}]}
+    items = doc["items"]
+    box = [doc]
+    del doc
+    short_calls.free_in_slices(box)
+    assert box == []
+    # Held elsewhere, so left as they were: the source a plan kept, and the items list.
+    assert kept == {"path": "a/b.jpg", "pages": [{"id": "p1"}]}
+    assert items == [{"sources": [kept, {"path": "c.jpg"}]}, {"sources": list(range(200))}]

@@ -89,3 +89,35 @@ def test_the_cache_keeps_to_its_limit_dropping_the_oldest(tmp_path: Path) -> Non
         os.utime(entry, ns=(i * 10**9, i * 10**9))
     thumbs.prune(cache, limit=250)
     assert sorted(p.name for p in (cache / "ab").iterdir()) == ["3.png", "4.png"]
+
+
+def test_a_commit_keeps_the_thumbnails_of_its_pages_made_from_their_renders(
+    tmp_path: Path, corpus: Corpus, renders: list[Path]
+) -> None:
+    from helpers.runs import commit_plan, plan_for
+
+    shelf = tmp_path / "shelf"
+    mf.make_jpeg(shelf / "diary" / "p1.jpg", (1200, 1600), exif_orientation=6)
+    mf.make_pdf(shelf / "diary" / "p2.pdf", 2)
+    plan = plan_for(corpus, shelf)
+    commit_plan(corpus, plan)
+    started = len(renders)
+    for source in plan.items[0].sources:
+        for page in source.pages:
+            for side in thumbs.COMMIT_SIDES:
+                png = api.render_preview(
+                    Path(source.provenance.path),
+                    source.media_type,
+                    page.page_index,
+                    side,
+                    shown_as=source.provenance.rel,
+                    corpus=corpus,
+                    sha256=source.sha256,
+                    size=source.provenance.size,
+                )
+                assert _side(png) == side
+                if source.media_type == "image/jpeg":
+                    with Image.open(io.BytesIO(png)) as im:
+                        assert im.width > im.height  # upright, as the render is
+    # Each from the cache: not one page decoded again for the grid.
+    assert len(renders) == started

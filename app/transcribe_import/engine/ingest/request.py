@@ -112,6 +112,7 @@ class Work:
     lock_timeout: float  # how long to wait for the notebook's ingest lock
     should_stop: Callable[[], bool] | None
     on_source_staged: Callable[[int], None] | None  # a source staged: its pages
+    thumbnails: Path | None = None  # the corpus's thumbnail cache, filled from the renders
 
 
 def check_request(req: IngestRequest) -> None:

@@ -22,12 +22,14 @@ from transcribe_import.engine.ingest.request import (
     Work,
 )
 from transcribe_import.engine.media import render as rendering
+from transcribe_import.engine.media import thumbs
 from transcribe_import.engine.media.kinds import (
     MEDIA_EXTENSIONS,
     RenderedPage,
     RenderSettings,
     RenderStopped,
 )
+from transcribe_import.engine.media.render_vips import Thumbnails
 from transcribe_import.engine.media.sniff import sniff_media_type
 from transcribe_import.engine.storage import fsio
 
@@ -78,6 +80,7 @@ def stage_source(
     settings: RenderSettings,
     should_stop: Callable[[], bool] | None = None,
     landed: Path | None = None,
+    thumbnails: Path | None = None,
 ) -> tuple[int, list[RenderedPage]]:
     """Copy one source into staging, check its hash, render its pages from the copy.
 
@@ -86,7 +89,8 @@ def stage_source(
     honoured between pages (the caller rolls the transaction back). ``landed``: the
     notebook already holds the source (an earlier checkpoint landed it with some of its
     pages): nothing is copied, these pages are rendered from that copy once its hash is
-    checked again.
+    checked again. ``thumbnails``: the corpus's thumbnail cache, given the thumbnails
+    made of each render (thumbs.COMMIT_SIDES), so the pages need no decode to be shown.
     """
     ext = MEDIA_EXTENSIONS[spec.media_type]
     staged = staging / f"{spec.source_id}.{ext}"
@@ -131,6 +135,9 @@ def stage_source(
             display_path=str(spec.path),
             size=size,
             should_stop=should_stop,
+            thumbnails=None
+            if thumbnails is None
+            else Thumbnails(thumbs.keeper(thumbnails, spec.sha256), thumbs.COMMIT_SIDES),
         )
         if to_render
         else iter(())
@@ -200,7 +207,13 @@ def stage_all(
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, work.workers)) as pool:
         futures = {
             pool.submit(
-                stage_source, s, staging, work.settings, work.should_stop, landed.get(s.source_id)
+                stage_source,
+                s,
+                staging,
+                work.settings,
+                work.should_stop,
+                landed.get(s.source_id),
+                work.thumbnails,
             ): s
             for s in req.sources
         }

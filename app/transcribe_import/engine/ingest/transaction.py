@@ -49,6 +49,7 @@ from transcribe_import.engine.ingest.request import (
     check_request,
 )
 from transcribe_import.engine.ingest.staging import stage_all
+from transcribe_import.engine.media import thumbs
 from transcribe_import.engine.media.kinds import RenderSettings
 from transcribe_import.engine.storage import fsio, locks, project
 from transcribe_import.engine.storage.corpus import CREATING_PREFIX, Corpus, IndexEntry
@@ -160,7 +161,14 @@ def ingest(
     is registered first. Raises TranscribeError (notebook left exactly as it was, or
     not created) or IngestCancelled.
     """
-    work = Work(settings or RenderSettings(), workers, lock_timeout, should_stop, on_source_staged)
+    work = Work(
+        settings or RenderSettings(),
+        workers,
+        lock_timeout,
+        should_stop,
+        on_source_staged,
+        thumbs.cache_dir(corpus.root),
+    )
     check_request(req)
     nb_dir = corpus.notebook_dir(req.notebook_id)
     try:

@@ -98,6 +98,7 @@ def render_pages(
     *,
     engine: RenderEngine = RenderEngine.LIBVIPS,
     should_stop: Callable[[], bool] | None = None,
+    thumbnails: render_vips.Thumbnails | None = None,
 ) -> Iterator[RenderedPage]:
     """Render the given pages of a page file as deterministic PNGs, in the order asked.
 
@@ -105,6 +106,8 @@ def render_pages(
     is checked before the first page is rendered. ``engine``: PILLOW renders every page
     with Pillow, as before libvips was used (``doctor`` rendering such a render again).
     ``should_stop``: asked while libvips renders a page; true ends it with ``RenderStopped``.
+    ``thumbnails``: made of each page libvips renders or encodes, from its pixels (a page
+    Pillow renders has none made: its thumbnail is rendered when first asked for).
     """
     if media_type not in MEDIA_EXTENSIONS:
         raise ValueError(f"unknown media type {media_type!r}")
@@ -123,9 +126,11 @@ def render_pages(
                 )
             fp.seek(0)
             if media_type == PDF:
-                yield from _render_pdf(fp, indices, settings, dp, engine)
+                yield from _render_pdf(fp, indices, settings, dp, engine, thumbnails)
             else:
-                yield from _render_image(fp, media_type, indices, settings, dp, engine, should_stop)
+                yield from _render_image(
+                    fp, media_type, indices, settings, dp, engine, should_stop, thumbnails
+                )
     except OSError as exc:
         raise fsio.problem_from_oserror(exc, dp, "reading") from exc
 
@@ -149,6 +154,7 @@ def _render_image(
     dp: str,
     engine: RenderEngine,
     should_stop: Callable[[], bool] | None,
+    thumbnails: render_vips.Thumbnails | None,
 ) -> Iterator[RenderedPage]:
     with contextlib.ExitStack() as stack:
         with _image_errors(media_type, dp, settings):
@@ -162,7 +168,9 @@ def _render_image(
                 _check_pixels(*im.size, settings, dp)
                 page = None
                 if engine is RenderEngine.LIBVIPS and _libvips_reads(im, media_type):
-                    page = _render_by_libvips(im, fp, index, media_type, settings, dp, should_stop)
+                    page = _render_by_libvips(
+                        im, fp, index, media_type, settings, dp, should_stop, thumbnails
+                    )
                 if page is None:
                     page = _render_frame(im, index, settings, dp)
             yield page
@@ -186,12 +194,13 @@ def _render_by_libvips(
     settings: RenderSettings,
     dp: str,
     should_stop: Callable[[], bool] | None,
+    thumbnails: render_vips.Thumbnails | None,
 ) -> RenderedPage | None:
     """The page rendered by libvips, or None when Pillow must render it (logged)."""
     orientation, _ = _exif_facts(_header_exif(im, fp))
     try:
         page = render_vips.render_image(
-            fp, media_type, index, im.mode, orientation, settings, dp, should_stop
+            fp, media_type, index, im.mode, orientation, settings, dp, should_stop, thumbnails
         )
     except render_vips.VipsRefused as exc:
         quiet.log.info("%s: rendered with Pillow, libvips cannot: %s", dp, exc)
@@ -335,7 +344,12 @@ def _encode(im: Image.Image, index: int, settings: RenderSettings, renderer: str
 
 
 def _render_pdf(
-    fp: BinaryIO, indices: list[int], settings: RenderSettings, dp: str, engine: RenderEngine
+    fp: BinaryIO,
+    indices: list[int],
+    settings: RenderSettings,
+    dp: str,
+    engine: RenderEngine,
+    thumbnails: render_vips.Thumbnails | None = None,
 ) -> Iterator[RenderedPage]:
     with _pdf_document(fp, dp) as doc:
         with _PDFIUM_LOCK:
@@ -351,7 +365,7 @@ def _render_pdf(
             with _PDFIUM_LOCK, _pdf_errors(dp):
                 rgbx, width, height = _rasterise_rgbx(doc, index, settings.max_side, dp)
             # Encoded outside the lock: the other workers' pages rasterise meanwhile.
-            page = render_vips.encode_rgbx(memoryview(rgbx), width, height, index)
+            page = render_vips.encode_rgbx(memoryview(rgbx), width, height, index, thumbnails)
             renderer = f"{page.renderer}, {_pdfium_version()}"
             yield RenderedPage(index, page.png, width, height, page.sha256, renderer)
 

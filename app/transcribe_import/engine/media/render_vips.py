@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, BinaryIO, NoReturn
 
@@ -30,6 +31,15 @@ from transcribe_import.engine.media.kinds import (
 
 if TYPE_CHECKING:
     import pyvips
+
+
+@dataclass(frozen=True)
+class Thumbnails:
+    """Thumbnails to make of each render, from its pixels in memory, and who keeps them."""
+
+    sink: Callable[[int, int, bytes], None]  # told (page index, longest side, PNG)
+    sides: tuple[int, ...]
+
 
 # PNG: zlib level 2 with the Paeth filter on every row. Measured on a 2480x3508 A4 scan
 # rendered to 1697x2400 (bench/RESULTS.md, "Render PNG settings"): the colour page is 5.6 MB in
@@ -156,6 +166,7 @@ def render_image(
     settings: RenderSettings,
     dp: str,
     should_stop: Callable[[], bool] | None = None,
+    thumbnails: Thumbnails | None = None,
 ) -> RenderedPage:
     """Page ``index`` of the image in ``fp`` (Pillow's ``mode`` for it) as a deterministic PNG.
 
@@ -163,7 +174,7 @@ def render_image(
     depth) or cannot decode it: Pillow then renders it, and says what is wrong if it can't.
     ``should_stop`` is asked as libvips computes the page (every few strips); when it turns
     true the render ends at once with ``RenderStopped``, so a huge page does not hold up a
-    pause or a cancel.
+    pause or a cancel. ``thumbnails``: made of the render and handed to their sink.
     """
     pv = vips()
     reader = _Reader(fp)
@@ -184,9 +195,16 @@ def render_image(
         with budget.DECODE_BUDGET.hold(budget.estimate(im.width, im.height)):
             out = _display(im, dp)
             out = _reduce(out, target)
+            if thumbnails is not None:
+                # Computed into memory before it is turned: a turn reads a page read
+                # sequentially out of order, which only its PNG's writer may do.
+                _stop_when(out, should_stop)
+                out = out.copy_memory()
             turn = _ORIENT.get(orientation)
             if turn is not None:
                 out = turn(out)
+            if thumbnails is not None:
+                _make_thumbnails(out, index, thumbnails)
             return encode(out, index, should_stop)
     except pv.Error as exc:
         if should_stop is not None and should_stop():
@@ -251,13 +269,25 @@ def encode(
         xres=_PIXELS_PER_MM,
         yres=_PIXELS_PER_MM,
     )
-    if should_stop is not None:
-        clean.set_progress(True)
-        clean.signal_connect("eval", lambda image, _progress: _kill_if(image, should_stop))
+    _stop_when(clean, should_stop)
     png: bytes = clean.pngsave_buffer(compression=PNG_LEVEL, filter=PNG_FILTER, keep="none")
     return RenderedPage(
         index, png, clean.width, clean.height, hashlib.sha256(png).hexdigest(), version()
     )
+
+
+def _make_thumbnails(im: pyvips.Image, index: int, thumbnails: Thumbnails) -> None:
+    """Each thumbnail reduced from the render's pixels in memory (12 MB for an A4 page at
+    2400 px): a few ms each, where one of its own decodes the page again."""
+    for side in thumbnails.sides:
+        size = RenderSettings(max_side=side).capped(im.width, im.height)
+        thumbnails.sink(index, side, encode(_reduce(im, size), index).png)
+
+
+def _stop_when(im: pyvips.Image, should_stop: Callable[[], bool] | None) -> None:
+    if should_stop is not None:
+        im.set_progress(True)
+        im.signal_connect("eval", lambda image, _progress: _kill_if(image, should_stop))
 
 
 def _kill_if(image: pyvips.Image, should_stop: Callable[[], bool]) -> None:
@@ -265,7 +295,15 @@ def _kill_if(image: pyvips.Image, should_stop: Callable[[], bool]) -> None:
         image.set_kill(True)  # libvips stops computing; pngsave fails with "killed"
 
 
-def encode_rgbx(data: memoryview, width: int, height: int, index: int) -> RenderedPage:
+def encode_rgbx(
+    data: memoryview,
+    width: int,
+    height: int,
+    index: int,
+    thumbnails: Thumbnails | None = None,
+) -> RenderedPage:
     """The PNG of pdfium's RGBX bitmap (four bytes a pixel, the fourth unused)."""
-    im = vips().Image.new_from_memory(data, width, height, 4, "uchar")
-    return encode(im.extract_band(0, n=3), index)
+    im = vips().Image.new_from_memory(data, width, height, 4, "uchar").extract_band(0, n=3)
+    if thumbnails is not None:
+        _make_thumbnails(im, index, thumbnails)
+    return encode(im, index)

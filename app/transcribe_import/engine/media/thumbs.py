@@ -18,6 +18,7 @@ import contextlib
 import logging
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from transcribe_import.engine.media.kinds import RenderSettings
@@ -32,6 +33,10 @@ CACHE_LIMIT = 256 * 1024 * 1024
 # Thumbnails up to this size are kept (the grid's zoom goes to 320 px); a page shown up
 # close is a few megabytes, rendered when asked (the viewer keeps the last few in memory).
 CACHE_MAX_SIDE = 512
+# The sizes a commit keeps of each page it renders, made from the render in memory (no
+# decode of their own): the window's grid asks for 160 px, and for 320 px once zoomed
+# (gui/thumbnails.py THUMBNAIL_SIDE, gui/pages/review_grid.py LARGE_SIDE).
+COMMIT_SIDES = (320, 160)
 # How many entries are written between two looks at the folder's size.
 _PRUNE_EVERY = 500
 
@@ -67,7 +72,7 @@ def thumbnail(
     """
     entry = None
     if cache is not None and sha256 and side <= CACHE_MAX_SIDE:
-        entry = cache / sha256[:2] / f"{sha256}-{page_index}-{side}.png"
+        entry = _entry(cache, sha256, page_index, side)
         found = _read_entry(entry)
         if found is not None:
             return found
@@ -80,6 +85,21 @@ def thumbnail(
     if entry is not None and cache is not None:
         _write_entry(cache, entry, png)
     return png
+
+
+def keeper(cache: Path, sha256: str) -> Callable[[int, int, bytes], None]:
+    """What a commit hands its renders, to keep each thumbnail (page, side, PNG) they make of
+    the file whose content is ``sha256``: the grid of a notebook just imported shows them
+    without decoding its pages again."""
+
+    def keep(page_index: int, side: int, png: bytes) -> None:
+        _write_entry(cache, _entry(cache, sha256, page_index, side), png)
+
+    return keep
+
+
+def _entry(cache: Path, sha256: str, page_index: int, side: int) -> Path:
+    return cache / sha256[:2] / f"{sha256}-{page_index}-{side}.png"
 
 
 def _read_entry(entry: Path) -> bytes | None:

@@ -9,6 +9,7 @@ problems are problems.py's model.
 
 from __future__ import annotations
 
+import collections
 import enum
 import time
 from collections.abc import Callable, Sequence
@@ -89,6 +90,57 @@ def _disabled_text() -> QColor:
 
 
 # -- the notebooks of the plan -------------------------------------------------------------
+
+
+# The last notebooks' page-order cues, each kept with the item it was found in (an item is
+# frozen: the same object, the same cues). Finding them reads every name of a notebook (5 ms
+# for 50 pages, 0.1 s for 1,000), and a plan shown asks for the same notebook's up to five
+# times in one turn (its row's state, its pages' notes, the decisions panel, twice more for
+# the two reports a new plan sends): each view asks here, the first one finds them.
+_RECENT_CUES: collections.OrderedDict[str, tuple[PlanItem, list[ordering.Ambiguity]]] = (
+    collections.OrderedDict()
+)
+_RECENT_CUES_KEPT = 8
+
+
+# The items of a replaced plan still to be let go, and how long one turn of the event loop
+# spends on it. This model holds a plan's items last: left to its reference count, a plan of
+# 100,000 sources went in one cascade of frees that held the window for 0.19 s.
+_RELEASING: list[PlanItem] = []
+RELEASE_BUDGET_S = 0.01
+
+
+def _release_in_slices(items: list[PlanItem]) -> None:
+    """Let ``items`` go a few at a time, one slice per turn of the event loop (the ones held
+    elsewhere too are only counted down)."""
+    if items:
+        if not _RELEASING:
+            QTimer.singleShot(0, _release_slice)
+        _RELEASING.extend(items)
+        items.clear()
+
+
+def _release_slice() -> None:
+    started = time.perf_counter()
+    while _RELEASING and time.perf_counter() - started < RELEASE_BUDGET_S:
+        del _RELEASING[-64:]
+    if _RELEASING:
+        QTimer.singleShot(0, _release_slice)
+
+
+def ambiguities_of(item: PlanItem) -> list[ordering.Ambiguity]:
+    """``ordering.find_ambiguities(item)``, found once per item object (the list is shared:
+    read it, do not change it)."""
+    kept = _RECENT_CUES.get(item.item_id)
+    if kept is not None and kept[0] is item:
+        _RECENT_CUES.move_to_end(item.item_id)
+        return kept[1]
+    cues = ordering.find_ambiguities(item)
+    _RECENT_CUES[item.item_id] = (item, cues)
+    _RECENT_CUES.move_to_end(item.item_id)
+    while len(_RECENT_CUES) > _RECENT_CUES_KEPT:
+        _RECENT_CUES.popitem(last=False)
+    return cues
 
 
 class ItemColumn(enum.IntEnum):
@@ -209,7 +261,7 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
         if not self._may_check():
             self._unchecked.add(item.item_id)
             return None
-        ambiguous = bool(ordering.find_ambiguities(item))
+        ambiguous = bool(ambiguities_of(item))
         self._ambiguities[item.item_id] = (item, ambiguous)
         return ambiguous
 
@@ -278,11 +330,17 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
         return super().headerData(section, orientation, role)
 
     def _on_plan_changed(self) -> None:
+        replaced = self.rows()
         self._states.clear()
         self._ambiguities.clear()
         self._unchecked.clear()
         self._count_not_imported()
         self.set_rows(self._items_of(self._session))
+        for item_id, (item, _cues) in list(_RECENT_CUES.items()):
+            row = self.row_of(item_id)
+            if row is None or self.row(row) is not item:
+                del _RECENT_CUES[item_id]  # the cues of the plan replaced go with it
+        _release_in_slices(replaced)
 
     def _on_item_changed(self, item_id: str) -> None:
         self.update_rows([self._session.item(item_id)])
@@ -327,10 +385,6 @@ class PageTableModel(ColumnTableModel[PageRow]):
         self._session = session
         self._thumbnails = thumbnails
         self._item: PlanItem | None = None
-        # The shown item's page-order cues, kept with the item they were found in: a new
-        # report (each validation, twice as a plan is shown) leaves them as they were, and
-        # finding them reads every name of the item (0.1 s for 1,000 pages).
-        self._cues: tuple[PlanItem | None, list[ordering.Ambiguity]] = (None, [])
         session.plan_changed.connect(self._on_plan_changed)
         session.item_changed.connect(self._on_item_changed)
         session.validation_changed.connect(self._on_validation_changed)
@@ -406,7 +460,7 @@ class PageTableModel(ColumnTableModel[PageRow]):
             if all(c != code for c, _, _ in of_source):
                 of_source.append((code, message, severity))
 
-        for amb in self._ambiguities(item):
+        for amb in ambiguities_of(item):
             for source_id in amb.source_ids:
                 note(source_id, str(amb.code), amb.message, Severity.ERROR)
         report = self._session.report
@@ -417,11 +471,6 @@ class PageTableModel(ColumnTableModel[PageRow]):
                 for source_id in problem.source_ids:
                     note(source_id, str(problem.code), problem.message, problem.severity)
         return notes
-
-    def _ambiguities(self, item: PlanItem) -> list[ordering.Ambiguity]:
-        if self._cues[0] is not item:
-            self._cues = (item, ordering.find_ambiguities(item))
-        return self._cues[1]
 
     # -- Qt's model interface --------------------------------------------------------------
 

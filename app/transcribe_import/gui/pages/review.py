@@ -479,8 +479,13 @@ class ReviewPage(QWidget):
 
     def _update_not_imported(self) -> None:
         plan = self.session.plan
-        labels = {} if plan is None else {it.item_id: it.label for it in plan.items}
-        self.problems.show_not_imported(self.not_imported(), labels)
+        rows = self.not_imported()
+        # Only the notebooks the rows name, not one label for each of thousands of notebooks.
+        named = {row.item_id for row in rows if row.item_id}
+        labels: dict[str, str] = {}
+        if plan is not None and named:
+            labels = {it.item_id: it.label for it in plan.items if it.item_id in named}
+        self.problems.show_not_imported(rows, labels)
 
     def decision_buttons(self) -> list[QPushButton]:
         """The buttons the decision panel shows now (resolutions, Leave out, ...)."""

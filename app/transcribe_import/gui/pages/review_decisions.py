@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from transcribe_import.engine.planning import ordering
 from transcribe_import.engine.planning.plan import PlanItem
 from transcribe_import.engine.planning.problems import (
     ProblemCode,
@@ -34,6 +33,7 @@ from transcribe_import.engine.planning.problems import (
     ValidationReport,
     unusable_words,
 )
+from transcribe_import.gui.models.plan import ambiguities_of
 from transcribe_import.gui.pages.review_parts import ActionButton, WrappingLabel
 from transcribe_import.gui.wording import complete_words, resolution_words
 
@@ -104,7 +104,7 @@ class DecisionPanel(QGroupBox):
         box = QWidget()
         layout = QVBoxLayout(box)
         layout.setContentsMargins(0, 0, 0, 0)
-        ambiguities = ordering.find_ambiguities(item) if item is not None else []
+        ambiguities = ambiguities_of(item) if item is not None else []
         wants_sequence = False
         for amb in ambiguities:
             buttons = []
