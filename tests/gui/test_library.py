@@ -331,3 +331,27 @@ def test_the_open_notebook_follows_a_new_listing(
         window.list_notebooks()  # as after an import: the listing counts 3 pages now
     assert shown_ids(library)[-1] == page.page_id and library.pages_model.rowCount() == 3
     assert window.corpus_page.page_stack.currentWidget() is library
+
+
+def test_an_import_of_two_notebooks_shows_each_in_turn(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
+) -> None:
+    pages_folder(tmp_path / "shelf" / "Diary", PAGES[:3], 100)
+    pages_folder(tmp_path / "shelf" / "Letters", PAGES[:2], 120)
+    plan = plan_for(corpus, tmp_path / "shelf")
+    run_id = commit_plan(corpus, plan).run_id
+    window = open_window()
+    library = window.corpus_page.library
+    with qtbot.waitSignal(library.shown, timeout=TIMEOUT_MS):
+        window.show_added(run_id)  # what the Runs view's button asks for
+    assert library.run_label.text() == f"Import {run_id} added 5 pages to 2 notebooks:"
+    choice = library.notebook_choice
+    assert choice.isVisibleTo(library)
+    assert [choice.itemText(i) for i in range(choice.count())] == [
+        "“Diary”: 3 pages",
+        "“Letters”: 2 pages",
+    ]
+    assert library.title_label.text() == "Diary" and library.pages_model.rowCount() == 3
+    choice.setCurrentIndex(1)
+    assert library.title_label.text() == "Letters" and library.pages_model.rowCount() == 2
+    assert library.notebook().notebook_id == plan.items[1].notebook_id
