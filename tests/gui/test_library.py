@@ -18,9 +18,11 @@ from PySide6.QtWidgets import QAbstractItemView, QApplication
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine import api
+from transcribe_import.engine.base.ids import new_id
+from transcribe_import.engine.ingest.transaction import IngestRequest, PageSpec, SourceSpec, ingest
 from transcribe_import.engine.runs.executor import EventKind, RunControl, RunEvent
 from transcribe_import.engine.runs.model import RunStatus
-from transcribe_import.engine.storage import project
+from transcribe_import.engine.storage import fsio, project
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.help import guide_html
 from transcribe_import.gui.main_window import MainWindow, Section
@@ -304,3 +306,52 @@ def test_the_guide_says_where_the_library_is() -> None:
     guide = guide_html()
     assert "Show What This Import Added shows the pages it put in the corpus" in guide
     assert "opens one to show its pages in order (double-click or Open)" in guide
+
+
+def test_the_open_notebook_follows_a_new_listing(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    corpus: Corpus,
+    make_notebook: Callable[..., str],
+    tmp_path: Path,
+) -> None:
+    notebook_id = make_notebook("Letters", 2)
+    window = open_window()
+    library = open_in_library(qtbot, window, notebook_id)
+    assert library.pages_model.rowCount() == 2
+    more = tmp_path / "more.png"
+    Image.new("RGB", (40, 56), (10, 20, 30)).save(more)
+    sha256, _size = fsio.hash_file(more)
+    page = PageSpec(new_id(), new_id(), 0)
+    ingest(
+        corpus,
+        IngestRequest(notebook_id, (SourceSpec(new_id(), more, sha256, "image/png", (page,)),)),
+    )
+    with qtbot.waitSignal(library.shown, timeout=TIMEOUT_MS):
+        window.list_notebooks()  # as after an import: the listing counts 3 pages now
+    assert shown_ids(library)[-1] == page.page_id and library.pages_model.rowCount() == 3
+    assert window.corpus_page.page_stack.currentWidget() is library
+
+
+def test_an_import_of_two_notebooks_shows_each_in_turn(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
+) -> None:
+    pages_folder(tmp_path / "shelf" / "Diary", PAGES[:3], 100)
+    pages_folder(tmp_path / "shelf" / "Letters", PAGES[:2], 120)
+    plan = plan_for(corpus, tmp_path / "shelf")
+    run_id = commit_plan(corpus, plan).run_id
+    window = open_window()
+    library = window.corpus_page.library
+    with qtbot.waitSignal(library.shown, timeout=TIMEOUT_MS):
+        window.show_added(run_id)  # what the Runs view's button asks for
+    assert library.run_label.text() == f"Import {run_id} added 5 pages to 2 notebooks:"
+    choice = library.notebook_choice
+    assert choice.isVisibleTo(library)
+    assert [choice.itemText(i) for i in range(choice.count())] == [
+        "“Diary”: 3 pages",
+        "“Letters”: 2 pages",
+    ]
+    assert library.title_label.text() == "Diary" and library.pages_model.rowCount() == 3
+    choice.setCurrentIndex(1)
+    assert library.title_label.text() == "Letters" and library.pages_model.rowCount() == 2
+    assert library.notebook().notebook_id == plan.items[1].notebook_id

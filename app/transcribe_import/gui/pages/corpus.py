@@ -439,6 +439,7 @@ class CorpusPage(QWidget):
         self._show_count()
         self._sources.run(source_folders, self.corpus, tuple(nb.notebook_id for nb in notebooks))
         self._update_actions()
+        self._show_unfinished()  # the selection's rows are new values: their state may differ
         self._follow_listing(notebooks)
 
     def _follow_listing(self, notebooks: Sequence[NotebookSummary]) -> None:
@@ -455,7 +456,6 @@ class CorpusPage(QWidget):
             self.show_list()
         elif listed.page_count != shown.page_count:
             self.library.open_notebook(shown.notebook_id)
-        self._show_unfinished()  # the selection's rows are new values: their state may differ
 
     def show_report(self, report: DoctorReport) -> None:
         findings = sorted(report.findings, key=lambda f: _SEVERITY_ORDER.get(f.severity, 9))
