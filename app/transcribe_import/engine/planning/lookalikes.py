@@ -317,10 +317,13 @@ def answer(
     answered ``how`` (one of ``ANSWERS``); ValueError in words when that page is no
     look-alike or the answer does not apply to it."""
     item = plan.item(item_id)
-    page_id = placement.page_of_file(item, name)
-    found = next(
-        (f for f in find(corpus, plan) if f.item_id == item_id and f.page_id == page_id), None
-    )
+    mine = [f for f in find(corpus, plan) if f.item_id == item_id]
+    # Named as the question names it (FILE#N: N its number in the file), or as ``order``
+    # names files otherwise (a base name unique in the item).
+    found = next((f for f in mine if f.name == name), None)
+    if found is None:
+        page_id = placement.page_of_file(item, name)
+        found = next((f for f in mine if f.page_id == page_id), None)
     if found is None:
         raise ValueError(f"{name} looks like no other page: there is no rescan question to answer")
     if how is Resolution.KEEP_BOTH:
@@ -328,7 +331,7 @@ def answer(
         provenance = {**item.provenance, KEPT_APART: [list(p) for p in pairs]}
         return replace(item, provenance=provenance)
     if how is Resolution.LEAVE_OUT:
-        return _left_out(item, found.source_id, page_id)
+        return _left_out(item, found.source_id, found.page_id)
     if how is not Resolution.RESCAN_REPLACES:
         raise ValueError(f"{how} is no answer to a rescan question")
     if not found.can_replace:
@@ -337,7 +340,7 @@ def answer(
             "notebook. Import it into that notebook to replace the page, or keep both"
         )
     if found.other.notebook_id is not None:
-        return placement.replace_page(item, page_id, found.other.page_id)
+        return placement.replace_page(item, found.page_id, found.other.page_id)
     assert found.other.source_id is not None  # a page of this plan has its source
     return _left_out(item, found.other.source_id, found.other.page_id)
 
