@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from PIL import Image
 
 from helpers.cli import assert_doctor_clean, cli_json, ok, run_cli
 from helpers.lookalike_set import (
@@ -144,3 +145,23 @@ def test_a_rescan_beside_its_page_in_one_folder_replaces_it_in_the_plan(tmp_path
     excluded = [s["provenance"]["rel"] for s in doc["items"][0]["sources"] if s["excluded"]]
     assert excluded == ["Box/p2.jpg"]
     assert _looks_like(data, plan) == []
+
+
+def test_a_rescan_inside_a_pdf_is_named_by_its_page_and_left_out_alone(tmp_path: Path) -> None:
+    data, _nbid = _imported(tmp_path)
+    rescan = tmp_path / "r.jpg"
+    rescan_file(3, Rescan.CROP, rescan)
+    pdf = tmp_path / "Scans" / "scan.pdf"
+    pdf.parent.mkdir()
+    with Image.open(rescan) as again:
+        notebook_page(78, Ruling.SQUARED, 0.6).save(
+            pdf, "PDF", resolution=75, save_all=True, append_images=[again.convert("RGB")]
+        )
+    plan = tmp_path / "scans.json"
+    out = ok(run_cli(data, "plan", str(pdf.parent), "-o", str(plan)))
+    assert "Scans/scan.pdf#2 looks like page 3 of “Diary 1931”: a rescan?" in out.stdout
+    ok(run_cli(data, "order", str(plan), _item(data, plan), "--exclude", "Scans/scan.pdf#2"))
+    assert _looks_like(data, plan) == []
+    [source] = orjson.loads(plan.read_bytes())["items"][0]["sources"]
+    assert [p["page_index"] for p in source["pages"]] == [0]
+    assert [p["page_index"] for p in source["left_out_pages"]] == [1]

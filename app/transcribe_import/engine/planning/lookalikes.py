@@ -21,7 +21,7 @@ lazily: that would decode every page of the corpus on the next scan).
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +30,7 @@ import orjson
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.ingest import placement as rules
 from transcribe_import.engine.media import lookalike
+from transcribe_import.engine.media.lookalike import BITS, THRESHOLD
 from transcribe_import.engine.planning import page_edits, placement
 from transcribe_import.engine.planning.ordering import exclude as exclude_files
 from transcribe_import.engine.planning.plan import ImportPlan, Op, PlanItem, PlanPage, PlanSource
@@ -200,17 +201,28 @@ def _name(source: PlanSource, page: PlanPage) -> str:
 
 
 def _closest(
-    look: lookalike.Look, key: str, stored: Iterable[Stored], said: set[tuple[str, str]]
+    look: lookalike.Look,
+    key: str,
+    stored: Sequence[Stored],
+    values: Sequence[int],
+    said: set[tuple[str, str]],
 ) -> tuple[Stored, lookalike.Turn] | None:
-    turns = look.turns
+    """The stored page ``look`` is nearest, within the threshold in any turn, that is
+    neither its bytes nor said not to be a rescan of it; ``values``: their looks, in order.
+
+    Each turn's nearest distance to every stored page is taken at C speed (min of a map
+    over ints); only a turn with a page within the threshold is looked through, rarely."""
     best: tuple[int, Stored, lookalike.Turn] | None = None
-    for other in stored:
-        if other.key == key or _pair(key, other.key) in said:
-            continue  # the same bytes (a duplicate, not a rescan), or said not to be one
-        for turn, mine in zip(lookalike.Turn, turns, strict=True):
-            d = lookalike.distance(mine, other.look)
-            if d <= lookalike.THRESHOLD and (best is None or d < best[0]):
-                best = (d, other, turn)
+    for turn, mine in zip(lookalike.Turn, look.turns, strict=True):
+        if min(map(int.bit_count, map(mine.__xor__, values)), default=BITS) > THRESHOLD:
+            continue
+        for k, d in enumerate(map(int.bit_count, map(mine.__xor__, values))):
+            if d > THRESHOLD or (best is not None and d >= best[0]):
+                continue
+            other = stored[k]
+            if other.key == key or _pair(key, other.key) in said:
+                continue  # the same bytes (a duplicate, not a rescan), or said not to be one
+            best = (d, other, turn)
     return None if best is None else (best[1], best[2])
 
 
@@ -218,6 +230,7 @@ def find(corpus: Corpus | None, plan: ImportPlan) -> list[Lookalike]:
     """Every imported page of the plan that looks like a page of the corpus or an earlier
     page of the plan, and is neither its bytes nor answered already (Replace, Keep Both)."""
     stored = corpus_looks(corpus) if corpus is not None else []
+    values = [other.look for other in stored]
     said = remembered(corpus)
     found: list[Lookalike] = []
     for item in plan.items:
@@ -230,7 +243,9 @@ def find(corpus: Corpus | None, plan: ImportPlan) -> list[Lookalike]:
                     continue
                 key = page_key(source.sha256, page.page_index)
                 match = (
-                    None if page.page_id in replacing else _closest(look, key, stored, said_here)
+                    None
+                    if page.page_id in replacing
+                    else _closest(look, key, stored, values, said_here)
                 )
                 if match is not None:
                     other, turn = match
@@ -246,6 +261,7 @@ def find(corpus: Corpus | None, plan: ImportPlan) -> list[Lookalike]:
                             _can_replace(item, other),
                         )
                     )
+                values.append(look.upright)
                 stored.append(
                     Stored(
                         look.upright,
@@ -317,10 +333,13 @@ def answer(
     answered ``how`` (one of ``ANSWERS``); ValueError in words when that page is no
     look-alike or the answer does not apply to it."""
     item = plan.item(item_id)
-    page_id = placement.page_of_file(item, name)
-    found = next(
-        (f for f in find(corpus, plan) if f.item_id == item_id and f.page_id == page_id), None
-    )
+    mine = [f for f in find(corpus, plan) if f.item_id == item_id]
+    # Named as the question names it (FILE#N: N its number in the file), or as ``order``
+    # names files otherwise (a base name unique in the item).
+    found = next((f for f in mine if f.name == name), None)
+    if found is None:
+        page_id = placement.page_of_file(item, name)
+        found = next((f for f in mine if f.page_id == page_id), None)
     if found is None:
         raise ValueError(f"{name} looks like no other page: there is no rescan question to answer")
     if how is Resolution.KEEP_BOTH:
@@ -328,7 +347,7 @@ def answer(
         provenance = {**item.provenance, KEPT_APART: [list(p) for p in pairs]}
         return replace(item, provenance=provenance)
     if how is Resolution.LEAVE_OUT:
-        return _left_out(item, found.source_id, page_id)
+        return _left_out(item, found.source_id, found.page_id)
     if how is not Resolution.RESCAN_REPLACES:
         raise ValueError(f"{how} is no answer to a rescan question")
     if not found.can_replace:
@@ -337,7 +356,7 @@ def answer(
             "notebook. Import it into that notebook to replace the page, or keep both"
         )
     if found.other.notebook_id is not None:
-        return placement.replace_page(item, page_id, found.other.page_id)
+        return placement.replace_page(item, found.page_id, found.other.page_id)
     assert found.other.source_id is not None  # a page of this plan has its source
     return _left_out(item, found.other.source_id, found.other.page_id)
 
