@@ -89,6 +89,9 @@ def retried(tmp_path: Path, corpus: Corpus) -> tuple[Path, str]:
     assert item["pages_already_in"] == pages_on_disk(data, first)
     assert retry["pages_committed"] == retry["pages_landed"] == pages_on_disk(data, retry_id)
     assert f": {item['page_count']} page(s) into " in ok(run_cli(data, "show", retry_id)).stdout
+    # The cancelled run no longer counts the notebook incomplete: the retry finished it.
+    assert cli_json(data, "show", first, "--json")["run_counts"]["notebooks_incomplete"] == 0
+    assert "0 incomplete" in ok(run_cli(data, "show", first)).stdout
     # The retried run's History names the run that retried it, in both faces' words.
     said = ok(run_cli(data, "show", first)).stdout
     assert "retried by a new run (attempt 1, by transcribe-import" in said

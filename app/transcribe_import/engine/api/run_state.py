@@ -12,10 +12,14 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 
 from transcribe_import.engine.base.errors import TranscribeError
-from transcribe_import.engine.runs.incomplete import UNFINISHED, pages_by_run_item
+from transcribe_import.engine.runs.incomplete import (
+    UNFINISHED,
+    pages_by_run_item,
+    unfinished_imports,
+)
 from transcribe_import.engine.runs.model import HistoryEvent, ItemState, RunRecord, RunStatus
 from transcribe_import.engine.storage import project
-from transcribe_import.engine.storage.corpus import Corpus
+from transcribe_import.engine.storage.corpus import Corpus, UnfinishedImport
 
 
 class RunState(enum.StrEnum):
@@ -57,8 +61,10 @@ class RunCounts:
 
     ``pages_landed``: pages in the notebooks' project.json whose source carries the run's
     id. A notebook is complete when the run committed its item and the pages are there
-    (or there were none to land: all duplicates); incomplete when it holds some, not all,
-    of an unfinished item's pages from this run. An item not started has none in.
+    (or there were none to land: all duplicates); incomplete when it holds some of an
+    unfinished item's pages from this run and is marked incomplete for that item (a later
+    retry that finished it takes the mark, and this count, away). An item not started has
+    none in.
     """
 
     pages_landed: int = 0
@@ -77,6 +83,16 @@ class LandedPages:
     def __init__(self, corpus: Corpus) -> None:
         self.corpus = corpus
         self._by_notebook: dict[str, Counter[tuple[str, str]]] = {}
+        self._unfinished: dict[str, UnfinishedImport] | None = None
+
+    def left_incomplete(self, item_id: str, notebook_id: str) -> bool:
+        """Whether the notebook is incomplete for this item, as its mark says (the one rule,
+        ``incomplete.unfinished_imports``): not once a later run (a retry) finished the item.
+        The rule reads the run records, once per listing and only when it is asked."""
+        if self._unfinished is None:
+            self._unfinished = unfinished_imports(self.corpus)
+        found = self._unfinished.get(notebook_id)
+        return found is not None and found.item_id == item_id
 
     def _of_notebook(self, notebook_id: str) -> Counter[tuple[str, str]]:
         """(run id, item id) → pages, from the notebook's project.json (none if unreadable:
@@ -102,8 +118,8 @@ def run_counts(corpus: Corpus, record: RunRecord, landed: LandedPages | None = N
         pages += here
         if o.state is ItemState.COMMITTED:
             complete += bool(here or not o.page_count)
-        elif o.state in UNFINISHED and here:  # the rule of runs/incomplete.py, per run
-            incomplete += 1
+        elif o.state in UNFINISHED and here:
+            incomplete += landed.left_incomplete(o.item_id, o.notebook_id)
         elif o.state in (ItemState.PENDING, ItemState.CANCELLED_PENDING):
             not_started += 1
         failed += o.state is ItemState.FAILED
