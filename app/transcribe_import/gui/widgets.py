@@ -12,6 +12,7 @@ from PySide6.QtCore import (
     QRect,
     QSize,
     Qt,
+    QTimer,
     SignalInstance,
 )
 from PySide6.QtGui import QIcon
@@ -187,6 +188,12 @@ class ButtonRow(QLayout):
         super().__init__(parent)
         self._items: list[QLayoutItem] = []
         self._trailing = trailing
+        # The height its lines took at the width it was last given. Not heightForWidth: a
+        # page holding a height-for-width item is given its preferred height by a scroll
+        # area, not the room on screen, and the window then scrolls up and down.
+        self._height = 0
+        self._relayout = QTimer(self, singleShot=True, interval=0)
+        self._relayout.timeout.connect(self.invalidate)
         self.setContentsMargins(0, 0, 0, 0)
 
     def addItem(self, item: QLayoutItem) -> None:
@@ -204,30 +211,33 @@ class ButtonRow(QLayout):
     def expandingDirections(self) -> Qt.Orientation:
         return Qt.Orientation(0)
 
-    def hasHeightForWidth(self) -> bool:
-        return True
-
-    def heightForWidth(self, width: int) -> int:
-        return self._place(QRect(0, 0, width, 0), move=False)
-
     def setGeometry(self, rect: QRect) -> None:
         super().setGeometry(rect)
-        self._place(rect, move=True)
+        height = self._place(rect, move=True)
+        if height != self._height:
+            self._height = height
+            self._relayout.start()  # one more line, or one fewer: ask the page again
+
+    def invalidate(self) -> None:
+        super().invalidate()
+        parent = self.parentWidget()
+        if parent is not None:
+            parent.updateGeometry()
 
     def sizeHint(self) -> QSize:
         shown = [i.sizeHint() for i in self._items if not i.isEmpty()]
         gaps = self._gap() * max(len(shown) - 1, 0)
-        return QSize(
-            sum(s.width() for s in shown) + gaps, max((s.height() for s in shown), default=0)
-        )
+        return QSize(sum(s.width() for s in shown) + gaps, self._line_height())
 
     def minimumSize(self) -> QSize:
         # As narrow as its widest button (or its trailing group): it wraps the rest.
         groups = [[i] for i in self._leading()] + [self._trailing_items()]
-        return QSize(
-            max((self._width(g) for g in groups if g), default=0),
-            max((i.sizeHint().height() for i in self._items if not i.isEmpty()), default=0),
-        )
+        return QSize(max((self._width(g) for g in groups if g), default=0), self._line_height())
+
+    def _line_height(self) -> int:
+        """The lines' height at the last width given, one line's before any."""
+        one = max((i.sizeHint().height() for i in self._items if not i.isEmpty()), default=0)
+        return max(self._height, one)
 
     def _gap(self) -> int:
         gap = self.spacing()
