@@ -150,9 +150,10 @@ def record(ref: float, rows: list[tuple[str, float]], args: argparse.Namespace) 
 
 def _estimate_mib() -> float:
     sys.path.insert(0, str(BENCH.parent / "app"))
-    from transcribe_import.engine.media.budget import estimate
+    from transcribe_import.engine.media.kinds import RenderSettings
+    from transcribe_import.engine.media.render_vips import estimate
 
-    return estimate(*SIZE) / (1024 * 1024)
+    return estimate(*SIZE, RenderSettings().capped(*SIZE), streamed=True) / (1024 * 1024)
 
 
 def _budget_mib() -> float:
