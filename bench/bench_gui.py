@@ -490,8 +490,16 @@ NOTES = [
     "  model; the step shown), 118-214 ms in one call measured at a load of 16-18. The",
     "  validation's gaps began with its threads in short calls (stat, a read, a name",
     "  check). And a plan that is replaced (a new scan, Open Plan… over a plan under",
-    "  review, New Import) is freed on the window's thread, 0.19 s for 100,000 sources",
+    "  review, New Import) was freed on the window's thread, 0.19 s for 100,000 sources",
     "  (Open Plan… here follows New Import, so it is not in its gaps).",
+    "- Session 4 (issue #26): the first notebook's order cues are found once for every",
+    "  view that asks (`gui/models/plan.ambiguities_of`; five finds per plan shown before),",
+    "  the not-imported table labels only the notebooks it names, a replaced plan's items",
+    "  are let go a slice a turn (10 ms) by the notebooks model that held them last, and",
+    "  `RunStore.load_plan` parses and frees a run's plan in short calls. The plan's own",
+    "  steps, measured alone: bench/bench_plan_shown.py (its section below). What is left",
+    "  in the gaps above is, as far as `--stacks` shows, the machine: a late beat with the",
+    "  window's thread in the event loop and no worker in a long call.",
 ]
 
 

@@ -132,9 +132,10 @@ def record(ref: float, rows: list[tuple[str, float]], args: argparse.Namespace) 
         "",
         f"Machine: {os.cpu_count()} cores; budget {_budget_mib():.0f} MiB (a quarter of "
         f"memory, 512 MiB to 4 GiB), each page estimated at {_estimate_mib():.0f} MiB, so "
-        f"at most {max(1, int(_budget_mib() // _estimate_mib()))} decode at once here; with "
-        "8 GB of memory (a 2 GiB budget) they go one at a time. Pages rendered by libvips "
-        "(engine/media/render_vips.py: no operation cache, one libvips thread a page). "
+        f"at most {max(1, int(_budget_mib() // _estimate_mib()))} decode at once here (with "
+        f"8 GB of memory, a 2 GiB budget: {max(1, int(2048 // _estimate_mib()))}). Pages "
+        "rendered by libvips (engine/media/render_vips.py: no operation cache, one libvips "
+        "thread a page), each holding libvips' own estimate (render_vips.estimate). "
         f"Load average when the run ended: {os.getloadavg()[0]:.1f}.",
         "",
         *(
@@ -150,9 +151,10 @@ def record(ref: float, rows: list[tuple[str, float]], args: argparse.Namespace) 
 
 def _estimate_mib() -> float:
     sys.path.insert(0, str(BENCH.parent / "app"))
-    from transcribe_import.engine.media.budget import estimate
+    from transcribe_import.engine.media.kinds import RenderSettings
+    from transcribe_import.engine.media.render_vips import estimate
 
-    return estimate(*SIZE) / (1024 * 1024)
+    return estimate(*SIZE, RenderSettings().capped(*SIZE), streamed=True) / (1024 * 1024)
 
 
 def _budget_mib() -> float:

@@ -67,7 +67,7 @@ def test_a_commit_with_many_workers_stays_inside_the_budget(
     make_pages(tmp_path / "shelf" / "a", 6, size=size, name="a {i}.png")
     make_pages(tmp_path / "shelf" / "b", 6, size=size, name="b {i}.png", tag="b")
     make_pages(tmp_path / "shelf" / "c", 6, size=size, name="c {i}.png", tag="c")
-    one_page = estimate(*size)
+    one_page = render_vips.estimate(*size, size, streamed=True)  # libvips renders them
     tight = MemoryBudget(one_page * 3 // 2)  # room for one page at a time
     monkeypatch.setattr(budget, "DECODE_BUDGET", tight)
     seen: list[int] = []
@@ -81,4 +81,7 @@ def test_a_commit_with_many_workers_stays_inside_the_budget(
     monkeypatch.setattr(render_vips, "render_image", watched)
     result = commit_plan(corpus, plan_for(corpus, tmp_path / "shelf"), workers=6)
     assert result.status is RunStatus.COMPLETE
-    assert len(seen) == 18 and tight.peak == one_page and tight.in_use == 0
+    # Never two pages at once (a page Pillow renders holds its own, larger, estimate: all of
+    # this budget).
+    assert len(seen) == 18 and one_page <= tight.peak <= tight.limit < 2 * one_page
+    assert tight.in_use == 0

@@ -24,6 +24,7 @@ from transcribe_import.engine.media import budget, quiet
 from transcribe_import.engine.media.kinds import (
     JPEG,
     TIFF,
+    WEBP,
     RenderedPage,
     RenderSettings,
     RenderStopped,
@@ -50,6 +51,12 @@ PNG_FILTER = "paeth"
 # The pHYs chunk libvips always writes says 72 dpi, whatever the source says: the bytes depend
 # on the pixels only, as with Pillow's PNGs, which have no pHYs chunk.
 _PIXELS_PER_MM = 72 / 25.4
+# The decoding budget's estimate of a page (``estimate``): the most a pixel read takes (four
+# 16-bit bands), the input rows in flight (libvips' strips and the Lanczos window), and the
+# render's pixels held twice (in memory for its thumbnails, and as the PNG being written).
+_BYTES_PER_INPUT_PIXEL = 8
+_ROWS = 128
+_BYTES_PER_RENDER_PIXEL = 8
 # Pillow's ``reducing_gap`` in the renders it makes (render._cap_size).
 _REDUCING_GAP = 3.0
 
@@ -192,7 +199,10 @@ def render_image(
             im = pv.Image.new_from_source(
                 reader.source(), "", access="sequential", fail_on="error", shrink=shrink
             )
-        with budget.DECODE_BUDGET.hold(budget.estimate(im.width, im.height)):
+        held = estimate(
+            im.width, im.height, target, streamed=media_type != TIFF and media_type != WEBP
+        )
+        with budget.DECODE_BUDGET.hold(held):
             out = _display(im, dp)
             out = _reduce(out, target)
             if thumbnails is not None:
@@ -210,6 +220,19 @@ def render_image(
         if should_stop is not None and should_stop():
             raise RenderStopped() from None
         reader.reraise(exc)
+
+
+def estimate(width: int, height: int, target: tuple[int, int], *, streamed: bool) -> int:
+    """The working memory, in bytes, of rendering a page of this size by libvips.
+
+    libvips reads a JPEG or PNG a strip at a time through the resize, so Pillow's estimate
+    (``budget.estimate``, 1.3 GiB for a 16-bit 88-megapixel PNG) is many times what it
+    takes (bench/bench_memory.py). Counted: the rows in flight, at most 8 bytes a pixel,
+    and the render held twice (in memory, as its thumbnails' source, and as its PNG). A
+    TIFF or WebP page may be decoded whole first (tiles, libwebp): counted whole.
+    """
+    rows = width * _BYTES_PER_INPUT_PIXEL * (height if not streamed else min(height, _ROWS))
+    return rows + target[0] * target[1] * _BYTES_PER_RENDER_PIXEL
 
 
 def _jpeg_shrink(width: int, height: int, target: tuple[int, int]) -> int:
@@ -278,10 +301,13 @@ def encode(
 
 def _make_thumbnails(im: pyvips.Image, index: int, thumbnails: Thumbnails) -> None:
     """Each thumbnail reduced from the render's pixels in memory (12 MB for an A4 page at
-    2400 px): a few ms each, where one of its own decodes the page again."""
-    for side in thumbnails.sides:
-        size = RenderSettings(max_side=side).capped(im.width, im.height)
-        thumbnails.sink(index, side, encode(_reduce(im, size), index).png)
+    2400 px), the largest first and each smaller one from the one before: about 20 ms for
+    the two an A4 page gets, where a decode of their own took three times that."""
+    made = im
+    for side in sorted(thumbnails.sides, reverse=True):
+        width, height = RenderSettings(max_side=side).capped(im.width, im.height)
+        made = made.resize(width / made.width, vscale=height / made.height).copy_memory()
+        thumbnails.sink(index, side, encode(made, index).png)
 
 
 def _stop_when(im: pyvips.Image, should_stop: Callable[[], bool] | None) -> None:
