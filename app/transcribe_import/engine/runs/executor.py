@@ -12,7 +12,7 @@ next safe point (between pages, or after a checkpoint nearly staged) and leaves 
 resumable, losing at most the checkpoint in flight. Events are delivered from the
 executor's threads: a GUI must marshal them to its own thread.
 
-About 550 lines, over the usual 500: the lanes, the duplicates lock, the stop and fence
+About 600 lines, over the usual 500: the lanes, the duplicates lock, the stop and fence
 checks and the one decision of how a run ends (``execute_run``) share the executor's
 state, and splitting them would hand that state across modules. What is not about
 executing (binding a plan to a run, cancelling a dead run, recovering its journals) lives
