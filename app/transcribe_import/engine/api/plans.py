@@ -100,14 +100,18 @@ def plan_paths(
     if should_stop is not None and should_stop():
         return None
     refuse_bags_inside(result)
-    plan = build_plan(
-        corpus,
-        result,
-        mode=r.mode,
-        policy_id=r.policy_id or DEFAULT_POLICY_ID,
-        title=r.title,
-        dedupe_scope=r.dedupe_scope,
-    )
+    try:
+        plan = build_plan(
+            corpus,
+            result,
+            mode=r.mode,
+            policy_id=r.policy_id or DEFAULT_POLICY_ID,
+            title=r.title,
+            dedupe_scope=r.dedupe_scope,
+            should_stop=should_stop,
+        )
+    except ScanCancelled:
+        return None
     if should_stop is not None and should_stop():
         return None  # asked while the plan was being made: a late cancel is a cancel too
     return PlannedScan(plan, result)
@@ -154,14 +158,18 @@ def _plan_bags(
             return None
         if should_stop is not None and should_stop():
             return None
-        planned = plan_from_groups(
-            corpus,
-            ForeignBagAdapter(foreign).group(scan),
-            scan,
-            mode="bag",
-            policy_id=request.policy_id or DEFAULT_POLICY_ID,
-            dedupe_scope=request.dedupe_scope,
-        )
+        try:
+            planned = plan_from_groups(
+                corpus,
+                ForeignBagAdapter(foreign).group(scan),
+                scan,
+                mode="bag",
+                policy_id=request.policy_id or DEFAULT_POLICY_ID,
+                dedupe_scope=request.dedupe_scope,
+                should_stop=should_stop,
+            )
+        except ScanCancelled:
+            return None
         return PlannedScan(planned, scan)
     plan, scanned = build_bag_plan(
         corpus,

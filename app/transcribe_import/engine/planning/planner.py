@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import base64
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -48,7 +48,12 @@ from transcribe_import.engine.planning.plan import (
     SourceProvenance,
     new_plan_provenance,
 )
-from transcribe_import.engine.planning.scan import DEFAULT_SETTINGS, ScannedFile, ScanResult
+from transcribe_import.engine.planning.scan import (
+    DEFAULT_SETTINGS,
+    ScanCancelled,
+    ScannedFile,
+    ScanResult,
+)
 from transcribe_import.engine.storage import fsio, project
 from transcribe_import.engine.storage.bag_format import VerifiedBag, bag_error
 
@@ -64,12 +69,22 @@ def build_plan(
     policy_id: str = DEFAULT_POLICY_ID,
     title: str | None = None,
     dedupe_scope: DedupeScope = DedupeScope.CORPUS,
+    should_stop: Callable[[], bool] | None = None,
 ) -> ImportPlan:
-    """Plan an import of ``scan`` with an adapter: folders, pdfs, prefix, single or into:ID."""
+    """Plan an import of ``scan`` with an adapter: folders, pdfs, prefix, single or into:ID.
+
+    ``ScanCancelled`` soon after ``should_stop()`` turns true (it is asked per notebook).
+    """
     adapter, notebook_id = adapter_for(mode)
     result = adapter.group(scan, title=title, notebook_id=notebook_id)
     return plan_from_groups(
-        corpus, result, scan, mode=mode, policy_id=policy_id, dedupe_scope=dedupe_scope
+        corpus,
+        result,
+        scan,
+        mode=mode,
+        policy_id=policy_id,
+        dedupe_scope=dedupe_scope,
+        should_stop=should_stop,
     )
 
 
@@ -81,12 +96,17 @@ def plan_from_groups(
     mode: str,
     policy_id: str,
     dedupe_scope: DedupeScope,
+    should_stop: Callable[[], bool] | None = None,
 ) -> ImportPlan:
     policy = POLICY_IDS[policy_id]
     corpus_index = corpus_index_for(corpus, policy, [dedupe_scope])
     seen_in_plan: set[str] = set()  # hashes of the plan's sources so far (for corpus scope)
     items = []
     for group in result.groups:
+        # Planning 5,000 files takes seconds (duplicates, each notebook's order): a Cancel
+        # Scan pressed meanwhile is honoured at the next notebook, not after the last.
+        if should_stop is not None and should_stop():
+            raise ScanCancelled("the scan was cancelled while its plan was made")
         items.append(_item_for(group, corpus, policy, dedupe_scope, corpus_index, seen_in_plan))
     provenance = new_plan_provenance(
         [str(r) for r in scan.roots],
