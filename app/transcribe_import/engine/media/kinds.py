@@ -101,6 +101,6 @@ class RenderedPage:
     width: int
     height: int
     sha256: str
-    # What made the PNG, as project.json records it ("libvips 8.18.7", "Pillow 13.0.0",
-    # "libvips 8.18.7, pdfium 159.0.8149.0"): another renderer may give other bytes.
+    # What made the PNG, as project.json records it ("libvips 8.18.7 (render 2)", "Pillow 13.0.0",
+    # "libvips 8.18.7 (render 2), pdfium 159.0.8149.0"): another renderer may give other bytes.
     renderer: str

@@ -116,10 +116,18 @@ def vips() -> ModuleType:
     return module
 
 
+# The revision of this module's pipeline on libvips: a change that gives other bytes for the
+# same page and library takes the next one, so a render's recorded name always names a
+# renderer that remakes its bytes (doctor's rule, media/rerender.py). Revision 2: the resize
+# in Pillow's passes (box by whole factor, Lanczos across rows then down columns); renders of
+# revision 1 were named "libvips 8.18.7" alone and are told apart by that.
+_PIPELINE = 2
+
+
 def version() -> str:
-    """The renderer's name as project.json records it: "libvips 8.18.7"."""
+    """The renderer's name as project.json records it: "libvips 8.18.7 (render 2)"."""
     v = vips().version
-    return f"libvips {v(0)}.{v(1)}.{v(2)}"
+    return f"libvips {v(0)}.{v(1)}.{v(2)} (render {_PIPELINE})"
 
 
 class VipsRefused(Exception):
