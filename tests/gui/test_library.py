@@ -393,6 +393,7 @@ def test_the_library_shows_spreads_and_remembers_its_view_and_zoom(
 ) -> None:
     window = open_window(workers=1)
     notebook_id, _run = imported_diary(qtbot, window, tmp_path)
+    rescan_into(window.corpus, notebook_id, tmp_path)  # a page under History
     plain = make_notebook("Letters", 2)  # pages with no leaf and side: no spreads
     window.list_notebooks()
     library = open_in_library(qtbot, window, notebook_id)
@@ -403,13 +404,13 @@ def test_the_library_shows_spreads_and_remembers_its_view_and_zoom(
     qtbot.mouseClick(spreads_button, Qt.MouseButton.LeftButton)
     assert pane.currentWidget() is pane.spreads
     assert settings.value("library/pageView") == "spreads"
-    # The cover alone, then 1r alone (a first recto), 1v | 2r, 2v alone: the openings.
+    # The cover alone, then 1r alone (a first recto), 1v | 2r, 2v | 3r: the openings.
     model = pane.spreads.spreads
     assert [model.spread(s) for s in range(model.rowCount())] == [
         (None, 0),
         (None, 1),
         (2, 3),
-        (4, None),
+        (4, 5),
     ]
     # Choosing an opening makes its first page the current one: Enter shows it in the viewer.
     pane.spreads.setFocus()
@@ -419,12 +420,19 @@ def test_the_library_shows_spreads_and_remembers_its_view_and_zoom(
     assert pane.current_row() == 2
     qtbot.keyClick(pane.spreads, Qt.Key.Key_Return)
     dialog = library.viewer_dialog
-    assert dialog is not None and dialog.viewer.caption.text() == "page 3 of 5 · 1v · f. 1v.png"
+    assert dialog is not None and dialog.viewer.caption.text() == "page 3 of 6 · 1v · f. 1v.png"
     qtbot.waitUntil(lambda: QApplication.activeWindow() is dialog, timeout=TIMEOUT_MS)
     qtbot.keyClick(dialog.viewer.scroll_area, Qt.Key.Key_Right)
     # The page the viewer turns to is the current one in the spreads too (2r: the same opening).
     assert pane.current_row() == 3 and pane.spreads.currentIndex().row() == 2
     dialog.close()
+
+    # Pages rescans replaced are not openings: History shows its grid, Spreads comes back after.
+    library.tabs.setCurrentIndex(1)
+    assert library.history_pane.currentWidget() is library.history_pane.grid
+    assert not spreads_button.isEnabled()
+    library.tabs.setCurrentIndex(0)
+    assert pane.currentWidget() is pane.spreads and spreads_button.isChecked()
 
     library.view_bar.zoom_slider.setValue(240)
     assert library.look.zoom == 240 and settings.value("library/gridZoom") == 240
@@ -444,8 +452,14 @@ def test_the_library_shows_spreads_and_remembers_its_view_and_zoom(
 
 
 def test_finish_import_from_the_library_finishes_the_notebook(
-    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    make_notebook: Callable[..., str],
+    corpus: Corpus,
+    tmp_path: Path,
 ) -> None:
+    make_notebook("Letters", 1)
+    window = open_window(workers=1)  # its columns fitted to a list of complete notebooks
     shelf = make_shelf(tmp_path / "shelf", 1, 40, folder="Register", size=(120, 160))
     plan = plan_for(corpus, shelf)
     control = RunControl()
@@ -457,7 +471,11 @@ def test_finish_import_from_the_library_finishes_the_notebook(
     result = commit_plan(corpus, plan, control=control, workers=1, on_event=stop)
     assert result.status is RunStatus.CANCELLED
     notebook_id = plan.items[0].notebook_id
-    window = open_window(workers=1)
+    window.list_notebooks()
+    table = window.notebook_table
+    qtbot.waitUntil(lambda: table.model().rowCount() == 2, timeout=TIMEOUT_MS)
+    # The state read later is wider than "Complete": the column grows to show it whole.
+    assert table.columnWidth(NotebookColumn.STATE) >= table.sizeHintForColumn(NotebookColumn.STATE)
     library = open_in_library(qtbot, window, notebook_id)
     # The mark's words name Finish Import and Undo This Import…: both are beside them.
     assert "Finish Import retries it" in library.state_label.text()

@@ -429,6 +429,13 @@ class CorpusPage(QWidget):
             why or self.tr("Run doctor again: recover interrupted work and look for problems")
         )
 
+    def _fit_column(self, column: int, *, widen_only: bool = False) -> None:
+        table = self.notebook_table
+        before = table.columnWidth(column)
+        table.resizeColumnToContents(column)
+        width = table.columnWidth(column) + _COLUMN_PADDING
+        table.setColumnWidth(column, max(width, before) if widen_only else width)
+
     def show_notebooks(self, notebooks: Sequence[NotebookSummary]) -> None:
         # A new listing keeps the selection (a check run meanwhile must not drop it).
         selected = {nb.notebook_id for nb in self.selected_notebooks()}
@@ -444,9 +451,11 @@ class CorpusPage(QWidget):
                 NotebookColumn.STATE,
                 NotebookColumn.ID,
             ):
-                self.notebook_table.resizeColumnToContents(column)
-                width = self.notebook_table.columnWidth(column)
-                self.notebook_table.setColumnWidth(column, width + _COLUMN_PADDING)
+                self._fit_column(column)
+        elif notebooks:
+            # A state read later can be wider (Incomplete, with its icon): widened, never
+            # narrowed, so it is never cut to "Incompl…" and what the user dragged stays.
+            self._fit_column(NotebookColumn.STATE, widen_only=True)
         page = self.notebook_table if notebooks else self.empty_label
         self.notebook_stack.setCurrentWidget(page)
         self._show_count()

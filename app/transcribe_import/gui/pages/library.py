@@ -430,8 +430,9 @@ class LibraryView(QWidget):
         return max(MIN_ZOOM, min(MAX_ZOOM, zoom))
 
     def spreads_possible(self) -> bool:
-        """Whether the pages shown name leaf and side, so spreads say something."""
-        return has_sides(self.current_pane().model.rows())
+        """Whether the pages shown name leaf and side, so spreads say something; pages
+        rescans replaced (History) are not openings."""
+        return self.current_pane() is self.pages_pane and has_sides(self.pages_model.rows())
 
     def _offer_spreads(self) -> None:
         self.show_view(self.view)
