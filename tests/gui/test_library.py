@@ -158,7 +158,10 @@ def test_the_library_of_an_imported_notebook_is_its_project_json(
     dialog.close()
 
     qtbot.mouseClick(library.back_button, Qt.MouseButton.LeftButton)
-    assert window.corpus_page.page_stack.currentWidget() is window.corpus_page.list_page
+    list_page = window.corpus_page.list_page
+    assert window.corpus_page.page_stack.currentWidget() is list_page
+    # The list stands where the library stood: the same margins, no jump to the edge.
+    assert list_page.layout().contentsMargins() == library.layout().contentsMargins()
 
 
 def test_show_what_this_import_added_shows_exactly_its_pages(

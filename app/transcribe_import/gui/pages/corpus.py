@@ -217,8 +217,9 @@ class CorpusPage(QWidget):
         search_row.addWidget(self.open_button)
         search_row.addWidget(self.export_button)
         self.list_page = QWidget()
+        # The style's margins, as the library's and the other sections': the list does not
+        # jump left and touch the window's edge when All Notebooks comes back to it.
         layout = QVBoxLayout(self.list_page)
-        layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(search_row)
         layout.addWidget(self.notebook_stack, 1)
         layout.addWidget(self.unfinished_panel, 0)
