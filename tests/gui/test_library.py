@@ -29,8 +29,10 @@ from transcribe_import.gui.main_window import MainWindow, Section
 from transcribe_import.gui.models.notebooks import NotebookColumn
 from transcribe_import.gui.models.page_grid import position_words
 from transcribe_import.gui.models.page_rows import PageColumn
+from transcribe_import.gui.pages.corpus import run_summary
 from transcribe_import.gui.pages.library import LibraryView
 from transcribe_import.gui.pages.review_grid import PageView
+from transcribe_import.gui.wording import counts_sentence
 
 from helpers.runs import commit_plan, plan_for
 from helpers.shelves import make_shelf
@@ -474,6 +476,9 @@ def test_finish_import_from_the_library_finishes_the_notebook(
     result = commit_plan(corpus, plan, control=control, workers=1, on_event=stop)
     assert result.status is RunStatus.CANCELLED
     notebook_id = plan.items[0].notebook_id
+    # One notebook, its words one: "its pages", as "their pages" for two.
+    said = counts_sentence(run_summary(corpus, result.run_id))
+    assert said.startswith("0 notebooks committed, 1 incomplete (some of its pages landed); ")
     window.list_notebooks()
     table = window.notebook_table
     qtbot.waitUntil(lambda: table.model().rowCount() == 2, timeout=TIMEOUT_MS)
