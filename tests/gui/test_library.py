@@ -13,7 +13,7 @@ from pathlib import Path
 import bagit
 import pytest
 from PIL import Image
-from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtCore import QItemSelectionModel, QSettings, Qt
 from PySide6.QtWidgets import QAbstractItemView, QApplication
 from pytestqt.qtbot import QtBot
 
@@ -28,7 +28,11 @@ from transcribe_import.gui.help import guide_html
 from transcribe_import.gui.main_window import MainWindow, Section
 from transcribe_import.gui.models.notebooks import NotebookColumn
 from transcribe_import.gui.models.page_grid import position_words
+from transcribe_import.gui.models.page_rows import PageColumn
+from transcribe_import.gui.pages.corpus import run_summary
 from transcribe_import.gui.pages.library import LibraryView
+from transcribe_import.gui.pages.review_grid import PageView
+from transcribe_import.gui.wording import counts_sentence
 
 from helpers.runs import commit_plan, plan_for
 from helpers.shelves import make_shelf
@@ -122,7 +126,7 @@ def test_the_library_of_an_imported_notebook_is_its_project_json(
     facts = library.facts_label.text()
     assert notebook_id in facts and "6 pages" in facts
     assert str(tmp_path / "shelf" / "Diary") in facts and "and 1 more folder" in facts
-    assert library.state_label.isHidden()  # complete: no incomplete mark
+    assert library.state_panel.isHidden()  # complete: no incomplete mark
     assert_no_clash(window, "the library")
 
     # Read-only: no drag, no drop, no edit, on the grid and the table alike.
@@ -156,7 +160,10 @@ def test_the_library_of_an_imported_notebook_is_its_project_json(
     dialog.close()
 
     qtbot.mouseClick(library.back_button, Qt.MouseButton.LeftButton)
-    assert window.corpus_page.page_stack.currentWidget() is window.corpus_page.list_page
+    list_page = window.corpus_page.list_page
+    assert window.corpus_page.page_stack.currentWidget() is list_page
+    # The list stands where the library stood: the same margins, no jump to the edge.
+    assert list_page.layout().contentsMargins() == library.layout().contentsMargins()
 
 
 def test_show_what_this_import_added_shows_exactly_its_pages(
@@ -355,3 +362,143 @@ def test_an_import_of_two_notebooks_shows_each_in_turn(
     choice.setCurrentIndex(1)
     assert library.title_label.text() == "Letters" and library.pages_model.rowCount() == 2
     assert library.notebook().notebook_id == plan.items[1].notebook_id
+
+
+def test_a_replaced_page_says_which_page_replaced_it(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
+) -> None:
+    window = open_window(workers=1)
+    notebook_id, _run = imported_diary(qtbot, window, tmp_path)
+    rescan_into(corpus, notebook_id, tmp_path)
+    window.list_notebooks()
+    doc = project.read(corpus.notebook_dir(notebook_id), notebook_id)
+    [old] = doc["replaced_pages"]
+    # The page in its place now: its number in the notebook, as the Pages tab shows it.
+    number = 1 + [p["id"] for p in doc["pages"]].index(old["replaced_by"])
+    assert number == 4
+
+    library = open_in_library(qtbot, window, notebook_id)
+    [row] = [library.history_model.row(0)]
+    assert row.number is None and row.replaced_by == number
+    assert position_words(row) == "Replaced by 4 · 2r"  # it read "– · 2r"
+    warning = library.history_model.index(0, PageColumn.WARNING).data()
+    assert warning == "Replaced by page 4"
+    # The page that replaced it says what it replaced; none of the shown pages was replaced.
+    pages = [library.pages_model.row(r) for r in range(library.pages_model.rowCount())]
+    assert [r.replaced_by for r in pages] == [None] * 6
+    assert position_words(pages[3]) == "4 · 2r" and pages[3].replaces == "“2r”, f. 2r.png"
+
+
+def test_the_library_shows_spreads_and_remembers_its_view_and_zoom(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    make_notebook: Callable[..., str],
+    settings: QSettings,
+    tmp_path: Path,
+) -> None:
+    window = open_window(workers=1)
+    notebook_id, _run = imported_diary(qtbot, window, tmp_path)
+    rescan_into(window.corpus, notebook_id, tmp_path)  # a page under History
+    plain = make_notebook("Letters", 2)  # pages with no leaf and side: no spreads
+    window.list_notebooks()
+    library = open_in_library(qtbot, window, notebook_id)
+    pane = library.pages_pane
+    spreads_button = library.view_bar.buttons[PageView.SPREADS]
+    assert spreads_button.isVisibleTo(library) and spreads_button.isEnabled()
+
+    qtbot.mouseClick(spreads_button, Qt.MouseButton.LeftButton)
+    assert pane.currentWidget() is pane.spreads
+    assert settings.value("library/pageView") == "spreads"
+    # The cover alone, then 1r alone (a first recto), 1v | 2r, 2v | 3r: the openings.
+    model = pane.spreads.spreads
+    assert [model.spread(s) for s in range(model.rowCount())] == [
+        (None, 0),
+        (None, 1),
+        (2, 3),
+        (4, 5),
+    ]
+    # Choosing an opening makes its first page the current one: Enter shows it in the viewer.
+    pane.spreads.setFocus()
+    pane.spreads.selectionModel().setCurrentIndex(
+        model.index(2), QItemSelectionModel.SelectionFlag.ClearAndSelect
+    )
+    assert pane.current_row() == 2
+    qtbot.keyClick(pane.spreads, Qt.Key.Key_Return)
+    dialog = library.viewer_dialog
+    assert dialog is not None and dialog.viewer.caption.text() == "page 3 of 6 · 1v · f. 1v.png"
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is dialog, timeout=TIMEOUT_MS)
+    qtbot.keyClick(dialog.viewer.scroll_area, Qt.Key.Key_Right)
+    # The page the viewer turns to is the current one in the spreads too (2r: the same opening).
+    assert pane.current_row() == 3 and pane.spreads.currentIndex().row() == 2
+    dialog.close()
+
+    # Pages rescans replaced are not openings: History shows its grid, Spreads comes back after.
+    library.tabs.setCurrentIndex(1)
+    assert library.history_pane.currentWidget() is library.history_pane.grid
+    assert not spreads_button.isEnabled()
+    library.tabs.setCurrentIndex(0)
+    assert pane.currentWidget() is pane.spreads and spreads_button.isChecked()
+
+    library.view_bar.zoom_slider.setValue(240)
+    assert library.look.zoom == 240 and settings.value("library/gridZoom") == 240
+
+    # A notebook whose pages name no side: the grid, Spreads offered no more (and chosen still).
+    library.open_notebook(plain)
+    qtbot.waitUntil(lambda: library.pages_model.rowCount() == 2, timeout=TIMEOUT_MS)
+    assert pane.currentWidget() is pane.grid and not spreads_button.isEnabled()
+    assert settings.value("library/pageView") == "spreads"
+
+    # The next session's library opens as this one was left, apart from the review.
+    later = LibraryView(window.corpus, settings=settings)
+    qtbot.addWidget(later)
+    assert later.view is PageView.SPREADS and later.look.zoom == 240
+    assert later.view_bar.zoom_slider.value() == 240
+    assert settings.value("review/pageView") is None
+
+
+def test_finish_import_from_the_library_finishes_the_notebook(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    make_notebook: Callable[..., str],
+    corpus: Corpus,
+    tmp_path: Path,
+) -> None:
+    make_notebook("Letters", 1)
+    window = open_window(workers=1)  # its columns fitted to a list of complete notebooks
+    shelf = make_shelf(tmp_path / "shelf", 1, 40, folder="Register", size=(120, 160))
+    plan = plan_for(corpus, shelf)
+    control = RunControl()
+
+    def stop(event: RunEvent) -> None:
+        if event.kind is EventKind.PAGES_LANDED:
+            control.cancel()
+
+    result = commit_plan(corpus, plan, control=control, workers=1, on_event=stop)
+    assert result.status is RunStatus.CANCELLED
+    notebook_id = plan.items[0].notebook_id
+    # One notebook, its words one: "its pages", as "their pages" for two.
+    said = counts_sentence(run_summary(corpus, result.run_id))
+    assert said.startswith("0 notebooks committed, 1 incomplete (some of its pages landed); ")
+    window.list_notebooks()
+    table = window.notebook_table
+    qtbot.waitUntil(lambda: table.model().rowCount() == 2, timeout=TIMEOUT_MS)
+    # The state read later is wider than "Complete": the column grows to show it whole.
+    assert table.columnWidth(NotebookColumn.STATE) >= table.sizeHintForColumn(NotebookColumn.STATE)
+    library = open_in_library(qtbot, window, notebook_id)
+    # The mark's words name Finish Import and Undo This Import…: both are beside them.
+    assert "Finish Import retries it" in library.state_label.text()
+    for button in (library.finish_button, library.undo_button):
+        assert button.isVisibleTo(library) and button.isEnabled()
+    assert_no_clash(window, "the library of an incomplete notebook")
+
+    qtbot.mouseClick(library.undo_button, Qt.MouseButton.LeftButton)
+    page = window.corpus_page
+    qtbot.waitUntil(lambda: page.undo_dialog is not None, timeout=TIMEOUT_MS)
+    assert page.undo_dialog is not None and page.undo_dialog.run.run_id == result.run_id
+    page.undo_dialog.reject()  # a preview only: nothing taken out
+
+    qtbot.mouseClick(library.finish_button, Qt.MouseButton.LeftButton)
+    wait_run_end(qtbot, window)
+    doc = project.read(corpus.notebook_dir(notebook_id), notebook_id)
+    assert len(doc["pages"]) == 40
+    assert api.notebook_state(corpus, notebook_id) is None  # complete: the mark is gone

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
-from PySide6.QtCore import QDir, QSettings
+from PySide6.QtCore import QDir, QSettings, SignalInstance
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from transcribe_import.gui.wording import Question, sources_question
@@ -35,8 +35,13 @@ def ask(
     default: str,
     escape: str,
     icon: QMessageBox.Icon = QMessageBox.Icon.Question,
+    moot_on: SignalInstance | None = None,
 ) -> str:
-    """Ask ``question`` and wait: the key of the answer chosen (Esc or closing: ``escape``)."""
+    """Ask ``question`` and wait: the key of the answer chosen (Esc or closing: ``escape``).
+
+    ``moot_on``: a signal after which the question means nothing any more (the import it
+    asks about has ended): the box closes by itself, as Esc would.
+    """
     box = QMessageBox(parent)
     box.setIcon(icon)
     box.setWindowTitle(title)
@@ -45,7 +50,13 @@ def ask(
     buttons = {a.key: box.addButton(a.text, a.role) for a in answers}
     box.setDefaultButton(buttons[default])
     box.setEscapeButton(buttons[escape])
-    box.exec()
+    if moot_on is not None:
+        moot_on.connect(box.reject)
+    try:
+        box.exec()
+    finally:
+        if moot_on is not None:
+            moot_on.disconnect(box.reject)
     clicked = box.clickedButton()
     return next((key for key, button in buttons.items() if button is clicked), escape)
 

@@ -507,6 +507,9 @@ class ImportFlow(QObject):
             self.discard_draft(self.session.plan.plan_id)  # the person chose to drop it
         self.session.set_plan(None)
         self.start_page.clear_sources()
+        # A new import starts from the default mapping: never poured, unasked, into the
+        # notebook the last one went into.
+        self.start_page.set_mode(MODE_FOLDERS)
         self.start_page.set_plan_waiting(False)
         self._window.show_import_page(self.start_page)
 

@@ -137,7 +137,7 @@ class MainWindow(QMainWindow):
         self.review_page = ReviewPage(self.session, settings=self._settings)
         self.commit_page = CommitPage(self.corpus)
         self.runs_page = RunsPage(self.corpus)
-        self.corpus_page = CorpusPage(self.corpus)
+        self.corpus_page = CorpusPage(self.corpus, settings=self._settings)
 
         self.start_page.show_run_requested.connect(self.show_run)
         self.start_page.show_health_requested.connect(self._show_health)

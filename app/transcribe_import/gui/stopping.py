@@ -6,6 +6,7 @@ closing it also offers Pause; asked from the commit view, Pause is that view's o
 
 from __future__ import annotations
 
+from PySide6.QtCore import SignalInstance
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from transcribe_import.gui.dialogs import Answer, Role, ask
@@ -25,11 +26,12 @@ _ROLES = {
 }
 
 
-def ask_stop(parent: QWidget, *, closing: bool) -> StopChoice:
+def ask_stop(parent: QWidget, *, closing: bool, ended: SignalInstance | None = None) -> StopChoice:
     """Ask how to stop the running import; ``CONTINUE`` (also Esc) stops nothing.
 
     Enter keeps importing from the commit view (stopping is asked for, never fallen into);
-    on closing it pauses, the stop that loses nothing.
+    on closing it pauses, the stop that loses nothing. ``ended``: the import's end, which
+    closes the question (nothing is left to stop) as ``CONTINUE``.
     """
     words = stop_on_close_question() if closing else stop_question()
     choices = [c for c in StopChoice if closing or c is not StopChoice.PAUSE]
@@ -42,5 +44,6 @@ def ask_stop(parent: QWidget, *, closing: bool) -> StopChoice:
         default=(StopChoice.PAUSE if closing else StopChoice.CONTINUE).value,
         escape=StopChoice.CONTINUE.value,
         icon=QMessageBox.Icon.Warning,
+        moot_on=ended,
     )
     return StopChoice(answer)

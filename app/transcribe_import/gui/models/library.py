@@ -55,8 +55,10 @@ def library_rows(notebook: NotebookLibrary, *, history: bool = False) -> list[Pa
         of_source.setdefault(page.source.source_id, []).append(page)
     sources = {sid: _plan_source(pages[0].source, pages) for sid, pages in of_source.items()}
     order = {sid: k for k, sid in enumerate(of_source)}
-    # What a rescan replaced, said on the page that replaced it ("Replaces page 4 …").
+    # What a rescan replaced, said on the page that replaced it ("Replaces page 4 …"), and
+    # under History, on the page replaced, the page in its place now ("Replaced by 4").
     replaced = {p.replaced_by: p for p in notebook.history if p.replaced_by}
+    number_of = {p.page_id: p.position for p in notebook.pages}
     # Where each page stands among its file's pages shown (a PDF's pages, in order).
     place = {p.page_id: k for pages in of_source.values() for k, p in enumerate(pages)}
     rows = []
@@ -76,6 +78,7 @@ def library_rows(notebook: NotebookLibrary, *, history: bool = False) -> list[Pa
                 page.page_id == notebook.cover_page_id,
                 (),
                 None if before is None or history else _replaced_words(before),
+                number_of.get(page.replaced_by) if history and page.replaced_by else None,
             )
         )
     return rows

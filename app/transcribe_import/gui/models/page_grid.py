@@ -28,6 +28,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QPixmap
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
+from transcribe_import.gui.models.base import ColumnTableModel
 from transcribe_import.gui.models.page_rows import PageRow, says_page_in_file
 from transcribe_import.gui.models.plan import PageTableModel
 from transcribe_import.gui.thumbnails import ThumbnailCache
@@ -92,8 +93,11 @@ def badges(row: PageRow) -> tuple[Badge, ...]:
 
 def position_words(row: PageRow) -> str:
     """The first caption line: the page's number in the notebook (– when not imported),
-    its label ("12r") and a star for the cover."""
+    its label ("12r") and a star for the cover; for a page a rescan replaced, the page now
+    in its place ("Replaced by 3 · 2r")."""
     parts = ["–" if row.number is None else str(row.number)]
+    if row.replaced_by is not None:
+        parts = [_tr("Replaced by {number}").format(number=row.replaced_by)]
     if row.page.label:
         parts.append(row.page.label)
     text = " · ".join(parts)
@@ -167,7 +171,8 @@ def has_sides(rows: Sequence[PageRow]) -> bool:
 class SpreadsModel(QAbstractListModel):
     """The pages of the table model paired into openings; one row a spread. Read-only."""
 
-    def __init__(self, pages: PageTableModel, parent: QObject | None = None) -> None:
+    def __init__(self, pages: ColumnTableModel[PageRow], parent: QObject | None = None) -> None:
+        # The review's pages, or the library's (models/library.py): any model of page rows.
         super().__init__(parent)
         self.pages = pages
         self._spreads: list[Spread] = []

@@ -51,6 +51,7 @@ class PageRow:
     is_cover: bool
     notes: tuple[Note, ...]  # the ambiguities and problems of its file
     replaces: str | None = None  # a rescan: the notebook page it replaces, in words
+    replaced_by: int | None = None  # a page a rescan replaced (History): the page now in its place
 
     @property
     def key(self) -> tuple[str, int]:
@@ -99,6 +100,8 @@ def _warnings(row: PageRow) -> str:
         words.append(duplicate_words(source.duplicate))
     if row.replaces is not None:
         words.append(replaces_words(row.replaces))
+    if row.replaced_by is not None:
+        words.append(replaced_by_words(row.replaced_by))
     words += [problem_words(code) for code, _, _ in row.notes]
     return "; ".join(words)
 
@@ -116,12 +119,19 @@ def _warning_tooltip(row: PageRow) -> str | None:
     messages = [m for _, m, _ in row.notes]
     if row.replaces is not None:
         messages.insert(0, replaces_words(row.replaces))
+    if row.replaced_by is not None:
+        messages.insert(0, replaced_by_words(row.replaced_by))
     if row.source.duplicate is not None:
         messages.insert(0, duplicate_words(row.source.duplicate))
     if not messages:
         return None
     # Rich text, so a long message wraps instead of running off the screen.
     return "".join(f"<p>{html.escape(m)}</p>" for m in messages)
+
+
+def replaced_by_words(number: int) -> str:
+    """A page a rescan replaced (the library's History): the page in its place now."""
+    return _tr("PageTableModel", "Replaced by page {number}").format(number=number)
 
 
 def replaced_words(page_id: str | None, named: dict[str, str]) -> str | None:

@@ -470,8 +470,10 @@ class PageTableModel(ColumnTableModel[PageRow]):
         report = self._session.report
         if report is not None:
             for problem in report.for_item(item.item_id):
-                if problem.code == ProblemCode.DUPLICATES_SKIPPED:
-                    continue  # each skipped row says so itself
+                if problem.code in (ProblemCode.DUPLICATES_SKIPPED, ProblemCode.ALREADY_IMPORTED):
+                    # Each skipped row says so itself ("Duplicate"); the item's panel says
+                    # it was imported already: no page of it is "In question".
+                    continue
                 for source_id in problem.source_ids:
                     note(source_id, str(problem.code), problem.message, problem.severity)
         return notes

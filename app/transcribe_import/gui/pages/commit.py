@@ -367,7 +367,8 @@ class CommitPage(WorkerPage[CommitWorker]):
         """Stop Import…: keep what landed, or undo the import once it has stopped."""
         if self._worker is None or self._stopping:
             return
-        choice = ask_stop(self, closing=False)
+        # Asked while pages land: if the import ends meanwhile, the question closes itself.
+        choice = ask_stop(self, closing=False, ended=self.run_finished)
         if choice is not StopChoice.CONTINUE:
             self.cancel(undo=choice is StopChoice.UNDO)
 

@@ -21,6 +21,7 @@ from PySide6.QtCore import (
     QItemSelectionModel,
     QLocale,
     QPoint,
+    QSettings,
     QSize,
     QSortFilterProxyModel,
     Qt,
@@ -45,7 +46,7 @@ from PySide6.QtWidgets import (
 )
 
 from transcribe_import.engine import api
-from transcribe_import.engine.api import Corpus, NotebookSummary, RunSummary
+from transcribe_import.engine.api import Corpus, NotebookSummary, RunSummary, UnfinishedImport
 from transcribe_import.engine.base.findings import DoctorReport, Finding, FindingCode, Severity
 from transcribe_import.gui.icons import SP, finding_icon, standard_icon
 from transcribe_import.gui.models.base import SORT_ROLE
@@ -94,7 +95,9 @@ class CorpusPage(QWidget):
     retry_requested = Signal(str)  # run id: Finish Import of a run that has ended
     export_requested = Signal()  # Export…: the window's dialog, on ``export_choice``
 
-    def __init__(self, corpus: Corpus, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, corpus: Corpus, parent: QWidget | None = None, settings: QSettings | None = None
+    ) -> None:
         super().__init__(parent)
         self.corpus = corpus
         self._columns_fitted = False
@@ -214,17 +217,20 @@ class CorpusPage(QWidget):
         search_row.addWidget(self.open_button)
         search_row.addWidget(self.export_button)
         self.list_page = QWidget()
+        # The style's margins, as the library's and the other sections': the list does not
+        # jump left and touch the window's edge when All Notebooks comes back to it.
         layout = QVBoxLayout(self.list_page)
-        layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(search_row)
         layout.addWidget(self.notebook_stack, 1)
         layout.addWidget(self.unfinished_panel, 0)
         layout.addWidget(self.health_panel, 0)
 
         # The library in place of the list while a notebook is open; All Notebooks goes back.
-        self.library = LibraryView(corpus)
+        self.library = LibraryView(corpus, settings=settings)  # its view and zoom remembered there
         self.library.back_requested.connect(self.show_list)
         self.library.export_requested.connect(self.export_requested)
+        self.library.finish_requested.connect(self._finish)
+        self.library.undo_requested.connect(self._undo)
         self.page_stack = QStackedWidget()
         self.page_stack.addWidget(self.list_page)
         self.page_stack.addWidget(self.library)
@@ -372,19 +378,27 @@ class CorpusPage(QWidget):
         undo never moves files under a commit (as in the Runs view)."""
         self._commit_running = running
         self._show_unfinished()
+        self.library.allow_actions(not running)
 
     def _finish_clicked(self) -> None:
         nb = self.selected_unfinished()
-        if nb is None or nb.unfinished is None:
-            return
-        u = nb.unfinished
-        (self.retry_requested if u.run_ended else self.resume_requested).emit(u.run_id)
+        if nb is not None and nb.unfinished is not None:
+            self._finish(nb.unfinished)
+
+    def _finish(self, u: UnfinishedImport) -> None:
+        """Finish Import (here or in the library): a retry of an ended run, else a resume."""
+        if not self._commit_running:
+            (self.retry_requested if u.run_ended else self.resume_requested).emit(u.run_id)
 
     def _undo_clicked(self) -> None:
         nb = self.selected_unfinished()
-        busy = self._runs.is_busy() or not self.undo_button.isEnabled()
-        if nb is not None and nb.unfinished is not None and not busy:
-            self._runs.run(run_summary, self.corpus, nb.unfinished.run_id)
+        if nb is not None and nb.unfinished is not None and self.undo_button.isEnabled():
+            self._undo(nb.unfinished.run_id)
+
+    def _undo(self, run_id: str) -> None:
+        """Undo This Import… (here or in the library): its preview, once the run is read."""
+        if not self._runs.is_busy() and not self._commit_running:
+            self._runs.run(run_summary, self.corpus, run_id)
 
     def _open_undo(self, run: RunSummary) -> None:
         dialog = UndoDialog(self.corpus, run, self)
@@ -416,6 +430,13 @@ class CorpusPage(QWidget):
             why or self.tr("Run doctor again: recover interrupted work and look for problems")
         )
 
+    def _fit_column(self, column: int, *, widen_only: bool = False) -> None:
+        table = self.notebook_table
+        before = table.columnWidth(column)
+        table.resizeColumnToContents(column)
+        width = table.columnWidth(column) + _COLUMN_PADDING
+        table.setColumnWidth(column, max(width, before) if widen_only else width)
+
     def show_notebooks(self, notebooks: Sequence[NotebookSummary]) -> None:
         # A new listing keeps the selection (a check run meanwhile must not drop it).
         selected = {nb.notebook_id for nb in self.selected_notebooks()}
@@ -431,9 +452,11 @@ class CorpusPage(QWidget):
                 NotebookColumn.STATE,
                 NotebookColumn.ID,
             ):
-                self.notebook_table.resizeColumnToContents(column)
-                width = self.notebook_table.columnWidth(column)
-                self.notebook_table.setColumnWidth(column, width + _COLUMN_PADDING)
+                self._fit_column(column)
+        elif notebooks:
+            # A state read later can be wider (Incomplete, with its icon): widened, never
+            # narrowed, so it is never cut to "Incompl…" and what the user dragged stays.
+            self._fit_column(NotebookColumn.STATE, widen_only=True)
         page = self.notebook_table if notebooks else self.empty_label
         self.notebook_stack.setCurrentWidget(page)
         self._show_count()

@@ -1,11 +1,14 @@
 """The library: a notebook of the corpus (or what one import added) in the review's page grid.
 
 Read-only. The pages in notebook order with their numbers, labels and files, the cover
-starred, the pages rescans replaced under History; above them the notebook's id, the
-folders its files came from and, for a notebook that holds only part of an import, the
-incomplete mark. The values come from ``api.read_notebook`` and ``api.run_pages`` on a
-worker; the thumbnails from the engine's cache of renders, off the window's thread. A page
-opens in the viewer (double-click, Enter, Space), which pages through the shown pages.
+starred, the pages rescans replaced under History (each saying the page now in its place);
+above them the notebook's id, the folders its files came from and, for a notebook that
+holds only part of an import, the incomplete mark with Finish Import and Undo This Import.
+A foliated notebook shows in Spreads too; the view and the zoom are remembered between
+sessions, apart from the review's. The values come from ``api.read_notebook`` and
+``api.run_pages`` on a worker; the thumbnails from the engine's cache of renders, off the
+window's thread. A page opens in the viewer (double-click, Enter, Space), which pages
+through the shown pages.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
-from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -30,19 +33,29 @@ from PySide6.QtWidgets import (
 )
 
 from transcribe_import.engine import api
-from transcribe_import.engine.api import Corpus, NotebookLibrary
+from transcribe_import.engine.api import Corpus, NotebookLibrary, UnfinishedImport
 from transcribe_import.gui.icons import SP
 from transcribe_import.gui.models.library import (
     LibraryGridDelegate,
     LibraryPageModel,
     library_rows,
 )
-from transcribe_import.gui.models.page_grid import DEFAULT_ZOOM, ZOOM_STEP, GridLook, Pictures
+from transcribe_import.gui.models.page_grid import (
+    DEFAULT_ZOOM,
+    MAX_ZOOM,
+    MIN_ZOOM,
+    ZOOM_STEP,
+    GridLook,
+    Pictures,
+    SpreadsModel,
+    has_sides,
+)
 from transcribe_import.gui.models.page_rows import PageColumn
 from transcribe_import.gui.pages.review_grid import (
     LARGE_SIDE,
     SETTLE_MS,
     PageView,
+    SpreadsView,
     ViewBar,
     _IconList,
 )
@@ -52,10 +65,16 @@ from transcribe_import.gui.widgets import headline_label, push_button, selectabl
 from transcribe_import.gui.wording import (
     ButtonWords,
     format_local,
+    incomplete_buttons,
     plural,
     unfinished_import_words,
 )
 from transcribe_import.gui.workers import TaskSlot
+
+# What the library remembers between sessions (in the window's settings), apart from the
+# review's: a person reading a notebook may look at it otherwise than one ordering a plan.
+VIEW_KEY = "library/pageView"
+ZOOM_KEY = "library/gridZoom"
 
 
 def read_run(corpus: Corpus, run_id: str) -> tuple[list[NotebookLibrary], str]:
@@ -92,9 +111,15 @@ class PagesPane(QStackedWidget):
         # Read-only: the icon mode would take drops; nothing here moves a stored page.
         self.grid.setDragDropMode(QAbstractItemView.DragDropMode.NoDragDrop)
         self.grid.setAcceptDrops(False)
+        # The openings, verso | recto; choosing one makes its first page the current one.
+        self.spreads = SpreadsView(SpreadsModel(model, self), look)
+        self.spreads.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.spreads.pages_chosen.connect(self._spread_chosen)
+        self.table.selectionModel().currentRowChanged.connect(self._follow)
         self.addWidget(self.grid)
         self.addWidget(self.table)
-        for view in (self.grid, self.table):
+        self.addWidget(self.spreads)
+        for view in (self.grid, self.table, self.spreads):
             view.doubleClicked.connect(self.open_requested)
             view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
             opening = QAction(self.tr("&Open in Viewer"), view)
@@ -106,7 +131,20 @@ class PagesPane(QStackedWidget):
                 shortcut.activated.connect(self.open_requested)
 
     def show_view(self, view: PageView) -> None:
-        self.setCurrentWidget(self.table if view is PageView.DETAILS else self.grid)
+        shown = {PageView.DETAILS: self.table, PageView.SPREADS: self.spreads}
+        self.setCurrentWidget(shown.get(view, self.grid))
+
+    def icon_views(self) -> tuple[_IconList, ...]:
+        """The views that show thumbnails at the zoom."""
+        return (self.grid, self.spreads)
+
+    def _spread_chosen(self, rows: list[int]) -> None:
+        if rows:
+            self.select_row(rows[0])
+
+    def _follow(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if current.isValid():
+            self.spreads.follow([current.row()])
 
     def current_row(self) -> int | None:
         index = self.table.selectionModel().currentIndex()
@@ -127,9 +165,15 @@ class LibraryView(QWidget):
     export_requested = Signal()  # Export… on the notebook shown (``notebook``)
     shown = Signal()  # a notebook (or a run's pages) is on screen: the tests wait for it
 
-    def __init__(self, corpus: Corpus, parent: QWidget | None = None) -> None:
+    finish_requested = Signal(UnfinishedImport)  # Finish Import on the incomplete notebook shown
+    undo_requested = Signal(str)  # Undo This Import… on it: the run's id
+
+    def __init__(
+        self, corpus: Corpus, parent: QWidget | None = None, settings: QSettings | None = None
+    ) -> None:
         super().__init__(parent)
         self.corpus = corpus
+        self.settings = settings if settings is not None else QSettings()
         self._notebooks: list[NotebookLibrary] = []
         self.run_id: str | None = None
         self.viewer_dialog: ViewerDialog | None = None
@@ -137,7 +181,7 @@ class LibraryView(QWidget):
         self.thumbnails = ThumbnailCache(parent=self, corpus=corpus)
         self.previews = ThumbnailCache(capacity=8, threads=1, parent=self, side=PREVIEW_SIDE)
         pictures = Pictures(self.thumbnails, self, LARGE_SIDE)
-        self.look = GridLook(DEFAULT_ZOOM, pictures, self.devicePixelRatioF)
+        self.look = GridLook(self._remembered_zoom(), pictures, self.devicePixelRatioF)
         pictures.ready_large = lambda *_: self._repaint()
         # As in the review: renders wait while the pages move, asked for once they stand still.
         self._settle = QTimer(self)
@@ -183,13 +227,24 @@ class LibraryView(QWidget):
         # The incomplete mark: what the notebook holds of the import that stopped.
         self.state_label = selectable_text(QLabel())
         self.state_label.setAccessibleName(tr("The notebook's state"))
-        self.state_label.setFrameShape(QFrame.Shape.StyledPanel)
-        self.state_label.setMargin(6)
-        self.state_label.hide()
+        self.state_label.setWordWrap(True)
+        finish, undo = incomplete_buttons()
+        # The mark's words name these two: they are here, as in the Corpus list.
+        self.finish_button = push_button(finish, SP.SP_MediaPlay, self._finish_clicked)
+        self.undo_button = push_button(undo, SP.SP_TrashIcon, self._undo_clicked)
+        self.state_panel = QFrame()
+        self.state_panel.setFrameShape(QFrame.Shape.StyledPanel)
+        state_row = QHBoxLayout(self.state_panel)
+        state_row.setContentsMargins(6, 6, 6, 6)
+        state_row.addWidget(self.state_label, 1)
+        state_row.addWidget(self.undo_button, 0, Qt.AlignmentFlag.AlignTop)
+        state_row.addWidget(self.finish_button, 0, Qt.AlignmentFlag.AlignTop)
+        self.state_panel.hide()
+        self._actions_allowed = True
 
         self.view_bar = ViewBar()
-        self.view_bar.buttons[PageView.SPREADS].hide()  # the review's; not here
-        self.view_bar.view_chosen.connect(lambda v: self.show_view(PageView(v)))
+        self.view_bar.zoom_slider.setValue(self.look.zoom)
+        self.view_bar.view_chosen.connect(self._view_chosen)
         self.view_bar.zoom_chosen.connect(self.set_zoom)
         self.pages_model = LibraryPageModel(self.thumbnails, self)
         self.history_model = LibraryPageModel(self.thumbnails, self)
@@ -202,10 +257,14 @@ class LibraryView(QWidget):
         self.tabs.addTab(self.history_pane, tr("History"))
         for pane in (self.pages_pane, self.history_pane):
             pane.open_requested.connect(self.open_viewer)
-            pane.grid.zoom_requested.connect(
-                lambda step: self.view_bar.zoom_slider.setValue(self.look.zoom + ZOOM_STEP * step)
-            )
-            pane.grid.verticalScrollBar().valueChanged.connect(self._moved)
+            for view in pane.icon_views():
+                view.zoom_requested.connect(
+                    lambda step: self.view_bar.zoom_slider.setValue(
+                        self.look.zoom + ZOOM_STEP * step
+                    )
+                )
+                view.verticalScrollBar().valueChanged.connect(self._moved)
+        self.tabs.currentChanged.connect(lambda _: self._offer_spreads())
         self.message_label = selectable_text(QLabel())
         self.message_label.hide()
 
@@ -213,12 +272,12 @@ class LibraryView(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.run_row)
         layout.addWidget(self.facts_label)
-        layout.addWidget(self.state_label)
+        layout.addWidget(self.state_panel)
         layout.addWidget(self.message_label)
         layout.addWidget(self.view_bar)
         layout.addWidget(self.tabs, 1)
         self.view = PageView.GRID
-        self.show_view(PageView.GRID)
+        self.show_view(self._remembered_view())
 
     # -- what is shown -------------------------------------------------------------------
 
@@ -301,7 +360,8 @@ class LibraryView(QWidget):
         self.title_label.setText("" if nb is None else nb.title)
         self.facts_label.setText("" if nb is None else self._facts(nb))
         unfinished = None if nb is None else nb.unfinished
-        self.state_label.setVisible(unfinished is not None)
+        self.state_panel.setVisible(unfinished is not None)
+        self._enable_actions()
         if nb is not None and unfinished is not None:
             self.state_label.setText(
                 self.tr("<b>Incomplete.</b> {words}").format(
@@ -317,6 +377,8 @@ class LibraryView(QWidget):
         for pane in (self.pages_pane, self.history_pane):
             pane.grid.scrollToTop()
             pane.table.scrollToTop()
+            pane.spreads.scrollToTop()
+        self._offer_spreads()
 
     def _facts(self, nb: NotebookLibrary) -> str:
         folders = nb.source_folders
@@ -340,16 +402,48 @@ class LibraryView(QWidget):
     # -- the view ------------------------------------------------------------------------
 
     def show_view(self, view: PageView) -> None:
-        self.view = PageView.DETAILS if view is PageView.DETAILS else PageView.GRID
-        self.view_bar.show_view(self.view, spreads_possible=False)
+        """Show the pages as ``view``; Spreads falls back to the grid where the pages name
+        no side (a notebook not foliated), and comes back with the next foliated one."""
+        self.view = view
+        spreads = self.spreads_possible()
+        shown = PageView.GRID if view is PageView.SPREADS and not spreads else view
+        self.view_bar.show_view(shown, spreads_possible=spreads)
         for pane in (self.pages_pane, self.history_pane):
-            pane.show_view(self.view)
+            pane.show_view(shown)
+
+    def _view_chosen(self, value: str) -> None:
+        view = PageView(value)
+        self.settings.setValue(VIEW_KEY, view.value)
+        self.show_view(view)
+
+    def _remembered_view(self) -> PageView:
+        try:
+            return PageView(str(self.settings.value(VIEW_KEY, PageView.GRID.value)))
+        except ValueError:
+            return PageView.GRID
+
+    def _remembered_zoom(self) -> int:
+        try:
+            zoom = int(str(self.settings.value(ZOOM_KEY, DEFAULT_ZOOM)))
+        except ValueError:
+            zoom = DEFAULT_ZOOM
+        return max(MIN_ZOOM, min(MAX_ZOOM, zoom))
+
+    def spreads_possible(self) -> bool:
+        """Whether the pages shown name leaf and side, so spreads say something; pages
+        rescans replaced (History) are not openings."""
+        return self.current_pane() is self.pages_pane and has_sides(self.pages_model.rows())
+
+    def _offer_spreads(self) -> None:
+        self.show_view(self.view)
 
     def set_zoom(self, zoom: int) -> None:
         self.look.zoom = zoom
+        self.settings.setValue(ZOOM_KEY, zoom)
         self._moved()
         for pane in (self.pages_pane, self.history_pane):
-            pane.grid.apply_zoom()
+            for view in pane.icon_views():
+                view.apply_zoom()
 
     def _moved(self) -> None:
         self.look.pictures.moving = True
@@ -361,7 +455,33 @@ class LibraryView(QWidget):
 
     def _repaint(self) -> None:
         for pane in (self.pages_pane, self.history_pane):
-            pane.grid.viewport().update()
+            for view in pane.icon_views():
+                view.viewport().update()
+
+    # -- an incomplete notebook's actions ------------------------------------------------
+
+    def allow_actions(self, allowed: bool) -> None:
+        """Finish Import and Undo This Import… start nothing while the window commits."""
+        self._actions_allowed = allowed
+        self._enable_actions()
+
+    def _enable_actions(self) -> None:
+        nb = self.notebook()
+        unfinished = None if nb is None else nb.unfinished
+        # Another process importing it (its run is live) finishes it, or stops it resumable.
+        idle = self._actions_allowed and unfinished is not None and not unfinished.running
+        for button in (self.finish_button, self.undo_button):
+            button.setEnabled(idle)
+
+    def _finish_clicked(self) -> None:
+        nb = self.notebook()
+        if nb is not None and nb.unfinished is not None:
+            self.finish_requested.emit(nb.unfinished)
+
+    def _undo_clicked(self) -> None:
+        nb = self.notebook()
+        if nb is not None and nb.unfinished is not None:
+            self.undo_requested.emit(nb.unfinished.run_id)
 
     def current_pane(self) -> PagesPane:
         return self.history_pane if self.tabs.currentIndex() == 1 else self.pages_pane

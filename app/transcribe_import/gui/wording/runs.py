@@ -29,7 +29,13 @@ def counts_sentence(run: RunSummary) -> str:
     ]
     if n.notebooks_incomplete:
         incomplete = n.notebooks_incomplete
-        parts.append(_t("RunCounts", "%Ln incomplete (some of their pages landed)", "", incomplete))
+        parts.append(
+            plural(
+                incomplete,
+                _t("RunCounts", "1 incomplete (some of its pages landed)"),
+                _t("RunCounts", "%Ln incomplete (some of their pages landed)", "", incomplete),
+            )
+        )
     if run.skipped:
         parts.append(_t("RunCounts", "%Ln skipped", "", run.skipped))
     if n.items_failed:
