@@ -254,7 +254,7 @@ def test_find_page_reads_an_id_a_label_a_position_or_a_prefix(corpus, notebook, 
     assert placement.find_page(doc, "12v") == five[1]
     assert placement.find_page(doc, "5") == five[4]
     assert placement.find_page(doc, five[2][:8]) == five[2]
-    with pytest.raises(ValueError, match=r"has 5 page\(s\); there is no page 9"):
+    with pytest.raises(ValueError, match=r"has 5 pages; there is no page 9"):
         placement.find_page(doc, "9")
     with pytest.raises(ValueError, match="has no page 'nope'"):
         placement.find_page(doc, "nope")
