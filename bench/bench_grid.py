@@ -148,6 +148,7 @@ def run_once(folder: Path, frame_ms: int) -> dict[str, Any]:
     # The first thumbnail painted, and every painted cell: the delegate's own drawing.
     painted: list[float] = []
     drawn: set[tuple[str, int]] = set()  # the keys of the pages drawn with their picture
+    cells: list[tuple[float, float]] = []  # each cell painted: when it began, how long it took
     real_thumbnail = page_grid.PageCellPainter._thumbnail
     real_paint_page = page_grid.PageCellPainter.paint_page
 
@@ -157,7 +158,9 @@ def run_once(folder: Path, frame_ms: int) -> dict[str, Any]:
 
     def paint_page(self: Any, painter: Any, rect: Any, row: Any, option: Any) -> None:
         before = len(painted)
+        t = time.perf_counter()
         real_paint_page(self, painter, rect, row, option)
+        cells.append((t, time.perf_counter() - t))
         if len(painted) > before:
             drawn.add(row.key)
 
@@ -210,7 +213,9 @@ def run_once(folder: Path, frame_ms: int) -> dict[str, Any]:
             bar.setValue(value)
             spin(frame_ms)
         spin(200)
+        scroll_beats = beat.beats
         scroll = stats(beat.stop())
+        scroll_long = _inside_long_gaps(scroll_beats, cells)
         scroll["screens"] = float(2 * bar.maximum() / max(1, bar.pageStep()))
 
         page.select_rows([rows // 2])
@@ -239,8 +244,23 @@ def run_once(folder: Path, frame_ms: int) -> dict[str, Any]:
         "screen_s": screen_s,
         "on_screen": on_screen,
         "scroll": scroll,
+        "scroll_long": scroll_long,
         "zoom": zoom_stats,
     }
+
+
+def _inside_long_gaps(
+    beats: list[float], cells: list[tuple[float, float]], over_ms: float = 30
+) -> list[tuple[float, float, int]]:
+    """Each gap over ``over_ms``: its length, the time the delegate spent painting cells in
+    it and how many (all in ms): whether a long beat is the grid's paint or something else
+    (Qt's own work, the GIL, the machine)."""
+    out = []
+    for a, b in zip(beats, beats[1:], strict=False):
+        if (b - a) * 1000 > over_ms:
+            inside = [d for t, d in cells if a <= t < b]
+            out.append(((b - a) * 1000, sum(inside) * 1000, len(inside)))
+    return out
 
 
 def _ms(v: float) -> str:
@@ -339,6 +359,8 @@ def main() -> None:
             f" ms, zoom worst {result['zoom']['worst_ms']:.0f} ms",
             flush=True,
         )
+        for gap, paint, n in result["scroll_long"]:
+            print(f"  scroll gap {gap:.0f} ms: {n} cells painted in {paint:.1f} ms", flush=True)
     section = record(runs, args, load)
     print(section)
     if not args.no_record:
