@@ -144,6 +144,7 @@ def run_once(folder: Path, frame_ms: int) -> dict[str, Any]:
     from transcribe_import.gui.main_window import MainWindow
     from transcribe_import.gui.models import page_grid
     from transcribe_import.gui.models.page_grid import MAX_ZOOM, MIN_ZOOM, ZOOM_STEP
+    from transcribe_import.gui.pages import review_grid
 
     # The first thumbnail painted, and every painted cell: the delegate's own drawing.
     painted: list[float] = []
@@ -164,8 +165,18 @@ def run_once(folder: Path, frame_ms: int) -> dict[str, Any]:
         if len(painted) > before:
             drawn.add(row.key)
 
+    # Each paint of the grid as a whole (Qt's drawing of the cells and the delegate's).
+    frames: list[tuple[float, float]] = []
+    real_paint_event = review_grid.PageGrid.paintEvent
+
+    def paint_event(self: Any, event: Any) -> None:
+        t = time.perf_counter()
+        real_paint_event(self, event)
+        frames.append((t, time.perf_counter() - t))
+
     page_grid.PageCellPainter._thumbnail = thumbnail  # type: ignore[method-assign]
     page_grid.PageCellPainter.paint_page = paint_page  # type: ignore[method-assign]
+    review_grid.PageGrid.paintEvent = paint_event  # type: ignore[method-assign]
     with tempfile.TemporaryDirectory(dir=WORK) as tmp:
         data = Path(tmp)
         settings = QSettings(str(data / "gui.ini"), QSettings.Format.IniFormat)
@@ -215,7 +226,7 @@ def run_once(folder: Path, frame_ms: int) -> dict[str, Any]:
         spin(200)
         scroll_beats = beat.beats
         scroll = stats(beat.stop())
-        scroll_long = _inside_long_gaps(scroll_beats, cells)
+        scroll_long = _inside_long_gaps(scroll_beats, cells, frames)
         scroll["screens"] = float(2 * bar.maximum() / max(1, bar.pageStep()))
 
         page.select_rows([rows // 2])
@@ -238,6 +249,7 @@ def run_once(folder: Path, frame_ms: int) -> dict[str, Any]:
         settings.sync()
     page_grid.PageCellPainter._thumbnail = real_thumbnail  # type: ignore[method-assign]
     page_grid.PageCellPainter.paint_page = real_paint_page  # type: ignore[method-assign]
+    review_grid.PageGrid.paintEvent = real_paint_event  # type: ignore[method-assign]
     return {
         "pages": rows,
         "first_s": first_s,
@@ -250,16 +262,29 @@ def run_once(folder: Path, frame_ms: int) -> dict[str, Any]:
 
 
 def _inside_long_gaps(
-    beats: list[float], cells: list[tuple[float, float]], over_ms: float = 30
-) -> list[tuple[float, float, int]]:
-    """Each gap over ``over_ms``: its length, the time the delegate spent painting cells in
-    it and how many (all in ms): whether a long beat is the grid's paint or something else
-    (Qt's own work, the GIL, the machine)."""
+    beats: list[float],
+    cells: list[tuple[float, float]],
+    frames: list[tuple[float, float]],
+    over_ms: float = 30,
+) -> list[tuple[float, float, int, float, int]]:
+    """Each gap over ``over_ms``: its length; the time the delegate spent painting cells in
+    it and how many; the time the grid's paints took in it (Qt's and the delegate's) and
+    how many (times in ms): whether a long beat is the grid's paint or something else (a
+    layout, the GIL, the machine)."""
     out = []
     for a, b in zip(beats, beats[1:], strict=False):
         if (b - a) * 1000 > over_ms:
             inside = [d for t, d in cells if a <= t < b]
-            out.append(((b - a) * 1000, sum(inside) * 1000, len(inside)))
+            painted = [d for t, d in frames if a <= t < b]
+            out.append(
+                (
+                    (b - a) * 1000,
+                    sum(inside) * 1000,
+                    len(inside),
+                    sum(painted) * 1000,
+                    len(painted),
+                )
+            )
     return out
 
 
@@ -359,8 +384,12 @@ def main() -> None:
             f" ms, zoom worst {result['zoom']['worst_ms']:.0f} ms",
             flush=True,
         )
-        for gap, paint, n in result["scroll_long"]:
-            print(f"  scroll gap {gap:.0f} ms: {n} cells painted in {paint:.1f} ms", flush=True)
+        for gap, paint, n, whole, paints in result["scroll_long"]:
+            print(
+                f"  scroll gap {gap:.0f} ms: {n} cells painted in {paint:.1f} ms, "
+                f"{paints} paints of the grid in {whole:.1f} ms",
+                flush=True,
+            )
     section = record(runs, args, load)
     print(section)
     if not args.no_record:
