@@ -144,10 +144,12 @@ def run_once(folder: Path, frame_ms: int) -> dict[str, Any]:
     from transcribe_import.gui.main_window import MainWindow
     from transcribe_import.gui.models import page_grid
     from transcribe_import.gui.models.page_grid import MAX_ZOOM, MIN_ZOOM, ZOOM_STEP
+    from transcribe_import.gui.pages import review_grid
 
     # The first thumbnail painted, and every painted cell: the delegate's own drawing.
     painted: list[float] = []
     drawn: set[tuple[str, int]] = set()  # the keys of the pages drawn with their picture
+    cells: list[tuple[float, float]] = []  # each cell painted: when it began, how long it took
     real_thumbnail = page_grid.PageCellPainter._thumbnail
     real_paint_page = page_grid.PageCellPainter.paint_page
 
@@ -157,12 +159,24 @@ def run_once(folder: Path, frame_ms: int) -> dict[str, Any]:
 
     def paint_page(self: Any, painter: Any, rect: Any, row: Any, option: Any) -> None:
         before = len(painted)
+        t = time.perf_counter()
         real_paint_page(self, painter, rect, row, option)
+        cells.append((t, time.perf_counter() - t))
         if len(painted) > before:
             drawn.add(row.key)
 
+    # Each paint of the grid as a whole (Qt's drawing of the cells and the delegate's).
+    frames: list[tuple[float, float]] = []
+    real_paint_event = review_grid.PageGrid.paintEvent
+
+    def paint_event(self: Any, event: Any) -> None:
+        t = time.perf_counter()
+        real_paint_event(self, event)
+        frames.append((t, time.perf_counter() - t))
+
     page_grid.PageCellPainter._thumbnail = thumbnail  # type: ignore[method-assign]
     page_grid.PageCellPainter.paint_page = paint_page  # type: ignore[method-assign]
+    review_grid.PageGrid.paintEvent = paint_event  # type: ignore[method-assign]
     with tempfile.TemporaryDirectory(dir=WORK) as tmp:
         data = Path(tmp)
         settings = QSettings(str(data / "gui.ini"), QSettings.Format.IniFormat)
@@ -210,7 +224,9 @@ def run_once(folder: Path, frame_ms: int) -> dict[str, Any]:
             bar.setValue(value)
             spin(frame_ms)
         spin(200)
+        scroll_beats = beat.beats
         scroll = stats(beat.stop())
+        scroll_long = _inside_long_gaps(scroll_beats, cells, frames)
         scroll["screens"] = float(2 * bar.maximum() / max(1, bar.pageStep()))
 
         page.select_rows([rows // 2])
@@ -233,14 +249,43 @@ def run_once(folder: Path, frame_ms: int) -> dict[str, Any]:
         settings.sync()
     page_grid.PageCellPainter._thumbnail = real_thumbnail  # type: ignore[method-assign]
     page_grid.PageCellPainter.paint_page = real_paint_page  # type: ignore[method-assign]
+    review_grid.PageGrid.paintEvent = real_paint_event  # type: ignore[method-assign]
     return {
         "pages": rows,
         "first_s": first_s,
         "screen_s": screen_s,
         "on_screen": on_screen,
         "scroll": scroll,
+        "scroll_long": scroll_long,
         "zoom": zoom_stats,
     }
+
+
+def _inside_long_gaps(
+    beats: list[float],
+    cells: list[tuple[float, float]],
+    frames: list[tuple[float, float]],
+    over_ms: float = 30,
+) -> list[tuple[float, float, int, float, int]]:
+    """Each gap over ``over_ms``: its length; the time the delegate spent painting cells in
+    it and how many; the time the grid's paints took in it (Qt's and the delegate's) and
+    how many (times in ms): whether a long beat is the grid's paint or something else (a
+    layout, the GIL, the machine)."""
+    out = []
+    for a, b in zip(beats, beats[1:], strict=False):
+        if (b - a) * 1000 > over_ms:
+            inside = [d for t, d in cells if a <= t < b]
+            painted = [d for t, d in frames if a <= t < b]
+            out.append(
+                (
+                    (b - a) * 1000,
+                    sum(inside) * 1000,
+                    len(inside),
+                    sum(painted) * 1000,
+                    len(painted),
+                )
+            )
+    return out
 
 
 def _ms(v: float) -> str:
@@ -339,6 +384,12 @@ def main() -> None:
             f" ms, zoom worst {result['zoom']['worst_ms']:.0f} ms",
             flush=True,
         )
+        for gap, paint, n, whole, paints in result["scroll_long"]:
+            print(
+                f"  scroll gap {gap:.0f} ms: {n} cells painted in {paint:.1f} ms, "
+                f"{paints} paints of the grid in {whole:.1f} ms",
+                flush=True,
+            )
     section = record(runs, args, load)
     print(section)
     if not args.no_record:

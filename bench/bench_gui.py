@@ -16,6 +16,11 @@ Target: no gap over 100 ms. Results go to the "## Window responsiveness
 
     .venv/bin/python bench/bench_gui.py [--notebooks 40 --pages 10] [--repeat 3]
         [--scan-folders 2000 --scan-per-folder 50 | --no-scan] [--no-record]
+        [--stacks] [--probe-gil] [--switch-interval-ms MS]
+
+``--probe-gil`` times, at each beat, how long the window's thread takes to get the GIL
+back after letting it go once; ``--switch-interval-ms`` replaces the window's own GIL
+switch interval, to compare.
 """
 
 from __future__ import annotations
@@ -51,6 +56,8 @@ from bench_results import replace_section  # noqa: E402
 HEADING = "## Window responsiveness (bench/bench_gui.py)"
 BEAT_MS = 10
 TARGET_MS = 100
+# Set from the command line (--probe-gil): every Heartbeat made then probes the GIL.
+PROBE_GIL = [False]
 
 
 # -- inputs ----------------------------------------------------------------------------------
@@ -161,15 +168,36 @@ class Heartbeat:
 
     beats: list[float] = field(default_factory=list)
     marks: list[tuple[float, str]] = field(default_factory=list)
+    # With ``probe_gil``: at each beat, how long the window's thread took to get the GIL back
+    # after letting it go once (``time.sleep(0)`` releases it, as a Qt call through PySide
+    # does): the wait every one of its Qt calls pays while workers run Python code.
+    probe_gil: bool = False
+    gil_waits: list[float] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        self.probe_gil = self.probe_gil or PROBE_GIL[0]
         self.timer = QTimer()
         self.timer.setTimerType(Qt.TimerType.PreciseTimer)
         self.timer.setInterval(BEAT_MS)
         self.timer.timeout.connect(self._beat)
 
     def _beat(self) -> None:
-        self.beats.append(time.perf_counter())
+        now = time.perf_counter()
+        self.beats.append(now)
+        if self.probe_gil:
+            time.sleep(0)
+            self.gil_waits.append((time.perf_counter() - now) * 1000)
+
+    def gil_summary(self) -> dict[str, float]:
+        """The GIL's hand-back waits probed at the beats (empty without ``probe_gil``)."""
+        waits = self.gil_waits
+        if not waits:
+            return {}
+        return {
+            "gil_median_ms": statistics.median(waits),
+            "gil_p99_ms": p99(waits),
+            "gil_worst_ms": max(waits),
+        }
 
     def start(self) -> None:
         self.beats = [time.perf_counter()]
@@ -319,12 +347,14 @@ def bench_scan(tree: Path, workers: int, stacks: bool = False) -> dict[str, floa
         files = sum(len(it.sources) for it in plan.items)
         scan_gaps = summary(beat.gaps(end=t1))
         review_gaps = summary(beat.gaps(start=t1))
+        gil = beat.gil_summary()
         opened = bench_open_plan(window, plan, Path(tmp) / "plan.json", stacks)
         close(window, settings)
         return {
             **opened,
             **{f"scan_{k}": v for k, v in scan_gaps.items()},
             **{f"review_{k}": v for k, v in review_gaps.items()},
+            **gil,
             "scan_s": t1 - t0,
             "validate_s": t2 - t1,
             "files": float(files),
@@ -427,6 +457,15 @@ def record(
                 f"{_ms(s[f'{phase}_worst_ms'])} | {_ms(s[f'{phase}_p99_ms'])} | "
                 f"{_ms(s[f'{phase}_median_ms'])} | {int(s[f'{phase}_over_target'])} |"
             )
+    if scan and "gil_median_ms" in scan[0]:
+        s = scan[0]
+        lines += [
+            "",
+            f"The GIL handed back to the window's thread (`--probe-gil`: a `time.sleep(0)` at "
+            f"each beat, the switch interval {sys.getswitchinterval() * 1000:g} ms) in the scan "
+            f"and validation: median {_ms(s['gil_median_ms'])}, 99th percentile "
+            f"{_ms(s['gil_p99_ms'])}, worst {_ms(s['gil_worst_ms'])}.",
+        ]
     if scan:
         s = scan[0]
         lines += [
@@ -516,11 +555,24 @@ def main() -> None:
     ap.add_argument(
         "--stacks", action="store_true", help="print where the GUI thread was when late"
     )
+    ap.add_argument(
+        "--probe-gil",
+        action="store_true",
+        help="at each beat, time how long the GUI thread waits to get the GIL back",
+    )
+    ap.add_argument(
+        "--switch-interval-ms",
+        type=float,
+        help="the interpreter's GIL switch interval, set after the window's own (to compare)",
+    )
     args = ap.parse_args()
+    PROBE_GIL[0] = args.probe_gil
 
     from transcribe_import.gui.app import application
 
     application()
+    if args.switch_interval_ms is not None:
+        sys.setswitchinterval(args.switch_interval_ms / 1000)
     WORK.mkdir(exist_ok=True)
     load_start = os.getloadavg()[0]
     tree = make_pages(args.notebooks, args.pages)
@@ -537,6 +589,7 @@ def main() -> None:
             make_tree(args.scan_folders, args.scan_per_folder), args.workers, args.stacks
         )
         scan.append(r)
+        print(f"switch interval {sys.getswitchinterval() * 1000:.2f} ms", flush=True)
         print("scan: " + ", ".join(f"{k}={v:.1f}" for k, v in r.items()), flush=True)
     section = record(commit, scan, args, (load_start, os.getloadavg()[0]))
     print(section)
