@@ -85,6 +85,19 @@ def page_tally(rows: Iterable[OutcomeRow]) -> PageTally:
     return PageTally(total, landed, skipped, failed, cancelled)
 
 
+def with_pages_in(rows: Iterable[OutcomeRow], start: PaceStart) -> list[OutcomeRow]:
+    """``rows`` with each unfinished item's pages that an earlier run landed counted as in
+    already, from the first moment: the engine's outcome says so only once the item starts."""
+    seeded = []
+    for row in rows:
+        o = row.outcome
+        earlier = start.in_corpus.get(row.item_id, 0) - o.pages_landed
+        if earlier > o.pages_already_in and not o.state.final:
+            row = replace(row, outcome=replace(o, pages_already_in=earlier))
+        seeded.append(row)
+    return seeded
+
+
 class CommitPage(WorkerPage[CommitWorker]):
     """Commit or resume one run, show its items' outcomes live, and end in the engine's words."""
 
@@ -231,7 +244,7 @@ class CommitPage(WorkerPage[CommitWorker]):
     def _prepared(self, start: CommitStart) -> None:
         self.run_id = start.run_id
         self._moving_selection = True
-        self.model.set_rows(start.rows)
+        self.model.set_rows(with_pages_in(start.rows, start.pace))
         self._moving_selection = False
         self._landed_before = {r.item_id for r in start.rows if r.state is ItemState.COMMITTED}
         self._started_at = time.monotonic()

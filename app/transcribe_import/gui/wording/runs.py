@@ -200,9 +200,11 @@ def outcome_details(row: OutcomeRow) -> str:
     o = row.outcome
     dups = len(o.skipped_sources)
     if o.state is ItemState.COMMITTED:
+        # A retry finds the pages an earlier run landed in the notebook it began: the
+        # notebook was created then, and this run added to it.
         where = (
             _t("ItemState", "into a new notebook")
-            if row.op is Op.CREATE_NOTEBOOK
+            if row.op is Op.CREATE_NOTEBOOK and not o.pages_already_in
             else _t("ItemState", "into the existing notebook")
         )
         pages = plural(
@@ -211,6 +213,8 @@ def outcome_details(row: OutcomeRow) -> str:
             _t("ItemState", "%Ln pages", "", o.page_count),
         )
         text = f"{pages} {where}"
+        if o.pages_already_in:
+            text += "; " + _already_in_words(o.pages_already_in)
         if dups:
             text += "; " + plural(
                 dups,
@@ -250,22 +254,43 @@ def outcome_details(row: OutcomeRow) -> str:
                 o.pages_landed,
             ),
         )
+    # A retry's item: this run's pages are counted apart from those an earlier run landed.
+    already = "; " + _already_in_words(o.pages_already_in) if o.pages_already_in else ""
     if row.started and row.pages_staged:
         # Staged: copied and rendered in the checkpoint in flight, which lands them together.
-        return _t(
-            "ItemState", "{landed} of {planned} pages landed so far, {staged} more being saved"
-        ).format(landed=o.pages_landed, planned=row.pages_planned, staged=row.pages_staged)
+        return (
+            _t(
+                "ItemState", "{landed} of {planned} pages landed so far, {staged} more being saved"
+            ).format(landed=o.pages_landed, planned=row.pages_planned, staged=row.pages_staged)
+            + already
+        )
     if row.started and o.pages_landed:
-        return _t("ItemState", "{landed} of {planned} pages landed so far").format(
-            landed=o.pages_landed, planned=row.pages_planned
+        return (
+            _t("ItemState", "{landed} of {planned} pages landed so far").format(
+                landed=o.pages_landed, planned=row.pages_planned
+            )
+            + already
         )
     if row.started:
-        return plural(
-            row.pages_planned,
-            _t("ItemState", "1 page being imported"),
-            _t("ItemState", "%Ln pages being imported", "", row.pages_planned),
+        being = max(0, row.pages_planned - o.pages_already_in)
+        return (
+            plural(
+                being,
+                _t("ItemState", "1 page being imported"),
+                _t("ItemState", "%Ln pages being imported", "", being),
+            )
+            + already
         )
-    return ""
+    return _already_in_words(o.pages_already_in) if o.pages_already_in else ""
+
+
+def _already_in_words(pages: int) -> str:
+    """The pages of an item an earlier run landed, which its notebook holds already."""
+    return plural(
+        pages,
+        _t("ItemState", "1 page was in from an earlier run"),
+        _t("ItemState", "%Ln pages were in from an earlier run", "", pages),
+    )
 
 
 def _failure_words(message: str | None, code: str | None) -> str:

@@ -1,0 +1,95 @@
+"""Faults found by driving the real window under Xvfb, each pinned through the window: the
+words after Finish Import, the counts at the start of a retry, the commit page's details."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from transcribe_import.engine.runs.executor import EventKind, RunControl, RunEvent
+from transcribe_import.engine.runs.model import RunStatus
+from transcribe_import.engine.storage.corpus import Corpus
+from transcribe_import.gui.main_window import MainWindow, Section
+from transcribe_import.gui.models.outcomes import OutcomeColumn
+
+from helpers.runs import commit_plan, plan_for
+from helpers.shelves import make_shelf
+from helpers.window import TIMEOUT_MS, ExecutorGate, wait_run_end
+
+pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
+
+PAGES = 70
+
+
+@pytest.fixture
+def started(monkeypatch: pytest.MonkeyPatch) -> Iterator[ExecutorGate]:
+    """The commit executor held as its first item starts, before any page of it lands."""
+    g = ExecutorGate(monkeypatch, at=EventKind.ITEM_STARTED)
+    yield g
+    g.release.set()
+
+
+def _cancelled_part_way(corpus: Corpus, tmp_path: Path) -> int:
+    """A 70-page notebook's import cancelled once its first checkpoint landed (Stop, Keep What
+    Landed): the pages it left in the corpus."""
+    shelf = make_shelf(tmp_path / "shelf", 1, PAGES, folder="Register", size=(120, 160))
+    control = RunControl()
+
+    def stop(event: RunEvent) -> None:
+        if event.kind is EventKind.PAGES_LANDED:
+            control.cancel()
+
+    result = commit_plan(corpus, plan_for(corpus, shelf), control=control, workers=1, on_event=stop)
+    assert result.status is RunStatus.CANCELLED
+    (outcome,) = result.record.outcomes().values()
+    landed = outcome.pages_landed
+    assert 0 < landed < PAGES
+    return landed
+
+
+def _finish_import(qtbot: QtBot, window: MainWindow) -> None:
+    window.show_section(Section.CORPUS)
+    window.notebook_table.selectRow(0)
+    qtbot.waitUntil(window.corpus_page.unfinished_panel.isVisible, timeout=TIMEOUT_MS)
+    qtbot.mouseClick(window.corpus_page.finish_button, Qt.MouseButton.LeftButton)
+    assert window.current_page() is window.commit_page
+
+
+def _details(window: MainWindow) -> str:
+    return str(window.commit_page.model.index(0, OutcomeColumn.DETAILS).data())
+
+
+def test_finish_import_counts_the_earlier_pages_from_the_start_and_adds_to_the_notebook(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    corpus: Corpus,
+    tmp_path: Path,
+    started: ExecutorGate,
+) -> None:
+    landed = _cancelled_part_way(corpus, tmp_path)
+    window = open_window()
+    _finish_import(qtbot, window)
+    page = window.commit_page
+    earlier = f"{landed} pages were in from an earlier run"
+    try:
+        qtbot.waitUntil(started.reached.is_set, timeout=TIMEOUT_MS)
+        qtbot.waitUntil(lambda: page.model.rowCount() == 1, timeout=TIMEOUT_MS)
+        # Before any page of the retry landed, the bar and the row say those already in.
+        bar = page.progress_bar.format()
+        assert bar == f"0 of {PAGES} pages landed, {landed} already in the corpus", bar
+        assert page.progress_bar.value() == landed
+        being = f"{PAGES - landed} pages being imported; {earlier}"
+        qtbot.waitUntil(lambda: _details(window) == being, timeout=TIMEOUT_MS)
+    finally:  # a failure above still lets the run end before the window closes
+        started.release.set()
+        wait_run_end(qtbot, window)
+    rest = PAGES - landed
+    # The notebook was created by the stopped run; the retry added to it.
+    assert _details(window) == f"{rest} pages into the existing notebook; {earlier}"
+    assert page.progress_bar.format() == (
+        f"{rest} of {PAGES} pages landed, {landed} already in the corpus"
+    )
