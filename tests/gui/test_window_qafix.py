@@ -15,10 +15,19 @@ from transcribe_import.engine.runs.model import RunStatus
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow, Section
 from transcribe_import.gui.models.outcomes import OutcomeColumn
+from transcribe_import.gui.wording import StopChoice, stop_choice_words
 
 from helpers.runs import commit_plan, plan_for
-from helpers.shelves import make_shelf
-from helpers.window import TIMEOUT_MS, ExecutorGate, wait_run_end
+from helpers.shelves import make_png_shelf, make_shelf
+from helpers.window import (
+    TIMEOUT_MS,
+    ExecutorGate,
+    click_in_next_box,
+    commit,
+    drop,
+    scan_and_validate,
+    wait_run_end,
+)
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
@@ -31,6 +40,14 @@ def started(monkeypatch: pytest.MonkeyPatch) -> Iterator[ExecutorGate]:
     g = ExecutorGate(monkeypatch, at=EventKind.ITEM_STARTED)
     yield g
     g.release.set()
+
+
+@pytest.fixture
+def checkpoint(monkeypatch: pytest.MonkeyPatch) -> Iterator[ExecutorGate]:
+    """The executor held once the notebook's first checkpoint has landed."""
+    held = ExecutorGate(monkeypatch, at=EventKind.PAGES_LANDED)
+    yield held
+    held.release.set()
 
 
 def _cancelled_part_way(corpus: Corpus, tmp_path: Path) -> int:
@@ -93,3 +110,36 @@ def test_finish_import_counts_the_earlier_pages_from_the_start_and_adds_to_the_n
     assert page.progress_bar.format() == (
         f"{rest} of {PAGES} pages landed, {landed} already in the corpus"
     )
+
+
+def test_a_stopped_notebooks_details_are_shown_whole_under_the_table(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    corpus: Corpus,
+    tmp_path: Path,
+    checkpoint: ExecutorGate,
+) -> None:
+    make_png_shelf(tmp_path / "shelf", notebooks=1, pages=PAGES)
+    window = open_window(workers=1)
+    window.resize(1024, 768)
+    drop(window, [tmp_path / "shelf"])
+    scan_and_validate(qtbot, window)
+    commit(qtbot, window)
+    page = window.commit_page
+    try:
+        assert checkpoint.reached.wait(TIMEOUT_MS / 1000)
+        click_in_next_box(stop_choice_words(StopChoice.KEEP, closing=False), [])
+        page.cancel_button.click()
+    finally:
+        checkpoint.release.set()
+        wait_run_end(qtbot, window)
+    [landed] = [nb.page_count for nb in corpus.list_notebooks()]
+    whole = (
+        f"Cancelled before it was finished. {landed} pages of it landed and stay in the notebook."
+    )
+    assert _details(window) == whole
+    # The column cuts it at 1024 px; the line under the table, wrapped, shows it whole.
+    label = page.details_label
+    assert label.isVisible() and label.text() == whole and label.wordWrap()
+    qtbot.waitUntil(lambda: label.height() >= label.heightForWidth(label.width()))
+    assert label.width() <= page.width()

@@ -30,7 +30,7 @@ from transcribe_import.engine.planning.plan import ImportPlan, Op
 from transcribe_import.engine.planning.problems import ValidationReport
 from transcribe_import.engine.runs.model import EventKind, ItemState, RunEvent, RunResult
 from transcribe_import.gui.icons import SP
-from transcribe_import.gui.models.outcomes import OutcomeTableModel
+from transcribe_import.gui.models.outcomes import OutcomeColumn, OutcomeTableModel
 from transcribe_import.gui.pages.base import WorkerPage
 from transcribe_import.gui.stopping import ask_stop
 from transcribe_import.gui.values import CommitStart, OutcomeRow, PageTally, RunSummary
@@ -148,6 +148,9 @@ class CommitPage(WorkerPage[CommitWorker]):
         self._following = True
         self._moving_selection = False
         self.table.selectionModel().selectionChanged.connect(self._selection_moved)
+        # The selected row's details in full: the column cuts a long one off at 1024 px.
+        self.details_label = selectable_text(QLabel())
+        self.details_label.setAccessibleName(self.tr("Details of the selected notebook"))
 
         w = commit_buttons()
         self.pause_button = push_button(w.pause, SP.SP_MediaPause, self.pause)
@@ -178,6 +181,7 @@ class CommitPage(WorkerPage[CommitWorker]):
         layout.addWidget(self.progress_bar)
         layout.addWidget(self.rate_label)
         layout.addWidget(self.table, 1)
+        layout.addWidget(self.details_label)
         layout.addLayout(buttons)
 
         self._tick = QTimer(self, interval=1000)
@@ -231,6 +235,7 @@ class CommitPage(WorkerPage[CommitWorker]):
         self._moving_selection = True  # emptied by the page, not by the person
         self.model.set_rows([])
         self._moving_selection = False
+        self._show_details()
         self.progress_bar.setRange(0, 0)  # busy until the run says how many pages
         self.rate_label.clear()
         worker.prepared.connect(self._prepared)
@@ -282,6 +287,7 @@ class CommitPage(WorkerPage[CommitWorker]):
         while self._backlog and time.perf_counter() < deadline:
             self._apply(self._backlog.popleft(), changed)
         self.model.update_rows(list(changed.values()))
+        self._show_details()
         self.batches_applied += 1
         self._show_progress()
         self._follow_the_work()
@@ -362,6 +368,14 @@ class CommitPage(WorkerPage[CommitWorker]):
     def _selection_moved(self) -> None:
         if not self._moving_selection:
             self._following = False  # the person looks at a row of their own choosing
+        self._show_details()
+
+    def _show_details(self) -> None:
+        """The selected row's details under the table, wrapped (none selected: none shown)."""
+        rows = self.table.selectionModel().selectedRows()
+        details = "" if not rows else self.model.index(rows[0].row(), OutcomeColumn.DETAILS).data()
+        self.details_label.setText(details or "")
+        self.details_label.setVisible(bool(details))
 
     def is_following(self) -> bool:
         """Whether the outcome list still follows the work (no row picked by hand)."""
@@ -467,6 +481,7 @@ class CommitPage(WorkerPage[CommitWorker]):
         if unfinished:
             self._working_on = unfinished[0]
         self._follow_the_work()
+        self._show_details()
 
     def current_run_id(self) -> str | None:
         """The run this page executes now (None before the engine has prepared it)."""
