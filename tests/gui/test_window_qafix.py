@@ -3,6 +3,7 @@ words after Finish Import, the counts at the start of a retry, the commit page's
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -143,3 +144,35 @@ def test_a_stopped_notebooks_details_are_shown_whole_under_the_table(
     assert label.isVisible() and label.text() == whole and label.wordWrap()
     qtbot.waitUntil(lambda: label.height() >= label.heightForWidth(label.width()))
     assert label.width() <= page.width()
+
+
+def test_a_whole_import_is_told_in_words_that_add_up(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path
+) -> None:
+    make_png_shelf(tmp_path / "shelf", notebooks=1, pages=12)
+    window = open_window()
+    drop(window, [tmp_path / "shelf"])
+    scan_and_validate(qtbot, window)
+    commit(qtbot, window)
+    wait_run_end(qtbot, window)
+    page = window.commit_page
+    # Nothing was skipped: the end says only that every notebook was committed.
+    assert "Every notebook was committed." in page.summary_label.text()
+    assert "skipped" not in page.summary_label.text()
+    # The pages, the time as shown and the speed agree with one another.
+    said = page.rate_label.text()
+    m = re.fullmatch(r"12 pages in (\d+(?:\.\d)?) s \((\d+\.\d) pages/s\)\.", said)
+    assert m is not None, said
+    seconds, rate = float(m[1]), float(m[2])
+    assert seconds < 10 or "." not in m[1]  # a tenth under 10 s, whole seconds above
+    assert rate == round(12 / seconds, 1), said
+
+    runs = window.runs_page
+    with qtbot.waitSignal(runs.listed, timeout=TIMEOUT_MS):
+        window.show_section(Section.RUNS)
+        runs.refresh(select=page.run_id)
+    qtbot.waitUntil(lambda: runs.history_list.count() > 0, timeout=TIMEOUT_MS)
+    history = [runs.history_list.item(i).text() for i in range(runs.history_list.count())]
+    assert "Created" in history[0] and "attempt" not in history[0], history
+    assert all("attempt 0" not in line for line in history), history
+    assert "(attempt 1)" in history[1], history

@@ -45,6 +45,7 @@ from transcribe_import.gui.wording import (
     StopChoice,
     commit_buttons,
     counts_sentence,
+    elapsed_words,
     format_duration,
     nothing_to_undo_words,
     plural,
@@ -505,13 +506,7 @@ class CommitPage(WorkerPage[CommitWorker]):
     def _elapsed_sentence(self) -> str:
         if not self._started_at:
             return ""
-        done, elapsed = self.last_run_pages()
-        rate = done / elapsed if elapsed > 0 else 0.0
-        return plural(
-            done,
-            self.tr("1 page in {time} ({rate} pages/s)."),
-            self.tr("%Ln pages in {time} ({rate} pages/s).", "", done),
-        ).format(time=format_duration(elapsed), rate=f"{rate:.1f}")
+        return elapsed_words(*self.last_run_pages())
 
     def _invalid(self, report: ValidationReport) -> None:
         self.headline.setText(self.tr("The plan needs another look"))

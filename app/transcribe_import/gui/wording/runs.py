@@ -10,7 +10,7 @@ from transcribe_import.engine.planning.plan import Op
 from transcribe_import.engine.runs.model import HistoryEvent, ItemState, RunStatus
 from transcribe_import.gui.values import OutcomeRow, PageTally, RunSummary
 from transcribe_import.gui.wording.errors import error_code_words
-from transcribe_import.gui.wording.formatting import format_local, plural
+from transcribe_import.gui.wording.formatting import format_duration, format_local, plural
 
 _t = QCoreApplication.translate
 
@@ -149,6 +149,8 @@ def run_state_explanation(run: RunSummary) -> str:
             "It stopped before its end (the app was closed or the computer stopped); resume "
             "it to finish with the same ids.",
         )
+    if run.status is RunStatus.COMPLETE and not run.skipped:
+        return _t("RunStatus", "Every notebook was committed.")  # none skipped: say only that
     return run_status_explanation(run.status, run.pages_landed)
 
 
@@ -179,6 +181,24 @@ def progress_words(tally: PageTally) -> str:
     if tally.cancelled:
         parts.append(_t("Progress", "%Ln not imported (cancelled)", "", tally.cancelled))
     return ", ".join(parts)
+
+
+def elapsed_words(pages: int, seconds: float) -> str:
+    """An attempt's pages, its time and its speed, the speed worked out from the time as
+    shown: under a minute the time is rounded (to a tenth under 10 s), and "12 pages in 1 s
+    (14.1 pages/s)" would not add up."""
+    shown = max(0.1, round(seconds, 1)) if seconds < 9.95 else float(round(seconds))
+    time = (
+        _t("Duration", "{seconds} s").format(seconds=f"{shown:.1f}")
+        if shown < 10
+        else format_duration(seconds)
+    )
+    rate = pages / (shown if shown < 60 else seconds)
+    return plural(
+        pages,
+        _t("Progress", "1 page in {time} ({rate} pages/s)."),
+        _t("Progress", "%Ln pages in {time} ({rate} pages/s).", "", pages),
+    ).format(time=time, rate=f"{rate:.1f}")
 
 
 def outcome_words(row: OutcomeRow, live: bool = True) -> str:
@@ -339,8 +359,13 @@ def history_words(entry: HistoryEntry, run: RunSummary | None = None) -> str:
         what = _t("RunHistory", "Ended: {status}").format(status=status)
     else:
         what = history_event_words(entry.event).format(event=entry.recorded)
-    line = _t("RunHistory", "{when}  {what} (attempt {attempt})").format(
-        when=format_local(entry.at), what=what, attempt=entry.attempt
+    # Attempts are counted from 1; the run's creation comes before its first (attempt 0).
+    line = (
+        _t("RunHistory", "{when}  {what} (attempt {attempt})").format(
+            when=format_local(entry.at), what=what, attempt=entry.attempt
+        )
+        if entry.attempt >= 1
+        else _t("RunHistory", "{when}  {what}").format(when=format_local(entry.at), what=what)
     )
     if entry.requested_by:
         line += " " + _t("RunHistory", "— asked by {who}").format(who=entry.requested_by)
