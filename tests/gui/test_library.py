@@ -29,6 +29,7 @@ from transcribe_import.gui.main_window import MainWindow, Section
 from transcribe_import.gui.models.notebooks import NotebookColumn
 from transcribe_import.gui.models.page_grid import position_words
 from transcribe_import.gui.models.page_rows import PageColumn
+from transcribe_import.gui.pages import corpus as corpus_page_module
 from transcribe_import.gui.pages.corpus import run_summary
 from transcribe_import.gui.pages.library import LibraryView
 from transcribe_import.gui.pages.review_grid import PageView
@@ -148,14 +149,14 @@ def test_the_library_of_an_imported_notebook_is_its_project_json(
     assert dialog is not None and dialog.isVisible()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is dialog, timeout=TIMEOUT_MS)
     viewer = dialog.viewer
-    assert viewer.caption.text() == "page 2 of 6 · 1r · f. 1r.png"
+    assert viewer.caption.text() == "Page 2 of 6 · 1r · f. 1r.png"
     qtbot.keyClick(viewer.scroll_area, Qt.Key.Key_Right)
-    assert viewer.caption.text() == "page 3 of 6 · 1v · f. 1v.png"
+    assert viewer.caption.text() == "Page 3 of 6 · 1v · f. 1v.png"
     qtbot.keyClick(viewer.scroll_area, Qt.Key.Key_End)
-    assert viewer.caption.text() == "page 6 of 6 · 3r · f. 3r.png"
+    assert viewer.caption.text() == "Page 6 of 6 · 3r · f. 3r.png"
     assert library.pages_pane.current_row() == 5  # the grid follows the viewer
     qtbot.keyClick(viewer.scroll_area, Qt.Key.Key_Home)
-    assert library.pages_pane.current_row() == 0 and viewer.caption.text().startswith("page 1 ")
+    assert library.pages_pane.current_row() == 0 and viewer.caption.text().startswith("Page 1 ")
     qtbot.waitUntil(lambda: all(viewer.pixmaps()), timeout=TIMEOUT_MS)
     dialog.close()
 
@@ -425,7 +426,7 @@ def test_the_library_shows_spreads_and_remembers_its_view_and_zoom(
     assert pane.current_row() == 2
     qtbot.keyClick(pane.spreads, Qt.Key.Key_Return)
     dialog = library.viewer_dialog
-    assert dialog is not None and dialog.viewer.caption.text() == "page 3 of 6 · 1v · f. 1v.png"
+    assert dialog is not None and dialog.viewer.caption.text() == "Page 3 of 6 · 1v · f. 1v.png"
     qtbot.waitUntil(lambda: QApplication.activeWindow() is dialog, timeout=TIMEOUT_MS)
     qtbot.keyClick(dialog.viewer.scroll_area, Qt.Key.Key_Right)
     # The page the viewer turns to is the current one in the spreads too (2r: the same opening).
@@ -502,3 +503,58 @@ def test_finish_import_from_the_library_finishes_the_notebook(
     doc = project.read(corpus.notebook_dir(notebook_id), notebook_id)
     assert len(doc["pages"]) == 40
     assert api.notebook_state(corpus, notebook_id) is None  # complete: the mark is gone
+
+
+def test_back_from_what_an_import_added_returns_to_runs(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path
+) -> None:
+    window = open_window(workers=1)
+    _, run_id = imported_diary(qtbot, window, tmp_path)
+    library = window.corpus_page.library
+    runs = window.runs_page
+    window.show_section(Section.RUNS)
+    runs.refresh(select=run_id)
+    qtbot.waitUntil(lambda: runs.selected_run_id() == run_id, timeout=TIMEOUT_MS)
+    with qtbot.waitSignal(library.shown, timeout=TIMEOUT_MS):
+        qtbot.mouseClick(runs.added_button, Qt.MouseButton.LeftButton)
+    assert library.back_button.text() == "&Back to Runs"
+    assert_no_clash(window, "the library opened from Runs")
+    qtbot.mouseClick(library.back_button, Qt.MouseButton.LeftButton)
+    assert window.sections.currentIndex() == Section.RUNS  # where it was asked for
+    assert runs.selected_run_id() == run_id
+    # Opened from the list of notebooks, Back goes back to that list.
+    window.show_section(Section.CORPUS)
+    assert window.corpus_page.page_stack.currentWidget() is window.corpus_page.list_page
+    [notebook] = window.corpus.list_notebooks()
+    open_in_library(qtbot, window, notebook.notebook_id)
+    assert library.back_button.text() == "&All Notebooks"
+
+
+def test_a_failed_undo_from_the_library_is_told_in_the_library(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    corpus: Corpus,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    shelf = make_shelf(tmp_path / "shelf", 1, 70, folder="Register", size=(120, 160))
+    plan = plan_for(corpus, shelf)
+    control = RunControl()
+
+    def stop(event: RunEvent) -> None:
+        if event.kind is EventKind.PAGES_LANDED:
+            control.cancel()
+
+    assert commit_plan(corpus, plan, control=control, workers=1, on_event=stop).status is (
+        RunStatus.CANCELLED
+    )
+    window = open_window()
+    library = open_in_library(qtbot, window, plan.items[0].notebook_id)
+
+    def unreadable(*_: object) -> object:
+        raise OSError(5, "Input/output error", "runs/the-run.json")
+
+    monkeypatch.setattr(corpus_page_module, "run_summary", unreadable)
+    qtbot.mouseClick(library.undo_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(library.message_label.isVisible, timeout=TIMEOUT_MS)
+    assert "Input/output error" in library.message_label.text()

@@ -247,19 +247,19 @@ def test_the_viewer_pages_through_the_notebook_and_follows_the_selection(
     assert isinstance(dialog, ViewerDialog) and dialog.isVisible()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is dialog, timeout=TIMEOUT_MS)
     viewer = dialog.viewer
-    assert viewer.caption.text() == f"page 1 of {count} · 1r · f. 1r.jpg"
+    assert viewer.caption.text() == f"Page 1 of {count} · 1r · f. 1r.jpg"
 
     def press(key: Qt.Key) -> None:
         qtbot.keyClick(viewer.scroll_area, key)
 
     press(Qt.Key.Key_Right)
     assert page.selected_rows() == [1]
-    assert viewer.caption.text() == f"page 2 of {count} · 1v · f. 1v.jpg"
+    assert viewer.caption.text() == f"Page 2 of {count} · 1v · f. 1v.jpg"
     press(Qt.Key.Key_PageDown)
     assert page.selected_rows() == [2] and "2r" in viewer.caption.text()
     press(Qt.Key.Key_End)
     assert page.selected_rows() == [count - 1]
-    assert viewer.caption.text() == f"page {count} of {count} · 4v · f. 4v.jpg"
+    assert viewer.caption.text() == f"Page {count} of {count} · 4v · f. 4v.jpg"
     press(Qt.Key.Key_Right)  # past the end: stays
     assert page.selected_rows() == [count - 1]
     press(Qt.Key.Key_PageUp)
@@ -273,7 +273,7 @@ def test_the_viewer_pages_through_the_notebook_and_follows_the_selection(
     assert viewer.pages() == page.viewer.pages()
     dialog.close()
     click_cell(qtbot, page, 5)
-    assert page.viewer.caption.text() == f"page 6 of {count} · 3v · f. 3v.jpg"
+    assert page.viewer.caption.text() == f"Page 6 of {count} · 3v · f. 3v.jpg"
 
     # Opened from the table too (Space), on the page clicked there.
     window.activateWindow()
@@ -287,7 +287,7 @@ def test_the_viewer_pages_through_the_notebook_and_follows_the_selection(
     assert page.viewer_dialog is not dialog
     dialog = page.viewer_dialog
     assert isinstance(dialog, ViewerDialog) and dialog.isVisible()
-    assert dialog.viewer.caption.text().startswith(f"page 4 of {count} · 2v")
+    assert dialog.viewer.caption.text().startswith(f"Page 4 of {count} · 2v")
     qtbot.waitUntil(lambda: QApplication.activeWindow() is dialog, timeout=TIMEOUT_MS)
     qtbot.keyClick(dialog.viewer.scroll_area, Qt.Key.Key_Right)
     assert page.selected_rows() == [4]

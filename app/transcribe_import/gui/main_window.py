@@ -155,6 +155,7 @@ class MainWindow(QMainWindow):
         self.corpus_page.check_requested.connect(self._check_again_clicked)
         self.corpus_page.export_requested.connect(self.export_notebooks)
         self.runs_page.added_requested.connect(self.show_added)
+        self.corpus_page.library.back_to_run_requested.connect(self.show_run)
 
         # The corpus view's parts under the names the window has always had (its tests and
         # the screenshot script reach them through the window).

@@ -135,12 +135,12 @@ class PageViewer(QWidget):
         self._refresh()
 
     def _caption(self) -> str:
-        """ "page N of M · label · file" for one page; both files for a pair."""
+        """ "Page N of M · label · file" for one page; both files for a pair."""
         names = [page_name(p) for p in self._pages]
         place = self._place
         if place is None:
             return "  |  ".join(names) if names else self.tr("Select a page to see it larger.")
-        parts = [self.tr("page {n} of {count}").format(n=place.number, count=place.count)]
+        parts = [self.tr("Page {n} of {count}").format(n=place.number, count=place.count)]
         if place.label:
             parts.append(place.label)
         return " · ".join([*parts, *names])

@@ -30,7 +30,7 @@ from transcribe_import.engine.planning.plan import ImportPlan, Op
 from transcribe_import.engine.planning.problems import ValidationReport
 from transcribe_import.engine.runs.model import EventKind, ItemState, RunEvent, RunResult
 from transcribe_import.gui.icons import SP
-from transcribe_import.gui.models.outcomes import OutcomeTableModel
+from transcribe_import.gui.models.outcomes import OutcomeColumn, OutcomeTableModel
 from transcribe_import.gui.pages.base import WorkerPage
 from transcribe_import.gui.stopping import ask_stop
 from transcribe_import.gui.values import CommitStart, OutcomeRow, PageTally, RunSummary
@@ -45,6 +45,7 @@ from transcribe_import.gui.wording import (
     StopChoice,
     commit_buttons,
     counts_sentence,
+    elapsed_words,
     format_duration,
     nothing_to_undo_words,
     plural,
@@ -83,6 +84,19 @@ def page_tally(rows: Iterable[OutcomeRow]) -> PageTally:
         elif o.state is ItemState.CANCELLED_PENDING:
             cancelled += max(0, row.pages_planned - here)
     return PageTally(total, landed, skipped, failed, cancelled)
+
+
+def with_pages_in(rows: Iterable[OutcomeRow], start: PaceStart) -> list[OutcomeRow]:
+    """``rows`` with each unfinished item's pages that an earlier run landed counted as in
+    already, from the first moment: the engine's outcome says so only once the item starts."""
+    seeded = []
+    for row in rows:
+        o = row.outcome
+        earlier = start.in_corpus.get(row.item_id, 0) - o.pages_landed
+        if earlier > o.pages_already_in and not o.state.final:
+            row = replace(row, outcome=replace(o, pages_already_in=earlier))
+        seeded.append(row)
+    return seeded
 
 
 class CommitPage(WorkerPage[CommitWorker]):
@@ -135,6 +149,9 @@ class CommitPage(WorkerPage[CommitWorker]):
         self._following = True
         self._moving_selection = False
         self.table.selectionModel().selectionChanged.connect(self._selection_moved)
+        # The selected row's details in full: the column cuts a long one off at 1024 px.
+        self.details_label = selectable_text(QLabel())
+        self.details_label.setAccessibleName(self.tr("Details of the selected notebook"))
 
         w = commit_buttons()
         self.pause_button = push_button(w.pause, SP.SP_MediaPause, self.pause)
@@ -165,6 +182,7 @@ class CommitPage(WorkerPage[CommitWorker]):
         layout.addWidget(self.progress_bar)
         layout.addWidget(self.rate_label)
         layout.addWidget(self.table, 1)
+        layout.addWidget(self.details_label)
         layout.addLayout(buttons)
 
         self._tick = QTimer(self, interval=1000)
@@ -218,6 +236,7 @@ class CommitPage(WorkerPage[CommitWorker]):
         self._moving_selection = True  # emptied by the page, not by the person
         self.model.set_rows([])
         self._moving_selection = False
+        self._show_details()
         self.progress_bar.setRange(0, 0)  # busy until the run says how many pages
         self.rate_label.clear()
         worker.prepared.connect(self._prepared)
@@ -231,7 +250,7 @@ class CommitPage(WorkerPage[CommitWorker]):
     def _prepared(self, start: CommitStart) -> None:
         self.run_id = start.run_id
         self._moving_selection = True
-        self.model.set_rows(start.rows)
+        self.model.set_rows(with_pages_in(start.rows, start.pace))
         self._moving_selection = False
         self._landed_before = {r.item_id for r in start.rows if r.state is ItemState.COMMITTED}
         self._started_at = time.monotonic()
@@ -269,6 +288,7 @@ class CommitPage(WorkerPage[CommitWorker]):
         while self._backlog and time.perf_counter() < deadline:
             self._apply(self._backlog.popleft(), changed)
         self.model.update_rows(list(changed.values()))
+        self._show_details()
         self.batches_applied += 1
         self._show_progress()
         self._follow_the_work()
@@ -349,6 +369,14 @@ class CommitPage(WorkerPage[CommitWorker]):
     def _selection_moved(self) -> None:
         if not self._moving_selection:
             self._following = False  # the person looks at a row of their own choosing
+        self._show_details()
+
+    def _show_details(self) -> None:
+        """The selected row's details under the table, wrapped (none selected: none shown)."""
+        rows = self.table.selectionModel().selectedRows()
+        details = "" if not rows else self.model.index(rows[0].row(), OutcomeColumn.DETAILS).data()
+        self.details_label.setText(details or "")
+        self.details_label.setVisible(bool(details))
 
     def is_following(self) -> bool:
         """Whether the outcome list still follows the work (no row picked by hand)."""
@@ -454,6 +482,7 @@ class CommitPage(WorkerPage[CommitWorker]):
         if unfinished:
             self._working_on = unfinished[0]
         self._follow_the_work()
+        self._show_details()
 
     def current_run_id(self) -> str | None:
         """The run this page executes now (None before the engine has prepared it)."""
@@ -477,13 +506,7 @@ class CommitPage(WorkerPage[CommitWorker]):
     def _elapsed_sentence(self) -> str:
         if not self._started_at:
             return ""
-        done, elapsed = self.last_run_pages()
-        rate = done / elapsed if elapsed > 0 else 0.0
-        return plural(
-            done,
-            self.tr("1 page in {time} ({rate} pages/s)."),
-            self.tr("%Ln pages in {time} ({rate} pages/s).", "", done),
-        ).format(time=format_duration(elapsed), rate=f"{rate:.1f}")
+        return elapsed_words(*self.last_run_pages())
 
     def _invalid(self, report: ValidationReport) -> None:
         self.headline.setText(self.tr("The plan needs another look"))

@@ -407,7 +407,10 @@ class CorpusPage(QWidget):
         dialog.open()
 
     def _undo_failed(self, message: str) -> None:
-        self.unfinished_label.setText(message)
+        if self.page_stack.currentWidget() is self.library:  # asked there: told there
+            self.library.tell(message)
+        else:
+            self.unfinished_label.setText(message)
 
     def stop_and_wait(self) -> None:
         """Wait for a run's loading and the library's reading (short) before the window closes."""

@@ -162,6 +162,7 @@ class LibraryView(QWidget):
     """A stored notebook, or the pages one import added, read-only in the page grid."""
 
     back_requested = Signal()  # back to the list of notebooks
+    back_to_run_requested = Signal(str)  # opened from Runs on a run: back to that run
     export_requested = Signal()  # Export… on the notebook shown (``notebook``)
     shown = Signal()  # a notebook (or a run's pages) is on screen: the tests wait for it
 
@@ -190,11 +191,9 @@ class LibraryView(QWidget):
         self._settle.timeout.connect(self._settled)
 
         tr = self.tr
-        self.back_button = push_button(
-            ButtonWords(tr("&All Notebooks"), tr("Back to the list of notebooks")),
-            SP.SP_ArrowBack,
-            self.back_requested,
-        )
+        self.back_button = push_button(ButtonWords("", ""), SP.SP_ArrowBack, self._back_clicked)
+        self._came_from_runs = False
+        self._set_back()
         self.title_label = headline_label(tr("Notebook"))
         self.export_button = push_button(
             ButtonWords(
@@ -281,19 +280,43 @@ class LibraryView(QWidget):
 
     # -- what is shown -------------------------------------------------------------------
 
+    def _set_back(self) -> None:
+        """Back goes where the library was opened from: Runs, or the list of notebooks."""
+        words = (
+            ButtonWords(self.tr("&Back to Runs"), self.tr("Back to the import in Runs"))
+            if self._came_from_runs
+            else ButtonWords(self.tr("&All Notebooks"), self.tr("Back to the list of notebooks"))
+        )
+        self.back_button.setText(words.text)
+        self.back_button.setAccessibleName(words.name)
+
+    def _back_clicked(self) -> None:
+        self.back_requested.emit()
+        if self._came_from_runs and self.run_id is not None:
+            self.back_to_run_requested.emit(self.run_id)
+
+    def tell(self, message: str) -> None:
+        """A message about the notebook shown (an action on it failed), where the person is."""
+        self.message_label.setText(message)
+        self.message_label.show()
+
     def open_notebook(self, notebook_id: str) -> None:
         """Read the notebook (on a worker) and show it whole."""
+        self._came_from_runs = False
+        self._set_back()
         self._loading(self.tr("Reading the notebook…"))
         self._loads.run(read_one, self.corpus, notebook_id)
 
     def open_run(self, run_id: str) -> None:
-        """Read what the import ``run_id`` added (on a worker) and show it."""
+        """Read what the import ``run_id`` added (on a worker) and show it; Back returns to
+        Runs, where it was asked for."""
+        self._came_from_runs = True
+        self._set_back()
         self._loading(self.tr("Reading what the import added…"))
         self._loads.run(read_run, self.corpus, run_id)
 
     def _loading(self, words: str) -> None:
-        self.message_label.setText(words)
-        self.message_label.show()
+        self.tell(words)
         self.export_button.setEnabled(False)
 
     def notebook(self) -> NotebookLibrary | None:
@@ -349,8 +372,7 @@ class LibraryView(QWidget):
 
     def _failed(self, message: str) -> None:
         self._notebooks = []
-        self.message_label.setText(message)
-        self.message_label.show()
+        self.tell(message)
         self._choose()
         self.shown.emit()
 

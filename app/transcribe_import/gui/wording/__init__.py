@@ -86,6 +86,7 @@ from transcribe_import.gui.wording.review import (
 )
 from transcribe_import.gui.wording.runs import (
     counts_sentence,
+    elapsed_words,
     history_event_words,
     history_words,
     outcome_details,
@@ -131,6 +132,7 @@ __all__ = [
     "checking_words",
     "commit_buttons",
     "counts_sentence",
+    "elapsed_words",
     "duplicate_words",
     "error_code_words",
     "error_text",

@@ -10,7 +10,7 @@ from transcribe_import.engine.planning.plan import Op
 from transcribe_import.engine.runs.model import HistoryEvent, ItemState, RunStatus
 from transcribe_import.gui.values import OutcomeRow, PageTally, RunSummary
 from transcribe_import.gui.wording.errors import error_code_words
-from transcribe_import.gui.wording.formatting import format_local, plural
+from transcribe_import.gui.wording.formatting import format_duration, format_local, plural
 
 _t = QCoreApplication.translate
 
@@ -149,6 +149,8 @@ def run_state_explanation(run: RunSummary) -> str:
             "It stopped before its end (the app was closed or the computer stopped); resume "
             "it to finish with the same ids.",
         )
+    if run.status is RunStatus.COMPLETE and not run.skipped:
+        return _t("RunStatus", "Every notebook was committed.")  # none skipped: say only that
     return run_status_explanation(run.status, run.pages_landed)
 
 
@@ -181,6 +183,24 @@ def progress_words(tally: PageTally) -> str:
     return ", ".join(parts)
 
 
+def elapsed_words(pages: int, seconds: float) -> str:
+    """An attempt's pages, its time and its speed, the speed worked out from the time as
+    shown: under a minute the time is rounded (to a tenth under 10 s), and "12 pages in 1 s
+    (14.1 pages/s)" would not add up."""
+    shown = max(0.1, round(seconds, 1)) if seconds < 9.95 else float(round(seconds))
+    time = (
+        _t("Duration", "{seconds} s").format(seconds=f"{shown:.1f}")
+        if shown < 10
+        else format_duration(seconds)
+    )
+    rate = pages / (shown if shown < 60 else seconds)
+    return plural(
+        pages,
+        _t("Progress", "1 page in {time} ({rate} pages/s)."),
+        _t("Progress", "%Ln pages in {time} ({rate} pages/s).", "", pages),
+    ).format(time=time, rate=f"{rate:.1f}")
+
+
 def outcome_words(row: OutcomeRow, live: bool = True) -> str:
     """The outcome in words; a pending item is "waiting" in a live run, "not done" in a record."""
     if row.state is ItemState.PENDING:
@@ -200,9 +220,11 @@ def outcome_details(row: OutcomeRow) -> str:
     o = row.outcome
     dups = len(o.skipped_sources)
     if o.state is ItemState.COMMITTED:
+        # A retry finds the pages an earlier run landed in the notebook it began: the
+        # notebook was created then, and this run added to it.
         where = (
             _t("ItemState", "into a new notebook")
-            if row.op is Op.CREATE_NOTEBOOK
+            if row.op is Op.CREATE_NOTEBOOK and not o.pages_already_in
             else _t("ItemState", "into the existing notebook")
         )
         pages = plural(
@@ -211,6 +233,8 @@ def outcome_details(row: OutcomeRow) -> str:
             _t("ItemState", "%Ln pages", "", o.page_count),
         )
         text = f"{pages} {where}"
+        if o.pages_already_in:
+            text += "; " + _already_in_words(o.pages_already_in)
         if dups:
             text += "; " + plural(
                 dups,
@@ -250,22 +274,43 @@ def outcome_details(row: OutcomeRow) -> str:
                 o.pages_landed,
             ),
         )
+    # A retry's item: this run's pages are counted apart from those an earlier run landed.
+    already = "; " + _already_in_words(o.pages_already_in) if o.pages_already_in else ""
     if row.started and row.pages_staged:
         # Staged: copied and rendered in the checkpoint in flight, which lands them together.
-        return _t(
-            "ItemState", "{landed} of {planned} pages landed so far, {staged} more being saved"
-        ).format(landed=o.pages_landed, planned=row.pages_planned, staged=row.pages_staged)
+        return (
+            _t(
+                "ItemState", "{landed} of {planned} pages landed so far, {staged} more being saved"
+            ).format(landed=o.pages_landed, planned=row.pages_planned, staged=row.pages_staged)
+            + already
+        )
     if row.started and o.pages_landed:
-        return _t("ItemState", "{landed} of {planned} pages landed so far").format(
-            landed=o.pages_landed, planned=row.pages_planned
+        return (
+            _t("ItemState", "{landed} of {planned} pages landed so far").format(
+                landed=o.pages_landed, planned=row.pages_planned
+            )
+            + already
         )
     if row.started:
-        return plural(
-            row.pages_planned,
-            _t("ItemState", "1 page being imported"),
-            _t("ItemState", "%Ln pages being imported", "", row.pages_planned),
+        being = max(0, row.pages_planned - o.pages_already_in)
+        return (
+            plural(
+                being,
+                _t("ItemState", "1 page being imported"),
+                _t("ItemState", "%Ln pages being imported", "", being),
+            )
+            + already
         )
-    return ""
+    return _already_in_words(o.pages_already_in) if o.pages_already_in else ""
+
+
+def _already_in_words(pages: int) -> str:
+    """The pages of an item an earlier run landed, which its notebook holds already."""
+    return plural(
+        pages,
+        _t("ItemState", "1 page was in from an earlier run"),
+        _t("ItemState", "%Ln pages were in from an earlier run", "", pages),
+    )
 
 
 def _failure_words(message: str | None, code: str | None) -> str:
@@ -314,8 +359,13 @@ def history_words(entry: HistoryEntry, run: RunSummary | None = None) -> str:
         what = _t("RunHistory", "Ended: {status}").format(status=status)
     else:
         what = history_event_words(entry.event).format(event=entry.recorded)
-    line = _t("RunHistory", "{when}  {what} (attempt {attempt})").format(
-        when=format_local(entry.at), what=what, attempt=entry.attempt
+    # Attempts are counted from 1; the run's creation comes before its first (attempt 0).
+    line = (
+        _t("RunHistory", "{when}  {what} (attempt {attempt})").format(
+            when=format_local(entry.at), what=what, attempt=entry.attempt
+        )
+        if entry.attempt >= 1
+        else _t("RunHistory", "{when}  {what}").format(when=format_local(entry.at), what=what)
     )
     if entry.requested_by:
         line += " " + _t("RunHistory", "— asked by {who}").format(who=entry.requested_by)
