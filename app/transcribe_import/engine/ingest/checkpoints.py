@@ -153,7 +153,7 @@ def _whole_rounds(chunk: tuple[SourceSpec, ...], threads: int) -> tuple[SourceSp
     """The sources past the checkpoint's last whole round of ``threads`` (none when it has
     no more than ``threads``): left for the next checkpoint, so no staging thread waits idle
     at this one's tail while another stages a last source alone (5 scans on two threads
-    take as long as 6; measured in bench/RESULTS.md, "Stops")."""
+    take three rounds, as 6 do)."""
     extra = len(chunk) % threads if len(chunk) > threads else 0
     return chunk[len(chunk) - extra :] if extra else ()
 
