@@ -130,8 +130,10 @@ def bench_pause(sizing: str, pages: int) -> dict[str, Any]:
                     if state["asked"] is not None:
                         state["landed_after_ask"] = True
                 state["flight"] = now
-                # The next checkpoint's size, as the pace cuts it (for the share to pause at).
-                state["size"] = pace.budget(32, 2)[0] if sizing == "seconds" else 32
+                # The next checkpoint's size, as the pace cuts it in whole rounds of the two
+                # staging threads (for the share to pause at).
+                size = pace.budget(32, 2)[0] if sizing == "seconds" else 32
+                state["size"] = size - size % 2 if size > 2 else size
 
             try:
                 ingest_checkpoints(

@@ -340,6 +340,32 @@ def test_a_pause_lets_the_checkpoint_land_only_when_little_of_it_is_left(monkeyp
     assert flight(0).stops()
 
 
+def test_a_pause_lets_a_checkpoint_land_that_would_lose_more_than_the_wait(monkeypatch) -> None:
+    """A busy machine's smallest checkpoint, a page per staging thread, timed at 3 s a page
+    (6 s for two on two threads): a pause 1 s in rolls it back (1 s lost, 5 s left); 3.5 s
+    in, it lands (2.5 s left, less than the 3.5 s a roll-back loses), and 4.5 s in with
+    one page staged too (the lane's pace knows the other page has run as long). A 12 s
+    checkpoint half-way does not: the wait is at most twice the grace."""
+    clock = [0.0]
+    monkeypatch.setattr(checkpoints, "_now", lambda: clock[0])
+    pace = checkpoints.Pace()
+    pace.observe(2, 6.0)
+
+    def paused_at(seconds: float, staged: int = 0, pages: int = 2) -> bool:
+        clock[0] = 0.0
+        f = checkpoints._InFlight(pages, pace, None, lambda: True, None)
+        clock[0] = seconds
+        f.source_staged(staged)
+        return not f.stops()
+
+    assert checkpoints.PAUSE_GRACE_SECONDS == 2.0
+    assert not paused_at(1.0)
+    assert paused_at(3.5)
+    assert paused_at(4.5, staged=1)
+    assert not paused_at(6.0, pages=4)  # 6 s left of 12: more than the 4 s a pause waits
+    assert paused_at(8.5, pages=4)  # 3.5 s left
+
+
 @pytest.mark.slow
 def test_a_long_pdf_lands_in_checkpoints_too_and_resumes_inside_its_source(
     corpus, tmp_path, monkeypatch
@@ -410,3 +436,26 @@ def test_a_slow_notebook_lands_in_checkpoints_of_a_few_seconds_of_work(
     per = int(checkpoints.CHECKPOINT_SECONDS / 0.5)
     assert landed == [CHECKPOINT_PAGES, *range(CHECKPOINT_PAGES + per, PAGES, per), PAGES]
     _assert_first_pages_landed(corpus, plan, PAGES)
+
+
+def test_a_checkpoint_is_whole_rounds_of_its_staging_threads(monkeypatch) -> None:
+    """Five scans fit the bytes of a first checkpoint: on two staging threads it takes four
+    (two rounds), the fifth goes first in the next; the rest of a notebook is taken whole
+    when it fits; one thread, a long source cut, or the most pages asked, is never trimmed.
+    Timed at 0.8 s a page, 4 s holds five pages: the budget is four."""
+    mib = 1024 * 1024
+    scans = [_sized(1, 2 * mib) for _ in range(7)]
+    queue = deque(scans)
+    first = checkpoints.take_checkpoint(queue, 32, 10 * mib, threads=2)
+    assert list(first) == scans[:4] and list(queue) == scans[4:]
+    assert list(checkpoints.take_checkpoint(queue, 32, None, threads=2)) == scans[4:]
+    assert len(checkpoints.take_checkpoint(deque(scans), 5, None, threads=1)) == 5
+    assert len(checkpoints.take_checkpoint(deque(scans), 3, None, threads=2)) == 3
+    monkeypatch.delenv(checkpoints.ENV_CHECKPOINT_SECONDS, raising=False)  # the 4 s
+    pace = checkpoints.Pace()
+    pace.observe(10, 10 * checkpoints.CHECKPOINT_SECONDS / 5)
+    assert pace.budget(32, 2) == (4, None) and pace.budget(32, 1) == (5, None)
+    assert pace.budget(5, 2) == (5, None)
+    pdf = _sized(70, 70 * mib)
+    [part] = checkpoints.take_checkpoint(deque([pdf, *scans]), 64, 5 * mib, threads=2)
+    assert len(part.pages) == 5

@@ -7,10 +7,11 @@ before any is timed as many as hold that many seconds of source bytes
 (``STAGED_BYTES_PER_SECOND``), and never more than ``CHECKPOINT_PAGES``. A longer
 source (a long PDF) is cut too: its first part lands it with its first pages, the next
 parts add pages to it. A crash or an error loses at most the checkpoint in flight; a
-pause lets it land when little of it is left (``PAUSE_GRACE_SECONDS``); what landed
-stays. Ids are preallocated, so a later call with the same request finds the pages that
-landed in the notebook's manifest and goes on with the rest, however the checkpoints were
-cut before: a page that landed is never rendered again. Why these sizes: docs/formats.md.
+pause lets it land when little of it is left, or less than rolling it back would lose
+(``PAUSE_GRACE_SECONDS``); what landed stays. Ids are preallocated, so a later call with
+the same request finds the pages that landed in the notebook's manifest and goes on with
+the rest, however the checkpoints were cut before: a page that landed is never rendered
+again. Why these sizes: docs/formats.md.
 """
 
 from __future__ import annotations
@@ -49,7 +50,10 @@ ENV_CHECKPOINT_SECONDS = "TRANSCRIBE_CHECKPOINT_SECONDS"
 # JPEG scans of 1.6 MB take 0.2 s each on two idle threads here, ten times that when the
 # machine is shared), so a first checkpoint of such scans is 5 pages, not 20.
 STAGED_BYTES_PER_SECOND = 2 * 1024 * 1024
-# A pause lets the checkpoint in flight land when its pages left take about this long.
+# A pause lets the checkpoint in flight land when its pages left take at most this long, or
+# at most as long as it has staged (rolling it back would lose more than waiting), up to
+# twice this: so on a busy machine, where the smallest checkpoint (a page per staging
+# thread) takes longer than CHECKPOINT_SECONDS, a pause loses and waits about half of one.
 PAUSE_GRACE_SECONDS = 2.0
 
 
@@ -92,12 +96,15 @@ class Pace:
         """The next checkpoint's most pages and source bytes (None: bytes do not count).
 
         Never fewer than ``least`` pages (the staging threads: a checkpoint of one page on a
-        busy machine would leave the second thread idle, halving the pace it measures)."""
+        busy machine would leave the second thread idle, halving the pace it measures), and
+        cut by the time, whole rounds of them (``take_checkpoint``'s rule for the bytes)."""
         seconds = checkpoint_seconds()
         if self.seconds_per_page is None:
             return max_pages, seconds * STAGED_BYTES_PER_SECOND
-        fit = min(float(max_pages), seconds / max(self.seconds_per_page, 1e-6))
-        return max(1, min(least, max_pages), int(fit)), None
+        fit = int(min(float(max_pages), seconds / max(self.seconds_per_page, 1e-6)))
+        if least < fit < max_pages:
+            fit -= fit % least
+        return max(1, min(least, max_pages), fit), None
 
 
 def checkpoint_seconds() -> float:
@@ -120,7 +127,10 @@ def _page_bytes(s: SourceSpec) -> float:
 
 
 def take_checkpoint(
-    queue: deque[SourceSpec], max_pages: int, max_bytes: float | None = None
+    queue: deque[SourceSpec],
+    max_pages: int,
+    max_bytes: float | None = None,
+    threads: int = 1,
 ) -> tuple[SourceSpec, ...]:
     """Take the next checkpoint's sources off the head of ``queue``, in order.
 
@@ -128,7 +138,30 @@ def take_checkpoint(
     (None: any). A source that does not fit in an empty checkpoint (a long PDF) is cut:
     this checkpoint takes its first pages, each part carrying the source's whole
     ``page_count`` (transaction.py), and the rest stays at the head of the queue.
+    ``threads``: the staging threads, each staging a source at a time; a checkpoint cut
+    short of ``max_pages`` (by the bytes) is cut to whole rounds of them (``_whole_rounds``).
     """
+    chunk = _fill(queue, max_pages, max_bytes)
+    # The last checkpoint takes what is left: a checkpoint of its few sources would cost more.
+    short = queue and sum(len(s.pages) for s in chunk) < max_pages
+    extra = _whole_rounds(chunk, threads) if short else ()
+    queue.extendleft(reversed(extra))
+    return chunk[: len(chunk) - len(extra)]
+
+
+def _whole_rounds(chunk: tuple[SourceSpec, ...], threads: int) -> tuple[SourceSpec, ...]:
+    """The sources past the checkpoint's last whole round of ``threads`` (none when it has
+    no more than ``threads``): left for the next checkpoint, so no staging thread waits idle
+    at this one's tail while another stages a last source alone (5 scans on two threads
+    take three rounds, as 6 do)."""
+    extra = len(chunk) % threads if len(chunk) > threads else 0
+    return chunk[len(chunk) - extra :] if extra else ()
+
+
+def _fill(
+    queue: deque[SourceSpec], max_pages: int, max_bytes: float | None
+) -> tuple[SourceSpec, ...]:
+    """``take_checkpoint``'s sources before its rounds are made whole."""
     chunk: list[SourceSpec] = []
     pages = 0
     size = 0.0
@@ -167,9 +200,9 @@ class _InFlight:
 
     A stop request (``should_stop``: a cancel, an error) rolls it back at the next page. A
     pause (``should_pause``) does too, unless the pages left would take at most
-    ``PAUSE_GRACE_SECONDS`` at the pace this checkpoint has shown (or the ``Pace``'s,
-    before its first page): then it lands, and the pause is heard after it. Decided once,
-    at the first check that hears the pause; checks come from the staging threads.
+    ``PAUSE_GRACE_SECONDS``, or at most the time it has staged (up to twice the grace), as
+    ``seconds_left`` judges them: then it lands, and the pause is heard after it. Decided
+    once, at the first check that hears the pause; checks come from the staging threads.
     """
 
     def __init__(
@@ -195,14 +228,26 @@ class _InFlight:
         if self._on_staged is not None:
             self._on_staged(self.staged)
 
-    def seconds_left(self) -> float:
+    def seconds_left(self, elapsed: float) -> float:
+        """The time its pages left would take: by the pace its staged pages showed, or by
+        the lane's pace from its start, whichever says less (the first counts the pages being
+        staged now as not begun, so a checkpoint of a page per thread with one page staged
+        looks as far from landing as it has come; the second knows they have run)."""
+        left = math.inf  # nothing timed yet: rolling back loses the least
         if self.staged:
-            per = (_now() - self.started) / self.staged
-        elif self.pace.seconds_per_page is not None:
-            per = self.pace.seconds_per_page
-        else:
-            return math.inf  # nothing timed yet: rolling back loses the least
-        return (self.pages - self.staged) * per
+            left = (self.pages - self.staged) * elapsed / self.staged
+        if self.pace.seconds_per_page is not None:
+            left = min(left, max(0.0, self.pages * self.pace.seconds_per_page - elapsed))
+        return left
+
+    def lands_on_pause(self) -> bool:
+        """Whether a pause heard now lets this checkpoint land: what waiting costs against
+        what rolling back loses (the class's docstring)."""
+        if self.staged >= self.pages:
+            return True  # nothing left to wait for
+        elapsed = _now() - self.started
+        wait = max(PAUSE_GRACE_SECONDS, min(elapsed, 2 * PAUSE_GRACE_SECONDS))
+        return self.seconds_left(elapsed) < wait  # no grace: never waits
 
     def stops(self) -> bool:
         if self._should_stop is not None and self._should_stop():
@@ -211,7 +256,7 @@ class _InFlight:
             return False
         with self._lock:
             if self._stops is None:
-                self._stops = self.seconds_left() > PAUSE_GRACE_SECONDS
+                self._stops = not self.lands_on_pause()
             return self._stops
 
 
@@ -321,7 +366,7 @@ def ingest_checkpoints(
         if whole is not None:
             chunk = whole
         else:
-            chunk = take_checkpoint(queue, *pace.budget(max_pages, workers))
+            chunk = take_checkpoint(queue, *pace.budget(max_pages, workers), workers)
         first = False
         pages = {p.page_id for s in chunk for p in s.pages}
         part = dataclasses.replace(
