@@ -106,7 +106,7 @@ def test_the_loser_of_two_reverts_of_one_run_says_the_other_one_is_undoing_it(
     finally:
         out, err = finish(first)
     assert first.returncode == EXIT_OK, err
-    assert f"Run {run_id} was undone (6 page(s), 12 file(s))" in out
+    assert f"Run {run_id} was undone (6 pages, 12 files)" in out
     assert second.returncode == EXIT_LOCKED, second.stderr
     assert second.stdout == ""
     assert second.stderr == (

@@ -69,7 +69,7 @@ def test_export_json_document(shelf: ShelfCorpus, tmp_path: Path):
 
 def test_export_words_and_the_default_folder(shelf: ShelfCorpus):
     proc = ok(run_cli(shelf.data, "export", "--all"))
-    assert "Exported 2 notebook(s)" in proc.stdout and ": complete." in proc.stdout
+    assert "Exported 2 notebooks" in proc.stdout and ": complete." in proc.stdout
     [folder] = (shelf.data / "exports").iterdir()
     assert str(folder) in proc.stdout
     bagit.Bag(str(folder)).validate()

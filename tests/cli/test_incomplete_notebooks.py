@@ -130,7 +130,7 @@ def test_a_sigkill_leaves_the_notebook_marked_and_its_resume_clears_it(tmp_path:
     words = ok(run_cli(data, "notebooks")).stdout
     landed = notebook["page_count"]
     assert (
-        f"INCOMPLETE: {landed} of {PAGES} page(s) of import run {run_id} landed; finish it "
+        f"INCOMPLETE: {landed} of {PAGES} pages of import run {run_id} landed; finish it "
         f"with `transcribe-import resume {run_id}`." in words
     )
     note = _doctor_note(data, interrupted=True)
@@ -152,7 +152,7 @@ def test_a_cancel_leaves_the_notebook_marked_and_the_retry_doctor_names_clears_i
     _assert_incomplete(data, ended=True)
     doctor_words = ok(run_cli(data, "doctor")).stdout
     assert "the corpus is whole" not in doctor_words
-    assert "Nothing is damaged, but 1 notebook(s) hold only part of their import" in doctor_words
+    assert "Nothing is damaged, but 1 notebook holds only part of its import" in doctor_words
 
     plan.unlink()  # the retry doctor names needs no plan file: the run's frozen plan is kept
     command = _finish_command(_doctor_note(data))

@@ -142,7 +142,7 @@ def test_refusals_name_the_notebook_and_change_nothing(tmp_path, diary) -> None:
     out = ok(
         run_cli(data, "plan", str(late), "--mode", f"into:{nbid}", "--at", "9", "-o", str(plan))
     )
-    assert "1 problem(s) to resolve before commit" in out.stdout
+    assert "1 problem to resolve before commit" in out.stdout
     report = cli_json(data, "validate", str(plan), "--json", rc=EXIT_INVALID)
     [problem] = report["problems"]
     assert problem["code"] == "placement_out_of_range"

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from transcribe_import.engine.base.text import counted
+
 from helpers.cli import cli_json, ok, run_cli
 from helpers.shelves import make_pages, make_shelf
 
@@ -41,11 +43,11 @@ def test_undoing_pages_added_to_a_notebook_counts_their_renders_too(tmp_path: Pa
     [entry] = cli_json(data, "trash", "--json")["entries"]
     moved = _moved_files(Path(entry["path"]))
     assert moved == 10  # five sources and their five renders
-    assert f"was undone (5 page(s), {moved} file(s)):" in said, said
-    assert f"  removed: 5 page(s) and {moved} file(s) added to “notebook 1”" in said, said
+    assert f"was undone (5 pages, {counted(moved, 'file')}):" in said, said
+    assert f"  removed: 5 pages and {counted(moved, 'file')} added to “notebook 1”" in said, said
     assert entry["files"] == moved
     purged = ok(run_cli(data, "trash", "--purge", entry["revert_id"])).stdout
-    assert f"5 page(s), {moved} file(s)," in purged
+    assert f"5 pages, {counted(moved, 'file')}," in purged
 
 
 @pytest.mark.slow
@@ -61,7 +63,7 @@ def test_undoing_a_created_notebook_counts_every_file_it_moved(tmp_path: Path) -
     [entry] = cli_json(data, "trash", "--json")["entries"]
     moved = _sources_and_renders(Path(entry["path"]))
     assert moved == 16
-    assert f"was undone (8 page(s), {moved} file(s)):" in said
-    assert said.count(", 4 page(s) and 8 file(s)") == 2
-    assert preview.count(", 4 page(s) and 8 file(s)") == 2
+    assert f"was undone (8 pages, {counted(moved, 'file')}):" in said
+    assert said.count(", 4 pages and 8 files") == 2
+    assert preview.count(", 4 pages and 8 files") == 2
     assert entry["files"] == moved

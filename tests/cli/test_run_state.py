@@ -22,6 +22,7 @@ import orjson
 import pytest
 from pytestqt.qtbot import QtBot
 
+from transcribe_import.engine.base.text import counted
 from transcribe_import.engine.runs.executor import EventKind, RunControl
 from transcribe_import.engine.runs.model import HistoryEvent
 from transcribe_import.engine.storage.corpus import Corpus
@@ -88,7 +89,10 @@ def retried(tmp_path: Path, corpus: Corpus) -> tuple[Path, str]:
     assert item["page_count"] == item["pages_landed"] == pages_on_disk(data, retry_id)
     assert item["pages_already_in"] == pages_on_disk(data, first)
     assert retry["pages_committed"] == retry["pages_landed"] == pages_on_disk(data, retry_id)
-    assert f": {item['page_count']} page(s) into " in ok(run_cli(data, "show", retry_id)).stdout
+    assert (
+        f": {counted(item['page_count'], 'page')} into "
+        in ok(run_cli(data, "show", retry_id)).stdout
+    )
     # The cancelled run no longer counts the notebook incomplete: the retry finished it.
     assert cli_json(data, "show", first, "--json")["run_counts"]["notebooks_incomplete"] == 0
     assert "0 incomplete" in ok(run_cli(data, "show", first)).stdout

@@ -811,7 +811,7 @@ def test_cancel_an_interrupted_run_with_pages_landed_says_so(
     cancel = run_cli(data, "cancel", run_id)
     assert cancel.returncode == EXIT_CANCELLED
     assert "no page was added" not in cancel.stdout
-    assert f"{CHECKPOINT} page(s) of the items in progress landed and stay" in cancel.stdout
+    assert f"{CHECKPOINT} pages of the items in progress landed and stay" in cancel.stdout
     show = cli_json(data, "show", run_id, "--json")
     [register] = orjson.loads(register_only_plan.read_bytes())["items"]
     [outcome] = show["items"]

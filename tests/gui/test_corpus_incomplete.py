@@ -12,6 +12,8 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
+from transcribe_import.engine import api
+from transcribe_import.engine.base.findings import FindingCode, Remedy
 from transcribe_import.engine.runs.executor import EventKind, RunControl, RunEvent
 from transcribe_import.engine.runs.model import RunStatus
 from transcribe_import.engine.runs.store import RunStore
@@ -169,3 +171,45 @@ def test_a_notebook_another_process_is_importing_offers_no_action(
     finally:
         _out, err = finish(commit)
     assert commit.returncode == EXIT_OK, err
+
+
+@pytest.mark.parametrize("cancel", [True, False], ids=["cancelled", "paused"])
+def test_health_findings_name_the_windows_actions_not_commands(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    corpus: Corpus,
+    tmp_path: Path,
+    cancel: bool,
+) -> None:
+    """The Corpus health findings of an incomplete notebook (and of its interrupted run, when
+    paused) say the window's buttons; doctor's message for the CLI keeps its commands."""
+    run_id, _notebook_id = _stopped_part_way(corpus, tmp_path, cancel=cancel)
+    by_code = {f.code: f for f in api.check_corpus(corpus).findings}
+    expected = {FindingCode.NOTEBOOK_INCOMPLETE: (Remedy.FINISH_IMPORT, Remedy.UNDO_IMPORT)}
+    if not cancel:
+        expected[FindingCode.INTERRUPTED_RUN] = (Remedy.RESUME_RUN, Remedy.CANCEL_RUN)
+    assert {code: by_code[code].remedies for code in expected} == expected
+    assert all(by_code[code].run_id == run_id for code in expected)
+    finish = "commit" if cancel else "resume"
+    assert f"`transcribe-import {finish} " in by_code[FindingCode.NOTEBOOK_INCOMPLETE].message
+    assert "run_id" not in by_code[FindingCode.NOTEBOOK_INCOMPLETE].to_json()  # JSON as it was
+
+    window = open_window()
+    view = window.findings_view
+    qtbot.waitUntil(lambda: view.rowCount() == len(by_code), timeout=TIMEOUT_MS)
+    rows = [view.item(row, 0) for row in range(view.rowCount())]
+    said = [item.text() for item in rows]
+    heard = [str(item.data(Qt.ItemDataRole.AccessibleTextRole)) for item in rows]
+    assert [s for s in said + heard if "transcribe-import" in s] == []
+    incomplete = next(s for s in said if "is incomplete:" in s)
+    assert incomplete.endswith(
+        "To finish it, select the notebook in Corpus and choose Finish Import. Undo This "
+        "Import shows what undoing it would take out, then does it."
+    )
+    assert f"(run {run_id}) landed." in incomplete
+    if not cancel:
+        interrupted = next(s for s in said if "was interrupted with" in s)
+        assert interrupted.endswith(
+            "To finish it, select it in Runs and choose Resume. To end it, select it in Runs "
+            "and choose Cancel Run; the pages it landed stay."
+        )

@@ -14,6 +14,7 @@ import pytest
 
 from transcribe_import.engine.api import OutcomeRow, RevertBlocker, run_history
 from transcribe_import.engine.base.errors import ErrorCode
+from transcribe_import.engine.base.findings import Remedy
 from transcribe_import.engine.base.findings import Severity as FindingSeverity
 from transcribe_import.engine.planning.plan import Duplicate, Op
 from transcribe_import.engine.planning.problems import (
@@ -52,6 +53,7 @@ TABLES: dict[str, tuple[Iterable[Any], Callable[[Any], str]]] = {
     "error_code_words": (ErrorCode, wording.error_code_words),
     "severity_words": (Severity, wording.severity_words),
     "finding_severity_words": (FindingSeverity, wording.finding_severity_words),
+    "remedy_words": (Remedy, wording.remedy_words),
     "duplicate_words": (Duplicate, wording.duplicate_words),
     "plan_state_words": (PlanItemState, wording.plan_state_words),
     "run_status_words": (RunStatus, wording.run_status_words),

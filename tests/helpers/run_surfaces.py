@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from transcribe_import.engine import api
+from transcribe_import.engine.base.text import counted
 from transcribe_import.engine.runs.model import HistoryEvent
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.models.runs import RunColumn, RunTableModel
@@ -104,11 +105,11 @@ def assert_surfaces_agree(
     show_out = ok(run_cli(data, "show", run_id)).stdout
     label = status if ended else RUNS_LABEL[state]
     assert f"  {label} " in runs_line
-    counted = f"{want['notebooks_complete']} complete, {want['notebooks_incomplete']} incomplete"
-    assert counted in runs_line and f"{pages} page(s) landed" in runs_line
-    assert f"{want['notebooks_complete']} notebook(s) complete, " in show_out
+    numbers = f"{want['notebooks_complete']} complete, {want['notebooks_incomplete']} incomplete"
+    assert numbers in runs_line and f"{counted(pages, 'page')} landed" in runs_line
+    assert f"{counted(want['notebooks_complete'], 'notebook')} complete, " in show_out
     assert f"{want['items_failed']} failed, {want['items_not_started']} not started; " in show_out
-    assert f"{pages} page(s) landed." in show_out
+    assert f"{counted(pages, 'page')} landed." in show_out
     first = show_out.splitlines()[0]
     assert first.startswith(f"Run {run_id} — {status if ended else SHOW_WORDS[state]}")
     for event in history:

@@ -22,6 +22,7 @@ from transcribe_import.engine import api
 from transcribe_import.engine.api import Corpus, ExitCode, resolve_data_dir
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.base.findings import FindingCode
+from transcribe_import.engine.base.text import agreeing, counted
 
 
 class _Parser(argparse.ArgumentParser):
@@ -220,7 +221,8 @@ def cmd_notebooks(corpus: Corpus, args: argparse.Namespace) -> int:
     width = max((len(n.title) for n in notebooks), default=0)
     for n in notebooks:
         pages = "?" if n.page_count is None else str(n.page_count)
-        line = f"{n.notebook_id}  {n.title:<{width}}  {pages:>5} pages  {n.created_at[:19]}"
+        noun = agreeing(n.page_count or 0, "page", "pages")  # "?" pages when unknown
+        line = f"{n.notebook_id}  {n.title:<{width}}  {pages:>5} {noun:<5}  {n.created_at[:19]}"
         say(line + (f"  PROBLEM: {n.problem}" if n.problem else ""))
         if n.unfinished is not None:
             say(f"    INCOMPLETE: {_unfinished_words(corpus, n.unfinished)}")
@@ -236,10 +238,14 @@ def cmd_notebooks(corpus: Corpus, args: argparse.Namespace) -> int:
 
 def _unfinished_words(corpus: Corpus, u: api.UnfinishedImport) -> str:
     """What an incomplete notebook holds of its import, and the command that finishes it."""
+    # "32 of 70 pages", "1 of 1 page": the noun agrees with the total, or when that is
+    # unknown with what landed.
+    total = u.pages_landed if u.pages_expected is None else u.pages_expected
     expected = "?" if u.pages_expected is None else str(u.pages_expected)
     command = api.finish_command(corpus, u)
     then = "a process is importing it now" if command is None else f"finish it with `{command}`"
-    return f"{u.pages_landed} of {expected} page(s) of import run {u.run_id} landed; {then}."
+    pages = agreeing(total, "page", "pages")
+    return f"{u.pages_landed} of {expected} {pages} of import run {u.run_id} landed; {then}."
 
 
 def cmd_doctor(corpus: Corpus, args: argparse.Namespace) -> int:
@@ -255,15 +261,16 @@ def cmd_doctor(corpus: Corpus, args: argparse.Namespace) -> int:
     if args.json:
         json_out(report.to_json())
     else:
-        say(f"Checked {report.notebooks_checked} notebook(s) in {corpus.root}.")
+        say(f"Checked {counted(report.notebooks_checked, 'notebook')} in {corpus.root}.")
         for f in report.findings:
             say(f"[{f.severity}] {f.message}")
         incomplete = sum(f.code is FindingCode.NOTEBOOK_INCOMPLETE for f in report.findings)
         if report.clean and incomplete:
             # Not whole: a notebook holds part of its import (a note, since nothing is damaged).
             say(
-                f"Nothing is damaged, but {incomplete} notebook(s) hold only part of their "
-                "import: finish or undo it as said above."
+                f"Nothing is damaged, but {counted(incomplete, 'notebook')} "
+                f"{agreeing(incomplete, 'holds', 'hold')} only part of "
+                f"{agreeing(incomplete, 'its', 'their')} import: finish or undo it as said above."
             )
         elif report.clean:
             say("Nothing to report: the corpus is whole.")
@@ -307,7 +314,7 @@ def cmd_export(corpus: Corpus, args: argparse.Namespace) -> int:
 
     def show(ev: api.ExportProgress) -> None:
         progress.show(
-            f"{ev.files_done}/{ev.files_total} files, "
+            f"{ev.files_done}/{ev.files_total} {agreeing(ev.files_total, 'file', 'files')}, "
             f"{ev.bytes_done // 1_048_576}/{ev.bytes_total // 1_048_576} MiB — "
             f"{ev.current or ev.phase}"
         )
@@ -337,20 +344,20 @@ def cmd_export(corpus: Corpus, args: argparse.Namespace) -> int:
     files = len(result.files)
     if result.status is api.ExportStatus.CANCELLED:
         say(
-            f"Export cancelled after {files} file(s); {where} holds an incomplete export "
+            f"Export cancelled after {counted(files, 'file')}; {where} holds an incomplete export "
             "(it says so in EXPORT-INCOMPLETE.txt and is not a valid bag): delete it."
         )
     else:
         say(
-            f"Exported {len(result.notebooks)} notebook(s), {files} file(s) "
-            f"({result.payload_bytes} bytes) to {where}: {result.status}."
+            f"Exported {counted(len(result.notebooks), 'notebook')}, {counted(files, 'file')} "
+            f"({counted(result.payload_bytes, 'byte')}) to {where}: {result.status}."
         )
         for m in result.missing:
             say(f"  MISSING [{m.reason}] {m.path}: {m.message}")
         if result.missing:
             say(
-                f"  {len(result.missing)} file(s) could not be copied, so the bag does not "
-                "validate; repair the corpus and export again."
+                f"  {counted(len(result.missing), 'file')} could not be copied, so the bag "
+                "does not validate; repair the corpus and export again."
             )
         say(f"  chain hash {result.chain_hash}")
     return api.exit_code_for_export(result)

@@ -15,6 +15,7 @@ from typing import Any
 from transcribe_import.cli.output import json_out, say
 from transcribe_import.engine import api
 from transcribe_import.engine.api import Corpus, ExitCode
+from transcribe_import.engine.base.text import counted
 from transcribe_import.engine.planning.plan import ImportPlan, Op, PlanItem
 from transcribe_import.engine.planning.problems import Resolution
 
@@ -112,7 +113,7 @@ def cmd_pages(corpus: Corpus, notebook_id: str, as_json: bool) -> int:
         json_out({"notebook_id": notebook_id, "pages": [_page_json(p) for p in pages]})
         return ExitCode.OK
     live = [p for p in pages if p.position is not None]
-    say(f"Notebook {notebook_id}: {len(live)} page(s).")
+    say(f"Notebook {notebook_id}: {counted(len(live), 'page')}.")
     for p in live:
         say(f"  {p.position:>4}  {p.page_id}  {p.label or '':<8} {p.file or ''}")
     for p in pages:

@@ -23,7 +23,7 @@ from transcribe_import.cli.output import json_out, say
 from transcribe_import.cli.undo import history_line
 from transcribe_import.engine import api
 from transcribe_import.engine.api import Corpus, ExitCode
-from transcribe_import.engine.base.text import for_terminal
+from transcribe_import.engine.base.text import agreeing, counted, for_terminal
 from transcribe_import.engine.planning.plan import (
     DedupeScope,
     ImportPlan,
@@ -140,7 +140,10 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
     # Told under their item's line: the folder was imported before, where, and what to do.
     recognised = {ProblemCode.ALREADY_IMPORTED, ProblemCode.PARTLY_IMPORTED, ProblemCode.LOOKS_LIKE}
     pages = plan.imported_page_count()
-    say(f"Wrote {args.output}: {len(plan.items)} notebook(s), {pages} page(s) to import.")
+    say(
+        f"Wrote {args.output}: {counted(len(plan.items), 'notebook')}, "
+        f"{counted(pages, 'page')} to import."
+    )
     for it in plan.items:
         say("  " + _item_line(it, report) + placement_cli.words(corpus, it))
         for p in report.for_item(it.item_id):
@@ -150,7 +153,7 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
     not_planned = plan.provenance.get("not_planned", [])
     if ignored or not_planned:
         say(
-            f"Not planned: {len(ignored) + len(not_planned)} file(s) "
+            f"Not planned: {counted(len(ignored) + len(not_planned), 'file')} "
             "(see provenance in the plan for each reason)."
         )
         for entry in [*not_planned, *({"rel": i.rel, "reason": i.reason} for i in ignored)][:10]:
@@ -160,7 +163,7 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
             say("  To plan those by folder: --mode folders.")
     if not report.ok:
         say(
-            f"{len(report.errors)} problem(s) to resolve before commit: "
+            f"{counted(len(report.errors), 'problem')} to resolve before commit: "
             f"transcribe-import validate {args.output}"
         )
     return ExitCode.OK
@@ -195,8 +198,9 @@ def _item_line(it: PlanItem, report: ValidationReport) -> str:
         )
     pages = it.imported_page_count()
     dups = len(it.planned_skips())
-    extra = f", {dups} duplicate(s) skipped" if dups else ""
-    return f"[{_STATE_WORDS[state]}] {it.item_id[:8]} {op} “{it.label}”: {pages} page(s){extra}"
+    extra = f", {counted(dups, 'duplicate')} skipped" if dups else ""
+    said = f"[{_STATE_WORDS[state]}] {it.item_id[:8]} {op} “{it.label}”"
+    return f"{said}: {counted(pages, 'page')}{extra}"
 
 
 # -- validate and order --------------------------------------------------------------------
@@ -231,10 +235,13 @@ def _print_report(plan: ImportPlan, report: ValidationReport, plan_path: str = "
                 f"{item.item_id[:8]} " + " | ".join(_resolution_flag(r) for r in p.resolutions)
             )
     if report.ok:
-        say(f"The plan is valid: {len(plan.items)} notebook(s), {len(report.warnings)} warning(s).")
+        say(
+            f"The plan is valid: {counted(len(plan.items), 'notebook')}, "
+            f"{counted(len(report.warnings), 'warning')}."
+        )
     else:
         say(
-            f"{len(report.errors)} error(s), {len(report.warnings)} warning(s): "
+            f"{counted(len(report.errors), 'error')}, {counted(len(report.warnings), 'warning')}: "
             "commit is refused until the errors are resolved."
         )
 
@@ -306,7 +313,11 @@ def cmd_order(corpus: Corpus, args: argparse.Namespace) -> int:
     save_plan(plan, Path(args.plan))
     report = api.validate_plan(corpus, plan)
     remaining = [p for p in report.errors if p.item_id == item.item_id]
-    state = "resolved" if not remaining else f"{len(remaining)} error(s) remain"
+    state = (
+        "resolved"
+        if not remaining
+        else f"{counted(len(remaining), 'error')} {agreeing(len(remaining), 'remains', 'remain')}"
+    )
     say(
         f"Updated {args.plan}: item {item.item_id[:8]} “{item.label}” — {state}"
         + placement_cli.words(corpus, new)
@@ -379,11 +390,12 @@ def progress_line(ev: RunEvent, rate: float) -> str | None:
     if ev.kind is EventKind.ITEM_FINISHED:
         what = str(ev.outcome.state)
     else:
-        what = f"{ev.outcome.pages_landed + ev.outcome.pages_already_in} pages in"
+        what = f"{counted(ev.outcome.pages_landed + ev.outcome.pages_already_in, 'page')} in"
         if ev.kind is EventKind.PAGES_STAGED:
             what += f", {ev.pages_staged} more staged"
     return (
-        f"{ev.pages_done}/{ev.pages_total} pages, {rate:.1f} pages/s — "
+        f"{ev.pages_done}/{ev.pages_total} {agreeing(ev.pages_total, 'page', 'pages')}, "
+        f"{rate:.1f} pages/s — "
         f"item {ev.item_id[:8] if ev.item_id else ''} {what}"
     )
 
@@ -440,13 +452,14 @@ def _report_result(corpus: Corpus, result: RunResult, args: argparse.Namespace) 
         elif result.stopped_by is not None:
             say(f"Run {result.run_id} stopped: {result.stopped_by}", file=sys.stderr)
             say(
-                f"Run {result.run_id} is interrupted with {counts['pending']} item(s) pending; "
-                f"when the cause is fixed, resume it with `transcribe-import resume "
+                f"Run {result.run_id} is interrupted with "
+                f"{counted(counts['pending'], 'item')} pending; when the cause is fixed, "
+                "resume it with `transcribe-import resume "
                 f"{result.run_id}` (same ids, nothing is imported twice)."
             )
         elif result.paused or result.superseded:
             say(
-                f"Run {result.run_id} stopped with {counts['pending']} item(s) pending; "
+                f"Run {result.run_id} stopped with {counted(counts['pending'], 'item')} pending; "
                 f"resume it with `transcribe-import resume {result.run_id}`."
             )
         else:
@@ -464,9 +477,10 @@ def _counts_line(run: api.RunSummary) -> str:
     """The run's counts (api.RunCounts), as every surface says them."""
     n = run.counts
     return (
-        f"  {n.notebooks_complete} notebook(s) complete, {n.notebooks_incomplete} incomplete "
-        f"(some of their pages landed), {run.skipped} skipped, {n.items_failed} failed, "
-        f"{n.items_not_started} not started; {n.pages_landed} page(s) landed."
+        f"  {counted(n.notebooks_complete, 'notebook')} complete, "
+        f"{n.notebooks_incomplete} incomplete (some of their pages landed), "
+        f"{run.skipped} skipped, {n.items_failed} failed, "
+        f"{n.items_not_started} not started; {counted(n.pages_landed, 'page')} landed."
     )
 
 
@@ -496,12 +510,13 @@ def _state_words(run: api.RunSummary) -> str:
         }[run.state]
     if pages and run.status is RunStatus.CANCELLED:
         return (
-            f"cancelled — no item was completed, but {pages} page(s) of the items in "
+            f"cancelled — no item was completed, but {counted(pages, 'page')} of the items in "
             "progress landed and stay; commit the plan again to finish them"
         )
     if pages and run.status is RunStatus.FAILED:
         return (
-            f"failed — no item was completed; {pages} page(s) that landed before the failure stay"
+            f"failed — no item was completed; {counted(pages, 'page')} that landed before the "
+            f"failure {agreeing(pages, 'stays', 'stay')}"
         )
     return {
         RunStatus.COMPLETE: "complete — every item committed or skipped as planned",
@@ -590,7 +605,7 @@ def cmd_runs(corpus: Corpus, args: argparse.Namespace) -> int:
             f"{run.run_id}  {run.created_at[:19]}  {_state_label(run):<24} "
             f"{n.notebooks_complete} complete, {n.notebooks_incomplete} incomplete, "
             f"{run.skipped} skipped, {n.items_failed} failed, {n.items_not_started} not "
-            f"started; {n.pages_landed} page(s) landed"
+            f"started; {counted(n.pages_landed, 'page')} landed"
         )
     for problem in problems:
         say(f"PROBLEM: {problem}.")
@@ -621,9 +636,9 @@ def _print_run(detail: api.RunDetail, corpus: Corpus) -> None:
         item = plan.item(o.item_id)
         line = f"  {o.state:<17} {o.item_id[:8]} “{item.label}”"
         if o.page_count:
-            line += f": {o.page_count} page(s) into {o.notebook_id}"
+            line += f": {counted(o.page_count, 'page')} into {o.notebook_id}"
         if o.skipped_sources:
-            line += f", {len(o.skipped_sources)} duplicate(s) skipped"
+            line += f", {counted(len(o.skipped_sources), 'duplicate')} skipped"
         if o.failure_message:
             line += f" — {o.failure_message}"
         say(line + placement_cli.words(corpus, item))

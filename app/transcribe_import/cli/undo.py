@@ -13,6 +13,7 @@ from transcribe_import.cli.output import json_out, say
 from transcribe_import.engine import api
 from transcribe_import.engine.api import Corpus, ExitCode
 from transcribe_import.engine.base.errors import Problem
+from transcribe_import.engine.base.text import counted
 from transcribe_import.engine.runs.model import HistoryEvent
 
 
@@ -68,7 +69,7 @@ def _say_preview(preview: api.RevertPreview, *, done: bool) -> None:
     plan = preview.plan
     for n in plan.notebooks:
         what = "removed" if done else "to remove"
-        counts = f"{len(n.page_ids)} page(s) and {len(n.files)} file(s)"
+        counts = f"{counted(len(n.page_ids), 'page')} and {counted(len(n.files), 'file')}"
         if n.whole:
             say(f"  {what}: notebook “{n.title}” ({n.notebook_id}), {counts}")
         else:
@@ -110,7 +111,10 @@ def cmd_revert(corpus: Corpus, args: argparse.Namespace) -> int:
         )
     else:
         plan = result.plan
-        say(f"Run {args.run_id} was undone ({plan.pages} page(s), {plan.files} file(s)):")
+        say(
+            f"Run {args.run_id} was undone "
+            f"({counted(plan.pages, 'page')}, {counted(plan.files, 'file')}):"
+        )
         _say_preview(done, done=True)
         say(
             f"Everything removed is kept in {result.trash_dir}; `transcribe-import trash "
@@ -160,7 +164,8 @@ def cmd_trash(corpus: Corpus, args: argparse.Namespace) -> int:
         else:
             say(
                 f"Deleted trash entry {entry.revert_id} (the undo of run {entry.run_id}): "
-                f"{entry.pages} page(s), {entry.files} file(s), {_size(entry.bytes)}."
+                f"{counted(entry.pages, 'page')}, {counted(entry.files, 'file')}, "
+                f"{_size(entry.bytes)}."
             )
         return ExitCode.OK
     entries, problems = api.list_trash(corpus)
@@ -178,8 +183,8 @@ def cmd_trash(corpus: Corpus, args: argparse.Namespace) -> int:
         state = {"done": "", "moving": " — UNFINISHED: run doctor"}.get(e.state, f" — {e.state}")
         say(
             f"{e.revert_id}  {e.created_at}  undo of run {e.run_id} by {e.requested_by}: "
-            f"{e.notebooks} notebook(s) ({', '.join(e.titles)}), {e.pages} page(s), "
-            f"{_size(e.bytes)}{state}"
+            f"{counted(e.notebooks, 'notebook')} ({', '.join(e.titles)}), "
+            f"{counted(e.pages, 'page')}, {_size(e.bytes)}{state}"
         )
     for p in problems:
         say(f"PROBLEM {p}")
@@ -203,7 +208,7 @@ def _problem_json(problem: Problem) -> dict[str, Any]:
 def _size(n: int) -> str:
     """A byte count as people read it (MiB: 1,048,576 bytes)."""
     if n < 1024:
-        return f"{n} bytes"
+        return counted(n, "byte")
     value = n / 1024
     for unit in ("KiB", "MiB"):
         if value < 1024:

@@ -24,7 +24,13 @@ from typing import Any
 
 from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import TranscribeError
-from transcribe_import.engine.base.findings import DoctorReport, Finding, FindingCode, Severity
+from transcribe_import.engine.base.findings import (
+    DoctorReport,
+    Finding,
+    FindingCode,
+    Remedy,
+    Severity,
+)
 from transcribe_import.engine.base.ids import is_valid_id
 from transcribe_import.engine.base.text import agreeing, counted
 from transcribe_import.engine.ingest import journal
@@ -182,27 +188,38 @@ def _check_runs(corpus: Corpus) -> list[Finding]:
             continue
         if store.is_interrupted(record):
             counts = record.counts()
+            said = (
+                f"Import run {run_id} was interrupted with "
+                f"{counted(counts['pending'], 'item')} not done ({counts['committed']} "
+                "committed)"
+            )
             try:
                 store.load_plan(run_id, record)
+                situation = f"{said}."
+                remedies: tuple[Remedy, ...] = (Remedy.RESUME_RUN, Remedy.CANCEL_RUN)
                 advice = (
                     f"resume it with `transcribe-import resume {run_id}` or cancel it with "
                     f"`transcribe-import cancel {run_id}`."
                 )
             except RunCorrupt as exc:
                 # Only a cancel works without the plan: never advise a resume that cannot.
+                damaged = f"its frozen plan is damaged ({exc.path}), so it cannot be resumed"
+                situation = f"{said}; {damaged}."
+                remedies = (Remedy.CANCEL_RUN,)
                 advice = (
-                    f"its frozen plan is damaged ({exc.path}), so it cannot be resumed: end it "
-                    f"with `transcribe-import cancel {run_id}` (the pages it landed stay and "
-                    "are counted), then commit your plan file again to import the rest."
+                    f"{damaged}: end it with `transcribe-import cancel {run_id}` (the pages it "
+                    "landed stay and are counted), then commit your plan file again to import "
+                    "the rest."
                 )
             out.append(
                 Finding(
                     FindingCode.INTERRUPTED_RUN,
                     Severity.PROBLEM,
-                    f"Import run {run_id} was interrupted with "
-                    f"{counted(counts['pending'], 'item')} not done ({counts['committed']} "
-                    f"committed); {advice}",
+                    f"{said}; {advice}",
                     path=str(store.record_path(run_id)),
+                    situation=situation,
+                    remedies=remedies,
+                    run_id=run_id,
                 )
             )
     out += _orphan_plans(store)

@@ -1,4 +1,4 @@
-"""Counts read as English: "1 page", "2 pages", never "page(s)", in the engine and the window."""
+"""Counts read as English: "1 page", "2 pages", never "page(s)", in the engine and both faces."""
 
 from __future__ import annotations
 
@@ -14,9 +14,8 @@ from transcribe_import.engine.base.text import agreeing, counted
 APP = Path(transcribe_import.__file__).parent
 # "page(s)", "copy(ies)", "box(es)": a count that leaves its reader to choose the word.
 HEDGED = re.compile(r"[a-z]\((s|es|ies)\)")
-# Still hedged, and why: the command line's own sentences (cli/) are its face's to word, and
-# are pinned by its tests and docs/cli.md, left for a change of their own (issue 23 says so).
-NOT_YET = ("cli",)
+# A hedged word in quotes on its own is the rule named ('never "page(s)"'), not said.
+NAMED = re.compile(r'"[a-z]+\((s|es|ies)\)"')
 
 
 @pytest.mark.parametrize(
@@ -51,12 +50,24 @@ def _sentences(path: Path) -> list[tuple[int, str]]:
     ]
 
 
-def test_no_sentence_of_the_engine_or_the_window_hedges_a_plural() -> None:
+def test_no_sentence_of_the_app_hedges_a_plural() -> None:
+    """The engine, the window and the command line: every string constant of the package."""
     hedged = [
         f"{path.relative_to(APP)}:{line}: {text!r}"
         for path in sorted(APP.rglob("*.py"))
-        if path.relative_to(APP).parts[0] not in NOT_YET
         for line, text in _sentences(path)
         if HEDGED.search(text)
+    ]
+    assert hedged == []
+
+
+def test_no_documented_output_hedges_a_plural() -> None:
+    """The docs quote what the app says (docs/cli.md its examples): they say it the same way."""
+    root = APP.parents[1]
+    hedged = [
+        f"{path.relative_to(root)}:{number}: {line.strip()}"
+        for path in [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if HEDGED.search(NAMED.sub("", line))
     ]
     assert hedged == []

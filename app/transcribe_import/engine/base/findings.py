@@ -47,16 +47,35 @@ class FindingCode(enum.StrEnum):
     PAGE_HELD_TWICE = "page_held_twice"  # the same bytes twice (runs/held_twice.py)
 
 
+class Remedy(enum.StrEnum):
+    """What finishes or clears a finding, as a value: each face words it as its own action
+    (the CLI as its command, already in ``Finding.message``; the window as its button)."""
+
+    FINISH_IMPORT = "finish_import"  # resume the run, or commit its frozen plan again
+    UNDO_IMPORT = "undo_import"  # the group revert of the run (cancelled first if resumable)
+    RESUME_RUN = "resume_run"
+    CANCEL_RUN = "cancel_run"  # end it; the pages it landed stay
+
+
 @dataclass(frozen=True)
 class Finding:
     code: FindingCode
     severity: Severity
-    message: str
+    message: str  # the whole finding in the CLI's words, its commands included
     notebook_id: str | None = None
     path: str | None = None
+    # With remedies: ``message`` without the commands (a whole sentence), so that a face
+    # that does not speak in commands says it with its own words for ``remedies``.
+    situation: str = ""
+    remedies: tuple[Remedy, ...] = ()
+    run_id: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return fields_json(self)
+        # The keys doctor --json has always had: the remedies are in ``message`` there.
+        return {k: v for k, v in fields_json(self).items() if k not in _FACE_ONLY}
+
+
+_FACE_ONLY = frozenset({"situation", "remedies", "run_id"})
 
 
 @dataclass

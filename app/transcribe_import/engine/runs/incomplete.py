@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from transcribe_import.engine.base.errors import TranscribeError
-from transcribe_import.engine.base.findings import Finding, FindingCode, Severity
+from transcribe_import.engine.base.findings import Finding, FindingCode, Remedy, Severity
 from transcribe_import.engine.base.text import counted
 from transcribe_import.engine.planning.plan import ImportPlan
 from transcribe_import.engine.runs.model import ItemOutcome, ItemState, RunRecord, RunStatus
@@ -170,14 +170,20 @@ def incomplete_findings(corpus: Corpus, titles: dict[str, str]) -> list[Finding]
             if command is None
             else f"Finish it with `{command}`, or undo that import with {undo}"
         )
+        situation = (
+            f"Notebook “{title}” ({notebook_id}) is incomplete: {u.pages_landed} of "
+            f"{expected} of its import (run {u.run_id}) landed."
+        )
         out.append(
             Finding(
                 FindingCode.NOTEBOOK_INCOMPLETE,
                 Severity.INFO,
-                f"Notebook “{title}” ({notebook_id}) is incomplete: {u.pages_landed} of "
-                f"{expected} of its import (run {u.run_id}) landed. {then}.",
+                f"{situation} {then}.",
                 notebook_id,
                 str(corpus.notebook_dir(notebook_id)),
+                situation=situation,
+                remedies=() if command is None else (Remedy.FINISH_IMPORT, Remedy.UNDO_IMPORT),
+                run_id=u.run_id,
             )
         )
     return out

@@ -65,6 +65,7 @@ from transcribe_import.gui.wording import (
     ButtonWords,
     check_again_words,
     finding_severity_words,
+    finding_words,
     incomplete_buttons,
     plural,
     unfinished_import_words,
@@ -540,9 +541,10 @@ class CorpusPage(QWidget):
 
     def _finding_item(self, finding: Finding) -> QTableWidgetItem:
         label = finding_severity_words(finding.severity)
-        item = QTableWidgetItem(finding_icon(finding.severity), finding.message)
+        words = finding_words(finding)  # the window's actions, not the CLI's commands
+        item = QTableWidgetItem(finding_icon(finding.severity), words)
         # Screen readers hear the severity the icon shows.
-        item.setData(Qt.ItemDataRole.AccessibleTextRole, f"{label}: {finding.message}")
+        item.setData(Qt.ItemDataRole.AccessibleTextRole, f"{label}: {words}")
         item.setToolTip(f"{label} ({finding.code})" + (f"\n{finding.path}" if finding.path else ""))
         return item
 

@@ -40,9 +40,11 @@ from transcribe_import.gui.wording.buttons import (
 )
 from transcribe_import.gui.wording.corpus import (
     finding_severity_words,
+    finding_words,
     incomplete_buttons,
     notebook_name,
     notebook_state_words,
+    remedy_words,
     restored_words,
     revert_blocker_words,
     revert_notebook_words,
@@ -138,6 +140,7 @@ __all__ = [
     "error_text",
     "errors_words",
     "finding_severity_words",
+    "finding_words",
     "format_duration",
     "format_local",
     "format_local_epoch",
@@ -168,6 +171,7 @@ __all__ = [
     "resolution_words",
     "resume_words",
     "retry_words",
+    "remedy_words",
     "restored_words",
     "revert_blocker_words",
     "revert_notebook_words",

@@ -15,6 +15,7 @@ from transcribe_import.engine.api import (
     TrashEntry,
     UnfinishedImport,
 )
+from transcribe_import.engine.base.findings import Finding, Remedy
 from transcribe_import.engine.base.findings import Severity as FindingSeverity
 from transcribe_import.gui.wording.buttons import ButtonWords
 from transcribe_import.gui.wording.formatting import format_local, plural
@@ -45,6 +46,34 @@ def finding_severity_words(severity: FindingSeverity) -> str:
         FindingSeverity.REPAIRED: _t("FindingSeverity", "Repaired"),
         FindingSeverity.INFO: _t("FindingSeverity", "Note"),
     }[severity]
+
+
+def remedy_words(remedy: Remedy) -> str:
+    """What finishes or clears a finding, as the window offers it: its own buttons, never a
+    command line (the CLI's words for the same remedy are in the finding's message)."""
+    return {
+        Remedy.FINISH_IMPORT: _t(
+            "FindingRemedy", "To finish it, select the notebook in Corpus and choose Finish Import."
+        ),
+        Remedy.UNDO_IMPORT: _t(
+            "FindingRemedy", "Undo This Import shows what undoing it would take out, then does it."
+        ),
+        Remedy.RESUME_RUN: _t(
+            "FindingRemedy", "To finish it, select it in Runs and choose Resume."
+        ),
+        Remedy.CANCEL_RUN: _t(
+            "FindingRemedy",
+            "To end it, select it in Runs and choose Cancel Run; the pages it landed stay.",
+        ),
+    }[remedy]
+
+
+def finding_words(finding: Finding) -> str:
+    """A doctor finding as the window says it: with remedies, its situation and the window's
+    own action for each; without, doctor's message as it is."""
+    if not finding.remedies:
+        return finding.message
+    return " ".join([finding.situation, *(remedy_words(r) for r in finding.remedies)])
 
 
 def unreadable_notebook_words(problem: str) -> str:
