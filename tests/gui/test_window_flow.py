@@ -362,6 +362,33 @@ def test_pause_then_resume_from_the_runs_view(
 
 
 @pytest.mark.crash
+def test_the_start_notice_counts_one_notebook_in_the_singular(
+    open_window: Callable[..., MainWindow],
+    data_dir: Path,
+    corpus: Corpus,
+    tmp_path: Path,
+) -> None:
+    shelf = make_png_shelf(tmp_path / "shelf", notebooks=1)
+    plan_path = tmp_path / "plan.json"
+    save_plan(build_plan(corpus, run_scan([shelf])), plan_path)
+    env = {k: v for k, v in os.environ.items() if k != "TRANSCRIBE_DATA_DIR"}
+    env["TRANSCRIBE_CRASH_AT"] = "ingest.after_claim:1"
+    env["XDG_STATE_HOME"] = str(tmp_path / "state")
+    proc = subprocess.run(
+        [sys.executable, "-m", "transcribe_import", "--data-dir", str(data_dir), "commit"]
+        + [str(plan_path), "--workers", "1"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+
+    [text] = open_window().start_page.notice_texts()
+    assert "0 of 1 notebook done" in text, text
+
+
+@pytest.mark.crash
 def test_resume_a_run_whose_process_was_killed(
     qtbot: QtBot,
     open_window: Callable[..., MainWindow],

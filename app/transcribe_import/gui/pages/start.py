@@ -431,19 +431,20 @@ class StartPage(QWidget):
             where = ", ".join(f"“{Path(r).name or r}”" for r in run.roots[:2])
             text = (
                 self.tr(
-                    "<b>An import is paused</b> ({when}{where}): {done} of {total} notebooks "
-                    "done, {pages}. Resume it to finish with the same ids."
+                    "<b>An import is paused</b> ({when}{where}): {done} of {total} done, "
+                    "{pages}. Resume it to finish with the same ids."
                 )
                 if run.state is RunState.PAUSED
                 else self.tr(
                     "<b>An import was interrupted</b> ({when}{where}): {done} of {total} "
-                    "notebooks done, {pages}. Resume it to finish with the same ids."
+                    "done, {pages}. Resume it to finish with the same ids."
                 )
             ).format(
                 when=html.escape(format_local(run.created_at)),
                 where=self.tr(", from {roots}").format(roots=html.escape(where)) if where else "",
                 done=done,
-                total=total,
+                # "0 of 1 notebook done", "2 of 5 notebooks done": the noun agrees with the total.
+                total=plural(total, self.tr("1 notebook"), self.tr("%Ln notebooks", "", total)),
                 pages=plural(
                     run.pages_landed,
                     self.tr("1 page landed"),
