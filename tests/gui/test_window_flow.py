@@ -361,18 +361,15 @@ def test_pause_then_resume_from_the_runs_view(
     qtbot.waitUntil(lambda: not window.start_page.interrupted_runs(), timeout=TIMEOUT_MS)
 
 
-@pytest.mark.crash
-def test_the_start_notice_counts_one_notebook_in_the_singular(
-    open_window: Callable[..., MainWindow],
-    data_dir: Path,
-    corpus: Corpus,
-    tmp_path: Path,
+def _kill_a_commit(
+    corpus: Corpus, data_dir: Path, tmp_path: Path, *, notebooks: int, crash_at: str
 ) -> None:
-    shelf = make_png_shelf(tmp_path / "shelf", notebooks=1)
+    """A real `commit` of a shelf of ``notebooks`` killed (SIGKILL) at ``crash_at``."""
+    shelf = make_png_shelf(tmp_path / "shelf", notebooks=notebooks)
     plan_path = tmp_path / "plan.json"
     save_plan(build_plan(corpus, run_scan([shelf])), plan_path)
     env = {k: v for k, v in os.environ.items() if k != "TRANSCRIBE_DATA_DIR"}
-    env["TRANSCRIBE_CRASH_AT"] = "ingest.after_claim:1"
+    env["TRANSCRIBE_CRASH_AT"] = crash_at
     env["XDG_STATE_HOME"] = str(tmp_path / "state")
     proc = subprocess.run(
         [sys.executable, "-m", "transcribe_import", "--data-dir", str(data_dir), "commit"]
@@ -383,6 +380,16 @@ def test_the_start_notice_counts_one_notebook_in_the_singular(
         timeout=120,
     )
     assert proc.returncode == -signal.SIGKILL, proc.stderr
+
+
+@pytest.mark.crash
+def test_the_start_notice_counts_one_notebook_in_the_singular(
+    open_window: Callable[..., MainWindow],
+    data_dir: Path,
+    corpus: Corpus,
+    tmp_path: Path,
+) -> None:
+    _kill_a_commit(corpus, data_dir, tmp_path, notebooks=1, crash_at="ingest.after_claim:1")
 
     [text] = open_window().start_page.notice_texts()
     assert "0 of 1 notebook done" in text, text
@@ -396,22 +403,7 @@ def test_resume_a_run_whose_process_was_killed(
     corpus: Corpus,
     tmp_path: Path,
 ) -> None:
-    shelf = make_png_shelf(tmp_path / "shelf", notebooks=4)
-    plan = build_plan(corpus, run_scan([shelf]))
-    plan_path = tmp_path / "plan.json"
-    save_plan(plan, plan_path)
-    env = {k: v for k, v in os.environ.items() if k != "TRANSCRIBE_DATA_DIR"}
-    env["TRANSCRIBE_CRASH_AT"] = "ingest.after_claim:2"
-    env["XDG_STATE_HOME"] = str(tmp_path / "state")
-    proc = subprocess.run(
-        [sys.executable, "-m", "transcribe_import", "--data-dir", str(data_dir), "commit"]
-        + [str(plan_path), "--workers", "1"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    _kill_a_commit(corpus, data_dir, tmp_path, notebooks=4, crash_at="ingest.after_claim:2")
 
     window = open_window()
 
