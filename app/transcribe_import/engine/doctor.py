@@ -169,7 +169,7 @@ def _check_runs(corpus: Corpus) -> list[Finding]:
             record = store.load(run_id)
         except RunCorrupt as exc:
             lock = store.run_lock(run_id)
-            if not locks.try_acquire(lock):
+            if not locks.take_unless_owned(lock):
                 continue  # being rewritten by its executor right now
             try:
                 target = store.quarantine(run_id, str(exc))

@@ -221,6 +221,43 @@ def test_a_run_being_executed_is_busy(corpus, tmp_path) -> None:
     lock.release()
 
 
+def test_a_look_at_the_run_lock_is_not_taken_for_an_owner(corpus, tmp_path, monkeypatch) -> None:
+    """A listing asks "is this run executed?" by taking its lock for an instant (in this
+    process or another): a resume that starts in that instant waits it out instead of
+    refusing the run as busy (seen in the window: Resume from Runs while Runs was listing)."""
+    import threading
+
+    import filelock
+
+    plan = plan_for(corpus, make_shelf(tmp_path / "box", notebooks=1))
+    record, _ = prepare_run(corpus, plan)
+    probe = RunStore(corpus).run_lock(record.run_id)
+    looked, tried = threading.Event(), threading.Event()
+    real_attempt = filelock.FileLock._acquire
+
+    def attempt(self: filelock.FileLock) -> None:
+        real_attempt(self)
+        if threading.current_thread() is threading.main_thread() and looked.is_set():
+            tried.set()  # the resume found the lock held once
+
+    monkeypatch.setattr(filelock.FileLock, "_acquire", attempt)
+
+    def look() -> None:  # held_elsewhere's instant, held until the resume has tried once
+        with probe:
+            looked.set()
+            assert tried.wait(10)
+
+    t = threading.Thread(target=look)
+    t.start()
+    assert looked.wait(10)
+    try:
+        result = execute_run(corpus, record.run_id)
+    finally:
+        tried.set()
+        t.join()
+    assert result.status is RunStatus.COMPLETE
+
+
 def test_skip_existing_into_a_notebook_that_has_the_pages(corpus, tmp_path) -> None:
     tree = make_shelf(tmp_path / "box", notebooks=1)
     first = plan_for(corpus, tree)

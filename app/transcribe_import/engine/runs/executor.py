@@ -511,7 +511,7 @@ def _execute(
 ) -> RunResult:
     store = RunStore(corpus)
     lock = store.run_lock(run_id)
-    if not locks.try_acquire(lock):
+    if not locks.take_unless_owned(lock):
         raise TranscribeError(
             ErrorCode.RUN_BUSY,
             f"Run {run_id} is being executed by another process; wait for it, or cancel it "

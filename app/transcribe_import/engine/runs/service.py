@@ -127,7 +127,7 @@ def cancel_run(corpus: Corpus, run_id: str) -> RunRecord:
     store = RunStore(corpus)
     record = store.request_cancel(run_id)
     lock = store.run_lock(run_id)
-    if not locks.try_acquire(lock):
+    if not locks.take_unless_owned(lock):
         return record  # the executing process sees the request at its next safe point
     try:
         record = store.load(run_id)

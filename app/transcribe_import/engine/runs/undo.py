@@ -121,7 +121,7 @@ def undoing(store: RunStore, run_id: str) -> Iterator[None]:
     """Hold the run's lock for the whole undo: two reverts of one run never interleave, and
     the one that finds it held says so instead of tripping over the other's moves."""
     lock = store.run_lock(run_id)
-    if not locks.try_acquire(lock):
+    if not locks.take_unless_owned(lock):
         raise TranscribeError(
             ErrorCode.RUN_BUSY,
             f"Run {run_id} is being undone by another process right now (another `revert`, "
@@ -617,7 +617,7 @@ def finish_all(corpus: Corpus) -> list[Finding]:
         if not isinstance(record.doc.get("revert"), dict):
             continue
         lock = store.run_lock(record.run_id)
-        if not locks.try_acquire(lock):
+        if not locks.take_unless_owned(lock):
             # Another process holds the run: an undo of it is running, and finishes itself.
             revert_id = _pending_id(record)
             if revert_id is not None:

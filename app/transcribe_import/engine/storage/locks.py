@@ -117,10 +117,25 @@ def wait_for(
     return False
 
 
-def try_acquire(lock: filelock.FileLock) -> bool:
-    """Take ``lock`` if it is free right now (a free lock means its owner is gone)."""
+# ``held_elsewhere`` answers "is anyone holding this?" by taking the lock for an instant. A
+# process that takes a run's lock to work on it waits this long before it calls the lock
+# held, so a listing's look (in this process or another) never passes for an owner.
+PROBE_GRACE_SECONDS = 1.0
+
+
+def take_unless_owned(lock: filelock.FileLock) -> bool:
+    """Take ``lock`` unless an owner keeps it (one that holds it past a probe's instant).
+
+    True: taken (the caller releases it). False: owned by a live process, which a lock held
+    longer than ``PROBE_GRACE_SECONDS`` means (a free lock means its owner is gone).
+    """
+    return try_acquire(lock, wait=PROBE_GRACE_SECONDS)
+
+
+def try_acquire(lock: filelock.FileLock, *, wait: float = 0.0) -> bool:
+    """Take ``lock`` if it is free right now, or within ``wait`` seconds."""
     try:
-        lock.acquire(timeout=0)
+        lock.acquire(timeout=wait)
     except filelock.Timeout:
         return False
     except OSError as exc:  # no lock file can be made: a read-only or full disk
@@ -132,7 +147,8 @@ def held_elsewhere(lock: filelock.FileLock) -> bool:
     """Whether another process holds ``lock`` right now; asked without writing anything when
     the lock file cannot be written (a read-only corpus is still listed, never refused)."""
     try:
-        if try_acquire(lock):
+        # Two looks at once see each other for an instant: a short wait tells them apart.
+        if try_acquire(lock, wait=PROBE_GRACE_SECONDS / 10):
             lock.release()
             return False
         return True
