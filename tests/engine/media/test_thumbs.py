@@ -91,6 +91,44 @@ def test_the_cache_keeps_to_its_limit_dropping_the_oldest(tmp_path: Path) -> Non
     assert sorted(p.name for p in (cache / "ab").iterdir()) == ["3.png", "4.png"]
 
 
+def test_an_entry_removed_while_the_cache_is_pruned_is_passed_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two prunes at once (the window's thumbnails and a commit's): an entry the other one
+    removed between the listing and its stat is not there, and the rest is still pruned."""
+    cache = tmp_path / "thumbs"
+    for i in range(5):
+        entry = cache / "ab" / f"{i}.png"
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        entry.write_bytes(b"x" * 100)
+        os.utime(entry, ns=(i * 10**9, i * 10**9))
+    real_scandir = os.scandir
+
+    class Listing:
+        """os.scandir of the folder, with entry 4 removed just after it was listed."""
+
+        def __init__(self, path: str) -> None:
+            self.inner = real_scandir(path)
+
+        def __enter__(self) -> Listing:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.inner.close()
+
+        def __iter__(self):  # type: ignore[no-untyped-def]
+            for f in self.inner:
+                if f.name == "4.png":
+                    os.unlink(f.path)
+                yield f
+
+    monkeypatch.setattr(
+        thumbs.os, "scandir", lambda p: Listing(p) if str(p).endswith("ab") else real_scandir(p)
+    )
+    thumbs.prune(cache, limit=250)
+    assert sorted(p.name for p in (cache / "ab").iterdir()) == ["2.png", "3.png"]
+
+
 def test_a_commit_keeps_the_thumbnails_of_its_pages_made_from_their_renders(
     tmp_path: Path, corpus: Corpus, renders: list[Path]
 ) -> None:

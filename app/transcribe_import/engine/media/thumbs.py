@@ -132,15 +132,28 @@ def _write_entry(cache: Path, entry: Path, png: bytes) -> None:
         prune(cache)
 
 
+def _entries(folder: str) -> list[tuple[int, int, str]]:
+    """(written, size, path) of each entry of one cache folder; an entry removed meanwhile (by
+    another thread's prune, or a window's and a commit's at once) is simply not there."""
+    out = []
+    with os.scandir(folder) as files:
+        for f in files:
+            try:
+                st = f.stat(follow_symlinks=False)
+            except FileNotFoundError:
+                continue
+            out.append((st.st_mtime_ns, st.st_size, f.path))
+    return out
+
+
 def prune(cache: Path, limit: int = CACHE_LIMIT) -> None:
     """Remove the least recently written entries until the cache holds ``limit`` bytes."""
     entries = []
     try:
-        for folder in os.scandir(cache):
-            if folder.is_dir(follow_symlinks=False):
-                for f in os.scandir(folder.path):
-                    st = f.stat(follow_symlinks=False)
-                    entries.append((st.st_mtime_ns, st.st_size, f.path))
+        with os.scandir(cache) as folders:
+            for folder in folders:
+                if folder.is_dir(follow_symlinks=False):
+                    entries.extend(_entries(folder.path))
     except OSError as exc:
         log.info("thumbnail cache %s cannot be listed: %s", cache, exc)
         return
