@@ -293,3 +293,31 @@ def test_a_failed_record_update_says_what_it_left(
         paused = store.mark_paused(record.run_id, record.attempt)
         row = orjson.loads(store.index_path.read_bytes())["runs"][record.run_id]
         assert row["updated_at"] == paused.doc["updated_at"]
+
+
+@pytest.mark.allow_logged_warnings(r"cancel marker of ended run .* left in place")
+def test_a_cancel_marker_the_disk_will_not_remove_leaves_the_run_ended(
+    corpus, tmp_path, monkeypatch, caplog
+) -> None:
+    """The ended status is written first; a marker left beside the ended run is logged, not
+    raised: the run reads cancelled everywhere and no executor ever polls it again."""
+    plan = plan_for(corpus, make_shelf(tmp_path / "box", notebooks=1, pages=1))
+    record, _ = prepare_run(corpus, plan)
+    store = RunStore(corpus)
+    store.request_cancel(record.run_id)
+    marker = store.cancel_marker(record.run_id)
+    assert marker.exists()
+    real_remove = store_module.fsio.remove
+
+    def remove(path: Path, **kw: object) -> None:
+        if path == marker:
+            raise OSError(errno.EIO, "Input/output error", str(path))
+        real_remove(path, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store_module.fsio, "remove", remove)
+    with caplog.at_level("WARNING"):
+        ended = store.finish(record.run_id, None, RunStatus.CANCELLED)
+    monkeypatch.undo()
+    assert ended.status is RunStatus.CANCELLED
+    assert RunStore(corpus).load(record.run_id).status is RunStatus.CANCELLED
+    assert marker.exists() and record.run_id in caplog.text

@@ -555,7 +555,12 @@ class RunStore(UndoTransitions):
 
         record = self._mutate(run_id, attempt, change)
         crashpoint("run.after_terminal")
-        fsio.remove(self.cancel_marker(run_id))
+        try:
+            fsio.remove(self.cancel_marker(run_id))
+        except OSError as exc:
+            # The ended status is written and is the truth; the marker only signals a live
+            # executor, and an ended run has none, so one left behind is never read again.
+            logger.warning("cancel marker of ended run %s left in place: %s", run_id, exc)
         return record
 
     def _update_index(self, record: RunRecord) -> None:
