@@ -75,7 +75,10 @@ def test_a_rescan_into_the_notebook_is_asked_about_and_replace_replaces(tmp_path
     assert problem["message"] == words
     assert problem["resolutions"] == ["rescan_replaces", "keep_both", "leave_out"]
     assert problem["files"] == ["rescans/p3.jpg"]
-    ok(run_cli(data, "order", str(plan), _item(data, plan), "--rescan", "rescans/p3.jpg"))
+    out = ok(run_cli(data, "order", str(plan), _item(data, plan), "--rescan", "rescans/p3.jpg"))
+    # Told where the rescan goes: the place of the page it replaces (no "new pages" to place).
+    assert "rescans/p3.jpg replaces page 3 of “Diary 1931” (03.jpg)." in out.stdout
+    assert "new pages" not in out.stdout
     assert _looks_like(data, plan) == []
     ok(run_cli(data, "commit", str(plan)))
     doc = _project(data, nbid)
@@ -83,6 +86,55 @@ def test_a_rescan_into_the_notebook_is_asked_about_and_replace_replaces(tmp_path
     assert doc["pages"][2]["id"] != old  # the rescan took page 3's place
     (history,) = doc["replaced_pages"]
     assert history["page"]["id"] == old  # the old page kept in history
+    assert_doctor_clean(data)
+    run_id = cli_json(data, "runs", "--json")["runs"][0]["import_run_id"]
+    shown = ok(run_cli(data, "show", run_id)).stdout
+    assert "rescans/p3.jpg replaces page 3 of “Diary 1931” (03.jpg), now replaced" in shown
+
+
+def test_a_rescan_planned_as_a_new_notebook_is_imported_into_the_notebook_instead(
+    tmp_path: Path,
+) -> None:
+    """A folder planned as a new notebook holds a rescan of page 2 of “Diary 1931” and a new
+    page: `order --into` makes it an import into that notebook, where Replace is offered."""
+    data, nbid = _imported(tmp_path)
+    old = _project(data, nbid)["pages"][1]["id"]
+    rescan_file(2, Rescan.LIGHT, tmp_path / "Loose" / "p1.jpg")
+    save_jpeg(notebook_page(77, Ruling.PLAIN, 0.4), tmp_path / "Loose" / "p2.jpg")
+    plan = tmp_path / "loose.json"
+    out = ok(run_cli(data, "plan", str(tmp_path / "Loose"), "-o", str(plan)))
+    assert "Loose/p1.jpg looks like page 2 of “Diary 1931”: a rescan?" in out.stdout
+    assert f"order --into {nbid[:8]} | --keep-both" in out.stdout
+    (problem,) = _looks_like(data, plan)
+    assert problem["resolutions"] == ["import_into", "keep_both", "leave_out"]
+    assert problem["notebook_id"] == nbid
+    refused = run_cli(data, "order", str(plan), _item(data, plan), "--into", "Diary 1932")
+    assert refused.returncode != 0 and "the corpus has no notebook 'Diary 1932'" in refused.stderr
+
+    ok(run_cli(data, "order", str(plan), _item(data, plan), "--into", "Diary 1931"))
+    [item] = orjson.loads(plan.read_bytes())["items"]
+    assert (item["op"], item["notebook_id"]) == ("import_into_notebook", nbid)
+    (problem,) = _looks_like(data, plan)
+    assert problem["resolutions"] == ["rescan_replaces", "keep_both", "leave_out"]
+    again = run_cli(data, "order", str(plan), _item(data, plan), "--into", nbid)
+    assert again.returncode != 0 and "is imported into a notebook of the corpus" in again.stderr
+
+    out = ok(run_cli(data, "order", str(plan), _item(data, plan), "--rescan", "Loose/p1.jpg"))
+    assert "Loose/p1.jpg replaces page 2 of “Diary 1931” (02.jpg)." in out.stdout
+    ok(run_cli(data, "commit", str(plan)))
+    assert len(cli_json(data, "notebooks", "--json")["notebooks"]) == 1  # no second notebook
+    doc = _project(data, nbid)
+    files = [s["provenance"]["original_path"].rsplit("/", 1)[-1] for s in doc["sources"]]
+    by_source = dict(zip([s["id"] for s in doc["sources"]], files, strict=True))
+    assert [by_source[p["source_id"]] for p in doc["pages"]] == [
+        "01.jpg",
+        "p1.jpg",
+        "03.jpg",
+        "04.jpg",
+        "p2.jpg",
+    ]
+    (history,) = doc["replaced_pages"]
+    assert history["page"]["id"] == old
     assert_doctor_clean(data)
 
 
@@ -93,8 +145,9 @@ def test_a_quarter_turned_rescan_kept_both_is_not_asked_again(tmp_path: Path) ->
     out = ok(run_cli(data, "plan", str(tmp_path / "Loose"), "-o", str(plan)))
     assert "Loose/turned.jpg looks like page 2 of “Diary 1931”, turned" in out.stdout
     (problem,) = _looks_like(data, plan)
-    # A new notebook: Replace is not offered, and the words say where it would be.
-    assert problem["resolutions"] == ["keep_both", "leave_out"]
+    # A new notebook: Replace is not offered, and the words say where it would be; importing
+    # into that notebook instead is (--into, tested below).
+    assert problem["resolutions"] == ["import_into", "keep_both", "leave_out"]
     assert "import it into that notebook instead" in problem["message"]
     refused = run_cli(data, "order", str(plan), _item(data, plan), "--rescan", "Loose/turned.jpg")
     assert refused.returncode != 0

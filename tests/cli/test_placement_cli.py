@@ -110,7 +110,7 @@ def test_a_rescan_replaces_a_page_and_the_history_stays(tmp_path, diary) -> None
     plan = tmp_path / "rescan.json"
     ok(run_cli(data, "plan", str(late), "--mode", f"into:{nbid}", "-o", str(plan)))
     out = ok(run_cli(data, "order", str(plan), "late", "--replace", "rescan 1.jpg", "2"))
-    assert "late/rescan 1.jpg replaces page 2 (page 2.jpg)" in out.stdout
+    assert "late/rescan 1.jpg replaces page 2 of “Diary” (page 2.jpg)" in out.stdout
     ok(run_cli(data, "commit", str(plan)))
     [rescan] = _plan_ids(plan).values()
     assert _pages(data, nbid) == [held[0], rescan, *held[2:]]
@@ -131,7 +131,8 @@ def test_a_rescan_replaces_a_page_and_the_history_stays(tmp_path, diary) -> None
 
     run_id = cli_json(data, "runs", "--json")["runs"][0]["import_run_id"]
     shown = ok(run_cli(data, "show", run_id)).stdout
-    assert f"late/rescan 1.jpg replaces page {held[1]} (page 2.jpg), now replaced" in shown
+    # The rescan is page 2 now, where the page it replaced was.
+    assert "late/rescan 1.jpg replaces page 2 of “Diary” (page 2.jpg), now replaced" in shown
 
 
 def test_refusals_name_the_notebook_and_change_nothing(tmp_path, diary) -> None:

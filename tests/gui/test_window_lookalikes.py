@@ -14,9 +14,10 @@ from PySide6.QtWidgets import QPushButton
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine import api
-from transcribe_import.engine.planning.plan import DedupeScope
+from transcribe_import.engine.planning.plan import DedupeScope, Op
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow
+from transcribe_import.gui.models.page_grid import position_words
 from transcribe_import.gui.pages.review import ReviewPage
 from transcribe_import.gui.values import PlanItemState
 
@@ -30,10 +31,12 @@ from helpers.lookalike_set import (
 )
 from helpers.runs import commit_plan
 from helpers.window import (
+    TIMEOUT_MS,
     commit,
     item_state,
     panel_words,
     scan,
+    scan_and_validate,
     show_item,
     wait_run_end,
     wait_validated,
@@ -78,8 +81,9 @@ def test_a_rescan_of_an_imported_page_is_asked_about_and_kept_both(
     assert "Loose/p1.jpg looks like page 2 of “Diary 1931”, turned" in words
     assert "a rescan?" in words
     assert page.decision_panel.title() == "Pages that look like pages already there: rescans?"
-    # A new notebook cannot take an old page's place: Replace is not offered.
-    assert list(buttons(page)) == ["Keep Both", "Leave Out"]
+    # A new notebook cannot take an old page's place: Replace is not offered, importing into
+    # that notebook instead is (tested below).
+    assert list(buttons(page)) == ["Import into “Diary 1931” instead", "Keep Both", "Leave Out"]
     assert page.can_commit()  # a question, not an error
 
     click(qtbot, window, buttons(page)["Keep Both"])
@@ -130,3 +134,123 @@ def test_a_rescan_beside_its_page_is_replaced_or_left_out(
     excluded = [s.name for s in window.session.plan.item(item.item_id).sources if s.excluded]
     assert excluded == ["p3.jpg"]
     assert item_state(qtbot, model, item.item_id) is PlanItemState.READY
+
+
+def into_review(qtbot: QtBot, window: MainWindow, target: str, folder: Path) -> None:
+    """Add ``folder`` into the notebook ``target`` on the start page; wait for its review."""
+    start = window.start_page
+    qtbot.waitUntil(lambda: start.notebook_combo.count() >= 1, timeout=TIMEOUT_MS)
+    window.add_paths([folder])
+    start.into_radio.click()
+    start.notebook_combo.setCurrentIndex(start.notebook_combo.findData(target))
+    scan_and_validate(qtbot, window)
+
+
+def numbers(page: ReviewPage) -> dict[str, str]:
+    """Each page's file and the number the grid shows for it (its first caption line)."""
+    model = page.pages_model
+    return {model.row(r).source.name: position_words(model.row(r)) for r in range(model.rowCount())}
+
+
+def test_replace_into_the_notebook_says_where_the_rescan_goes(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
+) -> None:
+    """Replace answered on a rescan into the notebook: the placement bar says the rescan
+    takes page 3's place (there are no new pages to put at the end), and the rescan is
+    numbered 3, as the commit then lands it."""
+    target = imported_diary(corpus, tmp_path)
+    rescan_file(3, Rescan.TILT, tmp_path / "rescans" / "p3.jpg")
+    window = open_window(workers=1)
+    into_review(qtbot, window, target, tmp_path / "rescans")
+    page = window.review_page
+    bar = page.placement_bar
+    [item] = window.session.plan.items
+    assert item_state(qtbot, page.items_model, item.item_id) is PlanItemState.LOOKS_LIKE
+    assert bar.title() == "Where the new pages go in “Diary 1931”"
+    assert bar.mode_combo.currentText() == "At the end" and bar.new_pages_row.isVisible()
+    assert numbers(page) == {"p3.jpg": "5"}  # a new page, at the end of four
+    assert list(buttons(page)) == ["Replace", "Keep Both", "Leave Out"]
+
+    click(qtbot, window, buttons(page)["Replace"])
+    assert bar.title() == "Where the pages go in “Diary 1931”"
+    assert not bar.new_pages_row.isVisible()  # it read "New pages go: At the end"
+    assert bar.rescans_label.isVisible()
+    assert bar.rescans_label.text() == (
+        "rescans/p3.jpg replaces page 3 of “Diary 1931” (03.jpg)\n"
+        "A rescan takes the place and the number of the page it replaces; that page is "
+        "kept in the notebook's history."
+    )
+    assert numbers(page) == {"p3.jpg": "3"}  # it read "1"
+    header = page.pages_model.headerData(0, Qt.Orientation.Vertical, Qt.ItemDataRole.ToolTipRole)
+    assert header == "Page 3 of the notebook"
+    window.grab().save(str(tmp_path / "replace-into.png"))
+
+    page.session.undo_stack.undo()  # the answer undone: a new page at the end again
+    wait_validated(qtbot, window)
+    assert bar.new_pages_row.isVisible() and not bar.rescans_label.isVisible()
+    assert numbers(page) == {"p3.jpg": "5"}
+    page.session.undo_stack.redo()
+    wait_validated(qtbot, window)
+    commit(qtbot, window)
+    wait_run_end(qtbot, window)
+    pages = api.notebook_pages(corpus, target)
+    assert [p.file for p in pages if p.position is not None] == [
+        "01.jpg",
+        "02.jpg",
+        "p3.jpg",
+        "04.jpg",
+    ]
+
+
+def test_a_rescan_planned_as_a_new_notebook_is_imported_into_the_notebook_instead(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
+) -> None:
+    """A new notebook's page looks like page 2 of “Diary 1931”: one button makes the folder
+    an import into that notebook, after which Replace is offered and lands it there."""
+    target = imported_diary(corpus, tmp_path)
+    rescan_file(2, Rescan.LIGHT, tmp_path / "Loose" / "p1.jpg")
+    save_jpeg(notebook_page(77, Ruling.PLAIN, 0.4), tmp_path / "Loose" / "p2.jpg")
+    window = open_window(workers=1)
+    scan(qtbot, window, tmp_path / "Loose")
+    page = window.review_page
+    [item] = window.session.plan.items
+    assert item_state(qtbot, page.items_model, item.item_id) is PlanItemState.LOOKS_LIKE
+    show_item(page, item.label)
+    assert not page.placement_bar.isVisible()  # a new notebook
+    offered = list(buttons(page))
+    assert offered == ["Import into “Diary 1931” instead", "Keep Both", "Leave Out"]
+    into = buttons(page)["Import into “Diary 1931” instead"]
+    assert into.accessibleName() == "Import into “Diary 1931” instead: Loose/p1.jpg"
+
+    click(qtbot, window, into)
+    assert page.session.undo_stack.undoText() == "Import into an existing notebook"
+    now = window.session.plan.item(item.item_id)
+    assert (now.op, now.notebook_id) == (Op.IMPORT_INTO_NOTEBOOK, target)
+    assert page.placement_bar.isVisible()
+    assert item_state(qtbot, page.items_model, item.item_id) is PlanItemState.LOOKS_LIKE
+    assert list(buttons(page)) == ["Replace", "Keep Both", "Leave Out"]
+    assert numbers(page) == {"p1.jpg": "5", "p2.jpg": "6"}
+
+    click(qtbot, window, buttons(page)["Replace"])
+    bar = page.placement_bar
+    assert bar.new_pages_row.isVisible()  # p2.jpg is a new page: where it goes is asked
+    assert bar.title() == "Where the new pages go in “Diary 1931”"
+    assert bar.rescans_label.text().startswith(
+        "Loose/p1.jpg replaces page 2 of “Diary 1931” (02.jpg)\n"
+    )
+    assert numbers(page) == {"p1.jpg": "2", "p2.jpg": "5"}
+    assert item_state(qtbot, page.items_model, item.item_id) is PlanItemState.READY
+    window.grab().save(str(tmp_path / "import-into-instead.png"))
+
+    commit(qtbot, window)
+    wait_run_end(qtbot, window)
+    assert list(corpus.index_entries()) == [target]  # no second notebook
+    pages = api.notebook_pages(corpus, target)
+    assert [p.file for p in pages if p.position is not None] == [
+        "01.jpg",
+        "p1.jpg",
+        "03.jpg",
+        "04.jpg",
+        "p2.jpg",
+    ]
+    assert [p.file for p in pages if p.position is None] == ["02.jpg"]  # in the history

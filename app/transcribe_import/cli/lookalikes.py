@@ -4,8 +4,10 @@
 it replaces, the old page kept in the notebook's history), ``--keep-both FILE`` (it is not a
 rescan: asked no more, in this plan nor, once committed, in any later one) and
 ``--exclude FILE`` (Leave Out, the option every left-out file takes). FILE is named as
-``validate`` names it, ``FILE#N`` for a page of a file of several. Every answer is an
-``engine.api`` call (planning/lookalikes.py).
+``validate`` names it, ``FILE#N`` for a page of a file of several. A new notebook's page
+that looks like a page of an existing notebook is offered ``--into NOTEBOOK`` first: the
+item is imported into that notebook instead, where ``--rescan`` can then replace the page.
+Every answer is an ``engine.api`` call (planning/lookalikes.py, api/placement.py).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from transcribe_import.engine.planning.problems import Resolution
 
 # The order options of a look-alike's answers (validate's "resolve with").
 RESOLUTION_FLAGS = {
+    Resolution.IMPORT_INTO: "--into NOTEBOOK",
     Resolution.RESCAN_REPLACES: "--rescan FILE",
     Resolution.KEEP_BOTH: "--keep-both FILE",
     Resolution.LEAVE_OUT: "--exclude FILE",
@@ -37,16 +40,24 @@ def add_order_options(how: argparse._MutuallyExclusiveGroup) -> None:
         metavar="FILE",
         help="a page that looks like another: it is not a rescan; keep both, and do not ask again",
     )
+    how.add_argument(
+        "--into",
+        metavar="NOTEBOOK",
+        help="a new notebook: import its pages into NOTEBOOK (its id, the start of its id, or "
+        "its title) instead, where a page that looks like one of its pages can replace it",
+    )
 
 
 def wants_answer(args: argparse.Namespace) -> bool:
-    return args.rescan is not None or args.keep_both is not None
+    return args.rescan is not None or args.keep_both is not None or args.into is not None
 
 
 def order_edit(
     corpus: Corpus, plan: ImportPlan, item: PlanItem, args: argparse.Namespace
 ) -> PlanItem:
     """The item with the answer given (ValueError in words when it does not apply)."""
+    if args.into is not None:
+        return api.import_into(corpus, item, args.into)
     if args.rescan is not None:
         return api.answer_lookalike(
             corpus, plan, item.item_id, args.rescan, Resolution.RESCAN_REPLACES

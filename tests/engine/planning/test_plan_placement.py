@@ -266,9 +266,74 @@ def test_describe_says_where_pages_go_and_what_they_replace(corpus, into, held, 
     placed = placement.replace_page(placement.place(item, at=3), rescan_page(item), held[0])
     assert placement.describe(placed, doc) == [
         "new pages at position 3, before page 3 (held 3.jpg)",
-        "late/rescan 1.jpg replaces page 1 (held 1.jpg)",
+        "late/rescan 1.jpg replaces page 1 of “Field notes” (held 1.jpg)",
     ]
     assert placement.describe(placement.place(item, at=5), doc) == [
         "new pages at position 5, the end"
     ]
     assert placement.describe(item, doc) == []
+
+
+def test_describe_says_no_place_for_new_pages_when_every_page_replaces_one(
+    corpus, into, held, notebook, tmp_path
+) -> None:
+    """Only rescans: there are no new pages to place, so nothing is said of a position."""
+    make_pages(tmp_path / "only", 1, name="again {i}.jpg", tag="A")
+    plan = plan_for(corpus, tmp_path / "only", mode=f"into:{notebook}")
+    item = the_item(plan)
+    again = placement.page_of_file(item, "again 1.jpg")
+    placed = placement.replace_page(placement.place(item, at=2), again, held[2])
+    doc = project.read(corpus.notebook_dir(notebook), notebook)
+    assert placement.added_pages(placed) == 0
+    assert placement.describe(placed, doc) == [
+        "only/again 1.jpg replaces page 3 of “Field notes” (held 3.jpg)"
+    ]
+
+
+# -- where the pages land: the numbers the review shows --------------------------------------
+
+
+def test_a_rescan_is_numbered_as_the_page_it_replaces(corpus, into, held, notebook) -> None:
+    """The numbers are those the commit gives: the rescan takes the replaced page's number,
+    the new pages theirs at the placement (the pages after them move down)."""
+    item = the_item(into)
+    late = [placement.page_of_file(item, f"late {i}.jpg") for i in (1, 2)]
+    rescan = rescan_page(item)
+    doc = project.read(corpus.notebook_dir(notebook), notebook)
+    assert placement.landing(item, doc) == {late[0]: 5, late[1]: 6, rescan: 7}  # the end
+    replaced = placement.replace_page(item, rescan, held[3])
+    assert placement.landing(replaced, doc) == {late[0]: 5, late[1]: 6, rescan: 4}
+    placed = placement.place(replaced, at=2)
+    assert placement.landing(placed, doc) == {late[0]: 2, late[1]: 3, rescan: 6}
+    after = placement.place(replaced, after_page=held[0])
+    assert placement.landing(after, doc) == {late[0]: 2, late[1]: 3, rescan: 6}
+    # Committed, the notebook holds them at exactly those numbers.
+    assert commit_plan(corpus, into.with_item(placed)).status == "complete"
+    now = project.read(corpus.notebook_dir(notebook), notebook)
+    ids = [p["id"] for p in now["pages"]]
+    assert {p: ids.index(p) + 1 for p in (*late, rescan)} == {late[0]: 2, late[1]: 3, rescan: 6}
+    # Landed by then, they keep the numbers they have (a plan reviewed after its run).
+    assert placement.landing(placed, now) == {late[0]: 2, late[1]: 3, rescan: 6}
+    # And the words name where the rescan went, its old page kept in the history.
+    assert placement.replacement_words(placed, now) == [
+        "late/rescan 1.jpg replaces page 6 of “Field notes” (held 4.jpg), now replaced"
+    ]
+
+
+def test_no_number_is_told_when_the_place_is_not_known(corpus, into, held, notebook) -> None:
+    item = the_item(into)
+    doc = project.read(corpus.notebook_dir(notebook), notebook)
+    assert placement.landing(placement.place(item, at=9), doc) == {}  # refused: validate says
+    assert placement.landing(item, None) == {}  # the notebook cannot be read
+    gone = placement.replace_page(item, rescan_page(item), "0" * 32)
+    assert rescan_page(item) not in placement.landing(gone, doc)
+
+
+def test_a_new_notebook_is_numbered_in_the_plan_order(corpus, tmp_path) -> None:
+    make_pages(tmp_path / "New", 3, name="p {i}.jpg", tag="N")
+    plan = plan_for(corpus, tmp_path / "New")
+    item = the_item(plan)
+    ids = [p.page_id for s in item.sources for p in s.pages]
+    assert placement.landing(item, None) == {ids[0]: 1, ids[1]: 2, ids[2]: 3}
+    excluded = api.reorder(item, exclude=["p 2.jpg"])
+    assert placement.landing(excluded, None) == {ids[0]: 1, ids[2]: 2}

@@ -124,6 +124,34 @@ def placement_words(corpus: Corpus, item: PlanItem) -> list[str]:
     return placement.describe(item, doc)
 
 
+@dataclass(frozen=True)
+class Landing:
+    """Where an item's pages land in its notebook once committed, for the review."""
+
+    numbers: dict[str, int]  # plan page id -> its number in the notebook (none: unknown)
+    added: int  # pages added as new pages; the others replace pages of the notebook
+    replaces: tuple[str, ...]  # what each rescan replaces, in words (planning/placement.py)
+
+
+def landing(corpus: Corpus, item: PlanItem) -> Landing:
+    """Where ``item``'s pages land: each page's number in the notebook (a rescan's is the
+    number of the page it replaces), how many are new pages, and what the rescans replace
+    in words; the notebook read as it is now."""
+    from transcribe_import.engine.planning import placement
+
+    doc: dict[str, Any] | None = None
+    if item.op is Op.IMPORT_INTO_NOTEBOOK:
+        try:
+            doc = _manifest(corpus, item.notebook_id)
+        except TranscribeError:
+            doc = None
+    return Landing(
+        placement.landing(item, doc),
+        placement.added_pages(item),
+        tuple(placement.replacement_words(item, doc)),
+    )
+
+
 def completion_target(corpus: Corpus, item: PlanItem) -> str | None:
     """The notebook ``item`` can complete: part of its folder is in it already, the rest is
     new (planning/reimport.py); None when there is none."""
@@ -149,6 +177,50 @@ def complete_notebook(corpus: Corpus, item: PlanItem) -> PlanItem:
             "is no notebook to complete; it is imported as planned"
         )
     return reimport.complete(item, target, _manifest(corpus, target))
+
+
+def import_into(corpus: Corpus, item: PlanItem, notebook: str) -> PlanItem:
+    """``item``, a new notebook, imported into the corpus's notebook ``notebook`` (its id,
+    the start of its id, or its title) instead, as Complete does (planning/reimport.py):
+    its files that notebook holds are skipped, its new pages go where their names put them
+    among the notebook's pages, and none of the notebook's pages changes; its look-alikes of
+    that notebook's pages can then replace them (``order --into``, the window's Import into
+    “X” instead). ValueError in words when it cannot."""
+    from transcribe_import.engine.planning import reimport
+
+    if item.op is not Op.CREATE_NOTEBOOK:
+        raise ValueError(
+            f"“{item.label}” is imported into a notebook of the corpus already; only a new "
+            "notebook's pages can be imported into one instead"
+        )
+    if item.restore is not None:
+        raise ValueError(
+            f"“{item.label}” comes from a bag and keeps its own notebook and ids, so it "
+            "cannot be imported into another notebook"
+        )
+    notebook_id = _notebook_named(corpus, notebook)
+    try:
+        manifest = _manifest(corpus, notebook_id)
+    except TranscribeError as exc:
+        raise ValueError(str(exc)) from None
+    return reimport.complete(item, notebook_id, manifest)
+
+
+def _notebook_named(corpus: Corpus, key: str) -> str:
+    """The notebook of the corpus ``key`` names: its id, the start of its id (at least 4
+    characters), or its title; ValueError in words when none or several."""
+    from transcribe_import.engine.api.runs import ids_by_prefix
+
+    entries = corpus.index_entries()
+    found = ids_by_prefix(key, entries) or [n for n, e in entries.items() if e.title == key]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise ValueError(f"{key!r} names {len(found)} notebooks: give more of its id")
+    raise ValueError(
+        f"the corpus has no notebook {key!r}: name it by its id, the start of its id or its "
+        "title (`transcribe-import notebooks` lists them)"
+    )
 
 
 def answer_lookalike(

@@ -302,8 +302,11 @@ def plan_problems(corpus: Corpus | None, plan: ImportPlan) -> list[PlanProblem]:
     out = []
     for found in find(corpus, plan):
         answers = [a for a in ANSWERS if a is not Resolution.RESCAN_REPLACES or found.can_replace]
+        into = _into_instead(plan.item(found.item_id), found)
+        answers = [Resolution.IMPORT_INTO, *answers] if into else answers
         name = found.name.replace('"', '\\"')
         flags = {
+            Resolution.IMPORT_INTO: f"--into {str(into)[:8]}",
             Resolution.RESCAN_REPLACES: f'--rescan "{name}"',
             Resolution.KEEP_BOTH: f'--keep-both "{name}"',
             Resolution.LEAVE_OUT: f'--exclude "{name}"',
@@ -318,9 +321,18 @@ def plan_problems(corpus: Corpus | None, plan: ImportPlan) -> list[PlanProblem]:
                 resolutions=tuple(answers),
                 hint="order " + " | ".join(flags[a] for a in answers),
                 files=(found.name,),
+                notebook_id=into,
             )
         )
     return out
+
+
+def _into_instead(item: PlanItem, found: Lookalike) -> str | None:
+    """The notebook a new notebook's page looks like a page of, which the item can be
+    imported into instead so that the page replaces it (api.import_into); else None."""
+    if found.can_replace or item.op is not Op.CREATE_NOTEBOOK or item.restore is not None:
+        return None
+    return found.other.notebook_id
 
 
 # -- answered ---------------------------------------------------------------------------------

@@ -272,6 +272,92 @@ def _source_ids(item: PlanItem, page_ids: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(sources[p].source_id for p in page_ids if p in sources))
 
 
+# -- where the pages land ----------------------------------------------------------------------
+
+
+def landing(item: PlanItem, manifest: Mapping[str, Any] | None) -> dict[str, int]:
+    """Each imported page of the item and its number in the notebook once committed (plan
+    page id -> 1-based position): the number a person sees beside it in the review.
+
+    A new notebook's pages are numbered in the plan's order. An into item's land by the
+    ingest's own rule (``apply_pages``, on a copy of the notebook's page list): a rescan
+    in the place of the page it replaces, the other pages at the placement; a page the
+    notebook holds already (landed by an earlier run of the plan) where it is. When the
+    notebook cannot be read (``manifest`` None) or refuses the placement, the new pages have
+    no place to tell (validate says why): none of them is numbered; nor is a rescan whose
+    page the notebook does not have.
+    """
+    imported = [p.page_id for s in item.imported_sources() for p in s.pages]
+    if item.op is not Op.IMPORT_INTO_NOTEBOOK:
+        return {page_id: k for k, page_id in enumerate(imported, 1)}
+    if manifest is None:
+        return {}
+    if item.placement is not None and rules.placement_refusal(manifest, item.placement):
+        return {}
+    records = rules.live_records(manifest)
+    held = {str(p.get("id")) for p in records}
+    pairs = {
+        new: old
+        for new, old in item.replacements
+        if new not in held and rules.replaced_refusal(manifest, old, new, new) is None
+    }
+    refused = {new for new, _old in item.replacements if new not in held and new not in pairs}
+    copy: dict[str, Any] = {"pages": [{"id": p.get("id")} for p in records]}
+    rules.apply_pages(
+        copy,
+        [{"id": p} for p in imported if p not in held and p not in refused],
+        placement=rules.anchor(manifest, item.placement),
+        replacements=pairs,
+        import_run_id=None,
+        item_id=None,
+        now="",
+    )
+    wanted = set(imported)
+    return {str(p["id"]): k for k, p in enumerate(copy["pages"], 1) if p["id"] in wanted}
+
+
+def added_pages(item: PlanItem) -> int:
+    """How many of the item's imported pages are added as new pages (the others replace
+    pages of its notebook)."""
+    replacing = {new for new, _old in item.replacements}
+    return sum(1 for s in item.imported_sources() for p in s.pages if p.page_id not in replacing)
+
+
+# -- in words --------------------------------------------------------------------------------
+
+
+def replaced_words(manifest: Mapping[str, Any], page_id: str) -> str:
+    """The notebook's page a rescan replaces, as a person finds it, naming where the rescan
+    goes: "page 37 of “Diary 1931” (“12v”, 37.jpg)". Once replaced (the plan committed), its
+    number is that of the page in its place now: "page 37 of “Diary 1931” (37.jpg), now
+    replaced"."""
+    nb = rules.notebook_words(manifest)
+    now = rules.live_page(manifest, page_id)
+    if now is None:  # not a page of the notebook: validate says so
+        return f"page {page_id} of {nb}"
+    number = [p.get("id") for p in rules.live_records(manifest)].index(now) + 1
+    # page_words: "page 37 (…)" for a page of the notebook, "page ID (…), now replaced" else.
+    said = rules.page_words(manifest, page_id).removeprefix(
+        f"page {number}" if now == page_id else f"page {page_id}"
+    )
+    return f"page {number} of {nb}{said}"
+
+
+def replacement_words(item: PlanItem, manifest: Mapping[str, Any] | None) -> list[str]:
+    """What each imported rescan of the item replaces, and so where it goes: "37.jpg
+    replaces page 37 of “Diary 1931” (37.jpg)" ([]: none). ``manifest``: the notebook as
+    it is now; None names its pages by id."""
+    if item.op is not Op.IMPORT_INTO_NOTEBOOK:
+        return []
+    sources = _sources_by_page(item)
+    out = []
+    for new, old in item.replacements:
+        if new in sources and sources[new].imported:
+            named = replaced_words(manifest, old) if manifest is not None else f"page {old}"
+            out.append(f"{rescan_name(item, new)} replaces {named}")
+    return out
+
+
 # -- in words --------------------------------------------------------------------------------
 
 
@@ -287,7 +373,7 @@ def describe(item: PlanItem, manifest: Mapping[str, Any] | None) -> list[str]:
         return rules.page_words(manifest, page_id) if manifest is not None else f"page {page_id}"
 
     out = []
-    p = item.placement
+    p = item.placement if added_pages(item) else None  # no new pages: no place for them
     if p is not None and p.at is not None:
         ids = None if manifest is None else [q.get("id") for q in rules.live_records(manifest)]
         if ids is not None and p.at == len(ids) + 1:
@@ -298,8 +384,4 @@ def describe(item: PlanItem, manifest: Mapping[str, Any] | None) -> list[str]:
             out.append(f"new pages at position {p.at}")
     elif p is not None and p.after_page is not None:
         out.append(f"new pages after {named(p.after_page)}")
-    sources = _sources_by_page(item)
-    for new, old in item.replacements:
-        if new in sources and sources[new].imported:
-            out.append(f"{rescan_name(item, new)} replaces {named(old)}")
-    return out
+    return out + replacement_words(item, manifest)

@@ -100,6 +100,9 @@ class Resolution(enum.StrEnum):
     RESCAN_REPLACES = "rescan_replaces"
     KEEP_BOTH = "keep_both"
     LEAVE_OUT = "leave_out"
+    # A new notebook's page looks like one of an existing notebook (CLI: order ITEM --into
+    # NOTEBOOK): the item is imported into that notebook instead, where Replace is offered.
+    IMPORT_INTO = "import_into"
 
 
 @dataclass(frozen=True)
@@ -111,7 +114,9 @@ class PlanProblem:
     commands. ``hint`` is the CLI's advice for it (its options, e.g. ``--sequence``), or
     None; the window leaves it out. ``files`` names the files the problem concerns as the
     message does (``source_ids`` are the ones that are sources; an unusable file is none),
-    for a face to find them, e.g. its rows; ``path`` the one file on disk.
+    for a face to find them, e.g. its rows; ``path`` the one file on disk. ``notebook_id``:
+    the existing notebook a resolution acts on (``IMPORT_INTO``: the one to import into),
+    for a face to name it; None for the others.
     """
 
     severity: Severity
@@ -123,6 +128,7 @@ class PlanProblem:
     resolutions: tuple[Resolution, ...] = ()
     hint: str | None = None
     files: tuple[str, ...] = ()
+    notebook_id: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return fields_json(self)

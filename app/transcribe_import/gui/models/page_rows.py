@@ -47,7 +47,7 @@ class PageRow:
     page: PlanPage
     source_pos: int  # where the source stands in item.sources: what ordering.move counts
     page_pos: int  # the page's place in its file; a file's size is said on its first page
-    number: int | None  # the page's number in the notebook; None when it is not imported
+    number: int | None  # its number in the notebook; None: not imported, or its place unknown
     is_cover: bool
     notes: tuple[Note, ...]  # the ambiguities and problems of its file
     replaces: str | None = None  # a rescan: the notebook page it replaces, in words

@@ -423,7 +423,8 @@ class PageTableModel(ColumnTableModel[PageRow]):
         return [i for i, row in enumerate(self._rows) if row.source.source_id == source_id]
 
     def _page_rows(self) -> list[PageRow]:
-        """The current item's pages, in order, with their numbers and their files' notes."""
+        """The current item's pages, in order, with their numbers in the notebook (the
+        engine's landing) and their files' notes."""
         item = self._item
         if item is None:
             return []
@@ -435,11 +436,10 @@ class PageTableModel(ColumnTableModel[PageRow]):
             else {}
         )
         rows = []
-        number = 0
+        # Where each page lands in the notebook: a rescan has the number of the page it replaces.
+        numbers = api.landing(self._session.corpus, item).numbers
         for pos, source in enumerate(item.sources):
             for page_pos, page in enumerate(source.pages):
-                if source.imported:
-                    number += 1
                 rows.append(
                     PageRow(
                         item.item_id,
@@ -447,7 +447,7 @@ class PageTableModel(ColumnTableModel[PageRow]):
                         page,
                         pos,
                         page_pos,
-                        number if source.imported else None,
+                        numbers.get(page.page_id) if source.imported else None,
                         page.page_id == item.cover_page_id,
                         tuple(notes.get(source.source_id, ())),
                         replaced_words(replaced.get(page.page_id), named),

@@ -4,12 +4,15 @@ The placement bar is shown for an "into an existing notebook" item only. It offe
 engine's three placements (at the end, at a position, after a page of the notebook) and
 says which the plan holds; a choice is handed to the review page as
 ``placement_chosen(at, after)``, which makes it an undoable engine edit (``api.place``).
+Below, in the engine's words (``api.landing``), where each rescan goes: the place of the
+page it replaces. When every page is a rescan there are no new pages to place, and the
+bar says only that.
 ``ask_replaced_page`` asks which notebook page a rescan replaces. Neither decides anything.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal, Slot
+from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QComboBox,
     QGroupBox,
@@ -17,16 +20,20 @@ from PySide6.QtWidgets import (
     QInputDialog,
     QLabel,
     QSpinBox,
+    QVBoxLayout,
     QWidget,
 )
 
 from transcribe_import.engine import api
 from transcribe_import.engine.planning.plan import Op, PlanItem
+from transcribe_import.gui.pages.review_parts import WrappingLabel
+from transcribe_import.gui.widgets import selectable_text
 from transcribe_import.gui.wording import (
     notebook_page_words,
     placement_mode_words,
     placement_title,
     replace_dialog_words,
+    rescans_placed_words,
 )
 
 AT_END, AT_POSITION, AFTER_PAGE = range(3)
@@ -50,26 +57,46 @@ class PlacementBar(QGroupBox):
         self.after_combo.setAccessibleName(self.tr("Page the new pages follow"))
         label = QLabel(self.tr("New pa&ges go:"))
         label.setBuddy(self.mode_combo)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(9, 2, 9, 6)
+        # The row that places the new pages: hidden when every page is a rescan.
+        self.new_pages_row = QWidget()
+        row = QHBoxLayout(self.new_pages_row)
+        row.setContentsMargins(0, 0, 0, 0)
         for widget in (label, self.mode_combo, self.position_spin, self.after_combo):
-            layout.addWidget(widget)
-        layout.addStretch(1)
+            row.addWidget(widget)
+        row.addStretch(1)
+        # Where each rescan goes: the place (and the number) of the page it replaces.
+        self.rescans_label = selectable_text(WrappingLabel())
+        self.rescans_label.setTextFormat(Qt.TextFormat.PlainText)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(9, 2, 9, 6)
+        layout.addWidget(self.new_pages_row)
+        layout.addWidget(self.rescans_label)
         self._showing = False  # True while the widgets are set from the plan, not by a person
         self.mode_combo.currentIndexChanged.connect(self._on_changed)
         self.position_spin.valueChanged.connect(self._on_changed)
         self.after_combo.currentIndexChanged.connect(self._on_changed)
         self.hide()
 
-    def show_item(self, item: PlanItem | None, pages: list[api.NotebookPage]) -> None:
-        """Show where ``item``'s pages go among ``pages`` (the notebook's, in order)."""
+    def show_item(
+        self,
+        item: PlanItem | None,
+        pages: list[api.NotebookPage],
+        landing: api.Landing | None = None,
+    ) -> None:
+        """Show where ``item``'s pages go among ``pages`` (the notebook's, in order);
+        ``landing``: the engine's words for its rescans and its count of new pages."""
         if item is None or item.op is not Op.IMPORT_INTO_NOTEBOOK:
             self.hide()
             return
         live = [p for p in pages if p.position is not None]
+        rescans = landing.replaces if landing is not None else ()
+        new_pages = landing is None or landing.added > 0 or not rescans
+        self.new_pages_row.setVisible(new_pages)
+        self.rescans_label.setText(rescans_placed_words(list(rescans)) if rescans else "")
+        self.rescans_label.setVisible(bool(rescans))
         self._showing = True
         try:
-            self.setTitle(placement_title(item.notebook_id))
+            self.setTitle(placement_title(item.notebook_id, new_pages=new_pages))
             self.after_combo.clear()
             for p in live:
                 self.after_combo.addItem(notebook_page_words(p.words), p.page_id)

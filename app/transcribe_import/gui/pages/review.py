@@ -604,7 +604,9 @@ class ReviewPage(QWidget):
         item = self.current_item()
         into = item is not None and item.op is Op.IMPORT_INTO_NOTEBOOK
         self.placement_bar.show_item(
-            item, self.session.notebook_pages(item.notebook_id) if item and into else []
+            item,
+            self.session.notebook_pages(item.notebook_id) if item and into else [],
+            api.landing(self.session.corpus, item) if item and into else None,
         )
         if item is None:
             self.pages_label.setText(self.tr("&Pages"))

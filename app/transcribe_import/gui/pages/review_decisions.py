@@ -6,7 +6,9 @@ asks the page (``resolve_requested``, ``leave_out_requested``), which makes the 
 A folder imported before is told here too: already imported (nothing to decide, said
 so), or partly, with the one action that completes the notebook holding the rest. So is a
 page that looks like another (a rescan?), with its three answers: Replace, Keep Both and
-Leave Out; their buttons give the page as ``order`` names it (the problem's ``files``).
+Leave Out; their buttons give the page as ``order`` names it (the problem's ``files``). A
+new notebook's page like one of an existing notebook is offered Import into “X” instead
+first (the problem's ``notebook_id``), after which Replace is offered.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from transcribe_import.engine.planning.plan import PlanItem
 from transcribe_import.engine.planning.problems import (
+    PlanProblem,
     ProblemCode,
     Resolution,
     ValidationReport,
@@ -35,7 +38,7 @@ from transcribe_import.engine.planning.problems import (
 )
 from transcribe_import.gui.models.plan import ambiguities_of
 from transcribe_import.gui.pages.review_parts import ActionButton, WrappingLabel
-from transcribe_import.gui.wording import complete_words, resolution_words
+from transcribe_import.gui.wording import complete_words, import_into_words, resolution_words
 
 # Problems of where an into item's pages go: shown with their buttons in the decision panel.
 PLACEMENT_CODES = frozenset(
@@ -130,10 +133,7 @@ class DecisionPanel(QGroupBox):
         recognised = [p for p in problems if p.code in RECOGNISED_CODES]
         alike = [p for p in problems if p.code is ProblemCode.LOOKS_LIKE]
         for problem in alike:
-            buttons = [self._resolution_button(r, problem.files[:1]) for r in problem.resolutions]
-            for button in buttons:
-                spoken = resolution_words(str(button.property("resolution")))
-                button.setAccessibleName(f"{spoken}: {problem.files[0]}")
+            buttons = [self._answer_button(r, problem) for r in problem.resolutions]
             layout.addLayout(self._row(problem.message, buttons))
         for problem in [*recognised, *conflicts, *placed]:
             buttons = [self._resolution_button(r, problem.source_ids) for r in problem.resolutions]
@@ -198,6 +198,18 @@ class DecisionPanel(QGroupBox):
         else:
             text = html.escape(unusable_words(entry))  # the scan's words: which file, what is wrong
         return self._row(text, [button], rich=True)
+
+    def _answer_button(self, resolution: Resolution, problem: PlanProblem) -> QPushButton:
+        """An answer to "a rescan?": it gives the page as ``order`` names it (the problem's
+        ``files``); Import into “X” instead gives the notebook it names."""
+        if resolution is Resolution.IMPORT_INTO and problem.notebook_id is not None:
+            button = self._resolution_button(resolution, (problem.notebook_id,))
+            button.setText(import_into_words(problem.notebook_id))
+            button.setAccessibleName(f"{button.text()}: {problem.files[0]}")
+            return button
+        button = self._resolution_button(resolution, problem.files[:1])
+        button.setAccessibleName(f"{resolution_words(resolution)}: {problem.files[0]}")
+        return button
 
     def _resolution_button(self, resolution: str, source_ids: tuple[str, ...] = ()) -> QPushButton:
         if resolution == Resolution.EXCLUDE:

@@ -280,6 +280,11 @@ class ReviewEdits(QObject):
                 lambda it: api.complete_notebook(corpus, it),
                 tr("Complete the notebook"),
             ),
+            # A page like one of an existing notebook: import into it, where it can replace it.
+            Resolution.IMPORT_INTO: (
+                lambda it: api.import_into(corpus, it, source_ids[0]),
+                tr("Import into an existing notebook"),
+            ),
             Resolution.INCLUDE: (
                 lambda it: ordering.include(
                     it, [s.provenance.rel for s in it.sources if s.source_id in source_ids]

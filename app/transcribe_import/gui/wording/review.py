@@ -176,6 +176,8 @@ def resolution_words(resolution: str) -> str:
         Resolution.RESCAN_REPLACES: _t("Resolution", "Replace"),
         Resolution.KEEP_BOTH: _t("Resolution", "Keep Both"),
         Resolution.LEAVE_OUT: _t("Resolution", "Leave Out"),
+        # The decision panel names the notebook (import_into_words); this is its short form.
+        Resolution.IMPORT_INTO: _t("Resolution", "Import into that notebook instead"),
     }
     return words[resolution]
 
@@ -183,6 +185,14 @@ def resolution_words(resolution: str) -> str:
 def complete_words(notebook_id: str) -> str:
     """The button that completes a notebook with a folder's new pages (Resolution.COMPLETE)."""
     return _t("Resolution", "Complete “{title}”").format(title=notebook_name(notebook_id))
+
+
+def import_into_words(notebook_id: str) -> str:
+    """The button that imports a new notebook's pages into an existing one instead, so that
+    its look-alikes of that notebook's pages can replace them (Resolution.IMPORT_INTO)."""
+    return _t("Resolution", "Import into “{title}” instead").format(
+        title=notebook_name(notebook_id)
+    )
 
 
 def placement_mode_words() -> list[str]:
@@ -194,10 +204,28 @@ def placement_mode_words() -> list[str]:
     ]
 
 
-def placement_title(notebook_id: str) -> str:
+def placement_title(notebook_id: str, *, new_pages: bool = True) -> str:
+    """The placement bar's title: where the new pages go, or, when every page is a rescan,
+    where the pages go."""
+    if not new_pages:
+        return _t("Placement", "Where the pages go in “{title}”").format(
+            title=notebook_name(notebook_id)
+        )
     return _t("Placement", "Where the new pages go in “{title}”").format(
         title=notebook_name(notebook_id)
     )
+
+
+def rescans_placed_words(lines: list[str]) -> str:
+    """Where the rescans go (the engine's words, one a line: "37.jpg replaces page 37 of
+    “Diary 1931” (…)"), and what becomes of the pages they replace."""
+    said = "\n".join(lines)  # a line starts with a file's name: kept as it is
+    tail = _t(
+        "Placement",
+        "A rescan takes the place and the number of the page it replaces; that page is "
+        "kept in the notebook's history.",
+    )
+    return f"{said}\n{tail}"
 
 
 def notebook_page_words(words: str) -> str:
