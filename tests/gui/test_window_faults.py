@@ -297,6 +297,45 @@ def test_the_problems_pane_shows_its_first_rows_whole_however_it_was_dragged(
     qtbot.waitUntil(lambda: first_rows_whole(again.review_page.problems_view), timeout=TIMEOUT_MS)
 
 
+def test_the_problems_rows_scrolled_to_are_whole_too(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path
+) -> None:
+    """Rows are fitted to their words as they come into view (fitting all of a plan's
+    thousands of rows at every layout held the window's thread for a second)."""
+    window = open_window()
+    window.add_paths([shelf_of_warnings(tmp_path / "shelf", notebooks=24)])
+    scan_and_validate(qtbot, window)
+    view = window.review_page.problems_view
+    assert view.model().rowCount() == 24
+    bar = view.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0, timeout=TIMEOUT_MS)
+    bar.setValue(bar.maximum())
+
+    def in_view_whole() -> bool:
+        shown = [
+            r
+            for r in range(view.model().rowCount())
+            if view.viewport().rect().intersects(view.visualRect(view.model().index(r, 0)))
+        ]
+        return (
+            bool(shown)
+            and shown[-1] == view.model().rowCount() - 1
+            and all(whole(view, r) for r in shown)
+        )
+
+    qtbot.waitUntil(in_view_whole, timeout=TIMEOUT_MS)
+
+
+def whole(view: QTableView, row: int) -> bool:
+    """Whether the row is as tall as its wrapped message."""
+    index = view.model().index(row, ProblemColumn.MESSAGE)
+    cell = view.visualRect(index)
+    needed = view.fontMetrics().boundingRect(
+        QRect(0, 0, cell.width() - 8, 10_000), Qt.TextFlag.TextWordWrap, str(index.data())
+    )
+    return needed.height() <= cell.height()
+
+
 # -- no animation on an idle screen ----------------------------------------------------------
 
 

@@ -254,3 +254,63 @@ def test_a_rescan_planned_as_a_new_notebook_is_imported_into_the_notebook_instea
         "p2.jpg",
     ]
     assert [p.file for p in pages if p.position is None] == ["02.jpg"]  # in the history
+
+
+def alike_pages(folder: Path, pages: int) -> Path:
+    """Ruled pages whose few strokes differ only a little: every one looks like another."""
+    from PIL import Image, ImageDraw
+
+    folder.mkdir(parents=True)
+    for p in range(1, pages + 1):
+        img = Image.new("RGB", (400, 560), (246, 241, 226))
+        draw = ImageDraw.Draw(img)
+        for y in range(40, 540, 22):
+            draw.line([(24, y), (376, y)], fill=(170, 185, 215), width=1)
+        for i, y in enumerate(range(58, 400, 22)):
+            draw.line([(40, y - 6), (120 + (p * 13 + i * 7) % 220, y - 7)], (40, 50, 90))
+        img.save(folder / f"page {p:02d}.jpg", quality=80)
+    return folder
+
+
+def test_many_look_alikes_are_asked_a_few_at_a_time(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path
+) -> None:
+    """A notebook whose pages all look alike raised a question a page, and the panel built a
+    row for each (2,000 rows: seconds of the window's thread, and the pages buried under it).
+    It asks five at a time and says how many more wait; answering one brings the next."""
+    from transcribe_import.engine.planning.problems import ProblemCode
+    from transcribe_import.gui.pages.review_decisions import ALIKE_SHOWN
+
+    window = open_window(workers=1)
+    window.add_paths([alike_pages(tmp_path / "Field notes", 40)])
+    scan_and_validate(qtbot, window)
+    page = window.review_page
+    [item] = window.session.plan.items
+
+    def asked() -> int:
+        report = window.session.report
+        assert report is not None
+        return sum(p.code is ProblemCode.LOOKS_LIKE for p in report.for_item(item.item_id))
+
+    def rows() -> list[str]:
+        return [
+            b.accessibleName() for b in page.decision_panel.buttons() if b.text() == "Leave Out"
+        ]
+
+    n = asked()
+    assert n > ALIKE_SHOWN + 1
+    show_item(page, item.label)
+    assert len(rows()) == ALIKE_SHOWN
+    words = panel_words(page)
+    assert (
+        f"{n - ALIKE_SHOWN} more pages look like others; they are asked here as these are answered."
+        in words
+    )
+
+    first = next(b for b in page.decision_panel.buttons() if b.text() == "Leave Out")
+    click(qtbot, window, first)
+    assert asked() < n  # its question is answered, and the next one is asked in its place
+    assert len(rows()) == min(ALIKE_SHOWN, asked())
+    left = asked() - ALIKE_SHOWN
+    if left > 1:
+        assert f"{left} more pages look like others" in panel_words(page)

@@ -38,7 +38,12 @@ from transcribe_import.engine.planning.problems import (
 )
 from transcribe_import.gui.models.plan import ambiguities_of
 from transcribe_import.gui.pages.review_parts import ActionButton, WrappingLabel
-from transcribe_import.gui.wording import complete_words, import_into_words, resolution_words
+from transcribe_import.gui.wording import (
+    complete_words,
+    import_into_words,
+    more_alike_words,
+    resolution_words,
+)
 
 # Problems of where an into item's pages go: shown with their buttons in the decision panel.
 PLACEMENT_CODES = frozenset(
@@ -53,6 +58,10 @@ PLACEMENT_CODES = frozenset(
 )
 # A folder imported before (engine planning/reimport.py): told in the panel, with its action.
 RECOGNISED_CODES = frozenset({ProblemCode.ALREADY_IMPORTED, ProblemCode.PARTLY_IMPORTED})
+# The "a rescan?" questions asked at once: a notebook of near-blank pages can raise one a
+# page, and a panel of a thousand rows would bury the pages under it (and take the window's
+# thread seconds to build). The next ones show as these are answered.
+ALIKE_SHOWN = 5
 
 
 class DecisionPanel(QGroupBox):
@@ -132,9 +141,12 @@ class DecisionPanel(QGroupBox):
         placed = [p for p in problems if p.code in PLACEMENT_CODES]
         recognised = [p for p in problems if p.code in RECOGNISED_CODES]
         alike = [p for p in problems if p.code is ProblemCode.LOOKS_LIKE]
-        for problem in alike:
+        for problem in alike[:ALIKE_SHOWN]:
             buttons = [self._answer_button(r, problem) for r in problem.resolutions]
             layout.addLayout(self._row(problem.message, buttons))
+        if len(alike) > ALIKE_SHOWN:
+            more = len(alike) - ALIKE_SHOWN
+            layout.addWidget(WrappingLabel(more_alike_words(more)))
         for problem in [*recognised, *conflicts, *placed]:
             buttons = [self._resolution_button(r, problem.source_ids) for r in problem.resolutions]
             target = self._completion(item) if item is not None and recognised else None

@@ -10,7 +10,16 @@ from collections.abc import Sequence
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QAbstractItemModel, QCoreApplication, QSize, Qt, QTimer, Slot
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QCoreApplication,
+    QEvent,
+    QObject,
+    QSize,
+    Qt,
+    QTimer,
+    Slot,
+)
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -200,15 +209,18 @@ class ProblemsPane(QWidget):
         super().__init__(parent)
         tr = self.tr
         self.problems_view = review_table(model, tr("Problems found by validation"))
-        # Messages wrap: they say what to do, and a cut-off one does not.
+        # Messages wrap: they say what to do, and a cut-off one does not. Each row is as tall
+        # as its words once it is in view (``fit_rows``): measuring every row of a plan's
+        # thousands of problems at each layout held the window's thread for a second.
         self.problems_view.setWordWrap(True)
-        self.problems_view.verticalHeader().setSectionResizeMode(
-            QHeaderView.ResizeMode.ResizeToContents
-        )
+        self.problems_view.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.problems_view.verticalScrollBar().valueChanged.connect(self._fit_rows_later)
+        self.problems_view.viewport().installEventFilter(self)
         header = self.problems_view.horizontalHeader()
         header.setSectionResizeMode(ProblemColumn.NOTEBOOK, QHeaderView.ResizeMode.Interactive)
         header.resizeSection(ProblemColumn.NOTEBOOK, 200)
         header.setStretchLastSection(True)
+        self._fit_due = False
         # A validation rebuilds the list: where the person had scrolled to stays.
         self._scroll = 0
         model.modelAboutToBeReset.connect(self._remember_scroll)
@@ -303,14 +315,31 @@ class ProblemsPane(QWidget):
         self.not_imported_label.setText(not_imported_title(len(rows)))
         self.not_imported_box.setVisible(bool(rows))
 
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize:
+            self._fit_rows_later()  # more or fewer rows in view
+        return False
+
     def _fit_rows_later(self, *_: object) -> None:
-        QTimer.singleShot(0, self.fit_rows)
+        if not self._fit_due:
+            self._fit_due = True
+            QTimer.singleShot(0, self.fit_rows)
 
     def fit_rows(self) -> None:
-        """Keep the view tall enough for its first ``SHOWN_PROBLEMS`` rows, whole."""
+        """Make the rows in view, and the first ``SHOWN_PROBLEMS``, as tall as their words, and
+        keep the view tall enough for those first rows, whole."""
+        self._fit_due = False
         view = self.problems_view
-        rows = min(SHOWN_PROBLEMS, view.model().rowCount())
-        view.resizeRowsToContents()
+        count = view.model().rowCount()
+        rows = min(SHOWN_PROBLEMS, count)
+        for r in range(rows):
+            view.resizeRowToContents(r)
+        # Then from the first row in view down, until the rows fill the view.
+        r, filled, height = max(view.rowAt(0), 0), 0, view.viewport().height()
+        while r < count and filled < height:
+            view.resizeRowToContents(r)
+            filled += view.rowHeight(r)
+            r += 1
         shown = (
             sum(view.rowHeight(r) for r in range(rows))
             or view.verticalHeader().defaultSectionSize()

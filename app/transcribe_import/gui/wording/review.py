@@ -195,6 +195,23 @@ def import_into_words(notebook_id: str) -> str:
     )
 
 
+def more_alike_words(n: int) -> str:
+    """Under the "a rescan?" questions shown: how many more wait, and when they show."""
+    return plural(
+        n,
+        _t(
+            "Lookalike",
+            "1 more page looks like another; it is asked here once these are answered.",
+        ),
+        _t(
+            "Lookalike",
+            "%Ln more pages look like others; they are asked here as these are answered.",
+            "",
+            n,
+        ),
+    )
+
+
 def placement_mode_words() -> list[str]:
     """The choices of where an item's new pages go, in the order PlacementBar lists them."""
     return [
