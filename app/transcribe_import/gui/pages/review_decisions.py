@@ -18,12 +18,14 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QResizeEvent
 from PySide6.QtWidgets import (
     QApplication,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -62,6 +64,8 @@ RECOGNISED_CODES = frozenset({ProblemCode.ALREADY_IMPORTED, ProblemCode.PARTLY_I
 # page, and a panel of a thousand rows would bury the pages under it (and take the window's
 # thread seconds to build). The next ones show as these are answered.
 ALIKE_SHOWN = 5
+# The most height the panel's entries take before they scroll (about three entries).
+TALLEST = 170
 
 
 class DecisionPanel(QGroupBox):
@@ -85,6 +89,13 @@ class DecisionPanel(QGroupBox):
         self.setAccessibleName(self.tr("Decisions this notebook needs"))
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(9, 2, 9, 6)
+        # The entries scroll in a band of at most ``TALLEST`` pixels: however many there are,
+        # the pages below keep most of a 768-pixel screen.
+        self._scroll = QScrollArea()
+        self._scroll.setWidgetResizable(True)
+        self._scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self._scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._layout.addWidget(self._scroll)
         # The Exclude resolution follows the page selection, as the Exclude command does.
         self._exclude_action = exclude_action
         self._box: QWidget | None = None
@@ -109,7 +120,9 @@ class DecisionPanel(QGroupBox):
         focus = QApplication.focusWidget()
         had_focus = old is not None and focus is not None and old.isAncestorOf(focus)
         if old is not None:
-            # Later, not now: this may run inside the click of one of its own buttons.
+            # Later, not now: this may run inside the click of one of its own buttons (and
+            # taken out first: a scroll area deletes the widget it holds when given another).
+            self._scroll.takeWidget()
             old.hide()
             old.deleteLater()
         self._box = None
@@ -162,9 +175,9 @@ class DecisionPanel(QGroupBox):
             if had_focus:
                 after.setFocus(Qt.FocusReason.OtherFocusReason)
             return
-        self._layout.addWidget(box)
-        box.show()  # a layout shows a new child of a visible widget only later, queued
+        self._scroll.setWidget(box)
         self._box = box
+        self._fit_height()
         partly = any(p.code is ProblemCode.PARTLY_IMPORTED for p in recognised)
         self.setTitle(
             self.tr("The page order needs a decision")
@@ -191,6 +204,24 @@ class DecisionPanel(QGroupBox):
         if had_focus:
             buttons = box.findChildren(QPushButton)
             (buttons[0] if buttons else after).setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_height()  # a new width wraps the words onto more or fewer lines
+
+    def _fit_height(self) -> None:
+        """As tall as the entries, up to ``TALLEST``; beyond, they scroll."""
+        box = self._box
+        if box is None:
+            return
+        width = self._scroll.viewport().width() or self.width()
+        layout = box.layout()
+        needed = (
+            layout.heightForWidth(width)
+            if layout is not None and layout.hasHeightForWidth()
+            else box.sizeHint().height()
+        )
+        self._scroll.setFixedHeight(max(1, min(needed, TALLEST)))
 
     def _unusable_row(self, item: PlanItem | None, entry: dict[str, Any]) -> QVBoxLayout:
         """A file that cannot be used: why, and Leave out (or Take back once left out)."""
