@@ -14,6 +14,7 @@ from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine import api
 from transcribe_import.engine.base.findings import FindingCode, Remedy
+from transcribe_import.engine.base.ids import new_id
 from transcribe_import.engine.runs.executor import EventKind, RunControl, RunEvent
 from transcribe_import.engine.runs.model import RunStatus
 from transcribe_import.engine.runs.store import RunStore
@@ -213,3 +214,48 @@ def test_health_findings_name_the_windows_actions_not_commands(
             "To finish it, select it in Runs and choose Resume. To end it, select it in Runs "
             "and choose Cancel Run; the pages it landed stay."
         )
+
+
+def test_an_untracked_run_is_finished_through_open_plan_as_its_finding_says(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
+) -> None:
+    """A run whose record was lost (quarantined) leaves its frozen plan: the health finding
+    says the window's way, File › Open Plan… and Commit, and doing so lands the rest once."""
+    run_id, notebook_id = _stopped_part_way(corpus, tmp_path, cancel=True)
+    landed = _pages_in(corpus, notebook_id)
+    store = RunStore(corpus)
+    store.record_path(run_id).write_bytes(b"{ not a record")
+    frozen = store.plan_path(run_id)
+    findings = api.check_corpus(corpus).findings
+    (untracked,) = [f for f in findings if f.code is FindingCode.RUN_UNTRACKED]
+    assert untracked.remedies == (Remedy.OPEN_PLAN,)
+    assert f"`transcribe-import commit {frozen}`" in untracked.message  # the CLI's as it was
+    empty = new_id()
+    corpus.create_notebook(empty, "Left empty")  # its finding has no button of the window
+
+    window = open_window()
+    view = window.findings_view
+    qtbot.waitUntil(lambda: view.rowCount() >= 1, timeout=TIMEOUT_MS)
+    said = [view.item(row, 0).text() for row in range(view.rowCount())]
+    told = next(s for s in said if f"Import run {run_id} has no record" in s)
+    assert told.endswith(
+        "To import what did not land, open that plan with File › Open Plan… and commit it: "
+        "what landed is recognised and not imported twice. To give it up instead, move the "
+        "plan file out of the corpus folder."
+    )
+    assert "transcribe-import" not in told
+    # A finding with no button of the window says its command is for a terminal.
+    left_empty = next(s for s in said if "“Left empty”" in s)
+    assert f"`transcribe-import doctor --remove-empty {empty}`" in left_empty
+    assert left_empty.endswith(
+        "(A command in `quotes` is typed in a terminal; the window has no button for it.)"
+    )
+
+    assert window.flow.open_plan(frozen)  # File › Open Plan… of it, as the finding says
+    qtbot.waitUntil(lambda: window.current_page() is window.review_page, timeout=TIMEOUT_MS)
+    qtbot.waitUntil(window.review_page.can_commit, timeout=TIMEOUT_MS)
+    window.review_page.commit_button.click()
+    qtbot.waitUntil(lambda: window.current_page() is window.commit_page, timeout=TIMEOUT_MS)
+    wait_run_end(qtbot, window)
+    assert landed < PAGES and _pages_in(corpus, notebook_id) == PAGES
+    assert set(corpus.index_entries()) == {notebook_id, empty}  # the rest landed in the same

@@ -242,17 +242,23 @@ def _orphan_plans(store: RunStore) -> list[Finding]:
         if plan_id in tracked:
             continue
         path = store.plan_path(run_id)
+        situation = (
+            f"Import run {run_id} has no record (it is in quarantine, or missing), so no "
+            f"run tracks its items; its frozen plan is kept at {path}. Pages it landed stay "
+            "in their notebooks."
+        )
         out.append(
             Finding(
                 FindingCode.RUN_UNTRACKED,
                 Severity.PROBLEM,
-                f"Import run {run_id} has no record (it is in quarantine, or missing), so no "
-                f"run tracks its items; its frozen plan is kept at {path}. Pages it landed stay "
-                "in their notebooks. To import what did not land, commit that plan again: "
+                f"{situation} To import what did not land, commit that plan again: "
                 f"`transcribe-import commit {path}` (what landed is recognised as the plan's "
                 f"own and not imported twice). To give it up instead, move {path} out of the "
                 "corpus.",
                 path=str(path),
+                situation=situation,
+                remedies=(Remedy.OPEN_PLAN,),
+                run_id=run_id,
             )
         )
     return out

@@ -55,6 +55,7 @@ class Remedy(enum.StrEnum):
     UNDO_IMPORT = "undo_import"  # the group revert of the run (cancelled first if resumable)
     RESUME_RUN = "resume_run"
     CANCEL_RUN = "cancel_run"  # end it; the pages it landed stay
+    OPEN_PLAN = "open_plan"  # open the finding's frozen plan (``path``) and commit it again
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,12 @@ def remedy_words(remedy: Remedy) -> str:
             "FindingRemedy",
             "To end it, select it in Runs and choose Cancel Run; the pages it landed stay.",
         ),
+        Remedy.OPEN_PLAN: _t(
+            "FindingRemedy",
+            "To import what did not land, open that plan with File › Open Plan… and commit it: "
+            "what landed is recognised and not imported twice. To give it up instead, move the "
+            "plan file out of the corpus folder.",
+        ),
     }[remedy]
 
 
@@ -72,7 +78,17 @@ def finding_words(finding: Finding) -> str:
     """A doctor finding as the window says it: with remedies, its situation and the window's
     own action for each; without, doctor's message as it is."""
     if not finding.remedies:
-        return finding.message
+        if "`transcribe-import " not in finding.message:
+            return finding.message
+        # No button does it: the command it names is typed in a terminal, said so.
+        return (
+            finding.message
+            + " "
+            + _t(
+                "FindingRemedy",
+                "(A command in `quotes` is typed in a terminal; the window has no button for it.)",
+            )
+        )
     return " ".join([finding.situation, *(remedy_words(r) for r in finding.remedies)])
 
 
