@@ -218,3 +218,40 @@ def test_a_rescan_inside_a_pdf_is_named_by_its_page_and_left_out_alone(tmp_path:
     [source] = orjson.loads(plan.read_bytes())["items"][0]["sources"]
     assert [p["page_index"] for p in source["pages"]] == [0]
     assert [p["page_index"] for p in source["left_out_pages"]] == [1]
+
+
+def test_rescans_saved_as_png_tiff_and_webp_are_asked_about_too(tmp_path: Path) -> None:
+    """A PNG, a two-page TIFF and a WebP page get their looks from the scan's own whole decode
+    of them (no second decode), upright as their EXIF says, so a rescan kept in any of these
+    formats is asked about as a JPEG one is; the TIFF's other page, a new one, is not."""
+    import random
+
+    from helpers.lookalike_set import rescanned
+
+    data, nbid = _imported(tmp_path)
+    folder = tmp_path / "rescans"
+    folder.mkdir()
+    page1 = rescanned(notebook_scan(1), Rescan.LIGHT, random.Random(1))
+    page1.save(folder / "p1.png")
+    page2 = rescanned(notebook_scan(2), Rescan.TILT, random.Random(2))
+    other = notebook_page(77, Ruling.PLAIN, 0.4)
+    page2.save(folder / "p2.tif", save_all=True, append_images=[other], compression="tiff_lzw")
+    page3 = rescanned(notebook_scan(3), Rescan.JPEG, random.Random(3))
+    exif = Image.Exif()
+    exif[0x0112] = 6  # stored turned: its EXIF says to turn it a quarter to be upright
+    page3.transpose(Image.Transpose.ROTATE_90).save(folder / "p3.webp", exif=exif, lossless=True)
+    plan = tmp_path / "formats.json"
+    ok(run_cli(data, "plan", str(folder), "--mode", f"into:{nbid}", "-o", str(plan)))
+    [item] = orjson.loads(plan.read_bytes())["items"]
+    looks = {
+        (s["provenance"]["rel"], p["page_index"]): p.get("look")
+        for s in item["sources"]
+        for p in s["pages"]
+    }
+    assert all(look is not None and len(look) == 144 for look in looks.values()), looks
+    asked = sorted(p["message"] for p in _looks_like(data, plan))
+    assert asked == [
+        "rescans/p1.png looks like page 1 of “Diary 1931”: a rescan?",
+        "rescans/p2.tif#1 looks like page 2 of “Diary 1931”: a rescan?",
+        "rescans/p3.webp looks like page 3 of “Diary 1931”: a rescan?",
+    ], asked

@@ -119,7 +119,7 @@ def test_a_blank_page_and_formats_without_a_cheap_decode_have_no_look(tmp_path: 
     assert _looks(blank, "image/jpeg") == (None,)
     png = tmp_path / "page.png"
     notebook_scan(1).save(png)
-    assert _looks(png, "image/png") == (None,)  # a second whole decode: not made at scan
+    assert _looks(png, "image/png") == (None,)  # made from the scan's check instead (DecodedLooks)
     broken = tmp_path / "broken.jpg"
     broken.write_bytes(b"\xff\xd8\xff" + b"\x00" * 64)
     assert _looks(broken, "image/jpeg") == (None,)

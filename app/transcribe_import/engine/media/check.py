@@ -102,12 +102,20 @@ def raise_cut_short(dp: str) -> NoReturn:
     )
 
 
-def check_data(im: Image.Image, fp: BinaryIO, page_count: int, dp: str) -> None:
+def check_data(
+    im: Image.Image,
+    fp: BinaryIO,
+    page_count: int,
+    dp: str,
+    decoded: Callable[[int, Image.Image], None] | None = None,
+) -> None:
     """Refuse, as a decoder error, an image whose data would not decode at commit.
 
     Runs inside the caller's decoder-error wording (``decode._image_errors``): it raises
     what Pillow raises, or ``SyntaxError`` for a JPEG's broken marker stream, and
-    ``TranscribeError`` for one cut short.
+    ``TranscribeError`` for one cut short. ``decoded(frame, im)`` is shown each page this
+    decodes whole (not a JPEG's), so what else needs its pixels (a page's look) takes them
+    from this one decode.
     """
     if im.format in ("JPEG", "MPO"):
         fp.seek(0)
@@ -118,6 +126,8 @@ def check_data(im: Image.Image, fp: BinaryIO, page_count: int, dp: str) -> None:
             im.seek(frame)
         with budget.DECODE_BUDGET.hold(budget.estimate(*im.size)):  # as a render's decode
             im.load()
+            if decoded is not None:
+                decoded(frame, im)
 
 
 # A marker after entropy-coded data: 0xFF then neither a stuffed zero, a restart marker

@@ -18,7 +18,7 @@ import math
 import re
 import struct
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, NoReturn
 
@@ -88,6 +88,7 @@ def probe(
     *,
     check_data: bool = False,
     data: bytes | None = None,
+    decoded: Callable[[int, Image.Image], None] | None = None,
 ) -> MediaInfo:
     """Type, page count, size and capture time of a page file, from its headers alone.
 
@@ -97,7 +98,8 @@ def probe(
     ``check_data`` (the scan, once per file): also refuse a file whose headers are whole
     but whose data would fail at commit (an image cut short inside, a TIFF codec this build
     lacks, a broken APNG default image), as cheaply as its format allows (``check``).
-    PDFs always have every page loaded by pdfium.
+    PDFs always have every page loaded by pdfium. ``decoded``: shown each page the check
+    decodes whole (``check.check_data``).
     """
     dp = display_path or str(path)
     try:
@@ -108,7 +110,7 @@ def probe(
                 return _probe_pdf(fp, dp)
             check.check_not_truncated(fp, media_type, dp)
             fp.seek(0)
-            return _probe_image(fp, media_type, settings, dp, check_data)
+            return _probe_image(fp, media_type, settings, dp, check_data, decoded)
     except OSError as exc:
         raise fsio.problem_from_oserror(exc, dp, "reading") from exc
 
@@ -122,7 +124,12 @@ def _opened(
 
 
 def _probe_image(
-    fp: BinaryIO, media_type: str, settings: RenderSettings, dp: str, check_data: bool
+    fp: BinaryIO,
+    media_type: str,
+    settings: RenderSettings,
+    dp: str,
+    check_data: bool,
+    decoded: Callable[[int, Image.Image], None] | None = None,
 ) -> MediaInfo:
     errors = _image_errors(media_type, dp, settings)
     with errors, _open_image(fp, media_type) as im:
@@ -143,7 +150,7 @@ def _probe_image(
             im.seek(0)
         orientation, captured_at = _exif_facts(_header_exif(im, fp))
         if check_data:
-            check.check_data(im, fp, page_count, dp)
+            check.check_data(im, fp, page_count, dp, decoded)
     if orientation in (5, 6, 7, 8):
         width, height = height, width
     return MediaInfo(media_type, page_count, width, height, captured_at, orientation)

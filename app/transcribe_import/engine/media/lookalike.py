@@ -233,9 +233,10 @@ def page_looks(
 
     Made at scan from a small decode of its own, where one is cheap: a JPEG decoded at 1/8
     by libjpeg (its draft mode), EXIF orientation applied; a PDF page that is one JPEG scan,
-    likewise (``_pdf_looks``). PNG, TIFF, WebP and HEIC have no shrink-on-load: their look
-    would decode each page whole a second time, doubling their scan (bench/RESULTS.md), so
-    their pages have none (docs/formats.md says so).
+    likewise (``_pdf_looks``). PNG, TIFF, WebP and HEIC have no shrink-on-load: a look of
+    their own would decode each page whole a second time, doubling their scan; theirs are
+    made from the scan's check, which decodes them anyway (``DecodedLooks``), and here they
+    have none.
     """
     if media_type not in (JPEG, PDF):
         return (None,) * page_count
@@ -246,6 +247,61 @@ def page_looks(
             return (_file_look(fp, str(path)),)
     except _LOOK_ERRORS:
         return (None,) * page_count
+
+
+# A page's EXIF orientation as the turn or flip that makes it upright (Pillow's exif_transpose).
+_UPRIGHT = {
+    2: Image.Transpose.FLIP_LEFT_RIGHT,
+    3: Image.Transpose.ROTATE_180,
+    4: Image.Transpose.FLIP_TOP_BOTTOM,
+    5: Image.Transpose.TRANSPOSE,
+    6: Image.Transpose.ROTATE_270,
+    7: Image.Transpose.TRANSVERSE,
+    8: Image.Transpose.ROTATE_90,
+}
+# Modes Pillow's ``reduce`` takes; any other page is made grey first.
+_REDUCIBLE = frozenset({"L", "LA", "RGB", "RGBA", "RGBX", "CMYK", "I", "F"})
+
+
+class DecodedLooks:
+    """The looks of the pages the scan's check decodes whole (PNG, TIFF, WebP, HEIC: formats
+    with no smaller decode), made from that decode rather than a second one of their own.
+
+    ``seen`` is ``decode.probe``'s ``decoded``: it keeps each page shrunk to about
+    ``LOOK_SIDE`` (the full page is not kept); ``looks`` then hashes them, upright.
+    """
+
+    def __init__(self) -> None:
+        self._small: dict[int, Image.Image | None] = {}
+
+    def seen(self, frame: int, image: Image.Image) -> None:
+        try:
+            base = image if image.mode in _REDUCIBLE else image.convert("L")
+            factor = max(1, max(base.size) // LOOK_SIDE)
+            small = base.reduce(factor) if factor > 1 else base.copy()
+            small.thumbnail((LOOK_SIDE, LOOK_SIDE), Image.Resampling.BOX)
+        except (ValueError, OSError):  # a mode or depth it cannot shrink: no look
+            small = None
+        self._small[frame] = small
+
+    def looks(self, page_count: int, orientation: int) -> tuple[str | None, ...] | None:
+        """Each page's look (None: it has none), or None when the check decoded no page."""
+        if not self._small:
+            return None
+        turn = _UPRIGHT.get(orientation)
+        out: list[str | None] = []
+        for frame in range(page_count):
+            out.append(_upright_look(self._small.get(frame), turn))
+        return tuple(out)
+
+
+def _upright_look(small: Image.Image | None, turn: Image.Transpose | None) -> str | None:
+    if small is None:
+        return None
+    try:
+        return _hex(page_look(small if turn is None else small.transpose(turn)))
+    except (ValueError, OSError):  # derived data: a page whose pixels will not hash has none
+        return None
 
 
 @contextlib.contextmanager

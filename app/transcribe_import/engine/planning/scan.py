@@ -532,6 +532,7 @@ def _inspect(
     info: MediaInfo | None = None
     sha: str | None = None
     read: check.FileRead | None = None
+    decoded = lookalike.DecodedLooks()  # the check's whole decodes, shrunk for the looks
     try:
         # One read: hashed as it is read, and kept for the probe when small enough.
         # Exactly the size found while walking, or FileChanged: never read past it.
@@ -548,6 +549,7 @@ def _inspect(
                 size=found.size,
                 check_data=True,
                 data=read.data if read is not None else None,
+                decoded=decoded.seen,
             )
         except TranscribeError as exc:
             # media words a vanished or forbidden file as a generic read error; say which.
@@ -558,17 +560,24 @@ def _inspect(
                 problem = exc.problem
     if problem is not None:
         problem = replace(problem, path=found.fspath)
-    looks = _looks(found, info, read) if problem is None and info is not None else ()
+    looks = _looks(found, info, read, decoded) if problem is None and info is not None else ()
     return ScannedFile.probed(
         path, found.root, found.rel, found.size, found.mtime_ns, info, sha, problem, looks
     )
 
 
 def _looks(
-    found: FoundFile, info: MediaInfo, read: check.FileRead | None
+    found: FoundFile,
+    info: MediaInfo,
+    read: check.FileRead | None,
+    decoded: lookalike.DecodedLooks,
 ) -> tuple[str | None, ...]:
-    """Each page's look, for finding rescans (planning/lookalikes.py), from a small decode
-    of its own: the probe does not decode a JPEG (it walks its markers)."""
+    """Each page's look, for finding rescans (planning/lookalikes.py): from the check's
+    decode where it decoded the pages whole, else from a small decode of its own (the probe
+    does not decode a JPEG: it walks its markers)."""
+    made = decoded.looks(info.page_count, info.orientation)
+    if made is not None:
+        return made
     data = read.data if read is not None else None
     return lookalike.page_looks(
         found.path, info.media_type, info.page_count, size=found.size, data=data
