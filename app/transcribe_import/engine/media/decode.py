@@ -80,6 +80,19 @@ _EXIF_DATETIME = re.compile(r"^(\d{4}):(\d{2}):(\d{2})[ T](\d{2}):(\d{2}):(\d{2}
 # -- probing -------------------------------------------------------------------------------
 
 
+# An EXIF orientation as the turn or flip that makes the page upright (Pillow's
+# exif_transpose): what a render and a page's look both apply.
+ORIENTATION_TRANSPOSE: dict[int, Image.Transpose] = {
+    2: Image.Transpose.FLIP_LEFT_RIGHT,
+    3: Image.Transpose.ROTATE_180,
+    4: Image.Transpose.FLIP_TOP_BOTTOM,
+    5: Image.Transpose.TRANSPOSE,
+    6: Image.Transpose.ROTATE_270,
+    7: Image.Transpose.TRANSVERSE,
+    8: Image.Transpose.ROTATE_90,
+}
+
+
 def probe(
     path: Path,
     settings: RenderSettings = DEFAULT_SETTINGS,

@@ -42,6 +42,7 @@ from PIL import Image, ImageOps
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.media.decode import (
     _PDFIUM_LOCK,
+    ORIENTATION_TRANSPOSE,
     _image_errors,
     _open_image,
     _pdf_document,
@@ -249,16 +250,6 @@ def page_looks(
         return (None,) * page_count
 
 
-# A page's EXIF orientation as the turn or flip that makes it upright (Pillow's exif_transpose).
-_UPRIGHT = {
-    2: Image.Transpose.FLIP_LEFT_RIGHT,
-    3: Image.Transpose.ROTATE_180,
-    4: Image.Transpose.FLIP_TOP_BOTTOM,
-    5: Image.Transpose.TRANSPOSE,
-    6: Image.Transpose.ROTATE_270,
-    7: Image.Transpose.TRANSVERSE,
-    8: Image.Transpose.ROTATE_90,
-}
 # Modes Pillow's ``reduce`` takes; any other page is made grey first.
 _REDUCIBLE = frozenset({"L", "LA", "RGB", "RGBA", "RGBX", "CMYK", "I", "F"})
 
@@ -288,7 +279,7 @@ class DecodedLooks:
         """Each page's look (None: it has none), or None when the check decoded no page."""
         if not self._small:
             return None
-        turn = _UPRIGHT.get(orientation)
+        turn = ORIENTATION_TRANSPOSE.get(orientation)
         out: list[str | None] = []
         for frame in range(page_count):
             out.append(_upright_look(self._small.get(frame), turn))

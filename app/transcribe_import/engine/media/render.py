@@ -31,6 +31,7 @@ from transcribe_import.engine.base.text import counted
 from transcribe_import.engine.media import budget, quiet, render_vips
 from transcribe_import.engine.media.decode import (
     _PDFIUM_LOCK,
+    ORIENTATION_TRANSPOSE,
     _check_pixels,
     _exif_facts,
     _header_exif,
@@ -227,21 +228,10 @@ def _render_frame(im: Image.Image, index: int, settings: RenderSettings, dp: str
         orientation, _ = _exif_facts(_safe_getexif(im))
         out = _to_display_mode(_to_srgb(im, dp))
         out = _cap_size(out, settings)
-        transpose = _ORIENTATION_TRANSPOSE.get(orientation)
+        transpose = ORIENTATION_TRANSPOSE.get(orientation)
         if transpose is not None:
             out = out.transpose(transpose)
         return _encode(out, index, settings, pillow_version())
-
-
-_ORIENTATION_TRANSPOSE: dict[int, Image.Transpose] = {
-    2: Image.Transpose.FLIP_LEFT_RIGHT,
-    3: Image.Transpose.ROTATE_180,
-    4: Image.Transpose.FLIP_TOP_BOTTOM,
-    5: Image.Transpose.TRANSPOSE,
-    6: Image.Transpose.ROTATE_270,
-    7: Image.Transpose.TRANSVERSE,
-    8: Image.Transpose.ROTATE_90,
-}
 
 
 # The colour spaces of the ICC profiles converted, by the image modes they describe.
