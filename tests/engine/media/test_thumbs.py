@@ -80,13 +80,18 @@ def test_a_torn_entry_is_a_miss_and_a_changed_file_is_refused(
     assert caught.value.code is ErrorCode.SOURCE_CHANGED and "b.pdf" in str(caught.value)
 
 
-def test_the_cache_keeps_to_its_limit_dropping_the_oldest(tmp_path: Path) -> None:
-    cache = tmp_path / "thumbs"
+def _five_entries(cache: Path) -> Path:
+    """A cache of five 100-byte entries, 0.png the oldest written, 4.png the newest."""
     for i in range(5):
         entry = cache / "ab" / f"{i}.png"
         entry.parent.mkdir(parents=True, exist_ok=True)
         entry.write_bytes(b"x" * 100)
         os.utime(entry, ns=(i * 10**9, i * 10**9))
+    return cache
+
+
+def test_the_cache_keeps_to_its_limit_dropping_the_oldest(tmp_path: Path) -> None:
+    cache = _five_entries(tmp_path / "thumbs")
     thumbs.prune(cache, limit=250)
     assert sorted(p.name for p in (cache / "ab").iterdir()) == ["3.png", "4.png"]
 
@@ -96,12 +101,7 @@ def test_an_entry_removed_while_the_cache_is_pruned_is_passed_over(
 ) -> None:
     """Two prunes at once (the window's thumbnails and a commit's): an entry the other one
     removed between the listing and its stat is not there, and the rest is still pruned."""
-    cache = tmp_path / "thumbs"
-    for i in range(5):
-        entry = cache / "ab" / f"{i}.png"
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        entry.write_bytes(b"x" * 100)
-        os.utime(entry, ns=(i * 10**9, i * 10**9))
+    cache = _five_entries(tmp_path / "thumbs")
     real_scandir = os.scandir
 
     class Listing:
