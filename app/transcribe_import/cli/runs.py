@@ -124,11 +124,12 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
         except ValueError as exc:
             progress.done()
             raise UsageError(str(exc)) from None
+        plan = None if planned is None else _with_looks(planned.plan, args.workers, stop, progress)
     progress.done()
-    if planned is None:
+    if planned is None or plan is None:
         say("transcribe-import: scan cancelled; no plan was written.", file=sys.stderr)
         return ExitCode.CANCELLED
-    plan, result = planned.plan, planned.scan
+    result = planned.scan
     try:
         plan = placement_cli.place_planned(corpus, plan, args)
     except ValueError as exc:
@@ -167,6 +168,23 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
             f"transcribe-import validate {args.output}"
         )
     return ExitCode.OK
+
+
+def _with_looks(
+    plan: ImportPlan, workers: int, stop: threading.Event, progress: _Progress
+) -> ImportPlan | None:
+    """``plan`` with its JPEG and PDF pages' looks (the look pass, after the scan), so the
+    plan written can find rescans; None when Ctrl-C stopped it."""
+    looks: dict[str, str | None] = {}
+    passing = api.look_pass(plan, workers=workers, should_stop=stop.is_set)
+    for made in passing:
+        looks.update(made.looks)
+        progress.show(
+            f"looks: {made.pages_done} of {counted(made.pages_total, 'page')} looked at for rescans"
+        )
+    if stop.is_set():
+        return None
+    return api.with_looks(plan, looks)
 
 
 # The badge in the CLI's words: with a report, an ambiguous page order is one of its errors.

@@ -10,10 +10,11 @@ the layer below.
 One package, one name space: the faces write ``from transcribe_import.engine import api`` and
 call ``api.X``, never a module of this package (import-linter holds them to it). The use
 cases live in modules by what a person is doing: ``exits`` (exit codes), ``plans`` (scan,
-plan, reorder, validate, plan files), ``drafts``, ``commit`` (commit, retry, resume, execute,
-cancel), ``runs`` (listing and showing runs, their history), ``undo`` (undoing a run, the
-trash), ``placement`` (late pages and rescans), ``corpus`` (opening it, notebooks,
-doctor, previews, export) and ``library`` (what an import put in the corpus, read back).
+plan, reorder, validate, plan files), ``looks`` (the look pass after a plan), ``drafts``,
+``commit`` (commit, retry, resume, execute, cancel), ``runs`` (listing and showing runs, their
+history), ``undo`` (undoing a run, the trash), ``placement`` (late pages and rescans),
+``corpus`` (opening it, notebooks, doctor, previews, export) and ``library`` (what an import
+put in the corpus, read back).
 
 Imports that pull in the media decoders (Pillow, pypdf, pypdfium2) are deferred
 into the functions that scan or validate, so listing runs or notebooks starts fast.
@@ -67,6 +68,12 @@ from transcribe_import.engine.api.library import (
     notebook_sources,
     read_notebook,
     run_pages,
+)
+from transcribe_import.engine.api.looks import (
+    item_with_looks,
+    look_pass,
+    pages_to_look_at,
+    with_looks,
 )
 from transcribe_import.engine.api.placement import (
     Landing,
@@ -247,6 +254,10 @@ __all__ = [
     "keep_pages",
     "placement_words",
     "answer_lookalike",
+    "item_with_looks",
+    "look_pass",
+    "pages_to_look_at",
+    "with_looks",
     "complete_notebook",
     "completion_target",
     "import_into",

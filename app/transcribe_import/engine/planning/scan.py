@@ -560,28 +560,20 @@ def _inspect(
                 problem = exc.problem
     if problem is not None:
         problem = replace(problem, path=found.fspath)
-    looks = _looks(found, info, read, decoded) if problem is None and info is not None else ()
+    looks = _looks(info, decoded) if problem is None and info is not None else ()
     return ScannedFile.probed(
         path, found.root, found.rel, found.size, found.mtime_ns, info, sha, problem, looks
     )
 
 
-def _looks(
-    found: FoundFile,
-    info: MediaInfo,
-    read: check.FileRead | None,
-    decoded: lookalike.DecodedLooks,
-) -> tuple[str | None, ...]:
-    """Each page's look, for finding rescans (planning/lookalikes.py): from the check's
-    decode where it decoded the pages whole, else from a small decode of its own (the probe
-    does not decode a JPEG: it walks its markers)."""
+def _looks(info: MediaInfo, decoded: lookalike.DecodedLooks) -> tuple[str | None, ...]:
+    """Each page's look, for finding rescans (planning/lookalikes.py), where the check's
+    decode of the pages whole made it for nothing (PNG, TIFF, WebP, HEIC); () for the rest.
+    A JPEG's or a PDF page's look needs a decode of its own (the probe walks a JPEG's
+    markers, it does not decode them): the look pass makes those after the plan
+    (planning/look_pass.py), so that a plan costs little more than hashing its files."""
     made = decoded.looks(info.page_count, info.orientation)
-    if made is not None:
-        return made
-    data = read.data if read is not None else None
-    return lookalike.page_looks(
-        found.path, info.media_type, info.page_count, size=found.size, data=data
-    )
+    return () if made is None else made
 
 
 def _inspect_batch(

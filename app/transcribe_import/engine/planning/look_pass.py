@@ -1,0 +1,216 @@
+"""The look pass: each JPEG and PDF page's look made after the plan, not during the scan.
+
+A page's look (media/lookalike.py) is what finds rescans (planning/lookalikes.py). For a
+JPEG, or a scanner's PDF page holding one JPEG, it needs a decode of its own (libjpeg at
+1/8): about 13 ms of CPU an A4 page, some twenty times the page's sha256. Made in the scan,
+it made the plan 7-8 times a walk that hashes every byte (bench/RESULTS.md), so the scan
+makes only the looks it gets for nothing (PNG, TIFF, WebP and HEIC pages, which its check
+decodes whole anyway) and this pass makes the rest once the plan exists: the window shows
+the review at once and the "a rescan?" questions arrive as the pass goes on (its commit
+waits for the pass); the command line's ``plan`` runs it before it writes the plan.
+
+Looks are keyed by page (``lookalikes.page_key``: the file's sha256 and the page's index),
+so they apply to the plan whatever a person did to it meanwhile (``with_looks``). A file is
+read again here and its bytes checked against the plan's sha256: a file changed since the
+scan gets no look (its commit refuses it anyway). Looks are derived data: a page whose look
+cannot be made is not compared, and nothing else depends on it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Container, Generator, Iterator, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from transcribe_import.engine.media import check, lookalike
+from transcribe_import.engine.media.kinds import JPEG, PDF
+from transcribe_import.engine.planning.lookalikes import page_key
+from transcribe_import.engine.planning.plan import ImportPlan, PlanItem, PlanPage, PlanSource
+
+# The media types whose looks this pass makes (the scan makes the others' from its check).
+PASS_TYPES = frozenset({JPEG, PDF})
+
+# Looks found are handed on at least this often (and at the end), so a window can ask its
+# questions as they come without re-validating after every file.
+REPORT_INTERVAL_S = 1.0
+
+
+@dataclass(frozen=True)
+class LookJob:
+    """One file whose pages need a look: where it is, what it must still be, which pages."""
+
+    path: Path
+    sha256: str
+    size: int
+    media_type: str
+    page_count: int  # the file's pages (a PDF's, all of them; a JPEG's, 1)
+    page_indexes: tuple[int, ...]  # the pages (0-based) the plan needs a look of
+
+    @property
+    def pages(self) -> int:
+        return len(self.page_indexes)
+
+
+@dataclass(frozen=True)
+class LooksMade:
+    """The pass so far: the looks found since the last report (page key → look, None for a
+    page that has none), and how many pages of the pass are done."""
+
+    looks: Mapping[str, str | None]
+    pages_done: int
+    pages_total: int
+
+    @property
+    def finished(self) -> bool:
+        return self.pages_done >= self.pages_total
+
+
+def _all_pages(source: PlanSource) -> Iterator[PlanPage]:
+    yield from source.pages
+    yield from source.left_out
+
+
+def pending(plan: ImportPlan, known: Container[str] = ()) -> tuple[LookJob, ...]:
+    """The files of ``plan`` with a JPEG or PDF page that has no look yet and is not in
+    ``known`` (page keys tried already), one job a file however often the plan holds it.
+
+    Files the commit imports come first, then the rest (a file left out, a duplicate), so
+    the questions that matter arrive first. A bag's page (its render brought along) is not
+    looked at: it lands as the bag describes it."""
+    first: dict[str, LookJob] = {}
+    later: dict[str, LookJob] = {}
+    for item in plan.items:
+        for source in item.sources:
+            if source.media_type not in PASS_TYPES or source.sha256 in first:
+                continue
+            wanted = tuple(
+                sorted(
+                    {
+                        p.page_index
+                        for p in _all_pages(source)
+                        if p.look is None
+                        and p.render is None
+                        and page_key(source.sha256, p.page_index) not in known
+                    }
+                )
+            )
+            if not wanted:
+                continue
+            count = max((p.page_index for p in _all_pages(source)), default=0) + 1
+            job = LookJob(
+                source.provenance.fs_path,
+                source.sha256,
+                source.provenance.size,
+                source.media_type,
+                count,
+                wanted,
+            )
+            if source.imported:
+                later.pop(source.sha256, None)
+                first[source.sha256] = job
+            else:
+                later.setdefault(source.sha256, job)
+    return (*first.values(), *later.values())
+
+
+def look_job(job: LookJob) -> dict[str, str | None]:
+    """The looks of ``job``'s pages (page key → look), each None when it cannot be made: the
+    file gone, changed since the scan (its bytes are not the plan's), or not decodable."""
+    none: dict[str, str | None] = {page_key(job.sha256, i): None for i in job.page_indexes}
+    try:
+        read = check.read_once(job.path, size=job.size)
+    except OSError:
+        return none
+    if read.sha256 != job.sha256:
+        return none
+    looks = lookalike.page_looks(
+        job.path, job.media_type, job.page_count, size=job.size, data=read.data
+    )
+    return {page_key(job.sha256, i): looks[i] if i < len(looks) else None for i in job.page_indexes}
+
+
+def make_looks(
+    jobs: Sequence[LookJob],
+    *,
+    workers: int = 2,
+    should_stop: Callable[[], bool] | None = None,
+) -> Generator[LooksMade, None, bool]:
+    """Make the looks of ``jobs`` on ``workers`` threads, yielding what was found at least
+    every ``REPORT_INTERVAL_S`` and once at the end; returns whether every job was done
+    (False: ``should_stop`` turned true, asked between files; the looks found until then
+    were yielded)."""
+    total = sum(job.pages for job in jobs)
+    done = 0
+    found: dict[str, str | None] = {}
+    reported = time.monotonic()
+    stop = threading.Event()
+    queue = iter(jobs)
+    with ThreadPoolExecutor(max(1, workers), thread_name_prefix="looks") as pool:
+        running: dict[Future[dict[str, str | None]], LookJob] = {}
+
+        def top_up() -> None:
+            while len(running) < 2 * max(1, workers) and not stop.is_set():
+                job = next(queue, None)
+                if job is None:
+                    return
+                running[pool.submit(look_job, job)] = job
+
+        top_up()
+        while running:
+            finished, _ = wait(running, timeout=0.05, return_when=FIRST_COMPLETED)
+            for future in finished:
+                job = running.pop(future)
+                found.update(future.result())
+                done += job.pages
+            if should_stop is not None and should_stop():
+                stop.set()
+            top_up()
+            now = time.monotonic()
+            if found and (now - reported >= REPORT_INTERVAL_S or not running):
+                yield LooksMade(found, done, total)
+                found, reported = {}, now
+    if stop.is_set():
+        return False
+    if total == 0 or found:
+        yield LooksMade(found, done, total)
+    return True
+
+
+def with_looks(plan: ImportPlan, looks: Mapping[str, str | None]) -> ImportPlan:
+    """``plan`` with each page that has no look given its look from ``looks`` (by page key);
+    ``plan`` itself when none is given one."""
+    items = tuple(item_with_looks(item, looks) for item in plan.items)
+    if all(new is old for new, old in zip(items, plan.items, strict=True)):
+        return plan
+    return replace(plan, items=items)
+
+
+def item_with_looks(item: PlanItem, looks: Mapping[str, str | None]) -> PlanItem:
+    """``item`` with its pages' looks from ``looks`` (``with_looks``); ``item`` itself when
+    none is given one."""
+    if not looks:
+        return item
+    sources = tuple(_source_with_looks(s, looks) for s in item.sources)
+    if all(new is old for new, old in zip(sources, item.sources, strict=True)):
+        return item
+    return replace(item, sources=sources)
+
+
+def _source_with_looks(source: PlanSource, looks: Mapping[str, str | None]) -> PlanSource:
+    if source.media_type not in PASS_TYPES:
+        return source
+
+    def stamped(pages: tuple[PlanPage, ...]) -> tuple[PlanPage, ...]:
+        out = []
+        for p in pages:
+            look = None if p.look is not None else looks.get(page_key(source.sha256, p.page_index))
+            out.append(p if look is None else replace(p, look=look))
+        return pages if all(a is b for a, b in zip(out, pages, strict=True)) else tuple(out)
+
+    pages, left_out = stamped(source.pages), stamped(source.left_out)
+    if pages is source.pages and left_out is source.left_out:
+        return source
+    return replace(source, pages=pages, left_out=left_out)
