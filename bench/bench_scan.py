@@ -20,7 +20,9 @@ half the pages of 10-page PDFs holding the same kind of scans, each side in its 
 process, alternating, median of ``--repeat``:
 
   hash walk   os.scandir walk, read and sha256 every byte of every file, one thread
-  plan        engine.api.plan_paths (scan with two workers, then the plan), fresh corpus
+  plan        engine.api.plan_paths (scan with two workers, then the plan), fresh corpus;
+              then, in the same process, the look pass of that plan (api.look_pass, two
+              threads: the JPEG and PDF pages' looks, which the scan leaves to it)
 
 and thumbnails of ``--thumb-pages`` pages (default 2,000) at 160 px through
 ``api.render_preview`` on two threads (as the window's pool), first with the corpus's
@@ -301,6 +303,14 @@ def a4_child(side: str, root: Path, data: Path) -> dict[str, float]:
         bad = [f for f in planned.scan.files if f.problem is not None]
         assert not bad, bad[:3]
         result["pages"] = sum(f.page_count for f in planned.scan.files)
+        if hasattr(api, "look_pass"):  # the tree before the look pass made looks in its scan
+            # The look pass, as the window runs it once the review is shown (two threads).
+            t0 = time.perf_counter()
+            looks: dict[str, str | None] = {}
+            for made in api.look_pass(planned.plan, workers=2):
+                looks.update(made.looks)
+            result["looks"] = time.perf_counter() - t0
+            assert all(looks.values()), "every A4 scan has a look"
     else:
         planned = api.plan_paths(corpus, api.PlanRequest(roots=(root,)))
         assert planned is not None
@@ -364,13 +374,20 @@ def main_a4(args: argparse.Namespace) -> None:
     for pages in args.pages:
         root = make_a4_tree(pages)
         side_hashwalk(root)  # warm the page cache for every side alike
-        runs: dict[str, list[float]] = {"hashwalk": [], "plan": [], "before": [], "imports": []}
+        runs: dict[str, list[float]] = {
+            "hashwalk": [],
+            "plan": [],
+            "looks": [],
+            "before": [],
+            "imports": [],
+        }
         for _ in range(args.repeat):
             runs["hashwalk"].append(run_a4_side("hashwalk", root, here)["seconds"])
             plan = run_a4_side("plan", root, here)
             assert plan["pages"] == pages, plan
             runs["plan"].append(plan["seconds"])
             runs["imports"].append(plan["imports"])
+            runs["looks"].append(plan["looks"])
             if args.before:
                 runs["before"].append(run_a4_side("before", root, args.before / "app")["seconds"])
             print(pages, {k: v[-1] for k, v in runs.items() if v}, file=sys.stderr)
@@ -396,7 +413,8 @@ def record_a4(
         )
         rows.append(
             f"| {pages} | {t['hashwalk']:.2f} s | {t['plan']:.2f} s "
-            f"| **{t['plan'] / t['hashwalk']:.1f}x** | {before} | {t['imports']:.2f} s |"
+            f"| **{t['plan'] / t['hashwalk']:.2f}x** | {t['looks']:.2f} s "
+            f"| {(t['plan'] + t['looks']) / t['hashwalk']:.1f}x | {before} | {t['imports']:.2f} s |"
         )
     n = int(thumbs["pages"])
     load = "load average {:.1f} / {:.1f} / {:.1f} (1/5/15 min)".format
@@ -405,26 +423,35 @@ def record_a4(
         f"--repeat {args.repeat}" + (f" --before {args.before}" if args.before else "")
     )
     cold, warm = thumbs["cold"], thumbs["warm"]
+    machine = (
+        "The machine was quiet"
+        if load_before[0] < 2 and load_after[0] < 3
+        else "**The machine is shared and busy** (other work on the same cores)"
+    )
     section = f"""{A4_HEADING}
 
 Run {time.strftime("%Y-%m-%d %H:%M")} UTC on {os.cpu_count()} cores, Python
-{platform.python_version()}. **The machine is shared and busy** (other sessions build and
-test on the same 2 cores): {load(*load_before)} at the start, {load(*load_after)} at the
-end. Compare the sides of one row, measured in turn in the same minutes, not rows of
-other runs. A4 scans at 2480x3508 (about 1.6 MB each): half the pages JPEG files, half in
-10-page PDFs of the same scans; page cache warm; each side in its own process, median of
-{args.repeat} alternating runs.
+{platform.python_version()}. {machine}: {load(*load_before)} at the start,
+{load(*load_after)} at the end. Compare the sides of one row, measured in turn in the same
+minutes, not rows of other runs. A4 scans at 2480x3508 (about 1.6 MB each): half the pages
+JPEG files, half in 10-page PDFs of the same scans; page cache warm; each side in its own
+process, median of {args.repeat} alternating runs.
 
 | pages | hash walk (read + sha256, 1 thread) | plan (2 workers) | plan / hash walk \
+| look pass after it (2 threads) | plan and looks / hash walk \
 | before this change (/ hash walk) | decoders' import, once per process |
-| --- | --- | --- | --- | --- | --- |
+| --- | --- | --- | --- | --- | --- | --- | --- |
 {chr(10).join(rows)}
 
 Goal: plan at most 1.5x the hash walk. What the scan does per file now: one read, hashed
 and kept for the probe (media/check.py `read_once`); a JPEG's data checked by
 walking its markers as libjpeg reads them instead of a 1/8-scale decode; a PDF's pages
 loaded by pdfium (not rendered); PNG, TIFF and WebP still decoded whole (Pillow has no
-smaller decode for them, and their damage shows only when decoded).
+smaller decode for them, and their damage shows only when decoded), their looks made from
+that decode. The JPEG and PDF pages' looks (for rescans) are the look pass's
+(planning/look_pass.py): the window runs it while the review is shown (its commit waits for
+it), the command line's `plan` before it writes the plan; its time is the column after the
+plan's, in the same process.
 
 Thumbnails at {THUMB_SIDE} px of {n:,} pages of the same kind (the window's pool: two
 threads, `api.render_preview`): **{cold:.1f} s** with the corpus's thumbnail cache empty

@@ -5,7 +5,6 @@ notebook badged "A rescan?", and each of the three answers does what it says."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -29,7 +28,7 @@ from helpers.lookalike_set import (
     rescan_file,
     save_jpeg,
 )
-from helpers.runs import commit_plan
+from helpers.runs import imported_diary, looked_at
 from helpers.window import (
     TIMEOUT_MS,
     commit,
@@ -43,16 +42,6 @@ from helpers.window import (
 )
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
-
-
-def imported_diary(corpus: Corpus, root: Path) -> str:
-    """“Diary 1931”, pages 01.jpg to 04.jpg, imported: its notebook id."""
-    for k in range(1, 5):
-        save_jpeg(notebook_scan(k), root / "Diary" / f"{k:02d}.jpg")
-    plan = api.plan_paths(corpus, api.PlanRequest((root / "Diary",))).plan
-    plan = replace(plan, items=(replace(plan.items[0], title="Diary 1931"),))
-    assert commit_plan(corpus, plan).status == "complete"
-    return plan.items[0].notebook_id
 
 
 def buttons(page: ReviewPage) -> dict[str, QPushButton]:
@@ -99,6 +88,8 @@ def test_a_rescan_of_an_imported_page_is_asked_about_and_kept_both(
     again = api.plan_paths(
         corpus, api.PlanRequest((tmp_path / "Loose",), dedupe_scope=DedupeScope.NOTEBOOK)
     ).plan
+    again = looked_at(again)
+    assert all(p.look for it in again.items for s in it.sources for p in s.pages)
     report = api.validate_plan(corpus, again)
     assert not [p for p in report.problems if p.code == "looks_like"]
 

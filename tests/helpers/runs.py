@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from transcribe_import.engine import api
 from transcribe_import.engine.planning import ordering
 from transcribe_import.engine.planning.plan import ImportPlan, PlanItem
 from transcribe_import.engine.planning.planner import build_plan
@@ -16,6 +18,7 @@ from transcribe_import.engine.runs.service import prepare_run
 from transcribe_import.engine.storage.corpus import Corpus
 
 from engine_helpers import assert_notebook_whole
+from helpers.lookalike_set import notebook_scan, save_jpeg
 
 
 def plan_for(corpus: Corpus, *roots: Path, mode: str = "folders", **kw: Any) -> ImportPlan:
@@ -28,10 +31,29 @@ def plan_for(corpus: Corpus, *roots: Path, mode: str = "folders", **kw: Any) -> 
     return plan
 
 
+def looked_at(plan: ImportPlan) -> ImportPlan:
+    """``plan`` with its JPEG and PDF pages' looks, as the CLI's plan and the window give it
+    to a commit (the look pass after the scan; api.plan_paths leaves them out)."""
+    looks: dict[str, str | None] = {}
+    for made in api.look_pass(plan, workers=1):
+        looks.update(made.looks)
+    return api.with_looks(plan, looks)
+
+
 def commit_plan(corpus: Corpus, plan: ImportPlan, **kw: Any) -> RunResult:
     """Prepare the plan's run (a new one, or the one it continues) and execute it."""
     record, _ = prepare_run(corpus, plan)
     return execute_run(corpus, record.run_id, **kw)
+
+
+def imported_diary(corpus: Corpus, root: Path) -> str:
+    """“Diary 1931”, pages 01.jpg to 04.jpg, imported: its notebook id."""
+    for k in range(1, 5):
+        save_jpeg(notebook_scan(k), root / "Diary" / f"{k:02d}.jpg")
+    plan = looked_at(api.plan_paths(corpus, api.PlanRequest((root / "Diary",))).plan)
+    plan = replace(plan, items=(replace(plan.items[0], title="Diary 1931"),))
+    assert commit_plan(corpus, plan).status == "complete"
+    return plan.items[0].notebook_id
 
 
 def planned_page_ids(item: PlanItem) -> list[str]:

@@ -84,7 +84,8 @@ def scan_and_validate(qtbot: QtBot, window: MainWindow) -> None:
 
 
 def wait_validated(qtbot: QtBot, window: MainWindow) -> None:
-    """Wait until the report is of the plan as it is now and no validation runs."""
+    """Wait until the plan's pages are looked at for rescans (the look pass), the report is
+    of the plan as it is now and no validation runs."""
 
     def validated() -> bool:
         report = window.session.report
@@ -92,6 +93,7 @@ def wait_validated(qtbot: QtBot, window: MainWindow) -> None:
         return (
             report is not None
             and plan is not None
+            and not window.session.looking
             and report.plan_fingerprint == plan.fingerprint
             and not window.flow.is_validating()
         )

@@ -31,6 +31,7 @@ from transcribe_import.gui.dialogs import (
     choose_file,
     choose_save_file,
 )
+from transcribe_import.gui.look_pass import LookPass
 from transcribe_import.gui.pages.start import MODE_FOLDERS
 from transcribe_import.gui.values import OpenedPlan, ScanOutcome, Validation
 from transcribe_import.gui.wording import (
@@ -121,6 +122,11 @@ class ImportFlow(QObject):
         self._validate_timer = QTimer(self, singleShot=True, interval=VALIDATE_DEBOUNCE_MS)
         self._validate_timer.timeout.connect(self.validate_plan)
         self.session.item_changed.connect(self._plan_edited)
+        # The JPEG and PDF pages' looks, made while the review is shown; each stamp of them
+        # on the plan is validated as an edit is (its rescans are asked then).
+        self.look_pass = LookPass(self.session, lambda: window.import_settings.workers, self)
+        self.look_pass.failed.connect(self._looks_failed)
+        self.session.looks_changed.connect(self._looks_stamped)
         # The plan under review is kept as a draft as it changes (corpus/drafts/), so a
         # quit, a crash or a power cut loses no decision; offered back on the next start.
         self._drafts = TaskSlot(self, done=self._draft_kept, failed=self._draft_failed)
@@ -159,6 +165,7 @@ class ImportFlow(QObject):
     def close(self) -> None:
         """The window closes: no validation, draft or plan read is started or kept running."""
         self._validate_timer.stop()
+        self.look_pass.close()
         self._validations.close()
         self._drafts.close()
         self._draft_lists.close()
@@ -403,6 +410,19 @@ class ImportFlow(QObject):
 
     def _plan_edited(self, _item_id: str) -> None:
         self._validate_timer.start()  # restarted by every edit: one validation per burst
+
+    def _looks_stamped(self, stamped: bool) -> None:
+        if stamped:
+            self._validate_timer.start()
+
+    def _looks_failed(self, message: str) -> None:
+        self._status.showMessage(
+            self.tr(
+                "Looking at the pages for rescans stopped: {message}. The pages it had not "
+                "reached are not compared with others; scan again to compare them."
+            ).format(message=message),
+            15000,
+        )
 
     def validate_plan(self) -> None:
         """Validate the plan as it is now on a worker; a result for an older plan is dropped."""

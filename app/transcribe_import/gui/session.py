@@ -5,11 +5,16 @@ edit is an engine function (ordering.*, edits.*) applied to one item and pushed 
 ``QUndoStack`` as the pair (item before, item after), so undo and redo swap frozen
 items and never re-run import logic. Views listen to the signals; they never hold
 plan state of their own.
+
+The JPEG and PDF pages' looks (for finding rescans) arrive after the plan, from the look
+pass (gui/look_pass.py): ``add_looks`` stamps them on the plan, and every item an edit or
+an undo puts back gets them too, so no step of the undo stack takes a look away. While the
+pass runs (``looking``) the plan cannot be committed: its rescans are not all asked yet.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
@@ -42,6 +47,8 @@ class ImportSession(QObject):
     plan_changed = Signal()  # a new plan (or none): rebuild everything
     item_changed = Signal(str)  # item_id: one item was edited (or undone)
     validation_changed = Signal()  # ``report`` was recomputed
+    # The look pass moved on (``look_progress``); True: looks were stamped on the plan.
+    looks_changed = Signal(bool)
 
     def __init__(self, corpus: Corpus, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -52,10 +59,17 @@ class ImportSession(QObject):
         # The pages of the notebooks the plan imports into, read when first asked (one
         # project.json each) and again after each validation: the notebook may change.
         self._notebook_pages: dict[str, list[api.NotebookPage]] = {}
+        # The looks the pass found for this plan (page key → look, None: it has none).
+        self.looks: dict[str, str | None] = {}
+        self.looking = False  # the look pass of this plan has not ended
+        self.look_progress: tuple[int, int] = (0, 0)  # pages looked at, of how many
 
     def set_plan(self, plan: ImportPlan | None) -> None:
         self.plan = plan
         self.report = None
+        self.looks = {}
+        self.looking = plan is not None  # gui/look_pass.py starts its pass on plan_changed
+        self.look_progress = (0, 0)
         self._notebook_pages.clear()
         self.undo_stack.clear()
         if plan is not None:
@@ -96,8 +110,34 @@ class ImportSession(QObject):
         self.undo_stack.endMacro()
         return True
 
+    def add_looks(
+        self, looks: Mapping[str, str | None], *, done: int, total: int, finished: bool
+    ) -> None:
+        """The look pass found ``looks`` and has looked at ``done`` pages of ``total``
+        (``finished``: all). Stamped on the plan; once the pass has ended the report is of
+        the past (the rescans are asked by the next validation)."""
+        self.looks.update(looks)
+        self.look_progress = (done, total)
+        self.looking = not finished
+        stamped = False
+        if self.plan is not None and looks:
+            plan = api.with_looks(self.plan, looks)
+            stamped = plan is not self.plan
+            self.plan = plan
+        if finished and stamped:
+            self.report = None
+        self.looks_changed.emit(stamped)
+        if finished and stamped:
+            self.validation_changed.emit()
+
+    def end_looks(self) -> None:
+        """The look pass could not go on: the plan's pages without a look are not compared."""
+        self.looking = False
+        self.looks_changed.emit(False)
+
     def _replace_item(self, item: PlanItem) -> None:
         assert self.plan is not None
+        item = api.item_with_looks(item, self.looks)  # an undo never takes a look away
         self.plan = self.plan.with_item(item)
         self.report = None  # stale until validated again
         self.item_changed.emit(item.item_id)

@@ -120,6 +120,7 @@ class ReviewPage(QWidget):
         session.plan_changed.connect(self._on_plan_changed)
         session.item_changed.connect(self._on_item_changed)
         session.validation_changed.connect(self._on_validation_changed)
+        session.looks_changed.connect(self._on_looks_changed)
         self._on_plan_changed()
 
     # -- building --------------------------------------------------------------------------
@@ -440,6 +441,7 @@ class ReviewPage(QWidget):
             plan is not None
             and report is not None
             and report.ok
+            and not self.session.looking  # its rescans are not all asked yet
             and api.nothing_to_import(plan) is None
         )
 
@@ -596,9 +598,18 @@ class ReviewPage(QWidget):
     @Slot()
     def _on_validation_changed(self) -> None:
         self._update_not_imported()
-        self.problems.show_summary(self.session.plan, self.session.report)
+        self._show_summary()
         self._rebuild_decisions(self.current_item())  # a notebook's conflict comes from it
         self._update_actions()
+
+    @Slot(bool)
+    def _on_looks_changed(self, _stamped: bool) -> None:
+        self._show_summary()
+        self.commit_action.setEnabled(self.can_commit())
+
+    def _show_summary(self) -> None:
+        s = self.session
+        self.problems.show_summary(s.plan, s.report, s.look_progress if s.looking else None)
 
     def _refresh_item_widgets(self) -> None:
         item = self.current_item()

@@ -51,6 +51,7 @@ from transcribe_import.gui.widgets import elide_names_in_the_middle, icon_label,
 from transcribe_import.gui.wording import (
     errors_words,
     format_wall_time,
+    looking_words,
     not_imported_title,
     plan_state_words,
     warnings_words,
@@ -273,13 +274,21 @@ class ProblemsPane(QWidget):
         layout.addWidget(self.problems_view, 2)
         layout.addWidget(self.not_imported_box, 1)
 
-    def show_summary(self, plan: ImportPlan | None, report: ValidationReport | None) -> None:
-        """What the last validation found, and whether commit is possible."""
+    def show_summary(
+        self,
+        plan: ImportPlan | None,
+        report: ValidationReport | None,
+        looking: tuple[int, int] | None = None,
+    ) -> None:
+        """What the last validation found, and whether commit is possible; ``looking``: the
+        look pass is still comparing pages for rescans (pages done, of how many)."""
         empty = None if plan is None else api.nothing_to_import(plan)
         if plan is None:
             text = self.tr("No plan to review.")
         elif empty is not None:
             text = empty  # an empty plan is never "ready to commit"
+        elif report is None and looking is not None:
+            text = self.tr("Validating the plan once its pages are compared for rescans.")
         elif report is None:
             text = self.tr(
                 "Not validated since the last change. Validate to see every problem; commit "
@@ -290,12 +299,20 @@ class ProblemsPane(QWidget):
             if report.warnings:
                 text += ", " + warnings_words(len(report.warnings))
             text += self.tr(". Commit is possible once every error is resolved.")
+        elif looking is not None:
+            text = self.tr("No errors so far.")
+            if report.warnings:
+                text = self.tr("No errors so far, {warnings}.").format(
+                    warnings=warnings_words(len(report.warnings))
+                )
         elif report.warnings:
             text = self.tr("No errors, {warnings}: ready to commit.").format(
                 warnings=warnings_words(len(report.warnings))
             )
         else:
             text = self.tr("No problems: ready to commit.")
+        if plan is not None and empty is None and looking is not None:
+            text += " " + looking_words(*looking)
         self.summary.setText(text)
 
     def show_not_imported(self, rows: Sequence[api.NotImported], labels: dict[str, str]) -> None:

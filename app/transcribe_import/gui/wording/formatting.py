@@ -27,6 +27,16 @@ def warnings_words(n: int) -> str:
     return _t("Severity", "1 warning") if n == 1 else _t("Severity", "{n} warnings").format(n=n)
 
 
+def looking_words(done: int, total: int) -> str:
+    """The look pass under way, and what waits for it (the review's summary)."""
+    if total <= 0:
+        return _t("Looking", "Looking at the pages for rescans; commit waits for it.")
+    return _t(
+        "Looking",
+        "Looking at the pages for rescans: {done} of {total} pages; commit waits for it.",
+    ).format(done=f"{done:,}", total=f"{total:,}")
+
+
 def parse_timestamp(iso: str) -> datetime | None:
     """An on-disk timestamp (UTC, ISO 8601 with Z) as an aware datetime, or None if unreadable."""
     try:

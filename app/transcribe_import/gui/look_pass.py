@@ -1,0 +1,95 @@
+"""The look pass of the plan under review, run on a worker while the person reviews it.
+
+The scan leaves the JPEG and PDF pages' looks (what finds rescans) to a pass of their own
+(engine planning/look_pass.py), so the review opens at the speed of hashing the files. This
+runs that pass for each plan the session is given and hands its looks to the session:
+the first as soon as they come (the first questions are asked early), then at most every
+``STAMP_INTERVAL_S`` (each stamp changes the plan, and a changed plan is validated again:
+a validation a second would compete with the pass for the cores), and all that is left at
+the end. The commit waits for the end (``ImportSession.looking``).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Generator
+
+from PySide6.QtCore import QObject, Signal
+
+from transcribe_import.engine import api
+from transcribe_import.engine.planning.look_pass import LooksMade
+from transcribe_import.engine.planning.plan import ImportPlan
+from transcribe_import.gui.session import ImportSession
+from transcribe_import.gui.workers import TaskSlot
+
+STAMP_INTERVAL_S = 5.0
+
+
+def look_at_pages(
+    plan: ImportPlan, workers: int, stop: threading.Event, generation: int
+) -> Generator[tuple[int, LooksMade], None, int]:
+    """The engine's look pass of ``plan``, each report tagged with the pass it is of."""
+    passing = api.look_pass(plan, workers=workers, should_stop=stop.is_set)
+    for made in passing:
+        yield generation, made
+    return generation
+
+
+class LookPass(QObject):
+    """Runs the look pass of each plan the session is given; at most one pass at a time."""
+
+    failed = Signal(str)  # why the pass stopped: the pages it had not reached are not compared
+
+    def __init__(
+        self, session: ImportSession, workers: Callable[[], int], parent: QObject | None = None
+    ):
+        super().__init__(parent)
+        self._session = session
+        self._workers = workers  # the threads a pass uses: the import settings' workers
+        self._generation = 0
+        self._stop = threading.Event()
+        self._held: dict[str, str | None] = {}  # found, not yet stamped
+        self._stamped_at = 0.0
+        self._slot = TaskSlot(self, progress=self._reported, failed=self._failed)
+        session.plan_changed.connect(self._plan_changed)
+
+    def is_running(self) -> bool:
+        return self._slot.is_busy()
+
+    def close(self) -> None:
+        """Stop the pass and wait for it (the window is closing)."""
+        self._stop.set()
+        self._slot.close()
+
+    def _plan_changed(self) -> None:
+        self._stop.set()  # the pass of the plan before ends at its next file
+        self._generation += 1
+        self._held = {}
+        self._stamped_at = 0.0
+        plan = self._session.plan
+        if plan is None:
+            return
+        self._stop = threading.Event()
+        # Waits its turn if the pass before has not ended yet (a file per thread at most).
+        self._slot.run(look_at_pages, plan, self._workers(), self._stop, self._generation)
+
+    def _reported(self, report: tuple[int, LooksMade]) -> None:
+        generation, made = report
+        if generation != self._generation:
+            return  # of a plan no longer under review
+        self._held.update(made.looks)
+        now = time.monotonic()
+        first = self._stamped_at == 0.0
+        if made.finished or first or now - self._stamped_at >= STAMP_INTERVAL_S:
+            held, self._held = self._held, {}
+            self._stamped_at = now
+        else:
+            held = {}
+        self._session.add_looks(
+            held, done=made.pages_done, total=made.pages_total, finished=made.finished
+        )
+
+    def _failed(self, message: str) -> None:
+        self._session.end_looks()
+        self.failed.emit(message)

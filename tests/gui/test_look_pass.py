@@ -1,0 +1,120 @@
+"""The look pass through the real window: the review opens before the JPEG pages' looks are
+made, says it is looking, lets no commit through until it is done, then asks its rescans;
+an edit and its undo never take a look away."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from transcribe_import.engine.media.kinds import JPEG
+from transcribe_import.engine.planning import look_pass, ordering
+from transcribe_import.engine.planning.plan import PlanItem
+from transcribe_import.engine.storage.corpus import Corpus
+from transcribe_import.gui.main_window import MainWindow
+from transcribe_import.gui.values import PlanItemState
+
+from helpers.lookalike_set import Rescan, Ruling, notebook_page, rescan_file, save_jpeg
+from helpers.runs import imported_diary
+from helpers.window import TIMEOUT_MS, item_state, wait_validated
+
+pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
+
+
+@pytest.fixture
+def hold_looks(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[], threading.Event]]:
+    """``hold_looks()``: from now on the look pass waits, before each file, until the event
+    it returns is set (at the latest when the test ends, so no thread is left waiting)."""
+    release = threading.Event()
+    real = look_pass.look_job
+
+    def held(job: look_pass.LookJob) -> dict[str, str | None]:
+        release.wait(TIMEOUT_MS / 1000)
+        return real(job)
+
+    def hold() -> threading.Event:
+        monkeypatch.setattr(look_pass, "look_job", held)
+        return release
+
+    yield hold
+    release.set()
+
+
+def _jpeg_looks(item: PlanItem) -> list[str | None]:
+    return [p.look for s in item.sources if s.media_type == JPEG for p in s.pages]
+
+
+def _loose(corpus: Corpus, tmp_path: Path) -> Path:
+    imported_diary(corpus, tmp_path)
+    rescan_file(2, Rescan.RIGHT, tmp_path / "Loose" / "p1.jpg")
+    save_jpeg(notebook_page(77, Ruling.PLAIN, 0.4), tmp_path / "Loose" / "p2.jpg")
+    return tmp_path / "Loose"
+
+
+def test_the_review_opens_before_the_looks_and_commit_waits_for_them(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    corpus: Corpus,
+    tmp_path: Path,
+    hold_looks: Callable[[], threading.Event],
+) -> None:
+    loose = _loose(corpus, tmp_path)
+    held_looks = hold_looks()
+    window = open_window(workers=1)
+    window.add_paths([loose])
+    window.start_page.scan_button.click()
+    qtbot.waitUntil(lambda: window.current_page() is window.review_page, timeout=TIMEOUT_MS)
+    session, page = window.session, window.review_page
+    # Validated once already, while the pass waits: no error, and still no commit.
+    qtbot.waitUntil(
+        lambda: session.report is not None and not window.flow.is_validating(),
+        timeout=TIMEOUT_MS,
+    )
+    assert session.looking and session.report.ok
+    [item] = session.plan.items
+    assert _jpeg_looks(item) == [None, None]
+    summary = page.problems.summary.text()
+    assert summary.startswith("No errors so far.")
+    assert "Looking at the pages for rescans" in summary and "commit waits for it" in summary
+    assert not page.can_commit() and not page.commit_action.isEnabled()
+
+    held_looks.set()
+    wait_validated(qtbot, window)
+    [item] = session.plan.items
+    assert all(_jpeg_looks(item))
+    assert item_state(qtbot, page.items_model, item.item_id) is PlanItemState.LOOKS_LIKE
+    assert "Looking" not in page.problems.summary.text()
+    assert page.can_commit() and page.commit_action.isEnabled()
+
+
+def test_an_edit_made_while_looking_and_its_undo_keep_the_looks(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    corpus: Corpus,
+    tmp_path: Path,
+    hold_looks: Callable[[], threading.Event],
+) -> None:
+    loose = _loose(corpus, tmp_path)
+    held_looks = hold_looks()
+    window = open_window(workers=1)
+    window.add_paths([loose])
+    window.start_page.scan_button.click()
+    qtbot.waitUntil(lambda: window.current_page() is window.review_page, timeout=TIMEOUT_MS)
+    session = window.session
+    [item] = session.plan.items
+    # Left out before its look is made: its look arrives all the same (it may be taken back).
+    assert session.edit_item(item.item_id, lambda it: ordering.exclude(it, ["p2.jpg"]), "x")
+    held_looks.set()
+    wait_validated(qtbot, window)
+    [item] = session.plan.items
+    assert all(_jpeg_looks(item))
+    session.undo_stack.undo()  # the item as it was before the edit, made before the looks
+    [item] = session.plan.items
+    assert not any(s.excluded for s in item.sources)
+    assert all(_jpeg_looks(item))
+    session.undo_stack.redo()
+    assert all(_jpeg_looks(session.plan.items[0]))
