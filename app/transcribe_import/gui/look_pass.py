@@ -71,6 +71,7 @@ class LookPass(QObject):
         if plan is None:
             return
         self._stop = threading.Event()
+        self._session.begin_looks()  # at once: nothing may commit the plan before its looks
         # Waits its turn if the pass before has not ended yet (a file per thread at most).
         self._slot.run(look_at_pages, plan, self._workers(), self._stop, self._generation)
 

@@ -68,7 +68,7 @@ class ImportSession(QObject):
         self.plan = plan
         self.report = None
         self.looks = {}
-        self.looking = plan is not None  # gui/look_pass.py starts its pass on plan_changed
+        self.looking = False  # until a look pass begins (gui/look_pass.py, on plan_changed)
         self.look_progress = (0, 0)
         self._notebook_pages.clear()
         self.undo_stack.clear()
@@ -109,6 +109,11 @@ class ImportSession(QObject):
             self.undo_stack.push(_ItemEdit(self, before.item(new.item_id), new, text))
         self.undo_stack.endMacro()
         return True
+
+    def begin_looks(self) -> None:
+        """A look pass of the plan begins: no commit until it has ended."""
+        self.looking = True
+        self.looks_changed.emit(False)
 
     def add_looks(
         self, looks: Mapping[str, str | None], *, done: int, total: int, finished: bool
