@@ -107,8 +107,8 @@ def render_pages(
     is checked before the first page is rendered. ``engine``: PILLOW renders every page
     with Pillow, as before libvips was used (``doctor`` rendering such a render again).
     ``should_stop``: asked while libvips renders a page; true ends it with ``RenderStopped``.
-    ``thumbnails``: made of each page libvips renders or encodes, from its pixels (a page
-    Pillow renders has none made: its thumbnail is rendered when first asked for).
+    ``thumbnails``: made of each page rendered, from its pixels in memory (by libvips, or by
+    Pillow for a page Pillow renders), so the window's grid never decodes the page again.
     """
     if media_type not in MEDIA_EXTENSIONS:
         raise ValueError(f"unknown media type {media_type!r}")
@@ -173,7 +173,7 @@ def _render_image(
                         im, fp, index, media_type, settings, dp, should_stop, thumbnails
                     )
                 if page is None:
-                    page = _render_frame(im, index, settings, dp)
+                    page = _render_frame(im, index, settings, dp, thumbnails)
             yield page
 
 
@@ -212,7 +212,13 @@ def _render_by_libvips(
     return page
 
 
-def _render_frame(im: Image.Image, index: int, settings: RenderSettings, dp: str) -> RenderedPage:
+def _render_frame(
+    im: Image.Image,
+    index: int,
+    settings: RenderSettings,
+    dp: str,
+    thumbnails: render_vips.Thumbnails | None = None,
+) -> RenderedPage:
     width, height = im.size
     longest = max(width, height)
     if im.format in ("JPEG", "MPO") and longest > settings.max_side:
@@ -231,7 +237,21 @@ def _render_frame(im: Image.Image, index: int, settings: RenderSettings, dp: str
         transpose = ORIENTATION_TRANSPOSE.get(orientation)
         if transpose is not None:
             out = out.transpose(transpose)
+        if thumbnails is not None:
+            _make_thumbnails(out, index, settings, thumbnails)
         return _encode(out, index, settings, pillow_version())
+
+
+def _make_thumbnails(
+    out: Image.Image, index: int, settings: RenderSettings, thumbnails: render_vips.Thumbnails
+) -> None:
+    """Each thumbnail of a page Pillow rendered, from the render's pixels in memory (as
+    render_vips makes those of the pages libvips renders): the largest first, each smaller
+    one from the one before, so the grid never decodes the page again."""
+    made = out
+    for side in sorted(thumbnails.sides, reverse=True):
+        made = _resized(made, RenderSettings(max_side=side).capped(*out.size))
+        thumbnails.sink(index, side, _encode(made, index, settings, pillow_version()).png)
 
 
 # The colour spaces of the ICC profiles converted, by the image modes they describe.
@@ -318,6 +338,11 @@ def _cap_size(im: Image.Image, settings: RenderSettings) -> Image.Image:
     size = settings.capped(*im.size)
     if size == im.size:
         return im
+    return _resized(im, size)
+
+
+def _resized(im: Image.Image, size: tuple[int, int]) -> Image.Image:
+    """A render's (or a thumbnail's) reduction: Lanczos, after a box reduction to within 3x."""
     return im.resize(size, Image.Resampling.LANCZOS, reducing_gap=3.0)
 
 
