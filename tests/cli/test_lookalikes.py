@@ -13,6 +13,7 @@ from helpers.cli import assert_doctor_clean, cli_json, ok, run_cli
 from helpers.lookalike_set import (
     Rescan,
     Ruling,
+    alike_pages,
     notebook_page,
     notebook_scan,
     rescan_file,
@@ -255,3 +256,35 @@ def test_rescans_saved_as_png_tiff_and_webp_are_asked_about_too(tmp_path: Path) 
         "rescans/p2.tif#1 looks like page 2 of “Diary 1931”: a rescan?",
         "rescans/p3.webp looks like page 3 of “Diary 1931”: a rescan?",
     ], asked
+
+
+def test_none_are_rescans_answers_a_notebook_of_pages_alike_at_once(tmp_path: Path) -> None:
+    """A ledger whose ruled pages all look alike: each page is asked about, with
+    `--none-are-rescans` offered; said once, its pages are compared with each other no more,
+    while a rescan of a page of the corpus among them is still asked about."""
+    data, _nbid = _imported(tmp_path)
+    folder = alike_pages(tmp_path / "Ledger", 12)
+    rescan_file(2, Rescan.LIGHT, folder / "page 13.jpg")  # page 2 of “Diary 1931” again
+    plan = tmp_path / "ledger.json"
+    ok(run_cli(data, "plan", str(folder), "-o", str(plan)))
+    alike = _looks_like(data, plan)
+    within = [p for p in alike if "none_are_rescans" in p["resolutions"]]
+    assert len(within) >= 3, [p["message"] for p in alike]
+    assert all("--none-are-rescans" in p["hint"] for p in within)
+    (diary,) = [p for p in alike if "“Diary 1931”" in p["message"]]
+    assert "none_are_rescans" not in diary["resolutions"]
+    assert diary["message"].startswith("Ledger/page 13.jpg looks like page 2 of “Diary 1931”")
+
+    out = ok(run_cli(data, "order", str(plan), _item(data, plan), "--none-are-rescans"))
+    assert "Updated" in out.stdout
+    (left,) = _looks_like(data, plan)
+    assert left["message"] == diary["message"]
+    again = run_cli(data, "order", str(plan), _item(data, plan), "--none-are-rescans")
+    assert again.returncode == 2
+    assert "no page of “Ledger” looks like another of its pages" in again.stderr
+    ok(run_cli(data, "order", str(plan), _item(data, plan), "--keep-both", "page 13.jpg"))
+    ok(run_cli(data, "commit", str(plan)))
+    ledger = [
+        n for n in cli_json(data, "notebooks", "--json")["notebooks"] if n["title"] == "Ledger"
+    ]
+    assert [n["page_count"] for n in ledger] == [13]

@@ -23,6 +23,7 @@ from transcribe_import.gui.values import PlanItemState
 from helpers.lookalike_set import (
     Rescan,
     Ruling,
+    alike_pages,
     notebook_page,
     notebook_scan,
     rescan_file,
@@ -247,22 +248,6 @@ def test_a_rescan_planned_as_a_new_notebook_is_imported_into_the_notebook_instea
     assert [p.file for p in pages if p.position is None] == ["02.jpg"]  # in the history
 
 
-def alike_pages(folder: Path, pages: int) -> Path:
-    """Ruled pages whose few strokes differ only a little: every one looks like another."""
-    from PIL import Image, ImageDraw
-
-    folder.mkdir(parents=True)
-    for p in range(1, pages + 1):
-        img = Image.new("RGB", (400, 560), (246, 241, 226))
-        draw = ImageDraw.Draw(img)
-        for y in range(40, 540, 22):
-            draw.line([(24, y), (376, y)], fill=(170, 185, 215), width=1)
-        for i, y in enumerate(range(58, 400, 22)):
-            draw.line([(40, y - 6), (120 + (p * 13 + i * 7) % 220, y - 7)], (40, 50, 90))
-        img.save(folder / f"page {p:02d}.jpg", quality=80)
-    return folder
-
-
 def test_many_look_alikes_are_asked_a_few_at_a_time(
     qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path
 ) -> None:
@@ -310,3 +295,16 @@ def test_many_look_alikes_are_asked_a_few_at_a_time(
     left = asked() - ALIKE_SHOWN
     if left > 1:
         assert f"{left} more pages look like others" in panel_words(page)
+
+    # Pages of one notebook alike one to another: one answer for all of them, offered once.
+    apart = [b for b in page.decision_panel.buttons() if b.text() == "None Are Rescans"]
+    assert len(apart) == 1
+    assert f"{asked()} pages of this notebook look like others of its pages." in panel_words(page)
+    click(qtbot, window, apart[0])
+    assert window.session.undo_stack.undoText() == "Say no page is a rescan of another"
+    assert asked() == 0
+    assert item_state(qtbot, page.items_model, item.item_id) is PlanItemState.READY
+    assert not page.decision_panel.isVisible()
+    window.session.undo_stack.undo()
+    wait_validated(qtbot, window)
+    assert asked() > 0  # taken back: asked again

@@ -149,3 +149,17 @@ def save_jpeg(im: Image.Image, path: Path, quality: int = 90) -> Path:
 def rescan_file(k: int, kind: Rescan, path: Path) -> Path:
     """A rescan of ``notebook_scan(k)`` of that kind, as a JPEG at ``path``."""
     return save_jpeg(rescanned(notebook_scan(k), kind, random.Random(k)), path, quality=75)
+
+
+def alike_pages(folder: Path, pages: int) -> Path:
+    """Ruled pages whose few strokes differ only a little: every one looks like another."""
+    folder.mkdir(parents=True)
+    for p in range(1, pages + 1):
+        img = Image.new("RGB", (400, 560), (246, 241, 226))
+        draw = ImageDraw.Draw(img)
+        for y in range(40, 540, 22):
+            draw.line([(24, y), (376, y)], fill=(170, 185, 215), width=1)
+        for i, y in enumerate(range(58, 400, 22)):
+            draw.line([(40, y - 6), (120 + (p * 13 + i * 7) % 220, y - 7)], (40, 50, 90))
+        img.save(folder / f"page {p:02d}.jpg", quality=80)
+    return folder

@@ -233,3 +233,13 @@ def answer_lookalike(
     from transcribe_import.engine.planning import lookalikes
 
     return lookalikes.answer(corpus, plan, item_id, name, how)
+
+
+def none_are_rescans(corpus: Corpus, plan: ImportPlan, item_id: str) -> PlanItem:
+    """The item with its pages said to be no rescans of one another (None Are Rescans: its
+    pages are compared with the corpus's and the rest of the plan's only); the CLI's
+    ``order --none-are-rescans``, the window's button. ValueError in words when no page of
+    it looks like another of its pages."""
+    from transcribe_import.engine.planning import lookalikes
+
+    return lookalikes.answer_all_apart(corpus, plan, item_id)

@@ -10,7 +10,11 @@ imports into the notebook holding that page, or when the other page is earlier i
 item (the earlier one is then left out). **Keep Both**: the pair is not a rescan, said once:
 kept on the item (its provenance: it changes nothing that lands) and remembered in the
 corpus at commit (``corpus/lookalikes.json``), so no later plan asks again. **Leave Out**:
-the page is not imported.
+the page is not imported. **None Are Rescans**, for a notebook whose pages look alike one
+to another (blank forms, a ledger's ruled pages in one hand): its pages are not compared
+with each other any more, only with the corpus's and the rest of the plan's; said once for
+the item (its provenance, like Keep Both), where answering each pair would never end (a
+page answered finds the next nearest).
 
 A page is named for this by its file's content and its place in the file
 (``sha256#index``, ``page_key``), so a pair stays the same pair whatever plan or notebook
@@ -51,6 +55,8 @@ STATE_FILE = "lookalikes.json"
 STATE_FORMAT = "transcribe.lookalikes"
 # The item provenance key holding this plan's Keep Both answers, as [key, key] pairs.
 KEPT_APART = "kept_apart"
+# An item's provenance: True when none of its pages is a rescan of another of its pages.
+ALL_APART = "pages_apart"
 
 
 # The three answers to "a rescan?", as the CLI's order options and the window's buttons:
@@ -172,6 +178,16 @@ def kept_apart(item: PlanItem) -> set[tuple[str, str]]:
     return {_pair(str(a), str(b)) for a, b in _pairs_in(item.provenance.get(KEPT_APART))}
 
 
+def pages_apart(item: PlanItem) -> bool:
+    """Whether the item's pages were said to be no rescans of one another."""
+    return item.provenance.get(ALL_APART) is True
+
+
+def none_are_rescans(item: PlanItem) -> PlanItem:
+    """The item with its pages said to be no rescans of one another (None Are Rescans)."""
+    return replace(item, provenance={**item.provenance, ALL_APART: True})
+
+
 def remember(corpus: Corpus, plan: ImportPlan) -> None:
     """Keep the plan's Keep Both answers in the corpus, so no later plan asks again (commit
     calls it, under the corpus lock: two commits at once both keep theirs)."""
@@ -236,6 +252,10 @@ def find(corpus: Corpus | None, plan: ImportPlan) -> list[Lookalike]:
     for item in plan.items:
         said_here = said | kept_apart(item)
         replacing = {new for new, _old in item.replacements}
+        # None Are Rescans: the item's pages are compared with the others only, and join
+        # them once the whole item has been looked through.
+        apart = pages_apart(item)
+        held: list[tuple[int, Stored]] = []
         for source in item.imported_sources():
             for page in source.pages:
                 look = lookalike.look_from_hex(page.look) if page.look is not None else None
@@ -261,17 +281,22 @@ def find(corpus: Corpus | None, plan: ImportPlan) -> list[Lookalike]:
                             _can_replace(item, other),
                         )
                     )
-                values.append(look.upright)
-                stored.append(
-                    Stored(
-                        look.upright,
-                        key,
-                        page.page_id,
-                        _name(source, page),
-                        item_id=item.item_id,
-                        source_id=source.source_id,
-                    )
+                mine = Stored(
+                    look.upright,
+                    key,
+                    page.page_id,
+                    _name(source, page),
+                    item_id=item.item_id,
+                    source_id=source.source_id,
                 )
+                if apart:
+                    held.append((look.upright, mine))
+                else:
+                    values.append(look.upright)
+                    stored.append(mine)
+        for value, mine in held:
+            values.append(value)
+            stored.append(mine)
     return found
 
 
@@ -302,6 +327,8 @@ def plan_problems(corpus: Corpus | None, plan: ImportPlan) -> list[PlanProblem]:
     out = []
     for found in find(corpus, plan):
         answers = [a for a in ANSWERS if a is not Resolution.RESCAN_REPLACES or found.can_replace]
+        if found.other.item_id == found.item_id:  # a page of the same notebook
+            answers.append(Resolution.NONE_ARE_RESCANS)
         into = _into_instead(plan.item(found.item_id), found)
         answers = [Resolution.IMPORT_INTO, *answers] if into else answers
         name = found.name.replace('"', '\\"')
@@ -310,6 +337,7 @@ def plan_problems(corpus: Corpus | None, plan: ImportPlan) -> list[PlanProblem]:
             Resolution.RESCAN_REPLACES: f'--rescan "{name}"',
             Resolution.KEEP_BOTH: f'--keep-both "{name}"',
             Resolution.LEAVE_OUT: f'--exclude "{name}"',
+            Resolution.NONE_ARE_RESCANS: "--none-are-rescans",
         }
         out.append(
             PlanProblem(
@@ -371,6 +399,18 @@ def answer(
         return placement.replace_page(item, found.page_id, found.other.page_id)
     assert found.other.source_id is not None  # a page of this plan has its source
     return _left_out(item, found.other.source_id, found.other.page_id)
+
+
+def answer_all_apart(corpus: Corpus | None, plan: ImportPlan, item_id: str) -> PlanItem:
+    """The item ``item_id`` with its pages said to be no rescans of one another; ValueError
+    in words when none of its pages looks like another of its pages."""
+    item = plan.item(item_id)
+    if not any(f.item_id == item_id and f.other.item_id == item_id for f in find(corpus, plan)):
+        raise ValueError(
+            f"no page of “{item.label}” looks like another of its pages: there is no rescan "
+            "question to answer for all of them"
+        )
+    return none_are_rescans(item)
 
 
 def _left_out(item: PlanItem, source_id: str, page_id: str) -> PlanItem:

@@ -103,6 +103,9 @@ class Resolution(enum.StrEnum):
     # A new notebook's page looks like one of an existing notebook (CLI: order ITEM --into
     # NOTEBOOK): the item is imported into that notebook instead, where Replace is offered.
     IMPORT_INTO = "import_into"
+    # Pages of one notebook that look like each other (the same paper, ruling and hand; CLI:
+    # order ITEM --none-are-rescans): none is a rescan of another, asked about no more.
+    NONE_ARE_RESCANS = "none_are_rescans"
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,7 @@ from transcribe_import.engine.planning.problems import (
 from transcribe_import.gui.models.plan import ambiguities_of
 from transcribe_import.gui.pages.review_parts import ActionButton, WrappingLabel
 from transcribe_import.gui.wording import (
+    alike_within_words,
     complete_words,
     import_into_words,
     more_alike_words,
@@ -154,12 +155,21 @@ class DecisionPanel(QGroupBox):
         placed = [p for p in problems if p.code in PLACEMENT_CODES]
         recognised = [p for p in problems if p.code in RECOGNISED_CODES]
         alike = [p for p in problems if p.code is ProblemCode.LOOKS_LIKE]
+        # Pages alike within the notebook are answered for all at once (None Are Rescans).
+        within = [p for p in alike if Resolution.NONE_ARE_RESCANS in p.resolutions]
         for problem in alike[:ALIKE_SHOWN]:
-            buttons = [self._answer_button(r, problem) for r in problem.resolutions]
+            buttons = [
+                self._answer_button(r, problem)
+                for r in problem.resolutions
+                if r is not Resolution.NONE_ARE_RESCANS
+            ]
             layout.addLayout(self._row(problem.message, buttons))
         if len(alike) > ALIKE_SHOWN:
             more = len(alike) - ALIKE_SHOWN
             layout.addWidget(WrappingLabel(more_alike_words(more)))
+        if within:
+            all_apart = self._resolution_button(Resolution.NONE_ARE_RESCANS)
+            layout.addLayout(self._row(alike_within_words(len(within)), [all_apart]))
         for problem in [*recognised, *conflicts, *placed]:
             buttons = [self._resolution_button(r, problem.source_ids) for r in problem.resolutions]
             target = self._completion(item) if item is not None and recognised else None

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QInputDialog, QLineEdit
 
 from transcribe_import.engine import api
 from transcribe_import.engine.planning import edits, ordering
-from transcribe_import.engine.planning.plan import Op, OrderingRule, PlanItem
+from transcribe_import.engine.planning.plan import ImportPlan, Op, OrderingRule, PlanItem
 from transcribe_import.engine.planning.problems import Resolution
 from transcribe_import.gui.models import page_moves
 from transcribe_import.gui.pages.placement import AFTER_PAGE, AT_POSITION, ask_replaced_page
@@ -230,6 +230,12 @@ class ReviewEdits(QObject):
                 self.tr("Replace a notebook page"),
             )
 
+    def _plan_with(self, item: PlanItem) -> ImportPlan:
+        """The plan under review with ``item`` as given (an engine answer reads the plan)."""
+        plan = self._page.session.plan
+        assert plan is not None  # a review shows a plan
+        return plan.with_item(item)
+
     def _rescans_of(self, item: PlanItem, source_ids: tuple[str, ...]) -> list[str]:
         """The item's rescan pages (replacing a page) of those sources."""
         wanted = set(source_ids)
@@ -285,6 +291,11 @@ class ReviewEdits(QObject):
                 lambda it: api.import_into(corpus, it, source_ids[0]),
                 tr("Import into an existing notebook"),
             ),
+            # Pages of the notebook alike one to another: none is a rescan of another.
+            Resolution.NONE_ARE_RESCANS: (
+                lambda it: api.none_are_rescans(corpus, self._plan_with(it), it.item_id),
+                tr("Say no page is a rescan of another"),
+            ),
             Resolution.INCLUDE: (
                 lambda it: ordering.include(
                     it, [s.provenance.rel for s in it.sources if s.source_id in source_ids]
@@ -300,12 +311,10 @@ class ReviewEdits(QObject):
             Resolution.LEAVE_OUT: tr("Leave out a rescan"),
         }
         if resolution in answers and source_ids:
-            session, name, answer = self._page.session, source_ids[0], Resolution(resolution)
+            name, answer = source_ids[0], Resolution(resolution)
 
             def answered(it: PlanItem) -> PlanItem:
-                assert session.plan is not None  # a review shows a plan
-                plan = session.plan.with_item(it)
-                return api.answer_lookalike(corpus, plan, it.item_id, name, answer)
+                return api.answer_lookalike(corpus, self._plan_with(it), it.item_id, name, answer)
 
             self._edit(answered, answers[resolution])
         elif resolution == Resolution.EXCLUDE:

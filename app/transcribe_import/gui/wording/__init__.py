@@ -69,6 +69,7 @@ from transcribe_import.gui.wording.formatting import (
     warnings_words,
 )
 from transcribe_import.gui.wording.review import (
+    alike_within_words,
     checking_words,
     complete_words,
     duplicate_words,
@@ -164,6 +165,7 @@ __all__ = [
     "parse_timestamp",
     "complete_words",
     "import_into_words",
+    "alike_within_words",
     "more_alike_words",
     "placement_mode_words",
     "placement_title",

@@ -178,6 +178,8 @@ def resolution_words(resolution: str) -> str:
         Resolution.LEAVE_OUT: _t("Resolution", "Leave Out"),
         # The decision panel names the notebook (import_into_words); this is its short form.
         Resolution.IMPORT_INTO: _t("Resolution", "Import into that notebook instead"),
+        # Pages of one notebook that look like each other: said once for all of them.
+        Resolution.NONE_ARE_RESCANS: _t("Resolution", "None Are Rescans"),
     }
     return words[resolution]
 
@@ -206,6 +208,27 @@ def more_alike_words(n: int) -> str:
         _t(
             "Lookalike",
             "%Ln more pages look like others; they are asked here as these are answered.",
+            "",
+            n,
+        ),
+    )
+
+
+def alike_within_words(n: int) -> str:
+    """Beside None Are Rescans: how many pages of the notebook look like others of it."""
+    return plural(
+        n,
+        _t(
+            "Lookalike",
+            "1 page of this notebook looks like another of its pages. Different pages of one "
+            "notebook can look alike (the same paper, ruling and hand): if none is a rescan, "
+            "say so once, and they are compared only with pages elsewhere.",
+        ),
+        _t(
+            "Lookalike",
+            "%Ln pages of this notebook look like others of its pages. Different pages of one "
+            "notebook can look alike (the same paper, ruling and hand): if none is a rescan, "
+            "say so once, and they are compared only with pages elsewhere.",
             "",
             n,
         ),
