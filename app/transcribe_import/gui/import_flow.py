@@ -454,6 +454,8 @@ class ImportFlow(QObject):
                     self.tr("Validated: 1 error to resolve before commit."),
                     self.tr("Validated: %Ln errors to resolve before commit.", "", errors),
                 )
+            elif self.session.looking:  # not ready until its rescans are asked
+                text = self.tr("Validated: no errors so far; looking at the pages for rescans.")
             elif warnings:
                 text = plural(
                     warnings,

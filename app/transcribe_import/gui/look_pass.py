@@ -81,8 +81,8 @@ class LookPass(QObject):
             return  # of a plan no longer under review
         self._held.update(made.looks)
         now = time.monotonic()
-        first = self._stamped_at == 0.0
-        if made.finished or first or now - self._stamped_at >= STAMP_INTERVAL_S:
+        due = bool(self._held) and now - self._stamped_at >= STAMP_INTERVAL_S  # first: at once
+        if made.finished or due:
             held, self._held = self._held, {}
             self._stamped_at = now
         else:

@@ -138,8 +138,9 @@ def make_looks(
     workers: int = 2,
     should_stop: Callable[[], bool] | None = None,
 ) -> Generator[LooksMade, None, bool]:
-    """Make the looks of ``jobs`` on ``workers`` threads, yielding what was found at least
-    every ``REPORT_INTERVAL_S`` and once at the end; returns whether every job was done
+    """Make the looks of ``jobs`` on ``workers`` threads, yielding how many pages there are
+    first, then what was found at least every ``REPORT_INTERVAL_S``, and once at the end (a
+    report that ``finished``); returns whether every job was done
     (False: ``should_stop`` turned true, asked between files; the looks found until then
     were yielded)."""
     total = sum(job.pages for job in jobs)
@@ -148,6 +149,8 @@ def make_looks(
     reported = time.monotonic()
     stop = threading.Event()
     queue = iter(jobs)
+    if total:
+        yield LooksMade({}, 0, total)  # how many there are, before the first file is done
     with ThreadPoolExecutor(max(1, workers), thread_name_prefix="looks") as pool:
         running: dict[Future[dict[str, str | None]], LookJob] = {}
 

@@ -48,11 +48,13 @@ from transcribe_import.gui.models.page_rows import (
     PageRow,
     replaced_words,
 )
+from transcribe_import.gui.models.releasing import release_in_slices
 from transcribe_import.gui.session import ImportSession
 from transcribe_import.gui.thumbnails import ThumbnailCache
 from transcribe_import.gui.values import PlanItemState
 from transcribe_import.gui.wording import (
     checking_words,
+    looking_badge_words,
     not_imported_header_words,
     not_imported_words,
     op_explanation,
@@ -103,35 +105,6 @@ _RECENT_CUES: collections.OrderedDict[str, tuple[PlanItem, list[ordering.Ambigui
 _RECENT_CUES_KEPT = 8
 
 
-# The items of a replaced plan still to be let go, and how long one turn of the event loop
-# spends on it. This model holds a plan's items last: left to its reference count, a plan of
-# 100,000 sources went in one cascade of frees that held the window for 0.19 s.
-_RELEASING: list[PlanItem | PlanSource] = []
-RELEASE_BUDGET_S = 0.01
-
-
-def _release_in_slices(items: list[PlanItem]) -> None:
-    """Let ``items`` go a few at a time, one slice per turn of the event loop (the ones held
-    elsewhere too are only counted down). Each item's sources are queued before it, so an
-    item goes before its sources and one notebook of 100,000 pages goes a slice at a time too.
-    """
-    if items:
-        if not _RELEASING:
-            QTimer.singleShot(0, _release_slice)
-        for item in items:
-            _RELEASING.extend(item.sources)
-            _RELEASING.append(item)
-        items.clear()
-
-
-def _release_slice() -> None:
-    started = time.perf_counter()
-    while _RELEASING and time.perf_counter() - started < RELEASE_BUDGET_S:
-        del _RELEASING[-64:]
-    if _RELEASING:
-        QTimer.singleShot(0, _release_slice)
-
-
 def ambiguities_of(item: PlanItem) -> list[ordering.Ambiguity]:
     """``ordering.find_ambiguities(item)``, found once per item object (the list is shared:
     read it, do not change it)."""
@@ -174,6 +147,9 @@ def _left_out(item: PlanItem) -> str | None:
     )
 
 
+_READY = frozenset({PlanItemState.READY, PlanItemState.DUPLICATE_SKIPS})
+
+
 class PlanItemsModel(ColumnTableModel[PlanItem]):
     """The plan's items, one row each: Notebook, Action, Pages, State (icon and words)."""
 
@@ -214,6 +190,7 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
         session.plan_changed.connect(self._on_plan_changed)
         session.item_changed.connect(self._on_item_changed)
         session.validation_changed.connect(self._on_validation_changed)
+        session.looks_changed.connect(self._on_validation_changed)  # Ready waits for the looks
 
     @staticmethod
     def _items_of(session: ImportSession) -> tuple[PlanItem, ...]:
@@ -305,10 +282,14 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
             return self.state(row)
         if column == ItemColumn.STATE:
             state = self.state(row) if role in (Role.DisplayRole, Role.DecorationRole) else None
+            # Ready, but for the look pass: not called Ready until its rescans are asked.
+            looking = self._session.looking and state in _READY
             if role == Role.DisplayRole:
+                if looking:
+                    return looking_badge_words()
                 return checking_words() if state is None else plan_state_words(state)
             if role == Role.DecorationRole:
-                return None if state is None else badge_icon(state)
+                return None if state is None or looking else badge_icon(state)
         if column == ItemColumn.NOT_IMPORTED:
             left = self._not_imported_of.get(row.item_id, ())
             if role == Role.DisplayRole:
@@ -344,7 +325,7 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
             row = self.row_of(item_id)
             if row is None or self.row(row) is not item:
                 del _RECENT_CUES[item_id]  # the cues of the plan replaced go with it
-        _release_in_slices(replaced)
+        release_in_slices(replaced)
 
     def _on_item_changed(self, item_id: str) -> None:
         self.update_rows([self._session.item(item_id)])

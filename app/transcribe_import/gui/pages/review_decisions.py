@@ -167,7 +167,7 @@ class DecisionPanel(QGroupBox):
         if len(alike) > ALIKE_SHOWN:
             more = len(alike) - ALIKE_SHOWN
             layout.addWidget(WrappingLabel(more_alike_words(more)))
-        if within:
+        if len(within) > 1:  # for one, Keep Both says the same
             all_apart = self._resolution_button(Resolution.NONE_ARE_RESCANS)
             layout.addLayout(self._row(alike_within_words(len(within)), [all_apart]))
         for problem in [*recognised, *conflicts, *placed]:

@@ -25,6 +25,11 @@ def checking_words() -> str:
     return _t("PlanItemState", "Checking…")
 
 
+def looking_badge_words() -> str:
+    """A notebook's badge, ready but for the look pass: its rescans are not all asked yet."""
+    return _t("PlanItemState", "Looking for rescans…")
+
+
 def plan_state_words(state: PlanItemState) -> str:
     return {
         PlanItemState.ERROR: _t("PlanItemState", "Error"),

@@ -16,6 +16,7 @@ from transcribe_import.engine.planning import look_pass, ordering
 from transcribe_import.engine.planning.plan import PlanItem
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow
+from transcribe_import.gui.models.plan import ItemColumn
 from transcribe_import.gui.values import PlanItemState
 
 from helpers.lookalike_set import Rescan, Ruling, notebook_page, rescan_file, save_jpeg
@@ -77,9 +78,17 @@ def test_the_review_opens_before_the_looks_and_commit_waits_for_them(
     assert session.looking and session.report.ok
     [item] = session.plan.items
     assert _jpeg_looks(item) == [None, None]
-    summary = page.problems.summary.text()
-    assert summary.startswith("No errors so far.")
-    assert "Looking at the pages for rescans" in summary and "commit waits for it" in summary
+    qtbot.waitUntil(lambda: session.look_progress == (0, 2), timeout=TIMEOUT_MS)
+    assert page.problems.summary.text() == (
+        "No errors so far. Looking at the pages for rescans: 0 of 2 pages; commit waits for it."
+    )
+    assert window.statusBar().currentMessage() == (
+        "Validated: no errors so far; looking at the pages for rescans."
+    )
+    # Not called Ready while its rescans are not asked.
+    row = page.items_model.row_of(item.item_id)
+    state = page.items_model.index(row, ItemColumn.STATE)
+    assert state.data() == "Looking for rescans…"
     assert not page.can_commit() and not page.commit_action.isEnabled()
 
     held_looks.set()
@@ -88,6 +97,7 @@ def test_the_review_opens_before_the_looks_and_commit_waits_for_them(
     assert all(_jpeg_looks(item))
     assert item_state(qtbot, page.items_model, item.item_id) is PlanItemState.LOOKS_LIKE
     assert "Looking" not in page.problems.summary.text()
+    assert page.items_model.index(row, ItemColumn.STATE).data() == "A rescan?"
     assert page.can_commit() and page.commit_action.isEnabled()
 
 
