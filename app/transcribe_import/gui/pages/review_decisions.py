@@ -155,8 +155,12 @@ class DecisionPanel(QGroupBox):
         placed = [p for p in problems if p.code in PLACEMENT_CODES]
         recognised = [p for p in problems if p.code in RECOGNISED_CODES]
         alike = [p for p in problems if p.code is ProblemCode.LOOKS_LIKE]
-        # Pages alike within the notebook are answered for all at once (None Are Rescans).
+        # Pages alike within the notebook are answered for all at once (None Are Rescans):
+        # asked first, above the questions, where a flood of them would bury it.
         within = [p for p in alike if Resolution.NONE_ARE_RESCANS in p.resolutions]
+        if len(within) > 1:  # for one, Keep Both says the same
+            all_apart = self._resolution_button(Resolution.NONE_ARE_RESCANS)
+            layout.addLayout(self._row(alike_within_words(len(within)), [all_apart]))
         for problem in alike[:ALIKE_SHOWN]:
             buttons = [
                 self._answer_button(r, problem)
@@ -167,9 +171,6 @@ class DecisionPanel(QGroupBox):
         if len(alike) > ALIKE_SHOWN:
             more = len(alike) - ALIKE_SHOWN
             layout.addWidget(WrappingLabel(more_alike_words(more)))
-        if len(within) > 1:  # for one, Keep Both says the same
-            all_apart = self._resolution_button(Resolution.NONE_ARE_RESCANS)
-            layout.addLayout(self._row(alike_within_words(len(within)), [all_apart]))
         for problem in [*recognised, *conflicts, *placed]:
             buttons = [self._resolution_button(r, problem.source_ids) for r in problem.resolutions]
             target = self._completion(item) if item is not None and recognised else None
