@@ -285,3 +285,55 @@ def _other_run(data: Path, *, exclude: str) -> str:
     runs = cli_json(data, "runs", "--json")["runs"]
     [other] = [r["import_run_id"] for r in runs if r["import_run_id"] != exclude]
     return str(other)
+
+
+def test_pages_missing_in_two_places_each_land_in_theirs_after_a_kill_and_a_resume(
+    tmp_path: Path,
+) -> None:
+    """“notebook 1” was imported without pages 2 and 7 of its 8: completed, page 2 goes after
+    page 1 and page 7 after page 6 (not both where page 2 belongs). The commit is SIGKILLed as
+    its second block's transaction is claimed; the resume lands page 7 in its place."""
+    from helpers.cli import SIGKILLED
+
+    data = tmp_path / "data"
+    shelf = make_shelf(tmp_path / "shelf", notebooks=1, pages=8)
+    folder = shelf / "notebook 1"
+    late = tmp_path / "late"
+    late.mkdir()
+    for i in (2, 7):
+        (folder / f"page {i}.jpg").rename(late / f"page {i}.jpg")
+    first_plan = _plan(data, tmp_path / "a.json", shelf)
+    gaps = cli_json(data, "validate", str(first_plan), "--json", rc=3)["problems"]
+    ok(run_cli(data, "order", str(first_plan), gaps[0]["item_id"][:8], "--accept"))
+    ok(run_cli(data, "commit", str(first_plan)))
+    [nb] = cli_json(data, "notebooks", "--json")["notebooks"]
+    first = _project(data, nb["notebook_id"])
+    for p in late.iterdir():
+        p.rename(folder / p.name)
+    again = _plan(data, tmp_path / "b.json", shelf)
+    [item] = cli_json(data, "validate", str(again), "--json")["problems"]
+    assert item["message"].endswith(
+        "By their names they belong in several places among its pages: each goes where its "
+        "name puts it."
+    )
+    said = ok(run_cli(data, "order", str(again), item["item_id"][:8], "--complete")).stdout
+    assert (
+        "new pages after page 1 (page 1.jpg); from shelf/notebook 1/page 7.jpg on, after page 5 "
+        "(page 6.jpg)."
+    ) in said, said
+
+    killed = run_cli(data, "commit", str(again), crash_at="ingest.after_claim:2")
+    assert killed.returncode == SIGKILLED, killed.stderr
+    half = _project(data, nb["notebook_id"])
+    names = {s["id"]: s["provenance"]["original_path"].rsplit("/", 1)[-1] for s in half["sources"]}
+    assert [names[p["source_id"]] for p in half["pages"]] == [
+        f"page {i}.jpg" for i in (1, 2, 3, 4, 5, 6, 8)
+    ]
+    [run] = [r for r in cli_json(data, "runs", "--json")["runs"] if r["status"] != "complete"]
+    ok(run_cli(data, "resume", run["import_run_id"]))
+    doc = _project(data, nb["notebook_id"])
+    names = {s["id"]: s["provenance"]["original_path"].rsplit("/", 1)[-1] for s in doc["sources"]}
+    assert [names[p["source_id"]] for p in doc["pages"]] == [f"page {i}.jpg" for i in range(1, 9)]
+    kept = {p["id"]: p for p in first["pages"]}
+    assert [p for p in doc["pages"] if p["id"] in kept] == list(kept.values())
+    assert_doctor_clean(data)
