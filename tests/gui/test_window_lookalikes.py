@@ -16,6 +16,7 @@ from transcribe_import.engine import api
 from transcribe_import.engine.planning.plan import DedupeScope, Op
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow
+from transcribe_import.gui.models.page_grid import position_words
 from transcribe_import.gui.pages.review import ReviewPage
 from transcribe_import.gui.values import PlanItemState
 
@@ -33,7 +34,6 @@ from helpers.window import (
     TIMEOUT_MS,
     commit,
     item_state,
-    numbers,
     panel_words,
     scan,
     scan_and_validate,
@@ -136,6 +136,12 @@ def into_review(qtbot: QtBot, window: MainWindow, target: str, folder: Path) -> 
     start.into_radio.click()
     start.notebook_combo.setCurrentIndex(start.notebook_combo.findData(target))
     scan_and_validate(qtbot, window)
+
+
+def numbers(page: ReviewPage) -> dict[str, str]:
+    """Each page's file and the number the grid shows for it (its first caption line)."""
+    model = page.pages_model
+    return {model.row(r).source.name: position_words(model.row(r)) for r in range(model.rowCount())}
 
 
 def test_replace_into_the_notebook_says_where_the_rescan_goes(

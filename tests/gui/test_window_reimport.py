@@ -28,7 +28,6 @@ from helpers.shelves import make_png_shelf
 from helpers.window import (
     commit,
     item_state,
-    numbers,
     panel_words,
     scan,
     show_item,
@@ -265,44 +264,3 @@ def test_a_notebook_marked_incomplete_is_finished_by_complete_in_the_review(
         lambda: window.notebook_model.index(0, NotebookColumn.STATE).data() == "Complete",
         timeout=TIMEOUT_MS,
     )
-
-
-def test_completing_with_pages_missing_in_two_places_puts_each_in_its_place(
-    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
-) -> None:
-    """“Register” was imported without p2 and p5 of its six pages: Complete “Register”
-    numbers them 2 and 5 in the review, the bar says the new pages go in two places, and the
-    commit lands them there."""
-    shelf = make_png_shelf(tmp_path / "shelf", notebooks=1, pages=6)
-    folder = shelf / "Notebook 01"
-    aside = tmp_path / "aside"
-    aside.mkdir()
-    for name in ("p2.png", "p5.png"):
-        (folder / name).rename(aside / name)
-    plan = api.plan_paths(corpus, api.PlanRequest((shelf,))).plan
-    plan = replace(plan, items=(replace(plan.items[0], title="Register"),))
-    assert commit_plan(corpus, plan).status == "complete"
-    nbid = plan.items[0].notebook_id
-    for name in ("p2.png", "p5.png"):
-        (aside / name).rename(folder / name)
-
-    window = open_window(workers=1)
-    scan(qtbot, window, shelf)
-    page = window.review_page
-    [item] = window.session.plan.items
-    show_item(page, item.label)
-    assert "each goes where its name puts it" in panel_words(page)
-    [button] = page.decision_panel.buttons()
-    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
-    wait_validated(qtbot, window)
-    shown = numbers(page)
-    assert (shown["p2.png"], shown["p5.png"]) == ("2", "5"), shown
-    bar = page.placement_bar.rescans_label
-    assert bar.isVisibleTo(page)
-    assert bar.text().startswith("By their names the new pages go in 2 places")
-
-    commit(qtbot, window)
-    wait_run_end(qtbot, window)
-    doc = project.read(corpus.notebook_dir(nbid), nbid)
-    names = {s["id"]: s["provenance"]["original_path"].rsplit("/", 1)[-1] for s in doc["sources"]}
-    assert [names[p["source_id"]] for p in doc["pages"]] == [f"p{i}.png" for i in range(1, 7)]

@@ -34,7 +34,6 @@ from transcribe_import.engine.runs import executor as executor_module
 from transcribe_import.engine.runs.executor import EventKind
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow
-from transcribe_import.gui.models.page_grid import position_words
 from transcribe_import.gui.models.plan import PlanItemsModel
 from transcribe_import.gui.pages.review import ReviewPage
 from transcribe_import.gui.session import ImportSession
@@ -295,9 +294,3 @@ def wait_states_checked(qtbot: QtBot, model: PlanItemsModel) -> None:
         lambda: all(model.state(model.item_at(r)) is not None for r in range(model.rowCount())),
         timeout=TIMEOUT_MS,
     )
-
-
-def numbers(page: ReviewPage) -> dict[str, str]:
-    """Each page's file and the number the grid shows for it (its first caption line)."""
-    model = page.pages_model
-    return {model.row(r).source.name: position_words(model.row(r)) for r in range(model.rowCount())}
