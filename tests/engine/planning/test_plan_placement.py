@@ -117,57 +117,6 @@ def test_a_replacement_of_a_page_that_is_not_a_uuid_is_refused(into) -> None:
         plan_from_document(doc, "plan.json")
 
 
-def _places(plan, held: list[str]):
-    """The plan's item with its second late page starting a block after the notebook's
-    third page (as Complete “X” cuts pages that belong in several places)."""
-    item = the_item(plan)
-    second = next(s for s in item.sources if s.name == "late 2.jpg")
-    return plan.with_item(
-        replace(item, placement=Placement(at=1), places=((second.source_id, held[2]),))
-    )
-
-
-def test_places_round_trip_are_fingerprinted_and_refused_when_malformed(into, held) -> None:
-    placed = _places(into, held)
-    doc = placed.to_document()
-    assert doc["schema_version"] == 2
-    [(source_id, after)] = the_item(placed).places
-    assert doc["items"][0]["places"] == {source_id: after}
-    assert placed.fingerprint != into.with_item(replace(the_item(placed), places=())).fingerprint
-    again = plan_from_document(orjson.loads(placed.encode()), "plan.json")
-    assert the_item(again).places == the_item(placed).places
-    for value, words in (
-        ({"not-a-source": held[2]}, "places names 'not-a-source', which is not one of its"),
-        ({source_id: "page 3"}, "places gives 'page 3', which is not a page id"),
-    ):
-        bad = placed.to_document(with_fingerprint=False)
-        bad["items"][0]["places"] = value
-        bad["plan_fingerprint"] = fingerprint_of(bad)
-        with pytest.raises(PlanDocumentError, match=words):
-            plan_from_document(bad, "plan.json")
-
-
-def test_each_block_is_numbered_and_checked_in_its_place_and_one_place_replaces_them(
-    corpus, into, held
-) -> None:
-    placed = _places(into, held)
-    item = the_item(placed)
-    manifest = project.read(corpus.notebook_dir(item.notebook_id), item.notebook_id)
-    numbers = placement.landing(item, manifest)
-    by_name = {s.name: numbers[s.pages[0].page_id] for s in item.imported_sources()}
-    # late 1 at 1; late 2 (and the rescan after it, in its block) after the notebook's third.
-    assert by_name == {"late 1.jpg": 1, "late 2.jpg": 5, "rescan 1.jpg": 6}
-    assert validate(corpus, placed).ok
-    gone = "0e7f3d52-1b2a-4c3d-8e9f-0a1b2c3d4e5f"
-    [(source_id, _)] = item.places
-    bad = placed.with_item(replace(item, places=((source_id, gone),)))
-    [problem] = validate(corpus, bad).errors
-    assert problem.code == ProblemCode.PLACEMENT_PAGE_NOT_FOUND
-    assert problem.files == ("late/late 2.jpg",)
-    assert placement.place(item, after_page=held[0]).places == ()
-    assert placement.place(item).places == ()
-
-
 # -- validate ----------------------------------------------------------------------------------
 
 

@@ -115,9 +115,7 @@ def placement_words(corpus: Corpus, item: PlanItem) -> list[str]:
     the notebook's pages named as it is now when it can be read."""
     from transcribe_import.engine.planning import placement
 
-    if item.op is not Op.IMPORT_INTO_NOTEBOOK or not (
-        item.placement or item.replacements or item.places
-    ):
+    if item.op is not Op.IMPORT_INTO_NOTEBOOK or not (item.placement or item.replacements):
         return []
     try:
         doc: dict[str, Any] | None = _manifest(corpus, item.notebook_id)

@@ -301,35 +301,6 @@ def _placed_block(req: IngestRequest, have: frozenset[str]) -> str | None:
     return landed[-1] if landed else None
 
 
-def _blocks(req: IngestRequest) -> list[IngestRequest]:
-    """``req`` as the blocks its ``places`` cut it into, in order: the first at
-    ``req.placement``, each next one right after the notebook page its place names. Each is
-    landed as a request of its own, so no transaction holds pages of two blocks."""
-    starts = dict(req.places)
-    cut: list[tuple[Placement | None, list[SourceSpec]]] = [(req.placement, [])]
-    for s in req.sources:
-        if s.source_id in starts:
-            here = Placement(after_page=starts[s.source_id])
-            if cut[-1][1]:
-                cut.append((here, []))
-            else:
-                cut[-1] = (here, [])
-        cut[-1][1].append(s)
-    blocks = []
-    for placement, sources in cut:
-        pages = {p.page_id for s in sources for p in s.pages}
-        blocks.append(
-            dataclasses.replace(
-                req,
-                sources=tuple(sources),
-                placement=placement,
-                places=(),
-                cover_page_id=req.cover_page_id if req.cover_page_id in pages else None,
-            )
-        )
-    return blocks
-
-
 def ingest_checkpoints(
     corpus: Corpus,
     req: IngestRequest,
@@ -352,9 +323,7 @@ def ingest_checkpoints(
     checkpoint creates and registers the notebook (transaction.ingest). A restore
     (``req.page_order``) lands whole, in one checkpoint: it is never merged into pages.
     Placed pages (``req.placement``) land as one block in plan order: the first checkpoint
-    at the placement, each next one after the last page that landed before it. A request
-    with ``places`` lands each of its blocks so in turn (``_blocks``), a checkpoint never
-    holding pages of two.
+    at the placement, each next one after the last page that landed before it.
     Each checkpoint is cut as ``pace`` (a new one if None) sizes it, and times it when it
     lands. ``on_staged`` hears the pages of the checkpoint in flight staged so far (a
     source at a time). ``should_stop`` is heard between pages and between checkpoints:
@@ -363,42 +332,6 @@ def ingest_checkpoints(
     first (``_InFlight``). TranscribeError leaves earlier checkpoints in place.
     """
     pace = pace if pace is not None else Pace()
-    if req.places:
-        blocks = _blocks(req)
-        results = []
-        for k, block in enumerate(blocks):
-            final = k == len(blocks) - 1
-            heard = on_checkpoint
-            if heard is not None and not final:  # only the last block's last is the item's
-
-                def heard(cp: Checkpoint, told: Callable[[Checkpoint], None] = heard) -> None:
-                    told(dataclasses.replace(cp, last=False))
-
-            results.append(
-                ingest_checkpoints(
-                    corpus,
-                    block,
-                    settings,
-                    create=create if k == 0 else None,
-                    max_pages=max_pages,
-                    workers=workers,
-                    lock_timeout=lock_timeout,
-                    should_stop=should_stop,
-                    should_pause=should_pause,
-                    pace=pace,
-                    on_staged=on_staged,
-                    on_checkpoint=heard,
-                )
-            )
-            if not final and _heard(should_stop, should_pause):
-                raise IngestCancelled()
-        return IngestResult(
-            req.notebook_id,
-            next((r.txn_id for r in reversed(results) if r.txn_id is not None), None),
-            all(r.already_present for r in results),
-            sum(r.pages_added for r in results),
-            tuple(dict.fromkeys(sid for r in results for sid in r.skipped_held)),
-        )
     have = landed_page_ids(corpus, req.notebook_id)
     rest = _not_landed(req.sources, have)
     earlier = [s for s in req.sources if any(p.page_id in have for p in s.pages)]

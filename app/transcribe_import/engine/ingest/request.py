@@ -73,9 +73,6 @@ class IngestRequest:
     # the notebook's lock, and the pages they replace: (new page id, page id it replaces).
     placement: Placement | None = None
     replaces: tuple[tuple[str, str], ...] = ()
-    # More blocks of new pages, each in its own place (``ingest_checkpoints`` lands them in
-    # turn): (the source a block starts with, the notebook page it goes right after).
-    places: tuple[tuple[str, str], ...] = ()
     # A restore's pages that a rescan had replaced in the bag's notebook: their files land,
     # their records are the bag's ``replaced_pages`` (which ``NewNotebook.extra`` carries).
     history: tuple[str, ...] = ()

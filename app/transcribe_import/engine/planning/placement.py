@@ -89,13 +89,12 @@ def place(item: PlanItem, *, at: int | None = None, after_page: str | None = Non
     """Put the item's new pages at position ``at`` (1: first), or right after the notebook's
     page ``after_page``; neither: at the end. Whether the notebook has that place is
     validate's to say (it may change before the commit)."""
-    # One place said for all the new pages: the places their names gave (places) go.
     if at is None and after_page is None:
-        return replace(item, placement=None, places=())
+        return replace(item, placement=None)
     _into_only(item, "a position is for")
     if at is not None and at < 1:
         raise ValueError(f"position {at} is not a place in a notebook: the first page is 1")
-    return replace(item, placement=Placement(at=at, after_page=after_page), places=())
+    return replace(item, placement=Placement(at=at, after_page=after_page))
 
 
 def _in_page_order(item: PlanItem, pairs: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
@@ -226,21 +225,15 @@ def _left_out(item: PlanItem) -> list[PlanProblem]:
 
 def notebook_problems(item: PlanItem, manifest: Mapping[str, Any]) -> list[PlanProblem]:
     """The item's placement and rescans against its notebook as it is now (``manifest``)."""
-    if item.op is not Op.IMPORT_INTO_NOTEBOOK or not (
-        item.placement or item.replacements or item.places
-    ):
+    if item.op is not Op.IMPORT_INTO_NOTEBOOK or not (item.placement or item.replacements):
         return []
     out = []
-    placements: list[tuple[Placement, tuple[str, ...]]] = (
-        [(item.placement, ())] if item.placement is not None else []
-    )
-    placements += [(Placement(after_page=after), (sid,)) for sid, after in item.places]
-    for placement, where in placements:
-        refusal = rules.placement_refusal(manifest, placement)
+    if item.placement is not None:
+        refusal = rules.placement_refusal(manifest, item.placement)
         if refusal is not None:
-            how = Resolution.AT if placement.at is not None else Resolution.AFTER
+            how = Resolution.AT if item.placement.at is not None else Resolution.AFTER
             advice = "Choose another place for them, or put them at the end."
-            out.append(_refused(item, refusal, advice, where, (how, Resolution.AT_END)))
+            out.append(_refused(item, refusal, advice, (), (how, Resolution.AT_END)))
     sources = _sources_by_page(item)
     for new, old in item.replacements:
         if new not in sources or not sources[new].imported:
@@ -288,8 +281,7 @@ def landing(item: PlanItem, manifest: Mapping[str, Any] | None) -> dict[str, int
 
     A new notebook's pages are numbered in the plan's order. An into item's land by the
     ingest's own rule (``apply_pages``, on a copy of the notebook's page list): a rescan
-    in the place of the page it replaces, the other pages at the placement (each block at
-    its own, when ``places`` cut them into several); a page the
+    in the place of the page it replaces, the other pages at the placement; a page the
     notebook holds already (landed by an earlier run of the plan) where it is. When the
     notebook cannot be read (``manifest`` None) or refuses the placement, the new pages have
     no place to tell (validate says why): none of them is numbered; nor is a rescan whose
@@ -300,8 +292,7 @@ def landing(item: PlanItem, manifest: Mapping[str, Any] | None) -> dict[str, int
         return {page_id: k for k, page_id in enumerate(imported, 1)}
     if manifest is None:
         return {}
-    blocks = _blocks(item)
-    if any(p is not None and rules.placement_refusal(manifest, p) for p, _ in blocks):
+    if item.placement is not None and rules.placement_refusal(manifest, item.placement):
         return {}
     records = rules.live_records(manifest)
     held = {str(p.get("id")) for p in records}
@@ -312,34 +303,17 @@ def landing(item: PlanItem, manifest: Mapping[str, Any] | None) -> dict[str, int
     }
     refused = {new for new, _old in item.replacements if new not in held and new not in pairs}
     copy: dict[str, Any] = {"pages": [{"id": p.get("id")} for p in records]}
-    for placement, pages in blocks:  # in turn, as the commit lands them (ingest/checkpoints)
-        rules.apply_pages(
-            copy,
-            [{"id": p} for p in pages if p not in held and p not in refused],
-            placement=rules.anchor(manifest, placement),
-            replacements=pairs,
-            import_run_id=None,
-            item_id=None,
-            now="",
-        )
+    rules.apply_pages(
+        copy,
+        [{"id": p} for p in imported if p not in held and p not in refused],
+        placement=rules.anchor(manifest, item.placement),
+        replacements=pairs,
+        import_run_id=None,
+        item_id=None,
+        now="",
+    )
     wanted = set(imported)
     return {str(p["id"]): k for k, p in enumerate(copy["pages"], 1) if p["id"] in wanted}
-
-
-def _blocks(item: PlanItem) -> list[tuple[Placement | None, list[str]]]:
-    """The item's imported pages in the blocks its ``places`` cut, each with its place: the
-    first at ``placement``, each next one after the notebook page its place names."""
-    starts = dict(item.places)
-    out: list[tuple[Placement | None, list[str]]] = [(item.placement, [])]
-    for s in item.imported_sources():
-        if s.source_id in starts:
-            here = Placement(after_page=starts[s.source_id])
-            if out[-1][1]:
-                out.append((here, []))
-            else:
-                out[-1] = (here, [])
-        out[-1][1].extend(p.page_id for p in s.pages)
-    return out
 
 
 def added_pages(item: PlanItem) -> int:
@@ -410,10 +384,4 @@ def describe(item: PlanItem, manifest: Mapping[str, Any] | None) -> list[str]:
             out.append(f"new pages at position {p.at}")
     elif p is not None and p.after_page is not None:
         out.append(f"new pages after {named(p.after_page)}")
-    if item.places and added_pages(item):
-        sources = {s.source_id: s for s in item.sources}
-        for source_id, after in item.places:
-            source = sources.get(source_id)
-            first = file_name(source) if source is not None else source_id
-            out.append(f"from {first} on, after {named(after)}")
     return out + replacement_words(item, manifest)

@@ -365,7 +365,6 @@ def _item_from(d: Any, uid: Any, bad: Any) -> PlanItem:
     provenance = _item_provenance(f)
     restore = _restore_from(d.get("restore"), sources, item_id, bad)
     placement, replacements = _placement_from(f, page_ids, bad)
-    places = _places_from(f, {s.source_id for s in sources}, bad)
     return PlanItem(
         item_id=item_id,
         op=op,
@@ -385,7 +384,6 @@ def _item_from(d: Any, uid: Any, bad: Any) -> PlanItem:
         restore=restore,
         placement=placement,
         replacements=replacements,
-        places=places,
     )
 
 
@@ -410,18 +408,6 @@ def _placement_from(
         if not is_valid_id(old):
             raise bad(f"{f.what}: replacements gives {old!r}, which is not a page id")
     return placement, tuple(replacements.items())
-
-
-def _places_from(f: _Fields, source_ids: set[str], bad: Any) -> tuple[tuple[str, str], ...]:
-    """An item's ``places`` (a block of its sources, the notebook page it goes after), their
-    shape checked; whether each page is in the notebook is validate's to say."""
-    places = f.sub("places").obj
-    for source_id, after in places.items():
-        if source_id not in source_ids:
-            raise bad(f"{f.what}: places names {source_id!r}, which is not one of its sources")
-        if not is_valid_id(after):
-            raise bad(f"{f.what}: places gives {after!r}, which is not a page id")
-    return tuple(places.items())
 
 
 def _restore_from(

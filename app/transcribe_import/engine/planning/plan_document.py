@@ -36,8 +36,7 @@ IMPORT_MANIFEST_SCHEMA = 1
 def plan_document(plan: ImportPlan, *, with_fingerprint: bool = True) -> dict[str, Any]:
     """The plan as its JSON document; ``with_fingerprint``: with ``plan_fingerprint``."""
     placed = any(
-        it.placement or it.replacements or it.places or (it.restore and it.restore.history)
-        for it in plan.items
+        it.placement or it.replacements or (it.restore and it.restore.history) for it in plan.items
     )
     doc: dict[str, Any] = {
         "format": PLAN_FORMAT,
@@ -80,8 +79,6 @@ def _item_doc(it: PlanItem) -> dict[str, Any]:
         doc["placement"] = {"at": p.at} if p.at is not None else {"after_page": p.after_page}
     if it.replacements:
         doc["replacements"] = dict(it.replacements)
-    if it.places:
-        doc["places"] = dict(it.places)
     return doc
 
 

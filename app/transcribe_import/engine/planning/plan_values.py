@@ -10,7 +10,7 @@ import base64
 import enum
 import functools
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -234,11 +234,6 @@ class PlanItem:
     # the end), and the existing pages rescans replace: (plan page id, notebook page id).
     placement: Placement | None = None
     replacements: tuple[tuple[str, str], ...] = ()
-    # More blocks of new pages, each in its own place (a notebook completed with pages that
-    # belong in several places among its pages, planning/reimport.py): (the source its block
-    # starts with, the notebook page the block goes right after). The sources before the
-    # first of them are the first block, at ``placement``.
-    places: tuple[tuple[str, str], ...] = ()
 
     @property
     def unusable(self) -> list[dict[str, Any]]:
@@ -258,21 +253,6 @@ class PlanItem:
         planned pages, the CLI's lines, the executor's progress).
         """
         return sum(len(s.pages) for s in self.imported_sources())
-
-    def places_among(self, landing: Sequence[PlanSource]) -> tuple[tuple[str, str], ...]:
-        """``places`` for the sources of the item that land now (``landing``, in order): a
-        block whose first source does not land (a duplicate now) starts at its next that
-        does; a block none of whose sources lands is none."""
-        starts = dict(self.places)
-        lands = {s.source_id for s in landing}
-        out: list[tuple[str, str]] = []
-        pending: str | None = None
-        for s in self.sources:
-            pending = starts.get(s.source_id, pending)
-            if s.source_id in lands and pending is not None:
-                out.append((s.source_id, pending))
-                pending = None
-        return tuple(out)
 
     def planned_skips(self) -> list[PlanSource]:
         """The sources commit will skip as duplicates (``PlanSource.planned_skip``), in order."""

@@ -161,7 +161,8 @@ def recognised_words(r: Recognised) -> str:
     if r.scattered:
         return (
             f"{lead}, rather than making a second notebook of them. By their names they "
-            "belong in several places among its pages: each goes where its name puts it."
+            "belong in several places among its pages; they go in together where the first "
+            "of them belongs."
         )
     return (
         f"{lead}, where their names put them among its pages, rather than making a second "
@@ -202,9 +203,7 @@ def complete(item: PlanItem, notebook_id: str, manifest: Mapping[str, Any]) -> P
         cover_page_id=None,
         replacements=(),
     )
-    return replace(
-        into, placement=placement_by_names(into, manifest), places=places_by_names(into, manifest)
-    )
+    return replace(into, placement=placement_by_names(into, manifest))
 
 
 def notebook_hashes_of(manifest: Mapping[str, Any]) -> set[str]:
@@ -254,19 +253,6 @@ def placement_by_names(item: PlanItem, manifest: Mapping[str, Any]) -> Placement
     if places[0] == 0:
         return Placement(at=1)
     return Placement(after_page=pages[places[0] - 1])
-
-
-def places_by_names(item: PlanItem, manifest: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
-    """Where each later block of the item's new pages goes by their names (the first block
-    is ``placement_by_names``'s): a block is a run of new page files whose names put them
-    after the same notebook page; each goes right after that page (PlanItem.places)."""
-    pages, places = _places(item, manifest)
-    sources = item.imported_sources()
-    out: list[tuple[str, str]] = []
-    for k in range(1, len(places)):
-        if places[k] != places[k - 1] and places[k] > 0:
-            out.append((sources[k].source_id, pages[places[k] - 1]))
-    return tuple(out)
 
 
 def held_sources(item: PlanItem) -> Sequence[PlanSource]:

@@ -29,7 +29,6 @@ from transcribe_import.engine.planning.plan import Op, PlanItem
 from transcribe_import.gui.pages.review_parts import WrappingLabel
 from transcribe_import.gui.widgets import selectable_text
 from transcribe_import.gui.wording import (
-    blocks_placed_words,
     notebook_page_words,
     placement_mode_words,
     placement_title,
@@ -93,11 +92,8 @@ class PlacementBar(QGroupBox):
         rescans = landing.replaces if landing is not None else ()
         new_pages = landing is None or landing.added > 0 or not rescans
         self.new_pages_row.setVisible(new_pages)
-        said = [rescans_placed_words(list(rescans))] if rescans else []
-        if item.places:  # a notebook completed with pages that belong in several places
-            said.append(blocks_placed_words(len(item.places) + 1))
-        self.rescans_label.setText(" ".join(said))
-        self.rescans_label.setVisible(bool(said))
+        self.rescans_label.setText(rescans_placed_words(list(rescans)) if rescans else "")
+        self.rescans_label.setVisible(bool(rescans))
         self._showing = True
         try:
             self.setTitle(placement_title(item.notebook_id, new_pages=new_pages))

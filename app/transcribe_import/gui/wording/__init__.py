@@ -70,7 +70,6 @@ from transcribe_import.gui.wording.formatting import (
 )
 from transcribe_import.gui.wording.review import (
     alike_within_words,
-    blocks_placed_words,
     checking_words,
     complete_words,
     duplicate_words,
@@ -168,7 +167,6 @@ __all__ = [
     "complete_words",
     "import_into_words",
     "alike_within_words",
-    "blocks_placed_words",
     "looking_badge_words",
     "more_alike_words",
     "placement_mode_words",

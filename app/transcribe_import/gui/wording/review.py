@@ -240,16 +240,6 @@ def alike_within_words(n: int) -> str:
     )
 
 
-def blocks_placed_words(blocks: int) -> str:
-    """Under "New pages go": an item whose new pages go in several places among the
-    notebook's pages, each block where its names put it (PlanItem.places)."""
-    return _t(
-        "Placement",
-        "By their names the new pages go in {n} places among the notebook's pages (their "
-        "numbers are beside them); choosing a place here puts them all there.",
-    ).format(n=blocks)
-
-
 def placement_mode_words() -> list[str]:
     """The choices of where an item's new pages go, in the order PlacementBar lists them."""
     return [
