@@ -115,7 +115,9 @@ def placement_words(corpus: Corpus, item: PlanItem) -> list[str]:
     the notebook's pages named as it is now when it can be read."""
     from transcribe_import.engine.planning import placement
 
-    if item.op is not Op.IMPORT_INTO_NOTEBOOK or not (item.placement or item.replacements):
+    if item.op is not Op.IMPORT_INTO_NOTEBOOK or not (
+        item.placement or item.places or item.replacements
+    ):
         return []
     try:
         doc: dict[str, Any] | None = _manifest(corpus, item.notebook_id)
