@@ -402,7 +402,7 @@ def describe(item: PlanItem, manifest: Mapping[str, Any] | None) -> list[str]:
     if item.op is not Op.IMPORT_INTO_NOTEBOOK:
         return []
     if item.places:
-        return _blocks_words(item, manifest) + replacement_words(item, manifest)
+        return blocks_words(item, manifest) + replacement_words(item, manifest)
     out = []
     p = item.placement if added_pages(item) else None  # no new pages: no place for them
     if p is not None:
@@ -427,10 +427,13 @@ def place_words(p: Placement | None, manifest: Mapping[str, Any] | None) -> str:
     return f"at position {p.at}"
 
 
-def _blocks_words(item: PlanItem, manifest: Mapping[str, Any] | None) -> list[str]:
+def blocks_words(item: PlanItem, manifest: Mapping[str, Any] | None) -> list[str]:
     """Where each block of the item's new pages goes, in the order they land: "012.jpg
     after page 11 (011.jpg)", "040.jpg to 042.jpg at the end" (a block of rescans only:
-    nothing, each rescan going where the page it replaces is)."""
+    nothing, each rescan going where the page it replaces is); [] for an item whose pages
+    have one place (no ``places``)."""
+    if item.op is not Op.IMPORT_INTO_NOTEBOOK or not item.places:
+        return []
     replacing = {new for new, _old in item.replacements}
     sources = {s.source_id: s for s in item.imported_sources()}
     out = []
