@@ -46,7 +46,7 @@ def test_new_pages_go_after_the_last_page_whose_name_sorts_before_them(
     assert [s.name for s in done.imported_sources()] == ["page 3.jpg", "page 4.jpg"]
 
 
-def test_pages_that_belong_in_several_places_are_said_to_go_in_together(
+def test_pages_that_belong_in_several_places_each_go_where_their_names_put_them(
     corpus: Corpus, tmp_path: Path
 ) -> None:
     shelf, nbid = _imported(corpus, tmp_path, [3, 4])
@@ -54,11 +54,26 @@ def test_pages_that_belong_in_several_places_are_said_to_go_in_together(
     found = reimport.recognise(corpus, item)
     assert found is not None and found.scattered
     assert reimport.recognised_words(found).endswith(
-        "By their names they belong in several places among its pages; they go in together "
-        "where the first of them belongs."
+        "complete “Register” with the 4 new pages, each where its name puts it among its "
+        "pages (they fill several gaps), rather than making a second notebook of them."
     )
     doc = project.read(corpus.notebook_dir(nbid), nbid)
-    assert reimport.complete(item, nbid, doc).placement == Placement(at=1)
+    done = reimport.complete(item, nbid, doc)
+    # Pages 1 and 2 at the start, pages 5 and 6 after page 4 (the notebook's last: named,
+    # not "the end", so that they follow it whatever lands at the end before them).
+    assert done.placement == Placement(at=1)
+    by_name = {s.source_id: s.name for s in done.sources}
+    assert [(by_name[sid], p) for sid, p in done.places] == [
+        ("page 5.jpg", Placement(after_page=doc["pages"][1]["id"])),
+        ("page 6.jpg", Placement(after_page=doc["pages"][1]["id"])),
+    ]
+
+
+def test_pages_of_one_gap_have_no_places_of_their_own(corpus: Corpus, tmp_path: Path) -> None:
+    shelf, nbid = _imported(corpus, tmp_path, [1, 2, 5, 6])
+    [item] = plan_for(corpus, shelf).items
+    doc = project.read(corpus.notebook_dir(nbid), nbid)
+    assert reimport.complete(item, nbid, doc).places == ()
 
 
 def test_pages_after_every_page_go_at_the_end(corpus: Corpus, tmp_path: Path) -> None:

@@ -115,7 +115,9 @@ def placement_words(corpus: Corpus, item: PlanItem) -> list[str]:
     the notebook's pages named as it is now when it can be read."""
     from transcribe_import.engine.planning import placement
 
-    if item.op is not Op.IMPORT_INTO_NOTEBOOK or not (item.placement or item.replacements):
+    if item.op is not Op.IMPORT_INTO_NOTEBOOK or not (
+        item.placement or item.places or item.replacements
+    ):
         return []
     try:
         doc: dict[str, Any] | None = _manifest(corpus, item.notebook_id)
@@ -131,12 +133,16 @@ class Landing:
     numbers: dict[str, int]  # plan page id -> its number in the notebook (none: unknown)
     added: int  # pages added as new pages; the others replace pages of the notebook
     replaces: tuple[str, ...]  # what each rescan replaces, in words (planning/placement.py)
+    # An item whose pages go in several places (its ``places``): where each block goes, in
+    # words, in the order they land ("012.jpg after page 11 (011.jpg)"); () otherwise.
+    places: tuple[str, ...] = ()
 
 
 def landing(corpus: Corpus, item: PlanItem) -> Landing:
     """Where ``item``'s pages land: each page's number in the notebook (a rescan's is the
-    number of the page it replaces), how many are new pages, and what the rescans replace
-    in words; the notebook read as it is now."""
+    number of the page it replaces), how many are new pages, what the rescans replace and
+    where each block of new pages goes (pages in several places) in words; the notebook
+    read as it is now."""
     from transcribe_import.engine.planning import placement
 
     doc: dict[str, Any] | None = None
@@ -149,6 +155,7 @@ def landing(corpus: Corpus, item: PlanItem) -> Landing:
         placement.landing(item, doc),
         placement.added_pages(item),
         tuple(placement.replacement_words(item, doc)),
+        tuple(placement.blocks_words(item, doc)),
     )
 
 

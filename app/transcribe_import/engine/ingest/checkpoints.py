@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import TranscribeError
-from transcribe_import.engine.ingest.placement import Placement
+from transcribe_import.engine.ingest.placement import Placement, blocks
 from transcribe_import.engine.ingest.transaction import (
     IngestCancelled,
     IngestRequest,
@@ -323,7 +323,9 @@ def ingest_checkpoints(
     checkpoint creates and registers the notebook (transaction.ingest). A restore
     (``req.page_order``) lands whole, in one checkpoint: it is never merged into pages.
     Placed pages (``req.placement``) land as one block in plan order: the first checkpoint
-    at the placement, each next one after the last page that landed before it.
+    at the placement, each next one after the last page that landed before it. Pages with
+    places of their own (``req.places``) land block by block (``placement.blocks``), each
+    so, a checkpoint never holding pages of two blocks.
     Each checkpoint is cut as ``pace`` (a new one if None) sizes it, and times it when it
     lands. ``on_staged`` hears the pages of the checkpoint in flight staged so far (a
     source at a time). ``should_stop`` is heard between pages and between checkpoints:
@@ -344,72 +346,155 @@ def ingest_checkpoints(
                 last=not rest,
             )
         )
+    lands = _Landing(
+        corpus,
+        settings,
+        create,
+        max_pages,
+        workers,
+        lock_timeout,
+        should_stop,
+        should_pause,
+        pace,
+        on_staged,
+        on_checkpoint,
+    )
     # Everything landed before: one no-op transaction still completes a registration a
     # crash cut short (boundary 1) and checks the ids under the notebook's lock. A
     # restore is one checkpoint.
-    whole: tuple[SourceSpec, ...] | None = None
     if not rest:
-        whole = tuple(req.sources)
-    elif req.page_order is not None:
-        whole = tuple(rest)
-    queue = deque(rest if whole is None else ())
-    pages_added = 0
-    skipped: list[str] = []
-    txn_id: str | None = None
-    # Placed pages (not at the end) land as one block: a later checkpoint, or a resume,
-    # goes on right after the item's last page that landed, wherever that block began.
-    following = _placed_block(req, have)
-    first = True
-    while first or queue:
-        if not first and _heard(should_stop, should_pause):
+        whole = dataclasses.replace(req, places=())
+        return lands.block(whole, [], have, whole=tuple(req.sources), last=True)
+    if req.page_order is not None:
+        return lands.block(req, rest, have, whole=tuple(rest), last=True)
+    # Pages placed in several places (req.places) land block by block, each at its place
+    # and, on a resume, after its own pages that landed before.
+    parts = _blocks(req, rest)
+    results = []
+    for k, (part, part_rest) in enumerate(parts):
+        if k and _heard(should_stop, should_pause):
             raise IngestCancelled()
-        if whole is not None:
-            chunk = whole
-        else:
-            chunk = take_checkpoint(queue, *pace.budget(max_pages, workers), workers)
-        first = False
-        pages = {p.page_id for s in chunk for p in s.pages}
-        part = dataclasses.replace(
-            req,
-            sources=chunk,
-            cover_page_id=req.cover_page_id if req.cover_page_id in pages else None,
-            placement=req.placement if following is None else Placement(after_page=following),
-        )
-        flight = _InFlight(len(pages), pace, should_stop, should_pause, on_staged)
-        result = ingest(
-            corpus,
-            part,
-            settings,
-            workers=workers,
-            lock_timeout=lock_timeout,
-            should_stop=flight.stops,
-            on_source_staged=flight.source_staged,
-            create=create,
-        )
-        if result.txn_id is not None:
-            pace.observe(result.pages_added, _now() - flight.started)
-        txn_id = result.txn_id or txn_id
-        pages_added += result.pages_added
-        skipped += result.skipped_held
-        if req.placement is not None:
-            held_now = set(result.skipped_held)
-            placed = _block_pages(req, [s for s in chunk if s.source_id not in held_now])
-            following = placed[-1] if placed else following
-        if rest and on_checkpoint is not None:
-            held = set(result.skipped_held)
-            on_checkpoint(
-                Checkpoint(
-                    tuple(s.source_id for s in chunk if s.source_id not in held),
-                    sum(len(s.pages) for s in chunk if s.source_id not in held),
-                    tuple(result.skipped_held),
-                    last=not queue,
-                )
-            )
-        if queue:
+        results.append(lands.block(part, part_rest, have, last=k == len(parts) - 1))
+        if k < len(parts) - 1:
             crashpoint("ingest.between_checkpoints")
+    txn_ids = [r.txn_id for r in results if r.txn_id is not None]
     return IngestResult(
-        req.notebook_id, txn_id, not rest, pages_added, tuple(dict.fromkeys(skipped))
+        req.notebook_id,
+        txn_ids[-1] if txn_ids else None,
+        False,
+        sum(r.pages_added for r in results),
+        tuple(dict.fromkeys(sid for r in results for sid in r.skipped_held)),
     )
+
+
+def _blocks(
+    req: IngestRequest, rest: Sequence[SourceSpec]
+) -> list[tuple[IngestRequest, list[SourceSpec]]]:
+    """The request cut into one request per block of pages (``placement.blocks``), each
+    with its sources not landed yet; a block that landed whole before is left out."""
+    by_id = {s.source_id: s for s in req.sources}
+    left = {s.source_id: s for s in rest}
+    out = []
+    for where, ids in blocks([s.source_id for s in req.sources], req.placement, req.places):
+        todo = [left[sid] for sid in ids if sid in left]
+        if todo:
+            part = dataclasses.replace(
+                req, sources=tuple(by_id[sid] for sid in ids), placement=where, places=()
+            )
+            out.append((part, todo))
+    return out
+
+
+@dataclass
+class _Landing:
+    """What ``ingest_checkpoints`` lands each block of pages with."""
+
+    corpus: Corpus
+    settings: RenderSettings | None
+    create: NewNotebook | None
+    max_pages: int
+    workers: int
+    lock_timeout: float
+    should_stop: Callable[[], bool] | None
+    should_pause: Callable[[], bool] | None
+    pace: Pace
+    on_staged: Callable[[int], None] | None
+    on_checkpoint: Callable[[Checkpoint], None] | None
+
+    def block(
+        self,
+        req: IngestRequest,
+        rest: Sequence[SourceSpec],
+        have: frozenset[str],
+        *,
+        whole: tuple[SourceSpec, ...] | None = None,
+        last: bool,
+    ) -> IngestResult:
+        """Land one block's sources not landed yet (``rest``), checkpoint by checkpoint,
+        at ``req.placement`` (``whole``: in one checkpoint); ``last``: no block follows."""
+        pace = self.pace
+        queue = deque(rest if whole is None else ())
+        pages_added = 0
+        skipped: list[str] = []
+        txn_id: str | None = None
+        # Placed pages (not at the end) land as one block: a later checkpoint, or a resume,
+        # goes on right after the block's last page that landed, wherever that block began.
+        following = _placed_block(req, have)
+        first = True
+        while first or queue:
+            if not first and _heard(self.should_stop, self.should_pause):
+                raise IngestCancelled()
+            if whole is not None:
+                chunk = whole
+            else:
+                chunk = take_checkpoint(
+                    queue, *pace.budget(self.max_pages, self.workers), self.workers
+                )
+            first = False
+            pages = {p.page_id for s in chunk for p in s.pages}
+            part = dataclasses.replace(
+                req,
+                sources=chunk,
+                cover_page_id=req.cover_page_id if req.cover_page_id in pages else None,
+                placement=req.placement if following is None else Placement(after_page=following),
+            )
+            flight = _InFlight(
+                len(pages), pace, self.should_stop, self.should_pause, self.on_staged
+            )
+            result = ingest(
+                self.corpus,
+                part,
+                self.settings,
+                workers=self.workers,
+                lock_timeout=self.lock_timeout,
+                should_stop=flight.stops,
+                on_source_staged=flight.source_staged,
+                create=self.create,
+            )
+            if result.txn_id is not None:
+                pace.observe(result.pages_added, _now() - flight.started)
+            txn_id = result.txn_id or txn_id
+            pages_added += result.pages_added
+            skipped += result.skipped_held
+            if req.placement is not None:
+                held_now = set(result.skipped_held)
+                placed = _block_pages(req, [s for s in chunk if s.source_id not in held_now])
+                following = placed[-1] if placed else following
+            if rest and self.on_checkpoint is not None:
+                held = set(result.skipped_held)
+                self.on_checkpoint(
+                    Checkpoint(
+                        tuple(s.source_id for s in chunk if s.source_id not in held),
+                        sum(len(s.pages) for s in chunk if s.source_id not in held),
+                        tuple(result.skipped_held),
+                        last=last and not queue,
+                    )
+                )
+            if queue:
+                crashpoint("ingest.between_checkpoints")
+        return IngestResult(
+            req.notebook_id, txn_id, not rest, pages_added, tuple(dict.fromkeys(skipped))
+        )
 
 
 def _heard(*asks: Callable[[], bool] | None) -> bool:

@@ -223,6 +223,30 @@ def placement_refusal(manifest: Mapping[str, Any], placement: Placement) -> Refu
     return after_page_refusal(manifest, placement.after_page)
 
 
+# -- blocks of new pages, each at its place ---------------------------------------------------
+
+
+def blocks(
+    source_ids: Sequence[str],
+    placement: Placement | None,
+    places: Sequence[tuple[str, Placement]] = (),
+) -> list[tuple[Placement | None, list[str]]]:
+    """The sources that land together, in order, and where each block goes: the maximal
+    runs of consecutive sources with the same place, a source's place being its own in
+    ``places`` (source id, place), else ``placement`` (None: the end). An item completing a
+    notebook has one place per gap its names fill (planning/reimport.py); every other item
+    one block. Each block lands after the ones before it, a transaction never spanning two."""
+    own = dict(places)
+    out: list[tuple[Placement | None, list[str]]] = []
+    for sid in source_ids:
+        where = own.get(sid, placement)
+        if out and out[-1][0] == where:
+            out[-1][1].append(sid)
+        else:
+            out.append((where, [sid]))
+    return out
+
+
 # -- landing pages by a placement ------------------------------------------------------------
 
 

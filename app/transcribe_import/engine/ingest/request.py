@@ -9,7 +9,7 @@ from typing import Any
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.ids import check_id
-from transcribe_import.engine.ingest.placement import Placement
+from transcribe_import.engine.ingest.placement import Placement, blocks
 from transcribe_import.engine.media.kinds import MEDIA_EXTENSIONS, RenderSettings
 
 
@@ -73,6 +73,10 @@ class IngestRequest:
     # the notebook's lock, and the pages they replace: (new page id, page id it replaces).
     placement: Placement | None = None
     replaces: tuple[tuple[str, str], ...] = ()
+    # The sources whose pages go elsewhere than ``placement``: (source id, their place). The
+    # pages land block by block (placement.blocks, checkpoints.py), never one transaction
+    # for two blocks: the transaction itself lands one block, at ``placement``.
+    places: tuple[tuple[str, Placement], ...] = ()
     # A restore's pages that a rescan had replaced in the bag's notebook: their files land,
     # their records are the bag's ``replaced_pages`` (which ``NewNotebook.extra`` carries).
     history: tuple[str, ...] = ()
@@ -141,3 +145,6 @@ def check_request(req: IngestRequest) -> None:
         check_id(old, "replaced page id")
     if len(set(replaced)) != len(replaced) or seen & set(replaced):
         raise ValueError("an ingest replaces each page at most once, never by one of its own")
+    if len(blocks([s.source_id for s in req.sources], req.placement, req.places)) > 1:
+        # The journal records one place for a transaction's pages (its anchor).
+        raise ValueError("one ingest transaction lands one block of pages (ingest_checkpoints)")

@@ -31,6 +31,7 @@ from transcribe_import.engine.planning.problems import (
     file_name,
     files_of,
 )
+from transcribe_import.engine.storage import project
 
 # -- naming the item's pages -------------------------------------------------------------------
 
@@ -87,14 +88,16 @@ def _into_only(item: PlanItem, what: str) -> None:
 
 def place(item: PlanItem, *, at: int | None = None, after_page: str | None = None) -> PlanItem:
     """Put the item's new pages at position ``at`` (1: first), or right after the notebook's
-    page ``after_page``; neither: at the end. Whether the notebook has that place is
+    page ``after_page``; neither: at the end. All of them go there together, pages that
+    had places of their own (``places``) too. Whether the notebook has that place is
     validate's to say (it may change before the commit)."""
     if at is None and after_page is None:
-        return replace(item, placement=None)
+        return replace(item, placement=None, places=())
     _into_only(item, "a position is for")
     if at is not None and at < 1:
         raise ValueError(f"position {at} is not a place in a notebook: the first page is 1")
-    return replace(item, placement=Placement(at=at, after_page=after_page))
+    # One place for all of them: the places of their own (``places``) are given up.
+    return replace(item, placement=Placement(at=at, after_page=after_page), places=())
 
 
 def _in_page_order(item: PlanItem, pairs: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
@@ -142,7 +145,7 @@ def _on_new_notebook(item: PlanItem) -> list[PlanProblem]:
     if item.op is not Op.CREATE_NOTEBOOK:
         return []
     out = []
-    if item.placement is not None:
+    if item.placement is not None or item.places:
         out.append(
             PlanProblem(
                 Severity.ERROR,
@@ -225,15 +228,18 @@ def _left_out(item: PlanItem) -> list[PlanProblem]:
 
 def notebook_problems(item: PlanItem, manifest: Mapping[str, Any]) -> list[PlanProblem]:
     """The item's placement and rescans against its notebook as it is now (``manifest``)."""
-    if item.op is not Op.IMPORT_INTO_NOTEBOOK or not (item.placement or item.replacements):
+    if item.op is not Op.IMPORT_INTO_NOTEBOOK or not (
+        item.placement or item.places or item.replacements
+    ):
         return []
     out = []
-    if item.placement is not None:
-        refusal = rules.placement_refusal(manifest, item.placement)
+    for where, block in _placed_blocks(item):
+        refusal = rules.placement_refusal(manifest, where)
         if refusal is not None:
-            how = Resolution.AT if item.placement.at is not None else Resolution.AFTER
+            how = Resolution.AT if where.at is not None else Resolution.AFTER
             advice = "Choose another place for them, or put them at the end."
-            out.append(_refused(item, refusal, advice, (), (how, Resolution.AT_END)))
+            named: tuple[str, ...] = tuple(block) if item.places else ()
+            out.append(_refused(item, refusal, advice, named, (how, Resolution.AT_END)))
     sources = _sources_by_page(item)
     for new, old in item.replacements:
         if new not in sources or not sources[new].imported:
@@ -267,6 +273,19 @@ def _refused(
     )
 
 
+def _placed_blocks(item: PlanItem) -> list[tuple[Placement, list[str]]]:
+    """The item's blocks of new pages with a place (not at the end), each place once: the
+    sources that go there (``rules.blocks``)."""
+    ids = [s.source_id for s in item.imported_sources()]
+    if not ids and item.placement is not None:
+        return [(item.placement, [])]  # nothing to place yet: the place is still checked
+    out: dict[Placement, list[str]] = {}
+    for where, block in rules.blocks(ids, item.placement, item.places):
+        if where is not None:
+            out.setdefault(where, []).extend(block)
+    return list(out.items())
+
+
 def _source_ids(item: PlanItem, page_ids: Sequence[str]) -> list[str]:
     sources = _sources_by_page(item)
     return list(dict.fromkeys(sources[p].source_id for p in page_ids if p in sources))
@@ -292,7 +311,7 @@ def landing(item: PlanItem, manifest: Mapping[str, Any] | None) -> dict[str, int
         return {page_id: k for k, page_id in enumerate(imported, 1)}
     if manifest is None:
         return {}
-    if item.placement is not None and rules.placement_refusal(manifest, item.placement):
+    if any(rules.placement_refusal(manifest, where) for where, _ids in _placed_blocks(item)):
         return {}
     records = rules.live_records(manifest)
     held = {str(p.get("id")) for p in records}
@@ -302,16 +321,30 @@ def landing(item: PlanItem, manifest: Mapping[str, Any] | None) -> dict[str, int
         if new not in held and rules.replaced_refusal(manifest, old, new, new) is None
     }
     refused = {new for new, _old in item.replacements if new not in held and new not in pairs}
-    copy: dict[str, Any] = {"pages": [{"id": p.get("id")} for p in records]}
-    rules.apply_pages(
-        copy,
-        [{"id": p} for p in imported if p not in held and p not in refused],
-        placement=rules.anchor(manifest, item.placement),
-        replacements=pairs,
-        import_run_id=None,
-        item_id=None,
-        now="",
-    )
+    # A copy of the notebook's pages and history, each block landing on it in turn.
+    copy: dict[str, Any] = {
+        "pages": [{"id": p.get("id")} for p in records],
+        project.REPLACED_PAGES: [
+            {"page": {"id": e["page"].get("id")}, "replaced_by": e.get("replaced_by")}
+            for e in project.replaced_entries(dict(manifest))
+        ],
+    }
+    sources = {s.source_id: s for s in item.imported_sources()}
+    for where, ids in rules.blocks(list(sources), item.placement, item.places):
+        rules.apply_pages(
+            copy,
+            [
+                {"id": p.page_id}
+                for sid in ids
+                for p in sources[sid].pages
+                if p.page_id not in held and p.page_id not in refused
+            ],
+            placement=rules.anchor(copy, where),
+            replacements=pairs,
+            import_run_id=None,
+            item_id=None,
+            now="",
+        )
     wanted = set(imported)
     return {str(p["id"]): k for k, p in enumerate(copy["pages"], 1) if p["id"] in wanted}
 
@@ -368,20 +401,47 @@ def describe(item: PlanItem, manifest: Mapping[str, Any] | None) -> list[str]:
     """
     if item.op is not Op.IMPORT_INTO_NOTEBOOK:
         return []
-
-    def named(page_id: str) -> str:
-        return rules.page_words(manifest, page_id) if manifest is not None else f"page {page_id}"
-
+    if item.places:
+        return blocks_words(item, manifest) + replacement_words(item, manifest)
     out = []
     p = item.placement if added_pages(item) else None  # no new pages: no place for them
-    if p is not None and p.at is not None:
-        ids = None if manifest is None else [q.get("id") for q in rules.live_records(manifest)]
-        if ids is not None and p.at == len(ids) + 1:
-            out.append(f"new pages at position {p.at}, the end")
-        elif ids is not None and 1 <= p.at <= len(ids):
-            out.append(f"new pages at position {p.at}, before {named(str(ids[p.at - 1]))}")
-        else:
-            out.append(f"new pages at position {p.at}")
-    elif p is not None and p.after_page is not None:
-        out.append(f"new pages after {named(p.after_page)}")
+    if p is not None:
+        out.append(f"new pages {place_words(p, manifest)}")
     return out + replacement_words(item, manifest)
+
+
+def place_words(p: Placement | None, manifest: Mapping[str, Any] | None) -> str:
+    """Where a place is in the notebook as it is now (``manifest``; None: named by ids):
+    "at position 3, before page 3 (…)", "after page 11 (…)", "at the end"."""
+    if p is None:
+        return "at the end"
+    if p.after_page is not None:
+        named = rules.page_words(manifest, p.after_page) if manifest is not None else None
+        return f"after {named or f'page {p.after_page}'}"
+    ids = None if manifest is None else [q.get("id") for q in rules.live_records(manifest)]
+    if ids is not None and p.at == len(ids) + 1:
+        return f"at position {p.at}, the end"
+    if ids is not None and p.at is not None and 1 <= p.at <= len(ids):
+        assert manifest is not None
+        return f"at position {p.at}, before {rules.page_words(manifest, str(ids[p.at - 1]))}"
+    return f"at position {p.at}"
+
+
+def blocks_words(item: PlanItem, manifest: Mapping[str, Any] | None) -> list[str]:
+    """Where each block of the item's new pages goes, in the order they land: "012.jpg
+    after page 11 (011.jpg)", "040.jpg to 042.jpg at the end" (a block of rescans only:
+    nothing, each rescan going where the page it replaces is); [] for an item whose pages
+    have one place (no ``places``)."""
+    if item.op is not Op.IMPORT_INTO_NOTEBOOK or not item.places:
+        return []
+    replacing = {new for new, _old in item.replacements}
+    sources = {s.source_id: s for s in item.imported_sources()}
+    out = []
+    for where, ids in rules.blocks(list(sources), item.placement, item.places):
+        added = [sid for sid in ids if any(p.page_id not in replacing for p in sources[sid].pages)]
+        if not added:
+            continue
+        first, last = file_name(sources[added[0]]), file_name(sources[added[-1]])
+        names = first if len(added) == 1 else f"{first} to {last}"
+        out.append(f"{names} {place_words(where, manifest)}")
+    return out

@@ -365,6 +365,7 @@ def _item_from(d: Any, uid: Any, bad: Any) -> PlanItem:
     provenance = _item_provenance(f)
     restore = _restore_from(d.get("restore"), sources, item_id, bad)
     placement, replacements = _placement_from(f, page_ids, bad)
+    places = _places_from(f, sources, bad)
     return PlanItem(
         item_id=item_id,
         op=op,
@@ -384,6 +385,7 @@ def _item_from(d: Any, uid: Any, bad: Any) -> PlanItem:
         restore=restore,
         placement=placement,
         replacements=replacements,
+        places=places,
     )
 
 
@@ -392,15 +394,9 @@ def _placement_from(
 ) -> tuple[Placement | None, tuple[tuple[str, str], ...]]:
     """An item's ``placement`` and ``replacements``, their shape checked; whether they fit
     the notebook (and the item's op) is validate's to say (planning/placement.py)."""
-    placement = None
-    if f.has("placement"):
-        p = f.sub("placement")
-        if set(p.obj) == {"at"}:
-            placement = Placement(at=p.number("at"))
-        elif set(p.obj) == {"after_page"} and is_valid_id(p.raw("after_page")):
-            placement = Placement(after_page=p.text("after_page"))
-        else:
-            raise bad(f"{f.what}: placement is neither {{'at': N}} nor {{'after_page': PAGE_ID}}")
+    placement = (
+        _place_from(f.sub("placement"), f"{f.what}: placement", bad) if f.has("placement") else None
+    )
     replacements = f.sub("replacements").obj
     for new, old in replacements.items():
         if new not in page_ids:
@@ -408,6 +404,41 @@ def _placement_from(
         if not is_valid_id(old):
             raise bad(f"{f.what}: replacements gives {old!r}, which is not a page id")
     return placement, tuple(replacements.items())
+
+
+def _place_from(p: _Fields, what: str, bad: Any) -> Placement:
+    """A place: ``{"at": N}`` or ``{"after_page": PAGE_ID}`` (``what`` names it)."""
+    if set(p.obj) == {"at"}:
+        return Placement(at=p.number("at"))
+    if set(p.obj) == {"after_page"} and is_valid_id(p.raw("after_page")):
+        return Placement(after_page=p.text("after_page"))
+    raise bad(f"{what} is neither {{'at': N}} nor {{'after_page': PAGE_ID}}")
+
+
+def _places_from(
+    f: _Fields, sources: tuple[PlanSource, ...], bad: Any
+) -> tuple[tuple[str, Placement], ...]:
+    """An item's ``places`` (source id -> its pages' place), in the item's source order.
+
+    A block after the first lands when the blocks before it have: a position would count
+    pages that moved since, so a place there follows a page, or is the start (at 1)."""
+    given = f.sub("places")
+    out = []
+    known = {s.source_id for s in sources}
+    for sid in given.obj:
+        if sid not in known:
+            raise bad(f"{f.what}: places names {sid!r}, which is not one of its sources")
+    for s in sources:
+        if s.source_id not in given.obj:
+            continue
+        place = _place_from(given.sub(s.source_id), f"{f.what}: the place of {s.source_id}", bad)
+        if place.at is not None and place.at != 1:
+            raise bad(
+                f"{f.what}: places puts source {s.source_id} at position {place.at}; a place "
+                "there is {'after_page': PAGE_ID}, or {'at': 1} for the start"
+            )
+        out.append((s.source_id, place))
+    return tuple(out)
 
 
 def _restore_from(

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 if TYPE_CHECKING:
+    from transcribe_import.engine.ingest.placement import Placement
     from transcribe_import.engine.planning.plan_values import (
         ImportPlan,
         Ordering,
@@ -36,7 +37,8 @@ IMPORT_MANIFEST_SCHEMA = 1
 def plan_document(plan: ImportPlan, *, with_fingerprint: bool = True) -> dict[str, Any]:
     """The plan as its JSON document; ``with_fingerprint``: with ``plan_fingerprint``."""
     placed = any(
-        it.placement or it.replacements or (it.restore and it.restore.history) for it in plan.items
+        it.placement or it.places or it.replacements or (it.restore and it.restore.history)
+        for it in plan.items
     )
     doc: dict[str, Any] = {
         "format": PLAN_FORMAT,
@@ -75,11 +77,17 @@ def _item_doc(it: PlanItem) -> dict[str, Any]:
             doc["restore"]["history"] = list(it.restore.history)
     # Likewise only when set: a plan that places no page keeps its fingerprint.
     if it.placement is not None:
-        p = it.placement
-        doc["placement"] = {"at": p.at} if p.at is not None else {"after_page": p.after_page}
+        doc["placement"] = placement_doc(it.placement)
+    if it.places:
+        doc["places"] = {sid: placement_doc(p) for sid, p in it.places}
     if it.replacements:
         doc["replacements"] = dict(it.replacements)
     return doc
+
+
+def placement_doc(p: Placement) -> dict[str, Any]:
+    """A place in the plan document: ``{"at": N}`` or ``{"after_page": PAGE_ID}``."""
+    return {"at": p.at} if p.at is not None else {"after_page": p.after_page}
 
 
 def _ordering_doc(o: Ordering) -> dict[str, Any]:

@@ -234,6 +234,10 @@ class PlanItem:
     # the end), and the existing pages rescans replace: (plan page id, notebook page id).
     placement: Placement | None = None
     replacements: tuple[tuple[str, str], ...] = ()
+    # import_into_notebook only: the sources whose pages go elsewhere than ``placement``,
+    # each with its place (source id, place): a notebook completed with pages that fill
+    # several gaps (planning/reimport.py). The pages land in blocks (placement.blocks).
+    places: tuple[tuple[str, Placement], ...] = ()
 
     @property
     def unusable(self) -> list[dict[str, Any]]:

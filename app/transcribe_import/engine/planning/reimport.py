@@ -160,9 +160,8 @@ def recognised_words(r: Recognised) -> str:
         lead = f"“{r.title}”{imported} is incomplete: {stopped}. Complete it with {new}"
     if r.scattered:
         return (
-            f"{lead}, rather than making a second notebook of them. By their names they "
-            "belong in several places among its pages; they go in together where the first "
-            "of them belongs."
+            f"{lead}, each where its name puts it among its pages (they fill several gaps), "
+            "rather than making a second notebook of them."
         )
     return (
         f"{lead}, where their names put them among its pages, rather than making a second "
@@ -185,7 +184,8 @@ def _stopped_words(u: UnfinishedImport) -> str:
 def complete(item: PlanItem, notebook_id: str, manifest: Mapping[str, Any]) -> PlanItem:
     """``item`` as an import into ``notebook_id`` (its ``manifest`` read now): the files it
     holds are in-notebook duplicates (skipped), the new pages land where their names put
-    them among its pages (``placement_by_names``). Nothing of the notebook changes but the
+    them among its pages (``places_by_names``): in several places when they fill several
+    gaps. Nothing of the notebook changes but the
     new pages: every page already there keeps its id."""
     held = notebook_hashes_of(manifest)
     sources = tuple(
@@ -203,7 +203,8 @@ def complete(item: PlanItem, notebook_id: str, manifest: Mapping[str, Any]) -> P
         cover_page_id=None,
         replacements=(),
     )
-    return replace(into, placement=placement_by_names(into, manifest))
+    placement, places = places_by_names(into, manifest)
+    return replace(into, placement=placement, places=places)
 
 
 def notebook_hashes_of(manifest: Mapping[str, Any]) -> set[str]:
@@ -239,20 +240,39 @@ def _places(item: PlanItem, manifest: Mapping[str, Any]) -> tuple[list[str], lis
 
 def scattered(item: PlanItem, manifest: Mapping[str, Any]) -> bool:
     """Whether the item's new pages belong, by their names, in more than one place among
-    the notebook's pages (they go in as one block, where the first belongs)."""
+    the notebook's pages (they land in blocks, each in its place)."""
     return len(set(_places(item, manifest)[1])) > 1
 
 
-def placement_by_names(item: PlanItem, manifest: Mapping[str, Any]) -> Placement | None:
-    """Where the item's new pages go by the names of their files among the notebook's: right
-    after the last page whose file name sorts before the first new one (at 1 when none
-    does); None (the end) when that is the last page."""
+def places_by_names(
+    item: PlanItem, manifest: Mapping[str, Any]
+) -> tuple[Placement | None, tuple[tuple[str, Placement], ...]]:
+    """Where the item's new pages go by the names of their files among the notebook's:
+    each right after the last page whose file name sorts before it (at 1 when none does;
+    at the end when that is the last page). The first new page's place is the item's
+    ``placement``; every new page whose place differs has its own (``places``)."""
     pages, places = _places(item, manifest)
-    if not places or places[0] == len(pages):
+    if not places:
+        return None, ()
+    sources = item.imported_sources()
+    first = _place(places[0], pages)
+    own = []
+    for s, k in zip(sources, places, strict=True):
+        if k == places[0]:
+            continue
+        # The end as a place of its own: after the last page (a page it names, so a block
+        # that lands before it at the end does not come after it).
+        own.append((s.source_id, _place(k, pages) or Placement(after_page=pages[-1])))
+    return first, tuple(own)
+
+
+def _place(k: int, pages: Sequence[str]) -> Placement | None:
+    """The place after the notebook's first ``k`` pages: at 1, after page k, or the end."""
+    if k == len(pages):
         return None
-    if places[0] == 0:
+    if k == 0:
         return Placement(at=1)
-    return Placement(after_page=pages[places[0] - 1])
+    return Placement(after_page=pages[k - 1])
 
 
 def held_sources(item: PlanItem) -> Sequence[PlanSource]:

@@ -364,6 +364,7 @@ class _Executor:
                 page_order=item.restore.page_order if item.restore else None,
                 skip_held=self.plan.policy is DuplicatePolicy.SKIP_EXISTING,
                 placement=item.placement,
+                places=item.places,
                 replaces=tuple(r for r in item.replacements if r[0] in landing),
                 history=item.restore.history if item.restore else (),
             )

@@ -6,7 +6,10 @@ says which the plan holds; a choice is handed to the review page as
 ``placement_chosen(at, after)``, which makes it an undoable engine edit (``api.place``).
 Below, in the engine's words (``api.landing``), where each rescan goes: the place of the
 page it replaces. When every page is a rescan there are no new pages to place, and the
-bar says only that.
+bar says only that. An item whose new pages go in several places (a notebook completed
+with pages that fill several gaps) has a fourth choice, *Each where its name puts it*,
+listed while it holds, and below it where each block goes; another choice puts them all
+in that one place (``api.place``: undoable, as every edit).
 ``ask_replaced_page`` asks which notebook page a rescan replaces. Neither decides anything.
 """
 
@@ -29,14 +32,16 @@ from transcribe_import.engine.planning.plan import Op, PlanItem
 from transcribe_import.gui.pages.review_parts import WrappingLabel
 from transcribe_import.gui.widgets import selectable_text
 from transcribe_import.gui.wording import (
+    by_names_mode_words,
     notebook_page_words,
     placement_mode_words,
     placement_title,
+    places_words,
     replace_dialog_words,
     rescans_placed_words,
 )
 
-AT_END, AT_POSITION, AFTER_PAGE = range(3)
+AT_END, AT_POSITION, AFTER_PAGE, BY_NAMES = range(4)
 
 
 class PlacementBar(QGroupBox):
@@ -64,12 +69,16 @@ class PlacementBar(QGroupBox):
         for widget in (label, self.mode_combo, self.position_spin, self.after_combo):
             row.addWidget(widget)
         row.addStretch(1)
+        # Pages in several places: where each block goes.
+        self.places_label = selectable_text(WrappingLabel())
+        self.places_label.setTextFormat(Qt.TextFormat.PlainText)
         # Where each rescan goes: the place (and the number) of the page it replaces.
         self.rescans_label = selectable_text(WrappingLabel())
         self.rescans_label.setTextFormat(Qt.TextFormat.PlainText)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(9, 2, 9, 6)
         layout.addWidget(self.new_pages_row)
+        layout.addWidget(self.places_label)
         layout.addWidget(self.rescans_label)
         self._showing = False  # True while the widgets are set from the plan, not by a person
         self.mode_combo.currentIndexChanged.connect(self._on_changed)
@@ -94,6 +103,9 @@ class PlacementBar(QGroupBox):
         self.new_pages_row.setVisible(new_pages)
         self.rescans_label.setText(rescans_placed_words(list(rescans)) if rescans else "")
         self.rescans_label.setVisible(bool(rescans))
+        places = landing.places if landing is not None else ()
+        self.places_label.setText(places_words(list(places)) if places else "")
+        self.places_label.setVisible(bool(places) and new_pages)
         self._showing = True
         try:
             self.setTitle(placement_title(item.notebook_id, new_pages=new_pages))
@@ -101,8 +113,15 @@ class PlacementBar(QGroupBox):
             for p in live:
                 self.after_combo.addItem(notebook_page_words(p.words), p.page_id)
             self.position_spin.setMaximum(len(live) + 1)
+            # The fourth choice is listed while the item's pages go in several places.
+            if item.places and self.mode_combo.count() == BY_NAMES:
+                self.mode_combo.addItem(by_names_mode_words())
+            elif not item.places and self.mode_combo.count() > BY_NAMES:
+                self.mode_combo.removeItem(BY_NAMES)
             placed = item.placement
-            if placed is None:
+            if item.places:
+                mode = BY_NAMES
+            elif placed is None:
                 mode = AT_END
             elif placed.at is not None:
                 mode = AT_POSITION

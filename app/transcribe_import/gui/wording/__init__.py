@@ -70,6 +70,7 @@ from transcribe_import.gui.wording.formatting import (
 )
 from transcribe_import.gui.wording.review import (
     alike_within_words,
+    by_names_mode_words,
     checking_words,
     complete_words,
     duplicate_words,
@@ -84,6 +85,7 @@ from transcribe_import.gui.wording.review import (
     op_words,
     placement_mode_words,
     placement_title,
+    places_words,
     plan_state_words,
     problem_words,
     replace_dialog_words,
@@ -169,7 +171,9 @@ __all__ = [
     "alike_within_words",
     "looking_badge_words",
     "more_alike_words",
+    "by_names_mode_words",
     "placement_mode_words",
+    "places_words",
     "placement_title",
     "rescans_placed_words",
     "plan_state_words",

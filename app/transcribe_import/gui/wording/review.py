@@ -249,6 +249,23 @@ def placement_mode_words() -> list[str]:
     ]
 
 
+def by_names_mode_words() -> str:
+    """The placement bar's fourth choice, listed only for pages that go in several places
+    (a notebook completed with pages that fill several gaps): each where its name puts it."""
+    return _t("Placement", "Each where its name puts it")
+
+
+def places_words(lines: list[str]) -> str:
+    """Where each block of new pages goes (the engine's words, one a line: "012.jpg after
+    page 11 (011.jpg)"), in the order they land."""
+    said = "\n".join(lines)  # a line starts with a file's name: kept as it is
+    tail = _t(
+        "Placement",
+        "Choosing another place above puts them all there together.",
+    )
+    return f"{said}\n{tail}"
+
+
 def placement_title(notebook_id: str, *, new_pages: bool = True) -> str:
     """The placement bar's title: where the new pages go, or, when every page is a rescan,
     where the pages go."""
