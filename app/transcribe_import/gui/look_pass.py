@@ -18,7 +18,7 @@ from collections.abc import Callable, Generator
 from PySide6.QtCore import QObject, Signal
 
 from transcribe_import.engine import api
-from transcribe_import.engine.planning.look_pass import LooksMade
+from transcribe_import.engine.planning.look_progress import LooksMade
 from transcribe_import.engine.planning.plan import ImportPlan
 from transcribe_import.gui.session import ImportSession
 from transcribe_import.gui.workers import TaskSlot

@@ -12,7 +12,7 @@ from collections.abc import Callable, Container, Generator, Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from transcribe_import.engine.planning.look_pass import LooksMade
+    from transcribe_import.engine.planning.look_progress import LooksMade
     from transcribe_import.engine.planning.plan import ImportPlan, PlanItem
 
 

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from transcribe_import.engine.media import check, lookalike
 from transcribe_import.engine.media.kinds import JPEG, PDF
+from transcribe_import.engine.planning.look_progress import LooksMade
 from transcribe_import.engine.planning.lookalikes import page_key
 from transcribe_import.engine.planning.plan import ImportPlan, PlanItem, PlanPage, PlanSource
 
@@ -52,20 +53,6 @@ class LookJob:
     @property
     def pages(self) -> int:
         return len(self.page_indexes)
-
-
-@dataclass(frozen=True)
-class LooksMade:
-    """The pass so far: the looks found since the last report (page key → look, None for a
-    page that has none), and how many pages of the pass are done."""
-
-    looks: Mapping[str, str | None]
-    pages_done: int
-    pages_total: int
-
-    @property
-    def finished(self) -> bool:
-        return self.pages_done >= self.pages_total
 
 
 def _all_pages(source: PlanSource) -> Iterator[PlanPage]:
