@@ -193,7 +193,13 @@ def test_a_rescan_beside_its_page_in_one_folder_replaces_it_in_the_plan(tmp_path
     out = ok(run_cli(data, "plan", str(folder), "-o", str(plan)))
     assert "Box/p3.jpg looks like Box/p2.jpg in this import, turned 180°: a rescan?" in out.stdout
     (problem,) = _looks_like(data, plan)
-    assert problem["resolutions"] == ["rescan_replaces", "keep_both", "leave_out"]
+    # A page of the same folder: None Are Rescans is offered too (for pages alike throughout).
+    assert problem["resolutions"] == [
+        "rescan_replaces",
+        "keep_both",
+        "leave_out",
+        "none_are_rescans",
+    ]
     ok(run_cli(data, "order", str(plan), _item(data, plan), "--rescan", "Box/p3.jpg"))
     doc = orjson.loads(plan.read_bytes())
     excluded = [s["provenance"]["rel"] for s in doc["items"][0]["sources"] if s["excluded"]]
