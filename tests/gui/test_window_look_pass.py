@@ -56,6 +56,23 @@ def _loose(corpus: Corpus, tmp_path: Path) -> Path:
     return tmp_path / "Loose"
 
 
+def _scanned_held(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    corpus: Corpus,
+    tmp_path: Path,
+    hold_looks: Callable[[], threading.Event],
+) -> tuple[MainWindow, threading.Event]:
+    """The window's review of the loose folder, its look pass held before the first file."""
+    loose = _loose(corpus, tmp_path)
+    held_looks = hold_looks()
+    window = open_window(workers=1)
+    window.add_paths([loose])
+    window.start_page.scan_button.click()
+    qtbot.waitUntil(lambda: window.current_page() is window.review_page, timeout=TIMEOUT_MS)
+    return window, held_looks
+
+
 def test_the_review_opens_before_the_looks_and_commit_waits_for_them(
     qtbot: QtBot,
     open_window: Callable[..., MainWindow],
@@ -63,12 +80,7 @@ def test_the_review_opens_before_the_looks_and_commit_waits_for_them(
     tmp_path: Path,
     hold_looks: Callable[[], threading.Event],
 ) -> None:
-    loose = _loose(corpus, tmp_path)
-    held_looks = hold_looks()
-    window = open_window(workers=1)
-    window.add_paths([loose])
-    window.start_page.scan_button.click()
-    qtbot.waitUntil(lambda: window.current_page() is window.review_page, timeout=TIMEOUT_MS)
+    window, held_looks = _scanned_held(qtbot, open_window, corpus, tmp_path, hold_looks)
     session, page = window.session, window.review_page
     # Validated once already, while the pass waits: no error, and still no commit.
     qtbot.waitUntil(
@@ -108,12 +120,7 @@ def test_an_edit_made_while_looking_and_its_undo_keep_the_looks(
     tmp_path: Path,
     hold_looks: Callable[[], threading.Event],
 ) -> None:
-    loose = _loose(corpus, tmp_path)
-    held_looks = hold_looks()
-    window = open_window(workers=1)
-    window.add_paths([loose])
-    window.start_page.scan_button.click()
-    qtbot.waitUntil(lambda: window.current_page() is window.review_page, timeout=TIMEOUT_MS)
+    window, held_looks = _scanned_held(qtbot, open_window, corpus, tmp_path, hold_looks)
     session = window.session
     [item] = session.plan.items
     # Left out before its look is made: its look arrives all the same (it may be taken back).
