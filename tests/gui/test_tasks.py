@@ -130,7 +130,9 @@ def test_a_slot_runs_one_task_at_a_time_and_keeps_only_the_latest_request(
     slot.done.connect(results.append)
 
     slot.run(held, gate, "first")
+    assert not slot.superseded()
     slot.run(held, gate, "second")  # waits its turn...
+    assert slot.superseded()  # what "first" hands back is out of date
     slot.run(held, gate, "third")  # ...and is replaced by this one
     assert slot.is_busy()
     assert len(running_workers()) == 1
@@ -138,6 +140,7 @@ def test_a_slot_runs_one_task_at_a_time_and_keeps_only_the_latest_request(
     qtbot.waitUntil(lambda: not slot.is_busy(), timeout=WAIT_MS)
 
     assert results == ["first", "third"]
+    assert not slot.superseded()
     assert running_workers() == []
 
 

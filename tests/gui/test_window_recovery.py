@@ -3,7 +3,9 @@ and states of runs, the Corpus view kept fresh, and Settings' corpus-wide duplic
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -24,8 +26,12 @@ from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow, Section
 from transcribe_import.gui.models.base import STATE_ROLE
 from transcribe_import.gui.models.notebooks import NotebookColumn
+from transcribe_import.gui.pages import runs as runs_page
 from transcribe_import.gui.settings_dialog import DEDUPE_CORPUS_KEY, SettingsDialog
+from transcribe_import.gui.values import RunDetail
+from transcribe_import.gui.workers import load_run
 
+from helpers.runs import imported_diary
 from helpers.shelves import make_png_shelf
 from helpers.window import (
     TIMEOUT_MS,
@@ -248,6 +254,48 @@ def test_pause_reads_apart_from_a_crash_and_cancel_works_from_runs(
     qtbot.waitUntil(lambda: bool(window.start_page.notice_texts()), timeout=TIMEOUT_MS)
     notices = window.start_page.notice_texts()
     assert any("An import is paused" in n for n in notices)
+
+
+def test_an_older_load_of_a_run_never_overwrites_what_a_newer_listing_says(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    corpus: Corpus,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A run read while it was still running (its load held here) comes back after a newer
+    listing has selected the same run again: the detail says what the newer listing says."""
+    imported_diary(corpus, tmp_path / "shelf")
+    held = threading.Event()
+    loads: list[str] = []
+
+    def load(corpus: Corpus, run_id: str) -> RunDetail:
+        detail = load_run(corpus, run_id)
+        loads.append(run_id)
+        if len(loads) == 1:
+            assert held.wait(TIMEOUT_MS / 1000)
+            # As it read before the run ended: running, and nobody holding it.
+            return replace(
+                detail,
+                summary=replace(detail.summary, status=RunStatus.RUNNING, interrupted=True),
+            )
+        return detail
+
+    monkeypatch.setattr(runs_page, "load_run", load)
+    window = open_window()
+    try:
+        window.show_section(Section.RUNS)
+        runs = window.runs_page
+        qtbot.waitUntil(lambda: len(loads) == 1, timeout=TIMEOUT_MS)
+        runs.refresh()
+        qtbot.waitUntil(runs._details.superseded, timeout=TIMEOUT_MS)
+    finally:
+        held.set()
+    with qtbot.waitSignal(runs.detail_shown, timeout=TIMEOUT_MS):
+        pass
+    assert len(loads) == 2
+    assert runs.model.index(0, 1).data() == "Complete"
+    assert runs.detail_label.text().startswith("<b>Complete</b>")
 
 
 # -- the Corpus view (finding 10) ------------------------------------------------------------

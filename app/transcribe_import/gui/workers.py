@@ -349,6 +349,10 @@ class TaskSlot(WorkerSlot[EngineTask]):
     def task(self) -> EngineTask | None:
         return self.worker()
 
+    def superseded(self) -> bool:
+        """A newer request waits: what the running task hands back is already out of date."""
+        return self._waiting is not None
+
     def close(self) -> None:
         """Drop what waits and wait for the running task (short, or asked to stop)."""
         self._closed = True

@@ -251,8 +251,10 @@ class RunsPage(QWidget):
         self._details.run(load_run, self.corpus, run.run_id)
 
     def _detail_loaded(self, detail: RunDetail) -> None:
-        if detail.summary.run_id != self._detail_wanted:
-            return  # the selection moved on while it loaded
+        if detail.summary.run_id != self._detail_wanted or self._details.superseded():
+            # The selection moved on while it loaded, or the same run is loaded again after
+            # a newer listing: an older load must not overwrite what that listing said.
+            return
         self.detail_model.set_rows(detail.rows)
         self.detail_label.setText(self._detail_text(detail.summary))
         self.history_list.clear()
