@@ -9,12 +9,13 @@ from pathlib import Path
 import orjson
 import pytest
 
-from transcribe_import.engine.api import interrupted_runs
+from transcribe_import.engine.api import interrupted_runs, run_summary
+from transcribe_import.engine.api.run_state import RunState, paused_last
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.planning.plan import DedupeScope, Duplicate
 from transcribe_import.engine.planning.validate import validate
 from transcribe_import.engine.runs.executor import EventKind, RunControl, RunEvent, execute_run
-from transcribe_import.engine.runs.model import ItemState, RunStatus
+from transcribe_import.engine.runs.model import ItemState, RunRecord, RunStatus
 from transcribe_import.engine.runs.service import cancel_run, prepare_run
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.storage import locks
@@ -168,6 +169,29 @@ def test_cancel_of_an_interrupted_run_ends_it(corpus, tmp_path) -> None:
     record = cancel_run(corpus, paused.run_id)
     assert record.status is RunStatus.CANCELLED_WITH_COMMITS
     assert interrupted_runs(corpus) == []
+
+
+def test_a_run_read_as_it_ran_is_told_paused_once_it_has_paused(corpus, tmp_path) -> None:
+    """A listing that read the record while the run ran, and looks at its lock after the
+    pause let it go, says paused: never "interrupted" (the app was closed) in between."""
+    plan = plan_for(corpus, make_shelf(tmp_path / "box", notebooks=2))
+    control = RunControl()
+    store = RunStore(corpus)
+    read_while_running: list[RunRecord] = []
+
+    def on_event(ev: RunEvent) -> None:
+        if ev.kind is EventKind.ITEM_FINISHED:
+            read_while_running.append(store.load(ev.run_id))
+            control.pause()
+
+    paused = commit_plan(corpus, plan, control=control, workers=1, on_event=on_event)
+    assert paused.paused
+    stale = read_while_running[0]
+    assert not paused_last(stale)  # as it read while it ran: no pause yet
+    record, interrupted = store.as_it_stands(stale)
+    assert interrupted and paused_last(record)
+    assert run_summary(corpus, stale).state is RunState.PAUSED
+    assert [r.state for r in interrupted_runs(corpus)] == [RunState.PAUSED]
 
 
 def test_pause_then_resume_finishes_with_the_same_ids(corpus, tmp_path) -> None:

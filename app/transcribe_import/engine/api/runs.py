@@ -142,7 +142,7 @@ class RunSummary:
 
 def run_summary(corpus: Corpus, record: RunRecord) -> RunSummary:
     """One run's summary as it stands now: its lock tried, its notebooks read."""
-    interrupted = RunStore(corpus).is_interrupted(record)
+    record, interrupted = RunStore(corpus).as_it_stands(record)
     return RunSummary.of(record, interrupted, run_counts(corpus, record))
 
 
@@ -203,9 +203,10 @@ def list_runs(corpus: Corpus) -> list[RunListing]:
     """Every readable run, newest first, each told interrupted or not."""
     store = RunStore(corpus)
     landed = LandedPages(corpus)  # a notebook two runs share is read once
+    listed = [store.as_it_stands(r) for r in store.list_runs()]
     return [
-        RunListing(RunSummary.of(r, store.is_interrupted(r), run_counts(corpus, r, landed)), r)
-        for r in store.list_runs()
+        RunListing(RunSummary.of(r, interrupted, run_counts(corpus, r, landed)), r)
+        for r, interrupted in listed
     ]
 
 
@@ -219,10 +220,11 @@ def interrupted_runs(corpus: Corpus) -> list[RunSummary]:
     """Runs no process executes that have not ended: the ones to resume or cancel."""
     store = RunStore(corpus)
     landed = LandedPages(corpus)
+    listed = [store.as_it_stands(r) for r in store.list_runs()]
     return [
         RunSummary.of(r, True, run_counts(corpus, r, landed))
-        for r in store.list_runs()
-        if store.is_interrupted(r)
+        for r, interrupted in listed
+        if interrupted
     ]
 
 
@@ -237,9 +239,9 @@ class RunDetail:
 def show_run(corpus: Corpus, run_id: str) -> RunDetail:
     """One run with its frozen plan and every item's outcome."""
     store = RunStore(corpus)
-    record = store.load(run_id)
+    record, interrupted = store.as_it_stands(store.load(run_id))
     plan = store.load_plan(run_id, record)
-    summary = RunSummary.of(record, store.is_interrupted(record), run_counts(corpus, record))
+    summary = RunSummary.of(record, interrupted, run_counts(corpus, record))
     return RunDetail(summary, record, plan, tuple(outcome_rows(plan, record)))
 
 

@@ -280,6 +280,19 @@ class RunStore(UndoTransitions):
         """Not terminal, and no process executes it: resumable (the lock is tried only then)."""
         return not record.status.terminal and is_interrupted(record, self.is_locked(record.run_id))
 
+    def as_it_stands(self, record: RunRecord) -> tuple[RunRecord, bool]:
+        """The record and whether it is interrupted, read in step with its lock.
+
+        A process writes a run's last state (paused, finished) before it lets go of the
+        run's lock, so a record read while the lock was held is out of date once the lock is
+        seen free: it is read again then, and that reading stands. Without this, a list
+        made as a run pauses would call it interrupted ("the app was closed").
+        """
+        if record.status.terminal or self.is_locked(record.run_id):
+            return record, False
+        fresh = self.load(record.run_id)
+        return fresh, is_interrupted(fresh, locked=False)
+
     def frozen_by(self, plan_id: str) -> RunRecord | None:
         """The run that froze this plan: a plan with a run is never edited again."""
         runs = self.runs_for_plan(plan_id)
