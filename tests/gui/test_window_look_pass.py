@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
+from transcribe_import.engine import api
 from transcribe_import.engine.media.kinds import JPEG
 from transcribe_import.engine.planning import look_pass, ordering
 from transcribe_import.engine.planning.plan import PlanItem
@@ -135,3 +136,55 @@ def test_an_edit_made_while_looking_and_its_undo_keep_the_looks(
     assert all(_jpeg_looks(item))
     session.undo_stack.redo()
     assert all(_jpeg_looks(session.plan.items[0]))
+
+
+def _saved_looks(path: Path) -> list[str | None]:
+    [item] = api.load_plan_file(path).items
+    return _jpeg_looks(item)
+
+
+def test_a_plan_saved_while_looking_is_saved_again_with_every_look(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    corpus: Corpus,
+    tmp_path: Path,
+    hold_looks: Callable[[], threading.Event],
+) -> None:
+    window, held_looks = _scanned_held(qtbot, open_window, corpus, tmp_path, hold_looks)
+    qtbot.waitUntil(lambda: window.session.look_progress == (0, 2), timeout=TIMEOUT_MS)
+    path = tmp_path / "plan.json"
+    assert window.flow.save_plan(path)
+    assert window.statusBar().currentMessage() == (
+        f"Plan saved to {path}; 2 pages were still to be looked at for rescans: the plan is "
+        "saved there again once they have been."
+    )
+    assert _saved_looks(path) == [None, None]  # what the file holds now, and says
+
+    said: list[str] = []
+    window.statusBar().messageChanged.connect(said.append)
+    held_looks.set()
+    again = f"Plan saved to {path} again, with every page looked at for rescans."
+    qtbot.waitUntil(lambda: again in said, timeout=TIMEOUT_MS)
+    assert all(_saved_looks(path))
+    assert _saved_looks(path) == _jpeg_looks(window.session.plan.items[0])
+    assert window.session.undo_stack.isClean()
+
+
+def test_a_plan_edited_after_its_save_while_looking_is_not_overwritten(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    corpus: Corpus,
+    tmp_path: Path,
+    hold_looks: Callable[[], threading.Event],
+) -> None:
+    window, held_looks = _scanned_held(qtbot, open_window, corpus, tmp_path, hold_looks)
+    session = window.session
+    path = tmp_path / "plan.json"
+    assert window.flow.save_plan(path)
+    saved = path.read_bytes()
+    [item] = session.plan.items
+    assert session.edit_item(item.item_id, lambda it: ordering.exclude(it, ["p2.jpg"]), "x")
+    held_looks.set()
+    qtbot.waitUntil(lambda: not session.looking, timeout=TIMEOUT_MS)
+    assert path.read_bytes() == saved  # the edit is not written behind the person's back
+    assert not session.undo_stack.isClean()  # closing asks to save it

@@ -134,6 +134,8 @@ class ImportFlow(QObject):
         # Plans are read for review off the GUI thread (100,000 sources: about a second).
         self._plan_opens = TaskSlot(self, done=self._plan_opened, failed=self._open_failed)
         self._drafted: ImportPlan | None = None  # the plan the draft holds, as last written
+        # Save Plan As… while the look pass ran: where, and of which plan (saved again after).
+        self._resave_after_looks: tuple[Path, str] | None = None
         self._draft_timer = QTimer(self, singleShot=True, interval=DRAFT_DEBOUNCE_MS)
         self._draft_timer.timeout.connect(self._keep_draft)
         self.session.item_changed.connect(self._draft_timer.start)
@@ -387,8 +389,58 @@ class ImportFlow(QObject):
             return False
         if self.session.plan is plan:
             self.session.undo_stack.setClean()  # every decision so far is in a plan file
+        if self.session.looking:
+            # Saved before the look pass ended: saved there again once it has (see
+            # _looks_stamped), so the file does not stay short of the rest of its looks.
+            self._resave_after_looks = (path, plan.plan_id)
+            done, total = self.session.look_progress
+            rest = max(total - done, 0)
+            self._status.showMessage(
+                plural(
+                    rest,
+                    self.tr(
+                        "Plan saved to {path}; 1 page was still to be looked at for rescans: "
+                        "the plan is saved there again once it has been."
+                    ),
+                    self.tr(
+                        "Plan saved to {path}; {n} pages were still to be looked at for "
+                        "rescans: the plan is saved there again once they have been."
+                    ),
+                ).format(path=path, n=rest)
+            )
+            return True
+        self._resave_after_looks = None
         self._status.showMessage(self.tr("Plan saved to {path}").format(path=path), 8000)
         return True
+
+    def _save_again_after_looks(self) -> None:
+        """The look pass has ended after Save Plan As…: the file gets the rest of the looks,
+        unless the plan was edited since (then closing asks to save it, as for any edit)."""
+        wanted, self._resave_after_looks = self._resave_after_looks, None
+        plan = self.session.plan
+        if wanted is None or plan is None or plan.plan_id != wanted[1]:
+            return
+        path = wanted[0]
+        if not self.session.undo_stack.isClean():
+            self._status.showMessage(
+                self.tr(
+                    "The pages have been looked at for rescans. The plan has changed since it "
+                    "was saved to {path}: save it again to keep its changes and its looks."
+                ).format(path=path),
+                15000,
+            )
+            return
+        if self.save_plan(path):
+            done, total = self.session.look_progress
+            words = (
+                self.tr("Plan saved to {path} again, with every page looked at for rescans.")
+                if done >= total
+                else self.tr(
+                    "Plan saved to {path} again, with the looks found before looking at the "
+                    "pages stopped ({done} of {total} pages)."
+                )
+            )
+            self._status.showMessage(words.format(path=path, done=done, total=total), 15000)
 
     def discard_draft(self, plan_id: str) -> None:
         try:
@@ -414,6 +466,8 @@ class ImportFlow(QObject):
     def _looks_stamped(self, stamped: bool) -> None:
         if stamped:
             self._validate_timer.start()
+        if not self.session.looking and self._resave_after_looks is not None:
+            self._save_again_after_looks()
 
     def _looks_failed(self, message: str) -> None:
         self._status.showMessage(
