@@ -207,6 +207,64 @@ def test_a_rescan_beside_its_page_in_one_folder_replaces_it_in_the_plan(tmp_path
     assert _looks_like(data, plan) == []
 
 
+def _landed_files(data: Path, plan: Path) -> list[str]:
+    """The landed notebook's pages, each as the file (and page of it) it came from."""
+    doc = orjson.loads(plan.read_bytes())
+    rel = {s["source_id"]: s["provenance"]["rel"] for s in doc["items"][0]["sources"]}
+    project = _project(data, str(doc["items"][0]["notebook_id"]))
+    return [f"{rel[p['source_id']]}#{p['page_index'] + 1}" for p in project["pages"]]
+
+
+def test_a_rescan_numbered_after_the_last_page_replaces_its_page_where_it_stood(
+    tmp_path: Path,
+) -> None:
+    """A phone's numbering puts the rescan of page 2 after page 4: Replace lands it as page 2."""
+    data = tmp_path / "data"
+    folder = tmp_path / "Box"
+    for k in range(1, 5):
+        save_jpeg(notebook_scan(k), folder / f"IMG_{k:04d}.jpg")
+    rescan_file(2, Rescan.LIGHT, folder / "IMG_0005.jpg")
+    plan = tmp_path / "box.json"
+    out = ok(run_cli(data, "plan", str(folder), "-o", str(plan)))
+    assert "Box/IMG_0005.jpg looks like Box/IMG_0002.jpg in this import" in out.stdout
+    ok(run_cli(data, "order", str(plan), _item(data, plan), "--rescan", "Box/IMG_0005.jpg"))
+    assert _looks_like(data, plan) == []
+    ok(run_cli(data, "commit", str(plan)))
+    assert _landed_files(data, plan) == [
+        "Box/IMG_0001.jpg#1",
+        "Box/IMG_0005.jpg#1",
+        "Box/IMG_0003.jpg#1",
+        "Box/IMG_0004.jpg#1",
+    ]
+
+
+def test_a_rescan_of_a_pdfs_first_page_goes_before_the_pdf(tmp_path: Path) -> None:
+    """A PDF's first page rescanned as a photo that sorts after the PDF: Replace lands the
+    photo first, then the PDF's other pages (a plan keeps a file's pages together, so a
+    rescan of a page in the middle of a PDF stays where its name puts it: docs/formats.md)."""
+    data = tmp_path / "data"
+    folder = tmp_path / "Box"
+    folder.mkdir()
+    first = tmp_path / "first.jpg"
+    save_jpeg(notebook_scan(1), first)
+    with Image.open(first) as one:
+        one.convert("RGB").save(
+            folder / "a.pdf",
+            "PDF",
+            resolution=75,
+            save_all=True,
+            append_images=[notebook_page(k, Ruling.SQUARED, 0.6) for k in (82, 83)],
+        )
+    save_jpeg(notebook_scan(9), folder / "b.jpg")
+    rescan_file(1, Rescan.CROP, folder / "c.jpg")
+    plan = tmp_path / "box.json"
+    out = ok(run_cli(data, "plan", str(folder), "-o", str(plan)))
+    assert "Box/c.jpg looks like Box/a.pdf#1 in this import" in out.stdout
+    ok(run_cli(data, "order", str(plan), _item(data, plan), "--rescan", "Box/c.jpg"))
+    ok(run_cli(data, "commit", str(plan)))
+    assert _landed_files(data, plan) == ["Box/c.jpg#1", "Box/a.pdf#2", "Box/a.pdf#3", "Box/b.jpg#1"]
+
+
 def test_a_rescan_inside_a_pdf_is_named_by_its_page_and_left_out_alone(tmp_path: Path) -> None:
     data, _nbid = _imported(tmp_path)
     rescan = tmp_path / "r.jpg"

@@ -37,6 +37,7 @@ from transcribe_import.engine.media import lookalike
 from transcribe_import.engine.media.lookalike import BITS, THRESHOLD
 from transcribe_import.engine.planning import page_edits, placement
 from transcribe_import.engine.planning.ordering import exclude as exclude_files
+from transcribe_import.engine.planning.ordering import move as move_files
 from transcribe_import.engine.planning.plan import ImportPlan, Op, PlanItem, PlanPage, PlanSource
 from transcribe_import.engine.planning.problems import (
     PlanProblem,
@@ -397,8 +398,7 @@ def answer(
         )
     if found.other.notebook_id is not None:
         return placement.replace_page(item, found.page_id, found.other.page_id)
-    assert found.other.source_id is not None  # a page of this plan has its source
-    return _left_out(item, found.other.source_id, found.other.page_id)
+    return _replaced_in_plan(item, found)
 
 
 def answer_all_apart(corpus: Corpus | None, plan: ImportPlan, item_id: str) -> PlanItem:
@@ -420,3 +420,34 @@ def _left_out(item: PlanItem, source_id: str, page_id: str) -> PlanItem:
     if len(source.pages) + len(source.left_out) == 1:
         return exclude_files(item, [file_name(source)])
     return page_edits.leave_out_pages(item, [_name(source, page)])
+
+
+def _replaced_in_plan(item: PlanItem, found: Lookalike) -> PlanItem:
+    """Replace within this import: the earlier page is left out and the rescan takes its
+    place in the order, as a rescan of a notebook's page does (a phone's photo of page 12
+    numbered after the last page lands where page 12 was, not at the end).
+
+    The rescan's file moves when it is a file of one page, to where the old page's file
+    stands; when the old page is inside a file of several (a PDF), only to its start or
+    its end, for a page that was the file's first or last: a plan keeps a file's pages
+    together, so a rescan of a page in the middle of a PDF stays where its name puts it."""
+    old_id = found.other.source_id
+    assert old_id is not None  # a page of this plan has its source
+    sources = item.sources
+    at = next(i for i, s in enumerate(sources) if s.source_id == old_id)
+    here = next(i for i, s in enumerate(sources) if s.source_id == found.source_id)
+    rescan, old = sources[here], sources[at]
+    to: int | None = None
+    if len(rescan.pages) + len(rescan.left_out) == 1:
+        order = [p.page_id for p in old.pages]
+        if len(order) == 1 or order[0] == found.other.page_id:
+            to = at  # before the old page's file
+        elif order[-1] == found.other.page_id:
+            to = at + 1  # after it
+    item = _left_out(item, old_id, found.other.page_id)
+    if to is None:
+        return item
+    between = sources[min(here, to) : max(here, to)]
+    if not any(s.imported for s in between if s.source_id not in (old_id, found.source_id)):
+        return item  # nothing imported stands between them: it is in its place already
+    return move_files(item, [here], to)
