@@ -128,6 +128,44 @@ def test_a_rescan_beside_its_page_is_replaced_or_left_out(
     assert item_state(qtbot, model, item.item_id) is PlanItemState.READY
 
 
+def test_a_rescan_numbered_last_replaces_its_page_where_it_stood_beside_a_broken_file(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
+) -> None:
+    """A phone's photos: the rescan of page 2 is numbered after the last, and a file is cut
+    short. The panel says decisions are asked (not "files that cannot be imported" over a
+    rescan question), and Replace numbers the rescan 2 in the grid and the details."""
+    folder = tmp_path / "Phone"
+    for k in range(1, 5):
+        save_jpeg(notebook_scan(k), folder / f"IMG_{k:04d}.jpg")
+    rescan_file(2, Rescan.LIGHT, folder / "IMG_0005.jpg")
+    (folder / "IMG_0006.jpg").write_bytes((folder / "IMG_0001.jpg").read_bytes()[:3000])
+    window = open_window(workers=1)
+    scan(qtbot, window, folder)
+    page = window.review_page
+    [item] = window.session.plan.items
+    show_item(page, item.label)
+    assert "Phone/IMG_0005.jpg looks like Phone/IMG_0002.jpg in this import" in panel_words(page)
+    assert "Phone/IMG_0006.jpg is cut short" in panel_words(page)
+    assert page.decision_panel.title() == "This notebook needs decisions"
+
+    click(qtbot, window, buttons(page)["Replace"])
+    item = window.session.plan.item(item.item_id)
+    assert [s.name for s in item.imported_sources()] == [
+        "IMG_0001.jpg",
+        "IMG_0005.jpg",
+        "IMG_0003.jpg",
+        "IMG_0004.jpg",
+    ]
+    assert numbers(page) == {
+        "IMG_0001.jpg": "1",
+        "IMG_0005.jpg": "2",
+        "IMG_0002.jpg": "–",
+        "IMG_0003.jpg": "3",
+        "IMG_0004.jpg": "4",
+    }
+    assert page.decision_panel.title() == "Files that cannot be imported"
+
+
 def into_review(qtbot: QtBot, window: MainWindow, target: str, folder: Path) -> None:
     """Add ``folder`` into the notebook ``target`` on the start page; wait for its review."""
     start = window.start_page

@@ -14,7 +14,7 @@ first (the problem's ``notebook_id``), after which Replace is offered.
 from __future__ import annotations
 
 import html
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal, Slot
@@ -190,21 +190,8 @@ class DecisionPanel(QGroupBox):
         self._box = box
         self._fit_height()
         partly = any(p.code is ProblemCode.PARTLY_IMPORTED for p in recognised)
-        self.setTitle(
-            self.tr("The page order needs a decision")
-            if ambiguities
-            else self.tr("Part of this folder is in the corpus already")
-            if partly
-            else self.tr("This folder is in the corpus already")
-            if recognised and not conflicts and not placed and not unusable
-            else self.tr("Pages that look like pages already there: rescans?")
-            if alike and not conflicts and not placed and not unusable
-            else self.tr("This notebook is already in the corpus, different")
-            if conflicts
-            else self.tr("Where the pages go needs a decision")
-            if placed
-            else self.tr("Files that cannot be imported")
-        )
+        kinds = (ambiguities, recognised, alike, conflicts, placed, unusable)
+        self.setTitle(self._title(partly, *kinds))
         self.show()
         # Keep the Tab order visual: notebooks, this panel's buttons, then the pages.
         previous = before
@@ -215,6 +202,28 @@ class DecisionPanel(QGroupBox):
         if had_focus:
             buttons = box.findChildren(QPushButton)
             (buttons[0] if buttons else after).setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def _title(self, partly: bool, *kinds: Sequence[object]) -> str:
+        """What the entries are about, when they are of one kind; else that decisions are
+        asked (a rescan question is no "file that cannot be imported")."""
+        ambiguities, recognised, alike, conflicts, placed, _unusable = kinds
+        if sum(1 for kind in kinds if kind) > 1:
+            return self.tr("This notebook needs decisions")
+        if ambiguities:
+            return self.tr("The page order needs a decision")
+        if recognised:
+            return (
+                self.tr("Part of this folder is in the corpus already")
+                if partly
+                else self.tr("This folder is in the corpus already")
+            )
+        if alike:
+            return self.tr("Pages that look like pages already there: rescans?")
+        if conflicts:
+            return self.tr("This notebook is already in the corpus, different")
+        if placed:
+            return self.tr("Where the pages go needs a decision")
+        return self.tr("Files that cannot be imported")
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
