@@ -630,11 +630,23 @@ def cmd_runs(corpus: Corpus, args: argparse.Namespace) -> int:
     return code
 
 
+# The files ``show`` names that a run did not import; ``--json`` lists them all.
+NOT_IMPORTED_SHOWN = 20
+
+
 def cmd_show(corpus: Corpus, args: argparse.Namespace) -> int:
     detail = api.show_run(corpus, args.run_id)
     if args.json:
+        not_imported = [
+            {"file": n.rel, "reason": n.reason, "item_id": n.item_id} for n in detail.not_imported
+        ]
         json_out(
-            {**detail.record.doc, **detail.summary.state_json(), "plan": detail.plan.to_document()}
+            {
+                **detail.record.doc,
+                **detail.summary.state_json(),
+                "not_imported": not_imported,
+                "plan": detail.plan.to_document(),
+            }
         )
         return ExitCode.OK
     _print_run(detail, corpus)
@@ -660,6 +672,13 @@ def _print_run(detail: api.RunDetail, corpus: Corpus) -> None:
         if o.failure_message:
             line += f" — {o.failure_message}"
         say(line + placement_cli.words(corpus, item))
+    if detail.not_imported:
+        say(f"  not imported: {counted(len(detail.not_imported), 'file')} its scan found")
+        for n in detail.not_imported[:NOT_IMPORTED_SHOWN]:
+            say(f"    {n.sentence}")
+        if len(detail.not_imported) > NOT_IMPORTED_SHOWN:
+            more = len(detail.not_imported) - NOT_IMPORTED_SHOWN
+            say(f"    … and {more} more (show {record.run_id} --json lists each)")
     say("  history:")
     for h in api.run_history(record):
         say(f"    {history_line(h)}")

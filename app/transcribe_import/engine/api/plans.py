@@ -362,6 +362,11 @@ class NotImported:
     reason: str
     item_id: str | None
 
+    @property
+    def sentence(self) -> str:
+        """The file and why, in one line (a reason that names the file already is enough)."""
+        return self.reason if self.reason.startswith(self.rel) else f"{self.rel}: {self.reason}"
+
 
 def not_imported(plan: ImportPlan) -> list[NotImported]:
     """Every file found and not imported, each once: not page files, unreadable files and
@@ -393,6 +398,30 @@ def not_imported(plan: ImportPlan) -> list[NotImported]:
     for e in entries:
         rel = str(e.get("rel", ""))
         add(rel, str(e.get("reason", "")), folders.get(_folder_of(rel)))
+    return out
+
+
+def found_not_imported(plan: ImportPlan) -> list[NotImported]:
+    """Every file (or page of a file of several) the scan found that this plan does not
+    import, and why: ``not_imported``'s, then what a person left out in the review (Leave
+    Out, ``order --exclude``, a page replaced by its rescan in the same import). What a run
+    says it did not import (``show``, the Runs view): with the pages it landed and the
+    duplicates it skipped, everything its scan found. Duplicates are told by the run's
+    outcomes, not here."""
+    out = not_imported(plan)
+    for it in plan.items:
+        for s in it.sources:
+            if s.excluded:
+                out.append(NotImported(s.provenance.rel, "left out in the review", it.item_id))
+            elif s.left_out:
+                for p in s.left_out:
+                    out.append(
+                        NotImported(
+                            f"{s.provenance.rel}#{p.page_index + 1}",
+                            f"page {p.page_index + 1} of the file, left out in the review",
+                            it.item_id,
+                        )
+                    )
     return out
 
 

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from transcribe_import.engine.api.plans import NotImported, found_not_imported
 from transcribe_import.engine.api.run_state import (
     LandedPages,
     RunCounts,
@@ -234,6 +235,8 @@ class RunDetail:
     record: RunRecord
     plan: ImportPlan
     rows: tuple[OutcomeRow, ...]
+    # What its scan found and its plan did not import, each with why (plans.found_not_imported).
+    not_imported: tuple[NotImported, ...] = ()
 
 
 def show_run(corpus: Corpus, run_id: str) -> RunDetail:
@@ -242,7 +245,8 @@ def show_run(corpus: Corpus, run_id: str) -> RunDetail:
     record, interrupted = store.as_it_stands(store.load(run_id))
     plan = store.load_plan(run_id, record)
     summary = RunSummary.of(record, interrupted, run_counts(corpus, record))
-    return RunDetail(summary, record, plan, tuple(outcome_rows(plan, record)))
+    rows = tuple(outcome_rows(plan, record))
+    return RunDetail(summary, record, plan, rows, tuple(found_not_imported(plan)))
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ with the same ids. Listing and loading happen on workers: a corpus may hold many
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QItemSelection, Qt, Signal
 from PySide6.QtGui import QAction
@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from transcribe_import.engine.api import Corpus, can_retry, run_history
+from transcribe_import.engine.api import Corpus, NotImported, can_retry, run_history
 from transcribe_import.engine.runs.model import RunStatus
 from transcribe_import.gui.dialogs import confirm_destructive
 from transcribe_import.gui.icons import SP
@@ -145,9 +145,24 @@ class RunsPage(QWidget):
         self.history_list.setMaximumHeight(110)
         history_label = QLabel(self.tr("Histor&y:"))
         history_label.setBuddy(self.history_list)
+        # What its scan found and its plan did not import, each with why: with the pages it
+        # landed and the duplicates it skipped, every file found is accounted for.
+        self.not_imported_list = QListWidget()
+        self.not_imported_list.setAccessibleName(self.tr("Files found and not imported"))
+        self.not_imported_list.setMaximumHeight(90)
+        self.not_imported_label = QLabel()
+        self.not_imported_label.setBuddy(self.not_imported_list)
         self.splitter.addWidget(
-            pane(self.detail_label, (self.detail_table, 1), history_label, self.history_list)
+            pane(
+                self.detail_label,
+                (self.detail_table, 1),
+                self.not_imported_label,
+                self.not_imported_list,
+                history_label,
+                self.history_list,
+            )
         )
+        self._show_not_imported(())
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setChildrenCollapsible(False)
@@ -244,8 +259,11 @@ class RunsPage(QWidget):
             self.detail_label.setText("")
             self.detail_model.set_rows([])
             self.history_list.clear()
+            self._show_not_imported(())
             return
         self.detail_label.setText(self._detail_text(run))
+        if run.run_id != self._detail_wanted:
+            self._show_not_imported(())  # another run's files, until this one's are read
         self._detail_wanted = run.run_id
         # While another loads, this one waits its turn (the list changed under the load).
         self._details.run(load_run, self.corpus, run.run_id)
@@ -261,10 +279,25 @@ class RunsPage(QWidget):
         self.history_list.addItems(
             [history_words(h, detail.summary) for h in run_history(detail.record)]
         )
+        self._show_not_imported(detail.not_imported)
         self.detail_shown.emit(detail.summary.run_id)
+
+    def _show_not_imported(self, found: Sequence[NotImported]) -> None:
+        self.not_imported_list.clear()
+        self.not_imported_list.addItems([n.sentence for n in found])
+        self.not_imported_label.setText(
+            plural(
+                len(found),
+                self.tr("N&ot imported: 1 file its scan found"),
+                self.tr("N&ot imported: %n files its scan found", "", len(found)),
+            )
+        )
+        self.not_imported_label.setVisible(bool(found))
+        self.not_imported_list.setVisible(bool(found))
 
     def _detail_failed(self, message: str) -> None:
         self.detail_model.set_rows([])
+        self._show_not_imported(())
         self.detail_label.setText(message)
 
     def _detail_text(self, run: RunSummary) -> str:
