@@ -90,6 +90,10 @@ def test_a_shelf_scanned_again_says_already_imported_and_offers_to_complete(
 
     show_item(page, register.label)
     assert "2 pages are already in “Parish Register”" in panel_words(page)
+    # The pages held already say Duplicate; none is "In question" for being held.
+    rows = [page.pages_model.row(r) for r in range(page.pages_model.rowCount())]
+    assert [r.source.name for r in rows if r.source.planned_skip] == ["p1.png", "p2.png"]
+    assert [r.source.name for r in rows if r.notes] == []
     [button] = page.decision_panel.buttons()
     assert isinstance(button, QPushButton) and button.text() == "Complete “Parish Register”"
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)

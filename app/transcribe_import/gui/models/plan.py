@@ -148,6 +148,11 @@ def _left_out(item: PlanItem) -> str | None:
 
 
 _READY = frozenset({PlanItemState.READY, PlanItemState.DUPLICATE_SKIPS})
+# Problems about pages held already: each such page says "Duplicate" itself and the item's
+# panel says where they are, so none of them is "In question" for it.
+_SAID_BY_THE_ITEM = frozenset(
+    {ProblemCode.DUPLICATES_SKIPPED, ProblemCode.ALREADY_IMPORTED, ProblemCode.PARTLY_IMPORTED}
+)
 
 
 class PlanItemsModel(ColumnTableModel[PlanItem]):
@@ -451,7 +456,7 @@ class PageTableModel(ColumnTableModel[PageRow]):
         report = self._session.report
         if report is not None:
             for problem in report.for_item(item.item_id):
-                if problem.code in (ProblemCode.DUPLICATES_SKIPPED, ProblemCode.ALREADY_IMPORTED):
+                if problem.code in _SAID_BY_THE_ITEM:
                     # Each skipped row says so itself ("Duplicate"); the item's panel says
                     # it was imported already: no page of it is "In question".
                     continue
