@@ -265,6 +265,41 @@ def test_a_rescan_of_a_pdfs_first_page_goes_before_the_pdf(tmp_path: Path) -> No
     assert _landed_files(data, plan) == ["Box/c.jpg#1", "Box/a.pdf#2", "Box/a.pdf#3", "Box/b.jpg#1"]
 
 
+def test_a_rescan_of_a_page_inside_a_pdf_is_not_offered_replace_and_says_the_way(
+    tmp_path: Path,
+) -> None:
+    """The rescan of page 2 of a 3-page PDF cannot stand between its pages in one import:
+    Replace is not offered (it would leave page 2 out and put the photo elsewhere); the
+    words say how to replace it, and --rescan is refused with the same words."""
+    data = tmp_path / "data"
+    folder = tmp_path / "Box"
+    folder.mkdir()
+    middle = tmp_path / "middle.jpg"
+    save_jpeg(notebook_scan(2), middle)
+    with Image.open(middle) as two:
+        notebook_page(81, Ruling.SQUARED, 0.6).save(
+            folder / "a.pdf",
+            "PDF",
+            resolution=75,
+            save_all=True,
+            append_images=[two.convert("RGB"), notebook_page(83, Ruling.SQUARED, 0.6)],
+        )
+    rescan_file(2, Rescan.LIGHT, folder / "b.jpg")
+    plan = tmp_path / "box.json"
+    out = ok(run_cli(data, "plan", str(folder), "-o", str(plan)))
+    way = (
+        "It cannot take that page's place in this import, as a file's pages stay together: to "
+        "replace the page, leave this one out, commit, then import it into the notebook"
+    )
+    assert f"Box/b.jpg looks like Box/a.pdf#2 in this import: a rescan? {way}" in out.stdout
+    ok(run_cli(data, "order", str(plan), _item(data, plan), "--accept"))  # the PDF, then b.jpg
+    (problem,) = _looks_like(data, plan)
+    assert problem["resolutions"] == ["keep_both", "leave_out", "none_are_rescans"]
+    refused = run_cli(data, "order", str(plan), _item(data, plan), "--rescan", "Box/b.jpg")
+    assert refused.returncode == 2
+    assert way in refused.stderr
+
+
 def test_a_rescan_inside_a_pdf_is_named_by_its_page_and_left_out_alone(tmp_path: Path) -> None:
     data, _nbid = _imported(tmp_path)
     rescan = tmp_path / "r.jpg"

@@ -279,7 +279,7 @@ def find(corpus: Corpus | None, plan: ImportPlan) -> list[Lookalike]:
                             key,
                             other,
                             turn,
-                            _can_replace(item, other),
+                            _can_replace(item, source, other),
                         )
                     )
                 mine = Stored(
@@ -301,12 +301,31 @@ def find(corpus: Corpus | None, plan: ImportPlan) -> list[Lookalike]:
     return found
 
 
-def _can_replace(item: PlanItem, other: Stored) -> bool:
-    """Replace is offered where the rescan mechanism applies: the page is in the notebook
-    this item imports into, or earlier in this same item (that one is then left out)."""
+def _can_replace(item: PlanItem, source: PlanSource, other: Stored) -> bool:
+    """Replace is offered where the rescan can take the page's place: the page is in the
+    notebook this item imports into (the rescan mechanism), or earlier in this same item
+    where ``_place_in_plan`` finds the rescan a place (that page is then left out)."""
     if other.notebook_id is None:
-        return other.item_id == item.item_id
+        return other.item_id == item.item_id and _place_in_plan(item, source, other) is not None
     return item.op is Op.IMPORT_INTO_NOTEBOOK and item.notebook_id == other.notebook_id
+
+
+def _place_in_plan(item: PlanItem, rescan: PlanSource, old_page: Stored) -> int | None:
+    """Where the file ``rescan`` goes among the item's sources to stand in ``old_page``'s
+    place (an earlier page of the same item): before that page's file, or after it for
+    the last page of a file of several. None when it cannot: the rescan is a page of a file
+    of several (moving the file would move its other pages), or the old page is inside a
+    file of several, neither its first nor its last (a plan keeps a file's pages together).
+    """
+    if len(rescan.pages) + len(rescan.left_out) != 1:
+        return None
+    at = next(i for i, s in enumerate(item.sources) if s.source_id == old_page.source_id)
+    order = [p.page_id for p in item.sources[at].pages]
+    if len(order) == 1 or order[0] == old_page.page_id:
+        return at
+    if order[-1] == old_page.page_id:
+        return at + 1
+    return None
 
 
 # -- told -------------------------------------------------------------------------------------
@@ -319,7 +338,21 @@ def words(found: Lookalike) -> str:
     text = f"{found.name} looks like {other}{turned}: a rescan?"
     if found.other.notebook_id and not found.can_replace:
         text += " To replace that page with it, import it into that notebook instead."
+    elif not found.can_replace and found.other.item_id != found.item_id:
+        text += (
+            " That page is another notebook's in this import: to replace it, leave this one "
+            "out, commit, then import it into that notebook."
+        )
+    elif not found.can_replace:
+        text += f" {_NO_PLACE_IN_PLAN}"
     return text
+
+
+# Why a page of this import cannot be replaced here, and the way that can.
+_NO_PLACE_IN_PLAN = (
+    "It cannot take that page's place in this import, as a file's pages stay together: to "
+    "replace the page, leave this one out, commit, then import it into the notebook."
+)
 
 
 def plan_problems(corpus: Corpus | None, plan: ImportPlan) -> list[PlanProblem]:
@@ -391,6 +424,8 @@ def answer(
         return _left_out(item, found.source_id, found.page_id)
     if how is not Resolution.RESCAN_REPLACES:
         raise ValueError(f"{how} is no answer to a rescan question")
+    if not found.can_replace and found.other.notebook_id is None:
+        raise ValueError(f"{found.name} cannot replace {found.other.words}. {_NO_PLACE_IN_PLAN}")
     if not found.can_replace:
         raise ValueError(
             f"{found.name} cannot replace {found.other.words}: it is imported into another "
@@ -425,29 +460,15 @@ def _left_out(item: PlanItem, source_id: str, page_id: str) -> PlanItem:
 def _replaced_in_plan(item: PlanItem, found: Lookalike) -> PlanItem:
     """Replace within this import: the earlier page is left out and the rescan takes its
     place in the order, as a rescan of a notebook's page does (a phone's photo of page 12
-    numbered after the last page lands where page 12 was, not at the end).
-
-    The rescan's file moves when it is a file of one page, to where the old page's file
-    stands; when the old page is inside a file of several (a PDF), only to its start or
-    its end, for a page that was the file's first or last: a plan keeps a file's pages
-    together, so a rescan of a page in the middle of a PDF stays where its name puts it."""
+    numbered after the last page lands where page 12 was, not at the end): where
+    ``_place_in_plan`` says, which is why Replace is offered only where it finds one."""
     old_id = found.other.source_id
     assert old_id is not None  # a page of this plan has its source
-    sources = item.sources
-    at = next(i for i, s in enumerate(sources) if s.source_id == old_id)
-    here = next(i for i, s in enumerate(sources) if s.source_id == found.source_id)
-    rescan, old = sources[here], sources[at]
-    to: int | None = None
-    if len(rescan.pages) + len(rescan.left_out) == 1:
-        order = [p.page_id for p in old.pages]
-        if len(order) == 1 or order[0] == found.other.page_id:
-            to = at  # before the old page's file
-        elif order[-1] == found.other.page_id:
-            to = at + 1  # after it
+    here = next(i for i, s in enumerate(item.sources) if s.source_id == found.source_id)
+    to = _place_in_plan(item, item.sources[here], found.other)
+    assert to is not None  # offered (and answered) only where it has a place
+    between = item.sources[min(here, to) : max(here, to)]
     item = _left_out(item, old_id, found.other.page_id)
-    if to is None:
-        return item
-    between = sources[min(here, to) : max(here, to)]
     if not any(s.imported for s in between if s.source_id not in (old_id, found.source_id)):
         return item  # nothing imported stands between them: it is in its place already
     return move_files(item, [here], to)
