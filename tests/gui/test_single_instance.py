@@ -3,6 +3,7 @@ window and exits; a second window on a corpus another window holds says so."""
 
 from __future__ import annotations
 
+import inspect
 import os
 import subprocess
 import sys
@@ -11,8 +12,10 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QEventLoop, QTimer
+from PySide6.QtNetwork import QLocalSocket
 from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine import api
 from transcribe_import.engine.storage.corpus import Corpus
@@ -142,3 +145,50 @@ def test_the_app_names_its_desktop_file(qapp: QApplication) -> None:
     assert qapp.desktopFileName() == gui_app.DESKTOP_FILE_NAME
     entries = list((REPO / "packaging").rglob(f"{gui_app.DESKTOP_FILE_NAME}.desktop"))
     assert entries, "the desktop entry the name points to is in packaging/"
+
+
+def test_paths_handed_over_are_taken_after_the_socket_is_done_with(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    """Taking handed paths may ask a question (a modal dialog runs its own event loop), in
+    which the other start disconnects and its socket is deleted: the paths are handed on
+    after the socket's handler has returned, so Qt never reads a deleted socket (this
+    crashed the window: "Replace the List" after `gui FOLDER` over a review)."""
+    key = f"transcribe-import-test-{os.getpid()}-{tmp_path.name}"[:100]
+    server = gui_app.InstanceServer(key)
+    assert server.is_listening()
+    code = (
+        "import sys; from pathlib import Path; from transcribe_import.gui import app; "
+        "sys.exit(0 if app.forward_to_running(sys.argv[1], [Path(sys.argv[2])]) else 1)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO / "app"), "QT_QPA_PLATFORM": "offscreen"}
+    other = subprocess.Popen([sys.executable, "-c", code, key, str(tmp_path / "Box")], env=env)
+    taken: list[list[Path]] = []
+
+    def take(paths: list[Path]) -> None:
+        # Not from inside the socket's readyRead handler, which Qt goes on with afterwards.
+        assert "_read" not in [frame.function for frame in inspect.stack()]
+        # As a question would: an event loop of its own (QDialog.exec), run until the other
+        # start has gone and the window's end of its socket has been deleted in it.
+        loop = QEventLoop()
+        deadline = time.monotonic() + DEADLINE_S
+
+        def look() -> None:
+            if server.server.findChildren(QLocalSocket) and time.monotonic() < deadline:
+                QTimer.singleShot(10, look)
+            else:
+                loop.quit()
+
+        QTimer.singleShot(10, look)
+        loop.exec()
+        assert not server.server.findChildren(QLocalSocket)
+        taken.append(paths)
+
+    server.paths_received.connect(take)
+    try:
+        qtbot.waitUntil(lambda: bool(taken), timeout=DEADLINE_S * 1000)
+    finally:
+        other.wait(DEADLINE_S)
+        server.server.close()
+    assert other.returncode == 0  # answered: the window took them
+    assert taken == [[tmp_path / "Box"]]

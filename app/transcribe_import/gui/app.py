@@ -15,6 +15,7 @@ import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import (
@@ -23,6 +24,7 @@ from PySide6.QtCore import (
     QLocale,
     QObject,
     QSettings,
+    QTimer,
     QTranslator,
     Signal,
 )
@@ -168,7 +170,10 @@ class InstanceServer(QObject):
             return
         socket.write(QByteArray(b"ok\n"))
         socket.flush()
-        self.paths_received.emit(paths)
+        # Handed on once this handler has returned: taking the paths may ask a question (a
+        # modal dialog's own event loop), in which the other start's disconnect deletes
+        # this socket, and Qt would go on reading from it after the handler (a crash).
+        QTimer.singleShot(0, self, partial(self.paths_received.emit, paths))
 
 
 def missing_display(env: Mapping[str, str], platform: str = sys.platform) -> str | None:
