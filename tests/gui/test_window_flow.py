@@ -584,8 +584,17 @@ def test_mapping_choices_become_engine_modes(
     qtbot.waitUntil(lambda: start.notebook_combo.count() == 1, timeout=TIMEOUT_MS)
     assert start.notebook_combo.itemText(0) == "Diary 1998 (1 page)"
 
+    window.add_paths([tmp_path / "Phone"])
+    assert start.title_edit.text() == "Phone"  # named after the first folder until changed
+    start.clear_sources()
     window.add_paths([tmp_path / "shelf"])
-    assert start.title_edit.text() == "shelf"  # named after the folder until changed
+    assert start.title_edit.text() == "shelf"  # the list changed: it follows
+    start.title_edit.setText("Box of letters")  # typed by the person: kept from now on
+    window.add_paths([tmp_path / "Other"])
+    start.clear_sources()
+    window.add_paths([tmp_path / "shelf"])
+    assert start.title_edit.text() == "Box of letters"
+    start.title_edit.setText("shelf")
     start.single_radio.click()
     start.title_edit.clear()
     assert not start.scan_button.isEnabled()

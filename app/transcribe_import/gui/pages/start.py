@@ -217,6 +217,7 @@ class StartPage(QWidget):
         layout.addLayout(scan_row)
 
         self._paths: list[Path] = []
+        self._suggested_title = ""  # the title last put in title_edit for the first path
         self._notebooks: list[NotebookSummary] = []
         self.set_notebooks([])
         self._refresh_sources()
@@ -278,10 +279,13 @@ class StartPage(QWidget):
             item.setToolTip(str(p))
             self.sources_list.addItem(item)
         self.sources_box.setVisible(bool(self._paths))
-        if self._paths and not self.title_edit.text():
-            # As the engine would title it: a file by its name without extension.
-            first = self._paths[0]
-            self.title_edit.setText(first.stem if first.is_file() else first.name)
+        # As the engine would title it (a file by its name without extension), following
+        # the first path on the list until the person types a title of their own.
+        first = self._paths[0] if self._paths else None
+        suggested = "" if first is None else first.stem if first.is_file() else first.name
+        if self.title_edit.text() in ("", self._suggested_title):
+            self.title_edit.setText(suggested)
+        self._suggested_title = suggested
         self.show_error(None)
         self.sources_changed.emit()
         self._update_buttons()
