@@ -505,7 +505,7 @@ def test_leaving_out_a_truncated_file_clears_its_error_and_commit_waits_for_none
     assert [p.item_id for p in unusable] == [loose.item_id]
     assert not page.commit_button.isEnabled()
 
-    leave_out = next(b for b in page.decision_buttons() if b.text() == "Leave out")
+    leave_out = next(b for b in page.decision_buttons() if b.text() == "Leave Out")
     assert leave_out.accessibleName() == "Leave out broken.jpg"
     leave_out.click()
     assert session.item(loose.item_id).acknowledged == ("shelf/loose/broken.jpg",)
@@ -561,7 +561,7 @@ def test_activating_a_problem_jumps_to_its_notebook_and_page(
     page.problems_view.activated.emit(model.index(row, 0))
     assert page.selected_item_id() == loose.item_id
     focused = QApplication.focusWidget()
-    assert isinstance(focused, QPushButton) and focused.text() == "Leave out"
+    assert isinstance(focused, QPushButton) and focused.text() == "Leave Out"
 
 
 # -- thumbnails ----------------------------------------------------------------------------

@@ -248,7 +248,7 @@ class DecisionPanel(QGroupBox):
         rel = str(entry.get("rel", ""))
         left_out = item is not None and rel in item.acknowledged
         name = rel.rsplit("/", 1)[-1]
-        button = QPushButton(self.tr("Take back") if left_out else self.tr("Leave out"))
+        button = QPushButton(self.tr("Take Back") if left_out else self.tr("Leave Out"))
         button.setProperty("rel", rel)
         button.setProperty("take_back", left_out)
         spoken = self.tr("Take back {name}") if left_out else self.tr("Leave out {name}")
