@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QPushButton
+from PySide6.QtWidgets import QApplication, QPushButton
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine import api
@@ -148,7 +148,15 @@ def test_a_rescan_numbered_last_replaces_its_page_where_it_stood_beside_a_broken
     assert "Phone/IMG_0006.jpg is cut short" in panel_words(page)
     assert page.decision_panel.title() == "This notebook needs decisions"
 
-    click(qtbot, window, buttons(page)["Replace"])
+    # Answered from the keyboard: the focus goes on to the next question's first button.
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=TIMEOUT_MS)
+    buttons(page)["Replace"].setFocus()
+    qtbot.keyClick(buttons(page)["Replace"], Qt.Key.Key_Space)
+    wait_validated(qtbot, window)
+    focused = QApplication.focusWidget()
+    assert isinstance(focused, QPushButton) and focused.text() == "Leave Out"
+    assert page.decision_panel.isAncestorOf(focused)
     item = window.session.plan.item(item.item_id)
     assert [s.name for s in item.imported_sources()] == [
         "IMG_0001.jpg",

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, Slot
-from PySide6.QtWidgets import QInputDialog, QLineEdit
+from PySide6.QtWidgets import QApplication, QInputDialog, QLineEdit
 
 from transcribe_import.engine import api
 from transcribe_import.engine.planning import edits, ordering
@@ -340,7 +340,7 @@ class ReviewEdits(QObject):
                 {"by": resolution} if resolution in self._ORDER_RULES else {resolution: True}
             )
             self._edit(lambda it: api.reorder(it, **how), undo_texts[resolution])
-        self._page.pages_widget().setFocus(Qt.FocusReason.OtherFocusReason)
+        self._focus_after_answer()
 
     @Slot(str, bool)
     def leave_out(self, rel: str, take_back: bool) -> None:
@@ -354,4 +354,14 @@ class ReviewEdits(QObject):
             self._edit(
                 lambda it: edits.acknowledge_unusable(it, [rel]), self.tr("Leave out a file")
             )
+        self._focus_after_answer()
+
+    def _focus_after_answer(self) -> None:
+        """Where the keyboard goes once a decision is answered: the next decision's first
+        button while the panel still asks one (it took the focus as it was rebuilt), so
+        questions are answered one after the other from the keyboard; else the pages, to
+        see what the answer did."""
+        focus = QApplication.focusWidget()
+        if focus is not None and self._page.decision_panel.isAncestorOf(focus):
+            return
         self._page.pages_widget().setFocus(Qt.FocusReason.OtherFocusReason)
