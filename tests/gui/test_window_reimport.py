@@ -114,6 +114,39 @@ def test_a_shelf_scanned_again_says_already_imported_and_offers_to_complete(
     ]
 
 
+def test_a_page_left_out_of_the_first_import_is_left_out_again_and_said(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
+) -> None:
+    """A blank page left out of the first import is not a "new page" of the folder scanned
+    again: it is left out again, the notebook reads Already imported, and Include takes it
+    back (the notebook is then offered to be completed with it)."""
+    shelf = make_png_shelf(tmp_path / "shelf", notebooks=1, pages=4)
+    window = open_window(workers=1)
+    scan(qtbot, window, shelf)
+    [item] = window.session.plan.items
+    page = window.review_page
+    show_item(page, item.label)
+    page.select_rows([2])
+    page.exclude_action.trigger()
+    wait_validated(qtbot, window)
+    commit(qtbot, window)
+    wait_run_end(qtbot, window)
+
+    window.flow.new_import()
+    scan(qtbot, window, shelf)
+    [item] = window.session.plan.items
+    assert item_state(qtbot, page.items_model, item.item_id) is PlanItemState.ALREADY_IMPORTED
+    show_item(page, item.label)
+    assert "p3.png was left out of that import: it is left out again." in panel_words(page)
+    left_out = [s.name for s in item.sources if s.excluded]
+    assert left_out == ["p3.png"]
+
+    page.select_rows([2])
+    page.include_action.trigger()
+    wait_validated(qtbot, window)
+    assert item_state(qtbot, page.items_model, item.item_id) is PlanItemState.PARTLY_IMPORTED
+
+
 def test_a_change_of_the_duplicates_setting_judges_the_open_review_again(
     qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
 ) -> None:

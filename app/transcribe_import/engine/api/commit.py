@@ -56,6 +56,16 @@ def discovery_for(plan: ImportPlan, plan_file: Path | None = None) -> dict[str, 
     }
     if plan_file is not None:
         doc["plan_file"] = str(plan_file.absolute())
+    # What a person left out, by its bytes, so a later scan of the folder leaves it out
+    # again (planning/reimport.leave_out_as_before) instead of offering it as new.
+    left_out = [
+        {"sha256": s.sha256, "rel": s.provenance.rel, "notebook_id": it.notebook_id}
+        for it in plan.items
+        for s in it.sources
+        if s.excluded and s.sha256
+    ]
+    if left_out:
+        doc["left_out"] = left_out
     return doc
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -114,7 +114,33 @@ def plan_paths(
         return None
     if should_stop is not None and should_stop():
         return None  # asked while the plan was being made: a late cancel is a cancel too
+    if corpus is not None:
+        plan = _left_out_as_before(corpus, plan)
     return PlannedScan(plan, result)
+
+
+def _left_out_as_before(corpus: Corpus, plan: ImportPlan) -> ImportPlan:
+    """A folder imported before: what a person left out of that import is left out again
+    (planning/reimport.leave_out_as_before), from the runs' records (not one undone)."""
+    from transcribe_import.engine.planning import reimport
+    from transcribe_import.engine.planning.dedupe import CorpusHashIndex
+    from transcribe_import.engine.runs.model import RunStatus
+
+    if not any(reimport.held_sources(it) for it in plan.items):
+        return plan
+    before: dict[str, dict[str, reimport.LeftOut]] = {}
+    for record in RunStore(corpus).list_runs():
+        if record.status is RunStatus.REVERTED:
+            continue
+        for entry in record.doc.get("discovery", {}).get("left_out") or []:
+            if isinstance(entry, dict) and entry.get("sha256") and entry.get("notebook_id"):
+                nbid, sha = str(entry["notebook_id"]), str(entry["sha256"])
+                before.setdefault(nbid, {})[sha] = reimport.LeftOut(sha, nbid, record.run_id)
+    if not before:
+        return plan
+    index = CorpusHashIndex.refreshed(corpus)
+    items = tuple(reimport.leave_out_as_before(it, index, before) for it in plan.items)
+    return replace(plan, items=items)
 
 
 def _plan_bags(
@@ -408,11 +434,19 @@ def found_not_imported(plan: ImportPlan) -> list[NotImported]:
     says it did not import (``show``, the Runs view): with the pages it landed and the
     duplicates it skipped, everything its scan found. Duplicates are told by the run's
     outcomes, not here."""
+    from transcribe_import.engine.planning.reimport import left_out_again
+
     out = not_imported(plan)
     for it in plan.items:
+        again = set(left_out_again(it))
         for s in it.sources:
             if s.excluded:
-                out.append(NotImported(s.provenance.rel, "left out in the review", it.item_id))
+                reason = (
+                    "left out again, as it was left out of an earlier import of its folder"
+                    if s.provenance.rel in again
+                    else "left out in the review"
+                )
+                out.append(NotImported(s.provenance.rel, reason, it.item_id))
             elif s.left_out:
                 for p in s.left_out:
                     out.append(

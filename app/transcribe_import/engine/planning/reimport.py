@@ -56,6 +56,8 @@ class Recognised:
     scattered: bool = False
     # The notebook is incomplete (runs/incomplete.py): the import it holds part of.
     unfinished: UnfinishedImport | None = None
+    # Files left out of that import and left out again (leave_out_as_before), by rel.
+    left_out: tuple[str, ...] = ()
 
 
 def recognise(
@@ -111,6 +113,7 @@ def recognise(
         others if kind is Recognition.ALREADY_IMPORTED else (),
         apart,
         unfinished,
+        tuple(left_out_again(item)),
     )
 
 
@@ -151,7 +154,7 @@ def recognised_words(r: Recognised) -> str:
             where += f" and “{r.others[0]}”"
         elif r.others:
             where += f" and {len(r.others)} other notebooks"
-        return f"Already imported: {pages} in {where}."
+        return f"Already imported: {pages} in {where}.{_left_out_words(r)}"
     held = "1 page is" if r.held_pages == 1 else f"{r.held_pages} pages are"
     new = "the 1 new page" if r.new_pages == 1 else f"the {r.new_pages} new pages"
     lead = f"{held} already in {where}: complete “{r.title}” with {new}"
@@ -161,12 +164,21 @@ def recognised_words(r: Recognised) -> str:
     if r.scattered:
         return (
             f"{lead}, each where its name puts it among its pages (they fill several gaps), "
-            "rather than making a second notebook of them."
+            f"rather than making a second notebook of them.{_left_out_words(r)}"
         )
     return (
         f"{lead}, where their names put them among its pages, rather than making a second "
-        "notebook of them."
+        f"notebook of them.{_left_out_words(r)}"
     )
+
+
+def _left_out_words(r: Recognised) -> str:
+    """What was left out again as in that import, told after the rest ("" when nothing)."""
+    if not r.left_out:
+        return ""
+    if len(r.left_out) == 1:
+        return f" {r.left_out[0]} was left out of that import: it is left out again."
+    return f" {len(r.left_out)} files left out of that import are left out again."
 
 
 def _stopped_words(u: UnfinishedImport) -> str:
@@ -273,6 +285,61 @@ def _place(k: int, pages: Sequence[str]) -> Placement | None:
     if k == 0:
         return Placement(at=1)
     return Placement(after_page=pages[k - 1])
+
+
+# -- what a person left out of that import ----------------------------------------------------
+
+# An item's provenance: the files left out again as they were left out of an earlier import
+# of the same folder, as [{"rel", "notebook_id", "run_id"}] (``leave_out_as_before``).
+LEFT_OUT_BEFORE = "left_out_before"
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """A file a person left out of an import into ``notebook_id`` (Leave Out, a rescan's
+    Replace, ``order --exclude``), as that run's record keeps it (its ``discovery``)."""
+
+    sha256: str
+    notebook_id: str
+    run_id: str
+
+
+def leave_out_as_before(
+    item: PlanItem, index: HashIndex, before: Mapping[str, Mapping[str, LeftOut]]
+) -> PlanItem:
+    """A folder imported before, scanned again: the files a person left out of that import
+    (``before``: notebook id → sha256 → LeftOut) are left out again, said on the item, so
+    the folder is not proposed as "new pages" to complete the notebook with, and a blank
+    page or a replaced rescan left out then does not come back unasked. Include takes one
+    back. Only a new notebook (not a bag's) whose other files that notebook holds."""
+    if item.op is not Op.CREATE_NOTEBOOK or item.restore is not None:
+        return item
+    held = held_sources(item)
+    if not held or not before:
+        return item
+    notebooks = sorted(set().union(*(index.notebooks_with(s.sha256) for s in held)))
+    again: list[dict[str, str]] = []
+    sources = []
+    for s in item.sources:
+        hit = next((before[n][s.sha256] for n in notebooks if s.sha256 in before.get(n, {})), None)
+        if hit is None or s.excluded or s.duplicate is not None:
+            sources.append(s)
+            continue
+        sources.append(replace(s, excluded=True))
+        again.append(
+            {"rel": s.provenance.rel, "notebook_id": hit.notebook_id, "run_id": hit.run_id}
+        )
+    if not again:
+        return item
+    provenance = {**item.provenance, LEFT_OUT_BEFORE: again}
+    return replace(item, sources=tuple(sources), provenance=provenance)
+
+
+def left_out_again(item: PlanItem) -> list[str]:
+    """The files of ``item`` left out again as before (their rels), still left out."""
+    rels = [str(e.get("rel")) for e in item.provenance.get(LEFT_OUT_BEFORE) or []]
+    excluded = {s.provenance.rel for s in item.sources if s.excluded}
+    return [rel for rel in rels if rel in excluded]
 
 
 def held_sources(item: PlanItem) -> Sequence[PlanSource]:
