@@ -916,7 +916,9 @@ def test_the_outcome_list_follows_the_work_and_the_bar_names_failures(
     done = replace(rows[300].outcome, state=ItemState.COMMITTED, page_count=3, pages_landed=3)
     event(EventKind.ITEM_FINISHED, 300, done)
     assert page.progress_bar.value() == 3  # the failed pages never fill it
-    assert page.progress_bar.text() == "3 of 1200 pages landed, 3 failed"
+    assert (
+        page.progress_bar.text() == "3 of 1200 pages landed, 3 not landed (their notebook failed)"
+    )
 
     # The person picks a row: the list stays there while the work goes on.
     page.table.selectRow(5)

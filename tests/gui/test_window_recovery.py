@@ -162,7 +162,7 @@ def test_a_partial_run_is_retried_with_a_button_and_no_page_is_doubled(
     assert page.retry_button.isVisible() and page.retry_button.isEnabled()
     assert not page.resume_button.isVisible()
     # The bar does not end full: its words name the pages that failed.
-    assert page.progress_bar.text() == "4 of 6 pages landed, 2 failed"
+    assert page.progress_bar.text() == "4 of 6 pages landed, 2 not landed (their notebook failed)"
     assert page.progress_bar.value() == 4 and page.progress_bar.maximum() == 6
     assert page.rate_label.text().startswith("4 pages in ")  # what went in, not what failed
     # The list followed the work to its end: the notebook that failed is the one shown.

@@ -177,7 +177,14 @@ def progress_words(tally: PageTally) -> str:
     if tally.skipped:
         parts.append(_t("Progress", "%Ln already in the corpus", "", tally.skipped))
     if tally.failed:
-        parts.append(_t("Progress", "%Ln failed", "", tally.failed))
+        # Pages of a notebook that failed: most did not fail themselves (one file did).
+        parts.append(
+            plural(
+                tally.failed,
+                _t("Progress", "1 not landed (its notebook failed)"),
+                _t("Progress", "%Ln not landed (their notebook failed)", "", tally.failed),
+            )
+        )
     if tally.cancelled:
         parts.append(_t("Progress", "%Ln not imported (cancelled)", "", tally.cancelled))
     return ", ".join(parts)
