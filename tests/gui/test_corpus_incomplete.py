@@ -259,3 +259,36 @@ def test_an_untracked_run_is_finished_through_open_plan_as_its_finding_says(
     wait_run_end(qtbot, window)
     assert landed < PAGES and _pages_in(corpus, notebook_id) == PAGES
     assert set(corpus.index_entries()) == {notebook_id, empty}  # the rest landed in the same
+
+
+def test_the_start_page_tells_an_incomplete_notebook_and_finishes_it(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    corpus: Corpus,
+    tmp_path: Path,
+) -> None:
+    """Coming back to the app after an import that ended part way (cancelled, or failed on a
+    vanished file): the start page says which notebook is incomplete, and Finish Import
+    there retries what did not land; the notice goes once the notebook is whole."""
+    _run_id, notebook_id = _stopped_part_way(corpus, tmp_path, cancel=True)
+    window = open_window()
+    start = window.start_page
+    landed = _pages_in(corpus, notebook_id)
+    qtbot.waitUntil(lambda: bool(start.notice_texts()), timeout=TIMEOUT_MS)
+    assert start.notice_texts() == [
+        f"<b>A notebook is incomplete</b>: “Register”, {landed} of its {PAGES} pages landed "
+        "before its import stopped. Finish Import imports only what did not land."
+    ]
+    assert_no_clash(window, "start page with an incomplete notebook")
+    [show] = start.notice_buttons("Show Notebook")
+    qtbot.mouseClick(show, Qt.MouseButton.LeftButton)
+    assert window.nav.currentRow() == Section.CORPUS
+    assert window.corpus_page.library.isVisible()  # the notebook, opened
+    window.show_section(Section.IMPORT)
+
+    [finish_import] = start.notice_buttons("Finish Import")
+    qtbot.mouseClick(finish_import, Qt.MouseButton.LeftButton)
+    assert window.current_page() is window.commit_page
+    wait_run_end(qtbot, window)
+    assert _pages_in(corpus, notebook_id) == PAGES
+    qtbot.waitUntil(lambda: not start.notice_texts(), timeout=TIMEOUT_MS)

@@ -163,6 +163,7 @@ class ImportFlow(QObject):
         window.runs_page.retry_requested.connect(self.retry_run)
         window.corpus_page.resume_requested.connect(self.resume_run)  # Finish Import
         window.corpus_page.retry_requested.connect(self.retry_run)
+        self.start_page.retry_requested.connect(self.retry_run)  # an incomplete notebook
 
     def close(self) -> None:
         """The window closes: no validation, draft or plan read is started or kept running."""

@@ -141,6 +141,7 @@ class MainWindow(QMainWindow):
 
         self.start_page.show_run_requested.connect(self.show_run)
         self.start_page.show_health_requested.connect(self._show_health)
+        self.start_page.notebook_requested.connect(self.show_notebook)
         self.scan_page.running_changed.connect(self._busy_changed)
         self.commit_page.running_changed.connect(self._commit_running_changed)
         self.commit_page.run_finished.connect(self._run_finished)
@@ -516,6 +517,10 @@ class MainWindow(QMainWindow):
     def show_run(self, run_id: str) -> None:
         self.show_section(Section.RUNS)
         self.runs_page.select_run(run_id)
+
+    def show_notebook(self, notebook_id: str) -> None:
+        self.show_section(Section.CORPUS)
+        self.corpus_page.open_notebook(notebook_id)
 
     def show_added(self, run_id: str) -> None:
         self.show_section(Section.CORPUS)

@@ -79,6 +79,10 @@ class DropZone(QWidget):
         painter.drawRoundedRect(QRectF(self.rect()).adjusted(1, 1, -1, -1), 8, 8)
 
 
+# Incomplete notebooks told one by one on the start page; the rest in one line.
+INCOMPLETE_SHOWN = 3
+
+
 class StartPage(QWidget):
     """Choose folders and files, choose the mapping, start the scan."""
 
@@ -86,6 +90,8 @@ class StartPage(QWidget):
     resume_requested = Signal(str)  # run id
     show_run_requested = Signal(str)  # run id
     show_health_requested = Signal()
+    retry_requested = Signal(str)  # run id: Finish Import of an incomplete notebook
+    notebook_requested = Signal(str)  # notebook id: show it in the Corpus view
     review_requested = Signal()  # back to the plan under review
     draft_requested = Signal(str)  # plan id: continue the review kept as a draft
     draft_discard_requested = Signal(str)  # plan id
@@ -105,6 +111,7 @@ class StartPage(QWidget):
         self._interrupted: list[RunSummary] = []
         self._drafts: list[Draft] = []
         self._quarantine_messages: list[str] = []
+        self._incomplete: list[NotebookSummary] = []  # since an import that has ended
 
         # -- drop zone and the list of what will be scanned ---------------------------------
         self.drop_zone = DropZone()
@@ -305,6 +312,15 @@ class StartPage(QWidget):
         """The corpus's notebooks, for "into an existing notebook"; keeps the current pick."""
         current = self.notebook_combo.currentData()
         self._notebooks = list(notebooks)
+        # Incomplete since an import that has ended (a resumable one is told as a run).
+        incomplete = [
+            nb
+            for nb in self._notebooks
+            if nb.unfinished is not None and nb.unfinished.run_ended and not nb.unfinished.running
+        ]
+        if incomplete != self._incomplete:
+            self._incomplete = incomplete
+            self._rebuild_notices()
         self.notebook_combo.clear()
         for nb in sorted(self._notebooks, key=lambda n: natural_key(n.title)):
             if nb.page_count is None:
@@ -492,6 +508,20 @@ class StartPage(QWidget):
             for button in buttons:
                 button.setProperty("plan_id", draft.plan_id)
             self._add_notice(SP.SP_FileDialogDetailedView, text, buttons)
+        for nb in self._incomplete[:INCOMPLETE_SHOWN]:
+            self._add_incomplete_notice(nb)
+        if len(self._incomplete) > INCOMPLETE_SHOWN:
+            more = len(self._incomplete) - INCOMPLETE_SHOWN
+            text = plural(
+                more,
+                self.tr("<b>1 more notebook is incomplete.</b> The Corpus view lists it."),
+                self.tr(
+                    "<b>%Ln more notebooks are incomplete.</b> The Corpus view lists them.",
+                    "",
+                    more,
+                ),
+            )
+            self._add_notice(SP.SP_MessageBoxInformation, text, [])
         if self._quarantine_messages:
             n = len(self._quarantine_messages)
             text = (
@@ -506,8 +536,37 @@ class StartPage(QWidget):
             show = push_button(w.show_health, clicked=self.show_health_requested)
             self._add_notice(SP.SP_MessageBoxInformation, text, [show])
         self.notices.setVisible(
-            bool(self._interrupted or self._quarantine_messages or self._drafts)
+            bool(self._interrupted or self._quarantine_messages or self._drafts or self._incomplete)
         )
+
+    def _add_incomplete_notice(self, nb: NotebookSummary) -> None:
+        """A notebook whose import ended before all its pages landed: Finish Import (a
+        retry: only what did not land), or look at it first."""
+        u = nb.unfinished
+        assert u is not None
+        w = start_buttons()
+        landed = plural(u.pages_landed, self.tr("1 page"), self.tr("%Ln pages", "", u.pages_landed))
+        if u.pages_expected is not None:
+            landed = plural(
+                u.pages_expected,
+                self.tr("{landed} of its 1 page"),
+                self.tr("{landed} of its %Ln pages", "", u.pages_expected),
+            ).format(landed=u.pages_landed)
+        text = self.tr(
+            "<b>A notebook is incomplete</b>: “{title}”, {landed} landed before its import "
+            "stopped. Finish Import imports only what did not land."
+        ).format(title=html.escape(nb.title), landed=landed)
+        finish = push_button(w.finish_import, SP.SP_MediaPlay, self._finish_clicked)
+        finish.setProperty("run_id", u.run_id)
+        show = push_button(w.show_notebook, clicked=self._notebook_clicked)
+        show.setProperty("notebook_id", nb.notebook_id)
+        self._add_notice(SP.SP_MessageBoxWarning, text, [finish, show])
+
+    def _finish_clicked(self) -> None:
+        self.retry_requested.emit(str(self.sender().property("run_id")))
+
+    def _notebook_clicked(self) -> None:
+        self.notebook_requested.emit(str(self.sender().property("notebook_id")))
 
     # Bound methods reading the button's run id: a lambda over self made PySide crash when
     # the window was garbage-collected.

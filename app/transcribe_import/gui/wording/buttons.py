@@ -97,6 +97,8 @@ class StartButtons(NamedTuple):
     continue_review: ButtonWords
     discard_review: ButtonWords
     show_health: ButtonWords
+    finish_import: ButtonWords
+    show_notebook: ButtonWords
 
 
 def start_buttons() -> StartButtons:
@@ -123,6 +125,13 @@ def start_buttons() -> StartButtons:
         _button("StartPage", "Continue Review", "Continue the review kept as a draft"),
         _button("StartPage", "Discard", "Discard the kept review"),
         _button("StartPage", "Show Corpus Health", "Show the corpus health findings"),
+        _button(
+            "StartPage",
+            "Finish Import",
+            "Finish the incomplete notebook's import",
+            "Retries its import: only what did not land is imported, with the same ids",
+        ),
+        _button("StartPage", "Show Notebook", "Show the incomplete notebook in the Corpus view"),
     )
 
 
