@@ -28,7 +28,7 @@ from transcribe_import.gui.models.base import STATE_ROLE
 from transcribe_import.gui.models.notebooks import NotebookColumn
 from transcribe_import.gui.pages import runs as runs_page
 from transcribe_import.gui.settings_dialog import DEDUPE_CORPUS_KEY, SettingsDialog
-from transcribe_import.gui.values import RunDetail
+from transcribe_import.gui.values import PlanItemState, RunDetail
 from transcribe_import.gui.workers import load_run
 
 from helpers.runs import imported_diary
@@ -38,10 +38,12 @@ from helpers.window import (
     ExecutorGate,
     assert_no_clash,
     commit,
+    item_state,
     mnemonic_clashes,
     mnemonic_letters,
     scan,
     wait_run_end,
+    wait_validated,
     when_modal_opens,
 )
 
@@ -201,6 +203,48 @@ def test_a_partial_run_is_retried_with_a_button_and_no_page_is_doubled(
     wait_run_end(qtbot, window)
     assert page.headline.text() == "Already imported"
     assert sum(nb.page_count or 0 for nb in corpus.list_notebooks()) == 6
+
+
+def test_a_retry_refused_for_a_file_still_gone_offers_scan_again(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    corpus: Corpus,
+    tmp_path: Path,
+    gate: ExecutorGate,
+) -> None:
+    """The page file stays gone: Retry is refused (the plan no longer validates) and says
+    so; Scan Again reviews the folders as they are now: the notebook that landed reads
+    Already imported, the one that failed (none of it landed) is ready without its page."""
+    shelf = make_png_shelf(tmp_path / "shelf", notebooks=2, pages=3)
+    window = open_window(workers=1)
+    scan(qtbot, window, shelf)
+    commit(qtbot, window)
+    qtbot.waitUntil(lambda: gate.reached.is_set(), timeout=TIMEOUT_MS)
+    landed = {nb.title for nb in corpus.list_notebooks()}
+    [other] = [n for n in ("Notebook 01", "Notebook 02") if n not in landed]
+    (shelf / other / "p3.png").unlink()
+    gate.release.set()
+    wait_run_end(qtbot, window)
+    page = window.commit_page
+    assert page.result is not None and page.result.status is RunStatus.PARTIAL
+
+    qtbot.mouseClick(page.retry_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.scan_again_button.isVisible(), timeout=TIMEOUT_MS)
+    assert page.headline.text() == "The plan needs another look"
+    assert "Scan Again: what is imported already is recognised" in page.summary_label.text()
+    assert_no_clash(window, "a retry refused")
+
+    qtbot.mouseClick(page.scan_again_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.current_page() is window.review_page, timeout=TIMEOUT_MS)
+    wait_validated(qtbot, window)
+    states = {
+        it.label: item_state(qtbot, window.review_page.items_model, it.item_id)
+        for it in window.session.plan.items
+    }
+    [whole] = landed
+    assert states == {whole: PlanItemState.ALREADY_IMPORTED, other: PlanItemState.READY}
+    [again] = [it for it in window.session.plan.items if it.label == other]
+    assert again.imported_page_count() == 2
 
 
 def test_pause_reads_apart_from_a_crash_and_cancel_works_from_runs(

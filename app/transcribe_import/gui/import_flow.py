@@ -154,6 +154,7 @@ class ImportFlow(QObject):
         self.commit_page.running_changed.connect(self._commit_running_changed)
         self.commit_page.run_finished.connect(self._run_finished)
         self.commit_page.plan_invalid.connect(self._plan_invalid)
+        self.commit_page.scan_again_requested.connect(self.scan_again)
         self.commit_page.new_import_requested.connect(self.new_import)
         self.commit_page.resume_requested.connect(self.resume_run)
         self.commit_page.retry_requested.connect(self.retry_run)
@@ -574,6 +575,22 @@ class ImportFlow(QObject):
             self.tr("The plan no longer validates; nothing was committed. See the problems."),
             10000,
         )
+
+    def scan_again(self, run_id: str) -> None:
+        """Scan Again, when a retry was refused because files changed: a new review of that
+        run's folders as they are now (its pages in the corpus are recognised there)."""
+        runs = self._window.runs_page.model
+        row = runs.row_of(run_id)
+        roots = [Path(r) for r in runs.run(row).roots] if row is not None else []
+        if not roots:
+            self._status.showMessage(
+                self.tr("That run's folders are not known; add them to scan them again."), 8000
+            )
+            self.new_import()
+            return
+        self.new_import()
+        if self.session.plan is None:  # not kept by the person (a review with edits)
+            self.prescan(roots)
 
     def new_import(self) -> None:
         if self.scan_page.is_running() or self.commit_page.is_running():

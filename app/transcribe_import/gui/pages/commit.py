@@ -104,6 +104,7 @@ class CommitPage(WorkerPage[CommitWorker]):
 
     run_finished = Signal(object)  # RunResult, or None when the run stopped on an error
     plan_invalid = Signal(object)  # ValidationReport: back to review
+    scan_again_requested = Signal(str)  # run id: a new review of its folders
     show_run_requested = Signal(str)  # run id
     new_import_requested = Signal()
     open_corpus_requested = Signal()
@@ -129,6 +130,7 @@ class CommitPage(WorkerPage[CommitWorker]):
         self._undo_follows = False  # the run ended undoable: undo_requested comes next
         self._ended_run: RunSummary | None = None
         self._retrying = False
+        self._retried: str | None = None  # the ended run a retry was asked of
         self._landed_before: set[str] = set()  # items already committed when the attempt began
         self.batches_applied = 0  # how many time-budgeted batches ran (the bench reads it)
 
@@ -168,12 +170,20 @@ class CommitPage(WorkerPage[CommitWorker]):
         self.new_import_button = push_button(
             w.new_import, SP.SP_FileDialogNewFolder, self.new_import_requested
         )
+        # A retry refused because files changed: a new review of that run's folders.
+        self.scan_again_button = push_button(w.scan_again, SP.SP_BrowserReload, self._scan_again)
+        self.scan_again_button.hide()
 
         buttons = QHBoxLayout()
         for b in (self.pause_button, self.resume_button, self.retry_button, self.cancel_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
-        for b in (self.open_folder_button, self.show_run_button, self.new_import_button):
+        for b in (
+            self.open_folder_button,
+            self.show_run_button,
+            self.scan_again_button,
+            self.new_import_button,
+        ):
             buttons.addWidget(b)
 
         layout = QVBoxLayout(self)
@@ -214,6 +224,7 @@ class CommitPage(WorkerPage[CommitWorker]):
         """Commit an ended run's plan again: what landed is recognised, the rest imported."""
         self._start(CommitWorker(self.corpus, retry_of=run_id, settings=settings, workers=workers))
         self._retrying = True
+        self._retried = run_id
         self.headline.setText(self.tr("Retrying what did not land…"))
         self.summary_label.setText(
             self.tr(
@@ -226,6 +237,8 @@ class CommitPage(WorkerPage[CommitWorker]):
         assert self._worker is None, "one commit at a time"
         self.result = None
         self._retrying = False
+        self._retried = None
+        self.scan_again_button.hide()
         self.run_id = worker.run_id
         self._stopping = ""
         self._undo_after_stop = False
@@ -511,6 +524,7 @@ class CommitPage(WorkerPage[CommitWorker]):
     def _invalid(self, report: ValidationReport) -> None:
         self.headline.setText(self.tr("The plan needs another look"))
         if self._retrying:
+            self.scan_again_button.setVisible(self._retried is not None)
             # The ended run's plan is frozen: its problems are told here, not under review.
             errors = report.errors
             lines = [p.message for p in errors[:5]]  # the engine's words, as they are
@@ -519,8 +533,9 @@ class CommitPage(WorkerPage[CommitWorker]):
             self.summary_label.setText(
                 self.tr(
                     "Files changed since that run, so its plan no longer validates; nothing "
-                    "was committed. Put the files back as they were, or scan them again as a "
-                    "new import."
+                    "was committed. Put the files back as they were and retry, or Scan Again: "
+                    "what is imported already is recognised, and the rest is offered to "
+                    "complete the same notebooks."
                 )
                 + "\n"
                 + "\n".join(lines)
@@ -589,6 +604,10 @@ class CommitPage(WorkerPage[CommitWorker]):
             self.new_import_button.setDefault(True)
             if self.retry_button.isVisibleTo(self):
                 self.retry_button.setFocus()
+
+    def _scan_again(self) -> None:
+        if self._retried is not None:
+            self.scan_again_requested.emit(self._retried)
 
     def _show_run_clicked(self) -> None:
         if self.run_id is not None:

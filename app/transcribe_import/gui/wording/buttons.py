@@ -207,6 +207,7 @@ class CommitButtons(NamedTuple):
     open_folder: ButtonWords
     show_run: ButtonWords
     new_import: ButtonWords
+    scan_again: ButtonWords
 
 
 def commit_buttons() -> CommitButtons:
@@ -227,6 +228,13 @@ def commit_buttons() -> CommitButtons:
         _button("CommitPage", "&Open Corpus Folder", "Open the corpus folder"),
         _button("CommitPage", "&Show in Runs", "Show this run in the Runs view"),
         _button("CommitPage", "&New Import", "Start a new import"),
+        _button(
+            "CommitPage",
+            "Scan &Again",
+            "Scan that run's folders again",
+            "A new review of the folders as they are now: what is imported already is "
+            "recognised, and the rest is offered to complete the same notebooks",
+        ),
     )
 
 
