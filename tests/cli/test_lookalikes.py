@@ -238,23 +238,25 @@ def test_a_rescan_numbered_after_the_last_page_replaces_its_page_where_it_stood(
     ]
 
 
+def _pdf_holding_scan(pdf: Path, k: int, *, at: int, tmp_path: Path) -> None:
+    """A 3-page scanner's PDF whose page ``at`` (from 0) is notebook scan ``k`` as a JPEG
+    decodes it; the others are squared pages of another hand."""
+    scan = tmp_path / f"scan{k}.jpg"
+    save_jpeg(notebook_scan(k), scan)
+    with Image.open(scan) as page:
+        pages = [notebook_page(seed, Ruling.SQUARED, 0.6) for seed in (81, 82)]
+        pages.insert(at, page.convert("RGB"))
+        pages[0].save(pdf, "PDF", resolution=75, save_all=True, append_images=pages[1:])
+
+
 def test_a_rescan_of_a_pdfs_first_page_goes_before_the_pdf(tmp_path: Path) -> None:
     """A PDF's first page rescanned as a photo that sorts after the PDF: Replace lands the
-    photo first, then the PDF's other pages (a plan keeps a file's pages together, so a
-    rescan of a page in the middle of a PDF stays where its name puts it: docs/formats.md)."""
+    photo first, then the PDF's other pages (a plan keeps a file's pages together: for a page
+    in the middle of a PDF, Replace is not offered, below)."""
     data = tmp_path / "data"
     folder = tmp_path / "Box"
     folder.mkdir()
-    first = tmp_path / "first.jpg"
-    save_jpeg(notebook_scan(1), first)
-    with Image.open(first) as one:
-        one.convert("RGB").save(
-            folder / "a.pdf",
-            "PDF",
-            resolution=75,
-            save_all=True,
-            append_images=[notebook_page(k, Ruling.SQUARED, 0.6) for k in (82, 83)],
-        )
+    _pdf_holding_scan(folder / "a.pdf", 1, at=0, tmp_path=tmp_path)
     save_jpeg(notebook_scan(9), folder / "b.jpg")
     rescan_file(1, Rescan.CROP, folder / "c.jpg")
     plan = tmp_path / "box.json"
@@ -274,16 +276,7 @@ def test_a_rescan_of_a_page_inside_a_pdf_is_not_offered_replace_and_says_the_way
     data = tmp_path / "data"
     folder = tmp_path / "Box"
     folder.mkdir()
-    middle = tmp_path / "middle.jpg"
-    save_jpeg(notebook_scan(2), middle)
-    with Image.open(middle) as two:
-        notebook_page(81, Ruling.SQUARED, 0.6).save(
-            folder / "a.pdf",
-            "PDF",
-            resolution=75,
-            save_all=True,
-            append_images=[two.convert("RGB"), notebook_page(83, Ruling.SQUARED, 0.6)],
-        )
+    _pdf_holding_scan(folder / "a.pdf", 2, at=1, tmp_path=tmp_path)
     rescan_file(2, Rescan.LIGHT, folder / "b.jpg")
     plan = tmp_path / "box.json"
     out = ok(run_cli(data, "plan", str(folder), "-o", str(plan)))
