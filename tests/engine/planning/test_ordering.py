@@ -179,6 +179,20 @@ def test_missing_page_between_its_neighbours() -> None:
     assert set(a.source_ids) == ids_of(item, "page 2.jpg", "page 4.jpg")
 
 
+def test_a_page_found_but_unusable_is_not_missing() -> None:
+    """002.pdf (encrypted) and 003.png (too large) were found: their own problems tell them;
+    the order is not asked about pages 2-3 as missing. A page not found at all still is."""
+    item = proposed("001.jpg", "004.jpg", "006.jpg")
+    unusable = [{"rel": f"Box/{name}", "message": "x"} for name in ("002.pdf", "003.png")]
+    item = replace(item, provenance={**item.provenance, "unusable": unusable})
+    a = only(item, AmbiguityCode.MISSING_INDEX)
+    assert a.message.startswith("Page 5 is missing between 004.jpg and 006.jpg.")
+    found_all = replace(
+        item, provenance={**item.provenance, "unusable": [*unusable, {"rel": "Box/005.jpg"}]}
+    )
+    assert ordering.find_ambiguities(found_all) == []
+
+
 def test_many_gaps_are_reported_compactly() -> None:
     numbers = [1, 2, 4, 5, 6, 8, 9, 10, 11, 16]
     a = only(proposed(*(f"p{n}.jpg" for n in numbers)), AmbiguityCode.MISSING_INDEX)

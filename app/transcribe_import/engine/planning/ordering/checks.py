@@ -32,6 +32,7 @@ from transcribe_import.engine.planning.ordering.names import (
     copy_of,
     counter_rolled_over,
     is_cover_name,
+    page_number,
     scheme_of,
     side_letters,
 )
@@ -477,7 +478,14 @@ def _missing_numbers(item: PlanItem, numbering: Numbering) -> Ambiguity | None:
     first_with: dict[int, Numbered] = {}
     for n in numbering.numbered:
         first_with.setdefault(n.value, n)
-    values = sorted(first_with)
+    # A file found with the number that cannot be imported (encrypted, too large, broken)
+    # is not a missing page: its own problem says what it is and what to do.
+    found = {
+        numbering.value_of(number[0])
+        for u in item.unusable
+        if (number := page_number(PurePosixPath(str(u.get("rel", ""))).name)) is not None
+    }
+    values = sorted(set(first_with) | found)
     gaps = [(a, b) for a, b in zip(values, values[1:], strict=False) if b - a > 1]
     if not gaps:
         return None
@@ -496,14 +504,14 @@ def _missing_numbers(item: PlanItem, numbering: Numbering) -> Ambiguity | None:
     else:
         pages = f"Page {texts[0]}" if count == 1 else f"Pages {and_list(texts)}"
     verb = "is" if count == 1 else "are"
-    if len(gaps) == 1:
+    if len(gaps) == 1 and gaps[0][0] in first_with and gaps[0][1] in first_with:
         a, b = gaps[0]
         where = f" between {file_name(first_with[a].source)} and "
         where += file_name(first_with[b].source)
     else:
         where = ""
     neighbours = _imported(
-        item, (s for a, b in gaps for s in (first_with[a].source, first_with[b].source))
+        item, (first_with[v].source for a, b in gaps for v in (a, b) if v in first_with)
     )
     return Ambiguity.of(
         AmbiguityCode.MISSING_INDEX,

@@ -422,6 +422,12 @@ class Numbering:
         first = min((n for n in self.numbered if n.shown < threshold), key=lambda n: n.value)
         return last, first
 
+    def value_of(self, shown: int) -> int:
+        """A number as a name shows it, in page order (past a rollover, 0001 after 9999)."""
+        if self.wrap is not None and shown < self.wrap.threshold:
+            return shown + self.wrap.offset
+        return shown
+
     def shown(self, value: int) -> int:
         """A page number as a name would show it (after 9999 comes 1 again)."""
         if self.wrap is not None and value >= self.wrap.span:
