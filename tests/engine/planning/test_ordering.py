@@ -193,6 +193,14 @@ def test_a_page_found_but_unusable_is_not_missing() -> None:
     assert ordering.find_ambiguities(found_all) == []
 
 
+def test_a_pdf_named_for_its_place_is_not_a_missing_page() -> None:
+    """001.jpg, 002.pdf, 003.jpg: the PDF is where page 2 goes (the mixed-media question
+    asks where its pages go), not a missing page."""
+    item = proposed("001.jpg", "002.pdf", "003.jpg")
+    codes = [a.code for a in ordering.find_ambiguities(item)]
+    assert codes == [AmbiguityCode.MIXED_MEDIA]
+
+
 def test_many_gaps_are_reported_compactly() -> None:
     numbers = [1, 2, 4, 5, 6, 8, 9, 10, 11, 16]
     a = only(proposed(*(f"p{n}.jpg" for n in numbers)), AmbiguityCode.MISSING_INDEX)

@@ -478,12 +478,13 @@ def _missing_numbers(item: PlanItem, numbering: Numbering) -> Ambiguity | None:
     first_with: dict[int, Numbered] = {}
     for n in numbering.numbered:
         first_with.setdefault(n.value, n)
-    # A file found with the number that cannot be imported (encrypted, too large, broken)
-    # is not a missing page: its own problem says what it is and what to do.
+    # A file found with the number is not a missing page: one that cannot be imported
+    # (encrypted, too large, broken) has its own problem saying what to do, and a PDF's
+    # pages (not numbered one by one here) are placed by the mixed-media question.
+    names = [PurePosixPath(str(u.get("rel", ""))).name for u in item.unusable]
+    names += [s.name for s in item.sources if s.media_type == PDF]
     found = {
-        numbering.value_of(number[0])
-        for u in item.unusable
-        if (number := page_number(PurePosixPath(str(u.get("rel", ""))).name)) is not None
+        numbering.value_of(number[0]) for name in names if (number := page_number(name)) is not None
     }
     values = sorted(set(first_with) | found)
     gaps = [(a, b) for a, b in zip(values, values[1:], strict=False) if b - a > 1]
