@@ -478,14 +478,20 @@ def _missing_numbers(item: PlanItem, numbering: Numbering) -> Ambiguity | None:
     first_with: dict[int, Numbered] = {}
     for n in numbering.numbered:
         first_with.setdefault(n.value, n)
+
     # A file found with the number is not a missing page: one that cannot be imported
-    # (encrypted, too large, broken) has its own problem saying what to do, and a PDF's
-    # pages (not numbered one by one here) are placed by the mixed-media question.
-    names = [PurePosixPath(str(u.get("rel", ""))).name for u in item.unusable]
-    names += [s.name for s in item.sources if s.media_type == PDF]
-    found = {
-        numbering.value_of(number[0]) for name in names if (number := page_number(name)) is not None
-    }
+    # (encrypted, too large, broken) has its own problem saying what to do, and a PDF
+    # named for a place among the pages (002.pdf between 001.jpg and 003.jpg) fills it, its
+    # pages placed by the mixed-media question. A PDF's number elsewhere ("part 7.pdf"
+    # after two pages) is no page number: it makes no gap.
+    def values_of(names: Iterable[str]) -> set[int]:
+        return {numbering.value_of(n[0]) for name in names if (n := page_number(name))}
+
+    found = values_of(PurePosixPath(str(u.get("rel", ""))).name for u in item.unusable)
+    if first_with:
+        low, high = min(first_with), max(first_with)
+        pdfs = values_of(s.name for s in item.sources if s.media_type == PDF)
+        found |= {v for v in pdfs if low < v < high}
     values = sorted(set(first_with) | found)
     gaps = [(a, b) for a, b in zip(values, values[1:], strict=False) if b - a > 1]
     if not gaps:
