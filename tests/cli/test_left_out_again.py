@@ -28,8 +28,8 @@ def _first_import(data: Path, tmp_path: Path) -> tuple[Path, str]:
     return shelf, str(run["import_run_id"])
 
 
-def _states(data: Path, plan: Path) -> list[str]:
-    report = cli_json(data, "validate", str(plan), "--json")
+def _states(data: Path, plan: Path, rc: int = 0) -> list[str]:
+    report = cli_json(data, "validate", str(plan), "--json", rc=rc)
     return [p["code"] for p in report["problems"]]
 
 
@@ -81,3 +81,22 @@ def test_an_undone_imports_choices_are_not_carried(tmp_path: Path) -> None:
     out = ok(run_cli(data, "plan", str(shelf), "-o", str(again))).stdout
     assert "4 pages to import" in out
     assert "left out" not in out
+
+
+def test_a_broken_file_left_out_then_is_left_out_again_unasked(tmp_path: Path) -> None:
+    """A page file cut short, left out of the first import: the folder scanned again does
+    not ask again (no error), and says it is left out as before."""
+    data = tmp_path / "data"
+    shelf = make_shelf(tmp_path / "shelf", notebooks=1, pages=3)
+    broken = shelf / "notebook 1" / "page 4.jpg"
+    broken.write_bytes((shelf / "notebook 1" / "page 1.jpg").read_bytes()[:600])
+    first = tmp_path / "first.json"
+    ok(run_cli(data, "plan", str(shelf), "-o", str(first)))
+    assert _states(data, first, rc=3) == ["source_unreadable"]
+    ok(run_cli(data, "order", str(first), _item(first), "--exclude", "page 4.jpg"))
+    ok(run_cli(data, "commit", str(first)))
+
+    again = tmp_path / "again.json"
+    out = ok(run_cli(data, "plan", str(shelf), "-o", str(again))).stdout
+    assert "shelf/notebook 1/page 4.jpg was left out of that import: it is left out again." in out
+    assert _states(data, again) == ["already_imported"]  # no error to answer again

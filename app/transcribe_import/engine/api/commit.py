@@ -63,6 +63,11 @@ def discovery_for(plan: ImportPlan, plan_file: Path | None = None) -> dict[str, 
         for it in plan.items
         for s in it.sources
         if s.excluded and s.sha256
+    ] + [
+        {"sha256": str(u["sha256"]), "rel": str(u["rel"]), "notebook_id": it.notebook_id}
+        for it in plan.items
+        for u in it.unusable
+        if u.get("rel") in it.acknowledged and u.get("sha256")
     ]
     if left_out:
         doc["left_out"] = left_out

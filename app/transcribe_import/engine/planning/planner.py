@@ -173,6 +173,9 @@ def _item_for(
             "rel": f.rel,
             "code": str(f.problem.code),
             "message": f.problem.message,
+            # Its bytes as found, when they could be read: a later scan of the folder knows
+            # it again (planning/reimport.leave_out_as_before) if it was left out.
+            **({"sha256": f.sha256} if f.sha256 else {}),
         }
         for f in group.files
         if f.problem is not None

@@ -329,17 +329,29 @@ def leave_out_as_before(
         again.append(
             {"rel": s.provenance.rel, "notebook_id": hit.notebook_id, "run_id": hit.run_id}
         )
+    # A file that could not be imported (broken, encrypted) and was left out then: its
+    # leaving out is said again, so the folder asks nothing it was answered before.
+    acknowledged = list(item.acknowledged)
+    for u in item.unusable:
+        sha, rel = str(u.get("sha256") or ""), str(u.get("rel"))
+        hit = next((before[n][sha] for n in notebooks if sha in before.get(n, {})), None)
+        if hit is None or rel in acknowledged:
+            continue
+        acknowledged.append(rel)
+        again.append({"rel": rel, "notebook_id": hit.notebook_id, "run_id": hit.run_id})
     if not again:
         return item
     provenance = {**item.provenance, LEFT_OUT_BEFORE: again}
-    return replace(item, sources=tuple(sources), provenance=provenance)
+    return replace(
+        item, sources=tuple(sources), provenance=provenance, acknowledged=tuple(acknowledged)
+    )
 
 
 def left_out_again(item: PlanItem) -> list[str]:
     """The files of ``item`` left out again as before (their rels), still left out."""
     rels = [str(e.get("rel")) for e in item.provenance.get(LEFT_OUT_BEFORE) or []]
-    excluded = {s.provenance.rel for s in item.sources if s.excluded}
-    return [rel for rel in rels if rel in excluded]
+    out = {s.provenance.rel for s in item.sources if s.excluded} | set(item.acknowledged)
+    return [rel for rel in rels if rel in out]
 
 
 def held_sources(item: PlanItem) -> Sequence[PlanSource]:
