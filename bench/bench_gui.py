@@ -16,11 +16,13 @@ Target: no gap over 100 ms. Results go to the "## Window responsiveness
 
     .venv/bin/python bench/bench_gui.py [--notebooks 40 --pages 10] [--repeat 3]
         [--scan-folders 2000 --scan-per-folder 50 | --no-scan] [--no-record]
-        [--stacks] [--probe-gil] [--switch-interval-ms MS]
+        [--stacks [--native-stacks]] [--probe-gil] [--switch-interval-ms MS]
 
 ``--probe-gil`` times, at each beat, how long the window's thread takes to get the GIL
 back after letting it go once; ``--switch-interval-ms`` replaces the window's own GIL
-switch interval, to compare.
+switch interval, to compare. ``--native-stacks`` (with ``--stacks``) adds, once a gap,
+py-spy's native dump of the process: whether the window's thread is in Qt's C++ or waiting
+for the GIL, and which thread holds the GIL, where (each dump stops the process a moment).
 """
 
 from __future__ import annotations
@@ -30,7 +32,9 @@ import collections
 import gc
 import os
 import platform
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -58,6 +62,8 @@ BEAT_MS = 10
 TARGET_MS = 100
 # Set from the command line (--probe-gil): every Heartbeat made then probes the GIL.
 PROBE_GIL = [False]
+# Set from the command line (--native-stacks): the py-spy the StallSampler runs in a gap.
+SPY: list[str | None] = [None]
 
 
 # -- inputs ----------------------------------------------------------------------------------
@@ -102,6 +108,9 @@ class StallSampler:
     def __init__(self, heartbeat: Heartbeat, late_s: float = 0.08) -> None:
         self._heartbeat = heartbeat
         self._late_s = late_s
+        # With ``--native-stacks``: py-spy's native dump, once a gap (SPY[0] is its path).
+        self.native: collections.Counter[str] = collections.Counter()
+        self.gil: collections.Counter[str] = collections.Counter()
         self._main = threading.get_ident()
         self.samples: collections.Counter[str] = collections.Counter()
         self.before: collections.Counter[str] = collections.Counter()
@@ -149,11 +158,39 @@ class StallSampler:
                 for ident, other in on_time.items():
                     if ident not in (self._main, me):
                         self.before[self._stack(other)] += 1
+                if SPY[0]:
+                    self._spy()
+
+    def _spy(self) -> None:
+        """py-spy's dump of this process with native frames: the window's thread's innermost
+        frames (Qt's C++, or waiting for the GIL), and which thread holds the GIL, where.
+        The dump stops the process while it reads it: the gap it is in grows by as much."""
+        out = subprocess.run(
+            [SPY[0], "dump", "--native", "--pid", str(os.getpid())],
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout
+        threads = [t for t in out.split("\nThread ")[1:] if t.strip()]
+        for t in threads:
+            head, *frames = [line.strip() for line in t.splitlines() if line.strip()]
+            frames = [f for f in frames if not f.startswith("0x")][:7]
+            if '"MainThread"' in head:
+                self.native[" < ".join(frames)] += 1
+            if "+gil" in head:
+                self.gil[head.split(" ", 1)[-1] + ": " + " < ".join(frames[:5])] += 1
+        if not any("+gil" in t.splitlines()[0] for t in threads):
+            self.gil["no thread holds the GIL"] += 1
 
     def report(self) -> str:
         lines = [f"{n * 20:>6} ms  {stack}" for stack, n in self.samples.most_common(10)]
         lines.append("other threads as the late beats began (gaps):")
         lines += [f"{n:>6}     {stack}" for stack, n in self.before.most_common(12)]
+        if self.native:
+            lines.append("the window's thread, native (py-spy dump, once a gap):")
+            lines += [f"{n:>6}     {stack}" for stack, n in self.native.most_common(12)]
+            lines.append("the thread holding the GIL then:")
+            lines += [f"{n:>6}     {stack}" for stack, n in self.gil.most_common(12)]
         full = sorted(self.collections, reverse=True)
         lines.append(
             f"full garbage collections: {len(full)}, the longest "
@@ -562,6 +599,12 @@ def main() -> None:
         "--stacks", action="store_true", help="print where the GUI thread was when late"
     )
     ap.add_argument(
+        "--native-stacks",
+        action="store_true",
+        help="with --stacks: once a gap, py-spy's native dump of the GUI thread and the "
+        "thread holding the GIL (py-spy on the PATH or beside the Python)",
+    )
+    ap.add_argument(
         "--probe-gil",
         action="store_true",
         help="at each beat, time how long the GUI thread waits to get the GIL back",
@@ -573,6 +616,12 @@ def main() -> None:
     )
     args = ap.parse_args()
     PROBE_GIL[0] = args.probe_gil
+    if args.native_stacks:
+        SPY[0] = shutil.which("py-spy") or shutil.which(
+            "py-spy", path=str(Path(sys.executable).parent)
+        )
+        if not SPY[0] or not args.stacks:
+            raise SystemExit("--native-stacks needs --stacks and py-spy (pip install py-spy)")
 
     from transcribe_import.gui.app import application
 
