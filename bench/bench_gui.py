@@ -20,7 +20,9 @@ Target: no gap over 100 ms. Results go to the "## Window responsiveness
 
 ``--probe-gil`` times, at each beat, how long the window's thread takes to get the GIL
 back after letting it go once; ``--switch-interval-ms`` replaces the window's own GIL
-switch interval, to compare. ``--native-stacks`` (with ``--stacks``) adds, once a gap,
+switch interval, to compare. ``--stacks`` (gui_stalls.py) also splits the gaps over 100 ms by
+the scheduler's account of the window's thread: on a core, waiting for one, asleep (Linux).
+``--native-stacks`` (with ``--stacks``) adds, once a gap,
 py-spy's native dump of the process: whether the window's thread is in Qt's C++ or waiting
 for the GIL, and which thread holds the GIL, where (each dump stops the process a moment).
 """
@@ -28,22 +30,16 @@ for the GIL, and which thread holds the GIL, where (each dump stops the process 
 from __future__ import annotations
 
 import argparse
-import collections
-import gc
 import os
 import platform
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
@@ -56,14 +52,15 @@ from PySide6.QtCore import QCoreApplication, QEventLoop, QSettings, Qt, QTimer  
 
 from bench_ingest import WORK  # noqa: E402
 from bench_results import replace_section  # noqa: E402
+from gui_stalls import SPY, RunQueue, StallSampler, late_gaps_split  # noqa: E402
 
 HEADING = "## Window responsiveness (bench/bench_gui.py)"
 BEAT_MS = 10
 TARGET_MS = 100
 # Set from the command line (--probe-gil): every Heartbeat made then probes the GIL.
 PROBE_GIL = [False]
-# Set from the command line (--native-stacks): the py-spy the StallSampler runs in a gap.
-SPY: list[str | None] = [None]
+# Set from the command line (--stacks): every Heartbeat made then reads the scheduler's account.
+STACKS = [False]
 
 
 # -- inputs ----------------------------------------------------------------------------------
@@ -96,122 +93,6 @@ def make_pages(notebooks: int, pages: int) -> Path:
 # -- measuring -------------------------------------------------------------------------------
 
 
-class StallSampler:
-    """Samples the GUI thread's Python stack whenever the heartbeat is late (``--stacks``).
-
-    A sample whose innermost frame is the event loop means the GUI thread was in Qt's C++
-    code or waiting for the GIL that a worker holds in a long C call (a sort, a JSON dump).
-    For those, what the other threads were doing just before the beat went late (the last
-    sample taken while it was on time) is counted too: the long call starts there.
-    """
-
-    def __init__(self, heartbeat: Heartbeat, late_s: float = 0.08) -> None:
-        self._heartbeat = heartbeat
-        self._late_s = late_s
-        # With ``--native-stacks``: py-spy's native dump, once a gap (SPY[0] is its path).
-        self.native: collections.Counter[str] = collections.Counter()
-        self.gil: collections.Counter[str] = collections.Counter()
-        self.dumps: list[tuple[float, str, str]] = []  # (when, the window's thread, GIL holder)
-        self._main = threading.get_ident()
-        self.samples: collections.Counter[str] = collections.Counter()
-        self.before: collections.Counter[str] = collections.Counter()
-        self.collections: list[float] = []  # ms each full garbage collection took
-        self._gc_started = 0.0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def start(self) -> None:
-        gc.callbacks.append(self._collected)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join()
-        gc.callbacks.remove(self._collected)
-
-    def _collected(self, phase: str, info: dict[str, int]) -> None:
-        # A full pass of the cyclic garbage collector holds the GIL all along.
-        if phase == "start":
-            self._gc_started = time.perf_counter()
-        elif info["generation"] == 2:
-            self.collections.append((time.perf_counter() - self._gc_started) * 1000)
-
-    @staticmethod
-    def _stack(frame: Any) -> str:
-        stack = traceback.extract_stack(frame)[-6:]
-        return " < ".join(f"{f.name} ({Path(f.filename).name}:{f.lineno})" for f in reversed(stack))
-
-    def _run(self) -> None:
-        me = threading.get_ident()
-        on_time: dict[int, Any] = {}
-        told = False
-        while not self._stop.wait(0.02):
-            beats = self._heartbeat.beats
-            frames = sys._current_frames()
-            if not beats or time.perf_counter() - beats[-1] < self._late_s:
-                on_time, told = frames, False
-                continue
-            frame = frames.get(self._main)
-            if frame is not None:
-                self.samples[self._stack(frame)] += 1
-            if not told:  # once a gap: where the others were as it began
-                told = True
-                for ident, other in on_time.items():
-                    if ident not in (self._main, me):
-                        self.before[self._stack(other)] += 1
-                if SPY[0]:
-                    self._spy()
-
-    def _spy(self) -> None:
-        """py-spy's dump of this process with native frames: the window's thread's innermost
-        frames (Qt's C++, or waiting for the GIL), and which thread holds the GIL, where.
-        The dump stops the process while it reads it: the gap it is in grows by as much."""
-        out = subprocess.run(
-            [SPY[0], "dump", "--native", "--pid", str(os.getpid())],
-            capture_output=True,
-            text=True,
-            check=False,
-        ).stdout
-        threads = [t for t in out.split("\nThread ")[1:] if t.strip()]
-        main, holder = "", "no thread holds the GIL"
-        for t in threads:
-            head, *frames = [line.strip() for line in t.splitlines() if line.strip()]
-            frames = [f for f in frames if not f.startswith("0x")][:7]
-            if '"MainThread"' in head:
-                main = " < ".join(frames)
-            if "+gil" in head:
-                holder = head.split(" ", 1)[-1] + ": " + " < ".join(frames[:5])
-        self.native[main] += 1
-        self.gil[holder] += 1
-        self.dumps.append((time.perf_counter(), main, holder))
-
-    def dumps_between(self, start: float, end: float) -> str:
-        """The native dumps taken in [start, end): the window's thread's innermost frame and
-        the GIL's holder, counted."""
-        seen = collections.Counter(
-            f"{main.split(' < ')[0]}  |  {holder[:150]}"
-            for t, main, holder in self.dumps
-            if start <= t < end
-        )
-        return "\n".join(f"{n:>6}     {line}" for line, n in seen.most_common(10))
-
-    def report(self) -> str:
-        lines = [f"{n * 20:>6} ms  {stack}" for stack, n in self.samples.most_common(10)]
-        lines.append("other threads as the late beats began (gaps):")
-        lines += [f"{n:>6}     {stack}" for stack, n in self.before.most_common(12)]
-        if self.native:
-            lines.append("the window's thread, native (py-spy dump, once a gap):")
-            lines += [f"{n:>6}     {stack}" for stack, n in self.native.most_common(12)]
-            lines.append("the thread holding the GIL then:")
-            lines += [f"{n:>6}     {stack}" for stack, n in self.gil.most_common(12)]
-        full = sorted(self.collections, reverse=True)
-        lines.append(
-            f"full garbage collections: {len(full)}, the longest "
-            + ", ".join(f"{ms:.0f} ms" for ms in full[:8])
-        )
-        return "\n".join(lines)
-
-
 @dataclass
 class Heartbeat:
     """Beats every BEAT_MS on the GUI thread; the gaps between beats are what we measure."""
@@ -223,9 +104,13 @@ class Heartbeat:
     # does): the wait every one of its Qt calls pays while workers run Python code.
     probe_gil: bool = False
     gil_waits: list[float] = field(default_factory=list)
+    # With ``--stacks``: at each beat, the scheduler's account of the window's thread
+    # (gui_stalls.RunQueue), to split the late gaps into running, waiting for a core, asleep.
+    sched: list[tuple[int, int]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.probe_gil = self.probe_gil or PROBE_GIL[0]
+        self.run_queue = RunQueue() if STACKS[0] else None
         self.timer = QTimer()
         self.timer.setTimerType(Qt.TimerType.PreciseTimer)
         self.timer.setInterval(BEAT_MS)
@@ -234,6 +119,8 @@ class Heartbeat:
     def _beat(self) -> None:
         now = time.perf_counter()
         self.beats.append(now)
+        if self.run_queue is not None:
+            self.sched.append(self.run_queue.read())
         if self.probe_gil:
             time.sleep(0)
             self.gil_waits.append((time.perf_counter() - now) * 1000)
@@ -251,6 +138,7 @@ class Heartbeat:
 
     def start(self) -> None:
         self.beats = [time.perf_counter()]
+        self.sched = [self.run_queue.read()] if self.run_queue is not None else []
         self.timer.start()
 
     def mark(self, phase: str) -> None:
@@ -259,6 +147,8 @@ class Heartbeat:
     def stop(self) -> None:
         self.timer.stop()
         self.beats.append(time.perf_counter())
+        if self.run_queue is not None:
+            self.sched.append(self.run_queue.read())
 
     def gaps(self, start: float = 0.0, end: float = float("inf")) -> list[float]:
         """Gaps in ms between beats that ended within [start, end)."""
@@ -396,6 +286,9 @@ def bench_scan(tree: Path, workers: int, stacks: bool = False) -> dict[str, floa
         if stacks:
             sampler.stop()
             print("GUI thread while late (scan, review):\n" + sampler.report())
+            for name, a, b in (("scan", t0, t1), ("review", t1, t3 + 1)):
+                split = late_gaps_split(beat.beats, beat.sched, a, b, TARGET_MS)
+                print(f"the late gaps, {name}: {split}")
             if sampler.dumps:
                 for name, a, b in (
                     ("scan", t0, t1),
@@ -458,6 +351,8 @@ def bench_open_plan(window, plan, path: Path, stacks: bool = False) -> dict[str,
     if stacks:
         sampler.stop()
         print("GUI thread while late (Open Plan…):\n" + sampler.report())
+        split = late_gaps_split(beat.beats, beat.sched, t0, t1 + 0.001, TARGET_MS)
+        print(f"the late gaps, Open Plan…: {split}")
     gaps = summary(beat.gaps(start=t0, end=t1 + 0.001))
     return {**{f"open_{k}": v for k, v in gaps.items()}, "open_s": t1 - t0, "read_s": read_s}
 
@@ -649,6 +544,7 @@ def main() -> None:
     )
     args = ap.parse_args()
     PROBE_GIL[0] = args.probe_gil
+    STACKS[0] = args.stacks
     if args.native_stacks:
         SPY[0] = shutil.which("py-spy") or shutil.which(
             "py-spy", path=str(Path(sys.executable).parent)
