@@ -16,30 +16,30 @@ Target: no gap over 100 ms. Results go to the "## Window responsiveness
 
     .venv/bin/python bench/bench_gui.py [--notebooks 40 --pages 10] [--repeat 3]
         [--scan-folders 2000 --scan-per-folder 50 | --no-scan] [--no-record]
-        [--stacks] [--probe-gil] [--switch-interval-ms MS]
+        [--stacks [--native-stacks]] [--probe-gil] [--switch-interval-ms MS]
 
 ``--probe-gil`` times, at each beat, how long the window's thread takes to get the GIL
 back after letting it go once; ``--switch-interval-ms`` replaces the window's own GIL
-switch interval, to compare.
+switch interval, to compare. ``--stacks`` (gui_stalls.py) also splits the gaps over 100 ms by
+the scheduler's account of the window's thread: on a core, waiting for one, asleep (Linux).
+``--native-stacks`` (with ``--stacks``) adds, once a gap,
+py-spy's native dump of the process: whether the window's thread is in Qt's C++ or waiting
+for the GIL, and which thread holds the GIL, where (each dump stops the process a moment).
 """
 
 from __future__ import annotations
 
 import argparse
-import collections
-import gc
 import os
 import platform
+import shutil
 import statistics
 import sys
 import tempfile
-import threading
 import time
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
@@ -52,12 +52,15 @@ from PySide6.QtCore import QCoreApplication, QEventLoop, QSettings, Qt, QTimer  
 
 from bench_ingest import WORK  # noqa: E402
 from bench_results import replace_section  # noqa: E402
+from gui_stalls import SPY, RunQueue, StallSampler, late_gaps_split  # noqa: E402
 
 HEADING = "## Window responsiveness (bench/bench_gui.py)"
 BEAT_MS = 10
 TARGET_MS = 100
 # Set from the command line (--probe-gil): every Heartbeat made then probes the GIL.
 PROBE_GIL = [False]
+# Set from the command line (--stacks): every Heartbeat made then reads the scheduler's account.
+STACKS = [False]
 
 
 # -- inputs ----------------------------------------------------------------------------------
@@ -90,78 +93,6 @@ def make_pages(notebooks: int, pages: int) -> Path:
 # -- measuring -------------------------------------------------------------------------------
 
 
-class StallSampler:
-    """Samples the GUI thread's Python stack whenever the heartbeat is late (``--stacks``).
-
-    A sample whose innermost frame is the event loop means the GUI thread was in Qt's C++
-    code or waiting for the GIL that a worker holds in a long C call (a sort, a JSON dump).
-    For those, what the other threads were doing just before the beat went late (the last
-    sample taken while it was on time) is counted too: the long call starts there.
-    """
-
-    def __init__(self, heartbeat: Heartbeat, late_s: float = 0.08) -> None:
-        self._heartbeat = heartbeat
-        self._late_s = late_s
-        self._main = threading.get_ident()
-        self.samples: collections.Counter[str] = collections.Counter()
-        self.before: collections.Counter[str] = collections.Counter()
-        self.collections: list[float] = []  # ms each full garbage collection took
-        self._gc_started = 0.0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def start(self) -> None:
-        gc.callbacks.append(self._collected)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join()
-        gc.callbacks.remove(self._collected)
-
-    def _collected(self, phase: str, info: dict[str, int]) -> None:
-        # A full pass of the cyclic garbage collector holds the GIL all along.
-        if phase == "start":
-            self._gc_started = time.perf_counter()
-        elif info["generation"] == 2:
-            self.collections.append((time.perf_counter() - self._gc_started) * 1000)
-
-    @staticmethod
-    def _stack(frame: Any) -> str:
-        stack = traceback.extract_stack(frame)[-6:]
-        return " < ".join(f"{f.name} ({Path(f.filename).name}:{f.lineno})" for f in reversed(stack))
-
-    def _run(self) -> None:
-        me = threading.get_ident()
-        on_time: dict[int, Any] = {}
-        told = False
-        while not self._stop.wait(0.02):
-            beats = self._heartbeat.beats
-            frames = sys._current_frames()
-            if not beats or time.perf_counter() - beats[-1] < self._late_s:
-                on_time, told = frames, False
-                continue
-            frame = frames.get(self._main)
-            if frame is not None:
-                self.samples[self._stack(frame)] += 1
-            if not told:  # once a gap: where the others were as it began
-                told = True
-                for ident, other in on_time.items():
-                    if ident not in (self._main, me):
-                        self.before[self._stack(other)] += 1
-
-    def report(self) -> str:
-        lines = [f"{n * 20:>6} ms  {stack}" for stack, n in self.samples.most_common(10)]
-        lines.append("other threads as the late beats began (gaps):")
-        lines += [f"{n:>6}     {stack}" for stack, n in self.before.most_common(12)]
-        full = sorted(self.collections, reverse=True)
-        lines.append(
-            f"full garbage collections: {len(full)}, the longest "
-            + ", ".join(f"{ms:.0f} ms" for ms in full[:8])
-        )
-        return "\n".join(lines)
-
-
 @dataclass
 class Heartbeat:
     """Beats every BEAT_MS on the GUI thread; the gaps between beats are what we measure."""
@@ -173,9 +104,13 @@ class Heartbeat:
     # does): the wait every one of its Qt calls pays while workers run Python code.
     probe_gil: bool = False
     gil_waits: list[float] = field(default_factory=list)
+    # With ``--stacks``: at each beat, the scheduler's account of the window's thread
+    # (gui_stalls.RunQueue), to split the late gaps into running, waiting for a core, asleep.
+    sched: list[tuple[int, int]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.probe_gil = self.probe_gil or PROBE_GIL[0]
+        self.run_queue = RunQueue() if STACKS[0] else None
         self.timer = QTimer()
         self.timer.setTimerType(Qt.TimerType.PreciseTimer)
         self.timer.setInterval(BEAT_MS)
@@ -184,6 +119,8 @@ class Heartbeat:
     def _beat(self) -> None:
         now = time.perf_counter()
         self.beats.append(now)
+        if self.run_queue is not None:
+            self.sched.append(self.run_queue.read())
         if self.probe_gil:
             time.sleep(0)
             self.gil_waits.append((time.perf_counter() - now) * 1000)
@@ -201,6 +138,7 @@ class Heartbeat:
 
     def start(self) -> None:
         self.beats = [time.perf_counter()]
+        self.sched = [self.run_queue.read()] if self.run_queue is not None else []
         self.timer.start()
 
     def mark(self, phase: str) -> None:
@@ -209,6 +147,8 @@ class Heartbeat:
     def stop(self) -> None:
         self.timer.stop()
         self.beats.append(time.perf_counter())
+        if self.run_queue is not None:
+            self.sched.append(self.run_queue.read())
 
     def gaps(self, start: float = 0.0, end: float = float("inf")) -> list[float]:
         """Gaps in ms between beats that ended within [start, end)."""
@@ -346,11 +286,25 @@ def bench_scan(tree: Path, workers: int, stacks: bool = False) -> dict[str, floa
         if stacks:
             sampler.stop()
             print("GUI thread while late (scan, review):\n" + sampler.report())
+            for name, a, b in (("scan", t0, t1), ("review", t1, t3 + 1)):
+                split = late_gaps_split(beat.beats, beat.sched, a, b, TARGET_MS)
+                print(f"the late gaps, {name}: {split}")
+            if sampler.dumps:
+                for name, a, b in (
+                    ("scan", t0, t1),
+                    ("first validation", t1, t2),
+                    ("look pass, validation after", t2, t3 + 1),
+                ):
+                    print(f"native dumps, {name}:\n" + sampler.dumps_between(a, b))
         plan = window.session.plan
         assert plan is not None
         files = sum(len(it.sources) for it in plan.items)
         scan_gaps = summary(beat.gaps(end=t1))
         review_gaps = summary(beat.gaps(start=t1))
+        # The review phase in two: to the first validation's report, then the rest of the
+        # look pass and the validation after it (printed, not recorded).
+        first_gaps = summary(beat.gaps(start=t1, end=t2))
+        rest_gaps = summary(beat.gaps(start=t2))
         gil = beat.gil_summary()
         opened = bench_open_plan(window, plan, Path(tmp) / "plan.json", stacks)
         close(window, settings)
@@ -358,6 +312,8 @@ def bench_scan(tree: Path, workers: int, stacks: bool = False) -> dict[str, floa
             **opened,
             **{f"scan_{k}": v for k, v in scan_gaps.items()},
             **{f"review_{k}": v for k, v in review_gaps.items()},
+            **{f"firstval_{k}": v for k, v in first_gaps.items()},
+            **{f"lookrest_{k}": v for k, v in rest_gaps.items()},
             **gil,
             "scan_s": t1 - t0,
             "validate_s": t2 - t1,
@@ -395,6 +351,8 @@ def bench_open_plan(window, plan, path: Path, stacks: bool = False) -> dict[str,
     if stacks:
         sampler.stop()
         print("GUI thread while late (Open Plan…):\n" + sampler.report())
+        split = late_gaps_split(beat.beats, beat.sched, t0, t1 + 0.001, TARGET_MS)
+        print(f"the late gaps, Open Plan…: {split}")
     gaps = summary(beat.gaps(start=t0, end=t1 + 0.001))
     return {**{f"open_{k}": v for k, v in gaps.items()}, "open_s": t1 - t0, "read_s": read_s}
 
@@ -545,6 +503,13 @@ NOTES = [
     "  steps, measured alone: bench/bench_plan_shown.py (its section below). What is left",
     "  in the gaps above is, as far as `--stacks` shows, the machine: a late beat with the",
     "  window's thread in the event loop and no worker in a long call.",
+    "- Session 7 (issue #26): the look pass stamped its looks on the whole plan on the",
+    "  window's thread every 5 s (`with_looks`, a walk of every page: 0.3-1.5 s for",
+    "  100,000 sources; every late beat of the review phase sampled there, 1,477 ms worst).",
+    "  The pass's own thread now stamps the items its looks are of (`api.look_stamps`) and",
+    "  the window only puts them in its plan (1 ms). In the late beats left, `--native-stacks`",
+    "  (py-spy) found the window's thread idle in its poll or waiting to take the GIL, and no",
+    "  thread holding the GIL in 20 of 32 dumps: waiting for a core (load 2.7-5.9).",
 ]
 
 
@@ -562,6 +527,12 @@ def main() -> None:
         "--stacks", action="store_true", help="print where the GUI thread was when late"
     )
     ap.add_argument(
+        "--native-stacks",
+        action="store_true",
+        help="with --stacks: once a gap, py-spy's native dump of the GUI thread and the "
+        "thread holding the GIL (py-spy on the PATH or beside the Python)",
+    )
+    ap.add_argument(
         "--probe-gil",
         action="store_true",
         help="at each beat, time how long the GUI thread waits to get the GIL back",
@@ -573,6 +544,13 @@ def main() -> None:
     )
     args = ap.parse_args()
     PROBE_GIL[0] = args.probe_gil
+    STACKS[0] = args.stacks
+    if args.native_stacks:
+        SPY[0] = shutil.which("py-spy") or shutil.which(
+            "py-spy", path=str(Path(sys.executable).parent)
+        )
+        if not SPY[0] or not args.stacks:
+            raise SystemExit("--native-stacks needs --stacks and py-spy (pip install py-spy)")
 
     from transcribe_import.gui.app import application
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,7 @@ from transcribe_import.gui.values import PlanItemState
 from helpers.lookalike_set import Rescan, Ruling, notebook_page, rescan_file, save_jpeg
 from helpers.runs import imported_diary
 from helpers.window import TIMEOUT_MS, item_state, wait_validated
+from media_factory import make_png
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
@@ -188,3 +190,32 @@ def test_a_plan_edited_after_its_save_while_looking_is_not_overwritten(
     qtbot.waitUntil(lambda: not session.looking, timeout=TIMEOUT_MS)
     assert path.read_bytes() == saved  # the edit is not written behind the person's back
     assert not session.undo_stack.isClean()  # closing asks to save it
+
+
+def test_an_item_given_another_items_file_by_an_edit_while_looking_gets_its_look_too(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    tmp_path: Path,
+    hold_looks: Callable[[], threading.Event],
+) -> None:
+    # The pass stamps its looks, where it runs, on the items it knew held each file; an
+    # item edited since is stamped by the session itself, whatever the edit brought in.
+    save_jpeg(notebook_page(78, Ruling.PLAIN, 0.4), tmp_path / "Other" / "o1.jpg")
+    make_png(tmp_path / "Plain" / "a.png", label="a")  # its look is the scan's: no pass
+    held_looks = hold_looks()
+    window = open_window(workers=1)
+    window.add_paths([tmp_path / "Other", tmp_path / "Plain"])
+    window.start_page.scan_button.click()
+    qtbot.waitUntil(lambda: window.current_page() is window.review_page, timeout=TIMEOUT_MS)
+    session = window.session
+    [other] = [it for it in session.plan.items if it.sources[0].name == "o1.jpg"]
+    [plain] = [it for it in session.plan.items if it.sources[0].name == "a.png"]
+    given = replace(other.sources[0], source_id=other.sources[0].source_id + "-copy")
+    assert session.edit_item(
+        plain.item_id, lambda it: replace(it, sources=(*it.sources, given)), "x"
+    )
+    held_looks.set()
+    qtbot.waitUntil(lambda: not session.looking, timeout=TIMEOUT_MS)
+    [looked] = session.item(other.item_id).sources
+    assert looked.pages[0].look is not None
+    assert _jpeg_looks(session.item(plain.item_id)) == [looked.pages[0].look]

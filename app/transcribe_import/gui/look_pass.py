@@ -7,6 +7,11 @@ the first as soon as they come (the first questions are asked early), then at mo
 ``STAMP_INTERVAL_S`` (each stamp changes the plan, and a changed plan is validated again:
 a validation a second would compete with the pass for the cores), and all that is left at
 the end. The commit waits for the end (``ImportSession.looking``).
+
+The looks are stamped on the plan's items where the pass runs (``api.look_stamps``: only
+the items each report is about), and the window's thread only puts the items stamped in
+its plan: stamping the whole plan there took 0.3-1.5 s each time for 100,000 sources
+(bench/bench_gui.py, the window unanswered meanwhile).
 """
 
 from __future__ import annotations
@@ -19,20 +24,26 @@ from PySide6.QtCore import QObject, Signal
 
 from transcribe_import.engine import api
 from transcribe_import.engine.planning.look_progress import LooksMade
-from transcribe_import.engine.planning.plan import ImportPlan
+from transcribe_import.engine.planning.plan import ImportPlan, PlanItem
 from transcribe_import.gui.session import ImportSession
 from transcribe_import.gui.workers import TaskSlot
 
 STAMP_INTERVAL_S = 5.0
 
 
+# The items a pass stamped its looks on: item id → (the item before, the item after).
+Stamped = dict[str, tuple[PlanItem, PlanItem]]
+
+
 def look_at_pages(
     plan: ImportPlan, workers: int, stop: threading.Event, generation: int
-) -> Generator[tuple[int, LooksMade], None, int]:
-    """The engine's look pass of ``plan``, each report tagged with the pass it is of."""
+) -> Generator[tuple[int, LooksMade, Stamped], None, int]:
+    """The engine's look pass of ``plan``, each report tagged with the pass it is of and
+    with the items of ``plan`` its looks were stamped on (on this, the pass's thread)."""
+    stamps = api.look_stamps(plan)
     passing = api.look_pass(plan, workers=workers, should_stop=stop.is_set)
     for made in passing:
-        yield generation, made
+        yield generation, made, stamps.stamp(made.looks)
     return generation
 
 
@@ -50,6 +61,7 @@ class LookPass(QObject):
         self._generation = 0
         self._stop = threading.Event()
         self._held: dict[str, str | None] = {}  # found, not yet stamped
+        self._held_items: Stamped = {}  # the items they were stamped on, not yet in the plan
         self._stamped_at = 0.0
         self._slot = TaskSlot(self, progress=self._reported, failed=self._failed)
         session.plan_changed.connect(self._plan_changed)
@@ -66,6 +78,7 @@ class LookPass(QObject):
         self._stop.set()  # the pass of the plan before ends at its next file
         self._generation += 1
         self._held = {}
+        self._held_items = {}
         self._stamped_at = 0.0
         plan = self._session.plan
         if plan is None:
@@ -75,20 +88,25 @@ class LookPass(QObject):
         # Waits its turn if the pass before has not ended yet (a file per thread at most).
         self._slot.run(look_at_pages, plan, self._workers(), self._stop, self._generation)
 
-    def _reported(self, report: tuple[int, LooksMade]) -> None:
-        generation, made = report
+    def _reported(self, report: tuple[int, LooksMade, Stamped]) -> None:
+        generation, made, stamped = report
         if generation != self._generation:
             return  # of a plan no longer under review
         self._held.update(made.looks)
+        for item_id, (before, after) in stamped.items():
+            # Held since an earlier report: from the item before that one, to this one.
+            first = self._held_items.get(item_id, (before, after))[0]
+            self._held_items[item_id] = (first, after)
         now = time.monotonic()
         due = bool(self._held) and now - self._stamped_at >= STAMP_INTERVAL_S  # first: at once
         if made.finished or due:
             held, self._held = self._held, {}
+            items, self._held_items = self._held_items, {}
             self._stamped_at = now
         else:
-            held = {}
+            held, items = {}, {}
         self._session.add_looks(
-            held, done=made.pages_done, total=made.pages_total, finished=made.finished
+            held, items, done=made.pages_done, total=made.pages_total, finished=made.finished
         )
 
     def _failed(self, message: str) -> None:

@@ -7,14 +7,16 @@ items and never re-run import logic. Views listen to the signals; they never hol
 plan state of their own.
 
 The JPEG and PDF pages' looks (for finding rescans) arrive after the plan, from the look
-pass (gui/look_pass.py): ``add_looks`` stamps them on the plan, and every item an edit or
-an undo puts back gets them too, so no step of the undo stack takes a look away. While the
+pass (gui/look_pass.py): ``add_looks`` puts the items it stamped them on in the plan, and
+every item an edit or an undo puts back gets them too, so no step of the undo stack takes a
+look away. While the
 pass runs (``looking``) the plan cannot be committed: its rescans are not all asked yet.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
@@ -63,6 +65,9 @@ class ImportSession(QObject):
         self.looks: dict[str, str | None] = {}
         self.looking = False  # the look pass of this plan has not ended
         self.look_progress: tuple[int, int] = (0, 0)  # pages looked at, of how many
+        # The items an edit or an undo put back since the plan was set: the look pass did
+        # not stamp these, so ``add_looks`` stamps them itself.
+        self._edited: set[str] = set()
 
     def set_plan(self, plan: ImportPlan | None) -> None:
         self.plan = plan
@@ -70,6 +75,7 @@ class ImportSession(QObject):
         self.looks = {}
         self.looking = False  # until a look pass begins (gui/look_pass.py, on plan_changed)
         self.look_progress = (0, 0)
+        self._edited = set()
         self._notebook_pages.clear()
         self.undo_stack.clear()
         if plan is not None:
@@ -116,17 +122,26 @@ class ImportSession(QObject):
         self.looks_changed.emit(False)
 
     def add_looks(
-        self, looks: Mapping[str, str | None], *, done: int, total: int, finished: bool
+        self,
+        looks: Mapping[str, str | None],
+        items: Mapping[str, tuple[PlanItem, PlanItem]],
+        *,
+        done: int,
+        total: int,
+        finished: bool,
     ) -> None:
         """The look pass found ``looks`` and has looked at ``done`` pages of ``total``
-        (``finished``: all). Stamped on the plan; once the pass has ended the report is of
-        the past (the rescans are asked by the next validation)."""
+        (``finished``: all). Stamped on the plan: ``items`` are the plan's items the pass
+        stamped them on (item id → (before, after), ``api.look_stamps``), each put in the
+        plan where it still holds ``before``; an item edited since is stamped here. Once
+        the pass has ended the report is of the past (the next validation asks the
+        rescans)."""
         self.looks.update(looks)
         self.look_progress = (done, total)
         self.looking = not finished
         stamped = False
         if self.plan is not None and looks:
-            plan = api.with_looks(self.plan, looks)
+            plan = self._stamped(self.plan, looks, items)
             stamped = plan is not self.plan
             self.plan = plan
         if finished and stamped:
@@ -134,6 +149,29 @@ class ImportSession(QObject):
         self.looks_changed.emit(stamped)
         if finished and stamped:
             self.validation_changed.emit()
+
+    def _stamped(
+        self,
+        plan: ImportPlan,
+        looks: Mapping[str, str | None],
+        items: Mapping[str, tuple[PlanItem, PlanItem]],
+    ) -> ImportPlan:
+        """``plan`` with ``looks``: the pass's items where ``plan`` holds the item they were
+        stamped from; any other item they name, or one edited since the plan was set,
+        stamped here (an item at a time: never a walk of every page of the plan)."""
+        out = []
+        changed = False
+        for item in plan.items:
+            pair = items.get(item.item_id)
+            if pair is not None and item is pair[0]:
+                new = pair[1]
+            elif pair is not None or item.item_id in self._edited:
+                new = api.item_with_looks(item, looks)
+            else:
+                new = item
+            changed = changed or new is not item
+            out.append(new)
+        return replace(plan, items=tuple(out)) if changed else plan
 
     def end_looks(self) -> None:
         """The look pass could not go on: the plan's pages without a look are not compared."""
@@ -143,6 +181,7 @@ class ImportSession(QObject):
     def _replace_item(self, item: PlanItem) -> None:
         assert self.plan is not None
         item = api.item_with_looks(item, self.looks)  # an undo never takes a look away
+        self._edited.add(item.item_id)
         self.plan = self.plan.with_item(item)
         self.report = None  # stale until validated again
         self.item_changed.emit(item.item_id)

@@ -137,3 +137,40 @@ def test_the_files_the_commit_imports_are_looked_at_first_each_file_once(tmp_pat
     # 02.jpg and its copy are one file's bytes: one job; the file left out comes last.
     assert len(names) == 4 and names[-1] == "01.jpg"
     assert len({"02.jpg", "02-again.jpg"} & set(names)) == 1
+
+
+def test_stamps_rebuild_only_the_items_holding_the_files_looked_at_as_a_walk_would(
+    tmp_path: Path,
+) -> None:
+    book = _shelf(tmp_path / "shelf")
+    copies = tmp_path / "shelf" / "Copies"
+    copies.mkdir()
+    save_jpeg(notebook_scan(2), copies / "02-again.jpg")  # the bytes of Diary/02.jpg
+    other = tmp_path / "shelf" / "Other"
+    other.mkdir()
+    save_jpeg(notebook_scan(7), other / "07.jpg")
+    plan = _plan(book)
+    by_label = {it.label: it for it in plan.items}
+    found, _reports, _ = _run(plan)
+    diary_sha = {s.name: s.sha256 for s in by_label["Diary"].sources}
+    first = {k: v for k, v in found.items() if k.startswith(diary_sha["02.jpg"])}
+    stamps = look_pass.LookStamps(plan)
+
+    # One file's look: the two items holding its bytes, no other, each before and after.
+    changed = stamps.stamp(first)
+    assert set(changed) == {by_label["Diary"].item_id, by_label["Copies"].item_id}
+    for item_id, (before, after) in changed.items():
+        assert before is plan.item(item_id)
+        assert after == look_pass.item_with_looks(before, first)
+    # The rest: each item from where the last stamp left it; the same looks again: nothing.
+    rest = {k: v for k, v in found.items() if k not in first}
+    more = stamps.stamp(rest)
+    assert more[by_label["Diary"].item_id][0] is changed[by_label["Diary"].item_id][1]
+    assert by_label["Copies"].item_id not in more
+    assert stamps.stamp(rest) == {}
+    # Put in the plan, the items are what stamping the whole plan gives.
+    items = {**{k: v[1] for k, v in changed.items()}, **{k: v[1] for k, v in more.items()}}
+    stamped = plan
+    for after in items.values():
+        stamped = stamped.with_item(after)
+    assert stamped == look_pass.with_looks(plan, found)

@@ -72,6 +72,7 @@ from transcribe_import.engine.api.library import (
 from transcribe_import.engine.api.looks import (
     item_with_looks,
     look_pass,
+    look_stamps,
     pages_to_look_at,
     with_looks,
 )
@@ -260,6 +261,7 @@ __all__ = [
     "none_are_rescans",
     "item_with_looks",
     "look_pass",
+    "look_stamps",
     "pages_to_look_at",
     "with_looks",
     "complete_notebook",

@@ -12,6 +12,7 @@ from collections.abc import Callable, Container, Generator, Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from transcribe_import.engine.planning.look_pass import LookStamps
     from transcribe_import.engine.planning.look_progress import LooksMade
     from transcribe_import.engine.planning.plan import ImportPlan, PlanItem
 
@@ -52,3 +53,12 @@ def item_with_looks(item: PlanItem, looks: Mapping[str, str | None]) -> PlanItem
     from transcribe_import.engine.planning.look_pass import item_with_looks as stamp
 
     return stamp(item, looks)
+
+
+def look_stamps(plan: ImportPlan) -> LookStamps:
+    """What stamps a pass's looks on ``plan``'s items as they come, an item at a time
+    (``LookStamps.stamp``: the items changed, each before and after), where ``with_looks``
+    walks the whole plan each time."""
+    from transcribe_import.engine.planning.look_pass import LookStamps
+
+    return LookStamps(plan)

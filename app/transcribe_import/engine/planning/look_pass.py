@@ -28,7 +28,7 @@ from pathlib import Path
 from transcribe_import.engine.media import check, lookalike
 from transcribe_import.engine.media.kinds import JPEG, PDF
 from transcribe_import.engine.planning.look_progress import LooksMade
-from transcribe_import.engine.planning.lookalikes import page_key
+from transcribe_import.engine.planning.lookalikes import file_of_key, page_key
 from transcribe_import.engine.planning.plan import ImportPlan, PlanItem, PlanPage, PlanSource
 
 # The media types whose looks this pass makes (the scan makes the others' from its check).
@@ -204,3 +204,41 @@ def _source_with_looks(source: PlanSource, looks: Mapping[str, str | None]) -> P
     if pages is source.pages and left_out is source.left_out:
         return source
     return replace(source, pages=pages, left_out=left_out)
+
+
+class LookStamps:
+    """Stamps the looks a pass finds on the items of the plan it looks at, one item at a
+    time, at a cost that grows with the looks stamped and not with the plan.
+
+    ``with_looks`` walks every page of a plan: 0.3-0.7 s for 100,000 sources, and a window
+    stamps every few seconds. This knows which items hold each file (made once, where the
+    pass runs) and keeps each item as last stamped, so ``stamp`` rebuilds only the items
+    the looks are of and says which, as (the item before, the item after): a window puts
+    ``after`` in its plan where it still holds ``before`` (``ImportSession.add_looks``) and
+    stamps any other item itself (one a person edited meanwhile).
+    """
+
+    def __init__(self, plan: ImportPlan) -> None:
+        self._items = {item.item_id: item for item in plan.items}
+        self._holding: dict[str, list[str]] = {}  # a file's sha256 → the items with it
+        for item in plan.items:
+            for source in item.sources:
+                if source.media_type in PASS_TYPES:
+                    ids = self._holding.setdefault(source.sha256, [])
+                    if not ids or ids[-1] != item.item_id:
+                        ids.append(item.item_id)
+
+    def stamp(self, looks: Mapping[str, str | None]) -> dict[str, tuple[PlanItem, PlanItem]]:
+        """The items ``looks`` change (item id → (before, after)), each ``item_with_looks``
+        of the item as this last stamped it (the plan's own at first)."""
+        ids = dict.fromkeys(
+            item_id for key in looks for item_id in self._holding.get(file_of_key(key), ())
+        )
+        changed: dict[str, tuple[PlanItem, PlanItem]] = {}
+        for item_id in ids:
+            before = self._items[item_id]
+            after = item_with_looks(before, looks)
+            if after is not before:
+                changed[item_id] = (before, after)
+                self._items[item_id] = after
+        return changed

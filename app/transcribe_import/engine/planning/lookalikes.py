@@ -70,6 +70,11 @@ def page_key(sha256: str, page_index: int) -> str:
     return f"{sha256}#{page_index}"
 
 
+def file_of_key(key: str) -> str:
+    """The sha256 of the file a page key (``page_key``) names a page of."""
+    return key.rpartition("#")[0]
+
+
 def _pair(a: str, b: str) -> tuple[str, str]:
     return (a, b) if a <= b else (b, a)
 
