@@ -8,6 +8,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pytestqt.qtbot import QtBot
@@ -17,6 +18,7 @@ from transcribe_import.engine.media.kinds import JPEG
 from transcribe_import.engine.planning import look_pass, ordering
 from transcribe_import.engine.planning.plan import PlanItem
 from transcribe_import.engine.storage.corpus import Corpus
+from transcribe_import.gui import import_flow
 from transcribe_import.gui.main_window import MainWindow
 from transcribe_import.gui.models.plan import ItemColumn
 from transcribe_import.gui.values import PlanItemState
@@ -219,3 +221,37 @@ def test_an_item_given_another_items_file_by_an_edit_while_looking_gets_its_look
     [looked] = session.item(other.item_id).sources
     assert looked.pages[0].look is not None
     assert _jpeg_looks(session.item(plain.item_id)) == [looked.pages[0].look]
+
+
+def test_the_look_pass_starts_once_the_first_validation_has_ended(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    corpus: Corpus,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first validation and the look pass one after the other, not four busy threads
+    at once (the window's thread waited its turn for the GIL among them: bench_gui)."""
+    loose = _loose(corpus, tmp_path)
+    held = threading.Event()
+    real = import_flow.validate_plan
+
+    def held_validation(*args: Any) -> Any:
+        assert held.wait(TIMEOUT_MS / 1000)
+        return real(*args)
+
+    monkeypatch.setattr(import_flow, "validate_plan", held_validation)
+    window = open_window(workers=1)
+    try:
+        window.add_paths([loose])
+        window.start_page.scan_button.click()
+        qtbot.waitUntil(lambda: window.flow.is_validating(), timeout=TIMEOUT_MS)
+        qtbot.waitUntil(lambda: window.flow._validations.is_busy(), timeout=TIMEOUT_MS)
+        session = window.session
+        assert session.looking  # commit waits for the looks from the start...
+        assert not window.flow.look_pass.is_running()  # ...but the pass waits its turn
+        assert session.look_progress == (0, 0)
+    finally:
+        held.set()
+    wait_validated(qtbot, window)
+    assert all(_jpeg_looks(window.session.plan.items[0]))

@@ -126,6 +126,7 @@ class ImportFlow(QObject):
         # on the plan is validated as an edit is (its rescans are asked then).
         self.look_pass = LookPass(self.session, lambda: window.import_settings.workers, self)
         self.look_pass.failed.connect(self._looks_failed)
+        self.validation_done.connect(self.look_pass.validated)  # the pass after the first
         self.session.looks_changed.connect(self._looks_stamped)
         # The plan under review is kept as a draft as it changes (corpus/drafts/), so a
         # quit, a crash or a power cut loses no decision; offered back on the next start.

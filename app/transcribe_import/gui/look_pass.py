@@ -64,6 +64,8 @@ class LookPass(QObject):
         self._held_items: Stamped = {}  # the items they were stamped on, not yet in the plan
         self._stamped_at = 0.0
         self._slot = TaskSlot(self, progress=self._reported, failed=self._failed)
+        # The pass of the plan set last, waiting for that plan's first validation to end.
+        self._waiting: tuple[ImportPlan, int, threading.Event] | None = None
         session.plan_changed.connect(self._plan_changed)
 
     def is_running(self) -> bool:
@@ -71,11 +73,13 @@ class LookPass(QObject):
 
     def close(self) -> None:
         """Stop the pass and wait for it (the window is closing)."""
+        self._waiting = None
         self._stop.set()
         self._slot.close()
 
     def _plan_changed(self) -> None:
         self._stop.set()  # the pass of the plan before ends at its next file
+        self._waiting = None
         self._generation += 1
         self._held = {}
         self._held_items = {}
@@ -85,8 +89,21 @@ class LookPass(QObject):
             return
         self._stop = threading.Event()
         self._session.begin_looks()  # at once: nothing may commit the plan before its looks
+        # Started once the plan's first validation has ended (``validated``): the two at
+        # once are four busy threads on two cores, and the window's thread, waiting its turn
+        # for the GIL among them, went unanswered for 100-300 ms at a time (bench_gui).
+        self._waiting = (plan, self._generation, self._stop)
+
+    def validated(self) -> None:
+        """A validation ended (with a report or not): the pass waiting for it starts."""
+        waiting, self._waiting = self._waiting, None
+        if waiting is None:
+            return
+        plan, generation, stop = waiting
+        if generation != self._generation or stop.is_set():
+            return
         # Waits its turn if the pass before has not ended yet (a file per thread at most).
-        self._slot.run(look_at_pages, plan, self._workers(), self._stop, self._generation)
+        self._slot.run(look_at_pages, plan, self._workers(), stop, generation)
 
     def _reported(self, report: tuple[int, LooksMade, Stamped]) -> None:
         generation, made, stamped = report
