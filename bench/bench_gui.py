@@ -229,6 +229,8 @@ def bench_commit(tree: Path, workers: int, stacks: bool = False) -> dict[str, fl
         window.session.set_plan(plan)
         window.flow.validate_plan()
         wait_until("the validation", lambda: validated(window))
+        # The look pass starts once the first validation has ended; the commit waits for it.
+        wait_until("the look pass", lambda: not window.session.looking and validated(window))
         assert window.review_page.can_commit(), window.session.report
         page = window.commit_page
 

@@ -55,7 +55,10 @@ DESKTOP_FILE_NAME = "transcribe-import"
 FORWARD_TIMEOUT_MS = 2000
 
 
-GIL_SWITCH_S = 0.001
+# 0.1 ms: measured on a quiet machine, bench/RESULTS.md "Issue #26, session 7 (the lead
+# engineer)": at 1 ms the window's thread, asking for the GIL at each event PySide hands to
+# Python, waited its turn behind the validation's Python for 100-660 ms at a time.
+GIL_SWITCH_S = 0.0001
 
 
 def application() -> QApplication:
@@ -66,7 +69,8 @@ def application() -> QApplication:
         _install_translators(app)
         # The window's thread asks for the GIL while a scan or a validation works on two or
         # three threads; handed round every GIL_SWITCH_S instead of Python's 5 ms, it gets
-        # it back in time to paint (bench/bench_gui.py).
+        # it back in time to paint (bench/bench_gui.py). The workers' own calls (decoding,
+        # hashing, encoding) let the GIL go whatever the interval.
         sys.setswitchinterval(GIL_SWITCH_S)
     app.setApplicationName(APP_NAME)
     app.setOrganizationName(ORG_NAME)
