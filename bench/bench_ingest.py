@@ -239,7 +239,9 @@ def peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def run_side(side: str, n_pages: int, pdf_pages: int) -> dict[str, float]:
+def run_side(side: str, n_pages: int, pdf_pages: int, app: Path | None = None) -> dict[str, float]:
+    """One side in a child process; ``app``: the app tree it imports (another checkout's
+    ``app/``, to compare trees in the same run), this one's by default."""
     proc = subprocess.run(
         [
             sys.executable,
@@ -250,6 +252,7 @@ def run_side(side: str, n_pages: int, pdf_pages: int) -> dict[str, float]:
             str(n_pages),
             "--pdf-pages",
             str(pdf_pages),
+            *(["--app", str(app)] if app is not None else []),
         ],
         capture_output=True,
         text=True,
@@ -379,7 +382,9 @@ def main() -> None:
     ap.add_argument("--no-record", action="store_true")
     ap.add_argument("--pause", action="store_true", help="also the work a pause loses (500 pages)")
     ap.add_argument("--before", type=float, help="the ratio of the tree before, to compare")
+    ap.add_argument("--app", type=Path, help="a child's app tree (run_side's ``app``)")
     args = ap.parse_args()
+    sys.path.insert(0, str(args.app or BENCH.parent / "app"))
     WORK.mkdir(exist_ok=True)
     if args.child:
         print(json.dumps(_child(args.child, args.pages, args.pdf_pages)))
@@ -479,5 +484,4 @@ process that has read the index (target: under 50 ms).
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(BENCH.parent / "app"))
     main()
