@@ -266,3 +266,37 @@ def test_a_pdf_left_after_its_first_page_encodes_only_the_pages_in_flight(
     assert sorted(encoded) == list(range(len(encoded)))
     assert len(encoded) <= render.PDF_ENCODERS + 1
     assert not [t for t in threading.enumerate() if t.name.startswith("pdf-encode")]
+
+
+def test_a_pdfs_pages_in_flight_hold_their_memory_from_the_decoding_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from transcribe_import.engine.media import budget
+
+    path = mf.make_pdf(tmp_path / "five.pdf", 5)
+    one_page = SMALL.max_side**2 * render._PDF_BYTES_PER_PIXEL
+    tight = budget.MemoryBudget(one_page * 3 // 2)  # room for one page at a time
+    monkeypatch.setattr(budget, "DECODE_BUDGET", tight)
+    assert [p.page_index for p in _pdf_pages(path, [0, 1, 2, 3, 4])] == [0, 1, 2, 3, 4]
+    assert tight.peak == one_page and tight.in_use == 0
+    roomy = budget.MemoryBudget(one_page * 100)
+    monkeypatch.setattr(budget, "DECODE_BUDGET", roomy)
+    pages = iter(_pdf_pages(path, [0, 1, 2, 3, 4]))
+    next(pages)
+    pages.close()  # the caller stops after a page: every page's memory is given back
+    assert one_page <= roomy.peak <= (render.PDF_ENCODERS + 1) * one_page
+    assert roomy.in_use == 0
+    real = render_vips.encode_rgbx
+
+    def encode(data, width, height, index, thumbnails=None):  # type: ignore[no-untyped-def]
+        if index == 1:
+            raise render_vips.vips().Error("encode failed")
+        return real(data, width, height, index, thumbnails)
+
+    monkeypatch.setattr(render_vips, "encode_rgbx", encode)
+    got: list[int] = []
+    with pytest.raises(render_vips.vips().Error):
+        for page in _pdf_pages(path, [0, 1, 2, 3, 4]):
+            got.append(page.page_index)
+    assert got == [0] and roomy.in_use == 0
+    assert not [t for t in threading.enumerate() if t.name.startswith("pdf-encode")]

@@ -387,6 +387,9 @@ def _render_pdf(
 # libvips takes to encode it (bench/RESULTS.md, "Issue #26, session 7"): two encoders keep a
 # long PDF, alone in its checkpoint, on both cores of a 2-core machine instead of one.
 PDF_ENCODERS = 2
+# A PDF page's memory from its rasterising to its PNG, held from the decoding budget: pdfium's
+# RGBX bitmap and the copy made of it (4 bytes a pixel each), then the copy and its PNG.
+_PDF_BYTES_PER_PIXEL = 8
 
 
 def _pdf_pages_by_libvips(
@@ -398,56 +401,69 @@ def _pdf_pages_by_libvips(
 ) -> Iterator[RenderedPage]:
     """The pages rasterised in order on this thread, each encoded by libvips on one of
     ``PDF_ENCODERS`` threads while the next ones rasterise; yielded in order, with the bytes
-    each had when every page waited for the one before. At most ``PDF_ENCODERS + 1`` bitmaps
-    are held at once. A page pdfium cannot rasterise raises once the pages before it have
-    been yielded; when the caller stops iterating, the pages being encoded are finished and
-    the rest are not encoded."""
+    each had when every page waited for the one before. At most ``PDF_ENCODERS + 1`` pages
+    are held at once, each holding its memory from the decoding budget until it is encoded.
+    A page pdfium cannot rasterise raises once the pages before it have been yielded; when
+    the caller stops iterating, the pages being encoded are finished and the rest are not
+    encoded."""
     if len(indices) == 1:  # one page (a thumbnail, doctor's page): nothing to overlap
-        yield _pdf_page_by_libvips(doc, indices[0], settings, dp, thumbnails)
+        yield _pdf_encoded(*_pdf_page(doc, indices[0], settings, dp), thumbnails)
         return
-    pending: collections.deque[concurrent.futures.Future[RenderedPage]] = collections.deque()
+    pending: collections.deque[tuple[concurrent.futures.Future[RenderedPage], int]] = (
+        collections.deque()
+    )
     pool = concurrent.futures.ThreadPoolExecutor(PDF_ENCODERS, thread_name_prefix="pdf-encode")
     try:
         for index in indices:
             try:
-                rgbx, width, height = _rasterised(doc, index, settings, dp)
+                page = _pdf_page(doc, index, settings, dp)
             except Exception:
                 while pending:
-                    yield pending.popleft().result()
+                    yield pending.popleft()[0].result()
                 raise
-            pending.append(pool.submit(_pdf_encoded, rgbx, width, height, index, thumbnails))
+            pending.append((pool.submit(_pdf_encoded, *page, thumbnails), page[-1]))
             if len(pending) > PDF_ENCODERS:
-                yield pending.popleft().result()
+                yield pending.popleft()[0].result()
         while pending:
-            yield pending.popleft().result()
+            yield pending.popleft()[0].result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        for future, held in pending:
+            if future.cancelled():  # never encoded: its memory is given back here
+                budget.DECODE_BUDGET.give(held)
 
 
-def _pdf_page_by_libvips(
-    doc: pdfium.PdfDocument,
-    index: int,
-    settings: RenderSettings,
-    dp: str,
-    thumbnails: render_vips.Thumbnails | None,
-) -> RenderedPage:
-    rgbx, width, height = _rasterised(doc, index, settings, dp)
-    return _pdf_encoded(rgbx, width, height, index, thumbnails)
-
-
-def _rasterised(
+def _pdf_page(
     doc: pdfium.PdfDocument, index: int, settings: RenderSettings, dp: str
-) -> tuple[bytes, int, int]:
-    with _PDFIUM_LOCK, _pdf_errors(dp):
-        return _rasterise_rgbx(doc, index, settings.max_side, dp)
+) -> tuple[bytes, int, int, int, int]:
+    """Page ``index`` rasterised: (RGBX bytes, width, height, index, the budget it holds).
+
+    The budget is held for the largest page the settings give (a square of ``max_side``),
+    before pdfium's lock is taken, and given back by ``_pdf_encoded``."""
+    held = budget.DECODE_BUDGET.take(settings.max_side**2 * _PDF_BYTES_PER_PIXEL)
+    try:
+        with _PDFIUM_LOCK, _pdf_errors(dp):
+            rgbx, width, height = _rasterise_rgbx(doc, index, settings.max_side, dp)
+    except BaseException:
+        budget.DECODE_BUDGET.give(held)
+        raise
+    return rgbx, width, height, index, held
 
 
 def _pdf_encoded(
-    rgbx: bytes, width: int, height: int, index: int, thumbnails: render_vips.Thumbnails | None
+    rgbx: bytes,
+    width: int,
+    height: int,
+    index: int,
+    held: int,
+    thumbnails: render_vips.Thumbnails | None,
 ) -> RenderedPage:
     """A rasterised PDF page encoded by libvips (outside pdfium's lock: other pages rasterise
-    meanwhile), named for both libraries."""
-    page = render_vips.encode_rgbx(memoryview(rgbx), width, height, index, thumbnails)
+    meanwhile), named for both libraries; the budget its page held given back."""
+    try:
+        page = render_vips.encode_rgbx(memoryview(rgbx), width, height, index, thumbnails)
+    finally:
+        budget.DECODE_BUDGET.give(held)
     renderer = f"{page.renderer}, {_pdfium_version()}"
     return RenderedPage(index, page.png, width, height, page.sha256, renderer)
 
