@@ -180,3 +180,123 @@ def test_without_libvips_pillow_renders_every_page(
     for path, media_type in ((jpeg, "image/jpeg"), (pdf, "application/pdf")):
         page = _page(path, media_type, render.RenderEngine.LIBVIPS)
         assert page.renderer.startswith("Pillow ")
+
+
+def _pdf_pages(path: Path, indices: list[int], thumbnails=None):  # type: ignore[no-untyped-def]
+    return render.render_pages(path, "application/pdf", indices, SMALL, thumbnails=thumbnails)
+
+
+def test_a_pdfs_pages_encoded_beside_each_other_are_the_bytes_of_each_page_alone(
+    tmp_path: Path,
+) -> None:
+    path = mf.make_pdf(tmp_path / "six.pdf", 6)
+    kept: dict[tuple[int, int], bytes] = {}
+    thumbnails = render_vips.Thumbnails(lambda i, side, png: kept.update({(i, side): png}), (64,))
+    together = list(_pdf_pages(path, [5, 0, 3, 1, 4, 2], thumbnails))
+    alone = [next(iter(_pdf_pages(path, [i]))) for i in (5, 0, 3, 1, 4, 2)]
+    assert [p.page_index for p in together] == [5, 0, 3, 1, 4, 2]
+    assert together == alone  # the same bytes, sizes and renderer, in the order asked
+    assert sorted(kept) == [(i, 64) for i in range(6)]
+
+
+def test_a_pdf_page_is_encoded_while_the_next_one_rasterises(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = mf.make_pdf(tmp_path / "three.pdf", 3)
+    rasterising = {i: threading.Event() for i in range(3)}
+    seen_while_encoding: list[bool] = []
+    real_rasterise, real_encode = render._rasterise_rgbx, render_vips.encode_rgbx
+
+    def rasterise(doc, index, max_side, dp):  # type: ignore[no-untyped-def]
+        rasterising[index].set()
+        return real_rasterise(doc, index, max_side, dp)
+
+    def encode(data, width, height, index, thumbnails=None):  # type: ignore[no-untyped-def]
+        # Page 0's encode waits for page 1 to be rasterised: done one after the other, it
+        # would wait for ever (the timeout only keeps a broken pipeline from hanging).
+        if index == 0:
+            seen_while_encoding.append(rasterising[1].wait(timeout=30))
+        return real_encode(data, width, height, index, thumbnails)
+
+    monkeypatch.setattr(render, "_rasterise_rgbx", rasterise)
+    monkeypatch.setattr(render_vips, "encode_rgbx", encode)
+    assert [p.page_index for p in _pdf_pages(path, [0, 1, 2])] == [0, 1, 2]
+    assert seen_while_encoding == [True]
+
+
+def test_a_pdf_page_pdfium_cannot_rasterise_fails_after_the_pages_before_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pypdfium2 as pdfium
+
+    from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+
+    path = mf.make_pdf(tmp_path / "four.pdf", 4)
+    real = render._rasterise_rgbx
+
+    def rasterise(doc, index, max_side, dp):  # type: ignore[no-untyped-def]
+        if index == 2:
+            raise pdfium.PdfiumError("Failed to load page.")
+        return real(doc, index, max_side, dp)
+
+    monkeypatch.setattr(render, "_rasterise_rgbx", rasterise)
+    got: list[int] = []
+    with pytest.raises(TranscribeError) as caught:
+        for page in _pdf_pages(path, [0, 1, 2, 3]):
+            got.append(page.page_index)
+    assert caught.value.code is ErrorCode.CORRUPT_PDF and "four.pdf" in str(caught.value)
+    assert got == [0, 1]
+
+
+def test_a_pdf_left_after_its_first_page_encodes_only_the_pages_in_flight(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = mf.make_pdf(tmp_path / "ten.pdf", 10)
+    encoded: list[int] = []
+    real = render_vips.encode_rgbx
+
+    def encode(data, width, height, index, thumbnails=None):  # type: ignore[no-untyped-def]
+        encoded.append(index)
+        return real(data, width, height, index, thumbnails)
+
+    monkeypatch.setattr(render_vips, "encode_rgbx", encode)
+    pages = iter(_pdf_pages(path, list(range(10))))
+    assert next(pages).page_index == 0
+    pages.close()  # a stop between pages: the caller leaves the generator
+    assert sorted(encoded) == list(range(len(encoded)))
+    assert len(encoded) <= render.PDF_ENCODERS + 1
+    assert not [t for t in threading.enumerate() if t.name.startswith("pdf-encode")]
+
+
+def test_a_pdfs_pages_in_flight_hold_their_memory_from_the_decoding_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from transcribe_import.engine.media import budget
+
+    path = mf.make_pdf(tmp_path / "five.pdf", 5)
+    one_page = SMALL.max_side**2 * render._PDF_BYTES_PER_PIXEL
+    tight = budget.MemoryBudget(one_page * 3 // 2)  # room for one page at a time
+    monkeypatch.setattr(budget, "DECODE_BUDGET", tight)
+    assert [p.page_index for p in _pdf_pages(path, [0, 1, 2, 3, 4])] == [0, 1, 2, 3, 4]
+    assert tight.peak == one_page and tight.in_use == 0
+    roomy = budget.MemoryBudget(one_page * 100)
+    monkeypatch.setattr(budget, "DECODE_BUDGET", roomy)
+    pages = iter(_pdf_pages(path, [0, 1, 2, 3, 4]))
+    next(pages)
+    pages.close()  # the caller stops after a page: every page's memory is given back
+    assert one_page <= roomy.peak <= (render.PDF_ENCODERS + 1) * one_page
+    assert roomy.in_use == 0
+    real = render_vips.encode_rgbx
+
+    def encode(data, width, height, index, thumbnails=None):  # type: ignore[no-untyped-def]
+        if index == 1:
+            raise render_vips.vips().Error("encode failed")
+        return real(data, width, height, index, thumbnails)
+
+    monkeypatch.setattr(render_vips, "encode_rgbx", encode)
+    got: list[int] = []
+    with pytest.raises(render_vips.vips().Error):
+        for page in _pdf_pages(path, [0, 1, 2, 3, 4]):
+            got.append(page.page_index)
+    assert got == [0] and roomy.in_use == 0
+    assert not [t for t in threading.enumerate() if t.name.startswith("pdf-encode")]

@@ -60,6 +60,15 @@ class MemoryBudget:
 
     @contextlib.contextmanager
     def hold(self, nbytes: int) -> Iterator[None]:
+        held = self.take(nbytes)
+        try:
+            yield
+        finally:
+            self.give(held)
+
+    def take(self, nbytes: int) -> int:
+        """Hold ``nbytes`` once they fit, and return what is held, for ``give`` (``hold``
+        where the memory outlives one block: a page handed to another thread)."""
         # A page larger than the budget takes all of it: it waits for the others, then
         # runs alone, instead of being refused or waiting for ever.
         n = min(max(0, nbytes), self.limit)
@@ -68,12 +77,13 @@ class MemoryBudget:
                 self._cond.wait()
             self._in_use += n
             self._peak = max(self._peak, self._in_use)
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._in_use -= n
-                self._cond.notify_all()
+        return n
+
+    def give(self, held: int) -> None:
+        """Give back what ``take`` returned."""
+        with self._cond:
+            self._in_use -= held
+            self._cond.notify_all()
 
 
 DECODE_BUDGET = MemoryBudget(default_budget())

@@ -13,6 +13,8 @@ Probing, the decoder errors' wording and the PDF documents are ``decode``'s, sha
 
 from __future__ import annotations
 
+import collections
+import concurrent.futures
 import contextlib
 import enum
 import functools
@@ -370,19 +372,101 @@ def _render_pdf(
         with _PDFIUM_LOCK:
             count = len(doc)
         _check_indices(indices, count, dp)
+        if engine is RenderEngine.LIBVIPS and render_vips.available():
+            yield from _pdf_pages_by_libvips(doc, indices, settings, dp, thumbnails)
+            return
         for index in indices:
-            if engine is RenderEngine.PILLOW or not render_vips.available():
-                with _PDFIUM_LOCK, _pdf_errors(dp):
-                    image = _rasterise(doc, index, settings.max_side, dp)
-                renderer = f"{pillow_version()}, {_pdfium_version()}"
-                yield _encode(image, index, settings, renderer)
-                continue
             with _PDFIUM_LOCK, _pdf_errors(dp):
-                rgbx, width, height = _rasterise_rgbx(doc, index, settings.max_side, dp)
-            # Encoded outside the lock: the other workers' pages rasterise meanwhile.
-            page = render_vips.encode_rgbx(memoryview(rgbx), width, height, index, thumbnails)
-            renderer = f"{page.renderer}, {_pdfium_version()}"
-            yield RenderedPage(index, page.png, width, height, page.sha256, renderer)
+                image = _rasterise(doc, index, settings.max_side, dp)
+            renderer = f"{pillow_version()}, {_pdfium_version()}"
+            yield _encode(image, index, settings, renderer)
+
+
+# The threads that encode a PDF's pages while the next ones rasterise (``_pdf_pages_by_libvips``).
+# pdfium rasterises one page at a time in the process (_PDFIUM_LOCK), in about half the time
+# libvips takes to encode it (bench/RESULTS.md, "Issue #26, session 7"): two encoders keep a
+# long PDF, alone in its checkpoint, on both cores of a 2-core machine instead of one; a third
+# would wait for the rasterising, however many cores there are.
+PDF_ENCODERS = 2
+# A PDF page's memory from its rasterising to its PNG, held from the decoding budget: pdfium's
+# RGBX bitmap and the copy made of it (4 bytes a pixel each), then the copy and its PNG.
+_PDF_BYTES_PER_PIXEL = 8
+
+
+def _pdf_pages_by_libvips(
+    doc: pdfium.PdfDocument,
+    indices: list[int],
+    settings: RenderSettings,
+    dp: str,
+    thumbnails: render_vips.Thumbnails | None,
+) -> Iterator[RenderedPage]:
+    """The pages rasterised in order on this thread, each encoded by libvips on one of
+    ``PDF_ENCODERS`` threads while the next ones rasterise; yielded in order, with the bytes
+    each had when every page waited for the one before. At most ``PDF_ENCODERS + 1`` pages
+    are held at once, each holding its memory from the decoding budget until it is encoded.
+    A page pdfium cannot rasterise raises once the pages before it have been yielded; when
+    the caller stops iterating, the pages being encoded are finished and the rest are not
+    encoded."""
+    if len(indices) == 1:  # one page (a thumbnail, doctor's page): nothing to overlap
+        yield _pdf_encoded(*_pdf_page(doc, indices[0], settings, dp), thumbnails)
+        return
+    pending: collections.deque[tuple[concurrent.futures.Future[RenderedPage], int]] = (
+        collections.deque()
+    )
+    pool = concurrent.futures.ThreadPoolExecutor(PDF_ENCODERS, thread_name_prefix="pdf-encode")
+    try:
+        for index in indices:
+            try:
+                page = _pdf_page(doc, index, settings, dp)
+            except Exception:
+                while pending:
+                    yield pending.popleft()[0].result()
+                raise
+            pending.append((pool.submit(_pdf_encoded, *page, thumbnails), page[-1]))
+            if len(pending) > PDF_ENCODERS:
+                yield pending.popleft()[0].result()
+        while pending:
+            yield pending.popleft()[0].result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        for future, held in pending:
+            if future.cancelled():  # never encoded: its memory is given back here
+                budget.DECODE_BUDGET.give(held)
+
+
+def _pdf_page(
+    doc: pdfium.PdfDocument, index: int, settings: RenderSettings, dp: str
+) -> tuple[bytes, int, int, int, int]:
+    """Page ``index`` rasterised: (RGBX bytes, width, height, index, the budget it holds).
+
+    The budget is held for the largest page the settings give (a square of ``max_side``),
+    before pdfium's lock is taken, and given back by ``_pdf_encoded``."""
+    held = budget.DECODE_BUDGET.take(settings.max_side**2 * _PDF_BYTES_PER_PIXEL)
+    try:
+        with _PDFIUM_LOCK, _pdf_errors(dp):
+            rgbx, width, height = _rasterise_rgbx(doc, index, settings.max_side, dp)
+    except BaseException:
+        budget.DECODE_BUDGET.give(held)
+        raise
+    return rgbx, width, height, index, held
+
+
+def _pdf_encoded(
+    rgbx: bytes,
+    width: int,
+    height: int,
+    index: int,
+    held: int,
+    thumbnails: render_vips.Thumbnails | None,
+) -> RenderedPage:
+    """A rasterised PDF page encoded by libvips (outside pdfium's lock: other pages rasterise
+    meanwhile), named for both libraries; the budget its page held given back."""
+    try:
+        page = render_vips.encode_rgbx(memoryview(rgbx), width, height, index, thumbnails)
+    finally:
+        budget.DECODE_BUDGET.give(held)
+    renderer = f"{page.renderer}, {_pdfium_version()}"
+    return RenderedPage(index, page.png, width, height, page.sha256, renderer)
 
 
 def _pdf_scale(page: pdfium.PdfPage, index: int, max_side: int, dp: str) -> float:

@@ -36,9 +36,12 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Thumbnails:
-    """Thumbnails to make of each render, from its pixels in memory, and who keeps them."""
+    """Thumbnails to make of each render, from its pixels in memory, and who keeps them.
 
-    sink: Callable[[int, int, bytes], None]  # told (page index, longest side, PNG)
+    ``sink`` is told (page index, longest side, PNG) on the thread that encodes the page:
+    for a PDF's pages, one of ``render.PDF_ENCODERS`` threads at once, in any order."""
+
+    sink: Callable[[int, int, bytes], None]
     sides: tuple[int, ...]
 
 
