@@ -173,6 +173,11 @@ def test_closing_a_slot_waits_for_its_task_and_starts_nothing_after(
     assert running_workers() == []
 
 
+def held_once_inside(inside: threading.Event, gate: threading.Event) -> str:
+    inside.set()
+    return held(gate, "first")
+
+
 def collector_on() -> bool:
     return gc.isenabled()
 
@@ -183,8 +188,11 @@ def test_the_garbage_collector_rests_while_tasks_run_and_works_again_after(
     """Its passes over a plan's short-lived objects held the GIL for 0.3 s, the window
     waiting; it rests while any task runs, and works again once the last has ended."""
     assert gc.isenabled()
-    first = EngineTask(held, gate, "first")
+    inside = threading.Event()
+    first = EngineTask(held_once_inside, inside, gate)
     first.start()
+    # Started is not yet inside its pause: the second must run while the first is.
+    assert inside.wait(WAIT_MS / 1000)
     with qtbot.waitSignal((second := EngineTask(collector_on)).done, timeout=WAIT_MS) as asked:
         second.start()
     assert asked.args == [False]
