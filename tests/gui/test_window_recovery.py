@@ -232,6 +232,8 @@ def test_a_retry_refused_for_a_file_still_gone_offers_scan_again(
     qtbot.waitUntil(lambda: page.scan_again_button.isVisible(), timeout=TIMEOUT_MS)
     assert page.headline.text() == "The plan needs another look"
     assert "Scan Again: what is imported already is recognised" in page.summary_label.text()
+    # Nothing was attempted: no empty outcome list, no bar at 0 %.
+    assert not page.table.isVisible() and not page.progress_bar.isVisible()
     assert_no_clash(window, "a retry refused")
 
     qtbot.mouseClick(page.scan_again_button, Qt.MouseButton.LeftButton)
@@ -245,6 +247,10 @@ def test_a_retry_refused_for_a_file_still_gone_offers_scan_again(
     assert states == {whole: PlanItemState.ALREADY_IMPORTED, other: PlanItemState.READY}
     [again] = [it for it in window.session.plan.items if it.label == other]
     assert again.imported_page_count() == 2
+    # The next commit shows its outcomes again.
+    commit(qtbot, window)
+    assert page.table.isVisible() and page.progress_bar.isVisible()
+    wait_run_end(qtbot, window)
 
 
 def test_pause_reads_apart_from_a_crash_and_cancel_works_from_runs(

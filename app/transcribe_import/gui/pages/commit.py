@@ -239,6 +239,7 @@ class CommitPage(WorkerPage[CommitWorker]):
         self._retrying = False
         self._retried = None
         self.scan_again_button.hide()
+        self._show_outcomes(True)
         self.run_id = worker.run_id
         self._stopping = ""
         self._undo_after_stop = False
@@ -525,6 +526,8 @@ class CommitPage(WorkerPage[CommitWorker]):
         self.headline.setText(self.tr("The plan needs another look"))
         if self._retrying:
             self.scan_again_button.setVisible(self._retried is not None)
+            # Nothing was attempted: an empty outcome list and a bar at 0 % would say nothing.
+            self._show_outcomes(False)
             # The ended run's plan is frozen: its problems are told here, not under review.
             errors = report.errors
             lines = [p.message for p in errors[:5]]  # the engine's words, as they are
@@ -545,6 +548,10 @@ class CommitPage(WorkerPage[CommitWorker]):
             self.tr("Files changed since the plan was checked; nothing was committed.")
         )
         self.plan_invalid.emit(report)
+
+    def _show_outcomes(self, shown: bool) -> None:
+        for w in (self.progress_bar, self.rate_label, self.table, self.details_label):
+            w.setVisible(shown)
 
     def _failed(self, message: str) -> None:
         self._flush()
