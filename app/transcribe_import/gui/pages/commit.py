@@ -193,6 +193,9 @@ class CommitPage(WorkerPage[CommitWorker]):
         layout.addWidget(self.rate_label)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.details_label)
+        # Takes the room the outcome list leaves when it is hidden (a refused retry); while
+        # the list shows, its stretch takes it all.
+        layout.addStretch(0)
         layout.addLayout(buttons)
 
         self._tick = QTimer(self, interval=1000)
