@@ -67,8 +67,8 @@ def main() -> None:
         f"{os.cpu_count()} shared cores. One A4 scan rendered to 1697x2400 by libvips, encoded "
         f"at each zlib level and PNG filter (CPU seconds, best of {args.repeat}); size against "
         "Pillow's level-1 PNG of the same page, the renders before libvips (limit: 1.10). "
-        f"Chosen: level {chosen[0]}, filter {chosen[1]}: no larger than Pillow's, the "
-        "cheapest setting that is.",
+        f"Chosen for render revision {render_vips.PIPELINE}: level {chosen[0]}, filter "
+        f"{chosen[1]} (bench/RESULTS.md, the latest section on it, says why).",
         "",
         "| page | level | filter | bytes | CPU s | size / Pillow |",
         "| --- | --- | --- | --- | --- | --- |",
