@@ -119,13 +119,14 @@ def test_a_render_pillow_made_before_renderers_were_recorded_is_still_verified_a
     assert _codes(corpus, verify_hashes=True) == {}
 
 
-@pytest.mark.parametrize("recorded", [True, False])
+@pytest.mark.parametrize("recorded", ["revision 2", "revision 1", "none"])
 def test_a_render_of_revision_2_is_remade_by_revision_2_with_its_recorded_bytes(
-    data_dir: Path, recorded: bool
+    data_dir: Path, recorded: str
 ) -> None:
     corpus, nb_dir, doc = _committed(data_dir, _shelf(data_dir.parent / "shelf"))
-    # Every render as the previous revision made it: Paeth-filtered, named "(render 2)"; or,
-    # not ``recorded``, copied from a bag that recorded no renderer (each revision is tried).
+    # Every render as the previous revision made it: Paeth-filtered, named "(render 2)"; or
+    # named as revision 1 named its renders (no revision: its PNG was revision 2's, so
+    # revision 2 is tried); or copied from a bag that recorded no renderer (each is tried).
     for page in doc["pages"]:
         source = _source(nb_dir, doc, page)
         side = max(page["render"]["width"], page["render"]["height"])
@@ -139,8 +140,10 @@ def test_a_render_of_revision_2_is_remade_by_revision_2_with_its_recorded_bytes(
         assert old.sha256 != page["render"]["sha256"]  # revision 3 made other bytes
         (nb_dir / page["render"]["path"]).write_bytes(old.png)
         page["render"]["sha256"] = old.sha256
-        if recorded:
+        if recorded == "revision 2":
             page["render"]["renderer"] = old.renderer
+        elif recorded == "revision 1":
+            page["render"]["renderer"] = old.renderer.replace(" (render 2)", "")
         else:
             del page["render"]["renderer"]
     (nb_dir / "project.json").write_text(json.dumps(doc))
