@@ -56,6 +56,7 @@ def main() -> None:
         return render_vips._reduce(out, settings.capped(im.width, im.height))
 
     page = decoded().copy_memory()
+    level, png_filter = render_vips.PNG_SETTINGS[render_vips.PIPELINE]
     keep = render_vips.Thumbnails(lambda *_: None, thumbs.COMMIT_SIDES)
     rows: list[tuple[str, str, float]] = [
         (
@@ -76,7 +77,7 @@ def main() -> None:
         ),
         (
             "JPEG: PNG of the 1697x2400 page",
-            f"commit (level {render_vips.PNG_LEVEL}, {render_vips.PNG_FILTER}), and its sha256",
+            f"commit (level {level}, {png_filter}), and its sha256",
             _cpu_ms(lambda: render_vips.encode(page, 0), args.repeat),
         ),
         (
@@ -94,20 +95,39 @@ def main() -> None:
                 args.repeat,
             ),
         ),
+        (
+            "JPEG: the whole render",
+            f"render {render_vips.PIPELINE - 1}, as before (render_pages, with thumbnails)",
+            _cpu_ms(
+                lambda: list(
+                    render.render_pages(
+                        jpgs[0],
+                        "image/jpeg",
+                        [0],
+                        RenderSettings(libvips_revision=render_vips.PIPELINE - 1),
+                        thumbnails=keep,
+                    )
+                ),
+                args.repeat,
+            ),
+        ),
     ]
     rows[1] = (rows[1][0], rows[1][1], _cpu_ms(lambda: decoded().copy_memory(), args.repeat))
-    # Not used: what the PNG would cost at the other settings no larger than Pillow's renders
-    # (bench_png.py), for the record; bytes against the commit's.
-    chosen = len(page.pngsave_buffer(compression=render_vips.PNG_LEVEL, filter="paeth"))
-    for level, png_filter in ((2, "sub"), (2, "up")):
-        size = len(page.pngsave_buffer(compression=level, filter=png_filter)) / chosen
+    # What the PNG costs at the other settings near Pillow's renders' size (bench_png.py), the
+    # earlier revisions' among them (doctor's only), for the record; bytes against the commit's.
+    chosen = len(page.pngsave_buffer(compression=level, filter=png_filter))
+    others = [(2, f) for f in ("paeth", "sub", "up") if (2, f) != (level, png_filter)]
+    used = {png: f"render {r} (doctor's only)" for r, png in render_vips.PNG_SETTINGS.items()}
+    for other_level, other_filter in others:
+        size = len(page.pngsave_buffer(compression=other_level, filter=other_filter)) / chosen
         rows.append(
             (
                 "JPEG: PNG of the 1697x2400 page",
-                f"not used: level {level}, {png_filter} ({size:.2f}x the bytes)",
+                f"{used.get((other_level, other_filter), 'not used')}: level {other_level}, "
+                f"{other_filter} ({size:.2f}x the bytes)",
                 _cpu_ms(
-                    lambda level=level, f=png_filter: page.pngsave_buffer(
-                        compression=level, filter=f
+                    lambda lv=other_level, f=other_filter: page.pngsave_buffer(
+                        compression=lv, filter=f
                     ),
                     args.repeat,
                 ),
@@ -134,6 +154,16 @@ def main() -> None:
             "commit (encode_rgbx)",
             _cpu_ms(
                 lambda: render_vips.encode_rgbx(memoryview(rgbx), width, height, 0, keep),
+                args.repeat,
+            ),
+        ),
+        (
+            "PDF page: PNG and thumbnails",
+            f"render {render_vips.PIPELINE - 1}, as before (encode_rgbx)",
+            _cpu_ms(
+                lambda: render_vips.encode_rgbx(
+                    memoryview(rgbx), width, height, 0, keep, render_vips.PIPELINE - 1
+                ),
                 args.repeat,
             ),
         ),

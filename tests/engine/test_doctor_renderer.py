@@ -3,7 +3,9 @@
 Commits render deterministically (two corpora, and a paused then resumed commit against an
 unbroken one: the same bytes); a render an earlier version
 made with Pillow, recorded without a renderer, is still verified and rendered again by
-doctor; one no renderer here can make again is told plainly, never as a hash failure.
+doctor; so is one an earlier revision of the libvips pipeline made (revision 2, Paeth-filtered
+PNGs), remade by that revision; one no renderer here can make again is told plainly, never as a
+hash failure.
 """
 
 from __future__ import annotations
@@ -117,13 +119,61 @@ def test_a_render_pillow_made_before_renderers_were_recorded_is_still_verified_a
     assert _codes(corpus, verify_hashes=True) == {}
 
 
+@pytest.mark.parametrize("recorded", ["revision 2", "revision 1", "none"])
+def test_a_render_of_revision_2_is_remade_by_revision_2_with_its_recorded_bytes(
+    data_dir: Path, recorded: str
+) -> None:
+    corpus, nb_dir, doc = _committed(data_dir, _shelf(data_dir.parent / "shelf"))
+    # Every render as the previous revision made it: Paeth-filtered, named "(render 2)"; or
+    # named as revision 1 named its renders (no revision: its PNG was revision 2's, so
+    # revision 2 is tried); or copied from a bag that recorded no renderer (each is tried).
+    for page in doc["pages"]:
+        source = _source(nb_dir, doc, page)
+        side = max(page["render"]["width"], page["render"]["height"])
+        (old,) = render_pages(
+            nb_dir / source["path"],
+            source["media_type"],
+            [page["page_index"]],
+            RenderSettings(max_side=side, libvips_revision=2),
+        )
+        assert old.renderer.startswith(render_vips.version(2))
+        assert old.sha256 != page["render"]["sha256"]  # revision 3 made other bytes
+        (nb_dir / page["render"]["path"]).write_bytes(old.png)
+        page["render"]["sha256"] = old.sha256
+        if recorded == "revision 2":
+            page["render"]["renderer"] = old.renderer
+        elif recorded == "revision 1":
+            page["render"]["renderer"] = old.renderer.replace(" (render 2)", "")
+        else:
+            del page["render"]["renderer"]
+    (nb_dir / "project.json").write_text(json.dumps(doc))
+    assert _codes(corpus, verify_hashes=True) == {}
+
+    kept = {p["render"]["path"]: (nb_dir / p["render"]["path"]).read_bytes() for p in doc["pages"]}
+    for rel in kept:
+        (nb_dir / rel).unlink()
+    found = _codes(corpus)
+    assert len(found[FindingCode.FILE_RESTORED]) == len(kept)
+    assert {rel: (nb_dir / rel).read_bytes() for rel in kept} == kept
+    assert _codes(corpus, verify_hashes=True) == {}
+
+
+@pytest.mark.parametrize(
+    "renderer, tried",
+    [
+        # Another libvips, revision 1 (no revision named): revision 2 has its PNG settings.
+        ("libvips 7.0.0", 2),
+        # A later revision than this app has: the current one is tried, and says so.
+        ("libvips 8.18.7 (render 99)", None),
+    ],
+)
 def test_a_render_no_renderer_here_makes_again_is_told_plainly_not_as_a_hash_failure(
-    data_dir: Path,
+    data_dir: Path, renderer: str, tried: int | None
 ) -> None:
     corpus, nb_dir, doc = _committed(data_dir, _shelf(data_dir.parent / "shelf"))
     page = doc["pages"][0]
     # As if another libvips had made it: its bytes are not the ones libvips here gives.
-    page["render"]["renderer"] = "libvips 7.0.0"
+    page["render"]["renderer"] = renderer
     page["render"]["sha256"] = "0" * 64
     (nb_dir / "project.json").write_text(json.dumps(doc))
     (nb_dir / page["render"]["path"]).unlink()
@@ -132,8 +182,8 @@ def test_a_render_no_renderer_here_makes_again_is_told_plainly_not_as_a_hash_fai
     assert set(found) == {FindingCode.FILE_MISSING}
     (message,) = found[FindingCode.FILE_MISSING]
     assert page["render"]["path"] in message
-    assert "it was rendered by libvips 7.0.0" in message
-    assert f"again here with {render_vips.version()} gives other bytes" in message
+    assert f"it was rendered by {renderer}, and" in message
+    assert f"again here with {render_vips.version(tried)} gives other bytes" in message
     assert "doctor --restore-from" in message  # what to do: restore it from a backup
     assert not (nb_dir / page["render"]["path"]).exists()  # nothing else written there
 

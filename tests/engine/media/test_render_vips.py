@@ -4,9 +4,11 @@ or two; Pillow keeps the pages libvips does not read as it does; a stop ends a p
 from __future__ import annotations
 
 import io
+import struct
 import subprocess
 import sys
 import threading
+import zlib
 from pathlib import Path
 
 import pytest
@@ -211,12 +213,12 @@ def test_a_pdf_page_is_encoded_while_the_next_one_rasterises(
         rasterising[index].set()
         return real_rasterise(doc, index, max_side, dp)
 
-    def encode(data, width, height, index, thumbnails=None):  # type: ignore[no-untyped-def]
+    def encode(data, width, height, index, thumbnails=None, revision=None):  # type: ignore[no-untyped-def]
         # Page 0's encode waits for page 1 to be rasterised: done one after the other, it
         # would wait for ever (the timeout only keeps a broken pipeline from hanging).
         if index == 0:
             seen_while_encoding.append(rasterising[1].wait(timeout=30))
-        return real_encode(data, width, height, index, thumbnails)
+        return real_encode(data, width, height, index, thumbnails, revision)
 
     monkeypatch.setattr(render, "_rasterise_rgbx", rasterise)
     monkeypatch.setattr(render_vips, "encode_rgbx", encode)
@@ -255,9 +257,9 @@ def test_a_pdf_left_after_its_first_page_encodes_only_the_pages_in_flight(
     encoded: list[int] = []
     real = render_vips.encode_rgbx
 
-    def encode(data, width, height, index, thumbnails=None):  # type: ignore[no-untyped-def]
+    def encode(data, width, height, index, thumbnails=None, revision=None):  # type: ignore[no-untyped-def]
         encoded.append(index)
-        return real(data, width, height, index, thumbnails)
+        return real(data, width, height, index, thumbnails, revision)
 
     monkeypatch.setattr(render_vips, "encode_rgbx", encode)
     pages = iter(_pdf_pages(path, list(range(10))))
@@ -288,10 +290,10 @@ def test_a_pdfs_pages_in_flight_hold_their_memory_from_the_decoding_budget(
     assert roomy.in_use == 0
     real = render_vips.encode_rgbx
 
-    def encode(data, width, height, index, thumbnails=None):  # type: ignore[no-untyped-def]
+    def encode(data, width, height, index, thumbnails=None, revision=None):  # type: ignore[no-untyped-def]
         if index == 1:
             raise render_vips.vips().Error("encode failed")
-        return real(data, width, height, index, thumbnails)
+        return real(data, width, height, index, thumbnails, revision)
 
     monkeypatch.setattr(render_vips, "encode_rgbx", encode)
     got: list[int] = []
@@ -300,3 +302,68 @@ def test_a_pdfs_pages_in_flight_hold_their_memory_from_the_decoding_budget(
             got.append(page.page_index)
     assert got == [0] and roomy.in_use == 0
     assert not [t for t in threading.enumerate() if t.name.startswith("pdf-encode")]
+
+
+def _row_filters(png: bytes) -> set[int]:
+    """The PNG filter types of a render's rows (8-bit grayscale or RGB, not interlaced)."""
+    pos, idat = 8, b""
+    while pos < len(png):
+        (length,) = struct.unpack(">I", png[pos : pos + 4])
+        kind, body = png[pos + 4 : pos + 8], png[pos + 8 : pos + 8 + length]
+        if kind == b"IHDR":
+            width, height, depth, colour = struct.unpack(">IIBB", body[:10])
+            assert depth == 8 and body[12] == 0  # 8 bits a sample, not interlaced
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    raw = zlib.decompress(idat)
+    stride = width * {0: 1, 2: 3}[colour] + 1
+    assert len(raw) == stride * height
+    return {raw[row * stride] for row in range(height)}
+
+
+SUB, PAETH = 1, 4  # the PNG filter types (PNG specification, 9.2)
+
+
+@pytest.mark.parametrize("media_type", ["image/jpeg", "application/pdf"])
+def test_renders_are_revision_3_with_every_row_sub_filtered_and_revision_2_is_paeth(
+    tmp_path: Path, media_type: str
+) -> None:
+    if media_type == "image/jpeg":
+        path = mf.make_jpeg(tmp_path / "page.jpg", (900, 700))
+    else:
+        path = mf.make_pdf(tmp_path / "page.pdf", 1)
+
+    def made(revision: int | None):  # type: ignore[no-untyped-def]
+        settings = RenderSettings(max_side=400, libvips_revision=revision)
+        (page,) = render.render_pages(path, media_type, [0], settings)
+        return page
+
+    now, again, three, two = made(None), made(None), made(3), made(2)
+    assert render_vips.PIPELINE == 3
+    assert now.renderer.startswith(render_vips.version())
+    assert render_vips.version().endswith(" (render 3)")
+    assert now == again == three  # deterministic: the same bytes, sha256 and name
+    assert _row_filters(now.png) == {SUB}
+    assert two.renderer.startswith(render_vips.version(2))
+    assert render_vips.version(2).endswith(" (render 2)")
+    assert _row_filters(two.png) == {PAETH}
+    assert two.sha256 != now.sha256
+    assert _pixels(two.png).tobytes() == _pixels(now.png).tobytes()  # only the filter differs
+    assert (two.width, two.height) == (now.width, now.height)
+
+
+def test_a_recorded_libvips_renderer_names_the_revision_that_remakes_it() -> None:
+    vips = "libvips 8.18.7"
+    assert render_vips.revision_of(f"{vips} (render 3)") == 3
+    assert render_vips.revision_of(f"{vips} (render 2)") == 2
+    assert render_vips.revision_of(f"{vips} (render 2), pdfium 8149") == 2
+    assert render_vips.revision_of("libvips 8.17.1 (render 3)") == 3  # the sha256 decides
+    # Revision 1 (no revision in the name) had revision 2's PNG: revision 2 is tried.
+    assert render_vips.revision_of(vips) == 2
+    assert render_vips.revision_of(f"{vips}, pdfium 8149") == 2
+    # A revision this app does not have, and names that are not libvips'.
+    assert render_vips.revision_of(f"{vips} (render 4)") is None
+    assert render_vips.revision_of(f"{vips} (render 1)") is None
+    assert render_vips.revision_of("Pillow 12.0.0") is None
+    assert render_vips.revision_of(f"{vips} (render 2) and more") is None

@@ -66,6 +66,10 @@ class RenderSettings:
     # zlib level 1: on a 2400 px page scan, about 4x faster than level 6 for ~10% larger
     # files (measured 0.29 s / 5.8 MiB vs 1.24 s / 5.3 MiB); rendering dominates import time.
     png_compress_level: int = 1
+    # The revision of libvips' pipeline (render_vips.PNG_SETTINGS) for the pages libvips
+    # renders; None: the current one. Only doctor asks for another, to remake a lost render
+    # with the bytes its recorded renderer gave.
+    libvips_revision: int | None = None
 
     def capped(self, width: int, height: int) -> tuple[int, int]:
         """A page's render size: its longest side at most ``max_side``, never upscaled."""
@@ -101,6 +105,6 @@ class RenderedPage:
     width: int
     height: int
     sha256: str
-    # What made the PNG, as project.json records it ("libvips 8.18.7 (render 2)", "Pillow 13.0.0",
-    # "libvips 8.18.7 (render 2), pdfium 159.0.8149.0"): another renderer may give other bytes.
+    # What made the PNG, as project.json records it ("libvips 8.18.7 (render 3)", "Pillow 13.0.0",
+    # "libvips 8.18.7 (render 3), pdfium 159.0.8149.0"): another renderer may give other bytes.
     renderer: str

@@ -107,7 +107,8 @@ def render_pages(
 
     A generator: the file is opened, and errors raised, when iteration starts. Every index
     is checked before the first page is rendered. ``engine``: PILLOW renders every page
-    with Pillow, as before libvips was used (``doctor`` rendering such a render again).
+    with Pillow, as before libvips was used (``doctor`` rendering such a render again);
+    ``settings.libvips_revision`` names an earlier revision of libvips' pipeline for doctor.
     ``should_stop``: asked while libvips renders a page; true ends it with ``RenderStopped``.
     ``thumbnails``: made of each page rendered, from its pixels in memory (by libvips, or by
     Pillow for a page Pillow renders), so the window's grid never decodes the page again.
@@ -408,7 +409,9 @@ def _pdf_pages_by_libvips(
     the caller stops iterating, the pages being encoded are finished and the rest are not
     encoded."""
     if len(indices) == 1:  # one page (a thumbnail, doctor's page): nothing to overlap
-        yield _pdf_encoded(*_pdf_page(doc, indices[0], settings, dp), thumbnails)
+        yield _pdf_encoded(
+            *_pdf_page(doc, indices[0], settings, dp), thumbnails, settings.libvips_revision
+        )
         return
     pending: collections.deque[tuple[concurrent.futures.Future[RenderedPage], int]] = (
         collections.deque()
@@ -422,7 +425,8 @@ def _pdf_pages_by_libvips(
                 while pending:
                     yield pending.popleft()[0].result()
                 raise
-            pending.append((pool.submit(_pdf_encoded, *page, thumbnails), page[-1]))
+            encoding = pool.submit(_pdf_encoded, *page, thumbnails, settings.libvips_revision)
+            pending.append((encoding, page[-1]))
             if len(pending) > PDF_ENCODERS:
                 yield pending.popleft()[0].result()
         while pending:
@@ -458,11 +462,15 @@ def _pdf_encoded(
     index: int,
     held: int,
     thumbnails: render_vips.Thumbnails | None,
+    revision: int | None,
 ) -> RenderedPage:
     """A rasterised PDF page encoded by libvips (outside pdfium's lock: other pages rasterise
-    meanwhile), named for both libraries; the budget its page held given back."""
+    meanwhile) by ``revision``'s PNG settings, named for both libraries; the budget its page
+    held given back."""
     try:
-        page = render_vips.encode_rgbx(memoryview(rgbx), width, height, index, thumbnails)
+        page = render_vips.encode_rgbx(
+            memoryview(rgbx), width, height, index, thumbnails, revision=revision
+        )
     finally:
         budget.DECODE_BUDGET.give(held)
     renderer = f"{page.renderer}, {_pdfium_version()}"

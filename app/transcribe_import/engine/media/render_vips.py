@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
@@ -45,12 +46,6 @@ class Thumbnails:
     sides: tuple[int, ...]
 
 
-# PNG: zlib level 2 with the Paeth filter on every row. Measured on a 2480x3508 A4 scan
-# rendered to 1697x2400 (bench/RESULTS.md, "Render PNG settings"): the colour page is 5.6 MB in
-# 0.18 s of CPU, the grayscale one 2.4 MB in 0.09 s, both smaller than Pillow's level-1 PNGs
-# (5.8 and 2.5 MB). Level 1 without a filter, libvips' default, is 48 % larger.
-PNG_LEVEL = 2
-PNG_FILTER = "paeth"
 # The pHYs chunk libvips always writes says 72 dpi, whatever the source says: the bytes depend
 # on the pixels only, as with Pillow's PNGs, which have no pHYs chunk.
 _PIXELS_PER_MM = 72 / 25.4
@@ -121,16 +116,46 @@ def vips() -> ModuleType:
 
 # The revision of this module's pipeline on libvips: a change that gives other bytes for the
 # same page and library takes the next one, so a render's recorded name always names a
-# renderer that remakes its bytes (doctor's rule, media/rerender.py). Revision 2: the resize
-# in Pillow's passes (box by whole factor, Lanczos across rows then down columns); renders of
-# revision 1 were named "libvips 8.18.7" alone and are told apart by that.
-_PIPELINE = 2
+# renderer that remakes its bytes (doctor's rule, media/rerender.py). Revision 1 resized with
+# libvips' own ``resize``; its renders were named "libvips 8.18.7" alone. Revision 2: the
+# resize in Pillow's passes (box by whole factor, Lanczos across rows then down columns).
+# Revision 3: the same pixels, the PNG's rows filtered by Sub instead of Paeth.
+PIPELINE = 3
+
+# The PNG of each revision this app can render, the one place that says it: (zlib level, the
+# filter on every row). Measured on a 2480x3508 A4 scan rendered to 1697x2400 (bench/RESULTS.md,
+# "Render PNG settings" and "Issue #26, session 8"): level 1 without a filter, libvips' default,
+# is 48 % larger than Pillow's level-1 PNGs (the renders before libvips; the limit is 10 %).
+# Level 2 with Paeth (revision 2) is 0.97 and 0.95 of Pillow's size for a colour and a
+# grayscale page; with Sub (revision 3) 1.00 and 1.01, for 26 % and 17 % less CPU (15 % of a
+# JPEG page's whole render).
+PNG_SETTINGS: dict[int, tuple[int, str]] = {
+    2: (2, "paeth"),
+    3: (2, "sub"),
+}
+_NAME = re.compile(r"libvips (\d+\.\d+\.\d+)(?: \(render (\d+)\))?(?:,|$)")
 
 
-def version() -> str:
-    """The renderer's name as project.json records it: "libvips 8.18.7 (render 2)"."""
+def version(revision: int | None = None) -> str:
+    """The renderer's name as project.json records it: "libvips 8.18.7 (render 3)", or the
+    name of an earlier ``revision`` (one of ``PNG_SETTINGS``)."""
     v = vips().version
-    return f"libvips {v(0)}.{v(1)}.{v(2)} (render {_PIPELINE})"
+    return f"libvips {v(0)}.{v(1)}.{v(2)} (render {revision or PIPELINE})"
+
+
+def revision_of(renderer: str) -> int | None:
+    """The revision that renders again what a recorded libvips ``renderer`` made, None when
+    this app has none (a later revision, or not a libvips name).
+
+    The revision the name says (its libvips version may be another: whether that one gives
+    the same bytes, the sha256 says). Revision 1 is gone, but its PNG was revision 2's:
+    revision 2 remakes the pages revision 1 did not resize (a PDF's, the small ones).
+    """
+    named = _NAME.match(renderer)
+    if named is None:
+        return None
+    revision = int(named.group(2) or 2)
+    return revision if revision in PNG_SETTINGS else None
 
 
 class VipsRefused(Exception):
@@ -226,7 +251,7 @@ def render_image(
                 out = turn(out)
             if thumbnails is not None:
                 _make_thumbnails(out, index, thumbnails)
-            return encode(out, index, should_stop)
+            return encode(out, index, should_stop, settings.libvips_revision)
     except pv.Error as exc:
         if should_stop is not None and should_stop():
             raise RenderStopped() from None
@@ -295,18 +320,23 @@ def _display(im: pyvips.Image, dp: str) -> pyvips.Image:
 
 
 def encode(
-    im: pyvips.Image, index: int, should_stop: Callable[[], bool] | None = None
+    im: pyvips.Image,
+    index: int,
+    should_stop: Callable[[], bool] | None = None,
+    revision: int | None = None,
 ) -> RenderedPage:
-    """The PNG of an 8-bit image, with nothing from the source in it."""
+    """The PNG of an 8-bit image, with nothing from the source in it, by the PNG settings of
+    ``revision`` (``PNG_SETTINGS``; None: the current one)."""
     clean = im.copy(
         interpretation="b-w" if im.bands == 1 else "srgb",
         xres=_PIXELS_PER_MM,
         yres=_PIXELS_PER_MM,
     )
     _stop_when(clean, should_stop)
-    png: bytes = clean.pngsave_buffer(compression=PNG_LEVEL, filter=PNG_FILTER, keep="none")
+    level, png_filter = PNG_SETTINGS[revision or PIPELINE]
+    png: bytes = clean.pngsave_buffer(compression=level, filter=png_filter, keep="none")
     return RenderedPage(
-        index, png, clean.width, clean.height, hashlib.sha256(png).hexdigest(), version()
+        index, png, clean.width, clean.height, hashlib.sha256(png).hexdigest(), version(revision)
     )
 
 
@@ -338,9 +368,11 @@ def encode_rgbx(
     height: int,
     index: int,
     thumbnails: Thumbnails | None = None,
+    revision: int | None = None,
 ) -> RenderedPage:
-    """The PNG of pdfium's RGBX bitmap (four bytes a pixel, the fourth unused)."""
+    """The PNG of pdfium's RGBX bitmap (four bytes a pixel, the fourth unused), by ``revision``'s
+    PNG settings (None: the current one)."""
     im = vips().Image.new_from_memory(data, width, height, 4, "uchar").extract_band(0, n=3)
     if thumbnails is not None:
         _make_thumbnails(im, index, thumbnails)
-    return encode(im, index)
+    return encode(im, index, revision=revision)

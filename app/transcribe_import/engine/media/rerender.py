@@ -1,11 +1,13 @@
 """A lost page render made again, only by a renderer that gives the bytes project.json records.
 
 Renders are deterministic for a given renderer, not across renderers: libvips and Pillow (or
-two versions of one) give other bytes for the same page. So a render is made again by the
-engine its record names (``storage.project.RENDERER``); one that names none was made before
-renderers were recorded, by Pillow, or copied from a bag, by either: both are tried. The
-bytes are kept only when their sha256 is the recorded one; otherwise the answer says, in
-words for doctor's finding, why it cannot be done.
+two versions of one, or two revisions of this app's pipeline on libvips) give other bytes for
+the same page. So a render is made again by the engine its record names
+(``storage.project.RENDERER``), and a libvips render by the revision its name gives
+(``render_vips.revision_of``; the current one when this app has not that revision); one that
+names none was made before renderers were recorded, by Pillow, or copied from a bag, by
+either: Pillow and each revision are tried. The bytes are kept only when their sha256 is the
+recorded one; otherwise the answer says, in words for doctor's finding, why it cannot be done.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.media import render_vips
 from transcribe_import.engine.media.kinds import RenderSettings
 from transcribe_import.engine.media.render import RenderEngine, engine_of, render_pages
 from transcribe_import.engine.storage import fsio, project
@@ -57,15 +60,14 @@ def render_again(nb_dir: Path, page: dict[str, Any], manifest: dict[str, Any]) -
     if not fsio.is_file(src):
         return RenderAgain(None, src, f"the notebook's copy of its source ({src}) is missing")
     recorded = project.renderer_of(page)
-    engines = [engine_of(recorded)] if recorded else [RenderEngine.PILLOW, RenderEngine.LIBVIPS]
     made_by: list[str] = []
-    for engine in engines:
+    for engine, revision in _renderers(recorded):
         try:
             (got,) = render_pages(
                 src,
                 str(source.get("media_type")),
                 [int(page.get("page_index") or 0)],
-                RenderSettings(max_side=side),
+                RenderSettings(max_side=side, libvips_revision=revision),
                 display_path=str(src),
                 engine=engine,
             )
@@ -81,3 +83,15 @@ def render_again(nb_dir: Path, page: dict[str, Any], manifest: dict[str, Any]) -
         f"it was rendered by {was}, and rendering its source again here with "
         f"{' or '.join(made_by)} gives other bytes than the sha256 project.json records",
     )
+
+
+def _renderers(recorded: str | None) -> list[tuple[RenderEngine, int | None]]:
+    """Who may give a render's bytes again, from its recorded renderer: (engine, the revision
+    of libvips' pipeline, None for the current one)."""
+    if recorded is None:
+        revisions = sorted(render_vips.PNG_SETTINGS, reverse=True)
+        return [(RenderEngine.PILLOW, None), *((RenderEngine.LIBVIPS, r) for r in revisions)]
+    engine = engine_of(recorded)
+    if engine is RenderEngine.LIBVIPS:
+        return [(engine, render_vips.revision_of(recorded))]
+    return [(engine, None)]
