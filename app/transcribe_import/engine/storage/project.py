@@ -127,7 +127,7 @@ def page_records(project: dict[str, Any]) -> list[dict[str, Any]]:
     return [p for p in project["pages"] if isinstance(p, dict)] + replaced_records(project)
 
 
-# The library that made a page's render ("libvips 8.18.7 (render 2)"), a key of
+# The library that made a page's render ("libvips 8.18.7 (render 3)"), a key of
 # ``pages[].render``: another renderer may give other bytes, so doctor renders a lost render
 # again only with the one that made it. Absent in renders made before it was recorded (by
 # Pillow), and in renders copied from a bag.
