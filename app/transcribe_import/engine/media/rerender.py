@@ -75,7 +75,8 @@ def render_again(nb_dir: Path, page: dict[str, Any], manifest: dict[str, Any]) -
             return RenderAgain(None, src, f"its source ({src}) cannot be rendered: {exc}")
         if got.sha256 == sha:
             return RenderAgain(got.png, src)
-        made_by.append(got.renderer)
+        if got.renderer not in made_by:  # without libvips, Pillow renders every try
+            made_by.append(got.renderer)
     was = recorded or "an earlier version of this app (it did not record its renderer)"
     return RenderAgain(
         None,
