@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import random
 from typing import Any
@@ -19,6 +20,7 @@ from transcribe_import.engine.base.short_calls import (
 # Nested the way a plan is (items of sources of pages), with the characters a cut must
 # not be fooled by: brackets, commas, quotes and escaped line breaks inside strings.
 _LOADS = orjson.loads  # the real one: the fixture puts a counting one in its place
+_SHA256 = hashlib.sha256  # the same
 _TRICKY = ['a "}," b', "x\n  ]\ny", "[{", "  }", "é ☃ 𝄞", ""]
 
 
@@ -159,3 +161,38 @@ def test_free_in_slices_takes_apart_only_what_nothing_else_holds() -> None:
     # Held elsewhere, so left as they were: the source a plan kept, and the items list.
     assert kept == {"path": "a/b.jpg", "pages": [{"id": "p1"}]}
     assert items == [{"sources": [kept, {"path": "c.jpg"}]}, {"sources": list(range(200))}]
+
+
+class _Digest:
+    """hashlib.sha256 as short_calls makes it, counting the size of each update."""
+
+    def __init__(self) -> None:
+        self.real = _SHA256()
+        self.updates: list[int] = []
+
+    def update(self, data: bytes | bytearray) -> None:
+        self.updates.append(len(data))
+        self.real.update(data)
+
+    def hexdigest(self) -> str:
+        return self.real.hexdigest()
+
+
+def test_parts_are_hashed_in_blocks_to_the_digest_of_them_joined(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    made: list[_Digest] = []
+    monkeypatch.setattr(short_calls.hashlib, "sha256", lambda: made.append(_Digest()) or made[-1])
+    monkeypatch.setattr(short_calls, "HASH_BLOCK", 4096)
+    rng = random.Random(7)
+    parts = [rng.randbytes(rng.randrange(0, 700)) for _ in range(200)]
+
+    assert short_calls.sha256_of_parts(iter(parts)) == _SHA256(b"".join(parts)).hexdigest()
+    [digest] = made
+    # Each update but the last is a block of at least HASH_BLOCK bytes (and less than one
+    # more part): never an update a part, each a hand-over of the GIL.
+    *blocks, last = digest.updates
+    assert blocks and all(4096 <= n < 4096 + 700 for n in blocks)
+    assert last < 4096
+    assert sum(digest.updates) == sum(map(len, parts))
+    assert short_calls.sha256_of_parts([]) == _SHA256(b"").hexdigest()
