@@ -227,6 +227,7 @@ def test_a_retry_refused_for_a_file_still_gone_offers_scan_again(
     wait_run_end(qtbot, window)
     page = window.commit_page
     assert page.result is not None and page.result.status is RunStatus.PARTIAL
+    retried = page.result.run_id
 
     qtbot.mouseClick(page.retry_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: page.scan_again_button.isVisible(), timeout=TIMEOUT_MS)
@@ -235,6 +236,12 @@ def test_a_retry_refused_for_a_file_still_gone_offers_scan_again(
     # Nothing was attempted: no empty outcome list, no bar at 0 %.
     assert not page.table.isVisible() and not page.progress_bar.isVisible()
     assert_no_clash(window, "a retry refused")
+    # The retry made no run; Show in Runs shows the run it was of, which is in Runs.
+    assert page.show_run_button.isVisible() and page.show_run_button.isEnabled()
+    qtbot.mouseClick(page.show_run_button, Qt.MouseButton.LeftButton)
+    assert window.current_page() is window.runs_page
+    qtbot.waitUntil(lambda: window.runs_page.selected_run_id() == retried, timeout=TIMEOUT_MS)
+    window.show_import_page(page)
 
     qtbot.mouseClick(page.scan_again_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: window.current_page() is window.review_page, timeout=TIMEOUT_MS)

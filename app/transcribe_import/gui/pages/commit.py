@@ -607,7 +607,7 @@ class CommitPage(WorkerPage[CommitWorker]):
         self.retry_button.setVisible(finished and retryable and self.run_id is not None)
         for b in (self.open_folder_button, self.show_run_button, self.new_import_button):
             b.setVisible(finished)
-        self.show_run_button.setEnabled(self.run_id is not None)
+        self.show_run_button.setEnabled(self._run_to_show() is not None)
         if running:
             self.pause_button.setFocus()
         elif finished:
@@ -619,9 +619,15 @@ class CommitPage(WorkerPage[CommitWorker]):
         if self._retried is not None:
             self.scan_again_requested.emit(self._retried)
 
+    def _run_to_show(self) -> str | None:
+        """The run *Show in Runs* shows: this attempt's, or the ended run a refused retry
+        was of (the retry made no run of its own, and the run it tried is in Runs)."""
+        return self.run_id if self.run_id is not None else self._retried
+
     def _show_run_clicked(self) -> None:
-        if self.run_id is not None:
-            self.show_run_requested.emit(self.run_id)
+        run_id = self._run_to_show()
+        if run_id is not None:
+            self.show_run_requested.emit(run_id)
 
     def _retry_clicked(self) -> None:
         if self.run_id is not None:
