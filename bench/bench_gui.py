@@ -175,6 +175,19 @@ def p99(values: list[float]) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[98]
 
 
+def print_late(beat: Heartbeat, phase: str, start: float, end: float) -> None:
+    """Where in ``phase`` (from ``start`` to ``end``) each gap over the target began: at
+    its end (the plan being shown) or in the middle of the work."""
+    late = [
+        f"{a - start:.2f} s ({(b - a) * 1000:.0f} ms)"
+        for a, b in zip(beat.beats, beat.beats[1:], strict=False)
+        if start <= b < end and (b - a) * 1000 > TARGET_MS
+    ]
+    if late:
+        began = ", ".join(late)
+        print(f"{phase} ({end - start:.2f} s): gaps over {TARGET_MS} ms began at {began}")
+
+
 def summary(gaps: list[float]) -> dict[str, float]:
     return {
         "worst_ms": max(gaps, default=0.0),
@@ -302,6 +315,8 @@ def bench_scan(tree: Path, workers: int, stacks: bool = False) -> dict[str, floa
         assert plan is not None
         files = sum(len(it.sources) for it in plan.items)
         scan_gaps = summary(beat.gaps(end=t1))
+        print_late(beat, "scan", t0, t1)
+        print_late(beat, "review", t1, t3 + 1)
         review_gaps = summary(beat.gaps(start=t1))
         # The review phase in two: to the first validation's report, then the rest of the
         # look pass and the validation after it (printed, not recorded).
@@ -356,6 +371,7 @@ def bench_open_plan(window, plan, path: Path, stacks: bool = False) -> dict[str,
         split = late_gaps_split(beat.beats, beat.sched, t0, t1 + 0.001, TARGET_MS)
         print(f"the late gaps, Open Plan…: {split}")
     gaps = summary(beat.gaps(start=t0, end=t1 + 0.001))
+    print_late(beat, "Open Plan…", t0, t1 + 0.001)
     return {**{f"open_{k}": v for k, v in gaps.items()}, "open_s": t1 - t0, "read_s": read_s}
 
 

@@ -16,6 +16,7 @@ from transcribe_import.engine.planning.plan import ImportPlan
 from transcribe_import.engine.runs.model import RunStatus
 from transcribe_import.engine.storage.corpus import Corpus
 
+from engine_helpers import page_image
 from helpers.bags import DAMAGE, FOREIGN_KINDS, damage, foreign_bag
 from helpers.runs import commit_plan
 
@@ -62,6 +63,24 @@ def test_a_bag_inside_a_folder_planned_as_pages_is_refused_naming_it(tmp_path: P
         _plan(None, tmp_path / "box", "folders")
     assert info.value.code == "bag_invalid"
     assert f"{tmp_path / 'box' / 'bag'}: is a BagIt bag inside" in str(info.value)
+
+
+def test_a_bag_deep_among_notebooks_is_found_and_a_shelf_without_one_plans(
+    tmp_path: Path,
+) -> None:
+    box = tmp_path / "box"
+    for n in range(3):
+        page_image(box / f"notebook {n}" / "page 1.jpg", f"{n}")
+    planned = api.plan_paths(None, api.PlanRequest((box,), mode="folders"))
+    assert planned is not None and len(planned.plan.items) == 3
+
+    foreign_bag(box / "shelf" / "older" / "bag", "standard")
+    with pytest.raises(TranscribeError) as info:
+        api.plan_paths(None, api.PlanRequest((box,), mode="folders"))
+    assert info.value.code == "bag_invalid"
+    bag = box / "shelf" / "older" / "bag"
+    assert str(info.value).startswith(f"{bag}: is a BagIt bag inside {box};")
+    assert info.value.path == str(bag)
 
 
 def test_nfc_and_nfd_names_both_plan(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ merged.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable, Generator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -172,21 +173,33 @@ def refuse_bags_inside(scan: ScanResult) -> None:
     """A folder planned as page files must not hold a bag: its manifests would go unchecked.
 
     Refused naming the bag, which is to be planned on its own (it is then checked).
+
+    Every folder from a file's up to its root is looked at once. The folders are gathered
+    first, as strings, and only then looked at: with a ``stat`` between every few files
+    (and a pathlib ``Path`` hashed for every file) the GIL changed hands so often, for a
+    quarter of a second at the end of a scan of 100,000 files, that the window's thread,
+    waiting for it, went up to 212 ms without it (``base/short_calls``).
     """
-    checked: set[Path] = set()
+    folders: dict[str, str] = {}  # each folder to look at -> the root it was found under
     for f in scan.files:
-        folder = f.path.parent
-        while folder not in checked and (folder == f.root or f.root in folder.parents):
-            checked.add(folder)
-            if (folder / BAGIT_TXT).is_file():
-                raise TranscribeError(
-                    ErrorCode.BAG_INVALID,
-                    f"{folder}: is a BagIt bag inside {f.root}; plan the bag on its own so its "
-                    "manifests are checked (plan BAG, or drop it on the window alone). Nothing "
-                    "was planned.",
-                    path=str(folder),
-                )
-            folder = folder.parent
+        root = str(f.root)
+        under = root if root.endswith(os.sep) else root + os.sep
+        folder = os.path.dirname(str(f.path))
+        while folder not in folders and (folder == root or folder.startswith(under)):
+            folders[folder] = root
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                break
+            folder = parent
+    for folder, root in folders.items():
+        if os.path.isfile(os.path.join(folder, BAGIT_TXT)):
+            raise TranscribeError(
+                ErrorCode.BAG_INVALID,
+                f"{folder}: is a BagIt bag inside {root}; plan the bag on its own so its "
+                "manifests are checked (plan BAG, or drop it on the window alone). Nothing "
+                "was planned.",
+                path=folder,
+            )
 
 
 # -- a bag's notebook in the corpus ----------------------------------------------------------
