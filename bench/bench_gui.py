@@ -475,7 +475,7 @@ NOTES = [
     "  `faulthandler`, and fixed: the review's notebooks table measured its State column",
     "  over every row when the plan was shown, and a state is a page-order check of the",
     "  notebook (3.5 s for 2,000; now no column is measured, and the checks for the badges",
-    "  take at most 20 ms a turn, a row saying Checking… until its turn); the cyclic",
+    "  take at most 20 ms a turn, since 10, a row saying Checking… until its turn); the cyclic",
     "  garbage collector's full passes over a plan's million objects (0.2-0.5 s each,",
     "  holding the GIL; it now rests while a scan or a one-call task runs, and what a",
     "  worker built and still lives is frozen out of its passes: scans and validations",
@@ -528,6 +528,16 @@ NOTES = [
     "  the window only puts them in its plan (1 ms). In the late beats left, `--native-stacks`",
     "  (py-spy) found the window's thread idle in its poll or waiting to take the GIL, and no",
     "  thread holding the GIL in 20 of 32 dumps: waiting for a core (load 2.7-5.9).",
+    "- Session 9 (issue #26): what was left was a worker letting the GIL go and taking it",
+    "  back many times a millisecond, which starves a waiting thread (each time its wait",
+    "  ends, the GIL has changed hands, so it never asks for it): a plan's fingerprint",
+    "  hashed an item at a time (now a MiB at a time, `short_calls.sha256_of_parts`), a",
+    "  stat between every few files as a scan looked for bags among its folders (now",
+    "  gathered first, `planning/bag.refuse_bags_inside`), and a read of every draft to",
+    "  count its pages at each plan change (now once per version of its file,",
+    "  `api.drafts`). A new plan's first turn no longer checks page orders and the checks",
+    "  take 10 ms a turn. Five runs after, on the quiet machine: bench/RESULTS.md, the",
+    "  session 9 section.",
 ]
 
 
