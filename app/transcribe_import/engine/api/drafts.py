@@ -64,9 +64,11 @@ def save_draft(corpus: Corpus, plan: ImportPlan) -> Path:
     from transcribe_import.engine.storage import fsio
 
     path = keep(corpus, plan)
-    counted = _Counted(
-        _file_key(fsio.stat(path)), plan.plan_id, len(plan.items), plan.imported_page_count()
-    )
+    try:
+        st = fsio.stat(path)
+    except OSError:
+        return path  # written, and gone since (discarded): nothing to count
+    counted = _Counted(_file_key(st), plan.plan_id, len(plan.items), plan.imported_page_count())
     with _counted_lock:
         _counted[path] = counted
     return path
