@@ -124,7 +124,11 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
         except ValueError as exc:
             progress.done()
             raise UsageError(str(exc)) from None
-        plan = None if planned is None else _with_looks(planned.plan, args.workers, stop, progress)
+        plan = (
+            None
+            if planned is None
+            else _with_looks(corpus, planned.plan, args.workers, stop, progress)
+        )
     progress.done()
     if planned is None or plan is None:
         say("transcribe-import: scan cancelled; no plan was written.", file=sys.stderr)
@@ -171,12 +175,12 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
 
 
 def _with_looks(
-    plan: ImportPlan, workers: int, stop: threading.Event, progress: _Progress
+    corpus: Corpus, plan: ImportPlan, workers: int, stop: threading.Event, progress: _Progress
 ) -> ImportPlan | None:
     """``plan`` with its JPEG and PDF pages' looks (the look pass, after the scan), so the
     plan written can find rescans; None when Ctrl-C stopped it."""
     looks: dict[str, str | None] = {}
-    passing = api.look_pass(plan, workers=workers, should_stop=stop.is_set)
+    passing = api.look_pass(plan, corpus=corpus, workers=workers, should_stop=stop.is_set)
     for made in passing:
         looks.update(made.looks)
         progress.show(

@@ -124,7 +124,9 @@ class ImportFlow(QObject):
         self.session.item_changed.connect(self._plan_edited)
         # The JPEG and PDF pages' looks, made while the review is shown; each stamp of them
         # on the plan is validated as an edit is (its rescans are asked then).
-        self.look_pass = LookPass(self.session, lambda: window.import_settings.workers, self)
+        self.look_pass = LookPass(
+            self.corpus, self.session, lambda: window.import_settings.workers, self
+        )
         self.look_pass.failed.connect(self._looks_failed)
         self.validation_done.connect(self.look_pass.validated)  # the pass after the first
         self.session.looks_changed.connect(self._looks_stamped)

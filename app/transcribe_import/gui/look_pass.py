@@ -23,6 +23,7 @@ from collections.abc import Callable, Generator
 from PySide6.QtCore import QObject, Signal
 
 from transcribe_import.engine import api
+from transcribe_import.engine.api import Corpus
 from transcribe_import.engine.planning.look_progress import LooksMade
 from transcribe_import.engine.planning.plan import ImportPlan, PlanItem
 from transcribe_import.gui.session import ImportSession
@@ -36,12 +37,13 @@ Stamped = dict[str, tuple[PlanItem, PlanItem]]
 
 
 def look_at_pages(
-    plan: ImportPlan, workers: int, stop: threading.Event, generation: int
+    corpus: Corpus, plan: ImportPlan, workers: int, stop: threading.Event, generation: int
 ) -> Generator[tuple[int, LooksMade, Stamped], None, int]:
-    """The engine's look pass of ``plan``, each report tagged with the pass it is of and
-    with the items of ``plan`` its looks were stamped on (on this, the pass's thread)."""
+    """The engine's look pass of ``plan`` (the looks ``corpus`` kept first), each report
+    tagged with the pass it is of and with the items of ``plan`` its looks were stamped on
+    (on this, the pass's thread)."""
     stamps = api.look_stamps(plan)
-    passing = api.look_pass(plan, workers=workers, should_stop=stop.is_set)
+    passing = api.look_pass(plan, corpus=corpus, workers=workers, should_stop=stop.is_set)
     for made in passing:
         yield generation, made, stamps.stamp(made.looks)
     return generation
@@ -53,9 +55,14 @@ class LookPass(QObject):
     failed = Signal(str)  # why the pass stopped: the pages it had not reached are not compared
 
     def __init__(
-        self, session: ImportSession, workers: Callable[[], int], parent: QObject | None = None
+        self,
+        corpus: Corpus,
+        session: ImportSession,
+        workers: Callable[[], int],
+        parent: QObject | None = None,
     ):
         super().__init__(parent)
+        self._corpus = corpus
         self._session = session
         self._workers = workers  # the threads a pass uses: the import settings' workers
         self._generation = 0
@@ -103,7 +110,7 @@ class LookPass(QObject):
         if generation != self._generation or stop.is_set():
             return
         # Waits its turn if the pass before has not ended yet (a file per thread at most).
-        self._slot.run(look_at_pages, plan, self._workers(), stop, generation)
+        self._slot.run(look_at_pages, self._corpus, plan, self._workers(), stop, generation)
 
     def _reported(self, report: tuple[int, LooksMade, Stamped]) -> None:
         generation, made, stamped = report

@@ -15,11 +15,13 @@ if TYPE_CHECKING:
     from transcribe_import.engine.planning.look_pass import LookStamps
     from transcribe_import.engine.planning.look_progress import LooksMade
     from transcribe_import.engine.planning.plan import ImportPlan, PlanItem
+    from transcribe_import.engine.storage.corpus import Corpus
 
 
 def look_pass(
     plan: ImportPlan,
     *,
+    corpus: Corpus | None = None,
     workers: int = 2,
     known: Container[str] = (),
     should_stop: Callable[[], bool] | None = None,
@@ -27,11 +29,16 @@ def look_pass(
     """Make the looks ``plan``'s pages still need (none in ``known``: page keys tried
     already), yielding them as they are found (at least every second, and once at the
     end, with how many pages are done of how many); returns False when ``should_stop``
-    ended it early. Apply what it yields with ``with_looks``."""
+    ended it early. Apply what it yields with ``with_looks``.
+
+    With ``corpus``, the looks its cache kept (``planning/look_cache``) come in the first
+    report, no page is decoded again for them, and each look made is kept there."""
     from transcribe_import.engine.planning import look_pass as lp
+    from transcribe_import.engine.planning.look_cache import LookCache
 
     jobs = lp.pending(plan, known)
-    return (yield from lp.make_looks(jobs, workers=workers, should_stop=should_stop))
+    cache = None if corpus is None else LookCache(corpus.root)
+    return (yield from lp.make_looks(jobs, workers=workers, should_stop=should_stop, cache=cache))
 
 
 def pages_to_look_at(plan: ImportPlan, known: Container[str] = ()) -> int:

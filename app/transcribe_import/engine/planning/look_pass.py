@@ -27,6 +27,7 @@ from pathlib import Path
 
 from transcribe_import.engine.media import check, lookalike
 from transcribe_import.engine.media.kinds import JPEG, PDF
+from transcribe_import.engine.planning.look_cache import LookCache
 from transcribe_import.engine.planning.look_progress import LooksMade
 from transcribe_import.engine.planning.lookalikes import file_of_key, page_key
 from transcribe_import.engine.planning.plan import ImportPlan, PlanItem, PlanPage, PlanSource
@@ -103,20 +104,55 @@ def pending(plan: ImportPlan, known: Container[str] = ()) -> tuple[LookJob, ...]
     return (*first.values(), *later.values())
 
 
-def look_job(job: LookJob) -> dict[str, str | None]:
-    """The looks of ``job``'s pages (page key → look), each None when it cannot be made: the
-    file gone, changed since the scan (its bytes are not the plan's), or not decodable."""
+@dataclass(frozen=True)
+class Looked:
+    """What ``look_job`` found: the looks of a job's pages (page key → look or None), and
+    whether they were made from the plan's bytes (``made``: False when the file was gone or
+    changed since the scan, so its Nones say nothing about the page and are not kept)."""
+
+    looks: dict[str, str | None]
+    made: bool
+
+
+def look_job(job: LookJob) -> Looked:
+    """The looks of ``job``'s pages, each None when it cannot be made: the file gone,
+    changed since the scan (its bytes are not the plan's), or not decodable."""
     none: dict[str, str | None] = {page_key(job.sha256, i): None for i in job.page_indexes}
     try:
         read = check.read_once(job.path, size=job.size)
     except OSError:
-        return none
+        return Looked(none, made=False)
     if read.sha256 != job.sha256:
-        return none
+        return Looked(none, made=False)
     looks = lookalike.page_looks(
         job.path, job.media_type, job.page_count, size=job.size, data=read.data
     )
-    return {page_key(job.sha256, i): looks[i] if i < len(looks) else None for i in job.page_indexes}
+    return Looked(
+        {page_key(job.sha256, i): looks[i] if i < len(looks) else None for i in job.page_indexes},
+        made=True,
+    )
+
+
+def _kept_apart(
+    jobs: Sequence[LookJob], kept: Mapping[str, str | None]
+) -> tuple[dict[str, str | None], list[LookJob]]:
+    """The looks of ``jobs``' pages found in ``kept`` (a look cache), and the jobs of the
+    pages that are not, each with only those pages."""
+    found: dict[str, str | None] = {}
+    rest: list[LookJob] = []
+    for job in jobs:
+        left = []
+        for i in job.page_indexes:
+            key = page_key(job.sha256, i)
+            if key in kept:
+                found[key] = kept[key]
+            else:
+                left.append(i)
+        if len(left) == job.pages:
+            rest.append(job)
+        elif left:
+            rest.append(replace(job, page_indexes=tuple(left)))
+    return found, rest
 
 
 def make_looks(
@@ -124,22 +160,27 @@ def make_looks(
     *,
     workers: int = 2,
     should_stop: Callable[[], bool] | None = None,
+    cache: LookCache | None = None,
 ) -> Generator[LooksMade, None, bool]:
     """Make the looks of ``jobs`` on ``workers`` threads, yielding how many pages there are
-    first, then what was found at least every ``REPORT_INTERVAL_S``, and once at the end (a
-    report that ``finished``); returns whether every job was done
-    (False: ``should_stop`` turned true, asked between files; the looks found until then
-    were yielded)."""
+    first (with the looks ``cache`` kept of them already), then what was found at least
+    every ``REPORT_INTERVAL_S``, and once at the end (a report that ``finished``); returns
+    whether every job was done (False: ``should_stop`` turned true, asked between files;
+    the looks found until then were yielded). Each look made is kept in ``cache``."""
     total = sum(job.pages for job in jobs)
-    done = 0
     found: dict[str, str | None] = {}
+    if cache is not None and jobs:
+        found, jobs = _kept_apart(jobs, cache.read())
+    done = len(found)
     reported = time.monotonic()
     stop = threading.Event()
     queue = iter(jobs)
     if total:
-        yield LooksMade({}, 0, total)  # how many there are, before the first file is done
+        # How many there are, before the first file is done, and those already known.
+        yield LooksMade(found, done, total)
+        found = {}
     with ThreadPoolExecutor(max(1, workers), thread_name_prefix="looks") as pool:
-        running: dict[Future[dict[str, str | None]], LookJob] = {}
+        running: dict[Future[Looked], LookJob] = {}
 
         def top_up() -> None:
             while len(running) < 2 * max(1, workers) and not stop.is_set():
@@ -153,7 +194,10 @@ def make_looks(
             finished, _ = wait(running, timeout=0.05, return_when=FIRST_COMPLETED)
             for future in finished:
                 job = running.pop(future)
-                found.update(future.result())
+                looked = future.result()
+                found.update(looked.looks)
+                if looked.made and cache is not None:
+                    cache.add(looked.looks)
                 done += job.pages
             if should_stop is not None and should_stop():
                 stop.set()

@@ -1,0 +1,159 @@
+"""The look cache: a page is decoded for its look once per corpus, whatever plan asks again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+from PIL import Image
+
+from transcribe_import.engine import api
+from transcribe_import.engine.planning import look_cache, look_pass
+from transcribe_import.engine.planning.look_cache import LookCache
+from transcribe_import.engine.planning.lookalikes import page_key
+from transcribe_import.engine.planning.plan import ImportPlan
+from transcribe_import.engine.storage.corpus import Corpus
+
+from helpers.lookalike_set import notebook_scan, save_jpeg
+
+
+@pytest.fixture
+def corpus(data_dir: Path) -> Corpus:
+    return Corpus.open(data_dir)
+
+
+@pytest.fixture
+def decoded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The name of every file the look pass decodes from here on."""
+    names: list[str] = []
+    real = look_pass.look_job
+
+    def counted(job: look_pass.LookJob) -> look_pass.Looked:
+        names.append(job.path.name)
+        return real(job)
+
+    monkeypatch.setattr(look_pass, "look_job", counted)
+    return names
+
+
+def _shelf(root: Path) -> Path:
+    book = root / "Diary"
+    for k in (1, 2):
+        save_jpeg(notebook_scan(k), book / f"{k:02}.jpg")
+    Image.new("RGB", (620, 877), (244, 238, 222)).save(book / "03.jpg", "JPEG")  # blank
+    scans = [notebook_scan(k) for k in (4, 5)]
+    scans[0].save(book / "04.pdf", "PDF", resolution=150, save_all=True, append_images=scans[1:])
+    return book
+
+
+def _plan(corpus: Corpus, book: Path) -> ImportPlan:
+    planned = api.plan_paths(corpus, api.PlanRequest((book.parent,)))
+    assert planned is not None
+    return planned.plan
+
+
+def _pass(corpus: Corpus, plan: ImportPlan) -> tuple[dict[str, str | None], list]:
+    found: dict[str, str | None] = {}
+    reports = list(api.look_pass(plan, corpus=corpus, workers=2))
+    for made in reports:
+        found.update(made.looks)
+    assert reports[-1].finished
+    return found, reports
+
+
+def test_a_new_plan_of_the_same_files_decodes_no_page_again(
+    corpus: Corpus, tmp_path: Path, decoded: list[str]
+) -> None:
+    book = _shelf(tmp_path / "shelf")
+    plan = _plan(corpus, book)
+    first, _ = _pass(corpus, plan)
+    assert sorted(decoded) == ["01.jpg", "02.jpg", "03.jpg", "04.pdf"]
+    blank = page_key(_sha_of(plan, "03.jpg"), 0)
+    assert first[blank] is None  # the blank page has no look, and that is kept too
+    assert LookCache(corpus.root).read()[blank] is None
+    assert sum(look is not None for look in first.values()) == 4
+
+    decoded.clear()
+    again, reports = _pass(corpus, _plan(corpus, book))  # Scan Again: a new plan
+    assert decoded == []
+    assert again == first
+    # Known at once: the first report holds them all, and says the pass is done.
+    assert reports[0].looks == first and reports[0].finished
+
+    # A file added since: only it is decoded.
+    save_jpeg(notebook_scan(6), book / "06.jpg")
+    third, _ = _pass(corpus, _plan(corpus, book))
+    assert decoded == ["06.jpg"]
+    assert {k: v for k, v in third.items() if k in first} == first
+
+
+def test_a_file_changed_since_its_scan_keeps_no_look_and_is_looked_at_once_back(
+    corpus: Corpus, tmp_path: Path, decoded: list[str]
+) -> None:
+    book = _shelf(tmp_path / "shelf")
+    plan = _plan(corpus, book)
+    page = book / "01.jpg"
+    original = page.read_bytes()
+    page.write_bytes(original[:-200])  # changed (cut short) after the scan
+    found, _ = _pass(corpus, plan)
+    [key] = [k for k in found if k.startswith(_sha_of(plan, "01.jpg"))]
+    assert found[key] is None
+    assert key not in LookCache(corpus.root).read()  # a None of a file not read says nothing
+
+    page.write_bytes(original)  # put back: its look is made now
+    decoded.clear()
+    back, _ = _pass(corpus, plan)
+    assert decoded == ["01.jpg"] and back[key] is not None
+
+
+def _sha_of(plan: ImportPlan, name: str) -> str:
+    return next(s.sha256 for it in plan.items for s in it.sources if s.name == name)
+
+
+def test_lines_that_cannot_be_read_are_skipped_and_those_pages_looked_at_again(
+    corpus: Corpus, tmp_path: Path, decoded: list[str]
+) -> None:
+    book = _shelf(tmp_path / "shelf")
+    plan = _plan(corpus, book)
+    first, _ = _pass(corpus, plan)
+    path = LookCache(corpus.root).path
+    lines = path.read_bytes().splitlines(keepends=True)
+    key_01 = page_key(_sha_of(plan, "01.jpg"), 0)
+    key_02 = page_key(_sha_of(plan, "02.jpg"), 0)
+    kept = [line for line in lines if orjson.loads(line)[0] not in (key_01, key_02)]
+    bad_look = orjson.dumps([key_01, "not a look"]) + b"\n"
+    torn = orjson.dumps([key_02, first[key_02]])[:-9]  # a crash mid-line
+    path.write_bytes(b"".join(kept) + b"\x00\xff garbage\n" + bad_look + torn)
+
+    decoded.clear()
+    again, _ = _pass(corpus, plan)
+    assert sorted(decoded) == ["01.jpg", "02.jpg"]
+    assert again == first
+
+
+def test_a_full_cache_is_written_again_with_its_latest_half(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(look_cache, "LIMIT", 10)
+    cache = LookCache(corpus.root)
+    look = "0" * 144
+    for i in range(12):
+        cache.add({page_key(f"{i:064x}", 0): look if i % 2 else None})
+    looks = cache.read()
+    assert list(looks) == [page_key(f"{i:064x}", 0) for i in range(7, 12)]
+    assert len(cache.path.read_bytes().splitlines()) == 5
+    assert cache.read() == looks
+
+
+def test_a_cache_that_cannot_be_written_costs_nothing_but_time(
+    corpus: Corpus, tmp_path: Path
+) -> None:
+    book = _shelf(tmp_path / "shelf")
+    plan = _plan(corpus, book)
+    cache = LookCache(corpus.root)
+    cache.path.parent.mkdir(parents=True, exist_ok=True)
+    cache.path.mkdir()  # a folder where the file would be: every write fails
+    found, _ = _pass(corpus, plan)
+    assert sum(look is not None for look in found.values()) == 4
+    assert cache.read() == {}
