@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from transcribe_import import __version__
+from transcribe_import.cli import audit as audit_cli
 from transcribe_import.cli import lookalikes as lookalikes_cli
 from transcribe_import.cli import placement as placement_cli
 from transcribe_import.cli import runs as runs_cli
@@ -197,6 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="a new or empty folder (default: a fresh one under DIR/exports/)",
     )
     e.add_argument("--json", action="store_true", help="print one JSON document")
+    audit_cli.add_parser(sub)
     return p
 
 
@@ -386,6 +388,7 @@ COMMANDS: dict[str, Callable[[Corpus, argparse.Namespace], int]] = {
     "notebooks": cmd_notebooks,
     "doctor": cmd_doctor,
     "export": cmd_export,
+    "audit": audit_cli.cmd_audit,
     "plan": runs_cli.cmd_plan,
     "validate": runs_cli.cmd_validate,
     "order": runs_cli.cmd_order,

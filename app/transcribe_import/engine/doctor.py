@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from transcribe_import.engine.audit.report import fixity_findings
 from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.base.findings import (
@@ -135,6 +136,9 @@ def doctor(
                     "Remove the duplicate entry from the notebook's project.json.",
                 )
             )
+    # What the fixity audit found and nothing has repaired since (engine/audit): told once.
+    told = {f.path for f in report.findings if f.path is not None}
+    add(_guard(lambda: fixity_findings(corpus, told), corpus.root))
     add(_check_runs(corpus))
     add(incomplete_findings(corpus, titles))  # notes, not problems: what finishes each
     add(held_twice_findings(corpus, manifests))

@@ -13,7 +13,8 @@ cases live in modules by what a person is doing: ``exits`` (exit codes), ``plans
 plan, reorder, validate, plan files), ``looks`` (the look pass after a plan), ``drafts``,
 ``commit`` (commit, retry, resume, execute, cancel), ``runs`` (listing and showing runs, their
 history), ``undo`` (undoing a run, the trash), ``placement`` (late pages and rescans),
-``corpus`` (opening it, notebooks, doctor, previews, export) and ``library`` (what an import
+``corpus`` (opening it, notebooks, doctor, previews, export), ``audit`` (fixity checks, their
+report, repair from a copy) and ``library`` (what an import
 put in the corpus, read back).
 
 Imports that pull in the media decoders (Pillow, pypdf, pypdfium2) are deferred
@@ -23,6 +24,15 @@ into the functions that scan or validate, so listing runs or notebooks starts fa
 
 from typing import TYPE_CHECKING
 
+from transcribe_import.engine.api.audit import (
+    DEFAULT_AUDIT_REMINDER_DAYS,
+    audit_due,
+    audit_report,
+    failure_words,
+    file_words,
+    repair_from,
+    run_audit,
+)
 from transcribe_import.engine.api.commit import (
     RETRYABLE,
     PlanInvalid,
@@ -138,6 +148,14 @@ from transcribe_import.engine.api.undo import (
     restore_from_trash,
     revert,
     unfinished_undos,
+)
+from transcribe_import.engine.audit.model import (
+    AuditBudget,
+    AuditEnd,
+    AuditProgress,
+    AuditReport,
+    AuditResult,
+    RepairResult,
 )
 
 # The handles and values the faces name, from the layers below (the faces import no module
@@ -277,6 +295,19 @@ __all__ = [
     "remove_empty_notebook",
     "render_preview",
     "export_notebooks",
+    "AuditBudget",
+    "AuditEnd",
+    "AuditProgress",
+    "AuditReport",
+    "AuditResult",
+    "RepairResult",
+    "DEFAULT_AUDIT_REMINDER_DAYS",
+    "run_audit",
+    "audit_report",
+    "audit_due",
+    "failure_words",
+    "file_words",
+    "repair_from",
     "NotebookLibrary",
     "StoredPage",
     "StoredSource",

@@ -25,7 +25,13 @@ class ExitCode(enum.IntEnum):
 
 
 _LOCKED_CODES = frozenset(
-    {ErrorCode.CORPUS_BUSY, ErrorCode.NOTEBOOK_BUSY, ErrorCode.RUN_BUSY, ErrorCode.EXPORT_LOCKED}
+    {
+        ErrorCode.CORPUS_BUSY,
+        ErrorCode.NOTEBOOK_BUSY,
+        ErrorCode.RUN_BUSY,
+        ErrorCode.EXPORT_LOCKED,
+        ErrorCode.AUDIT_BUSY,
+    }
 )
 # Fixed by changing what was asked (a setting, a destination), not by waiting or repairing.
 _USAGE_CODES = frozenset(

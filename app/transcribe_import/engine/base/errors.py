@@ -51,6 +51,8 @@ class ErrorCode(enum.StrEnum):
     EXPORT_DESTINATION_NOT_EMPTY = "export_destination_not_empty"  # holds files already
     EXPORT_DESTINATION_INVALID = "export_destination_invalid"  # a file, or inside the corpus
     EXPORT_NOTHING = "export_nothing"  # no notebook to export: an empty corpus, --all
+    # fixity (engine/audit)
+    AUDIT_BUSY = "audit_busy"  # another audit or repair holds the corpus's audit lock
     # import runs
     RUN_NOT_FOUND = "run_not_found"
     RUN_CORRUPT = "run_corrupt"

@@ -45,6 +45,7 @@ class FindingCode(enum.StrEnum):
     REVERT_LIVE = "revert_live"  # an undo of a run is moving files right now in another process
     NOTEBOOK_INCOMPLETE = "notebook_incomplete"  # holds part of an unfinished import (a note)
     PAGE_HELD_TWICE = "page_held_twice"  # the same bytes twice (runs/held_twice.py)
+    FIXITY_FAILED = "fixity_failed"  # the audit's last check of a file failed (engine/audit)
 
 
 class Remedy(enum.StrEnum):

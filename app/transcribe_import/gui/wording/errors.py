@@ -56,6 +56,7 @@ def error_code_words(code: str) -> str:
         ErrorCode.EXPORT_DESTINATION_NOT_EMPTY: _t("ErrorCode", "The export folder is not empty"),
         ErrorCode.EXPORT_DESTINATION_INVALID: _t("ErrorCode", "The export folder cannot be used"),
         ErrorCode.EXPORT_NOTHING: _t("ErrorCode", "There is no notebook to export"),
+        ErrorCode.AUDIT_BUSY: _t("ErrorCode", "Another audit of the corpus is running"),
         ErrorCode.BAG_INVALID: _t("ErrorCode", "Not a bag this app can read"),
         ErrorCode.BAG_UNSAFE_PATH: _t("ErrorCode", "The bag points outside itself"),
         ErrorCode.BAG_HASH_MISMATCH: _t("ErrorCode", "A file in the bag was changed"),

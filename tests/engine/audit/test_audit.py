@@ -1,0 +1,270 @@
+"""The fixity audit in the engine: damage of each kind found and named, the budget honoured and
+taken up where it stopped, the log append-only and whole after a torn write, repair from a bag."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from transcribe_import import __version__
+from transcribe_import.engine import api
+from transcribe_import.engine.audit import log
+from transcribe_import.engine.audit.files import audited_files
+from transcribe_import.engine.audit.model import (
+    AuditBudget,
+    AuditEnd,
+    Detail,
+    EventType,
+    FileKind,
+    Outcome,
+    RepairRefusal,
+)
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.base.findings import FindingCode
+
+from helpers.export import ShelfCorpus, drain, make_corpus
+
+
+def _audit(shelf: ShelfCorpus, budget: AuditBudget = AuditBudget()) -> api.AuditResult:
+    return drain(api.run_audit(shelf.corpus, budget))[1]
+
+
+def _files(shelf: ShelfCorpus, notebook: int, kind: FileKind) -> list[Path]:
+    nbid = shelf.notebooks[notebook]
+    return [
+        shelf.corpus.notebook_dir(nbid) / f.path
+        for f in audited_files(shelf.corpus)
+        if f.notebook_id == nbid and f.kind is kind
+    ]
+
+
+def _events(shelf: ShelfCorpus) -> list[dict]:
+    raw = log.log_path(shelf.corpus).read_bytes()
+    return [json.loads(line) for line in raw.splitlines() if line.strip()]
+
+
+def test_a_whole_corpus_passes_and_every_check_is_an_event(tmp_path: Path):
+    shelf = make_corpus(tmp_path)
+    files = audited_files(shelf.corpus)
+
+    result = _audit(shelf)
+
+    assert result.end is AuditEnd.ROUND_COMPLETE and result.round == 1
+    assert result.files_checked == len(files) == 10 and not result.failures
+    events = _events(shelf)
+    assert [(e["notebook_id"], e["path"]) for e in events] == [f.key for f in files]
+    for e, f in zip(events, files, strict=True):
+        assert e["event_type"] == "fixity_check" and e["outcome"] == "pass"
+        assert e["sha256_expected"] == e["sha256_found"] == f.sha256
+        assert e["agent"] == f"transcribe-import {__version__}"
+        assert e["round"] == 1 and e["at"].endswith("Z")
+    report = api.audit_report(shelf.corpus)
+    assert report.files_checked == 10 and not report.never_checked and not report.failures
+    assert report.last_full_audit is not None and report.last_full_audit.round == 1
+    assert report.last_full_audit.failures == 0
+
+
+def test_a_flipped_bit_a_truncated_file_a_missing_and_a_renamed_one_are_each_found_and_named(
+    tmp_path: Path,
+):
+    shelf = make_corpus(tmp_path)
+    sources = _files(shelf, 0, FileKind.SOURCE)
+    renders = _files(shelf, 1, FileKind.RENDER)
+    flipped, truncated, renamed = sources
+    data = bytearray(flipped.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    flipped.write_bytes(bytes(data))
+    truncated.write_bytes(truncated.read_bytes()[:100])
+    renders[1].unlink()
+    renamed.rename(renamed.with_name("renamed-by-hand.jpg"))
+
+    result = _audit(shelf)
+
+    found = {f.event.path: f for f in result.failures}
+    assert len(found) == 4 and result.end is AuditEnd.ROUND_COMPLETE
+    rel = lambda p: f"{p.parent.name}/{p.name}"  # noqa: E731
+    assert found[rel(flipped)].event.detail is Detail.CHANGED
+    assert found[rel(truncated)].event.detail is Detail.SIZE_CHANGED
+    assert found[rel(truncated)].event.size_found == 100
+    assert found[rel(renders[1])].event.detail is Detail.MISSING
+    assert found[rel(renders[1])].event.sha256_found is None
+    assert found[rel(renamed)].event.detail is Detail.RENAMED
+    assert "sources/renamed-by-hand.jpg" in found[rel(renamed)].event.note
+    words = api.failure_words(result.failures)
+    by_path = dict(zip((f.event.path for f in result.failures), words, strict=True))
+    assert by_path[rel(flipped)].startswith("“Notebook 1”, page 1 (source sources/")
+    assert "its bytes changed" in by_path[rel(flipped)]
+    assert by_path[rel(truncated)].startswith("“Notebook 1”, page 2 ")
+    assert "its size changed (100 bytes" in by_path[rel(truncated)]
+    assert by_path[rel(renders[1])].startswith("“Notebook 2”, page 2 (render renders/")
+    assert "it is missing" in by_path[rel(renders[1])]
+    assert by_path[rel(renamed)].startswith("“Notebook 1”, page 3 ")
+    # The report and doctor read the same records.
+    report = api.audit_report(shelf.corpus)
+    assert {f.event.path for f in report.failures} == set(found)
+    assert report.last_full_audit is not None and report.last_full_audit.failures == 4
+    doctor = api.check_corpus(shelf.corpus)
+    fixity = [f for f in doctor.findings if f.code is FindingCode.FIXITY_FAILED]
+    # Doctor finds the missing, renamed and truncated files itself (by their size); the
+    # flipped bit only the audit's hashing found: each told once.
+    assert [Path(f.path).name for f in fixity] == [flipped.name]
+    assert all("audit --repair-from" in f.message and "“Notebook 1”" in f.message for f in fixity)
+
+
+def test_the_budget_is_honoured_and_the_next_run_goes_on_where_the_last_stopped(tmp_path: Path):
+    shelf = make_corpus(tmp_path, pages=(4, 4))
+    files = audited_files(shelf.corpus)
+    sizes = [(shelf.corpus.notebook_dir(f.notebook_id) / f.path).stat().st_size for f in files]
+    budget = AuditBudget(max_bytes=sum(sizes[:5]) + sizes[5] // 2)
+
+    first = _audit(shelf, budget)
+
+    assert first.end is AuditEnd.BUDGET_SPENT and first.files_checked == 5
+    assert first.bytes_checked == sum(sizes[:5]) <= budget.max_bytes
+    assert first.left_in_round == len(files) - 5
+    second = _audit(shelf, AuditBudget(max_bytes=10**12))
+    assert second.round == 1 and second.end is AuditEnd.ROUND_COMPLETE
+    assert second.files_checked == len(files) - 5
+    checked = [(e["notebook_id"], e["path"]) for e in _events(shelf)]
+    assert checked == [f.key for f in files]  # each once, in the order, none twice
+    # The round done, the next run starts round 2 with the longest unchecked first.
+    third = _audit(shelf, AuditBudget(max_bytes=1))
+    assert third.round == 2 and third.files_checked == 1
+    assert _events(shelf)[-1]["path"] == files[0].path
+    report = api.audit_report(shelf.corpus)
+    assert report.round == 2 and report.left_in_round == len(files) - 1
+    assert report.last_full_audit is not None and report.last_full_audit.round == 1
+    assert report.oldest_check is not None and report.oldest_check.file == files[1]
+
+
+def test_a_time_budget_stops_the_run_and_the_next_goes_on(tmp_path: Path):
+    shelf = make_corpus(tmp_path)
+    first = _audit(shelf, AuditBudget(max_seconds=0))
+    assert first.end is AuditEnd.BUDGET_SPENT and first.files_checked == 0
+    stop_after = iter([False, False, True])
+    stopped = drain(
+        api.run_audit(shelf.corpus, AuditBudget(), should_stop=lambda: next(stop_after, True))
+    )[1]
+    assert stopped.end is AuditEnd.STOPPED and 0 < stopped.files_checked < 10
+    rest = _audit(shelf)
+    assert rest.files_checked == 10 - stopped.files_checked and rest.round == 1
+
+
+def test_the_log_is_append_only_and_a_torn_last_line_loses_no_earlier_record(tmp_path: Path):
+    shelf = make_corpus(tmp_path)
+    _audit(shelf, AuditBudget(max_bytes=1))
+    _audit(shelf, AuditBudget(max_bytes=1))
+    path = log.log_path(shelf.corpus)
+    before = path.read_bytes()
+    # A kill in the middle of the next append: half a line, no newline.
+    _audit(shelf, AuditBudget(max_bytes=1))
+    whole = path.read_bytes()
+    assert whole.startswith(before)
+    path.write_bytes(whole[: len(before) + (len(whole) - len(before)) // 2])
+
+    state = log.read_log(shelf.corpus)
+    assert state.damaged_lines == 1 and len(state.last_check) == 2
+    result = _audit(shelf)
+    assert result.files_checked == 8  # the torn check was never recorded: done again
+    after = path.read_bytes()
+    assert after.startswith(path.read_bytes()[: len(before)]) and after[: len(before)] == before
+    events = _events_skipping_damage(after)
+    assert len(events) == 10 and len({(e["notebook_id"], e["path"]) for e in events}) == 10
+    report = api.audit_report(shelf.corpus)
+    assert report.damaged_lines == 1 and report.files_checked == 10
+
+
+def _events_skipping_damage(raw: bytes) -> list[dict]:
+    out = []
+    for line in raw.splitlines():
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            continue
+    return out
+
+
+def test_a_second_audit_is_refused_while_one_runs(tmp_path: Path):
+    shelf = make_corpus(tmp_path)
+    running = api.run_audit(shelf.corpus, AuditBudget())
+    next(running)
+    with pytest.raises(TranscribeError) as refused:
+        drain(api.run_audit(shelf.corpus, AuditBudget()))
+    assert refused.value.code is ErrorCode.AUDIT_BUSY
+    assert api.exit_code_for_error(refused.value) is api.ExitCode.LOCKED
+    drain(running)
+
+
+def test_repair_from_an_exported_bag_restores_the_exact_bytes_and_records_it(tmp_path: Path):
+    shelf = make_corpus(tmp_path)
+    bag = tmp_path / "bag"
+    drain(api.export_notebooks(shelf.corpus, None, bag))
+    source = _files(shelf, 0, FileKind.SOURCE)[0]
+    render = _files(shelf, 1, FileKind.RENDER)[0]
+    good = {p: p.read_bytes() for p in (source, render)}
+    source.write_bytes(b"rot" + good[source][3:])
+    render.unlink()
+    assert len(_audit(shelf).failures) == 2
+
+    result = api.repair_from(shelf.corpus, bag)
+
+    assert not result.not_repaired and len(result.repaired) == 2
+    for p, data in good.items():
+        assert p.read_bytes() == data
+    assert {Path(r.copied_from).name for r in result.repaired} == {source.name, render.name}
+    repairs = [e for e in _events(shelf) if e["event_type"] == EventType.REPAIR]
+    assert len(repairs) == 2 and all(e["outcome"] == Outcome.PASS for e in repairs)
+    assert all(e["detail"] == "repaired" and str(bag) in e["note"] for e in repairs)
+    assert not api.audit_report(shelf.corpus).failures
+    assert not [f for f in api.check_corpus(shelf.corpus).findings if f.severity == "problem"]
+    assert not leftovers(shelf)
+
+
+def test_repair_refuses_a_copy_with_other_bytes_and_says_what_it_could_not_repair(tmp_path: Path):
+    shelf = make_corpus(tmp_path)
+    bag = tmp_path / "bag"
+    drain(api.export_notebooks(shelf.corpus, None, bag))
+    source = _files(shelf, 0, FileKind.SOURCE)[0]
+    damaged = b"rot" + source.read_bytes()[3:]
+    source.write_bytes(damaged)
+    _audit(shelf)
+    copy = bag / "data" / "notebooks" / shelf.notebooks[0] / "sources" / source.name
+    copy.write_bytes(b"other" + copy.read_bytes()[5:])
+
+    result = api.repair_from(shelf.corpus, bag)
+
+    assert not result.repaired
+    [refused] = result.not_repaired
+    assert refused.reason is RepairRefusal.OTHER_BYTES and refused.copy_seen == str(copy)
+    assert source.read_bytes() == damaged
+    assert not [e for e in _events(shelf) if e["event_type"] == "repair"]
+    assert len(api.audit_report(shelf.corpus).failures) == 1
+    # A backup folder of any shape holding the right bytes under another name works.
+    backup = tmp_path / "backup" / "deep"
+    backup.mkdir(parents=True)
+    original = shelf.data.parent / "scans" / "nb1"
+    for p in sorted(original.iterdir()):
+        (backup / f"copy-{p.name}").write_bytes(p.read_bytes())
+    again = api.repair_from(shelf.corpus, tmp_path / "backup")
+    assert len(again.repaired) == 1 and not again.not_repaired
+    assert hashlib.sha256(source.read_bytes()).hexdigest() == again.repaired[0].file.sha256
+    assert not leftovers(shelf)
+
+
+def leftovers(shelf: ShelfCorpus) -> list[Path]:
+    return [p for p in shelf.corpus.notebooks_dir.rglob("*") if ".tmp-" in p.name]
+
+
+def test_audit_due_after_the_setting_s_days(tmp_path: Path):
+    from datetime import UTC, datetime, timedelta
+
+    shelf = make_corpus(tmp_path)
+    assert api.audit_due(api.audit_report(shelf.corpus), 90)
+    _audit(shelf)
+    report = api.audit_report(shelf.corpus)
+    assert not api.audit_due(report, 90)
+    later = datetime.now(UTC) + timedelta(days=91)
+    assert api.audit_due(report, 90, now=later)
