@@ -28,8 +28,8 @@ from transcribe_import.engine.base.findings import FindingCode
 from helpers.export import ShelfCorpus, drain, make_corpus
 
 
-def _audit(shelf: ShelfCorpus, budget: AuditBudget = AuditBudget()) -> api.AuditResult:
-    return drain(api.run_audit(shelf.corpus, budget))[1]
+def _audit(shelf: ShelfCorpus, budget: AuditBudget | None = None) -> api.AuditResult:
+    return drain(api.run_audit(shelf.corpus, budget or AuditBudget()))[1]
 
 
 def _files(shelf: ShelfCorpus, notebook: int, kind: FileKind) -> list[Path]:

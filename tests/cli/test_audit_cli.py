@@ -1,0 +1,138 @@
+"""`transcribe-import audit`: budgets, the report and its JSON, repair, exit codes, a SIGTERM."""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+import orjson
+import pytest
+
+from helpers.cli import (
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    EXIT_USAGE,
+    cli_json,
+    finish,
+    go_on,
+    ok,
+    run_cli,
+    start_cli,
+    stop_at,
+    wait_stopped,
+)
+from helpers.export import make_corpus
+
+
+def _damage_first_source(data: Path) -> Path:
+    """Flip a bit of notebook 1's page 1 source, the first file an audit checks."""
+    first = cli_json(data, "audit", "--report", "--json")["files"][0]
+    assert first["kind"] == "source" and first["pages"] == [1]
+    source = data / "corpus" / "notebooks" / first["notebook_id"] / first["path"]
+    raw = bytearray(source.read_bytes())
+    raw[10] ^= 0x80
+    source.write_bytes(bytes(raw))
+    return source
+
+
+def test_audit_checks_reports_and_names_a_failure_by_title_and_page(tmp_path: Path):
+    shelf = make_corpus(tmp_path, pages=(2,))
+    never = cli_json(shelf.data, "audit", "--report", "--json")
+    assert never["files_total"] == 4 and len(never["never_checked"]) == 4
+    assert never["last_full_audit"] is None and never["oldest_check"] is None
+    text = ok(run_cli(shelf.data, "audit", "--report")).stdout
+    assert "4 files recorded" in text and "No full audit yet" in text
+
+    first = ok(run_cli(shelf.data, "audit", "--budget", "1B"))
+    assert "Checked 1 file " in first.stdout and "3 files of round 1 left" in first.stdout
+
+    source = _damage_first_source(shelf.data)
+    second = ok(run_cli(shelf.data, "audit", "--all"), EXIT_OK)
+    # The first source was checked (and passed) in this round already: it waits for round 2.
+    assert "Checked 3 files" in second.stdout and "Round 1 is complete" in second.stdout
+    third = ok(run_cli(shelf.data, "audit", "--all"), EXIT_PROBLEMS)
+    assert "Checked 4 files" in third.stdout and "of round 2" in third.stdout
+    assert f"FAILED “Notebook 1”, page 1 (source sources/{source.name}): its bytes changed" in (
+        third.stdout
+    )
+    assert "--repair-from FOLDER" in third.stdout
+
+    report = cli_json(shelf.data, "audit", "--report", "--json", rc=EXIT_PROBLEMS)
+    [failure] = report["failures"]
+    assert failure["file"]["title"] == "Notebook 1" and failure["file"]["pages"] == [1]
+    assert failure["event"]["detail"] == "changed" and failure["event"]["round"] == 2
+    assert report["last_full_audit"]["round"] == 2
+    assert report["last_full_audit"]["failures"] == 1
+    assert report["never_checked"] == [] and report["oldest_check"] is not None
+    doctor = cli_json(shelf.data, "doctor", "--json", rc=EXIT_PROBLEMS)
+    assert [f["code"] for f in doctor["findings"]] == ["fixity_failed"]
+
+
+def test_repair_from_a_bag_on_the_command_line(tmp_path: Path):
+    shelf = make_corpus(tmp_path, pages=(2,))
+    bag = tmp_path / "bag"
+    ok(run_cli(shelf.data, "export", "--all", "-o", str(bag)))
+    nothing = ok(run_cli(shelf.data, "audit", "--repair-from", str(bag)))
+    assert "nothing to repair" in nothing.stdout
+    source = _damage_first_source(shelf.data)
+    ok(run_cli(shelf.data, "audit"), EXIT_PROBLEMS)
+
+    fixed = ok(run_cli(shelf.data, "audit", "--repair-from", str(bag)))
+
+    copy = bag / "data" / "notebooks" / shelf.notebooks[0] / "sources" / source.name
+    assert source.read_bytes() == copy.read_bytes()
+    assert f"REPAIRED “Notebook 1”, page 1 (source sources/{source.name}) from {copy}" in (
+        fixed.stdout
+    )
+    assert cli_json(shelf.data, "audit", "--report", "--json")["failures"] == []
+
+
+def test_repair_says_what_it_could_not_repair(tmp_path: Path):
+    shelf = make_corpus(tmp_path, pages=(1,))
+    source = _damage_first_source(shelf.data)
+    ok(run_cli(shelf.data, "audit"), EXIT_PROBLEMS)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+
+    refused = ok(run_cli(shelf.data, "audit", "--repair-from", str(empty), "--json"), EXIT_PROBLEMS)
+
+    doc = orjson.loads(refused.stdout)
+    assert doc["repaired"] == [] and doc["not_repaired"][0]["reason"] == "no_copy"
+    text = ok(run_cli(shelf.data, "audit", "--repair-from", str(empty)), EXIT_PROBLEMS).stdout
+    assert f"NOT REPAIRED “Notebook 1”, page 1 (source sources/{source.name})" in text
+    assert "no file in the folder has its recorded sha256" in text
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--budget", "lots"], "is not an amount of data"),
+        (["--all", "--minutes", "5"], "--all checks the whole round"),
+        (["--report", "--budget", "1GB"], "--report and --repair-from go alone"),
+        (["--minutes", "0"], "--minutes takes a number of minutes above 0"),
+    ],
+)
+def test_usage_errors(tmp_path: Path, args: list[str], words: str):
+    proc = ok(run_cli(tmp_path / "data", "audit", *args), EXIT_USAGE)
+    assert words in proc.stderr
+
+
+def test_repair_from_a_folder_that_is_not_there_names_it(tmp_path: Path):
+    proc = ok(run_cli(tmp_path / "data", "audit", "--repair-from", str(tmp_path / "no")), 1)
+    assert f"{tmp_path / 'no'} is not a folder" in proc.stderr
+
+
+@pytest.mark.slow
+def test_sigterm_stops_the_audit_and_the_next_run_goes_on(tmp_path: Path):
+    shelf = make_corpus(tmp_path, pages=(3, 3))
+    proc = start_cli(shelf.data, "audit", env=stop_at("audit.after_check:3"))
+    wait_stopped(proc)
+    go_on(proc, signal.SIGTERM)
+    out, err = finish(proc)
+
+    assert proc.returncode == EXIT_INTERRUPTED, err
+    assert "Checked 3 files" in out and "Stopped; 9 files of round 1 left" in out
+    rest = ok(run_cli(shelf.data, "audit", "--json"), EXIT_OK)
+    doc = orjson.loads(rest.stdout)
+    assert doc["files_checked"] == 9 and doc["end"] == "round_complete" and doc["round"] == 1
