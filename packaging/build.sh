@@ -175,6 +175,7 @@ build_bundle() {
     >"$LOGS/pyinstaller.log" 2>&1 || { tail -n 40 "$LOGS/pyinstaller.log"; exit 1; }
   mkdir -p "$out/linux"
   cp "$ROOT/packaging/linux/$APP.desktop" "$ROOT/packaging/linux/install-desktop-entry.sh" \
+    "$ROOT/packaging/linux/install-audit-timer.sh" \
     "$ROOT/packaging/linux/org.transcribe.TranscribeImport.metainfo.xml" "$out/linux/"
   cp "$ROOT/packaging/linux/README-bundle.txt" "$out/README.txt"
   TARBALL="$DIST/$APP-$VERSION-linux-$(uname -m).tar.gz"
