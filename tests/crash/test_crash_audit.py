@@ -14,32 +14,59 @@ from helpers.export import make_corpus
 
 pytestmark = [pytest.mark.crash, pytest.mark.slow]
 
+FILES = 24  # make_corpus(pages=(6, 6)): 12 sources, 12 renders
+
 
 def _lines(data: Path) -> list[bytes]:
     path = data / "corpus" / "fixity" / "events.jsonl"
     return path.read_bytes().splitlines(keepends=True) if path.exists() else []
 
 
+def _checks(lines: list[bytes]) -> Counter[tuple[str, str, int]]:
+    events = [json.loads(line) for line in lines]
+    assert all(e["outcome"] == "pass" for e in events)
+    return Counter((e["notebook_id"], e["path"], e["round"]) for e in events)
+
+
 @pytest.mark.parametrize(
-    ("point", "recorded"),
+    ("earlier_runs", "point"),
     [
-        ("audit.after_check:20", 16),  # mid-batch: the first batch of 16 is on disk
-        ("audit.after_append:1", 16),  # just after the first batch's fsync
-        ("audit.after_check:3", 0),  # before any append
+        (0, "audit.after_check:5"),  # before anything was appended
+        (2, "audit.after_check:5"),  # two runs recorded a file each; the third is killed
+        (2, "audit.after_check:1"),  # killed on its first check
     ],
 )
-def test_a_killed_audit_loses_no_record_and_checks_no_file_twice(tmp_path, point, recorded):
-    shelf = make_corpus(tmp_path, pages=(6, 6))  # 24 files
+def test_a_killed_audit_loses_no_record_and_checks_no_file_twice(tmp_path, earlier_runs, point):
+    shelf = make_corpus(tmp_path, pages=(6, 6))
+    for _ in range(earlier_runs):
+        ok(run_cli(shelf.data, "audit", "--budget", "1B"))
+    recorded = _lines(shelf.data)
+    assert len(recorded) == earlier_runs
 
     proc = run_cli(shelf.data, "audit", crash_at=point)
 
     assert proc.returncode == SIGKILLED, proc.stderr
-    before = _lines(shelf.data)
-    assert len(before) == recorded
+    assert _lines(shelf.data) == recorded  # the killed run's unappended checks only are lost
     ok(run_cli(shelf.data, "audit"), EXIT_OK)
     after = _lines(shelf.data)
-    assert after[: len(before)] == before  # nothing before the kill was lost or rewritten
-    events = [json.loads(line) for line in after]
-    assert all(e["round"] == 1 and e["outcome"] == "pass" for e in events)
-    counts = Counter((e["notebook_id"], e["path"]) for e in events)
-    assert len(counts) == 24 and set(counts.values()) == {1}
+    assert after[: len(recorded)] == recorded  # nothing before the kill lost or rewritten
+    checks = _checks(after)
+    assert len(checks) == FILES and set(checks.values()) == {1}  # each once, in round 1
+    assert {r for _nb, _path, r in checks} == {1}
+
+
+def test_a_kill_just_after_the_last_append_keeps_every_record(tmp_path: Path):
+    shelf = make_corpus(tmp_path, pages=(6, 6))
+
+    proc = run_cli(shelf.data, "audit", crash_at="audit.after_append:1")
+
+    assert proc.returncode == SIGKILLED
+    recorded = _lines(shelf.data)
+    assert len(recorded) == FILES and set(_checks(recorded).values()) == {1}
+    # Round 1 is complete: the next run starts round 2 and checks every file once more.
+    ok(run_cli(shelf.data, "audit"), EXIT_OK)
+    after = _lines(shelf.data)
+    assert after[:FILES] == recorded
+    checks = _checks(after)
+    assert sorted(checks.values()) == [1] * (2 * FILES)
+    assert Counter(r for _nb, _path, r in checks) == {1: FILES, 2: FILES}

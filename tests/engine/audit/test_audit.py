@@ -268,3 +268,12 @@ def test_audit_due_after_the_setting_s_days(tmp_path: Path):
     assert not api.audit_due(report, 90)
     later = datetime.now(UTC) + timedelta(days=91)
     assert api.audit_due(report, 90, now=later)
+
+
+def test_log_keys(tmp_path: Path):
+    """The log's line and the event's JSON have the same keys and values (plus the schema)."""
+    shelf = make_corpus(tmp_path, pages=(1,))
+    _audit(shelf)
+    state = log.read_log(shelf.corpus)
+    for event in state.latest.values():
+        assert json.loads(log.encode(event)) == {"schema": 1, **event.to_json()}

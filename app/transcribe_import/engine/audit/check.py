@@ -13,9 +13,10 @@ meanwhile and nothing is recorded. That look is one small read, so the lock is h
 milliseconds; the longest hold is in the result. The audit lock (``log.take_audit_lock``)
 keeps a second audit or repair out for the whole run.
 
-Records are appended in batches (``FLUSH_EVENTS`` or ``FLUSH_SECONDS``, whichever first)
-with one fsync each: a kill loses at most the checks of the batch it cut, which were never
-recorded and are checked again by the next run.
+Records are appended in batches (``FLUSH_SECONDS`` of work or ``FLUSH_EVENTS`` events,
+whichever comes first, and at the end) with one fsync each: a kill loses at most the checks of
+the batch it cut, which were never recorded and are checked again by the next run. An fsync a
+file would cost as much as hashing a small file (bench/bench_audit.py), hence the batches.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from transcribe_import.engine.base.ids import new_id
 from transcribe_import.engine.storage import fsio
 from transcribe_import.engine.storage.corpus import Corpus
 
-FLUSH_EVENTS = 16
+FLUSH_EVENTS = 1000
 FLUSH_SECONDS = 1.0
 
 
@@ -107,6 +108,7 @@ def _audit(
     files = audited_files(corpus)
     round_no, left = round_order(files, log.read_log(corpus))
     known = {f.key for f in files}
+    folders: dict[str, Path] = {}
     timer = _LockTimer()
     pending: list[FixityEvent] = []
     failures: list[Failure] = []
@@ -128,7 +130,9 @@ def _audit(
             if time_up():
                 end = AuditEnd.BUDGET_SPENT
                 break
-            path = corpus.notebook_dir(f.notebook_id) / f.path
+            if f.notebook_id not in folders:  # its id checked once, not once a file
+                folders[f.notebook_id] = corpus.notebook_dir(f.notebook_id)
+            path = folders[f.notebook_id] / f.path
             # The first file is always checked (one larger than the budget would otherwise
             # stop the round for good); no other goes past the budget.
             over = budget.max_bytes is not None and done + skipped > 0
@@ -136,7 +140,7 @@ def _audit(
                 end = AuditEnd.BUDGET_SPENT
                 break
             try:
-                event = check_file(corpus, f, round_no, known, timer, stop_reading)
+                event = check_file(corpus, f, path, round_no, known, timer, stop_reading)
             except fsio.ReadStopped:
                 end = AuditEnd.STOPPED if asked_to_stop() else AuditEnd.BUDGET_SPENT
                 break
@@ -184,13 +188,14 @@ def _size(path: Path, f: AuditedFile) -> int:
 def check_file(
     corpus: Corpus,
     f: AuditedFile,
+    path: Path,
     round_no: int,
     known: set[tuple[str, str]],
     timer: _LockTimer,
     should_stop: Callable[[], bool],
 ) -> FixityEvent | None:
-    """One file hashed and judged: its event, or None when it changed on purpose meanwhile."""
-    path = corpus.notebook_dir(f.notebook_id) / f.path
+    """One file (at ``path``) hashed and judged: its event, or None when it changed on
+    purpose meanwhile."""
     found: str | None = None
     size: int | None = None
     note = ""
