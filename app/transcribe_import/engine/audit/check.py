@@ -268,8 +268,8 @@ def _still_recorded(
     """Under the corpus lock: project.json still records ``f`` with its sha256 (and a file
     found missing is still missing), so the failure is the disk's, not an import's or an
     undo's that went on beside the audit."""
-    t0 = time.perf_counter()
     with corpus.locked():
+        t0 = time.perf_counter()  # the hold, not the wait for it
         try:
             now = recorded(corpus, f.notebook_id, f.path)
             still = now is not None and now.sha256 == f.sha256
