@@ -115,6 +115,7 @@ class FolderKind(Enum):
 
     SCANS = "scans"  # Add Folder…, Add Files…
     PLANS = "plans"  # Open Plan…, Save Plan As…
+    COPIES = "copies"  # Repair… in the Corpus view's audit: a bag or a backup
 
 
 def _key(kind: FolderKind) -> str:

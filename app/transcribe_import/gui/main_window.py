@@ -610,6 +610,7 @@ class MainWindow(QMainWindow):
             restart = values.data_dir != self.import_settings.data_dir
             self.import_settings = values
             save_settings(self._settings, values)
+            self.corpus_page.audit_panel.refresh()  # its reminder follows the new setting
             rejudged = self.flow.rejudge_duplicates()  # the review open, by the new setting
             self.statusBar().showMessage(
                 self.tr("Settings saved. The data directory applies on the next start.")

@@ -2,7 +2,8 @@
 
 Render size, duplicate policy and workers apply to the next scan or commit; the data
 directory applies on the next start (the corpus is opened once, when the app starts),
-and only when neither ``--data-dir`` nor TRANSCRIBE_DATA_DIR chooses another.
+and only when neither ``--data-dir`` nor TRANSCRIBE_DATA_DIR chooses another. The audit
+reminder (the Corpus view's, when the last full fixity audit is older) applies at once.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from transcribe_import.engine.api import DEFAULT_AUDIT_REMINDER_DAYS
 from transcribe_import.engine.media.kinds import RenderSettings
 from transcribe_import.engine.planning.plan import (
     DEFAULT_POLICY_ID,
@@ -42,6 +44,8 @@ MAX_SIDE_KEY = "Import/renderMaxSide"
 POLICY_KEY = "Import/duplicatePolicy"
 WORKERS_KEY = "Import/workers"
 DEDUPE_CORPUS_KEY = "Import/duplicatesAcrossCorpus"
+AUDIT_REMINDER_KEY = "Audit/reminderDays"
+MAX_REMINDER_DAYS = 3650
 
 MIN_SIDE, MAX_SIDE = 600, 12_000
 MAX_WORKERS = max(1, min(16, os.cpu_count() or 2))
@@ -57,6 +61,8 @@ class ImportSettings:
     workers: int = 2
     # skip_existing looks in every notebook of the corpus, not only the target (plan --dedupe).
     dedupe_corpus: bool = True
+    # The Corpus view reminds of a fixity audit when the last full one is older than this.
+    audit_reminder_days: int = DEFAULT_AUDIT_REMINDER_DAYS
 
     @property
     def render(self) -> RenderSettings:
@@ -87,6 +93,12 @@ def load_settings(settings: QSettings) -> ImportSettings:
         policy_id=policy if policy in POLICY_IDS else defaults.policy_id,
         workers=_int(settings.value(WORKERS_KEY), defaults.workers, 1, MAX_WORKERS),
         dedupe_corpus=str(settings.value(DEDUPE_CORPUS_KEY, "true")).lower() in ("true", "1"),
+        audit_reminder_days=_int(
+            settings.value(AUDIT_REMINDER_KEY),
+            defaults.audit_reminder_days,
+            1,
+            MAX_REMINDER_DAYS,
+        ),
     )
 
 
@@ -96,11 +108,12 @@ def save_settings(settings: QSettings, values: ImportSettings) -> None:
     settings.setValue(POLICY_KEY, values.policy_id)
     settings.setValue(WORKERS_KEY, values.workers)
     settings.setValue(DEDUPE_CORPUS_KEY, values.dedupe_corpus)
+    settings.setValue(AUDIT_REMINDER_KEY, values.audit_reminder_days)
     settings.sync()
 
 
 class SettingsDialog(QDialog):
-    """Data directory, render size, duplicate policy and workers."""
+    """Data directory, render size, duplicate policy, workers and the audit reminder."""
 
     def __init__(
         self, values: ImportSettings, current_data_dir: Path, parent: QWidget | None = None
@@ -168,6 +181,18 @@ class SettingsDialog(QDialog):
             self.tr("Different notebooks are imported in parallel; one notebook never is")
         )
 
+        self.reminder_spin = QSpinBox()
+        self.reminder_spin.setRange(1, MAX_REMINDER_DAYS)
+        self.reminder_spin.setSuffix(self.tr(" days"))
+        self.reminder_spin.setValue(values.audit_reminder_days)
+        self.reminder_spin.setAccessibleName(self.tr("Remind of a fixity audit after"))
+        self.reminder_spin.setToolTip(
+            self.tr(
+                "The Corpus view reminds you to audit the corpus (re-hash its files) when the "
+                "last full audit is older than this"
+            )
+        )
+
         form = QFormLayout()
         form.addRow(self.tr("&Data directory:"), dir_row)
         form.addRow("", self.data_dir_note)
@@ -175,6 +200,7 @@ class SettingsDialog(QDialog):
         form.addRow(self.tr("D&uplicates:"), self.policy_combo)
         form.addRow("", self.corpus_check)
         form.addRow(self.tr("&Workers:"), self.workers_spin)
+        form.addRow(self.tr("Audit re&minder:"), self.reminder_spin)
         # Buddies for the labels QFormLayout made, so Alt+letter reaches each field.
         label = form.labelForField(dir_row)
         if isinstance(label, QLabel):
@@ -198,6 +224,7 @@ class SettingsDialog(QDialog):
             policy_id=str(self.policy_combo.currentData()),
             workers=self.workers_spin.value(),
             dedupe_corpus=self.corpus_check.isChecked(),
+            audit_reminder_days=self.reminder_spin.value(),
         )
 
     def _policy_changed(self) -> None:

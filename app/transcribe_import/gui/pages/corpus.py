@@ -1,4 +1,5 @@
-"""The Corpus view: the corpus's notebooks in a table, and its health as doctor reports it.
+"""The Corpus view: the corpus's notebooks in a table, its health as doctor reports it, and its
+fixity (pages/audit_panel.py: the last full audit, failures with Repair…, an audit to start).
 
 A view only: the window runs doctor on a worker and hands the results here. An incomplete
 notebook (part of an import that stopped) is marked in the table; selected, it is explained
@@ -51,6 +52,7 @@ from transcribe_import.engine.base.findings import DoctorReport, Finding, Findin
 from transcribe_import.gui.icons import SP, finding_icon, standard_icon
 from transcribe_import.gui.models.base import SORT_ROLE
 from transcribe_import.gui.models.notebooks import NotebookColumn, NotebookTableModel
+from transcribe_import.gui.pages.audit_panel import AuditPanel
 from transcribe_import.gui.pages.library import LibraryView
 from transcribe_import.gui.undo_dialog import UndoDialog
 from transcribe_import.gui.widgets import (
@@ -215,6 +217,9 @@ class CorpusPage(QWidget):
         health_layout.addLayout(summary_row)
         health_layout.addWidget(self.findings_view)
 
+        # Fixity over the years: the last full audit, its failures, an audit started here.
+        self.audit_panel = AuditPanel(corpus, settings if settings is not None else QSettings())
+
         search_row.addWidget(self.open_button)
         search_row.addWidget(self.export_button)
         self.list_page = QWidget()
@@ -225,6 +230,7 @@ class CorpusPage(QWidget):
         layout.addWidget(self.notebook_stack, 1)
         layout.addWidget(self.unfinished_panel, 0)
         layout.addWidget(self.health_panel, 0)
+        layout.addWidget(self.audit_panel, 0)
 
         # The library in place of the list while a notebook is open; All Notebooks goes back.
         self.library = LibraryView(corpus, settings=settings)  # its view and zoom remembered there
@@ -417,6 +423,7 @@ class CorpusPage(QWidget):
         """Wait for a run's loading and the library's reading (short) before the window closes."""
         self._runs.close()
         self._sources.close()
+        self.audit_panel.stop_and_wait()
         self.library.stop_and_wait()
 
     # -- results from the window's workers -------------------------------------------------
@@ -467,6 +474,7 @@ class CorpusPage(QWidget):
         self._sources.run(source_folders, self.corpus, tuple(nb.notebook_id for nb in notebooks))
         self._update_actions()
         self._show_unfinished()  # the selection's rows are new values: their state may differ
+        self.audit_panel.refresh()  # an import or an undo changes what there is to check
         self._follow_listing(notebooks)
 
     def _follow_listing(self, notebooks: Sequence[NotebookSummary]) -> None:
