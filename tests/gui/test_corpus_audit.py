@@ -205,3 +205,30 @@ def test_the_reminder_follows_the_setting(
     qtbot.waitUntil(lambda: panel.report is not None, timeout=TIMEOUT_MS)
     assert not panel.reminder_row.isVisible()
     assert window.settings().value(AUDIT_REMINDER_KEY) in (365, "365")
+
+
+def test_doctor_s_finding_of_a_failure_points_at_the_panel_s_repair(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    make_notebook: Callable[..., str],
+    corpus: Corpus,
+):
+    nbid = make_notebook("Field notes 1987", pages=1)
+    source = next((corpus.notebook_dir(nbid) / "sources").iterdir())
+    source.write_bytes(source.read_bytes()[:-1] + b"\0")
+    api.drive(api.run_audit(corpus, api.AuditBudget()))
+    window = open_window()
+    window.show_section(Section.CORPUS)
+
+    words = [
+        window.corpus_page.findings_view.item(row, 0).text()
+        for row in range(window.corpus_page.findings_view.rowCount())
+    ]
+
+    [finding] = [w for w in words if w.startswith("The fixity audit found")]
+    assert "“Field notes 1987”, page 1" in finding
+    assert finding.endswith(
+        "To repair it, choose Repair… beside it in the Fixity panel below, and a bag, another "
+        "corpus's data folder or a backup that holds a copy."
+    )
+    assert "transcribe-import" not in finding

@@ -13,7 +13,7 @@ from transcribe_import.engine.audit.model import (
     FullAudit,
     Outcome,
 )
-from transcribe_import.engine.base.findings import Finding, FindingCode, Severity
+from transcribe_import.engine.base.findings import Finding, FindingCode, Remedy, Severity
 from transcribe_import.engine.storage.corpus import Corpus
 
 
@@ -75,16 +75,18 @@ def fixity_findings(corpus: Corpus, already: set[str]) -> list[Finding]:
         path = str(corpus.notebook_dir(failure.file.notebook_id) / failure.file.path)
         if path in already:
             continue
+        situation = f"The fixity audit found {describe(failure)}."
         out.append(
             Finding(
                 FindingCode.FIXITY_FAILED,
                 Severity.PROBLEM,
-                f"The fixity audit found {describe(failure)}. Repair it with "
-                "`transcribe-import audit --repair-from BACKUP` (an exported bag, another "
-                "corpus's data folder, or a backup: only bytes with its recorded sha256 are "
-                "used).",
+                f"{situation} Repair it with `transcribe-import audit --repair-from BACKUP` (an "
+                "exported bag, another corpus's data folder, or a backup: only bytes with its "
+                "recorded sha256 are used).",
                 failure.file.notebook_id,
                 path,
+                situation=situation,
+                remedies=(Remedy.REPAIR_FROM_COPY,),
             )
         )
     return out

@@ -57,6 +57,7 @@ class Remedy(enum.StrEnum):
     RESUME_RUN = "resume_run"
     CANCEL_RUN = "cancel_run"  # end it; the pages it landed stay
     OPEN_PLAN = "open_plan"  # open the finding's frozen plan (``path``) and commit it again
+    REPAIR_FROM_COPY = "repair_from_copy"  # copy the file back from a bag or a backup
 
 
 @dataclass(frozen=True)

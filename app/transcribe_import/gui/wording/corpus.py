@@ -71,6 +71,11 @@ def remedy_words(remedy: Remedy) -> str:
             "what landed is recognised and not imported twice. To give it up instead, move the "
             "plan file out of the corpus folder.",
         ),
+        Remedy.REPAIR_FROM_COPY: _t(
+            "FindingRemedy",
+            "To repair it, choose Repair… beside it in the Fixity panel below, and a bag, "
+            "another corpus's data folder or a backup that holds a copy.",
+        ),
     }[remedy]
 
 
