@@ -136,3 +136,12 @@ def test_sigterm_stops_the_audit_and_the_next_run_goes_on(tmp_path: Path):
     rest = ok(run_cli(shelf.data, "audit", "--json"), EXIT_OK)
     doc = orjson.loads(rest.stdout)
     assert doc["files_checked"] == 9 and doc["end"] == "round_complete" and doc["round"] == 1
+
+
+def test_an_empty_corpus_has_nothing_to_check(tmp_path: Path):
+    proc = ok(run_cli(tmp_path / "data", "audit"))
+    assert proc.stdout == (
+        f"No notebook of {tmp_path / 'data' / 'corpus'} records a file yet: nothing to check.\n"
+    )
+    report = cli_json(tmp_path / "data", "audit", "--report", "--json")
+    assert report["files_total"] == 0 and report["last_full_audit"] is None

@@ -121,6 +121,10 @@ def _run(corpus: Corpus, budget: api.AuditBudget, as_json: bool) -> int:
     if as_json:
         json_out(result.to_json())
         return code
+    nothing = result.files_checked == 0 and result.skipped_changed == 0
+    if nothing and result.end is AuditEnd.ROUND_COMPLETE:
+        say(f"No notebook of {corpus.root} records a file yet: nothing to check.")
+        return code
     said = (
         f"Checked {counted(result.files_checked, 'file')} "
         f"({result.bytes_checked / 1e6:.1f} MB) of round {result.round} in "

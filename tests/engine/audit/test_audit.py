@@ -277,3 +277,41 @@ def test_log_keys(tmp_path: Path):
     state = log.read_log(shelf.corpus)
     for event in state.latest.values():
         assert json.loads(log.encode(event)) == {"schema": 1, **event.to_json()}
+
+
+def test_imports_go_on_beside_an_audit_and_their_files_join_its_round(tmp_path: Path):
+    from engine_helpers import ingest_pages
+    from helpers.shelves import make_pages
+
+    shelf = make_corpus(tmp_path)
+    running = api.run_audit(shelf.corpus, AuditBudget())
+    first = next(running)  # one file checked; the audit holds no corpus lock between files
+    assert first.files_done == 1 and first.files_total == 10
+    with shelf.corpus.locked(timeout=0):  # free at once: an import's short sections pass
+        pass
+    ingest_pages(shelf.corpus, shelf.notebooks[1], make_pages(tmp_path / "late", 2, tag="late-"))
+
+    result = drain(running)[1]
+
+    assert result.end is AuditEnd.ROUND_COMPLETE and result.files_checked == 14
+    assert result.left_in_round == 0 and not result.failures
+    report = api.audit_report(shelf.corpus)
+    assert report.files_total == 14 and not report.never_checked and report.left_in_round == 0
+
+
+def test_a_file_an_undo_takes_out_while_it_is_read_is_not_a_failure(tmp_path: Path):
+    shelf = make_corpus(tmp_path)
+    running = api.run_audit(shelf.corpus, AuditBudget())
+    next(running)
+    # As an undo would: the notebook's record and its file go together.
+    nb_dir = shelf.corpus.notebook_dir(shelf.notebooks[1])
+    doc = json.loads((nb_dir / "project.json").read_bytes())
+    gone = doc["sources"].pop()
+    (nb_dir / "project.json").write_bytes(json.dumps(doc).encode())
+    (nb_dir / gone["path"]).unlink()
+
+    result = drain(running)[1]
+
+    assert result.skipped_changed == 1 and not result.failures
+    assert result.files_checked == 9
+    assert gone["path"] not in {e["path"] for e in _events(shelf)}

@@ -2,9 +2,10 @@
 
 Rounds: round N is complete when every file the corpus records has a check of round N in
 the log. A run goes on with the current round (the files it has not checked yet, those
-never checked first, then the longest unchecked), and starts the next one when the current
-is complete; so a run killed or stopped half way is taken up by the next run where it
-stopped, and no file is checked twice in one round. A run never checks a file twice.
+never checked first, then the longest unchecked; files imported while it runs, once it has
+checked the others), and starts the next one when the current is complete; so a run killed
+or stopped half way is taken up by the next run where it stopped, and no file is checked
+twice in one round. A run never checks a file twice.
 
 Locks: the files are read without the corpus lock (an import or an undo goes on beside the
 audit). Only a failure is confirmed under it: project.json still records the file with that
@@ -123,7 +124,18 @@ def _audit(
         return asked_to_stop() or time_up()
 
     try:
-        for f in left:
+        at = 0
+        while True:
+            if at == len(left):
+                # Files imported while this run went on belong to its round too: checked
+                # now (never checked, so first in line), before the round is called complete.
+                fresh = [f for f in audited_files(corpus) if f.key not in known]
+                if not fresh:
+                    break
+                known.update(f.key for f in fresh)
+                left.extend(fresh)
+            f = left[at]
+            at += 1
             if asked_to_stop():
                 end = AuditEnd.STOPPED
                 break
