@@ -70,3 +70,28 @@ def test_a_kill_just_after_the_last_append_keeps_every_record(tmp_path: Path):
     checks = _checks(after)
     assert sorted(checks.values()) == [1] * (2 * FILES)
     assert Counter(r for _nb, _path, r in checks) == {1: FILES, 2: FILES}
+
+
+def test_a_repair_killed_before_its_replace_leaves_the_file_as_it_was_and_is_done_again(
+    tmp_path: Path,
+):
+    shelf = make_corpus(tmp_path, pages=(2,))
+    bag = tmp_path / "bag"
+    ok(run_cli(shelf.data, "export", "--all", "-o", str(bag)))
+    first = sorted((shelf.data / "corpus" / "notebooks").glob("*/sources/*"))[0]
+    good = first.read_bytes()
+    first.write_bytes(b"x" + good[1:])
+    ok(run_cli(shelf.data, "audit"), 1)
+
+    proc = run_cli(
+        shelf.data, "audit", "--repair-from", str(bag), crash_at="audit.repair_before_replace"
+    )
+
+    assert proc.returncode == SIGKILLED
+    assert first.read_bytes() == b"x" + good[1:]  # untouched: the copy was never renamed in
+    assert [p.name for p in first.parent.iterdir() if ".tmp-" in p.name]  # its dead copy
+    assert not [line for line in _lines(shelf.data) if b'"repair"' in line]
+    ok(run_cli(shelf.data, "audit", "--repair-from", str(bag)))
+    assert first.read_bytes() == good
+    assert not [p for p in first.parent.iterdir() if ".tmp-" in p.name]
+    assert len([line for line in _lines(shelf.data) if b'"event_type":"repair"' in line]) == 1

@@ -315,3 +315,27 @@ def test_a_file_an_undo_takes_out_while_it_is_read_is_not_a_failure(tmp_path: Pa
     assert result.skipped_changed == 1 and not result.failures
     assert result.files_checked == 9
     assert gone["path"] not in {e["path"] for e in _events(shelf)}
+
+
+def test_a_full_disk_when_the_log_is_written_names_the_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    import errno
+
+    from transcribe_import.engine.storage import fsio
+
+    shelf = make_corpus(tmp_path)
+    _audit(shelf, AuditBudget(max_bytes=1))
+    before = log.log_path(shelf.corpus).read_bytes()
+
+    def full(path: Path, data: bytes) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(fsio, "append_durable", full)
+    with pytest.raises(TranscribeError) as refused:
+        _audit(shelf)
+    assert refused.value.code is ErrorCode.DISK_FULL
+    assert str(log.log_path(shelf.corpus)) in str(refused.value)
+    assert log.log_path(shelf.corpus).read_bytes() == before
+    monkeypatch.undo()
+    assert _audit(shelf).files_checked == 9  # nothing of the failed run was recorded

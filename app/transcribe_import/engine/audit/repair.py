@@ -139,6 +139,13 @@ def _repair_one(
     return NotRepaired(f, RepairRefusal.NO_COPY, None)
 
 
+def _remove_dead_temps(dst: Path) -> None:
+    """The copies a killed repair of ``dst`` left; its ingest lock is held, so none is live."""
+    for name in fsio.list_dir(dst.parent):
+        if name.startswith(f".{dst.name}.tmp-") and name.endswith("-repair"):
+            fsio.remove(dst.parent / name)
+
+
 def _put_back(corpus: Corpus, f: AuditedFile, src: Path) -> Repaired | NotRepaired:
     """``src`` copied over the damaged file if its bytes are the recorded ones, under the
     notebook's ingest lock, and the repair appended to the log."""
@@ -153,6 +160,7 @@ def _put_back(corpus: Corpus, f: AuditedFile, src: Path) -> Repaired | NotRepair
         dst = nb_dir / f.path
         tmp = dst.parent / f".{dst.name}.tmp-{os.getpid()}-repair"
         fsio.make_dirs(fsio.corpus_folder(corpus.root, dst.parent))
+        _remove_dead_temps(dst)
         try:
             got, size = fsio.copy_hashed(src, tmp)
             if got != f.sha256:
