@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import subprocess
 from pathlib import Path
 
 import orjson
@@ -13,10 +14,12 @@ from helpers.cli import (
     EXIT_OK,
     EXIT_PROBLEMS,
     EXIT_USAGE,
+    cli_env,
     cli_json,
     finish,
     go_on,
     ok,
+    read_only_argv,
     run_cli,
     start_cli,
     stop_at,
@@ -145,3 +148,31 @@ def test_an_empty_corpus_has_nothing_to_check(tmp_path: Path):
     )
     report = cli_json(tmp_path / "data", "audit", "--report", "--json")
     assert report["files_total"] == 0 and report["last_full_audit"] is None
+
+
+def test_a_read_only_corpus_is_refused_in_one_line_and_its_report_still_read(tmp_path: Path):
+    shelf = make_corpus(tmp_path, pages=(1,))
+    data = shelf.data
+    try:
+        proc = subprocess.run(
+            read_only_argv(data, "audit"),
+            env=cli_env(data),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        report = subprocess.run(
+            read_only_argv(data, "audit", "--report", "--json"),
+            env=cli_env(data),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        for p in [data, *data.rglob("*")]:
+            p.chmod(p.stat().st_mode | 0o200)
+    assert proc.returncode == EXIT_PROBLEMS and "Traceback" not in proc.stderr, proc.stderr
+    [line] = proc.stderr.strip().splitlines()
+    assert line.startswith("transcribe-import: ") and str(data / "corpus" / "fixity") in line
+    assert report.returncode == EXIT_OK, report.stderr
+    assert orjson.loads(report.stdout)["files_total"] == 2

@@ -339,3 +339,24 @@ def test_a_full_disk_when_the_log_is_written_names_the_log(
     assert log.log_path(shelf.corpus).read_bytes() == before
     monkeypatch.undo()
     assert _audit(shelf).files_checked == 9  # nothing of the failed run was recorded
+
+
+def test_repair_from_another_corpus_s_data_folder(tmp_path: Path):
+    import shutil
+
+    shelf = make_corpus(tmp_path)
+    replica = tmp_path / "replica-data"
+    shutil.copytree(shelf.data, replica)
+    render = _files(shelf, 0, FileKind.RENDER)[2]
+    good = render.read_bytes()
+    render.write_bytes(good[: len(good) // 2])  # truncated
+    [failure] = _audit(shelf).failures
+    assert failure.event.detail is Detail.CHANGED  # a render records no size: other bytes
+
+    result = api.repair_from(shelf.corpus, replica)
+
+    [repaired] = result.repaired
+    assert repaired.copied_from == str(
+        replica / "corpus" / "notebooks" / shelf.notebooks[0] / "renders" / render.name
+    )
+    assert render.read_bytes() == good and not result.not_repaired

@@ -42,7 +42,10 @@ def log_path(corpus: Corpus) -> Path:
 
 def audit_lock(corpus: Corpus) -> filelock.FileLock:
     folder = fsio.corpus_folder(corpus.root, fixity_dir(corpus))
-    fsio.make_dirs(folder)
+    try:
+        fsio.make_dirs(folder)
+    except OSError as exc:  # a read-only or full disk: said with the folder's name
+        raise fsio.problem_from_oserror(exc, folder, "creating") from exc
     return locks.make_lock(folder / LOCK_FILE)
 
 
