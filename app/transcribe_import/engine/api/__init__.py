@@ -13,8 +13,8 @@ cases live in modules by what a person is doing: ``exits`` (exit codes), ``plans
 plan, reorder, validate, plan files), ``looks`` (the look pass after a plan), ``drafts``,
 ``commit`` (commit, retry, resume, execute, cancel), ``runs`` (listing and showing runs, their
 history), ``undo`` (undoing a run, the trash), ``placement`` (late pages and rescans),
-``corpus`` (opening it, notebooks, doctor, previews, export) and ``library`` (what an import
-put in the corpus, read back).
+``corpus`` (opening it, notebooks, doctor, previews, export), ``library`` (what an import
+put in the corpus, read back) and ``watch`` (hot folders: drops taken in on their own).
 
 Imports that pull in the media decoders (Pillow, pypdf, pypdfium2) are deferred
 into the functions that scan or validate, so listing runs or notebooks starts fast.
@@ -139,6 +139,16 @@ from transcribe_import.engine.api.undo import (
     revert,
     unfinished_undos,
 )
+from transcribe_import.engine.api.watch import (
+    DEFAULT_INTERVAL_SECONDS,
+    DEFAULT_SETTLE_SECONDS,
+    PassResult,
+    WatchSettings,
+    drop_log,
+    drop_queue,
+    drop_states,
+    watch_pass,
+)
 
 # The handles and values the faces name, from the layers below (the faces import no module
 # below api but the value modules import-linter lists).
@@ -161,6 +171,7 @@ from transcribe_import.engine.storage.corpus import (
     UnfinishedImport,
 )
 from transcribe_import.engine.storage.trash import TrashEntry
+from transcribe_import.engine.watch.records import DropKind, DropRecord, DropState
 
 __all__ = [
     "Corpus",
@@ -283,6 +294,17 @@ __all__ = [
     "read_notebook",
     "run_pages",
     "notebook_sources",
+    "DEFAULT_INTERVAL_SECONDS",
+    "DEFAULT_SETTLE_SECONDS",
+    "WatchSettings",
+    "PassResult",
+    "watch_pass",
+    "drop_log",
+    "drop_queue",
+    "drop_states",
+    "DropKind",
+    "DropRecord",
+    "DropState",
 ]
 
 
