@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from transcribe_import.engine.api.commit import PlanInvalid, prepare_commit
 from transcribe_import.engine.api.drafts import save_draft
 from transcribe_import.engine.api.plans import PlanItemState, PlanRequest, item_state, plan_paths
+from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.text import counted
 from transcribe_import.engine.planning.plan import (
@@ -249,6 +250,7 @@ class _Pass:
                     )
                 )
                 return
+            crashpoint("watch.claimed")
             if drops.read_contents(drop).signature != contents.signature:
                 self.note(replace(base, state=DropState.WAITING))
                 return
@@ -321,7 +323,9 @@ class _Pass:
             self.queue(base, plan, question)
             return None
         save_plan(plan, self._plan_file(plan))
+        crashpoint("watch.plan_kept")
         self.note(replace(base, state=DropState.COMMITTING, plan_id=plan.plan_id))
+        crashpoint("watch.committing")
         return plan
 
     def stopping(self) -> bool:
@@ -357,6 +361,7 @@ class _Pass:
         )
         if not result.status.terminal:
             return  # paused or stopped at a safe point: still committing, resumed next pass
+        crashpoint("watch.run_ended")
         self.ended(drop, replace(base, plan_id=plan.plan_id, run_id=result.run_id), result.status)
 
     def ended(self, drop: drops.Drop, base: DropRecord, status: RunStatus) -> None:
@@ -386,6 +391,7 @@ class _Pass:
                 moved_to=None if destination is None else str(destination),
             )
         )
+        crashpoint("watch.imported")
         self.keep_moved(drop, record)
 
     def keep_moved(self, drop: drops.Drop, record: DropRecord) -> None:
@@ -395,9 +401,11 @@ class _Pass:
         destination = Path(record.moved_to)
         if destination.exists():
             destination = claims.free_place(drop.folder, destination.parent.name, drop.name)
-        claims.move(drop.path, destination)
         if record.state is DropState.REFUSED:
+            # Beside where it goes, before it goes: a kill between the two leaves the note.
             claims.write_refusal_readme(destination, _refusal_readme(record, destination))
+        claims.move(drop.path, destination)
+        crashpoint("watch.moved")
         claims.release(drop.folder, drop.name)
 
     def refuse(self, drop: drops.Drop, base: DropRecord, code: str, message: str) -> None:

@@ -118,5 +118,6 @@ def move(source: Path, destination: Path) -> None:
 def write_refusal_readme(destination: Path, text: str) -> Path:
     """The README beside a refused drop (``NAME.README.txt``): why, and what to do."""
     readme = destination.parent / f"{destination.name}.README.txt"
+    fsio.make_dirs(destination.parent)
     fsio.atomic_write(readme, text.encode("utf-8"))
     return readme
