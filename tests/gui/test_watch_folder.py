@@ -61,9 +61,7 @@ def test_watch_a_folder_imports_what_is_clear_and_offers_what_needs_a_decision(
     [queued] = api.drop_queue(corpus)
     qtbot.waitUntil(lambda: window.start_page.drafts() != [], timeout=TIMEOUT_MS)
     assert [d.plan_id for d in window.start_page.drafts()] == [queued.plan_id]
-    qtbot.waitUntil(
-        lambda: window.notebook_count_label.text() == "1 notebook", timeout=TIMEOUT_MS
-    )
+    qtbot.waitUntil(lambda: window.notebook_count_label.text() == "1 notebook", timeout=TIMEOUT_MS)
     offered = window.start_page.notice_buttons("Continue Review")
     assert len(offered) == 1
     with qtbot.waitSignal(window.flow.plan_opened, timeout=TIMEOUT_MS):
