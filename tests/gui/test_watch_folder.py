@@ -62,6 +62,13 @@ def test_watch_a_folder_imports_what_is_clear_and_offers_what_needs_a_decision(
     qtbot.waitUntil(lambda: window.start_page.drafts() != [], timeout=TIMEOUT_MS)
     assert [d.plan_id for d in window.start_page.drafts()] == [queued.plan_id]
     qtbot.waitUntil(lambda: window.notebook_count_label.text() == "1 notebook", timeout=TIMEOUT_MS)
+    [notice] = [t for t in window.start_page.notice_texts() if "dropped folder" in t]
+    assert notice.startswith(
+        f"<b>A dropped folder needs a decision</b>: “Box 2” in {share}: {queued.message} "
+    )
+    assert notice.endswith(
+        "Review its plan (1 notebook, 3 pages), or discard it (the drop stays where it is)."
+    )
     offered = window.start_page.notice_buttons("Continue Review")
     assert len(offered) == 1
     with qtbot.waitSignal(window.flow.plan_opened, timeout=TIMEOUT_MS):

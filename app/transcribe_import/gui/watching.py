@@ -72,6 +72,7 @@ class FolderWatch(QObject):
         self._passes = TaskSlot(self, done=self._passed, failed=self._failed)
         self.label = QLabel()
         self.label.setAccessibleName(self.tr("Watched folders"))
+        self.label.setContentsMargins(0, 0, 12, 0)  # apart from the notebook count beside it
         self.label.hide()
         self.last_failure = ""
 

@@ -214,7 +214,9 @@ def test_a_drop_that_needs_a_decision_waits_as_a_draft_until_a_person_commits_it
     queued = api.drop_queue(corpus)
     assert [r.name for r in queued] == ["Box 7"]
     plan_id = queued[0].plan_id
-    assert plan_id is not None and [d.plan_id for d in api.list_drafts(corpus)] == [plan_id]
+    [draft] = api.list_drafts(corpus)
+    assert plan_id is not None and draft.plan_id == plan_id
+    assert draft.drop == queued[0]  # the window words it as a drop's question
     assert "1.jpg" in (queued[0].message or "")
     assert (share / "Box 7").is_dir()  # its files are the plan's sources: left in place
     clock.now += 1000
