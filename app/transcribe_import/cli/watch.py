@@ -91,13 +91,14 @@ def _once(corpus: Corpus, folders: list[Path], settings: api.WatchSettings, as_j
             {
                 "records": [r.to_json() for r in done.records],
                 "unreadable": [{"folder": str(f), "why": why} for f, why in done.unreadable],
+                "stalled": [{"drop": str(d), "why": why} for d, why in done.stalled],
             }
         )
     else:
         _tell_unreadable(done)
     if control.paused:
         return ExitCode.INTERRUPTED
-    return ExitCode.PROBLEMS if done.unreadable else ExitCode.OK
+    return ExitCode.PROBLEMS if done.unreadable or done.stalled else ExitCode.OK
 
 
 def _loop(corpus: Corpus, folders: list[Path], settings: api.WatchSettings, interval: float) -> int:
@@ -161,6 +162,8 @@ def _tell_unreadable(done: api.PassResult) -> None:
             "It is read again next pass.",
             file=sys.stderr,
         )
+    for drop, why in done.stalled:
+        say(f"transcribe-import: {drop} was not taken this pass: {why}", file=sys.stderr)
 
 
 def _show_queue(corpus: Corpus, as_json: bool) -> int:

@@ -113,7 +113,8 @@ class FolderWatch(QObject):
 
     def _passed(self, passed: WatchPassed) -> None:
         self._waiting = passed.waiting
-        self.last_failure = ""
+        stalled = passed.result.stalled
+        self.last_failure = f"{stalled[0][0].name}: {stalled[0][1]}" if stalled else ""
         self._show()
         if passed.recorded(api.DropState.IMPORTED):
             self.imported.emit()

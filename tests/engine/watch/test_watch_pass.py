@@ -286,3 +286,54 @@ def test_a_share_or_a_drop_gone_is_looked_at_again_next_pass(
         make_pages(share / "Box 11", 1)
     (share / "Box 11" / ".done").write_bytes(b"")
     assert passing(corpus, share, clock)[-1].state == "imported"
+
+
+@pytest.mark.allow_logged_warnings("not taken this pass")
+def test_a_drop_that_cannot_be_taken_this_pass_is_taken_up_the_next(
+    corpus: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from transcribe_import.engine.api import watch as watch_module
+    from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+
+    share, clock = tmp_path / "share", Clock()
+    make_pages(share / "Box 12", 2)
+    (share / "Box 12" / ".done").write_bytes(b"")
+    real = watch_module.prepare_commit
+
+    def busy(*_a: object, **_k: object) -> None:
+        raise TranscribeError(ErrorCode.CORPUS_BUSY, "The corpus is busy; try again.")
+
+    monkeypatch.setattr(watch_module, "prepare_commit", busy)
+    done = api.watch_pass(corpus, [share], clock=clock)
+    assert states(list(done.records)) == [("Box 12", "found"), ("Box 12", "committing")]
+    assert done.stalled == ((share / "Box 12", "The corpus is busy; try again."),)
+    monkeypatch.setattr(watch_module, "prepare_commit", real)
+    done = api.watch_pass(corpus, [share], clock=clock)
+    assert states(list(done.records)) == [("Box 12", "imported")]
+    assert titles(corpus) == {"Box 12": 2}
+
+
+def test_a_drop_removed_while_it_is_planned_is_looked_at_again(
+    corpus: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from transcribe_import.engine.api import watch as watch_module
+
+    share, clock = tmp_path / "share", Clock()
+    make_pages(share / "Box 13", 2)
+    (share / "Box 13" / ".done").write_bytes(b"")
+    real = watch_module.plan_paths
+
+    def removed_first(*a: object, **k: object) -> object:
+        shutil.move(share / "Box 13", tmp_path / "elsewhere")  # the station takes it back
+        return real(*a, **k)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(watch_module, "plan_paths", removed_first)
+    done = api.watch_pass(corpus, [share], clock=clock)
+    assert states(list(done.records)) == [("Box 13", "found")]  # nothing planned, no error
+    assert done.stalled == () and api.list_notebooks(corpus) == []
+    monkeypatch.setattr(watch_module, "plan_paths", real)
+    shutil.move(tmp_path / "elsewhere", share / "Box 13")  # dropped again
+    assert states(list(api.watch_pass(corpus, [share], clock=clock).records))[-1] == (
+        "Box 13",
+        "imported",
+    )

@@ -71,10 +71,13 @@ class WatchSettings:
 
 @dataclass(frozen=True)
 class PassResult:
-    """What one pass did: the records it wrote, and the watched folders it could not read."""
+    """What one pass did: the records it wrote, the watched folders it could not read, and
+    the drops it could not take this time (each taken up again next pass)."""
 
     records: tuple[DropRecord, ...]
     unreadable: tuple[tuple[Path, str], ...] = ()  # (folder, why): read again next pass
+    # (drop, why): a busy corpus or run, a full disk, a drop that cannot be moved
+    stalled: tuple[tuple[Path, str], ...] = ()
 
 
 def watch_pass(
@@ -98,7 +101,7 @@ def watch_pass(
         if watcher.control.paused or watcher.control.cancelled:
             break
         watcher.poll(Path(folder).absolute())
-    return PassResult(tuple(watcher.written), tuple(watcher.unreadable))
+    return PassResult(tuple(watcher.written), tuple(watcher.unreadable), tuple(watcher.stalled))
 
 
 def drop_log(corpus: Corpus) -> list[DropRecord]:
@@ -134,10 +137,13 @@ class _Pass:
         self.clock = clock
         self.control = control
         self.on_record = on_record
-        self.history = records.read_all(corpus)
-        self.latest = records.latest(self.history)
+        self.history: dict[tuple[str, str], list[DropRecord]] = {}
+        for r in records.read_all(corpus):
+            self.history.setdefault(r.key, []).append(r)
+        self.latest = {key: rs[-1] for key, rs in self.history.items()}
         self.written: list[DropRecord] = []
         self.unreadable: list[tuple[Path, str]] = []
+        self.stalled: list[tuple[Path, str]] = []
         if corpus.corpus_id is None:
             raise TranscribeError(
                 ErrorCode.CORPUS_INVALID,
@@ -149,7 +155,7 @@ class _Pass:
 
     def note(self, record: DropRecord) -> DropRecord:
         written = records.append(self.corpus, replace(record, seen_at=self.clock()))
-        self.history.append(written)
+        self.history.setdefault(written.key, []).append(written)
         self.latest[written.key] = written
         self.written.append(written)
         if self.on_record is not None:
@@ -173,6 +179,12 @@ class _Pass:
                 log.info(
                     "drop %s went away while it was read; looked at again next pass", drop.path
                 )
+            except (TranscribeError, OSError) as exc:
+                # Nothing about the drop is decided by this: its records say where it was,
+                # and the next pass takes it up from there. The watch goes on.
+                why = str(exc) if isinstance(exc, TranscribeError) else _os_words(exc, drop)
+                log.warning("drop %s not taken this pass: %s", drop.path, why)
+                self.stalled.append((drop.path, why))
 
     def judge(self, drop: drops.Drop) -> None:
         contents = drops.read_contents(drop)
@@ -210,7 +222,7 @@ class _Pass:
     def settled(self, key: tuple[str, str], signature: str) -> bool:
         """Whether the drop was seen with these contents on an earlier pass, and has been
         unchanged for the settle time since: nothing is writing it."""
-        since = records.seen_since(self.history, key, signature)
+        since = records.seen_since(self.history.get(key, []), key, signature)
         if since is None or any(since is r for r in self.written):
             return False
         return self.clock() - since.seen_at >= self.settings.settle
@@ -251,6 +263,9 @@ class _Pass:
                 )
                 return
             crashpoint("watch.claimed")
+            key = (str(drop.folder), drop.name)
+            if records.latest(records.read_all(self.corpus)).get(key) != self.latest.get(key):
+                return  # another watcher of this corpus took it on since: seen next pass
             if drops.read_contents(drop).signature != contents.signature:
                 self.note(replace(base, state=DropState.WAITING))
                 return
@@ -431,6 +446,14 @@ class _Pass:
                 self.imported(
                     drop, replace(record, run_id=later[-1].run_id, code=None, message=None)
                 )
+
+
+def _os_words(exc: OSError, drop: drops.Drop) -> str:
+    where = exc.filename or drop.path
+    return (
+        f"{where}: {exc.strerror or exc}; check the share's permissions and space (it is "
+        "tried again next pass)."
+    )
 
 
 def _question(plan: ImportPlan, report: ValidationReport) -> str | None:
