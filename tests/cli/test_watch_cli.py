@@ -270,7 +270,10 @@ def test_watch_runs_until_sigterm_and_stops_cleanly(tmp_path: Path) -> None:
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=TIMEOUT)
     assert proc.returncode == EXIT_OK, err
-    assert "Stopped watching" in err
+    assert err.startswith(f"Watching {share} every 0.05 s (settle time 0 s); Ctrl-C stops.\n")
+    assert err.endswith(
+        "Stopped watching; a drop being imported is taken up where it was by the next watch.\n"
+    )
     assert [n["title"] for n in notebooks(data)] == ["notebook 1"]
 
 
