@@ -69,6 +69,18 @@ def test_watch_a_folder_imports_what_is_clear_and_offers_what_needs_a_decision(
     assert notice.endswith(
         "Review its plan (1 notebook, 3 pages), or discard it (the drop stays where it is)."
     )
+    log = window.show_watch_log()
+    qtbot.waitUntil(lambda: not log.is_reading(), timeout=TIMEOUT_MS)
+    assert log.headline.text().startswith("Everything dropped in a watched folder")
+    [run_id] = [r.run_id for r in api.drop_log(corpus) if r.state is api.DropState.IMPORTED]
+    assert [line.split(" — ", 1)[1] for line in log.lines()] == [
+        f"“Box 2” in {share}: needs a decision: {queued.message}",
+        f"“Box 2” in {share}: found; taken once it is whole",
+        f"“Box 1” in {share}: imported as run {run_id}; moved to {share / '.imported' / 'Box 1'}",
+        f"“Box 1” in {share}: whole and clear; importing it",
+        f"“Box 1” in {share}: found; taken once it is whole",
+    ]
+    log.reject()
     offered = window.start_page.notice_buttons("Continue Review")
     assert len(offered) == 1
     with qtbot.waitSignal(window.flow.plan_opened, timeout=TIMEOUT_MS):
@@ -108,3 +120,14 @@ def test_a_queued_drop_is_notified_when_the_window_is_not_active(
     ]
     window.folder_watch.stop()
     qtbot.waitUntil(lambda: not window.folder_watch.is_passing(), timeout=TIMEOUT_MS)
+
+
+def test_the_watch_log_says_when_nothing_was_dropped_yet(
+    qtbot: QtBot, open_window: Callable[..., MainWindow]
+) -> None:
+    window = open_window()
+    log = window.show_watch_log()
+    qtbot.waitUntil(lambda: not log.is_reading(), timeout=TIMEOUT_MS)
+    assert log.headline.text() == "Nothing has been dropped in a watched folder yet."
+    assert log.lines() == []
+    log.reject()

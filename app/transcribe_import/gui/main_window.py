@@ -57,7 +57,7 @@ from transcribe_import.gui.settings_dialog import (
 )
 from transcribe_import.gui.stopping import ask_stop
 from transcribe_import.gui.values import CorpusCheck, RunSummary
-from transcribe_import.gui.watching import FolderWatch
+from transcribe_import.gui.watching import DropLogDialog, FolderWatch
 from transcribe_import.gui.window_geometry import (  # read by tests here
     FRAME_ALLOWANCE as FRAME_ALLOWANCE,
 )
@@ -258,8 +258,14 @@ class MainWindow(QMainWindow):
         self.folder_watch.changed.connect(
             lambda: self.stop_watching_action.setEnabled(bool(self.folder_watch.folders()))
         )
+        self.watch_log_action = QAction(self.tr("Watch &Log…"), self)
+        self.watch_log_action.setStatusTip(
+            self.tr("Everything dropped in a watched folder, and what became of it")
+        )
+        self.watch_log_action.triggered.connect(self.show_watch_log)
         file_menu.addAction(self.watch_action)
         file_menu.addAction(self.stop_watching_action)
+        file_menu.addAction(self.watch_log_action)
         # The same plan documents as the command line's `plan -o`, `validate` and `commit`.
         self.open_plan_action = QAction(self.tr("Open &Plan…"), self)
         self.open_plan_action.setShortcut(QKeySequence(self.tr("Ctrl+Shift+L")))
@@ -436,6 +442,11 @@ class MainWindow(QMainWindow):
         )
         if folder is not None:
             self.folder_watch.watch(folder)
+
+    def show_watch_log(self) -> DropLogDialog:
+        dialog = DropLogDialog(self.corpus, self)
+        dialog.open()
+        return dialog
 
     def _add_files(self) -> None:
         if self._accepts_drops():

@@ -14,12 +14,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from transcribe_import.engine import api
 from transcribe_import.engine.api import Corpus
 from transcribe_import.engine.runs.model import RunControl
 from transcribe_import.gui.desktop import Notifier
+from transcribe_import.gui.wording import format_local
 from transcribe_import.gui.workers import TaskSlot
 
 
@@ -161,3 +170,78 @@ class FolderWatch(QObject):
             self.tr("A dropped folder needs a decision"),
             self.tr("{names}: open Transcribe Import to review its plan.").format(names=names),
         )
+
+
+class DropLogDialog(QDialog):
+    """File › Watch Log…: every drop the watches saw (here or ``transcribe-import watch``),
+    newest first, and what became of it: the corpus's drop records, read on a worker."""
+
+    def __init__(self, corpus: Corpus, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("Watch Log"))
+        self.resize(720, 380)
+        self.headline = QLabel()
+        self.headline.setWordWrap(True)
+        self.list = QListWidget()
+        self.list.setAccessibleName(self.tr("Dropped folders and what became of them"))
+        self.list.setWordWrap(True)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.headline)
+        layout.addWidget(self.list, 1)
+        layout.addWidget(buttons)
+        self._task = TaskSlot(self, done=self._listed, failed=self.headline.setText)
+        self._task.run(api.drop_log, corpus)
+
+    def lines(self) -> list[str]:
+        return [self.list.item(i).text() for i in range(self.list.count())]
+
+    def is_reading(self) -> bool:
+        return self._task.is_busy()
+
+    def done(self, result: int) -> None:
+        self._task.close()  # the read is short: waited for, never left running
+        super().done(result)
+
+    def _listed(self, log: list[api.DropRecord]) -> None:
+        self.list.clear()
+        for r in reversed(log):
+            item = QListWidgetItem(
+                self.tr("{when} — “{name}” in {folder}: {what}").format(
+                    when=format_local(r.at), name=r.name, folder=r.folder, what=self.words(r)
+                )
+            )
+            self.list.addItem(item)
+        self.headline.setText(
+            self.tr("Everything dropped in a watched folder, newest first, and what became of it.")
+            if log
+            else self.tr("Nothing has been dropped in a watched folder yet.")
+        )
+
+    def words(self, r: api.DropRecord) -> str:
+        """What a drop record says, in the window's words."""
+        state = r.state
+        if state is api.DropState.FOUND:
+            return self.tr("found; taken once it is whole")
+        if state is api.DropState.WAITING and r.code is not None:
+            return self.tr("its check refused it ({why}); refused if it stays so").format(
+                why=r.message
+            )
+        if state is api.DropState.WAITING:
+            return self.tr("still changing; waiting")
+        if state is api.DropState.COMMITTING:
+            return self.tr("whole and clear; importing it")
+        if state is api.DropState.IMPORTED and r.moved_to:
+            return self.tr("imported as run {run}; moved to {where}").format(
+                run=r.run_id, where=r.moved_to
+            )
+        if state is api.DropState.IMPORTED:
+            return self.tr("imported as run {run}; left where it is").format(run=r.run_id)
+        if state is api.DropState.NEEDS_REVIEW:
+            return self.tr("needs a decision: {why}").format(why=r.message)
+        if state is api.DropState.REFUSED:
+            return self.tr("refused: {why}; moved to {where} with a README").format(
+                why=r.message, where=r.moved_to
+            )
+        return self.tr("another corpus's watcher took it; left alone")
