@@ -337,3 +337,27 @@ def test_a_drop_removed_while_it_is_planned_is_looked_at_again(
         "Box 13",
         "imported",
     )
+
+
+def test_a_pdf_on_its_own_is_a_notebook_and_another_loose_file_is_refused(
+    corpus: Corpus, tmp_path: Path
+) -> None:
+    from media_factory import make_pdf
+
+    share, clock = tmp_path / "share", Clock()
+    make_pdf(share / "Letters 1931.pdf", pages=2)
+    make_pages(share, 1, name="loose {i}.jpg")
+    passing(corpus, share, clock)
+    clock.now += 60
+    written = passing(corpus, share, clock)
+    assert states(written) == [
+        ("Letters 1931.pdf", "committing"),
+        ("Letters 1931.pdf", "imported"),
+        ("loose 1.jpg", "refused"),
+    ]
+    assert titles(corpus) == {"Letters 1931": 2}
+    assert written[-1].code == "loose_file"
+    assert (share / ".refused" / "loose 1.jpg").is_file()
+    assert "put a notebook's pages in a folder" in (
+        share / ".refused" / "loose 1.jpg.README.txt"
+    ).read_text()

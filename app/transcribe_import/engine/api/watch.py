@@ -58,6 +58,7 @@ _CLEAR = frozenset(
 # A refusal's code when the plan itself says no (not one of the engine's ErrorCodes).
 NOTHING_TO_IMPORT = "nothing_to_import"
 NOT_PLANNABLE = "not_plannable"
+LOOSE_FILE = "loose_file"
 
 
 @dataclass(frozen=True)
@@ -293,7 +294,18 @@ class _Pass:
         from transcribe_import.engine.api.plans import validate_plan
 
         stop = self.stopping
-        request = PlanRequest((drop.path,), workers=self.settings.workers)
+        if drop.kind is DropKind.FILE and drop.path.suffix.lower() != ".pdf":
+            self.refuse(
+                drop,
+                base,
+                LOOSE_FILE,
+                f"{drop.path} is a page file on its own, not a notebook; put a notebook's "
+                "pages in a folder and drop the folder (a PDF on its own is one notebook).",
+            )
+            return None
+        # A PDF on its own is one notebook titled by its name; a folder, one per folder.
+        mode = "pdfs" if drop.kind is DropKind.FILE else "folders"
+        request = PlanRequest((drop.path,), mode=mode, workers=self.settings.workers)
         try:
             planned = plan_paths(self.corpus, request, should_stop=stop)
         except TranscribeError as exc:
