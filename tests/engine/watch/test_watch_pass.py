@@ -358,6 +358,7 @@ def test_a_pdf_on_its_own_is_a_notebook_and_another_loose_file_is_refused(
     assert titles(corpus) == {"Letters 1931": 2}
     assert written[-1].code == "loose_file"
     assert (share / ".refused" / "loose 1.jpg").is_file()
-    assert "put a notebook's pages in a folder" in (
-        share / ".refused" / "loose 1.jpg.README.txt"
-    ).read_text()
+    assert (
+        "put a notebook's pages in a folder"
+        in (share / ".refused" / "loose 1.jpg.README.txt").read_text()
+    )
