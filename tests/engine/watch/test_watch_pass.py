@@ -362,3 +362,30 @@ def test_a_pdf_on_its_own_is_a_notebook_and_another_loose_file_is_refused(
         "put a notebook's pages in a folder"
         in (share / ".refused" / "loose 1.jpg.README.txt").read_text()
     )
+
+
+def test_the_records_read_again_see_what_was_appended_and_a_file_rewritten(
+    corpus: Corpus, tmp_path: Path
+) -> None:
+    share, clock = tmp_path / "share", Clock()
+    make_pages(share / "Box 14", 1)
+    passing(corpus, share, clock)
+    assert [r.state for r in api.drop_log(corpus)] == ["found"]
+    (share / "Box 14" / ".done").write_bytes(b"")
+    passing(corpus, share, clock)  # appended to: read from where the last read ended
+    assert [r.state for r in api.drop_log(corpus)] == [
+        "found",
+        "waiting",
+        "committing",
+        "imported",
+    ]
+    path = corpus.root / "watch" / "drops.jsonl"
+    lines = path.read_bytes().splitlines(keepends=True)
+    with open(path, "r+b") as f:  # rewritten in place (an editor), longer than before
+        f.write(lines[-1] + lines[-1] + b"".join(lines))
+    assert [r.state for r in api.drop_log(corpus)] == ["imported"] * 2 + [
+        "found",
+        "waiting",
+        "committing",
+        "imported",
+    ]
