@@ -18,6 +18,7 @@ from transcribe_import.cli import placement as placement_cli
 from transcribe_import.cli import runs as runs_cli
 from transcribe_import.cli import signals
 from transcribe_import.cli import undo as undo_cli
+from transcribe_import.cli import watch as watch_cli
 from transcribe_import.cli.output import json_out, say
 from transcribe_import.engine import api
 from transcribe_import.engine.api import Corpus, ExitCode, resolve_data_dir
@@ -185,6 +186,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="a file or folder (a backup, the original scans) to copy missing files back from; "
         "only bytes with the recorded sha256 are used",
     )
+
+    watch_cli.add_parser(sub)
 
     e = sub.add_parser("export", help="copy notebooks out as a BagIt bag")
     e.add_argument(
@@ -399,6 +402,7 @@ COMMANDS: dict[str, Callable[[Corpus, argparse.Namespace], int]] = {
     "show": runs_cli.cmd_show,
     "revert": undo_cli.cmd_revert,
     "trash": undo_cli.cmd_trash,
+    "watch": watch_cli.cmd_watch,
 }
 
 

@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 
 from transcribe_import.engine.api import Corpus, NotebookSummary
 from transcribe_import.engine.base.findings import DoctorReport
-from transcribe_import.gui.dialogs import SourcesAnswer, ask_sources
+from transcribe_import.gui.dialogs import FolderKind, SourcesAnswer, ask_sources, choose_folder
 from transcribe_import.gui.export_dialog import ExportDialog
 from transcribe_import.gui.help import about_html, guide_html, help_box, shortcuts_html
 from transcribe_import.gui.import_flow import ImportFlow
@@ -57,6 +57,7 @@ from transcribe_import.gui.settings_dialog import (
 )
 from transcribe_import.gui.stopping import ask_stop
 from transcribe_import.gui.values import CorpusCheck, RunSummary
+from transcribe_import.gui.watching import DropLogDialog, FolderWatch
 from transcribe_import.gui.window_geometry import (  # read by tests here
     FRAME_ALLOWANCE as FRAME_ALLOWANCE,
 )
@@ -111,6 +112,12 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self._build_pages()
         self.flow = ImportFlow(self)
+        # File › Watch a Folder…: hot folders polled while the window is open (watching.py).
+        self.folder_watch = FolderWatch(
+            corpus, self, notifier=self.flow.long_imports.backend.notifier
+        )
+        self.folder_watch.imported.connect(self._corpus_changed)
+        self.folder_watch.review_waiting.connect(self.flow.list_drafts)
         self._build_menus()
         self._build_status_bar()
         self._restore_state()
@@ -240,6 +247,25 @@ class MainWindow(QMainWindow):
         self.quit_action.triggered.connect(self.close)
         for a in (self.new_import_action, self.add_folder_action, self.add_files_action):
             file_menu.addAction(a)
+        self.watch_action = QAction(self.tr("&Watch a Folder…"), self)
+        self.watch_action.setStatusTip(
+            self.tr("Import what is dropped in a folder (a share) as it arrives")
+        )
+        self.watch_action.triggered.connect(self._watch_folder)
+        self.stop_watching_action = QAction(self.tr("Stop Watc&hing"), self)
+        self.stop_watching_action.setEnabled(False)
+        self.stop_watching_action.triggered.connect(self.folder_watch.stop)
+        self.folder_watch.changed.connect(
+            lambda: self.stop_watching_action.setEnabled(bool(self.folder_watch.folders()))
+        )
+        self.watch_log_action = QAction(self.tr("Watch &Log…"), self)
+        self.watch_log_action.setStatusTip(
+            self.tr("Everything dropped in a watched folder, and what became of it")
+        )
+        self.watch_log_action.triggered.connect(self.show_watch_log)
+        file_menu.addAction(self.watch_action)
+        file_menu.addAction(self.stop_watching_action)
+        file_menu.addAction(self.watch_log_action)
         # The same plan documents as the command line's `plan -o`, `validate` and `commit`.
         self.open_plan_action = QAction(self.tr("Open &Plan…"), self)
         self.open_plan_action.setShortcut(QKeySequence(self.tr("Ctrl+Shift+L")))
@@ -310,6 +336,7 @@ class MainWindow(QMainWindow):
         self.notebook_count_label = QLabel()
         self.notebook_count_label.setAccessibleName(self.tr("Notebooks in the corpus"))
         self.statusBar().addWidget(self.corpus_path_label, 1)
+        self.statusBar().addPermanentWidget(self.folder_watch.label)
         self.statusBar().addPermanentWidget(self.notebook_count_label)
 
     def _restore_state(self) -> None:
@@ -408,6 +435,18 @@ class MainWindow(QMainWindow):
         if self._accepts_drops():
             self.show_import_page(self.start_page)
             self.start_page.choose_folder()
+
+    def _watch_folder(self) -> None:
+        folder = choose_folder(
+            self, self._settings, FolderKind.SCANS, self.tr("Choose a Folder to Watch")
+        )
+        if folder is not None:
+            self.folder_watch.watch(folder)
+
+    def show_watch_log(self) -> DropLogDialog:
+        dialog = DropLogDialog(self.corpus, self)
+        dialog.open()
+        return dialog
 
     def _add_files(self) -> None:
         if self._accepts_drops():
@@ -680,6 +719,7 @@ class MainWindow(QMainWindow):
         self.runs_page.stop_and_wait()
         self.corpus_page.stop_and_wait()
         self.flow.close()
+        self.folder_watch.close()
         self._listings.close()
         if self.export_dialog is not None:
             self.export_dialog.stop_and_wait()  # a cancelled export says so in its folder

@@ -14,8 +14,8 @@ plan, reorder, validate, plan files), ``looks`` (the look pass after a plan), ``
 ``commit`` (commit, retry, resume, execute, cancel), ``runs`` (listing and showing runs, their
 history), ``undo`` (undoing a run, the trash), ``placement`` (late pages and rescans),
 ``corpus`` (opening it, notebooks, doctor, previews, export), ``audit`` (fixity checks, their
-report, repair from a copy) and ``library`` (what an import
-put in the corpus, read back).
+report, repair from a copy), ``library`` (what an import put in the corpus, read back) and
+``watch`` (hot folders: drops taken in on their own).
 
 Imports that pull in the media decoders (Pillow, pypdf, pypdfium2) are deferred
 into the functions that scan or validate, so listing runs or notebooks starts fast.
@@ -149,6 +149,16 @@ from transcribe_import.engine.api.undo import (
     revert,
     unfinished_undos,
 )
+from transcribe_import.engine.api.watch import (
+    DEFAULT_INTERVAL_SECONDS,
+    DEFAULT_SETTLE_SECONDS,
+    PassResult,
+    WatchSettings,
+    drop_log,
+    drop_queue,
+    drop_states,
+    watch_pass,
+)
 from transcribe_import.engine.audit.model import (
     AuditBudget,
     AuditEnd,
@@ -179,6 +189,7 @@ from transcribe_import.engine.storage.corpus import (
     UnfinishedImport,
 )
 from transcribe_import.engine.storage.trash import TrashEntry
+from transcribe_import.engine.watch.records import DropKind, DropRecord, DropState
 
 __all__ = [
     "Corpus",
@@ -314,6 +325,17 @@ __all__ = [
     "read_notebook",
     "run_pages",
     "notebook_sources",
+    "DEFAULT_INTERVAL_SECONDS",
+    "DEFAULT_SETTLE_SECONDS",
+    "WatchSettings",
+    "PassResult",
+    "watch_pass",
+    "drop_log",
+    "drop_queue",
+    "drop_states",
+    "DropKind",
+    "DropRecord",
+    "DropState",
 ]
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from transcribe_import.engine.base.short_calls import free_in_slices
 from transcribe_import.engine.planning.plan import ImportPlan
 from transcribe_import.engine.storage.corpus import Corpus
+from transcribe_import.engine.watch.records import DropRecord, DropState
 
 
 @dataclass(frozen=True)
@@ -17,7 +18,9 @@ class Draft:
     """A plan under review the window kept in ``import-runs/drafts/<plan_id>.json``.
 
     ``problem``: why it cannot be opened (damaged, from an older app); it is still listed,
-    so that a person can discard it knowingly.
+    so that a person can discard it knowingly. ``drop``: the hot folder's drop a watch
+    queued this plan for (its record says what needs a decision), None for a review a
+    person started.
     """
 
     plan_id: str
@@ -26,6 +29,7 @@ class Draft:
     notebooks: int
     pages: int
     problem: str | None = None
+    drop: DropRecord | None = None
 
 
 def _draft_path(corpus: Corpus, plan_id: str) -> Path:
@@ -101,9 +105,15 @@ def list_drafts(corpus: Corpus) -> list[Draft]:
     from transcribe_import.engine.planning.edits import drafts_dir
     from transcribe_import.engine.planning.plan import PlanDocumentError
     from transcribe_import.engine.storage import fsio
+    from transcribe_import.engine.watch import records
 
     folder = drafts_dir(corpus)
     names = fsio.list_dir(folder, missing_ok=True)
+    queued = {
+        r.plan_id: r
+        for r in records.latest(records.read_all(corpus)).values()
+        if r.state is DropState.NEEDS_REVIEW and r.plan_id is not None
+    }
     out = []
     for name in names:
         stem = name.removesuffix(".json")
@@ -119,7 +129,16 @@ def list_drafts(corpus: Corpus) -> list[Draft]:
         except PlanDocumentError as exc:
             out.append(Draft(stem, path, st.st_mtime, 0, 0, str(exc)))
             continue
-        out.append(Draft(counted.plan_id, path, st.st_mtime, counted.notebooks, counted.pages))
+        out.append(
+            Draft(
+                counted.plan_id,
+                path,
+                st.st_mtime,
+                counted.notebooks,
+                counted.pages,
+                drop=queued.get(counted.plan_id),
+            )
+        )
     out.sort(key=lambda d: d.saved_at, reverse=True)
     return out
 

@@ -673,3 +673,34 @@ def _check_oxum(root: Path, info: Mapping[str, str], payload: Mapping[str, BagFi
             f"says the payload is {counted(int(count), 'file')} of {octets} bytes, but the bag "
             f"holds {len(payload)} of {size}; it was cut short or added to. Export the bag again.",
         )
+
+
+# -- a bag being written (engine/watch): what its listing lacks, before it is verified ----------
+
+
+def is_manifest_name(name: str) -> bool:
+    """Whether a file at a bag's top is a payload or tag manifest (any algorithm)."""
+    return _MANIFEST_NAME.fullmatch(name) is not None
+
+
+def manifest_path(raw: str) -> str:
+    """A manifest line's path as the bag's listing names it (decoded, NFC); ``verify_bag``
+    alone judges whether it is safe."""
+    return unicodedata.normalize("NFC", _decode_path(raw))
+
+
+def payload_oxum(root: Path) -> tuple[int, int] | None:
+    """The payload's bytes and file count ``bag-info.txt`` declares (``Payload-Oxum``); None
+    when there is no such file or line, or it cannot be read or parsed yet."""
+    try:
+        data = (root / BAG_INFO).read_bytes()
+        labels = _labels(_text(data, str(root)))
+    except (OSError, TranscribeError):
+        return None
+    for label, value in labels:
+        if label == "Payload-Oxum":
+            octets, _, count = value.partition(".")
+            if octets.isdigit() and count.isdigit():
+                return int(octets), int(count)
+            return None
+    return None

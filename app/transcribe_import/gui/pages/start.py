@@ -478,7 +478,25 @@ class StartPage(QWidget):
             self._add_notice(SP.SP_MessageBoxWarning, text, [resume, show])
         for draft in self._drafts:
             when = html.escape(format_local_epoch(draft.saved_at))
-            if draft.problem is None:
+            if draft.problem is None and draft.drop is not None:
+                text = self.tr(
+                    "<b>A dropped folder needs a decision</b>: “{name}” in {folder}: {why} "
+                    "Review its plan ({notebooks}, {pages}), or discard it (the drop stays "
+                    "where it is)."
+                ).format(
+                    name=html.escape(draft.drop.name),
+                    folder=html.escape(draft.drop.folder),
+                    why=html.escape(draft.drop.message or ""),
+                    notebooks=plural(
+                        draft.notebooks,
+                        self.tr("1 notebook"),
+                        self.tr("%Ln notebooks", "", draft.notebooks),
+                    ),
+                    pages=plural(
+                        draft.pages, self.tr("1 page"), self.tr("%Ln pages", "", draft.pages)
+                    ),
+                )
+            elif draft.problem is None:
                 text = self.tr(
                     "<b>A review was not finished</b> (kept {when}): {notebooks}, {pages}. "
                     "Continue it where you left it, or discard it."
