@@ -389,8 +389,11 @@ def plan_problems(corpus: Corpus | None, plan: ImportPlan) -> list[PlanProblem]:
                 (found.source_id,),
                 resolutions=tuple(answers),
                 hint="order " + " | ".join(flags[a] for a in answers),
-                files=(found.name,),
-                notebook_id=into,
+                # The page asked about first (what the answers name), then the page it looks
+                # like when that is one of this import's; a page of the corpus is named by
+                # its notebook instead, so a face can group the questions by notebook.
+                files=(found.name,) if found.other.notebook_id else (found.name, found.other.words),
+                notebook_id=found.other.notebook_id,
             )
         )
     return out

@@ -14,6 +14,7 @@ from transcribe_import.engine.planning.problems import (
     Severity,
 )
 from transcribe_import.gui.values import PlanItemState
+from transcribe_import.gui.wording.buttons import Question
 from transcribe_import.gui.wording.corpus import notebook_name
 from transcribe_import.gui.wording.formatting import plural
 
@@ -220,24 +221,56 @@ def more_alike_words(n: int) -> str:
 
 
 def alike_within_words(n: int) -> str:
-    """Beside None Are Rescans: how many pages of the notebook look like others of it."""
+    """Beside None Are Rescans: how many pages of the notebook look like other pages of this
+    import (of this notebook or of the import's other notebooks)."""
     return plural(
         n,
         _t(
             "Lookalike",
-            "1 page of this notebook looks like another of its pages. Different pages of one "
-            "notebook can look alike (the same paper, ruling and hand): if none is a rescan, "
-            "say so once, and they are compared only with pages elsewhere.",
+            "1 page of this notebook looks like another page of this import. Different pages "
+            "can look alike (the same paper, ruling and hand): if none is a rescan, say so "
+            "once, and they are compared only with pages already imported.",
         ),
         _t(
             "Lookalike",
-            "%Ln pages of this notebook look like others of its pages. Different pages of one "
-            "notebook can look alike (the same paper, ruling and hand): if none is a rescan, "
-            "say so once, and they are compared only with pages elsewhere.",
+            "%Ln pages of this notebook look like other pages of this import. Different pages "
+            "can look alike (the same paper, ruling and hand): if none is a rescan, say so "
+            "once, and they are compared only with pages already imported.",
             "",
             n,
         ),
     )
+
+
+def alike_group_words(notebook_id: str | None, label: str | None) -> str:
+    """The heading of the rescan questions about one notebook's pages: ``notebook_id`` a
+    notebook of the corpus, else ``label`` a notebook of this import (None: the one under
+    review)."""
+    if notebook_id is not None:
+        return _t("Lookalike", "Like pages of “{title}”, already imported:").replace(
+            "{title}", notebook_name(notebook_id)
+        )
+    if label is None:
+        return _t("Lookalike", "Like other pages of this notebook:")
+    return _t("Lookalike", "Like pages of “{title}”, in this import:").replace("{title}", label)
+
+
+def answered_words(resolution: Resolution | None) -> str:
+    """In place of a rescan question's buttons once it is answered (the row stays where it
+    was until the pointer leaves the panel, so nothing moves under it); None: answered
+    otherwise (an undo, another edit)."""
+    words = {
+        Resolution.RESCAN_REPLACES: _t(
+            "Lookalike", "Answered: Replace. It takes that page's place."
+        ),
+        Resolution.KEEP_BOTH: _t("Lookalike", "Answered: Keep Both. Both pages are imported."),
+        Resolution.LEAVE_OUT: _t("Lookalike", "Answered: Leave Out. This page is not imported."),
+        Resolution.IMPORT_INTO: _t("Lookalike", "Answered: imported into that notebook instead."),
+        Resolution.NONE_ARE_RESCANS: _t("Lookalike", "Answered: None Are Rescans."),
+    }
+    if resolution is None or resolution not in words:
+        return _t("Lookalike", "Answered.")
+    return words[resolution]
 
 
 def placement_mode_words() -> list[str]:
@@ -306,4 +339,38 @@ def replace_dialog_words() -> tuple[str, str, str]:
         _t("Placement", "Replace a Notebook Page"),
         _t("Placement", "The selected page is a rescan of:"),
         _t("Placement", "No page: add it as a new page"),
+    )
+
+
+def open_questions_question(count: int, notebooks: Sequence[str]) -> Question:
+    """Before a commit that leaves rescan questions open: how many, in which notebooks, and
+    what the commit does with them (each page imported as a new one: both kept)."""
+    named = "“" + "”, “".join(notebooks[:3]) + "”"
+    if len(notebooks) > 3:
+        named += _t("Lookalike", " and {n} more notebooks").format(n=len(notebooks) - 3)
+    question = plural(
+        count,
+        _t("Lookalike", "1 rescan question is still open, in {notebooks}."),
+        _t("Lookalike", "%Ln rescan questions are still open, in {notebooks}.", "", count),
+    ).replace("{notebooks}", named)  # not format(): a title may hold braces
+    details = plural(
+        count,
+        _t(
+            "Lookalike",
+            "Committing now imports that page as a new page beside the page it looks like: "
+            "both are kept, neither is replaced or left out. To decide, go back and answer it.",
+        ),
+        _t(
+            "Lookalike",
+            "Committing now imports each of those pages as a new page beside the page it looks "
+            "like: both are kept, none is replaced or left out. To decide, go back and answer "
+            "them.",
+        ),
+    )
+    return Question(
+        _t("Lookalike", "Commit With Open Questions?"),
+        question,
+        details,
+        _t("Lookalike", "Commit, Keep Both"),
+        _t("Lookalike", "Back to the Questions"),
     )
