@@ -154,3 +154,37 @@ def test_an_answered_question_keeps_its_row_until_the_pointer_leaves(
     QApplication.processEvents()
     assert "Answered" not in panel_words(page)
     assert at(button(page, "Keep Both: shelf/Field Notes/page 5.jpg"), page) == again
+
+
+def test_a_commit_with_questions_open_says_how_many_and_keeps_both(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
+) -> None:
+    folder = tmp_path / "Box"
+    for k in (1, 2):
+        save_jpeg(notebook_scan(k), folder / f"p{k}.jpg")
+    rescan_file(2, Rescan.TILT, folder / "p3.jpg")
+    window = open_window(workers=1)
+    scan(qtbot, window, folder)
+    page = window.review_page
+    assert page.can_commit()
+
+    seen: list[str] = []
+    click_in_next_box("Back to the Questions", seen)
+    qtbot.mouseClick(page.commit_button, Qt.MouseButton.LeftButton)
+    assert seen == [
+        "1 rescan question is still open, in “Box”. Committing now imports that page as a new "
+        "page beside the page it looks like: both are kept, neither is replaced or left out. "
+        "To decide, go back and answer it."
+    ]
+    assert window.current_page() is page  # back to the question: nothing committed
+    assert not corpus.index_entries()
+
+    click_in_next_box("Commit, Keep Both", seen)
+    qtbot.mouseClick(page.commit_button, Qt.MouseButton.LeftButton)
+    assert window.current_page() is window.commit_page
+    wait_run_end(qtbot, window)
+    [notebook] = corpus.index_entries()
+    pages = api.notebook_pages(corpus, notebook)
+    # Both kept: the rescan is a page of its own, and the page it looks like is not replaced.
+    assert [p.file for p in pages] == ["p1.jpg", "p2.jpg", "p3.jpg"]
+    assert all(p.position is not None for p in pages)
