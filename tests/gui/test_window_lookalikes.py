@@ -70,7 +70,7 @@ def test_a_rescan_of_an_imported_page_is_asked_about_and_kept_both(
     words = panel_words(page)
     assert "Loose/p1.jpg looks like page 2 of “Diary 1931”, turned" in words
     assert "a rescan?" in words
-    assert page.decision_panel.title() == "Pages that look like pages already there: rescans?"
+    assert page.decision_panel.title() == "Pages that look like other pages: rescans?"
     # A new notebook cannot take an old page's place: Replace is not offered, importing into
     # that notebook instead is (tested below).
     assert list(buttons(page)) == ["Import into “Diary 1931” instead", "Keep Both", "Leave Out"]

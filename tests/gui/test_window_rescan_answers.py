@@ -21,7 +21,7 @@ from transcribe_import.gui.pages.review import ReviewPage
 from helpers.lookalike_set import Rescan, notebook_scan, rescan_file, save_jpeg
 from helpers.runs import imported_diary
 from helpers.window import (
-    click_in_next_box,
+    commit,
     panel_words,
     scan,
     show_item,
@@ -91,13 +91,13 @@ def test_the_questions_are_grouped_by_notebook_and_errors_come_first(
     ]
     words = panel_words(page)
     order = [
+        "shelf/Recipes/recipe 6.jpg is cut short",  # an error: before the questions
         "Like pages of “Field Notes”, in this import:",
         "shelf/Recipes/recipe 3.jpg looks like shelf/Field Notes/page 1.jpg in this import",
         "Like pages of “Diary 1931”, already imported:",
         "shelf/Recipes/recipe 4.jpg looks like page 2 of “Diary 1931”",
         "Like other pages of this notebook:",
         "shelf/Recipes/recipe 5.jpg looks like shelf/Recipes/recipe 1.jpg in this import",
-        "shelf/Recipes/recipe 6.jpg is cut short",
     ]
     places = [words.index(w) for w in order]
     assert places == sorted(places), words
@@ -125,7 +125,11 @@ def test_an_answered_question_keeps_its_row_until_the_pointer_leaves(
     qtbot.mouseClick(first, Qt.MouseButton.LeftButton)
     wait_validated(qtbot, window)
     QApplication.processEvents()  # the panel's layout settled, as it is when painted
-    assert "Answered: Keep Both. Both pages are imported." in panel_words(page)
+    words = panel_words(page)
+    assert "Answered: Keep Both. Both pages are imported." in words
+    # None Are Rescans, asked for the two, keeps its row too, said as it was asked.
+    assert "2 pages of this notebook look like other pages of this import." in words
+    assert "No longer asked: the pages left are answered one by one." in words
     assert at(button(page, "Keep Both: shelf/Field Notes/page 5.jpg"), page) == below
     # Under the pointer now: no button of another question, only the answer's words.
     under = [
@@ -159,32 +163,35 @@ def test_an_answered_question_keeps_its_row_until_the_pointer_leaves(
 def test_a_commit_with_questions_open_says_how_many_and_keeps_both(
     qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
 ) -> None:
+    """Beside Commit, the summary says how many questions are open and what the commit does
+    with them; committed, it did just that: both pages imported, none replaced."""
     folder = tmp_path / "Box"
     for k in (1, 2):
         save_jpeg(notebook_scan(k), folder / f"p{k}.jpg")
     rescan_file(2, Rescan.TILT, folder / "p3.jpg")
+    rescan_file(1, Rescan.LIGHT, folder / "p4.jpg")
     window = open_window(workers=1)
     scan(qtbot, window, folder)
     page = window.review_page
     assert page.can_commit()
+    assert page.problems_summary.text() == (
+        "No errors, 2 warnings: ready to commit. 2 rescan questions are open: Commit imports "
+        "each of those pages as a new page beside the page it looks like (both kept, none "
+        "replaced nor left out)."
+    )
+    show_item(page, "Box")
+    qtbot.mouseClick(button(page, "Keep Both: Box/p4.jpg"), Qt.MouseButton.LeftButton)
+    wait_validated(qtbot, window)
+    assert page.problems_summary.text().endswith(
+        "1 rescan question is open: Commit imports that page as a new page beside the page it "
+        "looks like (both kept, neither replaced nor left out)."
+    )
 
-    seen: list[str] = []
-    click_in_next_box("Back to the Questions", seen)
-    qtbot.mouseClick(page.commit_button, Qt.MouseButton.LeftButton)
-    assert seen == [
-        "1 rescan question is still open, in “Box”. Committing now imports that page as a new "
-        "page beside the page it looks like: both are kept, neither is replaced or left out. "
-        "To decide, go back and answer it."
-    ]
-    assert window.current_page() is page  # back to the question: nothing committed
-    assert not corpus.index_entries()
-
-    click_in_next_box("Commit, Keep Both", seen)
-    qtbot.mouseClick(page.commit_button, Qt.MouseButton.LeftButton)
-    assert window.current_page() is window.commit_page
+    commit(qtbot, window)
     wait_run_end(qtbot, window)
     [notebook] = corpus.index_entries()
     pages = api.notebook_pages(corpus, notebook)
-    # Both kept: the rescan is a page of its own, and the page it looks like is not replaced.
-    assert [p.file for p in pages] == ["p1.jpg", "p2.jpg", "p3.jpg"]
+    # Both kept: the rescans are pages of their own, and the pages they look like are not
+    # replaced (none is under the notebook's history).
+    assert [p.file for p in pages] == ["p1.jpg", "p2.jpg", "p3.jpg", "p4.jpg"]
     assert all(p.position is not None for p in pages)

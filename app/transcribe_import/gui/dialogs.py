@@ -80,19 +80,6 @@ def confirm_destructive(parent: QWidget, words: Question) -> bool:
     return answer == "do"
 
 
-def confirm_open_questions(parent: QWidget, words: Question) -> bool:
-    """Commit with rescan questions open? Enter commits (nothing is lost: both pages are
-    kept), Esc goes back to the questions."""
-    answers = (
-        Answer("do", words.do_it, Role.AcceptRole),
-        Answer("keep", words.keep, Role.RejectRole),
-    )
-    answer = ask(
-        parent, words.title, words.question, words.details, answers, default="do", escape="keep"
-    )
-    return answer == "do"
-
-
 class SourcesAnswer(Enum):
     """What becomes of the list to scan when ``gui PATH`` hands over other paths."""
 

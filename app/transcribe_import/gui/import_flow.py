@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 from transcribe_import.engine import api
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.planning.plan import ImportPlan
-from transcribe_import.engine.planning.problems import ProblemCode, ValidationReport
+from transcribe_import.engine.planning.problems import ValidationReport
 from transcribe_import.gui.desktop import LongImports
 from transcribe_import.gui.dialogs import (
     Answer,
@@ -30,14 +30,12 @@ from transcribe_import.gui.dialogs import (
     ask,
     choose_file,
     choose_save_file,
-    confirm_open_questions,
 )
 from transcribe_import.gui.look_pass import LookPass
 from transcribe_import.gui.pages.start import MODE_FOLDERS
 from transcribe_import.gui.values import OpenedPlan, ScanOutcome, Validation
 from transcribe_import.gui.wording import (
     error_text,
-    open_questions_question,
     plural,
     unsaved_review_answers,
     unsaved_review_words,
@@ -535,25 +533,10 @@ class ImportFlow(QObject):
         )
 
     def commit_plan(self) -> None:
-        """Commit the reviewed plan; only when its latest validation found no error, and,
-        with rescan questions open, once the person says so (they are kept both)."""
+        """Commit the reviewed plan; only when its latest validation found no error."""
         plan = self.session.plan
-        if plan is not None and self.review_page.can_commit() and self._open_questions_ok(plan):
+        if plan is not None and self.review_page.can_commit():
             self._start_run(partial(self._commit_reviewed, plan))
-
-    def _open_questions_ok(self, plan: ImportPlan) -> bool:
-        """True when no rescan question is open, or the person commits them as they are."""
-        report = self.session.report
-        asked = (
-            []
-            if report is None
-            else [p for p in report.warnings if p.code is ProblemCode.LOOKS_LIKE]
-        )
-        if not asked:
-            return True
-        labels = {it.item_id: it.label for it in plan.items}
-        notebooks = list(dict.fromkeys(labels.get(p.item_id, p.item_id) for p in asked))
-        return confirm_open_questions(self._window, open_questions_question(len(asked), notebooks))
 
     def _commit_reviewed(self, plan: ImportPlan, **how: Any) -> None:
         self.review_page.thumbnails.cancel()  # the import needs the cores more than the thumbnails

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -43,6 +44,7 @@ from transcribe_import.engine.planning.problems import (
 from transcribe_import.gui.models.plan import ambiguities_of
 from transcribe_import.gui.pages.review_parts import ActionButton, WrappingLabel
 from transcribe_import.gui.wording import (
+    alike_apart_gone_words,
     alike_group_words,
     alike_within_words,
     answered_words,
@@ -88,6 +90,7 @@ class _Asked:
         self.waiting = 0  # questions not shown yet ("N more")
         self.within = 0  # questions None Are Rescans answers
         self.apart: bool | None = None  # its row: None not shown, True asked, False answered
+        self.apart_words = ""  # its words when last asked
 
 
 @dataclass(frozen=True)
@@ -197,7 +200,6 @@ class DecisionPanel(QGroupBox):
         placed = [p for p in problems if p.code in PLACEMENT_CODES]
         recognised = [p for p in problems if p.code in RECOGNISED_CODES]
         alike = self._questions(item, report, problems)
-        self._add_questions(layout, item, plan, alike)
         for problem in [*recognised, *conflicts, *placed]:
             buttons = [self._resolution_button(r, problem.source_ids) for r in problem.resolutions]
             target = self._completion(item) if item is not None and recognised else None
@@ -208,6 +210,9 @@ class DecisionPanel(QGroupBox):
         unusable = item.unusable if item is not None else []
         for entry in unusable:
             layout.addLayout(self._unusable_row(item, entry))
+        # The rescan questions last, under their headings: what stops the commit comes
+        # first, and no other entry sits under a question's heading as if it were one.
+        self._add_questions(layout, item, plan, alike)
         answering = alike or self._asked.apart is not None
         if not (ambiguities or unusable or conflicts or placed or recognised or answering):
             self.hide()  # ``box`` has no parent: Python frees it
@@ -301,12 +306,16 @@ class DecisionPanel(QGroupBox):
             return
         if asked.apart is not None:
             if asked.apart:
+                asked.apart_words = alike_within_words(asked.within)
                 button = self._resolution_button(Resolution.NONE_ARE_RESCANS)
                 button.setProperty("question", _APART)
-                layout.addLayout(self._row(alike_within_words(asked.within), [button]))
+                layout.addLayout(self._row(asked.apart_words, [button]))
             else:
-                words = answered_words(asked.answered.get(_APART, Resolution.NONE_ARE_RESCANS))
-                layout.addLayout(self._answered_row(alike_within_words(asked.within), words))
+                # Said as it was asked; answered by its button, or no longer asked since the
+                # questions it answered were answered one by one.
+                how = asked.answered.get(_APART)
+                words = answered_words(how) if how is not None else alike_apart_gone_words()
+                layout.addLayout(self._answered_row(asked.apart_words, words))
         heading = None
         for n, row in enumerate(rows, 1):
             group = self._group_words(row.problem, item, plan)
@@ -353,9 +362,13 @@ class DecisionPanel(QGroupBox):
         label.setTextFormat(Qt.TextFormat.PlainText)
         label.setEnabled(False)
         row.addWidget(label)
+        # One line, as tall as the buttons were, that widens nothing (a long answer is cut
+        # at a narrow width rather than push the panel's words onto fewer lines).
         said = QLabel(answered)
         said.setProperty("answered", True)
-        said.setMinimumHeight(QPushButton(answered).sizeHint().height())
+        said.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        said.setFixedHeight(QPushButton(answered).sizeHint().height())
+        said.setToolTip(answered)
         row.addWidget(said)
         return row
 
@@ -393,7 +406,7 @@ class DecisionPanel(QGroupBox):
                 else self.tr("This folder is in the corpus already")
             )
         if alike:
-            return self.tr("Pages that look like pages already there: rescans?")
+            return self.tr("Pages that look like other pages: rescans?")
         if conflicts:
             return self.tr("This notebook is already in the corpus, different")
         if placed:

@@ -14,7 +14,6 @@ from transcribe_import.engine.planning.problems import (
     Severity,
 )
 from transcribe_import.gui.values import PlanItemState
-from transcribe_import.gui.wording.buttons import Question
 from transcribe_import.gui.wording.corpus import notebook_name
 from transcribe_import.gui.wording.formatting import plural
 
@@ -255,6 +254,12 @@ def alike_group_words(notebook_id: str | None, label: str | None) -> str:
     return _t("Lookalike", "Like pages of “{title}”, in this import:").replace("{title}", label)
 
 
+def alike_apart_gone_words() -> str:
+    """In place of None Are Rescans once fewer than two of the questions it answers are left
+    (answered one by one): for one, Keep Both says the same."""
+    return _t("Lookalike", "No longer asked: the pages left are answered one by one.")
+
+
 def answered_words(resolution: Resolution | None) -> str:
     """In place of a rescan question's buttons once it is answered (the row stays where it
     was until the pointer leaves the panel, so nothing moves under it); None: answered
@@ -342,35 +347,21 @@ def replace_dialog_words() -> tuple[str, str, str]:
     )
 
 
-def open_questions_question(count: int, notebooks: Sequence[str]) -> Question:
-    """Before a commit that leaves rescan questions open: how many, in which notebooks, and
-    what the commit does with them (each page imported as a new one: both kept)."""
-    named = "“" + "”, “".join(notebooks[:3]) + "”"
-    if len(notebooks) > 3:
-        named += _t("Lookalike", " and {n} more notebooks").format(n=len(notebooks) - 3)
-    question = plural(
-        count,
-        _t("Lookalike", "1 rescan question is still open, in {notebooks}."),
-        _t("Lookalike", "%Ln rescan questions are still open, in {notebooks}.", "", count),
-    ).replace("{notebooks}", named)  # not format(): a title may hold braces
-    details = plural(
+def open_questions_words(count: int) -> str:
+    """Beside Commit, when rescan questions are open: how many, and what the commit does
+    with them (each page imported as a new one: both kept), so no one commits unaware."""
+    return plural(
         count,
         _t(
             "Lookalike",
-            "Committing now imports that page as a new page beside the page it looks like: "
-            "both are kept, neither is replaced or left out. To decide, go back and answer it.",
+            "1 rescan question is open: Commit imports that page as a new page beside the page "
+            "it looks like (both kept, neither replaced nor left out).",
         ),
         _t(
             "Lookalike",
-            "Committing now imports each of those pages as a new page beside the page it looks "
-            "like: both are kept, none is replaced or left out. To decide, go back and answer "
-            "them.",
+            "%Ln rescan questions are open: Commit imports each of those pages as a new page "
+            "beside the page it looks like (both kept, none replaced nor left out).",
+            "",
+            count,
         ),
-    )
-    return Question(
-        _t("Lookalike", "Commit With Open Questions?"),
-        question,
-        details,
-        _t("Lookalike", "Commit, Keep Both"),
-        _t("Lookalike", "Back to the Questions"),
     )
