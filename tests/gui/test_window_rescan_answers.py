@@ -107,6 +107,17 @@ def test_the_questions_are_grouped_by_notebook_and_errors_come_first(
     window.resize(1366, 768)
     window.grab().save(str(tmp_path / "grouped.png"))
 
+    # None Are Rescans: both pages like pages of this import are answered, Field Notes' page
+    # included; the rescan of “Diary 1931”'s page is still asked.
+    [apart] = [b for b in page.decision_panel.buttons() if b.text() == "None Are Rescans"]
+    qtbot.mouseClick(apart, Qt.MouseButton.LeftButton)
+    wait_validated(qtbot, window)
+    words = panel_words(page)
+    assert words.count("Answered: None Are Rescans.") == 3  # its own row and the two
+    assert [
+        b.accessibleName() for b in page.decision_panel.buttons() if b.text() == "Keep Both"
+    ] == ["Keep Both: shelf/Recipes/recipe 4.jpg"]
+
 
 def test_an_answered_question_keeps_its_row_until_the_pointer_leaves(
     qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path

@@ -91,6 +91,7 @@ class _Asked:
         self.within = 0  # questions None Are Rescans answers
         self.apart: bool | None = None  # its row: None not shown, True asked, False answered
         self.apart_words = ""  # its words when last asked
+        self.last: Resolution | None = None  # the last answer given here
 
 
 @dataclass(frozen=True)
@@ -271,9 +272,12 @@ class DecisionPanel(QGroupBox):
             live = {p.files[0]: p for p in problems if p.code is ProblemCode.LOOKS_LIKE}
             for key in live:
                 asked.answered.pop(key, None)  # asked again (undone, or the next page alike)
+            # A question gone without its own answer: None Are Rescans answered it, when that
+            # was the last answer given here; else another edit did (an undo, Leave Out…).
+            apart = asked.last if asked.last is Resolution.NONE_ARE_RESCANS else None
             for key in asked.order:
                 if key not in live:
-                    asked.answered.setdefault(key, None)
+                    asked.answered.setdefault(key, apart)
             asked.problems.update(live)
             shown = sum(1 for key in asked.order if key in live)
             for key in live:
@@ -491,7 +495,8 @@ class DecisionPanel(QGroupBox):
         if isinstance(button, QPushButton):
             question = button.property("question")
             if question:  # its row stays, marked with this answer (``_questions``)
-                self._asked.answered[str(question)] = Resolution(button.property("resolution"))
+                how = Resolution(button.property("resolution"))
+                self._asked.answered[str(question)] = self._asked.last = how
             ids = button.property("source_ids") or ()
             self.resolve_requested.emit(str(button.property("resolution")), tuple(ids))
 
