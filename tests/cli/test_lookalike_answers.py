@@ -223,3 +223,26 @@ def test_validate_names_each_answer_once(tmp_path: Path) -> None:
     # The JSON keeps the hint (the options with the files), for a script.
     report = cli_json(data, "validate", str(plan), "--json")
     assert report["problems"][0]["hint"].startswith('order --rescan "shelf/Diary/p5.jpg" | ')
+
+
+def test_order_lists_the_first_open_questions_and_counts_the_rest(tmp_path: Path) -> None:
+    """Seven rescans in one folder: `plan` offers the answer for all of them; one answered,
+    `order` lists five of the six left and says validate lists the last."""
+    folder = tmp_path / "Box"
+    for k in range(1, 8):
+        save_jpeg(notebook_scan(k), folder / f"p{k:02d}.jpg")
+        rescan_file(k, Rescan.LIGHT, folder / f"p{k + 7:02d}.jpg")
+    data = tmp_path / "data"
+    plan = tmp_path / "box.json"
+    planned = ok(run_cli(data, "plan", str(folder), "-o", str(plan))).stdout
+    assert (
+        "    Or answer all 7 at once (order --keep-both --all | --rescan --all | "
+        "--none-are-rescans)."
+    ) in planned.splitlines()
+    out = ok(run_cli(data, "order", str(plan), "Box", "--keep-both", "p08.jpg")).stdout
+    line, *listed = out.splitlines()
+    assert line.endswith("no error; 6 rescan questions still open."), line
+    assert [w.split(": ")[1].split(" looks like")[0] for w in listed[:5]] == [
+        f"Box/p{k:02d}.jpg" for k in range(9, 14)
+    ]
+    assert listed[5:] == [f"  … and 1 more (validate {plan} lists every one)"]
