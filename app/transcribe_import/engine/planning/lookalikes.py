@@ -470,7 +470,8 @@ def answer_many(
 
     Keep Both is said of the pairs asked now, all at once. Replace and Leave Out change the
     item (a page left out, a rescan moved), so each is answered on the item the one before
-    left, and a question an earlier answer settled (its other page left out) is passed over.
+    left, and a question an earlier answer settled or changed (its other page left out, or
+    the page now like another) is passed over: it stays open, and is told as open.
     """
     item = plan.item(item_id)
     asked = [f for f in find(corpus, plan) if f.item_id == item_id]
@@ -497,8 +498,11 @@ def answer_many(
     done: list[Lookalike] = []
     for found in chosen:
         now = plan.with_item(item)
-        if not any(f.item_id == item_id and f.page_id == found.page_id for f in find(corpus, now)):
-            continue  # settled by an earlier answer: the page it looked like is left out
+        if not any(
+            f.item_id == item_id and f.page_id == found.page_id and f.other.key == found.other.key
+            for f in find(corpus, now)
+        ):
+            continue  # no longer this question: an earlier answer settled or changed it
         item = answer(corpus, now, item_id, found.name, how)
         done.append(found)
     return item, done
