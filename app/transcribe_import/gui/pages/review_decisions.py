@@ -8,7 +8,10 @@ so), or partly, with the one action that completes the notebook holding the rest
 page that looks like another (a rescan?), with its three answers: Replace, Keep Both and
 Leave Out; their buttons give the page as ``order`` names it (the problem's ``files``). A
 new notebook's page like one of an existing notebook is offered Import into “X” instead
-first (the problem's ``notebook_id``), after which Replace is offered.
+first (the problem's ``notebook_id``), after which Replace is offered. The questions come
+last, after what stops the commit, under a heading per notebook whose pages they look like
+(this one, another of the import, one of the corpus); a question answered keeps its row,
+marked, until the pointer leaves the panel, so the next one never moves under the pointer.
 """
 
 from __future__ import annotations
