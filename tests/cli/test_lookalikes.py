@@ -373,7 +373,7 @@ def test_none_are_rescans_answers_a_notebook_of_pages_alike_at_once(tmp_path: Pa
     assert left["message"] == diary["message"]
     again = run_cli(data, "order", str(plan), _item(data, plan), "--none-are-rescans")
     assert again.returncode == 2
-    assert "no page of “Ledger” looks like another of its pages" in again.stderr
+    assert "no page of “Ledger” looks like another page of this import" in again.stderr
     ok(run_cli(data, "order", str(plan), _item(data, plan), "--keep-both", "page 13.jpg"))
     ok(run_cli(data, "commit", str(plan)))
     ledger = [

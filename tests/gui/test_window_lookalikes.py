@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QApplication, QPushButton
 from pytestqt.qtbot import QtBot
 
@@ -70,7 +70,7 @@ def test_a_rescan_of_an_imported_page_is_asked_about_and_kept_both(
     words = panel_words(page)
     assert "Loose/p1.jpg looks like page 2 of “Diary 1931”, turned" in words
     assert "a rescan?" in words
-    assert page.decision_panel.title() == "Pages that look like pages already there: rescans?"
+    assert page.decision_panel.title() == "Pages that look like other pages: rescans?"
     # A new notebook cannot take an old page's place: Replace is not offered, importing into
     # that notebook instead is (tested below).
     assert list(buttons(page)) == ["Import into “Diary 1931” instead", "Keep Both", "Leave Out"]
@@ -345,11 +345,17 @@ def test_many_look_alikes_are_asked_a_few_at_a_time(
     # Pages of one notebook alike one to another: one answer for all of them, offered once.
     apart = [b for b in page.decision_panel.buttons() if b.text() == "None Are Rescans"]
     assert len(apart) == 1
-    assert f"{asked()} pages of this notebook look like others of its pages." in panel_words(page)
+    assert f"{asked()} pages of this notebook look like other pages of this import." in (
+        panel_words(page)
+    )
     click(qtbot, window, apart[0])
     assert window.session.undo_stack.undoText() == "Say no page is a rescan of another"
     assert asked() == 0
     assert item_state(qtbot, page.items_model, item.item_id) is PlanItemState.READY
+    # The answered rows stay in place, without buttons, until the pointer leaves the panel.
+    assert page.decision_panel.isVisible() and not page.decision_panel.buttons()
+    assert page.decision_panel.title() == "Rescan questions answered"
+    QApplication.sendEvent(page.decision_panel, QEvent(QEvent.Type.Leave))
     assert not page.decision_panel.isVisible()
     window.session.undo_stack.undo()
     wait_validated(qtbot, window)

@@ -145,7 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
         "the others, where their names put them",
     )
     placement_cli.add_order_options(how)
-    lookalikes_cli.add_order_options(how)
+    lookalikes_cli.add_order_options(how, o)
 
     c = sub.add_parser("commit", help="validate, create the import run and commit it")
     c.add_argument("plan", metavar="PLAN.json", help="the plan document to commit")

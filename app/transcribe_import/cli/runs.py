@@ -13,6 +13,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -154,6 +155,9 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
         for p in report.for_item(it.item_id):
             if p.code in recognised:
                 say("    " + problem_text(p))
+        at_once = lookalikes_cli.all_at_once(report.for_item(it.item_id))
+        if at_once is not None:
+            say(f"    Or answer {_all_of(at_once[0])} at once (order {at_once[1]}).")
     ignored = [i for i in result.ignored if not i.junk]
     not_planned = plan.provenance.get("not_planned", [])
     if ignored or not_planned:
@@ -245,17 +249,24 @@ def hinted(message: str, hint: str | None) -> str:
 
 
 def _print_report(plan: ImportPlan, report: ValidationReport, plan_path: str = "PLAN") -> None:
+    # After an item's last rescan question: how to answer all of them at once.
+    last_question = {p.item_id: p for p in report.problems if p.code == "looks_like"}
     for p in report.problems:
         item = plan.item(p.item_id)
+        # A problem with resolutions names its options once, on its "resolve with" line: the
+        # hint in brackets would name them again (a rescan question printed its four twice).
         say(
             f"{p.severity.upper()} [{p.code}] item {item.item_id[:8]} “{item.label}”: "
-            + problem_text(p)
+            + (p.message if p.resolutions else problem_text(p))
         )
+        command = f"transcribe-import order {shlex.quote(plan_path)} {item.item_id[:8]}"
         if p.resolutions:
-            say(
-                f"    resolve with: transcribe-import order {shlex.quote(plan_path)} "
-                f"{item.item_id[:8]} " + " | ".join(_resolution_flag(r) for r in p.resolutions)
-            )
+            say(f"    resolve with: {command} {resolve_options(p)}")
+        if p is last_question.get(p.item_id):
+            at_once = lookalikes_cli.all_at_once(report.for_item(p.item_id))
+            if at_once is not None:
+                count, options = at_once
+                say(f"    or answer {_all_of(count)} at once: {command} {options}")
     if report.ok:
         say(
             f"The plan is valid: {counted(len(plan.items), 'notebook')}, "
@@ -266,6 +277,10 @@ def _print_report(plan: ImportPlan, report: ValidationReport, plan_path: str = "
             f"{counted(len(report.errors), 'error')}, {counted(len(report.warnings), 'warning')}: "
             "commit is refused until the errors are resolved."
         )
+
+
+def _all_of(n: int) -> str:
+    return "both" if n == 2 else f"all {n}"
 
 
 # The order options of each resolution (validate's "resolve with"), every one of them.
@@ -288,8 +303,18 @@ RESOLUTION_FLAGS: dict[Resolution, str] = {
 }
 
 
-def _resolution_flag(r: Resolution) -> str:
-    return RESOLUTION_FLAGS[r]
+def resolve_options(problem: PlanProblem) -> str:
+    """The ``order`` options that resolve ``problem``: the hint's own, which name its files
+    (``--keep-both "Box/p3.jpg"``), when the hint is an ``order`` command; else each
+    resolution's option (``--sequence FILE...``)."""
+    if problem.hint is not None and problem.hint.startswith(ORDER_HINT):
+        return problem.hint.removeprefix(ORDER_HINT)
+    return " | ".join(RESOLUTION_FLAGS[r] for r in problem.resolutions)
+
+
+# How a hint that is a whole ``order`` command starts (the engine's hints for a problem
+# whose resolutions name its files: a rescan question, a file to leave out, Complete).
+ORDER_HINT = "order "
 
 
 def cmd_validate(corpus: Corpus, args: argparse.Namespace) -> int:
@@ -320,11 +345,12 @@ def cmd_order(corpus: Corpus, args: argparse.Namespace) -> int:
     plan = _load(args.plan)
     api.check_plan_editable(corpus, plan, args.plan)
     item = find_item(plan, args.item)
+    answered = ""  # what an answer to rescan questions did, when no other words say it
     try:
         if args.complete:
             new = api.complete_notebook(corpus, item)
         elif lookalikes_cli.wants_answer(args):
-            new = lookalikes_cli.order_edit(corpus, plan, item, args)
+            new, answered = lookalikes_cli.order_edit(corpus, plan, item, args)
         elif placement_cli.wants_placement(args):
             new = placement_cli.order_edit(corpus, item, args)
         else:
@@ -334,20 +360,60 @@ def cmd_order(corpus: Corpus, args: argparse.Namespace) -> int:
     plan = plan.with_item(new)
     save_plan(plan, Path(args.plan))
     report = api.validate_plan(corpus, plan)
-    remaining = [p for p in report.errors if p.item_id == item.item_id]
-    state = (
-        "resolved"
-        if not remaining
-        else f"{counted(len(remaining), 'error')} {agreeing(len(remaining), 'remains', 'remain')}"
-    )
+    state, remaining = still_open(report, item.item_id)
+    said = f"{answered}; " if answered else ""
     say(
-        f"Updated {args.plan}: item {item.item_id[:8]} “{item.label}” — {state}"
+        f"Updated {args.plan}: item {item.item_id[:8]} “{item.label}” — {said}{state}"
         + placement_cli.words(corpus, new)
         + "."
     )
     for p in remaining:
         say(f"  {p.severity.upper()} [{p.code}]: {problem_text(p)}")
+    unlisted = len(report.for_item(item.item_id)) - len(remaining)
+    if unlisted:
+        say(f"  … and {unlisted} more (validate {shlex.quote(args.plan)} lists every one)")
     return ExitCode.OK
+
+
+# The open warnings ``order`` lists under its line, at most (validate lists every one).
+LISTED_WARNINGS = 5
+
+
+def still_open(report: ValidationReport, item_id: str) -> tuple[str, list[PlanProblem]]:
+    """What ``order`` says is left of an item after an edit, and the problems it lists under
+    its line (every error, then the first warnings): "resolved" only when nothing is left, so
+    a rescan question or another warning still open is counted, never hidden behind a word
+    that says all is settled. The other items' errors and questions are counted after it."""
+    from transcribe_import.engine.planning.problems import Severity
+
+    mine = report.for_item(item_id)
+    errors = [p for p in mine if p.severity is Severity.ERROR]
+    warnings = [p for p in mine if p.severity is not Severity.ERROR]
+    state = _tally(mine, item=True) or "resolved"
+    if not errors and warnings:
+        state = f"no error; {state}"
+    elsewhere = _tally([p for p in report.problems if p.item_id != item_id], item=False)
+    if elsewhere:
+        state += f"; in the plan's other notebooks: {elsewhere} (validate lists them)"
+    return state, [*errors, *warnings[:LISTED_WARNINGS]]
+
+
+def _tally(problems: Sequence[PlanProblem], *, item: bool) -> str:
+    """``2 errors remain, 3 rescan questions still open, 1 other warning``: for an item,
+    every problem; for the rest of the plan, only what stops or asks (errors, questions)."""
+    from transcribe_import.engine.planning.problems import ProblemCode, Severity
+
+    errors = sum(p.severity is Severity.ERROR for p in problems)
+    questions = sum(p.code is ProblemCode.LOOKS_LIKE for p in problems)
+    others = len(problems) - errors - questions
+    parts = []
+    if errors:
+        parts.append(f"{counted(errors, 'error')} {agreeing(errors, 'remains', 'remain')}")
+    if questions:
+        parts.append(f"{counted(questions, 'rescan question')} still open")
+    if others and item:
+        parts.append(counted(others, "other warning" if questions else "warning"))
+    return ", ".join(parts)
 
 
 def _reorder(item: PlanItem, args: argparse.Namespace) -> PlanItem:

@@ -87,9 +87,12 @@ from transcribe_import.engine.api.looks import (
     with_looks,
 )
 from transcribe_import.engine.api.placement import (
+    Answered,
+    AnsweredQuestion,
     Landing,
     NotebookPage,
     answer_lookalike,
+    answer_lookalikes,
     complete_notebook,
     completion_target,
     import_into,
@@ -286,7 +289,10 @@ __all__ = [
     "replace_page",
     "keep_pages",
     "placement_words",
+    "Answered",
+    "AnsweredQuestion",
     "answer_lookalike",
+    "answer_lookalikes",
     "none_are_rescans",
     "item_with_looks",
     "look_pass",

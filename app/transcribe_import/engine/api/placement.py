@@ -242,11 +242,45 @@ def answer_lookalike(
     return lookalikes.answer(corpus, plan, item_id, name, how)
 
 
+@dataclass(frozen=True)
+class AnsweredQuestion:
+    """A rescan question answered (``answer_lookalikes``): the page, as ``order`` names it,
+    and the page it looks like, as its question names it."""
+
+    name: str
+    other: str  # "page 37 of “Diary 1931”", "Box/36.jpg"
+    in_plan: bool  # the other page is one of this import's (else the corpus's)
+
+
+@dataclass(frozen=True)
+class Answered:
+    """Several rescan questions answered at once: the item after, and the questions
+    answered, in the order they were asked."""
+
+    item: PlanItem
+    answered: tuple[AnsweredQuestion, ...]
+
+
+def answer_lookalikes(
+    corpus: Corpus, plan: ImportPlan, item_id: str, names: Sequence[str] | None, how: Resolution
+) -> Answered:
+    """The item with the questions about its pages ``names`` answered ``how`` (as
+    ``answer_lookalike``), or, for ``names`` None, every question about its pages that the
+    answer fits; with the pages answered. The CLI's ``order --keep-both FILE... | --all``
+    and ``--rescan FILE... | --all``. ValueError in words, nothing answered, when one of
+    them does not apply."""
+    from transcribe_import.engine.planning import lookalikes
+
+    item, done = lookalikes.answer_many(corpus, plan, item_id, names, how)
+    answered = (AnsweredQuestion(f.name, f.other.words, f.other.notebook_id is None) for f in done)
+    return Answered(item, tuple(answered))
+
+
 def none_are_rescans(corpus: Corpus, plan: ImportPlan, item_id: str) -> PlanItem:
-    """The item with its pages said to be no rescans of one another (None Are Rescans: its
-    pages are compared with the corpus's and the rest of the plan's only); the CLI's
-    ``order --none-are-rescans``, the window's button. ValueError in words when no page of
-    it looks like another of its pages."""
+    """The item with its pages said to be no rescans of one another nor of the pages of the
+    import's other notebooks (None Are Rescans: its pages are compared with the corpus's
+    only); the CLI's ``order --none-are-rescans``, the window's button. ValueError in words
+    when no page of it looks like another page of the import."""
     from transcribe_import.engine.planning import lookalikes
 
     return lookalikes.answer_all_apart(corpus, plan, item_id)

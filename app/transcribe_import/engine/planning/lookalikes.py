@@ -11,10 +11,12 @@ item (the earlier one is then left out). **Keep Both**: the pair is not a rescan
 kept on the item (its provenance: it changes nothing that lands) and remembered in the
 corpus at commit (``corpus/lookalikes.json``), so no later plan asks again. **Leave Out**:
 the page is not imported. **None Are Rescans**, for a notebook whose pages look alike one
-to another (blank forms, a ledger's ruled pages in one hand): its pages are not compared
-with each other any more, only with the corpus's and the rest of the plan's; said once for
-the item (its provenance, like Keep Both), where answering each pair would never end (a
-page answered finds the next nearest).
+to another or like the pages of the import's other notebooks (blank forms, ledgers' ruled
+pages in one hand): its pages are not compared with each other any more, nor with the
+import's other pages, only with the corpus's; said once for the item (its provenance, like
+Keep Both), where answering each pair would never end (a page answered finds the next
+nearest). Keep Both, Replace and Leave Out are also answered for several pages at once
+(``answer_many``), the command line's ``--keep-both --all``.
 
 A page is named for this by its file's content and its place in the file
 (``sha256#index``, ``page_key``), so a pair stays the same pair whatever plan or notebook
@@ -366,7 +368,7 @@ def plan_problems(corpus: Corpus | None, plan: ImportPlan) -> list[PlanProblem]:
     out = []
     for found in find(corpus, plan):
         answers = [a for a in ANSWERS if a is not Resolution.RESCAN_REPLACES or found.can_replace]
-        if found.other.item_id == found.item_id:  # a page of the same notebook
+        if found.other.notebook_id is None:  # a page of this import, of any of its notebooks
             answers.append(Resolution.NONE_ARE_RESCANS)
         into = _into_instead(plan.item(found.item_id), found)
         answers = [Resolution.IMPORT_INTO, *answers] if into else answers
@@ -387,8 +389,11 @@ def plan_problems(corpus: Corpus | None, plan: ImportPlan) -> list[PlanProblem]:
                 (found.source_id,),
                 resolutions=tuple(answers),
                 hint="order " + " | ".join(flags[a] for a in answers),
-                files=(found.name,),
-                notebook_id=into,
+                # The page asked about first (what the answers name), then the page it looks
+                # like when that is one of this import's; a page of the corpus is named by
+                # its notebook instead, so a face can group the questions by notebook.
+                files=(found.name,) if found.other.notebook_id else (found.name, found.other.words),
+                notebook_id=found.other.notebook_id,
             )
         )
     return out
@@ -412,19 +417,9 @@ def answer(
     answered ``how`` (one of ``ANSWERS``); ValueError in words when that page is no
     look-alike or the answer does not apply to it."""
     item = plan.item(item_id)
-    mine = [f for f in find(corpus, plan) if f.item_id == item_id]
-    # Named as the question names it (FILE#N: N its number in the file), or as ``order``
-    # names files otherwise (a base name unique in the item).
-    found = next((f for f in mine if f.name == name), None)
-    if found is None:
-        page_id = placement.page_of_file(item, name)
-        found = next((f for f in mine if f.page_id == page_id), None)
-    if found is None:
-        raise ValueError(f"{name} looks like no other page: there is no rescan question to answer")
+    found = question_named(item, [f for f in find(corpus, plan) if f.item_id == item_id], name)
     if how is Resolution.KEEP_BOTH:
-        pairs = sorted(kept_apart(item) | {_pair(found.key, found.other.key)})
-        provenance = {**item.provenance, KEPT_APART: [list(p) for p in pairs]}
-        return replace(item, provenance=provenance)
+        return kept_both(item, [found])
     if how is Resolution.LEAVE_OUT:
         return _left_out(item, found.source_id, found.page_id)
     if how is not Resolution.RESCAN_REPLACES:
@@ -441,16 +436,106 @@ def answer(
     return _replaced_in_plan(item, found)
 
 
-def answer_all_apart(corpus: Corpus | None, plan: ImportPlan, item_id: str) -> PlanItem:
-    """The item ``item_id`` with its pages said to be no rescans of one another; ValueError
-    in words when none of its pages looks like another of its pages."""
+def question_named(item: PlanItem, asked: Sequence[Lookalike], name: str) -> Lookalike:
+    """The question of ``asked`` (``item``'s) about the page ``name``: named as the question
+    names it (FILE#N: N its number in the file), or as ``order`` names files otherwise (a
+    base name unique in the item); ValueError in words when that page is asked nothing."""
+    found = next((f for f in asked if f.name == name), None)
+    if found is None:
+        page_id = placement.page_of_file(item, name)
+        found = next((f for f in asked if f.page_id == page_id), None)
+    if found is None:
+        raise ValueError(f"{name} looks like no other page: there is no rescan question to answer")
+    return found
+
+
+def kept_both(item: PlanItem, answered: Sequence[Lookalike]) -> PlanItem:
+    """The item with each of ``answered``'s pairs said to be no rescan (Keep Both)."""
+    pairs = kept_apart(item) | {_pair(f.key, f.other.key) for f in answered}
+    provenance = {**item.provenance, KEPT_APART: [list(p) for p in sorted(pairs)]}
+    return replace(item, provenance=provenance)
+
+
+def answer_many(
+    corpus: Corpus | None,
+    plan: ImportPlan,
+    item_id: str,
+    names: Sequence[str] | None,
+    how: Resolution,
+) -> tuple[PlanItem, list[Lookalike]]:
+    """The item ``item_id`` with the questions about the pages ``names`` answered ``how``
+    (one of ``ANSWERS``), or, for ``names`` None, every question asked about its pages that
+    the answer fits (Replace: where it is offered). ValueError in words, and nothing
+    answered, when a page named is asked nothing or the answer does not fit one of them.
+
+    Keep Both is said of the pairs asked now, all at once. Replace and Leave Out change the
+    item (a page left out, a rescan moved), so each is answered on the item the one before
+    left, and a question an earlier answer settled or changed (its other page left out, or
+    the page now like another) is passed over: it stays open, and is told as open.
+    """
     item = plan.item(item_id)
-    if not any(f.item_id == item_id and f.other.item_id == item_id for f in find(corpus, plan)):
+    asked = [f for f in find(corpus, plan) if f.item_id == item_id]
+    if names is None:
+        chosen = [f for f in asked if how is not Resolution.RESCAN_REPLACES or f.can_replace]
+        if not asked:
+            raise ValueError(
+                f"no page of “{item.label}” looks like another page: there is no rescan "
+                "question to answer"
+            )
+        if not chosen:
+            raise ValueError(
+                f"no page of “{item.label}” can replace the page it looks like in this import: "
+                "import a rescan into the notebook holding its page to replace that page"
+            )
+    else:
+        chosen = []
+        for name in names:
+            found = question_named(item, asked, name)
+            if found not in chosen:  # one page named twice (by its base name and its rel)
+                chosen.append(found)
+    if how is Resolution.KEEP_BOTH:
+        return kept_both(item, chosen), chosen
+    done: list[Lookalike] = []
+    for found in chosen:
+        now = plan.with_item(item)
+        if not any(
+            f.item_id == item_id and f.page_id == found.page_id and f.other.key == found.other.key
+            for f in find(corpus, now)
+        ):
+            continue  # no longer this question: an earlier answer settled or changed it
+        item = answer(corpus, now, item_id, found.name, how)
+        done.append(found)
+    return item, done
+
+
+def answer_all_apart(corpus: Corpus | None, plan: ImportPlan, item_id: str) -> PlanItem:
+    """The item ``item_id`` with its pages said to be no rescans of one another nor of the
+    pages of the import's other notebooks (None Are Rescans): they are compared with the
+    corpus's pages only, so a rescan of an imported page among them is still asked about.
+    ValueError in words when none of its pages looks like a page of this import.
+
+    Within the item it is one mark (its pages are not compared with each other); with the
+    other notebooks' pages, each pair asked is kept apart, as Keep Both keeps it, until
+    none is asked (a page answered finds the next nearest, so it may take a few turns)."""
+    item = plan.item(item_id)
+
+    def asked(item: PlanItem) -> list[Lookalike]:
+        return [
+            f
+            for f in find(corpus, plan.with_item(item))
+            if f.item_id == item_id and f.other.notebook_id is None
+        ]
+
+    if not asked(item):
         raise ValueError(
-            f"no page of “{item.label}” looks like another of its pages: there is no rescan "
-            "question to answer for all of them"
+            f"no page of “{item.label}” looks like another page of this import. A page like "
+            "one of the corpus is answered on its own, as a rescan of that page may be among "
+            "them: keep both for all of them at once if none is"
         )
-    return none_are_rescans(item)
+    item = none_are_rescans(item)
+    while found := asked(item):
+        item = kept_both(item, found)
+    return item
 
 
 def _left_out(item: PlanItem, source_id: str, page_id: str) -> PlanItem:

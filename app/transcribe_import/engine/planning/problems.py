@@ -118,8 +118,9 @@ class PlanProblem:
     None; the window leaves it out. ``files`` names the files the problem concerns as the
     message does (``source_ids`` are the ones that are sources; an unusable file is none),
     for a face to find them, e.g. its rows; ``path`` the one file on disk. ``notebook_id``:
-    the existing notebook a resolution acts on (``IMPORT_INTO``: the one to import into),
-    for a face to name it; None for the others.
+    the existing notebook a resolution acts on (``IMPORT_INTO``: the one to import into;
+    any ``LOOKS_LIKE``: the one holding the page it looks like), for a face to name it;
+    None for the others.
     """
 
     severity: Severity

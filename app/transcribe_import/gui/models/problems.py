@@ -10,7 +10,7 @@ from operator import attrgetter
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, Qt
 
 from transcribe_import.engine.planning.plan import PlanItem
-from transcribe_import.engine.planning.problems import PlanProblem
+from transcribe_import.engine.planning.problems import PlanProblem, Severity
 from transcribe_import.gui.icons import severity_icon
 from transcribe_import.gui.models.base import Column, ColumnTableModel
 from transcribe_import.gui.models.plan import ItemIdRole, SeverityRole, SourceIdsRole
@@ -44,7 +44,9 @@ class ProblemRow:
 
 
 class ProblemsModel(ColumnTableModel[ProblemRow]):
-    """Every error and warning of ``session.report``, errors of a notebook before its warnings."""
+    """Every error and warning of ``session.report``: every error first, then the warnings,
+    each in the plan's order (so by notebook). An error is what stops the commit, and a
+    shelf's rescan questions (a warning each) must not bury it below the fold."""
 
     context = "ProblemsModel"
     columns = (
@@ -81,4 +83,6 @@ class ProblemsModel(ColumnTableModel[ProblemRow]):
         plan = self._session.plan
         items = {} if plan is None else {it.item_id: it for it in plan.items}
         problems = () if report is None else report.problems
-        self.set_rows(ProblemRow(p, items.get(p.item_id)) for p in problems)
+        # A stable sort: the report is in plan order already, errors first within an item.
+        ranked = sorted(problems, key=lambda p: p.severity is not Severity.ERROR)
+        self.set_rows(ProblemRow(p, items.get(p.item_id)) for p in ranked)

@@ -630,7 +630,9 @@ class ReviewPage(QWidget):
 
     def _rebuild_decisions(self, item: PlanItem | None) -> None:
         report = self.session.report
-        self.decision_panel.rebuild(item, report, self.items_view, self.pages_widget())
+        self.decision_panel.rebuild(
+            item, report, self.items_view, self.pages_widget(), self.session.plan
+        )
 
     @Slot()
     def _update_actions(self) -> None:

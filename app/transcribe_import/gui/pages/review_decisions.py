@@ -8,29 +8,35 @@ so), or partly, with the one action that completes the notebook holding the rest
 page that looks like another (a rescan?), with its three answers: Replace, Keep Both and
 Leave Out; their buttons give the page as ``order`` names it (the problem's ``files``). A
 new notebook's page like one of an existing notebook is offered Import into “X” instead
-first (the problem's ``notebook_id``), after which Replace is offered.
+first (the problem's ``notebook_id``), after which Replace is offered. The questions come
+last, after what stops the commit, under a heading per notebook whose pages they look like
+(this one, another of the import, one of the corpus); a question answered keeps its row,
+marked, until the pointer leaves the panel, so the next one never moves under the pointer.
 """
 
 from __future__ import annotations
 
 import html
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import QEvent, Qt, Signal, Slot
 from PySide6.QtGui import QAction, QResizeEvent
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
     QGroupBox,
     QHBoxLayout,
+    QLabel,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
 
-from transcribe_import.engine.planning.plan import PlanItem
+from transcribe_import.engine.planning.plan import ImportPlan, PlanItem
 from transcribe_import.engine.planning.problems import (
     PlanProblem,
     ProblemCode,
@@ -41,7 +47,10 @@ from transcribe_import.engine.planning.problems import (
 from transcribe_import.gui.models.plan import ambiguities_of
 from transcribe_import.gui.pages.review_parts import ActionButton, WrappingLabel
 from transcribe_import.gui.wording import (
+    alike_apart_gone_words,
+    alike_group_words,
     alike_within_words,
+    answered_words,
     complete_words,
     import_into_words,
     more_alike_words,
@@ -67,6 +76,35 @@ RECOGNISED_CODES = frozenset({ProblemCode.ALREADY_IMPORTED, ProblemCode.PARTLY_I
 ALIKE_SHOWN = 5
 # The most height the panel's entries take before they scroll (about three entries).
 TALLEST = 170
+# The key of the None Are Rescans row among the answered questions' (no page is named so).
+_APART = "#none-are-rescans"
+
+
+class _Asked:
+    """The rescan questions one notebook's panel shows, in the order shown, and those
+    answered since: widget state, kept while the notebook is shown."""
+
+    def __init__(self, item_id: str | None) -> None:
+        self.item_id = item_id
+        self.order: list[str] = []  # the questions' pages (``files[0]``), as shown
+        self.problems: dict[str, PlanProblem] = {}  # each one's question, as last asked
+        # The questions answered, with the answer given here (None: by another edit).
+        self.answered: dict[str, Resolution | None] = {}
+        self.waiting = 0  # questions not shown yet ("N more")
+        self.within = 0  # questions None Are Rescans answers
+        self.apart: bool | None = None  # its row: None not shown, True asked, False answered
+        self.apart_words = ""  # its words when last asked
+        self.last: Resolution | None = None  # the last answer given here
+
+
+@dataclass(frozen=True)
+class _Question:
+    """One row of the rescan questions: its page, its question, whether it is answered."""
+
+    key: str
+    problem: PlanProblem
+    answered: bool
+    how: Resolution | None
 
 
 class DecisionPanel(QGroupBox):
@@ -100,6 +138,8 @@ class DecisionPanel(QGroupBox):
         # The Exclude resolution follows the page selection, as the Exclude command does.
         self._exclude_action = exclude_action
         self._box: QWidget | None = None
+        self._asked = _Asked(None)
+        self._last: tuple[Any, ...] | None = None  # rebuild's arguments, to compact with
 
     def buttons(self) -> list[QPushButton]:
         """The buttons it shows now (resolutions, Leave out, ...)."""
@@ -111,15 +151,24 @@ class DecisionPanel(QGroupBox):
         report: ValidationReport | None,
         before: QWidget,
         after: QWidget,
+        plan: ImportPlan | None = None,
     ) -> None:
         """One entry per ambiguity and per unusable file, each with the buttons that settle it.
 
         The Tab order runs ``before`` (the notebooks), these buttons, ``after`` (the pages),
-        which takes the focus when the panel had it and goes.
+        which takes the focus when the panel had it and goes. ``plan``: the plan under
+        review, whose notebooks name the groups of the rescan questions.
         """
+        self._last = (item, report, before, after, plan)
         old = self._box
         focus = QApplication.focusWidget()
         had_focus = old is not None and focus is not None and old.isAncestorOf(focus)
+        focused_row = focus.property("row") if had_focus and focus is not None else None
+        focused_question = focus.property("question") if had_focus and focus is not None else None
+        scrolled = self._scroll.verticalScrollBar().value()
+        same_item = item is not None and item.item_id == self._asked.item_id
+        if not same_item:
+            self._asked = _Asked(item.item_id if item is not None else None)
         if old is not None:
             # Later, not now: this may run inside the click of one of its own buttons (and
             # taken out first: a scroll area deletes the widget it holds when given another).
@@ -154,23 +203,7 @@ class DecisionPanel(QGroupBox):
         ]
         placed = [p for p in problems if p.code in PLACEMENT_CODES]
         recognised = [p for p in problems if p.code in RECOGNISED_CODES]
-        alike = [p for p in problems if p.code is ProblemCode.LOOKS_LIKE]
-        # Pages alike within the notebook are answered for all at once (None Are Rescans):
-        # asked first, above the questions, where a flood of them would bury it.
-        within = [p for p in alike if Resolution.NONE_ARE_RESCANS in p.resolutions]
-        if len(within) > 1:  # for one, Keep Both says the same
-            all_apart = self._resolution_button(Resolution.NONE_ARE_RESCANS)
-            layout.addLayout(self._row(alike_within_words(len(within)), [all_apart]))
-        for problem in alike[:ALIKE_SHOWN]:
-            buttons = [
-                self._answer_button(r, problem)
-                for r in problem.resolutions
-                if r is not Resolution.NONE_ARE_RESCANS
-            ]
-            layout.addLayout(self._row(problem.message, buttons))
-        if len(alike) > ALIKE_SHOWN:
-            more = len(alike) - ALIKE_SHOWN
-            layout.addWidget(WrappingLabel(more_alike_words(more)))
+        alike = self._questions(item, report, problems)
         for problem in [*recognised, *conflicts, *placed]:
             buttons = [self._resolution_button(r, problem.source_ids) for r in problem.resolutions]
             target = self._completion(item) if item is not None and recognised else None
@@ -181,7 +214,11 @@ class DecisionPanel(QGroupBox):
         unusable = item.unusable if item is not None else []
         for entry in unusable:
             layout.addLayout(self._unusable_row(item, entry))
-        if not (ambiguities or unusable or conflicts or placed or recognised or alike):
+        # The rescan questions last, under their headings: what stops the commit comes
+        # first, and no other entry sits under a question's heading as if it were one.
+        self._add_questions(layout, item, plan, alike)
+        answering = alike or self._asked.apart is not None
+        if not (ambiguities or unusable or conflicts or placed or recognised or answering):
             self.hide()  # ``box`` has no parent: Python frees it
             if had_focus:
                 after.setFocus(Qt.FocusReason.OtherFocusReason)
@@ -189,8 +226,12 @@ class DecisionPanel(QGroupBox):
         self._scroll.setWidget(box)
         self._box = box
         self._fit_height()
+        if same_item:  # the answers' rows stay where they were: so does the scroll
+            box.adjustSize()
+            self._scroll.verticalScrollBar().setValue(scrolled)
         partly = any(p.code is ProblemCode.PARTLY_IMPORTED for p in recognised)
-        kinds = (ambiguities, recognised, alike, conflicts, placed, unusable)
+        asking = [row for row in alike if not row.answered]  # an answered row decides nothing
+        kinds = (ambiguities, recognised, asking, conflicts, placed, unusable)
         self.setTitle(self._title(partly, *kinds))
         self.show()
         # Keep the Tab order visual: notebooks, this panel's buttons, then the pages.
@@ -200,8 +241,160 @@ class DecisionPanel(QGroupBox):
             previous = button
         QWidget.setTabOrder(previous, after)
         if had_focus:
-            buttons = box.findChildren(QPushButton)
-            (buttons[0] if buttons else after).setFocus(Qt.FocusReason.OtherFocusReason)
+            # On to the next question: the first button at or after the row answered (the
+            # answered row keeps its place, without its buttons).
+            buttons = [b for b in box.findChildren(QPushButton) if b.isEnabled()]
+            same = [
+                b
+                for b in buttons
+                if focused_question and b.property("question") == focused_question
+            ]
+            at = focused_row if isinstance(focused_row, int) else 0
+            later = same or [b for b in buttons if (b.property("row") or 0) >= at]
+            goes_to: QWidget = after
+            if buttons:
+                goes_to = (later or buttons)[0]
+            goes_to.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def _questions(
+        self,
+        item: PlanItem | None,
+        report: ValidationReport | None,
+        problems: Sequence[PlanProblem],
+    ) -> list[_Question]:
+        """The rows of the rescan questions, each where it was: a question answered keeps
+        its row (marked answered) until the pointer leaves the panel or another notebook is
+        shown, so the next question never moves under the pointer; a new one goes below."""
+        asked = self._asked
+        if item is None:
+            return []
+        if report is None:
+            # Validating after an edit: the questions as they were, the one answered marked.
+            live = {k: p for k, p in asked.problems.items() if k not in asked.answered}
+        else:
+            live = {p.files[0]: p for p in problems if p.code is ProblemCode.LOOKS_LIKE}
+            for key in live:
+                asked.answered.pop(key, None)  # asked again (undone, or the next page alike)
+            # A question gone without its own answer: None Are Rescans answered it, when that
+            # was the last answer given here; else another edit did (an undo, Leave Out…).
+            apart = asked.last if asked.last is Resolution.NONE_ARE_RESCANS else None
+            for key in asked.order:
+                if key not in live:
+                    asked.answered.setdefault(key, apart)
+            asked.problems.update(live)
+            shown = sum(1 for key in asked.order if key in live)
+            for key in live:
+                if key not in asked.order and shown < ALIKE_SHOWN:
+                    asked.order.append(key)
+                    shown += 1
+            asked.waiting = len(live) - shown
+            # Pages alike within this import are answered for all at once (None Are
+            # Rescans): asked first, above the questions, where a flood would bury it.
+            asked.within = sum(Resolution.NONE_ARE_RESCANS in p.resolutions for p in live.values())
+            if asked.within > 1:  # for one, Keep Both says the same
+                asked.apart = True
+            elif asked.apart:
+                asked.apart = False  # answered: its row stays, marked, like the questions'
+        return [
+            _Question(key, asked.problems[key], key not in live, asked.answered.get(key))
+            for key in asked.order
+        ]
+
+    def _add_questions(
+        self,
+        layout: QVBoxLayout,
+        item: PlanItem | None,
+        plan: ImportPlan | None,
+        rows: Sequence[_Question],
+    ) -> None:
+        """The rescan questions, under a heading per notebook their pages look like."""
+        asked = self._asked
+        if item is None or not (rows or asked.apart is not None):
+            return
+        if asked.apart is not None:
+            if asked.apart:
+                asked.apart_words = alike_within_words(asked.within)
+                button = self._resolution_button(Resolution.NONE_ARE_RESCANS)
+                button.setProperty("question", _APART)
+                layout.addLayout(self._row(asked.apart_words, [button]))
+            else:
+                # Said as it was asked; answered by its button, or no longer asked since the
+                # questions it answered were answered one by one.
+                how = asked.answered.get(_APART)
+                words = answered_words(how) if how is not None else alike_apart_gone_words()
+                layout.addLayout(self._answered_row(asked.apart_words, words))
+        heading = None
+        for n, row in enumerate(rows, 1):
+            group = self._group_words(row.problem, item, plan)
+            if group != heading:
+                heading = group
+                label = WrappingLabel(f"<b>{html.escape(group)}</b>")
+                label.setTextFormat(Qt.TextFormat.RichText)
+                label.setProperty("group", group)
+                layout.addWidget(label)
+            if row.answered:
+                layout.addLayout(self._answered_row(row.problem.message, answered_words(row.how)))
+                continue
+            buttons = [
+                self._answer_button(r, row.problem)
+                for r in row.problem.resolutions
+                if r is not Resolution.NONE_ARE_RESCANS
+            ]
+            for button in buttons:
+                button.setProperty("row", n)
+                button.setProperty("question", row.key)
+            layout.addLayout(self._row(row.problem.message, buttons))
+        if asked.waiting:
+            layout.addWidget(WrappingLabel(more_alike_words(asked.waiting)))
+
+    @staticmethod
+    def _group_words(problem: PlanProblem, item: PlanItem, plan: ImportPlan | None) -> str:
+        """The heading of a question's group: the notebook holding the page it looks like."""
+        if problem.notebook_id is not None:
+            return alike_group_words(problem.notebook_id, None)
+        other = problem.files[1] if len(problem.files) > 1 else ""
+        rel = other.rpartition("#")[0] if "#" in other else other
+        holders = [item, *(plan.items if plan is not None else ())]
+        for holder in holders:
+            if any(s.provenance.rel in (other, rel) for s in holder.sources):
+                label = None if holder.item_id == item.item_id else holder.label
+                return alike_group_words(None, label)
+        return alike_group_words(None, None)
+
+    def _answered_row(self, text: str, answered: str) -> QVBoxLayout:
+        """A question answered, in its place: its words greyed, and the answer where its
+        buttons were, as tall as they were."""
+        row = QVBoxLayout()
+        label = WrappingLabel(text)
+        label.setTextFormat(Qt.TextFormat.PlainText)
+        label.setEnabled(False)
+        row.addWidget(label)
+        # One line, as tall as the buttons were, that widens nothing (a long answer is cut
+        # at a narrow width rather than push the panel's words onto fewer lines).
+        said = QLabel(answered)
+        said.setProperty("answered", True)
+        said.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        said.setFixedHeight(QPushButton(answered).sizeHint().height())
+        said.setToolTip(answered)
+        row.addWidget(said)
+        return row
+
+    def leaveEvent(self, event: QEvent) -> None:
+        """The pointer gone: the answered questions' rows go, and the others close up."""
+        super().leaveEvent(event)
+        self.compact()
+
+    def compact(self) -> None:
+        """Drop the rows of the questions answered (none under the pointer any more)."""
+        asked = self._asked
+        if not asked.answered and asked.apart is not False:
+            return
+        asked.order = [key for key in asked.order if key not in asked.answered]
+        asked.answered = {}
+        if asked.apart is False:
+            asked.apart = None
+        if self._last is not None:
+            self.rebuild(*self._last)
 
     def _title(self, partly: bool, *kinds: Sequence[object]) -> str:
         """What the entries are about, when they are of one kind; else that decisions are
@@ -209,6 +402,8 @@ class DecisionPanel(QGroupBox):
         ambiguities, recognised, alike, conflicts, placed, _unusable = kinds
         if sum(1 for kind in kinds if kind) > 1:
             return self.tr("This notebook needs decisions")
+        if not any(kinds):  # only answered questions, kept in place until the pointer goes
+            return self.tr("Rescan questions answered")
         if ambiguities:
             return self.tr("The page order needs a decision")
         if recognised:
@@ -218,7 +413,7 @@ class DecisionPanel(QGroupBox):
                 else self.tr("This folder is in the corpus already")
             )
         if alike:
-            return self.tr("Pages that look like pages already there: rescans?")
+            return self.tr("Pages that look like other pages: rescans?")
         if conflicts:
             return self.tr("This notebook is already in the corpus, different")
         if placed:
@@ -301,6 +496,10 @@ class DecisionPanel(QGroupBox):
     def _resolution_clicked(self) -> None:
         button = self.sender()
         if isinstance(button, QPushButton):
+            question = button.property("question")
+            if question:  # its row stays, marked with this answer (``_questions``)
+                how = Resolution(button.property("resolution"))
+                self._asked.answered[str(question)] = self._asked.last = how
             ids = button.property("source_ids") or ()
             self.resolve_requested.emit(str(button.property("resolution")), tuple(ids))
 

@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 
 from transcribe_import.engine import api
 from transcribe_import.engine.planning.plan import ImportPlan
-from transcribe_import.engine.planning.problems import ValidationReport
+from transcribe_import.engine.planning.problems import ProblemCode, ValidationReport
 from transcribe_import.gui.icons import not_imported_icon
 from transcribe_import.gui.models.plan import (
     ItemColumn,
@@ -53,6 +53,7 @@ from transcribe_import.gui.wording import (
     format_wall_time,
     looking_words,
     not_imported_title,
+    open_questions_words,
     plan_state_words,
     warnings_words,
 )
@@ -309,6 +310,9 @@ class ProblemsPane(QWidget):
             text = self.tr("No errors, {warnings}: ready to commit.").format(
                 warnings=warnings_words(len(report.warnings))
             )
+            asked = sum(p.code is ProblemCode.LOOKS_LIKE for p in report.warnings)
+            if asked:  # said where Commit is: what it does with the questions left open
+                text += " " + open_questions_words(asked)
         else:
             text = self.tr("No problems: ready to commit.")
         if plan is not None and empty is None and looking is not None:

@@ -220,24 +220,62 @@ def more_alike_words(n: int) -> str:
 
 
 def alike_within_words(n: int) -> str:
-    """Beside None Are Rescans: how many pages of the notebook look like others of it."""
+    """Beside None Are Rescans: how many pages of the notebook look like other pages of this
+    import (of this notebook or of the import's other notebooks)."""
     return plural(
         n,
         _t(
             "Lookalike",
-            "1 page of this notebook looks like another of its pages. Different pages of one "
-            "notebook can look alike (the same paper, ruling and hand): if none is a rescan, "
-            "say so once, and they are compared only with pages elsewhere.",
+            "1 page of this notebook looks like another page of this import. Different pages "
+            "can look alike (the same paper, ruling and hand): if none is a rescan, say so "
+            "once, and they are compared only with pages already imported.",
         ),
         _t(
             "Lookalike",
-            "%Ln pages of this notebook look like others of its pages. Different pages of one "
-            "notebook can look alike (the same paper, ruling and hand): if none is a rescan, "
-            "say so once, and they are compared only with pages elsewhere.",
+            "%Ln pages of this notebook look like other pages of this import. Different pages "
+            "can look alike (the same paper, ruling and hand): if none is a rescan, say so "
+            "once, and they are compared only with pages already imported.",
             "",
             n,
         ),
     )
+
+
+def alike_group_words(notebook_id: str | None, label: str | None) -> str:
+    """The heading of the rescan questions about one notebook's pages: ``notebook_id`` a
+    notebook of the corpus, else ``label`` a notebook of this import (None: the one under
+    review)."""
+    if notebook_id is not None:
+        return _t("Lookalike", "Like pages of “{title}”, already imported:").replace(
+            "{title}", notebook_name(notebook_id)
+        )
+    if label is None:
+        return _t("Lookalike", "Like other pages of this notebook:")
+    return _t("Lookalike", "Like pages of “{title}”, in this import:").replace("{title}", label)
+
+
+def alike_apart_gone_words() -> str:
+    """In place of None Are Rescans once fewer than two of the questions it answers are left
+    (answered one by one): for one, Keep Both says the same."""
+    return _t("Lookalike", "No longer asked: the pages left are answered one by one.")
+
+
+def answered_words(resolution: Resolution | None) -> str:
+    """In place of a rescan question's buttons once it is answered (the row stays where it
+    was until the pointer leaves the panel, so nothing moves under it); None: answered
+    otherwise (an undo, another edit)."""
+    words = {
+        Resolution.RESCAN_REPLACES: _t(
+            "Lookalike", "Answered: Replace. It takes that page's place."
+        ),
+        Resolution.KEEP_BOTH: _t("Lookalike", "Answered: Keep Both. Both pages are imported."),
+        Resolution.LEAVE_OUT: _t("Lookalike", "Answered: Leave Out. This page is not imported."),
+        Resolution.IMPORT_INTO: _t("Lookalike", "Answered: imported into that notebook instead."),
+        Resolution.NONE_ARE_RESCANS: _t("Lookalike", "Answered: None Are Rescans."),
+    }
+    if resolution is None or resolution not in words:
+        return _t("Lookalike", "Answered.")
+    return words[resolution]
 
 
 def placement_mode_words() -> list[str]:
@@ -306,4 +344,24 @@ def replace_dialog_words() -> tuple[str, str, str]:
         _t("Placement", "Replace a Notebook Page"),
         _t("Placement", "The selected page is a rescan of:"),
         _t("Placement", "No page: add it as a new page"),
+    )
+
+
+def open_questions_words(count: int) -> str:
+    """Beside Commit, when rescan questions are open: how many, and what the commit does
+    with them (each page imported as a new one: both kept), so no one commits unaware."""
+    return plural(
+        count,
+        _t(
+            "Lookalike",
+            "1 rescan question is open: Commit imports that page as a new page beside the page "
+            "it looks like (both kept, neither replaced nor left out).",
+        ),
+        _t(
+            "Lookalike",
+            "%Ln rescan questions are open: Commit imports each of those pages as a new page "
+            "beside the page it looks like (both kept, none replaced nor left out).",
+            "",
+            count,
+        ),
     )
