@@ -360,3 +360,24 @@ def test_repair_from_another_corpus_s_data_folder(tmp_path: Path):
         replica / "corpus" / "notebooks" / shelf.notebooks[0] / "renders" / render.name
     )
     assert render.read_bytes() == good and not result.not_repaired
+
+
+def test_a_notebook_imported_after_a_full_audit_does_not_unmake_it(tmp_path: Path):
+    from engine_helpers import ingest_pages, new_notebook
+    from helpers.shelves import make_pages
+
+    shelf = make_corpus(tmp_path)
+    _audit(shelf)
+    nbid = new_notebook(shelf.corpus, "Late notebook")
+    ingest_pages(shelf.corpus, nbid, make_pages(tmp_path / "late", 1, tag="late-"))
+
+    report = api.audit_report(shelf.corpus)
+
+    assert report.last_full_audit is not None and report.last_full_audit.round == 1
+    assert [f.title for f in report.never_checked] == ["Late notebook"] * 2
+    assert report.round == 1 and report.left_in_round == 2
+    assert not api.audit_due(report, 90)
+    # The next run checks the new files in round 1, and no other.
+    result = _audit(shelf, AuditBudget(max_bytes=10**12))
+    assert result.round == 1 and result.files_checked == 2
+    assert result.end is AuditEnd.ROUND_COMPLETE
