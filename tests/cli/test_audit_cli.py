@@ -176,3 +176,34 @@ def test_a_read_only_corpus_is_refused_in_one_line_and_its_report_still_read(tmp
     assert line.startswith("transcribe-import: ") and str(data / "corpus" / "fixity") in line
     assert report.returncode == EXIT_OK, report.stderr
     assert orjson.loads(report.stdout)["files_total"] == 2
+
+
+def test_the_report_in_words(tmp_path: Path):
+    shelf = make_corpus(tmp_path, pages=(1,))
+    ok(run_cli(shelf.data, "audit", "--budget", "1B"))
+    first = cli_json(shelf.data, "audit", "--report", "--json")
+    checked = first["oldest_check"]
+    never = first["never_checked"][0]
+    # A kill cut the log's next write short: half a line.
+    log_file = shelf.data / "corpus" / "fixity" / "events.jsonl"
+    with log_file.open("ab") as f:
+        f.write(b'{"schema": 1, "event_id": "torn')
+
+    text = ok(run_cli(shelf.data, "audit", "--report")).stdout
+
+    when = checked["last_checked"][:19].replace("T", " ")
+    assert text == (
+        f"2 files recorded in {shelf.data / 'corpus'}: 1 checked at least once, 1 never.\n"
+        f"Oldest check: {when} UTC (“Notebook 1”, page 1 ({checked['kind']} "
+        f"{checked['path']})).\n"
+        f"  NEVER CHECKED “Notebook 1”, page 1 ({never['kind']} {never['path']})\n"
+        "No full audit yet: run `transcribe-import audit --all`.\n"
+        "Round 1 goes on: 1 file left.\n"
+        "No file failed its last check.\n"
+        "The fixity log has 1 unreadable line (a kill cut a write short, or damage); it is "
+        "skipped and kept.\n"
+    )
+    done = ok(run_cli(shelf.data, "audit"))
+    assert "Checked 1 file " in done.stdout and "Round 1 is complete" in done.stdout
+    full = ok(run_cli(shelf.data, "audit", "--report")).stdout
+    assert "Last full audit: round 1, finished " in full and " UTC, 0 failures.\n" in full

@@ -24,6 +24,7 @@ def _lines(data: Path) -> list[bytes]:
 
 def _checks(lines: list[bytes]) -> Counter[tuple[str, str, int]]:
     events = [json.loads(line) for line in lines]
+    events = [e for e in events if e["event_type"] == "fixity_check"]
     assert all(e["outcome"] == "pass" for e in events)
     return Counter((e["notebook_id"], e["path"], e["round"]) for e in events)
 
@@ -62,11 +63,12 @@ def test_a_kill_just_after_the_last_append_keeps_every_record(tmp_path: Path):
 
     assert proc.returncode == SIGKILLED
     recorded = _lines(shelf.data)
-    assert len(recorded) == FILES and set(_checks(recorded).values()) == {1}
+    assert len(recorded) == FILES + 1 and set(_checks(recorded).values()) == {1}
+    assert b'"event_type":"round_complete"' in recorded[-1]
     # Round 1 is complete: the next run starts round 2 and checks every file once more.
     ok(run_cli(shelf.data, "audit"), EXIT_OK)
     after = _lines(shelf.data)
-    assert after[:FILES] == recorded
+    assert after[: FILES + 1] == recorded
     checks = _checks(after)
     assert sorted(checks.values()) == [1] * (2 * FILES)
     assert Counter(r for _nb, _path, r in checks) == {1: FILES, 2: FILES}

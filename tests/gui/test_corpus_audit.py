@@ -232,3 +232,34 @@ def test_doctor_s_finding_of_a_failure_points_at_the_panel_s_repair(
         "corpus's data folder or a backup that holds a copy."
     )
     assert "transcribe-import" not in finding
+
+
+def test_repair_says_what_it_could_not_repair_and_the_red_line_stays(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    make_notebook: Callable[..., str],
+    corpus: Corpus,
+    tmp_path: Path,
+):
+    nbid = make_notebook("Field notes 1987", pages=1)
+    source = next((corpus.notebook_dir(nbid) / "sources").iterdir())
+    source.write_bytes(source.read_bytes()[:-1] + b"\0")
+    api.drive(api.run_audit(corpus, api.AuditBudget()))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    window = open_window()
+    panel = _panel(qtbot, window)
+    [line] = panel.failure_labels
+
+    panel.repair_from(empty)
+    assert panel.progress_bar.isVisible() and not panel.stop_button.isVisible()
+    qtbot.waitUntil(
+        lambda: panel.last_repair is not None and not panel.is_running(), timeout=TIMEOUT_MS
+    )
+    _reread(qtbot, panel)
+
+    assert panel.status.text() == (
+        f"Not repaired: “Field notes 1987”, page 1 (source sources/{source.name}): no file in "
+        "that folder has its recorded sha256."
+    )
+    assert len(panel.failure_labels) == 1 and panel.repair_buttons[0].isEnabled()

@@ -204,9 +204,10 @@ def _report(corpus: Corpus, as_json: bool) -> int:
     else:
         say("No file failed its last check.")
     if report.damaged_lines:
+        n = report.damaged_lines
         say(
-            f"The fixity log has {counted(report.damaged_lines, 'unreadable line')} (a kill "
-            "cut a write short, or damage); they are skipped and kept."
+            f"The fixity log has {counted(n, 'unreadable line')} (a kill cut a write short, "
+            f"or damage); {agreeing(n, 'it is', 'they are')} skipped and kept."
         )
     return code
 

@@ -41,9 +41,14 @@ def _files(shelf: ShelfCorpus, notebook: int, kind: FileKind) -> list[Path]:
     ]
 
 
-def _events(shelf: ShelfCorpus) -> list[dict]:
+def _lines(shelf: ShelfCorpus) -> list[dict]:
     raw = log.log_path(shelf.corpus).read_bytes()
     return [json.loads(line) for line in raw.splitlines() if line.strip()]
+
+
+def _events(shelf: ShelfCorpus) -> list[dict]:
+    """The log's events of one file each (checks and repairs), in order."""
+    return [e for e in _lines(shelf) if e["event_type"] != "round_complete"]
 
 
 def test_a_whole_corpus_passes_and_every_check_is_an_event(tmp_path: Path):
@@ -61,10 +66,15 @@ def test_a_whole_corpus_passes_and_every_check_is_an_event(tmp_path: Path):
         assert e["sha256_expected"] == e["sha256_found"] == f.sha256
         assert e["agent"] == f"transcribe-import {__version__}"
         assert e["round"] == 1 and e["at"].endswith("Z")
+    # The round's end is a line of its own: the full audit on record.
+    done = _lines(shelf)[-1]
+    assert done["event_type"] == "round_complete" and done["round"] == 1
+    assert done["files"] == 10 and done["failures"] == 0 and done["at"] >= events[-1]["at"]
     report = api.audit_report(shelf.corpus)
     assert report.files_checked == 10 and not report.never_checked and not report.failures
     assert report.last_full_audit is not None and report.last_full_audit.round == 1
     assert report.last_full_audit.failures == 0
+    assert report.last_full_audit.finished_at == done["at"]
 
 
 def test_a_flipped_bit_a_truncated_file_a_missing_and_a_renamed_one_are_each_found_and_named(
@@ -171,7 +181,7 @@ def test_the_log_is_append_only_and_a_torn_last_line_loses_no_earlier_record(tmp
     assert result.files_checked == 8  # the torn check was never recorded: done again
     after = path.read_bytes()
     assert after.startswith(path.read_bytes()[: len(before)]) and after[: len(before)] == before
-    events = _events_skipping_damage(after)
+    events = [e for e in _events_skipping_damage(after) if "path" in e]
     assert len(events) == 10 and len({(e["notebook_id"], e["path"]) for e in events}) == 10
     report = api.audit_report(shelf.corpus)
     assert report.damaged_lines == 1 and report.files_checked == 10
@@ -360,3 +370,43 @@ def test_repair_from_another_corpus_s_data_folder(tmp_path: Path):
         replica / "corpus" / "notebooks" / shelf.notebooks[0] / "renders" / render.name
     )
     assert render.read_bytes() == good and not result.not_repaired
+
+
+def test_a_notebook_imported_after_a_full_audit_does_not_unmake_it(tmp_path: Path):
+    from engine_helpers import ingest_pages, new_notebook
+    from helpers.shelves import make_pages
+
+    shelf = make_corpus(tmp_path)
+    _audit(shelf)
+    nbid = new_notebook(shelf.corpus, "Late notebook")
+    ingest_pages(shelf.corpus, nbid, make_pages(tmp_path / "late", 1, tag="late-"))
+
+    report = api.audit_report(shelf.corpus)
+
+    assert report.last_full_audit is not None and report.last_full_audit.round == 1
+    assert [f.title for f in report.never_checked] == ["Late notebook"] * 2
+    assert report.round == 1 and report.left_in_round == 2
+    assert not api.audit_due(report, 90)
+    # The next run checks the new files in round 1, and no other.
+    result = _audit(shelf, AuditBudget(max_bytes=10**12))
+    assert result.round == 1 and result.files_checked == 2
+    assert result.end is AuditEnd.ROUND_COMPLETE
+
+
+def test_a_round_completed_without_its_line_gets_it_from_the_next_run(tmp_path: Path):
+    shelf = make_corpus(tmp_path)
+    _audit(shelf)
+    path = log.log_path(shelf.corpus)
+    lines = path.read_bytes().splitlines(keepends=True)
+    assert b'"round_complete"' in lines[-1]
+    path.write_bytes(b"".join(lines[:-1]))  # as a kill just before that line was appended
+    assert api.audit_report(shelf.corpus).last_full_audit is None
+    last_check = json.loads(lines[-2])["at"]
+
+    second = _audit(shelf, AuditBudget(max_bytes=1))
+
+    assert second.round == 2 and second.files_checked == 1
+    done = [e for e in _lines(shelf) if e["event_type"] == "round_complete"]
+    assert [(e["round"], e["at"], e["files"]) for e in done] == [(1, last_check, 10)]
+    full = api.audit_report(shelf.corpus).last_full_audit
+    assert full is not None and full.round == 1 and full.finished_at == last_check

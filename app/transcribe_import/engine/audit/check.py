@@ -39,6 +39,7 @@ from transcribe_import.engine.audit.model import (
     Failure,
     FixityEvent,
     Outcome,
+    RoundEvent,
 )
 from transcribe_import.engine.base.clock import utc_now
 from transcribe_import.engine.base.crashpoints import crashpoint
@@ -107,11 +108,16 @@ def _audit(
     started = time.monotonic()
     deadline = None if budget.max_seconds is None else started + budget.max_seconds
     files = audited_files(corpus)
-    round_no, left = round_order(files, log.read_log(corpus))
+    state = log.read_log(corpus)
+    round_no, left = round_order(files, state)
     known = {f.key for f in files}
     folders: dict[str, Path] = {}
     timer = _LockTimer()
-    pending: list[FixityEvent] = []
+    pending: list[FixityEvent | RoundEvent] = []
+    ended = state.rounds.get(round_no - 1)
+    if ended is not None and round_no - 1 not in state.completed:
+        # The round before was completed by a run killed before it could say so.
+        pending.append(_round_done(round_no - 1, ended.last_at, ended.checks, ended.failures))
     failures: list[Failure] = []
     flushed_at = time.monotonic()
     done = skipped = bytes_done = 0
@@ -170,6 +176,14 @@ def _audit(
                 pending.clear()
                 flushed_at = time.monotonic()
             yield AuditProgress(round_no, done, len(left), bytes_done, len(failures), _current(f))
+        if end is AuditEnd.ROUND_COMPLETE and known:
+            # The full audit on record: what the report and the window call the last one.
+            earlier = state.rounds.get(round_no, log.RoundStats())
+            pending.append(
+                _round_done(
+                    round_no, utc_now(), earlier.checks + done, earlier.failures + len(failures)
+                )
+            )
     finally:
         log.append(corpus, pending)
     return AuditResult(
@@ -183,6 +197,10 @@ def _audit(
         skipped_changed=skipped,
         longest_lock_ms=timer.longest_ms,
     )
+
+
+def _round_done(round_no: int, at: str, files: int, failures: int) -> RoundEvent:
+    return RoundEvent(new_id(), at, round_no, files, failures, log.AGENT)
 
 
 def _current(f: AuditedFile) -> str:

@@ -18,7 +18,13 @@ import filelock
 import orjson
 
 from transcribe_import import __version__
-from transcribe_import.engine.audit.model import Detail, EventType, FixityEvent, Outcome
+from transcribe_import.engine.audit.model import (
+    Detail,
+    EventType,
+    FixityEvent,
+    Outcome,
+    RoundEvent,
+)
 from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.ids import is_sha256, is_valid_id
@@ -62,9 +68,11 @@ def take_audit_lock(corpus: Corpus) -> filelock.FileLock:
     return lock
 
 
-def encode(event: FixityEvent) -> bytes:
+def encode(event: FixityEvent | RoundEvent) -> bytes:
     # Written out, not through ``to_json``: one line per file checked, so it is on the
     # audit's hot path (bench/bench_audit.py); test_log_keys pins the two to the same keys.
+    if isinstance(event, RoundEvent):
+        return orjson.dumps({"schema": LOG_SCHEMA, **event.to_json()}) + b"\n"
     return (
         orjson.dumps(
             {
@@ -102,10 +110,18 @@ def _optional_int(raw: dict[str, Any], key: str) -> int | None:
     return value
 
 
-def parse(raw: Any) -> FixityEvent:
+def parse(raw: Any) -> FixityEvent | RoundEvent:
     """One line's object as an event; ValueError when it is not one."""
     if not isinstance(raw, dict) or raw.get("schema") != LOG_SCHEMA:
         raise ValueError("not a fixity event of schema 1")
+    if raw.get("event_type") == EventType.ROUND_COMPLETE:
+        numbers = [_optional_int(raw, k) for k in ("round", "files", "failures")]
+        if None in numbers:
+            raise ValueError("a round's numbers missing")
+        round_no, files, failures = (int(n or 0) for n in numbers)
+        return RoundEvent(
+            _text(raw, "event_id"), _text(raw, "at"), round_no, files, failures, _text(raw, "agent")
+        )
     expected, found = raw.get("sha256_expected"), raw.get("sha256_found")
     if not is_sha256(expected) or (found is not None and not is_sha256(found)):
         raise ValueError("bad sha256")
@@ -128,7 +144,7 @@ def parse(raw: Any) -> FixityEvent:
     )
 
 
-def append(corpus: Corpus, events: Iterable[FixityEvent]) -> None:
+def append(corpus: Corpus, events: Iterable[FixityEvent | RoundEvent]) -> None:
     """Append ``events`` in one write and one fsync; the caller holds the audit lock."""
     data = b"".join(encode(e) for e in events)
     if not data:
@@ -159,13 +175,17 @@ class LogState:
     last_check: dict[tuple[str, str], FixityEvent] = field(default_factory=dict)
     latest: dict[tuple[str, str], FixityEvent] = field(default_factory=dict)
     rounds: dict[int, RoundStats] = field(default_factory=dict)
+    completed: dict[int, RoundEvent] = field(default_factory=dict)  # full audits, by round
     damaged_lines: int = 0
 
     @property
     def current_round(self) -> int:
         return max(self.rounds, default=0)
 
-    def add(self, event: FixityEvent) -> None:
+    def add(self, event: FixityEvent | RoundEvent) -> None:
+        if isinstance(event, RoundEvent):
+            self.completed[event.round] = event
+            return
         self.latest[event.key] = event
         if event.event_type is not EventType.FIXITY_CHECK:
             return

@@ -23,6 +23,23 @@ class EventType(enum.StrEnum):
 
     FIXITY_CHECK = "fixity_check"  # the file's bytes hashed and compared with project.json
     REPAIR = "repair"  # the file's bytes copied back from a copy that has them
+    ROUND_COMPLETE = "round_complete"  # every file of the corpus checked in a round
+
+
+@dataclass(frozen=True)
+class RoundEvent:
+    """A line of the fixity log saying a round is complete: a full audit of the corpus."""
+
+    event_id: str
+    at: str  # when its last file was checked
+    round: int
+    files: int  # the files the corpus recorded, each checked in the round
+    failures: int  # checks of the round that failed
+    agent: str
+    event_type: EventType = EventType.ROUND_COMPLETE
+
+    def to_json(self) -> dict[str, Any]:
+        return fields_json(self)
 
 
 class Outcome(enum.StrEnum):

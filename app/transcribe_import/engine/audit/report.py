@@ -47,11 +47,10 @@ def audit_report(corpus: Corpus) -> AuditReport:
     next_round, left = round_order(files, state)
     # round_order starts the next round when the current one is complete: nothing is left.
     left_in_round = 0 if next_round != current else len(left)
-    full_round = current if current and left_in_round == 0 else current - 1
-    full = None
-    if full_round >= 1 and full_round in state.rounds:
-        stats = state.rounds[full_round]
-        full = FullAudit(full_round, stats.last_at, stats.failures)
+    # The last round a run completed (its round_complete line): a notebook imported since
+    # reopens the current round without unmaking that audit.
+    done = state.completed.get(max(state.completed, default=0))
+    full = None if done is None else FullAudit(done.round, done.at, done.failures)
     return AuditReport(
         files_total=len(files),
         files_checked=len(checked),
