@@ -309,3 +309,30 @@ def test_two_stations_export_into_one_share_and_the_archive_takes_every_page_onc
     assert_doctor_clean(archive)
     shutil.rmtree(share / ".imported")  # nothing left in the share but the watch's own
     assert sorted(p.name for p in share.iterdir()) == [".transcribe-watch"]
+
+
+@pytest.mark.slow
+def test_notify_tells_the_desktop_of_a_drop_that_waits(tmp_path: Path) -> None:
+    import os
+
+    data, share = tmp_path / "archive", tmp_path / "share"
+    make_pages(share / "Box 3", 2, name="{i}.jpg")
+    make_pages(share / "Box 3", 1, name="0{i}.jpg", tag="again-")
+    (share / "Box 3" / ".done").write_bytes(b"")
+    bin_dir, told = tmp_path / "bin", tmp_path / "told.txt"
+    bin_dir.mkdir()
+    fake = bin_dir / "notify-send"  # the desktop's own command, as a recorder
+    fake.write_text(f'#!/bin/sh\nfor a in "$@"; do echo "$a" >> "{told}"; done\n')
+    fake.chmod(0o755)
+    path = {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    argv = ("watch", str(share), "--once", "--settle", "0", "--notify")
+    ok(run_cli(data, *argv, env=path))
+    queued = cli_json(data, "watch", "--queue", "--json")["queue"]
+    assert told.read_text().splitlines() == [
+        "--app-name=Transcribe Import",
+        "A dropped folder needs a decision",
+        f"Box 3 in {share}: {queued[0]['message']} (transcribe-import watch --queue)",
+    ]
+    # Without the command, it says so once and watches all the same.
+    proc = ok(run_cli(data, *argv, env={"PATH": str(tmp_path / "empty")}))
+    assert "--notify: this system has no notify-send" in proc.stderr
