@@ -140,29 +140,46 @@ KILL_POINTS = [
     "watch.run_ended",
     "watch.imported",
     "watch.moved",
+    # the same points while it takes the second drop, the first one done
+    "watch.committing:2",
+    "run.after_terminal:2",
+    "watch.moved:2",
 ]
+
+
+@pytest.fixture(scope="module")
+def station_bag(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, list[str]]]:
+    """A bag a station exported (made once for the module): its path and its page ids."""
+    tmp = tmp_path_factory.mktemp("station")
+    made = station(tmp, "station", notebooks=1, pages=2)
+    ok(run_cli(made, "export", "--all", "-o", str(tmp / "bag")))
+    return tmp / "bag", page_ids(made)
 
 
 @pytest.mark.crash
 @pytest.mark.slow
 @pytest.mark.parametrize("point", KILL_POINTS)
 def test_a_watcher_killed_anywhere_imports_each_drop_once_when_started_again(
-    tmp_path: Path, point: str
+    tmp_path: Path, point: str, station_bag: tuple[Path, dict[str, list[str]]]
 ) -> None:
     data, share = tmp_path / "archive", tmp_path / "share"
-    make_shelf(share, 2, 3)
-    for folder in share.iterdir():
-        (folder / ".done").write_bytes(b"")
+    make_shelf(share, 1, 3)
+    (share / "notebook 1" / ".done").write_bytes(b"")
+    bag, bag_ids = station_bag
+    shutil.copytree(bag, share / "bag")
     killed = once(data, share, crash_at=point)
     assert killed.returncode == SIGKILLED, (killed.stdout, killed.stderr)
     ok(once(data, share))
     ok(once(data, share))  # a second pass finds nothing left to do
     listed = notebooks(data)
-    assert sorted(n["title"] for n in listed) == ["notebook 1", "notebook 2"]
-    assert all(n["page_count"] == 3 for n in listed)
+    assert sorted(n["title"] for n in listed) == ["notebook 1", "notebook 1"]  # a shelf each
+    assert sorted(n["page_count"] for n in listed) == [2, 3]
+    held = page_ids(data)
+    for nbid, ids in bag_ids.items():
+        assert held[nbid] == ids  # the bag's notebook with its ids, each page once
     assert all(r["status"] == "complete" for r in runs(data))
-    assert sorted(p.name for p in (share / ".imported").iterdir()) == ["notebook 1", "notebook 2"]
-    assert not (share / "notebook 1").exists() and not (share / "notebook 2").exists()
+    assert sorted(p.name for p in (share / ".imported").iterdir()) == ["bag", "notebook 1"]
+    assert sorted(p.name for p in share.iterdir()) == [".imported", ".transcribe-watch"]
     log = cli_json(data, "watch", "--log", "--json")["records"]
     latest = {r["name"]: r for r in log}
     assert {r["state"] for r in latest.values()} == {"imported"}
