@@ -175,7 +175,11 @@ class _Pass:
             if self.control.paused or self.control.cancelled:
                 return
             try:
-                self.judge(drop)
+                with claims.locked(drop.folder, drop.name) as held:
+                    if not held:
+                        continue  # another watcher is at it: its outcome is seen next pass
+                    self.refresh((str(drop.folder), drop.name))
+                    self.judge(drop)
             except FileNotFoundError:
                 log.info(
                     "drop %s went away while it was read; looked at again next pass", drop.path
@@ -186,6 +190,16 @@ class _Pass:
                 why = str(exc) if isinstance(exc, TranscribeError) else _os_words(exc, drop)
                 log.warning("drop %s not taken this pass: %s", drop.path, why)
                 self.stalled.append((drop.path, why))
+
+    def refresh(self, key: tuple[str, str]) -> None:
+        """The drop's records as the file holds them now (the drop's lock held): another
+        watcher of this corpus may have written some since the pass began."""
+        fresh = [r for r in records.read_all(self.corpus) if r.key == key]
+        self.history[key] = fresh
+        if fresh:
+            self.latest[key] = fresh[-1]
+        else:
+            self.latest.pop(key, None)
 
     def judge(self, drop: drops.Drop) -> None:
         contents = drops.read_contents(drop)
@@ -224,7 +238,7 @@ class _Pass:
         """Whether the drop was seen with these contents on an earlier pass, and has been
         unchanged for the settle time since: nothing is writing it."""
         since = records.seen_since(self.history.get(key, []), key, signature)
-        if since is None or any(since is r for r in self.written):
+        if since is None or since in self.written:
             return False
         return self.clock() - since.seen_at >= self.settings.settle
 
@@ -247,35 +261,30 @@ class _Pass:
         *,
         settled: bool,
     ) -> None:
-        with claims.claim(drop.folder, drop.name, self.corpus_id, contents.signature) as got:
-            base = DropRecord(
-                str(drop.folder), drop.name, drop.kind, DropState.FOUND, contents.signature, 0.0
-            )
-            if got is claims.Claim.BUSY:
-                return  # another watcher is at it: its outcome is seen next pass
-            if got is claims.Claim.ELSEWHERE:
-                self.note(
-                    replace(
-                        base,
-                        state=DropState.TAKEN_ELSEWHERE,
-                        message="another corpus's watcher took it (its claim is in "
-                        f"{claims.WATCH_DIR}/)",
-                    )
+        got = claims.claim(drop.folder, drop.name, self.corpus_id, contents.signature)
+        base = DropRecord(
+            str(drop.folder), drop.name, drop.kind, DropState.FOUND, contents.signature, 0.0
+        )
+        if got is claims.Claim.ELSEWHERE:
+            self.note(
+                replace(
+                    base,
+                    state=DropState.TAKEN_ELSEWHERE,
+                    message="another corpus's watcher took it (its claim is in "
+                    f"{claims.WATCH_DIR}/)",
                 )
-                return
-            crashpoint("watch.claimed")
-            key = (str(drop.folder), drop.name)
-            if records.latest(records.read_all(self.corpus)).get(key) != self.latest.get(key):
-                return  # another watcher of this corpus took it on since: seen next pass
-            if drops.read_contents(drop).signature != contents.signature:
-                self.note(replace(base, state=DropState.WAITING))
-                return
-            plan = self.kept_plan(committing) if committing is not None else None
+            )
+            return
+        crashpoint("watch.claimed")
+        if drops.read_contents(drop).signature != contents.signature:
+            self.note(replace(base, state=DropState.WAITING))
+            return
+        plan = self.kept_plan(committing) if committing is not None else None
+        if plan is None:
+            plan = self.plan(drop, contents, base, settled)
             if plan is None:
-                plan = self.plan(drop, contents, base, settled)
-                if plan is None:
-                    return
-            self.commit(drop, base, plan)
+                return
+        self.commit(drop, base, plan)
 
     def kept_plan(self, committing: DropRecord) -> ImportPlan | None:
         try:
