@@ -175,11 +175,7 @@ class _Pass:
             if self.control.paused or self.control.cancelled:
                 return
             try:
-                with claims.locked(drop.folder, drop.name) as held:
-                    if not held:
-                        continue  # another watcher is at it: its outcome is seen next pass
-                    self.refresh((str(drop.folder), drop.name))
-                    self.judge(drop)
+                self.visit(drop)
             except FileNotFoundError:
                 log.info(
                     "drop %s went away while it was read; looked at again next pass", drop.path
@@ -191,6 +187,26 @@ class _Pass:
                 log.warning("drop %s not taken this pass: %s", drop.path, why)
                 self.stalled.append((drop.path, why))
 
+    def visit(self, drop: drops.Drop) -> None:
+        contents = drops.read_contents(drop)
+        key = (str(drop.folder), drop.name)
+        last = self.latest.get(key)
+        # What needs no lock: a drop whose records say nothing happens to it this pass.
+        if last is not None and last.signature == contents.signature:
+            if last.state.settled and (
+                last.moved_to is None or last.state is DropState.TAKEN_ELSEWHERE
+            ):
+                return  # imported and left in place, or another corpus's: nothing more
+            if last.state in (DropState.FOUND, DropState.WAITING) and last.code is None:
+                ready, lacks = self.whole(drop, contents, self.settled(key, contents.signature))
+                if not ready and lacks is None:
+                    return  # still settling: nothing to write
+        with claims.locked(drop.folder, drop.name) as held:
+            if not held:
+                return  # another watcher is at it: its outcome is seen next pass
+            self.refresh((str(drop.folder), drop.name))
+            self.judge(drop, contents)
+
     def refresh(self, key: tuple[str, str]) -> None:
         """The drop's records as the file holds them now (the drop's lock held): another
         watcher of this corpus may have written some since the pass began."""
@@ -201,8 +217,7 @@ class _Pass:
         else:
             self.latest.pop(key, None)
 
-    def judge(self, drop: drops.Drop) -> None:
-        contents = drops.read_contents(drop)
+    def judge(self, drop: drops.Drop, contents: drops.Contents) -> None:
         key = (str(drop.folder), drop.name)
         last = self.latest.get(key)
         base = DropRecord(
