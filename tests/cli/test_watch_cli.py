@@ -140,29 +140,46 @@ KILL_POINTS = [
     "watch.run_ended",
     "watch.imported",
     "watch.moved",
+    # the same points while it takes the second drop, the first one done
+    "watch.committing:2",
+    "run.after_terminal:2",
+    "watch.moved:2",
 ]
+
+
+@pytest.fixture(scope="module")
+def station_bag(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, list[str]]]:
+    """A bag a station exported (made once for the module): its path and its page ids."""
+    tmp = tmp_path_factory.mktemp("station")
+    made = station(tmp, "station", notebooks=1, pages=2)
+    ok(run_cli(made, "export", "--all", "-o", str(tmp / "bag")))
+    return tmp / "bag", page_ids(made)
 
 
 @pytest.mark.crash
 @pytest.mark.slow
 @pytest.mark.parametrize("point", KILL_POINTS)
 def test_a_watcher_killed_anywhere_imports_each_drop_once_when_started_again(
-    tmp_path: Path, point: str
+    tmp_path: Path, point: str, station_bag: tuple[Path, dict[str, list[str]]]
 ) -> None:
     data, share = tmp_path / "archive", tmp_path / "share"
-    make_shelf(share, 2, 3)
-    for folder in share.iterdir():
-        (folder / ".done").write_bytes(b"")
+    make_shelf(share, 1, 3)
+    (share / "notebook 1" / ".done").write_bytes(b"")
+    bag, bag_ids = station_bag
+    shutil.copytree(bag, share / "bag")
     killed = once(data, share, crash_at=point)
     assert killed.returncode == SIGKILLED, (killed.stdout, killed.stderr)
     ok(once(data, share))
     ok(once(data, share))  # a second pass finds nothing left to do
     listed = notebooks(data)
-    assert sorted(n["title"] for n in listed) == ["notebook 1", "notebook 2"]
-    assert all(n["page_count"] == 3 for n in listed)
+    assert sorted(n["title"] for n in listed) == ["notebook 1", "notebook 1"]  # a shelf each
+    assert sorted(n["page_count"] for n in listed) == [2, 3]
+    held = page_ids(data)
+    for nbid, ids in bag_ids.items():
+        assert held[nbid] == ids  # the bag's notebook with its ids, each page once
     assert all(r["status"] == "complete" for r in runs(data))
-    assert sorted(p.name for p in (share / ".imported").iterdir()) == ["notebook 1", "notebook 2"]
-    assert not (share / "notebook 1").exists() and not (share / "notebook 2").exists()
+    assert sorted(p.name for p in (share / ".imported").iterdir()) == ["bag", "notebook 1"]
+    assert sorted(p.name for p in share.iterdir()) == [".imported", ".transcribe-watch"]
     log = cli_json(data, "watch", "--log", "--json")["records"]
     latest = {r["name"]: r for r in log}
     assert {r["state"] for r in latest.values()} == {"imported"}
@@ -309,3 +326,30 @@ def test_two_stations_export_into_one_share_and_the_archive_takes_every_page_onc
     assert_doctor_clean(archive)
     shutil.rmtree(share / ".imported")  # nothing left in the share but the watch's own
     assert sorted(p.name for p in share.iterdir()) == [".transcribe-watch"]
+
+
+@pytest.mark.slow
+def test_notify_tells_the_desktop_of_a_drop_that_waits(tmp_path: Path) -> None:
+    import os
+
+    data, share = tmp_path / "archive", tmp_path / "share"
+    make_pages(share / "Box 3", 2, name="{i}.jpg")
+    make_pages(share / "Box 3", 1, name="0{i}.jpg", tag="again-")
+    (share / "Box 3" / ".done").write_bytes(b"")
+    bin_dir, told = tmp_path / "bin", tmp_path / "told.txt"
+    bin_dir.mkdir()
+    fake = bin_dir / "notify-send"  # the desktop's own command, as a recorder
+    fake.write_text(f'#!/bin/sh\nfor a in "$@"; do echo "$a" >> "{told}"; done\n')
+    fake.chmod(0o755)
+    path = {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    argv = ("watch", str(share), "--once", "--settle", "0", "--notify")
+    ok(run_cli(data, *argv, env=path))
+    queued = cli_json(data, "watch", "--queue", "--json")["queue"]
+    assert told.read_text().splitlines() == [
+        "--app-name=Transcribe Import",
+        "A dropped folder needs a decision",
+        f"Box 3 in {share}: {queued[0]['message']} (transcribe-import watch --queue)",
+    ]
+    # Without the command, it says so once and watches all the same.
+    proc = ok(run_cli(data, *argv, env={"PATH": str(tmp_path / "empty")}))
+    assert "--notify: this system has no notify-send" in proc.stderr

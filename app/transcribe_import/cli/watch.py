@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import logging
+import shutil
+import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -14,6 +17,8 @@ from transcribe_import.cli.runs import UsageError
 from transcribe_import.engine import api
 from transcribe_import.engine.api import Corpus, ExitCode
 from transcribe_import.engine.runs.model import RunControl
+
+log = logging.getLogger(__name__)
 
 
 def add_parser(sub: Any) -> None:
@@ -48,6 +53,12 @@ def add_parser(sub: Any) -> None:
     )
     w.add_argument("--workers", type=int, default=2, help="threads planning and committing")
     w.add_argument(
+        "--notify",
+        action="store_true",
+        help="a desktop notification when a drop waits for a decision (notify-send on Linux, "
+        "osascript on macOS)",
+    )
+    w.add_argument(
         "--queue", action="store_true", help="list the drops waiting for a decision, and exit"
     )
     w.add_argument("--log", action="store_true", help="list every drop record, and exit")
@@ -73,18 +84,23 @@ def cmd_watch(corpus: Corpus, args: argparse.Namespace) -> int:
     settings = api.WatchSettings(
         settle=args.settle, leave_imported=args.leave_imported, workers=args.workers
     )
+    tell = _Teller(notify=args.notify, quiet=args.json)
     if args.once:
-        return _once(corpus, folders, settings, args.json)
-    return _loop(corpus, folders, settings, args.interval)
+        return _once(corpus, folders, settings, tell, args.json)
+    return _loop(corpus, folders, settings, tell, args.interval)
 
 
-def _once(corpus: Corpus, folders: list[Path], settings: api.WatchSettings, as_json: bool) -> int:
+def _once(
+    corpus: Corpus,
+    folders: list[Path],
+    settings: api.WatchSettings,
+    tell: _Teller,
+    as_json: bool,
+) -> int:
     control = RunControl()
     with signals.handling(dict.fromkeys(signals.STOP_SIGNALS, control.pause)):
         done = signals.answered_at_once(
-            lambda: api.watch_pass(
-                corpus, folders, settings, control=control, on_record=None if as_json else _tell
-            )
+            lambda: api.watch_pass(corpus, folders, settings, control=control, on_record=tell)
         )
     if as_json:
         json_out(
@@ -101,7 +117,13 @@ def _once(corpus: Corpus, folders: list[Path], settings: api.WatchSettings, as_j
     return ExitCode.PROBLEMS if done.unreadable or done.stalled else ExitCode.OK
 
 
-def _loop(corpus: Corpus, folders: list[Path], settings: api.WatchSettings, interval: float) -> int:
+def _loop(
+    corpus: Corpus,
+    folders: list[Path],
+    settings: api.WatchSettings,
+    tell: _Teller,
+    interval: float,
+) -> int:
     stop = threading.Event()
     control = RunControl()
 
@@ -117,7 +139,7 @@ def _loop(corpus: Corpus, folders: list[Path], settings: api.WatchSettings, inte
     with signals.handling(dict.fromkeys(signals.STOP_SIGNALS, on_stop)):
         while not stop.is_set():
             done = signals.answered_at_once(
-                lambda: api.watch_pass(corpus, folders, settings, control=control, on_record=_tell)
+                lambda: api.watch_pass(corpus, folders, settings, control=control, on_record=tell)
             )
             _tell_unreadable(done)
             stop.wait(interval)
@@ -150,9 +172,59 @@ def record_line(r: api.DropRecord) -> str:
     return f"{where}: {r.message}; left alone"
 
 
-def _tell(r: api.DropRecord) -> None:
-    say(record_line(r))
-    sys.stdout.flush()
+class _Teller:
+    """Each record as it is written: its line on stdout (not with --json), and with --notify
+    a desktop notification for a drop that waits for a decision."""
+
+    def __init__(self, *, notify: bool, quiet: bool) -> None:
+        self.quiet = quiet
+        self.notify = notify
+        self._command = _notify_command() if notify else None
+        if notify and self._command is None:
+            say(
+                "transcribe-import: --notify: this system has no notify-send (Linux: install "
+                "libnotify-bin) or osascript (macOS); drops waiting are listed by "
+                "`watch --queue`.",
+                file=sys.stderr,
+            )
+
+    def __call__(self, r: api.DropRecord) -> None:
+        if not self.quiet:
+            say(record_line(r))
+            sys.stdout.flush()
+        if self._command is not None and r.state is api.DropState.NEEDS_REVIEW:
+            title = "A dropped folder needs a decision"
+            body = f"{r.name} in {r.folder}: {r.message} (transcribe-import watch --queue)"
+            try:
+                subprocess.run(
+                    [*self._command, title, body],
+                    timeout=NOTIFY_TIMEOUT_S,
+                    capture_output=True,
+                    check=False,
+                )
+            except (OSError, subprocess.TimeoutExpired) as exc:
+                log.info("desktop notification not shown: %s", exc)
+
+
+# A notification is told in milliseconds; a desktop that hangs must not hold the watch.
+NOTIFY_TIMEOUT_S = 5.0
+
+
+def _notify_command() -> list[str] | None:
+    """The argv that shows a notification here (title and body are appended), or None."""
+    if sys.platform == "darwin" and shutil.which("osascript"):
+        # The texts go in as arguments, never into the script's source.
+        return [
+            "osascript",
+            "-e",
+            "on run argv",
+            "-e",
+            "display notification (item 2 of argv) with title (item 1 of argv)",
+            "-e",
+            "end run",
+        ]
+    found = shutil.which("notify-send")
+    return [found, "--app-name=Transcribe Import"] if found else None
 
 
 def _tell_unreadable(done: api.PassResult) -> None:

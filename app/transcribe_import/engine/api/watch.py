@@ -175,7 +175,7 @@ class _Pass:
             if self.control.paused or self.control.cancelled:
                 return
             try:
-                self.judge(drop)
+                self.visit(drop)
             except FileNotFoundError:
                 log.info(
                     "drop %s went away while it was read; looked at again next pass", drop.path
@@ -187,8 +187,37 @@ class _Pass:
                 log.warning("drop %s not taken this pass: %s", drop.path, why)
                 self.stalled.append((drop.path, why))
 
-    def judge(self, drop: drops.Drop) -> None:
+    def visit(self, drop: drops.Drop) -> None:
         contents = drops.read_contents(drop)
+        key = (str(drop.folder), drop.name)
+        last = self.latest.get(key)
+        # What needs no lock: a drop whose records say nothing happens to it this pass.
+        if last is not None and last.signature == contents.signature:
+            if last.state.settled and (
+                last.moved_to is None or last.state is DropState.TAKEN_ELSEWHERE
+            ):
+                return  # imported and left in place, or another corpus's: nothing more
+            if last.state in (DropState.FOUND, DropState.WAITING) and last.code is None:
+                ready, lacks = self.whole(drop, contents, self.settled(key, contents.signature))
+                if not ready and lacks is None:
+                    return  # still settling: nothing to write
+        with claims.locked(drop.folder, drop.name) as held:
+            if not held:
+                return  # another watcher is at it: its outcome is seen next pass
+            self.refresh((str(drop.folder), drop.name))
+            self.judge(drop, contents)
+
+    def refresh(self, key: tuple[str, str]) -> None:
+        """The drop's records as the file holds them now (the drop's lock held): another
+        watcher of this corpus may have written some since the pass began."""
+        fresh = [r for r in records.read_all(self.corpus) if r.key == key]
+        self.history[key] = fresh
+        if fresh:
+            self.latest[key] = fresh[-1]
+        else:
+            self.latest.pop(key, None)
+
+    def judge(self, drop: drops.Drop, contents: drops.Contents) -> None:
         key = (str(drop.folder), drop.name)
         last = self.latest.get(key)
         base = DropRecord(
@@ -224,7 +253,7 @@ class _Pass:
         """Whether the drop was seen with these contents on an earlier pass, and has been
         unchanged for the settle time since: nothing is writing it."""
         since = records.seen_since(self.history.get(key, []), key, signature)
-        if since is None or any(since is r for r in self.written):
+        if since is None or since in self.written:
             return False
         return self.clock() - since.seen_at >= self.settings.settle
 
@@ -247,35 +276,30 @@ class _Pass:
         *,
         settled: bool,
     ) -> None:
-        with claims.claim(drop.folder, drop.name, self.corpus_id, contents.signature) as got:
-            base = DropRecord(
-                str(drop.folder), drop.name, drop.kind, DropState.FOUND, contents.signature, 0.0
-            )
-            if got is claims.Claim.BUSY:
-                return  # another watcher is at it: its outcome is seen next pass
-            if got is claims.Claim.ELSEWHERE:
-                self.note(
-                    replace(
-                        base,
-                        state=DropState.TAKEN_ELSEWHERE,
-                        message="another corpus's watcher took it (its claim is in "
-                        f"{claims.WATCH_DIR}/)",
-                    )
+        got = claims.claim(drop.folder, drop.name, self.corpus_id, contents.signature)
+        base = DropRecord(
+            str(drop.folder), drop.name, drop.kind, DropState.FOUND, contents.signature, 0.0
+        )
+        if got is claims.Claim.ELSEWHERE:
+            self.note(
+                replace(
+                    base,
+                    state=DropState.TAKEN_ELSEWHERE,
+                    message="another corpus's watcher took it (its claim is in "
+                    f"{claims.WATCH_DIR}/)",
                 )
-                return
-            crashpoint("watch.claimed")
-            key = (str(drop.folder), drop.name)
-            if records.latest(records.read_all(self.corpus)).get(key) != self.latest.get(key):
-                return  # another watcher of this corpus took it on since: seen next pass
-            if drops.read_contents(drop).signature != contents.signature:
-                self.note(replace(base, state=DropState.WAITING))
-                return
-            plan = self.kept_plan(committing) if committing is not None else None
+            )
+            return
+        crashpoint("watch.claimed")
+        if drops.read_contents(drop).signature != contents.signature:
+            self.note(replace(base, state=DropState.WAITING))
+            return
+        plan = self.kept_plan(committing) if committing is not None else None
+        if plan is None:
+            plan = self.plan(drop, contents, base, settled)
             if plan is None:
-                plan = self.plan(drop, contents, base, settled)
-                if plan is None:
-                    return
-            self.commit(drop, base, plan)
+                return
+        self.commit(drop, base, plan)
 
     def kept_plan(self, committing: DropRecord) -> ImportPlan | None:
         try:

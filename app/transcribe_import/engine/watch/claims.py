@@ -31,8 +31,7 @@ REFUSED_DIR = ".refused"
 
 
 class Claim(enum.Enum):
-    TAKEN = "taken"  # this watcher holds the drop until the block ends
-    BUSY = "busy"  # another watcher is at work on it right now: look again next pass
+    TAKEN = "taken"  # this watcher takes the drop
     ELSEWHERE = "elsewhere"  # another corpus's watcher took these contents
 
 
@@ -63,32 +62,37 @@ def _read_note(path: Path) -> ClaimNote | None:
 
 
 @contextlib.contextmanager
-def claim(folder: Path, name: str, corpus_id: str, signature: str) -> Iterator[Claim]:
-    """Try to take the drop ``name`` for ``corpus_id``; the block runs holding it when
-    ``TAKEN`` (the lock is let go at its end, the claim file kept until the drop moves)."""
+def locked(folder: Path, name: str) -> Iterator[bool]:
+    """Hold the drop ``name``'s lock for the block if no other watcher holds it (True), else
+    False at once: everything a watcher reads and writes about a drop is done holding it."""
     fsio.make_dirs(folder / WATCH_DIR)
     lock = locks.make_lock(folder / WATCH_DIR / f"{_key(name)}.lock")
     if not locks.try_acquire(lock):
-        yield Claim.BUSY
+        yield False
         return
     try:
-        path = _claim_file(folder, name)
-        note = _read_note(path)
-        if note is not None and note.corpus_id != corpus_id and note.signature == signature:
-            yield Claim.ELSEWHERE
-            return
-        doc = {
-            "corpus_id": corpus_id,
-            "signature": signature,
-            "name": name,
-            "host": socket.gethostname(),
-            "pid": os.getpid(),
-            "at": utc_now(),
-        }
-        fsio.atomic_write(path, orjson.dumps(doc, option=orjson.OPT_INDENT_2))
-        yield Claim.TAKEN
+        yield True
     finally:
         lock.release()
+
+
+def claim(folder: Path, name: str, corpus_id: str, signature: str) -> Claim:
+    """Take the drop ``name`` for ``corpus_id`` (the caller holds its lock): its claim file
+    names the corpus, unless another corpus's claim on these same contents is there."""
+    path = _claim_file(folder, name)
+    note = _read_note(path)
+    if note is not None and note.corpus_id != corpus_id and note.signature == signature:
+        return Claim.ELSEWHERE
+    doc = {
+        "corpus_id": corpus_id,
+        "signature": signature,
+        "name": name,
+        "host": socket.gethostname(),
+        "pid": os.getpid(),
+        "at": utc_now(),
+    }
+    fsio.atomic_write(path, orjson.dumps(doc, option=orjson.OPT_INDENT_2))
+    return Claim.TAKEN
 
 
 def release(folder: Path, name: str) -> None:
