@@ -26,11 +26,8 @@ from helpers.shelves import make_png_shelf
 from helpers.window import (
     TIMEOUT_MS,
     ExecutorGate,
-    commit,
-    drop,
     item_state,
     scan,
-    scan_and_validate,
     show_item,
     wait_run_end,
     when_modal_opens,
@@ -74,16 +71,12 @@ def test_a_new_import_starts_from_one_notebook_per_folder(
 
 def test_the_stop_question_closes_itself_when_the_import_ends(
     qtbot: QtBot,
-    open_window: Callable[..., MainWindow],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    importing: Callable[..., MainWindow],
 ) -> None:
     gate = ExecutorGate(monkeypatch, at=EventKind.PAGES_LANDED)
-    make_png_shelf(tmp_path / "shelf", notebooks=1, pages=3)
-    window = open_window(workers=1)
-    drop(window, [tmp_path / "shelf"])
-    scan_and_validate(qtbot, window)
-    commit(qtbot, window)
+    window = importing(make_png_shelf(tmp_path / "shelf", notebooks=1, pages=3))
     qtbot.waitUntil(gate.reached.is_set, timeout=TIMEOUT_MS)
     asked: list[str] = []
     released: list[float] = []
