@@ -18,6 +18,7 @@ from transcribe_import.cli import runs as runs_cli
 from transcribe_import.cli import signals
 from transcribe_import.cli import undo as undo_cli
 from transcribe_import.cli.output import json_out, say
+from transcribe_import.cli.run_ids import RUN_ID_HELP
 from transcribe_import.engine import api
 from transcribe_import.engine.api import Corpus, ExitCode, resolve_data_dir
 from transcribe_import.engine.base.errors import TranscribeError
@@ -31,9 +32,6 @@ class _Parser(argparse.ArgumentParser):
         self.print_usage(sys.stderr)
         say(f"{self.prog}: error: {message}", file=sys.stderr)
         raise SystemExit(ExitCode.USAGE)
-
-
-RUN_ID_HELP = runs_cli.RUN_ID_HELP
 
 
 def build_parser() -> argparse.ArgumentParser:

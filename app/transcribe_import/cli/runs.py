@@ -49,11 +49,6 @@ if TYPE_CHECKING:
 
 
 # Every RUN_ID argument's help (api.resolve_run_id is the rule).
-RUN_ID_HELP = (
-    "an import run's id, or a unique prefix of it (4 characters or more); `runs` lists them"
-)
-
-
 class UsageError(Exception):
     """Bad arguments or an unusable plan file: exit 2 with this one line."""
 

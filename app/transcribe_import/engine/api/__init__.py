@@ -24,10 +24,8 @@ into the functions that scan or validate, so listing runs or notebooks starts fa
 from typing import TYPE_CHECKING
 
 from transcribe_import.engine.api.commit import (
-    RETRYABLE,
     PlanInvalid,
     PreparedRun,
-    can_retry,
     cancel,
     discovery_for,
     prepare_commit,
@@ -110,6 +108,7 @@ from transcribe_import.engine.api.plans import (
     save_plan_file,
     validate_plan,
 )
+from transcribe_import.engine.api.retries import RETRYABLE, can_retry
 from transcribe_import.engine.api.run_pace import AttemptPace, PaceStart, pace_start
 from transcribe_import.engine.api.run_state import RunCounts, RunState
 from transcribe_import.engine.api.runs import (

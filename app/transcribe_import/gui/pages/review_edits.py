@@ -9,10 +9,10 @@ only decide which call to make for the command given and the pages selected.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QObject, Qt, Slot
-from PySide6.QtWidgets import QApplication, QInputDialog, QLineEdit
+from PySide6.QtWidgets import QApplication, QInputDialog, QLineEdit, QTableView, QWidget
 
 from transcribe_import.engine import api
 from transcribe_import.engine.planning import edits, ordering
@@ -22,15 +22,41 @@ from transcribe_import.gui.models import page_moves
 from transcribe_import.gui.pages.placement import AFTER_PAGE, AT_POSITION, ask_replaced_page
 
 if TYPE_CHECKING:
-    from transcribe_import.gui.pages.review import ReviewPage
+    from transcribe_import.gui.models.plan import PageTableModel
+    from transcribe_import.gui.pages.placement import PlacementBar
+    from transcribe_import.gui.session import ImportSession
+
+
+class EditedPage(Protocol):
+    """What the edits use of the review page (``review.ReviewPage`` is the one): named here,
+    so that the page imports its edits and the edits never import the page."""
+
+    @property
+    def session(self) -> ImportSession: ...
+    @property
+    def pages_model(self) -> PageTableModel: ...
+    @property
+    def page_view(self) -> QTableView: ...
+    @property
+    def decision_panel(self) -> QWidget: ...
+    @property
+    def placement_bar(self) -> PlacementBar: ...
+    def current_item(self) -> PlanItem | None: ...
+    def pages_widget(self) -> QWidget: ...
+    def scroll_to_row(self, row: int) -> None: ...
+    def select_rows(self, rows: list[int]) -> None: ...
+    def selected_rows(self) -> list[int]: ...
+    def show_error(self, message: str | None) -> None: ...
 
 
 class ReviewEdits(QObject):
     """The edits of the notebook the review page shows, on the pages selected there."""
 
-    def __init__(self, page: ReviewPage) -> None:
-        super().__init__(page)
+    def __init__(self, page: EditedPage, window: QWidget) -> None:
+        """``window``: the page as a widget, which owns this and parents its questions."""
+        super().__init__(window)
         self._page = page
+        self._window = window
 
     def _edit(self, change: Callable[[PlanItem], PlanItem], text: str) -> bool:
         """One undoable engine edit of the current notebook; a refusal is shown, not raised."""
@@ -176,7 +202,7 @@ class ReviewEdits(QObject):
             return
         if not isinstance(title, str):  # triggered(bool) from the action passes a bool
             title, ok = QInputDialog.getText(
-                self._page,
+                self._window,
                 self.tr("Rename Notebook"),
                 self.tr("Title of the new notebook:"),
                 QLineEdit.EchoMode.Normal,
@@ -211,7 +237,7 @@ class ReviewEdits(QObject):
             return
         now = dict(item.replacements).get(self._page.pages_model.page_at(rows[0]).page_id)
         pages = self._page.session.notebook_pages(item.notebook_id)
-        asked, page_id = ask_replaced_page(self._page, pages, now)
+        asked, page_id = ask_replaced_page(self._window, pages, now)
         if asked:
             self.replace_selected_with(page_id)
 
