@@ -23,7 +23,7 @@ from transcribe_import.engine.ingest import staging
 from transcribe_import.engine.ingest.checkpoints import CHECKPOINT_PAGES
 from transcribe_import.engine.media import render_vips
 from transcribe_import.engine.media.kinds import RenderSettings
-from transcribe_import.engine.media.render import RenderEngine, render_pages
+from transcribe_import.engine.media.render import RenderedPage, RenderEngine, render_pages
 from transcribe_import.engine.runs.executor import RunControl, execute_run
 from transcribe_import.engine.runs.model import RunStatus
 from transcribe_import.engine.runs.service import prepare_run
@@ -88,21 +88,29 @@ def test_doctor_renders_a_lost_render_again_with_its_recorded_bytes(data_dir: Pa
     assert FindingCode.FILE_MISSING not in found
 
 
+def _made_again(
+    nb_dir: Path,
+    doc: dict[str, Any],
+    page: dict[str, Any],
+    engine: RenderEngine = RenderEngine.LIBVIPS,
+    **settings: Any,
+) -> RenderedPage:
+    """The page rendered again from its source at its recorded size, as ``settings`` say."""
+    source = _source(nb_dir, doc, page)
+    side = max(page["render"]["width"], page["render"]["height"])
+    how = RenderSettings(max_side=side, **settings)
+    pages = [page["page_index"]]
+    (made,) = render_pages(nb_dir / source["path"], source["media_type"], pages, how, engine=engine)
+    return made
+
+
 def test_a_render_pillow_made_before_renderers_were_recorded_is_still_verified_and_remade(
     data_dir: Path,
 ) -> None:
     corpus, nb_dir, doc = _committed(data_dir, _shelf(data_dir.parent / "shelf"))
     # Every render as the previous version made it: by Pillow, with no renderer recorded.
     for page in doc["pages"]:
-        source = _source(nb_dir, doc, page)
-        side = max(page["render"]["width"], page["render"]["height"])
-        (old,) = render_pages(
-            nb_dir / source["path"],
-            source["media_type"],
-            [page["page_index"]],
-            RenderSettings(max_side=side),
-            engine=RenderEngine.PILLOW,
-        )
+        old = _made_again(nb_dir, doc, page, engine=RenderEngine.PILLOW)
         assert old.renderer.startswith(f"Pillow {PIL.__version__}")
         (nb_dir / page["render"]["path"]).write_bytes(old.png)
         page["render"]["sha256"] = old.sha256
@@ -128,14 +136,7 @@ def test_a_render_of_revision_2_is_remade_by_revision_2_with_its_recorded_bytes(
     # named as revision 1 named its renders (no revision: its PNG was revision 2's, so
     # revision 2 is tried); or copied from a bag that recorded no renderer (each is tried).
     for page in doc["pages"]:
-        source = _source(nb_dir, doc, page)
-        side = max(page["render"]["width"], page["render"]["height"])
-        (old,) = render_pages(
-            nb_dir / source["path"],
-            source["media_type"],
-            [page["page_index"]],
-            RenderSettings(max_side=side, libvips_revision=2),
-        )
+        old = _made_again(nb_dir, doc, page, libvips_revision=2)
         assert old.renderer.startswith(render_vips.version(2))
         assert old.sha256 != page["render"]["sha256"]  # revision 3 made other bytes
         (nb_dir / page["render"]["path"]).write_bytes(old.png)

@@ -20,8 +20,6 @@ from pytestqt.qtbot import QtBot
 from transcribe_import.engine import api
 from transcribe_import.engine.base.ids import new_id
 from transcribe_import.engine.ingest.transaction import IngestRequest, PageSpec, SourceSpec, ingest
-from transcribe_import.engine.runs.executor import EventKind, RunControl, RunEvent
-from transcribe_import.engine.runs.model import RunStatus
 from transcribe_import.engine.storage import fsio, project
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.help import guide_html
@@ -35,7 +33,7 @@ from transcribe_import.gui.pages.library import LibraryView
 from transcribe_import.gui.pages.review_grid import PageView
 from transcribe_import.gui.wording import counts_sentence
 
-from helpers.runs import commit_plan, plan_for
+from helpers.runs import cancelled_part_way, commit_plan, plan_for
 from helpers.shelves import make_shelf
 from helpers.window import TIMEOUT_MS, assert_no_clash, commit, scan, wait_run_end
 
@@ -279,15 +277,7 @@ def test_an_incomplete_notebook_is_marked_in_the_library_and_offers_to_finish(
     qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
 ) -> None:
     shelf = make_shelf(tmp_path / "shelf", 1, 70, folder="Register", size=(120, 160))
-    plan = plan_for(corpus, shelf)
-    control = RunControl()
-
-    def stop(event: RunEvent) -> None:
-        if event.kind is EventKind.PAGES_LANDED:
-            control.cancel()
-
-    result = commit_plan(corpus, plan, control=control, workers=1, on_event=stop)
-    assert result.status is RunStatus.CANCELLED
+    result, plan = cancelled_part_way(corpus, shelf)
     notebook_id = plan.items[0].notebook_id
     landed = len(project.read(corpus.notebook_dir(notebook_id), notebook_id)["pages"])
     assert 0 < landed < 70
@@ -467,15 +457,7 @@ def test_finish_import_from_the_library_finishes_the_notebook(
     make_notebook("Letters", 1)
     window = open_window(workers=1)  # its columns fitted to a list of complete notebooks
     shelf = make_shelf(tmp_path / "shelf", 1, 40, folder="Register", size=(120, 160))
-    plan = plan_for(corpus, shelf)
-    control = RunControl()
-
-    def stop(event: RunEvent) -> None:
-        if event.kind is EventKind.PAGES_LANDED:
-            control.cancel()
-
-    result = commit_plan(corpus, plan, control=control, workers=1, on_event=stop)
-    assert result.status is RunStatus.CANCELLED
+    result, plan = cancelled_part_way(corpus, shelf)
     notebook_id = plan.items[0].notebook_id
     # One notebook, its words one: "its pages", as "their pages" for two.
     said = counts_sentence(run_summary(corpus, result.run_id))
@@ -538,16 +520,7 @@ def test_a_failed_undo_from_the_library_is_told_in_the_library(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     shelf = make_shelf(tmp_path / "shelf", 1, 70, folder="Register", size=(120, 160))
-    plan = plan_for(corpus, shelf)
-    control = RunControl()
-
-    def stop(event: RunEvent) -> None:
-        if event.kind is EventKind.PAGES_LANDED:
-            control.cancel()
-
-    assert commit_plan(corpus, plan, control=control, workers=1, on_event=stop).status is (
-        RunStatus.CANCELLED
-    )
+    result, plan = cancelled_part_way(corpus, shelf)
     window = open_window()
     library = open_in_library(qtbot, window, plan.items[0].notebook_id)
 

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
+from transcribe_import.engine.planning import planner as planner_module
 from transcribe_import.engine.planning import scan as scan_module
 from transcribe_import.engine.planning.plan import PlanItem
 from transcribe_import.engine.runs import executor as executor_module
@@ -156,6 +157,22 @@ class ScanHold:
             return (yield from gen)
 
         monkeypatch.setattr(scan_module, "scan", held_scan)
+
+
+class PlanHold:
+    """Holds the making of the plan (the scan has read every file) until the test releases it."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.making = threading.Event()
+        self.release = threading.Event()
+        real = planner_module.build_plan
+
+        def held_build_plan(*args: Any, **kw: Any) -> Any:
+            self.making.set()
+            self.release.wait(TIMEOUT_MS / 1000)
+            return real(*args, **kw)
+
+        monkeypatch.setattr(planner_module, "build_plan", held_build_plan)
 
 
 def when_modal_opens(kind: type[W], act: Callable[[W], None]) -> None:

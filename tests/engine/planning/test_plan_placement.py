@@ -27,17 +27,9 @@ from transcribe_import.engine.planning.validate import validate
 from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus
 
-from engine_helpers import ingest_pages, page_ids, snapshot
+from engine_helpers import snapshot
 from helpers.runs import commit_plan, plan_for
 from helpers.shelves import make_pages
-
-
-@pytest.fixture
-def held(corpus: Corpus, notebook: str, tmp_path: Path) -> list[str]:
-    """The notebook holds four pages; their ids in order."""
-    return page_ids(
-        ingest_pages(corpus, notebook, make_pages(tmp_path / "held", 4, name="held {i}.jpg"))
-    )
 
 
 @pytest.fixture
