@@ -104,6 +104,19 @@ def _made_again(
     return made
 
 
+def _assert_lost_renders_remade_as_they_were(
+    corpus: Corpus, nb_dir: Path, doc: dict[str, Any]
+) -> None:
+    """Every render deleted: doctor makes each again, byte for byte, and says so."""
+    kept = {p["render"]["path"]: (nb_dir / p["render"]["path"]).read_bytes() for p in doc["pages"]}
+    for rel in kept:
+        (nb_dir / rel).unlink()
+    found = _codes(corpus)
+    assert len(found[FindingCode.FILE_RESTORED]) == len(kept)
+    assert {rel: (nb_dir / rel).read_bytes() for rel in kept} == kept
+    assert _codes(corpus, verify_hashes=True) == {}
+
+
 def test_a_render_pillow_made_before_renderers_were_recorded_is_still_verified_and_remade(
     data_dir: Path,
 ) -> None:
@@ -118,13 +131,7 @@ def test_a_render_pillow_made_before_renderers_were_recorded_is_still_verified_a
     (nb_dir / "project.json").write_text(json.dumps(doc))
     assert _codes(corpus, verify_hashes=True) == {}  # verified: nothing to say
 
-    kept = {p["render"]["path"]: (nb_dir / p["render"]["path"]).read_bytes() for p in doc["pages"]}
-    for rel in kept:
-        (nb_dir / rel).unlink()
-    found = _codes(corpus)
-    assert len(found[FindingCode.FILE_RESTORED]) == len(kept)
-    assert {rel: (nb_dir / rel).read_bytes() for rel in kept} == kept
-    assert _codes(corpus, verify_hashes=True) == {}
+    _assert_lost_renders_remade_as_they_were(corpus, nb_dir, doc)
 
 
 @pytest.mark.parametrize("recorded", ["revision 2", "revision 1", "none"])
@@ -150,13 +157,7 @@ def test_a_render_of_revision_2_is_remade_by_revision_2_with_its_recorded_bytes(
     (nb_dir / "project.json").write_text(json.dumps(doc))
     assert _codes(corpus, verify_hashes=True) == {}
 
-    kept = {p["render"]["path"]: (nb_dir / p["render"]["path"]).read_bytes() for p in doc["pages"]}
-    for rel in kept:
-        (nb_dir / rel).unlink()
-    found = _codes(corpus)
-    assert len(found[FindingCode.FILE_RESTORED]) == len(kept)
-    assert {rel: (nb_dir / rel).read_bytes() for rel in kept} == kept
-    assert _codes(corpus, verify_hashes=True) == {}
+    _assert_lost_renders_remade_as_they_were(corpus, nb_dir, doc)
 
 
 @pytest.mark.parametrize(

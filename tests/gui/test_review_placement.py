@@ -20,6 +20,7 @@ from pytestqt.qtbot import QtBot
 from transcribe_import.engine.base.ids import new_id
 from transcribe_import.engine.ingest.placement import Placement
 from transcribe_import.engine.ingest.transaction import IngestRequest, PageSpec, SourceSpec, ingest
+from transcribe_import.engine.planning.plan import AdapterMode
 from transcribe_import.engine.planning.validate import ProblemCode
 from transcribe_import.engine.storage import fsio, project
 from transcribe_import.engine.storage.corpus import Corpus
@@ -53,7 +54,7 @@ def into_review(qtbot: QtBot, window: MainWindow, target: str, folder: Path) -> 
     window.add_paths([folder])
     start.into_radio.click()
     start.notebook_combo.setCurrentIndex(start.notebook_combo.findData(target))
-    assert start.mode() == f"into:{target}"
+    assert start.mode() == AdapterMode.into(target)
     scan_and_validate(qtbot, window)
 
 

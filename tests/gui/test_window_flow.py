@@ -39,10 +39,17 @@ from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine.api import interrupted_runs, list_drafts, validate_plan
 from transcribe_import.engine.planning import scan as scan_module
-from transcribe_import.engine.planning.plan import load_plan, save_plan
+from transcribe_import.engine.planning.plan import (
+    DEFAULT_MODE,
+    AdapterMode,
+    ModeName,
+    load_plan,
+    save_plan,
+)
 from transcribe_import.engine.planning.planner import build_plan
 from transcribe_import.engine.planning.scan import ScanPhase, ScanProgress, ScanResult, run_scan
 from transcribe_import.engine.runs.executor import EventKind
+from transcribe_import.engine.runs.model import SkipReason
 from transcribe_import.engine.runs.store import ItemOutcome, ItemState, RunStatus, RunStore
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui import app as gui_app
@@ -132,7 +139,7 @@ def test_drop_scan_resolve_the_order_validate_and_commit(
 
     drop(window, [shelf])
     assert window.start_page.paths() == [shelf]
-    assert window.start_page.mode() == "folders"
+    assert window.start_page.mode() == DEFAULT_MODE
 
     scan_and_validate(qtbot, window)
 
@@ -542,7 +549,7 @@ def test_command_line_paths_are_scanned_at_once(
 
     QTimer.singleShot(0, look)
     assert gui_app.run_gui(data_dir, [tmp_path / "shelf"]) == 0
-    assert seen == [("folders", 2)]
+    assert seen == [(DEFAULT_MODE, 2)]
 
 
 def test_a_scan_of_a_missing_folder_says_so_on_the_start_view(
@@ -588,9 +595,9 @@ def test_mapping_choices_become_engine_modes(
     assert not start.scan_button.isEnabled()
     assert start.hint_label.text() == "Give the new notebook a title."
     qtbot.keyClicks(start.title_edit, "Letters")
-    assert start.mode() == "single" and start.title() == "Letters"
+    assert start.mode() == AdapterMode(ModeName.SINGLE) and start.title() == "Letters"
     start.into_radio.click()
-    assert start.mode() == f"into:{target}" and start.title() is None
+    assert start.mode() == AdapterMode.into(target) and start.title() is None
 
     scan_and_validate(qtbot, window)
     plan = window.session.plan
@@ -739,7 +746,7 @@ def test_outcome_model_is_a_well_behaved_qt_model(qtmodeltester) -> None:
     qtmodeltester.check(model)
     rows = [
         _outcome_row(0, ItemState.COMMITTED),
-        _outcome_row(1, ItemState.SKIPPED, skip_classification="all_duplicates"),
+        _outcome_row(1, ItemState.SKIPPED, skip_classification=SkipReason.ALL_DUPLICATES),
         _outcome_row(2, ItemState.FAILED, failure_code="source_changed", failure_message="gone"),
         _outcome_row(3, ItemState.CANCELLED_PENDING),
         replace(_outcome_row(4, ItemState.PENDING), started=True),

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine import api
+from transcribe_import.engine.planning.plan import DEFAULT_MODE, AdapterMode
 from transcribe_import.engine.runs.executor import EventKind
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow
@@ -64,9 +65,9 @@ def test_a_new_import_starts_from_one_notebook_per_folder(
     start = window.start_page
     qtbot.waitUntil(lambda: start.notebook_combo.count() == 1, timeout=TIMEOUT_MS)
     start.into_radio.click()
-    assert start.mode() == f"into:{target}"
+    assert start.mode() == AdapterMode.into(target)
     window.new_import_action.trigger()
-    assert window.current_page() is start and start.mode() == "folders"
+    assert window.current_page() is start and start.mode() == DEFAULT_MODE
 
 
 def test_the_stop_question_closes_itself_when_the_import_ends(

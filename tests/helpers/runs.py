@@ -9,7 +9,7 @@ from typing import Any
 
 from transcribe_import.engine import api
 from transcribe_import.engine.planning import ordering
-from transcribe_import.engine.planning.plan import ImportPlan, PlanItem
+from transcribe_import.engine.planning.plan import AdapterMode, ImportPlan, PlanItem
 from transcribe_import.engine.planning.planner import build_plan
 from transcribe_import.engine.planning.scan import run_scan
 from transcribe_import.engine.runs.executor import (
@@ -29,9 +29,10 @@ from helpers.lookalike_set import notebook_scan, save_jpeg
 
 
 def plan_for(corpus: Corpus, *roots: Path, mode: str = "folders", **kw: Any) -> ImportPlan:
-    """Scan ``roots`` and plan them (``kw`` to ``build_plan``); every ordering question is
-    answered by accepting the proposed order, so the plan is ready to commit."""
-    plan = build_plan(corpus, run_scan(list(roots)), mode=mode, **kw)
+    """Scan ``roots`` and plan them with ``mode`` as typed (an id for ``into:``), ``kw`` to
+    ``build_plan``; every ordering question is answered by accepting the proposed order, so
+    the plan is ready to commit."""
+    plan = build_plan(corpus, run_scan(list(roots)), mode=AdapterMode.parse(mode), **kw)
     for it in plan.items:
         if ordering.find_ambiguities(it):
             plan = plan.with_item(ordering.accept(it))

@@ -21,6 +21,7 @@ from transcribe_import.engine.ingest import staging, transaction
 from transcribe_import.engine.planning import bag as bag_mod
 from transcribe_import.engine.planning import ordering
 from transcribe_import.engine.planning.plan import (
+    AdapterMode,
     ImportPlan,
     Restore,
     fingerprint_of,
@@ -92,7 +93,7 @@ def bag(tmp_path: Path, shelf_corpus: Corpus) -> Path:
 
 
 def plan_bag(corpus: Corpus | None, *bags: Path) -> ImportPlan:
-    planned = api.plan_paths(corpus, api.PlanRequest(tuple(bags), mode="bag"))
+    planned = api.plan_paths(corpus, api.PlanRequest(tuple(bags), mode=AdapterMode.parse("bag")))
     assert planned is not None
     return planned.plan
 

@@ -18,6 +18,7 @@ from transcribe_import.engine import api
 from transcribe_import.engine.ingest.placement import Placement
 from transcribe_import.engine.planning import placement
 from transcribe_import.engine.planning.plan import (
+    PageRef,
     PlanDocumentError,
     fingerprint_of,
     plan_from_document,
@@ -327,5 +328,5 @@ def test_a_new_notebook_is_numbered_in_the_plan_order(corpus, tmp_path) -> None:
     item = the_item(plan)
     ids = [p.page_id for s in item.sources for p in s.pages]
     assert placement.landing(item, None) == {ids[0]: 1, ids[1]: 2, ids[2]: 3}
-    excluded = api.reorder(item, exclude=["p 2.jpg"])
+    excluded = api.reorder(item, exclude=[PageRef("p 2.jpg")])
     assert placement.landing(excluded, None) == {ids[0]: 1, ids[2]: 2}

@@ -20,6 +20,7 @@ from transcribe_import.engine import api
 from transcribe_import.engine.ingest.placement import Placement, blocks
 from transcribe_import.engine.planning import placement
 from transcribe_import.engine.planning.plan import (
+    PageRef,
     PlanDocumentError,
     fingerprint_of,
     plan_from_document,
@@ -190,7 +191,7 @@ def test_placing_by_hand_gives_up_the_places_and_reordering_keeps_them(
     ):
         assert by_hand.places == ()
     a, b, c = (_page(item, f"{n}.jpg") for n in "abc")
-    moved = api.reorder(item, sequence=["c.jpg", "a.jpg", "b.jpg"])
+    moved = api.reorder(item, sequence=[PageRef("c.jpg"), PageRef("a.jpg"), PageRef("b.jpg")])
     assert [s.name for s in moved.sources] == ["c.jpg", "a.jpg", "b.jpg"]
     assert moved.places == item.places
     doc = project.read(corpus.notebook_dir(notebook), notebook)

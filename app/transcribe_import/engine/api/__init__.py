@@ -84,6 +84,7 @@ from transcribe_import.engine.api.placement import (
     keep_pages,
     landing,
     none_are_rescans,
+    notebook_id_for,
     notebook_pages,
     place,
     placement_words,
@@ -118,7 +119,6 @@ from transcribe_import.engine.api.runs import (
     RunListing,
     RunSummary,
     history_event,
-    ids_by_prefix,
     interrupted_runs,
     list_runs,
     outcome_rows,
@@ -143,6 +143,7 @@ from transcribe_import.engine.api.undo import (
 # below api but the value modules import-linter lists).
 from transcribe_import.engine.base.config import ENV_DATA_DIR, resolve_data_dir
 from transcribe_import.engine.base.crashpoints import crashpoint  # the tests' points, faces too
+from transcribe_import.engine.base.ids import SHORT_ID_CHARS, ids_by_prefix, short_id
 from transcribe_import.engine.base.progress import Events, drive  # how faces drive long work
 from transcribe_import.engine.export.model import ExportProgress, ExportResult, ExportStatus
 from transcribe_import.engine.runs.restore import RestoreResult
@@ -171,6 +172,8 @@ __all__ = [
     "ENV_DATA_DIR",
     "crashpoint",
     "resolve_data_dir",
+    "SHORT_ID_CHARS",
+    "short_id",
     "drive",
     "Events",
     "ExportProgress",
@@ -258,6 +261,7 @@ __all__ = [
     "placement_words",
     "answer_lookalike",
     "none_are_rescans",
+    "notebook_id_for",
     "item_with_looks",
     "look_pass",
     "look_stamps",

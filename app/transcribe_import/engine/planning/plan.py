@@ -40,9 +40,10 @@ from transcribe_import.engine.storage import fsio
 from transcribe_import.engine.planning.plan_values import DEFAULT_POLICY_ID, POLICY_IDS
 from transcribe_import.engine.planning.plan_values import DuplicatePolicy, policy_id_for
 from transcribe_import.engine.planning.plan_values import DedupeScope, Duplicate, Op
+from transcribe_import.engine.planning.plan_values import DEFAULT_MODE, MODES, AdapterMode, ModeName
 from transcribe_import.engine.planning.plan_values import Ordering, OrderingRule
 from transcribe_import.engine.planning.plan_values import ImportPlan, PlanItem, Restore
-from transcribe_import.engine.planning.plan_values import PageRender, PlanPage, PlanSource
+from transcribe_import.engine.planning.plan_values import PageRef, PageRender, PlanPage, PlanSource
 from transcribe_import.engine.planning.plan_values import SourceProvenance, plan_document
 
 # isort: on
@@ -53,6 +54,10 @@ _LOOK = re.compile("[0-9a-f]{144}")
 
 __all__ = [
     "DEFAULT_POLICY_ID",
+    "DEFAULT_MODE",
+    "MODES",
+    "AdapterMode",
+    "ModeName",
     "IMPORT_MANIFEST_SCHEMA",
     "MAX_PLAN_DEPTH",
     "PLAN_FORMAT",
@@ -67,6 +72,7 @@ __all__ = [
     "Op",
     "Ordering",
     "OrderingRule",
+    "PageRef",
     "PageRender",
     "PlanDocumentError",
     "PlanItem",

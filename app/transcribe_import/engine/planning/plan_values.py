@@ -81,6 +81,94 @@ class DedupeScope(enum.StrEnum):
     CORPUS = "corpus"
 
 
+class ModeName(enum.StrEnum):
+    """How scanned files become notebooks (``--mode``, the start view's choice): an adapter's
+    name (planning/adapters), or ``bag`` (each root an exported bag, planning/bag.py)."""
+
+    FOLDERS = "folders"
+    PDFS = "pdfs"
+    PREFIX = "prefix"
+    SINGLE = "single"
+    INTO = "into"
+    BAG = "bag"
+
+
+# As a person types them: "into" takes its notebook after a colon.
+MODES: tuple[str, ...] = ("folders", "pdfs", "prefix", "single", "into:NOTEBOOK", "bag")
+
+
+@dataclass(frozen=True)
+class AdapterMode:
+    """A mode as chosen: its name and, for ``into``, the notebook pages go into.
+
+    ``target`` is the notebook as it was given (its id, the start of its id, or its title)
+    until the corpus resolves it to its id (``api.plan_paths``); its text form,
+    ``into:TARGET``, is what a plan's provenance records and ``--mode`` takes.
+    """
+
+    name: ModeName = ModeName.FOLDERS
+    target: str | None = None
+
+    @classmethod
+    def into(cls, notebook: str) -> AdapterMode:
+        return cls(ModeName.INTO, notebook)
+
+    @classmethod
+    def parse(cls, text: str) -> AdapterMode:
+        """The one reader of a mode as typed (``folders``, ``into:NOTEBOOK``, …); ValueError
+        in words, naming the modes, for anything else."""
+        name, colon, target = text.partition(":")
+        try:
+            mode = ModeName(name)
+        except ValueError:
+            raise ValueError(f"unknown mode {text!r}; use one of {', '.join(MODES)}") from None
+        if mode is ModeName.INTO:
+            if not target.strip():
+                raise ValueError(
+                    "mode into needs the notebook pages go into: into:NOTEBOOK, its id, the "
+                    "start of its id or its title (`transcribe-import notebooks` lists them)"
+                )
+            return cls.into(target.strip())
+        if colon:
+            raise ValueError(
+                f"unknown mode {text!r}: {name} takes nothing after a colon; use one of "
+                f"{', '.join(MODES)}"
+            )
+        return cls(mode)
+
+    def __str__(self) -> str:
+        return f"{self.name}:{self.target}" if self.name is ModeName.INTO else str(self.name)
+
+
+DEFAULT_MODE = AdapterMode(ModeName.FOLDERS)
+
+
+@dataclass(frozen=True)
+class PageRef:
+    """A file of a plan item, or one page of a file of several, as a person or a face names it.
+
+    ``file`` is the file's path as validate shows it (or its base name, when that is unique
+    in the item); ``number`` is a page's number in its file, from 1, which stays the same
+    whatever is left out or moved (None: the whole file). Typed, it reads ``FILE#N``.
+    """
+
+    file: str
+    number: int | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> PageRef:
+        """The one reader of a name as typed: ``FILE#N`` (N digits) is page N of FILE, anything
+        else a file. A file whose own name ends in ``#N`` is found by the page edits, which
+        try the whole text as a file name first (``str(ref)`` gives it back)."""
+        base, _, number = text.rpartition("#")
+        if base and number.isdigit():
+            return cls(base, int(number))
+        return cls(text)
+
+    def __str__(self) -> str:
+        return self.file if self.number is None else f"{self.file}#{self.number}"
+
+
 @dataclass(frozen=True)
 class PageRender:
     """A page's render brought by a bag: commit copies it, checking its sha256, never renders.

@@ -16,7 +16,13 @@ from PySide6.QtWidgets import QApplication, QInputDialog, QLineEdit, QTableView,
 
 from transcribe_import.engine import api
 from transcribe_import.engine.planning import edits, ordering
-from transcribe_import.engine.planning.plan import ImportPlan, Op, OrderingRule, PlanItem
+from transcribe_import.engine.planning.plan import (
+    ImportPlan,
+    Op,
+    OrderingRule,
+    PageRef,
+    PlanItem,
+)
 from transcribe_import.engine.planning.problems import Resolution
 from transcribe_import.gui.models import page_moves
 from transcribe_import.gui.pages.placement import AFTER_PAGE, AT_POSITION, ask_replaced_page
@@ -146,17 +152,17 @@ class ReviewEdits(QObject):
     def sort_by_mtime(self) -> None:
         self._sort(OrderingRule.MTIME, self.tr("Sort pages by modification time"))
 
-    def _selected_names(self) -> list[str]:
+    def _selected_names(self) -> list[PageRef]:
         item = self._page.current_item()
         if item is None:
             return []
         wanted = set(self._selected_source_ids())
         # The engine names sources by their path as validate shows it (provenance.rel).
-        return [s.provenance.rel for s in item.sources if s.source_id in wanted]
+        return [PageRef(s.provenance.rel) for s in item.sources if s.source_id in wanted]
 
-    def _selected_page_names(self) -> list[str]:
-        """The selected pages that are some, not all, of a file of several, as ``FILE#N``
-        (N its page number in the file): Leave Out leaves those pages out, not the file."""
+    def _selected_page_names(self) -> list[PageRef]:
+        """The selected pages that are some, not all, of a file of several, each with its
+        page number in the file: Leave Out leaves those pages out, not the file."""
         rows = self._page.selected_rows()
         model = self._page.pages_model
         chosen: dict[str, list[int]] = {}
@@ -167,13 +173,14 @@ class ReviewEdits(QObject):
             source = model.source_at(rows_of[0])
             if len(rows_of) < len(source.pages):
                 for r in rows_of:
-                    names.append(f"{source.provenance.rel}#{model.page_at(r).page_index + 1}")
+                    names.append(PageRef(source.provenance.rel, model.page_at(r).page_index + 1))
         return names
 
     @Slot()
     def exclude(self) -> None:
         pages = self._selected_page_names()
-        whole = [n for n in self._selected_names() if not any(p.startswith(f"{n}#") for p in pages)]
+        split = {p.file for p in pages}
+        whole = [n for n in self._selected_names() if n.file not in split]
         names = whole + pages
         if names:
             self._edit(lambda item: api.reorder(item, exclude=names), self.tr("Exclude pages"))
@@ -187,7 +194,7 @@ class ReviewEdits(QObject):
             return
         wanted = set(self._selected_source_ids())
         pages = [
-            f"{s.provenance.rel}#{p.page_index + 1}"
+            PageRef(s.provenance.rel, p.page_index + 1)
             for s in item.sources
             if s.source_id in wanted
             for p in s.left_out

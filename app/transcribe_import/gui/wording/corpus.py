@@ -14,6 +14,7 @@ from transcribe_import.engine.api import (
     RevertBlocker,
     TrashEntry,
     UnfinishedImport,
+    short_id,
 )
 from transcribe_import.engine.base.findings import Finding, Remedy
 from transcribe_import.engine.base.findings import Severity as FindingSeverity
@@ -36,7 +37,7 @@ def set_notebook_titles(titles: Mapping[str, str]) -> None:
 
 def notebook_name(notebook_id: str) -> str:
     """A notebook of the corpus as a person knows it: its title, else its short id."""
-    return _notebook_titles.get(notebook_id) or notebook_id[:8]
+    return _notebook_titles.get(notebook_id) or short_id(notebook_id)
 
 
 def finding_severity_words(severity: FindingSeverity) -> str:
