@@ -187,6 +187,10 @@ def test_a_render_no_renderer_here_makes_again_is_told_plainly_not_as_a_hash_fai
     assert f"it was rendered by {renderer}, and" in message
     assert f"again here with {render_vips.version(tried)} gives other bytes" in message
     assert "doctor --restore-from" in message  # what to do: restore it from a backup
+    # ...a command for a terminal, which the finding carries typed (the window says so).
+    [missing] = [f for f in doctor(corpus).findings if f.code is FindingCode.FILE_MISSING]
+    assert missing.command is not None and missing.command.endswith(" --restore-from BACKUP")
+    assert f"`{missing.command}`" in missing.message
     assert not (nb_dir / page["render"]["path"]).exists()  # nothing else written there
 
 

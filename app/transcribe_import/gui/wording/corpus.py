@@ -79,7 +79,7 @@ def finding_words(finding: Finding) -> str:
     """A doctor finding as the window says it: with remedies, its situation and the window's
     own action for each; without, doctor's message as it is."""
     if not finding.remedies:
-        if "`transcribe-import " not in finding.message:
+        if finding.command is None:
             return finding.message
         # No button does it: the command it names is typed in a terminal, said so.
         return (
