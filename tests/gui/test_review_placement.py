@@ -20,7 +20,6 @@ from pytestqt.qtbot import QtBot
 from transcribe_import.engine.base.ids import new_id
 from transcribe_import.engine.ingest.placement import Placement
 from transcribe_import.engine.ingest.transaction import IngestRequest, PageSpec, SourceSpec, ingest
-from transcribe_import.engine.planning.plan import AdapterMode
 from transcribe_import.engine.planning.validate import ProblemCode
 from transcribe_import.engine.storage import fsio, project
 from transcribe_import.engine.storage.corpus import Corpus
@@ -31,7 +30,7 @@ from helpers.window import (
     TIMEOUT_MS,
     assert_no_clash,
     commit,
-    scan_and_validate,
+    into_review,
     wait_run_end,
     wait_validated,
 )
@@ -45,17 +44,6 @@ def late_pages(folder: Path) -> Path:
     for i in (1, 2):
         Image.new("RGB", (40, 56), (10 * i, 120, 90)).save(folder / f"p{i}.png")
     return folder
-
-
-def into_review(qtbot: QtBot, window: MainWindow, target: str, folder: Path) -> None:
-    """Add ``folder`` into the notebook ``target`` and wait for its validated review."""
-    start = window.start_page
-    qtbot.waitUntil(lambda: start.notebook_combo.count() >= 1, timeout=TIMEOUT_MS)
-    window.add_paths([folder])
-    start.into_radio.click()
-    start.notebook_combo.setCurrentIndex(start.notebook_combo.findData(target))
-    assert start.mode() == AdapterMode.into(target)
-    scan_and_validate(qtbot, window)
 
 
 @pytest.fixture
