@@ -10,10 +10,9 @@ from helpers.cli import (
     EXIT_PROBLEMS,
     assert_doctor_clean,
     cli_json,
-    commit_cli,
+    imported,
     notebook_files,
     ok,
-    plan_cli,
     run_cli,
 )
 from helpers.shelves import make_pages, make_shelf
@@ -27,7 +26,7 @@ def _state(data: Path) -> tuple[dict[str, str], list[tuple[str, str, int | None]
 
 def test_a_run_undone_whole_is_put_back_as_it_was(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    run_id = commit_cli(data, plan_cli(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=2)))
+    run_id = imported(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=2))
     before = _state(data)
     revert_id = cli_json(data, "revert", run_id, "--json")["revert_id"]
     assert cli_json(data, "notebooks", "--json")["notebooks"] == []
@@ -63,10 +62,10 @@ def test_a_run_undone_whole_is_put_back_as_it_was(tmp_path: Path) -> None:
 
 def test_pages_a_run_added_to_a_notebook_are_put_back_among_its_pages(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    commit_cli(data, plan_cli(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=1)))
+    imported(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=1))
     [nb] = cli_json(data, "notebooks", "--json")["notebooks"]
     late = make_pages(tmp_path / "late", 2, name="late {i}.png", tag="late")[0].parent
-    run_b = commit_cli(data, plan_cli(data, tmp_path, late, f"into:{nb['notebook_id']}"))
+    run_b = imported(data, tmp_path, late, mode=f"into:{nb['notebook_id']}")
     before = _state(data)
     revert_id = cli_json(data, "revert", run_b, "--json")["revert_id"]
     assert cli_json(data, "notebooks", "--json")["notebooks"][0]["page_count"] == 3
@@ -82,9 +81,9 @@ def test_a_restore_that_would_double_pages_imported_again_since_is_refused(
 ) -> None:
     data = tmp_path / "data"
     shelf = make_shelf(tmp_path / "shelf", notebooks=1)
-    run_id = commit_cli(data, plan_cli(data, tmp_path, shelf))
+    run_id = imported(data, tmp_path, shelf)
     revert_id = cli_json(data, "revert", run_id, "--json")["revert_id"]
-    commit_cli(data, plan_cli(data, tmp_path, shelf))  # the same folder, imported again
+    imported(data, tmp_path, shelf)  # the same folder, imported again
     before = _state(data)
     [again] = before[1]
 
@@ -111,7 +110,7 @@ def test_a_restore_that_would_double_pages_imported_again_since_is_refused(
 )
 def test_an_entry_that_is_not_there_is_said_so(tmp_path: Path, revert_id: str, words: str) -> None:
     data = tmp_path / "data"
-    commit_cli(data, plan_cli(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=1)))
+    imported(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=1))
     before = _state(data)
     proc = run_cli(data, "trash", "--restore", revert_id)
     assert proc.returncode == EXIT_PROBLEMS, proc.stderr
