@@ -24,9 +24,34 @@ install_system_packages() {
   local sudo=""
   [ "$(id -u)" -ne 0 ] && sudo="sudo"
   echo "Installing system packages: ${missing[*]}" >&2
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-    "${missing[@]}" >/dev/null
+  apt_get $sudo update -qq
+  apt_get $sudo install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+# apt-get (after an optional sudo), waiting while another package manager holds its lock (an
+# unattended upgrade just after boot holds it for minutes) instead of failing at once: apt's
+# own wait where it has one (DPkg::Lock::Timeout, apt 1.9.11 and later), and a retry every
+# APT_LOCK_RETRY_S seconds (default 10), for at most APT_LOCK_WAIT_S (default 600), for the
+# locks it does not wait for. Its output is shown only when it fails.
+apt_get() {
+  local sudo=()
+  [ "$1" = sudo ] && sudo=(sudo) && shift
+  local start=$SECONDS told="" out
+  local every="${APT_LOCK_RETRY_S:-10}" most="${APT_LOCK_WAIT_S:-600}"
+  while true; do
+    if out=$(DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get \
+      -o DPkg::Lock::Timeout="$most" "$@" 2>&1); then
+      return 0
+    fi
+    if ! grep -qiE "could not get lock|unable to acquire the dpkg frontend lock|unable to lock" \
+      <<<"$out" || [ $((SECONDS - start)) -ge "$most" ]; then
+      printf '%s\n' "$out" >&2
+      return 1
+    fi
+    [ -z "$told" ] && told=1 && echo "Waiting for another package manager to finish" \
+      "(apt-get $1: its lock is held); giving up after ${most} s." >&2
+    sleep "$every"
+  done
 }
 
 # "3.11": the major.minor version of the Python at $1 (empty when it does not run).

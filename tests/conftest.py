@@ -14,7 +14,9 @@ Fixtures for every test folder:
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -22,6 +24,19 @@ from typing import TYPE_CHECKING, NamedTuple
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# The whole session runs in a home of its own, set before the app is imported: the CLI's log
+# (platformdirs' user_log_dir, under XDG_STATE_HOME), Qt's and fontconfig's caches and
+# anything else a library keeps "for the user" land there, never in the user's home
+# (tests/packaging/test_home_untouched.py checks it). Removed when the session ends.
+SESSION_HOME = Path(tempfile.mkdtemp(prefix="transcribe-tests-home-"))
+os.environ["HOME"] = str(SESSION_HOME)
+for _var, _sub in (
+    ("XDG_CONFIG_HOME", ".config"),
+    ("XDG_CACHE_HOME", ".cache"),
+    ("XDG_DATA_HOME", ".local/share"),
+    ("XDG_STATE_HOME", ".local/state"),
+):
+    os.environ[_var] = str(SESSION_HOME / _sub)
 # Checkpoints of 32 pages whatever the pace (engine/ingest/checkpoints.py): the tests count
 # them, and a busy machine's pace must not change what they count. The CLI's processes get
 # it too (helpers/cli.cli_env); the tests of the sizing by time unset it.
@@ -132,3 +147,8 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
     if unexpected:
         pytest.fail(describe(unexpected), pytrace=False)
     return result
+
+
+def pytest_sessionfinish() -> None:
+    """The session's home goes with it (what a test wanted to keep is in its tmp_path)."""
+    shutil.rmtree(SESSION_HOME, ignore_errors=True)

@@ -26,7 +26,9 @@ from helpers.cli import (
     cli_json,
     finish,
     go_on,
+    imported,
     ok,
+    plan_cli,
     read_only_argv,
     run_cli,
     start_cli,
@@ -41,28 +43,18 @@ pytestmark = pytest.mark.crash
 SHORT_WAIT = {"TRANSCRIBE_LOCK_TIMEOUT": "0.2"}
 
 
-def _plan(data: Path, tmp: Path, root: Path, mode: str = "folders") -> Path:
-    plan = tmp / f"plan-{len(list(tmp.glob('plan-*.json')))}.json"
-    ok(run_cli(data, "plan", str(root), "--mode", mode, "-o", str(plan)))
-    return plan
-
-
-def _commit(data: Path, plan: Path) -> str:
-    return str(cli_json(data, "commit", str(plan), "--json")["import_run_id"])
-
-
 @pytest.fixture
 def added_to(tmp_path: Path) -> tuple[Path, str, str, Path]:
     """Run A created notebook “notebook 1”; run B added 2 pages to it; a third plan adds 2
     more. The data folder, the notebook, run B and the third plan."""
     data = tmp_path / "data"
-    _commit(data, _plan(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=1)))
+    imported(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=1))
     [nb] = cli_json(data, "notebooks", "--json")["notebooks"]
     nbid = str(nb["notebook_id"])
     late = make_pages(tmp_path / "late", 2, name="late {i}.png", tag="late")[0].parent
-    run_b = _commit(data, _plan(data, tmp_path, late, f"into:{nbid}"))
+    run_b = imported(data, tmp_path, late, mode=f"into:{nbid}")
     later = make_pages(tmp_path / "later", 2, name="later {i}.png", tag="later")[0].parent
-    return data, nbid, run_b, _plan(data, tmp_path, later, f"into:{nbid}")
+    return data, nbid, run_b, plan_cli(data, tmp_path, later, mode=f"into:{nbid}")
 
 
 def test_a_commit_blocked_by_a_revert_is_interrupted_and_resumable(
@@ -97,7 +89,7 @@ def test_the_loser_of_two_reverts_of_one_run_says_the_other_one_is_undoing_it(
     """Main's loser waited for a notebook and blamed an import (or, later, said the run
     "added nothing", or a disk error when it read a journal mid-move)."""
     data = tmp_path / "data"
-    run_id = _commit(data, _plan(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=2)))
+    run_id = imported(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=2))
     first = start_cli(data, "revert", run_id, env=stop_at("revert.after_move"))
     try:
         wait_stopped(first)  # one notebook moved into the trash, one still to go
@@ -124,7 +116,7 @@ def test_the_loser_of_two_reverts_of_one_run_says_the_other_one_is_undoing_it(
 def test_runs_lists_an_interrupted_run_on_a_read_only_corpus(tmp_path: Path, lock_file: bool):
     """Main exited 1: it asked the run's lock by opening its file for writing."""
     data = tmp_path / "data"
-    plan = _plan(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=2))
+    plan = plan_cli(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=2))
     killed = run_cli(data, "commit", str(plan), crash_at="run.after_item_outcome")
     assert killed.returncode == SIGKILLED, killed.stderr
     for lock in (data / "corpus" / "import-runs").glob("*.lock"):
@@ -151,7 +143,7 @@ def test_notebooks_and_runs_say_an_undo_is_half_done(tmp_path: Path) -> None:
     """Main listed a half-moved notebook with a PROBLEM line yet exited 0, and `runs` and
     `resume` did not mention the undo at all, live or stopped."""
     data = tmp_path / "data"
-    run_id = _commit(data, _plan(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=2)))
+    run_id = imported(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=2))
     revert = start_cli(data, "revert", run_id, env=stop_at("revert.after_move"))
     try:
         wait_stopped(revert)  # live: one notebook moved, one to go
@@ -182,7 +174,7 @@ def test_notebooks_and_runs_say_an_undo_is_half_done(tmp_path: Path) -> None:
 def test_doctor_during_a_live_purge_says_a_purge_is_running(tmp_path: Path) -> None:
     """Main's doctor said the purge "was interrupted" and deleted its folder under it."""
     data = tmp_path / "data"
-    run_id = _commit(data, _plan(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=1)))
+    run_id = imported(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=1))
     revert_id = cli_json(data, "revert", run_id, "--json")["revert_id"]
     purge = start_cli(data, "trash", "--purge", revert_id, env=stop_at("trash.before_delete"))
     try:
@@ -205,7 +197,7 @@ def test_doctor_during_a_live_purge_says_a_purge_is_running(tmp_path: Path) -> N
 def test_export_during_a_revert_says_the_undo_is_in_the_way(tmp_path: Path) -> None:
     """Main exported a `partial` bag and advised a restore from a backup."""
     data = tmp_path / "data"
-    run_id = _commit(data, _plan(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=2)))
+    run_id = imported(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=2))
     revert = start_cli(data, "revert", run_id, env=stop_at("revert.after_move"))
     try:
         wait_stopped(revert)  # one notebook moved, one to go
@@ -238,7 +230,7 @@ def test_an_undo_that_begins_during_an_export_stops_it_with_the_truth(
     """Main sealed a `partial` bag, as if the corpus were damaged, when an undo started after
     the export's first check: the export now stops, says why, and leaves its folder marked."""
     data = tmp_path / "data"
-    run_id = _commit(data, _plan(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=2)))
+    run_id = imported(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=2))
     bag = tmp_path / "bag"
     export = start_cli(data, "export", "--all", "-o", str(bag), env=stop_at("export.after_file"))
     revert = None
@@ -275,7 +267,7 @@ def test_an_undo_that_begins_during_an_export_stops_it_with_the_truth(
 def test_doctor_during_a_live_revert_says_an_undo_is_running(tmp_path: Path) -> None:
     """Main's doctor said nothing of the undo running beside it."""
     data = tmp_path / "data"
-    run_id = _commit(data, _plan(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=2)))
+    run_id = imported(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=2))
     revert = start_cli(data, "revert", run_id, env=stop_at("revert.after_move"))
     try:
         wait_stopped(revert)  # one notebook moved into the trash, one to go

@@ -1,7 +1,9 @@
-"""A newcomer's path: run ids by a unique prefix, and no display told in words (issue #25)."""
+"""A newcomer's path: ids shortened and named back alike, --data-dir anywhere, no display told in
+words (issues #25, #37)."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -79,3 +81,38 @@ def test_the_window_without_a_display_says_so_and_exits_2(tmp_path: Path) -> Non
     assert "`transcribe-import --help`" in proc.stderr
     assert "xcb" not in proc.stderr and proc.stdout == ""
     assert not (tmp_path / "data").exists()  # nothing was opened or made
+
+
+@pytest.mark.slow
+def test_the_lists_show_8_characters_and_every_command_takes_them_back(tmp_path: Path) -> None:
+    data, [run_id] = _runs(tmp_path, 1)
+    [notebook] = cli_json(data, "notebooks", "--json")["notebooks"]
+    nbid, title = notebook["notebook_id"], notebook["title"]
+
+    [line] = ok(run_cli(data, "runs")).stdout.splitlines()
+    assert line.startswith(f"{run_id[:8]}  ") and run_id not in line
+    [listed] = ok(run_cli(data, "notebooks")).stdout.splitlines()
+    assert listed.startswith(f"{nbid[:8]}  {title}") and nbid not in listed
+    # What the lists (and the window's notebooks) show names the notebook back, as its title does.
+    for key in (nbid[:8], title, nbid):
+        shown = cli_json(data, "notebooks", key, "--json")
+        assert shown["notebook_id"] == nbid and len(shown["pages"]) == 1
+    assert ok(run_cli(data, "notebooks", nbid[:8])).stdout.startswith(f"Notebook {nbid}: 1 page.")
+    unknown = run_cli(data, "notebooks", "Letters")
+    assert unknown.returncode == EXIT_USAGE
+    assert "the corpus has no notebook 'Letters': name it by its id, the start of its id" in (
+        unknown.stderr
+    )
+
+
+@pytest.mark.slow
+def test_data_dir_is_taken_after_the_command_too(tmp_path: Path) -> None:
+    data, [run_id] = _runs(tmp_path, 1)
+    after = run_cli(None, "runs", "--json", "--data-dir", str(data))
+    assert after.returncode == 0, after.stderr
+    assert [r["import_run_id"] for r in json.loads(after.stdout)["runs"]] == [run_id]
+    # Given in both places, the one after the command wins.
+    empty = tmp_path / "empty"
+    both = run_cli(None, "--data-dir", str(empty), "runs", "--data-dir", str(data))
+    assert both.returncode == 0 and both.stdout.startswith(run_id[:8]), both.stderr
+    assert not empty.exists()

@@ -17,7 +17,7 @@ import orjson
 import pytest
 
 from helpers.cli import EXIT_INVALID, EXIT_OK, EXIT_USAGE, cli_json, ok, run_cli
-from helpers.shelves import PAGE_SIZE, assert_distinct
+from helpers.shelves import DAY_FIRST, PAGE_SIZE, assert_distinct
 from media_factory import make_image
 
 # Each runs the real command line several times (seconds each): the whole run only.
@@ -126,20 +126,12 @@ def test_names_without_numbers_ask_for_an_order(tmp_path: Path) -> None:
 
 def test_day_first_dates_beside_page_numbers_commit_in_page_order(tmp_path: Path) -> None:
     # Committed as p5, p1, p2, p3, p6, p4 once, with validate clean (issue #24).
-    names = [
-        "02.05.1931 p1.jpg",
-        "13.05.1931 p2.jpg",
-        "20.05.1931 p3.jpg",
-        "28.05.1931 p4.jpg",
-        "01.06.1931 p5.jpg",
-        "12.06.1931 p6.jpg",
-    ]
     data = tmp_path / "data"
-    shelf = folder(tmp_path / "shelf" / "Diary 1931", *names)
+    shelf = folder(tmp_path / "shelf" / "Diary 1931", *DAY_FIRST)
     plan, _ = plan_of(data, tmp_path, shelf.parent)
     assert errors(data, plan, EXIT_OK) == []
     ok(run_cli(data, "commit", str(plan)))
-    assert [n for n, _ in committed_pages(data)] == names
+    assert [n for n, _ in committed_pages(data)] == DAY_FIRST
 
 
 def test_phone_photos_named_by_uuid_commit_in_capture_order(tmp_path: Path) -> None:

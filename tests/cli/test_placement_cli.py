@@ -244,3 +244,22 @@ def test_a_bag_notebook_with_history_imported_as_a_copy(tmp_path, diary) -> None
     [entry] = copy["replaced_pages"]
     assert entry["page"]["id"] not in held and entry["replaced_by"] == copy["pages"][0]["id"]
     assert_doctor_clean(data)
+
+
+def test_into_names_the_notebook_as_order_into_does(tmp_path, diary) -> None:
+    """`--mode into:` takes the notebook's id, the start of its id or its title (issue #37)."""
+    data, nbid, held = diary
+    late = _late(tmp_path, "leaf {i}.jpg")
+    for k, name in enumerate((nbid[:8], "Diary")):
+        plan = tmp_path / f"into-{k}.json"
+        ok(run_cli(data, "plan", str(late), "--mode", f"into:{name}", "-o", str(plan)))
+        [item] = orjson.loads(plan.read_bytes())["items"]
+        assert (item["op"], item["notebook_id"]) == ("import_into_notebook", nbid)
+    nowhere = run_cli(data, "plan", str(late), "--mode", "into:Letters", "-o", str(tmp_path / "x"))
+    assert nowhere.returncode == EXIT_USAGE
+    assert "mode into:Letters: the corpus has no notebook 'Letters'" in nowhere.stderr
+    assert not (tmp_path / "x").exists()
+    empty = run_cli(data, "plan", str(late), "--mode", "into:", "-o", str(tmp_path / "x"))
+    assert empty.returncode == EXIT_USAGE and "its id, the start of its id or its title" in (
+        empty.stderr
+    )

@@ -11,8 +11,8 @@ from transcribe_import.engine.planning.problems import (
     AmbiguityCode,
     PlanProblem,
     ProblemCode,
+    ProblemSeverity,
     Resolution,
-    Severity,
 )
 from transcribe_import.engine.runs.model import HistoryEvent, RunStatus
 
@@ -24,25 +24,27 @@ def test_every_resolution_has_its_order_option() -> None:
 
 def test_the_hint_closes_the_messages_last_sentence() -> None:
     missing = PlanProblem(
-        Severity.ERROR,
+        ProblemSeverity.ERROR,
         AmbiguityCode.MISSING_INDEX,
         "item",
         "Page 2 is missing. Give the order, or accept the order as it is.",
         resolutions=(Resolution.ACCEPT, Resolution.SEQUENCE),
-        hint="--sequence",
+        hint="--accept",
     )
     assert runs.problem_text(missing) == (
-        "Page 2 is missing. Give the order, or accept the order as it is (--sequence)."
+        "Page 2 is missing. Give the order, or accept the order as it is (--accept)."
     )
     unreadable = PlanProblem(
-        Severity.ERROR,
+        ProblemSeverity.ERROR,
         ProblemCode.SOURCE_UNREADABLE,
         "item",
         "pages/x.jpg cannot be read. To import the rest without it, exclude it.",
         hint='order --exclude "pages/x.jpg"',
     )
     assert runs.problem_text(unreadable).endswith('exclude it (order --exclude "pages/x.jpg").')
-    plain = PlanProblem(Severity.WARNING, ProblemCode.TITLE_EXISTS, "item", "Twice; rename it")
+    plain = PlanProblem(
+        ProblemSeverity.WARNING, ProblemCode.TITLE_EXISTS, "item", "Twice; rename it"
+    )
     assert runs.problem_text(plain) == "Twice; rename it"
     assert runs.problem_text(replace(plain, hint="--x")) == "Twice; rename it (--x)"
 

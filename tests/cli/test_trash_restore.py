@@ -10,21 +10,12 @@ from helpers.cli import (
     EXIT_PROBLEMS,
     assert_doctor_clean,
     cli_json,
+    imported,
     notebook_files,
     ok,
     run_cli,
 )
 from helpers.shelves import make_pages, make_shelf
-
-
-def _plan(data: Path, tmp: Path, root: Path, mode: str = "folders") -> Path:
-    plan = tmp / f"plan-{len(list(tmp.glob('plan-*.json')))}.json"
-    ok(run_cli(data, "plan", str(root), "--mode", mode, "-o", str(plan)))
-    return plan
-
-
-def _commit(data: Path, plan: Path) -> str:
-    return str(cli_json(data, "commit", str(plan), "--json")["import_run_id"])
 
 
 def _state(data: Path) -> tuple[dict[str, str], list[tuple[str, str, int | None]]]:
@@ -35,7 +26,7 @@ def _state(data: Path) -> tuple[dict[str, str], list[tuple[str, str, int | None]
 
 def test_a_run_undone_whole_is_put_back_as_it_was(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    run_id = _commit(data, _plan(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=2)))
+    run_id = imported(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=2))
     before = _state(data)
     revert_id = cli_json(data, "revert", run_id, "--json")["revert_id"]
     assert cli_json(data, "notebooks", "--json")["notebooks"] == []
@@ -71,10 +62,10 @@ def test_a_run_undone_whole_is_put_back_as_it_was(tmp_path: Path) -> None:
 
 def test_pages_a_run_added_to_a_notebook_are_put_back_among_its_pages(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    _commit(data, _plan(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=1)))
+    imported(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=1))
     [nb] = cli_json(data, "notebooks", "--json")["notebooks"]
     late = make_pages(tmp_path / "late", 2, name="late {i}.png", tag="late")[0].parent
-    run_b = _commit(data, _plan(data, tmp_path, late, f"into:{nb['notebook_id']}"))
+    run_b = imported(data, tmp_path, late, mode=f"into:{nb['notebook_id']}")
     before = _state(data)
     revert_id = cli_json(data, "revert", run_b, "--json")["revert_id"]
     assert cli_json(data, "notebooks", "--json")["notebooks"][0]["page_count"] == 3
@@ -90,9 +81,9 @@ def test_a_restore_that_would_double_pages_imported_again_since_is_refused(
 ) -> None:
     data = tmp_path / "data"
     shelf = make_shelf(tmp_path / "shelf", notebooks=1)
-    run_id = _commit(data, _plan(data, tmp_path, shelf))
+    run_id = imported(data, tmp_path, shelf)
     revert_id = cli_json(data, "revert", run_id, "--json")["revert_id"]
-    _commit(data, _plan(data, tmp_path, shelf))  # the same folder, imported again
+    imported(data, tmp_path, shelf)  # the same folder, imported again
     before = _state(data)
     [again] = before[1]
 
@@ -119,7 +110,7 @@ def test_a_restore_that_would_double_pages_imported_again_since_is_refused(
 )
 def test_an_entry_that_is_not_there_is_said_so(tmp_path: Path, revert_id: str, words: str) -> None:
     data = tmp_path / "data"
-    _commit(data, _plan(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=1)))
+    imported(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=1))
     before = _state(data)
     proc = run_cli(data, "trash", "--restore", revert_id)
     assert proc.returncode == EXIT_PROBLEMS, proc.stderr

@@ -19,6 +19,7 @@ from helpers.cli import (
     SIGKILLED,
     assert_doctor_clean,
     cli_json,
+    imported,
     notebook_files,
     ok,
     run_cli,
@@ -39,12 +40,6 @@ POINTS = [
 ]
 
 
-def _commit(data: Path, tmp: Path, root: Path, mode: str = "folders") -> str:
-    plan = tmp / f"plan-{len(list(tmp.glob('plan-*.json')))}.json"
-    ok(run_cli(data, "plan", str(root), "--mode", mode, "-o", str(plan)))
-    return str(cli_json(data, "commit", str(plan), "--json")["import_run_id"])
-
-
 def _listing(data: Path) -> list[tuple[str, str, int]]:
     return [
         (n["notebook_id"], n["title"], n["page_count"])
@@ -59,10 +54,10 @@ def test_a_restore_killed_anywhere_ends_with_the_run_back(
     tmp_path: Path, which: str, point: str, recover: str
 ) -> None:
     data = tmp_path / "data"
-    run_a = _commit(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=2))
+    run_a = imported(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=2))
     [first, _second] = [n[0] for n in _listing(data)]
     late = make_pages(tmp_path / "late", 2, name="late {i}.png", tag="late")[0].parent
-    run_b = _commit(data, tmp_path, late, mode=f"into:{first}")
+    run_b = imported(data, tmp_path, late, mode=f"into:{first}")
     run_id = run_a if which == "whole" else run_b
     files, listing = notebook_files(data), _listing(data)
     revert_id = cli_json(data, "revert", run_b, "--json")["revert_id"]

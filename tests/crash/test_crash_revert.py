@@ -24,6 +24,7 @@ from helpers.cli import (
     SIGKILLED,
     assert_doctor_clean,
     cli_json,
+    imported,
     notebook_files,
     ok,
     run_cli,
@@ -31,12 +32,6 @@ from helpers.cli import (
 from helpers.shelves import make_pages, make_shelf
 
 pytestmark = pytest.mark.crash
-
-
-def _commit(data: Path, tmp: Path, *roots: Path, mode: str = "folders") -> str:
-    plan = tmp / f"plan-{len(list(tmp.glob('plan-*.json')))}.json"
-    ok(run_cli(data, "plan", *map(str, roots), "--mode", mode, "-o", str(plan)))
-    return str(cli_json(data, "commit", str(plan), "--json")["import_run_id"])
 
 
 def _record(data: Path, run_id: str) -> dict[str, Any]:
@@ -52,10 +47,10 @@ def _projects(data: Path) -> dict[str, dict[str, Any]]:
 def corpus_with_two_runs(tmp_path: Path):
     """Run A created two notebooks of 3 pages; run B added 2 pages to the first."""
     data = tmp_path / "data"
-    a = _commit(data, tmp_path, *sorted(make_shelf(tmp_path / "shelf", notebooks=2).iterdir()))
+    a = imported(data, tmp_path, *sorted(make_shelf(tmp_path / "shelf", notebooks=2).iterdir()))
     first = sorted(_projects(data))[0]
     make_pages(tmp_path / "late", 2, name="late {i}.png")
-    b = _commit(data, tmp_path, tmp_path / "late", mode=f"into:{first}")
+    b = imported(data, tmp_path, tmp_path / "late", mode=f"into:{first}")
     return data, a, b, first
 
 

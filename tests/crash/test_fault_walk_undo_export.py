@@ -16,6 +16,7 @@ import errno
 import os
 import shutil
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,10 +35,10 @@ from helpers.shelves import make_pages, make_shelf
 pytestmark = [pytest.mark.crash, pytest.mark.slow]
 
 FAULTS = [
-    pytest.param(errno.ENOSPC, False, id="ENOSPC-once"),
-    pytest.param(errno.ENOSPC, True, id="ENOSPC-persistent"),
-    pytest.param(errno.EIO, False, id="EIO-once"),
-    pytest.param(errno.EIO, True, id="EIO-persistent"),
+    pytest.param((errno.ENOSPC, False), id="ENOSPC-once"),
+    pytest.param((errno.ENOSPC, True), id="ENOSPC-persistent"),
+    pytest.param((errno.EIO, False), id="EIO-once"),
+    pytest.param((errno.EIO, True), id="EIO-persistent"),
 ]
 
 
@@ -82,16 +83,32 @@ def template(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, An
     return {"data": data, "a": a, "b": b, "first": first}
 
 
+@dataclass(frozen=True)
+class FaultWalk:
+    """The test's folder and output, and the fault each call of the walk fails with."""
+
+    tmp_path: Path
+    capsys: pytest.CaptureFixture[str]
+    err: int
+    persistent: bool
+
+    def run(self, template: Path, args: list[str], check: Callable[[Path, int], str]) -> set[str]:
+        return _walk(self, template, args, check)
+
+
+@pytest.fixture(params=FAULTS)
+def walk(
+    request: pytest.FixtureRequest, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> FaultWalk:
+    err, persistent = request.param
+    return FaultWalk(tmp_path, capsys, err, persistent)
+
+
 def _walk(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    template: Path,
-    args: list[str],
-    err: int,
-    persistent: bool,
-    check: Callable[[Path, int], str],
+    walk: FaultWalk, template: Path, args: list[str], check: Callable[[Path, int], str]
 ) -> set[str]:
     """Fail each call of ``args`` in turn; ``check(work, rc)`` judges the outcome and names it."""
+    tmp_path, capsys, err, persistent = walk.tmp_path, walk.capsys, walk.err, walk.persistent
     outcomes: set[str] = set()
     n = 0
     while True:
@@ -129,19 +146,11 @@ def _walk(
             return outcomes  # the command made fewer than n calls: each was failed once
 
 
-@pytest.mark.parametrize(("err", "persistent"), FAULTS)
 @pytest.mark.parametrize("which", ["b", "a"], ids=["pages-out", "notebooks-out"])
-def test_revert_fault_walk(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    template: dict[str, Any],
-    which: str,
-    err: int,
-    persistent: bool,
-) -> None:
+def test_revert_fault_walk(walk: FaultWalk, template: dict[str, Any], which: str) -> None:
     data: Path = template["data"]
     if which == "a":  # run A is revertable only once B is undone: undo B in the template
-        rc, _, said = _cli(capsys, data, "revert", template["b"])
+        rc, _, said = _cli(walk.capsys, data, "revert", template["b"])
         assert rc == EXIT_OK, said
     before = _pages(data)
     run_id = str(template[which])
@@ -158,22 +167,15 @@ def test_revert_fault_walk(
             return record["status"]
         return "ok" if rc == EXIT_OK else "coded"
 
-    outcomes = _walk(tmp_path, capsys, data, ["revert", run_id], err, persistent, check)
+    outcomes = walk.run(data, ["revert", run_id], check)
     assert {"coded", "ok", "reverted"} <= outcomes
 
 
-@pytest.mark.parametrize(("err", "persistent"), FAULTS)
-def test_purge_fault_walk(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    template: dict[str, Any],
-    err: int,
-    persistent: bool,
-) -> None:
+def test_purge_fault_walk(walk: FaultWalk, template: dict[str, Any]) -> None:
     data: Path = template["data"]
-    rc, _, said = _cli(capsys, data, "revert", template["b"])
+    rc, _, said = _cli(walk.capsys, data, "revert", template["b"])
     assert rc == EXIT_OK, said
-    (revert_id,) = [e["revert_id"] for e in _json(capsys, data, "trash")["entries"]]
+    (revert_id,) = [e["revert_id"] for e in _json(walk.capsys, data, "trash")["entries"]]
     pages = _pages(data)
 
     def check(work: Path, rc: int) -> str:
@@ -185,22 +187,13 @@ def test_purge_fault_walk(
         assert revert_id in left or f".purging-{revert_id}" in left
         return "kept"
 
-    outcomes = _walk(
-        tmp_path, capsys, data, ["trash", "--purge", revert_id], err, persistent, check
-    )
+    outcomes = walk.run(data, ["trash", "--purge", revert_id], check)
     assert "purged" in outcomes
 
 
-@pytest.mark.parametrize(("err", "persistent"), FAULTS)
-def test_export_fault_walk(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    template: dict[str, Any],
-    err: int,
-    persistent: bool,
-) -> None:
+def test_export_fault_walk(walk: FaultWalk, template: dict[str, Any]) -> None:
     data: Path = template["data"]
-    dest = tmp_path / "bag"
+    dest = walk.tmp_path / "bag"
     pages = _pages(data)
 
     def check(work: Path, rc: int) -> str:
@@ -226,9 +219,7 @@ def test_export_fault_walk(
         finally:
             shutil.rmtree(dest, ignore_errors=True)
 
-    outcomes = _walk(
-        tmp_path, capsys, data, ["export", "--all", "--output", str(dest)], err, persistent, check
-    )
+    outcomes = walk.run(data, ["export", "--all", "--output", str(dest)], check)
     assert {"complete", "marked incomplete"} <= outcomes
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from transcribe_import.engine import api
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.planning.plan import AdapterMode
 from transcribe_import.engine.runs.model import RunStatus
 from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus
@@ -64,7 +65,8 @@ def test_a_run_shows_only_the_pages_it_added_and_nothing_once_undone(
 
     page_image(tmp_path / "later" / "page 3.jpg", "late")
     plan = api.plan_paths(
-        corpus, api.PlanRequest((tmp_path / "later",), mode=f"into:{notebooks[0]}")
+        corpus,
+        api.PlanRequest((tmp_path / "later",), mode=AdapterMode.into(notebooks[0])),
     )
     prepared = api.prepare_commit(corpus, plan.plan)
     api.execute(corpus, prepared.run_id)

@@ -64,6 +64,12 @@ def test_unregistered_manifest_is_registered_by_doctor(data_dir: Path) -> None:
         FindingCode.REGISTRATION_COMPLETED,
         FindingCode.EMPTY_NOTEBOOK,
     ]
+    # No remedy of the window's removes it: the finding carries the command a person types,
+    # the one its message names (the window says where it is typed: gui/wording/corpus.py).
+    empty = report.findings[1]
+    assert not empty.remedies and not report.findings[0].command
+    assert empty.command == f"transcribe-import doctor --remove-empty {nbid}"
+    assert f"`{empty.command}`" in empty.message and "command" not in empty.to_json()
     assert Corpus.open(data_dir).is_registered(nbid)
     assert doctor(Corpus.open(data_dir)).clean
 

@@ -23,7 +23,7 @@ from transcribe_import.engine.ingest import staging
 from transcribe_import.engine.ingest.checkpoints import CHECKPOINT_PAGES
 from transcribe_import.engine.media import render_vips
 from transcribe_import.engine.media.kinds import RenderSettings
-from transcribe_import.engine.media.render import RenderEngine, render_pages
+from transcribe_import.engine.media.render import RenderedPage, RenderEngine, render_pages
 from transcribe_import.engine.runs.executor import RunControl, execute_run
 from transcribe_import.engine.runs.model import RunStatus
 from transcribe_import.engine.runs.service import prepare_run
@@ -88,28 +88,26 @@ def test_doctor_renders_a_lost_render_again_with_its_recorded_bytes(data_dir: Pa
     assert FindingCode.FILE_MISSING not in found
 
 
-def test_a_render_pillow_made_before_renderers_were_recorded_is_still_verified_and_remade(
-    data_dir: Path,
-) -> None:
-    corpus, nb_dir, doc = _committed(data_dir, _shelf(data_dir.parent / "shelf"))
-    # Every render as the previous version made it: by Pillow, with no renderer recorded.
-    for page in doc["pages"]:
-        source = _source(nb_dir, doc, page)
-        side = max(page["render"]["width"], page["render"]["height"])
-        (old,) = render_pages(
-            nb_dir / source["path"],
-            source["media_type"],
-            [page["page_index"]],
-            RenderSettings(max_side=side),
-            engine=RenderEngine.PILLOW,
-        )
-        assert old.renderer.startswith(f"Pillow {PIL.__version__}")
-        (nb_dir / page["render"]["path"]).write_bytes(old.png)
-        page["render"]["sha256"] = old.sha256
-        del page["render"]["renderer"]
-    (nb_dir / "project.json").write_text(json.dumps(doc))
-    assert _codes(corpus, verify_hashes=True) == {}  # verified: nothing to say
+def _made_again(
+    nb_dir: Path,
+    doc: dict[str, Any],
+    page: dict[str, Any],
+    engine: RenderEngine = RenderEngine.LIBVIPS,
+    **settings: Any,
+) -> RenderedPage:
+    """The page rendered again from its source at its recorded size, as ``settings`` say."""
+    source = _source(nb_dir, doc, page)
+    side = max(page["render"]["width"], page["render"]["height"])
+    how = RenderSettings(max_side=side, **settings)
+    pages = [page["page_index"]]
+    (made,) = render_pages(nb_dir / source["path"], source["media_type"], pages, how, engine=engine)
+    return made
 
+
+def _assert_lost_renders_remade_as_they_were(
+    corpus: Corpus, nb_dir: Path, doc: dict[str, Any]
+) -> None:
+    """Every render deleted: doctor makes each again, byte for byte, and says so."""
     kept = {p["render"]["path"]: (nb_dir / p["render"]["path"]).read_bytes() for p in doc["pages"]}
     for rel in kept:
         (nb_dir / rel).unlink()
@@ -117,6 +115,23 @@ def test_a_render_pillow_made_before_renderers_were_recorded_is_still_verified_a
     assert len(found[FindingCode.FILE_RESTORED]) == len(kept)
     assert {rel: (nb_dir / rel).read_bytes() for rel in kept} == kept
     assert _codes(corpus, verify_hashes=True) == {}
+
+
+def test_a_render_pillow_made_before_renderers_were_recorded_is_still_verified_and_remade(
+    data_dir: Path,
+) -> None:
+    corpus, nb_dir, doc = _committed(data_dir, _shelf(data_dir.parent / "shelf"))
+    # Every render as the previous version made it: by Pillow, with no renderer recorded.
+    for page in doc["pages"]:
+        old = _made_again(nb_dir, doc, page, engine=RenderEngine.PILLOW)
+        assert old.renderer.startswith(f"Pillow {PIL.__version__}")
+        (nb_dir / page["render"]["path"]).write_bytes(old.png)
+        page["render"]["sha256"] = old.sha256
+        del page["render"]["renderer"]
+    (nb_dir / "project.json").write_text(json.dumps(doc))
+    assert _codes(corpus, verify_hashes=True) == {}  # verified: nothing to say
+
+    _assert_lost_renders_remade_as_they_were(corpus, nb_dir, doc)
 
 
 @pytest.mark.parametrize("recorded", ["revision 2", "revision 1", "none"])
@@ -128,14 +143,7 @@ def test_a_render_of_revision_2_is_remade_by_revision_2_with_its_recorded_bytes(
     # named as revision 1 named its renders (no revision: its PNG was revision 2's, so
     # revision 2 is tried); or copied from a bag that recorded no renderer (each is tried).
     for page in doc["pages"]:
-        source = _source(nb_dir, doc, page)
-        side = max(page["render"]["width"], page["render"]["height"])
-        (old,) = render_pages(
-            nb_dir / source["path"],
-            source["media_type"],
-            [page["page_index"]],
-            RenderSettings(max_side=side, libvips_revision=2),
-        )
+        old = _made_again(nb_dir, doc, page, libvips_revision=2)
         assert old.renderer.startswith(render_vips.version(2))
         assert old.sha256 != page["render"]["sha256"]  # revision 3 made other bytes
         (nb_dir / page["render"]["path"]).write_bytes(old.png)
@@ -149,13 +157,7 @@ def test_a_render_of_revision_2_is_remade_by_revision_2_with_its_recorded_bytes(
     (nb_dir / "project.json").write_text(json.dumps(doc))
     assert _codes(corpus, verify_hashes=True) == {}
 
-    kept = {p["render"]["path"]: (nb_dir / p["render"]["path"]).read_bytes() for p in doc["pages"]}
-    for rel in kept:
-        (nb_dir / rel).unlink()
-    found = _codes(corpus)
-    assert len(found[FindingCode.FILE_RESTORED]) == len(kept)
-    assert {rel: (nb_dir / rel).read_bytes() for rel in kept} == kept
-    assert _codes(corpus, verify_hashes=True) == {}
+    _assert_lost_renders_remade_as_they_were(corpus, nb_dir, doc)
 
 
 @pytest.mark.parametrize(
@@ -185,6 +187,10 @@ def test_a_render_no_renderer_here_makes_again_is_told_plainly_not_as_a_hash_fai
     assert f"it was rendered by {renderer}, and" in message
     assert f"again here with {render_vips.version(tried)} gives other bytes" in message
     assert "doctor --restore-from" in message  # what to do: restore it from a backup
+    # ...a command for a terminal, which the finding carries typed (the window says so).
+    [missing] = [f for f in doctor(corpus).findings if f.code is FindingCode.FILE_MISSING]
+    assert missing.command is not None and missing.command.endswith(" --restore-from BACKUP")
+    assert f"`{missing.command}`" in missing.message
     assert not (nb_dir / page["render"]["path"]).exists()  # nothing else written there
 
 

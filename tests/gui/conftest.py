@@ -1,7 +1,7 @@
 """GUI test setup: settings in the test's temp folder, corpora to show, no thread left behind.
 
-The window fixtures (``open_window``, ``gate``) are here; the steps that drive the window are
-in tests/helpers/window.py.
+The window fixtures (``open_window``, ``importing``, ``gate``) are here; the steps that drive
+the window are in tests/helpers/window.py.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from transcribe_import.gui import import_flow
 from transcribe_import.gui.main_window import MainWindow
 from transcribe_import.gui.workers import running_workers
 
-from helpers.window import TIMEOUT_MS, ExecutorGate
+from helpers.window import TIMEOUT_MS, ExecutorGate, drop, scan_and_validate
+from helpers.window import commit as press_commit
 
 
 @pytest.fixture(autouse=True)
@@ -115,6 +116,26 @@ def open_window(
 
     yield open_
     opened.clear()
+
+
+@pytest.fixture
+def importing(qtbot: QtBot, open_window: Callable[..., MainWindow]) -> Callable[..., MainWindow]:
+    """The preamble most window tests share: drop -> scan -> validate -> commit.
+
+    ``importing(*paths, workers=1, commit=True)`` opens a window (``workers`` as for
+    ``open_window``: None keeps the settings' own), drops ``paths`` on it, scans, waits for the
+    validated review and, unless ``commit=False``, presses Commit; it returns the window.
+    """
+
+    def start(*paths: Path, workers: int | None = 1, commit: bool = True) -> MainWindow:
+        window = open_window(workers=workers)
+        drop(window, list(paths))
+        scan_and_validate(qtbot, window)
+        if commit:
+            press_commit(qtbot, window)
+        return window
+
+    return start
 
 
 @pytest.fixture

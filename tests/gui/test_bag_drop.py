@@ -19,7 +19,6 @@ from helpers.window import (
     TIMEOUT_MS,
     commit,
     drop,
-    scan_and_validate,
     wait_run_end,
     wait_validated,
 )
@@ -44,12 +43,13 @@ def _export(tmp_path: Path) -> tuple[list[dict], Path]:
 
 
 def test_a_dropped_bag_imports_with_its_ids(
-    qtbot: QtBot, open_window: OpenWindow, corpus: Corpus, tmp_path: Path
+    qtbot: QtBot,
+    corpus: Corpus,
+    tmp_path: Path,
+    importing: Callable[..., MainWindow],
 ) -> None:
     notebooks, bag = _export(tmp_path)
-    window = open_window()
-    drop(window, [bag])
-    scan_and_validate(qtbot, window)
+    window = importing(bag, workers=None, commit=False)
     plan = window.session.plan
     assert plan is not None
     assert sorted(it.notebook_id for it in plan.items) == sorted(
@@ -73,7 +73,11 @@ def test_a_bag_mixed_with_folders_is_refused_in_words(
 
 
 def test_a_conflicting_notebook_is_settled_in_the_window(
-    qtbot: QtBot, open_window: OpenWindow, corpus: Corpus, data_dir: Path, tmp_path: Path
+    qtbot: QtBot,
+    corpus: Corpus,
+    data_dir: Path,
+    tmp_path: Path,
+    importing: Callable[..., MainWindow],
 ) -> None:
     """Same id, other content: a decision with both choices; as a copy, it lands beside."""
     notebooks, bag = _export(tmp_path)
@@ -82,9 +86,7 @@ def test_a_conflicting_notebook_is_settled_in_the_window(
     cli_json(data_dir, "commit", str(plan), "--json")
     changed = notebooks[0]["notebook_id"]
     edit_project(bag, changed, lambda doc: doc.update(title="Renamed elsewhere"))
-    window = open_window()
-    drop(window, [bag])
-    scan_and_validate(qtbot, window)
+    window = importing(bag, workers=None, commit=False)
     assert window.session.plan is not None
     item = next(it for it in window.session.plan.items if it.notebook_id == changed)
     window.review_page.select_item(item.item_id)
@@ -104,12 +106,14 @@ def test_a_conflicting_notebook_is_settled_in_the_window(
 
 @pytest.mark.parametrize("kind", ["standard", "sha512", "0.97-md5", "nested", "nfd", "extra-tags"])
 def test_a_dropped_bag_another_tool_made_lands_as_its_folders(
-    qtbot: QtBot, open_window: OpenWindow, corpus: Corpus, tmp_path: Path, kind: str
+    qtbot: QtBot,
+    corpus: Corpus,
+    tmp_path: Path,
+    kind: str,
+    importing: Callable[..., MainWindow],
 ) -> None:
     bag, notebooks = foreign_bag(tmp_path / "Accession 12", kind)
-    window = open_window()
-    drop(window, [bag])
-    scan_and_validate(qtbot, window)
+    window = importing(bag, workers=None, commit=False)
     plan = window.session.plan
     assert plan is not None
     assert {it.title: len(it.sources) for it in plan.items} == notebooks

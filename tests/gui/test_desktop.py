@@ -67,27 +67,34 @@ class Recording:
         return True
 
 
+ReadyToCommit = Callable[..., tuple[MainWindow, Recording]]
+
+
+@pytest.fixture
 def ready_to_commit(
     qtbot: QtBot,
     open_window: Callable[..., MainWindow],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
-    *,
-    notebooks: int = 2,
-    notify_after_s: float = 0.0,
-    active: bool = False,
-) -> tuple[MainWindow, Recording]:
-    """A window whose review is validated, with a recording backend, and in front or not."""
-    make_png_shelf(tmp_path / "shelf", notebooks=notebooks)
-    window = open_window(workers=1)
-    recording = Recording(window)
-    long_imports = window.flow.long_imports
-    long_imports.backend = DesktopBackend(recording, recording)
-    long_imports.notify_after_s = notify_after_s
-    monkeypatch.setattr(window, "isActiveWindow", lambda: active)
-    drop(window, [tmp_path / "shelf"])
-    scan_and_validate(qtbot, window)
-    return window, recording
+) -> ReadyToCommit:
+    """``ready_to_commit(notebooks=2, notify_after_s=0.0, active=False)``: a window whose
+    review is validated, with a recording backend, and in front or not."""
+
+    def ready(
+        *, notebooks: int = 2, notify_after_s: float = 0.0, active: bool = False
+    ) -> tuple[MainWindow, Recording]:
+        make_png_shelf(tmp_path / "shelf", notebooks=notebooks)
+        window = open_window(workers=1)
+        recording = Recording(window)
+        long_imports = window.flow.long_imports
+        long_imports.backend = DesktopBackend(recording, recording)
+        long_imports.notify_after_s = notify_after_s
+        monkeypatch.setattr(window, "isActiveWindow", lambda: active)
+        drop(window, [tmp_path / "shelf"])
+        scan_and_validate(qtbot, window)
+        return window, recording
+
+    return ready
 
 
 def end_words(window: MainWindow) -> tuple[str, str, str]:
@@ -97,11 +104,9 @@ def end_words(window: MainWindow) -> tuple[str, str, str]:
 
 def test_a_commit_keeps_the_system_awake_until_it_ends_then_notifies_in_the_end_words(
     qtbot: QtBot,
-    open_window: Callable[..., MainWindow],
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    ready_to_commit: ReadyToCommit,
 ) -> None:
-    window, recording = ready_to_commit(qtbot, open_window, tmp_path, monkeypatch)
+    window, recording = ready_to_commit()
     assert recording.calls == []  # scanning and reviewing hold nothing
 
     commit(qtbot, window)
@@ -118,15 +123,11 @@ def test_a_commit_keeps_the_system_awake_until_it_ends_then_notifies_in_the_end_
 )
 def test_no_notification_when_the_window_is_in_front_or_the_commit_was_short(
     qtbot: QtBot,
-    open_window: Callable[..., MainWindow],
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
     active: bool,
     notify_after_s: float,
+    ready_to_commit: ReadyToCommit,
 ) -> None:
-    window, recording = ready_to_commit(
-        qtbot, open_window, tmp_path, monkeypatch, active=active, notify_after_s=notify_after_s
-    )
+    window, recording = ready_to_commit(active=active, notify_after_s=notify_after_s)
     commit(qtbot, window)
     wait_run_end(qtbot, window)
 
@@ -136,12 +137,10 @@ def test_no_notification_when_the_window_is_in_front_or_the_commit_was_short(
 
 def test_a_paused_commit_lets_the_system_sleep_and_says_paused(
     qtbot: QtBot,
-    open_window: Callable[..., MainWindow],
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
     gate: ExecutorGate,
+    ready_to_commit: ReadyToCommit,
 ) -> None:
-    window, recording = ready_to_commit(qtbot, open_window, tmp_path, monkeypatch, notebooks=3)
+    window, recording = ready_to_commit(notebooks=3)
     commit(qtbot, window)
     qtbot.waitUntil(gate.reached.is_set, timeout=TIMEOUT_MS)
     window.commit_page.pause_button.click()
@@ -155,12 +154,10 @@ def test_a_paused_commit_lets_the_system_sleep_and_says_paused(
 
 def test_a_cancelled_commit_lets_the_system_sleep_and_says_cancelled(
     qtbot: QtBot,
-    open_window: Callable[..., MainWindow],
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
     gate: ExecutorGate,
+    ready_to_commit: ReadyToCommit,
 ) -> None:
-    window, recording = ready_to_commit(qtbot, open_window, tmp_path, monkeypatch, notebooks=3)
+    window, recording = ready_to_commit(notebooks=3)
     commit(qtbot, window)
     qtbot.waitUntil(gate.reached.is_set, timeout=TIMEOUT_MS)
     click_in_next_box(stop_choice_words(StopChoice.KEEP, closing=False), [])

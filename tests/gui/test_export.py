@@ -16,6 +16,7 @@ from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine import api
 from transcribe_import.engine.export.model import ExportStatus
+from transcribe_import.gui.export_dialog import ExportDialog
 from transcribe_import.gui.main_window import MainWindow, Section
 
 from helpers.window import TIMEOUT_MS
@@ -47,6 +48,16 @@ def select_titles(window: MainWindow, *titles: str) -> None:
                 model.index(row, 0),
                 QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows,
             )
+
+
+def _export_dialog(window: MainWindow, dest: Path, *titles: str) -> tuple[ExportDialog, Path]:
+    """File › Export… on the notebooks titled ``titles``, into ``dest``: the dialog, and dest."""
+    select_titles(window, *titles)
+    window.export_action.trigger()
+    dialog = window.export_dialog
+    assert dialog is not None
+    dialog.set_destination(dest)
+    return dialog, dest
 
 
 def test_export_the_selection_into_a_valid_bag(qtbot: QtBot, window: MainWindow, tmp_path):
@@ -132,12 +143,7 @@ def test_cancel_leaves_a_folder_that_says_it_is_incomplete(
 ):
     gate = threading.Event()
     monkeypatch.setattr(api, "export_notebooks", _gated(gate))
-    select_titles(window, "Field notes", "Letters", "Sketches")
-    window.export_action.trigger()
-    dialog = window.export_dialog
-    assert dialog is not None
-    dest = tmp_path / "bag"
-    dialog.set_destination(dest)
+    dialog, dest = _export_dialog(window, tmp_path / "bag", "Field notes", "Letters", "Sketches")
     with qtbot.waitSignal(dialog._slot.progress, timeout=TIMEOUT_MS):
         qtbot.mouseClick(dialog.export_button, Qt.MouseButton.LeftButton)
     assert dialog.is_running() and dialog.cancel_button.text() == "&Cancel Export"
@@ -160,12 +166,7 @@ def test_closing_the_window_during_an_export_stops_it(
 ):
     gate = threading.Event()
     monkeypatch.setattr(api, "export_notebooks", _gated(gate))
-    select_titles(window, "Field notes")
-    window.export_action.trigger()
-    dialog = window.export_dialog
-    assert dialog is not None
-    dest = tmp_path / "bag"
-    dialog.set_destination(dest)
+    dialog, dest = _export_dialog(window, tmp_path / "bag", "Field notes")
     with qtbot.waitSignal(dialog._slot.progress, timeout=TIMEOUT_MS):
         dialog.start()
     threading.Timer(0.2, gate.set).start()  # the export goes on while the window waits for it

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import bagit
 import pytest
@@ -20,8 +21,7 @@ from pytestqt.qtbot import QtBot
 from transcribe_import.engine import api
 from transcribe_import.engine.base.ids import new_id
 from transcribe_import.engine.ingest.transaction import IngestRequest, PageSpec, SourceSpec, ingest
-from transcribe_import.engine.runs.executor import EventKind, RunControl, RunEvent
-from transcribe_import.engine.runs.model import RunStatus
+from transcribe_import.engine.planning.plan import AdapterMode
 from transcribe_import.engine.storage import fsio, project
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.help import guide_html
@@ -35,7 +35,7 @@ from transcribe_import.gui.pages.library import LibraryView
 from transcribe_import.gui.pages.review_grid import PageView
 from transcribe_import.gui.wording import counts_sentence
 
-from helpers.runs import commit_plan, plan_for
+from helpers.runs import cancelled_part_way, commit_plan, plan_for
 from helpers.shelves import make_shelf
 from helpers.window import TIMEOUT_MS, assert_no_clash, commit, scan, wait_run_end
 
@@ -65,7 +65,9 @@ def imported_diary(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> tuple[st
 def rescan_into(corpus: Corpus, notebook_id: str, tmp_path: Path) -> str:
     """A second import into the notebook: a rescan of 2r (replacing it) and a new 3r; its run."""
     folder = pages_folder(tmp_path / "later", ("f. 2r.png", "f. 3r.png"), 90)
-    plan = api.plan_paths(corpus, api.PlanRequest((folder,), mode=f"into:{notebook_id}")).plan
+    plan = api.plan_paths(
+        corpus, api.PlanRequest((folder,), mode=AdapterMode.into(notebook_id))
+    ).plan
     [item] = plan.items
     item = api.replace_page(corpus, item, "f. 2r.png", "2r")
     plan = replace(plan, items=(item,))
@@ -101,14 +103,21 @@ def shown_ids(library: LibraryView, *, history: bool = False) -> list[str]:
     return [model.row(r).page.page_id for r in range(model.rowCount())]
 
 
-def test_the_library_of_an_imported_notebook_is_its_project_json(
-    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
-) -> None:
-    window = open_window(workers=1)
+def _diary_rescanned(
+    qtbot: QtBot, window: MainWindow, corpus: Corpus, tmp_path: Path
+) -> tuple[MainWindow, str, dict[str, Any]]:
+    """The diary imported through the window, then a rescan of one page imported into it:
+    the window (its notebooks listed again), the notebook's id and its project.json."""
     notebook_id, _run = imported_diary(qtbot, window, tmp_path)
     rescan_into(corpus, notebook_id, tmp_path)
     window.list_notebooks()
-    doc = project.read(corpus.notebook_dir(notebook_id), notebook_id)
+    return window, notebook_id, project.read(corpus.notebook_dir(notebook_id), notebook_id)
+
+
+def test_the_library_of_an_imported_notebook_is_its_project_json(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
+) -> None:
+    window, notebook_id, doc = _diary_rescanned(qtbot, open_window(workers=1), corpus, tmp_path)
 
     library = open_in_library(qtbot, window, notebook_id)
     model = library.pages_model
@@ -279,15 +288,7 @@ def test_an_incomplete_notebook_is_marked_in_the_library_and_offers_to_finish(
     qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
 ) -> None:
     shelf = make_shelf(tmp_path / "shelf", 1, 70, folder="Register", size=(120, 160))
-    plan = plan_for(corpus, shelf)
-    control = RunControl()
-
-    def stop(event: RunEvent) -> None:
-        if event.kind is EventKind.PAGES_LANDED:
-            control.cancel()
-
-    result = commit_plan(corpus, plan, control=control, workers=1, on_event=stop)
-    assert result.status is RunStatus.CANCELLED
+    result, plan = cancelled_part_way(corpus, shelf)
     notebook_id = plan.items[0].notebook_id
     landed = len(project.read(corpus.notebook_dir(notebook_id), notebook_id)["pages"])
     assert 0 < landed < 70
@@ -368,11 +369,7 @@ def test_an_import_of_two_notebooks_shows_each_in_turn(
 def test_a_replaced_page_says_which_page_replaced_it(
     qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
 ) -> None:
-    window = open_window(workers=1)
-    notebook_id, _run = imported_diary(qtbot, window, tmp_path)
-    rescan_into(corpus, notebook_id, tmp_path)
-    window.list_notebooks()
-    doc = project.read(corpus.notebook_dir(notebook_id), notebook_id)
+    window, notebook_id, doc = _diary_rescanned(qtbot, open_window(workers=1), corpus, tmp_path)
     [old] = doc["replaced_pages"]
     # The page in its place now: its number in the notebook, as the Pages tab shows it.
     number = 1 + [p["id"] for p in doc["pages"]].index(old["replaced_by"])
@@ -467,15 +464,7 @@ def test_finish_import_from_the_library_finishes_the_notebook(
     make_notebook("Letters", 1)
     window = open_window(workers=1)  # its columns fitted to a list of complete notebooks
     shelf = make_shelf(tmp_path / "shelf", 1, 40, folder="Register", size=(120, 160))
-    plan = plan_for(corpus, shelf)
-    control = RunControl()
-
-    def stop(event: RunEvent) -> None:
-        if event.kind is EventKind.PAGES_LANDED:
-            control.cancel()
-
-    result = commit_plan(corpus, plan, control=control, workers=1, on_event=stop)
-    assert result.status is RunStatus.CANCELLED
+    result, plan = cancelled_part_way(corpus, shelf)
     notebook_id = plan.items[0].notebook_id
     # One notebook, its words one: "its pages", as "their pages" for two.
     said = counts_sentence(run_summary(corpus, result.run_id))
@@ -538,16 +527,7 @@ def test_a_failed_undo_from_the_library_is_told_in_the_library(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     shelf = make_shelf(tmp_path / "shelf", 1, 70, folder="Register", size=(120, 160))
-    plan = plan_for(corpus, shelf)
-    control = RunControl()
-
-    def stop(event: RunEvent) -> None:
-        if event.kind is EventKind.PAGES_LANDED:
-            control.cancel()
-
-    assert commit_plan(corpus, plan, control=control, workers=1, on_event=stop).status is (
-        RunStatus.CANCELLED
-    )
+    result, plan = cancelled_part_way(corpus, shelf)
     window = open_window()
     library = open_in_library(qtbot, window, plan.items[0].notebook_id)
 

@@ -30,7 +30,7 @@ from helpers.window import (
     TIMEOUT_MS,
     assert_no_clash,
     commit,
-    scan_and_validate,
+    into_review,
     wait_run_end,
     wait_validated,
 )
@@ -44,17 +44,6 @@ def late_pages(folder: Path) -> Path:
     for i in (1, 2):
         Image.new("RGB", (40, 56), (10 * i, 120, 90)).save(folder / f"p{i}.png")
     return folder
-
-
-def into_review(qtbot: QtBot, window: MainWindow, target: str, folder: Path) -> None:
-    """Add ``folder`` into the notebook ``target`` and wait for its validated review."""
-    start = window.start_page
-    qtbot.waitUntil(lambda: start.notebook_combo.count() >= 1, timeout=TIMEOUT_MS)
-    window.add_paths([folder])
-    start.into_radio.click()
-    start.notebook_combo.setCurrentIndex(start.notebook_combo.findData(target))
-    assert start.mode() == f"into:{target}"
-    scan_and_validate(qtbot, window)
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -53,6 +54,27 @@ def second_start(data_dir: Path, tmp_path: Path, *paths: Path) -> subprocess.Pop
         )
 
 
+def window_and_second(
+    qapp: QApplication,
+    seen: dict[str, object],
+    look: Callable[[], None],
+    data_dir: Path,
+    tmp_path: Path,
+    *paths: Path,
+) -> tuple[MainWindow, subprocess.Popen[bytes]] | None:
+    """Once the first window is shown: it, and a second start (begun at the first call,
+    kept in ``seen``); until then None, and ``look`` is called again in 20 ms."""
+    window = the_window(qapp)
+    if window is None:
+        QTimer.singleShot(20, look)
+        return None
+    if "second" not in seen:
+        seen["second"] = second_start(data_dir, tmp_path, *paths)
+    second = seen["second"]
+    assert isinstance(second, subprocess.Popen)
+    return window, second
+
+
 def test_a_second_start_hands_its_folder_to_the_running_window_and_exits(
     qapp: QApplication, data_dir: Path, tmp_path: Path
 ) -> None:
@@ -63,14 +85,10 @@ def test_a_second_start_hands_its_folder_to_the_running_window_and_exits(
     started = time.monotonic()
 
     def look() -> None:
-        window = the_window(qapp)
-        if window is None:
-            QTimer.singleShot(20, look)
+        both = window_and_second(qapp, seen, look, data_dir, tmp_path, folder)
+        if both is None:
             return
-        if "second" not in seen:
-            seen["second"] = second_start(data_dir, tmp_path, folder)
-        second = seen["second"]
-        assert isinstance(second, subprocess.Popen)
+        window, second = both
         arrived = folder in window.start_page.paths()
         if (second.poll() is None or not arrived) and time.monotonic() - started < DEADLINE_S:
             QTimer.singleShot(20, look)
@@ -95,14 +113,10 @@ def test_a_second_start_with_nothing_to_hand_over_exits_too(
     seen: dict[str, object] = {}
 
     def look() -> None:
-        window = the_window(qapp)
-        if window is None:
-            QTimer.singleShot(20, look)
+        both = window_and_second(qapp, seen, look, data_dir, tmp_path)
+        if both is None:
             return
-        if "second" not in seen:
-            seen["second"] = second_start(data_dir, tmp_path)
-        second = seen["second"]
-        assert isinstance(second, subprocess.Popen)
+        window, second = both
         if second.poll() is None:
             QTimer.singleShot(20, look)
             return

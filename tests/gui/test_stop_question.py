@@ -43,9 +43,6 @@ from helpers.window import (
     TIMEOUT_MS,
     ExecutorGate,
     click_in_next_box,
-    commit,
-    drop,
-    scan_and_validate,
     wait_run_end,
 )
 
@@ -62,18 +59,12 @@ def checkpoint(monkeypatch: pytest.MonkeyPatch) -> Iterator[ExecutorGate]:
     held.release.set()
 
 
-def _held_part_way(
-    qtbot: QtBot,
-    open_window: Callable[..., MainWindow],
-    tmp_path: Path,
-    checkpoint: ExecutorGate,
+@pytest.fixture
+def held_part_way(
+    tmp_path: Path, checkpoint: ExecutorGate, importing: Callable[..., MainWindow]
 ) -> MainWindow:
     """The window committing one 70-page notebook, held after its first checkpoint."""
-    make_png_shelf(tmp_path / "shelf", notebooks=1, pages=PAGES)
-    window = open_window(workers=1)
-    drop(window, [tmp_path / "shelf"])
-    scan_and_validate(qtbot, window)
-    commit(qtbot, window)
+    window = importing(make_png_shelf(tmp_path / "shelf", notebooks=1, pages=PAGES))
     assert checkpoint.reached.wait(TIMEOUT_MS / 1000)
     return window
 
@@ -92,13 +83,9 @@ def _undo_dialog(qtbot: QtBot, window: MainWindow) -> UndoDialog:
 
 
 def test_stop_keep_what_landed_keeps_the_pages_and_retry_imports_only_the_rest(
-    qtbot: QtBot,
-    open_window: Callable[..., MainWindow],
-    corpus: Corpus,
-    tmp_path: Path,
-    checkpoint: ExecutorGate,
+    qtbot: QtBot, corpus: Corpus, checkpoint: ExecutorGate, held_part_way: MainWindow
 ) -> None:
-    window = _held_part_way(qtbot, open_window, tmp_path, checkpoint)
+    window = held_part_way
     page = window.commit_page
     assert page.cancel_button.text().replace("&", "") == "Stop Import…"
     seen: list[str] = []
@@ -142,13 +129,9 @@ def test_stop_keep_what_landed_keeps_the_pages_and_retry_imports_only_the_rest(
 
 
 def test_stop_and_undo_ends_the_run_then_its_preview_takes_out_only_when_asked(
-    qtbot: QtBot,
-    open_window: Callable[..., MainWindow],
-    corpus: Corpus,
-    tmp_path: Path,
-    checkpoint: ExecutorGate,
+    qtbot: QtBot, corpus: Corpus, checkpoint: ExecutorGate, held_part_way: MainWindow
 ) -> None:
-    window = _held_part_way(qtbot, open_window, tmp_path, checkpoint)
+    window = held_part_way
     page = window.commit_page
     seen: list[str] = []
     click_in_next_box(stop_choice_words(StopChoice.UNDO, closing=False), seen)
@@ -175,13 +158,9 @@ def test_stop_and_undo_ends_the_run_then_its_preview_takes_out_only_when_asked(
 
 
 def test_closing_with_stop_and_undo_waits_for_the_undo_then_closes(
-    qtbot: QtBot,
-    open_window: Callable[..., MainWindow],
-    corpus: Corpus,
-    tmp_path: Path,
-    checkpoint: ExecutorGate,
+    qtbot: QtBot, corpus: Corpus, checkpoint: ExecutorGate, held_part_way: MainWindow
 ) -> None:
-    window = _held_part_way(qtbot, open_window, tmp_path, checkpoint)
+    window = held_part_way
     seen: list[str] = []
     click_in_next_box(stop_choice_words(StopChoice.UNDO, closing=True), seen)
     assert not window.close()
@@ -203,13 +182,9 @@ def test_closing_with_stop_and_undo_waits_for_the_undo_then_closes(
 
 
 def test_closing_with_stop_keep_what_landed_closes_and_the_pages_stay(
-    qtbot: QtBot,
-    open_window: Callable[..., MainWindow],
-    corpus: Corpus,
-    tmp_path: Path,
-    checkpoint: ExecutorGate,
+    qtbot: QtBot, corpus: Corpus, checkpoint: ExecutorGate, held_part_way: MainWindow
 ) -> None:
-    window = _held_part_way(qtbot, open_window, tmp_path, checkpoint)
+    window = held_part_way
     seen: list[str] = []
     click_in_next_box(stop_choice_words(StopChoice.KEEP, closing=True), seen)
     assert not window.close()
@@ -239,12 +214,12 @@ def test_the_guide_names_the_stop_button_and_says_what_stopping_keeps(
 
 def test_a_refused_retry_is_told_and_kept_in_the_history_of_the_run_it_would_retry(
     qtbot: QtBot,
-    open_window: Callable[..., MainWindow],
     corpus: Corpus,
     tmp_path: Path,
     checkpoint: ExecutorGate,
+    held_part_way: MainWindow,
 ) -> None:
-    window = _held_part_way(qtbot, open_window, tmp_path, checkpoint)
+    window = held_part_way
     page = window.commit_page
     click_in_next_box(stop_choice_words(StopChoice.KEEP, closing=False), [])
     page.cancel_button.click()
@@ -270,18 +245,15 @@ def test_a_refused_retry_is_told_and_kept_in_the_history_of_the_run_it_would_ret
 
 def test_stop_and_undo_before_any_page_landed_says_there_is_nothing_to_undo(
     qtbot: QtBot,
-    open_window: Callable[..., MainWindow],
     corpus: Corpus,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    importing: Callable[..., MainWindow],
 ) -> None:
     make_png_shelf(tmp_path / "shelf", notebooks=1, pages=PAGES)
     started = ExecutorGate(monkeypatch, at=EventKind.ITEM_STARTED)
     try:
-        window = open_window(workers=1)
-        drop(window, [tmp_path / "shelf"])
-        scan_and_validate(qtbot, window)
-        commit(qtbot, window)
+        window = importing(tmp_path / "shelf")
         assert started.reached.wait(TIMEOUT_MS / 1000)
         click_in_next_box(stop_choice_words(StopChoice.UNDO, closing=False), [])
         window.commit_page.cancel_button.click()

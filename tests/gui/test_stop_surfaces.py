@@ -31,9 +31,6 @@ from helpers.window import (
     TIMEOUT_MS,
     ExecutorGate,
     click_in_next_box,
-    commit,
-    drop,
-    scan_and_validate,
 )
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
@@ -77,7 +74,6 @@ sys.exit(application.exec())
 )
 def test_closing_during_a_commit_is_told_alike_everywhere(
     qtbot: QtBot,
-    open_window: Callable[..., MainWindow],
     corpus: Corpus,
     data_dir: Path,
     tmp_path: Path,
@@ -86,14 +82,12 @@ def test_closing_during_a_commit_is_told_alike_everywhere(
     state: str,
     status: str,
     history: HistoryEvent,
+    importing: Callable[..., MainWindow],
 ) -> None:
     make_png_shelf(tmp_path / "shelf", notebooks=1, pages=PAGES)
     held = ExecutorGate(monkeypatch, at=EventKind.PAGES_LANDED)
     try:
-        window = open_window(workers=1)
-        drop(window, [tmp_path / "shelf"])
-        scan_and_validate(qtbot, window)
-        commit(qtbot, window)
+        window = importing(tmp_path / "shelf")
         assert held.reached.wait(TIMEOUT_MS / 1000)
         click_in_next_box(stop_choice_words(answer, closing=True), [])
         assert not window.close()

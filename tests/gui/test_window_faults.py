@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
-from transcribe_import.engine.planning import planner
 from transcribe_import.gui import main_window
 from transcribe_import.gui import workers as workers_module
 from transcribe_import.gui.main_window import MainWindow, Section
@@ -28,7 +27,13 @@ from transcribe_import.gui.models.problems import ProblemColumn
 from transcribe_import.gui.pages.review_parts import SHOWN_PROBLEMS
 
 from helpers.shelves import make_png_shelf
-from helpers.window import TIMEOUT_MS, click_in_next_box, scan_and_validate, wait_validated
+from helpers.window import (
+    TIMEOUT_MS,
+    PlanHold,
+    click_in_next_box,
+    scan_and_validate,
+    wait_validated,
+)
 
 pytestmark = pytest.mark.qt_log_ignore(
     "This plugin does not support propagateSizeHints", "This plugin does not support raise"
@@ -63,23 +68,14 @@ def test_a_cancel_pressed_while_the_plan_is_made_opens_no_review(
     """The scan has read every file and the plan is being made when Cancel is pressed: the
     review used to open anyway. Now the window goes back to the start page, no plan."""
     make_png_shelf(tmp_path / "shelf", notebooks=2)
-    making = threading.Event()
-    release = threading.Event()
-    real = planner.build_plan
-
-    def held_build_plan(*args: Any, **kw: Any) -> Any:
-        making.set()
-        release.wait(TIMEOUT_MS / 1000)
-        return real(*args, **kw)
-
-    monkeypatch.setattr(planner, "build_plan", held_build_plan)
+    hold = PlanHold(monkeypatch)
     window = open_window()
     window.add_paths([tmp_path / "shelf"])
     qtbot.mouseClick(window.start_page.scan_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(making.is_set, timeout=TIMEOUT_MS)
+    qtbot.waitUntil(hold.making.is_set, timeout=TIMEOUT_MS)
     qtbot.mouseClick(window.scan_page.cancel_button, Qt.MouseButton.LeftButton)
     assert window.scan_page.headline.text() == "Stopping the scan…"
-    release.set()
+    hold.release.set()
     qtbot.waitUntil(lambda: not window.scan_page.is_running(), timeout=TIMEOUT_MS)
     assert window.current_page() is window.start_page
     assert window.statusBar().currentMessage() == "Scan cancelled; nothing was planned."
@@ -399,25 +395,16 @@ def test_every_page_keeps_its_buttons_in_reach_at_1024_pixels(
     right edge; every page is checked: start, scan, review, commit, runs, corpus, trash."""
     monkeypatch.setattr(main_window, "available_geometry", lambda _w: QRect(area))
     shelf = make_png_shelf(tmp_path / "shelf", notebooks=2)
-    making = threading.Event()
-    release = threading.Event()
-    real = planner.build_plan
-
-    def held_build_plan(*args: Any, **kw: Any) -> Any:
-        making.set()
-        release.wait(TIMEOUT_MS / 1000)
-        return real(*args, **kw)
-
-    monkeypatch.setattr(planner, "build_plan", held_build_plan)
+    hold = PlanHold(monkeypatch)
     window = open_window()
     assert window.frameGeometry().width() <= area.width()
     assert out_of_reach(window) == [], "start"
     window.add_paths([shelf])
     window.start_page.scan_button.click()
-    qtbot.waitUntil(making.is_set, timeout=TIMEOUT_MS)
+    qtbot.waitUntil(hold.making.is_set, timeout=TIMEOUT_MS)
     assert window.current_page() is window.scan_page
     assert out_of_reach(window) == [], "scan"
-    release.set()
+    hold.release.set()
     wait_validated(qtbot, window)
     assert out_of_reach(window) == [], "review"
     # Shorter than the review would like to be (a 768-pixel screen, a decision to make):

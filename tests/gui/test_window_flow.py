@@ -39,10 +39,17 @@ from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine.api import interrupted_runs, list_drafts, validate_plan
 from transcribe_import.engine.planning import scan as scan_module
-from transcribe_import.engine.planning.plan import load_plan, save_plan
+from transcribe_import.engine.planning.plan import (
+    DEFAULT_MODE,
+    AdapterMode,
+    ModeName,
+    load_plan,
+    save_plan,
+)
 from transcribe_import.engine.planning.planner import build_plan
 from transcribe_import.engine.planning.scan import ScanPhase, ScanProgress, ScanResult, run_scan
 from transcribe_import.engine.runs.executor import EventKind
+from transcribe_import.engine.runs.model import SkipReason
 from transcribe_import.engine.runs.store import ItemOutcome, ItemState, RunStatus, RunStore
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui import app as gui_app
@@ -132,7 +139,7 @@ def test_drop_scan_resolve_the_order_validate_and_commit(
 
     drop(window, [shelf])
     assert window.start_page.paths() == [shelf]
-    assert window.start_page.mode() == "folders"
+    assert window.start_page.mode() == DEFAULT_MODE
 
     scan_and_validate(qtbot, window)
 
@@ -206,12 +213,12 @@ def test_drop_scan_resolve_the_order_validate_and_commit(
 
 
 def test_commit_waits_for_a_validation_of_the_plan_as_it_is(
-    qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path
+    qtbot: QtBot,
+    tmp_path: Path,
+    importing: Callable[..., MainWindow],
 ) -> None:
     make_rollover_folder(tmp_path / "Field notes")
-    window = open_window()
-    drop(window, [tmp_path / "Field notes"])
-    scan_and_validate(qtbot, window)
+    window = importing(tmp_path / "Field notes", workers=None, commit=False)
     assert not window.review_page.can_commit()
 
     # Asking to commit an invalid plan starts nothing.
@@ -236,12 +243,12 @@ def test_commit_waits_for_a_validation_of_the_plan_as_it_is(
 
 
 def test_a_file_changed_after_validation_sends_the_plan_back_to_review(
-    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
+    qtbot: QtBot,
+    corpus: Corpus,
+    tmp_path: Path,
+    importing: Callable[..., MainWindow],
 ) -> None:
-    make_png_shelf(tmp_path / "shelf", notebooks=1)
-    window = open_window()
-    drop(window, [tmp_path / "shelf"])
-    scan_and_validate(qtbot, window)
+    window = importing(make_png_shelf(tmp_path / "shelf", notebooks=1), workers=None, commit=False)
     assert window.review_page.can_commit()
 
     changed = tmp_path / "shelf" / "Notebook 01" / "p1.png"
@@ -261,16 +268,12 @@ def test_a_file_changed_after_validation_sends_the_plan_back_to_review(
 
 def test_cancel_during_a_commit_asks_first_and_ends_cancelled_with_commits(
     qtbot: QtBot,
-    open_window: Callable[..., MainWindow],
     corpus: Corpus,
     tmp_path: Path,
     gate: ExecutorGate,
+    importing: Callable[..., MainWindow],
 ) -> None:
-    make_png_shelf(tmp_path / "shelf", notebooks=6)
-    window = open_window(workers=1)
-    drop(window, [tmp_path / "shelf"])
-    scan_and_validate(qtbot, window)
-    commit(qtbot, window)
+    window = importing(make_png_shelf(tmp_path / "shelf", notebooks=6))
     first_outcome_shown(qtbot, window)
     page = window.commit_page
     assert page.pause_button.isEnabled() and page.cancel_button.isEnabled()
@@ -305,16 +308,12 @@ def test_cancel_during_a_commit_asks_first_and_ends_cancelled_with_commits(
 
 def test_pause_then_resume_from_the_runs_view(
     qtbot: QtBot,
-    open_window: Callable[..., MainWindow],
     corpus: Corpus,
     tmp_path: Path,
     gate: ExecutorGate,
+    importing: Callable[..., MainWindow],
 ) -> None:
-    make_png_shelf(tmp_path / "shelf", notebooks=4)
-    window = open_window(workers=1)
-    drop(window, [tmp_path / "shelf"])
-    scan_and_validate(qtbot, window)
-    commit(qtbot, window)
+    window = importing(make_png_shelf(tmp_path / "shelf", notebooks=4))
     first_outcome_shown(qtbot, window)
     page = window.commit_page
 
@@ -438,19 +437,15 @@ def test_resume_a_run_whose_process_was_killed(
 )
 def test_closing_during_a_commit_stops_it_and_waits(
     qtbot: QtBot,
-    open_window: Callable[..., MainWindow],
     corpus: Corpus,
     tmp_path: Path,
     gate: ExecutorGate,
     monkeypatch: pytest.MonkeyPatch,
     answer: StopChoice,
     status: RunStatus,
+    importing: Callable[..., MainWindow],
 ) -> None:
-    make_png_shelf(tmp_path / "shelf", notebooks=3)
-    window = open_window(workers=1)
-    drop(window, [tmp_path / "shelf"])
-    scan_and_validate(qtbot, window)
-    commit(qtbot, window)
+    window = importing(make_png_shelf(tmp_path / "shelf", notebooks=3))
     first_outcome_shown(qtbot, window)
 
     asked: list[bool] = []
@@ -554,7 +549,7 @@ def test_command_line_paths_are_scanned_at_once(
 
     QTimer.singleShot(0, look)
     assert gui_app.run_gui(data_dir, [tmp_path / "shelf"]) == 0
-    assert seen == [("folders", 2)]
+    assert seen == [(DEFAULT_MODE, 2)]
 
 
 def test_a_scan_of_a_missing_folder_says_so_on_the_start_view(
@@ -600,9 +595,9 @@ def test_mapping_choices_become_engine_modes(
     assert not start.scan_button.isEnabled()
     assert start.hint_label.text() == "Give the new notebook a title."
     qtbot.keyClicks(start.title_edit, "Letters")
-    assert start.mode() == "single" and start.title() == "Letters"
+    assert start.mode() == AdapterMode(ModeName.SINGLE) and start.title() == "Letters"
     start.into_radio.click()
-    assert start.mode() == f"into:{target}" and start.title() is None
+    assert start.mode() == AdapterMode.into(target) and start.title() is None
 
     scan_and_validate(qtbot, window)
     plan = window.session.plan
@@ -613,15 +608,11 @@ def test_mapping_choices_become_engine_modes(
 
 def test_dropping_is_refused_while_a_commit_runs(
     qtbot: QtBot,
-    open_window: Callable[..., MainWindow],
     tmp_path: Path,
     gate: ExecutorGate,
+    importing: Callable[..., MainWindow],
 ) -> None:
-    make_png_shelf(tmp_path / "shelf", notebooks=2)
-    window = open_window(workers=1)
-    drop(window, [tmp_path / "shelf"])
-    scan_and_validate(qtbot, window)
-    commit(qtbot, window)
+    window = importing(make_png_shelf(tmp_path / "shelf", notebooks=2))
     first_outcome_shown(qtbot, window)
     with pytest.raises(AssertionError, match="should take folders"):
         drop(window, [tmp_path / "other"])
@@ -755,7 +746,7 @@ def test_outcome_model_is_a_well_behaved_qt_model(qtmodeltester) -> None:
     qtmodeltester.check(model)
     rows = [
         _outcome_row(0, ItemState.COMMITTED),
-        _outcome_row(1, ItemState.SKIPPED, skip_classification="all_duplicates"),
+        _outcome_row(1, ItemState.SKIPPED, skip_classification=SkipReason.ALL_DUPLICATES),
         _outcome_row(2, ItemState.FAILED, failure_code="source_changed", failure_message="gone"),
         _outcome_row(3, ItemState.CANCELLED_PENDING),
         replace(_outcome_row(4, ItemState.PENDING), started=True),
@@ -949,16 +940,12 @@ def test_a_quarantined_journal_is_told_on_the_start_view(
 
 def test_an_interrupted_run_can_be_cancelled_from_the_runs_view(
     qtbot: QtBot,
-    open_window: Callable[..., MainWindow],
     corpus: Corpus,
     tmp_path: Path,
     gate: ExecutorGate,
+    importing: Callable[..., MainWindow],
 ) -> None:
-    make_png_shelf(tmp_path / "shelf", notebooks=3)
-    window = open_window(workers=1)
-    drop(window, [tmp_path / "shelf"])
-    scan_and_validate(qtbot, window)
-    commit(qtbot, window)
+    window = importing(make_png_shelf(tmp_path / "shelf", notebooks=3))
     first_outcome_shown(qtbot, window)
     window.commit_page.pause_button.click()
     gate.release.set()
@@ -1017,10 +1004,10 @@ def test_closing_during_a_scan_stops_it(
 
 def test_the_bar_counts_pages_as_they_land_and_a_cancel_half_way_keeps_them(
     qtbot: QtBot,
-    open_window: Callable[..., MainWindow],
     corpus: Corpus,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    importing: Callable[..., MainWindow],
 ) -> None:
     """One 70-page notebook: held after its first checkpoint, the bar shows its 32 pages;
     cancelled there, the run is `cancelled` (no notebook finished), and the words say the 32
@@ -1030,10 +1017,7 @@ def test_the_bar_counts_pages_as_they_land_and_a_cancel_half_way_keeps_them(
     make_png_shelf(tmp_path / "shelf", notebooks=1, pages=70)
     checkpoint = ExecutorGate(monkeypatch, at=EventKind.PAGES_LANDED)
     try:
-        window = open_window(workers=1)
-        drop(window, [tmp_path / "shelf"])
-        scan_and_validate(qtbot, window)
-        commit(qtbot, window)
+        window = importing(tmp_path / "shelf")
         page = window.commit_page
         qtbot.waitUntil(lambda: page.progress_bar.value() == CHECKPOINT_PAGES, timeout=TIMEOUT_MS)
         assert page.progress_bar.maximum() == 70
@@ -1055,7 +1039,8 @@ def test_the_bar_counts_pages_as_they_land_and_a_cancel_half_way_keeps_them(
 
 
 def test_files_the_plan_leaves_out_are_listed_with_their_reasons(
-    qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path
+    tmp_path: Path,
+    importing: Callable[..., MainWindow],
 ) -> None:
     folder = tmp_path / "shelf" / "Letters"
     make_jpeg(folder / "page 3.jpg", label="3")
@@ -1063,9 +1048,7 @@ def test_files_the_plan_leaves_out_are_listed_with_their_reasons(
     (folder / "notes.txt").write_text("who wrote these?")
     (folder / "page 2.jpg").write_bytes(b"\xff\xd8\xff\xe0 not really a jpeg")
     make_jpeg(tmp_path / "shelf" / "Diary" / "page 1.jpg", label="d1")
-    window = open_window()
-    drop(window, [tmp_path / "shelf"])
-    scan_and_validate(qtbot, window)
+    window = importing(tmp_path / "shelf", workers=None, commit=False)
 
     review = window.review_page
     rows = {r.rel: r for r in review.not_imported()}
@@ -1100,12 +1083,10 @@ def test_files_the_plan_leaves_out_are_listed_with_their_reasons(
 
 
 def test_the_notebooks_list_shows_no_column_that_says_nothing(
-    qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path
+    tmp_path: Path,
+    importing: Callable[..., MainWindow],
 ) -> None:
-    make_png_shelf(tmp_path / "shelf", notebooks=2)
-    window = open_window()
-    drop(window, [tmp_path / "shelf"])
-    scan_and_validate(qtbot, window)
+    window = importing(make_png_shelf(tmp_path / "shelf", notebooks=2), workers=None, commit=False)
     review = window.review_page
     # Every notebook is a new one and the scan left nothing out: the names get the room.
     assert review.items_view.isColumnHidden(ItemColumn.ACTION)
@@ -1119,14 +1100,13 @@ def test_the_notebooks_list_shows_no_column_that_says_nothing(
 
 
 def test_a_scan_that_finds_nothing_to_import_cannot_be_committed_and_says_why(
-    qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path
+    tmp_path: Path,
+    importing: Callable[..., MainWindow],
 ) -> None:
     folder = tmp_path / "shelf" / "Box 3"
     folder.mkdir(parents=True)
     (folder / "notes.txt").write_text("nothing scanned yet")
-    window = open_window()
-    drop(window, [tmp_path / "shelf"])
-    scan_and_validate(qtbot, window)
+    window = importing(tmp_path / "shelf", workers=None, commit=False)
 
     review = window.review_page
     assert not review.can_commit() and not review.commit_button.isEnabled()
@@ -1208,12 +1188,12 @@ def test_quitting_with_decisions_in_no_plan_file_asks_and_says_the_draft_keeps_t
     corpus: Corpus,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    importing: Callable[..., MainWindow],
 ) -> None:
     monkeypatch.setattr(import_flow, "ask_unsaved_review", ask_unsaved_review)  # the real box
-    make_png_shelf(tmp_path / "shelf", notebooks=2, pages=3)
-    window = open_window()
-    drop(window, [tmp_path / "shelf"])
-    scan_and_validate(qtbot, window)
+    window = importing(
+        make_png_shelf(tmp_path / "shelf", notebooks=2, pages=3), workers=None, commit=False
+    )
     plan = window.session.plan
     assert plan is not None
     draft = corpus.runs_dir / "drafts" / f"{plan.plan_id}.json"
@@ -1270,16 +1250,12 @@ def test_quitting_with_decisions_in_no_plan_file_asks_and_says_the_draft_keeps_t
 
 
 def test_the_quit_question_says_so_when_the_draft_cannot_be_written(
-    qtbot: QtBot,
-    open_window: Callable[..., MainWindow],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    importing: Callable[..., MainWindow],
 ) -> None:
     monkeypatch.setattr(import_flow, "ask_unsaved_review", ask_unsaved_review)
-    make_png_shelf(tmp_path / "shelf", notebooks=1)
-    window = open_window()
-    drop(window, [tmp_path / "shelf"])
-    scan_and_validate(qtbot, window)
+    window = importing(make_png_shelf(tmp_path / "shelf", notebooks=1), workers=None, commit=False)
 
     def full(_corpus: Corpus, _plan: object) -> None:
         raise OSError(28, "No space left on device", str(tmp_path / "drafts"))
@@ -1298,20 +1274,16 @@ def test_the_quit_question_says_so_when_the_draft_cannot_be_written(
 
 
 def test_a_review_with_no_decision_quits_without_a_question(
-    qtbot: QtBot,
-    open_window: Callable[..., MainWindow],
     corpus: Corpus,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    importing: Callable[..., MainWindow],
 ) -> None:
     asked: list[str | None] = []
     monkeypatch.setattr(
         import_flow, "ask_unsaved_review", lambda _p, problem: asked.append(problem) or "cancel"
     )
-    make_png_shelf(tmp_path / "shelf", notebooks=1)
-    window = open_window()
-    drop(window, [tmp_path / "shelf"])
-    scan_and_validate(qtbot, window)
+    window = importing(make_png_shelf(tmp_path / "shelf", notebooks=1), workers=None, commit=False)
     window.review_page.page_view.selectRow(0)
     window.review_page.exclude_action.trigger()
     window.review_page.undo_action.trigger()  # back where the scan left it

@@ -33,6 +33,7 @@ from helpers.runs import imported_diary, looked_at
 from helpers.window import (
     TIMEOUT_MS,
     commit,
+    into_review,
     item_state,
     panel_words,
     scan,
@@ -172,16 +173,6 @@ def test_a_rescan_numbered_last_replaces_its_page_where_it_stood_beside_a_broken
         "IMG_0004.jpg": "4",
     }
     assert page.decision_panel.title() == "Files that cannot be imported"
-
-
-def into_review(qtbot: QtBot, window: MainWindow, target: str, folder: Path) -> None:
-    """Add ``folder`` into the notebook ``target`` on the start page; wait for its review."""
-    start = window.start_page
-    qtbot.waitUntil(lambda: start.notebook_combo.count() >= 1, timeout=TIMEOUT_MS)
-    window.add_paths([folder])
-    start.into_radio.click()
-    start.notebook_combo.setCurrentIndex(start.notebook_combo.findData(target))
-    scan_and_validate(qtbot, window)
 
 
 def numbers(page: ReviewPage) -> dict[str, str]:

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine import api
+from transcribe_import.engine.planning.plan import DEFAULT_MODE, AdapterMode
 from transcribe_import.engine.runs.executor import EventKind
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow
@@ -26,11 +27,8 @@ from helpers.shelves import make_png_shelf
 from helpers.window import (
     TIMEOUT_MS,
     ExecutorGate,
-    commit,
-    drop,
     item_state,
     scan,
-    scan_and_validate,
     show_item,
     wait_run_end,
     when_modal_opens,
@@ -67,23 +65,19 @@ def test_a_new_import_starts_from_one_notebook_per_folder(
     start = window.start_page
     qtbot.waitUntil(lambda: start.notebook_combo.count() == 1, timeout=TIMEOUT_MS)
     start.into_radio.click()
-    assert start.mode() == f"into:{target}"
+    assert start.mode() == AdapterMode.into(target)
     window.new_import_action.trigger()
-    assert window.current_page() is start and start.mode() == "folders"
+    assert window.current_page() is start and start.mode() == DEFAULT_MODE
 
 
 def test_the_stop_question_closes_itself_when_the_import_ends(
     qtbot: QtBot,
-    open_window: Callable[..., MainWindow],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    importing: Callable[..., MainWindow],
 ) -> None:
     gate = ExecutorGate(monkeypatch, at=EventKind.PAGES_LANDED)
-    make_png_shelf(tmp_path / "shelf", notebooks=1, pages=3)
-    window = open_window(workers=1)
-    drop(window, [tmp_path / "shelf"])
-    scan_and_validate(qtbot, window)
-    commit(qtbot, window)
+    window = importing(make_png_shelf(tmp_path / "shelf", notebooks=1, pages=3))
     qtbot.waitUntil(gate.reached.is_set, timeout=TIMEOUT_MS)
     asked: list[str] = []
     released: list[float] = []

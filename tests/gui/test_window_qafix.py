@@ -147,13 +147,11 @@ def test_a_stopped_notebooks_details_are_shown_whole_under_the_table(
 
 
 def test_a_whole_import_is_told_in_words_that_add_up(
-    qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path
+    qtbot: QtBot,
+    tmp_path: Path,
+    importing: Callable[..., MainWindow],
 ) -> None:
-    make_png_shelf(tmp_path / "shelf", notebooks=1, pages=12)
-    window = open_window()
-    drop(window, [tmp_path / "shelf"])
-    scan_and_validate(qtbot, window)
-    commit(qtbot, window)
+    window = importing(make_png_shelf(tmp_path / "shelf", notebooks=1, pages=12), workers=None)
     wait_run_end(qtbot, window)
     page = window.commit_page
     # Nothing was skipped: the end says only that every notebook was committed.

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
-from transcribe_import.engine.planning.plan import DedupeScope
+from transcribe_import.engine.planning.plan import AdapterMode, DedupeScope
 from transcribe_import.engine.runs.store import RunStatus, RunStore
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow, Section
@@ -398,7 +398,7 @@ def test_into_an_existing_notebook_is_named_by_its_title(
     window = open_window(workers=1)
     qtbot.waitUntil(lambda: window.start_page.notebook_combo.count() == 1, timeout=TIMEOUT_MS)
     window.add_paths([make_png_shelf(tmp_path / "shelf", notebooks=1)])
-    window.start_page.set_mode(f"into:{notebook_id}")
+    window.start_page.set_mode(AdapterMode.into(notebook_id))
     scan(qtbot, window, tmp_path / "shelf")
     model = window.review_page.items_model
     texts = [model.index(0, c).data() for c in range(model.columnCount())]

@@ -20,8 +20,8 @@ from transcribe_import.engine.planning.plan import Duplicate, Op
 from transcribe_import.engine.planning.problems import (
     AmbiguityCode,
     ProblemCode,
+    ProblemSeverity,
     Resolution,
-    Severity,
 )
 from transcribe_import.engine.runs.model import (
     HistoryEvent,
@@ -51,7 +51,7 @@ TABLES: dict[str, tuple[Iterable[Any], Callable[[Any], str]]] = {
     "problem_words": ([*ProblemCode, *AmbiguityCode], wording.problem_words),
     "resolution_words": (Resolution, wording.resolution_words),
     "error_code_words": (ErrorCode, wording.error_code_words),
-    "severity_words": (Severity, wording.severity_words),
+    "severity_words": (ProblemSeverity, wording.severity_words),
     "finding_severity_words": (FindingSeverity, wording.finding_severity_words),
     "remedy_words": (Remedy, wording.remedy_words),
     "duplicate_words": (Duplicate, wording.duplicate_words),

@@ -108,6 +108,23 @@ def cli_json(data: Path | None, *args: str, rc: int = EXIT_OK) -> dict[str, Any]
     return doc
 
 
+def plan_cli(data: Path, tmp: Path, *roots: Path, mode: str = "folders") -> Path:
+    """``plan ROOT... --mode MODE`` into the next free ``tmp/plan-N.json``: that file."""
+    plan = tmp / f"plan-{len(list(tmp.glob('plan-*.json')))}.json"
+    ok(run_cli(data, "plan", *map(str, roots), "--mode", mode, "-o", str(plan)))
+    return plan
+
+
+def commit_cli(data: Path, plan: Path) -> str:
+    """``commit PLAN --json``: the new run's id."""
+    return str(cli_json(data, "commit", str(plan), "--json")["import_run_id"])
+
+
+def imported(data: Path, tmp: Path, *roots: Path, mode: str = "folders") -> str:
+    """``plan`` then ``commit`` of ``roots`` through the command line: the run's id."""
+    return commit_cli(data, plan_cli(data, tmp, *roots, mode=mode))
+
+
 def assert_doctor_clean(data: Path) -> None:
     """``doctor --json`` exits 0 with no finding at all."""
     report = cli_json(data, "doctor", "--json")

@@ -100,7 +100,9 @@ def assert_surfaces_agree(
 
     # The CLI's words: `runs` and `show` say the same state and the same counts.
     [runs_line] = [
-        line for line in ok(run_cli(data, "runs")).stdout.splitlines() if line.startswith(run_id)
+        line
+        for line in ok(run_cli(data, "runs")).stdout.splitlines()
+        if line.startswith(run_id[:8])
     ]
     show_out = ok(run_cli(data, "show", run_id)).stdout
     label = status if ended else RUNS_LABEL[state]

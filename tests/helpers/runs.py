@@ -9,10 +9,17 @@ from typing import Any
 
 from transcribe_import.engine import api
 from transcribe_import.engine.planning import ordering
-from transcribe_import.engine.planning.plan import ImportPlan, PlanItem
+from transcribe_import.engine.planning.plan import AdapterMode, ImportPlan, PlanItem
 from transcribe_import.engine.planning.planner import build_plan
 from transcribe_import.engine.planning.scan import run_scan
-from transcribe_import.engine.runs.executor import RunResult, execute_run
+from transcribe_import.engine.runs.executor import (
+    EventKind,
+    RunControl,
+    RunEvent,
+    RunResult,
+    execute_run,
+)
+from transcribe_import.engine.runs.model import RunStatus
 from transcribe_import.engine.runs.revert import RevertBlock
 from transcribe_import.engine.runs.service import prepare_run
 from transcribe_import.engine.storage.corpus import Corpus
@@ -22,9 +29,10 @@ from helpers.lookalike_set import notebook_scan, save_jpeg
 
 
 def plan_for(corpus: Corpus, *roots: Path, mode: str = "folders", **kw: Any) -> ImportPlan:
-    """Scan ``roots`` and plan them (``kw`` to ``build_plan``); every ordering question is
-    answered by accepting the proposed order, so the plan is ready to commit."""
-    plan = build_plan(corpus, run_scan(list(roots)), mode=mode, **kw)
+    """Scan ``roots`` and plan them with ``mode`` as typed (an id for ``into:``), ``kw`` to
+    ``build_plan``; every ordering question is answered by accepting the proposed order, so
+    the plan is ready to commit."""
+    plan = build_plan(corpus, run_scan(list(roots)), mode=AdapterMode.parse(mode), **kw)
     for it in plan.items:
         if ordering.find_ambiguities(it):
             plan = plan.with_item(ordering.accept(it))
@@ -44,6 +52,21 @@ def commit_plan(corpus: Corpus, plan: ImportPlan, **kw: Any) -> RunResult:
     """Prepare the plan's run (a new one, or the one it continues) and execute it."""
     record, _ = prepare_run(corpus, plan)
     return execute_run(corpus, record.run_id, **kw)
+
+
+def cancelled_part_way(corpus: Corpus, shelf: Path) -> tuple[RunResult, ImportPlan]:
+    """``shelf``'s notebook imported until its first checkpoint landed, then cancelled: the
+    run's result (CANCELLED, some pages in) and its plan."""
+    plan = plan_for(corpus, shelf)
+    control = RunControl()
+
+    def stop(event: RunEvent) -> None:
+        if event.kind is EventKind.PAGES_LANDED:
+            control.cancel()
+
+    result = commit_plan(corpus, plan, control=control, workers=1, on_event=stop)
+    assert result.status is RunStatus.CANCELLED
+    return result, plan
 
 
 def imported_diary(corpus: Corpus, root: Path) -> str:

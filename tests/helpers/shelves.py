@@ -82,3 +82,15 @@ def assert_distinct(paths: Iterable[Path]) -> None:
         sha = hashlib.sha256(p.read_bytes()).hexdigest()
         assert sha not in seen, f"{p} has the same bytes as {seen[sha]}"
         seen[sha] = p
+
+
+# A diary whose names give the day first and a page number beside it (issue #24: once
+# committed as p5, p1, p2, p3, p6, p4): in page order, which is also the order of the dates.
+DAY_FIRST = [
+    "02.05.1931 p1.jpg",
+    "13.05.1931 p2.jpg",
+    "20.05.1931 p3.jpg",
+    "28.05.1931 p4.jpg",
+    "01.06.1931 p5.jpg",
+    "12.06.1931 p6.jpg",
+]

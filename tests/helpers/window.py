@@ -28,8 +28,9 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
+from transcribe_import.engine.planning import planner as planner_module
 from transcribe_import.engine.planning import scan as scan_module
-from transcribe_import.engine.planning.plan import PlanItem
+from transcribe_import.engine.planning.plan import AdapterMode, PlanItem
 from transcribe_import.engine.runs import executor as executor_module
 from transcribe_import.engine.runs.executor import EventKind
 from transcribe_import.engine.storage.corpus import Corpus
@@ -81,6 +82,18 @@ def scan_and_validate(qtbot: QtBot, window: MainWindow) -> None:
     qtbot.mouseClick(window.start_page.scan_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: window.current_page() is window.review_page, timeout=TIMEOUT_MS)
     wait_validated(qtbot, window)
+
+
+def into_review(qtbot: QtBot, window: MainWindow, target: str, folder: Path) -> None:
+    """Add ``folder`` into the notebook ``target`` on the start page; wait for its validated
+    review."""
+    start = window.start_page
+    qtbot.waitUntil(lambda: start.notebook_combo.count() >= 1, timeout=TIMEOUT_MS)
+    window.add_paths([folder])
+    start.into_radio.click()
+    start.notebook_combo.setCurrentIndex(start.notebook_combo.findData(target))
+    assert start.mode() == AdapterMode.into(target)
+    scan_and_validate(qtbot, window)
 
 
 def wait_validated(qtbot: QtBot, window: MainWindow) -> None:
@@ -156,6 +169,22 @@ class ScanHold:
             return (yield from gen)
 
         monkeypatch.setattr(scan_module, "scan", held_scan)
+
+
+class PlanHold:
+    """Holds the making of the plan (the scan has read every file) until the test releases it."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.making = threading.Event()
+        self.release = threading.Event()
+        real = planner_module.build_plan
+
+        def held_build_plan(*args: Any, **kw: Any) -> Any:
+            self.making.set()
+            self.release.wait(TIMEOUT_MS / 1000)
+            return real(*args, **kw)
+
+        monkeypatch.setattr(planner_module, "build_plan", held_build_plan)
 
 
 def when_modal_opens(kind: type[W], act: Callable[[W], None]) -> None:

@@ -20,6 +20,7 @@ from transcribe_import.cli import signals
 from transcribe_import.cli import undo as undo_cli
 from transcribe_import.cli import watch as watch_cli
 from transcribe_import.cli.output import json_out, say
+from transcribe_import.cli.run_ids import RUN_ID_HELP
 from transcribe_import.engine import api
 from transcribe_import.engine.api import Corpus, ExitCode, resolve_data_dir
 from transcribe_import.engine.base.errors import TranscribeError
@@ -35,7 +36,10 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(ExitCode.USAGE)
 
 
-RUN_ID_HELP = runs_cli.RUN_ID_HELP
+DATA_DIR_HELP = (
+    "the data directory holding corpus/ (default: $TRANSCRIBE_DATA_DIR, else the platform's "
+    "user data directory)"
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,9 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="transcribe-import",
         description="Import scanned notebooks into a corpus. Without a COMMAND it opens the "
         "window.",
-        epilog="--data-dir goes before the command: transcribe-import --data-dir DIR COMMAND "
-        "... Each command has its own --help. docs/cli.md describes every command, its JSON "
-        "and its exit codes.",
+        epilog="--data-dir goes before the command or after it: transcribe-import --data-dir "
+        "DIR COMMAND ... Each command has its own --help. docs/cli.md describes every "
+        "command, its JSON and its exit codes.",
     )
     p.add_argument(
         "--version",
@@ -53,12 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
         version=f"transcribe-import {__version__}",
         help="print the version and exit",
     )
-    p.add_argument(
-        "--data-dir",
-        metavar="DIR",
-        help="the data directory holding corpus/; before the command (default: "
-        "$TRANSCRIBE_DATA_DIR, else the platform's user data directory)",
-    )
+    p.add_argument("--data-dir", metavar="DIR", help=DATA_DIR_HELP)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     g = sub.add_parser("gui", help="open the window (the default)")
@@ -71,7 +70,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     n = sub.add_parser("notebooks", help="list the corpus's notebooks, or one notebook's pages")
     n.add_argument(
-        "notebook_id", nargs="?", metavar="NOTEBOOK_ID", help="list this notebook's pages"
+        "notebook_id",
+        nargs="?",
+        metavar="NOTEBOOK_ID",
+        help="list this notebook's pages (its id, the start of its id as the list shows it, or "
+        "its title)",
     )
     n.add_argument("--json", action="store_true", help="print one JSON document")
 
@@ -84,7 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--mode",
         default="folders",
         help="folders (default: one notebook per folder), pdfs (one per PDF), prefix (one per "
-        "file-name prefix), single (all into one new notebook), into:NOTEBOOK_ID, bag (each "
+        "file-name prefix), single (all into one new notebook), into:NOTEBOOK (its id, the start "
+        "of its id, or its title), bag (each "
         "PATH a bag from `export`: its notebooks keep their ids)",
     )
     pl.add_argument(
@@ -202,12 +206,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     e.add_argument("--json", action="store_true", help="print one JSON document")
     audit_cli.add_parser(sub)
+    _data_dir_after_the_command(sub)
     return p
+
+
+def _data_dir_after_the_command(sub: argparse._SubParsersAction[_Parser]) -> None:
+    """``--data-dir`` is taken after the command too (``plan … --data-dir D``): given there,
+    it wins over one before the command; absent, the one before (or none) stands."""
+    for command in sub.choices.values():
+        command.add_argument(
+            "--data-dir", metavar="DIR", default=argparse.SUPPRESS, help=DATA_DIR_HELP
+        )
 
 
 def cmd_notebooks(corpus: Corpus, args: argparse.Namespace) -> int:
     if args.notebook_id is not None:
-        return placement_cli.cmd_pages(corpus, args.notebook_id, args.json)
+        try:
+            notebook_id = api.notebook_id_for(corpus, args.notebook_id)
+        except ValueError as exc:
+            raise runs_cli.UsageError(str(exc)) from None
+        return placement_cli.cmd_pages(corpus, notebook_id, args.json)
     notebooks = api.list_notebooks(corpus)
     index_problems = api.listing_problems(corpus)
     problems = index_problems + api.unfinished_undos(corpus)  # half moved: not whole either
@@ -227,7 +245,8 @@ def cmd_notebooks(corpus: Corpus, args: argparse.Namespace) -> int:
     for n in notebooks:
         pages = "?" if n.page_count is None else str(n.page_count)
         noun = agreeing(n.page_count or 0, "page", "pages")  # "?" pages when unknown
-        line = f"{n.notebook_id}  {n.title:<{width}}  {pages:>5} {noun:<5}  {n.created_at[:19]}"
+        line = f"{api.short_id(n.notebook_id)}  {n.title:<{width}}  {pages:>5} {noun:<5}  "
+        line += n.created_at[:19]
         say(line + (f"  PROBLEM: {n.problem}" if n.problem else ""))
         if n.unfinished is not None:
             say(f"    INCOMPLETE: {_unfinished_words(corpus, n.unfinished)}")

@@ -1,6 +1,6 @@
 """Late pages and rescans on the command line: ``plan --at/--after``, ``order`` edits, pages.
 
-``plan --mode into:ID --at N | --after PAGE`` places the new pages; ``order PLAN ITEM``
+``plan --mode into:NOTEBOOK --at N | --after PAGE`` places the new pages; ``order PLAN ITEM``
 takes ``--at N``, ``--after PAGE``, ``--at-end``, ``--replace FILE PAGE`` and
 ``--no-replace FILE...``; ``notebooks NOTEBOOK_ID`` lists a notebook's pages, so a person
 can name one. PAGE is a page's id, its label, its position, or the start of its id (the
@@ -45,12 +45,12 @@ def add_plan_options(parser: argparse.ArgumentParser) -> None:
         "--at",
         type=_position,
         metavar="N",
-        help="with --mode into:ID: the new pages go at position N (1: before the first page)",
+        help="with --mode into:NOTEBOOK: the new pages go at position N (1: before the first page)",
     )
     where.add_argument(
         "--after",
         metavar="PAGE",
-        help=f"with --mode into:ID: the new pages go after PAGE, {PAGE_HELP}",
+        help=f"with --mode into:NOTEBOOK: the new pages go after PAGE, {PAGE_HELP}",
     )
 
 

@@ -26,9 +26,12 @@ from transcribe_import.engine import api
 from transcribe_import.engine.api import Corpus, ExitCode
 from transcribe_import.engine.base.text import agreeing, counted, for_terminal
 from transcribe_import.engine.planning.plan import (
+    AdapterMode,
     DedupeScope,
     ImportPlan,
+    ModeName,
     OrderingRule,
+    PageRef,
     PlanDocumentError,
     PlanItem,
     load_plan,
@@ -50,11 +53,6 @@ if TYPE_CHECKING:
 
 
 # Every RUN_ID argument's help (api.resolve_run_id is the rule).
-RUN_ID_HELP = (
-    "an import run's id, or a unique prefix of it (4 characters or more); `runs` lists them"
-)
-
-
 class UsageError(Exception):
     """Bad arguments or an unusable plan file: exit 2 with this one line."""
 
@@ -96,10 +94,14 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
         policy = policy_id_for(args.policy)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    if args.title and args.mode != "single":
+    try:
+        mode = AdapterMode.parse(args.mode)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if args.title and mode.name is not ModeName.SINGLE:
         raise UsageError("--title goes with --mode single")
-    if (args.at is not None or args.after is not None) and not args.mode.startswith("into:"):
-        raise UsageError("--at and --after go with --mode into:NOTEBOOK_ID")
+    if (args.at is not None or args.after is not None) and mode.name is not ModeName.INTO:
+        raise UsageError("--at and --after go with --mode into:NOTEBOOK")
     roots = tuple(Path(p).expanduser().absolute() for p in args.paths)
     progress = _Progress()
     stop = threading.Event()
@@ -113,7 +115,7 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
         try:
             request = api.PlanRequest(
                 roots,
-                mode=args.mode,
+                mode=mode,
                 policy_id=policy,
                 title=args.title,
                 dedupe_scope=DedupeScope(args.dedupe),
@@ -167,7 +169,7 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
         )
         for entry in [*not_planned, *({"rel": i.rel, "reason": i.reason} for i in ignored)][:10]:
             say(f"  {entry['rel']}: {entry['reason']}")
-        if not_planned and args.mode in ("pdfs", "prefix"):
+        if not_planned and mode.name in (ModeName.PDFS, ModeName.PREFIX):
             # The adapters' words say "plan by folder"; this is the option that does it.
             say("  To plan those by folder: --mode folders.")
     if not report.ok:
@@ -214,18 +216,17 @@ def _item_line(it: PlanItem, report: ValidationReport) -> str:
     from transcribe_import.engine.planning.problems import ProblemCode
 
     state = api.item_state(it, report)
-    op = "create" if it.op == "create_notebook" else f"into {it.notebook_id[:8]}"
+    op = "create" if it.op == "create_notebook" else f"into {api.short_id(it.notebook_id)}"
     if state is not api.PlanItemState.ERROR and any(
         p.code == ProblemCode.UNCHANGED for p in report.for_item(it.item_id)
     ):
         # A bag's notebook the corpus holds byte for byte: not "0 pages, N duplicates"
-        return (
-            f"[unchanged] {it.item_id[:8]} “{it.label}”: already in the corpus, nothing to import"
-        )
+        said = f"[unchanged] {api.short_id(it.item_id)} “{it.label}”"
+        return said + ": already in the corpus, nothing to import"
     pages = it.imported_page_count()
     dups = len(it.planned_skips())
     extra = f", {counted(dups, 'duplicate')} skipped" if dups else ""
-    said = f"[{_STATE_WORDS[state]}] {it.item_id[:8]} {op} “{it.label}”"
+    said = f"[{_STATE_WORDS[state]}] {api.short_id(it.item_id)} {op} “{it.label}”"
     return f"{said}: {counted(pages, 'page')}{extra}"
 
 
@@ -256,10 +257,10 @@ def _print_report(plan: ImportPlan, report: ValidationReport, plan_path: str = "
         # A problem with resolutions names its options once, on its "resolve with" line: the
         # hint in brackets would name them again (a rescan question printed its four twice).
         say(
-            f"{p.severity.upper()} [{p.code}] item {item.item_id[:8]} “{item.label}”: "
+            f"{p.severity.upper()} [{p.code}] item {api.short_id(item.item_id)} “{item.label}”: "
             + (p.message if p.resolutions else problem_text(p))
         )
-        command = f"transcribe-import order {shlex.quote(plan_path)} {item.item_id[:8]}"
+        command = f"transcribe-import order {shlex.quote(plan_path)} {api.short_id(item.item_id)}"
         if p.resolutions:
             say(f"    resolve with: {command} {resolve_options(p)}")
         if p is last_question.get(p.item_id):
@@ -363,7 +364,7 @@ def cmd_order(corpus: Corpus, args: argparse.Namespace) -> int:
     state, remaining = still_open(report, item.item_id)
     said = f"{answered}; " if answered else ""
     say(
-        f"Updated {args.plan}: item {item.item_id[:8]} “{item.label}” — {said}{state}"
+        f"Updated {args.plan}: item {api.short_id(item.item_id)} “{item.label}” — {said}{state}"
         + placement_cli.words(corpus, new)
         + "."
     )
@@ -384,11 +385,11 @@ def still_open(report: ValidationReport, item_id: str) -> tuple[str, list[PlanPr
     its line (every error, then the first warnings): "resolved" only when nothing is left, so
     a rescan question or another warning still open is counted, never hidden behind a word
     that says all is settled. The other items' errors and questions are counted after it."""
-    from transcribe_import.engine.planning.problems import Severity
+    from transcribe_import.engine.planning.problems import ProblemSeverity
 
     mine = report.for_item(item_id)
-    errors = [p for p in mine if p.severity is Severity.ERROR]
-    warnings = [p for p in mine if p.severity is not Severity.ERROR]
+    errors = [p for p in mine if p.severity is ProblemSeverity.ERROR]
+    warnings = [p for p in mine if p.severity is not ProblemSeverity.ERROR]
     state = _tally(mine, item=True) or "resolved"
     if not errors and warnings:
         state = f"no error; {state}"
@@ -401,9 +402,9 @@ def still_open(report: ValidationReport, item_id: str) -> tuple[str, list[PlanPr
 def _tally(problems: Sequence[PlanProblem], *, item: bool) -> str:
     """``2 errors remain, 3 rescan questions still open, 1 other warning``: for an item,
     every problem; for the rest of the plan, only what stops or asks (errors, questions)."""
-    from transcribe_import.engine.planning.problems import ProblemCode, Severity
+    from transcribe_import.engine.planning.problems import ProblemCode, ProblemSeverity
 
-    errors = sum(p.severity is Severity.ERROR for p in problems)
+    errors = sum(p.severity is ProblemSeverity.ERROR for p in problems)
     questions = sum(p.code is ProblemCode.LOOKS_LIKE for p in problems)
     others = len(problems) - errors - questions
     parts = []
@@ -416,14 +417,19 @@ def _tally(problems: Sequence[PlanProblem], *, item: bool) -> str:
     return ", ".join(parts)
 
 
+def _refs(names: list[str] | None) -> list[PageRef] | None:
+    """Files and pages as typed (``FILE``, ``FILE#N``)."""
+    return None if names is None else [PageRef.parse(n) for n in names]
+
+
 def _reorder(item: PlanItem, args: argparse.Namespace) -> PlanItem:
     return api.reorder(
         item,
         accept=args.accept,
         by=OrderingRule(args.by.replace("-", "_")) if args.by else None,
-        sequence=args.sequence,
-        exclude=args.exclude,
-        include=args.include,
+        sequence=_refs(args.sequence),
+        exclude=_refs(args.exclude),
+        include=_refs(args.include),
         skip=args.skip,
         as_copy=args.as_copy,
         verso_first=args.verso_first,
@@ -484,7 +490,7 @@ def progress_line(ev: RunEvent, rate: float) -> str | None:
     return (
         f"{ev.pages_done}/{ev.pages_total} {agreeing(ev.pages_total, 'page', 'pages')}, "
         f"{rate:.1f} pages/s — "
-        f"item {ev.item_id[:8] if ev.item_id else ''} {what}"
+        f"item {api.short_id(ev.item_id) if ev.item_id else ''} {what}"
     )
 
 
@@ -555,7 +561,7 @@ def _report_result(corpus: Corpus, result: RunResult, args: argparse.Namespace) 
         say(_counts_line(run))
         for o in record.outcomes().values():
             if o.failure_message:
-                say(f"  FAILED item {o.item_id[:8]}: {o.failure_message}")
+                say(f"  FAILED item {api.short_id(o.item_id)}: {o.failure_message}")
         for problem in result.verification_problems:
             say(f"  WARNING {problem}")
     return api.exit_code_for_result(result)
@@ -690,7 +696,7 @@ def cmd_runs(corpus: Corpus, args: argparse.Namespace) -> int:
         run = listing.summary
         n = run.counts
         say(
-            f"{run.run_id}  {run.created_at[:19]}  {_state_label(run):<24} "
+            f"{api.short_id(run.run_id)}  {run.created_at[:19]}  {_state_label(run):<24} "
             f"{n.notebooks_complete} complete, {n.notebooks_incomplete} incomplete, "
             f"{run.skipped} skipped, {n.items_failed} failed, {n.items_not_started} not "
             f"started; {counted(n.pages_landed, 'page')} landed"
@@ -734,7 +740,7 @@ def _print_run(detail: api.RunDetail, corpus: Corpus) -> None:
     say(f"  created {record.created_at}, updated {record.doc.get('updated_at')}")
     for o in record.outcomes().values():
         item = plan.item(o.item_id)
-        line = f"  {o.state:<17} {o.item_id[:8]} “{item.label}”"
+        line = f"  {o.state:<17} {api.short_id(o.item_id)} “{item.label}”"
         if o.page_count:
             line += f": {counted(o.page_count, 'page')} into {o.notebook_id}"
         if o.skipped_sources:

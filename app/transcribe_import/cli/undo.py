@@ -7,9 +7,9 @@ import sys
 import threading
 from typing import Any
 
-from transcribe_import.cli import runs as runs_cli
 from transcribe_import.cli import signals
 from transcribe_import.cli.output import json_out, say
+from transcribe_import.cli.run_ids import RUN_ID_HELP
 from transcribe_import.engine import api
 from transcribe_import.engine.api import Corpus, ExitCode
 from transcribe_import.engine.base.errors import Problem
@@ -19,7 +19,7 @@ from transcribe_import.engine.runs.model import HistoryEvent
 
 def add_parsers(sub: Any) -> None:
     rv = sub.add_parser("revert", help="undo an ended import run as a group (into the trash)")
-    rv.add_argument("run_id", metavar="RUN_ID", help=runs_cli.RUN_ID_HELP)
+    rv.add_argument("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
     rv.add_argument(
         "--dry-run", action="store_true", help="only list what would be removed and what blocks"
     )

@@ -406,14 +406,15 @@ def _reconcile_registration(
 
 def _empty_notebook(nbid: str, nb_dir: Path, manifest: dict[str, Any]) -> Finding:
     title = manifest["title"] if isinstance(manifest.get("title"), str) else nbid
+    command = f"transcribe-import doctor --remove-empty {nbid}"
     return Finding(
         FindingCode.EMPTY_NOTEBOOK,
         Severity.INFO,
         f"Notebook “{title}” ({nbid}) holds no page (an earlier version left it when an "
-        "import was cancelled or failed). Import pages into it, or remove it with "
-        f"`transcribe-import doctor --remove-empty {nbid}`.",
+        f"import was cancelled or failed). Import pages into it, or remove it with `{command}`.",
         nbid,
         str(nb_dir),
+        command=command,
     )
 
 
@@ -492,12 +493,19 @@ def _rerender(
     return RenderAgain(None, again.source, "an import is writing to the notebook")
 
 
-def _missing_advice(corpus: Corpus, rel: str, original: str | None, why_not: str = "") -> str:
-    """A command that brings a lost file back (a re-import cannot: it is a duplicate skip)."""
+def _restore_command(corpus: Corpus, original: str | None) -> str:
+    """The command that brings a lost file back (a re-import cannot: it is a duplicate skip),
+    from the file it was imported from, or else from a BACKUP the person names."""
     head = f"transcribe-import --data-dir {shlex.quote(str(corpus.data_dir))} doctor --restore-from"
+    return f"{head} {shlex.quote(original)}" if original else f"{head} BACKUP"
+
+
+def _missing_advice(corpus: Corpus, rel: str, original: str | None, why_not: str = "") -> str:
+    """How to bring a lost file back: ``_restore_command``, with what it takes."""
+    command = _restore_command(corpus, original)
     if original:
         return (
-            f"restore it with `{head} {shlex.quote(original)}` (the file it was imported from; "
+            f"restore it with `{command}` (the file it was imported from; "
             "a backup folder holding a copy works too: only bytes with its recorded sha256 "
             "are used)"
         )
@@ -505,11 +513,11 @@ def _missing_advice(corpus: Corpus, rel: str, original: str | None, why_not: str
         return (
             f"doctor cannot render it again ({why_not}): restore the source first if it is "
             "missing (its own "
-            f"finding says how), or restore the render with `{head} BACKUP`, BACKUP being a "
+            f"finding says how), or restore the render with `{command}`, BACKUP being a "
             "backup of this corpus (only bytes with its recorded sha256 are used)"
         )
     return (
-        f"restore it with `{head} BACKUP`, BACKUP being a backup of this corpus or a folder "
+        f"restore it with `{command}`, BACKUP being a backup of this corpus or a folder "
         "holding a copy of the file (only bytes with its recorded sha256 are used)"
     )
 
@@ -593,6 +601,7 @@ def _check_files(
                     f"{_missing_advice(corpus, rel, originals.get(rel), again.why_not)}.",
                     nbid,
                     str(path),
+                    command=_restore_command(corpus, originals.get(rel)),
                 )
             )
             continue

@@ -169,7 +169,7 @@ class ExportDialog(QDialog):
             )
             item = QListWidgetItem(
                 self.tr("“{title}” · {id} · {pages}").format(
-                    title=nb.title, id=nb.notebook_id[:8], pages=pages
+                    title=nb.title, id=api.short_id(nb.notebook_id), pages=pages
                 )
             )
             item.setToolTip(nb.notebook_id)

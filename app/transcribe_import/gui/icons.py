@@ -13,7 +13,7 @@ from PySide6.QtGui import QColor, QIcon, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import QApplication, QStyle
 
 from transcribe_import.engine.base.findings import Severity as FindingSeverity
-from transcribe_import.engine.planning.problems import Severity
+from transcribe_import.engine.planning.problems import ProblemSeverity
 from transcribe_import.engine.runs.model import ItemState, RunStatus
 from transcribe_import.gui.values import OutcomeRow, PlanItemState, RunSummary
 
@@ -116,9 +116,9 @@ def not_imported_icon() -> QIcon:
     return icon
 
 
-def severity_icon(severity: Severity) -> QIcon:
+def severity_icon(severity: ProblemSeverity) -> QIcon:
     return standard_icon(
-        SP.SP_MessageBoxCritical if severity is Severity.ERROR else SP.SP_MessageBoxWarning
+        SP.SP_MessageBoxCritical if severity is ProblemSeverity.ERROR else SP.SP_MessageBoxWarning
     )
 
 

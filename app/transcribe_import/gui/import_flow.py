@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from transcribe_import.engine import api
 from transcribe_import.engine.base.errors import TranscribeError
-from transcribe_import.engine.planning.plan import ImportPlan
+from transcribe_import.engine.planning.plan import DEFAULT_MODE, ImportPlan, ModeName
 from transcribe_import.engine.planning.problems import ValidationReport
 from transcribe_import.gui.desktop import LongImports
 from transcribe_import.gui.dialogs import (
@@ -32,7 +32,6 @@ from transcribe_import.gui.dialogs import (
     choose_save_file,
 )
 from transcribe_import.gui.look_pass import LookPass
-from transcribe_import.gui.pages.start import MODE_FOLDERS
 from transcribe_import.gui.values import OpenedPlan, ScanOutcome, Validation
 from transcribe_import.gui.wording import (
     error_text,
@@ -215,7 +214,7 @@ class ImportFlow(QObject):
                 paths,
                 mode=mode,
                 policy_id=s.policy_id,
-                title=None if mode == "bag" else self.start_page.title(),
+                title=None if mode.name is ModeName.BAG else self.start_page.title(),
                 dedupe_scope=s.dedupe_scope,
                 settings=s.render,
                 workers=s.workers,
@@ -229,7 +228,7 @@ class ImportFlow(QObject):
         Deferred so the window is on screen first; a window closed before then scans nothing.
         """
         self.start_page.add_paths(paths)
-        self.start_page.set_mode(MODE_FOLDERS)
+        self.start_page.set_mode(DEFAULT_MODE)
         QTimer.singleShot(0, self._start_prescan)
 
     def _start_prescan(self) -> None:
@@ -606,7 +605,7 @@ class ImportFlow(QObject):
         self.start_page.clear_sources()
         # A new import starts from the default mapping: never poured, unasked, into the
         # notebook the last one went into.
-        self.start_page.set_mode(MODE_FOLDERS)
+        self.start_page.set_mode(DEFAULT_MODE)
         self.start_page.set_plan_waiting(False)
         self._window.show_import_page(self.start_page)
 

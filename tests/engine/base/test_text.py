@@ -22,7 +22,7 @@ from transcribe_import.engine.base.text import (
 )
 from transcribe_import.engine.planning import ordering
 from transcribe_import.engine.planning.adapters import adapter_for
-from transcribe_import.engine.planning.plan import OrderingRule
+from transcribe_import.engine.planning.plan import AdapterMode, OrderingRule
 from transcribe_import.engine.planning.planner import build_plan
 from transcribe_import.engine.planning.scan import run_scan, walk
 
@@ -82,7 +82,7 @@ def test_scan_adapters_and_ordering_agree_on_one_order(book: Path, data_dir: Pat
     assert [f.rel for f in scanned.files] == expected
 
     for mode in ("folders", "single"):
-        adapter, _ = adapter_for(mode)
+        adapter, _ = adapter_for(AdapterMode.parse(mode))
         [group] = adapter.group(scanned).groups
         assert [f.rel for f in group.files] == expected
 

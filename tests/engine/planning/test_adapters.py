@@ -10,15 +10,16 @@ import pytest
 
 from transcribe_import.engine.base.errors import ErrorCode
 from transcribe_import.engine.base.ids import new_id
-from transcribe_import.engine.planning.adapters import (
-    ADAPTERS,
+from transcribe_import.engine.planning.adapters import ADAPTERS, AdapterResult, adapter_for
+from transcribe_import.engine.planning.adapters.prefix import split_prefix
+from transcribe_import.engine.planning.plan import (
     DEFAULT_MODE,
     MODES,
-    AdapterResult,
-    adapter_for,
+    AdapterMode,
+    ModeName,
+    Op,
+    PageRef,
 )
-from transcribe_import.engine.planning.adapters.prefix import split_prefix
-from transcribe_import.engine.planning.plan import Op
 from transcribe_import.engine.planning.scan import ScanResult, run_scan
 
 from media_factory import make_corrupt_pdf, make_jpeg, make_pdf, make_png, make_text_file
@@ -32,7 +33,7 @@ def summary(result: AdapterResult) -> list[tuple[str, str | None, list[str]]]:
 
 
 def group_with(mode: str, scan: ScanResult, **kw: str) -> AdapterResult:
-    adapter, notebook_id = adapter_for(mode)
+    adapter, notebook_id = adapter_for(AdapterMode.parse(mode))
     result = adapter.group(scan, notebook_id=notebook_id, **kw)
     for g in result.groups:
         json.dumps(g.provenance)  # plan documents are JSON
@@ -57,28 +58,42 @@ def boxes(tmp_path: Path) -> ScanResult:
 def test_registry_and_modes() -> None:
     assert set(ADAPTERS) == {"folders", "pdfs", "prefix", "single", "into"}
     assert all(ADAPTERS[name].name == name for name in ADAPTERS)
-    assert DEFAULT_MODE == "folders"
+    assert AdapterMode(ModeName.FOLDERS) == DEFAULT_MODE and str(DEFAULT_MODE) == "folders"
     for mode in ("folders", "pdfs", "prefix", "single"):
-        assert adapter_for(mode) == (ADAPTERS[mode], None)
+        assert adapter_for(AdapterMode.parse(mode)) == (ADAPTERS[mode], None)
     nbid = new_id()
-    assert adapter_for(f"into:{nbid}") == (ADAPTERS["into"], nbid)
-    assert "into:NOTEBOOK_ID" in MODES
+    assert adapter_for(AdapterMode.parse(f"into:{nbid}")) == (ADAPTERS["into"], nbid)
+    assert "into:NOTEBOOK" in MODES
+
+
+@pytest.mark.parametrize(
+    "text", ["folders", "pdfs", "prefix", "single", "bag", "into:Field notes 1987", "into:bb56"]
+)
+def test_a_mode_reads_back_as_it_was_typed(text: str) -> None:
+    mode = AdapterMode.parse(text)
+    assert str(mode) == text and AdapterMode.parse(str(mode)) == mode
+
+
+def test_into_keeps_the_notebook_as_it_was_named_until_the_corpus_resolves_it() -> None:
+    assert AdapterMode.parse("into: Field notes ") == AdapterMode(ModeName.INTO, "Field notes")
+    with pytest.raises(ValueError, match="plans bags, not scanned files"):
+        adapter_for(AdapterMode(ModeName.BAG))
 
 
 @pytest.mark.parametrize(
     ("mode", "says"),
     [
-        ("bogus", "use one of folders, pdfs, prefix, single, into:NOTEBOOK_ID"),
-        ("folders:x", "unknown mode"),
-        ("into", "into:NOTEBOOK_ID"),
-        ("into:", "into:NOTEBOOK_ID"),
+        ("bogus", "use one of folders, pdfs, prefix, single, into:NOTEBOOK, bag"),
+        ("folders:x", "unknown mode 'folders:x': folders takes nothing after a colon"),
+        ("into", "into:NOTEBOOK, its id, the start of its id or its title"),
+        ("into:", "into:NOTEBOOK, its id, the start of its id or its title"),
         ("into:../../etc", "is not a notebook id"),
         ("into:" + new_id().upper(), "lower-case UUID"),
     ],
 )
 def test_bad_modes_are_value_errors_that_say_what_to_do(mode: str, says: str) -> None:
     with pytest.raises(ValueError, match=None) as info:
-        adapter_for(mode)
+        adapter_for(AdapterMode.parse(mode))
     assert says in str(info.value)
 
 
@@ -209,3 +224,17 @@ def test_into_everything_into_the_given_notebook(boxes: ScanResult) -> None:
     assert len(group.files) == 6
     with pytest.raises(ValueError, match="not a notebook id"):
         ADAPTERS["into"].group(boxes, notebook_id="NB12")
+
+
+@pytest.mark.parametrize(
+    ("text", "ref"),
+    [
+        ("scan 1.jpg", PageRef("scan 1.jpg")),
+        ("book.pdf#3", PageRef("book.pdf", 3)),
+        ("box/book.pdf#12", PageRef("box/book.pdf", 12)),
+        ("notes#draft.jpg", PageRef("notes#draft.jpg")),  # no number after the last #
+        ("#3", PageRef("#3")),  # no file before it
+    ],
+)
+def test_a_page_is_read_once_from_what_was_typed(text: str, ref: PageRef) -> None:
+    assert PageRef.parse(text) == ref and str(ref) == text

@@ -15,10 +15,13 @@ import pytest
 from transcribe_import.engine import api
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.ids import new_id
+from transcribe_import.engine.export.bag import export_bag
+from transcribe_import.engine.export.model import ExportStatus
 from transcribe_import.engine.ingest import staging, transaction
 from transcribe_import.engine.planning import bag as bag_mod
 from transcribe_import.engine.planning import ordering
 from transcribe_import.engine.planning.plan import (
+    AdapterMode,
     ImportPlan,
     Restore,
     fingerprint_of,
@@ -42,6 +45,7 @@ from helpers.bags import (
     seal_tags,
     sha256,
 )
+from helpers.export import drain
 from helpers.runs import commit_plan, plan_for
 from helpers.shelves import make_shelf
 from media_factory import make_pdf
@@ -89,7 +93,7 @@ def bag(tmp_path: Path, shelf_corpus: Corpus) -> Path:
 
 
 def plan_bag(corpus: Corpus | None, *bags: Path) -> ImportPlan:
-    planned = api.plan_paths(corpus, api.PlanRequest(tuple(bags), mode="bag"))
+    planned = api.plan_paths(corpus, api.PlanRequest(tuple(bags), mode=AdapterMode.parse("bag")))
     assert planned is not None
     return planned.plan
 
@@ -171,15 +175,10 @@ def test_the_plan_keeps_what_lands_in_its_fingerprint(corpus: Corpus, bag: Path,
 
 
 def test_a_real_export_round_trips(tmp_path: Path, shelf_corpus: Corpus, corpus: Corpus) -> None:
-    export = pytest.importorskip("transcribe_import.engine.export.bag")
-    gen = export.export_bag(shelf_corpus, sorted(shelf_corpus.index_entries()), tmp_path / "out")
-    while True:
-        try:
-            next(gen)
-        except StopIteration as done:
-            result = done.value
-            break
-    assert str(result.status) == "complete"
+    _, result = drain(
+        export_bag(shelf_corpus, sorted(shelf_corpus.index_entries()), tmp_path / "out")
+    )
+    assert result.status is ExportStatus.COMPLETE
     plan = plan_bag(corpus, tmp_path / "out")
     assert api.validate_plan(corpus, plan).ok
     assert commit_plan(corpus, plan).status is RunStatus.COMPLETE

@@ -12,7 +12,7 @@ import pytest
 
 from transcribe_import.engine import api
 from transcribe_import.engine.base.errors import TranscribeError
-from transcribe_import.engine.planning.plan import ImportPlan
+from transcribe_import.engine.planning.plan import DEFAULT_MODE, AdapterMode, ImportPlan
 from transcribe_import.engine.runs.model import RunStatus
 from transcribe_import.engine.storage.corpus import Corpus
 
@@ -22,7 +22,7 @@ from helpers.runs import commit_plan
 
 
 def _plan(corpus: Corpus | None, bag: Path, mode: str = "bag") -> ImportPlan:
-    planned = api.plan_paths(corpus, api.PlanRequest((bag,), mode=mode))
+    planned = api.plan_paths(corpus, api.PlanRequest((bag,), mode=AdapterMode.parse(mode)))
     assert planned is not None
     return planned.plan
 
@@ -71,12 +71,12 @@ def test_a_bag_deep_among_notebooks_is_found_and_a_shelf_without_one_plans(
     box = tmp_path / "box"
     for n in range(3):
         page_image(box / f"notebook {n}" / "page 1.jpg", f"{n}")
-    planned = api.plan_paths(None, api.PlanRequest((box,), mode="folders"))
+    planned = api.plan_paths(None, api.PlanRequest((box,), mode=DEFAULT_MODE))
     assert planned is not None and len(planned.plan.items) == 3
 
     foreign_bag(box / "shelf" / "older" / "bag", "standard")
     with pytest.raises(TranscribeError) as info:
-        api.plan_paths(None, api.PlanRequest((box,), mode="folders"))
+        api.plan_paths(None, api.PlanRequest((box,), mode=DEFAULT_MODE))
     assert info.value.code == "bag_invalid"
     bag = box / "shelf" / "older" / "bag"
     assert str(info.value).startswith(f"{bag}: is a BagIt bag inside {box};")
@@ -130,6 +130,6 @@ def test_a_manifest_json_nothing_vouches_for_is_refused(tmp_path: Path) -> None:
 def test_two_bags_other_tools_made_plan_together(tmp_path: Path) -> None:
     one, _ = foreign_bag(tmp_path / "one", "standard")
     two, _ = foreign_bag(tmp_path / "two", "sha512")
-    planned = api.plan_paths(None, api.PlanRequest((one, two), mode="folders"))
+    planned = api.plan_paths(None, api.PlanRequest((one, two), mode=DEFAULT_MODE))
     assert planned is not None
     assert sorted(it.title for it in planned.plan.items) == ["Letters home", "MS 1931/4"]

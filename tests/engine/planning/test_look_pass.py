@@ -8,7 +8,7 @@ from pathlib import Path
 from transcribe_import.engine.media import lookalike
 from transcribe_import.engine.planning import look_pass, ordering, page_edits
 from transcribe_import.engine.planning.lookalikes import page_key
-from transcribe_import.engine.planning.plan import ImportPlan
+from transcribe_import.engine.planning.plan import ImportPlan, PageRef
 from transcribe_import.engine.planning.planner import build_plan
 from transcribe_import.engine.planning.scan import run_scan
 
@@ -28,7 +28,7 @@ def _shelf(root: Path) -> Path:
 
 
 def _plan(book: Path) -> ImportPlan:
-    return build_plan(None, run_scan([book.parent]), mode="folders")
+    return build_plan(None, run_scan([book.parent]))
 
 
 def _looks_by_name(plan: ImportPlan) -> dict[str, tuple[str | None, ...]]:
@@ -89,7 +89,7 @@ def test_looks_follow_their_pages_through_edits_and_onto_pages_left_out(tmp_path
     book = _shelf(tmp_path / "shelf")
     plan = _plan(book)
     [item] = plan.items
-    edited = plan.with_item(page_edits.leave_out_pages(item, ["04.pdf#1"]))
+    edited = plan.with_item(page_edits.leave_out_pages(item, [PageRef("04.pdf", 1)]))
     found, _reports, _ = _run(plan)
     stamped = look_pass.with_looks(edited, found)
     [after] = stamped.items

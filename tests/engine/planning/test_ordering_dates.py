@@ -26,6 +26,8 @@ from transcribe_import.engine.planning import ordering
 from transcribe_import.engine.planning.ordering import AmbiguityCode
 from transcribe_import.engine.planning.plan import OrderingRule, PlanSource
 
+from helpers.shelves import DAY_FIRST
+
 # -- the forms -----------------------------------------------------------------------------
 
 # Each date form the README's table lists, as a scanning station or a person writes it.
@@ -128,15 +130,6 @@ def test_photos_with_made_up_names_shuffled_come_out_in_capture_order(
 
 
 # -- dates: what was found -----------------------------------------------------------------
-
-DAY_FIRST = [
-    "02.05.1931 p1.jpg",
-    "13.05.1931 p2.jpg",
-    "20.05.1931 p3.jpg",
-    "28.05.1931 p4.jpg",
-    "01.06.1931 p5.jpg",
-    "12.06.1931 p6.jpg",
-]
 
 
 def test_day_first_dates_beside_page_numbers_go_by_page() -> None:

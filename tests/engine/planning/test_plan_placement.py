@@ -18,6 +18,7 @@ from transcribe_import.engine import api
 from transcribe_import.engine.ingest.placement import Placement
 from transcribe_import.engine.planning import placement
 from transcribe_import.engine.planning.plan import (
+    PageRef,
     PlanDocumentError,
     fingerprint_of,
     plan_from_document,
@@ -27,17 +28,9 @@ from transcribe_import.engine.planning.validate import validate
 from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus
 
-from engine_helpers import ingest_pages, page_ids, snapshot
+from engine_helpers import snapshot
 from helpers.runs import commit_plan, plan_for
 from helpers.shelves import make_pages
-
-
-@pytest.fixture
-def held(corpus: Corpus, notebook: str, tmp_path: Path) -> list[str]:
-    """The notebook holds four pages; their ids in order."""
-    return page_ids(
-        ingest_pages(corpus, notebook, make_pages(tmp_path / "held", 4, name="held {i}.jpg"))
-    )
 
 
 @pytest.fixture
@@ -335,5 +328,5 @@ def test_a_new_notebook_is_numbered_in_the_plan_order(corpus, tmp_path) -> None:
     item = the_item(plan)
     ids = [p.page_id for s in item.sources for p in s.pages]
     assert placement.landing(item, None) == {ids[0]: 1, ids[1]: 2, ids[2]: 3}
-    excluded = api.reorder(item, exclude=["p 2.jpg"])
+    excluded = api.reorder(item, exclude=[PageRef("p 2.jpg")])
     assert placement.landing(excluded, None) == {ids[0]: 1, ids[2]: 2}

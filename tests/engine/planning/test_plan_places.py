@@ -20,6 +20,7 @@ from transcribe_import.engine import api
 from transcribe_import.engine.ingest.placement import Placement, blocks
 from transcribe_import.engine.planning import placement
 from transcribe_import.engine.planning.plan import (
+    PageRef,
     PlanDocumentError,
     fingerprint_of,
     plan_from_document,
@@ -29,17 +30,8 @@ from transcribe_import.engine.planning.validate import validate
 from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus
 
-from engine_helpers import ingest_pages, page_ids
 from helpers.runs import commit_plan, plan_for
 from helpers.shelves import make_pages
-
-
-@pytest.fixture
-def held(corpus: Corpus, notebook: str, tmp_path: Path) -> list[str]:
-    """The notebook holds four pages; their ids in order."""
-    return page_ids(
-        ingest_pages(corpus, notebook, make_pages(tmp_path / "held", 4, name="held {i}.jpg"))
-    )
 
 
 @pytest.fixture
@@ -199,7 +191,7 @@ def test_placing_by_hand_gives_up_the_places_and_reordering_keeps_them(
     ):
         assert by_hand.places == ()
     a, b, c = (_page(item, f"{n}.jpg") for n in "abc")
-    moved = api.reorder(item, sequence=["c.jpg", "a.jpg", "b.jpg"])
+    moved = api.reorder(item, sequence=[PageRef("c.jpg"), PageRef("a.jpg"), PageRef("b.jpg")])
     assert [s.name for s in moved.sources] == ["c.jpg", "a.jpg", "b.jpg"]
     assert moved.places == item.places
     doc = project.read(corpus.notebook_dir(notebook), notebook)

@@ -31,6 +31,7 @@ from transcribe_import.engine.planning.scan import (
 )
 from transcribe_import.engine.storage import fsio
 
+from helpers.export import drain
 from media_factory import (
     make_bomb_png,
     make_corrupt_pdf,
@@ -291,13 +292,7 @@ def test_deep_trees_need_no_recursion(tmp_path: Path) -> None:
     old_limit = sys.getrecursionlimit()
     sys.setrecursionlimit(len(inspect.stack()) + depth // 2)
     try:
-        gen = walk([tmp_path / "deep"])
-        while True:
-            try:
-                next(gen)
-            except StopIteration as stop:
-                walked = stop.value
-                break
+        _, walked = drain(walk([tmp_path / "deep"]))
     finally:
         sys.setrecursionlimit(old_limit)
     assert [f.rel for f in walked.files] == ["deep/" + "d/" * depth + "a.jpg"]
@@ -508,13 +503,7 @@ def test_walk_alone_reads_no_file(tmp_path: Path) -> None:
     make_text_file(box / "nb" / "notes.txt")
     fsio.install_faults(fsio.FaultPlan(fail_at=1, errno=errno.EIO, persistent=True))
     try:
-        gen = walk([box])
-        while True:
-            try:
-                next(gen)
-            except StopIteration as stop:
-                walked = stop.value
-                break
+        _, walked = drain(walk([box]))
     finally:
         fsio.install_faults(None)
     assert [f.rel for f in walked.files] == ["box/nb/p0.jpg", "box/nb/p1.jpg", "box/nb/p2.jpg"]

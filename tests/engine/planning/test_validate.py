@@ -83,6 +83,6 @@ def test_every_problem_is_values_a_face_renders(corpus, tmp_path) -> None:
     broken = "box/notebook 1/broken.jpg"  # as validate names files: from the scanned folder
     assert hints[ProblemCode.SOURCE_UNREADABLE] == f'order --exclude "{broken}"'
     assert hints[ProblemCode.NOTEBOOK_NOT_FOUND] == "transcribe-import notebooks"
-    assert hints[AmbiguityCode.MISSING_INDEX] == "--sequence"
+    assert hints[AmbiguityCode.MISSING_INDEX] == "--accept"
     unreadable = next(p for p in report.problems if p.code is ProblemCode.SOURCE_UNREADABLE)
     assert unreadable.files == (broken,) and broken in unreadable.message

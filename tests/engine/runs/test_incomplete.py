@@ -10,13 +10,12 @@ import pytest
 
 from transcribe_import.engine import api
 from transcribe_import.engine.runs import incomplete
-from transcribe_import.engine.runs.executor import EventKind, RunControl, RunEvent
 from transcribe_import.engine.runs.model import RunStatus
 from transcribe_import.engine.runs.undo import revert_run
 from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus, NotebookState
 
-from helpers.runs import commit_plan, plan_for
+from helpers.runs import cancelled_part_way, commit_plan, plan_for
 from helpers.shelves import make_shelf
 
 PAGES = 70
@@ -28,15 +27,7 @@ def _shelf(tmp_path: Path) -> Path:
 
 def _cancelled_part_way(corpus: Corpus, shelf: Path) -> tuple[str, str]:
     """The notebook's import cancelled once its first checkpoint landed: run id, notebook id."""
-    plan = plan_for(corpus, shelf)
-    control = RunControl()
-
-    def stop(event: RunEvent) -> None:
-        if event.kind is EventKind.PAGES_LANDED:
-            control.cancel()
-
-    result = commit_plan(corpus, plan, control=control, workers=1, on_event=stop)
-    assert result.status is RunStatus.CANCELLED
+    result, plan = cancelled_part_way(corpus, shelf)
     return result.run_id, plan.items[0].notebook_id
 
 

@@ -28,15 +28,6 @@ def _rewrite(corpus: Corpus, notebook_id: str, doc: dict[str, Any]) -> None:
     path.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2))
 
 
-@pytest.fixture
-def first(corpus: Corpus, tmp_path: Path):
-    """A complete run that created two notebooks of three pages."""
-    plan = plan_for(corpus, make_shelf(tmp_path / "shelf", notebooks=2, pages=3))
-    result = commit_plan(corpus, plan)
-    assert result.status is RunStatus.COMPLETE
-    return plan, result.run_id
-
-
 def _codes(rp) -> set[RevertBlock]:
     return {b.code for b in rp.blockers}
 

@@ -19,6 +19,7 @@ from transcribe_import.engine.runs.model import (
     ItemOutcome,
     ItemState,
     RunStatus,
+    SkipReason,
     terminal_status,
 )
 from transcribe_import.engine.runs.service import prepare_run
@@ -321,3 +322,13 @@ def test_a_cancel_marker_the_disk_will_not_remove_leaves_the_run_ended(
     assert ended.status is RunStatus.CANCELLED
     assert RunStore(corpus).load(record.run_id).status is RunStatus.CANCELLED
     assert marker.exists() and record.run_id in caplog.text
+
+
+def test_a_skipped_items_reason_reads_back_as_its_enum() -> None:
+    skipped = ItemOutcome("i", ItemState.SKIPPED, "n", (), 0, (), SkipReason.ALL_DUPLICATES)
+    doc = skipped.to_json()
+    assert doc["skip_classification"] == "all_duplicates"
+    assert ItemOutcome.from_json(doc).skip_classification is SkipReason.ALL_DUPLICATES
+    # A reason a newer version wrote: the item still reads, as skipped for no known reason.
+    newer = ItemOutcome.from_json({**doc, "skip_classification": "moved_elsewhere"})
+    assert newer.state is ItemState.SKIPPED and newer.skip_classification is None

@@ -34,14 +34,6 @@ def _tree(root: Path) -> dict[str, str]:
     }
 
 
-@pytest.fixture
-def first(corpus: Corpus, tmp_path: Path):
-    plan = plan_for(corpus, make_shelf(tmp_path / "shelf", notebooks=2, pages=3))
-    result = commit_plan(corpus, plan)
-    assert result.status is RunStatus.COMPLETE
-    return plan, result.run_id
-
-
 def test_revert_moves_the_notebooks_it_created_into_the_trash(corpus: Corpus, first):
     plan, run_id = first
     ids = [it.notebook_id for it in plan.items]

@@ -34,10 +34,8 @@ from transcribe_import.engine.api.audit import (
     run_audit,
 )
 from transcribe_import.engine.api.commit import (
-    RETRYABLE,
     PlanInvalid,
     PreparedRun,
-    can_retry,
     cancel,
     discovery_for,
     prepare_commit,
@@ -99,6 +97,7 @@ from transcribe_import.engine.api.placement import (
     keep_pages,
     landing,
     none_are_rescans,
+    notebook_id_for,
     notebook_pages,
     place,
     placement_words,
@@ -123,6 +122,7 @@ from transcribe_import.engine.api.plans import (
     save_plan_file,
     validate_plan,
 )
+from transcribe_import.engine.api.retries import RETRYABLE, can_retry
 from transcribe_import.engine.api.run_pace import AttemptPace, PaceStart, pace_start
 from transcribe_import.engine.api.run_state import RunCounts, RunState
 from transcribe_import.engine.api.runs import (
@@ -132,7 +132,6 @@ from transcribe_import.engine.api.runs import (
     RunListing,
     RunSummary,
     history_event,
-    ids_by_prefix,
     interrupted_runs,
     list_runs,
     outcome_rows,
@@ -175,6 +174,7 @@ from transcribe_import.engine.audit.model import (
 # below api but the value modules import-linter lists).
 from transcribe_import.engine.base.config import ENV_DATA_DIR, resolve_data_dir
 from transcribe_import.engine.base.crashpoints import crashpoint  # the tests' points, faces too
+from transcribe_import.engine.base.ids import SHORT_ID_CHARS, ids_by_prefix, short_id
 from transcribe_import.engine.base.progress import Events, drive  # how faces drive long work
 from transcribe_import.engine.export.model import ExportProgress, ExportResult, ExportStatus
 from transcribe_import.engine.runs.restore import RestoreResult
@@ -204,6 +204,8 @@ __all__ = [
     "ENV_DATA_DIR",
     "crashpoint",
     "resolve_data_dir",
+    "SHORT_ID_CHARS",
+    "short_id",
     "drive",
     "Events",
     "ExportProgress",
@@ -294,6 +296,7 @@ __all__ = [
     "answer_lookalike",
     "answer_lookalikes",
     "none_are_rescans",
+    "notebook_id_for",
     "item_with_looks",
     "look_pass",
     "look_stamps",

@@ -11,13 +11,18 @@ from typing import TYPE_CHECKING, Any
 
 from transcribe_import.engine.api.drafts import discard_draft
 from transcribe_import.engine.api.plans import validate_plan
+from transcribe_import.engine.api.retries import (
+    can_retry,
+    note_refusal,
+    note_refused_retry,
+    refusal_reason,
+)
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.text import counted
 from transcribe_import.engine.planning.plan import ImportPlan
 from transcribe_import.engine.runs.model import (
     RunCorrupt,
     RunRecord,
-    RunStatus,
 )
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.storage.corpus import Corpus
@@ -87,7 +92,6 @@ def prepare_commit(
     Raises ``PlanInvalid`` when validation finds errors, and ``TranscribeError(PLAN_FROZEN)``
     when the plan was committed before with different contents.
     """
-    from transcribe_import.engine.api.retries import note_refused_retry, refusal_reason
     from transcribe_import.engine.runs.service import prepare_run
 
     # Refused for any reason, a retry is in the History of the run it would have retried.
@@ -108,17 +112,6 @@ def prepare_commit(
         raise
     discard_draft(corpus, plan.plan_id)  # the run holds the plan now (frozen with it)
     return PreparedRun(record, plan, continued)
-
-
-# A run that ended without landing everything: committing its plan again retries the rest.
-RETRYABLE = frozenset(
-    {RunStatus.PARTIAL, RunStatus.FAILED, RunStatus.CANCELLED, RunStatus.CANCELLED_WITH_COMMITS}
-)
-
-
-def can_retry(status: RunStatus) -> bool:
-    """Whether "retry what did not land" applies to a run that ended as ``status``."""
-    return status in RETRYABLE
 
 
 def prepare_retry(
@@ -147,8 +140,6 @@ def prepare_retry(
     try:
         plan = store.load_plan(run_id, record)
     except RunCorrupt as exc:
-        from transcribe_import.engine.api.retries import note_refusal
-
         note_refusal(corpus, run_id, str(exc))
         raise
     return prepare_commit(corpus, plan, settings=settings, workers=workers)

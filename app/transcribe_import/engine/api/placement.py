@@ -205,7 +205,7 @@ def import_into(corpus: Corpus, item: PlanItem, notebook: str) -> PlanItem:
             f"“{item.label}” comes from a bag and keeps its own notebook and ids, so it "
             "cannot be imported into another notebook"
         )
-    notebook_id = _notebook_named(corpus, notebook)
+    notebook_id = notebook_named(corpus, notebook)
     try:
         manifest = _manifest(corpus, notebook_id)
     except TranscribeError as exc:
@@ -213,10 +213,19 @@ def import_into(corpus: Corpus, item: PlanItem, notebook: str) -> PlanItem:
     return reimport.complete(item, notebook_id, manifest)
 
 
-def _notebook_named(corpus: Corpus, key: str) -> str:
+def notebook_id_for(corpus: Corpus, key: str) -> str:
+    """The notebook a command's NOTEBOOK_ID names: a whole id as it is (found or not, so
+    that the command's own words say it is not there), else as ``notebook_named`` finds it
+    (the start of its id, as the lists show it, or its title); ValueError in words."""
+    from transcribe_import.engine.base.ids import is_valid_id
+
+    return key if is_valid_id(key) else notebook_named(corpus, key)
+
+
+def notebook_named(corpus: Corpus, key: str) -> str:
     """The notebook of the corpus ``key`` names: its id, the start of its id (at least 4
     characters), or its title; ValueError in words when none or several."""
-    from transcribe_import.engine.api.runs import ids_by_prefix
+    from transcribe_import.engine.base.ids import ids_by_prefix
 
     entries = corpus.index_entries()
     found = ids_by_prefix(key, entries) or [n for n, e in entries.items() if e.title == key]

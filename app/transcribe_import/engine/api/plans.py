@@ -15,8 +15,16 @@ from typing import TYPE_CHECKING
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.text import counted
-from transcribe_import.engine.planning.plan import DedupeScope, ImportPlan, PlanItem
-from transcribe_import.engine.planning.problems import ProblemCode, Severity, unusable_words
+from transcribe_import.engine.planning.plan import (
+    DEFAULT_MODE,
+    AdapterMode,
+    DedupeScope,
+    ImportPlan,
+    ModeName,
+    PageRef,
+    PlanItem,
+)
+from transcribe_import.engine.planning.problems import ProblemCode, ProblemSeverity, unusable_words
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.storage.corpus import Corpus
 
@@ -36,7 +44,7 @@ class PlanRequest:
     """
 
     roots: tuple[Path, ...]
-    mode: str = "folders"  # the adapter: folders, single, pdfs, prefix, into:ID, bag
+    mode: AdapterMode = DEFAULT_MODE  # folders, single, pdfs, prefix, into a notebook, bag
     policy_id: str | None = None  # None: the default policy
     title: str | None = None  # with mode single: the new notebook's title
     dedupe_scope: DedupeScope = DedupeScope.CORPUS  # where skip_existing looks
@@ -70,7 +78,7 @@ def plan_paths(
 ) -> PlannedScan | None:
     """Scan the request's roots and plan the result with its adapter (``mode``); read-only.
 
-    ``mode="bag"``, or roots that are all bags whatever the mode (``mode_for``): each root
+    Mode ``bag``, or roots that are all bags whatever the mode (``mode_for``): each root
     is a BagIt bag, verified whole against its own manifests before it is planned (a
     refusal is a ``TranscribeError`` with a ``bag_*`` code naming the file). A folder
     planned as page files that holds a bag is refused too, naming the bag.
@@ -85,8 +93,9 @@ def plan_paths(
     from transcribe_import.engine.planning.scan import DEFAULT_SETTINGS, ScanCancelled, run_scan
 
     r = request
-    if mode_for(r.roots, r.mode) == "bag":
+    if mode_for(r.roots, r.mode).name is ModeName.BAG:
         return _plan_bags(corpus, r, should_stop, on_progress)
+    mode = _into_resolved(corpus, r.mode)
     try:
         result = run_scan(
             r.roots,
@@ -104,7 +113,7 @@ def plan_paths(
         plan = build_plan(
             corpus,
             result,
-            mode=r.mode,
+            mode=mode,
             policy_id=r.policy_id or DEFAULT_POLICY_ID,
             title=r.title,
             dedupe_scope=r.dedupe_scope,
@@ -117,6 +126,20 @@ def plan_paths(
     if corpus is not None:
         plan = _left_out_as_before(corpus, plan)
     return PlannedScan(plan, result)
+
+
+def _into_resolved(corpus: Corpus | None, mode: AdapterMode) -> AdapterMode:
+    """``into`` a notebook named as ``order --into`` names it (its id, the start of its id, or
+    its title), with the notebook's id; any other mode as it is. Without a corpus the target
+    must be an id already (the adapter checks it)."""
+    if mode.name is not ModeName.INTO or corpus is None or mode.target is None:
+        return mode
+    from transcribe_import.engine.api.placement import notebook_named
+
+    try:
+        return AdapterMode.into(notebook_named(corpus, mode.target))
+    except ValueError as exc:
+        raise ValueError(f"mode into:{mode.target}: {exc}") from None
 
 
 def _left_out_as_before(corpus: Corpus, plan: ImportPlan) -> ImportPlan:
@@ -189,7 +212,7 @@ def _plan_bags(
                 corpus,
                 ForeignBagAdapter(foreign).group(scan),
                 scan,
-                mode="bag",
+                mode=str(ModeName.BAG),
                 policy_id=request.policy_id or DEFAULT_POLICY_ID,
                 dedupe_scope=request.dedupe_scope,
                 should_stop=should_stop,
@@ -213,7 +236,7 @@ def is_bag(path: Path) -> bool:
     return (path / "bagit.txt").is_file() and not (path / "bagit.txt").is_symlink()
 
 
-def mode_for(paths: Sequence[Path], chosen: str) -> str:
+def mode_for(paths: Sequence[Path], chosen: AdapterMode) -> AdapterMode:
     """The mode a set of dropped paths is planned with: bags are recognised as bags.
 
     Every path a bag: ``bag`` (whatever mode was chosen: a bag's files planned as page
@@ -224,7 +247,7 @@ def mode_for(paths: Sequence[Path], chosen: str) -> str:
     if not bags:
         return chosen
     if len(bags) == len(paths):
-        return "bag"
+        return AdapterMode(ModeName.BAG)
     raise ValueError(
         f"{bags[0].name} is a BagIt bag and the other folders are not; import the bags on "
         "their own (a bag is checked against its manifests first)."
@@ -248,9 +271,9 @@ def reorder(
     *,
     accept: bool = False,
     by: str | None = None,
-    sequence: Sequence[str] | None = None,
-    exclude: Sequence[str] | None = None,
-    include: Sequence[str] | None = None,
+    sequence: Sequence[PageRef] | None = None,
+    exclude: Sequence[PageRef] | None = None,
+    include: Sequence[PageRef] | None = None,
     skip: bool = False,
     as_copy: bool = False,
     verso_first: bool = False,
@@ -258,11 +281,12 @@ def reorder(
 ) -> PlanItem:
     """One resolution of an item's page order (exactly one of the keywords); ValueError if bad.
 
-    ``exclude`` and ``include`` take names as validate shows them: a page source is left
-    out of (or taken back into) the order; an unusable file is acknowledged (left out on
-    purpose), and cannot be taken back since it cannot be imported. ``FILE#N`` names page
-    N of a file of several (a PDF): that page alone is left out or taken back; a
-    ``sequence`` of such names orders that file's pages (page_edits.py).
+    ``exclude`` and ``include`` take files (``PageRef``) as validate names them: a page
+    source is left out of (or taken back into) the order; an unusable file is acknowledged
+    (left out on purpose), and cannot be taken back since it cannot be imported. A
+    ``PageRef`` with a number is that page of a file of several (a PDF): that page alone is
+    left out or taken back; a ``sequence`` of such pages orders that file's pages
+    (page_edits.py).
 
     ``skip`` and ``as_copy`` settle a notebook from a bag whose id the corpus uses for a
     different notebook (validate's ``notebook_conflict``): leave it out, or import it as
@@ -288,20 +312,20 @@ def reorder(
     if by:
         return ordering.order_by(item, OrderingRule(by))
     if sequence:
-        if any(page_edits.names_page(item, n) for n in sequence):
+        if any(page_edits.names_page(item, r) for r in sequence):
             return page_edits.order_pages(item, list(sequence))
-        return ordering.sequence(item, list(sequence))
+        return ordering.sequence(item, [str(r) for r in sequence])
     if exclude:
-        pages = [n for n in exclude if page_edits.names_page(item, n)]
-        rest, ack = _split_unusable(item, [n for n in exclude if n not in pages])
+        pages = [r for r in exclude if page_edits.names_page(item, r)]
+        rest, ack = _split_unusable(item, [str(r) for r in exclude if r not in pages])
         if rest:
             item = ordering.exclude(item, rest)
         if ack:
             item = edits.acknowledge_unusable(item, ack)
         return page_edits.leave_out_pages(item, pages)
     if include:
-        pages = [n for n in include if page_edits.names_page(item, n)]
-        rest, ack = _split_unusable(item, [n for n in include if n not in pages])
+        pages = [r for r in include if page_edits.names_page(item, r)]
+        rest, ack = _split_unusable(item, [str(r) for r in include if r not in pages])
         if ack:
             raise ValueError(f"{ack[0]} cannot be imported (it is unusable): fix it and plan again")
         return page_edits.take_back_pages(ordering.include(item, rest) if rest else item, pages)
@@ -451,7 +475,7 @@ def found_not_imported(plan: ImportPlan) -> list[NotImported]:
                 for p in s.left_out:
                     out.append(
                         NotImported(
-                            f"{s.provenance.rel}#{p.page_index + 1}",
+                            str(PageRef(s.provenance.rel, p.page_index + 1)),
                             f"page {p.page_index + 1} of the file, left out in the review",
                             it.item_id,
                         )
@@ -521,7 +545,7 @@ def item_state(
     its errors); without one, it is checked here.
     """
     if report is not None and any(
-        p.severity is Severity.ERROR for p in report.for_item(item.item_id)
+        p.severity is ProblemSeverity.ERROR for p in report.for_item(item.item_id)
     ):
         return PlanItemState.ERROR
     if order_ambiguous is None and report is None:

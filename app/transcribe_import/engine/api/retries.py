@@ -4,7 +4,8 @@ Committing the plan of a run that ended without landing everything retries it (a
 with ``retry_of``). When the plan no longer validates, the run's frozen plan cannot be
 read, or the new run cannot begin (a busy corpus, a disk error), no new run begins: the
 ended run's History says that a retry was asked for and why it was refused, so the record
-of every attempt on the plan is in one place.
+of every attempt on the plan is in one place. Which ended runs a retry applies to
+(``can_retry``) is here too; ``commit`` calls this module, never the other way round.
 """
 
 from __future__ import annotations
@@ -12,11 +13,10 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from transcribe_import.engine.api.commit import can_retry
 from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.base.text import counted
-from transcribe_import.engine.runs.model import HistoryEvent, continues, same_plan
+from transcribe_import.engine.runs.model import HistoryEvent, RunStatus, continues, same_plan
 from transcribe_import.engine.runs.store import RunStore
 
 if TYPE_CHECKING:
@@ -25,6 +25,17 @@ if TYPE_CHECKING:
     from transcribe_import.engine.storage.corpus import Corpus
 
 logger = logging.getLogger(__name__)
+
+# A run that ended without landing everything: committing its plan again retries the rest.
+RETRYABLE = frozenset(
+    {RunStatus.PARTIAL, RunStatus.FAILED, RunStatus.CANCELLED, RunStatus.CANCELLED_WITH_COMMITS}
+)
+
+
+def can_retry(status: RunStatus) -> bool:
+    """Whether "retry what did not land" applies to a run that ended as ``status``."""
+    return status in RETRYABLE
+
 
 # How many of the refusal's errors the History names (the rest are counted).
 NAMED_ERRORS = 3

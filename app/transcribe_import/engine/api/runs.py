@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -16,7 +15,7 @@ from transcribe_import.engine.api.run_state import (
     run_state,
 )
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
-from transcribe_import.engine.base.ids import is_valid_id
+from transcribe_import.engine.base.ids import MIN_ID_PREFIX, ids_by_prefix, is_valid_id
 from transcribe_import.engine.planning.plan import ImportPlan, Op
 from transcribe_import.engine.runs.model import (
     HistoryEvent,
@@ -28,25 +27,6 @@ from transcribe_import.engine.runs.model import (
 )
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.storage.corpus import Corpus
-
-# The shortest prefix that names an id: 4 hex digits leave 1 chance in 65,536 of two runs
-# (or items) sharing it, and an ambiguous one is refused with the candidates listed.
-MIN_ID_PREFIX = 4
-
-
-def ids_by_prefix(key: str, ids: Iterable[str]) -> list[str]:
-    """The ids ``key`` names: the one it is, else those it begins (at least 4 characters).
-
-    The one rule for shortening an id, a plan item's (``order``) and a run's (every command
-    that takes RUN_ID) alike, so ``show 6e5b520f`` works as ``order plan.json 6e5b520f`` does.
-    """
-    known = list(ids)
-    if key in known:
-        return [key]
-    if len(key) < MIN_ID_PREFIX:
-        return []
-    prefix = key.lower()
-    return [i for i in known if i.startswith(prefix)]
 
 
 def resolve_run_id(corpus: Corpus, key: str) -> str:

@@ -27,7 +27,9 @@ from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.text import counted
 from transcribe_import.engine.planning.plan import (
+    AdapterMode,
     ImportPlan,
+    ModeName,
     PlanDocumentError,
     load_plan,
     save_plan,
@@ -328,7 +330,7 @@ class _Pass:
             )
             return None
         # A PDF on its own is one notebook titled by its name; a folder, one per folder.
-        mode = "pdfs" if drop.kind is DropKind.FILE else "folders"
+        mode = AdapterMode(ModeName.PDFS if drop.kind is DropKind.FILE else ModeName.FOLDERS)
         request = PlanRequest((drop.path,), mode=mode, workers=self.settings.workers)
         try:
             planned = plan_paths(self.corpus, request, should_stop=stop)

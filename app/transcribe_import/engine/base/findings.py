@@ -72,13 +72,16 @@ class Finding:
     situation: str = ""
     remedies: tuple[Remedy, ...] = ()
     run_id: str | None = None
+    # The command a person types in a terminal to act on it, where no remedy does: named in
+    # ``message`` too, so the window says where such a command is typed.
+    command: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         # The keys doctor --json has always had: the remedies are in ``message`` there.
         return {k: v for k, v in fields_json(self).items() if k not in _FACE_ONLY}
 
 
-_FACE_ONLY = frozenset({"situation", "remedies", "run_id"})
+_FACE_ONLY = frozenset({"situation", "remedies", "run_id", "command"})
 
 
 @dataclass

@@ -5,11 +5,42 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Iterable
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 
 _UUID_RE = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 _SHA256_RE = re.compile(r"[0-9a-f]{64}")
+
+
+# How many characters of an id every list and view shows (`runs`, `notebooks`, the window's
+# notebooks, a plan's items); any unique start of MIN_ID_PREFIX or more names it back.
+SHORT_ID_CHARS = 8
+
+
+def short_id(full: str) -> str:
+    """An id as the lists show it: its first SHORT_ID_CHARS characters."""
+    return full[:SHORT_ID_CHARS]
+
+
+# The shortest prefix that names an id: 4 hex digits leave 1 chance in 65,536 of two runs
+# (or items) sharing it, and an ambiguous one is refused with the candidates listed.
+MIN_ID_PREFIX = 4
+
+
+def ids_by_prefix(key: str, ids: Iterable[str]) -> list[str]:
+    """The ids ``key`` names: the one it is, else those it begins (at least 4 characters).
+
+    The one rule for shortening an id, a plan item's (``order``) and a run's (every command
+    that takes RUN_ID) alike, so ``show 6e5b520f`` works as ``order plan.json 6e5b520f`` does.
+    """
+    known = list(ids)
+    if key in known:
+        return [key]
+    if len(key) < MIN_ID_PREFIX:
+        return []
+    prefix = key.lower()
+    return [i for i in known if i.startswith(prefix)]
 
 
 def new_id() -> str:

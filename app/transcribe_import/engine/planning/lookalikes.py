@@ -34,18 +34,26 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.base.ids import short_id
 from transcribe_import.engine.ingest import placement as rules
 from transcribe_import.engine.media import lookalike
 from transcribe_import.engine.media.lookalike import BITS, THRESHOLD
 from transcribe_import.engine.planning import page_edits, placement
 from transcribe_import.engine.planning.ordering import exclude as exclude_files
 from transcribe_import.engine.planning.ordering import move as move_files
-from transcribe_import.engine.planning.plan import ImportPlan, Op, PlanItem, PlanPage, PlanSource
+from transcribe_import.engine.planning.plan import (
+    ImportPlan,
+    Op,
+    PageRef,
+    PlanItem,
+    PlanPage,
+    PlanSource,
+)
 from transcribe_import.engine.planning.problems import (
     PlanProblem,
     ProblemCode,
+    ProblemSeverity,
     Resolution,
-    Severity,
     file_name,
 )
 from transcribe_import.engine.storage import fsio, project
@@ -374,7 +382,7 @@ def plan_problems(corpus: Corpus | None, plan: ImportPlan) -> list[PlanProblem]:
         answers = [Resolution.IMPORT_INTO, *answers] if into else answers
         name = found.name.replace('"', '\\"')
         flags = {
-            Resolution.IMPORT_INTO: f"--into {str(into)[:8]}",
+            Resolution.IMPORT_INTO: f"--into {short_id(str(into))}",
             Resolution.RESCAN_REPLACES: f'--rescan "{name}"',
             Resolution.KEEP_BOTH: f'--keep-both "{name}"',
             Resolution.LEAVE_OUT: f'--exclude "{name}"',
@@ -382,7 +390,7 @@ def plan_problems(corpus: Corpus | None, plan: ImportPlan) -> list[PlanProblem]:
         }
         out.append(
             PlanProblem(
-                Severity.WARNING,
+                ProblemSeverity.WARNING,
                 ProblemCode.LOOKS_LIKE,
                 found.item_id,
                 words(found),
@@ -544,7 +552,7 @@ def _left_out(item: PlanItem, source_id: str, page_id: str) -> PlanItem:
     page = next(p for p in source.pages if p.page_id == page_id)
     if len(source.pages) + len(source.left_out) == 1:
         return exclude_files(item, [file_name(source)])
-    return page_edits.leave_out_pages(item, [_name(source, page)])
+    return page_edits.leave_out_pages(item, [PageRef(file_name(source), page.page_index + 1)])
 
 
 def _replaced_in_plan(item: PlanItem, found: Lookalike) -> PlanItem:

@@ -15,35 +15,34 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from transcribe_import.engine.planning import ordering
-from transcribe_import.engine.planning.plan import OrderingRule, PlanItem, PlanPage, PlanSource
+from transcribe_import.engine.planning.plan import (
+    OrderingRule,
+    PageRef,
+    PlanItem,
+    PlanPage,
+    PlanSource,
+)
 
 
-def _split(name: str) -> tuple[str, int] | None:
-    """``FILE#N`` as (FILE, N); None when ``name`` is not of that form."""
-    base, _, number = name.rpartition("#")
-    return (base, int(number)) if base and number.isdigit() else None
-
-
-def names_page(item: PlanItem, name: str) -> bool:
-    """Whether ``name`` is ``FILE#N``, a page of a file of several, rather than a file (a
-    file of the item whose name ends in #N is that file)."""
-    if _split(name) is None:
+def names_page(item: PlanItem, ref: PageRef) -> bool:
+    """Whether ``ref`` is a page of a file of several rather than a file (a file of the item
+    whose own name ends in #N is that file)."""
+    if ref.number is None:
         return False
     try:
-        ordering.source_by_name(item, name)
+        ordering.source_by_name(item, str(ref))
     except ValueError:
         return True
     return False
 
 
-def page_named(item: PlanItem, name: str) -> tuple[PlanSource, PlanPage]:
-    """The page a person names ``FILE#N``: page N of the file (its number in the file, so it
-    stays the same whatever is left out or moved); ValueError in words."""
-    split = _split(name)
-    if split is None:
-        raise ValueError(f"{name!r} names no page: name one as FILE#N, N its page number")
-    base, number = split
-    source = ordering.source_by_name(item, base)
+def page_named(item: PlanItem, ref: PageRef) -> tuple[PlanSource, PlanPage]:
+    """The page ``ref`` names: page N of the file (its number in the file, so it stays the
+    same whatever is left out or moved); ValueError in words."""
+    if ref.number is None:
+        raise ValueError(f"{ref.file!r} names no page: name one as FILE#N, N its page number")
+    number = ref.number
+    source = ordering.source_by_name(item, ref.file)
     wanted = number - 1
     for page in (*source.pages, *source.left_out):
         if page.page_index == wanted:
@@ -58,7 +57,7 @@ def _with_source(item: PlanItem, new: PlanSource) -> PlanItem:
     )
 
 
-def leave_out_pages(item: PlanItem, names: Sequence[str]) -> PlanItem:
+def leave_out_pages(item: PlanItem, names: Sequence[PageRef]) -> PlanItem:
     """Leave pages of a file of several out (``FILE#N`` each): the file's other pages are
     imported, in their order. Leaving out every page of a file excludes the file (so it
     can be included again whole)."""
@@ -78,7 +77,7 @@ def leave_out_pages(item: PlanItem, names: Sequence[str]) -> PlanItem:
     return item
 
 
-def take_back_pages(item: PlanItem, names: Sequence[str]) -> PlanItem:
+def take_back_pages(item: PlanItem, names: Sequence[PageRef]) -> PlanItem:
     """Import left-out pages again (``FILE#N`` each), each where its number puts it among
     the file's pages when they are in file order, else at the end of them."""
     for name in names:
@@ -96,7 +95,7 @@ def take_back_pages(item: PlanItem, names: Sequence[str]) -> PlanItem:
     return item
 
 
-def order_pages(item: PlanItem, names: Sequence[str]) -> PlanItem:
+def order_pages(item: PlanItem, names: Sequence[PageRef]) -> PlanItem:
     """The pages of one file of several in the order given (``FILE#N`` each); its pages not
     named are left out. ValueError when the names are of several files, or none."""
     picked = [page_named(item, n) for n in names]

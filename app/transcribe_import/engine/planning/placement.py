@@ -22,12 +22,12 @@ from typing import Any
 from transcribe_import.engine.ingest import placement as rules
 from transcribe_import.engine.ingest.placement import Placement
 from transcribe_import.engine.planning import ordering
-from transcribe_import.engine.planning.plan import ImportPlan, Op, PlanItem, PlanSource
+from transcribe_import.engine.planning.plan import ImportPlan, Op, PageRef, PlanItem, PlanSource
 from transcribe_import.engine.planning.problems import (
     PlanProblem,
     ProblemCode,
+    ProblemSeverity,
     Resolution,
-    Severity,
     file_name,
     files_of,
 )
@@ -56,13 +56,13 @@ def page_of_file(item: PlanItem, name: str) -> str:
     """The plan page a person names by its file, as ``order`` names files (``rel``, or a
     base name unique in the item), and ``NAME#N`` for the N-th page of a file of several;
     ValueError in words."""
-    base, _, number = name.rpartition("#")
+    ref = PageRef.parse(name)
     try:
         source, k = ordering.source_by_name(item, name), None
     except ValueError:
-        if not (base and number.isdigit()):
+        if ref.number is None:
             raise
-        source, k = ordering.source_by_name(item, base), int(number)
+        source, k = ordering.source_by_name(item, ref.file), ref.number
     pages = source.pages
     if k is None and len(pages) > 1:
         raise ValueError(
@@ -148,7 +148,7 @@ def _on_new_notebook(item: PlanItem) -> list[PlanProblem]:
     if item.placement is not None or item.places:
         out.append(
             PlanProblem(
-                Severity.ERROR,
+                ProblemSeverity.ERROR,
                 ProblemCode.PLACEMENT_ON_NEW_NOTEBOOK,
                 item.item_id,
                 "A new notebook's pages go in the plan's order, so a position "
@@ -161,7 +161,7 @@ def _on_new_notebook(item: PlanItem) -> list[PlanProblem]:
         ids = tuple(_source_ids(item, [new for new, _old in item.replacements]))
         out.append(
             PlanProblem(
-                Severity.ERROR,
+                ProblemSeverity.ERROR,
                 ProblemCode.PLACEMENT_ON_NEW_NOTEBOOK,
                 item.item_id,
                 f"A new notebook has no pages to replace, yet {names} would "
@@ -189,7 +189,7 @@ def _replaced_twice(items: Sequence[PlanItem]) -> list[PlanProblem]:
         item = rescans[-1][0]
         out.append(
             PlanProblem(
-                Severity.ERROR,
+                ProblemSeverity.ERROR,
                 ProblemCode.PAGE_REPLACED_TWICE,
                 item.item_id,
                 f"{names} would each replace page {old}; a page is replaced by "
@@ -214,7 +214,7 @@ def _left_out(item: PlanItem) -> list[PlanProblem]:
     ids = tuple(_source_ids(item, idle))
     return [
         PlanProblem(
-            Severity.WARNING,
+            ProblemSeverity.WARNING,
             ProblemCode.REPLACEMENT_LEFT_OUT,
             item.item_id,
             f"{names} would replace a page but is not imported (left out, or a "
@@ -263,7 +263,7 @@ def _refused(
 ) -> PlanProblem:
     """A rule against the notebook said no: its code and words, then what to do."""
     return PlanProblem(
-        Severity.ERROR,
+        ProblemSeverity.ERROR,
         ProblemCode(refusal.code.value),
         item.item_id,
         f"{refusal.words} {advice}",

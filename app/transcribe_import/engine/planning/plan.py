@@ -1,10 +1,10 @@
 """The plan document (docs/formats.md): the contract's ImportPlan as one JSON file.
 
-The plan's values are ``plan_values``, its document as written and its fingerprint
-``plan_document``; every name of both is re-exported here, so ``from ...planning.plan
-import X`` is the one way to name them. This module is the strict reader: reading a plan
-is reading untrusted input, so every id must be a lower-case UUID and the fingerprint
-must match.
+The plan's values and their document as written are ``plan_values``, the format's
+constants and fingerprint ``plan_document``; every name of both is re-exported here, so
+``from ...planning.plan import X`` is the one way to name them. This module is the strict
+reader: reading a plan is reading untrusted input, so every id must be a lower-case UUID and
+the fingerprint must match.
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ from transcribe_import.engine.planning.plan_document import (
     canonical_body,
     fingerprint_of,
     json_text,
-    plan_document,
     strip_provenance,
 )
 from transcribe_import.engine.storage import fsio
@@ -41,10 +40,11 @@ from transcribe_import.engine.storage import fsio
 from transcribe_import.engine.planning.plan_values import DEFAULT_POLICY_ID, POLICY_IDS
 from transcribe_import.engine.planning.plan_values import DuplicatePolicy, policy_id_for
 from transcribe_import.engine.planning.plan_values import DedupeScope, Duplicate, Op
+from transcribe_import.engine.planning.plan_values import DEFAULT_MODE, MODES, AdapterMode, ModeName
 from transcribe_import.engine.planning.plan_values import Ordering, OrderingRule
 from transcribe_import.engine.planning.plan_values import ImportPlan, PlanItem, Restore
-from transcribe_import.engine.planning.plan_values import PageRender, PlanPage, PlanSource
-from transcribe_import.engine.planning.plan_values import SourceProvenance
+from transcribe_import.engine.planning.plan_values import PageRef, PageRender, PlanPage, PlanSource
+from transcribe_import.engine.planning.plan_values import SourceProvenance, plan_document
 
 # isort: on
 
@@ -54,6 +54,10 @@ _LOOK = re.compile("[0-9a-f]{144}")
 
 __all__ = [
     "DEFAULT_POLICY_ID",
+    "DEFAULT_MODE",
+    "MODES",
+    "AdapterMode",
+    "ModeName",
     "IMPORT_MANIFEST_SCHEMA",
     "MAX_PLAN_DEPTH",
     "PLAN_FORMAT",
@@ -68,6 +72,7 @@ __all__ = [
     "Op",
     "Ordering",
     "OrderingRule",
+    "PageRef",
     "PageRender",
     "PlanDocumentError",
     "PlanItem",

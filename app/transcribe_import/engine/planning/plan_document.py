@@ -1,7 +1,8 @@
-"""The plan document as written (docs/formats.md): its JSON, its canonical body, its fingerprint.
+"""The plan document's format (docs/formats.md): its constants, canonical body and fingerprint.
 
-The one writer of the format; ``plan`` holds its strict reader, ``plan_values`` the values
-it is written from. A field is added to all three at once ("The plan document").
+``plan_values`` writes the document from its values (``plan_document``), ``plan`` holds its
+strict reader. A field is added to both at once ("The plan document"). Nothing here names a
+plan's values: they import this module, never the other way round.
 """
 
 from __future__ import annotations
@@ -16,13 +17,6 @@ from transcribe_import.engine.base.short_calls import sha256_of_parts
 
 if TYPE_CHECKING:
     from transcribe_import.engine.ingest.placement import Placement
-    from transcribe_import.engine.planning.plan_values import (
-        ImportPlan,
-        Ordering,
-        PlanItem,
-        PlanPage,
-        PlanSource,
-    )
 
 PLAN_FORMAT = "transcribe.import-plan"
 PLAN_SCHEMA = 1
@@ -35,67 +29,9 @@ PLAN_SCHEMAS = frozenset({PLAN_SCHEMA, PLAN_SCHEMA_PLACED})
 IMPORT_MANIFEST_SCHEMA = 1
 
 
-def plan_document(plan: ImportPlan, *, with_fingerprint: bool = True) -> dict[str, Any]:
-    """The plan as its JSON document; ``with_fingerprint``: with ``plan_fingerprint``."""
-    placed = any(
-        it.placement or it.places or it.replacements or (it.restore and it.restore.history)
-        for it in plan.items
-    )
-    doc: dict[str, Any] = {
-        "format": PLAN_FORMAT,
-        "schema_version": PLAN_SCHEMA_PLACED if placed else PLAN_SCHEMA,
-        "import_manifest": {"schema_version": IMPORT_MANIFEST_SCHEMA},
-        "plan_id": plan.plan_id,
-        "import_policy_id": plan.import_policy_id,
-        "items": [_item_doc(it) for it in plan.items],
-        "provenance": plan.provenance,
-    }
-    if with_fingerprint:
-        doc["plan_fingerprint"] = plan.fingerprint
-    return doc
-
-
-def _item_doc(it: PlanItem) -> dict[str, Any]:
-    doc: dict[str, Any] = {
-        "item_id": it.item_id,
-        "op": str(it.op),
-        "notebook_id": it.notebook_id,
-        "title": it.title,
-        "ordering": _ordering_doc(it.ordering),
-        "cover_page_id": it.cover_page_id,
-        "dedupe_scope": str(it.dedupe_scope),
-        "acknowledged": list(it.acknowledged),
-        "sources": [_source_doc(s) for s in it.sources],
-        "provenance": it.provenance,
-    }
-    # Only when set, so that every plan made before bags keeps its fingerprint.
-    if it.restore is not None:
-        doc["restore"] = {
-            "manifest": json_text(it.restore.manifest),
-            "page_order": list(it.restore.page_order),
-        }
-        if it.restore.history:
-            doc["restore"]["history"] = list(it.restore.history)
-    # Likewise only when set: a plan that places no page keeps its fingerprint.
-    if it.placement is not None:
-        doc["placement"] = placement_doc(it.placement)
-    if it.places:
-        doc["places"] = {sid: placement_doc(p) for sid, p in it.places}
-    if it.replacements:
-        doc["replacements"] = dict(it.replacements)
-    return doc
-
-
 def placement_doc(p: Placement) -> dict[str, Any]:
     """A place in the plan document: ``{"at": N}`` or ``{"after_page": PAGE_ID}``."""
     return {"at": p.at} if p.at is not None else {"after_page": p.after_page}
-
-
-def _ordering_doc(o: Ordering) -> dict[str, Any]:
-    doc: dict[str, Any] = {"rule": str(o.rule), "resolved": o.resolved}
-    # Only when said, so that every plan made before them keeps its fingerprint.
-    doc.update({k: True for k in ("verso_first", "versos_blank") if getattr(o, k)})
-    return doc
 
 
 def json_text(value: Any) -> str:
@@ -107,66 +43,6 @@ def json_text(value: Any) -> str:
     stable and the notebook's keys land in the order another tool wrote them.
     """
     return orjson.dumps(value).decode("utf-8")
-
-
-def _page_doc(pg: PlanPage) -> dict[str, Any]:
-    doc: dict[str, Any] = {
-        "page_id": pg.page_id,
-        "render_id": pg.render_id,
-        "page_index": pg.page_index,
-    }
-    if pg.render is not None:
-        r = pg.render
-        doc["render"] = {
-            "sha256": r.sha256,
-            "width": r.width,
-            "height": r.height,
-            **({"renderer": r.renderer} if r.renderer else {}),
-            "provenance": {
-                "path": r.path,
-                "size": r.size,
-                "mtime_ns": r.mtime_ns,
-                **({"path_b64": r.path_b64} if r.path_b64 else {}),
-            },
-        }
-    if pg.extra:
-        doc["extra"] = json_text(pg.extra)
-    if pg.label is not None:
-        doc["label"] = pg.label
-    # Only when made, so that every plan made before looks keeps its fingerprint.
-    if pg.look is not None:
-        doc["look"] = pg.look
-    return doc
-
-
-def _source_doc(s: PlanSource) -> dict[str, Any]:
-    p = s.provenance
-    doc: dict[str, Any] = {
-        "source_id": s.source_id,
-        "sha256": s.sha256,
-        "media_type": s.media_type,
-        "page_index": [pg.page_index for pg in s.pages],
-        "pages": [_page_doc(pg) for pg in s.pages],
-        "excluded": s.excluded,
-        "duplicate": None if s.duplicate is None else str(s.duplicate),
-        "provenance": {
-            "path": p.path,
-            "rel": p.rel,
-            "size": p.size,
-            "mtime": p.mtime,
-            "mtime_ns": p.mtime_ns,
-            "captured_at": p.captured_at,
-            "width": p.width,
-            "height": p.height,
-            **({"path_b64": p.path_b64} if p.path_b64 else {}),
-        },
-    }
-    if s.extra:
-        doc["extra"] = json_text(s.extra)
-    # Only when some are, so that every plan made before keeps its fingerprint.
-    if s.left_out:
-        doc["left_out_pages"] = [_page_doc(pg) for pg in s.left_out]
-    return doc
 
 
 # -- the fingerprint -----------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """The import plan's values: the frozen dataclasses and enums of an ImportPlan in memory.
 
-Written as a document by ``plan_document`` and read back, strictly, by ``plan``; the
-faces and the engine name them from ``plan``.
+Written as a document by ``plan_document`` (below; the format's constants and fingerprint are
+in the module of that name) and read back, strictly, by ``plan``; the faces and the engine name
+them from ``plan``.
 """
 
 from __future__ import annotations
@@ -19,7 +20,15 @@ import orjson
 
 from transcribe_import.engine.base.text import json_safe
 from transcribe_import.engine.ingest.placement import Placement
-from transcribe_import.engine.planning.plan_document import fingerprint_of, plan_document
+from transcribe_import.engine.planning.plan_document import (
+    IMPORT_MANIFEST_SCHEMA,
+    PLAN_FORMAT,
+    PLAN_SCHEMA,
+    PLAN_SCHEMA_PLACED,
+    fingerprint_of,
+    json_text,
+    placement_doc,
+)
 
 
 class Op(enum.StrEnum):
@@ -70,6 +79,94 @@ class Duplicate(enum.StrEnum):
 class DedupeScope(enum.StrEnum):
     NOTEBOOK = "notebook"
     CORPUS = "corpus"
+
+
+class ModeName(enum.StrEnum):
+    """How scanned files become notebooks (``--mode``, the start view's choice): an adapter's
+    name (planning/adapters), or ``bag`` (each root an exported bag, planning/bag.py)."""
+
+    FOLDERS = "folders"
+    PDFS = "pdfs"
+    PREFIX = "prefix"
+    SINGLE = "single"
+    INTO = "into"
+    BAG = "bag"
+
+
+# As a person types them: "into" takes its notebook after a colon.
+MODES: tuple[str, ...] = ("folders", "pdfs", "prefix", "single", "into:NOTEBOOK", "bag")
+
+
+@dataclass(frozen=True)
+class AdapterMode:
+    """A mode as chosen: its name and, for ``into``, the notebook pages go into.
+
+    ``target`` is the notebook as it was given (its id, the start of its id, or its title)
+    until the corpus resolves it to its id (``api.plan_paths``); its text form,
+    ``into:TARGET``, is what a plan's provenance records and ``--mode`` takes.
+    """
+
+    name: ModeName = ModeName.FOLDERS
+    target: str | None = None
+
+    @classmethod
+    def into(cls, notebook: str) -> AdapterMode:
+        return cls(ModeName.INTO, notebook)
+
+    @classmethod
+    def parse(cls, text: str) -> AdapterMode:
+        """The one reader of a mode as typed (``folders``, ``into:NOTEBOOK``, …); ValueError
+        in words, naming the modes, for anything else."""
+        name, colon, target = text.partition(":")
+        try:
+            mode = ModeName(name)
+        except ValueError:
+            raise ValueError(f"unknown mode {text!r}; use one of {', '.join(MODES)}") from None
+        if mode is ModeName.INTO:
+            if not target.strip():
+                raise ValueError(
+                    "mode into needs the notebook pages go into: into:NOTEBOOK, its id, the "
+                    "start of its id or its title (`transcribe-import notebooks` lists them)"
+                )
+            return cls.into(target.strip())
+        if colon:
+            raise ValueError(
+                f"unknown mode {text!r}: {name} takes nothing after a colon; use one of "
+                f"{', '.join(MODES)}"
+            )
+        return cls(mode)
+
+    def __str__(self) -> str:
+        return f"{self.name}:{self.target}" if self.name is ModeName.INTO else str(self.name)
+
+
+DEFAULT_MODE = AdapterMode(ModeName.FOLDERS)
+
+
+@dataclass(frozen=True)
+class PageRef:
+    """A file of a plan item, or one page of a file of several, as a person or a face names it.
+
+    ``file`` is the file's path as validate shows it (or its base name, when that is unique
+    in the item); ``number`` is a page's number in its file, from 1, which stays the same
+    whatever is left out or moved (None: the whole file). Typed, it reads ``FILE#N``.
+    """
+
+    file: str
+    number: int | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> PageRef:
+        """The one reader of a name as typed: ``FILE#N`` (N digits) is page N of FILE, anything
+        else a file. A file whose own name ends in ``#N`` is found by the page edits, which
+        try the whole text as a file name first (``str(ref)`` gives it back)."""
+        base, _, number = text.rpartition("#")
+        if base and number.isdigit():
+            return cls(base, int(number))
+        return cls(text)
+
+    def __str__(self) -> str:
+        return self.file if self.number is None else f"{self.file}#{self.number}"
 
 
 @dataclass(frozen=True)
@@ -299,3 +396,124 @@ class ImportPlan:
 
     def encode(self) -> bytes:
         return orjson.dumps(self.to_document(), option=orjson.OPT_INDENT_2) + b"\n"
+
+
+# -- the plan as its document (docs/formats.md) ---------------------------------------------
+
+
+def plan_document(plan: ImportPlan, *, with_fingerprint: bool = True) -> dict[str, Any]:
+    """The plan as its JSON document; ``with_fingerprint``: with ``plan_fingerprint``."""
+    placed = any(
+        it.placement or it.places or it.replacements or (it.restore and it.restore.history)
+        for it in plan.items
+    )
+    doc: dict[str, Any] = {
+        "format": PLAN_FORMAT,
+        "schema_version": PLAN_SCHEMA_PLACED if placed else PLAN_SCHEMA,
+        "import_manifest": {"schema_version": IMPORT_MANIFEST_SCHEMA},
+        "plan_id": plan.plan_id,
+        "import_policy_id": plan.import_policy_id,
+        "items": [_item_doc(it) for it in plan.items],
+        "provenance": plan.provenance,
+    }
+    if with_fingerprint:
+        doc["plan_fingerprint"] = plan.fingerprint
+    return doc
+
+
+def _item_doc(it: PlanItem) -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "item_id": it.item_id,
+        "op": str(it.op),
+        "notebook_id": it.notebook_id,
+        "title": it.title,
+        "ordering": _ordering_doc(it.ordering),
+        "cover_page_id": it.cover_page_id,
+        "dedupe_scope": str(it.dedupe_scope),
+        "acknowledged": list(it.acknowledged),
+        "sources": [_source_doc(s) for s in it.sources],
+        "provenance": it.provenance,
+    }
+    # Only when set, so that every plan made before bags keeps its fingerprint.
+    if it.restore is not None:
+        doc["restore"] = {
+            "manifest": json_text(it.restore.manifest),
+            "page_order": list(it.restore.page_order),
+        }
+        if it.restore.history:
+            doc["restore"]["history"] = list(it.restore.history)
+    # Likewise only when set: a plan that places no page keeps its fingerprint.
+    if it.placement is not None:
+        doc["placement"] = placement_doc(it.placement)
+    if it.places:
+        doc["places"] = {sid: placement_doc(p) for sid, p in it.places}
+    if it.replacements:
+        doc["replacements"] = dict(it.replacements)
+    return doc
+
+
+def _ordering_doc(o: Ordering) -> dict[str, Any]:
+    doc: dict[str, Any] = {"rule": str(o.rule), "resolved": o.resolved}
+    # Only when said, so that every plan made before them keeps its fingerprint.
+    doc.update({k: True for k in ("verso_first", "versos_blank") if getattr(o, k)})
+    return doc
+
+
+def _page_doc(pg: PlanPage) -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "page_id": pg.page_id,
+        "render_id": pg.render_id,
+        "page_index": pg.page_index,
+    }
+    if pg.render is not None:
+        r = pg.render
+        doc["render"] = {
+            "sha256": r.sha256,
+            "width": r.width,
+            "height": r.height,
+            **({"renderer": r.renderer} if r.renderer else {}),
+            "provenance": {
+                "path": r.path,
+                "size": r.size,
+                "mtime_ns": r.mtime_ns,
+                **({"path_b64": r.path_b64} if r.path_b64 else {}),
+            },
+        }
+    if pg.extra:
+        doc["extra"] = json_text(pg.extra)
+    if pg.label is not None:
+        doc["label"] = pg.label
+    # Only when made, so that every plan made before looks keeps its fingerprint.
+    if pg.look is not None:
+        doc["look"] = pg.look
+    return doc
+
+
+def _source_doc(s: PlanSource) -> dict[str, Any]:
+    p = s.provenance
+    doc: dict[str, Any] = {
+        "source_id": s.source_id,
+        "sha256": s.sha256,
+        "media_type": s.media_type,
+        "page_index": [pg.page_index for pg in s.pages],
+        "pages": [_page_doc(pg) for pg in s.pages],
+        "excluded": s.excluded,
+        "duplicate": None if s.duplicate is None else str(s.duplicate),
+        "provenance": {
+            "path": p.path,
+            "rel": p.rel,
+            "size": p.size,
+            "mtime": p.mtime,
+            "mtime_ns": p.mtime_ns,
+            "captured_at": p.captured_at,
+            "width": p.width,
+            "height": p.height,
+            **({"path_b64": p.path_b64} if p.path_b64 else {}),
+        },
+    }
+    if s.extra:
+        doc["extra"] = json_text(s.extra)
+    # Only when some are, so that every plan made before keeps its fingerprint.
+    if s.left_out:
+        doc["left_out_pages"] = [_page_doc(pg) for pg in s.left_out]
+    return doc

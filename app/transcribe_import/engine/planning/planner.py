@@ -31,8 +31,10 @@ from transcribe_import.engine.planning.dedupe import (
     judge_item,
 )
 from transcribe_import.engine.planning.plan import (
+    DEFAULT_MODE,
     DEFAULT_POLICY_ID,
     POLICY_IDS,
+    AdapterMode,
     DedupeScope,
     Duplicate,
     DuplicatePolicy,
@@ -65,13 +67,13 @@ def build_plan(
     corpus: Corpus | None,
     scan: ScanResult,
     *,
-    mode: str = "folders",
+    mode: AdapterMode = DEFAULT_MODE,
     policy_id: str = DEFAULT_POLICY_ID,
     title: str | None = None,
     dedupe_scope: DedupeScope = DedupeScope.CORPUS,
     should_stop: Callable[[], bool] | None = None,
 ) -> ImportPlan:
-    """Plan an import of ``scan`` with an adapter: folders, pdfs, prefix, single or into:ID.
+    """Plan an import of ``scan`` with the adapter of ``mode``: folders, pdfs, prefix, single, into.
 
     ``ScanCancelled`` soon after ``should_stop()`` turns true (it is asked per notebook).
     """
@@ -81,7 +83,7 @@ def build_plan(
         corpus,
         result,
         scan,
-        mode=mode,
+        mode=str(mode),
         policy_id=policy_id,
         dedupe_scope=dedupe_scope,
         should_stop=should_stop,

@@ -15,7 +15,7 @@ from transcribe_import.engine.base.values import fields_json
 from transcribe_import.engine.planning.plan import PlanItem, PlanSource
 
 
-class Severity(enum.StrEnum):
+class ProblemSeverity(enum.StrEnum):
     ERROR = "error"
     WARNING = "warning"
 
@@ -123,7 +123,7 @@ class PlanProblem:
     None for the others.
     """
 
-    severity: Severity
+    severity: ProblemSeverity
     code: ProblemCode | AmbiguityCode
     item_id: str
     message: str
@@ -173,11 +173,11 @@ class ValidationReport:
 
     @property
     def errors(self) -> list[PlanProblem]:
-        return [p for p in self.problems if p.severity is Severity.ERROR]
+        return [p for p in self.problems if p.severity is ProblemSeverity.ERROR]
 
     @property
     def warnings(self) -> list[PlanProblem]:
-        return [p for p in self.problems if p.severity is Severity.WARNING]
+        return [p for p in self.problems if p.severity is ProblemSeverity.WARNING]
 
     @property
     def ok(self) -> bool:

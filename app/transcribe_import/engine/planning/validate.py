@@ -37,8 +37,8 @@ from transcribe_import.engine.planning.plan import ImportPlan, Op, PlanItem, Pla
 from transcribe_import.engine.planning.problems import (
     PlanProblem,
     ProblemCode,
+    ProblemSeverity,
     Resolution,
-    Severity,
     ValidationReport,
     file_name,
     unusable_words,
@@ -97,7 +97,7 @@ def validate(
             problems.extend(p for p in results if p is not None)
 
     order = {it.item_id: k for k, it in enumerate(plan.items)}
-    problems.sort(key=lambda p: (order.get(p.item_id, 0), p.severity != Severity.ERROR))
+    problems.sort(key=lambda p: (order.get(p.item_id, 0), p.severity != ProblemSeverity.ERROR))
     return ValidationReport(plan.plan_id, plan.fingerprint, tuple(problems))
 
 
@@ -115,7 +115,7 @@ def _recognised_problem(item: PlanItem, found: reimport.Recognised) -> PlanProbl
     held = reimport.held_sources(item)
     partly = found.kind is reimport.Recognition.PARTLY_IMPORTED
     return PlanProblem(
-        Severity.WARNING,
+        ProblemSeverity.WARNING,
         ProblemCode.PARTLY_IMPORTED if partly else ProblemCode.ALREADY_IMPORTED,
         item.item_id,
         reimport.recognised_words(found),
@@ -141,7 +141,7 @@ def _item_problems(
     for amb in ordering.find_ambiguities(item):
         out.append(
             PlanProblem(
-                Severity.ERROR,
+                ProblemSeverity.ERROR,
                 amb.code,
                 item.item_id,
                 amb.message,
@@ -157,7 +157,7 @@ def _item_problems(
         why = unusable_words(u)
         out.append(
             PlanProblem(
-                Severity.ERROR,
+                ProblemSeverity.ERROR,
                 ProblemCode.SOURCE_UNREADABLE,
                 item.item_id,
                 f"{why} To import the rest without it, exclude it.",
@@ -172,7 +172,9 @@ def _item_problems(
         pass  # a bag's notebook planned as unchanged: _restore_target says so, once
     elif not item.imported_sources() and not item.planned_skips():
         msg = "Every file is excluded; nothing will be imported."
-        out.append(PlanProblem(Severity.WARNING, ProblemCode.NOTHING_TO_IMPORT, item.item_id, msg))
+        out.append(
+            PlanProblem(ProblemSeverity.WARNING, ProblemCode.NOTHING_TO_IMPORT, item.item_id, msg)
+        )
     if corpus is not None:
         # A folder imported before is told as such: its title is no second notebook's.
         out.extend(_target_problems(corpus, item, own, {} if found else titles))
@@ -212,7 +214,7 @@ def _duplicate_problems(
         head = f"{count} will be skipped: {shown}."
     return [
         PlanProblem(
-            Severity.WARNING,
+            ProblemSeverity.WARNING,
             code,
             item.item_id,
             head,
@@ -235,7 +237,7 @@ def _target_problems(
         if not exists:
             return [
                 PlanProblem(
-                    Severity.ERROR,
+                    ProblemSeverity.ERROR,
                     ProblemCode.NOTEBOOK_NOT_FOUND,
                     item.item_id,
                     f"The target notebook {item.notebook_id} does not exist in {corpus.root}; "
@@ -248,7 +250,7 @@ def _target_problems(
         if other:
             return [
                 PlanProblem(
-                    Severity.WARNING,
+                    ProblemSeverity.WARNING,
                     ProblemCode.TITLE_EXISTS,
                     item.item_id,
                     f"A notebook titled “{item.title}” already exists ({other}); this creates a "
@@ -259,11 +261,15 @@ def _target_problems(
     try:
         doc = project.read(nb_dir, item.notebook_id)
     except TranscribeError as exc:
-        return [PlanProblem(Severity.ERROR, ProblemCode.NOTEBOOK_NOT_FOUND, item.item_id, str(exc))]
+        return [
+            PlanProblem(
+                ProblemSeverity.ERROR, ProblemCode.NOTEBOOK_NOT_FOUND, item.item_id, str(exc)
+            )
+        ]
     if item.op is Op.CREATE_NOTEBOOK and doc.get("import_run_id") not in own:
         return [
             PlanProblem(
-                Severity.ERROR,
+                ProblemSeverity.ERROR,
                 ProblemCode.ID_IN_USE,
                 item.item_id,
                 f"Notebook id {item.notebook_id} is already used by another notebook; "
@@ -274,7 +280,7 @@ def _target_problems(
     if foreign:
         return [
             PlanProblem(
-                Severity.ERROR,
+                ProblemSeverity.ERROR,
                 ProblemCode.ID_IN_USE,
                 item.item_id,
                 f"{counted(len(foreign), 'preallocated id')} {agreeing(len(foreign), 'is', 'are')} "
@@ -301,7 +307,7 @@ def _restore_item_problems(item: PlanItem) -> list[PlanProblem]:
         # reorder would be silently ignored: say so instead.
         out.append(
             PlanProblem(
-                Severity.ERROR,
+                ProblemSeverity.ERROR,
                 ProblemCode.BAG_ORDER_CHANGED,
                 item.item_id,
                 "A notebook from a bag keeps the bag's page order, but its "
@@ -312,7 +318,7 @@ def _restore_item_problems(item: PlanItem) -> list[PlanProblem]:
     if isinstance(again, list) and again and item.imported_sources():
         out.append(
             PlanProblem(
-                Severity.WARNING,
+                ProblemSeverity.WARNING,
                 ProblemCode.RENDERED_AGAIN,
                 item.item_id,
                 f"{counted(len(again), 'page')} will be rendered again from their source, "
@@ -331,7 +337,7 @@ def _restore_target(
         if item.planned_skips():
             return [
                 PlanProblem(
-                    Severity.ERROR,
+                    ProblemSeverity.ERROR,
                     ProblemCode.NOTEBOOK_NOT_FOUND,
                     item.item_id,
                     f"Notebook {item.notebook_id} was in the corpus, unchanged, when "
@@ -342,13 +348,17 @@ def _restore_target(
     try:
         doc = project.read(corpus.notebook_dir(item.notebook_id), item.notebook_id)
     except TranscribeError as exc:
-        return [PlanProblem(Severity.ERROR, ProblemCode.NOTEBOOK_NOT_FOUND, item.item_id, str(exc))]
+        return [
+            PlanProblem(
+                ProblemSeverity.ERROR, ProblemCode.NOTEBOOK_NOT_FOUND, item.item_id, str(exc)
+            )
+        ]
     if doc.get("import_run_id") in own:
         return None
     if bag.same_notebook(doc, item):
         return [
             PlanProblem(
-                Severity.WARNING,
+                ProblemSeverity.WARNING,
                 ProblemCode.UNCHANGED,
                 item.item_id,
                 f"Notebook {item.notebook_id} is already in the corpus with the same "
@@ -360,7 +370,7 @@ def _restore_target(
     title = doc.get("title") if isinstance(doc.get("title"), str) else item.notebook_id
     return [
         PlanProblem(
-            Severity.ERROR,
+            ProblemSeverity.ERROR,
             ProblemCode.NOTEBOOK_CONFLICT,
             item.item_id,
             f"The corpus already has a notebook with id {item.notebook_id} (“{title}”) "
@@ -397,7 +407,7 @@ def _source_problem(item: PlanItem, s: PlanSource, settings: RenderSettings) -> 
         st = fsio.stat(path)
     except FileNotFoundError:
         return PlanProblem(
-            Severity.ERROR,
+            ProblemSeverity.ERROR,
             ProblemCode.SOURCE_MISSING,
             item.item_id,
             f"{shown} is missing (was it moved, or the disk disconnected?); reconnect it or "
@@ -409,7 +419,7 @@ def _source_problem(item: PlanItem, s: PlanSource, settings: RenderSettings) -> 
         )
     except OSError as exc:
         return PlanProblem(
-            Severity.ERROR,
+            ProblemSeverity.ERROR,
             ProblemCode.SOURCE_UNREADABLE,
             item.item_id,
             f"{shown} cannot be read ({exc.strerror}).",
@@ -420,7 +430,7 @@ def _source_problem(item: PlanItem, s: PlanSource, settings: RenderSettings) -> 
         )
     if st.st_size != s.provenance.size or st.st_mtime_ns != s.provenance.mtime_ns:
         return PlanProblem(
-            Severity.ERROR,
+            ProblemSeverity.ERROR,
             ProblemCode.SOURCE_CHANGED,
             item.item_id,
             f"{shown} changed since the scan (size or modification time differ); plan again to "
@@ -435,7 +445,7 @@ def _source_problem(item: PlanItem, s: PlanSource, settings: RenderSettings) -> 
         info = decode.probe(path, settings, display_path=str(path), size=s.provenance.size)
     except TranscribeError as exc:
         return PlanProblem(
-            Severity.ERROR,
+            ProblemSeverity.ERROR,
             ProblemCode.SOURCE_UNREADABLE,
             item.item_id,
             str(exc),
@@ -447,7 +457,7 @@ def _source_problem(item: PlanItem, s: PlanSource, settings: RenderSettings) -> 
     wanted = max(p.page_index for p in s.pages) + 1
     if info.media_type != s.media_type or info.page_count < wanted:
         return PlanProblem(
-            Severity.ERROR,
+            ProblemSeverity.ERROR,
             ProblemCode.MEDIA_MISMATCH,
             item.item_id,
             f"{shown} is {info.media_type} with {counted(info.page_count, 'page')}, but the plan "
@@ -475,7 +485,7 @@ def _render_problem(item: PlanItem, s: PlanSource) -> PlanProblem | None:
                 continue
             code, why = ProblemCode.SOURCE_CHANGED, "changed since the bag was planned"
         return PlanProblem(
-            Severity.ERROR,
+            ProblemSeverity.ERROR,
             code,
             item.item_id,
             f"{r.path} (the render of page {page.page_id}) {why}; reconnect the bag or plan it "

@@ -67,6 +67,7 @@ from transcribe_import.engine.runs.model import (
     RunRecord,
     RunResult,
     RunStatus,
+    SkipReason,
     settle_unfinished,
     terminal_status,
 )
@@ -341,7 +342,7 @@ class _Executor:
             else:
                 skipped.append(skipped_source(s, why))
         if not to_ingest:
-            classification = "all_duplicates" if skipped else "nothing_to_import"
+            classification = SkipReason.ALL_DUPLICATES if skipped else SkipReason.NOTHING_TO_IMPORT
             return ItemOutcome(
                 item.item_id,
                 ItemState.SKIPPED,
@@ -399,7 +400,7 @@ class _Executor:
                 (),
                 0,
                 tuple(skipped),
-                "all_duplicates",
+                SkipReason.ALL_DUPLICATES,
                 updated_at=utc_now(),
             )
         crashpoint("run.before_item_outcome")

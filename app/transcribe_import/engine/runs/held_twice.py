@@ -189,14 +189,15 @@ def _finding(
         if added == count
         else f"it takes out all {added} pages it added there: import again after any that were new"
     )
-    undo = f"`transcribe-import revert {run_id}` ({takes})"
+    command = f"transcribe-import revert {run_id}"
+    undo = f"`{command}` ({takes})"
     if said is Verdict.UNKNOWN:
         body = (
             f"Whether the import that added them (run {run_id}) meant to cannot be read (its "
             f"frozen plan is missing or damaged): leave them if that was meant, or undo it with "
             f"{undo}."
         )
-        return _note(corpus, later, head + body, Severity.INFO)
+        return _note(corpus, later, head + body, Severity.INFO, command)
     rule = (
         "the notebook's own files"
         if same
@@ -208,16 +209,19 @@ def _finding(
         f"decided one import at a time. Undo that import with {undo}, or leave them if you "
         "want them twice."
     )
-    return _note(corpus, later, head + body, Severity.PROBLEM)
+    return _note(corpus, later, head + body, Severity.PROBLEM, command)
 
 
-def _note(corpus: Corpus, later: Copy, message: str, severity: Severity) -> Finding:
+def _note(
+    corpus: Corpus, later: Copy, message: str, severity: Severity, command: str | None = None
+) -> Finding:
     return Finding(
         FindingCode.PAGE_HELD_TWICE,
         severity,
         message,
         later.notebook_id,
         str(corpus.notebook_dir(later.notebook_id)),
+        command=command,
     )
 
 

@@ -100,6 +100,13 @@ class ItemState(enum.StrEnum):
         return self is not ItemState.PENDING
 
 
+class SkipReason(enum.StrEnum):
+    """Why a skipped item landed nothing (docs/formats.md, ``skip_classification``)."""
+
+    ALL_DUPLICATES = "all_duplicates"  # every file it planned is in the corpus already
+    NOTHING_TO_IMPORT = "nothing_to_import"  # it planned no file at all
+
+
 class RunNotFound(TranscribeError):
     pass
 
@@ -110,6 +117,15 @@ class AttemptSuperseded(Exception):
 
 class RunCorrupt(TranscribeError):
     pass
+
+
+def _skip_reason(value: object) -> SkipReason | None:
+    """A record's ``skip_classification``; one written by a newer version that this one does
+    not know is read as no reason (the item's state says it was skipped all the same)."""
+    try:
+        return SkipReason(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
 
 
 @dataclass(frozen=True)
@@ -134,7 +150,7 @@ class ItemOutcome:
     source_ids: tuple[str, ...] = ()
     page_count: int = 0
     skipped_sources: tuple[dict[str, Any], ...] = ()  # [{source_id, name, classification}]
-    skip_classification: str | None = None
+    skip_classification: SkipReason | None = None
     failure_code: str | None = None
     failure_message: str | None = None
     updated_at: str = ""
@@ -151,7 +167,9 @@ class ItemOutcome:
             "pages_landed": self.pages_landed,
             "pages_already_in": self.pages_already_in,
             "skipped_sources": list(self.skipped_sources),
-            "skip_classification": self.skip_classification,
+            "skip_classification": None
+            if self.skip_classification is None
+            else str(self.skip_classification),
             "failure": None
             if self.failure_code is None
             else {"code": self.failure_code, "message": self.failure_message},
@@ -171,7 +189,7 @@ class ItemOutcome:
             source_ids=tuple(d.get("source_ids", ())),
             page_count=page_count,
             skipped_sources=tuple(d.get("skipped_sources", ())),
-            skip_classification=d.get("skip_classification"),
+            skip_classification=_skip_reason(d.get("skip_classification")),
             failure_code=failure.get("code"),
             failure_message=failure.get("message"),
             updated_at=d.get("updated_at", ""),

@@ -11,7 +11,7 @@ from typing import Any
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QLocale, Qt
 from PySide6.QtGui import QIcon
 
-from transcribe_import.engine.api import NotebookSummary
+from transcribe_import.engine.api import NotebookSummary, short_id
 from transcribe_import.engine.base.text import natural_key
 from transcribe_import.gui.icons import SP, standard_icon
 from transcribe_import.gui.models.base import RIGHT, SORT_ROLE, Column, ColumnTableModel
@@ -34,10 +34,6 @@ class NotebookColumn(enum.IntEnum):
     STATE = 3
     ID = 4  # two notebooks of one title are told apart by their id and their source
     SOURCE = 5
-
-
-# The start of an id tells notebooks apart at a glance; the whole id is its tooltip.
-SHORT_ID = 8
 
 
 def _pages(nb: NotebookSummary) -> str:
@@ -107,7 +103,8 @@ class NotebookTableModel(ColumnTableModel[NotebookSummary]):
         ),
         Column(
             QT_TRANSLATE_NOOP("NotebookTableModel", "Id"),
-            display=lambda nb: nb.notebook_id[:SHORT_ID],
+            # The start of an id tells notebooks apart at a glance; the whole id is its tooltip.
+            display=lambda nb: short_id(nb.notebook_id),
             sort=attrgetter("notebook_id"),
             tooltip=attrgetter("notebook_id"),
         ),

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from PySide6.QtCore import QCoreApplication
 
 from transcribe_import.engine import api
-from transcribe_import.engine.planning.plan import PlanItem, PlanSource
+from transcribe_import.engine.planning.plan import PageRef, PlanItem, PlanSource
 from transcribe_import.gui.models.page_rows import PageRow
 
 PageKey = tuple[str, int]  # a page of the plan: its source's id and its index in that file
@@ -54,7 +54,7 @@ def move_in_file(item: PlanItem, source: PlanSource, picked: Sequence[int], to: 
     if order == list(source.pages):
         return item
     rel = source.provenance.rel
-    return api.reorder(item, sequence=[f"{rel}#{p.page_index + 1}" for p in order])
+    return api.reorder(item, sequence=[PageRef(rel, p.page_index + 1) for p in order])
 
 
 def step_in_file(item: PlanItem, source: PlanSource, picked: Sequence[int], step: int) -> PlanItem:

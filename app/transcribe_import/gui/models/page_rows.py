@@ -11,7 +11,7 @@ from PySide6.QtGui import QPixmap
 
 from transcribe_import.engine.media.kinds import MULTI_PAGE_TYPES
 from transcribe_import.engine.planning.plan import PlanPage, PlanSource
-from transcribe_import.engine.planning.problems import Severity
+from transcribe_import.engine.planning.problems import ProblemSeverity
 from transcribe_import.gui.icons import severity_icon, small_pixmap
 from transcribe_import.gui.models.base import RIGHT, Column
 from transcribe_import.gui.wording import (
@@ -35,7 +35,7 @@ class PageColumn(enum.IntEnum):
     WARNING = 5
 
 
-Note = tuple[str, str, Severity]  # code, message for a person, severity
+Note = tuple[str, str, ProblemSeverity]  # code, message for a person, severity
 
 
 @dataclass(frozen=True)
@@ -108,10 +108,10 @@ def _warnings(row: PageRow) -> str:
 
 def _warning_icon(row: PageRow) -> QPixmap | None:
     # A pixmap keeps its own (small) size; an icon would grow to the thumbnails' size.
-    if any(sev is Severity.ERROR for _, _, sev in row.notes):
-        return small_pixmap(severity_icon(Severity.ERROR))
+    if any(sev is ProblemSeverity.ERROR for _, _, sev in row.notes):
+        return small_pixmap(severity_icon(ProblemSeverity.ERROR))
     if row.notes or row.source.planned_skip:
-        return small_pixmap(severity_icon(Severity.WARNING))
+        return small_pixmap(severity_icon(ProblemSeverity.WARNING))
     return None
 
 

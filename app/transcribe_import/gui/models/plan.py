@@ -33,7 +33,7 @@ from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from transcribe_import.engine import api
 from transcribe_import.engine.planning import ordering
 from transcribe_import.engine.planning.plan import PlanItem, PlanPage, PlanSource
-from transcribe_import.engine.planning.problems import ProblemCode, Severity
+from transcribe_import.engine.planning.problems import ProblemCode, ProblemSeverity
 from transcribe_import.gui.icons import (
     badge_icon,
     not_imported_icon,
@@ -69,7 +69,7 @@ Role = Qt.ItemDataRole
 ItemIdRole = Role.UserRole + 1  # str: the plan item a row concerns
 StateRole = Role.UserRole + 2  # PlanItemState of a plan item (None: being checked)
 SourceIdsRole = Role.UserRole + 3  # tuple[str, ...]: the sources a problem concerns
-SeverityRole = Role.UserRole + 4  # validate.Severity of a problem
+SeverityRole = Role.UserRole + 4  # validate.ProblemSeverity of a problem
 
 SOURCES_MIME_TYPE = "application/x-transcribe-import-plan-sources"
 
@@ -453,14 +453,14 @@ class PageTableModel(ColumnTableModel[PageRow]):
         """Ambiguity codes (live, from the engine) and the report's problems, by source."""
         notes: dict[str, list[Note]] = {}
 
-        def note(source_id: str, code: str, message: str, severity: Severity) -> None:
+        def note(source_id: str, code: str, message: str, severity: ProblemSeverity) -> None:
             of_source = notes.setdefault(source_id, [])
             if all(c != code for c, _, _ in of_source):
                 of_source.append((code, message, severity))
 
         for amb in ambiguities_of(item):
             for source_id in amb.source_ids:
-                note(source_id, str(amb.code), amb.message, Severity.ERROR)
+                note(source_id, str(amb.code), amb.message, ProblemSeverity.ERROR)
         report = self._session.report
         if report is not None:
             for problem in report.for_item(item.item_id):

@@ -10,7 +10,7 @@ from operator import attrgetter
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, Qt
 
 from transcribe_import.engine.planning.plan import PlanItem
-from transcribe_import.engine.planning.problems import PlanProblem, Severity
+from transcribe_import.engine.planning.problems import PlanProblem, ProblemSeverity
 from transcribe_import.gui.icons import severity_icon
 from transcribe_import.gui.models.base import Column, ColumnTableModel
 from transcribe_import.gui.models.plan import ItemIdRole, SeverityRole, SourceIdsRole
@@ -84,5 +84,5 @@ class ProblemsModel(ColumnTableModel[ProblemRow]):
         items = {} if plan is None else {it.item_id: it for it in plan.items}
         problems = () if report is None else report.problems
         # A stable sort: the report is in plan order already, errors first within an item.
-        ranked = sorted(problems, key=lambda p: p.severity is not Severity.ERROR)
+        ranked = sorted(problems, key=lambda p: p.severity is not ProblemSeverity.ERROR)
         self.set_rows(ProblemRow(p, items.get(p.item_id)) for p in ranked)

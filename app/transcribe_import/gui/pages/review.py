@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QSplitter,
     QStackedWidget,
     QStyle,
+    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -110,7 +111,7 @@ class ReviewPage(QWidget):
         self.pages_model = PageTableModel(session, self.thumbnails, self)
         self.problems_model = ProblemsModel(session, self)
 
-        self.edits = ReviewEdits(self)
+        self.edits = ReviewEdits(self, self)
         self._build_actions()
         self._build_widgets()
         self.items_view.selectionModel().currentRowChanged.connect(self._on_item_row_changed)
@@ -260,7 +261,7 @@ class ReviewPage(QWidget):
             self.cover_action,
             self.replace_action,
         ]
-        self.page_view = pages_table(self.pages_model, menu)
+        self.page_view: QTableView = pages_table(self.pages_model, menu)
         # The same pages as thumbnails, and in openings: on the table's own selection.
         self.grid_views = GridViews(
             self.pages_model, self.page_view.selectionModel(), self.thumbnails, menu, self.settings

@@ -9,28 +9,60 @@ only decide which call to make for the command given and the pages selected.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QObject, Qt, Slot
-from PySide6.QtWidgets import QApplication, QInputDialog, QLineEdit
+from PySide6.QtWidgets import QApplication, QInputDialog, QLineEdit, QTableView, QWidget
 
 from transcribe_import.engine import api
 from transcribe_import.engine.planning import edits, ordering
-from transcribe_import.engine.planning.plan import ImportPlan, Op, OrderingRule, PlanItem
+from transcribe_import.engine.planning.plan import (
+    ImportPlan,
+    Op,
+    OrderingRule,
+    PageRef,
+    PlanItem,
+)
 from transcribe_import.engine.planning.problems import Resolution
 from transcribe_import.gui.models import page_moves
 from transcribe_import.gui.pages.placement import AFTER_PAGE, AT_POSITION, ask_replaced_page
 
 if TYPE_CHECKING:
-    from transcribe_import.gui.pages.review import ReviewPage
+    from transcribe_import.gui.models.plan import PageTableModel
+    from transcribe_import.gui.pages.placement import PlacementBar
+    from transcribe_import.gui.session import ImportSession
+
+
+class EditedPage(Protocol):
+    """What the edits use of the review page (``review.ReviewPage`` is the one): named here,
+    so that the page imports its edits and the edits never import the page."""
+
+    @property
+    def session(self) -> ImportSession: ...
+    @property
+    def pages_model(self) -> PageTableModel: ...
+    @property
+    def page_view(self) -> QTableView: ...
+    @property
+    def decision_panel(self) -> QWidget: ...
+    @property
+    def placement_bar(self) -> PlacementBar: ...
+    def current_item(self) -> PlanItem | None: ...
+    def pages_widget(self) -> QWidget: ...
+    def scroll_to_row(self, row: int) -> None: ...
+    def select_rows(self, rows: list[int]) -> None: ...
+    def selected_rows(self) -> list[int]: ...
+    def show_error(self, message: str | None) -> None: ...
 
 
 class ReviewEdits(QObject):
     """The edits of the notebook the review page shows, on the pages selected there."""
 
-    def __init__(self, page: ReviewPage) -> None:
-        super().__init__(page)
+    def __init__(self, page: EditedPage, window: QWidget) -> None:
+        """``window``: the page as a widget, which owns this and parents its questions."""
+        super().__init__(window)
         self._page = page
+        self._window = window
 
     def _edit(self, change: Callable[[PlanItem], PlanItem], text: str) -> bool:
         """One undoable engine edit of the current notebook; a refusal is shown, not raised."""
@@ -120,17 +152,17 @@ class ReviewEdits(QObject):
     def sort_by_mtime(self) -> None:
         self._sort(OrderingRule.MTIME, self.tr("Sort pages by modification time"))
 
-    def _selected_names(self) -> list[str]:
+    def _selected_names(self) -> list[PageRef]:
         item = self._page.current_item()
         if item is None:
             return []
         wanted = set(self._selected_source_ids())
         # The engine names sources by their path as validate shows it (provenance.rel).
-        return [s.provenance.rel for s in item.sources if s.source_id in wanted]
+        return [PageRef(s.provenance.rel) for s in item.sources if s.source_id in wanted]
 
-    def _selected_page_names(self) -> list[str]:
-        """The selected pages that are some, not all, of a file of several, as ``FILE#N``
-        (N its page number in the file): Leave Out leaves those pages out, not the file."""
+    def _selected_page_names(self) -> list[PageRef]:
+        """The selected pages that are some, not all, of a file of several, each with its
+        page number in the file: Leave Out leaves those pages out, not the file."""
         rows = self._page.selected_rows()
         model = self._page.pages_model
         chosen: dict[str, list[int]] = {}
@@ -141,13 +173,14 @@ class ReviewEdits(QObject):
             source = model.source_at(rows_of[0])
             if len(rows_of) < len(source.pages):
                 for r in rows_of:
-                    names.append(f"{source.provenance.rel}#{model.page_at(r).page_index + 1}")
+                    names.append(PageRef(source.provenance.rel, model.page_at(r).page_index + 1))
         return names
 
     @Slot()
     def exclude(self) -> None:
         pages = self._selected_page_names()
-        whole = [n for n in self._selected_names() if not any(p.startswith(f"{n}#") for p in pages)]
+        split = {p.file for p in pages}
+        whole = [n for n in self._selected_names() if n.file not in split]
         names = whole + pages
         if names:
             self._edit(lambda item: api.reorder(item, exclude=names), self.tr("Exclude pages"))
@@ -161,7 +194,7 @@ class ReviewEdits(QObject):
             return
         wanted = set(self._selected_source_ids())
         pages = [
-            f"{s.provenance.rel}#{p.page_index + 1}"
+            PageRef(s.provenance.rel, p.page_index + 1)
             for s in item.sources
             if s.source_id in wanted
             for p in s.left_out
@@ -176,7 +209,7 @@ class ReviewEdits(QObject):
             return
         if not isinstance(title, str):  # triggered(bool) from the action passes a bool
             title, ok = QInputDialog.getText(
-                self._page,
+                self._window,
                 self.tr("Rename Notebook"),
                 self.tr("Title of the new notebook:"),
                 QLineEdit.EchoMode.Normal,
@@ -211,7 +244,7 @@ class ReviewEdits(QObject):
             return
         now = dict(item.replacements).get(self._page.pages_model.page_at(rows[0]).page_id)
         pages = self._page.session.notebook_pages(item.notebook_id)
-        asked, page_id = ask_replaced_page(self._page, pages, now)
+        asked, page_id = ask_replaced_page(self._window, pages, now)
         if asked:
             self.replace_selected_with(page_id)
 

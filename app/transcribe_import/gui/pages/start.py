@@ -2,7 +2,7 @@
 
 Folders and files come from a drop anywhere on the window (the window hands them
 here), from Add Folder… and Add Files…, or from the command line. The mapping is
-the engine's adapter mode: ``folders``, ``single`` (with a title) or ``into:ID``.
+the engine's adapter mode (``AdapterMode``): folders, single (with a title) or into a notebook.
 Interrupted runs and quarantined journals are told here first, with a way to act.
 """
 
@@ -34,15 +34,12 @@ from PySide6.QtWidgets import (
 from transcribe_import.engine.api import Draft, NotebookSummary, RunState
 from transcribe_import.engine.base.findings import DoctorReport, FindingCode
 from transcribe_import.engine.base.text import natural_key
+from transcribe_import.engine.planning.plan import AdapterMode, ModeName
 from transcribe_import.gui.dialogs import FolderKind, choose_files, choose_folder
 from transcribe_import.gui.icons import SP, standard_icon
 from transcribe_import.gui.values import RunSummary
 from transcribe_import.gui.widgets import icon_label, push_button, selectable_text
 from transcribe_import.gui.wording import format_local, format_local_epoch, plural, start_buttons
-
-MODE_FOLDERS = "folders"
-MODE_SINGLE = "single"
-MODE_INTO = "into"
 
 # What doctor reports that the start view tells of: work waiting for a person's decision.
 _QUARANTINE_CODES = {
@@ -344,23 +341,22 @@ class StartPage(QWidget):
             self.folders_radio.setChecked(True)
         self._mode_toggled()
 
-    def mode(self) -> str:
+    def mode(self) -> AdapterMode:
         """The engine's adapter mode for the choice made."""
         if self.single_radio.isChecked():
-            return MODE_SINGLE
+            return AdapterMode(ModeName.SINGLE)
         if self.into_radio.isChecked():
-            return f"{MODE_INTO}:{self.notebook_combo.currentData()}"
-        return MODE_FOLDERS
+            return AdapterMode.into(self.notebook_combo.currentData())
+        return AdapterMode(ModeName.FOLDERS)
 
     def title(self) -> str | None:
         return self.title_edit.text().strip() or None if self.single_radio.isChecked() else None
 
-    def set_mode(self, mode: str) -> None:
-        name, _, target = mode.partition(":")
-        if name == MODE_SINGLE:
+    def set_mode(self, mode: AdapterMode) -> None:
+        if mode.name is ModeName.SINGLE:
             self.single_radio.setChecked(True)
-        elif name == MODE_INTO:
-            i = self.notebook_combo.findData(target)
+        elif mode.name is ModeName.INTO:
+            i = self.notebook_combo.findData(mode.target)
             if i >= 0:
                 self.notebook_combo.setCurrentIndex(i)
                 self.into_radio.setChecked(True)

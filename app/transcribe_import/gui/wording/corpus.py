@@ -14,6 +14,7 @@ from transcribe_import.engine.api import (
     RevertBlocker,
     TrashEntry,
     UnfinishedImport,
+    short_id,
 )
 from transcribe_import.engine.base.findings import Finding, Remedy
 from transcribe_import.engine.base.findings import Severity as FindingSeverity
@@ -36,7 +37,7 @@ def set_notebook_titles(titles: Mapping[str, str]) -> None:
 
 def notebook_name(notebook_id: str) -> str:
     """A notebook of the corpus as a person knows it: its title, else its short id."""
-    return _notebook_titles.get(notebook_id) or notebook_id[:8]
+    return _notebook_titles.get(notebook_id) or short_id(notebook_id)
 
 
 def finding_severity_words(severity: FindingSeverity) -> str:
@@ -83,7 +84,7 @@ def finding_words(finding: Finding) -> str:
     """A doctor finding as the window says it: with remedies, its situation and the window's
     own action for each; without, doctor's message as it is."""
     if not finding.remedies:
-        if "`transcribe-import " not in finding.message:
+        if finding.command is None:
             return finding.message
         # No button does it: the command it names is typed in a terminal, said so.
         return (

@@ -10,8 +10,8 @@ from transcribe_import.engine.planning.plan import Duplicate, Op, PlanItem
 from transcribe_import.engine.planning.problems import (
     AmbiguityCode,
     ProblemCode,
+    ProblemSeverity,
     Resolution,
-    Severity,
 )
 from transcribe_import.gui.values import PlanItemState
 from transcribe_import.gui.wording.corpus import notebook_name
@@ -94,11 +94,11 @@ def op_explanation(item: PlanItem) -> str:
     )
 
 
-def severity_words(severity: Severity) -> str:
+def severity_words(severity: ProblemSeverity) -> str:
     """A validation problem's severity, as a screen reader says the icon."""
     return {
-        Severity.ERROR: _t("Severity", "Error"),
-        Severity.WARNING: _t("Severity", "Warning"),
+        ProblemSeverity.ERROR: _t("Severity", "Error"),
+        ProblemSeverity.WARNING: _t("Severity", "Warning"),
     }[severity]
 
 

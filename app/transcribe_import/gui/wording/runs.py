@@ -7,7 +7,7 @@ from PySide6.QtCore import QCoreApplication
 from transcribe_import.engine.api import HistoryEntry, RunState
 from transcribe_import.engine.base.errors import ErrorCode
 from transcribe_import.engine.planning.plan import Op
-from transcribe_import.engine.runs.model import HistoryEvent, ItemState, RunStatus
+from transcribe_import.engine.runs.model import HistoryEvent, ItemState, RunStatus, SkipReason
 from transcribe_import.gui.values import OutcomeRow, PageTally, RunSummary
 from transcribe_import.gui.wording.errors import error_code_words
 from transcribe_import.gui.wording.formatting import format_duration, format_local, plural
@@ -250,7 +250,7 @@ def outcome_details(row: OutcomeRow) -> str:
             )
         return text
     if o.state is ItemState.SKIPPED:
-        if o.skip_classification == "all_duplicates":
+        if o.skip_classification is SkipReason.ALL_DUPLICATES:
             return _t("ItemState", "Every file is already in the corpus")
         return _t("ItemState", "Nothing to import: every file was left out")
     # An item lands in checkpoints: one stopped half way keeps the pages that landed.

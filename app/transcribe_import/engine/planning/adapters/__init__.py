@@ -18,11 +18,10 @@ from transcribe_import.engine.planning.adapters.into import IntoAdapter, checked
 from transcribe_import.engine.planning.adapters.pdfs import PdfsAdapter
 from transcribe_import.engine.planning.adapters.prefix import PrefixAdapter
 from transcribe_import.engine.planning.adapters.single import SingleAdapter
+from transcribe_import.engine.planning.plan import AdapterMode, ModeName
 
 __all__ = [
     "ADAPTERS",
-    "DEFAULT_MODE",
-    "MODES",
     "Adapter",
     "AdapterResult",
     "Group",
@@ -35,16 +34,12 @@ ADAPTERS: dict[str, Adapter] = {
     for a in (FoldersAdapter(), PdfsAdapter(), PrefixAdapter(), SingleAdapter(), IntoAdapter())
 }
 
-DEFAULT_MODE = "folders"
-# As a person types them: "into" takes its target after a colon.
-MODES: tuple[str, ...] = ("folders", "pdfs", "prefix", "single", "into:NOTEBOOK_ID")
 
-
-def adapter_for(mode: str) -> tuple[Adapter, str | None]:
-    """The adapter for a ``--mode`` value, and the target notebook id for ``into:ID``."""
-    name, colon, target = mode.partition(":")
-    if name == "into":
-        return ADAPTERS["into"], checked_notebook_id(target if colon else None)
-    if name in ADAPTERS and not colon:
-        return ADAPTERS[name], None
-    raise ValueError(f"unknown mode {mode!r}; use one of {', '.join(MODES)}")
+def adapter_for(mode: AdapterMode) -> tuple[Adapter, str | None]:
+    """The adapter for a mode, and the target notebook's id for ``into`` (an id by now: the
+    corpus resolved a prefix or a title, ``api.plan_paths``)."""
+    if mode.name is ModeName.BAG:
+        raise ValueError("mode bag plans bags, not scanned files: planning/bag.py plans them")
+    if mode.name is ModeName.INTO:
+        return ADAPTERS[mode.name], checked_notebook_id(mode.target)
+    return ADAPTERS[mode.name], None

@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
-from transcribe_import.engine.base.ids import is_sha256, is_valid_id
+from transcribe_import.engine.base.ids import is_sha256, is_valid_id, short_id
 from transcribe_import.engine.base.text import counted, json_safe
 from transcribe_import.engine.ingest.journal import render_rel_path, source_rel_path
 from transcribe_import.engine.media import decode
@@ -250,7 +250,7 @@ def _notebook(
         raise _invalid(shown, f"cover_page_id {cover!r} is not one of its pages.")
     title = doc.get("title")
     if not isinstance(title, str) or not title.strip():
-        title = f"Notebook {notebook_id[:8]}"
+        title = f"Notebook {short_id(notebook_id)}"
     title = " ".join(json_safe(title).split())
     in_order = tuple(sources[sid] for sid in dict.fromkeys(p.source_id for p in [*pages, *history]))
     group = BagGroup(

@@ -19,8 +19,8 @@ def checked_notebook_id(value: str | None) -> str:
     """``value`` if it is a notebook id (a lower-case UUID); ValueError saying what to do."""
     if value is None or not value:
         raise ValueError(
-            "mode into needs the target notebook: into:NOTEBOOK_ID "
-            "(`transcribe-import notebooks` lists the ids)"
+            "mode into needs the target notebook: into:NOTEBOOK "
+            "(`transcribe-import notebooks` lists them)"
         )
     try:
         return check_id(value, "notebook id")

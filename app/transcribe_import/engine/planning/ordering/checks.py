@@ -527,7 +527,7 @@ def _missing_numbers(item: PlanItem, numbering: Numbering) -> Ambiguity | None:
         "order, or accept the order as it is.",
         neighbours,
         (Resolution.ACCEPT, Resolution.SEQUENCE),
-        _SEQUENCE_HINT,
+        "--accept",  # the order as it is, its gap said: what a person with no page to add does
     )
 
 
