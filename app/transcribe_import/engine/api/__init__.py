@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from transcribe_import.engine.api.commit import (
     RETRYABLE,
+    NothingToImport,
     PlanInvalid,
     PreparedRun,
     can_retry,
@@ -206,6 +207,7 @@ __all__ = [
     "load_draft",
     "discard_draft",
     "PlanInvalid",
+    "NothingToImport",
     "PreparedRun",
     "discovery_for",
     "prepare_commit",
