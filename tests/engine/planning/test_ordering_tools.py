@@ -425,6 +425,17 @@ def test_no_case_shuffled_comes_out_in_a_wrong_order_without_a_question(
         assert "(day first) or" in found[0].message and "(month first)" in found[0].message
 
 
+def test_the_readmes_date_forms_read_as_it_says() -> None:
+    """Every example of the README's table of date forms is page 1 beside its date."""
+    readme = (Path(__file__).parents[3] / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("| date form | example |") :].split("\n\n", 1)[0]
+    examples = re.findall(r"`([^`]+ p1\.jpg)`", table)
+    assert len(examples) >= 15, table
+    for name in examples:
+        assert ordering.page_number(name) == (1, "1"), name
+        assert ordering.page_number(name.replace(" p1", "")) is None, name  # all of it a date
+
+
 def test_the_docs_list_each_tool_with_an_example_that_reads_in_order() -> None:
     """docs/names.md's table of tools: every row's examples, in their order, are clear."""
     doc = (Path(__file__).parents[3] / "docs" / "names.md").read_text(encoding="utf-8")
@@ -436,3 +447,19 @@ def test_the_docs_list_each_tool_with_an_example_that_reads_in_order() -> None:
         item = proposed(*reversed(examples))
         assert rels(item) == examples, row
         assert ordering.find_ambiguities(item) == [], row
+
+
+def test_a_rescan_on_a_later_day_is_still_a_question() -> None:
+    # Pages numbered by a person beside the scan's date, page 3 scanned again the next day:
+    # read as counters of the day it would land last, silently. It is asked instead.
+    names = [f"2023-05-01 p{n}.jpg" for n in range(1, 6)] + ["2023-05-02 p3.jpg"]
+    item = proposed(*names)
+    a = only(item, AmbiguityCode.DUPLICATE_NUMBER)
+    assert set(a.files) == {"2023-05-01 p3.jpg", "2023-05-02 p3.jpg"}
+    # A machine's counter that starts again each day is no question (VueScan, NAPS2).
+    assert ordering.find_ambiguities(proposed(*TOOLS["VueScan with the date"])) == []
+
+
+def test_page_numbers_beside_a_counter_far_beyond_them_are_two_schemes() -> None:
+    item = proposed("p1.jpg", "p2.jpg", "p3.jpg", "P1010001.jpg", "P1010002.jpg")
+    only(item, AmbiguityCode.MIXED_SCHEMES)

@@ -63,9 +63,11 @@ def _by_names(
     sources: Sequence[PlanSource], scheme: Scheme, *, month_first: bool
 ) -> list[PlanSource]:
     """The names' order as ``scheme`` reads them, numeric dates day or ``month_first``."""
+    kind = scheme.kind
+    if kind == PAGES and any(_DATE_TIME.search(_bare_stem(s.name)) for s in sources):
+        kind = _DATED_PAGES
     by_name = sorted(
-        sources,
-        key=lambda s: (not is_cover_name(s.name), *_order_key(s, scheme.kind, month_first)),
+        sources, key=lambda s: (not is_cover_name(s.name), *_order_key(s, kind, month_first))
     )
     if scheme.kind not in (LEAVES, OPENINGS):
         return by_name
@@ -117,7 +119,10 @@ def _order_key(
     """Where a name goes in its folder's scheme ``kind``: its page, or its date, first.
 
     Page numbers: the name with its dates taken out ("02.05.1931 p1" is page 1 whatever
-    its day), so the last number that is not a date orders it. Any other scheme: each
+    its day), so the last number that is not a date orders it; where some names carry a
+    date (``_DATED_PAGES``), that number goes first, so that what the date leaves around
+    it does not order the pages ("May 7, 1931 - page 3" after "2 May 1931 p1"; a name
+    without a number first, as the head of its run). Any other scheme: each
     date spelled year first (``02.05.1931`` as ``19310502000000``), so day-first and
     year-first dates sort as dates. Then a copy after its original, then by the dates
     (names alike but for them), then the name as is.
@@ -128,8 +133,8 @@ def _order_key(
     base = _copy_base(stem)
     year_first = _DATE_TIME.sub(lambda d: _year_first(d, month_first), base or stem)
     if kind == PAGES:
-        # The page number before the rest ("May 7, 1931 - page 3" after "2 May 1931 p1"); a
-        # name without one heads its run ("Scan" before "Scan 1").
+        read = _DATE_TIME.sub(" ", base or stem)
+    elif kind == _DATED_PAGES:
         read = _DATE_TIME.sub(" ", _unrandom(base or stem))
         number = _LAST_DIGITS.search(read)
         read = f"{number.group(1) if number else 0} {read}"
@@ -448,6 +453,8 @@ _FAR_BEYOND = 10
 # The numbering schemes a folder's names can follow (``Scheme.kind``).
 PAGES, COUNTERS, LEAVES, OPENINGS = "pages", "counters", "leaves", "openings"
 TIMES, NONE, MIXED, ONE = "times", "none", "mixed", "one"
+# Page numbers where some names carry a date too: how ``_order_key`` reads them.
+_DATED_PAGES = "dated pages"
 
 
 @dataclass(frozen=True)
@@ -570,9 +577,13 @@ def _one_counter(names: Sequence[Name]) -> bool:
 
     A scanner's counter written without zeros (Scan_995 … Scan_1006) reads as page
     numbers below 1000 and as a counter from there: one run when every name but its
-    number is the same.
+    number is the same and the counter goes on from the numbers (``p1``…``p10`` beside
+    ``P1010001`` are two schemes).
     """
-    return len({_numbered_prefix(n) for n in names if n.kind in (PAGES, COUNTERS)}) == 1
+    if len({_numbered_prefix(n) for n in names if n.kind in (PAGES, COUNTERS)}) != 1:
+        return False
+    pages = max(n.number for n in names if n.kind == PAGES)
+    return pages < min(n.number for n in names if n.kind == COUNTERS) < 10 * pages
 
 
 def _run_heads(names: Sequence[Name]) -> set[str]:
@@ -594,21 +605,33 @@ def _run_heads(names: Sequence[Name]) -> set[str]:
 
 
 def _counters_of_the_day(names: Sequence[Name]) -> bool:
-    """Whether the numbers beside the names' dates count within each date, not the pages.
+    """Whether the numbers after the names' dates count within each date, not the pages.
 
-    Every name has a date, the numbers repeat (a scanner's counter that starts again each
-    day: 2023-05-06-0001, 2023-05-07-0001), and no date has one number twice: then they
-    order the files within their date, and the dates order the rest.
+    Every name ends in a date and a machine's counter right after it, three digits or
+    more (a scanner's counter that starts again each day: 2023-05-06-0001,
+    2023-05-07-0001; NAPS2's 2023-05-06-101112_0001); the numbers repeat, and no date has
+    one number twice: then they order the files within their date, and the dates order
+    the rest. A person's page number beside a date ("1931-05-02 p1", "1931-05-03 p1") is
+    not one: two files claiming one page are a question.
     """
     if len({n.number for n in names}) == len(names):
         return False  # no number repeats: page numbers
-    seen: set[tuple[tuple[str, ...], int]] = set()
+    seen: set[tuple[str, int]] = set()
     for n in names:
-        dates = tuple(d.group().casefold() for d in _DATE_TIME.finditer(_stem_of(n.source.name)))
-        if not dates or (dates, n.number) in seen:
+        stem = _stem_of(n.source.name)
+        marked = _DATE_TIME.sub("\x00", stem)
+        counter = _DATE_COUNTER.search(marked)
+        if counter is None:
+            return False
+        dates = "\x00".join(d.group().casefold() for d in _DATE_TIME.finditer(stem))
+        if (dates, n.number) in seen:
             return False
         seen.add((dates, n.number))
     return True
+
+
+# A machine's counter right after a date (marked \x00): "-0001", "_0001", " 001".
+_DATE_COUNTER = re.compile(r"\x00[ _-]?\d{3,}$")
 
 
 def side_letters(sides: set[str]) -> str:
