@@ -13,7 +13,6 @@ device made up (UUIDs, ``_unrandom``).
 from __future__ import annotations
 
 import enum
-import functools
 import re
 import sys
 import unicodedata
@@ -172,7 +171,35 @@ _MONTH_WORDS = {
     12: "december dec dezember dez décembre decembre déc desember des dicembre diciembre dic",
 }
 MONTHS = {word: month for month, words in _MONTH_WORDS.items() for word in words.split()}
-_MON = "|".join(sorted(MONTHS, key=len, reverse=True))  # the longest word first
+
+
+def _trie(words: Sequence[str]) -> str:
+    """A pattern matching exactly ``words``, shared beginnings written once ("ma(?:i|y|rs)").
+
+    The regular expression engine tries the branches of an alternation one by one: with a
+    hundred month words that is a hundred tries at every word of every name, several
+    times the cost of the rest of the ordering. As a tree, each letter is tried once.
+    """
+    tree: dict[str, dict] = {}
+    for word in words:
+        node = tree
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}  # a word ends here
+
+    def pattern(node: dict[str, dict]) -> str:
+        ends = "" in node
+        branches = [re.escape(ch) + pattern(child) for ch, child in node.items() if ch]
+        if not branches:
+            return ""
+        # The longest first: "mars" before "mar", so a word is never cut short.
+        body = branches[0] if len(branches) == 1 else f"(?:{'|'.join(branches)})"
+        return f"(?:{body})?" if ends else body
+
+    return pattern(tree)
+
+
+_MON = _trie(sorted(MONTHS))
 _LETTER_BEFORE, _LETTER_AFTER = r"(?<![^\W\d_])", r"(?![^\W\d_])"  # a whole word
 _ORD = r"(?:st|nd|rd|th|er)?\.?"  # 1st, 2nd, 1er, 2. (German)
 _SEP = r"[ _-]*"
@@ -208,7 +235,7 @@ _TIME = (
 _AT = r"(?:\s+(?:at|um|à|om|kl\.?|alle|a\s+las)\s+|,\s*|[ _T-])"
 _WITH_NAMES = re.compile(rf"(?:{_NUMERIC}{_NAMED})(?:{_AT}{_TIME})?(?!\d)", re.IGNORECASE)
 _IN_FIGURES = re.compile(rf"(?:{_NUMERIC})(?:{_AT}{_TIME})?(?!\d)", re.IGNORECASE)
-_WORD = re.compile(r"[^\W\d_]{3,}")
+_MONTH_WORD = re.compile(rf"{_LETTER_BEFORE}(?:{_MON}){_LETTER_AFTER}", re.IGNORECASE)
 
 
 class _Dates:
@@ -220,10 +247,8 @@ class _Dates:
     """
 
     @staticmethod
-    @functools.lru_cache(maxsize=4096)  # one name is read several times in a row
     def pattern(text: str) -> re.Pattern[str]:
-        names = any(w.casefold() in MONTHS for w in _WORD.findall(text))
-        return _WITH_NAMES if names else _IN_FIGURES
+        return _WITH_NAMES if _MONTH_WORD.search(text) else _IN_FIGURES
 
     def sub(self, repl: str | Callable[[re.Match[str]], str], text: str) -> str:
         return self.pattern(text).sub(repl, text)
