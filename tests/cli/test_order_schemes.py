@@ -223,3 +223,39 @@ def test_duplex_backs_reversed_and_counts_that_disagree(tmp_path: Path) -> None:
     assert "3 fronts" in e["message"] and "2 backs" in e["message"]
     refused = ok(run_cli(data, "order", str(plan), item_id, "--by", "interleave"), EXIT_USAGE)
     assert "3 fronts but 2 backs" in refused.stderr
+
+
+def test_month_names_and_twelve_hour_clocks_commit_in_order(tmp_path: Path) -> None:
+    # Ordered by the day's number and by the hour as written, with validate clean (#35).
+    diary = [
+        "2 May 1931 p1.jpg",
+        "3 May 1931 p2.jpg",
+        "May 7, 1931 - page 3.jpg",
+        "1 July 1931 p4.jpg",
+    ]
+    chat = [
+        "WhatsApp Image 2023-05-06 at 9.58.02 AM.jpeg",
+        "WhatsApp Image 2023-05-06 at 1.02.03 PM.jpeg",
+        "WhatsApp Image 2023-05-07 at 8.00.00 AM.jpeg",
+    ]
+    for names in (diary, chat):
+        data = tmp_path / f"data {len(names)}"
+        shelf = folder(tmp_path / f"shelf {len(names)}" / "Letters", *reversed(names))
+        plan, _ = plan_of(data, tmp_path, shelf.parent)
+        assert errors(data, plan, EXIT_OK) == []
+        ok(run_cli(data, "commit", str(plan)))
+        assert [n for n, _ in committed_pages(data)] == names
+
+
+def test_a_date_that_reads_two_ways_asks_and_accept_takes_it_day_first(tmp_path: Path) -> None:
+    names = ["03.04.1931.jpg", "05.04.1931.jpg", "04.05.1931.jpg"]  # day first
+    data = tmp_path / "data"
+    shelf = folder(tmp_path / "shelf" / "Diary", *names)
+    plan, item_id = plan_of(data, tmp_path, shelf.parent)
+    [e] = errors(data, plan)
+    assert e["code"] == "ambiguous_date"
+    assert "could be 3 April 1931 (day first) or 4 March 1931 (month first)" in e["message"]
+    ok(run_cli(data, "order", str(plan), item_id, "--accept"))
+    assert errors(data, plan, EXIT_OK) == []
+    ok(run_cli(data, "commit", str(plan)))
+    assert [n for n, _ in committed_pages(data)] == names

@@ -172,6 +172,9 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
         if not_planned and mode.name in (ModeName.PDFS, ModeName.PREFIX):
             # The adapters' words say "plan by folder"; this is the option that does it.
             say("  To plan those by folder: --mode folders.")
+    nothing = api.nothing_to_import(plan)
+    if nothing is not None:
+        say(nothing)
     if not report.ok:
         say(
             f"{counted(len(report.errors), 'problem')} to resolve before commit: "
@@ -627,6 +630,12 @@ def cmd_commit(corpus: Corpus, args: argparse.Namespace) -> int:
     plan = _load(args.plan)
     try:
         prepared = api.prepare_commit(corpus, plan, plan_file=Path(args.plan))
+    except api.NothingToImport as nothing:
+        if args.json:
+            json_out({"plan_id": plan.plan_id, "nothing_to_import": True, "message": str(nothing)})
+        else:
+            say(str(nothing))
+        return ExitCode.OK
     except api.PlanInvalid as invalid:
         if args.json:
             json_out(invalid.report.to_json())

@@ -660,6 +660,9 @@ EVERY_AMBIGUITY = {
     AmbiguityCode.DUPLEX_PASSES: lambda: proposed(
         "front_001.jpg", "front_002.jpg", "back_001.jpg", "back_002.jpg"
     ),
+    AmbiguityCode.AMBIGUOUS_DATE: lambda: proposed(
+        "03.04.1931.jpg", "05.04.1931.jpg", "04.05.1931.jpg"
+    ),
 }
 
 

@@ -183,10 +183,14 @@ def test_each_date_form_is_no_page_number(name: str, number: tuple[int, str] | N
 
 def test_names_that_are_only_dates_go_by_date_then_counter() -> None:
     # A two-digit year is read as strptime's %y reads it: 31 is 2031, so it comes last.
-    names = ["02.05.1931.jpg", "02.05.1931_1.jpg", "12.06.1931.jpg", "1931-07-01.jpg", "2.8.31.jpg"]
+    # 20.06.1931 says the folder writes its day first (no month 20).
+    names = ["02.05.1931.jpg", "02.05.1931_1.jpg", "20.06.1931.jpg", "1931-07-01.jpg", "2.8.31.jpg"]
     item = proposed(*reversed(names))
     assert rels(item) == names
     assert ordering.find_ambiguities(item) == []
+    # Without it, 02.05.1931 could be 5 February: the order depends on it, so it is asked.
+    unsure = proposed(*(n.replace("20.06", "12.06") for n in reversed(names)))
+    assert "3 other files" in only(unsure, AmbiguityCode.AMBIGUOUS_DATE).message
     # A camera's dated names keep their order: by time, a second shot after the first.
     phone = ["IMG_20240501_101500.jpg", "IMG_20240501_101500_1.jpg", "IMG_20240501_111500.jpg"]
     assert rels(proposed(*reversed(phone))) == phone

@@ -34,6 +34,7 @@ from transcribe_import.engine.api.audit import (
     run_audit,
 )
 from transcribe_import.engine.api.commit import (
+    NothingToImport,
     PlanInvalid,
     PreparedRun,
     cancel,
@@ -240,6 +241,7 @@ __all__ = [
     "load_draft",
     "discard_draft",
     "PlanInvalid",
+    "NothingToImport",
     "PreparedRun",
     "discovery_for",
     "prepare_commit",

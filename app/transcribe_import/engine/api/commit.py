@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from transcribe_import.engine.api.drafts import discard_draft
-from transcribe_import.engine.api.plans import validate_plan
+from transcribe_import.engine.api.plans import nothing_to_import, validate_plan
 from transcribe_import.engine.api.retries import (
     can_retry,
     note_refusal,
@@ -38,6 +38,10 @@ class PlanInvalid(Exception):
     def __init__(self, report: ValidationReport) -> None:
         super().__init__(f"{counted(len(report.errors), 'validate error')}")
         self.report = report
+
+
+class NothingToImport(Exception):
+    """The plan holds no notebook (``plans.nothing_to_import``): no run was created."""
 
 
 @dataclass(frozen=True)
@@ -89,8 +93,10 @@ def prepare_commit(
 ) -> PreparedRun:
     """Validate ``plan`` as the disk is now, then find the run it continues or create one.
 
-    Raises ``PlanInvalid`` when validation finds errors, and ``TranscribeError(PLAN_FROZEN)``
-    when the plan was committed before with different contents.
+    Raises ``PlanInvalid`` when validation finds errors, ``NothingToImport`` when the plan
+    holds no notebook (a run would say "complete" of nothing), and
+    ``TranscribeError(PLAN_FROZEN)`` when the plan was committed before with different
+    contents.
     """
     from transcribe_import.engine.runs.service import prepare_run
 
@@ -99,6 +105,9 @@ def prepare_commit(
         report = validate_plan(corpus, plan, settings=settings, workers=workers)
         if not report.ok:
             raise PlanInvalid(report)
+        nothing = nothing_to_import(plan)
+        if nothing is not None:
+            raise NothingToImport(f"{nothing} No run was created and no notebook changed.")
         # What a person said is no rescan (Keep Both) is remembered now, so no later plan asks.
         from transcribe_import.engine.planning.lookalikes import remember
 

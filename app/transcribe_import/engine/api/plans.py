@@ -495,8 +495,10 @@ def _folder_of(rel: str) -> str:
 def nothing_to_import(plan: ImportPlan) -> str | None:
     """Why committing this plan would import nothing at all (None: it imports something).
 
-    A plan with no notebook (an empty folder, only notes.txt) is refused in the window
-    with these words instead of committing an empty run.
+    A plan with no notebook (an empty folder, only notes.txt, a zipped folder) is refused,
+    in the window and by ``commit``, with these words instead of committing an empty run.
+    A plan whose notebooks import no page (every file left out, or already in the corpus)
+    is not: its run records each skip.
     """
     if plan.items:
         return None
@@ -504,7 +506,8 @@ def nothing_to_import(plan: ImportPlan) -> str | None:
     if found:
         return (
             f"Nothing to import: none of the {counted(found, 'file')} found is a page file this "
-            "app can import (see Not imported for each reason). Add folders of page images or PDFs."
+            "app can import (the plan lists each with its reason). Add folders of page images "
+            "or PDFs."
         )
     return "Nothing to import: no file was found. Add folders of page images or PDFs."
 

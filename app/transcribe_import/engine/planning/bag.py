@@ -191,15 +191,26 @@ def refuse_bags_inside(scan: ScanResult) -> None:
             if parent == folder:
                 break
             folder = parent
-    for folder, root in folders.items():
-        if os.path.isfile(os.path.join(folder, BAGIT_TXT)):
-            raise TranscribeError(
-                ErrorCode.BAG_INVALID,
-                f"{folder}: is a BagIt bag inside {root}; plan the bag on its own so its "
-                "manifests are checked (plan BAG, or drop it on the window alone). Nothing "
-                "was planned.",
-                path=folder,
-            )
+    bags = sorted((f, r) for f, r in folders.items() if os.path.isfile(os.path.join(f, BAGIT_TXT)))
+    if not bags:
+        return
+    (folder, root), others = bags[0], [f for f, _ in bags[1:]]
+    code = ErrorCode.BAG_INVALID
+    if not others:
+        what = (
+            f"{folder}: is a BagIt bag inside {root}; plan the bag on its own so its manifests "
+            "are checked (plan BAG, or drop it on the window alone)"
+        )
+    else:
+        verb = "is" if len(others) == 1 else "are"
+        named = others[0] if len(others) == 1 else f"{', '.join(others[:-1])} and {others[-1]}"
+        what = (
+            f"{folder}: is a BagIt bag inside {root}, and so {verb} {named}; plan the bags on "
+            "their own so their manifests are checked (plan BAG BAG…, or drop the bags on the "
+            "window without the folder)"
+        )
+    # The code in the words too, as every refusal of a bag says it (bag_format.bag_error).
+    raise TranscribeError(code, f"{what}. Nothing was planned (code {code}).", path=folder)
 
 
 # -- a bag's notebook in the corpus ----------------------------------------------------------

@@ -62,6 +62,7 @@ class AmbiguityCode(enum.StrEnum):
     NO_ORDER_CUE = "no_order_cue"  # the names carry no number
     MIXED_SCHEMES = "mixed_schemes"  # the names follow two numbering schemes at once
     DUPLEX_PASSES = "duplex_passes"  # fronts, then backs: two passes of a scanner
+    AMBIGUOUS_DATE = "ambiguous_date"  # 03.04.1931: day first or month first
 
 
 class Resolution(enum.StrEnum):

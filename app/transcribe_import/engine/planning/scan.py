@@ -452,8 +452,34 @@ def _corpus_holding(root: Path) -> Path | None:
 
 
 def _not_page_reason(name: str) -> str:
+    archive = _archive_suffix(name)
+    if archive:
+        # Said as what it is, with what to do: a zipped bag or folder of scans is common.
+        return f"an archive ({archive}), not a page file: unpack it, then plan the folder it holds"
     suffix = _suffix(name)
     return f"not a page file ({suffix})" if suffix else "not a page file (no extension)"
+
+
+# The archives a folder of scans, or a bag, is sent in; the two-part ones first.
+_ARCHIVE_SUFFIXES = (
+    ".tar.gz",
+    ".tar.bz2",
+    ".tar.xz",
+    ".tar.zst",
+    ".zip",
+    ".tar",
+    ".tgz",
+    ".tbz2",
+    ".txz",
+    ".7z",
+    ".rar",
+)
+
+
+def _archive_suffix(name: str) -> str:
+    """The archive suffix ``name`` ends with (".tar.gz", ".zip", …), lower case; "" if none."""
+    lower = name.lower()
+    return next((s for s in _ARCHIVE_SUFFIXES if lower.endswith(s) and len(lower) > len(s)), "")
 
 
 def _link_reason(exc: OSError | None = None) -> str:

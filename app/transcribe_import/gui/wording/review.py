@@ -138,6 +138,7 @@ def problem_words(code: str) -> str:
         AmbiguityCode.NO_ORDER_CUE: _t("ProblemCode", "No page number in the names"),
         AmbiguityCode.MIXED_SCHEMES: _t("ProblemCode", "Two numbering schemes"),
         AmbiguityCode.DUPLEX_PASSES: _t("ProblemCode", "Fronts, then backs"),
+        AmbiguityCode.AMBIGUOUS_DATE: _t("ProblemCode", "A date read two ways"),
     }
     return words[code]
 

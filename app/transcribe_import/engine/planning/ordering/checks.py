@@ -33,8 +33,10 @@ from transcribe_import.engine.planning.ordering.names import (
     counter_rolled_over,
     is_cover_name,
     page_number,
+    reading_matters,
     scheme_of,
     side_letters,
+    two_readings,
 )
 from transcribe_import.engine.planning.plan import OrderingRule, PlanItem, PlanSource
 from transcribe_import.engine.planning.problems import (
@@ -136,6 +138,9 @@ def find_ambiguities(item: PlanItem) -> list[Ambiguity]:
                 missing = _missing_numbers(item, numbering)
                 if missing is not None:
                     found.append(missing)
+    dates = _ambiguous_dates(item, sources, scheme) if passes is None else None
+    if dates is not None:
+        found.append(dates)
     mixed = _mixed_media(item, sources)
     if mixed is not None:
         found.append(mixed)
@@ -202,6 +207,32 @@ def _mixed_schemes(item: PlanItem, scheme: Scheme) -> Ambiguity:
         "or accept the name order.",
         tuple(n.source.source_id for n in scheme.names),
         resolutions,
+        _SEQUENCE_HINT,
+    )
+
+
+def _ambiguous_dates(
+    item: PlanItem, sources: Sequence[PlanSource], scheme: Scheme
+) -> Ambiguity | None:
+    """Numeric dates that read two ways (03.04.1931), in a folder whose order depends on it."""
+    reading = reading_matters(sources, scheme)
+    if reading is None:
+        return None
+    first = reading.ambiguous[0]
+    day_first, month_first = two_readings(first) or ("", "")
+    by_name = {s.name: s for s in sources}
+    concerned = [by_name[n] for n in reading.ambiguous if n in by_name]
+    others = len(concerned) - 1
+    also = f" The dates of {counted(others, 'other file')} read both ways too." if others else ""
+    return Ambiguity.of(
+        AmbiguityCode.AMBIGUOUS_DATE,
+        item,
+        f"The date in {file_name(concerned[0])} could be {day_first} (day first) or "
+        f"{month_first} (month first), and no date in these names tells which (none has a "
+        f"day above 12), so the order depends on it.{also} The proposed order reads the "
+        "dates day first. Accept that order or give the order.",
+        tuple(s.source_id for s in concerned),
+        (Resolution.ACCEPT, Resolution.SEQUENCE, Resolution.MTIME),
         _SEQUENCE_HINT,
     )
 

@@ -12,9 +12,11 @@ device made up (UUIDs, ``_unrandom``).
 
 from __future__ import annotations
 
+import enum
 import re
+import sys
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from transcribe_import.engine.base.text import NaturalKey, natural_key
@@ -52,8 +54,19 @@ def propose_order(sources: Sequence[PlanSource]) -> list[PlanSource]:
 
         return sorted(sources, key=taken)
     scheme = scheme_of(images)
+    month_first = date_reading([s.name for s in sources]).order is DateOrder.MONTH_FIRST
+    return _by_names(sources, scheme, month_first=month_first)
+
+
+def _by_names(
+    sources: Sequence[PlanSource], scheme: Scheme, *, month_first: bool
+) -> list[PlanSource]:
+    """The names' order as ``scheme`` reads them, numeric dates day or ``month_first``."""
+    kind = scheme.kind
+    if kind == PAGES and any(_DATE_TIME.search(_bare_stem(s.name)) for s in sources):
+        kind = _DATED_PAGES
     by_name = sorted(
-        sources, key=lambda s: (not is_cover_name(s.name), *_order_key(s, scheme.kind))
+        sources, key=lambda s: (not is_cover_name(s.name), *_order_key(s, kind, month_first))
     )
     if scheme.kind not in (LEAVES, OPENINGS):
         return by_name
@@ -99,11 +112,16 @@ def name_key(source: PlanSource) -> NaturalKey:
     return natural_key(source.provenance.rel)
 
 
-def _order_key(source: PlanSource, kind: str) -> tuple[NaturalKey, bool, str, str]:
+def _order_key(
+    source: PlanSource, kind: str, month_first: bool = False
+) -> tuple[NaturalKey, bool, str, str]:
     """Where a name goes in its folder's scheme ``kind``: its page, or its date, first.
 
     Page numbers: the name with its dates taken out ("02.05.1931 p1" is page 1 whatever
-    its day), so the last number that is not a date orders it. Any other scheme: each
+    its day), so the last number that is not a date orders it; where some names carry a
+    date (``_DATED_PAGES``), that number goes first, so that what the date leaves around
+    it does not order the pages ("May 7, 1931 - page 3" after "2 May 1931 p1"; a name
+    without a number first, as the head of its run). Any other scheme: each
     date spelled year first (``02.05.1931`` as ``19310502000000``), so day-first and
     year-first dates sort as dates. Then a copy after its original, then by the dates
     (names alike but for them), then the name as is.
@@ -112,8 +130,15 @@ def _order_key(source: PlanSource, kind: str) -> tuple[NaturalKey, bool, str, st
     folder, _, name = rel.rpartition("/")
     stem, dot, ext = name.rpartition(".") if "." in name else (name, "", "")
     base = _copy_base(stem)
-    year_first = _DATE_TIME.sub(_year_first, base or stem)
-    read = _DATE_TIME.sub(" ", base or stem) if kind == PAGES else year_first
+    year_first = _DATE_TIME.sub(lambda d: _year_first(d, month_first), base or stem)
+    if kind == PAGES:
+        read = _DATE_TIME.sub(" ", base or stem)
+    elif kind == _DATED_PAGES:
+        read = _DATE_TIME.sub(" ", _unrandom(base or stem))
+        number = _LAST_DIGITS.search(read)
+        read = f"{number.group(1) if number else 0} {read}"
+    else:
+        read = year_first
     if read == stem:  # nothing to read otherwise: the name as it is
         return name_key(source), False, "", rel
     head = f"{folder}/" if folder else ""
@@ -121,43 +146,209 @@ def _order_key(source: PlanSource, kind: str) -> tuple[NaturalKey, bool, str, st
 
 
 # Dates and times in names (IMG_20230501_120000, "Screenshot 2023-05-01 at 12.30.45",
-# "02.05.1931 p1", "2.5.31") are not page numbers; read as numbers they would make every
-# phone photo a gap, and a day-first date would order the pages by their day. A date is
-# a real one (month 1-12, day 1-31, years 1800-2099); a two-digit year only in the
-# day-first form with dots (D.M.YY). Day-first dates are read day first (02.05 is 2 May).
+# "02.05.1931 p1", "2 May 1931 p1", "May 7, 1931 - page 3") are not page numbers; read as
+# numbers they would make every phone photo a gap, and a date would order the pages by its
+# day. A date is a real one (month 1-12, day 1-31, years 1800-2099; a two-digit year only
+# in the D.M.YY form with dots). A numeric date with the day and the month both 12 or
+# under (03.04.1931) reads two ways: ``date_reading`` settles it for a whole folder.
 _Y4 = r"(?:1[89]|20)\d{2}"
 _D = r"0?[1-9]|[12]\d|3[01]"
 _M = r"0?[1-9]|1[0-2]"
-_YMD = (
+# The month names and their abbreviations in English, German, French, Dutch, Swedish,
+# Norwegian, Danish, Italian and Spanish, each with its month (no word means two months).
+_MONTH_WORDS = {
+    1: "january jan januar jänner jän janvier janv januari gennaio gen enero ene",
+    2: "february feb februar feber février fevrier févr fevr fév fev februari febbraio febrero",
+    3: "march mar märz maerz marz mär mrz mars mrt maart marts marzo",
+    4: "april apr avril avr aprile abril abr",
+    5: "may mai mei maj maggio mag mayo",
+    6: "june jun juni juin giugno giu junio",
+    7: "july jul juli juillet juil luglio lug julio",
+    8: "august aug août aout augustus augusti agosto ago",
+    9: "september sep sept septembre settembre set septiembre setiembre",
+    10: "october oct oktober okt octobre ottobre ott octubre",
+    11: "november nov novembre noviembre",
+    12: "december dec dezember dez décembre decembre déc desember des dicembre diciembre dic",
+}
+MONTHS = {word: month for month, words in _MONTH_WORDS.items() for word in words.split()}
+
+
+def _trie(words: Sequence[str]) -> str:
+    """A pattern matching exactly ``words``, shared beginnings written once ("ma(?:i|y|rs)").
+
+    The regular expression engine tries the branches of an alternation one by one: with a
+    hundred month words that is a hundred tries at every word of every name, several
+    times the cost of the rest of the ordering. As a tree, each letter is tried once.
+    """
+    tree: dict[str, dict] = {}
+    for word in words:
+        node = tree
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}  # a word ends here
+
+    def pattern(node: dict[str, dict]) -> str:
+        ends = "" in node
+        branches = [re.escape(ch) + pattern(child) for ch, child in node.items() if ch]
+        if not branches:
+            return ""
+        # The longest first: "mars" before "mar", so a word is never cut short.
+        body = branches[0] if len(branches) == 1 else f"(?:{'|'.join(branches)})"
+        return f"(?:{body})?" if ends else body
+
+    return pattern(tree)
+
+
+_MON = _trie(sorted(MONTHS))
+_LETTER_BEFORE, _LETTER_AFTER = r"(?<![^\W\d_])", r"(?![^\W\d_])"  # a whole word
+_ORD = r"(?:st|nd|rd|th|er)?\.?"  # 1st, 2nd, 1er, 2. (German)
+_SEP = r"[ _-]*"
+_DE = r"(?:del?[ _]+)?"  # 2 de mayo de 1931
+_NUMERIC = (
+    # Year first (ISO and compact): the only order a four-digit year first is written in.
     rf"(?<!\d)(?P<ymd_y>{_Y4})(?P<ymd_sep>[-_.]?)(?P<ymd_m>0[1-9]|1[0-2])(?P=ymd_sep)"
     r"(?P<ymd_d>0[1-9]|[12]\d|3[01])"
+    # Day and month in either order, then the year: one of the two must be a month.
+    rf"|(?<![\d.])(?=(?:{_M})[-_.]|\d{{1,2}}[-_.](?:{_M})[-_.])"
+    rf"(?P<dm_a>{_D})(?P<dm_sep>[-_.])(?P<dm_b>{_D})(?P=dm_sep)(?P<dm_y>{_Y4})"
+    rf"|(?<![\d.])(?=(?:{_M})\.|\d{{1,2}}\.(?:{_M})\.)"
+    rf"(?P<dmyy_a>{_D})\.(?P<dmyy_b>{_D})\.(?P<dmyy_y>\d{{2}})(?!\.?\d)"
 )
-_DMY = rf"(?<![\d.])(?P<dmy_d>{_D})(?P<dmy_sep>[-_.])(?P<dmy_m>{_M})(?P=dmy_sep)(?P<dmy_y>{_Y4})"
-_DMYY = rf"(?<![\d.])(?P<dmyy_d>{_D})\.(?P<dmyy_m>{_M})\.(?P<dmyy_y>\d{{2}})(?!\.?\d)"
-# HHMMSS (a phone's milliseconds after it), HH:MM, HH.MM.SS, 12h30, 12-30-45.
+_NAMED = (
+    rf"|(?<![\d.])(?P<nd_d>{_D}){_ORD}{_SEP}{_DE}{_LETTER_BEFORE}(?P<nd_m>{_MON}){_LETTER_AFTER}"
+    rf"\.?,?{_SEP}{_DE}(?P<nd_y>{_Y4})"
+    rf"|{_LETTER_BEFORE}(?P<nm_m>{_MON}){_LETTER_AFTER}\.?{_SEP}(?P<nm_d>{_D})"
+    rf"(?:st|nd|rd|th)?(?!\d),?{_SEP}{_DE}(?P<nm_y>{_Y4})"
+    rf"|(?<!\d)(?P<yn_y>{_Y4})[ _.-]*{_LETTER_BEFORE}(?P<yn_m>{_MON}){_LETTER_AFTER}\.?"
+    rf"[ _.-]*(?P<yn_d>{_D})(?!\d)"
+    rf"|{_LETTER_BEFORE}(?P<my_m>{_MON}){_LETTER_AFTER}\.?,?{_SEP}{_DE}(?P<my_y>{_Y4})"
+)
+# HHMMSS (a phone's milliseconds after it), HH:MM, HH.MM.SS, 12h30, 12-30-45; on a
+# 12-hour clock AM/PM, a.m./p.m. (macOS puts a narrow no-break space before it).
 _TIME = (
     r"(?:(?P<hh>[01]\d|2[0-3])(?P<mm>[0-5]\d)(?P<ss>[0-5]\d)(?:\d{3})?"
     r"|(?P<h>[01]?\d|2[0-3])[.:h-](?P<m>[0-5]\d)(?:[.:m-](?P<s>[0-5]\d))?)"
+    rf"(?:\s?(?P<ampm>[ap])\.?\s?m\.?{_LETTER_AFTER})?"
 )
-_DATE_TIME = re.compile(
-    rf"(?:{_YMD}|{_DMY}|{_DMYY})(?:(?:[ _T-]|\s+at\s+){_TIME})?(?!\d)", re.IGNORECASE
-)
+# What joins a time to its date: a space, _, -, T, a comma, or a screenshot's word for
+# "at" (English, German, French, Dutch, Swedish/Norwegian/Danish, Italian, Spanish).
+_AT = r"(?:\s+(?:at|um|à|om|kl\.?|alle|a\s+las)\s+|,\s*|[ _T-])"
+_WITH_NAMES = re.compile(rf"(?:{_NUMERIC}{_NAMED})(?:{_AT}{_TIME})?(?!\d)", re.IGNORECASE)
+_IN_FIGURES = re.compile(rf"(?:{_NUMERIC})(?:{_AT}{_TIME})?(?!\d)", re.IGNORECASE)
+_MONTH_WORD = re.compile(rf"{_LETTER_BEFORE}(?:{_MON}){_LETTER_AFTER}", re.IGNORECASE)
+
+
+class _Dates:
+    """The dates and times in a text, found by the pattern it needs.
+
+    Trying a hundred month words at every place of every name would slow planning a
+    100,000-file shelf several times over, and most names hold no month word: the month
+    names' pattern runs only on a text with one of its words.
+    """
+
+    @staticmethod
+    def pattern(text: str) -> re.Pattern[str]:
+        return _WITH_NAMES if _MONTH_WORD.search(text) else _IN_FIGURES
+
+    def sub(self, repl: str | Callable[[re.Match[str]], str], text: str) -> str:
+        return self.pattern(text).sub(repl, text)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        return self.pattern(text).finditer(text)
+
+    def search(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        return self.pattern(text).search(text, pos, endpos)
+
+
+_DATE_TIME = _Dates()
 _LAST_DIGITS = re.compile(r"(\d+)\D*$")
 
 
-def _year_first(date: re.Match[str]) -> str:
-    """A date and time as one sortable number, YYYYMMDDhhmmss (a missing time is 0)."""
+def _year_first(date: re.Match[str], month_first: bool = False) -> str:
+    """A date and time as one sortable number, YYYYMMDDhhmmss (a missing day or time is 0).
+
+    A numeric date with the day and the month both 12 or under is read day first unless
+    ``month_first``; one with a number above 12 can only be read one way.
+    """
     g = date.groupdict()
-    year, month, day = (g["ymd_y"], g["ymd_m"], g["ymd_d"])
-    if year is None:
-        year, month, day = (g["dmy_y"], g["dmy_m"], g["dmy_d"])
-    if year is None:
-        yy = int(g["dmyy_y"])  # as strptime's %y reads it: 69-99 are 1900s, 00-68 2000s
-        year, month, day = str(yy + (1900 if yy >= 69 else 2000)), g["dmyy_m"], g["dmyy_d"]
-    clock = [g["hh"] or g["h"] or "0", g["mm"] or g["m"] or "0", g["ss"] or g["s"] or "0"]
-    return f"{int(year):04d}{int(month):02d}{int(day):02d}" + "".join(
-        f"{int(t):02d}" for t in clock
-    )
+    year, month, day = g["ymd_y"], g["ymd_m"], g["ymd_d"]
+    if year is None and (g["dm_y"] or g["dmyy_y"]) is not None:
+        a, b = (g["dm_a"], g["dm_b"]) if g["dm_y"] else (g["dmyy_a"], g["dmyy_b"])
+        day, month = (b, a) if _reads_month_first(int(a), int(b), month_first) else (a, b)
+        year = g["dm_y"]
+        if year is None:
+            yy = int(g["dmyy_y"])  # as strptime's %y reads it: 69-99 are 1900s, 00-68 2000s
+            year = str(yy + (1900 if yy >= 69 else 2000))
+    elif year is None:
+        for p in ("nd", "nm", "yn", "my"):
+            if g.get(f"{p}_y") is not None:
+                year, day = g[f"{p}_y"], g.get(f"{p}_d") or "0"
+                month = str(MONTHS[g[f"{p}_m"].casefold()])
+                break
+    hour = int(g["hh"] or g["h"] or 0)
+    if g["ampm"] and 1 <= hour <= 12:  # 12 AM is midnight, 12 PM noon
+        hour = hour % 12 + (12 if g["ampm"].casefold() == "p" else 0)
+    clock = [hour, int(g["mm"] or g["m"] or 0), int(g["ss"] or g["s"] or 0)]
+    # Every match spells a year, a month and a day (0 for a month and year alone).
+    ymd = [int(x or 0) for x in (year, month, day)]
+    return "".join(f"{v:04d}" if i == 0 else f"{v:02d}" for i, v in enumerate(ymd + clock))
+
+
+def _reads_month_first(a: int, b: int, month_first: bool) -> bool:
+    """Whether a numeric date written ``a``, ``b``, year reads month first: a day above 12
+    says which, else the folder's reading (``month_first``)."""
+    return b > 12 or (a <= 12 and month_first)
+
+
+class DateOrder(enum.Enum):
+    """How a folder's numeric dates with the day and month both 12 or under read."""
+
+    DAY_FIRST = "day first"  # 03.04.1931 is 3 April
+    MONTH_FIRST = "month first"  # 03.04.1931 is March 4
+
+
+@dataclass(frozen=True)
+class DateReading:
+    """How a folder's numeric dates read, and the names whose dates could read both ways.
+
+    The folder's own names tell it: a date with its first number above 12 (``13.04.1931``)
+    is day first, one with its second above 12 (``04-13-1931``) month first. One of the two
+    kinds alone settles every date of the folder; none, or both, and the dates that read
+    both ways are ``ambiguous`` (read day first, and asked about when the order depends
+    on it).
+    """
+
+    order: DateOrder
+    ambiguous: tuple[str, ...] = ()  # the names, as given
+
+
+def date_reading(names: Sequence[str]) -> DateReading:
+    """How the numeric dates in these names read (``DateReading``)."""
+    day_first = month_first = False
+    either: list[str] = []
+    for name in names:
+        if not _MAYBE_DM.search(name):  # most names hold no day-and-month date at all
+            continue
+        for date in _DATE_TIME.finditer(_bare_stem(name)):
+            a, b = (
+                date.group("dm_a") or date.group("dmyy_a"),
+                date.group("dm_b") or date.group("dmyy_b"),
+            )
+            if a is None or b is None:
+                continue
+            day_first |= int(a) > 12
+            month_first |= int(b) > 12
+            if int(a) <= 12 and int(b) <= 12 and int(a) != int(b):
+                either.append(name)
+    if month_first and not day_first:
+        return DateReading(DateOrder.MONTH_FIRST)
+    if day_first and not month_first:
+        return DateReading(DateOrder.DAY_FIRST)
+    return DateReading(DateOrder.DAY_FIRST, tuple(dict.fromkeys(either)))
+
+
+# A day and a month before a year, as digits: the names worth reading for ``date_reading``.
+_MAYBE_DM = re.compile(r"\d[-_.]\d{1,2}[-_.]\d")
 
 
 # What a copy of a file adds to its name: "page 3 (1)" (a browser, macOS, Windows),
@@ -216,8 +407,20 @@ def _bare_stem(name: str) -> str:
 
 def _stem_of(name: str) -> str:
     """A name's stem as its place is read: made-up tokens and a copy's suffix taken out."""
-    stem = _unrandom(_bare_stem(name))
+    stem = _untag(_unrandom(_bare_stem(name)))
     return _copy_base(stem) or stem
+
+
+# A tag of 8 hex digits after a time (WhatsApp on a desktop since 2024: "WhatsApp Image
+# 2023-05-07 at 13.05.00_3f9c2a1b"): made up to tell files apart, no number.
+_TAG = re.compile(r"(?<=\d)_(?=[0-9a-f]*[a-f])[0-9a-f]{8}$", re.IGNORECASE)
+
+
+def _untag(stem: str) -> str:
+    tag = _TAG.search(stem)
+    if tag is None or _DATE_TIME.search(stem, 0, tag.start()) is None:
+        return stem
+    return stem[: tag.start()]
 
 
 def undated_stem(name: str) -> str:
@@ -262,12 +465,21 @@ _COUNTER = re.compile(r"(?:(?i:IMG|DSCN|DSCF|DSC|PICT|SCAN)[ _-]?|P)(\d{4,})")
 _SIDE = re.compile(r"(?<!\d)(\d+)[ _.-]?(recto|verso|left|right|[rvabl])$", re.IGNORECASE)
 # What a phone adds after a date and time for a second shot in the same second: _1, (2).
 _BURST = re.compile(r"\x00[ _~-]*\(?\d{1,3}\)?")
+# A messaging app's counter of the day, after the date (WhatsApp on Android:
+# IMG-20230506-WA0011): the order within that day, never a page number.
+_DAY_COUNTER = re.compile(r"\x00-WA\d{4}", re.IGNORECASE)
+# A chat export's running counter beside the date (Telegram: photo_12@06-05-2023_10-11-12;
+# WhatsApp on iOS: 00000012-PHOTO-2023-05-06-10-11-12): the order of the export, in which
+# a skip is a message that was no photo.
+_EXPORT_COUNTER = re.compile(r"(?:photo|image)_(\d+)@\x00|(\d{8})-photo-\x00", re.IGNORECASE)
 # The numbers are a counter, not pages, when the lowest is this far beyond their count.
 _FAR_BEYOND = 10
 
 # The numbering schemes a folder's names can follow (``Scheme.kind``).
 PAGES, COUNTERS, LEAVES, OPENINGS = "pages", "counters", "leaves", "openings"
 TIMES, NONE, MIXED, ONE = "times", "none", "mixed", "one"
+# Page numbers where some names carry a date too: how ``_order_key`` reads them.
+_DATED_PAGES = "dated pages"
 
 
 @dataclass(frozen=True)
@@ -283,7 +495,7 @@ class Name:
 def name_of(source: PlanSource) -> Name:
     stem = _stem_of(source.name)
     counter = _COUNTER.fullmatch(stem)
-    if counter is not None:
+    if counter is not None and _DATE_TIME.search(stem) is None:  # Scan_20230506: a date
         return Name(source, COUNTERS, int(counter.group(1)))
     side = _side_in(stem)
     if side is not None:
@@ -292,8 +504,13 @@ def name_of(source: PlanSource) -> Name:
         return Name(source, LEAVES, int(side.group(1)), letter)
     marked = _DATE_TIME.sub("\x00", stem)
     number = _number_in(stem)
-    if "\x00" in marked and (number is None or _BURST.search(marked[marked.rindex("\x00") :])):
-        return Name(source, TIMES)
+    if "\x00" in marked:
+        export = _EXPORT_COUNTER.fullmatch(marked)
+        if export is not None:
+            return Name(source, COUNTERS, int(export.group(1) or export.group(2)))
+        last = marked[marked.rindex("\x00") :]
+        if number is None or _BURST.search(last) or _DAY_COUNTER.fullmatch(last):
+            return Name(source, TIMES)
     if number is None:
         return Name(source, NONE)
     return Name(source, PAGES, number[0])
@@ -350,7 +567,12 @@ def scheme_of(images: Sequence[PlanSource], *, letters: str = "") -> Scheme:
     names = tuple(name_of(s) for s in images if not is_cover_name(s.name))
     if len(names) < 2:
         return Scheme(ONE, names)
-    kinds = tuple(dict.fromkeys(n.kind for n in names))
+    heads = _run_heads(names)
+    kinds = tuple(dict.fromkeys(n.kind for n in names if n.source.source_id not in heads))
+    if set(kinds) == {PAGES, COUNTERS} and _one_counter(names):
+        return Scheme(COUNTERS, names)  # a counter that gained a digit: Scan_999, Scan_1000
+    if kinds == (PAGES,) and _counters_of_the_day(names):
+        return Scheme(TIMES, names)
     if kinds == (LEAVES,):
         found = letters or side_letters({n.side for n in names})
         if found:
@@ -366,6 +588,75 @@ def scheme_of(images: Sequence[PlanSource], *, letters: str = "") -> Scheme:
     if len(kinds) == 1:
         return Scheme(kinds[0], names)
     return Scheme(MIXED, names, kinds=kinds)
+
+
+def _numbered_prefix(name: Name) -> str:
+    """What a numbered name says besides its number: "scan_" for "Scan_0995"."""
+    stem = _DATE_TIME.sub("\x00", _stem_of(name.source.name))
+    match = _LAST_DIGITS.search(stem)
+    return (stem[: match.start(1)] if match else stem).casefold()
+
+
+def _one_counter(names: Sequence[Name]) -> bool:
+    """Whether page numbers and counters are one counter that gained a digit.
+
+    A scanner's counter written without zeros (Scan_995 … Scan_1006) reads as page
+    numbers below 1000 and as a counter from there: one run when every name but its
+    number is the same and the counter goes on from the numbers (``p1``…``p10`` beside
+    ``P1010001`` are two schemes).
+    """
+    if len({_numbered_prefix(n) for n in names if n.kind in (PAGES, COUNTERS)}) != 1:
+        return False
+    pages = max(n.number for n in names if n.kind == PAGES)
+    return pages < min(n.number for n in names if n.kind == COUNTERS) < 10 * pages
+
+
+def _run_heads(names: Sequence[Name]) -> set[str]:
+    """The source ids of unnumbered names that head a run of their numbered copies: "Scan"
+    before "Scan 1", "Scan 2" (macOS Image Capture), "Image" before "Image (2)" (Windows
+    Fax and Scan).
+
+    Such a name is the first of the run, where name order puts it: it claims no number and
+    opens no gap, so it is no second scheme.
+    """
+    unnumbered = [n for n in names if n.kind == NONE]
+    if not unnumbered:
+        return set()
+    prefixes = {_numbered_prefix(n).rstrip(" _-(") for n in names if n.kind == PAGES}
+    if len(prefixes) != 1:
+        return set()
+    head = prefixes.pop()
+    return {n.source.source_id for n in unnumbered if _stem_of(n.source.name).casefold() == head}
+
+
+def _counters_of_the_day(names: Sequence[Name]) -> bool:
+    """Whether the numbers after the names' dates count within each date, not the pages.
+
+    Every name ends in a date and a machine's counter right after it, three digits or
+    more (a scanner's counter that starts again each day: 2023-05-06-0001,
+    2023-05-07-0001; NAPS2's 2023-05-06-101112_0001); the numbers repeat, and no date has
+    one number twice: then they order the files within their date, and the dates order
+    the rest. A person's page number beside a date ("1931-05-02 p1", "1931-05-03 p1") is
+    not one: two files claiming one page are a question.
+    """
+    if len({n.number for n in names}) == len(names):
+        return False  # no number repeats: page numbers
+    seen: set[tuple[str, int]] = set()
+    for n in names:
+        stem = _stem_of(n.source.name)
+        marked = _DATE_TIME.sub("\x00", stem)
+        counter = _DATE_COUNTER.search(marked)
+        if counter is None:
+            return False
+        dates = "\x00".join(d.group().casefold() for d in _DATE_TIME.finditer(stem))
+        if (dates, n.number) in seen:
+            return False
+        seen.add((dates, n.number))
+    return True
+
+
+# A machine's counter right after a date (marked \x00): "-0001", "_0001", " 001".
+_DATE_COUNTER = re.compile(r"\x00[ _-]?\d{3,}$")
 
 
 def side_letters(sides: set[str]) -> str:
@@ -488,3 +779,63 @@ def captured(source: PlanSource) -> str | None:
 
 def and_list(words: Sequence[str]) -> str:
     return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
+# -- a date that reads two ways ---------------------------------------------------------------
+
+_MONTH_NAMES = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+
+
+def two_readings(name: str) -> tuple[str, str] | None:
+    """The first date in ``name`` that reads both ways, in words: (day first, month first).
+
+    "03.04.1931 p1.jpg" -> ("3 April 1931", "4 March 1931"); None when every date in it
+    reads one way.
+    """
+    for date in _DATE_TIME.finditer(_bare_stem(name)):
+        a, b = (
+            date.group("dm_a") or date.group("dmyy_a"),
+            date.group("dm_b") or date.group("dmyy_b"),
+        )
+        if a is None or b is None or int(a) > 12 or int(b) > 12 or int(a) == int(b):
+            continue
+        year = _year_first(date)[:4]
+        return (
+            f"{int(a)} {_MONTH_NAMES[int(b) - 1]} {year}",
+            f"{int(b)} {_MONTH_NAMES[int(a) - 1]} {year}",
+        )
+    return None
+
+
+def reading_matters(sources: Sequence[PlanSource], scheme: Scheme) -> DateReading | None:
+    """The folder's date reading when its numeric dates read both ways and the order of
+    ``sources`` by their names (read as ``scheme``) differs between the two readings; else
+    None.
+
+    Where a page number orders the pages, or every reading gives one order (the dates of
+    one day: CamScanner 05-06-2023 10.11_1, _2), the reading is no question.
+    """
+    if scheme.kind in (PAGES, LEAVES, OPENINGS):
+        return None  # the page, the leaf or the opening orders them, not the dates
+    reading = date_reading([s.name for s in sources])
+    images = [s for s in sources if s.media_type != PDF]
+    if not reading.ambiguous or by_capture_time(images):
+        return None
+    day_first = _by_names(sources, scheme, month_first=False)
+    month_first = _by_names(sources, scheme, month_first=True)
+    if [s.source_id for s in day_first] == [s.source_id for s in month_first]:
+        return None
+    return reading
