@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QPushButton
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine import api
-from transcribe_import.engine.planning.problems import ProblemCode, Severity
+from transcribe_import.engine.planning.problems import ProblemCode, ProblemSeverity
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow
 from transcribe_import.gui.pages.review import ReviewPage
@@ -73,10 +73,10 @@ def test_the_questions_are_grouped_by_notebook_and_errors_come_first(
     # rescan questions no longer bury it.
     model = page.problems_model
     severities = [model.problem(r).severity for r in range(model.rowCount())]
-    assert severities[0] is Severity.ERROR
-    assert severities == sorted(severities, key=lambda s: s is not Severity.ERROR)
+    assert severities[0] is ProblemSeverity.ERROR
+    assert severities == sorted(severities, key=lambda s: s is not ProblemSeverity.ERROR)
     assert model.problem(0).code is ProblemCode.SOURCE_UNREADABLE
-    assert sum(s is Severity.WARNING for s in severities) == 5
+    assert sum(s is ProblemSeverity.WARNING for s in severities) == 5
 
     show_item(page, "Recipes")
     headings = [
