@@ -161,7 +161,7 @@ def _refuse_collisions(corpus: Corpus, doc: dict[str, Any]) -> None:
     for nb in doc["notebooks"]:
         nbid = str(nb["notebook_id"])
         name = f"“{nb.get('title') or nbid}” ({nbid})"
-        home = corpus.notebook_dir(nbid)
+        home = fsio.corpus_folder(corpus.root, corpus.notebook_dir(nbid))  # a link: refused
         moved = trash.entry_dir(corpus, revert_id) / "notebooks" / nbid
         if nb["whole"] and (fsio.exists(home) or nbid in entries):
             causes.append(f"notebook {name} is in the corpus again")
