@@ -439,10 +439,13 @@ def _log_dir() -> Path:
 
 def main(argv: Sequence[str] | None = None) -> int:
     # One scope for the whole command, its last line included: a signal it answered
-    # (signals.handling) decides the exit code, and a second one cannot change it.
-    with signals.command():
+    # (signals.handling) decides the exit code, and a second one cannot change it. Without
+    # ``argv`` this is the process's own command line, which exits right after: its handlers
+    # stay to the end. A caller that passes ``argv`` (a test) gets its own back.
+    with signals.command(to_the_end=argv is None):
         code = _main(argv)
         api.crashpoint("cli.after_command")  # its last line printed, the exit code chosen
+    api.crashpoint("cli.after_scope")  # the earlier handlers back, unless kept to the end
     return code
 
 
