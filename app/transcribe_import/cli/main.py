@@ -17,6 +17,7 @@ from transcribe_import.cli import placement as placement_cli
 from transcribe_import.cli import runs as runs_cli
 from transcribe_import.cli import signals
 from transcribe_import.cli import undo as undo_cli
+from transcribe_import.cli.logfile import QuietFileHandler
 from transcribe_import.cli.output import json_out, say
 from transcribe_import.engine import api
 from transcribe_import.engine.api import Corpus, ExitCode, resolve_data_dir
@@ -274,7 +275,7 @@ def cmd_doctor(corpus: Corpus, args: argparse.Namespace) -> int:
             )
         elif report.clean:
             say("Nothing to report: the corpus is whole.")
-    return ExitCode.OK if report.clean else ExitCode.PROBLEMS
+    return api.exit_code_for_doctor(report)
 
 
 def _remove_empty(corpus: Corpus, notebook_id: str, args: argparse.Namespace) -> int:
@@ -409,7 +410,8 @@ def _quiet_libraries() -> None:
     file's name (a warning that refuses a file is a coded error there); any other Python
     warning, and every log record of INFO or more, is appended to ``transcribe-import.log``
     in the user log directory (created only when something is written). With a handler on
-    the root logger, Python no longer prints unhandled WARNING records on stderr either.
+    the root logger, Python no longer prints unhandled WARNING records on stderr either. A
+    log that cannot be written (a full disk) drops its records quietly (``cli/logfile``).
     """
     import logging
 
@@ -422,7 +424,7 @@ def _quiet_libraries() -> None:
     try:
         log_dir = _log_dir()
         log_dir.mkdir(parents=True, exist_ok=True)
-        handler = logging.FileHandler(log_dir / LOG_NAME, encoding="utf-8", delay=True)
+        handler = QuietFileHandler(str(log_dir / LOG_NAME))  # never a word on the terminal
     except OSError:
         handler = logging.NullHandler()  # no log folder: still nothing on the terminal
     handler.setLevel(logging.INFO)
@@ -449,6 +451,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
+# The commands that running again finishes: a disk error pauses them (exit 6).
+FINISH_LATER = frozenset({"resume", "doctor"})
+
+
 def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     _quiet_libraries()
@@ -466,7 +472,7 @@ def _main(argv: Sequence[str] | None) -> int:
         return ExitCode.USAGE
     except TranscribeError as exc:
         say(f"transcribe-import: {exc}", file=sys.stderr)
-        return api.exit_code_for_error(exc)
+        return api.exit_code_for_error(exc, finishes_later=args.command in FINISH_LATER)
     except KeyboardInterrupt:
         say("transcribe-import: interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
@@ -476,6 +482,10 @@ def _main(argv: Sequence[str] | None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         say("transcribe-import: the output was cut short (its reader closed it).", file=sys.stderr)
         return ExitCode.PROBLEMS
+    except OSError as exc:  # a disk error no step put into words: still one coded line
+        problem = api.disk_problem(exc, data_dir)
+        say(f"transcribe-import: {problem}", file=sys.stderr)
+        return api.exit_code_for_error(problem, finishes_later=args.command in FINISH_LATER)
     except Exception as exc:  # noqa: BLE001 - last resort: one line for the user, the rest logged
         log = _log_traceback(data_dir)
         say(

@@ -37,6 +37,7 @@ from transcribe_import.engine.api.commit import (
 from transcribe_import.engine.api.corpus import (
     WindowClaim,
     check_corpus,
+    disk_problem,
     export_notebooks,
     finish_command,
     list_notebooks,
@@ -55,6 +56,7 @@ from transcribe_import.engine.api.drafts import (
 )
 from transcribe_import.engine.api.exits import (
     ExitCode,
+    exit_code_for_doctor,
     exit_code_for_error,
     exit_code_for_export,
     exit_code_for_export_error,
@@ -181,6 +183,7 @@ __all__ = [
     "exit_code_for_status",
     "exit_code_for_result",
     "exit_code_for_error",
+    "exit_code_for_doctor",
     "exit_code_for_export",
     "exit_code_for_export_error",
     "PlannedScan",
@@ -274,6 +277,7 @@ __all__ = [
     "list_notebooks",
     "listing_problems",
     "check_corpus",
+    "disk_problem",
     "remove_empty_notebook",
     "render_preview",
     "export_notebooks",

@@ -69,6 +69,13 @@ def problem_from_oserror(
             f"The disk is full while {doing} {where}: free some space and {then}.",
             path=where,
         )
+    if exc.errno in (errno_mod.EPERM, errno_mod.EACCES):
+        return TranscribeError(
+            ErrorCode.PERMISSION_DENIED,
+            f"Could not finish {doing} {where}: {exc.strerror or exc} (it is read-only, "
+            f"locked or owned by another user). Check its permissions and {then}.",
+            path=where,
+        )
     return TranscribeError(
         ErrorCode.IO_ERROR,
         f"Could not finish {doing} {where}: {exc.strerror or exc}. Check the disk and {then}.",
