@@ -550,15 +550,16 @@ def make_dirs_durable(path: Path) -> None:
         fsync_dir(folder.parent)
 
 
-def write_new(path: Path, data: bytes) -> None:
-    """Write a new file and fsync it (not atomic: for staging, where a torn file is rolled back)."""
-    _write_synced(path, data)
+def write_new(path: Path, data: bytes, *, exclusive: bool = False) -> None:
+    """Write a new file and fsync it (not atomic: for staging, where a torn file is rolled back).
+    ``exclusive``: refused (``FileExistsError``) when ``path`` exists already."""
+    _write_synced(path, data, exclusive=exclusive)
 
 
-def _write_synced(path: Path, data: bytes) -> None:
+def _write_synced(path: Path, data: bytes, *, exclusive: bool = False) -> None:
     _tick("write", path)
     _guard(path)
-    with open(path, "wb") as f:
+    with open(path, "xb" if exclusive else "wb") as f:
         f.write(data)
         f.flush()
         _tick("fsync", path)
