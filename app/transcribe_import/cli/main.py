@@ -23,7 +23,7 @@ from transcribe_import.engine import api
 from transcribe_import.engine.api import Corpus, ExitCode, resolve_data_dir
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.base.findings import FindingCode
-from transcribe_import.engine.base.text import agreeing, counted
+from transcribe_import.engine.base.text import agreeing, counted, shown_within
 
 
 class _Parser(argparse.ArgumentParser):
@@ -219,11 +219,12 @@ def cmd_notebooks(corpus: Corpus, args: argparse.Namespace) -> int:
         return code
     if not notebooks and not problems:
         say(f"No notebooks yet in {corpus.root}.")
-    width = max((len(n.title) for n in notebooks), default=0)
+    width = max((len(shown_within(n.title)) for n in notebooks), default=0)
     for n in notebooks:
         pages = "?" if n.page_count is None else str(n.page_count)
         noun = agreeing(n.page_count or 0, "page", "pages")  # "?" pages when unknown
-        line = f"{n.notebook_id}  {n.title:<{width}}  {pages:>5} {noun:<5}  {n.created_at[:19]}"
+        title = shown_within(n.title)  # the whole title is in --json
+        line = f"{n.notebook_id}  {title:<{width}}  {pages:>5} {noun:<5}  {n.created_at[:19]}"
         say(line + (f"  PROBLEM: {n.problem}" if n.problem else ""))
         if n.unfinished is not None:
             say(f"    INCOMPLETE: {_unfinished_words(corpus, n.unfinished)}")

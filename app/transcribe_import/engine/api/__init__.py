@@ -148,7 +148,7 @@ from transcribe_import.engine.base.config import ENV_DATA_DIR, resolve_data_dir
 from transcribe_import.engine.base.crashpoints import crashpoint  # the tests' points, faces too
 from transcribe_import.engine.base.progress import Events, drive  # how faces drive long work
 from transcribe_import.engine.export.model import ExportProgress, ExportResult, ExportStatus
-from transcribe_import.engine.runs.restore import RestoreResult
+from transcribe_import.engine.runs.restore import LeftTrash, RestoreResult
 from transcribe_import.engine.runs.revert import (
     NotebookRevert,
     RevertBlock,
@@ -254,6 +254,7 @@ __all__ = [
     "purge_trash",
     "restore_from_trash",
     "RestoreResult",
+    "LeftTrash",
     "NotebookPage",
     "notebook_pages",
     "place",

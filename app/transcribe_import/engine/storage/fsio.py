@@ -483,6 +483,26 @@ def links_under(root: Path) -> list[Path]:
     return sorted(found)
 
 
+def tree_size(root: Path) -> int:
+    """The bytes of every file below ``root`` (links not followed): what it takes on disk."""
+    total = 0
+    folders = [root]
+    while folders:
+        folder = folders.pop()
+        _tick("listdir", folder)
+        try:
+            entries = list(os.scandir(folder))
+        except FileNotFoundError:
+            continue
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                folders.append(Path(entry.path))
+            else:
+                with contextlib.suppress(FileNotFoundError):
+                    total += entry.stat(follow_symlinks=False).st_size
+    return total
+
+
 def list_dir(path: Path, *, missing_ok: bool = False) -> list[str]:
     """The names in a folder, sorted; with ``missing_ok``, none for a folder not made yet."""
     _tick("listdir", path)
