@@ -305,3 +305,36 @@ def test_resume_that_meets_an_io_error_on_an_unlink_pauses_in_one_coded_line(
     assert line.startswith("transcribe-import: Could not finish reading or writing "), line
     assert "/corpus/notebooks/.creating-" in line and "Input/output error" in line
     _resume_finishes(capsys, work, run_id)
+
+
+def test_a_restore_whose_entry_cannot_be_removed_says_the_entry_stayed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reverted: dict[str, Any]
+) -> None:
+    """Main: "the entry has left the trash" though renaming it failed (finding 7)."""
+    work = tmp_path / "work"
+    revert_id = reverted["revert"]
+    args = ["trash", "--restore", revert_id]
+    shutil.copytree(reverted["data"], work)
+    plan = fsio.FaultPlan(fail_at=10**9)
+    fsio.install_faults(plan)
+    try:
+        _cli(capsys, work, *args)
+    finally:
+        fsio.install_faults(None)
+    hide = max(i for i, op in enumerate(plan.ops) if op == "replace") + 1  # the purge's rename
+    shutil.rmtree(work)
+    shutil.copytree(reverted["data"], work)
+    fsio.install_faults(fsio.FaultPlan(fail_at=hide, errno=errno.EIO))
+    try:
+        rc, out, said = _cli(capsys, work, *args)
+    finally:
+        fsio.install_faults(None)
+    assert rc == EXIT_OK and said == "", said
+    assert out.endswith(
+        "again; its trash entry could not be removed (it holds nothing of the run now): "
+        f"`transcribe-import trash --purge {revert_id}` deletes it.\n"
+    ), out
+    assert _all_or_nothing(capsys, work, reverted["run"]) == "back"
+    rc, _, said = _cli(capsys, work, "trash", "--purge", revert_id)
+    assert rc == EXIT_OK, said
+    assert not (work / "corpus" / "trash" / revert_id).exists()
