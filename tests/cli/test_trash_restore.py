@@ -48,6 +48,7 @@ def test_a_run_undone_whole_is_put_back_as_it_was(tmp_path: Path) -> None:
     again = cli_json(data, "revert", run_id, "--json")["revert_id"]
     restored = cli_json(data, "trash", "--restore", again, "--json")["restored"]
     assert restored == {
+        "entry_removed": True,
         "import_run_id": run_id,
         "revert_id": again,
         "status": "complete",

@@ -66,3 +66,23 @@ def test_a_kill_after_the_commit_point_leaves_a_whole_bag(tmp_path: Path):
     assert proc.returncode == SIGKILLED
     bagit.Bag(str(dest)).validate()
     assert "the bag is whole" in (dest / "EXPORT-INCOMPLETE.txt").read_text()
+
+
+@pytest.mark.parametrize("point", ["export.after_note", "atomic_write.before_replace:1"])
+def test_an_export_killed_at_its_first_writes_leaves_a_folder_that_says_so(tmp_path, point):
+    """Main (#36): killed at its first atomic write, the folder held only
+    ``.EXPORT-INCOMPLETE.txt.tmp-…`` and ``.export.lock`` (``ls`` showed it empty), and a new
+    export into it was refused as "not empty". The note is now the first thing written."""
+    shelf = make_corpus(tmp_path)
+    dest = tmp_path / "out"
+
+    proc = run_cli(shelf.data, "export", "--all", "-o", str(dest), crash_at=point)
+
+    assert proc.returncode == SIGKILLED, (point, proc.stderr)
+    visible = sorted(p.name for p in dest.iterdir() if not p.name.startswith("."))
+    assert visible[0] == "EXPORT-INCOMPLETE.txt", visible
+    assert "running" in (dest / "EXPORT-INCOMPLETE.txt").read_text()
+    refused = refusal(dest)
+    assert refused.code is ErrorCode.BAG_INVALID and "did not finish" in str(refused)
+    again = ok(run_cli(shelf.data, "export", "--all", "-o", str(dest)), EXIT_USAGE)
+    assert "is not empty" in again.stderr

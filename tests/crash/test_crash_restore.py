@@ -75,11 +75,12 @@ def test_a_restore_killed_anywhere_ends_with_the_run_back(
             codes = [f["code"] for f in report["findings"]]
             assert set(codes) <= {"restore_finished", "revert_finished"}, report["findings"]
         elif point == "trash.after_hide":
-            # The run was back and its entry half purged: no entry to put back, and doctor
-            # removes what the purge left.
-            again = run_cli(data, "trash", "--restore", revert_id)
-            assert again.returncode == EXIT_PROBLEMS
-            assert again.stderr.startswith(f"transcribe-import: No trash entry {revert_id}")
+            # The run was back and its entry half purged: put back already, said so (exit 0,
+            # as revert; #36), the half-deleted entry listed, and doctor removes it.
+            again = ok(run_cli(data, "trash", "--restore", revert_id))
+            assert again.stdout.startswith(f"Trash entry {revert_id} has left the trash already")
+            entries = cli_json(data, "trash", "--json")["entries"]
+            assert [e["state"] for e in entries if e["revert_id"] == revert_id] == ["purging"]
             report = cli_json(data, "doctor", "--json", rc=EXIT_PROBLEMS)
             assert [f["message"] for f in report["findings"]] == [
                 f"The purge of trash entry {revert_id} was interrupted; it was finished."

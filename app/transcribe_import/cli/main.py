@@ -19,13 +19,14 @@ from transcribe_import.cli import runs as runs_cli
 from transcribe_import.cli import signals
 from transcribe_import.cli import undo as undo_cli
 from transcribe_import.cli import watch as watch_cli
+from transcribe_import.cli.logfile import QuietFileHandler
 from transcribe_import.cli.output import json_out, say
 from transcribe_import.cli.run_ids import RUN_ID_HELP
 from transcribe_import.engine import api
 from transcribe_import.engine.api import Corpus, ExitCode, resolve_data_dir
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.base.findings import FindingCode
-from transcribe_import.engine.base.text import agreeing, counted
+from transcribe_import.engine.base.text import agreeing, counted, shown_within
 
 
 class _Parser(argparse.ArgumentParser):
@@ -241,11 +242,12 @@ def cmd_notebooks(corpus: Corpus, args: argparse.Namespace) -> int:
         return code
     if not notebooks and not problems:
         say(f"No notebooks yet in {corpus.root}.")
-    width = max((len(n.title) for n in notebooks), default=0)
+    width = max((len(shown_within(n.title)) for n in notebooks), default=0)
     for n in notebooks:
         pages = "?" if n.page_count is None else str(n.page_count)
         noun = agreeing(n.page_count or 0, "page", "pages")  # "?" pages when unknown
-        line = f"{api.short_id(n.notebook_id)}  {n.title:<{width}}  {pages:>5} {noun:<5}  "
+        title = shown_within(n.title)  # the whole title is in --json
+        line = f"{api.short_id(n.notebook_id)}  {title:<{width}}  {pages:>5} {noun:<5}  "
         line += n.created_at[:19]
         say(line + (f"  PROBLEM: {n.problem}" if n.problem else ""))
         if n.unfinished is not None:
@@ -298,7 +300,7 @@ def cmd_doctor(corpus: Corpus, args: argparse.Namespace) -> int:
             )
         elif report.clean:
             say("Nothing to report: the corpus is whole.")
-    return ExitCode.OK if report.clean else ExitCode.PROBLEMS
+    return api.exit_code_for_doctor(report)
 
 
 def _remove_empty(corpus: Corpus, notebook_id: str, args: argparse.Namespace) -> int:
@@ -435,7 +437,8 @@ def _quiet_libraries() -> None:
     file's name (a warning that refuses a file is a coded error there); any other Python
     warning, and every log record of INFO or more, is appended to ``transcribe-import.log``
     in the user log directory (created only when something is written). With a handler on
-    the root logger, Python no longer prints unhandled WARNING records on stderr either.
+    the root logger, Python no longer prints unhandled WARNING records on stderr either. A
+    log that cannot be written (a full disk) drops its records quietly (``cli/logfile``).
     """
     import logging
 
@@ -448,7 +451,7 @@ def _quiet_libraries() -> None:
     try:
         log_dir = _log_dir()
         log_dir.mkdir(parents=True, exist_ok=True)
-        handler = logging.FileHandler(log_dir / LOG_NAME, encoding="utf-8", delay=True)
+        handler = QuietFileHandler(str(log_dir / LOG_NAME))  # never a word on the terminal
     except OSError:
         handler = logging.NullHandler()  # no log folder: still nothing on the terminal
     handler.setLevel(logging.INFO)
@@ -465,11 +468,18 @@ def _log_dir() -> Path:
 
 def main(argv: Sequence[str] | None = None) -> int:
     # One scope for the whole command, its last line included: a signal it answered
-    # (signals.handling) decides the exit code, and a second one cannot change it.
-    with signals.command():
+    # (signals.handling) decides the exit code, and a second one cannot change it. Without
+    # ``argv`` this is the process's own command line, which exits right after: its handlers
+    # stay to the end. A caller that passes ``argv`` (a test) gets its own back.
+    with signals.command(to_the_end=argv is None):
         code = _main(argv)
         api.crashpoint("cli.after_command")  # its last line printed, the exit code chosen
+    api.crashpoint("cli.after_scope")  # the earlier handlers back, unless kept to the end
     return code
+
+
+# The commands that running again finishes: a disk error pauses them (exit 6).
+FINISH_LATER = frozenset({"resume", "doctor"})
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -489,7 +499,7 @@ def _main(argv: Sequence[str] | None) -> int:
         return ExitCode.USAGE
     except TranscribeError as exc:
         say(f"transcribe-import: {exc}", file=sys.stderr)
-        return api.exit_code_for_error(exc)
+        return api.exit_code_for_error(exc, finishes_later=args.command in FINISH_LATER)
     except KeyboardInterrupt:
         say("transcribe-import: interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
@@ -499,6 +509,10 @@ def _main(argv: Sequence[str] | None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         say("transcribe-import: the output was cut short (its reader closed it).", file=sys.stderr)
         return ExitCode.PROBLEMS
+    except OSError as exc:  # a disk error no step put into words: still one coded line
+        problem = api.disk_problem(exc, data_dir)
+        say(f"transcribe-import: {problem}", file=sys.stderr)
+        return api.exit_code_for_error(problem, finishes_later=args.command in FINISH_LATER)
     except Exception as exc:  # noqa: BLE001 - last resort: one line for the user, the rest logged
         log = _log_traceback(data_dir)
         say(

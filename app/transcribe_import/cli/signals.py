@@ -5,10 +5,13 @@ an export cleanly or stops a revert at a safe point. Python lets only the main t
 handler, so a command run on another thread (a test driving ``main`` in-process) installs none
 and keeps the defaults.
 
-Once a block has answered a signal, the command is on its way out with the exit code that
-signal chose: a second one, during the block or after it (while the summary is printed), is
-answered like the first and never kills the process with another code. ``command`` puts the
-earlier handlers back when the command returns.
+The first signal decides. Once a block has answered one, the command is on its way out with
+the exit code that signal chose: every later one, whichever it is and however late (during the
+block, or after it while the summary is printed), is answered by the first one's handler again,
+in its words and with its (idempotent) request, so neither the state nor the exit code changes;
+SIGTERM then Ctrl-C is a pause, never a cancel. ``command`` puts the earlier handlers back when
+the command returns, except for the process's own command, which keeps them until it exits
+(put back, a signal between the summary and the exit would kill it with another code).
 
 Python runs a handler only on the main thread, while the kernel hands a process's signal to
 any of its threads that does not block it. A command whose work runs on threads of its own
@@ -34,13 +37,10 @@ def _on_main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
-def _already_stopping(*_: object) -> None:
-    """A stop signal after the command's block answered one: the command is ending as asked."""
-
-
 @contextlib.contextmanager
-def command() -> Iterator[None]:
-    """The whole of one command: the handlers it found are back when it returns."""
+def command(*, to_the_end: bool = False) -> Iterator[None]:
+    """The whole of one command: the handlers it found are back when it returns, unless
+    ``to_the_end`` (the process's own command, which exits right after it)."""
     if not _on_main_thread():
         yield
         return
@@ -48,33 +48,39 @@ def command() -> Iterator[None]:
     try:
         yield
     finally:
-        for sig, old in saved.items():
-            signal.signal(sig, old)
+        if not to_the_end:
+            for sig, old in saved.items():
+                signal.signal(sig, old)
 
 
 @contextlib.contextmanager
 def handling(handlers: Mapping[signal.Signals, Callable[[], object]]) -> Iterator[None]:
-    """Call ``handlers[sig]()`` on each of these signals while the block runs."""
+    """Call ``handlers[sig]()`` on the first of these signals while the block runs, and the
+    same handler again on every later stop signal, during the block or after it."""
     if not _on_main_thread():
         yield
         return
     saved = {sig: signal.getsignal(sig) for sig in handlers}
-    answered = threading.Event()
+    first: list[Callable[[], object]] = []
+
+    def again(*_: object) -> None:
+        first[0]()  # a later signal is answered as the first was: it changes nothing
 
     def answer(call: Callable[[], object]) -> None:
-        answered.set()
-        call()
+        if not first:
+            first.append(call)
+            for sig in STOP_SIGNALS:  # those this block does not answer included
+                signal.signal(sig, again)
+        first[0]()
 
     try:
         for sig, handler in handlers.items():
             signal.signal(sig, lambda *_, call=handler: answer(call))
         yield
     finally:
-        for sig, old in saved.items():
-            signal.signal(sig, old)
-        if answered.is_set():  # a later signal must not undo that answer (``command``)
-            for sig in STOP_SIGNALS:
-                signal.signal(sig, _already_stopping)
+        if not first:
+            for sig, old in saved.items():
+                signal.signal(sig, old)
 
 
 def answered_at_once(work: Callable[[], T]) -> T:

@@ -13,7 +13,7 @@ from transcribe_import.cli.run_ids import RUN_ID_HELP
 from transcribe_import.engine import api
 from transcribe_import.engine.api import Corpus, ExitCode
 from transcribe_import.engine.base.errors import Problem
-from transcribe_import.engine.base.text import counted
+from transcribe_import.engine.base.text import counted, shown_within
 from transcribe_import.engine.runs.model import HistoryEvent
 
 
@@ -147,18 +147,29 @@ def _dry_run(preview: api.RevertPreview, args: argparse.Namespace) -> int:
 def cmd_trash(corpus: Corpus, args: argparse.Namespace) -> int:
     if args.restore:
         back = api.restore_from_trash(corpus, args.restore)
+        if isinstance(back, api.LeftTrash):
+            return _done_already(back, args)
         if args.json:
             json_out({"restored": back.to_json()})
         else:
+            titles = ", ".join(map(shown_within, back.titles))
+            left = (
+                "the entry has left the trash."
+                if back.entry_removed
+                else "its trash entry could not be removed (it holds nothing of the run now): "
+                f"`transcribe-import trash --purge {back.revert_id}` deletes it."
+            )
             say(
                 f"Put run {back.run_id} back from trash entry {back.revert_id}: "
-                f"{_count(back.notebooks, 'notebook')} ({', '.join(back.titles)}), "
+                f"{_count(back.notebooks, 'notebook')} ({titles}), "
                 f"{_count(back.pages, 'page')}, {_count(back.files, 'file')}. "
-                f"The run is {back.status.value} again; the entry has left the trash."
+                f"The run is {back.status.value} again; {left}"
             )
         return ExitCode.OK
     if args.purge:
         entry = api.purge_trash(corpus, args.purge)
+        if isinstance(entry, api.LeftTrash):
+            return _done_already(entry, args)
         if args.json:
             json_out({"purged": entry.to_json()})
         else:
@@ -180,15 +191,37 @@ def cmd_trash(corpus: Corpus, args: argparse.Namespace) -> int:
     if not entries and not problems:
         say("The trash is empty.")
     for e in entries:
-        state = {"done": "", "moving": " — UNFINISHED: run doctor"}.get(e.state, f" — {e.state}")
+        state = _STATE_WORDS.get(e.state, " — {state}").format(state=e.state, id=e.revert_id)
         say(
             f"{e.revert_id}  {e.created_at}  undo of run {e.run_id} by {e.requested_by}: "
-            f"{counted(e.notebooks, 'notebook')} ({', '.join(e.titles)}), "
+            f"{counted(e.notebooks, 'notebook')} ({', '.join(map(shown_within, e.titles))}), "
             f"{counted(e.pages, 'page')}, {_size(e.bytes)}{state}"
         )
     for p in problems:
         say(f"PROBLEM {p}")
     return ExitCode.PROBLEMS if problems else ExitCode.OK
+
+
+# How `trash` tells an entry's state beside its line (none for a finished undo).
+_STATE_WORDS = {
+    "done": "",
+    "moving": " — UNFINISHED: run doctor",
+    "restoring": " — being put back, stopped half way: `transcribe-import trash --restore {id}` "
+    "or doctor finishes it",
+    "restored": " — put back, stopped before its end: `transcribe-import trash --restore {id}` "
+    "or doctor finishes it",
+    "purging": " — being deleted, stopped half way: `transcribe-import trash --purge {id}` "
+    "or doctor finishes it",
+}
+
+
+def _done_already(gone: api.LeftTrash, args: argparse.Namespace) -> int:
+    """Restore or purge asked again once done: said so, nothing changed, exit 0 (as revert)."""
+    if args.json:
+        json_out({"already_done": gone.to_json()})
+    else:
+        say(gone.words())
+    return ExitCode.OK
 
 
 def _count(n: int, noun: str) -> str:

@@ -24,7 +24,7 @@ from typing import Any
 
 from transcribe_import.engine.audit.report import fixity_findings
 from transcribe_import.engine.base.crashpoints import crashpoint
-from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.base.errors import DISK_CODES, TranscribeError
 from transcribe_import.engine.base.findings import (
     DoctorReport,
     Finding,
@@ -60,6 +60,39 @@ def doctor(
     notebook's ingest lock; nothing else is ever taken from there.
     """
     report = DoctorReport(str(corpus.root))
+    try:
+        _check(corpus, report, verify_hashes, restore_from)
+    except OSError as exc:  # a disk error outside a step guarded on its own: doctor stops
+        report.findings.append(_disk_finding(exc, corpus.root))
+    except TranscribeError as exc:
+        if exc.code not in DISK_CODES:
+            raise
+        report.findings.append(_stopped_finding(str(exc), exc.path or str(corpus.root)))
+    return report
+
+
+# What finishes a doctor stopped by the disk, said at the end of its finding.
+_AGAIN = (
+    "run `transcribe-import doctor` again once the disk is sound: what doctor repaired so far "
+    "is kept, and it finishes the rest"
+)
+
+
+def _disk_finding(exc: OSError, where: Path) -> Finding:
+    """A disk error met by doctor, as one finding naming the file, coded ``io_error``."""
+    path = fsio.failed_path(exc, where)
+    return _stopped_finding(
+        str(fsio.problem_from_oserror(exc, path, "recovering", then=_AGAIN)), str(path)
+    )
+
+
+def _stopped_finding(words: str, path: str) -> Finding:
+    return Finding(FindingCode.IO_ERROR, Severity.PROBLEM, words, path=path)
+
+
+def _check(
+    corpus: Corpus, report: DoctorReport, verify_hashes: bool, restore_from: Sequence[Path]
+) -> None:
     copies = _Copies(restore_from)
     add = report.findings.extend
     links = _guard(lambda: _links(corpus), corpus.root)
@@ -67,7 +100,7 @@ def doctor(
         # Every repair below writes in the corpus's folders: none is tried through a link
         # (or when the folders could not even be looked at).
         add(links)
-        return report
+        return
     names = fsio.list_dir(corpus.notebooks_dir, missing_ok=True)
 
     for name in names:
@@ -85,7 +118,7 @@ def doctor(
     # An undo running in another process moves its notebooks' files: they are not judged.
     busy = moving_now(corpus)
     if busy is None:
-        return report
+        return
 
     with corpus.locked():
         # Every atomic write in these folders happens under the corpus lock: a temp is dead.
@@ -143,7 +176,6 @@ def doctor(
     add(incomplete_findings(corpus, titles))  # notes, not problems: what finishes each
     add(held_twice_findings(corpus, manifests))
     add(_quarantine_summary(corpus))
-    return report
 
 
 def _links(corpus: Corpus) -> list[Finding]:
@@ -273,15 +305,7 @@ def _guard(step: Any, where: Path) -> list[Finding]:
     try:
         return list(step())
     except OSError as exc:
-        return [
-            Finding(
-                FindingCode.IO_ERROR,
-                Severity.PROBLEM,
-                f"Could not recover {where}: {exc.strerror or exc}. Check the disk and run "
-                "doctor again.",
-                path=str(where),
-            )
-        ]
+        return [_disk_finding(exc, where)]
 
 
 def _repair_index(corpus: Corpus) -> list[Finding]:

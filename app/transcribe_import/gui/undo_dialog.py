@@ -67,11 +67,11 @@ def list_trash(corpus: Corpus) -> TrashListing:
     return TrashListing(entries, [str(p) for p in problems])
 
 
-def purge_trash(corpus: Corpus, revert_id: str) -> api.TrashEntry:
+def purge_trash(corpus: Corpus, revert_id: str) -> api.TrashEntry | api.LeftTrash:
     return api.purge_trash(corpus, revert_id)
 
 
-def restore_from_trash(corpus: Corpus, revert_id: str) -> api.RestoreResult:
+def restore_from_trash(corpus: Corpus, revert_id: str) -> api.RestoreResult | api.LeftTrash:
     return api.restore_from_trash(corpus, revert_id)
 
 
@@ -276,6 +276,10 @@ class TrashDialog(QDialog):
         if isinstance(value, api.TrashEntry):
             self.purged.emit(value.revert_id)
             self.refresh()
+            return
+        if isinstance(value, api.LeftTrash):  # done already (by another window, say)
+            self.refresh()
+            self._said = value.words()
             return
         assert isinstance(value, TrashListing), value
         entries, problems = value.entries, value.problems

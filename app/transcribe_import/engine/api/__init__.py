@@ -46,6 +46,7 @@ from transcribe_import.engine.api.commit import (
 from transcribe_import.engine.api.corpus import (
     WindowClaim,
     check_corpus,
+    disk_problem,
     export_notebooks,
     finish_command,
     list_notebooks,
@@ -64,6 +65,7 @@ from transcribe_import.engine.api.drafts import (
 )
 from transcribe_import.engine.api.exits import (
     ExitCode,
+    exit_code_for_doctor,
     exit_code_for_error,
     exit_code_for_export,
     exit_code_for_export_error,
@@ -178,7 +180,7 @@ from transcribe_import.engine.base.crashpoints import crashpoint  # the tests' p
 from transcribe_import.engine.base.ids import SHORT_ID_CHARS, ids_by_prefix, short_id
 from transcribe_import.engine.base.progress import Events, drive  # how faces drive long work
 from transcribe_import.engine.export.model import ExportProgress, ExportResult, ExportStatus
-from transcribe_import.engine.runs.restore import RestoreResult
+from transcribe_import.engine.runs.restore import LeftTrash, RestoreResult
 from transcribe_import.engine.runs.revert import (
     NotebookRevert,
     RevertBlock,
@@ -216,6 +218,7 @@ __all__ = [
     "exit_code_for_status",
     "exit_code_for_result",
     "exit_code_for_error",
+    "exit_code_for_doctor",
     "exit_code_for_export",
     "exit_code_for_export_error",
     "PlannedScan",
@@ -287,6 +290,7 @@ __all__ = [
     "purge_trash",
     "restore_from_trash",
     "RestoreResult",
+    "LeftTrash",
     "NotebookPage",
     "notebook_pages",
     "place",
@@ -314,6 +318,7 @@ __all__ = [
     "list_notebooks",
     "listing_problems",
     "check_corpus",
+    "disk_problem",
     "remove_empty_notebook",
     "render_preview",
     "export_notebooks",

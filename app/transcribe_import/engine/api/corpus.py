@@ -131,6 +131,21 @@ def check_corpus(
     return doctor(corpus, verify_hashes=verify_hashes, restore_from=restore_from)
 
 
+def disk_problem(exc: OSError, where: Path) -> TranscribeError:
+    """A disk error no step of a command put into words, coded and naming the file: the
+    command line's and the window's last resort, never "unexpected error"."""
+    path = fsio.failed_path(exc, where)
+    return fsio.problem_from_oserror(
+        exc,
+        path,
+        "reading or writing",
+        then=(
+            "run the command again once the disk is sound: what it finished is kept, and "
+            "`transcribe-import doctor` finishes or undoes anything it left half done"
+        ),
+    )
+
+
 def remove_empty_notebook(corpus: Corpus, notebook_id: str) -> Path:
     """Remove a notebook that holds no page, on a person's request; returns where it went.
 

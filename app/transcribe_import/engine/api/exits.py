@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import enum
 
-from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.base.errors import DISK_CODES, ErrorCode, TranscribeError
+from transcribe_import.engine.base.findings import DoctorReport, FindingCode
 from transcribe_import.engine.export.model import ExportResult, ExportStatus
 from transcribe_import.engine.runs.model import RunResult, RunStatus
 
@@ -59,8 +60,12 @@ def exit_code_for_result(result: RunResult) -> ExitCode:
     return exit_code_for_status(result.status)
 
 
-def exit_code_for_error(exc: TranscribeError) -> ExitCode:
+def exit_code_for_error(exc: TranscribeError, *, finishes_later: bool = False) -> ExitCode:
+    """``finishes_later``: the command is one that running again finishes (resume, doctor),
+    so a disk's failure pauses it (6) rather than fails it."""
     if exc.code is ErrorCode.REVERT_STOPPED:
+        return ExitCode.INTERRUPTED
+    if finishes_later and exc.code in DISK_CODES:
         return ExitCode.INTERRUPTED
     if exc.code in _USAGE_CODES:
         return ExitCode.USAGE
@@ -89,3 +94,12 @@ def exit_code_for_export_error(exc: TranscribeError) -> ExitCode:
     if exc.code in _EXPORT_ARGUMENT_CODES:
         return ExitCode.USAGE
     return exit_code_for_error(exc)
+
+
+def exit_code_for_doctor(report: DoctorReport) -> ExitCode:
+    """0 whole; 6 when a disk error stopped a repair (doctor again finishes it); else 1."""
+    if report.clean:
+        return ExitCode.OK
+    if any(f.code is FindingCode.IO_ERROR for f in report.findings):
+        return ExitCode.INTERRUPTED
+    return ExitCode.PROBLEMS

@@ -11,7 +11,7 @@ import enum
 from collections import Counter
 from dataclasses import asdict, dataclass
 
-from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.base.errors import DISK_CODES, TranscribeError
 from transcribe_import.engine.runs.incomplete import (
     UNFINISHED,
     pages_by_run_item,
@@ -82,7 +82,7 @@ class LandedPages:
 
     def __init__(self, corpus: Corpus) -> None:
         self.corpus = corpus
-        self._by_notebook: dict[str, Counter[tuple[str, str]]] = {}
+        self._by_notebook: dict[str, Counter[tuple[str, str]] | None] = {}
         self._unfinished: dict[str, UnfinishedImport] | None = None
 
     def left_incomplete(self, item_id: str, notebook_id: str) -> bool:
@@ -94,19 +94,28 @@ class LandedPages:
         found = self._unfinished.get(notebook_id)
         return found is not None and found.item_id == item_id
 
-    def _of_notebook(self, notebook_id: str) -> Counter[tuple[str, str]]:
+    def _of_notebook(self, notebook_id: str) -> Counter[tuple[str, str]] | None:
         """(run id, item id) → pages, from the notebook's project.json (none if unreadable:
-        a reverted or missing notebook holds no page of any run)."""
+        a reverted or missing notebook holds no page of any run); None when the disk failed
+        to read it (then nobody can tell from here, and zero would be untrue)."""
         if notebook_id not in self._by_notebook:
+            found: Counter[tuple[str, str]] | None
             try:
                 doc = project.read(self.corpus.notebook_dir(notebook_id), notebook_id)
-            except (TranscribeError, OSError, ValueError):
-                doc = {}
-            self._by_notebook[notebook_id] = pages_by_run_item(doc)
+                found = pages_by_run_item(doc)
+            except TranscribeError as exc:
+                found = None if exc.code in DISK_CODES else pages_by_run_item({})
+            except OSError:
+                found = None
+            except ValueError:
+                found = pages_by_run_item({})
+            self._by_notebook[notebook_id] = found
         return self._by_notebook[notebook_id]
 
-    def of_item(self, run_id: str, item_id: str, notebook_id: str) -> int:
-        return self._of_notebook(notebook_id)[(run_id, item_id)]
+    def of_item(self, run_id: str, item_id: str, notebook_id: str) -> int | None:
+        """The item's pages in its notebook; None when the disk would not say."""
+        pages = self._of_notebook(notebook_id)
+        return None if pages is None else pages[(run_id, item_id)]
 
 
 def run_counts(corpus: Corpus, record: RunRecord, landed: LandedPages | None = None) -> RunCounts:
@@ -115,6 +124,8 @@ def run_counts(corpus: Corpus, record: RunRecord, landed: LandedPages | None = N
     pages = complete = incomplete = failed = not_started = 0
     for o in record.outcomes().values():
         here = landed.of_item(record.run_id, o.item_id, o.notebook_id)
+        if here is None:  # the disk failed reading the notebook: the record's own count
+            here = o.pages_landed
         pages += here
         if o.state is ItemState.COMMITTED:
             complete += bool(here or not o.page_count)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.runs.model import RunStatus
-from transcribe_import.engine.runs.restore import RestoreResult, restore_run
+from transcribe_import.engine.runs.restore import LeftTrash, RestoreResult, purge_entry, restore_run
 from transcribe_import.engine.runs.revert import RevertPlan, plan_revert
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.runs.undo import RevertResult, half_done, revert_run
@@ -61,11 +61,13 @@ def list_trash(corpus: Corpus) -> tuple[list[TrashEntry], list[TranscribeError]]
     return trash.list_trash(corpus)
 
 
-def restore_from_trash(corpus: Corpus, revert_id: str) -> RestoreResult:
-    """Put back the run a trash entry undid (refused by name where later work collides)."""
+def restore_from_trash(corpus: Corpus, revert_id: str) -> RestoreResult | LeftTrash:
+    """Put back the run a trash entry undid (refused by name where later work collides); an
+    entry put back already says so (``LeftTrash``)."""
     return restore_run(corpus, revert_id)
 
 
-def purge_trash(corpus: Corpus, revert_id: str) -> TrashEntry:
-    """Delete one trash entry for good (a person's explicit, confirmed request)."""
-    return trash.purge(corpus, revert_id)
+def purge_trash(corpus: Corpus, revert_id: str) -> TrashEntry | LeftTrash:
+    """Delete one trash entry for good (a person's explicit, confirmed request); one gone
+    already (deleted, or its run put back) says so (``LeftTrash``)."""
+    return purge_entry(corpus, revert_id)

@@ -22,6 +22,7 @@ class ErrorCode(enum.StrEnum):
     # storage
     DISK_FULL = "disk_full"
     IO_ERROR = "io_error"
+    PERMISSION_DENIED = "permission_denied"  # a file or folder the app needs refuses it
     READ_ONLY = "read_only"  # the corpus (or a folder the app writes) cannot be written
     CORPUS_BUSY = "corpus_busy"
     NOTEBOOK_BUSY = "notebook_busy"
@@ -66,6 +67,12 @@ class ErrorCode(enum.StrEnum):
     RESTORE_BLOCKED = "restore_blocked"  # a trash entry later work collides with: untouched
     # the environment
     BAD_SETTING = "bad_setting"
+
+
+# The codes of a disk's failures (not the corpus's, nor an item's): running the command again
+# once the disk is sound finishes it, so resume and doctor pause on them (api/exits.py). A
+# read-only corpus is not among them: nothing was begun, and it waits for a person.
+DISK_CODES = frozenset({ErrorCode.DISK_FULL, ErrorCode.IO_ERROR, ErrorCode.PERMISSION_DENIED})
 
 
 @dataclass(frozen=True)

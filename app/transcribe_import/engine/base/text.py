@@ -150,3 +150,18 @@ def counted(n: int, noun: str, nouns: str = "") -> str:
 def agreeing(n: int, one: str, many: str) -> str:
     """The word of a sentence that agrees with a count of ``n``: ``one`` ("is") or ``many``."""
     return one if n == 1 else many
+
+
+# The most characters a title takes in a listing line (``notebooks``, ``trash``): a title of a
+# million characters must not pad every row of the listing to its width.
+SHOWN_TITLE_LIMIT = 60
+
+
+def shown_within(text: str, limit: int = SHOWN_TITLE_LIMIT) -> str:
+    """``text`` as shown in a bounded place: itself when it fits in ``limit`` characters,
+    else its start and its end with an ellipsis in the middle (both ends tell titles apart)."""
+    if len(text) <= limit:
+        return text
+    head = (limit - 1) // 2 + (limit - 1) % 2
+    tail = limit - 1 - head
+    return f"{text[:head]}…{text[len(text) - tail :]}" if tail else f"{text[:head]}…"

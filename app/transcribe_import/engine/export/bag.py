@@ -445,10 +445,11 @@ class _Writer:
             phase, self.done, self.total, self.payload_bytes, self.bytes_total, **kw
         )
 
+    def note(self, state: str) -> bytes:
+        return incomplete_note(self.export_id, self.started, state)
+
     def mark(self, state: str) -> None:
-        fsio.atomic_write(
-            self.dest / INCOMPLETE, incomplete_note(self.export_id, self.started, state)
-        )
+        fsio.atomic_write(self.dest / INCOMPLETE, self.note(state))
         self.marked = True
 
     def payload(self, stop: Callable[[], bool]) -> Generator[ExportProgress, None, None]:
@@ -577,6 +578,10 @@ class _Writer:
         return dataclasses.replace(result, warnings=tuple(self.warnings))
 
 
+# What the note says while the export writes.
+RUNNING = "it is running."
+
+
 def _leave_incomplete(
     writer: _Writer, reservation: dest_mod.Reservation, exc: BaseException, *, remove_folder: bool
 ) -> str:
@@ -654,15 +659,15 @@ def export_bag(
         existed = fsio.exists(dest)
     except OSError as exc:
         raise fsio.problem_from_oserror(exc, chosen, "checking the export folder") from exc
-    reservation = dest_mod.reserve(dest)
     writer = _Writer(
         dest, snapshot, corpus.corpus_id or "", software or f"transcribe-import {__version__}"
     )
     writer.unfinished = unfinished or {}
+    reservation = dest_mod.reserve(dest, writer.note(RUNNING))  # the note first, then the lock
+    writer.marked = True
     ended = False
     try:
         try:
-            writer.mark("it is running.")
             yield writer.progress(ExportPhase.RESERVED)
             yield from writer.payload(stop)
             yield writer.progress(ExportPhase.FINISHING)

@@ -3,8 +3,10 @@
 Two exports racing one explicit ``--output`` could both see it empty and then interleave
 their files into a folder that matches neither manifest. So the export takes an exclusive,
 non-blocking ``flock`` on ``.export.lock`` inside the destination for its whole write, and a
-second one is refused at once, before it writes anything. The lock is an OS lock, so a
-killed export releases it; the folder it leaves is not empty, so it is never reused.
+second one is refused at once, before it writes anything. Before even the lock, the export
+writes ``EXPORT-INCOMPLETE.txt``: no instant of an export leaves a folder that looks empty.
+The lock is an OS lock, so a killed export releases it; the folder it leaves is not empty,
+so it is never reused.
 """
 
 from __future__ import annotations
@@ -17,11 +19,12 @@ import secrets
 from pathlib import Path
 
 from transcribe_import.engine.base.clock import stamp_for_filename
+from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.text import counted
 from transcribe_import.engine.export.model import EXPORTS_DIR
 from transcribe_import.engine.storage import fsio
-from transcribe_import.engine.storage.bag_format import LOCK_FILE
+from transcribe_import.engine.storage.bag_format import INCOMPLETE, LOCK_FILE
 
 
 def default_destination(data_dir: Path) -> Path:
@@ -86,16 +89,71 @@ def _busy(dest: Path) -> TranscribeError:
     )
 
 
-def reserve(destination: Path) -> Reservation:
-    """Create ``destination`` if needed and lock it for one export, or refuse at once.
+def _held(lock_path: Path) -> bool:
+    """Whether a live export holds this lock file now (asked without waiting, nothing written)."""
+    try:
+        fd = os.open(lock_path, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            return True
+        raise
+    finally:
+        os.close(fd)  # releases the lock if we took it
+    return False
 
-    Refused with ``export_locked`` when another export holds it, and with
+
+def _not_empty(dest: Path, others: list[str]) -> TranscribeError:
+    return TranscribeError(
+        ErrorCode.EXPORT_DESTINATION_NOT_EMPTY,
+        f"{dest} is not empty (it holds {counted(len(others), 'item')}, e.g. {others[0]!r}); "
+        "an export only writes into a new or empty folder: choose another, or leave out "
+        "--output for a fresh one.",
+        path=str(dest),
+    )
+
+
+def reserve(destination: Path, note: bytes) -> Reservation:
+    """Create ``destination`` if needed, write ``note`` (``EXPORT-INCOMPLETE.txt``) into it
+    and lock it for one export, or refuse at once.
+
+    The note is the first thing written, under its own name (never a temp name), before the
+    lock: a kill at any later instant leaves a folder that says it is incomplete. Refused
+    with ``export_locked`` when another export holds it, and with
     ``export_destination_not_empty`` when it holds anything but a (free) lock file. Nothing
-    is written into a refused destination, and a lock file this call created is removed.
+    is written into a refused destination, and what this call wrote is removed.
     """
     dest = destination
     try:
         fsio.make_dirs(dest)
+        names = fsio.list_dir(dest)
+        if LOCK_FILE in names and _held(dest / LOCK_FILE):
+            raise _busy(dest)
+        early = [name for name in names if name != LOCK_FILE]
+        if early:
+            raise _not_empty(dest, early)
+        try:
+            fsio.write_new(dest / INCOMPLETE, note, exclusive=True)
+        except FileExistsError:
+            raise _busy(dest) from None  # another export began here this very instant
+        fsio.fsync_dir(dest)
+        crashpoint("export.after_note")
+    except OSError as exc:
+        raise fsio.problem_from_oserror(exc, dest, "reserving the export folder") from exc
+    try:
+        return _lock(dest)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            fsio.remove(dest / INCOMPLETE)
+        raise
+
+
+def _lock(dest: Path) -> Reservation:
+    """The lock of a destination that holds our note, or a refusal (see ``reserve``)."""
+    try:
         lock_path = dest / LOCK_FILE
         created = True
         try:
@@ -131,17 +189,11 @@ def reserve(destination: Path) -> Reservation:
         reservation.release(remove=False)
         raise fsio.problem_from_oserror(exc, lock_path, "checking the lock file") from exc
     try:
-        others = [name for name in fsio.list_dir(dest) if name != LOCK_FILE]
+        others = [name for name in fsio.list_dir(dest) if name not in (LOCK_FILE, INCOMPLETE)]
     except OSError as exc:
         reservation.release(remove=created)
         raise fsio.problem_from_oserror(exc, dest, "reading the export folder") from exc
     if others:
         reservation.release(remove=created)  # leave nothing of ours in someone's folder
-        raise TranscribeError(
-            ErrorCode.EXPORT_DESTINATION_NOT_EMPTY,
-            f"{dest} is not empty (it holds {counted(len(others), 'item')}, e.g. {others[0]!r}); "
-            "an export only writes into a new or empty folder: choose another, or leave out "
-            "--output for a fresh one.",
-            path=str(dest),
-        )
+        raise _not_empty(dest, others)
     return reservation

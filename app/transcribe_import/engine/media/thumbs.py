@@ -9,7 +9,8 @@ decoded for its thumbnail once, whichever plan, window or session asks for it ag
 The cache is derived and disposable, as ``cache/sha-index.json`` is: an entry is written
 without fsync (a torn one is a miss, never a wrong picture: it is checked for the PNG
 signature), a cache that cannot be written costs time, nothing else, and the oldest
-entries are removed once the folder passes ``CACHE_LIMIT`` bytes.
+entries are removed once the folder passes ``CACHE_LIMIT`` bytes. Every write and removal
+goes through ``fsio``, whose guard refuses a cache folder that is a link (doctor names it).
 """
 
 from __future__ import annotations
@@ -115,14 +116,10 @@ def _read_entry(entry: Path) -> bytes | None:
 
 def _write_entry(cache: Path, entry: Path, png: bytes) -> None:
     global _writes
-    tmp = entry.with_name(f".{entry.name}.{os.getpid()}-{threading.get_ident()}")
     try:
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_bytes(png)
-        os.replace(tmp, entry)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
+        fsio.make_dirs(entry.parent)
+        fsio.write_disposable(entry, png)
+    except OSError as exc:  # a link on the way (refused by fsio's guard) included
         log.info("thumbnail cache entry %s not kept: %s", entry, exc)
         return
     with _writes_lock:
@@ -162,5 +159,5 @@ def prune(cache: Path, limit: int = CACHE_LIMIT) -> None:
         if total <= limit:
             break
         with contextlib.suppress(OSError):
-            os.unlink(name)
+            fsio.remove(Path(name))
             total -= size

@@ -18,9 +18,7 @@ of the file the plan names is kept (a file gone or changed since its scan gets n
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import os
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -28,6 +26,7 @@ from pathlib import Path
 import orjson
 
 from transcribe_import.engine.media.lookalike import look_from_hex
+from transcribe_import.engine.storage import fsio
 
 log = logging.getLogger(__name__)
 
@@ -90,20 +89,15 @@ class LookCache:
         text = _lines(looks)
         with _lock:
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                with open(self.path, "ab") as f:
-                    f.write(text)
-            except OSError as exc:
+                fsio.make_dirs(self.path.parent)
+                fsio.append_disposable(self.path, text)
+            except OSError as exc:  # a link on the way (refused by fsio's guard) included
                 log.info("looks not kept in %s: %s", self.path, exc)
 
     def _rewrite(self, looks: Mapping[str, str | None]) -> None:
         text = _lines(looks)
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}-{threading.get_ident()}")
         with _lock:
             try:
-                tmp.write_bytes(text)
-                os.replace(tmp, self.path)
+                fsio.write_disposable(self.path, text)
             except OSError as exc:
-                with contextlib.suppress(OSError):
-                    tmp.unlink()
                 log.info("look cache %s not written again: %s", self.path, exc)

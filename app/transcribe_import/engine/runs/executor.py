@@ -90,6 +90,7 @@ RUN_INTERRUPTING = frozenset(
     {
         ErrorCode.DISK_FULL,
         ErrorCode.IO_ERROR,
+        ErrorCode.PERMISSION_DENIED,
         ErrorCode.READ_ONLY,
         ErrorCode.CORPUS_BUSY,
         ErrorCode.NOTEBOOK_BUSY,
@@ -153,8 +154,11 @@ class _Executor:
         if self.control.cancelled or self._cancel_seen:
             return True
         # `cancel RUN_ID` from another process: a marker file is cheap to poll per item.
-        if fsio.exists(self.store.cancel_marker(self.run_id)):
-            self._cancel_seen = True
+        try:
+            if fsio.exists(self.store.cancel_marker(self.run_id)):
+                self._cancel_seen = True
+        except OSError:  # cannot tell now: the record, read at the run's next write, says it
+            pass
         return self._cancel_seen
 
     def should_stop(self) -> bool:

@@ -32,7 +32,7 @@ from transcribe_import.engine.base.clock import utc_now
 from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.findings import Finding, FindingCode, Severity
-from transcribe_import.engine.runs.model import RunRecord, RunStatus
+from transcribe_import.engine.runs.model import HistoryEvent, RunRecord, RunStatus
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.runs.undo import move_back, notebook_locks, undoing
 from transcribe_import.engine.storage import fsio, project, trash
@@ -52,9 +52,11 @@ class RestoreResult:
     pages: int
     files: int
     titles: tuple[str, ...]
+    entry_removed: bool = True  # False: the emptied entry could not be deleted (disk error)
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "entry_removed": self.entry_removed,
             "import_run_id": self.run_id,
             "revert_id": self.revert_id,
             "status": self.status.value,
@@ -65,10 +67,84 @@ class RestoreResult:
         }
 
 
-def restore_run(corpus: Corpus, revert_id: str) -> RestoreResult:
+@dataclass(frozen=True)
+class LeftTrash:
+    """A trash entry that is no longer there, as the run it undid tells: the run was put back
+    from it (``put_back``), or it was deleted for good. Asked again, restore and purge say so
+    and change nothing (exit 0), as ``revert`` of a run undone already does."""
+
+    revert_id: str
+    run_id: str
+    put_back: bool
+
+    def words(self) -> str:
+        if self.put_back:
+            return (
+                f"Trash entry {self.revert_id} has left the trash already: run {self.run_id} "
+                "was put back from it. Nothing to do."
+            )
+        return (
+            f"Trash entry {self.revert_id} (the undo of run {self.run_id}) was deleted for "
+            "good already. Nothing to do."
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "revert_id": self.revert_id,
+            "import_run_id": self.run_id,
+            "put_back": self.put_back,
+        }
+
+
+def left_the_trash(corpus: Corpus, revert_id: str) -> LeftTrash | None:
+    """What became of an entry that is not in the trash, from the history of the run it
+    undid; None when no run names it."""
+    for record in RunStore(corpus).read_all()[0]:
+        events = {
+            str(h.get("event"))
+            for h in record.doc.get("history", [])
+            if isinstance(h, dict) and h.get("revert_id") == revert_id
+        }
+        if events:
+            return LeftTrash(revert_id, record.run_id, HistoryEvent.RESTORED.value in events)
+    return None
+
+
+def purge_entry(corpus: Corpus, revert_id: str) -> trash.TrashEntry | LeftTrash:
+    """``trash.purge``; an entry gone already (purged, or its run put back) is said so."""
+    try:
+        return trash.purge(corpus, revert_id)
+    except TranscribeError as exc:
+        gone = _gone(corpus, revert_id, exc)
+        if gone is None:
+            raise
+        return gone
+
+
+def _gone(corpus: Corpus, revert_id: str, exc: TranscribeError) -> LeftTrash | None:
+    if exc.code is not ErrorCode.TRASH_NOT_FOUND or exc.problem.item != revert_id:
+        return None
+    return left_the_trash(corpus, revert_id)
+
+
+def restore_run(corpus: Corpus, revert_id: str) -> RestoreResult | LeftTrash:
     """Put back what the undo ``revert_id`` took out; refused by name (nothing changed) when
-    the entry is not a finished undo or later work collides with what it holds."""
-    doc = trash.read_journal(corpus, revert_id)  # TRASH_NOT_FOUND, said before any lock
+    the entry is not a finished undo or later work collides with what it holds. Asked again
+    once done, it says so (``LeftTrash``)."""
+    try:
+        doc = trash.read_journal(corpus, revert_id)  # TRASH_NOT_FOUND, said before any lock
+    except TranscribeError as exc:
+        gone = _gone(corpus, revert_id, exc)
+        if gone is None:
+            raise
+        if gone.put_back:
+            return gone
+        raise TranscribeError(
+            ErrorCode.TRASH_NOT_FOUND,
+            f"Trash entry {revert_id} was deleted for good, so run {gone.run_id} cannot be put "
+            "back from it; nothing was changed.",
+            item=revert_id,
+        ) from None
     run_id = str(doc["import_run_id"])
     with _disk_errors(corpus, revert_id, run_id):
         store = RunStore(corpus)
@@ -161,7 +237,7 @@ def _refuse_collisions(corpus: Corpus, doc: dict[str, Any]) -> None:
     for nb in doc["notebooks"]:
         nbid = str(nb["notebook_id"])
         name = f"“{nb.get('title') or nbid}” ({nbid})"
-        home = corpus.notebook_dir(nbid)
+        home = fsio.corpus_folder(corpus.root, corpus.notebook_dir(nbid))  # a link: refused
         moved = trash.entry_dir(corpus, revert_id) / "notebooks" / nbid
         if nb["whole"] and (fsio.exists(home) or nbid in entries):
             causes.append(f"notebook {name} is in the corpus again")
@@ -228,7 +304,7 @@ def _roll_forward(
 def _purged(corpus: Corpus, record: RunRecord, doc: dict[str, Any]) -> RestoreResult:
     """Step 8, and what the restore put back (from the entry's journal)."""
     entry = trash.entry_of(corpus, doc)
-    _purge(corpus, entry.revert_id)
+    removed = _purge(corpus, entry.revert_id)
     return RestoreResult(
         record.run_id,
         entry.revert_id,
@@ -237,15 +313,19 @@ def _purged(corpus: Corpus, record: RunRecord, doc: dict[str, Any]) -> RestoreRe
         entry.pages,
         entry.files,
         entry.titles,
+        removed,
     )
 
 
-def _purge(corpus: Corpus, revert_id: str) -> None:
+def _purge(corpus: Corpus, revert_id: str) -> bool:
     """Remove the entry, which holds nothing of the run any more (its journal, the
-    project.json copies). Another purge running: it stays, off the trash's list, and the
-    next doctor removes it."""
-    with contextlib.suppress(TranscribeError):
+    project.json copies); whether it is gone. Another purge running, or a disk error: it
+    stays (listed as put back), and ``trash --purge`` or the next doctor removes it."""
+    try:
         trash.purge(corpus, revert_id)
+    except TranscribeError:
+        return False
+    return True
 
 
 def _left_behind(corpus: Corpus, record: RunRecord) -> str | None:

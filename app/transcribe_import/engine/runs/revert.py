@@ -149,7 +149,8 @@ def _notebook(
     created: bool,
     check_hashes: bool,
 ) -> RevertBlocker | tuple[NotebookRevert | None, list[RevertBlocker]]:
-    nb_dir = corpus.notebook_dir(notebook_id)
+    # A link on the way is refused by name here, before a journal is written or a file moves.
+    nb_dir = fsio.corpus_folder(corpus.root, corpus.notebook_dir(notebook_id))
     if not corpus.is_registered(notebook_id) or not fsio.exists(nb_dir / project.PROJECT_FILE):
         return None, []  # nothing of it landed (or it was removed since): nothing to take out
     try:

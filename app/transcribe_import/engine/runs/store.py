@@ -162,10 +162,13 @@ class RunStore(UndoTransitions):
         or one a later append was written after, on a line of its own) was never
         acknowledged: its item is judged again on resume, as before its write.
         """
+        path = self.outcomes_path(str(doc["import_run_id"]))
         try:
-            data = fsio.read_bytes(self.outcomes_path(str(doc["import_run_id"])))
+            data = fsio.read_bytes(path)
         except FileNotFoundError:
             return
+        except OSError as exc:
+            raise fsio.problem_from_oserror(exc, path, "reading") from exc
         for line in data.split(b"\n"):
             if not line.strip():
                 continue
@@ -193,8 +196,15 @@ class RunStore(UndoTransitions):
             doc = [loads_in_slices(data)]
             plan = plan_from_document(doc[0], str(path))
             free_in_slices(doc)
-        except (OSError, orjson.JSONDecodeError, PlanDocumentError) as exc:
+        except (
+            fsio.RefusedRead,
+            FileNotFoundError,
+            orjson.JSONDecodeError,
+            PlanDocumentError,
+        ) as exc:
             raise self._plan_unusable(record, path, f"it cannot be read ({exc})") from None
+        except OSError as exc:  # the disk's failure, not the plan's: it is not called damaged
+            raise fsio.problem_from_oserror(exc, fsio.failed_path(exc, path), "reading") from exc
         if plan.fingerprint != record.plan_fingerprint or plan.plan_id != record.plan_id:
             raise self._plan_unusable(record, path, "it does not match its record's fingerprint")
         return plan

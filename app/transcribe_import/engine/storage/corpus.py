@@ -172,6 +172,7 @@ class Corpus:
         self.runs_dir = self.root / "import-runs"
         self.quarantine_dir = self.root / "quarantine"
         self.index_path = self.root / INDEX_FILE
+        fsio.guard_corpus(self.root)  # nothing written, moved or removed through a link
         self._lock = locks.make_lock(self.root / ".lock")
         self._index = _IndexCache()
         self._index_mutex = threading.Lock()

@@ -35,6 +35,7 @@ from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 
 # What an OSError means to a person, re-exported: callers name them as fsio.X.
+from transcribe_import.engine.storage.oserrors import CodedOSError
 from transcribe_import.engine.storage.oserrors import RefusedRead as RefusedRead
 from transcribe_import.engine.storage.oserrors import failed_path as failed_path
 from transcribe_import.engine.storage.oserrors import (
@@ -378,6 +379,10 @@ def first_link(root: Path, path: Path) -> Path | None:
     nothing the app made inside it may be one.
     """
     _tick("stat", path)
+    return _first_link(root, path)
+
+
+def _first_link(root: Path, path: Path) -> Path | None:
     here = root
     for part in path.relative_to(root).parts:
         here = here / part
@@ -417,6 +422,51 @@ def link_words(link: Path) -> str:
     )
 
 
+class LinkInCorpus(CodedOSError):
+    """A write, rename or removal refused: a symbolic link is on its way inside the corpus."""
+
+    code = ErrorCode.CORPUS_LINK
+
+    def __init__(self, link: Path) -> None:
+        super().__init__(errno_mod.ELOOP, link_words(link), str(link))
+        self.link = link
+
+    def message(self, where: str) -> str:
+        del where  # the words name the link, which is what to put right
+        return str(self.strerror)
+
+
+# The corpus folders opened in this process (``Corpus`` registers its own): every write,
+# rename and removal below one of them goes through ``_guard`` first.
+_corpus_roots: set[str] = set()
+
+
+def guard_corpus(root: Path) -> None:
+    """Have every write, rename and removal below ``root`` refused through a link."""
+    _corpus_roots.add(os.fspath(root))
+
+
+def _guard(path: str | os.PathLike[str]) -> None:
+    """Refuse (``LinkInCorpus``) to write, move or remove ``path`` when it is inside a corpus
+    and a symbolic link is on the way to it, ``path`` itself included.
+
+    The one guard of the corpus's folders, called by every writing call of this module
+    before the disk is touched, so no caller can forget it (``corpus_folder`` is the same
+    rule, asked for up front by a caller that wants to refuse before it starts).
+    """
+    if not _corpus_roots:
+        return
+    here = os.fspath(path)
+    above = os.path.dirname(here)
+    while above != here:
+        if above in _corpus_roots:
+            link = _first_link(Path(above), Path(path))
+            if link is not None:
+                raise LinkInCorpus(link)
+            return
+        here, above = above, os.path.dirname(above)
+
+
 def links_under(root: Path) -> list[Path]:
     """Every symbolic link anywhere below ``root``, sorted; links are listed, never followed."""
     found: list[Path] = []
@@ -431,6 +481,26 @@ def links_under(root: Path) -> list[Path]:
                 elif entry.is_dir(follow_symlinks=False):
                     folders.append(Path(entry.path))
     return sorted(found)
+
+
+def tree_size(root: Path) -> int:
+    """The bytes of every file below ``root`` (links not followed): what it takes on disk."""
+    total = 0
+    folders = [root]
+    while folders:
+        folder = folders.pop()
+        _tick("listdir", folder)
+        try:
+            entries = list(os.scandir(folder))
+        except FileNotFoundError:
+            continue
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                folders.append(Path(entry.path))
+            else:
+                with contextlib.suppress(FileNotFoundError):
+                    total += entry.stat(follow_symlinks=False).st_size
+    return total
 
 
 def list_dir(path: Path, *, missing_ok: bool = False) -> list[str]:
@@ -477,6 +547,7 @@ def fsync_dir(path: Path) -> None:
 
 def make_dirs(path: Path) -> None:
     _tick("mkdir", path)
+    _guard(path)
     path.mkdir(parents=True, exist_ok=True)
 
 
@@ -486,6 +557,7 @@ def make_dirs_durable(path: Path) -> None:
     Top down, so when this returns every new folder's name is on the disk: a rename into
     it, or a record that names it, never outlives a crash that forgets the folder itself.
     """
+    _guard(path)
     missing: list[Path] = []
     here = path
     while not os.path.lexists(here):
@@ -498,14 +570,16 @@ def make_dirs_durable(path: Path) -> None:
         fsync_dir(folder.parent)
 
 
-def write_new(path: Path, data: bytes) -> None:
-    """Write a new file and fsync it (not atomic: for staging, where a torn file is rolled back)."""
-    _write_synced(path, data)
+def write_new(path: Path, data: bytes, *, exclusive: bool = False) -> None:
+    """Write a new file and fsync it (not atomic: for staging, where a torn file is rolled back).
+    ``exclusive``: refused (``FileExistsError``) when ``path`` exists already."""
+    _write_synced(path, data, exclusive=exclusive)
 
 
-def _write_synced(path: Path, data: bytes) -> None:
+def _write_synced(path: Path, data: bytes, *, exclusive: bool = False) -> None:
     _tick("write", path)
-    with open(path, "wb") as f:
+    _guard(path)
+    with open(path, "xb" if exclusive else "wb") as f:
         f.write(data)
         f.flush()
         _tick("fsync", path)
@@ -523,6 +597,7 @@ def atomic_write(path: Path, data: bytes) -> None:
         _write_synced(tmp, data)
         crashpoint("atomic_write.before_replace")
         _tick("replace", path)
+        _guard(path)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -549,6 +624,7 @@ def remove_stale_temps(directory: Path) -> list[str]:
 def append_durable(path: Path, data: bytes) -> int:
     """Append ``data`` to ``path`` (created if absent) and fsync; return where it started."""
     _tick("append", path)
+    _guard(path)
     created = not path.exists()
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
@@ -566,8 +642,35 @@ def append_durable(path: Path, data: bytes) -> int:
     return start
 
 
+def write_disposable(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` by a rename, without fsync: for a derived cache's
+    entries (a thumbnail, the looks), where a crash may cost the entry, never tear it."""
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}-{threading.get_ident()}")
+    _tick("write", tmp)
+    _guard(tmp)
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+        _tick("replace", path)
+        _guard(path)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def append_disposable(path: Path, data: bytes) -> None:
+    """Append ``data`` to ``path`` (created if absent), without fsync: a derived cache's."""
+    _tick("append", path)
+    _guard(path)
+    with open(path, "ab") as f:
+        f.write(data)
+
+
 def truncate(path: Path, size: int) -> None:
     _tick("truncate", path)
+    _guard(path)
     with open(path, "r+b") as f:
         f.truncate(size)
         f.flush()
@@ -597,6 +700,7 @@ def copy_hashed(
         except OSError as exc:
             raise _source_side(exc, src) from exc
         _tick("write", dst)
+        _guard(dst)
         with open(dst, "wb") as fout:
             while True:
                 try:
@@ -617,11 +721,14 @@ def copy_hashed(
 def replace(src: Path, dst: Path) -> None:
     """Rename within one file system (atomic); the caller fsyncs the directories."""
     _tick("replace", dst)
+    _guard(src)
+    _guard(dst)
     os.replace(src, dst)
 
 
 def remove(path: Path, *, missing_ok: bool = True) -> None:
     _tick("unlink", path)
+    _guard(path)
     try:
         path.unlink()
     except FileNotFoundError:
@@ -632,12 +739,14 @@ def remove(path: Path, *, missing_ok: bool = True) -> None:
 def remove_dir(path: Path) -> None:
     """Remove an empty directory (an error when it is not empty)."""
     _tick("rmdir", path)
+    _guard(path)
     path.rmdir()
 
 
 def remove_tree(path: Path) -> None:
     """Remove a directory tree; a tree that is already gone is fine."""
     _tick("rmtree", path)
+    _guard(path)
     with contextlib.suppress(FileNotFoundError):
         shutil.rmtree(path)
 

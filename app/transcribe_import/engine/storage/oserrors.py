@@ -13,7 +13,21 @@ from pathlib import Path
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 
 
-class RefusedRead(OSError):
+class CodedOSError(OSError):
+    """An ``OSError`` the app raised itself, with its own code and words: the refusals.
+
+    An ``OSError`` so that every caller that already handles a disk's errors (turning them
+    into a coded message with ``problem_from_oserror``, rolling back, pausing) handles these
+    too; ``problem_from_oserror`` then says them in their own words.
+    """
+
+    code = ErrorCode.IO_ERROR
+
+    def message(self, where: str) -> str:
+        return f"{where}: {self.strerror}"
+
+
+class RefusedRead(CodedOSError):
     """A read refused because of what the file is or has become; ``strerror`` says which.
 
     An ``OSError`` so that every caller that already turns read errors into a coded
@@ -47,12 +61,19 @@ def problem_from_oserror(
     caller that had changed something already.
     """
     where = str(path)
-    if isinstance(exc, RefusedRead):
+    if isinstance(exc, CodedOSError):
         return TranscribeError(exc.code, exc.message(where), path=where)
     if exc.errno in (errno_mod.ENOSPC, errno_mod.EDQUOT):
         return TranscribeError(
             ErrorCode.DISK_FULL,
             f"The disk is full while {doing} {where}: free some space and {then}.",
+            path=where,
+        )
+    if exc.errno in (errno_mod.EPERM, errno_mod.EACCES):
+        return TranscribeError(
+            ErrorCode.PERMISSION_DENIED,
+            f"Could not finish {doing} {where}: {exc.strerror or exc} (it is read-only, "
+            f"locked or owned by another user). Check its permissions and {then}.",
             path=where,
         )
     return TranscribeError(

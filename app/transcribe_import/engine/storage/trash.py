@@ -13,8 +13,9 @@ The journal is written before anything moves; ``state`` is ``moving`` until the 
 record says ``reverted``, then ``done`` (or ``abandoned`` when a revert had to be undone).
 Moves are renames inside the corpus's file system: a revert never copies a page.
 Purging renames the folder to ``trash/.purging-<revert_id>`` first, then removes it, so a
-kill half way leaves a hidden folder that ``finish_purges`` (doctor) removes, never an
-entry whose manifest lists files that are gone.
+kill half way leaves a hidden folder, never an entry whose manifest lists files that are
+gone; ``list_trash`` lists it (state ``purging``) until ``purge`` of that id again, or
+``finish_purges`` (doctor), removes it. An entry's size is what its folder holds on disk.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ PURGING_PREFIX = ".purging-"
 PURGE_LOCK = ".purge.lock"
 MOVING, DONE, ABANDONED = "moving", "done", "abandoned"
 RESTORED = "restored"  # put back by a restore (runs/restore.py): holds nothing of the run
+PURGING = "purging"  # listed for a ``.purging-<id>`` folder: a purge stopped half way
 
 
 def trash_root(corpus: Corpus) -> Path:
@@ -185,21 +187,25 @@ class TrashEntry:
         }
 
 
-def entry_of(corpus: Corpus, doc: dict[str, Any]) -> TrashEntry:
+def entry_of(corpus: Corpus, doc: dict[str, Any], *, path: Path | None = None) -> TrashEntry:
+    """The entry a journal describes; its bytes are what its folder (``path``, by default
+    its place in the trash) holds on disk now, renders and journal included."""
     notebooks = doc.get("notebooks") or []
     files = [f for n in notebooks for f in n.get("files", [])]
+    folder = path if path is not None else entry_dir(corpus, str(doc["revert_id"]))
+    state = str(doc.get("state")) if path is None else PURGING
     return TrashEntry(
         revert_id=str(doc["revert_id"]),
         run_id=str(doc.get("import_run_id")),
-        state=str(doc.get("state")),
+        state=state,
         requested_by=str(doc.get("requested_by")),
         created_at=str(doc.get("created_at")),
         finished_at=doc.get("finished_at"),
         notebooks=len(notebooks),
         pages=sum(len(n.get("page_ids", [])) for n in notebooks),
         files=len(files),
-        bytes=sum(int(f.get("size") or 0) for f in files),
-        path=entry_dir(corpus, str(doc["revert_id"])),
+        bytes=fsio.tree_size(folder),
+        path=folder,
         titles=tuple(str(n.get("title") or n.get("notebook_id")) for n in notebooks),
     )
 
@@ -210,12 +216,28 @@ def list_trash(corpus: Corpus) -> tuple[list[TrashEntry], list[TranscribeError]]
     problems: list[TranscribeError] = []
     for revert_id in revert_ids(corpus):
         try:
-            doc = read_journal(corpus, revert_id)
-            if doc.get("state") != RESTORED:  # left by a restore whose purge was refused
-                entries.append(entry_of(corpus, doc))
+            entries.append(entry_of(corpus, read_journal(corpus, revert_id)))
         except TranscribeError as exc:
             problems.append(exc)
+    # A purge stopped half way: out of the list above, told here until it is finished.
+    for revert_id, hidden in purging(corpus):
+        try:
+            doc = orjson.loads(fsio.read_bytes(hidden / JOURNAL_FILE))
+        except (OSError, orjson.JSONDecodeError):
+            doc = {"revert_id": revert_id}  # its journal deleted already: what is left
+        entries.append(entry_of(corpus, {**doc, "revert_id": revert_id}, path=hidden))
     return entries, problems
+
+
+def purging(corpus: Corpus) -> list[tuple[str, Path]]:
+    """The entries a purge hid and did not finish deleting: (revert id, their folder)."""
+    root = trash_root(corpus)
+    names = fsio.list_dir(root, missing_ok=True)
+    return [
+        (name[len(PURGING_PREFIX) :], root / name)
+        for name in names
+        if name.startswith(PURGING_PREFIX) and is_valid_id(name[len(PURGING_PREFIX) :])
+    ]
 
 
 def purge(corpus: Corpus, revert_id: str) -> TrashEntry:
@@ -228,6 +250,8 @@ def purge(corpus: Corpus, revert_id: str) -> TrashEntry:
     try:
         root = trash_root(corpus)  # its guard reads the disk too: inside the coded block
         hidden = root / f"{PURGING_PREFIX}{revert_id}"
+        if is_valid_id(revert_id) and not fsio.exists(root / revert_id) and fsio.exists(hidden):
+            return _finish_purge(corpus, revert_id, hidden)
         with corpus.locked():
             entry = entry_of(corpus, read_journal(corpus, revert_id))
             if entry.state == MOVING:
@@ -247,8 +271,8 @@ def purge(corpus: Corpus, revert_id: str) -> TrashEntry:
                 )
             # From the rename on, the entry is out of the trash's list, whatever fails next.
             then = (
-                "run `transcribe-import doctor`: the entry is out of the trash, and doctor "
-                "deletes what is left of it"
+                f"run `transcribe-import trash --purge {revert_id}` again (or doctor): the "
+                "entry is listed as being deleted, and either deletes what is left of it"
             )
             try:
                 fsio.replace(entry.path, hidden)
@@ -265,6 +289,23 @@ def purge(corpus: Corpus, revert_id: str) -> TrashEntry:
     except OSError as exc:
         where = fsio.failed_path(exc, corpus.root / TRASH_DIR)
         raise fsio.problem_from_oserror(exc, where, "purging the trash at", then=then) from exc
+    return entry
+
+
+def _finish_purge(corpus: Corpus, revert_id: str, hidden: Path) -> TrashEntry:
+    """Delete what a purge stopped half way left of an entry; the entry as it was listed."""
+    [entry] = [e for e in list_trash(corpus)[0] if e.revert_id == revert_id and e.path == hidden]
+    lock = _purge_lock(corpus)
+    if not locks.try_acquire(lock):
+        raise TranscribeError(
+            ErrorCode.CORPUS_BUSY,
+            f"Another process is deleting trash entry {revert_id} right now; wait for it.",
+            item=revert_id,
+        )
+    try:
+        fsio.remove_tree(hidden)
+    finally:
+        lock.release()
     return entry
 
 

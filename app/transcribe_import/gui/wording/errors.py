@@ -28,6 +28,7 @@ def error_code_words(code: str) -> str:
         ErrorCode.MEDIA_MISMATCH: _t("ErrorCode", "A file is not what the scan found"),
         ErrorCode.DISK_FULL: _t("ErrorCode", "The disk is full"),
         ErrorCode.IO_ERROR: _t("ErrorCode", "Reading or writing failed"),
+        ErrorCode.PERMISSION_DENIED: _t("ErrorCode", "A file or folder may not be changed"),
         ErrorCode.READ_ONLY: _t("ErrorCode", "The corpus cannot be written to"),
         ErrorCode.CORPUS_BUSY: _t("ErrorCode", "Another process is using the corpus"),
         ErrorCode.NOTEBOOK_BUSY: _t("ErrorCode", "Another process is using the notebook"),

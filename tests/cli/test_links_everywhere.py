@@ -1,0 +1,110 @@
+"""Every write, rename and removal under ``corpus/`` is refused through a symbolic link: the
+caches, and revert and trash --restore through a linked ``corpus/notebooks`` (issue #36)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from helpers.cli import EXIT_PROBLEMS, cli_json, ok, run_cli
+from helpers.shelves import make_shelf
+
+
+def _files_under(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()
+    }
+
+
+def _plan(data: Path, tmp: Path, *, tag: str = "") -> Path:
+    shelf = make_shelf(tmp / f"shelf{tag}", notebooks=1, pages=3, tag=tag)
+    plan = tmp / f"plan{tag}.json"
+    ok(run_cli(data, "plan", str(shelf), "-o", str(plan)))
+    return plan
+
+
+def _doctor_names(data: Path, link: Path) -> None:
+    report = cli_json(data, "doctor", "--json", rc=EXIT_PROBLEMS)
+    assert [f["path"] for f in report["findings"] if f["code"] == "link_in_corpus"] == [str(link)]
+
+
+def test_a_linked_thumbnail_cache_is_never_written_through(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    ok(run_cli(data, "notebooks"))  # the corpus made, its cache folder not yet
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    link = data / "corpus" / "cache" / "thumbnails-v1"
+    link.parent.mkdir(exist_ok=True)
+    link.symlink_to(outside, target_is_directory=True)
+
+    cli_json(data, "commit", str(_plan(data, tmp_path)), "--json")
+
+    assert _files_under(outside) == {}  # the thumbnails a commit keeps: not through the link
+    assert len(cli_json(data, "notebooks", "--json")["notebooks"]) == 1  # the import landed
+    _doctor_names(data, link)
+
+
+def test_a_linked_look_cache_file_is_never_appended_to(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    ok(run_cli(data, "notebooks"))
+    outside = tmp_path / "elsewhere.jsonl"
+    outside.write_bytes(b"mine\n")
+    link = data / "corpus" / "cache" / "looks-v1.jsonl"
+    link.parent.mkdir(exist_ok=True)
+    link.symlink_to(outside)
+
+    _plan(data, tmp_path)
+
+    assert outside.read_bytes() == b"mine\n"
+    _doctor_names(data, link)
+
+
+def _committed_then_notebooks_linked(tmp_path: Path) -> tuple[Path, str, Path]:
+    """A run committed, then ``corpus/notebooks`` moved out and replaced by a link to it."""
+    data = tmp_path / "data"
+    run_id = str(cli_json(data, "commit", str(_plan(data, tmp_path)), "--json")["import_run_id"])
+    return data, run_id, _notebooks_linked(data, tmp_path)
+
+
+def _notebooks_linked(data: Path, tmp_path: Path) -> Path:
+    notebooks = data / "corpus" / "notebooks"
+    outside = tmp_path / "notebooks-elsewhere"
+    shutil.move(notebooks, outside)
+    notebooks.symlink_to(outside, target_is_directory=True)
+    return outside
+
+
+def test_revert_through_a_linked_notebooks_folder_is_refused_by_name(tmp_path: Path) -> None:
+    data, run_id, outside = _committed_then_notebooks_linked(tmp_path)
+    before = _files_under(outside)
+
+    proc = run_cli(data, "revert", run_id)
+
+    assert proc.returncode == EXIT_PROBLEMS, proc.stderr
+    link = data / "corpus" / "notebooks"
+    assert proc.stderr.startswith(f"transcribe-import: {link} is a symbolic link"), proc.stderr
+    assert proc.stderr.count("\n") == 1
+    assert _files_under(outside) == before  # nothing moved out of the folder it points to
+    assert cli_json(data, "trash", "--json")["entries"] == []
+    assert cli_json(data, "show", run_id, "--json")["status"] == "complete"
+
+
+def test_restore_through_a_linked_notebooks_folder_is_refused_by_name(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    run_id = str(cli_json(data, "commit", str(_plan(data, tmp_path)), "--json")["import_run_id"])
+    revert_id = cli_json(data, "revert", run_id, "--json")["revert_id"]
+    outside = _notebooks_linked(data, tmp_path)
+    trash = data / "corpus" / "trash" / revert_id
+    held = _files_under(trash)
+
+    proc = run_cli(data, "trash", "--restore", revert_id)
+
+    assert proc.returncode == EXIT_PROBLEMS, proc.stderr
+    link = data / "corpus" / "notebooks"
+    assert proc.stderr.startswith(f"transcribe-import: {link} is a symbolic link"), proc.stderr
+    assert proc.stderr.count("\n") == 1
+    assert _files_under(outside) == {}  # nothing moved out through the link
+    assert _files_under(trash) == held  # the entry whole, still in the trash
+    [entry] = cli_json(data, "trash", "--json")["entries"]
+    assert entry["revert_id"] == revert_id
+    assert cli_json(data, "show", run_id, "--json")["status"] == "reverted"

@@ -1,0 +1,105 @@
+"""The first signal decides: a later one, at any delay, is answered in the first one's words
+and changes neither the state nor the exit code; an export keeps its handlers until the
+process has exited (issue #36). Real processes, held at named points or waited for by the
+line they print; never a sleep."""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+import orjson
+import pytest
+
+from helpers.cli import (
+    EXIT_CANCELLED,
+    EXIT_INTERRUPTED,
+    assert_doctor_clean,
+    cli_json,
+    finish,
+    go_on,
+    ok,
+    run_cli,
+    start_cli,
+    stop_at,
+    wait_stopped,
+)
+from helpers.export import make_corpus
+from helpers.shelves import make_shelf
+
+pytestmark = pytest.mark.crash
+
+PAUSING = "transcribe-import: stopping at the next safe point; the run can be resumed."
+CANCELLING = "cancelling at the next safe point"
+
+
+def _plan(tmp: Path, data: Path) -> Path:
+    plan = tmp / "plan.json"
+    ok(run_cli(data, "plan", str(make_shelf(tmp / "shelf", notebooks=3)), "-o", str(plan)))
+    return plan
+
+
+def test_ctrl_c_just_after_sigterm_keeps_the_pause(tmp_path: Path) -> None:
+    """Main: both lines printed, exit 4 and the run cancelled_with_commits (not resumable)."""
+    data = tmp_path / "data"
+    plan = _plan(tmp_path, data)
+    env = {**stop_at("run.after_item_outcome"), "PYTHONUNBUFFERED": "1"}
+    commit = start_cli(data, "commit", str(plan), "--workers", "1", "--json", env=env)
+    try:
+        wait_stopped(commit)  # the first item committed
+        go_on(commit, signal.SIGTERM)
+        assert commit.stderr is not None
+        while PAUSING not in (line := commit.stderr.readline()):  # the first one answered
+            assert line, "the process ended without answering SIGTERM"
+        commit.send_signal(signal.SIGINT)  # at once: during the run, or after it
+    finally:
+        out, err = finish(commit)
+    assert commit.returncode == EXIT_INTERRUPTED, err
+    assert CANCELLING not in err
+    result = orjson.loads(out)
+    assert result["paused"] is True and result["status"] == "running"
+    [run] = cli_json(data, "runs", "--json")["runs"]
+    assert run["interrupted"]
+    assert cli_json(data, "resume", result["import_run_id"], "--json")["status"] == "complete"
+    assert_doctor_clean(data)
+
+
+@pytest.mark.parametrize("late", ["cli.after_command", "cli.after_scope"])
+def test_a_signal_after_the_summary_keeps_the_first_ones_words_and_exit(
+    tmp_path: Path, late: str
+) -> None:
+    """A different second signal, as late as the process's last line of Python."""
+    data = tmp_path / "data"
+    plan = _plan(tmp_path, data)
+    env = stop_at("run.after_item_outcome", late)
+    commit = start_cli(data, "commit", str(plan), "--workers", "1", "--json", env=env)
+    try:
+        wait_stopped(commit)
+        go_on(commit, signal.SIGTERM)
+        wait_stopped(commit)  # its summary printed, its exit code chosen
+        go_on(commit, signal.SIGINT)
+    finally:
+        out, err = finish(commit)
+    assert commit.returncode == EXIT_INTERRUPTED, err
+    assert err.count(PAUSING) == 2 and CANCELLING not in err  # answered in the first's words
+    assert orjson.loads(out)["status"] == "running"
+
+
+@pytest.mark.parametrize("late", ["cli.after_command", "cli.after_scope"])
+def test_an_export_given_two_signals_exits_with_its_cancel(tmp_path: Path, late: str) -> None:
+    """Main: killed by the second (exit 130 or 143) after printing "Export cancelled"."""
+    shelf = make_corpus(tmp_path)
+    dest = tmp_path / "out"
+    env = stop_at("export.after_file", late)
+    export = start_cli(shelf.data, "export", "--all", "-o", str(dest), env=env)
+    try:
+        wait_stopped(export)  # one file copied
+        go_on(export, signal.SIGTERM)
+        wait_stopped(export)  # "Export cancelled after …" printed
+        go_on(export, signal.SIGINT)
+    finally:
+        out, err = finish(export)
+    assert export.returncode == EXIT_CANCELLED, err
+    assert out.startswith("Export cancelled after 1 file;"), out
+    assert "Traceback" not in err
+    assert "cancelled" in (dest / "EXPORT-INCOMPLETE.txt").read_text()

@@ -1,0 +1,340 @@
+"""The counted I/O-fault walk over `doctor`, `resume`, `trash --restore` and `trash --purge`.
+
+As tests/crash/test_fault_walk_undo_export.py does for revert and export: each case copies a
+small corpus, makes the N-th file-system call of the command fail with EIO, ENOSPC or EPERM
+(once, or from then on), and runs the command in this process. Whatever call fails, the
+command ends with one coded line on stderr (never "unexpected error"), or for doctor with
+its report naming the file; resume and doctor pause (exit 6) on a disk error, since running
+them again finishes. Then, faults off, `doctor` finds the corpus whole or finishes what was
+left, and what the command was doing is all done or not done at all.
+
+Every call of each command is failed in turn only in the fast set's stead: to keep the walk
+near two minutes on a shared two-core machine, each (command, errno, once/persistent) case
+fails every ``STRIDE``-th call from an offset that differs between the six fault kinds, so
+the six together fail every call of the command once at least (``_calls`` says which).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from transcribe_import.cli.main import main
+from transcribe_import.engine import api
+from transcribe_import.engine.storage import fsio
+
+from helpers.cli import EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBLEMS, cli_json, ok, run_cli
+from helpers.shelves import make_shelf
+
+pytestmark = [pytest.mark.crash, pytest.mark.slow]
+
+FAULTS = [
+    pytest.param(errno.EIO, False, 0, id="EIO-once"),
+    pytest.param(errno.EIO, True, 1, id="EIO-persistent"),
+    pytest.param(errno.ENOSPC, False, 2, id="ENOSPC-once"),
+    pytest.param(errno.ENOSPC, True, 3, id="ENOSPC-persistent"),
+    pytest.param(errno.EPERM, False, 4, id="EPERM-once"),
+    pytest.param(errno.EPERM, True, 5, id="EPERM-persistent"),
+]
+STRIDE = 6  # with the six offsets above: every call failed by one fault kind at least
+# What a second doctor may still say once the walk's command failed and doctor ran: the
+# crashed commit's run, interrupted (resume finishes it), and notes that are not damage.
+STILL_TOLD = {"interrupted_run", "notebook_incomplete", "import_unfinished"}
+
+
+def _cli(capsys: pytest.CaptureFixture[str], data: Path, *args: str) -> tuple[int, str, str]:
+    rc = main(["--data-dir", str(data), *args])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def _calls(offset: int) -> range:
+    """The calls a fault kind fails: 1-based, ``offset`` + 1 then every ``STRIDE``-th."""
+    return range(offset + 1, 10_000, STRIDE)
+
+
+@pytest.fixture(scope="module")
+def crashed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A commit of two notebooks SIGKILLed while promoting its third file: ``.creating-*``
+    folders, a journal, an interrupted run."""
+    root = tmp_path_factory.mktemp("crashed")
+    data = root / "data"
+    plan = root / "plan.json"
+    ok(run_cli(data, "plan", str(make_shelf(root / "shelf", notebooks=2)), "-o", str(plan)))
+    proc = run_cli(data, "commit", str(plan), crash_at="ingest.promote.after_file:3")
+    assert proc.returncode < 0, proc.stderr  # killed, as asked
+    [run] = cli_json(data, "runs", "--json")["runs"]
+    return {"data": data, "run": run["import_run_id"]}
+
+
+@pytest.fixture(scope="module")
+def reverted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A run of two notebooks committed, then undone: one trash entry."""
+    root = tmp_path_factory.mktemp("reverted")
+    data = root / "data"
+    plan = root / "plan.json"
+    ok(run_cli(data, "plan", str(make_shelf(root / "shelf", notebooks=2)), "-o", str(plan)))
+    run_id = cli_json(data, "commit", str(plan), "--json")["import_run_id"]
+    revert_id = cli_json(data, "revert", run_id, "--json")["revert_id"]
+    return {"data": data, "run": run_id, "revert": revert_id}
+
+
+def _one_coded_line(where: str, rc: int, out: str, said: str, doctor: bool) -> str:
+    """The outcome's kind, once it is judged to be one coded line (or doctor's report)."""
+    assert "unexpected error" not in said and "Traceback" not in said, f"{where}: {said!r}"
+    if rc == EXIT_OK:
+        return "ok"
+    lines = said.splitlines()
+    if not doctor and not lines:  # a page file the disk failed to read: that item failed
+        assert rc == EXIT_PROBLEMS and ": partial" in out and " be read " in out, out
+        return "item failed"
+    if doctor and not lines:  # its report on stdout: a disk error stops it, exit 6
+        if rc == EXIT_INTERRUPTED:
+            assert "Could not finish" in out or "The disk is full" in out, f"{where}: {out!r}"
+            return "paused"
+        assert rc == EXIT_PROBLEMS, f"{where}: exit {rc}: {out!r}"
+        return "problems"
+    assert len(lines) == 1, f"{where}: {said!r}"
+    assert rc in (EXIT_PROBLEMS, EXIT_INTERRUPTED), f"{where}: exit {rc}: {said!r}"
+    # A run the disk stopped says so in its own line, its summary on stdout (runs' words).
+    stopped = rc == EXIT_INTERRUPTED and " stopped: " in lines[0] and lines[0].startswith("Run ")
+    assert stopped or lines[0].startswith("transcribe-import: "), f"{where}: {said!r}"
+    return "paused" if rc == EXIT_INTERRUPTED else "coded"
+
+
+def _walk(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    template: Path,
+    args: list[str],
+    err: int,
+    persistent: bool,
+    offset: int,
+) -> tuple[set[str], list[Path]]:
+    """Fail the calls ``_calls(offset)`` of ``args`` in turn; the outcomes, and each case's
+    corpus after doctor (faults off) ran on it, for the caller to judge."""
+    outcomes: set[str] = set()
+    cases: list[Path] = []
+    for n in _calls(offset):
+        work = tmp_path / f"case{n}"
+        shutil.copytree(template, work, symlinks=True)
+        plan = fsio.FaultPlan(fail_at=n, errno=err, persistent=persistent)
+        fsio.install_faults(plan)
+        try:
+            rc, out, said = _cli(capsys, work, *args)
+        finally:
+            fsio.install_faults(None)
+        where = f"{args[0]}: fault {n} ({plan.ops[n - 1] if plan.fired else 'none'})"
+        outcomes.add(_one_coded_line(where, rc, out, said, args[0] == "doctor"))
+        _cli(capsys, work, "doctor")  # faults off: finishes what was left
+        report = api.check_corpus(api.open_corpus(work))
+        left = [f"{f.code}: {f.message}" for f in report.findings if f.code not in STILL_TOLD]
+        assert left == [], f"{where}: the corpus is not whole after doctor: {left}"
+        cases.append(work)
+        if plan.fired == 0:
+            break  # the command made fewer than n calls
+    return outcomes, cases
+
+
+def _resume_finishes(capsys: pytest.CaptureFixture[str], work: Path, run_id: str) -> None:
+    """Resumed (faults off), the run lands every page once, or has ended already (the walked
+    resume got through, or failed the item whose page file the disk would not read)."""
+    _cli(capsys, work, "resume", run_id)
+    status = orjson.loads((work / "corpus" / "import-runs" / f"{run_id}.json").read_bytes())
+    pages = sum(n["page_count"] for n in _notebooks(capsys, work))
+    if status["status"] == "complete":
+        assert pages == 6, pages  # every page once: none lost, none doubled
+    else:
+        assert status["status"] == "partial" and pages < 6, (status["status"], pages)
+
+
+def _notebooks(capsys: pytest.CaptureFixture[str], work: Path) -> list[dict[str, Any]]:
+    rc, out, said = _cli(capsys, work, "notebooks", "--json")
+    assert rc == EXIT_OK, said
+    found: list[dict[str, Any]] = orjson.loads(out)["notebooks"]
+    return found
+
+
+@pytest.mark.parametrize(("err", "persistent", "offset"), FAULTS)
+def test_doctor_fault_walk(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    crashed: dict[str, Any],
+    err: int,
+    persistent: bool,
+    offset: int,
+) -> None:
+    outcomes, cases = _walk(tmp_path, capsys, crashed["data"], ["doctor"], err, persistent, offset)
+    assert "paused" in outcomes
+    for work in cases[:: max(1, len(cases) // 3)]:  # a few: each resume costs a commit
+        _resume_finishes(capsys, work, crashed["run"])
+
+
+@pytest.mark.parametrize(("err", "persistent", "offset"), FAULTS)
+def test_resume_fault_walk(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    crashed: dict[str, Any],
+    err: int,
+    persistent: bool,
+    offset: int,
+) -> None:
+    run_id = crashed["run"]
+    outcomes, cases = _walk(
+        tmp_path, capsys, crashed["data"], ["resume", run_id], err, persistent, offset
+    )
+    assert "ok" in outcomes and outcomes & {"paused", "coded"}, outcomes
+    for work in cases[:: max(1, len(cases) // 3)]:
+        _resume_finishes(capsys, work, run_id)
+
+
+def _all_or_nothing(capsys: pytest.CaptureFixture[str], work: Path, run_id: str) -> str:
+    """The run is back whole, or whole in the trash: never half."""
+    status = orjson.loads((work / "corpus" / "import-runs" / f"{run_id}.json").read_bytes())
+    pages = sum(n["page_count"] for n in _notebooks(capsys, work))
+    if status["status"] == "complete":
+        assert pages == 6, pages
+        return "back"
+    assert status["status"] == "reverted" and pages == 0, (status["status"], pages)
+    return "in the trash"
+
+
+@pytest.mark.parametrize(("err", "persistent", "offset"), FAULTS)
+def test_restore_fault_walk(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    reverted: dict[str, Any],
+    err: int,
+    persistent: bool,
+    offset: int,
+) -> None:
+    args = ["trash", "--restore", reverted["revert"]]
+    outcomes, cases = _walk(tmp_path, capsys, reverted["data"], args, err, persistent, offset)
+    assert "ok" in outcomes and "coded" in outcomes, outcomes
+    states = {_all_or_nothing(capsys, work, reverted["run"]) for work in cases}
+    assert "back" in states, states
+
+
+@pytest.mark.parametrize(("err", "persistent", "offset"), FAULTS)
+def test_purge_fault_walk(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    reverted: dict[str, Any],
+    err: int,
+    persistent: bool,
+    offset: int,
+) -> None:
+    revert_id = reverted["revert"]
+    args = ["trash", "--purge", revert_id]
+    outcomes, cases = _walk(tmp_path, capsys, reverted["data"], args, err, persistent, offset)
+    assert "ok" in outcomes, outcomes
+    for work in cases:
+        left = sorted(p.name for p in (work / "corpus" / "trash").iterdir())
+        assert left in ([], [revert_id]), left  # purged whole by doctor, or kept whole
+
+
+@pytest.fixture(autouse=True)
+def _quick_and_contained(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As in test_fault_walk_undo_export: the log beside the test, fsync a no-op (the walk
+    judges what a failing call leaves, not durability; the hook still fails fsync calls)."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setattr(os, "fsync", lambda fd: None)
+
+
+def _first_call(
+    capsys: pytest.CaptureFixture[str], template: Path, work: Path, args: list[str], op: str
+) -> int:
+    """The number of the first ``op`` call ``args`` makes on a copy of ``template``."""
+    shutil.copytree(template, work)
+    plan = fsio.FaultPlan(fail_at=10**9)
+    fsio.install_faults(plan)
+    try:
+        _cli(capsys, work, *args)
+    finally:
+        fsio.install_faults(None)
+    shutil.rmtree(work)
+    return plan.ops.index(op) + 1
+
+
+def test_doctor_that_cannot_remove_a_dead_creation_pauses_and_names_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], crashed: dict[str, Any]
+) -> None:
+    """Main: "transcribe-import: unexpected error: [Errno 1] Operation not permitted"."""
+    work = tmp_path / "work"
+    n = _first_call(capsys, crashed["data"], work, ["doctor"], "rmtree")
+    shutil.copytree(crashed["data"], work)
+    fsio.install_faults(fsio.FaultPlan(fail_at=n, errno=errno.EPERM))
+    try:
+        rc, out, said = _cli(capsys, work, "doctor")
+    finally:
+        fsio.install_faults(None)
+    assert rc == EXIT_INTERRUPTED and said == "", said
+    [line] = [x for x in out.splitlines() if "Could not finish" in x]
+    assert line.startswith("[problem] Could not finish recovering ")
+    assert "/corpus/notebooks/.creating-" in line and "Operation not permitted" in line
+    assert line.endswith(
+        "Check its permissions and run `transcribe-import doctor` again once the disk is "
+        "sound: what doctor repaired so far is kept, and it finishes the rest."
+    )
+    rc, _, _ = _cli(capsys, work, "doctor")  # the disk sound again: it finishes
+    assert not any(p.name.startswith(".creating-") for p in (work / "corpus/notebooks").iterdir())
+    _resume_finishes(capsys, work, crashed["run"])
+
+
+def test_resume_that_meets_an_io_error_on_an_unlink_pauses_in_one_coded_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], crashed: dict[str, Any]
+) -> None:
+    """Main: exit 1 and "unexpected error"."""
+    work = tmp_path / "work"
+    run_id = crashed["run"]
+    n = _first_call(capsys, crashed["data"], work, ["resume", run_id], "rmtree")
+    shutil.copytree(crashed["data"], work)
+    fsio.install_faults(fsio.FaultPlan(fail_at=n, errno=errno.EIO))
+    try:
+        rc, _, said = _cli(capsys, work, "resume", run_id)
+    finally:
+        fsio.install_faults(None)
+    assert rc == EXIT_INTERRUPTED, said
+    [line] = said.splitlines()
+    assert line.startswith("transcribe-import: Could not finish reading or writing "), line
+    assert "/corpus/notebooks/.creating-" in line and "Input/output error" in line
+    _resume_finishes(capsys, work, run_id)
+
+
+def test_a_restore_whose_entry_cannot_be_removed_says_the_entry_stayed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reverted: dict[str, Any]
+) -> None:
+    """Main: "the entry has left the trash" though renaming it failed (finding 7)."""
+    work = tmp_path / "work"
+    revert_id = reverted["revert"]
+    args = ["trash", "--restore", revert_id]
+    shutil.copytree(reverted["data"], work)
+    plan = fsio.FaultPlan(fail_at=10**9)
+    fsio.install_faults(plan)
+    try:
+        _cli(capsys, work, *args)
+    finally:
+        fsio.install_faults(None)
+    hide = max(i for i, op in enumerate(plan.ops) if op == "replace") + 1  # the purge's rename
+    shutil.rmtree(work)
+    shutil.copytree(reverted["data"], work)
+    fsio.install_faults(fsio.FaultPlan(fail_at=hide, errno=errno.EIO))
+    try:
+        rc, out, said = _cli(capsys, work, *args)
+    finally:
+        fsio.install_faults(None)
+    assert rc == EXIT_OK and said == "", said
+    assert out.endswith(
+        "again; its trash entry could not be removed (it holds nothing of the run now): "
+        f"`transcribe-import trash --purge {revert_id}` deletes it.\n"
+    ), out
+    assert _all_or_nothing(capsys, work, reverted["run"]) == "back"
+    rc, _, said = _cli(capsys, work, "trash", "--purge", revert_id)
+    assert rc == EXIT_OK, said
+    assert not (work / "corpus" / "trash" / revert_id).exists()
