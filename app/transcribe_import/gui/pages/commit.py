@@ -410,12 +410,35 @@ class CommitPage(WorkerPage[CommitWorker]):
 
     def ask_cancel(self) -> None:
         """Stop Import…: keep what landed, or undo the import once it has stopped."""
-        if self._worker is None or self._stopping:
-            return
-        # Asked while pages land: if the import ends meanwhile, the question closes itself.
-        choice = ask_stop(self, closing=False, ended=self.run_finished)
-        if choice is not StopChoice.CONTINUE:
-            self.cancel(undo=choice is StopChoice.UNDO)
+        self.ask_stop(closing=False)
+
+    def ask_stop(self, *, closing: bool) -> StopChoice:
+        """Ask how to stop the running import (Stop Import…, or closing the window) and do
+        what the answer says; the answer (``CONTINUE``: nothing to stop, or kept importing).
+
+        The run is held while the question is open: no notebook starts, and the one being
+        imported waits after its next checkpoint, so the notebooks the question says are
+        not imported are still not started when it is answered. From the commit view, an
+        import that ends meanwhile closes the question; on closing it stays open, and the
+        window acts on the answer (``MainWindow.closeEvent``).
+        """
+        worker = self._worker
+        if worker is None or self._stopping:
+            return StopChoice.CONTINUE
+        worker.hold()
+        try:
+            choice = ask_stop(self, closing=closing, ended=None if closing else self.run_finished)
+            if choice is StopChoice.PAUSE:
+                self.pause()
+            elif choice is not StopChoice.CONTINUE:
+                self.cancel(undo=choice is StopChoice.UNDO)
+        finally:
+            worker.release()  # after the stop was asked for: no notebook starts in between
+        return choice
+
+    def ended_run(self) -> RunSummary | None:
+        """The run the last worker ended, as the end screen shows it."""
+        return self._ended_run
 
     def cancel(self, *, undo: bool = False) -> None:
         """End the run without asking (the window asked already): what landed stays; with
