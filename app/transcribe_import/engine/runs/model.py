@@ -215,12 +215,7 @@ class RunRecord:
             "pages_committed": sum(
                 d.get("page_count", 0) for d in self.doc["items"] if d["state"] == "committed"
             ),
-            "pages_landed": self.pages_landed(),
         }
-
-    def pages_landed(self) -> int:
-        """Pages this run put in the corpus, committed items' and unfinished items' alike."""
-        return sum(o.pages_landed for o in self.outcomes().values())
 
 
 def terminal_status(outcomes: list[ItemOutcome], cancelled: bool) -> RunStatus:

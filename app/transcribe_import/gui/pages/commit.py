@@ -131,7 +131,7 @@ class CommitPage(WorkerPage[CommitWorker]):
         self._ended_run: RunSummary | None = None
         self._retrying = False
         self._retried: str | None = None  # the ended run a retry was asked of
-        self._landed_before: set[str] = set()  # items already committed when the attempt began
+        self._landed_before: set[str] = set()  # items in the corpus when the attempt began
         self.batches_applied = 0  # how many time-budgeted batches ran (the bench reads it)
 
         self.headline = headline_label(self.tr("Import status"))
@@ -269,7 +269,13 @@ class CommitPage(WorkerPage[CommitWorker]):
         self._moving_selection = True
         self.model.set_rows(with_pages_in(start.rows, start.pace))
         self._moving_selection = False
-        self._landed_before = {r.item_id for r in start.rows if r.state is ItemState.COMMITTED}
+        # Items committed before this attempt, or whose notebook held pages of theirs when it
+        # began (Finish Import: the notebook an earlier run created is not created again).
+        self._landed_before = {
+            r.item_id
+            for r in start.rows
+            if r.state is ItemState.COMMITTED or start.pace.in_corpus.get(r.item_id, 0)
+        }
         self._started_at = time.monotonic()
         self._pace = AttemptPace(start.pace, self._started_at)
         self._ended_at = 0.0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication
 
-from transcribe_import.engine.api import HistoryEntry, RunState
+from transcribe_import.engine.api import HistoryEntry, RunCounts, RunState
 from transcribe_import.engine.base.errors import ErrorCode
 from transcribe_import.engine.planning.plan import Op
 from transcribe_import.engine.runs.model import HistoryEvent, ItemState, RunStatus
@@ -46,12 +46,29 @@ def counts_sentence(run: RunSummary) -> str:
         parts.append(_t("RunCounts", "%Ln not done yet", "", n.items_not_started))
     # The pages are the run's in all, the incomplete notebooks' included: said apart from
     # the notebooks committed, so they never read as those notebooks' pages alone.
+    return ", ".join(parts) + "; " + pages_landed_words(n) + "."
+
+
+def pages_landed_words(n: RunCounts) -> str:
+    """The pages a run landed and, of them, those a later rescan replaced since (the CLI's
+    words say the same, ``cli/runs.pages_landed_words``)."""
     landed = plural(
         n.pages_landed,
         _t("RunCounts", "1 page landed"),
         _t("RunCounts", "%Ln pages landed", "", n.pages_landed),
     )
-    return ", ".join(parts) + "; " + landed + "."
+    if not n.pages_replaced:
+        return landed
+    return (
+        landed
+        + " "
+        + _t(
+            "RunCounts",
+            "(%Ln of them replaced since by rescans, kept in the history)",
+            "",
+            n.pages_replaced,
+        )
+    )
 
 
 def run_status_words(status: RunStatus, pages_landed: int = 0) -> str:
