@@ -41,7 +41,13 @@ def counts_sentence(run: RunSummary) -> str:
     if n.items_failed:
         parts.append(_t("RunCounts", "%Ln failed", "", n.items_failed))
     if n.items_not_started and run.state is RunState.ENDED:
-        parts.append(_t("RunCounts", "%Ln cancelled before they started", "", n.items_not_started))
+        parts.append(
+            plural(
+                n.items_not_started,
+                _t("RunCounts", "1 cancelled before it started"),
+                _t("RunCounts", "%Ln cancelled before they started", "", n.items_not_started),
+            )
+        )
     elif n.items_not_started:
         parts.append(_t("RunCounts", "%Ln not done yet", "", n.items_not_started))
     # The pages are the run's in all, the incomplete notebooks' included: said apart from
@@ -217,6 +223,8 @@ def elapsed_words(pages: int, seconds: float) -> str:
         if shown < 10
         else format_duration(seconds)
     )
+    if not pages:  # an attempt with nothing left to land (or none that did) has no speed
+        return _t("Progress", "No page landed (it took {time}).").format(time=time)
     rate = pages / (shown if shown < 60 else seconds)
     return plural(
         pages,
