@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QMessageBox, QWidget
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine.runs.executor import EventKind
@@ -27,6 +27,7 @@ from transcribe_import.gui.wording import (
     stop_choice_words,
     stop_on_close_question,
     stop_question,
+    waiting_for_answer_words,
 )
 
 from helpers.shelves import make_png_shelf
@@ -78,6 +79,12 @@ def _answer_once_held(
         gate.release.set()
         qtbot.waitUntil(lambda: EventKind.HELD in gate.kinds, timeout=TIMEOUT_MS)
         seen.append(_pages_in(corpus))
+        page = box.parent()
+        assert isinstance(page, QWidget)
+        window = page.window()
+        assert isinstance(window, MainWindow)
+        # No speed nor time left while it waits: it says what it waits for.
+        assert window.commit_page.rate_label.text() == waiting_for_answer_words()
         [chosen] = [b for b in box.buttons() if b.text() == button]
         chosen.click()
 

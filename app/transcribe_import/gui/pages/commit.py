@@ -54,6 +54,7 @@ from transcribe_import.gui.wording import (
     run_state_words,
     stopping_words,
     undo_not_possible_words,
+    waiting_for_answer_words,
     waiting_for_corpus_words,
 )
 from transcribe_import.gui.workers import CommitWorker
@@ -126,6 +127,7 @@ class CommitPage(WorkerPage[CommitWorker]):
         self._started_at = 0.0
         self._ended_at = 0.0
         self._stopping = ""
+        self._asking = False  # the stop question is open: the run is held
         self._undo_after_stop = False  # Stop and Undo This Import was chosen
         self._undo_follows = False  # the run ended undoable: undo_requested comes next
         self._ended_run: RunSummary | None = None
@@ -364,8 +366,8 @@ class CommitPage(WorkerPage[CommitWorker]):
         self.progress_bar.setRange(0, max(tally.total, 1))
         self.progress_bar.setValue(tally.done if tally.total else 1)
         self.progress_bar.setFormat(progress_words(tally).replace("%", "%%"))
-        if self._worker is None or self._stopping or self.result is not None:
-            return  # the end says how long it took instead
+        if self._worker is None or self._stopping or self.result is not None or self._asking:
+            return  # the end says how long it took instead; held, it has no time left
         now = time.monotonic()
         left = self._pace.seconds_left(now)
         if left is None:
@@ -432,6 +434,8 @@ class CommitPage(WorkerPage[CommitWorker]):
         if worker is None or self._stopping:
             return StopChoice.CONTINUE
         worker.hold()
+        self._asking = True  # the speed and the time left mean nothing while it waits
+        self.rate_label.setText(waiting_for_answer_words())
         try:
             choice = ask_stop(self, closing=closing, ended=None if closing else self.run_finished)
             if choice is StopChoice.PAUSE:
@@ -440,6 +444,7 @@ class CommitPage(WorkerPage[CommitWorker]):
                 self.cancel(undo=choice is StopChoice.UNDO)
         finally:
             worker.release()  # after the stop was asked for: no notebook starts in between
+            self._asking = False
         return choice
 
     def ended_run(self) -> RunSummary | None:

@@ -94,6 +94,11 @@ def stop_on_close_question() -> StopQuestion:
     )
 
 
+def waiting_for_answer_words() -> str:
+    """The commit view while a stop question is open: the run is held until the answer."""
+    return _t("CommitPage", "Waiting for your answer: no notebook starts meanwhile.")
+
+
 def stopping_words(choice: StopChoice) -> str:
     """What the commit view says while the run stops, after each answer."""
     return {
