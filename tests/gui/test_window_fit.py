@@ -195,22 +195,3 @@ def test_the_fit_keeps_a_window_that_already_fits(
     screen(QRect(0, 0, 1920, 1080))
     window = open_window()
     assert (window.width(), window.height()) == main_window.DEFAULT_SIZE
-
-
-def test_at_800x600_every_view_fits_without_a_sideways_scroll(
-    qtbot: QtBot,
-    open_window: Callable[[], MainWindow],
-    screen: Callable[[QRect], None],
-    tmp_path: Path,
-) -> None:
-    """The smallest screen the app supports: the review's and the Runs view's rows of
-    buttons wrap instead of pushing Commit, Redo or Resume off the right edge."""
-    area = QRect(0, 0, 800, 600)
-    screen(area)
-    window = open_window()
-    assert_inside(window, area)
-    scan(qtbot, window, shelf(tmp_path / "shelf"))
-    assert_no_sideways_scroll(qtbot, window, "review")
-    for section, name in ((Section.RUNS, "runs"), (Section.CORPUS, "corpus")):
-        window.show_section(section)
-        assert_no_sideways_scroll(qtbot, window, name)

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from PySide6.QtCore import QItemSelection, Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QListWidget,
@@ -31,7 +32,6 @@ from transcribe_import.gui.models.runs import RunColumn, RunTableModel
 from transcribe_import.gui.undo_dialog import TrashDialog, UndoDialog
 from transcribe_import.gui.values import RunDetail, RunSummary
 from transcribe_import.gui.widgets import (
-    ButtonRow,
     outcome_view,
     pane,
     push_button,
@@ -119,10 +119,10 @@ class RunsPage(QWidget):
         self.added_action = QAction(self.added_button.text(), self.table)
         self.added_action.triggered.connect(self._added_clicked)
         self.table.addAction(self.added_action)
-        # Wraps onto a second line on a narrow window (800 pixels): no button falls off it.
-        buttons = ButtonRow(trailing=5)
+        buttons = QHBoxLayout()
         buttons.addWidget(self.refresh_button)
         buttons.addWidget(self.trash_button)
+        buttons.addStretch(1)
         buttons.addWidget(self.added_button)
         buttons.addWidget(self.undo_button)
         buttons.addWidget(self.cancel_run_button)
