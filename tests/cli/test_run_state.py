@@ -36,9 +36,10 @@ from helpers.cli import (
     ok,
     run_cli,
 )
-from helpers.run_surfaces import assert_surfaces_agree, counts, pages_on_disk
+from helpers.run_surfaces import assert_surfaces_agree, counts, pages_on_disk, replaced_on_disk
 from helpers.runs import commit_plan, plan_for
-from helpers.shelves import make_shelf
+from helpers.shelves import make_pages, make_shelf
+from media_factory import make_pdf
 
 
 def the_run_id(data: Path) -> str:
@@ -145,6 +146,31 @@ def paused(tmp_path: Path, corpus: Corpus) -> tuple[Path, str]:
     return corpus.data_dir, result.run_id
 
 
+def replaced_since(tmp_path: Path, _corpus: Corpus) -> tuple[Path, str]:
+    """A notebook of 4 images, a byte duplicate of one and a 2-page PDF (6 pages land); a
+    later import into it replaces its page 2 by a rescan and adds a page."""
+    shelf = make_shelf(tmp_path / "shelf", 1, 4, folder="Diary", tag="D")
+    (shelf / "Diary" / "page 1 copy.jpg").write_bytes((shelf / "Diary" / "page 1.jpg").read_bytes())
+    make_pdf(shelf / "Diary" / "page 5.pdf", 2)
+    data, plan = planned(tmp_path, shelf)
+    [item] = orjson.loads(plan.read_bytes())["items"]
+    ok(run_cli(data, "order", str(plan), item["item_id"], "--accept"))
+    ok(run_cli(data, "commit", str(plan)))
+    first = the_run_id(data)
+    [nb] = cli_json(data, "notebooks", "--json")["notebooks"]
+    late = tmp_path / "late"
+    make_pages(late, 1, name="rescan {i}.jpg", tag="R")
+    make_pages(late, 1, name="page 9.jpg", tag="N")
+    into = tmp_path / "late.json"
+    ok(run_cli(data, "plan", str(late), "--mode", f"into:{nb['notebook_id']}", "-o", str(into)))
+    ok(run_cli(data, "order", str(into), "late", "--replace", "rescan 1.jpg", "2"))
+    ok(run_cli(data, "order", str(into), "late", "--accept"))
+    ok(run_cli(data, "commit", str(into)))
+    assert cli_json(data, "notebooks", "--json")["notebooks"][0]["page_count"] == 7
+    assert pages_on_disk(data, first) == 6 and replaced_on_disk(data, first) == 1
+    return data, first
+
+
 @dataclass(frozen=True)
 class Scenario:
     name: str
@@ -181,6 +207,7 @@ SCENARIOS = [
         "paused", paused, "paused", "running", counts(1, 0, 0, 2), history=(HistoryEvent.PAUSED,)
     ),
     Scenario("paused_locked", paused, "paused", "running", counts(1, 0, 0, 2), hold_lock=True),
+    Scenario("replaced_since", replaced_since, "ended", "complete", counts(1, 0, 0, 0)),
 ]
 
 

@@ -112,9 +112,14 @@ def test_stop_keep_what_landed_keeps_the_pages_and_retry_imports_only_the_rest(
 
     # "Retry What Did Not Land imports the rest": the notebook ends whole, no page twice.
     assert page.retry_button.isVisible()
+    qtbot.waitUntil(lambda: window.notebook_count_label.text() == "1 notebook")
+    counted: list[str] = []  # the status bar's count as each retried checkpoint lands
+    page.progressed.connect(lambda: counted.append(window.notebook_count_label.text()))
     page.retry_button.click()
     wait_run_end(qtbot, window)
     assert _pages_in(corpus) == [PAGES]
+    # The notebook the stopped run created is not counted again as the retry finishes it.
+    assert counted and set(counted) == {"1 notebook"}
     retry = next(r for r in RunStore(corpus).list_runs() if r.run_id != first.run_id)
     assert retry.status is RunStatus.COMPLETE
     # The retry's end line counts only the pages it landed itself.

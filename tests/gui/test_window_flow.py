@@ -450,12 +450,12 @@ def test_closing_during_a_commit_stops_it_and_waits(
 
     asked: list[bool] = []
 
-    def ask(parent: QWidget, *, closing: bool) -> StopChoice:
-        assert closing
+    def ask(parent: QWidget, *, closing: bool, ended: object = None) -> StopChoice:
+        assert closing and ended is None  # on closing, the question waits for its answer
         asked.append(True)
         return StopChoice.CONTINUE if len(asked) == 1 else answer
 
-    monkeypatch.setattr(main_window, "ask_stop", ask)
+    monkeypatch.setattr(commit_page_module, "ask_stop", ask)
     assert not window.close()  # "keep importing"
     assert window.isVisible() and not window.is_stopping()
 

@@ -12,7 +12,13 @@ from typing import Any
 
 import pytest
 
-from transcribe_import.engine.api import OutcomeRow, RevertBlocker, run_history
+from transcribe_import.engine.api import (
+    OutcomeRow,
+    RevertBlocker,
+    RunCounts,
+    RunSummary,
+    run_history,
+)
 from transcribe_import.engine.base.errors import ErrorCode
 from transcribe_import.engine.base.findings import Remedy
 from transcribe_import.engine.base.findings import Severity as FindingSeverity
@@ -92,3 +98,29 @@ def test_a_run_history_entry_says_what_happened_in_words() -> None:
     assert "Undone as a group" in lines[2]
     assert "newer version" in lines[3] and "archived" in lines[3]
     assert not any("cancelled_with_commits" in line for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("not_started", "words"),
+    [(1, "1 cancelled before it started"), (3, "3 cancelled before they started")],
+)
+def test_notebooks_not_started_are_counted_in_words_that_agree_with_the_number(
+    not_started: int, words: str
+) -> None:
+    run = RunSummary(
+        "run",
+        RunStatus.CANCELLED_WITH_COMMITS,
+        False,
+        "",
+        "",
+        1,
+        1,
+        0,
+        0,
+        not_started,
+        30,
+        (),
+        counts=RunCounts(30, 1, 0, 0, not_started),
+    )
+    said = wording.counts_sentence(run)
+    assert said == f"1 notebook committed, {words}; 30 pages landed."

@@ -9,6 +9,7 @@ carry the run's id, counted here straight from disk.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from transcribe_import.engine.base.text import counted
 from transcribe_import.engine.runs.model import HistoryEvent
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.models.runs import RunColumn, RunTableModel
-from transcribe_import.gui.wording import history_event_words, history_words
+from transcribe_import.gui.wording import counts_sentence, history_event_words, history_words
 
 from helpers.cli import cli_json, ok, run_cli
 
@@ -52,13 +53,25 @@ SHOW_HISTORY = {
 
 
 def pages_on_disk(data: Path, run_id: str) -> int:
-    """Pages in the corpus's project.json files whose source carries ``run_id``."""
-    total = 0
+    """Pages in the corpus's project.json files whose source carries ``run_id``: pages of
+    their notebooks now, and those a later rescan replaced since (the notebook's history)."""
+    return sum(_on_disk(data, run_id))
+
+
+def replaced_on_disk(data: Path, run_id: str) -> int:
+    """Of ``pages_on_disk``, those in the notebooks' history (``replaced_pages``)."""
+    return _on_disk(data, run_id)[1]
+
+
+def _on_disk(data: Path, run_id: str) -> tuple[int, int]:
+    pages = replaced = 0
     for manifest in (data / "corpus" / "notebooks").glob("*/project.json"):
         doc = orjson.loads(manifest.read_bytes())
         ours = {s["id"] for s in doc["sources"] if s.get("import_run_id") == run_id}
-        total += sum(p["source_id"] in ours for p in doc["pages"])
-    return total
+        pages += sum(p["source_id"] in ours for p in doc["pages"])
+        history = [e["page"] for e in doc.get("replaced_pages") or ()]
+        replaced += sum(p["source_id"] in ours for p in history)
+    return pages, replaced
 
 
 def counts(complete: int, incomplete: int, failed: int, not_started: int) -> dict[str, int]:
@@ -84,9 +97,11 @@ def assert_surfaces_agree(
     """Every surface tells ``run_id`` as ``state``/``status`` with ``want_counts`` and the
     pages on disk; ``history``: events its History must hold, on both faces. Returns the
     pages."""
-    pages = pages_on_disk(data, run_id)
-    want = {**want_counts, "pages_landed": pages}
+    pages, replaced = pages_on_disk(data, run_id), replaced_on_disk(data, run_id)
+    want = {**want_counts, "pages_landed": pages, "pages_replaced": replaced}
     ended = state == "ended"
+    since = f" ({replaced} of them replaced since by rescans, kept in the history)"
+    landed_words = f"{counted(pages, 'page')} landed" + (since if replaced else "")
 
     # The CLI's JSON: the list and the one run.
     runs = cli_json(data, "runs", "--json")["runs"]
@@ -96,6 +111,8 @@ def assert_surfaces_agree(
         assert doc["state"] == state and doc["status"] == status, (doc["state"], doc["status"])
         assert doc["run_counts"] == want
     assert listed["pages_landed"] == pages
+    # Its rows add up to it, whatever replaced some of its pages since.
+    assert sum(item["pages_landed"] for item in shown["items"]) == pages
     assert listed["interrupted"] is (not ended and not locked and state != "live")
 
     # The CLI's words: `runs` and `show` say the same state and the same counts.
@@ -108,10 +125,12 @@ def assert_surfaces_agree(
     label = status if ended else RUNS_LABEL[state]
     assert f"  {label} " in runs_line
     numbers = f"{want['notebooks_complete']} complete, {want['notebooks_incomplete']} incomplete"
-    assert numbers in runs_line and f"{counted(pages, 'page')} landed" in runs_line
+    assert numbers in runs_line and runs_line.endswith(landed_words)
     assert f"{counted(want['notebooks_complete'], 'notebook')} complete, " in show_out
     assert f"{want['items_failed']} failed, {want['items_not_started']} not started; " in show_out
-    assert f"{counted(pages, 'page')} landed." in show_out
+    assert f"; {landed_words}." in show_out
+    rows = re.findall(r"^  \w+ +[0-9a-f]{8} “.*”: (\d+) pages? into ", show_out, re.M)
+    assert sum(int(n) for n in rows) == pages, show_out
     first = show_out.splitlines()[0]
     assert first.startswith(f"Run {run_id} — {status if ended else SHOW_WORDS[state]}")
     for event in history:
@@ -133,6 +152,7 @@ def assert_surfaces_agree(
     assert cell(RunColumn.PAGES) == str(pages)
     summary = listing.summary
     assert summary.counts.to_json() == want and str(summary.state) == state
+    assert counts_sentence(summary).endswith(f"; {landed_words}.")
     entries = api.run_history(listing.record)
     said = [history_words(h, summary) for h in entries]
     if ended:  # the Runs details' History ends its run in the words of the row

@@ -139,10 +139,12 @@ class ExecutorGate:
     ) -> None:
         self.reached = threading.Event()
         self.release = threading.Event()
+        self.kinds: list[EventKind] = []  # every event's kind, as the executor emitted them
         real = executor_module.execute_run
 
         def gated(corpus: Corpus, run_id: str, *, on_event: Any = None, **kw: Any) -> Any:
             def on(event: Any) -> None:
+                self.kinds.append(event.kind)
                 on_event(event)
                 if event.kind is at and not self.reached.is_set():
                     self.reached.set()

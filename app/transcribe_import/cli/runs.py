@@ -577,8 +577,17 @@ def _counts_line(run: api.RunSummary) -> str:
         f"  {counted(n.notebooks_complete, 'notebook')} complete, "
         f"{n.notebooks_incomplete} incomplete (some of their pages landed), "
         f"{run.skipped} skipped, {n.items_failed} failed, "
-        f"{n.items_not_started} not started; {counted(n.pages_landed, 'page')} landed."
+        f"{n.items_not_started} not started; {pages_landed_words(n)}."
     )
+
+
+def pages_landed_words(n: api.RunCounts) -> str:
+    """The pages a run landed and, of them, those a later rescan replaced since: the one
+    way ``runs``, ``show`` and ``commit`` say them (the window's words say the same)."""
+    words = f"{counted(n.pages_landed, 'page')} landed"
+    if n.pages_replaced:
+        words += f" ({n.pages_replaced} of them replaced since by rescans, kept in the history)"
+    return words
 
 
 def _state_label(run: api.RunSummary) -> str:
@@ -708,7 +717,7 @@ def cmd_runs(corpus: Corpus, args: argparse.Namespace) -> int:
             f"{api.short_id(run.run_id)}  {run.created_at[:19]}  {_state_label(run):<24} "
             f"{n.notebooks_complete} complete, {n.notebooks_incomplete} incomplete, "
             f"{run.skipped} skipped, {n.items_failed} failed, {n.items_not_started} not "
-            f"started; {counted(n.pages_landed, 'page')} landed"
+            f"started; {pages_landed_words(n)}"
         )
     for problem in problems:
         say(f"PROBLEM: {problem}.")
@@ -750,8 +759,8 @@ def _print_run(detail: api.RunDetail, corpus: Corpus) -> None:
     for o in record.outcomes().values():
         item = plan.item(o.item_id)
         line = f"  {o.state:<17} {api.short_id(o.item_id)} “{item.label}”"
-        if o.page_count:
-            line += f": {counted(o.page_count, 'page')} into {o.notebook_id}"
+        if o.pages_landed:  # the run's count adds these up (replaced since or not)
+            line += f": {counted(o.pages_landed, 'page')} into {o.notebook_id}"
         if o.skipped_sources:
             line += f", {counted(len(o.skipped_sources), 'duplicate')} skipped"
         if o.failure_message:

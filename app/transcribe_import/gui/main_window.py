@@ -55,7 +55,6 @@ from transcribe_import.gui.settings_dialog import (
     load_settings,
     save_settings,
 )
-from transcribe_import.gui.stopping import ask_stop
 from transcribe_import.gui.values import CorpusCheck, RunSummary
 from transcribe_import.gui.watching import DropLogDialog, FolderWatch
 from transcribe_import.gui.window_geometry import (  # read by tests here
@@ -532,6 +531,17 @@ class MainWindow(QMainWindow):
             # The worker has ended and its thread is gone: nothing is half-written now.
             QTimer.singleShot(0, self.close)
 
+    def _close_after_ended(self, how: StopChoice) -> None:
+        """The import ended while the close question was open: there is nothing left to
+        stop, so the window closes; with Stop and Undo, once the undo's preview of the run
+        that ended is done (undone or kept), as when the stop ended it."""
+        run = self.commit_page.ended_run()
+        undoable = run is not None and run.status.revertible and run.pages_landed > 0
+        if how is StopChoice.UNDO and run is not None and undoable:
+            self._undo_stopped_run(run)
+        else:
+            QTimer.singleShot(0, self.close)
+
     def _undo_stopped_run(self, run: RunSummary) -> None:
         """Stop and Undo This Import: the run has ended; its undo's preview opens over Runs,
         and a window closing closes once that dialog is done (undone or kept)."""
@@ -686,14 +696,14 @@ class MainWindow(QMainWindow):
             event.ignore()
             if self._close_when_stopped:
                 return  # already stopping; the window closes when the worker has ended
-            how = ask_stop(self, closing=True)
+            # The run is held while asked, and stopped as the answer says.
+            how = self.commit_page.ask_stop(closing=True)
             if how is StopChoice.CONTINUE:
                 return
             self._close_when_stopped = True
-            if how is StopChoice.PAUSE:
-                self.commit_page.pause()
-            else:
-                self.commit_page.cancel(undo=how is StopChoice.UNDO)
+            if not self.commit_page.is_running():
+                self._close_after_ended(how)
+                return
             # Visible while the worker finishes the item it is on; nothing else can be started.
             self.setWindowTitle(self.tr("Stopping… — Transcribe Import"))
             self.statusBar().showMessage(

@@ -468,6 +468,13 @@ class CommitWorker(Worker):
     def pause(self) -> None:
         self.control.pause()
 
+    def hold(self) -> None:
+        """No notebook starts, nor goes past its next checkpoint, until ``release``."""
+        self.control.hold()
+
+    def release(self) -> None:
+        self.control.release()
+
     def take_events(self) -> list[RunEvent]:
         with self._events_lock:
             events = list(self._events)

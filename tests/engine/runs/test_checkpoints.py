@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from transcribe_import.engine.api import run_summary
 from transcribe_import.engine.ingest import checkpoints, staging
 from transcribe_import.engine.ingest.checkpoints import CHECKPOINT_PAGES
 from transcribe_import.engine.ingest.transaction import PageSpec, SourceSpec
@@ -181,7 +182,7 @@ def test_cancel_half_way_keeps_landed_pages_and_recommit_finishes(
     assert cancelled.status is RunStatus.CANCELLED
     outcome = cancelled.outcomes()[plan.items[0].item_id]
     assert outcome.state is ItemState.CANCELLED_PENDING and outcome.pages_landed == LANDED
-    assert cancelled.pages_landed() == LANDED and cancelled.summary()["pages_landed"] == LANDED
+    assert run_summary(corpus, cancelled).pages_landed == LANDED
     _assert_first_pages_landed(corpus, plan, LANDED)
     before = _renders_on_disk(corpus, plan.items[0].notebook_id)
 
@@ -199,7 +200,8 @@ def test_cancel_before_any_page_landed_leaves_no_notebook(
     control = RunControl()
     renders.on = (5, control.cancel)  # inside the first checkpoint of the new notebook
     result = execute_run(corpus, record.run_id, control=control, workers=1)
-    assert result.status is RunStatus.CANCELLED and result.record.pages_landed() == 0
+    assert result.status is RunStatus.CANCELLED
+    assert run_summary(corpus, result.record).pages_landed == 0
     nbid = plan.items[0].notebook_id
     assert not corpus.is_registered(nbid)
     assert list(corpus.notebooks_dir.iterdir()) == [], "a trace of the notebook was left"

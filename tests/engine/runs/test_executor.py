@@ -154,6 +154,59 @@ def test_cancel_from_another_process_through_the_record(corpus, tmp_path) -> Non
     assert "cancel_requested" in events and events[-1] == "cancelled_with_commits"
 
 
+def test_a_held_run_starts_nothing_and_hears_a_cancel_from_another_process(
+    corpus, tmp_path
+) -> None:
+    """Held after its first notebook (a person asked whether to stop): no other notebook
+    starts, and `cancel RUN_ID` from another process ends the run where it waits."""
+    plan = plan_for(corpus, make_shelf(tmp_path / "box", notebooks=3))
+    record, _ = prepare_run(corpus, plan)
+    control = RunControl()
+    kinds: list[EventKind] = []
+
+    def on_event(ev: RunEvent) -> None:
+        kinds.append(ev.kind)
+        if ev.kind is EventKind.ITEM_FINISHED:
+            control.hold()
+        elif ev.kind is EventKind.HELD:
+            RunStore(Corpus.open(corpus.data_dir)).request_cancel(record.run_id)
+
+    result = execute_run(corpus, record.run_id, workers=1, control=control, on_event=on_event)
+    assert result.status is RunStatus.CANCELLED_WITH_COMMITS
+    assert kinds.count(EventKind.ITEM_STARTED) == 1 and kinds.count(EventKind.HELD) == 1
+    states = [result.record.outcomes()[it.item_id].state for it in plan.items]
+    assert states == [ItemState.COMMITTED] + [ItemState.CANCELLED_PENDING] * 2
+
+
+def test_a_released_run_goes_on_and_a_pause_ends_the_hold(corpus, tmp_path) -> None:
+    """Released, the held run goes on to its end; paused while held, it stops resumable."""
+    plan = plan_for(corpus, make_shelf(tmp_path / "box", notebooks=3))
+    control = RunControl()
+
+    def release_when_held(ev: RunEvent) -> None:
+        if ev.kind is EventKind.ITEM_FINISHED:
+            control.hold()
+        elif ev.kind is EventKind.HELD:
+            control.release()
+
+    done = commit_plan(corpus, plan, control=control, workers=1, on_event=release_when_held)
+    assert done.status is RunStatus.COMPLETE
+
+    other = plan_for(corpus, make_shelf(tmp_path / "other", notebooks=3, tag="other"))
+    pausing = RunControl()
+
+    def pause_when_held(ev: RunEvent) -> None:
+        if ev.kind is EventKind.ITEM_FINISHED:
+            pausing.hold()
+        elif ev.kind is EventKind.HELD:
+            pausing.pause()
+
+    paused = commit_plan(corpus, other, control=pausing, workers=1, on_event=pause_when_held)
+    assert paused.paused and paused.status is RunStatus.RUNNING
+    states = [paused.record.outcomes()[it.item_id].state for it in other.items]
+    assert states == [ItemState.COMMITTED, ItemState.PENDING, ItemState.PENDING]
+
+
 def test_cancel_of_an_interrupted_run_ends_it(corpus, tmp_path) -> None:
     plan = plan_for(corpus, make_shelf(tmp_path / "box", notebooks=3))
     control = RunControl()

@@ -10,16 +10,21 @@ from __future__ import annotations
 import enum
 from collections import Counter
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from transcribe_import.engine.base.errors import DISK_CODES, TranscribeError
 from transcribe_import.engine.runs.incomplete import (
     UNFINISHED,
     pages_by_run_item,
+    replaced_by_run_item,
     unfinished_imports,
 )
 from transcribe_import.engine.runs.model import HistoryEvent, ItemState, RunRecord, RunStatus
 from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus, UnfinishedImport
+
+# (run id, item id) → pages in a notebook now, and → its pages replaced since.
+_Pages = tuple[Counter[tuple[str, str]], Counter[tuple[str, str]]]
 
 
 class RunState(enum.StrEnum):
@@ -59,9 +64,13 @@ def run_state(status: RunStatus, locked: bool, paused: bool) -> RunState:
 class RunCounts:
     """A run's counts as every surface says them.
 
-    ``pages_landed``: pages in the notebooks' project.json whose source carries the run's
-    id. A notebook is complete when the run committed its item and the pages are there
-    (or there were none to land: all duplicates); incomplete when it holds some of an
+    ``pages_landed``: the pages the run put in the corpus: those in the notebooks'
+    project.json whose source carries the run's id, where they are now (``pages``) or in
+    the history a later rescan moved them to (``replaced_pages``), so a later import never
+    changes it; ``pages_replaced``: how many of them were replaced so since (they are no
+    longer pages of their notebook; ``pages_in`` are). A notebook is complete when the run
+    committed its item and the pages are there (or there were none to land: all
+    duplicates); incomplete when it holds some of an
     unfinished item's pages from this run and is marked incomplete for that item (a later
     retry that finished it takes the mark, and this count, away). An item not started has
     none in.
@@ -72,6 +81,12 @@ class RunCounts:
     notebooks_incomplete: int = 0
     items_failed: int = 0
     items_not_started: int = 0
+    pages_replaced: int = 0
+
+    @property
+    def pages_in(self) -> int:
+        """The run's pages that are pages of their notebooks now."""
+        return self.pages_landed - self.pages_replaced
 
     def to_json(self) -> dict[str, int]:
         return asdict(self)
@@ -82,7 +97,7 @@ class LandedPages:
 
     def __init__(self, corpus: Corpus) -> None:
         self.corpus = corpus
-        self._by_notebook: dict[str, Counter[tuple[str, str]] | None] = {}
+        self._by_notebook: dict[str, _Pages | None] = {}
         self._unfinished: dict[str, UnfinishedImport] | None = None
 
     def left_incomplete(self, item_id: str, notebook_id: str) -> bool:
@@ -94,39 +109,52 @@ class LandedPages:
         found = self._unfinished.get(notebook_id)
         return found is not None and found.item_id == item_id
 
-    def _of_notebook(self, notebook_id: str) -> Counter[tuple[str, str]] | None:
-        """(run id, item id) → pages, from the notebook's project.json (none if unreadable:
-        a reverted or missing notebook holds no page of any run); None when the disk failed
-        to read it (then nobody can tell from here, and zero would be untrue)."""
+    def _of_notebook(self, notebook_id: str) -> _Pages | None:
+        """(run id, item id) → pages in the notebook, and → pages of it replaced since, from
+        its project.json (none if unreadable: a reverted or missing notebook holds none); None
+        when the disk failed to read it (then nobody can tell from here, and zero would be
+        untrue)."""
         if notebook_id not in self._by_notebook:
-            found: Counter[tuple[str, str]] | None
+            doc: dict[str, Any] | None
             try:
                 doc = project.read(self.corpus.notebook_dir(notebook_id), notebook_id)
-                found = pages_by_run_item(doc)
             except TranscribeError as exc:
-                found = None if exc.code in DISK_CODES else pages_by_run_item({})
+                doc = None if exc.code in DISK_CODES else {}
             except OSError:
-                found = None
+                doc = None
             except ValueError:
-                found = pages_by_run_item({})
-            self._by_notebook[notebook_id] = found
+                doc = {}
+            self._by_notebook[notebook_id] = (
+                None if doc is None else (pages_by_run_item(doc), replaced_by_run_item(doc))
+            )
         return self._by_notebook[notebook_id]
 
     def of_item(self, run_id: str, item_id: str, notebook_id: str) -> int | None:
-        """The item's pages in its notebook; None when the disk would not say."""
+        """The item's pages that are pages of the notebook now; None when the disk would not
+        say."""
         pages = self._of_notebook(notebook_id)
-        return None if pages is None else pages[(run_id, item_id)]
+        return None if pages is None else pages[0][(run_id, item_id)]
+
+    def replaced_of_item(self, run_id: str, item_id: str, notebook_id: str) -> int | None:
+        """The item's pages a later rescan replaced since (the notebook's history); None when
+        the disk would not say."""
+        pages = self._of_notebook(notebook_id)
+        return None if pages is None else pages[1][(run_id, item_id)]
 
 
 def run_counts(corpus: Corpus, record: RunRecord, landed: LandedPages | None = None) -> RunCounts:
     """The run's counts from its record and its notebooks on disk (only those)."""
     landed = landed or LandedPages(corpus)
-    pages = complete = incomplete = failed = not_started = 0
+    pages = complete = incomplete = failed = not_started = replaced = 0
     for o in record.outcomes().values():
         here = landed.of_item(record.run_id, o.item_id, o.notebook_id)
-        if here is None:  # the disk failed reading the notebook: the record's own count
-            here = o.pages_landed
+        gone = landed.replaced_of_item(record.run_id, o.item_id, o.notebook_id)
+        if here is None or gone is None:  # the disk failed reading the notebook: the record's
+            here, gone = o.pages_landed, 0  # own count
+        else:
+            here += gone
         pages += here
+        replaced += gone
         if o.state is ItemState.COMMITTED:
             complete += bool(here or not o.page_count)
         elif o.state in UNFINISHED and here:
@@ -134,4 +162,4 @@ def run_counts(corpus: Corpus, record: RunRecord, landed: LandedPages | None = N
         elif o.state in (ItemState.PENDING, ItemState.CANCELLED_PENDING):
             not_started += 1
         failed += o.state is ItemState.FAILED
-    return RunCounts(pages, complete, incomplete, failed, not_started)
+    return RunCounts(pages, complete, incomplete, failed, not_started, replaced)

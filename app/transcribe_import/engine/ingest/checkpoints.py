@@ -312,6 +312,7 @@ def ingest_checkpoints(
     lock_timeout: float = locks.INGEST_LOCK_TIMEOUT,
     should_stop: Callable[[], bool] | None = None,
     should_pause: Callable[[], bool] | None = None,
+    between: Callable[[], None] | None = None,
     pace: Pace | None = None,
     on_staged: Callable[[int], None] | None = None,
     on_checkpoint: Callable[[Checkpoint], None] | None = None,
@@ -331,7 +332,9 @@ def ingest_checkpoints(
     source at a time). ``should_stop`` is heard between pages and between checkpoints:
     IngestCancelled is raised with the checkpoint in flight rolled back and every earlier
     one landed. ``should_pause`` likewise, except that a checkpoint nearly staged lands
-    first (``_InFlight``). TranscribeError leaves earlier checkpoints in place.
+    first (``_InFlight``). ``between`` is called between checkpoints, before either is
+    heard there, and may wait (a run held while a person is asked whether to stop).
+    TranscribeError leaves earlier checkpoints in place.
     """
     pace = pace if pace is not None else Pace()
     have = landed_page_ids(corpus, req.notebook_id)
@@ -355,6 +358,7 @@ def ingest_checkpoints(
         lock_timeout,
         should_stop,
         should_pause,
+        between,
         pace,
         on_staged,
         on_checkpoint,
@@ -372,6 +376,8 @@ def ingest_checkpoints(
     parts = _blocks(req, rest)
     results = []
     for k, (part, part_rest) in enumerate(parts):
+        if k and between is not None:
+            between()
         if k and _heard(should_stop, should_pause):
             raise IngestCancelled()
         results.append(lands.block(part, part_rest, have, last=k == len(parts) - 1))
@@ -417,6 +423,7 @@ class _Landing:
     lock_timeout: float
     should_stop: Callable[[], bool] | None
     should_pause: Callable[[], bool] | None
+    between: Callable[[], None] | None
     pace: Pace
     on_staged: Callable[[int], None] | None
     on_checkpoint: Callable[[Checkpoint], None] | None
@@ -442,6 +449,8 @@ class _Landing:
         following = _placed_block(req, have)
         first = True
         while first or queue:
+            if not first and self.between is not None:
+                self.between()
             if not first and _heard(self.should_stop, self.should_pause):
                 raise IngestCancelled()
             if whole is not None:

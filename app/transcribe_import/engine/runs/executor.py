@@ -7,10 +7,12 @@ run in parallel on ``workers`` threads. An item's sources land in checkpoints of
 few seconds' work, sized by each lane's pace (engine/ingest/checkpoints.py): as pages
 are staged a PAGES_STAGED event counts them, after each checkpoint but its last the
 item's pending outcome records what landed, and a PAGES_LANDED event counts the pages.
-Cancelling stops pending items and never rolls back what landed; pausing stops at the
-next safe point (between pages, or after a checkpoint nearly staged) and leaves the run
-resumable, losing at most the checkpoint in flight. Events are delivered from the
-executor's threads: a GUI must marshal them to its own thread.
+Cancelling stops pending items and never rolls back what landed; holding (while a person
+is asked whether to stop) starts no item and lets no notebook past its next checkpoint
+until the answer; pausing stops at the next safe point (between pages, or after a
+checkpoint nearly staged) and leaves the run resumable, losing at most the checkpoint in
+flight. Events are delivered from the executor's threads: a GUI must marshal them to its
+own thread.
 
 About 600 lines, over the usual 500: the lanes, the duplicates lock, the stop and fence
 checks and the one decision of how a run ends (``execute_run``) share the executor's
@@ -98,6 +100,10 @@ RUN_INTERRUPTING = frozenset(
 )
 
 
+# How often a held run looks for a cancel from another process (`cancel RUN_ID`).
+HELD_POLL_S = 0.5
+
+
 class _Stop(Exception):
     pass
 
@@ -171,6 +177,16 @@ class _Executor:
     def paused(self) -> bool:
         return self.control.paused
 
+    def wait_while_held(self, item: PlanItem) -> None:
+        """While the run is held (a person is asked whether to stop), wait here: before an
+        item starts, or before its next checkpoint. A cancel marker from another process is
+        looked for twice a second meanwhile."""
+        if not self.control.held or self.must_stop():
+            return
+        self.emit(EventKind.HELD, item)
+        while self.control.wait_while_held(HELD_POLL_S) and not self.cancel_requested():
+            pass
+
     def emit(
         self,
         kind: EventKind,
@@ -235,6 +251,7 @@ class _Executor:
     def _lane(self, items: list[PlanItem]) -> None:
         pace = Pace()  # the lane's items share it: only its first checkpoint is sized blind
         for item in items:
+            self.wait_while_held(item)
             if self.should_stop():
                 raise _Stop()
             self.emit(EventKind.ITEM_STARTED, item)
@@ -383,6 +400,7 @@ class _Executor:
                 workers=self.staging_workers,
                 should_stop=self.must_stop,
                 should_pause=self.paused,
+                between=lambda: self.wait_while_held(item),
                 pace=pace,
                 on_staged=lambda pages: self._staged(item, pages),
                 on_checkpoint=lambda cp: self._landed(item, cp, landed, skipped, to_ingest, tally),

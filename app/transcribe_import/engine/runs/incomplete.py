@@ -36,12 +36,24 @@ def pages_by_run_item(doc: dict[str, Any]) -> Counter[tuple[str, str]]:
     """(run id, item id) -> the pages of a notebook's project.json ``doc`` that import
     landed: the pages whose source carries those ids (the one count of whose pages are whose:
     a run's counts, its outcomes and this module's rule all read it)."""
+    return _owned(doc, doc.get("pages") or ())
+
+
+def replaced_by_run_item(doc: dict[str, Any]) -> Counter[tuple[str, str]]:
+    """(run id, item id) -> the pages that import landed and a later rescan replaced since:
+    their records are in ``doc``'s history (``replaced_pages``), their sources still listed.
+    With ``pages_by_run_item``, every page an import landed is counted once, where it is."""
+    return _owned(doc, project.replaced_records(doc))
+
+
+def _owned(doc: dict[str, Any], pages: Iterable[Any]) -> Counter[tuple[str, str]]:
+    """(run id, item id) -> how many of ``pages`` have a source of ``doc`` carrying them."""
     owner: dict[object, tuple[str, str]] = {}
     for s in doc.get("sources") or ():
         if isinstance(s, dict) and s.get("import_run_id") and s.get("item_id"):
             owner[s.get("id")] = (str(s["import_run_id"]), str(s["item_id"]))
     found: Counter[tuple[str, str]] = Counter()
-    for p in doc.get("pages") or ():
+    for p in pages:
         if isinstance(p, dict) and p.get("source_id") in owner:
             found[owner[p["source_id"]]] += 1
     return found

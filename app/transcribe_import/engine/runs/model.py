@@ -233,12 +233,7 @@ class RunRecord:
             "pages_committed": sum(
                 d.get("page_count", 0) for d in self.doc["items"] if d["state"] == "committed"
             ),
-            "pages_landed": self.pages_landed(),
         }
-
-    def pages_landed(self) -> int:
-        """Pages this run put in the corpus, committed items' and unfinished items' alike."""
-        return sum(o.pages_landed for o in self.outcomes().values())
 
 
 def terminal_status(outcomes: list[ItemOutcome], cancelled: bool) -> RunStatus:
@@ -287,17 +282,50 @@ def continues(record: RunRecord) -> bool:
 
 
 class RunControl:
-    """Stop requests from the caller (window buttons, signal handlers); thread-safe."""
+    """Stop requests from the caller (window buttons, signal handlers); thread-safe.
+
+    ``hold`` is asked while a person is asked whether to stop: no item starts and no
+    notebook goes past its next checkpoint until ``release``, a cancel or a pause, so what
+    the question says is left out is still left out when it is answered.
+    """
 
     def __init__(self) -> None:
         self._cancel = threading.Event()
         self._pause = threading.Event()
+        self._answered = threading.Condition()
+        self._held = False
 
     def cancel(self) -> None:
         self._cancel.set()
+        self._wake()
 
     def pause(self) -> None:
         self._pause.set()
+        self._wake()
+
+    def hold(self) -> None:
+        with self._answered:
+            self._held = True
+
+    def release(self) -> None:
+        with self._answered:
+            self._held = False
+            self._answered.notify_all()
+
+    def _wake(self) -> None:
+        with self._answered:
+            self._answered.notify_all()
+
+    @property
+    def held(self) -> bool:
+        return self._held and not self.cancelled and not self.paused
+
+    def wait_while_held(self, timeout: float) -> bool:
+        """Wait until released (or cancelled, or paused), at most ``timeout`` seconds;
+        whether it is still held."""
+        with self._answered:
+            self._answered.wait_for(lambda: not self.held, timeout)
+        return self.held
 
     @property
     def cancelled(self) -> bool:
@@ -323,6 +351,9 @@ class EventKind(enum.StrEnum):
     # Another commit holds the duplicates lock (planning/dedupe.py): this one waits for it
     # before it decides anything.
     WAITING_FOR_CORPUS = "waiting_for_corpus"
+    # The run is held (RunControl.hold: a person is asked whether to stop): a lane waits
+    # there, before its next item or its item's next checkpoint, until the answer.
+    HELD = "held"
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,7 @@ from transcribe_import.gui.wording import (
     run_state_words,
     stopping_words,
     undo_not_possible_words,
+    waiting_for_answer_words,
     waiting_for_corpus_words,
 )
 from transcribe_import.gui.workers import CommitWorker
@@ -126,12 +127,13 @@ class CommitPage(WorkerPage[CommitWorker]):
         self._started_at = 0.0
         self._ended_at = 0.0
         self._stopping = ""
+        self._asking = False  # the stop question is open: the run is held
         self._undo_after_stop = False  # Stop and Undo This Import was chosen
         self._undo_follows = False  # the run ended undoable: undo_requested comes next
         self._ended_run: RunSummary | None = None
         self._retrying = False
         self._retried: str | None = None  # the ended run a retry was asked of
-        self._landed_before: set[str] = set()  # items already committed when the attempt began
+        self._landed_before: set[str] = set()  # items in the corpus when the attempt began
         self.batches_applied = 0  # how many time-budgeted batches ran (the bench reads it)
 
         self.headline = headline_label(self.tr("Import status"))
@@ -269,7 +271,13 @@ class CommitPage(WorkerPage[CommitWorker]):
         self._moving_selection = True
         self.model.set_rows(with_pages_in(start.rows, start.pace))
         self._moving_selection = False
-        self._landed_before = {r.item_id for r in start.rows if r.state is ItemState.COMMITTED}
+        # Items committed before this attempt, or whose notebook held pages of theirs when it
+        # began (Finish Import: the notebook an earlier run created is not created again).
+        self._landed_before = {
+            r.item_id
+            for r in start.rows
+            if r.state is ItemState.COMMITTED or start.pace.in_corpus.get(r.item_id, 0)
+        }
         self._started_at = time.monotonic()
         self._pace = AttemptPace(start.pace, self._started_at)
         self._ended_at = 0.0
@@ -358,8 +366,8 @@ class CommitPage(WorkerPage[CommitWorker]):
         self.progress_bar.setRange(0, max(tally.total, 1))
         self.progress_bar.setValue(tally.done if tally.total else 1)
         self.progress_bar.setFormat(progress_words(tally).replace("%", "%%"))
-        if self._worker is None or self._stopping or self.result is not None:
-            return  # the end says how long it took instead
+        if self._worker is None or self._stopping or self.result is not None or self._asking:
+            return  # the end says how long it took instead; held, it has no time left
         now = time.monotonic()
         left = self._pace.seconds_left(now)
         if left is None:
@@ -410,12 +418,38 @@ class CommitPage(WorkerPage[CommitWorker]):
 
     def ask_cancel(self) -> None:
         """Stop Import…: keep what landed, or undo the import once it has stopped."""
-        if self._worker is None or self._stopping:
-            return
-        # Asked while pages land: if the import ends meanwhile, the question closes itself.
-        choice = ask_stop(self, closing=False, ended=self.run_finished)
-        if choice is not StopChoice.CONTINUE:
-            self.cancel(undo=choice is StopChoice.UNDO)
+        self.ask_stop(closing=False)
+
+    def ask_stop(self, *, closing: bool) -> StopChoice:
+        """Ask how to stop the running import (Stop Import…, or closing the window) and do
+        what the answer says; the answer (``CONTINUE``: nothing to stop, or kept importing).
+
+        The run is held while the question is open: no notebook starts, and the one being
+        imported waits after its next checkpoint, so the notebooks the question says are
+        not imported are still not started when it is answered. From the commit view, an
+        import that ends meanwhile closes the question; on closing it stays open, and the
+        window acts on the answer (``MainWindow.closeEvent``).
+        """
+        worker = self._worker
+        if worker is None or self._stopping:
+            return StopChoice.CONTINUE
+        worker.hold()
+        self._asking = True  # the speed and the time left mean nothing while it waits
+        self.rate_label.setText(waiting_for_answer_words())
+        try:
+            choice = ask_stop(self, closing=closing, ended=None if closing else self.run_finished)
+            if choice is StopChoice.PAUSE:
+                self.pause()
+            elif choice is not StopChoice.CONTINUE:
+                self.cancel(undo=choice is StopChoice.UNDO)
+        finally:
+            worker.release()  # after the stop was asked for: no notebook starts in between
+            self._asking = False
+        return choice
+
+    def ended_run(self) -> RunSummary | None:
+        """The run the last worker ended, as the end screen shows it."""
+        return self._ended_run
 
     def cancel(self, *, undo: bool = False) -> None:
         """End the run without asking (the window asked already): what landed stays; with

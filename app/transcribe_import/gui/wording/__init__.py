@@ -121,6 +121,7 @@ from transcribe_import.gui.wording.stopping import (
     stop_question,
     stopping_words,
     undo_not_possible_words,
+    waiting_for_answer_words,
 )
 
 __all__ = [
@@ -140,6 +141,7 @@ __all__ = [
     "stop_question",
     "stopping_words",
     "undo_not_possible_words",
+    "waiting_for_answer_words",
     "nothing_to_undo_words",
     "cancel_scan_words",
     "check_again_words",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication
 
-from transcribe_import.engine.api import HistoryEntry, RunState
+from transcribe_import.engine.api import HistoryEntry, RunCounts, RunState
 from transcribe_import.engine.base.errors import ErrorCode
 from transcribe_import.engine.planning.plan import Op
 from transcribe_import.engine.runs.model import HistoryEvent, ItemState, RunStatus, SkipReason
@@ -41,17 +41,40 @@ def counts_sentence(run: RunSummary) -> str:
     if n.items_failed:
         parts.append(_t("RunCounts", "%Ln failed", "", n.items_failed))
     if n.items_not_started and run.state is RunState.ENDED:
-        parts.append(_t("RunCounts", "%Ln cancelled before they started", "", n.items_not_started))
+        parts.append(
+            plural(
+                n.items_not_started,
+                _t("RunCounts", "1 cancelled before it started"),
+                _t("RunCounts", "%Ln cancelled before they started", "", n.items_not_started),
+            )
+        )
     elif n.items_not_started:
         parts.append(_t("RunCounts", "%Ln not done yet", "", n.items_not_started))
     # The pages are the run's in all, the incomplete notebooks' included: said apart from
     # the notebooks committed, so they never read as those notebooks' pages alone.
+    return ", ".join(parts) + "; " + pages_landed_words(n) + "."
+
+
+def pages_landed_words(n: RunCounts) -> str:
+    """The pages a run landed and, of them, those a later rescan replaced since (the CLI's
+    words say the same, ``cli/runs.pages_landed_words``)."""
     landed = plural(
         n.pages_landed,
         _t("RunCounts", "1 page landed"),
         _t("RunCounts", "%Ln pages landed", "", n.pages_landed),
     )
-    return ", ".join(parts) + "; " + landed + "."
+    if not n.pages_replaced:
+        return landed
+    return (
+        landed
+        + " "
+        + _t(
+            "RunCounts",
+            "(%Ln of them replaced since by rescans, kept in the history)",
+            "",
+            n.pages_replaced,
+        )
+    )
 
 
 def run_status_words(status: RunStatus, pages_landed: int = 0) -> str:
@@ -200,6 +223,8 @@ def elapsed_words(pages: int, seconds: float) -> str:
         if shown < 10
         else format_duration(seconds)
     )
+    if not pages:  # an attempt with nothing left to land (or none that did) has no speed
+        return _t("Progress", "No page landed (it took {time}).").format(time=time)
     rate = pages / (shown if shown < 60 else seconds)
     return plural(
         pages,

@@ -62,6 +62,9 @@ def stop_question() -> StopQuestion:
             "CommitPage",
             "Pages already in the corpus stay there: they land a few at a time, and stopping "
             "never takes them out. Notebooks not started are not imported.\n\n"
+            "While you decide, the import waits: no notebook starts, and the one being "
+            "imported stops after its next few pages land. Keep Importing goes on from "
+            "there.\n\n"
             "Stop, Keep What Landed: the run ends here. A notebook stopped part way keeps the "
             "pages that landed; Retry What Did Not Land imports the rest.\n\n"
             "Stop and Undo This Import: the run ends, then you see what undoing it takes out "
@@ -77,6 +80,8 @@ def stop_on_close_question() -> StopQuestion:
         _t("Quit", "An import is running. Stop it before closing?"),
         _t(
             "Quit",
+            "While you decide, the import waits: no notebook starts, and the one being "
+            "imported stops after its next few pages land.\n\n"
             "Pause and Close keeps the run resumable: open the window again and resume it "
             "from Runs.\n\n"
             "Stop, Keep What Landed ends the run: the pages that landed stay in the corpus, a "
@@ -87,6 +92,11 @@ def stop_on_close_question() -> StopQuestion:
             "Whichever you choose, pages already in the corpus stay until you undo the import.",
         ),
     )
+
+
+def waiting_for_answer_words() -> str:
+    """The commit view while a stop question is open: the run is held until the answer."""
+    return _t("CommitPage", "Waiting for your answer: no notebook starts meanwhile.")
 
 
 def stopping_words(choice: StopChoice) -> str:
