@@ -46,15 +46,29 @@ HAND_FONTS = (
     "/usr/share/fonts/truetype/sjfonts/Delphine.ttf",
 )
 
-WORDS = (
+_TEXT = (
     "the river was high this morning and we crossed it at the old ford before noon "
     "snow on the hills mother wrote again about the farm prices of wool and barley "
     "walked to the station in the rain letters from Anna nothing from the office "
     "measured the north field seven hundred paces long the birch wood behind it "
     "reindeer tracks near the lake fish soup for supper the stove smoked all evening "
     "Tuesday Wednesday Thursday Friday cold clear windy fog thaw frost"
-).split()
-MONTHS = "January February March April May June July August September October".split()
+)
+WORDS = tuple(_TEXT.split(" "))
+MONTHS = tuple(
+    [
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+    ]
+)
 
 
 class Paper(enum.Enum):

@@ -22,6 +22,7 @@ falls on the other's paper.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -32,8 +33,8 @@ from PIL import Image, ImageFilter
 SIDE = 512
 
 # Darkness (1 - pixel / paper) above which a pixel is ink; the ruling stays below.
-INK_FROM = 0.15
-INK_FULL = 0.45  # darkness counted as whole ink (between the two, in part)
+INK_FROM = 0.25
+INK_FULL = 0.55  # darkness counted as whole ink (between the two, in part)
 EDGE = 0.03  # the band round the page left out, of its width and height
 
 # How far two aligned inks may still be apart, in pixels (at SIDE).
@@ -45,6 +46,12 @@ TILE_SLACK = 8
 # The scales the whole page is tried at (a page cropped by a few per cent is larger).
 SCALES = (0.96, 0.98, 1.0, 1.02, 1.04)
 
+# The blocks a page is also compared by, in pixels, and the ink (pixels' worth) a block
+# must hold to count.
+BLOCK = 24
+DETAIL_BLOCK = 12  # in a sparse page's written part at DETAIL_SIDE
+BLOCK_INK = 12.0
+
 # Ink enough to cover another page's stroke (a faint scan's strokes are fainter).
 SOME_INK = 0.1
 
@@ -53,14 +60,16 @@ BLANK_BELOW = 0.00002
 
 # The score from which two inks are the same page (bench/bench_rescans.py: rescans of every
 # kind score above it, distinct pages of one notebook below).
-SAME_PAGE = 0.7
+SAME_PAGE = 0.65
 
 
 @dataclass(frozen=True, eq=False)
 class Ink:
-    """A page's ink, 0 (paper) to 1, at most ``SIDE`` pixels on its longest side."""
+    """A page's ink, 0 (paper) to 1, at most ``SIDE`` pixels on its longest side; a page
+    with little written (``SPARSE``) has its written part at ``DETAIL_SIDE`` too."""
 
     pixels: np.ndarray = field(repr=False)  # float32, rows x columns
+    detail: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def share(self) -> float:
@@ -72,11 +81,57 @@ class Ink:
         return self.share < BLANK_BELOW
 
 
-def ink_of(image: Image.Image) -> Ink:
-    """The ink of a decoded page (any size, any mode, upright as it is)."""
+# A page whose ink lies within this share of its area is sparse (a page number, a date
+# line, a few words): at ``SIDE`` a page number's digits are some 10 pixels tall, and a
+# 7 and a 2 of one hand cover each other; at ``DETAIL_SIDE`` they do not.
+SPARSE = 0.1
+DETAIL_SIDE = 1024
+DETAIL_MARGIN = 16  # pixels of paper kept round the written part, at DETAIL_SIDE
+
+
+def ink_of(image: Image.Image, finer: Callable[[], Image.Image] | None = None) -> Ink:
+    """The ink of a decoded page (any size, any mode, upright as it is). ``finer``: the
+    same page decoded larger, asked for when the page is sparse and ``image`` is smaller
+    than ``DETAIL_SIDE``."""
+    base = _ink_pixels(image, SIDE)
+    box = _sparse_box(base)
+    if box is None:
+        return Ink(base)
+    if max(image.size) < DETAIL_SIDE and finer is not None:
+        image = finer()
+    if max(image.size) < 1.5 * SIDE:
+        return Ink(base)  # no finer detail to be had
+    fine = _ink_pixels(image, DETAIL_SIDE)
+    sy, sx = fine.shape[0] / base.shape[0], fine.shape[1] / base.shape[1]
+    top, bottom, left, right = box
+    m = DETAIL_MARGIN
+    part = fine[
+        max(0, int(top * sy) - m) : min(fine.shape[0], int(bottom * sy) + m),
+        max(0, int(left * sx) - m) : min(fine.shape[1], int(right * sx) + m),
+    ]
+    return Ink(base, np.ascontiguousarray(part))
+
+
+def _sparse_box(pixels: np.ndarray) -> tuple[int, int, int, int] | None:
+    """Where a sparse page's ink is (top, bottom, left, right); None when the page is blank
+    or not sparse."""
+    if float(pixels.mean()) < BLANK_BELOW:
+        return None
+    rows, cols = np.nonzero(pixels > SOME_INK)
+    if len(rows) == 0:
+        return None
+    top, bottom = int(rows.min()), int(rows.max()) + 1
+    left, right = int(cols.min()), int(cols.max()) + 1
+    if (bottom - top) * (right - left) > SPARSE * pixels.size:
+        return None
+    return top, bottom, left, right
+
+
+def _ink_pixels(image: Image.Image, side: int) -> np.ndarray:
+    """The ink of ``image`` at most ``side`` pixels long."""
     grey = image.convert("L")
-    if max(grey.size) > SIDE:
-        grey.thumbnail((SIDE, SIDE), Image.Resampling.BOX)
+    if max(grey.size) > side:
+        grey.thumbnail((side, side), Image.Resampling.BOX)
     # The paper's light: the brightest pixels near each place (a pen's strokes are thin, so
     # a maximum over 5 pixels of an eighth-size copy is paper), blurred smooth.
     small = grey.reduce(4) if min(grey.size) >= 32 else grey
@@ -92,7 +147,7 @@ def ink_of(image: Image.Image) -> Ink:
     ink[-dy:, :] = 0
     ink[:, :dx] = 0
     ink[:, -dx:] = 0
-    return Ink(ink.astype(np.float32))
+    return ink.astype(np.float32)
 
 
 # The share of a page's ink left outside its written part at each side (``written``): a
@@ -129,7 +184,21 @@ def written(found: Ink) -> np.ndarray:
 
 def turned(ink: Ink, quarters: int) -> Ink:
     """``ink`` turned ``quarters`` quarter turns anticlockwise."""
-    return ink if quarters % 4 == 0 else Ink(np.ascontiguousarray(np.rot90(ink.pixels, quarters)))
+    if quarters % 4 == 0:
+        return ink
+    detail = None if ink.detail is None else np.ascontiguousarray(np.rot90(ink.detail, quarters))
+    return Ink(np.ascontiguousarray(np.rot90(ink.pixels, quarters)), detail)
+
+
+def _framed(pixels: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """``pixels`` cut or padded with paper, about their middle, to ``shape``: two pages'
+    written parts at one scale brought to one frame."""
+    out = np.zeros(shape, dtype=np.float32)
+    rows, cols = min(shape[0], pixels.shape[0]), min(shape[1], pixels.shape[1])
+    sy, sx = (pixels.shape[0] - rows) // 2, (pixels.shape[1] - cols) // 2
+    dy, dx = (shape[0] - rows) // 2, (shape[1] - cols) // 2
+    out[dy : dy + rows, dx : dx + cols] = pixels[sy : sy + rows, sx : sx + cols]
+    return out
 
 
 def _fitted(pixels: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
@@ -157,7 +226,7 @@ def _shift(a: np.ndarray, b: np.ndarray, limit: int | None = None) -> tuple[int,
         keep[rows - limit :, : limit + 1] = True
         keep[rows - limit :, cols - limit :] = True
         corr = np.where(keep, corr, -np.inf)
-    r, c = np.unravel_index(int(np.argmax(corr)), corr.shape)
+    r, c = (int(v) for v in np.unravel_index(int(np.argmax(corr)), corr.shape))
     rows, cols = corr.shape
     return (r - rows if r > rows // 2 else r), (c - cols if c > cols // 2 else c)
 
@@ -236,7 +305,8 @@ def _peak(a: np.ndarray, b: np.ndarray) -> tuple[float, int, int]:
 def _halved(pixels: np.ndarray) -> np.ndarray:
     rows, cols = (pixels.shape[0] // 2) * 2, (pixels.shape[1] // 2) * 2
     p = pixels[:rows, :cols]
-    return (p[0::2, 0::2] + p[1::2, 0::2] + p[0::2, 1::2] + p[1::2, 1::2]) / 4
+    out: np.ndarray = (p[0::2, 0::2] + p[1::2, 0::2] + p[0::2, 1::2] + p[1::2, 1::2]) / 4
+    return out
 
 
 def _soft(pixels: np.ndarray) -> np.ndarray:
@@ -289,12 +359,10 @@ def _fit(
     return m, t
 
 
-def aligned(a: Ink, b: Ink) -> np.ndarray:
-    """``b``'s ink brought onto ``a``'s (``b`` upright as ``a`` is): its size fitted to
-    ``a``'s, then scaled and shifted as the whole page says, then moved as its tiles say
-    (an affine motion: a tilt, a crop, a photo's slight perspective)."""
-    pa = a.pixels
-    pb = _fitted(b.pixels, pa.shape)
+def aligned(pa: np.ndarray, pb: np.ndarray) -> np.ndarray:
+    """``pb`` (an ink brought to ``pa``'s frame, upright as ``pa`` is) brought onto ``pa``:
+    scaled and shifted as the whole page says, then moved as its tiles say (an affine
+    motion: a tilt, a crop, a photo's slight perspective)."""
     # The whole page: the scale (a crop makes the page a little larger) and the shift that
     # line the two up best, at half size.
     qa = _halved(_halved(pa))
@@ -324,21 +392,54 @@ def aligned(a: Ink, b: Ink) -> np.ndarray:
 def score(a: Ink, b: Ink) -> float:
     """How much the two inks are one page, 0 to 1 (``b`` upright as ``a`` is): once
     aligned, the least of the share of ``a``'s ink lying on ``b``'s, of ``b``'s on
-    ``a``'s (each within ``TOLERANCE`` pixels), and of their correlation. Blank inks score
-    0: nothing to tell them by."""
+    ``a``'s (each within ``TOLERANCE`` pixels), of their correlation, and of the same
+    shares in the worst parts of the page (``_block_scores``); for two sparse pages, of
+    their written parts at ``DETAIL_SIDE`` likewise. Blank inks score 0: nothing to tell
+    them by."""
     if a.blank or b.blank:
         return 0.0
-    pa = a.pixels
-    pb = aligned(a, b)
+    value = _score(a.pixels, _fitted(b.pixels, a.pixels.shape), BLOCK)
+    if a.detail is not None and b.detail is not None and value > 0:
+        value = min(value, _score(a.detail, _framed(b.detail, a.detail.shape), DETAIL_BLOCK))
+    return value
+
+
+def _score(pa: np.ndarray, pb: np.ndarray, block: int) -> float:
+    pb = aligned(pa, pb)
     ink_a, ink_b = float(pa.sum()), float(pb.sum())
     if ink_a == 0 or ink_b == 0:
         return 0.0
-    covered_a = float(pa[_near_ink(pb)].sum()) / ink_a
-    covered_b = float(pb[_near_ink(pa)].sum()) / ink_b
+    near_a, near_b = _near_ink(pa), _near_ink(pb)
+    covered_a = float(pa[near_b].sum()) / ink_a
+    covered_b = float(pb[near_a].sum()) / ink_b
     correlation = max(0.0, _ncc(_soft(pa), _soft(pb)))
-    global LAST
-    LAST = (correlation, covered_a, covered_b)
-    return min(correlation, covered_a, covered_b)
+    blocks = _block_scores(pa, pb, near_a, near_b, block)
+    # The worst part of the page, one in twenty of them let go: a digit of another page
+    # number, another day in a date line, is a part of its own that does not match.
+    worst = float(np.sort(blocks)[len(blocks) // 20]) if len(blocks) else 1.0
+    return min(correlation, covered_a, covered_b, worst)
+
+
+def _sums(pixels: np.ndarray, block: int) -> np.ndarray:
+    """The sum of each ``block`` x ``block`` block (the ragged edge left out)."""
+    rows, cols = (pixels.shape[0] // block) * block, (pixels.shape[1] // block) * block
+    p = pixels[:rows, :cols]
+    out: np.ndarray = p.reshape(rows // block, block, cols // block, block).sum(axis=(1, 3))
+    return out
+
+
+def _block_scores(
+    pa: np.ndarray, pb: np.ndarray, near_a: np.ndarray, near_b: np.ndarray, block: int
+) -> np.ndarray:
+    """For each block with some ink (``BLOCK_INK`` in the two together), how much its
+    ink on each side lies on the other's (the less of the two)."""
+    ink_a, ink_b = _sums(pa, block), _sums(pb, block)
+    on_b, on_a = _sums(pa * near_b, block), _sums(pb * near_a, block)
+    inked = (ink_a + ink_b) >= BLOCK_INK
+    cov_a = np.where(ink_a > 0, on_b / np.maximum(ink_a, 1e-9), 1.0)
+    cov_b = np.where(ink_b > 0, on_a / np.maximum(ink_b, 1e-9), 1.0)
+    out: np.ndarray = np.minimum(cov_a, cov_b)[inked]
+    return out
 
 
 def same_page(a: Ink, b: Ink) -> bool:

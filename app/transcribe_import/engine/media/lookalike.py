@@ -29,7 +29,7 @@ import contextlib
 import enum
 import functools
 import io
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -58,7 +58,7 @@ HEX_DIGITS = BITS // 4
 # a page this near is a candidate, which the verification (media/ink.py) then decides.
 # Set on the labelled set (bench/bench_rescans.py): every kind of rescan falls below it;
 # two pages of full writing are well above, pages with a line or two may not be.
-THRESHOLD = 30
+THRESHOLD = 36
 
 
 class Turn(enum.IntEnum):
@@ -90,7 +90,8 @@ def _coefficients(pixels: np.ndarray) -> list[list[float]]:
     """The KEEP x KEEP lowest DCT-II coefficients of a page reduced to SIDE x SIDE
     (``pixels``), [v][u]."""
     cos = _cosines()
-    return (cos @ pixels @ cos.T).tolist()
+    out: list[list[float]] = (cos @ pixels @ cos.T).tolist()
+    return out
 
 
 def _bits(coefficients: list[list[float]]) -> int:
@@ -134,9 +135,10 @@ class Seen:
     look: Look | None
 
 
-def seen_page(image: Image.Image) -> Seen:
-    """A decoded page's ink and look (any size, any mode: it is reduced first)."""
-    found = ink.ink_of(image)
+def seen_page(image: Image.Image, finer: Callable[[], Image.Image] | None = None) -> Seen:
+    """A decoded page's ink and look (any size, any mode: it is reduced first); ``finer``:
+    the page decoded larger, for a sparse page's detail (``ink.ink_of``)."""
+    found = ink.ink_of(image, finer)
     return Seen(found, None if found.blank else _look(_reduced(found)))
 
 
@@ -265,21 +267,21 @@ def page_seen(
             if media_type == PDF:
                 images = _pdf_images(fp, page_count, str(path))
             elif media_type == JPEG:
-                images = [_jpeg_image(fp, str(path), exif=True)]
+                images = [_jpeg(fp.read(), str(path), exif=True)]
             elif any_type:
-                images = _whole_images(path, page_count, size, data)
+                images = [(im, None) for im in _whole_images(path, page_count, size, data)]
             else:
                 return (None,) * page_count
-            return tuple(_seen(im) for im in images)
+            return tuple(_seen(im, finer) for im, finer in images)
     except _LOOK_ERRORS:
         return (None,) * page_count
 
 
-def _seen(image: Image.Image | None) -> Seen | None:
+def _seen(image: Image.Image | None, finer: Callable[[], Image.Image] | None = None) -> Seen | None:
     if image is None:
         return None
     try:
-        return seen_page(image)
+        return seen_page(image, finer)
     except (ValueError, OSError):  # derived data: a page whose pixels will not hash has none
         return None
 
@@ -351,26 +353,39 @@ def _opened(path: Path, size: int, data: bytes | None) -> Iterator[BinaryIO]:
         yield fp
 
 
-def _jpeg_image(fp: BinaryIO, dp: str, *, exif: bool) -> Image.Image:
+# A page decoded and the same page decoded larger, when asked (``ink.ink_of``'s ``finer``).
+_Decoded = tuple[Image.Image | None, Callable[[], Image.Image] | None]
+
+
+def _jpeg(data: bytes, dp: str, *, exif: bool) -> _Decoded:
+    """A JPEG's bytes decoded at ``LOOK_SIDE``, and how to decode them at ``ink.DETAIL_SIDE``."""
+
+    def at(side: int) -> Image.Image:
+        return _jpeg_image(io.BytesIO(data), dp, exif=exif, side=side)
+
+    return at(LOOK_SIDE), lambda: at(ink.DETAIL_SIDE)
+
+
+def _jpeg_image(fp: BinaryIO, dp: str, *, exif: bool, side: int) -> Image.Image:
     """A JPEG decoded grey at the largest fraction libjpeg offers that keeps it at least
-    ``LOOK_SIDE`` long, then shrunk to it; turned upright as its EXIF says (``exif``)."""
+    ``side`` long, then shrunk to it; turned upright as its EXIF says (``exif``)."""
     with _image_errors(JPEG, dp), Image.open(fp, formats=["JPEG"]) as im:
         # Grey: libjpeg skips the colour planes, and the ink is of grey levels anyway.
-        scale = max(1, min(8, max(im.size) // LOOK_SIDE))
+        scale = max(1, max(im.size) // side)
         scale = 8 if scale >= 8 else 4 if scale >= 4 else 2 if scale >= 2 else 1
         im.draft("L", (max(1, im.width // scale), max(1, im.height // scale)))
-        im.thumbnail((LOOK_SIDE, LOOK_SIDE), Image.Resampling.BOX)
+        im.thumbnail((side, side), Image.Resampling.BOX)
         return ImageOps.exif_transpose(im) if exif else im.copy()
 
 
-def _pdf_images(fp: BinaryIO, page_count: int, dp: str) -> list[Image.Image | None]:
+def _pdf_images(fp: BinaryIO, page_count: int, dp: str) -> list[_Decoded]:
     """Each page's scan: a scanner's PDF page is one JPEG image covering the page, decoded
     as a JPEG file is. A page that is anything else (text, drawings, several images,
     another codec) has none: rasterising it costs pdfium the whole image's decode, 200 ms
     an A4 page (bench/RESULTS.md)."""
     import pypdfium2.raw as pdfium_c
 
-    out: list[Image.Image | None] = []
+    out: list[_Decoded] = []
     with _pdf_document(fp, dp) as doc:
         for index in range(page_count):
             with _PDFIUM_LOCK, _pdf_errors(dp):
@@ -386,7 +401,7 @@ def _pdf_images(fp: BinaryIO, page_count: int, dp: str) -> list[Image.Image | No
                             data = bytes(scan.get_data(decode_simple=True))
                 finally:
                     page.close()
-            out.append(None if data is None else _jpeg_image(io.BytesIO(data), dp, exif=False))
+            out.append((None, None) if data is None else _jpeg(data, dp, exif=False))
     return out
 
 

@@ -43,18 +43,35 @@ class PageFile:
 
 
 _lock = threading.Lock()
-_inks: OrderedDict[str, np.ndarray | None] = OrderedDict()
+_inks: OrderedDict[str, tuple[np.ndarray, np.ndarray | None] | None] = OrderedDict()
 _scores: dict[tuple[str, str, int], float] = {}
 
 
 def keep(key: str, found: ink.Ink | None) -> None:
     """Keep a page's ink (None: it has none) for the verifications to come."""
-    packed = None if found is None else np.round(found.pixels * 255).astype(np.uint8)
+    packed = None if found is None else (_pack(found.pixels), _packed(found.detail))
     with _lock:
         _inks[key] = packed
         _inks.move_to_end(key)
         while len(_inks) > LIMIT:
             _inks.popitem(last=False)
+
+
+def _pack(pixels: np.ndarray) -> np.ndarray:
+    return np.round(pixels * 255).astype(np.uint8)
+
+
+def _packed(pixels: np.ndarray | None) -> np.ndarray | None:
+    return None if pixels is None else _pack(pixels)
+
+
+def _unpack(packed: np.ndarray) -> np.ndarray:
+    out: np.ndarray = packed.astype(np.float32) / 255
+    return out
+
+
+def _unpacked(packed: np.ndarray | None) -> np.ndarray | None:
+    return None if packed is None else _unpack(packed)
 
 
 def ink_of(key: str, where: PageFile | None) -> ink.Ink | None:
@@ -64,7 +81,9 @@ def ink_of(key: str, where: PageFile | None) -> ink.Ink | None:
         if key in _inks:
             _inks.move_to_end(key)
             packed = _inks[key]
-            return None if packed is None else ink.Ink(packed.astype(np.float32) / 255)
+            if packed is None:
+                return None
+            return ink.Ink(_unpack(packed[0]), _unpacked(packed[1]))
     if where is None:
         return None
     made = _made(where)

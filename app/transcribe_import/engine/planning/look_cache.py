@@ -4,11 +4,11 @@
 decoded: ``[page key, look]``, the key naming the page by its file's bytes and its index
 (``lookalikes.page_key``), the look as a plan keeps it (``ink1:`` and 144 hex digits, or
 ``ink1:blank`` for a page with no ink), or null for a page that has none (a PDF page that is
-not one scan). (v1 held the looks made of grey levels before ink1; it is no longer read.) Keyed by content, it serves every plan of
-the same files: a plan opened again (Open Plan…, Continue Review), whose pages without a
-look were otherwise decoded again each time, and a new scan of the same folders (Scan
-Again after a run that did not land whole), whose pass then decodes only pages it has not
-seen.
+not one scan). (v1 held the looks made of grey levels before ink1; it is no longer read.)
+Keyed by content, it serves every plan of the same files: a plan opened again (Open
+Plan…, Continue Review), whose pages without a look were otherwise decoded again each
+time, and a new scan of the same folders (Scan Again after a run that did not land
+whole), whose pass then decodes only pages it has not seen.
 
 Derived and disposable, like the thumbnails beside it: lines are appended without fsync,
 a line that cannot be read (torn by a crash, damaged) is skipped and that page looked at

@@ -6,11 +6,11 @@ its page in one of four turns. Comparing every page with every earlier one is qu
 144 bits are cut into ``CHUNKS`` chunks of 16, and each chunk's value is a key of its own
 table. Two hashes within ``CHUNKS * (RADIUS + 1) - 1`` bits of each other have, by the
 pigeonhole principle, a chunk within ``RADIUS`` bits of each other, so looking up each
-chunk's value and its 16 one-bit neighbours finds every such pair; pairs further apart,
-up to ``THRESHOLD``, are found when any of their chunks is that near (most are). Each
-page costs ``4 * CHUNKS * 17`` lookups and a full comparison with each page found there,
-whatever the shelf: a table of 16-bit keys spreads 65,536 ways, so that up to shelves of
-tens of thousands of pages a lookup finds next to nothing but the pages near.
+chunk's value and its 136 neighbours one or two bits away finds every such pair; pairs
+further apart, up to ``THRESHOLD``, are found when any of their chunks is that near (most
+are). Each page costs ``4 * CHUNKS * 137`` lookups and a full comparison with each page
+found there, whatever the shelf: a table of 16-bit keys spreads 65,536 ways, so that up to
+shelves of tens of thousands of pages a lookup finds next to nothing but the pages near.
 ``comparisons`` counts the lookups and the full comparisons (a test counts them as the
 shelf doubles).
 """
@@ -25,9 +25,13 @@ from transcribe_import.engine.media.lookalike import THRESHOLD, Look, Turn
 
 CHUNK_BITS = 16
 CHUNKS = lookalike.BITS // CHUNK_BITS  # 9: the 144 bits, bit 0 (always 0) included
-RADIUS = 1  # a chunk's own value and its values one bit away
+RADIUS = 2  # a chunk's own value and its values one or two bits away
 _MASK = (1 << CHUNK_BITS) - 1
-_FLIPS = (0, *(1 << b for b in range(CHUNK_BITS)))
+_FLIPS = (
+    0,
+    *(1 << b for b in range(CHUNK_BITS)),
+    *((1 << b) | (1 << c) for b in range(CHUNK_BITS) for c in range(b + 1, CHUNK_BITS)),
+)
 
 
 @dataclass(frozen=True)

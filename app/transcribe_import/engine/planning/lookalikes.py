@@ -256,10 +256,10 @@ def _page_file(source: PlanSource, page: PlanPage) -> inks.PageFile:
 # How many of the nearest candidates (by their looks) a page's verification looks at: a
 # rescan's page is among the nearest few, and a page of a notebook of look-alike pages
 # (date lines, page numbers) is not verified against every other.
-CANDIDATES = 4
+CANDIDATES = 6
 
 
-def _verified(
+def verified(
     look: lookalike.Look,
     key: str,
     where: inks.PageFile,
@@ -313,7 +313,7 @@ def find(corpus: Corpus | None, plan: ImportPlan) -> list[Lookalike]:
                 match = (
                     None
                     if page.page_id in replacing
-                    else _verified(look, key, where, index, stored, said_here)
+                    else verified(look, key, where, index, stored, said_here)
                 )
                 if match is not None:
                     other, turn, value = match
