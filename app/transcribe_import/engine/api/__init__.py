@@ -70,6 +70,7 @@ from transcribe_import.engine.api.library import (
     run_pages,
 )
 from transcribe_import.engine.api.looks import (
+    blank_pages,
     item_with_looks,
     look_pass,
     look_stamps,
@@ -261,6 +262,7 @@ __all__ = [
     "none_are_rescans",
     "item_with_looks",
     "look_pass",
+    "blank_pages",
     "look_stamps",
     "pages_to_look_at",
     "with_looks",
