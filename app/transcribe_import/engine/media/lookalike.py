@@ -1,26 +1,22 @@
-"""A page's look as a number: a perceptual hash that finds rescans of a page, turned or not.
+"""A page's look: its ink (media/ink.py) and a perceptual hash of it, turned or not.
 
-Two files of the same page that are not the same bytes (scanned again, at another JPEG
-quality, a little turned, lighter, cropped, or a quarter turn round) should be told apart
-from two different pages of one notebook, which look much alike: the same paper, the same
-ruling, the same hand. The hash is the DCT hash (pHash) made larger: the page is reduced to
-32x32 grey levels, its 12x12 lowest frequencies are taken (the DC term left out), and each
-bit says whether a coefficient is above their median: 143 bits.
+The look is the first of the two stages that find rescans: its hash finds the few pages
+near a page's (planning/look_index.py), and their inks decide (media/ink.py). The hash is
+the DCT hash (pHash) made larger, of the page's ink rather than its grey levels, so that
+the paper, its ruling and a lamp's uneven light play no part and a page with a date line
+or a few words has a look of its own: the ink of the page (of the part its ink is in, for a
+page written over a third of it each way, so that a crop of the paper round the writing
+changes nothing) is reduced to 32x32, its 12x12 lowest frequencies are taken (the DC term
+left out), and each bit says whether a coefficient is above their median: 143 bits. A blank
+page (no ink) has no hash: its look says it is blank (``BLANK``), and it is never compared.
 
-Why this one (bench/bench_lookalike.py measures it on a labelled set of generated notebook
-pages, recorded in bench/RESULTS.md): the usual 64-bit pHash (8x8) cannot separate rescans
-from the other pages of a ruled notebook: where it finds 97% of rescans it flags 0.9% of
-pairs of distinct pages, where it finds 99% it flags 2.2%, and the closest two distinct pages
-differ by 2 bits; 12x12 finds 98.8% and flags 0.17% at THRESHOLD. Pillow reduces the page in
-C and the DCT of one 32x32 image is a few thousand multiplications in Python (a few
-milliseconds a page, about a tenth of the scan's own 1/8 decode of an A4 JPEG), so no numpy
-is needed: imagehash would bring numpy and scipy (some 60 MB) for the same arithmetic.
+The threshold is loose on purpose (``THRESHOLD``): every kind of rescan of the labelled set
+falls within it (bench/bench_rescans.py); pages with a line or two written may fall within
+it of one another, and the verification tells them apart.
 
 A quarter turn of the page permutes the DCT's coefficients and flips some of their signs,
-so the four turns' hashes come from one transform (``turns``); only the upright one is
-kept with the page, and a new page's four are compared with another's upright one. The four
-are kept (``look_to_hex``), not recomputed: a turn flips the sign of coefficients, and a bit
-says where a coefficient stands against the median, not its sign.
+so the four turns' hashes come from one transform; only the upright one is indexed, and a
+new page's four are looked up. The four are kept (``look_to_hex``), not recomputed.
 """
 
 from __future__ import annotations

@@ -1,11 +1,13 @@
 """Rescans recognised by their look: a page like one in the plan or the corpus, not its bytes.
 
 Each page carries its look (media/lookalike.py), made at scan and landed on the page in
-project.json. A page of a plan whose look is within the hash's threshold of another page's,
-in any quarter turn, and whose bytes differ (the same bytes are a duplicate, dedupe.py),
-is told as a question: "37.jpg looks like page 37 of “Diary 1931”: a rescan?", with three
-answers. **Replace**: the rescan takes the old page's place, the old page kept in the
-notebook's history (the rescan mechanism, planning/placement.py), offered when the item
+project.json. A page of a plan whose look is near another page's (look_index.py: within the
+hash's threshold, in any quarter turn, among the nearest few), whose bytes differ (the same
+bytes are a duplicate, dedupe.py), and whose ink the verification says is that page's
+(media/ink.py; of several, the best scoring), is told as a question: "37.jpg looks like
+page 37 of “Diary 1931”: a rescan?", with three answers. **Replace**: the rescan takes the
+old page's place, the old page kept in the notebook's history (the rescan mechanism,
+planning/placement.py), offered when the item
 imports into the notebook holding that page, or when the other page is earlier in the same
 item (the earlier one is then left out). **Keep Both**: the pair is not a rescan, said once:
 kept on the item (its provenance: it changes nothing that lands) and remembered in the
