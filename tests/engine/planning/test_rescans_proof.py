@@ -3,8 +3,9 @@ kind of page under both lights are asked about naming the right page, new pages 
 notebook's own distinct pages are not, and the candidate search is not quadratic.
 
 It runs the rule ``find`` runs (``lookalikes.verified``: the index's nearest candidates,
-each decided by the inks) on pages whose inks and looks are made as the look pass makes
-them (``lookalike.seen_page`` of the decoded file)."""
+each decided by the inks) on pages whose inks and looks are made from their files' bytes
+as the look pass makes them (``lookalike.page_seen``: a JPEG decoded by libjpeg at a
+fraction, and larger again for a sparse page's detail)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import collections
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -24,7 +26,6 @@ from helpers.pages import (
     Kind,
     LabelledSet,
     Light,
-    decoded,
     labelled_set,
     numbered_notebook,
 )
@@ -38,8 +39,10 @@ class Looked:
     look: lookalike.Look | None  # None: blank
 
 
-def _looked(key: str, data: bytes) -> Looked:
-    seen = lookalike.seen_page(decoded(data))
+def _looked(key: str, data: bytes, ext: str = ".jpg") -> Looked:
+    kind = {".jpg": "image/jpeg", ".png": "image/png"}[ext]
+    [seen] = lookalike.page_seen(Path(key + ext), kind, 1, size=len(data), data=data)
+    assert seen is not None
     inks.keep(key, seen.ink)
     return Looked(key, seen.look)
 
@@ -80,7 +83,7 @@ def test_rescans_are_asked_about_naming_the_right_page_new_pages_are_not(labelle
     right: dict[tuple[Kind, Light], list[bool]] = collections.defaultdict(list)
     for r, taken in enumerate(labelled.rescans):
         sheet = labelled.sheets[taken.of]
-        asked = _asked(_looked(f"r{r}", taken.data), index, stored)
+        asked = _asked(_looked(f"r{r}", taken.data, taken.ext), index, stored)
         if sheet.kind is Kind.BLANK:
             assert asked is None, (sheet.label, taken.how)  # blank pages are never asked about
         else:

@@ -1,5 +1,5 @@
-"""A page's ink: its dark strokes with the paper and the light taken away, and whether two
-pages' inks are the same page (the verification of a rescan).
+"""A page's ink: its dark strokes with the paper and the light taken away, and how much two
+pages' inks are one page (the verification of a rescan).
 
 The paper is taken away by dividing the page by a blurred copy of its brightest parts (the
 paper's own light: a lamp's uneven light, a darker scan, a yellowed sheet all divide out),
@@ -7,17 +7,18 @@ and only what is much darker than the paper around it is ink: the ruling of a no
 (light blue or grey, some 20 % darker than the paper) is not, the strokes of a pen (60-90 %
 darker) are. A scanner lid's white corners showing round a tilted page are lighter than the
 paper, so they are no ink either, and a band round the edge (``EDGE``) is left out: the
-shadow of a page's edge, the table round a phone's photo.
+shadow of a page's edge, the table round a phone's photo. A page with no ink is blank.
 
-Two inks are the same page when, once aligned, nearly all the ink of each lies on ink of
-the other (``score``). Aligning is phase correlation (numpy's FFT): once for the whole page,
-then again for each of a grid of tiles within a few pixels of that, so that a tilt of up to
-2°, a crop of a few per cent (the page a little larger) or a phone's slight perspective,
-which move the strokes differently in different parts of the page, still line up tile by
-tile. A stroke may then still be a pixel or two off: the other ink is widened by
-``TOLERANCE`` pixels before it is asked to cover this one. Two different pages of one
-notebook share paper, ruling and hand, but not where their strokes lie: most of one's ink
-falls on the other's paper.
+Two inks are aligned by phase correlation (numpy's FFT): the whole page at a few scales
+(a crop of a few per cent makes the page larger), then each of a grid of tiles, whose own
+shifts are fitted to one affine motion (a tilt of up to 2°, a phone's slight perspective).
+Their ``score`` is then the least of: how much of each one's ink lies within ``TOLERANCE``
+pixels of the other's, their correlation, and the same shares in their worst blocks (a
+page number's other digit, another day in a date line, is a small part that does not
+match). A sparse page (a page number, a date line, a few words) is also compared by its
+written part at twice the size (``DETAIL_SIDE``): at ``SIDE`` a page number's digits are
+some ten pixels tall. Two different pages of one notebook share paper, ruling and hand, but
+not where their strokes lie.
 """
 
 from __future__ import annotations
@@ -101,7 +102,7 @@ def ink_of(image: Image.Image, finer: Callable[[], Image.Image] | None = None) -
         image = finer()
     if max(image.size) < 1.5 * SIDE:
         return Ink(base)  # no finer detail to be had
-    fine = _ink_pixels(image, DETAIL_SIDE)
+    fine = _ink_pixels(image, DETAIL_SIDE, exactly=True)
     sy, sx = fine.shape[0] / base.shape[0], fine.shape[1] / base.shape[1]
     top, bottom, left, right = box
     m = DETAIL_MARGIN
@@ -117,21 +118,32 @@ def _sparse_box(pixels: np.ndarray) -> tuple[int, int, int, int] | None:
     or not sparse."""
     if float(pixels.mean()) < BLANK_BELOW:
         return None
-    rows, cols = np.nonzero(pixels > SOME_INK)
-    if len(rows) == 0:
-        return None
-    top, bottom = int(rows.min()), int(rows.max()) + 1
-    left, right = int(cols.min()), int(cols.max()) + 1
+    total = float(pixels.sum())
+
+    def span(profile: np.ndarray) -> tuple[int, int]:
+        # the ink's extent, a speck far from the writing (OUTSIDE of it) left out
+        cumulative = np.cumsum(profile) / total
+        first = int(np.searchsorted(cumulative, OUTSIDE))
+        last = int(np.searchsorted(cumulative, 1 - OUTSIDE)) + 1
+        return first, max(first + 1, min(last, len(profile)))
+
+    top, bottom = span(pixels.sum(axis=1))
+    left, right = span(pixels.sum(axis=0))
     if (bottom - top) * (right - left) > SPARSE * pixels.size:
         return None
     return top, bottom, left, right
 
 
-def _ink_pixels(image: Image.Image, side: int) -> np.ndarray:
-    """The ink of ``image`` at most ``side`` pixels long."""
+def _ink_pixels(image: Image.Image, side: int, *, exactly: bool = False) -> np.ndarray:
+    """The ink of ``image`` at most ``side`` pixels long (``exactly``: enlarged to it too,
+    so that two pages' details, from scans of other dpi, are at one scale)."""
     grey = image.convert("L")
     if max(grey.size) > side:
         grey.thumbnail((side, side), Image.Resampling.BOX)
+    elif exactly and max(grey.size) < side:
+        k = side / max(grey.size)
+        size = (max(1, round(grey.width * k)), max(1, round(grey.height * k)))
+        grey = grey.resize(size, Image.Resampling.BICUBIC)
     # The paper's light: the brightest pixels near each place (a pen's strokes are thin, so
     # a maximum over 5 pixels of an eighth-size copy is paper), blurred smooth.
     small = grey.reduce(4) if min(grey.size) >= 32 else grey
@@ -400,7 +412,12 @@ def score(a: Ink, b: Ink) -> float:
         return 0.0
     value = _score(a.pixels, _fitted(b.pixels, a.pixels.shape), BLOCK)
     if a.detail is not None and b.detail is not None and value > 0:
-        value = min(value, _score(a.detail, _framed(b.detail, a.detail.shape), DETAIL_BLOCK))
+        shape = (
+            max(a.detail.shape[0], b.detail.shape[0]),
+            max(a.detail.shape[1], b.detail.shape[1]),
+        )
+        detail = _score(_framed(a.detail, shape), _framed(b.detail, shape), DETAIL_BLOCK)
+        value = min(value, detail)
     return value
 
 
@@ -440,8 +457,3 @@ def _block_scores(
     cov_b = np.where(ink_b > 0, on_a / np.maximum(ink_b, 1e-9), 1.0)
     out: np.ndarray = np.minimum(cov_a, cov_b)[inked]
     return out
-
-
-def same_page(a: Ink, b: Ink) -> bool:
-    """Whether two inks are one page (``score`` at least ``SAME_PAGE``)."""
-    return score(a, b) >= SAME_PAGE
