@@ -2,7 +2,8 @@
 
 A page's look (media/lookalike.py) is what finds rescans (planning/lookalikes.py). For a
 JPEG, or a scanner's PDF page holding one JPEG, it needs a decode of its own (libjpeg at
-1/8): about 13 ms of CPU an A4 page, some twenty times the page's sha256. Made in the scan,
+1/4 for a 300 dpi A4 scan, and at 1/2 again for a sparse page's detail: 14-24 ms of CPU an
+A4 page, bench/bench_rescans.py), many times the page's sha256. Made in the scan,
 it made the plan 7-8 times a walk that hashes every byte (bench/RESULTS.md), so the scan
 makes only the looks it gets for nothing (PNG, TIFF, WebP and HEIC pages, which its check
 decodes whole anyway) and this pass makes the rest once the plan exists: the window shows
