@@ -137,7 +137,8 @@ def main() -> None:
         "| --- | --- | --- | --- | --- |",
         *rows,
         "",
-        "A JPEG's look comes from libjpeg's decode at a fraction (draft mode), a PDF page's from its one "
+        "A JPEG's look comes from libjpeg's decode at a fraction (draft mode), a PDF page's "
+        "from its one "
         "JPEG image decoded the same way (rasterising the page with pdfium instead cost about "
         "220 ms a page: it decodes the whole image). PNG (and TIFF, WebP, HEIC) have no "
         "shrink-on-load: their look would decode each page whole a second time (the check "
