@@ -13,11 +13,14 @@ cmd="${1:-app}"
 APT_PACKAGES=(libglib2.0-0 libegl1 libgl1 libx11-6 libdbus-1-3 libfontconfig1 libxkbcommon0
   libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-render-util0 libxcb-shape0
   libxkbcommon-x11-0 python3-venv)
+# The handwriting the tests' labelled set of notebook pages is written in (tests/helpers/pages.py).
+APT_TEST_FONTS=(fonts-dkg-handwriting fonts-breip fonts-femkeklaver fonts-rufscript
+  fonts-sjfonts fonts-dancingscript fonts-bwht fonts-comic-neue)
 
 install_system_packages() {
   command -v dpkg >/dev/null 2>&1 || return 0
   local missing=()
-  for p in "${APT_PACKAGES[@]}"; do
+  for p in "${APT_PACKAGES[@]}" "${APT_TEST_FONTS[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0

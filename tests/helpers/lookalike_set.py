@@ -152,14 +152,17 @@ def rescan_file(k: int, kind: Rescan, path: Path) -> Path:
 
 
 def alike_pages(folder: Path, pages: int) -> Path:
-    """Ruled pages whose few strokes differ only a little: every one looks like another."""
+    """Ruled pages of a few strokes, each page there twice (shot again, at another JPEG
+    quality): every one is asked about as a rescan of another page of its notebook."""
     folder.mkdir(parents=True)
+    half = max(1, pages // 2)
     for p in range(1, pages + 1):
+        k = (p - 1) % half + 1
         img = Image.new("RGB", (400, 560), (246, 241, 226))
         draw = ImageDraw.Draw(img)
         for y in range(40, 540, 22):
             draw.line([(24, y), (376, y)], fill=(170, 185, 215), width=1)
         for i, y in enumerate(range(58, 400, 22)):
-            draw.line([(40, y - 6), (120 + (p * 13 + i * 7) % 220, y - 7)], (40, 50, 90))
-        img.save(folder / f"page {p:02d}.jpg", quality=80)
+            draw.line([(40, y - 6), (120 + (k * 13 + i * 7) % 220, y - 7)], (40, 50, 90), 2)
+        img.save(folder / f"page {p:02d}.jpg", quality=80 if p <= half else 60)
     return folder

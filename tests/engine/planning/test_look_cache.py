@@ -9,6 +9,7 @@ import pytest
 from PIL import Image
 
 from transcribe_import.engine import api
+from transcribe_import.engine.media import lookalike
 from transcribe_import.engine.planning import look_cache, look_pass
 from transcribe_import.engine.planning.look_cache import LookCache
 from transcribe_import.engine.planning.lookalikes import page_key
@@ -70,9 +71,9 @@ def test_a_new_plan_of_the_same_files_decodes_no_page_again(
     first, _ = _pass(corpus, plan)
     assert sorted(decoded) == ["01.jpg", "02.jpg", "03.jpg", "04.pdf"]
     blank = page_key(_sha_of(plan, "03.jpg"), 0)
-    assert first[blank] is None  # the blank page has no look, and that is kept too
-    assert LookCache(corpus.root).read()[blank] is None
-    assert sum(look is not None for look in first.values()) == 4
+    assert first[blank] == lookalike.BLANK  # the blank page's look says so, kept too
+    assert LookCache(corpus.root).read()[blank] == lookalike.BLANK
+    assert sum(lookalike.look_from_hex(look or "") is not None for look in first.values()) == 4
 
     decoded.clear()
     again, reports = _pass(corpus, _plan(corpus, book))  # Scan Again: a new plan
@@ -137,7 +138,7 @@ def test_a_full_cache_is_written_again_with_its_latest_half(
 ) -> None:
     monkeypatch.setattr(look_cache, "LIMIT", 10)
     cache = LookCache(corpus.root)
-    look = "0" * 144
+    look = lookalike.PREFIX + "0" * 144
     for i in range(12):
         cache.add({page_key(f"{i:064x}", 0): look if i % 2 else None})
     looks = cache.read()
@@ -155,5 +156,5 @@ def test_a_cache_that_cannot_be_written_costs_nothing_but_time(
     cache.path.parent.mkdir(parents=True, exist_ok=True)
     cache.path.mkdir()  # a folder where the file would be: every write fails
     found, _ = _pass(corpus, plan)
-    assert sum(look is not None for look in found.values()) == 4
+    assert sum(lookalike.look_from_hex(look or "") is not None for look in found.values()) == 4
     assert cache.read() == {}

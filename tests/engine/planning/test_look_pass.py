@@ -174,3 +174,25 @@ def test_stamps_rebuild_only_the_items_holding_the_files_looked_at_as_a_walk_wou
     for after in items.values():
         stamped = stamped.with_item(after)
     assert stamped == look_pass.with_looks(plan, found)
+
+
+def test_blank_pages_are_counted_per_notebook_and_never_asked_about(tmp_path: Path) -> None:
+    """A blank page's look says it is blank: counted once per notebook as information, and
+    two blank pages are no rescan question, whatever their paper."""
+    from PIL import Image
+
+    from transcribe_import.engine import api
+    from transcribe_import.engine.planning import lookalikes
+
+    book = tmp_path / "shelf" / "Diary"
+    book.mkdir(parents=True)
+    save_jpeg(notebook_scan(1), book / "01.jpg")
+    for k, shade in ((2, 244), (3, 238), (4, 250)):
+        Image.new("RGB", (620, 877), (shade, shade - 6, shade - 20)).save(book / f"0{k}.jpg")
+    plan = _plan(book)
+    found, _reports, done = _run(plan)
+    assert done
+    plan = look_pass.with_looks(plan, found)
+    (item,) = plan.items
+    assert api.blank_pages(plan) == {item.item_id: 3}
+    assert lookalikes.find(None, plan) == []

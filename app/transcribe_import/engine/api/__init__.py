@@ -81,6 +81,7 @@ from transcribe_import.engine.api.library import (
     run_pages,
 )
 from transcribe_import.engine.api.looks import (
+    blank_pages,
     item_with_looks,
     look_pass,
     look_stamps,
@@ -305,6 +306,7 @@ __all__ = [
     "notebook_id_for",
     "item_with_looks",
     "look_pass",
+    "blank_pages",
     "look_stamps",
     "pages_to_look_at",
     "with_looks",

@@ -69,3 +69,12 @@ def look_stamps(plan: ImportPlan) -> LookStamps:
     from transcribe_import.engine.planning.look_pass import LookStamps
 
     return LookStamps(plan)
+
+
+def blank_pages(plan: ImportPlan) -> dict[str, int]:
+    """How many blank pages (no ink: never asked about as rescans) each item of ``plan``
+    imports, by item id, for the items that import any: information the faces show once
+    ("3 blank pages")."""
+    from transcribe_import.engine.planning.lookalikes import blank_pages as count
+
+    return count(plan)

@@ -1,26 +1,22 @@
-"""A page's look as a number: a perceptual hash that finds rescans of a page, turned or not.
+"""A page's look: its ink (media/ink.py) and a perceptual hash of it, turned or not.
 
-Two files of the same page that are not the same bytes (scanned again, at another JPEG
-quality, a little turned, lighter, cropped, or a quarter turn round) should be told apart
-from two different pages of one notebook, which look much alike: the same paper, the same
-ruling, the same hand. The hash is the DCT hash (pHash) made larger: the page is reduced to
-32x32 grey levels, its 12x12 lowest frequencies are taken (the DC term left out), and each
-bit says whether a coefficient is above their median: 143 bits.
+The look is the first of the two stages that find rescans: its hash finds the few pages
+near a page's (planning/look_index.py), and their inks decide (media/ink.py). The hash is
+the DCT hash (pHash) made larger, of the page's ink rather than its grey levels, so that
+the paper, its ruling and a lamp's uneven light play no part and a page with a date line
+or a few words has a look of its own: the ink of the page (of the part its ink is in, for a
+page written over a third of it each way, so that a crop of the paper round the writing
+changes nothing) is reduced to 32x32, its 12x12 lowest frequencies are taken (the DC term
+left out), and each bit says whether a coefficient is above their median: 143 bits. A blank
+page (no ink) has no hash: its look says it is blank (``BLANK``), and it is never compared.
 
-Why this one (bench/bench_lookalike.py measures it on a labelled set of generated notebook
-pages, recorded in bench/RESULTS.md): the usual 64-bit pHash (8x8) cannot separate rescans
-from the other pages of a ruled notebook: where it finds 97% of rescans it flags 0.9% of
-pairs of distinct pages, where it finds 99% it flags 2.2%, and the closest two distinct pages
-differ by 2 bits; 12x12 finds 98.8% and flags 0.17% at THRESHOLD. Pillow reduces the page in
-C and the DCT of one 32x32 image is a few thousand multiplications in Python (a few
-milliseconds a page, about a tenth of the scan's own 1/8 decode of an A4 JPEG), so no numpy
-is needed: imagehash would bring numpy and scipy (some 60 MB) for the same arithmetic.
+The threshold is loose on purpose (``THRESHOLD``): every kind of rescan of the labelled set
+falls within it (bench/bench_rescans.py); pages with a line or two written may fall within
+it of one another, and the verification tells them apart.
 
 A quarter turn of the page permutes the DCT's coefficients and flips some of their signs,
-so the four turns' hashes come from one transform (``turns``); only the upright one is
-kept with the page, and a new page's four are compared with another's upright one. The four
-are kept (``look_to_hex``), not recomputed: a turn flips the sign of coefficients, and a bit
-says where a coefficient stands against the median, not its sign.
+so the four turns' hashes come from one transform; only the upright one is indexed, and a
+new page's four are looked up. The four are kept (``look_to_hex``), not recomputed.
 """
 
 from __future__ import annotations
@@ -29,22 +25,20 @@ import contextlib
 import enum
 import functools
 import io
-import math
-import operator
-import statistics
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+import numpy as np
 from PIL import Image, ImageOps
 
 from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.media import ink
 from transcribe_import.engine.media.decode import (
     _PDFIUM_LOCK,
     ORIENTATION_TRANSPOSE,
     _image_errors,
-    _open_image,
     _pdf_document,
     _pdf_errors,
 )
@@ -56,10 +50,11 @@ KEEP = 12  # the KEEP x KEEP lowest frequencies make the hash
 BITS = KEEP * KEEP  # bit 0 (the DC term, the page's mean grey) is always 0
 HEX_DIGITS = BITS // 4
 
-# At most this many bits differ between a page and a rescan of it (in any of the four turns).
-# Set on the labelled set (bench_lookalike): every kind of rescan falls below it and the
-# closest two distinct pages of one notebook are well above.
-THRESHOLD = 22
+# At most this many bits differ between a page and a rescan of it (in any of the four turns):
+# a page this near is a candidate, which the verification (media/ink.py) then decides.
+# Set on the labelled set (bench/bench_rescans.py): every kind of rescan falls below it;
+# two pages of full writing are well above, pages with a line or two may not be.
+THRESHOLD = 36
 
 
 class Turn(enum.IntEnum):
@@ -72,25 +67,27 @@ class Turn(enum.IntEnum):
 
 
 @functools.cache
-def _cosines() -> tuple[tuple[float, ...], ...]:
-    return tuple(
-        tuple(math.cos(math.pi * (2 * x + 1) * u / (2 * SIDE)) for x in range(SIDE))
-        for u in range(KEEP)
-    )
+def _cosines() -> np.ndarray:
+    """The DCT-II basis: row u is cos(pi (2x + 1) u / 2 SIDE), for the KEEP lowest u."""
+    u = np.arange(KEEP)[:, None]
+    x = np.arange(SIDE)[None, :]
+    return np.cos(np.pi * (2 * x + 1) * u / (2 * SIDE))
 
 
-def _reduced(image: Image.Image) -> Image.Image:
-    return image.convert("L").resize((SIDE, SIDE), Image.Resampling.BOX)
+def _reduced(found: ink.Ink) -> np.ndarray:
+    """The written part of the page (``ink.written``) reduced to SIDE x SIDE, each the
+    mean of its part: a crop of the paper round the writing, another dpi, a page photographed
+    with the table round it, all leave it as it is."""
+    part = Image.fromarray(np.ascontiguousarray(ink.written(found)), "F")
+    return np.asarray(part.resize((SIDE, SIDE), Image.Resampling.BOX), dtype=np.float64)
 
 
-def _coefficients(pixels: bytes) -> list[list[float]]:
-    """The KEEP x KEEP lowest DCT-II coefficients of a page reduced to SIDE x SIDE grey
-    levels (``pixels``, row by row), [v][u]."""
+def _coefficients(pixels: np.ndarray) -> list[list[float]]:
+    """The KEEP x KEEP lowest DCT-II coefficients of a page reduced to SIDE x SIDE
+    (``pixels``), [v][u]."""
     cos = _cosines()
-    mul = operator.mul
-    rows = [[sum(map(mul, c, pixels[y * SIDE : (y + 1) * SIDE])) for c in cos] for y in range(SIDE)]
-    columns = list(zip(*rows, strict=True))  # columns[u]: the row coefficient u, for every y
-    return [[sum(map(mul, cos[v], columns[u])) for u in range(KEEP)] for v in range(KEEP)]
+    out: list[list[float]] = (cos @ pixels @ cos.T).tolist()
+    return out
 
 
 def _bits(coefficients: list[list[float]]) -> int:
@@ -121,28 +118,32 @@ class Look:
         return self.turns[0]
 
 
-# A page with less detail than this has no look: the standard deviation of its SIDE x SIDE
-# grey levels. A blank or flat page (paper and its noise only) would look like every other
-# blank page, every one a "rescan" of the others; its bits are noise around one median. Any
-# written page has more: 2.9 for a page of the labelled set with a single line written,
-# 11-12 for a full one; a scan of blank paper, below 1.
-MIN_DETAIL = 2.0
-
-
 def page_look(image: Image.Image) -> Look | None:
-    """The look of a decoded page, or None when it has too little detail to have one."""
-    pixels = _reduced(image).tobytes()
-    if statistics.pstdev(pixels) < MIN_DETAIL:
-        return None
-    return _look(pixels)
+    """The look of a decoded page, or None when it is blank (``ink.Ink.blank``)."""
+    return seen_page(image).look
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What a small decode of a page gives: its ink and its look (None: the page is blank)."""
+
+    ink: ink.Ink
+    look: Look | None
+
+
+def seen_page(image: Image.Image, finer: Callable[[], Image.Image] | None = None) -> Seen:
+    """A decoded page's ink and look (any size, any mode: it is reduced first); ``finer``:
+    the page decoded larger, for a sparse page's detail (``ink.ink_of``)."""
+    found = ink.ink_of(image, finer)
+    return Seen(found, None if found.blank else _look(_reduced(found)))
 
 
 def look_of(image: Image.Image) -> Look:
-    """The hash of a decoded page (any size, any mode: it is reduced first)."""
-    return _look(_reduced(image).tobytes())
+    """The hash of a decoded page, blank or not."""
+    return _look(_reduced(ink.ink_of(image)))
 
 
-def _look(pixels: bytes) -> Look:
+def _look(pixels: np.ndarray) -> Look:
     coefficients = _coefficients(pixels)
     hashes = []
     for _ in range(4):
@@ -157,26 +158,6 @@ def distance(a: int, b: int) -> int:
     return (a ^ b).bit_count()
 
 
-@dataclass(frozen=True)
-class Match:
-    """A stored page a new one looks like: how many bits differ, and how far it is turned."""
-
-    index: int  # in the sequence of stored hashes asked about
-    distance: int
-    turn: Turn
-
-
-def closest(look: Look, stored: Sequence[int]) -> Match | None:
-    """The stored hash the page looks most like, within THRESHOLD in any turn, or None."""
-    best: Match | None = None
-    for index, other in enumerate(stored):
-        for turn, mine in zip(Turn, look.turns, strict=True):
-            d = distance(mine, other)
-            if d <= THRESHOLD and (best is None or d < best.distance):
-                best = Match(index, d, turn)
-    return best
-
-
 def to_hex(value: int) -> str:
     """One hash as 36 lower-case hex digits."""
     return f"{value:0{HEX_DIGITS}x}"
@@ -184,22 +165,42 @@ def to_hex(value: int) -> str:
 
 LOOK_HEX_DIGITS = 4 * HEX_DIGITS
 
+# A look's text starts with the version of the look: a look of another version (the hash of
+# the page's grey levels that came before, 144 bare hex digits) is not compared with these.
+PREFIX = "ink1:"
+# The look of a page with no ink: it has no hash, and it is counted, never compared.
+BLANK = PREFIX + "blank"
 
-def look_to_hex(look: Look) -> str:
-    """The form kept in a plan and on the page in project.json (its "look"): the four turns'
-    hashes, upright first, 144 lower-case hex digits."""
-    return "".join(to_hex(t) for t in look.turns)
+
+def look_to_hex(look: Look | None) -> str:
+    """The form kept in a plan and on the page in project.json (its "look"): ``PREFIX``
+    then the four turns' hashes, upright first, 144 lower-case hex digits; ``BLANK`` for a
+    blank page (None)."""
+    if look is None:
+        return BLANK
+    return PREFIX + "".join(to_hex(t) for t in look.turns)
 
 
 def look_from_hex(text: str) -> Look | None:
-    """A kept look, or None when ``text`` is not one (damaged, or another tool's)."""
-    if len(text) != LOOK_HEX_DIGITS:
+    """A kept look, or None when ``text`` is not one (blank, damaged, of another version)."""
+    if not text.startswith(PREFIX) or len(text) != len(PREFIX) + LOOK_HEX_DIGITS:
         return None
+    text = text[len(PREFIX) :]
     parts = [from_hex(text[k : k + HEX_DIGITS]) for k in range(0, LOOK_HEX_DIGITS, HEX_DIGITS)]
     if any(p is None for p in parts):
         return None
     a, b, c, d = (p or 0 for p in parts)
     return Look((a, b, c, d))
+
+
+def is_current(text: str | None) -> bool:
+    """Whether a kept look is of this version (else the page is looked at again)."""
+    return text is not None and text.startswith(PREFIX)
+
+
+def is_blank(text: str | None) -> bool:
+    """Whether a kept look says the page is blank."""
+    return text == BLANK
 
 
 def from_hex(text: str) -> int | None:
@@ -214,9 +215,10 @@ def from_hex(text: str) -> int | None:
 
 # -- a page file's looks, from a small decode of its own -----------------------------------
 
-# The longest side a page is decoded at for its hash: the hash reduces it to 32x32 anyway,
-# and the threshold was set on pages of about this size (a JPEG's 1/8 decode of an A4 scan).
-LOOK_SIDE = 320
+# The longest side a page is decoded at for its look and its ink: a JPEG is decoded at the
+# largest of libjpeg's 1/2, 1/4, 1/8 that keeps it at least this long (a 300 dpi A4 scan:
+# 1/4), so that its ink has the detail a verification needs (media/ink.py).
+LOOK_SIDE = ink.SIDE
 
 # Why a page file's look may not be made: its data fails to decode after all (the scan's
 # check passed, so this is rare; the decoders' own failures come as TranscribeError), or
@@ -229,25 +231,67 @@ def page_looks(
     path: Path, media_type: str, page_count: int, *, size: int, data: bytes | None = None
 ) -> tuple[str | None, ...]:
     """The look (``look_to_hex``) of each page of a page file, None for a page whose look
-    could not be made, or that has none (``page_look``: a blank page). ``data``: the file's
-    bytes already read (the scan's); else it is read.
+    could not be made. ``data``: the file's bytes already read (the scan's); else it is read.
 
-    Made at scan from a small decode of its own, where one is cheap: a JPEG decoded at 1/8
-    by libjpeg (its draft mode), EXIF orientation applied; a PDF page that is one JPEG scan,
-    likewise (``_pdf_looks``). PNG, TIFF, WebP and HEIC have no shrink-on-load: a look of
+    Made from a small decode of its own, where one is cheap: a JPEG decoded by libjpeg at a
+    fraction (its draft mode), EXIF orientation applied; a PDF page that is one JPEG scan,
+    likewise (``_pdf_images``). PNG, TIFF, WebP and HEIC have no shrink-on-load: a look of
     their own would decode each page whole a second time, doubling their scan; theirs are
     made from the scan's check, which decodes them anyway (``DecodedLooks``), and here they
     have none.
     """
-    if media_type not in (JPEG, PDF):
-        return (None,) * page_count
+    return tuple(
+        None if s is None else look_to_hex(s.look)
+        for s in page_seen(path, media_type, page_count, size=size, data=data, any_type=False)
+    )
+
+
+def page_seen(
+    path: Path,
+    media_type: str,
+    page_count: int,
+    *,
+    size: int,
+    data: bytes | None = None,
+    any_type: bool = True,
+) -> tuple[Seen | None, ...]:
+    """The ink and look of each page of a page file, None where they could not be made.
+    ``any_type``: a PNG, TIFF, WebP or HEIC page too, decoded whole (what a verification
+    asks of a page whose ink is not in memory); else only JPEG and PDF pages."""
     try:
         with _opened(path, size, data) as fp:
             if media_type == PDF:
-                return _pdf_looks(fp, page_count, str(path))
-            return (_file_look(fp, str(path)),)
+                images = _pdf_images(fp, page_count, str(path))
+            elif media_type == JPEG:
+                images = [_jpeg(fp.read(), str(path), exif=True)]
+            elif any_type:
+                images = [(im, None) for im in _whole_images(path, page_count, size, data)]
+            else:
+                return (None,) * page_count
+            return tuple(_seen(im, finer) for im, finer in images)
     except _LOOK_ERRORS:
         return (None,) * page_count
+
+
+def _seen(image: Image.Image | None, finer: Callable[[], Image.Image] | None = None) -> Seen | None:
+    if image is None:
+        return None
+    try:
+        return seen_page(image, finer)
+    except (ValueError, OSError):  # derived data: a page whose pixels will not hash has none
+        return None
+
+
+def _whole_images(
+    path: Path, page_count: int, size: int, data: bytes | None
+) -> list[Image.Image | None]:
+    """The pages of a PNG, TIFF, WebP or HEIC file, each shrunk as ``DecodedLooks`` does,
+    from the same decode the scan's check makes."""
+    from transcribe_import.engine.media import decode
+
+    small = DecodedLooks()
+    info = decode.probe(path, size=size, check_data=True, data=data, decoded=small.seen)
+    return small.upright(page_count, info.orientation)
 
 
 # Modes Pillow's ``reduce`` takes; any other page is made grey first.
@@ -275,24 +319,25 @@ class DecodedLooks:
             small = None
         self._small[frame] = small
 
+    def upright(self, page_count: int, orientation: int) -> list[Image.Image | None]:
+        """Each page shrunk and turned upright (None: not decoded, or not shrunk)."""
+        turn = ORIENTATION_TRANSPOSE.get(orientation)
+        out: list[Image.Image | None] = []
+        for frame in range(page_count):
+            small = self._small.get(frame)
+            try:
+                out.append(small if small is None or turn is None else small.transpose(turn))
+            except (ValueError, OSError):
+                out.append(None)
+        return out
+
     def looks(self, page_count: int, orientation: int) -> tuple[str | None, ...] | None:
-        """Each page's look (None: it has none), or None when the check decoded no page."""
+        """Each page's look (None: it could not be made), or None when the check decoded
+        no page."""
         if not self._small:
             return None
-        turn = ORIENTATION_TRANSPOSE.get(orientation)
-        out: list[str | None] = []
-        for frame in range(page_count):
-            out.append(_upright_look(self._small.get(frame), turn))
-        return tuple(out)
-
-
-def _upright_look(small: Image.Image | None, turn: Image.Transpose | None) -> str | None:
-    if small is None:
-        return None
-    try:
-        return _hex(page_look(small if turn is None else small.transpose(turn)))
-    except (ValueError, OSError):  # derived data: a page whose pixels will not hash has none
-        return None
+        seen = [_seen(im) for im in self.upright(page_count, orientation)]
+        return tuple(None if s is None else look_to_hex(s.look) for s in seen)
 
 
 @contextlib.contextmanager
@@ -304,27 +349,39 @@ def _opened(path: Path, size: int, data: bytes | None) -> Iterator[BinaryIO]:
         yield fp
 
 
-def _file_look(fp: BinaryIO, dp: str) -> str | None:
-    """A JPEG file's look: decoded at 1/8, turned upright as its EXIF says."""
-    with _image_errors(JPEG, dp), _open_image(fp, JPEG) as im:
-        # Grey: libjpeg skips the colour planes, and the hash is of grey levels anyway.
-        im.draft("L", (max(1, im.width // 8), max(1, im.height // 8)))
-        im.thumbnail((LOOK_SIDE, LOOK_SIDE), Image.Resampling.BOX)
-        return _hex(page_look(ImageOps.exif_transpose(im)))
+# A page decoded and the same page decoded larger, when asked (``ink.ink_of``'s ``finer``).
+_Decoded = tuple[Image.Image | None, Callable[[], Image.Image] | None]
 
 
-def _hex(look: Look | None) -> str | None:
-    return None if look is None else look_to_hex(look)
+def _jpeg(data: bytes, dp: str, *, exif: bool) -> _Decoded:
+    """A JPEG's bytes decoded at ``LOOK_SIDE``, and how to decode them at ``ink.DETAIL_SIDE``."""
+
+    def at(side: int) -> Image.Image:
+        return _jpeg_image(io.BytesIO(data), dp, exif=exif, side=side)
+
+    return at(LOOK_SIDE), lambda: at(ink.DETAIL_SIDE)
 
 
-def _pdf_looks(fp: BinaryIO, page_count: int, dp: str) -> tuple[str | None, ...]:
-    """Each page's look from the scan it holds: a scanner's PDF page is one JPEG image
-    covering the page, decoded at 1/8 as a JPEG file is. A page that is anything else
-    (text, drawings, several images, another codec) has no look: rasterising it costs
-    pdfium the whole image's decode, 200 ms an A4 page (bench/RESULTS.md), in the scan."""
+def _jpeg_image(fp: BinaryIO, dp: str, *, exif: bool, side: int) -> Image.Image:
+    """A JPEG decoded grey at the largest fraction libjpeg offers that keeps it at least
+    ``side`` long, then shrunk to it; turned upright as its EXIF says (``exif``)."""
+    with _image_errors(JPEG, dp), Image.open(fp, formats=["JPEG"]) as im:
+        # Grey: libjpeg skips the colour planes, and the ink is of grey levels anyway.
+        scale = max(1, max(im.size) // side)
+        scale = 8 if scale >= 8 else 4 if scale >= 4 else 2 if scale >= 2 else 1
+        im.draft("L", (max(1, im.width // scale), max(1, im.height // scale)))
+        im.thumbnail((side, side), Image.Resampling.BOX)
+        return ImageOps.exif_transpose(im) if exif else im.copy()
+
+
+def _pdf_images(fp: BinaryIO, page_count: int, dp: str) -> list[_Decoded]:
+    """Each page's scan: a scanner's PDF page is one JPEG image covering the page, decoded
+    as a JPEG file is. A page that is anything else (text, drawings, several images,
+    another codec) has none: rasterising it costs pdfium the whole image's decode, 200 ms
+    an A4 page (bench/RESULTS.md)."""
     import pypdfium2.raw as pdfium_c
 
-    looks: list[str | None] = []
+    out: list[_Decoded] = []
     with _pdf_document(fp, dp) as doc:
         for index in range(page_count):
             with _PDFIUM_LOCK, _pdf_errors(dp):
@@ -340,17 +397,9 @@ def _pdf_looks(fp: BinaryIO, page_count: int, dp: str) -> tuple[str | None, ...]
                             data = bytes(scan.get_data(decode_simple=True))
                 finally:
                     page.close()
-            looks.append(None if data is None else _jpeg_look(data, dp))
-    return tuple(looks)
+            out.append((None, None) if data is None else _jpeg(data, dp, exif=False))
+    return out
 
 
 # How much of a PDF page its one image must cover for the page to be a scan.
 _PAGE_COVERED = 0.8
-
-
-def _jpeg_look(data: bytes, dp: str) -> str | None:
-    """The look of a PDF page's JPEG image (None when it has none)."""
-    with _image_errors(JPEG, dp), Image.open(io.BytesIO(data), formats=["JPEG"]) as im:
-        im.draft("L", (max(1, im.width // 8), max(1, im.height // 8)))
-        im.thumbnail((LOOK_SIDE, LOOK_SIDE), Image.Resampling.BOX)
-        return _hex(page_look(im))

@@ -1,13 +1,14 @@
 """Looks already made, kept in the corpus: a page is decoded for its look once.
 
-``cache/looks-v1.jsonl`` under the corpus folder holds a line for each page a look pass
+``cache/looks-v2.jsonl`` under the corpus folder holds a line for each page a look pass
 decoded: ``[page key, look]``, the key naming the page by its file's bytes and its index
-(``lookalikes.page_key``), the look its 144 hex digits, or null for a page that has none
-(a blank page, a PDF page that is not one scan). Keyed by content, it serves every plan of
-the same files: a plan opened again (Open Plan…, Continue Review), whose pages without a
-look were otherwise decoded again each time, and a new scan of the same folders (Scan
-Again after a run that did not land whole), whose pass then decodes only pages it has not
-seen.
+(``lookalikes.page_key``), the look as a plan keeps it (``ink1:`` and 144 hex digits, or
+``ink1:blank`` for a page with no ink), or null for a page that has none (a PDF page that is
+not one scan). (v1 held the looks made of grey levels before ink1; it is no longer read.)
+Keyed by content, it serves every plan of the same files: a plan opened again (Open
+Plan…, Continue Review), whose pages without a look were otherwise decoded again each
+time, and a new scan of the same folders (Scan Again after a run that did not land
+whole), whose pass then decodes only pages it has not seen.
 
 Derived and disposable, like the thumbnails beside it: lines are appended without fsync,
 a line that cannot be read (torn by a crash, damaged) is skipped and that page looked at
@@ -25,13 +26,13 @@ from pathlib import Path
 
 import orjson
 
-from transcribe_import.engine.media.lookalike import look_from_hex
+from transcribe_import.engine.media.lookalike import is_blank, look_from_hex
 from transcribe_import.engine.storage import fsio
 
 log = logging.getLogger(__name__)
 
 # The version names the looks: bump it when a page's look would be made differently.
-CACHE_FILE = Path("cache") / "looks-v1.jsonl"
+CACHE_FILE = Path("cache") / "looks-v2.jsonl"
 # About 200 bytes a line: 400,000 lines (80 MB) before the oldest half is let go.
 LIMIT = 400_000
 
@@ -47,7 +48,9 @@ def _entry(line: bytes) -> tuple[str, str | None] | None:
     if not (isinstance(value, list) and len(value) == 2 and isinstance(value[0], str)):
         return None
     key, look = value
-    if "#" not in key or not (look is None or (isinstance(look, str) and look_from_hex(look))):
+    if "#" not in key or not (
+        look is None or (isinstance(look, str) and (is_blank(look) or look_from_hex(look)))
+    ):
         return None
     return key, look
 

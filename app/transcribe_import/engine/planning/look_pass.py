@@ -2,7 +2,8 @@
 
 A page's look (media/lookalike.py) is what finds rescans (planning/lookalikes.py). For a
 JPEG, or a scanner's PDF page holding one JPEG, it needs a decode of its own (libjpeg at
-1/8): about 13 ms of CPU an A4 page, some twenty times the page's sha256. Made in the scan,
+1/4 for a 300 dpi A4 scan, and at 1/2 again for a sparse page's detail: 14-24 ms of CPU an
+A4 page, bench/bench_rescans.py), many times the page's sha256. Made in the scan,
 it made the plan 7-8 times a walk that hashes every byte (bench/RESULTS.md), so the scan
 makes only the looks it gets for nothing (PNG, TIFF, WebP and HEIC pages, which its check
 decodes whole anyway) and this pass makes the rest once the plan exists: the window shows
@@ -27,6 +28,7 @@ from pathlib import Path
 
 from transcribe_import.engine.media import check, lookalike
 from transcribe_import.engine.media.kinds import JPEG, PDF
+from transcribe_import.engine.planning import inks
 from transcribe_import.engine.planning.look_cache import LookCache
 from transcribe_import.engine.planning.look_progress import LooksMade
 from transcribe_import.engine.planning.lookalikes import file_of_key, page_key
@@ -79,7 +81,7 @@ def pending(plan: ImportPlan, known: Container[str] = ()) -> tuple[LookJob, ...]
                     {
                         p.page_index
                         for p in _all_pages(source)
-                        if p.look is None
+                        if not lookalike.is_current(p.look)
                         and p.render is None
                         and page_key(source.sha256, p.page_index) not in known
                     }
@@ -124,13 +126,17 @@ def look_job(job: LookJob) -> Looked:
         return Looked(none, made=False)
     if read.sha256 != job.sha256:
         return Looked(none, made=False)
-    looks = lookalike.page_looks(
-        job.path, job.media_type, job.page_count, size=job.size, data=read.data
+    seen = lookalike.page_seen(
+        job.path, job.media_type, job.page_count, size=job.size, data=read.data, any_type=False
     )
-    return Looked(
-        {page_key(job.sha256, i): looks[i] if i < len(looks) else None for i in job.page_indexes},
-        made=True,
-    )
+    looks: dict[str, str | None] = {}
+    for i in job.page_indexes:
+        key = page_key(job.sha256, i)
+        page = seen[i] if i < len(seen) else None
+        looks[key] = None if page is None else lookalike.look_to_hex(page.look)
+        if page is not None:
+            inks.keep(key, page.ink)  # in hand now: a verification need not decode it again
+    return Looked(looks, made=True)
 
 
 def _kept_apart(
@@ -240,7 +246,11 @@ def _source_with_looks(source: PlanSource, looks: Mapping[str, str | None]) -> P
     def stamped(pages: tuple[PlanPage, ...]) -> tuple[PlanPage, ...]:
         out = []
         for p in pages:
-            look = None if p.look is not None else looks.get(page_key(source.sha256, p.page_index))
+            look = (
+                None
+                if lookalike.is_current(p.look)
+                else looks.get(page_key(source.sha256, p.page_index))
+            )
             out.append(p if look is None else replace(p, look=look))
         return pages if all(a is b for a, b in zip(out, pages, strict=True)) else tuple(out)
 

@@ -1,11 +1,13 @@
 """Rescans recognised by their look: a page like one in the plan or the corpus, not its bytes.
 
 Each page carries its look (media/lookalike.py), made at scan and landed on the page in
-project.json. A page of a plan whose look is within the hash's threshold of another page's,
-in any quarter turn, and whose bytes differ (the same bytes are a duplicate, dedupe.py),
-is told as a question: "37.jpg looks like page 37 of “Diary 1931”: a rescan?", with three
-answers. **Replace**: the rescan takes the old page's place, the old page kept in the
-notebook's history (the rescan mechanism, planning/placement.py), offered when the item
+project.json. A page of a plan whose look is near another page's (look_index.py: within the
+hash's threshold, in any quarter turn, among the nearest few), whose bytes differ (the same
+bytes are a duplicate, dedupe.py), and whose ink the verification says is that page's
+(media/ink.py; of several, the best scoring), is told as a question: "37.jpg looks like
+page 37 of “Diary 1931”: a rescan?", with three answers. **Replace**: the rescan takes the
+old page's place, the old page kept in the notebook's history (the rescan mechanism,
+planning/placement.py), offered when the item
 imports into the notebook holding that page, or when the other page is earlier in the same
 item (the earlier one is then left out). **Keep Both**: the pair is not a rescan, said once:
 kept on the item (its provenance: it changes nothing that lands) and remembered in the
@@ -29,6 +31,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -36,9 +39,9 @@ import orjson
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.base.ids import short_id
 from transcribe_import.engine.ingest import placement as rules
-from transcribe_import.engine.media import lookalike
-from transcribe_import.engine.media.lookalike import BITS, THRESHOLD
-from transcribe_import.engine.planning import page_edits, placement
+from transcribe_import.engine.media import ink, lookalike
+from transcribe_import.engine.planning import inks, page_edits, placement
+from transcribe_import.engine.planning.look_index import LookIndex
 from transcribe_import.engine.planning.ordering import exclude as exclude_files
 from transcribe_import.engine.planning.ordering import move as move_files
 from transcribe_import.engine.planning.plan import (
@@ -100,6 +103,7 @@ class Stored:
     notebook_id: str | None = None  # None: a page of this plan
     item_id: str | None = None  # a page of this plan: its item
     source_id: str | None = None
+    where: inks.PageFile | None = None  # its file, for its ink (planning/inks.py)
 
 
 @dataclass(frozen=True)
@@ -114,6 +118,7 @@ class Lookalike:
     other: Stored
     turn: lookalike.Turn
     can_replace: bool
+    score: float  # the verification's (media/ink.py): how much the two are one page, 0-1
 
 
 # -- the corpus's looks -------------------------------------------------------------------------
@@ -142,28 +147,44 @@ def corpus_looks(corpus: Corpus) -> list[Stored]:
                 manifest = project.read(corpus.notebook_dir(nbid), nbid)
             except TranscribeError:
                 continue  # likewise: an unreadable notebook has nothing to compare with
-            cached = (stamp, _notebook_looks(nbid, entry.title, manifest))
+            folder = corpus.notebook_dir(nbid)
+            cached = (stamp, _notebook_looks(folder, nbid, entry.title, manifest))
             with _CACHE_LOCK:
                 _CACHE[key] = cached
         out.extend(cached[1])
     return out
 
 
-def _notebook_looks(nbid: str, title: str, manifest: Mapping[str, Any]) -> tuple[Stored, ...]:
-    shas = {
-        s.get("id"): s.get("sha256") for s in manifest.get("sources", ()) if isinstance(s, dict)
-    }
+def _notebook_looks(
+    folder: Path, nbid: str, title: str, manifest: Mapping[str, Any]
+) -> tuple[Stored, ...]:
+    sources = {s.get("id"): s for s in manifest.get("sources", ()) if isinstance(s, dict)}
     out = []
     for position, page in enumerate(rules.live_records(manifest), 1):
         look = page.get("look")
         found = lookalike.look_from_hex(look) if isinstance(look, str) else None
-        sha = shas.get(page.get("source_id"))
+        source = sources.get(page.get("source_id"), {})
+        sha = source.get("sha256")
         index = page.get("page_index")
         if found is None or not isinstance(sha, str) or not isinstance(index, int):
             continue
         words = f"page {position} of “{title}”"
-        out.append(Stored(found.upright, page_key(sha, index), str(page.get("id")), words, nbid))
+        key = page_key(sha, index)
+        where = _corpus_file(folder, source, index)
+        out.append(Stored(found.upright, key, str(page.get("id")), words, nbid, where=where))
     return tuple(out)
+
+
+def _corpus_file(folder: Path, source: Mapping[str, Any], index: int) -> inks.PageFile | None:
+    """Where a corpus page's pixels are: its source file in the notebook's folder (its size
+    read when its ink is first asked for, as the manifest may not say it)."""
+    path, sha, kind = source.get("path"), source.get("sha256"), source.get("media_type")
+    if not (isinstance(path, str) and isinstance(sha, str) and isinstance(kind, str)):
+        return None
+    count = source.get("page_count")
+    return inks.PageFile(
+        folder / path, sha, -1, kind, index, count if isinstance(count, int) else index + 1
+    )
 
 
 # -- what a person said -------------------------------------------------------------------------
@@ -232,37 +253,59 @@ def _name(source: PlanSource, page: PlanPage) -> str:
     return f"{file_name(source)}#{page.page_index + 1}"
 
 
-def _closest(
+def _page_file(source: PlanSource, page: PlanPage) -> inks.PageFile:
+    count = max((p.page_index for p in (*source.pages, *source.left_out)), default=0) + 1
+    return inks.PageFile(
+        source.provenance.fs_path,
+        source.sha256,
+        source.provenance.size,
+        source.media_type,
+        page.page_index,
+        count,
+    )
+
+
+# How many of the nearest candidates (by their looks) a page's verification looks at: a
+# rescan's page is among the nearest few, and a page of a notebook of look-alike pages
+# (date lines, page numbers) is not verified against every other.
+CANDIDATES = 6
+
+
+def verified(
     look: lookalike.Look,
     key: str,
+    where: inks.PageFile,
+    index: LookIndex,
     stored: Sequence[Stored],
-    values: Sequence[int],
     said: set[tuple[str, str]],
-) -> tuple[Stored, lookalike.Turn] | None:
-    """The stored page ``look`` is nearest, within the threshold in any turn, that is
-    neither its bytes nor said not to be a rescan of it; ``values``: their looks, in order.
-
-    Each turn's nearest distance to every stored page is taken at C speed (min of a map
-    over ints); only a turn with a page within the threshold is looked through, rarely."""
-    best: tuple[int, Stored, lookalike.Turn] | None = None
-    for turn, mine in zip(lookalike.Turn, look.turns, strict=True):
-        if min(map(int.bit_count, map(mine.__xor__, values)), default=BITS) > THRESHOLD:
-            continue
-        for k, d in enumerate(map(int.bit_count, map(mine.__xor__, values))):
-            if d > THRESHOLD or (best is not None and d >= best[0]):
-                continue
-            other = stored[k]
-            if other.key == key or _pair(key, other.key) in said:
-                continue  # the same bytes (a duplicate, not a rescan), or said not to be one
-            best = (d, other, turn)
-    return None if best is None else (best[1], best[2])
+) -> tuple[Stored, lookalike.Turn, float] | None:
+    """The stored page the verification says ``look``'s page is, the one it scores best
+    among the nearest ``CANDIDATES`` the index finds (neither its own bytes nor said not to
+    be a rescan of it); None when it says so of none."""
+    best: tuple[Stored, lookalike.Turn, float] | None = None
+    tried = 0
+    for near in index.near(look):
+        other = stored[near.index]
+        if other.key == key or _pair(key, other.key) in said:
+            continue  # the same bytes (a duplicate, not a rescan), or said not to be one
+        tried += 1
+        if tried > CANDIDATES:
+            break
+        value = inks.score(key, where, other.key, other.where, int(near.turn) // 90)
+        if value >= ink.SAME_PAGE and (best is None or value > best[2]):
+            best = (other, near.turn, value)
+    return best
 
 
 def find(corpus: Corpus | None, plan: ImportPlan) -> list[Lookalike]:
-    """Every imported page of the plan that looks like a page of the corpus or an earlier
-    page of the plan, and is neither its bytes nor answered already (Replace, Keep Both)."""
+    """Every imported page of the plan that is a rescan of a page of the corpus or an
+    earlier page of the plan, and is neither its bytes nor answered already (Replace, Keep
+    Both): candidates found by their looks (``LookIndex``), each decided by comparing the
+    two pages' ink (media/ink.py), the best scoring named."""
     stored = corpus_looks(corpus) if corpus is not None else []
-    values = [other.look for other in stored]
+    index = LookIndex()
+    for other in stored:
+        index.add(other.look)
     said = remembered(corpus)
     found: list[Lookalike] = []
     for item in plan.items:
@@ -271,20 +314,21 @@ def find(corpus: Corpus | None, plan: ImportPlan) -> list[Lookalike]:
         # None Are Rescans: the item's pages are compared with the others only, and join
         # them once the whole item has been looked through.
         apart = pages_apart(item)
-        held: list[tuple[int, Stored]] = []
+        held: list[Stored] = []
         for source in item.imported_sources():
             for page in source.pages:
                 look = lookalike.look_from_hex(page.look) if page.look is not None else None
                 if look is None:
                     continue
                 key = page_key(source.sha256, page.page_index)
+                where = _page_file(source, page)
                 match = (
                     None
                     if page.page_id in replacing
-                    else _closest(look, key, stored, values, said_here)
+                    else verified(look, key, where, index, stored, said_here)
                 )
                 if match is not None:
-                    other, turn = match
+                    other, turn, value = match
                     found.append(
                         Lookalike(
                             item.item_id,
@@ -295,6 +339,7 @@ def find(corpus: Corpus | None, plan: ImportPlan) -> list[Lookalike]:
                             other,
                             turn,
                             _can_replace(item, source, other),
+                            value,
                         )
                     )
                 mine = Stored(
@@ -304,16 +349,33 @@ def find(corpus: Corpus | None, plan: ImportPlan) -> list[Lookalike]:
                     _name(source, page),
                     item_id=item.item_id,
                     source_id=source.source_id,
+                    where=where,
                 )
                 if apart:
-                    held.append((look.upright, mine))
+                    held.append(mine)
                 else:
-                    values.append(look.upright)
+                    index.add(mine.look)
                     stored.append(mine)
-        for value, mine in held:
-            values.append(value)
+        for mine in held:
+            index.add(mine.look)
             stored.append(mine)
     return found
+
+
+def blank_pages(plan: ImportPlan) -> dict[str, int]:
+    """How many of each item's imported pages are blank (no ink: ``lookalike.BLANK``), by
+    item id, for the items that have any. Information: a blank page is never asked about
+    as a rescan of another."""
+    out: dict[str, int] = {}
+    for item in plan.items:
+        count = sum(
+            lookalike.is_blank(page.look)
+            for source in item.imported_sources()
+            for page in source.pages
+        )
+        if count:
+            out[item.item_id] = count
+    return out
 
 
 def _can_replace(item: PlanItem, source: PlanSource, other: Stored) -> bool:

@@ -50,7 +50,9 @@ from transcribe_import.engine.planning.plan_values import SourceProvenance, plan
 
 # A page's look as lookalike.look_to_hex writes it (LOOK_HEX_DIGITS of them); matched here,
 # not by lookalike.look_from_hex, so that reading a plan does not load Pillow.
-_LOOK = re.compile("[0-9a-f]{144}")
+# Older plans' looks (144 bare hex digits, the grey-level hash before ink1) still read: they
+# are not compared (look_from_hex), and the look pass does not make them again.
+_LOOK = re.compile("[0-9a-f]{144}|ink1:(?:[0-9a-f]{144}|blank)")
 
 __all__ = [
     "DEFAULT_POLICY_ID",
@@ -540,7 +542,7 @@ def _page_from(p: Any, uid: Any, bad: Any) -> PlanPage:
         raise bad(f"page {page_id} has a label that is not text")
     look = p.get("look")
     if look is not None and (not isinstance(look, str) or not _LOOK.fullmatch(look)):
-        raise bad(f"page {page_id} has a look that is not 144 hex digits")
+        raise bad(f"page {page_id} has a look that is not one (ink1: and 144 hex digits)")
     return PlanPage(
         page_id,
         uid(p.get("render_id"), "render_id"),

@@ -204,9 +204,10 @@ class PlanPage:
     # different extras hashing alike is allowed.
     extra: Mapping[str, Any] | None = field(default=None, hash=False)
     label: str | None = None  # the page's own name ("12v"); lands as the page's "label"
-    # The page's look (media/lookalike.py, 144 hex digits) for finding rescans; lands as the
-    # page's "look". None: not made (a bag's page, a plan made before looks, a decode that
-    # failed). Fingerprinted, as all that lands is (docs/formats.md).
+    # The page's look (media/lookalike.py: ink1: and 144 hex digits, or ink1:blank) for
+    # finding rescans; lands as the page's "look". None: not made (a bag's page, a plan made
+    # before looks, a decode that failed). Fingerprinted, as all that lands is
+    # (docs/formats.md).
     look: str | None = None
 
 

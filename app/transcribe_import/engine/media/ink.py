@@ -1,0 +1,459 @@
+"""A page's ink: its dark strokes with the paper and the light taken away, and how much two
+pages' inks are one page (the verification of a rescan).
+
+The paper is taken away by dividing the page by a blurred copy of its brightest parts (the
+paper's own light: a lamp's uneven light, a darker scan, a yellowed sheet all divide out),
+and only what is much darker than the paper around it is ink: the ruling of a notebook
+(light blue or grey, some 20 % darker than the paper) is not, the strokes of a pen (60-90 %
+darker) are. A scanner lid's white corners showing round a tilted page are lighter than the
+paper, so they are no ink either, and a band round the edge (``EDGE``) is left out: the
+shadow of a page's edge, the table round a phone's photo. A page with no ink is blank.
+
+Two inks are aligned by phase correlation (numpy's FFT): the whole page at a few scales
+(a crop of a few per cent makes the page larger), then each of a grid of tiles, whose own
+shifts are fitted to one affine motion (a tilt of up to 2°, a phone's slight perspective).
+Their ``score`` is then the least of: how much of each one's ink lies within ``TOLERANCE``
+pixels of the other's, their correlation, and the same shares in their worst blocks (a
+page number's other digit, another day in a date line, is a small part that does not
+match). A sparse page (a page number, a date line, a few words) is also compared by its
+written part at twice the size (``DETAIL_SIDE``): at ``SIDE`` a page number's digits are
+some ten pixels tall. Two different pages of one notebook share paper, ruling and hand, but
+not where their strokes lie.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from PIL import Image, ImageFilter
+
+# The longest side of an ink image: strokes of handwriting (1-2 mm) are 1-2 pixels, a page
+# number's digits 6-8 pixels tall. A 300 dpi A4 JPEG decoded at 1/8 is about 440 pixels.
+SIDE = 512
+
+# Darkness (1 - pixel / paper) above which a pixel is ink; the ruling stays below.
+INK_FROM = 0.25
+INK_FULL = 0.55  # darkness counted as whole ink (between the two, in part)
+EDGE = 0.03  # the band round the page left out, of its width and height
+
+# How far two aligned inks may still be apart, in pixels (at SIDE).
+TOLERANCE = 1
+# The tiles the second alignment moves on their own, across and down.
+TILES = 4
+# How far a tile may move from the whole page's alignment, in pixels.
+TILE_SLACK = 8
+# The scales the whole page is tried at (a page cropped by a few per cent is larger).
+SCALES = (0.96, 0.98, 1.0, 1.02, 1.04)
+
+# The blocks a page is also compared by, in pixels, and the ink (pixels' worth) a block
+# must hold to count.
+BLOCK = 24
+DETAIL_BLOCK = 12  # in a sparse page's written part at DETAIL_SIDE
+BLOCK_INK = 12.0
+
+# Ink enough to cover another page's stroke (a faint scan's strokes are fainter).
+SOME_INK = 0.1
+
+# A page whose ink covers less than this share of it is blank (the paper's grain, a speck).
+BLANK_BELOW = 0.00002
+
+# The score from which two inks are the same page (bench/bench_rescans.py: rescans of every
+# kind score above it, distinct pages of one notebook below).
+SAME_PAGE = 0.65
+
+
+@dataclass(frozen=True, eq=False)
+class Ink:
+    """A page's ink, 0 (paper) to 1, at most ``SIDE`` pixels on its longest side; a page
+    with little written (``SPARSE``) has its written part at ``DETAIL_SIDE`` too."""
+
+    pixels: np.ndarray = field(repr=False)  # float32, rows x columns
+    detail: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def share(self) -> float:
+        """How much of the page is ink."""
+        return float(self.pixels.mean())
+
+    @property
+    def blank(self) -> bool:
+        return self.share < BLANK_BELOW
+
+
+# A page whose ink lies within this share of its area is sparse (a page number, a date
+# line, a few words): at ``SIDE`` a page number's digits are some 10 pixels tall, and a
+# 7 and a 2 of one hand cover each other; at ``DETAIL_SIDE`` they do not.
+SPARSE = 0.1
+DETAIL_SIDE = 1024
+DETAIL_MARGIN = 16  # pixels of paper kept round the written part, at DETAIL_SIDE
+
+
+def ink_of(image: Image.Image, finer: Callable[[], Image.Image] | None = None) -> Ink:
+    """The ink of a decoded page (any size, any mode, upright as it is). ``finer``: the
+    same page decoded larger, asked for when the page is sparse and ``image`` is smaller
+    than ``DETAIL_SIDE``."""
+    base = _ink_pixels(image, SIDE)
+    box = _sparse_box(base)
+    if box is None:
+        return Ink(base)
+    if max(image.size) < DETAIL_SIDE and finer is not None:
+        image = finer()
+    if max(image.size) < 1.5 * SIDE:
+        return Ink(base)  # no finer detail to be had
+    fine = _ink_pixels(image, DETAIL_SIDE, exactly=True)
+    sy, sx = fine.shape[0] / base.shape[0], fine.shape[1] / base.shape[1]
+    top, bottom, left, right = box
+    m = DETAIL_MARGIN
+    part = fine[
+        max(0, int(top * sy) - m) : min(fine.shape[0], int(bottom * sy) + m),
+        max(0, int(left * sx) - m) : min(fine.shape[1], int(right * sx) + m),
+    ]
+    return Ink(base, np.ascontiguousarray(part))
+
+
+def _sparse_box(pixels: np.ndarray) -> tuple[int, int, int, int] | None:
+    """Where a sparse page's ink is (top, bottom, left, right); None when the page is blank
+    or not sparse."""
+    if float(pixels.mean()) < BLANK_BELOW:
+        return None
+    total = float(pixels.sum())
+
+    def span(profile: np.ndarray) -> tuple[int, int]:
+        # the ink's extent, a speck far from the writing (OUTSIDE of it) left out
+        cumulative = np.cumsum(profile) / total
+        first = int(np.searchsorted(cumulative, OUTSIDE))
+        last = int(np.searchsorted(cumulative, 1 - OUTSIDE)) + 1
+        return first, max(first + 1, min(last, len(profile)))
+
+    top, bottom = span(pixels.sum(axis=1))
+    left, right = span(pixels.sum(axis=0))
+    if (bottom - top) * (right - left) > SPARSE * pixels.size:
+        return None
+    return top, bottom, left, right
+
+
+def _ink_pixels(image: Image.Image, side: int, *, exactly: bool = False) -> np.ndarray:
+    """The ink of ``image`` at most ``side`` pixels long (``exactly``: enlarged to it too,
+    so that two pages' details, from scans of other dpi, are at one scale)."""
+    grey = image.convert("L")
+    if max(grey.size) > side:
+        grey.thumbnail((side, side), Image.Resampling.BOX)
+    elif exactly and max(grey.size) < side:
+        k = side / max(grey.size)
+        size = (max(1, round(grey.width * k)), max(1, round(grey.height * k)))
+        grey = grey.resize(size, Image.Resampling.BICUBIC)
+    # The paper's light: the brightest pixels near each place (a pen's strokes are thin, so
+    # a maximum over 5 pixels of an eighth-size copy is paper), blurred smooth.
+    small = grey.reduce(4) if min(grey.size) >= 32 else grey
+    paper = small.filter(ImageFilter.MaxFilter(5)).filter(ImageFilter.BoxBlur(3))
+    paper = paper.resize(grey.size, Image.Resampling.BILINEAR)
+    g = np.asarray(grey, dtype=np.float32)
+    p = np.maximum(np.asarray(paper, dtype=np.float32), 1.0)
+    dark = 1.0 - np.minimum(g / p, 1.0)
+    ink = np.clip((dark - INK_FROM) / (INK_FULL - INK_FROM), 0.0, 1.0)
+    rows, cols = ink.shape
+    dy, dx = max(1, round(rows * EDGE)), max(1, round(cols * EDGE))
+    ink[:dy, :] = 0
+    ink[-dy:, :] = 0
+    ink[:, :dx] = 0
+    ink[:, -dx:] = 0
+    return ink.astype(np.float32)
+
+
+# The share of a page's ink left outside its written part at each side (``written``): a
+# speck far from the writing does not move it.
+OUTSIDE = 0.01
+# The least share of the page's height and width the written part must cover to be taken
+# as the page's frame: a date line, a few words, a page number are too little to set it
+# (a speck would move it), and their pages are taken whole.
+LEAST_PART = 0.35
+
+
+def written(found: Ink) -> np.ndarray:
+    """The part of the page its ink is in, leaving ``OUTSIDE`` of the ink out on each
+    side: a crop of the paper round the writing, or the table round a photo, leaves it as
+    it is. The whole page when that part is smaller than ``LEAST_PART`` either way."""
+    pixels = found.pixels
+    total = float(pixels.sum())
+    rows, cols = pixels.shape
+    if total <= 0:
+        return pixels
+
+    def span(profile: np.ndarray) -> tuple[int, int]:
+        cumulative = np.cumsum(profile) / total
+        first = int(np.searchsorted(cumulative, OUTSIDE))
+        last = int(np.searchsorted(cumulative, 1 - OUTSIDE)) + 1
+        return first, max(first + 1, min(last, len(profile)))
+
+    top, bottom = span(pixels.sum(axis=1))
+    left, right = span(pixels.sum(axis=0))
+    if bottom - top < LEAST_PART * rows or right - left < LEAST_PART * cols:
+        return pixels
+    return pixels[top:bottom, left:right]
+
+
+def turned(ink: Ink, quarters: int) -> Ink:
+    """``ink`` turned ``quarters`` quarter turns anticlockwise."""
+    if quarters % 4 == 0:
+        return ink
+    detail = None if ink.detail is None else np.ascontiguousarray(np.rot90(ink.detail, quarters))
+    return Ink(np.ascontiguousarray(np.rot90(ink.pixels, quarters)), detail)
+
+
+def _framed(pixels: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """``pixels`` cut or padded with paper, about their middle, to ``shape``: two pages'
+    written parts at one scale brought to one frame."""
+    out = np.zeros(shape, dtype=np.float32)
+    rows, cols = min(shape[0], pixels.shape[0]), min(shape[1], pixels.shape[1])
+    sy, sx = (pixels.shape[0] - rows) // 2, (pixels.shape[1] - cols) // 2
+    dy, dx = (shape[0] - rows) // 2, (shape[1] - cols) // 2
+    out[dy : dy + rows, dx : dx + cols] = pixels[sy : sy + rows, sx : sx + cols]
+    return out
+
+
+def _fitted(pixels: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """``pixels`` resized to ``shape`` (rows, columns): two scans of one page at other dpi,
+    or cropped a little, are brought to one frame."""
+    if pixels.shape == shape:
+        return pixels
+    im = Image.fromarray(pixels, "F").resize((shape[1], shape[0]), Image.Resampling.BILINEAR)
+    return np.asarray(im, dtype=np.float32)
+
+
+def _shift(a: np.ndarray, b: np.ndarray, limit: int | None = None) -> tuple[int, int]:
+    """How far ``b`` is to be moved (rows, columns) to lie on ``a``: phase correlation,
+    the peak looked for within ``limit`` pixels when given."""
+    fa = np.fft.rfft2(a)
+    fb = np.fft.rfft2(b)
+    cross = fa * np.conj(fb)
+    cross /= np.maximum(np.abs(cross), 1e-9)
+    corr = np.fft.irfft2(cross, s=a.shape)
+    if limit is not None:
+        rows, cols = corr.shape
+        keep = np.zeros_like(corr, dtype=bool)
+        keep[: limit + 1, : limit + 1] = True
+        keep[: limit + 1, cols - limit :] = True
+        keep[rows - limit :, : limit + 1] = True
+        keep[rows - limit :, cols - limit :] = True
+        corr = np.where(keep, corr, -np.inf)
+    r, c = (int(v) for v in np.unravel_index(int(np.argmax(corr)), corr.shape))
+    rows, cols = corr.shape
+    return (r - rows if r > rows // 2 else r), (c - cols if c > cols // 2 else c)
+
+
+def _moved(b: np.ndarray, dy: int, dx: int) -> np.ndarray:
+    """``b`` moved by (dy, dx), what comes in from outside being paper."""
+    out = np.zeros_like(b)
+    rows, cols = b.shape
+    ys, yd = (
+        (slice(0, rows - dy), slice(dy, rows))
+        if dy >= 0
+        else (slice(-dy, rows), slice(0, rows + dy))
+    )
+    xs, xd = (
+        (slice(0, cols - dx), slice(dx, cols))
+        if dx >= 0
+        else (slice(-dx, cols), slice(0, cols + dx))
+    )
+    out[yd, xd] = b[ys, xs]
+    return out
+
+
+def _near_ink(pixels: np.ndarray) -> np.ndarray:
+    """Where there is some ink within ``TOLERANCE`` pixels (a maximum over a square)."""
+    mask = pixels > SOME_INK
+    out = mask.copy()
+    rows, cols = mask.shape
+    for dy in range(-TOLERANCE, TOLERANCE + 1):
+        for dx in range(-TOLERANCE, TOLERANCE + 1):
+            if dy or dx:
+                ys, yd = (
+                    (slice(0, rows - dy), slice(dy, rows))
+                    if dy >= 0
+                    else (slice(-dy, rows), slice(0, rows + dy))
+                )
+                xs, xd = (
+                    (slice(0, cols - dx), slice(dx, cols))
+                    if dx >= 0
+                    else (slice(-dx, cols), slice(0, cols + dx))
+                )
+                out[yd, xd] |= mask[ys, xs]
+    return out
+
+
+def _zoomed(pixels: np.ndarray, scale: float) -> np.ndarray:
+    """``pixels`` enlarged ``scale`` times about their centre, in the same frame."""
+    if scale == 1.0:
+        return pixels
+    rows, cols = pixels.shape
+    k = 1 / scale
+    cx, cy = cols / 2, rows / 2
+    out = Image.fromarray(pixels, "F").transform(
+        (cols, rows),
+        Image.Transform.AFFINE,
+        (k, 0, cx * (1 - k), 0, k, cy * (1 - k)),
+        Image.Resampling.BILINEAR,
+    )
+    return np.asarray(out, dtype=np.float32)
+
+
+def _peak(a: np.ndarray, b: np.ndarray) -> tuple[float, int, int]:
+    """Phase correlation of ``b`` on ``a``: its peak's height and where it is."""
+    cross = np.fft.rfft2(a) * np.conj(np.fft.rfft2(b))
+    cross /= np.maximum(np.abs(cross), 1e-9)
+    corr = np.fft.irfft2(cross, s=a.shape)
+    at = int(np.argmax(corr))
+    r, c = divmod(at, corr.shape[1])
+    rows, cols = corr.shape
+    return (
+        float(corr.flat[at]),
+        (r - rows if r > rows // 2 else r),
+        (c - cols if c > cols // 2 else c),
+    )
+
+
+def _halved(pixels: np.ndarray) -> np.ndarray:
+    rows, cols = (pixels.shape[0] // 2) * 2, (pixels.shape[1] // 2) * 2
+    p = pixels[:rows, :cols]
+    out: np.ndarray = (p[0::2, 0::2] + p[1::2, 0::2] + p[0::2, 1::2] + p[1::2, 1::2]) / 4
+    return out
+
+
+def _soft(pixels: np.ndarray) -> np.ndarray:
+    """``pixels`` blurred by about ``TOLERANCE`` pixels (a [1 2 1] kernel, so many times)."""
+    out = pixels
+    for _ in range(TOLERANCE):
+        p = np.pad(out, 1, mode="edge")
+        out = (p[:-2, 1:-1] + 2 * p[1:-1, 1:-1] + p[2:, 1:-1]) / 4
+        p = np.pad(out, 1, mode="edge")
+        out = (p[1:-1, :-2] + 2 * p[1:-1, 1:-1] + p[1:-1, 2:]) / 4
+    return out
+
+
+def _ncc(a: np.ndarray, b: np.ndarray) -> float:
+    a = a - a.mean()
+    b = b - b.mean()
+    den = float(np.sqrt((a * a).sum() * (b * b).sum()))
+    return 0.0 if den == 0 else float((a * b).sum()) / den
+
+
+def _warped(pixels: np.ndarray, m: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """``pixels`` moved so that what is at ``x - (m @ x + t)`` comes to ``x``."""
+    rows, cols = pixels.shape
+    data = (1 - m[1, 1], -m[1, 0], -t[1], -m[0, 1], 1 - m[0, 0], -t[0])
+    out = Image.fromarray(pixels, "F").transform(
+        (cols, rows), Image.Transform.AFFINE, data, Image.Resampling.BILINEAR
+    )
+    return np.asarray(out, dtype=np.float32)
+
+
+def _fit(
+    centres: np.ndarray, moves: np.ndarray, weights: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The affine motion (m, t), ``move = m @ centre + t`` in (row, column), that the tiles'
+    own moves fit best (weighted least squares, the tiles that disagree by more than two
+    pixels dropped once); a plain shift when too few tiles tell."""
+    keep = np.ones(len(centres), dtype=bool)
+    for _ in range(2):
+        c, mv, w = centres[keep], moves[keep], weights[keep]
+        if len(c) < 3 or np.linalg.matrix_rank(c - c.mean(axis=0)) < 2:
+            mean = (mv * w[:, None]).sum(axis=0) / max(float(w.sum()), 1e-9)
+            return np.zeros((2, 2)), mean
+        design = np.hstack([c, np.ones((len(c), 1))]) * np.sqrt(w)[:, None]
+        solved, *_ = np.linalg.lstsq(design, mv * np.sqrt(w)[:, None], rcond=None)
+        m, t = solved[:2].T, solved[2]
+        residual = np.abs(centres @ m.T + t - moves).max(axis=1)
+        keep = residual <= 2.0
+        if keep.sum() < 3:
+            return m, t
+    return m, t
+
+
+def aligned(pa: np.ndarray, pb: np.ndarray) -> np.ndarray:
+    """``pb`` (an ink brought to ``pa``'s frame, upright as ``pa`` is) brought onto ``pa``:
+    scaled and shifted as the whole page says, then moved as its tiles say (an affine
+    motion: a tilt, a crop, a photo's slight perspective)."""
+    # The whole page: the scale (a crop makes the page a little larger) and the shift that
+    # line the two up best, at half size.
+    qa = _halved(_halved(pa))
+    scale = max(SCALES, key=lambda s: _peak(qa, _halved(_halved(_zoomed(pb, s))))[0])
+    pb = _zoomed(pb, scale)
+    _h, dy, dx = _peak(_halved(pa), _halved(pb))
+    pb = _moved(pb, 2 * dy, 2 * dx)
+    rows, cols = pa.shape
+    centres, moves, weights = [], [], []
+    for i in range(TILES):
+        for j in range(TILES):
+            ys = slice(i * rows // TILES, (i + 1) * rows // TILES)
+            xs = slice(j * cols // TILES, (j + 1) * cols // TILES)
+            ta, tb = pa[ys, xs], pb[ys, xs]
+            w = min(float(ta.sum()), float(tb.sum()))
+            if w <= 0:
+                continue
+            centres.append(((ys.start + ys.stop) / 2, (xs.start + xs.stop) / 2))
+            moves.append(_shift(ta, tb, TILE_SLACK))
+            weights.append(w)
+    if not centres:
+        return pb
+    m, t = _fit(np.array(centres, float), np.array(moves, float), np.array(weights, float))
+    return _warped(pb, m, t)
+
+
+def score(a: Ink, b: Ink) -> float:
+    """How much the two inks are one page, 0 to 1 (``b`` upright as ``a`` is): once
+    aligned, the least of the share of ``a``'s ink lying on ``b``'s, of ``b``'s on
+    ``a``'s (each within ``TOLERANCE`` pixels), of their correlation, and of the same
+    shares in the worst parts of the page (``_block_scores``); for two sparse pages, of
+    their written parts at ``DETAIL_SIDE`` likewise. Blank inks score 0: nothing to tell
+    them by."""
+    if a.blank or b.blank:
+        return 0.0
+    value = _score(a.pixels, _fitted(b.pixels, a.pixels.shape), BLOCK)
+    if a.detail is not None and b.detail is not None and value > 0:
+        shape = (
+            max(a.detail.shape[0], b.detail.shape[0]),
+            max(a.detail.shape[1], b.detail.shape[1]),
+        )
+        detail = _score(_framed(a.detail, shape), _framed(b.detail, shape), DETAIL_BLOCK)
+        value = min(value, detail)
+    return value
+
+
+def _score(pa: np.ndarray, pb: np.ndarray, block: int) -> float:
+    pb = aligned(pa, pb)
+    ink_a, ink_b = float(pa.sum()), float(pb.sum())
+    if ink_a == 0 or ink_b == 0:
+        return 0.0
+    near_a, near_b = _near_ink(pa), _near_ink(pb)
+    covered_a = float(pa[near_b].sum()) / ink_a
+    covered_b = float(pb[near_a].sum()) / ink_b
+    correlation = max(0.0, _ncc(_soft(pa), _soft(pb)))
+    blocks = _block_scores(pa, pb, near_a, near_b, block)
+    # The worst part of the page, one in twenty of them let go: a digit of another page
+    # number, another day in a date line, is a part of its own that does not match.
+    worst = float(np.sort(blocks)[len(blocks) // 20]) if len(blocks) else 1.0
+    return min(correlation, covered_a, covered_b, worst)
+
+
+def _sums(pixels: np.ndarray, block: int) -> np.ndarray:
+    """The sum of each ``block`` x ``block`` block (the ragged edge left out)."""
+    rows, cols = (pixels.shape[0] // block) * block, (pixels.shape[1] // block) * block
+    p = pixels[:rows, :cols]
+    out: np.ndarray = p.reshape(rows // block, block, cols // block, block).sum(axis=(1, 3))
+    return out
+
+
+def _block_scores(
+    pa: np.ndarray, pb: np.ndarray, near_a: np.ndarray, near_b: np.ndarray, block: int
+) -> np.ndarray:
+    """For each block with some ink (``BLOCK_INK`` in the two together), how much its
+    ink on each side lies on the other's (the less of the two)."""
+    ink_a, ink_b = _sums(pa, block), _sums(pb, block)
+    on_b, on_a = _sums(pa * near_b, block), _sums(pb * near_a, block)
+    inked = (ink_a + ink_b) >= BLOCK_INK
+    cov_a = np.where(ink_a > 0, on_b / np.maximum(ink_a, 1e-9), 1.0)
+    cov_b = np.where(ink_b > 0, on_a / np.maximum(ink_b, 1e-9), 1.0)
+    out: np.ndarray = np.minimum(cov_a, cov_b)[inked]
+    return out

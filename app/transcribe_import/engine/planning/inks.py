@@ -1,0 +1,132 @@
+"""The inks a rescan's verification compares, and its verdicts, kept in memory.
+
+A verification (media/ink.py) needs both pages' ink at about 512 pixels. The look pass has
+it in hand as it makes a page's look, and hands it here (``keep``); any other page's (a
+page of the corpus, a PNG page whose look the scan made, a page of a plan opened again in
+another session) is made when a candidate pair asks for it, from a small decode of its
+file: the JPEG at a fraction, a PNG or TIFF whole (the page's file in the corpus, or the
+plan's file, its bytes checked against its sha256 first). Only candidate pairs ask, so a
+shelf of thousands of pages decodes a handful again.
+
+Inks are kept as bytes (one byte a pixel: some 185 kB a page), the ``LIMIT`` most recent;
+verdicts (a pair's score) are kept for good, so a review validated again and again after
+each edit verifies each pair once. Both are keyed by page key (``sha256#index``): the same
+bytes are the same page whatever plan holds them.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from transcribe_import.engine.media import check, ink, lookalike
+from transcribe_import.engine.storage import fsio
+
+# The inks kept: about 47 MB at 512 pixels.
+LIMIT = 256
+
+
+@dataclass(frozen=True)
+class PageFile:
+    """Where a page's pixels are: its file (as it must still be) and its place in it."""
+
+    path: Path
+    sha256: str
+    size: int
+    media_type: str
+    page_index: int
+    page_count: int
+
+
+_lock = threading.Lock()
+_inks: OrderedDict[str, tuple[np.ndarray, np.ndarray | None] | None] = OrderedDict()
+_scores: dict[tuple[str, str, int], float] = {}
+
+
+def keep(key: str, found: ink.Ink | None) -> None:
+    """Keep a page's ink (None: it has none) for the verifications to come."""
+    packed = None if found is None else (_pack(found.pixels), _packed(found.detail))
+    with _lock:
+        _inks[key] = packed
+        _inks.move_to_end(key)
+        while len(_inks) > LIMIT:
+            _inks.popitem(last=False)
+
+
+def _pack(pixels: np.ndarray) -> np.ndarray:
+    return np.round(pixels * 255).astype(np.uint8)
+
+
+def _packed(pixels: np.ndarray | None) -> np.ndarray | None:
+    return None if pixels is None else _pack(pixels)
+
+
+def _unpack(packed: np.ndarray) -> np.ndarray:
+    out: np.ndarray = packed.astype(np.float32) / 255
+    return out
+
+
+def _unpacked(packed: np.ndarray | None) -> np.ndarray | None:
+    return None if packed is None else _unpack(packed)
+
+
+def ink_of(key: str, where: PageFile | None) -> ink.Ink | None:
+    """A page's ink: kept, else made from ``where`` (None when it cannot be: no file, or
+    the file gone, changed or undecodable)."""
+    with _lock:
+        if key in _inks:
+            _inks.move_to_end(key)
+            packed = _inks[key]
+            if packed is None:
+                return None
+            return ink.Ink(_unpack(packed[0]), _unpacked(packed[1]))
+    if where is None:
+        return None
+    made = _made(where)
+    keep(key, made)
+    return made
+
+
+def _made(where: PageFile) -> ink.Ink | None:
+    try:
+        # A corpus page's size is its file's (the manifest may not say it): its sha256 is
+        # checked all the same.
+        size = where.size if where.size >= 0 else fsio.stat(where.path).st_size
+        read = check.read_once(where.path, size=size)
+    except OSError:
+        return None
+    if read.sha256 != where.sha256:
+        return None
+    seen = lookalike.page_seen(
+        where.path, where.media_type, where.page_count, size=size, data=read.data
+    )
+    page = seen[where.page_index] if where.page_index < len(seen) else None
+    return None if page is None else page.ink
+
+
+def score(
+    key: str, where: PageFile | None, other: str, other_where: PageFile | None, turn: int
+) -> float:
+    """How much page ``key`` is page ``other`` (``ink.score``), ``key`` turned ``turn``
+    quarters anticlockwise to stand as ``other`` does; 0 when either has no ink."""
+    memo = (key, other, turn)
+    with _lock:
+        known = _scores.get(memo)
+    if known is not None:
+        return known
+    mine, theirs = ink_of(key, where), ink_of(other, other_where)
+    value = 0.0 if mine is None or theirs is None else ink.score(theirs, ink.turned(mine, turn))
+    with _lock:
+        _scores[memo] = value
+    return value
+
+
+def forget() -> None:
+    """Let every ink and verdict go (tests that count decodes start from nothing)."""
+    with _lock:
+        _inks.clear()
+        _scores.clear()
