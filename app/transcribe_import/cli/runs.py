@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from transcribe_import.cli import lookalikes as lookalikes_cli
 from transcribe_import.cli import placement as placement_cli
 from transcribe_import.cli import signals
+from transcribe_import.cli import turns as turns_cli
 from transcribe_import.cli.output import json_out, say
 from transcribe_import.cli.undo import history_line
 from transcribe_import.engine import api
@@ -345,7 +346,7 @@ def cmd_order(corpus: Corpus, args: argparse.Namespace) -> int:
     plan = _load(args.plan)
     api.check_plan_editable(corpus, plan, args.plan)
     item = find_item(plan, args.item)
-    answered = ""  # what an answer to rescan questions did, when no other words say it
+    answered = ""  # what an answer or a turn did, when no other words say it
     try:
         if args.complete:
             new = api.complete_notebook(corpus, item)
@@ -353,6 +354,8 @@ def cmd_order(corpus: Corpus, args: argparse.Namespace) -> int:
             new, answered = lookalikes_cli.order_edit(corpus, plan, item, args)
         elif placement_cli.wants_placement(args):
             new = placement_cli.order_edit(corpus, item, args)
+        elif args.turn is not None:
+            new, answered = turns_cli.order_edit(item, args.turn)
         else:
             new = _reorder(item, args)
     except ValueError as exc:

@@ -121,6 +121,8 @@ from transcribe_import.engine.api.plans import (
     rejudge_duplicates,
     reorder,
     save_plan_file,
+    turn_page_ids,
+    turn_pages,
     validate_plan,
 )
 from transcribe_import.engine.api.run_pace import AttemptPace, PaceStart, pace_start
@@ -222,6 +224,8 @@ __all__ = [
     "mode_for",
     "check_plan_editable",
     "reorder",
+    "turn_page_ids",
+    "turn_pages",
     "rejudge_duplicates",
     "validate_plan",
     "load_plan_file",

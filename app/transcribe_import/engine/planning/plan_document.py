@@ -136,6 +136,9 @@ def _page_doc(pg: PlanPage) -> dict[str, Any]:
     # Only when made, so that every plan made before looks keeps its fingerprint.
     if pg.look is not None:
         doc["look"] = pg.look
+    # Only when turned, so that every plan made before turns keeps its fingerprint.
+    if pg.turn:
+        doc["turn"] = int(pg.turn)
     return doc
 
 

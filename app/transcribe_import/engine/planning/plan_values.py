@@ -19,6 +19,7 @@ import orjson
 
 from transcribe_import.engine.base.text import json_safe
 from transcribe_import.engine.ingest.placement import Placement
+from transcribe_import.engine.media.kinds import Turn
 from transcribe_import.engine.planning.plan_document import fingerprint_of, plan_document
 
 
@@ -111,6 +112,9 @@ class PlanPage:
     # page's "look". None: not made (a bag's page, a plan made before looks, a decode that
     # failed). Fingerprinted, as all that lands is (docs/formats.md).
     look: str | None = None
+    # How far a person turned the page clockwise (planning/page_edits.turn_pages): its render
+    # is made upright, its source kept as it is; lands as the page's "turn". Fingerprinted.
+    turn: Turn = Turn.NONE
 
 
 @dataclass(frozen=True)

@@ -455,6 +455,7 @@ def _spec(s: PlanSource) -> SourceSpec:
                 p.extra,
                 p.label,
                 p.look,
+                p.turn,
             )
             for p in s.pages
         ),

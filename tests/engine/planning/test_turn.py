@@ -1,0 +1,212 @@
+"""A page turned in the plan: its fingerprint, project.json's ``turn``, an upright render of an
+untouched source (the EXIF orientation applied first), doctor's render again, undo."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from pathlib import Path
+
+import orjson
+import pytest
+from PIL import Image
+
+from transcribe_import.engine import api
+from transcribe_import.engine.media.kinds import PDF, TIFF, Turn
+from transcribe_import.engine.media.render import RenderEngine, render_pages
+from transcribe_import.engine.media.rerender import render_again
+from transcribe_import.engine.planning import page_edits
+from transcribe_import.engine.planning.plan import ImportPlan, PlanDocumentError, load_plan
+from transcribe_import.engine.planning.plan_document import fingerprint_of
+from transcribe_import.engine.runs.revert import plan_revert
+from transcribe_import.engine.storage import project
+from transcribe_import.engine.storage.corpus import Corpus
+
+from engine_helpers import assert_notebook_whole
+from helpers.runs import commit_plan, plan_for
+from media_factory import _exif, make_multiframe_tiff, make_pdf
+
+# A portrait page, white, with a red block in its top-left corner: where the block lands
+# says how the page was turned.
+SIZE = (120, 200)
+
+
+def marked_page(path: Path, orientation: int | None = None) -> Path:
+    im = Image.new("RGB", SIZE, "white")
+    im.paste((220, 0, 0), (0, 0, 40, 40))
+    # A grey dot placed by the file's name, so that no two files are the same bytes.
+    x = 50 + sum(path.name.encode()) % 20
+    im.paste((128, 128, 128), (x, 90, x + 8, 98))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    exif = _exif(orientation, None, None).tobytes() if orientation else b""
+    im.save(path, "JPEG", quality=95, exif=exif)
+    return path
+
+
+def red_corner(png: bytes) -> tuple[tuple[int, int], str]:
+    """The render's size and which corner holds the red block."""
+    im = Image.open(io.BytesIO(png)).convert("RGB")
+    w, h = im.size
+    corners = {
+        "top-left": (10, 10),
+        "top-right": (w - 11, 10),
+        "bottom-left": (10, h - 11),
+        "bottom-right": (w - 11, h - 11),
+    }
+    red = [name for name, xy in corners.items() if _is_red(im.getpixel(xy))]
+    assert len(red) == 1, red
+    return (w, h), red[0]
+
+
+def _is_red(px: object) -> bool:
+    assert isinstance(px, tuple)
+    r, g, b = px[:3]
+    return bool(r > 180 and g < 80 and b < 80)
+
+
+def _plan(corpus: Corpus, root: Path) -> ImportPlan:
+    plan = plan_for(corpus, root)
+    assert len(plan.items) == 1
+    return plan
+
+
+def test_turn_of_takes_only_quarter_turns() -> None:
+    assert Turn.of(0) is Turn.NONE and Turn.of(270) is Turn.THREE_QUARTERS
+    for bad in (45, 360, -90, True, 90.0, "90"):
+        with pytest.raises(ValueError, match="0, 90, 180 or 270 degrees clockwise"):
+            Turn.of(bad)
+    assert Turn.QUARTER.then(Turn.THREE_QUARTERS) is Turn.NONE
+    assert Turn.HALF.then(Turn.HALF).then(Turn.QUARTER) is Turn.QUARTER
+
+
+def test_a_turn_changes_the_fingerprint_and_none_keeps_it(corpus: Corpus, tmp_path: Path) -> None:
+    for k in (1, 2):
+        marked_page(tmp_path / "nb" / f"{k}.jpg")
+    plan = _plan(corpus, tmp_path / "nb")
+    before = plan.fingerprint
+    assert b'"turn"' not in plan.encode()  # a plan with no turn is written as before
+    item = api.turn_pages(plan.items[0], ["2.jpg"], 90)
+    turned = plan.with_item(item)
+    assert turned.fingerprint != before
+    assert [p.turn for s in item.sources for p in s.pages] == [Turn.NONE, Turn.QUARTER]
+    # Taken back with 0: the plan is the one it was, byte for byte.
+    back = turned.with_item(api.turn_pages(item, ["2.jpg"], 0))
+    assert back.fingerprint == before and back.encode() == plan.encode()
+
+
+def test_a_turn_is_saved_and_read_back_and_a_bad_one_refused(
+    corpus: Corpus, tmp_path: Path
+) -> None:
+    marked_page(tmp_path / "nb" / "1.jpg")
+    plan = _plan(corpus, tmp_path / "nb")
+    plan = plan.with_item(api.turn_pages(plan.items[0], ["1.jpg"], 180))
+    path = tmp_path / "plan.json"
+    path.write_bytes(plan.encode())
+    again = load_plan(path)
+    assert again.fingerprint == plan.fingerprint
+    assert again.items[0].sources[0].pages[0].turn is Turn.HALF
+    doc = plan.to_document()
+    doc["items"][0]["sources"][0]["pages"][0]["turn"] = 45
+    doc["plan_fingerprint"] = fingerprint_of(doc)  # refused for the turn, not as edited
+    path.write_bytes(orjson.dumps(doc))
+    with pytest.raises(PlanDocumentError, match="has a turn of 45: it must be 90, 180 or 270"):
+        load_plan(path)
+
+
+def test_turn_names_files_or_pages_of_a_file_of_several(corpus: Corpus, tmp_path: Path) -> None:
+    make_multiframe_tiff(tmp_path / "nb" / "scan.tif", frames=3)
+    make_pdf(tmp_path / "nb" / "book.pdf", pages=2)
+    item = _plan(corpus, tmp_path / "nb").items[0]
+    item = api.turn_pages(item, ["scan.tif#2", "book.pdf"], 270)
+    turns = {(s.name, p.page_index): p.turn for s in item.sources for p in s.pages}
+    assert turns == {
+        ("book.pdf", 0): Turn.THREE_QUARTERS,
+        ("book.pdf", 1): Turn.THREE_QUARTERS,
+        ("scan.tif", 0): Turn.NONE,
+        ("scan.tif", 1): Turn.THREE_QUARTERS,
+        ("scan.tif", 2): Turn.NONE,
+    }
+    with pytest.raises(ValueError, match="no source named 'nothing.jpg'"):
+        api.turn_pages(item, ["nothing.jpg"], 90)
+    with pytest.raises(ValueError, match="has no page 7"):
+        api.turn_pages(item, ["scan.tif#7"], 90)
+    # A page left out keeps its turn, and brings it back when it is taken back.
+    item = page_edits.leave_out_pages(item, ["scan.tif#2"])
+    item = page_edits.take_back_pages(item, ["scan.tif#2"])
+    tif = next(s for s in item.sources if s.name == "scan.tif")
+    assert tif.pages[1].turn is Turn.THREE_QUARTERS
+
+
+def test_a_turned_page_lands_upright_with_its_source_byte_for_byte(
+    corpus: Corpus, tmp_path: Path
+) -> None:
+    # 1.jpg as it is; 2.jpg turned a quarter; 3.jpg mirrored by its EXIF (orientation 2)
+    # and turned a quarter: the mirror first, so the block ends bottom-right (turned first
+    # then mirrored, it would be top-left).
+    files = [
+        marked_page(tmp_path / "nb" / "1.jpg"),
+        marked_page(tmp_path / "nb" / "2.jpg"),
+        marked_page(tmp_path / "nb" / "3.jpg", orientation=2),
+    ]
+    original = {f.name: f.read_bytes() for f in files}
+    plan = _plan(corpus, tmp_path / "nb")
+    plan = plan.with_item(api.turn_pages(plan.items[0], ["2.jpg", "3.jpg"], 90))
+    result = commit_plan(corpus, plan)
+    assert result.status == "complete"
+    nb_id = plan.items[0].notebook_id
+    doc = assert_notebook_whole(corpus, nb_id)
+    nb_dir = corpus.notebook_dir(nb_id)
+    assert [p.get("turn") for p in doc["pages"]] == [None, 90, 90]
+    renders = [(nb_dir / p["render"]["path"]).read_bytes() for p in doc["pages"]]
+    assert [red_corner(png) for png in renders] == [
+        ((120, 200), "top-left"),
+        ((200, 120), "top-right"),
+        ((200, 120), "bottom-right"),
+    ]
+    for f in files:  # the originals untouched, and the notebook's copies the same bytes
+        assert f.read_bytes() == original[f.name]
+    by_sha = {s["sha256"]: (nb_dir / s["path"]).read_bytes() for s in doc["sources"]}
+    assert sorted(by_sha.values()) == sorted(original.values())
+    # doctor makes a lost render again turned, with the bytes project.json records.
+    page = doc["pages"][2]
+    again = render_again(nb_dir, page, doc)
+    assert again.png is not None
+    assert hashlib.sha256(again.png).hexdigest() == page["render"]["sha256"]
+    # Undoing the run is not blocked by the turn it wrote itself.
+    assert plan_revert(corpus, result.run_id).ok
+
+
+@pytest.mark.parametrize("engine", list(RenderEngine))
+def test_every_renderer_turns_after_the_exif_orientation(
+    tmp_path: Path, engine: RenderEngine
+) -> None:
+    # Orientation 6: shown turned a quarter clockwise (block top-right, landscape); turned
+    # a quarter more by the person: upside down from the file (block bottom-right, portrait).
+    path = marked_page(tmp_path / "p.jpg", orientation=6)
+    (plain,) = render_pages(path, "image/jpeg", [0], engine=engine)
+    (turned,) = render_pages(path, "image/jpeg", [0], engine=engine, turns={0: Turn.QUARTER})
+    assert red_corner(plain.png) == ((200, 120), "top-right")
+    assert red_corner(turned.png) == ((120, 200), "bottom-right")
+
+
+@pytest.mark.parametrize("engine", list(RenderEngine))
+def test_pages_of_a_pdf_and_a_tiff_turn_one_by_one(tmp_path: Path, engine: RenderEngine) -> None:
+    pdf = make_pdf(tmp_path / "b.pdf", pages=2)
+    tif = make_multiframe_tiff(tmp_path / "s.tif", frames=2)
+    for path, kind in ((pdf, PDF), (tif, TIFF)):
+        plain = list(render_pages(path, kind, [0, 1], engine=engine))
+        turned = list(render_pages(path, kind, [0, 1], engine=engine, turns={1: Turn.QUARTER}))
+        assert turned[0].sha256 == plain[0].sha256
+        assert (turned[1].width, turned[1].height) == (plain[1].height, plain[1].width)
+        upright = Image.open(io.BytesIO(plain[1].png)).convert("RGB")
+        expected = upright.transpose(Image.Transpose.ROTATE_270)
+        got = Image.open(io.BytesIO(turned[1].png)).convert("RGB")
+        # pdfium turns as it rasterises: its anti-aliasing may differ by a grey level or so.
+        diff = [abs(a - b) for a, b in zip(got.tobytes(), expected.tobytes(), strict=True)]
+        assert sum(diff) / len(diff) < 2.0, path
+
+
+def test_project_turn_of_ignores_what_it_never_writes() -> None:
+    assert project.turn_of({"turn": 90}) == 90
+    assert [project.turn_of({"turn": v}) for v in (None, 45, True, "90", 360)] == [0] * 5
+    assert project.turn_of({}) == 0
