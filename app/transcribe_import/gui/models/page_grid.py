@@ -28,6 +28,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QPixmap
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
+from transcribe_import.gui.icons import turned
 from transcribe_import.gui.models.base import ColumnTableModel
 from transcribe_import.gui.models.page_rows import PageRow, says_page_in_file
 from transcribe_import.gui.models.plan import PageTableModel
@@ -288,6 +289,7 @@ class PageCellPainter:
     def __init__(self, look: GridLook) -> None:
         self.look = look
         self._scaled_cache: OrderedDict[tuple[int, int, int, float], QPixmap] = OrderedDict()
+        self._turned_cache: OrderedDict[tuple[int, int], QPixmap] = OrderedDict()
 
     def paint_page(
         self, painter: QPainter, rect: QRect, row: PageRow, option: QStyleOptionViewItem
@@ -305,6 +307,8 @@ class PageCellPainter:
         if pixmap is None:
             self._placeholder(painter, box, row, cache, palette)
         else:
+            if row.page.turn:  # the thumbnail is of the file; the page imports turned
+                pixmap = self._turned(pixmap, row.page.turn)
             self._thumbnail(painter, box, pixmap, faded=left_out)
         self._badges(painter, box, badges(row), metrics)
         text_role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
@@ -345,6 +349,20 @@ class PageCellPainter:
         else:
             painter.drawPixmap(target.topLeft(), self._scaled(pixmap, size))
         painter.setOpacity(1.0)
+
+    def _turned(self, pixmap: QPixmap, degrees: int) -> QPixmap:
+        """The thumbnail turned ``degrees`` clockwise, as the page's render will be, turned
+        once (kept beside the scaled ones, by the same rule)."""
+        key = (pixmap.cacheKey(), degrees)
+        found = self._turned_cache.get(key)
+        if found is not None:
+            self._turned_cache.move_to_end(key)
+            return found
+        made = turned(pixmap, degrees)
+        self._turned_cache[key] = made
+        while len(self._turned_cache) > _SCALED_CAPACITY:
+            self._turned_cache.popitem(last=False)
+        return made
 
     def _scaled(self, pixmap: QPixmap, size: QSize) -> QPixmap:
         """The thumbnail smoothly scaled to ``size``, scaled once: a smooth scale at each

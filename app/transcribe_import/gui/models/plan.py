@@ -37,6 +37,7 @@ from transcribe_import.engine.planning.problems import ProblemCode, Severity
 from transcribe_import.gui.icons import (
     badge_icon,
     not_imported_icon,
+    turned,
     untinted,
 )
 from transcribe_import.gui.models import page_moves
@@ -504,8 +505,10 @@ class PageTableModel(ColumnTableModel[PageRow]):
         if column == PageColumn.THUMBNAIL and self._thumbnails is not None:
             if role == Role.DecorationRole:
                 pixmap = self._thumbnails.request(row.source, row.page.page_index)
+                if pixmap is None:
+                    return None
                 # A view paints a QPixmap at its own size; an icon is scaled to the view's.
-                return untinted(pixmap) if pixmap is not None else None
+                return untinted(turned(pixmap, row.page.turn))
             if role == Role.ToolTipRole:
                 failure = self._thumbnails.failure(row.source.source_id, row.page.page_index)
                 if failure is not None:

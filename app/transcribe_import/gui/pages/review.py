@@ -154,6 +154,8 @@ class ReviewPage(QWidget):
         self.rename_action = self._action(w.rename, self.edits.rename)
         self.cover_action = self._action(w.cover, self.edits.set_cover)
         self.replace_action = self._action(w.replace, self.edits.choose_replaced_page)
+        self.turn_right_action = self._action(w.turn_right, self.edits.turn_right)
+        self.turn_left_action = self._action(w.turn_left, self.edits.turn_left)
         self.validate_action = self._action(w.validate, self.validate_requested.emit)
         self.commit_action = self._action(w.commit, self.commit_requested.emit)
 
@@ -237,6 +239,8 @@ class ReviewPage(QWidget):
             ActionButton(self.rename_action),
             ActionButton(self.cover_action),
             ActionButton(self.replace_action),
+            ActionButton(self.turn_left_action),
+            ActionButton(self.turn_right_action),
         ):
             commands.addWidget(widget)
         commands.addWidget(self.undo_button)
@@ -259,6 +263,8 @@ class ReviewPage(QWidget):
             self.include_action,
             self.cover_action,
             self.replace_action,
+            self.turn_left_action,
+            self.turn_right_action,
         ]
         self.page_view = pages_table(self.pages_model, menu)
         # The same pages as thumbnails, and in openings: on the table's own selection.
@@ -511,10 +517,11 @@ class ReviewPage(QWidget):
 
     def _show_selected_pages(self) -> None:
         pages, place = self.selected_pages()[:2], self._place()
-        self.viewer.set_pages(pages, place)
+        turns = [self.pages_model.page_at(r).turn for r in self.selected_rows()[:2]]
+        self.viewer.set_pages(pages, place, turns)
         dialog = self.viewer_dialog
         if dialog is not None and dialog.isVisible():
-            dialog.viewer.set_pages(pages, place)
+            dialog.viewer.set_pages(pages, place, turns)
         if self.pages_widget() is self.spreads_view:
             self.spreads_view.follow(self.selected_rows())
 
@@ -527,6 +534,8 @@ class ReviewPage(QWidget):
         if self.viewer_dialog is not None:
             self.viewer_dialog.close()
         self.viewer_dialog = ViewerDialog(self.previews, pages, self, self._place())
+        turns = [self.pages_model.page_at(r).turn for r in self.selected_rows()[:2]]
+        self.viewer_dialog.viewer.set_pages(pages, self._place(), turns)
         self.viewer_dialog.viewer.page_requested.connect(self.go_to_page)
         self.viewer_dialog.open()
 
@@ -594,6 +603,7 @@ class ReviewPage(QWidget):
     def _on_item_changed(self, item_id: str) -> None:
         if item_id == self.pages_model.item_id():
             self._refresh_item_widgets()
+            self._show_selected_pages()  # a turn changes how the same pages are shown
 
     @Slot()
     def _on_validation_changed(self) -> None:
@@ -647,6 +657,9 @@ class ReviewPage(QWidget):
         self.sort_button.setEnabled(count > 1)
         self.exclude_action.setEnabled(any(not s.excluded for s in sources))
         self.include_action.setEnabled(any(s.excluded or s.left_out for s in sources))
+        turnable = bool(rows) and all(self.pages_model.page_at(r).render is None for r in rows)
+        self.turn_right_action.setEnabled(turnable)
+        self.turn_left_action.setEnabled(turnable)
         self.rename_action.setEnabled(item is not None and item.op is Op.CREATE_NOTEBOOK)
         self.replace_action.setEnabled(
             item is not None

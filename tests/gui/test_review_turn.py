@@ -1,0 +1,111 @@
+"""Turning pages in the review (#39): Turn right and Turn left on the selected pages, several at
+once, by key and by button, each one undoable step; the thumbnails and the viewer show the
+page turned, and the committed page is turned as shown."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from transcribe_import.engine.media.kinds import Turn
+from transcribe_import.gui.main_window import MainWindow
+from transcribe_import.gui.models.plan import PageColumn
+from transcribe_import.gui.pages.review import ReviewPage
+from transcribe_import.gui.pages.review_parts import ActionButton
+
+from helpers.window import TIMEOUT_MS, scan
+from media_factory import make_jpeg
+
+pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
+
+
+@pytest.fixture
+def review(qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path) -> ReviewPage:
+    for n in range(1, 5):
+        make_jpeg(tmp_path / "shelf" / "letters" / f"page {n}.jpg", size=(300, 400), label=str(n))
+    window = open_window()
+    scan(qtbot, window, tmp_path / "shelf")
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=TIMEOUT_MS)
+    return window.review_page
+
+
+def turns(page: ReviewPage) -> list[Turn]:
+    item = page.current_item()
+    assert item is not None
+    return [p.turn for s in item.sources for p in s.pages]
+
+
+def select(qtbot: QtBot, page: ReviewPage, first: int, last: int) -> None:
+    grid = page.grid
+    for row, modifier in (
+        (first, Qt.KeyboardModifier.NoModifier),
+        (last, Qt.KeyboardModifier.ShiftModifier),
+    ):
+        at = grid.visualRect(page.pages_model.index(row, PageColumn.THUMBNAIL)).center()
+        qtbot.mouseClick(grid.viewport(), Qt.MouseButton.LeftButton, modifier, at)
+    assert page.selected_rows() == list(range(first, last + 1))
+
+
+def thumbnail_size(qtbot: QtBot, page: ReviewPage, row: int) -> QSize:
+    """The size of the row's thumbnail as the pages table shows it, once rendered."""
+    index = page.pages_model.index(row, PageColumn.THUMBNAIL)
+    qtbot.waitUntil(
+        lambda: isinstance(page.pages_model.data(index, Qt.ItemDataRole.DecorationRole), QIcon),
+        timeout=TIMEOUT_MS,
+    )
+    icon = page.pages_model.data(index, Qt.ItemDataRole.DecorationRole)
+    return icon.availableSizes()[0]
+
+
+def test_several_pages_turn_by_key_and_button_each_an_undoable_step(
+    qtbot: QtBot, review: ReviewPage
+) -> None:
+    page = review
+    upright = thumbnail_size(qtbot, page, 1)
+    assert upright.width() < upright.height()
+    select(qtbot, page, 1, 2)
+    page.grid.setFocus()
+    # Ctrl+R turns the two selected pages a quarter clockwise, as one step.
+    qtbot.keyClick(page.grid, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
+    assert turns(page) == [Turn.NONE, Turn.QUARTER, Turn.QUARTER, Turn.NONE]
+    assert page.selected_rows() == [1, 2]  # still selected, to be turned again
+    assert thumbnail_size(qtbot, page, 1).transposed() == upright
+    qtbot.waitUntil(lambda: all(page.viewer.pixmaps()), timeout=TIMEOUT_MS)
+    shown = [p for p in page.viewer.pixmaps() if p is not None]
+    assert shown and all(p.width() > p.height() for p in shown)  # the viewer shows it turned
+    # Ctrl+Shift+R twice: a quarter anticlockwise from there, then another.
+    shift_ctrl = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    qtbot.keyClick(page.grid, Qt.Key.Key_R, shift_ctrl)
+    qtbot.keyClick(page.grid, Qt.Key.Key_R, shift_ctrl)
+    assert turns(page) == [Turn.NONE, Turn.THREE_QUARTERS, Turn.THREE_QUARTERS, Turn.NONE]
+    # Each turn undoes alone, and redoes.
+    page.undo_action.trigger()
+    assert turns(page) == [Turn.NONE] * 4
+    assert page.undo_action.text() == "Undo Turn pages left"
+    page.undo_action.trigger()
+    assert turns(page) == [Turn.NONE, Turn.QUARTER, Turn.QUARTER, Turn.NONE]
+    page.undo_action.trigger()
+    assert turns(page) == [Turn.NONE] * 4
+    page.redo_action.trigger()
+    assert turns(page) == [Turn.NONE, Turn.QUARTER, Turn.QUARTER, Turn.NONE]
+    # The buttons do the same, on the selection.
+    (right,) = [b for b in page.findChildren(ActionButton) if b.text() == "Turn ri&ght"]
+    select(qtbot, page, 2, 3)
+    qtbot.mouseClick(right, Qt.MouseButton.LeftButton)
+    assert turns(page) == [Turn.NONE, Turn.QUARTER, Turn.HALF, Turn.QUARTER]
+    assert thumbnail_size(qtbot, page, 2) == upright
+
+
+def test_nothing_selected_turns_nothing(qtbot: QtBot, review: ReviewPage) -> None:
+    page = review
+    page.page_view.clearSelection()
+    assert not page.turn_right_action.isEnabled() and not page.turn_left_action.isEnabled()
+    select(qtbot, page, 0, 0)
+    assert page.turn_right_action.isEnabled() and page.turn_left_action.isEnabled()
