@@ -17,7 +17,6 @@ from transcribe_import.engine.media.kinds import Turn
 from transcribe_import.gui.main_window import MainWindow
 from transcribe_import.gui.models.plan import PageColumn
 from transcribe_import.gui.pages.review import ReviewPage
-from transcribe_import.gui.pages.review_parts import ActionButton
 
 from helpers.window import TIMEOUT_MS, scan
 from media_factory import make_jpeg
@@ -95,10 +94,12 @@ def test_several_pages_turn_by_key_and_button_each_an_undoable_step(
     assert turns(page) == [Turn.NONE] * 4
     page.redo_action.trigger()
     assert turns(page) == [Turn.NONE, Turn.QUARTER, Turn.QUARTER, Turn.NONE]
-    # The buttons do the same, on the selection.
-    (right,) = [b for b in page.findChildren(ActionButton) if b.text() == "Turn ri&ght"]
+    # The Turn button's menu does the same, on the selection.
     select(qtbot, page, 2, 3)
-    qtbot.mouseClick(right, Qt.MouseButton.LeftButton)
+    assert page.turn_button.isEnabled()
+    menu = page.turn_button.menu()
+    assert [a.text() for a in menu.actions()] == ["Turn ri&ght", "Turn le&ft"]
+    menu.actions()[0].trigger()
     assert turns(page) == [Turn.NONE, Turn.QUARTER, Turn.HALF, Turn.QUARTER]
     assert thumbnail_size(qtbot, page, 2) == upright
 
@@ -107,5 +108,7 @@ def test_nothing_selected_turns_nothing(qtbot: QtBot, review: ReviewPage) -> Non
     page = review
     page.page_view.clearSelection()
     assert not page.turn_right_action.isEnabled() and not page.turn_left_action.isEnabled()
+    assert not page.turn_button.isEnabled()
     select(qtbot, page, 0, 0)
     assert page.turn_right_action.isEnabled() and page.turn_left_action.isEnabled()
+    assert page.turn_button.isEnabled()

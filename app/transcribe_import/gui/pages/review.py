@@ -225,6 +225,14 @@ class ReviewPage(QWidget):
             [self.sort_name_action, self.sort_capture_action, self.sort_mtime_action]
         )
         self.sort_button.setMenu(sort_menu)
+        # One button for both turns, so the row of commands still fits a 1024-pixel screen.
+        self.turn_button = QPushButton(tr("Tur&n"))
+        self.turn_button.setToolTip(
+            tr("Turn the selected pages: right (Ctrl+R) or left (Ctrl+Shift+R)")
+        )
+        turn_menu = QMenu(self.turn_button)
+        turn_menu.addActions([self.turn_right_action, self.turn_left_action])
+        self.turn_button.setMenu(turn_menu)
         self.undo_button = ActionButton(self.undo_action, tr("Undo"))
         self.undo_button.setIcon(style.standardIcon(QStyle.StandardPixmap.SP_ArrowBack))
         self.redo_button = ActionButton(self.redo_action, tr("Redo"))
@@ -239,8 +247,7 @@ class ReviewPage(QWidget):
             ActionButton(self.rename_action),
             ActionButton(self.cover_action),
             ActionButton(self.replace_action),
-            ActionButton(self.turn_left_action),
-            ActionButton(self.turn_right_action),
+            self.turn_button,
         ):
             commands.addWidget(widget)
         commands.addWidget(self.undo_button)
@@ -660,6 +667,7 @@ class ReviewPage(QWidget):
         turnable = bool(rows) and all(self.pages_model.page_at(r).render is None for r in rows)
         self.turn_right_action.setEnabled(turnable)
         self.turn_left_action.setEnabled(turnable)
+        self.turn_button.setEnabled(turnable)
         self.rename_action.setEnabled(item is not None and item.op is Op.CREATE_NOTEBOOK)
         self.replace_action.setEnabled(
             item is not None
