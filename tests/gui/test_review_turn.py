@@ -18,7 +18,7 @@ from transcribe_import.gui.main_window import MainWindow
 from transcribe_import.gui.models.plan import PageColumn
 from transcribe_import.gui.pages.review import ReviewPage
 
-from helpers.window import TIMEOUT_MS, scan
+from helpers.window import TIMEOUT_MS, commit, scan, wait_run_end, wait_validated
 from media_factory import make_jpeg
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
@@ -26,6 +26,7 @@ pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSi
 
 @pytest.fixture
 def review(qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path) -> ReviewPage:
+    """“letters”, four portrait pages, under review."""
     for n in range(1, 5):
         make_jpeg(tmp_path / "shelf" / "letters" / f"page {n}.jpg", size=(300, 400), label=str(n))
     window = open_window()
@@ -112,3 +113,29 @@ def test_nothing_selected_turns_nothing(qtbot: QtBot, review: ReviewPage) -> Non
     select(qtbot, page, 0, 0)
     assert page.turn_right_action.isEnabled() and page.turn_left_action.isEnabled()
     assert page.turn_button.isEnabled()
+
+
+def test_a_turned_page_is_committed_turned_and_the_library_shows_it_so(
+    qtbot: QtBot, review: ReviewPage
+) -> None:
+    page = review
+    select(qtbot, page, 1, 1)
+    page.turn_left_action.trigger()
+    window = page.window()
+    assert isinstance(window, MainWindow)
+    wait_validated(qtbot, window)
+    commit(qtbot, window)
+    wait_run_end(qtbot, window)
+    [notebook] = window.corpus.list_notebooks()
+    pages = window.corpus_page.library
+    pages.open_notebook(notebook.notebook_id)
+    model = pages.pages_model
+    qtbot.waitUntil(lambda: model.rowCount() == 4, timeout=TIMEOUT_MS)
+    assert [model.row(r).page.turn for r in range(4)] == [0, 270, 0, 0]
+    index = model.index(1, PageColumn.THUMBNAIL)
+    qtbot.waitUntil(
+        lambda: isinstance(model.data(index, Qt.ItemDataRole.DecorationRole), QIcon),
+        timeout=TIMEOUT_MS,
+    )
+    size = model.data(index, Qt.ItemDataRole.DecorationRole).availableSizes()[0]
+    assert size.width() > size.height()  # the portrait file shown turned, as it was imported

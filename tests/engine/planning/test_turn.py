@@ -14,6 +14,7 @@ from PIL import Image
 from transcribe_import.engine import api
 from transcribe_import.engine.media.kinds import PDF, TIFF, Turn
 from transcribe_import.engine.media.render import RenderEngine, render_pages
+from transcribe_import.engine.media.render_vips import Thumbnails
 from transcribe_import.engine.media.rerender import render_again
 from transcribe_import.engine.planning import page_edits
 from transcribe_import.engine.planning.plan import ImportPlan, PlanDocumentError, load_plan
@@ -172,6 +173,8 @@ def test_a_turned_page_lands_upright_with_its_source_byte_for_byte(
     again = render_again(nb_dir, page, doc)
     assert again.png is not None
     assert hashlib.sha256(again.png).hexdigest() == page["render"]["sha256"]
+    # The library reads the turn back, to show the page's file turned as its render is.
+    assert [p.turn for p in api.read_notebook(corpus, nb_id).pages] == [0, 90, 90]
     # Undoing the run is not blocked by the turn it wrote itself.
     assert plan_revert(corpus, result.run_id).ok
 
@@ -210,3 +213,19 @@ def test_project_turn_of_ignores_what_it_never_writes() -> None:
     assert project.turn_of({"turn": 90}) == 90
     assert [project.turn_of({"turn": v}) for v in (None, 45, True, "90", 360)] == [0] * 5
     assert project.turn_of({}) == 0
+
+
+@pytest.mark.parametrize("engine", list(RenderEngine))
+def test_a_turned_page_makes_no_thumbnail_of_its_file(tmp_path: Path, engine: RenderEngine) -> None:
+    # Thumbnails are kept by the file's bytes and show the file as it is (the window turns
+    # them): one made of a turned render would be turned twice, and in every later plan.
+    tif = make_multiframe_tiff(tmp_path / "s.tif", frames=2)
+    pdf = make_pdf(tmp_path / "b.pdf", pages=2)
+    for path, kind in ((tif, TIFF), (pdf, PDF)):
+        made: list[int] = []
+        thumbnails = Thumbnails(lambda index, _side, _png, made=made: made.append(index), (96,))
+        pages = render_pages(
+            path, kind, [0, 1], engine=engine, thumbnails=thumbnails, turns={1: Turn.HALF}
+        )
+        assert len(list(pages)) == 2
+        assert made == ([0] if engine is RenderEngine.LIBVIPS or kind == TIFF else []), path

@@ -122,7 +122,8 @@ def render_pages(
     ``thumbnails``: made of each page rendered, from its pixels in memory (by libvips, or by
     Pillow for a page Pillow renders), so the window's grid never decodes the page again.
     ``turns``: a person's turn of some pages (by page index), applied after the file's
-    EXIF orientation, so the render (and its thumbnails) is upright.
+    EXIF orientation, so the render is upright. A turned page makes no thumbnail: they are
+    kept by the file's bytes, and show the file as it is (``_thumbnails_of``).
     """
     turned = dict(turns or {})
     if media_type not in MEDIA_EXTENSIONS:
@@ -187,11 +188,30 @@ def _render_image(
                 turn = turns.get(index, Turn.NONE)
                 if engine is RenderEngine.LIBVIPS and _libvips_reads(im, media_type):
                     page = _render_by_libvips(
-                        im, fp, index, media_type, settings, dp, should_stop, thumbnails, turn
+                        im,
+                        fp,
+                        index,
+                        media_type,
+                        settings,
+                        dp,
+                        should_stop,
+                        _thumbnails_of(thumbnails, turn),
+                        turn,
                     )
                 if page is None:
-                    page = _render_frame(im, index, settings, dp, thumbnails, turn)
+                    page = _render_frame(
+                        im, index, settings, dp, _thumbnails_of(thumbnails, turn), turn
+                    )
             yield page
+
+
+def _thumbnails_of(
+    thumbnails: render_vips.Thumbnails | None, turn: Turn
+) -> render_vips.Thumbnails | None:
+    """Where a page's thumbnails go: nowhere for a turned page. Thumbnails are kept by the
+    file's bytes and page (thumbs.py), and show the file as it is; the window turns them as
+    the plan says, so a turned render's would be turned twice, and in every later plan."""
+    return thumbnails if turn is Turn.NONE else None
 
 
 def _libvips_reads(im: Image.Image, media_type: str) -> bool:
@@ -439,9 +459,10 @@ def _pdf_pages_by_libvips(
     the caller stops iterating, the pages being encoded are finished and the rest are not
     encoded."""
     if len(indices) == 1:  # one page (a thumbnail, doctor's page): nothing to overlap
+        turn = turns.get(indices[0], Turn.NONE)
         yield _pdf_encoded(
-            *_pdf_page(doc, indices[0], settings, dp, turns.get(indices[0], Turn.NONE)),
-            thumbnails,
+            *_pdf_page(doc, indices[0], settings, dp, turn),
+            _thumbnails_of(thumbnails, turn),
             settings.libvips_revision,
         )
         return
@@ -452,12 +473,15 @@ def _pdf_pages_by_libvips(
     try:
         for index in indices:
             try:
-                page = _pdf_page(doc, index, settings, dp, turns.get(index, Turn.NONE))
+                turn = turns.get(index, Turn.NONE)
+                page = _pdf_page(doc, index, settings, dp, turn)
             except Exception:
                 while pending:
                     yield pending.popleft()[0].result()
                 raise
-            encoding = pool.submit(_pdf_encoded, *page, thumbnails, settings.libvips_revision)
+            encoding = pool.submit(
+                _pdf_encoded, *page, _thumbnails_of(thumbnails, turn), settings.libvips_revision
+            )
             pending.append((encoding, page[-1]))
             if len(pending) > PDF_ENCODERS:
                 yield pending.popleft()[0].result()
