@@ -1,6 +1,7 @@
 """Turning pages in the review (#39): Turn right and Turn left on the selected pages, several at
 once, by key and by button, each one undoable step; the thumbnails and the viewer show the
-page turned, and the committed page is turned as shown."""
+page turned, and the committed page is turned as shown. A page probably sideways is badged
+"Turn it?", and turned only when the person says so."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine.media.kinds import Turn
 from transcribe_import.gui.main_window import MainWindow
+from transcribe_import.gui.models.page_grid import Badge, accessible_words, badges
 from transcribe_import.gui.models.plan import PageColumn
 from transcribe_import.gui.pages.review import ReviewPage
 
@@ -139,3 +141,25 @@ def test_a_turned_page_is_committed_turned_and_the_library_shows_it_so(
     )
     size = model.data(index, Qt.ItemDataRole.DecorationRole).availableSizes()[0]
     assert size.width() > size.height()  # the portrait file shown turned, as it was imported
+
+
+def test_a_page_scanned_sideways_is_asked_turn_it_until_it_is_turned(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path
+) -> None:
+    for n in range(1, 6):
+        size = (400, 300) if n == 3 else (300, 400)  # page 3 scanned sideways
+        make_jpeg(tmp_path / "shelf" / "letters" / f"page {n}.jpg", size=size, label=str(n))
+    window = open_window()
+    scan(qtbot, window, tmp_path / "shelf")
+    page = window.review_page
+    model = page.pages_model
+    shown = [badges(model.row(r)) for r in range(5)]
+    assert shown == [(), (), (Badge.SIDEWAYS,), (), ()]
+    assert accessible_words(model.row(2)).endswith("Turn it?")
+    # Never turned without the person's word: the plan has no turn until Turn is pressed.
+    assert turns(page) == [Turn.NONE] * 5
+    select(qtbot, page, 2, 2)
+    page.turn_right_action.trigger()
+    assert [badges(model.row(r)) for r in range(5)] == [()] * 5
+    page.undo_action.trigger()
+    assert badges(model.row(2)) == (Badge.SIDEWAYS,)

@@ -12,12 +12,22 @@ import pytest
 from PIL import Image
 
 from transcribe_import.engine import api
+from transcribe_import.engine.base.ids import new_id
 from transcribe_import.engine.media.kinds import PDF, TIFF, Turn
 from transcribe_import.engine.media.render import RenderEngine, render_pages
 from transcribe_import.engine.media.render_vips import Thumbnails
 from transcribe_import.engine.media.rerender import render_again
 from transcribe_import.engine.planning import page_edits
-from transcribe_import.engine.planning.plan import ImportPlan, PlanDocumentError, load_plan
+from transcribe_import.engine.planning.plan import (
+    ImportPlan,
+    Op,
+    PlanDocumentError,
+    PlanItem,
+    PlanPage,
+    PlanSource,
+    SourceProvenance,
+    load_plan,
+)
 from transcribe_import.engine.planning.plan_document import fingerprint_of
 from transcribe_import.engine.runs.revert import plan_revert
 from transcribe_import.engine.storage import project
@@ -229,3 +239,62 @@ def test_a_turned_page_makes_no_thumbnail_of_its_file(tmp_path: Path, engine: Re
         )
         assert len(list(pages)) == 2
         assert made == ([0] if engine is RenderEngine.LIBVIPS or kind == TIFF else []), path
+
+
+def _sized_item(shapes: list[tuple[int, int]]) -> PlanItem:
+    sources = tuple(
+        PlanSource(
+            new_id(),
+            f"{i:064x}",
+            "image/jpeg",
+            (PlanPage(new_id(), new_id(), 0),),
+            SourceProvenance(f"/m/{i}.jpg", f"nb/{i}.jpg", 1, "t", 1, width=w, height=h),
+        )
+        for i, (w, h) in enumerate(shapes)
+    )
+    return PlanItem(new_id(), Op.CREATE_NOTEBOOK, new_id(), "Diary", sources)
+
+
+def _ids(item: PlanItem, *indices: int) -> frozenset[str]:
+    return frozenset(item.sources[i].pages[0].page_id for i in indices)
+
+
+def test_a_landscape_page_in_a_portrait_notebook_is_probably_sideways() -> None:
+    portrait, landscape, square = (300, 400), (400, 300), (400, 380)
+    item = _sized_item([portrait, portrait, landscape, portrait, portrait, square])
+    assert api.sideways_pages(item) == _ids(item, 2)
+    # Turned a quarter, it is portrait like the others: no hint. Turned upside down, still one.
+    assert api.sideways_pages(api.turn_pages(item, ["2.jpg"], 270)) == frozenset()
+    assert api.sideways_pages(api.turn_pages(item, ["2.jpg"], 180)) == _ids(item, 2)
+    # The same the other way round: a portrait page among landscape ones.
+    flipped = _sized_item([landscape, landscape, portrait, landscape])
+    assert api.sideways_pages(flipped) == _ids(flipped, 2)
+    # No hint where the shapes are mixed, where too few pages say what the notebook is, or
+    # for a page left out.
+    assert api.sideways_pages(_sized_item([portrait, landscape, portrait, landscape])) == set()
+    assert api.sideways_pages(_sized_item([portrait, portrait, landscape])) == set()
+    left_out = api.reorder(item, exclude=["2.jpg"])
+    assert api.sideways_pages(left_out) == frozenset()
+
+
+def test_ordinary_notebooks_get_no_sideways_hint(corpus: Corpus, tmp_path: Path) -> None:
+    # Portrait pages, two of them phone photos held sideways: landscape files whose EXIF
+    # orientation shows them portrait, so portrait pages.
+    for k in range(1, 9):
+        path = marked_page(tmp_path / "nb" / f"{k}.jpg")
+        if k % 3 == 0:
+            exif = _exif(6, None, None).tobytes()
+            Image.open(path).transpose(Image.Transpose.ROTATE_90).save(path, "JPEG", exif=exif)
+    (item,) = _plan(corpus, tmp_path / "nb").items
+    sizes = {s.name: (s.provenance.width, s.provenance.height) for s in item.sources}
+    assert sizes["3.jpg"] == sizes["1.jpg"] == SIZE
+    assert api.sideways_pages(item) == frozenset()
+    # The same without the EXIF orientation is what the hint is for: asked of both.
+    for k in (3, 6):
+        path = tmp_path / "nb" / f"{k}.jpg"
+        Image.open(path).save(path, "JPEG")  # no EXIF: shown landscape
+    (item,) = _plan(corpus, tmp_path / "nb").items
+    assert {s.name for s in item.sources if s.pages[0].page_id in api.sideways_pages(item)} == {
+        "3.jpg",
+        "6.jpg",
+    }

@@ -321,6 +321,14 @@ def turn_pages(item: PlanItem, names: Sequence[str], degrees: int) -> PlanItem:
     return page_edits.turn_pages(item, names, Turn.of(degrees))
 
 
+def sideways_pages(item: PlanItem) -> frozenset[str]:
+    """The item's pages worth a "Turn it?" (by page id): landscape among portrait pages, or
+    the other way (planning/page_edits.probably_sideways); a hint, never an edit."""
+    from transcribe_import.engine.planning import page_edits
+
+    return page_edits.probably_sideways(item)
+
+
 def turn_page_ids(item: PlanItem, turns: Mapping[str, Turn]) -> PlanItem:
     """The window's Turn: each page (by id) turned as given, from its file's upright."""
     from transcribe_import.engine.planning import page_edits

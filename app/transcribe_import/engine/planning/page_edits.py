@@ -9,7 +9,8 @@ same whatever is left out or moved. The CLI's ``order`` (``--exclude``, ``--incl
 Include make these edits.
 
 A page's turn (``turn_pages``, ``order --turn``, the review's Turn) is kept on the page: the
-render is made upright, the source kept byte for byte.
+render is made upright, the source kept byte for byte. ``probably_sideways`` finds the pages
+worth a "Turn it?": never turned without the person's word.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from transcribe_import.engine.media.kinds import Turn
+from transcribe_import.engine.media.kinds import MULTI_PAGE_TYPES, Turn
 from transcribe_import.engine.planning import ordering
 from transcribe_import.engine.planning.plan import OrderingRule, PlanItem, PlanPage, PlanSource
 
@@ -162,3 +163,43 @@ def _turned(page: PlanPage, rel: str, turns: Mapping[str, Turn], found: set[str]
             "copied as it is: turn it in the notebook it came from and export it again"
         )
     return replace(page, turn=turn)
+
+
+# "Sideways?": a page whose long side runs across when the notebook's run down (or the
+# other way). Long: at least 15 % longer than the short side, so a square-ish photo or
+# scan of a near-square page is never said sideways. Said only against at least
+# SIDEWAYS_MIN_OTHERS other pages of known size, of which at least SIDEWAYS_SHARE are the
+# other shape: a notebook of mixed shapes (a sketchbook with some plans turned by design)
+# gets no hint at all.
+SIDEWAYS_RATIO = 1.15
+SIDEWAYS_MIN_OTHERS = 3
+SIDEWAYS_SHARE = 0.8
+
+
+def probably_sideways(item: PlanItem) -> frozenset[str]:
+    """The imported pages (by page id) that are probably sideways: landscape in a portrait
+    notebook, or portrait in a landscape one, as the page will land (its file's EXIF
+    orientation and its turn applied). Only single-page image files are judged: their
+    upright size is known from the scan without decoding; a PDF's or a TIFF's pages are not."""
+    shapes: dict[str, int] = {}  # page id -> +1 portrait, -1 landscape, 0 neither
+    for source in item.imported_sources():
+        width, height = source.provenance.width, source.provenance.height
+        if source.media_type in MULTI_PAGE_TYPES or len(source.pages) != 1:
+            continue
+        if not width or not height:
+            continue
+        page = source.pages[0]
+        if page.turn in (Turn.QUARTER, Turn.THREE_QUARTERS):
+            width, height = height, width
+        shapes[page.page_id] = (
+            1 if height >= width * SIDEWAYS_RATIO else -1 if width >= height * SIDEWAYS_RATIO else 0
+        )
+    others = len(shapes) - 1
+    if others < SIDEWAYS_MIN_OTHERS:
+        return frozenset()
+    of_shape = {shape: list(shapes.values()).count(shape) for shape in (1, -1)}
+    return frozenset(
+        page_id
+        for page_id, shape in shapes.items()
+        if shape and of_shape[-shape] >= SIDEWAYS_SHARE * others
+    )

@@ -57,6 +57,7 @@ class Badge(enum.Enum):
     DUPLICATE = "duplicate"
     IN_QUESTION = "in_question"  # its file has an open ordering question or a problem
     REPLACES = "replaces"  # a rescan that replaces a page of the notebook
+    SIDEWAYS = "sideways"  # probably sideways (api.sideways_pages): a hint, never an edit
 
 
 # Fill colours: a badge reads on a light and a dark base alike; its word says it too.
@@ -65,6 +66,7 @@ _BADGE_COLOURS = {
     Badge.DUPLICATE: QColor(0x42, 0x85, 0xF4),
     Badge.IN_QUESTION: QColor(0xD3, 0x2F, 0x2F),
     Badge.REPLACES: QColor(0x8E, 0x44, 0xAD),
+    Badge.SIDEWAYS: QColor(0xB3, 0x5C, 0x00),
 }
 
 
@@ -74,6 +76,7 @@ def badge_words(badge: Badge) -> str:
         Badge.DUPLICATE: _tr("Duplicate"),
         Badge.IN_QUESTION: _tr("In question"),
         Badge.REPLACES: _tr("Replaces"),
+        Badge.SIDEWAYS: _tr("Turn it?"),
     }[badge]
 
 
@@ -89,6 +92,8 @@ def badges(row: PageRow) -> tuple[Badge, ...]:
         found.append(Badge.IN_QUESTION)
     if row.replaces is not None:
         found.append(Badge.REPLACES)
+    if row.sideways:
+        found.append(Badge.SIDEWAYS)
     return tuple(found)
 
 

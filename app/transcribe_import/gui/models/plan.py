@@ -433,6 +433,7 @@ class PageTableModel(ColumnTableModel[PageRow]):
         rows = []
         # Where each page lands in the notebook: a rescan has the number of the page it replaces.
         numbers = api.landing(self._session.corpus, item).numbers
+        sideways = api.sideways_pages(item)
         for pos, source in enumerate(item.sources):
             for page_pos, page in enumerate(source.pages):
                 rows.append(
@@ -446,6 +447,7 @@ class PageTableModel(ColumnTableModel[PageRow]):
                         page.page_id == item.cover_page_id,
                         tuple(notes.get(source.source_id, ())),
                         replaced_words(replaced.get(page.page_id), named),
+                        sideways=page.page_id in sideways,
                     )
                 )
         return rows
