@@ -249,12 +249,13 @@ def render_image(
         with budget.DECODE_BUDGET.hold(held):
             out = _display(im, dp)
             out = _reduce(out, target)
-            if thumbnails is not None:
+            upright = _ORIENT.get(orientation)
+            if thumbnails is not None or turn is not Turn.NONE:
                 # Computed into memory before it is turned: a turn reads a page read
-                # sequentially out of order, which only its PNG's writer may do.
+                # sequentially out of order, which only its PNG's writer may do, and slowly
+                # (an A4 scan turned by a person: 5 times faster so, bench/results-i39.md).
                 _stop_when(out, should_stop)
                 out = out.copy_memory()
-            upright = _ORIENT.get(orientation)
             if upright is not None:
                 out = upright(out)
             if turn is not Turn.NONE:  # the person's turn, once the file's own is applied
