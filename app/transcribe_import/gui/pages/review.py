@@ -226,7 +226,9 @@ class ReviewPage(QWidget):
         )
         self.sort_button.setMenu(sort_menu)
         # One button for both turns, so the row of commands still fits a 1024-pixel screen.
-        self.turn_button = QPushButton(tr("Tur&n"))
+        # No Alt letter: every letter of "Turn" is another control's; its keys are Ctrl+R
+        # and Ctrl+Shift+R, and its menu's items have letters of their own.
+        self.turn_button = QPushButton(tr("Turn"))
         self.turn_button.setToolTip(
             tr("Turn the selected pages: right (Ctrl+R) or left (Ctrl+Shift+R)")
         )
