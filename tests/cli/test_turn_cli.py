@@ -12,6 +12,7 @@ from PIL import Image
 
 from helpers.cli import EXIT_USAGE, cli_json, ok, run_cli
 from helpers.shelves import make_shelf
+from media_factory import make_jpeg
 
 
 def _plan(data: Path, tmp_path: Path) -> tuple[Path, str]:
@@ -75,3 +76,28 @@ def test_a_turned_page_lands_turned_and_upright(tmp_path: Path) -> None:
         for p in doc["pages"]
     ]
     assert sizes[1] == sizes[0][::-1] and sizes[0][0] < sizes[0][1]  # portrait pages; 2 landscape
+
+
+def test_validate_says_which_page_is_probably_sideways_and_how_to_turn_it(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    shelf = make_shelf(tmp_path / "shelf", notebooks=1, pages=4)
+    folder = shelf / "notebook 1"
+    with Image.open(folder / "page 1.jpg") as first:
+        width, height = first.size
+    make_jpeg(folder / "page 5.jpg", size=(height, width), label="5")  # scanned sideways
+    plan = tmp_path / "plan.json"
+    ok(run_cli(data, "plan", str(shelf), "-o", str(plan)))
+    item = str(orjson.loads(plan.read_bytes())["items"][0]["item_id"])
+    out = ok(run_cli(data, "validate", str(plan))).stdout
+    assert (
+        f"HINT item {item[:8]} “notebook 1”: shelf/notebook 1/page 5.jpg looks sideways, the "
+        "long side across the notebook's other pages. Turn it? (90: clockwise, 270: "
+        "anticlockwise)\n"
+        f"    turn with: transcribe-import order {plan} {item[:8]} --turn "
+        "'shelf/notebook 1/page 5.jpg' 90|270\n"
+    ) in out
+    assert "The plan is valid: 1 notebook, 0 warnings." in out  # a hint, not a warning
+    ok(run_cli(data, "order", str(plan), item, "--turn", "page 5.jpg", "270"))
+    assert "HINT" not in ok(run_cli(data, "validate", str(plan))).stdout

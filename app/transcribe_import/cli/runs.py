@@ -268,6 +268,8 @@ def _print_report(plan: ImportPlan, report: ValidationReport, plan_path: str = "
             if at_once is not None:
                 count, options = at_once
                 say(f"    or answer {_all_of(count)} at once: {command} {options}")
+    for line in turns_cli.sideways_lines(plan, plan_path):
+        say(line)
     if report.ok:
         say(
             f"The plan is valid: {counted(len(plan.items), 'notebook')}, "
