@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from PIL import Image
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
@@ -163,3 +164,39 @@ def test_a_page_scanned_sideways_is_asked_turn_it_until_it_is_turned(
     assert [badges(model.row(r)) for r in range(5)] == [()] * 5
     page.undo_action.trigger()
     assert badges(model.row(2)) == (Badge.SIDEWAYS,)
+
+
+def test_the_grid_paints_a_turned_page_turned(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path
+) -> None:
+    # Dark portrait pages on the grid's light base: the dark pixels of a cell are its picture.
+    folder = tmp_path / "shelf" / "dark"
+    folder.mkdir(parents=True)
+    for n in range(1, 4):
+        Image.new("RGB", (300, 400), (10 * n, 10 * n, 10 * n)).save(folder / f"{n}.png")
+    window = open_window()
+    scan(qtbot, window, tmp_path / "shelf")
+    page = window.review_page
+    select(qtbot, page, 1, 1)
+    qtbot.keyClick(page.grid, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
+
+    def picture(row: int) -> tuple[int, int]:
+        """The width and height of the dark pixels painted in the row's cell."""
+        rect = page.grid.visualRect(page.pages_model.index(row, PageColumn.THUMBNAIL))
+        rect.setHeight(page.grid.look.zoom + 8)  # the picture's box, above the captions
+        image = page.grid.viewport().grab(rect).toImage()
+        dark = [
+            (x, y)
+            for y in range(image.height())
+            for x in range(image.width())
+            if image.pixelColor(x, y).lightness() < 60
+        ]
+        if not dark:
+            return (0, 0)
+        xs, ys = [x for x, _ in dark], [y for _, y in dark]
+        return (max(xs) - min(xs) + 1, max(ys) - min(ys) + 1)
+
+    qtbot.waitUntil(lambda: all(picture(r)[0] > 0 for r in range(3)), timeout=TIMEOUT_MS)
+    (w0, h0), (w1, h1) = picture(0), picture(1)
+    assert w0 < h0 and w1 > h1  # page 2 painted landscape, as it will be imported
+    assert abs(w1 / h1 - h0 / w0) < 0.05
