@@ -17,6 +17,7 @@ from transcribe_import.cli import lookalikes as lookalikes_cli
 from transcribe_import.cli import placement as placement_cli
 from transcribe_import.cli import runs as runs_cli
 from transcribe_import.cli import signals
+from transcribe_import.cli import turns as turns_cli
 from transcribe_import.cli import undo as undo_cli
 from transcribe_import.cli import watch as watch_cli
 from transcribe_import.cli.logfile import QuietFileHandler
@@ -151,6 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     placement_cli.add_order_options(how)
     lookalikes_cli.add_order_options(how, o)
+    turns_cli.add_order_options(how)
 
     c = sub.add_parser("commit", help="validate, create the import run and commit it")
     c.add_argument("plan", metavar="PLAN.json", help="the plan document to commit")

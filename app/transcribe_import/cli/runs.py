@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from transcribe_import.cli import lookalikes as lookalikes_cli
 from transcribe_import.cli import placement as placement_cli
 from transcribe_import.cli import signals
+from transcribe_import.cli import turns as turns_cli
 from transcribe_import.cli.output import json_out, say
 from transcribe_import.cli.undo import history_line
 from transcribe_import.engine import api
@@ -271,6 +272,8 @@ def _print_report(plan: ImportPlan, report: ValidationReport, plan_path: str = "
             if at_once is not None:
                 count, options = at_once
                 say(f"    or answer {_all_of(count)} at once: {command} {options}")
+    for line in turns_cli.sideways_lines(plan, plan_path):
+        say(line)
     if report.ok:
         say(
             f"The plan is valid: {counted(len(plan.items), 'notebook')}, "
@@ -349,7 +352,7 @@ def cmd_order(corpus: Corpus, args: argparse.Namespace) -> int:
     plan = _load(args.plan)
     api.check_plan_editable(corpus, plan, args.plan)
     item = find_item(plan, args.item)
-    answered = ""  # what an answer to rescan questions did, when no other words say it
+    answered = ""  # what an answer or a turn did, when no other words say it
     try:
         if args.complete:
             new = api.complete_notebook(corpus, item)
@@ -357,6 +360,8 @@ def cmd_order(corpus: Corpus, args: argparse.Namespace) -> int:
             new, answered = lookalikes_cli.order_edit(corpus, plan, item, args)
         elif placement_cli.wants_placement(args):
             new = placement_cli.order_edit(corpus, item, args)
+        elif args.turn is not None:
+            new, answered = turns_cli.order_edit(item, args.turn)
         else:
             new = _reorder(item, args)
     except ValueError as exc:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QIcon, QPainter, QPen, QPixmap
+from PySide6.QtGui import QColor, QIcon, QPainter, QPen, QPixmap, QTransform
 from PySide6.QtWidgets import QApplication, QStyle
 
 from transcribe_import.engine.base.findings import Severity as FindingSeverity
@@ -40,6 +40,16 @@ def small_pixmap(icon: QIcon) -> QPixmap:
     """The icon at the style's small size: a pixmap keeps it, where a view would scale an icon."""
     side = QApplication.style().pixelMetric(QStyle.PixelMetric.PM_SmallIconSize)
     return icon.pixmap(QSize(side, side))
+
+
+def turned(pixmap: QPixmap, degrees: int) -> QPixmap:
+    """A picture of a page's file turned ``degrees`` clockwise, as the page's turn (in the
+    plan) will make its render: the thumbnails and previews are of the file as it is."""
+    if not degrees:
+        return pixmap
+    out = pixmap.transformed(QTransform().rotate(degrees))
+    out.setDevicePixelRatio(pixmap.devicePixelRatio())
+    return out
 
 
 def untinted(pixmap: QPixmap) -> QIcon:

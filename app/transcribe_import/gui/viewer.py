@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from transcribe_import.engine.planning.plan import PlanSource
+from transcribe_import.gui.icons import turned
 from transcribe_import.gui.thumbnails import ThumbnailCache
 
 PREVIEW_SIDE = 1600  # enough to read handwriting on a full HD screen
@@ -73,6 +74,7 @@ class PageViewer(QWidget):
         super().__init__(parent)
         self.previews = previews
         self._pages: list[Page] = []
+        self._turns: list[int] = []  # each shown page's turn in the plan, in degrees
         self._place: Place | None = None
         self._zoom: float | None = None  # None: fit to the view
         self._labels: list[QLabel] = []
@@ -118,10 +120,14 @@ class PageViewer(QWidget):
     def place(self) -> Place | None:
         return self._place
 
-    def set_pages(self, pages: Sequence[Page], place: Place | None = None) -> None:
+    def set_pages(
+        self, pages: Sequence[Page], place: Place | None = None, turns: Sequence[int] = ()
+    ) -> None:
         """Show these pages (two side by side at most); asks the cache for each. ``place``:
-        where the one page shown stands, said in the caption and paged from."""
+        where the one page shown stands, said in the caption and paged from. ``turns``: how
+        far the plan turns each page clockwise (none given: not turned), shown so."""
         self._pages = list(pages)[:2]
+        self._turns = [*turns, *[0] * len(self._pages)][: len(self._pages)]
         self._place = place if len(self._pages) == 1 else None
         while self._labels:
             self._labels.pop().deleteLater()
@@ -155,7 +161,8 @@ class PageViewer(QWidget):
 
     def pixmaps(self) -> list[QPixmap | None]:
         """Each shown page's rendered preview, once it has arrived (tests look at them)."""
-        return [self.previews.request(s, i) for s, i in self._pages]
+        got = [self.previews.request(s, i) for s, i in self._pages]
+        return [None if p is None else turned(p, t) for p, t in zip(got, self._turns, strict=True)]
 
     # -- zoom ----------------------------------------------------------------------------
 

@@ -209,9 +209,9 @@ def test_a_pdf_page_is_encoded_while_the_next_one_rasterises(
     seen_while_encoding: list[bool] = []
     real_rasterise, real_encode = render._rasterise_rgbx, render_vips.encode_rgbx
 
-    def rasterise(doc, index, max_side, dp):  # type: ignore[no-untyped-def]
+    def rasterise(doc, index, max_side, dp, turn):  # type: ignore[no-untyped-def]
         rasterising[index].set()
-        return real_rasterise(doc, index, max_side, dp)
+        return real_rasterise(doc, index, max_side, dp, turn)
 
     def encode(data, width, height, index, thumbnails=None, revision=None):  # type: ignore[no-untyped-def]
         # Page 0's encode waits for page 1 to be rasterised: done one after the other, it
@@ -236,10 +236,10 @@ def test_a_pdf_page_pdfium_cannot_rasterise_fails_after_the_pages_before_it(
     path = mf.make_pdf(tmp_path / "four.pdf", 4)
     real = render._rasterise_rgbx
 
-    def rasterise(doc, index, max_side, dp):  # type: ignore[no-untyped-def]
+    def rasterise(doc, index, max_side, dp, turn):  # type: ignore[no-untyped-def]
         if index == 2:
             raise pdfium.PdfiumError("Failed to load page.")
-        return real(doc, index, max_side, dp)
+        return real(doc, index, max_side, dp, turn)
 
     monkeypatch.setattr(render, "_rasterise_rgbx", rasterise)
     got: list[int] = []

@@ -124,6 +124,9 @@ from transcribe_import.engine.api.plans import (
     rejudge_duplicates,
     reorder,
     save_plan_file,
+    sideways_pages,
+    turn_page_ids,
+    turn_pages,
     validate_plan,
 )
 from transcribe_import.engine.api.retries import RETRYABLE, can_retry
@@ -229,6 +232,9 @@ __all__ = [
     "mode_for",
     "check_plan_editable",
     "reorder",
+    "sideways_pages",
+    "turn_page_ids",
+    "turn_pages",
     "rejudge_duplicates",
     "validate_plan",
     "load_plan_file",

@@ -16,6 +16,7 @@ from typing import Any
 
 from transcribe_import.engine.api.corpus import notebook_state
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus, UnfinishedImport
 
 
@@ -53,6 +54,9 @@ class StoredPage:
     replaced_by: str | None = None
     replaced_at: str | None = None
     replaced_in_run: str | None = None  # the run whose rescan replaced it
+    # How far the page is turned clockwise from its file (project.json's ``turn``): its
+    # render is upright, its file is not, so a picture made of the file is turned so much.
+    turn: int = 0
 
 
 @dataclass(frozen=True)
@@ -135,6 +139,7 @@ def _page(
         entry.get("replaced_by"),
         entry.get("replaced_at"),
         replaced_in if isinstance(replaced_in, str) else None,
+        project.turn_of(dict(record)),
     )
 
 

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import enum
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.text import counted
+from transcribe_import.engine.media.kinds import Turn
 from transcribe_import.engine.planning.plan import (
     DEFAULT_MODE,
     AdapterMode,
@@ -333,6 +334,30 @@ def reorder(
         "say how to resolve the item: accept, by, sequence, exclude, include, skip, as_copy, "
         "verso_first or versos_blank"
     )
+
+
+def turn_pages(item: PlanItem, names: Sequence[PageRef], degrees: int) -> PlanItem:
+    """``order --turn FILE... ANGLE``: the pages named (``FILE``: every page of the file,
+    ``FILE#N``: page N) turned ``degrees`` clockwise, 0 taking a turn back; ValueError in
+    words for an angle other than 0, 90, 180 or 270, or a name that is no file of the item."""
+    from transcribe_import.engine.planning import page_edits
+
+    return page_edits.turn_pages(item, names, Turn.of(degrees))
+
+
+def sideways_pages(item: PlanItem) -> frozenset[str]:
+    """The item's pages worth a "Turn it?" (by page id): landscape among portrait pages, or
+    the other way (planning/page_edits.probably_sideways); a hint, never an edit."""
+    from transcribe_import.engine.planning import page_edits
+
+    return page_edits.probably_sideways(item)
+
+
+def turn_page_ids(item: PlanItem, turns: Mapping[str, Turn]) -> PlanItem:
+    """The window's Turn: each page (by id) turned as given, from its file's upright."""
+    from transcribe_import.engine.planning import page_edits
+
+    return page_edits.with_turns(item, turns)
 
 
 def rejudge_duplicates(corpus: Corpus, plan: ImportPlan, scope: DedupeScope) -> ImportPlan:

@@ -10,7 +10,7 @@ from typing import Any
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.ids import check_id
 from transcribe_import.engine.ingest.placement import Placement, blocks
-from transcribe_import.engine.media.kinds import MEDIA_EXTENSIONS, RenderSettings
+from transcribe_import.engine.media.kinds import MEDIA_EXTENSIONS, RenderSettings, Turn
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,7 @@ class PageSpec:
     extra: Mapping[str, Any] | None = field(default=None, hash=False)
     label: str | None = None  # the plan's page label ("12v"): the entry's "label"
     look: str | None = None  # the plan page's look (media/lookalike.py): the entry's "look"
+    turn: Turn = Turn.NONE  # a person's turn of the page: rendered turned, the entry's "turn"
 
 
 @dataclass(frozen=True)

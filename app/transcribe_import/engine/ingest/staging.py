@@ -138,6 +138,7 @@ def stage_source(
             thumbnails=None
             if thumbnails is None
             else Thumbnails(thumbs.keeper(thumbnails, spec.sha256), thumbs.COMMIT_SIDES),
+            turns={p.page_index: p.turn for p in to_render if p.turn},
         )
         if to_render
         else iter(())

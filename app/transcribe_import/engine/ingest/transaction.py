@@ -111,6 +111,7 @@ def _journal_for(
                     "render": None,
                     # Later scans find rescans of it by this, without decoding it again.
                     **({"look": p.look} if p.look is not None else {}),
+                    **({project.TURN: int(p.turn)} if p.turn else {}),
                 }
             )
     if req.page_order is not None:

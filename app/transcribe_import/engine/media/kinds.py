@@ -7,6 +7,7 @@ media types (extensions, suffixes, names, Pillow formats) is derived from ``KIND
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 
 JPEG = "image/jpeg"
@@ -57,6 +58,50 @@ MULTI_PAGE_TYPES: frozenset[str] = frozenset(k.media_type for k in KINDS if k.mu
 def kind_name(media_type: str) -> str:
     """How a message names a media type: "JPEG image", "PDF"."""
     return KIND_BY_TYPE[media_type].name
+
+
+class Turn(enum.IntEnum):
+    """How far a page is turned clockwise, in degrees, after its file's own EXIF orientation.
+
+    A person's choice kept with the page (the plan, project.json's page ``turn``): the
+    source file stays as it is, the render is made upright.
+    """
+
+    NONE = 0
+    QUARTER = 90
+    HALF = 180
+    THREE_QUARTERS = 270
+
+    @classmethod
+    def of(cls, degrees: object) -> Turn:
+        """The turn of ``degrees`` (0, 90, 180 or 270); ValueError in words otherwise."""
+        if (
+            not isinstance(degrees, int)
+            or isinstance(degrees, bool)
+            or degrees % 90
+            or not (0 <= degrees < 360)
+        ):
+            raise ValueError(
+                f"a page turns by 0, 90, 180 or 270 degrees clockwise, not {degrees!r}"
+            )
+        return cls(degrees)
+
+    def then(self, other: Turn) -> Turn:
+        """This turn followed by ``other``."""
+        return Turn((self.value + other.value) % 360)
+
+    @property
+    def words(self) -> str:
+        """``90° clockwise``, ``upside down``, ``90° anticlockwise``, ``not turned``."""
+        return _TURN_WORDS[self]
+
+
+_TURN_WORDS = {
+    Turn.NONE: "not turned",
+    Turn.QUARTER: "90° clockwise",
+    Turn.HALF: "upside down",
+    Turn.THREE_QUARTERS: "90° anticlockwise",
+}
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ import functools
 import hashlib
 import io
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, cast
 
@@ -51,6 +51,7 @@ from transcribe_import.engine.media.kinds import (
     TIFF,
     RenderedPage,
     RenderSettings,
+    Turn,
     kind_name,
 )
 from transcribe_import.engine.media.sniff import SNIFF_BYTES, media_type_of
@@ -61,6 +62,13 @@ if TYPE_CHECKING:
     from PIL import ImageCms
 
 DEFAULT_SETTINGS = RenderSettings()
+
+# A person's turn of a page (clockwise) as Pillow's transpose, whose ROTATE_N is anticlockwise.
+TURN_TRANSPOSE: dict[Turn, Image.Transpose] = {
+    Turn.QUARTER: Image.Transpose.ROTATE_270,
+    Turn.HALF: Image.Transpose.ROTATE_180,
+    Turn.THREE_QUARTERS: Image.Transpose.ROTATE_90,
+}
 
 
 class RenderEngine(enum.Enum):
@@ -102,6 +110,7 @@ def render_pages(
     engine: RenderEngine = RenderEngine.LIBVIPS,
     should_stop: Callable[[], bool] | None = None,
     thumbnails: render_vips.Thumbnails | None = None,
+    turns: Mapping[int, Turn] | None = None,
 ) -> Iterator[RenderedPage]:
     """Render the given pages of a page file as deterministic PNGs, in the order asked.
 
@@ -112,7 +121,11 @@ def render_pages(
     ``should_stop``: asked while libvips renders a page; true ends it with ``RenderStopped``.
     ``thumbnails``: made of each page rendered, from its pixels in memory (by libvips, or by
     Pillow for a page Pillow renders), so the window's grid never decodes the page again.
+    ``turns``: a person's turn of some pages (by page index), applied after the file's
+    EXIF orientation, so the render is upright. A turned page makes no thumbnail: they are
+    kept by the file's bytes, and show the file as it is (``_thumbnails_of``).
     """
+    turned = dict(turns or {})
     if media_type not in MEDIA_EXTENSIONS:
         raise ValueError(f"unknown media type {media_type!r}")
     dp = display_path or str(path)
@@ -130,10 +143,10 @@ def render_pages(
                 )
             fp.seek(0)
             if media_type == PDF:
-                yield from _render_pdf(fp, indices, settings, dp, engine, thumbnails)
+                yield from _render_pdf(fp, indices, settings, dp, engine, thumbnails, turned)
             else:
                 yield from _render_image(
-                    fp, media_type, indices, settings, dp, engine, should_stop, thumbnails
+                    fp, media_type, indices, settings, dp, engine, should_stop, thumbnails, turned
                 )
     except OSError as exc:
         raise fsio.problem_from_oserror(exc, dp, "reading") from exc
@@ -159,6 +172,7 @@ def _render_image(
     engine: RenderEngine,
     should_stop: Callable[[], bool] | None,
     thumbnails: render_vips.Thumbnails | None,
+    turns: Mapping[int, Turn],
 ) -> Iterator[RenderedPage]:
     with contextlib.ExitStack() as stack:
         with _image_errors(media_type, dp, settings):
@@ -171,13 +185,33 @@ def _render_image(
                     im.seek(index)
                 _check_pixels(*im.size, settings, dp)
                 page = None
+                turn = turns.get(index, Turn.NONE)
                 if engine is RenderEngine.LIBVIPS and _libvips_reads(im, media_type):
                     page = _render_by_libvips(
-                        im, fp, index, media_type, settings, dp, should_stop, thumbnails
+                        im,
+                        fp,
+                        index,
+                        media_type,
+                        settings,
+                        dp,
+                        should_stop,
+                        _thumbnails_of(thumbnails, turn),
+                        turn,
                     )
                 if page is None:
-                    page = _render_frame(im, index, settings, dp, thumbnails)
+                    page = _render_frame(
+                        im, index, settings, dp, _thumbnails_of(thumbnails, turn), turn
+                    )
             yield page
+
+
+def _thumbnails_of(
+    thumbnails: render_vips.Thumbnails | None, turn: Turn
+) -> render_vips.Thumbnails | None:
+    """Where a page's thumbnails go: nowhere for a turned page. Thumbnails are kept by the
+    file's bytes and page (thumbs.py), and show the file as it is; the window turns them as
+    the plan says, so a turned render's would be turned twice, and in every later plan."""
+    return thumbnails if turn is Turn.NONE else None
 
 
 def _libvips_reads(im: Image.Image, media_type: str) -> bool:
@@ -199,12 +233,22 @@ def _render_by_libvips(
     dp: str,
     should_stop: Callable[[], bool] | None,
     thumbnails: render_vips.Thumbnails | None,
+    turn: Turn,
 ) -> RenderedPage | None:
     """The page rendered by libvips, or None when Pillow must render it (logged)."""
     orientation, _ = _exif_facts(_header_exif(im, fp))
     try:
         page = render_vips.render_image(
-            fp, media_type, index, im.mode, orientation, settings, dp, should_stop, thumbnails
+            fp,
+            media_type,
+            index,
+            im.mode,
+            orientation,
+            settings,
+            dp,
+            should_stop,
+            thumbnails,
+            turn,
         )
     except render_vips.VipsRefused as exc:
         quiet.log.info("%s: rendered with Pillow, libvips cannot: %s", dp, exc)
@@ -221,6 +265,7 @@ def _render_frame(
     settings: RenderSettings,
     dp: str,
     thumbnails: render_vips.Thumbnails | None = None,
+    turn: Turn = Turn.NONE,
 ) -> RenderedPage:
     width, height = im.size
     longest = max(width, height)
@@ -240,6 +285,8 @@ def _render_frame(
         transpose = ORIENTATION_TRANSPOSE.get(orientation)
         if transpose is not None:
             out = out.transpose(transpose)
+        if turn is not Turn.NONE:  # the person's turn, once the file's own is applied
+            out = out.transpose(TURN_TRANSPOSE[turn])
         if thumbnails is not None:
             _make_thumbnails(out, index, settings, thumbnails)
         return _encode(out, index, settings, pillow_version())
@@ -368,17 +415,19 @@ def _render_pdf(
     dp: str,
     engine: RenderEngine,
     thumbnails: render_vips.Thumbnails | None = None,
+    turns: Mapping[int, Turn] | None = None,
 ) -> Iterator[RenderedPage]:
+    turned = dict(turns or {})
     with _pdf_document(fp, dp) as doc:
         with _PDFIUM_LOCK:
             count = len(doc)
         _check_indices(indices, count, dp)
         if engine is RenderEngine.LIBVIPS and render_vips.available():
-            yield from _pdf_pages_by_libvips(doc, indices, settings, dp, thumbnails)
+            yield from _pdf_pages_by_libvips(doc, indices, settings, dp, thumbnails, turned)
             return
         for index in indices:
             with _PDFIUM_LOCK, _pdf_errors(dp):
-                image = _rasterise(doc, index, settings.max_side, dp)
+                image = _rasterise(doc, index, settings.max_side, dp, turned.get(index, Turn.NONE))
             renderer = f"{pillow_version()}, {_pdfium_version()}"
             yield _encode(image, index, settings, renderer)
 
@@ -400,6 +449,7 @@ def _pdf_pages_by_libvips(
     settings: RenderSettings,
     dp: str,
     thumbnails: render_vips.Thumbnails | None,
+    turns: Mapping[int, Turn],
 ) -> Iterator[RenderedPage]:
     """The pages rasterised in order on this thread, each encoded by libvips on one of
     ``PDF_ENCODERS`` threads while the next ones rasterise; yielded in order, with the bytes
@@ -409,8 +459,11 @@ def _pdf_pages_by_libvips(
     the caller stops iterating, the pages being encoded are finished and the rest are not
     encoded."""
     if len(indices) == 1:  # one page (a thumbnail, doctor's page): nothing to overlap
+        turn = turns.get(indices[0], Turn.NONE)
         yield _pdf_encoded(
-            *_pdf_page(doc, indices[0], settings, dp), thumbnails, settings.libvips_revision
+            *_pdf_page(doc, indices[0], settings, dp, turn),
+            _thumbnails_of(thumbnails, turn),
+            settings.libvips_revision,
         )
         return
     pending: collections.deque[tuple[concurrent.futures.Future[RenderedPage], int]] = (
@@ -420,12 +473,15 @@ def _pdf_pages_by_libvips(
     try:
         for index in indices:
             try:
-                page = _pdf_page(doc, index, settings, dp)
+                turn = turns.get(index, Turn.NONE)
+                page = _pdf_page(doc, index, settings, dp, turn)
             except Exception:
                 while pending:
                     yield pending.popleft()[0].result()
                 raise
-            encoding = pool.submit(_pdf_encoded, *page, thumbnails, settings.libvips_revision)
+            encoding = pool.submit(
+                _pdf_encoded, *page, _thumbnails_of(thumbnails, turn), settings.libvips_revision
+            )
             pending.append((encoding, page[-1]))
             if len(pending) > PDF_ENCODERS:
                 yield pending.popleft()[0].result()
@@ -439,7 +495,7 @@ def _pdf_pages_by_libvips(
 
 
 def _pdf_page(
-    doc: pdfium.PdfDocument, index: int, settings: RenderSettings, dp: str
+    doc: pdfium.PdfDocument, index: int, settings: RenderSettings, dp: str, turn: Turn
 ) -> tuple[bytes, int, int, int, int]:
     """Page ``index`` rasterised: (RGBX bytes, width, height, index, the budget it holds).
 
@@ -448,7 +504,7 @@ def _pdf_page(
     held = budget.DECODE_BUDGET.take(settings.max_side**2 * _PDF_BYTES_PER_PIXEL)
     try:
         with _PDFIUM_LOCK, _pdf_errors(dp):
-            rgbx, width, height = _rasterise_rgbx(doc, index, settings.max_side, dp)
+            rgbx, width, height = _rasterise_rgbx(doc, index, settings.max_side, dp, turn)
     except BaseException:
         budget.DECODE_BUDGET.give(held)
         raise
@@ -488,12 +544,15 @@ def _pdf_scale(page: pdfium.PdfPage, index: int, max_side: int, dp: str) -> floa
     return scale
 
 
-def _rasterise(doc: pdfium.PdfDocument, index: int, max_side: int, dp: str) -> Image.Image:
-    """Page ``index`` as Pillow's RGB, as before libvips; the caller holds the lock."""
+def _rasterise(
+    doc: pdfium.PdfDocument, index: int, max_side: int, dp: str, turn: Turn
+) -> Image.Image:
+    """Page ``index`` as Pillow's RGB, as before libvips, ``turn`` clockwise (pdfium turns
+    it as it rasterises); the caller holds the lock."""
     page = doc[index]
     try:
         scale = _pdf_scale(page, index, max_side, dp)
-        bitmap = page.render(scale=scale, fill_color=(255, 255, 255, 255))
+        bitmap = page.render(scale=scale, rotation=turn.value, fill_color=(255, 255, 255, 255))
         try:
             # to_pil may share the bitmap's memory; copy before the bitmap is freed.
             image: Image.Image = bitmap.to_pil().convert("RGB").copy()
@@ -505,14 +564,19 @@ def _rasterise(doc: pdfium.PdfDocument, index: int, max_side: int, dp: str) -> I
 
 
 def _rasterise_rgbx(
-    doc: pdfium.PdfDocument, index: int, max_side: int, dp: str
+    doc: pdfium.PdfDocument, index: int, max_side: int, dp: str, turn: Turn
 ) -> tuple[bytes, int, int]:
-    """Page ``index`` as RGBX bytes (four a pixel, no row padding) and its size; locked."""
+    """Page ``index`` as RGBX bytes (four a pixel, no row padding) and its size, ``turn``
+    clockwise; locked."""
     page = doc[index]
     try:
         scale = _pdf_scale(page, index, max_side, dp)
         bitmap = page.render(
-            scale=scale, fill_color=(255, 255, 255, 255), prefer_bgrx=True, rev_byteorder=True
+            scale=scale,
+            rotation=turn.value,
+            fill_color=(255, 255, 255, 255),
+            prefer_bgrx=True,
+            rev_byteorder=True,
         )
         try:
             assert bitmap.n_channels == 4 and bitmap.stride == 4 * bitmap.width

@@ -29,6 +29,7 @@ from transcribe_import.engine.media.kinds import (
     RenderedPage,
     RenderSettings,
     RenderStopped,
+    Turn,
 )
 
 if TYPE_CHECKING:
@@ -81,6 +82,12 @@ _ORIENT: dict[int, Callable[[pyvips.Image], pyvips.Image]] = {
     6: lambda im: im.rot90(),
     7: lambda im: im.rot270().fliphor(),
     8: lambda im: im.rot270(),
+}
+# A person's turn of a page, clockwise, as libvips' rotations (clockwise too).
+_TURN: dict[Turn, Callable[[pyvips.Image], pyvips.Image]] = {
+    Turn.QUARTER: lambda im: im.rot90(),
+    Turn.HALF: lambda im: im.rot180(),
+    Turn.THREE_QUARTERS: lambda im: im.rot270(),
 }
 
 
@@ -210,6 +217,7 @@ def render_image(
     dp: str,
     should_stop: Callable[[], bool] | None = None,
     thumbnails: Thumbnails | None = None,
+    turn: Turn = Turn.NONE,
 ) -> RenderedPage:
     """Page ``index`` of the image in ``fp`` (Pillow's ``mode`` for it) as a deterministic PNG.
 
@@ -241,14 +249,17 @@ def render_image(
         with budget.DECODE_BUDGET.hold(held):
             out = _display(im, dp)
             out = _reduce(out, target)
-            if thumbnails is not None:
+            upright = _ORIENT.get(orientation)
+            if thumbnails is not None or turn is not Turn.NONE:
                 # Computed into memory before it is turned: a turn reads a page read
-                # sequentially out of order, which only its PNG's writer may do.
+                # sequentially out of order, which only its PNG's writer may do, and slowly
+                # (an A4 scan turned by a person: 5 times faster so, bench/results-i39.md).
                 _stop_when(out, should_stop)
                 out = out.copy_memory()
-            turn = _ORIENT.get(orientation)
-            if turn is not None:
-                out = turn(out)
+            if upright is not None:
+                out = upright(out)
+            if turn is not Turn.NONE:  # the person's turn, once the file's own is applied
+                out = _TURN[turn](out)
             if thumbnails is not None:
                 _make_thumbnails(out, index, thumbnails)
             return encode(out, index, should_stop, settings.libvips_revision)

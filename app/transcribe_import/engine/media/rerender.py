@@ -18,7 +18,7 @@ from typing import Any
 
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.media import render_vips
-from transcribe_import.engine.media.kinds import RenderSettings
+from transcribe_import.engine.media.kinds import RenderSettings, Turn
 from transcribe_import.engine.media.render import RenderEngine, engine_of, render_pages
 from transcribe_import.engine.storage import fsio, project
 
@@ -60,16 +60,19 @@ def render_again(nb_dir: Path, page: dict[str, Any], manifest: dict[str, Any]) -
     if not fsio.is_file(src):
         return RenderAgain(None, src, f"the notebook's copy of its source ({src}) is missing")
     recorded = project.renderer_of(page)
+    index = int(page.get("page_index") or 0)
+    turn = Turn(project.turn_of(page))  # made turned, so made again turned
     made_by: list[str] = []
     for engine, revision in _renderers(recorded):
         try:
             (got,) = render_pages(
                 src,
                 str(source.get("media_type")),
-                [int(page.get("page_index") or 0)],
+                [index],
                 RenderSettings(max_side=side, libvips_revision=revision),
                 display_path=str(src),
                 engine=engine,
+                turns={index: turn},
             )
         except (OSError, TranscribeError, ValueError, TypeError) as exc:
             return RenderAgain(None, src, f"its source ({src}) cannot be rendered: {exc}")

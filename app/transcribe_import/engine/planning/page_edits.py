@@ -1,5 +1,5 @@
 """The pages of a file of several (a PDF, a multi-page TIFF): leave some out, take them back,
-put them in another order.
+put them in another order; and any page turned a quarter, a half or three quarters.
 
 A source's ``pages`` are the ones imported, in the order chosen; the pages left out are
 its ``left_out`` (in the plan body, so fingerprinted), kept so that they can be taken
@@ -7,13 +7,18 @@ back. A person names a page ``FILE#N``, N its page number in the file, which sta
 same whatever is left out or moved. The CLI's ``order`` (``--exclude``, ``--include``,
 ``--sequence`` with such names, through ``api.reorder``) and the window's Leave Out and
 Include make these edits.
+
+A page's turn (``turn_pages``, ``order --turn``, the review's Turn) is kept on the page: the
+render is made upright, the source kept byte for byte. ``probably_sideways`` finds the pages
+worth a "Turn it?": never turned without the person's word.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+from transcribe_import.engine.media.kinds import MULTI_PAGE_TYPES, Turn
 from transcribe_import.engine.planning import ordering
 from transcribe_import.engine.planning.plan import (
     OrderingRule,
@@ -111,3 +116,89 @@ def order_pages(item: PlanItem, names: Sequence[PageRef]) -> PlanItem:
     if item.cover_page_id in {p.page_id for p in rest}:
         item = replace(item, cover_page_id=None)
     return replace(item, ordering=replace(item.ordering, rule=OrderingRule.SEQUENCE, resolved=True))
+
+
+def turn_pages(item: PlanItem, names: Sequence[PageRef], turn: Turn) -> PlanItem:
+    """The pages named turned ``turn`` clockwise from their file's upright (``Turn.NONE``
+    takes a turn back): ``FILE`` turns every page of the file, ``FILE#N`` page N of a file
+    of several. ValueError in words for a name that is no file or page of the item."""
+    if not names:
+        raise ValueError("name the files to turn, then the angle: FILE... 90")
+    turns: dict[str, Turn] = {}
+    for name in names:
+        if names_page(item, name):
+            turns[page_named(item, name)[1].page_id] = turn
+        else:
+            source = ordering.source_by_name(item, str(name))
+            turns.update((p.page_id, turn) for p in (*source.pages, *source.left_out))
+    return with_turns(item, turns)
+
+
+def with_turns(item: PlanItem, turns: Mapping[str, Turn]) -> PlanItem:
+    """``item`` with each page in ``turns`` (by page id) turned as given; ValueError for a
+    page id not of the item, or a page that brings its own render (a bag's, copied as it is,
+    so never turned)."""
+    found: set[str] = set()
+    sources = []
+    for source in item.sources:
+        rel = source.provenance.rel
+        pages = tuple(_turned(p, rel, turns, found) for p in source.pages)
+        left_out = tuple(_turned(p, rel, turns, found) for p in source.left_out)
+        sources.append(replace(source, pages=pages, left_out=left_out))
+    unknown = [pid for pid in turns if pid not in found]
+    if unknown:
+        raise ValueError(f"{item.label} has no page {unknown[0]}")
+    return replace(item, sources=tuple(sources))
+
+
+def _turned(page: PlanPage, rel: str, turns: Mapping[str, Turn], found: set[str]) -> PlanPage:
+    turn = turns.get(page.page_id)
+    if turn is None:
+        return page
+    found.add(page.page_id)
+    if turn and page.render is not None:
+        raise ValueError(
+            f"{rel}: page {page.page_index + 1} comes with its render from the bag, which is "
+            "copied as it is: turn it in the notebook it came from and export it again"
+        )
+    return replace(page, turn=turn)
+
+
+# "Sideways?": a page whose long side runs across when the notebook's run down (or the
+# other way). Long: at least 15 % longer than the short side, so a square-ish photo or
+# scan of a near-square page is never said sideways. Said only against at least
+# SIDEWAYS_MIN_OTHERS other pages of known size, of which at least SIDEWAYS_SHARE are the
+# other shape: a notebook of mixed shapes (a sketchbook with some plans turned by design)
+# gets no hint at all.
+SIDEWAYS_RATIO = 1.15
+SIDEWAYS_MIN_OTHERS = 3
+SIDEWAYS_SHARE = 0.8
+
+
+def probably_sideways(item: PlanItem) -> frozenset[str]:
+    """The imported pages (by page id) that are probably sideways: landscape in a portrait
+    notebook, or portrait in a landscape one, as the page will land (its file's EXIF
+    orientation and its turn applied). Only single-page image files are judged: their
+    upright size is known from the scan without decoding; a PDF's or a TIFF's pages are not."""
+    shapes: dict[str, int] = {}  # page id -> +1 portrait, -1 landscape, 0 neither
+    for source in item.imported_sources():
+        width, height = source.provenance.width, source.provenance.height
+        if source.media_type in MULTI_PAGE_TYPES or len(source.pages) != 1:
+            continue
+        if not width or not height:
+            continue
+        page = source.pages[0]
+        if page.turn in (Turn.QUARTER, Turn.THREE_QUARTERS):
+            width, height = height, width
+        shapes[page.page_id] = (
+            1 if height >= width * SIDEWAYS_RATIO else -1 if width >= height * SIDEWAYS_RATIO else 0
+        )
+    others = len(shapes) - 1
+    if others < SIDEWAYS_MIN_OTHERS:
+        return frozenset()
+    of_shape = {shape: list(shapes.values()).count(shape) for shape in (1, -1)}
+    return frozenset(
+        page_id
+        for page_id, shape in shapes.items()
+        if shape and of_shape[-shape] >= SIDEWAYS_SHARE * others
+    )

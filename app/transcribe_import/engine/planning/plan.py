@@ -21,7 +21,7 @@ from transcribe_import import __version__
 from transcribe_import.engine.base.ids import is_sha256, is_valid_id
 from transcribe_import.engine.base.short_calls import loads_in_slices, read_in_slices
 from transcribe_import.engine.ingest.placement import Placement
-from transcribe_import.engine.media.kinds import MEDIA_EXTENSIONS
+from transcribe_import.engine.media.kinds import MEDIA_EXTENSIONS, Turn
 from transcribe_import.engine.planning.plan_document import (
     IMPORT_MANIFEST_SCHEMA,
     PLAN_FORMAT,
@@ -543,6 +543,13 @@ def _page_from(p: Any, uid: Any, bad: Any) -> PlanPage:
     look = p.get("look")
     if look is not None and (not isinstance(look, str) or not _LOOK.fullmatch(look)):
         raise bad(f"page {page_id} has a look that is not one (ink1: and 144 hex digits)")
+    turn = p.get("turn", 0)
+    try:
+        turned = Turn.of(turn)
+    except ValueError:
+        raise bad(f"page {page_id} has a turn of {turn!r}: it must be 90, 180 or 270") from None
+    if turned and render is not None:
+        raise bad(f"page {page_id} is turned but brings its own render, which is never turned")
     return PlanPage(
         page_id,
         uid(p.get("render_id"), "render_id"),
@@ -551,6 +558,7 @@ def _page_from(p: Any, uid: Any, bad: Any) -> PlanPage:
         extra=_json_object(p["extra"], "extra") if "extra" in p else None,
         label=label,
         look=look,
+        turn=turned,
     )
 
 

@@ -20,6 +20,7 @@ import orjson
 
 from transcribe_import.engine.base.text import json_safe
 from transcribe_import.engine.ingest.placement import Placement
+from transcribe_import.engine.media.kinds import Turn
 from transcribe_import.engine.planning.plan_document import (
     IMPORT_MANIFEST_SCHEMA,
     PLAN_FORMAT,
@@ -209,6 +210,9 @@ class PlanPage:
     # before looks, a decode that failed). Fingerprinted, as all that lands is
     # (docs/formats.md).
     look: str | None = None
+    # How far a person turned the page clockwise (planning/page_edits.turn_pages): its render
+    # is made upright, its source kept as it is; lands as the page's "turn". Fingerprinted.
+    turn: Turn = Turn.NONE
 
 
 @dataclass(frozen=True)
@@ -487,6 +491,9 @@ def _page_doc(pg: PlanPage) -> dict[str, Any]:
     # Only when made, so that every plan made before looks keeps its fingerprint.
     if pg.look is not None:
         doc["look"] = pg.look
+    # Only when turned, so that every plan made before turns keeps its fingerprint.
+    if pg.turn:
+        doc["turn"] = int(pg.turn)
     return doc
 
 

@@ -478,6 +478,7 @@ def _spec(s: PlanSource) -> SourceSpec:
                 p.extra,
                 p.label,
                 p.look,
+                p.turn,
             )
             for p in s.pages
         ),

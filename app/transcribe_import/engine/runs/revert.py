@@ -227,7 +227,7 @@ def _notebook(
 
 def plan_pages(items: list[PlanItem]) -> dict[str, dict[str, Any]]:
     """page id -> what the import writes for it beyond ids it makes itself (PAGE_KEYS):
-    the plan page's source, index, render id, label, look and extra keys (a bag's)."""
+    the plan page's source, index, render id, label, look, turn and extra keys (a bag's)."""
     out: dict[str, dict[str, Any]] = {}
     for it in items:
         for s in it.imported_sources():
@@ -236,6 +236,7 @@ def plan_pages(items: list[PlanItem]) -> dict[str, dict[str, Any]]:
                     **dict(p.extra or {}),
                     **({"label": p.label} if p.label is not None else {}),
                     **({"look": p.look} if p.look is not None else {}),
+                    **({"turn": int(p.turn)} if p.turn else {}),
                     "source_id": s.source_id,
                     "page_index": p.page_index,
                     "render_id": p.render_id,

@@ -151,6 +151,20 @@ def renderer_of(page: dict[str, Any]) -> str | None:
     return got if isinstance(got, str) and got else None
 
 
+# How far a person turned a page clockwise (90, 180 or 270 degrees), after its source's
+# own EXIF orientation: its render is made upright, its source kept as it is. Absent on a
+# page not turned (and on every page written before turns).
+TURN = "turn"
+TURNS = frozenset({90, 180, 270})
+
+
+def turn_of(page: dict[str, Any]) -> int:
+    """A page's recorded turn in degrees, 0 when it records none (or one this app never
+    writes: its render was then made unturned)."""
+    got = page.get(TURN)
+    return got if isinstance(got, int) and not isinstance(got, bool) and got in TURNS else 0
+
+
 def referenced_files(project: dict[str, Any]) -> set[str]:
     """Relative paths of every file the manifest lists (sources and renders, the history's
     included: a replaced page's files stay in the notebook)."""

@@ -19,8 +19,9 @@ from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
 from transcribe_import.engine.api import NotebookLibrary, StoredPage, StoredSource
+from transcribe_import.engine.media.kinds import Turn
 from transcribe_import.engine.planning.plan import PlanPage, PlanSource, SourceProvenance
-from transcribe_import.gui.icons import untinted
+from transcribe_import.gui.icons import turned, untinted
 from transcribe_import.gui.models.base import ColumnTableModel, Index
 from transcribe_import.gui.models.page_grid import (
     GridLook,
@@ -42,7 +43,9 @@ def _plan_source(source: StoredSource, pages: Sequence[StoredPage]) -> PlanSourc
         source.source_id,
         source.sha256,
         source.media_type,
-        tuple(PlanPage(p.page_id, "", p.page_index, label=p.label) for p in pages),
+        tuple(
+            PlanPage(p.page_id, "", p.page_index, label=p.label, turn=Turn(p.turn)) for p in pages
+        ),
         SourceProvenance(str(source.path), source.rel or source.name, source.size, source.mtime, 0),
     )
 
@@ -114,7 +117,7 @@ class LibraryPageModel(ColumnTableModel[PageRow]):
         if column == PageColumn.THUMBNAIL:
             if role == Role.DecorationRole:
                 pixmap = self._thumbnails.request(row.source, row.page.page_index)
-                return None if pixmap is None else untinted(pixmap)
+                return None if pixmap is None else untinted(turned(pixmap, row.page.turn))
             if role == Role.AccessibleTextRole:
                 return accessible_words(row)
         return super().cell(row, column, role)

@@ -28,6 +28,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QPixmap
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
+from transcribe_import.gui.icons import turned
 from transcribe_import.gui.models.base import ColumnTableModel
 from transcribe_import.gui.models.page_rows import PageRow, says_page_in_file
 from transcribe_import.gui.models.plan import PageTableModel
@@ -56,6 +57,7 @@ class Badge(enum.Enum):
     DUPLICATE = "duplicate"
     IN_QUESTION = "in_question"  # its file has an open ordering question or a problem
     REPLACES = "replaces"  # a rescan that replaces a page of the notebook
+    SIDEWAYS = "sideways"  # probably sideways (api.sideways_pages): a hint, never an edit
 
 
 # Fill colours: a badge reads on a light and a dark base alike; its word says it too.
@@ -64,6 +66,7 @@ _BADGE_COLOURS = {
     Badge.DUPLICATE: QColor(0x42, 0x85, 0xF4),
     Badge.IN_QUESTION: QColor(0xD3, 0x2F, 0x2F),
     Badge.REPLACES: QColor(0x8E, 0x44, 0xAD),
+    Badge.SIDEWAYS: QColor(0xB3, 0x5C, 0x00),
 }
 
 
@@ -73,6 +76,7 @@ def badge_words(badge: Badge) -> str:
         Badge.DUPLICATE: _tr("Duplicate"),
         Badge.IN_QUESTION: _tr("In question"),
         Badge.REPLACES: _tr("Replaces"),
+        Badge.SIDEWAYS: _tr("Turn it?"),
     }[badge]
 
 
@@ -88,6 +92,8 @@ def badges(row: PageRow) -> tuple[Badge, ...]:
         found.append(Badge.IN_QUESTION)
     if row.replaces is not None:
         found.append(Badge.REPLACES)
+    if row.sideways:
+        found.append(Badge.SIDEWAYS)
     return tuple(found)
 
 
@@ -288,6 +294,7 @@ class PageCellPainter:
     def __init__(self, look: GridLook) -> None:
         self.look = look
         self._scaled_cache: OrderedDict[tuple[int, int, int, float], QPixmap] = OrderedDict()
+        self._turned_cache: OrderedDict[tuple[int, int], QPixmap] = OrderedDict()
 
     def paint_page(
         self, painter: QPainter, rect: QRect, row: PageRow, option: QStyleOptionViewItem
@@ -305,6 +312,8 @@ class PageCellPainter:
         if pixmap is None:
             self._placeholder(painter, box, row, cache, palette)
         else:
+            if row.page.turn:  # the thumbnail is of the file; the page imports turned
+                pixmap = self._turned(pixmap, row.page.turn)
             self._thumbnail(painter, box, pixmap, faded=left_out)
         self._badges(painter, box, badges(row), metrics)
         text_role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
@@ -345,6 +354,20 @@ class PageCellPainter:
         else:
             painter.drawPixmap(target.topLeft(), self._scaled(pixmap, size))
         painter.setOpacity(1.0)
+
+    def _turned(self, pixmap: QPixmap, degrees: int) -> QPixmap:
+        """The thumbnail turned ``degrees`` clockwise, as the page's render will be, turned
+        once (kept beside the scaled ones, by the same rule)."""
+        key = (pixmap.cacheKey(), degrees)
+        found = self._turned_cache.get(key)
+        if found is not None:
+            self._turned_cache.move_to_end(key)
+            return found
+        made = turned(pixmap, degrees)
+        self._turned_cache[key] = made
+        while len(self._turned_cache) > _SCALED_CAPACITY:
+            self._turned_cache.popitem(last=False)
+        return made
 
     def _scaled(self, pixmap: QPixmap, size: QSize) -> QPixmap:
         """The thumbnail smoothly scaled to ``size``, scaled once: a smooth scale at each

@@ -52,6 +52,8 @@ class PageRow:
     notes: tuple[Note, ...]  # the ambiguities and problems of its file
     replaces: str | None = None  # a rescan: the notebook page it replaces, in words
     replaced_by: int | None = None  # a page a rescan replaced (History): the page now in its place
+    # Landscape among portrait pages, or the other way (api.sideways_pages): "Turn it?".
+    sideways: bool = False
 
     @property
     def key(self) -> tuple[str, int]:

@@ -37,6 +37,7 @@ from transcribe_import.engine.planning.problems import ProblemCode, ProblemSever
 from transcribe_import.gui.icons import (
     badge_icon,
     not_imported_icon,
+    turned,
     untinted,
 )
 from transcribe_import.gui.models import page_moves
@@ -432,6 +433,7 @@ class PageTableModel(ColumnTableModel[PageRow]):
         rows = []
         # Where each page lands in the notebook: a rescan has the number of the page it replaces.
         numbers = api.landing(self._session.corpus, item).numbers
+        sideways = api.sideways_pages(item)
         for pos, source in enumerate(item.sources):
             for page_pos, page in enumerate(source.pages):
                 rows.append(
@@ -445,6 +447,7 @@ class PageTableModel(ColumnTableModel[PageRow]):
                         page.page_id == item.cover_page_id,
                         tuple(notes.get(source.source_id, ())),
                         replaced_words(replaced.get(page.page_id), named),
+                        sideways=page.page_id in sideways,
                     )
                 )
         return rows
@@ -504,8 +507,10 @@ class PageTableModel(ColumnTableModel[PageRow]):
         if column == PageColumn.THUMBNAIL and self._thumbnails is not None:
             if role == Role.DecorationRole:
                 pixmap = self._thumbnails.request(row.source, row.page.page_index)
+                if pixmap is None:
+                    return None
                 # A view paints a QPixmap at its own size; an icon is scaled to the view's.
-                return untinted(pixmap) if pixmap is not None else None
+                return untinted(turned(pixmap, row.page.turn))
             if role == Role.ToolTipRole:
                 failure = self._thumbnails.failure(row.source.source_id, row.page.page_index)
                 if failure is not None:

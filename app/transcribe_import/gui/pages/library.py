@@ -520,6 +520,7 @@ class LibraryView(QWidget):
             self.viewer_dialog.close()
         page, place = self._page_at(pane, row)
         self.viewer_dialog = ViewerDialog(self.previews, [page], self, place)
+        self.viewer_dialog.viewer.set_pages([page], place, [pane.model.row(row).page.turn])
         self.viewer_dialog.viewer.page_requested.connect(self._go_to)
         self.viewer_dialog.open()
 
@@ -533,7 +534,8 @@ class LibraryView(QWidget):
         pane.select_row(row)
         if self.viewer_dialog is not None:
             page, place = self._page_at(pane, row)
-            self.viewer_dialog.viewer.set_pages([page], place)
+            turns = [pane.model.row(row).page.turn]
+            self.viewer_dialog.viewer.set_pages([page], place, turns)
 
     # -- closing -------------------------------------------------------------------------
 

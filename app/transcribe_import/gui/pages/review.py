@@ -155,6 +155,8 @@ class ReviewPage(QWidget):
         self.rename_action = self._action(w.rename, self.edits.rename)
         self.cover_action = self._action(w.cover, self.edits.set_cover)
         self.replace_action = self._action(w.replace, self.edits.choose_replaced_page)
+        self.turn_right_action = self._action(w.turn_right, self.edits.turn_right)
+        self.turn_left_action = self._action(w.turn_left, self.edits.turn_left)
         self.validate_action = self._action(w.validate, self.validate_requested.emit)
         self.commit_action = self._action(w.commit, self.commit_requested.emit)
 
@@ -224,6 +226,16 @@ class ReviewPage(QWidget):
             [self.sort_name_action, self.sort_capture_action, self.sort_mtime_action]
         )
         self.sort_button.setMenu(sort_menu)
+        # One button for both turns, so the row of commands still fits a 1024-pixel screen.
+        # No Alt letter: every letter of "Turn" is another control's; its keys are Ctrl+R
+        # and Ctrl+Shift+R, and its menu's items have letters of their own.
+        self.turn_button = QPushButton(tr("Turn"))
+        self.turn_button.setToolTip(
+            tr("Turn the selected pages: right (Ctrl+R) or left (Ctrl+Shift+R)")
+        )
+        turn_menu = QMenu(self.turn_button)
+        turn_menu.addActions([self.turn_right_action, self.turn_left_action])
+        self.turn_button.setMenu(turn_menu)
         self.undo_button = ActionButton(self.undo_action, tr("Undo"))
         self.undo_button.setIcon(style.standardIcon(QStyle.StandardPixmap.SP_ArrowBack))
         self.redo_button = ActionButton(self.redo_action, tr("Redo"))
@@ -238,6 +250,7 @@ class ReviewPage(QWidget):
             ActionButton(self.rename_action),
             ActionButton(self.cover_action),
             ActionButton(self.replace_action),
+            self.turn_button,
         ):
             commands.addWidget(widget)
         commands.addWidget(self.undo_button)
@@ -260,6 +273,8 @@ class ReviewPage(QWidget):
             self.include_action,
             self.cover_action,
             self.replace_action,
+            self.turn_left_action,
+            self.turn_right_action,
         ]
         self.page_view: QTableView = pages_table(self.pages_model, menu)
         # The same pages as thumbnails, and in openings: on the table's own selection.
@@ -512,10 +527,11 @@ class ReviewPage(QWidget):
 
     def _show_selected_pages(self) -> None:
         pages, place = self.selected_pages()[:2], self._place()
-        self.viewer.set_pages(pages, place)
+        turns = [self.pages_model.page_at(r).turn for r in self.selected_rows()[:2]]
+        self.viewer.set_pages(pages, place, turns)
         dialog = self.viewer_dialog
         if dialog is not None and dialog.isVisible():
-            dialog.viewer.set_pages(pages, place)
+            dialog.viewer.set_pages(pages, place, turns)
         if self.pages_widget() is self.spreads_view:
             self.spreads_view.follow(self.selected_rows())
 
@@ -528,6 +544,8 @@ class ReviewPage(QWidget):
         if self.viewer_dialog is not None:
             self.viewer_dialog.close()
         self.viewer_dialog = ViewerDialog(self.previews, pages, self, self._place())
+        turns = [self.pages_model.page_at(r).turn for r in self.selected_rows()[:2]]
+        self.viewer_dialog.viewer.set_pages(pages, self._place(), turns)
         self.viewer_dialog.viewer.page_requested.connect(self.go_to_page)
         self.viewer_dialog.open()
 
@@ -595,6 +613,7 @@ class ReviewPage(QWidget):
     def _on_item_changed(self, item_id: str) -> None:
         if item_id == self.pages_model.item_id():
             self._refresh_item_widgets()
+            self._show_selected_pages()  # a turn changes how the same pages are shown
 
     @Slot()
     def _on_validation_changed(self) -> None:
@@ -648,6 +667,10 @@ class ReviewPage(QWidget):
         self.sort_button.setEnabled(count > 1)
         self.exclude_action.setEnabled(any(not s.excluded for s in sources))
         self.include_action.setEnabled(any(s.excluded or s.left_out for s in sources))
+        turnable = bool(rows) and all(self.pages_model.page_at(r).render is None for r in rows)
+        self.turn_right_action.setEnabled(turnable)
+        self.turn_left_action.setEnabled(turnable)
+        self.turn_button.setEnabled(turnable)
         self.rename_action.setEnabled(item is not None and item.op is Op.CREATE_NOTEBOOK)
         self.replace_action.setEnabled(
             item is not None

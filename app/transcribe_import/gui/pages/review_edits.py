@@ -15,6 +15,7 @@ from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtWidgets import QApplication, QInputDialog, QLineEdit, QTableView, QWidget
 
 from transcribe_import.engine import api
+from transcribe_import.engine.media.kinds import Turn
 from transcribe_import.engine.planning import edits, ordering
 from transcribe_import.engine.planning.plan import (
     ImportPlan,
@@ -200,6 +201,25 @@ class ReviewEdits(QObject):
             for p in s.left_out
         ]
         self._edit(lambda it: api.reorder(it, include=names + pages), self.tr("Include pages"))
+
+    @Slot()
+    def turn_right(self) -> None:
+        self._turn(Turn.QUARTER, self.tr("Turn pages right"))
+
+    @Slot()
+    def turn_left(self) -> None:
+        self._turn(Turn.THREE_QUARTERS, self.tr("Turn pages left"))
+
+    def _turn(self, step: Turn, text: str) -> None:
+        """The selected pages each turned ``step`` further than they are (several at once,
+        one undoable edit): the plan keeps the turn, the files stay as they are."""
+        model = self._page.pages_model
+        turns = {
+            page.page_id: page.turn.then(step)
+            for page in (model.page_at(r) for r in self._page.selected_rows())
+        }
+        if turns:
+            self._edit(lambda item: api.turn_page_ids(item, turns), text)
 
     @Slot()
     def rename(self, title: str | None = None) -> None:

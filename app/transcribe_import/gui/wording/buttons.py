@@ -158,6 +158,8 @@ class ReviewActions(NamedTuple):
     rename: ActionWords
     cover: ActionWords
     replace: ActionWords
+    turn_right: ActionWords
+    turn_left: ActionWords
     validate: ActionWords
     commit: ActionWords
 
@@ -181,6 +183,18 @@ def review_actions() -> ReviewActions:
             c,
             "Repl&aces…",
             "Say the selected page is a rescan that replaces a page of the notebook",
+        ),
+        _command(
+            c,
+            "Turn ri&ght",
+            "Turn the selected pages a quarter turn clockwise (their files are not changed)",
+            "Ctrl+R",
+        ),
+        _command(
+            c,
+            "Turn le&ft",
+            "Turn the selected pages a quarter turn anticlockwise (their files are not changed)",
+            "Ctrl+Shift+R",
         ),
         _command(
             c,
