@@ -2,7 +2,7 @@
 look and a pair's verification cost, and how the candidate search grows with the shelf.
 
     python bench/bench_rescans.py [--pages-per-notebook 20] [--per-light 3] [--rescans 3]
-                                  [--shelf 5000 20000] [--out bench/results-i33-engine.md]
+                                  [--shelf 5000 20000] [--out FILE]
 
 The labelled set is the tests' (tests/helpers/pages.py): notebooks in real handwriting fonts
 on ruled, squared and plain paper, under a scanner's flat light and a lamp's; each page

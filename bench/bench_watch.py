@@ -13,7 +13,7 @@
    (plan, look pass, validate, commit, move), on ``--workers`` workers.
 
 Nothing is written outside a temporary folder, removed at the end. Prints the figures as
-Markdown for bench/results-i40.md (the date, ``uptime`` load, the sizes, the ratios).
+Markdown for bench/RESULTS.md (the date, ``uptime`` load, the sizes, the ratios).
 
     .venv/bin/python bench/bench_watch.py [--drops 100] [--files 10000] [--passes 7]
         [--burst 20] [--workers 2]

@@ -253,7 +253,8 @@ def render_image(
             if thumbnails is not None or turn is not Turn.NONE:
                 # Computed into memory before it is turned: a turn reads a page read
                 # sequentially out of order, which only its PNG's writer may do, and slowly
-                # (an A4 scan turned by a person: 5 times faster so, bench/results-i39.md).
+                # (an A4 scan turned by a person: 5 times faster so; bench/RESULTS.md, "A turned
+                # page at render").
                 _stop_when(out, should_stop)
                 out = out.copy_memory()
             if upright is not None:
