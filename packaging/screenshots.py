@@ -343,7 +343,7 @@ def walk(base: Path) -> list[Path]:
 
     # 8. Corpus.
     window.show_section(Section.CORPUS)
-    wait_until("the notebooks", lambda: window.notebook_model.rowCount() > 0)
+    wait_until("the notebooks", lambda: window.corpus_page.notebook_model.rowCount() > 0)
     shots.append(shoot(window, "window-8-corpus"))
 
     # 9. A partial run: one notebook's files went away mid-run; Retry What Did Not Land.

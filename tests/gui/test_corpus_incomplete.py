@@ -54,13 +54,13 @@ def _pages_in(corpus: Corpus, notebook_id: str) -> int:
 
 
 def _state_cell(window: MainWindow) -> str:
-    model = window.notebook_model
+    model = window.corpus_page.notebook_model
     return str(model.index(0, NotebookColumn.STATE).data())
 
 
 def _select_the_notebook(qtbot: QtBot, window: MainWindow) -> None:
     window.show_section(Section.CORPUS)
-    window.notebook_table.selectRow(0)
+    window.corpus_page.notebook_table.selectRow(0)
     qtbot.waitUntil(window.corpus_page.unfinished_panel.isVisible, timeout=TIMEOUT_MS)
 
 
@@ -88,7 +88,7 @@ def test_finish_import_completes_the_notebook_and_the_mark_goes(
     run_id, notebook_id = _stopped_part_way(corpus, tmp_path, cancel=cancel)
     window = open_window()
     landed = _pages_in(corpus, notebook_id)
-    health = window.health_summary.text()
+    health = window.corpus_page.health_summary.text()
     if cancel:  # never "the corpus is whole" while a notebook holds part of its import
         assert health.startswith("Nothing is damaged, but 1 notebook holds only part of")
     else:  # a paused run is a problem of its own (interrupted), told as such
@@ -107,7 +107,7 @@ def test_finish_import_completes_the_notebook_and_the_mark_goes(
     assert page.finish_button.isEnabled() and page.undo_button.isEnabled()
     qtbot.waitUntil(lambda: _state_cell(window) == "Complete", timeout=TIMEOUT_MS)
     assert _pages_in(corpus, notebook_id) == PAGES
-    assert window.notebook_model.index(0, NotebookColumn.PAGES).data() == str(PAGES)
+    assert window.corpus_page.notebook_model.index(0, NotebookColumn.PAGES).data() == str(PAGES)
     assert not window.corpus_page.unfinished_panel.isVisibleTo(window.corpus_page)
     statuses = [r.status for r in RunStore(corpus).list_runs()]
     assert statuses[0] is RunStatus.COMPLETE  # the newest: the retry, or the resumed run
@@ -124,7 +124,7 @@ def test_undo_this_import_previews_then_takes_the_incomplete_notebook_out(
 
     page = window.corpus_page
     with qtbot.waitSignal(window.health_checked, timeout=TIMEOUT_MS):
-        qtbot.mouseClick(window.check_again_button, Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(window.corpus_page.check_again_button, Qt.MouseButton.LeftButton)
     assert page.unfinished_panel.isVisible()  # a new listing keeps the selection
     assert [nb.notebook_id for nb in page.selected_notebooks()] == [notebook_id]
 
@@ -143,11 +143,14 @@ def test_undo_this_import_previews_then_takes_the_incomplete_notebook_out(
     assert not corpus.is_registered(notebook_id)
     assert RunStore(corpus).load(run_id).status is RunStatus.REVERTED
     qtbot.waitUntil(
-        lambda: window.notebook_stack.currentWidget() is window.empty_label, timeout=TIMEOUT_MS
+        lambda: window.corpus_page.notebook_stack.currentWidget() is window.corpus_page.empty_label,
+        timeout=TIMEOUT_MS,
     )
     assert not page.unfinished_panel.isVisibleTo(page)
     qtbot.waitUntil(
-        lambda: window.health_summary.text().startswith("Nothing to report: the corpus is whole"),
+        lambda: window.corpus_page.health_summary.text().startswith(
+            "Nothing to report: the corpus is whole"
+        ),
         timeout=TIMEOUT_MS,
     )
 
@@ -196,7 +199,7 @@ def test_health_findings_name_the_windows_actions_not_commands(
     assert "run_id" not in by_code[FindingCode.NOTEBOOK_INCOMPLETE].to_json()  # JSON as it was
 
     window = open_window()
-    view = window.findings_view
+    view = window.corpus_page.findings_view
     qtbot.waitUntil(lambda: view.rowCount() == len(by_code), timeout=TIMEOUT_MS)
     rows = [view.item(row, 0) for row in range(view.rowCount())]
     said = [item.text() for item in rows]
@@ -234,7 +237,7 @@ def test_an_untracked_run_is_finished_through_open_plan_as_its_finding_says(
     corpus.create_notebook(empty, "Left empty")  # its finding has no button of the window
 
     window = open_window()
-    view = window.findings_view
+    view = window.corpus_page.findings_view
     qtbot.waitUntil(lambda: view.rowCount() >= 1, timeout=TIMEOUT_MS)
     said = [view.item(row, 0).text() for row in range(view.rowCount())]
     told = next(s for s in said if f"Import run {run_id} has no record" in s)

@@ -32,13 +32,15 @@ def window(
     for title, pages in (("Field notes", 3), ("Letters", 2), ("Sketches", 1)):
         make_notebook(title, pages)
     w = open_window()
-    qtbot.waitUntil(lambda: w.notebook_table.model().rowCount() == 3, timeout=TIMEOUT_MS)
+    qtbot.waitUntil(
+        lambda: w.corpus_page.notebook_table.model().rowCount() == 3, timeout=TIMEOUT_MS
+    )
     return w
 
 
 def select_titles(window: MainWindow, *titles: str) -> None:
     window.show_section(Section.CORPUS)
-    table = window.notebook_table
+    table = window.corpus_page.notebook_table
     model = table.model()
     selection = table.selectionModel()
     selection.clearSelection()
@@ -100,7 +102,7 @@ def test_export_into_the_default_folder(qtbot: QtBot, window: MainWindow):
 
 def test_without_a_selection_the_dialog_opens_to_choose_in(qtbot: QtBot, window: MainWindow):
     window.show_section(Section.IMPORT)
-    window.notebook_table.selectionModel().clearSelection()
+    window.corpus_page.notebook_table.selectionModel().clearSelection()
     window.export_action.trigger()
     dialog = window.export_dialog
     assert dialog is not None and dialog.isVisible()
@@ -109,7 +111,7 @@ def test_without_a_selection_the_dialog_opens_to_choose_in(qtbot: QtBot, window:
     listed = [dialog.choice_list.item(r).text() for r in range(dialog.choice_list.count())]
     assert [t.split(" · ")[0] for t in listed] == ["“Field notes”", "“Letters”", "“Sketches”"]
 
-    letters = window.notebook_model.rows()[1].notebook_id
+    letters = window.corpus_page.notebook_model.rows()[1].notebook_id
     dialog.set_chosen([letters])
     assert dialog.summary.text() == "Export 1 notebook (“Letters”) as a BagIt bag."
     assert dialog.export_button.isEnabled()

@@ -79,8 +79,8 @@ def rescan_into(corpus: Corpus, notebook_id: str, tmp_path: Path) -> str:
 def open_in_library(qtbot: QtBot, window: MainWindow, notebook_id: str) -> LibraryView:
     """Double-click the notebook's row in the Corpus view; wait until the library shows it."""
     window.show_section(Section.CORPUS)
-    qtbot.waitUntil(lambda: window.notebook_model.rowCount() > 0, timeout=TIMEOUT_MS)
-    table = window.notebook_table
+    qtbot.waitUntil(lambda: window.corpus_page.notebook_model.rowCount() > 0, timeout=TIMEOUT_MS)
+    table = window.corpus_page.notebook_table
     model = table.model()
     [row] = [
         r
@@ -248,7 +248,7 @@ def test_notebooks_of_one_title_are_told_apart_and_offer_their_actions(
     ids = {make_notebook("Diary", 1), make_notebook("Diary", 2)}
     window = open_window()
     page = window.corpus_page
-    model = window.notebook_table.model()
+    model = window.corpus_page.notebook_table.model()
     qtbot.waitUntil(lambda: model.rowCount() == 2, timeout=TIMEOUT_MS)
     shown = {model.index(r, NotebookColumn.ID).data() for r in range(2)}
     assert shown == {i[:8] for i in ids} and len(shown) == 2
@@ -261,7 +261,7 @@ def test_notebooks_of_one_title_are_told_apart_and_offer_their_actions(
     assert source.endswith("scans")
 
     window.show_section(Section.CORPUS)
-    table = window.notebook_table
+    table = window.corpus_page.notebook_table
     table.selectionModel().select(
         model.index(0, 0),
         QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
@@ -295,7 +295,7 @@ def test_an_incomplete_notebook_is_marked_in_the_library_and_offers_to_finish(
 
     window = open_window()
     window.show_section(Section.CORPUS)
-    window.notebook_table.selectRow(0)
+    window.corpus_page.notebook_table.selectRow(0)
     menu = window.corpus_page.notebook_menu()
     assert [a.text() for a in menu.actions() if a.text()] == [
         "&Open",
@@ -470,7 +470,7 @@ def test_finish_import_from_the_library_finishes_the_notebook(
     said = counts_sentence(run_summary(corpus, result.run_id))
     assert said.startswith("0 notebooks committed, 1 incomplete (some of its pages landed); ")
     window.list_notebooks()
-    table = window.notebook_table
+    table = window.corpus_page.notebook_table
     qtbot.waitUntil(lambda: table.model().rowCount() == 2, timeout=TIMEOUT_MS)
     # The state read later is wider than "Complete": the column grows to show it whole.
     assert table.columnWidth(NotebookColumn.STATE) >= table.sizeHintForColumn(NotebookColumn.STATE)

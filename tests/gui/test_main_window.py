@@ -21,8 +21,9 @@ from transcribe_import.engine.base.findings import DoctorReport, FindingCode
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui import app as gui_app
 from transcribe_import.gui import main_window
-from transcribe_import.gui.main_window import GEOMETRY_KEY, MainWindow
+from transcribe_import.gui.main_window import MainWindow
 from transcribe_import.gui.models.notebooks import NotebookColumn, NotebookTableModel
+from transcribe_import.gui.window_geometry import FRAME_ALLOWANCE, GEOMETRY_KEY
 from transcribe_import.gui.wording import format_local
 from transcribe_import.gui.workers import running_workers
 
@@ -36,7 +37,7 @@ OpenWindow = Callable[..., MainWindow]
 
 def table_text(window: MainWindow) -> list[list[str]]:
     """What the table shows, row by row, in the order the user sees it."""
-    model = window.notebook_table.model()
+    model = window.corpus_page.notebook_table.model()
     return [
         [model.index(r, c).data() for c in range(model.columnCount())]
         for r in range(model.rowCount())
@@ -44,16 +45,19 @@ def table_text(window: MainWindow) -> list[list[str]]:
 
 
 def findings_text(window: MainWindow) -> list[str]:
-    view = window.findings_view
+    view = window.corpus_page.findings_view
     return [view.item(row, 0).text() for row in range(view.rowCount())]
 
 
 def test_empty_corpus_says_so_and_where_it_is(open_window: OpenWindow, corpus: Corpus) -> None:
     window = open_window()
 
-    assert window.notebook_stack.currentWidget() is window.empty_label
-    assert f"No notebooks in {html.escape(str(corpus.root))} yet." in window.empty_label.text()
-    assert window.notebook_model.rowCount() == 0
+    assert window.corpus_page.notebook_stack.currentWidget() is window.corpus_page.empty_label
+    assert (
+        f"No notebooks in {html.escape(str(corpus.root))} yet."
+        in window.corpus_page.empty_label.text()
+    )
+    assert window.corpus_page.notebook_model.rowCount() == 0
     assert str(corpus.root) in window.corpus_path_label.text()
     assert window.notebook_count_label.text() == "0 notebooks"
 
@@ -71,7 +75,7 @@ def test_table_lists_notebooks_with_titles_and_page_counts(
 
     window = open_window()
 
-    assert window.notebook_stack.currentWidget() is window.notebook_table
+    assert window.corpus_page.notebook_stack.currentWidget() is window.corpus_page.notebook_table
     listed = corpus.list_notebooks()
     created = [format_local(n.created_at) for n in listed]
     ids = [n.notebook_id[:8] for n in listed]
@@ -93,10 +97,14 @@ def test_clicking_a_header_sorts_by_that_column(
     make_notebook("a", pages=9)
     window = open_window()
 
-    window.notebook_table.sortByColumn(NotebookColumn.PAGES, Qt.SortOrder.AscendingOrder)
+    window.corpus_page.notebook_table.sortByColumn(
+        NotebookColumn.PAGES, Qt.SortOrder.AscendingOrder
+    )
     # By number, not by text: "10" comes after "9".
     assert [row[1] for row in table_text(window)] == ["9", "10"]
-    window.notebook_table.sortByColumn(NotebookColumn.TITLE, Qt.SortOrder.AscendingOrder)
+    window.corpus_page.notebook_table.sortByColumn(
+        NotebookColumn.TITLE, Qt.SortOrder.AscendingOrder
+    )
     assert [row[0] for row in table_text(window)] == ["a", "b"]
 
 
@@ -107,10 +115,12 @@ def test_clean_corpus_has_nothing_to_report(
 
     window = open_window()
 
-    assert window.health_summary.text().startswith("Nothing to report: the corpus is whole")
-    assert "1 notebook checked" in window.health_summary.text()
-    assert window.findings_view.isHidden()
-    assert window.check_again_button.isEnabled()
+    assert window.corpus_page.health_summary.text().startswith(
+        "Nothing to report: the corpus is whole"
+    )
+    assert "1 notebook checked" in window.corpus_page.health_summary.text()
+    assert window.corpus_page.findings_view.isHidden()
+    assert window.corpus_page.check_again_button.isEnabled()
     assert not window.is_checking()
 
 
@@ -123,18 +133,18 @@ def test_notebook_without_manifest_is_reported_in_panel_and_table(
 
     window = open_window()
 
-    assert window.health_summary.text().startswith("1 needs attention")
-    assert not window.findings_view.isHidden()
+    assert window.corpus_page.health_summary.text().startswith("1 needs attention")
+    assert not window.corpus_page.findings_view.isHidden()
     [message] = findings_text(window)
     assert "Lost manifest" in message and broken in message
-    item = window.findings_view.item(0, 0)
+    item = window.corpus_page.findings_view.item(0, 0)
     assert FindingCode.REGISTERED_WITHOUT_MANIFEST in item.toolTip()
     assert item.data(Qt.ItemDataRole.AccessibleTextRole).startswith("Needs attention: ")
     assert not item.icon().isNull()
 
     rows = table_text(window)
     assert rows[1][:2] == ["Lost manifest", "?"]
-    model = window.notebook_table.model()
+    model = window.corpus_page.notebook_table.model()
     assert "project.json does not exist" in model.index(1, NotebookColumn.PAGES).data(
         Qt.ItemDataRole.ToolTipRole
     )
@@ -147,16 +157,16 @@ def test_check_again_runs_doctor_again_and_shows_the_new_result(
 ) -> None:
     notebook_id = make_notebook("Lab book", pages=1)  # an empty one is told as well
     window = open_window()
-    assert window.findings_view.isHidden()
+    assert window.corpus_page.findings_view.isHidden()
 
     (corpus.notebook_dir(notebook_id) / "project.json").unlink()
     with qtbot.waitSignal(window.health_checked, timeout=TIMEOUT_MS):
-        qtbot.mouseClick(window.check_again_button, Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(window.corpus_page.check_again_button, Qt.MouseButton.LeftButton)
         # Until the check ends the button cannot start a second one.
-        assert not window.check_again_button.isEnabled()
-        assert window.health_summary.text() == "Checking the corpus…"
+        assert not window.corpus_page.check_again_button.isEnabled()
+        assert window.corpus_page.health_summary.text() == "Checking the corpus…"
 
-    assert window.check_again_button.isEnabled()
+    assert window.corpus_page.check_again_button.isEnabled()
     assert len(findings_text(window)) == 1
     assert table_text(window)[0][1] == "?"
 
@@ -170,9 +180,9 @@ def test_notebooks_are_listed_again_after_doctor_registers_one(
 
     window = open_window()
 
-    assert window.health_summary.text().startswith("1 repaired")
+    assert window.corpus_page.health_summary.text().startswith("1 repaired")
     assert [row[:2] for row in table_text(window)] == [["Never registered", "1"]]
-    assert window.notebook_stack.currentWidget() is window.notebook_table
+    assert window.corpus_page.notebook_stack.currentWidget() is window.corpus_page.notebook_table
 
 
 def test_a_failed_check_is_shown_and_can_be_retried(
@@ -184,10 +194,10 @@ def test_a_failed_check_is_shown_and_can_be_retried(
     monkeypatch.setattr(api, "check_corpus", busy)
     window = open_window()
 
-    assert window.health_summary.text() == (
+    assert window.corpus_page.health_summary.text() == (
         "The check could not finish: The corpus is busy; try again."
     )
-    assert window.check_again_button.isEnabled()
+    assert window.corpus_page.check_again_button.isEnabled()
 
 
 def test_closing_during_a_check_waits_for_the_thread(
@@ -229,7 +239,7 @@ def test_window_remembers_its_geometry(
     first = open_window()
     # The default size, cut to the free area of the (offscreen, 800x800) screen.
     free = main_window.available_geometry(first)
-    allowance = main_window.FRAME_ALLOWANCE
+    allowance = FRAME_ALLOWANCE
     assert (first.width(), first.height()) == (
         min(main_window.DEFAULT_SIZE[0], free.width() - allowance[0]),
         min(main_window.DEFAULT_SIZE[1], free.height() - allowance[1]),

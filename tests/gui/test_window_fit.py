@@ -20,9 +20,10 @@ from PySide6.QtWidgets import (
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.gui import main_window
-from transcribe_import.gui.main_window import GEOMETRY_KEY, MainWindow, Section
+from transcribe_import.gui.main_window import MainWindow, Section
 from transcribe_import.gui.models.plan import ItemColumn, PageColumn
 from transcribe_import.gui.pages.review_grid import PageView
+from transcribe_import.gui.window_geometry import GEOMETRY_KEY
 
 from helpers.window import scan, wait_states_checked
 from media_factory import make_jpeg

@@ -205,7 +205,7 @@ def test_drop_scan_resolve_the_order_validate_and_commit(
     assert positions == sorted(positions)
 
     # The corpus view lists them, and the Runs view shows the run, newest first.
-    qtbot.waitUntil(lambda: window.notebook_model.rowCount() == 3, timeout=TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.corpus_page.notebook_model.rowCount() == 3, timeout=TIMEOUT_MS)
     page.show_run_button.click()
     assert window.current_page() is window.runs_page
     qtbot.waitUntil(lambda: window.runs_page.model.rowCount() == 1, timeout=TIMEOUT_MS)
@@ -935,7 +935,7 @@ def test_a_quarantined_journal_is_told_on_the_start_view(
     [show] = start.notice_buttons("Show Corpus Health")
     show.click()
     assert window.current_page() is window.corpus_page
-    assert window.findings_view.rowCount() >= 1
+    assert window.corpus_page.findings_view.rowCount() >= 1
 
 
 def test_an_interrupted_run_can_be_cancelled_from_the_runs_view(

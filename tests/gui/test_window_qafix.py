@@ -71,7 +71,7 @@ def _cancelled_part_way(corpus: Corpus, tmp_path: Path) -> int:
 
 def _finish_import(qtbot: QtBot, window: MainWindow) -> None:
     window.show_section(Section.CORPUS)
-    window.notebook_table.selectRow(0)
+    window.corpus_page.notebook_table.selectRow(0)
     qtbot.waitUntil(window.corpus_page.unfinished_panel.isVisible, timeout=TIMEOUT_MS)
     qtbot.mouseClick(window.corpus_page.finish_button, Qt.MouseButton.LeftButton)
     assert window.current_page() is window.commit_page

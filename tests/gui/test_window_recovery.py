@@ -189,7 +189,7 @@ def test_a_partial_run_is_retried_with_a_button_and_no_page_is_doubled(
     # The status bar and the Corpus view follow: three notebooks, checked again.
     qtbot.waitUntil(lambda: window.notebook_count_label.text() == "3 notebooks", timeout=TIMEOUT_MS)
     qtbot.waitUntil(lambda: not window.is_checking(), timeout=TIMEOUT_MS)
-    assert "3 notebooks checked" in window.health_summary.text()
+    assert "3 notebooks checked" in window.corpus_page.health_summary.text()
 
     # The Runs view offers the same button for the partial run; retrying it again finds the
     # plan already imported and imports nothing.

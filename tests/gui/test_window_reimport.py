@@ -298,6 +298,8 @@ def test_a_notebook_marked_incomplete_is_finished_by_complete_in_the_review(
     assert len(corpus.index_entries()) == 1
     window.show_section(Section.CORPUS)
     qtbot.waitUntil(
-        lambda: window.notebook_model.index(0, NotebookColumn.STATE).data() == "Complete",
+        lambda: (
+            window.corpus_page.notebook_model.index(0, NotebookColumn.STATE).data() == "Complete"
+        ),
         timeout=TIMEOUT_MS,
     )

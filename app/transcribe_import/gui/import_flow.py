@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from PySide6.QtCore import QObject, QTimer, Signal
-from PySide6.QtWidgets import QMessageBox, QWidget
+from PySide6.QtCore import QObject, QSettings, QTimer, Signal
+from PySide6.QtWidgets import QMessageBox, QStatusBar, QWidget
 
 from transcribe_import.engine import api
 from transcribe_import.engine.base.errors import TranscribeError
@@ -32,6 +32,14 @@ from transcribe_import.gui.dialogs import (
     choose_save_file,
 )
 from transcribe_import.gui.look_pass import LookPass
+from transcribe_import.gui.pages.commit import CommitPage
+from transcribe_import.gui.pages.corpus import CorpusPage
+from transcribe_import.gui.pages.review import ReviewPage
+from transcribe_import.gui.pages.runs import RunsPage
+from transcribe_import.gui.pages.scan import ScanPage
+from transcribe_import.gui.pages.start import StartPage
+from transcribe_import.gui.session import ImportSession
+from transcribe_import.gui.settings_dialog import ImportSettings
 from transcribe_import.gui.values import OpenedPlan, ScanOutcome, Validation
 from transcribe_import.gui.wording import (
     error_text,
@@ -47,8 +55,36 @@ from transcribe_import.gui.workers import (
     validate_plan,
 )
 
-if TYPE_CHECKING:
-    from transcribe_import.gui.main_window import MainWindow
+
+class ImportHost(Protocol):
+    """What the flow uses of the window that holds it (``main_window.MainWindow`` is the one):
+    named here, so that the window imports its flow and the flow never imports the window."""
+
+    @property
+    def corpus(self) -> api.Corpus: ...
+    @property
+    def session(self) -> ImportSession: ...
+    @property
+    def import_settings(self) -> ImportSettings: ...
+    @property
+    def start_page(self) -> StartPage: ...
+    @property
+    def scan_page(self) -> ScanPage: ...
+    @property
+    def review_page(self) -> ReviewPage: ...
+    @property
+    def commit_page(self) -> CommitPage: ...
+    @property
+    def runs_page(self) -> RunsPage: ...
+    @property
+    def corpus_page(self) -> CorpusPage: ...
+    def window(self) -> QWidget: ...  # Qt's: the window itself, the parent of the flow's boxes
+    def statusBar(self) -> QStatusBar: ...
+    def settings(self) -> QSettings: ...
+    def show_import_page(self, page: QWidget) -> None: ...
+    def is_closing(self) -> bool: ...
+    def is_stopping(self) -> bool: ...
+
 
 # Edits come in bursts (a drag, a few Ctrl+Up); validate once the burst is over.
 VALIDATE_DEBOUNCE_MS = 300
@@ -101,9 +137,10 @@ class ImportFlow(QObject):
     # Emitted once a plan file or a kept draft that was opened is under review.
     plan_opened = Signal()
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
+    def __init__(self, window: ImportHost) -> None:
+        super().__init__(window.window())
         self._window = window
+        self._parent = window.window()  # the boxes' parent
         self.corpus = window.corpus
         self.session = window.session
         self.start_page = window.start_page
@@ -161,7 +198,7 @@ class ImportFlow(QObject):
         self.commit_page.resume_requested.connect(self.resume_run)
         self.commit_page.retry_requested.connect(self.retry_run)
         # The system stays awake while a commit runs; a long one's end is notified.
-        self.long_imports = LongImports(window, self.commit_page)
+        self.long_imports = LongImports(self._parent, self.commit_page)
         window.runs_page.resume_requested.connect(self.resume_run)
         window.runs_page.retry_requested.connect(self.retry_run)
         window.corpus_page.resume_requested.connect(self.resume_run)  # Finish Import
@@ -200,7 +237,7 @@ class ImportFlow(QObject):
         if problem is not None:
             self._status.showMessage(problem, 5000)
             return
-        if self._plan_has_edits() and not confirm_discard_plan(self._window):
+        if self._plan_has_edits() and not confirm_discard_plan(self._parent):
             return
         s = self._window.import_settings
         paths = tuple(self.start_page.paths())
@@ -232,7 +269,7 @@ class ImportFlow(QObject):
         QTimer.singleShot(0, self._start_prescan)
 
     def _start_prescan(self) -> None:
-        if self._window.isVisible() and not self._window.is_closing():
+        if self._parent.isVisible() and not self._window.is_closing():
             self.start_scan()
 
     def _scan_planned(self, outcome: ScanOutcome) -> None:
@@ -317,7 +354,7 @@ class ImportFlow(QObject):
         """
         if self.scan_page.is_running() or self.commit_page.is_running():
             return False
-        if self._plan_has_edits() and not confirm_discard_plan(self._window):
+        if self._plan_has_edits() and not confirm_discard_plan(self._parent):
             return False
         self._status.showMessage(self.tr("Opening the plan…"))
         self._plan_opens.run(read_for_review, self.corpus, source)
@@ -348,7 +385,7 @@ class ImportFlow(QObject):
 
     def open_plan_dialog(self) -> None:
         path = choose_file(
-            self._window,
+            self._parent,
             self._window.settings(),
             FolderKind.PLANS,
             self.tr("Open Plan"),
@@ -370,7 +407,7 @@ class ImportFlow(QObject):
         if self.session.plan is None:
             return False
         path = choose_save_file(
-            self._window,
+            self._parent,
             self._window.settings(),
             FolderKind.PLANS,
             self.tr("Save Plan"),
@@ -597,7 +634,7 @@ class ImportFlow(QObject):
     def new_import(self) -> None:
         if self.scan_page.is_running() or self.commit_page.is_running():
             return
-        if self._plan_has_edits() and not confirm_discard_plan(self._window):
+        if self._plan_has_edits() and not confirm_discard_plan(self._parent):
             return
         if self.session.plan is not None:
             self.discard_draft(self.session.plan.plan_id)  # the person chose to drop it
@@ -625,7 +662,7 @@ class ImportFlow(QObject):
         problem = self._keep_draft_now()
         if self.session.undo_stack.isClean():
             return True
-        answer = ask_unsaved_review(self._window, problem)
+        answer = ask_unsaved_review(self._parent, problem)
         if answer == "save":
             return self.save_plan_dialog()
         return answer == "quit"

@@ -57,10 +57,6 @@ from transcribe_import.gui.settings_dialog import (
 )
 from transcribe_import.gui.values import CorpusCheck, RunSummary
 from transcribe_import.gui.watching import DropLogDialog, FolderWatch
-from transcribe_import.gui.window_geometry import (  # read by tests here
-    FRAME_ALLOWANCE as FRAME_ALLOWANCE,
-)
-from transcribe_import.gui.window_geometry import GEOMETRY_KEY as GEOMETRY_KEY
 from transcribe_import.gui.window_geometry import (
     available_geometry,
     fit_on_screen,
@@ -163,19 +159,6 @@ class MainWindow(QMainWindow):
         self.corpus_page.export_requested.connect(self.export_notebooks)
         self.runs_page.added_requested.connect(self.show_added)
         self.corpus_page.library.back_to_run_requested.connect(self.show_run)
-
-        # The corpus view's parts under the names the window has always had (its tests and
-        # the screenshot script reach them through the window).
-        page = self.corpus_page
-        self.notebook_model = page.notebook_model
-        self.notebook_table = page.notebook_table
-        self.notebook_stack = page.notebook_stack
-        self.loading_label = page.loading_label
-        self.empty_label = page.empty_label
-        self.health_summary = page.health_summary
-        self.health_icon = page.health_icon
-        self.findings_view = page.findings_view
-        self.check_again_button = page.check_again_button
 
         self.import_area = ImportSteps(
             (self.start_page, self.scan_page, self.review_page, self.commit_page)
@@ -629,7 +612,7 @@ class MainWindow(QMainWindow):
 
     def _show_health(self) -> None:
         self.show_section(Section.CORPUS)
-        self.findings_view.setFocus()
+        self.corpus_page.findings_view.setFocus()
 
     def export_notebooks(self) -> None:
         """File › Export Notebooks… (and Export… in the Corpus view): a dialog that can cancel,
@@ -735,7 +718,7 @@ class MainWindow(QMainWindow):
             self.export_dialog.stop_and_wait()  # a cancelled export says so in its folder
         if self._checks.is_busy():
             # doctor has no cancel point; its checks read metadata only, so waiting is short.
-            self.health_summary.setText(self.tr("Finishing the check before closing…"))
+            self.corpus_page.health_summary.setText(self.tr("Finishing the check before closing…"))
         self._checks.close()
         self.review_page.shutdown()
         super().closeEvent(event)
