@@ -10,6 +10,7 @@ import pytest
 
 from transcribe_import.cli import main, runs
 
+from helpers.lookalike_set import Rescan, notebook_scan, rescan_file, save_jpeg
 from media_factory import make_image
 
 NOTEBOOKS = 40
@@ -90,3 +91,23 @@ def test_each_kind_is_counted_in_the_order_it_first_comes() -> None:
     assert shown == [True, True, True, False, True, True, False]
     assert list(cut.items()) == [("a", (2, 4))]
     assert runs.first_of_each(kinds, None) == ([True] * 7, {})
+
+
+def test_the_answer_at_once_follows_the_last_question_printed(
+    tmp_path: Path, data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    diary = tmp_path / "shelf" / "Diary"
+    for k in range(1, 8):
+        save_jpeg(notebook_scan(k), diary / f"p{k:02}.jpg")
+        rescan_file(k, Rescan.LIGHT, diary / f"p{k + 7:02}.jpg")
+    plan = tmp_path / "diary.json"
+    assert main(["plan", str(diary.parent), "-o", str(plan)]) == 0
+    capsys.readouterr()
+    assert main(["validate", str(plan)]) == 0
+    out = _lines(capsys)
+    questions = [i for i, line in enumerate(out) if line.startswith("WARNING [looks_like] ")]
+    assert len(questions) == 5
+    # The fifth question's "resolve with", then the line that answers all 7 (not 5) at once.
+    assert out[questions[-1] + 2].startswith("    or answer all 7 at once: ")
+    assert out[-2].startswith("… and 2 more [looks_like] (7 in all; ")
+    assert out[-1] == "The plan is valid: 1 notebook, 7 warnings."
