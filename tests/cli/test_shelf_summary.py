@@ -111,3 +111,20 @@ def test_the_answer_at_once_follows_the_last_question_printed(
     assert out[questions[-1] + 2].startswith("    or answer all 7 at once: ")
     assert out[-2].startswith("… and 2 more [looks_like] (7 in all; ")
     assert out[-1] == "The plan is valid: 1 notebook, 7 warnings."
+
+
+def test_verbose_lists_every_file_not_planned(
+    tmp_path: Path, data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    box = tmp_path / "box"
+    make_image(box / "p1.png", "1", size=(40, 56))
+    for n in range(12):
+        (box / f"old{n:02}.zip").write_bytes(b"PK\x05\x06" + bytes(18))
+    plan = tmp_path / "box.json"
+    assert main(["plan", str(box), "-o", str(plan)]) == 0
+    out = _lines(capsys)
+    assert "Not planned: 12 files (see provenance in the plan for each reason)." in out
+    assert len([line for line in out if ".zip: an archive" in line]) == 10
+    assert main(["plan", str(box), "-o", str(plan), "--verbose"]) == 0
+    out = _lines(capsys)
+    assert len([line for line in out if ".zip: an archive" in line]) == 12
