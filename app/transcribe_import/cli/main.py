@@ -107,11 +107,22 @@ def build_parser() -> argparse.ArgumentParser:
         "notebook: only the target notebook)",
     )
     pl.add_argument("--workers", type=int, default=2, help="threads hashing files")
+    pl.add_argument(
+        "--verbose",
+        action="store_true",
+        help="a line for every notebook and every file not planned (default: the first 5 "
+        "notebooks of each state and a count of the rest)",
+    )
     placement_cli.add_plan_options(pl)
 
     v = sub.add_parser("validate", help="list a plan's errors and warnings")
     v.add_argument("plan", metavar="PLAN.json", help="a plan document written by `plan`")
     v.add_argument("--json", action="store_true", help="print one JSON document")
+    v.add_argument(
+        "--verbose",
+        action="store_true",
+        help="every problem (default: the first 5 of each code and a count of the rest)",
+    )
 
     o = sub.add_parser("order", help="resolve an item's page order, rewriting the plan")
     o.add_argument("plan", metavar="PLAN.json", help="the plan document, rewritten in place")

@@ -153,7 +153,11 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
         f"Wrote {args.output}: {counted(len(plan.items), 'notebook')}, "
         f"{counted(pages, 'page')} to import."
     )
-    for it in plan.items:
+    kinds = [_item_kind(it, report) for it in plan.items]
+    shown, cut = first_of_each(kinds, None if args.verbose else SHOWN_PER_KIND)
+    for it, show in zip(plan.items, shown, strict=True):
+        if not show:
+            continue
         say("  " + _item_line(it, report) + placement_cli.words(corpus, it))
         for p in report.for_item(it.item_id):
             if p.code in recognised:
@@ -161,6 +165,8 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
         at_once = lookalikes_cli.all_at_once(report.for_item(it.item_id))
         if at_once is not None:
             say(f"    Or answer {_all_of(at_once[0])} at once (order {at_once[1]}).")
+    for kind, (hidden, total) in cut.items():
+        say(f"  … and {hidden} more [{kind}] ({total} in all; --verbose lists them all)")
     ignored = [i for i in result.ignored if not i.junk]
     not_planned = plan.provenance.get("not_planned", [])
     if ignored or not_planned:
@@ -168,7 +174,8 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
             f"Not planned: {counted(len(ignored) + len(not_planned), 'file')} "
             "(see provenance in the plan for each reason)."
         )
-        for entry in [*not_planned, *({"rel": i.rel, "reason": i.reason} for i in ignored)][:10]:
+        entries = [*not_planned, *({"rel": i.rel, "reason": i.reason} for i in ignored)]
+        for entry in entries if args.verbose else entries[:10]:
             say(f"  {entry['rel']}: {entry['reason']}")
         if not_planned and mode.name in (ModeName.PDFS, ModeName.PREFIX):
             # The adapters' words say "plan by folder"; this is the option that does it.
@@ -214,24 +221,56 @@ _STATE_WORDS = {
 }
 
 
-def _item_line(it: PlanItem, report: ValidationReport) -> str:
+def _item_kind(it: PlanItem, report: ValidationReport) -> str:
+    """The word in brackets that starts an item's line: its state in the CLI's words."""
     # Here, not at the top: validate loads the decoders, and a report exists only once
     # they are loaded anyway (`runs`, `show`, `cancel` must start without them).
     from transcribe_import.engine.planning.problems import ProblemCode
 
     state = api.item_state(it, report)
-    op = "create" if it.op == "create_notebook" else f"into {api.short_id(it.notebook_id)}"
     if state is not api.PlanItemState.ERROR and any(
         p.code == ProblemCode.UNCHANGED for p in report.for_item(it.item_id)
     ):
+        return "unchanged"
+    return _STATE_WORDS[state]
+
+
+def _item_line(it: PlanItem, report: ValidationReport) -> str:
+    kind = _item_kind(it, report)
+    if kind == "unchanged":
         # A bag's notebook the corpus holds byte for byte: not "0 pages, N duplicates"
         said = f"[unchanged] {api.short_id(it.item_id)} “{it.label}”"
         return said + ": already in the corpus, nothing to import"
+    op = "create" if it.op == "create_notebook" else f"into {api.short_id(it.notebook_id)}"
     pages = it.imported_page_count()
     dups = len(it.planned_skips())
     extra = f", {counted(dups, 'duplicate')} skipped" if dups else ""
-    said = f"[{_STATE_WORDS[state]}] {api.short_id(it.item_id)} {op} “{it.label}”"
+    said = f"[{kind}] {api.short_id(it.item_id)} {op} “{it.label}”"
     return f"{said}: {counted(pages, 'page')}{extra}"
+
+
+# How many lines of one kind (an item's state, a problem's code) `plan` and `validate` print
+# before they count the rest: a shelf of 40,000 notebooks reads as a summary, not a scroll.
+SHOWN_PER_KIND = 5
+
+
+def first_of_each(
+    kinds: Sequence[str], limit: int | None
+) -> tuple[list[bool], dict[str, tuple[int, int]]]:
+    """Which lines to print, in their order, so that at most ``limit`` of each kind are
+    printed (None: every line); and, for each kind with lines left out, in the order the kinds
+    first come, how many were left out and how many there are in all."""
+    totals: dict[str, int] = {}
+    shown: list[bool] = []
+    for kind in kinds:
+        totals[kind] = totals.get(kind, 0) + 1
+        shown.append(limit is None or totals[kind] <= limit)
+    cut = {
+        kind: (total - limit, total)
+        for kind, total in totals.items()
+        if limit is not None and total > limit
+    }
+    return shown, cut
 
 
 # -- validate and order --------------------------------------------------------------------
@@ -253,10 +292,18 @@ def hinted(message: str, hint: str | None) -> str:
     return f"{body} ({hint}){stop}"
 
 
-def _print_report(plan: ImportPlan, report: ValidationReport, plan_path: str = "PLAN") -> None:
-    # After an item's last rescan question: how to answer all of them at once.
-    last_question = {p.item_id: p for p in report.problems if p.code == "looks_like"}
-    for p in report.problems:
+def _print_report(
+    plan: ImportPlan, report: ValidationReport, plan_path: str = "PLAN", verbose: bool = True
+) -> None:
+    """The report's problems, each with how to resolve it, then the totals; unless
+    ``verbose``, the first few of each code and a count of the rest."""
+    shown, cut = first_of_each(
+        [p.code for p in report.problems], None if verbose else SHOWN_PER_KIND
+    )
+    problems = [p for p, show in zip(report.problems, shown, strict=True) if show]
+    # After an item's last rescan question printed: how to answer all of them at once.
+    last_question = {p.item_id: p for p in problems if p.code == "looks_like"}
+    for p in problems:
         item = plan.item(p.item_id)
         # A problem with resolutions names its options once, on its "resolve with" line: the
         # hint in brackets would name them again (a rescan question printed its four twice).
@@ -272,6 +319,9 @@ def _print_report(plan: ImportPlan, report: ValidationReport, plan_path: str = "
             if at_once is not None:
                 count, options = at_once
                 say(f"    or answer {_all_of(count)} at once: {command} {options}")
+    every = f"transcribe-import validate {shlex.quote(plan_path)} --verbose"
+    for code, (hidden, total) in cut.items():
+        say(f"… and {hidden} more [{code}] ({total} in all; {every} lists them all)")
     for line in turns_cli.sideways_lines(plan, plan_path):
         say(line)
     if report.ok:
@@ -330,7 +380,7 @@ def cmd_validate(corpus: Corpus, args: argparse.Namespace) -> int:
     if args.json:
         json_out(report.to_json())
     else:
-        _print_report(plan, report, args.plan)
+        _print_report(plan, report, args.plan, args.verbose)
     return ExitCode.OK if report.ok else ExitCode.INVALID_PLAN
 
 
@@ -654,7 +704,7 @@ def cmd_commit(corpus: Corpus, args: argparse.Namespace) -> int:
         if args.json:
             json_out(invalid.report.to_json())
         else:
-            _print_report(plan, invalid.report, args.plan)
+            _print_report(plan, invalid.report, args.plan, verbose=False)
         return ExitCode.INVALID_PLAN
     record = prepared.record
     if prepared.continued and not args.json:
