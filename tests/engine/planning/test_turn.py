@@ -149,8 +149,8 @@ def test_turn_names_files_or_pages_of_a_file_of_several(corpus: Corpus, tmp_path
     with pytest.raises(ValueError, match="has no page 7"):
         api.turn_pages(item, refs("scan.tif#7"), 90)
     # A page left out keeps its turn, and brings it back when it is taken back.
-    item = page_edits.leave_out_pages(item, ["scan.tif#2"])
-    item = page_edits.take_back_pages(item, ["scan.tif#2"])
+    item = page_edits.leave_out_pages(item, refs("scan.tif#2"))
+    item = page_edits.take_back_pages(item, refs("scan.tif#2"))
     tif = next(s for s in item.sources if s.name == "scan.tif")
     assert tif.pages[1].turn is Turn.THREE_QUARTERS
 
@@ -280,7 +280,7 @@ def test_a_landscape_page_in_a_portrait_notebook_is_probably_sideways() -> None:
     # for a page left out.
     assert api.sideways_pages(_sized_item([portrait, landscape, portrait, landscape])) == set()
     assert api.sideways_pages(_sized_item([portrait, portrait, landscape])) == set()
-    left_out = api.reorder(item, exclude=["2.jpg"])
+    left_out = api.reorder(item, exclude=refs("2.jpg"))
     assert api.sideways_pages(left_out) == frozenset()
 
 
