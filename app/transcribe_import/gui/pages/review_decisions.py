@@ -69,7 +69,9 @@ PLACEMENT_CODES = frozenset(
     }
 )
 # A folder imported before (engine planning/reimport.py): told in the panel, with its action.
-RECOGNISED_CODES = frozenset({ProblemCode.ALREADY_IMPORTED, ProblemCode.PARTLY_IMPORTED})
+RECOGNISED_CODES = frozenset(
+    {ProblemCode.ALREADY_IMPORTED, ProblemCode.PARTLY_IMPORTED, ProblemCode.COMPLETES}
+)
 # The "a rescan?" questions asked at once: a notebook of near-blank pages can raise one a
 # page, and a panel of a thousand rows would bury the pages under it (and take the window's
 # thread seconds to build). The next ones show as these are answered.
