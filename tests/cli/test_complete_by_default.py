@@ -44,6 +44,10 @@ def test_a_folder_grown_by_3_pages_completes_its_notebook_by_default(tmp_path: P
     [problem] = cli_json(data, "validate", str(plan), "--json")["problems"]
     assert problem["code"] == "completes" and problem["severity"] == "warning"
     assert problem["hint"] == "order --new-notebook"
+    # --complete, as scripts gave it before, changes nothing and says what is still told.
+    said = ok(run_cli(data, "order", str(plan), problem["item_id"][:8], "--complete")).stdout
+    told = problem["message"].removesuffix(".") + " (order --new-notebook)."
+    assert f"“shelf/Register” — no error; 1 warning.\n  WARNING [completes]: {told}" in said
     assert cli_json(data, "commit", str(plan), "--json")["counts"]["committed"] == 1
     [nb] = cli_json(data, "notebooks", "--json")["notebooks"]
     assert (nb["notebook_id"], nb["title"], nb["page_count"]) == (nbid, "Register", 8)
