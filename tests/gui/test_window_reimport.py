@@ -102,6 +102,7 @@ def test_a_shelf_scanned_again_says_already_imported_and_completes_by_default(
     rows = [page.pages_model.row(r) for r in range(page.pages_model.rowCount())]
     assert [r.source.name for r in rows if r.source.planned_skip] == ["p1.png", "p2.png"]
     assert [r.source.name for r in rows if r.notes] == []
+    assert page.decision_panel.title() == "Part of this folder is in the corpus already"
     [button] = page.decision_panel.buttons()
     assert isinstance(button, QPushButton) and button.text() == "Make a Second Notebook"
 

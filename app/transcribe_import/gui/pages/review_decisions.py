@@ -231,7 +231,9 @@ class DecisionPanel(QGroupBox):
         if same_item:  # the answers' rows stay where they were: so does the scroll
             box.adjustSize()
             self._scroll.verticalScrollBar().setValue(scrolled)
-        partly = any(p.code is ProblemCode.PARTLY_IMPORTED for p in recognised)
+        partly = any(
+            p.code in (ProblemCode.PARTLY_IMPORTED, ProblemCode.COMPLETES) for p in recognised
+        )
         asking = [row for row in alike if not row.answered]  # an answered row decides nothing
         kinds = (ambiguities, recognised, asking, conflicts, placed, unusable)
         self.setTitle(self._title(partly, *kinds))
