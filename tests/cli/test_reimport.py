@@ -110,7 +110,8 @@ def test_a_shelf_scanned_again_imports_nothing_and_says_it_is_imported(tmp_path:
 def test_a_half_imported_notebook_is_completed_in_place_keeping_its_page_ids(
     tmp_path: Path,
 ) -> None:
-    """Main planned a second “notebook 1” holding only the missing pages."""
+    """Main planned a second “notebook 1” holding only the missing pages; then it proposed
+    ``order --complete``; now planning completes the notebook by default (#34)."""
     data = tmp_path / "data"
     shelf = make_shelf(tmp_path / "shelf", notebooks=1, pages=6)
     folder = shelf / "notebook 1"
@@ -128,13 +129,15 @@ def test_a_half_imported_notebook_is_completed_in_place_keeping_its_page_ids(
         p.rename(folder / p.name)
     again = tmp_path / "b.json"
     planned = ok(run_cli(data, "plan", str(shelf), "-o", str(again)))
-    assert "[partly imported]" in planned.stdout, planned.stdout
+    assert "[partly imported]" not in planned.stdout, planned.stdout
     shown = ok(run_cli(data, "validate", str(again)), 0).stdout
-    assert "4 pages are already in “notebook 1”" in shown
-    assert "complete “notebook 1” with the 2 new pages" in shown
-    assert "resolve with: transcribe-import order" in shown and "--complete" in shown
+    assert "Completes “notebook 1” with the 2 new pages" in shown
+    assert "4 files of this folder are in it already" in shown
+    assert "resolve with: transcribe-import order" in shown and "--new-notebook" in shown
     [item] = cli_json(data, "validate", str(again), "--json")["problems"]
-    ok(run_cli(data, "order", str(again), item["item_id"][:8], "--complete"))
+    # --complete, given as before, changes nothing: the plan completes it already.
+    said = ok(run_cli(data, "order", str(again), item["item_id"][:8], "--complete")).stdout
+    assert "Completes “notebook 1”" in said, said
     committed = cli_json(data, "commit", str(again), "--json")
     assert committed["counts"]["committed"] == 1
     [after] = cli_json(data, "notebooks", "--json")["notebooks"]
@@ -195,7 +198,7 @@ def test_a_file_gone_mid_run_is_advised_retry_and_a_new_scan_completes_the_noteb
     tmp_path: Path,
 ) -> None:
     """Main said "reconnect the disk or scan again", and scanning again planned a second
-    “notebook 1” of only the missing pages."""
+    “notebook 1” of only the missing pages; the new scan completes it by default (#34)."""
     data = tmp_path / "data"
     shelf = make_shelf(tmp_path / "shelf", notebooks=1, pages=36)
     plan = _plan(data, tmp_path / "a.json", shelf)
@@ -220,9 +223,7 @@ def test_a_file_gone_mid_run_is_advised_retry_and_a_new_scan_completes_the_noteb
     (tmp_path / "page 34.jpg").rename(gone)  # the disk is back
     again = tmp_path / "b.json"
     planned = ok(run_cli(data, "plan", str(shelf), "-o", str(again))).stdout
-    assert "[partly imported]" in planned
-    [item] = orjson.loads(again.read_bytes())["items"]
-    ok(run_cli(data, "order", str(again), item["item_id"][:8], "--complete"))
+    assert "Completes it with the 4 new pages" in planned, planned
     ok(run_cli(data, "commit", str(again)))
     [nb] = cli_json(data, "notebooks", "--json")["notebooks"]
     assert nb["page_count"] == 36
@@ -231,8 +232,8 @@ def test_a_file_gone_mid_run_is_advised_retry_and_a_new_scan_completes_the_noteb
 
 def test_a_notebook_marked_incomplete_is_finished_by_completing_it(tmp_path: Path) -> None:
     """A `commit` SIGKILLed between two checkpoints leaves “Register” incomplete (32 of its 70
-    pages); scanning its folder again proposes Complete “Register”, which lands the rest in
-    it, every earlier page as it was, and the mark goes."""
+    pages); scanning its folder again completes “Register” by default (#34), which lands the
+    rest in it, every earlier page as it was, and the mark goes."""
     from helpers.cli import SIGKILLED
 
     data = tmp_path / "data"
@@ -250,14 +251,13 @@ def test_a_notebook_marked_incomplete_is_finished_by_completing_it(tmp_path: Pat
 
     again = _plan(data, tmp_path / "b.json", shelf)
     [problem] = cli_json(data, "validate", str(again), "--json")["problems"]
-    day = f"{date.today().day} {date.today():%B}"
-    assert problem["code"] == "partly_imported"
+    assert problem["code"] == "completes"
     assert problem["message"] == (
-        f"“Register” (imported {day}) is incomplete: its import stopped after {landed} of its "
-        f"70 pages. Complete it with the {70 - landed} new pages, where their names put them "
-        "among its pages, rather than making a second notebook of them."
+        f"“Register” is incomplete: its import stopped after {landed} of its 70 pages. "
+        f"Completes it with the {70 - landed} new pages, where their names put them among "
+        f"its pages: {landed} files of this folder are in it already. A second notebook of "
+        "them is made only if you choose it."
     )
-    ok(run_cli(data, "order", str(again), problem["item_id"][:8], "--complete"))
     committed = cli_json(data, "commit", str(again), "--json")
     assert committed["counts"]["committed"] == 1
 

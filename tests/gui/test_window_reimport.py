@@ -1,6 +1,7 @@
 """A shelf imported again, through the real window (#22): a notebook already imported says
-so and imports nothing, a notebook partly imported is completed in place with one click,
-and a change of the duplicates setting judges the open review again."""
+so and imports nothing, a notebook partly imported is completed in place by default (#34:
+a second notebook only by Make a Second Notebook), and a change of the duplicates setting
+judges the open review again."""
 
 from __future__ import annotations
 
@@ -59,7 +60,7 @@ def half_imported_shelf(corpus: Corpus, root: Path) -> tuple[Path, dict[str, str
     return shelf, ids
 
 
-def test_a_shelf_scanned_again_says_already_imported_and_offers_to_complete(
+def test_a_shelf_scanned_again_says_already_imported_and_completes_by_default(
     qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
 ) -> None:
     shelf, ids = half_imported_shelf(corpus, tmp_path / "shelf")
@@ -77,7 +78,10 @@ def test_a_shelf_scanned_again_says_already_imported_and_offers_to_complete(
     assert plan is not None
     diary, register = plan.items
     assert item_state(qtbot, model, diary.item_id) is PlanItemState.ALREADY_IMPORTED
-    assert item_state(qtbot, model, register.item_id) is PlanItemState.PARTLY_IMPORTED
+    # Planned to complete “Parish Register” (main planned a second one unless asked, #34).
+    assert register.op is Op.IMPORT_INTO_NOTEBOOK
+    assert register.notebook_id == ids["Parish Register"]
+    assert item_state(qtbot, model, register.item_id) is PlanItemState.DUPLICATE_SKIPS
     assert page.can_commit()  # an item imported already never blocks the commit
 
     show_item(page, diary.label)
@@ -89,22 +93,20 @@ def test_a_shelf_scanned_again_says_already_imported_and_offers_to_complete(
     assert not page.decision_panel.buttons()
 
     show_item(page, register.label)
-    assert "2 pages are already in “Parish Register”" in panel_words(page)
+    assert (
+        "Completes “Parish Register” with the 2 new pages, where their names put them among "
+        "its pages: 2 files of this folder are in it already. A second notebook of them is "
+        "made only if you choose it."
+    ) in panel_words(page)
     # The pages held already say Duplicate; none is "In question" for being held.
     rows = [page.pages_model.row(r) for r in range(page.pages_model.rowCount())]
     assert [r.source.name for r in rows if r.source.planned_skip] == ["p1.png", "p2.png"]
     assert [r.source.name for r in rows if r.notes] == []
+    assert page.decision_panel.title() == "Part of this folder is in the corpus already"
     [button] = page.decision_panel.buttons()
-    assert isinstance(button, QPushButton) and button.text() == "Complete “Parish Register”"
-    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
-    wait_validated(qtbot, window)
-    completed = window.session.plan.item(register.item_id)
-    assert completed.op is Op.IMPORT_INTO_NOTEBOOK
-    assert completed.notebook_id == ids["Parish Register"]
-    assert item_state(qtbot, model, register.item_id) is PlanItemState.DUPLICATE_SKIPS
-    assert page.session.undo_stack.undoText() == "Complete the notebook"
+    assert isinstance(button, QPushButton) and button.text() == "Make a Second Notebook"
 
-    commit(qtbot, window)
+    commit(qtbot, window)  # the default: nothing chosen
     wait_run_end(qtbot, window)
     doc = project.read(corpus.notebook_dir(ids["Parish Register"]), ids["Parish Register"])
     assert [p["id"] for p in doc["pages"]][:2] == held and len(doc["pages"]) == 4
@@ -112,6 +114,42 @@ def test_a_shelf_scanned_again_says_already_imported_and_offers_to_complete(
         "Diary 1931",
         "Parish Register",
     ]
+
+
+def test_make_a_second_notebook_makes_one_of_the_new_pages(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
+) -> None:
+    """The explicit choice: a second “Parish Register” of the 2 new pages, the first as it
+    was; Undo takes the choice back to completing it."""
+    shelf, ids = half_imported_shelf(corpus, tmp_path / "shelf")
+    nbid = ids["Parish Register"]
+    held = project.read(corpus.notebook_dir(nbid), nbid)["pages"]
+    window = open_window(workers=1)
+    scan(qtbot, window, shelf)
+    page = window.review_page
+    _diary, register = window.session.plan.items
+    show_item(page, register.label)
+    [button] = page.decision_panel.buttons()
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    wait_validated(qtbot, window)
+    second = window.session.plan.item(register.item_id)
+    assert second.op is Op.CREATE_NOTEBOOK and second.notebook_id != nbid
+    assert page.session.undo_stack.undoText() == "Make a second notebook"
+    page.session.undo_stack.undo()
+    wait_validated(qtbot, window)
+    assert window.session.plan.item(register.item_id).op is Op.IMPORT_INTO_NOTEBOOK
+    page.session.undo_stack.redo()
+    wait_validated(qtbot, window)
+
+    commit(qtbot, window)
+    wait_run_end(qtbot, window)
+    assert project.read(corpus.notebook_dir(nbid), nbid)["pages"] == held
+    counts = sorted(
+        (e.title, len(project.read(corpus.notebook_dir(n), n)["pages"]))
+        for n, e in corpus.index_entries().items()
+    )
+    # The second one has the title it was planned with: its folder's name.
+    assert counts == [("Diary 1931", 3), ("Notebook 02", 2), ("Parish Register", 2)]
 
 
 def test_a_page_left_out_of_the_first_import_is_left_out_again_and_said(
@@ -244,7 +282,8 @@ def test_a_notebook_marked_incomplete_is_finished_by_complete_in_the_review(
     qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
 ) -> None:
     """An import of “Register” cancelled once its first checkpoint landed; its folder scanned
-    again in the window: Complete “Register” lands the rest in it, and the mark goes."""
+    again in the window completes “Register” by default (#34): the rest lands in it, and the
+    mark goes."""
     from transcribe_import.engine.runs.executor import EventKind, RunControl, RunEvent
     from transcribe_import.engine.runs.model import RunStatus
     from transcribe_import.gui.main_window import Section
@@ -277,17 +316,14 @@ def test_a_notebook_marked_incomplete_is_finished_by_complete_in_the_review(
     scan(qtbot, window, shelf)
     page = window.review_page
     [item] = window.session.plan.items
-    assert item_state(qtbot, page.items_model, item.item_id) is PlanItemState.PARTLY_IMPORTED
+    assert item_state(qtbot, page.items_model, item.item_id) is PlanItemState.DUPLICATE_SKIPS
     show_item(page, item.label)
-    day = f"{date.today().day} {date.today():%B}"
     assert (
-        f"“Register” (imported {day}) is incomplete: its import stopped after {landed} of its "
-        f"40 pages. Complete it with the {40 - landed} new pages"
+        f"“Register” is incomplete: its import stopped after {landed} of its 40 pages. "
+        f"Completes it with the {40 - landed} new pages"
     ) in panel_words(page)
-    [button] = page.decision_panel.buttons()
-    assert button.text() == "Complete “Register”"
-    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
-    wait_validated(qtbot, window)
+    [button] = page.decision_panel.buttons()  # the other choice; completing is the default
+    assert button.text() == "Make a Second Notebook"
     assert window.session.plan.item(item.item_id).notebook_id == notebook_id
     commit(qtbot, window)
     wait_run_end(qtbot, window)

@@ -161,6 +161,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="a folder partly imported already: put its new pages into the notebook holding "
         "the others, where their names put them",
     )
+    how.add_argument(
+        "--new-notebook",
+        action="store_true",
+        help="a folder partly imported, planned to complete its notebook: make a second "
+        "notebook of its pages instead",
+    )
     placement_cli.add_order_options(how)
     lookalikes_cli.add_order_options(how, o)
     turns_cli.add_order_options(how)

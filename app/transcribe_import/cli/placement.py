@@ -93,9 +93,11 @@ def order_edit(corpus: Corpus, item: PlanItem, args: argparse.Namespace) -> Plan
 
 def place_planned(corpus: Corpus, plan: ImportPlan, args: argparse.Namespace) -> ImportPlan:
     """``plan --at/--after``: the into item's pages placed (ValueError in words when they
-    do not fit)."""
+    do not fit). An item planned to complete a notebook keeps its places by name unless
+    they are given."""
+    given = args.at is not None or args.after is not None
     for item in plan.items:
-        if item.op is Op.IMPORT_INTO_NOTEBOOK:
+        if item.op is Op.IMPORT_INTO_NOTEBOOK and (given or not api.completes_by_default(item)):
             plan = plan.with_item(api.place(corpus, item, at=args.at, after=args.after))
     return plan
 

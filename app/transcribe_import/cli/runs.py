@@ -147,7 +147,12 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
     from transcribe_import.engine.planning.problems import ProblemCode  # loaded by validate
 
     # Told under their item's line: the folder was imported before, where, and what to do.
-    recognised = {ProblemCode.ALREADY_IMPORTED, ProblemCode.PARTLY_IMPORTED, ProblemCode.LOOKS_LIKE}
+    recognised = {
+        ProblemCode.ALREADY_IMPORTED,
+        ProblemCode.PARTLY_IMPORTED,
+        ProblemCode.COMPLETES,
+        ProblemCode.LOOKS_LIKE,
+    }
     pages = plan.imported_page_count()
     say(
         f"Wrote {args.output}: {counted(len(plan.items), 'notebook')}, "
@@ -355,6 +360,7 @@ RESOLUTION_FLAGS: dict[Resolution, str] = {
     Resolution.SKIP: "--skip",
     Resolution.AS_COPY: "--as-copy",
     Resolution.COMPLETE: "--complete",
+    Resolution.NEW_NOTEBOOK: "--new-notebook",
     **placement_cli.RESOLUTION_FLAGS,
     **lookalikes_cli.RESOLUTION_FLAGS,
 }
@@ -406,6 +412,8 @@ def cmd_order(corpus: Corpus, args: argparse.Namespace) -> int:
     try:
         if args.complete:
             new = api.complete_notebook(corpus, item)
+        elif args.new_notebook:
+            new = api.as_new_notebook(item)
         elif lookalikes_cli.wants_answer(args):
             new, answered = lookalikes_cli.order_edit(corpus, plan, item, args)
         elif placement_cli.wants_placement(args):

@@ -133,3 +133,25 @@ def test_a_notebook_marked_incomplete_is_said_so_and_only_the_one_to_complete_is
     )
     unknown = replace(found, imported_at="", unfinished=UnfinishedImport("r", "i", None, 2, True))
     assert "its import stopped after 2 of its pages." in reimport.recognised_words(unknown)
+
+
+def test_a_second_notebook_chosen_is_the_item_as_it_was_planned_new(
+    corpus: Corpus, tmp_path: Path
+) -> None:
+    """Completing by default (what planning does, #34) and the choice of a second notebook
+    (``order --new-notebook``) are each other's inverse: the new notebook is the item a
+    plan made before, its held files skipped as in the corpus, with the same fingerprint."""
+    from transcribe_import.engine.planning.plan import Duplicate
+
+    shelf, nbid = _imported(corpus, tmp_path, [1, 2, 5, 6])
+    plan = plan_for(corpus, shelf)
+    [item] = plan.items
+    found = reimport.recognise(corpus, item)
+    assert found is not None
+    done = reimport.completed(item, found, project.read(corpus.notebook_dir(nbid), nbid))
+    assert reimport.completes_by_default(done) and done.notebook_id == nbid
+    assert {s.duplicate for s in done.sources if not s.imported} == {Duplicate.IN_NOTEBOOK}
+    again = reimport.as_new_notebook(done)
+    assert again == item
+    assert plan.with_item(again).fingerprint == plan.fingerprint
+    assert not reimport.completes_by_default(again)

@@ -173,10 +173,12 @@ def completion_target(corpus: Corpus, item: PlanItem) -> str | None:
 def complete_notebook(corpus: Corpus, item: PlanItem) -> PlanItem:
     """``item`` completing the notebook that holds part of its folder: its new pages go in
     where their names put them among its pages, every page there keeping its id
-    (``order --complete``, the window's Complete “X”). ValueError in words when no
-    notebook holds part of it."""
+    (``order --complete``, the window's Complete “X”); an item planning made complete it
+    by default as it is. ValueError in words when no notebook holds part of it."""
     from transcribe_import.engine.planning import reimport
 
+    if reimport.completes_by_default(item):
+        return item  # planned so already: asking for it again changes nothing
     target = completion_target(corpus, item)
     if target is None:
         raise ValueError(

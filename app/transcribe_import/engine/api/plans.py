@@ -27,6 +27,7 @@ from transcribe_import.engine.planning.plan import (
 )
 from transcribe_import.engine.planning.problems import ProblemCode, ProblemSeverity, unusable_words
 from transcribe_import.engine.runs.store import RunStore
+from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus
 
 if TYPE_CHECKING:
@@ -125,7 +126,7 @@ def plan_paths(
     if should_stop is not None and should_stop():
         return None  # asked while the plan was being made: a late cancel is a cancel too
     if corpus is not None:
-        plan = _left_out_as_before(corpus, plan)
+        plan = _completed_by_default(corpus, _left_out_as_before(corpus, plan))
     return PlannedScan(plan, result)
 
 
@@ -165,6 +166,46 @@ def _left_out_as_before(corpus: Corpus, plan: ImportPlan) -> ImportPlan:
     index = CorpusHashIndex.refreshed(corpus)
     items = tuple(reimport.leave_out_as_before(it, index, before) for it in plan.items)
     return replace(plan, items=items)
+
+
+def _completed_by_default(corpus: Corpus, plan: ImportPlan) -> ImportPlan:
+    """A folder partly imported (planning/reimport.py) is planned to complete the notebook
+    holding its other pages, not to make a second one: a person who added pages to a
+    folder and imports it again means that notebook. ``order --new-notebook`` undoes it."""
+    from transcribe_import.engine.planning import reimport
+    from transcribe_import.engine.planning.dedupe import CorpusHashIndex
+
+    if not any(reimport.held_sources(it) for it in plan.items):
+        return plan
+    index = CorpusHashIndex.refreshed(corpus)
+    items = []
+    for it in plan.items:
+        found = reimport.recognise(corpus, it, index)
+        if found is None or found.kind is not reimport.Recognition.PARTLY_IMPORTED:
+            items.append(it)
+            continue
+        try:
+            manifest = project.read(corpus.notebook_dir(found.notebook_id), found.notebook_id)
+        except TranscribeError:
+            items.append(it)  # unreadable now: validate says so, and the item asks
+            continue
+        items.append(reimport.completed(it, found, manifest))
+    return replace(plan, items=tuple(items))
+
+
+def as_new_notebook(item: PlanItem) -> PlanItem:
+    """``item``, completing a notebook by default, planned as a second notebook instead
+    (``order --new-notebook``, the window's choice); ValueError in words when it is not."""
+    from transcribe_import.engine.planning import reimport
+
+    return reimport.as_new_notebook(item)
+
+
+def completes_by_default(item: PlanItem) -> bool:
+    """Whether planning made ``item`` complete a notebook (a folder partly imported)."""
+    from transcribe_import.engine.planning import reimport
+
+    return reimport.completes_by_default(item)
 
 
 def _plan_bags(

@@ -47,6 +47,7 @@ class ProblemCode(enum.StrEnum):
     # A folder imported before (planning/reimport.py), told instead of its duplicates:
     ALREADY_IMPORTED = "already_imported"  # every file is in the corpus (warning)
     PARTLY_IMPORTED = "partly_imported"  # some are, in one notebook: complete it (warning)
+    COMPLETES = "completes"  # so planned to complete that notebook by default (warning)
     # A page that looks like one in the corpus or the plan, not its bytes (lookalikes.py):
     LOOKS_LIKE = "looks_like"  # a rescan? Replace, Keep Both or Leave Out (warning)
 
@@ -96,6 +97,9 @@ class Resolution(enum.StrEnum):
     # A folder partly imported already (CLI: order ITEM --complete): its new pages go into
     # the notebook holding the others (planning/reimport.py).
     COMPLETE = "complete"
+    # A folder partly imported, planned to complete that notebook by default (CLI: order
+    # ITEM --new-notebook): a second notebook of its pages instead.
+    NEW_NOTEBOOK = "new_notebook"
     # A page that looks like another (planning/lookalikes.py; CLI: order ITEM --rescan FILE |
     # --keep-both FILE | --exclude FILE): it replaces the other, both are kept, or it is left out.
     RESCAN_REPLACES = "rescan_replaces"

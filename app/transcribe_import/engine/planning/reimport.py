@@ -219,6 +219,85 @@ def complete(item: PlanItem, notebook_id: str, manifest: Mapping[str, Any]) -> P
     return replace(into, placement=placement, places=places)
 
 
+# An item's provenance: planning made it complete a notebook by default (``completed``),
+# and what it was as a new notebook, so that ``as_new_notebook`` makes it one again:
+# {"notebook_id", "title", "cover_page_id", "in_corpus": [source ids held elsewhere]}.
+COMPLETES_BY_DEFAULT = "completes_by_default"
+
+
+def completed(item: PlanItem, found: Recognised, manifest: Mapping[str, Any]) -> PlanItem:
+    """``item``, a folder partly imported (``found``), completing that notebook: what
+    planning does by default, since the new pages of a folder imported before belong with
+    the pages already imported. What it was as a new notebook is kept on the item."""
+    was = {
+        "notebook_id": item.notebook_id,
+        "title": item.title,
+        "cover_page_id": item.cover_page_id,
+        "in_corpus": [s.source_id for s in item.sources if s.duplicate is Duplicate.IN_CORPUS],
+    }
+    done = complete(item, found.notebook_id, manifest)
+    return replace(done, provenance={**done.provenance, COMPLETES_BY_DEFAULT: was})
+
+
+def as_new_notebook(item: PlanItem) -> PlanItem:
+    """``item``, completing a notebook by default (``completed``), made the new notebook it
+    was planned as: a second notebook of the folder, its files held elsewhere skipped as
+    duplicates again (``order --new-notebook``, the window's Make a Second Notebook).
+    ValueError in words when planning did not make it complete one."""
+    was = item.provenance.get(COMPLETES_BY_DEFAULT)
+    if item.op is not Op.IMPORT_INTO_NOTEBOOK or not isinstance(was, dict):
+        raise ValueError(
+            f"“{item.label}” does not complete a notebook by default, so there is no new "
+            "notebook to make of it instead; it is imported as planned"
+        )
+    held = set(was.get("in_corpus") or ())
+    sources = tuple(
+        replace(s, duplicate=Duplicate.IN_CORPUS)
+        if s.source_id in held and s.duplicate is Duplicate.IN_NOTEBOOK
+        else s
+        for s in item.sources
+    )
+    provenance = {k: v for k, v in item.provenance.items() if k != COMPLETES_BY_DEFAULT}
+    return replace(
+        item,
+        op=Op.CREATE_NOTEBOOK,
+        notebook_id=str(was["notebook_id"]),
+        title=was.get("title"),
+        cover_page_id=was.get("cover_page_id"),
+        sources=sources,
+        placement=None,
+        places=(),
+        replacements=(),
+        provenance=provenance,
+    )
+
+
+def completes_by_default(item: PlanItem) -> bool:
+    """Whether planning made ``item`` complete a notebook (``completed``), still so."""
+    return item.op is Op.IMPORT_INTO_NOTEBOOK and COMPLETES_BY_DEFAULT in item.provenance
+
+
+def completing_words(item: PlanItem, title: str, unfinished: UnfinishedImport | None) -> str:
+    """What an item completing a notebook by default does, in words (validate's message);
+    ``unfinished``: the import the notebook holds part of, when it is marked incomplete."""
+    new = item.imported_page_count()
+    pages = "the 1 new page" if new == 1 else f"the {new} new pages"
+    held = len(item.provenance[COMPLETES_BY_DEFAULT].get("in_corpus") or ())
+    files = "1 file" if held == 1 else f"{held} files"
+    lead = f"Completes “{title}” with {pages}"
+    if unfinished is not None:  # marked incomplete: this is what finishes it
+        lead = f"“{title}” is incomplete: {_stopped_words(unfinished)}. Completes it with {pages}"
+    where = (
+        "each where its name puts it among its pages (they fill several gaps)"
+        if item.places
+        else "where their names put them among its pages"
+    )
+    return (
+        f"{lead}, {where}: {files} of this folder {'is' if held == 1 else 'are'} in it "
+        "already. A second notebook of them is made only if you choose it."
+    )
+
+
 def notebook_hashes_of(manifest: Mapping[str, Any]) -> set[str]:
     """The sha256 of a manifest's sources."""
     return {

@@ -79,7 +79,9 @@ def validate(
     for item in plan.items:
         found = reimport.recognise(corpus, item, index, unfinished_of) if corpus and index else None
         problems.extend(_item_problems(corpus, item, own, titles, found))
-        if found is None:
+        if corpus is not None and reimport.completes_by_default(item):
+            problems.append(_completes_problem(corpus, item, unfinished_of))
+        elif found is None:
             problems.extend(_duplicate_problems(corpus, plan, item))
         else:
             problems.append(_recognised_problem(item, found))
@@ -123,6 +125,30 @@ def _recognised_problem(item: PlanItem, found: reimport.Recognised) -> PlanProbl
         resolutions=(Resolution.COMPLETE,) if partly else (),
         hint="order --complete" if partly else None,
         files=tuple(file_name(s) for s in held),
+    )
+
+
+def _completes_problem(
+    corpus: Corpus, item: PlanItem, unfinished_of: reimport.UnfinishedOf | None
+) -> PlanProblem:
+    """A folder partly imported, planned to complete its notebook: told once (what will
+    happen, and how to make a second notebook instead), instead of its duplicates."""
+    entry = corpus.index_entries().get(item.notebook_id)
+    skipped = [s for s in item.sources if s.duplicate is not None and not s.excluded]
+    return PlanProblem(
+        ProblemSeverity.WARNING,
+        ProblemCode.COMPLETES,
+        item.item_id,
+        reimport.completing_words(
+            item,
+            entry.title if entry else item.notebook_id,
+            unfinished_of(item.notebook_id) if unfinished_of else None,
+        ),
+        tuple(s.source_id for s in skipped),
+        resolutions=(Resolution.NEW_NOTEBOOK,),
+        hint="order --new-notebook",
+        files=tuple(file_name(s) for s in skipped),
+        notebook_id=item.notebook_id,
     )
 
 

@@ -155,7 +155,12 @@ _READY = frozenset({PlanItemState.READY, PlanItemState.DUPLICATE_SKIPS})
 # Problems about pages held already: each such page says "Duplicate" itself and the item's
 # panel says where they are, so none of them is "In question" for it.
 _SAID_BY_THE_ITEM = frozenset(
-    {ProblemCode.DUPLICATES_SKIPPED, ProblemCode.ALREADY_IMPORTED, ProblemCode.PARTLY_IMPORTED}
+    {
+        ProblemCode.DUPLICATES_SKIPPED,
+        ProblemCode.ALREADY_IMPORTED,
+        ProblemCode.PARTLY_IMPORTED,
+        ProblemCode.COMPLETES,
+    }
 )
 
 

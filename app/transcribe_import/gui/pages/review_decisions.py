@@ -69,7 +69,9 @@ PLACEMENT_CODES = frozenset(
     }
 )
 # A folder imported before (engine planning/reimport.py): told in the panel, with its action.
-RECOGNISED_CODES = frozenset({ProblemCode.ALREADY_IMPORTED, ProblemCode.PARTLY_IMPORTED})
+RECOGNISED_CODES = frozenset(
+    {ProblemCode.ALREADY_IMPORTED, ProblemCode.PARTLY_IMPORTED, ProblemCode.COMPLETES}
+)
 # The "a rescan?" questions asked at once: a notebook of near-blank pages can raise one a
 # page, and a panel of a thousand rows would bury the pages under it (and take the window's
 # thread seconds to build). The next ones show as these are answered.
@@ -229,7 +231,9 @@ class DecisionPanel(QGroupBox):
         if same_item:  # the answers' rows stay where they were: so does the scroll
             box.adjustSize()
             self._scroll.verticalScrollBar().setValue(scrolled)
-        partly = any(p.code is ProblemCode.PARTLY_IMPORTED for p in recognised)
+        partly = any(
+            p.code in (ProblemCode.PARTLY_IMPORTED, ProblemCode.COMPLETES) for p in recognised
+        )
         asking = [row for row in alike if not row.answered]  # an answered row decides nothing
         kinds = (ambiguities, recognised, asking, conflicts, placed, unusable)
         self.setTitle(self._title(partly, *kinds))

@@ -339,6 +339,8 @@ class ReviewEdits(QObject):
                 lambda it: api.complete_notebook(corpus, it),
                 tr("Complete the notebook"),
             ),
+            # Planned to complete it by default: a second notebook of the pages instead.
+            Resolution.NEW_NOTEBOOK: (api.as_new_notebook, tr("Make a second notebook")),
             # A page like one of an existing notebook: import into it, where it can replace it.
             Resolution.IMPORT_INTO: (
                 lambda it: api.import_into(corpus, it, source_ids[0]),

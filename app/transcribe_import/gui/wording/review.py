@@ -129,6 +129,7 @@ def problem_words(code: str) -> str:
         ProblemCode.REPLACEMENT_LEFT_OUT: _t("ProblemCode", "Left out: replaces nothing"),
         ProblemCode.ALREADY_IMPORTED: _t("ProblemCode", "Already imported"),
         ProblemCode.PARTLY_IMPORTED: _t("ProblemCode", "Partly imported already"),
+        ProblemCode.COMPLETES: _t("ProblemCode", "Completes its notebook"),
         ProblemCode.LOOKS_LIKE: _t("ProblemCode", "Looks like another page"),
         AmbiguityCode.DUPLICATE_NUMBER: _t("ProblemCode", "Page number used twice"),
         AmbiguityCode.MISSING_INDEX: _t("ProblemCode", "Next to missing pages"),
@@ -178,6 +179,7 @@ def resolution_words(resolution: str) -> str:
         Resolution.INCLUDE: _t("Resolution", "Include it"),
         # The decision panel names the notebook (complete_words); this is its short form.
         Resolution.COMPLETE: _t("Resolution", "Complete the notebook"),
+        Resolution.NEW_NOTEBOOK: _t("Resolution", "Make a Second Notebook"),
         # A page that looks like another: the three answers to "a rescan?".
         Resolution.RESCAN_REPLACES: _t("Resolution", "Replace"),
         Resolution.KEEP_BOTH: _t("Resolution", "Keep Both"),
