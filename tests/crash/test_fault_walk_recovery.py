@@ -176,6 +176,9 @@ def test_doctor_fault_walk(
         _resume_finishes(capsys, work, crashed["run"])
 
 
+# A fault at the unlink of an ended run's cancel marker leaves the marker, said as a warning in
+# the log (harmless: a marker of an ended run is never read again); a clean-clone run hit it.
+@pytest.mark.allow_logged_warnings(r"cancel marker of ended run \S+ left in place")
 @pytest.mark.parametrize(("err", "persistent", "offset"), FAULTS)
 def test_resume_fault_walk(
     tmp_path: Path,
