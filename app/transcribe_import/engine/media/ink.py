@@ -113,15 +113,12 @@ def ink_of(image: Image.Image, finer: Callable[[], Image.Image] | None = None) -
     return Ink(base, np.ascontiguousarray(part))
 
 
-def _sparse_box(pixels: np.ndarray) -> tuple[int, int, int, int] | None:
-    """Where a sparse page's ink is (top, bottom, left, right); None when the page is blank
-    or not sparse."""
-    if float(pixels.mean()) < BLANK_BELOW:
-        return None
+def _ink_extent(pixels: np.ndarray) -> tuple[int, int, int, int]:
+    """Where the ink of a page with some is (top, bottom, left, right): the rows and columns
+    holding all but OUTSIDE of it at each end, so a speck far from the writing is left out."""
     total = float(pixels.sum())
 
     def span(profile: np.ndarray) -> tuple[int, int]:
-        # the ink's extent, a speck far from the writing (OUTSIDE of it) left out
         cumulative = np.cumsum(profile) / total
         first = int(np.searchsorted(cumulative, OUTSIDE))
         last = int(np.searchsorted(cumulative, 1 - OUTSIDE)) + 1
@@ -129,6 +126,15 @@ def _sparse_box(pixels: np.ndarray) -> tuple[int, int, int, int] | None:
 
     top, bottom = span(pixels.sum(axis=1))
     left, right = span(pixels.sum(axis=0))
+    return top, bottom, left, right
+
+
+def _sparse_box(pixels: np.ndarray) -> tuple[int, int, int, int] | None:
+    """Where a sparse page's ink is (top, bottom, left, right); None when the page is blank
+    or not sparse."""
+    if float(pixels.mean()) < BLANK_BELOW:
+        return None
+    top, bottom, left, right = _ink_extent(pixels)
     if (bottom - top) * (right - left) > SPARSE * pixels.size:
         return None
     return top, bottom, left, right
@@ -176,19 +182,10 @@ def written(found: Ink) -> np.ndarray:
     side: a crop of the paper round the writing, or the table round a photo, leaves it as
     it is. The whole page when that part is smaller than ``LEAST_PART`` either way."""
     pixels = found.pixels
-    total = float(pixels.sum())
     rows, cols = pixels.shape
-    if total <= 0:
+    if float(pixels.sum()) <= 0:
         return pixels
-
-    def span(profile: np.ndarray) -> tuple[int, int]:
-        cumulative = np.cumsum(profile) / total
-        first = int(np.searchsorted(cumulative, OUTSIDE))
-        last = int(np.searchsorted(cumulative, 1 - OUTSIDE)) + 1
-        return first, max(first + 1, min(last, len(profile)))
-
-    top, bottom = span(pixels.sum(axis=1))
-    left, right = span(pixels.sum(axis=0))
+    top, bottom, left, right = _ink_extent(pixels)
     if bottom - top < LEAST_PART * rows or right - left < LEAST_PART * cols:
         return pixels
     return pixels[top:bottom, left:right]
