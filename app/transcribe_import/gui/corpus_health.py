@@ -17,25 +17,17 @@ from PySide6.QtWidgets import QLabel
 
 from transcribe_import.engine.api import Corpus, NotebookSummary
 from transcribe_import.engine.base.findings import DoctorReport
-from transcribe_import.gui.pages.commit import CommitPage
-from transcribe_import.gui.pages.corpus import CorpusPage
-from transcribe_import.gui.pages.start import StartPage
 from transcribe_import.gui.values import CorpusCheck
+from transcribe_import.gui.window_pages import WindowPages
 from transcribe_import.gui.wording import set_notebook_titles
 from transcribe_import.gui.workers import TaskSlot, check_corpus, list_notebooks
 
 
-class HealthHost(Protocol):
+class HealthHost(WindowPages, Protocol):
     """What the health check uses of the window that holds it."""
 
     @property
     def corpus(self) -> Corpus: ...
-    @property
-    def start_page(self) -> StartPage: ...
-    @property
-    def commit_page(self) -> CommitPage: ...
-    @property
-    def corpus_page(self) -> CorpusPage: ...
     def is_closing(self) -> bool: ...
 
 

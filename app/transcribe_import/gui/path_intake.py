@@ -18,26 +18,18 @@ from PySide6.QtWidgets import QStatusBar, QWidget
 
 from transcribe_import.gui.dialogs import SourcesAnswer, ask_sources
 from transcribe_import.gui.import_flow import ImportFlow
-from transcribe_import.gui.pages.commit import CommitPage
-from transcribe_import.gui.pages.scan import ScanPage
-from transcribe_import.gui.pages.start import StartPage
 from transcribe_import.gui.session import ImportSession
+from transcribe_import.gui.window_pages import WindowPages
 from transcribe_import.gui.wording import plural
 
 
-class IntakeHost(Protocol):
+class IntakeHost(WindowPages, Protocol):
     """What the intake uses of the window that holds it."""
 
     @property
     def session(self) -> ImportSession: ...
     @property
     def flow(self) -> ImportFlow: ...
-    @property
-    def start_page(self) -> StartPage: ...
-    @property
-    def scan_page(self) -> ScanPage: ...
-    @property
-    def commit_page(self) -> CommitPage: ...
     def window(self) -> QWidget: ...  # Qt's: the window itself, the parent of the question
     def statusBar(self) -> QStatusBar: ...
     def show_import_page(self, page: QWidget) -> None: ...

@@ -19,18 +19,14 @@ from PySide6.QtWidgets import QListWidget, QMenuBar, QStackedWidget, QStatusBar,
 
 from transcribe_import.gui.corpus_health import CorpusHealth
 from transcribe_import.gui.import_flow import ImportFlow
-from transcribe_import.gui.pages.commit import CommitPage
-from transcribe_import.gui.pages.corpus import CorpusPage
-from transcribe_import.gui.pages.review import ReviewPage
-from transcribe_import.gui.pages.runs import RunsPage
-from transcribe_import.gui.pages.scan import ScanPage
 from transcribe_import.gui.values import RunSummary
 from transcribe_import.gui.watching import FolderWatch
 from transcribe_import.gui.window_dialogs import WindowDialogs
+from transcribe_import.gui.window_pages import WindowPages
 from transcribe_import.gui.wording import StopChoice
 
 
-class ClosingHost(Protocol):
+class ClosingHost(WindowPages, Protocol):
     """What closing uses of the window that holds it."""
 
     @property
@@ -41,16 +37,6 @@ class ClosingHost(Protocol):
     def dialogs(self) -> WindowDialogs: ...
     @property
     def folder_watch(self) -> FolderWatch: ...
-    @property
-    def scan_page(self) -> ScanPage: ...
-    @property
-    def review_page(self) -> ReviewPage: ...
-    @property
-    def commit_page(self) -> CommitPage: ...
-    @property
-    def runs_page(self) -> RunsPage: ...
-    @property
-    def corpus_page(self) -> CorpusPage: ...
     @property
     def sections(self) -> QStackedWidget: ...
     @property

@@ -18,13 +18,12 @@ from transcribe_import.gui.dialogs import FolderKind, choose_folder
 from transcribe_import.gui.export_dialog import ExportDialog
 from transcribe_import.gui.help import about_html, guide_html, help_box, shortcuts_html
 from transcribe_import.gui.import_flow import ImportFlow
-from transcribe_import.gui.pages.corpus import CorpusPage
-from transcribe_import.gui.pages.review import ReviewPage
 from transcribe_import.gui.settings_dialog import ImportSettings, SettingsDialog, save_settings
 from transcribe_import.gui.watching import DropLogDialog, FolderWatch
+from transcribe_import.gui.window_pages import WindowPages
 
 
-class DialogsHost(Protocol):
+class DialogsHost(WindowPages, Protocol):
     """What the dialogs use of the window that holds them."""
 
     @property
@@ -33,10 +32,6 @@ class DialogsHost(Protocol):
     def flow(self) -> ImportFlow: ...
     @property
     def folder_watch(self) -> FolderWatch: ...
-    @property
-    def review_page(self) -> ReviewPage: ...
-    @property
-    def corpus_page(self) -> CorpusPage: ...
 
     import_settings: ImportSettings
 
