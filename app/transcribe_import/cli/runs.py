@@ -823,7 +823,7 @@ def _print_run(detail: api.RunDetail, corpus: Corpus) -> None:
         item = plan.item(o.item_id)
         line = f"  {o.state:<17} {api.short_id(o.item_id)} “{item.label}”"
         if o.pages_landed:  # the run's count adds these up (replaced since or not)
-            line += f": {counted(o.pages_landed, 'page')} into {o.notebook_id}"
+            line += f": {counted(o.pages_landed, 'page')} into {api.short_id(o.notebook_id)}"
         if o.skipped_sources:
             line += f", {counted(len(o.skipped_sources), 'duplicate')} skipped"
         if o.failure_message:
