@@ -11,7 +11,7 @@ import pytest
 
 from transcribe_import.engine.base.errors import ErrorCode
 
-from helpers.cli import EXIT_OK, EXIT_USAGE, SIGKILLED, ok, run_cli
+from helpers.cli import Exit, ok, run_cli
 from helpers.export import make_corpus, refusal
 
 pytestmark = pytest.mark.crash
@@ -33,7 +33,7 @@ def test_a_killed_export_leaves_a_folder_that_says_so_and_never_validates(tmp_pa
 
     proc = run_cli(shelf.data, "export", "--all", "-o", str(dest), crash_at=point)
 
-    assert proc.returncode == SIGKILLED, (point, proc.stderr)
+    assert proc.returncode == Exit.KILLED, (point, proc.stderr)
     assert "running" in (dest / "EXPORT-INCOMPLETE.txt").read_text()
     assert not (dest / "bagit.txt").exists()
     with pytest.raises(bagit.BagError):
@@ -47,12 +47,12 @@ def test_a_killed_export_leaves_a_folder_that_says_so_and_never_validates(tmp_pa
         fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
     # ... but its folder is not empty, so nothing is ever mixed into it.
-    again = ok(run_cli(shelf.data, "export", "--all", "-o", str(dest)), EXIT_USAGE)
+    again = ok(run_cli(shelf.data, "export", "--all", "-o", str(dest)), Exit.USAGE)
     assert "is not empty" in again.stderr
     # A fresh folder works, and the corpus is whole.
     ok(run_cli(shelf.data, "export", "--all", "-o", str(tmp_path / "retry")))
     bagit.Bag(str(tmp_path / "retry")).validate()
-    ok(run_cli(shelf.data, "doctor"), EXIT_OK)
+    ok(run_cli(shelf.data, "doctor"), Exit.OK)
 
 
 def test_a_kill_after_the_commit_point_leaves_a_whole_bag(tmp_path: Path):
@@ -63,7 +63,7 @@ def test_a_kill_after_the_commit_point_leaves_a_whole_bag(tmp_path: Path):
 
     proc = run_cli(shelf.data, "export", "--all", "-o", str(dest), crash_at="export.after_bagit")
 
-    assert proc.returncode == SIGKILLED
+    assert proc.returncode == Exit.KILLED
     bagit.Bag(str(dest)).validate()
     assert "the bag is whole" in (dest / "EXPORT-INCOMPLETE.txt").read_text()
 
@@ -78,11 +78,11 @@ def test_an_export_killed_at_its_first_writes_leaves_a_folder_that_says_so(tmp_p
 
     proc = run_cli(shelf.data, "export", "--all", "-o", str(dest), crash_at=point)
 
-    assert proc.returncode == SIGKILLED, (point, proc.stderr)
+    assert proc.returncode == Exit.KILLED, (point, proc.stderr)
     visible = sorted(p.name for p in dest.iterdir() if not p.name.startswith("."))
     assert visible[0] == "EXPORT-INCOMPLETE.txt", visible
     assert "running" in (dest / "EXPORT-INCOMPLETE.txt").read_text()
     refused = refusal(dest)
     assert refused.code is ErrorCode.BAG_INVALID and "did not finish" in str(refused)
-    again = ok(run_cli(shelf.data, "export", "--all", "-o", str(dest)), EXIT_USAGE)
+    again = ok(run_cli(shelf.data, "export", "--all", "-o", str(dest)), Exit.USAGE)
     assert "is not empty" in again.stderr
