@@ -266,26 +266,52 @@ def _first_call(
     return plan.ops.index(op) + 1
 
 
+# Each errno as every command codes it (oserrors.problem_from_oserror), and its advice.
+DOCTOR_DISK_ERRORS = [
+    pytest.param(errno.EPERM, "permission_denied", "Check its permissions", id="EPERM"),
+    pytest.param(errno.EACCES, "permission_denied", "Check its permissions", id="EACCES"),
+    pytest.param(errno.ENOSPC, "disk_full", "free some space", id="ENOSPC"),
+    pytest.param(errno.EDQUOT, "disk_full", "free some space", id="EDQUOT"),
+    pytest.param(errno.EROFS, "read_only", "Make the disk writable", id="EROFS"),
+    pytest.param(errno.EIO, "io_error", "Check the disk", id="EIO"),
+]
+
+
+@pytest.mark.parametrize(("err", "code", "advice"), DOCTOR_DISK_ERRORS)
 def test_doctor_that_cannot_remove_a_dead_creation_pauses_and_names_it(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], crashed: dict[str, Any]
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    crashed: dict[str, Any],
+    err: int,
+    code: str,
+    advice: str,
 ) -> None:
-    """Main: "transcribe-import: unexpected error: [Errno 1] Operation not permitted"."""
+    """Main: "transcribe-import: unexpected error: [Errno 1] Operation not permitted"; then
+    every disk error was filed ``io_error``. Now each errno has the code every other command
+    gives it, and the finding names the file, says what was kept and what finishes it."""
     work = tmp_path / "work"
     n = _first_call(capsys, crashed["data"], work, ["doctor"], "rmtree")
-    shutil.copytree(crashed["data"], work)
-    fsio.install_faults(fsio.FaultPlan(fail_at=n, errno=errno.EPERM))
-    try:
-        rc, out, said = _cli(capsys, work, "doctor")
-    finally:
-        fsio.install_faults(None)
-    assert rc == EXIT_INTERRUPTED and said == "", said
-    [line] = [x for x in out.splitlines() if "Could not finish" in x]
-    assert line.startswith("[problem] Could not finish recovering ")
-    assert "/corpus/notebooks/.creating-" in line and "Operation not permitted" in line
-    assert line.endswith(
-        "Check its permissions and run `transcribe-import doctor` again once the disk is "
-        "sound: what doctor repaired so far is kept, and it finishes the rest."
-    )
+    for args in (["doctor"], ["doctor", "--json"]):
+        shutil.copytree(crashed["data"], work)
+        fsio.install_faults(fsio.FaultPlan(fail_at=n, errno=err))
+        try:
+            rc, out, said = _cli(capsys, work, *args)
+        finally:
+            fsio.install_faults(None)
+        assert rc == EXIT_INTERRUPTED and said == "", said
+        if args[-1] == "--json":
+            [finding] = [f for f in orjson.loads(out)["findings"] if f["severity"] == "problem"]
+            assert finding["code"] == code, finding
+            assert "/corpus/notebooks/.creating-" in finding["path"], finding
+            break
+        [line] = [x for x in out.splitlines() if x.startswith("[problem] ")]
+        assert "recovering " in line and "/corpus/notebooks/.creating-" in line, line
+        assert os.strerror(err) in line or code == "disk_full", line
+        assert line.endswith(
+            f"{advice} and run `transcribe-import doctor` again once the disk is sound: what "
+            "doctor repaired so far is kept, and it finishes the rest."
+        ), line
+        shutil.rmtree(work)
     rc, _, _ = _cli(capsys, work, "doctor")  # the disk sound again: it finishes
     assert not any(p.name.startswith(".creating-") for p in (work / "corpus/notebooks").iterdir())
     _resume_finishes(capsys, work, crashed["run"])
