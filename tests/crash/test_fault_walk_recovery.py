@@ -280,13 +280,13 @@ def planned(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 def _commit_finishes(capsys: pytest.CaptureFixture[str], work: Path, plan: Path) -> str:
     """After the walked commit and doctor (faults off), ``resume`` (a run was made) or the
-    commit again (none was) lands the notebook's two pages once: none lost, none doubled."""
+    commit again (none was, or it failed an item) lands the notebook's two pages once: none
+    lost, none doubled."""
     runs = orjson.loads(_cli(capsys, work, "runs", "--json")[1])["runs"]
-    if runs:
-        [run] = runs
-        rc, _, said = _cli(capsys, work, "resume", run["import_run_id"])
+    if runs and runs[0]["status"] not in ("failed", "partial"):  # a run to resume (or ended)
+        rc, _, said = _cli(capsys, work, "resume", runs[0]["import_run_id"])
         how = "resumed"
-    else:
+    else:  # no run, or one that ended without its pages (a source the disk would not read)
         rc, _, said = _cli(capsys, work, "commit", str(plan))
         how = "committed again"
     assert rc == EXIT_OK, said
@@ -297,7 +297,11 @@ def _commit_finishes(capsys: pytest.CaptureFixture[str], work: Path, plan: Path)
 
 # A commit refused by the disk notes the refusal in the History of a run it would retry; a
 # disk failing for good fails that note too, which is logged (the refusal is still told).
-@pytest.mark.allow_logged_warnings(r"a refused retry of plan \S+ is not in History")
+# As in the resume walk, a fault at the unlink of an ended run's cancel marker (logged, harmless).
+@pytest.mark.allow_logged_warnings(
+    r"a refused retry of plan \S+ is not in History",
+    r"cancel marker of ended run \S+ left in place",
+)
 @pytest.mark.parametrize(("err", "persistent", "offset"), FAULTS)
 def test_commit_fault_walk(
     tmp_path: Path,
