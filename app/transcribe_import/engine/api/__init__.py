@@ -201,6 +201,7 @@ from transcribe_import.engine.storage.corpus import (
     UnfinishedImport,
 )
 from transcribe_import.engine.storage.trash import TrashEntry
+from transcribe_import.engine.storage.trash import Unfinished as TrashUnfinished
 from transcribe_import.engine.watch.records import DropKind, DropRecord, DropState
 
 __all__ = [
@@ -294,6 +295,7 @@ __all__ = [
     "RevertResult",
     "NotebookRevert",
     "TrashEntry",
+    "TrashUnfinished",
     "preview_revert",
     "revert",
     "unfinished_undos",

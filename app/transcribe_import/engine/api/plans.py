@@ -449,7 +449,8 @@ def validate_plan(
 
 
 def load_plan_file(path: Path) -> ImportPlan:
-    """A plan document from a file (``PlanDocumentError`` naming the file and the fault)."""
+    """A plan document from a file (``PlanDocumentError`` naming the file and the fault; a
+    coded ``TranscribeError`` when the disk fails to read it)."""
     from transcribe_import.engine.planning.plan import load_plan
 
     return load_plan(path)
