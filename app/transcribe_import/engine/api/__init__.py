@@ -153,6 +153,7 @@ from transcribe_import.engine.api.runs import (
 )
 from transcribe_import.engine.api.undo import (
     RevertPreview,
+    free_to_undo,
     list_trash,
     preview_revert,
     purge_trash,
@@ -294,6 +295,7 @@ __all__ = [
     "RevertResult",
     "NotebookRevert",
     "TrashEntry",
+    "free_to_undo",
     "preview_revert",
     "revert",
     "unfinished_undos",

@@ -200,22 +200,30 @@ def revert_blocker_words(blocker: RevertBlocker) -> str:
             "{name}: a later import added pages to it. Undo that import first (it is above "
             "this one in Runs), or keep this one.",
         ),
+        RevertBlock.REPLACED: _t(
+            "Revert",
+            "{name}: a later import replaced pages of this one with rescans. Undo that import "
+            "first (it is above this one in Runs), or keep this one.",
+        ),
+        RevertBlock.RENAMED: _t(
+            "Revert", "{name}: it was renamed since this import; undoing would lose the new name."
+        ),
         RevertBlock.NOTEBOOK_CHANGED: _t(
             "Revert",
-            "{name}: it was renamed, or another tool added to it, since this import; undoing "
+            "{name}: another tool added its work to the notebook since this import; undoing "
             "would lose that work.",
         ),
         RevertBlock.PAGE_CHANGED: _t(
             "Revert",
-            "{name}: a page of this import was changed since (a label, a transcription, or "
-            "other work); undoing would lose it.",
+            "{name}: {pages} of this import changed since (a label, a transcription, or "
+            "other work); undoing would lose that work.",
         ),
         RevertBlock.REORDERED: _t(
             "Revert",
             "{name}: the pages of this import were reordered since; undoing would lose that order.",
         ),
         RevertBlock.COVER_SET: _t(
-            "Revert", "{name}: a page of this import was made the notebook's cover since."
+            "Revert", "{name}: {pages} of this import was made the notebook's cover since."
         ),
         RevertBlock.NOT_ENDED: _t(
             "Revert", "The import has not ended: resume it or cancel it first, then undo it."
@@ -232,7 +240,18 @@ def revert_blocker_words(blocker: RevertBlocker) -> str:
         return blocker.message
     title = blocker.title or (notebook_name(blocker.notebook_id) if blocker.notebook_id else "")
     name = f"“{title}”" if title else ""
-    return said.format(name=name)
+    return said.format(name=name, pages=page_numbers_words(blocker.pages))
+
+
+def page_numbers_words(numbers: tuple[int, ...]) -> str:
+    """Pages by their numbers in the notebook: "page 3", "pages 3 and 7", "pages 2, 5 and
+    9" (a page whose number could not be read: "a page")."""
+    if not numbers:
+        return _t("Revert", "a page")
+    if len(numbers) == 1:
+        return _t("Revert", "page {n}").format(n=numbers[0])
+    head = ", ".join(str(n) for n in numbers[:-1])
+    return _t("Revert", "pages {head} and {last}").format(head=head, last=numbers[-1])
 
 
 def trash_entry_words(entry: TrashEntry) -> str:

@@ -365,6 +365,9 @@ def history_event_words(event: HistoryEvent) -> str:
         HistoryEvent.CANCEL_REQUESTED: _t("RunHistory", "Cancel requested"),
         HistoryEvent.REVERT_REQUESTED: _t("RunHistory", "Undo requested"),
         HistoryEvent.REVERTED: _t("RunHistory", "Undone as a group"),
+        HistoryEvent.PARTLY_REVERTED: _t(
+            "RunHistory", "Partly undone; the notebooks blocked from undoing were left in place"
+        ),
         HistoryEvent.REVERT_ABANDONED: _t(
             "RunHistory", "Undo abandoned; the import was left as it was"
         ),
