@@ -80,6 +80,14 @@ class NotebookRevert:
     source_ids: tuple[str, ...]
     page_ids: tuple[str, ...]
     files: tuple[str, ...]  # notebook-relative paths of the sources and renders it moves
+    # Of ``page_ids``, the run's rescans that took a page's place (that page comes back);
+    # the others are pages the run added (for a notebook it created: all of them).
+    replacing: int = 0
+
+    @property
+    def added(self) -> int:
+        """The pages the run added to the notebook: its pages that are not rescans."""
+        return len(self.page_ids) - self.replacing
 
 
 @dataclass(frozen=True)
@@ -278,6 +286,7 @@ def _notebook(
         tuple(ours),
         tuple(str(p["id"]) for p in our_pages),
         files,
+        sum(1 for p in our_pages if str(p.get("id")) in replacing),
     )
     return change, problems
 

@@ -74,6 +74,7 @@ def journal_plan(corpus: Corpus, run_id: str, revert_id: str) -> RevertPlan:
             tuple(nb.get("source_ids", ())),
             tuple(nb.get("page_ids", ())),
             tuple(str(f["path"]) for f in nb.get("files", ())),
+            int(nb.get("replacing") or 0),
         )
         for nb in doc.get("notebooks", [])
     )
@@ -110,6 +111,7 @@ def write_journal(
                 "whole": nb.whole,
                 "source_ids": list(nb.source_ids),
                 "page_ids": list(nb.page_ids),
+                "replacing": nb.replacing,
                 "files": _files_of(before, set(nb.source_ids), set(nb.page_ids)),
             }
         )

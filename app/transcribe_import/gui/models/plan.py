@@ -389,6 +389,8 @@ class PageTableModel(ColumnTableModel[PageRow]):
         self._session = session
         self._thumbnails = thumbnails
         self._item: PlanItem | None = None
+        # The pages its notebook holds once committed (the engine's landing; None: unknown).
+        self.notebook_pages: int | None = None
         session.plan_changed.connect(self._on_plan_changed)
         session.item_changed.connect(self._on_item_changed)
         session.validation_changed.connect(self._on_validation_changed)
@@ -437,7 +439,8 @@ class PageTableModel(ColumnTableModel[PageRow]):
         )
         rows = []
         # Where each page lands in the notebook: a rescan has the number of the page it replaces.
-        numbers = api.landing(self._session.corpus, item).numbers
+        landing = api.landing(self._session.corpus, item)
+        numbers, self.notebook_pages = landing.numbers, landing.total
         sideways = api.sideways_pages(item)
         for pos, source in enumerate(item.sources):
             for page_pos, page in enumerate(source.pages):

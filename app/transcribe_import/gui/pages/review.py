@@ -521,8 +521,23 @@ class ReviewPage(QWidget):
         rows = self.selected_rows()
         if len(rows) != 1:
             return None
+        row = self.pages_model.row(rows[0])
+        why = None
+        if row.number is None:
+            why = (
+                self.tr("Not a page of the notebook: a duplicate, skipped")
+                if row.source.planned_skip
+                else self.tr("Not a page of the notebook: left out")
+                if row.source.excluded
+                else None
+            )
         return Place(
-            rows[0] + 1, self.pages_model.rowCount(), self.pages_model.page_at(rows[0]).label
+            rows[0] + 1,
+            self.pages_model.rowCount(),
+            row.page.label,
+            in_notebook=row.number,
+            notebook_pages=self.pages_model.notebook_pages,
+            not_a_page=why,
         )
 
     def _show_selected_pages(self) -> None:

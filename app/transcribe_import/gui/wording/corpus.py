@@ -181,6 +181,25 @@ def revert_notebook_words(nb: NotebookRevert) -> str:
             _t("Revert", "“{title}”: the whole notebook, 1 page"),
             _t("Revert", "“{title}”: the whole notebook, %Ln pages", "", pages),
         ).format(title=nb.title)
+    if nb.replacing:
+        # Rescans apart from pages added: undoing a rescan brings back the page it replaced.
+        rescans = plural(
+            nb.replacing,
+            _t("Revert", "1 rescan (the page it replaced comes back)"),
+            _t("Revert", "%Ln rescans (the pages they replaced come back)", "", nb.replacing),
+        )
+        if not nb.added:
+            return _t("Revert", "“{title}”: this import's {rescans}; its other pages stay").format(
+                title=nb.title, rescans=rescans
+            )
+        added = plural(
+            nb.added,
+            _t("Revert", "the 1 page this import added"),
+            _t("Revert", "the %Ln pages this import added", "", nb.added),
+        )
+        return _t("Revert", "“{title}”: {added}, and its {rescans}; its other pages stay").format(
+            title=nb.title, added=added, rescans=rescans
+        )
     return plural(
         pages,
         _t("Revert", "“{title}”: the 1 page this import added; its other pages stay"),

@@ -247,6 +247,27 @@ def outcome_words(row: OutcomeRow, live: bool = True) -> str:
     }[row.state]
 
 
+def _added_and_replaced_words(added: int, replaced: int) -> str:
+    """A committed item with rescans: the pages it added and those it replaced, apart."""
+    added_words = plural(
+        added,
+        _t("ItemState", "1 page added to the existing notebook"),
+        _t("ItemState", "%Ln pages added to the existing notebook", "", added),
+    )
+    if not added:
+        return plural(
+            replaced,
+            _t("ItemState", "1 page of the existing notebook replaced by a rescan"),
+            _t("ItemState", "%Ln pages of the existing notebook replaced by rescans", "", replaced),
+        )
+    replaced_words = plural(
+        replaced,
+        _t("ItemState", "1 page of it replaced by a rescan"),
+        _t("ItemState", "%Ln pages of it replaced by rescans", "", replaced),
+    )
+    return f"{added_words}, {replaced_words}"
+
+
 def outcome_details(row: OutcomeRow) -> str:
     """Why an item ended as it did: the skip reason, the failure message, what landed."""
     o = row.outcome
@@ -265,6 +286,9 @@ def outcome_details(row: OutcomeRow) -> str:
             _t("ItemState", "%Ln pages", "", o.page_count),
         )
         text = f"{pages} {where}"
+        replacing = row.pages_replacing
+        if replacing and o.page_count:
+            text = _added_and_replaced_words(o.page_count - replacing, replacing)
         if o.pages_already_in:
             text += "; " + _already_in_words(o.pages_already_in)
         if dups:
