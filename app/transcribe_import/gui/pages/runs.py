@@ -303,11 +303,11 @@ class RunsPage(QWidget):
     def _detail_text(self, run: RunSummary) -> str:
         # An undone run holds nothing in the corpus: its explanation says where it went.
         said = "" if run.status is RunStatus.REVERTED else counts_sentence(run)
-        return self.tr("<b>{state}</b> — {explanation} {counts}<br/>Run {run_id}").format(
+        # No id: the import is the row selected; a terminal's id is in the row's tooltip.
+        return self.tr("<b>{state}</b> — {explanation} {counts}").format(
             state=run_state_words(run),
             explanation=run_state_explanation(run),
             counts=said,
-            run_id=run.run_id,
         )
 
     # -- resume and cancel -----------------------------------------------------------------

@@ -418,18 +418,20 @@ def history_words(entry: HistoryEntry, run: RunSummary | None = None) -> str:
         what = _t("RunHistory", "Ended: {status}").format(status=status)
     else:
         what = history_event_words(entry.event).format(event=entry.recorded)
-    # Attempts are counted from 1; the run's creation comes before its first (attempt 0).
-    line = (
-        _t("RunHistory", "{when}  {what} (attempt {attempt})").format(
-            when=format_local(entry.at), what=what, attempt=entry.attempt
+    # Attempts are counted from 1 (the creation comes before the first): a person reads
+    # only that a step came after a resume, never an attempt number (#34).
+    line = _t("RunHistory", "{when}  {what}").format(when=format_local(entry.at), what=what)
+    resumes = entry.attempt - 1
+    if resumes >= 1:
+        line += " " + plural(
+            resumes,
+            _t("RunHistory", "(after it was resumed)"),
+            _t("RunHistory", "(after it was resumed %Ln times)", "", resumes),
         )
-        if entry.attempt >= 1
-        else _t("RunHistory", "{when}  {what}").format(when=format_local(entry.at), what=what)
-    )
     if entry.requested_by:
         line += " " + _t("RunHistory", "— asked by {who}").format(who=entry.requested_by)
     if entry.detail.get("retry_run_id"):
-        line += " " + _t("RunHistory", "(run {run_id})").format(run_id=entry.detail["retry_run_id"])
+        line += " " + _t("RunHistory", "(the new import is listed in Runs)")
     if entry.detail.get("why"):
         line += ": " + str(entry.detail["why"])
     return line
