@@ -205,6 +205,22 @@ def import_into_words(notebook_id: str) -> str:
     )
 
 
+def keep_both_for_all_words(n: int, every: bool) -> str:
+    """The button that answers Keep Both to ``n`` open rescan questions at once: a group's
+    (beside its heading), or ``every`` one of the notebook's (above the groups)."""
+    if every:
+        return plural(
+            n,
+            _t("Lookalike", "Keep Both for the 1 Question"),
+            _t("Lookalike", "Keep Both for All %Ln Questions", "", n),
+        )
+    return plural(
+        n,
+        _t("Lookalike", "Keep Both for the 1 Left"),
+        _t("Lookalike", "Keep Both for These %Ln", "", n),
+    )
+
+
 def more_alike_words(n: int) -> str:
     """Under the "a rescan?" questions shown: how many more wait, and when they show."""
     return plural(
