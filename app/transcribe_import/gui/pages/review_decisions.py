@@ -56,6 +56,7 @@ from transcribe_import.gui.wording import (
     complete_words,
     import_into_words,
     keep_both_for_all_words,
+    kept_both_for_all_words,
     more_alike_words,
     resolution_words,
 )
@@ -400,7 +401,7 @@ class DecisionPanel(QGroupBox):
             row.addWidget(button)
         else:
             said = QLabel(
-                answered_words(Resolution.KEEP_BOTH)
+                kept_both_for_all_words()
                 if key in self._asked.all_answered
                 else answered_words(None)
             )

@@ -221,6 +221,11 @@ def keep_both_for_all_words(n: int, every: bool) -> str:
     )
 
 
+def kept_both_for_all_words() -> str:
+    """In place of Keep Both for All once pressed (as wide as the button was: short)."""
+    return _t("Lookalike", "Answered: Keep Both.")
+
+
 def more_alike_words(n: int) -> str:
     """Under the "a rescan?" questions shown: how many more wait, and when they show."""
     return plural(
