@@ -30,9 +30,9 @@ def decoded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     names: list[str] = []
     real = look_pass.look_job
 
-    def counted(job: look_pass.LookJob) -> look_pass.Looked:
+    def counted(job: look_pass.LookJob, **kw: bool) -> look_pass.Looked:
         names.append(job.path.name)
-        return real(job)
+        return real(job, **kw)
 
     monkeypatch.setattr(look_pass, "look_job", counted)
     return names
@@ -158,3 +158,22 @@ def test_a_cache_that_cannot_be_written_costs_nothing_but_time(
     found, _ = _pass(corpus, plan)
     assert sum(lookalike.look_from_hex(look or "") is not None for look in found.values()) == 4
     assert cache.read() == {}
+
+
+def test_the_cache_is_read_as_an_index_only_the_lines_of_pages_wanted_parsed(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = LookCache(corpus.root)
+    look = lookalike.PREFIX + "0" * 144
+    cache.add({page_key(f"{i:064x}", 0): look for i in range(1000)})
+    parsed: list[bytes] = []
+    real = look_cache._entry
+
+    def counted(line: bytes) -> tuple[str, str | None] | None:
+        parsed.append(line)
+        return real(line)
+
+    monkeypatch.setattr(look_cache, "_entry", counted)
+    wanted = {page_key(f"{i:064x}", 0) for i in (3, 500)} | {page_key("f" * 64, 0)}
+    assert cache.read(wanted) == {page_key(f"{i:064x}", 0): look for i in (3, 500)}
+    assert len(parsed) == 2
