@@ -127,3 +127,109 @@ class LookCache:
                 fsio.write_disposable(self.path, text)
             except OSError as exc:
                 log.info("look cache %s not written again: %s", self.path, exc)
+
+
+# A verification's verdicts (planning/inks.py: a pair of pages' score), kept beside the looks
+# so that ``validate`` after ``plan``, a plan opened again and a Scan Again verify no pair a
+# second time (a verification is some 25 ms a pair, the largest part of a validation that
+# has any). The version names how a pair is scored (media/ink.py ``score``): bump it when
+# a pair would score otherwise.
+VERDICTS_FILE = Path("cache") / "verdicts-v1.jsonl"
+
+# A verdict: (page key, the other page's key, quarter turns) → the score.
+Verdicts = dict[tuple[str, str, int], float]
+
+# How far each verdicts file was read in this process (path → bytes): the file is only
+# appended to, so a process reads each line once however often it validates.
+_read_to: dict[Path, int] = {}
+
+
+def _verdict(line: bytes) -> tuple[tuple[str, str, int], float] | None:
+    """A verdict line's pair and score; None when the line is not one (torn, damaged)."""
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    if not (isinstance(value, list) and len(value) == 4):
+        return None
+    key, other, turn, score = value
+    if not (
+        isinstance(key, str)
+        and isinstance(other, str)
+        and type(turn) is int
+        and isinstance(score, float | int)
+        and 0 <= score <= 1
+    ):
+        return None
+    return (key, other, turn), float(score)
+
+
+class VerdictCache:
+    """The verdicts kept in one corpus (``corpus_root``), like the looks: appended without
+    fsync, a line that cannot be read skipped (that pair verified again), written again
+    with its latest half at ``LIMIT`` lines."""
+
+    def __init__(self, corpus_root: Path) -> None:
+        self.path = corpus_root / VERDICTS_FILE
+
+    def read_new(self) -> Verdicts:
+        """The verdicts written since this process last read the file (all of them the
+        first time, or when the file was written again since)."""
+        try:
+            with self.path.open("rb") as f:
+                size = f.seek(0, 2)
+                start = _read_to.get(self.path, 0)
+                start = 0 if start > size else start
+                f.seek(start)
+                data = f.read(size - start)
+        except OSError:
+            return {}
+        whole = data.rfind(b"\n") + 1  # a line still being written is read next time
+        _read_to[self.path] = start + whole
+        lines = data[:whole].splitlines()
+        verdicts: Verdicts = {}
+        for line in lines:
+            entry = _verdict(line)
+            if entry is not None:
+                verdicts[entry[0]] = entry[1]
+        if start == 0 and len(lines) >= LIMIT:
+            verdicts = dict(list(verdicts.items())[-(LIMIT // 2) :])
+            text = b"".join(orjson.dumps([*pair, s]) + b"\n" for pair, s in verdicts.items())
+            with _lock:
+                try:
+                    fsio.write_disposable(self.path, text)
+                    _read_to[self.path] = len(text)
+                except OSError as exc:
+                    log.info("verdict cache %s not written again: %s", self.path, exc)
+        return verdicts
+
+    @staticmethod
+    def forget_reads() -> None:
+        """Read every file whole again next time (``inks.forget`` let its verdicts go)."""
+        _read_to.clear()
+
+    def add(self, verdicts: Verdicts) -> None:
+        """Keep ``verdicts``, appended; a failure is only logged."""
+        if not verdicts:
+            return
+        text = b"".join(orjson.dumps([*pair, s]) + b"\n" for pair, s in verdicts.items())
+        with _lock:
+            try:
+                fsio.make_dirs(self.path.parent)
+                if not _ends_a_line(self.path):  # a line torn by a crash: not this one too
+                    text = b"\n" + text
+                fsio.append_disposable(self.path, text)
+            except OSError as exc:
+                log.info("verdicts not kept in %s: %s", self.path, exc)
+
+
+def _ends_a_line(path: Path) -> bool:
+    """Whether ``path`` is empty, missing or ends with a whole line."""
+    try:
+        with path.open("rb") as f:
+            if f.seek(0, 2) == 0:
+                return True
+            f.seek(-1, 2)
+            return f.read(1) == b"\n"
+    except OSError:
+        return True
