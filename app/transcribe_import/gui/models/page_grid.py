@@ -31,7 +31,7 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem,
 from transcribe_import.gui.icons import turned
 from transcribe_import.gui.models.base import ColumnTableModel
 from transcribe_import.gui.models.page_rows import PageRow, says_page_in_file
-from transcribe_import.gui.models.plan import PageTableModel
+from transcribe_import.gui.models.plan_pages import PageTableModel
 from transcribe_import.gui.thumbnails import ThumbnailCache
 
 Index = QModelIndex | QPersistentModelIndex
