@@ -238,3 +238,20 @@ def test_a_stop_ends_a_process_pass_with_the_looks_of_the_tasks_begun(
     # not begun were dropped, and no look of a task never handed out was made.
     assert 1 <= len(found) <= 4 and reports[-1].pages_done == len(found)
     assert all(lookalike.is_current(look) for look in found.values())
+
+
+def test_a_pass_where_no_process_can_be_started_runs_on_threads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    book = _shelf(tmp_path / "shelf")
+    plan = _plan(book)
+    threaded, _reports, _ = _run(plan, workers=2)
+    monkeypatch.setattr(look_pass, "PROCESSES_FROM", 1)
+
+    def no_semaphores(*_args: object, **_kw: object) -> None:
+        raise OSError(38, "Function not implemented")  # what sem_open says in some sandboxes
+
+    monkeypatch.setattr(look_pass, "ProcessPoolExecutor", no_semaphores)
+    found, reports, finished = _run(plan, workers=2)
+    assert finished and reports[-1].pages_done == 5
+    assert found == threaded

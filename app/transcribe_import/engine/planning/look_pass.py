@@ -19,6 +19,7 @@ cannot be made is not compared, and nothing else depends on it.
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import signal
 import time
@@ -36,6 +37,8 @@ from transcribe_import.engine.planning.look_cache import LookCache
 from transcribe_import.engine.planning.look_progress import LooksMade
 from transcribe_import.engine.planning.lookalikes import file_of_key, page_key
 from transcribe_import.engine.planning.plan import ImportPlan, PlanItem, PlanPage, PlanSource
+
+log = logging.getLogger(__name__)
 
 # The media types whose looks this pass makes (the scan makes the others' from its check).
 PASS_TYPES = frozenset({JPEG, PDF})
@@ -196,11 +199,12 @@ def _pool(workers: int, pages: int) -> tuple[Executor, int, bool]:
     if workers > 1 and pages >= PROCESSES_FROM:
         # spawn, not fork: a window's or a CLI's threads may hold locks a fork would copy.
         context = multiprocessing.get_context("spawn")
-        return (
-            ProcessPoolExecutor(workers, mp_context=context, initializer=_quiet_worker),
-            CHUNK_PAGES,
-            False,
-        )
+        try:
+            pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_quiet_worker)
+        except (OSError, ImportError) as exc:  # no semaphores here (a sandbox): threads
+            log.info("the look pass runs on threads: no worker processes (%s)", exc)
+        else:
+            return pool, CHUNK_PAGES, False
     return ThreadPoolExecutor(max(1, workers), thread_name_prefix="looks"), 1, True
 
 
