@@ -201,13 +201,20 @@ def test_export_fault_walk(walk: FaultWalk, template: dict[str, Any]) -> None:
         if rc == -1:
             return "corpus whole"
         try:
+            if rc == Exit.OK and (dest / "EXPORT-INCOMPLETE.txt").exists():
+                # The note's removal failed (a warning said to delete it): refused till then.
+                with pytest.raises(TranscribeError, match="EXPORT-INCOMPLETE.txt: is here"):
+                    drive(bag_format.verify_bag(dest))
+                return "complete, note left"
             if rc == Exit.OK:
                 drive(bag_format.verify_bag(dest))
                 return "complete"
             if not dest.exists():
                 return "nothing left"
             left = sorted(p.name for p in dest.iterdir())
-            if "EXPORT-INCOMPLETE.txt" in left:
+            if "EXPORT-INCOMPLETE.txt" in left:  # never taken for a bag, bagit.txt or not
+                with pytest.raises(TranscribeError, match="EXPORT-INCOMPLETE.txt: is here"):
+                    drive(bag_format.verify_bag(dest))
                 return "marked incomplete"
             if (dest / "bagit.txt").exists():  # a partial bag: it says so, and is refused
                 with pytest.raises(TranscribeError):

@@ -211,9 +211,11 @@ def test_health_findings_name_the_windows_actions_not_commands(
         "To finish it, select the notebook in Corpus and choose Finish Import. Undo This "
         "Import shows what undoing it would take out, then does it."
     )
-    assert f"(run {run_id}) landed." in incomplete
+    assert incomplete.startswith("Notebook “") and "of its import landed." in incomplete
+    assert run_id not in incomplete and _notebook_id not in incomplete  # titles, not ids
     if not cancel:
         interrupted = next(s for s in said if "was interrupted with" in s)
+        assert interrupted.startswith("The import into “") and run_id not in interrupted
         assert interrupted.endswith(
             "To finish it, select it in Runs and choose Resume. To end it, select it in Runs "
             "and choose Cancel Run; the pages it landed stay."

@@ -1096,6 +1096,7 @@ def test_the_notebooks_list_shows_no_column_that_says_nothing(
     assert review.items_view.isColumnHidden(ItemColumn.NOT_IMPORTED)
     tip = review.items_model.index(0, ItemColumn.NOTEBOOK).data(Qt.ItemDataRole.ToolTipRole)
     assert "Creates a new notebook" in tip
+    assert all(it.notebook_id not in tip for it in window.session.plan.items)  # no id (#34)
     # No file of several pages, no capture time: neither column takes room in the pages.
     assert review.page_view.isColumnHidden(PageColumn.SOURCE_PAGE)
     assert review.page_view.isColumnHidden(PageColumn.CAPTURED)

@@ -38,9 +38,9 @@ def hold_looks(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[], threadi
     release = threading.Event()
     real = look_pass.look_job
 
-    def held(job: look_pass.LookJob) -> dict[str, str | None]:
+    def held(job: look_pass.LookJob, **kw: bool) -> look_pass.Looked:
         release.wait(TIMEOUT_MS / 1000)
-        return real(job)
+        return real(job, **kw)
 
     def hold() -> threading.Event:
         monkeypatch.setattr(look_pass, "look_job", held)
