@@ -31,6 +31,7 @@ from transcribe_import.engine.planning.plan import (
     DedupeScope,
     ImportPlan,
     ModeName,
+    Op,
     OrderingRule,
     PageRef,
     PlanDocumentError,
@@ -39,7 +40,7 @@ from transcribe_import.engine.planning.plan import (
     policy_id_for,
     save_plan,
 )
-from transcribe_import.engine.planning.problems import PlanProblem, Resolution
+from transcribe_import.engine.planning.problems import PlanProblem, ProblemCode, Resolution
 from transcribe_import.engine.runs.model import (
     EventKind,
     RunControl,
@@ -246,7 +247,7 @@ def _item_line(it: PlanItem, report: ValidationReport) -> str:
         # A bag's notebook the corpus holds byte for byte: not "0 pages, N duplicates"
         said = f"[unchanged] {api.short_id(it.item_id)} “{it.label}”"
         return said + ": already in the corpus, nothing to import"
-    op = "create" if it.op == "create_notebook" else f"into {api.short_id(it.notebook_id)}"
+    op = "create" if it.op is Op.CREATE_NOTEBOOK else f"into {api.short_id(it.notebook_id)}"
     pages = it.imported_page_count()
     dups = len(it.planned_skips())
     extra = f", {counted(dups, 'duplicate')} skipped" if dups else ""
@@ -307,7 +308,7 @@ def _print_report(
     )
     problems = [p for p, show in zip(report.problems, shown, strict=True) if show]
     # After an item's last rescan question printed: how to answer all of them at once.
-    last_question = {p.item_id: p for p in problems if p.code == "looks_like"}
+    last_question = {p.item_id: p for p in problems if p.code is ProblemCode.LOOKS_LIKE}
     for p in problems:
         item = plan.item(p.item_id)
         # A problem with resolutions names its options once, on its "resolve with" line: the
