@@ -14,7 +14,7 @@ from transcribe_import.cli.main import main
 from transcribe_import.engine.base.errors import ErrorCode
 from transcribe_import.engine.storage import fsio
 
-from helpers.cli import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, SIGKILLED, ok, run_cli
+from helpers.cli import Exit, ok, run_cli
 from helpers.export import make_corpus, refusal
 
 pytestmark = pytest.mark.crash
@@ -36,7 +36,7 @@ def test_a_killed_export_leaves_a_folder_that_says_so_and_never_validates(tmp_pa
 
     proc = run_cli(shelf.data, "export", "--all", "-o", str(dest), crash_at=point)
 
-    assert proc.returncode == SIGKILLED, (point, proc.stderr)
+    assert proc.returncode == Exit.KILLED, (point, proc.stderr)
     assert "running" in (dest / "EXPORT-INCOMPLETE.txt").read_text()
     assert not (dest / "bagit.txt").exists()
     with pytest.raises(bagit.BagError):
@@ -50,12 +50,12 @@ def test_a_killed_export_leaves_a_folder_that_says_so_and_never_validates(tmp_pa
         fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
     # ... but its folder is not empty, so nothing is ever mixed into it.
-    again = ok(run_cli(shelf.data, "export", "--all", "-o", str(dest)), EXIT_USAGE)
+    again = ok(run_cli(shelf.data, "export", "--all", "-o", str(dest)), Exit.USAGE)
     assert "is not empty" in again.stderr
     # A fresh folder works, and the corpus is whole.
     ok(run_cli(shelf.data, "export", "--all", "-o", str(tmp_path / "retry")))
     bagit.Bag(str(tmp_path / "retry")).validate()
-    ok(run_cli(shelf.data, "doctor"), EXIT_OK)
+    ok(run_cli(shelf.data, "doctor"), Exit.OK)
 
 
 def test_a_kill_after_the_commit_point_leaves_a_bag_the_import_refuses_until_the_note_goes(
@@ -71,7 +71,7 @@ def test_a_kill_after_the_commit_point_leaves_a_bag_the_import_refuses_until_the
 
     proc = run_cli(shelf.data, "export", "--all", "-o", str(dest), crash_at="export.after_bagit")
 
-    assert proc.returncode == SIGKILLED
+    assert proc.returncode == Exit.KILLED
     bagit.Bag(str(dest)).validate()
     note = (dest / "EXPORT-INCOMPLETE.txt").read_text()
     assert "running" in note and "refuses to import the bag while this note is here" in note
@@ -89,7 +89,7 @@ def _refused_by_the_note(tmp_path: Path, dest: Path) -> None:
     target = tmp_path / "target"
     plan = tmp_path / "refused-plan.json"
     for mode in (["--mode", "bag"], []):
-        proc = ok(run_cli(target, "plan", str(dest), *mode, "-o", str(plan)), EXIT_PROBLEMS)
+        proc = ok(run_cli(target, "plan", str(dest), *mode, "-o", str(plan)), Exit.PROBLEMS)
         [line] = proc.stderr.splitlines()
         assert f"{dest / 'EXPORT-INCOMPLETE.txt'}: is here beside bagit.txt" in line, line
         assert "Export the notebooks again into a new folder" in line, line
@@ -116,7 +116,7 @@ def _calls_until_bagit_written(data: Path, dest: Path) -> int:
     try:
         with pytest.MonkeyPatch.context() as m:
             m.setattr(fsio, "atomic_write", noting)
-            assert main(["--data-dir", str(data), "export", "--all", "-o", str(dest)]) == EXIT_OK
+            assert main(["--data-dir", str(data), "export", "--all", "-o", str(dest)]) == Exit.OK
     finally:
         fsio.install_faults(None)
     [n] = seen
@@ -126,8 +126,8 @@ def _calls_until_bagit_written(data: Path, dest: Path) -> int:
 @pytest.mark.parametrize(
     ("persistent", "rc"),
     [
-        pytest.param(True, EXIT_PROBLEMS, id="fails-after-bagit"),
-        pytest.param(False, EXIT_OK, id="note-left-with-a-warning"),
+        pytest.param(True, Exit.PROBLEMS, id="fails-after-bagit"),
+        pytest.param(False, Exit.OK, id="note-left-with-a-warning"),
     ],
 )
 def test_an_export_whose_disk_fails_after_bagit_leaves_a_bag_the_import_refuses(
@@ -166,7 +166,7 @@ def test_an_export_whose_disk_fails_after_bagit_leaves_a_bag_the_import_refuses(
         assert "EXPORT-INCOMPLETE.txt could not be removed" in line, line
     assert (dest / "bagit.txt").is_file() and (dest / "EXPORT-INCOMPLETE.txt").is_file()
     _refused_by_the_note(tmp_path, dest)
-    ok(run_cli(shelf.data, "doctor"), EXIT_OK)
+    ok(run_cli(shelf.data, "doctor"), Exit.OK)
 
 
 @pytest.mark.parametrize("point", ["export.after_note", "atomic_write.before_replace:1"])
@@ -179,11 +179,11 @@ def test_an_export_killed_at_its_first_writes_leaves_a_folder_that_says_so(tmp_p
 
     proc = run_cli(shelf.data, "export", "--all", "-o", str(dest), crash_at=point)
 
-    assert proc.returncode == SIGKILLED, (point, proc.stderr)
+    assert proc.returncode == Exit.KILLED, (point, proc.stderr)
     visible = sorted(p.name for p in dest.iterdir() if not p.name.startswith("."))
     assert visible[0] == "EXPORT-INCOMPLETE.txt", visible
     assert "running" in (dest / "EXPORT-INCOMPLETE.txt").read_text()
     refused = refusal(dest)
     assert refused.code is ErrorCode.BAG_INVALID and "did not finish" in str(refused)
-    again = ok(run_cli(shelf.data, "export", "--all", "-o", str(dest)), EXIT_USAGE)
+    again = ok(run_cli(shelf.data, "export", "--all", "-o", str(dest)), Exit.USAGE)
     assert "is not empty" in again.stderr

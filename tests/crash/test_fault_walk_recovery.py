@@ -30,15 +30,7 @@ from transcribe_import.cli.main import main
 from transcribe_import.engine import api
 from transcribe_import.engine.storage import fsio
 
-from helpers.cli import (
-    EXIT_INTERRUPTED,
-    EXIT_INVALID,
-    EXIT_OK,
-    EXIT_PROBLEMS,
-    cli_json,
-    ok,
-    run_cli,
-)
+from helpers.cli import Exit, cli_json, ok, run_cli
 from helpers.shelves import make_shelf
 
 pytestmark = [pytest.mark.crash, pytest.mark.slow]
@@ -97,30 +89,30 @@ def reverted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 def _one_coded_line(where: str, rc: int, out: str, said: str, doctor: bool) -> str:
     """The outcome's kind, once it is judged to be one coded line (or doctor's report)."""
     assert "unexpected error" not in said and "Traceback" not in said, f"{where}: {said!r}"
-    if rc == EXIT_OK:
+    if rc == Exit.OK:
         return "ok"
     # commit says its run's id as soon as the run exists: a fact, before the line of the fault
     lines = [x for x in said.splitlines() if not re.fullmatch(r"Import run \S+ created\.", x)]
-    if not doctor and not lines and rc == EXIT_INVALID:  # commit's check could not read a source
+    if not doctor and not lines and rc == Exit.INVALID:  # commit's check could not read a source
         assert "commit is refused until the errors are resolved" in out, f"{where}: {out!r}"
         assert "ERROR [source_unreadable]" in out and "shelf/notebook 1/page " in out, out
         return "refused"
     if not doctor and not lines:  # a page file the disk failed to read: that item failed
-        assert rc == EXIT_PROBLEMS and " be read " in out, out
+        assert rc == Exit.PROBLEMS and " be read " in out, out
         assert ": partial" in out or ": failed — nothing was committed." in out, out
         return "item failed"
     if doctor and not lines:  # its report on stdout: a disk error stops it, exit 6
-        if rc == EXIT_INTERRUPTED:
+        if rc == Exit.INTERRUPTED:
             assert "Could not finish" in out or "The disk is full" in out, f"{where}: {out!r}"
             return "paused"
-        assert rc == EXIT_PROBLEMS, f"{where}: exit {rc}: {out!r}"
+        assert rc == Exit.PROBLEMS, f"{where}: exit {rc}: {out!r}"
         return "problems"
     assert len(lines) == 1, f"{where}: {said!r}"
-    assert rc in (EXIT_PROBLEMS, EXIT_INTERRUPTED), f"{where}: exit {rc}: {said!r}"
+    assert rc in (Exit.PROBLEMS, Exit.INTERRUPTED), f"{where}: exit {rc}: {said!r}"
     # A run the disk stopped says so in its own line, its summary on stdout (runs' words).
-    stopped = rc == EXIT_INTERRUPTED and " stopped: " in lines[0] and lines[0].startswith("Run ")
+    stopped = rc == Exit.INTERRUPTED and " stopped: " in lines[0] and lines[0].startswith("Run ")
     assert stopped or lines[0].startswith("transcribe-import: "), f"{where}: {said!r}"
-    return "paused" if rc == EXIT_INTERRUPTED else "coded"
+    return "paused" if rc == Exit.INTERRUPTED else "coded"
 
 
 def _walk(
@@ -177,7 +169,7 @@ def _resume_finishes(capsys: pytest.CaptureFixture[str], work: Path, run_id: str
 
 def _notebooks(capsys: pytest.CaptureFixture[str], work: Path) -> list[dict[str, Any]]:
     rc, out, said = _cli(capsys, work, "notebooks", "--json")
-    assert rc == EXIT_OK, said
+    assert rc == Exit.OK, said
     found: list[dict[str, Any]] = orjson.loads(out)["notebooks"]
     return found
 
@@ -289,7 +281,7 @@ def _commit_finishes(capsys: pytest.CaptureFixture[str], work: Path, plan: Path)
     else:  # no run, or one that ended without its pages (a source the disk would not read)
         rc, _, said = _cli(capsys, work, "commit", str(plan))
         how = "committed again"
-    assert rc == EXIT_OK, said
+    assert rc == Exit.OK, said
     [notebook] = _notebooks(capsys, work)
     assert notebook["page_count"] == 2, notebook
     return how
@@ -320,7 +312,7 @@ def test_commit_fault_walk(
     args = ["commit", str(plan), "--workers", "1"]
     warm = tmp_path / "warm"
     shutil.copytree(planned["data"], warm)
-    assert _cli(capsys, warm, *args)[0] == EXIT_OK
+    assert _cli(capsys, warm, *args)[0] == Exit.OK
     outcomes, cases = _walk(tmp_path, capsys, planned["data"], args, err, persistent, offset)
     assert "ok" in outcomes and outcomes & {"paused", "coded"}, outcomes
     finished = {_commit_finishes(capsys, work, plan) for work in cases[:: max(1, len(cases) // 4)]}
@@ -382,7 +374,7 @@ def test_doctor_that_cannot_remove_a_dead_creation_pauses_and_names_it(
             rc, out, said = _cli(capsys, work, *args)
         finally:
             fsio.install_faults(None)
-        assert rc == EXIT_INTERRUPTED and said == "", said
+        assert rc == Exit.INTERRUPTED and said == "", said
         if args[-1] == "--json":
             [finding] = [f for f in orjson.loads(out)["findings"] if f["severity"] == "problem"]
             assert finding["code"] == code, finding
@@ -414,7 +406,7 @@ def test_resume_that_meets_an_io_error_on_an_unlink_pauses_in_one_coded_line(
         rc, _, said = _cli(capsys, work, "resume", run_id)
     finally:
         fsio.install_faults(None)
-    assert rc == EXIT_INTERRUPTED, said
+    assert rc == Exit.INTERRUPTED, said
     [line] = said.splitlines()
     assert line.startswith("transcribe-import: Could not finish reading or writing "), line
     assert "/corpus/notebooks/.creating-" in line and "Input/output error" in line
@@ -443,12 +435,12 @@ def test_a_restore_whose_entry_cannot_be_removed_says_the_entry_stayed(
         rc, out, said = _cli(capsys, work, *args)
     finally:
         fsio.install_faults(None)
-    assert rc == EXIT_OK and said == "", said
+    assert rc == Exit.OK and said == "", said
     assert out.endswith(
         "again; its trash entry could not be removed (it holds nothing of the run now): "
         f"`transcribe-import trash --purge {revert_id}` deletes it.\n"
     ), out
     assert _all_or_nothing(capsys, work, reverted["run"]) == "back"
     rc, _, said = _cli(capsys, work, "trash", "--purge", revert_id)
-    assert rc == EXIT_OK, said
+    assert rc == Exit.OK, said
     assert not (work / "corpus" / "trash" / revert_id).exists()

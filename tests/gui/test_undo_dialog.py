@@ -97,10 +97,53 @@ def test_a_blocked_undo_says_why_and_offers_nothing_to_click(
     dialog = _open_undo(qtbot, window)
     assert dialog.blocked.isVisible() and dialog.blocked.count() == 1
     text = dialog.blocked.item(0).text()
-    assert "“notebook 1”" in text and "was changed since" in text
+    assert text == (
+        "“notebook 1”: page 1 of this import changed since (a label, a transcription, or other "
+        "work); undoing would lose that work."
+    )
+    assert not dialog.others_button.isVisible()  # its one notebook is blocked: nothing else
     assert not dialog.undo_button.isEnabled() and dialog.close_button.text() == "&Close"
     dialog.reject()
     assert RunStore(corpus).load(run_id).status is RunStatus.COMPLETE
+
+
+def test_undo_the_others_undoes_the_free_notebooks_and_says_which_stay_and_why(
+    qtbot: QtBot, window: MainWindow, corpus: Corpus, tmp_path: Path
+):
+    plan = plan_for(corpus, make_shelf(tmp_path / "shelf", notebooks=3, pages=2))
+    run_id = commit_plan(corpus, plan).run_id
+    blocked = plan.items[0].notebook_id
+    path = corpus.notebook_dir(blocked) / "project.json"
+    doc = orjson.loads(path.read_bytes())
+    doc["title"] = "Diary, renamed"
+    path.write_bytes(orjson.dumps(doc))
+    _select(qtbot, window, run_id)
+    dialog = _open_undo(qtbot, window)
+    assert "cannot be undone whole: 1 notebook changed since, as said below, and it stays" in (
+        dialog.headline.text()
+    )
+    assert "The other 2 notebooks (4 pages) can be undone" in dialog.headline.text()
+    assert dialog.removed.count() == 2 and dialog.blocked.count() == 1
+    assert dialog.blocked_label.text() == "These stay, and why:"
+    assert dialog.blocked.item(0).text() == (
+        "“Diary, renamed”: it was renamed since this import; undoing would lose the new name."
+    )
+    assert dialog.others_button.isVisible() and dialog.others_button.isEnabled()
+    assert not dialog.undo_button.isVisible()
+    assert all(corpus.is_registered(it.notebook_id) for it in plan.items)  # a preview
+
+    with qtbot.waitSignal(dialog.reverted, timeout=TIMEOUT_MS):
+        qtbot.mouseClick(dialog.others_button, Qt.MouseButton.LeftButton)
+    assert dialog.headline.text().startswith("Part of the import was undone")
+    assert "“Diary, renamed” stayed, for the reasons below." in dialog.headline.text()
+    assert corpus.is_registered(blocked)
+    assert not any(corpus.is_registered(it.notebook_id) for it in plan.items[1:])
+    assert RunStore(corpus).load(run_id).status is RunStatus.COMPLETE
+    dialog.accept()
+    page = window.runs_page
+    qtbot.waitUntil(lambda: page.history_list.count() == 5, timeout=TIMEOUT_MS)
+    last = page.history_list.item(4).text()
+    assert "Partly undone; the notebooks blocked from undoing were left in place" in last
 
 
 def test_pages_added_to_a_notebook_are_undone_and_the_rest_stays(

@@ -153,6 +153,7 @@ from transcribe_import.engine.api.runs import (
 )
 from transcribe_import.engine.api.undo import (
     RevertPreview,
+    free_to_undo,
     list_trash,
     preview_revert,
     purge_trash,
@@ -296,6 +297,7 @@ __all__ = [
     "NotebookRevert",
     "TrashEntry",
     "TrashUnfinished",
+    "free_to_undo",
     "preview_revert",
     "revert",
     "unfinished_undos",
