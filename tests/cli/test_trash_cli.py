@@ -76,7 +76,7 @@ def test_a_journal_the_disk_fails_to_read_is_a_disk_error_not_a_damaged_entry(
             m.setattr(fsio, "_tick", tick)
             rc = main(["--data-dir", str(data), *args])
         out, said = capsys.readouterr()
-        assert rc == EXIT_PROBLEMS, (args, out, said)
+        assert rc == Exit.PROBLEMS, (args, out, said)
         if args[-1] == "--json":
             [problem] = orjson.loads(out)["problems"]
             assert problem["code"] == code and problem["path"] == str(journal), problem
