@@ -7,7 +7,7 @@ from pathlib import Path
 
 import orjson
 
-from helpers.cli import EXIT_PROBLEMS, cli_json, ok, run_cli
+from helpers.cli import Exit, cli_json, ok, run_cli
 from helpers.shelves import make_shelf
 
 
@@ -25,7 +25,7 @@ def test_revert_leave_blocked_undoes_the_free_notebooks_and_says_which_stay(
     doc["title"] = "Diary, renamed"
     project.write_bytes(orjson.dumps(doc))
 
-    refused = ok(run_cli(data, "revert", run_id), EXIT_PROBLEMS).stdout
+    refused = ok(run_cli(data, "revert", run_id), Exit.PROBLEMS).stdout
     [why] = [line for line in refused.splitlines() if "BLOCKED" in line]  # once, and true
     assert "[revert_renamed]" in why and "renamed since" in why
     assert f"`transcribe-import revert {run_id} --leave-blocked` undoes the 2 notebooks " in (
@@ -48,6 +48,6 @@ def test_revert_leave_blocked_undoes_the_free_notebooks_and_says_which_stay(
     shown = ok(run_cli(data, "show", run_id)).stdout
     assert "partly undone, its blocked notebooks left in place" in shown
     # The rest is still refused by name, and a JSON answer says what was held.
-    again = cli_json(data, "revert", run_id, "--json", rc=EXIT_PROBLEMS)
+    again = cli_json(data, "revert", run_id, "--json", rc=Exit.PROBLEMS)
     assert [b["code"] for b in again["blockers"]] == ["revert_renamed"]
     assert again["notebooks"][0]["notebook_id"] == ids[0] and not again["partial"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Callable
 from pathlib import Path
 
@@ -10,8 +11,11 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
+from transcribe_import.engine import api
+from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.runs.model import RunStatus
 from transcribe_import.engine.runs.store import RunStore
+from transcribe_import.engine.storage import fsio
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui import undo_dialog, wording
 from transcribe_import.gui.main_window import MainWindow, Section
@@ -249,3 +253,77 @@ def test_put_back_restores_an_undone_import_and_says_what_it_put_back(
     assert not trash.restore_button.isEnabled() and not trash.delete_button.isEnabled()
     trash.accept()
     qtbot.waitUntil(lambda: page.selected_run_id() == run_id, timeout=TIMEOUT_MS)
+
+
+def _stop_half_way(act: Callable[[], object], stopped: Callable[[], bool]) -> None:
+    """Fail the 1st, then the 2nd, … file-system call of ``act`` (once, EIO) until one leaves
+    it stopped half way (``stopped``); a failure before that changed nothing."""
+    for n in range(1, 400):
+        fsio.install_faults(fsio.FaultPlan(fail_at=n, errno=errno.EIO))
+        try:
+            act()
+        except (TranscribeError, OSError):  # coded, or left to the faces' last resort
+            pass
+        finally:
+            fsio.install_faults(None)
+        if stopped():
+            return
+    raise AssertionError("no failing call left it half way")
+
+
+def test_the_trash_says_which_entry_stopped_half_way_and_its_button_finishes_it(
+    qtbot: QtBot, window: MainWindow, corpus: Corpus, tmp_path: Path, monkeypatch
+):
+    """Main (#36): a restore or purge stopped half way was listed like any entry (or not at
+    all). Each now says so with the button that finishes it, offers only that one, and it
+    finishes."""
+    runs = []
+    for n in (1, 2):
+        shelf = make_shelf(tmp_path / f"shelf{n}", notebooks=1, pages=2, tag=f"{n}-")
+        plan = plan_for(corpus, shelf)
+        runs.append(commit_plan(corpus, plan).run_id)
+    entries = {api.revert(corpus, run_id).revert_id: run_id for run_id in reversed(runs)}
+    back, gone = list(entries)  # the second run's entry is put back, the first's deleted
+    journal = corpus.root / "trash" / back / "revert.json"
+    _stop_half_way(
+        lambda: api.restore_from_trash(corpus, back),
+        lambda: orjson.loads(journal.read_bytes())["state"] == "restoring",
+    )
+    hidden = corpus.root / "trash" / f".purging-{gone}"
+    _stop_half_way(lambda: api.purge_trash(corpus, gone), hidden.exists)
+
+    _select(qtbot, window, runs[0])
+    page = window.runs_page
+    qtbot.mouseClick(page.trash_button, Qt.MouseButton.LeftButton)
+    trash = page.trash_dialog
+    assert trash is not None
+    qtbot.waitUntil(lambda: trash.list.count() == 2, timeout=TIMEOUT_MS)
+    rows = {trash.list.item(i).data(undo_dialog.ENTRY_ROLE): i for i in range(2)}
+    putting_back = trash.list.item(rows[back])
+    deleting = trash.list.item(rows[gone])
+    assert putting_back.text().endswith(
+        "\nStopped half way while being put back: Put Back finishes it."
+    )
+    assert deleting.text().endswith(
+        "\nStopped half way while being deleted: Delete for Good finishes it."
+    )
+
+    # Delete for Good first: a Put Back makes the window check the corpus, and that check
+    # (doctor) would finish the stopped purge itself.
+    trash.list.setCurrentItem(deleting)
+    assert trash.delete_button.isEnabled() and not trash.restore_button.isEnabled()
+    monkeypatch.setattr(undo_dialog, "confirm_destructive", lambda *a: True)
+    with qtbot.waitSignal(trash.purged, timeout=TIMEOUT_MS):
+        qtbot.mouseClick(trash.delete_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: trash.list.count() == 1, timeout=TIMEOUT_MS)
+    assert not hidden.exists()
+
+    trash.list.setCurrentRow(0)
+    assert trash.list.currentItem().data(undo_dialog.ENTRY_ROLE) == back
+    assert trash.restore_button.isEnabled() and not trash.delete_button.isEnabled()
+    with qtbot.waitSignal(trash.restored, timeout=TIMEOUT_MS) as restored:
+        qtbot.mouseClick(trash.restore_button, Qt.MouseButton.LeftButton)
+    assert restored.args == [entries[back]]
+    qtbot.waitUntil(lambda: trash.list.count() == 0, timeout=TIMEOUT_MS)
+    assert RunStore(corpus).load(entries[back]).status is RunStatus.COMPLETE
+    trash.accept()

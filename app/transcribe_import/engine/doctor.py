@@ -68,7 +68,7 @@ def doctor(
     except TranscribeError as exc:
         if exc.code not in DISK_CODES:
             raise
-        report.findings.append(_stopped_finding(str(exc), exc.path or str(corpus.root)))
+        report.findings.append(_stopped_finding(exc, exc.path or str(corpus.root)))
     return report
 
 
@@ -80,15 +80,17 @@ _AGAIN = (
 
 
 def _disk_finding(exc: OSError, where: Path) -> Finding:
-    """A disk error met by doctor, as one finding naming the file, coded ``io_error``."""
+    """A disk error met by doctor, as one finding naming the file, coded as every command
+    codes that errno (``disk_full``, ``permission_denied``, ``read_only``, ``io_error``)."""
     path = fsio.failed_path(exc, where)
     return _stopped_finding(
-        str(fsio.problem_from_oserror(exc, path, "recovering", then=_AGAIN)), str(path)
+        fsio.problem_from_oserror(exc, path, "recovering", then=_AGAIN), str(path)
     )
 
 
-def _stopped_finding(words: str, path: str) -> Finding:
-    return Finding(FindingCode.IO_ERROR, Severity.PROBLEM, words, path=path)
+def _stopped_finding(error: TranscribeError, path: str) -> Finding:
+    """The finding of a disk's failure that stopped doctor: its code is the error's."""
+    return Finding(FindingCode(error.code.value), Severity.PROBLEM, str(error), path=path)
 
 
 def _check(

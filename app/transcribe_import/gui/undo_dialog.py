@@ -46,6 +46,7 @@ from transcribe_import.gui.wording import (
 from transcribe_import.gui.workers import TaskSlot
 
 ENTRY_ROLE = Qt.ItemDataRole.UserRole + 1
+UNFINISHED_ROLE = Qt.ItemDataRole.UserRole + 2  # what stopped half way on the entry, or None
 
 
 def preview_revert(corpus: Corpus, run_id: str) -> api.RevertPreview:
@@ -353,6 +354,7 @@ class TrashDialog(QDialog):
         for entry in reversed(entries):  # newest first
             item = QListWidgetItem(trash_entry_words(entry))
             item.setData(ENTRY_ROLE, entry.revert_id)
+            item.setData(UNFINISHED_ROLE, entry.unfinished)
             item.setToolTip(str(entry.path))
             self.list.addItem(item)
         for problem in problems:
@@ -376,8 +378,11 @@ class TrashDialog(QDialog):
     def _update(self) -> None:
         item = self.list.currentItem()
         chosen = item is not None and item.data(ENTRY_ROLE) is not None
-        self.delete_button.setEnabled(chosen)
-        self.restore_button.setEnabled(chosen)
+        # An entry something stopped half way on offers only what finishes it (an undo cut
+        # short, neither: Check Again finishes it).
+        unfinished = item.data(UNFINISHED_ROLE) if item is not None else None
+        self.delete_button.setEnabled(chosen and unfinished in (None, api.TrashUnfinished.PURGE))
+        self.restore_button.setEnabled(chosen and unfinished in (None, api.TrashUnfinished.RESTORE))
 
     def _restore_clicked(self) -> None:
         item = self.list.currentItem()

@@ -202,6 +202,7 @@ from transcribe_import.engine.storage.corpus import (
     UnfinishedImport,
 )
 from transcribe_import.engine.storage.trash import TrashEntry
+from transcribe_import.engine.storage.trash import Unfinished as TrashUnfinished
 from transcribe_import.engine.watch.records import DropKind, DropRecord, DropState
 
 __all__ = [
@@ -295,6 +296,7 @@ __all__ = [
     "RevertResult",
     "NotebookRevert",
     "TrashEntry",
+    "TrashUnfinished",
     "free_to_undo",
     "preview_revert",
     "revert",

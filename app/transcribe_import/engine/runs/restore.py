@@ -39,7 +39,7 @@ from transcribe_import.engine.runs.undo_journal import move_back, notebook_locks
 from transcribe_import.engine.storage import fsio, project, trash
 from transcribe_import.engine.storage.corpus import Corpus, IndexEntry
 
-RESTORING = "restoring"
+RESTORING = trash.RESTORING
 
 
 @dataclass(frozen=True)

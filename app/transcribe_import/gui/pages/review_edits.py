@@ -372,7 +372,18 @@ class ReviewEdits(QObject):
             Resolution.KEEP_BOTH: tr("Keep both pages"),
             Resolution.LEAVE_OUT: tr("Leave out a rescan"),
         }
-        if resolution in answers and source_ids:
+        if resolution == Resolution.KEEP_BOTH and len(source_ids) > 1:
+            # Keep Both for All: the questions named, answered at once, one step to undo.
+            names = list(source_ids)
+
+            def kept(it: PlanItem) -> PlanItem:
+                plan = self._plan_with(it)
+                return api.answer_lookalikes(
+                    corpus, plan, it.item_id, names, Resolution.KEEP_BOTH
+                ).item
+
+            self._edit(kept, tr("Keep both pages for %n questions", "", len(names)))
+        elif resolution in answers and source_ids:
             name, answer = source_ids[0], Resolution(resolution)
 
             def answered(it: PlanItem) -> PlanItem:

@@ -13,6 +13,7 @@ from transcribe_import.engine.api import (
     RevertBlock,
     RevertBlocker,
     TrashEntry,
+    TrashUnfinished,
     UnfinishedImport,
     short_id,
 )
@@ -274,11 +275,12 @@ def page_numbers_words(numbers: tuple[int, ...]) -> str:
 
 
 def trash_entry_words(entry: TrashEntry) -> str:
-    """One trash entry as the Trash list shows it: when, which notebooks, who, how much."""
+    """One trash entry as the Trash list shows it: when, which notebooks, who, how much; and
+    for one something stopped half way on, what and what finishes it."""
     shown = ", ".join(f"“{t}”" for t in entry.titles[:3])
     if len(entry.titles) > 3:
         shown += " " + _t("Trash", "and %n more", "", len(entry.titles) - 3)
-    return plural(
+    said = plural(
         entry.pages,
         _t("Trash", "{when}: {notebooks}, 1 page, {size} — undone by {who}"),
         _t("Trash", "{when}: {notebooks}, %Ln pages, {size} — undone by {who}", "", entry.pages),
@@ -288,6 +290,26 @@ def trash_entry_words(entry: TrashEntry) -> str:
         who=entry.requested_by,
         size=QLocale().formattedDataSize(entry.bytes),
     )
+    if entry.unfinished is None:
+        return said
+    return f"{said}\n{stopped_half_way_words(entry.unfinished)}"
+
+
+def stopped_half_way_words(unfinished: TrashUnfinished) -> str:
+    """What stopped half way on a trash entry, and the button that finishes it."""
+    return {
+        TrashUnfinished.UNDO: _t(
+            "Trash",
+            "Stopped half way while being undone: Check Again in the Corpus view finishes the "
+            "undo, or puts the import back as it was.",
+        ),
+        TrashUnfinished.RESTORE: _t(
+            "Trash", "Stopped half way while being put back: Put Back finishes it."
+        ),
+        TrashUnfinished.PURGE: _t(
+            "Trash", "Stopped half way while being deleted: Delete for Good finishes it."
+        ),
+    }[unfinished]
 
 
 def restored_words(result: RestoreResult) -> str:

@@ -206,6 +206,27 @@ def import_into_words(notebook_id: str) -> str:
     )
 
 
+def keep_both_for_all_words(n: int, every: bool) -> str:
+    """The button that answers Keep Both to ``n`` open rescan questions at once: a group's
+    (beside its heading), or ``every`` one of the notebook's (above the groups)."""
+    if every:
+        return plural(
+            n,
+            _t("Lookalike", "Keep Both for the 1 Question"),
+            _t("Lookalike", "Keep Both for All %Ln Questions", "", n),
+        )
+    return plural(
+        n,
+        _t("Lookalike", "Keep Both for the 1 Left"),
+        _t("Lookalike", "Keep Both for These %Ln", "", n),
+    )
+
+
+def kept_both_for_all_words() -> str:
+    """In place of Keep Both for All once pressed (as wide as the button was: short)."""
+    return _t("Lookalike", "Answered: Keep Both.")
+
+
 def more_alike_words(n: int) -> str:
     """Under the "a rescan?" questions shown: how many more wait, and when they show."""
     return plural(
