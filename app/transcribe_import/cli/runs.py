@@ -657,7 +657,7 @@ def pages_landed_words(n: api.RunCounts) -> str:
 def _state_label(run: api.RunSummary) -> str:
     """The run's state in a word or two, as ``runs`` lists it: ``show`` says the same state."""
     if run.state is api.RunState.ENDED:
-        return str(run.status)
+        return f"{run.status}, partly undone" if run.partly_undone else str(run.status)
     return {
         api.RunState.LIVE: "running",
         api.RunState.PAUSED: "paused (resumable)",
@@ -678,6 +678,11 @@ def _state_words(run: api.RunSummary) -> str:
             api.RunState.PAUSED: "paused — resumable",
             api.RunState.INTERRUPTED: "interrupted — resumable",
         }[run.state]
+    if run.partly_undone:
+        return (
+            f"{run.status}, partly undone — some of its notebooks were undone (in the trash), "
+            "those that changed since stayed; `revert` takes the rest once nothing blocks them"
+        )
     if pages and run.status is RunStatus.CANCELLED:
         return (
             f"cancelled — no item was completed, but {counted(pages, 'page')} of the items in "
