@@ -153,6 +153,7 @@ from transcribe_import.engine.api.runs import (
 )
 from transcribe_import.engine.api.undo import (
     RevertPreview,
+    free_to_undo,
     list_trash,
     preview_revert,
     purge_trash,
@@ -201,6 +202,7 @@ from transcribe_import.engine.storage.corpus import (
     UnfinishedImport,
 )
 from transcribe_import.engine.storage.trash import TrashEntry
+from transcribe_import.engine.storage.trash import Unfinished as TrashUnfinished
 from transcribe_import.engine.watch.records import DropKind, DropRecord, DropState
 
 __all__ = [
@@ -294,6 +296,8 @@ __all__ = [
     "RevertResult",
     "NotebookRevert",
     "TrashEntry",
+    "TrashUnfinished",
+    "free_to_undo",
     "preview_revert",
     "revert",
     "unfinished_undos",

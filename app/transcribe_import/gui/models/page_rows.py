@@ -54,6 +54,14 @@ class PageRow:
     replaced_by: int | None = None  # a page a rescan replaced (History): the page now in its place
     # Landscape among portrait pages, or the other way (api.sideways_pages): "Turn it?".
     sideways: bool = False
+    # A page of a file of several the person left out (the source's ``left_out``): shown,
+    # greyed, after the file's imported pages, so that it can be seen and taken back.
+    left_out: bool = False
+
+    @property
+    def imported(self) -> bool:
+        """Whether the page lands: its file is imported and it was not left out of it."""
+        return self.source.imported and not self.left_out
 
     @property
     def key(self) -> tuple[str, int]:

@@ -87,10 +87,11 @@ def op_words(item: PlanItem) -> str:
 
 
 def op_explanation(item: PlanItem) -> str:
+    # Named by its title, never its id (#34): the id is the Corpus view's Id column's.
     if item.op is Op.CREATE_NOTEBOOK:
-        return _t("PlanItemState", "Creates a new notebook (id {id})").format(id=item.notebook_id)
-    return _t("PlanItemState", "Adds pages to the notebook “{title}” (id {id})").format(
-        title=notebook_name(item.notebook_id), id=item.notebook_id
+        return _t("PlanItemState", "Creates a new notebook")
+    return _t("PlanItemState", "Adds pages to the notebook “{title}”").format(
+        title=notebook_name(item.notebook_id)
     )
 
 
