@@ -58,6 +58,8 @@ class ImportSession(QObject):
         self.plan: ImportPlan | None = None
         self.report: ValidationReport | None = None
         self.undo_stack = QUndoStack(self)
+        # The pages worth a second look told (badges, Problems): the settings' choice.
+        self.hints: frozenset[api.Hint] = api.ALL_HINTS
         # The pages of the notebooks the plan imports into, read when first asked (one
         # project.json each) and again after each validation: the notebook may change.
         self._notebook_pages: dict[str, list[api.NotebookPage]] = {}
@@ -190,7 +192,7 @@ class ImportSession(QObject):
     def validate_now(self) -> ValidationReport:
         """Validate on the calling thread (small plans, tests); the window uses a worker."""
         assert self.plan is not None
-        self.set_report(api.validate_plan(self.corpus, self.plan))
+        self.set_report(api.validate_plan(self.corpus, self.plan, hints=self.hints))
         assert self.report is not None
         return self.report
 

@@ -26,6 +26,7 @@ from transcribe_import.engine.planning.plan import (
     PlanItem,
 )
 from transcribe_import.engine.planning.problems import ProblemCode, ProblemSeverity, unusable_words
+from transcribe_import.engine.planning.second_look import ALL_HINTS, Hint, PageHint
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus
@@ -394,6 +395,32 @@ def sideways_pages(item: PlanItem) -> frozenset[str]:
     return page_edits.probably_sideways(item)
 
 
+def page_hints(item: PlanItem, hints: frozenset[Hint] | None = None) -> tuple[PageHint, ...]:
+    """The item's pages worth a second look (planning/second_look.py), of the kinds
+    ``hints`` (None: every kind), each with its measure in words; never an edit."""
+    from transcribe_import.engine.planning import second_look
+
+    return second_look.page_hints(item, ALL_HINTS if hints is None else hints)
+
+
+def blank_page_refs(item: PlanItem) -> tuple[PageRef, ...]:
+    """The blank pages ``item`` imports (planning/second_look.py), named as ``reorder``'s
+    ``exclude`` takes them."""
+    from transcribe_import.engine.planning import second_look
+
+    return second_look.blank_pages(item)
+
+
+def leave_out_blank(item: PlanItem) -> PlanItem:
+    """``item`` with every blank page it imports left out, in one edit (a file of one page
+    excluded, a page of a file of several left out of it); ValueError in words when it has
+    none."""
+    blank = blank_page_refs(item)
+    if not blank:
+        raise ValueError(f"“{item.label}” has no blank page to leave out")
+    return reorder(item, exclude=blank)
+
+
 def turn_page_ids(item: PlanItem, turns: Mapping[str, Turn]) -> PlanItem:
     """The window's Turn: each page (by id) turned as given, from its file's upright."""
     from transcribe_import.engine.planning import page_edits
@@ -427,8 +454,10 @@ def validate_plan(
     *,
     settings: RenderSettings | None = None,
     workers: int = 2,
+    hints: frozenset[Hint] | None = None,
 ) -> ValidationReport:
-    """Every problem of ``plan`` against the disk and the corpus as they are now."""
+    """Every problem of ``plan`` against the disk and the corpus as they are now, with the
+    pages worth a second look of the kinds ``hints`` (None: every kind) as information."""
     from transcribe_import.engine.planning.validate import validate
     from transcribe_import.engine.runs.incomplete import unfinished_imports
 
@@ -445,6 +474,7 @@ def validate_plan(
         workers=workers,
         own_run_ids=own,
         unfinished_of=lambda notebook_id: incomplete().get(notebook_id),
+        hints=ALL_HINTS if hints is None else hints,
     )
 
 

@@ -351,6 +351,8 @@ class ReviewEdits(QObject):
                 lambda it: api.none_are_rescans(corpus, self._plan_with(it), it.item_id),
                 tr("Say no page is a rescan of another"),
             ),
+            # A notebook's blank pages (planning/second_look.py): all left out, one edit.
+            Resolution.LEAVE_OUT_BLANK: (api.leave_out_blank, tr("Leave out blank pages")),
             Resolution.INCLUDE: (
                 lambda it: ordering.include(
                     it, [s.provenance.rel for s in it.sources if s.source_id in source_ids]
