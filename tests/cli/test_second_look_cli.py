@@ -69,3 +69,29 @@ def test_order_leaves_out_every_blank_page_in_one_edit(tmp_path: Path) -> None:
     refused = ok(run_cli(data, "order", str(plan), item, "--leave-out-blank"), EXIT_USAGE)
     assert "“Diary” has no blank page to leave out" in refused.stderr
     assert plan.read_bytes() == before
+
+
+def test_validate_says_turn_it_with_the_angle_for_a_page_whose_writing_runs_down(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    nb = labelled.notebook(9, labelled.Paper.RULED, labelled.Light.LAMP)
+    book = tmp_path / "shelf" / "Log"
+    book.mkdir(parents=True)
+    for n in range(1, 5):
+        labelled.page(nb, n, labelled.Kind.FULL).save(book / f"p{n}.jpg", quality=90)
+    # Scanned a quarter anticlockwise: sideways by its shape and by its writing, which
+    # says which way.
+    labelled.page(nb, 5, labelled.Kind.FULL).rotate(90, expand=True).save(book / "p5.jpg")
+    plan = tmp_path / "plan.json"
+    ok(run_cli(data, "plan", str(tmp_path / "shelf"), "-o", str(plan)))
+    item = str(orjson.loads(plan.read_bytes())["items"][0]["item_id"])[:8]
+    out = ok(run_cli(data, "validate", str(plan))).stdout
+    assert (
+        f"HINT item {item} “Log”: shelf/Log/p5.jpg: its lines of writing run down the page. "
+        "Turn it 90° clockwise?\n"
+        f"    turn with: transcribe-import order {plan} {item} --turn shelf/Log/p5.jpg 90\n"
+    ) in out
+    assert "HINT" not in ok(run_cli(data, "validate", str(plan), "--no-hint", "sideways")).stdout
+    ok(run_cli(data, "order", str(plan), item, "--turn", "shelf/Log/p5.jpg", "90"))
+    assert "HINT" not in ok(run_cli(data, "validate", str(plan))).stdout

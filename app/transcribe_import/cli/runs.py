@@ -299,7 +299,11 @@ def hinted(message: str, hint: str | None) -> str:
 
 
 def _print_report(
-    plan: ImportPlan, report: ValidationReport, plan_path: str = "PLAN", verbose: bool = True
+    plan: ImportPlan,
+    report: ValidationReport,
+    plan_path: str = "PLAN",
+    verbose: bool = True,
+    hints: frozenset[api.Hint] | None = None,
 ) -> None:
     """The report's problems, each with how to resolve it, then the totals; unless
     ``verbose``, the first few of each code and a count of the rest."""
@@ -328,7 +332,7 @@ def _print_report(
     every = f"transcribe-import validate {shlex.quote(plan_path)} --verbose"
     for code, (hidden, total) in cut.items():
         say(f"… and {hidden} more [{code}] ({total} in all; {every} lists them all)")
-    for line in turns_cli.sideways_lines(plan, plan_path):
+    for line in turns_cli.sideways_lines(plan, plan_path, hints):
         say(line)
     for p in report.information:  # pages worth a second look: never counted as problems
         item = plan.item(p.item_id)
@@ -393,11 +397,12 @@ ORDER_HINT = "order "
 
 def cmd_validate(corpus: Corpus, args: argparse.Namespace) -> int:
     plan = _load(args.plan)
-    report = api.validate_plan(corpus, plan, hints=second_look_cli.hints_asked(args))
+    hints = second_look_cli.hints_asked(args)
+    report = api.validate_plan(corpus, plan, hints=hints)
     if args.json:
         json_out(report.to_json())
     else:
-        _print_report(plan, report, args.plan, args.verbose)
+        _print_report(plan, report, args.plan, args.verbose, hints)
     return ExitCode.OK if report.ok else ExitCode.INVALID_PLAN
 
 

@@ -11,6 +11,7 @@ from PIL import Image, ImageFilter
 
 from transcribe_import.engine import api
 from transcribe_import.engine.media import lookalike, page_measures
+from transcribe_import.engine.media.kinds import Turn
 from transcribe_import.engine.planning import look_pass, second_look
 from transcribe_import.engine.planning.plan import ImportPlan
 from transcribe_import.engine.planning.planner import build_plan
@@ -174,12 +175,12 @@ def test_the_measures_ride_with_the_look_and_a_look_without_them_reads_as_before
 
 
 @pytest.mark.slow
-def test_no_more_than_one_in_a_hundred_ordinary_pages_of_the_labelled_set_gets_a_hint(
+def test_no_more_than_one_in_a_hundred_ordinary_pages_of_the_labelled_set_gets_any_hint(
     tmp_path: Path,
 ) -> None:
     """The labelled set's notebooks (ruled, squared, plain; scanner and lamp light; eight
-    hands), each a folder: its written pages are ordinary, and at most 1 % get any hint;
-    its blank pages are each told blank."""
+    hands), each a folder: its written pages are ordinary, and at most 1 % get any hint
+    ("Turn it?" included); its blank pages are each told blank."""
     chosen = labelled.labelled_set(20, per_light=3, rescans_per_page=0, seed=3)
     sheets = chosen.sheets + chosen.new_pages
     root = tmp_path / "shelf"
@@ -194,9 +195,51 @@ def test_no_more_than_one_in_a_hundred_ordinary_pages_of_the_labelled_set_gets_a
     for item in plan.items:
         for found in second_look.page_hints(item):
             hinted.setdefault(found.file, []).append(found.hint)
+        sideways = api.sideways_turns(item)
+        for source in item.sources:
+            if source.pages[0].page_id in sideways:
+                hinted.setdefault(source.provenance.rel, []).append(Hint.SIDEWAYS)
     ordinary = [n for n, s in names.items() if s.kind is not labelled.Kind.BLANK]
     blank = [n for n, s in names.items() if s.kind is labelled.Kind.BLANK]
     wrong = {n: hinted[n] for n in ordinary if n in hinted}
     assert len(ordinary) >= 200
     assert len(wrong) <= 0.01 * len(ordinary), wrong
     assert all(hinted.get(n) == [Hint.BLANK] for n in blank)
+
+
+def _turned_on_portrait(im: Image.Image, clockwise: bool) -> Image.Image:
+    """``im`` turned a quarter (its lines of writing then run down), shrunk onto a portrait
+    sheet of its own size: sideways by its writing, not by its shape."""
+    turned = im.rotate(-90 if clockwise else 90, expand=True)
+    turned = turned.resize((im.width, round(im.width * turned.height / turned.width)))
+    sheet = Image.new("RGB", im.size, im.getpixel((5, 5)))
+    sheet.paste(turned, (0, (im.height - turned.height) // 2))
+    return sheet
+
+
+def test_a_page_whose_writing_runs_down_is_asked_turn_it_with_the_likely_angle(
+    tmp_path: Path,
+) -> None:
+    nb = _notebook()
+    book = _book(
+        tmp_path,
+        {
+            "20-cw.jpg": _turned_on_portrait(_full(nb, 40), clockwise=True),
+            "21-acw.jpg": _turned_on_portrait(_full(nb, 41), clockwise=False),
+        },
+    )
+    plan = _looked(book.parent)
+    (item,) = plan.items
+    by_name = {s.name: s.pages[0].page_id for s in item.sources}
+    turns = api.sideways_turns(item)
+    # Turned a quarter clockwise, it reads upright turned 270° (a quarter anticlockwise).
+    assert turns == {by_name["20-cw.jpg"]: Turn.THREE_QUARTERS, by_name["21-acw.jpg"]: Turn.QUARTER}
+    assert api.sideways_words(Turn.THREE_QUARTERS) == (
+        "its lines of writing run down the page. Turn it 90° anticlockwise?"
+    )
+    # Never turned without the person's word; once turned as said, no longer asked.
+    assert all(p.turn is Turn.NONE for s in item.sources for p in s.pages)
+    turned = api.turn_page_ids(item, {pid: turn for pid, turn in turns.items() if turn})
+    # Its writing now runs across (its shape, a portrait sheet turned, is another matter).
+    assert second_look.writing_sideways(turned) == {}
+    assert api.sideways_turns(item, second_look.ALL_HINTS - {Hint.SIDEWAYS}) == {}

@@ -387,12 +387,34 @@ def turn_pages(item: PlanItem, names: Sequence[PageRef], degrees: int) -> PlanIt
     return page_edits.turn_pages(item, names, Turn.of(degrees))
 
 
-def sideways_pages(item: PlanItem) -> frozenset[str]:
-    """The item's pages worth a "Turn it?" (by page id): landscape among portrait pages, or
-    the other way (planning/page_edits.probably_sideways); a hint, never an edit."""
-    from transcribe_import.engine.planning import page_edits
+def sideways_pages(item: PlanItem, hints: frozenset[Hint] | None = None) -> frozenset[str]:
+    """The item's pages worth a "Turn it?" (by page id): ``sideways_turns``'s."""
+    return frozenset(sideways_turns(item, hints))
 
-    return page_edits.probably_sideways(item)
+
+def sideways_words(turn: Turn | None) -> str:
+    """What a "Turn it?" says of a page (``sideways_turns``'s turn for it), in words."""
+    if turn is None:
+        return "its long side runs across the notebook's other pages. Turn it?"
+    if turn is Turn.NONE:
+        return "turned, its lines of writing run down the page. Take the turn back?"
+    return f"its lines of writing run down the page. Turn it {turn.words}?"
+
+
+def sideways_turns(item: PlanItem, hints: frozenset[Hint] | None = None) -> dict[str, Turn | None]:
+    """The item's pages worth a "Turn it?" (by page id), each with the turn (from its file's
+    upright, as ``turn_pages`` takes it) that likely sets it right, None when only its shape
+    says it is sideways: landscape among portrait pages, or the other way
+    (planning/page_edits.probably_sideways), or its lines of writing running down the page
+    (planning/second_look.writing_sideways). A hint, never an edit; none when ``hints``
+    leaves ``Hint.SIDEWAYS`` out."""
+    from transcribe_import.engine.planning import page_edits, second_look
+
+    if Hint.SIDEWAYS not in (ALL_HINTS if hints is None else hints):
+        return {}
+    writing: dict[str, Turn | None] = dict(second_look.writing_sideways(item))
+    shape = {page_id: writing.get(page_id) for page_id in page_edits.probably_sideways(item)}
+    return shape | writing
 
 
 def page_hints(item: PlanItem, hints: frozenset[Hint] | None = None) -> tuple[PageHint, ...]:

@@ -34,7 +34,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from transcribe_import.engine.media import page_measures
-from transcribe_import.engine.media.kinds import MULTI_PAGE_TYPES
+from transcribe_import.engine.media.kinds import MULTI_PAGE_TYPES, Turn
 from transcribe_import.engine.planning.plan import PageRef, PlanItem, PlanPage, PlanSource
 from transcribe_import.engine.planning.problems import (
     PlanProblem,
@@ -53,6 +53,9 @@ class Hint(enum.StrEnum):
     TOO_DARK = "too_dark"
     TOO_LIGHT = "too_light"
     BLURRED = "blurred"
+    # "Turn it?": the page's long side, or its lines of writing, run the other way
+    # (``sideways_turns``; badged on its own, not one of ``page_hints``).
+    SIDEWAYS = "sideways"
 
 
 ALL_HINTS = frozenset(Hint)
@@ -63,6 +66,10 @@ LIGHT_PAPER = 245
 LIGHT_DARKEST = 150
 BLURRED_SHARE = 0.4
 MIN_OTHERS = 3
+# Lines of writing run down the page when its ink varies this many times more from column
+# to column than from row to row (page_measures' ``columns`` and ``rows``). The labelled
+# set's written pages, upright, are at most 0.6; turned a quarter, 2.5 and more.
+SIDEWAYS_LINES = 1.5
 
 
 @dataclass(frozen=True)
@@ -180,6 +187,28 @@ def _fraction(share: float) -> str:
     if share >= 1 / 4:
         return "under a third"
     return f"about 1/{round(1 / share)} of"
+
+
+def writing_sideways(item: PlanItem) -> dict[str, Turn]:
+    """The written pages ``item`` imports whose lines of writing run down the page as it
+    will land (its turn applied), by page id, each with the turn from its file's upright
+    that likely sets it right: lines start at one margin and end ragged, so more of the ink
+    lies at the side they start from (``lead``): at the top, the page was turned a quarter
+    clockwise, and turning it 270° sets it upright; at the bottom, 90°. A page turned a
+    quarter whose writing ran across its file is likely right with its turn taken back."""
+    out: dict[str, Turn] = {}
+    for _source, page in _pages(item):
+        m = page_measures.from_look(page.look)
+        if m is None or m.rows <= 0:
+            continue
+        down = m.columns >= SIDEWAYS_LINES * m.rows  # in the file, upright as it is
+        across = m.rows >= SIDEWAYS_LINES * m.columns
+        quarter = page.turn in (Turn.QUARTER, Turn.THREE_QUARTERS)
+        if down and not quarter:
+            out[page.page_id] = Turn.THREE_QUARTERS if m.lead >= 0.5 else Turn.QUARTER
+        elif across and quarter:
+            out[page.page_id] = Turn.NONE
+    return out
 
 
 def blank_pages(item: PlanItem) -> tuple[PageRef, ...]:

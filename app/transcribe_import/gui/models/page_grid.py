@@ -148,7 +148,8 @@ def file_words(row: PageRow) -> str:
 def accessible_words(row: PageRow) -> str:
     """What a screen reader says of a cell: its captions and its badges."""
     words = [position_words(row), file_words(row)] + [badge_words(b) for b in badges(row)]
-    return ", ".join(words + [found.words for found in row.hints])
+    words += [found.words for found in row.hints]
+    return ", ".join(words + ([row.sideways_words] if row.sideways_words else []))
 
 
 def cell_size(zoom: int, metrics: QFontMetrics) -> QSize:

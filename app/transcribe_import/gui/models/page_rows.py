@@ -55,6 +55,7 @@ class PageRow:
     replaced_by: int | None = None  # a page a rescan replaced (History): the page now in its place
     # Landscape among portrait pages, or the other way (api.sideways_pages): "Turn it?".
     sideways: bool = False
+    sideways_words: str | None = None  # why, and the likely angle (api.sideways_words)
     # Worth a second look (api.page_hints: blank, too small, too dark or light, blurred).
     hints: tuple[PageHint, ...] = ()
 
@@ -130,6 +131,8 @@ def _warning_tooltip(row: PageRow) -> str | None:
     if row.source.duplicate is not None:
         messages.insert(0, duplicate_words(row.source.duplicate))
     messages += [found.words for found in row.hints]  # each with its measure
+    if row.sideways_words:
+        messages.append(row.sideways_words)
     if not messages:
         return None
     # Rich text, so a long message wraps instead of running off the screen.

@@ -440,7 +440,7 @@ class PageTableModel(ColumnTableModel[PageRow]):
         rows = []
         # Where each page lands in the notebook: a rescan has the number of the page it replaces.
         numbers = api.landing(self._session.corpus, item).numbers
-        sideways = api.sideways_pages(item)
+        sideways = api.sideways_turns(item, self._session.hints)
         hinted: dict[str, list[api.PageHint]] = {}
         for found in api.page_hints(item, self._session.hints):
             hinted.setdefault(found.page_id, []).append(found)
@@ -458,6 +458,11 @@ class PageTableModel(ColumnTableModel[PageRow]):
                         tuple(notes.get(source.source_id, ())),
                         replaced_words(replaced.get(page.page_id), named),
                         sideways=page.page_id in sideways,
+                        sideways_words=(
+                            api.sideways_words(sideways[page.page_id])
+                            if page.page_id in sideways
+                            else None
+                        ),
                         hints=tuple(hinted.get(page.page_id, ())),
                     )
                 )
