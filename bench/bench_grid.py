@@ -183,13 +183,13 @@ def run_once(folder: Path, frame_ms: int) -> dict[str, Any]:
         window = MainWindow(Corpus.open(data / "corpus"), settings)
         window.resize(1366, 740)
         window.show()
-        wait_until("the first health check", lambda: not window.is_checking())
+        wait_until("the first health check", lambda: not window.health.is_checking())
         page = window.review_page
         grid = page.grid
         # From the moment the grid is shown with the notebook's pages in its model.
         shown = ShowWatch(grid, lambda: page.pages_model.rowCount() > 0)
         grid.installEventFilter(shown)
-        window.add_paths([folder])
+        window.intake.add_paths([folder])
         window.start_page.scan_button.click()
         wait_until("the grid on screen", lambda: bool(shown.at))
         shown_at = shown.at[0]

@@ -206,7 +206,7 @@ def open_window(data: Path):  # noqa: ANN201 - a MainWindow, imported late (afte
     window = MainWindow(Corpus.open(data), settings)
     window.resize(1100, 720)
     window.show()
-    wait_until("the first health check", lambda: not window.is_checking())
+    wait_until("the first health check", lambda: not window.health.is_checking())
     return window, settings
 
 
@@ -281,7 +281,7 @@ def bench_scan(tree: Path, workers: int, stacks: bool = False) -> dict[str, floa
         data = Path(tmp) / "data"
         window, settings = open_window(data)
         window.import_settings = replace(window.import_settings, workers=workers)
-        window.add_paths([tree])
+        window.intake.add_paths([tree])
         beat = Heartbeat()
         sampler = StallSampler(beat)
         beat.start()

@@ -110,7 +110,7 @@ def open_window(
             window.import_settings = replace(window.import_settings, workers=workers)
         qtbot.addWidget(window)
         opened.append(window)
-        with qtbot.waitSignal(window.health_checked, timeout=TIMEOUT_MS):
+        with qtbot.waitSignal(window.health.checked, timeout=TIMEOUT_MS):
             window.show()
         return window
 

@@ -123,7 +123,7 @@ def test_undo_this_import_previews_then_takes_the_incomplete_notebook_out(
     _assert_marked(window, landed, retry=True)
 
     page = window.corpus_page
-    with qtbot.waitSignal(window.health_checked, timeout=TIMEOUT_MS):
+    with qtbot.waitSignal(window.health.checked, timeout=TIMEOUT_MS):
         qtbot.mouseClick(window.corpus_page.check_again_button, Qt.MouseButton.LeftButton)
     assert page.unfinished_panel.isVisible()  # a new listing keeps the selection
     assert [nb.notebook_id for nb in page.selected_notebooks()] == [notebook_id]

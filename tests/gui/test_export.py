@@ -56,7 +56,7 @@ def _export_dialog(window: MainWindow, dest: Path, *titles: str) -> tuple[Export
     """File › Export… on the notebooks titled ``titles``, into ``dest``: the dialog, and dest."""
     select_titles(window, *titles)
     window.export_action.trigger()
-    dialog = window.export_dialog
+    dialog = window.dialogs.export_dialog
     assert dialog is not None
     dialog.set_destination(dest)
     return dialog, dest
@@ -65,7 +65,7 @@ def _export_dialog(window: MainWindow, dest: Path, *titles: str) -> tuple[Export
 def test_export_the_selection_into_a_valid_bag(qtbot: QtBot, window: MainWindow, tmp_path):
     select_titles(window, "Field notes", "Sketches")
     window.export_action.trigger()
-    dialog = window.export_dialog
+    dialog = window.dialogs.export_dialog
     assert dialog is not None and dialog.isVisible()
     assert "2 notebooks" in dialog.summary.text()
     assert str(window.corpus.data_dir / "exports") in dialog.destination_label.text()
@@ -91,7 +91,7 @@ def test_export_the_selection_into_a_valid_bag(qtbot: QtBot, window: MainWindow,
 def test_export_into_the_default_folder(qtbot: QtBot, window: MainWindow):
     select_titles(window, "Letters")
     window.export_action.trigger()
-    dialog = window.export_dialog
+    dialog = window.dialogs.export_dialog
     assert dialog is not None
     with qtbot.waitSignal(dialog.ended, timeout=TIMEOUT_MS) as ended:
         dialog.start()
@@ -104,7 +104,7 @@ def test_without_a_selection_the_dialog_opens_to_choose_in(qtbot: QtBot, window:
     window.show_section(Section.IMPORT)
     window.corpus_page.notebook_table.selectionModel().clearSelection()
     window.export_action.trigger()
-    dialog = window.export_dialog
+    dialog = window.dialogs.export_dialog
     assert dialog is not None and dialog.isVisible()
     assert dialog.summary.text() == "Choose the notebooks to export as a BagIt bag."
     assert not dialog.export_button.isEnabled()

@@ -110,7 +110,7 @@ def _diary_rescanned(
     the window (its notebooks listed again), the notebook's id and its project.json."""
     notebook_id, _run = imported_diary(qtbot, window, tmp_path)
     rescan_into(corpus, notebook_id, tmp_path)
-    window.list_notebooks()
+    window.health.list_notebooks()
     return window, notebook_id, project.read(corpus.notebook_dir(notebook_id), notebook_id)
 
 
@@ -225,7 +225,7 @@ def test_export_from_the_library_writes_a_bag_and_says_where(
     library = open_in_library(qtbot, window, wanted)
     assert library.export_button.isEnabled()
     qtbot.mouseClick(library.export_button, Qt.MouseButton.LeftButton)
-    dialog = window.export_dialog
+    dialog = window.dialogs.export_dialog
     assert dialog is not None and dialog.isVisible()
     assert dialog.notebook_ids == (wanted,)
     assert dialog.summary.text() == "Export 1 notebook (“Field notes”) as a BagIt bag."
@@ -337,7 +337,7 @@ def test_the_open_notebook_follows_a_new_listing(
         IngestRequest(notebook_id, (SourceSpec(new_id(), more, sha256, "image/png", (page,)),)),
     )
     with qtbot.waitSignal(library.shown, timeout=TIMEOUT_MS):
-        window.list_notebooks()  # as after an import: the listing counts 3 pages now
+        window.health.list_notebooks()  # as after an import: the listing counts 3 pages now
     assert shown_ids(library)[-1] == page.page_id and library.pages_model.rowCount() == 3
     assert window.corpus_page.page_stack.currentWidget() is library
 
@@ -398,7 +398,7 @@ def test_the_library_shows_spreads_and_remembers_its_view_and_zoom(
     notebook_id, _run = imported_diary(qtbot, window, tmp_path)
     rescan_into(window.corpus, notebook_id, tmp_path)  # a page under History
     plain = make_notebook("Letters", 2)  # pages with no leaf and side: no spreads
-    window.list_notebooks()
+    window.health.list_notebooks()
     library = open_in_library(qtbot, window, notebook_id)
     pane = library.pages_pane
     spreads_button = library.view_bar.buttons[PageView.SPREADS]
@@ -469,7 +469,7 @@ def test_finish_import_from_the_library_finishes_the_notebook(
     # One notebook, its words one: "its pages", as "their pages" for two.
     said = counts_sentence(run_summary(corpus, result.run_id))
     assert said.startswith("0 notebooks committed, 1 incomplete (some of its pages landed); ")
-    window.list_notebooks()
+    window.health.list_notebooks()
     table = window.corpus_page.notebook_table
     qtbot.waitUntil(lambda: table.model().rowCount() == 2, timeout=TIMEOUT_MS)
     # The state read later is wider than "Complete": the column grows to show it whole.

@@ -20,7 +20,7 @@ from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.findings import DoctorReport, FindingCode
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui import app as gui_app
-from transcribe_import.gui import main_window
+from transcribe_import.gui import main_window, window_dialogs
 from transcribe_import.gui.main_window import MainWindow
 from transcribe_import.gui.models.notebooks import NotebookColumn, NotebookTableModel
 from transcribe_import.gui.window_geometry import FRAME_ALLOWANCE, GEOMETRY_KEY
@@ -121,7 +121,7 @@ def test_clean_corpus_has_nothing_to_report(
     assert "1 notebook checked" in window.corpus_page.health_summary.text()
     assert window.corpus_page.findings_view.isHidden()
     assert window.corpus_page.check_again_button.isEnabled()
-    assert not window.is_checking()
+    assert not window.health.is_checking()
 
 
 def test_notebook_without_manifest_is_reported_in_panel_and_table(
@@ -160,7 +160,7 @@ def test_check_again_runs_doctor_again_and_shows_the_new_result(
     assert window.corpus_page.findings_view.isHidden()
 
     (corpus.notebook_dir(notebook_id) / "project.json").unlink()
-    with qtbot.waitSignal(window.health_checked, timeout=TIMEOUT_MS):
+    with qtbot.waitSignal(window.health.checked, timeout=TIMEOUT_MS):
         qtbot.mouseClick(window.corpus_page.check_again_button, Qt.MouseButton.LeftButton)
         # Until the check ends the button cannot start a second one.
         assert not window.corpus_page.check_again_button.isEnabled()
@@ -220,13 +220,13 @@ def test_closing_during_a_check_waits_for_the_thread(
     window.show()
     qtbot.waitUntil(started.is_set, timeout=TIMEOUT_MS)
     assert running_workers(), "the check should still be running"
-    real_close = window._checks.close
+    real_close = window.health._checks.close
 
     def release_then_wait() -> None:
         release.set()  # the check ends only once the closing window waits for it
         real_close()
 
-    monkeypatch.setattr(window._checks, "close", release_then_wait)
+    monkeypatch.setattr(window.health._checks, "close", release_then_wait)
 
     assert window.close()
 
@@ -272,7 +272,7 @@ def test_open_corpus_folder_asks_the_desktop_to_show_it(
             opened.append(url)
             return True
 
-    monkeypatch.setattr(main_window, "QDesktopServices", FakeDesktop)
+    monkeypatch.setattr(window_dialogs, "QDesktopServices", FakeDesktop)
     window = open_window()
 
     window.open_folder_action.trigger()

@@ -29,15 +29,11 @@ from transcribe_import.gui.models.base import (
 )
 from transcribe_import.gui.models.notebooks import NotebookColumn, NotebookTableModel
 from transcribe_import.gui.models.outcomes import OutcomeColumn, OutcomeTableModel
-from transcribe_import.gui.models.plan import (
-    ItemColumn,
-    ItemIdRole,
-    PageColumn,
-    PageTableModel,
-    PlanItemsModel,
-    StateRole,
-)
+from transcribe_import.gui.models.page_rows import PageColumn
+from transcribe_import.gui.models.plan_items import ItemColumn, PlanItemsModel
+from transcribe_import.gui.models.plan_pages import PageTableModel
 from transcribe_import.gui.models.problems import ProblemsModel
+from transcribe_import.gui.models.roles import ItemIdRole, StateRole
 from transcribe_import.gui.models.runs import RunColumn, RunTableModel
 from transcribe_import.gui.pages.start import StartPage
 from transcribe_import.gui.session import ImportSession

@@ -13,8 +13,10 @@ from transcribe_import.engine.planning import ordering
 from transcribe_import.engine.planning.planner import build_plan
 from transcribe_import.engine.planning.scan import run_scan
 from transcribe_import.engine.storage.corpus import Corpus
-from transcribe_import.gui.models import plan as plan_models
-from transcribe_import.gui.models.plan import PageTableModel, PlanItemsModel, ambiguities_of
+from transcribe_import.gui.models import order_cues
+from transcribe_import.gui.models.order_cues import ambiguities_of
+from transcribe_import.gui.models.plan_items import PlanItemsModel
+from transcribe_import.gui.models.plan_pages import PageTableModel
 from transcribe_import.gui.session import ImportSession
 
 from media_factory import make_jpeg
@@ -38,7 +40,7 @@ def test_a_notebooks_order_cues_are_found_once_for_every_view_that_asks(
         found.append(item.item_id)
         return real(item)
 
-    monkeypatch.setattr(plan_models.ordering, "find_ambiguities", counted)
+    monkeypatch.setattr(order_cues.ordering, "find_ambiguities", counted)
     first = plan.items[0]
     cues = ambiguities_of(first)
     assert cues == real(first) and cues  # the rolled-over counter

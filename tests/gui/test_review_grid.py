@@ -30,7 +30,7 @@ from transcribe_import.gui.models.page_grid import (
     position_words,
     spreads_of,
 )
-from transcribe_import.gui.models.plan import PageColumn
+from transcribe_import.gui.models.page_rows import PageColumn
 from transcribe_import.gui.pages.review import ReviewPage
 from transcribe_import.gui.pages.review_grid import VIEW_KEY, ZOOM_KEY, PageView
 from transcribe_import.gui.thumbnails import ThumbnailCache

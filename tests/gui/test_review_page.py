@@ -26,16 +26,12 @@ from transcribe_import.engine.planning.scan import run_scan
 from transcribe_import.engine.planning.validate import ProblemCode
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui import thumbnails as thumbnails_module
-from transcribe_import.gui.models.plan import (
-    SOURCES_MIME_TYPE,
-    ItemColumn,
-    ItemIdRole,
-    PageColumn,
-    PageTableModel,
-    SourceIdsRole,
-    StateRole,
-)
+from transcribe_import.gui.models.page_drops import SOURCES_MIME_TYPE
+from transcribe_import.gui.models.page_rows import PageColumn
+from transcribe_import.gui.models.plan_items import ItemColumn
+from transcribe_import.gui.models.plan_pages import PageTableModel
 from transcribe_import.gui.models.problems import ProblemColumn
+from transcribe_import.gui.models.roles import ItemIdRole, SourceIdsRole, StateRole
 from transcribe_import.gui.pages import review_edits
 from transcribe_import.gui.pages.review import ReviewPage
 from transcribe_import.gui.session import ImportSession

@@ -18,7 +18,7 @@ from pytestqt.qtbot import QtBot
 from transcribe_import.engine.media.kinds import Turn
 from transcribe_import.gui.main_window import MainWindow
 from transcribe_import.gui.models.page_grid import Badge, accessible_words, badges
-from transcribe_import.gui.models.plan import PageColumn
+from transcribe_import.gui.models.page_rows import PageColumn
 from transcribe_import.gui.pages.review import ReviewPage
 
 from helpers.window import TIMEOUT_MS, commit, scan, wait_run_end, wait_validated

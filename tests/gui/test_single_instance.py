@@ -140,7 +140,7 @@ def test_a_window_on_a_corpus_another_window_holds_says_so(
         if window is None:
             QTimer.singleShot(20, look)
             return
-        seen.append(window.other_window_notice)
+        seen.append(window.dialogs.other_window_notice)
         seen.append(window.statusBar().currentMessage())
         window.close()
 

@@ -69,7 +69,7 @@ def test_watch_a_folder_imports_what_is_clear_and_offers_what_needs_a_decision(
     assert notice.endswith(
         "Review its plan (1 notebook, 3 pages), or discard it (the drop stays where it is)."
     )
-    log = window.show_watch_log()
+    log = window.dialogs.show_watch_log()
     qtbot.waitUntil(lambda: not log.is_reading(), timeout=TIMEOUT_MS)
     assert log.headline.text().startswith("Everything dropped in a watched folder")
     [run_id] = [r.run_id for r in api.drop_log(corpus) if r.state is api.DropState.IMPORTED]
@@ -126,7 +126,7 @@ def test_the_watch_log_says_when_nothing_was_dropped_yet(
     qtbot: QtBot, open_window: Callable[..., MainWindow]
 ) -> None:
     window = open_window()
-    log = window.show_watch_log()
+    log = window.dialogs.show_watch_log()
     qtbot.waitUntil(lambda: not log.is_reading(), timeout=TIMEOUT_MS)
     assert log.headline.text() == "Nothing has been dropped in a watched folder yet."
     assert log.lines() == []

@@ -70,7 +70,7 @@ def test_a_cancel_pressed_while_the_plan_is_made_opens_no_review(
     make_png_shelf(tmp_path / "shelf", notebooks=2)
     hold = PlanHold(monkeypatch)
     window = open_window()
-    window.add_paths([tmp_path / "shelf"])
+    window.intake.add_paths([tmp_path / "shelf"])
     qtbot.mouseClick(window.start_page.scan_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(hold.making.is_set, timeout=TIMEOUT_MS)
     qtbot.mouseClick(window.scan_page.cancel_button, Qt.MouseButton.LeftButton)
@@ -88,7 +88,7 @@ def test_a_plan_on_its_way_when_cancel_is_pressed_is_dropped(
     """The worker had sent its plan but the window had not taken it yet: Cancel still wins."""
     make_png_shelf(tmp_path / "shelf", notebooks=1)
     window = open_window()
-    window.add_paths([tmp_path / "shelf"])
+    window.intake.add_paths([tmp_path / "shelf"])
     page = window.scan_page
     reviews: list[object] = []
     page.planned.connect(reviews.append)
@@ -134,10 +134,10 @@ def test_gui_path_with_another_folder_on_the_list_asks_first(
     old = make_png_shelf(tmp_path / "old", notebooks=1)
     new = make_png_shelf(tmp_path / "new", notebooks=1)
     window = open_window()
-    window.add_paths([old])
+    window.intake.add_paths([old])
     seen: list[str] = []
     click_in_next_box(answer, seen)
-    window.open_forwarded([new])
+    window.intake.open_forwarded([new])
     assert seen == [
         "The list to scan already holds “old”. Replace it with “new”? Replace the List takes "
         "“old” off the list; nothing on disk changes. Add to the List keeps them all, to be "
@@ -158,8 +158,8 @@ def test_gui_path_with_only_itself_on_the_list_asks_nothing(
 ) -> None:
     shelf = make_png_shelf(tmp_path / "shelf", notebooks=1)
     window = open_window()
-    window.add_paths([shelf])
-    window.open_forwarded([shelf])  # a question here would block the test: none is asked
+    window.intake.add_paths([shelf])
+    window.intake.open_forwarded([shelf])  # a question here would block the test: none is asked
     qtbot.waitUntil(lambda: window.current_page() is window.review_page, timeout=TIMEOUT_MS)
     assert window.start_page.paths() == [shelf]
 
@@ -215,7 +215,7 @@ def test_file_dialogs_open_where_the_last_of_their_kind_was_left(
     assert window.start_page.paths() == [shelf / "Notebook 01", shelf / "Notebook 02" / "p1.png"]
 
     window.start_page.clear_sources()
-    window.add_paths([shelf])
+    window.intake.add_paths([shelf])
     window.start_page.scan_button.click()
     qtbot.waitUntil(lambda: window.current_page() is window.review_page, timeout=TIMEOUT_MS)
     plans = tmp_path / "plans"
@@ -273,7 +273,7 @@ def test_the_problems_pane_shows_its_first_rows_whole_however_it_was_dragged(
     """It showed two and a half rows, cut long messages, and a size dragged once carried
     over to squeeze every later review."""
     window = open_window()
-    window.add_paths([shelf_of_warnings(tmp_path / "shelf")])
+    window.intake.add_paths([shelf_of_warnings(tmp_path / "shelf")])
     scan_and_validate(qtbot, window)
     page = window.review_page
     view = page.problems_view
@@ -288,7 +288,7 @@ def test_the_problems_pane_shows_its_first_rows_whole_however_it_was_dragged(
 
     assert settings.value("MainWindow/reviewMainSplitter") is None  # not kept for next time
     again = open_window()
-    again.add_paths([tmp_path / "shelf"])
+    again.intake.add_paths([tmp_path / "shelf"])
     scan_and_validate(qtbot, again)
     qtbot.waitUntil(lambda: first_rows_whole(again.review_page.problems_view), timeout=TIMEOUT_MS)
 
@@ -299,7 +299,7 @@ def test_the_problems_rows_scrolled_to_are_whole_too(
     """Rows are fitted to their words as they come into view (fitting all of a plan's
     thousands of rows at every layout held the window's thread for a second)."""
     window = open_window()
-    window.add_paths([shelf_of_warnings(tmp_path / "shelf", notebooks=24)])
+    window.intake.add_paths([shelf_of_warnings(tmp_path / "shelf", notebooks=24)])
     scan_and_validate(qtbot, window)
     view = window.review_page.problems_view
     assert view.model().rowCount() == 24
@@ -350,7 +350,7 @@ def test_a_commit_that_ends_before_it_starts_leaves_no_busy_bar_moving(
         raise OSError(30, "Read-only file system", str(tmp_path / "corpus"))
 
     window = open_window()
-    window.add_paths([make_png_shelf(tmp_path / "shelf", notebooks=1)])
+    window.intake.add_paths([make_png_shelf(tmp_path / "shelf", notebooks=1)])
     scan_and_validate(qtbot, window)
     monkeypatch.setattr(workers_module.api, "prepare_commit", unwritable)
     window.review_page.commit_button.click()
@@ -399,7 +399,7 @@ def test_every_page_keeps_its_buttons_in_reach_at_1024_pixels(
     window = open_window()
     assert window.frameGeometry().width() <= area.width()
     assert out_of_reach(window) == [], "start"
-    window.add_paths([shelf])
+    window.intake.add_paths([shelf])
     window.start_page.scan_button.click()
     qtbot.waitUntil(hold.making.is_set, timeout=TIMEOUT_MS)
     assert window.current_page() is window.scan_page

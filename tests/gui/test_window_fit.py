@@ -21,7 +21,8 @@ from pytestqt.qtbot import QtBot
 
 from transcribe_import.gui import main_window
 from transcribe_import.gui.main_window import MainWindow, Section
-from transcribe_import.gui.models.plan import ItemColumn, PageColumn
+from transcribe_import.gui.models.page_rows import PageColumn
+from transcribe_import.gui.models.plan_items import ItemColumn
 from transcribe_import.gui.pages.review_grid import PageView
 from transcribe_import.gui.window_geometry import GEOMETRY_KEY
 

@@ -53,13 +53,14 @@ from transcribe_import.engine.runs.model import SkipReason
 from transcribe_import.engine.runs.store import ItemOutcome, ItemState, RunStatus, RunStore
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui import app as gui_app
-from transcribe_import.gui import dialogs, import_flow, main_window
+from transcribe_import.gui import dialogs, import_flow, main_window, window_dialogs
 from transcribe_import.gui import workers as workers_module
 from transcribe_import.gui.import_flow import ask_unsaved_review
 from transcribe_import.gui.main_window import MainWindow, Section
 from transcribe_import.gui.models.base import STATE_ROLE
 from transcribe_import.gui.models.outcomes import OutcomeTableModel
-from transcribe_import.gui.models.plan import ItemColumn, PageColumn
+from transcribe_import.gui.models.page_rows import PageColumn
+from transcribe_import.gui.models.plan_items import ItemColumn
 from transcribe_import.gui.models.runs import RunTableModel
 from transcribe_import.gui.pages import commit as commit_page_module
 from transcribe_import.gui.settings_dialog import (
@@ -556,7 +557,7 @@ def test_a_scan_of_a_missing_folder_says_so_on_the_start_view(
     qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path
 ) -> None:
     window = open_window()
-    window.add_paths([tmp_path / "gone"])
+    window.intake.add_paths([tmp_path / "gone"])
     qtbot.mouseClick(window.start_page.scan_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: window.start_page.error_row.isVisibleTo(window), timeout=TIMEOUT_MS)
     assert window.current_page() is window.start_page
@@ -579,15 +580,15 @@ def test_mapping_choices_become_engine_modes(
     qtbot.waitUntil(lambda: start.notebook_combo.count() == 1, timeout=TIMEOUT_MS)
     assert start.notebook_combo.itemText(0) == "Diary 1998 (1 page)"
 
-    window.add_paths([tmp_path / "Phone"])
+    window.intake.add_paths([tmp_path / "Phone"])
     assert start.title_edit.text() == "Phone"  # named after the first folder until changed
     start.clear_sources()
-    window.add_paths([tmp_path / "shelf"])
+    window.intake.add_paths([tmp_path / "shelf"])
     assert start.title_edit.text() == "shelf"  # the list changed: it follows
     start.title_edit.setText("Box of letters")  # typed by the person: kept from now on
-    window.add_paths([tmp_path / "Other"])
+    window.intake.add_paths([tmp_path / "Other"])
     start.clear_sources()
-    window.add_paths([tmp_path / "shelf"])
+    window.intake.add_paths([tmp_path / "shelf"])
     assert start.title_edit.text() == "Box of letters"
     start.title_edit.setText("shelf")
     start.single_radio.click()
@@ -645,7 +646,7 @@ def test_settings_dialog_saves_what_the_engine_is_given(
         dialog.workers_spin.setValue(1)
         return QDialog.DialogCode.Accepted
 
-    monkeypatch.setattr(main_window.SettingsDialog, "exec", fill_in)
+    monkeypatch.setattr(window_dialogs.SettingsDialog, "exec", fill_in)
     window.settings_action.trigger()
 
     [note] = shown

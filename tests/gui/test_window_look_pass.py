@@ -20,7 +20,7 @@ from transcribe_import.engine.planning.plan import PlanItem
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui import import_flow
 from transcribe_import.gui.main_window import MainWindow
-from transcribe_import.gui.models.plan import ItemColumn
+from transcribe_import.gui.models.plan_items import ItemColumn
 from transcribe_import.gui.values import PlanItemState
 
 from helpers.lookalike_set import Rescan, Ruling, notebook_page, rescan_file, save_jpeg
@@ -72,7 +72,7 @@ def _scanned_held(
     loose = _loose(corpus, tmp_path)
     held_looks = hold_looks()
     window = open_window(workers=1)
-    window.add_paths([loose])
+    window.intake.add_paths([loose])
     window.start_page.scan_button.click()
     qtbot.waitUntil(lambda: window.current_page() is window.review_page, timeout=TIMEOUT_MS)
     return window, held_looks
@@ -206,7 +206,7 @@ def test_an_item_given_another_items_file_by_an_edit_while_looking_gets_its_look
     make_png(tmp_path / "Plain" / "a.png", label="a")  # its look is the scan's: no pass
     held_looks = hold_looks()
     window = open_window(workers=1)
-    window.add_paths([tmp_path / "Other", tmp_path / "Plain"])
+    window.intake.add_paths([tmp_path / "Other", tmp_path / "Plain"])
     window.start_page.scan_button.click()
     qtbot.waitUntil(lambda: window.current_page() is window.review_page, timeout=TIMEOUT_MS)
     session = window.session
@@ -243,7 +243,7 @@ def test_the_look_pass_starts_once_the_first_validation_has_ended(
     monkeypatch.setattr(import_flow, "validate_plan", held_validation)
     window = open_window(workers=1)
     try:
-        window.add_paths([loose])
+        window.intake.add_paths([loose])
         window.start_page.scan_button.click()
         qtbot.waitUntil(lambda: window.flow.is_validating(), timeout=TIMEOUT_MS)
         qtbot.waitUntil(lambda: window.flow._validations.is_busy(), timeout=TIMEOUT_MS)

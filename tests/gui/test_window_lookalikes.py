@@ -295,7 +295,7 @@ def test_many_look_alikes_are_asked_a_few_at_a_time(
     from transcribe_import.gui.pages.review_decisions import ALIKE_SHOWN
 
     window = open_window(workers=1)
-    window.add_paths([alike_pages(tmp_path / "Field notes", 40)])
+    window.intake.add_paths([alike_pages(tmp_path / "Field notes", 40)])
     scan_and_validate(qtbot, window)
     page = window.review_page
     [item] = window.session.plan.items

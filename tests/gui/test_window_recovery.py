@@ -86,7 +86,7 @@ def test_no_two_visible_controls_share_an_alt_letter_on_any_page(
     assert window.review_page.not_imported_box.isVisible()  # its label has a letter too
     assert_no_clash(window, "review")
     # Folders dropped while reviewing: the start page with its list and Back to Review.
-    window.add_paths([tmp_path / "shelf" / "Notebook 01"])
+    window.intake.add_paths([tmp_path / "shelf" / "Notebook 01"])
     assert window.start_page.review_button.isVisible()
     assert_no_clash(window, "start, with sources and a plan waiting")
     window.show_import_page(window.review_page)
@@ -119,7 +119,7 @@ def test_choosing_one_new_notebook_puts_the_typing_in_its_title(
     qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path
 ) -> None:
     window = open_window(workers=1)
-    window.add_paths([make_png_shelf(tmp_path / "shelf", notebooks=1)])
+    window.intake.add_paths([make_png_shelf(tmp_path / "shelf", notebooks=1)])
     start = window.start_page
     window.activateWindow()
     qtbot.mouseClick(start.single_radio, Qt.MouseButton.LeftButton)
@@ -188,7 +188,7 @@ def test_a_partial_run_is_retried_with_a_button_and_no_page_is_doubled(
     assert runs[page.run_id].doc["history"][0].get("retry_of") == first_run
     # The status bar and the Corpus view follow: three notebooks, checked again.
     qtbot.waitUntil(lambda: window.notebook_count_label.text() == "3 notebooks", timeout=TIMEOUT_MS)
-    qtbot.waitUntil(lambda: not window.is_checking(), timeout=TIMEOUT_MS)
+    qtbot.waitUntil(lambda: not window.health.is_checking(), timeout=TIMEOUT_MS)
     assert "3 notebooks checked" in window.corpus_page.health_summary.text()
 
     # The Runs view offers the same button for the partial run; retrying it again finds the
@@ -397,7 +397,7 @@ def test_into_an_existing_notebook_is_named_by_its_title(
     notebook_id = make_notebook("Diary 1998", 1)
     window = open_window(workers=1)
     qtbot.waitUntil(lambda: window.start_page.notebook_combo.count() == 1, timeout=TIMEOUT_MS)
-    window.add_paths([make_png_shelf(tmp_path / "shelf", notebooks=1)])
+    window.intake.add_paths([make_png_shelf(tmp_path / "shelf", notebooks=1)])
     window.start_page.set_mode(AdapterMode.into(notebook_id))
     scan(qtbot, window, tmp_path / "shelf")
     model = window.review_page.items_model

@@ -20,7 +20,8 @@ from transcribe_import.engine.planning.plan import Op
 from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow
-from transcribe_import.gui.models.plan import ItemColumn, PageColumn
+from transcribe_import.gui.models.page_rows import PageColumn
+from transcribe_import.gui.models.plan_items import ItemColumn
 from transcribe_import.gui.settings_dialog import SettingsDialog
 from transcribe_import.gui.values import PlanItemState
 

@@ -35,7 +35,7 @@ from transcribe_import.engine.runs import executor as executor_module
 from transcribe_import.engine.runs.executor import EventKind
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow
-from transcribe_import.gui.models.plan import PlanItemsModel
+from transcribe_import.gui.models.plan_items import PlanItemsModel
 from transcribe_import.gui.pages.review import ReviewPage
 from transcribe_import.gui.session import ImportSession
 from transcribe_import.gui.thumbnails import ThumbnailCache
@@ -73,7 +73,7 @@ def drop(window: MainWindow, paths: list[Path]) -> QDropEvent:
 
 def scan(qtbot: QtBot, window: MainWindow, *paths: Path) -> None:
     """Add ``paths`` to the start page, press Scan and wait for the validated review."""
-    window.add_paths(list(paths))
+    window.intake.add_paths(list(paths))
     scan_and_validate(qtbot, window)
 
 
@@ -89,7 +89,7 @@ def into_review(qtbot: QtBot, window: MainWindow, target: str, folder: Path) -> 
     review."""
     start = window.start_page
     qtbot.waitUntil(lambda: start.notebook_combo.count() >= 1, timeout=TIMEOUT_MS)
-    window.add_paths([folder])
+    window.intake.add_paths([folder])
     start.into_radio.click()
     start.notebook_combo.setCurrentIndex(start.notebook_combo.findData(target))
     assert start.mode() == AdapterMode.into(target)

@@ -45,7 +45,7 @@ from transcribe_import.engine.runs.incomplete import incomplete_findings
 from transcribe_import.engine.runs.model import RunCorrupt
 from transcribe_import.engine.runs.restore import finish_restores
 from transcribe_import.engine.runs.store import RunStore
-from transcribe_import.engine.runs.undo import finish_all, moving_now
+from transcribe_import.engine.runs.undo_findings import finish_all, moving_now
 from transcribe_import.engine.storage import fsio, locks, project, quarantine, trash
 from transcribe_import.engine.storage.corpus import CREATING_PREFIX, Corpus, IndexEntry
 

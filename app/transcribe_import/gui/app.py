@@ -222,10 +222,10 @@ def run_gui(data_dir: Path, paths: Sequence[Path]) -> int:
     server = InstanceServer(key, app)
     claim = WindowClaim(corpus)
     window = MainWindow(corpus)
-    server.paths_received.connect(window.open_forwarded)
+    server.paths_received.connect(window.intake.open_forwarded)
     window.show()
     if not claim.held:
-        window.tell_other_window()
+        window.dialogs.tell_other_window()
     if paths:
         window.flow.prescan([Path(p) for p in paths])
     try:

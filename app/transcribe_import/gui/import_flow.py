@@ -32,15 +32,10 @@ from transcribe_import.gui.dialogs import (
     choose_save_file,
 )
 from transcribe_import.gui.look_pass import LookPass
-from transcribe_import.gui.pages.commit import CommitPage
-from transcribe_import.gui.pages.corpus import CorpusPage
-from transcribe_import.gui.pages.review import ReviewPage
-from transcribe_import.gui.pages.runs import RunsPage
-from transcribe_import.gui.pages.scan import ScanPage
-from transcribe_import.gui.pages.start import StartPage
 from transcribe_import.gui.session import ImportSession
 from transcribe_import.gui.settings_dialog import ImportSettings
 from transcribe_import.gui.values import OpenedPlan, ScanOutcome, Validation
+from transcribe_import.gui.window_pages import WindowPages
 from transcribe_import.gui.wording import (
     error_text,
     plural,
@@ -56,7 +51,7 @@ from transcribe_import.gui.workers import (
 )
 
 
-class ImportHost(Protocol):
+class ImportHost(WindowPages, Protocol):
     """What the flow uses of the window that holds it (``main_window.MainWindow`` is the one):
     named here, so that the window imports its flow and the flow never imports the window."""
 
@@ -66,18 +61,6 @@ class ImportHost(Protocol):
     def session(self) -> ImportSession: ...
     @property
     def import_settings(self) -> ImportSettings: ...
-    @property
-    def start_page(self) -> StartPage: ...
-    @property
-    def scan_page(self) -> ScanPage: ...
-    @property
-    def review_page(self) -> ReviewPage: ...
-    @property
-    def commit_page(self) -> CommitPage: ...
-    @property
-    def runs_page(self) -> RunsPage: ...
-    @property
-    def corpus_page(self) -> CorpusPage: ...
     def window(self) -> QWidget: ...  # Qt's: the window itself, the parent of the flow's boxes
     def statusBar(self) -> QStatusBar: ...
     def settings(self) -> QSettings: ...

@@ -15,7 +15,7 @@ from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.text import agreeing, counted
 from transcribe_import.engine.export.model import ExportProgress, ExportResult
 from transcribe_import.engine.runs.store import RunStore
-from transcribe_import.engine.runs.undo import refuse_while_half_done
+from transcribe_import.engine.runs.undo_findings import refuse_while_half_done
 from transcribe_import.engine.storage import fsio
 from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary, UnfinishedImport
 

@@ -10,7 +10,8 @@ from transcribe_import.engine.runs.model import RunStatus
 from transcribe_import.engine.runs.restore import LeftTrash, RestoreResult, purge_entry, restore_run
 from transcribe_import.engine.runs.revert import RevertPlan, plan_revert
 from transcribe_import.engine.runs.store import RunStore
-from transcribe_import.engine.runs.undo import RevertResult, half_done, revert_run
+from transcribe_import.engine.runs.undo import RevertResult, revert_run
+from transcribe_import.engine.runs.undo_findings import half_done
 from transcribe_import.engine.storage import trash
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.engine.storage.trash import TrashEntry

@@ -34,7 +34,8 @@ from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.findings import Finding, FindingCode, Severity
 from transcribe_import.engine.runs.model import HistoryEvent, RunRecord, RunStatus
 from transcribe_import.engine.runs.store import RunStore
-from transcribe_import.engine.runs.undo import move_back, notebook_locks, undoing
+from transcribe_import.engine.runs.undo import undoing
+from transcribe_import.engine.runs.undo_journal import move_back, notebook_locks
 from transcribe_import.engine.storage import fsio, project, trash
 from transcribe_import.engine.storage.corpus import Corpus, IndexEntry
 

@@ -32,7 +32,7 @@ from transcribe_import.engine.api import Hint
 from transcribe_import.gui.icons import turned
 from transcribe_import.gui.models.base import ColumnTableModel
 from transcribe_import.gui.models.page_rows import PageRow, says_page_in_file
-from transcribe_import.gui.models.plan import PageTableModel
+from transcribe_import.gui.models.plan_pages import PageTableModel
 from transcribe_import.gui.thumbnails import ThumbnailCache
 
 Index = QModelIndex | QPersistentModelIndex

@@ -13,7 +13,7 @@ from transcribe_import.engine.planning.plan import PlanItem
 from transcribe_import.engine.planning.problems import PlanProblem, ProblemSeverity
 from transcribe_import.gui.icons import severity_icon
 from transcribe_import.gui.models.base import Column, ColumnTableModel
-from transcribe_import.gui.models.plan import ItemIdRole, SeverityRole, SourceIdsRole
+from transcribe_import.gui.models.roles import ItemIdRole, SeverityRole, SourceIdsRole
 from transcribe_import.gui.session import ImportSession
 from transcribe_import.gui.wording import severity_words
 

@@ -35,16 +35,11 @@ from PySide6.QtWidgets import (
 
 from transcribe_import.engine import api
 from transcribe_import.engine.planning.plan import Op, PlanItem, PlanSource
-from transcribe_import.gui.models.page_rows import says_page_in_file
-from transcribe_import.gui.models.plan import (
-    ItemColumn,
-    ItemIdRole,
-    PageColumn,
-    PageTableModel,
-    PlanItemsModel,
-    SourceIdsRole,
-)
+from transcribe_import.gui.models.page_rows import PageColumn, says_page_in_file
+from transcribe_import.gui.models.plan_items import ItemColumn, PlanItemsModel
+from transcribe_import.gui.models.plan_pages import PageTableModel
 from transcribe_import.gui.models.problems import ProblemsModel
+from transcribe_import.gui.models.roles import ItemIdRole, SourceIdsRole
 from transcribe_import.gui.pages.placement import (
     PlacementBar,
 )

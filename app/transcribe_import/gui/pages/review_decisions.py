@@ -44,7 +44,7 @@ from transcribe_import.engine.planning.problems import (
     ValidationReport,
     unusable_words,
 )
-from transcribe_import.gui.models.plan import ambiguities_of
+from transcribe_import.gui.models.order_cues import ambiguities_of
 from transcribe_import.gui.pages.review_parts import ActionButton, WrappingLabel
 from transcribe_import.gui.wording import (
     alike_apart_gone_words,

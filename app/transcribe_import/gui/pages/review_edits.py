@@ -29,7 +29,7 @@ from transcribe_import.gui.models import page_moves
 from transcribe_import.gui.pages.placement import AFTER_PAGE, AT_POSITION, ask_replaced_page
 
 if TYPE_CHECKING:
-    from transcribe_import.gui.models.plan import PageTableModel
+    from transcribe_import.gui.models.plan_pages import PageTableModel
     from transcribe_import.gui.pages.placement import PlacementBar
     from transcribe_import.gui.session import ImportSession
 

@@ -62,7 +62,8 @@ from transcribe_import.gui.models.page_grid import (
     SpreadsModel,
     has_sides,
 )
-from transcribe_import.gui.models.plan import PageColumn, PageTableModel
+from transcribe_import.gui.models.page_rows import PageColumn
+from transcribe_import.gui.models.plan_pages import PageTableModel
 from transcribe_import.gui.thumbnails import ThumbnailCache
 
 # What the review remembers between sessions (in the window's settings).

@@ -39,12 +39,9 @@ from transcribe_import.engine import api
 from transcribe_import.engine.planning.plan import ImportPlan
 from transcribe_import.engine.planning.problems import ProblemCode, ValidationReport
 from transcribe_import.gui.icons import not_imported_icon
-from transcribe_import.gui.models.plan import (
-    ItemColumn,
-    PageColumn,
-    PageTableModel,
-    PlanItemsModel,
-)
+from transcribe_import.gui.models.page_rows import PageColumn
+from transcribe_import.gui.models.plan_items import ItemColumn, PlanItemsModel
+from transcribe_import.gui.models.plan_pages import PageTableModel
 from transcribe_import.gui.models.problems import ProblemColumn, ProblemsModel
 from transcribe_import.gui.values import PlanItemState
 from transcribe_import.gui.widgets import elide_names_in_the_middle, icon_label, pane, table_view

@@ -1,0 +1,373 @@
+"""The Qt model of one plan notebook's pages under review, in notebook order.
+
+A thin adapter over the session's frozen engine values: a row is a page (page_rows.py), its
+notes are the page-order cues (``order_cues``) and the report's problems, and a drop of
+rows (page_drops.py) becomes ``ordering.move`` through ``session.edit_item``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from operator import attrgetter
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication, QMimeData, QModelIndex, QObject, Qt, Signal
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
+
+from transcribe_import.engine import api
+from transcribe_import.engine.planning import ordering
+from transcribe_import.engine.planning.plan import PlanItem, PlanPage, PlanSource
+from transcribe_import.engine.planning.problems import ProblemCode, ProblemSeverity
+from transcribe_import.gui.icons import turned, untinted
+from transcribe_import.gui.models import page_drops, page_moves
+from transcribe_import.gui.models.base import ColumnTableModel, Index
+from transcribe_import.gui.models.order_cues import ambiguities_of
+from transcribe_import.gui.models.page_rows import (
+    PAGE_COLUMNS,
+    Note,
+    PageColumn,
+    PageRow,
+    replaced_words,
+)
+from transcribe_import.gui.models.roles import ItemIdRole, SourceIdsRole
+from transcribe_import.gui.session import ImportSession
+from transcribe_import.gui.thumbnails import ThumbnailCache
+
+Role = Qt.ItemDataRole
+
+
+def _tr(context: str, text: str) -> str:
+    return QCoreApplication.translate(context, text)
+
+
+def _gone() -> ValueError:
+    """A move of pages an undo or another edit has taken away meanwhile."""
+    return ValueError(_tr("PageTableModel", "Those pages are no longer in this notebook."))
+
+
+def _disabled_text() -> QColor:
+    return QGuiApplication.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
+
+
+# Problems about pages held already: each such page says "Duplicate" itself and the item's
+# panel says where they are, so none of them is "In question" for it.
+_SAID_BY_THE_ITEM = frozenset(
+    {
+        ProblemCode.DUPLICATES_SKIPPED,
+        ProblemCode.ALREADY_IMPORTED,
+        ProblemCode.PARTLY_IMPORTED,
+        ProblemCode.COMPLETES,
+    }
+)
+
+
+class PageTableModel(ColumnTableModel[PageRow]):
+    """The pages of one plan item in notebook order; a multi-page source spans adjacent rows.
+
+    Rows follow the engine item: after an edit the model re-reads it and reports the
+    change as a layout change that carries persistent indexes (so a selection follows
+    the pages it was on), never by reordering itself. Drops become ``ordering.move``.
+    """
+
+    edit_failed = Signal(str)  # a drop the engine refused; the message is for a person
+
+    context = "PageTableModel"
+    columns = PAGE_COLUMNS
+    row_roles = {
+        ItemIdRole: attrgetter("item_id"),
+        SourceIdsRole: lambda row: (row.source.source_id,),
+        Role.ForegroundRole: lambda row: None if row.source.imported else _disabled_text(),
+    }
+    key = attrgetter("key")
+
+    def __init__(
+        self,
+        session: ImportSession,
+        thumbnails: ThumbnailCache | None = None,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__((), parent)
+        self._session = session
+        self._thumbnails = thumbnails
+        self._item: PlanItem | None = None
+        session.plan_changed.connect(self._on_plan_changed)
+        session.item_changed.connect(self._on_item_changed)
+        session.validation_changed.connect(self._on_validation_changed)
+        if thumbnails is not None:
+            thumbnails.ready.connect(self._on_thumbnail_ready)
+
+    # -- what it shows ---------------------------------------------------------------------
+
+    @property
+    def item(self) -> PlanItem | None:
+        return self._item
+
+    def item_id(self) -> str | None:
+        return None if self._item is None else self._item.item_id
+
+    def set_item(self, item_id: str | None) -> None:
+        """Show the pages of ``item_id`` (None: none)."""
+        self._item = self._session.item(item_id) if item_id is not None else None
+        self.set_rows(self._page_rows())
+
+    def source_at(self, row: int) -> PlanSource:
+        return self.row(row).source
+
+    def page_at(self, row: int) -> PlanPage:
+        return self.row(row).page
+
+    def source_position(self, row: int) -> int:
+        """Where the row's source stands in ``item.sources`` (what ordering.move counts)."""
+        return self.row(row).source_pos
+
+    def rows_of_source(self, source_id: str) -> list[int]:
+        return [i for i, row in enumerate(self._rows) if row.source.source_id == source_id]
+
+    def _page_rows(self) -> list[PageRow]:
+        """The current item's pages, in order, with their numbers in the notebook (the
+        engine's landing) and their files' notes."""
+        item = self._item
+        if item is None:
+            return []
+        notes = self._notes(item)
+        replaced = dict(item.replacements)
+        named = (
+            {p.page_id: p.words for p in self._session.notebook_pages(item.notebook_id)}
+            if replaced
+            else {}
+        )
+        rows = []
+        # Where each page lands in the notebook: a rescan has the number of the page it replaces.
+        numbers = api.landing(self._session.corpus, item).numbers
+        sideways = api.sideways_pages(item)
+        for pos, source in enumerate(item.sources):
+            for page_pos, page in enumerate(source.pages):
+                rows.append(
+                    PageRow(
+                        item.item_id,
+                        source,
+                        page,
+                        pos,
+                        page_pos,
+                        numbers.get(page.page_id) if source.imported else None,
+                        page.page_id == item.cover_page_id,
+                        tuple(notes.get(source.source_id, ())),
+                        replaced_words(replaced.get(page.page_id), named),
+                        sideways=page.page_id in sideways,
+                    )
+                )
+        return rows
+
+    def _notes(self, item: PlanItem) -> dict[str, list[Note]]:
+        """Ambiguity codes (live, from the engine) and the report's problems, by source."""
+        notes: dict[str, list[Note]] = {}
+
+        def note(source_id: str, code: str, message: str, severity: ProblemSeverity) -> None:
+            of_source = notes.setdefault(source_id, [])
+            if all(c != code for c, _, _ in of_source):
+                of_source.append((code, message, severity))
+
+        for amb in ambiguities_of(item):
+            for source_id in amb.source_ids:
+                note(source_id, str(amb.code), amb.message, ProblemSeverity.ERROR)
+        report = self._session.report
+        if report is not None:
+            for problem in report.for_item(item.item_id):
+                if problem.code in _SAID_BY_THE_ITEM:
+                    # Each skipped row says so itself ("Duplicate"); the item's panel says
+                    # it was imported already: no page of it is "In question".
+                    continue
+                for source_id in problem.source_ids:
+                    note(source_id, str(problem.code), problem.message, problem.severity)
+        return notes
+
+    # -- Qt's model interface --------------------------------------------------------------
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            # Drops land between rows, never on one: a page cannot hold another.
+            return Qt.ItemFlag.ItemIsDropEnabled
+        return (
+            Qt.ItemFlag.ItemIsEnabled
+            | Qt.ItemFlag.ItemIsSelectable
+            | Qt.ItemFlag.ItemIsDragEnabled
+            | Qt.ItemFlag.ItemNeverHasChildren
+        )
+
+    def row_header(self, row: int, role: int) -> Any:
+        """The page's number in the notebook (excluded and skipped pages have none)."""
+        if role not in (Role.DisplayRole, Role.ToolTipRole):
+            return None
+        page = self.row(row)
+        if page.number is None:
+            return "–" if role == Role.DisplayRole else None
+        if role == Role.ToolTipRole:
+            if page.is_cover:
+                return _tr("PageTableModel", "Page {n} of the notebook, its cover").format(
+                    n=page.number
+                )
+            return _tr("PageTableModel", "Page {n} of the notebook").format(n=page.number)
+        return f"★ {page.number}" if page.is_cover else str(page.number)
+
+    def cell(self, row: PageRow, column: int, role: int) -> Any:
+        if column == PageColumn.THUMBNAIL and self._thumbnails is not None:
+            if role == Role.DecorationRole:
+                pixmap = self._thumbnails.request(row.source, row.page.page_index)
+                if pixmap is None:
+                    return None
+                # A view paints a QPixmap at its own size; an icon is scaled to the view's.
+                return untinted(turned(pixmap, row.page.turn))
+            if role == Role.ToolTipRole:
+                failure = self._thumbnails.failure(row.source.source_id, row.page.page_index)
+                if failure is not None:
+                    return _tr("PageTableModel", "No preview: {why}").format(why=failure)
+                return None
+        return super().cell(row, column, role)
+
+    # -- following the session -------------------------------------------------------------
+
+    def _on_plan_changed(self) -> None:
+        plan = self._session.plan
+        keep = self.item_id()
+        if plan is None or keep is None or all(it.item_id != keep for it in plan.items):
+            keep = None
+        self.set_item(keep)
+
+    def _on_item_changed(self, item_id: str) -> None:
+        if item_id != self.item_id():
+            return
+        self._item = self._session.item(item_id)
+        new_rows = self._page_rows()
+        old_keys = [r.key for r in self._rows]
+        new_keys = [r.key for r in new_rows]
+        if sorted(old_keys) != sorted(new_keys):
+            self.set_rows(new_rows)  # never from the engine's edits; a safe fallback
+            return
+        if old_keys != new_keys:
+            # Same pages in a new order: move every persistent index (the selection) with its page.
+            self.layoutAboutToBeChanged.emit()
+            persistent = self.persistentIndexList()
+            keys = [self._rows[i.row()].key for i in persistent]
+            self._load_rows(new_rows)
+            self.changePersistentIndexList(
+                persistent,
+                [
+                    self.index(self._row_of[k], i.column())
+                    for k, i in zip(keys, persistent, strict=True)
+                ],
+            )
+            self.layoutChanged.emit()
+        else:
+            self._load_rows(new_rows)
+        self._all_changed()
+
+    def _on_validation_changed(self) -> None:
+        if self._item is None:
+            return
+        self._load_rows(self._page_rows())  # the same pages, with the report's notes
+        self._all_changed()
+
+    def _all_changed(self) -> None:
+        self.rows_changed(0, len(self._rows) - 1)
+        self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, max(0, len(self._rows) - 1))
+
+    def _on_thumbnail_ready(self, source_id: str, page_index: int) -> None:
+        row = self.row_of((source_id, page_index))
+        if row is not None:
+            index = self.index(row, PageColumn.THUMBNAIL)
+            self.dataChanged.emit(index, index, [Role.DecorationRole])
+
+    # -- drag and drop ---------------------------------------------------------------------
+
+    def supportedDropActions(self) -> Qt.DropAction:
+        return Qt.DropAction.MoveAction
+
+    def supportedDragActions(self) -> Qt.DropAction:
+        return Qt.DropAction.MoveAction
+
+    def mimeTypes(self) -> list[str]:
+        return [page_drops.SOURCES_MIME_TYPE]
+
+    def mimeData(self, indexes: Sequence[QModelIndex]) -> QMimeData:
+        """The dragged rows' sources and pages (page_drops.py)."""
+        if self._item is None:
+            return QMimeData()
+        rows = sorted({i.row() for i in indexes if i.isValid() and i.row() < len(self._rows)})
+        source_ids = list(dict.fromkeys(self.source_at(r).source_id for r in rows))
+        pages = [self.row(r).key for r in rows]
+        return page_drops.drag_data(self._item.item_id, source_ids, pages)
+
+    def canDropMimeData(
+        self, data: QMimeData, action: Qt.DropAction, row: int, column: int, parent: Index
+    ) -> bool:
+        dragged = page_drops.dragged_sources(data, self.item_id())
+        return action == Qt.DropAction.MoveAction and bool(dragged)
+
+    def dropMimeData(
+        self, data: QMimeData, action: Qt.DropAction, row: int, column: int, parent: Index
+    ) -> bool:
+        """Move the dragged sources to land before ``row``'s source, as one undoable edit.
+
+        A drop inside a multi-page source lands before that whole source.
+        """
+        if action == Qt.DropAction.IgnoreAction:
+            return True
+        source_ids = (
+            page_drops.dragged_sources(data, self.item_id())
+            if action == Qt.DropAction.MoveAction
+            else None
+        )
+        if not source_ids or self._item is None:
+            return False
+        if row < 0:
+            row = parent.row() if parent.isValid() else len(self._rows)
+        pages = page_drops.dragged_pages(data, self.item_id())
+        source = page_moves.part_of_one_file(self._item, pages)
+        if source is not None:  # some pages of a PDF: they move among its pages
+            return self.move_in_file(source.source_id, [i for _s, i in pages], row)
+        # Counted in sources, which is what ordering.move takes.
+        target_id = self.source_at(row).source_id if row < len(self._rows) else None
+        return self.move_sources(source_ids, target_id)
+
+    def move_in_file(self, source_id: str, picked: list[int], row: int) -> bool:
+        """Move those pages of one file to land before ``row`` among the file's pages (one
+        undo step); refused in words when ``row`` is outside them."""
+        if self._item is None:
+            return False
+        to = page_moves.place_in_file(self._rows, source_id, row)
+
+        def change(item: PlanItem) -> PlanItem:
+            source = next((s for s in item.sources if s.source_id == source_id), None)
+            if source is None:
+                raise _gone()
+            if to is None:
+                raise ValueError(page_moves.alone_words(source))
+            return page_moves.move_in_file(item, source, picked, to)
+
+        return self._edit(change)
+
+    def _edit(self, change: Callable[[PlanItem], PlanItem]) -> bool:
+        """One undoable move of the shown item's pages; a refusal is said, not raised."""
+        assert self._item is not None
+        try:
+            return self._session.edit_item(
+                self._item.item_id, change, _tr("PageTableModel", "Move pages")
+            )
+        except ValueError as exc:
+            self.edit_failed.emit(str(exc))
+            return False
+
+    def move_sources(self, source_ids: list[str], before_source_id: str | None) -> bool:
+        """Move those sources before ``before_source_id`` (None: to the end); one undo step."""
+        if self._item is None:
+            return False
+
+        def change(item: PlanItem) -> PlanItem:
+            position = {s.source_id: i for i, s in enumerate(item.sources)}
+            missing = [i for i in source_ids if i not in position]
+            if missing or (before_source_id is not None and before_source_id not in position):
+                raise _gone()
+            to = len(item.sources) if before_source_id is None else position[before_source_id]
+            return ordering.move(item, [position[i] for i in source_ids], to)
+
+        return self._edit(change)
