@@ -396,8 +396,6 @@ def sideways_words(turn: Turn | None) -> str:
     """What a "Turn it?" says of a page (``sideways_turns``'s turn for it), in words."""
     if turn is None:
         return "its long side runs across the notebook's other pages. Turn it?"
-    if turn is Turn.NONE:
-        return "turned, its lines of writing run down the page. Take the turn back?"
     return f"its lines of writing run down the page. Turn it {turn.words}?"
 
 

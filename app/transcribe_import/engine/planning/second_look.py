@@ -194,20 +194,15 @@ def writing_sideways(item: PlanItem) -> dict[str, Turn]:
     will land (its turn applied), by page id, each with the turn from its file's upright
     that likely sets it right: lines start at one margin and end ragged, so more of the ink
     lies at the side they start from (``lead``): at the top, the page was turned a quarter
-    clockwise, and turning it 270° sets it upright; at the bottom, 90°. A page turned a
-    quarter whose writing ran across its file is likely right with its turn taken back."""
+    clockwise, and turning it 270° sets it upright; at the bottom, 90°. A page a person
+    turned a quarter is theirs: it is not asked about again by its writing."""
     out: dict[str, Turn] = {}
     for _source, page in _pages(item):
         m = page_measures.from_look(page.look)
-        if m is None or m.rows <= 0:
+        if m is None or m.rows <= 0 or page.turn in (Turn.QUARTER, Turn.THREE_QUARTERS):
             continue
-        down = m.columns >= SIDEWAYS_LINES * m.rows  # in the file, upright as it is
-        across = m.rows >= SIDEWAYS_LINES * m.columns
-        quarter = page.turn in (Turn.QUARTER, Turn.THREE_QUARTERS)
-        if down and not quarter:
+        if m.columns >= SIDEWAYS_LINES * m.rows:  # in the file, upright as it is
             out[page.page_id] = Turn.THREE_QUARTERS if m.lead >= 0.5 else Turn.QUARTER
-        elif across and quarter:
-            out[page.page_id] = Turn.NONE
     return out
 
 
