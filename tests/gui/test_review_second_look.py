@@ -1,6 +1,7 @@
 """Pages worth a second look in the review (#39): each kind of hint badges its page in the grid
 once the look pass has measured it, with its measure in the cell's words; a notebook's blank
-pages are told in the decisions panel and left out with one undoable Leave Out Blank Pages."""
+pages are told in the decisions panel and left out with one undoable Leave Out Blank Pages;
+a hint switched off in the settings goes from the grid and Problems, and stays off."""
 
 from __future__ import annotations
 
@@ -12,12 +13,14 @@ from PIL import Image, ImageFilter
 from PySide6.QtWidgets import QPushButton
 from pytestqt.qtbot import QtBot
 
+from transcribe_import.engine.api import ALL_HINTS, Hint
 from transcribe_import.gui.main_window import MainWindow
 from transcribe_import.gui.models.page_grid import Badge, accessible_words, badges
 from transcribe_import.gui.pages.review import ReviewPage
+from transcribe_import.gui.settings_dialog import HINTS_OFF_KEY, SettingsDialog
 
 from helpers import pages as labelled
-from helpers.window import TIMEOUT_MS, scan, wait_validated
+from helpers.window import TIMEOUT_MS, scan, wait_validated, when_modal_opens
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
@@ -109,3 +112,51 @@ def test_leave_out_blank_pages_is_one_undoable_edit(qtbot: QtBot, review: Review
     page.undo_action.trigger()
     again = page.current_item()
     assert again is not None and again.imported_page_count() == before
+
+
+def test_a_hint_switched_off_in_the_settings_goes_from_the_grid_and_is_remembered(
+    qtbot: QtBot, review: ReviewPage, open_window: Callable[..., MainWindow]
+) -> None:
+    page = review
+    window = page.window()
+    assert isinstance(window, MainWindow)
+    model = page.pages_model
+
+    def blank_and_dark_off(dialog: SettingsDialog) -> None:
+        checks = dialog.hint_checks
+        assert [c.text() for c in checks.values()] == [
+            "Blank pages",
+            "Too small to read",
+            "Too dark",
+            "Too light",
+            "Blurred",
+            "Sideways (Turn it?)",
+        ]
+        assert all(c.isChecked() for c in checks.values())
+        checks[Hint.BLANK].setChecked(False)
+        checks[Hint.TOO_DARK].setChecked(False)
+        dialog.accept()
+
+    when_modal_opens(SettingsDialog, blank_and_dark_off)
+    window.settings_action.trigger()
+    qtbot.waitUntil(lambda: badges(model.row(6)) == (), timeout=TIMEOUT_MS)
+    assert [badges(model.row(r)) for r in range(6, 12)] == [
+        (),
+        (),
+        (),
+        (Badge.TOO_LIGHT,),
+        (Badge.BLURRED,),
+        (Badge.TOO_SMALL,),
+    ]
+    wait_validated(qtbot, window)
+    told = window.session.report
+    assert told is not None and {p.code for p in told.information} == {
+        "too_small",
+        "too_light",
+        "blurred",
+    }
+    assert not page.decision_panel.isVisible()  # no blank pages told: nothing to leave out
+    # Remembered: the next window starts with them off.
+    assert window.settings().value(HINTS_OFF_KEY) == "blank,too_dark"
+    again = open_window()
+    assert again.session.hints == ALL_HINTS - {Hint.BLANK, Hint.TOO_DARK}

@@ -80,6 +80,7 @@ class MainWindow(QMainWindow):
         # No parent: a child of the window would be destroyed before the review page, and its
         # undo stack's last signals would reach the page's half-destroyed undo actions.
         self.session = ImportSession(corpus)
+        self.session.hints = self.import_settings.hints  # the settings' choice, remembered
         self.closing = WindowClosing(self, self)
 
         self.setWindowTitle(self.tr("Transcribe Import"))

@@ -85,6 +85,14 @@ class ImportSession(QObject):
         self.plan_changed.emit()
         self.validation_changed.emit()
 
+    def set_hints(self, hints: frozenset[api.Hint]) -> None:
+        """Tell only these pages worth a second look (the settings' choice): the pages'
+        badges follow at once; the report's lines with the next validation."""
+        if hints == self.hints:
+            return
+        self.hints = hints
+        self.validation_changed.emit()
+
     def item(self, item_id: str) -> PlanItem:
         assert self.plan is not None
         return self.plan.item(item_id)
