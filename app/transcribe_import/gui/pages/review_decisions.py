@@ -216,7 +216,14 @@ class DecisionPanel(QGroupBox):
             for button in buttons:
                 if button.property("resolution") == Resolution.COMPLETE and target is not None:
                     button.setText(complete_words(target))
-            layout.addLayout(self._row(problem.message, buttons))
+            # The blank pages' files are badged in the grid and named in Problems: here
+            # their count is enough, so the row and its button fit a small screen.
+            words = (
+                problem.message.split(": ", 1)[0] + "."
+                if problem.code is ProblemCode.BLANK_PAGES
+                else problem.message
+            )
+            layout.addLayout(self._row(words, buttons))
         unusable = item.unusable if item is not None else []
         for entry in unusable:
             layout.addLayout(self._unusable_row(item, entry))
