@@ -1,6 +1,6 @@
 """Pages worth a second look in the review (#39): each kind of hint badges its page in the grid
 once the look pass has measured it, with its measure in the cell's words; a notebook's blank
-pages are told in the decisions panel and left out with one undoable Leave Out Blank Pages;
+pages are told once in Problems and left out with one undoable Leave Out Blank Pages;
 a hint switched off in the settings goes from the grid and Problems, and stays off."""
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 from PIL import Image, ImageFilter
-from PySide6.QtWidgets import QPushButton
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine.api import ALL_HINTS, Hint
@@ -96,22 +95,30 @@ def test_leave_out_blank_pages_is_one_undoable_edit(qtbot: QtBot, review: Review
     window = page.window()
     assert isinstance(window, MainWindow)
     wait_validated(qtbot, window)
-    panel = page.decision_panel
-    qtbot.waitUntil(lambda: panel.isVisible(), timeout=TIMEOUT_MS)
-    assert panel.title() == "Blank pages: nothing written on them"
-    (button,) = [b for b in panel.findChildren(QPushButton) if b.text() == "Leave Out Blank Pages"]
+    rows = [page.problems_model.problem(r) for r in range(page.problems_model.rowCount())]
+    (told,) = [p for p in rows if p.code == "blank_pages"]
+    assert told.message == (
+        "2 blank pages, nothing written on them: shelf/Diary/07-blank.jpg, shelf/Diary/08-blank.jpg"
+    )
+    assert not page.decision_panel.isVisible()  # information, not a decision to make
+    action = page.leave_out_blank_action
+    edit_menu = [a for a in window.menuBar().actions() if a.text() == "&Edit"][0].menu()
+    assert action in edit_menu.actions() and action.isEnabled()
     item = page.current_item()
     assert item is not None
     before = item.imported_page_count()
-    button.click()
+    action.trigger()
     after = page.current_item()
     assert after is not None and after.imported_page_count() == before - 2
     left_out = [s.name for s in after.sources if s.excluded]
     assert left_out == ["07-blank.jpg", "08-blank.jpg"]
+    assert [badges(page.pages_model.row(r)) for r in (6, 7)] == [(Badge.LEFT_OUT,)] * 2
+    assert not action.isEnabled()  # none left to leave out
     assert page.undo_action.text() == "Undo Leave out blank pages"
     page.undo_action.trigger()
     again = page.current_item()
     assert again is not None and again.imported_page_count() == before
+    assert action.isEnabled()
 
 
 def test_a_hint_switched_off_in_the_settings_goes_from_the_grid_and_is_remembered(
@@ -155,7 +162,7 @@ def test_a_hint_switched_off_in_the_settings_goes_from_the_grid_and_is_remembere
         "too_light",
         "blurred",
     }
-    assert not page.decision_panel.isVisible()  # no blank pages told: nothing to leave out
+    assert not page.leave_out_blank_action.isEnabled()  # blank pages are not told now
     # Remembered: the next window starts with them off.
     assert window.settings().value(HINTS_OFF_KEY) == "blank,too_dark"
     again = open_window()

@@ -259,6 +259,8 @@ class MainWindow(QMainWindow):
         edit_menu = self.menuBar().addMenu(self.tr("&Edit"))
         edit_menu.addAction(self.review_page.undo_action)
         edit_menu.addAction(self.review_page.redo_action)
+        edit_menu.addSeparator()
+        edit_menu.addAction(self.review_page.leave_out_blank_action)
 
         view_menu = self.menuBar().addMenu(self.tr("&View"))
         self.section_actions: list[QAction] = []

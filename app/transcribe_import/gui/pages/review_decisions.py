@@ -205,25 +205,14 @@ class DecisionPanel(QGroupBox):
         ]
         placed = [p for p in problems if p.code in PLACEMENT_CODES]
         recognised = [p for p in problems if p.code in RECOGNISED_CODES]
-        # A notebook's blank pages: information, with the one edit that leaves them out.
-        told = report.information if report and item is not None else ()
-        shown_id = item.item_id if item is not None else None
-        blank = [p for p in told if p.item_id == shown_id and p.code is ProblemCode.BLANK_PAGES]
         alike = self._questions(item, report, problems)
-        for problem in [*recognised, *conflicts, *placed, *blank]:
+        for problem in [*recognised, *conflicts, *placed]:
             buttons = [self._resolution_button(r, problem.source_ids) for r in problem.resolutions]
             target = self._completion(item) if item is not None and recognised else None
             for button in buttons:
                 if button.property("resolution") == Resolution.COMPLETE and target is not None:
                     button.setText(complete_words(target))
-            # The blank pages' files are badged in the grid and named in Problems: here
-            # their count is enough, so the row and its button fit a small screen.
-            words = (
-                problem.message.split(": ", 1)[0] + "."
-                if problem.code is ProblemCode.BLANK_PAGES
-                else problem.message
-            )
-            layout.addLayout(self._row(words, buttons))
+            layout.addLayout(self._row(problem.message, buttons))
         unusable = item.unusable if item is not None else []
         for entry in unusable:
             layout.addLayout(self._unusable_row(item, entry))
@@ -231,7 +220,7 @@ class DecisionPanel(QGroupBox):
         # first, and no other entry sits under a question's heading as if it were one.
         self._add_questions(layout, item, plan, alike)
         answering = alike or self._asked.apart is not None
-        if not (ambiguities or unusable or conflicts or placed or recognised or answering or blank):
+        if not (ambiguities or unusable or conflicts or placed or recognised or answering):
             self.hide()  # ``box`` has no parent: Python frees it
             if had_focus:
                 after.setFocus(Qt.FocusReason.OtherFocusReason)
@@ -246,7 +235,7 @@ class DecisionPanel(QGroupBox):
             p.code in (ProblemCode.PARTLY_IMPORTED, ProblemCode.COMPLETES) for p in recognised
         )
         asking = [row for row in alike if not row.answered]  # an answered row decides nothing
-        kinds = (ambiguities, recognised, asking, conflicts, placed, unusable, blank)
+        kinds = (ambiguities, recognised, asking, conflicts, placed, unusable)
         self.setTitle(self._title(partly, *kinds))
         self.show()
         # Keep the Tab order visual: notebooks, this panel's buttons, then the pages.
@@ -414,7 +403,7 @@ class DecisionPanel(QGroupBox):
     def _title(self, partly: bool, *kinds: Sequence[object]) -> str:
         """What the entries are about, when they are of one kind; else that decisions are
         asked (a rescan question is no "file that cannot be imported")."""
-        ambiguities, recognised, alike, conflicts, placed, unusable, _blank = kinds
+        ambiguities, recognised, alike, conflicts, placed, _unusable = kinds
         if sum(1 for kind in kinds if kind) > 1:
             return self.tr("This notebook needs decisions")
         if not any(kinds):  # only answered questions, kept in place until the pointer goes
@@ -433,9 +422,7 @@ class DecisionPanel(QGroupBox):
             return self.tr("This notebook is already in the corpus, different")
         if placed:
             return self.tr("Where the pages go needs a decision")
-        if unusable:
-            return self.tr("Files that cannot be imported")
-        return self.tr("Blank pages: nothing written on them")
+        return self.tr("Files that cannot be imported")
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)

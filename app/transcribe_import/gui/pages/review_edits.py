@@ -203,6 +203,11 @@ class ReviewEdits(QObject):
         self._edit(lambda it: api.reorder(it, include=names + pages), self.tr("Include pages"))
 
     @Slot()
+    def leave_out_blank(self) -> None:
+        """Leave out every blank page of the notebook, as one undoable step."""
+        self._edit(api.leave_out_blank, self.tr("Leave out blank pages"))
+
+    @Slot()
     def turn_right(self) -> None:
         self._turn(Turn.QUARTER, self.tr("Turn pages right"))
 
@@ -351,8 +356,6 @@ class ReviewEdits(QObject):
                 lambda it: api.none_are_rescans(corpus, self._plan_with(it), it.item_id),
                 tr("Say no page is a rescan of another"),
             ),
-            # A notebook's blank pages (planning/second_look.py): all left out, one edit.
-            Resolution.LEAVE_OUT_BLANK: (api.leave_out_blank, tr("Leave out blank pages")),
             Resolution.INCLUDE: (
                 lambda it: ordering.include(
                     it, [s.provenance.rel for s in it.sources if s.source_id in source_ids]
