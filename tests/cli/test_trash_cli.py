@@ -6,7 +6,7 @@ from pathlib import Path
 
 from transcribe_import.engine.base.ids import new_id
 
-from helpers.cli import EXIT_PROBLEMS, cli_json, ok, run_cli
+from helpers.cli import Exit, cli_json, ok, run_cli
 from helpers.shelves import make_shelf
 
 
@@ -21,7 +21,7 @@ def test_trash_json_names_an_entry_it_cannot_read_beside_the_ones_it_can(tmp_pat
     damaged.mkdir()
     (damaged / "revert.json").write_bytes(b"{ not json")
 
-    listing = cli_json(data, "trash", "--json", rc=EXIT_PROBLEMS)
+    listing = cli_json(data, "trash", "--json", rc=Exit.PROBLEMS)
 
     assert [e["revert_id"] for e in listing["entries"]] == [revert_id]
     [problem] = listing["problems"]
@@ -29,5 +29,5 @@ def test_trash_json_names_an_entry_it_cannot_read_beside_the_ones_it_can(tmp_pat
     assert problem["path"] == str(damaged / "revert.json")
     assert "cannot be read" in problem["message"]
     # The words name it too, and exit the same way.
-    words = ok(run_cli(data, "trash"), EXIT_PROBLEMS).stdout
+    words = ok(run_cli(data, "trash"), Exit.PROBLEMS).stdout
     assert revert_id in words and f"PROBLEM {damaged / 'revert.json'}" in words

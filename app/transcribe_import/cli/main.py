@@ -107,7 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="where skip_existing looks for duplicates (default: every notebook of the corpus; "
         "notebook: only the target notebook)",
     )
-    pl.add_argument("--workers", type=int, default=2, help="threads hashing files")
+    pl.add_argument(
+        "--workers", type=int, default=2, help="threads hashing files, processes making looks"
+    )
     pl.add_argument(
         "--verbose",
         action="store_true",

@@ -177,7 +177,7 @@ def read_for_review(corpus: Corpus, source: Path | str) -> OpenedPlan:
         if isinstance(source, Path):
             return OpenedPlan(api.load_plan_file(source), "", from_draft=False)
         return OpenedPlan(api.load_draft(corpus, source), "", from_draft=True)
-    except PlanDocumentError as exc:
+    except (PlanDocumentError, TranscribeError) as exc:  # not a plan, or the disk failed
         return OpenedPlan(None, str(exc), from_draft=not isinstance(source, Path))
 
 

@@ -9,14 +9,14 @@ import pytest
 from PIL import Image
 
 from transcribe_import.engine import api
-from transcribe_import.engine.media import lookalike
-from transcribe_import.engine.planning import look_cache, look_pass
-from transcribe_import.engine.planning.look_cache import LookCache
+from transcribe_import.engine.media import ink, lookalike
+from transcribe_import.engine.planning import inks, look_cache, look_pass
+from transcribe_import.engine.planning.look_cache import LookCache, VerdictCache
 from transcribe_import.engine.planning.lookalikes import page_key
 from transcribe_import.engine.planning.plan import ImportPlan
 from transcribe_import.engine.storage.corpus import Corpus
 
-from helpers.lookalike_set import notebook_scan, save_jpeg
+from helpers.lookalike_set import Rescan, notebook_scan, rescan_file, save_jpeg
 
 
 @pytest.fixture
@@ -30,9 +30,9 @@ def decoded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     names: list[str] = []
     real = look_pass.look_job
 
-    def counted(job: look_pass.LookJob) -> look_pass.Looked:
+    def counted(job: look_pass.LookJob, **kw: bool) -> look_pass.Looked:
         names.append(job.path.name)
-        return real(job)
+        return real(job, **kw)
 
     monkeypatch.setattr(look_pass, "look_job", counted)
     return names
@@ -158,3 +158,67 @@ def test_a_cache_that_cannot_be_written_costs_nothing_but_time(
     found, _ = _pass(corpus, plan)
     assert sum(lookalike.look_from_hex(look or "") is not None for look in found.values()) == 4
     assert cache.read() == {}
+
+
+def test_the_cache_is_read_as_an_index_only_the_lines_of_pages_wanted_parsed(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = LookCache(corpus.root)
+    look = lookalike.PREFIX + "0" * 144
+    cache.add({page_key(f"{i:064x}", 0): look for i in range(1000)})
+    parsed: list[bytes] = []
+    real = look_cache._entry
+
+    def counted(line: bytes) -> tuple[str, str | None] | None:
+        parsed.append(line)
+        return real(line)
+
+    monkeypatch.setattr(look_cache, "_entry", counted)
+    wanted = {page_key(f"{i:064x}", 0) for i in (3, 500)} | {page_key("f" * 64, 0)}
+    assert cache.read(wanted) == {page_key(f"{i:064x}", 0): look for i in (3, 500)}
+    assert len(parsed) == 2
+
+
+def test_verdicts_are_kept_so_a_validation_in_another_process_verifies_no_pair_again(
+    corpus: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shelf = tmp_path / "shelf"
+    for k in (1, 2, 3):
+        save_jpeg(notebook_scan(k), shelf / "Diary" / f"{k:02}.jpg")
+    rescan_file(3, Rescan.TILT, shelf / "Rescans" / "p3.jpg")
+    plan = _plan(corpus, shelf / "Diary")
+    plan = api.with_looks(plan, _pass(corpus, plan)[0])
+    scored: list[int] = []
+    real = ink.score
+
+    def counted(a: ink.Ink, b: ink.Ink) -> float:
+        scored.append(1)
+        return real(a, b)
+
+    monkeypatch.setattr(ink, "score", counted)
+    inks.forget()
+    first = api.validate_plan(corpus, plan)
+    assert scored, "the rescan of page 3 was verified"
+    assert VerdictCache(corpus.root).path.is_file()
+    inks.forget()  # what a new process (``validate`` after ``plan``) starts from
+    scored.clear()
+    second = api.validate_plan(corpus, plan)
+    assert scored == []
+    assert [(p.code, p.message) for p in second.problems] == [
+        (p.code, p.message) for p in first.problems
+    ]
+    assert any(p.code.value == "looks_like" for p in second.problems)
+
+
+def test_verdict_lines_that_cannot_be_read_are_skipped_and_each_line_is_read_once(
+    corpus: Corpus,
+) -> None:
+    cache = VerdictCache(corpus.root)
+    VerdictCache.forget_reads()
+    cache.add({("a#0", "b#0", 0): 0.9, ("a#0", "c#0", 1): 0.1})
+    with cache.path.open("ab") as f:
+        f.write(b'["a#0", "d#0", 0, 7.5]\n\x00\xff\n["a#0", "e#0", 0, 0.')  # torn last line
+    assert cache.read_new() == {("a#0", "b#0", 0): 0.9, ("a#0", "c#0", 1): 0.1}
+    cache.add({("f#0", "g#0", 2): 0.5})
+    assert cache.read_new() == {("f#0", "g#0", 2): 0.5}  # on a line of its own, not the torn one
+    assert cache.read_new() == {}

@@ -5,6 +5,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import pytest
+
 from transcribe_import.engine.media import lookalike
 from transcribe_import.engine.planning import look_pass, ordering, page_edits
 from transcribe_import.engine.planning.lookalikes import page_key
@@ -196,3 +198,60 @@ def test_blank_pages_are_counted_per_notebook_and_never_asked_about(tmp_path: Pa
     (item,) = plan.items
     assert api.blank_pages(plan) == {item.item_id: 3}
     assert lookalikes.find(None, plan) == []
+
+
+def test_a_large_pass_runs_in_worker_processes_with_the_same_looks_in_the_same_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    book = _shelf(tmp_path / "shelf")
+    plan = _plan(book)
+    threaded, threaded_reports, _ = _run(plan, workers=2)
+    # Every pass a process pass, a file a task: the order of the looks is the jobs' order
+    # however the two workers' tasks interleave.
+    monkeypatch.setattr(look_pass, "PROCESSES_FROM", 1)
+    monkeypatch.setattr(look_pass, "CHUNK_PAGES", 1)
+    found, reports, finished = _run(plan, workers=2)
+    assert finished and reports[-1].finished and reports[-1].pages_done == 5
+    assert found == threaded
+    jobs = look_pass.pending(plan)
+    order = [page_key(j.sha256, i) for j in jobs for i in j.page_indexes]
+    assert list(found) == order == [k for r in threaded_reports for k in r.looks]
+
+
+def test_a_stop_ends_a_process_pass_with_the_looks_of_the_tasks_begun(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    book = _shelf(tmp_path / "shelf")
+    plan = _plan(book)
+    monkeypatch.setattr(look_pass, "PROCESSES_FROM", 1)
+    monkeypatch.setattr(look_pass, "CHUNK_PAGES", 1)
+    asked = 0
+
+    def after_the_first() -> bool:
+        nonlocal asked
+        asked += 1
+        return asked > 1
+
+    found, reports, finished = _run(plan, workers=2, should_stop=after_the_first)
+    assert not finished
+    # Two tasks a worker were handed out before the stop: those begun were finished, those
+    # not begun were dropped, and no look of a task never handed out was made.
+    assert 1 <= len(found) <= 4 and reports[-1].pages_done == len(found)
+    assert all(lookalike.is_current(look) for look in found.values())
+
+
+def test_a_pass_where_no_process_can_be_started_runs_on_threads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    book = _shelf(tmp_path / "shelf")
+    plan = _plan(book)
+    threaded, _reports, _ = _run(plan, workers=2)
+    monkeypatch.setattr(look_pass, "PROCESSES_FROM", 1)
+
+    def no_semaphores(*_args: object, **_kw: object) -> None:
+        raise OSError(38, "Function not implemented")  # what sem_open says in some sandboxes
+
+    monkeypatch.setattr(look_pass, "ProcessPoolExecutor", no_semaphores)
+    found, reports, finished = _run(plan, workers=2)
+    assert finished and reports[-1].pages_done == 5
+    assert found == threaded

@@ -158,6 +158,7 @@ from transcribe_import.engine.api.runs import (
 )
 from transcribe_import.engine.api.undo import (
     RevertPreview,
+    free_to_undo,
     list_trash,
     preview_revert,
     purge_trash,
@@ -207,6 +208,7 @@ from transcribe_import.engine.storage.corpus import (
     UnfinishedImport,
 )
 from transcribe_import.engine.storage.trash import TrashEntry
+from transcribe_import.engine.storage.trash import Unfinished as TrashUnfinished
 from transcribe_import.engine.watch.records import DropKind, DropRecord, DropState
 
 __all__ = [
@@ -308,6 +310,8 @@ __all__ = [
     "RevertResult",
     "NotebookRevert",
     "TrashEntry",
+    "TrashUnfinished",
+    "free_to_undo",
     "preview_revert",
     "revert",
     "unfinished_undos",

@@ -478,6 +478,8 @@ def validate_plan(
 ) -> ValidationReport:
     """Every problem of ``plan`` against the disk and the corpus as they are now, with the
     pages worth a second look of the kinds ``hints`` (None: every kind) as information."""
+    from transcribe_import.engine.planning import inks
+    from transcribe_import.engine.planning.look_cache import VerdictCache
     from transcribe_import.engine.planning.validate import validate
     from transcribe_import.engine.runs.incomplete import unfinished_imports
 
@@ -487,19 +489,23 @@ def validate_plan(
     own = {r.run_id for r in store.runs_for_plan(plan.plan_id)}
     # A run of this plan whose record was quarantined still landed this plan's notebooks.
     own |= {rid for rid, pid in store.orphan_plans().items() if pid == plan.plan_id}
-    return validate(
-        corpus,
-        plan,
-        settings=settings,
-        workers=workers,
-        own_run_ids=own,
-        unfinished_of=lambda notebook_id: incomplete().get(notebook_id),
-        hints=ALL_HINTS if hints is None else hints,
-    )
+    # The rescans' verdicts this corpus kept (``plan`` made them, or an earlier validation)
+    # are not made again, and those made now are kept for the next.
+    with inks.verdicts_kept(VerdictCache(corpus.root)):
+        return validate(
+            corpus,
+            plan,
+            settings=settings,
+            workers=workers,
+            own_run_ids=own,
+            unfinished_of=lambda notebook_id: incomplete().get(notebook_id),
+            hints=ALL_HINTS if hints is None else hints,
+        )
 
 
 def load_plan_file(path: Path) -> ImportPlan:
-    """A plan document from a file (``PlanDocumentError`` naming the file and the fault)."""
+    """A plan document from a file (``PlanDocumentError`` naming the file and the fault; a
+    coded ``TranscribeError`` when the disk fails to read it)."""
     from transcribe_import.engine.planning.plan import load_plan
 
     return load_plan(path)

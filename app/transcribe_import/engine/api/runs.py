@@ -16,6 +16,7 @@ from transcribe_import.engine.api.run_state import (
 )
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.ids import MIN_ID_PREFIX, ids_by_prefix, is_valid_id
+from transcribe_import.engine.planning import placement
 from transcribe_import.engine.planning.plan import ImportPlan, Op
 from transcribe_import.engine.runs.model import (
     HistoryEvent,
@@ -150,6 +151,8 @@ class OutcomeRow:
     outcome: ItemOutcome
     started: bool = False  # being committed right now (an item_started event arrived)
     pages_staged: int = 0  # of its checkpoint in flight: staged, not landed yet (while started)
+    # Of its pages, the rescans that replace a page of the notebook (the rest are added).
+    pages_replacing: int = 0
 
     @property
     def state(self) -> ItemState:
@@ -169,6 +172,7 @@ def outcome_rows(plan: ImportPlan, record: RunRecord) -> list[OutcomeRow]:
             it.notebook_id,
             it.imported_page_count(),
             outcomes[it.item_id],
+            pages_replacing=it.imported_page_count() - placement.added_pages(it),
         )
         for it in plan.items
     ]

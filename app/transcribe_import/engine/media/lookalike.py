@@ -267,10 +267,13 @@ def page_seen(
     size: int,
     data: bytes | None = None,
     any_type: bool = True,
+    detail: bool = True,
 ) -> tuple[Seen | None, ...]:
     """The ink and look of each page of a page file, None where they could not be made.
     ``any_type``: a PNG, TIFF, WebP or HEIC page too, decoded whole (what a verification
-    asks of a page whose ink is not in memory); else only JPEG and PDF pages."""
+    asks of a page whose ink is not in memory); else only JPEG and PDF pages. ``detail``:
+    a sparse page's ink has its detail (``ink.ink_of``), from a second, larger decode;
+    without it, the ink is the look's alone (the look is the same)."""
     try:
         with _opened(path, size, data) as fp:
             if media_type == PDF:
@@ -281,7 +284,7 @@ def page_seen(
                 images = [(im, None) for im in _whole_images(path, page_count, size, data)]
             else:
                 return (None,) * page_count
-            return tuple(_seen(im, finer) for im, finer in images)
+            return tuple(_seen(im, finer if detail else None) for im, finer in images)
     except _LOOK_ERRORS:
         return (None,) * page_count
 

@@ -10,20 +10,24 @@ shelf of thousands of pages decodes a handful again.
 
 Inks are kept as bytes (one byte a pixel: some 185 kB a page), the ``LIMIT`` most recent;
 verdicts (a pair's score) are kept for good, so a review validated again and again after
-each edit verifies each pair once. Both are keyed by page key (``sha256#index``): the same
-bytes are the same page whatever plan holds them.
+each edit verifies each pair once, and in the corpus (``verdicts_kept``, look_cache.py), so
+``validate`` after ``plan`` in another process verifies none again. Both are keyed by page
+key (``sha256#index``): the same bytes are the same page whatever plan holds them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from transcribe_import.engine.media import check, ink, lookalike
+from transcribe_import.engine.planning.look_cache import VerdictCache, Verdicts
 from transcribe_import.engine.storage import fsio
 
 # The inks kept: about 47 MB at 512 pixels.
@@ -122,7 +126,33 @@ def score(
     value = 0.0 if mine is None or theirs is None else ink.score(theirs, ink.turned(mine, turn))
     with _lock:
         _scores[memo] = value
+        if mine is not None and theirs is not None:  # a page not read says nothing for good
+            for made in _recording:
+                made[memo] = value
     return value
+
+
+# The verdicts made while each ``verdicts_kept`` is open, to be kept when it closes.
+_recording: list[Verdicts] = []
+
+
+@contextlib.contextmanager
+def verdicts_kept(cache: VerdictCache) -> Iterator[None]:
+    """Take the verdicts ``cache`` kept (a pair verified in another process, by ``plan``
+    before this ``validate``, is not verified again), and keep there the verdicts made
+    until this closes."""
+    kept = cache.read_new()
+    made: Verdicts = {}
+    with _lock:
+        for memo, value in kept.items():
+            _scores.setdefault(memo, value)
+        _recording.append(made)
+    try:
+        yield
+    finally:
+        with _lock:
+            _recording.remove(made)
+        cache.add(made)
 
 
 def forget() -> None:
@@ -130,3 +160,4 @@ def forget() -> None:
     with _lock:
         _inks.clear()
         _scores.clear()
+    VerdictCache.forget_reads()

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from pathlib import Path
 
 import orjson
@@ -57,6 +57,16 @@ def _entry(line: bytes) -> tuple[str, str | None] | None:
     return key, look
 
 
+def _key_of(line: bytes) -> str | None:
+    """A line's page key, read without parsing the line (``["KEY", ...]``, keys being
+    plain ASCII); None when the line does not start as one does. ``_entry`` checks the
+    whole line of a key that is wanted."""
+    end = line.find(b'"', 2)
+    if not line.startswith(b'["') or end < 0:
+        return None
+    return line[2:end].decode("ascii", "replace")
+
+
 def _lines(looks: Mapping[str, str | None]) -> bytes:
     """``looks`` as the cache's lines, one a page."""
     return b"".join(orjson.dumps([key, look]) + b"\n" for key, look in looks.items())
@@ -68,23 +78,36 @@ class LookCache:
     def __init__(self, corpus_root: Path) -> None:
         self.path = corpus_root / CACHE_FILE
 
-    def read(self) -> dict[str, str | None]:
-        """Every look kept (page key → look or None); nothing when there is no cache. A
-        cache of ``LIMIT`` lines or more is written again with its latest half."""
+    def read(self, wanted: Container[str] | None = None) -> dict[str, str | None]:
+        """The looks kept (page key → look or None) of the pages ``wanted`` (every page's
+        when None); nothing when there is no cache. A cache of ``LIMIT`` lines or more is
+        written again with its latest half.
+
+        The cache is read as an index: a line's key is its first field, so only the lines
+        of pages wanted are parsed and checked (a pass of 20,000 pages against a cache of
+        400,000 lines parses 20,000)."""
         try:
             data = self.path.read_bytes()
         except OSError:
             return {}
         lines = data.splitlines()
+        if len(lines) >= LIMIT:
+            looks = self._read_lines(lines, None)
+            looks = dict(list(looks.items())[-(LIMIT // 2) :])
+            self._rewrite(looks)
+            return looks if wanted is None else {k: v for k, v in looks.items() if k in wanted}
+        return self._read_lines(lines, wanted)
+
+    @staticmethod
+    def _read_lines(lines: list[bytes], wanted: Container[str] | None) -> dict[str, str | None]:
         looks: dict[str, str | None] = {}
         for line in lines:  # a line at a time: the GIL is handed round between them
+            if wanted is not None and _key_of(line) not in wanted:
+                continue
             entry = _entry(line)
             if entry is not None:
                 looks.pop(entry[0], None)  # kept in the order last written
                 looks[entry[0]] = entry[1]
-        if len(lines) >= LIMIT:
-            looks = dict(list(looks.items())[-(LIMIT // 2) :])
-            self._rewrite(looks)
         return looks
 
     def add(self, looks: Mapping[str, str | None]) -> None:
@@ -106,3 +129,109 @@ class LookCache:
                 fsio.write_disposable(self.path, text)
             except OSError as exc:
                 log.info("look cache %s not written again: %s", self.path, exc)
+
+
+# A verification's verdicts (planning/inks.py: a pair of pages' score), kept beside the looks
+# so that ``validate`` after ``plan``, a plan opened again and a Scan Again verify no pair a
+# second time (a verification is some 25 ms a pair, the largest part of a validation that
+# has any). The version names how a pair is scored (media/ink.py ``score``): bump it when
+# a pair would score otherwise.
+VERDICTS_FILE = Path("cache") / "verdicts-v1.jsonl"
+
+# A verdict: (page key, the other page's key, quarter turns) → the score.
+Verdicts = dict[tuple[str, str, int], float]
+
+# How far each verdicts file was read in this process (path → bytes): the file is only
+# appended to, so a process reads each line once however often it validates.
+_read_to: dict[Path, int] = {}
+
+
+def _verdict(line: bytes) -> tuple[tuple[str, str, int], float] | None:
+    """A verdict line's pair and score; None when the line is not one (torn, damaged)."""
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    if not (isinstance(value, list) and len(value) == 4):
+        return None
+    key, other, turn, score = value
+    if not (
+        isinstance(key, str)
+        and isinstance(other, str)
+        and type(turn) is int
+        and isinstance(score, float | int)
+        and 0 <= score <= 1
+    ):
+        return None
+    return (key, other, turn), float(score)
+
+
+class VerdictCache:
+    """The verdicts kept in one corpus (``corpus_root``), like the looks: appended without
+    fsync, a line that cannot be read skipped (that pair verified again), written again
+    with its latest half at ``LIMIT`` lines."""
+
+    def __init__(self, corpus_root: Path) -> None:
+        self.path = corpus_root / VERDICTS_FILE
+
+    def read_new(self) -> Verdicts:
+        """The verdicts written since this process last read the file (all of them the
+        first time, or when the file was written again since)."""
+        try:
+            with self.path.open("rb") as f:
+                size = f.seek(0, 2)
+                start = _read_to.get(self.path, 0)
+                start = 0 if start > size else start
+                f.seek(start)
+                data = f.read(size - start)
+        except OSError:
+            return {}
+        whole = data.rfind(b"\n") + 1  # a line still being written is read next time
+        _read_to[self.path] = start + whole
+        lines = data[:whole].splitlines()
+        verdicts: Verdicts = {}
+        for line in lines:
+            entry = _verdict(line)
+            if entry is not None:
+                verdicts[entry[0]] = entry[1]
+        if start == 0 and len(lines) >= LIMIT:
+            verdicts = dict(list(verdicts.items())[-(LIMIT // 2) :])
+            text = b"".join(orjson.dumps([*pair, s]) + b"\n" for pair, s in verdicts.items())
+            with _lock:
+                try:
+                    fsio.write_disposable(self.path, text)
+                    _read_to[self.path] = len(text)
+                except OSError as exc:
+                    log.info("verdict cache %s not written again: %s", self.path, exc)
+        return verdicts
+
+    @staticmethod
+    def forget_reads() -> None:
+        """Read every file whole again next time (``inks.forget`` let its verdicts go)."""
+        _read_to.clear()
+
+    def add(self, verdicts: Verdicts) -> None:
+        """Keep ``verdicts``, appended; a failure is only logged."""
+        if not verdicts:
+            return
+        text = b"".join(orjson.dumps([*pair, s]) + b"\n" for pair, s in verdicts.items())
+        with _lock:
+            try:
+                fsio.make_dirs(self.path.parent)
+                if not _ends_a_line(self.path):  # a line torn by a crash: not this one too
+                    text = b"\n" + text
+                fsio.append_disposable(self.path, text)
+            except OSError as exc:
+                log.info("verdicts not kept in %s: %s", self.path, exc)
+
+
+def _ends_a_line(path: Path) -> bool:
+    """Whether ``path`` is empty, missing or ends with a whole line."""
+    try:
+        with path.open("rb") as f:
+            if f.seek(0, 2) == 0:
+                return True
+            f.seek(-1, 2)
+            return f.read(1) == b"\n"
+    except OSError:
+        return True

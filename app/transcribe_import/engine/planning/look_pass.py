@@ -19,10 +19,14 @@ cannot be made is not compared, and nothing else depends on it.
 
 from __future__ import annotations
 
-import threading
+import logging
+import multiprocessing
+import signal
 import time
+from collections import deque
 from collections.abc import Callable, Container, Generator, Iterator, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -33,6 +37,8 @@ from transcribe_import.engine.planning.look_cache import LookCache
 from transcribe_import.engine.planning.look_progress import LooksMade
 from transcribe_import.engine.planning.lookalikes import file_of_key, page_key
 from transcribe_import.engine.planning.plan import ImportPlan, PlanItem, PlanPage, PlanSource
+
+log = logging.getLogger(__name__)
 
 # The media types whose looks this pass makes (the scan makes the others' from its check).
 PASS_TYPES = frozenset({JPEG, PDF})
@@ -116,9 +122,14 @@ class Looked:
     made: bool
 
 
-def look_job(job: LookJob) -> Looked:
+def look_job(job: LookJob, *, keep_inks: bool = True) -> Looked:
     """The looks of ``job``'s pages, each None when it cannot be made: the file gone,
-    changed since the scan (its bytes are not the plan's), or not decodable."""
+    changed since the scan (its bytes are not the plan's), or not decodable.
+
+    ``keep_inks``: each page's ink (and a sparse page's detail, which needs a second,
+    larger decode) is made and kept for the verifications to come (``inks.keep``); without
+    it only what the look is made of is (the ink at ``ink.SIDE``): the same look, less work,
+    and a verification makes the ink of the few pages it asks about from their files."""
     none: dict[str, str | None] = {page_key(job.sha256, i): None for i in job.page_indexes}
     try:
         read = check.read_once(job.path, size=job.size)
@@ -127,16 +138,74 @@ def look_job(job: LookJob) -> Looked:
     if read.sha256 != job.sha256:
         return Looked(none, made=False)
     seen = lookalike.page_seen(
-        job.path, job.media_type, job.page_count, size=job.size, data=read.data, any_type=False
+        job.path,
+        job.media_type,
+        job.page_count,
+        size=job.size,
+        data=read.data,
+        any_type=False,
+        detail=keep_inks,
     )
     looks: dict[str, str | None] = {}
     for i in job.page_indexes:
         key = page_key(job.sha256, i)
         page = seen[i] if i < len(seen) else None
         looks[key] = None if page is None else page.kept()
-        if page is not None:
+        if page is not None and keep_inks:
             inks.keep(key, page.ink)  # in hand now: a verification need not decode it again
     return Looked(looks, made=True)
+
+
+def look_jobs(jobs: Sequence[LookJob], keep_inks: bool) -> list[Looked]:
+    """``look_job`` of each of ``jobs``, in order: one task of a pass's pool."""
+    return [look_job(job, keep_inks=keep_inks) for job in jobs]
+
+
+# A pass of at least this many pages runs in worker processes, one a worker: the looks'
+# arithmetic (Pillow and numpy on a 512-pixel page, a few ms each) holds the GIL for much
+# of its time, so threads used 1.2 of two cores, and processes use both. Below it, threads
+# in this process: starting a worker (importing numpy and Pillow) costs some 0.3 s, which
+# a small plan would not win back, and its pages' inks are kept for its verifications.
+PROCESSES_FROM = 200
+# The pages a worker process is handed at a time: enough that sending them and their looks
+# back costs little, few enough that a stop waits for at most a few pages a worker.
+CHUNK_PAGES = 8
+
+
+def _chunks(jobs: Sequence[LookJob], pages: int) -> Iterator[tuple[LookJob, ...]]:
+    """``jobs`` in order, cut into runs of about ``pages`` pages each."""
+    chunk: list[LookJob] = []
+    count = 0
+    for job in jobs:
+        chunk.append(job)
+        count += job.pages
+        if count >= pages:
+            yield tuple(chunk)
+            chunk, count = [], 0
+    if chunk:
+        yield tuple(chunk)
+
+
+def _quiet_worker() -> None:
+    """A worker process leaves Ctrl-C to the process that started it (which stops the pass
+    between chunks): the terminal sends it to the whole process group."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _pool(workers: int, pages: int) -> tuple[Executor, int, bool]:
+    """The pool a pass of ``pages`` pages runs on, the pages of a task, and whether the
+    inks are kept (only in this process: a worker's would cost more to send back than to
+    make again for the few pages a verification asks about)."""
+    if workers > 1 and pages >= PROCESSES_FROM:
+        # spawn, not fork: a window's or a CLI's threads may hold locks a fork would copy.
+        context = multiprocessing.get_context("spawn")
+        try:
+            pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_quiet_worker)
+        except (OSError, ImportError) as exc:  # no semaphores here (a sandbox): threads
+            log.info("the look pass runs on threads: no worker processes (%s)", exc)
+        else:
+            return pool, CHUNK_PAGES, False
+    return ThreadPoolExecutor(max(1, workers), thread_name_prefix="looks"), 1, True
 
 
 def _kept_apart(
@@ -168,55 +237,81 @@ def make_looks(
     should_stop: Callable[[], bool] | None = None,
     cache: LookCache | None = None,
 ) -> Generator[LooksMade, None, bool]:
-    """Make the looks of ``jobs`` on ``workers`` threads, yielding how many pages there are
-    first (with the looks ``cache`` kept of them already), then what was found at least
-    every ``REPORT_INTERVAL_S``, and once at the end (a report that ``finished``); returns
-    whether every job was done (False: ``should_stop`` turned true, asked between files;
-    the looks found until then were yielded). Each look made is kept in ``cache``."""
+    """Make the looks of ``jobs`` on ``workers`` workers (processes for a large pass,
+    threads for a small one: ``PROCESSES_FROM``), yielding how many pages there are first
+    (with the looks ``cache`` kept of them already), then what was found at least every
+    ``REPORT_INTERVAL_S``, and once at the end (a report that ``finished``); returns
+    whether every job was done (False: ``should_stop`` turned true, asked as each task is
+    done; the looks found until then were yielded). Tasks are taken up in the jobs' order
+    and their looks handed on and kept in ``cache`` in that order, whatever worker was
+    quicker, so a pass gives the same reports and the same cache from the same jobs."""
     total = sum(job.pages for job in jobs)
     found: dict[str, str | None] = {}
     if cache is not None and jobs:
-        found, jobs = _kept_apart(jobs, cache.read())
+        found, jobs = _kept_apart(jobs, cache.read(_page_keys(jobs)))
     done = len(found)
     reported = time.monotonic()
-    stop = threading.Event()
-    queue = iter(jobs)
+    stopped = False
     if total:
         # How many there are, before the first file is done, and those already known.
         yield LooksMade(found, done, total)
         found = {}
-    with ThreadPoolExecutor(max(1, workers), thread_name_prefix="looks") as pool:
-        running: dict[Future[Looked], LookJob] = {}
+    pool, chunk_pages, keep_inks = _pool(workers, sum(job.pages for job in jobs))
+    tasks = _chunks(jobs, chunk_pages)
+    with pool:
+        running: deque[tuple[Future[list[Looked]], tuple[LookJob, ...]]] = deque()
 
         def top_up() -> None:
-            while len(running) < 2 * max(1, workers) and not stop.is_set():
-                job = next(queue, None)
-                if job is None:
+            while len(running) < 2 * max(1, workers) and not stopped:
+                chunk = next(tasks, None)
+                if chunk is None:
                     return
-                running[pool.submit(look_job, job)] = job
+                try:
+                    future = pool.submit(look_jobs, chunk, keep_inks)
+                except BrokenProcessPool:  # its workers died: the rest is made here
+                    future = Future()
+                    future.set_result(look_jobs(chunk, keep_inks=False))
+                running.append((future, chunk))
 
         top_up()
         while running:
-            finished, _ = wait(running, timeout=0.05, return_when=FIRST_COMPLETED)
-            for future in finished:
-                job = running.pop(future)
-                looked = future.result()
-                found.update(looked.looks)
-                if looked.made and cache is not None:
-                    cache.add(looked.looks)
-                done += job.pages
-            if should_stop is not None and should_stop():
-                stop.set()
+            future, chunk = running[0]
+            if wait([future], timeout=0.05).done:
+                running.popleft()
+                for looked, job in zip(_result(future, chunk), chunk, strict=True):
+                    found.update(looked.looks)
+                    if looked.made and cache is not None:
+                        cache.add(looked.looks)
+                    done += job.pages
+            if not stopped and should_stop is not None and should_stop():
+                stopped = True
+                for waiting, _chunk in running:
+                    waiting.cancel()  # not begun: dropped; begun: done, its looks yielded
             top_up()
+            if stopped:
+                running = deque(item for item in running if not item[0].cancelled())
             now = time.monotonic()
             if found and (now - reported >= REPORT_INTERVAL_S or not running):
                 yield LooksMade(found, done, total)
                 found, reported = {}, now
-    if stop.is_set():
+    if stopped:
         return False
     if total == 0 or found:
         yield LooksMade(found, done, total)
     return True
+
+
+def _page_keys(jobs: Sequence[LookJob]) -> set[str]:
+    return {page_key(job.sha256, i) for job in jobs for i in job.page_indexes}
+
+
+def _result(future: Future[list[Looked]], chunk: tuple[LookJob, ...]) -> list[Looked]:
+    """A task's looks; made here when its worker process died (killed, out of memory), so
+    a pass ends with every look whatever became of its workers."""
+    try:
+        return future.result()
+    except BrokenProcessPool:
+        return look_jobs(chunk, keep_inks=False)
 
 
 def with_looks(plan: ImportPlan, looks: Mapping[str, str | None]) -> ImportPlan:

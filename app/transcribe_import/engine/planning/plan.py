@@ -114,15 +114,19 @@ def save_plan(plan: ImportPlan, path: Path) -> None:
 
 
 def load_plan(path: Path) -> ImportPlan:
+    """The plan in ``path``: ``PlanDocumentError`` when it is not one the app can use, a coded
+    ``TranscribeError`` when the disk fails to read it."""
     try:
         with fsio.open_regular(path, max_bytes=fsio.MAX_DOCUMENT_BYTES) as f:
             data = read_in_slices(f)
     except FileNotFoundError:
         raise PlanDocumentError(f"{path}: no such plan file; make a plan first.") from None
-    except OSError as exc:
+    except fsio.RefusedRead as exc:  # what the file is: not a plan the app wrote
         raise PlanDocumentError(
             f"{path}: cannot be read ({exc.strerror}); give a plan file the app wrote."
         ) from None
+    except OSError as exc:  # the disk's failure, coded as every command codes it
+        raise fsio.problem_from_oserror(exc, path, "reading the plan") from None
     try:
         # In short calls: a worker reading a big plan leaves the window's thread the GIL.
         doc = loads_in_slices(data)

@@ -77,6 +77,8 @@ class HistoryEvent(enum.StrEnum):
     CANCEL_REQUESTED = "cancel_requested"
     REVERT_REQUESTED = "revert_requested"
     REVERTED = "reverted"  # written as RunStatus.REVERTED, the one transition after an end
+    # Some of the run's notebooks undone, the blocked ones left in place: the status stays.
+    PARTLY_REVERTED = "partly_reverted"
     REVERT_ABANDONED = "revert_abandoned"
     RESTORE_REQUESTED = "restore_requested"  # a person asked to put an undone run back
     RESTORED = "restored"  # put back from the trash: the status it ended with is its own again

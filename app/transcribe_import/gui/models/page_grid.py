@@ -101,7 +101,7 @@ def badges(row: PageRow) -> tuple[Badge, ...]:
     """The badges of a page, in the order they are drawn."""
     source = row.source
     found = []
-    if source.excluded or source.planned_skip:
+    if source.excluded or source.planned_skip or row.left_out:
         found.append(Badge.LEFT_OUT)
     if source.duplicate is not None:
         found.append(Badge.DUPLICATE)
@@ -337,7 +337,7 @@ class PageCellPainter:
         pictures = self.look.pictures
         cache = pictures.cache_for(zoom * self.look.device_ratio())
         pixmap = pictures.picture(cache, row)
-        left_out = row.source.excluded or row.source.planned_skip
+        left_out = row.source.excluded or row.source.planned_skip or row.left_out
         if pixmap is None:
             self._placeholder(painter, box, row, cache, palette)
         else:

@@ -58,6 +58,14 @@ class PageRow:
     sideways_words: str | None = None  # why, and the likely angle (api.sideways_words)
     # Worth a second look (api.page_hints: blank, too small, too dark or light, blurred).
     hints: tuple[PageHint, ...] = ()
+    # A page of a file of several the person left out (the source's ``left_out``): shown,
+    # greyed, after the file's imported pages, so that it can be seen and taken back.
+    left_out: bool = False
+
+    @property
+    def imported(self) -> bool:
+        """Whether the page lands: its file is imported and it was not left out of it."""
+        return self.source.imported and not self.left_out
 
     @property
     def key(self) -> tuple[str, int]:

@@ -112,6 +112,9 @@ class ReviewPage(QWidget):
         self.items_view.selectionModel().currentRowChanged.connect(self._on_item_row_changed)
         self.page_view.selectionModel().selectionChanged.connect(self._update_actions)
         self.page_view.selectionModel().selectionChanged.connect(self._show_selected_pages)
+        # Another notebook's pages (a reset clears the selection without selectionChanged):
+        # the viewer never goes on showing a page of the notebook left (#34).
+        self.pages_model.modelReset.connect(self._show_selected_pages)
         self.pages_model.edit_failed.connect(self.show_error)
         session.plan_changed.connect(self._on_plan_changed)
         session.item_changed.connect(self._on_item_changed)
@@ -518,8 +521,23 @@ class ReviewPage(QWidget):
         rows = self.selected_rows()
         if len(rows) != 1:
             return None
+        row = self.pages_model.row(rows[0])
+        why = None
+        if row.number is None:
+            why = (
+                self.tr("Not a page of the notebook: a duplicate, skipped")
+                if row.source.planned_skip
+                else self.tr("Not a page of the notebook: left out")
+                if row.source.excluded or row.left_out
+                else None
+            )
         return Place(
-            rows[0] + 1, self.pages_model.rowCount(), self.pages_model.page_at(rows[0]).label
+            rows[0] + 1,
+            self.pages_model.rowCount(),
+            row.page.label,
+            in_notebook=row.number,
+            notebook_pages=self.pages_model.notebook_pages,
+            not_a_page=why,
         )
 
     def _show_selected_pages(self) -> None:
@@ -662,9 +680,10 @@ class ReviewPage(QWidget):
         for action in (self.sort_name_action, self.sort_capture_action, self.sort_mtime_action):
             action.setEnabled(count > 1)
         self.sort_button.setEnabled(count > 1)
-        self.exclude_action.setEnabled(any(not s.excluded for s in sources))
+        page_rows = [self.pages_model.row(r) for r in rows]
+        self.exclude_action.setEnabled(any(r.imported for r in page_rows))
         self.include_action.setEnabled(any(s.excluded or s.left_out for s in sources))
-        turnable = bool(rows) and all(self.pages_model.page_at(r).render is None for r in rows)
+        turnable = bool(rows) and all(r.page.render is None and not r.left_out for r in page_rows)
         self.turn_right_action.setEnabled(turnable)
         self.turn_left_action.setEnabled(turnable)
         self.turn_button.setEnabled(turnable)
@@ -679,12 +698,12 @@ class ReviewPage(QWidget):
             item is not None
             and item.op is Op.IMPORT_INTO_NOTEBOOK
             and len(rows) == 1
-            and sources[0].imported
+            and page_rows[0].imported
         )
         self.cover_action.setEnabled(
             item is not None
             and len(rows) == 1
-            and sources[0].imported
+            and page_rows[0].imported
             and self.pages_model.page_at(rows[0]).page_id != item.cover_page_id
         )
         self.validate_action.setEnabled(self.session.plan is not None)

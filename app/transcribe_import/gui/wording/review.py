@@ -87,10 +87,11 @@ def op_words(item: PlanItem) -> str:
 
 
 def op_explanation(item: PlanItem) -> str:
+    # Named by its title, never its id (#34): the id is the Corpus view's Id column's.
     if item.op is Op.CREATE_NOTEBOOK:
-        return _t("PlanItemState", "Creates a new notebook (id {id})").format(id=item.notebook_id)
-    return _t("PlanItemState", "Adds pages to the notebook “{title}” (id {id})").format(
-        title=notebook_name(item.notebook_id), id=item.notebook_id
+        return _t("PlanItemState", "Creates a new notebook")
+    return _t("PlanItemState", "Adds pages to the notebook “{title}”").format(
+        title=notebook_name(item.notebook_id)
     )
 
 
@@ -210,6 +211,27 @@ def import_into_words(notebook_id: str) -> str:
     return _t("Resolution", "Import into “{title}” instead").format(
         title=notebook_name(notebook_id)
     )
+
+
+def keep_both_for_all_words(n: int, every: bool) -> str:
+    """The button that answers Keep Both to ``n`` open rescan questions at once: a group's
+    (beside its heading), or ``every`` one of the notebook's (above the groups)."""
+    if every:
+        return plural(
+            n,
+            _t("Lookalike", "Keep Both for the 1 Question"),
+            _t("Lookalike", "Keep Both for All %Ln Questions", "", n),
+        )
+    return plural(
+        n,
+        _t("Lookalike", "Keep Both for the 1 Left"),
+        _t("Lookalike", "Keep Both for These %Ln", "", n),
+    )
+
+
+def kept_both_for_all_words() -> str:
+    """In place of Keep Both for All once pressed (as wide as the button was: short)."""
+    return _t("Lookalike", "Answered: Keep Both.")
 
 
 def more_alike_words(n: int) -> str:

@@ -1,0 +1,297 @@
+"""Benchmark: a shelf of tens of thousands of pages, `plan` and `validate` beside a hash walk.
+
+Issue #38: an archive's shelf is notebooks of 500 JPEG pages (600x850, a phone's or a
+scanner's small export), each page its own handwriting (random lines of words in one of the
+Debian handwriting fonts tests/helpers/pages.py names), generated once under bench/_work/
+and reused. For each shelf size, in one run, each side its own child process, the tree warm
+in the page cache (an untimed walk first):
+
+  hash walk   os.scandir walk, read and sha256 every byte of every file, one thread
+  plan        the command a user runs: ``transcribe-import plan SHELF -o PLAN`` in a fresh
+              corpus (the scan, the look pass, the validation, the plan written, its summary)
+  validate    ``transcribe-import validate PLAN`` of that plan
+
+Each side's wall time, CPU (the child's user + system time, every thread and process it
+started) and peak RSS (the largest of the child's processes, from ``wait4``). Reported: plan
+and validate over the walk (wall), CPU growth from the smallest shelf to each larger one
+against the growth of the pages, peak RSS. Figures go to standard output as a Markdown
+table; the lead folds them into bench/RESULTS.md.
+
+    PYTHONPATH=app .venv/bin/python bench/bench_shelf.py [--pages 5000 20000] [--repeat 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+WORK = BENCH / "_work"
+APP = BENCH.parent / "app"
+PER_NOTEBOOK = 500
+WIDTH, HEIGHT = 600, 850
+
+FONTS = (
+    "/usr/share/fonts/truetype/fifthhorseman/dkg.ttf",
+    "/usr/share/fonts/truetype/breip/Breip.ttf",
+    "/usr/share/fonts/truetype/femkeklaver/femkeklaver.ttf",
+    "/usr/share/fonts/truetype/rufscript/Rufscript010.ttf",
+    "/usr/share/fonts/truetype/sjfonts/SteveHand.ttf",
+    "/usr/share/fonts/opentype/dancingscript/DancingScript-Regular.otf",
+)
+WORDS = [
+    "the",
+    "river",
+    "was",
+    "high",
+    "this",
+    "morning",
+    "and",
+    "we",
+    "crossed",
+    "it",
+    "at",
+    "the",
+    "old",
+    "ford",
+    "before",
+    "noon",
+    "snow",
+    "on",
+    "the",
+    "hills",
+    "mother",
+    "wrote",
+    "again",
+    "about",
+    "the",
+    "farm",
+    "prices",
+    "of",
+    "wool",
+    "and",
+    "barley",
+    "walked",
+    "to",
+    "the",
+    "station",
+    "in",
+    "the",
+    "rain",
+    "letters",
+    "from",
+    "Anna",
+    "nothing",
+    "from",
+    "the",
+    "office",
+    "measured",
+    "the",
+    "north",
+    "field",
+    "seven",
+    "hundred",
+    "paces",
+    "long",
+    "reindeer",
+    "tracks",
+    "near",
+    "the",
+    "lake",
+    "fish",
+    "soup",
+    "for",
+    "supper",
+]
+
+
+def shelf_path(pages: int) -> Path:
+    return WORK / f"shelf-{pages}"
+
+
+def _notebook(args: tuple[Path, int, int]) -> int:
+    """Write one notebook's pages (its folder, its first page's number, how many)."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    folder, first, count = args
+    folder.mkdir(parents=True, exist_ok=True)
+    rnd = random.Random(first)
+    font = ImageFont.truetype(FONTS[first % len(FONTS)], 22)
+    for n in range(count):
+        page = Image.new("L", (WIDTH, HEIGHT), 236)
+        draw = ImageDraw.Draw(page)
+        for y in range(90, HEIGHT - 40, 28):  # the ruling, light
+            draw.line([(20, y), (WIDTH - 20, y)], fill=205)
+        draw.text((WIDTH - 80, 40), str(n + 1), fill=40, font=font)
+        kind = rnd.random()
+        lines = 1 if kind < 0.15 else 4 if kind < 0.35 else 26
+        for k in range(lines):
+            words = " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(3, 7)))
+            draw.text((40 + rnd.randint(0, 30), 66 + 28 * k), words, fill=35, font=font)
+        page.convert("RGB").save(folder / f"page {n + 1:03d}.jpg", "JPEG", quality=85)
+    return count
+
+
+def make_shelf(pages: int) -> Path:
+    """The shelf of ``pages`` pages in notebooks of ``PER_NOTEBOOK``, made once."""
+    root = shelf_path(pages)
+    done = root.with_name(root.name + ".complete")
+    if done.exists():
+        return root
+    if root.exists():
+        shutil.rmtree(root)
+    jobs = [
+        (
+            root / f"notebook {k + 1:03d}",
+            k * PER_NOTEBOOK,
+            min(PER_NOTEBOOK, pages - k * PER_NOTEBOOK),
+        )
+        for k in range((pages + PER_NOTEBOOK - 1) // PER_NOTEBOOK)
+    ]
+    with ProcessPoolExecutor(2) as pool:
+        assert sum(pool.map(_notebook, jobs)) == pages
+    done.write_text(f"{pages} pages\n")
+    return root
+
+
+def hash_walk(root: Path) -> int:
+    """Read and sha256 every file under ``root``; how many there were."""
+    files = 0
+    stack = [str(root)]
+    while stack:
+        with os.scandir(stack.pop()) as entries:
+            for entry in entries:
+                if entry.is_dir():
+                    stack.append(entry.path)
+                    continue
+                h = hashlib.sha256()
+                with open(entry.path, "rb") as f:
+                    while chunk := f.read(1024 * 1024):
+                        h.update(chunk)
+                files += 1
+    return files
+
+
+def side(argv: list[str], env: dict[str, str]) -> dict[str, float]:
+    """Run ``argv``; its wall time, CPU (user + system, its children included) and peak RSS."""
+    t0 = time.perf_counter()
+    pid = os.posix_spawn(argv[0], argv, env, file_actions=_quiet())
+    _pid, status, usage = os.wait4(pid, 0)
+    wall = time.perf_counter() - t0
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 1):  # validate exits 1 when the plan has problems to resolve
+        raise SystemExit(f"{' '.join(argv)} exited {code}")
+    return {
+        "wall": wall,
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "rss_mib": usage.ru_maxrss / 1024,
+    }
+
+
+def _quiet() -> list[tuple[int, int, str, int, int]]:
+    return [
+        (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+        (
+            os.POSIX_SPAWN_OPEN,
+            2,
+            str(WORK / "last-side.err"),
+            os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
+            0o644,
+        ),
+    ]
+
+
+def measure(pages: int) -> dict[str, float]:
+    root = make_shelf(pages)
+    hash_walk(root)  # the page cache warm for every side alike
+    env = {**os.environ, "PYTHONPATH": str(APP)}
+    py = sys.executable
+    walk = side([py, __file__, "--walk", str(root)], env)
+    with tempfile.TemporaryDirectory(dir=WORK) as tmp:
+        plan_file = Path(tmp) / "plan.json"
+        cli = [py, "-m", "transcribe_import", "--data-dir", str(Path(tmp) / "data")]
+        plan = side([*cli, "plan", str(root), "-o", str(plan_file)], env)
+        validate = side([*cli, "validate", str(plan_file)], env)
+        plan_bytes = plan_file.stat().st_size
+    return {
+        "pages": pages,
+        "walk": walk["wall"],
+        "walk_cpu": walk["cpu"],
+        "plan": plan["wall"],
+        "plan_cpu": plan["cpu"],
+        "plan_rss": plan["rss_mib"],
+        "validate": validate["wall"],
+        "validate_cpu": validate["cpu"],
+        "validate_rss": validate["rss_mib"],
+        "plan_bytes": plan_bytes,
+    }
+
+
+def table(rows: list[dict[str, float]]) -> str:
+    first = rows[0]
+    out = [
+        "| pages | hash walk | plan (wall, CPU) | plan / walk | validate (wall, CPU) "
+        "| validate / walk | CPU growth plan, validate (pages) | peak RSS plan, validate "
+        "| plan document |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in rows:
+        growth = (
+            "-"
+            if r is first
+            else f"{r['plan_cpu'] / first['plan_cpu']:.1f}x, "
+            f"{r['validate_cpu'] / first['validate_cpu']:.1f}x "
+            f"({r['pages'] / first['pages']:.0f}x)"
+        )
+        out.append(
+            f"| {r['pages']:,} | {r['walk']:.2f} s | {r['plan']:.1f} s, {r['plan_cpu']:.1f} s "
+            f"| **{r['plan'] / r['walk']:.2f}x** | {r['validate']:.1f} s, "
+            f"{r['validate_cpu']:.1f} s | {r['validate'] / r['walk']:.2f}x | {growth} "
+            f"| {r['plan_rss']:.0f} MiB, {r['validate_rss']:.0f} MiB "
+            f"| {r['plan_bytes'] / 1e6:.1f} MB |"
+        )
+    return "\n".join(out)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pages", type=int, nargs="+", default=[5000, 20000])
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--walk", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--make", action="store_true", help="only make the shelves")
+    args = ap.parse_args()
+    if args.walk is not None:
+        hash_walk(args.walk)
+        return
+    WORK.mkdir(exist_ok=True)
+    if args.make:
+        for pages in args.pages:
+            make_shelf(pages)
+        return
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    load_before = os.getloadavg()
+    rows = []
+    for pages in args.pages:
+        runs = [measure(pages) for _ in range(args.repeat)]
+        rows.append({k: statistics.median(r[k] for r in runs) for k in runs[0]})
+        print(json.dumps(rows[-1]), file=sys.stderr)
+    load_after = os.getloadavg()
+    print(
+        f"Run {started}, load average {load_before[0]:.2f} at the start, "
+        f"{load_after[0]:.2f} at the end, {os.cpu_count()} cores, median of {args.repeat}.\n"
+    )
+    print(table(rows))
+
+
+if __name__ == "__main__":
+    main()
