@@ -10,7 +10,7 @@ import orjson
 from PIL import Image
 
 from helpers import pages as labelled
-from helpers.cli import EXIT_USAGE, cli_json, ok, run_cli
+from helpers.cli import Exit, cli_json, ok, run_cli
 
 
 def _shelf(tmp_path: Path) -> Path:
@@ -66,7 +66,7 @@ def test_order_leaves_out_every_blank_page_in_one_edit(tmp_path: Path) -> None:
     assert excluded == ["shelf/Diary/p6.jpg", "shelf/Diary/p7.jpg"]
     assert "blank_pages" not in ok(run_cli(data, "validate", str(plan))).stdout
     before = plan.read_bytes()
-    refused = ok(run_cli(data, "order", str(plan), item, "--leave-out-blank"), EXIT_USAGE)
+    refused = ok(run_cli(data, "order", str(plan), item, "--leave-out-blank"), Exit.USAGE)
     assert "“Diary” has no blank page to leave out" in refused.stderr
     assert plan.read_bytes() == before
 
