@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from transcribe_import.cli import lookalikes as lookalikes_cli
 from transcribe_import.cli import placement as placement_cli
+from transcribe_import.cli import second_look as second_look_cli
 from transcribe_import.cli import signals
 from transcribe_import.cli import turns as turns_cli
 from transcribe_import.cli.output import json_out, say
@@ -299,7 +300,11 @@ def hinted(message: str, hint: str | None) -> str:
 
 
 def _print_report(
-    plan: ImportPlan, report: ValidationReport, plan_path: str = "PLAN", verbose: bool = True
+    plan: ImportPlan,
+    report: ValidationReport,
+    plan_path: str = "PLAN",
+    verbose: bool = True,
+    hints: frozenset[api.Hint] | None = None,
 ) -> None:
     """The report's problems, each with how to resolve it, then the totals; unless
     ``verbose``, the first few of each code and a count of the rest."""
@@ -328,17 +333,26 @@ def _print_report(
     every = f"transcribe-import validate {shlex.quote(plan_path)} --verbose"
     for code, (hidden, total) in cut.items():
         say(f"… and {hidden} more [{code}] ({total} in all; {every} lists them all)")
-    for line in turns_cli.sideways_lines(plan, plan_path):
+    for line in turns_cli.sideways_lines(plan, plan_path, hints):
         say(line)
+    for p in report.information:  # pages worth a second look: never counted as problems
+        item = plan.item(p.item_id)
+        short = api.short_id(item.item_id)
+        say(f"INFO [{p.code}] item {short} “{item.label}”: {p.message}")
+        if p.resolutions:
+            command = f"transcribe-import order {shlex.quote(plan_path)} {short}"
+            say(f"    resolve with: {command} {resolve_options(p)}")
+    told = len(report.information)
+    notes = f", {counted(told, 'note')} on pages worth a second look" if told else ""
     if report.ok:
         say(
             f"The plan is valid: {counted(len(plan.items), 'notebook')}, "
-            f"{counted(len(report.warnings), 'warning')}."
+            f"{counted(len(report.warnings), 'warning')}{notes}."
         )
     else:
         say(
-            f"{counted(len(report.errors), 'error')}, {counted(len(report.warnings), 'warning')}: "
-            "commit is refused until the errors are resolved."
+            f"{counted(len(report.errors), 'error')}, {counted(len(report.warnings), 'warning')}"
+            f"{notes}: commit is refused until the errors are resolved."
         )
 
 
@@ -362,6 +376,7 @@ RESOLUTION_FLAGS: dict[Resolution, str] = {
     Resolution.AS_COPY: "--as-copy",
     Resolution.COMPLETE: "--complete",
     Resolution.NEW_NOTEBOOK: "--new-notebook",
+    Resolution.LEAVE_OUT_BLANK: "--leave-out-blank",
     **placement_cli.RESOLUTION_FLAGS,
     **lookalikes_cli.RESOLUTION_FLAGS,
 }
@@ -383,11 +398,12 @@ ORDER_HINT = "order "
 
 def cmd_validate(corpus: Corpus, args: argparse.Namespace) -> int:
     plan = _load(args.plan)
-    report = api.validate_plan(corpus, plan)
+    hints = second_look_cli.hints_asked(args)
+    report = api.validate_plan(corpus, plan, hints=hints)
     if args.json:
         json_out(report.to_json())
     else:
-        _print_report(plan, report, args.plan, args.verbose)
+        _print_report(plan, report, args.plan, args.verbose, hints)
     return ExitCode.OK if report.ok else ExitCode.INVALID_PLAN
 
 
@@ -421,6 +437,8 @@ def cmd_order(corpus: Corpus, args: argparse.Namespace) -> int:
             new = placement_cli.order_edit(corpus, item, args)
         elif args.turn is not None:
             new, answered = turns_cli.order_edit(item, args.turn)
+        elif second_look_cli.wants_leave_out_blank(args):
+            new, answered = second_look_cli.order_edit(item)
         else:
             new = _reorder(item, args)
     except ValueError as exc:
