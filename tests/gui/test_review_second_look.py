@@ -25,9 +25,9 @@ pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSi
 
 
 def write_shelf(root: Path) -> Path:
-    """A notebook of six written pages, two blank ones and one each dark, light, blurred and
-    too small: 01-06.jpg, then 07-blank.jpg, 08-blank.jpg, 09-dark.jpg, 10-light.jpg,
-    11-blurred.jpg, 12-small.jpg."""
+    """A notebook of six written pages, two blank ones and one each dark, light, blurred,
+    too small and sideways: 01-06.jpg, then 07-blank.jpg, 08-blank.jpg, 09-dark.jpg,
+    10-light.jpg, 11-blurred.jpg, 12-small.jpg, 13-sideways.jpg."""
     nb = labelled.notebook(11, labelled.Paper.RULED, labelled.Light.SCANNER)
     book = root / "shelf" / "Diary"
     book.mkdir(parents=True)
@@ -46,6 +46,9 @@ def write_shelf(root: Path) -> Path:
     }
     for name, im in extra.items():
         im.save(book / name, quality=90)
+    # Scanned a quarter anticlockwise: "Turn it?", with the angle its writing says.
+    turned = labelled.page(nb, 44, labelled.Kind.FULL).rotate(90, expand=True)
+    turned.save(book / "13-sideways.jpg", quality=90)
     return root / "shelf"
 
 
@@ -56,6 +59,7 @@ EXPECTED = [(), (), (), (), (), ()] + [
     (Badge.TOO_LIGHT,),
     (Badge.BLURRED,),
     (Badge.TOO_SMALL,),
+    (Badge.SIDEWAYS,),
 ]
 
 
@@ -86,6 +90,9 @@ def test_each_hint_badges_its_page_with_its_measure(review: ReviewPage) -> None:
     assert words[11].endswith(
         "Too small, too small to read: 300 × 424 pixels, under half the size of the "
         "notebook's other pages (1170 pixels long)"
+    )
+    assert words[12].endswith(
+        "Turn it?, its lines of writing run down the page. Turn it 90° clockwise?"
     )
     assert "Blank" not in words[0] and "Too" not in words[0]
 
