@@ -47,6 +47,9 @@ def test_revert_leave_blocked_undoes_the_free_notebooks_and_says_which_stay(
     assert [n["notebook_id"] for n in listed["notebooks"]] == [ids[0]]
     shown = ok(run_cli(data, "show", run_id)).stdout
     assert "partly undone, its blocked notebooks left in place" in shown
+    assert "complete, partly undone — some of its notebooks were undone" in shown
+    assert f"{run_id[:8]}  " in ok(run_cli(data, "runs")).stdout
+    assert "complete, partly undone" in ok(run_cli(data, "runs")).stdout
     # The rest is still refused by name, and a JSON answer says what was held.
     again = cli_json(data, "revert", run_id, "--json", rc=Exit.PROBLEMS)
     assert [b["code"] for b in again["blockers"]] == ["revert_renamed"]

@@ -56,7 +56,7 @@ def test_health_after_a_kill_names_the_notebook_and_offers_resume(
     qtbot.waitUntil(lambda: view.rowCount() > 0, timeout=TIMEOUT_MS)
     said = [view.item(row, 0).text() for row in range(view.rowCount())]
     [undone] = [s for s in said if "an interrupted import of" in s]
-    assert undone.startswith("“Parish register” (")
+    assert undone.startswith("“Parish register”: an interrupted import of ")
     assert "was undone because" in undone and "Import those pages again" not in undone
     assert undone.endswith("To finish it, select it in Runs and choose Resume.")
     assert all(plan.items[0].notebook_id not in s for s in said)  # a title, never its id

@@ -142,6 +142,9 @@ def test_undo_the_others_undoes_the_free_notebooks_and_says_which_stay_and_why(
     dialog.accept()
     page = window.runs_page
     qtbot.waitUntil(lambda: page.history_list.count() == 5, timeout=TIMEOUT_MS)
+    run = page.selected_run()
+    assert run is not None and run.partly_undone and run.counts.pages_landed == 2
+    assert page.detail_label.text().startswith("<b>Partly undone</b> — Some of its notebooks")
     last = page.history_list.item(4).text()
     assert "Partly undone; the notebooks blocked from undoing were left in place" in last
 

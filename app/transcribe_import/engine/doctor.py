@@ -205,7 +205,8 @@ def _remedy_as_the_run_stands(corpus: Corpus, finding: Finding) -> Finding:
     command = f"transcribe-import commit {store.plan_path(finding.run_id)}"
     return replace(
         finding,
-        message=f"{finding.situation} Finishing its import imports them again: `{command}`.",
+        message=f"{finding.message.split(' Resuming its import')[0]} Finishing its import "
+        f"imports them again: `{command}`.",
         remedies=(Remedy.FINISH_IMPORT,),
     )
 

@@ -227,6 +227,9 @@ class UndoDialog(QDialog):
         self.undo_button.hide()
         self.others_button.show()
         self.others_button.setEnabled(True)
+        self.others_button.setAutoDefault(False)  # Enter keeps it all: undoing is clicked
+        self.close_button.setDefault(True)
+        self.close_button.setFocus()
         self.close_button.setText(self.tr("&Keep It All"))
 
     def _others_clicked(self) -> None:

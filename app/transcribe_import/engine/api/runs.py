@@ -77,6 +77,8 @@ class RunSummary:
     paused: bool = False
     # What the corpus holds of it (run_state.run_counts): the one count every face says.
     counts: RunCounts = RunCounts()
+    # Some of its notebooks were undone, the blocked ones left (revert --leave-blocked).
+    partly_undone: bool = False
 
     @property
     def state(self) -> RunState:
@@ -107,6 +109,7 @@ class RunSummary:
             roots=tuple(str(r) for r in roots if isinstance(r, str)),
             paused=paused_last(record),
             counts=counts,
+            partly_undone=_partly_undone(record),
         )
 
     def to_json(self, record: RunRecord) -> dict[str, Any]:
@@ -176,6 +179,13 @@ def outcome_rows(plan: ImportPlan, record: RunRecord) -> list[OutcomeRow]:
         )
         for it in plan.items
     ]
+
+
+def _partly_undone(record: RunRecord) -> bool:
+    revert = record.doc.get("revert")
+    return (
+        isinstance(revert, dict) and revert.get("state") == "done" and bool(revert.get("partial"))
+    )
 
 
 @dataclass(frozen=True)

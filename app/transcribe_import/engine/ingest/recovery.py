@@ -129,23 +129,25 @@ def _finding_back(notebook_id: str, path: Path, txn: Journal, why: str) -> Findi
     (the run it belonged to, resumed: doctor says Finish Import instead once it has ended)."""
     name = _name(path.parent, notebook_id)
     pages = counted(len(txn.pages), "page")
-    situation = (
-        f"{name}: an interrupted import of {pages} was undone because {why}; the notebook is "
-        "as it was before it."
-    )
+    said = f"an interrupted import of {pages} was undone because {why}; the notebook is as it "
+    said += "was before it."
+    # The window's words name it by its title alone; the CLI's add its short id.
+    title = name.rsplit(" (", 1)[0] if name.startswith("“") else name
+    situation = f"{title}: {said}"
+    said = f"{name}: {said}"
     run_id = txn.doc.get("import_run_id")
     if not run_id:
         return Finding(
             FindingCode.JOURNAL_ROLLED_BACK,
             Severity.REPAIRED,
-            f"{situation} Import those pages again.",
+            f"{said} Import those pages again.",
             notebook_id,
             str(path),
         )
     return Finding(
         FindingCode.JOURNAL_ROLLED_BACK,
         Severity.REPAIRED,
-        f"{situation} Resuming its import imports them again: `transcribe-import resume "
+        f"{said} Resuming its import imports them again: `transcribe-import resume "
         f"{short_id(str(run_id))}`.",
         notebook_id,
         str(path),

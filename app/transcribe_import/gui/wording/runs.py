@@ -151,6 +151,8 @@ def run_status_explanation(status: RunStatus, pages_landed: int = 0) -> str:
 def run_state_words(run: RunSummary) -> str:
     """A listed run's state (RunState): a live run, a paused one and a crashed one all differ."""
     if run.state is RunState.ENDED:
+        if run.partly_undone:
+            return _t("RunStatus", "Partly undone")
         return run_status_words(run.status, run.pages_landed)
     return {
         RunState.PAUSED: _t("RunStatus", "Paused, resumable"),
@@ -171,6 +173,12 @@ def run_state_explanation(run: RunSummary) -> str:
             "RunStatus",
             "It stopped before its end (the app was closed or the computer stopped); resume "
             "it to finish with the same ids.",
+        )
+    if run.partly_undone:
+        return _t(
+            "RunStatus",
+            "Some of its notebooks were undone (they are in the trash); those that had "
+            "changed since stayed. Undo This Import takes the rest once nothing blocks them.",
         )
     if run.status is RunStatus.COMPLETE and not run.skipped:
         return _t("RunStatus", "Every notebook was committed.")  # none skipped: say only that
