@@ -21,6 +21,7 @@ from transcribe_import.engine.ingest.transaction import (
     ingest,
 )
 from transcribe_import.engine.media import decode
+from transcribe_import.engine.planning.plan import PlanPage, PlanSource, SourceProvenance
 from transcribe_import.engine.storage import fsio, project
 from transcribe_import.engine.storage.corpus import Corpus
 
@@ -133,3 +134,16 @@ def assert_notebook_whole(corpus: Corpus, notebook_id: str) -> dict[str, Any]:
 
 def page_ids(req: IngestRequest) -> list[str]:
     return [p.page_id for s in req.sources for p in s.pages]
+
+
+def jpeg_source(i: int, name: str, **provenance: Any) -> PlanSource:
+    """A plan's one-page JPEG source with no file behind it: the ``i``-th (its sha256 is ``i``
+    in hex), found as ``/m/NAME`` and ``nb/NAME``; ``provenance``: its other fields
+    (``width``, ``height``…)."""
+    return PlanSource(
+        new_id(),
+        f"{i:064x}",
+        "image/jpeg",
+        (PlanPage(new_id(), new_id(), 0),),
+        SourceProvenance(f"/m/{name}", f"nb/{name}", 1, "t", 1, **provenance),
+    )

@@ -9,22 +9,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from helpers.cli import (
-    EXIT_INTERRUPTED,
-    EXIT_OK,
-    EXIT_PROBLEMS,
-    EXIT_USAGE,
-    cli_env,
-    cli_json,
-    finish,
-    go_on,
-    ok,
-    read_only_argv,
-    run_cli,
-    start_cli,
-    stop_at,
-    wait_stopped,
-)
+from helpers import holding
+from helpers.cli import Exit, cli_env, cli_json, ok, read_only_argv, run_cli, start_cli
 from helpers.export import make_corpus
 
 
@@ -51,24 +37,24 @@ def test_audit_checks_reports_and_names_a_failure_by_title_and_page(tmp_path: Pa
     assert "Checked 1 file " in first.stdout and "3 files of round 1 left" in first.stdout
 
     source = _damage_first_source(shelf.data)
-    second = ok(run_cli(shelf.data, "audit", "--all"), EXIT_OK)
+    second = ok(run_cli(shelf.data, "audit", "--all"), Exit.OK)
     # The first source was checked (and passed) in this round already: it waits for round 2.
     assert "Checked 3 files" in second.stdout and "Round 1 is complete" in second.stdout
-    third = ok(run_cli(shelf.data, "audit", "--all"), EXIT_PROBLEMS)
+    third = ok(run_cli(shelf.data, "audit", "--all"), Exit.PROBLEMS)
     assert "Checked 4 files" in third.stdout and "of round 2" in third.stdout
     assert f"FAILED “Notebook 1”, page 1 (source sources/{source.name}): its bytes changed" in (
         third.stdout
     )
     assert "--repair-from FOLDER" in third.stdout
 
-    report = cli_json(shelf.data, "audit", "--report", "--json", rc=EXIT_PROBLEMS)
+    report = cli_json(shelf.data, "audit", "--report", "--json", rc=Exit.PROBLEMS)
     [failure] = report["failures"]
     assert failure["file"]["title"] == "Notebook 1" and failure["file"]["pages"] == [1]
     assert failure["event"]["detail"] == "changed" and failure["event"]["round"] == 2
     assert report["last_full_audit"]["round"] == 2
     assert report["last_full_audit"]["failures"] == 1
     assert report["never_checked"] == [] and report["oldest_check"] is not None
-    doctor = cli_json(shelf.data, "doctor", "--json", rc=EXIT_PROBLEMS)
+    doctor = cli_json(shelf.data, "doctor", "--json", rc=Exit.PROBLEMS)
     assert [f["code"] for f in doctor["findings"]] == ["fixity_failed"]
 
 
@@ -79,7 +65,7 @@ def test_repair_from_a_bag_on_the_command_line(tmp_path: Path):
     nothing = ok(run_cli(shelf.data, "audit", "--repair-from", str(bag)))
     assert "nothing to repair" in nothing.stdout
     source = _damage_first_source(shelf.data)
-    ok(run_cli(shelf.data, "audit"), EXIT_PROBLEMS)
+    ok(run_cli(shelf.data, "audit"), Exit.PROBLEMS)
 
     fixed = ok(run_cli(shelf.data, "audit", "--repair-from", str(bag)))
 
@@ -94,15 +80,15 @@ def test_repair_from_a_bag_on_the_command_line(tmp_path: Path):
 def test_repair_says_what_it_could_not_repair(tmp_path: Path):
     shelf = make_corpus(tmp_path, pages=(1,))
     source = _damage_first_source(shelf.data)
-    ok(run_cli(shelf.data, "audit"), EXIT_PROBLEMS)
+    ok(run_cli(shelf.data, "audit"), Exit.PROBLEMS)
     empty = tmp_path / "empty"
     empty.mkdir()
 
-    refused = ok(run_cli(shelf.data, "audit", "--repair-from", str(empty), "--json"), EXIT_PROBLEMS)
+    refused = ok(run_cli(shelf.data, "audit", "--repair-from", str(empty), "--json"), Exit.PROBLEMS)
 
     doc = orjson.loads(refused.stdout)
     assert doc["repaired"] == [] and doc["not_repaired"][0]["reason"] == "no_copy"
-    text = ok(run_cli(shelf.data, "audit", "--repair-from", str(empty)), EXIT_PROBLEMS).stdout
+    text = ok(run_cli(shelf.data, "audit", "--repair-from", str(empty)), Exit.PROBLEMS).stdout
     assert f"NOT REPAIRED “Notebook 1”, page 1 (source sources/{source.name})" in text
     assert "no file in the folder has its recorded sha256" in text
 
@@ -117,7 +103,7 @@ def test_repair_says_what_it_could_not_repair(tmp_path: Path):
     ],
 )
 def test_usage_errors(tmp_path: Path, args: list[str], words: str):
-    proc = ok(run_cli(tmp_path / "data", "audit", *args), EXIT_USAGE)
+    proc = ok(run_cli(tmp_path / "data", "audit", *args), Exit.USAGE)
     assert words in proc.stderr
 
 
@@ -129,14 +115,14 @@ def test_repair_from_a_folder_that_is_not_there_names_it(tmp_path: Path):
 @pytest.mark.slow
 def test_sigterm_stops_the_audit_and_the_next_run_goes_on(tmp_path: Path):
     shelf = make_corpus(tmp_path, pages=(3, 3))
-    proc = start_cli(shelf.data, "audit", env=stop_at("audit.after_check:3"))
-    wait_stopped(proc)
-    go_on(proc, signal.SIGTERM)
-    out, err = finish(proc)
+    proc = start_cli(shelf.data, "audit", env=holding.stop_at("audit.after_check:3"))
+    holding.wait_stopped(proc)
+    holding.go_on(proc, signal.SIGTERM)
+    out, err = holding.finish(proc)
 
-    assert proc.returncode == EXIT_INTERRUPTED, err
+    assert proc.returncode == Exit.INTERRUPTED, err
     assert "Checked 3 files" in out and "Stopped; 9 files of round 1 left" in out
-    rest = ok(run_cli(shelf.data, "audit", "--json"), EXIT_OK)
+    rest = ok(run_cli(shelf.data, "audit", "--json"), Exit.OK)
     doc = orjson.loads(rest.stdout)
     assert doc["files_checked"] == 9 and doc["end"] == "round_complete" and doc["round"] == 1
 
@@ -171,10 +157,10 @@ def test_a_read_only_corpus_is_refused_in_one_line_and_its_report_still_read(tmp
     finally:
         for p in [data, *data.rglob("*")]:
             p.chmod(p.stat().st_mode | 0o200)
-    assert proc.returncode == EXIT_PROBLEMS and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.returncode == Exit.PROBLEMS and "Traceback" not in proc.stderr, proc.stderr
     [line] = proc.stderr.strip().splitlines()
     assert line.startswith("transcribe-import: ") and str(data / "corpus" / "fixity") in line
-    assert report.returncode == EXIT_OK, report.stderr
+    assert report.returncode == Exit.OK, report.stderr
     assert orjson.loads(report.stdout)["files_total"] == 2
 
 

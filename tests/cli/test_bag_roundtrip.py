@@ -14,16 +14,7 @@ import orjson
 import pytest
 
 from helpers.bags import edit_project
-from helpers.cli import (
-    EXIT_INVALID,
-    EXIT_PROBLEMS,
-    SIGKILLED,
-    assert_doctor_clean,
-    cli_json,
-    notebook_files,
-    ok,
-    run_cli,
-)
+from helpers.cli import Exit, assert_doctor_clean, cli_json, notebook_files, ok, run_cli
 from helpers.shelves import make_shelf
 from media_factory import make_pdf
 
@@ -57,7 +48,7 @@ def exported(tmp_path: Path) -> tuple[Path, Path]:
     shelf = make_shelf(tmp_path / "shelf", notebooks=2, pages=2, tag="cli/")
     make_pdf(shelf / "notebook 1" / "page 3.pdf", pages=2)
     ok(run_cli(data, "plan", str(shelf), "-o", str(tmp_path / "a.json")))
-    for item in cli_json(data, "validate", str(tmp_path / "a.json"), "--json", rc=EXIT_INVALID)[
+    for item in cli_json(data, "validate", str(tmp_path / "a.json"), "--json", rc=Exit.INVALID)[
         "problems"
     ]:
         ok(run_cli(data, "order", str(tmp_path / "a.json"), item["item_id"], "--accept"))
@@ -137,10 +128,10 @@ def test_the_same_id_with_other_content_offers_skip_and_copy(exported, tmp_path:
     plan = tmp_path / "2.json"
     _import(data, tmp_path / "bag2", plan)
 
-    proc = ok(run_cli(data, "validate", str(plan)), EXIT_INVALID)
+    proc = ok(run_cli(data, "validate", str(plan)), Exit.INVALID)
     assert "[notebook_conflict]" in proc.stdout and nbid in proc.stdout
     assert "--skip | --as-copy" in proc.stdout
-    [problem] = cli_json(data, "validate", str(plan), "--json", rc=EXIT_INVALID)["problems"]
+    [problem] = cli_json(data, "validate", str(plan), "--json", rc=Exit.INVALID)["problems"]
 
     ok(run_cli(data, "order", str(plan), problem["item_id"], "--skip"))
     ok(run_cli(data, "commit", str(plan)))
@@ -149,7 +140,7 @@ def test_the_same_id_with_other_content_offers_skip_and_copy(exported, tmp_path:
     # The other choice, on a new plan of the same bag (a committed plan is frozen).
     plan = tmp_path / "3.json"
     _import(data, tmp_path / "bag2", plan)
-    [problem] = cli_json(data, "validate", str(plan), "--json", rc=EXIT_INVALID)["problems"]
+    [problem] = cli_json(data, "validate", str(plan), "--json", rc=Exit.INVALID)["problems"]
     ok(run_cli(data, "order", str(plan), problem["item_id"], "--as-copy"))
     assert cli_json(data, "validate", str(plan), "--json")["valid"]
     ok(run_cli(data, "commit", str(plan)))
@@ -173,7 +164,7 @@ def test_a_tampered_bag_is_refused_naming_the_file(exported, tmp_path: Path) -> 
     render.write_bytes(bytes(data))
     proc = ok(
         run_cli(tmp_path / "b", "plan", "--mode", "bag", str(bag), "-o", str(tmp_path / "p.json")),
-        EXIT_PROBLEMS,
+        Exit.PROBLEMS,
     )
     assert render.name in proc.stderr and "manifest-sha256.txt" in proc.stderr
     assert not (tmp_path / "p.json").exists()
@@ -185,7 +176,7 @@ def test_a_killed_bag_import_resumes_like_any_run(exported, tmp_path: Path, poin
     data = tmp_path / "b"
     _import(data, bag, tmp_path / "b.json")
     killed = run_cli(data, "commit", str(tmp_path / "b.json"), "--workers", "1", crash_at=point)
-    assert killed.returncode == SIGKILLED, killed.stderr
+    assert killed.returncode == Exit.KILLED, killed.stderr
     [run] = cli_json(data, "runs", "--json")["runs"]
     assert run["interrupted"]
     done = cli_json(data, "resume", run["import_run_id"], "--json")
@@ -205,6 +196,6 @@ def test_a_bag_whose_project_json_names_a_path_outside_it_is_refused(
     edit_project(bag, nbid, lambda d: d["sources"][0].update(path="../../etc/passwd"))
     data = tmp_path / "c"
     proc = run_cli(data, "plan", "--mode", "bag", str(bag), "-o", str(tmp_path / "c.json"))
-    assert proc.returncode == EXIT_PROBLEMS, proc.stderr
+    assert proc.returncode == Exit.PROBLEMS, proc.stderr
     assert "'../../etc/passwd'" in proc.stderr and "bag_invalid" in proc.stderr
     assert not (tmp_path / "c.json").exists()

@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 from helpers.bags import foreign_bag
-from helpers.cli import EXIT_OK, EXIT_PROBLEMS, cli_json, ok, run_cli
+from helpers.cli import Exit, cli_json, ok, run_cli
 
 # Real processes, a few seconds each: the whole run only.
 pytestmark = pytest.mark.slow
@@ -23,7 +23,7 @@ def test_a_folder_of_several_bags_names_each_bag_and_the_code(tmp_path: Path) ->
     for name in ("Accession 12", "Accession 13", "Accession 14"):
         foreign_bag(box / name, "standard")
     data, plan = tmp_path / "data", tmp_path / "plan.json"
-    proc = ok(run_cli(data, "plan", str(box), "-o", str(plan)), EXIT_PROBLEMS)
+    proc = ok(run_cli(data, "plan", str(box), "-o", str(plan)), Exit.PROBLEMS)
     assert proc.stderr.strip() == (
         f"transcribe-import: {box / 'Accession 12'}: is a BagIt bag inside {box}, and so are "
         f"{box / 'Accession 13'} and {box / 'Accession 14'}; plan the bags on their own so "
@@ -65,7 +65,7 @@ def test_an_archive_is_said_to_be_one_and_nothing_to_import_makes_no_run(
         "plan lists each with its reason). Add folders of page images or PDFs. No run was "
         "created and no notebook changed."
     )
-    proc = ok(run_cli(data, "commit", str(plan)), EXIT_OK)
+    proc = ok(run_cli(data, "commit", str(plan)), Exit.OK)
     assert proc.stdout.strip() == nothing and proc.stderr == ""
     doc = cli_json(data, "commit", str(plan), "--json")
     assert doc["nothing_to_import"] is True and doc["message"] == nothing

@@ -14,26 +14,19 @@ from pathlib import Path
 import orjson
 import pytest
 
+from helpers import holding
 from helpers.cli import (
-    EXIT_INTERRUPTED,
-    EXIT_LOCKED,
-    EXIT_OK,
-    EXIT_PROBLEMS,
-    SIGKILLED,
     TIMEOUT,
+    Exit,
     assert_doctor_clean,
     cli_env,
     cli_json,
-    finish,
-    go_on,
     imported,
     ok,
     plan_cli,
     read_only_argv,
     run_cli,
     start_cli,
-    stop_at,
-    wait_stopped,
 )
 from helpers.shelves import make_pages, make_shelf
 
@@ -62,15 +55,15 @@ def test_a_commit_blocked_by_a_revert_is_interrupted_and_resumable(
 ) -> None:
     """Main failed the run for good (exit 1, `failed`) once the notebook lock timed out."""
     data, nbid, run_b, plan = added_to
-    revert = start_cli(data, "revert", run_b, env=stop_at("revert.after_journal"))
+    revert = start_cli(data, "revert", run_b, env=holding.stop_at("revert.after_journal"))
     try:
-        wait_stopped(revert)  # it holds the notebook's ingest lock
+        holding.wait_stopped(revert)  # it holds the notebook's ingest lock
         commit = run_cli(data, "commit", str(plan), "--json", env=SHORT_WAIT)
-        go_on(revert)
+        holding.go_on(revert)
     finally:
-        _out, err = finish(revert)
-    assert revert.returncode == EXIT_OK, err
-    assert commit.returncode == EXIT_INTERRUPTED, commit.stderr
+        _out, err = holding.finish(revert)
+    assert revert.returncode == Exit.OK, err
+    assert commit.returncode == Exit.INTERRUPTED, commit.stderr
     result = orjson.loads(commit.stdout)
     assert result["status"] == "running" and result["counts"]["failed"] == 0
     assert f"Notebook {nbid} is being changed by another process" in result["stopped_by"]
@@ -90,16 +83,16 @@ def test_the_loser_of_two_reverts_of_one_run_says_the_other_one_is_undoing_it(
     "added nothing", or a disk error when it read a journal mid-move)."""
     data = tmp_path / "data"
     run_id = imported(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=2))
-    first = start_cli(data, "revert", run_id, env=stop_at("revert.after_move"))
+    first = start_cli(data, "revert", run_id, env=holding.stop_at("revert.after_move"))
     try:
-        wait_stopped(first)  # one notebook moved into the trash, one still to go
+        holding.wait_stopped(first)  # one notebook moved into the trash, one still to go
         second = run_cli(data, "revert", run_id, env=SHORT_WAIT)
-        go_on(first)
+        holding.go_on(first)
     finally:
-        out, err = finish(first)
-    assert first.returncode == EXIT_OK, err
+        out, err = holding.finish(first)
+    assert first.returncode == Exit.OK, err
     assert f"Run {run_id} was undone (6 pages, 12 files)" in out
-    assert second.returncode == EXIT_LOCKED, second.stderr
+    assert second.returncode == Exit.LOCKED, second.stderr
     assert second.stdout == ""
     assert second.stderr == (
         f"transcribe-import: Run {run_id} is being undone by another process right now "
@@ -118,7 +111,7 @@ def test_runs_lists_an_interrupted_run_on_a_read_only_corpus(tmp_path: Path, loc
     data = tmp_path / "data"
     plan = plan_cli(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=2))
     killed = run_cli(data, "commit", str(plan), crash_at="run.after_item_outcome")
-    assert killed.returncode == SIGKILLED, killed.stderr
+    assert killed.returncode == Exit.KILLED, killed.stderr
     for lock in (data / "corpus" / "import-runs").glob("*.lock"):
         if not lock_file:
             lock.unlink()  # as on a copy of the corpus: no lock file beside the record
@@ -133,7 +126,7 @@ def test_runs_lists_an_interrupted_run_on_a_read_only_corpus(tmp_path: Path, loc
     finally:
         for p in [data, *data.rglob("*")]:
             p.chmod(p.stat().st_mode | 0o200)
-    assert proc.returncode == EXIT_OK, proc.stderr
+    assert proc.returncode == Exit.OK, proc.stderr
     doc = orjson.loads(proc.stdout)
     [run] = doc["runs"]
     assert run["interrupted"] and run["status"] == "running" and doc["problems"] == []
@@ -144,26 +137,26 @@ def test_notebooks_and_runs_say_an_undo_is_half_done(tmp_path: Path) -> None:
     `resume` did not mention the undo at all, live or stopped."""
     data = tmp_path / "data"
     run_id = imported(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=2))
-    revert = start_cli(data, "revert", run_id, env=stop_at("revert.after_move"))
+    revert = start_cli(data, "revert", run_id, env=holding.stop_at("revert.after_move"))
     try:
-        wait_stopped(revert)  # live: one notebook moved, one to go
+        holding.wait_stopped(revert)  # live: one notebook moved, one to go
         live = [run_cli(data, *args) for args in (["notebooks"], ["runs"])]
-        go_on(revert, signal.SIGTERM)  # stopped: the undo stays half done
+        holding.go_on(revert, signal.SIGTERM)  # stopped: the undo stays half done
     finally:
-        _out, err = finish(revert)
-    assert revert.returncode == EXIT_INTERRUPTED, err
+        _out, err = holding.finish(revert)
+    assert revert.returncode == Exit.INTERRUPTED, err
     stopped = [run_cli(data, *args) for args in (["notebooks"], ["runs", "--json"])]
     resume = run_cli(data, "resume", run_id)
-    assert resume.returncode == EXIT_OK, resume.stderr  # it ended complete: its status's code
+    assert resume.returncode == Exit.OK, resume.stderr  # it ended complete: its status's code
     assert f"  NOTE: the undo of run {run_id} stopped half way" in resume.stdout
     for proc in live:
-        assert proc.returncode == EXIT_PROBLEMS, proc.stdout
+        assert proc.returncode == Exit.PROBLEMS, proc.stdout
         assert f"PROBLEM: run {run_id} is being undone right now by another process" in proc.stdout
     notebooks, runs = stopped
     said = f"the undo of run {run_id} stopped half way"
-    assert notebooks.returncode == EXIT_PROBLEMS and f"PROBLEM: {said}" in notebooks.stdout
+    assert notebooks.returncode == Exit.PROBLEMS and f"PROBLEM: {said}" in notebooks.stdout
     assert "doctor`, which repairs the index" not in notebooks.stdout  # not the index's fault
-    assert runs.returncode == EXIT_PROBLEMS
+    assert runs.returncode == Exit.PROBLEMS
     [problem] = orjson.loads(runs.stdout)["problems"]
     assert problem.startswith(said) and f"`transcribe-import revert {run_id}`" in problem
     ok(run_cli(data, "revert", run_id))
@@ -176,14 +169,16 @@ def test_doctor_during_a_live_purge_says_a_purge_is_running(tmp_path: Path) -> N
     data = tmp_path / "data"
     run_id = imported(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=1))
     revert_id = cli_json(data, "revert", run_id, "--json")["revert_id"]
-    purge = start_cli(data, "trash", "--purge", revert_id, env=stop_at("trash.before_delete"))
+    purge = start_cli(
+        data, "trash", "--purge", revert_id, env=holding.stop_at("trash.before_delete")
+    )
     try:
-        wait_stopped(purge)  # hidden as .purging-<id>, not yet deleted
+        holding.wait_stopped(purge)  # hidden as .purging-<id>, not yet deleted
         doctor = cli_json(data, "doctor", "--json")
-        go_on(purge)
+        holding.go_on(purge)
     finally:
-        _out, err = finish(purge)
-    assert purge.returncode == EXIT_OK, err
+        _out, err = holding.finish(purge)
+    assert purge.returncode == Exit.OK, err
     [finding] = doctor["findings"]
     assert finding["code"] == "purge_live" and finding["severity"] == "info"
     assert finding["message"] == (
@@ -198,15 +193,15 @@ def test_export_during_a_revert_says_the_undo_is_in_the_way(tmp_path: Path) -> N
     """Main exported a `partial` bag and advised a restore from a backup."""
     data = tmp_path / "data"
     run_id = imported(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=2))
-    revert = start_cli(data, "revert", run_id, env=stop_at("revert.after_move"))
+    revert = start_cli(data, "revert", run_id, env=holding.stop_at("revert.after_move"))
     try:
-        wait_stopped(revert)  # one notebook moved, one to go
+        holding.wait_stopped(revert)  # one notebook moved, one to go
         export = run_cli(data, "export", "--all", "-o", str(tmp_path / "bag"))
-        go_on(revert, signal.SIGTERM)  # stopped half way: still in the way
+        holding.go_on(revert, signal.SIGTERM)  # stopped half way: still in the way
     finally:
-        finish(revert)
+        holding.finish(revert)
     stopped = run_cli(data, "export", "--all", "-o", str(tmp_path / "bag"))
-    assert export.returncode == EXIT_LOCKED, export.stderr
+    assert export.returncode == Exit.LOCKED, export.stderr
     assert (
         export.stderr
         == (
@@ -216,7 +211,7 @@ def test_export_during_a_revert_says_the_undo_is_in_the_way(tmp_path: Path) -> N
         + export.stderr.split("(trash entry ", 1)[1]
     )
     assert "export these notebooks again after it." in export.stderr
-    assert stopped.returncode == EXIT_PROBLEMS, stopped.stderr
+    assert stopped.returncode == Exit.PROBLEMS, stopped.stderr
     assert f"the undo of run {run_id} stopped half way" in stopped.stderr
     assert "backup" not in export.stderr + stopped.stderr
     assert not (tmp_path / "bag").exists()  # nothing was written
@@ -232,23 +227,27 @@ def test_an_undo_that_begins_during_an_export_stops_it_with_the_truth(
     data = tmp_path / "data"
     run_id = imported(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=2))
     bag = tmp_path / "bag"
-    export = start_cli(data, "export", "--all", "-o", str(bag), env=stop_at("export.after_file"))
+    export = start_cli(
+        data, "export", "--all", "-o", str(bag), env=holding.stop_at("export.after_file")
+    )
     revert = None
     try:
-        wait_stopped(export)  # the first notebook's project.json is in the bag; nothing else
+        holding.wait_stopped(
+            export
+        )  # the first notebook's project.json is in the bag; nothing else
         if undo == "finished":
             ok(run_cli(data, "revert", run_id))
         else:
-            revert = start_cli(data, "revert", run_id, env=stop_at("revert.after_move"))
-            wait_stopped(revert)  # one notebook moved into the trash, one to go
-        go_on(export)
-        _out, err = finish(export)
+            revert = start_cli(data, "revert", run_id, env=holding.stop_at("revert.after_move"))
+            holding.wait_stopped(revert)  # one notebook moved into the trash, one to go
+        holding.go_on(export)
+        _out, err = holding.finish(export)
     finally:
-        finish(export)
+        holding.finish(export)
         if revert is not None:
-            go_on(revert)
-            finish(revert)
-    assert export.returncode == EXIT_LOCKED, err
+            holding.go_on(revert)
+            holding.finish(revert)
+    assert export.returncode == Exit.LOCKED, err
     assert err.startswith("transcribe-import: Notebook "), err
     assert "changed while it was being exported" in err
     assert "an undo of its import ran at the same time" in err
@@ -259,7 +258,7 @@ def test_an_undo_that_begins_during_an_export_stops_it_with_the_truth(
     assert not (bag / "bagit.txt").exists()  # never sealed: no validator takes it for a bag
     assert "changed while it was being exported" in (bag / "EXPORT-INCOMPLETE.txt").read_text()
     if revert is not None:
-        assert revert.returncode == EXIT_OK
+        assert revert.returncode == Exit.OK
     assert cli_json(data, "notebooks", "--json")["notebooks"] == []
     assert_doctor_clean(data)
 
@@ -268,14 +267,14 @@ def test_doctor_during_a_live_revert_says_an_undo_is_running(tmp_path: Path) -> 
     """Main's doctor said nothing of the undo running beside it."""
     data = tmp_path / "data"
     run_id = imported(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=2))
-    revert = start_cli(data, "revert", run_id, env=stop_at("revert.after_move"))
+    revert = start_cli(data, "revert", run_id, env=holding.stop_at("revert.after_move"))
     try:
-        wait_stopped(revert)  # one notebook moved into the trash, one to go
+        holding.wait_stopped(revert)  # one notebook moved into the trash, one to go
         doctor = run_cli(data, "doctor", "--json")
-        go_on(revert)
+        holding.go_on(revert)
     finally:
-        _out, err = finish(revert)
-    assert revert.returncode == EXIT_OK, err
+        _out, err = holding.finish(revert)
+    assert revert.returncode == Exit.OK, err
     report = orjson.loads(ok(doctor).stdout)
     assert [(f["code"], f["severity"]) for f in report["findings"]] == [("revert_live", "info")]
     [finding] = report["findings"]

@@ -8,7 +8,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from helpers.cli import EXIT_PROBLEMS, cli_json, ok, run_cli
+from helpers.cli import Exit, cli_json, ok, run_cli
 from helpers.shelves import make_shelf
 
 # The reason a scan gives for a corpus it met (planning/scan.py).
@@ -39,10 +39,10 @@ def _linked_away(data: Path, folder: str, outside: Path) -> Path:
 
 
 def _doctor_names_the_link(data: Path, link: Path) -> None:
-    report = cli_json(data, "doctor", "--json", rc=EXIT_PROBLEMS)
+    report = cli_json(data, "doctor", "--json", rc=Exit.PROBLEMS)
     [finding] = [f for f in report["findings"] if f["code"] == "link_in_corpus"]
     assert finding["path"] == str(link) and finding["severity"] == "problem"
-    words = ok(run_cli(data, "doctor"), EXIT_PROBLEMS).stdout
+    words = ok(run_cli(data, "doctor"), Exit.PROBLEMS).stdout
     assert f"{link} is a symbolic link" in words
 
 
@@ -53,7 +53,7 @@ def test_a_linked_trash_is_refused_by_revert_and_reported_by_doctor(tmp_path: Pa
     outside = tmp_path / "elsewhere"
     link = _linked_away(data, "trash", outside)
 
-    proc = ok(run_cli(data, "revert", run_id), EXIT_PROBLEMS)
+    proc = ok(run_cli(data, "revert", run_id), Exit.PROBLEMS)
 
     assert proc.stderr.startswith(f"transcribe-import: {link} is a symbolic link"), proc.stderr
     assert proc.stdout == ""
@@ -83,7 +83,7 @@ def test_revert_json_refusal_is_coded(tmp_path: Path) -> None:
     outside = tmp_path / "elsewhere"
     outside.mkdir()
     (data / "corpus" / "trash").symlink_to(outside, target_is_directory=True)
-    proc = ok(run_cli(data, "revert", run_id, "--json"), EXIT_PROBLEMS)
+    proc = ok(run_cli(data, "revert", run_id, "--json"), Exit.PROBLEMS)
     assert proc.stdout == ""
     assert "symbolic link" in proc.stderr and "doctor" in proc.stderr
     assert _files_under(outside) == []
@@ -101,7 +101,7 @@ def test_a_linked_import_runs_folder_is_refused(tmp_path: Path) -> None:
     runs.symlink_to(moved, target_is_directory=True)
     before = _files_under(moved)
 
-    proc = ok(run_cli(data, "commit", str(plan)), EXIT_PROBLEMS)
+    proc = ok(run_cli(data, "commit", str(plan)), Exit.PROBLEMS)
 
     assert f"{runs} is a symbolic link" in proc.stderr
     assert _files_under(moved) == before

@@ -17,7 +17,7 @@ import orjson
 import pytest
 from PIL import Image
 
-from helpers.cli import EXIT_INVALID, assert_doctor_clean, cli_json, notebook_files, ok, run_cli
+from helpers.cli import Exit, assert_doctor_clean, cli_json, notebook_files, ok, run_cli
 from media_factory import (
     MARKER_RGB,
     make_jpeg,
@@ -102,8 +102,8 @@ def test_messy_shelf_end_to_end(tmp_path: Path) -> None:
     assert not ignored["notes.txt"]["junk"]  # not a page file, said so, not hidden
 
     # -- validate: every decision a person must make, at once --------------------------------
-    ok(run_cli(data, "validate", str(plan)), EXIT_INVALID)  # the plain-text report, as typed
-    report = cli_json(data, "validate", str(plan), "--json", rc=EXIT_INVALID)
+    ok(run_cli(data, "validate", str(plan)), Exit.INVALID)  # the plain-text report, as typed
+    report = cli_json(data, "validate", str(plan), "--json", rc=Exit.INVALID)
     errors: dict[str, set[str]] = {}
     for p in report["problems"]:
         if p["severity"] == "error":
@@ -117,7 +117,7 @@ def test_messy_shelf_end_to_end(tmp_path: Path) -> None:
     assert {"mixed_media", "source_unreadable"} <= errors["diary"]
     assert "notebook 1" not in errors and TAGEBUCH not in errors
     # Commit is refused while errors stand, and writes nothing.
-    ok(run_cli(data, "commit", str(plan), "--json"), EXIT_INVALID)
+    ok(run_cli(data, "commit", str(plan), "--json"), Exit.INVALID)
     assert cli_json(data, "runs", "--json")["runs"] == []
 
     # -- order: resolve each ------------------------------------------------------------------

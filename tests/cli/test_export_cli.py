@@ -15,16 +15,7 @@ import pytest
 from transcribe_import.cli.main import main
 from transcribe_import.engine import api
 
-from helpers.cli import (
-    EXIT_CANCELLED,
-    EXIT_LOCKED,
-    EXIT_OK,
-    EXIT_PROBLEMS,
-    EXIT_USAGE,
-    cli_json,
-    ok,
-    run_cli,
-)
+from helpers.cli import Exit, cli_json, ok, run_cli
 from helpers.export import ShelfCorpus, make_corpus, tree
 
 
@@ -81,13 +72,13 @@ def test_a_partial_export_exits_1_and_names_the_file(shelf: ShelfCorpus, tmp_pat
     (shelf.corpus.notebook_dir(nb) / doc["sources"][0]["path"]).write_bytes(b"not the scan")
     dest = tmp_path / "out"
 
-    proc = ok(run_cli(shelf.data, "export", "--all", "-o", str(dest), "--json"), EXIT_PROBLEMS)
+    proc = ok(run_cli(shelf.data, "export", "--all", "-o", str(dest), "--json"), Exit.PROBLEMS)
 
     out = orjson.loads(proc.stdout)
     assert out["status"] == "partial"
     assert out["missing"][0]["reason"] == "hash_mismatch"
     assert out["missing"][0]["path"].endswith(doc["sources"][0]["path"])
-    words = ok(run_cli(shelf.data, "export", "--all", "-o", str(tmp_path / "o2")), EXIT_PROBLEMS)
+    words = ok(run_cli(shelf.data, "export", "--all", "-o", str(tmp_path / "o2")), Exit.PROBLEMS)
     assert "partial" in words.stdout and "MISSING [hash_mismatch]" in words.stdout
     assert doc["sources"][0]["path"] in words.stdout
 
@@ -102,7 +93,7 @@ def test_a_partial_export_exits_1_and_names_the_file(shelf: ShelfCorpus, tmp_pat
     ],
 )
 def test_usage_errors_exit_2(shelf: ShelfCorpus, tmp_path: Path, args, words):
-    proc = ok(run_cli(shelf.data, "export", *args, "-o", str(tmp_path / "out")), EXIT_USAGE)
+    proc = ok(run_cli(shelf.data, "export", *args, "-o", str(tmp_path / "out")), Exit.USAGE)
     assert words in proc.stderr and proc.stdout == ""
     assert not (tmp_path / "out").exists()
 
@@ -111,7 +102,7 @@ def test_a_non_empty_destination_exits_2(shelf: ShelfCorpus, tmp_path: Path):
     dest = tmp_path / "out"
     dest.mkdir()
     (dest / "keep.txt").write_text("keep")
-    proc = ok(run_cli(shelf.data, "export", "--all", "-o", str(dest), "--json"), EXIT_USAGE)
+    proc = ok(run_cli(shelf.data, "export", "--all", "-o", str(dest), "--json"), Exit.USAGE)
     assert "not empty" in proc.stderr and proc.stdout == ""
     assert tree(dest) == {"keep.txt": b"keep"}
 
@@ -121,7 +112,7 @@ def test_a_destination_held_by_another_export_exits_5_having_written_nothing(she
     dest.mkdir()
     with open(dest / ".export.lock", "w") as held:
         fcntl.flock(held.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        proc = ok(run_cli(shelf.data, "export", "--all", "-o", str(dest)), EXIT_LOCKED)
+        proc = ok(run_cli(shelf.data, "export", "--all", "-o", str(dest)), Exit.LOCKED)
         assert tree(dest) == {".export.lock": b""}
     assert "Another export is writing into" in proc.stderr
 
@@ -140,7 +131,7 @@ def test_ctrl_c_cancels_exits_4_and_the_folder_says_so(shelf, tmp_path, monkeypa
     dest = tmp_path / "out"
     before = signal.getsignal(signal.SIGINT)  # SIG_IGN when the tests run in the background
     code = main(["--data-dir", str(shelf.data), "export", "--all", "-o", str(dest)])
-    assert code == EXIT_CANCELLED
+    assert code == Exit.CANCELLED
     assert "Export cancelled" in capsys.readouterr().out
     assert "cancelled" in (dest / "EXPORT-INCOMPLETE.txt").read_text()
     assert not (dest / "bagit.txt").exists() and not (dest / ".export.lock").exists()
@@ -148,14 +139,14 @@ def test_ctrl_c_cancels_exits_4_and_the_folder_says_so(shelf, tmp_path, monkeypa
 
 
 def test_export_is_listed_in_help():
-    proc = ok(run_cli(None, "export", "--help"), EXIT_OK)
+    proc = ok(run_cli(None, "export", "--help"), Exit.OK)
     assert "--all" in proc.stdout and "--output" in proc.stdout and "--json" in proc.stdout
 
 
 def test_export_all_of_an_empty_corpus_is_refused_and_writes_nothing(tmp_path: Path):
     data = tmp_path / "data"
     ok(run_cli(data, "doctor"))  # creates the empty corpus
-    proc = ok(run_cli(data, "export", "--all", "-o", str(tmp_path / "out")), EXIT_PROBLEMS)
+    proc = ok(run_cli(data, "export", "--all", "-o", str(tmp_path / "out")), Exit.PROBLEMS)
     assert "holds no notebook yet" in proc.stderr and "Nothing was written" in proc.stderr
     assert "export_nothing" in proc.stderr or "nothing to export" in proc.stderr
     assert not (tmp_path / "out").exists()

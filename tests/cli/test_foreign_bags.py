@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 from helpers.bags import DAMAGE, FOREIGN_KINDS, damage, foreign_bag
-from helpers.cli import EXIT_PROBLEMS, assert_doctor_clean, cli_json, ok, run_cli
+from helpers.cli import Exit, assert_doctor_clean, cli_json, ok, run_cli
 
 # Real processes, a few seconds each: the whole run only.
 pytestmark = pytest.mark.slow
@@ -43,7 +43,7 @@ def test_a_damaged_bag_is_refused_naming_the_file_and_code(tmp_path: Path, how: 
     named, code = damage(bag, how)
     data = tmp_path / "data"
     plan = tmp_path / "plan.json"
-    proc = ok(run_cli(data, "plan", str(bag), "-o", str(plan)), EXIT_PROBLEMS)
+    proc = ok(run_cli(data, "plan", str(bag), "-o", str(plan)), Exit.PROBLEMS)
     assert f"{bag}/{named}" in proc.stderr and f"(code {code})" in proc.stderr
     assert not plan.exists()
     assert not (data / "corpus" / "notebooks").exists() or not any(

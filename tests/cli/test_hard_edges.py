@@ -18,12 +18,7 @@ import pytest
 from transcribe_import.engine.ingest.checkpoints import CHECKPOINT_PAGES
 
 from helpers.cli import (
-    EXIT_CANCELLED,
-    EXIT_INTERRUPTED,
-    EXIT_OK,
-    EXIT_PROBLEMS,
-    EXIT_USAGE,
-    SIGKILLED,
+    Exit,
     assert_doctor_clean,
     cli_argv,
     cli_env,
@@ -45,7 +40,7 @@ def _no_traceback(proc: subprocess.CompletedProcess[str]) -> None:
 def test_a_lock_timeout_that_is_not_a_number_is_a_usage_error(tmp_path: Path) -> None:
     proc = run_cli(tmp_path / "data", "notebooks", env={"TRANSCRIBE_LOCK_TIMEOUT": "abc"})
     _no_traceback(proc)
-    assert proc.returncode == EXIT_USAGE
+    assert proc.returncode == Exit.USAGE
     assert "TRANSCRIBE_LOCK_TIMEOUT='abc' is not a number of seconds" in proc.stderr
 
 
@@ -57,7 +52,7 @@ def test_resume_of_a_finished_run_reports_its_status_and_exit_code(tmp_path: Pat
     (run,) = cli_json(data, "runs", "--json")["runs"]
     proc = run_cli(data, "resume", run["import_run_id"])
     _no_traceback(proc)
-    assert proc.returncode == EXIT_OK
+    assert proc.returncode == Exit.OK
     assert "had already ended: complete" in proc.stdout
     again = cli_json(data, "resume", run["import_run_id"], "--json")
     assert again["status"] == "complete" and again["already_done"]
@@ -80,7 +75,7 @@ def test_a_reader_that_closes_the_pipe_gets_no_traceback(tmp_path: Path) -> None
     writer.stdout.close()  # like `| head -0`: the reader is gone before anything is written
     stderr = writer.stderr.read()
     writer.stderr.close()
-    assert writer.wait(timeout=60) == EXIT_PROBLEMS
+    assert writer.wait(timeout=60) == Exit.PROBLEMS
     assert "Traceback" not in stderr and "unexpected error" not in stderr, stderr
     assert "the output was cut short" in stderr
 
@@ -95,14 +90,14 @@ def test_notebooks_tells_a_damaged_or_missing_index(tmp_path: Path) -> None:
     index.write_bytes(lines[0] + b"{not json\n")  # the second notebook's line is garbage
     proc = run_cli(data, "notebooks")
     _no_traceback(proc)
-    assert proc.returncode == EXIT_PROBLEMS
+    assert proc.returncode == Exit.PROBLEMS
     assert "line 2 of" in proc.stdout and "cannot be read" in proc.stdout
     assert "1 notebook folder in " in proc.stdout and "transcribe-import doctor" in proc.stdout
-    doc = cli_json(data, "notebooks", "--json", rc=EXIT_PROBLEMS)
+    doc = cli_json(data, "notebooks", "--json", rc=Exit.PROBLEMS)
     assert len(doc["notebooks"]) == 1 and len(doc["problems"]) == 2
     index.unlink()  # no index at all: never "No notebooks yet"
     proc = run_cli(data, "notebooks")
-    assert proc.returncode == EXIT_PROBLEMS and "No notebooks yet" not in proc.stdout
+    assert proc.returncode == Exit.PROBLEMS and "No notebooks yet" not in proc.stdout
     assert "2 notebook folders in " in proc.stdout
     ok_after = run_cli(data, "doctor")
     _no_traceback(ok_after)
@@ -118,9 +113,9 @@ def test_runs_tells_a_damaged_run_record_instead_of_no_runs(tmp_path: Path) -> N
     record.write_bytes(b"{ damaged")
     proc = run_cli(data, "runs")
     _no_traceback(proc)
-    assert proc.returncode == EXIT_PROBLEMS and "No import runs yet" not in proc.stdout
+    assert proc.returncode == Exit.PROBLEMS and "No import runs yet" not in proc.stdout
     assert str(record) in proc.stdout and "transcribe-import doctor" in proc.stdout
-    doc = cli_json(data, "runs", "--json", rc=EXIT_PROBLEMS)
+    doc = cli_json(data, "runs", "--json", rc=Exit.PROBLEMS)
     assert doc["runs"] == [] and len(doc["problems"]) == 1 and str(record) in doc["problems"][0]
     _no_traceback(run_cli(data, "doctor"))  # sets it aside (quarantine) and tells it
     assert cli_json(data, "runs", "--json")["problems"] == []
@@ -139,7 +134,7 @@ def test_a_notebook_folder_linked_outside_the_corpus_is_refused_and_reported(
     nb_dir.rename(elsewhere)
     nb_dir.symlink_to(elsewhere, target_is_directory=True)
     before = sorted(p.relative_to(elsewhere).as_posix() for p in elsewhere.rglob("*"))
-    report = cli_json(data, "doctor", "--json", rc=EXIT_PROBLEMS)
+    report = cli_json(data, "doctor", "--json", rc=Exit.PROBLEMS)
     assert [f["code"] for f in report["findings"]] == ["outside_corpus"]
     late = make_shelf(tmp_path / "late", notebooks=1, tag="late")
     into = tmp_path / "into.json"
@@ -153,7 +148,7 @@ def test_a_notebook_folder_linked_outside_the_corpus_is_refused_and_reported(
         str(into),
     )
     _no_traceback(proc)
-    result = cli_json(data, "commit", str(into), "--json", rc=EXIT_PROBLEMS)
+    result = cli_json(data, "commit", str(into), "--json", rc=Exit.PROBLEMS)
     (item,) = result["items"]
     assert item["state"] == "failed" and "symbolic link" in item["failure"]["message"]
     after = sorted(p.relative_to(elsewhere).as_posix() for p in elsewhere.rglob("*"))
@@ -315,7 +310,7 @@ def test_a_crafted_plan_is_refused_in_one_coded_line_by_every_command(
         ["commit", str(plan)],
         ["order", str(plan), item, "--accept"],
     ):
-        _one_coded_line(run_cli(data, *args), EXIT_USAGE, str(plan), *words)
+        _one_coded_line(run_cli(data, *args), Exit.USAGE, str(plan), *words)
     assert cli_json(data, "runs", "--json")["runs"] == []  # nothing was committed
     assert plan.read_text() == text  # nor the plan rewritten
 
@@ -334,7 +329,7 @@ def test_a_read_only_corpus_is_told_by_doctor_and_commit(tmp_path: Path) -> None
                 text=True,
                 timeout=120,
             )
-            _one_coded_line(proc, EXIT_PROBLEMS, "read-only", str(data / "corpus" / ".lock"))
+            _one_coded_line(proc, Exit.PROBLEMS, "read-only", str(data / "corpus" / ".lock"))
     finally:
         for p in [data, *data.rglob("*")]:
             p.chmod(p.stat().st_mode | 0o200)
@@ -365,7 +360,7 @@ def test_no_room_for_a_runs_lock_file_leaves_it_resumable_with_exit_6(
     monkeypatch.setattr(os, "open", no_room_for_run_locks)
     code = main(["--data-dir", str(data), "commit", str(plan), "--workers", "1"])
     out, err = capsys.readouterr()
-    assert code == EXIT_INTERRUPTED, (out, err)
+    assert code == Exit.INTERRUPTED, (out, err)
     assert "Traceback" not in err and "unexpected error" not in err
     (run,) = cli_json(data, "runs", "--json")["runs"]
     run_id = run["import_run_id"]
@@ -387,7 +382,7 @@ def _interrupted_after_one_item(tmp_path: Path, **kill: str) -> tuple[Path, Path
     run_cli(data, "plan", str(make_shelf(tmp_path / "shelf", notebooks=3)), "-o", str(plan))
     point = kill.get("at", "run.after_item_outcome:1")
     proc = run_cli(data, "commit", str(plan), "--workers", "1", crash_at=point)
-    assert proc.returncode == SIGKILLED, proc.stderr
+    assert proc.returncode == Exit.KILLED, proc.stderr
     (run,) = cli_json(data, "runs", "--json")["runs"]
     assert run["interrupted"]
     return data, plan, run["import_run_id"]
@@ -406,22 +401,22 @@ def test_a_run_whose_frozen_plan_is_damaged_can_be_ended_and_its_plan_recommitte
     snapshot.write_bytes(b'{"format": "transcribe.import-plan", "cut sho')
 
     resume = run_cli(data, "resume", run_id)
-    _one_coded_line(resume, EXIT_PROBLEMS, str(snapshot), "damaged", f"cancel {run_id}")
-    report = cli_json(data, "doctor", "--json", rc=EXIT_PROBLEMS)
+    _one_coded_line(resume, Exit.PROBLEMS, str(snapshot), "damaged", f"cancel {run_id}")
+    report = cli_json(data, "doctor", "--json", rc=Exit.PROBLEMS)
     (finding,) = [f for f in report["findings"] if f["code"] == "interrupted_run"]
     assert f"`transcribe-import cancel {run_id}`" in finding["message"]
     assert "resume it" not in finding["message"]  # the advice is a command that works
 
     cancel = run_cli(data, "cancel", run_id)
     _no_traceback(cancel)
-    assert cancel.returncode == EXIT_CANCELLED, cancel.stderr
+    assert cancel.returncode == Exit.CANCELLED, cancel.stderr
     assert "cancelled with commits" in cancel.stdout and "without its frozen plan" in cancel.stdout
     (run,) = cli_json(data, "runs", "--json")["runs"]
     assert run["status"] == "cancelled_with_commits"
     assert run["counts"]["committed"] == 1 and run["counts"]["cancelled_pending"] == 2
     assert run["pages_committed"] == 3  # the landed notebook is counted, never hidden
     show = run_cli(data, "show", run_id)  # ended now: no advice to cancel it again
-    _one_coded_line(show, EXIT_PROBLEMS, "damaged", "The run ended (cancelled_with_commits)")
+    _one_coded_line(show, Exit.PROBLEMS, "damaged", "The run ended (cancelled_with_commits)")
     assert "cancel" not in show.stderr.split("damaged", 1)[1].replace("cancelled", "")
 
     again = cli_json(data, "commit", str(plan), "--json")
@@ -435,7 +430,7 @@ def test_a_quarantined_run_record_is_told_with_a_command_that_brings_the_rest_in
     data, _plan, run_id = _interrupted_after_one_item(tmp_path)
     (data / "corpus" / "import-runs" / f"{run_id}.json").write_bytes(b"{ not a record")
 
-    report = cli_json(data, "doctor", "--json", rc=EXIT_PROBLEMS)
+    report = cli_json(data, "doctor", "--json", rc=Exit.PROBLEMS)
     codes = [f["code"] for f in report["findings"]]
     assert "run_quarantined" in codes and "run_untracked" in codes, codes
     (untracked,) = [f for f in report["findings"] if f["code"] == "run_untracked"]
@@ -459,7 +454,7 @@ def test_resume_says_when_it_quarantines_a_damaged_journal(tmp_path: Path) -> No
     shelf = make_shelf(tmp_path / "shelf", notebooks=1, pages=CHECKPOINT_PAGES + 2)
     run_cli(data, "plan", str(shelf), "-o", str(plan))
     killed = run_cli(data, "commit", str(plan), crash_at="ingest.after_stage:2")
-    assert killed.returncode == SIGKILLED, killed.stderr
+    assert killed.returncode == Exit.KILLED, killed.stderr
     (run,) = cli_json(data, "runs", "--json")["runs"]
     run_id = run["import_run_id"]
     (journal,) = (data / "corpus" / "notebooks").glob("[!.]*/.ingest-journal.json")
@@ -467,7 +462,7 @@ def test_resume_says_when_it_quarantines_a_damaged_journal(tmp_path: Path) -> No
 
     proc = run_cli(data, "resume", run_id)
     _no_traceback(proc)
-    assert proc.returncode == EXIT_OK, proc.stderr
+    assert proc.returncode == Exit.OK, proc.stderr
     assert "its ingest journal could not be read" in proc.stdout
     assert "moved to" in proc.stdout and "quarantine" in proc.stdout
     doc = cli_json(data, "show", run_id, "--json")
@@ -502,7 +497,7 @@ def test_a_source_deleted_from_a_notebook_is_restored_by_the_command_doctor_advi
     for f in (source, its_render, lone_render):
         f.unlink()
 
-    report = cli_json(data, "doctor", "--json", rc=EXIT_PROBLEMS)
+    report = cli_json(data, "doctor", "--json", rc=Exit.PROBLEMS)
     by_code: dict[str, set[str]] = {}
     for f in report["findings"]:
         by_code.setdefault(f["code"], set()).add(Path(f["path"]).name)
@@ -518,7 +513,7 @@ def test_a_source_deleted_from_a_notebook_is_restored_by_the_command_doctor_advi
     # the source back, and then its page's render is rendered again from it.
     proc = _run_advice(missing[source.name]["message"])
     _no_traceback(proc)
-    assert proc.returncode == EXIT_PROBLEMS  # it repaired something
+    assert proc.returncode == Exit.PROBLEMS  # it repaired something
     assert "was restored from" in proc.stdout and "rendered again" in proc.stdout
     assert notebook_files(data) == before  # the same bytes, nothing else changed
     assert_doctor_clean(data)

@@ -12,7 +12,7 @@ import pytest
 
 from transcribe_import.cli.main import build_parser
 
-from helpers.cli import EXIT_PROBLEMS, cli_json, ok, run_cli
+from helpers.cli import Exit, cli_json, ok, run_cli
 from helpers.shelves import make_shelf
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
@@ -91,7 +91,7 @@ def documents(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, A
     docs["revert"] = cli_json(data, "revert", run_id, "--json")
     docs["trash"] = cli_json(data, "trash", "--json")
     (data / "corpus" / "index.jsonl").write_bytes(b"{ damaged\n")
-    docs["doctor"] = cli_json(data, "doctor", "--json", rc=EXIT_PROBLEMS)
+    docs["doctor"] = cli_json(data, "doctor", "--json", rc=Exit.PROBLEMS)
     return docs
 
 

@@ -17,20 +17,8 @@ from typing import Any
 
 import orjson
 
-from helpers.cli import (
-    EXIT_CANCELLED,
-    EXIT_OK,
-    EXIT_PROBLEMS,
-    SIGKILLED,
-    cli_json,
-    finish,
-    go_on,
-    ok,
-    run_cli,
-    start_cli,
-    stop_at,
-    wait_stopped,
-)
+from helpers import holding
+from helpers.cli import Exit, cli_json, ok, run_cli, start_cli
 from helpers.shelves import make_shelf
 
 PAGES = 70
@@ -48,20 +36,20 @@ def _killed(tmp_path: Path) -> tuple[Path, Path]:
     """A real `commit` SIGKILLed after the notebook's first checkpoint."""
     data, plan = _planned(tmp_path)
     killed = run_cli(data, "commit", str(plan), "--workers", "1", crash_at=BETWEEN)
-    assert killed.returncode == SIGKILLED, killed.stderr
+    assert killed.returncode == Exit.KILLED, killed.stderr
     return data, plan
 
 
 def _cancelled(tmp_path: Path) -> tuple[Path, Path]:
     """A real `commit` cancelled by Ctrl-C after the notebook's first checkpoint."""
     data, plan = _planned(tmp_path)
-    commit = start_cli(data, "commit", str(plan), "--workers", "1", env=stop_at(BETWEEN))
+    commit = start_cli(data, "commit", str(plan), "--workers", "1", env=holding.stop_at(BETWEEN))
     try:
-        wait_stopped(commit)
-        go_on(commit, signal.SIGINT)
+        holding.wait_stopped(commit)
+        holding.go_on(commit, signal.SIGINT)
     finally:
-        _out, err = finish(commit)
-    assert commit.returncode == EXIT_CANCELLED, err
+        _out, err = holding.finish(commit)
+    assert commit.returncode == Exit.CANCELLED, err
     return data, plan
 
 
@@ -107,7 +95,7 @@ def _assert_complete(data: Path) -> None:
 def _doctor_note(data: Path, *, interrupted: bool = False) -> dict[str, Any]:
     """Doctor's note of the incomplete notebook: information, not a problem (an interrupted
     run, which doctor reports as a problem of its own, is the only other finding)."""
-    report = cli_json(data, "doctor", "--json", rc=EXIT_PROBLEMS if interrupted else EXIT_OK)
+    report = cli_json(data, "doctor", "--json", rc=Exit.PROBLEMS if interrupted else Exit.OK)
     notes = [f for f in report["findings"] if f["code"] == "notebook_incomplete"]
     others = [f["code"] for f in report["findings"] if f not in notes]
     assert len(notes) == 1 and notes[0]["severity"] == "info", report["findings"]
@@ -211,9 +199,9 @@ def test_a_notebook_being_imported_is_marked_and_an_export_meanwhile_says_so(
 ) -> None:
     """The issue's export of a notebook 4 of 40 pages in said `complete`: no more."""
     data, plan = _planned(tmp_path)
-    commit = start_cli(data, "commit", str(plan), "--workers", "1", env=stop_at(BETWEEN))
+    commit = start_cli(data, "commit", str(plan), "--workers", "1", env=holding.stop_at(BETWEEN))
     try:
-        wait_stopped(commit)  # its first checkpoint landed; it holds the run's lock
+        holding.wait_stopped(commit)  # its first checkpoint landed; it holds the run's lock
         notebook = _assert_incomplete(data, ended=False, running=True)
         words = ok(run_cli(data, "notebooks")).stdout
         assert "landed; a process is importing it now." in words and "finish it" not in words
@@ -224,8 +212,8 @@ def test_a_notebook_being_imported_is_marked_and_an_export_meanwhile_says_so(
         (entry,) = orjson.loads((bag / "MANIFEST.json").read_bytes())["notebooks"]
         assert entry["state"] == "incomplete"
         assert entry["unfinished_import"] == notebook["unfinished_import"]
-        go_on(commit)
+        holding.go_on(commit)
     finally:
-        _out, err = finish(commit)
-    assert commit.returncode == EXIT_OK, err
+        _out, err = holding.finish(commit)
+    assert commit.returncode == Exit.OK, err
     _assert_complete(data)

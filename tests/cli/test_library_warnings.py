@@ -16,7 +16,7 @@ import pytest
 from PIL import Image
 
 import media_factory as mf
-from helpers.cli import EXIT_INVALID, EXIT_OK, cli_env, run_cli
+from helpers.cli import Exit, cli_env, run_cli
 
 # Plans, validates, orders and commits through the real command line: seconds.
 pytestmark = pytest.mark.slow
@@ -50,20 +50,20 @@ def _clean(proc, *, rc: int) -> str:
 def test_plan_validate_order_commit_print_no_library_warning(tmp_path: Path) -> None:
     data, plan = tmp_path / "data", tmp_path / "plan.json"
     shelf = _shelf(tmp_path)
-    _clean(run_cli(data, "plan", str(shelf), "-o", str(plan)), rc=EXIT_OK)
+    _clean(run_cli(data, "plan", str(shelf), "-o", str(plan)), rc=Exit.OK)
     doc = orjson.loads(plan.read_bytes())
     (item,) = doc["items"]
     bomb, tif = item["provenance"]["unusable"]
     assert (bomb["rel"], bomb["code"]) == ("shelf/nb/p3.png", "decompression_bomb")
     assert (tif["rel"], tif["code"]) == ("shelf/nb/p4.tif", "corrupt_image")
-    _clean(run_cli(data, "validate", str(plan)), rc=EXIT_INVALID)
+    _clean(run_cli(data, "validate", str(plan)), rc=Exit.INVALID)
     _clean(
         run_cli(data, "order", str(plan), item["item_id"], "--exclude", bomb["rel"], tif["rel"]),
         rc=0,
     )
-    _clean(run_cli(data, "order", str(plan), item["item_id"], "--accept"), rc=EXIT_OK)
-    _clean(run_cli(data, "validate", str(plan)), rc=EXIT_OK)
-    _clean(run_cli(data, "commit", str(plan)), rc=EXIT_OK)
+    _clean(run_cli(data, "order", str(plan), item["item_id"], "--accept"), rc=Exit.OK)
+    _clean(run_cli(data, "validate", str(plan)), rc=Exit.OK)
+    _clean(run_cli(data, "commit", str(plan)), rc=Exit.OK)
     # The warnings went to the log file, each naming its file.
     log_dir = Path(cli_env(data)["XDG_STATE_HOME"]) / "Transcribe" / "log"
     log = (log_dir / "transcribe-import.log").read_text(encoding="utf-8")

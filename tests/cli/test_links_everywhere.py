@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from helpers.cli import EXIT_PROBLEMS, cli_json, ok, run_cli
+from helpers.cli import Exit, cli_json, ok, run_cli
 from helpers.shelves import make_shelf
 
 
@@ -24,7 +24,7 @@ def _plan(data: Path, tmp: Path, *, tag: str = "") -> Path:
 
 
 def _doctor_names(data: Path, link: Path) -> None:
-    report = cli_json(data, "doctor", "--json", rc=EXIT_PROBLEMS)
+    report = cli_json(data, "doctor", "--json", rc=Exit.PROBLEMS)
     assert [f["path"] for f in report["findings"] if f["code"] == "link_in_corpus"] == [str(link)]
 
 
@@ -80,7 +80,7 @@ def test_revert_through_a_linked_notebooks_folder_is_refused_by_name(tmp_path: P
 
     proc = run_cli(data, "revert", run_id)
 
-    assert proc.returncode == EXIT_PROBLEMS, proc.stderr
+    assert proc.returncode == Exit.PROBLEMS, proc.stderr
     link = data / "corpus" / "notebooks"
     assert proc.stderr.startswith(f"transcribe-import: {link} is a symbolic link"), proc.stderr
     assert proc.stderr.count("\n") == 1
@@ -99,7 +99,7 @@ def test_restore_through_a_linked_notebooks_folder_is_refused_by_name(tmp_path: 
 
     proc = run_cli(data, "trash", "--restore", revert_id)
 
-    assert proc.returncode == EXIT_PROBLEMS, proc.stderr
+    assert proc.returncode == Exit.PROBLEMS, proc.stderr
     link = data / "corpus" / "notebooks"
     assert proc.stderr.startswith(f"transcribe-import: {link} is a symbolic link"), proc.stderr
     assert proc.stderr.count("\n") == 1

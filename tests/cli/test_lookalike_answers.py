@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 
-from helpers.cli import EXIT_USAGE, cli_json, ok, run_cli
+from helpers.cli import Exit, cli_json, ok, run_cli
 from helpers.lookalike_set import Rescan, notebook_scan, rescan_file, save_jpeg
 
 
@@ -92,7 +92,7 @@ def test_keep_both_takes_several_files_and_order_counts_what_is_still_open(
     # Naming a page that is asked nothing refuses the whole answer: nothing is written.
     before = plan.read_bytes()
     refused = run_cli(data, "order", str(plan), "Diary", "--keep-both", "p7.jpg", "p4.jpg")
-    assert refused.returncode == EXIT_USAGE
+    assert refused.returncode == Exit.USAGE
     assert "p4.jpg looks like no other page: there is no rescan question to answer" in (
         refused.stderr
     )
@@ -145,7 +145,7 @@ def test_rescan_all_replaces_every_page_it_can_and_leaves_the_rest_open(tmp_path
         "shelf/Diary/p4.jpg",
     ]
     refused = run_cli(data, "order", str(plan), "Letters", "--rescan", "--all")
-    assert refused.returncode == EXIT_USAGE
+    assert refused.returncode == Exit.USAGE
     assert "no page of “Letters” can replace the page it looks like in this import" in (
         refused.stderr
     )
@@ -176,7 +176,7 @@ def test_none_are_rescans_answers_pages_like_another_notebooks_of_the_import(
     assert _asked(data, plan, "Letters") == []
     assert len(_asked(data, plan, "Diary")) == 3  # Diary's own questions are its own
     again = run_cli(data, "order", str(plan), "Letters", "--none-are-rescans")
-    assert again.returncode == EXIT_USAGE
+    assert again.returncode == Exit.USAGE
     assert "no page of “Letters” looks like another page of this import" in again.stderr
 
 
@@ -190,7 +190,7 @@ def test_all_goes_with_an_answer_and_not_with_files(tmp_path: Path) -> None:
     }
     for args, words in cases.items():
         refused = run_cli(data, "order", str(plan), "Diary", *args)
-        assert refused.returncode == EXIT_USAGE, args
+        assert refused.returncode == Exit.USAGE, args
         assert words in refused.stderr, (args, refused.stderr)
     assert plan.read_bytes() == before
 

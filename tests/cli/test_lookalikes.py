@@ -262,7 +262,7 @@ def test_a_rescan_of_a_pdfs_first_page_goes_before_the_pdf(tmp_path: Path) -> No
     rescan_file(1, Rescan.CROP, folder / "c.jpg")
     plan = tmp_path / "box.json"
     out = ok(run_cli(data, "plan", str(folder), "-o", str(plan)))
-    assert "Box/c.jpg looks like Box/a.pdf#1 in this import" in out.stdout
+    assert "Box/c.jpg looks like Box/a.pdf, page 1 in this import" in out.stdout
     ok(run_cli(data, "order", str(plan), _item(data, plan), "--rescan", "Box/c.jpg"))
     ok(run_cli(data, "commit", str(plan)))
     assert _landed_files(data, plan) == ["Box/c.jpg#1", "Box/a.pdf#2", "Box/a.pdf#3", "Box/b.jpg#1"]
@@ -285,7 +285,7 @@ def test_a_rescan_of_a_page_inside_a_pdf_is_not_offered_replace_and_says_the_way
         "It cannot take that page's place in this import, as a file's pages stay together: to "
         "replace the page, leave this one out, commit, then import it into the notebook"
     )
-    assert f"Box/b.jpg looks like Box/a.pdf#2 in this import: a rescan? {way}" in out.stdout
+    assert f"Box/b.jpg looks like Box/a.pdf, page 2 in this import: a rescan? {way}" in out.stdout
     ok(run_cli(data, "order", str(plan), _item(data, plan), "--accept"))  # the PDF, then b.jpg
     (problem,) = _looks_like(data, plan)
     assert problem["resolutions"] == ["keep_both", "leave_out", "none_are_rescans"]
@@ -306,7 +306,7 @@ def test_a_rescan_inside_a_pdf_is_named_by_its_page_and_left_out_alone(tmp_path:
         )
     plan = tmp_path / "scans.json"
     out = ok(run_cli(data, "plan", str(pdf.parent), "-o", str(plan)))
-    assert "Scans/scan.pdf#2 looks like page 3 of “Diary 1931”: a rescan?" in out.stdout
+    assert "Scans/scan.pdf, page 2 looks like page 3 of “Diary 1931”: a rescan?" in out.stdout
     ok(run_cli(data, "order", str(plan), _item(data, plan), "--exclude", "Scans/scan.pdf#2"))
     assert _looks_like(data, plan) == []
     [source] = orjson.loads(plan.read_bytes())["items"][0]["sources"]
@@ -346,7 +346,7 @@ def test_rescans_saved_as_png_tiff_and_webp_are_asked_about_too(tmp_path: Path) 
     asked = sorted(p["message"] for p in _looks_like(data, plan))
     assert asked == [
         "rescans/p1.png looks like page 1 of “Diary 1931”: a rescan?",
-        "rescans/p2.tif#1 looks like page 2 of “Diary 1931”: a rescan?",
+        "rescans/p2.tif, page 1 looks like page 2 of “Diary 1931”: a rescan?",
         "rescans/p3.webp looks like page 3 of “Diary 1931”: a rescan?",
     ], asked
 

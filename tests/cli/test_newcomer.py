@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.cli import EXIT_PROBLEMS, EXIT_USAGE, cli_json, ok, run_cli
+from helpers.cli import Exit, cli_json, ok, run_cli
 from helpers.shelves import make_shelf
 
 
@@ -36,18 +36,29 @@ def test_a_run_id_may_be_given_by_a_unique_prefix_to_every_command(tmp_path: Pat
     preview = cli_json(data, "revert", short.upper(), "--dry-run", "--json")
     assert preview["import_run_id"] == run_id
     assert cli_json(data, "revert", short, "--json")["import_run_id"] == run_id
-    cancel = ok(run_cli(data, "cancel", short), EXIT_PROBLEMS)
+    cancel = ok(run_cli(data, "cancel", short), Exit.PROBLEMS)
     assert run_id in cancel.stdout + cancel.stderr
+
+
+def test_show_names_each_notebook_by_the_8_characters_notebooks_shows(tmp_path: Path) -> None:
+    data, [run_id] = _runs(tmp_path, 1)
+    [nb] = cli_json(data, "notebooks", "--json")["notebooks"]
+    listed = ok(run_cli(data, "notebooks")).stdout
+    assert listed.startswith(f"{nb['notebook_id'][:8]}  ")
+
+    shown = ok(run_cli(data, "show", run_id[:8])).stdout
+    assert f": 1 page into {nb['notebook_id'][:8]}\n" in shown
+    assert nb["notebook_id"] not in shown  # the same 8 characters, not the whole id
 
 
 @pytest.mark.slow
 def test_a_prefix_naming_no_run_or_several_is_refused_in_words(tmp_path: Path) -> None:
     data, ids = _runs(tmp_path, 2)
 
-    unknown = ok(run_cli(data, "show", "ffffffff"), EXIT_PROBLEMS).stderr
+    unknown = ok(run_cli(data, "show", "ffffffff"), Exit.PROBLEMS).stderr
     assert "No import run 'ffffffff'" in unknown and "`transcribe-import runs`" in unknown
     assert "lower-case UUID" not in unknown
-    too_short = ok(run_cli(data, "show", ids[0][:3]), EXIT_PROBLEMS).stderr
+    too_short = ok(run_cli(data, "show", ids[0][:3]), Exit.PROBLEMS).stderr
     assert "4 characters or more" in too_short
 
     # Two runs sharing a prefix: written so by hand, as ids are random.
@@ -55,7 +66,7 @@ def test_a_prefix_naming_no_run_or_several_is_refused_in_words(tmp_path: Path) -
     twin = ids[0][:9] + "0000-0000-4000-8000-000000000000"[: 36 - 9]
     assert len(twin) == 36
     (runs_dir / f"{twin}.json").write_bytes((runs_dir / f"{ids[1]}.json").read_bytes())
-    both = ok(run_cli(data, "show", ids[0][:8]), EXIT_PROBLEMS).stderr
+    both = ok(run_cli(data, "show", ids[0][:8]), Exit.PROBLEMS).stderr
     assert f"'{ids[0][:8]}' begins 2 import runs" in both
     assert ids[0] in both and twin in both and "give more of the run id" in both
 
@@ -76,7 +87,7 @@ def test_the_window_without_a_display_says_so_and_exits_2(tmp_path: Path) -> Non
         text=True,
         timeout=60,
     )
-    assert proc.returncode == EXIT_USAGE, (proc.returncode, proc.stderr)
+    assert proc.returncode == Exit.USAGE, (proc.returncode, proc.stderr)
     assert proc.stderr.startswith("transcribe-import: there is no display to open the window")
     assert "`transcribe-import --help`" in proc.stderr
     assert "xcb" not in proc.stderr and proc.stdout == ""
@@ -99,7 +110,7 @@ def test_the_lists_show_8_characters_and_every_command_takes_them_back(tmp_path:
         assert shown["notebook_id"] == nbid and len(shown["pages"]) == 1
     assert ok(run_cli(data, "notebooks", nbid[:8])).stdout.startswith(f"Notebook {nbid}: 1 page.")
     unknown = run_cli(data, "notebooks", "Letters")
-    assert unknown.returncode == EXIT_USAGE
+    assert unknown.returncode == Exit.USAGE
     assert "the corpus has no notebook 'Letters': name it by its id, the start of its id" in (
         unknown.stderr
     )

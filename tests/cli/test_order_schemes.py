@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 import pytest
 
-from helpers.cli import EXIT_INVALID, EXIT_OK, EXIT_USAGE, cli_json, ok, run_cli
+from helpers.cli import Exit, cli_json, ok, run_cli
 from helpers.shelves import DAY_FIRST, PAGE_SIZE, assert_distinct
 from media_factory import make_image
 
@@ -36,7 +36,7 @@ def plan_of(data: Path, tmp: Path, shelf: Path) -> tuple[Path, str]:
     return plan, item["item_id"]
 
 
-def errors(data: Path, plan: Path, rc: int = EXIT_INVALID) -> list[dict[str, Any]]:
+def errors(data: Path, plan: Path, rc: int = Exit.INVALID) -> list[dict[str, Any]]:
     report = cli_json(data, "validate", str(plan), "--json", rc=rc)
     return [p for p in report["problems"] if p["severity"] == "error"]
 
@@ -63,7 +63,7 @@ def test_a_foliated_notebook_with_a_missing_verso(tmp_path: Path) -> None:
     )
     assert e["hint"] == "--versos-blank, --sequence"
     assert e["files"] == ["shelf/Register/2r.jpg", "shelf/Register/3r.jpg"]
-    text = ok(run_cli(data, "validate", str(plan)), EXIT_INVALID).stdout
+    text = ok(run_cli(data, "validate", str(plan)), Exit.INVALID).stdout
     # The item named once, by the line, then the engine's words as they are.
     line = next(ln for ln in text.splitlines() if ln.startswith("ERROR [missing_leaf]"))
     assert line.startswith(f"ERROR [missing_leaf] item {item_id[:8]} “Register”: The verso of")
@@ -73,7 +73,7 @@ def test_a_foliated_notebook_with_a_missing_verso(tmp_path: Path) -> None:
     assert "or accept the order as it is.\n    resolve with: transcribe-import order " in text
     assert text.count("--versos-blank") == 1 and "--accept" in text
     ok(run_cli(data, "order", str(plan), item_id[:8], "--accept"))
-    assert errors(data, plan, EXIT_OK) == []
+    assert errors(data, plan, Exit.OK) == []
     ok(run_cli(data, "commit", str(plan)))
     assert committed_pages(data) == [
         ("1r.jpg", "1r"),
@@ -91,7 +91,7 @@ def test_first_page_a_verso_and_versos_blank(tmp_path: Path) -> None:
     [e] = errors(data, plan)
     assert e["code"] == "missing_leaf" and "verso_first" in e["resolutions"]
     ok(run_cli(data, "order", str(plan), item_id, "--verso-first"))
-    assert errors(data, plan, EXIT_OK) == []
+    assert errors(data, plan, Exit.OK) == []
     doc = orjson.loads(plan.read_bytes())
     assert doc["items"][0]["ordering"]["verso_first"] is True
     assert [p["label"] for s in doc["items"][0]["sources"] for p in s["pages"]] == [
@@ -105,14 +105,14 @@ def test_first_page_a_verso_and_versos_blank(tmp_path: Path) -> None:
     [e] = errors(data, plan)
     assert "versos_blank" in e["resolutions"]
     ok(run_cli(data, "order", str(plan), item_id, "--versos-blank"))
-    assert errors(data, plan, EXIT_OK) == []
+    assert errors(data, plan, Exit.OK) == []
 
 
 def test_a_camera_counter_with_deleted_frames_is_clear(tmp_path: Path) -> None:
     data = tmp_path / "data"
     shelf = folder(tmp_path / "shelf" / "Trip", "IMG_1001.JPG", "IMG_1002.JPG", "IMG_1004.JPG")
     plan, _ = plan_of(data, tmp_path, shelf.parent)
-    assert errors(data, plan, EXIT_OK) == []  # frame 1003 was deleted, no page is missing
+    assert errors(data, plan, Exit.OK) == []  # frame 1003 was deleted, no page is missing
 
 
 def test_names_without_numbers_ask_for_an_order(tmp_path: Path) -> None:
@@ -122,7 +122,7 @@ def test_names_without_numbers_ask_for_an_order(tmp_path: Path) -> None:
     [e] = errors(data, plan)
     assert e["code"] == "no_order_cue" and "would be a guess" in e["message"]
     ok(run_cli(data, "order", str(plan), item_id, "--by", "mtime"))
-    assert errors(data, plan, EXIT_OK) == []
+    assert errors(data, plan, Exit.OK) == []
 
 
 def test_day_first_dates_beside_page_numbers_commit_in_page_order(tmp_path: Path) -> None:
@@ -130,7 +130,7 @@ def test_day_first_dates_beside_page_numbers_commit_in_page_order(tmp_path: Path
     data = tmp_path / "data"
     shelf = folder(tmp_path / "shelf" / "Diary 1931", *DAY_FIRST)
     plan, _ = plan_of(data, tmp_path, shelf.parent)
-    assert errors(data, plan, EXIT_OK) == []
+    assert errors(data, plan, Exit.OK) == []
     ok(run_cli(data, "commit", str(plan)))
     assert [n for n, _ in committed_pages(data)] == DAY_FIRST
 
@@ -149,7 +149,7 @@ def test_phone_photos_named_by_uuid_commit_in_capture_order(tmp_path: Path) -> N
     )
     data = tmp_path / "data"
     plan, _ = plan_of(data, tmp_path, shelf.parent)
-    assert errors(data, plan, EXIT_OK) == []
+    assert errors(data, plan, Exit.OK) == []
     assert orjson.loads(plan.read_bytes())["items"][0]["ordering"]["rule"] == "capture_time"
     ok(run_cli(data, "commit", str(plan)))
     assert [n for n, _ in committed_pages(data)] == sorted(taken, key=taken.__getitem__)
@@ -168,7 +168,7 @@ def test_a_copy_of_a_page_is_named_as_a_copy(tmp_path: Path) -> None:
         "both claim page 2."
     )
     ok(run_cli(data, "order", str(plan), item_id, "--exclude", "page 2 (1).jpg"))
-    assert errors(data, plan, EXIT_OK) == []
+    assert errors(data, plan, Exit.OK) == []
     ok(run_cli(data, "commit", str(plan)))
     assert [n for n, _ in committed_pages(data)] == ["page 1.jpg", "page 2.jpg", "page 3.jpg"]
 
@@ -188,7 +188,7 @@ def test_duplex_passes_interleaved(tmp_path: Path) -> None:
     [e] = errors(data, plan)
     assert e["code"] == "duplex_passes"
     assert e["resolutions"][:2] == ["interleave", "interleave_reversed"]
-    text = ok(run_cli(data, "validate", str(plan)), EXIT_INVALID).stdout
+    text = ok(run_cli(data, "validate", str(plan)), Exit.INVALID).stdout
     assert "--by interleave | --by interleave-reversed" in text
     ok(run_cli(data, "order", str(plan), item_id, "--by", "interleave"))
     ok(run_cli(data, "commit", str(plan)))
@@ -222,7 +222,7 @@ def test_duplex_backs_reversed_and_counts_that_disagree(tmp_path: Path) -> None:
     plan, item_id = plan_of(data, tmp_path, short.parent)
     [e] = errors(data, plan)
     assert "3 fronts" in e["message"] and "2 backs" in e["message"]
-    refused = ok(run_cli(data, "order", str(plan), item_id, "--by", "interleave"), EXIT_USAGE)
+    refused = ok(run_cli(data, "order", str(plan), item_id, "--by", "interleave"), Exit.USAGE)
     assert "3 fronts but 2 backs" in refused.stderr
 
 
@@ -243,7 +243,7 @@ def test_month_names_and_twelve_hour_clocks_commit_in_order(tmp_path: Path) -> N
         data = tmp_path / f"data {len(names)}"
         shelf = folder(tmp_path / f"shelf {len(names)}" / "Letters", *reversed(names))
         plan, _ = plan_of(data, tmp_path, shelf.parent)
-        assert errors(data, plan, EXIT_OK) == []
+        assert errors(data, plan, Exit.OK) == []
         ok(run_cli(data, "commit", str(plan)))
         assert [n for n, _ in committed_pages(data)] == names
 
@@ -257,6 +257,6 @@ def test_a_date_that_reads_two_ways_asks_and_accept_takes_it_day_first(tmp_path:
     assert e["code"] == "ambiguous_date"
     assert "could be 3 April 1931 (day first) or 4 March 1931 (month first)" in e["message"]
     ok(run_cli(data, "order", str(plan), item_id, "--accept"))
-    assert errors(data, plan, EXIT_OK) == []
+    assert errors(data, plan, Exit.OK) == []
     ok(run_cli(data, "commit", str(plan)))
     assert [n for n, _ in committed_pages(data)] == names

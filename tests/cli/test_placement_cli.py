@@ -14,15 +14,7 @@ from typing import Any
 import orjson
 import pytest
 
-from helpers.cli import (
-    EXIT_INVALID,
-    EXIT_USAGE,
-    assert_doctor_clean,
-    cli_json,
-    notebook_files,
-    ok,
-    run_cli,
-)
+from helpers.cli import Exit, assert_doctor_clean, cli_json, notebook_files, ok, run_cli
 from helpers.shelves import make_pages, make_shelf
 
 # Each runs the real command line several times (seconds each): the whole run only.
@@ -144,13 +136,13 @@ def test_refusals_name_the_notebook_and_change_nothing(tmp_path, diary) -> None:
         run_cli(data, "plan", str(late), "--mode", f"into:{nbid}", "--at", "9", "-o", str(plan))
     )
     assert "1 problem to resolve before commit" in out.stdout
-    report = cli_json(data, "validate", str(plan), "--json", rc=EXIT_INVALID)
+    report = cli_json(data, "validate", str(plan), "--json", rc=Exit.INVALID)
     [problem] = report["problems"]
     assert problem["code"] == "placement_out_of_range"
     assert "Notebook “Diary” has 5 pages, so new pages can go at position 1" in problem["message"]
     text = run_cli(data, "validate", str(plan)).stdout
     assert "resolve with: transcribe-import order" in text and "--at N | --at-end" in text
-    assert run_cli(data, "commit", str(plan)).returncode == EXIT_INVALID
+    assert run_cli(data, "commit", str(plan)).returncode == Exit.INVALID
     assert notebook_files(data) == before
 
     # Each refusal of a wrong option is one line, exit 2, nothing written.
@@ -158,13 +150,13 @@ def test_refusals_name_the_notebook_and_change_nothing(tmp_path, diary) -> None:
     bad = run_cli(
         data, "plan", str(late), "--mode", f"into:{nbid}", "--after", "nope", "-o", str(other)
     )
-    assert bad.returncode == EXIT_USAGE and "has no page 'nope'" in bad.stderr
+    assert bad.returncode == Exit.USAGE and "has no page 'nope'" in bad.stderr
     assert not other.exists()
     bad = run_cli(data, "plan", str(late), "--at", "2", "-o", str(other))
-    assert bad.returncode == EXIT_USAGE and "--at and --after go with --mode into" in bad.stderr
+    assert bad.returncode == Exit.USAGE and "--at and --after go with --mode into" in bad.stderr
     rid = _plan_ids(plan)["late/late 1.jpg"]
     bad = run_cli(data, "order", str(plan), "late", "--replace", "nope.jpg", "2")
-    assert bad.returncode == EXIT_USAGE and "no source named 'nope.jpg'" in bad.stderr
+    assert bad.returncode == Exit.USAGE and "no source named 'nope.jpg'" in bad.stderr
 
     # --at-end settles it; --replace of the same page twice is refused by its rule.
     ok(run_cli(data, "order", str(plan), "late", "--at-end"))
@@ -181,7 +173,7 @@ def test_a_new_notebook_takes_no_placement(tmp_path) -> None:
     plan = tmp_path / "new.json"
     ok(run_cli(data, "plan", str(tmp_path / "shelf"), "-o", str(plan)))
     bad = run_cli(data, "order", str(plan), "New", "--at", "1")
-    assert bad.returncode == EXIT_USAGE and "New is a new notebook" in bad.stderr
+    assert bad.returncode == Exit.USAGE and "New is a new notebook" in bad.stderr
 
 
 def test_replaced_pages_travel_through_export_and_a_bag(tmp_path, diary) -> None:
@@ -231,7 +223,7 @@ def test_a_bag_notebook_with_history_imported_as_a_copy(tmp_path, diary) -> None
     (data / "corpus" / "notebooks" / nbid / "project.json").write_bytes(orjson.dumps(doc))
     bag_plan = tmp_path / "bag.json"
     ok(run_cli(data, "plan", "--mode", "bag", str(tmp_path / "bag"), "-o", str(bag_plan)))
-    [problem] = cli_json(data, "validate", str(bag_plan), "--json", rc=EXIT_INVALID)["problems"]
+    [problem] = cli_json(data, "validate", str(bag_plan), "--json", rc=Exit.INVALID)["problems"]
     assert problem["code"] == "notebook_conflict"
     ok(run_cli(data, "order", str(bag_plan), problem["item_id"], "--as-copy"))
     ok(run_cli(data, "commit", str(bag_plan)))
@@ -256,10 +248,10 @@ def test_into_names_the_notebook_as_order_into_does(tmp_path, diary) -> None:
         [item] = orjson.loads(plan.read_bytes())["items"]
         assert (item["op"], item["notebook_id"]) == ("import_into_notebook", nbid)
     nowhere = run_cli(data, "plan", str(late), "--mode", "into:Letters", "-o", str(tmp_path / "x"))
-    assert nowhere.returncode == EXIT_USAGE
+    assert nowhere.returncode == Exit.USAGE
     assert "mode into:Letters: the corpus has no notebook 'Letters'" in nowhere.stderr
     assert not (tmp_path / "x").exists()
     empty = run_cli(data, "plan", str(late), "--mode", "into:", "-o", str(tmp_path / "x"))
-    assert empty.returncode == EXIT_USAGE and "its id, the start of its id or its title" in (
+    assert empty.returncode == Exit.USAGE and "its id, the start of its id or its title" in (
         empty.stderr
     )

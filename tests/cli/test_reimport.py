@@ -10,19 +10,8 @@ from typing import Any
 import orjson
 import pytest
 
-from helpers.cli import (
-    EXIT_OK,
-    EXIT_PROBLEMS,
-    assert_doctor_clean,
-    cli_json,
-    finish,
-    go_on,
-    ok,
-    run_cli,
-    start_cli,
-    stop_at,
-    wait_stopped,
-)
+from helpers import holding
+from helpers.cli import Exit, assert_doctor_clean, cli_json, ok, run_cli, start_cli
 from helpers.shelves import make_shelf
 
 WAITING = (
@@ -44,23 +33,27 @@ def test_two_concurrent_commits_of_one_folder_land_each_page_once(tmp_path: Path
     first = _plan(data, tmp_path / "a.json", shelf)
     second = _plan(data, tmp_path / "b.json", shelf)
     # A stops after staging its first page: it is mid-commit, its decision taken.
-    a = start_cli(data, "commit", str(first), "--json", env=stop_at("ingest.stage.after_source"))
+    a = start_cli(
+        data, "commit", str(first), "--json", env=holding.stop_at("ingest.stage.after_source")
+    )
     b = None
     try:
-        wait_stopped(a)
-        b = start_cli(data, "commit", str(second), "--json", env=stop_at("run.waiting_for_corpus"))
-        wait_stopped(b)  # B is committing too, and found A deciding: the commits overlap
-        go_on(b)
-        go_on(a)
-        _a_out, a_err = finish(a)
-        b_out, b_err = finish(b)
+        holding.wait_stopped(a)
+        b = start_cli(
+            data, "commit", str(second), "--json", env=holding.stop_at("run.waiting_for_corpus")
+        )
+        holding.wait_stopped(b)  # B is committing too, and found A deciding: the commits overlap
+        holding.go_on(b)
+        holding.go_on(a)
+        _a_out, a_err = holding.finish(a)
+        b_out, b_err = holding.finish(b)
     finally:
         for proc in (a, b):
             if proc is not None and proc.returncode is None:
                 proc.kill()
                 proc.wait()
-    assert a.returncode == EXIT_OK, a_err
-    assert b.returncode == EXIT_OK, b_err
+    assert a.returncode == Exit.OK, a_err
+    assert b.returncode == Exit.OK, b_err
     assert WAITING in b_err
     assert '"all_duplicates"' in b_out
     notebooks = cli_json(data, "notebooks", "--json")["notebooks"]
@@ -203,14 +196,16 @@ def test_a_file_gone_mid_run_is_advised_retry_and_a_new_scan_completes_the_noteb
     shelf = make_shelf(tmp_path / "shelf", notebooks=1, pages=36)
     plan = _plan(data, tmp_path / "a.json", shelf)
     gone = shelf / "notebook 1" / "page 34.jpg"
-    run = start_cli(data, "commit", str(plan), "--json", env=stop_at("ingest.stage.after_source"))
+    run = start_cli(
+        data, "commit", str(plan), "--json", env=holding.stop_at("ingest.stage.after_source")
+    )
     try:
-        wait_stopped(run)  # its first checkpoint (32 pages) is being staged
+        holding.wait_stopped(run)  # its first checkpoint (32 pages) is being staged
         gone.rename(tmp_path / "page 34.jpg")
-        go_on(run)
+        holding.go_on(run)
     finally:
-        out, err = finish(run)
-    assert run.returncode == EXIT_PROBLEMS, err
+        out, err = holding.finish(run)
+    assert run.returncode == Exit.PROBLEMS, err
     [outcome] = orjson.loads(out)["items"]
     message = outcome["failure"]["message"]
     assert "has disappeared since it was scanned: reconnect the disk and retry the import" in (
@@ -234,7 +229,7 @@ def test_a_notebook_marked_incomplete_is_finished_by_completing_it(tmp_path: Pat
     """A `commit` SIGKILLed between two checkpoints leaves “Register” incomplete (32 of its 70
     pages); scanning its folder again completes “Register” by default (#34), which lands the
     rest in it, every earlier page as it was, and the mark goes."""
-    from helpers.cli import SIGKILLED
+    from helpers.cli import Exit
 
     data = tmp_path / "data"
     shelf = make_shelf(tmp_path / "shelf", 1, 70, folder="Register", size=(120, 160))
@@ -242,7 +237,7 @@ def test_a_notebook_marked_incomplete_is_finished_by_completing_it(tmp_path: Pat
     killed = run_cli(
         data, "commit", str(first), "--workers", "1", crash_at="ingest.between_checkpoints"
     )
-    assert killed.returncode == SIGKILLED, killed.stderr
+    assert killed.returncode == Exit.KILLED, killed.stderr
     [nb] = cli_json(data, "notebooks", "--json")["notebooks"]
     assert nb["state"] == "incomplete"
     landed = nb["unfinished_import"]["pages_landed"]
@@ -273,7 +268,7 @@ def test_a_notebook_marked_incomplete_is_finished_by_completing_it(tmp_path: Pat
     )
     # The killed run is still a run to close: doctor says so (and only that); its resume
     # lands nothing more, and the corpus is whole.
-    report = cli_json(data, "doctor", "--json", rc=EXIT_PROBLEMS)
+    report = cli_json(data, "doctor", "--json", rc=Exit.PROBLEMS)
     assert [f["code"] for f in report["findings"]] == ["interrupted_run"]
     ok(run_cli(data, "resume", _other_run(data, exclude=committed["import_run_id"])))
     assert _project(data, nb["notebook_id"])["pages"] == doc["pages"]

@@ -11,14 +11,7 @@ import pytest
 from transcribe_import.engine.base.ids import new_id
 from transcribe_import.engine.storage.corpus import Corpus
 
-from helpers.cli import (
-    EXIT_OK,
-    EXIT_PROBLEMS,
-    EXIT_USAGE,
-    SIGKILLED,
-    cli_json,
-    run_cli,
-)
+from helpers.cli import Exit, cli_json, run_cli
 from helpers.shelves import make_shelf
 
 
@@ -46,7 +39,7 @@ def test_remove_empty_moves_it_to_quarantine_after_confirmation(tmp_path: Path) 
     data = tmp_path / "data"
     nbid = _empty_notebook(data)
     refused = run_cli(data, "doctor", "--remove-empty", nbid)  # no terminal to ask in
-    assert refused.returncode == EXIT_USAGE and "--yes" in refused.stderr
+    assert refused.returncode == Exit.USAGE and "--yes" in refused.stderr
     assert Corpus.open(data).is_registered(nbid)
 
     done = cli_json(data, "doctor", "--remove-empty", nbid, "--yes", "--json")
@@ -69,7 +62,7 @@ def test_remove_empty_refuses_a_notebook_with_pages(tmp_path: Path) -> None:
     [nb] = cli_json(data, "notebooks", "--json")["notebooks"]
     before = (Path(nb["directory"]) / "project.json").read_bytes()
     proc = run_cli(data, "doctor", "--remove-empty", nb["notebook_id"], "--yes")
-    assert proc.returncode == EXIT_PROBLEMS
+    assert proc.returncode == Exit.PROBLEMS
     assert "holds 3 pages" in proc.stderr and "Nothing was changed" in proc.stderr
     assert (Path(nb["directory"]) / "project.json").read_bytes() == before
     assert cli_json(data, "notebooks", "--json")["notebooks"][0]["page_count"] == 3
@@ -80,7 +73,7 @@ def test_remove_empty_of_an_unknown_notebook_names_it(tmp_path: Path) -> None:
     Corpus.open(data)
     nbid = new_id()
     proc = run_cli(data, "doctor", "--remove-empty", nbid, "--yes")
-    assert proc.returncode == EXIT_PROBLEMS and nbid in proc.stderr
+    assert proc.returncode == Exit.PROBLEMS and nbid in proc.stderr
 
 
 @pytest.mark.crash
@@ -91,12 +84,12 @@ def test_killed_between_unregistering_and_moving_it_comes_back_whole(tmp_path: P
     proc = run_cli(
         data, "doctor", "--remove-empty", nbid, "--yes", crash_at="remove_empty.after_unregister"
     )
-    assert proc.returncode == SIGKILLED
+    assert proc.returncode == Exit.KILLED
     assert not Corpus.open(data).is_registered(nbid)
-    repaired = cli_json(data, "doctor", "--json", rc=EXIT_PROBLEMS)  # it repaired something
+    repaired = cli_json(data, "doctor", "--json", rc=Exit.PROBLEMS)  # it repaired something
     codes = [f["code"] for f in repaired["findings"]]
     assert codes == ["registration_completed", "empty_notebook"]
-    assert run_cli(data, "doctor", "--remove-empty", nbid, "--yes").returncode == EXIT_OK
+    assert run_cli(data, "doctor", "--remove-empty", nbid, "--yes").returncode == Exit.OK
     assert not Corpus.open(data).is_registered(nbid)
     doc = orjson.loads(
         next((data / "corpus" / "quarantine").glob("*-empty-notebook/project.json")).read_bytes()

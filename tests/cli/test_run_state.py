@@ -27,15 +27,7 @@ from transcribe_import.engine.runs.executor import EventKind, RunControl
 from transcribe_import.engine.runs.model import HistoryEvent
 from transcribe_import.engine.storage.corpus import Corpus
 
-from helpers.cli import (
-    EXIT_CANCELLED,
-    EXIT_INVALID,
-    EXIT_PROBLEMS,
-    SIGKILLED,
-    cli_json,
-    ok,
-    run_cli,
-)
+from helpers.cli import Exit, cli_json, ok, run_cli
 from helpers.run_surfaces import assert_surfaces_agree, counts, pages_on_disk, replaced_on_disk
 from helpers.runs import commit_plan, plan_for
 from helpers.shelves import make_pages, make_shelf
@@ -66,13 +58,13 @@ def killed_mid_notebook(tmp_path: Path, _corpus: Corpus) -> tuple[Path, str]:
     killed = run_cli(
         data, "commit", str(plan), "--workers", "1", crash_at="ingest.between_checkpoints"
     )
-    assert killed.returncode == SIGKILLED, killed.stderr
+    assert killed.returncode == Exit.KILLED, killed.stderr
     return data, the_run_id(data)
 
 
 def cancelled_mid_notebook(tmp_path: Path, corpus: Corpus) -> tuple[Path, str]:
     data, run_id = killed_mid_notebook(tmp_path, corpus)
-    ok(run_cli(data, "cancel", run_id), EXIT_CANCELLED)
+    ok(run_cli(data, "cancel", run_id), Exit.CANCELLED)
     return data, run_id
 
 
@@ -110,7 +102,7 @@ def refused_retry(tmp_path: Path, corpus: Corpus) -> tuple[Path, str]:
     page = tmp_path / "shelf" / "Register" / "page 70.jpg"
     with page.open("ab") as f:
         f.write(b"\0" * 64)
-    refused = ok(run_cli(data, "commit", str(tmp_path / "plan.json")), EXIT_INVALID)
+    refused = ok(run_cli(data, "commit", str(tmp_path / "plan.json")), Exit.INVALID)
     assert "page 70.jpg" in refused.stdout + refused.stderr
     assert [r["import_run_id"] for r in cli_json(data, "runs", "--json")["runs"]] == [first]
     return data, first
@@ -120,14 +112,14 @@ def failed_item(tmp_path: Path, _corpus: Corpus) -> tuple[Path, str]:
     """Killed after its first item; a source of the second grows; the resume fails that item."""
     data, plan = planned(tmp_path, make_shelf(tmp_path / "shelf", notebooks=2))
     killed = run_cli(data, "commit", str(plan), "--workers", "1", crash_at="run.after_item_outcome")
-    assert killed.returncode == SIGKILLED, killed.stderr
+    assert killed.returncode == Exit.KILLED, killed.stderr
     run_id = the_run_id(data)
     shown = cli_json(data, "show", run_id, "--json")
     pending = {i["item_id"] for i in shown["items"] if i["state"] == "pending"}
     (item,) = [it for it in orjson.loads(plan.read_bytes())["items"] if it["item_id"] in pending]
     with Path(item["sources"][-1]["provenance"]["path"]).open("ab") as f:
         f.write(b"\0" * 4096)
-    ok(run_cli(data, "resume", run_id), EXIT_PROBLEMS)
+    ok(run_cli(data, "resume", run_id), Exit.PROBLEMS)
     return data, run_id
 
 

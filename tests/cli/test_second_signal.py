@@ -11,19 +11,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from helpers.cli import (
-    EXIT_CANCELLED,
-    EXIT_INTERRUPTED,
-    assert_doctor_clean,
-    cli_json,
-    finish,
-    go_on,
-    ok,
-    run_cli,
-    start_cli,
-    stop_at,
-    wait_stopped,
-)
+from helpers import holding
+from helpers.cli import Exit, assert_doctor_clean, cli_json, ok, run_cli, start_cli
 from helpers.export import make_corpus
 from helpers.shelves import make_shelf
 
@@ -43,18 +32,18 @@ def test_ctrl_c_just_after_sigterm_keeps_the_pause(tmp_path: Path) -> None:
     """Main: both lines printed, exit 4 and the run cancelled_with_commits (not resumable)."""
     data = tmp_path / "data"
     plan = _plan(tmp_path, data)
-    env = {**stop_at("run.after_item_outcome"), "PYTHONUNBUFFERED": "1"}
+    env = {**holding.stop_at("run.after_item_outcome"), "PYTHONUNBUFFERED": "1"}
     commit = start_cli(data, "commit", str(plan), "--workers", "1", "--json", env=env)
     try:
-        wait_stopped(commit)  # the first item committed
-        go_on(commit, signal.SIGTERM)
+        holding.wait_stopped(commit)  # the first item committed
+        holding.go_on(commit, signal.SIGTERM)
         assert commit.stderr is not None
         while PAUSING not in (line := commit.stderr.readline()):  # the first one answered
             assert line, "the process ended without answering SIGTERM"
         commit.send_signal(signal.SIGINT)  # at once: during the run, or after it
     finally:
-        out, err = finish(commit)
-    assert commit.returncode == EXIT_INTERRUPTED, err
+        out, err = holding.finish(commit)
+    assert commit.returncode == Exit.INTERRUPTED, err
     assert CANCELLING not in err
     result = orjson.loads(out)
     assert result["paused"] is True and result["status"] == "running"
@@ -71,16 +60,16 @@ def test_a_signal_after_the_summary_keeps_the_first_ones_words_and_exit(
     """A different second signal, as late as the process's last line of Python."""
     data = tmp_path / "data"
     plan = _plan(tmp_path, data)
-    env = stop_at("run.after_item_outcome", late)
+    env = holding.stop_at("run.after_item_outcome", late)
     commit = start_cli(data, "commit", str(plan), "--workers", "1", "--json", env=env)
     try:
-        wait_stopped(commit)
-        go_on(commit, signal.SIGTERM)
-        wait_stopped(commit)  # its summary printed, its exit code chosen
-        go_on(commit, signal.SIGINT)
+        holding.wait_stopped(commit)
+        holding.go_on(commit, signal.SIGTERM)
+        holding.wait_stopped(commit)  # its summary printed, its exit code chosen
+        holding.go_on(commit, signal.SIGINT)
     finally:
-        out, err = finish(commit)
-    assert commit.returncode == EXIT_INTERRUPTED, err
+        out, err = holding.finish(commit)
+    assert commit.returncode == Exit.INTERRUPTED, err
     assert err.count(PAUSING) == 2 and CANCELLING not in err  # answered in the first's words
     assert orjson.loads(out)["status"] == "running"
 
@@ -90,16 +79,16 @@ def test_an_export_given_two_signals_exits_with_its_cancel(tmp_path: Path, late:
     """Main: killed by the second (exit 130 or 143) after printing "Export cancelled"."""
     shelf = make_corpus(tmp_path)
     dest = tmp_path / "out"
-    env = stop_at("export.after_file", late)
+    env = holding.stop_at("export.after_file", late)
     export = start_cli(shelf.data, "export", "--all", "-o", str(dest), env=env)
     try:
-        wait_stopped(export)  # one file copied
-        go_on(export, signal.SIGTERM)
-        wait_stopped(export)  # "Export cancelled after …" printed
-        go_on(export, signal.SIGINT)
+        holding.wait_stopped(export)  # one file copied
+        holding.go_on(export, signal.SIGTERM)
+        holding.wait_stopped(export)  # "Export cancelled after …" printed
+        holding.go_on(export, signal.SIGINT)
     finally:
-        out, err = finish(export)
-    assert export.returncode == EXIT_CANCELLED, err
+        out, err = holding.finish(export)
+    assert export.returncode == Exit.CANCELLED, err
     assert out.startswith("Export cancelled after 1 file;"), out
     assert "Traceback" not in err
     assert "cancelled" in (dest / "EXPORT-INCOMPLETE.txt").read_text()

@@ -18,19 +18,8 @@ import pytest
 
 from transcribe_import.cli import signals
 
-from helpers.cli import (
-    EXIT_CANCELLED,
-    EXIT_INTERRUPTED,
-    assert_doctor_clean,
-    cli_json,
-    finish,
-    go_on,
-    ok,
-    run_cli,
-    start_cli,
-    stop_at,
-    wait_stopped,
-)
+from helpers import holding
+from helpers.cli import Exit, assert_doctor_clean, cli_json, ok, run_cli, start_cli
 from helpers.shelves import make_shelf
 
 pytestmark = pytest.mark.crash
@@ -45,9 +34,9 @@ def _plan(tmp: Path, data: Path) -> Path:
 @pytest.mark.parametrize(
     ("first", "second", "rc", "status"),
     [
-        (signal.SIGTERM, signal.SIGTERM, EXIT_INTERRUPTED, "running"),
-        (signal.SIGINT, signal.SIGINT, EXIT_CANCELLED, "cancelled_with_commits"),
-        (signal.SIGINT, signal.SIGTERM, EXIT_CANCELLED, "cancelled_with_commits"),
+        (signal.SIGTERM, signal.SIGTERM, Exit.INTERRUPTED, "running"),
+        (signal.SIGINT, signal.SIGINT, Exit.CANCELLED, "cancelled_with_commits"),
+        (signal.SIGINT, signal.SIGTERM, Exit.CANCELLED, "cancelled_with_commits"),
     ],
 )
 def test_a_second_signal_after_the_summary_keeps_the_first_ones_exit(
@@ -56,15 +45,15 @@ def test_a_second_signal_after_the_summary_keeps_the_first_ones_exit(
     """Main killed the process with 143 (or exited 6 for a cancelled run) on the second."""
     data = tmp_path / "data"
     plan = _plan(tmp_path, data)
-    env = stop_at("run.after_item_outcome", "cli.after_command")
+    env = holding.stop_at("run.after_item_outcome", "cli.after_command")
     commit = start_cli(data, "commit", str(plan), "--workers", "1", "--json", env=env)
     try:
-        wait_stopped(commit)  # the first item committed
-        go_on(commit, first)
-        wait_stopped(commit)  # its summary printed, its exit code chosen
-        go_on(commit, second)
+        holding.wait_stopped(commit)  # the first item committed
+        holding.go_on(commit, first)
+        holding.wait_stopped(commit)  # its summary printed, its exit code chosen
+        holding.go_on(commit, second)
     finally:
-        out, err = finish(commit)
+        out, err = holding.finish(commit)
     assert commit.returncode == rc, err
     result = orjson.loads(out)
     assert result["status"] == status
@@ -83,14 +72,14 @@ def test_a_second_signal_after_the_summary_keeps_the_first_ones_exit(
 def test_two_signals_at_once_are_one_pause(tmp_path: Path) -> None:
     data = tmp_path / "data"
     plan = _plan(tmp_path, data)
-    env = stop_at("run.after_item_outcome")
+    env = holding.stop_at("run.after_item_outcome")
     commit = start_cli(data, "commit", str(plan), "--workers", "1", "--json", env=env)
     try:
-        wait_stopped(commit)
-        go_on(commit, signal.SIGTERM, signal.SIGHUP)
+        holding.wait_stopped(commit)
+        holding.go_on(commit, signal.SIGTERM, signal.SIGHUP)
     finally:
-        out, err = finish(commit)
-    assert commit.returncode == EXIT_INTERRUPTED, err
+        out, err = holding.finish(commit)
+    assert commit.returncode == Exit.INTERRUPTED, err
     assert orjson.loads(out)["paused"] is True
 
 
@@ -107,16 +96,16 @@ def test_a_signal_stops_a_revert_between_two_moves_and_revert_finishes_it(
     """Main died at once on SIGTERM (143), half done, with no word on what to do."""
     data = tmp_path / "data"
     run_id = _two_notebook_run(tmp_path, data)
-    env = stop_at("revert.after_move", "cli.after_command")
+    env = holding.stop_at("revert.after_move", "cli.after_command")
     revert = start_cli(data, "revert", run_id, env=env)
     try:
-        wait_stopped(revert)  # the first notebook is in the trash, the second not yet
-        go_on(revert, sig)
-        wait_stopped(revert)  # its one line printed
-        go_on(revert, signal.SIGTERM)  # a second signal changes nothing
+        holding.wait_stopped(revert)  # the first notebook is in the trash, the second not yet
+        holding.go_on(revert, sig)
+        holding.wait_stopped(revert)  # its one line printed
+        holding.go_on(revert, signal.SIGTERM)  # a second signal changes nothing
     finally:
-        out, err = finish(revert)
-    assert revert.returncode == EXIT_INTERRUPTED, err
+        out, err = holding.finish(revert)
+    assert revert.returncode == Exit.INTERRUPTED, err
     assert "Traceback" not in err and out == ""
     assert (
         f"transcribe-import: The undo of run {run_id} was stopped at a safe point, 1 of 2 "
@@ -137,14 +126,14 @@ def test_ctrl_c_says_what_a_cancel_keeps_and_it_is_so(tmp_path: Path) -> None:
     data, plan = tmp_path / "data", tmp_path / "plan.json"
     shelf = make_shelf(tmp_path / "shelf", 1, 70, folder="Register", size=(120, 160))
     ok(run_cli(data, "plan", str(shelf), "-o", str(plan)))
-    env = stop_at("ingest.between_checkpoints")
+    env = holding.stop_at("ingest.between_checkpoints")
     commit = start_cli(data, "commit", str(plan), "--workers", "1", env=env)
     try:
-        wait_stopped(commit)  # the notebook's first checkpoint landed
-        go_on(commit, signal.SIGINT)
+        holding.wait_stopped(commit)  # the notebook's first checkpoint landed
+        holding.go_on(commit, signal.SIGINT)
     finally:
-        _out, err = finish(commit)
-    assert commit.returncode == EXIT_CANCELLED, err
+        _out, err = holding.finish(commit)
+    assert commit.returncode == Exit.CANCELLED, err
     assert (
         "cancelling at the next safe point — every page already in the corpus stays; commit "
         "the plan again to import the rest." in err

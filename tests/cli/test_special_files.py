@@ -18,17 +18,7 @@ from typing import Any
 import orjson
 import pytest
 
-from helpers.cli import (
-    EXIT_INVALID,
-    EXIT_PROBLEMS,
-    EXIT_USAGE,
-    cli_argv,
-    cli_env,
-    cli_json,
-    notebook_files,
-    ok,
-    run_cli,
-)
+from helpers.cli import Exit, cli_argv, cli_env, cli_json, notebook_files, ok, run_cli
 from helpers.shelves import make_shelf
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
@@ -105,10 +95,10 @@ def test_a_named_pipe_or_a_device_given_as_the_plan_is_refused_at_once(
     data = tmp_path / "data"
     fifo = tmp_path / "plan.json"
     os.mkfifo(fifo)  # no writer will ever come: opening it to read used to wait for good
-    proc = _coded(_run(data, command, str(fifo)), EXIT_USAGE)
+    proc = _coded(_run(data, command, str(fifo)), Exit.USAGE)
     assert f"{fifo}: cannot be read (a named pipe, not a regular file)" in proc.stderr
     # /dev/zero never ends: it was read until memory ran out (here: MEMORY_LIMIT).
-    proc = _coded(_run(data, command, "/dev/zero"), EXIT_USAGE)
+    proc = _coded(_run(data, command, "/dev/zero"), Exit.USAGE)
     assert "/dev/zero: cannot be read (a device, not a regular file)" in proc.stderr
 
 
@@ -117,7 +107,7 @@ def test_a_plan_larger_than_any_plan_is_refused_before_it_is_read(tmp_path: Path
     huge = tmp_path / "huge.json"
     with huge.open("wb") as f:
         f.truncate(300 * 1024**2)  # sparse: costs no disk, and more than MAX_DOCUMENT_BYTES
-    proc = _coded(_run(data, "validate", str(huge)), EXIT_USAGE)
+    proc = _coded(_run(data, "validate", str(huge)), Exit.USAGE)
     assert f"{huge}: cannot be read (larger than 256 MiB" in proc.stderr
 
 
@@ -129,7 +119,7 @@ def test_a_source_swapped_for_a_named_pipe_after_planning_fails_its_item_without
     source = Path(item["sources"][-1]["provenance"]["path"])
     source.unlink()
     os.mkfifo(source)
-    proc = _coded(_run(data, "resume", run_id), EXIT_PROBLEMS)
+    proc = _coded(_run(data, "resume", run_id), Exit.PROBLEMS)
     assert f"{source} is a named pipe, not a regular file, so it was not read" in proc.stdout
     failure = _failed_item(data, run_id, item["item_id"])
     assert failure["code"] == "source_unreadable"
@@ -149,14 +139,14 @@ def test_a_source_swapped_for_a_link_to_dev_zero_is_refused_and_never_copied(
     source.symlink_to("/dev/zero")
     before = _page_files(data)
     # Main copied it until the disk was full (here: SIGXFSZ at FILE_LIMIT) and blamed the disk.
-    proc = _coded(_run(data, "resume", run_id), EXIT_PROBLEMS)
+    proc = _coded(_run(data, "resume", run_id), Exit.PROBLEMS)
     assert "check the disk" not in proc.stdout + proc.stderr
     failure = _failed_item(data, run_id, item["item_id"])
     assert failure["code"] == "source_unreadable"
     assert f"{source} is a device, not a regular file" in failure["message"]
     assert _page_files(data) == before
     # A second resume reads nothing again: the run has ended, and says so.
-    again = _coded(_run(data, "resume", run_id), EXIT_PROBLEMS)
+    again = _coded(_run(data, "resume", run_id), Exit.PROBLEMS)
     assert "already ended" in again.stdout and _page_files(data) == before
 
 
@@ -168,7 +158,7 @@ def test_a_source_whose_size_changed_after_validate_fails_as_changed_since_plann
     source = Path(item["sources"][-1]["provenance"]["path"])
     with source.open("ab") as f:
         f.write(b"\0" * 4096)  # grown: a copy still being written, or another file
-    _coded(_run(data, "resume", run_id), EXIT_PROBLEMS)
+    _coded(_run(data, "resume", run_id), Exit.PROBLEMS)
     failure = _failed_item(data, run_id, item["item_id"])
     assert failure["code"] == "source_changed"
     assert f"{source} changed since it was planned" in failure["message"]
@@ -191,7 +181,7 @@ def test_a_plan_whose_provenance_path_points_at_a_named_pipe_does_not_hang(
         path=str(fifo), size=st.st_size, mtime_ns=st.st_mtime_ns
     )
     plan.write_bytes(orjson.dumps(doc))
-    proc = _coded(_run(data, command, str(plan)), EXIT_INVALID)
+    proc = _coded(_run(data, command, str(plan)), Exit.INVALID)
     assert "[source_unreadable]" in proc.stdout
     assert f"{fifo} is a named pipe, not a regular file" in proc.stdout
     assert not (data / "corpus" / "notebooks").exists() or not _page_files(data)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.cli import EXIT_OK, cli_json, run_cli
+from helpers.cli import Exit, cli_json, run_cli
 from helpers.shelves import make_pages
 
 # A clear-screen, a terminal-title change (OSC ... BEL), a forged second line, a bell, a
@@ -44,7 +44,7 @@ def test_every_command_that_prints_a_name_shows_its_controls(tmp_path: Path) -> 
     words = "".join(p.stdout for p in outputs)
     assert "box␛[2J␛]0;pwned␇␤FORGED LINE⟨U+202E⟩gpj.exe⟨U+009B⟩" in words
     assert "notes␛[31m.txt" in words  # the not-planned list
-    assert outputs[2].returncode == EXIT_OK
+    assert outputs[2].returncode == Exit.OK
     # JSON keeps the title's characters (the title folds the newline to a space), escaped
     # the JSON way.
     titles = {n["title"] for n in cli_json(data, "notebooks", "--json")["notebooks"]}

@@ -12,14 +12,7 @@ import pytest
 from transcribe_import.engine.base.text import shown_within
 from transcribe_import.engine.planning.plan import fingerprint_of
 
-from helpers.cli import (
-    EXIT_OK,
-    SIGKILLED,
-    assert_doctor_clean,
-    cli_json,
-    ok,
-    run_cli,
-)
+from helpers.cli import Exit, assert_doctor_clean, cli_json, ok, run_cli
 from helpers.shelves import make_shelf
 
 
@@ -37,9 +30,9 @@ def test_restore_asked_again_after_a_kill_past_its_end_says_done_already(tmp_pat
     """Main: "No trash entry ID" and exit 1, where revert says "undone already" (exit 0)."""
     data, run_id, revert_id = _reverted(tmp_path)
     killed = run_cli(data, "trash", "--restore", revert_id, crash_at="cli.after_command")
-    assert killed.returncode == SIGKILLED
+    assert killed.returncode == Exit.KILLED
 
-    again = ok(run_cli(data, "trash", "--restore", revert_id), EXIT_OK)
+    again = ok(run_cli(data, "trash", "--restore", revert_id), Exit.OK)
 
     assert again.stdout == (
         f"Trash entry {revert_id} has left the trash already: run {run_id} was put back "
@@ -51,7 +44,7 @@ def test_restore_asked_again_after_a_kill_past_its_end_says_done_already(tmp_pat
     }
     assert cli_json(data, "show", run_id, "--json")["status"] == "complete"
     # Purging it now: gone already, said so.
-    purge = ok(run_cli(data, "trash", "--purge", revert_id), EXIT_OK)
+    purge = ok(run_cli(data, "trash", "--purge", revert_id), Exit.OK)
     assert "has left the trash already" in purge.stdout
     assert_doctor_clean(data)
 
@@ -59,9 +52,9 @@ def test_restore_asked_again_after_a_kill_past_its_end_says_done_already(tmp_pat
 def test_purge_asked_again_after_a_kill_past_its_end_says_done_already(tmp_path: Path) -> None:
     data, run_id, revert_id = _reverted(tmp_path)
     killed = run_cli(data, "trash", "--purge", revert_id, crash_at="cli.after_command")
-    assert killed.returncode == SIGKILLED
+    assert killed.returncode == Exit.KILLED
 
-    again = ok(run_cli(data, "trash", "--purge", revert_id), EXIT_OK)
+    again = ok(run_cli(data, "trash", "--purge", revert_id), Exit.OK)
 
     assert again.stdout == (
         f"Trash entry {revert_id} (the undo of run {run_id}) was deleted for good already. "
@@ -79,7 +72,7 @@ def test_a_purge_killed_half_way_is_listed_and_purge_again_finishes_it(tmp_path:
     """Main: the hidden folder was left out of `trash` until the next doctor."""
     data, run_id, revert_id = _reverted(tmp_path)
     killed = run_cli(data, "trash", "--purge", revert_id, crash_at="trash.before_delete")
-    assert killed.returncode == SIGKILLED
+    assert killed.returncode == Exit.KILLED
 
     [entry] = cli_json(data, "trash", "--json")["entries"]
     assert entry["revert_id"] == revert_id and entry["state"] == "purging"
@@ -99,7 +92,7 @@ def test_a_restore_killed_half_way_is_listed_and_restore_again_finishes_it(
 ) -> None:
     data, run_id, revert_id = _reverted(tmp_path)
     killed = run_cli(data, "trash", "--restore", revert_id, crash_at="restore.after_move")
-    assert killed.returncode == SIGKILLED
+    assert killed.returncode == Exit.KILLED
 
     [entry] = cli_json(data, "trash", "--json")["entries"]
     assert entry["state"] == "restoring"

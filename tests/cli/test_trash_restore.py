@@ -6,15 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.cli import (
-    EXIT_PROBLEMS,
-    assert_doctor_clean,
-    cli_json,
-    imported,
-    notebook_files,
-    ok,
-    run_cli,
-)
+from helpers.cli import Exit, assert_doctor_clean, cli_json, imported, notebook_files, ok, run_cli
 from helpers.shelves import make_pages, make_shelf
 
 
@@ -89,7 +81,7 @@ def test_a_restore_that_would_double_pages_imported_again_since_is_refused(
     [again] = before[1]
 
     refused = run_cli(data, "trash", "--restore", revert_id)
-    assert refused.returncode == EXIT_PROBLEMS, refused.stderr
+    assert refused.returncode == Exit.PROBLEMS, refused.stderr
     assert refused.stderr == (
         f"transcribe-import: Trash entry {revert_id} cannot be put back, nothing was changed: "
         f"3 of the run's page files were imported again since, into “notebook 1” ({again[0]}): "
@@ -114,7 +106,7 @@ def test_an_entry_that_is_not_there_is_said_so(tmp_path: Path, revert_id: str, w
     imported(data, tmp_path, make_shelf(tmp_path / "shelf", notebooks=1))
     before = _state(data)
     proc = run_cli(data, "trash", "--restore", revert_id)
-    assert proc.returncode == EXIT_PROBLEMS, proc.stderr
+    assert proc.returncode == Exit.PROBLEMS, proc.stderr
     assert proc.stderr.startswith(f"transcribe-import: {words}"), proc.stderr
     assert "`transcribe-import trash` lists them." in proc.stderr
     assert _state(data) == before

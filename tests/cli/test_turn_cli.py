@@ -10,7 +10,7 @@ from pathlib import Path
 import orjson
 from PIL import Image
 
-from helpers.cli import EXIT_USAGE, cli_json, ok, run_cli
+from helpers.cli import Exit, cli_json, ok, run_cli
 from helpers.shelves import make_shelf
 from media_factory import make_jpeg
 
@@ -57,7 +57,7 @@ def test_a_wrong_angle_or_name_is_refused_in_words_and_the_plan_kept(tmp_path: P
         ("nothing.jpg", "90"): "no source named 'nothing.jpg'",
     }
     for words, said in refused.items():
-        proc = ok(run_cli(data, "order", str(plan), item, "--turn", *words), EXIT_USAGE)
+        proc = ok(run_cli(data, "order", str(plan), item, "--turn", *words), Exit.USAGE)
         assert said in proc.stderr, proc.stderr
         assert plan.read_bytes() == before
 

@@ -16,17 +16,7 @@ from typing import Any
 import orjson
 import pytest
 
-from helpers.cli import (
-    EXIT_OK,
-    EXIT_PROBLEMS,
-    SIGKILLED,
-    TIMEOUT,
-    assert_doctor_clean,
-    cli_json,
-    ok,
-    run_cli,
-    start_cli,
-)
+from helpers.cli import TIMEOUT, Exit, assert_doctor_clean, cli_json, ok, run_cli, start_cli
 from helpers.shelves import make_pages, make_shelf
 
 
@@ -168,7 +158,7 @@ def test_a_watcher_killed_anywhere_imports_each_drop_once_when_started_again(
     bag, bag_ids = station_bag
     shutil.copytree(bag, share / "bag")
     killed = once(data, share, crash_at=point)
-    assert killed.returncode == SIGKILLED, (killed.stdout, killed.stderr)
+    assert killed.returncode == Exit.KILLED, (killed.stdout, killed.stderr)
     ok(once(data, share))
     ok(once(data, share))  # a second pass finds nothing left to do
     listed = notebooks(data)
@@ -205,7 +195,7 @@ def test_two_watchers_racing_on_one_share_take_each_drop_once(
     racing = [start_cli(first, *argv), start_cli(second, *argv)]
     for proc in racing:
         out, err = proc.communicate(timeout=TIMEOUT)
-        assert proc.returncode in (EXIT_OK, EXIT_PROBLEMS), err  # 1: a drop busy this pass
+        assert proc.returncode in (Exit.OK, Exit.PROBLEMS), err  # 1: a drop busy this pass
     for data in {first, second}:
         ok(run_cli(data, *argv))
         ok(run_cli(data, *argv))  # nothing left to do
@@ -256,7 +246,7 @@ def test_a_refused_drop_and_one_that_needs_a_decision(tmp_path: Path) -> None:
 
 
 def test_a_folder_that_cannot_be_read_is_said_and_the_pass_exits_1(tmp_path: Path) -> None:
-    proc = ok(once(tmp_path / "archive", tmp_path / "gone"), EXIT_PROBLEMS)
+    proc = ok(once(tmp_path / "archive", tmp_path / "gone"), Exit.PROBLEMS)
     assert f"{tmp_path / 'gone'} cannot be read (No such file or directory)" in proc.stderr
 
 
@@ -286,7 +276,7 @@ def test_watch_runs_until_sigterm_and_stops_cleanly(tmp_path: Path) -> None:
         lines.append(line)
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=TIMEOUT)
-    assert proc.returncode == EXIT_OK, err
+    assert proc.returncode == Exit.OK, err
     assert err.startswith(f"Watching {share} every 0.05 s (settle time 0 s); Ctrl-C stops.\n")
     assert err.endswith(
         "Stopped watching; a drop being imported is taken up where it was by the next watch.\n"
@@ -305,7 +295,7 @@ def test_two_stations_export_into_one_share_and_the_archive_takes_every_page_onc
     exports = [export(s, share / f"{s.name}-bag") for s in stations]
     for proc in exports:
         out, err = proc.communicate(timeout=TIMEOUT)
-        assert proc.returncode == EXIT_OK, err
+        assert proc.returncode == Exit.OK, err
     assert watcher.stdout is not None
     imported: list[str] = []
     while len(imported) < 2:
@@ -316,7 +306,7 @@ def test_two_stations_export_into_one_share_and_the_archive_takes_every_page_onc
             imported.append(line)
     watcher.send_signal(signal.SIGTERM)
     _, err = watcher.communicate(timeout=TIMEOUT)
-    assert watcher.returncode == EXIT_OK, err
+    assert watcher.returncode == Exit.OK, err
     expected: dict[str, list[str]] = {}
     for s in stations:
         expected.update(page_ids(s))

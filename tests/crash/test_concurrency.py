@@ -16,7 +16,7 @@ from engine_helpers import (
     request_for,
     request_to_json,
 )
-from helpers.cli import EXIT_OK, TIMEOUT, ok, run_cli, start_cli, start_driver
+from helpers.cli import TIMEOUT, Exit, ok, run_cli, start_cli, start_driver
 from helpers.shelves import make_pages, make_shelf
 
 
@@ -40,7 +40,7 @@ def test_two_processes_into_different_notebooks(tmp_path: Path) -> None:
     procs = [start_driver(data, "ingest", str(path)) for path, _ in reqs]
     for p in procs:
         _out, err = p.communicate(timeout=TIMEOUT)
-        assert p.returncode == EXIT_OK, err
+        assert p.returncode == Exit.OK, err
     for nbid, (_, ids) in zip(nbids, reqs, strict=True):
         doc = assert_notebook_whole(Corpus.open(data), nbid)
         assert [p["id"] for p in doc["pages"]] == ids
@@ -54,7 +54,7 @@ def test_two_processes_into_one_notebook_serialise(tmp_path: Path) -> None:
     for p in procs:
         _out, err = p.communicate(timeout=TIMEOUT)
         # The second waits for the ingest lock (10 s) and then goes through.
-        assert p.returncode == EXIT_OK, err
+        assert p.returncode == Exit.OK, err
     doc = assert_notebook_whole(Corpus.open(data), nbid)
     listed = [p["id"] for p in doc["pages"]]
     (_, a), (_, b) = reqs
@@ -76,7 +76,7 @@ def test_two_runs_commit_into_one_corpus_at_once(tmp_path: Path) -> None:
     results = []
     for p in procs:
         out, err = p.communicate(timeout=300)
-        assert p.returncode == EXIT_OK, err
+        assert p.returncode == Exit.OK, err
         results.append(orjson.loads(out))
     assert [r["status"] for r in results] == ["complete", "complete"]
     assert results[0]["import_run_id"] != results[1]["import_run_id"]

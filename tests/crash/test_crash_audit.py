@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.cli import EXIT_OK, SIGKILLED, ok, run_cli
+from helpers.cli import Exit, ok, run_cli
 from helpers.export import make_corpus
 
 pytestmark = [pytest.mark.crash, pytest.mark.slow]
@@ -46,9 +46,9 @@ def test_a_killed_audit_loses_no_record_and_checks_no_file_twice(tmp_path, earli
 
     proc = run_cli(shelf.data, "audit", crash_at=point)
 
-    assert proc.returncode == SIGKILLED, proc.stderr
+    assert proc.returncode == Exit.KILLED, proc.stderr
     assert _lines(shelf.data) == recorded  # the killed run's unappended checks only are lost
-    ok(run_cli(shelf.data, "audit"), EXIT_OK)
+    ok(run_cli(shelf.data, "audit"), Exit.OK)
     after = _lines(shelf.data)
     assert after[: len(recorded)] == recorded  # nothing before the kill lost or rewritten
     checks = _checks(after)
@@ -61,12 +61,12 @@ def test_a_kill_just_after_the_last_append_keeps_every_record(tmp_path: Path):
 
     proc = run_cli(shelf.data, "audit", crash_at="audit.after_append:1")
 
-    assert proc.returncode == SIGKILLED
+    assert proc.returncode == Exit.KILLED
     recorded = _lines(shelf.data)
     assert len(recorded) == FILES + 1 and set(_checks(recorded).values()) == {1}
     assert b'"event_type":"round_complete"' in recorded[-1]
     # Round 1 is complete: the next run starts round 2 and checks every file once more.
-    ok(run_cli(shelf.data, "audit"), EXIT_OK)
+    ok(run_cli(shelf.data, "audit"), Exit.OK)
     after = _lines(shelf.data)
     assert after[: FILES + 1] == recorded
     checks = _checks(after)
@@ -89,7 +89,7 @@ def test_a_repair_killed_before_its_replace_leaves_the_file_as_it_was_and_is_don
         shelf.data, "audit", "--repair-from", str(bag), crash_at="audit.repair_before_replace"
     )
 
-    assert proc.returncode == SIGKILLED
+    assert proc.returncode == Exit.KILLED
     assert first.read_bytes() == b"x" + good[1:]  # untouched: the copy was never renamed in
     assert [p.name for p in first.parent.iterdir() if ".tmp-" in p.name]  # its dead copy
     assert not [line for line in _lines(shelf.data) if b'"repair"' in line]

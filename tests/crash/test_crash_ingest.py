@@ -16,7 +16,7 @@ from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus
 
 from engine_helpers import assert_notebook_whole, page_ids, request_from_json, snapshot
-from helpers.cli import SIGKILLED, run_driver
+from helpers.cli import Exit, run_driver
 
 pytestmark = pytest.mark.crash
 
@@ -48,7 +48,7 @@ def test_kill_during_ingest_then_recover(notebook_with_history, point: str) -> N
     data, nbid, earlier_pages, req_path = notebook_with_history
     before = snapshot(Corpus.open(data).notebook_dir(nbid))
 
-    assert run_driver(data, "ingest", str(req_path), crash_at=point) == SIGKILLED
+    assert run_driver(data, "ingest", str(req_path), crash_at=point) == Exit.KILLED
 
     assert run_driver(data, "recover") == 0  # recovery in a fresh process
     corpus = Corpus.open(data)
@@ -81,7 +81,7 @@ def test_kill_during_create_then_recover(tmp_path: Path, point: str) -> None:
     data = tmp_path / "data"
     Corpus.open(data)
     nbid = new_id()
-    assert run_driver(data, "create", nbid, "Box 3 / Diary", crash_at=point) == SIGKILLED
+    assert run_driver(data, "create", nbid, "Box 3 / Diary", crash_at=point) == Exit.KILLED
 
     assert run_driver(data, "recover") == 0
     corpus = Corpus.open(data)

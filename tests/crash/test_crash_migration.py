@@ -14,12 +14,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from helpers.cli import (
-    SIGKILLED,
-    assert_doctor_clean,
-    cli_json,
-    run_cli,
-)
+from helpers.cli import Exit, assert_doctor_clean, cli_json, run_cli
 from helpers.legacy import to_legacy_plan_layout
 from helpers.shelves import make_shelf
 
@@ -72,7 +67,7 @@ def test_a_migration_killed_anywhere_is_finished_by_the_next_open(
     }
 
     killed = run_cli(data, "runs", "--json", crash_at=point)
-    assert killed.returncode == SIGKILLED, (point, killed.returncode, killed.stderr)
+    assert killed.returncode == Exit.KILLED, (point, killed.returncode, killed.stderr)
     # Each snapshot is whole in exactly one of its two places.
     for rid in (done, pending):
         places = (runs_dir / f"{rid}.plan.json", runs_dir / "plans" / f"{rid}.json")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.cli import SIGKILLED, assert_doctor_clean, cli_json, run_cli
+from helpers.cli import Exit, assert_doctor_clean, cli_json, run_cli
 from helpers.shelves import make_shelf
 
 pytestmark = pytest.mark.crash
@@ -26,7 +26,7 @@ def test_a_kill_around_the_outcomes_log_loses_and_doubles_nothing(
     plan = tmp_path / "plan.json"
     run_cli(data, "plan", str(make_shelf(tmp_path / "shelf", notebooks=3)), "-o", str(plan))
     killed = run_cli(data, "commit", str(plan), "--workers", "1", crash_at=point)
-    assert killed.returncode == SIGKILLED, killed.stderr
+    assert killed.returncode == Exit.KILLED, killed.stderr
     (run,) = cli_json(data, "runs", "--json")["runs"]
     log = data / "corpus" / "import-runs" / f"{run['import_run_id']}.outcomes.jsonl"
     assert log.is_file()  # the kill came before the log was compacted away

@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 import pytest
 
-from helpers.cli import SIGKILLED, assert_doctor_clean, cli_json, ok, run_cli
+from helpers.cli import Exit, assert_doctor_clean, cli_json, ok, run_cli
 from helpers.shelves import make_pages, make_shelf
 
 pytestmark = pytest.mark.crash
@@ -70,7 +70,7 @@ def _expected(plan: Path, held: list[str]) -> list[str]:
 def test_killed_placed_import_resumes_to_the_same_notebook(placed, point: str) -> None:
     data, plan, nbid, held = placed
     proc = run_cli(data, "commit", str(plan), "--workers", "1", crash_at=point)
-    assert proc.returncode == SIGKILLED, f"{point} was never reached: {proc.stderr}"
+    assert proc.returncode == Exit.KILLED, f"{point} was never reached: {proc.stderr}"
     shown = [p["id"] for p in _project(data, nbid)["pages"]]
     expected = _expected(plan, held)
     # What landed is the start of the block, in its place: never a page out of it.

@@ -14,7 +14,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from helpers.cli import SIGKILLED, assert_doctor_clean, cli_json, ok, run_cli
+from helpers.cli import Exit, assert_doctor_clean, cli_json, ok, run_cli
 from helpers.completing import file_order, imported_with_gaps, project_of
 
 pytestmark = pytest.mark.crash
@@ -37,7 +37,7 @@ def test_a_killed_completion_lands_each_block_in_its_place(
     [item] = orjson.loads(plan.read_bytes())["items"]
     ok(run_cli(data, "order", str(plan), item["item_id"][:8], "--complete"))
     proc = run_cli(data, "commit", str(plan), "--workers", "1", crash_at=point)
-    assert proc.returncode == SIGKILLED, f"{point} was never reached: {proc.stderr}"
+    assert proc.returncode == Exit.KILLED, f"{point} was never reached: {proc.stderr}"
     # What landed is in its place: 012 after 011, and nothing after it that is not 013.
     assert file_order(data, nbid) == [
         n for n in IN_ORDER if n not in {"012.jpg", "038.jpg"} - set(landed)

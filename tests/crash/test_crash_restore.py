@@ -14,16 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.cli import (
-    EXIT_PROBLEMS,
-    SIGKILLED,
-    assert_doctor_clean,
-    cli_json,
-    imported,
-    notebook_files,
-    ok,
-    run_cli,
-)
+from helpers.cli import Exit, assert_doctor_clean, cli_json, imported, notebook_files, ok, run_cli
 from helpers.shelves import make_pages, make_shelf
 
 pytestmark = pytest.mark.crash
@@ -69,9 +60,9 @@ def test_a_restore_killed_anywhere_ends_with_the_run_back(
     if point == "restore.after_move:2" and which == "added":
         assert killed.returncode == 0, killed.stderr  # one notebook: no second move
     else:
-        assert killed.returncode == SIGKILLED, (killed.returncode, killed.stderr)
+        assert killed.returncode == Exit.KILLED, (killed.returncode, killed.stderr)
         if recover == "doctor":
-            report = cli_json(data, "doctor", "--json", rc=EXIT_PROBLEMS)  # it repaired
+            report = cli_json(data, "doctor", "--json", rc=Exit.PROBLEMS)  # it repaired
             codes = [f["code"] for f in report["findings"]]
             assert set(codes) <= {"restore_finished", "revert_finished"}, report["findings"]
         elif point == "trash.after_hide":
@@ -81,7 +72,7 @@ def test_a_restore_killed_anywhere_ends_with_the_run_back(
             assert again.stdout.startswith(f"Trash entry {revert_id} has left the trash already")
             entries = cli_json(data, "trash", "--json")["entries"]
             assert [e["state"] for e in entries if e["revert_id"] == revert_id] == ["purging"]
-            report = cli_json(data, "doctor", "--json", rc=EXIT_PROBLEMS)
+            report = cli_json(data, "doctor", "--json", rc=Exit.PROBLEMS)
             assert [f["message"] for f in report["findings"]] == [
                 f"The purge of trash entry {revert_id} was interrupted; it was finished."
             ]

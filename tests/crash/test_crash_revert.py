@@ -18,17 +18,7 @@ from typing import Any
 import orjson
 import pytest
 
-from helpers.cli import (
-    EXIT_OK,
-    EXIT_PROBLEMS,
-    SIGKILLED,
-    assert_doctor_clean,
-    cli_json,
-    imported,
-    notebook_files,
-    ok,
-    run_cli,
-)
+from helpers.cli import Exit, assert_doctor_clean, cli_json, imported, notebook_files, ok, run_cli
 from helpers.shelves import make_pages, make_shelf
 
 pytestmark = pytest.mark.crash
@@ -106,9 +96,9 @@ def test_kill_a_revert_of_created_notebooks(corpus_with_two_runs, point: str, th
     ok(run_cli(data, "revert", b))  # the later run first, so the first one is revertible
     before = _projects(data)
     proc = run_cli(data, "revert", a, crash_at=point)
-    assert proc.returncode == SIGKILLED, (point, proc.stderr)
+    assert proc.returncode == Exit.KILLED, (point, proc.stderr)
     if then == "doctor":  # it repaired something: exit 1, the finding says what
-        report = cli_json(data, "doctor", "--json", rc=EXIT_PROBLEMS)
+        report = cli_json(data, "doctor", "--json", rc=Exit.PROBLEMS)
         assert "revert_finished" in {f["code"] for f in report["findings"]}
     else:
         said = ok(run_cli(data, "revert", a)).stdout
@@ -123,9 +113,9 @@ def test_kill_a_revert_of_pages_added_to_a_notebook(corpus_with_two_runs, point:
     data, _a, b, first = corpus_with_two_runs
     before = _projects(data)
     proc = run_cli(data, "revert", b, crash_at=point)
-    assert proc.returncode == SIGKILLED, (point, proc.stderr)
+    assert proc.returncode == Exit.KILLED, (point, proc.stderr)
     if then == "doctor":
-        ok(run_cli(data, "doctor"), EXIT_PROBLEMS)
+        ok(run_cli(data, "doctor"), Exit.PROBLEMS)
     else:
         ok(run_cli(data, "revert", b))
     _assert_reverted(data, b, before)
@@ -138,13 +128,13 @@ def test_a_revert_whose_rest_changed_meanwhile_is_undone(corpus_with_two_runs):
     files = notebook_files(data)
     names = set(_projects(data))
     proc = run_cli(data, "revert", a, crash_at="revert.after_move:1")
-    assert proc.returncode == SIGKILLED
+    assert proc.returncode == Exit.KILLED
     [left] = _projects(data)  # one notebook moved, one still in place...
     path = data / "corpus" / "notebooks" / left / "project.json"
     doc = orjson.loads(path.read_bytes())
     doc["pages"][0]["transcription"] = "Dear diary"  # ...and someone transcribed a page of it
     path.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2))
-    report = cli_json(data, "doctor", "--json", rc=EXIT_PROBLEMS)
+    report = cli_json(data, "doctor", "--json", rc=Exit.PROBLEMS)
     [finding] = [f for f in report["findings"] if f["code"] == "revert_finished"]
     assert "undone" in finding["message"]
     record = _record(data, a)
@@ -166,11 +156,11 @@ def test_kill_a_purge_then_doctor_finishes_it(corpus_with_two_runs):
     ok(run_cli(data, "revert", b))
     [entry] = cli_json(data, "trash", "--json")["entries"]
     proc = run_cli(data, "trash", "--purge", entry["revert_id"], crash_at="trash.after_hide")
-    assert proc.returncode == SIGKILLED
+    assert proc.returncode == Exit.KILLED
     # Listed as being deleted until it is finished (#36: it was hidden until doctor).
     [left] = cli_json(data, "trash", "--json")["entries"]
     assert left["revert_id"] == entry["revert_id"] and left["state"] == "purging"
-    ok(run_cli(data, "doctor"), EXIT_PROBLEMS)
+    ok(run_cli(data, "doctor"), Exit.PROBLEMS)
     assert list((data / "corpus" / "trash").iterdir()) == []
     assert_doctor_clean(data)
 
@@ -187,7 +177,7 @@ def test_revert_dry_run_and_json_change_nothing(corpus_with_two_runs):
     assert notebook_files(data) == files
     assert run_cli(data, "revert", a).returncode == 1
     assert notebook_files(data) == files
-    assert run_cli(data, "revert", b).returncode == EXIT_OK
+    assert run_cli(data, "revert", b).returncode == Exit.OK
 
 
 def test_a_run_cancelled_with_commits_is_undone_through_the_cli(tmp_path: Path):
@@ -198,7 +188,7 @@ def test_a_run_cancelled_with_commits_is_undone_through_the_cli(tmp_path: Path):
     plan = tmp_path / "plan.json"
     ok(run_cli(data, "plan", *map(str, sorted(shelf.iterdir())), "-o", str(plan)))
     proc = run_cli(data, "commit", str(plan), "--workers", "1", crash_at="run.after_item_outcome")
-    assert proc.returncode == SIGKILLED
+    assert proc.returncode == Exit.KILLED
     [run] = cli_json(data, "runs", "--json")["runs"]
     run_cli(data, "cancel", run["import_run_id"])
     show = cli_json(data, "show", run["import_run_id"], "--json")
@@ -242,8 +232,8 @@ def test_kill_undoing_a_rescan_then_doctor_puts_the_replaced_page_back(
     run = cli_json(data, "commit", str(plan), "--json")["import_run_id"]
     assert _projects(data)[first]["replaced_pages"][0]["page"]["id"] == old
     proc = run_cli(data, "revert", run, crash_at=point)
-    assert proc.returncode == SIGKILLED
-    ok(run_cli(data, "doctor"), EXIT_PROBLEMS)
+    assert proc.returncode == Exit.KILLED
+    ok(run_cli(data, "doctor"), Exit.PROBLEMS)
     after = _projects(data)[first]
     assert after["pages"] == before["pages"] and "replaced_pages" not in after
     assert _record(data, run)["status"] == "reverted"

@@ -29,12 +29,8 @@ import orjson
 import pytest
 
 from helpers.cli import (
-    EXIT_CANCELLED,
-    EXIT_INTERRUPTED,
-    EXIT_LOCKED,
-    EXIT_OK,
-    SIGKILLED,
     TIMEOUT,
+    Exit,
     assert_doctor_clean,
     cli_json,
     notebook_files,
@@ -132,14 +128,14 @@ def make_plan(tmp: Path, tree: Path) -> Path:
     scratch = tmp / "planning-data"
     plan = tmp / "plan.json"
     proc = run_cli(scratch, "plan", str(tree), "-o", str(plan))
-    assert proc.returncode == EXIT_OK, proc.stderr
+    assert proc.returncode == Exit.OK, proc.stderr
     report = orjson.loads(run_cli(scratch, "validate", str(plan), "--json").stdout)
     for item_id in dict.fromkeys(
         p["item_id"] for p in report["problems"] if p["severity"] == "error"
     ):
         proc = run_cli(scratch, "order", str(plan), item_id, "--accept")
-        assert proc.returncode == EXIT_OK, proc.stderr
-    cli_json(scratch, "validate", str(plan), "--json", rc=EXIT_OK)
+        assert proc.returncode == Exit.OK, proc.stderr
+    cli_json(scratch, "validate", str(plan), "--json", rc=Exit.OK)
     return plan
 
 
@@ -288,7 +284,7 @@ COMMIT_POINTS = [
 def test_kill_commit_at_named_point_then_resume(tmp_path: Path, small_plan: Path, point: str):
     data = tmp_path / "data"
     proc = run_cli(data, "commit", str(small_plan), crash_at=point)
-    assert proc.returncode == SIGKILLED, f"{point} was never reached: {proc.stderr}"
+    assert proc.returncode == Exit.KILLED, f"{point} was never reached: {proc.stderr}"
     run = the_run(data)
     run_id = run["import_run_id"]
 
@@ -298,7 +294,7 @@ def test_kill_commit_at_named_point_then_resume(tmp_path: Path, small_plan: Path
         assert run["status"] == "complete"
         before = read_record(data, run_id)
         proc = run_cli(data, "resume", run_id)
-        assert proc.returncode == EXIT_OK, proc.stderr
+        assert proc.returncode == Exit.OK, proc.stderr
         assert "had already ended: complete" in proc.stdout
         assert "never reopened" in proc.stdout
         assert read_record(data, run_id) == before
@@ -359,7 +355,7 @@ def kill_until_done(data: Path, plan: Path, rng: random.Random, scale: float) ->
             out, err = proc.communicate()
             if last:
                 raise AssertionError(f"{args[0]} did not end within {TIMEOUT} s: {err}") from None
-            if proc.returncode == SIGKILLED:
+            if proc.returncode == Exit.KILLED:
                 kills += 1
                 continue
         assert_ran_to_completion(proc.returncode, out, err, plan)
@@ -370,7 +366,7 @@ def kill_until_done(data: Path, plan: Path, rng: random.Random, scale: float) ->
 def assert_ran_to_completion(returncode: int | None, out: str, err: str, plan: Path) -> None:
     """A commit or resume that ended on its own: exit 0, and its --json output tells the
     run complete with every planned item committed, each with all its pages, once."""
-    assert returncode == EXIT_OK, (returncode, err)
+    assert returncode == Exit.OK, (returncode, err)
     result = orjson.loads(out)
     assert result["status"] == "complete", result
     items = orjson.loads(plan.read_bytes())["items"]
@@ -465,7 +461,7 @@ def test_a_commit_that_ends_before_its_kill_is_checked_not_failed(
 def test_resume_while_the_run_is_held_exits_5(tmp_path: Path, small_plan: Path) -> None:
     data = tmp_path / "data"
     proc = run_cli(data, "commit", str(small_plan), crash_at="ingest.after_claim")
-    assert proc.returncode == SIGKILLED
+    assert proc.returncode == Exit.KILLED
     run_id = the_run(data)["import_run_id"]
     before = read_record(data, run_id)
     journals = sorted((data / "corpus").rglob(".ingest-journal.json"))
@@ -475,10 +471,10 @@ def test_resume_while_the_run_is_held_exits_5(tmp_path: Path, small_plan: Path) 
     lock = filelock.FileLock(data / "corpus" / "import-runs" / f"{run_id}.lock")
     with lock.acquire(timeout=5):
         proc = run_cli(data, "resume", run_id)
-        assert proc.returncode == EXIT_LOCKED, proc.stderr
+        assert proc.returncode == Exit.LOCKED, proc.stderr
         assert run_id in proc.stderr
         proc = run_cli(data, "commit", str(small_plan))  # the same plan continues the same run
-        assert proc.returncode == EXIT_LOCKED, proc.stderr
+        assert proc.returncode == Exit.LOCKED, proc.stderr
         # Standing down touched nothing: not the record, not the dead journal.
         assert read_record(data, run_id) == before
         assert sorted((data / "corpus").rglob(".ingest-journal.json")) == journals
@@ -550,11 +546,11 @@ def test_cancel_from_another_process_keeps_committed_notebooks(
         assert shown["status"] == "running"
         # While it executes, nobody else may: a parallel resume or commit is refused with 5.
         proc = run_cli(data, "resume", run_id)
-        assert proc.returncode == EXIT_LOCKED, proc.stderr
+        assert proc.returncode == Exit.LOCKED, proc.stderr
         proc = run_cli(data, "commit", str(big_plan))
-        assert proc.returncode == EXIT_LOCKED, proc.stderr
+        assert proc.returncode == Exit.LOCKED, proc.stderr
         proc = run_cli(data, "cancel", run_id)
-        assert proc.returncode == EXIT_OK, proc.stderr
+        assert proc.returncode == Exit.OK, proc.stderr
         assert "Cancel requested" in proc.stdout
         assert "every page already in the corpus stays" in proc.stdout
         commit.send_signal(signal.SIGCONT)
@@ -564,7 +560,7 @@ def test_cancel_from_another_process_keeps_committed_notebooks(
             commit.send_signal(signal.SIGCONT)
             commit.kill()
             commit.communicate()
-    assert commit.returncode == EXIT_CANCELLED, err
+    assert commit.returncode == Exit.CANCELLED, err
     assert orjson.loads(out)["status"] == "cancelled_with_commits"
 
     show = cli_json(data, "show", run_id, "--json")
@@ -577,7 +573,7 @@ def test_cancel_from_another_process_keeps_committed_notebooks(
     assert_cancelled_items_left_no_pages(data, rest)
     assert_doctor_clean(data)
     # Never reopened: resume says how it ended, with that status's exit code.
-    assert run_cli(data, "resume", run_id).returncode == EXIT_CANCELLED
+    assert run_cli(data, "resume", run_id).returncode == Exit.CANCELLED
 
 
 # Where the first item stood when its commit died, and whether its pages landed there.
@@ -598,11 +594,11 @@ def test_cancel_an_interrupted_run(tmp_path: Path, small_plan: Path, point: str,
     """Nobody executes the run: cancel ends it there and then, with the honest status."""
     data = tmp_path / "data"
     proc = run_cli(data, "commit", str(small_plan), "--workers", "1", crash_at=point)
-    assert proc.returncode == SIGKILLED, f"{point} was never reached: {proc.stderr}"
+    assert proc.returncode == Exit.KILLED, f"{point} was never reached: {proc.stderr}"
     run_id = the_run(data)["import_run_id"]
 
     proc = run_cli(data, "cancel", run_id)
-    assert proc.returncode == EXIT_CANCELLED, proc.stderr
+    assert proc.returncode == Exit.CANCELLED, proc.stderr
     show = cli_json(data, "show", run_id, "--json")
     plan_doc = orjson.loads(small_plan.read_bytes())
     first, *rest = plan_doc["items"]
@@ -624,7 +620,7 @@ def test_cancel_an_interrupted_run(tmp_path: Path, small_plan: Path, point: str,
     assert not list((data / "corpus").rglob(".ingest-journal.json")), "a dead journal was left"
     assert_doctor_clean(data)
     # A terminal run is never reopened: resume says how it ended, with its exit code.
-    assert run_cli(data, "resume", run_id).returncode == EXIT_CANCELLED
+    assert run_cli(data, "resume", run_id).returncode == Exit.CANCELLED
 
 
 def test_cancel_before_anything_committed_is_cancelled_and_adds_no_page(
@@ -634,10 +630,10 @@ def test_cancel_before_anything_committed_is_cancelled_and_adds_no_page(
     and then cancelled leaves no notebook at all, and says no page was added."""
     data = tmp_path / "data"
     proc = run_cli(data, "commit", str(small_plan), "--workers", "1", crash_at="ingest.after_claim")
-    assert proc.returncode == SIGKILLED
+    assert proc.returncode == Exit.KILLED
     run_id = the_run(data)["import_run_id"]
     cancel = run_cli(data, "cancel", run_id)
-    assert cancel.returncode == EXIT_CANCELLED
+    assert cancel.returncode == Exit.CANCELLED
     assert "no page was added" in cancel.stdout
     show = cli_json(data, "show", run_id, "--json")
     assert show["status"] == "cancelled"
@@ -656,7 +652,7 @@ def test_kill_in_the_claims_journal_write_leaves_nothing_behind(
     # run record and index, the attempt's record and index, project.json, then the claim.
     point = "atomic_write.before_replace:8"
     proc = run_cli(data, "commit", str(small_plan), "--workers", "1", crash_at=point)
-    assert proc.returncode == SIGKILLED
+    assert proc.returncode == Exit.KILLED
     [nb_dir] = (data / "corpus" / "notebooks").iterdir()
     temps = [p.name for p in nb_dir.iterdir() if p.name.startswith("..ingest-journal.json.tmp")]
     assert temps and not (nb_dir / ".ingest-journal.json").exists(), "not the claim's write"
@@ -679,7 +675,7 @@ def test_ctrl_c_cancels_the_run(tmp_path: Path, big_plan: Path) -> None:
         if commit.poll() is None:
             commit.kill()
             commit.communicate()
-    assert commit.returncode == EXIT_CANCELLED, err
+    assert commit.returncode == Exit.CANCELLED, err
     show = cli_json(data, "show", run_id, "--json")
     assert show["status"] == "cancelled_with_commits"
     assert orjson.loads(out)["status"] == show["status"]
@@ -701,7 +697,7 @@ def test_sigterm_interrupts_and_resume_finishes(tmp_path: Path, big_plan: Path) 
         if commit.poll() is None:
             commit.kill()
             commit.communicate()
-    assert commit.returncode == EXIT_INTERRUPTED, err
+    assert commit.returncode == Exit.INTERRUPTED, err
     assert orjson.loads(out)["paused"] is True
     run = the_run(data)
     assert run["status"] == "running" and run["interrupted"], run
@@ -772,7 +768,7 @@ def test_kill_at_a_checkpoint_point_then_resume(
     the end has every page exactly once, no empty notebook and no notebook twice."""
     data = tmp_path / "data"
     proc = run_cli(data, "commit", str(register_plan), "--workers", "1", crash_at=point)
-    assert proc.returncode == SIGKILLED, f"{point} was never reached: {proc.stderr}"
+    assert proc.returncode == Exit.KILLED, f"{point} was never reached: {proc.stderr}"
     run_id = the_run(data)["import_run_id"]
     kept = _renders_now(data)
     # The registration points die with the folder renamed in: resume completes that
@@ -806,10 +802,10 @@ def test_cancel_an_interrupted_run_with_pages_landed_says_so(
     data = tmp_path / "data"
     point = "ingest.between_checkpoints"
     proc = run_cli(data, "commit", str(register_only_plan), "--workers", "1", crash_at=point)
-    assert proc.returncode == SIGKILLED
+    assert proc.returncode == Exit.KILLED
     run_id = the_run(data)["import_run_id"]
     cancel = run_cli(data, "cancel", run_id)
-    assert cancel.returncode == EXIT_CANCELLED
+    assert cancel.returncode == Exit.CANCELLED
     assert "no page was added" not in cancel.stdout
     assert f"{CHECKPOINT} pages of the items in progress landed and stay" in cancel.stdout
     show = cli_json(data, "show", run_id, "--json")
@@ -855,7 +851,7 @@ def test_kill_inside_a_long_pdf_then_resume(
 ) -> None:
     data = tmp_path / "data"
     proc = run_cli(data, "commit", str(pdf_plan), "--workers", "1", crash_at=point)
-    assert proc.returncode == SIGKILLED, f"{point} was never reached: {proc.stderr}"
+    assert proc.returncode == Exit.KILLED, f"{point} was never reached: {proc.stderr}"
     run_id = the_run(data)["import_run_id"]
     [nb] = cli_json(data, "notebooks", "--json")["notebooks"]
     assert nb["page_count"] == landed and nb["source_count"] == 1

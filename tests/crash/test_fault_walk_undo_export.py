@@ -28,7 +28,7 @@ from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.base.progress import drive
 from transcribe_import.engine.storage import bag_format, fsio
 
-from helpers.cli import EXIT_OK, EXIT_PROBLEMS
+from helpers.cli import Exit
 from helpers.shelves import make_pages, make_shelf
 
 # Every file-system call of three commands failed in turn, in-process: a minute, not more.
@@ -50,14 +50,14 @@ def _cli(capsys: pytest.CaptureFixture[str], data: Path, *args: str) -> tuple[in
 
 def _json(capsys: pytest.CaptureFixture[str], data: Path, *args: str) -> dict[str, Any]:
     rc, out, err = _cli(capsys, data, *args, "--json")
-    assert rc == EXIT_OK, err
+    assert rc == Exit.OK, err
     doc: dict[str, Any] = orjson.loads(out)
     return doc
 
 
 def _commit(capsys: pytest.CaptureFixture[str], data: Path, plan: Path, *args: str) -> str:
     rc, _, err = _cli(capsys, data, "plan", *args, "-o", str(plan))
-    assert rc == EXIT_OK, err
+    assert rc == Exit.OK, err
     return str(_json(capsys, data, "commit", str(plan))["import_run_id"])
 
 
@@ -123,7 +123,7 @@ def _walk(
         finally:
             fsio.install_faults(None)
         where = f"fault {n} ({plan.ops[n - 1] if plan.fired else 'none'})"
-        if rc != EXIT_OK:
+        if rc != Exit.OK:
             lines = said.splitlines()
             if not lines and args[0] == "export":  # a corpus file unreadable: a partial bag
                 assert ": partial." in out and "  MISSING [" in out, out
@@ -133,13 +133,13 @@ def _walk(
                 assert len(lines) == 1, f"{where}: exit {rc}, not one line: {said!r} {out!r}"
                 assert lines[0].startswith("transcribe-import: "), f"{where}: {said!r}"
                 assert "unexpected error" not in said, f"{where}: {said!r}"
-            assert rc == EXIT_PROBLEMS, f"{where}: exit {rc}: {said!r}"
+            assert rc == Exit.PROBLEMS, f"{where}: exit {rc}: {said!r}"
         outcomes.add(check(work, rc))
         first_rc, _, report = _cli(capsys, work, "doctor")  # faults off: finishes what was left
-        assert first_rc in (EXIT_OK, EXIT_PROBLEMS), f"{where}: doctor: {report}"
-        if first_rc != EXIT_OK:  # it repaired something: now the corpus is whole
+        assert first_rc in (Exit.OK, Exit.PROBLEMS), f"{where}: doctor: {report}"
+        if first_rc != Exit.OK:  # it repaired something: now the corpus is whole
             rc2, _, report = _cli(capsys, work, "doctor")
-            assert rc2 == EXIT_OK, f"{where}: the corpus is not whole after doctor: {report}"
+            assert rc2 == Exit.OK, f"{where}: the corpus is not whole after doctor: {report}"
         outcomes.add(check(work, -1))
         shutil.rmtree(work)
         if plan.fired == 0:
@@ -151,21 +151,21 @@ def test_revert_fault_walk(walk: FaultWalk, template: dict[str, Any], which: str
     data: Path = template["data"]
     if which == "a":  # run A is revertable only once B is undone: undo B in the template
         rc, _, said = _cli(walk.capsys, data, "revert", template["b"])
-        assert rc == EXIT_OK, said
+        assert rc == Exit.OK, said
     before = _pages(data)
     run_id = str(template[which])
 
     def check(work: Path, rc: int) -> str:
         now = _pages(work)
         record = orjson.loads((work / "corpus" / "import-runs" / f"{run_id}.json").read_bytes())
-        if rc == EXIT_OK:
+        if rc == Exit.OK:
             assert record["status"] == "reverted"
         if rc == -1:  # after doctor: all of the run, or none of it
             assert now == before or record["status"] == "reverted", now
             if record["status"] == "reverted":
                 assert now != before and all(now.get(k, 0) <= v for k, v in before.items())
             return record["status"]
-        return "ok" if rc == EXIT_OK else "coded"
+        return "ok" if rc == Exit.OK else "coded"
 
     outcomes = walk.run(data, ["revert", run_id], check)
     assert {"coded", "ok", "reverted"} <= outcomes
@@ -174,14 +174,14 @@ def test_revert_fault_walk(walk: FaultWalk, template: dict[str, Any], which: str
 def test_purge_fault_walk(walk: FaultWalk, template: dict[str, Any]) -> None:
     data: Path = template["data"]
     rc, _, said = _cli(walk.capsys, data, "revert", template["b"])
-    assert rc == EXIT_OK, said
+    assert rc == Exit.OK, said
     (revert_id,) = [e["revert_id"] for e in _json(walk.capsys, data, "trash")["entries"]]
     pages = _pages(data)
 
     def check(work: Path, rc: int) -> str:
         assert _pages(work) == pages, "a purge touched a notebook"
         left = sorted(p.name for p in (work / "corpus" / "trash").iterdir())
-        if rc == EXIT_OK or (rc == -1 and revert_id not in left):
+        if rc == Exit.OK or (rc == -1 and revert_id not in left):
             assert left == [], left
             return "purged"
         assert revert_id in left or f".purging-{revert_id}" in left
@@ -201,13 +201,20 @@ def test_export_fault_walk(walk: FaultWalk, template: dict[str, Any]) -> None:
         if rc == -1:
             return "corpus whole"
         try:
-            if rc == EXIT_OK:
+            if rc == Exit.OK and (dest / "EXPORT-INCOMPLETE.txt").exists():
+                # The note's removal failed (a warning said to delete it): refused till then.
+                with pytest.raises(TranscribeError, match="EXPORT-INCOMPLETE.txt: is here"):
+                    drive(bag_format.verify_bag(dest))
+                return "complete, note left"
+            if rc == Exit.OK:
                 drive(bag_format.verify_bag(dest))
                 return "complete"
             if not dest.exists():
                 return "nothing left"
             left = sorted(p.name for p in dest.iterdir())
-            if "EXPORT-INCOMPLETE.txt" in left:
+            if "EXPORT-INCOMPLETE.txt" in left:  # never taken for a bag, bagit.txt or not
+                with pytest.raises(TranscribeError, match="EXPORT-INCOMPLETE.txt: is here"):
+                    drive(bag_format.verify_bag(dest))
                 return "marked incomplete"
             if (dest / "bagit.txt").exists():  # a partial bag: it says so, and is refused
                 with pytest.raises(TranscribeError):

@@ -12,16 +12,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from helpers.cli import (
-    EXIT_LOCKED,
-    EXIT_OK,
-    SIGKILLED,
-    assert_doctor_clean,
-    cli_json,
-    ok,
-    run_cli,
-    start_cli,
-)
+from helpers.cli import Exit, assert_doctor_clean, cli_json, ok, run_cli, start_cli
 from helpers.shelves import make_shelf
 
 pytestmark = pytest.mark.crash
@@ -39,12 +30,12 @@ def plan_file(tmp_path: Path) -> tuple[Path, Path]:
 def test_killed_and_resumed_three_times_one_started_three_resumed_one_end(plan_file):
     data, plan = plan_file
     proc = run_cli(data, "commit", str(plan), "--workers", "1", crash_at="run.after_item_outcome")
-    assert proc.returncode == SIGKILLED, proc.stderr
+    assert proc.returncode == Exit.KILLED, proc.stderr
     [run] = cli_json(data, "runs", "--json")["runs"]
     run_id = run["import_run_id"]
     for _ in range(2):
         proc = run_cli(data, "resume", run_id, "--workers", "1", crash_at="run.after_item_outcome")
-        assert proc.returncode == SIGKILLED, proc.stderr
+        assert proc.returncode == Exit.KILLED, proc.stderr
     ok(run_cli(data, "resume", run_id, "--workers", "1"))
     show = cli_json(data, "show", run_id, "--json")
     events = [h["event"] for h in show["history"]]
@@ -61,7 +52,7 @@ def test_killed_and_resumed_three_times_one_started_three_resumed_one_end(plan_f
 def test_a_cancel_names_who_asked(plan_file):
     data, plan = plan_file
     proc = run_cli(data, "commit", str(plan), "--workers", "1", crash_at="run.after_item_outcome")
-    assert proc.returncode == SIGKILLED
+    assert proc.returncode == Exit.KILLED
     [run] = cli_json(data, "runs", "--json")["runs"]
     run_cli(data, "cancel", run["import_run_id"])
     history = cli_json(data, "show", run["import_run_id"], "--json")["history"]
@@ -85,7 +76,7 @@ def test_a_plan_edited_after_its_run_is_refused(plan_file):
     doc["items"][0]["title"] = "Another title"  # edited by hand, fingerprint left stale
     plan.write_bytes(orjson.dumps(doc))
     proc = run_cli(data, "commit", str(plan))
-    assert proc.returncode != EXIT_OK
+    assert proc.returncode != Exit.OK
     assert len(cli_json(data, "runs", "--json")["runs"]) == 1
 
 
@@ -94,9 +85,9 @@ def test_two_processes_committing_one_plan_end_with_one_run(plan_file):
     procs = [start_cli(data, "commit", str(plan), "--workers", "1") for _ in range(2)]
     said = [p.communicate(timeout=120) for p in procs]
     codes = sorted(p.returncode for p in procs)
-    assert set(codes) <= {EXIT_OK, EXIT_LOCKED} and EXIT_OK in codes, (codes, said)
+    assert set(codes) <= {Exit.OK, Exit.LOCKED} and Exit.OK in codes, (codes, said)
     [run] = cli_json(data, "runs", "--json")["runs"]
-    if EXIT_LOCKED in codes:  # the second found the run busy; resuming it is a no-op
+    if Exit.LOCKED in codes:  # the second found the run busy; resuming it is a no-op
         ok(run_cli(data, "commit", str(plan)))
     show = cli_json(data, "show", run["import_run_id"], "--json")
     assert show["status"] == "complete"

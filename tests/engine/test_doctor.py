@@ -16,7 +16,7 @@ from transcribe_import.engine.base.ids import new_id
 from transcribe_import.engine.doctor import doctor
 from transcribe_import.engine.storage.corpus import Corpus
 
-from helpers.cli import SIGKILLED, run_driver
+from helpers.cli import Exit, run_driver
 
 
 def test_torn_index_line_is_reported_and_repaired_not_dropped(data_dir: Path) -> None:
@@ -83,7 +83,7 @@ def test_kill_while_repairing_a_torn_index(tmp_path: Path) -> None:
         corpus.create_notebook(nbid, nbid[:6])
     raw = corpus.index_path.read_bytes()
     corpus.index_path.write_bytes(raw[:-30])  # the last registration torn
-    assert run_driver(data, "recover", crash_at="doctor.index_copied") == SIGKILLED
+    assert run_driver(data, "recover", crash_at="doctor.index_copied") == Exit.KILLED
     assert run_driver(data, "recover") == 0
     corpus = Corpus.open(data)
     assert set(corpus.index_entries()) == set(ids)

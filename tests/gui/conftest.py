@@ -144,3 +144,18 @@ def gate(monkeypatch: pytest.MonkeyPatch) -> Iterator[ExecutorGate]:
     g = ExecutorGate(monkeypatch)
     yield g
     g.release.set()  # never leave the executor waiting, even when the test failed
+
+
+@pytest.fixture
+def gated_import(
+    qtbot: QtBot, gate: ExecutorGate, importing: Callable[..., MainWindow]
+) -> Callable[..., tuple[MainWindow, ExecutorGate]]:
+    """``gated_import(*paths)``: ``importing(*paths)``, returned with ``gate`` once it holds
+    the commit after its first finished notebook (the test releases it)."""
+
+    def start(*paths: Path) -> tuple[MainWindow, ExecutorGate]:
+        window = importing(*paths)
+        qtbot.waitUntil(gate.reached.is_set, timeout=TIMEOUT_MS)
+        return window, gate
+
+    return start

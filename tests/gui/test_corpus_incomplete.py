@@ -22,7 +22,8 @@ from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow, Section
 from transcribe_import.gui.models.notebooks import NotebookColumn
 
-from helpers.cli import EXIT_OK, finish, go_on, ok, run_cli, start_cli, stop_at, wait_stopped
+from helpers import holding
+from helpers.cli import Exit, ok, run_cli, start_cli
 from helpers.runs import commit_plan, plan_for
 from helpers.shelves import make_shelf
 from helpers.window import TIMEOUT_MS, ExecutorGate, assert_no_clash, wait_run_end
@@ -161,20 +162,20 @@ def test_a_notebook_another_process_is_importing_offers_no_action(
     shelf = make_shelf(tmp_path / "shelf", 1, PAGES, folder="Register", size=(120, 160))
     data, plan = corpus.data_dir, tmp_path / "plan.json"
     ok(run_cli(data, "plan", str(shelf), "-o", str(plan)))
-    env = stop_at("ingest.between_checkpoints")
+    env = holding.stop_at("ingest.between_checkpoints")
     commit = start_cli(data, "commit", str(plan), "--workers", "1", env=env)
     try:
-        wait_stopped(commit)  # a real `commit`, held with its first checkpoint landed
+        holding.wait_stopped(commit)  # a real `commit`, held with its first checkpoint landed
         window = open_window()
         _select_the_notebook(qtbot, window)
         page = window.corpus_page
         assert _state_cell(window).startswith("Incomplete: ")
         assert "is being imported by another process" in page.unfinished_label.text()
         assert not page.finish_button.isEnabled() and not page.undo_button.isEnabled()
-        go_on(commit)
+        holding.go_on(commit)
     finally:
-        _out, err = finish(commit)
-    assert commit.returncode == EXIT_OK, err
+        _out, err = holding.finish(commit)
+    assert commit.returncode == Exit.OK, err
 
 
 @pytest.mark.parametrize("cancel", [True, False], ids=["cancelled", "paused"])
@@ -210,9 +211,11 @@ def test_health_findings_name_the_windows_actions_not_commands(
         "To finish it, select the notebook in Corpus and choose Finish Import. Undo This "
         "Import shows what undoing it would take out, then does it."
     )
-    assert f"(run {run_id}) landed." in incomplete
+    assert incomplete.startswith("Notebook “") and "of its import landed." in incomplete
+    assert run_id not in incomplete and _notebook_id not in incomplete  # titles, not ids
     if not cancel:
         interrupted = next(s for s in said if "was interrupted with" in s)
+        assert interrupted.startswith("The import into “") and run_id not in interrupted
         assert interrupted.endswith(
             "To finish it, select it in Runs and choose Resume. To end it, select it in Runs "
             "and choose Cancel Run; the pages it landed stay."

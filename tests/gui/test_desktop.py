@@ -135,37 +135,35 @@ def test_no_notification_when_the_window_is_in_front_or_the_commit_was_short(
     assert [c[0] for c in recording.calls] == ["hold", "release"]
 
 
-def test_a_paused_commit_lets_the_system_sleep_and_says_paused(
+def _pause(window: MainWindow) -> None:
+    window.commit_page.pause_button.click()
+
+
+def _cancel_keeping_what_landed(window: MainWindow) -> None:
+    click_in_next_box(stop_choice_words(StopChoice.KEEP, closing=False), [])
+    window.commit_page.cancel_button.click()
+
+
+@pytest.mark.parametrize(
+    ("stop", "headline"),
+    [(_pause, "Paused"), (_cancel_keeping_what_landed, "Cancelled after some commits")],
+)
+def test_a_stopped_commit_lets_the_system_sleep_and_says_how_it_ended(
     qtbot: QtBot,
     gate: ExecutorGate,
     ready_to_commit: ReadyToCommit,
+    stop: Callable[[MainWindow], None],
+    headline: str,
 ) -> None:
     window, recording = ready_to_commit(notebooks=3)
     commit(qtbot, window)
     qtbot.waitUntil(gate.reached.is_set, timeout=TIMEOUT_MS)
-    window.commit_page.pause_button.click()
+    stop(window)
     assert [c[0] for c in recording.calls] == ["hold"]  # held until the worker has ended
     gate.release.set()
     wait_run_end(qtbot, window)
 
-    assert window.commit_page.headline.text() == "Paused"
-    assert recording.calls[1:] == [("release", "ended"), end_words(window)]
-
-
-def test_a_cancelled_commit_lets_the_system_sleep_and_says_cancelled(
-    qtbot: QtBot,
-    gate: ExecutorGate,
-    ready_to_commit: ReadyToCommit,
-) -> None:
-    window, recording = ready_to_commit(notebooks=3)
-    commit(qtbot, window)
-    qtbot.waitUntil(gate.reached.is_set, timeout=TIMEOUT_MS)
-    click_in_next_box(stop_choice_words(StopChoice.KEEP, closing=False), [])
-    window.commit_page.cancel_button.click()
-    gate.release.set()
-    wait_run_end(qtbot, window)
-
-    assert window.commit_page.headline.text() == "Cancelled after some commits"
+    assert window.commit_page.headline.text() == headline
     assert recording.calls[1:] == [("release", "ended"), end_words(window)]
 
 

@@ -130,7 +130,9 @@ def test_stop_keep_what_landed_keeps_the_pages_and_retry_imports_only_the_rest(
     events = [h.event for h in api.run_history(record)]
     assert HistoryEvent.CANCEL_REQUESTED in events and events[-1] is HistoryEvent.RETRIED
     last = history_words(api.run_history(record)[-1])
-    assert "Retried: a new run imports what did not land" in last and retry.run_id in last
+    assert "Retried: a new run imports what did not land" in last
+    assert last.endswith("(the new import is listed in Runs)")
+    assert retry.run_id not in last  # named where it is listed, never by its id
 
 
 def test_stop_and_undo_ends_the_run_then_its_preview_takes_out_only_when_asked(

@@ -24,7 +24,7 @@ from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow
 from transcribe_import.gui.wording import StopChoice, stop_choice_words
 
-from helpers.cli import SIGKILLED
+from helpers.cli import Exit
 from helpers.run_surfaces import assert_surfaces_agree, counts
 from helpers.shelves import make_png_shelf
 from helpers.window import (
@@ -125,7 +125,7 @@ def test_a_sigkill_of_the_app_is_told_alike_everywhere(data_dir: Path, tmp_path:
         text=True,
         timeout=TIMEOUT_MS / 1000 * 4,
     )
-    assert app.returncode == SIGKILLED, app.stderr
+    assert app.returncode == Exit.KILLED, app.stderr
 
     corpus = Corpus.open(data_dir)
     [run] = RunStore(corpus).list_runs()

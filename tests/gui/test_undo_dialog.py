@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Callable
 from pathlib import Path
 
@@ -10,8 +11,11 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
+from transcribe_import.engine import api
+from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.runs.model import RunStatus
 from transcribe_import.engine.runs.store import RunStore
+from transcribe_import.engine.storage import fsio
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui import undo_dialog, wording
 from transcribe_import.gui.main_window import MainWindow, Section
@@ -93,10 +97,56 @@ def test_a_blocked_undo_says_why_and_offers_nothing_to_click(
     dialog = _open_undo(qtbot, window)
     assert dialog.blocked.isVisible() and dialog.blocked.count() == 1
     text = dialog.blocked.item(0).text()
-    assert "“notebook 1”" in text and "was changed since" in text
+    assert text == (
+        "“notebook 1”: page 1 of this import changed since (a label, a transcription, or other "
+        "work); undoing would lose that work."
+    )
+    assert not dialog.others_button.isVisible()  # its one notebook is blocked: nothing else
     assert not dialog.undo_button.isEnabled() and dialog.close_button.text() == "&Close"
     dialog.reject()
     assert RunStore(corpus).load(run_id).status is RunStatus.COMPLETE
+
+
+def test_undo_the_others_undoes_the_free_notebooks_and_says_which_stay_and_why(
+    qtbot: QtBot, window: MainWindow, corpus: Corpus, tmp_path: Path
+):
+    plan = plan_for(corpus, make_shelf(tmp_path / "shelf", notebooks=3, pages=2))
+    run_id = commit_plan(corpus, plan).run_id
+    blocked = plan.items[0].notebook_id
+    path = corpus.notebook_dir(blocked) / "project.json"
+    doc = orjson.loads(path.read_bytes())
+    doc["title"] = "Diary, renamed"
+    path.write_bytes(orjson.dumps(doc))
+    _select(qtbot, window, run_id)
+    dialog = _open_undo(qtbot, window)
+    assert "cannot be undone whole: 1 notebook changed since, as said below, and it stays" in (
+        dialog.headline.text()
+    )
+    assert "The other 2 notebooks (4 pages) can be undone" in dialog.headline.text()
+    assert dialog.removed.count() == 2 and dialog.blocked.count() == 1
+    assert dialog.blocked_label.text() == "These stay, and why:"
+    assert dialog.blocked.item(0).text() == (
+        "“Diary, renamed”: it was renamed since this import; undoing would lose the new name."
+    )
+    assert dialog.others_button.isVisible() and dialog.others_button.isEnabled()
+    assert not dialog.undo_button.isVisible()
+    assert all(corpus.is_registered(it.notebook_id) for it in plan.items)  # a preview
+
+    with qtbot.waitSignal(dialog.reverted, timeout=TIMEOUT_MS):
+        qtbot.mouseClick(dialog.others_button, Qt.MouseButton.LeftButton)
+    assert dialog.headline.text().startswith("Part of the import was undone")
+    assert "“Diary, renamed” stayed, for the reasons below." in dialog.headline.text()
+    assert corpus.is_registered(blocked)
+    assert not any(corpus.is_registered(it.notebook_id) for it in plan.items[1:])
+    assert RunStore(corpus).load(run_id).status is RunStatus.COMPLETE
+    dialog.accept()
+    page = window.runs_page
+    qtbot.waitUntil(lambda: page.history_list.count() == 5, timeout=TIMEOUT_MS)
+    run = page.selected_run()
+    assert run is not None and run.partly_undone and run.counts.pages_landed == 2
+    assert page.detail_label.text().startswith("<b>Partly undone</b> — Some of its notebooks")
+    last = page.history_list.item(4).text()
+    assert "Partly undone; the notebooks blocked from undoing were left in place" in last
 
 
 def test_pages_added_to_a_notebook_are_undone_and_the_rest_stays(
@@ -203,3 +253,77 @@ def test_put_back_restores_an_undone_import_and_says_what_it_put_back(
     assert not trash.restore_button.isEnabled() and not trash.delete_button.isEnabled()
     trash.accept()
     qtbot.waitUntil(lambda: page.selected_run_id() == run_id, timeout=TIMEOUT_MS)
+
+
+def _stop_half_way(act: Callable[[], object], stopped: Callable[[], bool]) -> None:
+    """Fail the 1st, then the 2nd, … file-system call of ``act`` (once, EIO) until one leaves
+    it stopped half way (``stopped``); a failure before that changed nothing."""
+    for n in range(1, 400):
+        fsio.install_faults(fsio.FaultPlan(fail_at=n, errno=errno.EIO))
+        try:
+            act()
+        except (TranscribeError, OSError):  # coded, or left to the faces' last resort
+            pass
+        finally:
+            fsio.install_faults(None)
+        if stopped():
+            return
+    raise AssertionError("no failing call left it half way")
+
+
+def test_the_trash_says_which_entry_stopped_half_way_and_its_button_finishes_it(
+    qtbot: QtBot, window: MainWindow, corpus: Corpus, tmp_path: Path, monkeypatch
+):
+    """Main (#36): a restore or purge stopped half way was listed like any entry (or not at
+    all). Each now says so with the button that finishes it, offers only that one, and it
+    finishes."""
+    runs = []
+    for n in (1, 2):
+        shelf = make_shelf(tmp_path / f"shelf{n}", notebooks=1, pages=2, tag=f"{n}-")
+        plan = plan_for(corpus, shelf)
+        runs.append(commit_plan(corpus, plan).run_id)
+    entries = {api.revert(corpus, run_id).revert_id: run_id for run_id in reversed(runs)}
+    back, gone = list(entries)  # the second run's entry is put back, the first's deleted
+    journal = corpus.root / "trash" / back / "revert.json"
+    _stop_half_way(
+        lambda: api.restore_from_trash(corpus, back),
+        lambda: orjson.loads(journal.read_bytes())["state"] == "restoring",
+    )
+    hidden = corpus.root / "trash" / f".purging-{gone}"
+    _stop_half_way(lambda: api.purge_trash(corpus, gone), hidden.exists)
+
+    _select(qtbot, window, runs[0])
+    page = window.runs_page
+    qtbot.mouseClick(page.trash_button, Qt.MouseButton.LeftButton)
+    trash = page.trash_dialog
+    assert trash is not None
+    qtbot.waitUntil(lambda: trash.list.count() == 2, timeout=TIMEOUT_MS)
+    rows = {trash.list.item(i).data(undo_dialog.ENTRY_ROLE): i for i in range(2)}
+    putting_back = trash.list.item(rows[back])
+    deleting = trash.list.item(rows[gone])
+    assert putting_back.text().endswith(
+        "\nStopped half way while being put back: Put Back finishes it."
+    )
+    assert deleting.text().endswith(
+        "\nStopped half way while being deleted: Delete for Good finishes it."
+    )
+
+    # Delete for Good first: a Put Back makes the window check the corpus, and that check
+    # (doctor) would finish the stopped purge itself.
+    trash.list.setCurrentItem(deleting)
+    assert trash.delete_button.isEnabled() and not trash.restore_button.isEnabled()
+    monkeypatch.setattr(undo_dialog, "confirm_destructive", lambda *a: True)
+    with qtbot.waitSignal(trash.purged, timeout=TIMEOUT_MS):
+        qtbot.mouseClick(trash.delete_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: trash.list.count() == 1, timeout=TIMEOUT_MS)
+    assert not hidden.exists()
+
+    trash.list.setCurrentRow(0)
+    assert trash.list.currentItem().data(undo_dialog.ENTRY_ROLE) == back
+    assert trash.restore_button.isEnabled() and not trash.delete_button.isEnabled()
+    with qtbot.waitSignal(trash.restored, timeout=TIMEOUT_MS) as restored:
+        qtbot.mouseClick(trash.restore_button, Qt.MouseButton.LeftButton)
+    assert restored.args == [entries[back]]
+    qtbot.waitUntil(lambda: trash.list.count() == 0, timeout=TIMEOUT_MS)
+    assert RunStore(corpus).load(entries[back]).status is RunStatus.COMPLETE
+    trash.accept()

@@ -96,3 +96,30 @@ def test_space_opens_the_full_window_view_and_closes_it(
     assert dialog.width() > page.viewer.width()
     qtbot.keyClick(dialog, Qt.Key.Key_Space)
     assert not dialog.isVisible()
+
+
+def test_another_notebook_never_shows_the_page_of_the_one_left(
+    qtbot: QtBot, corpus: Corpus, tmp_path: Path
+):
+    """#34: at 1366 px the preview went on showing a page of the notebook left."""
+    for nb in ("A", "B"):
+        for n in (1, 2):
+            make_jpeg(tmp_path / "shelf" / nb / f"{nb} page {n}.jpg", (600, 800), label=f"{nb}{n}")
+    session = ImportSession(corpus)
+    session.set_plan(build_plan(corpus, run_scan([tmp_path / "shelf"])))
+    page = ReviewPage(session, None)
+    qtbot.addWidget(page)
+    page.resize(1366, 740)
+    page.show()
+    qtbot.waitExposed(page)
+    plan = session.plan
+    assert plan is not None
+    first, second = plan.items
+    page.select_item(first.item_id)
+    page.select_rows([1])
+    assert page.viewer.caption.text() == "Page 2 of 2 · A page 2.jpg"
+    page.select_item(second.item_id)
+    assert page.viewer.caption.text() == "Select a page to see it larger."
+    assert page.viewer.pixmaps() == []
+    page.select_rows([0])
+    assert page.viewer.caption.text() == "Page 1 of 2 · B page 1.jpg"

@@ -197,3 +197,29 @@ def test_the_fit_keeps_a_window_that_already_fits(
     screen(QRect(0, 0, 1920, 1080))
     window = open_window()
     assert (window.width(), window.height()) == main_window.DEFAULT_SIZE
+
+
+def test_at_800_by_600_every_view_fits_and_the_runs_buttons_wrap(
+    qtbot: QtBot,
+    open_window: Callable[[], MainWindow],
+    screen: Callable[[QRect], None],
+    tmp_path: Path,
+) -> None:
+    """#34: the Runs view's row of seven buttons asked 771 px, so below 1024 they fell off
+    the right edge; it wraps now, and no view scrolls sideways at 800x600."""
+    area = QRect(0, 0, 800, 600)
+    screen(area)
+    window = open_window()
+    assert_inside(window, area)
+    assert_no_sideways_scroll(qtbot, window, "start")
+    scan(qtbot, window, shelf(tmp_path / "shelf"))
+    assert_no_sideways_scroll(qtbot, window, "review")
+    for section, name in ((Section.RUNS, "runs"), (Section.CORPUS, "corpus")):
+        window.show_section(section)
+        assert_no_sideways_scroll(qtbot, window, name)
+    runs = window.runs_page
+    window.show_section(Section.RUNS)
+    QApplication.processEvents()
+    assert runs.minimumSizeHint().width() < 500
+    tops = {b.mapTo(runs, QPoint(0, 0)).y() for b in (runs.refresh_button, runs.resume_button)}
+    assert len(tops) == 2  # on two lines: the row wrapped instead of clipping

@@ -120,9 +120,20 @@ def page_files(window: MainWindow) -> list[str]:
     return column_text(window.review_page.pages_model, PageColumn.FILE)
 
 
-def first_outcome_shown(qtbot: QtBot, window: MainWindow) -> None:
-    model = window.commit_page.model
-    qtbot.waitUntil(lambda: ItemState.COMMITTED in outcome_states(model), timeout=TIMEOUT_MS)
+@pytest.fixture
+def held_commit(
+    qtbot: QtBot, tmp_path: Path, gate: ExecutorGate, importing: Callable[..., MainWindow]
+) -> Callable[[int], MainWindow]:
+    """A commit of ``notebooks`` PNG notebooks, held by ``gate`` once its first notebook is
+    shown committed."""
+
+    def start(notebooks: int) -> MainWindow:
+        window = importing(make_png_shelf(tmp_path / "shelf", notebooks=notebooks))
+        model = window.commit_page.model
+        qtbot.waitUntil(lambda: ItemState.COMMITTED in outcome_states(model), timeout=TIMEOUT_MS)
+        return window
+
+    return start
 
 
 # -- the whole flow --------------------------------------------------------------------------
@@ -270,12 +281,10 @@ def test_a_file_changed_after_validation_sends_the_plan_back_to_review(
 def test_cancel_during_a_commit_asks_first_and_ends_cancelled_with_commits(
     qtbot: QtBot,
     corpus: Corpus,
-    tmp_path: Path,
     gate: ExecutorGate,
-    importing: Callable[..., MainWindow],
+    held_commit: Callable[[int], MainWindow],
 ) -> None:
-    window = importing(make_png_shelf(tmp_path / "shelf", notebooks=6))
-    first_outcome_shown(qtbot, window)
+    window = held_commit(6)
     page = window.commit_page
     assert page.pause_button.isEnabled() and page.cancel_button.isEnabled()
 
@@ -310,12 +319,10 @@ def test_cancel_during_a_commit_asks_first_and_ends_cancelled_with_commits(
 def test_pause_then_resume_from_the_runs_view(
     qtbot: QtBot,
     corpus: Corpus,
-    tmp_path: Path,
     gate: ExecutorGate,
-    importing: Callable[..., MainWindow],
+    held_commit: Callable[[int], MainWindow],
 ) -> None:
-    window = importing(make_png_shelf(tmp_path / "shelf", notebooks=4))
-    first_outcome_shown(qtbot, window)
+    window = held_commit(4)
     page = window.commit_page
 
     page.pause_button.click()
@@ -439,15 +446,13 @@ def test_resume_a_run_whose_process_was_killed(
 def test_closing_during_a_commit_stops_it_and_waits(
     qtbot: QtBot,
     corpus: Corpus,
-    tmp_path: Path,
     gate: ExecutorGate,
     monkeypatch: pytest.MonkeyPatch,
     answer: StopChoice,
     status: RunStatus,
-    importing: Callable[..., MainWindow],
+    held_commit: Callable[[int], MainWindow],
 ) -> None:
-    window = importing(make_png_shelf(tmp_path / "shelf", notebooks=3))
-    first_outcome_shown(qtbot, window)
+    window = held_commit(3)
 
     asked: list[bool] = []
 
@@ -611,10 +616,9 @@ def test_dropping_is_refused_while_a_commit_runs(
     qtbot: QtBot,
     tmp_path: Path,
     gate: ExecutorGate,
-    importing: Callable[..., MainWindow],
+    held_commit: Callable[[int], MainWindow],
 ) -> None:
-    window = importing(make_png_shelf(tmp_path / "shelf", notebooks=2))
-    first_outcome_shown(qtbot, window)
+    window = held_commit(2)
     with pytest.raises(AssertionError, match="should take folders"):
         drop(window, [tmp_path / "other"])
     assert not window.new_import_action.isEnabled()
@@ -942,12 +946,10 @@ def test_a_quarantined_journal_is_told_on_the_start_view(
 def test_an_interrupted_run_can_be_cancelled_from_the_runs_view(
     qtbot: QtBot,
     corpus: Corpus,
-    tmp_path: Path,
     gate: ExecutorGate,
-    importing: Callable[..., MainWindow],
+    held_commit: Callable[[int], MainWindow],
 ) -> None:
-    window = importing(make_png_shelf(tmp_path / "shelf", notebooks=3))
-    first_outcome_shown(qtbot, window)
+    window = held_commit(3)
     window.commit_page.pause_button.click()
     gate.release.set()
     wait_run_end(qtbot, window)
@@ -1094,6 +1096,7 @@ def test_the_notebooks_list_shows_no_column_that_says_nothing(
     assert review.items_view.isColumnHidden(ItemColumn.NOT_IMPORTED)
     tip = review.items_model.index(0, ItemColumn.NOTEBOOK).data(Qt.ItemDataRole.ToolTipRole)
     assert "Creates a new notebook" in tip
+    assert all(it.notebook_id not in tip for it in window.session.plan.items)  # no id (#34)
     # No file of several pages, no capture time: neither column takes room in the pages.
     assert review.page_view.isColumnHidden(PageColumn.SOURCE_PAGE)
     assert review.page_view.isColumnHidden(PageColumn.CAPTURED)

@@ -61,7 +61,8 @@ def _loose(corpus: Corpus, tmp_path: Path) -> Path:
     return tmp_path / "Loose"
 
 
-def _scanned_held(
+@pytest.fixture
+def scanned_held(
     qtbot: QtBot,
     open_window: Callable[..., MainWindow],
     corpus: Corpus,
@@ -80,12 +81,9 @@ def _scanned_held(
 
 def test_the_review_opens_before_the_looks_and_commit_waits_for_them(
     qtbot: QtBot,
-    open_window: Callable[..., MainWindow],
-    corpus: Corpus,
-    tmp_path: Path,
-    hold_looks: Callable[[], threading.Event],
+    scanned_held: tuple[MainWindow, threading.Event],
 ) -> None:
-    window, held_looks = _scanned_held(qtbot, open_window, corpus, tmp_path, hold_looks)
+    window, held_looks = scanned_held
     session, page = window.session, window.review_page
     # Validated once already, while the pass waits: no error, and still no commit.
     qtbot.waitUntil(
@@ -120,12 +118,9 @@ def test_the_review_opens_before_the_looks_and_commit_waits_for_them(
 
 def test_an_edit_made_while_looking_and_its_undo_keep_the_looks(
     qtbot: QtBot,
-    open_window: Callable[..., MainWindow],
-    corpus: Corpus,
-    tmp_path: Path,
-    hold_looks: Callable[[], threading.Event],
+    scanned_held: tuple[MainWindow, threading.Event],
 ) -> None:
-    window, held_looks = _scanned_held(qtbot, open_window, corpus, tmp_path, hold_looks)
+    window, held_looks = scanned_held
     session = window.session
     [item] = session.plan.items
     # Left out before its look is made: its look arrives all the same (it may be taken back).
@@ -149,12 +144,10 @@ def _saved_looks(path: Path) -> list[str | None]:
 
 def test_a_plan_saved_while_looking_is_saved_again_with_every_look(
     qtbot: QtBot,
-    open_window: Callable[..., MainWindow],
-    corpus: Corpus,
     tmp_path: Path,
-    hold_looks: Callable[[], threading.Event],
+    scanned_held: tuple[MainWindow, threading.Event],
 ) -> None:
-    window, held_looks = _scanned_held(qtbot, open_window, corpus, tmp_path, hold_looks)
+    window, held_looks = scanned_held
     qtbot.waitUntil(lambda: window.session.look_progress == (0, 2), timeout=TIMEOUT_MS)
     path = tmp_path / "plan.json"
     assert window.flow.save_plan(path)
@@ -176,12 +169,10 @@ def test_a_plan_saved_while_looking_is_saved_again_with_every_look(
 
 def test_a_plan_edited_after_its_save_while_looking_is_not_overwritten(
     qtbot: QtBot,
-    open_window: Callable[..., MainWindow],
-    corpus: Corpus,
     tmp_path: Path,
-    hold_looks: Callable[[], threading.Event],
+    scanned_held: tuple[MainWindow, threading.Event],
 ) -> None:
-    window, held_looks = _scanned_held(qtbot, open_window, corpus, tmp_path, hold_looks)
+    window, held_looks = scanned_held
     session = window.session
     path = tmp_path / "plan.json"
     assert window.flow.save_plan(path)

@@ -135,16 +135,12 @@ def test_choosing_one_new_notebook_puts_the_typing_in_its_title(
 
 def test_a_partial_run_is_retried_with_a_button_and_no_page_is_doubled(
     qtbot: QtBot,
-    open_window: Callable[..., MainWindow],
     corpus: Corpus,
     tmp_path: Path,
-    gate: ExecutorGate,
+    gated_import: Callable[..., tuple[MainWindow, ExecutorGate]],
 ) -> None:
     shelf = make_png_shelf(tmp_path / "shelf", notebooks=3)
-    window = open_window(workers=1)
-    scan(qtbot, window, shelf)
-    commit(qtbot, window)
-    qtbot.waitUntil(lambda: gate.reached.is_set(), timeout=TIMEOUT_MS)
+    window, gate = gated_import(shelf)
     # While the first notebook has landed, a page file of another goes away (an unplugged
     # drive): that notebook fails, the others land.
     [missing] = [
@@ -207,19 +203,15 @@ def test_a_partial_run_is_retried_with_a_button_and_no_page_is_doubled(
 
 def test_a_retry_refused_for_a_file_still_gone_offers_scan_again(
     qtbot: QtBot,
-    open_window: Callable[..., MainWindow],
     corpus: Corpus,
     tmp_path: Path,
-    gate: ExecutorGate,
+    gated_import: Callable[..., tuple[MainWindow, ExecutorGate]],
 ) -> None:
     """The page file stays gone: Retry is refused (the plan no longer validates) and says
     so; Scan Again reviews the folders as they are now: the notebook that landed reads
     Already imported, the one that failed (none of it landed) is ready without its page."""
     shelf = make_png_shelf(tmp_path / "shelf", notebooks=2, pages=3)
-    window = open_window(workers=1)
-    scan(qtbot, window, shelf)
-    commit(qtbot, window)
-    qtbot.waitUntil(lambda: gate.reached.is_set(), timeout=TIMEOUT_MS)
+    window, gate = gated_import(shelf)
     landed = {nb.title for nb in corpus.list_notebooks()}
     [other] = [n for n in ("Notebook 01", "Notebook 02") if n not in landed]
     (shelf / other / "p3.png").unlink()
@@ -262,15 +254,10 @@ def test_a_retry_refused_for_a_file_still_gone_offers_scan_again(
 
 def test_pause_reads_apart_from_a_crash_and_cancel_works_from_runs(
     qtbot: QtBot,
-    open_window: Callable[..., MainWindow],
-    corpus: Corpus,
     tmp_path: Path,
-    gate: ExecutorGate,
+    gated_import: Callable[..., tuple[MainWindow, ExecutorGate]],
 ) -> None:
-    window = open_window(workers=1)
-    scan(qtbot, window, make_png_shelf(tmp_path / "shelf", notebooks=3))
-    commit(qtbot, window)
-    qtbot.waitUntil(lambda: gate.reached.is_set(), timeout=TIMEOUT_MS)
+    window, gate = gated_import(make_png_shelf(tmp_path / "shelf", notebooks=3))
 
     try:
         # While it runs, the Runs view says it runs, and Cancel there is the commit's own Cancel.

@@ -20,6 +20,7 @@ from transcribe_import.engine.planning.plan import Op
 from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow
+from transcribe_import.gui.models.page_grid import Badge, badges
 from transcribe_import.gui.models.page_rows import PageColumn
 from transcribe_import.gui.models.plan_items import ItemColumn
 from transcribe_import.gui.settings_dialog import SettingsDialog
@@ -228,9 +229,20 @@ def test_leave_out_on_page_3_of_a_pdf_leaves_out_that_page_alone(
     wait_validated(qtbot, window)
     [source] = window.session.plan.item(item.item_id).sources
     assert [p.page_index for p in source.pages] == [0, 1, 3, 4] and not source.excluded
-    assert page.pages_model.rowCount() == 4
-    said = [page.pages_model.index(r, PageColumn.SOURCE_PAGE).data() for r in range(4)]
-    assert said == ["p. 1 of 5", "p. 2 of 5", "p. 4 of 5", "p. 5 of 5"]
+    # The page left out stays in sight, greyed and badged, after the file's pages (#34).
+    assert page.pages_model.rowCount() == 5
+    said = [page.pages_model.index(r, PageColumn.SOURCE_PAGE).data() for r in range(5)]
+    assert said == ["p. 1 of 5", "p. 2 of 5", "p. 4 of 5", "p. 5 of 5", "p. 3 of 5"]
+    out = page.pages_model.row(4)
+    assert out.left_out and out.number is None and Badge.LEFT_OUT in badges(out)
+    grey = page.pages_model.index(4, PageColumn.SOURCE_PAGE).data(Qt.ItemDataRole.ForegroundRole)
+    assert (
+        grey is not None
+        and page.pages_model.index(0, 0).data(Qt.ItemDataRole.ForegroundRole) is None
+    )
+    page.select_rows([4])
+    assert page.viewer.caption.text().startswith("Not a page of the notebook: left out")
+    assert not page.exclude_action.isEnabled() and page.include_action.isEnabled()
     assert item_state(qtbot, page.items_model, item.item_id) is PlanItemState.READY
     page.select_rows([1])
     assert page.include_action.isEnabled()  # a file with a page left out can be taken back

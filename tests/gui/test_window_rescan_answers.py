@@ -206,3 +206,93 @@ def test_a_commit_with_questions_open_says_how_many_and_keeps_both(
     # replaced (none is under the notebook's history).
     assert [p.file for p in pages] == ["p1.jpg", "p2.jpg", "p3.jpg", "p4.jpg"]
     assert all(p.position is not None for p in pages)
+
+
+def _open_questions(window: MainWindow, label: str) -> list[str]:
+    """The pages of notebook ``label`` still asked "a rescan?" (the Problems list's)."""
+    model = window.review_page.problems_model
+    plan = window.session.plan
+    assert plan is not None
+    [item] = [it for it in plan.items if it.label == label]
+    return [
+        model.problem(r).files[0]
+        for r in range(model.rowCount())
+        if model.problem(r).code is ProblemCode.LOOKS_LIKE
+        and model.problem(r).item_id == item.item_id
+    ]
+
+
+def test_keep_both_for_all_of_a_group_answers_them_in_place_and_undoes_in_one_step(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
+) -> None:
+    """Beside the heading of a group of several questions: Keep Both for them all. Their rows
+    stay, each marked answered, and the button's place says so: nothing moves under the
+    pointer. One undo asks them all again."""
+    window = open_window(workers=1)
+    scan(qtbot, window, shelf(tmp_path / "shelf"))
+    page = window.review_page
+    show_item(page, "Field Notes")
+    QApplication.processEvents()
+    assert len(_open_questions(window, "Field Notes")) == 2
+    [group] = [b for b in page.decision_panel.buttons() if b.text() == "Keep Both for These 2"]
+    assert group.accessibleName() == ("Keep Both for These 2: Like other pages of this notebook:")
+    clicked = at(group, page)
+    below = at(button(page, "Keep Both: shelf/Field Notes/page 5.jpg"), page)
+
+    qtbot.mouseClick(group, Qt.MouseButton.LeftButton)
+    wait_validated(qtbot, window)
+    QApplication.processEvents()
+    assert _open_questions(window, "Field Notes") == []
+    words = panel_words(page)
+    assert words.count("Answered: Keep Both. Both pages are imported.") == 2
+    assert words.count("Answered: Keep Both.") == 3  # the heading's, where its button was
+    assert window.session.undo_stack.undoText() == "Keep both pages for 2 questions"
+    # In place: the heading's answer where its button was, no button under the pointer, and
+    # the second question's row where it was.
+    answered = [
+        label
+        for label in page.decision_panel.findChildren(QLabel)
+        if label.property("answered") and label.isVisible()
+    ]
+    assert any(at(label, page).y() == clicked.y() for label in answered)  # type: ignore[arg-type]
+    assert not [
+        b
+        for b in page.decision_panel.buttons()
+        if b.isVisible() and QRect(at(b, page), b.size()).contains(clicked)
+    ]
+    assert any(at(label, page).y() == below.y() for label in answered)  # type: ignore[arg-type]
+
+    window.session.undo_stack.undo()
+    wait_validated(qtbot, window)
+    QApplication.processEvents()
+    assert len(_open_questions(window, "Field Notes")) == 2
+    assert "Answered" not in panel_words(page)
+    assert [b.text() for b in page.decision_panel.buttons()].count("Keep Both for These 2") == 1
+
+
+def test_keep_both_for_all_questions_of_a_notebook_answers_every_group_and_commits_both(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
+) -> None:
+    """Above questions of several groups: Keep Both for all of them at once, remembered at
+    commit (no later plan asks again)."""
+    imported_diary(corpus, tmp_path)
+    window = open_window(workers=1)
+    scan(qtbot, window, shelf(tmp_path / "shelf"))
+    page = window.review_page
+    show_item(page, "Recipes")
+    QApplication.processEvents()
+    assert len(_open_questions(window, "Recipes")) == 3
+    every = button(page, "Keep Both for All 3 Questions")
+    qtbot.mouseClick(every, Qt.MouseButton.LeftButton)
+    wait_validated(qtbot, window)
+    QApplication.processEvents()
+    assert _open_questions(window, "Recipes") == []
+    assert len(_open_questions(window, "Field Notes")) == 2  # another notebook's: still open
+    words = panel_words(page)
+    assert words.count("Answered: Keep Both. Both pages are imported.") == 3
+    assert words.count("Answered: Keep Both.") == 4  # and the button's, above the groups
+    assert window.session.undo_stack.undoText() == "Keep both pages for 3 questions"
+    # The pointer gone, the answered rows go; the error is all that is left to decide.
+    QApplication.sendEvent(page.decision_panel, QEvent(QEvent.Type.Leave))
+    assert "Answered" not in panel_words(page)
+    assert "recipe 6.jpg is cut short" in panel_words(page)

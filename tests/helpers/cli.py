@@ -7,6 +7,7 @@ an unexpected error's traceback log (``XDG_STATE_HOME``) goes beside the data fo
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import os
 import shutil
@@ -20,16 +21,21 @@ from typing import Any
 import orjson
 import pytest
 
-# Exit statuses as docs/cli.md defines them (written out, not imported from the app,
-# so a changed number in the app fails the tests that pin it).
-EXIT_OK = 0
-EXIT_PROBLEMS = 1
-EXIT_USAGE = 2
-EXIT_INVALID = 3
-EXIT_CANCELLED = 4
-EXIT_LOCKED = 5
-EXIT_INTERRUPTED = 6
-SIGKILLED = -signal.SIGKILL
+
+class Exit(enum.IntEnum):
+    """What a command's process returns: its exit status as docs/cli.md defines it (written
+    out, not imported from the app, so a changed number in the app fails the tests that pin
+    it), or KILLED, a process SIGKILLed."""
+
+    OK = 0
+    PROBLEMS = 1
+    USAGE = 2
+    INVALID = 3
+    CANCELLED = 4
+    LOCKED = 5
+    INTERRUPTED = 6
+    KILLED = -signal.SIGKILL
+
 
 TIMEOUT = 120.0
 DRIVER = Path(__file__).resolve().parents[1] / "crash" / "driver.py"
@@ -94,7 +100,7 @@ def start_cli(
 
 
 def ok(
-    proc: subprocess.CompletedProcess[str], rc: int = EXIT_OK
+    proc: subprocess.CompletedProcess[str], rc: int = Exit.OK
 ) -> subprocess.CompletedProcess[str]:
     """``proc`` exited with ``rc`` and printed no traceback; returned for chaining."""
     assert proc.returncode == rc, (proc.args[3:], proc.returncode, proc.stderr, proc.stdout)
@@ -102,7 +108,7 @@ def ok(
     return proc
 
 
-def cli_json(data: Path | None, *args: str, rc: int = EXIT_OK) -> dict[str, Any]:
+def cli_json(data: Path | None, *args: str, rc: int = Exit.OK) -> dict[str, Any]:
     """Run a ``--json`` command (pass ``--json`` in ``args``) and parse its stdout."""
     doc: dict[str, Any] = orjson.loads(ok(run_cli(data, *args), rc).stdout)
     return doc
@@ -172,7 +178,7 @@ def run_driver(data: Path, *args: str, crash_at: str | None = None) -> int:
         text=True,
         timeout=TIMEOUT,
     )
-    if proc.returncode not in (0, SIGKILLED):
+    if proc.returncode not in (0, Exit.KILLED):
         raise AssertionError(proc.stderr)
     return proc.returncode
 
@@ -186,37 +192,3 @@ def start_driver(data: Path, *args: str) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
     )
-
-
-# -- holding a process at a named point (TRANSCRIBE_STOP_AT): it stops itself with SIGSTOP ----
-
-
-def stop_at(*points: str) -> dict[str, str]:
-    """The ``env`` that makes a CLI process stop itself at each of these points, once each."""
-    return {"TRANSCRIBE_STOP_AT": ",".join(points)}
-
-
-def wait_stopped(proc: subprocess.Popen[str]) -> None:
-    """Block until ``proc`` has stopped itself at its next stop point (an event, not a poll)."""
-    _pid, status = os.waitpid(proc.pid, os.WUNTRACED)
-    if not os.WIFSTOPPED(status):
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out, err = proc.communicate(timeout=TIMEOUT)
-        raise AssertionError(f"never stopped: exit {proc.returncode}\n{err}\n{out}")
-
-
-def go_on(proc: subprocess.Popen[str], *sigs: signal.Signals) -> None:
-    """Send ``sigs`` to the stopped ``proc`` (held until it runs again), then let it go on."""
-    for sig in sigs:
-        proc.send_signal(sig)
-    proc.send_signal(signal.SIGCONT)
-
-
-def finish(proc: subprocess.Popen[str]) -> tuple[str, str]:
-    """Wait for ``proc`` to exit (killing it if a test left it stopped); its stdout, stderr."""
-    try:
-        return proc.communicate(timeout=TIMEOUT)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()

@@ -99,7 +99,7 @@ def later_work() -> list[tuple[Callable[[dict[str, Any]], object], RevertBlock]]
     """Changes made to a run's notebook after the import (as another tool or a person would
     make them in its project.json), each with the cause that blocks undoing the run."""
     return [
-        (lambda d: d.update(title="Renamed"), RevertBlock.NOTEBOOK_CHANGED),
+        (lambda d: d.update(title="Renamed"), RevertBlock.RENAMED),
         (lambda d: d.update(x_transcriptions={"v": 1}), RevertBlock.NOTEBOOK_CHANGED),
         (lambda d: d["pages"][1].update(transcription="Dear diary"), RevertBlock.PAGE_CHANGED),
         (lambda d: d["pages"][0].update(label="12v"), RevertBlock.PAGE_CHANGED),

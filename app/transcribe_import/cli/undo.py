@@ -23,6 +23,11 @@ def add_parsers(sub: Any) -> None:
     rv.add_argument(
         "--dry-run", action="store_true", help="only list what would be removed and what blocks"
     )
+    rv.add_argument(
+        "--leave-blocked",
+        action="store_true",
+        help="undo the run's notebooks nothing blocks, and leave the blocked ones in place",
+    )
     rv.add_argument("--json", action="store_true", help="print one JSON document")
     tr = sub.add_parser("trash", help="what reverts moved out of the corpus")
     what = tr.add_mutually_exclusive_group()
@@ -62,6 +67,11 @@ def _preview_json(preview: api.RevertPreview) -> dict[str, Any]:
             {"code": b.code.value, "notebook_id": b.notebook_id, "message": b.message}
             for b in plan.blockers
         ],
+        "partial": plan.partial,
+        "held": [
+            {"code": b.code.value, "notebook_id": b.notebook_id, "message": b.message}
+            for b in plan.held
+        ],
     }
 
 
@@ -76,11 +86,26 @@ def _say_preview(preview: api.RevertPreview, *, done: bool) -> None:
             say(f"  {what}: {counts} added to “{n.title}” ({n.notebook_id}); its other pages stay")
     for b in plan.blockers:
         say(f"  BLOCKED [{b.code.value}] {b.message}")
+    for b in plan.held:
+        say(f"  KEPT [{b.code.value}] {b.message}")
+
+
+def _say_free_part(plan: api.RevertPlan, run_id: str) -> None:
+    """Under a refusal: the notebooks nothing blocks, and the option that undoes them."""
+    free = api.free_to_undo(plan)
+    if free is None:
+        return
+    titles = ", ".join(f"“{shown_within(n.title)}”" for n in free.notebooks)
+    say(
+        f"`transcribe-import revert {run_id} --leave-blocked` undoes the "
+        f"{counted(len(free.notebooks), 'notebook')} nothing blocks ({titles}, "
+        f"{counted(free.pages, 'page')}) and leaves the blocked ones in place."
+    )
 
 
 def cmd_revert(corpus: Corpus, args: argparse.Namespace) -> int:
     if args.dry_run:
-        return _dry_run(api.preview_revert(corpus, args.run_id), args)
+        return _dry_run(api.preview_revert(corpus, args.run_id, args.leave_blocked), args)
     stop = threading.Event()
 
     def on_signal() -> None:
@@ -90,7 +115,8 @@ def cmd_revert(corpus: Corpus, args: argparse.Namespace) -> int:
     try:
         # Ctrl-C, SIGTERM or SIGHUP stop it between two moves; `revert` again finishes it.
         with signals.handling(dict.fromkeys(signals.STOP_SIGNALS, on_signal)):
-            result = api.revert(corpus, args.run_id, stop.is_set)  # finishes a killed undo too
+            # finishes a killed undo too
+            result = api.revert(corpus, args.run_id, stop.is_set, leave_blocked=args.leave_blocked)
     except api.RevertBlocked as exc:
         preview = api.RevertPreview(exc.plan, False, None, None)
         if args.json:
@@ -101,6 +127,8 @@ def cmd_revert(corpus: Corpus, args: argparse.Namespace) -> int:
         else:
             say(f"Run {args.run_id} cannot be undone; nothing was changed:")
             _say_preview(preview, done=False)
+        if not args.json:
+            _say_free_part(exc.plan, args.run_id)
         return ExitCode.PROBLEMS
     done = api.RevertPreview(result.plan, result.already, result.revert_id, None)
     if args.json:
@@ -111,8 +139,9 @@ def cmd_revert(corpus: Corpus, args: argparse.Namespace) -> int:
         )
     else:
         plan = result.plan
+        how = "partly undone" if plan.partial else "undone"
         say(
-            f"Run {args.run_id} was undone "
+            f"Run {args.run_id} was {how} "
             f"({counted(plan.pages, 'page')}, {counted(plan.files, 'file')}):"
         )
         _say_preview(done, done=True)
@@ -136,11 +165,17 @@ def _dry_run(preview: api.RevertPreview, args: argparse.Namespace) -> int:
             f"`transcribe-import revert {args.run_id}` or `doctor` finishes it."
         )
     else:
-        head = "would undo" if preview.plan.ok else "cannot be undone; nothing was changed"
-        say(f"Run {args.run_id} ({preview.plan.status.value}) {head}:")
+        plan = preview.plan
+        head = "would undo" if plan.ok else "cannot be undone; nothing was changed"
+        if plan.ok and plan.partial:
+            head = "would undo part of it, leaving the blocked notebooks in place"
+        say(f"Run {args.run_id} ({plan.status.value}) {head}:")
         _say_preview(preview, done=False)
-        if preview.plan.ok:
-            say(f"Run `transcribe-import revert {args.run_id}` to undo it.")
+        if plan.ok:
+            again = " --leave-blocked" if plan.partial else ""
+            say(f"Run `transcribe-import revert {args.run_id}{again}` to undo it.")
+        else:
+            _say_free_part(plan, args.run_id)
     return ExitCode.OK if ok else ExitCode.PROBLEMS
 
 
@@ -258,6 +293,7 @@ HISTORY_WORDS = {
     HistoryEvent.CANCEL_REQUESTED: "cancel requested",
     HistoryEvent.REVERT_REQUESTED: "undo requested",
     HistoryEvent.REVERTED: "undone as a group (reverted)",
+    HistoryEvent.PARTLY_REVERTED: "partly undone, its blocked notebooks left in place",
     HistoryEvent.REVERT_ABANDONED: "undo abandoned, the run was left as it was",
     HistoryEvent.RESTORE_REQUESTED: "putting back from the trash requested",
     HistoryEvent.RESTORED: "put back from the trash (restored)",

@@ -18,7 +18,8 @@ from __future__ import annotations
 import os
 import shlex
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +68,7 @@ def doctor(
     except TranscribeError as exc:
         if exc.code not in DISK_CODES:
             raise
-        report.findings.append(_stopped_finding(str(exc), exc.path or str(corpus.root)))
+        report.findings.append(_stopped_finding(exc, exc.path or str(corpus.root)))
     return report
 
 
@@ -79,15 +80,17 @@ _AGAIN = (
 
 
 def _disk_finding(exc: OSError, where: Path) -> Finding:
-    """A disk error met by doctor, as one finding naming the file, coded ``io_error``."""
+    """A disk error met by doctor, as one finding naming the file, coded as every command
+    codes that errno (``disk_full``, ``permission_denied``, ``read_only``, ``io_error``)."""
     path = fsio.failed_path(exc, where)
     return _stopped_finding(
-        str(fsio.problem_from_oserror(exc, path, "recovering", then=_AGAIN)), str(path)
+        fsio.problem_from_oserror(exc, path, "recovering", then=_AGAIN), str(path)
     )
 
 
-def _stopped_finding(words: str, path: str) -> Finding:
-    return Finding(FindingCode.IO_ERROR, Severity.PROBLEM, words, path=path)
+def _stopped_finding(error: TranscribeError, path: str) -> Finding:
+    """The finding of a disk's failure that stopped doctor: its code is the error's."""
+    return Finding(FindingCode(error.code.value), Severity.PROBLEM, str(error), path=path)
 
 
 def _check(
@@ -110,7 +113,8 @@ def _check(
             and not fsio.is_link(nb_dir)
             and fsio.exists(nb_dir / journal.JOURNAL_FILE)
         ):
-            add(_guard(lambda n=name: recover_journal(corpus, n), corpus.notebooks_dir / name))
+            found = _guard(lambda n=name: recover_journal(corpus, n), corpus.notebooks_dir / name)
+            add([_remedy_as_the_run_stands(corpus, f) for f in found])
     # An undo killed half way is finished or undone before registration is judged: its
     # notebooks are in the trash or back in place, never both, never half.
     add(_guard(lambda: finish_all(corpus), trash.trash_root(corpus)))
@@ -178,6 +182,35 @@ def _check(
     add(_quarantine_summary(corpus))
 
 
+def _titles(titles: Iterable[str], shown: int = 3) -> str:
+    """Notebook titles as a sentence names them: “A”, “B” and 2 more."""
+    named = [f"“{t}”" for t in titles]
+    if len(named) <= shown:
+        return ", ".join(named[:-1]) + (" and " if len(named) > 1 else "") + named[-1]
+    return ", ".join(named[:shown]) + f" and {len(named) - shown} more"
+
+
+def _remedy_as_the_run_stands(corpus: Corpus, finding: Finding) -> Finding:
+    """A checkpoint undone says Resume while its run can be resumed; once the run has ended,
+    committing its frozen plan again (the window's Finish Import) imports those pages."""
+    if finding.code is not FindingCode.JOURNAL_ROLLED_BACK or finding.run_id is None:
+        return finding
+    store = RunStore(corpus)
+    try:
+        record = store.load(finding.run_id)
+    except (OSError, TranscribeError):
+        return finding  # its record is judged below; Resume is what the journal knew
+    if not record.status.terminal:
+        return finding
+    command = f"transcribe-import commit {store.plan_path(finding.run_id)}"
+    return replace(
+        finding,
+        message=f"{finding.message.split(' Resuming its import')[0]} Finishing its import "
+        f"imports them again: `{command}`.",
+        remedies=(Remedy.FINISH_IMPORT,),
+    )
+
+
 def _links(corpus: Corpus) -> list[Finding]:
     """Every symbolic link among the corpus's own folders and files, each a problem.
 
@@ -230,8 +263,13 @@ def _check_runs(corpus: Corpus) -> list[Finding]:
                 "committed)"
             )
             try:
-                store.load_plan(run_id, record)
-                situation = f"{said}."
+                plan = store.load_plan(run_id, record)
+                # The window's words name the import by its notebooks, never by its id.
+                situation = (
+                    f"The import into {_titles(it.label for it in plan.items)} was interrupted "
+                    f"with {counted(counts['pending'], 'notebook')} not done "
+                    f"({counts['committed']} committed)."
+                )
                 remedies: tuple[Remedy, ...] = (Remedy.RESUME_RUN, Remedy.CANCEL_RUN)
                 advice = (
                     f"resume it with `transcribe-import resume {run_id}` or cancel it with "

@@ -2,7 +2,9 @@
 
 The undo dialog first shows the engine's preview (``api.preview_revert``: read only),
 what will be taken out and what blocks it; only a preview with nothing in the way
-offers *Undo Import*. The revert itself is one call of ``api.revert`` on a worker; what
+offers *Undo Import*. When blocks hold some of the run's notebooks only, it offers *Undo
+the Others* (``api.free_to_undo``): the free notebooks are undone, and the blocked ones
+stay, each with its reason. The revert itself is one call of ``api.revert`` on a worker; what
 it removed stays in the trash, which the Trash dialog lists and empties only on an
 explicit, confirmed *Delete for Good*. Every decision is the engine's: the dialogs only
 show its values.
@@ -44,14 +46,15 @@ from transcribe_import.gui.wording import (
 from transcribe_import.gui.workers import TaskSlot
 
 ENTRY_ROLE = Qt.ItemDataRole.UserRole + 1
+UNFINISHED_ROLE = Qt.ItemDataRole.UserRole + 2  # what stopped half way on the entry, or None
 
 
 def preview_revert(corpus: Corpus, run_id: str) -> api.RevertPreview:
     return api.preview_revert(corpus, run_id)
 
 
-def revert_run(corpus: Corpus, run_id: str) -> api.RevertResult:
-    return api.revert(corpus, run_id)
+def revert_run(corpus: Corpus, run_id: str, leave_blocked: bool = False) -> api.RevertResult:
+    return api.revert(corpus, run_id, leave_blocked=leave_blocked)
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,12 @@ class UndoDialog(QDialog):
         self.undo_button.setEnabled(False)
         self.undo_button.setAccessibleName(self.tr("Undo the import"))
         self.close_button = QPushButton(self.tr("&Keep It"))
+        # Shown when blocks hold some notebooks only: undo the others, leave those.
+        self.others_button = QPushButton(self.tr("Undo the &Others"))
+        self.others_button.setAccessibleName(self.tr("Undo the notebooks nothing blocks"))
+        self.others_button.clicked.connect(self._others_clicked)
+        self.buttons.addButton(self.others_button, QDialogButtonBox.ButtonRole.DestructiveRole)
+        self.others_button.hide()  # after addButton, which shows it
         self.buttons.addButton(self.undo_button, QDialogButtonBox.ButtonRole.DestructiveRole)
         self.buttons.addButton(self.close_button, QDialogButtonBox.ButtonRole.RejectRole)
         self.close_button.setDefault(True)
@@ -122,7 +131,7 @@ class UndoDialog(QDialog):
 
     def _set_blocked(self, lines: list[str]) -> None:
         self.blocked.clear()
-        self.blocked.addItems(lines)
+        self.blocked.addItems(list(dict.fromkeys(lines)))  # each reason once
         self.blocked_label.setVisible(bool(lines))
         self.blocked.setVisible(bool(lines))
 
@@ -168,6 +177,9 @@ class UndoDialog(QDialog):
                     ),
                 ).format(when=when, state=run_state_words(self.run))
             )
+        elif (free := api.free_to_undo(plan)) is not None:
+            self._show_free_part(free, when)
+            return
         else:
             self.headline.setText(
                 self.tr(
@@ -180,10 +192,52 @@ class UndoDialog(QDialog):
             if plan.ok
             else self.tr("What an undo would take out:")
         )
+        self.blocked_label.setText(self.tr("Why it cannot be undone:"))
         can = not preview.already_reverted and (plan.ok or preview.unfinished is not None)
         self.undo_button.setEnabled(can)
         self.undo_button.setDefault(False)
         self.close_button.setText(self.tr("&Keep It") if can else self.tr("&Close"))
+
+    def _show_free_part(self, free: api.RevertPlan, when: str) -> None:
+        """Blocks hold some notebooks only: the others can be undone, these stay."""
+        stay = len(free.held_titles)
+        stays = plural(
+            stay,
+            self.tr("1 notebook changed since, as said below, and it stays"),
+            self.tr("%n notebooks changed since, as said below, and they stay", "", stay),
+        )
+        others = plural(
+            len(free.notebooks),
+            self.tr("The other notebook"),
+            self.tr("The other %n notebooks", "", len(free.notebooks)),
+        )
+        pages = plural(free.pages, self.tr("1 page"), self.tr("%n pages", "", free.pages))
+        self.headline.setText(
+            self.tr(
+                "The import of {when} cannot be undone whole: {stays}. {others} ({pages}) "
+                "can be undone: Undo the Others takes them out into the trash and leaves the "
+                "changed ones as they are. Nothing was changed yet."
+            ).format(when=when, stays=stays, others=others, pages=pages)
+        )
+        self.removed.clear()
+        self.removed.addItems([revert_notebook_words(n) for n in free.notebooks])
+        self.removed_label.setText(self.tr("Undo the Others takes out, into the trash:"))
+        self._set_blocked([revert_blocker_words(b) for b in free.held])
+        self.blocked_label.setText(self.tr("These stay, and why:"))
+        self.undo_button.hide()
+        self.others_button.show()
+        self.others_button.setEnabled(True)
+        self.others_button.setAutoDefault(False)  # Enter keeps it all: undoing is clicked
+        self.close_button.setDefault(True)
+        self.close_button.setFocus()
+        self.close_button.setText(self.tr("&Keep It All"))
+
+    def _others_clicked(self) -> None:
+        if self._task.is_busy():
+            return
+        self.others_button.setEnabled(False)
+        self.headline.setText(self.tr("Undoing the notebooks nothing blocks…"))
+        self._task.run(revert_run, self.corpus, self.run.run_id, True)
 
     def _undo_clicked(self) -> None:
         if self._task.is_busy():
@@ -196,13 +250,25 @@ class UndoDialog(QDialog):
         self.removed.clear()
         self.removed.addItems([revert_notebook_words(n) for n in result.plan.notebooks])
         self.removed_label.setText(self.tr("Taken out, kept in the trash:"))
-        self.headline.setText(
-            self.tr(
-                "The import was undone. What it added is kept in the trash (Runs › Trash…) "
-                "until you delete it for good."
+        if result.plan.partial:
+            self.headline.setText(
+                self.tr(
+                    "Part of the import was undone: what it added to the notebooks listed "
+                    "first is kept in the trash (Runs › Trash…) until you delete it for good. "
+                    "{stay} stayed, for the reasons below."
+                ).format(stay=", ".join(f"“{t}”" for t in result.plan.held_titles))
             )
-        )
+            self._set_blocked([revert_blocker_words(b) for b in result.plan.held])
+            self.blocked_label.setText(self.tr("These stayed, and why:"))
+        else:
+            self.headline.setText(
+                self.tr(
+                    "The import was undone. What it added is kept in the trash (Runs › Trash…) "
+                    "until you delete it for good."
+                )
+            )
         self.undo_button.hide()
+        self.others_button.hide()
         self.close_button.setText(self.tr("&Close"))
         self.reverted.emit(self.run.run_id)
 
@@ -212,6 +278,7 @@ class UndoDialog(QDialog):
         # undo left half done, put back first).
         self.headline.setText(html.escape(message))
         self.undo_button.setEnabled(False)
+        self.others_button.setEnabled(False)
         self.close_button.setText(self.tr("&Close"))
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
@@ -287,6 +354,7 @@ class TrashDialog(QDialog):
         for entry in reversed(entries):  # newest first
             item = QListWidgetItem(trash_entry_words(entry))
             item.setData(ENTRY_ROLE, entry.revert_id)
+            item.setData(UNFINISHED_ROLE, entry.unfinished)
             item.setToolTip(str(entry.path))
             self.list.addItem(item)
         for problem in problems:
@@ -310,8 +378,11 @@ class TrashDialog(QDialog):
     def _update(self) -> None:
         item = self.list.currentItem()
         chosen = item is not None and item.data(ENTRY_ROLE) is not None
-        self.delete_button.setEnabled(chosen)
-        self.restore_button.setEnabled(chosen)
+        # An entry something stopped half way on offers only what finishes it (an undo cut
+        # short, neither: Check Again finishes it).
+        unfinished = item.data(UNFINISHED_ROLE) if item is not None else None
+        self.delete_button.setEnabled(chosen and unfinished in (None, api.TrashUnfinished.PURGE))
+        self.restore_button.setEnabled(chosen and unfinished in (None, api.TrashUnfinished.RESTORE))
 
     def _restore_clicked(self) -> None:
         item = self.list.currentItem()

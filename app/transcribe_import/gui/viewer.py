@@ -42,9 +42,15 @@ Page = tuple[PlanSource, int]  # a source and a page index in it
 class Place:
     """Where the page shown stands among the pages the viewer pages through."""
 
-    number: int  # 1-based
+    number: int  # 1-based, among what the viewer pages through
     count: int
     label: str | None = None  # the page's own label ("12r"), if it has one
+    # A plan's page: its number in the notebook once committed, of the pages the notebook
+    # then holds (the engine's landing: a skipped duplicate or a left-out page is not one of
+    # them, and says why in ``not_a_page``). ``notebook_pages`` None: ``number`` of ``count``.
+    in_notebook: int | None = None
+    notebook_pages: int | None = None
+    not_a_page: str | None = None
 
 
 # The keys that page through, and the page each goes to (from the current one, of a count).
@@ -146,7 +152,16 @@ class PageViewer(QWidget):
         place = self._place
         if place is None:
             return "  |  ".join(names) if names else self.tr("Select a page to see it larger.")
-        parts = [self.tr("Page {n} of {count}").format(n=place.number, count=place.count)]
+        if place.notebook_pages is None:
+            parts = [self.tr("Page {n} of {count}").format(n=place.number, count=place.count)]
+        elif place.in_notebook is None:
+            parts = [place.not_a_page or self.tr("Not a page of the notebook")]
+        else:
+            parts = [
+                self.tr("Page {n} of {count}").format(
+                    n=place.in_notebook, count=place.notebook_pages
+                )
+            ]
         if place.label:
             parts.append(place.label)
         return " · ".join([*parts, *names])

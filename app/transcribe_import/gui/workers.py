@@ -152,9 +152,14 @@ def check_corpus(corpus: Corpus, list_first: bool) -> Generator[object, None, Co
 
 
 def validate_plan(
-    corpus: Corpus, plan: ImportPlan, settings: RenderSettings, workers: int
+    corpus: Corpus,
+    plan: ImportPlan,
+    settings: RenderSettings,
+    workers: int,
+    hints: frozenset[api.Hint] = api.ALL_HINTS,
 ) -> Validation:
-    return Validation(plan, api.validate_plan(corpus, plan, settings=settings, workers=workers))
+    report = api.validate_plan(corpus, plan, settings=settings, workers=workers, hints=hints)
+    return Validation(plan, report)
 
 
 def keep_draft(corpus: Corpus, plan: ImportPlan) -> ImportPlan:
@@ -172,7 +177,7 @@ def read_for_review(corpus: Corpus, source: Path | str) -> OpenedPlan:
         if isinstance(source, Path):
             return OpenedPlan(api.load_plan_file(source), "", from_draft=False)
         return OpenedPlan(api.load_draft(corpus, source), "", from_draft=True)
-    except PlanDocumentError as exc:
+    except (PlanDocumentError, TranscribeError) as exc:  # not a plan, or the disk failed
         return OpenedPlan(None, str(exc), from_draft=not isinstance(source, Path))
 
 

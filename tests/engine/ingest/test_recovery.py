@@ -19,7 +19,7 @@ from transcribe_import.engine.ingest.transaction import ingest
 from transcribe_import.engine.storage.corpus import Corpus
 
 from engine_helpers import assert_notebook_whole, page_ids, request_for, request_from_json
-from helpers.cli import SIGKILLED, run_driver
+from helpers.cli import Exit, run_driver
 from helpers.shelves import make_pages
 
 # The corpus, notebook and notebook_with_history fixtures are the shared ones (conftest.py).
@@ -95,8 +95,8 @@ RECOVERY_CASES = [
 @pytest.mark.parametrize(("first", "during_recovery"), RECOVERY_CASES)
 def test_kill_inside_recovery(notebook_with_history, first: str, during_recovery: str) -> None:
     data, nbid, earlier_pages, req_path = notebook_with_history
-    assert run_driver(data, "ingest", str(req_path), crash_at=first) == SIGKILLED
-    assert run_driver(data, "recover", crash_at=during_recovery) == SIGKILLED
+    assert run_driver(data, "ingest", str(req_path), crash_at=first) == Exit.KILLED
+    assert run_driver(data, "recover", crash_at=during_recovery) == Exit.KILLED
     assert run_driver(data, "recover") == 0
     corpus = Corpus.open(data)
     doc = assert_notebook_whole(corpus, nbid)
@@ -112,7 +112,7 @@ def test_kill_while_quarantining_a_corrupt_journal(notebook_with_history) -> Non
     corpus = Corpus.open(data)
     journal = corpus.notebook_dir(nbid) / ".ingest-journal.json"
     journal.write_bytes(b'{"format": "transcribe.ingest-journal", "state": "promo')
-    assert run_driver(data, "recover", crash_at="quarantine.after_move") == SIGKILLED
+    assert run_driver(data, "recover", crash_at="quarantine.after_move") == Exit.KILLED
     assert run_driver(data, "recover") == 0
     corpus = Corpus.open(data)
     assert [p["id"] for p in assert_notebook_whole(corpus, nbid)["pages"]] == earlier_pages

@@ -25,7 +25,7 @@ from PIL import Image
 from transcribe_import.engine.media import decode  # noqa: F401 - Pillow's logs demoted, as in the app
 from transcribe_import.engine.media.kinds import KIND_BY_TYPE, PAGE_FILE_SUFFIXES, SUFFIX_TYPES
 
-from helpers.cli import EXIT_OK, run_cli
+from helpers.cli import Exit, run_cli
 
 pytestmark = pytest.mark.slow
 
@@ -103,7 +103,7 @@ def test_every_real_file_is_imported_or_refused_by_name(tmp_path: Path) -> None:
     clean = {f.relative_to(tmp_path).as_posix(): _reads_cleanly(f) for f in files}
     data, plan = tmp_path / "data", tmp_path / "plan.json"
     proc = run_cli(data, "plan", str(shelf), "-o", str(plan), "--policy", "create_duplicate")
-    assert proc.returncode == EXIT_OK, proc.stderr
+    assert proc.returncode == Exit.OK, proc.stderr
 
     doc = orjson.loads(plan.read_bytes())
     planned, refused = set(), {}
@@ -121,11 +121,11 @@ def test_every_real_file_is_imported_or_refused_by_name(tmp_path: Path) -> None:
         unusable = [u["rel"] for u in item["provenance"].get("unusable", [])]
         if unusable:
             proc = run_cli(data, "order", str(plan), item["item_id"], "--exclude", *unusable)
-            assert proc.returncode == EXIT_OK, proc.stderr
+            assert proc.returncode == Exit.OK, proc.stderr
         proc = run_cli(data, "order", str(plan), item["item_id"], "--by", "name")
-        assert proc.returncode == EXIT_OK, proc.stderr
+        assert proc.returncode == Exit.OK, proc.stderr
     proc = run_cli(data, "commit", str(plan), "--json", timeout=600)
-    assert proc.returncode == EXIT_OK, proc.stdout[-3000:] + proc.stderr
+    assert proc.returncode == Exit.OK, proc.stdout[-3000:] + proc.stderr
     run = orjson.loads(proc.stdout)
     assert run["status"] == "complete", run
 

@@ -339,12 +339,23 @@ def test_a_project_json_that_disagrees_with_the_payload_is_refused(bag: Path) ->
     assert err.code is ErrorCode.BAG_HASH_MISMATCH and "project.json" in str(err)
 
 
-def test_the_leftovers_of_an_export_killed_after_its_commit_point_are_accepted(
+def test_the_free_lock_file_an_export_killed_at_its_very_end_leaves_is_accepted(
     bag: Path,
 ) -> None:
-    (bag / "EXPORT-INCOMPLETE.txt").write_text("stale")
     (bag / ".export.lock").write_text("")
     assert len(plan_bag(None, bag).items) == 2
+
+
+def test_a_bag_beside_its_exports_incomplete_note_is_refused_by_the_notes_name(
+    bag: Path,
+) -> None:
+    """Main (#36): an export that failed after writing bagit.txt was accepted. Its note says
+    the export did not end saying it finished: the bag is refused, whatever else it holds."""
+    (bag / "EXPORT-INCOMPLETE.txt").write_text("stale")
+    err = _refusal(bag)
+    assert err.code is ErrorCode.BAG_INVALID
+    assert err.path == str(bag / "EXPORT-INCOMPLETE.txt")
+    assert "is here beside bagit.txt" in str(err) and "Export the notebooks again" in str(err)
 
 
 # -- twice, and the same id with different content -------------------------------------------

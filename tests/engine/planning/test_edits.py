@@ -13,25 +13,15 @@ from transcribe_import.engine.planning.plan import (
     ImportPlan,
     Op,
     PlanItem,
-    PlanPage,
-    PlanSource,
-    SourceProvenance,
     load_plan,
 )
 from transcribe_import.engine.storage.corpus import Corpus
 
+from engine_helpers import jpeg_source
+
 
 def _item(op: Op = Op.CREATE_NOTEBOOK) -> PlanItem:
-    sources = tuple(
-        PlanSource(
-            new_id(),
-            f"{i:064x}",
-            "image/jpeg",
-            (PlanPage(new_id(), new_id(), 0),),
-            SourceProvenance(f"/m/p{i}.jpg", f"nb/p{i}.jpg", 1, "t", 1),
-        )
-        for i in range(3)
-    )
+    sources = tuple(jpeg_source(i, f"p{i}.jpg") for i in range(3))
     unusable = [
         {"path": "/m/bad.jpg", "rel": "nb/bad.jpg", "code": "corrupt_image", "message": "cut short"}
     ]

@@ -24,9 +24,6 @@ from transcribe_import.engine.planning.plan import (
     PageRef,
     PlanDocumentError,
     PlanItem,
-    PlanPage,
-    PlanSource,
-    SourceProvenance,
     load_plan,
 )
 from transcribe_import.engine.planning.plan_document import fingerprint_of
@@ -34,7 +31,7 @@ from transcribe_import.engine.runs.revert import plan_revert
 from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus
 
-from engine_helpers import assert_notebook_whole
+from engine_helpers import assert_notebook_whole, jpeg_source
 from helpers.lookalike_set import Rescan, labelled_set
 from helpers.runs import commit_plan, plan_for
 from media_factory import _exif, make_multiframe_tiff, make_pdf
@@ -250,14 +247,7 @@ def test_a_turned_page_makes_no_thumbnail_of_its_file(tmp_path: Path, engine: Re
 
 def _sized_item(shapes: list[tuple[int, int]]) -> PlanItem:
     sources = tuple(
-        PlanSource(
-            new_id(),
-            f"{i:064x}",
-            "image/jpeg",
-            (PlanPage(new_id(), new_id(), 0),),
-            SourceProvenance(f"/m/{i}.jpg", f"nb/{i}.jpg", 1, "t", 1, width=w, height=h),
-        )
-        for i, (w, h) in enumerate(shapes)
+        jpeg_source(i, f"{i}.jpg", width=w, height=h) for i, (w, h) in enumerate(shapes)
     )
     return PlanItem(new_id(), Op.CREATE_NOTEBOOK, new_id(), "Diary", sources)
 

@@ -20,7 +20,8 @@ from transcribe_import.engine.runs.service import prepare_run
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.storage.corpus import Corpus
 
-from helpers.cli import EXIT_LOCKED, finish, go_on, start_cli, stop_at, wait_stopped
+from helpers import holding
+from helpers.cli import Exit, start_cli
 from helpers.runs import plan_for
 from helpers.shelves import make_pages
 
@@ -87,17 +88,17 @@ def test_a_retry_refused_by_a_busy_corpus_says_why(corpus: Corpus, tmp_path: Pat
     run_id = _cancelled_part_way(corpus, tmp_path)
     plan = RunStore(corpus).plan_path(run_id)
     holder = filelock.FileLock(corpus.root / ".lock")
-    env = {**stop_at("retry.before_refusal_noted"), "TRANSCRIBE_LOCK_TIMEOUT": "0.2"}
+    env = {**holding.stop_at("retry.before_refusal_noted"), "TRANSCRIBE_LOCK_TIMEOUT": "0.2"}
     with holder.acquire(timeout=5):
         commit = start_cli(corpus.data_dir, "commit", str(plan), env=env)
         try:
-            wait_stopped(commit)  # refused, about to write the refusal
+            holding.wait_stopped(commit)  # refused, about to write the refusal
         except BaseException:
-            finish(commit)
+            holding.finish(commit)
             raise
-    go_on(commit)  # the corpus lock is free again: the History can be written
-    _out, err = finish(commit)
-    assert commit.returncode == EXIT_LOCKED, err
+    holding.go_on(commit)  # the corpus lock is free again: the History can be written
+    _out, err = holding.finish(commit)
+    assert commit.returncode == Exit.LOCKED, err
     assert "is busy (another process holds its lock)" in err
     assert [r.run_id for r in RunStore(corpus).list_runs()] == [run_id]  # no new run
     last = _last(corpus, run_id)

@@ -63,7 +63,7 @@ def test_into_an_existing_notebook_only_the_runs_pages_are_taken(
     # ...and the first run is now blocked: its notebook holds the later run's pages.
     blocked = plan_revert(corpus, first[1])
     assert RevertBlock.LATER_PAGES in _codes(blocked)
-    assert second in next(b.message for b in blocked.blockers if b.notebook_id == target)
+    assert second[:8] in next(b.message for b in blocked.blockers if b.notebook_id == target)
 
 
 @pytest.mark.parametrize(("edit", "code"), later_work())

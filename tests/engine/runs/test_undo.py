@@ -9,6 +9,8 @@ import orjson
 import pytest
 
 from transcribe_import.engine import api
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.base.ids import short_id
 from transcribe_import.engine.doctor import doctor
 from transcribe_import.engine.runs.model import RunStatus
 from transcribe_import.engine.runs.revert import RevertBlock
@@ -120,7 +122,7 @@ def test_a_later_run_into_its_notebook_blocks_it_until_that_run_is_undone(
     with pytest.raises(RevertBlocked) as caught:
         api.revert(corpus, first_run)
     assert {b.code for b in caught.value.plan.blockers} == {RevertBlock.LATER_PAGES}
-    assert later.run_id in str(caught.value)
+    assert short_id(later.run_id) in str(caught.value)
     api.revert(corpus, later.run_id)
     api.revert(corpus, first_run)
     assert not any(corpus.is_registered(it.notebook_id) for it in plan.items)
@@ -272,9 +274,114 @@ def test_a_later_rescan_of_a_page_blocks_undoing_the_import_that_added_it(
     later = commit_plan(corpus, again.with_item(item))
     with pytest.raises(RevertBlocked) as caught:
         api.revert(corpus, first.run_id)
-    assert {b.code for b in caught.value.plan.blockers} == {RevertBlock.LATER_PAGES}
-    assert later.run_id in str(caught.value)
+    # Said once, as what it is: no "reordered" for the rescan standing in the page's place.
+    assert [b.code for b in caught.value.plan.blockers] == [RevertBlock.REPLACED]
+    assert short_id(later.run_id) in str(caught.value)
     api.revert(corpus, later.run_id)  # the rescan first: the added page is back...
     api.revert(corpus, first.run_id)  # ...then the import that added it
     assert len(assert_notebook_whole(corpus, target)["pages"]) == 2
+    assert doctor(corpus).clean
+
+
+def test_a_rescan_into_a_notebook_the_run_created_is_one_reason_and_a_true_one(
+    corpus: Corpus, tmp_path: Path
+):
+    """A later rescan replacing a page of a notebook the run created: "replaced", once; not
+    "renamed or another tool added to it" (its history key is an import's), nor "reordered"."""
+    from transcribe_import.engine.planning import placement
+
+    plan = plan_for(corpus, make_shelf(tmp_path / "shelf", notebooks=1, pages=3))
+    first = commit_plan(corpus, plan)
+    target = plan.items[0].notebook_id
+    replaced = _project(corpus, target)["pages"][1]["id"]
+    again = _into(corpus, tmp_path, target, "again", 1)
+    [item] = again.items
+    commit_plan(
+        corpus,
+        again.with_item(placement.replace_page(item, item.sources[0].pages[0].page_id, replaced)),
+    )
+    blockers = api.preview_revert(corpus, first.run_id).plan.blockers
+    assert [b.code for b in blockers] == [RevertBlock.REPLACED]
+    assert "1 page of this import was replaced" in blockers[0].message
+
+
+def test_pages_changed_since_are_one_reason_naming_them_by_number(corpus: Corpus, first):
+    plan, run_id = first
+    target = plan.items[0].notebook_id
+    doc = _project(corpus, target)
+    doc["pages"][0]["label"] = "1r"
+    doc["pages"][2]["transcription"] = "Dear diary"
+    (corpus.notebook_dir(target) / "project.json").write_bytes(orjson.dumps(doc))
+    [blocker] = api.preview_revert(corpus, run_id).plan.blockers
+    assert blocker.code is RevertBlock.PAGE_CHANGED and blocker.pages == (1, 3)
+    assert "2 pages of this import changed since (page 1: label added; page 3: " in (
+        blocker.message
+    )
+
+
+def _rename(corpus: Corpus, notebook_id: str, title: str) -> None:
+    doc = _project(corpus, notebook_id)
+    doc["title"] = title
+    (corpus.notebook_dir(notebook_id) / "project.json").write_bytes(orjson.dumps(doc))
+
+
+def test_the_notebooks_nothing_blocks_are_undone_and_the_blocked_one_stays(corpus: Corpus, first):
+    plan, run_id = first
+    blocked, free = (it.notebook_id for it in plan.items)
+    title = _project(corpus, blocked)["title"]
+    _rename(corpus, blocked, "Renamed since")
+    with pytest.raises(RevertBlocked):  # as a group: refused, nothing changed
+        api.revert(corpus, run_id)
+    offer = api.free_to_undo(api.preview_revert(corpus, run_id).plan)
+    assert offer is not None and [n.notebook_id for n in offer.notebooks] == [free]
+    assert offer.held_titles == ("Renamed since",)
+
+    result = api.revert(corpus, run_id, leave_blocked=True)
+    assert result.plan.partial and [n.notebook_id for n in result.plan.notebooks] == [free]
+    assert [b.code for b in result.plan.held] == [RevertBlock.RENAMED]
+    assert corpus.is_registered(blocked) and not corpus.is_registered(free)
+    record = RunStore(corpus).load(run_id)
+    assert record.status is RunStatus.COMPLETE  # part of it is still in the corpus
+    assert record.doc["revert"]["partial"] is True
+    assert [h["event"] for h in record.doc["history"]][-1] == "partly_reverted"
+    assert doctor(corpus).clean
+
+    # Once the block is lifted, undoing again takes the rest: the run is undone whole.
+    _rename(corpus, blocked, title)
+    rest = api.revert(corpus, run_id)
+    assert [n.notebook_id for n in rest.plan.notebooks] == [blocked] and not rest.plan.partial
+    assert RunStore(corpus).load(run_id).status is RunStatus.REVERTED
+    assert not corpus.is_registered(blocked)
+
+
+def test_a_partial_undo_is_put_back_from_the_trash(corpus: Corpus, first):
+    plan, run_id = first
+    blocked, free = (it.notebook_id for it in plan.items)
+    before = snapshot(corpus.notebook_dir(free))
+    _rename(corpus, blocked, "Renamed since")
+    result = api.revert(corpus, run_id, leave_blocked=True)
+    back = api.restore_from_trash(corpus, result.revert_id)
+    assert isinstance(back, api.RestoreResult) and back.status is RunStatus.COMPLETE
+    assert corpus.is_registered(free) and snapshot(corpus.notebook_dir(free)) == before
+    assert doctor(corpus).clean
+
+
+def test_a_partial_undo_stopped_half_way_is_finished_as_partial(corpus: Corpus, tmp_path: Path):
+    plan = plan_for(corpus, make_shelf(tmp_path / "shelf", notebooks=3, pages=2))
+    run_id = commit_plan(corpus, plan).run_id
+    blocked = plan.items[0].notebook_id
+    _rename(corpus, blocked, "Renamed since")
+    asked = iter([False, False, True])  # before it begins, the first notebook; then stop
+    with pytest.raises(TranscribeError) as caught:
+        api.revert(corpus, run_id, lambda: next(asked), leave_blocked=True)
+    assert caught.value.code is ErrorCode.REVERT_STOPPED
+    assert RunStore(corpus).load(run_id).doc["revert"]["notebook_ids"] == [
+        it.notebook_id for it in plan.items[1:]
+    ]
+
+    done = api.revert(corpus, run_id)  # finishes the undo asked for: the blocked one stays
+    assert done.plan.partial and done.plan.held_titles == ("Renamed since",)
+    assert corpus.is_registered(blocked)
+    assert not any(corpus.is_registered(it.notebook_id) for it in plan.items[1:])
+    assert RunStore(corpus).load(run_id).status is RunStatus.COMPLETE
     assert doctor(corpus).clean

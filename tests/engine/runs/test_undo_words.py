@@ -28,7 +28,7 @@ from transcribe_import.engine.storage import fsio, trash
 from transcribe_import.engine.storage.corpus import Corpus
 
 from engine_helpers import snapshot
-from helpers.cli import EXIT_PROBLEMS
+from helpers.cli import Exit
 from helpers.runs import commit_plan, plan_for
 from helpers.shelves import make_shelf
 
@@ -64,7 +64,7 @@ def test_a_revert_that_rolls_back_a_half_done_one_says_so(
     _rename(corpus, kept)
 
     if face == "cli":
-        assert main(["--data-dir", str(data_dir), "revert", run_id]) == EXIT_PROBLEMS
+        assert main(["--data-dir", str(data_dir), "revert", run_id]) == Exit.PROBLEMS
         said = capsys.readouterr().out
         assert said.startswith(f"Run {run_id} cannot be undone. Before that, the undo of run ")
     else:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import enum
 
 from transcribe_import.engine.base.errors import DISK_CODES, ErrorCode, TranscribeError
-from transcribe_import.engine.base.findings import DoctorReport, FindingCode
+from transcribe_import.engine.base.findings import DISK_FINDINGS, DoctorReport
 from transcribe_import.engine.export.model import ExportResult, ExportStatus
 from transcribe_import.engine.runs.model import RunResult, RunStatus
 
@@ -100,6 +100,6 @@ def exit_code_for_doctor(report: DoctorReport) -> ExitCode:
     """0 whole; 6 when a disk error stopped a repair (doctor again finishes it); else 1."""
     if report.clean:
         return ExitCode.OK
-    if any(f.code is FindingCode.IO_ERROR for f in report.findings):
+    if any(f.code in DISK_FINDINGS for f in report.findings):
         return ExitCode.INTERRUPTED
     return ExitCode.PROBLEMS

@@ -136,6 +136,10 @@ class Landing:
     # An item whose pages go in several places (its ``places``): where each block goes, in
     # words, in the order they land ("012.jpg after page 11 (011.jpg)"); () otherwise.
     places: tuple[str, ...] = ()
+    # The pages the notebook holds once the item is committed: those there now and the
+    # pages it adds (a rescan takes a page's place; a skipped or left-out file adds none).
+    # None: the notebook it goes into could not be read.
+    total: int | None = None
 
 
 def landing(corpus: Corpus, item: PlanItem) -> Landing:
@@ -151,11 +155,15 @@ def landing(corpus: Corpus, item: PlanItem) -> Landing:
             doc = _manifest(corpus, item.notebook_id)
         except TranscribeError:
             doc = None
+    added = placement.added_pages(item)
+    there = len(doc.get("pages") or ()) if doc is not None else 0
+    unknown = item.op is Op.IMPORT_INTO_NOTEBOOK and doc is None
     return Landing(
         placement.landing(item, doc),
-        placement.added_pages(item),
+        added,
         tuple(placement.replacement_words(item, doc)),
         tuple(placement.blocks_words(item, doc)),
+        None if unknown else there + added,
     )
 
 

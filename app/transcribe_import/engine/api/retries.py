@@ -58,7 +58,7 @@ def note_refusal(corpus: Corpus, run_id: str, why: str) -> None:
     crashpoint("retry.before_refusal_noted")
     try:
         RunStore(corpus).note_on_ended(run_id, HistoryEvent.RETRY_REFUSED, why=why)
-    except TranscribeError as exc:
+    except (TranscribeError, OSError) as exc:  # the disk failing too: the refusal is told
         logger.warning("a refused retry of run %s is not in History: %s", run_id, exc)
 
 
@@ -71,7 +71,7 @@ def note_refused_retry(corpus: Corpus, plan: ImportPlan, why: str) -> None:
     """
     try:
         runs = [r for r in RunStore(corpus).runs_for_plan(plan.plan_id) if same_plan(r, plan)]
-    except TranscribeError as exc:
+    except (TranscribeError, OSError) as exc:  # a failing disk must not hide the refusal
         logger.warning("a refused retry of plan %s is not in History: %s", plan.plan_id, exc)
         return
     if runs and not any(continues(r) for r in runs) and can_retry(runs[0].status):

@@ -16,6 +16,7 @@ from transcribe_import.engine.api.run_state import (
 )
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.ids import MIN_ID_PREFIX, ids_by_prefix, is_valid_id
+from transcribe_import.engine.planning import placement
 from transcribe_import.engine.planning.plan import ImportPlan, Op
 from transcribe_import.engine.runs.model import (
     HistoryEvent,
@@ -76,6 +77,8 @@ class RunSummary:
     paused: bool = False
     # What the corpus holds of it (run_state.run_counts): the one count every face says.
     counts: RunCounts = RunCounts()
+    # Some of its notebooks were undone, the blocked ones left (revert --leave-blocked).
+    partly_undone: bool = False
 
     @property
     def state(self) -> RunState:
@@ -106,6 +109,7 @@ class RunSummary:
             roots=tuple(str(r) for r in roots if isinstance(r, str)),
             paused=paused_last(record),
             counts=counts,
+            partly_undone=_partly_undone(record),
         )
 
     def to_json(self, record: RunRecord) -> dict[str, Any]:
@@ -150,6 +154,8 @@ class OutcomeRow:
     outcome: ItemOutcome
     started: bool = False  # being committed right now (an item_started event arrived)
     pages_staged: int = 0  # of its checkpoint in flight: staged, not landed yet (while started)
+    # Of its pages, the rescans that replace a page of the notebook (the rest are added).
+    pages_replacing: int = 0
 
     @property
     def state(self) -> ItemState:
@@ -169,9 +175,17 @@ def outcome_rows(plan: ImportPlan, record: RunRecord) -> list[OutcomeRow]:
             it.notebook_id,
             it.imported_page_count(),
             outcomes[it.item_id],
+            pages_replacing=it.imported_page_count() - placement.added_pages(it),
         )
         for it in plan.items
     ]
+
+
+def _partly_undone(record: RunRecord) -> bool:
+    revert = record.doc.get("revert")
+    return (
+        isinstance(revert, dict) and revert.get("state") == "done" and bool(revert.get("partial"))
+    )
 
 
 @dataclass(frozen=True)

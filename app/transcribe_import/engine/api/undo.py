@@ -27,8 +27,9 @@ class RevertPreview:
     unfinished: str | None  # the revert id of an undo a killed process left half done
 
 
-def preview_revert(corpus: Corpus, run_id: str) -> RevertPreview:
-    """``revert --dry-run`` and the window's preview: read only."""
+def preview_revert(corpus: Corpus, run_id: str, leave_blocked: bool = False) -> RevertPreview:
+    """``revert --dry-run`` and the window's preview: read only. ``leave_blocked``: the undo
+    of the notebooks nothing blocks, the blocked ones kept (its plan's ``held``)."""
     record = RunStore(corpus).load(run_id)
     if record.status is RunStatus.REVERTED:
         done = record.doc.get("revert") or {}
@@ -36,19 +37,33 @@ def preview_revert(corpus: Corpus, run_id: str) -> RevertPreview:
         return RevertPreview(plan, True, done.get("revert_id"), None)
     pending = record.doc.get("revert") or {}
     unfinished = pending.get("revert_id") if pending.get("state") == "requested" else None
-    return RevertPreview(plan_revert(corpus, run_id), False, None, unfinished)
+    plan = plan_revert(corpus, run_id)
+    return RevertPreview(plan.free_part() if leave_blocked else plan, False, None, unfinished)
 
 
 def revert(
-    corpus: Corpus, run_id: str, should_stop: Callable[[], bool] | None = None
+    corpus: Corpus,
+    run_id: str,
+    should_stop: Callable[[], bool] | None = None,
+    *,
+    leave_blocked: bool = False,
 ) -> RevertResult:
     """Undo ``run_id`` as a group (``RevertBlocked`` when refused: nothing was changed, or
     its ``earlier`` says what was done first to an earlier undo of the run left half done).
 
-    ``should_stop`` (a signal asked to stop) ends it between two moves, ``REVERT_STOPPED``."""
+    ``should_stop`` (a signal asked to stop) ends it between two moves, ``REVERT_STOPPED``.
+    ``leave_blocked``: undo the notebooks nothing blocks, the blocked ones left in place
+    (the result's ``plan.held`` says which and why; the run keeps its status)."""
     if should_stop is None:
-        return revert_run(corpus, run_id)
-    return revert_run(corpus, run_id, should_stop)
+        return revert_run(corpus, run_id, leave_blocked=leave_blocked)
+    return revert_run(corpus, run_id, should_stop, leave_blocked=leave_blocked)
+
+
+def free_to_undo(plan: RevertPlan) -> RevertPlan | None:
+    """The undo of the notebooks of a refused ``plan`` that nothing blocks, when there are
+    such notebooks and others are blocked (None: all or nothing, as the plan says)."""
+    free = plan.free_part()
+    return free if free.partial else None
 
 
 def unfinished_undos(corpus: Corpus, run_id: str | None = None) -> list[str]:

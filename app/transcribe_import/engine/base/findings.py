@@ -34,7 +34,12 @@ class FindingCode(enum.StrEnum):
     LINK_IN_CORPUS = "link_in_corpus"  # a symbolic link among the corpus's own folders
     INDEX_REPAIRED = "index_repaired"
     QUARANTINE_PRESENT = "quarantine_present"
+    # A disk's failure that stopped doctor, coded as every command codes it
+    # (``oserrors.problem_from_oserror``): doctor again finishes once the disk is sound.
     IO_ERROR = "io_error"
+    DISK_FULL = "disk_full"
+    PERMISSION_DENIED = "permission_denied"
+    READ_ONLY = "read_only"
     INTERRUPTED_RUN = "interrupted_run"
     RUN_QUARANTINED = "run_quarantined"
     EMPTY_NOTEBOOK = "empty_notebook"  # registered with no page (left by earlier versions)
@@ -46,6 +51,17 @@ class FindingCode(enum.StrEnum):
     NOTEBOOK_INCOMPLETE = "notebook_incomplete"  # holds part of an unfinished import (a note)
     PAGE_HELD_TWICE = "page_held_twice"  # the same bytes twice (runs/held_twice.py)
     FIXITY_FAILED = "fixity_failed"  # the audit's last check of a file failed (engine/audit)
+
+
+# The findings of a disk's failure, each named as the command's error code (same value).
+DISK_FINDINGS = frozenset(
+    {
+        FindingCode.IO_ERROR,
+        FindingCode.DISK_FULL,
+        FindingCode.PERMISSION_DENIED,
+        FindingCode.READ_ONLY,
+    }
+)
 
 
 class Remedy(enum.StrEnum):

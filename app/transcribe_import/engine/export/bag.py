@@ -573,7 +573,8 @@ class _Writer:
             # is a leftover to delete, not an incomplete export.
             self.warnings.append(
                 f"{self.dest / INCOMPLETE} could not be removed ({exc.strerror or exc}); the "
-                "bag is complete and validates: delete that file."
+                "bag is complete and validates: delete that file (the import refuses the bag "
+                "while it is there)."
             )
         return dataclasses.replace(result, warnings=tuple(self.warnings))
 

@@ -40,7 +40,8 @@ def incomplete_note(export_id: str, started: str, state: str) -> bytes:
         f"{started}) that did not finish: {state}\n\n"
         "It is not a valid bag: do not import or archive it. Delete the folder and export "
         "again.\n\n"
-        f"(If {BAGIT_TXT} is present and the bag validates, the export did reach its end and "
-        "only the removal of this note was cut short: the bag is whole and this note may be "
-        "deleted.)\n"
+        f"(If {BAGIT_TXT} is present, the export was cut short after writing it, or is still "
+        "running: transcribe-import refuses to import the bag while this note is here. Only if "
+        "the export ended with exit 0 and warned that it could not remove this note is the bag "
+        "whole; then delete this note.)\n"
     ).encode()

@@ -11,7 +11,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from transcribe_import.engine.base.crashpoints import crashpoint
-from transcribe_import.engine.base.findings import Finding, FindingCode, Severity
+from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.base.findings import Finding, FindingCode, Remedy, Severity
+from transcribe_import.engine.base.ids import short_id
+from transcribe_import.engine.base.text import counted
 from transcribe_import.engine.ingest import journal
 from transcribe_import.engine.ingest.finish import promote_and_commit
 from transcribe_import.engine.ingest.journal import Journal, JournalInvalid, JournalState
@@ -122,22 +125,54 @@ def _roll_back(nb_dir: Path, txn: Journal) -> None:
 
 
 def _finding_back(notebook_id: str, path: Path, txn: Journal, why: str) -> Finding:
+    """A checkpoint undone: named by the notebook's title, with what imports its pages again
+    (the run it belonged to, resumed: doctor says Finish Import instead once it has ended)."""
+    name = _name(path.parent, notebook_id)
+    pages = counted(len(txn.pages), "page")
+    said = f"an interrupted import of {pages} was undone because {why}; the notebook is as it "
+    said += "was before it."
+    # The window's words name it by its title alone; the CLI's add its short id.
+    title = name.rsplit(" (", 1)[0] if name.startswith("“") else name
+    situation = f"{title}: {said}"
+    said = f"{name}: {said}"
+    run_id = txn.doc.get("import_run_id")
+    if not run_id:
+        return Finding(
+            FindingCode.JOURNAL_ROLLED_BACK,
+            Severity.REPAIRED,
+            f"{said} Import those pages again.",
+            notebook_id,
+            str(path),
+        )
     return Finding(
         FindingCode.JOURNAL_ROLLED_BACK,
         Severity.REPAIRED,
-        f"Notebook {notebook_id}: an interrupted import ({len(txn.pages)} pages) was undone "
-        f"because {why}; the notebook is as it was before it. Import those pages again.",
+        f"{said} Resuming its import imports them again: `transcribe-import resume "
+        f"{short_id(str(run_id))}`.",
         notebook_id,
         str(path),
+        situation=situation,
+        remedies=(Remedy.RESUME_RUN,),
+        run_id=str(run_id),
     )
+
+
+def _name(nb_dir: Path, notebook_id: str) -> str:
+    """The notebook as a person knows it: “title” (short id), or its short id unreadable."""
+    try:
+        title = project.read(nb_dir, notebook_id).get("title")
+    except (OSError, TranscribeError, ValueError):
+        title = None
+    short = short_id(notebook_id)
+    return f"“{title}” ({short})" if title else f"Notebook {short}"
 
 
 def _finding_forward(notebook_id: str, path: Path, txn: Journal) -> Finding:
     return Finding(
         FindingCode.JOURNAL_ROLLED_FORWARD,
         Severity.REPAIRED,
-        f"Notebook {notebook_id}: an interrupted import of {len(txn.pages)} pages was "
-        "completed from its journal.",
+        f"{_name(path.parent, notebook_id)}: an interrupted import of "
+        f"{counted(len(txn.pages), 'page')} was completed from its journal.",
         notebook_id,
         str(path),
     )

@@ -3,22 +3,39 @@
 A look's hash (media/lookalike.py) is 144 bits; a rescan is within ``THRESHOLD`` bits of
 its page in one of four turns. Comparing every page with every earlier one is quadratic
 (20,000 pages: 200 million comparisons in four turns). This is multi-index hashing: the
-144 bits are cut into ``CHUNKS`` chunks of 16, and each chunk's value is a key of its own
-table. Two hashes within ``CHUNKS * (RADIUS + 1) - 1`` bits of each other have, by the
-pigeonhole principle, a chunk within ``RADIUS`` bits of each other, so looking up each
-chunk's value and its 136 neighbours one or two bits away finds every such pair; pairs
-further apart, up to ``THRESHOLD``, are found when any of their chunks is that near (most
-are). Each page costs ``4 * CHUNKS * 137`` lookups and a full comparison with each page
-found there, whatever the shelf: a table of 16-bit keys spreads 65,536 ways, so that up to
-shelves of tens of thousands of pages a lookup finds next to nothing but the pages near.
-``comparisons`` counts the lookups and the full comparisons (a test counts them as the
-shelf doubles).
+144 bits are cut into ``CHUNKS`` chunks of 16, and each chunk's value is a key. Two hashes
+within ``CHUNKS * (RADIUS + 1) - 1`` bits of each other have, by the pigeonhole principle,
+a chunk within ``RADIUS`` bits of each other, so probing each chunk's value and its 136
+neighbours one or two bits away finds every such pair; pairs further apart, up to
+``THRESHOLD``, are found when any of their chunks is that near (most are).
+
+What a lookup costs is bounded whatever the shelf, so that validate grows linearly:
+
+- each key's pages are a chain through numpy arrays (``_head``, ``_next``), and a lookup's
+  4,932 probes (four turns, nine chunks, 137 values) are walked all at once, a few array
+  operations, not a Python dict looked up 4,932 times a page;
+- a key shared by more than ``CROWDED`` pages (near-blank or ruled looks alike in a chunk)
+  is passed over: it tells those pages from nothing, and reading it for every lookup is
+  what made a shelf of look-alikes quadratic. A page is still found by its other chunks;
+  a page all of whose chunks are crowded (one among hundreds of pages with the same look)
+  is found by none, and its rescan is not asked about: its look could not name the right
+  one among hundreds anyway;
+- a turn's probes are read nearest first (the chunks' own values, then one bit away, then
+  two) until they have found ``BUDGET`` pages: a crowd of look-alikes a bit or two away in
+  every chunk is not read whole for every lookup either;
+- of the pages the probes find, the ``4 * CAP`` (page, turn) pairs sharing the most chunks
+  are compared in full (a page near shares most of its chunks; a page found by chance,
+  one), in numpy.
+
+``comparisons`` counts the probes, the pages they found and the full comparisons;
+``found``, the last two: what grows with the shelf (tests count both as it doubles).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
+
+import numpy as np
 
 from transcribe_import.engine.media import lookalike
 from transcribe_import.engine.media.lookalike import THRESHOLD, Look, Turn
@@ -26,12 +43,27 @@ from transcribe_import.engine.media.lookalike import THRESHOLD, Look, Turn
 CHUNK_BITS = 16
 CHUNKS = lookalike.BITS // CHUNK_BITS  # 9: the 144 bits, bit 0 (always 0) included
 RADIUS = 2  # a chunk's own value and its values one or two bits away
+# A key shared by more pages than this is passed over (see the module's docstring).
+CROWDED = 64
+# The pages a turn's probes read, nearest keys first, before the farther keys are let go.
+BUDGET = 256
+# The pages found by the probes that are compared in full, a turn: those sharing most chunks.
+CAP = 64
+
 _MASK = (1 << CHUNK_BITS) - 1
-_FLIPS = (
-    0,
-    *(1 << b for b in range(CHUNK_BITS)),
-    *((1 << b) | (1 << c) for b in range(CHUNK_BITS) for c in range(b + 1, CHUNK_BITS)),
+_M64 = (1 << 64) - 1
+_FLIPS = np.array(
+    [
+        0,
+        *(1 << b for b in range(CHUNK_BITS)),
+        *((1 << b) | (1 << c) for b in range(CHUNK_BITS) for c in range(b + 1, CHUNK_BITS)),
+    ],
+    dtype=np.int64,
 )
+# A probe's key is its chunk's number above the chunk's 16 bits: one sorted array holds all.
+_CHUNK_OF = np.arange(CHUNKS, dtype=np.int64) << CHUNK_BITS
+# The turn of each probe of a lookup (probes are made turn by turn).
+_PROBE_TURN = np.repeat(np.arange(4, dtype=np.int64), CHUNKS * len(_FLIPS))
 
 
 @dataclass(frozen=True)
@@ -44,45 +76,93 @@ class Near:
     turn: Turn
 
 
-def _chunks(value: int) -> Iterator[int]:
-    for k in range(CHUNKS):
-        yield (value >> (k * CHUNK_BITS)) & _MASK
+def _words(value: int) -> tuple[int, int, int]:
+    """A 144-bit hash as three unsigned 64-bit words, for numpy."""
+    return value & _M64, (value >> 64) & _M64, value >> 128
+
+
+def _keys(value: int) -> np.ndarray:
+    """The ``CHUNKS`` keys of a hash, each its chunk's number above its 16 bits."""
+    chunks = [(value >> (k * CHUNK_BITS)) & _MASK for k in range(CHUNKS)]
+    return np.array(chunks, dtype=np.int64) | _CHUNK_OF
 
 
 class LookIndex:
     """Upright hashes added one by one (each numbered in order), looked up in four turns."""
 
     def __init__(self) -> None:
-        self._values: list[int] = []
-        self._tables: list[dict[int, list[int]]] = [{} for _ in range(CHUNKS)]
-        self.comparisons = 0  # lookups and full comparisons made, for tests and benches
+        self._words = np.zeros((64, 3), dtype=np.uint64)
+        self._count = 0
+        # The pages having each key, as a chain through numpy arrays: ``_head[key]`` is the
+        # last page's slot (page * CHUNKS + chunk), ``_next[slot]`` the slot before it with
+        # that key (-1: none), and ``_size[key]`` how many pages have it.
+        self._head = np.full(CHUNKS << CHUNK_BITS, -1, dtype=np.int64)
+        self._size = np.zeros(CHUNKS << CHUNK_BITS, dtype=np.int64)
+        self._next = np.full(64 * CHUNKS, -1, dtype=np.int64)
+        self.comparisons = 0  # probes, pages found and full comparisons, for tests and benches
+        self.found = 0  # of which pages found and full comparisons: what grows with the shelf
 
     def __len__(self) -> int:
-        return len(self._values)
+        return self._count
 
     def add(self, upright: int) -> int:
         """Index ``upright`` (a look's upright hash); its number."""
-        number = len(self._values)
-        self._values.append(upright)
-        for table, key in zip(self._tables, _chunks(upright), strict=True):
-            table.setdefault(key, []).append(number)
+        number = self._count
+        if number == len(self._words):
+            self._words = np.concatenate([self._words, np.zeros_like(self._words)])
+            self._next = np.concatenate([self._next, np.full_like(self._next, -1)])
+        self._words[number] = _words(upright)
+        self._count += 1
+        keys = _keys(upright)  # one a chunk, so no two alike
+        slots = number * CHUNKS + np.arange(CHUNKS)
+        self._next[slots] = self._head[keys]
+        self._head[keys] = slots
+        self._size[keys] += 1
         return number
 
     def near(self, look: Look, threshold: int = THRESHOLD) -> list[Near]:
         """The indexed pages within ``threshold`` bits of ``look`` in some turn, nearest
         first (each once, in its nearest turn)."""
+        # Probed nearest first: each turn's chunks' own values, then one bit away, then two.
+        probes = np.concatenate(
+            [(_keys(mine)[None, :] ^ _FLIPS[:, None]).ravel() for mine in look.turns]
+        )
+        self.comparisons += len(probes)
+        # A crowded key is passed over, and once a turn's probes have found ``BUDGET``
+        # pages the farther ones are not read; the others' chains walked all at once.
+        sizes = self._size[probes]
+        sizes = np.where(sizes <= CROWDED, sizes, 0).reshape(4, -1)
+        before = np.cumsum(sizes, axis=1) - sizes
+        open_ = ((sizes > 0) & (before < BUDGET)).ravel()
+        slot = self._head[probes[open_]]
+        turn = _PROBE_TURN[open_]
+        slots, turns = [], []
+        while len(slot):
+            slots.append(slot)
+            turns.append(turn)
+            slot = self._next[slot]
+            more = slot >= 0
+            slot, turn = slot[more], turn[more]
+        pages = np.concatenate(slots) // CHUNKS if slots else np.zeros(0, np.int64)
+        self.comparisons += len(pages)
+        self.found += len(pages)
+        # One code a (page, turn) pair; how many chunks it shares ranks it.
+        codes, shared = np.unique(
+            pages * 4 + (np.concatenate(turns) if turns else 0), return_counts=True
+        )
+        if len(codes) > 4 * CAP:
+            codes = codes[np.argsort(-shared, kind="stable")[: 4 * CAP]]
+        pages, turn = codes // 4, codes % 4
+        mine = np.array([_words(t) for t in look.turns], dtype=np.uint64)
+        distance = np.bitwise_count(self._words[pages] ^ mine[turn]).sum(axis=1)
+        self.comparisons += len(codes)
+        self.found += len(codes)
+        keep = distance <= threshold
+        pages, turn, distance = pages[keep], turn[keep], distance[keep]
+        # Each page once, in its nearest turn; nearest first, then by number.
         best: dict[int, Near] = {}
-        for turn, mine in zip(Turn, look.turns, strict=True):
-            seen: set[int] = set()
-            for table, key in zip(self._tables, _chunks(mine), strict=True):
-                for flip in _FLIPS:
-                    self.comparisons += 1
-                    found = table.get(key ^ flip)
-                    if found:
-                        seen.update(found)
-            for number in seen:
-                self.comparisons += 1
-                d = (mine ^ self._values[number]).bit_count()
-                if d <= threshold and (number not in best or d < best[number].distance):
-                    best[number] = Near(number, d, turn)
-        return sorted(best.values(), key=lambda n: (n.distance, n.index))
+        for at in np.lexsort((turn, pages, distance)).tolist():
+            page = int(pages[at])
+            if page not in best:
+                best[page] = Near(page, int(distance[at]), Turn(90 * int(turn[at])))
+        return list(best.values())

@@ -408,11 +408,22 @@ def _place_in_plan(item: PlanItem, rescan: PlanSource, old_page: Stored) -> int 
 # -- told -------------------------------------------------------------------------------------
 
 
+def _page_words(name: str) -> str:
+    """A plan page's name as a sentence says it: "scan.pdf, page 2" for ``scan.pdf#2`` (the
+    form ``order`` takes, which its options keep)."""
+    ref = PageRef.parse(name)
+    return ref.file if ref.number is None else f"{ref.file}, page {ref.number}"
+
+
 def words(found: Lookalike) -> str:
     """The question every face shows (the problem's message)."""
-    other = found.other.words if found.other.notebook_id else f"{found.other.words} in this import"
+    other = (
+        found.other.words
+        if found.other.notebook_id
+        else f"{_page_words(found.other.words)} in this import"
+    )
     turned = "" if found.turn is lookalike.Turn.NONE else f", turned {int(found.turn)}°"
-    text = f"{found.name} looks like {other}{turned}: a rescan?"
+    text = f"{_page_words(found.name)} looks like {other}{turned}: a rescan?"
     if found.other.notebook_id and not found.can_replace:
         text += " To replace that page with it, import it into that notebook instead."
     elif not found.can_replace and found.other.item_id != found.item_id:

@@ -52,7 +52,8 @@ from transcribe_import.engine.planning.plan_values import SourceProvenance, plan
 # not by lookalike.look_from_hex, so that reading a plan does not load Pillow.
 # Older plans' looks (144 bare hex digits, the grey-level hash before ink1) still read: they
 # are not compared (look_from_hex), and the look pass does not make them again.
-_LOOK = re.compile("[0-9a-f]{144}|ink1:(?:[0-9a-f]{144}|blank)")
+# A look made since the page's measures are (media/page_measures.py) has them after it.
+_LOOK = re.compile(r"[0-9a-f]{144}|ink1:(?:[0-9a-f]{144}|blank)(?:;m1:[0-9.,]{1,60})?")
 
 __all__ = [
     "DEFAULT_POLICY_ID",
@@ -113,15 +114,19 @@ def save_plan(plan: ImportPlan, path: Path) -> None:
 
 
 def load_plan(path: Path) -> ImportPlan:
+    """The plan in ``path``: ``PlanDocumentError`` when it is not one the app can use, a coded
+    ``TranscribeError`` when the disk fails to read it."""
     try:
         with fsio.open_regular(path, max_bytes=fsio.MAX_DOCUMENT_BYTES) as f:
             data = read_in_slices(f)
     except FileNotFoundError:
         raise PlanDocumentError(f"{path}: no such plan file; make a plan first.") from None
-    except OSError as exc:
+    except fsio.RefusedRead as exc:  # what the file is: not a plan the app wrote
         raise PlanDocumentError(
             f"{path}: cannot be read ({exc.strerror}); give a plan file the app wrote."
         ) from None
+    except OSError as exc:  # the disk's failure, coded as every command codes it
+        raise fsio.problem_from_oserror(exc, path, "reading the plan") from None
     try:
         # In short calls: a worker reading a big plan leaves the window's thread the GIL.
         doc = loads_in_slices(data)
@@ -542,7 +547,10 @@ def _page_from(p: Any, uid: Any, bad: Any) -> PlanPage:
         raise bad(f"page {page_id} has a label that is not text")
     look = p.get("look")
     if look is not None and (not isinstance(look, str) or not _LOOK.fullmatch(look)):
-        raise bad(f"page {page_id} has a look that is not one (ink1: and 144 hex digits)")
+        raise bad(
+            f"page {page_id} has a look that is not one "
+            "(ink1: and 144 hex digits, its measures after)"
+        )
     turn = p.get("turn", 0)
     try:
         turned = Turn.of(turn)

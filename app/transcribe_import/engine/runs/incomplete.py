@@ -182,7 +182,12 @@ def incomplete_findings(corpus: Corpus, titles: dict[str, str]) -> list[Finding]
             if command is None
             else f"Finish it with `{command}`, or undo that import with {undo}"
         )
+        # The window's words (``situation``) name it by its title; the CLI's keep the ids.
         situation = (
+            f"Notebook “{title}” is incomplete: {u.pages_landed} of {expected} of its import "
+            "landed."
+        )
+        said = (
             f"Notebook “{title}” ({notebook_id}) is incomplete: {u.pages_landed} of "
             f"{expected} of its import (run {u.run_id}) landed."
         )
@@ -190,7 +195,7 @@ def incomplete_findings(corpus: Corpus, titles: dict[str, str]) -> list[Finding]
             Finding(
                 FindingCode.NOTEBOOK_INCOMPLETE,
                 Severity.INFO,
-                f"{situation} {then}.",
+                f"{said} {then}.",
                 notebook_id,
                 str(corpus.notebook_dir(notebook_id)),
                 situation=situation,

@@ -39,7 +39,7 @@ from transcribe_import.engine.runs.undo_journal import move_back, notebook_locks
 from transcribe_import.engine.storage import fsio, project, trash
 from transcribe_import.engine.storage.corpus import Corpus, IndexEntry
 
-RESTORING = "restoring"
+RESTORING = trash.RESTORING
 
 
 @dataclass(frozen=True)
@@ -134,6 +134,9 @@ def restore_run(corpus: Corpus, revert_id: str) -> RestoreResult | LeftTrash:
     once done, it says so (``LeftTrash``)."""
     try:
         doc = trash.read_journal(corpus, revert_id)  # TRASH_NOT_FOUND, said before any lock
+    except OSError as exc:  # the trash's folders could not even be looked at
+        where = fsio.failed_path(exc, corpus.root)
+        raise fsio.problem_from_oserror(exc, where, "reading the trash entry at") from exc
     except TranscribeError as exc:
         gone = _gone(corpus, revert_id, exc)
         if gone is None:
@@ -221,7 +224,10 @@ def _refuse_state(doc: dict[str, Any], record: RunRecord, revert_id: str) -> Non
         )
     revert = record.doc.get("revert")
     ours = isinstance(revert, dict) and revert.get("revert_id") == revert_id
-    if state != trash.DONE or record.status is not RunStatus.REVERTED or not ours:
+    # A partial undo leaves the run's status as it was; its ``revert`` says it was done.
+    partial = isinstance(revert, dict) and ours and revert.get("partial") is True
+    undone = record.status is RunStatus.REVERTED or partial
+    if state != trash.DONE or not undone or not ours:
         raise _blocked(
             revert_id,
             f"trash entry {revert_id} holds nothing to put back: run {run_id} is "

@@ -10,9 +10,12 @@ nothing else.
 
 Later work is never destroyed. A revert is blocked, naming the notebook and the cause,
 when what the run wrote has changed since: another run added pages into a notebook this
-run created, the notebook was renamed or given keys by other tools, one of the run's
-pages was reordered, relabelled, set as cover or given keys (a transcription), or a
-file's bytes differ from the hash project.json records. The comparison is by ids and
+run created, a later rescan replaced pages of the run, the notebook was renamed or given
+keys by other tools, one of the run's pages was reordered, relabelled, set as cover or
+given keys (a transcription), or a file's bytes differ from the hash project.json records.
+Each cause is said once per notebook, naming its pages by their number in the notebook.
+A block holds its notebook only: ``free_part`` is the undo of the run's other notebooks,
+with the blocked ones kept and said why (``RevertPlan.held``). The comparison is by ids and
 hashes against what the import writes for the plan's pages (the one page record the
 ingest transaction builds, ``PAGE_KEYS``), never by timestamps.
 """
@@ -25,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.base.ids import short_id
 from transcribe_import.engine.base.text import agreeing, counted
 from transcribe_import.engine.planning.plan import ImportPlan, PlanItem
 from transcribe_import.engine.runs.model import RunRecord, RunStatus
@@ -35,10 +39,11 @@ from transcribe_import.engine.storage.corpus import Corpus
 # The keys the import writes on every page record (ingest/transaction.py); with the plan
 # page's label and extra keys (a bag's), if it has them, any other key is someone else's.
 PAGE_KEYS = frozenset({"id", "source_id", "page_index", "render_id", "render"})
-# The keys the import writes on a notebook it creates, before a bag's restored keys.
+# The keys imports write on a notebook, before a bag's restored keys: a rescan's history
+# (replaced_pages) is an import's own, its cause said as REPLACED, never as a tool's key.
 NOTEBOOK_KEYS = frozenset(
     {"format", "schema_version", "id", "title", "created_at", "updated_at", "cover_page_id"}
-    | {"sources", "pages", "import_run_id"}
+    | {"sources", "pages", "import_run_id", project.REPLACED_PAGES}
 )
 
 
@@ -46,7 +51,9 @@ class RevertBlock(enum.StrEnum):
     NOT_ENDED = "revert_not_ended"  # the run is still running, paused or interrupted
     NOTHING_LANDED = "revert_nothing_landed"  # the run wrote nothing: nothing to undo
     LATER_PAGES = "revert_later_pages"  # another import added pages to a notebook it created
-    NOTEBOOK_CHANGED = "revert_notebook_changed"  # renamed, or keys added by another tool
+    REPLACED = "revert_replaced"  # a later import's rescans replaced pages of the run
+    RENAMED = "revert_renamed"  # the notebook the run created was renamed since
+    NOTEBOOK_CHANGED = "revert_notebook_changed"  # keys added to the notebook by another tool
     PAGE_CHANGED = "revert_page_changed"  # a page of the run relabelled or given keys
     REORDERED = "revert_reordered"  # the run's pages are no longer where it put them
     COVER_SET = "revert_cover_set"  # a page of the run became the cover since
@@ -60,6 +67,7 @@ class RevertBlocker:
     notebook_id: str | None
     message: str
     title: str | None = None  # the notebook's title, when it could be read
+    pages: tuple[int, ...] = ()  # the pages concerned, by their number in the notebook
 
 
 @dataclass(frozen=True)
@@ -72,14 +80,61 @@ class NotebookRevert:
     source_ids: tuple[str, ...]
     page_ids: tuple[str, ...]
     files: tuple[str, ...]  # notebook-relative paths of the sources and renders it moves
+    # Of ``page_ids``, the run's rescans that took a page's place (that page comes back);
+    # the others are pages the run added (for a notebook it created: all of them).
+    replacing: int = 0
+
+    @property
+    def added(self) -> int:
+        """The pages the run added to the notebook: its pages that are not rescans."""
+        return len(self.page_ids) - self.replacing
 
 
 @dataclass(frozen=True)
 class RevertPlan:
+    """``blockers``: what refuses this undo; ``held``: in the undo of the free notebooks
+    only (``free_part``), why each notebook it leaves in place stays."""
+
     run_id: str
     status: RunStatus
     notebooks: tuple[NotebookRevert, ...]
     blockers: tuple[RevertBlocker, ...]
+    held: tuple[RevertBlocker, ...] = ()
+
+    @property
+    def partial(self) -> bool:
+        """Whether this undo leaves notebooks of the run in place (``held`` says why)."""
+        return bool(self.held)
+
+    @property
+    def held_titles(self) -> tuple[str, ...]:
+        """The notebooks the undo leaves in place, each once, in plan order."""
+        return tuple(dict.fromkeys(b.title or str(b.notebook_id) for b in self.held))
+
+    def free_part(self) -> RevertPlan:
+        """The undo of the notebooks nothing blocks, the blocked ones kept (``held``).
+
+        The plan itself when nothing blocks a notebook, or nothing would be undone: a block
+        of the whole run (not ended) or of every notebook refuses as before."""
+        blocked = {b.notebook_id for b in self.blockers if b.notebook_id is not None}
+        whole_run = [b for b in self.blockers if b.notebook_id is None]
+        free = tuple(n for n in self.notebooks if n.notebook_id not in blocked)
+        if not blocked or whole_run or not free:
+            return self
+        held = tuple(b for b in self.blockers if b.notebook_id is not None)
+        return RevertPlan(self.run_id, self.status, free, (), held)
+
+    def only(self, notebook_ids: frozenset[str]) -> RevertPlan:
+        """This plan narrowed to ``notebook_ids`` (a partial undo taken up after a kill):
+        the other notebooks' blocks are not this undo's."""
+        return RevertPlan(
+            self.run_id,
+            self.status,
+            tuple(n for n in self.notebooks if n.notebook_id in notebook_ids),
+            tuple(
+                b for b in self.blockers if b.notebook_id is None or b.notebook_id in notebook_ids
+            ),
+        )
 
     @property
     def ok(self) -> bool:
@@ -175,39 +230,49 @@ def _notebook(
     our_pages = [p for p in pages if p.get("source_id") in ours]
     problems: list[RevertBlocker] = []
 
-    def block(code: RevertBlock, what: str) -> None:
+    def block(code: RevertBlock, what: str, numbers: tuple[int, ...] = ()) -> None:
         problems.append(
-            RevertBlocker(code, notebook_id, f"“{title}” ({notebook_id}): {what}", title)
+            RevertBlocker(code, notebook_id, f"“{title}” ({notebook_id}): {what}", title, numbers)
         )
 
     history = project.replaced_entries(doc)
     replacing = {  # the run's rescans -> the page each replaced
         str(e["replaced_by"]): e["page"] for e in history if e.get("import_run_id") == run_id
     }
-    later = sorted(
-        {
-            str(e.get("import_run_id"))
-            for e in history
-            if e["page"].get("source_id") in ours and e.get("import_run_id") != run_id
-        }
-    )
-    if later:
+    replaced_later = [
+        e
+        for e in history
+        if e["page"].get("source_id") in ours and e.get("import_run_id") != run_id
+    ]
+    if replaced_later:
+        later = sorted({short_id(str(e.get("import_run_id"))) for e in replaced_later})
+        n = len(replaced_later)
         block(
-            RevertBlock.LATER_PAGES,
-            f"pages of this import were replaced by rescans since, by {', '.join(later)}; "
-            "undo that import first, or keep this one.",
+            RevertBlock.REPLACED,
+            f"{counted(n, 'page')} of this import {agreeing(n, 'was', 'were')} replaced by "
+            f"rescans since, by import {', '.join(later)}; undo that import first, or keep "
+            "this one.",
         )
+    stand_ins = {str(e.get("replaced_by")) for e in replaced_later}
     if created:
-        others = [s for s in doc["sources"] if isinstance(s, dict) and str(s.get("id")) not in ours]
+        # A later rescan's source is said as REPLACED, not again as a file added.
+        rescans = {str(p.get("source_id")) for p in pages if str(p.get("id")) in stand_ins}
+        rescans -= {str(p.get("source_id")) for p in pages if str(p.get("id")) not in stand_ins}
+        others = [
+            s
+            for s in doc["sources"]
+            if isinstance(s, dict) and str(s.get("id")) not in set(ours) | rescans
+        ]
         if others:
-            runs = sorted({str(s.get("import_run_id")) for s in others})
+            runs = sorted({short_id(str(s.get("import_run_id"))) for s in others})
             block(
                 RevertBlock.LATER_PAGES,
                 f"{counted(len(others), 'file')} {agreeing(len(others), 'was', 'were')} added to "
-                f"it since, by {', '.join(runs)}; undo that import first, or keep this one.",
+                f"it since, by import {', '.join(runs)}; undo that import first, or keep "
+                "this one.",
             )
         _check_notebook_keys(doc, items, block)
-    _check_pages(plan_pages(items), our_pages, pages, doc, items, block, replacing)
+    _check_pages(plan_pages(items), our_pages, pages, doc, items, block, replacing, stand_ins)
     if check_hashes:
         _check_files(nb_dir, [*ours.values(), *our_pages], block)
     files = tuple(
@@ -221,6 +286,7 @@ def _notebook(
         tuple(ours),
         tuple(str(p["id"]) for p in our_pages),
         files,
+        sum(1 for p in our_pages if str(p.get("id")) in replacing),
     )
     return change, problems
 
@@ -256,7 +322,7 @@ def _check_notebook_keys(doc: dict[str, Any], items: list[PlanItem], block: Any)
     titles = {it.title for it in items if it.title}
     if titles and doc.get("title") not in titles:
         block(
-            RevertBlock.NOTEBOOK_CHANGED,
+            RevertBlock.RENAMED,
             f"it was renamed since (the import titled it “{sorted(titles)[0]}”).",
         )
 
@@ -269,9 +335,14 @@ def _check_pages(
     items: list[PlanItem],
     block: Any,
     replacing: dict[str, dict[str, Any]],
+    stand_ins: set[str],
 ) -> None:
     """``replacing``: the run's rescans, each with the record of the page it replaced (a
-    rescan stands where that page stood, takes its label if it had none, and its cover)."""
+    rescan stands where that page stood, takes its label if it had none, and its cover);
+    ``stand_ins``: later rescans standing where pages of the run stood (not a reorder).
+    Pages changed since are one cause, naming each page by its number in the notebook."""
+    number = {str(p.get("id")): k for k, p in enumerate(pages, start=1)}
+    changed: list[tuple[int, str]] = []
     for p in our_pages:
         want = expected.get(str(p.get("id")))
         if want is None:
@@ -283,17 +354,21 @@ def _check_pages(
         differ = sorted(k for k, v in want.items() if p.get(k) != v)
         if extra or differ:
             what = ", ".join([*(f"{k} added" for k in extra), *(f"{k} changed" for k in differ)])
-            block(
-                RevertBlock.PAGE_CHANGED,
-                f"page {p.get('id')} has changed since the import ({what}); undoing would "
-                "lose that work.",
-            )
+            changed.append((number[str(p.get("id"))], what))
+    if changed:
+        said = "; ".join(f"page {n}: {what}" for n, what in sorted(changed))
+        block(
+            RevertBlock.PAGE_CHANGED,
+            f"{counted(len(changed), 'page')} of this import changed since ({said}); undoing "
+            "would lose that work.",
+            tuple(sorted(n for n, _ in changed)),
+        )
     # The run's pages, where it put them: one block, in plan order (a rescan stands where
     # the page it replaced stood, so it is not part of the block).
     our_pages = [p for p in our_pages if str(p.get("id")) not in replacing]
     order = [str(p["id"]) for p in our_pages]
     planned = [pid for pid in expected if pid in set(order)]
-    positions = [k for k, p in enumerate(pages) if str(p.get("id")) in set(order)]
+    positions = [k for k, p in enumerate(pages) if str(p.get("id")) in set(order) | stand_ins]
     contiguous = not positions or positions[-1] - positions[0] + 1 == len(positions)
     if order != planned or not contiguous:
         block(
@@ -307,11 +382,14 @@ def _check_pages(
     if cover in set(order) | set(replacing) and cover not in planned_covers:
         block(
             RevertBlock.COVER_SET,
-            f"page {cover} of this import was made the cover since.",
+            f"page {number.get(str(cover), '?')} of this import was made the cover since.",
+            (number[str(cover)],) if str(cover) in number else (),
         )
 
 
 def _check_files(nb_dir: Path, entries: list[dict[str, Any]], block: Any) -> None:
+    """Files whose bytes differ from their recorded hashes: one cause, each file named."""
+    differ: list[Path] = []
     for e in entries:
         ref = e.get("render") if "render_id" in e else e
         if not isinstance(ref, dict) or not ref.get("path"):
@@ -322,8 +400,12 @@ def _check_files(nb_dir: Path, entries: list[dict[str, Any]], block: Any) -> Non
         except OSError:
             continue  # a missing file is moved as missing: doctor already tells it
         if digest != ref.get("sha256"):
-            block(
-                RevertBlock.FILE_CHANGED,
-                f"{path} differs from the hash project.json records; run "
-                "`transcribe-import doctor` before undoing.",
-            )
+            differ.append(path)
+    if differ:
+        n = len(differ)
+        block(
+            RevertBlock.FILE_CHANGED,
+            f"{', '.join(str(p) for p in differ)} {agreeing(n, 'differs', 'differ')} from the "
+            f"{agreeing(n, 'hash', 'hashes')} project.json records; run "
+            "`transcribe-import doctor` before undoing.",
+        )

@@ -77,9 +77,16 @@ class RevertResult:
 
 
 def revert_run(
-    corpus: Corpus, run_id: str, should_stop: Callable[[], bool] = never_stop
+    corpus: Corpus,
+    run_id: str,
+    should_stop: Callable[[], bool] = never_stop,
+    *,
+    leave_blocked: bool = False,
 ) -> RevertResult:
     """Undo ``run_id`` as a group, or finish its revert an earlier process left half done.
+
+    ``leave_blocked``: undo the notebooks nothing blocks and leave the blocked ones in
+    place (``RevertPlan.free_part``; the result's ``plan.held`` says which stay and why).
 
     Raises ``RevertBlocked`` (nothing changed) when later work or a change since stands
     in the way, and ``TranscribeError(NOTEBOOK_BUSY)`` while an import holds a notebook.
@@ -91,7 +98,7 @@ def revert_run(
         store = RunStore(corpus)
         store.load(run_id)  # an unknown run is said as such before a lock file is made for it
         with undoing(store, run_id):
-            return _revert_held(corpus, store, run_id, stage, should_stop)
+            return _revert_held(corpus, store, run_id, stage, should_stop, leave_blocked)
 
 
 @contextlib.contextmanager
@@ -114,12 +121,18 @@ def undoing(store: RunStore, run_id: str) -> Iterator[None]:
 
 
 def _revert_held(
-    corpus: Corpus, store: RunStore, run_id: str, stage: _Stage, should_stop: Callable[[], bool]
+    corpus: Corpus,
+    store: RunStore,
+    run_id: str,
+    stage: _Stage,
+    should_stop: Callable[[], bool],
+    leave_blocked: bool,
 ) -> RevertResult:
     record = store.load(run_id)  # as the revert that held the run before left it
     pending = pending_id(record)
-    if record.status is RunStatus.REVERTED or pending is not None:
-        stage.started = True
+    partly = (record.doc.get("revert") or {}).get("partial") is True
+    if record.status is RunStatus.REVERTED or pending is not None or partly:
+        stage.started = pending is not None or record.status is RunStatus.REVERTED
         found = finish(corpus, record, should_stop)
         stage.earlier = None if found is None else _lower_first(found.message)
         record = store.load(run_id)
@@ -129,7 +142,15 @@ def _revert_held(
             return RevertResult(
                 run_id, revert_id, plan, pending is None, trash.entry_dir(corpus, revert_id)
             )
-    return _revert_anew(corpus, store, record, stage, should_stop)
+        done = record.doc.get("revert") or {}
+        if pending is not None and done.get("revert_id") == pending and done.get("partial"):
+            # A partial undo a kill had cut short, finished: that was the undo asked for.
+            plan = journal_plan(corpus, run_id, pending)
+            still = plan_revert(corpus, run_id).blockers
+            held = tuple(b for b in still if b.notebook_id is not None)
+            plan = RevertPlan(run_id, record.status, plan.notebooks, (), held)
+            return RevertResult(run_id, pending, plan, False, trash.entry_dir(corpus, pending))
+    return _revert_anew(corpus, store, record, stage, should_stop, leave_blocked)
 
 
 def _revert_anew(
@@ -138,19 +159,23 @@ def _revert_anew(
     record: RunRecord,
     stage: _Stage,
     should_stop: Callable[[], bool],
+    leave_blocked: bool,
 ) -> RevertResult:
     run_id = record.run_id
     with notebook_locks(corpus, store, record) as held:
         plan = plan_revert(corpus, run_id)
+        if leave_blocked:
+            plan = plan.free_part()
         if not plan.ok:
             raise RevertBlocked(plan, stage.earlier)
         if should_stop():
             raise stopped(run_id, None)
         revert_id = new_id()
         stage.started = True  # from here the run record may say that an undo was asked
-        store.request_revert(run_id, revert_id)
+        only = [n.notebook_id for n in plan.notebooks] if plan.partial else None
+        store.request_revert(run_id, revert_id, only)
         crashpoint("revert.after_request")
-        doc = write_journal(corpus, store.load(run_id), plan, revert_id)
+        doc = write_journal(corpus, store.load(run_id), plan, revert_id, plan.partial)
         crashpoint("revert.after_journal")
         roll_forward(corpus, store, doc, held, should_stop)
     return RevertResult(run_id, revert_id, plan, False, trash.entry_dir(corpus, revert_id))

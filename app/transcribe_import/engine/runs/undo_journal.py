@@ -74,6 +74,7 @@ def journal_plan(corpus: Corpus, run_id: str, revert_id: str) -> RevertPlan:
             tuple(nb.get("source_ids", ())),
             tuple(nb.get("page_ids", ())),
             tuple(str(f["path"]) for f in nb.get("files", ())),
+            int(nb.get("replacing") or 0),
         )
         for nb in doc.get("notebooks", [])
     )
@@ -91,8 +92,10 @@ def pending_id(record: RunRecord) -> str | None:
 
 
 def write_journal(
-    corpus: Corpus, record: RunRecord, plan: RevertPlan, revert_id: str
+    corpus: Corpus, record: RunRecord, plan: RevertPlan, revert_id: str, partial: bool
 ) -> dict[str, Any]:
+    """The journal of the undo ``revert_id`` of ``plan``, written before anything moves;
+    ``partial``: it leaves notebooks of the run in place (the run then keeps its status)."""
     notebooks = []
     for nb in plan.notebooks:
         nb_dir = corpus.notebook_dir(nb.notebook_id)
@@ -108,6 +111,7 @@ def write_journal(
                 "whole": nb.whole,
                 "source_ids": list(nb.source_ids),
                 "page_ids": list(nb.page_ids),
+                "replacing": nb.replacing,
                 "files": _files_of(before, set(nb.source_ids), set(nb.page_ids)),
             }
         )
@@ -122,6 +126,7 @@ def write_journal(
         "created_at": revert.get("requested_at") or utc_now(),
         "state": trash.MOVING,
         "notebooks": notebooks,
+        **({"partial": True} if partial else {}),
     }
     trash.write_journal(corpus, doc)
     return doc
@@ -184,7 +189,11 @@ def roll_forward(
         if any(n in entries for n in whole):
             corpus.rewrite_index([e for n, e in entries.items() if n not in set(whole)])
     crashpoint("revert.after_index")
-    store.mark_reverted(str(doc["import_run_id"]), revert_id)
+    if doc.get("partial"):
+        titles = [str(nb.get("title") or nb["notebook_id"]) for nb in doc["notebooks"]]
+        store.mark_partly_reverted(str(doc["import_run_id"]), revert_id, titles)
+    else:
+        store.mark_reverted(str(doc["import_run_id"]), revert_id)
     crashpoint("revert.after_record")
     trash.write_journal(corpus, {**doc, "state": trash.DONE, "finished_at": utc_now()})
 

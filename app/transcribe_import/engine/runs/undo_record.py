@@ -29,8 +29,13 @@ class RecordWriter(Protocol):
 class UndoTransitions:
     """Mixed into ``RunStore``; each method's ``self`` is a ``RecordWriter`` (checked by mypy)."""
 
-    def request_revert(self: RecordWriter, run_id: str, revert_id: str) -> RunRecord:
-        """Record that a person asked to undo the run (once: a second request keeps the first)."""
+    def request_revert(
+        self: RecordWriter, run_id: str, revert_id: str, notebook_ids: list[str] | None = None
+    ) -> RunRecord:
+        """Record that a person asked to undo the run (once: a second request keeps the first).
+
+        ``notebook_ids``: an undo of these notebooks only, the run's blocked ones kept (a
+        kill is then taken up for these and no other)."""
 
         def change(doc: dict[str, Any]) -> None:
             status = RunStatus(doc["status"])
@@ -53,6 +58,7 @@ class UndoTransitions:
                 "state": "requested",
                 "requested_at": event["at"],
                 "requested_by": event["requested_by"],
+                **({"notebook_ids": notebook_ids} if notebook_ids is not None else {}),
             }
             doc["history"].append(event)
 
@@ -69,6 +75,30 @@ class UndoTransitions:
             doc["revert"] = {**(doc.get("revert") or {}), "revert_id": revert_id, "state": "done"}
             doc["history"].append(
                 self._event(HistoryEvent.REVERTED, int(doc["attempt"]), revert_id=revert_id)
+            )
+
+        return self._mutate(run_id, None, change)
+
+    def mark_partly_reverted(
+        self: RecordWriter, run_id: str, revert_id: str, titles: list[str]
+    ) -> RunRecord:
+        """Some of the run's notebooks undone (``titles``): the run keeps its status, and its
+        ``revert`` names this undo, done and ``partial`` (a later undo takes the rest)."""
+
+        def change(doc: dict[str, Any]) -> None:
+            revert = doc.get("revert")
+            if not isinstance(revert, dict) or revert.get("revert_id") != revert_id:
+                return
+            if revert.get("state") != "requested":
+                return
+            doc["revert"] = {**revert, "state": "done", "partial": True}
+            doc["history"].append(
+                self._event(
+                    HistoryEvent.PARTLY_REVERTED,
+                    int(doc["attempt"]),
+                    revert_id=revert_id,
+                    titles=titles,
+                )
             )
 
         return self._mutate(run_id, None, change)

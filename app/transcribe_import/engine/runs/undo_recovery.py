@@ -46,7 +46,9 @@ def finish(
         if exc.code is not ErrorCode.TRASH_NOT_FOUND:
             raise
         doc = None
-    if record.status is RunStatus.REVERTED:
+    # Undone (a partial undo leaves the status as it was, its ``revert`` done): a kill
+    # before the journal's last step leaves only that step.
+    if record.status is RunStatus.REVERTED or revert.get("state") == "done":
         if doc is not None and doc.get("state") == trash.MOVING:
             trash.write_journal(corpus, {**doc, "state": trash.DONE, "finished_at": utc_now()})
             return _found(run_id, revert_id, "its last step, the trash entry's state, was done")
@@ -55,13 +57,16 @@ def finish(
         return None
     with notebook_locks(corpus, store, record) as held:
         plan = plan_revert(corpus, run_id)
+        only = revert.get("notebook_ids")
+        if isinstance(only, list):  # a partial undo: the notebooks it left are not its own
+            plan = plan.only(frozenset(str(n) for n in only))
         blockers = [b for b in plan.blockers if b.code is not RevertBlock.NOTHING_LANDED]
         if doc is None:  # killed before the journal: nothing had moved
             if blockers or not plan.notebooks:
                 why = "; ".join(b.message for b in blockers) or "nothing of the run is left"
                 store.abandon_revert(run_id, revert_id, why)
                 return _found(run_id, revert_id, f"it had not started and was abandoned: {why}")
-            doc = write_journal(corpus, record, plan, revert_id)
+            doc = write_journal(corpus, record, plan, revert_id, isinstance(only, list))
             roll_forward(corpus, store, doc, held, should_stop)
             return _found(run_id, revert_id, "it was finished")
         if blockers:

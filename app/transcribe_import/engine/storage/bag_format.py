@@ -13,6 +13,8 @@ A bag is untrusted input. ``verify_bag``:
 
 * walks it without following anything: a symbolic link, a device, a pipe or a socket
   anywhere in it refuses the bag, and so do two names that are equal in NFC;
+* refuses a folder holding ``EXPORT-INCOMPLETE.txt``, with or without ``bagit.txt``: an
+  export that did not end saying it finished;
 * refuses a holey bag (a ``fetch.txt`` listing files to download);
 * reads every manifest line by line, never more lines than the bag has files to list (so
   a manifest of a billion lines is refused after a few, not read into memory), and
@@ -60,8 +62,9 @@ NOTEBOOKS = f"{DATA}/notebooks"  # each notebook's folder: data/notebooks/<noteb
 # What an export writes beside the bag while it works: the marker says it is unfinished.
 INCOMPLETE = "EXPORT-INCOMPLETE.txt"
 LOCK_FILE = ".export.lock"
-# What an export killed after its commit point (bagit.txt) leaves beside a whole bag.
-EXPORT_LEFTOVERS = frozenset({INCOMPLETE, LOCK_FILE})
+# What an export killed after removing its note (its last step but one) leaves beside a whole
+# bag: a free lock file. The note itself refuses the bag (``_refuse_unfinished_export``).
+EXPORT_LEFTOVERS = frozenset({LOCK_FILE})
 
 EXPORT_FORMAT = "transcribe.export"
 EXPORT_SCHEMA = 1
@@ -266,13 +269,8 @@ def _labels(text: str) -> list[tuple[str, str]]:
 
 def _check_declaration(root: Path, files: Mapping[str, BagFile]) -> None:
     where = f"{root}/{BAGIT_TXT}"
-    if BAGIT_TXT not in files and INCOMPLETE in files:
-        # An export cut short before its commit point: say so rather than "not a bag".
-        raise _invalid(
-            f"{root}/{INCOMPLETE}",
-            f"is here and {BAGIT_TXT} is not: this export did not finish (it was cancelled, failed "
-            "or killed), so it is not a whole bag. Export the notebooks again.",
-        )
+    if INCOMPLETE in files:
+        _refuse_unfinished_export(root, BAGIT_TXT in files)
     if BAGIT_TXT not in files:
         raise _invalid(
             str(root),
@@ -295,6 +293,31 @@ def _check_declaration(root: Path, files: Mapping[str, BagFile]) -> None:
                 "holey, and a bag is imported only when it holds all its files. Fetch them "
                 "first (bagit.py --fetch, or the tool that made the bag), then import it.",
             )
+
+
+def _refuse_unfinished_export(root: Path, declared: bool) -> None:
+    """A bag beside the note of an export that did not say it finished is never taken.
+
+    Without ``bagit.txt`` the export was cut short before its commit point. With it, the
+    export failed or was killed after it (or is still running): its bytes may all be there,
+    but the export did not end saying so (a failure after ``bagit.txt`` exits 1), and the
+    import takes only what its export vouched for. An export that ended with exit 0 and could
+    not remove the note warned so: deleting the note is then the person's call.
+    """
+    if not declared:
+        raise _invalid(
+            f"{root}/{INCOMPLETE}",
+            f"is here and {BAGIT_TXT} is not: this export did not finish (it was cancelled, failed "
+            "or killed), so it is not a whole bag. Export the notebooks again.",
+        )
+    raise _invalid(
+        f"{root}/{INCOMPLETE}",
+        f"is here beside {BAGIT_TXT}: the export that wrote this bag did not end saying it "
+        "finished (it failed, was killed after writing bagit.txt, or is still running), so the "
+        "bag is not taken as whole. Export the notebooks again into a new folder; or, only if "
+        f"that export ended with exit 0 and warned that it could not remove {INCOMPLETE}, "
+        "delete that file and plan the bag again.",
+    )
 
 
 def _is_tag_manifest(rel: str) -> bool:

@@ -56,9 +56,10 @@ def problem_from_oserror(
 ) -> TranscribeError:
     """Turn an OSError into a coded error that names the file and says what to do.
 
-    The one map from an errno to an ``ErrorCode``. ``then`` finishes the sentence "free some
-    space and …" / "check the disk and …": what to do next and what the failure left, for a
-    caller that had changed something already.
+    The one map from an errno to an ``ErrorCode``: ENOSPC and EDQUOT ``disk_full``, EROFS
+    ``read_only``, EPERM and EACCES ``permission_denied``, any other ``io_error``.
+    ``then`` finishes the sentence "free some space and …" / "check the disk and …": what to
+    do next and what the failure left, for a caller that had changed something already.
     """
     where = str(path)
     if isinstance(exc, CodedOSError):
@@ -67,6 +68,13 @@ def problem_from_oserror(
         return TranscribeError(
             ErrorCode.DISK_FULL,
             f"The disk is full while {doing} {where}: free some space and {then}.",
+            path=where,
+        )
+    if exc.errno == errno_mod.EROFS:
+        return TranscribeError(
+            ErrorCode.READ_ONLY,
+            f"Could not finish {doing} {where}: {exc.strerror or exc} (its disk is mounted "
+            f"read-only). Make the disk writable and {then}.",
             path=where,
         )
     if exc.errno in (errno_mod.EPERM, errno_mod.EACCES):

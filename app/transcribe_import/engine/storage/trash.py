@@ -20,6 +20,7 @@ gone; ``list_trash`` lists it (state ``purging``) until ``purge`` of that id aga
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -46,6 +47,25 @@ PURGE_LOCK = ".purge.lock"
 MOVING, DONE, ABANDONED = "moving", "done", "abandoned"
 RESTORED = "restored"  # put back by a restore (runs/restore.py): holds nothing of the run
 PURGING = "purging"  # listed for a ``.purging-<id>`` folder: a purge stopped half way
+RESTORING = "restoring"  # a restore (runs/restore.py) is putting it back, or stopped doing so
+
+
+class Unfinished(enum.StrEnum):
+    """What stopped half way on a trash entry (a process killed, a disk failing), and so
+    what finishes it: the same command again, or doctor."""
+
+    UNDO = "undo"  # the revert that made it: doctor finishes or undoes it
+    RESTORE = "restore"  # putting it back: restore again (or doctor) finishes it
+    PURGE = "purge"  # deleting it for good: purge again (or doctor) finishes it
+
+
+# Each state of an entry something stopped half way in, and what it was doing.
+_UNFINISHED = {
+    MOVING: Unfinished.UNDO,
+    RESTORING: Unfinished.RESTORE,
+    RESTORED: Unfinished.RESTORE,  # its run is back; only the entry's removal was cut short
+    PURGING: Unfinished.PURGE,
+}
 
 
 def trash_root(corpus: Corpus) -> Path:
@@ -84,7 +104,18 @@ def read_journal(corpus: Corpus, revert_id: str) -> dict[str, Any]:
             f"No trash entry {revert_id}; `transcribe-import trash` lists them.",
             item=revert_id,
         ) from exc
-    except (OSError, orjson.JSONDecodeError) as exc:
+    except fsio.RefusedRead as exc:  # not a plain file, or too large: damaged, not the disk
+        raise TranscribeError(
+            ErrorCode.CORPUS_INVALID,
+            f"{path} cannot be read ({exc.strerror}); it is left as it is: run "
+            "`transcribe-import doctor`.",
+            path=str(path),
+        ) from exc
+    except OSError as exc:  # the disk's failure, coded as every command codes it
+        raise fsio.problem_from_oserror(
+            exc, path, "reading the trash journal", then="try again; nothing was changed"
+        ) from exc
+    except orjson.JSONDecodeError as exc:
         raise TranscribeError(
             ErrorCode.CORPUS_INVALID,
             f"{path} cannot be read ({exc}); it is left as it is: check the disk, then run "
@@ -169,6 +200,11 @@ class TrashEntry:
     bytes: int
     path: Path
     titles: tuple[str, ...] = ()  # the notebooks it took pages out of (or took whole)
+
+    @property
+    def unfinished(self) -> Unfinished | None:
+        """What stopped half way on this entry (None: a finished undo, kept whole)."""
+        return _UNFINISHED.get(self.state)
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -76,7 +76,7 @@ class PageTableModel(ColumnTableModel[PageRow]):
     row_roles = {
         ItemIdRole: attrgetter("item_id"),
         SourceIdsRole: lambda row: (row.source.source_id,),
-        Role.ForegroundRole: lambda row: None if row.source.imported else _disabled_text(),
+        Role.ForegroundRole: lambda row: None if row.imported else _disabled_text(),
     }
     key = attrgetter("key")
 
@@ -90,9 +90,13 @@ class PageTableModel(ColumnTableModel[PageRow]):
         self._session = session
         self._thumbnails = thumbnails
         self._item: PlanItem | None = None
+        # The pages its notebook holds once committed (the engine's landing; None: unknown).
+        self.notebook_pages: int | None = None
         session.plan_changed.connect(self._on_plan_changed)
         session.item_changed.connect(self._on_item_changed)
         session.validation_changed.connect(self._on_validation_changed)
+        # Looks stamped on the plan bring the pages' measures: their hints' badges.
+        session.looks_changed.connect(self._on_looks_changed)
         if thumbnails is not None:
             thumbnails.ready.connect(self._on_thumbnail_ready)
 
@@ -138,10 +142,17 @@ class PageTableModel(ColumnTableModel[PageRow]):
         )
         rows = []
         # Where each page lands in the notebook: a rescan has the number of the page it replaces.
-        numbers = api.landing(self._session.corpus, item).numbers
-        sideways = api.sideways_pages(item)
+        landing = api.landing(self._session.corpus, item)
+        numbers, self.notebook_pages = landing.numbers, landing.total
+        sideways = api.sideways_turns(item, self._session.hints)
+        hinted: dict[str, list[api.PageHint]] = {}
+        for found in api.page_hints(item, self._session.hints):
+            hinted.setdefault(found.page_id, []).append(found)
         for pos, source in enumerate(item.sources):
-            for page_pos, page in enumerate(source.pages):
+            # The pages left out of the file follow its imported ones: a page left out never
+            # vanishes from the grid or the table (#34), and moves land among the others.
+            pages = [(p, False) for p in source.pages] + [(p, True) for p in source.left_out]
+            for page_pos, (page, left_out) in enumerate(pages):
                 rows.append(
                     PageRow(
                         item.item_id,
@@ -149,11 +160,18 @@ class PageTableModel(ColumnTableModel[PageRow]):
                         page,
                         pos,
                         page_pos,
-                        numbers.get(page.page_id) if source.imported else None,
+                        numbers.get(page.page_id) if source.imported and not left_out else None,
                         page.page_id == item.cover_page_id,
                         tuple(notes.get(source.source_id, ())),
                         replaced_words(replaced.get(page.page_id), named),
                         sideways=page.page_id in sideways,
+                        sideways_words=(
+                            api.sideways_words(sideways[page.page_id])
+                            if page.page_id in sideways
+                            else None
+                        ),
+                        hints=tuple(hinted.get(page.page_id, ())),
+                        left_out=left_out,
                     )
                 )
         return rows
@@ -266,6 +284,15 @@ class PageTableModel(ColumnTableModel[PageRow]):
             return
         self._load_rows(self._page_rows())  # the same pages, with the report's notes
         self._all_changed()
+
+    def _on_looks_changed(self, stamped: bool) -> None:
+        plan = self._session.plan
+        if not stamped or self._item is None or plan is None:
+            return
+        item_id = self._item.item_id
+        if any(it.item_id == item_id for it in plan.items):
+            self._item = plan.item(item_id)  # its pages' looks, and measures, as stamped
+            self._on_validation_changed()
 
     def _all_changed(self) -> None:
         self.rows_changed(0, len(self._rows) - 1)

@@ -8,6 +8,7 @@ from operator import attrgetter
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
+from transcribe_import.engine.api import short_id
 from transcribe_import.gui.icons import run_icon
 from transcribe_import.gui.models.base import LEFT, RIGHT, Column, ColumnTableModel, record_roles
 from transcribe_import.gui.values import RunSummary
@@ -45,9 +46,9 @@ class RunTableModel(ColumnTableModel[RunSummary]):
         Column(
             QT_TRANSLATE_NOOP("RunTableModel", "Started"),
             display=lambda run: format_local(run.created_at),
-            tooltip=lambda run: QCoreApplication.translate(_CONTEXT, "Run {id}").format(
-                id=run.run_id
-            ),
+            tooltip=lambda run: QCoreApplication.translate(
+                _CONTEXT, "In a terminal, this import is run {id}"
+            ).format(id=short_id(run.run_id)),
             align=LEFT,
         ),
         Column(

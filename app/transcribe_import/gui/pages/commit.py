@@ -100,6 +100,15 @@ def with_pages_in(rows: Iterable[OutcomeRow], start: PaceStart) -> list[OutcomeR
     return seeded
 
 
+def unfinished_rows(rows: Iterable[OutcomeRow], start: PaceStart) -> tuple[OutcomeRow, ...]:
+    """A retry's rows without the items whose pages an earlier run landed all already."""
+    return tuple(
+        row
+        for row in rows
+        if not (row.pages_planned and start.in_corpus.get(row.item_id, 0) >= row.pages_planned)
+    )
+
+
 class CommitPage(WorkerPage[CommitWorker]):
     """Commit or resume one run, show its items' outcomes live, and end in the engine's words."""
 
@@ -268,6 +277,10 @@ class CommitPage(WorkerPage[CommitWorker]):
 
     def _prepared(self, start: CommitStart) -> None:
         self.run_id = start.run_id
+        if self._retrying:
+            # Finish Import: the notebooks the earlier run finished are not this run's work
+            # (their pages are all in): shown, they replay the whole run with "0 pages".
+            start = replace(start, rows=unfinished_rows(start.rows, start.pace))
         self._moving_selection = True
         self.model.set_rows(with_pages_in(start.rows, start.pace))
         self._moving_selection = False
@@ -484,6 +497,31 @@ class CommitPage(WorkerPage[CommitWorker]):
             self._apply(self._backlog.popleft(), changed)
         self.model.update_rows(list(changed.values()))
 
+    def _finished_words(self) -> str | None:
+        """Finish Import's end, when every notebook it shows is committed: each finished
+        notebook, the pages this run landed and those an earlier run had (None otherwise)."""
+        rows = self.model.rows()
+        if not rows or any(r.state is not ItemState.COMMITTED for r in rows):
+            return None
+        landed = sum(r.outcome.page_count for r in rows)
+        earlier = sum(r.outcome.pages_already_in for r in rows)
+        names = ", ".join(f"“{r.label}”" for r in rows)
+        said = plural(
+            len(rows),
+            self.tr("{names} is whole now:"),
+            self.tr("{names} are whole now:", "", len(rows)),
+        ).format(names=names)
+        said += " " + plural(
+            landed, self.tr("1 page landed"), self.tr("%Ln pages landed", "", landed)
+        )
+        if earlier:
+            said += ", " + plural(
+                earlier,
+                self.tr("1 page was in from an earlier run"),
+                self.tr("%Ln pages were in from an earlier run", "", earlier),
+            )
+        return said + "."
+
     def _run_ended(self, result: RunResult, run: RunSummary) -> None:
         self._ended_at = time.monotonic()
         self._flush()
@@ -498,6 +536,7 @@ class CommitPage(WorkerPage[CommitWorker]):
                 if r.item_id in outcomes
             ]
         )
+        whole_run = True
         if result.already_done:
             self.headline.setText(self.tr("Already imported"))
             summary = self.tr("This plan was imported before ({status}); nothing was done.").format(
@@ -515,10 +554,15 @@ class CommitPage(WorkerPage[CommitWorker]):
                 "The import stopped at a safe point. Resume it here or from Runs; it continues "
                 "with the same ids."
             )
+        elif self._retrying and (finished := self._finished_words()) is not None:
+            # Finish Import: told of the notebooks it finished, not of the whole run again.
+            self.headline.setText(self.tr("Finished"))
+            summary, whole_run = finished, False
         else:
             self.headline.setText(run_state_words(run))
             summary = run_state_explanation(run)
-        summary += " " + counts_sentence(run)
+        if whole_run:
+            summary += " " + counts_sentence(run)  # the whole run's: a finish says its own
         for problem in result.verification_problems:
             summary += "\n" + problem
         self.summary_label.setText(summary)

@@ -112,6 +112,9 @@ class ReviewPage(QWidget):
         self.items_view.selectionModel().currentRowChanged.connect(self._on_item_row_changed)
         self.page_view.selectionModel().selectionChanged.connect(self._update_actions)
         self.page_view.selectionModel().selectionChanged.connect(self._show_selected_pages)
+        # Another notebook's pages (a reset clears the selection without selectionChanged):
+        # the viewer never goes on showing a page of the notebook left (#34).
+        self.pages_model.modelReset.connect(self._show_selected_pages)
         self.pages_model.edit_failed.connect(self.show_error)
         session.plan_changed.connect(self._on_plan_changed)
         session.item_changed.connect(self._on_item_changed)
@@ -152,6 +155,7 @@ class ReviewPage(QWidget):
         self.replace_action = self._action(w.replace, self.edits.choose_replaced_page)
         self.turn_right_action = self._action(w.turn_right, self.edits.turn_right)
         self.turn_left_action = self._action(w.turn_left, self.edits.turn_left)
+        self.leave_out_blank_action = self._action(w.leave_out_blank, self.edits.leave_out_blank)
         self.validate_action = self._action(w.validate, self.validate_requested.emit)
         self.commit_action = self._action(w.commit, self.commit_requested.emit)
 
@@ -270,6 +274,7 @@ class ReviewPage(QWidget):
             self.replace_action,
             self.turn_left_action,
             self.turn_right_action,
+            self.leave_out_blank_action,
         ]
         self.page_view: QTableView = pages_table(self.pages_model, menu)
         # The same pages as thumbnails, and in openings: on the table's own selection.
@@ -516,8 +521,23 @@ class ReviewPage(QWidget):
         rows = self.selected_rows()
         if len(rows) != 1:
             return None
+        row = self.pages_model.row(rows[0])
+        why = None
+        if row.number is None:
+            why = (
+                self.tr("Not a page of the notebook: a duplicate, skipped")
+                if row.source.planned_skip
+                else self.tr("Not a page of the notebook: left out")
+                if row.source.excluded or row.left_out
+                else None
+            )
         return Place(
-            rows[0] + 1, self.pages_model.rowCount(), self.pages_model.page_at(rows[0]).label
+            rows[0] + 1,
+            self.pages_model.rowCount(),
+            row.page.label,
+            in_notebook=row.number,
+            notebook_pages=self.pages_model.notebook_pages,
+            not_a_page=why,
         )
 
     def _show_selected_pages(self) -> None:
@@ -660,23 +680,30 @@ class ReviewPage(QWidget):
         for action in (self.sort_name_action, self.sort_capture_action, self.sort_mtime_action):
             action.setEnabled(count > 1)
         self.sort_button.setEnabled(count > 1)
-        self.exclude_action.setEnabled(any(not s.excluded for s in sources))
+        page_rows = [self.pages_model.row(r) for r in rows]
+        self.exclude_action.setEnabled(any(r.imported for r in page_rows))
         self.include_action.setEnabled(any(s.excluded or s.left_out for s in sources))
-        turnable = bool(rows) and all(self.pages_model.page_at(r).render is None for r in rows)
+        turnable = bool(rows) and all(r.page.render is None and not r.left_out for r in page_rows)
         self.turn_right_action.setEnabled(turnable)
         self.turn_left_action.setEnabled(turnable)
         self.turn_button.setEnabled(turnable)
+        # A notebook's blank pages (api.page_hints): all left out at once, while any is in.
+        self.leave_out_blank_action.setEnabled(
+            item is not None
+            and api.Hint.BLANK in self.session.hints
+            and bool(api.blank_page_refs(item))
+        )
         self.rename_action.setEnabled(item is not None and item.op is Op.CREATE_NOTEBOOK)
         self.replace_action.setEnabled(
             item is not None
             and item.op is Op.IMPORT_INTO_NOTEBOOK
             and len(rows) == 1
-            and sources[0].imported
+            and page_rows[0].imported
         )
         self.cover_action.setEnabled(
             item is not None
             and len(rows) == 1
-            and sources[0].imported
+            and page_rows[0].imported
             and self.pages_model.page_at(rows[0]).page_id != item.cover_page_id
         )
         self.validate_action.setEnabled(self.session.plan is not None)

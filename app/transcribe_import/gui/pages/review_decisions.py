@@ -10,8 +10,10 @@ Leave Out; their buttons give the page as ``order`` names it (the problem's ``fi
 new notebook's page like one of an existing notebook is offered Import into “X” instead
 first (the problem's ``notebook_id``), after which Replace is offered. The questions come
 last, after what stops the commit, under a heading per notebook whose pages they look like
-(this one, another of the import, one of the corpus); a question answered keeps its row,
-marked, until the pointer leaves the panel, so the next one never moves under the pointer.
+(this one, another of the import, one of the corpus), with Keep Both for All beside a
+heading of several, and above the groups when there are several (or more wait); a question
+answered keeps its row, marked, until the pointer leaves the panel, so the next one never
+moves under the pointer.
 """
 
 from __future__ import annotations
@@ -53,6 +55,8 @@ from transcribe_import.gui.wording import (
     answered_words,
     complete_words,
     import_into_words,
+    keep_both_for_all_words,
+    kept_both_for_all_words,
     more_alike_words,
     resolution_words,
 )
@@ -80,6 +84,8 @@ ALIKE_SHOWN = 5
 TALLEST = 170
 # The key of the None Are Rescans row among the answered questions' (no page is named so).
 _APART = "#none-are-rescans"
+# The key of the Keep Both for All row of every open question (above the groups).
+_ALL = "#keep-both-for-all"
 
 
 class _Asked:
@@ -97,6 +103,10 @@ class _Asked:
         self.apart: bool | None = None  # its row: None not shown, True asked, False answered
         self.apart_words = ""  # its words when last asked
         self.last: Resolution | None = None  # the last answer given here
+        self.live: dict[str, PlanProblem] = {}  # the questions open now, shown or waiting
+        # The Keep Both for All buttons pressed (a group's heading, or ``_ALL``): their rows
+        # say so, as tall as the button was, until the pointer leaves.
+        self.all_answered: set[str] = set()
 
 
 @dataclass(frozen=True)
@@ -274,7 +284,7 @@ class DecisionPanel(QGroupBox):
             return []
         if report is None:
             # Validating after an edit: the questions as they were, the one answered marked.
-            live = {k: p for k, p in asked.problems.items() if k not in asked.answered}
+            live = {k: p for k, p in asked.live.items() if k not in asked.answered}
         else:
             live = {p.files[0]: p for p in problems if p.code is ProblemCode.LOOKS_LIKE}
             for key in live:
@@ -286,6 +296,7 @@ class DecisionPanel(QGroupBox):
                 if key not in live:
                     asked.answered.setdefault(key, apart)
             asked.problems.update(live)
+            asked.live = live
             shown = sum(1 for key in asked.order if key in live)
             for key in live:
                 if key not in asked.order and shown < ALIKE_SHOWN:
@@ -327,6 +338,14 @@ class DecisionPanel(QGroupBox):
                 how = asked.answered.get(_APART)
                 words = answered_words(how) if how is not None else alike_apart_gone_words()
                 layout.addLayout(self._answered_row(asked.apart_words, words))
+        groups: dict[str, list[_Question]] = {}
+        for row in rows:
+            groups.setdefault(self._group_words(row.problem, item, plan), []).append(row)
+        if len(groups) > 1 or asked.waiting:
+            # Every open question, shown or waiting ("N more"), answered Keep Both at once.
+            names = [k for k, p in asked.live.items() if Resolution.KEEP_BOTH in p.resolutions]
+            names = [k for k in names if k not in asked.answered]
+            layout.addLayout(self._keep_all_row(_ALL, None, names))
         heading = None
         for n, row in enumerate(rows, 1):
             group = self._group_words(row.problem, item, plan)
@@ -335,7 +354,15 @@ class DecisionPanel(QGroupBox):
                 label = WrappingLabel(f"<b>{html.escape(group)}</b>")
                 label.setTextFormat(Qt.TextFormat.RichText)
                 label.setProperty("group", group)
-                layout.addWidget(label)
+                if len(groups[group]) < 2:  # for one, its own Keep Both says the same
+                    layout.addWidget(label)
+                else:
+                    names = [
+                        r.key
+                        for r in groups[group]
+                        if not r.answered and Resolution.KEEP_BOTH in r.problem.resolutions
+                    ]
+                    layout.addLayout(self._keep_all_row(group, label, names))
             if row.answered:
                 layout.addLayout(self._answered_row(row.problem.message, answered_words(row.how)))
                 continue
@@ -350,6 +377,41 @@ class DecisionPanel(QGroupBox):
             layout.addLayout(self._row(row.problem.message, buttons))
         if asked.waiting:
             layout.addWidget(WrappingLabel(more_alike_words(asked.waiting)))
+
+    def _keep_all_row(self, key: str, heading: QLabel | None, names: list[str]) -> QHBoxLayout:
+        """A group's heading (``heading``; None: every open question) with Keep Both for All
+        beside it while a question of it is open, then the answer's words in its place, as
+        tall as the button (so that nothing below moves under the pointer)."""
+        row = QHBoxLayout()
+        if heading is not None:
+            row.addWidget(heading, 1)
+        # One width whatever it says, so that the heading beside it keeps its lines.
+        width = QPushButton(keep_both_for_all_words(88, heading is None)).sizeHint().width()
+        if names:
+            words = keep_both_for_all_words(len(names), heading is None)
+            button = QPushButton(words)
+            button.setProperty("resolution", Resolution.KEEP_BOTH)
+            button.setProperty("source_ids", names)
+            button.setProperty("question", key)
+            button.setAccessibleName(
+                words if heading is None else f"{words}: {heading.property('group')}"
+            )
+            button.clicked.connect(self._resolution_clicked)
+            button.setFixedWidth(width)
+            row.addWidget(button)
+        else:
+            said = QLabel(
+                kept_both_for_all_words()
+                if key in self._asked.all_answered
+                else answered_words(None)
+            )
+            said.setProperty("answered", True)
+            said.setToolTip(said.text())
+            said.setFixedSize(width, QPushButton("Keep Both").sizeHint().height())
+            row.addWidget(said)
+        if heading is None:
+            row.addStretch(1)
+        return row
 
     @staticmethod
     def _group_words(problem: PlanProblem, item: PlanItem, plan: ImportPlan | None) -> str:
@@ -391,10 +453,11 @@ class DecisionPanel(QGroupBox):
     def compact(self) -> None:
         """Drop the rows of the questions answered (none under the pointer any more)."""
         asked = self._asked
-        if not asked.answered and asked.apart is not False:
+        if not asked.answered and asked.apart is not False and not asked.all_answered:
             return
         asked.order = [key for key in asked.order if key not in asked.answered]
         asked.answered = {}
+        asked.all_answered = set()
         if asked.apart is False:
             asked.apart = None
         if self._last is not None:
@@ -501,10 +564,16 @@ class DecisionPanel(QGroupBox):
         button = self.sender()
         if isinstance(button, QPushButton):
             question = button.property("question")
-            if question:  # its row stays, marked with this answer (``_questions``)
-                how = Resolution(button.property("resolution"))
-                self._asked.answered[str(question)] = self._asked.last = how
             ids = button.property("source_ids") or ()
+            how = Resolution(button.property("resolution"))
+            if question == _ALL or (question and len(ids) > 1):
+                # Keep Both for All: each question it answers keeps its row, marked.
+                self._asked.all_answered.add(str(question))
+                for name in ids:
+                    self._asked.answered[str(name)] = how
+                self._asked.last = how
+            elif question:  # its row stays, marked with this answer (``_questions``)
+                self._asked.answered[str(question)] = self._asked.last = how
             self.resolve_requested.emit(str(button.property("resolution")), tuple(ids))
 
     @Slot()

@@ -164,8 +164,8 @@ class ReviewEdits(QObject):
     def _selected_page_names(self) -> list[PageRef]:
         """The selected pages that are some, not all, of a file of several, each with its
         page number in the file: Leave Out leaves those pages out, not the file."""
-        rows = self._page.selected_rows()
         model = self._page.pages_model
+        rows = [r for r in self._page.selected_rows() if not model.row(r).left_out]
         chosen: dict[str, list[int]] = {}
         for r in rows:
             chosen.setdefault(model.source_at(r).source_id, []).append(r)
@@ -181,7 +181,14 @@ class ReviewEdits(QObject):
     def exclude(self) -> None:
         pages = self._selected_page_names()
         split = {p.file for p in pages}
-        whole = [n for n in self._selected_names() if n.file not in split]
+        # A file whose selected rows are all pages left out already is not left out whole.
+        model = self._page.pages_model
+        landing = {
+            model.source_at(r).provenance.rel
+            for r in self._page.selected_rows()
+            if not model.row(r).left_out
+        }
+        whole = [n for n in self._selected_names() if n.file not in split and n.file in landing]
         names = whole + pages
         if names:
             self._edit(lambda item: api.reorder(item, exclude=names), self.tr("Exclude pages"))
@@ -201,6 +208,11 @@ class ReviewEdits(QObject):
             for p in s.left_out
         ]
         self._edit(lambda it: api.reorder(it, include=names + pages), self.tr("Include pages"))
+
+    @Slot()
+    def leave_out_blank(self) -> None:
+        """Leave out every blank page of the notebook, as one undoable step."""
+        self._edit(api.leave_out_blank, self.tr("Leave out blank pages"))
 
     @Slot()
     def turn_right(self) -> None:
@@ -365,7 +377,18 @@ class ReviewEdits(QObject):
             Resolution.KEEP_BOTH: tr("Keep both pages"),
             Resolution.LEAVE_OUT: tr("Leave out a rescan"),
         }
-        if resolution in answers and source_ids:
+        if resolution == Resolution.KEEP_BOTH and len(source_ids) > 1:
+            # Keep Both for All: the questions named, answered at once, one step to undo.
+            names = list(source_ids)
+
+            def kept(it: PlanItem) -> PlanItem:
+                plan = self._plan_with(it)
+                return api.answer_lookalikes(
+                    corpus, plan, it.item_id, names, Resolution.KEEP_BOTH
+                ).item
+
+            self._edit(kept, tr("Keep both pages for %n questions", "", len(names)))
+        elif resolution in answers and source_ids:
             name, answer = source_ids[0], Resolution(resolution)
 
             def answered(it: PlanItem) -> PlanItem:

@@ -14,7 +14,6 @@ from collections.abc import Callable, Sequence
 from PySide6.QtCore import QItemSelection, Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
-    QHBoxLayout,
     QHeaderView,
     QLabel,
     QListWidget,
@@ -32,6 +31,7 @@ from transcribe_import.gui.models.runs import RunColumn, RunTableModel
 from transcribe_import.gui.undo_dialog import TrashDialog, UndoDialog
 from transcribe_import.gui.values import RunDetail, RunSummary
 from transcribe_import.gui.widgets import (
+    ButtonRow,
     outcome_view,
     pane,
     push_button,
@@ -119,15 +119,19 @@ class RunsPage(QWidget):
         self.added_action = QAction(self.added_button.text(), self.table)
         self.added_action.triggered.connect(self._added_clicked)
         self.table.addAction(self.added_action)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.refresh_button)
-        buttons.addWidget(self.trash_button)
-        buttons.addStretch(1)
-        buttons.addWidget(self.added_button)
-        buttons.addWidget(self.undo_button)
-        buttons.addWidget(self.cancel_run_button)
-        buttons.addWidget(self.retry_button)
-        buttons.addWidget(self.resume_button)
+        # Wraps onto a second line where the window is narrow (800 px): no button falls off
+        # the right edge, and the page asks no more width than its widest button (#34).
+        buttons = ButtonRow(trailing=2)
+        for button in (
+            self.refresh_button,
+            self.trash_button,
+            self.added_button,
+            self.undo_button,
+            self.cancel_run_button,
+            self.retry_button,
+            self.resume_button,
+        ):
+            buttons.addWidget(button)
 
         self.detail_label = selectable_text(QLabel())
         self.detail_label.setAccessibleName(self.tr("Selected run"))
@@ -303,11 +307,11 @@ class RunsPage(QWidget):
     def _detail_text(self, run: RunSummary) -> str:
         # An undone run holds nothing in the corpus: its explanation says where it went.
         said = "" if run.status is RunStatus.REVERTED else counts_sentence(run)
-        return self.tr("<b>{state}</b> — {explanation} {counts}<br/>Run {run_id}").format(
+        # No id: the import is the row selected; a terminal's id is in the row's tooltip.
+        return self.tr("<b>{state}</b> — {explanation} {counts}").format(
             state=run_state_words(run),
             explanation=run_state_explanation(run),
             counts=said,
-            run_id=run.run_id,
         )
 
     # -- resume and cancel -----------------------------------------------------------------

@@ -13,6 +13,7 @@ from transcribe_import.engine.api import (
     RevertBlock,
     RevertBlocker,
     TrashEntry,
+    TrashUnfinished,
     UnfinishedImport,
     short_id,
 )
@@ -181,6 +182,25 @@ def revert_notebook_words(nb: NotebookRevert) -> str:
             _t("Revert", "“{title}”: the whole notebook, 1 page"),
             _t("Revert", "“{title}”: the whole notebook, %Ln pages", "", pages),
         ).format(title=nb.title)
+    if nb.replacing:
+        # Rescans apart from pages added: undoing a rescan brings back the page it replaced.
+        rescans = plural(
+            nb.replacing,
+            _t("Revert", "1 rescan (the page it replaced comes back)"),
+            _t("Revert", "%Ln rescans (the pages they replaced come back)", "", nb.replacing),
+        )
+        if not nb.added:
+            return _t("Revert", "“{title}”: this import's {rescans}; its other pages stay").format(
+                title=nb.title, rescans=rescans
+            )
+        added = plural(
+            nb.added,
+            _t("Revert", "the 1 page this import added"),
+            _t("Revert", "the %Ln pages this import added", "", nb.added),
+        )
+        return _t("Revert", "“{title}”: {added}, and its {rescans}; its other pages stay").format(
+            title=nb.title, added=added, rescans=rescans
+        )
     return plural(
         pages,
         _t("Revert", "“{title}”: the 1 page this import added; its other pages stay"),
@@ -200,22 +220,30 @@ def revert_blocker_words(blocker: RevertBlocker) -> str:
             "{name}: a later import added pages to it. Undo that import first (it is above "
             "this one in Runs), or keep this one.",
         ),
+        RevertBlock.REPLACED: _t(
+            "Revert",
+            "{name}: a later import replaced pages of this one with rescans. Undo that import "
+            "first (it is above this one in Runs), or keep this one.",
+        ),
+        RevertBlock.RENAMED: _t(
+            "Revert", "{name}: it was renamed since this import; undoing would lose the new name."
+        ),
         RevertBlock.NOTEBOOK_CHANGED: _t(
             "Revert",
-            "{name}: it was renamed, or another tool added to it, since this import; undoing "
+            "{name}: another tool added its work to the notebook since this import; undoing "
             "would lose that work.",
         ),
         RevertBlock.PAGE_CHANGED: _t(
             "Revert",
-            "{name}: a page of this import was changed since (a label, a transcription, or "
-            "other work); undoing would lose it.",
+            "{name}: {pages} of this import changed since (a label, a transcription, or "
+            "other work); undoing would lose that work.",
         ),
         RevertBlock.REORDERED: _t(
             "Revert",
             "{name}: the pages of this import were reordered since; undoing would lose that order.",
         ),
         RevertBlock.COVER_SET: _t(
-            "Revert", "{name}: a page of this import was made the notebook's cover since."
+            "Revert", "{name}: {pages} of this import was made the notebook's cover since."
         ),
         RevertBlock.NOT_ENDED: _t(
             "Revert", "The import has not ended: resume it or cancel it first, then undo it."
@@ -232,15 +260,27 @@ def revert_blocker_words(blocker: RevertBlocker) -> str:
         return blocker.message
     title = blocker.title or (notebook_name(blocker.notebook_id) if blocker.notebook_id else "")
     name = f"“{title}”" if title else ""
-    return said.format(name=name)
+    return said.format(name=name, pages=page_numbers_words(blocker.pages))
+
+
+def page_numbers_words(numbers: tuple[int, ...]) -> str:
+    """Pages by their numbers in the notebook: "page 3", "pages 3 and 7", "pages 2, 5 and
+    9" (a page whose number could not be read: "a page")."""
+    if not numbers:
+        return _t("Revert", "a page")
+    if len(numbers) == 1:
+        return _t("Revert", "page {n}").format(n=numbers[0])
+    head = ", ".join(str(n) for n in numbers[:-1])
+    return _t("Revert", "pages {head} and {last}").format(head=head, last=numbers[-1])
 
 
 def trash_entry_words(entry: TrashEntry) -> str:
-    """One trash entry as the Trash list shows it: when, which notebooks, who, how much."""
+    """One trash entry as the Trash list shows it: when, which notebooks, who, how much; and
+    for one something stopped half way on, what and what finishes it."""
     shown = ", ".join(f"“{t}”" for t in entry.titles[:3])
     if len(entry.titles) > 3:
         shown += " " + _t("Trash", "and %n more", "", len(entry.titles) - 3)
-    return plural(
+    said = plural(
         entry.pages,
         _t("Trash", "{when}: {notebooks}, 1 page, {size} — undone by {who}"),
         _t("Trash", "{when}: {notebooks}, %Ln pages, {size} — undone by {who}", "", entry.pages),
@@ -250,6 +290,26 @@ def trash_entry_words(entry: TrashEntry) -> str:
         who=entry.requested_by,
         size=QLocale().formattedDataSize(entry.bytes),
     )
+    if entry.unfinished is None:
+        return said
+    return f"{said}\n{stopped_half_way_words(entry.unfinished)}"
+
+
+def stopped_half_way_words(unfinished: TrashUnfinished) -> str:
+    """What stopped half way on a trash entry, and the button that finishes it."""
+    return {
+        TrashUnfinished.UNDO: _t(
+            "Trash",
+            "Stopped half way while being undone: Check Again in the Corpus view finishes the "
+            "undo, or puts the import back as it was.",
+        ),
+        TrashUnfinished.RESTORE: _t(
+            "Trash", "Stopped half way while being put back: Put Back finishes it."
+        ),
+        TrashUnfinished.PURGE: _t(
+            "Trash", "Stopped half way while being deleted: Delete for Good finishes it."
+        ),
+    }[unfinished]
 
 
 def restored_words(result: RestoreResult) -> str:

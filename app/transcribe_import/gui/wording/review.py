@@ -87,10 +87,11 @@ def op_words(item: PlanItem) -> str:
 
 
 def op_explanation(item: PlanItem) -> str:
+    # Named by its title, never its id (#34): the id is the Corpus view's Id column's.
     if item.op is Op.CREATE_NOTEBOOK:
-        return _t("PlanItemState", "Creates a new notebook (id {id})").format(id=item.notebook_id)
-    return _t("PlanItemState", "Adds pages to the notebook “{title}” (id {id})").format(
-        title=notebook_name(item.notebook_id), id=item.notebook_id
+        return _t("PlanItemState", "Creates a new notebook")
+    return _t("PlanItemState", "Adds pages to the notebook “{title}”").format(
+        title=notebook_name(item.notebook_id)
     )
 
 
@@ -99,6 +100,7 @@ def severity_words(severity: ProblemSeverity) -> str:
     return {
         ProblemSeverity.ERROR: _t("Severity", "Error"),
         ProblemSeverity.WARNING: _t("Severity", "Warning"),
+        ProblemSeverity.INFO: _t("Severity", "Worth a look"),
     }[severity]
 
 
@@ -131,6 +133,11 @@ def problem_words(code: str) -> str:
         ProblemCode.PARTLY_IMPORTED: _t("ProblemCode", "Partly imported already"),
         ProblemCode.COMPLETES: _t("ProblemCode", "Completes its notebook"),
         ProblemCode.LOOKS_LIKE: _t("ProblemCode", "Looks like another page"),
+        ProblemCode.BLANK_PAGES: _t("ProblemCode", "Blank pages"),
+        ProblemCode.TOO_SMALL: _t("ProblemCode", "Too small to read"),
+        ProblemCode.TOO_DARK: _t("ProblemCode", "Too dark"),
+        ProblemCode.TOO_LIGHT: _t("ProblemCode", "Too light"),
+        ProblemCode.BLURRED: _t("ProblemCode", "Blurred"),
         AmbiguityCode.DUPLICATE_NUMBER: _t("ProblemCode", "Page number used twice"),
         AmbiguityCode.MISSING_INDEX: _t("ProblemCode", "Next to missing pages"),
         AmbiguityCode.MIXED_MEDIA: _t("ProblemCode", "PDF among images"),
@@ -188,6 +195,7 @@ def resolution_words(resolution: str) -> str:
         Resolution.IMPORT_INTO: _t("Resolution", "Import into that notebook instead"),
         # Pages of one notebook that look like each other: said once for all of them.
         Resolution.NONE_ARE_RESCANS: _t("Resolution", "None Are Rescans"),
+        Resolution.LEAVE_OUT_BLANK: _t("Resolution", "Leave Out Blank Pages"),
     }
     return words[resolution]
 
@@ -203,6 +211,27 @@ def import_into_words(notebook_id: str) -> str:
     return _t("Resolution", "Import into “{title}” instead").format(
         title=notebook_name(notebook_id)
     )
+
+
+def keep_both_for_all_words(n: int, every: bool) -> str:
+    """The button that answers Keep Both to ``n`` open rescan questions at once: a group's
+    (beside its heading), or ``every`` one of the notebook's (above the groups)."""
+    if every:
+        return plural(
+            n,
+            _t("Lookalike", "Keep Both for the 1 Question"),
+            _t("Lookalike", "Keep Both for All %Ln Questions", "", n),
+        )
+    return plural(
+        n,
+        _t("Lookalike", "Keep Both for the 1 Left"),
+        _t("Lookalike", "Keep Both for These %Ln", "", n),
+    )
+
+
+def kept_both_for_all_words() -> str:
+    """In place of Keep Both for All once pressed (as wide as the button was: short)."""
+    return _t("Lookalike", "Answered: Keep Both.")
 
 
 def more_alike_words(n: int) -> str:

@@ -151,6 +151,8 @@ def run_status_explanation(status: RunStatus, pages_landed: int = 0) -> str:
 def run_state_words(run: RunSummary) -> str:
     """A listed run's state (RunState): a live run, a paused one and a crashed one all differ."""
     if run.state is RunState.ENDED:
+        if run.partly_undone:
+            return _t("RunStatus", "Partly undone")
         return run_status_words(run.status, run.pages_landed)
     return {
         RunState.PAUSED: _t("RunStatus", "Paused, resumable"),
@@ -171,6 +173,12 @@ def run_state_explanation(run: RunSummary) -> str:
             "RunStatus",
             "It stopped before its end (the app was closed or the computer stopped); resume "
             "it to finish with the same ids.",
+        )
+    if run.partly_undone:
+        return _t(
+            "RunStatus",
+            "Some of its notebooks were undone (they are in the trash); those that had "
+            "changed since stayed. Undo This Import takes the rest once nothing blocks them.",
         )
     if run.status is RunStatus.COMPLETE and not run.skipped:
         return _t("RunStatus", "Every notebook was committed.")  # none skipped: say only that
@@ -247,6 +255,27 @@ def outcome_words(row: OutcomeRow, live: bool = True) -> str:
     }[row.state]
 
 
+def _added_and_replaced_words(added: int, replaced: int) -> str:
+    """A committed item with rescans: the pages it added and those it replaced, apart."""
+    added_words = plural(
+        added,
+        _t("ItemState", "1 page added to the existing notebook"),
+        _t("ItemState", "%Ln pages added to the existing notebook", "", added),
+    )
+    if not added:
+        return plural(
+            replaced,
+            _t("ItemState", "1 page of the existing notebook replaced by a rescan"),
+            _t("ItemState", "%Ln pages of the existing notebook replaced by rescans", "", replaced),
+        )
+    replaced_words = plural(
+        replaced,
+        _t("ItemState", "1 page of it replaced by a rescan"),
+        _t("ItemState", "%Ln pages of it replaced by rescans", "", replaced),
+    )
+    return f"{added_words}, {replaced_words}"
+
+
 def outcome_details(row: OutcomeRow) -> str:
     """Why an item ended as it did: the skip reason, the failure message, what landed."""
     o = row.outcome
@@ -265,6 +294,9 @@ def outcome_details(row: OutcomeRow) -> str:
             _t("ItemState", "%Ln pages", "", o.page_count),
         )
         text = f"{pages} {where}"
+        replacing = row.pages_replacing
+        if replacing and o.page_count:
+            text = _added_and_replaced_words(o.page_count - replacing, replacing)
         if o.pages_already_in:
             text += "; " + _already_in_words(o.pages_already_in)
         if dups:
@@ -365,6 +397,9 @@ def history_event_words(event: HistoryEvent) -> str:
         HistoryEvent.CANCEL_REQUESTED: _t("RunHistory", "Cancel requested"),
         HistoryEvent.REVERT_REQUESTED: _t("RunHistory", "Undo requested"),
         HistoryEvent.REVERTED: _t("RunHistory", "Undone as a group"),
+        HistoryEvent.PARTLY_REVERTED: _t(
+            "RunHistory", "Partly undone; the notebooks blocked from undoing were left in place"
+        ),
         HistoryEvent.REVERT_ABANDONED: _t(
             "RunHistory", "Undo abandoned; the import was left as it was"
         ),
@@ -391,18 +426,20 @@ def history_words(entry: HistoryEntry, run: RunSummary | None = None) -> str:
         what = _t("RunHistory", "Ended: {status}").format(status=status)
     else:
         what = history_event_words(entry.event).format(event=entry.recorded)
-    # Attempts are counted from 1; the run's creation comes before its first (attempt 0).
-    line = (
-        _t("RunHistory", "{when}  {what} (attempt {attempt})").format(
-            when=format_local(entry.at), what=what, attempt=entry.attempt
+    # Attempts are counted from 1 (the creation comes before the first): a person reads
+    # only that a step came after a resume, never an attempt number (#34).
+    line = _t("RunHistory", "{when}  {what}").format(when=format_local(entry.at), what=what)
+    resumes = entry.attempt - 1
+    if resumes >= 1:
+        line += " " + plural(
+            resumes,
+            _t("RunHistory", "(after it was resumed)"),
+            _t("RunHistory", "(after it was resumed %Ln times)", "", resumes),
         )
-        if entry.attempt >= 1
-        else _t("RunHistory", "{when}  {what}").format(when=format_local(entry.at), what=what)
-    )
     if entry.requested_by:
         line += " " + _t("RunHistory", "— asked by {who}").format(who=entry.requested_by)
     if entry.detail.get("retry_run_id"):
-        line += " " + _t("RunHistory", "(run {run_id})").format(run_id=entry.detail["retry_run_id"])
+        line += " " + _t("RunHistory", "(the new import is listed in Runs)")
     if entry.detail.get("why"):
         line += ": " + str(entry.detail["why"])
     return line

@@ -1,0 +1,63 @@
+"""Health after a kill -9 (#34): the undone checkpoint is named by its notebook's title and
+offers Resume, the button that imports its pages again, not a command or "import again"."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from transcribe_import.engine.planning.plan import save_plan
+from transcribe_import.engine.planning.planner import build_plan
+from transcribe_import.engine.planning.scan import run_scan
+from transcribe_import.engine.storage.corpus import Corpus
+from transcribe_import.gui.main_window import MainWindow
+
+from helpers.shelves import make_pages
+from helpers.window import TIMEOUT_MS
+
+pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
+
+
+@pytest.mark.crash
+def test_health_after_a_kill_names_the_notebook_and_offers_resume(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    data_dir: Path,
+    corpus: Corpus,
+    tmp_path: Path,
+) -> None:
+    make_pages(tmp_path / "shelf" / "Parish register", 40, size=(120, 160))
+    plan = build_plan(corpus, run_scan([tmp_path / "shelf"]))
+    plan_path = tmp_path / "plan.json"
+    save_plan(plan, plan_path)
+    env = {k: v for k, v in os.environ.items() if k != "TRANSCRIBE_DATA_DIR"}
+    env["TRANSCRIBE_CRASH_AT"] = "ingest.after_claim:2"  # its second checkpoint, staging
+    env["TRANSCRIBE_CHECKPOINT_SECONDS"] = "1000000"  # checkpoints of 32 pages
+    env["XDG_STATE_HOME"] = str(tmp_path / "state")
+    proc = subprocess.run(
+        [sys.executable, "-m", "transcribe_import", "--data-dir", str(data_dir), "commit"]
+        + [str(plan_path), "--workers", "1"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+
+    window = open_window()
+    view = window.corpus_page.findings_view
+    qtbot.waitUntil(lambda: view.rowCount() > 0, timeout=TIMEOUT_MS)
+    said = [view.item(row, 0).text() for row in range(view.rowCount())]
+    [undone] = [s for s in said if "an interrupted import of" in s]
+    assert undone.startswith("“Parish register”: an interrupted import of ")
+    assert "was undone because" in undone and "Import those pages again" not in undone
+    assert undone.endswith("To finish it, select it in Runs and choose Resume.")
+    assert all(plan.items[0].notebook_id not in s for s in said)  # a title, never its id
+    assert [s for s in said if "transcribe-import" in s] == []
