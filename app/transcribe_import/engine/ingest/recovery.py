@@ -132,8 +132,7 @@ def _finding_back(notebook_id: str, path: Path, txn: Journal, why: str) -> Findi
     said = f"an interrupted import of {pages} was undone because {why}; the notebook is as it "
     said += "was before it."
     # The window's words name it by its title alone; the CLI's add its short id.
-    title = name.rsplit(" (", 1)[0] if name.startswith("“") else name
-    situation = f"{title}: {said}"
+    situation = f"{_title(name)}: {said}"
     said = f"{name}: {said}"
     run_id = txn.doc.get("import_run_id")
     if not run_id:
@@ -157,6 +156,11 @@ def _finding_back(notebook_id: str, path: Path, txn: Journal, why: str) -> Findi
     )
 
 
+def _title(name: str) -> str:
+    """A notebook's name as the window says it: its “title” alone, when it has one."""
+    return name.rsplit(" (", 1)[0] if name.startswith("“") else name
+
+
 def _name(nb_dir: Path, notebook_id: str) -> str:
     """The notebook as a person knows it: “title” (short id), or its short id unreadable."""
     try:
@@ -171,7 +175,7 @@ def _finding_forward(notebook_id: str, path: Path, txn: Journal) -> Finding:
     return Finding(
         FindingCode.JOURNAL_ROLLED_FORWARD,
         Severity.REPAIRED,
-        f"{_name(path.parent, notebook_id)}: an interrupted import of "
+        f"{_title(_name(path.parent, notebook_id))}: an interrupted import of "
         f"{counted(len(txn.pages), 'page')} was completed from its journal.",
         notebook_id,
         str(path),
