@@ -40,6 +40,17 @@ def test_a_run_id_may_be_given_by_a_unique_prefix_to_every_command(tmp_path: Pat
     assert run_id in cancel.stdout + cancel.stderr
 
 
+def test_show_names_each_notebook_by_the_8_characters_notebooks_shows(tmp_path: Path) -> None:
+    data, [run_id] = _runs(tmp_path, 1)
+    [nb] = cli_json(data, "notebooks", "--json")["notebooks"]
+    listed = ok(run_cli(data, "notebooks")).stdout
+    assert listed.startswith(f"{nb['notebook_id'][:8]}  ")
+
+    shown = ok(run_cli(data, "show", run_id[:8])).stdout
+    assert f": 1 page into {nb['notebook_id'][:8]}\n" in shown
+    assert nb["notebook_id"] not in shown  # the same 8 characters, not the whole id
+
+
 @pytest.mark.slow
 def test_a_prefix_naming_no_run_or_several_is_refused_in_words(tmp_path: Path) -> None:
     data, ids = _runs(tmp_path, 2)

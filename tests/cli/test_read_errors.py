@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -108,6 +109,49 @@ def test_a_full_disk_while_copying_a_source_still_stops_the_run_with_exit_6(
     code, out = _commit(data, plan, capsys)
     assert code == 6 and out["status"] == "running" and "disk is full" in out["stopped_by"]
     assert out["counts"]["failed"] == 0
+    monkeypatch.undo()
+    resumed = cli_json(data, "resume", out["import_run_id"], "--json")
+    assert resumed["status"] == "complete" and resumed["counts"]["committed"] == 3
+
+
+@pytest.mark.parametrize(
+    ("op", "err", "words"),
+    [
+        ("fsync", errno.ENOSPC, "The disk is full while copying "),
+        ("write", errno.EACCES, "Could not finish copying "),
+    ],
+    ids=["ENOSPC", "EACCES"],
+)
+def test_a_corpus_side_copy_error_names_the_corpus_file_and_never_blames_the_source(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    op: str,
+    err: int,
+    words: str,
+) -> None:
+    """Main (#36): a full corpus disk was said as "while copying <the source>", and a folder of
+    the corpus the app may not write into failed the item as "<the source> cannot be read
+    (permission denied)". Both are the corpus's: the run stops (exit 6, resumable), and the
+    line names the source being copied and the corpus file it was copied into."""
+    data, plan, item = _planned(tmp_path)
+    target = Path(item["sources"][1]["provenance"]["path"])
+    real_tick = fsio._tick
+
+    def corpus_side(m: pytest.MonkeyPatch) -> None:
+        def tick(kind: str, path: Any) -> None:
+            if kind == op:  # the staged copy's, in the corpus
+                raise OSError(err, os.strerror(err), str(path))
+            real_tick(kind, path)
+
+        m.setattr(fsio, "_tick", tick)
+
+    _fault_in_copy_of(monkeypatch, target, corpus_side)
+    code, out = _commit(data, plan, capsys)
+    assert code == 6 and out["status"] == "running" and out["counts"]["failed"] == 0
+    said = out["stopped_by"]
+    assert said.startswith(f"{words}{target} into {data / 'corpus' / 'notebooks'}"), said
+    assert "cannot be read" not in said
     monkeypatch.undo()
     resumed = cli_json(data, "resume", out["import_run_id"], "--json")
     assert resumed["status"] == "complete" and resumed["counts"]["committed"] == 3

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from pathlib import Path
 
+import orjson
+import pytest
+
+from transcribe_import.cli.main import main
 from transcribe_import.engine.base.ids import new_id
+from transcribe_import.engine.storage import fsio
 
 from helpers.cli import Exit, cli_json, ok, run_cli
 from helpers.shelves import make_shelf
@@ -31,3 +38,51 @@ def test_trash_json_names_an_entry_it_cannot_read_beside_the_ones_it_can(tmp_pat
     # The words name it too, and exit the same way.
     words = ok(run_cli(data, "trash"), Exit.PROBLEMS).stdout
     assert revert_id in words and f"PROBLEM {damaged / 'revert.json'}" in words
+
+
+@pytest.mark.parametrize(
+    ("err", "code"),
+    [(errno.EIO, "io_error"), (errno.ENOSPC, "disk_full"), (errno.EACCES, "permission_denied")],
+)
+def test_a_journal_the_disk_fails_to_read_is_a_disk_error_not_a_damaged_entry(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], err: int, code: str
+) -> None:
+    """Main (#36): a journal the disk failed to read was filed `corpus_invalid` (as if it were
+    damaged); and `trash --restore` failing to look at the trash folder at all left a raw
+    OSError to the last resort. Both are the disk's, coded as every command codes it."""
+    data = tmp_path / "data"
+    plan = tmp_path / "plan.json"
+    ok(
+        run_cli(
+            data, "plan", str(make_shelf(tmp_path / "s", notebooks=1, pages=1)), "-o", str(plan)
+        )
+    )
+    run_id = cli_json(data, "commit", str(plan), "--json")["import_run_id"]
+    revert_id = cli_json(data, "revert", run_id, "--json")["revert_id"]
+    journal = data / "corpus" / "trash" / revert_id / "revert.json"
+    trash_dir = data / "corpus" / "trash"
+    real = fsio._tick
+    for args, path, failing in (
+        (["trash", "--json"], journal, "open_read"),
+        (["trash", "--restore", revert_id], trash_dir, "stat"),
+    ):
+
+        def tick(op: str, where: object, path: Path = path, failing: str = failing) -> None:
+            if op == failing and str(where) == str(path):
+                raise OSError(err, os.strerror(err), str(where))
+            real(op, where)
+
+        with pytest.MonkeyPatch.context() as m:
+            m.setattr(fsio, "_tick", tick)
+            rc = main(["--data-dir", str(data), *args])
+        out, said = capsys.readouterr()
+        assert rc == Exit.PROBLEMS, (args, out, said)
+        if args[-1] == "--json":
+            [problem] = orjson.loads(out)["problems"]
+            assert problem["code"] == code and problem["path"] == str(journal), problem
+        else:
+            [line] = said.splitlines()
+            assert line.startswith("transcribe-import: ") and str(trash_dir) in line, line
+            assert "reading the trash entry at" in line and "nothing was changed" in line, line
+    # The disk sound again, the entry is whole and is put back.
+    ok(run_cli(data, "trash", "--restore", revert_id))

@@ -16,6 +16,7 @@ from transcribe_import.cli import audit as audit_cli
 from transcribe_import.cli import lookalikes as lookalikes_cli
 from transcribe_import.cli import placement as placement_cli
 from transcribe_import.cli import runs as runs_cli
+from transcribe_import.cli import second_look as second_look_cli
 from transcribe_import.cli import signals
 from transcribe_import.cli import turns as turns_cli
 from transcribe_import.cli import undo as undo_cli
@@ -125,6 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="every problem (default: the first 5 of each code and a count of the rest)",
     )
+    second_look_cli.add_hint_options(v)
 
     o = sub.add_parser("order", help="resolve an item's page order, rewriting the plan")
     o.add_argument("plan", metavar="PLAN.json", help="the plan document, rewritten in place")
@@ -172,6 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
     placement_cli.add_order_options(how)
     lookalikes_cli.add_order_options(how, o)
     turns_cli.add_order_options(how)
+    second_look_cli.add_order_options(how)
 
     c = sub.add_parser("commit", help="validate, create the import run and commit it")
     c.add_argument("plan", metavar="PLAN.json", help="the plan document to commit")

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from transcribe_import.cli import lookalikes as lookalikes_cli
 from transcribe_import.cli import placement as placement_cli
+from transcribe_import.cli import second_look as second_look_cli
 from transcribe_import.cli import signals
 from transcribe_import.cli import turns as turns_cli
 from transcribe_import.cli.output import json_out, say
@@ -31,6 +32,7 @@ from transcribe_import.engine.planning.plan import (
     DedupeScope,
     ImportPlan,
     ModeName,
+    Op,
     OrderingRule,
     PageRef,
     PlanDocumentError,
@@ -39,7 +41,7 @@ from transcribe_import.engine.planning.plan import (
     policy_id_for,
     save_plan,
 )
-from transcribe_import.engine.planning.problems import PlanProblem, Resolution
+from transcribe_import.engine.planning.problems import PlanProblem, ProblemCode, Resolution
 from transcribe_import.engine.runs.model import (
     EventKind,
     RunControl,
@@ -246,7 +248,7 @@ def _item_line(it: PlanItem, report: ValidationReport) -> str:
         # A bag's notebook the corpus holds byte for byte: not "0 pages, N duplicates"
         said = f"[unchanged] {api.short_id(it.item_id)} “{it.label}”"
         return said + ": already in the corpus, nothing to import"
-    op = "create" if it.op == "create_notebook" else f"into {api.short_id(it.notebook_id)}"
+    op = "create" if it.op is Op.CREATE_NOTEBOOK else f"into {api.short_id(it.notebook_id)}"
     pages = it.imported_page_count()
     dups = len(it.planned_skips())
     extra = f", {counted(dups, 'duplicate')} skipped" if dups else ""
@@ -298,7 +300,11 @@ def hinted(message: str, hint: str | None) -> str:
 
 
 def _print_report(
-    plan: ImportPlan, report: ValidationReport, plan_path: str = "PLAN", verbose: bool = True
+    plan: ImportPlan,
+    report: ValidationReport,
+    plan_path: str = "PLAN",
+    verbose: bool = True,
+    hints: frozenset[api.Hint] | None = None,
 ) -> None:
     """The report's problems, each with how to resolve it, then the totals; unless
     ``verbose``, the first few of each code and a count of the rest."""
@@ -307,7 +313,7 @@ def _print_report(
     )
     problems = [p for p, show in zip(report.problems, shown, strict=True) if show]
     # After an item's last rescan question printed: how to answer all of them at once.
-    last_question = {p.item_id: p for p in problems if p.code == "looks_like"}
+    last_question = {p.item_id: p for p in problems if p.code is ProblemCode.LOOKS_LIKE}
     for p in problems:
         item = plan.item(p.item_id)
         # A problem with resolutions names its options once, on its "resolve with" line: the
@@ -327,17 +333,26 @@ def _print_report(
     every = f"transcribe-import validate {shlex.quote(plan_path)} --verbose"
     for code, (hidden, total) in cut.items():
         say(f"… and {hidden} more [{code}] ({total} in all; {every} lists them all)")
-    for line in turns_cli.sideways_lines(plan, plan_path):
+    for line in turns_cli.sideways_lines(plan, plan_path, hints):
         say(line)
+    for p in report.information:  # pages worth a second look: never counted as problems
+        item = plan.item(p.item_id)
+        short = api.short_id(item.item_id)
+        say(f"INFO [{p.code}] item {short} “{item.label}”: {p.message}")
+        if p.resolutions:
+            command = f"transcribe-import order {shlex.quote(plan_path)} {short}"
+            say(f"    resolve with: {command} {resolve_options(p)}")
+    told = len(report.information)
+    notes = f", {counted(told, 'note')} on pages worth a second look" if told else ""
     if report.ok:
         say(
             f"The plan is valid: {counted(len(plan.items), 'notebook')}, "
-            f"{counted(len(report.warnings), 'warning')}."
+            f"{counted(len(report.warnings), 'warning')}{notes}."
         )
     else:
         say(
-            f"{counted(len(report.errors), 'error')}, {counted(len(report.warnings), 'warning')}: "
-            "commit is refused until the errors are resolved."
+            f"{counted(len(report.errors), 'error')}, {counted(len(report.warnings), 'warning')}"
+            f"{notes}: commit is refused until the errors are resolved."
         )
 
 
@@ -361,6 +376,7 @@ RESOLUTION_FLAGS: dict[Resolution, str] = {
     Resolution.AS_COPY: "--as-copy",
     Resolution.COMPLETE: "--complete",
     Resolution.NEW_NOTEBOOK: "--new-notebook",
+    Resolution.LEAVE_OUT_BLANK: "--leave-out-blank",
     **placement_cli.RESOLUTION_FLAGS,
     **lookalikes_cli.RESOLUTION_FLAGS,
 }
@@ -382,11 +398,12 @@ ORDER_HINT = "order "
 
 def cmd_validate(corpus: Corpus, args: argparse.Namespace) -> int:
     plan = _load(args.plan)
-    report = api.validate_plan(corpus, plan)
+    hints = second_look_cli.hints_asked(args)
+    report = api.validate_plan(corpus, plan, hints=hints)
     if args.json:
         json_out(report.to_json())
     else:
-        _print_report(plan, report, args.plan, args.verbose)
+        _print_report(plan, report, args.plan, args.verbose, hints)
     return ExitCode.OK if report.ok else ExitCode.INVALID_PLAN
 
 
@@ -420,6 +437,8 @@ def cmd_order(corpus: Corpus, args: argparse.Namespace) -> int:
             new = placement_cli.order_edit(corpus, item, args)
         elif args.turn is not None:
             new, answered = turns_cli.order_edit(item, args.turn)
+        elif second_look_cli.wants_leave_out_blank(args):
+            new, answered = second_look_cli.order_edit(item)
         else:
             new = _reorder(item, args)
     except ValueError as exc:
@@ -831,7 +850,7 @@ def _print_run(detail: api.RunDetail, corpus: Corpus) -> None:
         item = plan.item(o.item_id)
         line = f"  {o.state:<17} {api.short_id(o.item_id)} “{item.label}”"
         if o.pages_landed:  # the run's count adds these up (replaced since or not)
-            line += f": {counted(o.pages_landed, 'page')} into {o.notebook_id}"
+            line += f": {counted(o.pages_landed, 'page')} into {api.short_id(o.notebook_id)}"
         if o.skipped_sources:
             line += f", {counted(len(o.skipped_sources), 'duplicate')} skipped"
         if o.failure_message:

@@ -46,16 +46,33 @@ def order_edit(item: PlanItem, words: list[str]) -> tuple[PlanItem, str]:
     return new, f"{said} {'no longer turned' if turn is Turn.NONE else 'turned ' + turn.words}"
 
 
-def sideways_lines(plan: ImportPlan, plan_path: str) -> list[str]:
+def sideways_lines(
+    plan: ImportPlan, plan_path: str, hints: frozenset[api.Hint] | None = None
+) -> list[str]:
     """``validate``'s lines for the pages probably sideways, an item at a time: which files,
-    and the command that turns them (which way reads upright is the person's to see)."""
+    and the command that turns them. By its shape alone, which way reads upright is the
+    person's to see; by its lines of writing, the likely angle is said (each page a line)."""
     lines = []
     for item in plan.items:
-        sideways = api.sideways_pages(item)
+        turns = api.sideways_turns(item, hints)
+        command = f"transcribe-import order {shlex.quote(plan_path)} {item.item_id[:8]}"
+        for source in item.imported_sources():
+            for page in source.pages:
+                angle = turns.get(page.page_id)
+                if angle is None:
+                    continue
+                name = source.provenance.rel
+                if len(source.pages) + len(source.left_out) > 1:
+                    name = f"{name}#{page.page_index + 1}"
+                lines.append(
+                    f"HINT item {item.item_id[:8]} “{item.label}”: {name}: "
+                    + api.sideways_words(angle)
+                )
+                lines.append(f"    turn with: {command} --turn {shlex.quote(name)} {int(angle)}")
         files = [
             s.provenance.rel
             for s in item.imported_sources()
-            if any(p.page_id in sideways for p in s.pages)
+            if any(p.page_id in turns and turns[p.page_id] is None for p in s.pages)
         ]
         if not files:
             continue

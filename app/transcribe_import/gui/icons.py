@@ -128,7 +128,11 @@ def not_imported_icon() -> QIcon:
 
 def severity_icon(severity: ProblemSeverity) -> QIcon:
     return standard_icon(
-        SP.SP_MessageBoxCritical if severity is ProblemSeverity.ERROR else SP.SP_MessageBoxWarning
+        {
+            ProblemSeverity.ERROR: SP.SP_MessageBoxCritical,
+            ProblemSeverity.WARNING: SP.SP_MessageBoxWarning,
+            ProblemSeverity.INFO: SP.SP_MessageBoxInformation,
+        }[severity]
     )
 
 

@@ -510,7 +510,8 @@ class ImportFlow(QObject):
             return
         s = self._window.import_settings
         # While one runs, this one waits its turn.
-        self._validations.run(validate_plan, self.corpus, plan, s.render, s.workers)
+        hints = self.session.hints
+        self._validations.run(validate_plan, self.corpus, plan, s.render, s.workers, hints)
         self._status.showMessage(self.tr("Validating the plan…"))
 
     def is_validating(self) -> bool:

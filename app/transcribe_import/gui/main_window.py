@@ -80,6 +80,7 @@ class MainWindow(QMainWindow):
         # No parent: a child of the window would be destroyed before the review page, and its
         # undo stack's last signals would reach the page's half-destroyed undo actions.
         self.session = ImportSession(corpus)
+        self.session.hints = self.import_settings.hints  # the settings' choice, remembered
         self.closing = WindowClosing(self, self)
 
         self.setWindowTitle(self.tr("Transcribe Import"))
@@ -258,6 +259,8 @@ class MainWindow(QMainWindow):
         edit_menu = self.menuBar().addMenu(self.tr("&Edit"))
         edit_menu.addAction(self.review_page.undo_action)
         edit_menu.addAction(self.review_page.redo_action)
+        edit_menu.addSeparator()
+        edit_menu.addAction(self.review_page.leave_out_blank_action)
 
         view_menu = self.menuBar().addMenu(self.tr("&View"))
         self.section_actions: list[QAction] = []

@@ -58,6 +58,8 @@ class ImportSession(QObject):
         self.plan: ImportPlan | None = None
         self.report: ValidationReport | None = None
         self.undo_stack = QUndoStack(self)
+        # The pages worth a second look told (badges, Problems): the settings' choice.
+        self.hints: frozenset[api.Hint] = api.ALL_HINTS
         # The pages of the notebooks the plan imports into, read when first asked (one
         # project.json each) and again after each validation: the notebook may change.
         self._notebook_pages: dict[str, list[api.NotebookPage]] = {}
@@ -81,6 +83,14 @@ class ImportSession(QObject):
         if plan is not None:
             keep_from_the_collector()
         self.plan_changed.emit()
+        self.validation_changed.emit()
+
+    def set_hints(self, hints: frozenset[api.Hint]) -> None:
+        """Tell only these pages worth a second look (the settings' choice): the pages'
+        badges follow at once; the report's lines with the next validation."""
+        if hints == self.hints:
+            return
+        self.hints = hints
         self.validation_changed.emit()
 
     def item(self, item_id: str) -> PlanItem:
@@ -190,7 +200,7 @@ class ImportSession(QObject):
     def validate_now(self) -> ValidationReport:
         """Validate on the calling thread (small plans, tests); the window uses a worker."""
         assert self.plan is not None
-        self.set_report(api.validate_plan(self.corpus, self.plan))
+        self.set_report(api.validate_plan(self.corpus, self.plan, hints=self.hints))
         assert self.report is not None
         return self.report
 

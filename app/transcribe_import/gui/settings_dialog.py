@@ -3,7 +3,8 @@
 Render size, duplicate policy and workers apply to the next scan or commit; the data
 directory applies on the next start (the corpus is opened once, when the app starts),
 and only when neither ``--data-dir`` nor TRANSCRIBE_DATA_DIR chooses another. The audit
-reminder (the Corpus view's, when the last full fixity audit is older) applies at once.
+reminder (the Corpus view's, when the last full fixity audit is older) applies at once, and
+so do the hints of pages worth a second look switched off (their badges and Problems' lines).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QCoreApplication, QSettings
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -20,6 +21,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFileDialog,
     QFormLayout,
+    QGridLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -30,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from transcribe_import.engine.api import DEFAULT_AUDIT_REMINDER_DAYS
+from transcribe_import.engine.api import ALL_HINTS, DEFAULT_AUDIT_REMINDER_DAYS, Hint
 from transcribe_import.engine.media.kinds import RenderSettings
 from transcribe_import.engine.planning.plan import (
     DEFAULT_POLICY_ID,
@@ -45,6 +47,8 @@ POLICY_KEY = "Import/duplicatePolicy"
 WORKERS_KEY = "Import/workers"
 DEDUPE_CORPUS_KEY = "Import/duplicatesAcrossCorpus"
 AUDIT_REMINDER_KEY = "Audit/reminderDays"
+# The hints switched off, by their values, comma-separated: a hint added later is on.
+HINTS_OFF_KEY = "Review/hintsOff"
 MAX_REMINDER_DAYS = 3650
 
 MIN_SIDE, MAX_SIDE = 600, 12_000
@@ -63,6 +67,8 @@ class ImportSettings:
     dedupe_corpus: bool = True
     # The Corpus view reminds of a fixity audit when the last full one is older than this.
     audit_reminder_days: int = DEFAULT_AUDIT_REMINDER_DAYS
+    # The pages worth a second look the review tells (badges, Problems): the engine's kinds.
+    hints: frozenset[Hint] = ALL_HINTS
 
     @property
     def render(self) -> RenderSettings:
@@ -99,7 +105,15 @@ def load_settings(settings: QSettings) -> ImportSettings:
             1,
             MAX_REMINDER_DAYS,
         ),
+        hints=_hints(settings.value(HINTS_OFF_KEY, "")),
     )
+
+
+def _hints(value: object) -> frozenset[Hint]:
+    """The hints left on by a saved list of those switched off (unknown words ignored)."""
+    words = value if isinstance(value, list) else str(value or "").split(",")
+    off = {str(w).strip() for w in words}
+    return frozenset(h for h in Hint if h.value not in off)
 
 
 def save_settings(settings: QSettings, values: ImportSettings) -> None:
@@ -109,6 +123,8 @@ def save_settings(settings: QSettings, values: ImportSettings) -> None:
     settings.setValue(WORKERS_KEY, values.workers)
     settings.setValue(DEDUPE_CORPUS_KEY, values.dedupe_corpus)
     settings.setValue(AUDIT_REMINDER_KEY, values.audit_reminder_days)
+    off = [h.value for h in Hint if h not in values.hints]
+    settings.setValue(HINTS_OFF_KEY, ",".join(off))
     settings.sync()
 
 
@@ -193,6 +209,18 @@ class SettingsDialog(QDialog):
             )
         )
 
+        # One box a hint of a page worth a second look, two columns of them.
+        self.hint_checks: dict[Hint, QCheckBox] = {}
+        hints_grid = QGridLayout()
+        for n, hint in enumerate(Hint):
+            check = QCheckBox(hint_setting_words(hint))
+            check.setChecked(hint in values.hints)
+            check.setToolTip(
+                self.tr("A badge on such pages in the review, and a line in its Problems")
+            )
+            self.hint_checks[hint] = check
+            hints_grid.addWidget(check, n // 2, n % 2)
+
         form = QFormLayout()
         form.addRow(self.tr("&Data directory:"), dir_row)
         form.addRow("", self.data_dir_note)
@@ -201,6 +229,7 @@ class SettingsDialog(QDialog):
         form.addRow("", self.corpus_check)
         form.addRow(self.tr("&Workers:"), self.workers_spin)
         form.addRow(self.tr("Audit re&minder:"), self.reminder_spin)
+        form.addRow(self.tr("Worth a second look:"), hints_grid)
         # Buddies for the labels QFormLayout made, so Alt+letter reaches each field.
         label = form.labelForField(dir_row)
         if isinstance(label, QLabel):
@@ -225,6 +254,7 @@ class SettingsDialog(QDialog):
             workers=self.workers_spin.value(),
             dedupe_corpus=self.corpus_check.isChecked(),
             audit_reminder_days=self.reminder_spin.value(),
+            hints=frozenset(h for h, check in self.hint_checks.items() if check.isChecked()),
         )
 
     def _policy_changed(self) -> None:
@@ -242,3 +272,16 @@ class SettingsDialog(QDialog):
 
 def _policy(policy: DuplicatePolicy) -> str:
     return next(pid for pid, p in POLICY_IDS.items() if p is policy)
+
+
+def hint_setting_words(hint: Hint) -> str:
+    """A hint's check box in the settings (Alt letters: none, the form's own are taken)."""
+    tr = QCoreApplication.translate
+    return {
+        Hint.BLANK: tr("SettingsDialog", "Blank pages"),
+        Hint.TOO_SMALL: tr("SettingsDialog", "Too small to read"),
+        Hint.TOO_DARK: tr("SettingsDialog", "Too dark"),
+        Hint.TOO_LIGHT: tr("SettingsDialog", "Too light"),
+        Hint.BLURRED: tr("SettingsDialog", "Blurred"),
+        Hint.SIDEWAYS: tr("SettingsDialog", "Sideways (Turn it?)"),
+    }[hint]

@@ -101,6 +101,9 @@ class WindowDialogs(QObject):
             restart = values.data_dir != host.import_settings.data_dir
             host.import_settings = values
             save_settings(host.settings(), values)
+            if values.hints != host.flow.session.hints:
+                host.flow.session.set_hints(values.hints)
+                host.flow.validate_plan()  # Problems' lines of the hints left on
             host.corpus_page.audit_panel.refresh()  # its reminder follows the new setting
             rejudged = host.flow.rejudge_duplicates()  # the review open, by the new setting
             host.statusBar().showMessage(

@@ -152,9 +152,14 @@ def check_corpus(corpus: Corpus, list_first: bool) -> Generator[object, None, Co
 
 
 def validate_plan(
-    corpus: Corpus, plan: ImportPlan, settings: RenderSettings, workers: int
+    corpus: Corpus,
+    plan: ImportPlan,
+    settings: RenderSettings,
+    workers: int,
+    hints: frozenset[api.Hint] = api.ALL_HINTS,
 ) -> Validation:
-    return Validation(plan, api.validate_plan(corpus, plan, settings=settings, workers=workers))
+    report = api.validate_plan(corpus, plan, settings=settings, workers=workers, hints=hints)
+    return Validation(plan, report)
 
 
 def keep_draft(corpus: Corpus, plan: ImportPlan) -> ImportPlan:

@@ -113,20 +113,25 @@ from transcribe_import.engine.api.plans import (
     PlannedScan,
     PlanRequest,
     as_new_notebook,
+    blank_page_refs,
     check_plan_editable,
     completes_by_default,
     found_not_imported,
     is_bag,
     item_state,
+    leave_out_blank,
     load_plan_file,
     mode_for,
     not_imported,
     nothing_to_import,
+    page_hints,
     plan_paths,
     rejudge_duplicates,
     reorder,
     save_plan_file,
     sideways_pages,
+    sideways_turns,
+    sideways_words,
     turn_page_ids,
     turn_pages,
     validate_plan,
@@ -187,6 +192,7 @@ from transcribe_import.engine.base.crashpoints import crashpoint  # the tests' p
 from transcribe_import.engine.base.ids import SHORT_ID_CHARS, ids_by_prefix, short_id
 from transcribe_import.engine.base.progress import Events, drive  # how faces drive long work
 from transcribe_import.engine.export.model import ExportProgress, ExportResult, ExportStatus
+from transcribe_import.engine.planning.second_look import ALL_HINTS, Hint, PageHint
 from transcribe_import.engine.runs.restore import LeftTrash, RestoreResult
 from transcribe_import.engine.runs.revert import (
     NotebookRevert,
@@ -239,6 +245,14 @@ __all__ = [
     "check_plan_editable",
     "reorder",
     "sideways_pages",
+    "sideways_turns",
+    "sideways_words",
+    "page_hints",
+    "leave_out_blank",
+    "blank_page_refs",
+    "Hint",
+    "ALL_HINTS",
+    "PageHint",
     "turn_page_ids",
     "turn_pages",
     "rejudge_duplicates",

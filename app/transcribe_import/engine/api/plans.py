@@ -26,6 +26,7 @@ from transcribe_import.engine.planning.plan import (
     PlanItem,
 )
 from transcribe_import.engine.planning.problems import ProblemCode, ProblemSeverity, unusable_words
+from transcribe_import.engine.planning.second_look import ALL_HINTS, Hint, PageHint
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus
@@ -386,12 +387,58 @@ def turn_pages(item: PlanItem, names: Sequence[PageRef], degrees: int) -> PlanIt
     return page_edits.turn_pages(item, names, Turn.of(degrees))
 
 
-def sideways_pages(item: PlanItem) -> frozenset[str]:
-    """The item's pages worth a "Turn it?" (by page id): landscape among portrait pages, or
-    the other way (planning/page_edits.probably_sideways); a hint, never an edit."""
-    from transcribe_import.engine.planning import page_edits
+def sideways_pages(item: PlanItem, hints: frozenset[Hint] | None = None) -> frozenset[str]:
+    """The item's pages worth a "Turn it?" (by page id): ``sideways_turns``'s."""
+    return frozenset(sideways_turns(item, hints))
 
-    return page_edits.probably_sideways(item)
+
+def sideways_words(turn: Turn | None) -> str:
+    """What a "Turn it?" says of a page (``sideways_turns``'s turn for it), in words."""
+    if turn is None:
+        return "its long side runs across the notebook's other pages. Turn it?"
+    return f"its lines of writing run down the page. Turn it {turn.words}?"
+
+
+def sideways_turns(item: PlanItem, hints: frozenset[Hint] | None = None) -> dict[str, Turn | None]:
+    """The item's pages worth a "Turn it?" (by page id), each with the turn (from its file's
+    upright, as ``turn_pages`` takes it) that likely sets it right, None when only its shape
+    says it is sideways: landscape among portrait pages, or the other way
+    (planning/page_edits.probably_sideways), or its lines of writing running down the page
+    (planning/second_look.writing_sideways). A hint, never an edit; none when ``hints``
+    leaves ``Hint.SIDEWAYS`` out."""
+    from transcribe_import.engine.planning import page_edits, second_look
+
+    if Hint.SIDEWAYS not in (ALL_HINTS if hints is None else hints):
+        return {}
+    writing: dict[str, Turn | None] = dict(second_look.writing_sideways(item))
+    shape = {page_id: writing.get(page_id) for page_id in page_edits.probably_sideways(item)}
+    return shape | writing
+
+
+def page_hints(item: PlanItem, hints: frozenset[Hint] | None = None) -> tuple[PageHint, ...]:
+    """The item's pages worth a second look (planning/second_look.py), of the kinds
+    ``hints`` (None: every kind), each with its measure in words; never an edit."""
+    from transcribe_import.engine.planning import second_look
+
+    return second_look.page_hints(item, ALL_HINTS if hints is None else hints)
+
+
+def blank_page_refs(item: PlanItem) -> tuple[PageRef, ...]:
+    """The blank pages ``item`` imports (planning/second_look.py), named as ``reorder``'s
+    ``exclude`` takes them."""
+    from transcribe_import.engine.planning import second_look
+
+    return second_look.blank_pages(item)
+
+
+def leave_out_blank(item: PlanItem) -> PlanItem:
+    """``item`` with every blank page it imports left out, in one edit (a file of one page
+    excluded, a page of a file of several left out of it); ValueError in words when it has
+    none."""
+    blank = blank_page_refs(item)
+    if not blank:
+        raise ValueError(f"“{item.label}” has no blank page to leave out")
+    return reorder(item, exclude=blank)
 
 
 def turn_page_ids(item: PlanItem, turns: Mapping[str, Turn]) -> PlanItem:
@@ -427,8 +474,10 @@ def validate_plan(
     *,
     settings: RenderSettings | None = None,
     workers: int = 2,
+    hints: frozenset[Hint] | None = None,
 ) -> ValidationReport:
-    """Every problem of ``plan`` against the disk and the corpus as they are now."""
+    """Every problem of ``plan`` against the disk and the corpus as they are now, with the
+    pages worth a second look of the kinds ``hints`` (None: every kind) as information."""
     from transcribe_import.engine.planning import inks
     from transcribe_import.engine.planning.look_cache import VerdictCache
     from transcribe_import.engine.planning.validate import validate
@@ -450,6 +499,7 @@ def validate_plan(
             workers=workers,
             own_run_ids=own,
             unfinished_of=lambda notebook_id: incomplete().get(notebook_id),
+            hints=ALL_HINTS if hints is None else hints,
         )
 
 

@@ -59,8 +59,20 @@ class Detail(enum.StrEnum):
     REPAIRED = "repaired"  # copied back from a copy with the recorded sha256
 
 
+class _OfOneFile:
+    """A record about one file of a notebook: files and their events are matched by ``key``."""
+
+    __slots__ = ()
+    notebook_id: str
+    path: str  # relative to the notebook's folder
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.notebook_id, self.path)
+
+
 @dataclass(frozen=True)
-class AuditedFile:
+class AuditedFile(_OfOneFile):
     """One file of the corpus that records a sha256: what the audit checks, and its names."""
 
     notebook_id: str
@@ -72,16 +84,12 @@ class AuditedFile:
     pages: tuple[int, ...]  # the notebook's page numbers (1-based) the file is (or renders)
     replaced: bool = False  # a page a rescan replaced: history, no page number now
 
-    @property
-    def key(self) -> tuple[str, str]:
-        return (self.notebook_id, self.path)
-
     def to_json(self) -> dict[str, Any]:
         return fields_json(self)
 
 
 @dataclass(frozen=True)
-class FixityEvent:
+class FixityEvent(_OfOneFile):
     """One line of the fixity log: a check of one file, or its repair."""
 
     event_id: str
@@ -97,10 +105,6 @@ class FixityEvent:
     agent: str  # "transcribe-import 0.1.0"
     round: int | None  # the audit round of a check; None for a repair
     note: str = ""  # a renamed file's new name, a repair's copy, an error's words
-
-    @property
-    def key(self) -> tuple[str, str]:
-        return (self.notebook_id, self.path)
 
     def to_json(self) -> dict[str, Any]:
         return fields_json(self)

@@ -59,19 +59,29 @@ def _copy_verified(
         sha, copied = fsio.copy_hashed(src, dest, size=size, should_stop=should_stop)
     except fsio.ReadStopped:
         raise IngestCancelled() from None
-    except FileNotFoundError:
-        raise TranscribeError(ErrorCode.SOURCE_MISSING, missing, path=str(src)) from None
-    except PermissionError:
-        raise TranscribeError(
-            ErrorCode.SOURCE_UNREADABLE,
-            f"{src} cannot be read (permission denied): fix its permissions and retry.",
-            path=str(src),
-        ) from None
     except OSError as exc:
-        raise fsio.problem_from_oserror(exc, src, "copying") from exc
+        raise _copy_problem(exc, src, dest, missing) from exc
     if sha != sha256:
         raise TranscribeError(ErrorCode.SOURCE_CHANGED, changed, path=str(src))
     return sha, copied
+
+
+def _copy_problem(exc: OSError, src: Path, dest: Path, missing: str) -> TranscribeError:
+    """A failed copy, said as whose it is, naming that file: the source's (gone, not
+    readable) or the corpus's (a full disk, a folder it may not write into), which a source
+    is not to be blamed for."""
+    where = fsio.failed_path(exc, dest)  # a write's error often names no file: the copy's
+    if not isinstance(exc, fsio.RefusedRead) and str(where) != str(src):
+        return fsio.problem_from_oserror(exc, where, f"copying {src} into")
+    if isinstance(exc, FileNotFoundError):
+        return TranscribeError(ErrorCode.SOURCE_MISSING, missing, path=str(src))
+    if isinstance(exc, PermissionError):
+        return TranscribeError(
+            ErrorCode.SOURCE_UNREADABLE,
+            f"{src} cannot be read (permission denied): fix its permissions and retry.",
+            path=str(src),
+        )
+    return fsio.problem_from_oserror(exc, src, "copying")
 
 
 def stage_source(

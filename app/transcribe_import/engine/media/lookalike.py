@@ -34,7 +34,7 @@ import numpy as np
 from PIL import Image, ImageOps
 
 from transcribe_import.engine.base.errors import TranscribeError
-from transcribe_import.engine.media import ink
+from transcribe_import.engine.media import ink, page_measures
 from transcribe_import.engine.media.decode import (
     _PDFIUM_LOCK,
     ORIENTATION_TRANSPOSE,
@@ -125,17 +125,28 @@ def page_look(image: Image.Image) -> Look | None:
 
 @dataclass(frozen=True)
 class Seen:
-    """What a small decode of a page gives: its ink and its look (None: the page is blank)."""
+    """What a small decode of a page gives: its ink, its look (None: the page is blank) and
+    its measures (media/page_measures.py)."""
 
     ink: ink.Ink
     look: Look | None
+    measures: page_measures.Measures | None = None
+
+    def kept(self) -> str:
+        """The look as a plan keeps it (``look_to_hex``), its measures after it; a blank
+        page's is ``BLANK`` alone (blank is all that is told of it)."""
+        text = look_to_hex(self.look)
+        if self.look is None or self.measures is None:
+            return text
+        return text + page_measures.to_text(self.measures)
 
 
 def seen_page(image: Image.Image, finer: Callable[[], Image.Image] | None = None) -> Seen:
     """A decoded page's ink and look (any size, any mode: it is reduced first); ``finer``:
     the page decoded larger, for a sparse page's detail (``ink.ink_of``)."""
     found = ink.ink_of(image, finer)
-    return Seen(found, None if found.blank else _look(_reduced(found)))
+    look = None if found.blank else _look(_reduced(found))
+    return Seen(found, look, page_measures.measure(image, found))
 
 
 def look_of(image: Image.Image) -> Look:
@@ -182,7 +193,9 @@ def look_to_hex(look: Look | None) -> str:
 
 
 def look_from_hex(text: str) -> Look | None:
-    """A kept look, or None when ``text`` is not one (blank, damaged, of another version)."""
+    """A kept look, or None when ``text`` is not one (blank, damaged, of another version);
+    the measures kept after it (``Seen.kept``) play no part."""
+    text = page_measures.look_alone(text)
     if not text.startswith(PREFIX) or len(text) != len(PREFIX) + LOOK_HEX_DIGITS:
         return None
     text = text[len(PREFIX) :]
@@ -199,8 +212,8 @@ def is_current(text: str | None) -> bool:
 
 
 def is_blank(text: str | None) -> bool:
-    """Whether a kept look says the page is blank."""
-    return text == BLANK
+    """Whether a kept look says the page is blank (the one rule: ``ink.Ink.blank``)."""
+    return text is not None and page_measures.look_alone(text) == BLANK
 
 
 def from_hex(text: str) -> int | None:
@@ -241,7 +254,7 @@ def page_looks(
     have none.
     """
     return tuple(
-        None if s is None else look_to_hex(s.look)
+        None if s is None else s.kept()
         for s in page_seen(path, media_type, page_count, size=size, data=data, any_type=False)
     )
 
@@ -340,7 +353,7 @@ class DecodedLooks:
         if not self._small:
             return None
         seen = [_seen(im) for im in self.upright(page_count, orientation)]
-        return tuple(None if s is None else look_to_hex(s.look) for s in seen)
+        return tuple(None if s is None else s.kept() for s in seen)
 
 
 @contextlib.contextmanager

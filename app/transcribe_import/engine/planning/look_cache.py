@@ -1,10 +1,12 @@
 """Looks already made, kept in the corpus: a page is decoded for its look once.
 
-``cache/looks-v2.jsonl`` under the corpus folder holds a line for each page a look pass
+``cache/looks-v3.jsonl`` under the corpus folder holds a line for each page a look pass
 decoded: ``[page key, look]``, the key naming the page by its file's bytes and its index
 (``lookalikes.page_key``), the look as a plan keeps it (``ink1:`` and 144 hex digits, or
 ``ink1:blank`` for a page with no ink), or null for a page that has none (a PDF page that is
-not one scan). (v1 held the looks made of grey levels before ink1; it is no longer read.)
+not one scan); a look made since its measures are (media/page_measures.py) has them after it.
+(v1 held the looks made of grey levels before ink1, v2 looks without measures; neither is
+read.)
 Keyed by content, it serves every plan of the same files: a plan opened again (Open
 Plan…, Continue Review), whose pages without a look were otherwise decoded again each
 time, and a new scan of the same folders (Scan Again after a run that did not land
@@ -32,7 +34,7 @@ from transcribe_import.engine.storage import fsio
 log = logging.getLogger(__name__)
 
 # The version names the looks: bump it when a page's look would be made differently.
-CACHE_FILE = Path("cache") / "looks-v2.jsonl"
+CACHE_FILE = Path("cache") / "looks-v3.jsonl"
 # About 200 bytes a line: 400,000 lines (80 MB) before the oldest half is let go.
 LIMIT = 400_000
 

@@ -11,20 +11,24 @@ neighbours one or two bits away finds every such pair; pairs further apart, up t
 
 What a lookup costs is bounded whatever the shelf, so that validate grows linearly:
 
-- the keys are numpy arrays sorted once (``_Run``), probed all at once with
-  ``np.searchsorted``, not a Python dict looked up 4,932 times a page;
-- a key shared by more than ``CROWDED`` pages (thousands of near-blank or ruled looks alike
-  in a chunk) is passed over: it tells those pages from nothing, and reading it for every
-  lookup is what made a shelf of look-alikes quadratic. Such pages are still found by their
-  other chunks;
-- of the pages the probes find, the ``CAP`` that share the most chunks are compared in full
-  (a page near shares most of its chunks; a page found by chance, one), in numpy.
+- each key's pages are a chain through numpy arrays (``_head``, ``_next``), and a lookup's
+  4,932 probes (four turns, nine chunks, 137 values) are walked all at once, a few array
+  operations, not a Python dict looked up 4,932 times a page;
+- a key shared by more than ``CROWDED`` pages (near-blank or ruled looks alike in a chunk)
+  is passed over: it tells those pages from nothing, and reading it for every lookup is
+  what made a shelf of look-alikes quadratic. A page is still found by its other chunks;
+  a page all of whose chunks are crowded (one among hundreds of pages with the same look)
+  is found by none, and its rescan is not asked about: its look could not name the right
+  one among hundreds anyway;
+- a turn's probes are read nearest first (the chunks' own values, then one bit away, then
+  two) until they have found ``BUDGET`` pages: a crowd of look-alikes a bit or two away in
+  every chunk is not read whole for every lookup either;
+- of the pages the probes find, the ``4 * CAP`` (page, turn) pairs sharing the most chunks
+  are compared in full (a page near shares most of its chunks; a page found by chance,
+  one), in numpy.
 
-Pages are added one by one between lookups (validate looks each page up, then adds it): the
-newest (fewer than ``PENDING``) are compared in full, and every ``PENDING`` pages become a
-sorted run, runs of equal size merged as a binary counter's digits, so adding costs
-O(log n) a page and a lookup probes O(log n) runs. ``comparisons`` counts the probes, the
-pages the probes found and the full comparisons (a test counts them as the shelf doubles).
+``comparisons`` counts the probes, the pages they found and the full comparisons;
+``found``, the last two: what grows with the shelf (tests count both as it doubles).
 """
 
 from __future__ import annotations
@@ -40,7 +44,9 @@ CHUNK_BITS = 16
 CHUNKS = lookalike.BITS // CHUNK_BITS  # 9: the 144 bits, bit 0 (always 0) included
 RADIUS = 2  # a chunk's own value and its values one or two bits away
 # A key shared by more pages than this is passed over (see the module's docstring).
-CROWDED = 256
+CROWDED = 64
+# The pages a turn's probes read, nearest keys first, before the farther keys are let go.
+BUDGET = 256
 # The pages found by the probes that are compared in full, a turn: those sharing most chunks.
 CAP = 64
 
@@ -94,6 +100,7 @@ class LookIndex:
         self._size = np.zeros(CHUNKS << CHUNK_BITS, dtype=np.int64)
         self._next = np.full(64 * CHUNKS, -1, dtype=np.int64)
         self.comparisons = 0  # probes, pages found and full comparisons, for tests and benches
+        self.found = 0  # of which pages found and full comparisons: what grows with the shelf
 
     def __len__(self) -> int:
         return self._count
@@ -116,11 +123,17 @@ class LookIndex:
     def near(self, look: Look, threshold: int = THRESHOLD) -> list[Near]:
         """The indexed pages within ``threshold`` bits of ``look`` in some turn, nearest
         first (each once, in its nearest turn)."""
-        probes = np.concatenate([(_keys(mine)[:, None] ^ _FLIPS).ravel() for mine in look.turns])
+        # Probed nearest first: each turn's chunks' own values, then one bit away, then two.
+        probes = np.concatenate(
+            [(_keys(mine)[None, :] ^ _FLIPS[:, None]).ravel() for mine in look.turns]
+        )
         self.comparisons += len(probes)
-        # A crowded key is passed over; the others' chains walked all at once.
+        # A crowded key is passed over, and once a turn's probes have found ``BUDGET``
+        # pages the farther ones are not read; the others' chains walked all at once.
         sizes = self._size[probes]
-        open_ = (sizes > 0) & (sizes <= CROWDED)
+        sizes = np.where(sizes <= CROWDED, sizes, 0).reshape(4, -1)
+        before = np.cumsum(sizes, axis=1) - sizes
+        open_ = ((sizes > 0) & (before < BUDGET)).ravel()
         slot = self._head[probes[open_]]
         turn = _PROBE_TURN[open_]
         slots, turns = [], []
@@ -132,6 +145,7 @@ class LookIndex:
             slot, turn = slot[more], turn[more]
         pages = np.concatenate(slots) // CHUNKS if slots else np.zeros(0, np.int64)
         self.comparisons += len(pages)
+        self.found += len(pages)
         # One code a (page, turn) pair; how many chunks it shares ranks it.
         codes, shared = np.unique(
             pages * 4 + (np.concatenate(turns) if turns else 0), return_counts=True
@@ -142,6 +156,7 @@ class LookIndex:
         mine = np.array([_words(t) for t in look.turns], dtype=np.uint64)
         distance = np.bitwise_count(self._words[pages] ^ mine[turn]).sum(axis=1)
         self.comparisons += len(codes)
+        self.found += len(codes)
         keep = distance <= threshold
         pages, turn, distance = pages[keep], turn[keep], distance[keep]
         # Each page once, in its nearest turn; nearest first, then by number.

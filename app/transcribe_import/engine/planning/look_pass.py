@@ -150,7 +150,7 @@ def look_job(job: LookJob, *, keep_inks: bool = True) -> Looked:
     for i in job.page_indexes:
         key = page_key(job.sha256, i)
         page = seen[i] if i < len(seen) else None
-        looks[key] = None if page is None else lookalike.look_to_hex(page.look)
+        looks[key] = None if page is None else page.kept()
         if page is not None and keep_inks:
             inks.keep(key, page.ink)  # in hand now: a verification need not decode it again
     return Looked(looks, made=True)

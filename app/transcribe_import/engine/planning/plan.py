@@ -52,7 +52,8 @@ from transcribe_import.engine.planning.plan_values import SourceProvenance, plan
 # not by lookalike.look_from_hex, so that reading a plan does not load Pillow.
 # Older plans' looks (144 bare hex digits, the grey-level hash before ink1) still read: they
 # are not compared (look_from_hex), and the look pass does not make them again.
-_LOOK = re.compile("[0-9a-f]{144}|ink1:(?:[0-9a-f]{144}|blank)")
+# A look made since the page's measures are (media/page_measures.py) has them after it.
+_LOOK = re.compile(r"[0-9a-f]{144}|ink1:(?:[0-9a-f]{144}|blank)(?:;m1:[0-9.,]{1,60})?")
 
 __all__ = [
     "DEFAULT_POLICY_ID",
@@ -546,7 +547,10 @@ def _page_from(p: Any, uid: Any, bad: Any) -> PlanPage:
         raise bad(f"page {page_id} has a label that is not text")
     look = p.get("look")
     if look is not None and (not isinstance(look, str) or not _LOOK.fullmatch(look)):
-        raise bad(f"page {page_id} has a look that is not one (ink1: and 144 hex digits)")
+        raise bad(
+            f"page {page_id} has a look that is not one "
+            "(ink1: and 144 hex digits, its measures after)"
+        )
     turn = p.get("turn", 0)
     try:
         turned = Turn.of(turn)

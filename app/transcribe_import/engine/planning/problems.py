@@ -18,6 +18,8 @@ from transcribe_import.engine.planning.plan import PlanItem, PlanSource
 class ProblemSeverity(enum.StrEnum):
     ERROR = "error"
     WARNING = "warning"
+    # Worth knowing, never in the way: a page worth a second look (planning/second_look.py).
+    INFO = "info"
 
 
 class ProblemCode(enum.StrEnum):
@@ -50,6 +52,12 @@ class ProblemCode(enum.StrEnum):
     COMPLETES = "completes"  # so planned to complete that notebook by default (warning)
     # A page that looks like one in the corpus or the plan, not its bytes (lookalikes.py):
     LOOKS_LIKE = "looks_like"  # a rescan? Replace, Keep Both or Leave Out (warning)
+    # Pages worth a second look (planning/second_look.py), information only:
+    BLANK_PAGES = "blank_pages"  # a notebook's blank pages, told once
+    TOO_SMALL = "too_small"
+    TOO_DARK = "too_dark"
+    TOO_LIGHT = "too_light"
+    BLURRED = "blurred"
 
 
 class AmbiguityCode(enum.StrEnum):
@@ -111,6 +119,9 @@ class Resolution(enum.StrEnum):
     # Pages of one notebook that look like each other (the same paper, ruling and hand; CLI:
     # order ITEM --none-are-rescans): none is a rescan of another, asked about no more.
     NONE_ARE_RESCANS = "none_are_rescans"
+    # A notebook's blank pages (planning/second_look.py; CLI: order ITEM --leave-out-blank):
+    # all of them left out, in one edit.
+    LEAVE_OUT_BLANK = "leave_out_blank"
 
 
 @dataclass(frozen=True)
@@ -175,6 +186,9 @@ class ValidationReport:
     plan_id: str
     plan_fingerprint: str
     problems: tuple[PlanProblem, ...]
+    # Pages worth a second look (planning/second_look.py), severity INFO: kept apart from
+    # the problems, so nothing that counts or resolves problems ever meets them.
+    information: tuple[PlanProblem, ...] = ()
 
     @property
     def errors(self) -> list[PlanProblem]:
@@ -199,4 +213,5 @@ class ValidationReport:
             "errors": len(self.errors),
             "warnings": len(self.warnings),
             "problems": [p.to_json() for p in self.problems],
+            "information": [p.to_json() for p in self.information],
         }

@@ -32,6 +32,7 @@ from transcribe_import.engine.planning import (
     ordering,
     placement,
     reimport,
+    second_look,
 )
 from transcribe_import.engine.planning.plan import ImportPlan, Op, PlanItem, PlanSource
 from transcribe_import.engine.planning.problems import (
@@ -61,6 +62,7 @@ def validate(
     workers: int = 2,
     own_run_ids: Set[str] | None = None,
     unfinished_of: reimport.UnfinishedOf | None = None,
+    hints: frozenset[second_look.Hint] = second_look.ALL_HINTS,
 ) -> ValidationReport:
     """Check ``plan`` against ``corpus`` as it is now.
 
@@ -69,6 +71,7 @@ def validate(
     notebooks and ids they committed are this plan's own, not a conflict. None: no run
     of this plan committed anything. ``unfinished_of``: whether a notebook to complete is
     marked incomplete (its words say so; engine.api passes the run layer's rule).
+    ``hints``: which pages worth a second look are told (information, never in the way).
     """
     settings = settings or RenderSettings()
     problems: list[PlanProblem] = []
@@ -100,7 +103,8 @@ def validate(
 
     order = {it.item_id: k for k, it in enumerate(plan.items)}
     problems.sort(key=lambda p: (order.get(p.item_id, 0), p.severity != ProblemSeverity.ERROR))
-    return ValidationReport(plan.plan_id, plan.fingerprint, tuple(problems))
+    told = tuple(p for item in plan.items for p in second_look.item_problems(item, hints))
+    return ValidationReport(plan.plan_id, plan.fingerprint, tuple(problems), told)
 
 
 def _index_if_asked(corpus: Corpus | None, plan: ImportPlan) -> dedupe.CorpusHashIndex | None:

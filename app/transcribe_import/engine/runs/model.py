@@ -183,7 +183,7 @@ class ItemOutcome:
         failure = d.get("failure") or {}
         page_count = int(d.get("page_count", 0))
         # Records written before checkpoints: a committed item landed all its pages.
-        landed = d.get("pages_landed", page_count if d["state"] == "committed" else 0)
+        landed = d.get("pages_landed", page_count if d["state"] == ItemState.COMMITTED else 0)
         return cls(
             item_id=d["item_id"],
             state=ItemState(d["state"]),
@@ -233,7 +233,9 @@ class RunRecord:
             "updated_at": self.doc.get("updated_at"),
             "counts": self.counts(),
             "pages_committed": sum(
-                d.get("page_count", 0) for d in self.doc["items"] if d["state"] == "committed"
+                d.get("page_count", 0)
+                for d in self.doc["items"]
+                if d["state"] == ItemState.COMMITTED
             ),
         }
 

@@ -134,6 +134,9 @@ def restore_run(corpus: Corpus, revert_id: str) -> RestoreResult | LeftTrash:
     once done, it says so (``LeftTrash``)."""
     try:
         doc = trash.read_journal(corpus, revert_id)  # TRASH_NOT_FOUND, said before any lock
+    except OSError as exc:  # the trash's folders could not even be looked at
+        where = fsio.failed_path(exc, corpus.root)
+        raise fsio.problem_from_oserror(exc, where, "reading the trash entry at") from exc
     except TranscribeError as exc:
         gone = _gone(corpus, revert_id, exc)
         if gone is None:

@@ -104,7 +104,18 @@ def read_journal(corpus: Corpus, revert_id: str) -> dict[str, Any]:
             f"No trash entry {revert_id}; `transcribe-import trash` lists them.",
             item=revert_id,
         ) from exc
-    except (OSError, orjson.JSONDecodeError) as exc:
+    except fsio.RefusedRead as exc:  # not a plain file, or too large: damaged, not the disk
+        raise TranscribeError(
+            ErrorCode.CORPUS_INVALID,
+            f"{path} cannot be read ({exc.strerror}); it is left as it is: run "
+            "`transcribe-import doctor`.",
+            path=str(path),
+        ) from exc
+    except OSError as exc:  # the disk's failure, coded as every command codes it
+        raise fsio.problem_from_oserror(
+            exc, path, "reading the trash journal", then="try again; nothing was changed"
+        ) from exc
+    except orjson.JSONDecodeError as exc:
         raise TranscribeError(
             ErrorCode.CORPUS_INVALID,
             f"{path} cannot be read ({exc}); it is left as it is: check the disk, then run "

@@ -28,6 +28,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QPixmap
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
+from transcribe_import.engine.api import Hint
 from transcribe_import.gui.icons import turned
 from transcribe_import.gui.models.base import ColumnTableModel
 from transcribe_import.gui.models.page_rows import PageRow, says_page_in_file
@@ -58,6 +59,12 @@ class Badge(enum.Enum):
     IN_QUESTION = "in_question"  # its file has an open ordering question or a problem
     REPLACES = "replaces"  # a rescan that replaces a page of the notebook
     SIDEWAYS = "sideways"  # probably sideways (api.sideways_pages): a hint, never an edit
+    # Worth a second look (api.page_hints), one badge a kind: information, never an edit.
+    BLANK = "blank"
+    TOO_SMALL = "too_small"
+    TOO_DARK = "too_dark"
+    TOO_LIGHT = "too_light"
+    BLURRED = "blurred"
 
 
 # Fill colours: a badge reads on a light and a dark base alike; its word says it too.
@@ -67,6 +74,11 @@ _BADGE_COLOURS = {
     Badge.IN_QUESTION: QColor(0xD3, 0x2F, 0x2F),
     Badge.REPLACES: QColor(0x8E, 0x44, 0xAD),
     Badge.SIDEWAYS: QColor(0xB3, 0x5C, 0x00),
+    Badge.BLANK: QColor(0x00, 0x79, 0x6B),
+    Badge.TOO_SMALL: QColor(0x6D, 0x4C, 0x41),
+    Badge.TOO_DARK: QColor(0x37, 0x47, 0x4F),
+    Badge.TOO_LIGHT: QColor(0x82, 0x77, 0x17),
+    Badge.BLURRED: QColor(0x45, 0x5A, 0x64),
 }
 
 
@@ -77,6 +89,11 @@ def badge_words(badge: Badge) -> str:
         Badge.IN_QUESTION: _tr("In question"),
         Badge.REPLACES: _tr("Replaces"),
         Badge.SIDEWAYS: _tr("Turn it?"),
+        Badge.BLANK: _tr("Blank"),
+        Badge.TOO_SMALL: _tr("Too small"),
+        Badge.TOO_DARK: _tr("Too dark"),
+        Badge.TOO_LIGHT: _tr("Too light"),
+        Badge.BLURRED: _tr("Blurred"),
     }[badge]
 
 
@@ -94,7 +111,18 @@ def badges(row: PageRow) -> tuple[Badge, ...]:
         found.append(Badge.REPLACES)
     if row.sideways:
         found.append(Badge.SIDEWAYS)
+    kinds = {h.hint for h in row.hints}
+    found += [_HINT_BADGES[kind] for kind in Hint if kind in kinds]
     return tuple(found)
+
+
+_HINT_BADGES = {
+    Hint.BLANK: Badge.BLANK,
+    Hint.TOO_SMALL: Badge.TOO_SMALL,
+    Hint.TOO_DARK: Badge.TOO_DARK,
+    Hint.TOO_LIGHT: Badge.TOO_LIGHT,
+    Hint.BLURRED: Badge.BLURRED,
+}
 
 
 def position_words(row: PageRow) -> str:
@@ -120,7 +148,8 @@ def file_words(row: PageRow) -> str:
 def accessible_words(row: PageRow) -> str:
     """What a screen reader says of a cell: its captions and its badges."""
     words = [position_words(row), file_words(row)] + [badge_words(b) for b in badges(row)]
-    return ", ".join(words)
+    words += [found.words for found in row.hints]
+    return ", ".join(words + ([row.sideways_words] if row.sideways_words else []))
 
 
 def cell_size(zoom: int, metrics: QFontMetrics) -> QSize:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QLocale
 from PySide6.QtGui import QPixmap
 
+from transcribe_import.engine.api import PageHint
 from transcribe_import.engine.media.kinds import MULTI_PAGE_TYPES
 from transcribe_import.engine.planning.plan import PlanPage, PlanSource
 from transcribe_import.engine.planning.problems import ProblemSeverity
@@ -54,6 +55,9 @@ class PageRow:
     replaced_by: int | None = None  # a page a rescan replaced (History): the page now in its place
     # Landscape among portrait pages, or the other way (api.sideways_pages): "Turn it?".
     sideways: bool = False
+    sideways_words: str | None = None  # why, and the likely angle (api.sideways_words)
+    # Worth a second look (api.page_hints: blank, too small, too dark or light, blurred).
+    hints: tuple[PageHint, ...] = ()
     # A page of a file of several the person left out (the source's ``left_out``): shown,
     # greyed, after the file's imported pages, so that it can be seen and taken back.
     left_out: bool = False
@@ -113,6 +117,7 @@ def _warnings(row: PageRow) -> str:
     if row.replaced_by is not None:
         words.append(replaced_by_words(row.replaced_by))
     words += [problem_words(code) for code, _, _ in row.notes]
+    words += [found.words for found in row.hints]
     return "; ".join(words)
 
 
@@ -133,6 +138,9 @@ def _warning_tooltip(row: PageRow) -> str | None:
         messages.insert(0, replaced_by_words(row.replaced_by))
     if row.source.duplicate is not None:
         messages.insert(0, duplicate_words(row.source.duplicate))
+    messages += [found.words for found in row.hints]  # each with its measure
+    if row.sideways_words:
+        messages.append(row.sideways_words)
     if not messages:
         return None
     # Rich text, so a long message wraps instead of running off the screen.

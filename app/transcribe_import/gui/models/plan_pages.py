@@ -95,6 +95,8 @@ class PageTableModel(ColumnTableModel[PageRow]):
         session.plan_changed.connect(self._on_plan_changed)
         session.item_changed.connect(self._on_item_changed)
         session.validation_changed.connect(self._on_validation_changed)
+        # Looks stamped on the plan bring the pages' measures: their hints' badges.
+        session.looks_changed.connect(self._on_looks_changed)
         if thumbnails is not None:
             thumbnails.ready.connect(self._on_thumbnail_ready)
 
@@ -142,7 +144,10 @@ class PageTableModel(ColumnTableModel[PageRow]):
         # Where each page lands in the notebook: a rescan has the number of the page it replaces.
         landing = api.landing(self._session.corpus, item)
         numbers, self.notebook_pages = landing.numbers, landing.total
-        sideways = api.sideways_pages(item)
+        sideways = api.sideways_turns(item, self._session.hints)
+        hinted: dict[str, list[api.PageHint]] = {}
+        for found in api.page_hints(item, self._session.hints):
+            hinted.setdefault(found.page_id, []).append(found)
         for pos, source in enumerate(item.sources):
             # The pages left out of the file follow its imported ones: a page left out never
             # vanishes from the grid or the table (#34), and moves land among the others.
@@ -160,6 +165,12 @@ class PageTableModel(ColumnTableModel[PageRow]):
                         tuple(notes.get(source.source_id, ())),
                         replaced_words(replaced.get(page.page_id), named),
                         sideways=page.page_id in sideways,
+                        sideways_words=(
+                            api.sideways_words(sideways[page.page_id])
+                            if page.page_id in sideways
+                            else None
+                        ),
+                        hints=tuple(hinted.get(page.page_id, ())),
                         left_out=left_out,
                     )
                 )
@@ -273,6 +284,15 @@ class PageTableModel(ColumnTableModel[PageRow]):
             return
         self._load_rows(self._page_rows())  # the same pages, with the report's notes
         self._all_changed()
+
+    def _on_looks_changed(self, stamped: bool) -> None:
+        plan = self._session.plan
+        if not stamped or self._item is None or plan is None:
+            return
+        item_id = self._item.item_id
+        if any(it.item_id == item_id for it in plan.items):
+            self._item = plan.item(item_id)  # its pages' looks, and measures, as stamped
+            self._on_validation_changed()
 
     def _all_changed(self) -> None:
         self.rows_changed(0, len(self._rows) - 1)

@@ -82,7 +82,9 @@ class ProblemsModel(ColumnTableModel[ProblemRow]):
         report = self._session.report
         plan = self._session.plan
         items = {} if plan is None else {it.item_id: it for it in plan.items}
-        problems = () if report is None else report.problems
+        # Pages worth a second look after the problems: information, never in the way.
+        problems = () if report is None else report.problems + report.information
         # A stable sort: the report is in plan order already, errors first within an item.
-        ranked = sorted(problems, key=lambda p: p.severity is not ProblemSeverity.ERROR)
+        rank = {ProblemSeverity.ERROR: 0, ProblemSeverity.WARNING: 1, ProblemSeverity.INFO: 2}
+        ranked = sorted(problems, key=lambda p: rank[p.severity])
         self.set_rows(ProblemRow(p, items.get(p.item_id)) for p in ranked)

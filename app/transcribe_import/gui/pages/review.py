@@ -155,6 +155,7 @@ class ReviewPage(QWidget):
         self.replace_action = self._action(w.replace, self.edits.choose_replaced_page)
         self.turn_right_action = self._action(w.turn_right, self.edits.turn_right)
         self.turn_left_action = self._action(w.turn_left, self.edits.turn_left)
+        self.leave_out_blank_action = self._action(w.leave_out_blank, self.edits.leave_out_blank)
         self.validate_action = self._action(w.validate, self.validate_requested.emit)
         self.commit_action = self._action(w.commit, self.commit_requested.emit)
 
@@ -273,6 +274,7 @@ class ReviewPage(QWidget):
             self.replace_action,
             self.turn_left_action,
             self.turn_right_action,
+            self.leave_out_blank_action,
         ]
         self.page_view: QTableView = pages_table(self.pages_model, menu)
         # The same pages as thumbnails, and in openings: on the table's own selection.
@@ -685,6 +687,12 @@ class ReviewPage(QWidget):
         self.turn_right_action.setEnabled(turnable)
         self.turn_left_action.setEnabled(turnable)
         self.turn_button.setEnabled(turnable)
+        # A notebook's blank pages (api.page_hints): all left out at once, while any is in.
+        self.leave_out_blank_action.setEnabled(
+            item is not None
+            and api.Hint.BLANK in self.session.hints
+            and bool(api.blank_page_refs(item))
+        )
         self.rename_action.setEnabled(item is not None and item.op is Op.CREATE_NOTEBOOK)
         self.replace_action.setEnabled(
             item is not None

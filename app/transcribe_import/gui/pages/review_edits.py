@@ -210,6 +210,11 @@ class ReviewEdits(QObject):
         self._edit(lambda it: api.reorder(it, include=names + pages), self.tr("Include pages"))
 
     @Slot()
+    def leave_out_blank(self) -> None:
+        """Leave out every blank page of the notebook, as one undoable step."""
+        self._edit(api.leave_out_blank, self.tr("Leave out blank pages"))
+
+    @Slot()
     def turn_right(self) -> None:
         self._turn(Turn.QUARTER, self.tr("Turn pages right"))
 

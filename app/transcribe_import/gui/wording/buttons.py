@@ -160,6 +160,7 @@ class ReviewActions(NamedTuple):
     replace: ActionWords
     turn_right: ActionWords
     turn_left: ActionWords
+    leave_out_blank: ActionWords
     validate: ActionWords
     commit: ActionWords
 
@@ -195,6 +196,11 @@ def review_actions() -> ReviewActions:
             "Turn le&ft",
             "Turn the selected pages a quarter turn anticlockwise (their files are not changed)",
             "Ctrl+Shift+R",
+        ),
+        _command(
+            c,
+            "Leave Out &Blank Pages",
+            "Leave out every page of the notebook with nothing written on it (one step, undoable)",
         ),
         _command(
             c,

@@ -100,6 +100,7 @@ def severity_words(severity: ProblemSeverity) -> str:
     return {
         ProblemSeverity.ERROR: _t("Severity", "Error"),
         ProblemSeverity.WARNING: _t("Severity", "Warning"),
+        ProblemSeverity.INFO: _t("Severity", "Worth a look"),
     }[severity]
 
 
@@ -132,6 +133,11 @@ def problem_words(code: str) -> str:
         ProblemCode.PARTLY_IMPORTED: _t("ProblemCode", "Partly imported already"),
         ProblemCode.COMPLETES: _t("ProblemCode", "Completes its notebook"),
         ProblemCode.LOOKS_LIKE: _t("ProblemCode", "Looks like another page"),
+        ProblemCode.BLANK_PAGES: _t("ProblemCode", "Blank pages"),
+        ProblemCode.TOO_SMALL: _t("ProblemCode", "Too small to read"),
+        ProblemCode.TOO_DARK: _t("ProblemCode", "Too dark"),
+        ProblemCode.TOO_LIGHT: _t("ProblemCode", "Too light"),
+        ProblemCode.BLURRED: _t("ProblemCode", "Blurred"),
         AmbiguityCode.DUPLICATE_NUMBER: _t("ProblemCode", "Page number used twice"),
         AmbiguityCode.MISSING_INDEX: _t("ProblemCode", "Next to missing pages"),
         AmbiguityCode.MIXED_MEDIA: _t("ProblemCode", "PDF among images"),
@@ -189,6 +195,7 @@ def resolution_words(resolution: str) -> str:
         Resolution.IMPORT_INTO: _t("Resolution", "Import into that notebook instead"),
         # Pages of one notebook that look like each other: said once for all of them.
         Resolution.NONE_ARE_RESCANS: _t("Resolution", "None Are Rescans"),
+        Resolution.LEAVE_OUT_BLANK: _t("Resolution", "Leave Out Blank Pages"),
     }
     return words[resolution]
 

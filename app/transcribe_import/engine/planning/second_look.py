@@ -1,0 +1,258 @@
+"""Pages worth a second look: blank, too small to read, too dark, too light, blurred.
+
+Information for a person, never an error and never in the way of a commit: validate lists
+them (severity ``INFO``), the review's grid puts a badge on each page, and a person decides
+(leave a page out, scan it again, or let it be). Each hint says its measure in words.
+
+The measures come from the page's small decode (media/page_measures.py, kept with its look)
+and, for its size, from the scan (the file's pixels): nothing is decoded here. The rules:
+
+- **blank**: the page has no ink (the look's ``ink1:blank``, media/ink.py: the one rule the
+  rescans use too). Told once per notebook ("3 blank pages"), with Leave Out Blank Pages.
+- **too small to read**: a page file whose long side is under ``SMALL_SHARE`` of the
+  notebook's median long side (a thumbnail or a screenshot slipped in among scans), with at
+  least ``MIN_OTHERS`` others. Judged for single-page image files, whose size the scan
+  knows. Relative, not in dpi: the paper's size is not known, and a file's dpi field is no
+  guide (a phone writes 72 for any photo).
+- **too dark**: its paper, the brightest part of the page, is below ``DARK_PAPER`` of 255.
+- **too light**: its paper is white (``LIGHT_PAPER``) and its darkest strokes are no darker
+  than ``LIGHT_DARKEST``: the writing is washed out.
+- **blurred**: its sharpness is under ``BLURRED_SHARE`` of the median of the notebook's
+  written pages (at least ``MIN_OTHERS`` others): a notebook photographed all alike is never
+  called blurred, one page shaken among sharp ones is.
+
+Thresholds were set on the labelled set of realistic pages (tests/helpers/pages.py), on
+which no ordinary page gets a hint (tests/engine/test_second_look.py), and on pages made
+blurred, dark and light from them.
+"""
+
+from __future__ import annotations
+
+import enum
+import statistics
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from transcribe_import.engine.media import page_measures
+from transcribe_import.engine.media.kinds import MULTI_PAGE_TYPES, Turn
+from transcribe_import.engine.planning.plan import PageRef, PlanItem, PlanPage, PlanSource
+from transcribe_import.engine.planning.problems import (
+    PlanProblem,
+    ProblemCode,
+    ProblemSeverity,
+    Resolution,
+    file_name,
+)
+
+
+class Hint(enum.StrEnum):
+    """What makes a page worth a second look (each can be switched off: ``ALL_HINTS``)."""
+
+    BLANK = "blank"
+    TOO_SMALL = "too_small"
+    TOO_DARK = "too_dark"
+    TOO_LIGHT = "too_light"
+    BLURRED = "blurred"
+    # "Turn it?": the page's long side, or its lines of writing, run the other way
+    # (``sideways_turns``; badged on its own, not one of ``page_hints``).
+    SIDEWAYS = "sideways"
+
+
+ALL_HINTS = frozenset(Hint)
+
+SMALL_SHARE = 0.5
+DARK_PAPER = 110
+LIGHT_PAPER = 245
+LIGHT_DARKEST = 150
+BLURRED_SHARE = 0.4
+MIN_OTHERS = 3
+# Lines of writing run down the page when its ink varies this many times more from column
+# to column than from row to row (page_measures' ``columns`` and ``rows``). The labelled
+# set's written pages, upright, are at most 0.6; turned a quarter, 2.5 and more.
+SIDEWAYS_LINES = 1.5
+
+
+@dataclass(frozen=True)
+class PageHint:
+    """One page's hint: which, on which page (its id and file), and its measure in words."""
+
+    hint: Hint
+    page_id: str
+    source_id: str
+    ref: PageRef  # the file as problems name it (``problems.file_name``); FILE#N for a page
+    words: str
+
+    @property
+    def file(self) -> str:
+        return str(self.ref)
+
+
+def _page_ref(source: PlanSource, page: PlanPage) -> PageRef:
+    name = file_name(source)
+    if source.media_type in MULTI_PAGE_TYPES or len(source.pages) + len(source.left_out) > 1:
+        return PageRef(name, page.page_index + 1)
+    return PageRef(name)
+
+
+def _pages(item: PlanItem) -> Iterator[tuple[PlanSource, PlanPage]]:
+    for source in item.imported_sources():
+        for page in source.pages:
+            if page.render is None:  # a bag's page lands as the bag made it
+                yield source, page
+
+
+def page_hints(item: PlanItem, hints: frozenset[Hint] = ALL_HINTS) -> tuple[PageHint, ...]:
+    """The hints ``hints`` of the pages ``item`` imports, in the item's order."""
+    if not hints:
+        return ()
+    pages = list(_pages(item))
+    measured = {p.page_id: page_measures.from_look(p.look) for _s, p in pages}
+    blank = {p.page_id for _s, p in pages if _is_blank(p)}
+    written = [m for pid, m in measured.items() if m is not None and pid not in blank]
+    sharp = statistics.median(m.sharpness for m in written) if written else 0.0
+    sizes = [_long_side(s) for s, _p in pages if _sized(s)]
+    median_side = statistics.median(sizes) if sizes else 0
+    out: list[PageHint] = []
+    for source, page in pages:
+        m = measured[page.page_id]
+
+        def hint(kind: Hint, words: str, src: PlanSource = source, pg: PlanPage = page) -> None:
+            if kind in hints:
+                out.append(PageHint(kind, pg.page_id, src.source_id, _page_ref(src, pg), words))
+
+        if page.page_id in blank:
+            hint(Hint.BLANK, "blank: nothing written on it")
+            continue
+        if _sized(source):
+            small = _too_small(source, median_side, len(sizes) - 1)
+            if small:
+                hint(Hint.TOO_SMALL, small)
+        if m is None:
+            continue
+        if m.paper < DARK_PAPER:
+            hint(Hint.TOO_DARK, f"too dark: its brightest part is {_percent(m.paper)} of white")
+        elif m.paper >= LIGHT_PAPER and m.darkest >= LIGHT_DARKEST:
+            hint(
+                Hint.TOO_LIGHT,
+                f"too light: its darkest strokes are {_percent(m.darkest)} of white",
+            )
+        if len(written) > MIN_OTHERS and m.sharpness < BLURRED_SHARE * sharp:
+            hint(
+                Hint.BLURRED,
+                "blurred: much blurrier than the notebook's other pages "
+                f"(sharpness {m.sharpness:.2f} against {sharp:.2f})",
+            )
+    return tuple(out)
+
+
+def _is_blank(page: PlanPage) -> bool:
+    from transcribe_import.engine.media.lookalike import is_blank
+
+    return is_blank(page.look)
+
+
+def _percent(level: int) -> str:
+    return f"{round(100 * level / 255)} %"
+
+
+def _sized(source: PlanSource) -> bool:
+    width, height = source.provenance.width, source.provenance.height
+    return (
+        source.media_type not in MULTI_PAGE_TYPES
+        and len(source.pages) == 1
+        and bool(width)
+        and bool(height)
+    )
+
+
+def _long_side(source: PlanSource) -> int:
+    return max(source.provenance.width or 0, source.provenance.height or 0)
+
+
+def _too_small(source: PlanSource, median_side: float, others: int) -> str | None:
+    """Why the page file is too small to read, in words, or None."""
+    width, height = source.provenance.width or 0, source.provenance.height or 0
+    side = max(width, height)
+    if others >= MIN_OTHERS and side < SMALL_SHARE * median_side:
+        return (
+            f"too small to read: {width} × {height} pixels, {_fraction(side / median_side)} "
+            f"the size of the notebook's other pages ({round(median_side)} pixels long)"
+        )
+    return None
+
+
+def _fraction(share: float) -> str:
+    if share >= 1 / 3:
+        return "under half"
+    if share >= 1 / 4:
+        return "under a third"
+    return f"about 1/{round(1 / share)} of"
+
+
+def writing_sideways(item: PlanItem) -> dict[str, Turn]:
+    """The written pages ``item`` imports whose lines of writing run down the page as it
+    will land (its turn applied), by page id, each with the turn from its file's upright
+    that likely sets it right: lines start at one margin and end ragged, so more of the ink
+    lies at the side they start from (``lead``): at the top, the page was turned a quarter
+    clockwise, and turning it 270° sets it upright; at the bottom, 90°. A page a person
+    turned a quarter is theirs: it is not asked about again by its writing."""
+    out: dict[str, Turn] = {}
+    for _source, page in _pages(item):
+        m = page_measures.from_look(page.look)
+        if m is None or m.rows <= 0 or page.turn in (Turn.QUARTER, Turn.THREE_QUARTERS):
+            continue
+        if m.columns >= SIDEWAYS_LINES * m.rows:  # in the file, upright as it is
+            out[page.page_id] = Turn.THREE_QUARTERS if m.lead >= 0.5 else Turn.QUARTER
+    return out
+
+
+def blank_pages(item: PlanItem) -> tuple[PageRef, ...]:
+    """The blank pages ``item`` imports, named as ``order --exclude`` takes them."""
+    return tuple(h.ref for h in page_hints(item, frozenset({Hint.BLANK})))
+
+
+_CODES = {
+    Hint.BLANK: ProblemCode.BLANK_PAGES,
+    Hint.TOO_SMALL: ProblemCode.TOO_SMALL,
+    Hint.TOO_DARK: ProblemCode.TOO_DARK,
+    Hint.TOO_LIGHT: ProblemCode.TOO_LIGHT,
+    Hint.BLURRED: ProblemCode.BLURRED,
+}
+
+
+def item_problems(item: PlanItem, hints: frozenset[Hint] = ALL_HINTS) -> list[PlanProblem]:
+    """Validate's information on ``item``'s pages worth a second look: one for its blank
+    pages together, one for each other hint of a page."""
+    found = page_hints(item, hints)
+    out: list[PlanProblem] = []
+    blank = [h for h in found if h.hint is Hint.BLANK]
+    if blank:
+        count = len(blank)
+        names = ", ".join(h.file for h in blank)
+        out.append(
+            PlanProblem(
+                ProblemSeverity.INFO,
+                ProblemCode.BLANK_PAGES,
+                item.item_id,
+                f"{count} blank page{'s' if count != 1 else ''}, nothing written on "
+                f"{'them' if count != 1 else 'it'}: {names}",
+                tuple(dict.fromkeys(h.source_id for h in blank)),
+                resolutions=(Resolution.LEAVE_OUT_BLANK,),
+                hint="order --leave-out-blank",
+                files=tuple(h.file for h in blank),
+            )
+        )
+    for h in found:
+        if h.hint is Hint.BLANK:
+            continue
+        out.append(
+            PlanProblem(
+                ProblemSeverity.INFO,
+                _CODES[h.hint],
+                item.item_id,
+                f"{h.file}: {h.words}",
+                (h.source_id,),
+                files=(h.file,),
+            )
+        )
+    return out

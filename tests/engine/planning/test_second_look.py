@@ -1,0 +1,245 @@
+"""Pages worth a second look (planning/second_look.py): blank, too small, too dark, too light
+and blurred pages each get their hint, with its measure in words, as information; ordinary
+pages of the labelled set of realistic pages get none."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageFilter
+
+from transcribe_import.engine import api
+from transcribe_import.engine.media import lookalike, page_measures
+from transcribe_import.engine.media.kinds import Turn
+from transcribe_import.engine.planning import look_pass, second_look
+from transcribe_import.engine.planning.plan import ImportPlan
+from transcribe_import.engine.planning.planner import build_plan
+from transcribe_import.engine.planning.problems import ProblemCode, ProblemSeverity
+from transcribe_import.engine.planning.scan import run_scan
+from transcribe_import.engine.planning.second_look import Hint
+from transcribe_import.engine.planning.validate import validate
+
+from helpers import pages as labelled
+
+
+def _looked(root: Path) -> ImportPlan:
+    """The plan of the folders under ``root`` with every page's look (and measures) made."""
+    plan = build_plan(None, run_scan([root]))
+    found: dict[str, str | None] = {}
+    for made in look_pass.make_looks(look_pass.pending(plan), workers=2):
+        found.update(made.looks)
+    return look_pass.with_looks(plan, found)
+
+
+def _notebook(seed: int = 11) -> labelled.Notebook:
+    return labelled.notebook(seed, labelled.Paper.RULED, labelled.Light.SCANNER)
+
+
+def _ordinary(nb: labelled.Notebook, count: int) -> list[Image.Image]:
+    kinds = [labelled.Kind.FULL, labelled.Kind.HALF, labelled.Kind.FEW_WORDS, labelled.Kind.DATE]
+    return [labelled.page(nb, n, kinds[n % len(kinds)]) for n in range(1, count + 1)]
+
+
+def _book(root: Path, extra: dict[str, Image.Image], count: int = 6) -> Path:
+    """A notebook folder of ``count`` ordinary pages (01.jpg…) and the ``extra`` pages."""
+    book = root / "shelf" / "Diary"
+    book.mkdir(parents=True)
+    for n, im in enumerate(_ordinary(_notebook(), count), 1):
+        im.save(book / f"{n:02}.jpg", quality=90)
+    for name, im in extra.items():
+        im.save(book / name, quality=90)
+    return book
+
+
+def _hints(plan: ImportPlan) -> dict[str, list[second_look.PageHint]]:
+    (item,) = plan.items
+    out: dict[str, list[second_look.PageHint]] = {}
+    for found in second_look.page_hints(item):
+        out.setdefault(found.file.removeprefix("shelf/"), []).append(found)
+    return out
+
+
+def _full(nb: labelled.Notebook, number: int = 40) -> Image.Image:
+    return labelled.page(nb, number, labelled.Kind.FULL)
+
+
+def test_each_hint_on_its_page_with_its_measure_in_words_and_none_on_the_others(
+    tmp_path: Path,
+) -> None:
+    nb = _notebook()
+    full = _full(nb)
+    blank = labelled.page(nb, 41, labelled.Kind.BLANK)
+    book = _book(
+        tmp_path,
+        {
+            "20-blank.jpg": blank,
+            "21-dark.jpg": Image.eval(full, lambda v: int(v * 0.3)),
+            "22-light.jpg": Image.eval(full, lambda v: min(255, int(140 + v * 0.6))),
+            "23-blurred.jpg": full.filter(ImageFilter.GaussianBlur(3)),
+            "24-small.jpg": full.resize((300, 424)),
+        },
+    )
+    hints = _hints(_looked(book.parent))
+    said = {name: [h.hint for h in found] for name, found in hints.items()}
+    assert said == {
+        "Diary/20-blank.jpg": [Hint.BLANK],
+        "Diary/21-dark.jpg": [Hint.TOO_DARK],
+        "Diary/22-light.jpg": [Hint.TOO_LIGHT],
+        "Diary/23-blurred.jpg": [Hint.BLURRED],
+        "Diary/24-small.jpg": [Hint.TOO_SMALL],
+    }
+    words = {name: found[0].words for name, found in hints.items()}
+    assert words["Diary/20-blank.jpg"] == "blank: nothing written on it"
+    assert words["Diary/21-dark.jpg"].startswith("too dark: its brightest part is ")
+    assert words["Diary/21-dark.jpg"].endswith(" % of white")
+    assert words["Diary/22-light.jpg"].startswith("too light: its darkest strokes are ")
+    assert words["Diary/23-blurred.jpg"].startswith(
+        "blurred: much blurrier than the notebook's other pages (sharpness "
+    )
+    assert words["Diary/24-small.jpg"] == (
+        "too small to read: 300 × 424 pixels, under half the size of the notebook's other "
+        "pages (1170 pixels long)"
+    )
+
+
+def test_a_page_much_smaller_than_the_notebooks_others_is_too_small(tmp_path: Path) -> None:
+    """A screenshot among scans: over the pixel floor, but under half the others' size."""
+    nb = _notebook()
+    big = [im.resize((im.width * 2, im.height * 2)) for im in _ordinary(nb, 4)]
+    book = tmp_path / "shelf" / "Diary"
+    book.mkdir(parents=True)
+    for n, im in enumerate(big, 1):
+        im.save(book / f"{n:02}.jpg", quality=85)
+    _full(nb).resize((620, 877)).save(book / "05.jpg", quality=85)
+    hints = _hints(_looked(book.parent))
+    assert list(hints) == ["Diary/05.jpg"]
+    (found,) = hints["Diary/05.jpg"]
+    assert found.words == (
+        "too small to read: 620 × 877 pixels, under half the size of the notebook's other "
+        "pages (2340 pixels long)"
+    )
+
+
+def test_blank_pages_are_told_once_per_notebook_as_information_and_left_out_in_one_edit(
+    tmp_path: Path,
+) -> None:
+    nb = _notebook()
+    blanks = {f"3{k}.jpg": labelled.page(nb, 50 + k, labelled.Kind.BLANK) for k in range(3)}
+    book = _book(tmp_path, blanks)
+    plan = _looked(book.parent)
+    report = validate(None, plan)
+    # Information, kept apart from the problems: nothing that counts or resolves them meets it.
+    assert not [p for p in report.problems if p.severity is ProblemSeverity.INFO]
+    told = [p for p in report.information if p.code is ProblemCode.BLANK_PAGES]
+    assert len(told) == 1
+    (blank,) = told
+    assert blank.severity is ProblemSeverity.INFO
+    assert blank.message == (
+        "3 blank pages, nothing written on them: "
+        "shelf/Diary/30.jpg, shelf/Diary/31.jpg, shelf/Diary/32.jpg"
+    )
+    assert blank.hint == "order --leave-out-blank"
+    assert report.to_json()["information"] == [blank.to_json()]
+    (item,) = plan.items
+    after = api.leave_out_blank(item)
+    assert [s.name for s in after.sources if s.excluded] == ["30.jpg", "31.jpg", "32.jpg"]
+    assert after.imported_page_count() == item.imported_page_count() - 3
+    assert second_look.page_hints(after) == ()
+    with pytest.raises(ValueError, match="has no blank page to leave out"):
+        api.leave_out_blank(after)
+
+
+def test_hints_switched_off_are_not_told(tmp_path: Path) -> None:
+    nb = _notebook()
+    book = _book(tmp_path, {"20.jpg": labelled.page(nb, 41, labelled.Kind.BLANK)})
+    plan = _looked(book.parent)
+    (item,) = plan.items
+    assert [h.hint for h in second_look.page_hints(item)] == [Hint.BLANK]
+    off = second_look.ALL_HINTS - {Hint.BLANK}
+    assert second_look.page_hints(item, off) == ()
+    assert validate(None, plan, hints=off).information == ()
+
+
+def test_the_measures_ride_with_the_look_and_a_look_without_them_reads_as_before() -> None:
+    nb = _notebook()
+    seen = lookalike.seen_page(_full(nb).convert("L").reduce(2))
+    kept = seen.kept()
+    assert kept.startswith(lookalike.PREFIX) and page_measures.PREFIX in kept
+    assert lookalike.look_from_hex(kept) == seen.look
+    assert page_measures.from_look(kept) is not None
+    bare = lookalike.look_to_hex(seen.look)
+    assert page_measures.from_look(bare) is None and lookalike.look_from_hex(bare) == seen.look
+    blank = lookalike.seen_page(labelled.page(nb, 3, labelled.Kind.BLANK)).kept()
+    assert lookalike.is_blank(blank) and not lookalike.is_blank(kept)
+
+
+@pytest.mark.slow
+def test_no_more_than_one_in_a_hundred_ordinary_pages_of_the_labelled_set_gets_any_hint(
+    tmp_path: Path,
+) -> None:
+    """The labelled set's notebooks (ruled, squared, plain; scanner and lamp light; eight
+    hands), each a folder: its written pages are ordinary, and at most 1 % get any hint
+    ("Turn it?" included); its blank pages are each told blank."""
+    chosen = labelled.labelled_set(20, per_light=3, rescans_per_page=0, seed=3)
+    sheets = chosen.sheets + chosen.new_pages
+    root = tmp_path / "shelf"
+    names: dict[str, labelled.Sheet] = {}
+    for sheet in sheets:
+        folder = f"nb{sheet.notebook.seed}"
+        (root / folder).mkdir(parents=True, exist_ok=True)
+        (root / folder / f"{sheet.number:02}.jpg").write_bytes(sheet.data)
+        names[f"shelf/{folder}/{sheet.number:02}.jpg"] = sheet
+    plan = _looked(root)
+    hinted: dict[str, list[Hint]] = {}
+    for item in plan.items:
+        for found in second_look.page_hints(item):
+            hinted.setdefault(found.file, []).append(found.hint)
+        sideways = api.sideways_turns(item)
+        for source in item.sources:
+            if source.pages[0].page_id in sideways:
+                hinted.setdefault(source.provenance.rel, []).append(Hint.SIDEWAYS)
+    ordinary = [n for n, s in names.items() if s.kind is not labelled.Kind.BLANK]
+    blank = [n for n, s in names.items() if s.kind is labelled.Kind.BLANK]
+    wrong = {n: hinted[n] for n in ordinary if n in hinted}
+    assert len(ordinary) >= 200
+    assert len(wrong) <= 0.01 * len(ordinary), wrong
+    assert all(hinted.get(n) == [Hint.BLANK] for n in blank)
+
+
+def _turned_on_portrait(im: Image.Image, clockwise: bool) -> Image.Image:
+    """``im`` turned a quarter (its lines of writing then run down), shrunk onto a portrait
+    sheet of its own size: sideways by its writing, not by its shape."""
+    turned = im.rotate(-90 if clockwise else 90, expand=True)
+    turned = turned.resize((im.width, round(im.width * turned.height / turned.width)))
+    sheet = Image.new("RGB", im.size, im.getpixel((5, 5)))
+    sheet.paste(turned, (0, (im.height - turned.height) // 2))
+    return sheet
+
+
+def test_a_page_whose_writing_runs_down_is_asked_turn_it_with_the_likely_angle(
+    tmp_path: Path,
+) -> None:
+    nb = _notebook()
+    book = _book(
+        tmp_path,
+        {
+            "20-cw.jpg": _turned_on_portrait(_full(nb, 40), clockwise=True),
+            "21-acw.jpg": _turned_on_portrait(_full(nb, 41), clockwise=False),
+        },
+    )
+    plan = _looked(book.parent)
+    (item,) = plan.items
+    by_name = {s.name: s.pages[0].page_id for s in item.sources}
+    turns = api.sideways_turns(item)
+    # Turned a quarter clockwise, it reads upright turned 270° (a quarter anticlockwise).
+    assert turns == {by_name["20-cw.jpg"]: Turn.THREE_QUARTERS, by_name["21-acw.jpg"]: Turn.QUARTER}
+    assert api.sideways_words(Turn.THREE_QUARTERS) == (
+        "its lines of writing run down the page. Turn it 90° anticlockwise?"
+    )
+    # Never turned without the person's word; once turned as said, no longer asked.
+    assert all(p.turn is Turn.NONE for s in item.sources for p in s.pages)
+    turned = api.turn_page_ids(item, {pid: turn for pid, turn in turns.items() if turn})
+    # Its writing now runs across (its shape, a portrait sheet turned, is another matter).
+    assert second_look.writing_sideways(turned) == {}
+    assert api.sideways_turns(item, second_look.ALL_HINTS - {Hint.SIDEWAYS}) == {}

@@ -1,0 +1,169 @@
+"""Pages worth a second look in the review (#39): each kind of hint badges its page in the grid
+once the look pass has measured it, with its measure in the cell's words; a notebook's blank
+pages are told once in Problems and left out with one undoable Leave Out Blank Pages;
+a hint switched off in the settings goes from the grid and Problems, and stays off."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageFilter
+from pytestqt.qtbot import QtBot
+
+from transcribe_import.engine.api import ALL_HINTS, Hint
+from transcribe_import.gui.main_window import MainWindow
+from transcribe_import.gui.models.page_grid import Badge, accessible_words, badges
+from transcribe_import.gui.pages.review import ReviewPage
+from transcribe_import.gui.settings_dialog import HINTS_OFF_KEY, SettingsDialog
+
+from helpers import pages as labelled
+from helpers.window import TIMEOUT_MS, scan, wait_validated, when_modal_opens
+
+pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
+
+
+def write_shelf(root: Path) -> Path:
+    """A notebook of six written pages, two blank ones and one each dark, light, blurred and
+    too small: 01-06.jpg, then 07-blank.jpg, 08-blank.jpg, 09-dark.jpg, 10-light.jpg,
+    11-blurred.jpg, 12-small.jpg."""
+    nb = labelled.notebook(11, labelled.Paper.RULED, labelled.Light.SCANNER)
+    book = root / "shelf" / "Diary"
+    book.mkdir(parents=True)
+    kinds = [labelled.Kind.FULL, labelled.Kind.HALF, labelled.Kind.FEW_WORDS]
+    for n in range(1, 7):
+        labelled.page(nb, n, kinds[n % 3]).save(book / f"{n:02}.jpg", quality=90)
+    for n in (7, 8):
+        labelled.page(nb, n, labelled.Kind.BLANK).save(book / f"{n:02}-blank.jpg", quality=90)
+    # Each made of a page of its own: two made of one page would be asked "a rescan?".
+    full = [labelled.page(nb, n, labelled.Kind.FULL) for n in range(40, 44)]
+    extra = {
+        "09-dark.jpg": Image.eval(full[0], lambda v: int(v * 0.3)),
+        "10-light.jpg": Image.eval(full[1], lambda v: min(255, int(140 + v * 0.6))),
+        "11-blurred.jpg": full[2].filter(ImageFilter.GaussianBlur(3)),
+        "12-small.jpg": full[3].resize((300, 424)),
+    }
+    for name, im in extra.items():
+        im.save(book / name, quality=90)
+    return root / "shelf"
+
+
+EXPECTED = [(), (), (), (), (), ()] + [
+    (Badge.BLANK,),
+    (Badge.BLANK,),
+    (Badge.TOO_DARK,),
+    (Badge.TOO_LIGHT,),
+    (Badge.BLURRED,),
+    (Badge.TOO_SMALL,),
+]
+
+
+@pytest.fixture
+def review(qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path) -> ReviewPage:
+    window = open_window()
+    scan(qtbot, window, write_shelf(tmp_path))
+    page = window.review_page
+    model = page.pages_model
+    # The measures come with the looks, which the look pass makes after the plan.
+    qtbot.waitUntil(
+        lambda: (
+            not page.session.looking
+            and [badges(model.row(r)) for r in range(model.rowCount())] == EXPECTED
+        ),
+        timeout=4 * TIMEOUT_MS,
+    )
+    return page
+
+
+def test_each_hint_badges_its_page_with_its_measure(review: ReviewPage) -> None:
+    model = review.pages_model
+    words = [accessible_words(model.row(r)) for r in range(model.rowCount())]
+    assert words[6].endswith("Blank, blank: nothing written on it")
+    assert "Too dark, too dark: its brightest part is " in words[8]
+    assert "Too light, too light: its darkest strokes are " in words[9]
+    assert "Blurred, blurred: much blurrier than the notebook's other pages" in words[10]
+    assert words[11].endswith(
+        "Too small, too small to read: 300 × 424 pixels, under half the size of the "
+        "notebook's other pages (1170 pixels long)"
+    )
+    assert "Blank" not in words[0] and "Too" not in words[0]
+
+
+def test_leave_out_blank_pages_is_one_undoable_edit(qtbot: QtBot, review: ReviewPage) -> None:
+    page = review
+    window = page.window()
+    assert isinstance(window, MainWindow)
+    wait_validated(qtbot, window)
+    rows = [page.problems_model.problem(r) for r in range(page.problems_model.rowCount())]
+    (told,) = [p for p in rows if p.code == "blank_pages"]
+    assert told.message == (
+        "2 blank pages, nothing written on them: shelf/Diary/07-blank.jpg, shelf/Diary/08-blank.jpg"
+    )
+    assert not page.decision_panel.isVisible()  # information, not a decision to make
+    action = page.leave_out_blank_action
+    edit_menu = [a for a in window.menuBar().actions() if a.text() == "&Edit"][0].menu()
+    assert action in edit_menu.actions() and action.isEnabled()
+    item = page.current_item()
+    assert item is not None
+    before = item.imported_page_count()
+    action.trigger()
+    after = page.current_item()
+    assert after is not None and after.imported_page_count() == before - 2
+    left_out = [s.name for s in after.sources if s.excluded]
+    assert left_out == ["07-blank.jpg", "08-blank.jpg"]
+    assert [badges(page.pages_model.row(r)) for r in (6, 7)] == [(Badge.LEFT_OUT,)] * 2
+    assert not action.isEnabled()  # none left to leave out
+    assert page.undo_action.text() == "Undo Leave out blank pages"
+    page.undo_action.trigger()
+    again = page.current_item()
+    assert again is not None and again.imported_page_count() == before
+    assert action.isEnabled()
+
+
+def test_a_hint_switched_off_in_the_settings_goes_from_the_grid_and_is_remembered(
+    qtbot: QtBot, review: ReviewPage, open_window: Callable[..., MainWindow]
+) -> None:
+    page = review
+    window = page.window()
+    assert isinstance(window, MainWindow)
+    model = page.pages_model
+
+    def blank_and_dark_off(dialog: SettingsDialog) -> None:
+        checks = dialog.hint_checks
+        assert [c.text() for c in checks.values()] == [
+            "Blank pages",
+            "Too small to read",
+            "Too dark",
+            "Too light",
+            "Blurred",
+            "Sideways (Turn it?)",
+        ]
+        assert all(c.isChecked() for c in checks.values())
+        checks[Hint.BLANK].setChecked(False)
+        checks[Hint.TOO_DARK].setChecked(False)
+        dialog.accept()
+
+    when_modal_opens(SettingsDialog, blank_and_dark_off)
+    window.settings_action.trigger()
+    qtbot.waitUntil(lambda: badges(model.row(6)) == (), timeout=TIMEOUT_MS)
+    assert [badges(model.row(r)) for r in range(6, 12)] == [
+        (),
+        (),
+        (),
+        (Badge.TOO_LIGHT,),
+        (Badge.BLURRED,),
+        (Badge.TOO_SMALL,),
+    ]
+    wait_validated(qtbot, window)
+    told = window.session.report
+    assert told is not None and {p.code for p in told.information} == {
+        "too_small",
+        "too_light",
+        "blurred",
+    }
+    assert not page.leave_out_blank_action.isEnabled()  # blank pages are not told now
+    # Remembered: the next window starts with them off.
+    assert window.settings().value(HINTS_OFF_KEY) == "blank,too_dark"
+    again = open_window()
+    assert again.session.hints == ALL_HINTS - {Hint.BLANK, Hint.TOO_DARK}
