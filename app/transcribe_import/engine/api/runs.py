@@ -122,6 +122,8 @@ class RunSummary:
             "interrupted": self.interrupted,
             "state": str(self.state),
             "run_counts": self.counts.to_json(),
+            # What the text's "complete, partly undone" says: undone but its blocked notebooks.
+            "partly_undone": self.partly_undone,
         }
 
 
