@@ -240,24 +240,26 @@ def measure(pages: int) -> dict[str, float]:
 def table(rows: list[dict[str, float]]) -> str:
     first = rows[0]
     out = [
-        "| pages | hash walk | plan (wall, CPU) | plan / walk | validate (wall, CPU) "
-        "| validate / walk | CPU growth plan, validate (pages) | peak RSS plan, validate "
-        "| plan document |",
+        "| pages | hash walk (wall, CPU) | plan (wall, CPU) | plan / walk (wall, CPU) "
+        "| validate (wall, CPU) | validate / walk (wall, CPU) "
+        "| CPU growth plan, validate (pages) | peak RSS plan, validate | plan document |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for r in rows:
         growth = (
             "-"
             if r is first
-            else f"{r['plan_cpu'] / first['plan_cpu']:.1f}x, "
-            f"{r['validate_cpu'] / first['validate_cpu']:.1f}x "
+            else f"{r['plan_cpu'] / first['plan_cpu']:.2f}x, "
+            f"{r['validate_cpu'] / first['validate_cpu']:.2f}x "
             f"({r['pages'] / first['pages']:.0f}x)"
         )
         out.append(
-            f"| {r['pages']:,} | {r['walk']:.2f} s | {r['plan']:.1f} s, {r['plan_cpu']:.1f} s "
-            f"| **{r['plan'] / r['walk']:.2f}x** | {r['validate']:.1f} s, "
-            f"{r['validate_cpu']:.1f} s | {r['validate'] / r['walk']:.2f}x | {growth} "
-            f"| {r['plan_rss']:.0f} MiB, {r['validate_rss']:.0f} MiB "
+            f"| {r['pages']:,} | {r['walk']:.2f} s, {r['walk_cpu']:.2f} s "
+            f"| {r['plan']:.1f} s, {r['plan_cpu']:.1f} s "
+            f"| **{r['plan'] / r['walk']:.0f}x, {r['plan_cpu'] / r['walk_cpu']:.0f}x** "
+            f"| {r['validate']:.1f} s, {r['validate_cpu']:.1f} s "
+            f"| {r['validate'] / r['walk']:.1f}x, {r['validate_cpu'] / r['walk_cpu']:.1f}x "
+            f"| {growth} | {r['plan_rss']:.0f} MiB, {r['validate_rss']:.0f} MiB "
             f"| {r['plan_bytes'] / 1e6:.1f} MB |"
         )
     return "\n".join(out)

@@ -22,8 +22,13 @@ def test_revert_leave_blocked_undoes_the_free_notebooks_and_says_which_stay(
     ids = [it["notebook_id"] for it in orjson.loads(plan.read_bytes())["items"]]
     project = data / "corpus" / "notebooks" / ids[0] / "project.json"
     doc = orjson.loads(project.read_bytes())
+    title = doc["title"]
     doc["title"] = "Diary, renamed"
     project.write_bytes(orjson.dumps(doc))
+
+    [plain] = cli_json(data, "runs", "--json")["runs"]
+    assert plain["partly_undone"] is False
+    assert cli_json(data, "show", run_id, "--json")["partly_undone"] is False
 
     refused = ok(run_cli(data, "revert", run_id), Exit.PROBLEMS).stdout
     [why] = [line for line in refused.splitlines() if "BLOCKED" in line]  # once, and true
@@ -50,7 +55,18 @@ def test_revert_leave_blocked_undoes_the_free_notebooks_and_says_which_stay(
     assert "complete, partly undone — some of its notebooks were undone" in shown
     assert f"{run_id[:8]}  " in ok(run_cli(data, "runs")).stdout
     assert "complete, partly undone" in ok(run_cli(data, "runs")).stdout
+    # The JSON says it as the words do, its status kept.
+    [row] = cli_json(data, "runs", "--json")["runs"]
+    assert row["partly_undone"] is True and row["status"] == "complete"
+    assert cli_json(data, "show", run_id, "--json")["partly_undone"] is True
     # The rest is still refused by name, and a JSON answer says what was held.
     again = cli_json(data, "revert", run_id, "--json", rc=Exit.PROBLEMS)
     assert [b["code"] for b in again["blockers"]] == ["revert_renamed"]
     assert again["notebooks"][0]["notebook_id"] == ids[0] and not again["partial"]
+
+    # The block lifted, the rest is undone: the run is reverted, no longer partly undone.
+    doc["title"] = title
+    project.write_bytes(orjson.dumps(doc))
+    ok(run_cli(data, "revert", run_id))
+    shown = cli_json(data, "show", run_id, "--json")
+    assert shown["status"] == "reverted" and shown["partly_undone"] is False

@@ -13,7 +13,8 @@ from transcribe_import.cli.main import main
 from transcribe_import.engine.base.ids import new_id
 from transcribe_import.engine.storage import fsio
 
-from helpers.cli import Exit, cli_json, ok, run_cli
+from helpers import holding
+from helpers.cli import Exit, cli_json, ok, run_cli, start_cli
 from helpers.shelves import make_shelf
 
 
@@ -86,3 +87,40 @@ def test_a_journal_the_disk_fails_to_read_is_a_disk_error_not_a_damaged_entry(
             assert "reading the trash entry at" in line and "nothing was changed" in line, line
     # The disk sound again, the entry is whole and is put back.
     ok(run_cli(data, "trash", "--restore", revert_id))
+
+
+def test_a_purge_asked_while_another_is_deleting_the_entry_says_so_and_changes_nothing(
+    tmp_path: Path,
+) -> None:
+    """Main (#36): "Another process is deleting trash entry …" was said also when the one
+    deleting it was the window's own check of the corpus. A purge held (SIGSTOP) while it
+    deletes the entry: a second purge of it says who may be deleting it and exits 5, the
+    first then finishes, and asked again it is done already."""
+    data = tmp_path / "data"
+    plan = tmp_path / "plan.json"
+    ok(
+        run_cli(
+            data, "plan", str(make_shelf(tmp_path / "s", notebooks=1, pages=1)), "-o", str(plan)
+        )
+    )
+    run_id = cli_json(data, "commit", str(plan), "--json")["import_run_id"]
+    revert_id = cli_json(data, "revert", run_id, "--json")["revert_id"]
+    first = start_cli(
+        data, "trash", "--purge", revert_id, env=holding.stop_at("trash.before_delete")
+    )
+    try:
+        holding.wait_stopped(first)  # the entry hidden, the purge lock held
+        second = ok(run_cli(data, "trash", "--purge", revert_id), Exit.LOCKED)
+        [line] = second.stderr.splitlines()
+        assert line == (
+            f"transcribe-import: Trash entry {revert_id} is being deleted right now (by another "
+            "purge, or by doctor or the window's check of the corpus finishing one); wait for "
+            "it: the entry is gone once that ends."
+        ), line
+        holding.go_on(first)
+    finally:
+        holding.finish(first)
+    assert first.returncode == Exit.OK
+    assert list((data / "corpus" / "trash").iterdir()) == []
+    again = ok(run_cli(data, "trash", "--purge", revert_id))
+    assert "already" in again.stdout, again.stdout

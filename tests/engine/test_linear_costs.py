@@ -133,3 +133,21 @@ def test_the_count_tells_a_quadratic_step_from_a_linear_one() -> None:
     linear = [_counted(lambda n=n: once(n))[0] for n in SIZES]
     assert _growth(quadratic) > 3.5
     assert _growth(linear) <= LIMIT
+
+
+def test_listing_the_notebooks_grows_in_a_straight_line_with_the_corpus(tmp_path: Path) -> None:
+    """What ``notebooks --json`` and the Corpus view read: every notebook with its state,
+    and why the listing may be incomplete."""
+    counts: dict[str, list[int]] = {"list": [], "problems": []}
+    for n in (40, 80, 160):
+        corpus = Corpus.open(tmp_path / f"data-{n}")
+        for i in range(n):
+            corpus.create_notebook(f"{i:08x}-0000-4000-8000-000000000000", f"Box {i:04}")
+        calls, listed = _counted(lambda c=corpus: api.list_notebooks(c))
+        assert len(listed) == n
+        counts["list"].append(calls)
+        calls, problems = _counted(lambda c=corpus: api.listing_problems(c))
+        assert problems == []
+        counts["problems"].append(calls)
+    growth = {step: round(_growth(c), 2) for step, c in counts.items()}
+    assert all(g <= LIMIT for g in growth.values()), (growth, counts)

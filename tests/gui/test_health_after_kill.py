@@ -3,10 +3,6 @@ offers Resume, the button that imports its pages again, not a command or "import
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,6 +15,7 @@ from transcribe_import.engine.planning.scan import run_scan
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow
 
+from helpers.cli import Exit, ok, run_cli
 from helpers.shelves import make_pages
 from helpers.window import TIMEOUT_MS
 
@@ -37,19 +34,12 @@ def test_health_after_a_kill_names_the_notebook_and_offers_resume(
     plan = build_plan(corpus, run_scan([tmp_path / "shelf"]))
     plan_path = tmp_path / "plan.json"
     save_plan(plan, plan_path)
-    env = {k: v for k, v in os.environ.items() if k != "TRANSCRIBE_DATA_DIR"}
-    env["TRANSCRIBE_CRASH_AT"] = "ingest.after_claim:2"  # its second checkpoint, staging
-    env["TRANSCRIBE_CHECKPOINT_SECONDS"] = "1000000"  # checkpoints of 32 pages
-    env["XDG_STATE_HOME"] = str(tmp_path / "state")
-    proc = subprocess.run(
-        [sys.executable, "-m", "transcribe_import", "--data-dir", str(data_dir), "commit"]
-        + [str(plan_path), "--workers", "1"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    # Killed at its second checkpoint (of 32 pages: helpers.cli's environment), staging.
+    crash_at = "ingest.after_claim:2"
+    ok(
+        run_cli(data_dir, "commit", str(plan_path), "--workers", "1", crash_at=crash_at),
+        Exit.KILLED,
     )
-    assert proc.returncode == -signal.SIGKILL, proc.stderr
 
     window = open_window()
     view = window.corpus_page.findings_view

@@ -8,6 +8,7 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
+from transcribe_import.engine.planning.plan import ImportPlan
 from transcribe_import.engine.planning.planner import build_plan
 from transcribe_import.engine.planning.scan import run_scan
 from transcribe_import.engine.storage.corpus import Corpus
@@ -22,12 +23,10 @@ pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSi
 WAIT_MS = 20_000
 
 
-@pytest.fixture
-def page(qtbot: QtBot, corpus: Corpus, tmp_path: Path) -> ReviewPage:
-    for n in (1, 2, 3):
-        make_jpeg(tmp_path / "shelf" / "Diary" / f"page {n}.jpg", (1200, 1600), label=str(n))
+def review_of(qtbot: QtBot, corpus: Corpus, shelf: Path) -> tuple[ReviewPage, ImportPlan]:
+    """The review page of ``shelf``'s plan, shown at 1366 px, and the plan."""
     session = ImportSession(corpus)
-    session.set_plan(build_plan(corpus, run_scan([tmp_path / "shelf"])))
+    session.set_plan(build_plan(corpus, run_scan([shelf])))
     page = ReviewPage(session, None)
     qtbot.addWidget(page)
     page.resize(1366, 740)
@@ -35,6 +34,14 @@ def page(qtbot: QtBot, corpus: Corpus, tmp_path: Path) -> ReviewPage:
     qtbot.waitExposed(page)
     plan = session.plan
     assert plan is not None
+    return page, plan
+
+
+@pytest.fixture
+def page(qtbot: QtBot, corpus: Corpus, tmp_path: Path) -> ReviewPage:
+    for n in (1, 2, 3):
+        make_jpeg(tmp_path / "shelf" / "Diary" / f"page {n}.jpg", (1200, 1600), label=str(n))
+    page, plan = review_of(qtbot, corpus, tmp_path / "shelf")
     page.select_item(plan.items[0].item_id)
     return page
 
@@ -105,15 +112,7 @@ def test_another_notebook_never_shows_the_page_of_the_one_left(
     for nb in ("A", "B"):
         for n in (1, 2):
             make_jpeg(tmp_path / "shelf" / nb / f"{nb} page {n}.jpg", (600, 800), label=f"{nb}{n}")
-    session = ImportSession(corpus)
-    session.set_plan(build_plan(corpus, run_scan([tmp_path / "shelf"])))
-    page = ReviewPage(session, None)
-    qtbot.addWidget(page)
-    page.resize(1366, 740)
-    page.show()
-    qtbot.waitExposed(page)
-    plan = session.plan
-    assert plan is not None
+    page, plan = review_of(qtbot, corpus, tmp_path / "shelf")
     first, second = plan.items
     page.select_item(first.item_id)
     page.select_rows([1])

@@ -246,7 +246,8 @@ def test_file_dialogs_open_where_the_last_of_their_kind_was_left(
 
 
 def shelf_of_warnings(root: Path, notebooks: int = 5) -> Path:
-    """Notebooks that each hold one page twice under a long name: a long warning apiece."""
+    """Notebooks that each hold one page twice under a long name: a long warning apiece, and
+    (their pages have nothing written on them) a "2 blank pages" information apiece."""
     make_png_shelf(root, notebooks=notebooks)
     for folder in sorted(root.iterdir()):
         twice = folder / "the same page scanned a second time, kept by the scanner app.png"
@@ -277,7 +278,7 @@ def test_the_problems_pane_shows_its_first_rows_whole_however_it_was_dragged(
     scan_and_validate(qtbot, window)
     page = window.review_page
     view = page.problems_view
-    assert view.model().rowCount() == 5
+    assert view.model().rowCount() == 2 * 5  # a warning and a blank pages' note a notebook
     page.main_splitter.setSizes([10_000, 1])  # dragged as small as it goes
 
     qtbot.waitUntil(lambda: first_rows_whole(view), timeout=TIMEOUT_MS)
@@ -302,7 +303,7 @@ def test_the_problems_rows_scrolled_to_are_whole_too(
     window.intake.add_paths([shelf_of_warnings(tmp_path / "shelf", notebooks=24)])
     scan_and_validate(qtbot, window)
     view = window.review_page.problems_view
-    assert view.model().rowCount() == 24
+    assert view.model().rowCount() == 2 * 24  # a warning and a blank pages' note a notebook
     bar = view.verticalScrollBar()
     qtbot.waitUntil(lambda: bar.maximum() > 0, timeout=TIMEOUT_MS)
     bar.setValue(bar.maximum())

@@ -21,6 +21,7 @@ from pytestqt.qtbot import QtBot
 
 from transcribe_import.gui import main_window
 from transcribe_import.gui.main_window import MainWindow, Section
+from transcribe_import.gui.models.notebooks import NotebookColumn
 from transcribe_import.gui.models.page_rows import PageColumn
 from transcribe_import.gui.models.plan_items import ItemColumn
 from transcribe_import.gui.pages.review_grid import PageView
@@ -223,3 +224,31 @@ def test_at_800_by_600_every_view_fits_and_the_runs_buttons_wrap(
     assert runs.minimumSizeHint().width() < 500
     tops = {b.mapTo(runs, QPoint(0, 0)).y() for b in (runs.refresh_button, runs.resume_button)}
     assert len(tops) == 2  # on two lines: the row wrapped instead of clipping
+
+
+def test_at_800_by_600_the_corpus_view_shows_a_title_whole(
+    qtbot: QtBot,
+    open_window: Callable[[], MainWindow],
+    screen: Callable[[QRect], None],
+    make_notebook: Callable[..., str],
+) -> None:
+    """#34: the Corpus table squeezed titles to "Let…nna" at 800x600; the title takes the
+    room the other columns (sized to what they hold) leave."""
+    title = "Letters to Johanna 2"
+    assert len(title) == 20
+    make_notebook(title, 1)
+    area = QRect(0, 0, 800, 600)
+    screen(area)
+    window = open_window()
+    window.show_section(Section.CORPUS)
+    table = window.corpus_page.notebook_table
+    model = table.model()
+    qtbot.waitUntil(lambda: model.rowCount() == 1, timeout=10_000)
+    qtbot.waitUntil(lambda: bool(model.index(0, NotebookColumn.SOURCE).data()), timeout=10_000)
+    QApplication.processEvents()
+    assert model.index(0, NotebookColumn.TITLE).data() == title
+    assert shown_whole(table, 0, NotebookColumn.TITLE)
+    # The title has the room the other columns leave, not a share of it with the source.
+    header = table.horizontalHeader()
+    assert header.sectionSize(NotebookColumn.TITLE) > header.sectionSize(NotebookColumn.SOURCE)
+    assert_no_sideways_scroll(qtbot, window, "corpus")

@@ -11,10 +11,6 @@ wrapping the engine's ``on_event``, so the test never races the import.
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -74,6 +70,7 @@ from transcribe_import.gui.values import OutcomeRow, RunSummary
 from transcribe_import.gui.wording import StopChoice
 from transcribe_import.gui.workers import running_workers
 
+from helpers.cli import Exit, ok, run_cli
 from helpers.shelves import make_png_shelf
 from helpers.window import (
     TIMEOUT_MS,
@@ -375,18 +372,10 @@ def _kill_a_commit(
     shelf = make_png_shelf(tmp_path / "shelf", notebooks=notebooks)
     plan_path = tmp_path / "plan.json"
     save_plan(build_plan(corpus, run_scan([shelf])), plan_path)
-    env = {k: v for k, v in os.environ.items() if k != "TRANSCRIBE_DATA_DIR"}
-    env["TRANSCRIBE_CRASH_AT"] = crash_at
-    env["XDG_STATE_HOME"] = str(tmp_path / "state")
-    proc = subprocess.run(
-        [sys.executable, "-m", "transcribe_import", "--data-dir", str(data_dir), "commit"]
-        + [str(plan_path), "--workers", "1"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    ok(
+        run_cli(data_dir, "commit", str(plan_path), "--workers", "1", crash_at=crash_at),
+        Exit.KILLED,
     )
-    assert proc.returncode == -signal.SIGKILL, proc.stderr
 
 
 @pytest.mark.crash

@@ -825,6 +825,9 @@ def cmd_show(corpus: Corpus, args: argparse.Namespace) -> int:
             {
                 **detail.record.doc,
                 **detail.summary.state_json(),
+                # Each item's pages as its notebook holds them (api.show_run): they add up
+                # to run_counts even where a kill left the record's count behind the disk.
+                "items": [r.outcome.to_json() for r in detail.rows],
                 "not_imported": not_imported,
                 "plan": detail.plan.to_document(),
             }
@@ -843,7 +846,7 @@ def _print_run(detail: api.RunDetail, corpus: Corpus) -> None:
         f"policy {record.doc['import_policy_id']}, attempt {record.attempt}"
     )
     say(f"  created {record.created_at}, updated {record.doc.get('updated_at')}")
-    for o in record.outcomes().values():
+    for o in (r.outcome for r in detail.rows):
         item = plan.item(o.item_id)
         line = f"  {o.state:<17} {api.short_id(o.item_id)} “{item.label}”"
         if o.pages_landed:  # the run's count adds these up (replaced since or not)

@@ -19,7 +19,6 @@ import os
 import shlex
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -113,8 +112,13 @@ def _check(
             and not fsio.is_link(nb_dir)
             and fsio.exists(nb_dir / journal.JOURNAL_FILE)
         ):
-            found = _guard(lambda n=name: recover_journal(corpus, n), corpus.notebooks_dir / name)
-            add([_remedy_as_the_run_stands(corpus, f) for f in found])
+            found = _guard(
+                lambda n=name: recover_journal(
+                    corpus, n, finish_command=lambda run_id: _finish_command(corpus, run_id)
+                ),
+                corpus.notebooks_dir / name,
+            )
+            add(found)
     # An undo killed half way is finished or undone before registration is judged: its
     # notebooks are in the trash or back in place, never both, never half.
     add(_guard(lambda: finish_all(corpus), trash.trash_root(corpus)))
@@ -190,25 +194,17 @@ def _titles(titles: Iterable[str], shown: int = 3) -> str:
     return ", ".join(named[:shown]) + f" and {len(named) - shown} more"
 
 
-def _remedy_as_the_run_stands(corpus: Corpus, finding: Finding) -> Finding:
-    """A checkpoint undone says Resume while its run can be resumed; once the run has ended,
-    committing its frozen plan again (the window's Finish Import) imports those pages."""
-    if finding.code is not FindingCode.JOURNAL_ROLLED_BACK or finding.run_id is None:
-        return finding
+def _finish_command(corpus: Corpus, run_id: str) -> str | None:
+    """The command that imports a checkpoint's undone pages once its run has ended (committing
+    its frozen plan again: the window's Finish Import); None while the run can be resumed."""
     store = RunStore(corpus)
     try:
-        record = store.load(finding.run_id)
+        record = store.load(run_id)
     except (OSError, TranscribeError):
-        return finding  # its record is judged below; Resume is what the journal knew
+        return None  # its record is judged below; Resume is what the journal knew
     if not record.status.terminal:
-        return finding
-    command = f"transcribe-import commit {store.plan_path(finding.run_id)}"
-    return replace(
-        finding,
-        message=f"{finding.message.split(' Resuming its import')[0]} Finishing its import "
-        f"imports them again: `{command}`.",
-        remedies=(Remedy.FINISH_IMPORT,),
-    )
+        return None
+    return f"transcribe-import commit {store.plan_path(run_id)}"
 
 
 def _links(corpus: Corpus) -> list[Finding]:

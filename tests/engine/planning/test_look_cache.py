@@ -131,6 +131,10 @@ def test_lines_that_cannot_be_read_are_skipped_and_those_pages_looked_at_again(
     again, _ = _pass(corpus, plan)
     assert sorted(decoded) == ["01.jpg", "02.jpg"]
     assert again == first
+    # The looks made again were appended on lines of their own, not onto the torn one.
+    decoded.clear()
+    assert _pass(corpus, plan)[0] == first
+    assert decoded == []
 
 
 def test_a_full_cache_is_written_again_with_its_latest_half(

@@ -122,6 +122,8 @@ class RunSummary:
             "interrupted": self.interrupted,
             "state": str(self.state),
             "run_counts": self.counts.to_json(),
+            # What the text's "complete, partly undone" says: undone but its blocked notebooks.
+            "partly_undone": self.partly_undone,
         }
 
 
@@ -238,9 +240,26 @@ def show_run(corpus: Corpus, run_id: str) -> RunDetail:
     store = RunStore(corpus)
     record, interrupted = store.as_it_stands(store.load(run_id))
     plan = store.load_plan(run_id, record)
-    summary = RunSummary.of(record, interrupted, run_counts(corpus, record))
-    rows = tuple(outcome_rows(plan, record))
+    landed = LandedPages(corpus)
+    summary = RunSummary.of(record, interrupted, run_counts(corpus, record, landed))
+    rows = tuple(_as_on_disk(outcome_rows(plan, record), record.run_id, landed))
     return RunDetail(summary, record, plan, rows, tuple(found_not_imported(plan)))
+
+
+def _as_on_disk(rows: list[OutcomeRow], run_id: str, landed: LandedPages) -> list[OutcomeRow]:
+    """Each unfinished item's pages landed as its notebook holds them (the one count, as the
+    run's counts say them): a checkpoint a kill left and doctor finished from its journal is
+    in the notebook, though the record's outcome, written before the kill, does not say so."""
+    out = []
+    for row in rows:
+        o = row.outcome
+        here = landed.of_item(run_id, o.item_id, o.notebook_id)
+        gone = landed.replaced_of_item(run_id, o.item_id, o.notebook_id)
+        if o.state is ItemState.COMMITTED or here is None or gone is None:
+            out.append(row)  # committed: its page_count; unreadable: the record's own count
+        else:
+            out.append(replace(row, outcome=replace(o, pages_landed=here + gone)))
+    return out
 
 
 @dataclass(frozen=True)

@@ -22,20 +22,36 @@ from transcribe_import.engine.storage import fsio, locks, project
 from transcribe_import.engine.storage.quarantine import quarantine
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from transcribe_import.engine.storage.corpus import Corpus
+
+    # A run's id -> the command that commits its frozen plan again once the run has ended
+    # (None while it can still be resumed): the remedy is chosen before the finding is worded.
+    FinishCommand = Callable[[str], str | None]
 
 
 # -- recovering one notebook's journal -----------------------------------------------------
 
 
-def recover_journal(corpus: Corpus, notebook_id: str, *, lock_held: bool = False) -> list[Finding]:
-    """Finish or undo one notebook's dead journal by its state (docs/formats.md), if it has one."""
+def recover_journal(
+    corpus: Corpus,
+    notebook_id: str,
+    *,
+    lock_held: bool = False,
+    finish_command: FinishCommand | None = None,
+) -> list[Finding]:
+    """Finish or undo one notebook's dead journal by its state (docs/formats.md), if it has one.
+
+    ``finish_command`` says, for a checkpoint undone, whether its run has ended (doctor's
+    question): then Finish Import, not Resume, imports its pages again.
+    """
     nb_dir = corpus.notebook_dir(notebook_id)
     path = nb_dir / journal.JOURNAL_FILE
     if not fsio.exists(path):
         return []
     if lock_held:
-        return _recover_locked(corpus, notebook_id, nb_dir)
+        return _recover_locked(corpus, notebook_id, nb_dir, finish_command)
     lock = locks.make_lock(nb_dir / journal.LOCK_FILE)
     if not locks.try_acquire(lock):
         return [
@@ -48,12 +64,14 @@ def recover_journal(corpus: Corpus, notebook_id: str, *, lock_held: bool = False
             )
         ]
     try:
-        return _recover_locked(corpus, notebook_id, nb_dir)
+        return _recover_locked(corpus, notebook_id, nb_dir, finish_command)
     finally:
         lock.release()
 
 
-def _recover_locked(corpus: Corpus, notebook_id: str, nb_dir: Path) -> list[Finding]:
+def _recover_locked(
+    corpus: Corpus, notebook_id: str, nb_dir: Path, finish_command: FinishCommand | None
+) -> list[Finding]:
     path = nb_dir / journal.JOURNAL_FILE
     # We hold the ingest lock, so a temp file of atomic_write here belongs to a dead writer.
     fsio.remove_stale_temps(nb_dir)
@@ -68,14 +86,16 @@ def _recover_locked(corpus: Corpus, notebook_id: str, nb_dir: Path) -> list[Find
 
     if txn.state == JournalState.STAGING:
         _roll_back(nb_dir, txn)
-        return [_finding_back(notebook_id, path, txn, "it had not finished staging")]
+        return [
+            _finding_back(notebook_id, path, txn, "it had not finished staging", finish_command)
+        ]
 
     if txn.state == JournalState.PROMOTING:
         missing = [f for f in txn.files(nb_dir) if not _present_with_hash(f)]
         if missing:
             _roll_back(nb_dir, txn)
             why = f"{missing[0].final.name} was not staged intact"
-            return [_finding_back(notebook_id, path, txn, why)]
+            return [_finding_back(notebook_id, path, txn, why, finish_command)]
         promote_and_commit(nb_dir, txn)
         return [_finding_forward(notebook_id, path, txn)]
 
@@ -124,16 +144,21 @@ def _roll_back(nb_dir: Path, txn: Journal) -> None:
     fsio.fsync_dir(nb_dir)
 
 
-def _finding_back(notebook_id: str, path: Path, txn: Journal, why: str) -> Finding:
+def _finding_back(
+    notebook_id: str,
+    path: Path,
+    txn: Journal,
+    why: str,
+    finish_command: FinishCommand | None,
+) -> Finding:
     """A checkpoint undone: named by the notebook's title, with what imports its pages again
-    (the run it belonged to, resumed: doctor says Finish Import instead once it has ended)."""
+    (the run it belonged to, resumed; committing its plan again once it has ended)."""
     name = _name(path.parent, notebook_id)
     pages = counted(len(txn.pages), "page")
     said = f"an interrupted import of {pages} was undone because {why}; the notebook is as it "
     said += "was before it."
     # The window's words name it by its title alone; the CLI's add its short id.
-    title = name.rsplit(" (", 1)[0] if name.startswith("“") else name
-    situation = f"{title}: {said}"
+    situation = f"{_title(name)}: {said}"
     said = f"{name}: {said}"
     run_id = txn.doc.get("import_run_id")
     if not run_id:
@@ -144,17 +169,29 @@ def _finding_back(notebook_id: str, path: Path, txn: Journal, why: str) -> Findi
             notebook_id,
             str(path),
         )
+    command = finish_command(str(run_id)) if finish_command is not None else None
+    if command is None:
+        remedy = Remedy.RESUME_RUN
+        remedy_said = "Resuming its import"
+        command = f"transcribe-import resume {short_id(str(run_id))}"
+    else:
+        remedy = Remedy.FINISH_IMPORT
+        remedy_said = "Finishing its import"
     return Finding(
         FindingCode.JOURNAL_ROLLED_BACK,
         Severity.REPAIRED,
-        f"{said} Resuming its import imports them again: `transcribe-import resume "
-        f"{short_id(str(run_id))}`.",
+        f"{said} {remedy_said} imports them again: `{command}`.",
         notebook_id,
         str(path),
         situation=situation,
-        remedies=(Remedy.RESUME_RUN,),
+        remedies=(remedy,),
         run_id=str(run_id),
     )
+
+
+def _title(name: str) -> str:
+    """A notebook's name as the window says it: its “title” alone, when it has one."""
+    return name.rsplit(" (", 1)[0] if name.startswith("“") else name
 
 
 def _name(nb_dir: Path, notebook_id: str) -> str:
@@ -171,7 +208,7 @@ def _finding_forward(notebook_id: str, path: Path, txn: Journal) -> Finding:
     return Finding(
         FindingCode.JOURNAL_ROLLED_FORWARD,
         Severity.REPAIRED,
-        f"{_name(path.parent, notebook_id)}: an interrupted import of "
+        f"{_title(_name(path.parent, notebook_id))}: an interrupted import of "
         f"{counted(len(txn.pages), 'page')} was completed from its journal.",
         notebook_id,
         str(path),

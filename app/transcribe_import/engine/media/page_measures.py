@@ -29,11 +29,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-from PIL import Image
+if TYPE_CHECKING:  # reading kept measures (from_look) must not load numpy and Pillow
+    import numpy as np
+    from PIL import Image
 
-from transcribe_import.engine.media import ink
+    from transcribe_import.engine.media import ink
 
 # The share of a page's pixels, those of its strongest gradient, its sharpness is taken on.
 EDGE_SHARE = 0.02
@@ -59,6 +61,11 @@ class Measures:
 def measure(image: Image.Image, found: ink.Ink) -> Measures:
     """The measures of a page's small decode (``image``, any mode, upright as it is) and its
     ink (``found``, made of that decode)."""
+    import numpy as np
+    from PIL import Image
+
+    from transcribe_import.engine.media import ink
+
     grey = image.convert("L")
     if max(grey.size) > ink.SIDE:
         grey.thumbnail((ink.SIDE, ink.SIDE), Image.Resampling.BOX)
@@ -72,6 +79,8 @@ def measure(image: Image.Image, found: ink.Ink) -> Measures:
 
 
 def _sharpness(g: np.ndarray) -> float:
+    import numpy as np
+
     if min(g.shape) < 8:
         return 0.0
     core = g[1:-1, 1:-1]
@@ -87,6 +96,8 @@ def _sharpness(g: np.ndarray) -> float:
 
 
 def _lines(found: ink.Ink) -> tuple[float, float, float]:
+    from transcribe_import.engine.media import ink
+
     part = ink.written(found)
     total = float(part.sum())
     if total <= 0:

@@ -118,6 +118,8 @@ class LookCache:
         with _lock:
             try:
                 fsio.make_dirs(self.path.parent)
+                if not _ends_a_line(self.path):  # a line torn by a crash: not this one too
+                    text = b"\n" + text
                 fsio.append_disposable(self.path, text)
             except OSError as exc:  # a link on the way (refused by fsio's guard) included
                 log.info("looks not kept in %s: %s", self.path, exc)

@@ -301,7 +301,8 @@ def purge(corpus: Corpus, revert_id: str) -> TrashEntry:
             if not locks.try_acquire(lock):
                 raise TranscribeError(
                     ErrorCode.CORPUS_BUSY,
-                    "Another process is purging the trash right now; wait for it, then purge "
+                    "The trash is being purged right now (by another purge, or by doctor or the "
+                    "window's check of the corpus finishing one); wait for it, then purge "
                     f"{revert_id}. Nothing was changed.",
                     item=revert_id,
                 )
@@ -335,7 +336,9 @@ def _finish_purge(corpus: Corpus, revert_id: str, hidden: Path) -> TrashEntry:
     if not locks.try_acquire(lock):
         raise TranscribeError(
             ErrorCode.CORPUS_BUSY,
-            f"Another process is deleting trash entry {revert_id} right now; wait for it.",
+            f"Trash entry {revert_id} is being deleted right now (by another purge, or by "
+            "doctor or the window's check of the corpus finishing one); wait for it: the entry "
+            "is gone once that ends.",
             item=revert_id,
         )
     try:

@@ -75,6 +75,8 @@ from transcribe_import.gui.wording import (
 from transcribe_import.gui.workers import TaskSlot
 
 _COLUMN_PADDING = 24
+# The Source column's first width: a folder's name and the end of its path, elided between.
+_SOURCE_WIDTH = 120
 
 # Findings that need a person come first, then what doctor repaired, then notes.
 _SEVERITY_ORDER = {Severity.PROBLEM: 0, Severity.REPAIRED: 1, Severity.INFO: 2}
@@ -137,9 +139,13 @@ class CorpusPage(QWidget):
         # Oldest first, the order `transcribe-import notebooks` prints, so the two agree.
         self.notebook_table.sortByColumn(NotebookColumn.CREATED, Qt.SortOrder.AscendingOrder)
         header = self.notebook_table.horizontalHeader()
-        # Title and Source share the width: a path tells two notebooks of one title apart.
-        for column in (NotebookColumn.TITLE, NotebookColumn.SOURCE):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
+        # The title takes the room the short columns (fitted to what they hold, show_notebooks)
+        # leave: at 800x600 a stretch shared with Source cut titles to "Let…nna". The source,
+        # elided in the middle, keeps the folder's name that tells two notebooks of one title
+        # apart, and widens by hand.
+        header.setSectionResizeMode(NotebookColumn.TITLE, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(NotebookColumn.SOURCE, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(NotebookColumn.SOURCE, _SOURCE_WIDTH)
         elide_names_in_the_middle(self.notebook_table, NotebookColumn.TITLE, NotebookColumn.SOURCE)
         self.notebook_table.selectionModel().selectionChanged.connect(self._show_unfinished)
         self.undo_dialog: UndoDialog | None = None

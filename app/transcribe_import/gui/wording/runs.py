@@ -430,7 +430,7 @@ def history_words(entry: HistoryEntry, run: RunSummary | None = None) -> str:
     # only that a step came after a resume, never an attempt number (#34).
     line = _t("RunHistory", "{when}  {what}").format(when=format_local(entry.at), what=what)
     resumes = entry.attempt - 1
-    if resumes >= 1:
+    if resumes >= 1 and entry.event is not HistoryEvent.RESUMED:  # a resume says so itself
         line += " " + plural(
             resumes,
             _t("RunHistory", "(after it was resumed)"),
