@@ -13,6 +13,7 @@ from PIL import Image, ImageFilter
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine.api import ALL_HINTS, Hint
+from transcribe_import.engine.planning.problems import ProblemSeverity
 from transcribe_import.gui.main_window import MainWindow
 from transcribe_import.gui.models.page_grid import Badge, accessible_words, badges
 from transcribe_import.gui.pages.review import ReviewPage
@@ -126,6 +127,27 @@ def test_leave_out_blank_pages_is_one_undoable_edit(qtbot: QtBot, review: Review
     again = page.current_item()
     assert again is not None and again.imported_page_count() == before
     assert action.isEnabled()
+
+
+def test_the_summary_counts_the_notes_apart_from_the_problems(
+    qtbot: QtBot, review: ReviewPage
+) -> None:
+    """The notes are listed in Problems but are none: the summary says how many there are and
+    that Commit leaves them to the person, as many as the Problems pane lists."""
+    window = review.window()
+    assert isinstance(window, MainWindow)
+    wait_validated(qtbot, window)
+    model = review.problems_model
+    notes = [
+        model.problem(r)
+        for r in range(model.rowCount())
+        if model.problem(r).severity is ProblemSeverity.INFO
+    ]
+    report = review.session.report
+    assert report is not None and len(notes) == len(report.information) > 1
+    assert review.problems_summary.text().endswith(
+        f" {len(notes)} notes on pages worth a second look, which Commit leaves to you."
+    )
 
 
 def test_a_hint_switched_off_in_the_settings_goes_from_the_grid_and_is_remembered(

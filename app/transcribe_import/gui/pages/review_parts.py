@@ -50,6 +50,7 @@ from transcribe_import.gui.wording import (
     format_wall_time,
     looking_words,
     not_imported_title,
+    notes_words,
     open_questions_words,
     plan_state_words,
     warnings_words,
@@ -312,6 +313,8 @@ class ProblemsPane(QWidget):
                 text += " " + open_questions_words(asked)
         else:
             text = self.tr("No problems: ready to commit.")
+        if report is not None and report.information:
+            text += " " + notes_words(len(report.information))
         if plan is not None and empty is None and looking is not None:
             text += " " + looking_words(*looking)
         self.summary.setText(text)

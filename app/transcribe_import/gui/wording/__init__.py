@@ -64,6 +64,7 @@ from transcribe_import.gui.wording.formatting import (
     format_local_epoch,
     format_wall_time,
     looking_words,
+    notes_words,
     parse_timestamp,
     plural,
     warnings_words,
@@ -222,5 +223,6 @@ __all__ = [
     "unreadable_notebook_words",
     "unsaved_review_answers",
     "unsaved_review_words",
+    "notes_words",
     "warnings_words",
 ]

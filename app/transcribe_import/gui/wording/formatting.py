@@ -27,6 +27,16 @@ def warnings_words(n: int) -> str:
     return _t("Severity", "1 warning") if n == 1 else _t("Severity", "{n} warnings").format(n=n)
 
 
+def notes_words(n: int) -> str:
+    """The pages worth a second look listed under the problems: told apart from them, since
+    they never stand in the way of a commit (the CLI's totals line says the same)."""
+    if n == 1:
+        return _t("Severity", "1 note on a page worth a second look, which Commit leaves to you.")
+    return _t(
+        "Severity", "{n} notes on pages worth a second look, which Commit leaves to you."
+    ).format(n=n)
+
+
 def looking_words(done: int, total: int) -> str:
     """The look pass under way, and what waits for it (the review's summary)."""
     if total <= 0:
