@@ -270,18 +270,16 @@ def _moved(b: np.ndarray, dy: int, dx: int) -> np.ndarray:
     """``b`` moved by (dy, dx), what comes in from outside being paper."""
     out = np.zeros_like(b)
     rows, cols = b.shape
-    ys, yd = (
-        (slice(0, rows - dy), slice(dy, rows))
-        if dy >= 0
-        else (slice(-dy, rows), slice(0, rows + dy))
-    )
-    xs, xd = (
-        (slice(0, cols - dx), slice(dx, cols))
-        if dx >= 0
-        else (slice(-dx, cols), slice(0, cols + dx))
-    )
+    (ys, yd), (xs, xd) = _overlap(rows, dy), _overlap(cols, dx)
     out[yd, xd] = b[ys, xs]
     return out
+
+
+def _overlap(length: int, d: int) -> tuple[slice, slice]:
+    """Along one axis of ``length`` pixels moved by ``d``: the part read and where it lands."""
+    if d >= 0:
+        return slice(0, length - d), slice(d, length)
+    return slice(-d, length), slice(0, length + d)
 
 
 def _near_ink(pixels: np.ndarray) -> np.ndarray:
@@ -292,16 +290,7 @@ def _near_ink(pixels: np.ndarray) -> np.ndarray:
     for dy in range(-TOLERANCE, TOLERANCE + 1):
         for dx in range(-TOLERANCE, TOLERANCE + 1):
             if dy or dx:
-                ys, yd = (
-                    (slice(0, rows - dy), slice(dy, rows))
-                    if dy >= 0
-                    else (slice(-dy, rows), slice(0, rows + dy))
-                )
-                xs, xd = (
-                    (slice(0, cols - dx), slice(dx, cols))
-                    if dx >= 0
-                    else (slice(-dx, cols), slice(0, cols + dx))
-                )
+                (ys, yd), (xs, xd) = _overlap(rows, dy), _overlap(cols, dx)
                 out[yd, xd] |= mask[ys, xs]
     return out
 

@@ -114,15 +114,7 @@ class LookCache:
         """Keep ``looks`` (page key → look or None), appended; a failure is only logged."""
         if not looks:
             return
-        text = _lines(looks)
-        with _lock:
-            try:
-                fsio.make_dirs(self.path.parent)
-                if not _ends_a_line(self.path):  # a line torn by a crash: not this one too
-                    text = b"\n" + text
-                fsio.append_disposable(self.path, text)
-            except OSError as exc:  # a link on the way (refused by fsio's guard) included
-                log.info("looks not kept in %s: %s", self.path, exc)
+        _append_lines(self.path, _lines(looks), "looks")
 
     def _rewrite(self, looks: Mapping[str, str | None]) -> None:
         text = _lines(looks)
@@ -217,14 +209,19 @@ class VerdictCache:
         if not verdicts:
             return
         text = b"".join(orjson.dumps([*pair, s]) + b"\n" for pair, s in verdicts.items())
-        with _lock:
-            try:
-                fsio.make_dirs(self.path.parent)
-                if not _ends_a_line(self.path):  # a line torn by a crash: not this one too
-                    text = b"\n" + text
-                fsio.append_disposable(self.path, text)
-            except OSError as exc:
-                log.info("verdicts not kept in %s: %s", self.path, exc)
+        _append_lines(self.path, text, "verdicts")
+
+
+def _append_lines(path: Path, text: bytes, what: str) -> None:
+    """Append whole ``text`` lines to a cache file; a failure is only logged (a cache)."""
+    with _lock:
+        try:
+            fsio.make_dirs(path.parent)
+            if not _ends_a_line(path):  # a line torn by a crash: not this one too
+                text = b"\n" + text
+            fsio.append_disposable(path, text)
+        except OSError as exc:  # a link on the way (refused by fsio's guard) included
+            log.info("%s not kept in %s: %s", what, path, exc)
 
 
 def _ends_a_line(path: Path) -> bool:

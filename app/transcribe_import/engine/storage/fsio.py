@@ -592,10 +592,21 @@ def atomic_write(path: Path, data: bytes) -> None:
     Temp file in the same directory, write, flush, fsync, os.replace, fsync the
     directory. On any failure the temp file is removed and ``path`` is untouched.
     """
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}-{threading.get_ident()}")
-    try:
+
+    def written(tmp: Path) -> None:
         _write_synced(tmp, data)
         crashpoint("atomic_write.before_replace")
+
+    _replaced(path, written)
+    fsync_dir(path.parent)
+
+
+def _replaced(path: Path, write: Callable[[Path], None]) -> None:
+    """``path`` replaced by the temp file ``write`` makes beside it (named as
+    ``is_atomic_temp`` knows it); on any failure the temp file goes and ``path`` is as it was."""
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}-{threading.get_ident()}")
+    try:
+        write(tmp)
         _tick("replace", path)
         _guard(path)
         os.replace(tmp, path)
@@ -603,7 +614,6 @@ def atomic_write(path: Path, data: bytes) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
-    fsync_dir(path.parent)
 
 
 def is_atomic_temp(name: str) -> bool:
@@ -645,19 +655,14 @@ def append_durable(path: Path, data: bytes) -> int:
 def write_disposable(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` by a rename, without fsync: for a derived cache's
     entries (a thumbnail, the looks), where a crash may cost the entry, never tear it."""
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}-{threading.get_ident()}")
-    _tick("write", tmp)
-    _guard(tmp)
-    try:
+
+    def written(tmp: Path) -> None:
+        _tick("write", tmp)
+        _guard(tmp)
         with open(tmp, "wb") as f:
             f.write(data)
-        _tick("replace", path)
-        _guard(path)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+
+    _replaced(path, written)
 
 
 def append_disposable(path: Path, data: bytes) -> None:

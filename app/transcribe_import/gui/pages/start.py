@@ -39,7 +39,13 @@ from transcribe_import.gui.dialogs import FolderKind, choose_files, choose_folde
 from transcribe_import.gui.icons import SP, standard_icon
 from transcribe_import.gui.values import RunSummary
 from transcribe_import.gui.widgets import icon_label, push_button, selectable_text
-from transcribe_import.gui.wording import format_local, format_local_epoch, plural, start_buttons
+from transcribe_import.gui.wording import (
+    ButtonWords,
+    format_local,
+    format_local_epoch,
+    plural,
+    start_buttons,
+)
 
 # What doctor reports that the start view tells of: work waiting for a person's decision.
 _QUARANTINE_CODES = {
@@ -467,13 +473,17 @@ class StartPage(QWidget):
                     self.tr("%Ln pages landed", "", run.pages_landed),
                 ),
             )
-            resume = push_button(w.resume_run, SP.SP_MediaPlay, self._resume_clicked)
-            show = push_button(w.show_run, clicked=self._show_run_clicked)
-            for button in (resume, show):
-                button.setProperty("run_id", run.run_id)
+            resume = self._relay(w.resume_run, SP.SP_MediaPlay, "resume_requested", run.run_id)
+            show = self._relay(w.show_run, None, "show_run_requested", run.run_id)
             self._add_notice(SP.SP_MessageBoxWarning, text, [resume, show])
         for draft in self._drafts:
             when = html.escape(format_local_epoch(draft.saved_at))
+            notebooks = plural(
+                draft.notebooks,
+                self.tr("1 notebook"),
+                self.tr("%Ln notebooks", "", draft.notebooks),
+            )
+            pages = plural(draft.pages, self.tr("1 page"), self.tr("%Ln pages", "", draft.pages))
             if draft.problem is None and draft.drop is not None:
                 text = self.tr(
                     "<b>A dropped folder needs a decision</b>: “{name}” in {folder}: {why} "
@@ -483,14 +493,8 @@ class StartPage(QWidget):
                     name=html.escape(draft.drop.name),
                     folder=html.escape(draft.drop.folder),
                     why=html.escape(draft.drop.message or ""),
-                    notebooks=plural(
-                        draft.notebooks,
-                        self.tr("1 notebook"),
-                        self.tr("%Ln notebooks", "", draft.notebooks),
-                    ),
-                    pages=plural(
-                        draft.pages, self.tr("1 page"), self.tr("%Ln pages", "", draft.pages)
-                    ),
+                    notebooks=notebooks,
+                    pages=pages,
                 )
             elif draft.problem is None:
                 text = self.tr(
@@ -498,14 +502,8 @@ class StartPage(QWidget):
                     "Continue it where you left it, or discard it."
                 ).format(
                     when=when,
-                    notebooks=plural(
-                        draft.notebooks,
-                        self.tr("1 notebook"),
-                        self.tr("%Ln notebooks", "", draft.notebooks),
-                    ),
-                    pages=plural(
-                        draft.pages, self.tr("1 page"), self.tr("%Ln pages", "", draft.pages)
-                    ),
+                    notebooks=notebooks,
+                    pages=pages,
                 )
             else:
                 text = self.tr("<b>A kept review cannot be opened</b> (kept {when}): {why}").format(
@@ -514,13 +512,15 @@ class StartPage(QWidget):
             buttons = []
             if draft.problem is None:
                 buttons.append(
-                    push_button(w.continue_review, SP.SP_ArrowForward, self._draft_clicked)
+                    self._relay(
+                        w.continue_review, SP.SP_ArrowForward, "draft_requested", draft.plan_id
+                    )
                 )
             buttons.append(
-                push_button(w.discard_review, SP.SP_TrashIcon, self._draft_discard_clicked)
+                self._relay(
+                    w.discard_review, SP.SP_TrashIcon, "draft_discard_requested", draft.plan_id
+                )
             )
-            for button in buttons:
-                button.setProperty("plan_id", draft.plan_id)
             self._add_notice(SP.SP_FileDialogDetailedView, text, buttons)
         for nb in self._incomplete[:INCOMPLETE_SHOWN]:
             self._add_incomplete_notice(nb)
@@ -570,31 +570,23 @@ class StartPage(QWidget):
             "<b>A notebook is incomplete</b>: “{title}”, {landed} landed before its import "
             "stopped. Finish Import imports only what did not land."
         ).format(title=html.escape(nb.title), landed=landed)
-        finish = push_button(w.finish_import, SP.SP_MediaPlay, self._finish_clicked)
-        finish.setProperty("run_id", u.run_id)
-        show = push_button(w.show_notebook, clicked=self._notebook_clicked)
-        show.setProperty("notebook_id", nb.notebook_id)
+        finish = self._relay(w.finish_import, SP.SP_MediaPlay, "retry_requested", u.run_id)
+        show = self._relay(w.show_notebook, None, "notebook_requested", nb.notebook_id)
         self._add_notice(SP.SP_MessageBoxWarning, text, [finish, show])
 
-    def _finish_clicked(self) -> None:
-        self.retry_requested.emit(str(self.sender().property("run_id")))
+    def _relay(self, words: ButtonWords, icon: SP | None, signal: str, value: str) -> QPushButton:
+        """A notice's button that emits this page's ``signal`` (its attribute's name) with
+        ``value`` (a run, plan or notebook id) when clicked."""
+        button = push_button(words, icon, self._relay_clicked)
+        button.setProperty("relay", signal)
+        button.setProperty("value", value)
+        return button
 
-    def _notebook_clicked(self) -> None:
-        self.notebook_requested.emit(str(self.sender().property("notebook_id")))
-
-    # Bound methods reading the button's run id: a lambda over self made PySide crash when
-    # the window was garbage-collected.
-    def _draft_clicked(self) -> None:
-        self.draft_requested.emit(str(self.sender().property("plan_id")))
-
-    def _draft_discard_clicked(self) -> None:
-        self.draft_discard_requested.emit(str(self.sender().property("plan_id")))
-
-    def _resume_clicked(self) -> None:
-        self.resume_requested.emit(str(self.sender().property("run_id")))
-
-    def _show_run_clicked(self) -> None:
-        self.show_run_requested.emit(str(self.sender().property("run_id")))
+    # One bound method reading the button's properties: a lambda over self made PySide
+    # crash when the window was garbage-collected.
+    def _relay_clicked(self) -> None:
+        button = self.sender()
+        getattr(self, str(button.property("relay"))).emit(str(button.property("value")))
 
     def _add_notice(self, pixmap: SP, text: str, buttons: list[QPushButton]) -> None:
         row = QWidget()
