@@ -18,13 +18,19 @@ from helpers.cli import Exit, cli_json, ok, run_cli, start_cli
 from helpers.shelves import make_shelf
 
 
-def test_trash_json_names_an_entry_it_cannot_read_beside_the_ones_it_can(tmp_path: Path) -> None:
+def _in_the_trash(tmp_path: Path, pages: int) -> tuple[Path, str]:
+    """A corpus (its data dir) whose one import of a notebook of ``pages`` pages was undone:
+    the data dir and the trash entry's id."""
     data = tmp_path / "data"
-    shelf = make_shelf(tmp_path / "shelf", notebooks=1, pages=2)
     plan = tmp_path / "plan.json"
+    shelf = make_shelf(tmp_path / "shelf", notebooks=1, pages=pages)
     ok(run_cli(data, "plan", str(shelf), "-o", str(plan)))
     run_id = cli_json(data, "commit", str(plan), "--json")["import_run_id"]
-    revert_id = cli_json(data, "revert", run_id, "--json")["revert_id"]
+    return data, str(cli_json(data, "revert", run_id, "--json")["revert_id"])
+
+
+def test_trash_json_names_an_entry_it_cannot_read_beside_the_ones_it_can(tmp_path: Path) -> None:
+    data, revert_id = _in_the_trash(tmp_path, pages=2)
     damaged = data / "corpus" / "trash" / new_id()
     damaged.mkdir()
     (damaged / "revert.json").write_bytes(b"{ not json")
@@ -51,15 +57,7 @@ def test_a_journal_the_disk_fails_to_read_is_a_disk_error_not_a_damaged_entry(
     """Main (#36): a journal the disk failed to read was filed `corpus_invalid` (as if it were
     damaged); and `trash --restore` failing to look at the trash folder at all left a raw
     OSError to the last resort. Both are the disk's, coded as every command codes it."""
-    data = tmp_path / "data"
-    plan = tmp_path / "plan.json"
-    ok(
-        run_cli(
-            data, "plan", str(make_shelf(tmp_path / "s", notebooks=1, pages=1)), "-o", str(plan)
-        )
-    )
-    run_id = cli_json(data, "commit", str(plan), "--json")["import_run_id"]
-    revert_id = cli_json(data, "revert", run_id, "--json")["revert_id"]
+    data, revert_id = _in_the_trash(tmp_path, pages=1)
     journal = data / "corpus" / "trash" / revert_id / "revert.json"
     trash_dir = data / "corpus" / "trash"
     real = fsio._tick
@@ -96,15 +94,7 @@ def test_a_purge_asked_while_another_is_deleting_the_entry_says_so_and_changes_n
     deleting it was the window's own check of the corpus. A purge held (SIGSTOP) while it
     deletes the entry: a second purge of it says who may be deleting it and exits 5, the
     first then finishes, and asked again it is done already."""
-    data = tmp_path / "data"
-    plan = tmp_path / "plan.json"
-    ok(
-        run_cli(
-            data, "plan", str(make_shelf(tmp_path / "s", notebooks=1, pages=1)), "-o", str(plan)
-        )
-    )
-    run_id = cli_json(data, "commit", str(plan), "--json")["import_run_id"]
-    revert_id = cli_json(data, "revert", run_id, "--json")["revert_id"]
+    data, revert_id = _in_the_trash(tmp_path, pages=1)
     first = start_cli(
         data, "trash", "--purge", revert_id, env=holding.stop_at("trash.before_delete")
     )

@@ -4,6 +4,7 @@
 - helpers.shelves: folders of page images, as a shelf of scanned notebooks comes.
 - helpers.runs: plans ready to commit, and commits, in-process.
 - helpers.logcheck: the autouse check that no unexpected WARNING is logged.
+- helpers.journals: ingest journals as a killed process leaves them.
 
 Single page files come from ``media_factory`` (``make_image`` and the ``make_*`` family);
 engine-level builders and checks (notebooks, ingest requests) from ``engine_helpers``;

@@ -13,13 +13,13 @@ from pathlib import Path
 import orjson
 import pytest
 
-from transcribe_import.engine.base.ids import new_id
 from transcribe_import.engine.doctor import doctor
 from transcribe_import.engine.ingest.transaction import ingest
 from transcribe_import.engine.storage.corpus import Corpus
 
 from engine_helpers import assert_notebook_whole, page_ids, request_for, request_from_json
 from helpers.cli import Exit, run_driver
+from helpers.journals import staging_journal
 from helpers.shelves import make_pages
 
 # The corpus, notebook and notebook_with_history fixtures are the shared ones (conftest.py).
@@ -36,31 +36,7 @@ def test_journal_left_by_dead_process_is_recovered_before_new_ingest(
     corpus, notebook, tmp_path
 ) -> None:
     nb_dir = corpus.notebook_dir(notebook)
-    journal = {
-        "format": "transcribe.ingest-journal",
-        "schema_version": 1,
-        "txn_id": new_id(),
-        "notebook_id": notebook,
-        "import_run_id": None,
-        "item_id": None,
-        "state": "staging",
-        "cover_page_id": None,
-        "created_at": "x",
-        "updated_at": "x",
-        "sources": [
-            {
-                "id": new_id(),
-                "sha256": "0" * 64,
-                "media_type": "image/jpeg",
-                "size": None,
-                "path": "",
-                "page_count": 1,
-            }
-        ],
-        "pages": [],
-    }
-    journal["sources"][0]["path"] = f"sources/{journal['sources'][0]['id']}.jpg"
-    (nb_dir / ".ingest-journal.json").write_bytes(orjson.dumps(journal))
+    staging_journal(nb_dir, notebook)
     ingest(corpus, request_for(notebook, pages(tmp_path, 1)))
     assert len(assert_notebook_whole(corpus, notebook)["pages"]) == 1
 
