@@ -26,11 +26,11 @@ from typing import Any
 import orjson
 import pytest
 
-from transcribe_import.cli.main import main
 from transcribe_import.engine import api
 from transcribe_import.engine.storage import fsio
 
 from helpers.cli import Exit, cli_json, ok, run_cli
+from helpers.faults import faulted_run, in_process
 from helpers.shelves import make_shelf
 
 pytestmark = [pytest.mark.crash, pytest.mark.slow]
@@ -49,10 +49,7 @@ STRIDE = 6  # with the six offsets above: every call failed by one fault kind at
 STILL_TOLD = {"interrupted_run", "notebook_incomplete", "import_unfinished"}
 
 
-def _cli(capsys: pytest.CaptureFixture[str], data: Path, *args: str) -> tuple[int, str, str]:
-    rc = main(["--data-dir", str(data), *args])
-    out, err = capsys.readouterr()
-    return rc, out, err
+_cli = in_process
 
 
 def _calls(offset: int) -> range:
@@ -129,16 +126,12 @@ def _walk(
     outcomes: set[str] = set()
     cases: list[Path] = []
     for n in _calls(offset):
-        work = tmp_path / f"case{n}"
-        shutil.copytree(template, work, symlinks=True)
-        plan = fsio.FaultPlan(fail_at=n, errno=err, persistent=persistent)
-        fsio.install_faults(plan)
-        try:
-            rc, out, said = _cli(capsys, work, *args)
-        finally:
-            fsio.install_faults(None)
-        where = f"{args[0]}: fault {n} ({plan.ops[n - 1] if plan.fired else 'none'})"
-        outcomes.add(_one_coded_line(where, rc, out, said, args[0] == "doctor"))
+        step = faulted_run(
+            capsys, template, tmp_path / f"case{n}", n, err, persistent, tuple(args), symlinks=True
+        )
+        work, out, said = step.work, step.out, step.said
+        where = f"{args[0]}: {step.where}"
+        outcomes.add(_one_coded_line(where, step.rc, out, said, args[0] == "doctor"))
         _cli(capsys, work, "doctor")  # faults off: finishes what was left
         report = api.check_corpus(api.open_corpus(work))
         # Or a leftover the command's own line named, with what clears it (a commit whose
@@ -150,7 +143,7 @@ def _walk(
         ]
         assert left == [], f"{where}: the corpus is not whole after doctor: {left}"
         cases.append(work)
-        if plan.fired == 0:
+        if not step.fired:
             break  # the command made fewer than n calls
     return outcomes, cases
 

@@ -23,12 +23,12 @@ from typing import Any
 import orjson
 import pytest
 
-from transcribe_import.cli.main import main
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.base.progress import drive
-from transcribe_import.engine.storage import bag_format, fsio
+from transcribe_import.engine.storage import bag_format
 
 from helpers.cli import Exit
+from helpers.faults import faulted_run, in_process
 from helpers.shelves import make_pages, make_shelf
 
 # Every file-system call of three commands failed in turn, in-process: a minute, not more.
@@ -42,10 +42,7 @@ FAULTS = [
 ]
 
 
-def _cli(capsys: pytest.CaptureFixture[str], data: Path, *args: str) -> tuple[int, str, str]:
-    rc = main(["--data-dir", str(data), *args])
-    out, err = capsys.readouterr()
-    return rc, out, err
+_cli = in_process
 
 
 def _json(capsys: pytest.CaptureFixture[str], data: Path, *args: str) -> dict[str, Any]:
@@ -114,15 +111,8 @@ def _walk(
     while True:
         n += 1
         assert n < 400, "the walk never got past the faults"
-        work = tmp_path / f"case{n}"
-        shutil.copytree(template, work)
-        plan = fsio.FaultPlan(fail_at=n, errno=err, persistent=persistent)
-        fsio.install_faults(plan)
-        try:
-            rc, out, said = _cli(capsys, work, *args)
-        finally:
-            fsio.install_faults(None)
-        where = f"fault {n} ({plan.ops[n - 1] if plan.fired else 'none'})"
+        step = faulted_run(capsys, template, tmp_path / f"case{n}", n, err, persistent, tuple(args))
+        work, rc, out, said, where = step.work, step.rc, step.out, step.said, step.where
         if rc != Exit.OK:
             lines = said.splitlines()
             if not lines and args[0] == "export":  # a corpus file unreadable: a partial bag
@@ -142,7 +132,7 @@ def _walk(
             assert rc2 == Exit.OK, f"{where}: the corpus is not whole after doctor: {report}"
         outcomes.add(check(work, -1))
         shutil.rmtree(work)
-        if plan.fired == 0:
+        if not step.fired:
             return outcomes  # the command made fewer than n calls: each was failed once
 
 

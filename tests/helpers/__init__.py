@@ -5,6 +5,7 @@
 - helpers.runs: plans ready to commit, and commits, in-process.
 - helpers.logcheck: the autouse check that no unexpected WARNING is logged.
 - helpers.journals: ingest journals as a killed process leaves them.
+- helpers.faults: the fault walks' step (a command run with its N-th file-system call failed).
 
 Single page files come from ``media_factory`` (``make_image`` and the ``make_*`` family);
 engine-level builders and checks (notebooks, ingest requests) from ``engine_helpers``;
