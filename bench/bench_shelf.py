@@ -23,7 +23,6 @@ table; the lead folds them into bench/RESULTS.md.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import random
@@ -34,6 +33,8 @@ import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+
+from bench_scan import side_hashwalk  # noqa: E402 - beside this script: the same reference
 
 BENCH = Path(__file__).resolve().parent
 WORK = BENCH / "_work"
@@ -164,24 +165,6 @@ def make_shelf(pages: int) -> Path:
     return root
 
 
-def hash_walk(root: Path) -> int:
-    """Read and sha256 every file under ``root``; how many there were."""
-    files = 0
-    stack = [str(root)]
-    while stack:
-        with os.scandir(stack.pop()) as entries:
-            for entry in entries:
-                if entry.is_dir():
-                    stack.append(entry.path)
-                    continue
-                h = hashlib.sha256()
-                with open(entry.path, "rb") as f:
-                    while chunk := f.read(1024 * 1024):
-                        h.update(chunk)
-                files += 1
-    return files
-
-
 def side(argv: list[str], env: dict[str, str]) -> dict[str, float]:
     """Run ``argv``; its wall time, CPU (user + system, its children included) and peak RSS."""
     t0 = time.perf_counter()
@@ -213,7 +196,7 @@ def _quiet() -> list[tuple[int, int, str, int, int]]:
 
 def measure(pages: int) -> dict[str, float]:
     root = make_shelf(pages)
-    hash_walk(root)  # the page cache warm for every side alike
+    side_hashwalk(root)  # the page cache warm for every side alike
     env = {**os.environ, "PYTHONPATH": str(APP)}
     py = sys.executable
     walk = side([py, __file__, "--walk", str(root)], env)
@@ -273,7 +256,7 @@ def main() -> None:
     ap.add_argument("--make", action="store_true", help="only make the shelves")
     args = ap.parse_args()
     if args.walk is not None:
-        hash_walk(args.walk)
+        side_hashwalk(args.walk)
         return
     WORK.mkdir(exist_ok=True)
     if args.make:
