@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -37,15 +38,32 @@ def _planned(tmp_path: Path) -> tuple[Path, Path, dict[str, Any]]:
 def _fault_in_copy_of(
     monkeypatch: pytest.MonkeyPatch, target: Path, fault: Callable[[pytest.MonkeyPatch], None]
 ) -> None:
-    """Apply ``fault`` while, and only while, the commit copies ``target`` into staging."""
+    """Apply ``fault`` while, and only while, the commit copies ``target`` into staging.
+
+    An item's sources are staged on two threads even with ``--workers 1``, so the fault's
+    ``fsio._tick`` is only the faulty one on the thread copying ``target``: another page,
+    copied beside it at the same moment, copies whole.
+    """
     real = fsio.copy_hashed
+    real_tick = fsio._tick
+    copier: set[int] = set()
 
     def copy(src: Path, dst: Path, **kw: Any) -> tuple[str, int]:
         if Path(src) != target:
             return real(src, dst, **kw)
         with monkeypatch.context() as m:
             fault(m)
-            return real(src, dst, **kw)
+            faulty = fsio._tick
+
+            def tick(op: str, path: Any) -> None:
+                (faulty if threading.get_ident() in copier else real_tick)(op, path)
+
+            m.setattr(fsio, "_tick", tick)
+            copier.add(threading.get_ident())
+            try:
+                return real(src, dst, **kw)
+            finally:
+                copier.discard(threading.get_ident())
 
     monkeypatch.setattr(fsio, "copy_hashed", copy)
 
