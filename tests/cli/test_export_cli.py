@@ -63,6 +63,8 @@ def test_export_words_and_the_default_folder(shelf: ShelfCorpus):
     assert "Exported 2 notebooks" in proc.stdout and ": complete." in proc.stdout
     [folder] = (shelf.data / "exports").iterdir()
     assert str(folder) in proc.stdout
+    day = (folder / "bag-info.txt").read_text().split("Bagging-Date: ")[1][:10]
+    assert folder.name == f"Notebook 1 and Notebook 2 – {day}"
     bagit.Bag(str(folder)).validate()
 
 

@@ -97,6 +97,9 @@ def test_export_into_the_default_folder(qtbot: QtBot, window: MainWindow):
         dialog.start()
     result = ended.args[0]
     assert result.destination.parent == window.corpus.data_dir / "exports"
+    day = result.destination.name.rsplit(" – ", 1)[1]
+    assert result.destination.name == f"Letters – {day}"  # the title and the date
+    assert str(result.destination) in dialog.status_label.text()
     bagit.Bag(str(result.destination)).validate()
 
 

@@ -219,9 +219,9 @@ class ExportDialog(QDialog):
 
     def _show_destination(self) -> None:
         if self.destination is None:
-            text = self.tr("Into a new folder in {folder}.").format(
-                folder=self.corpus.data_dir / EXPORTS_DIR
-            )
+            text = self.tr(
+                "Into a new folder in {folder}, named after the notebooks and the date."
+            ).format(folder=self.corpus.data_dir / EXPORTS_DIR)
         else:
             text = self.tr("Into {folder} (it must be new or empty).").format(
                 folder=self.destination

@@ -392,14 +392,62 @@ def test_exports_racing_one_destination_leave_exactly_one_complete_bag(tmp_path:
 # -- the default folder, cancel, disk faults ---------------------------------------------------
 
 
-def test_without_a_destination_each_export_gets_a_fresh_folder_under_exports(shelf):
-    _e, one = export(shelf, None)
-    _e, two = export(shelf, None)
-    assert one.destination != two.destination
-    for result in (one, two):
+def test_without_a_destination_each_export_gets_a_fresh_folder_named_for_a_person(shelf):
+    first = shelf.notebooks[:1]
+    _e, one = export(shelf, None, first)
+    _e, two = export(shelf, None, first)
+    _e, both = export(shelf, None)
+    day = bag_info(one.destination)["Bagging-Date"]
+    assert [r.destination.name for r in (one, two, both)] == [
+        f"Notebook 1 – {day}",
+        f"Notebook 1 – {day} (2)",
+        f"Notebook 1 and Notebook 2 – {day}",
+    ]
+    for result in (one, two, both):
         assert result.destination.parent == shelf.data / "exports"
-        assert re.fullmatch(r"\d{8}T\d{12}Z-[0-9a-f]{8}", result.destination.name)
         bagit.Bag(str(result.destination)).validate()
+        # The export's id is in its manifest, not in the folder's name.
+        manifest = json.loads((result.destination / "MANIFEST.json").read_bytes())
+        assert manifest["export_id"] not in result.destination.name
+        assert bag_info(result.destination)["Transcribe-Export-Id"] == manifest["export_id"]
+
+
+@pytest.mark.parametrize(
+    ("titles", "name"),
+    [
+        (["Diary 1931"], "Diary 1931 – 2026-12-06"),
+        (["A/B: C*D?"], "A-B- C-D – 2026-12-06"),
+        (['  "Letters" <to> |home|  '], "Letters- -to- -home – 2026-12-06"),
+        ([".hidden..."], "hidden – 2026-12-06"),
+        (["tab\there\nnewline\x00"], "tab here newline – 2026-12-06"),
+        (["CON"], "CON notebook – 2026-12-06"),
+        (["com1.txt"], "com1.txt notebook – 2026-12-06"),
+        (["Cafe\u0301"], "Caf\u00e9 – 2026-12-06"),
+        (["???"], "Notebook – 2026-12-06"),
+        ([None], "Notebook – 2026-12-06"),
+        (["A", None], "A and 1 more – 2026-12-06"),
+        (["A", "B", "C"], "A and 2 more – 2026-12-06"),
+    ],
+)
+def test_the_default_folder_name_is_safe_on_every_file_system(titles, name):
+    from datetime import date
+
+    from transcribe_import.engine.export.destination import folder_name
+
+    assert folder_name(titles, date(2026, 12, 6)) == name
+
+
+def test_a_long_title_is_cut_at_a_word_and_the_name_stays_short():
+    from datetime import date
+
+    from transcribe_import.engine.export.destination import folder_name
+
+    name = folder_name(["Tagebuch der Großmutter " * 20], date(2026, 12, 6))
+    assert name.endswith("… – 2026-12-06")
+    assert name.startswith("Tagebuch der Großmutter Tagebuch")
+    assert "  " not in name and len(name.encode()) <= 120
+    wide = folder_name(["日記" * 200], date(2026, 12, 6))
+    assert len(wide.encode()) <= 120 and wide.endswith("… – 2026-12-06")
 
 
 def test_a_cancelled_export_leaves_a_folder_that_says_so_and_never_validates(shelf, tmp_path):

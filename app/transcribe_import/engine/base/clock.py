@@ -6,7 +6,12 @@ from datetime import UTC, datetime
 
 
 def utc_now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return utc_stamp(datetime.now(UTC))
+
+
+def utc_stamp(moment: datetime) -> str:
+    """A UTC ``datetime`` as the formats write it: ``2026-12-06T01:25:47.967930Z``."""
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def utc_from_ns(ns: int) -> str:

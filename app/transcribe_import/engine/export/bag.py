@@ -45,7 +45,7 @@ from typing import Any
 import orjson
 
 from transcribe_import import __version__
-from transcribe_import.engine.base.clock import utc_now
+from transcribe_import.engine.base.clock import utc_now, utc_stamp
 from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.ids import is_sha256, is_valid_id, new_id
@@ -418,15 +418,22 @@ def _copy_verified(
 class _Writer:
     """One export's state while it writes its bag: what is copied, expected and missing."""
 
-    def __init__(self, dest: Path, snapshot: list[_Notebook], corpus_id: str, agent: str) -> None:
+    def __init__(
+        self,
+        dest: Path,
+        snapshot: list[_Notebook],
+        corpus_id: str,
+        agent: str,
+        started: datetime,
+    ) -> None:
         self.dest = dest
         self.snapshot = snapshot
         self.corpus_id = corpus_id
         self.agent = agent
         self.unfinished: dict[str, UnfinishedImport] = {}  # incomplete notebooks: marked so
         self.export_id = new_id()
-        self.started_dt = datetime.now(UTC)
-        self.started = utc_now()
+        self.started_dt = started  # the date in the default folder's name and Bagging-Date
+        self.started = utc_stamp(started)
         self.files: dict[str, str] = {}  # carried: bag path -> sha256
         self.expected: dict[str, str] = {}  # manifest-sha256.txt: carried or not
         self.missing: list[MissingFile] = []
@@ -652,16 +659,25 @@ def export_bag(
     stop = should_stop or (lambda: False)
     ids = resolve_notebooks(corpus, notebook_ids)
     snapshot = [_snapshot(corpus, n) for n in ids]
-    chosen = (
-        destination if destination is not None else dest_mod.default_destination(corpus.data_dir)
-    )
-    try:
-        dest = dest_mod.check_destination(chosen, corpus.root)
-        existed = fsio.exists(dest)
-    except OSError as exc:
-        raise fsio.problem_from_oserror(exc, chosen, "checking the export folder") from exc
+    started = datetime.now(UTC)
+    if destination is None:
+        # Made new here, so it is ours: a failed export removes it like a folder it created.
+        dest = dest_mod.default_destination(
+            corpus.data_dir, [nb.title for nb in snapshot], started.date()
+        )
+        existed = False
+    else:
+        try:
+            dest = dest_mod.check_destination(destination, corpus.root)
+            existed = fsio.exists(dest)
+        except OSError as exc:
+            raise fsio.problem_from_oserror(exc, destination, "checking the export folder") from exc
     writer = _Writer(
-        dest, snapshot, corpus.corpus_id or "", software or f"transcribe-import {__version__}"
+        dest,
+        snapshot,
+        corpus.corpus_id or "",
+        software or f"transcribe-import {__version__}",
+        started,
     )
     writer.unfinished = unfinished or {}
     reservation = dest_mod.reserve(dest, writer.note(RUNNING))  # the note first, then the lock

@@ -15,10 +15,12 @@ import contextlib
 import errno
 import fcntl
 import os
-import secrets
+import re
+import unicodedata
+from collections.abc import Sequence
+from datetime import date
 from pathlib import Path
 
-from transcribe_import.engine.base.clock import stamp_for_filename
 from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.text import counted
@@ -26,10 +28,78 @@ from transcribe_import.engine.export.model import EXPORTS_DIR
 from transcribe_import.engine.storage import fsio
 from transcribe_import.engine.storage.bag_format import INCOMPLETE, LOCK_FILE
 
+# Characters some file system refuses in a name (Windows and exFAT the most), and the names
+# Windows keeps for devices: a folder exported here may be copied to any disk.
+_UNSAFE = re.compile(r'[\x00-\x1f\x7f<>:"/\\|?*]+')
+_DEVICES = frozenset(
+    ["CON", "PRN", "AUX", "NUL"] + [f"{kind}{n}" for kind in ("COM", "LPT") for n in range(1, 10)]
+)
+_TITLE_BYTES = 96  # of UTF-8 in the titles' part: the whole name stays far under 255 bytes
+_MAX_SUFFIX = 10_000  # " (2)" … : beyond this the exports folder is not one a person reads
 
-def default_destination(data_dir: Path) -> Path:
-    """``DATA_DIR/exports/<UTC stamp>-<8 random hex>``: new, even for two exports in one instant."""
-    return data_dir / EXPORTS_DIR / f"{stamp_for_filename()}-{secrets.token_hex(4)}"
+
+def _safe(text: str) -> str:
+    """``text`` as a name every file system takes: NFC, unsafe runs as "-", no edge dots."""
+    text = " ".join(unicodedata.normalize("NFC", text).split())  # tabs, new lines: one space
+    text = _UNSAFE.sub("-", text).strip(" .-")  # a leading dot hides it; Windows drops a last one
+    if text.split(".", 1)[0].strip().upper() in _DEVICES:
+        text = f"{text} notebook"
+    return text
+
+
+def _shortened(text: str) -> str:
+    """At most ``_TITLE_BYTES`` of UTF-8, cut at a word where one is near, marked with "…"."""
+    if len(text.encode("utf-8")) <= _TITLE_BYTES:
+        return text
+    cut = text
+    while len((cut + "…").encode("utf-8")) > _TITLE_BYTES:
+        cut = cut[:-1]
+    word = cut.rsplit(" ", 1)[0]
+    return (word if len(word) >= len(cut) // 2 else cut).rstrip(" .-") + "…"
+
+
+def folder_name(titles: Sequence[str | None], day: date) -> str:
+    """The default export folder's name, for a person: the notebooks' titles and the date.
+
+    "Diary 1931 – 2026-12-06"; two notebooks "Diary 1931 and Letters – …"; more "Diary 1931
+    and 7 more – …". A notebook whose manifest cannot be read has no title and is counted.
+    The export's id is in its MANIFEST.json and bag-info.txt, never in the name.
+    """
+    named = [_safe(t) for t in titles if t]
+    first = next((t for t in named if t), "Notebook")
+    if len(titles) == 1:
+        words = first
+    elif len(titles) == 2 and len(named) == 2 and named[1]:
+        words = f"{first} and {named[1]}"
+    else:
+        words = f"{first} and {len(titles) - 1} more"
+    return f"{_shortened(words)} – {day.isoformat()}"
+
+
+def default_destination(data_dir: Path, titles: Sequence[str | None], day: date) -> Path:
+    """Make and return a new ``DATA_DIR/exports/<folder_name>``, with " (2)", " (3)"… after
+    a name already there. Made here (an exclusive mkdir), so two exports in one instant
+    never share a folder."""
+    parent = data_dir / EXPORTS_DIR
+    base = folder_name(titles, day)
+    try:
+        fsio.make_dirs(parent)
+        for n in range(1, _MAX_SUFFIX):
+            dest = parent / (base if n == 1 else f"{base} ({n})")
+            try:
+                fsio.make_dir_new(dest)
+            except FileExistsError:
+                continue
+            fsio.fsync_dir(parent)
+            return dest
+    except OSError as exc:
+        raise fsio.problem_from_oserror(exc, parent, "making the export folder") from exc
+    raise TranscribeError(
+        ErrorCode.EXPORT_DESTINATION_INVALID,
+        f"{parent} already holds {_MAX_SUFFIX - 1} exports named {base!r}; move some of them "
+        "away, or choose a folder for the export.",
+        path=str(parent),
+    )
 
 
 def check_destination(destination: Path, corpus_root: Path) -> Path:

@@ -551,6 +551,13 @@ def make_dirs(path: Path) -> None:
     path.mkdir(parents=True, exist_ok=True)
 
 
+def make_dir_new(path: Path) -> None:
+    """Create one folder whose parent exists; ``FileExistsError`` when the name is taken."""
+    _tick("mkdir", path)
+    _guard(path)
+    path.mkdir()
+
+
 def make_dirs_durable(path: Path) -> None:
     """``make_dirs``, each folder it creates made durable (its parent fsynced) at once.
 
