@@ -9,6 +9,7 @@ ended meanwhile closes the window, or returns it, by every button.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -21,9 +22,12 @@ from transcribe_import.engine.runs.executor import EventKind
 from transcribe_import.engine.runs.model import ItemState, RunStatus
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.storage.corpus import Corpus
+from transcribe_import.gui import workers
 from transcribe_import.gui.main_window import MainWindow
+from transcribe_import.gui.pages import commit as commit_view
 from transcribe_import.gui.wording import (
     StopChoice,
+    elapsed_words,
     stop_choice_words,
     stop_on_close_question,
     stop_question,
@@ -206,3 +210,46 @@ def test_every_answer_to_the_close_question_ends_after_the_import_ended_meanwhil
         qtbot.mouseClick(dialog.close_button, Qt.MouseButton.LeftButton)  # kept: not undone
     qtbot.waitUntil(lambda: not window.isVisible(), timeout=TIMEOUT_MS)
     assert _pages_in(corpus) == [1]
+
+
+def test_the_end_screen_counts_only_the_time_the_import_ran(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    corpus: Corpus,
+    tmp_path: Path,
+    after_first_notebook: ExecutorGate,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ "64 pages in 23 s" after a Stop counted the time the question was open. The commit
+    view's clock is moved ten minutes on while the question waits for its answer: the end
+    screen's time is still no more than the import really took."""
+    offset = [0.0]
+
+    class Clock:
+        perf_counter = staticmethod(time.perf_counter)
+
+        @staticmethod
+        def monotonic() -> float:
+            return time.monotonic() + offset[0]
+
+    monkeypatch.setattr(commit_view, "time", Clock)
+    monkeypatch.setattr(workers, "time", Clock)  # the run's side says when pages landed
+    began = time.monotonic()
+    window = _committing(qtbot, open_window, tmp_path, after_first_notebook, 4, 3)
+
+    def act(box: QMessageBox) -> None:
+        after_first_notebook.release.set()
+        qtbot.waitUntil(lambda: EventKind.HELD in after_first_notebook.kinds, timeout=TIMEOUT_MS)
+        offset[0] += 600.0  # the person reads the question for ten minutes
+        [keep] = [b for b in box.buttons() if b.text() == stop_choice_words(StopChoice.KEEP, False)]
+        keep.click()
+
+    when_modal_opens(QMessageBox, act)
+    window.commit_page.cancel_button.click()
+    wait_run_end(qtbot, window)
+    took = time.monotonic() - began
+
+    pages, seconds = window.commit_page.last_run_pages()
+    assert pages == 3 == sum(_pages_in(corpus))
+    assert 0 < seconds <= took < 600
+    assert window.commit_page.rate_label.text() == elapsed_words(pages, seconds)

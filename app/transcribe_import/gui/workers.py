@@ -34,7 +34,7 @@ from transcribe_import.engine.base.short_calls import free_in_slices
 from transcribe_import.engine.media.kinds import RenderSettings
 from transcribe_import.engine.planning.plan import ImportPlan, PlanDocumentError
 from transcribe_import.engine.planning.scan_progress import ScanProgress
-from transcribe_import.engine.runs.model import RunControl, RunEvent
+from transcribe_import.engine.runs.model import EventKind, RunControl, RunEvent
 from transcribe_import.gui.values import (
     CommitStart,
     CorpusCheck,
@@ -464,6 +464,9 @@ class CommitWorker(Worker):
         self._events: collections.deque[RunEvent] = collections.deque()
         self._events_lock = threading.Lock()
         self._notified = False
+        # When the last checkpoint landed (time.monotonic), as the run said it: events reach
+        # the window later, in batches, and the stop question's wait starts from here.
+        self.landed_at = 0.0
 
     # -- called from the GUI thread ------------------------------------------------------
 
@@ -491,6 +494,8 @@ class CommitWorker(Worker):
 
     def _on_event(self, event: RunEvent) -> None:
         # Called from the executor's lane threads: no Qt object is touched but our signal.
+        if event.kind in (EventKind.PAGES_LANDED, EventKind.ITEM_FINISHED):
+            self.landed_at = time.monotonic()
         with self._events_lock:
             self._events.append(event)
             notify = not self._notified

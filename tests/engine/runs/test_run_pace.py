@@ -14,7 +14,7 @@ import pytest
 
 from transcribe_import.engine import api
 from transcribe_import.engine.runs.executor import EventKind, RunControl, RunEvent, execute_run
-from transcribe_import.engine.runs.model import RunStatus
+from transcribe_import.engine.runs.model import ItemOutcome, ItemState, RunStatus
 from transcribe_import.engine.runs.service import prepare_run
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.storage.corpus import Corpus
@@ -82,3 +82,32 @@ def test_before_any_page_the_pace_is_unknown_not_zero_seconds(corpus: Corpus) ->
     pace = api.AttemptPace(api.PaceStart({"item": 10}, {"item": 4}), started_at=0.0)
     assert pace.left == 6 and pace.landed == 0
     assert pace.seconds_left(5.0) is None
+
+
+def _landed(item: str, pages: int) -> RunEvent:
+    outcome = ItemOutcome(item, ItemState.PENDING, "notebook", pages_landed=pages)
+    return RunEvent(EventKind.PAGES_LANDED, "run", item, outcome)
+
+
+def test_the_time_the_stop_question_waits_is_not_the_imports() -> None:
+    """Asked at 10 s, the notebook in flight lands its checkpoint at 12 s and waits; the
+    answer comes at 70 s, the run ends at 75 s: it ran 10 + 2 + 5 = 17 s, not 75."""
+    pace = api.AttemptPace(api.PaceStart({"a": 100}, {"a": 0}), started_at=0.0)
+    pace.observe(_landed("a", 40))
+    pace.asked(10.0)
+    assert pace.seconds(40.0) == 10.0  # while it is open, none of its time counts
+    pace.observe(_landed("a", 50))  # the checkpoint in flight, landed at 12 s
+    pace.answered(70.0, landed_at=12.0)
+    assert pace.seconds(75.0) == 17.0
+    assert pace.rate(75.0) == pytest.approx(50 / 17)
+    pace.asked(80.0)  # asked again at 80 s (it ran 17 + 5 s by then), nothing landed since
+    pace.answered(81.0, landed_at=12.0)
+    assert pace.seconds(81.0) == 22.0
+    pace.answered(90.0, landed_at=12.0)  # answered twice (the run's end, then the dialog)
+    assert pace.seconds(90.0) == 31.0
+
+
+def test_without_a_question_the_time_is_the_attempts() -> None:
+    pace = api.AttemptPace(api.PaceStart({"a": 10}, {"a": 0}), started_at=5.0)
+    pace.observe(_landed("a", 10))
+    assert pace.seconds(9.0) == 4.0 and pace.rate(9.0) == 2.5

@@ -62,6 +62,8 @@ class AttemptPace:
         self.started_at = started_at
         self._carried: dict[str, int] = {}  # item → pages its checkpoints carried so far
         self._finished: set[str] = set()
+        self._asked_at: float | None = None  # the stop question has been open since
+        self._waited = 0.0  # seconds spent waiting for earlier answers
 
     def observe(self, event: RunEvent) -> None:
         o = event.outcome
@@ -71,6 +73,29 @@ class AttemptPace:
             self._finished.add(event.item_id)
         if event.kind in (EventKind.PAGES_LANDED, EventKind.ITEM_FINISHED):
             self._carried[event.item_id] = o.pages_landed + o.pages_already_in
+
+    def asked(self, now: float) -> None:
+        """The stop question opened: the run is held (RunControl.hold) until ``answered``."""
+        if self._asked_at is None:
+            self._asked_at = now
+
+    def answered(self, now: float, landed_at: float = 0.0) -> None:
+        """The stop question was answered (or the run ended while it was open) at ``now``.
+
+        The run waited from when the question opened, or from when the notebook in flight
+        landed its next checkpoint while it was open (``landed_at``: when the last one
+        landed, as the run said it, on the clock of ``started_at``), whichever is later.
+        """
+        if self._asked_at is not None:
+            self._waited += max(0.0, now - max(self._asked_at, landed_at))
+        self._asked_at = None
+
+    def seconds(self, now: float) -> float:
+        """The seconds this attempt has run by ``now``: its time less the time it waited
+        for a person to answer the stop question. The one measure of the rate and of the
+        end screen's "N pages in T"."""
+        waiting = 0.0 if self._asked_at is None else now - self._asked_at
+        return max(0.0, now - self.started_at - self._waited - waiting)
 
     def _in_corpus(self, item: str) -> int:
         """Pages of ``item`` in the corpus now: those there at the start, or more."""
@@ -92,7 +117,7 @@ class AttemptPace:
 
     def rate(self, now: float) -> float:
         """Pages per second this attempt has landed (0 before its first)."""
-        elapsed = now - self.started_at
+        elapsed = self.seconds(now)
         return self.landed / elapsed if elapsed > 0 else 0.0
 
     def seconds_left(self, now: float) -> float | None:

@@ -293,6 +293,8 @@ class CommitPage(WorkerPage[CommitWorker]):
         }
         self._started_at = time.monotonic()
         self._pace = AttemptPace(start.pace, self._started_at)
+        if self._asking:  # Stop was pressed before the run's start reached the window
+            self._pace.asked(self._started_at)
         self._ended_at = 0.0
         n = len(start.rows)
         self.headline.setText(
@@ -447,6 +449,7 @@ class CommitPage(WorkerPage[CommitWorker]):
         if worker is None or self._stopping:
             return StopChoice.CONTINUE
         worker.hold()
+        self._pace.asked(time.monotonic())  # its time is not the import's
         self._asking = True  # the speed and the time left mean nothing while it waits
         self.rate_label.setText(waiting_for_answer_words())
         try:
@@ -457,6 +460,7 @@ class CommitPage(WorkerPage[CommitWorker]):
                 self.cancel(undo=choice is StopChoice.UNDO)
         finally:
             worker.release()  # after the stop was asked for: no notebook starts in between
+            self._pace.answered(time.monotonic(), worker.landed_at)
             self._asking = False
         return choice
 
@@ -525,6 +529,8 @@ class CommitPage(WorkerPage[CommitWorker]):
     def _run_ended(self, result: RunResult, run: RunSummary) -> None:
         self._ended_at = time.monotonic()
         self._flush()
+        if self._worker is not None:  # a question still open kept nothing waiting since
+            self._pace.answered(self._ended_at, self._worker.landed_at)
         self.result = result
         self._ended_run = run
         # The record is the truth: rows show what it says, not what events we saw.
@@ -593,10 +599,10 @@ class CommitPage(WorkerPage[CommitWorker]):
         )
 
     def last_run_pages(self) -> tuple[int, float]:
-        """Pages this attempt landed itself and the seconds it took (the benchmark reads it):
-        neither pages that failed nor those found in the corpus already count."""
-        end = self._ended_at or time.monotonic()
-        return self._pace.landed, max(0.0, end - self._started_at)
+        """Pages this attempt landed itself and the seconds it ran (the benchmark reads it):
+        neither pages that failed nor those found in the corpus already count, nor the time
+        the stop question waited for its answer."""
+        return self._pace.landed, self._pace.seconds(self._ended_at or time.monotonic())
 
     def _elapsed_sentence(self) -> str:
         if not self._started_at:
