@@ -12,6 +12,7 @@ from PySide6.QtCore import QByteArray, QPoint, QRect, QSettings, Qt
 from PySide6.QtWidgets import (
     QAbstractButton,
     QApplication,
+    QLabel,
     QScrollArea,
     QStyle,
     QStyleOptionViewItem,
@@ -252,3 +253,41 @@ def test_at_800_by_600_the_corpus_view_shows_a_title_whole(
     header = table.horizontalHeader()
     assert header.sectionSize(NotebookColumn.TITLE) > header.sectionSize(NotebookColumn.SOURCE)
     assert_no_sideways_scroll(qtbot, window, "corpus")
+
+
+@pytest.mark.parametrize(
+    "area", [QRect(0, 0, 800, 600), *SMALL_SCREENS], ids=["800x600", "1024x768", "1366x768"]
+)
+def test_the_corpus_view_fits_without_scrolling_and_its_words_are_whole(
+    qtbot: QtBot,
+    open_window: Callable[[], MainWindow],
+    screen: Callable[[QRect], None],
+    make_notebook: Callable[..., str],
+    area: QRect,
+) -> None:
+    """#34: at 800x600 the Corpus view scrolled up and down: the window's scroll area made
+    it as tall as it would like (the table and four rows of findings at full height). It
+    fits now; the table and the findings, which scroll themselves, give up the room, and
+    every wrapped line is whole. Two long findings: the notebooks share pages' bytes."""
+    for title in ("Diary 1931", "Parish register of Sankt Margarethen, volume 1", "Letters"):
+        make_notebook(title, 2)
+    screen(area)
+    window = open_window()
+    window.show_section(Section.CORPUS)
+    page = window.corpus_page
+    qtbot.waitUntil(lambda: page.findings_view.rowCount() == 2, timeout=10_000)
+    QApplication.processEvents()
+    assert_inside(window, area)
+    assert window.sections_scroll.verticalScrollBar().maximum() == 0
+    assert_no_sideways_scroll(qtbot, window, "corpus")
+    for view in (page.notebook_table, page.findings_view):
+        assert view.isVisible() and view.height() >= view.minimumSizeHint().height()
+    wrapped = [w for w in page.findChildren(QLabel) if w.wordWrap() and w.isVisible()]
+    assert page.health_summary in wrapped
+
+    def clipped() -> list[str]:
+        return [w.text() for w in wrapped if w.height() < w.heightForWidth(w.width())]
+
+    # Wrapping, not clipping, once the layouts have taken in the audit's words.
+    qtbot.waitUntil(lambda: not clipped(), timeout=5_000)
+    assert window.sections_scroll.verticalScrollBar().maximum() == 0

@@ -221,7 +221,6 @@ class CorpusPage(QWidget):
         self.health_panel = QGroupBox(self.tr("Corpus health"))
         health_layout = QVBoxLayout(self.health_panel)
         health_layout.addLayout(summary_row)
-        health_layout.addWidget(self.findings_view)
 
         # Fixity over the years: the last full audit, its failures, an audit started here.
         self.audit_panel = AuditPanel(corpus, settings if settings is not None else QSettings())
@@ -236,6 +235,10 @@ class CorpusPage(QWidget):
         layout.addWidget(self.notebook_stack, 1)
         layout.addWidget(self.unfinished_panel, 0)
         layout.addWidget(self.health_panel, 0)
+        # Below the health box, not in it: a box holding wrapped words is as tall as they
+        # need and no shorter, so the findings inside it could not give up their room on a
+        # small screen; here they shrink to their least, and scroll (see heightForWidth).
+        layout.addWidget(self.findings_view, 0)
         layout.addWidget(self.audit_panel, 0)
 
         # The library in place of the list while a notebook is open; All Notebooks goes back.
@@ -315,6 +318,22 @@ class CorpusPage(QWidget):
         self.notebook_table.selectionModel().select(chosen, flags.ClearAndSelect | flags.Rows)
 
     # -- the library: a notebook opened, exported ------------------------------------------
+
+    def heightForWidth(self, width: int) -> int:
+        """The least height the page needs at ``width``: its wrapped words whole, and the
+        notebook table and the health findings (each scrolls itself) at their least.
+
+        The window's sections scroll area makes a page as tall as this; by the page's
+        preferred height (those two views at their full height) it made the Corpus view
+        scroll at 800x600. Given more room, the views take it as before.
+        """
+        height = super().heightForWidth(width)
+        if height < 0:
+            return height
+        for view in (self.notebook_stack, self.findings_view):
+            if view.isVisibleTo(self.list_page):
+                height -= max(0, view.sizeHint().height() - view.minimumSizeHint().height())
+        return max(height, self.minimumSizeHint().height())
 
     def _update_actions(self, *_: object) -> None:
         chosen = self.selected_notebooks()
@@ -574,6 +593,7 @@ class FindingsView(QTableWidget):
     """
 
     VISIBLE_ROWS = 4
+    VISIBLE_LINES = 8
 
     def __init__(self) -> None:
         super().__init__(0, 1)
@@ -600,7 +620,10 @@ class FindingsView(QTableWidget):
 
     def sizeHint(self) -> QSize:
         rows = range(min(self.rowCount(), self.VISIBLE_ROWS))
-        height = sum(self.rowHeight(r) for r in rows) + 2 * self.frameWidth()
+        # Findings wrap to several lines each: at most VISIBLE_LINES, so the notebooks'
+        # table keeps the room on a small screen; the rest scrolls.
+        lines = self.fontMetrics().lineSpacing() * self.VISIBLE_LINES
+        height = min(sum(self.rowHeight(r) for r in rows), lines) + 2 * self.frameWidth()
         return QSize(super().sizeHint().width(), height)
 
     def minimumSizeHint(self) -> QSize:
