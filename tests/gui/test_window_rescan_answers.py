@@ -8,15 +8,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QEvent, QPoint, QRect, Qt
-from PySide6.QtWidgets import QApplication, QLabel, QPushButton
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, Qt
+from PySide6.QtGui import QMouseEvent
+from PySide6.QtWidgets import QApplication, QLabel, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine import api
 from transcribe_import.engine.planning.problems import ProblemCode, ProblemSeverity
 from transcribe_import.engine.storage.corpus import Corpus
+from transcribe_import.gui import main_window
 from transcribe_import.gui.main_window import MainWindow
-from transcribe_import.gui.pages.review import ReviewPage
+from transcribe_import.gui.pages.review import DECISIONS_HEIGHT_KEY, DECISIONS_SHARE, ReviewPage
 
 from helpers.lookalike_set import Rescan, notebook_scan, rescan_file, save_jpeg
 from helpers.runs import imported_diary
@@ -296,3 +298,64 @@ def test_keep_both_for_all_questions_of_a_notebook_answers_every_group_and_commi
     QApplication.sendEvent(page.decision_panel, QEvent(QEvent.Type.Leave))
     assert "Answered" not in panel_words(page)
     assert "recipe 6.jpg is cut short" in panel_words(page)
+
+
+def _drag(handle: QWidget, dy: int) -> None:
+    """Drag a splitter's handle ``dy`` pixels down with the left button, as a person does."""
+    centre = QPointF(handle.width() / 2, handle.height() / 2)
+    left, none = Qt.MouseButton.LeftButton, Qt.MouseButton.NoButton
+    mods = Qt.KeyboardModifier.NoModifier
+    for kind, pos, button, buttons in (
+        (QEvent.Type.MouseButtonPress, centre, left, left),
+        (QEvent.Type.MouseMove, centre + QPointF(0, dy), none, left),
+        (QEvent.Type.MouseButtonRelease, centre + QPointF(0, dy), left, none),
+    ):
+        glob = QPointF(handle.mapToGlobal(pos.toPoint()))
+        QApplication.sendEvent(handle, QMouseEvent(kind, pos, glob, button, buttons, mods))
+
+
+@pytest.mark.parametrize(
+    "area", [QRect(0, 0, 1024, 768), QRect(0, 0, 1366, 768)], ids=["1024x768", "1366x768"]
+)
+def test_the_decisions_have_room_at_768_and_keep_the_height_the_person_drags(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    corpus: Corpus,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    area: QRect,
+) -> None:
+    """#33: at 768 pixels the decisions were a band of 170 pixels that scrolled. They take
+    half the room above the pages now (never more than their entries need), in a splitter
+    the person can move; the height dragged is kept for the next review and window."""
+    monkeypatch.setattr(main_window, "available_geometry", lambda _w: QRect(area))
+    imported_diary(corpus, tmp_path)
+    window = open_window(workers=1)
+    scan(qtbot, window, shelf(tmp_path / "shelf"))
+    page = window.review_page
+    show_item(page, "Recipes")
+    panel, split = page.decision_panel, page.decisions_split
+    needed = panel.maximumHeight()
+
+    def given() -> int:
+        return split.sizes()[0]
+
+    def share() -> int:
+        return min(needed, round(sum(split.sizes()) * DECISIONS_SHARE))
+
+    qtbot.waitUntil(lambda: given() == share(), timeout=5_000)
+    assert given() > 170 and needed > 170  # more than the old band; the entries want more
+    window.grab().save(str(tmp_path / f"decisions-{area.width()}.png"))
+
+    _drag(split.handle(1), -60)  # the person wants more of the pages
+    qtbot.waitUntil(
+        lambda: window.settings().value(DECISIONS_HEIGHT_KEY) is not None, timeout=5_000
+    )
+    kept = int(window.settings().value(DECISIONS_HEIGHT_KEY))
+    assert kept == given() and kept < share()
+    show_item(page, "Field Notes")  # another notebook's decisions, then back
+    show_item(page, "Recipes")
+    qtbot.waitUntil(lambda: given() == kept, timeout=5_000)
+
+    again = open_window(workers=1)  # a new window (the same settings) keeps it
+    assert again.review_page.decisions_height() == kept

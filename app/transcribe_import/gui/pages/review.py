@@ -16,6 +16,7 @@ from PySide6.QtCore import (
     QModelIndex,
     QSettings,
     Qt,
+    QTimer,
     Signal,
     Slot,
 )
@@ -48,6 +49,7 @@ from transcribe_import.gui.pages.review_edits import ReviewEdits
 from transcribe_import.gui.pages.review_grid import GridViews, PageView, ViewBar
 from transcribe_import.gui.pages.review_parts import (
     ActionButton,
+    DecisionsSplit,
     ProblemsPane,
     items_table,
     pages_table,
@@ -67,6 +69,10 @@ from transcribe_import.gui.wording import (
 )
 
 _SHORTCUT_CONTEXT = Qt.ShortcutContext.WidgetWithChildrenShortcut
+# The decisions' height once the person has moved their splitter (pixels), and their share of
+# the room above the pages until then: at 1024x768 half of it shows four or five entries.
+DECISIONS_HEIGHT_KEY = "ReviewPage/decisionsHeight"
+DECISIONS_SHARE = 0.5
 
 
 class ReviewPage(QWidget):
@@ -324,13 +330,41 @@ class ReviewPage(QWidget):
         self.placement_bar = PlacementBar()
         self.placement_bar.placement_chosen.connect(self.edits.place)
         self.show_view(self.grid_views.remembered_view(), remember=False)
-        return pane(
-            self.pages_label,
-            self.placement_bar,
-            self.decision_panel,
-            self.view_bar,
-            (self.page_split, 1),
-        )
+        # The decisions above the pages, in a splitter the person can move (remembered):
+        # at 768 pixels a fixed band of them was a small scrolling slit.
+        self.decisions_split = DecisionsSplit()
+        self.decisions_split.addWidget(self.decision_panel)
+        self.decisions_split.addWidget(pane(self.view_bar, (self.page_split, 1)))
+        self.decisions_split.setStretchFactor(1, 1)
+        self.decisions_split.setChildrenCollapsible(False)
+        self.decisions_split.splitterMoved.connect(self._decisions_moved)
+        self.decision_panel.fitted.connect(self._size_decisions)
+        self.decisions_split.resized.connect(self._size_decisions)
+        return pane(self.pages_label, self.placement_bar, (self.decisions_split, 1))
+
+    def decisions_height(self) -> int:
+        """The height the decisions are given when they need it: the person's (dragged,
+        remembered), else ``DECISIONS_SHARE`` of the room beside the notebooks."""
+        wanted = self.settings.value(DECISIONS_HEIGHT_KEY)
+        try:
+            height = int(wanted) if wanted is not None else 0
+        except (TypeError, ValueError):
+            height = 0
+        if height > 0:
+            return height
+        return round(sum(self.decisions_split.sizes()) * DECISIONS_SHARE)
+
+    def _size_decisions(self) -> None:
+        """Give the decisions their height (up to what their entries need), the pages the rest."""
+        split = self.decisions_split
+        total = sum(split.sizes())
+        if not self.decision_panel.isVisibleTo(self) or total <= 0:
+            return
+        panel = min(self.decisions_height(), self.decision_panel.maximumHeight(), total)
+        split.setSizes([panel, total - panel])
+
+    def _decisions_moved(self, _pos: int, _index: int) -> None:
+        self.settings.setValue(DECISIONS_HEIGHT_KEY, self.decisions_split.sizes()[0])
 
     # -- the grid, the table and the spreads -----------------------------------------------
 
@@ -573,6 +607,7 @@ class ReviewPage(QWidget):
             wide = self.window().width() >= 1300
             # Shares, not pixels: the splitter is not laid out yet; it keeps the proportion.
             self.page_split.setSizes([6500, 3500] if wide else [1, 0])
+        QTimer.singleShot(0, self._size_decisions)  # once the splitter has its height
 
     def shutdown(self) -> None:
         """Stop background work: the shell calls this when its window closes."""

@@ -80,8 +80,9 @@ RECOGNISED_CODES = frozenset(
 # page, and a panel of a thousand rows would bury the pages under it (and take the window's
 # thread seconds to build). The next ones show as these are answered.
 ALIKE_SHOWN = 5
-# The most height the panel's entries take before they scroll (about three entries).
-TALLEST = 170
+# The least height of the entries' band (about two lines): the person may drag the review's
+# splitter down to it, never further; beyond the entries' own height it does not grow.
+LEAST = 48
 # The key of the None Are Rescans row among the answered questions' (no page is named so).
 _APART = "#none-are-rescans"
 # The key of the Keep Both for All row of every open question (above the groups).
@@ -124,6 +125,7 @@ class DecisionPanel(QGroupBox):
 
     resolve_requested = Signal(str, tuple)  # a Resolution, the source ids the problem names
     leave_out_requested = Signal(str, bool)  # a file's rel; True: take it back
+    fitted = Signal()  # the entries' height changed: the page sizes its splitter to it
 
     def __init__(
         self,
@@ -140,8 +142,8 @@ class DecisionPanel(QGroupBox):
         self.setAccessibleName(self.tr("Decisions this notebook needs"))
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(9, 2, 9, 6)
-        # The entries scroll in a band of at most ``TALLEST`` pixels: however many there are,
-        # the pages below keep most of a 768-pixel screen.
+        # The entries scroll in a band as tall as the review's splitter gives it (the page
+        # chooses; the person drags), never taller than they are, never below ``LEAST``.
         self._scroll = QScrollArea()
         self._scroll.setWidgetResizable(True)
         self._scroll.setFrameShape(QFrame.Shape.NoFrame)
@@ -492,18 +494,28 @@ class DecisionPanel(QGroupBox):
         self._fit_height()  # a new width wraps the words onto more or fewer lines
 
     def _fit_height(self) -> None:
-        """As tall as the entries, up to ``TALLEST``; beyond, they scroll."""
+        """At most as tall as the entries, at least ``LEAST`` (or the entries, if less);
+        the review's splitter chooses in between, and beyond it they scroll."""
         box = self._box
         if box is None:
             return
         width = self._scroll.viewport().width() or self.width()
         layout = box.layout()
-        needed = (
+        needed = max(
+            1,
             layout.heightForWidth(width)
             if layout is not None and layout.hasHeightForWidth()
-            else box.sizeHint().height()
+            else box.sizeHint().height(),
         )
-        self._scroll.setFixedHeight(max(1, min(needed, TALLEST)))
+        least = min(needed, LEAST)
+        if (self._scroll.minimumHeight(), self._scroll.maximumHeight()) == (least, needed):
+            return
+        self._scroll.setMinimumHeight(least)
+        self._scroll.setMaximumHeight(needed)
+        # The title and the margins around the band: the panel is never taller than both.
+        chrome = self._layout.totalMinimumSize().height() - least
+        self.setMaximumHeight(needed + chrome)
+        self.fitted.emit()
 
     def _unusable_row(self, item: PlanItem | None, entry: dict[str, Any]) -> QVBoxLayout:
         """A file that cannot be used: why, and Leave out (or Take back once left out)."""

@@ -18,15 +18,17 @@ from PySide6.QtCore import (
     QSize,
     Qt,
     QTimer,
+    Signal,
     Slot,
 )
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QPushButton,
+    QSplitter,
     QStyle,
     QTableView,
     QTableWidget,
@@ -85,6 +87,22 @@ class ActionButton(QPushButton):
         tip = self._action.toolTip()
         shortcut = self._action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
         self.setToolTip(f"{tip} ({shortcut})" if shortcut else tip)
+
+
+class DecisionsSplit(QSplitter):
+    """The review's decisions above its pages, a splitter that says when its height changes
+    (the page gives the decisions their share of the new height)."""
+
+    resized = Signal()
+
+    def __init__(self) -> None:
+        super().__init__(Qt.Orientation.Vertical)
+        self.setObjectName("reviewDecisionsSplit")
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if event.size().height() != event.oldSize().height():
+            self.resized.emit()
 
 
 class WrappingLabel(QLabel):
