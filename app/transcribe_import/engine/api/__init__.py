@@ -91,6 +91,7 @@ from transcribe_import.engine.api.looks import (
 from transcribe_import.engine.api.placement import (
     Answered,
     AnsweredQuestion,
+    CorpusTurn,
     Landing,
     NotebookPage,
     answer_lookalike,
@@ -105,7 +106,9 @@ from transcribe_import.engine.api.placement import (
     notebook_pages,
     place,
     placement_words,
+    plan_corpus_turn,
     replace_page,
+    turn_in_corpus,
 )
 from transcribe_import.engine.api.plans import (
     NotImported,
@@ -324,6 +327,9 @@ __all__ = [
     "notebook_pages",
     "place",
     "replace_page",
+    "plan_corpus_turn",
+    "turn_in_corpus",
+    "CorpusTurn",
     "keep_pages",
     "placement_words",
     "Answered",

@@ -1,16 +1,21 @@
-"""Late pages and rescans: where an into item's pages go, and which page a rescan replaces."""
+"""Late pages and rescans: where an into item's pages go, which page a rescan replaces, and
+pages of a notebook turned (a run whose pages replace the pages they turn)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.planning.plan import ImportPlan, Op, PlanItem
 from transcribe_import.engine.planning.problems import Resolution
 from transcribe_import.engine.storage.corpus import Corpus
+
+if TYPE_CHECKING:
+    from transcribe_import.engine.runs.executor import RunControl, RunEvent
+    from transcribe_import.engine.runs.model import RunResult
 
 
 @dataclass(frozen=True)
@@ -303,3 +308,60 @@ def none_are_rescans(corpus: Corpus, plan: ImportPlan, item_id: str) -> PlanItem
     from transcribe_import.engine.planning import lookalikes
 
     return lookalikes.answer_all_apart(corpus, plan, item_id)
+
+
+@dataclass(frozen=True)
+class CorpusTurn:
+    """Pages of a notebook to turn, planned: the plan its run commits, and what it does."""
+
+    plan: ImportPlan
+    notebook_id: str
+    positions: tuple[int, ...]  # the pages turned, by their place in the notebook
+    degrees: int  # clockwise from each file's upright: 0, 90, 180 or 270
+
+    @property
+    def words(self) -> str:
+        """``pages 3 and 4 turned 90° clockwise``, as the faces say what was done."""
+        from transcribe_import.engine.media.kinds import Turn
+        from transcribe_import.engine.planning.corpus_turns import pages_words
+
+        turn = Turn(self.degrees)
+        done = "no longer turned" if turn is Turn.NONE else f"turned {turn.words}"
+        return f"{pages_words(self.positions)} {done}"
+
+
+def plan_corpus_turn(
+    corpus: Corpus, notebook_id: str, pages: Sequence[str], degrees: int
+) -> CorpusTurn:
+    """The turn of the notebook's ``pages`` (each named as ``place`` reads ``after``: its
+    id, label, file name, position or the start of its id) ``degrees`` clockwise from their
+    file's upright, 0 taking a turn back. ValueError in words for a wrong angle, a page the
+    notebook does not have, or pages already so; TranscribeError when the notebook cannot
+    be read."""
+    from transcribe_import.engine.api.library import notebook_folder
+    from transcribe_import.engine.ingest.placement import find_page
+    from transcribe_import.engine.media.kinds import Turn
+    from transcribe_import.engine.planning.corpus_turns import turn_plan
+
+    turn = Turn.of(degrees)
+    manifest = _manifest(corpus, notebook_id)
+    ids = [find_page(manifest, name) for name in pages]
+    plan, turned = turn_plan(manifest, notebook_folder(corpus, notebook_id), ids, turn)
+    return CorpusTurn(plan, notebook_id, tuple(t.position for t in turned), int(turn))
+
+
+def turn_in_corpus(
+    corpus: Corpus,
+    turn: CorpusTurn,
+    *,
+    control: RunControl | None = None,
+    on_event: Callable[[RunEvent], None] | None = None,
+) -> RunResult:
+    """Commit ``turn``'s plan as a run of its own and execute it: the pages turned land in
+    their pages' places, which move to the notebook's history (``replaced_pages``); undone
+    by reverting the run. Raises as ``prepare_commit`` and ``execute`` do."""
+    from transcribe_import.engine.api.commit import prepare_commit
+    from transcribe_import.engine.runs.executor import execute_run
+
+    prepared = prepare_commit(corpus, turn.plan, workers=1)
+    return execute_run(corpus, prepared.run_id, workers=1, control=control, on_event=on_event)
