@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import Any
 
+import orjson
 from PIL import Image
 
+from helpers.cli import cli_json, imported
 from media_factory import _exif
 
 # A portrait page, white, with a red block in its top-left corner: where the block lands
@@ -45,3 +48,21 @@ def _is_red(px: object) -> bool:
     assert isinstance(px, tuple)
     r, g, b = px[:3]
     return bool(r > 180 and g < 80 and b < 80)
+
+
+def notebook_doc(data: Path, nbid: str) -> dict[str, Any]:
+    """The notebook's project.json, read as the disk has it."""
+    doc: dict[str, Any] = orjson.loads(
+        (data / "corpus" / "notebooks" / nbid / "project.json").read_bytes()
+    )
+    return doc
+
+
+def cli_diary(tmp_path: Path) -> tuple[Path, str]:
+    """“Diary”, three portrait pages 1.jpg to 3.jpg, imported through the CLI: (data, id)."""
+    data = tmp_path / "data"
+    for k in (1, 2, 3):
+        marked_page(tmp_path / "Diary" / f"{k}.jpg")
+    imported(data, tmp_path, tmp_path / "Diary")
+    [nb] = cli_json(data, "notebooks", "--json")["notebooks"]
+    return data, str(nb["notebook_id"])

@@ -316,8 +316,14 @@ class CorpusTurn:
 
     plan: ImportPlan
     notebook_id: str
+    title: str  # the notebook's title (its id when it has none)
     positions: tuple[int, ...]  # the pages turned, by their place in the notebook
     degrees: int  # clockwise from each file's upright: 0, 90, 180 or 270
+
+    @property
+    def page_ids(self) -> tuple[str, ...]:
+        """The ids of the turned pages, which take the places of the pages they turn."""
+        return tuple(new for new, _old in self.plan.items[0].replacements)
 
     @property
     def words(self) -> str:
@@ -347,7 +353,14 @@ def plan_corpus_turn(
     manifest = _manifest(corpus, notebook_id)
     ids = [find_page(manifest, name) for name in pages]
     plan, turned = turn_plan(manifest, notebook_folder(corpus, notebook_id), ids, turn)
-    return CorpusTurn(plan, notebook_id, tuple(t.position for t in turned), int(turn))
+    title = manifest.get("title")
+    return CorpusTurn(
+        plan,
+        notebook_id,
+        title if isinstance(title, str) and title.strip() else notebook_id,
+        tuple(t.position for t in turned),
+        int(turn),
+    )
 
 
 def turn_in_corpus(
