@@ -119,6 +119,7 @@ def placement_words(corpus: Corpus, item: PlanItem) -> list[str]:
     """Where an into item's pages go and what they replace, in words ([]: at the end, none);
     the notebook's pages named as it is now when it can be read."""
     from transcribe_import.engine.planning import placement
+    from transcribe_import.engine.planning.corpus_turns import item_turn, turn_words
 
     if item.op is not Op.IMPORT_INTO_NOTEBOOK or not (
         item.placement or item.places or item.replacements
@@ -128,6 +129,9 @@ def placement_words(corpus: Corpus, item: PlanItem) -> list[str]:
         doc: dict[str, Any] | None = _manifest(corpus, item.notebook_id)
     except TranscribeError:
         doc = None
+    turn = item_turn(item)
+    if turn is not None:  # a turn of pages in the corpus: its pages turn theirs
+        return [turn_words(item, turn, doc)]
     return placement.describe(item, doc)
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from transcribe_import.engine.base.ids import new_id
-from transcribe_import.engine.ingest.placement import live_records, notebook_words
+from transcribe_import.engine.ingest.placement import live_records, notebook_words, page_words
 from transcribe_import.engine.media.kinds import MEDIA_EXTENSIONS, Turn
 from transcribe_import.engine.planning.plan import (
     ImportPlan,
@@ -37,6 +37,7 @@ from transcribe_import.engine.planning.plan_values import DuplicatePolicy
 from transcribe_import.engine.storage import project
 
 MODE = "turn"  # the plan's and its run's ``mode``: a turn of pages in the corpus
+TURN_KEY = "turn"  # the item's provenance: the angle its pages are turned to
 # What the importer writes on a page itself; every other key (a transcription, a tool's
 # note) is carried to the turned page as it is.
 _OWN_PAGE_KEYS = frozenset(
@@ -108,7 +109,7 @@ def turn_plan(
         sources=plan_sources,
         # The order is the notebook's: each page lands in the place of the page it turns.
         ordering=Ordering(OrderingRule.SEQUENCE, resolved=True),
-        provenance={"label": _title(manifest)},
+        provenance={"label": _title(manifest), TURN_KEY: int(turn)},
         replacements=replacements,
     )
     plan = ImportPlan(
@@ -121,6 +122,32 @@ def turn_plan(
         ),
     )
     return plan, tuple(chosen)
+
+
+def item_turn(item: PlanItem) -> Turn | None:
+    """The turn ``item`` gives the notebook's pages when it is a turn of pages in the corpus
+    (its pages replace the pages they turn); None for every other item."""
+    got = item.provenance.get(TURN_KEY)
+    if item.op is not Op.IMPORT_INTO_NOTEBOOK or isinstance(got, bool) or not isinstance(got, int):
+        return None
+    try:
+        return Turn.of(got)
+    except ValueError:
+        return None
+
+
+def turn_words(item: PlanItem, turn: Turn, manifest: Mapping[str, Any] | None) -> str:
+    """What a turn item does, in words: ``turns page 2 (2.jpg) 90° clockwise``, each page
+    named as the notebook has it now: the turned page once it landed, else the page it
+    turns (by its id when the notebook cannot be read)."""
+    live = {str(p.get("id")) for p in live_records(manifest)} if manifest is not None else set()
+    said = [
+        page_words(manifest, new if new in live else old) if manifest is not None else f"page {old}"
+        for new, old in item.replacements
+    ]
+    listed = said[0] if len(said) == 1 else ", ".join(said[:-1]) + f" and {said[-1]}"
+    how = "back upright (no turn)" if turn is Turn.NONE else turn.words
+    return f"turns {listed} {how}"
 
 
 def _turned_source(
