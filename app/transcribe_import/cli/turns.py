@@ -144,7 +144,7 @@ def cmd_turn(corpus: Corpus, args: argparse.Namespace) -> int:
                 "status": str(result.status),
                 "notebook_id": notebook_id,
                 "pages": list(turn.positions),
-                "turn": turn.degrees,
+                "turn": turn.turns[0],
                 "page_ids": list(turn.page_ids),
             }
         )

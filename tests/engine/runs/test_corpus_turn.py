@@ -148,3 +148,20 @@ def test_a_turn_refused_in_words(corpus: Corpus, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="cannot be read .* run `transcribe-import doctor`"):
         api.plan_corpus_turn(corpus, nb, ["1"], 90)
     assert Turn.of(90) is Turn.QUARTER
+
+
+def test_pages_turned_each_their_own_way_by_one_run(corpus: Corpus, tmp_path: Path) -> None:
+    nb = _diary(corpus, tmp_path)
+    ids = [p["id"] for p in project.read(corpus.notebook_dir(nb), nb)["pages"]]
+    # As the library's Turn Right asks it: each page a quarter further than it is.
+    turn = api.plan_page_turns(corpus, nb, {ids[2]: 90, ids[0]: 180})
+    assert turn.positions == (1, 3) and turn.turns == (180, 90)
+    assert turn.words == "pages 1 and 3 turned each its own way"
+    result = api.turn_in_corpus(corpus, turn)
+    doc = assert_notebook_whole(corpus, nb)
+    assert [p.get("turn") for p in doc["pages"]] == [180, None, 90]
+    [row] = api.show_run(corpus, result.run_id).rows
+    assert row.turns == (180, 90) and row.pages_replacing == 2
+    assert api.placement_words(corpus, api.show_run(corpus, result.run_id).plan.items[0]) == [
+        "turns page 1 (1.jpg) and page 3 (3.jpg) each its own way"
+    ]

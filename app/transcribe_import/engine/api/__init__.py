@@ -107,6 +107,7 @@ from transcribe_import.engine.api.placement import (
     place,
     placement_words,
     plan_corpus_turn,
+    plan_page_turns,
     replace_page,
     turn_in_corpus,
 )
@@ -328,6 +329,7 @@ __all__ = [
     "place",
     "replace_page",
     "plan_corpus_turn",
+    "plan_page_turns",
     "turn_in_corpus",
     "CorpusTurn",
     "keep_pages",

@@ -3,7 +3,7 @@ pages of a notebook turned (a run whose pages replace the pages they turn)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,6 +14,7 @@ from transcribe_import.engine.planning.problems import Resolution
 from transcribe_import.engine.storage.corpus import Corpus
 
 if TYPE_CHECKING:
+    from transcribe_import.engine.media.kinds import Turn
     from transcribe_import.engine.runs.executor import RunControl, RunEvent
     from transcribe_import.engine.runs.model import RunResult
 
@@ -119,7 +120,7 @@ def placement_words(corpus: Corpus, item: PlanItem) -> list[str]:
     """Where an into item's pages go and what they replace, in words ([]: at the end, none);
     the notebook's pages named as it is now when it can be read."""
     from transcribe_import.engine.planning import placement
-    from transcribe_import.engine.planning.corpus_turns import item_turn, turn_words
+    from transcribe_import.engine.planning.corpus_turns import is_turn, turn_words
 
     if item.op is not Op.IMPORT_INTO_NOTEBOOK or not (
         item.placement or item.places or item.replacements
@@ -129,9 +130,8 @@ def placement_words(corpus: Corpus, item: PlanItem) -> list[str]:
         doc: dict[str, Any] | None = _manifest(corpus, item.notebook_id)
     except TranscribeError:
         doc = None
-    turn = item_turn(item)
-    if turn is not None:  # a turn of pages in the corpus: its pages turn theirs
-        return [turn_words(item, turn, doc)]
+    if is_turn(item):  # a turn of pages in the corpus: its pages turn theirs
+        return [turn_words(item, doc)]
     return placement.describe(item, doc)
 
 
@@ -322,7 +322,7 @@ class CorpusTurn:
     notebook_id: str
     title: str  # the notebook's title (its id when it has none)
     positions: tuple[int, ...]  # the pages turned, by their place in the notebook
-    degrees: int  # clockwise from each file's upright: 0, 90, 180 or 270
+    turns: tuple[int, ...]  # each one's turn, clockwise from its file's upright: 0 to 270
 
     @property
     def page_ids(self) -> tuple[str, ...]:
@@ -333,10 +333,10 @@ class CorpusTurn:
     def words(self) -> str:
         """``pages 3 and 4 turned 90° clockwise``, as the faces say what was done."""
         from transcribe_import.engine.media.kinds import Turn
-        from transcribe_import.engine.planning.corpus_turns import pages_words
+        from transcribe_import.engine.planning.corpus_turns import pages_words, turns_words
 
-        turn = Turn(self.degrees)
-        done = "no longer turned" if turn is Turn.NONE else f"turned {turn.words}"
+        how = turns_words([Turn(t) for t in self.turns])
+        done = "no longer turned" if how == "back upright" else f"turned {how}"
         return f"{pages_words(self.positions)} {done}"
 
 
@@ -348,22 +348,39 @@ def plan_corpus_turn(
     file's upright, 0 taking a turn back. ValueError in words for a wrong angle, a page the
     notebook does not have, or pages already so; TranscribeError when the notebook cannot
     be read."""
-    from transcribe_import.engine.api.library import notebook_folder
     from transcribe_import.engine.ingest.placement import find_page
     from transcribe_import.engine.media.kinds import Turn
-    from transcribe_import.engine.planning.corpus_turns import turn_plan
 
     turn = Turn.of(degrees)
     manifest = _manifest(corpus, notebook_id)
-    ids = [find_page(manifest, name) for name in pages]
-    plan, turned = turn_plan(manifest, notebook_folder(corpus, notebook_id), ids, turn)
+    return _corpus_turn(corpus, manifest, [(find_page(manifest, n), turn) for n in pages])
+
+
+def plan_page_turns(corpus: Corpus, notebook_id: str, turns: Mapping[str, int]) -> CorpusTurn:
+    """The turn of each of the notebook's pages in ``turns`` (page id: degrees clockwise
+    from its file's upright, 0 taking a turn back), as the window's Turn asks it; raises
+    as ``plan_corpus_turn``."""
+    from transcribe_import.engine.media.kinds import Turn
+
+    manifest = _manifest(corpus, notebook_id)
+    return _corpus_turn(corpus, manifest, [(pid, Turn.of(d)) for pid, d in turns.items()])
+
+
+def _corpus_turn(
+    corpus: Corpus, manifest: dict[str, Any], turns: Sequence[tuple[str, Turn]]
+) -> CorpusTurn:
+    from transcribe_import.engine.api.library import notebook_folder
+    from transcribe_import.engine.planning.corpus_turns import turn_plan
+
+    notebook_id = str(manifest["id"])
+    plan, turned = turn_plan(manifest, notebook_folder(corpus, notebook_id), turns)
     title = manifest.get("title")
     return CorpusTurn(
         plan,
         notebook_id,
         title if isinstance(title, str) and title.strip() else notebook_id,
         tuple(t.position for t in turned),
-        int(turn),
+        tuple(int(t.turn) for t in turned),
     )
 
 

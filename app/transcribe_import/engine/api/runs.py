@@ -17,8 +17,8 @@ from transcribe_import.engine.api.run_state import (
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.ids import MIN_ID_PREFIX, ids_by_prefix, is_valid_id
 from transcribe_import.engine.planning import placement
-from transcribe_import.engine.planning.corpus_turns import item_turn
-from transcribe_import.engine.planning.plan import ImportPlan, Op, PlanItem
+from transcribe_import.engine.planning.corpus_turns import item_turns
+from transcribe_import.engine.planning.plan import ImportPlan, Op
 from transcribe_import.engine.runs.model import (
     HistoryEvent,
     ItemOutcome,
@@ -159,9 +159,9 @@ class OutcomeRow:
     pages_staged: int = 0  # of its checkpoint in flight: staged, not landed yet (while started)
     # Of its pages, the rescans that replace a page of the notebook (the rest are added).
     pages_replacing: int = 0
-    # A turn of pages in the corpus (``turn``, the window's Turn): the angle, degrees
-    # clockwise; its pages replace the pages they turn (``pages_replacing``). None otherwise.
-    turned: int | None = None
+    # A turn of pages in the corpus (``turn``, the library's Turn): each page's turn,
+    # degrees clockwise; its pages replace the pages they turn. () for any other item.
+    turns: tuple[int, ...] = ()
 
     @property
     def state(self) -> ItemState:
@@ -182,15 +182,10 @@ def outcome_rows(plan: ImportPlan, record: RunRecord) -> list[OutcomeRow]:
             it.imported_page_count(),
             outcomes[it.item_id],
             pages_replacing=it.imported_page_count() - placement.added_pages(it),
-            turned=_turned(it),
+            turns=tuple(int(t) for t in item_turns(it)),
         )
         for it in plan.items
     ]
-
-
-def _turned(item: PlanItem) -> int | None:
-    turn = item_turn(item)
-    return None if turn is None else int(turn)
 
 
 def _partly_undone(record: RunRecord) -> bool:

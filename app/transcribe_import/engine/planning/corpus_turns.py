@@ -37,7 +37,7 @@ from transcribe_import.engine.planning.plan_values import DuplicatePolicy
 from transcribe_import.engine.storage import project
 
 MODE = "turn"  # the plan's and its run's ``mode``: a turn of pages in the corpus
-TURN_KEY = "turn"  # the item's provenance: the angle its pages are turned to
+TURN_KEY = "turns_pages"  # in an item's provenance: true for a turn of pages in the corpus
 # What the importer writes on a page itself; every other key (a transcription, a tool's
 # note) is carried to the turned page as it is.
 _OWN_PAGE_KEYS = frozenset(
@@ -47,18 +47,21 @@ _OWN_PAGE_KEYS = frozenset(
 
 @dataclass(frozen=True)
 class TurnedPage:
-    """A page of the notebook to turn: its position, its id, and the turn it has now."""
+    """A page of the notebook to turn: its position, its id, its turn now and the turn it
+    is given."""
 
     position: int
     page_id: str
     turn_now: Turn
+    turn: Turn
 
 
 def turn_plan(
-    manifest: Mapping[str, Any], folder: Path, page_ids: Sequence[str], turn: Turn
+    manifest: Mapping[str, Any], folder: Path, turns: Sequence[tuple[str, Turn]]
 ) -> tuple[ImportPlan, tuple[TurnedPage, ...]]:
-    """The plan turning the notebook's pages ``page_ids`` ``turn`` clockwise from their
-    file's upright (``Turn.NONE`` takes a turn back), and the pages it turns.
+    """The plan turning each of the notebook's pages in ``turns`` (page id, turn) so far
+    clockwise from its file's upright (``Turn.NONE`` takes a turn back), and the pages it
+    turns, in notebook order (a page turned so already is left as it is).
 
     ``manifest`` is the notebook's project.json and ``folder`` its folder. ValueError in
     words for a page the notebook does not have, a page named twice, a page whose stored
@@ -69,32 +72,33 @@ def turn_plan(
     where = {str(p.get("id")): k for k, p in enumerate(pages)}
     sources = {str(s.get("id")): s for s in manifest.get("sources", []) if isinstance(s, dict)}
     nb = notebook_words(manifest)
-    if not page_ids:
+    if not turns:
         raise ValueError("name the pages to turn, then the angle: PAGE... 90")
-    if len(set(page_ids)) != len(page_ids):
+    if len({pid for pid, _turn in turns}) != len(turns):
         raise ValueError(f"a page of {nb} is named twice: name each page once")
     chosen: list[TurnedPage] = []
-    for pid in page_ids:
+    for pid, turn in turns:
         if pid not in where:
             raise ValueError(f"notebook {nb} has no page {pid}")
-        record = pages[where[pid]]
-        now = Turn(project.turn_of(record))
+        now = Turn(project.turn_of(pages[where[pid]]))
         if now is not turn:
-            chosen.append(TurnedPage(where[pid] + 1, pid, now))
+            chosen.append(TurnedPage(where[pid] + 1, pid, now, turn))
     if not chosen:
-        said = "not turned" if turn is Turn.NONE else f"turned {turn.words}"
-        named = sorted(where[pid] + 1 for pid in page_ids)
+        said = {"not turned" if t is Turn.NONE else f"turned {t.words}" for _p, t in turns}
+        named = sorted(where[pid] + 1 for pid, _turn in turns)
         raise ValueError(
-            f"{pages_words(named)} of {nb} {_is_are(len(named))} {said} already: nothing to do"
+            f"{pages_words(named)} of {nb} {_is_are(len(named))} "
+            f"{said.pop() if len(said) == 1 else 'turned so'} already: nothing to do"
         )
     chosen.sort(key=lambda c: c.position)
-    by_source: dict[str, list[dict[str, Any]]] = {}
+    # The pages of one file turned alike share one copy of it (a PDF's pages).
+    by_source: dict[tuple[str, Turn], list[dict[str, Any]]] = {}
     for c in chosen:
         record = pages[c.position - 1]
-        by_source.setdefault(str(record.get("source_id")), []).append(record)
+        by_source.setdefault((str(record.get("source_id")), c.turn), []).append(record)
     plan_sources = tuple(
         _turned_source(sources.get(sid), records, folder, turn, nb)
-        for sid, records in by_source.items()
+        for (sid, turn), records in by_source.items()
     )
     replacements = tuple(
         (new.page_id, str(old.get("id")))
@@ -109,7 +113,7 @@ def turn_plan(
         sources=plan_sources,
         # The order is the notebook's: each page lands in the place of the page it turns.
         ordering=Ordering(OrderingRule.SEQUENCE, resolved=True),
-        provenance={"label": _title(manifest), TURN_KEY: int(turn)},
+        provenance={"label": _title(manifest), TURN_KEY: True},
         replacements=replacements,
     )
     plan = ImportPlan(
@@ -117,26 +121,36 @@ def turn_plan(
         # The notebook holds these bytes already: under skip_existing they would be skipped.
         import_policy_id=policy_id_for(DuplicatePolicy.CREATE_DUPLICATE.value),
         items=(item,),
-        provenance=new_plan_provenance(
-            [], MODE, turned={"notebook_id": item.notebook_id, "turn": int(turn)}
-        ),
+        provenance=new_plan_provenance([], MODE, turned=item.notebook_id),
     )
     return plan, tuple(chosen)
 
 
-def item_turn(item: PlanItem) -> Turn | None:
-    """The turn ``item`` gives the notebook's pages when it is a turn of pages in the corpus
-    (its pages replace the pages they turn); None for every other item."""
-    got = item.provenance.get(TURN_KEY)
-    if item.op is not Op.IMPORT_INTO_NOTEBOOK or isinstance(got, bool) or not isinstance(got, int):
-        return None
-    try:
-        return Turn.of(got)
-    except ValueError:
-        return None
+def is_turn(item: PlanItem) -> bool:
+    """Whether ``item`` turns pages in the corpus: its pages replace the pages they turn."""
+    return item.op is Op.IMPORT_INTO_NOTEBOOK and item.provenance.get(TURN_KEY) is True
 
 
-def turn_words(item: PlanItem, turn: Turn, manifest: Mapping[str, Any] | None) -> str:
+def item_turns(item: PlanItem) -> tuple[Turn, ...]:
+    """The turns a turn of pages in the corpus gives its pages, in the order they replace
+    the notebook's pages; () for every other item."""
+    if not is_turn(item):
+        return ()
+    turn_of = {p.page_id: p.turn for s in item.sources for p in s.pages}
+    return tuple(turn_of[new] for new, _old in item.replacements if new in turn_of)
+
+
+def turns_words(turns: Sequence[Turn]) -> str:
+    """``90° clockwise`` when every page is turned alike (``back upright``: no turn), else
+    ``each its own way``."""
+    alike = set(turns)
+    if len(alike) != 1:
+        return "each its own way"
+    turn = alike.pop()
+    return "back upright" if turn is Turn.NONE else turn.words
+
+
+def turn_words(item: PlanItem, manifest: Mapping[str, Any] | None) -> str:
     """What a turn item does, in words: ``turns page 2 (2.jpg) 90° clockwise``, each page
     named as the notebook has it now: the turned page once it landed, else the page it
     turns (by its id when the notebook cannot be read)."""
@@ -146,8 +160,7 @@ def turn_words(item: PlanItem, turn: Turn, manifest: Mapping[str, Any] | None) -
         for new, old in item.replacements
     ]
     listed = said[0] if len(said) == 1 else ", ".join(said[:-1]) + f" and {said[-1]}"
-    how = "back upright (no turn)" if turn is Turn.NONE else turn.words
-    return f"turns {listed} {how}"
+    return f"turns {listed} {turns_words(item_turns(item))}"
 
 
 def _turned_source(

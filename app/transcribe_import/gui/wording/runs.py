@@ -277,9 +277,10 @@ def _added_and_replaced_words(added: int, replaced: int) -> str:
     return f"{added_words}, {replaced_words}"
 
 
-def _turned_words(pages: int, degrees: int) -> str:
+def _turned_words(pages: int, turns: tuple[int, ...]) -> str:
     """A committed turn of pages in the corpus: how many, and which way they were turned."""
-    turn = Turn(degrees)
+    alike = {Turn(t) for t in turns}
+    turn = alike.pop() if len(alike) == 1 else None
     if turn is Turn.NONE:
         return plural(
             pages,
@@ -293,7 +294,7 @@ def _turned_words(pages: int, degrees: int) -> str:
             _t("ItemState", "%Ln pages of the existing notebook turned", "", pages),
         )
         + " "
-        + turn.words
+        + (turn.words if turn is not None else _t("ItemState", "each its own way"))
     )
 
 
@@ -316,8 +317,8 @@ def outcome_details(row: OutcomeRow) -> str:
         )
         text = f"{pages} {where}"
         replacing = row.pages_replacing
-        if row.turned is not None and o.page_count:
-            text = _turned_words(o.page_count, row.turned)
+        if row.turns and o.page_count:
+            text = _turned_words(o.page_count, row.turns)
         elif replacing and o.page_count:
             text = _added_and_replaced_words(o.page_count - replacing, replacing)
         if o.pages_already_in:
