@@ -7,8 +7,12 @@ from __future__ import annotations
 import getpass
 from pathlib import Path
 
+import pytest
+
 from helpers.cli import Exit, assert_doctor_clean, cli_json, notebook_files, ok, run_cli
 from helpers.turns import cli_diary, notebook_doc, red_corner
+
+pytestmark = pytest.mark.slow  # a CLI process per step: each test takes 15 s or more
 
 
 def test_turn_pages_in_the_corpus_then_undo(tmp_path: Path) -> None:

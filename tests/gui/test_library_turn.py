@@ -1,0 +1,109 @@
+"""Turning pages already in the corpus through the real window (#39): in a notebook opened from
+the Corpus view, Turn Right on several selected pages turns them by a run of its own, the
+grid shows them turned and History the pages as they were, the stored files untouched;
+Undo Turn… previews and undoes that run, and the notebook is as it was."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QItemSelectionModel, Qt
+from pytestqt.qtbot import QtBot
+from test_library import open_in_library, shown_ids  # the library opened as a person does
+
+from transcribe_import.engine.runs.model import RunStatus
+from transcribe_import.engine.runs.store import RunStore
+from transcribe_import.engine.storage import project
+from transcribe_import.engine.storage.corpus import Corpus
+from transcribe_import.gui.main_window import MainWindow
+
+from engine_helpers import assert_notebook_whole
+from helpers.runs import commit_plan, plan_for
+from helpers.turns import marked_page, red_corner
+from helpers.window import TIMEOUT_MS, assert_no_clash
+
+pytestmark = [
+    pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints"),
+    pytest.mark.slow,
+]
+
+
+def _stored(corpus: Corpus, nb: str) -> dict[str, bytes]:
+    folder = corpus.notebook_dir(nb)
+    return {
+        p.name: p.read_bytes()
+        for p in folder.rglob("*")
+        if p.is_file() and p.parent.name in ("sources", "renders")
+    }
+
+
+def test_turn_several_pages_in_the_library_then_undo(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
+) -> None:
+    for k in (1, 2, 3):
+        marked_page(tmp_path / "Diary" / f"{k}.jpg")
+    plan = plan_for(corpus, tmp_path / "Diary")
+    assert commit_plan(corpus, plan).status is RunStatus.COMPLETE
+    nb = plan.items[0].notebook_id
+    before = project.read(corpus.notebook_dir(nb), nb)
+    stored = _stored(corpus, nb)
+
+    window = open_window(workers=1)
+    library = open_in_library(qtbot, window, nb)
+    assert library.turn_button.isEnabled() and not library.turn_right_action.isEnabled()
+    # Pages 2 and 3 chosen, as a person does with Ctrl-click in the grid.
+    selection = library.pages_pane.table.selectionModel()
+    flags = QItemSelectionModel.SelectionFlag
+    for row in (1, 2):
+        index = library.pages_model.index(row, 0)
+        selection.select(index, flags.Select | flags.Rows)
+    assert library.turn_right_action.isEnabled()
+    assert_no_clash(window, "the library")
+
+    with qtbot.waitSignal(library.shown, timeout=TIMEOUT_MS):
+        library.pages_pane.grid.setFocus()
+        qtbot.keyClick(library.pages_pane.grid, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: library.turn_run_id is not None, timeout=TIMEOUT_MS)
+    run_id = library.turn_run_id
+    assert library.message_label.text() == (
+        "Pages 2 and 3 turned 90° clockwise. The pages as they were are under History; "
+        "Undo Turn… puts them back."
+    )
+    assert library.undo_turn_button.isVisible()
+    doc = assert_notebook_whole(corpus, nb)
+    assert [p.get("turn") for p in doc["pages"]] == [None, 90, 90]
+    folder = corpus.notebook_dir(nb)
+    for page in doc["pages"][1:]:
+        assert red_corner((folder / page["render"]["path"]).read_bytes())[1] == "top-right"
+    after = _stored(corpus, nb)
+    assert {name: after[name] for name in stored} == stored  # every stored file as it was
+    # The grid shows the pages turned; History the pages as they were.
+    assert shown_ids(library) == [p["id"] for p in doc["pages"]]
+    rows = [library.pages_model.row(r) for r in range(3)]
+    assert [int(r.page.turn) for r in rows] == [0, 90, 90]
+    assert shown_ids(library, history=True) == [p["id"] for p in before["pages"][1:]]
+    assert library.tabs.tabText(1) == "History (2)"
+    # The run is the notebook's history: who asked and when, in Runs.
+    record = RunStore(corpus).load(str(run_id))
+    assert record.status is RunStatus.COMPLETE
+    assert record.doc["history"][0]["event"] == "created"
+    assert record.doc["history"][0]["requested_by"]
+
+    # Undo Turn…: the preview, then the undo; the notebook is as it was.
+    page = window.corpus_page
+    qtbot.mouseClick(library.undo_turn_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.undo_dialog is not None, timeout=TIMEOUT_MS)
+    dialog = page.undo_dialog
+    assert dialog is not None and dialog.run.run_id == run_id
+    qtbot.waitUntil(lambda: dialog.undo_button.isEnabled(), timeout=TIMEOUT_MS)
+    with qtbot.waitSignal(library.shown, timeout=TIMEOUT_MS):
+        with qtbot.waitSignal(dialog.reverted, timeout=TIMEOUT_MS):
+            qtbot.mouseClick(dialog.undo_button, Qt.MouseButton.LeftButton)
+    dialog.accept()
+    undone = assert_notebook_whole(corpus, nb)
+    assert undone["pages"] == before["pages"] and not undone.get("replaced_pages")
+    assert shown_ids(library) == [p["id"] for p in before["pages"]]
+    assert not library.message_row.isVisible()
+    assert [int(library.pages_model.row(r).page.turn) for r in range(3)] == [0, 0, 0]
