@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 from test_library import open_in_library, shown_ids  # the library opened as a person does
 
@@ -18,6 +18,7 @@ from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow
+from transcribe_import.gui.models.page_rows import PageColumn
 
 from engine_helpers import assert_notebook_whole
 from helpers.runs import commit_plan, plan_for
@@ -53,12 +54,15 @@ def test_turn_several_pages_in_the_library_then_undo(
     window = open_window(workers=1)
     library = open_in_library(qtbot, window, nb)
     assert library.turn_button.isEnabled() and not library.turn_right_action.isEnabled()
-    # Pages 2 and 3 chosen, as a person does with Ctrl-click in the grid.
-    selection = library.pages_pane.table.selectionModel()
-    flags = QItemSelectionModel.SelectionFlag
-    for row in (1, 2):
-        index = library.pages_model.index(row, 0)
-        selection.select(index, flags.Select | flags.Rows)
+    # Pages 2 and 3 chosen, as a person does: a click, then a Ctrl-click, in the grid.
+    grid = library.pages_pane.grid
+    for row, keys in (
+        (1, Qt.KeyboardModifier.NoModifier),
+        (2, Qt.KeyboardModifier.ControlModifier),
+    ):
+        rect = grid.visualRect(library.pages_model.index(row, PageColumn.THUMBNAIL))
+        qtbot.mouseClick(grid.viewport(), Qt.MouseButton.LeftButton, keys, rect.center())
+    assert library.pages_pane.selected_rows() == [1, 2]
     assert library.turn_right_action.isEnabled()
     assert_no_clash(window, "the library")
 

@@ -169,8 +169,9 @@ class PagesPane(QStackedWidget):
         return index.row() if index.isValid() else None
 
     def selected_rows(self) -> list[int]:
-        """The rows chosen, in notebook order."""
-        return sorted({i.row() for i in self.table.selectionModel().selectedRows()})
+        """The rows chosen, in notebook order (the grid chooses a row's thumbnail cell, the
+        table its whole row)."""
+        return sorted({i.row() for i in self.table.selectionModel().selectedIndexes()})
 
     def select_row(self, row: int) -> None:
         index = self.model.index(row, PageColumn.THUMBNAIL)
