@@ -18,6 +18,7 @@ from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow
+from transcribe_import.gui.models.page_grid import Badge, badges
 from transcribe_import.gui.models.page_rows import PageColumn
 
 from engine_helpers import assert_notebook_whole
@@ -87,6 +88,12 @@ def test_turn_several_pages_in_the_library_then_undo(
     assert shown_ids(library) == [p["id"] for p in doc["pages"]]
     rows = [library.pages_model.row(r) for r in range(3)]
     assert [int(r.page.turn) for r in rows] == [0, 90, 90]
+    # Badged as turned, not as a rescan, with where the page as it was is.
+    assert [badges(r) for r in rows] == [(), (Badge.TURNED,), (Badge.TURNED,)]
+    assert [r.replaces for r in rows] == [None, None, None]
+    assert rows[1].turned == "2.jpg"
+    tip = library.pages_model.index(1, PageColumn.WARNING).data()
+    assert tip == "Turned; 2.jpg as it was is under History"
     assert shown_ids(library, history=True) == [p["id"] for p in before["pages"][1:]]
     assert library.tabs.tabText(1) == "History (2)"
     # The run is the notebook's history: who asked and when, in Runs.
