@@ -109,11 +109,18 @@ def test_turn_several_pages_in_the_library_then_undo(
     dialog = page.undo_dialog
     assert dialog is not None and dialog.run.run_id == run_id
     qtbot.waitUntil(lambda: dialog.undo_button.isEnabled(), timeout=TIMEOUT_MS)
+    assert dialog.headline.text().startswith("Undo the turn of ")
+    assert dialog.removed.item(0).text() == (
+        "“Diary”: the 2 pages this turn made (the pages as they were come back)"
+    )
     with (
         qtbot.waitSignal(library.shown, timeout=TIMEOUT_MS),
         qtbot.waitSignal(dialog.reverted, timeout=TIMEOUT_MS),
     ):
         qtbot.mouseClick(dialog.undo_button, Qt.MouseButton.LeftButton)
+    assert dialog.headline.text().startswith(
+        "The turn was undone: the pages are back as they were."
+    )
     dialog.accept()
     undone = assert_notebook_whole(corpus, nb)
     assert undone["pages"] == before["pages"] and not undone.get("replaced_pages")

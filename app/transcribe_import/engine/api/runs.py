@@ -17,6 +17,7 @@ from transcribe_import.engine.api.run_state import (
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.ids import MIN_ID_PREFIX, ids_by_prefix, is_valid_id
 from transcribe_import.engine.planning import placement
+from transcribe_import.engine.planning.corpus_turns import MODE as TURN_MODE
 from transcribe_import.engine.planning.corpus_turns import item_turns
 from transcribe_import.engine.planning.plan import ImportPlan, Op
 from transcribe_import.engine.runs.model import (
@@ -80,6 +81,8 @@ class RunSummary:
     counts: RunCounts = RunCounts()
     # Some of its notebooks were undone, the blocked ones left (revert --leave-blocked).
     partly_undone: bool = False
+    # A turn of pages in the corpus (``turn``, the library's Turn), not an import.
+    turn: bool = False
 
     @property
     def state(self) -> RunState:
@@ -111,6 +114,7 @@ class RunSummary:
             paused=paused_last(record),
             counts=counts,
             partly_undone=_partly_undone(record),
+            turn=record.doc.get("discovery", {}).get("mode") == TURN_MODE,
         )
 
     def to_json(self, record: RunRecord) -> dict[str, Any]:

@@ -621,9 +621,16 @@ class LibraryView(QWidget):
         turn, result = done
         if result.status is RunStatus.COMPLETE:
             self.turn_run_id = result.run_id
-            words = self.tr(
-                "{pages}. The pages as they were are under History; Undo Turn… puts them back."
-            ).format(pages=turn.words[0].upper() + turn.words[1:])
+            said = turn.words[0].upper() + turn.words[1:]
+            words = plural(
+                len(turn.positions),
+                self.tr("{done}. The page as it was is under History; Undo Turn… puts it back."),
+                self.tr(
+                    "{done}. The pages as they were are under History; Undo Turn… puts them back.",
+                    "",
+                    len(turn.positions),
+                ),
+            ).format(done=said)
             self._said_turn = (turn.notebook_id, words)
             self.tell(words, undo_turn=True)
         else:  # stopped or failed part way: the run says so in Runs, where it can be resumed
