@@ -102,6 +102,12 @@ def test_turn_several_pages_in_the_library_then_undo(
     assert record.doc["history"][0]["event"] == "created"
     assert record.doc["history"][0]["requested_by"]
 
+    # Runs lists it as what it was.
+    runs = window.runs_page
+    runs.refresh()
+    qtbot.waitUntil(lambda: runs.model.rowCount() == 2, timeout=TIMEOUT_MS)
+    assert runs.model.index(0, len(runs.model.columns) - 1).data() == "Pages turned in the corpus"
+
     # Undo Turn…: the preview, then the undo; the notebook is as it was.
     page = window.corpus_page
     qtbot.mouseClick(library.undo_turn_button, Qt.MouseButton.LeftButton)
