@@ -165,3 +165,20 @@ def test_pages_turned_each_their_own_way_by_one_run(corpus: Corpus, tmp_path: Pa
     assert api.placement_words(corpus, api.show_run(corpus, result.run_id).plan.items[0]) == [
         "turns page 1 (1.jpg) and page 3 (3.jpg) each its own way"
     ]
+
+
+def test_a_corpus_turn_applies_the_exif_orientation_first(corpus: Corpus, tmp_path: Path) -> None:
+    # Mirrored by its EXIF (orientation 2), then turned a quarter in the corpus: the mirror
+    # first, so the block ends bottom-right, as a turn in the plan puts it.
+    source = marked_page(tmp_path / "Mirrored" / "1.jpg", orientation=2)
+    original = source.read_bytes()
+    plan = looked_at(plan_for(corpus, tmp_path / "Mirrored"))
+    assert commit_plan(corpus, plan).status is RunStatus.COMPLETE
+    nb = plan.items[0].notebook_id
+    api.turn_in_corpus(corpus, api.plan_corpus_turn(corpus, nb, ["1"], 90))
+    doc = assert_notebook_whole(corpus, nb)
+    folder = corpus.notebook_dir(nb)
+    png = (folder / doc["pages"][0]["render"]["path"]).read_bytes()
+    assert red_corner(png) == ((200, 120), "bottom-right")
+    assert source.read_bytes() == original
+    assert (folder / doc["sources"][-1]["path"]).read_bytes() == original
