@@ -17,6 +17,7 @@ from transcribe_import.engine.runs.model import RunStatus
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus
+from transcribe_import.gui.help import guide_html
 from transcribe_import.gui.main_window import MainWindow
 from transcribe_import.gui.models.page_grid import Badge, badges
 from transcribe_import.gui.models.page_rows import PageColumn
@@ -133,3 +134,9 @@ def test_turn_several_pages_in_the_library_then_undo(
     assert shown_ids(library) == [p["id"] for p in before["pages"]]
     assert not library.message_row.isVisible()
     assert [int(library.pages_model.row(r).page.turn) for r in range(3)] == [0, 0, 0]
+
+
+def test_the_guide_says_where_a_page_in_the_corpus_is_turned() -> None:
+    guide = guide_html()
+    assert "where Turn (Ctrl+R, Ctrl+Shift+R) sets pages scanned sideways upright" in guide
+    assert "opens one to show its pages in order (double-click or Open)" in guide
