@@ -185,10 +185,10 @@ class PageTableModel(ColumnTableModel[PageRow]):
             if all(c != code for c, _, _ in of_source):
                 of_source.append((code, message, severity))
 
-        for amb in ambiguities_of(item):
+        report = self._session.report
+        for amb in ambiguities_of(item, report):
             for source_id in amb.source_ids:
                 note(source_id, str(amb.code), amb.message, ProblemSeverity.ERROR)
-        report = self._session.report
         if report is not None:
             for problem in report.for_item(item.item_id):
                 if problem.code in _SAID_BY_THE_ITEM:

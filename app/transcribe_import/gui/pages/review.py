@@ -576,6 +576,7 @@ class ReviewPage(QWidget):
 
     def shutdown(self) -> None:
         """Stop background work: the shell calls this when its window closes."""
+        self.items_model.close()
         self.previews.shutdown()
         for cache in self.grid_views.caches():
             cache.shutdown()
