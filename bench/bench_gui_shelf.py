@@ -32,8 +32,8 @@ from __future__ import annotations
 import argparse
 import cProfile
 import io
-import pstats
 import os
+import pstats
 import random
 import resource
 import tempfile

@@ -291,7 +291,13 @@ class PageTableModel(ColumnTableModel[PageRow]):
             return
         item_id = self._item.item_id
         if any(it.item_id == item_id for it in plan.items):
-            self._item = plan.item(item_id)  # its pages' looks, and measures, as stamped
+            stamped_item = plan.item(item_id)
+            if stamped_item is self._item:
+                # Stamped on other notebooks: its rows are as they were. Rebuilt at each
+                # stamp (every 5 s), a notebook of 5,000 pages took the window's thread
+                # 0.3-1 s each time (bench/bench_gui_shelf.py).
+                return
+            self._item = stamped_item  # its pages' looks, and measures, as stamped
             self._on_validation_changed()
 
     def _all_changed(self) -> None:

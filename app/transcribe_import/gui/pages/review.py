@@ -102,6 +102,7 @@ class ReviewPage(QWidget):
             capacity=24, threads=1, parent=self, side=PREVIEW_SIDE, corpus=session.corpus
         )
         self.viewer_dialog: ViewerDialog | None = None
+        self._blank_of: tuple[PlanItem, bool] | None = None  # an item, whether it has a blank
         self.items_model = PlanItemsModel(session, self)
         self.pages_model = PageTableModel(session, self.thumbnails, self)
         self.problems_model = ProblemsModel(session, self)
@@ -645,7 +646,9 @@ class ReviewPage(QWidget):
 
     def _show_summary(self) -> None:
         s = self.session
-        self.problems.show_summary(s.plan, s.report, s.look_progress if s.looking else None)
+        self.problems.show_summary(
+            s.plan, s.report, s.look_progress if s.looking else None, s.look_seconds_left
+        )
 
     def _refresh_item_widgets(self) -> None:
         item = self.current_item()
@@ -690,9 +693,7 @@ class ReviewPage(QWidget):
         self.turn_button.setEnabled(turnable)
         # A notebook's blank pages (api.page_hints): all left out at once, while any is in.
         self.leave_out_blank_action.setEnabled(
-            item is not None
-            and api.Hint.BLANK in self.session.hints
-            and bool(api.blank_page_refs(item))
+            item is not None and api.Hint.BLANK in self.session.hints and self._has_blank(item)
         )
         self.rename_action.setEnabled(item is not None and item.op is Op.CREATE_NOTEBOOK)
         self.replace_action.setEnabled(
@@ -709,6 +710,14 @@ class ReviewPage(QWidget):
         )
         self.validate_action.setEnabled(self.session.plan is not None)
         self.commit_action.setEnabled(self.can_commit())
+
+    def _has_blank(self, item: PlanItem) -> bool:
+        """Whether ``item`` imports a blank page, found once per item object: finding them
+        reads every page's measures (30 ms for 500 pages), and the actions are updated at
+        each click in the pages and each report."""
+        if self._blank_of is None or self._blank_of[0] is not item:
+            self._blank_of = (item, bool(api.blank_page_refs(item)))
+        return self._blank_of[1]
 
     def show_error(self, message: str | None) -> None:
         if message:
