@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
+from transcribe_import.engine import api
 from transcribe_import.engine.planning import ordering
-from transcribe_import.engine.planning.plan import PlanItem
+from transcribe_import.engine.planning.plan import ImportPlan, PlanItem
 from transcribe_import.engine.planning.scan_progress import ScanPhase, ScanProgress
-from transcribe_import.gui import workers
+from transcribe_import.gui import import_flow, workers
 from transcribe_import.gui.main_window import MainWindow
 from transcribe_import.gui.models.plan_items import ItemColumn
 
@@ -86,3 +87,58 @@ def test_the_notebooks_orders_are_checked_off_the_windows_thread(
     assert set(off_it) == {"a", "b"} and set(on_the_window) <= {"a"}
     states = [items.index(r, ItemColumn.STATE).data() for r in range(items.rowCount())]
     assert states == ["Error"] * 2  # an order to decide is one of the report's errors
+
+
+def test_save_plan_as_writes_on_a_worker(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A plan of 100,000 sources is seconds of JSON: the menu's Save Plan As… writes it on a
+    # worker, says so meanwhile, and says where once it is there.
+    for n in (1, 2):
+        make_jpeg(tmp_path / "diary" / f"page {n}.jpg", label=f"page {n}")
+    window = open_window()
+    window.intake.add_paths([tmp_path / "diary"])
+    window.start_page.scan_button.click()
+    wait_validated(qtbot, window)
+    saved = tmp_path / "saved" / "plan.json"
+    saved.parent.mkdir()
+    monkeypatch.setattr(import_flow, "choose_save_file", lambda *_args: saved)
+    written_on: list[bool] = []
+    real = api.save_plan_file
+
+    def save(plan: ImportPlan, path: Path) -> None:
+        written_on.append(threading.current_thread() is threading.main_thread())
+        real(plan, path)
+
+    monkeypatch.setattr(api, "save_plan_file", save)
+    window.save_plan_action.trigger()
+    status = window.statusBar()
+    assert status.currentMessage() == f"Saving the plan to {saved}…"
+    qtbot.waitUntil(lambda: not window.flow.is_saving(), timeout=TIMEOUT_MS)
+    assert written_on == [False]
+    assert status.currentMessage() == f"Plan saved to {saved}"
+    assert window.session.undo_stack.isClean()
+    assert api.load_plan_file(saved) == window.session.plan
+
+
+def test_save_plan_as_that_fails_says_why(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    make_jpeg(tmp_path / "diary" / "page 1.jpg")
+    window = open_window()
+    window.intake.add_paths([tmp_path / "diary"])
+    window.start_page.scan_button.click()
+    wait_validated(qtbot, window)
+    nowhere = tmp_path / "no such folder" / "plan.json"
+    monkeypatch.setattr(import_flow, "choose_save_file", lambda *_args: nowhere)
+    window.save_plan_action.trigger()
+    qtbot.waitUntil(lambda: not window.flow.is_saving(), timeout=TIMEOUT_MS)
+    said = window.statusBar().currentMessage()
+    assert said.startswith("The plan was not saved: ") and str(nowhere) in said
+    assert not nowhere.exists()

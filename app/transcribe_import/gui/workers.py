@@ -205,6 +205,15 @@ def keep_draft(corpus: Corpus, plan: ImportPlan) -> ImportPlan:
     return plan
 
 
+def write_plan_file(plan: ImportPlan, path: Path) -> tuple[ImportPlan, Path]:
+    """Write ``plan`` to ``path`` (Save Plan As…); the plan and where, for the window.
+
+    On a worker: a plan of 100,000 sources is seconds of JSON encoding and writing.
+    """
+    api.save_plan_file(plan, path)
+    return plan, path
+
+
 def read_for_review(corpus: Corpus, source: Path | str) -> OpenedPlan:
     """The plan in a plan file (``source`` a Path) or the corpus's draft of a plan (its id).
 
