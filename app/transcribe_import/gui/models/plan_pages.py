@@ -98,6 +98,8 @@ class PageTableModel(ColumnTableModel[PageRow]):
         self._item: PlanItem | None = None
         # The last item's hints (``_hints``): the item, the hints chosen, what was found.
         self._hinted: tuple[PlanItem, frozenset[api.Hint], _Sideways, _Hinted] | None = None
+        # What the rows were last built of: the item, the report and the hints chosen.
+        self._built: tuple[PlanItem | None, object, frozenset[api.Hint]] | None = None
         # The pages its notebook holds once committed (the engine's landing; None: unknown).
         self.notebook_pages: int | None = None
         session.plan_changed.connect(self._on_plan_changed)
@@ -139,6 +141,7 @@ class PageTableModel(ColumnTableModel[PageRow]):
         """The current item's pages, in order, with their numbers in the notebook (the
         engine's landing) and their files' notes."""
         item = self._item
+        self._built = (item, self._session.report, self._session.hints)
         if item is None:
             return []
         notes = self._notes(item)
@@ -301,6 +304,11 @@ class PageTableModel(ColumnTableModel[PageRow]):
 
     def _on_validation_changed(self) -> None:
         if self._item is None:
+            return
+        built = (self._item, self._session.report, self._session.hints)
+        if self._built is not None and all(a is b for a, b in zip(built, self._built, strict=True)):
+            # Nothing its rows show has changed: a plan shown sends this right after the
+            # rows were built for it (5,000 pages: twice the window's thread's time).
             return
         self._load_rows(self._page_rows())  # the same pages, with the report's notes
         self._all_changed()
