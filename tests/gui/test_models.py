@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, replace
 from operator import attrgetter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
@@ -19,6 +21,7 @@ from transcribe_import.engine.planning.planner import build_plan
 from transcribe_import.engine.planning.scan import run_scan
 from transcribe_import.engine.runs.model import ItemOutcome, ItemState, RunStatus
 from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
+from transcribe_import.gui.models import order_cues, plan_items
 from transcribe_import.gui.models.base import (
     ID_ROLE,
     LEFT,
@@ -41,7 +44,7 @@ from transcribe_import.gui.pages.start import StartPage
 from transcribe_import.gui.session import ImportSession
 from transcribe_import.gui.values import OutcomeRow, PlanItemState, RunSummary
 
-from helpers.window import wait_states_checked
+from helpers.window import TIMEOUT_MS, wait_states_checked
 from media_factory import make_jpeg, make_multiframe_tiff, make_truncated_jpeg
 
 Role = Qt.ItemDataRole
@@ -359,6 +362,32 @@ def test_page_model_finds_an_items_order_cues_once_per_item(
     assert session.report is None
     assert looked_at == [diary.item_id]
     assert model.rowCount() == 3
+
+
+def test_a_badge_asked_while_an_order_check_runs_is_checked_after_it(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch, session: ImportSession
+) -> None:
+    # The checks run on a worker, one batch at a time: rows asked for meanwhile wait for
+    # its thread to end, then are checked, never left saying "Checking…".
+    release = threading.Event()
+    real = order_cues.orders_checked
+    batches: list[list[str]] = []
+
+    def held(items: tuple[PlanItem, ...]) -> tuple[tuple[PlanItem, list[Any]], ...]:
+        batches.append([it.label for it in items])
+        release.wait(TIMEOUT_MS / 1000)
+        return real(items)
+
+    monkeypatch.setattr(plan_items, "orders_checked", held)
+    model = PlanItemsModel(session)
+    assert model.state(model.item_at(0)) is None
+    qtbot.waitUntil(lambda: len(batches) == 1, timeout=TIMEOUT_MS)
+    assert model.state(model.item_at(1)) is None  # asked while the first batch runs
+    release.set()
+    wait_states_checked(qtbot, model)
+    labels = [model.item_at(r).label for r in range(model.rowCount())]
+    assert batches[0] == labels[:1]
+    assert sorted(sum(batches, [])) == sorted(labels)  # each checked once
 
 
 def test_page_model_builds_its_rows_again_only_when_what_they_show_changed(

@@ -108,7 +108,11 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
         self._states: dict[str, tuple[PlanItem, object, PlanItemState]] = {}
         self._ambiguities: dict[str, tuple[PlanItem, bool]] = {}
         self._unchecked: set[str] = set()  # asked for, not checked yet
-        self._checks = TaskSlot(self, done=self._checked)
+        self._in_check: dict[str, PlanItem] = {}  # the items the running check is of
+        # A check asked while one runs waits for its thread to end (``ended``, after ``done``).
+        self._checks = TaskSlot(
+            self, done=self._checked, failed=self._check_failed, ended=self._check_asked
+        )
         self._not_imported: list[api.NotImported] = []
         self._not_imported_of: dict[str | None, list[api.NotImported]] = {}
         self._count_not_imported()
@@ -163,6 +167,8 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
         cached = self._ambiguities.get(item.item_id)
         if cached is not None and cached[0] is item:
             return cached[1]
+        if self._in_check.get(item.item_id) is item:
+            return None  # being checked: its row is told when it is
         if not self._unchecked:
             QTimer.singleShot(0, self._check_asked)
         self._unchecked.add(item.item_id)
@@ -174,15 +180,22 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
         self._checks.close()
 
     def _check_asked(self) -> None:
-        """Check the orders asked for since the last check, unless one runs (then after it)."""
+        """Check the orders asked for since the last check, unless one runs (then once its
+        thread has ended: ``done`` comes before, while the slot is still busy)."""
         if self._checks.is_busy() or not self._unchecked:
             return
         rows = sorted(r for r in map(self.row_of, self._unchecked) if r is not None)
         self._unchecked.clear()
         if rows:
-            self._checks.run(orders_checked, tuple(self.row(r) for r in rows))
+            items = tuple(self.row(r) for r in rows)
+            self._in_check = {it.item_id: it for it in items}
+            self._checks.run(orders_checked, items)
+
+    def _check_failed(self, _why: str) -> None:
+        self._in_check = {}  # asked again as their rows are painted
 
     def _checked(self, checked: tuple[tuple[PlanItem, list[Ambiguity]], ...]) -> None:
+        self._in_check = {}
         rows = []
         for item, cues in checked:
             self._ambiguities[item.item_id] = (item, bool(cues))
@@ -194,8 +207,6 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
             self.dataChanged.emit(
                 self.index(min(rows), ItemColumn.STATE), self.index(max(rows), ItemColumn.STATE)
             )
-        if self._unchecked:
-            QTimer.singleShot(0, self._check_asked)
 
     def _state(self, item: PlanItem) -> PlanItemState | None:
         """The engine's badge (api.item_state), with the order check made on a worker.

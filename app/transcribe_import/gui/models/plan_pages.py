@@ -143,6 +143,7 @@ class PageTableModel(ColumnTableModel[PageRow]):
         item = self._item
         self._built = (item, self._session.report, self._session.hints)
         if item is None:
+            self._hinted = None  # a plan let go is not held here
             return []
         notes = self._notes(item)
         replaced = dict(item.replacements)
@@ -198,6 +199,14 @@ class PageTableModel(ColumnTableModel[PageRow]):
             hinted.setdefault(found.page_id, []).append(found)
         self._hinted = (item, hints, sideways, hinted)
         return sideways, hinted
+
+    def has_blank(self) -> bool:
+        """Whether the notebook shown imports a blank page (told when the hints chosen tell
+        blank pages: ``api.blank_page_refs`` of it, from the hints its rows show)."""
+        if self._item is None:
+            return False
+        _sideways, hinted = self._hints(self._item)
+        return any(h.hint is api.Hint.BLANK for found in hinted.values() for h in found)
 
     def _notes(self, item: PlanItem) -> dict[str, list[Note]]:
         """Ambiguity codes (live, from the engine) and the report's problems, by source."""

@@ -102,7 +102,6 @@ class ReviewPage(QWidget):
             capacity=24, threads=1, parent=self, side=PREVIEW_SIDE, corpus=session.corpus
         )
         self.viewer_dialog: ViewerDialog | None = None
-        self._blank_of: tuple[PlanItem, bool] | None = None  # an item, whether it has a blank
         self.items_model = PlanItemsModel(session, self)
         self.pages_model = PageTableModel(session, self.thumbnails, self)
         self.problems_model = ProblemsModel(session, self)
@@ -692,8 +691,11 @@ class ReviewPage(QWidget):
         self.turn_left_action.setEnabled(turnable)
         self.turn_button.setEnabled(turnable)
         # A notebook's blank pages (api.page_hints): all left out at once, while any is in.
+        # (read from the hints the pages show: finding them reads every page's measures)
         self.leave_out_blank_action.setEnabled(
-            item is not None and api.Hint.BLANK in self.session.hints and self._has_blank(item)
+            item is not None
+            and api.Hint.BLANK in self.session.hints
+            and self.pages_model.has_blank()
         )
         self.rename_action.setEnabled(item is not None and item.op is Op.CREATE_NOTEBOOK)
         self.replace_action.setEnabled(
@@ -710,14 +712,6 @@ class ReviewPage(QWidget):
         )
         self.validate_action.setEnabled(self.session.plan is not None)
         self.commit_action.setEnabled(self.can_commit())
-
-    def _has_blank(self, item: PlanItem) -> bool:
-        """Whether ``item`` imports a blank page, found once per item object: finding them
-        reads every page's measures (30 ms for 500 pages), and the actions are updated at
-        each click in the pages and each report."""
-        if self._blank_of is None or self._blank_of[0] is not item:
-            self._blank_of = (item, bool(api.blank_page_refs(item)))
-        return self._blank_of[1]
 
     def show_error(self, message: str | None) -> None:
         if message:
