@@ -16,8 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import orjson
-
+from transcribe_import.engine.base.short_calls import dumps_in_slices
 from transcribe_import.engine.base.text import json_safe
 from transcribe_import.engine.ingest.placement import Placement
 from transcribe_import.engine.media.kinds import Turn
@@ -403,7 +402,8 @@ class ImportPlan:
         return plan_document(self, with_fingerprint=with_fingerprint)
 
     def encode(self) -> bytes:
-        return orjson.dumps(self.to_document(), option=orjson.OPT_INDENT_2) + b"\n"
+        # An item at a time: a worker writing the plan leaves a window's thread the GIL.
+        return dumps_in_slices(self.to_document(), "items")
 
 
 # -- the plan as its document (docs/formats.md) ---------------------------------------------

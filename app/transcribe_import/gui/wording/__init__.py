@@ -67,6 +67,7 @@ from transcribe_import.gui.wording.formatting import (
     notes_words,
     parse_timestamp,
     plural,
+    time_left_words,
     warnings_words,
 )
 from transcribe_import.gui.wording.review import (
@@ -158,6 +159,7 @@ __all__ = [
     "error_text",
     "errors_words",
     "looking_words",
+    "time_left_words",
     "finding_severity_words",
     "finding_words",
     "format_duration",
