@@ -243,3 +243,19 @@ def test_a_page_whose_writing_runs_down_is_asked_turn_it_with_the_likely_angle(
     # Its writing now runs across (its shape, a portrait sheet turned, is another matter).
     assert second_look.writing_sideways(turned) == {}
     assert api.sideways_turns(item, second_look.ALL_HINTS - {Hint.SIDEWAYS}) == {}
+
+
+def test_past_a_few_blank_pages_the_rest_are_counted_not_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """60 blank pages made a line of 60 paths in the window's Problems (#34): the line names
+    ``BLANK_NAMED`` of them (two here) and counts the rest; ``files`` keeps them all."""
+    monkeypatch.setattr(second_look, "BLANK_NAMED", 2)
+    nb = _notebook()
+    blanks = {f"3{k}.jpg": labelled.page(nb, 50 + k, labelled.Kind.BLANK) for k in range(3)}
+    report = validate(None, _looked(_book(tmp_path, blanks).parent))
+    (blank,) = [p for p in report.information if p.code is ProblemCode.BLANK_PAGES]
+    assert blank.message == (
+        "3 blank pages, nothing written on them: shelf/Diary/30.jpg, shelf/Diary/31.jpg and 1 more"
+    )
+    assert blank.files == ("shelf/Diary/30.jpg", "shelf/Diary/31.jpg", "shelf/Diary/32.jpg")

@@ -220,6 +220,9 @@ _CODES = {
 }
 
 
+BLANK_NAMED = 5  # the blank pages a notebook's one line names; the rest are counted
+
+
 def item_problems(item: PlanItem, hints: frozenset[Hint] = ALL_HINTS) -> list[PlanProblem]:
     """Validate's information on ``item``'s pages worth a second look: one for its blank
     pages together, one for each other hint of a page."""
@@ -228,7 +231,10 @@ def item_problems(item: PlanItem, hints: frozenset[Hint] = ALL_HINTS) -> list[Pl
     blank = [h for h in found if h.hint is Hint.BLANK]
     if blank:
         count = len(blank)
-        names = ", ".join(h.file for h in blank)
+        # A few named, the rest counted: a notebook of 60 blank pages made a row of 60 paths
+        # in the window's Problems (``files`` holds them all, for the CLI's --json and edits).
+        shown = [h.file for h in blank[:BLANK_NAMED]]
+        names = ", ".join(shown) + (f" and {count - len(shown)} more" if count > len(shown) else "")
         out.append(
             PlanProblem(
                 ProblemSeverity.INFO,
