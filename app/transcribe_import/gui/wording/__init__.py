@@ -101,6 +101,7 @@ from transcribe_import.gui.wording.review import (
     rescans_placed_words,
     resolution_words,
     severity_words,
+    turned_words,
 )
 from transcribe_import.gui.wording.runs import (
     counts_sentence,
@@ -201,6 +202,7 @@ __all__ = [
     "purge_question",
     "replace_dialog_words",
     "replaces_words",
+    "turned_words",
     "resolution_words",
     "resume_words",
     "retry_words",
