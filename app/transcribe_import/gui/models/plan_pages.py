@@ -224,7 +224,8 @@ class PageTableModel(ColumnTableModel[PageRow]):
             sideways, hinted = hints_of(item, hints)
             self._hinted = (item, hints, sideways, hinted)
             return sideways, hinted
-        if self._hinting != (item, hints):
+        asked = self._hinting
+        if asked is None or asked[0] is not item or asked[1] is not hints:  # never ==: deep
             self._hinting = (item, hints)
             self._hint_slot.run(hints_of_task, item, hints)
         return {}, {}
