@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pytest
 from PIL import Image, ImageFilter
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine.api import ALL_HINTS, Hint
-from transcribe_import.engine.planning.problems import ProblemSeverity
+from transcribe_import.engine.media.kinds import Turn
+from transcribe_import.engine.planning.problems import ProblemCode, ProblemSeverity, Resolution
 from transcribe_import.gui.main_window import MainWindow
 from transcribe_import.gui.models.page_grid import Badge, accessible_words, badges
 from transcribe_import.gui.pages.review import ReviewPage
@@ -129,6 +131,52 @@ def test_leave_out_blank_pages_is_one_undoable_edit(qtbot: QtBot, review: Review
     assert action.isEnabled()
 
 
+def test_turn_it_is_a_line_in_problems_whose_button_turns_the_page_in_one_undoable_edit(
+    qtbot: QtBot, review: ReviewPage
+) -> None:
+    """ "Turn it?" is information in Problems like the other notes, with the likely angle; the
+    page is turned only when the person clicks the line's button (or its context menu's
+    item), as one undoable edit, after which it is asked about no more."""
+    page = review
+    window = page.window()
+    assert isinstance(window, MainWindow)
+    wait_validated(qtbot, window)
+    model = page.problems_model
+    rows = [r for r in range(model.rowCount()) if model.problem(r).code is ProblemCode.SIDEWAYS]
+    (row,) = rows
+    told = model.problem(row)
+    assert told.severity is ProblemSeverity.INFO
+    assert told.message == (
+        "shelf/Diary/13-sideways.jpg: its lines of writing run down the page. "
+        "Turn it 90° clockwise?"
+    )
+    assert told.resolutions == (Resolution.TURN_CLOCKWISE,)
+    report = page.session.report
+    assert report is not None and report.ok and told in report.information  # never blocking
+    assert page.commit_action.isEnabled()
+    sideways = page.pages_model.row(12)
+    assert sideways.page.turn is Turn.NONE  # never turned without the person's word
+    assert page.problems.answer_buttons() == []
+    # The line's answers: in its context menu, and as a button while it is the current line.
+    assert [words for words, _do in page.problem_answers(row)] == ["Turn It 90° Clockwise"]
+    page.problems_view.setCurrentIndex(model.index(row, 0))
+    (button,) = page.problems.answer_buttons()
+    assert button.text() == "Turn It 90° Clockwise" and button.isVisibleTo(window)
+    assert page.pages_model.row(12).page.turn is Turn.NONE
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    assert page.pages_model.row(12).page.turn is Turn.QUARTER
+    assert page.undo_action.text() == "Undo Turn shelf/Diary/13-sideways.jpg 90° clockwise"
+    wait_validated(qtbot, window)
+    again = page.session.report
+    assert again is not None
+    assert ProblemCode.SIDEWAYS not in {p.code for p in again.information}
+    assert Badge.SIDEWAYS not in badges(page.pages_model.row(12))
+    page.undo_action.trigger()
+    assert page.pages_model.row(12).page.turn is Turn.NONE
+    wait_validated(qtbot, window)
+    assert any(r.problem.code is ProblemCode.SIDEWAYS for r in model.rows())
+
+
 def test_the_summary_counts_the_notes_apart_from_the_problems(
     qtbot: QtBot, review: ReviewPage
 ) -> None:
@@ -190,6 +238,7 @@ def test_a_hint_switched_off_in_the_settings_goes_from_the_grid_and_is_remembere
         "too_small",
         "too_light",
         "blurred",
+        "sideways",
     }
     assert not page.leave_out_blank_action.isEnabled()  # blank pages are not told now
     # Remembered: the next window starts with them off.

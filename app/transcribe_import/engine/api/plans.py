@@ -25,7 +25,12 @@ from transcribe_import.engine.planning.plan import (
     PageRef,
     PlanItem,
 )
-from transcribe_import.engine.planning.problems import ProblemCode, ProblemSeverity, unusable_words
+from transcribe_import.engine.planning.problems import (
+    ProblemCode,
+    ProblemSeverity,
+    Resolution,
+    unusable_words,
+)
 from transcribe_import.engine.planning.second_look import ALL_HINTS, Hint, PageHint
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.storage import project
@@ -394,25 +399,27 @@ def sideways_pages(item: PlanItem, hints: frozenset[Hint] | None = None) -> froz
 
 def sideways_words(turn: Turn | None) -> str:
     """What a "Turn it?" says of a page (``sideways_turns``'s turn for it), in words."""
-    if turn is None:
-        return "its long side runs across the notebook's other pages. Turn it?"
-    return f"its lines of writing run down the page. Turn it {turn.words}?"
+    from transcribe_import.engine.planning import second_look
+
+    return second_look.sideways_words(turn)
 
 
 def sideways_turns(item: PlanItem, hints: frozenset[Hint] | None = None) -> dict[str, Turn | None]:
     """The item's pages worth a "Turn it?" (by page id), each with the turn (from its file's
     upright, as ``turn_pages`` takes it) that likely sets it right, None when only its shape
-    says it is sideways: landscape among portrait pages, or the other way
-    (planning/page_edits.probably_sideways), or its lines of writing running down the page
-    (planning/second_look.writing_sideways). A hint, never an edit; none when ``hints``
-    leaves ``Hint.SIDEWAYS`` out."""
-    from transcribe_import.engine.planning import page_edits, second_look
+    says it is sideways (planning/second_look.sideways_turns). A hint, never an edit; none
+    when ``hints`` leaves ``Hint.SIDEWAYS`` out."""
+    from transcribe_import.engine.planning import second_look
 
-    if Hint.SIDEWAYS not in (ALL_HINTS if hints is None else hints):
-        return {}
-    writing: dict[str, Turn | None] = dict(second_look.writing_sideways(item))
-    shape = {page_id: writing.get(page_id) for page_id in page_edits.probably_sideways(item)}
-    return shape | writing
+    return second_look.sideways_turns(item, ALL_HINTS if hints is None else hints)
+
+
+def turn_as_hinted(item: PlanItem, file: str, resolution: Resolution) -> PlanItem:
+    """A "Turn it?" answered (``resolution``: one of its problem's, TURN_CLOCKWISE or
+    TURN_ANTICLOCKWISE): the page ``file`` names turned so; ValueError in words otherwise."""
+    from transcribe_import.engine.planning import second_look
+
+    return second_look.turn_as_hinted(item, file, resolution)
 
 
 def page_hints(item: PlanItem, hints: frozenset[Hint] | None = None) -> tuple[PageHint, ...]:

@@ -206,6 +206,29 @@ def writing_sideways(item: PlanItem) -> dict[str, Turn]:
     return out
 
 
+def sideways_turns(item: PlanItem, hints: frozenset[Hint] = ALL_HINTS) -> dict[str, Turn | None]:
+    """The pages ``item`` imports worth a "Turn it?" (by page id), each with the turn (from
+    its file's upright, as ``page_edits.turn_pages`` takes it) that likely sets it right:
+    its lines of writing running down the page (``writing_sideways``), which say the angle,
+    or its shape, landscape among portrait pages or the other way
+    (``page_edits.probably_sideways``), which alone cannot (None: right or left is the
+    person's to see). A hint, never an edit; none when ``hints`` leaves out ``SIDEWAYS``."""
+    from transcribe_import.engine.planning import page_edits
+
+    if Hint.SIDEWAYS not in hints:
+        return {}
+    writing: dict[str, Turn | None] = dict(writing_sideways(item))
+    shape = {page_id: writing.get(page_id) for page_id in page_edits.probably_sideways(item)}
+    return shape | writing
+
+
+def sideways_words(turn: Turn | None) -> str:
+    """What a "Turn it?" says of a page (``sideways_turns``' turn for it), in words."""
+    if turn is None:
+        return "its long side runs across the notebook's other pages. Turn it?"
+    return f"its lines of writing run down the page. Turn it {turn.words}?"
+
+
 def blank_pages(item: PlanItem) -> tuple[PageRef, ...]:
     """The blank pages ``item`` imports, named as ``order --exclude`` takes them."""
     return tuple(h.ref for h in page_hints(item, frozenset({Hint.BLANK})))
@@ -219,10 +242,18 @@ _CODES = {
     Hint.BLURRED: ProblemCode.BLURRED,
 }
 
+# The edits a "Turn it?" offers: the likely angle's, or both quarters when only the page's
+# shape says it is sideways; each with its ``order`` option.
+_TURNS = {
+    Turn.QUARTER: Resolution.TURN_CLOCKWISE,
+    Turn.THREE_QUARTERS: Resolution.TURN_ANTICLOCKWISE,
+}
+
 
 def item_problems(item: PlanItem, hints: frozenset[Hint] = ALL_HINTS) -> list[PlanProblem]:
     """Validate's information on ``item``'s pages worth a second look: one for its blank
-    pages together, one for each other hint of a page."""
+    pages together, one for each other hint of a page, then one for each page worth a
+    "Turn it?" (``sideways_turns``), offering the turn as its resolution."""
     found = page_hints(item, hints)
     out: list[PlanProblem] = []
     blank = [h for h in found if h.hint is Hint.BLANK]
@@ -255,4 +286,37 @@ def item_problems(item: PlanItem, hints: frozenset[Hint] = ALL_HINTS) -> list[Pl
                 files=(h.file,),
             )
         )
+    turns = sideways_turns(item, hints)
+    for source, page in _pages(item):
+        if page.page_id in turns:
+            out.append(_turn_it(item, source, page, turns[page.page_id]))
     return out
+
+
+def turn_as_hinted(item: PlanItem, file: str, resolution: Resolution) -> PlanItem:
+    """A "Turn it?" answered: the page it names (``file``, as its problem's ``files``)
+    turned a quarter as ``resolution`` says, from its file's upright, in one edit
+    (``page_edits.turn_pages``); ValueError in words for a resolution that is no turn or a
+    name that is no page of ``item``."""
+    from transcribe_import.engine.planning import page_edits
+
+    turns = {r: t for t, r in _TURNS.items()}
+    if resolution not in turns:
+        raise ValueError(f"{resolution} does not turn a page")
+    return page_edits.turn_pages(item, [PageRef.parse(file)], turns[resolution])
+
+
+def _turn_it(item: PlanItem, source: PlanSource, page: PlanPage, turn: Turn | None) -> PlanProblem:
+    ref = str(_page_ref(source, page))
+    angles: tuple[Turn, ...] = (turn,) if turn is not None and turn in _TURNS else tuple(_TURNS)
+    name = ref.replace('"', '\\"')
+    return PlanProblem(
+        ProblemSeverity.INFO,
+        ProblemCode.SIDEWAYS,
+        item.item_id,
+        f"{ref}: {sideways_words(turn)}",
+        (source.source_id,),
+        resolutions=tuple(_TURNS[a] for a in angles),
+        hint="order " + " | ".join(f'--turn "{name}" {int(a)}' for a in angles),
+        files=(ref,),
+    )
