@@ -7,13 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PIL import Image, ImageFilter
+from PIL import ExifTags, Image, ImageFilter
 
 from transcribe_import.engine import api
 from transcribe_import.engine.media import lookalike, page_measures
+from transcribe_import.engine.media.decode import probe
 from transcribe_import.engine.media.kinds import Turn
 from transcribe_import.engine.planning import look_pass, second_look
-from transcribe_import.engine.planning.plan import ImportPlan
+from transcribe_import.engine.planning.plan import ImportPlan, plan_from_document
 from transcribe_import.engine.planning.planner import build_plan
 from transcribe_import.engine.planning.problems import ProblemCode, ProblemSeverity
 from transcribe_import.engine.planning.scan import run_scan
@@ -243,3 +244,66 @@ def test_a_page_whose_writing_runs_down_is_asked_turn_it_with_the_likely_angle(
     # Its writing now runs across (its shape, a portrait sheet turned, is another matter).
     assert second_look.writing_sideways(turned) == {}
     assert api.sideways_turns(item, second_look.ALL_HINTS - {Hint.SIDEWAYS}) == {}
+
+
+def test_a_page_recording_a_believable_resolution_is_judged_in_dpi(tmp_path: Path) -> None:
+    """A file whose recorded resolution makes it a paper size is judged by it: under 150 dpi
+    it is too small, whatever its neighbours; at 150 and more it is not, even when it is
+    under half their size. A resolution that makes no paper size is no measure: the page is
+    judged against its neighbours, as a page recording none is."""
+    nb = _notebook()
+    book = tmp_path / "shelf" / "Diary"
+    book.mkdir(parents=True)
+    # Scans twice the labelled set's size (no resolution recorded): 2340 pixels long.
+    for n, im in enumerate(_ordinary(nb, 4), 1):
+        im.resize((im.width * 2, im.height * 2)).save(book / f"{n:02}.jpg", quality=85)
+    full = [_full(nb, n) for n in (40, 41, 42)]
+    # An A5 page at 96 dpi (148 × 210 mm), an A6 one at 180 dpi (under half the others'
+    # size, and readable), and a thumbnail saying 300 dpi (25 × 36 mm: no paper).
+    full[0].resize((559, 794)).save(book / "05.jpg", quality=85, dpi=(96, 96))
+    full[1].resize((744, 1049)).save(book / "06.jpg", quality=85, dpi=(180, 180))
+    full[2].resize((300, 424)).save(book / "07.jpg", quality=85, dpi=(300, 300))
+    plan = _looked(book.parent)
+    (item,) = plan.items
+    assert {s.name: s.provenance.dpi for s in item.sources}["05.jpg"] == 96.0
+    hints = _hints(plan)
+    assert sorted(hints) == ["Diary/05.jpg", "Diary/07.jpg"]
+    assert [h.words for h in hints["Diary/05.jpg"]] == [
+        "too small to read: about 96 dpi for an A5 page (559 × 794 pixels)"
+    ]
+    assert [h.words for h in hints["Diary/07.jpg"]] == [
+        "too small to read: 300 × 424 pixels, about 1/6 of the size of the notebook's other "
+        "pages (2340 pixels long)"
+    ]
+    # The recorded resolution rides with the plan, and reads back.
+    again = plan_from_document(plan.to_document(), "plan.json")
+    assert again.items[0].sources == item.sources
+
+
+@pytest.mark.parametrize(
+    ("save", "dpi"),
+    [
+        ({"format": "JPEG", "dpi": (96, 96)}, 96.0),  # JFIF, per inch
+        ({"format": "PNG", "dpi": (300, 300)}, 300.0),  # pHYs, per metre
+        ({"format": "TIFF", "dpi": (600, 600)}, 600.0),
+        ({"format": "JPEG"}, None),  # JFIF without a unit: the pixels' shape only
+        ({"format": "PNG"}, None),
+        ({"format": "JPEG", "dpi": (300, 150)}, None),  # pixels not square: no measure
+    ],
+)
+def test_the_scan_keeps_the_resolution_a_file_records_and_only_that(
+    tmp_path: Path, save: dict[str, object], dpi: float | None
+) -> None:
+    path = tmp_path / f"page.{str(save['format']).lower()}"
+    Image.new("RGB", (120, 170), "white").save(path, **save)  # type: ignore[arg-type]
+    assert probe(path).dpi == dpi
+
+
+def test_a_jpeg_recording_its_resolution_in_exif_only_is_read_there(tmp_path: Path) -> None:
+    exif = Image.Exif()
+    exif[ExifTags.Base.XResolution] = 118.11  # per centimetre: 300 dpi
+    exif[ExifTags.Base.YResolution] = 118.11
+    exif[ExifTags.Base.ResolutionUnit] = 3
+    path = tmp_path / "photo.jpg"
+    Image.new("RGB", (120, 170), "white").save(path, exif=exif, jfif=False)
+    assert probe(path).dpi == 300.0

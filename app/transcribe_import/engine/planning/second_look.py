@@ -9,11 +9,17 @@ and, for its size, from the scan (the file's pixels): nothing is decoded here. T
 
 - **blank**: the page has no ink (the look's ``ink1:blank``, media/ink.py: the one rule the
   rescans use too). Told once per notebook ("3 blank pages"), with Leave Out Blank Pages.
-- **too small to read**: a page file whose long side is under ``SMALL_SHARE`` of the
-  notebook's median long side (a thumbnail or a screenshot slipped in among scans), with at
-  least ``MIN_OTHERS`` others. Judged for single-page image files, whose size the scan
-  knows. Relative, not in dpi: the paper's size is not known, and a file's dpi field is no
-  guide (a phone writes 72 for any photo).
+- **too small to read**: judged for single-page image files, whose size the scan knows, in
+  dpi where the file's recorded resolution can be believed, else against its neighbours.
+  Believed: the file records one (JFIF, EXIF, PNG pHYs, TIFF: media/decode.py) between
+  ``MIN_RECORDED_DPI`` and ``MAX_RECORDED_DPI``, and the page's size at it, pixels over dpi,
+  is a paper size (``PAPER_SIZES``, each side within ``PAPER_SLACK``): under
+  ``READABLE_DPI`` it is too small ("about 96 dpi for an A5 page"), at or over it it is not,
+  whatever its neighbours. A resolution that makes no paper size is a default, not a
+  measure (a phone writes 72 for any photo: a 4032-pixel one would be 1.4 m long), and a
+  file that records none says nothing: then a page whose long side is under
+  ``SMALL_SHARE`` of the notebook's median long side is too small (a thumbnail or a
+  screenshot slipped in among scans), with at least ``MIN_OTHERS`` others.
 - **too dark**: its paper, the brightest part of the page, is below ``DARK_PAPER`` of 255.
 - **too light**: its paper is white (``LIGHT_PAPER``) and its darkest strokes are no darker
   than ``LIGHT_DARKEST``: the writing is washed out.
@@ -61,6 +67,21 @@ class Hint(enum.StrEnum):
 ALL_HINTS = frozenset(Hint)
 
 SMALL_SHARE = 0.5
+READABLE_DPI = 150
+MIN_RECORDED_DPI = 50
+MAX_RECORDED_DPI = 4800
+PAPER_SLACK = 0.04  # a scan's edges are cropped or show a little of the lid
+# The paper sizes of notebooks and loose pages, short and long side in millimetres.
+PAPER_SIZES = (
+    ("A3", 297.0, 420.0),
+    ("A4", 210.0, 297.0),
+    ("A5", 148.0, 210.0),
+    ("A6", 105.0, 148.0),
+    ("B5", 176.0, 250.0),
+    ("letter", 215.9, 279.4),
+    ("legal", 215.9, 355.6),
+    ("half-letter", 139.7, 215.9),
+)
 DARK_PAPER = 110
 LIGHT_PAPER = 245
 LIGHT_DARKEST = 150
@@ -169,9 +190,35 @@ def _long_side(source: PlanSource) -> int:
     return max(source.provenance.width or 0, source.provenance.height or 0)
 
 
+def paper_of(width: int, height: int, dpi: float) -> str | None:
+    """The paper size (``PAPER_SIZES``' name) a page of ``width`` × ``height`` pixels is at
+    ``dpi``, either way up, or None when it is none of them."""
+    short, long = sorted((width / dpi * 25.4, height / dpi * 25.4))
+    for name, paper_short, paper_long in PAPER_SIZES:
+        if (
+            abs(short - paper_short) <= PAPER_SLACK * paper_short
+            and abs(long - paper_long) <= PAPER_SLACK * paper_long
+        ):
+            return name
+    return None
+
+
 def _too_small(source: PlanSource, median_side: float, others: int) -> str | None:
-    """Why the page file is too small to read, in words, or None."""
+    """Why the page file is too small to read, in words, or None: by the resolution it
+    records when that can be believed (it makes the page a paper size), else against the
+    notebook's other pages."""
     width, height = source.provenance.width or 0, source.provenance.height or 0
+    dpi = source.provenance.dpi
+    if dpi is not None and MIN_RECORDED_DPI <= dpi <= MAX_RECORDED_DPI:
+        paper = paper_of(width, height, dpi)
+        if paper is not None:
+            if dpi >= READABLE_DPI:
+                return None
+            article = "an" if paper[0] in "AEIOU" else "a"
+            return (
+                f"too small to read: about {round(dpi)} dpi for {article} {paper} page "
+                f"({width} × {height} pixels)"
+            )
     side = max(width, height)
     if others >= MIN_OTHERS and side < SMALL_SHARE * median_side:
         return (
