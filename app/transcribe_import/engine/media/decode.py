@@ -176,8 +176,8 @@ def _recorded_dpi(im: Image.Image, exif: Image.Exif | None) -> float | None:
     unit and square pixels: a JPEG's JFIF density (per inch or per cm), else its EXIF
     XResolution; a PNG's pHYs (per metre) and a TIFF's resolution (Pillow's ``dpi``). None
     otherwise: a JFIF density without a unit is only the pixels' shape, and the 72 Pillow
-    gives a JPEG that records nothing is not the file's. Whether the value is plausible is
-    planning/second_look.py's to judge."""
+    gives a JPEG, or the 1 it gives a TIFF, that records nothing is not the file's. Whether
+    the value is plausible is planning/second_look.py's to judge."""
     if im.format in ("JPEG", "MPO"):
         unit = im.info.get("jfif_unit")
         if unit in (1, 2):
@@ -192,6 +192,8 @@ def _recorded_dpi(im: Image.Image, exif: Image.Exif | None) -> float | None:
             scale = 1.0 if unit == 2 else 2.54
         else:
             return None
+    elif im.format == "TIFF" and ExifTags.Base.XResolution not in im.tag_v2:  # type: ignore[attr-defined]
+        return None  # Pillow reads a TIFF without its resolution tags as 1 dpi
     else:
         recorded = im.info.get("dpi")
         if not isinstance(recorded, tuple) or len(recorded) != 2:
