@@ -181,7 +181,8 @@ def test_no_more_than_one_in_a_hundred_ordinary_pages_of_the_labelled_set_gets_a
 ) -> None:
     """The labelled set's notebooks (ruled, squared, plain; scanner and lamp light; eight
     hands), each a folder: its written pages are ordinary, and at most 1 % get any hint
-    ("Turn it?" included); its blank pages are each told blank."""
+    ("Turn it?" and too small by a recorded dpi included: validate's information, of the
+    functions the grid's badges call too); its blank pages are each told blank."""
     chosen = labelled.labelled_set(20, per_light=3, rescans_per_page=0, seed=3)
     sheets = chosen.sheets + chosen.new_pages
     root = tmp_path / "shelf"
@@ -192,20 +193,17 @@ def test_no_more_than_one_in_a_hundred_ordinary_pages_of_the_labelled_set_gets_a
         (root / folder / f"{sheet.number:02}.jpg").write_bytes(sheet.data)
         names[f"shelf/{folder}/{sheet.number:02}.jpg"] = sheet
     plan = _looked(root)
-    hinted: dict[str, list[Hint]] = {}
-    for item in plan.items:
-        for found in second_look.page_hints(item):
-            hinted.setdefault(found.file, []).append(found.hint)
-        sideways = api.sideways_turns(item)
-        for source in item.sources:
-            if source.pages[0].page_id in sideways:
-                hinted.setdefault(source.provenance.rel, []).append(Hint.SIDEWAYS)
+    # As validate tells them (its information: "Turn it?" included), by the files named.
+    hinted: dict[str, list[ProblemCode]] = {}
+    for told in validate(None, plan).information:
+        for name in told.files:
+            hinted.setdefault(name, []).append(ProblemCode(told.code))
     ordinary = [n for n, s in names.items() if s.kind is not labelled.Kind.BLANK]
     blank = [n for n, s in names.items() if s.kind is labelled.Kind.BLANK]
     wrong = {n: hinted[n] for n in ordinary if n in hinted}
     assert len(ordinary) >= 200
     assert len(wrong) <= 0.01 * len(ordinary), wrong
-    assert all(hinted.get(n) == [Hint.BLANK] for n in blank)
+    assert all(hinted.get(n) == [ProblemCode.BLANK_PAGES] for n in blank)
 
 
 def _turned_on_portrait(im: Image.Image, clockwise: bool) -> Image.Image:
