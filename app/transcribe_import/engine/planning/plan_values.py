@@ -16,8 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import orjson
-
+from transcribe_import.engine.base.short_calls import dumps_in_slices
 from transcribe_import.engine.base.text import json_safe
 from transcribe_import.engine.ingest.placement import Placement
 from transcribe_import.engine.media.kinds import Turn
@@ -233,6 +232,9 @@ class SourceProvenance:
     # The resolution the file records, in dots per inch (media/decode.py), None when it
     # records none: "too small to read" (planning/second_look.py) judges by it.
     dpi: float | None = None
+    # A copy of a file the corpus holds (a page turned in the corpus, planning/corpus_turns):
+    # where that file was first imported from, which its new source records as its own.
+    original: str | None = None
 
     @property
     def name(self) -> str:
@@ -403,7 +405,8 @@ class ImportPlan:
         return plan_document(self, with_fingerprint=with_fingerprint)
 
     def encode(self) -> bytes:
-        return orjson.dumps(self.to_document(), option=orjson.OPT_INDENT_2) + b"\n"
+        # An item at a time: a worker writing the plan leaves a window's thread the GIL.
+        return dumps_in_slices(self.to_document(), "items")
 
 
 # -- the plan as its document (docs/formats.md) ---------------------------------------------
@@ -521,6 +524,7 @@ def _source_doc(s: PlanSource) -> dict[str, Any]:
             "height": p.height,
             **({"path_b64": p.path_b64} if p.path_b64 else {}),
             **({"dpi": p.dpi} if p.dpi is not None else {}),
+            **({"original": p.original} if p.original is not None else {}),
         },
     }
     if s.extra:
