@@ -299,8 +299,8 @@ _TURNS = {
 
 def item_problems(item: PlanItem, hints: frozenset[Hint] = ALL_HINTS) -> list[PlanProblem]:
     """Validate's information on ``item``'s pages worth a second look: one for its blank
-    pages together, one for each other hint of a page, then one for each page worth a
-    "Turn it?" (``sideways_turns``), offering the turn as its resolution."""
+    pages together, then, in page order, one for each other hint of a page and one for each
+    page worth a "Turn it?" (``sideways_turns``), offering the turn as its resolution."""
     found = page_hints(item, hints)
     out: list[PlanProblem] = []
     blank = [h for h in found if h.hint is Hint.BLANK]
@@ -320,10 +320,11 @@ def item_problems(item: PlanItem, hints: frozenset[Hint] = ALL_HINTS) -> list[Pl
                 files=tuple(h.file for h in blank),
             )
         )
-    for h in found:
-        if h.hint is Hint.BLANK:
-            continue
-        out.append(
+    # Then a line for each other hint and each "Turn it?", in the notebook's page order.
+    order = {page.page_id: n for n, (_source, page) in enumerate(_pages(item))}
+    lines = [
+        (
+            order[h.page_id],
             PlanProblem(
                 ProblemSeverity.INFO,
                 _CODES[h.hint],
@@ -331,12 +332,18 @@ def item_problems(item: PlanItem, hints: frozenset[Hint] = ALL_HINTS) -> list[Pl
                 f"{h.file}: {h.words}",
                 (h.source_id,),
                 files=(h.file,),
-            )
+            ),
         )
+        for h in found
+        if h.hint is not Hint.BLANK
+    ]
     turns = sideways_turns(item, hints)
-    for source, page in _pages(item):
-        if page.page_id in turns:
-            out.append(_turn_it(item, source, page, turns[page.page_id]))
+    lines += [
+        (order[page.page_id], _turn_it(item, source, page, turns[page.page_id]))
+        for source, page in _pages(item)
+        if page.page_id in turns
+    ]
+    out += [line for _n, line in sorted(lines, key=lambda line: line[0])]
     return out
 
 
