@@ -16,7 +16,7 @@ from transcribe_import.engine.media.kinds import Turn
 from transcribe_import.engine.planning import look_pass, second_look
 from transcribe_import.engine.planning.plan import ImportPlan, plan_from_document
 from transcribe_import.engine.planning.planner import build_plan
-from transcribe_import.engine.planning.problems import ProblemCode, ProblemSeverity
+from transcribe_import.engine.planning.problems import ProblemCode, ProblemSeverity, Resolution
 from transcribe_import.engine.planning.scan import run_scan
 from transcribe_import.engine.planning.second_look import Hint
 from transcribe_import.engine.planning.validate import validate
@@ -305,3 +305,42 @@ def test_a_jpeg_recording_its_resolution_in_exif_only_is_read_there(tmp_path: Pa
     path = tmp_path / "photo.jpg"
     Image.new("RGB", (120, 170), "white").save(path, exif=exif, jfif=False)
     assert probe(path).dpi == 300.0
+
+
+def test_turn_it_is_validates_information_with_the_likely_turn_as_its_answer(
+    tmp_path: Path,
+) -> None:
+    """A page whose writing runs down is told as information with its likely turn, which
+    ``turn_as_hinted`` takes (one edit); a page sideways by its shape alone is offered both
+    quarters; nothing else is a turn."""
+    nb = _notebook()
+    # Written, turned a quarter anticlockwise: its writing says 90° clockwise sets it right.
+    written = _full(nb, 40).rotate(90, expand=True)
+    # Blank and landscape among portrait pages: its shape says sideways, nothing says which way.
+    blank = labelled.page(nb, 41, labelled.Kind.BLANK).rotate(90, expand=True)
+    book = _book(tmp_path, {"20.jpg": written, "21.jpg": blank})
+    plan = _looked(book.parent)
+    (item,) = plan.items
+    told = {
+        p.files[0]: p for p in validate(None, plan).information if p.code is ProblemCode.SIDEWAYS
+    }
+    assert sorted(told) == ["shelf/Diary/20.jpg", "shelf/Diary/21.jpg"]
+    by_writing, by_shape = told["shelf/Diary/20.jpg"], told["shelf/Diary/21.jpg"]
+    assert by_writing.severity is ProblemSeverity.INFO
+    assert by_writing.message == (
+        "shelf/Diary/20.jpg: its lines of writing run down the page. Turn it 90° clockwise?"
+    )
+    assert by_writing.resolutions == (Resolution.TURN_CLOCKWISE,)
+    assert by_writing.hint == 'order --turn "shelf/Diary/20.jpg" 90'
+    assert by_shape.message == (
+        "shelf/Diary/21.jpg: its long side runs across the notebook's other pages. Turn it?"
+    )
+    assert by_shape.resolutions == (Resolution.TURN_CLOCKWISE, Resolution.TURN_ANTICLOCKWISE)
+    turned = api.turn_as_hinted(item, by_writing.files[0], Resolution.TURN_CLOCKWISE)
+    turns = {s.name: s.pages[0].turn for s in turned.sources}
+    assert turns["20.jpg"] is Turn.QUARTER and turns["21.jpg"] is Turn.NONE
+    # Turned as said, it is asked about no more; the other still is.
+    page_ids = {s.name: s.pages[0].page_id for s in item.sources}
+    assert second_look.sideways_turns(turned).keys() == {page_ids["21.jpg"]}
+    with pytest.raises(ValueError, match="does not turn a page"):
+        api.turn_as_hinted(item, by_writing.files[0], Resolution.LEAVE_OUT_BLANK)
