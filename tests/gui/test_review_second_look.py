@@ -202,7 +202,14 @@ def test_turn_it_is_a_line_in_problems_whose_button_turns_the_page_in_one_undoab
     assert page.problems.answer_buttons() == []
     # The line's answers: in its context menu, and as a button while it is the current line.
     assert [words for words, _do in page.problem_answers(row)] == ["Turn It 90° Clockwise"]
-    page.problems_view.setCurrentIndex(model.index(row, 0))
+    # A click on the line, as a person makes it: it shows its page, and its button.
+    view = page.problems_view
+    index = model.index(row, 1)
+    view.scrollTo(index)
+    qtbot.mouseClick(
+        view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(index).center()
+    )
+    assert page.selected_rows() == [12]
     (button,) = page.problems.answer_buttons()
     assert button.text() == "Turn It 90° Clockwise" and button.isVisibleTo(window)
     assert page.pages_model.row(12).page.turn is Turn.NONE
