@@ -422,6 +422,13 @@ def turn_as_hinted(item: PlanItem, file: str, resolution: Resolution) -> PlanIte
     return second_look.turn_as_hinted(item, file, resolution)
 
 
+def hinted_turn(resolution: Resolution) -> Turn:
+    """The turn a "Turn it?"'s resolution makes (planning/second_look.hinted_turn)."""
+    from transcribe_import.engine.planning import second_look
+
+    return second_look.hinted_turn(resolution)
+
+
 def page_hints(item: PlanItem, hints: frozenset[Hint] | None = None) -> tuple[PageHint, ...]:
     """The item's pages worth a second look (planning/second_look.py), of the kinds
     ``hints`` (None: every kind), each with its measure in words; never an edit."""

@@ -354,10 +354,16 @@ def turn_as_hinted(item: PlanItem, file: str, resolution: Resolution) -> PlanIte
     name that is no page of ``item``."""
     from transcribe_import.engine.planning import page_edits
 
+    return page_edits.turn_pages(item, [PageRef.parse(file)], hinted_turn(resolution))
+
+
+def hinted_turn(resolution: Resolution) -> Turn:
+    """The turn a "Turn it?"'s ``resolution`` makes, from the file's upright; ValueError in
+    words for a resolution that is no turn."""
     turns = {r: t for t, r in _TURNS.items()}
     if resolution not in turns:
         raise ValueError(f"{resolution} does not turn a page")
-    return page_edits.turn_pages(item, [PageRef.parse(file)], turns[resolution])
+    return turns[resolution]
 
 
 def _turn_it(item: PlanItem, source: PlanSource, page: PlanPage, turn: Turn | None) -> PlanProblem:

@@ -228,10 +228,11 @@ class ReviewEdits(QObject):
         notebook ``item_id`` (shown first), turned as ``resolution`` says: one undoable edit."""
         if not self._page.select_item(item_id):
             return
-        turn = Turn.QUARTER if resolution is Resolution.TURN_CLOCKWISE else Turn.THREE_QUARTERS
         self._edit(
             lambda item: api.turn_as_hinted(item, file, resolution),
-            self.tr("Turn {file} {angle}").format(file=file, angle=turn.words),
+            self.tr("Turn {file} {angle}").format(
+                file=file, angle=api.hinted_turn(resolution).words
+            ),
         )
 
     def _turn(self, step: Turn, text: str) -> None:
