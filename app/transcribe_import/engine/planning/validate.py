@@ -156,6 +156,28 @@ def _completes_problem(
     )
 
 
+def _title_problem(corpus: Corpus, item: PlanItem) -> PlanProblem:
+    """A new notebook titled as a notebook of the corpus: why it makes a second one (its
+    pages do not continue that notebook's page numbers, or a person chose so), and, when
+    they do continue them, how to complete that notebook instead."""
+    matches = reimport.title_matches(corpus, item)
+    going_on = reimport.continued_by_title(matches)
+    several = len(matches) > 1
+    return PlanProblem(
+        ProblemSeverity.WARNING,
+        ProblemCode.TITLE_EXISTS,
+        item.item_id,
+        reimport.title_words(item, matches),
+        resolutions=(Resolution.COMPLETE,) if going_on is not None else (),
+        hint="order --complete"
+        if going_on is not None
+        else "order --into NOTEBOOK"
+        if several
+        else None,
+        notebook_id=going_on.notebook_id if going_on is not None else None,
+    )
+
+
 def _existing_titles(corpus: Corpus) -> dict[str, str]:
     return {e.title.casefold(): nbid for nbid, e in corpus.index_entries().items()}
 
@@ -276,17 +298,8 @@ def _target_problems(
                 )
             ]
     elif not exists:
-        other = titles.get((item.title or "").casefold())
-        if other:
-            return [
-                PlanProblem(
-                    ProblemSeverity.WARNING,
-                    ProblemCode.TITLE_EXISTS,
-                    item.item_id,
-                    f"A notebook titled “{item.title}” already exists ({other}); this creates a "
-                    "second one. Rename it in the plan if that is not what you want.",
-                )
-            ]
+        if (item.title or "").casefold() in titles:
+            return [_title_problem(corpus, item)]
         return []
     try:
         doc = project.read(nb_dir, item.notebook_id)
