@@ -180,7 +180,7 @@ def _completed_by_default(corpus: Corpus, plan: ImportPlan) -> ImportPlan:
     from transcribe_import.engine.planning import reimport
     from transcribe_import.engine.planning.dedupe import CorpusHashIndex
 
-    titles = {e.title.casefold() for e in corpus.index_entries().values()}
+    titles = reimport.titled(corpus)
     held = any(reimport.held_sources(it) for it in plan.items)
     if not held and not any((it.title or "").casefold() in titles for it in plan.items):
         return plan
@@ -207,14 +207,15 @@ def _completed_by_default(corpus: Corpus, plan: ImportPlan) -> ImportPlan:
 
 
 def _continued_by_title(
-    corpus: Corpus, item: PlanItem, titles: set[str]
+    corpus: Corpus, item: PlanItem, titles: Mapping[str, Sequence[str]]
 ) -> reimport_types.TitleMatch | None:
-    """The notebook of ``item``'s title whose page numbers its pages continue, if one does."""
+    """The notebook of ``item``'s title whose page numbers its pages continue, if one does
+    (``titles``: the corpus's notebooks by title, ``reimport.titled``)."""
     from transcribe_import.engine.planning import reimport
 
     if (item.title or "").casefold() not in titles:
         return None
-    return reimport.continued_by_title(reimport.title_matches(corpus, item))
+    return reimport.continued_by_title(reimport.title_matches(corpus, item, titles))
 
 
 def as_new_notebook(item: PlanItem) -> PlanItem:

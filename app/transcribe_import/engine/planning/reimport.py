@@ -491,15 +491,28 @@ class TitleMatch:
     manifest: Mapping[str, Any] | None  # None: unreadable now (validate says so elsewhere)
 
 
-def title_matches(corpus: Corpus, item: PlanItem) -> list[TitleMatch]:
+def titled(corpus: Corpus) -> dict[str, list[str]]:
+    """The corpus's notebooks by title (case aside): read once for a plan's items."""
+    out: dict[str, list[str]] = {}
+    for nbid, entry in corpus.index_entries().items():
+        out.setdefault(entry.title.casefold(), []).append(nbid)
+    return out
+
+
+def title_matches(
+    corpus: Corpus, item: PlanItem, by_title: Mapping[str, Sequence[str]] | None = None
+) -> list[TitleMatch]:
     """The corpus's notebooks titled as ``item`` (case aside), each with whether the item's
-    pages continue its page numbers; none for an item that is no new notebook of a folder."""
+    pages continue its page numbers; none for an item that is no new notebook of a folder.
+    ``by_title``: ``titled(corpus)``, read here when None."""
     if item.op is not Op.CREATE_NOTEBOOK or item.restore is not None or not item.title:
         return []
-    want = item.title.casefold()
+    ids = (by_title if by_title is not None else titled(corpus)).get(item.title.casefold(), ())
+    entries = corpus.index_entries()
     out = []
-    for nbid, entry in corpus.index_entries().items():
-        if nbid == item.notebook_id or entry.title.casefold() != want:
+    for nbid in ids:
+        entry = entries.get(nbid)
+        if nbid == item.notebook_id or entry is None:
             continue
         try:
             manifest: Mapping[str, Any] | None = project.read(corpus.notebook_dir(nbid), nbid)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import itertools
-from collections.abc import Set
+from collections.abc import Mapping, Sequence, Set
 from typing import TYPE_CHECKING, Any
 
 from transcribe_import.engine.base.errors import TranscribeError
@@ -76,7 +76,7 @@ def validate(
     settings = settings or RenderSettings()
     problems: list[PlanProblem] = []
     own = frozenset(own_run_ids or ())
-    titles = _existing_titles(corpus) if corpus is not None else {}
+    titles = reimport.titled(corpus) if corpus is not None else {}
 
     index = _index_if_asked(corpus, plan)
     for item in plan.items:
@@ -156,11 +156,13 @@ def _completes_problem(
     )
 
 
-def _title_problem(corpus: Corpus, item: PlanItem) -> PlanProblem:
+def _title_problem(
+    corpus: Corpus, item: PlanItem, titles: Mapping[str, Sequence[str]]
+) -> PlanProblem:
     """A new notebook titled as a notebook of the corpus: why it makes a second one (its
     pages do not continue that notebook's page numbers, or a person chose so), and, when
     they do continue them, how to complete that notebook instead."""
-    matches = reimport.title_matches(corpus, item)
+    matches = reimport.title_matches(corpus, item, titles)
     going_on = reimport.continued_by_title(matches)
     several = len(matches) > 1
     return PlanProblem(
@@ -178,15 +180,11 @@ def _title_problem(corpus: Corpus, item: PlanItem) -> PlanProblem:
     )
 
 
-def _existing_titles(corpus: Corpus) -> dict[str, str]:
-    return {e.title.casefold(): nbid for nbid, e in corpus.index_entries().items()}
-
-
 def _item_problems(
     corpus: Corpus | None,
     item: PlanItem,
     own: Set[str],
-    titles: dict[str, str],
+    titles: Mapping[str, Sequence[str]],
     found: reimport.Recognised | None,
 ) -> list[PlanProblem]:
     out: list[PlanProblem] = []
@@ -277,7 +275,7 @@ def _duplicate_problems(
 
 
 def _target_problems(
-    corpus: Corpus, item: PlanItem, own: Set[str], titles: dict[str, str]
+    corpus: Corpus, item: PlanItem, own: Set[str], titles: Mapping[str, Sequence[str]]
 ) -> list[PlanProblem]:
     nb_dir = corpus.notebook_dir(item.notebook_id)
     exists = corpus.is_registered(item.notebook_id) or fsio.exists(nb_dir)
@@ -299,7 +297,7 @@ def _target_problems(
             ]
     elif not exists:
         if (item.title or "").casefold() in titles:
-            return [_title_problem(corpus, item)]
+            return [_title_problem(corpus, item, titles)]
         return []
     try:
         doc = project.read(nb_dir, item.notebook_id)
