@@ -19,6 +19,7 @@ import orjson
 
 from helpers.cli import assert_doctor_clean, cli_json, ok, run_cli
 from helpers.completing import file_order, project_of
+from helpers.lookalike_set import Rescan, notebook_scan, rescan_file, save_jpeg
 from helpers.shelves import make_pages, make_shelf
 
 # What plan and validate say of the continuing folder (the warning `completes`).
@@ -139,3 +140,47 @@ def test_complete_takes_the_second_notebook_back(tmp_path: Path) -> None:
     ok(run_cli(data, "commit", str(plan)))
     assert file_order(data, nbid) == [f"{i:03}.jpg" for i in range(1, 9)]
     assert project_of(data, nbid)["pages"][:5] == before
+
+
+def test_a_rescan_among_continuing_pages_is_asked_about_as_usual(tmp_path: Path) -> None:
+    """“Diary 1931” of 01–04.jpg; a folder of that title holding a rescan of page 3 (03.jpg,
+    tilted) and pages 05–06: it completes the notebook, the rescan is asked about with
+    Replace among the answers, and Replace puts it in page 3's place."""
+    data = tmp_path / "data"
+    first = tmp_path / "first" / "Diary 1931"
+    for k in range(1, 5):
+        save_jpeg(notebook_scan(k), first / f"{k:02d}.jpg")
+    ok(run_cli(data, "plan", str(first.parent), "-o", str(tmp_path / "first.json")))
+    ok(run_cli(data, "commit", str(tmp_path / "first.json")))
+    [nb] = cli_json(data, "notebooks", "--json")["notebooks"]
+    nbid, before = nb["notebook_id"], project_of(data, nb["notebook_id"])["pages"]
+    later = tmp_path / "later" / "Diary 1931"
+    rescan_file(3, Rescan.TILT, later / "03.jpg")
+    for k in (5, 6):
+        save_jpeg(notebook_scan(k), later / f"{k:02d}.jpg")
+    plan = tmp_path / "later.json"
+    said = ok(run_cli(data, "plan", str(later.parent), "-o", str(plan))).stdout
+    assert "Diary 1931/03.jpg looks like page 3 of “Diary 1931”: a rescan?" in said, said
+    [item] = orjson.loads(plan.read_bytes())["items"]
+    assert (item["op"], item["notebook_id"]) == ("import_into_notebook", nbid)
+    problems = cli_json(data, "validate", str(plan), "--json")["problems"]
+    [completes] = [p for p in problems if p["code"] == "completes"]
+    assert completes["message"] == (
+        "Completes “Diary 1931” with the 3 new pages, each where its name puts it among its "
+        "pages (a page numbered as one of its own goes beside it): this folder has its title, "
+        "and the names of its pages continue its page numbers. A second notebook of them is "
+        "made only if you choose it."
+    )
+    assert not [p for p in problems if p["severity"] == "error"]  # page 4 is in the notebook
+    [asked] = [p for p in problems if p["code"] == "looks_like"]
+    assert asked["resolutions"] == ["rescan_replaces", "keep_both", "leave_out"]
+    ok(run_cli(data, "order", str(plan), item["item_id"][:8], "--rescan", asked["files"][0]))
+    ok(run_cli(data, "commit", str(plan)))
+    doc = project_of(data, nbid)
+    assert file_order(data, nbid) == ["01.jpg", "02.jpg", "03.jpg", "04.jpg", "05.jpg", "06.jpg"]
+    kept = [before[k]["id"] for k in (0, 1, 3)]
+    assert [doc["pages"][k]["id"] for k in (0, 1, 3)] == kept  # every other page id kept
+    [history] = doc["replaced_pages"]
+    assert history["page"]["id"] == before[2]["id"]  # page 3 kept in the notebook's history
+    assert len(cli_json(data, "notebooks", "--json")["notebooks"]) == 1
+    assert_doctor_clean(data)

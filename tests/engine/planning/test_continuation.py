@@ -35,7 +35,8 @@ def _diary(corpus: Corpus, root: Path, tag: str = "a/") -> str:
         ("page {i}.jpg", 4, True),  # the next number
         ("Page {i}.png", 4, True),  # case and extension aside
         ("page {i}.jpg", 1, False),  # starting again: a second volume
-        ("page {i}.jpg", 3, False),  # overlapping: rescans of its pages
+        ("page {i}.jpg", 3, True),  # a page it holds again (a rescan?), then the next
+        ("page {i}.jpg", 2, False),  # only pages it holds: rescans, asked by their looks
         ("page {i}.jpg", 5, False),  # a number skipped
         ("scan {i}.jpg", 4, False),  # another pattern
     ],

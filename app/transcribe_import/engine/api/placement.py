@@ -183,11 +183,11 @@ def completion_target(corpus: Corpus, item: PlanItem) -> str | None:
 
 
 def complete_notebook(corpus: Corpus, item: PlanItem) -> PlanItem:
-    """``item`` completing the notebook that holds part of its folder: its new pages go in
-    where their names put them among its pages, every page there keeping its id; or the
-    notebook of its title whose page numbers its pages continue: they go after its last
-    page (``order --complete``, the window's Complete “X”); an item planning made complete
-    it by default as it is. ValueError in words when there is no notebook to complete."""
+    """``item`` completing the notebook that holds part of its folder, or the notebook of
+    its title whose page numbers its pages continue: its new pages go in where their names
+    put them among its pages, every page there keeping its id (``order --complete``, the
+    window's Complete “X”); an item planning made complete it by default as it is.
+    ValueError in words when there is no notebook to complete."""
     from transcribe_import.engine.planning import reimport
 
     if reimport.completes_by_default(item):
@@ -199,10 +199,7 @@ def complete_notebook(corpus: Corpus, item: PlanItem) -> PlanItem:
             "their title with page numbers they continue, so there is no notebook to "
             "complete; it is imported as planned"
         )
-    manifest = _manifest(corpus, target)
-    if reimport.recognise(corpus, item) is None:
-        return reimport.continued(item, target, manifest)
-    return reimport.complete(item, target, manifest)
+    return reimport.complete(item, target, _manifest(corpus, target))
 
 
 def import_into(corpus: Corpus, item: PlanItem, notebook: str) -> PlanItem:

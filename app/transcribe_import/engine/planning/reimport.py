@@ -30,6 +30,7 @@ from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.base.text import natural_key
 from transcribe_import.engine.ingest import placement as rules
 from transcribe_import.engine.ingest.placement import Placement
+from transcribe_import.engine.planning import ordering
 from transcribe_import.engine.planning.dedupe import CorpusHashIndex, HashIndex
 from transcribe_import.engine.planning.plan import Duplicate, Op, PlanItem, PlanSource
 from transcribe_import.engine.storage import project
@@ -249,7 +250,8 @@ def completed(
     """``item`` completing the notebook ``notebook_id``: what planning does by default, since
     the new pages of a folder imported before (``Completion.FILES``) belong with the pages
     already imported, and a folder of a notebook's title whose pages continue its page
-    numbers (``Completion.TITLE``) is its next pages, which go after its last page. What
+    numbers (``Completion.TITLE``) is its next pages: after its last page, by their names
+    as for a folder partly imported (a page numbered as one it holds goes beside it). What
     the item was as a new notebook is kept on it."""
     was = {
         "notebook_id": item.notebook_id,
@@ -258,18 +260,27 @@ def completed(
         "in_corpus": [s.source_id for s in item.sources if s.duplicate is Duplicate.IN_CORPUS],
         "by": str(by),
     }
-    if by is Completion.TITLE:
-        done = continued(item, notebook_id, manifest)
-    else:
-        done = complete(item, notebook_id, manifest)
+    done = complete(item, notebook_id, manifest)
+    if by is Completion.TITLE and _gaps_are_its_pages(done, manifest):
+        done = ordering.accept(done)
     return replace(done, provenance={**done.provenance, COMPLETES_BY_DEFAULT: was})
 
 
-def continued(item: PlanItem, notebook_id: str, manifest: Mapping[str, Any]) -> PlanItem:
-    """``item``, whose pages continue the page numbers of the notebook ``notebook_id``
-    (``continuation``), as an import into it: its pages after the notebook's last page,
-    every page already there keeping its id."""
-    return replace(complete(item, notebook_id, manifest), placement=None, places=())
+def _gaps_are_its_pages(item: PlanItem, manifest: Mapping[str, Any]) -> bool:
+    """Whether the only doubt about ``item``'s order is pages missing from its folder that
+    the notebook it continues holds (a rescan of page 3, then pages 5 and 6: page 4 is in
+    the notebook), so nothing is missing and the order stands as planned."""
+    doubts = ordering.find_ambiguities(item)
+    if not doubts or any(d.code is not ordering.AmbiguityCode.MISSING_INDEX for d in doubts):
+        return False
+    names = [rules.file_name(manifest, p.get("source_id")) for p in rules.live_records(manifest)]
+    ours = [n for s in item.imported_sources() if (n := numbered(s.name)) is not None]
+    if not ours or len(ours) < len(item.imported_sources()):
+        return False
+    pattern = ours[0].pattern
+    mine = [n.number for n in ours if n.pattern == pattern]
+    theirs = {n.number for name in names if name and (n := numbered(name)) and n.pattern == pattern}
+    return all(k in theirs or k in mine for k in range(min(mine), max(mine) + 1))
 
 
 def as_new_notebook(item: PlanItem) -> PlanItem:
@@ -337,17 +348,25 @@ def completing_words(item: PlanItem, title: str, unfinished: UnfinishedImport | 
     lead = f"Completes “{title}” with {pages}"
     if unfinished is not None:  # marked incomplete: this is what finishes it
         lead = f"“{title}” is incomplete: {_stopped_words(unfinished)}. Completes it with {pages}"
-    if completion_of(was) is Completion.TITLE:
-        return (
-            f"{lead}, after its last page: this folder has its title, and the names of its "
-            "pages continue its page numbers. A second notebook of them is made only if you "
-            "choose it."
-        )
     where = (
         "each where its name puts it among its pages (they fill several gaps)"
         if item.places
         else "where their names put them among its pages"
     )
+    if completion_of(was) is Completion.TITLE:
+        # Not at the end only for a page numbered as one it holds: a rescan, or kept both.
+        at_end = item.placement is None and not item.places
+        where = (
+            "after its last page"
+            if at_end
+            else "each where its name puts it among its pages (a page numbered as one of "
+            "its own goes beside it)"
+        )
+        return (
+            f"{lead}, {where}: this folder has its "
+            "title, and the names of its pages continue its page numbers. A second notebook "
+            "of them is made only if you choose it."
+        )
     return (
         f"{lead}, {where}: {files} of this folder {'is' if held == 1 else 'are'} in it "
         "already. A second notebook of them is made only if you choose it."
@@ -459,11 +478,13 @@ class Continuation:
 
 def continuation(item: PlanItem, manifest: Mapping[str, Any]) -> Continuation:
     """Whether ``item``'s pages look like the next pages of the notebook ``manifest``: the
-    names of its files and of the notebook's last page carry a number in one pattern, and
-    its lowest number is the one after the highest of the notebook's pages in that pattern
-    ("021.jpg" and on, after a notebook whose pages go up to "020.jpg"). Numbers that start
-    again, or overlap the notebook's, or a name without a number, are no continuation: a
-    second volume, or a rescan of pages it holds (asked about by their looks)."""
+    names of its files and of the notebook's last page carry a number in one pattern; the
+    lowest of its numbers above the notebook's highest in that pattern is the one after it
+    ("021.jpg" and on, after a notebook whose pages go up to "020.jpg"); and each of its
+    numbers not above it is the number of a page the notebook holds (a rescan of that page:
+    asked about by its look). Numbers that start again or only overlap the notebook's, a
+    number skipped, or a name without a number, are no continuation: a second volume, or
+    rescans alone (which ``looks_like`` asks to import into that notebook)."""
     names = [rules.file_name(manifest, p.get("source_id")) for p in rules.live_records(manifest)]
     mine = [s.name for s in item.imported_sources()]
     last = names[-1] if names else None
@@ -472,13 +493,16 @@ def continuation(item: PlanItem, manifest: Mapping[str, Any]) -> Continuation:
     ours = [numbered(n) for n in mine]
     if end is None or not ours or any(n is None or n.pattern != end.pattern for n in ours):
         return Continuation(False, last, first)
-    top = max(
+    held = {
         n.number
         for name in names
         if name is not None and (n := numbered(name)) is not None and n.pattern == end.pattern
-    )
-    low = min(n.number for n in ours if n is not None)
-    return Continuation(low == top + 1, last, first)
+    }
+    top = max(held)
+    numbers = [n.number for n in ours if n is not None]
+    above = [k for k in numbers if k > top]
+    again = all(k in held for k in numbers if k <= top)
+    return Continuation(bool(above) and min(above) == top + 1 and again, last, first)
 
 
 @dataclass(frozen=True)
