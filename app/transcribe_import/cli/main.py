@@ -197,6 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
     sh.add_argument("--json", action="store_true", help="print one JSON document")
 
     undo_cli.add_parsers(sub)
+    turns_cli.add_turn_parser(sub)
 
     d = sub.add_parser("doctor", help="check and recover the corpus")
     d.add_argument("--json", action="store_true", help="print one JSON document")
@@ -447,6 +448,7 @@ COMMANDS: dict[str, Callable[[Corpus, argparse.Namespace], int]] = {
     "show": runs_cli.cmd_show,
     "revert": undo_cli.cmd_revert,
     "trash": undo_cli.cmd_trash,
+    "turn": turns_cli.cmd_turn,
     "watch": watch_cli.cmd_watch,
 }
 

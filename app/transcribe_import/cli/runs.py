@@ -669,7 +669,9 @@ def pages_landed_words(n: api.RunCounts) -> str:
     way ``runs``, ``show`` and ``commit`` say them (the window's words say the same)."""
     words = f"{counted(n.pages_landed, 'page')} landed"
     if n.pages_replaced:
-        words += f" ({n.pages_replaced} of them replaced since by rescans, kept in the history)"
+        words += (
+            f" ({n.pages_replaced} of them replaced since by rescans or turns, kept in the history)"
+        )
     return words
 
 

@@ -39,7 +39,9 @@ def guide_html() -> str:
         "</ol>"
         "<p><b>Runs</b> lists every import and its outcomes (Show What This Import Added "
         "shows the pages it put in the corpus); <b>Corpus</b> lists the notebooks, opens one "
-        "to show its pages in order (double-click or Open), exports them, and checks the "
+        "to show its pages in order (double-click or Open), where Turn (Ctrl+R, "
+        "Ctrl+Shift+R) sets pages scanned sideways upright, the page as it was kept under "
+        "History and Undo Turn… putting it back; it exports them, and checks the "
         "corpus's health. Nothing is ever written next to your source files.</p>",
     )
 

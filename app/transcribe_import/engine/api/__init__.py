@@ -91,6 +91,7 @@ from transcribe_import.engine.api.looks import (
 from transcribe_import.engine.api.placement import (
     Answered,
     AnsweredQuestion,
+    CorpusTurn,
     Landing,
     NotebookPage,
     answer_lookalike,
@@ -105,7 +106,10 @@ from transcribe_import.engine.api.placement import (
     notebook_pages,
     place,
     placement_words,
+    plan_corpus_turn,
+    plan_page_turns,
     replace_page,
+    turn_in_corpus,
 )
 from transcribe_import.engine.api.plans import (
     NotImported,
@@ -326,6 +330,10 @@ __all__ = [
     "notebook_pages",
     "place",
     "replace_page",
+    "plan_corpus_turn",
+    "plan_page_turns",
+    "turn_in_corpus",
+    "CorpusTurn",
     "keep_pages",
     "placement_words",
     "Answered",

@@ -512,6 +512,7 @@ def _source_from(s: Any, uid: Any, bad: Any) -> PlanSource:
             width=p.opt_number("width"),
             height=p.opt_number("height"),
             path_b64=p.path_b64("path_b64"),
+            original=p.opt_text("original"),
         ),
         excluded=f.flag("excluded"),
         duplicate=None if dup is None else Duplicate(dup),

@@ -576,6 +576,7 @@ class ReviewPage(QWidget):
 
     def shutdown(self) -> None:
         """Stop background work: the shell calls this when its window closes."""
+        self.items_model.close()
         self.previews.shutdown()
         for cache in self.grid_views.caches():
             cache.shutdown()
@@ -644,7 +645,9 @@ class ReviewPage(QWidget):
 
     def _show_summary(self) -> None:
         s = self.session
-        self.problems.show_summary(s.plan, s.report, s.look_progress if s.looking else None)
+        self.problems.show_summary(
+            s.plan, s.report, s.look_progress if s.looking else None, s.look_seconds_left
+        )
 
     def _refresh_item_widgets(self) -> None:
         item = self.current_item()
@@ -688,10 +691,11 @@ class ReviewPage(QWidget):
         self.turn_left_action.setEnabled(turnable)
         self.turn_button.setEnabled(turnable)
         # A notebook's blank pages (api.page_hints): all left out at once, while any is in.
+        # (read from the hints the pages show: finding them reads every page's measures)
         self.leave_out_blank_action.setEnabled(
             item is not None
             and api.Hint.BLANK in self.session.hints
-            and bool(api.blank_page_refs(item))
+            and self.pages_model.has_blank()
         )
         self.rename_action.setEnabled(item is not None and item.op is Op.CREATE_NOTEBOOK)
         self.replace_action.setEnabled(

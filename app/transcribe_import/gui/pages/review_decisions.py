@@ -192,7 +192,7 @@ class DecisionPanel(QGroupBox):
         box = QWidget()
         layout = QVBoxLayout(box)
         layout.setContentsMargins(0, 0, 0, 0)
-        ambiguities = ambiguities_of(item) if item is not None else []
+        ambiguities = ambiguities_of(item, report) if item is not None else []
         wants_sequence = False
         for amb in ambiguities:
             buttons = []

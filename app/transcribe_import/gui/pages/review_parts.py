@@ -278,9 +278,11 @@ class ProblemsPane(QWidget):
         plan: ImportPlan | None,
         report: ValidationReport | None,
         looking: tuple[int, int] | None = None,
+        left: float | None = None,
     ) -> None:
         """What the last validation found, and whether commit is possible; ``looking``: the
-        look pass is still comparing pages for rescans (pages done, of how many)."""
+        look pass is still comparing pages for rescans (pages done, of how many), ``left``
+        seconds at its pace so far (None: not known yet)."""
         empty = None if plan is None else api.nothing_to_import(plan)
         if plan is None:
             text = self.tr("No plan to review.")
@@ -316,7 +318,7 @@ class ProblemsPane(QWidget):
         if report is not None and report.information:
             text += " " + notes_words(len(report.information))
         if plan is not None and empty is None and looking is not None:
-            text += " " + looking_words(*looking)
+            text += " " + looking_words(*looking, left)
         self.summary.setText(text)
 
     def show_not_imported(self, rows: Sequence[api.NotImported], labels: dict[str, str]) -> None:

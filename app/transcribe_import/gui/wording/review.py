@@ -370,6 +370,11 @@ def replaces_words(words: str) -> str:
     return _t("Placement", "Replaces {page}").format(page=words)
 
 
+def turned_words(words: str) -> str:
+    """A page of the corpus turned (the library): where the page as it was is."""
+    return _t("Placement", "Turned; {page} as it was is under History").format(page=words)
+
+
 def replace_dialog_words() -> tuple[str, str, str]:
     """The replace dialog's title, its question, and its choice for "it replaces nothing"."""
     return (
