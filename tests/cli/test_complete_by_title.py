@@ -172,6 +172,16 @@ def test_a_rescan_among_continuing_pages_is_asked_about_as_usual(tmp_path: Path)
         "made only if you choose it."
     )
     assert not [p for p in problems if p["severity"] == "error"]  # page 4 is in the notebook
+    # A second notebook of them lacks page 4: asked again; Complete takes it back.
+    key = item["item_id"][:8]
+    said = ok(run_cli(data, "order", str(plan), key, "--new-notebook")).stdout
+    assert "ERROR [missing_index]: Page 4 is missing between" in said, said
+    said = ok(run_cli(data, "order", str(plan), key, "--complete")).stdout
+    assert (
+        "“Diary 1931” — no error; 1 rescan question still open; later/Diary 1931/03.jpg after "
+        "page 2 (02.jpg); later/Diary 1931/05.jpg to later/Diary 1931/06.jpg after page 4 "
+        "(04.jpg)."
+    ) in said, said
     [asked] = [p for p in problems if p["code"] == "looks_like"]
     assert asked["resolutions"] == ["rescan_replaces", "keep_both", "leave_out"]
     ok(run_cli(data, "order", str(plan), item["item_id"][:8], "--rescan", asked["files"][0]))

@@ -208,7 +208,10 @@ def complete_notebook(corpus: Corpus, item: PlanItem) -> PlanItem:
             "their title with page numbers they continue, so there is no notebook to "
             "complete; it is imported as planned"
         )
-    return reimport.complete(item, target, _manifest(corpus, target))
+    manifest = _manifest(corpus, target)
+    if reimport.recognise(corpus, item) is None:  # no file held: the notebook it continues
+        return reimport.continue_notebook(item, target, manifest)
+    return reimport.complete(item, target, manifest)
 
 
 def import_into(corpus: Corpus, item: PlanItem, notebook: str) -> PlanItem:

@@ -259,11 +259,23 @@ def completed(
         "cover_page_id": item.cover_page_id,
         "in_corpus": [s.source_id for s in item.sources if s.duplicate is Duplicate.IN_CORPUS],
         "by": str(by),
+        # Whether its order was taken as planned before: a gap the notebook's pages fill
+        # (``continue_notebook``) is a gap again in a second notebook.
+        "order_resolved": item.ordering.resolved,
     }
-    done = complete(item, notebook_id, manifest)
-    if by is Completion.TITLE and _gaps_are_its_pages(done, manifest):
-        done = ordering.accept(done)
+    if by is Completion.TITLE:
+        done = continue_notebook(item, notebook_id, manifest)
+    else:
+        done = complete(item, notebook_id, manifest)
     return replace(done, provenance={**done.provenance, COMPLETES_BY_DEFAULT: was})
+
+
+def continue_notebook(item: PlanItem, notebook_id: str, manifest: Mapping[str, Any]) -> PlanItem:
+    """``item``, whose pages continue the page numbers of the notebook ``notebook_id``
+    (``continuation``), as an import into it (``complete``); its order taken as planned
+    when the only pages missing from its folder are pages the notebook holds."""
+    done = complete(item, notebook_id, manifest)
+    return ordering.accept(done) if _gaps_are_its_pages(done, manifest) else done
 
 
 def _gaps_are_its_pages(item: PlanItem, manifest: Mapping[str, Any]) -> bool:
@@ -303,8 +315,13 @@ def as_new_notebook(item: PlanItem) -> PlanItem:
     )
     provenance = {k: v for k, v in item.provenance.items() if k != COMPLETES_BY_DEFAULT}
     provenance[SECOND_NOTEBOOK] = str(completion_of(was))
+    resolved = was.get("order_resolved")
+    ordering_was = (
+        replace(item.ordering, resolved=resolved) if isinstance(resolved, bool) else item.ordering
+    )
     return replace(
         item,
+        ordering=ordering_was,
         op=Op.CREATE_NOTEBOOK,
         notebook_id=str(was["notebook_id"]),
         title=was.get("title"),
