@@ -70,3 +70,20 @@ def test_of_two_notebooks_of_the_title_both_continued_neither_is_chosen(
         "of 2 of them, so this makes another one. To add them to one of those instead, import "
         "them into it."
     )
+
+
+def test_of_two_notebooks_of_the_title_the_one_continued_is_chosen(
+    corpus: Corpus, tmp_path: Path
+) -> None:
+    first = _diary(corpus, tmp_path / "one", "a/")  # page 1 to page 3
+    make_pages(tmp_path / "two" / "Diary", 5, tag="b/")  # page 1 to page 5
+    commit_plan(corpus, plan_for(corpus, tmp_path / "two"))
+    make_pages(tmp_path / "later" / "Diary", 2, start=4, tag="c/")
+    [item] = plan_for(corpus, tmp_path / "later").items
+    matches = reimport.title_matches(corpus, item)
+    going_on = reimport.continued_by_title(matches)
+    assert going_on is not None and going_on.notebook_id == first
+    assert reimport.title_words(item, matches) == (
+        "2 notebooks titled “Diary” already exist, and these pages continue the page numbers "
+        "of one of them; this makes another one."
+    )

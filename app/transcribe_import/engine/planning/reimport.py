@@ -575,27 +575,27 @@ def continued_by_title(matches: Sequence[TitleMatch]) -> TitleMatch | None:
 def title_words(item: PlanItem, matches: Sequence[TitleMatch]) -> str:
     """What a new notebook titled as notebooks of the corpus (``matches``) does, truly:
     why it makes a second one (its pages do not continue that notebook's page numbers, or a
-    person chose so), in the words validate's ``title_exists`` warning carries."""
+    person chose so), in the words validate's ``title_exists`` warning carries. ``matches``
+    is not empty."""
     title = item.title
     going_on = [m for m in matches if m.continuation.continues]
+    chosen = ", as you chose" if item.provenance.get(SECOND_NOTEBOOK) else ""
     if len(matches) > 1:
         lead = f"{len(matches)} notebooks titled “{title}” already exist"
-        why = (
-            f"these pages continue the page numbers of {len(going_on)} of them"
-            if len(going_on) > 1
-            else "these pages continue the page numbers of one of them"
-            if going_on
-            else "these pages continue the page numbers of none of them"
-        )
+        if len(going_on) == 1:
+            return (
+                f"{lead}, and these pages continue the page numbers of one of them; this "
+                f"makes another one{chosen}."
+            )
+        many = f"{len(going_on)} of them" if going_on else "none of them"
         return (
-            f"{lead}, and {why}, so this makes another one. To add them to one of those "
-            "instead, import them into it."
+            f"{lead}, and these pages continue the page numbers of {many}, so this makes "
+            "another one. To add them to one of those instead, import them into it."
         )
     [match] = matches
     day = day_words(match.entry.created_at)
     lead = f"A notebook titled “{title}” already exists" + (f" (imported {day})" if day else "")
     if match.continuation.continues:
-        chosen = ", as you chose" if item.provenance.get(SECOND_NOTEBOOK) else ""
         return (
             f"{lead}, and the names of these pages continue its page numbers; this makes a "
             f"second notebook of them{chosen}."

@@ -158,14 +158,16 @@ def _completes_problem(
 
 def _title_problem(
     corpus: Corpus, item: PlanItem, titles: Mapping[str, Sequence[str]]
-) -> PlanProblem:
+) -> list[PlanProblem]:
     """A new notebook titled as a notebook of the corpus: why it makes a second one (its
     pages do not continue that notebook's page numbers, or a person chose so), and, when
     they do continue them, how to complete that notebook instead."""
     matches = reimport.title_matches(corpus, item, titles)
+    if not matches:
+        return []  # that notebook is no longer registered: no other has the title
     going_on = reimport.continued_by_title(matches)
     several = len(matches) > 1
-    return PlanProblem(
+    problem = PlanProblem(
         ProblemSeverity.WARNING,
         ProblemCode.TITLE_EXISTS,
         item.item_id,
@@ -178,6 +180,7 @@ def _title_problem(
         else None,
         notebook_id=going_on.notebook_id if going_on is not None else None,
     )
+    return [problem]
 
 
 def _item_problems(
@@ -297,7 +300,7 @@ def _target_problems(
             ]
     elif not exists:
         if (item.title or "").casefold() in titles:
-            return [_title_problem(corpus, item, titles)]
+            return _title_problem(corpus, item, titles)
         return []
     try:
         doc = project.read(nb_dir, item.notebook_id)
