@@ -154,6 +154,7 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
         ProblemCode.PARTLY_IMPORTED,
         ProblemCode.COMPLETES,
         ProblemCode.LOOKS_LIKE,
+        ProblemCode.TITLE_EXISTS,  # a notebook of that title: why this makes a second one
     }
     pages = plan.imported_page_count()
     say(

@@ -178,20 +178,25 @@ def landing(corpus: Corpus, item: PlanItem) -> Landing:
 
 def completion_target(corpus: Corpus, item: PlanItem) -> str | None:
     """The notebook ``item`` can complete: part of its folder is in it already, the rest is
-    new (planning/reimport.py); None when there is none."""
+    new, or it has the item's title and the item's pages continue its page numbers
+    (planning/reimport.py); None when there is none."""
     from transcribe_import.engine.planning import reimport
 
     found = reimport.recognise(corpus, item)
-    if found is None or found.kind is not reimport.Recognition.PARTLY_IMPORTED:
+    if found is not None and found.kind is reimport.Recognition.PARTLY_IMPORTED:
+        return found.notebook_id
+    if found is not None:
         return None
-    return found.notebook_id
+    going_on = reimport.continued_by_title(reimport.title_matches(corpus, item))
+    return going_on.notebook_id if going_on is not None else None
 
 
 def complete_notebook(corpus: Corpus, item: PlanItem) -> PlanItem:
-    """``item`` completing the notebook that holds part of its folder: its new pages go in
-    where their names put them among its pages, every page there keeping its id
-    (``order --complete``, the window's Complete “X”); an item planning made complete it
-    by default as it is. ValueError in words when no notebook holds part of it."""
+    """``item`` completing the notebook that holds part of its folder, or the notebook of
+    its title whose page numbers its pages continue: its new pages go in where their names
+    put them among its pages, every page there keeping its id (``order --complete``, the
+    window's Complete “X”); an item planning made complete it by default as it is.
+    ValueError in words when there is no notebook to complete."""
     from transcribe_import.engine.planning import reimport
 
     if reimport.completes_by_default(item):
@@ -199,10 +204,14 @@ def complete_notebook(corpus: Corpus, item: PlanItem) -> PlanItem:
     target = completion_target(corpus, item)
     if target is None:
         raise ValueError(
-            f"“{item.label}”: no notebook of the corpus holds part of these files, so there "
-            "is no notebook to complete; it is imported as planned"
+            f"“{item.label}”: no notebook of the corpus holds part of these files, nor has "
+            "their title with page numbers they continue, so there is no notebook to "
+            "complete; it is imported as planned"
         )
-    return reimport.complete(item, target, _manifest(corpus, target))
+    manifest = _manifest(corpus, target)
+    if reimport.recognise(corpus, item) is None:  # no file held: the notebook it continues
+        return reimport.continue_notebook(item, target, manifest)
+    return reimport.complete(item, target, manifest)
 
 
 def import_into(corpus: Corpus, item: PlanItem, notebook: str) -> PlanItem:

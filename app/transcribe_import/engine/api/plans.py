@@ -38,6 +38,7 @@ from transcribe_import.engine.storage.corpus import Corpus
 
 if TYPE_CHECKING:
     from transcribe_import.engine.media.kinds import RenderSettings
+    from transcribe_import.engine.planning import reimport as reimport_types
     from transcribe_import.engine.planning.problems import ValidationReport
     from transcribe_import.engine.planning.scan import ScanResult
     from transcribe_import.engine.planning.scan_progress import ScanProgress
@@ -177,26 +178,49 @@ def _left_out_as_before(corpus: Corpus, plan: ImportPlan) -> ImportPlan:
 def _completed_by_default(corpus: Corpus, plan: ImportPlan) -> ImportPlan:
     """A folder partly imported (planning/reimport.py) is planned to complete the notebook
     holding its other pages, not to make a second one: a person who added pages to a
-    folder and imports it again means that notebook. ``order --new-notebook`` undoes it."""
+    folder and imports it again means that notebook. So is a folder none of whose files
+    the corpus holds, titled as a notebook whose page numbers its pages continue
+    (``reimport.continued_by_title``): its pages go after that notebook's last.
+    ``order --new-notebook`` undoes either."""
     from transcribe_import.engine.planning import reimport
     from transcribe_import.engine.planning.dedupe import CorpusHashIndex
 
-    if not any(reimport.held_sources(it) for it in plan.items):
+    titles = reimport.titled(corpus)
+    held = any(reimport.held_sources(it) for it in plan.items)
+    if not held and not any((it.title or "").casefold() in titles for it in plan.items):
         return plan
-    index = CorpusHashIndex.refreshed(corpus)
+    index = CorpusHashIndex.refreshed(corpus) if held else None
     items = []
     for it in plan.items:
-        found = reimport.recognise(corpus, it, index)
-        if found is None or found.kind is not reimport.Recognition.PARTLY_IMPORTED:
+        found = reimport.recognise(corpus, it, index) if index is not None else None
+        if found is not None and found.kind is reimport.Recognition.PARTLY_IMPORTED:
+            try:
+                manifest = project.read(corpus.notebook_dir(found.notebook_id), found.notebook_id)
+            except TranscribeError:
+                items.append(it)  # unreadable now: validate says so, and the item asks
+                continue
+            by = reimport.Completion.FILES
+            items.append(reimport.completed(it, found.notebook_id, manifest, by))
+            continue
+        going_on = None if found is not None else _continued_by_title(corpus, it, titles)
+        if going_on is None or going_on.manifest is None:
             items.append(it)
             continue
-        try:
-            manifest = project.read(corpus.notebook_dir(found.notebook_id), found.notebook_id)
-        except TranscribeError:
-            items.append(it)  # unreadable now: validate says so, and the item asks
-            continue
-        items.append(reimport.completed(it, found, manifest))
+        by = reimport.Completion.TITLE
+        items.append(reimport.completed(it, going_on.notebook_id, going_on.manifest, by))
     return replace(plan, items=tuple(items))
+
+
+def _continued_by_title(
+    corpus: Corpus, item: PlanItem, titles: Mapping[str, Sequence[str]]
+) -> reimport_types.TitleMatch | None:
+    """The notebook of ``item``'s title whose page numbers its pages continue, if one does
+    (``titles``: the corpus's notebooks by title, ``reimport.titled``)."""
+    from transcribe_import.engine.planning import reimport
+
+    if (item.title or "").casefold() not in titles:
+        return None
+    return reimport.continued_by_title(reimport.title_matches(corpus, item, titles))
 
 
 def as_new_notebook(item: PlanItem) -> PlanItem:
@@ -212,6 +236,14 @@ def completes_by_default(item: PlanItem) -> bool:
     from transcribe_import.engine.planning import reimport
 
     return reimport.completes_by_default(item)
+
+
+def completes_by_title(item: PlanItem) -> bool:
+    """Whether planning made ``item`` complete the notebook of its title whose page numbers
+    its pages continue (none of its files in the corpus), still so."""
+    from transcribe_import.engine.planning import reimport
+
+    return reimport.completes_by_title(item)
 
 
 def _plan_bags(
