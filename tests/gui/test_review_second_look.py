@@ -5,8 +5,10 @@ a hint switched off in the settings goes from the grid and Problems, and stays o
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PIL import Image, ImageFilter
@@ -18,6 +20,7 @@ from transcribe_import.engine.api import ALL_HINTS, Hint
 from transcribe_import.engine.media.kinds import Turn
 from transcribe_import.engine.planning.problems import ProblemCode, ProblemSeverity, Resolution
 from transcribe_import.gui.main_window import MainWindow
+from transcribe_import.gui.models import plan_pages
 from transcribe_import.gui.models.page_grid import Badge, accessible_words, badges
 from transcribe_import.gui.pages.review import ReviewPage
 from transcribe_import.gui.settings_dialog import HINTS_OFF_KEY, SettingsDialog
@@ -328,3 +331,35 @@ def test_a_hint_switched_off_in_the_settings_goes_from_the_grid_and_is_remembere
     assert window.settings().value(HINTS_OFF_KEY) == "blank,too_dark"
     again = open_window()
     assert again.session.hints == ALL_HINTS - {Hint.BLANK, Hint.TOO_DARK}
+
+
+def test_a_large_notebooks_hints_are_found_on_a_worker(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A notebook of 5,000 pages is 0.15-0.4 s of measures read: its rows come at once
+    # without the hints, which follow from a worker (here every notebook counts as large).
+    monkeypatch.setattr(plan_pages, "HINTS_HERE_AT_MOST", 1)
+    found_on: list[bool] = []
+    real = plan_pages.hints_of
+
+    def hints_of(*args: Any) -> Any:
+        found_on.append(threading.current_thread() is threading.main_thread())
+        return real(*args)
+
+    monkeypatch.setattr(plan_pages, "hints_of", hints_of)
+    window = open_window()
+    scan(qtbot, window, write_shelf(tmp_path))
+    page = window.review_page
+    model = page.pages_model
+    qtbot.waitUntil(
+        lambda: (
+            not page.session.looking
+            and [badges(model.row(r)) for r in range(model.rowCount())] == EXPECTED
+        ),
+        timeout=4 * TIMEOUT_MS,
+    )
+    assert found_on and not any(found_on)
+    qtbot.waitUntil(page.leave_out_blank_action.isEnabled, timeout=TIMEOUT_MS)

@@ -521,9 +521,11 @@ def validate_plan(
     settings: RenderSettings | None = None,
     workers: int = 2,
     hints: frozenset[Hint] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ValidationReport:
     """Every problem of ``plan`` against the disk and the corpus as they are now, with the
-    pages worth a second look of the kinds ``hints`` (None: every kind) as information."""
+    pages worth a second look of the kinds ``hints`` (None: every kind) as information;
+    ``progress(done, total)`` as the work goes (planning/validate.validate's)."""
     from transcribe_import.engine.planning import inks
     from transcribe_import.engine.planning.look_cache import VerdictCache
     from transcribe_import.engine.planning.validate import validate
@@ -546,6 +548,7 @@ def validate_plan(
             own_run_ids=own,
             unfinished_of=lambda notebook_id: incomplete().get(notebook_id),
             hints=ALL_HINTS if hints is None else hints,
+            progress=progress,
         )
 
 

@@ -361,9 +361,15 @@ class PlanItem:
         """The pages this item adds: its imported sources' pages (skips and exclusions out).
 
         The one count of them that every surface shows (review's Pages column, the run's
-        planned pages, the CLI's lines, the executor's progress).
+        planned pages, the CLI's lines, the executor's progress). Counted once per item (it
+        is frozen): a window asks it of every notebook at each report and repaint, and a
+        notebook of 5,000 pages is a walk of 5,000 sources each time.
         """
-        return sum(len(s.pages) for s in self.imported_sources())
+        counted = self.__dict__.get("_imported_page_count")
+        if counted is None:
+            counted = sum(len(s.pages) for s in self.imported_sources())
+            object.__setattr__(self, "_imported_page_count", counted)  # not a field
+        return counted
 
     def planned_skips(self) -> list[PlanSource]:
         """The sources commit will skip as duplicates (``PlanSource.planned_skip``), in order."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import itertools
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Callable, Mapping, Sequence, Set
 from typing import TYPE_CHECKING, Any
 
 from transcribe_import.engine.base.errors import TranscribeError
@@ -63,6 +63,7 @@ def validate(
     own_run_ids: Set[str] | None = None,
     unfinished_of: reimport.UnfinishedOf | None = None,
     hints: frozenset[second_look.Hint] = second_look.ALL_HINTS,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ValidationReport:
     """Check ``plan`` against ``corpus`` as it is now.
 
@@ -72,8 +73,15 @@ def validate(
     of this plan committed anything. ``unfinished_of``: whether a notebook to complete is
     marked incomplete (its words say so; engine.api passes the run layer's rule).
     ``hints``: which pages worth a second look are told (information, never in the way).
+    ``progress(done, total)``: told as the work goes, in files (each source is looked at
+    twice: with its notebook's, then its own checks on disk), for a face's time left.
     """
     settings = settings or RenderSettings()
+    tell = progress or (lambda _done, _total: None)
+    sources = sum(len(it.sources) for it in plan.items)
+    checked = sum(1 for it in plan.items for s in it.sources if s.imported)
+    total, done = sources + checked, 0
+    tell(done, total)
     problems: list[PlanProblem] = []
     own = frozenset(own_run_ids or ())
     titles = reimport.titled(corpus) if corpus is not None else {}
@@ -88,6 +96,8 @@ def validate(
             problems.extend(_duplicate_problems(corpus, plan, item))
         else:
             problems.append(_recognised_problem(item, found))
+        done += len(item.sources)
+        tell(done, total)
     problems.extend(placement.plan_problems(plan))
     problems.extend(lookalikes.plan_problems(corpus, plan))
 
@@ -100,6 +110,8 @@ def validate(
         while part := list(itertools.islice(checks, _CHECKS_AT_ONCE)):
             results = pool.map(lambda pair: _source_problem(pair[0], pair[1], settings), part)
             problems.extend(p for p in results if p is not None)
+            done += len(part)
+            tell(done, total)
 
     order = {it.item_id: k for k, it in enumerate(plan.items)}
     problems.sort(key=lambda p: (order.get(p.item_id, 0), p.severity != ProblemSeverity.ERROR))

@@ -120,6 +120,7 @@ class ReviewPage(QWidget):
         # the viewer never goes on showing a page of the notebook left (#34).
         self.pages_model.modelReset.connect(self._show_selected_pages)
         self.pages_model.edit_failed.connect(self.show_error)
+        self.pages_model.hints_found.connect(self._update_actions)  # Leave Out Blank Pages
         session.plan_changed.connect(self._on_plan_changed)
         session.item_changed.connect(self._on_item_changed)
         session.validation_changed.connect(self._on_validation_changed)
@@ -589,6 +590,7 @@ class ReviewPage(QWidget):
     def shutdown(self) -> None:
         """Stop background work: the shell calls this when its window closes."""
         self.items_model.close()
+        self.pages_model.close()
         self.previews.shutdown()
         for cache in self.grid_views.caches():
             cache.shutdown()
