@@ -1,26 +1,21 @@
-"""Pages turned on the command line: in a plan (``order PLAN ITEM --turn FILE... ANGLE``) and
-in the corpus (``turn NOTEBOOK PAGE... ANGLE``).
+"""``order PLAN ITEM --turn FILE... ANGLE``: pages turned on the command line.
 
 FILE is named as ``validate`` names it (``FILE#N`` for one page of a file of several); ANGLE
 is 90, 180 or 270 degrees clockwise, from the file's own upright (its EXIF orientation), or 0
 to take a turn back. The turn is an ``engine.api`` call (planning/page_edits.turn_pages).
 ``validate`` says which pages are probably sideways (``api.sideways_turns``): an ``INFO``
-line each, with the command that turns it by the likely angle, never an edit. ``turn`` turns
-pages already in a notebook: a run of its own (``api.turn_in_corpus``), undone by ``revert``.
+line each, with the command that turns it by the likely angle, never an edit. Pages already in
+a notebook are turned by ``turn`` (cli/corpus_turns.py).
 """
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
-from transcribe_import.cli.output import json_out, say
 from transcribe_import.engine import api
-from transcribe_import.engine.api import Corpus, ExitCode
 from transcribe_import.engine.media.kinds import Turn
 from transcribe_import.engine.planning.plan import PageRef, PlanItem
 from transcribe_import.engine.planning.problems import Resolution
-from transcribe_import.engine.runs.model import RunControl, RunStatus
 
 # How ``validate`` names a "Turn it?"'s turns (its hint names the file itself).
 RESOLUTION_FLAGS = {
@@ -56,65 +51,3 @@ def order_edit(item: PlanItem, words: list[str]) -> tuple[PlanItem, str]:
     turn = Turn.of(degrees)
     said = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
     return new, f"{said} {'no longer turned' if turn is Turn.NONE else 'turned ' + turn.words}"
-
-
-def add_turn_parser(sub: Any) -> None:
-    t = sub.add_parser(
-        "turn", help="turn pages already in a notebook (a run of its own, undone by revert)"
-    )
-    t.add_argument(
-        "notebook_id",
-        metavar="NOTEBOOK_ID",
-        help="the notebook (its id, the start of its id, or its title)",
-    )
-    t.add_argument(
-        "words",
-        nargs="+",
-        metavar="PAGE",
-        help="PAGE... ANGLE: the pages (position, label, file name or id) and the angle, 90, "
-        "180 or 270 degrees clockwise from the file's upright; 0 takes a turn back",
-    )
-    t.add_argument("--json", action="store_true", help="print one JSON document")
-
-
-def cmd_turn(corpus: Corpus, args: argparse.Namespace) -> int:
-    # cli/runs imports this module for ``order --turn``: its run helpers are read here.
-    from transcribe_import.cli.runs import UsageError, _report_result, _run_signals
-
-    *pages, angle = args.words
-    if not pages:
-        raise UsageError("turn takes the pages, then the angle: turn NOTEBOOK PAGE... 90")
-    if not angle.isdigit():
-        raise UsageError(
-            f"turn ends with the angle (90, 180 or 270 degrees clockwise, 0 to take a turn "
-            f"back), not {angle!r}: turn NOTEBOOK PAGE... 90"
-        )
-    try:
-        notebook_id = api.notebook_id_for(corpus, args.notebook_id)
-        turn = api.plan_corpus_turn(corpus, notebook_id, pages, int(angle))
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    control = RunControl()
-    with _run_signals(control):  # Ctrl-C cancels, SIGTERM pauses: as a commit's run
-        result = api.turn_in_corpus(corpus, turn, control=control)
-    if result.status is not RunStatus.COMPLETE:  # stopped, paused or failed: as commit says it
-        return _report_result(corpus, result, args)
-    run = api.short_id(result.run_id)
-    if args.json:
-        json_out(
-            {
-                "import_run_id": result.run_id,
-                "status": str(result.status),
-                "notebook_id": notebook_id,
-                "pages": list(turn.positions),
-                "turn": turn.turns[0],
-                "page_ids": list(turn.page_ids),
-            }
-        )
-        return api.exit_code_for_result(result)
-    say(f"“{turn.title}”: {turn.words} (run {run}).")
-    say(
-        "The pages as they were are kept in the notebook's history; undo the turn with "
-        f"`transcribe-import revert {run}`."
-    )
-    return ExitCode.OK
