@@ -229,6 +229,9 @@ class SourceProvenance:
     # A file name that is not valid UTF-8 (an old disk's Latin-1 names) cannot be written
     # in JSON as it is: its exact bytes are kept here, base64, so the file is still found.
     path_b64: str | None = None
+    # The resolution the file records, in dots per inch (media/decode.py), None when it
+    # records none: "too small to read" (planning/second_look.py) judges by it.
+    dpi: float | None = None
     # A copy of a file the corpus holds (a page turned in the corpus, planning/corpus_turns):
     # where that file was first imported from, which its new source records as its own.
     original: str | None = None
@@ -530,6 +533,7 @@ def _source_doc(s: PlanSource) -> dict[str, Any]:
             "width": p.width,
             "height": p.height,
             **({"path_b64": p.path_b64} if p.path_b64 else {}),
+            **({"dpi": p.dpi} if p.dpi is not None else {}),
             **({"original": p.original} if p.original is not None else {}),
         },
     }

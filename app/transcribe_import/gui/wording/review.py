@@ -196,6 +196,9 @@ def resolution_words(resolution: str) -> str:
         # Pages of one notebook that look like each other: said once for all of them.
         Resolution.NONE_ARE_RESCANS: _t("Resolution", "None Are Rescans"),
         Resolution.LEAVE_OUT_BLANK: _t("Resolution", "Leave Out Blank Pages"),
+        # A "Turn it?": the page turned a quarter, as the hint says (or as the person sees).
+        Resolution.TURN_CLOCKWISE: _t("Resolution", "Turn It 90° Clockwise"),
+        Resolution.TURN_ANTICLOCKWISE: _t("Resolution", "Turn It 90° Anticlockwise"),
     }
     return words[resolution]
 
