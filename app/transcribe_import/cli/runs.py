@@ -166,7 +166,7 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
     for it, show in zip(plan.items, shown, strict=True):
         if not show:
             continue
-        say("  " + _item_line(it, report) + placement_cli.words(corpus, it))
+        say("  " + _item_line(corpus, it, report) + placement_cli.words(corpus, it))
         for p in report.for_item(it.item_id):
             if p.code in recognised:
                 say("    " + problem_text(p))
@@ -243,17 +243,23 @@ def _item_kind(it: PlanItem, report: ValidationReport) -> str:
     return _STATE_WORDS[state]
 
 
-def _item_line(it: PlanItem, report: ValidationReport) -> str:
+def _item_line(corpus: Corpus, it: PlanItem, report: ValidationReport) -> str:
     kind = _item_kind(it, report)
     if kind == "unchanged":
         # A bag's notebook the corpus holds byte for byte: not "0 pages, N duplicates"
         said = f"[unchanged] {api.short_id(it.item_id)} “{it.label}”"
         return said + ": already in the corpus, nothing to import"
-    op = "create" if it.op is Op.CREATE_NOTEBOOK else f"into {api.short_id(it.notebook_id)}"
+    said = f"[{kind}] {api.short_id(it.item_id)} "
+    if it.op is Op.CREATE_NOTEBOOK:
+        said += f"create “{it.label}”"
+    else:
+        # The notebook by its title, as `notebooks` lists it; the folder's name beside it
+        # only when it differs. The item's short id stays: `order PLAN ITEM` takes it.
+        title = api.notebook_title(corpus, it.notebook_id) or api.short_id(it.notebook_id)
+        said += f"“{it.label}” into “{title}”" if title != it.label else f"into “{title}”"
     pages = it.imported_page_count()
     dups = len(it.planned_skips())
     extra = f", {counted(dups, 'duplicate')} skipped" if dups else ""
-    said = f"[{kind}] {api.short_id(it.item_id)} {op} “{it.label}”"
     return f"{said}: {counted(pages, 'page')}{extra}"
 
 
