@@ -166,6 +166,7 @@ from transcribe_import.engine.api.turns import (
     plan_corpus_turn,
     plan_page_turns,
     turn_in_corpus,
+    turns_taken,
 )
 from transcribe_import.engine.api.undo import (
     RevertPreview,
@@ -340,6 +341,7 @@ __all__ = [
     "place",
     "replace_page",
     "plan_corpus_turn",
+    "turns_taken",
     "plan_page_turns",
     "turn_in_corpus",
     "CorpusTurn",

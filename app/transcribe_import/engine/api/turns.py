@@ -36,11 +36,28 @@ class CorpusTurn:
     def words(self) -> str:
         """``pages 3 and 4 turned 90° clockwise``, as the faces say what was done."""
         from transcribe_import.engine.media.kinds import Turn
-        from transcribe_import.engine.planning.corpus_turns import pages_words, turns_words
+        from transcribe_import.engine.planning.corpus_turns import pages_words, turned_words
 
-        how = turns_words([Turn(t) for t in self.turns])
-        done = "no longer turned" if how == "back upright" else f"turned {how}"
-        return f"{pages_words(self.positions)} {done}"
+        return f"{pages_words(self.positions)} {turned_words([Turn(t) for t in self.turns])}"
+
+
+def turns_taken(corpus: Corpus, notebook_id: str) -> dict[str, str]:
+    """The notebook's replaced pages whose place a turn of them took, each with what the turn
+    did and its run: ``turned 90° clockwise (run 2861b7b1)``. TranscribeError when the
+    notebook cannot be read."""
+    from transcribe_import.engine.api.library import read_notebook
+    from transcribe_import.engine.base.ids import short_id
+    from transcribe_import.engine.media.kinds import Turn
+    from transcribe_import.engine.planning.corpus_turns import turned_words
+
+    notebook = read_notebook(corpus, notebook_id)
+    turn_of = {p.page_id: p.turn for p in (*notebook.pages, *notebook.history)}
+    taken = {}
+    for old in notebook.history:
+        if old.replaced_by_turn and old.replaced_by in turn_of:
+            run = f" (run {short_id(old.replaced_in_run)})" if old.replaced_in_run else ""
+            taken[old.page_id] = turned_words([Turn.of(turn_of[old.replaced_by])]) + run
+    return taken
 
 
 def plan_corpus_turn(
