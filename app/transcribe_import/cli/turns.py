@@ -48,6 +48,5 @@ def order_edit(item: PlanItem, words: list[str]) -> tuple[PlanItem, str]:
             f"back), not {angle!r}: --turn FILE... 90"
         ) from None
     new = api.turn_pages(item, [PageRef.parse(n) for n in names], degrees)
-    turn = Turn.of(degrees)
     said = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
-    return new, f"{said} {'no longer turned' if turn is Turn.NONE else 'turned ' + turn.words}"
+    return new, f"{said} {api.turned_words([Turn.of(degrees)])}"

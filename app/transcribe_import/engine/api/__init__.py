@@ -204,6 +204,7 @@ from transcribe_import.engine.base.crashpoints import crashpoint  # the tests' p
 from transcribe_import.engine.base.ids import SHORT_ID_CHARS, ids_by_prefix, short_id
 from transcribe_import.engine.base.progress import Events, drive  # how faces drive long work
 from transcribe_import.engine.export.model import ExportProgress, ExportResult, ExportStatus
+from transcribe_import.engine.planning.corpus_turns import turned_words
 from transcribe_import.engine.planning.second_look import ALL_HINTS, Hint, PageHint
 from transcribe_import.engine.runs.restore import LeftTrash, RestoreResult
 from transcribe_import.engine.runs.revert import (
@@ -342,6 +343,7 @@ __all__ = [
     "replace_page",
     "plan_corpus_turn",
     "turns_taken",
+    "turned_words",
     "plan_page_turns",
     "turn_in_corpus",
     "CorpusTurn",
