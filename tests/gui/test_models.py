@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, replace
 from operator import attrgetter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QIcon
 from pytestqt.qtbot import QtBot
 
+from transcribe_import.engine import api
 from transcribe_import.engine.api import RunCounts
 from transcribe_import.engine.planning import edits, ordering
 from transcribe_import.engine.planning.plan import Op, PlanItem
@@ -18,6 +21,7 @@ from transcribe_import.engine.planning.planner import build_plan
 from transcribe_import.engine.planning.scan import run_scan
 from transcribe_import.engine.runs.model import ItemOutcome, ItemState, RunStatus
 from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
+from transcribe_import.gui.models import order_cues, plan_items
 from transcribe_import.gui.models.base import (
     ID_ROLE,
     LEFT,
@@ -28,8 +32,9 @@ from transcribe_import.gui.models.base import (
     ColumnTableModel,
 )
 from transcribe_import.gui.models.notebooks import NotebookColumn, NotebookTableModel
+from transcribe_import.gui.models.order_cues import ambiguities_of
 from transcribe_import.gui.models.outcomes import OutcomeColumn, OutcomeTableModel
-from transcribe_import.gui.models.page_rows import PageColumn
+from transcribe_import.gui.models.page_rows import PageColumn, PageRow
 from transcribe_import.gui.models.plan_items import ItemColumn, PlanItemsModel
 from transcribe_import.gui.models.plan_pages import PageTableModel
 from transcribe_import.gui.models.problems import ProblemsModel
@@ -39,7 +44,7 @@ from transcribe_import.gui.pages.start import StartPage
 from transcribe_import.gui.session import ImportSession
 from transcribe_import.gui.values import OutcomeRow, PlanItemState, RunSummary
 
-from helpers.window import wait_states_checked
+from helpers.window import TIMEOUT_MS, wait_states_checked
 from media_factory import make_jpeg, make_multiframe_tiff, make_truncated_jpeg
 
 Role = Qt.ItemDataRole
@@ -333,8 +338,9 @@ def test_page_model_with_rows(qtmodeltester, session: ImportSession) -> None:
 def test_page_model_finds_an_items_order_cues_once_per_item(
     monkeypatch: pytest.MonkeyPatch, session: ImportSession
 ) -> None:
-    # Finding them reads every name of the item: a new report (each validation, and twice
-    # as a plan is shown) leaves them as they were; an edit is a new item, looked at again.
+    # Finding them reads every name of the item (0.25 s for 5,000 pages): a report of the
+    # plan as it stands told them already, so none is read while it stands (each validation,
+    # and twice as a plan is shown); an edit is a new item, with no report: looked at once.
     looked_at: list[str] = []
     find = ordering.find_ambiguities
 
@@ -350,11 +356,81 @@ def test_page_model_finds_an_items_order_cues_once_per_item(
     model.set_item(diary.item_id)
     session.set_report(report)
     session.set_report(report)
-    assert looked_at == [diary.item_id]
+    assert looked_at == []
     first_file = model.source_at(0).provenance.rel
     assert session.edit_item(diary.item_id, lambda it: ordering.exclude(it, [first_file]), "x")
-    assert looked_at == [diary.item_id] * 2
+    assert session.report is None
+    assert looked_at == [diary.item_id]
     assert model.rowCount() == 3
+
+
+def test_a_badge_asked_while_an_order_check_runs_is_checked_after_it(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch, session: ImportSession
+) -> None:
+    # The checks run on a worker, one batch at a time: rows asked for meanwhile wait for
+    # its thread to end, then are checked, never left saying "Checking…".
+    release = threading.Event()
+    real = order_cues.orders_checked
+    batches: list[list[str]] = []
+
+    def held(items: tuple[PlanItem, ...]) -> tuple[tuple[PlanItem, list[Any]], ...]:
+        batches.append([it.label for it in items])
+        release.wait(TIMEOUT_MS / 1000)
+        return real(items)
+
+    monkeypatch.setattr(plan_items, "orders_checked", held)
+    model = PlanItemsModel(session)
+    assert model.state(model.item_at(0)) is None
+    qtbot.waitUntil(lambda: len(batches) == 1, timeout=TIMEOUT_MS)
+    assert model.state(model.item_at(1)) is None  # asked while the first batch runs
+    release.set()
+    wait_states_checked(qtbot, model)
+    labels = [model.item_at(r).label for r in range(model.rowCount())]
+    assert batches[0] == labels[:1]
+    assert sorted(sum(batches, [])) == sorted(labels)  # each checked once
+
+
+def test_page_model_builds_its_rows_again_only_when_what_they_show_changed(
+    monkeypatch: pytest.MonkeyPatch, session: ImportSession
+) -> None:
+    # A notebook of 5,000 pages is 60 ms of rows on the window's thread, more beside a
+    # worker: built once as a plan is shown (which reports a validation change too), once
+    # for a new report, and its hints read once per item, whatever the reports.
+    assert session.plan is not None
+    model = PageTableModel(session)
+    diary = next(it for it in session.plan.items if it.label == "diary")
+    model.set_item(diary.item_id)
+    built: list[str | None] = []
+    hinted: list[str] = []
+    real_rows, real_hints = PageTableModel._page_rows, api.page_hints
+
+    def rows(self: PageTableModel) -> list[PageRow]:
+        built.append(self.item_id())
+        return real_rows(self)
+
+    def hints(item: PlanItem, chosen: frozenset[api.Hint]) -> list[api.PageHint]:
+        hinted.append(item.item_id)
+        return real_hints(item, chosen)
+
+    monkeypatch.setattr(PageTableModel, "_page_rows", rows)
+    monkeypatch.setattr(api, "page_hints", hints)
+    session.set_plan(session.plan)  # shown again: one build, and no second for its report
+    assert built == [diary.item_id] and hinted == []
+    report = session.validate_now()
+    session.set_report(report)
+    session.set_report(report)
+    assert built == [diary.item_id] * 2 and hinted == []
+    session.set_hints(frozenset())
+    assert built == [diary.item_id] * 3 and hinted == [diary.item_id]
+
+
+def test_an_items_order_cues_read_from_its_report_are_those_found(session: ImportSession) -> None:
+    # The rows' notes and the decisions panel read them from the report: the same cues.
+    assert session.plan is not None
+    report = session.validate_now()
+    told = {it.item_id: ambiguities_of(it, report) for it in session.plan.items}
+    assert any(told.values())  # the fixture's plan has a notebook whose order needs a decision
+    assert told == {it.item_id: ordering.find_ambiguities(it) for it in session.plan.items}
 
 
 def test_problems_model_with_rows(qtmodeltester, session: ImportSession) -> None:

@@ -18,7 +18,7 @@ from transcribe_import.engine.media.kinds import JPEG
 from transcribe_import.engine.planning import look_pass, ordering
 from transcribe_import.engine.planning.plan import PlanItem
 from transcribe_import.engine.storage.corpus import Corpus
-from transcribe_import.gui import import_flow
+from transcribe_import.gui import import_flow, workers
 from transcribe_import.gui.main_window import MainWindow
 from transcribe_import.gui.models.plan_items import ItemColumn
 from transcribe_import.gui.values import PlanItemState
@@ -114,6 +114,33 @@ def test_the_review_opens_before_the_looks_and_commit_waits_for_them(
     assert "Looking" not in page.problems.summary.text()
     assert page.items_model.index(row, ItemColumn.STATE).data() == "A rescan?"
     assert page.can_commit() and page.commit_action.isEnabled()
+
+
+def test_the_look_pass_says_how_long_it_has_left(
+    qtbot: QtBot,
+    scanned_held: tuple[MainWindow, threading.Event],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    window, _held = scanned_held
+    clock = [1000.0]  # the clock a step's pace is read on
+    monkeypatch.setattr(workers, "pace_clock", lambda: clock[0])
+    session, page = window.session, window.review_page
+    # The pass's first report (0 of 2 pages, held before its first file) starts its pace.
+    qtbot.waitUntil(
+        lambda: session.look_progress == (0, 2) and session.report is not None,
+        timeout=TIMEOUT_MS,
+    )
+    clock[0] = 1001.0
+    session.add_looks({}, {}, done=1, total=2, finished=False)
+    assert page.problems.summary.text() == (
+        "No errors so far. Looking at the pages for rescans: 1 of 2 pages; commit waits for it."
+    )
+    clock[0] = 1004.0  # one page in 4 s: the one left takes 4 s
+    session.add_looks({}, {}, done=1, total=2, finished=False)
+    assert page.problems.summary.text() == (
+        "No errors so far. Looking at the pages for rescans: 1 of 2 pages, about 4 s left; "
+        "commit waits for it."
+    )
 
 
 def test_an_edit_made_while_looking_and_its_undo_keep_the_looks(

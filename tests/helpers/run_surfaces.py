@@ -100,7 +100,7 @@ def assert_surfaces_agree(
     pages, replaced = pages_on_disk(data, run_id), replaced_on_disk(data, run_id)
     want = {**want_counts, "pages_landed": pages, "pages_replaced": replaced}
     ended = state == "ended"
-    since = f" ({replaced} of them replaced since by rescans, kept in the history)"
+    since = f" ({replaced} of them replaced since by rescans or turns, kept in the history)"
     landed_words = f"{counted(pages, 'page')} landed" + (since if replaced else "")
 
     # The CLI's JSON: the list and the one run.

@@ -154,6 +154,7 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
         ProblemCode.PARTLY_IMPORTED,
         ProblemCode.COMPLETES,
         ProblemCode.LOOKS_LIKE,
+        ProblemCode.TITLE_EXISTS,  # a notebook of that title: why this makes a second one
     }
     pages = plan.imported_page_count()
     say(
@@ -304,7 +305,6 @@ def _print_report(
     report: ValidationReport,
     plan_path: str = "PLAN",
     verbose: bool = True,
-    hints: frozenset[api.Hint] | None = None,
 ) -> None:
     """The report's problems, each with how to resolve it, then the totals; unless
     ``verbose``, the first few of each code and a count of the rest."""
@@ -333,8 +333,6 @@ def _print_report(
     every = f"transcribe-import validate {shlex.quote(plan_path)} --verbose"
     for code, (hidden, total) in cut.items():
         say(f"… and {hidden} more [{code}] ({total} in all; {every} lists them all)")
-    for line in turns_cli.sideways_lines(plan, plan_path, hints):
-        say(line)
     for p in report.information:  # pages worth a second look: never counted as problems
         item = plan.item(p.item_id)
         short = api.short_id(item.item_id)
@@ -377,6 +375,7 @@ RESOLUTION_FLAGS: dict[Resolution, str] = {
     Resolution.COMPLETE: "--complete",
     Resolution.NEW_NOTEBOOK: "--new-notebook",
     Resolution.LEAVE_OUT_BLANK: "--leave-out-blank",
+    **turns_cli.RESOLUTION_FLAGS,
     **placement_cli.RESOLUTION_FLAGS,
     **lookalikes_cli.RESOLUTION_FLAGS,
 }
@@ -403,7 +402,7 @@ def cmd_validate(corpus: Corpus, args: argparse.Namespace) -> int:
     if args.json:
         json_out(report.to_json())
     else:
-        _print_report(plan, report, args.plan, args.verbose, hints)
+        _print_report(plan, report, args.plan, args.verbose)
     return ExitCode.OK if report.ok else ExitCode.INVALID_PLAN
 
 
@@ -668,7 +667,9 @@ def pages_landed_words(n: api.RunCounts) -> str:
     way ``runs``, ``show`` and ``commit`` say them (the window's words say the same)."""
     words = f"{counted(n.pages_landed, 'page')} landed"
     if n.pages_replaced:
-        words += f" ({n.pages_replaced} of them replaced since by rescans, kept in the history)"
+        words += (
+            f" ({n.pages_replaced} of them replaced since by rescans or turns, kept in the history)"
+        )
     return words
 
 

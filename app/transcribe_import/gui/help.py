@@ -30,7 +30,10 @@ def guide_html() -> str:
         "<li><b>Review</b>: check each notebook's page order. Where the order is in doubt "
         "(a page number twice, a camera counter that rolled over) the window asks you to "
         "decide. Leave out pages you do not want, rename, choose the cover. Commit is "
-        "possible once validation finds no error.</li>"
+        "possible once validation finds no error. Pages worth a second look (blank, too "
+        "small, too dark or light, blurred, sideways) are badged and noted in Problems, "
+        "never in the way; a sideways page's note, Turn it?, has a button beside Validate "
+        "that turns it as it says, and nothing is turned without it.</li>"
         "<li><b>Commit</b>: pages land in the corpus a few at a time, and however the "
         "import stops (Pause, Stop Import…, a crash) the pages already in stay. Pause stops "
         "at a safe point; the run can be resumed, after a crash too. Stop Import… asks "
@@ -39,7 +42,9 @@ def guide_html() -> str:
         "</ol>"
         "<p><b>Runs</b> lists every import and its outcomes (Show What This Import Added "
         "shows the pages it put in the corpus); <b>Corpus</b> lists the notebooks, opens one "
-        "to show its pages in order (double-click or Open), exports them, and checks the "
+        "to show its pages in order (double-click or Open), where Turn (Ctrl+R, "
+        "Ctrl+Shift+R) sets pages scanned sideways upright, the page as it was kept under "
+        "History and Undo Turn… putting it back; it exports them, and checks the "
         "corpus's health. Nothing is ever written next to your source files.</p>",
     )
 

@@ -39,15 +39,18 @@ from transcribe_import.gui.window_pages import WindowPages
 from transcribe_import.gui.wording import (
     error_text,
     plural,
+    time_left_words,
     unsaved_review_answers,
     unsaved_review_words,
 )
 from transcribe_import.gui.workers import (
+    StepPace,
     TaskSlot,
     keep_draft,
     list_drafts,
     read_for_review,
     validate_plan,
+    write_plan_file,
 )
 
 
@@ -137,7 +140,10 @@ class ImportFlow(QObject):
             done=self._validated,
             failed=self._validate_failed,
             ended=self.validation_done.emit,
+            progress=self._validation_went_on,
         )
+        # A validation of 100,000 files takes half a minute: its time left, at its pace.
+        self._validation_pace = StepPace()
         self._validate_timer = QTimer(self, singleShot=True, interval=VALIDATE_DEBOUNCE_MS)
         self._validate_timer.timeout.connect(self.validate_plan)
         self.session.item_changed.connect(self._plan_edited)
@@ -155,6 +161,8 @@ class ImportFlow(QObject):
         self._draft_lists = TaskSlot(self, done=self._drafts_listed, failed=self._draft_failed)
         # Plans are read for review off the GUI thread (100,000 sources: about a second).
         self._plan_opens = TaskSlot(self, done=self._plan_opened, failed=self._open_failed)
+        # Save Plan As… writes on a worker too (100,000 sources: seconds of JSON).
+        self._plan_saves = TaskSlot(self, done=self._plan_saved, failed=self._save_failed)
         self._drafted: ImportPlan | None = None  # the plan the draft holds, as last written
         # Save Plan As… while the look pass ran: where, and of which plan (saved again after).
         self._resave_after_looks: tuple[Path, str] | None = None
@@ -196,6 +204,7 @@ class ImportFlow(QObject):
         self._drafts.close()
         self._draft_lists.close()
         self._plan_opens.close()  # a plan being read is dropped with the window
+        self._plan_saves.close()  # a plan being written is written whole first
 
     def _commit_running_changed(self, running: bool) -> None:
         if running:
@@ -385,8 +394,9 @@ class ImportFlow(QObject):
         """
         return self._open_for_review(path)
 
-    def save_plan_dialog(self) -> bool:
-        """Save Plan As…: ask where, then write; whether the plan was saved."""
+    def save_plan_dialog(self, *, wait: bool = True) -> bool:
+        """Save Plan As…: ask where, then write; whether the plan was saved (``wait``
+        False, the menu's: whether it is being written, on a worker)."""
         if self.session.plan is None:
             return False
         path = choose_save_file(
@@ -397,23 +407,46 @@ class ImportFlow(QObject):
             "plan.json",
             self.tr("Plan files (*.json)"),
         )
-        return path is not None and self.save_plan(path)
+        return path is not None and self.save_plan(path, wait=wait)
 
-    def save_plan(self, path: Path) -> bool:
-        """Write the plan under review to ``path`` (what `validate PATH` reads)."""
+    def save_plan_as(self) -> None:
+        """The menu's Save Plan As…: the plan is written on a worker, the window answering."""
+        self.save_plan_dialog(wait=False)
+
+    def save_plan(self, path: Path, *, wait: bool = True) -> bool:
+        """Write the plan under review to ``path`` (what `validate PATH` reads); whether it
+        was written. ``wait`` False: written on a worker, told in the status bar when it
+        is (``is_saving`` until then); whether it is being written."""
         plan = self.session.plan
         if plan is None:
             return False
+        if not wait:
+            self._status.showMessage(self.tr("Saving the plan to {path}…").format(path=path))
+            self._plan_saves.run(write_plan_file, plan, path)
+            return True
         try:
             api.save_plan_file(plan, path)
         except (OSError, TranscribeError) as exc:
-            self._status.showMessage(
-                self.tr("The plan was not saved: {why}").format(why=exc), 15000
-            )
+            self._save_failed(str(exc))
             return False
+        self._saved(plan, path)
+        return True
+
+    def is_saving(self) -> bool:
+        return self._plan_saves.is_busy()
+
+    def _plan_saved(self, saved: tuple[ImportPlan, Path]) -> None:
+        self._saved(*saved)
+
+    def _save_failed(self, why: str) -> None:
+        self._status.showMessage(self.tr("The plan was not saved: {why}").format(why=why), 15000)
+
+    def _saved(self, plan: ImportPlan, path: Path) -> None:
+        """``plan`` is in ``path`` now: its decisions are in a plan file, and the status
+        bar says where (and whether the look pass still has pages to stamp on it)."""
         if self.session.plan is plan:
             self.session.undo_stack.setClean()  # every decision so far is in a plan file
-        if self.session.looking:
+        if self.session.looking and self.session.plan is plan:
             # Saved before the look pass ended: saved there again once it has (see
             # _looks_stamped), so the file does not stay short of the rest of its looks.
             self._resave_after_looks = (path, plan.plan_id)
@@ -432,10 +465,9 @@ class ImportFlow(QObject):
                     ),
                 ).format(path=path, n=rest)
             )
-            return True
+            return
         self._resave_after_looks = None
         self._status.showMessage(self.tr("Plan saved to {path}").format(path=path), 8000)
-        return True
 
     def _save_again_after_looks(self) -> None:
         """The look pass has ended after Save Plan As…: the file gets the rest of the looks,
@@ -513,6 +545,16 @@ class ImportFlow(QObject):
         hints = self.session.hints
         self._validations.run(validate_plan, self.corpus, plan, s.render, s.workers, hints)
         self._status.showMessage(self.tr("Validating the plan…"))
+
+    def _validation_went_on(self, progress: tuple[int, int]) -> None:
+        done, total = progress
+        if done == 0:
+            self._validation_pace.restart()  # a validation begins (one may have waited)
+        left = self._validation_pace.seconds_left(done, total)
+        if left is not None and done < total:
+            self._status.showMessage(
+                self.tr("Validating the plan… ({left})").format(left=time_left_words(left))
+            )
 
     def is_validating(self) -> bool:
         return self._validations.is_busy() or self._validate_timer.isActive()

@@ -235,7 +235,7 @@ class MainWindow(QMainWindow):
         self.save_plan_action.setStatusTip(
             self.tr("Write the plan under review to a file the CLI can validate and commit")
         )
-        self.save_plan_action.triggered.connect(self.flow.save_plan_dialog)
+        self.save_plan_action.triggered.connect(self.flow.save_plan_as)
         self.save_plan_action.setEnabled(False)
         self.session.plan_changed.connect(
             lambda: self.save_plan_action.setEnabled(self.session.plan is not None)

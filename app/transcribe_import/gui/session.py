@@ -26,7 +26,7 @@ from transcribe_import.engine.api import Corpus
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.planning.plan import ImportPlan, PlanItem
 from transcribe_import.engine.planning.problems import ValidationReport
-from transcribe_import.gui.workers import keep_from_the_collector
+from transcribe_import.gui.workers import StepPace, keep_from_the_collector
 
 
 class _ItemEdit(QUndoCommand):
@@ -67,6 +67,9 @@ class ImportSession(QObject):
         self.looks: dict[str, str | None] = {}
         self.looking = False  # the look pass of this plan has not ended
         self.look_progress: tuple[int, int] = (0, 0)  # pages looked at, of how many
+        # The seconds the look pass has left at its pace so far (None: not known yet).
+        self.look_seconds_left: float | None = None
+        self._look_pace = StepPace()
         # The items an edit or an undo put back since the plan was set: the look pass did
         # not stamp these, so ``add_looks`` stamps them itself.
         self._edited: set[str] = set()
@@ -77,6 +80,8 @@ class ImportSession(QObject):
         self.looks = {}
         self.looking = False  # until a look pass begins (gui/look_pass.py, on plan_changed)
         self.look_progress = (0, 0)
+        self.look_seconds_left = None
+        self._look_pace.restart()
         self._edited = set()
         self._notebook_pages.clear()
         self.undo_stack.clear()
@@ -129,6 +134,8 @@ class ImportSession(QObject):
     def begin_looks(self) -> None:
         """A look pass of the plan begins: no commit until it has ended."""
         self.looking = True
+        self.look_seconds_left = None
+        self._look_pace.restart()
         self.looks_changed.emit(False)
 
     def add_looks(
@@ -149,6 +156,7 @@ class ImportSession(QObject):
         self.looks.update(looks)
         self.look_progress = (done, total)
         self.looking = not finished
+        self.look_seconds_left = None if finished else self._look_pace.seconds_left(done, total)
         stamped = False
         if self.plan is not None and looks:
             plan = self._stamped(self.plan, looks, items)

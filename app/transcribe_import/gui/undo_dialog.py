@@ -146,7 +146,9 @@ class UndoDialog(QDialog):
         plan = preview.plan
         when = format_local(self.run.created_at)
         self.removed.clear()
-        self.removed.addItems([revert_notebook_words(n) for n in plan.notebooks])
+        self.removed.addItems(
+            [revert_notebook_words(n, turn=self.run.turn) for n in plan.notebooks]
+        )
         self._set_blocked([revert_blocker_words(b) for b in plan.blockers])
         if preview.already_reverted:
             self.headline.setText(
@@ -157,6 +159,24 @@ class UndoDialog(QDialog):
                 self.tr(
                     "An undo of the import of {when} was interrupted. Undo Import finishes it "
                     "(or, if what is left changed since, puts everything back)."
+                ).format(when=when)
+            )
+        elif plan.ok and self.run.turn:
+            self.headline.setText(
+                plural(
+                    plan.pages,
+                    self.tr(
+                        "Undo the turn of {when}? The page it made is taken out of the corpus "
+                        "and kept in the trash, and the page as it was comes back; nothing else "
+                        "is touched."
+                    ),
+                    self.tr(
+                        "Undo the turn of {when}? The %n pages it made are taken out of the "
+                        "corpus and kept in the trash, and the pages as they were come back; "
+                        "nothing else is touched.",
+                        "",
+                        plan.pages,
+                    ),
                 ).format(when=when)
             )
         elif plan.ok:
@@ -220,7 +240,9 @@ class UndoDialog(QDialog):
             ).format(when=when, stays=stays, others=others, pages=pages)
         )
         self.removed.clear()
-        self.removed.addItems([revert_notebook_words(n) for n in free.notebooks])
+        self.removed.addItems(
+            [revert_notebook_words(n, turn=self.run.turn) for n in free.notebooks]
+        )
         self.removed_label.setText(self.tr("Undo the Others takes out, into the trash:"))
         self._set_blocked([revert_blocker_words(b) for b in free.held])
         self.blocked_label.setText(self.tr("These stay, and why:"))
@@ -248,7 +270,9 @@ class UndoDialog(QDialog):
 
     def _done(self, result: api.RevertResult) -> None:
         self.removed.clear()
-        self.removed.addItems([revert_notebook_words(n) for n in result.plan.notebooks])
+        self.removed.addItems(
+            [revert_notebook_words(n, turn=self.run.turn) for n in result.plan.notebooks]
+        )
         self.removed_label.setText(self.tr("Taken out, kept in the trash:"))
         if result.plan.partial:
             self.headline.setText(
@@ -260,6 +284,13 @@ class UndoDialog(QDialog):
             )
             self._set_blocked([revert_blocker_words(b) for b in result.plan.held])
             self.blocked_label.setText(self.tr("These stayed, and why:"))
+        elif self.run.turn:
+            self.headline.setText(
+                self.tr(
+                    "The turn was undone: the pages are back as they were. The pages it made "
+                    "are kept in the trash (Runs › Trash…) until you delete them for good."
+                )
+            )
         else:
             self.headline.setText(
                 self.tr(

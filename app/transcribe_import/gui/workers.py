@@ -16,6 +16,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import gc
+import inspect
 import logging
 import threading
 import time
@@ -73,6 +74,43 @@ class ProgressThrottle:
             self._shown_at, self._phase = now, phase
             return True
         return False
+
+
+# A step says how long it has left once it has run this long: a shorter one ends before an
+# estimate would be worth reading, and the first seconds' pace (a cold disk cache, the
+# worker processes starting) says little about the rest.
+ESTIMATE_AFTER_S = 3.0
+
+
+def pace_clock() -> float:
+    """The clock a step's pace is read on (one place, so a test can drive it)."""
+    return time.monotonic()
+
+
+class StepPace:
+    """How long the rest of a long step takes, at the pace its progress has shown so far.
+
+    Counted from the first progress it is shown (what was done before it, a look cache
+    read, say, took no time it could measure); ``None`` until the step has run
+    ``ESTIMATE_AFTER_S`` and moved on since. ``restart`` when the step begins again.
+    """
+
+    def __init__(self) -> None:
+        self._first: tuple[float, int] | None = None
+
+    def restart(self) -> None:
+        self._first = None
+
+    def seconds_left(self, done: int, total: int) -> float | None:
+        now = pace_clock()
+        if self._first is None:
+            self._first = (now, done)
+            return None
+        started, done_then = self._first
+        elapsed, gained = now - started, done - done_then
+        if elapsed < ESTIMATE_AFTER_S or gained <= 0:
+            return None
+        return max(total - done, 0) * elapsed / gained
 
 
 def running_workers() -> list[QThread]:
@@ -157,8 +195,20 @@ def validate_plan(
     settings: RenderSettings,
     workers: int,
     hints: frozenset[api.Hint] = api.ALL_HINTS,
+    *,
+    progress: Callable[[object], None] = lambda _done: None,
 ) -> Validation:
-    report = api.validate_plan(corpus, plan, settings=settings, workers=workers, hints=hints)
+    """``api.validate_plan`` of ``plan``; ``progress`` gets (files done, of how many) as the
+    window can show it: the first, then at most ten a second (100,000 files: 30 s)."""
+    throttle = ProgressThrottle()
+
+    def told(done: int, total: int) -> None:
+        if throttle.shows(plan.plan_id, anyway=done in (0, total)):
+            progress((done, total))
+
+    report = api.validate_plan(
+        corpus, plan, settings=settings, workers=workers, hints=hints, progress=told
+    )
     return Validation(plan, report)
 
 
@@ -166,6 +216,15 @@ def keep_draft(corpus: Corpus, plan: ImportPlan) -> ImportPlan:
     """Keep ``plan`` as the corpus's draft of it; the plan written, so the window knows which."""
     api.save_draft(corpus, plan)
     return plan
+
+
+def write_plan_file(plan: ImportPlan, path: Path) -> tuple[ImportPlan, Path]:
+    """Write ``plan`` to ``path`` (Save Plan As…); the plan and where, for the window.
+
+    On a worker: a plan of 100,000 sources is seconds of JSON encoding and writing.
+    """
+    api.save_plan_file(plan, path)
+    return plan, path
 
 
 def read_for_review(corpus: Corpus, source: Path | str) -> OpenedPlan:
@@ -253,7 +312,8 @@ class EngineTask(Worker):
 
     ``args`` are frozen values (a corpus, a plan, ids, settings); mutable containers and
     Qt objects are refused. When ``fn`` is a generator function, each value it yields is
-    emitted as ``progress`` (a partial result) and what it returns as ``done``.
+    emitted as ``progress`` (a partial result) and what it returns as ``done``; when it
+    takes a ``progress`` keyword, each value it hands that is emitted as ``progress``.
     """
 
     done = Signal(object)
@@ -267,7 +327,11 @@ class EngineTask(Worker):
         self.args = args
 
     def work(self) -> None:
-        result = self.fn(*self.args)
+        if "progress" in inspect.signature(self.fn).parameters:
+            # A function that tells its progress through a callback (a long engine call).
+            result = self.fn(*self.args, progress=self.progress.emit)
+        else:
+            result = self.fn(*self.args)
         if isinstance(result, Generator):
             result = api.drive(result, self.progress.emit)
         self.done.emit(result)

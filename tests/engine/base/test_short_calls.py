@@ -12,6 +12,7 @@ import pytest
 
 from transcribe_import.engine.base import short_calls
 from transcribe_import.engine.base.short_calls import (
+    dumps_in_slices,
     loads_in_slices,
     read_in_slices,
     sorted_in_slices,
@@ -120,6 +121,27 @@ def test_a_fault_anywhere_is_orjsons_own_error(calls: _Calls, fault: Any) -> Non
     with pytest.raises(orjson.JSONDecodeError) as sliced:
         loads_in_slices(data)
     assert str(sliced.value) == str(whole.value)
+
+
+@pytest.mark.parametrize(("items", "sources"), [(0, 0), (1, 200), (40, 3), (5, 40)])
+def test_a_document_is_written_an_item_at_a_time_to_the_bytes_of_one_call(
+    monkeypatch: pytest.MonkeyPatch, items: int, sources: int
+) -> None:
+    doc = _document(items, sources)
+    whole = orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
+    real = orjson.dumps
+    sizes: list[int] = []
+
+    def counted(value: Any, **kw: Any) -> bytes:
+        out = real(value, **kw)
+        sizes.append(len(out))
+        return out
+
+    monkeypatch.setattr(short_calls.orjson, "dumps", counted)
+    assert dumps_in_slices(doc, "items") == whole
+    if items:  # the head, each item on its own, the marker: never a call of them all
+        largest = max(len(real(v, option=orjson.OPT_INDENT_2)) for v in doc["items"])
+        assert len(sizes) == items + 2 and max(sizes) == largest
 
 
 def test_read_in_slices_reads_the_whole_file() -> None:

@@ -34,49 +34,13 @@ from transcribe_import.engine.storage.corpus import Corpus
 from engine_helpers import assert_notebook_whole, jpeg_source
 from helpers.lookalike_set import Rescan, labelled_set
 from helpers.runs import commit_plan, plan_for
+from helpers.turns import SIZE, marked_page, red_corner
 from media_factory import _exif, make_multiframe_tiff, make_pdf
-
-# A portrait page, white, with a red block in its top-left corner: where the block lands
-# says how the page was turned.
-SIZE = (120, 200)
 
 
 def refs(*names: str) -> list[PageRef]:
     """Files and pages as a person types them (``FILE``, ``FILE#N``)."""
     return [PageRef.parse(n) for n in names]
-
-
-def marked_page(path: Path, orientation: int | None = None) -> Path:
-    im = Image.new("RGB", SIZE, "white")
-    im.paste((220, 0, 0), (0, 0, 40, 40))
-    # A grey dot placed by the file's name, so that no two files are the same bytes.
-    x = 50 + sum(path.name.encode()) % 20
-    im.paste((128, 128, 128), (x, 90, x + 8, 98))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    exif = _exif(orientation, None, None).tobytes() if orientation else b""
-    im.save(path, "JPEG", quality=95, exif=exif)
-    return path
-
-
-def red_corner(png: bytes) -> tuple[tuple[int, int], str]:
-    """The render's size and which corner holds the red block."""
-    im = Image.open(io.BytesIO(png)).convert("RGB")
-    w, h = im.size
-    corners = {
-        "top-left": (10, 10),
-        "top-right": (w - 11, 10),
-        "bottom-left": (10, h - 11),
-        "bottom-right": (w - 11, h - 11),
-    }
-    red = [name for name, xy in corners.items() if _is_red(im.getpixel(xy))]
-    assert len(red) == 1, red
-    return (w, h), red[0]
-
-
-def _is_red(px: object) -> bool:
-    assert isinstance(px, tuple)
-    r, g, b = px[:3]
-    return bool(r > 180 and g < 80 and b < 80)
 
 
 def _plan(corpus: Corpus, root: Path) -> ImportPlan:

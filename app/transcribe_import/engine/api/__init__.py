@@ -13,7 +13,8 @@ cases live in modules by what a person is doing: ``exits`` (exit codes), ``plans
 plan, reorder, validate, plan files), ``looks`` (the look pass after a plan), ``drafts``,
 ``commit`` (commit, retry, resume, execute, cancel), ``runs`` (listing and showing runs, their
 history), ``undo`` (undoing a run, the trash), ``placement`` (late pages and rescans),
-``corpus`` (opening it, notebooks, doctor, previews, export), ``audit`` (fixity checks, their
+``turns`` (pages of a notebook turned, by a run), ``corpus`` (opening it, notebooks, doctor,
+previews, export), ``audit`` (fixity checks, their
 report, repair from a copy), ``library`` (what an import put in the corpus, read back) and
 ``watch`` (hot folders: drops taken in on their own).
 
@@ -116,7 +117,9 @@ from transcribe_import.engine.api.plans import (
     blank_page_refs,
     check_plan_editable,
     completes_by_default,
+    completes_by_title,
     found_not_imported,
+    hinted_turn,
     is_bag,
     item_state,
     leave_out_blank,
@@ -132,6 +135,7 @@ from transcribe_import.engine.api.plans import (
     sideways_pages,
     sideways_turns,
     sideways_words,
+    turn_as_hinted,
     turn_page_ids,
     turn_pages,
     validate_plan,
@@ -155,6 +159,12 @@ from transcribe_import.engine.api.runs import (
     run_listing_problems,
     run_summary,
     show_run,
+)
+from transcribe_import.engine.api.turns import (
+    CorpusTurn,
+    plan_corpus_turn,
+    plan_page_turns,
+    turn_in_corpus,
 )
 from transcribe_import.engine.api.undo import (
     RevertPreview,
@@ -240,6 +250,7 @@ __all__ = [
     "plan_paths",
     "as_new_notebook",
     "completes_by_default",
+    "completes_by_title",
     "is_bag",
     "mode_for",
     "check_plan_editable",
@@ -247,6 +258,8 @@ __all__ = [
     "sideways_pages",
     "sideways_turns",
     "sideways_words",
+    "turn_as_hinted",
+    "hinted_turn",
     "page_hints",
     "leave_out_blank",
     "blank_page_refs",
@@ -324,6 +337,10 @@ __all__ = [
     "notebook_pages",
     "place",
     "replace_page",
+    "plan_corpus_turn",
+    "plan_page_turns",
+    "turn_in_corpus",
+    "CorpusTurn",
     "keep_pages",
     "placement_words",
     "Answered",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +57,9 @@ class StoredPage:
     # How far the page is turned clockwise from its file (project.json's ``turn``): its
     # render is upright, its file is not, so a picture made of the file is turned so much.
     turn: int = 0
+    # A replaced page whose place a turn of it took (``turn``, the library's Turn): the page
+    # now in its place is the same bytes, turned (``turned_in_place``).
+    replaced_by_turn: bool = False
 
 
 @dataclass(frozen=True)
@@ -143,6 +146,13 @@ def _page(
     )
 
 
+def turned_in_place(page: StoredPage, sha_of: Mapping[str, str]) -> bool:
+    """Whether the page that took ``page``'s place is a turn of it: the same bytes (a
+    rescan's are other bytes, and a file the notebook held already is never a rescan)."""
+    new = sha_of.get(page.replaced_by or "")
+    return bool(new) and new == page.source.sha256
+
+
 def notebook_folder(corpus: Corpus, notebook_id: str) -> Path:
     """The folder of a registered notebook; TranscribeError (``notebook_not_found``) for an
     id the corpus does not hold."""
@@ -174,6 +184,10 @@ def read_notebook(
     records = [p for p in doc["pages"] if isinstance(p, dict)]
     pages = [_page(folder, sources, p, k, {}) for k, p in enumerate(records, 1)]
     history = [_page(folder, sources, e["page"], None, e) for e in project.replaced_entries(doc)]
+    sha_of = {p.page_id: p.source.sha256 for p in [*pages, *history] if p is not None}
+    history = [
+        p if p is None else replace(p, replaced_by_turn=turned_in_place(p, sha_of)) for p in history
+    ]
     shown = [p for p in pages if p is not None]
     replaced = [p for p in history if p is not None]
     if run_id is not None:

@@ -114,6 +114,7 @@ def placement_words(corpus: Corpus, item: PlanItem) -> list[str]:
     """Where an into item's pages go and what they replace, in words ([]: at the end, none);
     the notebook's pages named as it is now when it can be read."""
     from transcribe_import.engine.planning import placement
+    from transcribe_import.engine.planning.corpus_turns import is_turn, turn_words
 
     if item.op is not Op.IMPORT_INTO_NOTEBOOK or not (
         item.placement or item.places or item.replacements
@@ -123,6 +124,8 @@ def placement_words(corpus: Corpus, item: PlanItem) -> list[str]:
         doc: dict[str, Any] | None = _manifest(corpus, item.notebook_id)
     except TranscribeError:
         doc = None
+    if is_turn(item):  # a turn of pages in the corpus: its pages turn theirs
+        return [turn_words(item, doc)]
     return placement.describe(item, doc)
 
 
@@ -169,20 +172,25 @@ def landing(corpus: Corpus, item: PlanItem) -> Landing:
 
 def completion_target(corpus: Corpus, item: PlanItem) -> str | None:
     """The notebook ``item`` can complete: part of its folder is in it already, the rest is
-    new (planning/reimport.py); None when there is none."""
+    new, or it has the item's title and the item's pages continue its page numbers
+    (planning/reimport.py); None when there is none."""
     from transcribe_import.engine.planning import reimport
 
     found = reimport.recognise(corpus, item)
-    if found is None or found.kind is not reimport.Recognition.PARTLY_IMPORTED:
+    if found is not None and found.kind is reimport.Recognition.PARTLY_IMPORTED:
+        return found.notebook_id
+    if found is not None:
         return None
-    return found.notebook_id
+    going_on = reimport.continued_by_title(reimport.title_matches(corpus, item))
+    return going_on.notebook_id if going_on is not None else None
 
 
 def complete_notebook(corpus: Corpus, item: PlanItem) -> PlanItem:
-    """``item`` completing the notebook that holds part of its folder: its new pages go in
-    where their names put them among its pages, every page there keeping its id
-    (``order --complete``, the window's Complete “X”); an item planning made complete it
-    by default as it is. ValueError in words when no notebook holds part of it."""
+    """``item`` completing the notebook that holds part of its folder, or the notebook of
+    its title whose page numbers its pages continue: its new pages go in where their names
+    put them among its pages, every page there keeping its id (``order --complete``, the
+    window's Complete “X”); an item planning made complete it by default as it is.
+    ValueError in words when there is no notebook to complete."""
     from transcribe_import.engine.planning import reimport
 
     if reimport.completes_by_default(item):
@@ -190,10 +198,14 @@ def complete_notebook(corpus: Corpus, item: PlanItem) -> PlanItem:
     target = completion_target(corpus, item)
     if target is None:
         raise ValueError(
-            f"“{item.label}”: no notebook of the corpus holds part of these files, so there "
-            "is no notebook to complete; it is imported as planned"
+            f"“{item.label}”: no notebook of the corpus holds part of these files, nor has "
+            "their title with page numbers they continue, so there is no notebook to "
+            "complete; it is imported as planned"
         )
-    return reimport.complete(item, target, _manifest(corpus, target))
+    manifest = _manifest(corpus, target)
+    if reimport.recognise(corpus, item) is None:  # no file held: the notebook it continues
+        return reimport.continue_notebook(item, target, manifest)
+    return reimport.complete(item, target, manifest)
 
 
 def import_into(corpus: Corpus, item: PlanItem, notebook: str) -> PlanItem:

@@ -17,6 +17,8 @@ from transcribe_import.engine.api.run_state import (
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.ids import MIN_ID_PREFIX, ids_by_prefix, is_valid_id
 from transcribe_import.engine.planning import placement
+from transcribe_import.engine.planning.corpus_turns import MODE as TURN_MODE
+from transcribe_import.engine.planning.corpus_turns import item_turns
 from transcribe_import.engine.planning.plan import ImportPlan, Op
 from transcribe_import.engine.runs.model import (
     HistoryEvent,
@@ -79,6 +81,8 @@ class RunSummary:
     counts: RunCounts = RunCounts()
     # Some of its notebooks were undone, the blocked ones left (revert --leave-blocked).
     partly_undone: bool = False
+    # A turn of pages in the corpus (``turn``, the library's Turn), not an import.
+    turn: bool = False
 
     @property
     def state(self) -> RunState:
@@ -110,6 +114,7 @@ class RunSummary:
             paused=paused_last(record),
             counts=counts,
             partly_undone=_partly_undone(record),
+            turn=record.doc.get("discovery", {}).get("mode") == TURN_MODE,
         )
 
     def to_json(self, record: RunRecord) -> dict[str, Any]:
@@ -158,6 +163,9 @@ class OutcomeRow:
     pages_staged: int = 0  # of its checkpoint in flight: staged, not landed yet (while started)
     # Of its pages, the rescans that replace a page of the notebook (the rest are added).
     pages_replacing: int = 0
+    # A turn of pages in the corpus (``turn``, the library's Turn): each page's turn,
+    # degrees clockwise; its pages replace the pages they turn. () for any other item.
+    turns: tuple[int, ...] = ()
 
     @property
     def state(self) -> ItemState:
@@ -178,6 +186,7 @@ def outcome_rows(plan: ImportPlan, record: RunRecord) -> list[OutcomeRow]:
             it.imported_page_count(),
             outcomes[it.item_id],
             pages_replacing=it.imported_page_count() - placement.added_pages(it),
+            turns=tuple(int(t) for t in item_turns(it)),
         )
         for it in plan.items
     ]

@@ -1,4 +1,4 @@
-"""Big sorts and JSON reads done as many short C calls, so another thread gets the GIL between them.
+"""Big sorts and JSON reads and writes as many short C calls: other threads get the GIL between.
 
 One ``list.sort`` of 100,000 keys or one ``orjson.loads`` of a 100 MB plan is a single C
 call that holds the GIL from start to end: run on a worker, it still froze the window's
@@ -118,6 +118,30 @@ _SPACE = b" \t\n\r"  # JSON's whitespace
 
 class _NotLaidOut(Exception):
     """The text is not in the indented layout that ``loads_in_slices`` cuts up."""
+
+
+# Stands for the list encoded apart in ``dumps_in_slices`` (a string no plan holds).
+_SLICED = "\u0000encoded in slices\u0000"
+
+
+def dumps_in_slices(doc: dict[str, Any], key: str) -> bytes:
+    """``orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\\n"`` (a plan file's bytes), the
+    list ``doc[key]`` encoded an element at a time: one call for a plan of 100,000 sources
+    held the GIL 0.4 s while a window waited (bench/bench_gui_shelf.py).
+
+    An element alone is laid out as at the top; in the list, two levels in, each of its
+    lines is four spaces further in (a JSON string holds no raw newline), so the bytes are
+    those of the one call."""
+    values = doc[key]
+    if not values:
+        return orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
+    head = orjson.dumps({**doc, key: _SLICED}, option=orjson.OPT_INDENT_2)
+    elements = [
+        b"    " + orjson.dumps(v, option=orjson.OPT_INDENT_2).replace(b"\n", b"\n    ")
+        for v in values
+    ]
+    listed = b"[\n" + b",\n".join(elements) + b"\n  ]"
+    return head.replace(orjson.dumps(_SLICED), listed, 1) + b"\n"
 
 
 def loads_in_slices(data: bytes | bytearray) -> Any:

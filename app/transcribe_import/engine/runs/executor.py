@@ -482,7 +482,12 @@ def _spec(s: PlanSource) -> SourceSpec:
             )
             for p in s.pages
         ),
-        provenance={"rel": s.provenance.rel, "mtime": s.provenance.mtime},
+        provenance={
+            "rel": s.provenance.rel,
+            "mtime": s.provenance.mtime,
+            # A copy of a corpus file (a turned page's) keeps the name it was imported from.
+            **({"original_path": s.provenance.original} if s.provenance.original else {}),
+        },
         extra=s.extra,
         size=s.provenance.size,
         # Pages left out of a file of several: the file still has all of them.

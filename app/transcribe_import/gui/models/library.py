@@ -69,7 +69,9 @@ def library_rows(notebook: NotebookLibrary, *, history: bool = False) -> list[Pa
         sid = page.source.source_id
         pos = place[page.page_id]
         source = sources[sid]
-        before = replaced.get(page.page_id)
+        before = None if history else replaced.get(page.page_id)
+        # A turn of the page took its place (the same bytes): said as a turn, not a rescan.
+        turned = before is not None and before.replaced_by_turn
         rows.append(
             PageRow(
                 notebook.notebook_id,
@@ -80,14 +82,16 @@ def library_rows(notebook: NotebookLibrary, *, history: bool = False) -> list[Pa
                 page.position,
                 page.page_id == notebook.cover_page_id,
                 (),
-                None if before is None or history else _replaced_words(before),
+                None if before is None or turned else _words(before),
                 number_of.get(page.replaced_by) if history and page.replaced_by else None,
+                turned=_words(before) if before is not None and turned else None,
             )
         )
     return rows
 
 
-def _replaced_words(page: StoredPage) -> str:
+def _words(page: StoredPage) -> str:
+    """A stored page as a person knows it: its label and the file it came from."""
     name = page.source.name
     return f"“{page.label}”, {name}" if page.label else name
 

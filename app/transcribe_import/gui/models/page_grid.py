@@ -58,6 +58,7 @@ class Badge(enum.Enum):
     DUPLICATE = "duplicate"
     IN_QUESTION = "in_question"  # its file has an open ordering question or a problem
     REPLACES = "replaces"  # a rescan that replaces a page of the notebook
+    TURNED = "turned"  # a page of the corpus turned (the library): the page as it was in History
     SIDEWAYS = "sideways"  # probably sideways (api.sideways_pages): a hint, never an edit
     # Worth a second look (api.page_hints), one badge a kind: information, never an edit.
     BLANK = "blank"
@@ -73,6 +74,7 @@ _BADGE_COLOURS = {
     Badge.DUPLICATE: QColor(0x42, 0x85, 0xF4),
     Badge.IN_QUESTION: QColor(0xD3, 0x2F, 0x2F),
     Badge.REPLACES: QColor(0x8E, 0x44, 0xAD),
+    Badge.TURNED: QColor(0x5D, 0x40, 0x37),
     Badge.SIDEWAYS: QColor(0xB3, 0x5C, 0x00),
     Badge.BLANK: QColor(0x00, 0x79, 0x6B),
     Badge.TOO_SMALL: QColor(0x6D, 0x4C, 0x41),
@@ -88,6 +90,7 @@ def badge_words(badge: Badge) -> str:
         Badge.DUPLICATE: _tr("Duplicate"),
         Badge.IN_QUESTION: _tr("In question"),
         Badge.REPLACES: _tr("Replaces"),
+        Badge.TURNED: _tr("Turned"),
         Badge.SIDEWAYS: _tr("Turn it?"),
         Badge.BLANK: _tr("Blank"),
         Badge.TOO_SMALL: _tr("Too small"),
@@ -109,6 +112,8 @@ def badges(row: PageRow) -> tuple[Badge, ...]:
         found.append(Badge.IN_QUESTION)
     if row.replaces is not None:
         found.append(Badge.REPLACES)
+    if row.turned is not None:
+        found.append(Badge.TURNED)
     if row.sideways:
         found.append(Badge.SIDEWAYS)
     kinds = {h.hint for h in row.hints}

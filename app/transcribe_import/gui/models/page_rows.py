@@ -20,6 +20,7 @@ from transcribe_import.gui.wording import (
     format_wall_time,
     problem_words,
     replaces_words,
+    turned_words,
 )
 
 
@@ -53,6 +54,7 @@ class PageRow:
     notes: tuple[Note, ...]  # the ambiguities and problems of its file
     replaces: str | None = None  # a rescan: the notebook page it replaces, in words
     replaced_by: int | None = None  # a page a rescan replaced (History): the page now in its place
+    turned: str | None = None  # a page of the corpus turned: the page as it was, in words
     # Landscape among portrait pages, or the other way (api.sideways_pages): "Turn it?".
     sideways: bool = False
     sideways_words: str | None = None  # why, and the likely angle (api.sideways_words)
@@ -114,6 +116,8 @@ def _warnings(row: PageRow) -> str:
         words.append(duplicate_words(source.duplicate))
     if row.replaces is not None:
         words.append(replaces_words(row.replaces))
+    if row.turned is not None:
+        words.append(turned_words(row.turned))
     if row.replaced_by is not None:
         words.append(replaced_by_words(row.replaced_by))
     words += [problem_words(code) for code, _, _ in row.notes]
@@ -134,6 +138,8 @@ def _warning_tooltip(row: PageRow) -> str | None:
     messages = [m for _, m, _ in row.notes]
     if row.replaces is not None:
         messages.insert(0, replaces_words(row.replaces))
+    if row.turned is not None:
+        messages.insert(0, turned_words(row.turned))
     if row.replaced_by is not None:
         messages.insert(0, replaced_by_words(row.replaced_by))
     if row.source.duplicate is not None:

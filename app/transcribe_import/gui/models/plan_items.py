@@ -2,24 +2,26 @@
 
 A thin adapter over the session's frozen engine values: it holds no plan state of its own
 (it re-reads the session's plan when it says it changed) and makes no import decision: a
-state badge is ``api.item_state``, with the page-order check (``order_cues``) paced so that
-a plan of thousands of notebooks paints at once.
+state badge is ``api.item_state``: from the plan's validation when it has one (an ambiguous
+page order is one of its errors), else with the page-order check (``order_cues``) made on a
+worker, so that a plan of thousands of notebooks, or of one of 5,000 pages, paints at once
+and its rows say "Checking…" until their check is back.
 """
 
 from __future__ import annotations
 
 import enum
-import time
 from operator import attrgetter
 from typing import Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Qt, QTimer
 
 from transcribe_import.engine import api
+from transcribe_import.engine.planning.ordering import Ambiguity
 from transcribe_import.engine.planning.plan import PlanItem
 from transcribe_import.gui.icons import badge_icon, not_imported_icon
 from transcribe_import.gui.models.base import RIGHT, Column, ColumnTableModel
-from transcribe_import.gui.models.order_cues import ambiguities_of, forget_replaced
+from transcribe_import.gui.models.order_cues import forget_replaced, orders_checked, remember
 from transcribe_import.gui.models.releasing import release_in_slices
 from transcribe_import.gui.models.roles import ItemIdRole, StateRole
 from transcribe_import.gui.session import ImportSession
@@ -34,15 +36,9 @@ from transcribe_import.gui.wording import (
     plan_state_words,
     plural,
 )
+from transcribe_import.gui.workers import TaskSlot
 
 Role = Qt.ItemDataRole
-
-# How long one turn of the event loop may spend checking notebooks' page orders for their
-# badges before it lets the window paint and take input. A check is 3-5 ms alone, and up to
-# twice that while workers run Python: 10 ms a turn kept a plan's first look of 2,000
-# notebooks under the 100 ms a window may go unanswered (bench/bench_gui.py), where 20 ms,
-# with the turn that showed the plan checking too, went over.
-STATE_CHECK_BUDGET_S = 0.01
 
 
 def _tr(context: str, text: str) -> str:
@@ -111,8 +107,12 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
         self._session = session
         self._states: dict[str, tuple[PlanItem, object, PlanItemState]] = {}
         self._ambiguities: dict[str, tuple[PlanItem, bool]] = {}
-        self._turn_started: float | None = None  # when this turn's first order check began
-        self._unchecked: set[str] = set()  # asked for, left for the next turn
+        self._unchecked: set[str] = set()  # asked for, not checked yet
+        self._in_check: dict[str, PlanItem] = {}  # the items the running check is of
+        # A check asked while one runs waits for its thread to end (``ended``, after ``done``).
+        self._checks = TaskSlot(
+            self, done=self._checked, failed=self._check_failed, ended=self._check_asked
+        )
         self._not_imported: list[api.NotImported] = []
         self._not_imported_of: dict[str | None, list[api.NotImported]] = {}
         self._count_not_imported()
@@ -160,45 +160,65 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
     def _ambiguous(self, item: PlanItem) -> bool | None:
         """Whether the item's page order needs a decision; None: not checked yet.
 
-        The check reads every name of the item (5 ms for 50 pages): remembered per item,
-        since a new report leaves it as it was, and made for at most STATE_CHECK_BUDGET_S (10 ms)
-        per turn of the event loop, and none in the turn that showed the plan, so the first
-        look at 2,000 notebooks paints at once and the rows on screen say "Checking…" for a
-        moment.
+        The check reads every name of the item (5 ms for 50 pages, 0.25 s for 5,000):
+        remembered per item, and made on a worker for the rows asked for in one turn of the
+        event loop (their rows say "Checking…" meanwhile), never on the window's thread.
         """
         cached = self._ambiguities.get(item.item_id)
         if cached is not None and cached[0] is item:
             return cached[1]
-        if not self._may_check():
-            self._unchecked.add(item.item_id)
-            return None
-        ambiguous = bool(ambiguities_of(item))
-        self._ambiguities[item.item_id] = (item, ambiguous)
-        return ambiguous
+        if self._in_check.get(item.item_id) is item:
+            return None  # being checked: its row is told when it is
+        if not self._unchecked:
+            QTimer.singleShot(0, self._check_asked)
+        self._unchecked.add(item.item_id)
+        return None
 
-    def _may_check(self) -> bool:
-        now = time.perf_counter()
-        if self._turn_started is None:
-            self._turn_started = now
-            QTimer.singleShot(0, self._next_turn)
-        return now - self._turn_started < STATE_CHECK_BUDGET_S
+    def close(self) -> None:
+        """The window closes: wait for the check running (it ends within its items)."""
+        self._unchecked.clear()
+        self._checks.close()
 
-    def _next_turn(self) -> None:
-        self._turn_started = None
+    def _check_asked(self) -> None:
+        """Check the orders asked for since the last check, unless one runs (then once its
+        thread has ended: ``done`` comes before, while the slot is still busy)."""
+        if self._checks.is_busy() or not self._unchecked:
+            return
         rows = sorted(r for r in map(self.row_of, self._unchecked) if r is not None)
         self._unchecked.clear()
-        if rows:  # asked for again: the views repaint them, checked in this turn's budget
+        if rows:
+            items = tuple(self.row(r) for r in rows)
+            self._in_check = {it.item_id: it for it in items}
+            self._checks.run(orders_checked, items)
+
+    def _check_failed(self, _why: str) -> None:
+        self._in_check = {}  # asked again as their rows are painted
+
+    def _checked(self, checked: tuple[tuple[PlanItem, list[Ambiguity]], ...]) -> None:
+        self._in_check = {}
+        rows = []
+        for item, cues in checked:
+            self._ambiguities[item.item_id] = (item, bool(cues))
+            row = self.row_of(item.item_id)
+            if row is not None and self.row(row) is item:
+                remember(item, cues)
+                rows.append(row)
+        if rows:  # the views ask for these rows again: their badges now
             self.dataChanged.emit(
-                self.index(rows[0], ItemColumn.STATE), self.index(rows[-1], ItemColumn.STATE)
+                self.index(min(rows), ItemColumn.STATE), self.index(max(rows), ItemColumn.STATE)
             )
 
     def _state(self, item: PlanItem) -> PlanItemState | None:
-        """The engine's badge (api.item_state), with the order check this model paces.
+        """The engine's badge (api.item_state), with the order check made on a worker.
 
-        An item with an error says so before its order is checked, as it did before the
-        check was paced; otherwise the badge waits for the check (None: "Checking…").
+        With a report (the session's is always of the plan as it stands), validate has
+        checked every order: an ambiguous one is among its errors. Without one, an item
+        with an error says so before its order is checked; otherwise the badge waits for
+        the check (None: "Checking…").
         """
         report = self._session.report
+        if report is not None:
+            return api.item_state(item, report)
         state = api.item_state(item, report, order_ambiguous=False)
         if state is PlanItemState.ERROR:
             return state
@@ -253,10 +273,6 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
         self.set_rows(self._items_of(self._session))
         forget_replaced(self._shown)
         release_in_slices(replaced)
-        # The turn that shows a new plan has spent its time on it (20 ms for 2,000 notebooks):
-        # the first checks wait for the next turn, and the first paint says "Checking…".
-        self._turn_started = time.perf_counter() - STATE_CHECK_BUDGET_S
-        QTimer.singleShot(0, self._next_turn)
 
     def _shown(self, item_id: str) -> PlanItem | None:
         row = self.row_of(item_id)

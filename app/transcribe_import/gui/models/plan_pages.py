@@ -8,6 +8,7 @@ rows (page_drops.py) becomes ``ordering.move`` through ``session.edit_item``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from operator import attrgetter
 from typing import Any
 
@@ -15,6 +16,7 @@ from PySide6.QtCore import QCoreApplication, QMimeData, QModelIndex, QObject, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 
 from transcribe_import.engine import api
+from transcribe_import.engine.media.kinds import Turn
 from transcribe_import.engine.planning import ordering
 from transcribe_import.engine.planning.plan import PlanItem, PlanPage, PlanSource
 from transcribe_import.engine.planning.problems import ProblemCode, ProblemSeverity
@@ -32,6 +34,7 @@ from transcribe_import.gui.models.page_rows import (
 from transcribe_import.gui.models.roles import ItemIdRole, SourceIdsRole
 from transcribe_import.gui.session import ImportSession
 from transcribe_import.gui.thumbnails import ThumbnailCache
+from transcribe_import.gui.workers import TaskSlot
 
 Role = Qt.ItemDataRole
 
@@ -61,6 +64,30 @@ _SAID_BY_THE_ITEM = frozenset(
 )
 
 
+# A notebook's pages worth a "Turn it?" and their likely turn; its pages' hints: by page id.
+_Sideways = dict[str, Turn | None]
+_Hinted = dict[str, list[api.PageHint]]
+
+
+# A notebook of more files than this has its hints found on a worker (see ``_hints``).
+HINTS_HERE_AT_MOST = 500
+
+
+def hints_of(item: PlanItem, hints: frozenset[api.Hint]) -> tuple[_Sideways, _Hinted]:
+    """The item's pages worth a "Turn it?" and its pages' hints, by page id."""
+    hinted: _Hinted = {}
+    for found in api.page_hints(item, hints):
+        hinted.setdefault(found.page_id, []).append(found)
+    return api.sideways_turns(item, hints), hinted
+
+
+def hints_of_task(
+    item: PlanItem, hints: frozenset[api.Hint]
+) -> tuple[PlanItem, frozenset[api.Hint], _Sideways, _Hinted]:
+    """``hints_of`` on a worker, with what they are of."""
+    return (item, hints, *hints_of(item, hints))
+
+
 class PageTableModel(ColumnTableModel[PageRow]):
     """The pages of one plan item in notebook order; a multi-page source spans adjacent rows.
 
@@ -70,6 +97,7 @@ class PageTableModel(ColumnTableModel[PageRow]):
     """
 
     edit_failed = Signal(str)  # a drop the engine refused; the message is for a person
+    hints_found = Signal()  # a large notebook's hints came from their worker: in its rows now
 
     context = "PageTableModel"
     columns = PAGE_COLUMNS
@@ -90,6 +118,13 @@ class PageTableModel(ColumnTableModel[PageRow]):
         self._session = session
         self._thumbnails = thumbnails
         self._item: PlanItem | None = None
+        # The last item's hints (``_hints``): the item, the hints chosen, what was found.
+        self._hinted: tuple[PlanItem, frozenset[api.Hint], _Sideways, _Hinted] | None = None
+        # The hints being found on a worker: of which item, for which hints chosen.
+        self._hinting: tuple[PlanItem, frozenset[api.Hint]] | None = None
+        self._hint_slot = TaskSlot(self, done=self._hints_came)
+        # What the rows were last built of: the item, the report and the hints chosen.
+        self._built: tuple[PlanItem | None, object, frozenset[api.Hint]] | None = None
         # The pages its notebook holds once committed (the engine's landing; None: unknown).
         self.notebook_pages: int | None = None
         session.plan_changed.connect(self._on_plan_changed)
@@ -131,7 +166,9 @@ class PageTableModel(ColumnTableModel[PageRow]):
         """The current item's pages, in order, with their numbers in the notebook (the
         engine's landing) and their files' notes."""
         item = self._item
+        self._built = (item, self._session.report, self._session.hints)
         if item is None:
+            self._hinted = None  # a plan let go is not held here
             return []
         notes = self._notes(item)
         replaced = dict(item.replacements)
@@ -144,10 +181,7 @@ class PageTableModel(ColumnTableModel[PageRow]):
         # Where each page lands in the notebook: a rescan has the number of the page it replaces.
         landing = api.landing(self._session.corpus, item)
         numbers, self.notebook_pages = landing.numbers, landing.total
-        sideways = api.sideways_turns(item, self._session.hints)
-        hinted: dict[str, list[api.PageHint]] = {}
-        for found in api.page_hints(item, self._session.hints):
-            hinted.setdefault(found.page_id, []).append(found)
+        sideways, hinted = self._hints(item)
         for pos, source in enumerate(item.sources):
             # The pages left out of the file follow its imported ones: a page left out never
             # vanishes from the grid or the table (#34), and moves land among the others.
@@ -176,6 +210,62 @@ class PageTableModel(ColumnTableModel[PageRow]):
                 )
         return rows
 
+    def _hints(self, item: PlanItem) -> tuple[_Sideways, _Hinted]:
+        """The item's pages to turn and worth a second look, by page id, found once per
+        item object and hints chosen: a report or a look stamped elsewhere changes neither.
+        They read every page's measures: a notebook of more than ``HINTS_HERE_AT_MOST``
+        files has them found on a worker (5,000 pages: 0.15-0.4 s), its rows without
+        them until they come (``hints_found``)."""
+        hints = self._session.hints
+        kept = self._hinted
+        if kept is not None and kept[0] is item and kept[1] is hints:
+            return kept[2], kept[3]
+        if len(item.sources) <= HINTS_HERE_AT_MOST:
+            sideways, hinted = hints_of(item, hints)
+            self._hinted = (item, hints, sideways, hinted)
+            return sideways, hinted
+        asked = self._hinting
+        if asked is None or asked[0] is not item or asked[1] is not hints:  # never ==: deep
+            self._hinting = (item, hints)
+            self._hint_slot.run(hints_of_task, item, hints)
+        return {}, {}
+
+    def _hints_came(self, found: tuple[PlanItem, frozenset[api.Hint], _Sideways, _Hinted]) -> None:
+        item, hints, sideways, hinted = found
+        if self._hinting is not None and self._hinting[0] is item and self._hinting[1] is hints:
+            self._hinting = None
+        if item is not self._item or hints is not self._session.hints:
+            return  # of a notebook or a choice no longer shown
+        self._hinted = found
+        changed = [
+            replace(
+                row,
+                sideways=row.page.page_id in sideways,
+                sideways_words=(
+                    api.sideways_words(sideways[row.page.page_id])
+                    if row.page.page_id in sideways
+                    else None
+                ),
+                hints=tuple(hinted.get(row.page.page_id, ())),
+            )
+            for row in self._rows
+            if row.page.page_id in sideways or row.page.page_id in hinted
+        ]
+        self.update_rows(changed)
+        self.hints_found.emit()
+
+    def close(self) -> None:
+        """The window closes: wait for the hints being found (a walk of one notebook)."""
+        self._hint_slot.close()
+
+    def has_blank(self) -> bool:
+        """Whether the notebook shown imports a blank page (told when the hints chosen tell
+        blank pages: ``api.blank_page_refs`` of it, from the hints its rows show)."""
+        if self._item is None:
+            return False
+        _sideways, hinted = self._hints(self._item)
+        return any(h.hint is api.Hint.BLANK for found in hinted.values() for h in found)
+
     def _notes(self, item: PlanItem) -> dict[str, list[Note]]:
         """Ambiguity codes (live, from the engine) and the report's problems, by source."""
         notes: dict[str, list[Note]] = {}
@@ -185,10 +275,10 @@ class PageTableModel(ColumnTableModel[PageRow]):
             if all(c != code for c, _, _ in of_source):
                 of_source.append((code, message, severity))
 
-        for amb in ambiguities_of(item):
+        report = self._session.report
+        for amb in ambiguities_of(item, report):
             for source_id in amb.source_ids:
                 note(source_id, str(amb.code), amb.message, ProblemSeverity.ERROR)
-        report = self._session.report
         if report is not None:
             for problem in report.for_item(item.item_id):
                 if problem.code in _SAID_BY_THE_ITEM:
@@ -282,6 +372,11 @@ class PageTableModel(ColumnTableModel[PageRow]):
     def _on_validation_changed(self) -> None:
         if self._item is None:
             return
+        built = (self._item, self._session.report, self._session.hints)
+        if self._built is not None and all(a is b for a, b in zip(built, self._built, strict=True)):
+            # Nothing its rows show has changed: a plan shown sends this right after the
+            # rows were built for it (5,000 pages: twice the window's thread's time).
+            return
         self._load_rows(self._page_rows())  # the same pages, with the report's notes
         self._all_changed()
 
@@ -291,7 +386,13 @@ class PageTableModel(ColumnTableModel[PageRow]):
             return
         item_id = self._item.item_id
         if any(it.item_id == item_id for it in plan.items):
-            self._item = plan.item(item_id)  # its pages' looks, and measures, as stamped
+            stamped_item = plan.item(item_id)
+            if stamped_item is self._item:
+                # Stamped on other notebooks: its rows are as they were. Rebuilt at each
+                # stamp (every 5 s), a notebook of 5,000 pages took the window's thread
+                # 0.3-1 s each time (bench/bench_gui_shelf.py).
+                return
+            self._item = stamped_item  # its pages' looks, and measures, as stamped
             self._on_validation_changed()
 
     def _all_changed(self) -> None:

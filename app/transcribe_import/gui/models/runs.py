@@ -34,7 +34,10 @@ def _count(title: object, name: str) -> Column[RunSummary]:
 
 
 def _from(run: RunSummary) -> str:
-    """The folders the run imported, by their last name."""
+    """The folders the run imported, by their last name; a turn of pages in the corpus came
+    from no folder, and says what it was."""
+    if run.turn:
+        return QCoreApplication.translate(_CONTEXT, "Pages turned in the corpus")
     return ", ".join(r.rstrip("/").rsplit("/", 1)[-1] for r in run.roots)
 
 

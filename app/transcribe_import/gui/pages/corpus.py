@@ -244,6 +244,7 @@ class CorpusPage(QWidget):
         self.library.export_requested.connect(self.export_requested)
         self.library.finish_requested.connect(self._finish)
         self.library.undo_requested.connect(self._undo)
+        self.library.turned.connect(self.check_requested)
         self.page_stack = QStackedWidget()
         self.page_stack.addWidget(self.list_page)
         self.page_stack.addWidget(self.library)
@@ -416,6 +417,7 @@ class CorpusPage(QWidget):
     def _open_undo(self, run: RunSummary) -> None:
         dialog = UndoDialog(self.corpus, run, self)
         dialog.reverted.connect(self.check_requested)
+        dialog.reverted.connect(self.library.reread)  # a turn's undo keeps the page count
         self.undo_dialog = dialog  # the tests drive it; one at a time
         dialog.open()
 

@@ -1,14 +1,16 @@
 """The library: a notebook of the corpus (or what one import added) in the review's page grid.
 
-Read-only. The pages in notebook order with their numbers, labels and files, the cover
-starred, the pages rescans replaced under History (each saying the page now in its place);
+The pages in notebook order with their numbers, labels and files, the cover starred, the
+pages rescans or turns replaced under History (each saying the page now in its place);
 above them the notebook's id, the folders its files came from and, for a notebook that
 holds only part of an import, the incomplete mark with Finish Import and Undo This Import.
 A foliated notebook shows in Spreads too; the view and the zoom are remembered between
 sessions, apart from the review's. The values come from ``api.read_notebook`` and
 ``api.run_pages`` on a worker; the thumbnails from the engine's cache of renders, off the
 window's thread. A page opens in the viewer (double-click, Enter, Space), which pages
-through the shown pages.
+through the shown pages. The one change made here is a turn: Turn Right or Turn Left on the
+selected pages of a whole notebook (Ctrl+R, Ctrl+Shift+R) turns each a quarter further, by a
+run of its own (``api.turn_in_corpus``, on a worker), which Undo Turn… undoes as any import.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QMenu,
+    QPushButton,
     QStackedWidget,
     QTableView,
     QTabWidget,
@@ -34,6 +38,8 @@ from PySide6.QtWidgets import (
 
 from transcribe_import.engine import api
 from transcribe_import.engine.api import Corpus, NotebookLibrary, UnfinishedImport
+from transcribe_import.engine.media.kinds import Turn
+from transcribe_import.engine.runs.model import RunResult, RunStatus
 from transcribe_import.gui.icons import SP
 from transcribe_import.gui.models.library import (
     LibraryGridDelegate,
@@ -87,17 +93,29 @@ def read_one(corpus: Corpus, notebook_id: str) -> tuple[list[NotebookLibrary], N
     return [api.read_notebook(corpus, notebook_id)], None
 
 
+def turn_pages(
+    corpus: Corpus, notebook_id: str, turns: tuple[tuple[str, int], ...]
+) -> tuple[api.CorpusTurn, RunResult]:
+    """The notebook's pages turned as ``turns`` says (page id, degrees), by a run of its
+    own: what was asked and how the run ended (the worker's value)."""
+    turn = api.plan_page_turns(corpus, notebook_id, dict(turns))
+    return turn, api.turn_in_corpus(corpus, turn)
+
+
 class PagesPane(QStackedWidget):
     """One list of pages (a notebook's, or its History) as a grid or as a table."""
 
     open_requested = Signal()  # show the current page in the viewer
 
-    def __init__(self, model: LibraryPageModel, look: GridLook, name: str) -> None:
+    def __init__(
+        self, model: LibraryPageModel, look: GridLook, name: str, *, several: bool = False
+    ) -> None:
         super().__init__()
         self.model = model
-        self.table: QTableView = table_view(
-            model, name, selection=QAbstractItemView.SelectionMode.SingleSelection, row_numbers=True
-        )
+        # The notebook's pages are chosen several at a time (to turn them); History one.
+        mode = QAbstractItemView.SelectionMode
+        chosen = mode.ExtendedSelection if several else mode.SingleSelection
+        self.table: QTableView = table_view(model, name, selection=chosen, row_numbers=True)
         self.table.horizontalHeader().setSectionResizeMode(
             PageColumn.WARNING, QHeaderView.ResizeMode.Stretch
         )
@@ -106,7 +124,7 @@ class PagesPane(QStackedWidget):
         self.grid.setModel(model)
         self.grid.setModelColumn(PageColumn.THUMBNAIL)
         self.grid.setSelectionModel(self.table.selectionModel())
-        self.grid.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.grid.setSelectionMode(chosen)
         self.grid.setItemDelegate(LibraryGridDelegate(model, look, self.grid))
         # Read-only: the icon mode would take drops; nothing here moves a stored page.
         self.grid.setDragDropMode(QAbstractItemView.DragDropMode.NoDragDrop)
@@ -150,6 +168,11 @@ class PagesPane(QStackedWidget):
         index = self.table.selectionModel().currentIndex()
         return index.row() if index.isValid() else None
 
+    def selected_rows(self) -> list[int]:
+        """The rows chosen, in notebook order (the grid chooses a row's thumbnail cell, the
+        table its whole row)."""
+        return sorted({i.row() for i in self.table.selectionModel().selectedIndexes()})
+
     def select_row(self, row: int) -> None:
         index = self.model.index(row, PageColumn.THUMBNAIL)
         flags = QItemSelectionModel.SelectionFlag
@@ -167,7 +190,8 @@ class LibraryView(QWidget):
     shown = Signal()  # a notebook (or a run's pages) is on screen: the tests wait for it
 
     finish_requested = Signal(UnfinishedImport)  # Finish Import on the incomplete notebook shown
-    undo_requested = Signal(str)  # Undo This Import… on it: the run's id
+    undo_requested = Signal(str)  # Undo This Import… on it (or Undo Turn…): the run's id
+    turned = Signal()  # pages were turned (a run landed): the listing and Runs follow
 
     def __init__(
         self, corpus: Corpus, parent: QWidget | None = None, settings: QSettings | None = None
@@ -179,6 +203,8 @@ class LibraryView(QWidget):
         self.run_id: str | None = None
         self.viewer_dialog: ViewerDialog | None = None
         self._loads = TaskSlot(self, done=self._loaded, failed=self._failed)
+        self._turns = TaskSlot(self, done=self._turn_done, failed=self._turn_failed)
+        self.turn_run_id: str | None = None  # the last turn made here, which Undo Turn… undoes
         self.thumbnails = ThumbnailCache(parent=self, corpus=corpus)
         self.previews = ThumbnailCache(capacity=8, threads=1, parent=self, side=PREVIEW_SIDE)
         pictures = Pictures(self.thumbnails, self, LARGE_SIDE)
@@ -204,9 +230,31 @@ class LibraryView(QWidget):
             SP.SP_DialogSaveButton,
             self.export_requested,
         )
+        # Turn: each selected page a quarter further, as the review's Turn does in a plan.
+        self.turn_right_action = QAction(tr("Turn &Right"), self)
+        self.turn_right_action.setShortcut(QKeySequence("Ctrl+R"))
+        self.turn_right_action.triggered.connect(lambda: self.turn(Turn.QUARTER))
+        self.turn_left_action = QAction(tr("Turn &Left"), self)
+        self.turn_left_action.setShortcut(QKeySequence("Ctrl+Shift+R"))
+        self.turn_left_action.triggered.connect(lambda: self.turn(Turn.THREE_QUARTERS))
+        self.turn_button = QPushButton(tr("Turn"))
+        self.turn_button.setAccessibleName(tr("Turn the selected pages"))
+        self.turn_button.setToolTip(
+            tr(
+                "Turn the selected pages: right (Ctrl+R) or left (Ctrl+Shift+R). The files stay "
+                "as they are; the pages as they were go to History, and Undo Turn… puts them back."
+            )
+        )
+        turn_menu = QMenu(self.turn_button)
+        turn_menu.addActions([self.turn_right_action, self.turn_left_action])
+        self.turn_button.setMenu(turn_menu)
+        for action in (self.turn_right_action, self.turn_left_action):
+            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            self.addAction(action)
         top = QHBoxLayout()
         top.addWidget(self.back_button)
         top.addWidget(self.title_label, 1)
+        top.addWidget(self.turn_button)
         top.addWidget(self.export_button)
 
         self.run_label = selectable_text(QLabel())
@@ -240,6 +288,7 @@ class LibraryView(QWidget):
         state_row.addWidget(self.finish_button, 0, Qt.AlignmentFlag.AlignTop)
         self.state_panel.hide()
         self._actions_allowed = True
+        self._said_turn: tuple[str, str] | None = None  # (notebook id, words) of the last turn
 
         self.view_bar = ViewBar()
         self.view_bar.zoom_slider.setValue(self.look.zoom)
@@ -247,10 +296,17 @@ class LibraryView(QWidget):
         self.view_bar.zoom_chosen.connect(self.set_zoom)
         self.pages_model = LibraryPageModel(self.thumbnails, self)
         self.history_model = LibraryPageModel(self.thumbnails, self)
-        self.pages_pane = PagesPane(self.pages_model, self.look, tr("Pages of the notebook"))
-        self.history_pane = PagesPane(
-            self.history_model, self.look, tr("Pages of the notebook that rescans replaced")
+        self.pages_pane = PagesPane(
+            self.pages_model, self.look, tr("Pages of the notebook"), several=True
         )
+        self.history_pane = PagesPane(
+            self.history_model,
+            self.look,
+            tr("Pages of the notebook that rescans or turns replaced"),
+        )
+        for view in (self.pages_pane.grid, self.pages_pane.table):
+            view.addActions([self.turn_right_action, self.turn_left_action])
+            view.selectionModel().selectionChanged.connect(self._enable_turn)
         self.tabs = QTabWidget()
         self.tabs.addTab(self.pages_pane, tr("Pages"))
         self.tabs.addTab(self.history_pane, tr("History"))
@@ -265,14 +321,27 @@ class LibraryView(QWidget):
                 view.verticalScrollBar().valueChanged.connect(self._moved)
         self.tabs.currentChanged.connect(lambda _: self._offer_spreads())
         self.message_label = selectable_text(QLabel())
-        self.message_label.hide()
+        self.message_label.setWordWrap(True)
+        self.undo_turn_button = push_button(
+            ButtonWords(
+                tr("Undo &Turn…"), tr("Undo the turn"), tr("Put the pages back as they were")
+            ),
+            SP.SP_ArrowBack,
+            self._undo_turn_clicked,
+        )
+        self.message_row = QWidget()
+        message_layout = QHBoxLayout(self.message_row)
+        message_layout.setContentsMargins(0, 0, 0, 0)
+        message_layout.addWidget(self.message_label, 1)
+        message_layout.addWidget(self.undo_turn_button, 0, Qt.AlignmentFlag.AlignTop)
+        self.message_row.hide()
 
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.run_row)
         layout.addWidget(self.facts_label)
         layout.addWidget(self.state_panel)
-        layout.addWidget(self.message_label)
+        layout.addWidget(self.message_row)
         layout.addWidget(self.view_bar)
         layout.addWidget(self.tabs, 1)
         self.view = PageView.GRID
@@ -295,10 +364,12 @@ class LibraryView(QWidget):
         if self._came_from_runs and self.run_id is not None:
             self.back_to_run_requested.emit(self.run_id)
 
-    def tell(self, message: str) -> None:
-        """A message about the notebook shown (an action on it failed), where the person is."""
+    def tell(self, message: str, *, undo_turn: bool = False) -> None:
+        """A message about the notebook shown (an action on it failed, a turn made), where
+        the person is; ``undo_turn``: with Undo Turn… beside it."""
         self.message_label.setText(message)
-        self.message_label.show()
+        self.undo_turn_button.setVisible(undo_turn)
+        self.message_row.show()
 
     def open_notebook(self, notebook_id: str) -> None:
         """Read the notebook (on a worker) and show it whole."""
@@ -326,7 +397,10 @@ class LibraryView(QWidget):
 
     def _loaded(self, loaded: tuple[list[NotebookLibrary], str | None]) -> None:
         self._notebooks, self.run_id = loaded
-        self.message_label.hide()
+        if self._said_turn is None or self._said_turn[0] != self._shown_id():
+            self.message_row.hide()
+        elif self.turn_run_id is not None:  # the notebook turned, read again: still said
+            self.tell(self._said_turn[1], undo_turn=True)
         self.notebook_choice.blockSignals(True)
         self.notebook_choice.clear()
         for nb in self._notebooks:
@@ -376,6 +450,10 @@ class LibraryView(QWidget):
         self._choose()
         self.shown.emit()
 
+    def _shown_id(self) -> str | None:
+        nb = self.notebook()
+        return None if nb is None else nb.notebook_id
+
     def _choose(self, *_: object) -> None:
         nb = self.notebook()
         self.export_button.setEnabled(nb is not None)
@@ -401,6 +479,7 @@ class LibraryView(QWidget):
             pane.table.scrollToTop()
             pane.spreads.scrollToTop()
         self._offer_spreads()
+        self._enable_turn()
 
     def _facts(self, nb: NotebookLibrary) -> str:
         folders = nb.source_folders
@@ -483,9 +562,10 @@ class LibraryView(QWidget):
     # -- an incomplete notebook's actions ------------------------------------------------
 
     def allow_actions(self, allowed: bool) -> None:
-        """Finish Import and Undo This Import… start nothing while the window commits."""
+        """Finish Import, Undo This Import… and Turn start nothing while the window commits."""
         self._actions_allowed = allowed
         self._enable_actions()
+        self._enable_turn()
 
     def _enable_actions(self) -> None:
         nb = self.notebook()
@@ -504,6 +584,83 @@ class LibraryView(QWidget):
         nb = self.notebook()
         if nb is not None and nb.unfinished is not None:
             self.undo_requested.emit(nb.unfinished.run_id)
+
+    # -- turning pages -------------------------------------------------------------------
+
+    def _enable_turn(self, *_: object) -> None:
+        """Turn works on a whole notebook's selected pages, one turn at a time, never while
+        the window commits or while the notebook holds an unfinished import."""
+        nb = self.notebook()
+        can = (
+            self._actions_allowed
+            and nb is not None
+            and self.run_id is None
+            and nb.unfinished is None
+            and not self._turns.is_busy()
+        )
+        self.turn_button.setEnabled(can)
+        chosen = can and bool(self.pages_pane.selected_rows())
+        self.turn_right_action.setEnabled(chosen)
+        self.turn_left_action.setEnabled(chosen)
+
+    def turn(self, step: Turn) -> None:
+        """The selected pages each turned ``step`` further than they are, by one run."""
+        nb = self.notebook()
+        rows = self.pages_pane.selected_rows()
+        if nb is None or not rows or not self.turn_right_action.isEnabled():
+            return
+        turns = tuple(
+            (page.page_id, int(page.turn.then(step)))
+            for page in (self.pages_model.row(r).page for r in rows)
+        )
+        self.tell(self.tr("Turning the pages…"))
+        self._turns.run(turn_pages, self.corpus, nb.notebook_id, turns)
+        self._enable_turn()
+
+    def _turn_done(self, done: tuple[api.CorpusTurn, RunResult]) -> None:
+        turn, result = done
+        if result.status is RunStatus.COMPLETE:
+            self.turn_run_id = result.run_id
+            said = turn.words[0].upper() + turn.words[1:]
+            words = plural(
+                len(turn.positions),
+                self.tr("{done}. The page as it was is under History; Undo Turn… puts it back."),
+                self.tr(
+                    "{done}. The pages as they were are under History; Undo Turn… puts them back.",
+                    "",
+                    len(turn.positions),
+                ),
+            ).format(done=said)
+            self._said_turn = (turn.notebook_id, words)
+            self.tell(words, undo_turn=True)
+        else:  # stopped or failed part way: the run says so in Runs, where it can be resumed
+            self._said_turn = None
+            self.tell(
+                self.tr("The turn did not finish ({status}); see it in Runs.").format(
+                    status=result.status.value
+                )
+            )
+        self._enable_turn()
+        self.turned.emit()
+        self._loads.run(read_one, self.corpus, turn.notebook_id)
+
+    def _turn_failed(self, message: str) -> None:
+        self._said_turn = None
+        self.tell(message)
+        self._enable_turn()
+
+    def _undo_turn_clicked(self) -> None:
+        if self.turn_run_id is not None:
+            self.undo_requested.emit(self.turn_run_id)
+
+    def reread(self) -> None:
+        """Read the notebook shown again (an undo changed it); the turn made here is said no
+        more once it is undone."""
+        nb = self.notebook()
+        if nb is not None and self.run_id is None:
+            self._said_turn = None
+            self.turn_run_id = None
+            self._loads.run(read_one, self.corpus, nb.notebook_id)
 
     def current_pane(self) -> PagesPane:
         return self.history_pane if self.tabs.currentIndex() == 1 else self.pages_pane
@@ -543,7 +700,8 @@ class LibraryView(QWidget):
         return [self.thumbnails, self.previews, *self.look.pictures.own_caches()]
 
     def stop_and_wait(self) -> None:
-        """Wait for a reading (short) and stop every render before the window closes."""
+        """Wait for a reading or a turn (short) and stop every render before the window closes."""
+        self._turns.close()
         self._loads.close()
         for cache in self.caches():
             cache.shutdown()

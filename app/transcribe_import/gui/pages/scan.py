@@ -26,8 +26,8 @@ from transcribe_import.gui.icons import SP
 from transcribe_import.gui.pages.base import WorkerPage
 from transcribe_import.gui.values import ScanOutcome
 from transcribe_import.gui.widgets import headline_label, push_button
-from transcribe_import.gui.wording import cancel_scan_words, plural
-from transcribe_import.gui.workers import ScanWorker
+from transcribe_import.gui.wording import cancel_scan_words, plural, time_left_words
+from transcribe_import.gui.workers import ScanWorker, StepPace
 
 
 class ElidedLabel(QLabel):
@@ -74,6 +74,8 @@ class ScanPage(WorkerPage[ScanWorker]):
         # this thread, when the worker was told) is dropped, never opened for review.
         self._cancel_asked = False
         self.updates = 0  # progress updates shown (the tests check the throttle with it)
+        # The reading of the files found: how long it has left (100,000 files: a minute).
+        self._reading_pace = StepPace()
 
         self.headline = headline_label(self.tr("Scan status"))
         self.roots_label = ElidedLabel()
@@ -131,6 +133,7 @@ class ScanPage(WorkerPage[ScanWorker]):
         worker.cancelled.connect(self.cancelled)
         worker.failed.connect(self.failed)
         self.updates = 0
+        self._reading_pace.restart()
         self._cancel_asked = False
         names = ", ".join(str(r) for r in request.roots)
         self.headline.setText(self.tr("Looking for page files…"))
@@ -181,11 +184,12 @@ class ScanPage(WorkerPage[ScanWorker]):
         else:
             if self.cancel_button.isEnabled():
                 self.headline.setText(self.tr("Reading the page files…"))
-            self.found_label.setText(
-                self.tr("{inspected} of {found} page files read (size, pages, fingerprint)").format(
-                    inspected=locale.toString(event.inspected), found=found
-                )
-            )
+            read = self.tr("{inspected} of {found} page files read (size, pages, fingerprint)")
+            text = read.format(inspected=locale.toString(event.inspected), found=found)
+            left = self._reading_pace.seconds_left(event.inspected, event.found)
+            if left is not None:
+                text += " · " + time_left_words(left)
+            self.found_label.setText(text)
             self.progress_bar.setRange(0, max(event.found, 1))
             self.progress_bar.setValue(event.inspected)
         if event.current:  # the last event of a phase names nothing: keep the last name

@@ -67,6 +67,7 @@ from transcribe_import.gui.wording.formatting import (
     notes_words,
     parse_timestamp,
     plural,
+    time_left_words,
     warnings_words,
 )
 from transcribe_import.gui.wording.review import (
@@ -100,6 +101,7 @@ from transcribe_import.gui.wording.review import (
     rescans_placed_words,
     resolution_words,
     severity_words,
+    turned_words,
 )
 from transcribe_import.gui.wording.runs import (
     counts_sentence,
@@ -157,6 +159,7 @@ __all__ = [
     "error_text",
     "errors_words",
     "looking_words",
+    "time_left_words",
     "finding_severity_words",
     "finding_words",
     "format_duration",
@@ -199,6 +202,7 @@ __all__ = [
     "purge_question",
     "replace_dialog_words",
     "replaces_words",
+    "turned_words",
     "resolution_words",
     "resume_words",
     "retry_words",

@@ -173,9 +173,20 @@ def incomplete_buttons() -> tuple[ButtonWords, ButtonWords]:
     )
 
 
-def revert_notebook_words(nb: NotebookRevert) -> str:
-    """What undoing takes out of one notebook."""
+def revert_notebook_words(nb: NotebookRevert, *, turn: bool = False) -> str:
+    """What undoing takes out of one notebook (``turn``: the undo of a turn of its pages)."""
     pages = len(nb.page_ids)
+    if turn:
+        return plural(
+            pages,
+            _t("Revert", "“{title}”: the 1 page this turn made (the page as it was comes back)"),
+            _t(
+                "Revert",
+                "“{title}”: the %Ln pages this turn made (the pages as they were come back)",
+                "",
+                pages,
+            ),
+        ).format(title=nb.title)
     if nb.whole:
         return plural(
             pages,

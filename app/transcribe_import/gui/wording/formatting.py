@@ -37,14 +37,26 @@ def notes_words(n: int) -> str:
     ).format(n=n)
 
 
-def looking_words(done: int, total: int) -> str:
-    """The look pass under way, and what waits for it (the review's summary)."""
+def looking_words(done: int, total: int, left: float | None = None) -> str:
+    """The look pass under way, and what waits for it (the review's summary); ``left``: the
+    seconds it has left at its pace so far (None: not known yet)."""
     if total <= 0:
         return _t("Looking", "Looking at the pages for rescans; commit waits for it.")
+    if left is not None:
+        return _t(
+            "Looking",
+            "Looking at the pages for rescans: {done} of {total} pages, {left}; commit waits "
+            "for it.",
+        ).format(done=f"{done:,}", total=f"{total:,}", left=time_left_words(left))
     return _t(
         "Looking",
         "Looking at the pages for rescans: {done} of {total} pages; commit waits for it.",
     ).format(done=f"{done:,}", total=f"{total:,}")
+
+
+def time_left_words(seconds: float) -> str:
+    """A long step's time left at its pace so far: "about 3 min left"."""
+    return _t("Duration", "about {duration} left").format(duration=format_duration(seconds))
 
 
 def parse_timestamp(iso: str) -> datetime | None:

@@ -196,6 +196,9 @@ def resolution_words(resolution: str) -> str:
         # Pages of one notebook that look like each other: said once for all of them.
         Resolution.NONE_ARE_RESCANS: _t("Resolution", "None Are Rescans"),
         Resolution.LEAVE_OUT_BLANK: _t("Resolution", "Leave Out Blank Pages"),
+        # A "Turn it?": the page turned a quarter, as the hint says (or as the person sees).
+        Resolution.TURN_CLOCKWISE: _t("Resolution", "Turn It 90° Clockwise"),
+        Resolution.TURN_ANTICLOCKWISE: _t("Resolution", "Turn It 90° Anticlockwise"),
     }
     return words[resolution]
 
@@ -368,6 +371,11 @@ def notebook_page_words(words: str) -> str:
 def replaces_words(words: str) -> str:
     """A page of the plan that is a rescan: what it replaces (the engine's words for it)."""
     return _t("Placement", "Replaces {page}").format(page=words)
+
+
+def turned_words(words: str) -> str:
+    """A page of the corpus turned (the library): where the page as it was is."""
+    return _t("Placement", "Turned; {page} as it was is under History").format(page=words)
 
 
 def replace_dialog_words() -> tuple[str, str, str]:

@@ -6,6 +6,7 @@ from PySide6.QtCore import QCoreApplication
 
 from transcribe_import.engine.api import HistoryEntry, RunCounts, RunState
 from transcribe_import.engine.base.errors import ErrorCode
+from transcribe_import.engine.media.kinds import Turn
 from transcribe_import.engine.planning.plan import Op
 from transcribe_import.engine.runs.model import HistoryEvent, ItemState, RunStatus, SkipReason
 from transcribe_import.gui.values import OutcomeRow, PageTally, RunSummary
@@ -70,7 +71,7 @@ def pages_landed_words(n: RunCounts) -> str:
         + " "
         + _t(
             "RunCounts",
-            "(%Ln of them replaced since by rescans, kept in the history)",
+            "(%Ln of them replaced since by rescans or turns, kept in the history)",
             "",
             n.pages_replaced,
         )
@@ -276,6 +277,27 @@ def _added_and_replaced_words(added: int, replaced: int) -> str:
     return f"{added_words}, {replaced_words}"
 
 
+def _turned_words(pages: int, turns: tuple[int, ...]) -> str:
+    """A committed turn of pages in the corpus: how many, and which way they were turned."""
+    alike = {Turn(t) for t in turns}
+    turn = alike.pop() if len(alike) == 1 else None
+    if turn is Turn.NONE:
+        return plural(
+            pages,
+            _t("ItemState", "1 page of the existing notebook turned back upright"),
+            _t("ItemState", "%Ln pages of the existing notebook turned back upright", "", pages),
+        )
+    return (
+        plural(
+            pages,
+            _t("ItemState", "1 page of the existing notebook turned"),
+            _t("ItemState", "%Ln pages of the existing notebook turned", "", pages),
+        )
+        + " "
+        + (turn.words if turn is not None else _t("ItemState", "each its own way"))
+    )
+
+
 def outcome_details(row: OutcomeRow) -> str:
     """Why an item ended as it did: the skip reason, the failure message, what landed."""
     o = row.outcome
@@ -295,7 +317,9 @@ def outcome_details(row: OutcomeRow) -> str:
         )
         text = f"{pages} {where}"
         replacing = row.pages_replacing
-        if replacing and o.page_count:
+        if row.turns and o.page_count:
+            text = _turned_words(o.page_count, row.turns)
+        elif replacing and o.page_count:
             text = _added_and_replaced_words(o.page_count - replacing, replacing)
         if o.pages_already_in:
             text += "; " + _already_in_words(o.pages_already_in)

@@ -20,6 +20,7 @@ from transcribe_import.engine.base.text import natural_key
 from transcribe_import.engine.planning.ordering.checks import (
     RESOLUTIONS,
     Ambiguity,
+    ambiguities_told,
     find_ambiguities,
 )
 from transcribe_import.engine.planning.ordering.duplex import Passes, duplex_passes
@@ -56,6 +57,7 @@ __all__ = [
     "copy_of",
     "duplex_passes",
     "exclude",
+    "ambiguities_told",
     "find_ambiguities",
     "include",
     "interleave",

@@ -41,7 +41,9 @@ from transcribe_import.engine.planning.ordering.names import (
 from transcribe_import.engine.planning.plan import OrderingRule, PlanItem, PlanSource
 from transcribe_import.engine.planning.problems import (
     AmbiguityCode,
+    ProblemSeverity,
     Resolution,
+    ValidationReport,
     file_name,
     files_of,
 )
@@ -98,6 +100,17 @@ class Ambiguity:
         """The ambiguity of ``item``, its files named from ``source_ids``."""
         files = files_of(item, source_ids)
         return cls(code, item.item_id, message, source_ids, tuple(resolutions), hint, files)
+
+
+def ambiguities_told(report: ValidationReport, item_id: str) -> list[Ambiguity]:
+    """``find_ambiguities`` of an item, read back from ``report``: validate's report of the
+    plan holding the item as it is, which tells each of them as an error. A face reads them
+    there instead of reading every name again (0.25 s for a notebook of 5,000 pages)."""
+    return [
+        Ambiguity(p.code, p.item_id, p.message, p.source_ids, p.resolutions, p.hint, p.files)
+        for p in report.for_item(item_id)
+        if p.severity is ProblemSeverity.ERROR and isinstance(p.code, AmbiguityCode)
+    ]
 
 
 # -- finding ambiguities -------------------------------------------------------------------
