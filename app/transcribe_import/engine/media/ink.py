@@ -466,22 +466,23 @@ def score(a: Ink, b: Ink) -> float:
     a pixel of itself block by block). Blank inks score 0: nothing to tell them by."""
     if a.blank or b.blank:
         return 0.0
-    sparse = a.detail is not None and b.detail is not None
-    value = _score(a.pixels, _fitted(b.pixels, a.pixels.shape), BLOCK, by_blocks=not sparse)
-    if sparse and value > 0:
-        assert a.detail is not None and b.detail is not None
-        shape = (
-            max(a.detail.shape[0], b.detail.shape[0]),
-            max(a.detail.shape[1], b.detail.shape[1]),
-        )
-        pa, pb = (
-            _framed(a.detail, shape),
-            aligned(_framed(a.detail, shape), _framed(b.detail, shape), DETAIL_SLACK),
-        )
-        if _missing(pa, pb) > MISSING:
-            return 0.0
-        value = min(value, _measures(pa, pb, DETAIL_BLOCK, tolerance=DETAIL_TOLERANCE))
-    return value
+    if a.detail is None or b.detail is None:
+        return _score(a.pixels, _fitted(b.pixels, a.pixels.shape), BLOCK)
+    # The written parts first: most pairs of two sparse pages that are not one page have a
+    # part missing, and are told so without aligning the whole pages (the same verdict
+    # in either order: a score is the least of its parts).
+    shape = (
+        max(a.detail.shape[0], b.detail.shape[0]),
+        max(a.detail.shape[1], b.detail.shape[1]),
+    )
+    pa = _framed(a.detail, shape)
+    pb = aligned(pa, _framed(b.detail, shape), DETAIL_SLACK)
+    if _missing(pa, pb) > MISSING:
+        return 0.0
+    whole = _score(a.pixels, _fitted(b.pixels, a.pixels.shape), BLOCK, by_blocks=False)
+    if whole <= 0:
+        return 0.0
+    return min(whole, _measures(pa, pb, DETAIL_BLOCK, tolerance=DETAIL_TOLERANCE))
 
 
 # The tolerance at DETAIL_SIDE: the same share of the page as ``TOLERANCE`` at ``SIDE``
