@@ -111,7 +111,7 @@ class PlanDocumentError(Exception):
 
 
 def save_plan(plan: ImportPlan, path: Path) -> None:
-    fsio.atomic_write(path, plan.encode())
+    fsio.atomic_write(path, plan.encode_parts())  # written a part at a time, never joined
 
 
 def load_plan(path: Path) -> ImportPlan:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from transcribe_import.engine.base.short_calls import dumps_in_slices
+from transcribe_import.engine.base.short_calls import dumps_parts
 from transcribe_import.engine.base.text import json_safe
 from transcribe_import.engine.ingest.placement import Placement
 from transcribe_import.engine.media.kinds import Turn
@@ -411,8 +411,12 @@ class ImportPlan:
         return plan_document(self, with_fingerprint=with_fingerprint)
 
     def encode(self) -> bytes:
-        # An item at a time: a worker writing the plan leaves a window's thread the GIL.
-        return dumps_in_slices(self.to_document(), "items")
+        return b"".join(self.encode_parts())
+
+    def encode_parts(self) -> list[bytes]:
+        """The plan file's bytes in parts, an item a part (``short_calls.dumps_parts``): a
+        worker writing them leaves a window's thread the GIL between them."""
+        return dumps_parts(self.to_document(), "items")
 
 
 # -- the plan as its document (docs/formats.md) ---------------------------------------------

@@ -138,6 +138,7 @@ def problem_words(code: str) -> str:
         ProblemCode.TOO_DARK: _t("ProblemCode", "Too dark"),
         ProblemCode.TOO_LIGHT: _t("ProblemCode", "Too light"),
         ProblemCode.BLURRED: _t("ProblemCode", "Blurred"),
+        ProblemCode.SIDEWAYS: _t("ProblemCode", "Sideways: turn it?"),
         AmbiguityCode.DUPLICATE_NUMBER: _t("ProblemCode", "Page number used twice"),
         AmbiguityCode.MISSING_INDEX: _t("ProblemCode", "Next to missing pages"),
         AmbiguityCode.MIXED_MEDIA: _t("ProblemCode", "PDF among images"),
