@@ -118,8 +118,10 @@ def test_a_rescan_replaces_a_page_and_the_history_stays(tmp_path, diary) -> None
     assert [p["page_id"] for p in listed if p["position"]] == _pages(data, nbid)
     [old] = [p for p in listed if p["position"] is None]
     assert (old["page_id"], old["replaced_by"], old["file"]) == (held[1], rescan, "page 2.jpg")
+    assert old["replaced_by_turn"] is False  # a rescan: other bytes, not a turn of the page
     text = ok(run_cli(data, "notebooks", nbid)).stdout
     assert f"replaced  {held[1]}" in text and f"by page {rescan}" in text
+    assert "turned" not in text
 
     run_id = cli_json(data, "runs", "--json")["runs"][0]["import_run_id"]
     shown = ok(run_cli(data, "show", run_id)).stdout

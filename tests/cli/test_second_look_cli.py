@@ -88,10 +88,12 @@ def test_validate_says_turn_it_with_the_angle_for_a_page_whose_writing_runs_down
     item = str(orjson.loads(plan.read_bytes())["items"][0]["item_id"])[:8]
     out = ok(run_cli(data, "validate", str(plan))).stdout
     assert (
-        f"HINT item {item} “Log”: shelf/Log/p5.jpg: its lines of writing run down the page. "
-        "Turn it 90° clockwise?\n"
-        f"    turn with: transcribe-import order {plan} {item} --turn shelf/Log/p5.jpg 90\n"
+        f"INFO [sideways] item {item} “Log”: shelf/Log/p5.jpg: its lines of writing run down "
+        "the page. Turn it 90° clockwise?\n"
+        f'    resolve with: transcribe-import order {plan} {item} --turn "shelf/Log/p5.jpg" 90\n'
     ) in out
-    assert "HINT" not in ok(run_cli(data, "validate", str(plan), "--no-hint", "sideways")).stdout
+    quiet = ok(run_cli(data, "validate", str(plan), "--no-hint", "sideways")).stdout
+    assert "[sideways]" not in quiet
+    # The command it gives, as it gives it, turns the page: it is asked about no more.
     ok(run_cli(data, "order", str(plan), item, "--turn", "shelf/Log/p5.jpg", "90"))
-    assert "HINT" not in ok(run_cli(data, "validate", str(plan))).stdout
+    assert "[sideways]" not in ok(run_cli(data, "validate", str(plan))).stdout

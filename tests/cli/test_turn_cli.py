@@ -91,13 +91,14 @@ def test_validate_says_which_page_is_probably_sideways_and_how_to_turn_it(
     ok(run_cli(data, "plan", str(shelf), "-o", str(plan)))
     item = str(orjson.loads(plan.read_bytes())["items"][0]["item_id"])
     out = ok(run_cli(data, "validate", str(plan))).stdout
+    # By its shape alone, which way reads upright is the person's to see: both turns.
     assert (
-        f"HINT item {item[:8]} “notebook 1”: shelf/notebook 1/page 5.jpg looks sideways, the "
-        "long side across the notebook's other pages. Turn it? (90: clockwise, 270: "
-        "anticlockwise)\n"
-        f"    turn with: transcribe-import order {plan} {item[:8]} --turn "
-        "'shelf/notebook 1/page 5.jpg' 90|270\n"
+        f"INFO [sideways] item {item[:8]} “notebook 1”: shelf/notebook 1/page 5.jpg: its long "
+        "side runs across the notebook's other pages. Turn it?\n"
+        f"    resolve with: transcribe-import order {plan} {item[:8]} --turn "
+        '"shelf/notebook 1/page 5.jpg" 90 | --turn "shelf/notebook 1/page 5.jpg" 270\n'
     ) in out
-    assert "The plan is valid: 1 notebook, 0 warnings." in out  # a hint, not a warning
+    # A hint, not a warning.
+    assert "The plan is valid: 1 notebook, 0 warnings, 1 note on pages worth a second look." in out
     ok(run_cli(data, "order", str(plan), item, "--turn", "page 5.jpg", "270"))
-    assert "HINT" not in ok(run_cli(data, "validate", str(plan))).stdout
+    assert "[sideways]" not in ok(run_cli(data, "validate", str(plan))).stdout

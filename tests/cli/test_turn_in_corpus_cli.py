@@ -68,6 +68,7 @@ def test_turn_json_and_a_turn_taken_back(tmp_path: Path) -> None:
     assert page["turn"] == 180
     out = ok(run_cli(data, "turn", "Diary", "1", "0")).stdout
     assert out.startswith("“Diary”: page 1 no longer turned (run ")
+    assert out.splitlines()[1].startswith("The page as it was is kept in the notebook's history")
     assert "turn" not in notebook_doc(data, nbid)["pages"][0]
 
 

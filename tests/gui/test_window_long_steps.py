@@ -142,3 +142,25 @@ def test_save_plan_as_that_fails_says_why(
     said = window.statusBar().currentMessage()
     assert said.startswith("The plan was not saved: ") and str(nowhere) in said
     assert not nowhere.exists()
+
+
+def test_a_validation_says_how_long_it_has_left(
+    open_window: Callable[..., MainWindow], clock: list[float]
+) -> None:
+    window = open_window()
+    status = window.statusBar()
+
+    def went_on(done: int, at: float) -> str:
+        clock[0] = at
+        window.flow._validation_went_on((done, 1_000))
+        return status.currentMessage()
+
+    window.flow.validate_plan()  # no plan: nothing starts, nothing said
+    assert went_on(0, 1000.0) == ""  # its pace starts at its first report
+    assert went_on(100, 1002.0) == ""  # nothing said before 3 s
+    # 300 files in 4 s: the 700 left at 75 a second, 9 s.
+    assert went_on(300, 1004.0) == "Validating the plan… (about 9 s left)"
+    # A new validation starts its pace again.
+    assert went_on(0, 1010.0) == "Validating the plan… (about 9 s left)"
+    assert went_on(500, 1012.0) == "Validating the plan… (about 9 s left)"  # not 3 s yet
+    assert went_on(900, 1020.0) == "Validating the plan… (about 1 s left)"

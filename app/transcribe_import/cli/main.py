@@ -13,6 +13,7 @@ from typing import NoReturn
 
 from transcribe_import import __version__
 from transcribe_import.cli import audit as audit_cli
+from transcribe_import.cli import corpus_turns as corpus_turns_cli
 from transcribe_import.cli import lookalikes as lookalikes_cli
 from transcribe_import.cli import placement as placement_cli
 from transcribe_import.cli import runs as runs_cli
@@ -197,7 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
     sh.add_argument("--json", action="store_true", help="print one JSON document")
 
     undo_cli.add_parsers(sub)
-    turns_cli.add_turn_parser(sub)
+    corpus_turns_cli.add_turn_parser(sub)
 
     d = sub.add_parser("doctor", help="check and recover the corpus")
     d.add_argument("--json", action="store_true", help="print one JSON document")
@@ -448,7 +449,7 @@ COMMANDS: dict[str, Callable[[Corpus, argparse.Namespace], int]] = {
     "show": runs_cli.cmd_show,
     "revert": undo_cli.cmd_revert,
     "trash": undo_cli.cmd_trash,
-    "turn": turns_cli.cmd_turn,
+    "turn": corpus_turns_cli.cmd_turn,
     "watch": watch_cli.cmd_watch,
 }
 

@@ -111,8 +111,10 @@ def words(corpus: Corpus, item: PlanItem) -> str:
 def cmd_pages(corpus: Corpus, notebook_id: str, as_json: bool) -> int:
     """``notebooks NOTEBOOK_ID``: the notebook's pages, then the pages rescans replaced."""
     pages = api.notebook_pages(corpus, notebook_id)
+    # A page a turn replaced is the same file turned, not a rescan: said so, with its run.
+    turned = api.turns_taken(corpus, notebook_id)
     if as_json:
-        json_out({"notebook_id": notebook_id, "pages": [_page_json(p) for p in pages]})
+        json_out({"notebook_id": notebook_id, "pages": [_page_json(p, turned) for p in pages]})
         return ExitCode.OK
     live = [p for p in pages if p.position is not None]
     say(f"Notebook {notebook_id}: {counted(len(live), 'page')}.")
@@ -120,14 +122,15 @@ def cmd_pages(corpus: Corpus, notebook_id: str, as_json: bool) -> int:
         say(f"  {p.position:>4}  {p.page_id}  {p.label or '':<8} {p.file or ''}")
     for p in pages:
         if p.position is None:
+            how = f", {turned[p.page_id]}" if p.page_id in turned else ""
             say(
                 f"  replaced  {p.page_id}  {p.label or '':<8} {p.file or ''}  by page "
-                f"{p.replaced_by} on {p.replaced_at}"
+                f"{p.replaced_by} on {p.replaced_at}{how}"
             )
     return ExitCode.OK
 
 
-def _page_json(p: api.NotebookPage) -> dict[str, Any]:
+def _page_json(p: api.NotebookPage, turned: dict[str, str]) -> dict[str, Any]:
     return {
         "position": p.position,
         "page_id": p.page_id,
@@ -136,4 +139,5 @@ def _page_json(p: api.NotebookPage) -> dict[str, Any]:
         "render": None if p.render is None else str(p.render),
         "replaced_by": p.replaced_by,
         "replaced_at": p.replaced_at,
+        "replaced_by_turn": p.page_id in turned,
     }

@@ -154,6 +154,7 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
         ProblemCode.PARTLY_IMPORTED,
         ProblemCode.COMPLETES,
         ProblemCode.LOOKS_LIKE,
+        ProblemCode.TITLE_EXISTS,  # a notebook of that title: why this makes a second one
     }
     pages = plan.imported_page_count()
     say(
@@ -165,7 +166,7 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
     for it, show in zip(plan.items, shown, strict=True):
         if not show:
             continue
-        say("  " + _item_line(it, report) + placement_cli.words(corpus, it))
+        say("  " + _item_line(corpus, it, report) + placement_cli.words(corpus, it))
         for p in report.for_item(it.item_id):
             if p.code in recognised:
                 say("    " + problem_text(p))
@@ -242,17 +243,23 @@ def _item_kind(it: PlanItem, report: ValidationReport) -> str:
     return _STATE_WORDS[state]
 
 
-def _item_line(it: PlanItem, report: ValidationReport) -> str:
+def _item_line(corpus: Corpus, it: PlanItem, report: ValidationReport) -> str:
     kind = _item_kind(it, report)
     if kind == "unchanged":
         # A bag's notebook the corpus holds byte for byte: not "0 pages, N duplicates"
         said = f"[unchanged] {api.short_id(it.item_id)} “{it.label}”"
         return said + ": already in the corpus, nothing to import"
-    op = "create" if it.op is Op.CREATE_NOTEBOOK else f"into {api.short_id(it.notebook_id)}"
+    said = f"[{kind}] {api.short_id(it.item_id)} "
+    if it.op is Op.CREATE_NOTEBOOK:
+        said += f"create “{it.label}”"
+    else:
+        # The notebook by its title, as `notebooks` lists it; the folder's name beside it
+        # only when it differs. The item's short id stays: `order PLAN ITEM` takes it.
+        title = api.notebook_title(corpus, it.notebook_id) or api.short_id(it.notebook_id)
+        said += f"“{it.label}” into “{title}”" if title != it.label else f"into “{title}”"
     pages = it.imported_page_count()
     dups = len(it.planned_skips())
     extra = f", {counted(dups, 'duplicate')} skipped" if dups else ""
-    said = f"[{kind}] {api.short_id(it.item_id)} {op} “{it.label}”"
     return f"{said}: {counted(pages, 'page')}{extra}"
 
 
@@ -304,7 +311,6 @@ def _print_report(
     report: ValidationReport,
     plan_path: str = "PLAN",
     verbose: bool = True,
-    hints: frozenset[api.Hint] | None = None,
 ) -> None:
     """The report's problems, each with how to resolve it, then the totals; unless
     ``verbose``, the first few of each code and a count of the rest."""
@@ -333,8 +339,6 @@ def _print_report(
     every = f"transcribe-import validate {shlex.quote(plan_path)} --verbose"
     for code, (hidden, total) in cut.items():
         say(f"… and {hidden} more [{code}] ({total} in all; {every} lists them all)")
-    for line in turns_cli.sideways_lines(plan, plan_path, hints):
-        say(line)
     for p in report.information:  # pages worth a second look: never counted as problems
         item = plan.item(p.item_id)
         short = api.short_id(item.item_id)
@@ -377,6 +381,7 @@ RESOLUTION_FLAGS: dict[Resolution, str] = {
     Resolution.COMPLETE: "--complete",
     Resolution.NEW_NOTEBOOK: "--new-notebook",
     Resolution.LEAVE_OUT_BLANK: "--leave-out-blank",
+    **turns_cli.RESOLUTION_FLAGS,
     **placement_cli.RESOLUTION_FLAGS,
     **lookalikes_cli.RESOLUTION_FLAGS,
 }
@@ -403,7 +408,7 @@ def cmd_validate(corpus: Corpus, args: argparse.Namespace) -> int:
     if args.json:
         json_out(report.to_json())
     else:
-        _print_report(plan, report, args.plan, args.verbose, hints)
+        _print_report(plan, report, args.plan, args.verbose)
     return ExitCode.OK if report.ok else ExitCode.INVALID_PLAN
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, Qt
@@ -30,7 +30,10 @@ def guide_html() -> str:
         "<li><b>Review</b>: check each notebook's page order. Where the order is in doubt "
         "(a page number twice, a camera counter that rolled over) the window asks you to "
         "decide. Leave out pages you do not want, rename, choose the cover. Commit is "
-        "possible once validation finds no error.</li>"
+        "possible once validation finds no error. Pages worth a second look (blank, too "
+        "small, too dark or light, blurred, sideways) are badged and noted in Problems, "
+        "never in the way; a sideways page's note, Turn it?, has a button beside Validate "
+        "that turns it as it says, and nothing is turned without it.</li>"
         "<li><b>Commit</b>: pages land in the corpus a few at a time, and however the "
         "import stops (Pause, Stop Import…, a crash) the pages already in stay. Pause stops "
         "at a safe point; the run can be resumed, after a crash too. Stop Import… asks "
@@ -46,31 +49,44 @@ def guide_html() -> str:
     )
 
 
-def shortcuts_html(menu_bar: QMenuBar, page_actions: Iterable[QAction]) -> str:
-    """Every key, read from the menus' actions and then a page's own (``page_actions``)."""
-    rows = []
+def shortcuts_html(menu_bar: QMenuBar, pages: Sequence[tuple[str, Iterable[QAction]]]) -> str:
+    """Every key, read from the menus' actions and then each page's own: ``pages`` pairs
+    where they work (a heading) with that page's actions."""
+    menus: list[tuple[str, str]] = []
     for menu_action in menu_bar.actions():
         menu = menu_action.menu()
         if not isinstance(menu, QMenu):  # QAction.menu() is typed QObject
             continue
-        for action in menu.actions():
-            keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
-            if keys:
-                rows.append((action.text().replace("&", ""), keys))
-    for action in page_actions:
-        keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
-        if keys and all(text != action.text().replace("&", "") for text, _ in rows):
-            rows.append((action.text().replace("&", ""), keys))
-    rows.append(
+        menus += _keyed(menu.actions(), [])
+    menus.append(
         (_t("Help", "A button or field with an underlined letter"), _t("Help", "Alt+letter"))
     )
-    table = "".join(
+    table = _rows(menus)
+    for where, actions in pages:
+        keyed = _keyed(actions, menus)
+        if keyed:
+            table += f"<tr><td colspan='2'><b>{html.escape(where)}</b></td></tr>" + _rows(keyed)
+    return (
+        _t("Help", "<p>A page's keys work while it has the focus.</p>")
+        + f"<table cellspacing='6'>{table}</table>"
+    )
+
+
+def _keyed(actions: Iterable[QAction], listed: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The actions that have a key, as (their text, the key), but those ``listed`` already."""
+    rows: list[tuple[str, str]] = []
+    for action in actions:
+        keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+        text = action.text().replace("&", "")
+        if keys and all(text != known for known, _ in [*listed, *rows]):
+            rows.append((text, keys))
+    return rows
+
+
+def _rows(rows: list[tuple[str, str]]) -> str:
+    return "".join(
         f"<tr><td>{html.escape(text)}</td><td><b>{html.escape(keys)}</b></td></tr>"
         for text, keys in rows
-    )
-    return (
-        _t("Help", "<p>The review page's keys work while it has the focus.</p>")
-        + f"<table cellspacing='6'>{table}</table>"
     )
 
 

@@ -39,10 +39,12 @@ from transcribe_import.gui.window_pages import WindowPages
 from transcribe_import.gui.wording import (
     error_text,
     plural,
+    time_left_words,
     unsaved_review_answers,
     unsaved_review_words,
 )
 from transcribe_import.gui.workers import (
+    StepPace,
     TaskSlot,
     keep_draft,
     list_drafts,
@@ -138,7 +140,10 @@ class ImportFlow(QObject):
             done=self._validated,
             failed=self._validate_failed,
             ended=self.validation_done.emit,
+            progress=self._validation_went_on,
         )
+        # A validation of 100,000 files takes half a minute: its time left, at its pace.
+        self._validation_pace = StepPace()
         self._validate_timer = QTimer(self, singleShot=True, interval=VALIDATE_DEBOUNCE_MS)
         self._validate_timer.timeout.connect(self.validate_plan)
         self.session.item_changed.connect(self._plan_edited)
@@ -540,6 +545,16 @@ class ImportFlow(QObject):
         hints = self.session.hints
         self._validations.run(validate_plan, self.corpus, plan, s.render, s.workers, hints)
         self._status.showMessage(self.tr("Validating the plan…"))
+
+    def _validation_went_on(self, progress: tuple[int, int]) -> None:
+        done, total = progress
+        if done == 0:
+            self._validation_pace.restart()  # a validation begins (one may have waited)
+        left = self._validation_pace.seconds_left(done, total)
+        if left is not None and done < total:
+            self._status.showMessage(
+                self.tr("Validating the plan… ({left})").format(left=time_left_words(left))
+            )
 
     def is_validating(self) -> bool:
         return self._validations.is_busy() or self._validate_timer.isActive()

@@ -121,8 +121,16 @@ class WindowDialogs(QObject):
         self.help_box = help_box(self._host.window(), self.tr("Guide"), guide_html())
 
     def show_shortcuts(self) -> None:
-        """Help › Keyboard Shortcuts: every key, read from the actions that have one."""
-        text = shortcuts_html(self._host.menuBar(), self._host.review_page.actions())
+        """Help › Keyboard Shortcuts: every key, read from the actions that have one: the
+        menus', then the review's and an open notebook's (its Turn), each under where."""
+        pages = [
+            (self.tr("On the review page"), self._host.review_page.actions()),
+            (
+                self.tr("In a notebook opened under Corpus"),
+                self._host.corpus_page.library.actions(),
+            ),
+        ]
+        text = shortcuts_html(self._host.menuBar(), pages)
         self.help_box = help_box(self._host.window(), self.tr("Keyboard Shortcuts"), text)
 
     def show_about(self) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import gc
+import inspect
 import logging
 import threading
 import time
@@ -194,8 +195,20 @@ def validate_plan(
     settings: RenderSettings,
     workers: int,
     hints: frozenset[api.Hint] = api.ALL_HINTS,
+    *,
+    progress: Callable[[object], None] = lambda _done: None,
 ) -> Validation:
-    report = api.validate_plan(corpus, plan, settings=settings, workers=workers, hints=hints)
+    """``api.validate_plan`` of ``plan``; ``progress`` gets (files done, of how many) as the
+    window can show it: the first, then at most ten a second (100,000 files: 30 s)."""
+    throttle = ProgressThrottle()
+
+    def told(done: int, total: int) -> None:
+        if throttle.shows(plan.plan_id, anyway=done in (0, total)):
+            progress((done, total))
+
+    report = api.validate_plan(
+        corpus, plan, settings=settings, workers=workers, hints=hints, progress=told
+    )
     return Validation(plan, report)
 
 
@@ -299,7 +312,8 @@ class EngineTask(Worker):
 
     ``args`` are frozen values (a corpus, a plan, ids, settings); mutable containers and
     Qt objects are refused. When ``fn`` is a generator function, each value it yields is
-    emitted as ``progress`` (a partial result) and what it returns as ``done``.
+    emitted as ``progress`` (a partial result) and what it returns as ``done``; when it
+    takes a ``progress`` keyword, each value it hands that is emitted as ``progress``.
     """
 
     done = Signal(object)
@@ -313,7 +327,11 @@ class EngineTask(Worker):
         self.args = args
 
     def work(self) -> None:
-        result = self.fn(*self.args)
+        if "progress" in inspect.signature(self.fn).parameters:
+            # A function that tells its progress through a callback (a long engine call).
+            result = self.fn(*self.args, progress=self.progress.emit)
+        else:
+            result = self.fn(*self.args)
         if isinstance(result, Generator):
             result = api.drive(result, self.progress.emit)
         self.done.emit(result)

@@ -13,6 +13,7 @@ import pytest
 from transcribe_import.engine.base import short_calls
 from transcribe_import.engine.base.short_calls import (
     dumps_in_slices,
+    dumps_parts,
     loads_in_slices,
     read_in_slices,
     sorted_in_slices,
@@ -139,6 +140,10 @@ def test_a_document_is_written_an_item_at_a_time_to_the_bytes_of_one_call(
 
     monkeypatch.setattr(short_calls.orjson, "dumps", counted)
     assert dumps_in_slices(doc, "items") == whole
+    sizes.clear()
+    parts = dumps_parts(doc, "items")
+    # Never joined: the head's two halves, the brackets, each item and its separator, the end.
+    assert b"".join(parts) == whole and len(parts) == (2 * items + 4 if items else 2)
     if items:  # the head, each item on its own, the marker: never a call of them all
         largest = max(len(real(v, option=orjson.OPT_INDENT_2)) for v in doc["items"])
         assert len(sizes) == items + 2 and max(sizes) == largest

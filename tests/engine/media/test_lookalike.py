@@ -139,3 +139,38 @@ def test_a_look_is_kept_as_its_four_turns_in_hex() -> None:
     assert lookalike.look_from_hex(text.upper()) is None
     # A look of the version before (144 bare hex digits, of grey levels) is not compared.
     assert lookalike.look_from_hex(text.removeprefix(lookalike.PREFIX)) is None
+
+
+def _ink_of_bytes(data: bytes, ext: str = ".jpg") -> ink.Ink:
+    kind = {".jpg": "image/jpeg", ".png": "image/png"}[ext]
+    [seen] = lookalike.page_seen(Path("page" + ext), kind, 1, size=len(data), data=data)
+    assert seen is not None and seen.ink is not None
+    return seen.ink
+
+
+def test_a_page_number_differing_in_one_digit_is_another_page_and_its_rescan_is_the_same() -> None:
+    """The held-out hand where a 5 lies on most of a 6 at 1024 pixels: the written parts'
+    local view finds the 6's stroke the 5 lacks, and a tilted rescan's digits none."""
+    nb = pages.notebook(2027, pages.Paper.RULED, pages.Light.SCANNER)
+    five, six = (pages.page(nb, n, pages.Kind.NUMBER) for n in (15, 16))
+    a, b = _ink_of_bytes(pages.first_scan(five)), _ink_of_bytes(pages.first_scan(six))
+    assert a.detail is not None and b.detail is not None
+    assert ink.score(a, b) < ink.SAME_PAGE
+    data, ext = pages.rescan(six, pages.Rescan.TILT, 0.5)
+    assert ink.score(b, _ink_of_bytes(data, ext)) >= ink.SAME_PAGE
+
+
+def test_a_tilted_line_of_words_is_aligned_by_a_turn_of_its_row_of_tiles() -> None:
+    """A date line tilted 2°: its tiles lie in one row, which fits a turn (an affine
+    motion needs tiles in two rows); no part of it is then missing from the other."""
+    nb = pages.notebook(7, pages.Paper.PLAIN, pages.Light.LAMP)
+    im = pages.page(nb, 3, pages.Kind.DATE)
+    a = _ink_of_bytes(pages.first_scan(im))
+    tilted = im.rotate(2, resample=Image.Resampling.BICUBIC, fillcolor="white")
+    b = _ink_of_bytes(pages.first_scan(tilted))
+    assert a.detail is not None and b.detail is not None
+    shape = (max(a.detail.shape[0], b.detail.shape[0]), max(a.detail.shape[1], b.detail.shape[1]))
+    pa = ink._framed(a.detail, shape)
+    pb = ink.aligned(pa, ink._framed(b.detail, shape), ink.DETAIL_SLACK)
+    assert ink._missing(pa, pb) < ink.MISSING / 2
+    assert ink.score(a, b) >= ink.SAME_PAGE

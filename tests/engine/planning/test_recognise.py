@@ -148,10 +148,13 @@ def test_a_second_notebook_chosen_is_the_item_as_it_was_planned_new(
     [item] = plan.items
     found = reimport.recognise(corpus, item)
     assert found is not None
-    done = reimport.completed(item, found, project.read(corpus.notebook_dir(nbid), nbid))
+    manifest = project.read(corpus.notebook_dir(nbid), nbid)
+    done = reimport.completed(item, found.notebook_id, manifest, reimport.Completion.FILES)
     assert reimport.completes_by_default(done) and done.notebook_id == nbid
     assert {s.duplicate for s in done.sources if not s.imported} == {Duplicate.IN_NOTEBOOK}
     again = reimport.as_new_notebook(done)
-    assert again == item
+    # The item as planned, and the choice said (provenance: not fingerprinted).
+    chosen = {**item.provenance, reimport.SECOND_NOTEBOOK: "files"}
+    assert again == replace(item, provenance=chosen)
     assert plan.with_item(again).fingerprint == plan.fingerprint
     assert not reimport.completes_by_default(again)

@@ -7,15 +7,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PIL import Image, ImageFilter
+from PIL import ExifTags, Image, ImageFilter
 
 from transcribe_import.engine import api
 from transcribe_import.engine.media import lookalike, page_measures
+from transcribe_import.engine.media.decode import probe
 from transcribe_import.engine.media.kinds import Turn
 from transcribe_import.engine.planning import look_pass, second_look
-from transcribe_import.engine.planning.plan import ImportPlan
+from transcribe_import.engine.planning.plan import ImportPlan, plan_from_document
 from transcribe_import.engine.planning.planner import build_plan
-from transcribe_import.engine.planning.problems import ProblemCode, ProblemSeverity
+from transcribe_import.engine.planning.problems import ProblemCode, ProblemSeverity, Resolution
 from transcribe_import.engine.planning.scan import run_scan
 from transcribe_import.engine.planning.second_look import Hint
 from transcribe_import.engine.planning.validate import validate
@@ -180,7 +181,8 @@ def test_no_more_than_one_in_a_hundred_ordinary_pages_of_the_labelled_set_gets_a
 ) -> None:
     """The labelled set's notebooks (ruled, squared, plain; scanner and lamp light; eight
     hands), each a folder: its written pages are ordinary, and at most 1 % get any hint
-    ("Turn it?" included); its blank pages are each told blank."""
+    ("Turn it?" and too small by a recorded dpi included: validate's information, of the
+    functions the grid's badges call too); its blank pages are each told blank."""
     chosen = labelled.labelled_set(20, per_light=3, rescans_per_page=0, seed=3)
     sheets = chosen.sheets + chosen.new_pages
     root = tmp_path / "shelf"
@@ -191,20 +193,17 @@ def test_no_more_than_one_in_a_hundred_ordinary_pages_of_the_labelled_set_gets_a
         (root / folder / f"{sheet.number:02}.jpg").write_bytes(sheet.data)
         names[f"shelf/{folder}/{sheet.number:02}.jpg"] = sheet
     plan = _looked(root)
-    hinted: dict[str, list[Hint]] = {}
-    for item in plan.items:
-        for found in second_look.page_hints(item):
-            hinted.setdefault(found.file, []).append(found.hint)
-        sideways = api.sideways_turns(item)
-        for source in item.sources:
-            if source.pages[0].page_id in sideways:
-                hinted.setdefault(source.provenance.rel, []).append(Hint.SIDEWAYS)
+    # As validate tells them (its information: "Turn it?" included), by the files named.
+    hinted: dict[str, list[ProblemCode]] = {}
+    for told in validate(None, plan).information:
+        for name in told.files:
+            hinted.setdefault(name, []).append(ProblemCode(told.code))
     ordinary = [n for n, s in names.items() if s.kind is not labelled.Kind.BLANK]
     blank = [n for n, s in names.items() if s.kind is labelled.Kind.BLANK]
     wrong = {n: hinted[n] for n in ordinary if n in hinted}
     assert len(ordinary) >= 200
     assert len(wrong) <= 0.01 * len(ordinary), wrong
-    assert all(hinted.get(n) == [Hint.BLANK] for n in blank)
+    assert all(hinted.get(n) == [ProblemCode.BLANK_PAGES] for n in blank)
 
 
 def _turned_on_portrait(im: Image.Image, clockwise: bool) -> Image.Image:
@@ -259,3 +258,105 @@ def test_past_a_few_blank_pages_the_rest_are_counted_not_named(
         "3 blank pages, nothing written on them: shelf/Diary/30.jpg, shelf/Diary/31.jpg and 1 more"
     )
     assert blank.files == ("shelf/Diary/30.jpg", "shelf/Diary/31.jpg", "shelf/Diary/32.jpg")
+
+
+def test_a_page_recording_a_believable_resolution_is_judged_in_dpi(tmp_path: Path) -> None:
+    """A file whose recorded resolution makes it a paper size is judged by it: under 150 dpi
+    it is too small, whatever its neighbours; at 150 and more it is not, even when it is
+    under half their size. A resolution that makes no paper size is no measure: the page is
+    judged against its neighbours, as a page recording none is."""
+    nb = _notebook()
+    book = tmp_path / "shelf" / "Diary"
+    book.mkdir(parents=True)
+    # Scans twice the labelled set's size (no resolution recorded): 2340 pixels long.
+    for n, im in enumerate(_ordinary(nb, 4), 1):
+        im.resize((im.width * 2, im.height * 2)).save(book / f"{n:02}.jpg", quality=85)
+    full = [_full(nb, n) for n in (40, 41, 42)]
+    # An A5 page at 96 dpi (148 × 210 mm), an A6 one at 180 dpi (under half the others'
+    # size, and readable), and a thumbnail saying 300 dpi (25 × 36 mm: no paper).
+    full[0].resize((559, 794)).save(book / "05.jpg", quality=85, dpi=(96, 96))
+    full[1].resize((744, 1049)).save(book / "06.jpg", quality=85, dpi=(180, 180))
+    full[2].resize((300, 424)).save(book / "07.jpg", quality=85, dpi=(300, 300))
+    plan = _looked(book.parent)
+    (item,) = plan.items
+    assert {s.name: s.provenance.dpi for s in item.sources}["05.jpg"] == 96.0
+    hints = _hints(plan)
+    assert sorted(hints) == ["Diary/05.jpg", "Diary/07.jpg"]
+    assert [h.words for h in hints["Diary/05.jpg"]] == [
+        "too small to read: about 96 dpi for an A5 page (559 × 794 pixels)"
+    ]
+    assert [h.words for h in hints["Diary/07.jpg"]] == [
+        "too small to read: 300 × 424 pixels, about 1/6 of the size of the notebook's other "
+        "pages (2340 pixels long)"
+    ]
+    # The recorded resolution rides with the plan, and reads back.
+    again = plan_from_document(plan.to_document(), "plan.json")
+    assert again.items[0].sources == item.sources
+
+
+@pytest.mark.parametrize(
+    ("save", "dpi"),
+    [
+        ({"format": "JPEG", "dpi": (96, 96)}, 96.0),  # JFIF, per inch
+        ({"format": "PNG", "dpi": (300, 300)}, 300.0),  # pHYs, per metre
+        ({"format": "TIFF", "dpi": (600, 600)}, 600.0),
+        ({"format": "JPEG"}, None),  # JFIF without a unit: the pixels' shape only
+        ({"format": "PNG"}, None),
+        ({"format": "JPEG", "dpi": (300, 150)}, None),  # pixels not square: no measure
+    ],
+)
+def test_the_scan_keeps_the_resolution_a_file_records_and_only_that(
+    tmp_path: Path, save: dict[str, object], dpi: float | None
+) -> None:
+    path = tmp_path / f"page.{str(save['format']).lower()}"
+    Image.new("RGB", (120, 170), "white").save(path, **save)  # type: ignore[arg-type]
+    assert probe(path).dpi == dpi
+
+
+def test_a_jpeg_recording_its_resolution_in_exif_only_is_read_there(tmp_path: Path) -> None:
+    exif = Image.Exif()
+    exif[ExifTags.Base.XResolution] = 118.11  # per centimetre: 300 dpi
+    exif[ExifTags.Base.YResolution] = 118.11
+    exif[ExifTags.Base.ResolutionUnit] = 3
+    path = tmp_path / "photo.jpg"
+    Image.new("RGB", (120, 170), "white").save(path, exif=exif, jfif=False)
+    assert probe(path).dpi == 300.0
+
+
+def test_turn_it_is_validates_information_with_the_likely_turn_as_its_answer(
+    tmp_path: Path,
+) -> None:
+    """A page whose writing runs down is told as information with its likely turn, which
+    ``turn_as_hinted`` takes (one edit); a page sideways by its shape alone is offered both
+    quarters; nothing else is a turn."""
+    nb = _notebook()
+    # Written, turned a quarter anticlockwise: its writing says 90° clockwise sets it right.
+    written = _full(nb, 40).rotate(90, expand=True)
+    # Blank and landscape among portrait pages: its shape says sideways, nothing says which way.
+    blank = labelled.page(nb, 41, labelled.Kind.BLANK).rotate(90, expand=True)
+    book = _book(tmp_path, {"20.jpg": written, "21.jpg": blank})
+    plan = _looked(book.parent)
+    (item,) = plan.items
+    told = {
+        p.files[0]: p for p in validate(None, plan).information if p.code is ProblemCode.SIDEWAYS
+    }
+    assert sorted(told) == ["shelf/Diary/20.jpg", "shelf/Diary/21.jpg"]
+    by_writing, by_shape = told["shelf/Diary/20.jpg"], told["shelf/Diary/21.jpg"]
+    assert by_writing.severity is ProblemSeverity.INFO
+    assert by_writing.message == (
+        "shelf/Diary/20.jpg: its lines of writing run down the page. Turn it 90° clockwise?"
+    )
+    assert by_writing.resolutions == (Resolution.TURN_CLOCKWISE,)
+    assert by_writing.hint == 'order --turn "shelf/Diary/20.jpg" 90'
+    assert by_shape.message == (
+        "shelf/Diary/21.jpg: its long side runs across the notebook's other pages. Turn it?"
+    )
+    assert by_shape.resolutions == (Resolution.TURN_CLOCKWISE, Resolution.TURN_ANTICLOCKWISE)
+    turned = api.turn_as_hinted(item, by_writing.files[0], Resolution.TURN_CLOCKWISE)
+    turns = {s.name: s.pages[0].turn for s in turned.sources}
+    assert turns["20.jpg"] is Turn.QUARTER and turns["21.jpg"] is Turn.NONE
+    # Turned as said, it is asked about no more; the other still is.
+    page_ids = {s.name: s.pages[0].page_id for s in item.sources}
+    assert second_look.sideways_turns(turned).keys() == {page_ids["21.jpg"]}
+    with pytest.raises(ValueError, match="does not turn a page"):
+        api.turn_as_hinted(item, by_writing.files[0], Resolution.LEAVE_OUT_BLANK)

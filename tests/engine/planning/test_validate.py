@@ -33,6 +33,18 @@ def test_validation_lists_every_problem_at_once(corpus, tmp_path) -> None:
     assert any("page 1.jpg" in p.message for p in report.errors)
 
 
+def test_validation_tells_its_progress_in_files_to_the_end(corpus, tmp_path) -> None:
+    # What the window's time left is read from: each file once with its notebook's checks,
+    # once with its own on disk; from none to all, never back.
+    plan = plan_for(corpus, make_shelf(tmp_path / "box", notebooks=3))
+    told: list[tuple[int, int]] = []
+    validate(corpus, plan, progress=lambda done, total: told.append((done, total)))
+    files = sum(len(it.sources) for it in plan.items)
+    assert told[0] == (0, 2 * files) and told[-1] == (2 * files, 2 * files)
+    assert [d for d, _t in told] == sorted(d for d, _t in told)
+    assert len(told) == 1 + len(plan.items) + 1  # a report a notebook, one a slice of checks
+
+
 def test_ids_already_used_by_something_else_are_a_validate_error(corpus, tmp_path) -> None:
     plan = plan_for(corpus, make_shelf(tmp_path / "box", notebooks=1))
     commit_plan(corpus, plan)

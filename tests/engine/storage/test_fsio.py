@@ -18,6 +18,14 @@ def test_atomic_write_replaces_and_leaves_no_temp(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["doc.json"]
 
 
+def test_atomic_write_of_parts_writes_them_one_after_the_other(tmp_path: Path) -> None:
+    # A plan of 100,000 sources is written an item a part, never joined in memory.
+    target = tmp_path / "plan.json"
+    fsio.atomic_write(target, [b"{", b'"a": 1', b"}\n"])
+    assert target.read_bytes() == b'{"a": 1}\n'
+    assert [p.name for p in tmp_path.iterdir()] == ["plan.json"]
+
+
 @pytest.mark.parametrize("fail_at", [1, 2, 3])
 def test_atomic_write_failure_keeps_old_bytes(tmp_path: Path, fail_at: int) -> None:
     target = tmp_path / "doc.json"

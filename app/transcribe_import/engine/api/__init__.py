@@ -13,7 +13,8 @@ cases live in modules by what a person is doing: ``exits`` (exit codes), ``plans
 plan, reorder, validate, plan files), ``looks`` (the look pass after a plan), ``drafts``,
 ``commit`` (commit, retry, resume, execute, cancel), ``runs`` (listing and showing runs, their
 history), ``undo`` (undoing a run, the trash), ``placement`` (late pages and rescans),
-``corpus`` (opening it, notebooks, doctor, previews, export), ``audit`` (fixity checks, their
+``turns`` (pages of a notebook turned, by a run), ``corpus`` (opening it, notebooks, doctor,
+previews, export), ``audit`` (fixity checks, their
 report, repair from a copy), ``library`` (what an import put in the corpus, read back) and
 ``watch`` (hot folders: drops taken in on their own).
 
@@ -52,6 +53,7 @@ from transcribe_import.engine.api.corpus import (
     list_notebooks,
     listing_problems,
     notebook_state,
+    notebook_title,
     open_corpus,
     remove_empty_notebook,
     render_preview,
@@ -91,7 +93,6 @@ from transcribe_import.engine.api.looks import (
 from transcribe_import.engine.api.placement import (
     Answered,
     AnsweredQuestion,
-    CorpusTurn,
     Landing,
     NotebookPage,
     answer_lookalike,
@@ -106,10 +107,7 @@ from transcribe_import.engine.api.placement import (
     notebook_pages,
     place,
     placement_words,
-    plan_corpus_turn,
-    plan_page_turns,
     replace_page,
-    turn_in_corpus,
 )
 from transcribe_import.engine.api.plans import (
     NotImported,
@@ -120,7 +118,9 @@ from transcribe_import.engine.api.plans import (
     blank_page_refs,
     check_plan_editable,
     completes_by_default,
+    completes_by_title,
     found_not_imported,
+    hinted_turn,
     is_bag,
     item_state,
     leave_out_blank,
@@ -136,6 +136,7 @@ from transcribe_import.engine.api.plans import (
     sideways_pages,
     sideways_turns,
     sideways_words,
+    turn_as_hinted,
     turn_page_ids,
     turn_pages,
     validate_plan,
@@ -159,6 +160,13 @@ from transcribe_import.engine.api.runs import (
     run_listing_problems,
     run_summary,
     show_run,
+)
+from transcribe_import.engine.api.turns import (
+    CorpusTurn,
+    plan_corpus_turn,
+    plan_page_turns,
+    turn_in_corpus,
+    turns_taken,
 )
 from transcribe_import.engine.api.undo import (
     RevertPreview,
@@ -196,6 +204,7 @@ from transcribe_import.engine.base.crashpoints import crashpoint  # the tests' p
 from transcribe_import.engine.base.ids import SHORT_ID_CHARS, ids_by_prefix, short_id
 from transcribe_import.engine.base.progress import Events, drive  # how faces drive long work
 from transcribe_import.engine.export.model import ExportProgress, ExportResult, ExportStatus
+from transcribe_import.engine.planning.corpus_turns import turned_words
 from transcribe_import.engine.planning.second_look import ALL_HINTS, Hint, PageHint
 from transcribe_import.engine.runs.restore import LeftTrash, RestoreResult
 from transcribe_import.engine.runs.revert import (
@@ -222,6 +231,7 @@ __all__ = [
     "UnfinishedImport",
     "finish_command",
     "notebook_state",
+    "notebook_title",
     "ENV_DATA_DIR",
     "crashpoint",
     "resolve_data_dir",
@@ -244,6 +254,7 @@ __all__ = [
     "plan_paths",
     "as_new_notebook",
     "completes_by_default",
+    "completes_by_title",
     "is_bag",
     "mode_for",
     "check_plan_editable",
@@ -251,6 +262,8 @@ __all__ = [
     "sideways_pages",
     "sideways_turns",
     "sideways_words",
+    "turn_as_hinted",
+    "hinted_turn",
     "page_hints",
     "leave_out_blank",
     "blank_page_refs",
@@ -329,6 +342,8 @@ __all__ = [
     "place",
     "replace_page",
     "plan_corpus_turn",
+    "turns_taken",
+    "turned_words",
     "plan_page_turns",
     "turn_in_corpus",
     "CorpusTurn",

@@ -77,6 +77,12 @@ def list_notebooks(corpus: Corpus) -> list[NotebookSummary]:
     return [replace(n, unfinished=found.get(n.notebook_id)) for n in notebooks]
 
 
+def notebook_title(corpus: Corpus, notebook_id: str) -> str | None:
+    """The title a person knows a notebook by, as `notebooks` lists it; None for an id the
+    corpus does not hold."""
+    return corpus.notebook_title(notebook_id)
+
+
 def notebook_state(corpus: Corpus, notebook_id: str) -> UnfinishedImport | None:
     """The unfinished import ``notebook_id`` holds part of, or None: it is complete."""
     from transcribe_import.engine.runs.incomplete import unfinished_imports

@@ -1,22 +1,16 @@
-"""Late pages and rescans: where an into item's pages go, which page a rescan replaces, and
-pages of a notebook turned (a run whose pages replace the pages they turn)."""
+"""Late pages and rescans: where an into item's pages go, and which page a rescan replaces."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.planning.plan import ImportPlan, Op, PlanItem
 from transcribe_import.engine.planning.problems import Resolution
 from transcribe_import.engine.storage.corpus import Corpus
-
-if TYPE_CHECKING:
-    from transcribe_import.engine.media.kinds import Turn
-    from transcribe_import.engine.runs.executor import RunControl, RunEvent
-    from transcribe_import.engine.runs.model import RunResult
 
 
 @dataclass(frozen=True)
@@ -178,20 +172,25 @@ def landing(corpus: Corpus, item: PlanItem) -> Landing:
 
 def completion_target(corpus: Corpus, item: PlanItem) -> str | None:
     """The notebook ``item`` can complete: part of its folder is in it already, the rest is
-    new (planning/reimport.py); None when there is none."""
+    new, or it has the item's title and the item's pages continue its page numbers
+    (planning/reimport.py); None when there is none."""
     from transcribe_import.engine.planning import reimport
 
     found = reimport.recognise(corpus, item)
-    if found is None or found.kind is not reimport.Recognition.PARTLY_IMPORTED:
+    if found is not None and found.kind is reimport.Recognition.PARTLY_IMPORTED:
+        return found.notebook_id
+    if found is not None:
         return None
-    return found.notebook_id
+    going_on = reimport.continued_by_title(reimport.title_matches(corpus, item))
+    return going_on.notebook_id if going_on is not None else None
 
 
 def complete_notebook(corpus: Corpus, item: PlanItem) -> PlanItem:
-    """``item`` completing the notebook that holds part of its folder: its new pages go in
-    where their names put them among its pages, every page there keeping its id
-    (``order --complete``, the window's Complete “X”); an item planning made complete it
-    by default as it is. ValueError in words when no notebook holds part of it."""
+    """``item`` completing the notebook that holds part of its folder, or the notebook of
+    its title whose page numbers its pages continue: its new pages go in where their names
+    put them among its pages, every page there keeping its id (``order --complete``, the
+    window's Complete “X”); an item planning made complete it by default as it is.
+    ValueError in words when there is no notebook to complete."""
     from transcribe_import.engine.planning import reimport
 
     if reimport.completes_by_default(item):
@@ -199,10 +198,14 @@ def complete_notebook(corpus: Corpus, item: PlanItem) -> PlanItem:
     target = completion_target(corpus, item)
     if target is None:
         raise ValueError(
-            f"“{item.label}”: no notebook of the corpus holds part of these files, so there "
-            "is no notebook to complete; it is imported as planned"
+            f"“{item.label}”: no notebook of the corpus holds part of these files, nor has "
+            "their title with page numbers they continue, so there is no notebook to "
+            "complete; it is imported as planned"
         )
-    return reimport.complete(item, target, _manifest(corpus, target))
+    manifest = _manifest(corpus, target)
+    if reimport.recognise(corpus, item) is None:  # no file held: the notebook it continues
+        return reimport.continue_notebook(item, target, manifest)
+    return reimport.complete(item, target, manifest)
 
 
 def import_into(corpus: Corpus, item: PlanItem, notebook: str) -> PlanItem:
@@ -312,90 +315,3 @@ def none_are_rescans(corpus: Corpus, plan: ImportPlan, item_id: str) -> PlanItem
     from transcribe_import.engine.planning import lookalikes
 
     return lookalikes.answer_all_apart(corpus, plan, item_id)
-
-
-@dataclass(frozen=True)
-class CorpusTurn:
-    """Pages of a notebook to turn, planned: the plan its run commits, and what it does."""
-
-    plan: ImportPlan
-    notebook_id: str
-    title: str  # the notebook's title (its id when it has none)
-    positions: tuple[int, ...]  # the pages turned, by their place in the notebook
-    turns: tuple[int, ...]  # each one's turn, clockwise from its file's upright: 0 to 270
-
-    @property
-    def page_ids(self) -> tuple[str, ...]:
-        """The ids of the turned pages, which take the places of the pages they turn."""
-        return tuple(new for new, _old in self.plan.items[0].replacements)
-
-    @property
-    def words(self) -> str:
-        """``pages 3 and 4 turned 90° clockwise``, as the faces say what was done."""
-        from transcribe_import.engine.media.kinds import Turn
-        from transcribe_import.engine.planning.corpus_turns import pages_words, turns_words
-
-        how = turns_words([Turn(t) for t in self.turns])
-        done = "no longer turned" if how == "back upright" else f"turned {how}"
-        return f"{pages_words(self.positions)} {done}"
-
-
-def plan_corpus_turn(
-    corpus: Corpus, notebook_id: str, pages: Sequence[str], degrees: int
-) -> CorpusTurn:
-    """The turn of the notebook's ``pages`` (each named as ``place`` reads ``after``: its
-    id, label, file name, position or the start of its id) ``degrees`` clockwise from their
-    file's upright, 0 taking a turn back. ValueError in words for a wrong angle, a page the
-    notebook does not have, or pages already so; TranscribeError when the notebook cannot
-    be read."""
-    from transcribe_import.engine.ingest.placement import find_page
-    from transcribe_import.engine.media.kinds import Turn
-
-    turn = Turn.of(degrees)
-    manifest = _manifest(corpus, notebook_id)
-    return _corpus_turn(corpus, manifest, [(find_page(manifest, n), turn) for n in pages])
-
-
-def plan_page_turns(corpus: Corpus, notebook_id: str, turns: Mapping[str, int]) -> CorpusTurn:
-    """The turn of each of the notebook's pages in ``turns`` (page id: degrees clockwise
-    from its file's upright, 0 taking a turn back), as the window's Turn asks it; raises
-    as ``plan_corpus_turn``."""
-    from transcribe_import.engine.media.kinds import Turn
-
-    manifest = _manifest(corpus, notebook_id)
-    return _corpus_turn(corpus, manifest, [(pid, Turn.of(d)) for pid, d in turns.items()])
-
-
-def _corpus_turn(
-    corpus: Corpus, manifest: dict[str, Any], turns: Sequence[tuple[str, Turn]]
-) -> CorpusTurn:
-    from transcribe_import.engine.api.library import notebook_folder
-    from transcribe_import.engine.planning.corpus_turns import turn_plan
-
-    notebook_id = str(manifest["id"])
-    plan, turned = turn_plan(manifest, notebook_folder(corpus, notebook_id), turns)
-    title = manifest.get("title")
-    return CorpusTurn(
-        plan,
-        notebook_id,
-        title if isinstance(title, str) and title.strip() else notebook_id,
-        tuple(t.position for t in turned),
-        tuple(int(t.turn) for t in turned),
-    )
-
-
-def turn_in_corpus(
-    corpus: Corpus,
-    turn: CorpusTurn,
-    *,
-    control: RunControl | None = None,
-    on_event: Callable[[RunEvent], None] | None = None,
-) -> RunResult:
-    """Commit ``turn``'s plan as a run of its own and execute it: the pages turned land in
-    their pages' places, which move to the notebook's history (``replaced_pages``); undone
-    by reverting the run. Raises as ``prepare_commit`` and ``execute`` do."""
-    from transcribe_import.engine.api.commit import prepare_commit
-    from transcribe_import.engine.runs.executor import execute_run
-
-    prepared = prepare_commit(corpus, turn.plan, workers=1)
-    return execute_run(corpus, prepared.run_id, workers=1, control=control, on_event=on_event)

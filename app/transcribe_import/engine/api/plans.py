@@ -25,7 +25,12 @@ from transcribe_import.engine.planning.plan import (
     PageRef,
     PlanItem,
 )
-from transcribe_import.engine.planning.problems import ProblemCode, ProblemSeverity, unusable_words
+from transcribe_import.engine.planning.problems import (
+    ProblemCode,
+    ProblemSeverity,
+    Resolution,
+    unusable_words,
+)
 from transcribe_import.engine.planning.second_look import ALL_HINTS, Hint, PageHint
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.storage import project
@@ -33,6 +38,7 @@ from transcribe_import.engine.storage.corpus import Corpus
 
 if TYPE_CHECKING:
     from transcribe_import.engine.media.kinds import RenderSettings
+    from transcribe_import.engine.planning import reimport as reimport_types
     from transcribe_import.engine.planning.problems import ValidationReport
     from transcribe_import.engine.planning.scan import ScanResult
     from transcribe_import.engine.planning.scan_progress import ScanProgress
@@ -172,26 +178,49 @@ def _left_out_as_before(corpus: Corpus, plan: ImportPlan) -> ImportPlan:
 def _completed_by_default(corpus: Corpus, plan: ImportPlan) -> ImportPlan:
     """A folder partly imported (planning/reimport.py) is planned to complete the notebook
     holding its other pages, not to make a second one: a person who added pages to a
-    folder and imports it again means that notebook. ``order --new-notebook`` undoes it."""
+    folder and imports it again means that notebook. So is a folder none of whose files
+    the corpus holds, titled as a notebook whose page numbers its pages continue
+    (``reimport.continued_by_title``): its pages go after that notebook's last.
+    ``order --new-notebook`` undoes either."""
     from transcribe_import.engine.planning import reimport
     from transcribe_import.engine.planning.dedupe import CorpusHashIndex
 
-    if not any(reimport.held_sources(it) for it in plan.items):
+    titles = reimport.titled(corpus)
+    held = any(reimport.held_sources(it) for it in plan.items)
+    if not held and not any((it.title or "").casefold() in titles for it in plan.items):
         return plan
-    index = CorpusHashIndex.refreshed(corpus)
+    index = CorpusHashIndex.refreshed(corpus) if held else None
     items = []
     for it in plan.items:
-        found = reimport.recognise(corpus, it, index)
-        if found is None or found.kind is not reimport.Recognition.PARTLY_IMPORTED:
+        found = reimport.recognise(corpus, it, index) if index is not None else None
+        if found is not None and found.kind is reimport.Recognition.PARTLY_IMPORTED:
+            try:
+                manifest = project.read(corpus.notebook_dir(found.notebook_id), found.notebook_id)
+            except TranscribeError:
+                items.append(it)  # unreadable now: validate says so, and the item asks
+                continue
+            by = reimport.Completion.FILES
+            items.append(reimport.completed(it, found.notebook_id, manifest, by))
+            continue
+        going_on = None if found is not None else _continued_by_title(corpus, it, titles)
+        if going_on is None or going_on.manifest is None:
             items.append(it)
             continue
-        try:
-            manifest = project.read(corpus.notebook_dir(found.notebook_id), found.notebook_id)
-        except TranscribeError:
-            items.append(it)  # unreadable now: validate says so, and the item asks
-            continue
-        items.append(reimport.completed(it, found, manifest))
+        by = reimport.Completion.TITLE
+        items.append(reimport.completed(it, going_on.notebook_id, going_on.manifest, by))
     return replace(plan, items=tuple(items))
+
+
+def _continued_by_title(
+    corpus: Corpus, item: PlanItem, titles: Mapping[str, Sequence[str]]
+) -> reimport_types.TitleMatch | None:
+    """The notebook of ``item``'s title whose page numbers its pages continue, if one does
+    (``titles``: the corpus's notebooks by title, ``reimport.titled``)."""
+    from transcribe_import.engine.planning import reimport
+
+    if (item.title or "").casefold() not in titles:
+        return None
+    return reimport.continued_by_title(reimport.title_matches(corpus, item, titles))
 
 
 def as_new_notebook(item: PlanItem) -> PlanItem:
@@ -207,6 +236,14 @@ def completes_by_default(item: PlanItem) -> bool:
     from transcribe_import.engine.planning import reimport
 
     return reimport.completes_by_default(item)
+
+
+def completes_by_title(item: PlanItem) -> bool:
+    """Whether planning made ``item`` complete the notebook of its title whose page numbers
+    its pages continue (none of its files in the corpus), still so."""
+    from transcribe_import.engine.planning import reimport
+
+    return reimport.completes_by_title(item)
 
 
 def _plan_bags(
@@ -394,25 +431,34 @@ def sideways_pages(item: PlanItem, hints: frozenset[Hint] | None = None) -> froz
 
 def sideways_words(turn: Turn | None) -> str:
     """What a "Turn it?" says of a page (``sideways_turns``'s turn for it), in words."""
-    if turn is None:
-        return "its long side runs across the notebook's other pages. Turn it?"
-    return f"its lines of writing run down the page. Turn it {turn.words}?"
+    from transcribe_import.engine.planning import second_look
+
+    return second_look.sideways_words(turn)
 
 
 def sideways_turns(item: PlanItem, hints: frozenset[Hint] | None = None) -> dict[str, Turn | None]:
     """The item's pages worth a "Turn it?" (by page id), each with the turn (from its file's
     upright, as ``turn_pages`` takes it) that likely sets it right, None when only its shape
-    says it is sideways: landscape among portrait pages, or the other way
-    (planning/page_edits.probably_sideways), or its lines of writing running down the page
-    (planning/second_look.writing_sideways). A hint, never an edit; none when ``hints``
-    leaves ``Hint.SIDEWAYS`` out."""
-    from transcribe_import.engine.planning import page_edits, second_look
+    says it is sideways (planning/second_look.sideways_turns). A hint, never an edit; none
+    when ``hints`` leaves ``Hint.SIDEWAYS`` out."""
+    from transcribe_import.engine.planning import second_look
 
-    if Hint.SIDEWAYS not in (ALL_HINTS if hints is None else hints):
-        return {}
-    writing: dict[str, Turn | None] = dict(second_look.writing_sideways(item))
-    shape = {page_id: writing.get(page_id) for page_id in page_edits.probably_sideways(item)}
-    return shape | writing
+    return second_look.sideways_turns(item, ALL_HINTS if hints is None else hints)
+
+
+def turn_as_hinted(item: PlanItem, file: str, resolution: Resolution) -> PlanItem:
+    """A "Turn it?" answered (``resolution``: one of its problem's, TURN_CLOCKWISE or
+    TURN_ANTICLOCKWISE): the page ``file`` names turned so; ValueError in words otherwise."""
+    from transcribe_import.engine.planning import second_look
+
+    return second_look.turn_as_hinted(item, file, resolution)
+
+
+def hinted_turn(resolution: Resolution) -> Turn:
+    """The turn a "Turn it?"'s resolution makes (planning/second_look.hinted_turn)."""
+    from transcribe_import.engine.planning import second_look
+
+    return second_look.hinted_turn(resolution)
 
 
 def page_hints(item: PlanItem, hints: frozenset[Hint] | None = None) -> tuple[PageHint, ...]:
@@ -475,9 +521,11 @@ def validate_plan(
     settings: RenderSettings | None = None,
     workers: int = 2,
     hints: frozenset[Hint] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ValidationReport:
     """Every problem of ``plan`` against the disk and the corpus as they are now, with the
-    pages worth a second look of the kinds ``hints`` (None: every kind) as information."""
+    pages worth a second look of the kinds ``hints`` (None: every kind) as information;
+    ``progress(done, total)`` as the work goes (planning/validate.validate's)."""
     from transcribe_import.engine.planning import inks
     from transcribe_import.engine.planning.look_cache import VerdictCache
     from transcribe_import.engine.planning.validate import validate
@@ -500,6 +548,7 @@ def validate_plan(
             own_run_ids=own,
             unfinished_of=lambda notebook_id: incomplete().get(notebook_id),
             hints=ALL_HINTS if hints is None else hints,
+            progress=progress,
         )
 
 

@@ -125,23 +125,34 @@ _SLICED = "\u0000encoded in slices\u0000"
 
 
 def dumps_in_slices(doc: dict[str, Any], key: str) -> bytes:
-    """``orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\\n"`` (a plan file's bytes), the
-    list ``doc[key]`` encoded an element at a time: one call for a plan of 100,000 sources
-    held the GIL 0.4 s while a window waited (bench/bench_gui_shelf.py).
+    """``orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\\n"`` (a plan file's bytes),
+    made of ``dumps_parts``."""
+    return b"".join(dumps_parts(doc, key))
+
+
+def dumps_parts(doc: dict[str, Any], key: str) -> list[bytes]:
+    """The bytes of ``orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\\n"`` in parts, the
+    list ``doc[key]`` encoded an element at a time, for a writer to write one after the
+    other: one call for a plan of 100,000 sources held the GIL 0.4 s while a window
+    waited, and every copy of its 100 MB joined was another (bench/bench_gui_shelf.py).
 
     An element alone is laid out as at the top; in the list, two levels in, each of its
     lines is four spaces further in (a JSON string holds no raw newline), so the bytes are
     those of the one call."""
     values = doc[key]
     if not values:
-        return orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
+        return [orjson.dumps(doc, option=orjson.OPT_INDENT_2), b"\n"]
     head = orjson.dumps({**doc, key: _SLICED}, option=orjson.OPT_INDENT_2)
-    elements = [
-        b"    " + orjson.dumps(v, option=orjson.OPT_INDENT_2).replace(b"\n", b"\n    ")
-        for v in values
-    ]
-    listed = b"[\n" + b",\n".join(elements) + b"\n  ]"
-    return head.replace(orjson.dumps(_SLICED), listed, 1) + b"\n"
+    before, _marker, after = head.partition(orjson.dumps(_SLICED))
+    parts = [before, b"[\n"]
+    for k, v in enumerate(values):
+        if k:
+            parts.append(b",\n")
+        parts.append(
+            b"    " + orjson.dumps(v, option=orjson.OPT_INDENT_2).replace(b"\n", b"\n    ")
+        )
+    parts += [b"\n  ]", after, b"\n"]
+    return parts
 
 
 def loads_in_slices(data: bytes | bytearray) -> Any:

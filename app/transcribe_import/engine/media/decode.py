@@ -161,12 +161,51 @@ def _probe_image(
                 im.seek(frame)
                 _check_pixels(*im.size, settings, dp)
             im.seek(0)
-        orientation, captured_at = _exif_facts(_header_exif(im, fp))
+        exif = _header_exif(im, fp)
+        orientation, captured_at = _exif_facts(exif)
+        dpi = _recorded_dpi(im, exif)
         if check_data:
             check.check_data(im, fp, page_count, dp, decoded)
     if orientation in (5, 6, 7, 8):
         width, height = height, width
-    return MediaInfo(media_type, page_count, width, height, captured_at, orientation)
+    return MediaInfo(media_type, page_count, width, height, captured_at, orientation, dpi=dpi)
+
+
+def _recorded_dpi(im: Image.Image, exif: Image.Exif | None) -> float | None:
+    """The resolution ``im``'s file records, in dots per inch, when it records one with a
+    unit and square pixels: a JPEG's JFIF density (per inch or per cm), else its EXIF
+    XResolution; a PNG's pHYs (per metre) and a TIFF's resolution (Pillow's ``dpi``). None
+    otherwise: a JFIF density without a unit is only the pixels' shape, and the 72 Pillow
+    gives a JPEG, or the 1 it gives a TIFF, that records nothing is not the file's. Whether
+    the value is plausible is planning/second_look.py's to judge."""
+    if im.format in ("JPEG", "MPO"):
+        unit = im.info.get("jfif_unit")
+        if unit in (1, 2):
+            x, y = im.info.get("jfif_density", (0, 0))
+            scale = 1.0 if unit == 1 else 2.54
+        elif exif is not None and ExifTags.Base.XResolution in exif:
+            unit = exif.get(ExifTags.Base.ResolutionUnit, 2)  # EXIF's default: inches
+            if unit not in (2, 3):
+                return None
+            x = exif[ExifTags.Base.XResolution]
+            y = exif.get(ExifTags.Base.YResolution, x)
+            scale = 1.0 if unit == 2 else 2.54
+        else:
+            return None
+    elif im.format == "TIFF" and ExifTags.Base.XResolution not in im.tag_v2:  # type: ignore[attr-defined]
+        return None  # Pillow reads a TIFF without its resolution tags as 1 dpi
+    else:
+        recorded = im.info.get("dpi")
+        if not isinstance(recorded, tuple) or len(recorded) != 2:
+            return None
+        (x, y), scale = recorded, 1.0
+    try:
+        x, y = float(x) * scale, float(y) * scale
+    except (TypeError, ValueError, ZeroDivisionError):
+        return None
+    if not (math.isfinite(x) and math.isfinite(y) and x > 0 and abs(x - y) <= 0.02 * x):
+        return None
+    return round(x, 1)
 
 
 def _open_image(fp: BinaryIO, media_type: str) -> Image.Image:

@@ -15,10 +15,12 @@ shifts are fitted to one affine motion (a tilt of up to 2°, a phone's slight pe
 Their ``score`` is then the least of: how much of each one's ink lies within ``TOLERANCE``
 pixels of the other's, their correlation, and the same shares in their worst blocks (a
 page number's other digit, another day in a date line, is a small part that does not
-match). A sparse page (a page number, a date line, a few words) is also compared by its
-written part at twice the size (``DETAIL_SIDE``): at ``SIDE`` a page number's digits are
-some ten pixels tall. Two different pages of one notebook share paper, ruling and hand, but
-not where their strokes lie.
+match). A sparse page (a page number, a date line, a few words) is decided by its written
+part at four times the size (``DETAIL_SIDE``): at ``SIDE`` a page number's digits are some
+ten pixels tall. There a pair is the same page only if no small square holds a written part
+of one that the other lacks (``_missing``): a page number's other digit, another day, which
+the shares of the whole dilute. Two different pages of one notebook share paper, ruling and
+hand, but not where their strokes lie.
 """
 
 from __future__ import annotations
@@ -40,8 +42,11 @@ EDGE = 0.03  # the band round the page left out, of its width and height
 
 # How far two aligned inks may still be apart, in pixels (at SIDE).
 TOLERANCE = 1
-# The tiles the second alignment moves on their own, across and down.
+# The tiles the second alignment moves on their own, across and down, each at least
+# ``TILE_LEAST`` pixels: a tile must hold more than a stroke, or moving it on its own lays
+# one digit on another (a page number alone is aligned as a whole).
 TILES = 4
+TILE_LEAST = 64
 # How far a tile may move from the whole page's alignment, in pixels.
 TILE_SLACK = 8
 # The scales the whole page is tried at (a page cropped by a few per cent is larger).
@@ -50,7 +55,7 @@ SCALES = (0.96, 0.98, 1.0, 1.02, 1.04)
 # The blocks a page is also compared by, in pixels, and the ink (pixels' worth) a block
 # must hold to count.
 BLOCK = 24
-DETAIL_BLOCK = 12  # in a sparse page's written part at DETAIL_SIDE
+DETAIL_BLOCK = 24  # in a sparse page's written part at DETAIL_SIDE
 BLOCK_INK = 12.0
 
 # Ink enough to cover another page's stroke (a faint scan's strokes are fainter).
@@ -86,8 +91,12 @@ class Ink:
 # line, a few words): at ``SIDE`` a page number's digits are some 10 pixels tall, and a
 # 7 and a 2 of one hand cover each other; at ``DETAIL_SIDE`` they do not.
 SPARSE = 0.1
-DETAIL_SIDE = 1024
-DETAIL_MARGIN = 16  # pixels of paper kept round the written part, at DETAIL_SIDE
+# Twice the ink's side: at 1024 pixels (a page at 100 dpi made a little smaller) a 5 and a
+# 6 of one hand, ten pixels tall, lie within a pixel of each other nearly everywhere; at
+# 2048 their strokes part by more than the tolerance where they differ, while a rescan's
+# strokes, aligned, stay on each other (bench/results-i33v.md).
+DETAIL_SIDE = 2048
+DETAIL_MARGIN = 32  # pixels of paper kept round the written part, at DETAIL_SIDE
 
 
 def ink_of(image: Image.Image, finer: Callable[[], Image.Image] | None = None) -> Ink:
@@ -282,13 +291,13 @@ def _overlap(length: int, d: int) -> tuple[slice, slice]:
     return slice(-d, length), slice(0, length + d)
 
 
-def _near_ink(pixels: np.ndarray) -> np.ndarray:
-    """Where there is some ink within ``TOLERANCE`` pixels (a maximum over a square)."""
+def _near_ink(pixels: np.ndarray, tolerance: int = TOLERANCE) -> np.ndarray:
+    """Where there is some ink within ``tolerance`` pixels (a maximum over a square)."""
     mask = pixels > SOME_INK
     out = mask.copy()
     rows, cols = mask.shape
-    for dy in range(-TOLERANCE, TOLERANCE + 1):
-        for dx in range(-TOLERANCE, TOLERANCE + 1):
+    for dy in range(-tolerance, tolerance + 1):
+        for dx in range(-tolerance, tolerance + 1):
             if dy or dx:
                 (ys, yd), (xs, xd) = _overlap(rows, dy), _overlap(cols, dx)
                 out[yd, xd] |= mask[ys, xs]
@@ -333,10 +342,10 @@ def _halved(pixels: np.ndarray) -> np.ndarray:
     return out
 
 
-def _soft(pixels: np.ndarray) -> np.ndarray:
-    """``pixels`` blurred by about ``TOLERANCE`` pixels (a [1 2 1] kernel, so many times)."""
+def _soft(pixels: np.ndarray, tolerance: int = TOLERANCE) -> np.ndarray:
+    """``pixels`` blurred by about ``tolerance`` pixels (a [1 2 1] kernel, so many times)."""
     out = pixels
-    for _ in range(TOLERANCE):
+    for _ in range(tolerance):
         p = np.pad(out, 1, mode="edge")
         out = (p[:-2, 1:-1] + 2 * p[1:-1, 1:-1] + p[2:, 1:-1]) / 4
         p = np.pad(out, 1, mode="edge")
@@ -366,16 +375,21 @@ def _fit(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The affine motion (m, t), ``move = m @ centre + t`` in (row, column), that the tiles'
     own moves fit best (weighted least squares, the tiles that disagree by more than two
-    pixels dropped once); a plain shift when too few tiles tell."""
+    pixels dropped once); a turn and a scale when the tiles lie in one row (a line of
+    words: its tilt is all they can tell), a plain shift when too few tiles tell."""
     keep = np.ones(len(centres), dtype=bool)
     for _ in range(2):
         c, mv, w = centres[keep], moves[keep], weights[keep]
-        if len(c) < 3 or np.linalg.matrix_rank(c - c.mean(axis=0)) < 2:
+        rank = np.linalg.matrix_rank(c - c.mean(axis=0)) if len(c) >= 2 else 0
+        if rank == 1:
+            m, t = _similar(c, mv, w)
+        elif len(c) < 3 or rank < 2:
             mean = (mv * w[:, None]).sum(axis=0) / max(float(w.sum()), 1e-9)
             return np.zeros((2, 2)), mean
-        design = np.hstack([c, np.ones((len(c), 1))]) * np.sqrt(w)[:, None]
-        solved, *_ = np.linalg.lstsq(design, mv * np.sqrt(w)[:, None], rcond=None)
-        m, t = solved[:2].T, solved[2]
+        else:
+            design = np.hstack([c, np.ones((len(c), 1))]) * np.sqrt(w)[:, None]
+            solved, *_ = np.linalg.lstsq(design, mv * np.sqrt(w)[:, None], rcond=None)
+            m, t = solved[:2].T, solved[2]
         residual = np.abs(centres @ m.T + t - moves).max(axis=1)
         keep = residual <= 2.0
         if keep.sum() < 3:
@@ -383,7 +397,22 @@ def _fit(
     return m, t
 
 
-def aligned(pa: np.ndarray, pb: np.ndarray) -> np.ndarray:
+def _similar(
+    centres: np.ndarray, moves: np.ndarray, weights: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The turn, scale and shift (m = [[a, -b], [b, a]], t) the moves of tiles in one row
+    fit best: two unknowns fewer than an affine motion, so a row of tiles determines it."""
+    n = len(centres)
+    design = np.zeros((2 * n, 4))
+    design[:n, 0], design[:n, 1], design[:n, 2] = centres[:, 0], -centres[:, 1], 1
+    design[n:, 0], design[n:, 1], design[n:, 3] = centres[:, 1], centres[:, 0], 1
+    root = np.sqrt(np.concatenate([weights, weights]))
+    target = np.concatenate([moves[:, 0], moves[:, 1]])
+    (a, b, tr, tc), *_ = np.linalg.lstsq(design * root[:, None], target * root, rcond=None)
+    return np.array([[a, -b], [b, a]]), np.array([tr, tc])
+
+
+def aligned(pa: np.ndarray, pb: np.ndarray, slack: int = TILE_SLACK) -> np.ndarray:
     """``pb`` (an ink brought to ``pa``'s frame, upright as ``pa`` is) brought onto ``pa``:
     scaled and shifted as the whole page says, then moved as its tiles say (an affine
     motion: a tilt, a crop, a photo's slight perspective)."""
@@ -391,23 +420,34 @@ def aligned(pa: np.ndarray, pb: np.ndarray) -> np.ndarray:
     # line the two up best, at half size.
     # The scales are tried on the quarter-size page, zoomed there (zooming the whole page
     # five times cost more than the rest of a verification).
-    qa, qb = _halved(_halved(pa)), _halved(_halved(pb))
+    # A small written part (a page number) is searched at its own size: a quarter of it
+    # is a few pixels.
+    small = max(pa.shape) < 4 * TILE_LEAST
+    qa, qb = (pa, pb) if small else (_halved(_halved(pa)), _halved(_halved(pb)))
     scale = max(SCALES, key=lambda s: _peak(qa, _zoomed(qb, s))[0])
     pb = _zoomed(pb, scale)
-    _h, dy, dx = _peak(_halved(pa), _halved(pb))
-    pb = _moved(pb, 2 * dy, 2 * dx)
+    if small:
+        _h, dy, dx = _peak(pa, pb)
+        pb = _moved(pb, dy, dx)
+    else:
+        _h, dy, dx = _peak(_halved(pa), _halved(pb))
+        pb = _moved(pb, 2 * dy, 2 * dx)
     rows, cols = pa.shape
+    down = max(1, min(TILES, rows // TILE_LEAST))
+    across = max(1, min(TILES, cols // TILE_LEAST))
+    if down * across == 1:
+        return pb
     centres, moves, weights = [], [], []
-    for i in range(TILES):
-        for j in range(TILES):
-            ys = slice(i * rows // TILES, (i + 1) * rows // TILES)
-            xs = slice(j * cols // TILES, (j + 1) * cols // TILES)
+    for i in range(down):
+        for j in range(across):
+            ys = slice(i * rows // down, (i + 1) * rows // down)
+            xs = slice(j * cols // across, (j + 1) * cols // across)
             ta, tb = pa[ys, xs], pb[ys, xs]
             w = min(float(ta.sum()), float(tb.sum()))
             if w <= 0:
                 continue
             centres.append(((ys.start + ys.stop) / 2, (xs.start + xs.stop) / 2))
-            moves.append(_shift(ta, tb, TILE_SLACK))
+            moves.append(_shift(ta, tb, slack))
             weights.append(w)
     if not centres:
         return pb
@@ -419,31 +459,93 @@ def score(a: Ink, b: Ink) -> float:
     """How much the two inks are one page, 0 to 1 (``b`` upright as ``a`` is): once
     aligned, the least of the share of ``a``'s ink lying on ``b``'s, of ``b``'s on
     ``a``'s (each within ``TOLERANCE`` pixels), of their correlation, and of the same
-    shares in the worst parts of the page (``_block_scores``); for two sparse pages, of
-    their written parts at ``DETAIL_SIDE`` likewise. Blank inks score 0: nothing to tell
-    them by."""
+    shares in the worst parts of the page (``_block_scores``). Two sparse pages are told
+    apart by their written parts at ``DETAIL_SIDE``: scored likewise, and 0 when a part of
+    one's writing is missing from the other (``_missing``); their whole pages then only
+    have to agree as wholes (at ``SIDE`` a tilted line of a few words no longer lies within
+    a pixel of itself block by block). Blank inks score 0: nothing to tell them by."""
     if a.blank or b.blank:
         return 0.0
-    value = _score(a.pixels, _fitted(b.pixels, a.pixels.shape), BLOCK)
-    if a.detail is not None and b.detail is not None and value > 0:
-        shape = (
-            max(a.detail.shape[0], b.detail.shape[0]),
-            max(a.detail.shape[1], b.detail.shape[1]),
-        )
-        detail = _score(_framed(a.detail, shape), _framed(b.detail, shape), DETAIL_BLOCK)
-        value = min(value, detail)
-    return value
+    if a.detail is None or b.detail is None:
+        return _score(a.pixels, _fitted(b.pixels, a.pixels.shape), BLOCK)
+    # The written parts first: most pairs of two sparse pages that are not one page have a
+    # part missing, and are told so without aligning the whole pages (the same verdict
+    # in either order: a score is the least of its parts).
+    shape = (
+        max(a.detail.shape[0], b.detail.shape[0]),
+        max(a.detail.shape[1], b.detail.shape[1]),
+    )
+    pa = _framed(a.detail, shape)
+    pb = aligned(pa, _framed(b.detail, shape), DETAIL_SLACK)
+    if _missing(pa, pb) > MISSING:
+        return 0.0
+    whole = _score(a.pixels, _fitted(b.pixels, a.pixels.shape), BLOCK, by_blocks=False)
+    if whole <= 0:
+        return 0.0
+    return min(whole, _measures(pa, pb, DETAIL_BLOCK, tolerance=DETAIL_TOLERANCE))
 
 
-def _score(pa: np.ndarray, pb: np.ndarray, block: int) -> float:
-    pb = aligned(pa, pb)
+# The tolerance at DETAIL_SIDE: the same share of the page as ``TOLERANCE`` at ``SIDE``
+# (the written part's strokes are twice as many pixels wide there).
+DETAIL_TOLERANCE = 2 * TOLERANCE
+
+# How far a tile of a written part at DETAIL_SIDE may move (a 2° tilt moves the ends of a
+# line of words across the page some 15 pixels there).
+DETAIL_SLACK = 2 * TILE_SLACK
+
+# The window a written part missing from the other page is looked for in (``_missing``),
+# in pixels at DETAIL_SIDE (about a digit's stroke), and the share of the less written
+# page's ink it may hold before the two are not one page: a rescan's strokes, aligned,
+# leave under 1 % there; another page number's digit, another day, some 10 %.
+MISSING_WINDOW = 16
+MISSING = 0.02
+
+
+def _missing(pa: np.ndarray, pb: np.ndarray) -> float:
+    """The most ink of one that lies off the other's (more than ``TOLERANCE`` pixels from
+    any as dark) in one ``MISSING_WINDOW`` square, as a share of the less inked one's ink:
+    the written part one page has and the other has not, where the global shares dilute
+    it."""
+    least = min(float(pa.sum()), float(pb.sum()))
+    if least <= 0:
+        return 1.0
+    size = 2 * TOLERANCE + 1
+    off_a = np.clip(pa - _max_filter(pb, size), 0.0, None)
+    off_b = np.clip(pb - _max_filter(pa, size), 0.0, None)
+    return max(_window_most(off_a), _window_most(off_b)) / least
+
+
+def _window_most(pixels: np.ndarray) -> float:
+    """The largest sum of a ``MISSING_WINDOW`` square of ``pixels`` (any place)."""
+    w = min(MISSING_WINDOW, *pixels.shape)
+    table = np.zeros((pixels.shape[0] + 1, pixels.shape[1] + 1), dtype=np.float64)
+    np.cumsum(np.cumsum(pixels, axis=0), axis=1, out=table[1:, 1:])
+    sums = table[w:, w:] - table[:-w, w:] - table[w:, :-w] + table[:-w, :-w]
+    return float(sums.max())
+
+
+def _score(pa: np.ndarray, pb: np.ndarray, block: int, *, by_blocks: bool = True) -> float:
+    return _measures(pa, aligned(pa, pb), block, by_blocks=by_blocks)
+
+
+def _measures(
+    pa: np.ndarray,
+    pb: np.ndarray,
+    block: int,
+    *,
+    by_blocks: bool = True,
+    tolerance: int = TOLERANCE,
+) -> float:
+    """The score of ``pb`` aligned on ``pa``; ``by_blocks``: the worst blocks' too."""
     ink_a, ink_b = float(pa.sum()), float(pb.sum())
     if ink_a == 0 or ink_b == 0:
         return 0.0
-    near_a, near_b = _near_ink(pa), _near_ink(pb)
+    near_a, near_b = _near_ink(pa, tolerance), _near_ink(pb, tolerance)
     covered_a = float(pa[near_b].sum()) / ink_a
     covered_b = float(pb[near_a].sum()) / ink_b
-    correlation = max(0.0, _ncc(_soft(pa), _soft(pb)))
+    correlation = max(0.0, _ncc(_soft(pa, tolerance), _soft(pb, tolerance)))
+    if not by_blocks:
+        return min(correlation, covered_a, covered_b)
     blocks = _block_scores(pa, pb, near_a, near_b, block)
     # The worst part of the page, one in twenty of them let go: a digit of another page
     # number, another day in a date line, is a part of its own that does not match.

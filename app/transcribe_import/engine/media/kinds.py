@@ -137,6 +137,9 @@ class MediaInfo:
     # A PDF's label for each page (its /PageLabels: "iv", "A-3"), None where it sets none;
     # empty for images.
     page_labels: tuple[str | None, ...] = ()
+    # The resolution the file records, in dots per inch (decode._recorded_dpi), None when it
+    # records none with a unit: planning/second_look.py judges "too small" by it.
+    dpi: float | None = None
 
 
 class RenderStopped(Exception):

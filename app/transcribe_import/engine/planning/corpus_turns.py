@@ -140,6 +140,13 @@ def item_turns(item: PlanItem) -> tuple[Turn, ...]:
     return tuple(turn_of[new] for new, _old in item.replacements if new in turn_of)
 
 
+def turned_words(turns: Sequence[Turn]) -> str:
+    """``turned 90° clockwise``, ``no longer turned`` (every turn taken back), as a turn's
+    pages are said to be once it is done."""
+    how = turns_words(turns)
+    return "no longer turned" if how == "back upright" else f"turned {how}"
+
+
 def turns_words(turns: Sequence[Turn]) -> str:
     """``90° clockwise`` when every page is turned alike (``back upright``: no turn), else
     ``each its own way``."""

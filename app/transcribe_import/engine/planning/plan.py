@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -110,7 +111,7 @@ class PlanDocumentError(Exception):
 
 
 def save_plan(plan: ImportPlan, path: Path) -> None:
-    fsio.atomic_write(path, plan.encode())
+    fsio.atomic_write(path, plan.encode_parts())  # written a part at a time, never joined
 
 
 def load_plan(path: Path) -> ImportPlan:
@@ -230,6 +231,14 @@ class _Fields:
         if value is not None and type(value) is not int:
             raise self._wrong(key, "a whole number or null")
         return value
+
+    def opt_real(self, key: str) -> float | None:
+        value = self.obj.get(key)
+        if value is None:
+            return None
+        if type(value) not in (int, float) or not math.isfinite(value) or value <= 0:
+            raise self._wrong(key, "a positive number or null")
+        return float(value)
 
     def flag(self, key: str, default: bool = False) -> bool:
         value = self.obj.get(key, default)
@@ -512,6 +521,7 @@ def _source_from(s: Any, uid: Any, bad: Any) -> PlanSource:
             width=p.opt_number("width"),
             height=p.opt_number("height"),
             path_b64=p.path_b64("path_b64"),
+            dpi=p.opt_real("dpi"),
             original=p.opt_text("original"),
         ),
         excluded=f.flag("excluded"),

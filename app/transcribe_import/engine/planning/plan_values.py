@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from transcribe_import.engine.base.short_calls import dumps_in_slices
+from transcribe_import.engine.base.short_calls import dumps_parts
 from transcribe_import.engine.base.text import json_safe
 from transcribe_import.engine.ingest.placement import Placement
 from transcribe_import.engine.media.kinds import Turn
@@ -229,6 +229,9 @@ class SourceProvenance:
     # A file name that is not valid UTF-8 (an old disk's Latin-1 names) cannot be written
     # in JSON as it is: its exact bytes are kept here, base64, so the file is still found.
     path_b64: str | None = None
+    # The resolution the file records, in dots per inch (media/decode.py), None when it
+    # records none: "too small to read" (planning/second_look.py) judges by it.
+    dpi: float | None = None
     # A copy of a file the corpus holds (a page turned in the corpus, planning/corpus_turns):
     # where that file was first imported from, which its new source records as its own.
     original: str | None = None
@@ -358,9 +361,15 @@ class PlanItem:
         """The pages this item adds: its imported sources' pages (skips and exclusions out).
 
         The one count of them that every surface shows (review's Pages column, the run's
-        planned pages, the CLI's lines, the executor's progress).
+        planned pages, the CLI's lines, the executor's progress). Counted once per item (it
+        is frozen): a window asks it of every notebook at each report and repaint, and a
+        notebook of 5,000 pages is a walk of 5,000 sources each time.
         """
-        return sum(len(s.pages) for s in self.imported_sources())
+        counted = self.__dict__.get("_imported_page_count")
+        if counted is None:
+            counted = sum(len(s.pages) for s in self.imported_sources())
+            object.__setattr__(self, "_imported_page_count", counted)  # not a field
+        return counted
 
     def planned_skips(self) -> list[PlanSource]:
         """The sources commit will skip as duplicates (``PlanSource.planned_skip``), in order."""
@@ -402,8 +411,12 @@ class ImportPlan:
         return plan_document(self, with_fingerprint=with_fingerprint)
 
     def encode(self) -> bytes:
-        # An item at a time: a worker writing the plan leaves a window's thread the GIL.
-        return dumps_in_slices(self.to_document(), "items")
+        return b"".join(self.encode_parts())
+
+    def encode_parts(self) -> list[bytes]:
+        """The plan file's bytes in parts, an item a part (``short_calls.dumps_parts``): a
+        worker writing them leaves a window's thread the GIL between them."""
+        return dumps_parts(self.to_document(), "items")
 
 
 # -- the plan as its document (docs/formats.md) ---------------------------------------------
@@ -520,6 +533,7 @@ def _source_doc(s: PlanSource) -> dict[str, Any]:
             "width": p.width,
             "height": p.height,
             **({"path_b64": p.path_b64} if p.path_b64 else {}),
+            **({"dpi": p.dpi} if p.dpi is not None else {}),
             **({"original": p.original} if p.original is not None else {}),
         },
     }

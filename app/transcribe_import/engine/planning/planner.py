@@ -135,6 +135,7 @@ def _provenance_of(f: ScannedFile) -> SourceProvenance:
         captured_at=f.captured_at,
         width=f.width,
         height=f.height,
+        dpi=f.dpi,
     )
 
 

@@ -58,6 +58,7 @@ class ProblemCode(enum.StrEnum):
     TOO_DARK = "too_dark"
     TOO_LIGHT = "too_light"
     BLURRED = "blurred"
+    SIDEWAYS = "sideways"  # "Turn it?": its shape or its writing runs the other way
 
 
 class AmbiguityCode(enum.StrEnum):
@@ -122,6 +123,10 @@ class Resolution(enum.StrEnum):
     # A notebook's blank pages (planning/second_look.py; CLI: order ITEM --leave-out-blank):
     # all of them left out, in one edit.
     LEAVE_OUT_BLANK = "leave_out_blank"
+    # A page probably sideways (planning/second_look.py; CLI: order ITEM --turn FILE 90 |
+    # 270): turned a quarter as its hint says, from its file's upright, in one edit.
+    TURN_CLOCKWISE = "turn_clockwise"
+    TURN_ANTICLOCKWISE = "turn_anticlockwise"
 
 
 @dataclass(frozen=True)

@@ -7,11 +7,18 @@ Some held, all by one notebook, the others new: an import of that folder stopped
 way, or the folder gained pages since; the item is proposed as completing that notebook
 (``PARTLY_IMPORTED``), its new pages going where their names put them among the
 notebook's pages, every page already there keeping its id (``complete``).
+
+A new notebook none of whose files the corpus holds, titled as a notebook of the corpus, is
+that notebook's next pages when their names continue its page numbers (``continuation``:
+"021.jpg" after a notebook ending at "020.jpg"): planning makes it complete that notebook
+too, its pages after the notebook's last (``continued_by_title``). A title alone is no
+reason: a second volume of "Diary 1931" starting again at page 1 is a notebook of its own.
 """
 
 from __future__ import annotations
 
 import enum
+import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -23,13 +30,14 @@ from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.base.text import natural_key
 from transcribe_import.engine.ingest import placement as rules
 from transcribe_import.engine.ingest.placement import Placement
+from transcribe_import.engine.planning import ordering
 from transcribe_import.engine.planning.dedupe import CorpusHashIndex, HashIndex
 from transcribe_import.engine.planning.plan import Duplicate, Op, PlanItem, PlanSource
 from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import UnfinishedImport
 
 if TYPE_CHECKING:
-    from transcribe_import.engine.storage.corpus import Corpus
+    from transcribe_import.engine.storage.corpus import Corpus, IndexEntry
 
 
 # Whether a notebook is incomplete: the import it holds part of, or None.
@@ -39,6 +47,13 @@ UnfinishedOf = Callable[[str], UnfinishedImport | None]
 class Recognition(enum.StrEnum):
     ALREADY_IMPORTED = "already_imported"  # every file is in the corpus
     PARTLY_IMPORTED = "partly_imported"  # some are, all in one notebook: complete it
+
+
+class Completion(enum.StrEnum):
+    """Why planning made an item complete a notebook by default (``completed``)."""
+
+    FILES = "files"  # part of its files are in that notebook: a folder partly imported
+    TITLE = "title"  # that notebook's title, its pages' names continuing its page numbers
 
 
 @dataclass(frozen=True)
@@ -221,22 +236,63 @@ def complete(item: PlanItem, notebook_id: str, manifest: Mapping[str, Any]) -> P
 
 # An item's provenance: planning made it complete a notebook by default (``completed``),
 # and what it was as a new notebook, so that ``as_new_notebook`` makes it one again:
-# {"notebook_id", "title", "cover_page_id", "in_corpus": [source ids held elsewhere]}.
+# {"notebook_id", "title", "cover_page_id", "in_corpus": [source ids held elsewhere],
+# "by": a Completion (a plan written before it was kept: "files")}.
 COMPLETES_BY_DEFAULT = "completes_by_default"
+# An item's provenance: a person chose a second notebook rather than the completion
+# planning made (``as_new_notebook``): the Completion it undid.
+SECOND_NOTEBOOK = "second_notebook"
 
 
-def completed(item: PlanItem, found: Recognised, manifest: Mapping[str, Any]) -> PlanItem:
-    """``item``, a folder partly imported (``found``), completing that notebook: what
-    planning does by default, since the new pages of a folder imported before belong with
-    the pages already imported. What it was as a new notebook is kept on the item."""
+def completed(
+    item: PlanItem, notebook_id: str, manifest: Mapping[str, Any], by: Completion
+) -> PlanItem:
+    """``item`` completing the notebook ``notebook_id``: what planning does by default, since
+    the new pages of a folder imported before (``Completion.FILES``) belong with the pages
+    already imported, and a folder of a notebook's title whose pages continue its page
+    numbers (``Completion.TITLE``) is its next pages: after its last page, by their names
+    as for a folder partly imported (a page numbered as one it holds goes beside it). What
+    the item was as a new notebook is kept on it."""
     was = {
         "notebook_id": item.notebook_id,
         "title": item.title,
         "cover_page_id": item.cover_page_id,
         "in_corpus": [s.source_id for s in item.sources if s.duplicate is Duplicate.IN_CORPUS],
+        "by": str(by),
+        # Whether its order was taken as planned before: a gap the notebook's pages fill
+        # (``continue_notebook``) is a gap again in a second notebook.
+        "order_resolved": item.ordering.resolved,
     }
-    done = complete(item, found.notebook_id, manifest)
+    if by is Completion.TITLE:
+        done = continue_notebook(item, notebook_id, manifest)
+    else:
+        done = complete(item, notebook_id, manifest)
     return replace(done, provenance={**done.provenance, COMPLETES_BY_DEFAULT: was})
+
+
+def continue_notebook(item: PlanItem, notebook_id: str, manifest: Mapping[str, Any]) -> PlanItem:
+    """``item``, whose pages continue the page numbers of the notebook ``notebook_id``
+    (``continuation``), as an import into it (``complete``); its order taken as planned
+    when the only pages missing from its folder are pages the notebook holds."""
+    done = complete(item, notebook_id, manifest)
+    return ordering.accept(done) if _gaps_are_its_pages(done, manifest) else done
+
+
+def _gaps_are_its_pages(item: PlanItem, manifest: Mapping[str, Any]) -> bool:
+    """Whether the only doubt about ``item``'s order is pages missing from its folder that
+    the notebook it continues holds (a rescan of page 3, then pages 5 and 6: page 4 is in
+    the notebook), so nothing is missing and the order stands as planned."""
+    doubts = ordering.find_ambiguities(item)
+    if not doubts or any(d.code is not ordering.AmbiguityCode.MISSING_INDEX for d in doubts):
+        return False
+    names = [rules.file_name(manifest, p.get("source_id")) for p in rules.live_records(manifest)]
+    ours = [n for s in item.imported_sources() if (n := numbered(s.name)) is not None]
+    if not ours or len(ours) < len(item.imported_sources()):
+        return False
+    pattern = ours[0].pattern
+    mine = [n.number for n in ours if n.pattern == pattern]
+    theirs = {n.number for name in names if name and (n := numbered(name)) and n.pattern == pattern}
+    return all(k in theirs or k in mine for k in range(min(mine), max(mine) + 1))
 
 
 def as_new_notebook(item: PlanItem) -> PlanItem:
@@ -258,8 +314,14 @@ def as_new_notebook(item: PlanItem) -> PlanItem:
         for s in item.sources
     )
     provenance = {k: v for k, v in item.provenance.items() if k != COMPLETES_BY_DEFAULT}
+    provenance[SECOND_NOTEBOOK] = str(completion_of(was))
+    resolved = was.get("order_resolved")
+    ordering_was = (
+        replace(item.ordering, resolved=resolved) if isinstance(resolved, bool) else item.ordering
+    )
     return replace(
         item,
+        ordering=ordering_was,
         op=Op.CREATE_NOTEBOOK,
         notebook_id=str(was["notebook_id"]),
         title=was.get("title"),
@@ -277,12 +339,28 @@ def completes_by_default(item: PlanItem) -> bool:
     return item.op is Op.IMPORT_INTO_NOTEBOOK and COMPLETES_BY_DEFAULT in item.provenance
 
 
+def completion_of(was: Any) -> Completion:
+    """Why an item's provenance (``COMPLETES_BY_DEFAULT``'s value) says it completes its
+    notebook; a plan written before the reason was kept completes a folder partly imported."""
+    by = was.get("by") if isinstance(was, dict) else None
+    return Completion(by) if by in set(Completion) else Completion.FILES
+
+
+def completes_by_title(item: PlanItem) -> bool:
+    """Whether planning made ``item`` complete the notebook of its title whose page numbers
+    its pages continue (``continued_by_title``), still so."""
+    return completes_by_default(item) and (
+        completion_of(item.provenance[COMPLETES_BY_DEFAULT]) is Completion.TITLE
+    )
+
+
 def completing_words(item: PlanItem, title: str, unfinished: UnfinishedImport | None) -> str:
     """What an item completing a notebook by default does, in words (validate's message);
     ``unfinished``: the import the notebook holds part of, when it is marked incomplete."""
     new = item.imported_page_count()
     pages = "the 1 new page" if new == 1 else f"the {new} new pages"
-    held = len(item.provenance[COMPLETES_BY_DEFAULT].get("in_corpus") or ())
+    was = item.provenance[COMPLETES_BY_DEFAULT]
+    held = len(was.get("in_corpus") or ())
     files = "1 file" if held == 1 else f"{held} files"
     lead = f"Completes “{title}” with {pages}"
     if unfinished is not None:  # marked incomplete: this is what finishes it
@@ -292,6 +370,20 @@ def completing_words(item: PlanItem, title: str, unfinished: UnfinishedImport | 
         if item.places
         else "where their names put them among its pages"
     )
+    if completion_of(was) is Completion.TITLE:
+        # Not at the end only for a page numbered as one it holds: a rescan, or kept both.
+        at_end = item.placement is None and not item.places
+        where = (
+            "after its last page"
+            if at_end
+            else "each where its name puts it among its pages (a page numbered as one of "
+            "its own goes beside it)"
+        )
+        return (
+            f"{lead}, {where}: this folder has its "
+            "title, and the names of its pages continue its page numbers. A second notebook "
+            "of them is made only if you choose it."
+        )
     return (
         f"{lead}, {where}: {files} of this folder {'is' if held == 1 else 'are'} in it "
         "already. A second notebook of them is made only if you choose it."
@@ -364,6 +456,157 @@ def _place(k: int, pages: Sequence[str]) -> Placement | None:
     if k == 0:
         return Placement(at=1)
     return Placement(after_page=pages[k - 1])
+
+
+# -- a notebook of the same title ---------------------------------------------------------------
+
+# A file name's last number, with the text before and after it (the extension apart).
+_NUMBERED = re.compile(r"^(.*?)(\d+)(\D*)$")
+
+
+@dataclass(frozen=True)
+class Numbered:
+    """A page file's name as a number in a pattern: "p021.jpg" is 21 of ("p", "")."""
+
+    pattern: tuple[str, str]
+    number: int
+
+
+def numbered(name: str) -> Numbered | None:
+    """``name``'s last number and the text around it (case aside, extension apart: a page
+    scanned again as a TIFF keeps its number); None when its stem has no number."""
+    stem = name.rsplit(".", 1)[0] if "." in name else name
+    found = _NUMBERED.match(stem)
+    if found is None:
+        return None
+    before, number, after = found.groups()
+    return Numbered((before.casefold(), after.casefold()), int(number))
+
+
+@dataclass(frozen=True)
+class Continuation:
+    """Whether a new notebook's pages continue a notebook's page numbers, with the two
+    names that say it (for words: the notebook's last page's file, the item's first)."""
+
+    continues: bool
+    last: str | None
+    first: str | None
+
+
+def continuation(item: PlanItem, manifest: Mapping[str, Any]) -> Continuation:
+    """Whether ``item``'s pages look like the next pages of the notebook ``manifest``: the
+    names of its files and of the notebook's last page carry a number in one pattern; the
+    lowest of its numbers above the notebook's highest in that pattern is the one after it
+    ("021.jpg" and on, after a notebook whose pages go up to "020.jpg"); and each of its
+    numbers not above it is the number of a page the notebook holds (a rescan of that page:
+    asked about by its look). Numbers that start again or only overlap the notebook's, a
+    number skipped, or a name without a number, are no continuation: a second volume, or
+    rescans alone (which ``looks_like`` asks to import into that notebook)."""
+    names = [rules.file_name(manifest, p.get("source_id")) for p in rules.live_records(manifest)]
+    mine = [s.name for s in item.imported_sources()]
+    last = names[-1] if names else None
+    first = mine[0] if mine else None
+    end = numbered(last) if last is not None else None
+    ours = [numbered(n) for n in mine]
+    if end is None or not ours or any(n is None or n.pattern != end.pattern for n in ours):
+        return Continuation(False, last, first)
+    held = {
+        n.number
+        for name in names
+        if name is not None and (n := numbered(name)) is not None and n.pattern == end.pattern
+    }
+    top = max(held)
+    numbers = [n.number for n in ours if n is not None]
+    above = [k for k in numbers if k > top]
+    again = all(k in held for k in numbers if k <= top)
+    return Continuation(bool(above) and min(above) == top + 1 and again, last, first)
+
+
+@dataclass(frozen=True)
+class TitleMatch:
+    """A notebook of the corpus titled as a new notebook, and whether its pages go on."""
+
+    notebook_id: str
+    entry: IndexEntry
+    continuation: Continuation
+    manifest: Mapping[str, Any] | None  # None: unreadable now (validate says so elsewhere)
+
+
+def titled(corpus: Corpus) -> dict[str, list[str]]:
+    """The corpus's notebooks by title (case aside): read once for a plan's items."""
+    out: dict[str, list[str]] = {}
+    for nbid, entry in corpus.index_entries().items():
+        out.setdefault(entry.title.casefold(), []).append(nbid)
+    return out
+
+
+def title_matches(
+    corpus: Corpus, item: PlanItem, by_title: Mapping[str, Sequence[str]] | None = None
+) -> list[TitleMatch]:
+    """The corpus's notebooks titled as ``item`` (case aside), each with whether the item's
+    pages continue its page numbers; none for an item that is no new notebook of a folder.
+    ``by_title``: ``titled(corpus)``, read here when None."""
+    if item.op is not Op.CREATE_NOTEBOOK or item.restore is not None or not item.title:
+        return []
+    ids = (by_title if by_title is not None else titled(corpus)).get(item.title.casefold(), ())
+    entries = corpus.index_entries()
+    out = []
+    for nbid in ids:
+        entry = entries.get(nbid)
+        if nbid == item.notebook_id or entry is None:
+            continue
+        try:
+            manifest: Mapping[str, Any] | None = project.read(corpus.notebook_dir(nbid), nbid)
+        except TranscribeError:
+            manifest = None
+        goes_on = continuation(item, manifest) if manifest is not None else None
+        out.append(TitleMatch(nbid, entry, goes_on or Continuation(False, None, None), manifest))
+    return out
+
+
+def continued_by_title(matches: Sequence[TitleMatch]) -> TitleMatch | None:
+    """The one notebook of the item's title whose page numbers its pages continue, which
+    planning makes it complete; None when none does, or several do (which one is meant is
+    not for planning to guess: the words say so)."""
+    going_on = [m for m in matches if m.continuation.continues and m.manifest is not None]
+    return going_on[0] if len(going_on) == 1 else None
+
+
+def title_words(item: PlanItem, matches: Sequence[TitleMatch]) -> str:
+    """What a new notebook titled as notebooks of the corpus (``matches``) does, truly:
+    why it makes a second one (its pages do not continue that notebook's page numbers, or a
+    person chose so), in the words validate's ``title_exists`` warning carries. ``matches``
+    is not empty."""
+    title = item.title
+    going_on = [m for m in matches if m.continuation.continues]
+    chosen = ", as you chose" if item.provenance.get(SECOND_NOTEBOOK) else ""
+    if len(matches) > 1:
+        lead = f"{len(matches)} notebooks titled “{title}” already exist"
+        if len(going_on) == 1:
+            return (
+                f"{lead}, and these pages continue the page numbers of one of them; this "
+                f"makes another one{chosen}."
+            )
+        many = f"{len(going_on)} of them" if going_on else "none of them"
+        return (
+            f"{lead}, and these pages continue the page numbers of {many}, so this makes "
+            "another one. To add them to one of those instead, import them into it."
+        )
+    [match] = matches
+    day = day_words(match.entry.created_at)
+    lead = f"A notebook titled “{title}” already exists" + (f" (imported {day})" if day else "")
+    if match.continuation.continues:
+        return (
+            f"{lead}, and the names of these pages continue its page numbers; this makes a "
+            f"second notebook of them{chosen}."
+        )
+    c = match.continuation
+    detail = f" (its last page is {c.last}; this folder's first is {c.first})"
+    return (
+        f"{lead}, and the names of these pages do not continue its page numbers"
+        f"{detail if c.last and c.first else ''}, so this makes a second notebook. Rename it "
+        "in the plan if that is not what you want."
+    )
 
 
 # -- what a person left out of that import ----------------------------------------------------

@@ -110,6 +110,7 @@ class ScannedFile:
     # Each page's look (media/lookalike.py, hex), None where it could not be made; ()
     # when the file has a problem or was recorded without them (a bag's).
     looks: tuple[str | None, ...] = ()
+    dpi: float | None = None  # the resolution the file records (MediaInfo.dpi)
 
     @property
     def name(self) -> str:
@@ -147,6 +148,7 @@ class ScannedFile:
             sha256=sha256,
             problem=problem,
             looks=looks if problem is None else (),
+            dpi=info.dpi if info else None,
         )
 
 

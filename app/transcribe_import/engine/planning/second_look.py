@@ -9,11 +9,17 @@ and, for its size, from the scan (the file's pixels): nothing is decoded here. T
 
 - **blank**: the page has no ink (the look's ``ink1:blank``, media/ink.py: the one rule the
   rescans use too). Told once per notebook ("3 blank pages"), with Leave Out Blank Pages.
-- **too small to read**: a page file whose long side is under ``SMALL_SHARE`` of the
-  notebook's median long side (a thumbnail or a screenshot slipped in among scans), with at
-  least ``MIN_OTHERS`` others. Judged for single-page image files, whose size the scan
-  knows. Relative, not in dpi: the paper's size is not known, and a file's dpi field is no
-  guide (a phone writes 72 for any photo).
+- **too small to read**: judged for single-page image files, whose size the scan knows, in
+  dpi where the file's recorded resolution can be believed, else against its neighbours.
+  Believed: the file records one (JFIF, EXIF, PNG pHYs, TIFF: media/decode.py) between
+  ``MIN_RECORDED_DPI`` and ``MAX_RECORDED_DPI``, and the page's size at it, pixels over dpi,
+  is a paper size (``PAPER_SIZES``, each side within ``PAPER_SLACK``): under
+  ``READABLE_DPI`` it is too small ("about 96 dpi for an A5 page"), at or over it it is not,
+  whatever its neighbours. A resolution that makes no paper size is a default, not a
+  measure (a phone writes 72 for any photo: a 4032-pixel one would be 1.4 m long), and a
+  file that records none says nothing: then a page whose long side is under
+  ``SMALL_SHARE`` of the notebook's median long side is too small (a thumbnail or a
+  screenshot slipped in among scans), with at least ``MIN_OTHERS`` others.
 - **too dark**: its paper, the brightest part of the page, is below ``DARK_PAPER`` of 255.
 - **too light**: its paper is white (``LIGHT_PAPER``) and its darkest strokes are no darker
   than ``LIGHT_DARKEST``: the writing is washed out.
@@ -61,6 +67,21 @@ class Hint(enum.StrEnum):
 ALL_HINTS = frozenset(Hint)
 
 SMALL_SHARE = 0.5
+READABLE_DPI = 150
+MIN_RECORDED_DPI = 50
+MAX_RECORDED_DPI = 4800
+PAPER_SLACK = 0.04  # a scan's edges are cropped or show a little of the lid
+# The paper sizes of notebooks and loose pages, short and long side in millimetres.
+PAPER_SIZES = (
+    ("A3", 297.0, 420.0),
+    ("A4", 210.0, 297.0),
+    ("A5", 148.0, 210.0),
+    ("A6", 105.0, 148.0),
+    ("B5", 176.0, 250.0),
+    ("letter", 215.9, 279.4),
+    ("legal", 215.9, 355.6),
+    ("half-letter", 139.7, 215.9),
+)
 DARK_PAPER = 110
 LIGHT_PAPER = 245
 LIGHT_DARKEST = 150
@@ -169,9 +190,35 @@ def _long_side(source: PlanSource) -> int:
     return max(source.provenance.width or 0, source.provenance.height or 0)
 
 
+def paper_of(width: int, height: int, dpi: float) -> str | None:
+    """The paper size (``PAPER_SIZES``' name) a page of ``width`` × ``height`` pixels is at
+    ``dpi``, either way up, or None when it is none of them."""
+    short, long = sorted((width / dpi * 25.4, height / dpi * 25.4))
+    for name, paper_short, paper_long in PAPER_SIZES:
+        if (
+            abs(short - paper_short) <= PAPER_SLACK * paper_short
+            and abs(long - paper_long) <= PAPER_SLACK * paper_long
+        ):
+            return name
+    return None
+
+
 def _too_small(source: PlanSource, median_side: float, others: int) -> str | None:
-    """Why the page file is too small to read, in words, or None."""
+    """Why the page file is too small to read, in words, or None: by the resolution it
+    records when that can be believed (it makes the page a paper size), else against the
+    notebook's other pages."""
     width, height = source.provenance.width or 0, source.provenance.height or 0
+    dpi = source.provenance.dpi
+    if dpi is not None and MIN_RECORDED_DPI <= dpi <= MAX_RECORDED_DPI:
+        paper = paper_of(width, height, dpi)
+        if paper is not None:
+            if dpi >= READABLE_DPI:
+                return None
+            article = "an" if paper[0] in "AEIOU" else "a"
+            return (
+                f"too small to read: about {round(dpi)} dpi for {article} {paper} page "
+                f"({width} × {height} pixels)"
+            )
     side = max(width, height)
     if others >= MIN_OTHERS and side < SMALL_SHARE * median_side:
         return (
@@ -206,6 +253,29 @@ def writing_sideways(item: PlanItem) -> dict[str, Turn]:
     return out
 
 
+def sideways_turns(item: PlanItem, hints: frozenset[Hint] = ALL_HINTS) -> dict[str, Turn | None]:
+    """The pages ``item`` imports worth a "Turn it?" (by page id), each with the turn (from
+    its file's upright, as ``page_edits.turn_pages`` takes it) that likely sets it right:
+    its lines of writing running down the page (``writing_sideways``), which say the angle,
+    or its shape, landscape among portrait pages or the other way
+    (``page_edits.probably_sideways``), which alone cannot (None: right or left is the
+    person's to see). A hint, never an edit; none when ``hints`` leaves out ``SIDEWAYS``."""
+    from transcribe_import.engine.planning import page_edits
+
+    if Hint.SIDEWAYS not in hints:
+        return {}
+    writing: dict[str, Turn | None] = dict(writing_sideways(item))
+    shape = {page_id: writing.get(page_id) for page_id in page_edits.probably_sideways(item)}
+    return shape | writing
+
+
+def sideways_words(turn: Turn | None) -> str:
+    """What a "Turn it?" says of a page (``sideways_turns``' turn for it), in words."""
+    if turn is None:
+        return "its long side runs across the notebook's other pages. Turn it?"
+    return f"its lines of writing run down the page. Turn it {turn.words}?"
+
+
 def blank_pages(item: PlanItem) -> tuple[PageRef, ...]:
     """The blank pages ``item`` imports, named as ``order --exclude`` takes them."""
     return tuple(h.ref for h in page_hints(item, frozenset({Hint.BLANK})))
@@ -219,13 +289,21 @@ _CODES = {
     Hint.BLURRED: ProblemCode.BLURRED,
 }
 
+# The edits a "Turn it?" offers: the likely angle's, or both quarters when only the page's
+# shape says it is sideways; each with its ``order`` option.
+_TURNS = {
+    Turn.QUARTER: Resolution.TURN_CLOCKWISE,
+    Turn.THREE_QUARTERS: Resolution.TURN_ANTICLOCKWISE,
+}
+
 
 BLANK_NAMED = 5  # the blank pages a notebook's one line names; the rest are counted
 
 
 def item_problems(item: PlanItem, hints: frozenset[Hint] = ALL_HINTS) -> list[PlanProblem]:
     """Validate's information on ``item``'s pages worth a second look: one for its blank
-    pages together, one for each other hint of a page."""
+    pages together, then, in page order, one for each other hint of a page and one for each
+    page worth a "Turn it?" (``sideways_turns``), offering the turn as its resolution."""
     found = page_hints(item, hints)
     out: list[PlanProblem] = []
     blank = [h for h in found if h.hint is Hint.BLANK]
@@ -248,10 +326,11 @@ def item_problems(item: PlanItem, hints: frozenset[Hint] = ALL_HINTS) -> list[Pl
                 files=tuple(h.file for h in blank),
             )
         )
-    for h in found:
-        if h.hint is Hint.BLANK:
-            continue
-        out.append(
+    # Then a line for each other hint and each "Turn it?", in the notebook's page order.
+    order = {page.page_id: n for n, (_source, page) in enumerate(_pages(item))}
+    lines = [
+        (
+            order[h.page_id],
             PlanProblem(
                 ProblemSeverity.INFO,
                 _CODES[h.hint],
@@ -259,6 +338,51 @@ def item_problems(item: PlanItem, hints: frozenset[Hint] = ALL_HINTS) -> list[Pl
                 f"{h.file}: {h.words}",
                 (h.source_id,),
                 files=(h.file,),
-            )
+            ),
         )
+        for h in found
+        if h.hint is not Hint.BLANK
+    ]
+    turns = sideways_turns(item, hints)
+    lines += [
+        (order[page.page_id], _turn_it(item, source, page, turns[page.page_id]))
+        for source, page in _pages(item)
+        if page.page_id in turns
+    ]
+    out += [line for _n, line in sorted(lines, key=lambda line: line[0])]
     return out
+
+
+def turn_as_hinted(item: PlanItem, file: str, resolution: Resolution) -> PlanItem:
+    """A "Turn it?" answered: the page it names (``file``, as its problem's ``files``)
+    turned a quarter as ``resolution`` says, from its file's upright, in one edit
+    (``page_edits.turn_pages``); ValueError in words for a resolution that is no turn or a
+    name that is no page of ``item``."""
+    from transcribe_import.engine.planning import page_edits
+
+    return page_edits.turn_pages(item, [PageRef.parse(file)], hinted_turn(resolution))
+
+
+def hinted_turn(resolution: Resolution) -> Turn:
+    """The turn a "Turn it?"'s ``resolution`` makes, from the file's upright; ValueError in
+    words for a resolution that is no turn."""
+    turns = {r: t for t, r in _TURNS.items()}
+    if resolution not in turns:
+        raise ValueError(f"{resolution} does not turn a page")
+    return turns[resolution]
+
+
+def _turn_it(item: PlanItem, source: PlanSource, page: PlanPage, turn: Turn | None) -> PlanProblem:
+    ref = str(_page_ref(source, page))
+    angles: tuple[Turn, ...] = (turn,) if turn is not None and turn in _TURNS else tuple(_TURNS)
+    name = ref.replace('"', '\\"')
+    return PlanProblem(
+        ProblemSeverity.INFO,
+        ProblemCode.SIDEWAYS,
+        item.item_id,
+        f"{ref}: {sideways_words(turn)}",
+        (source.source_id,),
+        resolutions=tuple(_TURNS[a] for a in angles),
+        hint="order " + " | ".join(f'--turn "{name}" {int(a)}' for a in angles),
+        files=(ref,),
+    )

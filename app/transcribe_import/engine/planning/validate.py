@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import itertools
-from collections.abc import Set
+from collections.abc import Callable, Mapping, Sequence, Set
 from typing import TYPE_CHECKING, Any
 
 from transcribe_import.engine.base.errors import TranscribeError
@@ -63,6 +63,7 @@ def validate(
     own_run_ids: Set[str] | None = None,
     unfinished_of: reimport.UnfinishedOf | None = None,
     hints: frozenset[second_look.Hint] = second_look.ALL_HINTS,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ValidationReport:
     """Check ``plan`` against ``corpus`` as it is now.
 
@@ -72,11 +73,18 @@ def validate(
     of this plan committed anything. ``unfinished_of``: whether a notebook to complete is
     marked incomplete (its words say so; engine.api passes the run layer's rule).
     ``hints``: which pages worth a second look are told (information, never in the way).
+    ``progress(done, total)``: told as the work goes, in files (each source is looked at
+    twice: with its notebook's, then its own checks on disk), for a face's time left.
     """
     settings = settings or RenderSettings()
+    tell = progress or (lambda _done, _total: None)
+    sources = sum(len(it.sources) for it in plan.items)
+    checked = sum(1 for it in plan.items for s in it.sources if s.imported)
+    total, done = sources + checked, 0
+    tell(done, total)
     problems: list[PlanProblem] = []
     own = frozenset(own_run_ids or ())
-    titles = _existing_titles(corpus) if corpus is not None else {}
+    titles = reimport.titled(corpus) if corpus is not None else {}
 
     index = _index_if_asked(corpus, plan)
     for item in plan.items:
@@ -88,6 +96,8 @@ def validate(
             problems.extend(_duplicate_problems(corpus, plan, item))
         else:
             problems.append(_recognised_problem(item, found))
+        done += len(item.sources)
+        tell(done, total)
     problems.extend(placement.plan_problems(plan))
     problems.extend(lookalikes.plan_problems(corpus, plan))
 
@@ -100,6 +110,8 @@ def validate(
         while part := list(itertools.islice(checks, _CHECKS_AT_ONCE)):
             results = pool.map(lambda pair: _source_problem(pair[0], pair[1], settings), part)
             problems.extend(p for p in results if p is not None)
+            done += len(part)
+            tell(done, total)
 
     order = {it.item_id: k for k, it in enumerate(plan.items)}
     problems.sort(key=lambda p: (order.get(p.item_id, 0), p.severity != ProblemSeverity.ERROR))
@@ -156,15 +168,38 @@ def _completes_problem(
     )
 
 
-def _existing_titles(corpus: Corpus) -> dict[str, str]:
-    return {e.title.casefold(): nbid for nbid, e in corpus.index_entries().items()}
+def _title_problem(
+    corpus: Corpus, item: PlanItem, titles: Mapping[str, Sequence[str]]
+) -> list[PlanProblem]:
+    """A new notebook titled as a notebook of the corpus: why it makes a second one (its
+    pages do not continue that notebook's page numbers, or a person chose so), and, when
+    they do continue them, how to complete that notebook instead."""
+    matches = reimport.title_matches(corpus, item, titles)
+    if not matches:
+        return []  # that notebook is no longer registered: no other has the title
+    going_on = reimport.continued_by_title(matches)
+    several = len(matches) > 1
+    problem = PlanProblem(
+        ProblemSeverity.WARNING,
+        ProblemCode.TITLE_EXISTS,
+        item.item_id,
+        reimport.title_words(item, matches),
+        resolutions=(Resolution.COMPLETE,) if going_on is not None else (),
+        hint="order --complete"
+        if going_on is not None
+        else "order --into NOTEBOOK"
+        if several
+        else None,
+        notebook_id=going_on.notebook_id if going_on is not None else None,
+    )
+    return [problem]
 
 
 def _item_problems(
     corpus: Corpus | None,
     item: PlanItem,
     own: Set[str],
-    titles: dict[str, str],
+    titles: Mapping[str, Sequence[str]],
     found: reimport.Recognised | None,
 ) -> list[PlanProblem]:
     out: list[PlanProblem] = []
@@ -255,7 +290,7 @@ def _duplicate_problems(
 
 
 def _target_problems(
-    corpus: Corpus, item: PlanItem, own: Set[str], titles: dict[str, str]
+    corpus: Corpus, item: PlanItem, own: Set[str], titles: Mapping[str, Sequence[str]]
 ) -> list[PlanProblem]:
     nb_dir = corpus.notebook_dir(item.notebook_id)
     exists = corpus.is_registered(item.notebook_id) or fsio.exists(nb_dir)
@@ -276,17 +311,8 @@ def _target_problems(
                 )
             ]
     elif not exists:
-        other = titles.get((item.title or "").casefold())
-        if other:
-            return [
-                PlanProblem(
-                    ProblemSeverity.WARNING,
-                    ProblemCode.TITLE_EXISTS,
-                    item.item_id,
-                    f"A notebook titled “{item.title}” already exists ({other}); this creates a "
-                    "second one. Rename it in the plan if that is not what you want.",
-                )
-            ]
+        if (item.title or "").casefold() in titles:
+            return _title_problem(corpus, item, titles)
         return []
     try:
         doc = project.read(nb_dir, item.notebook_id)

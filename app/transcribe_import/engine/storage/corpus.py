@@ -12,7 +12,7 @@ import contextlib
 import enum
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -430,6 +430,17 @@ class Corpus:
         crashpoint("create.after_register")
         return final
 
+    def notebook_title(self, notebook_id: str) -> str | None:
+        """The title ``notebooks`` lists for a registered notebook; None for an unknown id."""
+        entry = self.index_entries().get(notebook_id)
+        if entry is None:
+            return None
+        try:
+            doc = project.read(self.root / entry.directory, notebook_id)
+        except TranscribeError:
+            return entry.title  # a damaged manifest: the title it was registered under
+        return _title(doc, entry)
+
     def list_notebooks(self) -> list[NotebookSummary]:
         """Every registered notebook, oldest first, with its page count from its manifest."""
         out: list[NotebookSummary] = []
@@ -450,7 +461,7 @@ class Corpus:
                     )
                 )
                 continue
-            title = doc["title"] if isinstance(doc.get("title"), str) else entry.title
+            title = _title(doc, entry)
             out.append(
                 NotebookSummary(
                     entry.notebook_id,
@@ -464,3 +475,9 @@ class Corpus:
             )
         out.sort(key=lambda s: (s.created_at, s.notebook_id))
         return out
+
+
+def _title(doc: Mapping[str, Any], entry: IndexEntry) -> str:
+    """A notebook's title: its manifest's (renames write it there), else its registration's."""
+    title = doc.get("title")
+    return title if isinstance(title, str) else entry.title

@@ -26,7 +26,7 @@ import os
 import shutil
 import stat as stat_mod
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, TypeVar, cast
@@ -583,18 +583,20 @@ def write_new(path: Path, data: bytes, *, exclusive: bool = False) -> None:
     _write_synced(path, data, exclusive=exclusive)
 
 
-def _write_synced(path: Path, data: bytes, *, exclusive: bool = False) -> None:
+def _write_synced(path: Path, data: bytes | Sequence[bytes], *, exclusive: bool = False) -> None:
     _tick("write", path)
     _guard(path)
     with open(path, "xb" if exclusive else "wb") as f:
-        f.write(data)
+        for part in (data,) if isinstance(data, bytes) else data:
+            f.write(part)
         f.flush()
         _tick("fsync", path)
         os.fsync(f.fileno())
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` atomically and durably.
+def atomic_write(path: Path, data: bytes | Sequence[bytes]) -> None:
+    """Replace ``path`` with ``data`` (bytes, or parts written one after the other: a big
+    document is never joined in memory) atomically and durably.
 
     Temp file in the same directory, write, flush, fsync, os.replace, fsync the
     directory. On any failure the temp file is removed and ``path`` is untouched.

@@ -26,8 +26,9 @@ _RECENT_CUES: collections.OrderedDict[str, tuple[PlanItem, list[ordering.Ambigui
 )
 _RECENT_CUES_KEPT = 8
 # The most files of a notebook whose cues a view finds on the window's thread when no report
-# tells them: 40 ms of Python at most, where 5,000 files are 0.25 s (more beside a worker).
-CHECKED_HERE_AT_MOST = 1000
+# tells them: a few ms, where 500 files were 50-130 ms as a plan was shown beside the
+# workers (bench/bench_gui_shelf.py), 5,000 files 0.25 s on a quiet core.
+CHECKED_HERE_AT_MOST = 100
 
 
 def ambiguities_of(

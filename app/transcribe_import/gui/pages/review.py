@@ -9,11 +9,13 @@ model on one selection, so every command acts on the pages selected in whichever
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from PySide6.QtCore import (
     QItemSelectionModel,
     QModelIndex,
+    QPoint,
     QSettings,
     Qt,
     QTimer,
@@ -36,6 +38,7 @@ from PySide6.QtWidgets import (
 
 from transcribe_import.engine import api
 from transcribe_import.engine.planning.plan import Op, PlanItem, PlanSource
+from transcribe_import.engine.planning.problems import Resolution
 from transcribe_import.gui.models.page_rows import PageColumn, says_page_in_file
 from transcribe_import.gui.models.plan_items import ItemColumn, PlanItemsModel
 from transcribe_import.gui.models.plan_pages import PageTableModel
@@ -65,6 +68,7 @@ from transcribe_import.gui.widgets import (
 from transcribe_import.gui.wording import (
     ActionWords,
     op_words,
+    resolution_words,
     review_actions,
 )
 
@@ -122,6 +126,7 @@ class ReviewPage(QWidget):
         # the viewer never goes on showing a page of the notebook left (#34).
         self.pages_model.modelReset.connect(self._show_selected_pages)
         self.pages_model.edit_failed.connect(self.show_error)
+        self.pages_model.hints_found.connect(self._update_actions)  # Leave Out Blank Pages
         session.plan_changed.connect(self._on_plan_changed)
         session.item_changed.connect(self._on_item_changed)
         session.validation_changed.connect(self._on_validation_changed)
@@ -194,6 +199,14 @@ class ReviewPage(QWidget):
         self.problems.problems_view.activated.connect(self._on_problem_activated)
         # One click jumps (activated needs a double-click on most styles); Enter still does.
         self.problems.problems_view.clicked.connect(self._on_problem_activated)
+        # A line's own answers (a "Turn it?"'s turn): in its context menu, and as buttons
+        # beside Validate while it is the current line.
+        self.problems.problems_view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.problems.problems_view.customContextMenuRequested.connect(self._problem_menu)
+        self.problems.problems_view.selectionModel().currentRowChanged.connect(
+            self._show_problem_answers
+        )
+        self.problems_model.modelReset.connect(self._show_problem_answers)
         # Its parts under the names the page has always had (its tests reach them so).
         self.problems_view = self.problems.problems_view
         self.problems_summary = self.problems.summary
@@ -612,6 +625,7 @@ class ReviewPage(QWidget):
     def shutdown(self) -> None:
         """Stop background work: the shell calls this when its window closes."""
         self.items_model.close()
+        self.pages_model.close()
         self.previews.shutdown()
         for cache in self.grid_views.caches():
             cache.shutdown()
@@ -755,6 +769,35 @@ class ReviewPage(QWidget):
         else:
             self.status_label.clear()
             self.status_label.hide()
+
+    def problem_answers(self, row: int) -> list[tuple[str, Callable[[], object]]]:
+        """What the Problems line ``row`` offers to do about itself, in words and as a call:
+        a "Turn it?"'s turn by the likely angle (both quarters when only the page's shape
+        says it is sideways). Nothing is done until the person picks one."""
+        if not 0 <= row < self.problems_model.rowCount():
+            return []
+        problem = self.problems_model.problem(row)
+        turn = self.edits.turn_as_hinted
+        return [
+            (resolution_words(r), functools.partial(turn, problem.item_id, problem.files[0], r))
+            for r in problem.resolutions
+            if r in (Resolution.TURN_CLOCKWISE, Resolution.TURN_ANTICLOCKWISE)
+        ]
+
+    @Slot()
+    def _show_problem_answers(self) -> None:
+        self.problems.show_answers(self.problem_answers(self.problems_view.currentIndex().row()))
+
+    @Slot(QPoint)
+    def _problem_menu(self, at: QPoint) -> None:
+        view = self.problems_view
+        answers = self.problem_answers(view.indexAt(at).row())
+        if not answers:
+            return
+        menu = QMenu(view)
+        for words, do in answers:
+            menu.addAction(words).triggered.connect(do)
+        menu.exec(view.viewport().mapToGlobal(at))
 
     @Slot(QModelIndex)
     def _on_problem_activated(self, index: QModelIndex) -> None:

@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from transcribe_import.engine import api
 from transcribe_import.engine.planning.plan import ImportPlan, PlanItem
 from transcribe_import.engine.planning.problems import (
     PlanProblem,
@@ -243,12 +244,15 @@ class DecisionPanel(QGroupBox):
         if same_item:  # the answers' rows stay where they were: so does the scroll
             box.adjustSize()
             self._scroll.verticalScrollBar().setValue(scrolled)
+        # A folder of a notebook's title that goes on with its page numbers holds none of
+        # its files: "part of this folder" would be untrue of it.
+        by_title = item is not None and api.completes_by_title(item)
         partly = any(
             p.code in (ProblemCode.PARTLY_IMPORTED, ProblemCode.COMPLETES) for p in recognised
         )
         asking = [row for row in alike if not row.answered]  # an answered row decides nothing
         kinds = (ambiguities, recognised, asking, conflicts, placed, unusable)
-        self.setTitle(self._title(partly, *kinds))
+        self.setTitle(self._title(partly and not by_title, by_title, *kinds))
         self.show()
         # Keep the Tab order visual: notebooks, this panel's buttons, then the pages.
         previous = before
@@ -465,7 +469,7 @@ class DecisionPanel(QGroupBox):
         if self._last is not None:
             self.rebuild(*self._last)
 
-    def _title(self, partly: bool, *kinds: Sequence[object]) -> str:
+    def _title(self, partly: bool, by_title: bool, *kinds: Sequence[object]) -> str:
         """What the entries are about, when they are of one kind; else that decisions are
         asked (a rescan question is no "file that cannot be imported")."""
         ambiguities, recognised, alike, conflicts, placed, _unusable = kinds
@@ -475,6 +479,8 @@ class DecisionPanel(QGroupBox):
             return self.tr("Rescan questions answered")
         if ambiguities:
             return self.tr("The page order needs a decision")
+        if recognised and by_title:
+            return self.tr("This folder goes on with a notebook in the corpus")
         if recognised:
             return (
                 self.tr("Part of this folder is in the corpus already")

@@ -51,6 +51,7 @@ class EditedPage(Protocol):
     def current_item(self) -> PlanItem | None: ...
     def pages_widget(self) -> QWidget: ...
     def scroll_to_row(self, row: int) -> None: ...
+    def select_item(self, item_id: str) -> bool: ...
     def select_rows(self, rows: list[int]) -> None: ...
     def selected_rows(self) -> list[int]: ...
     def show_error(self, message: str | None) -> None: ...
@@ -221,6 +222,18 @@ class ReviewEdits(QObject):
     @Slot()
     def turn_left(self) -> None:
         self._turn(Turn.THREE_QUARTERS, self.tr("Turn pages left"))
+
+    def turn_as_hinted(self, item_id: str, file: str, resolution: Resolution) -> None:
+        """A "Turn it?" answered from its Problems line: the page ``file`` names, in the
+        notebook ``item_id`` (shown first), turned as ``resolution`` says: one undoable edit."""
+        if not self._page.select_item(item_id):
+            return
+        self._edit(
+            lambda item: api.turn_as_hinted(item, file, resolution),
+            self.tr("Turn {file} {angle}").format(
+                file=file, angle=api.hinted_turn(resolution).words
+            ),
+        )
 
     def _turn(self, step: Turn, text: str) -> None:
         """The selected pages each turned ``step`` further than they are (several at once,

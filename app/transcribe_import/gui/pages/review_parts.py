@@ -6,7 +6,7 @@ build and show. The decision panel is in review_decisions.py.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import shiboken6
@@ -259,6 +259,12 @@ class ProblemsPane(QWidget):
         summary_row = QHBoxLayout()
         summary_row.addWidget(problems_label)
         summary_row.addWidget(self.summary, 1)
+        # The current line's own answers (a "Turn it?"'s turn): never done without a click.
+        self.answers = QWidget()
+        answers_row = QHBoxLayout(self.answers)
+        answers_row.setContentsMargins(0, 0, 0, 0)
+        self.answers.hide()
+        summary_row.addWidget(self.answers)
         summary_row.addWidget(self.validate_button)
         summary_row.addWidget(self.commit_button)
 
@@ -338,6 +344,24 @@ class ProblemsPane(QWidget):
         if plan is not None and empty is None and looking is not None:
             text += " " + looking_words(*looking, left)
         self.summary.setText(text)
+
+    def show_answers(self, answers: Sequence[tuple[str, Callable[[], object]]]) -> None:
+        """Buttons beside Validate for what the current line offers to do about itself
+        (words, and what a click does), in place of the last line's."""
+        for old in self.answer_buttons():
+            old.setParent(None)
+            old.deleteLater()
+        layout = self.answers.layout()
+        assert layout is not None
+        for words, do in answers:
+            button = QPushButton(words)
+            button.clicked.connect(do)
+            layout.addWidget(button)
+        self.answers.setVisible(bool(answers))
+
+    def answer_buttons(self) -> list[QPushButton]:
+        """The buttons ``show_answers`` shows now, in their order."""
+        return self.answers.findChildren(QPushButton)
 
     def show_not_imported(self, rows: Sequence[api.NotImported], labels: dict[str, str]) -> None:
         """The files left out, each with its reason and its notebook (``labels``: by item id)."""

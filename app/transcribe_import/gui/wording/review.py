@@ -138,6 +138,7 @@ def problem_words(code: str) -> str:
         ProblemCode.TOO_DARK: _t("ProblemCode", "Too dark"),
         ProblemCode.TOO_LIGHT: _t("ProblemCode", "Too light"),
         ProblemCode.BLURRED: _t("ProblemCode", "Blurred"),
+        ProblemCode.SIDEWAYS: _t("ProblemCode", "Sideways: turn it?"),
         AmbiguityCode.DUPLICATE_NUMBER: _t("ProblemCode", "Page number used twice"),
         AmbiguityCode.MISSING_INDEX: _t("ProblemCode", "Next to missing pages"),
         AmbiguityCode.MIXED_MEDIA: _t("ProblemCode", "PDF among images"),
@@ -196,6 +197,9 @@ def resolution_words(resolution: str) -> str:
         # Pages of one notebook that look like each other: said once for all of them.
         Resolution.NONE_ARE_RESCANS: _t("Resolution", "None Are Rescans"),
         Resolution.LEAVE_OUT_BLANK: _t("Resolution", "Leave Out Blank Pages"),
+        # A "Turn it?": the page turned a quarter, as the hint says (or as the person sees).
+        Resolution.TURN_CLOCKWISE: _t("Resolution", "Turn It 90° Clockwise"),
+        Resolution.TURN_ANTICLOCKWISE: _t("Resolution", "Turn It 90° Anticlockwise"),
     }
     return words[resolution]
 
