@@ -232,13 +232,16 @@ def test_a_page_whose_writing_runs_down_is_asked_turn_it_with_the_likely_angle(
     by_name = {s.name: s.pages[0].page_id for s in item.sources}
     turns = api.sideways_turns(item)
     # Turned a quarter clockwise, it reads upright turned 270° (a quarter anticlockwise).
-    assert turns == {by_name["20-cw.jpg"]: Turn.THREE_QUARTERS, by_name["21-acw.jpg"]: Turn.QUARTER}
-    assert api.sideways_words(Turn.THREE_QUARTERS) == (
+    assert turns == {
+        by_name["20-cw.jpg"]: api.Sideways(Turn.THREE_QUARTERS, by_writing=True),
+        by_name["21-acw.jpg"]: api.Sideways(Turn.QUARTER, by_writing=True),
+    }
+    assert api.sideways_words(turns[by_name["20-cw.jpg"]]) == (
         "its lines of writing run down the page. Turn it 90° anticlockwise?"
     )
     # Never turned without the person's word; once turned as said, no longer asked.
     assert all(p.turn is Turn.NONE for s in item.sources for p in s.pages)
-    turned = api.turn_page_ids(item, {pid: turn for pid, turn in turns.items() if turn})
+    turned = api.turn_page_ids(item, {pid: s.turn for pid, s in turns.items() if s.turn})
     # Its writing now runs across (its shape, a portrait sheet turned, is another matter).
     assert second_look.writing_sideways(turned) == {}
     assert api.sideways_turns(item, second_look.ALL_HINTS - {Hint.SIDEWAYS}) == {}
