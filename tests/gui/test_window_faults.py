@@ -222,6 +222,7 @@ def test_file_dialogs_open_where_the_last_of_their_kind_was_left(
     plans.mkdir()
     dialogs.answer = str(plans / "box.json")
     window.save_plan_action.trigger()
+    qtbot.waitUntil(lambda: not window.flow.is_saving(), timeout=TIMEOUT_MS)  # on a worker
     assert (plans / "box.json").is_file()
     dialogs.answer = ""  # Cancel
     window.add_folder_action.trigger()
