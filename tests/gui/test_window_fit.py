@@ -28,7 +28,8 @@ from transcribe_import.gui.models.plan_items import ItemColumn
 from transcribe_import.gui.pages.review_grid import PageView
 from transcribe_import.gui.window_geometry import GEOMETRY_KEY
 
-from helpers.window import scan, wait_states_checked
+from helpers.shelves import make_png_shelf
+from helpers.window import ExecutorGate, scan, wait_run_end, wait_states_checked
 from media_factory import make_jpeg
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
@@ -291,3 +292,47 @@ def test_the_corpus_view_fits_without_scrolling_and_its_words_are_whole(
     # Wrapping, not clipping, once the layouts have taken in the audit's words.
     qtbot.waitUntil(lambda: not clipped(), timeout=5_000)
     assert window.sections_scroll.verticalScrollBar().maximum() == 0
+
+
+def assert_in_view(window: MainWindow, *buttons: QAbstractButton) -> None:
+    """Each of ``buttons`` is shown whole inside the part of the page the window shows."""
+    viewport = window.sections_scroll.viewport()
+    for button in buttons:
+        assert button.isVisible(), f"{button.text()!r} is hidden"
+        rect = QRect(button.mapTo(viewport, QPoint(0, 0)), button.size())
+        assert viewport.rect().contains(rect), f"{button.text()!r} at {rect} is out of view"
+
+
+@pytest.mark.parametrize(
+    "area", [QRect(0, 0, 800, 600), *SMALL_SCREENS], ids=["800x600", "1024x768", "1366x768"]
+)
+def test_the_commit_view_fits_without_scrolling_and_stop_is_in_reach(
+    qtbot: QtBot,
+    screen: Callable[[QRect], None],
+    gated_import: Callable[..., tuple[MainWindow, ExecutorGate]],
+    tmp_path: Path,
+    area: QRect,
+) -> None:
+    """#34: at 800x600 the Commit view scrolled by about 246 px while an import ran, with
+    Pause and Stop Import… below the window's edge, and it ended scrolled down on an empty
+    table. The outcome list, which scrolls itself, gives up the room now."""
+    screen(area)
+    window, gate = gated_import(make_png_shelf(tmp_path / "shelf", notebooks=3))
+    page = window.commit_page
+    # A hidden page taller than the window (the Start view with many notices, as after a
+    # few stopped imports) no longer makes the page shown scroll.
+    window.start_page.setMinimumHeight(2 * area.height())
+    QApplication.processEvents()
+    assert_inside(window, area)
+    assert window.sections_scroll.verticalScrollBar().maximum() == 0
+    assert_no_sideways_scroll(qtbot, window, "commit")
+    assert_in_view(window, page.pause_button, page.cancel_button)
+    assert page.table.height() >= page.table.minimumSizeHint().height()
+
+    gate.release.set()
+    wait_run_end(qtbot, window)
+    QApplication.processEvents()
+    assert window.sections_scroll.verticalScrollBar().value() == 0
+    assert window.sections_scroll.verticalScrollBar().maximum() == 0
+    assert_in_view(window, page.new_import_button, page.show_run_button)
+    assert page.table.isVisible() and page.table.height() >= page.table.minimumSizeHint().height()

@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QScrollArea,
     QSplitter,
-    QStackedWidget,
     QStyle,
     QWidget,
 )
@@ -34,7 +33,7 @@ from PySide6.QtWidgets import (
 from transcribe_import.engine.api import Corpus
 from transcribe_import.gui.corpus_health import CorpusHealth
 from transcribe_import.gui.import_flow import ImportFlow
-from transcribe_import.gui.navigation import ImportSteps, views_list
+from transcribe_import.gui.navigation import ImportSteps, ShownPageStack, views_list
 from transcribe_import.gui.pages.commit import CommitPage
 from transcribe_import.gui.pages.corpus import CorpusPage
 from transcribe_import.gui.pages.review import ReviewPage
@@ -131,7 +130,7 @@ class MainWindow(QMainWindow):
             (self.start_page, self.scan_page, self.review_page, self.commit_page)
         )
 
-        self.sections = QStackedWidget()
+        self.sections = ShownPageStack()
         for w in (self.import_area, self.runs_page, self.corpus_page):
             self.sections.addWidget(w)
 

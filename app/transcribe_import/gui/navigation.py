@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from PySide6.QtCore import QSize
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -44,12 +45,43 @@ def views_list(style: QStyle) -> QListWidget:
     return views
 
 
+class ShownPageStack(QStackedWidget):
+    """A stack of pages that asks the room of the page it shows, not of its tallest page.
+
+    A QStackedWidget is as tall as the tallest of its pages: in the window's scroll area
+    the Commit view scrolled at 800x600 because the Start view (its notices) or another
+    hidden page needed more height than the window had (#34).
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.currentChanged.connect(self.updateGeometry)
+
+    def sizeHint(self) -> QSize:
+        page = self.currentWidget()
+        return super().sizeHint() if page is None else page.sizeHint()
+
+    def minimumSizeHint(self) -> QSize:
+        page = self.currentWidget()
+        return super().minimumSizeHint() if page is None else page.minimumSizeHint()
+
+    def hasHeightForWidth(self) -> bool:
+        page = self.currentWidget()
+        return page is not None and page.hasHeightForWidth()
+
+    def heightForWidth(self, width: int) -> int:
+        page = self.currentWidget()
+        if page is None or not page.hasHeightForWidth():
+            return -1
+        return page.heightForWidth(width)
+
+
 class ImportSteps(QWidget):
     """The import's step pages, one at a time, under a line saying which step this is."""
 
     def __init__(self, pages: Sequence[QWidget], parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.stack = QStackedWidget()
+        self.stack = ShownPageStack()
         for page in pages:
             self.stack.addWidget(page)
         self._labels = [
@@ -74,6 +106,15 @@ class ImportSteps(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(steps)
         layout.addWidget(self.stack, 1)
+
+    def hasHeightForWidth(self) -> bool:
+        return self.stack.hasHeightForWidth()
+
+    def heightForWidth(self, width: int) -> int:
+        """The steps' line and the page shown: a layout would ask the stack's own layout,
+        which answers for the tallest page (see ShownPageStack)."""
+        height = self.stack.heightForWidth(width)
+        return height if height < 0 else self.stack.y() + height
 
     def show_step(self, page: QWidget) -> None:
         """Show ``page``, its step's name in bold; steps not reached yet read dimmed."""
