@@ -91,13 +91,17 @@ class Finding:
     # The command a person types in a terminal to act on it, where no remedy does: named in
     # ``message`` too, so the window says where such a command is typed.
     command: str | None = None
+    # A notebook file's finding: the numbers (1-based, in the notebook's order) of the pages
+    # that show the file, so a face names "page 3 of “Title”" rather than the stored file's
+    # name; empty for a file no current page shows (a replaced page's, an orphan).
+    pages: tuple[int, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         # The keys doctor --json has always had: the remedies are in ``message`` there.
         return {k: v for k, v in fields_json(self).items() if k not in _FACE_ONLY}
 
 
-_FACE_ONLY = frozenset({"situation", "remedies", "run_id", "command"})
+_FACE_ONLY = frozenset({"situation", "remedies", "run_id", "command", "pages"})
 
 
 @dataclass
