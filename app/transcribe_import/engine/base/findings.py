@@ -72,6 +72,7 @@ class Remedy(enum.StrEnum):
     UNDO_IMPORT = "undo_import"  # the group revert of the run (cancelled first if resumable)
     RESUME_RUN = "resume_run"
     CANCEL_RUN = "cancel_run"  # end it; the pages it landed stay
+    UNDO_RUN = "undo_run"  # undo the finding's run (``run_id``), from the list of imports
     OPEN_PLAN = "open_plan"  # open the finding's frozen plan (``path``) and commit it again
     REPAIR_FROM_COPY = "repair_from_copy"  # copy the file back from a bag or a backup
 
@@ -84,7 +85,8 @@ class Finding:
     notebook_id: str | None = None
     path: str | None = None
     # With remedies: ``message`` without the commands (a whole sentence), so that a face
-    # that does not speak in commands says it with its own words for ``remedies``.
+    # that does not speak in commands says it with its own words for ``remedies``. Without
+    # (when not empty): ``message`` naming notebooks by their titles, never their ids.
     situation: str = ""
     remedies: tuple[Remedy, ...] = ()
     run_id: str | None = None

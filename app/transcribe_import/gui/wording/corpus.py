@@ -63,6 +63,11 @@ def remedy_words(remedy: Remedy) -> str:
         Remedy.RESUME_RUN: _t(
             "FindingRemedy", "To finish it, select it in Runs and choose Resume."
         ),
+        Remedy.UNDO_RUN: _t(
+            "FindingRemedy",
+            "To undo that import, select it in Runs and choose Undo This Import…: it shows "
+            "what undoing would take out first.",
+        ),
         Remedy.CANCEL_RUN: _t(
             "FindingRemedy",
             "To end it, select it in Runs and choose Cancel Run; the pages it landed stay.",
@@ -90,7 +95,7 @@ def finding_words(finding: Finding) -> str:
         return said
     if not finding.remedies:
         if finding.command is None:
-            return finding.message
+            return finding.situation or finding.message
         # No button does it: the command it names is typed in a terminal, said so.
         return (
             finding.message
