@@ -56,7 +56,7 @@ from transcribe_import.gui.pages.audit_panel import AuditPanel
 from transcribe_import.gui.pages.library import LibraryView
 from transcribe_import.gui.undo_dialog import UndoDialog
 from transcribe_import.gui.widgets import (
-    elide_names_in_the_middle,
+    OneLineMiddleElided,
     icon_label,
     push_button,
     selectable_text,
@@ -140,13 +140,20 @@ class CorpusPage(QWidget):
         self.notebook_table.sortByColumn(NotebookColumn.CREATED, Qt.SortOrder.AscendingOrder)
         header = self.notebook_table.horizontalHeader()
         # The title takes the room the short columns (fitted to what they hold, show_notebooks)
-        # leave: at 800x600 a stretch shared with Source cut titles to "Let…nna". The source,
-        # elided in the middle, keeps the folder's name that tells two notebooks of one title
-        # apart, and widens by hand.
+        # leave, and wraps onto a second line rather than being cut ("Parish reg…, volume 1"
+        # at 800x600): its row grows to hold it. The source, one line elided in the middle
+        # (the whole folder in its tooltip), keeps the folder's name that tells two notebooks
+        # of one title apart, and widens by hand.
         header.setSectionResizeMode(NotebookColumn.TITLE, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(NotebookColumn.SOURCE, QHeaderView.ResizeMode.Interactive)
         header.resizeSection(NotebookColumn.SOURCE, _SOURCE_WIDTH)
-        elide_names_in_the_middle(self.notebook_table, NotebookColumn.TITLE, NotebookColumn.SOURCE)
+        self.notebook_table.setWordWrap(True)
+        self.notebook_table.setTextElideMode(Qt.TextElideMode.ElideNone)
+        rows = self.notebook_table.verticalHeader()
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.notebook_table.setItemDelegateForColumn(
+            NotebookColumn.SOURCE, OneLineMiddleElided(self.notebook_table)
+        )
         self.notebook_table.selectionModel().selectionChanged.connect(self._show_unfinished)
         self.undo_dialog: UndoDialog | None = None
         self._commit_running = False
