@@ -29,6 +29,12 @@ def _text_room(view: QTableView, row: int, column: int) -> tuple[int, int]:
     return view.horizontalHeader().sectionSize(column) - margin, view.rowHeight(row)
 
 
+def _one_line_height() -> int:
+    """The height the style gives a table's row of one line."""
+    view = QTableView()
+    return view.verticalHeader().defaultSectionSize()
+
+
 def _height_needed(view: QTableView, text: str, width: int) -> int:
     """The height ``text`` takes wrapped at ``width``, as the view's delegate wraps it."""
     flags = Qt.TextFlag.TextWordWrap
@@ -68,9 +74,10 @@ def test_a_long_title_is_whole_in_the_corpus_table_and_the_source_is_elided(
     assert _height_needed(table, long_title, width) <= height
     if area.width() == 800:  # too long for one line there: it wraps, not cut
         assert metrics.horizontalAdvance(long_title) > width
-        assert height >= 2 * metrics.lineSpacing()
-    # A short title keeps its row one line high.
-    assert table.rowHeight(rows["Diary 1931"]) < 2 * metrics.lineSpacing()
+        one_line = _one_line_height()
+        assert height >= one_line + metrics.lineSpacing()
+    # Every row one height (fitting each row to its contents is seconds at a thousand).
+    assert table.rowHeight(rows["Diary 1931"]) == height
     # The source: one line, elided in the middle, whole in its tooltip.
     index = model.index(rows[long_title], source)
     assert index.data(Qt.ItemDataRole.ToolTipRole)
@@ -79,3 +86,23 @@ def test_a_long_title_is_whole_in_the_corpus_table_and_the_source_is_elided(
     delegate.initStyleOption(option, index)
     assert option.textElideMode is Qt.TextElideMode.ElideMiddle
     assert not option.features & QStyleOptionViewItem.ViewItemFeature.WrapText
+
+
+def test_rows_stay_one_line_high_while_every_title_fits_one_line(
+    qtbot: QtBot,
+    open_window: Callable[[], MainWindow],
+    make_notebook: Callable[..., str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    make_notebook("Diary 1931", 1)
+    monkeypatch.setattr(main_window, "available_geometry", lambda _w: QRect(0, 0, 800, 600))
+    window = open_window()
+    window.show_section(Section.CORPUS)
+    table = window.corpus_page.notebook_table
+    qtbot.waitUntil(lambda: table.model().rowCount() == 1, timeout=TIMEOUT_MS)
+    QApplication.processEvents()
+    metrics = table.fontMetrics()
+    width, height = _text_room(table, 0, NotebookColumn.TITLE)
+    assert metrics.horizontalAdvance("Diary 1931") <= width
+    one_line = _one_line_height()
+    assert height == one_line
