@@ -71,7 +71,10 @@ def test_a_long_title_is_whole_in_the_corpus_table_and_the_source_is_elided(
     # Not drawn elided: the delegate gives the text its lines, and the row holds them all.
     assert table.itemDelegateForColumn(NotebookColumn.TITLE) is None  # no eliding delegate
     assert table.textElideMode() is Qt.TextElideMode.ElideNone and table.wordWrap()
-    assert _height_needed(table, long_title, width) <= height
+    needed = _height_needed(table, long_title, width)
+    assert needed <= height
+    # And no taller than its lines need: a row of one line's padding around them.
+    assert height == _one_line_height() - metrics.lineSpacing() + needed
     if area.width() == 800:  # too long for one line there: it wraps, not cut
         assert metrics.horizontalAdvance(long_title) > width
         one_line = _one_line_height()

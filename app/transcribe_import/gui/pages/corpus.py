@@ -490,17 +490,20 @@ class CorpusPage(QWidget):
         width = table.columnWidth(column) + _COLUMN_PADDING
         table.setColumnWidth(column, max(width, before) if widen_only else width)
 
-    def _title_resized(self, column: int, _old: int, _new: int) -> None:
+    def _title_resized(self, column: int, _old: int, new: int) -> None:
         if column == NotebookColumn.TITLE:
-            self._fit_rows()
+            # The header tells before it takes the new width: columnWidth is the old one.
+            self._fit_rows(new)
 
-    def _fit_rows(self) -> None:
+    def _fit_rows(self, title_width: int | None = None) -> None:
         """Every row as tall as the title that needs the most lines at the title column's
         width: each title whole, wrapped, and one line high while every title fits one."""
         table = self.notebook_table
         metrics = table.fontMetrics()
         margin = 2 * (table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin) + 1)
-        width = max(1, table.columnWidth(NotebookColumn.TITLE) - margin)
+        if title_width is None:
+            title_width = table.columnWidth(NotebookColumn.TITLE)
+        width = max(1, title_width - margin)
         tallest = metrics.lineSpacing()
         for one_line, title in self._title_widths:
             if one_line <= width:
