@@ -510,8 +510,10 @@ class CorpusPage(QWidget):
                 break  # widest first: the rest fit on one line
             box = metrics.boundingRect(QRect(0, 0, width, 1 << 20), _WRAPPED, title)
             tallest = max(tallest, box.height())
-        height = self._one_line_height - metrics.lineSpacing() + tallest
-        table.verticalHeader().setDefaultSectionSize(max(self._one_line_height, height))
+        height = max(self._one_line_height, self._one_line_height - metrics.lineSpacing() + tallest)
+        rows = table.verticalHeader()
+        if rows.defaultSectionSize() != height:  # else no relayout for nothing
+            rows.setDefaultSectionSize(height)
 
     def show_notebooks(self, notebooks: Sequence[NotebookSummary]) -> None:
         # A new listing keeps the selection (a check run meanwhile must not drop it).
