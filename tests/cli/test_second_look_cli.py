@@ -97,3 +97,32 @@ def test_validate_says_turn_it_with_the_angle_for_a_page_whose_writing_runs_down
     # The command it gives, as it gives it, turns the page: it is asked about no more.
     ok(run_cli(data, "order", str(plan), item, "--turn", "shelf/Log/p5.jpg", "90"))
     assert "[sideways]" not in ok(run_cli(data, "validate", str(plan))).stdout
+
+
+def test_validate_offers_both_turns_for_a_date_line_alone_running_down(tmp_path: Path) -> None:
+    """A date line alone, turned a quarter clockwise (on a portrait sheet: sideways by its
+    writing only), lies where it was written: it cannot say which way it reads, so the line
+    says so and offers both turns (the share of ink at the top named the wrong one)."""
+    data = tmp_path / "data"
+    nb = labelled.notebook(9, labelled.Paper.RULED, labelled.Light.LAMP)
+    book = tmp_path / "shelf" / "Log"
+    book.mkdir(parents=True)
+    for n in range(1, 5):
+        labelled.page(nb, n, labelled.Kind.FULL).save(book / f"p{n}.jpg", quality=90)
+    date = labelled.page(nb, 5, labelled.Kind.DATE)
+    turned = date.rotate(-90, expand=True)
+    turned = turned.resize((date.width, round(date.width * turned.height / turned.width)))
+    sheet = Image.new("RGB", date.size, date.getpixel((5, 5)))
+    sheet.paste(turned, (0, (date.height - turned.height) // 2))
+    sheet.save(book / "p5.jpg", quality=90)
+    plan = tmp_path / "plan.json"
+    ok(run_cli(data, "plan", str(tmp_path / "shelf"), "-o", str(plan)))
+    item = str(orjson.loads(plan.read_bytes())["items"][0]["item_id"])[:8]
+    out = ok(run_cli(data, "validate", str(plan))).stdout
+    assert (
+        f"INFO [sideways] item {item} “Log”: shelf/Log/p5.jpg: its writing runs down the page, "
+        "too little of it to tell which way up: which way reads upright is yours to see. "
+        "Turn it?\n"
+        f"    resolve with: transcribe-import order {plan} {item} "
+        '--turn "shelf/Log/p5.jpg" 90 | --turn "shelf/Log/p5.jpg" 270\n'
+    ) in out

@@ -232,13 +232,16 @@ def test_a_page_whose_writing_runs_down_is_asked_turn_it_with_the_likely_angle(
     by_name = {s.name: s.pages[0].page_id for s in item.sources}
     turns = api.sideways_turns(item)
     # Turned a quarter clockwise, it reads upright turned 270° (a quarter anticlockwise).
-    assert turns == {by_name["20-cw.jpg"]: Turn.THREE_QUARTERS, by_name["21-acw.jpg"]: Turn.QUARTER}
-    assert api.sideways_words(Turn.THREE_QUARTERS) == (
+    assert turns == {
+        by_name["20-cw.jpg"]: api.Sideways(Turn.THREE_QUARTERS, by_writing=True),
+        by_name["21-acw.jpg"]: api.Sideways(Turn.QUARTER, by_writing=True),
+    }
+    assert api.sideways_words(turns[by_name["20-cw.jpg"]]) == (
         "its lines of writing run down the page. Turn it 90° anticlockwise?"
     )
     # Never turned without the person's word; once turned as said, no longer asked.
     assert all(p.turn is Turn.NONE for s in item.sources for p in s.pages)
-    turned = api.turn_page_ids(item, {pid: turn for pid, turn in turns.items() if turn})
+    turned = api.turn_page_ids(item, {pid: s.turn for pid, s in turns.items() if s.turn})
     # Its writing now runs across (its shape, a portrait sheet turned, is another matter).
     assert second_look.writing_sideways(turned) == {}
     assert api.sideways_turns(item, second_look.ALL_HINTS - {Hint.SIDEWAYS}) == {}
@@ -360,3 +363,79 @@ def test_turn_it_is_validates_information_with_the_likely_turn_as_its_answer(
     assert second_look.sideways_turns(turned).keys() == {page_ids["21.jpg"]}
     with pytest.raises(ValueError, match="does not turn a page"):
         api.turn_as_hinted(item, by_writing.files[0], Resolution.LEAVE_OUT_BLANK)
+
+
+# The labelled set's written kinds; a few words and more say which way they read, a date
+# line alone or a page number cannot (second_look.likely_turn).
+_SAY_ANGLE = (labelled.Kind.FULL, labelled.Kind.HALF, labelled.Kind.FEW_WORDS)
+_SPARSE = (labelled.Kind.DATE, labelled.Kind.NUMBER)
+
+
+@pytest.mark.slow
+def test_turn_it_never_names_a_wrong_angle_on_the_labelled_set(tmp_path: Path) -> None:
+    """Pages of the labelled set's six notebooks (ruled, squared, plain; scanner and lamp;
+    their hands), each kind turned a quarter both ways, in a landscape file among upright
+    portrait pages and shrunk onto a portrait sheet: no "Turn it?" names a wrong angle. Full,
+    half and few-word pages in a landscape file all get theirs (72 of 72); a date line alone
+    or a page number is offered both turns, which way up being the person's to see."""
+    root = tmp_path / "shelf"
+    truth: dict[str, tuple[labelled.Kind, str, Turn]] = {}
+    for nb in labelled.notebooks(per_light=3, seed=3):
+        book = root / f"nb{nb.seed}"
+        book.mkdir(parents=True)
+        for n, im in enumerate(_ordinary(nb, 4), 1):
+            im.save(book / f"{n:02}.jpg", quality=90)
+        for kind in (*_SAY_ANGLE, *_SPARSE):
+            for number in (7, 8):
+                im = labelled.page(nb, number, kind)
+                for clockwise, upright in ((True, Turn.THREE_QUARTERS), (False, Turn.QUARTER)):
+                    way = "cw" if clockwise else "acw"
+                    for form, made in (
+                        ("landscape", im.rotate(-90 if clockwise else 90, expand=True)),
+                        ("portrait", _turned_on_portrait(im, clockwise)),
+                    ):
+                        name = f"{kind.name}-{number}-{way}-{form}.jpg"
+                        made.save(book / name, quality=90)
+                        truth[f"{book.name}/{name}"] = (kind, form, upright)
+    plan = _looked(root)
+    asked: dict[str, api.Sideways] = {}
+    for item in plan.items:
+        ids = {p.page_id: f"{item.title}/{s.name}" for s in item.sources for p in s.pages}
+        found = api.sideways_turns(item)
+        asked.update({ids[pid]: sideways for pid, sideways in found.items()})
+    said = {name: s.turn for name, s in asked.items() if s.turn is not None}
+    assert not [n for n in asked if n not in truth]  # no upright page is asked about
+    wrong = {n: turn for n, turn in said.items() if turn is not truth[n][2]}
+    assert wrong == {}
+    landscape_said = [
+        n for n, (kind, form, _t) in truth.items() if kind in _SAY_ANGLE and form == "landscape"
+    ]
+    assert len(landscape_said) == 72
+    assert all(n in said for n in landscape_said)
+    sparse = [n for n, (kind, _f, _t) in truth.items() if kind in _SPARSE]
+    # A page number is never given an angle, a date line only when it lies clearly at one
+    # side (and then rightly, above).
+    numbers = [n for n in sparse if truth[n][0] is labelled.Kind.NUMBER]
+    assert not [n for n in numbers if n in said]
+    weak = next(asked[n] for n in sparse if n in asked and asked[n].by_writing)
+    assert api.sideways_words(weak) == (
+        "its writing runs down the page, too little of it to tell which way up: "
+        "which way reads upright is yours to see. Turn it?"
+    )
+
+
+def test_the_angle_is_said_only_where_the_writing_says_which_way_it_reads() -> None:
+    """``likely_turn`` on measures taken from the labelled set's pages turned a quarter
+    clockwise (270° sets them upright): a full page and a few words say it; a date line
+    across the middle and a page number in its corner do not (they lie where they were
+    written, and the share of ink at the top named the wrong angle for them)."""
+
+    def measures(rows: float, columns: float, lead: float) -> page_measures.Measures:
+        return page_measures.Measures(230, 40, 1.0, rows, columns, lead)
+
+    assert second_look.likely_turn(measures(0.22, 1.19, 0.53)) is Turn.THREE_QUARTERS  # full
+    assert second_look.likely_turn(measures(2.09, 4.93, 0.82)) is Turn.THREE_QUARTERS  # few
+    assert second_look.likely_turn(measures(3.65, 8.22, 0.43)) is None  # a date line
+    assert second_look.likely_turn(measures(3.45, 6.5, 0.44)) is None  # one, a little fuller
+    assert second_look.likely_turn(measures(14.34, 22.61, 0.0)) is None  # a page number
+    assert second_look.likely_turn(measures(7.73, 6.71, 1.0)) is None  # a page number

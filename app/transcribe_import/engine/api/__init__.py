@@ -205,7 +205,7 @@ from transcribe_import.engine.base.ids import SHORT_ID_CHARS, ids_by_prefix, sho
 from transcribe_import.engine.base.progress import Events, drive  # how faces drive long work
 from transcribe_import.engine.export.model import ExportProgress, ExportResult, ExportStatus
 from transcribe_import.engine.planning.corpus_turns import turned_words
-from transcribe_import.engine.planning.second_look import ALL_HINTS, Hint, PageHint
+from transcribe_import.engine.planning.second_look import ALL_HINTS, Hint, PageHint, Sideways
 from transcribe_import.engine.runs.restore import LeftTrash, RestoreResult
 from transcribe_import.engine.runs.revert import (
     NotebookRevert,
@@ -270,6 +270,7 @@ __all__ = [
     "Hint",
     "ALL_HINTS",
     "PageHint",
+    "Sideways",
     "turn_page_ids",
     "turn_pages",
     "rejudge_duplicates",

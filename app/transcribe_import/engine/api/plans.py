@@ -31,7 +31,7 @@ from transcribe_import.engine.planning.problems import (
     Resolution,
     unusable_words,
 )
-from transcribe_import.engine.planning.second_look import ALL_HINTS, Hint, PageHint
+from transcribe_import.engine.planning.second_look import ALL_HINTS, Hint, PageHint, Sideways
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus
@@ -429,18 +429,19 @@ def sideways_pages(item: PlanItem, hints: frozenset[Hint] | None = None) -> froz
     return frozenset(sideways_turns(item, hints))
 
 
-def sideways_words(turn: Turn | None) -> str:
-    """What a "Turn it?" says of a page (``sideways_turns``'s turn for it), in words."""
+def sideways_words(sideways: Sideways) -> str:
+    """What a "Turn it?" says of a page (``sideways_turns``'s value for it), in words."""
     from transcribe_import.engine.planning import second_look
 
-    return second_look.sideways_words(turn)
+    return second_look.sideways_words(sideways)
 
 
-def sideways_turns(item: PlanItem, hints: frozenset[Hint] | None = None) -> dict[str, Turn | None]:
-    """The item's pages worth a "Turn it?" (by page id), each with the turn (from its file's
-    upright, as ``turn_pages`` takes it) that likely sets it right, None when only its shape
-    says it is sideways (planning/second_look.sideways_turns). A hint, never an edit; none
-    when ``hints`` leaves ``Hint.SIDEWAYS`` out."""
+def sideways_turns(item: PlanItem, hints: frozenset[Hint] | None = None) -> dict[str, Sideways]:
+    """The item's pages worth a "Turn it?" (by page id), each with why and the turn (from
+    its file's upright, as ``turn_pages`` takes it) that likely sets it right, None when
+    nothing says which way it reads: its shape alone, or too little writing
+    (planning/second_look.sideways_turns). A hint, never an edit; none when ``hints``
+    leaves ``Hint.SIDEWAYS`` out."""
     from transcribe_import.engine.planning import second_look
 
     return second_look.sideways_turns(item, ALL_HINTS if hints is None else hints)

@@ -23,6 +23,7 @@ look cache carry them wherever the look goes.
 - ``lead``: of the ink of the written part, the share in its top half. Lines of writing
   start at one margin and end ragged, so a page turned a quarter clockwise has its starts,
   and more of its ink, at the top (0.5 and more), one turned anticlockwise at the bottom.
+  That holds for several lines only (planning/second_look.likely_turn).
 """
 
 from __future__ import annotations

@@ -91,6 +91,16 @@ MIN_OTHERS = 3
 # to column than from row to row (page_measures' ``columns`` and ``rows``). The labelled
 # set's written pages, upright, are at most 0.6; turned a quarter, 2.5 and more.
 SIDEWAYS_LINES = 1.5
+# Which way a sideways page reads (``likely_turn``), set on the labelled set's pages turned
+# a quarter both ways: the variation across its lines (``columns``) is at most 1.2 for a
+# full or half page, 4.1-6.6 for a few words, 6.7 and more for a date line alone or a page
+# number; a few words' ``lead`` is within 0.26 of 0 or 1, a lone date line's often near
+# 0.5; a page number's variation along its lines (``rows``) is 6.7 and more, a few words'
+# at most 4.5.
+MANY_LINES = 3.0
+FEW_LINES = 7.0
+ALONG_LINES = 6.0
+LEAD_MARGIN = 0.2
 
 
 @dataclass(frozen=True)
@@ -236,44 +246,86 @@ def _fraction(share: float) -> str:
     return f"about 1/{round(1 / share)} of"
 
 
-def writing_sideways(item: PlanItem) -> dict[str, Turn]:
+def writing_sideways(item: PlanItem) -> dict[str, Turn | None]:
     """The written pages ``item`` imports whose lines of writing run down the page as it
     will land (its turn applied), by page id, each with the turn from its file's upright
-    that likely sets it right: lines start at one margin and end ragged, so more of the ink
-    lies at the side they start from (``lead``): at the top, the page was turned a quarter
-    clockwise, and turning it 270° sets it upright; at the bottom, 90°. A page a person
-    turned a quarter is theirs: it is not asked about again by its writing."""
-    out: dict[str, Turn] = {}
+    that likely sets it right (``likely_turn``), or None when its writing is too little to
+    say which way it reads. A page a person turned a quarter is theirs: it is not asked
+    about again by its writing."""
+    out: dict[str, Turn | None] = {}
     for _source, page in _pages(item):
         m = page_measures.from_look(page.look)
         if m is None or m.rows <= 0 or page.turn in (Turn.QUARTER, Turn.THREE_QUARTERS):
             continue
         if m.columns >= SIDEWAYS_LINES * m.rows:  # in the file, upright as it is
-            out[page.page_id] = Turn.THREE_QUARTERS if m.lead >= 0.5 else Turn.QUARTER
+            out[page.page_id] = likely_turn(m)
     return out
 
 
-def sideways_turns(item: PlanItem, hints: frozenset[Hint] = ALL_HINTS) -> dict[str, Turn | None]:
-    """The pages ``item`` imports worth a "Turn it?" (by page id), each with the turn (from
-    its file's upright, as ``page_edits.turn_pages`` takes it) that likely sets it right:
-    its lines of writing running down the page (``writing_sideways``), which say the angle,
-    or its shape, landscape among portrait pages or the other way
-    (``page_edits.probably_sideways``), which alone cannot (None: right or left is the
-    person's to see). A hint, never an edit; none when ``hints`` leaves out ``SIDEWAYS``."""
+def likely_turn(m: page_measures.Measures) -> Turn | None:
+    """The quarter turn that likely sets upright a page whose lines of writing run down it
+    (``m``, its measures as it is in its file), or None when the evidence is weak.
+
+    Lines start at one margin and end ragged, so more of the ink lies at the side they
+    start from (``lead``): at the top, the page was turned a quarter clockwise, and 270°
+    sets it upright; at the bottom, 90°. That holds for several lines, not for one: a date
+    line or a page number lies where it was written (a date at the right, a number in the
+    top corner), not at the side the writing starts from. So the angle is said only for a
+    page of many lines (its ink varies little across them: ``columns`` under
+    ``MANY_LINES``), or of a few lines (under ``FEW_LINES``) whose ink lies clearly at one
+    side (``lead`` at least ``LEAD_MARGIN`` from even) and that is no lone mark (the ink
+    varies along its lines under ``ALONG_LINES``: a page number is a blob, varying as
+    much along as across). A sparser page is offered both turns."""
+    many = m.columns < MANY_LINES
+    few = m.columns < FEW_LINES and m.rows < ALONG_LINES and abs(m.lead - 0.5) >= LEAD_MARGIN
+    if not (many or few):
+        return None
+    return Turn.THREE_QUARTERS if m.lead >= 0.5 else Turn.QUARTER
+
+
+@dataclass(frozen=True)
+class Sideways:
+    """Why a page is worth a "Turn it?" and the turn (from its file's upright) that likely
+    sets it right, None when nothing says which way it reads: only its shape says it is
+    sideways (``by_writing`` False), or its writing runs down the page but is too little to
+    tell (``likely_turn``)."""
+
+    turn: Turn | None
+    by_writing: bool
+
+    @property
+    def words(self) -> str:
+        """What the "Turn it?" says of the page, in words."""
+        if self.turn is not None:
+            return f"its lines of writing run down the page. Turn it {self.turn.words}?"
+        if self.by_writing:
+            return (
+                "its writing runs down the page, too little of it to tell which way up: "
+                "which way reads upright is yours to see. Turn it?"
+            )
+        return "its long side runs across the notebook's other pages. Turn it?"
+
+
+def sideways_turns(item: PlanItem, hints: frozenset[Hint] = ALL_HINTS) -> dict[str, Sideways]:
+    """The pages ``item`` imports worth a "Turn it?" (by page id), each with why and the
+    turn (from its file's upright, as ``page_edits.turn_pages`` takes it) that likely sets
+    it right: its lines of writing running down the page (``writing_sideways``), which say
+    the angle when there is writing enough, or its shape, landscape among portrait pages or
+    the other way (``page_edits.probably_sideways``), which alone cannot (None: right or
+    left is the person's to see). A hint, never an edit; none when ``hints`` leaves out
+    ``SIDEWAYS``."""
     from transcribe_import.engine.planning import page_edits
 
     if Hint.SIDEWAYS not in hints:
         return {}
-    writing: dict[str, Turn | None] = dict(writing_sideways(item))
-    shape = {page_id: writing.get(page_id) for page_id in page_edits.probably_sideways(item)}
+    writing = {pid: Sideways(turn, True) for pid, turn in writing_sideways(item).items()}
+    shape = {pid: Sideways(None, False) for pid in page_edits.probably_sideways(item)}
     return shape | writing
 
 
-def sideways_words(turn: Turn | None) -> str:
-    """What a "Turn it?" says of a page (``sideways_turns``' turn for it), in words."""
-    if turn is None:
-        return "its long side runs across the notebook's other pages. Turn it?"
-    return f"its lines of writing run down the page. Turn it {turn.words}?"
+def sideways_words(sideways: Sideways) -> str:
+    """What a "Turn it?" says of a page (``sideways_turns``' value for it), in words."""
+    return sideways.words
 
 
 def blank_pages(item: PlanItem) -> tuple[PageRef, ...]:
@@ -289,8 +341,8 @@ _CODES = {
     Hint.BLURRED: ProblemCode.BLURRED,
 }
 
-# The edits a "Turn it?" offers: the likely angle's, or both quarters when only the page's
-# shape says it is sideways; each with its ``order`` option.
+# The edits a "Turn it?" offers: the likely angle's, or both quarters when nothing says
+# which way the page reads (``Sideways.turn`` None); each with its ``order`` option.
 _TURNS = {
     Turn.QUARTER: Resolution.TURN_CLOCKWISE,
     Turn.THREE_QUARTERS: Resolution.TURN_ANTICLOCKWISE,
@@ -372,15 +424,16 @@ def hinted_turn(resolution: Resolution) -> Turn:
     return turns[resolution]
 
 
-def _turn_it(item: PlanItem, source: PlanSource, page: PlanPage, turn: Turn | None) -> PlanProblem:
+def _turn_it(item: PlanItem, source: PlanSource, page: PlanPage, sideways: Sideways) -> PlanProblem:
     ref = str(_page_ref(source, page))
+    turn = sideways.turn
     angles: tuple[Turn, ...] = (turn,) if turn is not None and turn in _TURNS else tuple(_TURNS)
     name = ref.replace('"', '\\"')
     return PlanProblem(
         ProblemSeverity.INFO,
         ProblemCode.SIDEWAYS,
         item.item_id,
-        f"{ref}: {sideways_words(turn)}",
+        f"{ref}: {sideways.words}",
         (source.source_id,),
         resolutions=tuple(_TURNS[a] for a in angles),
         hint="order " + " | ".join(f'--turn "{name}" {int(a)}' for a in angles),

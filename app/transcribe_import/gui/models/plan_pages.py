@@ -16,7 +16,6 @@ from PySide6.QtCore import QCoreApplication, QMimeData, QModelIndex, QObject, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 
 from transcribe_import.engine import api
-from transcribe_import.engine.media.kinds import Turn
 from transcribe_import.engine.planning import ordering
 from transcribe_import.engine.planning.plan import PlanItem, PlanPage, PlanSource
 from transcribe_import.engine.planning.problems import ProblemCode, ProblemSeverity
@@ -65,7 +64,7 @@ _SAID_BY_THE_ITEM = frozenset(
 
 
 # A notebook's pages worth a "Turn it?" and their likely turn; its pages' hints: by page id.
-_Sideways = dict[str, Turn | None]
+_Sideways = dict[str, api.Sideways]
 _Hinted = dict[str, list[api.PageHint]]
 
 
