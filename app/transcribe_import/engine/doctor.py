@@ -580,6 +580,26 @@ def _missing_advice(corpus: Corpus, rel: str, original: str | None, why_not: str
     )
 
 
+def _pages_by_file(manifest: dict[str, Any]) -> dict[str, tuple[int, ...]]:
+    """Each file of a notebook's current pages, by its relative path, with the numbers of the
+    pages that show it (a PDF's source is shown by each of its pages; a page's render by it)."""
+    sources = {
+        s.get("id"): s["path"]
+        for s in manifest["sources"]
+        if isinstance(s, dict) and isinstance(s.get("path"), str)
+    }
+    shown: dict[str, list[int]] = {}
+    live = [p for p in manifest["pages"] if isinstance(p, dict)]
+    for number, page in enumerate(live, start=1):
+        render = page.get("render")
+        files = [sources.get(page.get("source_id"))]
+        files.append(render.get("path") if isinstance(render, dict) else None)
+        for rel in files:
+            if isinstance(rel, str):
+                shown.setdefault(rel, []).append(number)
+    return {rel: tuple(numbers) for rel, numbers in shown.items()}
+
+
 def _check_files(
     corpus: Corpus,
     nbid: str,
@@ -605,6 +625,7 @@ def _check_files(
         if isinstance(r, dict) and isinstance(r.get("path"), str):
             expected[r["path"]] = (r.get("sha256"), None)
             renders[r["path"]] = p
+    shown_by = _pages_by_file(manifest)
     ids = [s.get("id") for s in manifest["sources"] if isinstance(s, dict)]
     ids += [p.get("id") for p in records]
     for dup, n in Counter(ids).items():
@@ -636,6 +657,7 @@ def _check_files(
                         f"{again.source} (the same bytes: its sha256 matches project.json).",
                         nbid,
                         str(path),
+                        pages=shown_by.get(rel, ()),
                     )
                 )
                 continue
@@ -648,6 +670,7 @@ def _check_files(
                         "(its sha256 matches project.json).",
                         nbid,
                         str(path),
+                        pages=shown_by.get(rel, ()),
                     )
                 )
                 continue
@@ -660,6 +683,7 @@ def _check_files(
                     nbid,
                     str(path),
                     command=_restore_command(corpus, originals.get(rel)),
+                    pages=shown_by.get(rel, ()),
                 )
             )
             continue
@@ -673,6 +697,7 @@ def _check_files(
                     "was changed or damaged. Restore it from a backup.",
                     nbid,
                     str(path),
+                    pages=shown_by.get(rel, ()),
                 )
             )
     live_journal = fsio.exists(nb_dir / journal.JOURNAL_FILE)

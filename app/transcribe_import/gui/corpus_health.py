@@ -96,8 +96,9 @@ class CorpusHealth(QObject):
         self._checks.close()
 
     def _checked(self, check: CorpusCheck) -> None:
-        self._show_report(check.report)
+        # The listing first: the findings name notebooks by the titles it sets.
         self._show_notebooks(check.notebooks)
+        self._show_report(check.report)
         self._host.start_page.set_interrupted_runs(check.interrupted)
 
     def _check_ended(self) -> None:

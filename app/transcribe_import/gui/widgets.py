@@ -73,6 +73,16 @@ class MiddleElided(QStyledItemDelegate):
         option.textElideMode = Qt.TextElideMode.ElideMiddle
 
 
+class OneLineMiddleElided(MiddleElided):
+    """A name cut in the middle on one line, in a view whose other cells wrap."""
+
+    def initStyleOption(
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> None:
+        super().initStyleOption(option, index)
+        option.features &= ~QStyleOptionViewItem.ViewItemFeature.WrapText
+
+
 def elide_names_in_the_middle(view: QTableView, *columns: int) -> None:
     """The name columns of ``view`` keep both ends of a name that does not fit."""
     delegate = MiddleElided(view)

@@ -72,6 +72,7 @@ class Remedy(enum.StrEnum):
     UNDO_IMPORT = "undo_import"  # the group revert of the run (cancelled first if resumable)
     RESUME_RUN = "resume_run"
     CANCEL_RUN = "cancel_run"  # end it; the pages it landed stay
+    UNDO_RUN = "undo_run"  # undo the finding's run (``run_id``), from the list of imports
     OPEN_PLAN = "open_plan"  # open the finding's frozen plan (``path``) and commit it again
     REPAIR_FROM_COPY = "repair_from_copy"  # copy the file back from a bag or a backup
 
@@ -84,20 +85,25 @@ class Finding:
     notebook_id: str | None = None
     path: str | None = None
     # With remedies: ``message`` without the commands (a whole sentence), so that a face
-    # that does not speak in commands says it with its own words for ``remedies``.
+    # that does not speak in commands says it with its own words for ``remedies``. Without
+    # (when not empty): ``message`` naming notebooks by their titles, never their ids.
     situation: str = ""
     remedies: tuple[Remedy, ...] = ()
     run_id: str | None = None
     # The command a person types in a terminal to act on it, where no remedy does: named in
     # ``message`` too, so the window says where such a command is typed.
     command: str | None = None
+    # A notebook file's finding: the numbers (1-based, in the notebook's order) of the pages
+    # that show the file, so a face names "page 3 of “Title”" rather than the stored file's
+    # name; empty for a file no current page shows (a replaced page's, an orphan).
+    pages: tuple[int, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         # The keys doctor --json has always had: the remedies are in ``message`` there.
         return {k: v for k, v in fields_json(self).items() if k not in _FACE_ONLY}
 
 
-_FACE_ONLY = frozenset({"situation", "remedies", "run_id", "command"})
+_FACE_ONLY = frozenset({"situation", "remedies", "run_id", "command", "pages"})
 
 
 @dataclass

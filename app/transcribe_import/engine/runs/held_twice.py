@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from transcribe_import.engine.base.errors import TranscribeError
-from transcribe_import.engine.base.findings import Finding, FindingCode, Severity
+from transcribe_import.engine.base.findings import Finding, FindingCode, Remedy, Severity
 from transcribe_import.engine.ingest import placement as rules
 from transcribe_import.engine.planning.plan import DedupeScope, DuplicatePolicy, ImportPlan
 from transcribe_import.engine.runs.model import RunRecord
@@ -144,15 +144,14 @@ def _order(entry: tuple[_Group, list[tuple[Copy, Copy]]]) -> tuple[str, str, str
     return (notebook_id, other, run_id or "", said)
 
 
-def _pages_words(pairs: list[tuple[Copy, Copy]], same: bool) -> str:
-    """ "page 4 (p1 copy.png) is page 1 (p1.png) again, …", the first few pairs."""
+def _pages_words(pairs: list[tuple[Copy, Copy]], same: bool, *, names: bool = True) -> str:
+    """ "page 4 (p1 copy.png) is page 1 (p1.png) again, …", the first few pairs (without
+    ``names``: "page 4 is page 1", as the window says it)."""
     said = []
     for later, earlier in pairs[:NAMED_PAGES]:
         its = "page" if same else "its page"
-        said.append(
-            f"page {later.positions[0]} ({later.name}) is {its} {earlier.positions[0]} "
-            f"({earlier.name})"
-        )
+        first, second = (f" ({later.name})", f" ({earlier.name})") if names else ("", "")
+        said.append(f"page {later.positions[0]}{first} is {its} {earlier.positions[0]}{second}")
     more = len(pairs) - NAMED_PAGES
     return "; ".join(said) + (f"; and {more} more" if more > 0 else "")
 
@@ -164,64 +163,95 @@ def _finding(
     pairs: list[tuple[Copy, Copy]],
     manifests: Mapping[str, Mapping[str, Any]],
 ) -> Finding:
+    """The finding in the CLI's words (``message``: the notebooks' ids, the run's id and its
+    command) and in the window's (``situation``: titles and page numbers only, the undo offered
+    as ``Remedy.UNDO_RUN``)."""
     later, earlier = pairs[0]
     same = later.notebook_id == earlier.notebook_id
     count = sum(len(c.positions) for c, _e in pairs)
     pages = "1 page" if count == 1 else f"{count} pages"
-    where = f"Notebook “{later.title}” ({later.notebook_id})"
-    if same:
-        head = f"{where} holds {pages} twice, the same bytes as two files: "
-    else:
-        head = (
-            f"{where} holds {pages} that “{earlier.title}” ({earlier.notebook_id}) holds "
-            "already, the same bytes: "
-        )
-    head += _pages_words(pairs, same) + ". "
+    heads = []
+    for where, other, names in (
+        (f"Notebook “{later.title}” ({later.notebook_id})", f"({earlier.notebook_id}) ", True),
+        (f"“{later.title}”", "", False),
+    ):
+        if same:
+            head = f"{where} holds {pages} twice, the same bytes as two files: "
+        else:
+            head = (
+                f"{where} holds {pages} that “{earlier.title}” {other}holds already, "
+                "the same bytes: "
+            )
+        heads.append(head + _pages_words(pairs, same, names=names) + ". ")
+    head, shown = heads
     if run_id is None:
         body = (
             "No import on record added them (an earlier version did, or its run is gone), so "
             "no undo can take them out: leave them if that was meant."
         )
-        return _note(corpus, later, head + body, Severity.INFO)
+        return _note(corpus, later, (head + body, shown + body), Severity.INFO)
     added = _pages_added(manifests[later.notebook_id], run_id)
     takes = (
         "it takes out only those pages"
         if added == count
         else f"it takes out all {added} pages it added there: import again after any that were new"
     )
-    command = f"transcribe-import revert {run_id}"
-    undo = f"`{command}` ({takes})"
+    undo = f"`transcribe-import revert {run_id}` ({takes})"
     if said is Verdict.UNKNOWN:
-        body = (
-            f"Whether the import that added them (run {run_id}) meant to cannot be read (its "
-            f"frozen plan is missing or damaged): leave them if that was meant, or undo it with "
-            f"{undo}."
+        why = "cannot be read (its frozen plan is missing or damaged): leave them if that was meant"
+        return _note(
+            corpus,
+            later,
+            (
+                f"{head}Whether the import that added them (run {run_id}) meant to {why}, or "
+                f"undo it with {undo}.",
+                f"{shown}Whether the import that added them meant to {why}, or undo it ({takes}).",
+            ),
+            Severity.INFO,
+            run_id,
         )
-        return _note(corpus, later, head + body, Severity.INFO, command)
     rule = (
         "the notebook's own files"
         if same
         else "files the corpus held (duplicates judged across the corpus)"
     )
-    body = (
-        f"The import that added them (run {run_id}) was to leave out {rule}, and landed them "
-        "all the same, as two imports committed at the same time could before duplicates were "
-        f"decided one import at a time. Undo that import with {undo}, or leave them if you "
-        "want them twice."
+    landed = (
+        f"was to leave out {rule}, and landed them all the same, as two imports committed at "
+        "the same time could before duplicates were decided one import at a time"
     )
-    return _note(corpus, later, head + body, Severity.PROBLEM, command)
+    return _note(
+        corpus,
+        later,
+        (
+            f"{head}The import that added them (run {run_id}) {landed}. Undo that import with "
+            f"{undo}, or leave them if you want them twice.",
+            f"{shown}The import that added them {landed}. Undoing it takes them out ({takes}); "
+            "leave them if you want them twice.",
+        ),
+        Severity.PROBLEM,
+        run_id,
+    )
 
 
 def _note(
-    corpus: Corpus, later: Copy, message: str, severity: Severity, command: str | None = None
+    corpus: Corpus,
+    later: Copy,
+    words: tuple[str, str],
+    severity: Severity,
+    run_id: str | None = None,
 ) -> Finding:
+    """``words``: the CLI's message (its command included), and the window's (its situation;
+    the undo of ``run_id`` its remedy)."""
+    message, situation = words
     return Finding(
         FindingCode.PAGE_HELD_TWICE,
         severity,
         message,
         later.notebook_id,
         str(corpus.notebook_dir(later.notebook_id)),
-        command=command,
+        situation=situation,
+        remedies=(Remedy.UNDO_RUN,) if run_id else (),
+        run_id=run_id,
     )
 
 

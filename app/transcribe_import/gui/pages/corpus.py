@@ -22,6 +22,7 @@ from PySide6.QtCore import (
     QItemSelectionModel,
     QLocale,
     QPoint,
+    QRect,
     QSettings,
     QSize,
     QSortFilterProxyModel,
@@ -56,7 +57,7 @@ from transcribe_import.gui.pages.audit_panel import AuditPanel
 from transcribe_import.gui.pages.library import LibraryView
 from transcribe_import.gui.undo_dialog import UndoDialog
 from transcribe_import.gui.widgets import (
-    elide_names_in_the_middle,
+    OneLineMiddleElided,
     icon_label,
     push_button,
     selectable_text,
@@ -77,6 +78,8 @@ from transcribe_import.gui.workers import TaskSlot
 _COLUMN_PADDING = 24
 # The Source column's first width: a folder's name and the end of its path, elided between.
 _SOURCE_WIDTH = 120
+# How the title column wraps a title too long for one line (as the view's delegate does).
+_WRAPPED = Qt.TextFlag.TextWordWrap | Qt.TextFlag.TextWrapAnywhere
 
 # Findings that need a person come first, then what doctor repaired, then notes.
 _SEVERITY_ORDER = {Severity.PROBLEM: 0, Severity.REPAIRED: 1, Severity.INFO: 2}
@@ -140,13 +143,25 @@ class CorpusPage(QWidget):
         self.notebook_table.sortByColumn(NotebookColumn.CREATED, Qt.SortOrder.AscendingOrder)
         header = self.notebook_table.horizontalHeader()
         # The title takes the room the short columns (fitted to what they hold, show_notebooks)
-        # leave: at 800x600 a stretch shared with Source cut titles to "Let…nna". The source,
-        # elided in the middle, keeps the folder's name that tells two notebooks of one title
-        # apart, and widens by hand.
+        # leave, and wraps onto more lines rather than being cut ("Parish reg…, volume 1"
+        # at 800x600): the rows are as tall as the longest title needs (``_fit_rows``). The
+        # source, one line elided in the middle (the whole folder in its tooltip), keeps the
+        # folder's name that tells two notebooks of one title apart, and widens by hand.
         header.setSectionResizeMode(NotebookColumn.TITLE, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(NotebookColumn.SOURCE, QHeaderView.ResizeMode.Interactive)
         header.resizeSection(NotebookColumn.SOURCE, _SOURCE_WIDTH)
-        elide_names_in_the_middle(self.notebook_table, NotebookColumn.TITLE, NotebookColumn.SOURCE)
+        self.notebook_table.setWordWrap(True)
+        self.notebook_table.setTextElideMode(Qt.TextElideMode.ElideNone)
+        self.notebook_table.setItemDelegateForColumn(
+            NotebookColumn.SOURCE, OneLineMiddleElided(self.notebook_table)
+        )
+        # One height for every row, not each row fitted to its contents: that reads every
+        # cell of every row on each listing and resize (seconds at a thousand notebooks).
+        rows = self.notebook_table.verticalHeader()
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self._one_line_height = rows.defaultSectionSize()
+        self._title_widths: list[tuple[int, str]] = []  # (one line's width, title), widest first
+        header.sectionResized.connect(self._title_resized)
         self.notebook_table.selectionModel().selectionChanged.connect(self._show_unfinished)
         self.undo_dialog: UndoDialog | None = None
         self._commit_running = False
@@ -475,6 +490,31 @@ class CorpusPage(QWidget):
         width = table.columnWidth(column) + _COLUMN_PADDING
         table.setColumnWidth(column, max(width, before) if widen_only else width)
 
+    def _title_resized(self, column: int, _old: int, new: int) -> None:
+        if column == NotebookColumn.TITLE:
+            # The header tells before it takes the new width: columnWidth is the old one.
+            self._fit_rows(new)
+
+    def _fit_rows(self, title_width: int | None = None) -> None:
+        """Every row as tall as the title that needs the most lines at the title column's
+        width: each title whole, wrapped, and one line high while every title fits one."""
+        table = self.notebook_table
+        metrics = table.fontMetrics()
+        margin = 2 * (table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin) + 1)
+        if title_width is None:
+            title_width = table.columnWidth(NotebookColumn.TITLE)
+        width = max(1, title_width - margin)
+        tallest = metrics.lineSpacing()
+        for one_line, title in self._title_widths:
+            if one_line <= width:
+                break  # widest first: the rest fit on one line
+            box = metrics.boundingRect(QRect(0, 0, width, 1 << 20), _WRAPPED, title)
+            tallest = max(tallest, box.height())
+        height = max(self._one_line_height, self._one_line_height - metrics.lineSpacing() + tallest)
+        rows = table.verticalHeader()
+        if rows.defaultSectionSize() != height:  # else no relayout for nothing
+            rows.setDefaultSectionSize(height)
+
     def show_notebooks(self, notebooks: Sequence[NotebookSummary]) -> None:
         # A new listing keeps the selection (a check run meanwhile must not drop it).
         selected = {nb.notebook_id for nb in self.selected_notebooks()}
@@ -495,6 +535,11 @@ class CorpusPage(QWidget):
             # A state read later can be wider (Incomplete, with its icon): widened, never
             # narrowed, so it is never cut to "Incompl…" and what the user dragged stays.
             self._fit_column(NotebookColumn.STATE, widen_only=True)
+        metrics = self.notebook_table.fontMetrics()
+        self._title_widths = sorted(
+            ((metrics.horizontalAdvance(nb.title), nb.title) for nb in notebooks), reverse=True
+        )
+        self._fit_rows()
         page = self.notebook_table if notebooks else self.empty_label
         self.notebook_stack.setCurrentWidget(page)
         self._show_count()

@@ -17,7 +17,7 @@ from transcribe_import.engine.api import (
     UnfinishedImport,
     short_id,
 )
-from transcribe_import.engine.base.findings import Finding, Remedy
+from transcribe_import.engine.base.findings import Finding, FindingCode, Remedy
 from transcribe_import.engine.base.findings import Severity as FindingSeverity
 from transcribe_import.gui.wording.buttons import ButtonWords
 from transcribe_import.gui.wording.formatting import format_local, plural
@@ -63,6 +63,11 @@ def remedy_words(remedy: Remedy) -> str:
         Remedy.RESUME_RUN: _t(
             "FindingRemedy", "To finish it, select it in Runs and choose Resume."
         ),
+        Remedy.UNDO_RUN: _t(
+            "FindingRemedy",
+            "To undo that import, select it in Runs and choose Undo This Import…: it shows "
+            "what undoing would take out first.",
+        ),
         Remedy.CANCEL_RUN: _t(
             "FindingRemedy",
             "To end it, select it in Runs and choose Cancel Run; the pages it landed stay.",
@@ -82,11 +87,15 @@ def remedy_words(remedy: Remedy) -> str:
 
 
 def finding_words(finding: Finding) -> str:
-    """A doctor finding as the window says it: with remedies, its situation and the window's
-    own action for each; without, doctor's message as it is."""
+    """A doctor finding as the window says it: a notebook's file named by its notebook's title
+    and its pages' numbers (``file_finding_words``); with remedies, its situation and the
+    window's own action for each; else doctor's message as it is."""
+    said = file_finding_words(finding)
+    if said is not None:
+        return said
     if not finding.remedies:
         if finding.command is None:
-            return finding.message
+            return finding.situation or finding.message
         # No button does it: the command it names is typed in a terminal, said so.
         return (
             finding.message
@@ -97,6 +106,57 @@ def finding_words(finding: Finding) -> str:
             )
         )
     return " ".join([finding.situation, *(remedy_words(r) for r in finding.remedies)])
+
+
+def file_finding_words(finding: Finding) -> str | None:
+    """A finding about one file of a notebook, in the notebook's title and the numbers of the
+    pages that show the file (never its id or the stored file's name, which the finding's
+    tooltip keeps); None for a finding of another kind."""
+    if finding.notebook_id is None or finding.code not in _FILE_FINDINGS:
+        return None
+    title = notebook_name(finding.notebook_id)
+    if finding.pages:
+        where = _t("FindingFile", "The file of {pages} of “{title}”").format(
+            pages=page_numbers_words(finding.pages), title=title
+        )
+    else:  # a file no page shows now: a replaced page's, or one its record does not list
+        where = _t("FindingFile", "A file kept in “{title}”").format(title=title)
+    if finding.code is FindingCode.FILE_RESTORED:
+        return _t(
+            "FindingFile",
+            "{where} was missing; doctor put it back (the same bytes: its checksum matches "
+            "the notebook's record).",
+        ).format(where=where)
+    if finding.code is FindingCode.FILE_HASH_MISMATCH:
+        return _t(
+            "FindingFile",
+            "{where} does not match the notebook's record: it was changed or damaged. "
+            "Restore it from a backup.",
+        ).format(where=where)
+    if finding.code is FindingCode.ORPHAN_FILE:
+        return _t(
+            "FindingFile",
+            "“{title}” holds a file its record does not list (left by an interrupted "
+            "change); it is kept. Delete it if you do not need it: its place is in this "
+            "row's tooltip.",
+        ).format(title=title)
+    return _t(
+        "FindingFile",
+        "{where} is missing from the corpus. Doctor brings it back from the file it was "
+        "imported from, or a backup, with `{command}` (typed in a terminal; the window has "
+        "no button for it).",
+    ).format(where=where, command=finding.command)
+
+
+# The findings about one file of a notebook, worded by ``file_finding_words``.
+_FILE_FINDINGS = frozenset(
+    {
+        FindingCode.FILE_MISSING,
+        FindingCode.FILE_RESTORED,
+        FindingCode.FILE_HASH_MISMATCH,
+        FindingCode.ORPHAN_FILE,
+    }
+)
 
 
 def unreadable_notebook_words(problem: str) -> str:
