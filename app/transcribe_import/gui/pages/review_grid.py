@@ -468,7 +468,7 @@ class GridViews:
 
     def spreads_possible(self) -> bool:
         """Whether the notebook's pages name leaf and side, so spreads say something."""
-        return has_sides(self.grid.page_model.rows())
+        return has_sides(self.grid.page_model.page_labels())
 
     def caches(self) -> list[ThumbnailCache]:
         """The caches this owns (the shared one is the review's)."""
