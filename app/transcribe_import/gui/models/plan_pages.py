@@ -363,7 +363,7 @@ class PageTableModel(ColumnTableModel[PageRow]):
         self._hinted = found
         # The rows made again as they are read, now with their hints.
         self._load_rows(self._page_rows())
-        self._all_changed()
+        self._all_changed(thumbnails=False)
         self.hints_found.emit()
 
     def close(self) -> None:
@@ -490,7 +490,7 @@ class PageTableModel(ColumnTableModel[PageRow]):
             # rows were built for it (5,000 pages: twice the window's thread's time).
             return
         self._load_rows(self._page_rows())  # the same pages, with the report's notes
-        self._all_changed()
+        self._all_changed(thumbnails=False)
 
     def _on_looks_changed(self, stamped: bool) -> None:
         plan = self._session.plan
@@ -507,9 +507,17 @@ class PageTableModel(ColumnTableModel[PageRow]):
             self._item = stamped_item  # its pages' looks, and measures, as stamped
             self._on_validation_changed()
 
-    def _all_changed(self) -> None:
-        self.rows_changed(0, len(self._rows) - 1)
-        self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, max(0, len(self._rows) - 1))
+    def _all_changed(self, *, thumbnails: bool = True) -> None:
+        """Every row may read differently; ``thumbnails`` False: not their thumbnail cells
+        (a report, the hints: only a page's turn changes what those hold). A change of the
+        thumbnail column sends the grid through every cell of it (5,000 calls into Python
+        for a notebook of 5,000 pages); the grid and the spreads paint their badges again
+        at any change of the rows (``GridViews``)."""
+        last = len(self._rows) - 1
+        if last >= 0:
+            first = PageColumn.THUMBNAIL if thumbnails else PageColumn.FILE
+            self.dataChanged.emit(self.index(0, first), self.index(last, len(self.columns) - 1))
+        self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, max(0, last))
 
     def _on_thumbnail_ready(self, source_id: str, page_index: int) -> None:
         row = self.row_of((source_id, page_index))
