@@ -79,16 +79,31 @@ def test_a_long_notebook_makes_only_the_rows_on_screen(
     model.dataChanged.connect(
         lambda a, b, _roles=(): changes.append((a.row(), a.column(), b.row(), b.column()))
     )
+    # Scrolled to the middle of the notebook (its cells all laid out: a batch at a time).
+    grid = page.grid
+    bar = grid.verticalScrollBar()
+    qtbot.waitUntil(
+        lambda: grid.visualRect(model.index(PAGES - 1, PageColumn.THUMBNAIL)).isValid(),
+        timeout=TIMEOUT_MS,
+    )
+    bar.setValue(bar.maximum() // 2)
+    scrolled, laid_out = bar.value(), bar.maximum()
+    assert scrolled > 0
     painted = Painted()
-    page.grid.viewport().installEventFilter(painted)
+    grid.viewport().installEventFilter(painted)
     window.flow.validate_plan()
     qtbot.waitUntil(lambda: window.session.report is not report, timeout=TIMEOUT_MS)
     wait_validated(qtbot, window)
     # Every row told, but not the thumbnail column: the grid is not sent through its
     # 1,200 cells to size them again; it paints its badges again all the same.
     assert (0, PageColumn.FILE, PAGES - 1, PageColumn.WARNING) in changes
-    assert all(column != PageColumn.THUMBNAIL for _r, column, last, _c in changes if last > 0)
+    assert all(
+        column != PageColumn.THUMBNAIL for first, column, last, _c in changes if last > first
+    )
     qtbot.waitUntil(lambda: painted.count > 0, timeout=TIMEOUT_MS)
+    # The page numbers did not change: the grid is not laid out again, and stays where the
+    # person scrolled it (laid out again, it went back to its first 200 pages).
+    assert (bar.value(), bar.maximum()) == (scrolled, laid_out)
     assert model.row(0) is not first and model.row(0).key == first.key
     assert 0 < model.rows_made() <= SHOWN_AT_MOST
 

@@ -198,6 +198,10 @@ class PageTableModel(ColumnTableModel[PageRow]):
         self._hint_slot = TaskSlot(self, done=self._hints_came)
         # What the rows were last built of: the item, the report and the hints chosen.
         self._built: tuple[PlanItem | None, object, frozenset[api.Hint]] | None = None
+        # What the row header says (the pages' numbers, the cover, the rows' keys) as the
+        # rows were last made, and as the views were last told it (``_all_changed``).
+        self._header: tuple[dict[str, int], str | None, list[_Key]] | None = None
+        self._header_told: tuple[dict[str, int], str | None, list[_Key]] | None = None
         # The last item's landing: of which item, under which report (``_landing``).
         self._landed: tuple[PlanItem, object, api.Landing] | None = None
         # The pages its notebook holds once committed (the engine's landing; None: unknown).
@@ -223,6 +227,7 @@ class PageTableModel(ColumnTableModel[PageRow]):
         """Show the pages of ``item_id`` (None: none)."""
         self._item = self._session.item(item_id) if item_id is not None else None
         self.set_rows(self._page_rows())
+        self._header_told = self._header  # a reset tells the views every row anew
 
     def source_at(self, row: int) -> PlanSource:
         return self.row(row).source
@@ -270,6 +275,7 @@ class PageTableModel(ColumnTableModel[PageRow]):
         self._built = (item, self._session.report, self._session.hints)
         if item is None:
             self._hinted = None  # a plan let go is not held here
+            self._header = None
             return LazyPageRows([], [], _no_row)
         notes = self._notes(item)
         replaced = dict(item.replacements)
@@ -316,6 +322,7 @@ class PageTableModel(ColumnTableModel[PageRow]):
         shown = self._rows
         if isinstance(shown, LazyPageRows) and shown.sources is sources:
             # The same files (a new report, the hints come): the same rows in the same places.
+            self._header = (numbers, item.cover_page_id, shown.keys)
             return LazyPageRows(shown.where, shown.keys, make, sources)
         where: list[tuple[int, int] | None] = [
             (pos, page_pos)
@@ -323,6 +330,7 @@ class PageTableModel(ColumnTableModel[PageRow]):
             for page_pos in range(len(source.pages) + len(source.left_out))
         ]
         keys = [(s.source_id, p.page_index) for s in sources for p in (*s.pages, *s.left_out)]
+        self._header = (numbers, item.cover_page_id, keys)
         return LazyPageRows(where, keys, make, sources)
 
     def _landing(self, item: PlanItem) -> api.Landing:
@@ -517,7 +525,12 @@ class PageTableModel(ColumnTableModel[PageRow]):
         if last >= 0:
             first = PageColumn.THUMBNAIL if thumbnails else PageColumn.FILE
             self.dataChanged.emit(self.index(0, first), self.index(last, len(self.columns) - 1))
-        self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, max(0, last))
+        # The row header (each page's number, the cover's star) told only when it changed:
+        # a view lays every cell out again at any header change, and the grid's batched
+        # layout of a long notebook left it scrolled back to its first 200 pages.
+        if self._header != self._header_told:
+            self._header_told = self._header
+            self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, max(0, last))
 
     def _on_thumbnail_ready(self, source_id: str, page_index: int) -> None:
         row = self.row_of((source_id, page_index))
