@@ -25,8 +25,6 @@ from transcribe_import.gui.settings_dialog import AUDIT_REMINDER_KEY, SettingsDi
 
 from helpers.window import TIMEOUT_MS, assert_no_clash, when_modal_opens
 
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
-
 
 def _panel(qtbot: QtBot, window: MainWindow) -> AuditPanel:
     window.show_section(Section.CORPUS)

@@ -19,8 +19,6 @@ from helpers.cli import Exit, ok, run_cli
 from helpers.shelves import make_pages
 from helpers.window import TIMEOUT_MS
 
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
-
 
 @pytest.mark.crash
 def test_health_after_a_kill_names_the_notebook_and_offers_resume(

@@ -28,8 +28,6 @@ from transcribe_import.gui.settings_dialog import HINTS_OFF_KEY, SettingsDialog
 from helpers import pages as labelled
 from helpers.window import TIMEOUT_MS, scan, wait_validated, when_modal_opens
 
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
-
 
 def write_shelf(root: Path) -> Path:
     """A notebook of six written pages, two blank ones and one each dark, light, blurred,
@@ -231,7 +229,7 @@ def test_turn_it_is_a_line_in_problems_whose_button_turns_the_page_in_one_undoab
 
 
 # The offscreen platform cannot raise a popup menu nor grab the keyboard for it.
-@pytest.mark.qt_log_ignore("This plugin does not support (propagateSizeHints|raise|grabbing)")
+@pytest.mark.qt_log_ignore("This plugin does not support (raise|grabbing)")
 def test_the_turn_it_lines_context_menu_offers_the_turn_and_takes_it(
     qtbot: QtBot, review: ReviewPage
 ) -> None:

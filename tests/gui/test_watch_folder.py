@@ -16,9 +16,6 @@ from transcribe_import.gui.main_window import MainWindow
 from helpers.shelves import make_pages
 from helpers.window import TIMEOUT_MS
 
-# The offscreen platform says so of a review page shown; nothing to do with the watch.
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
-
 
 def _share(tmp_path: Path) -> Path:
     """A share with a folder ready to import and one whose page order needs a decision."""

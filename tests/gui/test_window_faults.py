@@ -35,9 +35,7 @@ from helpers.window import (
     wait_validated,
 )
 
-pytestmark = pytest.mark.qt_log_ignore(
-    "This plugin does not support propagateSizeHints", "This plugin does not support raise"
-)
+pytestmark = pytest.mark.qt_log_ignore("This plugin does not support raise")
 
 
 def test_the_window_opens_where_it_was_closed_at_every_start(

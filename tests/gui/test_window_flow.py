@@ -85,9 +85,6 @@ from helpers.window import (
 )
 from media_factory import make_jpeg
 
-# The offscreen platform plugin warns on every top-level show; it says nothing about the app.
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
-
 ROLLOVER = ["IMG_9998.jpg", "IMG_9999.jpg", "IMG_0001.jpg", "IMG_0002.jpg"]
 
 

@@ -31,8 +31,6 @@ from helpers.window import (
     wait_validated,
 )
 
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
-
 
 def shelf(root: Path) -> Path:
     """“Field Notes” (pages 1 to 3, then rescans of its pages 2 and 3) and “Recipes” (two
