@@ -11,7 +11,6 @@ import io
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from PIL import Image
 from PySide6.QtCore import QEvent, QObject
 from pytestqt.qtbot import QtBot
@@ -22,8 +21,6 @@ from transcribe_import.gui.pages.review_grid import PageView
 
 from helpers.window import TIMEOUT_MS, scan, wait_validated
 from helpers.window import show_item as show
-
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
 PAGES = 1200  # more files than the hints found on the window's thread (HINTS_HERE_AT_MOST)
 # A screen of the grid's cells, and the first and last hundred rows the hidden table's row
