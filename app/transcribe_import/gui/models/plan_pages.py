@@ -275,6 +275,7 @@ class PageTableModel(ColumnTableModel[PageRow]):
         self._built = (item, self._session.report, self._session.hints)
         if item is None:
             self._hinted = None  # a plan let go is not held here
+            self._landed = None
             self._header = None
             return LazyPageRows([], [], _no_row)
         notes = self._notes(item)
