@@ -437,3 +437,39 @@ def test_a_restore_whose_entry_cannot_be_removed_says_the_entry_stayed(
     rc, _, said = _cli(capsys, work, "trash", "--purge", revert_id)
     assert rc == Exit.OK, said
     assert not (work / "corpus" / "trash" / revert_id).exists()
+
+
+def test_doctor_names_the_whole_path_of_a_file_it_cannot_remove_inside_a_creation(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    crashed: dict[str, Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The issue's steps (`chattr +i` on one page of the `.creating-*` folder, then doctor):
+    the unlink that fails is of one file deep in the folder, which shutil's walk named by its
+    name alone ("Could not finish recovering 1133….png"). The finding names where it is."""
+    work = tmp_path / "work"
+    shutil.copytree(crashed["data"], work)
+    real_unlink = os.unlink
+    refused: list[str] = []
+
+    def immutable_png(path: Any, *, dir_fd: int | None = None) -> None:
+        if str(path).endswith(".png") and not refused:
+            refused.append(str(path))
+            raise PermissionError(errno.EPERM, os.strerror(errno.EPERM), str(path))
+        real_unlink(path, dir_fd=dir_fd)
+
+    monkeypatch.setattr(os, "unlink", immutable_png)
+    rc, out, _ = _cli(capsys, work, "doctor", "--json")
+    monkeypatch.setattr(os, "unlink", real_unlink)
+
+    assert rc == Exit.INTERRUPTED and refused, out
+    [finding] = [f for f in orjson.loads(out)["findings"] if f["severity"] == "problem"]
+    assert finding["code"] == "permission_denied", finding
+    where = Path(finding["path"])
+    assert where.name == refused[0] and where.is_file(), finding  # the whole path, still there
+    assert where.is_relative_to(work / "corpus" / "notebooks"), finding
+    assert ".creating-" in str(where) and str(where) in finding["message"], finding
+    rc, _, _ = _cli(capsys, work, "doctor")  # the file removable again: doctor finishes
+    assert not any(p.name.startswith(".creating-") for p in (work / "corpus/notebooks").iterdir())
+    _resume_finishes(capsys, work, crashed["run"])
