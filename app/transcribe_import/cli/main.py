@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
 import sys
 import threading
@@ -502,7 +503,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = _main(argv)
         api.crashpoint("cli.after_command")  # its last line printed, the exit code chosen
     api.crashpoint("cli.after_scope")  # the earlier handlers back, unless kept to the end
+    if argv is None:
+        # Run first of the exit's callbacks: after the wait for the process's threads (a
+        # signal still stops a hung one), before the teardown that puts the defaults back.
+        atexit.register(_at_teardown)
     return code
+
+
+def _at_teardown() -> None:
+    signals.ignored_from_here()
+    api.crashpoint("cli.at_teardown")  # nothing but the interpreter's teardown after this
 
 
 # The commands that running again finishes: a disk error pauses them (exit 6).
