@@ -119,3 +119,30 @@ def test_an_export_given_two_signals_exits_with_its_cancel(tmp_path: Path, late:
     assert out.startswith("Export cancelled after 1 file;"), out
     assert "Traceback" not in err
     assert "cancelled" in (dest / "EXPORT-INCOMPLETE.txt").read_text()
+
+
+@pytest.mark.parametrize(
+    ("sig", "rc", "status"),
+    [(signal.SIGTERM, Exit.INTERRUPTED, "running"), (signal.SIGINT, Exit.CANCELLED, "cancelled")],
+)
+def test_a_signal_just_after_the_run_is_created_is_answered(
+    tmp_path: Path, sig: signal.Signals, rc: int, status: str
+) -> None:
+    """Main: a SIGTERM just after "Import run … created." killed the commit (exit 143, no
+    words): its handlers came only after the line and the speed's first count."""
+    data = tmp_path / "data"
+    plan = _plan(tmp_path, data)
+    commit = start_cli(data, "commit", str(plan), env=holding.stop_at("commit.announced"))
+    try:
+        holding.wait_stopped(commit)  # "Import run … created." said, nothing imported yet
+        holding.go_on(commit, sig)
+    finally:
+        out, err = holding.finish(commit)
+    assert commit.returncode == rc, err
+    assert (PAUSING if sig == signal.SIGTERM else CANCELLING) in err, err
+    [run] = cli_json(data, "runs", "--json")["runs"]
+    assert run["status"] == status, run
+    assert "0 pages landed" in out, out
+    if status == "running":
+        assert cli_json(data, "resume", run["import_run_id"], "--json")["status"] == "complete"
+    assert_doctor_clean(data)

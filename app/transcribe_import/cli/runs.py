@@ -584,9 +584,29 @@ def progress_line(ev: RunEvent, rate: float) -> str | None:
     )
 
 
-def _execute(corpus: Corpus, prepared: api.PreparedRun, args: argparse.Namespace) -> int:
-    run_id = prepared.run_id
+def _execute(
+    corpus: Corpus, prepared: api.PreparedRun, args: argparse.Namespace, *, said: str = ""
+) -> int:
+    """Execute the prepared run under its signals, from the line ``said`` that names it on.
+
+    The handlers come before that line: a SIGTERM just after "Import run … created." killed
+    the process (exit 143, no words), leaving the run to look crashed.
+    """
     control = RunControl()
+    with _run_signals(control):
+        if said:
+            say(said, file=sys.stderr)
+        api.crashpoint("commit.announced")
+        if args.workers < 1:
+            raise UsageError("--workers must be at least 1")
+        result = _executed(corpus, prepared, args, control)
+    return _report_result(corpus, result, args)
+
+
+def _executed(
+    corpus: Corpus, prepared: api.PreparedRun, args: argparse.Namespace, control: RunControl
+) -> RunResult:
+    run_id = prepared.run_id
     progress = _Progress()
     # The speed counts only the pages this attempt lands (api.AttemptPace), not those a
     # retry or a resume finds in the corpus already.
@@ -602,16 +622,13 @@ def _execute(corpus: Corpus, prepared: api.PreparedRun, args: argparse.Namespace
         if line is not None:
             progress.show(line, force=ev.kind is EventKind.ITEM_FINISHED)
 
-    if args.workers < 1:
-        raise UsageError("--workers must be at least 1")
-    with _run_signals(control):
-        result = signals.answered_at_once(
-            lambda: api.execute(
-                corpus, run_id, workers=args.workers, control=control, on_event=on_event
-            )
+    result = signals.answered_at_once(
+        lambda: api.execute(
+            corpus, run_id, workers=args.workers, control=control, on_event=on_event
         )
+    )
     progress.done()
-    return _report_result(corpus, result, args)
+    return result
 
 
 def _report_result(corpus: Corpus, result: RunResult, args: argparse.Namespace) -> int:
@@ -746,15 +763,16 @@ def cmd_commit(corpus: Corpus, args: argparse.Namespace) -> int:
             _print_report(plan, invalid.report, args.plan, verbose=False)
         return ExitCode.INVALID_PLAN
     record = prepared.record
-    if prepared.continued and not args.json:
-        say(
-            f"This plan was committed before as run {record.run_id} "
-            f"({record.status}); continuing it.",
-            file=sys.stderr,
+    if args.json:
+        said = ""
+    elif prepared.continued:
+        said = (
+            f"This plan was committed before as run {record.run_id} ({record.status}); "
+            "continuing it."
         )
-    elif not args.json:
-        say(f"Import run {record.run_id} created.", file=sys.stderr)
-    return _execute(corpus, prepared, args)
+    else:
+        said = f"Import run {record.run_id} created."
+    return _execute(corpus, prepared, args, said=said)
 
 
 def cmd_resume(corpus: Corpus, args: argparse.Namespace) -> int:
