@@ -146,3 +146,71 @@ def test_a_signal_just_after_the_run_is_created_is_answered(
     if status == "running":
         assert cli_json(data, "resume", run["import_run_id"], "--json")["status"] == "complete"
     assert_doctor_clean(data)
+
+
+def test_a_resume_given_sigterm_then_ctrl_c_stays_a_pause(tmp_path: Path) -> None:
+    """As for commit: resume's handlers are the run's, so Ctrl-C after SIGTERM is no cancel."""
+    data = tmp_path / "data"
+    plan = _plan(tmp_path, data)
+    commit_env = holding.stop_at("commit.announced")
+    commit = start_cli(data, "commit", str(plan), "--workers", "1", "--json", env=commit_env)
+    try:
+        holding.wait_stopped(commit)
+        holding.go_on(commit, signal.SIGTERM)  # paused before its first item
+    finally:
+        out, _ = holding.finish(commit)
+    run_id = orjson.loads(out)["import_run_id"]
+    env = {**holding.stop_at("run.after_item_outcome"), "PYTHONUNBUFFERED": "1"}
+    resume = start_cli(data, "resume", run_id, "--workers", "1", "--json", env=env)
+    try:
+        holding.wait_stopped(resume)  # its first item committed
+        holding.go_on(resume, signal.SIGTERM)
+        assert resume.stderr is not None
+        while PAUSING not in (line := resume.stderr.readline()):
+            assert line, "the process ended without answering SIGTERM"
+        resume.send_signal(signal.SIGINT)
+    finally:
+        out, err = holding.finish(resume)
+    assert resume.returncode == Exit.INTERRUPTED, err
+    assert CANCELLING not in err
+    assert orjson.loads(out)["status"] == "running"
+    assert cli_json(data, "resume", run_id, "--json")["status"] == "complete"
+    assert_doctor_clean(data)
+
+
+@pytest.mark.parametrize("second", [signal.SIGINT, signal.SIGTERM])
+def test_a_revert_given_two_signals_at_once_stops_once(
+    tmp_path: Path, second: signal.Signals
+) -> None:
+    data = tmp_path / "data"
+    plan = tmp_path / "plan.json"
+    ok(run_cli(data, "plan", str(make_shelf(tmp_path / "shelf", notebooks=2)), "-o", str(plan)))
+    run_id = str(cli_json(data, "commit", str(plan), "--json")["import_run_id"])
+    revert = start_cli(data, "revert", run_id, env=holding.stop_at("revert.after_move"))
+    try:
+        holding.wait_stopped(revert)  # one notebook in the trash, the other not yet
+        holding.go_on(revert, signal.SIGTERM, second)
+    finally:
+        out, err = holding.finish(revert)
+    assert revert.returncode == Exit.INTERRUPTED, err
+    assert out == "" and err.count("was stopped at a safe point, 1 of 2 notebooks done") == 1, err
+    assert "Traceback" not in err
+    ok(run_cli(data, "revert", run_id))
+    assert cli_json(data, "show", run_id, "--json")["status"] == "reverted"
+    assert_doctor_clean(data)
+
+
+def test_an_export_given_two_signals_at_once_exits_with_its_cancel(tmp_path: Path) -> None:
+    shelf = make_corpus(tmp_path)
+    dest = tmp_path / "out"
+    export = start_cli(
+        shelf.data, "export", "--all", "-o", str(dest), env=holding.stop_at("export.after_file")
+    )
+    try:
+        holding.wait_stopped(export)
+        holding.go_on(export, signal.SIGTERM, signal.SIGINT)
+    finally:
+        out, err = holding.finish(export)
+    assert export.returncode == Exit.CANCELLED, err
+    assert out.startswith("Export cancelled after 1 file;") and "Traceback" not in err, out
+    assert not (dest / "bagit.txt").exists()
