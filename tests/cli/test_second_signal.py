@@ -214,3 +214,24 @@ def test_an_export_given_two_signals_at_once_exits_with_its_cancel(tmp_path: Pat
     assert export.returncode == Exit.CANCELLED, err
     assert out.startswith("Export cancelled after 1 file;") and "Traceback" not in err, out
     assert not (dest / "bagit.txt").exists()
+
+
+def test_sigterm_and_ctrl_c_that_arrive_together_are_taken_in_number_order(
+    tmp_path: Path,
+) -> None:
+    """Both pending before the process runs again (0 ms apart): Python answers pending
+    signals in the order of their numbers, so Ctrl-C (2) is the first, SIGTERM (15) the
+    second: a cancel, said in its words twice, never a pause as well (docs/cli.md)."""
+    data = tmp_path / "data"
+    plan = _plan(tmp_path, data)
+    env = holding.stop_at("run.after_item_outcome")
+    commit = start_cli(data, "commit", str(plan), "--workers", "1", "--json", env=env)
+    try:
+        holding.wait_stopped(commit)
+        holding.go_on(commit, signal.SIGTERM, signal.SIGINT)
+    finally:
+        out, err = holding.finish(commit)
+    assert commit.returncode == Exit.CANCELLED, err
+    assert err.count(CANCELLING) == 2 and PAUSING not in err, err
+    assert orjson.loads(out)["status"] == "cancelled_with_commits"
+    assert_doctor_clean(data)
