@@ -468,6 +468,12 @@ def _guard(path: str | os.PathLike[str]) -> None:
         here, above = above, os.path.dirname(above)
 
 
+def refuse_link(path: Path) -> None:
+    """``_guard`` for a file another library creates (a lock file: filelock opens it itself):
+    refused through a link inside a corpus, as every write of this module is."""
+    _guard(path)
+
+
 def links_under(root: Path) -> list[Path]:
     """Every symbolic link anywhere below ``root``, sorted; links are listed, never followed."""
     found: list[Path] = []
