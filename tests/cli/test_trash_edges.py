@@ -133,6 +133,15 @@ def test_a_very_long_title_is_shown_within_a_bound(tmp_path: Path) -> None:
     assert shown_within(long_title) in out
     titles = [n["title"] for n in cli_json(data, "notebooks", "--json")["notebooks"]]
     assert long_title in titles  # whole where a program reads it
+    # Every other line that names it: the plan's item lines, `show` and `revert` printed the
+    # whole million characters.
+    [run] = cli_json(data, "runs", "--json")["runs"]
+    run_id = run["import_run_id"]
+    for args in (["validate", str(plan), "--verbose"], ["show", run_id], ["revert", run_id]):
+        said = ok(run_cli(data, *args))
+        assert len(said.stdout) + len(said.stderr) < 3000, (args, len(said.stdout))
+        assert "A" * 100 not in said.stdout, args
+    assert f"“{shown_within(long_title)}”" in said.stdout  # revert's, the last
 
 
 @pytest.mark.parametrize(

@@ -81,9 +81,12 @@ def _say_preview(preview: api.RevertPreview, *, done: bool) -> None:
         what = "removed" if done else "to remove"
         counts = f"{counted(len(n.page_ids), 'page')} and {counted(len(n.files), 'file')}"
         if n.whole:
-            say(f"  {what}: notebook “{n.title}” ({n.notebook_id}), {counts}")
+            say(f"  {what}: notebook “{shown_within(n.title)}” ({n.notebook_id}), {counts}")
         else:
-            say(f"  {what}: {counts} added to “{n.title}” ({n.notebook_id}); its other pages stay")
+            say(
+                f"  {what}: {counts} added to “{shown_within(n.title)}” ({n.notebook_id}); "
+                "its other pages stay"
+            )
     for b in plan.blockers:
         say(f"  BLOCKED [{b.code.value}] {b.message}")
     for b in plan.held:

@@ -148,8 +148,9 @@ def _check(
                 Finding(
                     FindingCode.OUTSIDE_CORPUS,
                     Severity.PROBLEM,
-                    f"Notebook {nbid}: {outside}. The app never reads or writes through it; "
-                    "put the notebook's own folder back in its place (move the linked "
+                    # Not "read": notebooks, audit and export read a linked folder's files.
+                    f"Notebook {nbid}: {outside}. Nothing is written, moved or removed through "
+                    "it; put the notebook's own folder back in its place (move the linked "
                     "folder there) and run doctor again.",
                     nbid,
                     str(nb_dir),
