@@ -8,17 +8,21 @@ file: the JPEG at a fraction, a PNG or TIFF whole (the page's file in the corpus
 plan's file, its bytes checked against its sha256 first). Only candidate pairs ask, so a
 shelf of thousands of pages decodes a handful again.
 
-Inks are kept as bytes (one byte a pixel: some 185 kB a page), the ``LIMIT`` most recent;
-verdicts (a pair's score) are kept for good, so a review validated again and again after
-each edit verifies each pair once, and in the corpus (``verdicts_kept``, look_cache.py), so
-``validate`` after ``plan`` in another process verifies none again. Both are keyed by page
-key (``sha256#index``): the same bytes are the same page whatever plan holds them.
+Inks are kept as bytes (one byte a pixel), compressed (a page's ink is mostly paper, 0:
+some 185 kB a page at 512 pixels shrinks to some 15 kB), the most recent up to
+``LIMIT_BYTES`` of them, so that a shelf's plan makes no page's ink twice for its
+verifications. Verdicts (a pair's score) are kept for good, so a review validated again and
+again after each edit verifies each pair once, and in the corpus (``verdicts_kept``,
+look_cache.py), so ``validate`` after ``plan`` in another process verifies none again. Both
+are keyed by page key (``sha256#index``): the same bytes are the same page whatever plan
+holds them.
 """
 
 from __future__ import annotations
 
 import contextlib
 import threading
+import zlib
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -30,8 +34,14 @@ from transcribe_import.engine.media import check, ink, lookalike
 from transcribe_import.engine.planning.look_cache import VerdictCache, Verdicts
 from transcribe_import.engine.storage import fsio
 
-# The inks kept: about 47 MB at 512 pixels.
-LIMIT = 256
+# The bytes of the inks kept, compressed: 15,000-20,000 pages of handwriting at 512 pixels
+# (a sparse page's written part at 2048 pixels with it), so that the candidates of a shelf of
+# 20,000 pages (about a third of its pages: those that look like another) are each made once.
+LIMIT_BYTES = 256 * 2**20
+# zlib's fastest level: 0.6 ms to pack a page's ink and 0.25 ms to unpack it, where making
+# it again from the file is 10-50 ms (bench/results-i38p.md).
+PACK_LEVEL = 1
+ENTRY_BYTES = 200  # an entry's key, its place in the order and its record, about
 
 
 @dataclass(frozen=True)
@@ -46,48 +56,84 @@ class PageFile:
     page_count: int
 
 
+@dataclass(frozen=True)
+class _Packed:
+    """An ink kept: its pixels and its detail, each one byte a pixel, compressed."""
+
+    pixels: bytes
+    shape: tuple[int, int]
+    detail: bytes | None
+    detail_shape: tuple[int, int] | None
+
+    @property
+    def size(self) -> int:
+        return len(self.pixels) + len(self.detail or b"")
+
+
 _lock = threading.Lock()
-_inks: OrderedDict[str, tuple[np.ndarray, np.ndarray | None] | None] = OrderedDict()
+_inks: OrderedDict[str, _Packed | None] = OrderedDict()
+_kept_bytes = 0
 _scores: dict[tuple[str, str, int], float] = {}
 
 
 def keep(key: str, found: ink.Ink | None) -> None:
     """Keep a page's ink (None: it has none) for the verifications to come."""
-    packed = None if found is None else (_pack(found.pixels), _packed(found.detail))
+    global _kept_bytes
+    packed = None if found is None else _pack_ink(found)
     with _lock:
+        if key in _inks:
+            _kept_bytes -= _size(_inks.pop(key))
         _inks[key] = packed
-        _inks.move_to_end(key)
-        while len(_inks) > LIMIT:
-            _inks.popitem(last=False)
+        _kept_bytes += _size(packed)
+        while _kept_bytes > LIMIT_BYTES and len(_inks) > 1:
+            _kept_bytes -= _size(_inks.popitem(last=False)[1])
 
 
-def _pack(pixels: np.ndarray) -> np.ndarray:
-    return np.round(pixels * 255).astype(np.uint8)
+def _size(packed: _Packed | None) -> int:
+    """What an entry costs to keep: its bytes and about what the entry itself takes (a page
+    with no ink costs that alone)."""
+    return ENTRY_BYTES + (0 if packed is None else packed.size)
 
 
-def _packed(pixels: np.ndarray | None) -> np.ndarray | None:
-    return None if pixels is None else _pack(pixels)
+def _pack_ink(found: ink.Ink) -> _Packed:
+    detail = found.detail
+    return _Packed(
+        _pack(found.pixels),
+        (found.pixels.shape[0], found.pixels.shape[1]),
+        None if detail is None else _pack(detail),
+        None if detail is None else (detail.shape[0], detail.shape[1]),
+    )
 
 
-def _unpack(packed: np.ndarray) -> np.ndarray:
-    out: np.ndarray = packed.astype(np.float32) / 255
+def _pack(pixels: np.ndarray) -> bytes:
+    return zlib.compress(np.round(pixels * 255).astype(np.uint8).tobytes(), PACK_LEVEL)
+
+
+def _unpack(packed: bytes, shape: tuple[int, int]) -> np.ndarray:
+    flat = np.frombuffer(zlib.decompress(packed), dtype=np.uint8)
+    out: np.ndarray = flat.reshape(shape).astype(np.float32) / 255
     return out
 
 
-def _unpacked(packed: np.ndarray | None) -> np.ndarray | None:
-    return None if packed is None else _unpack(packed)
+def _unpacked(packed: _Packed) -> ink.Ink:
+    detail = (
+        None
+        if packed.detail is None or packed.detail_shape is None
+        else _unpack(packed.detail, packed.detail_shape)
+    )
+    return ink.Ink(_unpack(packed.pixels, packed.shape), detail)
 
 
 def ink_of(key: str, where: PageFile | None) -> ink.Ink | None:
     """A page's ink: kept, else made from ``where`` (None when it cannot be: no file, or
     the file gone, changed or undecodable)."""
     with _lock:
-        if key in _inks:
+        known = key in _inks
+        packed = _inks.get(key)
+        if known:
             _inks.move_to_end(key)
-            packed = _inks[key]
-            if packed is None:
-                return None
-            return ink.Ink(_unpack(packed[0]), _unpacked(packed[1]))
+    if known:  # unpacked outside the lock: other threads' lookups go on
+        return None if packed is None else _unpacked(packed)
     if where is None:
         return None
     made = _made(where)
@@ -157,7 +203,9 @@ def verdicts_kept(cache: VerdictCache) -> Iterator[None]:
 
 def forget() -> None:
     """Let every ink and verdict go (tests that count decodes start from nothing)."""
+    global _kept_bytes
     with _lock:
         _inks.clear()
+        _kept_bytes = 0
         _scores.clear()
     VerdictCache.forget_reads()
