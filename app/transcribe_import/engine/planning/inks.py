@@ -21,10 +21,15 @@ holds them.
 from __future__ import annotations
 
 import contextlib
+import logging
+import multiprocessing
+import signal
 import threading
 import zlib
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +38,8 @@ import numpy as np
 from transcribe_import.engine.media import check, ink, lookalike
 from transcribe_import.engine.planning.look_cache import VerdictCache, Verdicts
 from transcribe_import.engine.storage import fsio
+
+log = logging.getLogger(__name__)
 
 # The bytes of the inks kept, compressed: 15,000-20,000 pages of handwriting at 512 pixels
 # (a sparse page's written part at 2048 pixels with it), so that the candidates of a shelf of
@@ -78,8 +85,11 @@ _scores: dict[tuple[str, str, int], float] = {}
 
 def keep(key: str, found: ink.Ink | None) -> None:
     """Keep a page's ink (None: it has none) for the verifications to come."""
+    _keep_packed(key, None if found is None else _pack_ink(found))
+
+
+def _keep_packed(key: str, packed: _Packed | None) -> None:
     global _kept_bytes
-    packed = None if found is None else _pack_ink(found)
     with _lock:
         if key in _inks:
             _kept_bytes -= _size(_inks.pop(key))
@@ -136,9 +146,17 @@ def ink_of(key: str, where: PageFile | None) -> ink.Ink | None:
         return None if packed is None else _unpacked(packed)
     if where is None:
         return None
+    made = _packed_from(where)
+    _keep_packed(key, made)
+    # As kept (to a 255th), so a pair scores the same whether its inks were just made, kept
+    # or sent to a worker process (``score_many``).
+    return None if made is None else _unpacked(made)
+
+
+def _packed_from(where: PageFile) -> _Packed | None:
+    """A page's ink made from its file, packed (what a worker process sends back)."""
     made = _made(where)
-    keep(key, made)
-    return made
+    return None if made is None else _pack_ink(made)
 
 
 def _made(where: PageFile) -> ink.Ink | None:
@@ -169,13 +187,96 @@ def score(
     if known is not None:
         return known
     mine, theirs = ink_of(key, where), ink_of(other, other_where)
-    value = 0.0 if mine is None or theirs is None else ink.score(theirs, ink.turned(mine, turn))
+    value = _verdict(mine, theirs, turn)
+    _settle(memo, value, read=mine is not None and theirs is not None)
+    return value
+
+
+def _verdict(mine: ink.Ink | None, theirs: ink.Ink | None, turn: int) -> float:
+    return 0.0 if mine is None or theirs is None else ink.score(theirs, ink.turned(mine, turn))
+
+
+def _settle(memo: tuple[str, str, int], value: float, *, read: bool) -> None:
     with _lock:
         _scores[memo] = value
-        if mine is not None and theirs is not None:  # a page not read says nothing for good
+        if read:  # a page not read says nothing for good
             for made in _recording:
                 made[memo] = value
-    return value
+
+
+# A pair to verify: a page's key and file, the other page's, and the turn (``score``).
+Pair = tuple[str, PageFile | None, str, PageFile | None, int]
+
+# From this many pairs not verified yet, ``score_many`` spreads them over worker processes:
+# a verification is 10-30 ms of numpy and Pillow that holds the GIL for much of it, and a
+# worker costs some 0.5 s to start (it imports numpy and Pillow), won back from about here.
+PARALLEL_FROM = 64
+# The pairs a worker is handed at a time, with their inks (packed: some 15 kB a page).
+PAIRS_A_TASK = 16
+
+
+def score_many(pairs: Sequence[Pair], workers: int = 2) -> None:
+    """Verify ``pairs`` ahead of their ``score``, spread over ``workers`` worker processes
+    when there are ``PARALLEL_FROM`` or more not verified yet (a shelf's plan: its
+    verifications were most of its time, on one core); their ``score`` then finds each
+    verdict made, the same value as made here. Fewer pairs, or no worker processes to be
+    had, are left to ``score``, one after another in this process."""
+    with _lock:
+        todo = [p for p in dict.fromkeys(pairs) if (p[0], p[2], p[4]) not in _scores]
+    if workers < 2 or len(todo) < PARALLEL_FROM:
+        return
+    # spawn, not fork: a window's or a CLI's threads may hold locks a fork would copy.
+    context = multiprocessing.get_context("spawn")
+    try:
+        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_quiet_worker)
+    except (OSError, ImportError) as exc:  # no semaphores here (a sandbox): one by one
+        log.info("verifications run in this process: no worker processes (%s)", exc)
+        return
+    try:
+        with pool:
+            _spread(pool, todo)
+    except BrokenProcessPool:  # its workers died (killed, out of memory): ``score`` does the rest
+        log.info("verifications left to this process: a worker process ended")
+
+
+def _spread(pool: ProcessPoolExecutor, todo: list[Pair]) -> None:
+    # The inks not kept here, made by the workers from their files, each once.
+    with _lock:
+        wanted = {
+            k: w
+            for key, where, other, other_where, _turn in todo
+            for k, w in ((key, where), (other, other_where))
+            if w is not None and k not in _inks
+        }
+    made = pool.map(_packed_from, wanted.values(), chunksize=8)
+    for key, packed in zip(wanted, made, strict=True):
+        _keep_packed(key, packed)
+    tasks: list[tuple[list[Pair], dict[str, _Packed | None]]] = []
+    for start in range(0, len(todo), PAIRS_A_TASK):
+        with _lock:
+            chunk = [
+                p for p in todo[start : start + PAIRS_A_TASK] if p[0] in _inks and p[2] in _inks
+            ]  # a page let go since (``LIMIT_BYTES``), or with no file: left to ``score``
+            sent = {k: _inks[k] for key, _w, other, _o, _t in chunk for k in (key, other)}
+        if chunk:
+            tasks.append((chunk, sent))
+    for (chunk, sent), values in zip(tasks, pool.map(_scored, tasks), strict=True):
+        for (key, _w, other, _o, turn), value in zip(chunk, values, strict=True):
+            read = sent[key] is not None and sent[other] is not None
+            _settle((key, other, turn), value, read=read)
+
+
+def _scored(task: tuple[list[Pair], dict[str, _Packed | None]]) -> list[float]:
+    """A worker's verdicts of its pairs, from the inks it was sent."""
+    pairs, sent = task
+    unpacked = {k: None if v is None else _unpacked(v) for k, v in sent.items()}
+    return [_verdict(unpacked[key], unpacked[other], turn) for key, _w, other, _o, turn in pairs]
+
+
+def _quiet_worker() -> None:
+    """A worker process leaves Ctrl-C to the process that started it: the terminal sends it
+    to the whole process group."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 # The verdicts made while each ``verdicts_kept`` is open, to be kept when it closes.
