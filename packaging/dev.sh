@@ -87,9 +87,20 @@ setup_venv() {
   # Reinstall only when the project's metadata changed since the last install.
   local stamp=.venv/.installed-pyproject
   if ! cmp -s pyproject.toml "$stamp"; then
-    .venv/bin/python -m pip install -q --upgrade pip
-    .venv/bin/python -m pip install -q -e '.[test]'
+    echo "Installing the app and its test tools into .venv/ (a few minutes the first time)" >&2
+    pip_quiet install --upgrade pip
+    pip_quiet install -e '.[test]'
     cp pyproject.toml "$stamp"
+  fi
+}
+
+# pip in .venv, its output shown only when it fails: an editable install's build prints
+# setuptools' notes (a "BuildBackendWarning" box) even with -q, which read like a failure.
+pip_quiet() {
+  local out
+  if ! out=$(.venv/bin/python -m pip -q "$@" 2>&1); then
+    printf '%s\n' "$out" >&2
+    return 1
   fi
 }
 

@@ -19,7 +19,7 @@ import orjson
 
 from helpers.cli import assert_doctor_clean, cli_json, ok, run_cli
 from helpers.completing import file_order, project_of
-from helpers.lookalike_set import Rescan, notebook_scan, rescan_file, save_jpeg
+from helpers.lookalike_set import Rescan, rescan_file, scans
 from helpers.shelves import make_pages, make_shelf
 
 # What plan and validate say of the continuing folder (the warning `completes`).
@@ -50,6 +50,19 @@ def _planned(tmp_path: Path, data: Path, start: int) -> tuple[Path, str, dict[st
     said = ok(run_cli(data, "plan", str(shelf), "-o", str(plan))).stdout
     [item] = orjson.loads(plan.read_bytes())["items"]
     return plan, said, item
+
+
+def _a_second_diary_lands(data: Path, plan: Path, nbid: str, before: list[dict[str, Any]]) -> None:
+    """``plan`` committed: a second “Diary 1931” of 3 pages beside the first, whose pages are
+    ``before`` still, and doctor finds the corpus clean."""
+    ok(run_cli(data, "commit", str(plan)))
+    notebooks = cli_json(data, "notebooks", "--json")["notebooks"]
+    assert sorted((nb["title"], nb["page_count"]) for nb in notebooks) == [
+        ("Diary 1931", 3),
+        ("Diary 1931", 5),
+    ]
+    assert project_of(data, nbid)["pages"] == before
+    assert_doctor_clean(data)
 
 
 def test_pages_continuing_its_numbers_complete_the_notebook_of_that_title(
@@ -93,14 +106,7 @@ def test_pages_starting_again_at_1_make_a_second_notebook_and_say_why(tmp_path: 
     assert problem["hint"] is None and problem["resolutions"] == []
     assert f"    {problem['message']}" in said.splitlines(), said
     assert nbid[:8] not in problem["message"] and day  # the day, not the id
-    ok(run_cli(data, "commit", str(plan)))
-    notebooks = cli_json(data, "notebooks", "--json")["notebooks"]
-    assert sorted((nb["title"], nb["page_count"]) for nb in notebooks) == [
-        ("Diary 1931", 3),
-        ("Diary 1931", 5),
-    ]
-    assert project_of(data, nbid)["pages"] == before
-    assert_doctor_clean(data)
+    _a_second_diary_lands(data, plan, nbid, before)
 
 
 def test_new_notebook_makes_a_second_diary_of_continuing_pages(tmp_path: Path) -> None:
@@ -119,14 +125,7 @@ def test_new_notebook_makes_a_second_diary_of_continuing_pages(tmp_path: Path) -
     [second] = orjson.loads(plan.read_bytes())["items"]
     assert second["op"] == "create_notebook" and second["notebook_id"] != nbid
     assert second["provenance"]["second_notebook"] == "title"
-    ok(run_cli(data, "commit", str(plan)))
-    notebooks = cli_json(data, "notebooks", "--json")["notebooks"]
-    assert sorted((nb["title"], nb["page_count"]) for nb in notebooks) == [
-        ("Diary 1931", 3),
-        ("Diary 1931", 5),
-    ]
-    assert project_of(data, nbid)["pages"] == before
-    assert_doctor_clean(data)
+    _a_second_diary_lands(data, plan, nbid, before)
 
 
 def test_complete_takes_the_second_notebook_back(tmp_path: Path) -> None:
@@ -148,16 +147,14 @@ def test_a_rescan_among_continuing_pages_is_asked_about_as_usual(tmp_path: Path)
     Replace among the answers, and Replace puts it in page 3's place."""
     data = tmp_path / "data"
     first = tmp_path / "first" / "Diary 1931"
-    for k in range(1, 5):
-        save_jpeg(notebook_scan(k), first / f"{k:02d}.jpg")
+    scans(first, range(1, 5))
     ok(run_cli(data, "plan", str(first.parent), "-o", str(tmp_path / "first.json")))
     ok(run_cli(data, "commit", str(tmp_path / "first.json")))
     [nb] = cli_json(data, "notebooks", "--json")["notebooks"]
     nbid, before = nb["notebook_id"], project_of(data, nb["notebook_id"])["pages"]
     later = tmp_path / "later" / "Diary 1931"
     rescan_file(3, Rescan.TILT, later / "03.jpg")
-    for k in (5, 6):
-        save_jpeg(notebook_scan(k), later / f"{k:02d}.jpg")
+    scans(later, (5, 6))
     plan = tmp_path / "later.json"
     said = ok(run_cli(data, "plan", str(later.parent), "-o", str(plan))).stdout
     assert "Diary 1931/03.jpg looks like page 3 of “Diary 1931”: a rescan?" in said, said

@@ -11,21 +11,19 @@ from typing import Any
 import orjson
 
 from helpers.cli import Exit, cli_json, ok, run_cli
-from helpers.lookalike_set import Rescan, notebook_scan, rescan_file, save_jpeg
+from helpers.lookalike_set import Rescan, notebook_scan, rescan_file, save_jpeg, scans
 
 
 def _box(tmp_path: Path) -> Path:
     """A shelf of two folders: “Diary” (pages 1 to 4, then rescans of pages 1, 2 and 3 as
     p5 to p7) and “Letters” (two pages of its own, then rescans of Diary's pages 4 and 2)."""
     diary = tmp_path / "shelf" / "Diary"
-    for k in range(1, 5):
-        save_jpeg(notebook_scan(k), diary / f"p{k}.jpg")
+    scans(diary, range(1, 5), "p{k}.jpg")
     rescan_file(1, Rescan.LIGHT, diary / "p5.jpg")
     rescan_file(2, Rescan.JPEG, diary / "p6.jpg")
     rescan_file(3, Rescan.TILT, diary / "p7.jpg")
     letters = tmp_path / "shelf" / "Letters"
-    for k in (5, 6):
-        save_jpeg(notebook_scan(k), letters / f"l{k}.jpg")
+    scans(letters, (5, 6), "l{k}.jpg")
     rescan_file(4, Rescan.CROP, letters / "l7.jpg")
     rescan_file(2, Rescan.LIGHT, letters / "l8.jpg")
     return tmp_path / "shelf"

@@ -20,6 +20,7 @@ from helpers.lookalike_set import (
     notebook_scan,
     rescan_file,
     save_jpeg,
+    scans,
 )
 
 PAGES = 4
@@ -29,8 +30,7 @@ def _imported(tmp_path: Path) -> tuple[Path, str]:
     """A corpus holding “Diary 1931”, its pages 01.jpg to 04.jpg; its notebook id."""
     data = tmp_path / "data"
     folder = tmp_path / "Diary 1931"
-    for k in range(1, PAGES + 1):
-        save_jpeg(notebook_scan(k), folder / f"{k:02d}.jpg")
+    scans(folder, range(1, PAGES + 1))
     plan = tmp_path / "first.json"
     ok(run_cli(data, "plan", str(folder), "-o", str(plan)))
     ok(run_cli(data, "commit", str(plan)))
@@ -222,8 +222,7 @@ def test_a_rescan_numbered_after_the_last_page_replaces_its_page_where_it_stood(
     """A phone's numbering puts the rescan of page 2 after page 4: Replace lands it as page 2."""
     data = tmp_path / "data"
     folder = tmp_path / "Box"
-    for k in range(1, 5):
-        save_jpeg(notebook_scan(k), folder / f"IMG_{k:04d}.jpg")
+    scans(folder, range(1, 5), "IMG_{k:04d}.jpg")
     rescan_file(2, Rescan.LIGHT, folder / "IMG_0005.jpg")
     plan = tmp_path / "box.json"
     out = ok(run_cli(data, "plan", str(folder), "-o", str(plan)))

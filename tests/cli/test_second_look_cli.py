@@ -32,6 +32,25 @@ def _plan(data: Path, tmp_path: Path) -> tuple[Path, str]:
     return plan, str(orjson.loads(plan.read_bytes())["items"][0]["item_id"])
 
 
+def _log(tmp_path: Path) -> tuple[labelled.Notebook, Path]:
+    """“Log”, a notebook of four full ruled pages under a lamp, p1–p4.jpg: its hand and its
+    folder, for the test to add its page 5."""
+    nb = labelled.notebook(9, labelled.Paper.RULED, labelled.Light.LAMP)
+    book = tmp_path / "shelf" / "Log"
+    book.mkdir(parents=True)
+    for n in range(1, 5):
+        labelled.page(nb, n, labelled.Kind.FULL).save(book / f"p{n}.jpg", quality=90)
+    return nb, book
+
+
+def _validated(data: Path, tmp_path: Path) -> tuple[Path, str, str]:
+    """The shelf planned and validated: the plan, its item's short id, what validate said."""
+    plan = tmp_path / "plan.json"
+    ok(run_cli(data, "plan", str(tmp_path / "shelf"), "-o", str(plan)))
+    item = str(orjson.loads(plan.read_bytes())["items"][0]["item_id"])[:8]
+    return plan, item, ok(run_cli(data, "validate", str(plan))).stdout
+
+
 def test_validate_tells_blank_and_small_pages_as_information(tmp_path: Path) -> None:
     data = tmp_path / "data"
     plan, item = _plan(data, tmp_path)
@@ -75,18 +94,11 @@ def test_validate_says_turn_it_with_the_angle_for_a_page_whose_writing_runs_down
     tmp_path: Path,
 ) -> None:
     data = tmp_path / "data"
-    nb = labelled.notebook(9, labelled.Paper.RULED, labelled.Light.LAMP)
-    book = tmp_path / "shelf" / "Log"
-    book.mkdir(parents=True)
-    for n in range(1, 5):
-        labelled.page(nb, n, labelled.Kind.FULL).save(book / f"p{n}.jpg", quality=90)
+    nb, book = _log(tmp_path)
     # Scanned a quarter anticlockwise: sideways by its shape and by its writing, which
     # says which way.
     labelled.page(nb, 5, labelled.Kind.FULL).rotate(90, expand=True).save(book / "p5.jpg")
-    plan = tmp_path / "plan.json"
-    ok(run_cli(data, "plan", str(tmp_path / "shelf"), "-o", str(plan)))
-    item = str(orjson.loads(plan.read_bytes())["items"][0]["item_id"])[:8]
-    out = ok(run_cli(data, "validate", str(plan))).stdout
+    plan, item, out = _validated(data, tmp_path)
     assert (
         f"INFO [sideways] item {item} “Log”: shelf/Log/p5.jpg: its lines of writing run down "
         "the page. Turn it 90° clockwise?\n"
@@ -104,21 +116,14 @@ def test_validate_offers_both_turns_for_a_date_line_alone_running_down(tmp_path:
     writing only), lies where it was written: it cannot say which way it reads, so the line
     says so and offers both turns (the share of ink at the top named the wrong one)."""
     data = tmp_path / "data"
-    nb = labelled.notebook(9, labelled.Paper.RULED, labelled.Light.LAMP)
-    book = tmp_path / "shelf" / "Log"
-    book.mkdir(parents=True)
-    for n in range(1, 5):
-        labelled.page(nb, n, labelled.Kind.FULL).save(book / f"p{n}.jpg", quality=90)
+    nb, book = _log(tmp_path)
     date = labelled.page(nb, 5, labelled.Kind.DATE)
     turned = date.rotate(-90, expand=True)
     turned = turned.resize((date.width, round(date.width * turned.height / turned.width)))
     sheet = Image.new("RGB", date.size, date.getpixel((5, 5)))
     sheet.paste(turned, (0, (date.height - turned.height) // 2))
     sheet.save(book / "p5.jpg", quality=90)
-    plan = tmp_path / "plan.json"
-    ok(run_cli(data, "plan", str(tmp_path / "shelf"), "-o", str(plan)))
-    item = str(orjson.loads(plan.read_bytes())["items"][0]["item_id"])[:8]
-    out = ok(run_cli(data, "validate", str(plan))).stdout
+    plan, item, out = _validated(data, tmp_path)
     assert (
         f"INFO [sideways] item {item} “Log”: shelf/Log/p5.jpg: its writing runs down the page, "
         "too little of it to tell which way up: which way reads upright is yours to see. "

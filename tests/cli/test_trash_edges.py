@@ -78,10 +78,10 @@ def test_a_purge_killed_half_way_is_listed_and_purge_again_finishes_it(tmp_path:
     assert entry["revert_id"] == revert_id and entry["state"] == "purging"
     listed = ok(run_cli(data, "trash")).stdout
     assert listed.rstrip("\n").endswith(
-        f" — being deleted, stopped half way: `transcribe-import trash --purge {revert_id}` "
+        f" — being deleted, stopped half way: `transcribe-import trash --purge {revert_id[:8]}` "
         "or doctor finishes it"
     )
-    done = ok(run_cli(data, "trash", "--purge", revert_id))
+    done = ok(run_cli(data, "trash", "--purge", revert_id[:8]))  # as the line says it
     assert done.stdout.startswith(f"Deleted trash entry {revert_id} (the undo of run {run_id})")
     assert cli_json(data, "trash", "--json")["entries"] == []
     assert_doctor_clean(data)
@@ -145,3 +145,23 @@ def test_a_very_long_title_is_shown_within_a_bound(tmp_path: Path) -> None:
 )
 def test_shown_within_keeps_both_ends(text: str, shown: str) -> None:
     assert shown_within(text) == shown and len(shown_within(text)) <= 60
+
+
+def test_trash_shows_ids_as_runs_does_and_takes_them_back(tmp_path: Path) -> None:
+    """A newcomer's path: `trash` listed whole revert and run ids, and `trash --purge
+    8033a669` (the 8 characters `runs` shows of a run) said "'8033a669' is not a revert id".
+    Now the list shows 8 characters of each id, and --purge and --restore take a unique
+    prefix as every RUN_ID does."""
+    data, run_id, revert_id = _reverted(tmp_path)
+    [line] = ok(run_cli(data, "trash")).stdout.splitlines()
+    assert line.startswith(f"{revert_id[:8]}  20") and revert_id not in line
+    assert f"  undo of run {run_id[:8]} by " in line and run_id not in line
+    refused = run_cli(data, "trash", "--purge", "0000")
+    assert refused.returncode == 1 and refused.stderr == (
+        "transcribe-import: No trash entry '0000': a revert id, or its first 4 characters or "
+        "more, is needed; `transcribe-import trash` lists them.\n"
+    )
+    back = ok(run_cli(data, "trash", "--restore", revert_id[:8])).stdout
+    assert back.startswith(f"Put run {run_id} back from trash entry {revert_id}: ")
+    assert cli_json(data, "show", run_id[:8], "--json")["status"] == "complete"
+    assert_doctor_clean(data)

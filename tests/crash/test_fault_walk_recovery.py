@@ -20,6 +20,7 @@ import errno
 import os
 import re
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,6 @@ import orjson
 import pytest
 
 from transcribe_import.engine import api
-from transcribe_import.engine.storage import fsio
 
 from helpers.cli import Exit, cli_json, ok, run_cli
 from helpers.faults import faulted_run, in_process
@@ -35,13 +35,24 @@ from helpers.shelves import make_shelf
 
 pytestmark = [pytest.mark.crash, pytest.mark.slow]
 
+
+@dataclass(frozen=True)
+class Fault:
+    """A fault kind of the walk: its errno, once or from then on, and the first call (less
+    one) it fails; it then fails every ``STRIDE``-th call."""
+
+    err: int
+    persistent: bool
+    offset: int
+
+
 FAULTS = [
-    pytest.param(errno.EIO, False, 0, id="EIO-once"),
-    pytest.param(errno.EIO, True, 1, id="EIO-persistent"),
-    pytest.param(errno.ENOSPC, False, 2, id="ENOSPC-once"),
-    pytest.param(errno.ENOSPC, True, 3, id="ENOSPC-persistent"),
-    pytest.param(errno.EPERM, False, 4, id="EPERM-once"),
-    pytest.param(errno.EPERM, True, 5, id="EPERM-persistent"),
+    pytest.param(Fault(errno.EIO, False, 0), id="EIO-once"),
+    pytest.param(Fault(errno.EIO, True, 1), id="EIO-persistent"),
+    pytest.param(Fault(errno.ENOSPC, False, 2), id="ENOSPC-once"),
+    pytest.param(Fault(errno.ENOSPC, True, 3), id="ENOSPC-persistent"),
+    pytest.param(Fault(errno.EPERM, False, 4), id="EPERM-once"),
+    pytest.param(Fault(errno.EPERM, True, 5), id="EPERM-persistent"),
 ]
 STRIDE = 6  # with the six offsets above: every call failed by one fault kind at least
 # What a second doctor may still say once the walk's command failed and doctor ran: the
@@ -50,6 +61,13 @@ STILL_TOLD = {"interrupted_run", "notebook_incomplete", "import_unfinished"}
 
 
 _cli = in_process
+
+
+@pytest.fixture(params=FAULTS)
+def fault(request: pytest.FixtureRequest) -> Fault:
+    """Each fault kind in turn: every walk test runs once per kind."""
+    kind: Fault = request.param
+    return kind
 
 
 def _calls(offset: int) -> range:
@@ -117,17 +135,16 @@ def _walk(
     capsys: pytest.CaptureFixture[str],
     template: Path,
     args: list[str],
-    err: int,
-    persistent: bool,
-    offset: int,
+    fault: Fault,
 ) -> tuple[set[str], list[Path]]:
-    """Fail the calls ``_calls(offset)`` of ``args`` in turn; the outcomes, and each case's
+    """Fail the calls ``_calls(fault.offset)`` of ``args`` in turn; the outcomes, and each case's
     corpus after doctor (faults off) ran on it, for the caller to judge."""
     outcomes: set[str] = set()
     cases: list[Path] = []
-    for n in _calls(offset):
+    for n in _calls(fault.offset):
+        work = tmp_path / f"case{n}"
         step = faulted_run(
-            capsys, template, tmp_path / f"case{n}", n, err, persistent, tuple(args), symlinks=True
+            capsys, template, work, n, fault.err, fault.persistent, tuple(args), symlinks=True
         )
         work, out, said = step.work, step.out, step.said
         where = f"{args[0]}: {step.where}"
@@ -167,16 +184,13 @@ def _notebooks(capsys: pytest.CaptureFixture[str], work: Path) -> list[dict[str,
     return found
 
 
-@pytest.mark.parametrize(("err", "persistent", "offset"), FAULTS)
 def test_doctor_fault_walk(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     crashed: dict[str, Any],
-    err: int,
-    persistent: bool,
-    offset: int,
+    fault: Fault,
 ) -> None:
-    outcomes, cases = _walk(tmp_path, capsys, crashed["data"], ["doctor"], err, persistent, offset)
+    outcomes, cases = _walk(tmp_path, capsys, crashed["data"], ["doctor"], fault)
     assert "paused" in outcomes
     for work in cases[:: max(1, len(cases) // 3)]:  # a few: each resume costs a commit
         _resume_finishes(capsys, work, crashed["run"])
@@ -185,20 +199,17 @@ def test_doctor_fault_walk(
 # A fault at the unlink of an ended run's cancel marker leaves the marker, said as a warning in
 # the log (harmless: a marker of an ended run is never read again); a clean-clone run hit it.
 @pytest.mark.allow_logged_warnings(r"cancel marker of ended run \S+ left in place")
-@pytest.mark.parametrize(("err", "persistent", "offset"), FAULTS)
 def test_resume_fault_walk(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     crashed: dict[str, Any],
-    err: int,
-    persistent: bool,
-    offset: int,
+    fault: Fault,
 ) -> None:
     run_id = crashed["run"]
     # One notebook at a time: with two lanes the N-th file-system call is a different call
     # from run to run, and a case's outcome was not the same twice (one CI run failed so).
     args = ["resume", run_id, "--workers", "1"]
-    outcomes, cases = _walk(tmp_path, capsys, crashed["data"], args, err, persistent, offset)
+    outcomes, cases = _walk(tmp_path, capsys, crashed["data"], args, fault)
     assert "ok" in outcomes and outcomes & {"paused", "coded"}, outcomes
     for work in cases[:: max(1, len(cases) // 3)]:
         _resume_finishes(capsys, work, run_id)
@@ -215,34 +226,28 @@ def _all_or_nothing(capsys: pytest.CaptureFixture[str], work: Path, run_id: str)
     return "in the trash"
 
 
-@pytest.mark.parametrize(("err", "persistent", "offset"), FAULTS)
 def test_restore_fault_walk(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     reverted: dict[str, Any],
-    err: int,
-    persistent: bool,
-    offset: int,
+    fault: Fault,
 ) -> None:
     args = ["trash", "--restore", reverted["revert"]]
-    outcomes, cases = _walk(tmp_path, capsys, reverted["data"], args, err, persistent, offset)
+    outcomes, cases = _walk(tmp_path, capsys, reverted["data"], args, fault)
     assert "ok" in outcomes and "coded" in outcomes, outcomes
     states = {_all_or_nothing(capsys, work, reverted["run"]) for work in cases}
     assert "back" in states, states
 
 
-@pytest.mark.parametrize(("err", "persistent", "offset"), FAULTS)
 def test_purge_fault_walk(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     reverted: dict[str, Any],
-    err: int,
-    persistent: bool,
-    offset: int,
+    fault: Fault,
 ) -> None:
     revert_id = reverted["revert"]
     args = ["trash", "--purge", revert_id]
-    outcomes, cases = _walk(tmp_path, capsys, reverted["data"], args, err, persistent, offset)
+    outcomes, cases = _walk(tmp_path, capsys, reverted["data"], args, fault)
     assert "ok" in outcomes, outcomes
     for work in cases:
         left = sorted(p.name for p in (work / "corpus" / "trash").iterdir())
@@ -287,14 +292,11 @@ def _commit_finishes(capsys: pytest.CaptureFixture[str], work: Path, plan: Path)
     r"a refused retry of plan \S+ is not in History",
     r"cancel marker of ended run \S+ left in place",
 )
-@pytest.mark.parametrize(("err", "persistent", "offset"), FAULTS)
 def test_commit_fault_walk(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     planned: dict[str, Any],
-    err: int,
-    persistent: bool,
-    offset: int,
+    fault: Fault,
 ) -> None:
     """Main (#36): commit was in no fault walk, and 15 of its faulted runs said "unexpected
     error". Every call of a commit failed in turn: one coded line, or a pause (exit 6) with
@@ -306,7 +308,7 @@ def test_commit_fault_walk(
     warm = tmp_path / "warm"
     shutil.copytree(planned["data"], warm)
     assert _cli(capsys, warm, *args)[0] == Exit.OK
-    outcomes, cases = _walk(tmp_path, capsys, planned["data"], args, err, persistent, offset)
+    outcomes, cases = _walk(tmp_path, capsys, planned["data"], args, fault)
     assert "ok" in outcomes and outcomes & {"paused", "coded"}, outcomes
     finished = {_commit_finishes(capsys, work, plan) for work in cases[:: max(1, len(cases) // 4)]}
     assert finished, cases
@@ -320,19 +322,20 @@ def _quick_and_contained(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(os, "fsync", lambda fd: None)
 
 
+def _calls_made(
+    capsys: pytest.CaptureFixture[str], template: Path, work: Path, args: list[str]
+) -> tuple[str, ...]:
+    """The file-system calls ``args`` makes on a copy of ``template``, none failed."""
+    step = faulted_run(capsys, template, work, 10**9, errno.EIO, False, tuple(args))
+    shutil.rmtree(work)
+    return step.ops
+
+
 def _first_call(
     capsys: pytest.CaptureFixture[str], template: Path, work: Path, args: list[str], op: str
 ) -> int:
     """The number of the first ``op`` call ``args`` makes on a copy of ``template``."""
-    shutil.copytree(template, work)
-    plan = fsio.FaultPlan(fail_at=10**9)
-    fsio.install_faults(plan)
-    try:
-        _cli(capsys, work, *args)
-    finally:
-        fsio.install_faults(None)
-    shutil.rmtree(work)
-    return plan.ops.index(op) + 1
+    return _calls_made(capsys, template, work, args).index(op) + 1
 
 
 # Each errno as every command codes it (oserrors.problem_from_oserror), and its advice.
@@ -361,12 +364,8 @@ def test_doctor_that_cannot_remove_a_dead_creation_pauses_and_names_it(
     work = tmp_path / "work"
     n = _first_call(capsys, crashed["data"], work, ["doctor"], "rmtree")
     for args in (["doctor"], ["doctor", "--json"]):
-        shutil.copytree(crashed["data"], work)
-        fsio.install_faults(fsio.FaultPlan(fail_at=n, errno=err))
-        try:
-            rc, out, said = _cli(capsys, work, *args)
-        finally:
-            fsio.install_faults(None)
+        step = faulted_run(capsys, crashed["data"], work, n, err, False, tuple(args))
+        rc, out, said = step.rc, step.out, step.said
         assert rc == Exit.INTERRUPTED and said == "", said
         if args[-1] == "--json":
             [finding] = [f for f in orjson.loads(out)["findings"] if f["severity"] == "problem"]
@@ -393,12 +392,8 @@ def test_resume_that_meets_an_io_error_on_an_unlink_pauses_in_one_coded_line(
     work = tmp_path / "work"
     run_id = crashed["run"]
     n = _first_call(capsys, crashed["data"], work, ["resume", run_id], "rmtree")
-    shutil.copytree(crashed["data"], work)
-    fsio.install_faults(fsio.FaultPlan(fail_at=n, errno=errno.EIO))
-    try:
-        rc, _, said = _cli(capsys, work, "resume", run_id)
-    finally:
-        fsio.install_faults(None)
+    step = faulted_run(capsys, crashed["data"], work, n, errno.EIO, False, ("resume", run_id))
+    rc, said = step.rc, step.said
     assert rc == Exit.INTERRUPTED, said
     [line] = said.splitlines()
     assert line.startswith("transcribe-import: Could not finish reading or writing "), line
@@ -413,21 +408,10 @@ def test_a_restore_whose_entry_cannot_be_removed_says_the_entry_stayed(
     work = tmp_path / "work"
     revert_id = reverted["revert"]
     args = ["trash", "--restore", revert_id]
-    shutil.copytree(reverted["data"], work)
-    plan = fsio.FaultPlan(fail_at=10**9)
-    fsio.install_faults(plan)
-    try:
-        _cli(capsys, work, *args)
-    finally:
-        fsio.install_faults(None)
-    hide = max(i for i, op in enumerate(plan.ops) if op == "replace") + 1  # the purge's rename
-    shutil.rmtree(work)
-    shutil.copytree(reverted["data"], work)
-    fsio.install_faults(fsio.FaultPlan(fail_at=hide, errno=errno.EIO))
-    try:
-        rc, out, said = _cli(capsys, work, *args)
-    finally:
-        fsio.install_faults(None)
+    ops = _calls_made(capsys, reverted["data"], work, args)
+    hide = max(i for i, op in enumerate(ops) if op == "replace") + 1  # the purge's rename
+    step = faulted_run(capsys, reverted["data"], work, hide, errno.EIO, False, tuple(args))
+    rc, out, said = step.rc, step.out, step.said
     assert rc == Exit.OK and said == "", said
     assert out.endswith(
         "again; its trash entry could not be removed (it holds nothing of the run now): "

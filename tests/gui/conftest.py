@@ -23,7 +23,7 @@ from transcribe_import.gui import import_flow
 from transcribe_import.gui.main_window import MainWindow
 from transcribe_import.gui.workers import running_workers
 
-from helpers.window import TIMEOUT_MS, ExecutorGate, drop, scan_and_validate
+from helpers.window import TIMEOUT_MS, ExecutorGate, FileDialogs, drop, scan_and_validate
 from helpers.window import commit as press_commit
 
 
@@ -65,6 +65,13 @@ def quit_keeps_the_draft(monkeypatch: pytest.MonkeyPatch) -> None:
 def settings(tmp_path: Path) -> QSettings:
     """The window's own settings file, so a test can look at what it remembered."""
     return QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
+
+
+@pytest.fixture
+def file_dialogs(monkeypatch: pytest.MonkeyPatch) -> FileDialogs:
+    """Every file dialog answered with ``file_dialogs.answer`` (Cancel until it is set), its
+    title and starting folder recorded."""
+    return FileDialogs(monkeypatch)
 
 
 @pytest.fixture

@@ -24,10 +24,7 @@ from helpers.window import (
 )
 
 # Each exports a bag through the real command line first (seconds): the whole run only.
-pytestmark = [
-    pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints"),
-    pytest.mark.slow,
-]
+pytestmark = pytest.mark.slow
 OpenWindow = Callable[..., MainWindow]
 
 

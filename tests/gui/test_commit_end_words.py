@@ -11,7 +11,6 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine.storage.corpus import Corpus
@@ -19,8 +18,6 @@ from transcribe_import.gui.main_window import MainWindow
 
 from helpers.shelves import make_png_shelf
 from helpers.window import commit, scan, wait_run_end
-
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
 
 def test_an_import_with_nothing_to_land_says_so_and_no_speed(

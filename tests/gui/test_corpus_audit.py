@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFileDialog
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine import api
@@ -23,9 +22,7 @@ from transcribe_import.gui.main_window import MainWindow, Section
 from transcribe_import.gui.pages.audit_panel import FAILURE_STYLE, AuditPanel
 from transcribe_import.gui.settings_dialog import AUDIT_REMINDER_KEY, SettingsDialog
 
-from helpers.window import TIMEOUT_MS, assert_no_clash, when_modal_opens
-
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
+from helpers.window import TIMEOUT_MS, FileDialogs, assert_no_clash, when_modal_opens
 
 
 def _panel(qtbot: QtBot, window: MainWindow) -> AuditPanel:
@@ -85,7 +82,7 @@ def test_a_failure_is_a_red_line_with_the_notebook_s_title_and_repair_restores_i
     make_notebook: Callable[..., str],
     corpus: Corpus,
     tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    file_dialogs: FileDialogs,
 ):
     nbid = make_notebook("Field notes 1987", pages=2)
     damaged = next(
@@ -112,7 +109,7 @@ def test_a_failure_is_a_red_line_with_the_notebook_s_title_and_repair_restores_i
 
     # Repair… asks for a folder: the scans the notebook was imported from hold the bytes.
     scans = tmp_path / "scans"
-    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *_a, **_k: str(scans))
+    file_dialogs.answer = str(scans)
     qtbot.mouseClick(repair, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(
         lambda: panel.last_repair is not None and not panel.is_running(), timeout=TIMEOUT_MS

@@ -28,8 +28,6 @@ from helpers.runs import commit_plan, plan_for
 from helpers.shelves import make_shelf
 from helpers.window import TIMEOUT_MS, ExecutorGate, assert_no_clash, wait_run_end
 
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
-
 PAGES = 70
 
 

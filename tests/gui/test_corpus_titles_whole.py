@@ -17,8 +17,6 @@ from transcribe_import.gui.models.notebooks import NotebookColumn
 
 from helpers.window import TIMEOUT_MS
 
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
-
 TITLES = ("Diary 1931", "Parish register of Sankt Margarethen, volume 1")
 
 

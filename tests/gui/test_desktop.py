@@ -40,9 +40,6 @@ from helpers.window import (
     wait_run_end,
 )
 
-# The offscreen platform says so of every top-level window it shows.
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
-
 
 class Recording:
     """Both halves of a backend, writing down what the window asked, and whether a commit

@@ -21,8 +21,6 @@ from transcribe_import.gui.main_window import MainWindow, Section
 
 from helpers.window import TIMEOUT_MS
 
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
-
 
 @pytest.fixture
 def window(

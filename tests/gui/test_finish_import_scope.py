@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
@@ -19,8 +18,6 @@ from transcribe_import.gui.models.outcomes import OutcomeColumn
 from helpers.runs import commit_plan, plan_for
 from helpers.shelves import make_pages
 from helpers.window import TIMEOUT_MS, wait_run_end
-
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
 BIG = 70
 

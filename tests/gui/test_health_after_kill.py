@@ -9,37 +9,21 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from transcribe_import.engine.planning.plan import save_plan
-from transcribe_import.engine.planning.planner import build_plan
-from transcribe_import.engine.planning.scan import run_scan
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow
 
-from helpers.cli import Exit, ok, run_cli
+from helpers.runs import killed_commit
 from helpers.shelves import make_pages
 from helpers.window import TIMEOUT_MS
-
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
 
 @pytest.mark.crash
 def test_health_after_a_kill_names_the_notebook_and_offers_resume(
-    qtbot: QtBot,
-    open_window: Callable[..., MainWindow],
-    data_dir: Path,
-    corpus: Corpus,
-    tmp_path: Path,
+    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
 ) -> None:
     make_pages(tmp_path / "shelf" / "Parish register", 40, size=(120, 160))
-    plan = build_plan(corpus, run_scan([tmp_path / "shelf"]))
-    plan_path = tmp_path / "plan.json"
-    save_plan(plan, plan_path)
     # Killed at its second checkpoint (of 32 pages: helpers.cli's environment), staging.
-    crash_at = "ingest.after_claim:2"
-    ok(
-        run_cli(data_dir, "commit", str(plan_path), "--workers", "1", crash_at=crash_at),
-        Exit.KILLED,
-    )
+    plan = killed_commit(corpus, tmp_path / "shelf", "ingest.after_claim:2")
 
     window = open_window()
     view = window.corpus_page.findings_view

@@ -17,8 +17,6 @@ from transcribe_import.gui.main_window import MainWindow
 from helpers.runs import commit_plan, plan_for
 from helpers.shelves import make_png_shelf
 
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
-
 
 def _page_files(corpus: Corpus, notebook_id: str, number: int) -> tuple[Path, Path]:
     """The stored source and render of page ``number`` (1-based) of a notebook."""

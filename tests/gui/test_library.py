@@ -39,8 +39,6 @@ from helpers.runs import cancelled_part_way, commit_plan, plan_for
 from helpers.shelves import make_shelf
 from helpers.window import TIMEOUT_MS, assert_no_clash, commit, scan, wait_run_end
 
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
-
 PAGES = ("cover.png", "f. 1r.png", "f. 1v.png", "f. 2r.png", "f. 2v.png")
 
 

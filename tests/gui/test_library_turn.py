@@ -27,10 +27,7 @@ from helpers.runs import commit_plan, plan_for
 from helpers.turns import marked_page, red_corner
 from helpers.window import TIMEOUT_MS, assert_no_clash
 
-pytestmark = [
-    pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints"),
-    pytest.mark.slow,
-]
+pytestmark = pytest.mark.slow
 
 
 def _stored(corpus: Corpus, nb: str) -> dict[str, bytes]:

@@ -29,9 +29,6 @@ from transcribe_import.gui.workers import running_workers
 
 from helpers.window import TIMEOUT_MS
 
-# The offscreen platform plugin warns on every top-level show; it says nothing about the app.
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
-
 OpenWindow = Callable[..., MainWindow]
 
 

@@ -9,7 +9,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import orjson
-import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
@@ -24,8 +23,6 @@ from helpers.runs import commit_plan, plan_for
 from helpers.shelves import make_pages
 from helpers.window import TIMEOUT_MS, commit, drop, scan_and_validate, wait_run_end
 from media_factory import make_pdf
-
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
 
 def _pages_on_disk(corpus: Corpus, notebook_id: str) -> int:

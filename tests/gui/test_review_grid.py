@@ -40,7 +40,6 @@ from helpers.window import TIMEOUT_MS, commit, scan, wait_run_end, wait_validate
 from helpers.window import show_item as show
 from media_factory import make_jpeg
 
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 E = TypeVar("E", QDragEnterEvent, QDragMoveEvent, QDropEvent)
 
 

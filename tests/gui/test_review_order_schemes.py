@@ -25,8 +25,6 @@ from helpers.window import open_review_page, panel_words
 from helpers.window import show_item as show
 from media_factory import make_jpeg
 
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
-
 
 @pytest.fixture
 def page(qtbot: QtBot, corpus: Corpus, tmp_path: Path) -> ReviewPage:

@@ -43,9 +43,6 @@ from helpers.window import open_review_page as open_page
 from helpers.window import show_item as show
 from media_factory import make_jpeg, make_multiframe_tiff, make_truncated_jpeg
 
-# The offscreen platform plugin warns on every top-level show; it says nothing about the app.
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
-
 WAIT_MS = 10_000
 CAMERA_TIMES = {9998: "10:00:00", 9999: "10:01:00", 1: "10:02:00", 2: "10:03:00"}
 

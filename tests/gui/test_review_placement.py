@@ -35,8 +35,6 @@ from helpers.window import (
     wait_validated,
 )
 
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
-
 
 def late_pages(folder: Path) -> Path:
     """Two page files to add: p1.png (a page found late) and p2.png (a rescan)."""

@@ -28,8 +28,6 @@ from transcribe_import.gui.settings_dialog import HINTS_OFF_KEY, SettingsDialog
 from helpers import pages as labelled
 from helpers.window import TIMEOUT_MS, scan, wait_validated, when_modal_opens
 
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
-
 
 def write_shelf(root: Path) -> Path:
     """A notebook of six written pages, two blank ones and one each dark, light, blurred,
@@ -77,10 +75,10 @@ EXPECTED = [(), (), (), (), (), ()] + [
 ]
 
 
-@pytest.fixture
-def review(qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path) -> ReviewPage:
-    window = open_window()
-    scan(qtbot, window, write_shelf(tmp_path))
+def badged_review(qtbot: QtBot, window: MainWindow, root: Path) -> ReviewPage:
+    """The shelf of ``write_shelf`` scanned in ``window``: its review page, once every page
+    has the badges ``EXPECTED`` says."""
+    scan(qtbot, window, write_shelf(root))
     page = window.review_page
     model = page.pages_model
     # The measures come with the looks, which the look pass makes after the plan.
@@ -92,6 +90,19 @@ def review(qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path)
         timeout=4 * TIMEOUT_MS,
     )
     return page
+
+
+def validated(qtbot: QtBot, review: ReviewPage) -> MainWindow:
+    """The window of ``review``, once its first validation has ended."""
+    window = review.window()
+    assert isinstance(window, MainWindow)
+    wait_validated(qtbot, window)
+    return window
+
+
+@pytest.fixture
+def review(qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path) -> ReviewPage:
+    return badged_review(qtbot, open_window(), tmp_path)
 
 
 def test_each_hint_badges_its_page_with_its_measure(review: ReviewPage) -> None:
@@ -117,9 +128,7 @@ def test_each_hint_badges_its_page_with_its_measure(review: ReviewPage) -> None:
 def test_each_hint_is_a_line_in_problems_after_the_problems_and_none_blocks_the_commit(
     qtbot: QtBot, review: ReviewPage
 ) -> None:
-    window = review.window()
-    assert isinstance(window, MainWindow)
-    wait_validated(qtbot, window)
+    validated(qtbot, review)
     model = review.problems_model
     lines = [(r.problem.severity, r.problem.code, r.message) for r in model.rows()]
     notes = [
@@ -148,9 +157,7 @@ def test_each_hint_is_a_line_in_problems_after_the_problems_and_none_blocks_the_
 
 def test_leave_out_blank_pages_is_one_undoable_edit(qtbot: QtBot, review: ReviewPage) -> None:
     page = review
-    window = page.window()
-    assert isinstance(window, MainWindow)
-    wait_validated(qtbot, window)
+    window = validated(qtbot, page)
     rows = [page.problems_model.problem(r) for r in range(page.problems_model.rowCount())]
     (told,) = [p for p in rows if p.code == "blank_pages"]
     assert told.message == (
@@ -184,9 +191,7 @@ def test_turn_it_is_a_line_in_problems_whose_button_turns_the_page_in_one_undoab
     page is turned only when the person clicks the line's button (or its context menu's
     item), as one undoable edit, after which it is asked about no more."""
     page = review
-    window = page.window()
-    assert isinstance(window, MainWindow)
-    wait_validated(qtbot, window)
+    window = validated(qtbot, page)
     model = page.problems_model
     rows = [r for r in range(model.rowCount()) if model.problem(r).code is ProblemCode.SIDEWAYS]
     (row,) = rows
@@ -231,13 +236,11 @@ def test_turn_it_is_a_line_in_problems_whose_button_turns_the_page_in_one_undoab
 
 
 # The offscreen platform cannot raise a popup menu nor grab the keyboard for it.
-@pytest.mark.qt_log_ignore("This plugin does not support (propagateSizeHints|raise|grabbing)")
+@pytest.mark.qt_log_ignore("This plugin does not support (raise|grabbing)")
 def test_the_turn_it_lines_context_menu_offers_the_turn_and_takes_it(
     qtbot: QtBot, review: ReviewPage
 ) -> None:
-    window = review.window()
-    assert isinstance(window, MainWindow)
-    wait_validated(qtbot, window)
+    validated(qtbot, review)
     model = review.problems_model
     (row,) = [r for r in range(model.rowCount()) if model.problem(r).code is ProblemCode.SIDEWAYS]
     view = review.problems_view
@@ -268,9 +271,7 @@ def test_the_summary_counts_the_notes_apart_from_the_problems(
 ) -> None:
     """The notes are listed in Problems but are none: the summary says how many there are and
     that Commit leaves them to the person, as many as the Problems pane lists."""
-    window = review.window()
-    assert isinstance(window, MainWindow)
-    wait_validated(qtbot, window)
+    validated(qtbot, review)
     model = review.problems_model
     notes = [
         model.problem(r)
@@ -350,16 +351,6 @@ def test_a_large_notebooks_hints_are_found_on_a_worker(
         return real(*args)
 
     monkeypatch.setattr(plan_pages, "hints_of", hints_of)
-    window = open_window()
-    scan(qtbot, window, write_shelf(tmp_path))
-    page = window.review_page
-    model = page.pages_model
-    qtbot.waitUntil(
-        lambda: (
-            not page.session.looking
-            and [badges(model.row(r)) for r in range(model.rowCount())] == EXPECTED
-        ),
-        timeout=4 * TIMEOUT_MS,
-    )
+    page = badged_review(qtbot, open_window(), tmp_path)
     assert found_on and not any(found_on)
     qtbot.waitUntil(page.leave_out_blank_action.isEnabled, timeout=TIMEOUT_MS)

@@ -24,8 +24,6 @@ from transcribe_import.gui.pages.review import ReviewPage
 from helpers.window import TIMEOUT_MS, commit, scan, wait_run_end, wait_validated
 from media_factory import make_jpeg
 
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
-
 
 @pytest.fixture
 def review(qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path) -> ReviewPage:

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine.planning import ordering
@@ -16,8 +15,6 @@ from transcribe_import.gui.main_window import MainWindow, Section
 from helpers.runs import commit_plan, plan_for
 from helpers.window import TIMEOUT_MS
 from media_factory import make_image
-
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
 
 def _items(window: MainWindow) -> list[str]:

@@ -6,13 +6,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-import pytest
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.gui.main_window import MainWindow
-
-# The help box is a dialog: the offscreen platform says it cannot pass on its size hints.
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
 
 def test_the_shortcuts_list_the_library_turn_keys(

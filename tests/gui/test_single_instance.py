@@ -23,9 +23,7 @@ from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui import app as gui_app
 from transcribe_import.gui.main_window import MainWindow
 
-pytestmark = pytest.mark.qt_log_ignore(
-    "This plugin does not support propagateSizeHints", "This plugin does not support raise"
-)
+pytestmark = pytest.mark.qt_log_ignore("This plugin does not support raise")
 
 REPO = Path(__file__).resolve().parents[2]
 DEADLINE_S = 60

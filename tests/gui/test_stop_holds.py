@@ -45,8 +45,6 @@ from helpers.window import (
     when_modal_opens,
 )
 
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
-
 WAITS = "While you decide, the import waits: no notebook starts, and the one being imported "
 WAITS += "stops after its next few pages land."
 

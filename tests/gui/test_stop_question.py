@@ -46,8 +46,6 @@ from helpers.window import (
     wait_run_end,
 )
 
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
-
 PAGES = 70
 
 

@@ -33,8 +33,6 @@ from helpers.window import (
     click_in_next_box,
 )
 
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
-
 PAGES = 70
 
 # The real app in a process of its own: the window opens on the corpus, scans the shelf

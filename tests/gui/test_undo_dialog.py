@@ -24,8 +24,6 @@ from helpers.runs import commit_plan, plan_for
 from helpers.shelves import make_pages, make_shelf
 from helpers.window import TIMEOUT_MS
 
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
-
 
 @pytest.fixture
 def window(open_window: Callable[..., MainWindow]) -> MainWindow:

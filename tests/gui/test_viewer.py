@@ -19,7 +19,6 @@ from transcribe_import.gui.viewer import PREVIEW_SIDE, ViewerDialog
 
 from media_factory import make_jpeg
 
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 WAIT_MS = 20_000
 
 

@@ -6,7 +6,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QFileDialog
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine import api
@@ -14,10 +13,7 @@ from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow
 
 from helpers.shelves import make_pages
-from helpers.window import TIMEOUT_MS
-
-# The offscreen platform says so of a review page shown; nothing to do with the watch.
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
+from helpers.window import TIMEOUT_MS, FileDialogs
 
 
 def _share(tmp_path: Path) -> Path:
@@ -36,22 +32,16 @@ def test_watch_a_folder_imports_what_is_clear_and_offers_what_needs_a_decision(
     open_window: Callable[..., MainWindow],
     corpus: Corpus,
     tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    file_dialogs: FileDialogs,
 ) -> None:
     share = _share(tmp_path)
-    asked: list[str] = []
-
-    def choose(_parent: object, title: str, _start: str = "") -> str:
-        asked.append(title)
-        return str(share)
-
-    monkeypatch.setattr(QFileDialog, "getExistingDirectory", choose)
+    file_dialogs.answer = str(share)
     window = open_window()
     watch = window.folder_watch
     assert not watch.label.isVisible() and not window.stop_watching_action.isEnabled()
     with qtbot.waitSignal(watch.passed, timeout=TIMEOUT_MS):
         window.watch_action.trigger()
-    assert asked == ["Choose a Folder to Watch"]
+    assert file_dialogs.asked == ["Choose a Folder to Watch"]
     assert watch.label.isVisible()
     assert watch.label.text() == f"Watching {share} — 1 drop waiting for review"
     assert window.stop_watching_action.isEnabled()

@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from PIL import Image
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
@@ -32,8 +31,6 @@ from helpers.window import (
     wait_run_end,
     wait_validated,
 )
-
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
 WAIT_MS = 10_000
 
@@ -66,13 +63,40 @@ def _problems_shown(window: MainWindow) -> list[str]:
     return [model.index(r, ProblemColumn.MESSAGE).data() for r in range(model.rowCount())]
 
 
+def _later_folder_scanned(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    corpus: Corpus,
+    tmp_path: Path,
+    numbers: range,
+) -> tuple[MainWindow, str, list[str]]:
+    """“Diary 1931” imported with p01–p05, then a later folder of that title holding pages
+    ``numbers`` scanned in the window: the window, the diary's id and its page ids."""
+    nbid, held = _diary(corpus, tmp_path / "first")
+    _pages(tmp_path / "later" / "Diary 1931", numbers, 90)
+    window = open_window(workers=1)
+    scan(qtbot, window, tmp_path / "later")
+    return window, nbid, held
+
+
+def _a_second_notebook_lands(
+    qtbot: QtBot, window: MainWindow, corpus: Corpus, nbid: str, held: list[str], said: str
+) -> None:
+    """The Problems pane says ``said`` (and no raw id); committed, the diary is as it was and
+    the later pages are a second “Diary 1931”."""
+    qtbot.waitUntil(lambda: any(said in m for m in _problems_shown(window)), timeout=WAIT_MS)
+    assert not any(nbid[:8] in m for m in _problems_shown(window))
+
+    commit(qtbot, window)
+    wait_run_end(qtbot, window)
+    assert [p["id"] for p in project.read(corpus.notebook_dir(nbid), nbid)["pages"]] == held
+    assert _page_count(corpus) == [("Diary 1931", 3), ("Diary 1931", 5)]
+
+
 def test_pages_continuing_its_numbers_complete_it_by_default(
     qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
 ) -> None:
-    nbid, held = _diary(corpus, tmp_path / "first")
-    _pages(tmp_path / "later" / "Diary 1931", range(6, 9), 90)
-    window = open_window(workers=1)
-    scan(qtbot, window, tmp_path / "later")
+    window, nbid, held = _later_folder_scanned(qtbot, open_window, corpus, tmp_path, range(6, 9))
     page = window.review_page
     [item] = window.session.plan.items
     assert item.op is Op.IMPORT_INTO_NOTEBOOK and item.notebook_id == nbid
@@ -100,10 +124,7 @@ def test_pages_continuing_its_numbers_complete_it_by_default(
 def test_make_a_second_notebook_of_continuing_pages(
     qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
 ) -> None:
-    nbid, held = _diary(corpus, tmp_path / "first")
-    _pages(tmp_path / "later" / "Diary 1931", range(6, 9), 90)
-    window = open_window(workers=1)
-    scan(qtbot, window, tmp_path / "later")
+    window, nbid, held = _later_folder_scanned(qtbot, open_window, corpus, tmp_path, range(6, 9))
     page = window.review_page
     [item] = window.session.plan.items
     show_item(page, item.label)
@@ -117,22 +138,13 @@ def test_make_a_second_notebook_of_continuing_pages(
         "and the names of these pages continue its page numbers; this makes a second notebook "
         "of them, as you chose."
     )
-    qtbot.waitUntil(lambda: any(said in m for m in _problems_shown(window)), timeout=WAIT_MS)
-    assert not any(nbid[:8] in m for m in _problems_shown(window))
-
-    commit(qtbot, window)
-    wait_run_end(qtbot, window)
-    assert [p["id"] for p in project.read(corpus.notebook_dir(nbid), nbid)["pages"]] == held
-    assert _page_count(corpus) == [("Diary 1931", 3), ("Diary 1931", 5)]
+    _a_second_notebook_lands(qtbot, window, corpus, nbid, held, said)
 
 
 def test_pages_starting_again_at_1_make_a_notebook_of_their_own(
     qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
 ) -> None:
-    nbid, held = _diary(corpus, tmp_path / "first")
-    _pages(tmp_path / "later" / "Diary 1931", range(1, 4), 90)
-    window = open_window(workers=1)
-    scan(qtbot, window, tmp_path / "later")
+    window, nbid, held = _later_folder_scanned(qtbot, open_window, corpus, tmp_path, range(1, 4))
     [item] = window.session.plan.items
     assert item.op is Op.CREATE_NOTEBOOK and item.notebook_id != nbid
     said = (
@@ -140,10 +152,4 @@ def test_pages_starting_again_at_1_make_a_notebook_of_their_own(
         "p05.png; this folder's first is p01.png), so this makes a second notebook. Rename it "
         "in the plan if that is not what you want."
     )
-    qtbot.waitUntil(lambda: any(said in m for m in _problems_shown(window)), timeout=WAIT_MS)
-    assert not any(nbid[:8] in m for m in _problems_shown(window))
-
-    commit(qtbot, window)
-    wait_run_end(qtbot, window)
-    assert [p["id"] for p in project.read(corpus.notebook_dir(nbid), nbid)["pages"]] == held
-    assert _page_count(corpus) == [("Diary 1931", 3), ("Diary 1931", 5)]
+    _a_second_notebook_lands(qtbot, window, corpus, nbid, held, said)

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
 from PySide6.QtWidgets import QPushButton
 from pytestqt.qtbot import QtBot
 
@@ -26,8 +25,6 @@ from transcribe_import.gui.pages.placement import AT_END, BY_NAMES
 from helpers.runs import commit_plan
 from helpers.shelves import make_png_shelf
 from helpers.window import commit, scan, show_item, wait_run_end, wait_validated
-
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
 
 def register_with_gaps(corpus: Corpus, root: Path) -> tuple[Path, str]:

@@ -13,7 +13,6 @@ from PySide6.QtCore import QPoint, QRect, QSettings, Qt
 from PySide6.QtWidgets import (
     QAbstractButton,
     QApplication,
-    QFileDialog,
     QProgressBar,
     QTableView,
     QWidget,
@@ -29,15 +28,14 @@ from transcribe_import.gui.pages.review_parts import SHOWN_PROBLEMS
 from helpers.shelves import make_png_shelf
 from helpers.window import (
     TIMEOUT_MS,
+    FileDialogs,
     PlanHold,
     click_in_next_box,
     scan_and_validate,
     wait_validated,
 )
 
-pytestmark = pytest.mark.qt_log_ignore(
-    "This plugin does not support propagateSizeHints", "This plugin does not support raise"
-)
+pytestmark = pytest.mark.qt_log_ignore("This plugin does not support raise")
 
 
 def test_the_window_opens_where_it_was_closed_at_every_start(
@@ -167,36 +165,12 @@ def test_gui_path_with_only_itself_on_the_list_asks_nothing(
 # -- file dialogs ----------------------------------------------------------------------------
 
 
-class FileDialogs:
-    """The file dialogs answered as a person would: each records the folder it opened in."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.opened_in: list[str] = []
-        self.answer = ""
-
-        def folder(_parent: object, _title: str, start: str = "") -> str:
-            self.opened_in.append(start)
-            return self.answer
-
-        def files(_parent: object, _title: str, start: str = "", _f: str = "") -> Any:
-            self.opened_in.append(start)
-            return ([self.answer] if self.answer else [], "")
-
-        def file(_parent: object, _title: str, start: str = "", _f: str = "") -> Any:
-            self.opened_in.append(start)
-            return (self.answer, "")
-
-        monkeypatch.setattr(QFileDialog, "getExistingDirectory", folder)
-        monkeypatch.setattr(QFileDialog, "getOpenFileNames", files)
-        monkeypatch.setattr(QFileDialog, "getOpenFileName", file)
-        monkeypatch.setattr(QFileDialog, "getSaveFileName", file)
-
-
 def test_file_dialogs_open_where_the_last_of_their_kind_was_left(
     qtbot: QtBot,
     open_window: Callable[..., MainWindow],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    file_dialogs: FileDialogs,
 ) -> None:
     """They used to open in the program's folder every time, wherever the scans were."""
     home = tmp_path / "home"
@@ -204,7 +178,7 @@ def test_file_dialogs_open_where_the_last_of_their_kind_was_left(
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.chdir(tmp_path)  # the program's folder: never where a dialog opens
     shelf = make_png_shelf(tmp_path / "box" / "shelf", notebooks=2)
-    dialogs = FileDialogs(monkeypatch)
+    dialogs = file_dialogs
     window = open_window()
 
     dialogs.answer = str(shelf / "Notebook 01")

@@ -32,8 +32,6 @@ from helpers.shelves import make_png_shelf
 from helpers.window import ExecutorGate, scan, wait_run_end, wait_states_checked
 from media_factory import make_jpeg
 
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
-
 SMALL_SCREENS = [QRect(0, 0, 1024, 768), QRect(0, 0, 1366, 768)]
 # A screen with a panel on the left and one on top, as GNOME or KDE leave it.
 PANELLED = QRect(64, 32, 960, 736)

@@ -40,7 +40,6 @@ from transcribe_import.engine.planning.plan import (
     AdapterMode,
     ModeName,
     load_plan,
-    save_plan,
 )
 from transcribe_import.engine.planning.planner import build_plan
 from transcribe_import.engine.planning.scan import ScanPhase, ScanProgress, ScanResult, run_scan
@@ -70,7 +69,7 @@ from transcribe_import.gui.values import OutcomeRow, RunSummary
 from transcribe_import.gui.wording import StopChoice
 from transcribe_import.gui.workers import running_workers
 
-from helpers.cli import Exit, ok, run_cli
+from helpers.runs import killed_commit
 from helpers.shelves import make_png_shelf
 from helpers.window import (
     TIMEOUT_MS,
@@ -84,9 +83,6 @@ from helpers.window import (
     wait_validated,
 )
 from media_factory import make_jpeg
-
-# The offscreen platform plugin warns on every top-level show; it says nothing about the app.
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
 ROLLOVER = ["IMG_9998.jpg", "IMG_9999.jpg", "IMG_0001.jpg", "IMG_0002.jpg"]
 
@@ -365,27 +361,18 @@ def test_pause_then_resume_from_the_runs_view(
     qtbot.waitUntil(lambda: not window.start_page.interrupted_runs(), timeout=TIMEOUT_MS)
 
 
-def _kill_a_commit(
-    corpus: Corpus, data_dir: Path, tmp_path: Path, *, notebooks: int, crash_at: str
-) -> None:
+def _kill_a_commit(corpus: Corpus, tmp_path: Path, *, notebooks: int, crash_at: str) -> None:
     """A real `commit` of a shelf of ``notebooks`` killed (SIGKILL) at ``crash_at``."""
-    shelf = make_png_shelf(tmp_path / "shelf", notebooks=notebooks)
-    plan_path = tmp_path / "plan.json"
-    save_plan(build_plan(corpus, run_scan([shelf])), plan_path)
-    ok(
-        run_cli(data_dir, "commit", str(plan_path), "--workers", "1", crash_at=crash_at),
-        Exit.KILLED,
-    )
+    killed_commit(corpus, make_png_shelf(tmp_path / "shelf", notebooks=notebooks), crash_at)
 
 
 @pytest.mark.crash
 def test_the_start_notice_counts_one_notebook_in_the_singular(
     open_window: Callable[..., MainWindow],
-    data_dir: Path,
     corpus: Corpus,
     tmp_path: Path,
 ) -> None:
-    _kill_a_commit(corpus, data_dir, tmp_path, notebooks=1, crash_at="ingest.after_claim:1")
+    _kill_a_commit(corpus, tmp_path, notebooks=1, crash_at="ingest.after_claim:1")
 
     [text] = open_window().start_page.notice_texts()
     assert "0 of 1 notebook done" in text, text
@@ -395,11 +382,10 @@ def test_the_start_notice_counts_one_notebook_in_the_singular(
 def test_resume_a_run_whose_process_was_killed(
     qtbot: QtBot,
     open_window: Callable[..., MainWindow],
-    data_dir: Path,
     corpus: Corpus,
     tmp_path: Path,
 ) -> None:
-    _kill_a_commit(corpus, data_dir, tmp_path, notebooks=4, crash_at="ingest.after_claim:2")
+    _kill_a_commit(corpus, tmp_path, notebooks=4, crash_at="ingest.after_claim:2")
 
     window = open_window()
 

@@ -22,8 +22,6 @@ from transcribe_import.gui.models.plan_items import ItemColumn
 from helpers.window import TIMEOUT_MS, wait_states_checked, wait_validated
 from media_factory import make_jpeg
 
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
-
 
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> list[float]:

@@ -28,8 +28,6 @@ from helpers.runs import imported_diary
 from helpers.window import TIMEOUT_MS, item_state, wait_validated
 from media_factory import make_png
 
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
-
 
 @pytest.fixture
 def hold_looks(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[], threading.Event]]:

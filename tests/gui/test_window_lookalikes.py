@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QApplication, QPushButton
 from pytestqt.qtbot import QtBot
@@ -25,9 +24,9 @@ from helpers.lookalike_set import (
     Ruling,
     alike_pages,
     notebook_page,
-    notebook_scan,
     rescan_file,
     save_jpeg,
+    scans,
 )
 from helpers.runs import imported_diary, looked_at
 from helpers.window import (
@@ -42,8 +41,6 @@ from helpers.window import (
     wait_run_end,
     wait_validated,
 )
-
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
 
 def buttons(page: ReviewPage) -> dict[str, QPushButton]:
@@ -100,8 +97,7 @@ def test_a_rescan_beside_its_page_is_replaced_or_left_out(
     qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
 ) -> None:
     folder = tmp_path / "Box"
-    for k in (1, 2):
-        save_jpeg(notebook_scan(k), folder / f"p{k}.jpg")
+    scans(folder, (1, 2), "p{k}.jpg")
     rescan_file(2, Rescan.TILT, folder / "p3.jpg")
     window = open_window(workers=1)
     scan(qtbot, window, folder)
@@ -136,8 +132,7 @@ def test_a_rescan_numbered_last_replaces_its_page_where_it_stood_beside_a_broken
     short. The panel says decisions are asked (not "files that cannot be imported" over a
     rescan question), and Replace numbers the rescan 2 in the grid and the details."""
     folder = tmp_path / "Phone"
-    for k in range(1, 5):
-        save_jpeg(notebook_scan(k), folder / f"IMG_{k:04d}.jpg")
+    scans(folder, range(1, 5), "IMG_{k:04d}.jpg")
     rescan_file(2, Rescan.LIGHT, folder / "IMG_0005.jpg")
     (folder / "IMG_0006.jpg").write_bytes((folder / "IMG_0001.jpg").read_bytes()[:3000])
     window = open_window(workers=1)

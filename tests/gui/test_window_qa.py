@@ -34,8 +34,6 @@ from helpers.window import (
     when_modal_opens,
 )
 
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
-
 
 def test_the_pages_of_a_folder_imported_already_are_not_in_question(
     qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path

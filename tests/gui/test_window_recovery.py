@@ -47,9 +47,6 @@ from helpers.window import (
     when_modal_opens,
 )
 
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
-
-
 # -- mnemonics and focus (finding 9) ---------------------------------------------------------
 
 

@@ -10,7 +10,6 @@ from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QPushButton
 from pytestqt.qtbot import QtBot
@@ -38,8 +37,6 @@ from helpers.window import (
     wait_validated,
     when_modal_opens,
 )
-
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
 
 def half_imported_shelf(corpus: Corpus, root: Path) -> tuple[Path, dict[str, str]]:

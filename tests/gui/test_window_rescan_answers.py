@@ -20,7 +20,7 @@ from transcribe_import.gui import main_window
 from transcribe_import.gui.main_window import MainWindow
 from transcribe_import.gui.pages.review import DECISIONS_HEIGHT_KEY, DECISIONS_SHARE, ReviewPage
 
-from helpers.lookalike_set import Rescan, notebook_scan, rescan_file, save_jpeg
+from helpers.lookalike_set import Rescan, notebook_scan, rescan_file, save_jpeg, scans
 from helpers.runs import imported_diary
 from helpers.window import (
     commit,
@@ -30,8 +30,6 @@ from helpers.window import (
     wait_run_end,
     wait_validated,
 )
-
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
 
 def shelf(root: Path) -> Path:
@@ -179,8 +177,7 @@ def test_a_commit_with_questions_open_says_how_many_and_keeps_both(
     """Beside Commit, the summary says how many questions are open and what the commit does
     with them; committed, it did just that: both pages imported, none replaced."""
     folder = tmp_path / "Box"
-    for k in (1, 2):
-        save_jpeg(notebook_scan(k), folder / f"p{k}.jpg")
+    scans(folder, (1, 2), "p{k}.jpg")
     rescan_file(2, Rescan.TILT, folder / "p3.jpg")
     rescan_file(1, Rescan.LIGHT, folder / "p4.jpg")
     window = open_window(workers=1)

@@ -23,7 +23,8 @@ def in_process(capsys: pytest.CaptureFixture[str], data: Path, *args: str) -> tu
 @dataclass(frozen=True)
 class Faulted:
     """One step of a walk: the copy it ran on, what the command did, and which call failed
-    (``where``: "fault N (the call)", or "fault N (none)" when the command made fewer)."""
+    (``where``: "fault N (the call)", or "fault N (none)" when the command made fewer);
+    ``ops``, every file-system call the command made, in order."""
 
     work: Path
     rc: int
@@ -31,6 +32,7 @@ class Faulted:
     said: str
     fired: bool
     where: str
+    ops: tuple[str, ...]
 
 
 def faulted_run(
@@ -54,4 +56,4 @@ def faulted_run(
     finally:
         fsio.install_faults(None)
     where = f"fault {n} ({plan.ops[n - 1] if plan.fired else 'none'})"
-    return Faulted(work, rc, out, said, bool(plan.fired), where)
+    return Faulted(work, rc, out, said, bool(plan.fired), where, tuple(plan.ops))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import enum
 import io
 import random
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -144,6 +144,14 @@ def save_jpeg(im: Image.Image, path: Path, quality: int = 90) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     im.save(path, "JPEG", quality=quality)
     return path
+
+
+def scans(folder: Path, numbers: Iterable[int], name: str = "{k:02d}.jpg") -> Path:
+    """Pages ``numbers`` of ``notebook_scan``'s notebook as JPEGs in ``folder``, each named
+    by ``name`` (formatted with its number ``k``): the folder."""
+    for k in numbers:
+        save_jpeg(notebook_scan(k), folder / name.format(k=k))
+    return folder
 
 
 def rescan_file(k: int, kind: Rescan, path: Path) -> Path:

@@ -9,7 +9,7 @@ from typing import Any
 
 from transcribe_import.engine import api
 from transcribe_import.engine.planning import ordering
-from transcribe_import.engine.planning.plan import AdapterMode, ImportPlan, PlanItem
+from transcribe_import.engine.planning.plan import AdapterMode, ImportPlan, PlanItem, save_plan
 from transcribe_import.engine.planning.planner import build_plan
 from transcribe_import.engine.planning.scan import run_scan
 from transcribe_import.engine.runs.executor import (
@@ -25,7 +25,8 @@ from transcribe_import.engine.runs.service import prepare_run
 from transcribe_import.engine.storage.corpus import Corpus
 
 from engine_helpers import assert_notebook_whole
-from helpers.lookalike_set import notebook_scan, save_jpeg
+from helpers.cli import Exit, ok, run_cli
+from helpers.lookalike_set import scans
 
 
 def plan_for(corpus: Corpus, *roots: Path, mode: str = "folders", **kw: Any) -> ImportPlan:
@@ -69,10 +70,20 @@ def cancelled_part_way(corpus: Corpus, shelf: Path) -> tuple[RunResult, ImportPl
     return result, plan
 
 
+def killed_commit(corpus: Corpus, shelf: Path, crash_at: str) -> ImportPlan:
+    """A real `commit` of ``shelf``'s plan (saved beside it as plan.json), one notebook at a
+    time, killed (SIGKILL) at ``crash_at``: the plan."""
+    plan = build_plan(corpus, run_scan([shelf]))
+    plan_path = shelf.parent / "plan.json"
+    save_plan(plan, plan_path)
+    argv = ("commit", str(plan_path), "--workers", "1")
+    ok(run_cli(corpus.data_dir, *argv, crash_at=crash_at), Exit.KILLED)
+    return plan
+
+
 def imported_diary(corpus: Corpus, root: Path) -> str:
     """“Diary 1931”, pages 01.jpg to 04.jpg, imported: its notebook id."""
-    for k in range(1, 5):
-        save_jpeg(notebook_scan(k), root / "Diary" / f"{k:02d}.jpg")
+    scans(root / "Diary", range(1, 5))
     plan = looked_at(api.plan_paths(corpus, api.PlanRequest((root / "Diary",))).plan)
     plan = replace(plan, items=(replace(plan.items[0], title="Diary 1931"),))
     assert commit_plan(corpus, plan).status == "complete"

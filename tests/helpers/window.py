@@ -21,6 +21,7 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QAbstractButton,
     QApplication,
+    QFileDialog,
     QGroupBox,
     QLabel,
     QMessageBox,
@@ -217,6 +218,36 @@ def click_in_next_box(button_text: str, seen: list[str]) -> None:
         button.click()
 
     when_modal_opens(QMessageBox, click)
+
+
+class FileDialogs:
+    """The file dialogs answered as a person would, each with ``answer`` ("" is Cancel): each
+    records its title and the folder it opened in."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.asked: list[str] = []
+        self.opened_in: list[str] = []
+        self.answer = ""
+
+        def folder(_parent: object, title: str, start: str = "") -> str:
+            self.asked.append(title)
+            self.opened_in.append(start)
+            return self.answer
+
+        def files(_parent: object, title: str, start: str = "", _f: str = "") -> Any:
+            self.asked.append(title)
+            self.opened_in.append(start)
+            return ([self.answer] if self.answer else [], "")
+
+        def file(_parent: object, title: str, start: str = "", _f: str = "") -> Any:
+            self.asked.append(title)
+            self.opened_in.append(start)
+            return (self.answer, "")
+
+        monkeypatch.setattr(QFileDialog, "getExistingDirectory", folder)
+        monkeypatch.setattr(QFileDialog, "getOpenFileNames", files)
+        monkeypatch.setattr(QFileDialog, "getOpenFileName", file)
+        monkeypatch.setattr(QFileDialog, "getSaveFileName", file)
 
 
 # -- Alt letters -----------------------------------------------------------------------------

@@ -87,3 +87,70 @@ def test_a_lock_held_longer_than_the_wait_fails_naming_it(tmp_path: Path) -> Non
     done = _dev_sh(tmp_path, held=1000, wait_s=0)
     assert done.returncode == 1
     assert "Could not get lock /var/lib/apt/lists/lock" in done.stderr
+
+
+# A Python whose pip says what an editable install's build says (setuptools' notes on
+# stderr, even with -q), then succeeds, or fails with FAKE_PIP_ERROR.
+FAKE_PYTHON = """#!/bin/sh
+echo "$*" >> "$FAKE_LOG"
+if [ "$1" = -c ]; then echo 3.11; exit 0; fi
+echo "  BuildBackendWarning: Editable installation." >&2
+if [ -n "$FAKE_PIP_ERROR" ]; then echo "ERROR: $FAKE_PIP_ERROR" >&2; exit 1; fi
+"""
+
+
+def _setup_venv(tmp_path: Path, pip_error: str = "") -> subprocess.CompletedProcess[str]:
+    """dev.sh, copied into a project of its own whose .venv's Python is ``FAKE_PYTHON``,
+    run with a command it does not know: it sets up, then says its usage (exit 2)."""
+    project = tmp_path / "project"
+    (project / "packaging").mkdir(parents=True)
+    (project / "packaging" / "dev.sh").write_text((REPO / "packaging" / "dev.sh").read_text())
+    (project / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    python = project / ".venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text(FAKE_PYTHON)
+    python.chmod(0o755)
+    installed = tmp_path / "bin"
+    installed.mkdir()
+    (installed / "dpkg").write_text("#!/bin/sh\nexit 0\n")  # every package installed
+    (installed / "dpkg").chmod(0o755)
+    env = {
+        **os.environ,
+        "PATH": f"{installed}:{os.environ['PATH']}",
+        "PYTHON": str(python),
+        "FAKE_LOG": str(tmp_path / "calls"),
+        "FAKE_PIP_ERROR": pip_error,
+    }
+    return subprocess.run(
+        ["bash", str(project / "packaging" / "dev.sh"), "no-such-command"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_the_install_into_venv_says_what_it_does_and_keeps_pips_notes_to_itself(
+    tmp_path: Path,
+) -> None:
+    """A newcomer's first `dev.sh app` printed setuptools' "BuildBackendWarning" box, which
+    reads like a failure; now one line says what is being installed, and pip's words are
+    shown only when it fails."""
+    done = _setup_venv(tmp_path)
+    calls = (tmp_path / "calls").read_text().splitlines()
+    assert [c for c in calls if " pip " in f" {c} "] == [
+        "-m pip -q install --upgrade pip",
+        "-m pip -q install -e .[test]",
+    ]
+    assert done.stderr.splitlines() == [
+        "Installing the app and its test tools into .venv/ (a few minutes the first time)",
+        "usage: bash packaging/dev.sh app|test|fetch-real-files [ARGS...]",
+    ]
+    assert done.returncode == 2
+
+
+def test_a_failed_install_into_venv_shows_what_pip_said(tmp_path: Path) -> None:
+    done = _setup_venv(tmp_path, pip_error="No matching distribution found for pyside6")
+    assert done.returncode == 1
+    assert "ERROR: No matching distribution found for pyside6" in done.stderr
+    assert "usage:" not in done.stderr

@@ -226,9 +226,11 @@ def cmd_trash(corpus: Corpus, args: argparse.Namespace) -> int:
     if not entries and not problems:
         say("The trash is empty.")
     for e in entries:
-        state = _STATE_WORDS.get(e.state, " — {state}").format(state=e.state, id=e.revert_id)
+        # Ids as `runs` shows them (8 characters, which --purge and --restore take back).
+        short = api.short_id(e.revert_id)
+        state = _STATE_WORDS.get(e.state, " — {state}").format(state=e.state, id=short)
         say(
-            f"{e.revert_id}  {e.created_at}  undo of run {e.run_id} by {e.requested_by}: "
+            f"{short}  {e.created_at}  undo of run {api.short_id(e.run_id)} by {e.requested_by}: "
             f"{counted(e.notebooks, 'notebook')} ({', '.join(map(shown_within, e.titles))}), "
             f"{counted(e.pages, 'page')}, {_size(e.bytes)}{state}"
         )

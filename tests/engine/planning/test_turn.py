@@ -227,6 +227,11 @@ def test_a_landscape_page_in_a_portrait_notebook_is_probably_sideways() -> None:
     # Turned a quarter, it is portrait like the others: no hint. Turned upside down, still one.
     assert api.sideways_pages(api.turn_pages(item, refs("2.jpg"), 270)) == frozenset()
     assert api.sideways_pages(api.turn_pages(item, refs("2.jpg"), 180)) == _ids(item, 2)
+    # A portrait page a person turned a quarter lands landscape: theirs, not asked about
+    # (the quarter turns a "Turn it?" offers would leave it as it is: a newcomer met that).
+    tall = _sized_item([portrait] * 6 + [landscape])
+    for angle in (90, 270):
+        assert api.sideways_pages(api.turn_pages(tall, refs("1.jpg"), angle)) == _ids(tall, 6)
     # The same the other way round: a portrait page among landscape ones.
     flipped = _sized_item([landscape, landscape, portrait, landscape])
     assert api.sideways_pages(flipped) == _ids(flipped, 2)

@@ -182,3 +182,26 @@ def test_a_corpus_turn_applies_the_exif_orientation_first(corpus: Corpus, tmp_pa
     assert red_corner(png) == ((200, 120), "bottom-right")
     assert source.read_bytes() == original
     assert (folder / doc["sources"][-1]["path"]).read_bytes() == original
+
+
+def test_an_import_whose_page_was_turned_since_says_so_and_names_the_turn(
+    corpus: Corpus, tmp_path: Path
+) -> None:
+    """A newcomer turned page 4 of a notebook, then tried to undo its import: refused, "1 page
+    of this import was replaced by rescans since, by import …", of a turn. Now the turn is
+    said as one, by its run; undone, the import can be too."""
+    from transcribe_import.engine.base.ids import short_id
+    from transcribe_import.engine.runs.revert import RevertBlock
+
+    nb = _diary(corpus, tmp_path)
+    [imported] = [listing.record for listing in api.list_runs(corpus)]
+    turn = api.turn_in_corpus(corpus, api.plan_corpus_turn(corpus, nb, ["2"], 90))
+    [blocker] = api.preview_revert(corpus, imported.run_id).plan.blockers
+    assert blocker.code is RevertBlock.REPLACED
+    assert blocker.message.endswith(
+        f": 1 page of this import was turned since, by turn {short_id(turn.run_id)}; undo that "
+        "turn first, or keep this one."
+    )
+    assert "rescan" not in blocker.message
+    api.revert(corpus, turn.run_id)
+    assert api.revert(corpus, imported.run_id).plan.ok

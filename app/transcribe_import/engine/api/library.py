@@ -148,9 +148,8 @@ def _page(
 
 def turned_in_place(page: StoredPage, sha_of: Mapping[str, str]) -> bool:
     """Whether the page that took ``page``'s place is a turn of it: the same bytes (a
-    rescan's are other bytes, and a file the notebook held already is never a rescan)."""
-    new = sha_of.get(page.replaced_by or "")
-    return bool(new) and new == page.source.sha256
+    rescan's are other bytes: storage/project.is_turn)."""
+    return project.is_turn(page.source.sha256, sha_of.get(page.replaced_by or ""))
 
 
 def notebook_folder(corpus: Corpus, notebook_id: str) -> Path:

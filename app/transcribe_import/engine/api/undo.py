@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.base.ids import MIN_ID_PREFIX, ids_by_prefix, is_valid_id
 from transcribe_import.engine.runs.model import RunStatus
 from transcribe_import.engine.runs.restore import LeftTrash, RestoreResult, purge_entry, restore_run
 from transcribe_import.engine.runs.revert import RevertPlan, plan_revert
@@ -77,13 +78,39 @@ def list_trash(corpus: Corpus) -> tuple[list[TrashEntry], list[TranscribeError]]
     return trash.list_trash(corpus)
 
 
+def resolve_revert_id(corpus: Corpus, key: str) -> str:
+    """The revert id ``key`` is or begins, among the trash's entries (as a RUN_ID is
+    shortened: base/ids.ids_by_prefix); ``trash_not_found`` when none, or several (listed).
+    A whole id is returned as it is, so the command's own words say what became of it."""
+    if is_valid_id(key):
+        return key
+    held = trash.revert_ids(corpus) + [rid for rid, _folder in trash.purging(corpus)]
+    found = ids_by_prefix(key, held)
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise TranscribeError(
+            ErrorCode.TRASH_NOT_FOUND,
+            f"No trash entry {key!r}: a revert id, or its first {MIN_ID_PREFIX} characters or "
+            "more, is needed; `transcribe-import trash` lists them.",
+            item=key,
+        )
+    raise TranscribeError(
+        ErrorCode.TRASH_NOT_FOUND,
+        f"{key!r} begins {len(found)} trash entries ({', '.join(sorted(found))}); give more of "
+        "the revert id.",
+        item=key,
+    )
+
+
 def restore_from_trash(corpus: Corpus, revert_id: str) -> RestoreResult | LeftTrash:
     """Put back the run a trash entry undid (refused by name where later work collides); an
-    entry put back already says so (``LeftTrash``)."""
-    return restore_run(corpus, revert_id)
+    entry put back already says so (``LeftTrash``). ``revert_id`` may be shortened."""
+    return restore_run(corpus, resolve_revert_id(corpus, revert_id))
 
 
 def purge_trash(corpus: Corpus, revert_id: str) -> TrashEntry | LeftTrash:
     """Delete one trash entry for good (a person's explicit, confirmed request); one gone
-    already (deleted, or its run put back) says so (``LeftTrash``)."""
-    return purge_entry(corpus, revert_id)
+    already (deleted, or its run put back) says so (``LeftTrash``). ``revert_id`` may be
+    shortened."""
+    return purge_entry(corpus, resolve_revert_id(corpus, revert_id))

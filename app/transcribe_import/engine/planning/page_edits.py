@@ -179,8 +179,12 @@ def probably_sideways(item: PlanItem) -> frozenset[str]:
     """The imported pages (by page id) that are probably sideways: landscape in a portrait
     notebook, or portrait in a landscape one, as the page will land (its file's EXIF
     orientation and its turn applied). Only single-page image files are judged: their
-    upright size is known from the scan without decoding; a PDF's or a TIFF's pages are not."""
+    upright size is known from the scan without decoding; a PDF's or a TIFF's pages are not.
+    A page a person turned a quarter is theirs, as for its writing
+    (second_look.writing_sideways): counted among the others, never asked about again (the
+    quarter turns a "Turn it?" offers, from the file's upright, would leave it as it is)."""
     shapes: dict[str, int] = {}  # page id -> +1 portrait, -1 landscape, 0 neither
+    theirs: set[str] = set()  # pages a person turned a quarter
     for source in item.imported_sources():
         width, height = source.provenance.width, source.provenance.height
         if source.media_type in MULTI_PAGE_TYPES or len(source.pages) != 1:
@@ -190,6 +194,7 @@ def probably_sideways(item: PlanItem) -> frozenset[str]:
         page = source.pages[0]
         if page.turn in (Turn.QUARTER, Turn.THREE_QUARTERS):
             width, height = height, width
+            theirs.add(page.page_id)
         shapes[page.page_id] = (
             1 if height >= width * SIDEWAYS_RATIO else -1 if width >= height * SIDEWAYS_RATIO else 0
         )
@@ -200,5 +205,5 @@ def probably_sideways(item: PlanItem) -> frozenset[str]:
     return frozenset(
         page_id
         for page_id, shape in shapes.items()
-        if shape and of_shape[-shape] >= SIDEWAYS_SHARE * others
+        if shape and of_shape[-shape] >= SIDEWAYS_SHARE * others and page_id not in theirs
     )

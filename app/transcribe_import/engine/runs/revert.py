@@ -51,7 +51,7 @@ class RevertBlock(enum.StrEnum):
     NOT_ENDED = "revert_not_ended"  # the run is still running, paused or interrupted
     NOTHING_LANDED = "revert_nothing_landed"  # the run wrote nothing: nothing to undo
     LATER_PAGES = "revert_later_pages"  # another import added pages to a notebook it created
-    REPLACED = "revert_replaced"  # a later import's rescans replaced pages of the run
+    REPLACED = "revert_replaced"  # a later import's rescans or a turn replaced pages of the run
     RENAMED = "revert_renamed"  # the notebook the run created was renamed since
     NOTEBOOK_CHANGED = "revert_notebook_changed"  # keys added to the notebook by another tool
     PAGE_CHANGED = "revert_page_changed"  # a page of the run relabelled or given keys
@@ -244,14 +244,25 @@ def _notebook(
         for e in history
         if e["page"].get("source_id") in ours and e.get("import_run_id") != run_id
     ]
-    if replaced_later:
-        later = sorted({short_id(str(e.get("import_run_id"))) for e in replaced_later})
-        n = len(replaced_later)
+    turned = {str(e.get("replaced_by")) for e in project.turned_entries(doc)}
+    rescanned = [e for e in replaced_later if str(e.get("replaced_by")) not in turned]
+    if rescanned:
+        later = sorted({short_id(str(e.get("import_run_id"))) for e in rescanned})
+        n = len(rescanned)
         block(
             RevertBlock.REPLACED,
             f"{counted(n, 'page')} of this import {agreeing(n, 'was', 'were')} replaced by "
             f"rescans since, by import {', '.join(later)}; undo that import first, or keep "
             "this one.",
+        )
+    if len(rescanned) < len(replaced_later):  # a turn is a run of its own, undone as one
+        turns = [e for e in replaced_later if str(e.get("replaced_by")) in turned]
+        later = sorted({short_id(str(e.get("import_run_id"))) for e in turns})
+        n = len(turns)
+        block(
+            RevertBlock.REPLACED,
+            f"{counted(n, 'page')} of this import {agreeing(n, 'was', 'were')} turned since, "
+            f"by turn {', '.join(later)}; undo that turn first, or keep this one.",
         )
     stand_ins = {str(e.get("replaced_by")) for e in replaced_later}
     if created:

@@ -98,6 +98,29 @@ def replaced_records(project: dict[str, Any]) -> list[dict[str, Any]]:
     return [e["page"] for e in replaced_entries(project)]
 
 
+def is_turn(replaced_sha256: str | None, replacing_sha256: str | None) -> bool:
+    """Whether a page that took another's place is a turn of it (a corpus ``turn``): its
+    source has the same bytes. A rescan's are other bytes, and a file the notebook held
+    already is never a rescan."""
+    return bool(replacing_sha256) and replacing_sha256 == replaced_sha256
+
+
+def turned_entries(project: dict[str, Any]) -> list[dict[str, Any]]:
+    """The ``replaced_pages`` entries whose page a turn replaced (``is_turn``), not a rescan."""
+    sha_of = {
+        s.get("id"): s.get("sha256") for s in project.get("sources", []) if isinstance(s, dict)
+    }
+    pages = [p for p in project.get("pages", []) if isinstance(p, dict)] + replaced_records(project)
+    source_of = {p.get("id"): p.get("source_id") for p in pages}
+    return [
+        e
+        for e in replaced_entries(project)
+        if is_turn(
+            sha_of.get(e["page"].get("source_id")), sha_of.get(source_of.get(e.get("replaced_by")))
+        )
+    ]
+
+
 @dataclass(frozen=True)
 class ManifestIds:
     sources: frozenset[str]

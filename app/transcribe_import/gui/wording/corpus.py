@@ -293,8 +293,8 @@ def revert_blocker_words(blocker: RevertBlocker) -> str:
         ),
         RevertBlock.REPLACED: _t(
             "Revert",
-            "{name}: a later import replaced pages of this one with rescans. Undo that import "
-            "first (it is above this one in Runs), or keep this one.",
+            "{name}: pages of this import were replaced since, by a later import's rescans or "
+            "by a turn. Undo that first (it is above this one in Runs), or keep this one.",
         ),
         RevertBlock.RENAMED: _t(
             "Revert", "{name}: it was renamed since this import; undoing would lose the new name."
