@@ -233,10 +233,13 @@ def score_many(pairs: Sequence[Pair], workers: int = 2) -> None:
         log.info("verifications run in this process: no worker processes (%s)", exc)
         return
     try:
-        with pool:
-            _spread(pool, todo)
+        _spread(pool, todo)
     except BrokenProcessPool:  # its workers died (killed, out of memory): ``score`` does the rest
         log.info("verifications left to this process: a worker process ended")
+    finally:
+        # Stopped early (Ctrl-C in the command line): the tasks not begun are dropped, not
+        # waited for.
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _spread(pool: ProcessPoolExecutor, todo: list[Pair]) -> None:
