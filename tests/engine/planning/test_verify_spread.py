@@ -75,3 +75,21 @@ def test_verdicts_made_in_worker_processes_are_those_made_one_by_one(
     asked = [message for code, message in alone if code == "looks_like"]
     assert any("06.jpg" in m for m in asked) and any("07.jpg" in m for m in asked), asked
     assert sum(v >= ink.SAME_PAGE for v in verdicts_alone.values()) < len(verdicts_alone)
+
+
+def test_workers_that_died_leave_the_verifications_to_this_process(
+    shelf: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    class Died(ProcessPoolExecutor):
+        def submit(self, *_args: object, **_kwargs: object):  # type: ignore[override]
+            raise BrokenProcessPool("a worker process was killed")
+
+    alone, _, verdicts_alone = _validated(shelf, tmp_path / "one", False, monkeypatch)
+    monkeypatch.setattr(inks, "ProcessPoolExecutor", Died)
+    died, verified_here, verdicts_died = _validated(shelf, tmp_path / "two", True, monkeypatch)
+    assert verified_here == len(verdicts_died) > 0  # every pair verified here instead
+    assert verdicts_died == verdicts_alone
+    assert died == alone
