@@ -5,8 +5,9 @@ it in hand as it makes a page's look, and hands it here (``keep``); any other pa
 page of the corpus, a PNG page whose look the scan made, a page of a plan opened again in
 another session) is made when a candidate pair asks for it, from a small decode of its
 file: the JPEG at a fraction, a PNG or TIFF whole (the page's file in the corpus, or the
-plan's file, its bytes checked against its sha256 first). Only candidate pairs ask, so a
-shelf of thousands of pages decodes a handful again.
+plan's file, its bytes checked against its sha256 first). Only candidate pairs ask: a
+third of a shelf of handwritten pages, whose sparse pages' looks crowd together
+(bench/results-i38p.md); a plan's are made by ``score_many``'s worker processes.
 
 Inks are kept as bytes (one byte a pixel), compressed (a page's ink is mostly paper, 0:
 some 185 kB a page at 512 pixels shrinks to some 15 kB), the most recent up to
