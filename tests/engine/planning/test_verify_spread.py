@@ -65,6 +65,9 @@ def test_verdicts_made_in_worker_processes_are_those_made_one_by_one(
     shelf: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     alone, verified_alone, verdicts_alone = _validated(shelf, tmp_path / "one", False, monkeypatch)
+    # Rounds and tasks of a few pairs: a shelf's many, here.
+    monkeypatch.setattr(inks, "PAIRS_A_ROUND", 7)
+    monkeypatch.setattr(inks, "PAIRS_A_TASK", 3)
     spread, verified_spread, verdicts_spread = _validated(
         shelf, tmp_path / "two", True, monkeypatch
     )

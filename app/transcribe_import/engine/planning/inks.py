@@ -214,6 +214,9 @@ Pair = tuple[str, PageFile | None, str, PageFile | None, int]
 PARALLEL_FROM = 64
 # The pairs a worker is handed at a time, with their inks (packed: some 15 kB a page).
 PAIRS_A_TASK = 16
+# The pairs whose inks are made, then verified, in one round: their inks (at most twice as
+# many pages, some 20 kB each packed) stay well within ``LIMIT_BYTES`` whatever the shelf.
+PAIRS_A_ROUND = 4096
 
 
 def score_many(pairs: Sequence[Pair], workers: int = 2) -> None:
@@ -234,7 +237,8 @@ def score_many(pairs: Sequence[Pair], workers: int = 2) -> None:
         log.info("verifications run in this process: no worker processes (%s)", exc)
         return
     try:
-        _spread(pool, todo)
+        for start in range(0, len(todo), PAIRS_A_ROUND):
+            _spread(pool, todo[start : start + PAIRS_A_ROUND])
     except BrokenProcessPool:  # its workers died (killed, out of memory): ``score`` does the rest
         log.info("verifications left to this process: a worker process ended")
     finally:
