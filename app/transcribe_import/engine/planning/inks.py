@@ -65,8 +65,9 @@ class PageFile:
 
 
 @dataclass(frozen=True)
-class _Packed:
-    """An ink kept: its pixels and its detail, each one byte a pixel, compressed."""
+class Packed:
+    """An ink kept: its pixels and its detail, each one byte a pixel, compressed (what a
+    worker process sends back: ``packed``)."""
 
     pixels: bytes
     shape: tuple[int, int]
@@ -79,7 +80,7 @@ class _Packed:
 
 
 _lock = threading.Lock()
-_inks: OrderedDict[str, _Packed | None] = OrderedDict()
+_inks: OrderedDict[str, Packed | None] = OrderedDict()
 _kept_bytes = 0
 _scores: dict[tuple[str, str, int], float] = {}
 
@@ -89,7 +90,18 @@ def keep(key: str, found: ink.Ink | None) -> None:
     _keep_packed(key, None if found is None else _pack_ink(found))
 
 
-def _keep_packed(key: str, packed: _Packed | None) -> None:
+def packed(found: ink.Ink) -> Packed:
+    """A page's ink as it is kept, to be sent from a worker process and kept here
+    (``keep_packed``)."""
+    return _pack_ink(found)
+
+
+def keep_packed(key: str, packed: Packed | None) -> None:
+    """Keep a page's ink as ``packed`` made it (None: it has none)."""
+    _keep_packed(key, packed)
+
+
+def _keep_packed(key: str, packed: Packed | None) -> None:
     global _kept_bytes
     with _lock:
         if key in _inks:
@@ -100,15 +112,15 @@ def _keep_packed(key: str, packed: _Packed | None) -> None:
             _kept_bytes -= _size(_inks.popitem(last=False)[1])
 
 
-def _size(packed: _Packed | None) -> int:
+def _size(packed: Packed | None) -> int:
     """What an entry costs to keep: its bytes and about what the entry itself takes (a page
     with no ink costs that alone)."""
     return ENTRY_BYTES + (0 if packed is None else packed.size)
 
 
-def _pack_ink(found: ink.Ink) -> _Packed:
+def _pack_ink(found: ink.Ink) -> Packed:
     detail = found.detail
-    return _Packed(
+    return Packed(
         _pack(found.pixels),
         (found.pixels.shape[0], found.pixels.shape[1]),
         None if detail is None else _pack(detail),
@@ -126,7 +138,7 @@ def _unpack(packed: bytes, shape: tuple[int, int]) -> np.ndarray:
     return out
 
 
-def _unpacked(packed: _Packed) -> ink.Ink:
+def _unpacked(packed: Packed) -> ink.Ink:
     detail = (
         None
         if packed.detail is None or packed.detail_shape is None
@@ -154,7 +166,7 @@ def ink_of(key: str, where: PageFile | None) -> ink.Ink | None:
     return None if made is None else _unpacked(made)
 
 
-def _packed_from(where: PageFile) -> _Packed | None:
+def _packed_from(where: PageFile) -> Packed | None:
     """A page's ink made from its file, packed (what a worker process sends back)."""
     made = _made(where)
     return None if made is None else _pack_ink(made)
@@ -259,7 +271,7 @@ def _spread(pool: ProcessPoolExecutor, todo: list[Pair]) -> None:
     made = pool.map(_packed_from, wanted.values(), chunksize=8)
     for key, packed in zip(wanted, made, strict=True):
         _keep_packed(key, packed)
-    tasks: list[tuple[list[Pair], dict[str, _Packed | None]]] = []
+    tasks: list[tuple[list[Pair], dict[str, Packed | None]]] = []
     for start in range(0, len(todo), PAIRS_A_TASK):
         with _lock:
             chunk = [
@@ -274,7 +286,7 @@ def _spread(pool: ProcessPoolExecutor, todo: list[Pair]) -> None:
             _settle((key, other, turn), value, read=read)
 
 
-def _scored(task: tuple[list[Pair], dict[str, _Packed | None]]) -> list[float]:
+def _scored(task: tuple[list[Pair], dict[str, Packed | None]]) -> list[float]:
     """A worker's verdicts of its pairs, from the inks it was sent."""
     pairs, sent = task
     unpacked = {k: None if v is None else _unpacked(v) for k, v in sent.items()}
