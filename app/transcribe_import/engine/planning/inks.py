@@ -43,8 +43,9 @@ from transcribe_import.engine.storage import fsio
 log = logging.getLogger(__name__)
 
 # The bytes of the inks kept, compressed: 15,000-20,000 pages of handwriting at 512 pixels
-# (a sparse page's written part at 2048 pixels with it), so that the candidates of a shelf of
-# 20,000 pages (about a third of its pages: those that look like another) are each made once.
+# (a sparse page's written part at 2048 pixels with it). A look pass keeps every page's; on
+# a larger shelf the earliest are let go, and made again from their files if a verification
+# asks for them (about a third of a shelf's pages are candidates).
 LIMIT_BYTES = 256 * 2**20
 # zlib's fastest level: 0.6 ms to pack a page's ink and 0.25 ms to unpack it, where making
 # it again from the file is 10-50 ms (bench/results-i38p.md).
