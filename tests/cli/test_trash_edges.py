@@ -137,6 +137,11 @@ def test_a_very_long_title_is_shown_within_a_bound(tmp_path: Path) -> None:
     # whole million characters.
     [run] = cli_json(data, "runs", "--json")["runs"]
     run_id = run["import_run_id"]
+    # The engine's sentences too: planning the shelf again names the notebook its pages are
+    # in already (planning/reimport.py), through base/text.quoted_title.
+    again = ok(run_cli(data, "plan", str(shelf), "-o", str(tmp_path / "again.json"), "--verbose"))
+    assert f"“{shown_within(long_title)}”" in again.stdout + again.stderr
+    assert len(again.stdout) + len(again.stderr) < 3000, len(again.stdout)
     for args in (["validate", str(plan), "--verbose"], ["show", run_id], ["revert", run_id]):
         said = ok(run_cli(data, *args))
         assert len(said.stdout) + len(said.stderr) < 3000, (args, len(said.stdout))

@@ -38,6 +38,7 @@ import orjson
 
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.base.ids import short_id
+from transcribe_import.engine.base.text import quoted_title
 from transcribe_import.engine.ingest import placement as rules
 from transcribe_import.engine.media import ink, lookalike
 from transcribe_import.engine.planning import inks, page_edits, placement
@@ -168,7 +169,7 @@ def _notebook_looks(
         index = page.get("page_index")
         if found is None or not isinstance(sha, str) or not isinstance(index, int):
             continue
-        words = f"page {position} of “{title}”"
+        words = f"page {position} of {quoted_title(title)}"
         key = page_key(sha, index)
         where = _corpus_file(folder, source, index)
         out.append(Stored(found.upright, key, str(page.get("id")), words, nbid, where=where))

@@ -29,7 +29,7 @@ from typing import Any
 
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.base.ids import short_id
-from transcribe_import.engine.base.text import agreeing, counted
+from transcribe_import.engine.base.text import agreeing, counted, quoted_title
 from transcribe_import.engine.planning.plan import ImportPlan, PlanItem
 from transcribe_import.engine.runs.model import RunRecord, RunStatus
 from transcribe_import.engine.runs.store import RunStore
@@ -232,7 +232,9 @@ def _notebook(
 
     def block(code: RevertBlock, what: str, numbers: tuple[int, ...] = ()) -> None:
         problems.append(
-            RevertBlocker(code, notebook_id, f"“{title}” ({notebook_id}): {what}", title, numbers)
+            RevertBlocker(
+                code, notebook_id, f"{quoted_title(title)} ({notebook_id}): {what}", title, numbers
+            )
         )
 
     history = project.replaced_entries(doc)
