@@ -44,8 +44,18 @@ def test_turn_pages_in_the_corpus_then_undo(tmp_path: Path) -> None:
     listing = ok(run_cli(data, "notebooks", "Diary")).stdout
     assert "replaced" in listing and "2.jpg" in listing and "3.jpg" in listing
 
-    # Undo: the notebook as it was, every file it had.
-    ok(run_cli(data, "revert", run))
+    # Undo: the notebook as it was, every file it had, and said so.
+    short = f"“Diary” ({nbid[:8]})"
+    preview = ok(run_cli(data, "revert", run[:8], "--dry-run")).stdout.splitlines()
+    assert preview[1] == (
+        f"  to remove: the pages this turn made in {short}, 4 files; the pages as they were "
+        "come back"
+    )
+    said = ok(run_cli(data, "revert", run)).stdout.splitlines()
+    assert said[0] == f"Run {run[:8]} was undone (2 pages, 4 files):"
+    assert said[1] == (
+        f"  removed: the pages this turn made in {short}, 4 files; the pages as they were are back"
+    )
     undone = notebook_doc(data, nbid)
     assert undone["pages"] == before["pages"] and not undone.get("replaced_pages")
     after = notebook_files(data)
