@@ -117,7 +117,8 @@ def test_the_lists_show_8_characters_and_every_command_takes_them_back(tmp_path:
     for key in (nbid[:8], title, nbid):
         shown = cli_json(data, "notebooks", key, "--json")
         assert shown["notebook_id"] == nbid and len(shown["pages"]) == 1
-    assert ok(run_cli(data, "notebooks", nbid[:8])).stdout.startswith(f"Notebook {nbid[:8]}: 1 page.")
+    pages = ok(run_cli(data, "notebooks", nbid[:8])).stdout
+    assert pages.startswith(f"Notebook {nbid[:8]}: 1 page.") and nbid not in pages
     unknown = run_cli(data, "notebooks", "Letters")
     assert unknown.returncode == Exit.USAGE
     assert "the corpus has no notebook 'Letters': name it by its id, the start of its id" in (

@@ -446,6 +446,9 @@ def cmd_order(corpus: Corpus, args: argparse.Namespace) -> int:
             new, answered = second_look_cli.order_edit(item)
         else:
             new = _reorder(item, args)
+    except api.NothingToOrderBy as exc:  # the orders that can be had, as this command's options
+        options = " or ".join(f"`{RESOLUTION_FLAGS[r]}`" for r in exc.instead)
+        raise UsageError(f"{exc}; order them with {options} instead") from None
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     plan = plan.with_item(new)

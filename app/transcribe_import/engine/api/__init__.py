@@ -209,6 +209,7 @@ from transcribe_import.engine.base.ids import SHORT_ID_CHARS, ShortIds, ids_by_p
 from transcribe_import.engine.base.progress import Events, drive  # how faces drive long work
 from transcribe_import.engine.export.model import ExportProgress, ExportResult, ExportStatus
 from transcribe_import.engine.planning.corpus_turns import turned_words
+from transcribe_import.engine.planning.ordering import NothingToOrderBy
 from transcribe_import.engine.planning.second_look import ALL_HINTS, Hint, PageHint, Sideways
 from transcribe_import.engine.runs.restore import LeftTrash, RestoreResult
 from transcribe_import.engine.runs.revert import (
@@ -241,6 +242,7 @@ __all__ = [
     "resolve_data_dir",
     "SHORT_ID_CHARS",
     "short_id",
+    "NothingToOrderBy",
     "ShortIds",
     "run_short_ids",
     "revert_short_ids",
