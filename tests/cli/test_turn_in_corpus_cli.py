@@ -99,3 +99,18 @@ def test_turn_refused_in_words_with_nothing_changed(tmp_path: Path) -> None:
         assert said in proc.stderr, (words, proc.stderr)
     assert notebook_files(data) == before
     assert len(cli_json(data, "runs", "--json")["runs"]) == 1  # no run for a refusal
+
+
+def test_a_bag_plan_counts_a_notebooks_pages_apart_from_its_history(tmp_path: Path) -> None:
+    data, nbid = cli_diary(tmp_path)
+    ok(run_cli(data, "turn", "Diary", "2", "90"))  # page 2 as it was goes to the history
+    ok(run_cli(data, "export", "--all", "-o", str(tmp_path / "bag")))
+
+    other, plan = tmp_path / "other", tmp_path / "bag.json"
+    said = ok(run_cli(other, "plan", "--mode", "bag", str(tmp_path / "bag"), "-o", str(plan)))
+    [line] = [ln for ln in said.stdout.splitlines() if "create “Diary”" in ln]
+    assert line.endswith("create “Diary”: 3 pages, 1 earlier page kept in its history")
+    # What the line says is what the commit lands: 3 pages, and 1 in the history.
+    ok(run_cli(other, "commit", str(plan)))
+    doc = notebook_doc(other, nbid)
+    assert len(doc["pages"]) == 3 and len(doc["replaced_pages"]) == 1

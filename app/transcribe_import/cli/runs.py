@@ -257,10 +257,13 @@ def _item_line(corpus: Corpus, it: PlanItem, report: ValidationReport) -> str:
         # only when it differs. The item's short id stays: `order PLAN ITEM` takes it.
         title = api.notebook_title(corpus, it.notebook_id) or api.short_id(it.notebook_id)
         said += f"“{it.label}” into “{title}”" if title != it.label else f"into “{title}”"
-    pages = it.imported_page_count()
+    # Pages as the notebook will hold them; a bag's history pages said apart.
+    kept = it.history_page_count()
+    pages = it.imported_page_count() - kept
+    history = f", {counted(kept, 'earlier page')} kept in its history" if kept else ""
     dups = len(it.planned_skips())
     extra = f", {counted(dups, 'duplicate')} skipped" if dups else ""
-    return f"{said}: {counted(pages, 'page')}{extra}"
+    return f"{said}: {counted(pages, 'page')}{history}{extra}"
 
 
 # How many lines of one kind (an item's state, a problem's code) `plan` and `validate` print
