@@ -108,6 +108,9 @@ def test_a_bag_plan_counts_a_notebooks_pages_apart_from_its_history(tmp_path: Pa
 
     other, plan = tmp_path / "other", tmp_path / "bag.json"
     said = ok(run_cli(other, "plan", "--mode", "bag", str(tmp_path / "bag"), "-o", str(plan)))
+    assert said.stdout.startswith(
+        f"Wrote {plan}: 1 notebook, 3 pages to import, 1 earlier page kept in history.\n"
+    )
     [line] = [ln for ln in said.stdout.splitlines() if "create “Diary”" in ln]
     assert line.endswith("create “Diary”: 3 pages, 1 earlier page kept in its history")
     # What the line says is what the commit lands: 3 pages, and 1 in the history.

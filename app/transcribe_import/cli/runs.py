@@ -156,10 +156,12 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
         ProblemCode.LOOKS_LIKE,
         ProblemCode.TITLE_EXISTS,  # a notebook of that title: why this makes a second one
     }
-    pages = plan.imported_page_count()
+    kept = sum(it.history_page_count() for it in plan.items)  # a bag's, as its lines say
+    pages = plan.imported_page_count() - kept
+    history = f", {counted(kept, 'earlier page')} kept in history" if kept else ""
     say(
         f"Wrote {args.output}: {counted(len(plan.items), 'notebook')}, "
-        f"{counted(pages, 'page')} to import."
+        f"{counted(pages, 'page')} to import{history}."
     )
     kinds = [_item_kind(it, report) for it in plan.items]
     shown, cut = first_of_each(kinds, None if args.verbose else SHOWN_PER_KIND)
