@@ -25,7 +25,7 @@ def test_a_run_undone_whole_is_put_back_as_it_was(tmp_path: Path) -> None:
 
     back = ok(run_cli(data, "trash", "--restore", revert_id))
     assert back.stdout == (
-        f"Put run {run_id} back from trash entry {revert_id}: 2 notebooks (notebook 1, "
+        f"Put run {run_id[:8]} back from trash entry {revert_id[:8]}: 2 notebooks (notebook 1, "
         "notebook 2), 6 pages, 12 files. The run is complete again; the entry has left the "
         "trash.\n"
     )
