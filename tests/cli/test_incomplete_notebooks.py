@@ -124,7 +124,7 @@ def test_a_sigkill_leaves_the_notebook_marked_and_its_resume_clears_it(tmp_path:
     note = _doctor_note(data, interrupted=True)
     assert note["notebook_id"] == notebook["notebook_id"]
     assert f"is incomplete: {landed} of {PAGES} pages" in note["message"]
-    assert _finish_command(note) == ["resume", run_id]
+    assert _finish_command(note) == ["resume", run_id[:8]]  # as `runs` lists it
     # An undo needs an ended run: doctor says to cancel this one first.
     undo = f"`transcribe-import cancel {run_id[:8]}`, then `transcribe-import revert {run_id[:8]}`"
     assert undo in note["message"]
