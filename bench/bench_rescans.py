@@ -59,7 +59,7 @@ def _timed_score(real, costs: list[float]):
 def labelled(args: argparse.Namespace) -> list[str]:
     from helpers.pages import Kind, labelled_set
 
-    inks.LIMIT = 1_000_000
+    inks.LIMIT_BYTES = 2**40
     made = labelled_set(
         args.pages_per_notebook,
         per_light=args.per_light,

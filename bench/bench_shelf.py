@@ -18,6 +18,10 @@ against the growth of the pages, peak RSS. Figures go to standard output as a Ma
 table; the lead folds them into bench/RESULTS.md.
 
     PYTHONPATH=app .venv/bin/python bench/bench_shelf.py [--pages 5000 20000] [--repeat 1]
+        [--before /tmp/base/app]
+
+``--before``: the app/ folder of another tree (``git archive BASE app | tar -x -C /tmp/base``),
+measured in the same run, each of its runs just before this tree's, for a before/after.
 """
 
 from __future__ import annotations
@@ -194,10 +198,10 @@ def _quiet() -> list[tuple[int, int, str, int, int]]:
     ]
 
 
-def measure(pages: int) -> dict[str, float]:
+def measure(pages: int, app: Path = APP) -> dict[str, float]:
     root = make_shelf(pages)
     side_hashwalk(root)  # the page cache warm for every side alike
-    env = {**os.environ, "PYTHONPATH": str(APP)}
+    env = {**os.environ, "PYTHONPATH": str(app)}
     py = sys.executable
     walk = side([py, __file__, "--walk", str(root)], env)
     with tempfile.TemporaryDirectory(dir=WORK) as tmp:
@@ -254,6 +258,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--walk", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--make", action="store_true", help="only make the shelves")
+    ap.add_argument("--before", type=Path, help="another tree's app/ folder, measured too")
     args = ap.parse_args()
     if args.walk is not None:
         side_hashwalk(args.walk)
@@ -265,17 +270,24 @@ def main() -> None:
         return
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     load_before = os.getloadavg()
-    rows = []
+    trees = ([("before", args.before)] if args.before else []) + [("this tree", APP)]
+    rows: dict[str, list[dict[str, float]]] = {name: [] for name, _app in trees}
     for pages in args.pages:
-        runs = [measure(pages) for _ in range(args.repeat)]
-        rows.append({k: statistics.median(r[k] for r in runs) for k in runs[0]})
-        print(json.dumps(rows[-1]), file=sys.stderr)
+        runs: dict[str, list[dict[str, float]]] = {name: [] for name, _app in trees}
+        for _ in range(args.repeat):
+            for name, app in trees:  # alternated: both sides see the same load
+                runs[name].append(measure(pages, app))
+                print(name, json.dumps(runs[name][-1]), file=sys.stderr)
+        for name, done in runs.items():
+            rows[name].append({k: statistics.median(r[k] for r in done) for k in done[0]})
     load_after = os.getloadavg()
     print(
         f"Run {started}, load average {load_before[0]:.2f} at the start, "
         f"{load_after[0]:.2f} at the end, {os.cpu_count()} cores, median of {args.repeat}.\n"
     )
-    print(table(rows))
+    for name, app in trees:
+        print(f"{name} ({app}):\n")
+        print(table(rows[name]) + "\n")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ the next one it can write says how many were lost (issue #36)."""
 
 from __future__ import annotations
 
+import importlib
 import logging
 from pathlib import Path
 
@@ -68,3 +69,31 @@ def test_records_lost_are_told_once_the_log_works_again(tmp_path: Path) -> None:
         "WARNING third",
         "WARNING fourth",
     ]
+
+
+def test_an_unexpected_error_whose_log_cannot_be_written_is_still_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The last resort's own log on a full disk: its write failed inside the handler, and a
+    traceback reached the terminal."""
+    # The module, not the function transcribe_import.cli exports under the same name.
+    cli_main = importlib.import_module("transcribe_import.cli.main")
+
+    def broken(corpus: object, args: object) -> int:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setitem(cli_main.COMMANDS, "notebooks", broken)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    error_log = tmp_path / "state" / "Transcribe" / "log" / "transcribe-import-error.log"
+    error_log.parent.mkdir(parents=True)
+    error_log.symlink_to("/dev/full")
+
+    rc = cli_main.main(["--data-dir", str(tmp_path / "data"), "notebooks"])
+
+    said = capsys.readouterr().err
+    assert rc == 1
+    assert said == (
+        f"transcribe-import: unexpected error: a bug. Its details could not be written to "
+        f"{error_log} (No space left on device); please include this line when you report "
+        "this.\n"
+    )

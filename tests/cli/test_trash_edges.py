@@ -135,6 +135,20 @@ def test_a_very_long_title_is_shown_within_a_bound(tmp_path: Path) -> None:
     assert shown_within(long_title) in out
     titles = [n["title"] for n in cli_json(data, "notebooks", "--json")["notebooks"]]
     assert long_title in titles  # whole where a program reads it
+    # Every other line that names it: the plan's item lines, `show` and `revert` printed the
+    # whole million characters.
+    [run] = cli_json(data, "runs", "--json")["runs"]
+    run_id = run["import_run_id"]
+    # The engine's sentences too: planning the shelf again names the notebook its pages are
+    # in already (planning/reimport.py), through base/text.quoted_title.
+    again = ok(run_cli(data, "plan", str(shelf), "-o", str(tmp_path / "again.json"), "--verbose"))
+    assert f"“{shown_within(long_title)}”" in again.stdout + again.stderr
+    assert len(again.stdout) + len(again.stderr) < 3000, len(again.stdout)
+    for args in (["validate", str(plan), "--verbose"], ["show", run_id], ["revert", run_id]):
+        said = ok(run_cli(data, *args))
+        assert len(said.stdout) + len(said.stderr) < 3000, (args, len(said.stdout))
+        assert "A" * 100 not in said.stdout, args
+    assert f"“{shown_within(long_title)}”" in said.stdout  # revert's, the last
 
 
 @pytest.mark.parametrize(

@@ -52,6 +52,11 @@ def test_a_killed_export_leaves_a_folder_that_says_so_and_never_validates(tmp_pa
     # ... but its folder is not empty, so nothing is ever mixed into it.
     again = ok(run_cli(shelf.data, "export", "--all", "-o", str(dest)), Exit.USAGE)
     assert "is not empty" in again.stderr
+    # named by its note, not by a temp file a kill left: what the folder is, and what to do
+    assert (
+        "e.g. 'EXPORT-INCOMPLETE.txt': an export that did not finish, as its "
+        "EXPORT-INCOMPLETE.txt says; delete the folder"
+    ) in again.stderr, again.stderr
     # A fresh folder works, and the corpus is whole.
     ok(run_cli(shelf.data, "export", "--all", "-o", str(tmp_path / "retry")))
     bagit.Bag(str(tmp_path / "retry")).validate()
@@ -187,3 +192,8 @@ def test_an_export_killed_at_its_first_writes_leaves_a_folder_that_says_so(tmp_p
     assert refused.code is ErrorCode.BAG_INVALID and "did not finish" in str(refused)
     again = ok(run_cli(shelf.data, "export", "--all", "-o", str(dest)), Exit.USAGE)
     assert "is not empty" in again.stderr
+    # named by its note, not by a temp file a kill left: what the folder is, and what to do
+    assert (
+        "e.g. 'EXPORT-INCOMPLETE.txt': an export that did not finish, as its "
+        "EXPORT-INCOMPLETE.txt says; delete the folder"
+    ) in again.stderr, again.stderr

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from transcribe_import.engine.media import render
+from transcribe_import.engine.media import render, render_vips
 from transcribe_import.engine.planning.planner import build_plan
 from transcribe_import.engine.planning.scan import run_scan
 from transcribe_import.engine.storage.corpus import Corpus
@@ -48,3 +48,13 @@ def test_a_second_window_shows_thumbnails_without_decoding_a_page_again(
         assert len(threads) == 3, f"window {window + 1}"
         cache.shutdown()
     assert threading.get_ident() not in threads
+
+
+def test_the_renderer_is_loaded_as_the_cache_is_made_not_by_a_render(qtbot: QtBot) -> None:
+    # Loaded by the first render's worker, libvips' import held the GIL for 0.1 s while
+    # a scan of 100,000 pages was on screen (bench/bench_gui_shelf.py).
+    render_vips._loaded.cache_clear()
+    cache = ThumbnailCache()
+    assert render_vips._loaded.cache_info().currsize == 1
+    assert not cache.is_busy()
+    cache.shutdown()

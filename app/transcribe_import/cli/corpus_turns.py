@@ -14,6 +14,7 @@ from transcribe_import.cli.output import json_out, say
 from transcribe_import.cli.runs import UsageError, _report_result, _run_signals
 from transcribe_import.engine import api
 from transcribe_import.engine.api import Corpus, ExitCode
+from transcribe_import.engine.base.text import shown_within
 from transcribe_import.engine.runs.model import RunControl, RunStatus
 
 
@@ -68,7 +69,7 @@ def cmd_turn(corpus: Corpus, args: argparse.Namespace) -> int:
             }
         )
         return api.exit_code_for_result(result)
-    say(f"“{turn.title}”: {turn.words} (run {run}).")
+    say(f"“{shown_within(turn.title)}”: {turn.words} (run {run}).")
     kept = (
         "The page as it was is kept"
         if len(turn.positions) == 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
 import sys
 import threading
@@ -423,17 +424,25 @@ def cmd_gui(data_dir: Path, args: argparse.Namespace) -> int:
     return run_gui(data_dir, [Path(p) for p in getattr(args, "paths", [])])
 
 
-def _log_traceback(data_dir: Path) -> Path:
+def _log_traceback(data_dir: Path) -> str:
+    """Append the traceback being handled to the error log; the words that say where it is
+    (or, when the log cannot be written, that it could not be: never a second traceback)."""
     log_dir = _log_dir()
     try:
         log_dir.mkdir(parents=True, exist_ok=True)
     except OSError:
         log_dir = data_dir
     path = log_dir / "transcribe-import-error.log"
-    with open(path, "a", encoding="utf-8") as f:
-        f.write(traceback.format_exc())
-        f.write("\n")
-    return path
+    try:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(traceback.format_exc())
+            f.write("\n")
+    except OSError as exc:
+        return (
+            f"Its details could not be written to {path} ({exc.strerror or exc}); please "
+            "include this line when you report this."
+        )
+    return f"Details were written to {path}; please include that file when you report this."
 
 
 COMMANDS: dict[str, Callable[[Corpus, argparse.Namespace], int]] = {
@@ -504,7 +513,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = _main(argv)
         api.crashpoint("cli.after_command")  # its last line printed, the exit code chosen
     api.crashpoint("cli.after_scope")  # the earlier handlers back, unless kept to the end
+    if argv is None:
+        # Run first of the exit's callbacks: after the wait for the process's threads (a
+        # signal still stops a hung one), before the teardown that puts the defaults back.
+        atexit.register(_at_teardown)
     return code
+
+
+def _at_teardown() -> None:
+    signals.ignored_from_here()
+    api.crashpoint("cli.at_teardown")  # nothing but the interpreter's teardown after this
 
 
 # The commands that running again finishes: a disk error pauses them (exit 6).
@@ -543,10 +561,6 @@ def _main(argv: Sequence[str] | None) -> int:
         say(f"transcribe-import: {problem}", file=sys.stderr)
         return api.exit_code_for_error(problem, finishes_later=args.command in FINISH_LATER)
     except Exception as exc:  # noqa: BLE001 - last resort: one line for the user, the rest logged
-        log = _log_traceback(data_dir)
-        say(
-            f"transcribe-import: unexpected error: {exc}. Details were written to {log}; "
-            "please include that file when you report this.",
-            file=sys.stderr,
-        )
+        said = _log_traceback(data_dir)
+        say(f"transcribe-import: unexpected error: {exc}. {said}", file=sys.stderr)
         return ExitCode.PROBLEMS

@@ -26,7 +26,7 @@ from transcribe_import.cli.output import json_out, say
 from transcribe_import.cli.undo import history_line
 from transcribe_import.engine import api
 from transcribe_import.engine.api import Corpus, ExitCode
-from transcribe_import.engine.base.text import agreeing, counted, for_terminal
+from transcribe_import.engine.base.text import agreeing, counted, for_terminal, shown_within
 from transcribe_import.engine.planning.plan import (
     AdapterMode,
     DedupeScope,
@@ -249,16 +249,17 @@ def _item_line(corpus: Corpus, it: PlanItem, report: ValidationReport) -> str:
     kind = _item_kind(it, report)
     if kind == "unchanged":
         # A bag's notebook the corpus holds byte for byte: not "0 pages, N duplicates"
-        said = f"[unchanged] {api.short_id(it.item_id)} “{it.label}”"
+        said = f"[unchanged] {api.short_id(it.item_id)} “{shown_within(it.label)}”"
         return said + ": already in the corpus, nothing to import"
     said = f"[{kind}] {api.short_id(it.item_id)} "
     if it.op is Op.CREATE_NOTEBOOK:
-        said += f"create “{it.label}”"
+        said += f"create “{shown_within(it.label)}”"
     else:
         # The notebook by its title, as `notebooks` lists it; the folder's name beside it
         # only when it differs. The item's short id stays: `order PLAN ITEM` takes it.
         title = api.notebook_title(corpus, it.notebook_id) or api.short_id(it.notebook_id)
-        said += f"“{it.label}” into “{title}”" if title != it.label else f"into “{title}”"
+        label, shown = shown_within(it.label), shown_within(title)
+        said += f"“{label}” into “{shown}”" if title != it.label else f"into “{shown}”"
     # Pages as the notebook will hold them; a bag's history pages said apart.
     kept = it.history_page_count()
     pages = it.imported_page_count() - kept
@@ -330,8 +331,8 @@ def _print_report(
         # A problem with resolutions names its options once, on its "resolve with" line: the
         # hint in brackets would name them again (a rescan question printed its four twice).
         say(
-            f"{p.severity.upper()} [{p.code}] item {api.short_id(item.item_id)} “{item.label}”: "
-            + (p.message if p.resolutions else problem_text(p))
+            f"{p.severity.upper()} [{p.code}] item {api.short_id(item.item_id)} "
+            f"“{shown_within(item.label)}”: " + (p.message if p.resolutions else problem_text(p))
         )
         command = f"transcribe-import order {shlex.quote(plan_path)} {api.short_id(item.item_id)}"
         if p.resolutions:
@@ -347,7 +348,7 @@ def _print_report(
     for p in report.information:  # pages worth a second look: never counted as problems
         item = plan.item(p.item_id)
         short = api.short_id(item.item_id)
-        say(f"INFO [{p.code}] item {short} “{item.label}”: {p.message}")
+        say(f"INFO [{p.code}] item {short} “{shown_within(item.label)}”: {p.message}")
         if p.resolutions:
             command = f"transcribe-import order {shlex.quote(plan_path)} {short}"
             say(f"    resolve with: {command} {resolve_options(p)}")
@@ -462,9 +463,8 @@ def cmd_order(corpus: Corpus, args: argparse.Namespace) -> int:
     state, remaining = still_open(report, item.item_id)
     said = f"{answered}; " if answered else ""
     say(
-        f"Updated {args.plan}: item {api.short_id(item.item_id)} “{item.label}” — {said}{state}"
-        + placement_cli.words(corpus, new)
-        + "."
+        f"Updated {args.plan}: item {api.short_id(item.item_id)} “{shown_within(item.label)}” — "
+        f"{said}{state}" + placement_cli.words(corpus, new) + "."
     )
     for p in remaining:
         say(f"  {p.severity.upper()} [{p.code}]: {problem_text(p)}")
@@ -592,9 +592,29 @@ def progress_line(ev: RunEvent, rate: float) -> str | None:
     )
 
 
-def _execute(corpus: Corpus, prepared: api.PreparedRun, args: argparse.Namespace) -> int:
-    run_id = prepared.run_id
+def _execute(
+    corpus: Corpus, prepared: api.PreparedRun, args: argparse.Namespace, *, said: str = ""
+) -> int:
+    """Execute the prepared run under its signals, from the line ``said`` that names it on.
+
+    The handlers come before that line: a SIGTERM just after "Import run … created." killed
+    the process (exit 143, no words), leaving the run to look crashed.
+    """
     control = RunControl()
+    with _run_signals(control):
+        if said:
+            say(said, file=sys.stderr)
+        api.crashpoint("commit.announced")
+        if args.workers < 1:
+            raise UsageError("--workers must be at least 1")
+        result = _executed(corpus, prepared, args, control)
+    return _report_result(corpus, result, args)
+
+
+def _executed(
+    corpus: Corpus, prepared: api.PreparedRun, args: argparse.Namespace, control: RunControl
+) -> RunResult:
+    run_id = prepared.run_id
     progress = _Progress()
     # The speed counts only the pages this attempt lands (api.AttemptPace), not those a
     # retry or a resume finds in the corpus already.
@@ -610,16 +630,13 @@ def _execute(corpus: Corpus, prepared: api.PreparedRun, args: argparse.Namespace
         if line is not None:
             progress.show(line, force=ev.kind is EventKind.ITEM_FINISHED)
 
-    if args.workers < 1:
-        raise UsageError("--workers must be at least 1")
-    with _run_signals(control):
-        result = signals.answered_at_once(
-            lambda: api.execute(
-                corpus, run_id, workers=args.workers, control=control, on_event=on_event
-            )
+    result = signals.answered_at_once(
+        lambda: api.execute(
+            corpus, run_id, workers=args.workers, control=control, on_event=on_event
         )
+    )
     progress.done()
-    return _report_result(corpus, result, args)
+    return result
 
 
 def _report_result(corpus: Corpus, result: RunResult, args: argparse.Namespace) -> int:
@@ -755,15 +772,14 @@ def cmd_commit(corpus: Corpus, args: argparse.Namespace) -> int:
             _print_report(plan, invalid.report, args.plan, verbose=False)
         return ExitCode.INVALID_PLAN
     record = prepared.record
-    if prepared.continued and not args.json:
-        say(
-            f"This plan was committed before as run {api.run_short_ids(corpus)(record.run_id)} "
-            f"({record.status}); continuing it.",
-            file=sys.stderr,
-        )
-    elif not args.json:
-        say(f"Import run {api.run_short_ids(corpus)(record.run_id)} created.", file=sys.stderr)
-    return _execute(corpus, prepared, args)
+    run = api.run_short_ids(corpus)(record.run_id)  # as `runs` lists it
+    if args.json:
+        said = ""
+    elif prepared.continued:
+        said = f"This plan was committed before as run {run} ({record.status}); continuing it."
+    else:
+        said = f"Import run {run} created."
+    return _execute(corpus, prepared, args, said=said)
 
 
 def cmd_resume(corpus: Corpus, args: argparse.Namespace) -> int:
@@ -868,7 +884,7 @@ def _print_run(detail: api.RunDetail, corpus: Corpus) -> None:
     say(f"  created {record.created_at}, updated {record.doc.get('updated_at')}")
     for o in (r.outcome for r in detail.rows):
         item = plan.item(o.item_id)
-        line = f"  {o.state:<17} {api.short_id(o.item_id)} “{item.label}”"
+        line = f"  {o.state:<17} {api.short_id(o.item_id)} “{shown_within(item.label)}”"
         if o.pages_landed:  # the run's count adds these up (replaced since or not)
             line += f": {counted(o.pages_landed, 'page')} into {notebook_short(o.notebook_id)}"
         if o.skipped_sources:

@@ -11,7 +11,8 @@ block, or after it while the summary is printed), is answered by the first one's
 in its words and with its (idempotent) request, so neither the state nor the exit code changes;
 SIGTERM then Ctrl-C is a pause, never a cancel. ``command`` puts the earlier handlers back when
 the command returns, except for the process's own command, which keeps them until it exits
-(put back, a signal between the summary and the exit would kill it with another code).
+(put back, a signal between the summary and the exit would kill it with another code); from
+its teardown on it ignores them (``ignored_from_here``).
 
 Python runs a handler only on the main thread, while the kernel hands a process's signal to
 any of its threads that does not block it. A command whose work runs on threads of its own
@@ -81,6 +82,21 @@ def handling(handlers: Mapping[signal.Signals, Callable[[], object]]) -> Iterato
         if not first:
             for sig, old in saved.items():
                 signal.signal(sig, old)
+
+
+def ignored_from_here() -> None:
+    """Ignore the stop signals from now until the process has exited: for its teardown.
+
+    Why: once the interpreter's last Python code has run, it puts every handled signal back
+    to its default action and then tears its modules down, which takes tenths of a second
+    with numpy and libvips loaded. A signal then killed the process (exit 130 or 143) after
+    its command had printed what it did and chosen its exit code. Ignored rather than
+    answered: no Python code runs then to answer it, and the command's words are said.
+    """
+    if not _on_main_thread():
+        return
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, signal.SIG_IGN)
 
 
 def answered_at_once(work: Callable[[], T]) -> T:

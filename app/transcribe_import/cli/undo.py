@@ -84,6 +84,7 @@ def _say_preview(
     for n in plan.notebooks:
         what = "removed" if done else "to remove"
         counts = f"{counted(len(n.page_ids), 'page')} and {counted(len(n.files), 'file')}"
+        where = f"“{shown_within(n.title)}” ({shown(n.notebook_id)})"
         if turn:
             made = agreeing(len(n.page_ids), "the page this turn made", "the pages this turn made")
             back = agreeing(
@@ -91,13 +92,11 @@ def _say_preview(
                 "the page as it was is back" if done else "the page as it was comes back",
                 "the pages as they were are back" if done else "the pages as they were come back",
             )
-            where = f"“{n.title}” ({shown(n.notebook_id)})"
             say(f"  {what}: {made} in {where}, {counted(len(n.files), 'file')}; {back}")
         elif n.whole:
-            say(f"  {what}: notebook “{n.title}” ({shown(n.notebook_id)}), {counts}")
+            say(f"  {what}: notebook {where}, {counts}")
         else:
-            added = f"{counts} added to “{n.title}” ({shown(n.notebook_id)})"
-            say(f"  {what}: {added}; its other pages stay")
+            say(f"  {what}: {counts} added to {where}; its other pages stay")
     for b in plan.blockers:
         say(f"  BLOCKED [{b.code.value}] {b.message}")
     for b in plan.held:

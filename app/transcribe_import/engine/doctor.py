@@ -33,7 +33,7 @@ from transcribe_import.engine.base.findings import (
     Severity,
 )
 from transcribe_import.engine.base.ids import is_valid_id
-from transcribe_import.engine.base.text import agreeing, counted
+from transcribe_import.engine.base.text import agreeing, counted, quoted_title
 from transcribe_import.engine.ingest import journal
 from transcribe_import.engine.ingest.empty import is_empty
 from transcribe_import.engine.ingest.recovery import recover_journal
@@ -148,8 +148,9 @@ def _check(
                 Finding(
                     FindingCode.OUTSIDE_CORPUS,
                     Severity.PROBLEM,
-                    f"Notebook {nbid}: {outside}. The app never reads or writes through it; "
-                    "put the notebook's own folder back in its place (move the linked "
+                    # Not "read": notebooks, audit and export read a linked folder's files.
+                    f"Notebook {nbid}: {outside}. Nothing is written, moved or removed through "
+                    "it; put the notebook's own folder back in its place (move the linked "
                     "folder there) and run doctor again.",
                     nbid,
                     str(nb_dir),
@@ -433,8 +434,8 @@ def _reconcile_registration(
             Finding(
                 FindingCode.REGISTRATION_COMPLETED,
                 Severity.REPAIRED,
-                f"Notebook “{title}” ({name}) existed but was not registered; its registration "
-                "was completed.",
+                f"Notebook {quoted_title(title)} ({name}) existed but was not registered; "
+                "its registration was completed.",
                 name,
                 str(path),
             )
@@ -453,8 +454,8 @@ def _reconcile_registration(
                 Finding(
                     code,
                     Severity.PROBLEM,
-                    f"Notebook “{entry.title}” ({nbid}) is registered but cannot be loaded: "
-                    f"{exc} Its index entry is kept.",
+                    f"Notebook {quoted_title(entry.title)} ({nbid}) is registered but cannot be "
+                    f"loaded: {exc} Its index entry is kept.",
                     nbid,
                     str(path),
                 )
@@ -468,8 +469,9 @@ def _empty_notebook(nbid: str, nb_dir: Path, manifest: dict[str, Any]) -> Findin
     return Finding(
         FindingCode.EMPTY_NOTEBOOK,
         Severity.INFO,
-        f"Notebook “{title}” ({nbid}) holds no page (an earlier version left it when an "
-        f"import was cancelled or failed). Import pages into it, or remove it with `{command}`.",
+        f"Notebook {quoted_title(title)} ({nbid}) holds no page (an earlier version left it "
+        f"when an import was cancelled or failed). Import pages into it, or remove it with "
+        f"`{command}`.",
         nbid,
         str(nb_dir),
         command=command,

@@ -126,6 +126,9 @@ class ThumbnailCache(QObject):
         corpus: Corpus | None = None,
     ) -> None:
         super().__init__(parent)
+        # The renderer's library loaded here, as the window is made, not by the first
+        # render's worker mid-scan (its import holds the GIL: a 0.1 s stall of the window).
+        api.load_renderer()
         self.side = side  # the longest side the engine renders each page at
         self._corpus = corpus  # whose thumbnail cache keeps the renders (None: none kept)
         self._capacity = capacity

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from transcribe_import.engine.media import lookalike
-from transcribe_import.engine.planning import look_pass, ordering, page_edits
+from transcribe_import.engine.planning import inks, look_pass, ordering, page_edits
 from transcribe_import.engine.planning.lookalikes import page_key
 from transcribe_import.engine.planning.plan import ImportPlan, PageRef
 from transcribe_import.engine.planning.planner import build_plan
@@ -216,6 +216,35 @@ def test_a_large_pass_runs_in_worker_processes_with_the_same_looks_in_the_same_o
     jobs = look_pass.pending(plan)
     order = [page_key(j.sha256, i) for j in jobs for i in j.page_indexes]
     assert list(found) == order == [k for r in threaded_reports for k in r.looks]
+
+
+def test_a_process_pass_sends_its_inks_back_as_a_thread_pass_keeps_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The verifications after a pass in worker processes decode no page again: each page's
+    ink (a sparse page's written part with it) is kept here as a pass on threads keeps it."""
+    from PIL import Image, ImageDraw
+
+    book = _shelf(tmp_path / "shelf")
+    date = Image.new("RGB", (620, 877), (244, 238, 222))
+    ImageDraw.Draw(date).text((80, 90), "Tuesday 4 March 1931", fill=(30, 30, 60))
+    save_jpeg(date, book / "07.jpg")  # a sparse page: its written part at 2048 px too
+    plan = _plan(book)
+    keys = [page_key(j.sha256, i) for j in look_pass.pending(plan) for i in j.page_indexes]
+
+    def kept() -> dict[str, tuple[bytes, bytes | None]]:
+        with inks._lock:
+            return {k: (v.pixels, v.detail) for k, v in inks._inks.items() if k in keys and v}
+
+    inks.forget()
+    _run(plan, workers=2)
+    threaded = kept()
+    assert len(threaded) == len(keys) and any(d is not None for _p, d in threaded.values())
+    inks.forget()
+    monkeypatch.setattr(look_pass, "PROCESSES_FROM", 1)
+    _run(plan, workers=2)
+    assert kept() == threaded
+    inks.forget()
 
 
 def test_a_stop_ends_a_process_pass_with_the_looks_of_the_tasks_begun(

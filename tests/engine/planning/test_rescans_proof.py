@@ -49,7 +49,7 @@ def _looked(key: str, data: bytes, ext: str = ".jpg") -> Looked:
 
 @pytest.fixture(autouse=True)
 def _room_for_every_ink(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setattr(inks, "LIMIT", 100_000)
+    monkeypatch.setattr(inks, "LIMIT_BYTES", 2**40)
     inks.forget()
     yield
     inks.forget()

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from transcribe_import.engine.base.errors import ErrorCode
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.media import thumbs
 from transcribe_import.engine.planning.look_cache import LookCache
-from transcribe_import.engine.storage import fsio
+from transcribe_import.engine.storage import fsio, locks
 from transcribe_import.engine.storage.corpus import Corpus
 
 
@@ -127,3 +127,23 @@ def test_looks_are_not_kept_through_a_linked_cache_file(corpus: Corpus, tmp_path
     looks._rewrite({"ab#0": None})
 
     assert outside.read_bytes() == b"mine\n"
+
+
+def test_a_lock_file_is_not_made_through_a_link(linked: tuple[Path, Path]) -> None:
+    """filelock makes a lock file with its own open(), past fsio: the locks ask the guard."""
+    link, outside = linked
+    before = _snapshot(outside)
+    lock = locks.make_lock(link / "kept" / ".ingest.lock")
+
+    for take in (
+        lambda: locks.acquire(lock, 0.0, ErrorCode.NOTEBOOK_BUSY, "busy"),
+        lambda: locks.try_acquire(lock),
+        lambda: locks.held_elsewhere(lock),
+    ):
+        with pytest.raises(TranscribeError) as refused:
+            take()
+        assert refused.value.code is ErrorCode.CORPUS_LINK
+        assert str(refused.value).startswith(f"{link} is a symbolic link (to {outside})")
+    assert _snapshot(outside) == before and sorted((outside / "kept").iterdir()) == [
+        outside / "kept" / "a.bin"
+    ]

@@ -162,6 +162,18 @@ def remove_empty_notebook(corpus: Corpus, notebook_id: str) -> Path:
     return remove(corpus, notebook_id)
 
 
+def load_renderer() -> bool:
+    """Load the page renderer's library (libvips) now, on the calling thread, once a
+    process; whether it is there (without it Pillow renders every page).
+
+    The window loads it as it is made: loaded by the first thumbnail's worker instead,
+    its import held the GIL for 0.1 s and the window went unanswered meanwhile.
+    """
+    from transcribe_import.engine.media import render_vips
+
+    return render_vips.available()
+
+
 def render_preview(
     path: Path,
     media_type: str,

@@ -9,6 +9,7 @@ from typing import Any
 from transcribe_import.engine.audit.model import AuditedFile, FileKind
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.base.ids import is_sha256
+from transcribe_import.engine.base.text import quoted_title
 from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus
 
@@ -96,4 +97,4 @@ def page_words(file: AuditedFile) -> str:
 
 def file_words(file: AuditedFile) -> str:
     """A file named for a person: “Title”, page 3 (sources/<id>.jpg)."""
-    return f"“{file.title}”, {page_words(file)} ({file.kind} {file.path})"
+    return f"{quoted_title(file.title)}, {page_words(file)} ({file.kind} {file.path})"

@@ -165,3 +165,10 @@ def shown_within(text: str, limit: int = SHOWN_TITLE_LIMIT) -> str:
     head = (limit - 1) // 2 + (limit - 1) % 2
     tail = limit - 1 - head
     return f"{text[:head]}…{text[len(text) - tail :]}" if tail else f"{text[:head]}…"
+
+
+def quoted_title(title: object) -> str:
+    """A notebook's title as a sentence names it: in quotes, within ``SHOWN_TITLE_LIMIT``
+    characters (a title of a million characters makes a line of 60, not of a megabyte).
+    Any value is said as ``str`` says it, as the f-strings before this did."""
+    return f"“{shown_within(str(title))}”"

@@ -177,11 +177,15 @@ def _held(lock_path: Path) -> bool:
 
 
 def _not_empty(dest: Path, others: list[str]) -> TranscribeError:
+    # The folder of an export that did not finish is named by its note, not by a temp file.
+    shown = INCOMPLETE if INCOMPLETE in others else others[0]
+    what = f"it holds {counted(len(others), 'item')}, e.g. {shown!r}"
+    if shown == INCOMPLETE:
+        what += f": an export that did not finish, as its {INCOMPLETE} says; delete the folder"
     return TranscribeError(
         ErrorCode.EXPORT_DESTINATION_NOT_EMPTY,
-        f"{dest} is not empty (it holds {counted(len(others), 'item')}, e.g. {others[0]!r}); "
-        "an export only writes into a new or empty folder: choose another, or leave out "
-        "--output for a fresh one.",
+        f"{dest} is not empty ({what}); an export only writes into a new or empty folder: "
+        "choose another, or leave out --output for a fresh one.",
         path=str(dest),
     )
 

@@ -15,7 +15,7 @@ from typing import Any
 from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.ids import check_id
-from transcribe_import.engine.base.text import counted
+from transcribe_import.engine.base.text import counted, quoted_title
 from transcribe_import.engine.ingest import journal
 from transcribe_import.engine.storage import fsio, locks, project
 from transcribe_import.engine.storage.corpus import Corpus
@@ -94,6 +94,6 @@ def remove_empty_notebook(corpus: Corpus, notebook_id: str) -> Path:
             corpus,
             nb_dir,
             f"{notebook_id}-empty-notebook",
-            f"empty notebook “{title}” removed on request (it held no page)",
+            f"empty notebook {quoted_title(title)} removed on request (it held no page)",
             notebook_id=notebook_id,
         )

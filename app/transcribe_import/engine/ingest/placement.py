@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
-from transcribe_import.engine.base.text import counted
+from transcribe_import.engine.base.text import counted, quoted_title
 from transcribe_import.engine.storage import project
 
 # The journal's record of where a transaction's new pages go (absent: at the end).
@@ -64,7 +64,9 @@ def live_records(manifest: Mapping[str, Any]) -> list[dict[str, Any]]:
 def notebook_words(manifest: Mapping[str, Any]) -> str:
     """The notebook as a person knows it: “its title”, else its id."""
     title = manifest.get("title")
-    return f"“{title}”" if isinstance(title, str) and title.strip() else str(manifest.get("id"))
+    return (
+        quoted_title(title) if isinstance(title, str) and title.strip() else str(manifest.get("id"))
+    )
 
 
 def file_name(manifest: Mapping[str, Any], source_id: Any) -> str | None:

@@ -14,7 +14,7 @@ from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.base.findings import Finding, FindingCode, Remedy, Severity
 from transcribe_import.engine.base.ids import short_id
-from transcribe_import.engine.base.text import counted
+from transcribe_import.engine.base.text import counted, quoted_title
 from transcribe_import.engine.ingest import journal
 from transcribe_import.engine.ingest.finish import promote_and_commit
 from transcribe_import.engine.ingest.journal import Journal, JournalInvalid, JournalState
@@ -201,7 +201,7 @@ def _name(nb_dir: Path, notebook_id: str) -> str:
     except (OSError, TranscribeError, ValueError):
         title = None
     short = short_id(notebook_id)
-    return f"“{title}” ({short})" if title else f"Notebook {short}"
+    return f"{quoted_title(title)} ({short})" if title else f"Notebook {short}"
 
 
 def _finding_forward(notebook_id: str, path: Path, txn: Journal) -> Finding:

@@ -111,15 +111,110 @@ def ink_of(image: Image.Image, finer: Callable[[], Image.Image] | None = None) -
         image = finer()
     if max(image.size) < 1.5 * SIDE:
         return Ink(base)  # no finer detail to be had
-    fine = _ink_pixels(image, DETAIL_SIDE, exactly=True)
-    sy, sx = fine.shape[0] / base.shape[0], fine.shape[1] / base.shape[1]
+    if max(image.size) > DETAIL_SIDE:
+        fine = _ink_pixels(image, DETAIL_SIDE, exactly=True)
+        y0, y1, x0, x1 = _detail_box(box, base.shape, fine.shape)
+        return Ink(base, np.ascontiguousarray(fine[y0:y1, x0:x1]))
+    # Enlarged to DETAIL_SIDE: only the band of the page the written part lies across is
+    # made (a tenth of the page for a date line, where the whole page's ink at 2048 pixels
+    # was most of a sparse page's look), the same pixels as the whole page's there.
+    k = DETAIL_SIDE / max(image.size)
+    shape = (max(1, round(image.height * k)), max(1, round(image.width * k)))
+    y0, y1, x0, x1 = _detail_box(box, base.shape, shape)
+    if min(shape) < 32:  # a sliver of a page: its paper not taken in quarters
+        fine = _ink_pixels(image, DETAIL_SIDE, exactly=True)
+        return Ink(base, np.ascontiguousarray(fine[y0:y1, x0:x1]))
+    if shape[0] >= shape[1]:
+        part = _band_ink(image, shape, (y0, y1))[:, x0:x1]
+    else:
+        part = _band_ink(image, shape, (x0, x1))[y0:y1, :]
+    return Ink(base, np.ascontiguousarray(part))
+
+
+def _detail_box(
+    box: tuple[int, int, int, int], base: tuple[int, ...], fine: tuple[int, ...]
+) -> tuple[int, int, int, int]:
+    """The written part ``box`` (top, bottom, left, right in the ink at ``SIDE``, of shape
+    ``base``) in the ink at ``DETAIL_SIDE`` (of shape ``fine``), ``DETAIL_MARGIN`` of
+    paper round it: (top, bottom, left, right)."""
+    sy, sx = fine[0] / base[0], fine[1] / base[1]
     top, bottom, left, right = box
     m = DETAIL_MARGIN
-    part = fine[
-        max(0, int(top * sy) - m) : min(fine.shape[0], int(bottom * sy) + m),
-        max(0, int(left * sx) - m) : min(fine.shape[1], int(right * sx) + m),
-    ]
-    return Ink(base, np.ascontiguousarray(part))
+    return (
+        max(0, int(top * sy) - m),
+        min(fine[0], int(bottom * sy) + m),
+        max(0, int(left * sx) - m),
+        min(fine[1], int(right * sx) + m),
+    )
+
+
+# Rows (at DETAIL_SIDE) of the page made beyond each end of a band (``_band_ink``): the
+# paper's light at a row depends on the page within 7 rows of the quarter-size copy
+# (the maximum's 2, the blur's 3, the enlarging's 2), so a band this much longer has, in
+# its middle, the paper of the whole page.
+BAND_MARGIN = 48
+
+
+def _band_ink(image: Image.Image, shape: tuple[int, int], span: tuple[int, int]) -> np.ndarray:
+    """``_ink_pixels(image, DETAIL_SIDE, exactly=True)`` (of ``shape``: its longest side
+    DETAIL_SIDE long, ``image`` at most that long) from ``span[0]`` to ``span[1]`` along its
+    longest side only, the whole of the other side: the same pixels, made of the band
+    ``BAND_MARGIN`` longer at each end, in quarters aligned as the whole page's are."""
+    rows, cols = shape
+    along_rows = rows >= cols
+    length = rows if along_rows else cols
+    lo = max(0, (span[0] - BAND_MARGIN) // 4 * 4)
+    hi = min(length, -(-(span[1] + BAND_MARGIN) // 4) * 4)
+    grey = image.convert("L")
+    if grey.size == (cols, rows):  # as long as DETAIL_SIDE already: not resized
+        part = grey.crop((0, lo, cols, hi) if along_rows else (lo, 0, hi, rows))
+    else:
+        source = grey.height if along_rows else grey.width
+        part = _resized_span(grey, 0, source, shape, (lo, hi), along_rows, Image.Resampling.BICUBIC)
+    small = _paper_small(part)
+    paper = _resized_span(
+        small, lo // 4, -(-length // 4), shape, span, along_rows, Image.Resampling.BILINEAR
+    )
+    a, b = span[0] - lo, span[1] - lo
+    band = part.crop((0, a, cols, b) if along_rows else (a, 0, b, rows))
+    out = _darkness(band, paper)
+    _edge_left_out(out, shape, span[0], along_rows)
+    return out
+
+
+def _resized_span(
+    image: Image.Image,
+    start: int,
+    whole: int,
+    shape: tuple[int, int],
+    span: tuple[int, int],
+    along_rows: bool,
+    resample: Image.Resampling,
+) -> Image.Image:
+    """Of a page ``whole`` pixels long along its rows (``along_rows``) or its columns, of
+    which ``image`` holds the part from ``start`` (the whole of the other side): the page
+    resized to ``shape`` (rows, columns), from ``span[0]`` to ``span[1]`` along that side
+    only, the same pixels as Pillow's ``resize`` of the whole page. Pillow resizes across
+    first, then down, each pass rounded to bytes; each pass is made here alone on the part
+    it needs (4 pixels more at each end than its filter reads), the part's place given to
+    Pillow as a ``box`` so each pixel is made from the same place: the scale along that
+    side is exact in binary (a length over ``DETAIL_SIDE`` or over 4 times a length)."""
+    rows, cols = shape
+    out = rows if along_rows else cols
+    scale = whole / out
+    have = image.height if along_rows else image.width
+    first = max(start, int(span[0] * scale) - 4)
+    last = min(start + have, -int(-span[1] * scale // 1) + 4)
+    lo, hi = span[0] * scale - first, span[1] * scale - first
+    if along_rows:
+        piece = image.crop((0, first - start, image.width, last - start))
+        across = piece if piece.width == cols else piece.resize((cols, piece.height), resample)
+        return across.resize((cols, span[1] - span[0]), resample, box=(0, lo, cols, hi))
+    piece = image.crop((first - start, 0, last - start, image.height))
+    across = piece.resize(
+        (span[1] - span[0], piece.height), resample, box=(lo, 0, hi, piece.height)
+    )
+    return across if across.height == rows else across.resize((across.width, rows), resample)
 
 
 def _ink_extent(pixels: np.ndarray) -> tuple[int, int, int, int]:
@@ -159,11 +254,24 @@ def _ink_pixels(image: Image.Image, side: int, *, exactly: bool = False) -> np.n
         k = side / max(grey.size)
         size = (max(1, round(grey.width * k)), max(1, round(grey.height * k)))
         grey = grey.resize(size, Image.Resampling.BICUBIC)
-    # The paper's light: the brightest pixels near each place (a pen's strokes are thin, so
-    # a maximum over 5 pixels of an eighth-size copy is paper), blurred smooth.
+    paper = _paper_small(grey).resize(grey.size, Image.Resampling.BILINEAR)
+    ink = _darkness(grey, paper)
+    _edge_left_out(ink, (ink.shape[0], ink.shape[1]), 0, True)
+    return ink
+
+
+def _paper_small(grey: Image.Image) -> Image.Image:
+    """The paper's light, at a quarter of ``grey``'s size: the brightest pixels near each
+    place (a pen's strokes are thin, so a maximum over 5 pixels of an eighth-size copy is
+    paper), blurred smooth."""
     small = grey.reduce(4) if min(grey.size) >= 32 else grey
     brightest = Image.fromarray(_max_filter(np.asarray(small), PAPER_WINDOW), "L")
-    paper = brightest.filter(ImageFilter.BoxBlur(3)).resize(grey.size, Image.Resampling.BILINEAR)
+    return brightest.filter(ImageFilter.BoxBlur(3))
+
+
+def _darkness(grey: Image.Image, paper: Image.Image) -> np.ndarray:
+    """The ink of ``grey`` under its ``paper`` (each the same size): 0 up to ``INK_FROM``
+    darker than the paper, 1 from ``INK_FULL``."""
     # In place, in float32, in the order of 1 - min(g / p, 1), then scaled and clipped:
     # a page's look is these pixels' hash, so they must not change by a rounding.
     ink = np.asarray(grey, dtype=np.float32)  # a copy: Pillow's buffer is not written
@@ -174,13 +282,24 @@ def _ink_pixels(image: Image.Image, side: int, *, exactly: bool = False) -> np.n
     np.subtract(ink, INK_FROM, out=ink)
     np.divide(ink, INK_FULL - INK_FROM, out=ink)
     np.clip(ink, 0.0, 1.0, out=ink)
-    rows, cols = ink.shape
-    dy, dx = max(1, round(rows * EDGE)), max(1, round(cols * EDGE))
-    ink[:dy, :] = 0
-    ink[-dy:, :] = 0
-    ink[:, :dx] = 0
-    ink[:, -dx:] = 0
     return ink
+
+
+def _edge_left_out(ink: np.ndarray, shape: tuple[int, int], start: int, along_rows: bool) -> None:
+    """The band ``EDGE`` round a page of ``shape`` made paper in ``ink``: the whole page, or
+    the part of it from ``start`` along its rows (``along_rows``) or its columns."""
+    rows, cols = shape
+    dy, dx = max(1, round(rows * EDGE)), max(1, round(cols * EDGE))
+    if along_rows:
+        ink[:, :dx] = 0
+        ink[:, cols - dx :] = 0
+        ink[: max(0, dy - start), :] = 0
+        ink[max(0, rows - dy - start) :, :] = 0
+    else:
+        ink[:dy, :] = 0
+        ink[rows - dy :, :] = 0
+        ink[:, : max(0, dx - start)] = 0
+        ink[:, max(0, cols - dx - start) :] = 0
 
 
 # The square the paper's light is the brightest pixel of (at an eighth of SIDE).

@@ -5,22 +5,32 @@ it in hand as it makes a page's look, and hands it here (``keep``); any other pa
 page of the corpus, a PNG page whose look the scan made, a page of a plan opened again in
 another session) is made when a candidate pair asks for it, from a small decode of its
 file: the JPEG at a fraction, a PNG or TIFF whole (the page's file in the corpus, or the
-plan's file, its bytes checked against its sha256 first). Only candidate pairs ask, so a
-shelf of thousands of pages decodes a handful again.
+plan's file, its bytes checked against its sha256 first). Only candidate pairs ask: a
+third of a shelf of handwritten pages, whose sparse pages' looks crowd together
+(bench/results-i38p.md); a plan's are made by ``score_many``'s worker processes.
 
-Inks are kept as bytes (one byte a pixel: some 185 kB a page), the ``LIMIT`` most recent;
-verdicts (a pair's score) are kept for good, so a review validated again and again after
-each edit verifies each pair once, and in the corpus (``verdicts_kept``, look_cache.py), so
-``validate`` after ``plan`` in another process verifies none again. Both are keyed by page
-key (``sha256#index``): the same bytes are the same page whatever plan holds them.
+Inks are kept as bytes (one byte a pixel), compressed (a page's ink is mostly paper, 0:
+some 185 kB a page at 512 pixels shrinks to some 15 kB), the most recent up to
+``LIMIT_BYTES`` of them, so that a shelf's plan makes no page's ink twice for its
+verifications. Verdicts (a pair's score) are kept for good, so a review validated again and
+again after each edit verifies each pair once, and in the corpus (``verdicts_kept``,
+look_cache.py), so ``validate`` after ``plan`` in another process verifies none again. Both
+are keyed by page key (``sha256#index``): the same bytes are the same page whatever plan
+holds them.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
+import multiprocessing
+import signal
 import threading
+import zlib
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,8 +40,17 @@ from transcribe_import.engine.media import check, ink, lookalike
 from transcribe_import.engine.planning.look_cache import VerdictCache, Verdicts
 from transcribe_import.engine.storage import fsio
 
-# The inks kept: about 47 MB at 512 pixels.
-LIMIT = 256
+log = logging.getLogger(__name__)
+
+# The bytes of the inks kept, compressed: 15,000-20,000 pages of handwriting at 512 pixels
+# (a sparse page's written part at 2048 pixels with it). A look pass keeps every page's; on
+# a larger shelf the earliest are let go, and made again from their files if a verification
+# asks for them (about a third of a shelf's pages are candidates).
+LIMIT_BYTES = 256 * 2**20
+# zlib's fastest level: 0.6 ms to pack a page's ink and 0.25 ms to unpack it, where making
+# it again from the file is 10-50 ms (bench/results-i38p.md).
+PACK_LEVEL = 1
+ENTRY_BYTES = 200  # an entry's key, its place in the order and its record, about
 
 
 @dataclass(frozen=True)
@@ -46,53 +65,112 @@ class PageFile:
     page_count: int
 
 
+@dataclass(frozen=True)
+class Packed:
+    """An ink kept: its pixels and its detail, each one byte a pixel, compressed (what a
+    worker process sends back: ``packed``)."""
+
+    pixels: bytes
+    shape: tuple[int, int]
+    detail: bytes | None
+    detail_shape: tuple[int, int] | None
+
+    @property
+    def size(self) -> int:
+        return len(self.pixels) + len(self.detail or b"")
+
+
 _lock = threading.Lock()
-_inks: OrderedDict[str, tuple[np.ndarray, np.ndarray | None] | None] = OrderedDict()
+_inks: OrderedDict[str, Packed | None] = OrderedDict()
+_kept_bytes = 0
 _scores: dict[tuple[str, str, int], float] = {}
 
 
 def keep(key: str, found: ink.Ink | None) -> None:
     """Keep a page's ink (None: it has none) for the verifications to come."""
-    packed = None if found is None else (_pack(found.pixels), _packed(found.detail))
+    _keep_packed(key, None if found is None else _pack_ink(found))
+
+
+def packed(found: ink.Ink) -> Packed:
+    """A page's ink as it is kept, to be sent from a worker process and kept here
+    (``keep_packed``)."""
+    return _pack_ink(found)
+
+
+def keep_packed(key: str, packed: Packed | None) -> None:
+    """Keep a page's ink as ``packed`` made it (None: it has none)."""
+    _keep_packed(key, packed)
+
+
+def _keep_packed(key: str, packed: Packed | None) -> None:
+    global _kept_bytes
     with _lock:
+        if key in _inks:
+            _kept_bytes -= _size(_inks.pop(key))
         _inks[key] = packed
-        _inks.move_to_end(key)
-        while len(_inks) > LIMIT:
-            _inks.popitem(last=False)
+        _kept_bytes += _size(packed)
+        while _kept_bytes > LIMIT_BYTES and len(_inks) > 1:
+            _kept_bytes -= _size(_inks.popitem(last=False)[1])
 
 
-def _pack(pixels: np.ndarray) -> np.ndarray:
-    return np.round(pixels * 255).astype(np.uint8)
+def _size(packed: Packed | None) -> int:
+    """What an entry costs to keep: its bytes and about what the entry itself takes (a page
+    with no ink costs that alone)."""
+    return ENTRY_BYTES + (0 if packed is None else packed.size)
 
 
-def _packed(pixels: np.ndarray | None) -> np.ndarray | None:
-    return None if pixels is None else _pack(pixels)
+def _pack_ink(found: ink.Ink) -> Packed:
+    detail = found.detail
+    return Packed(
+        _pack(found.pixels),
+        (found.pixels.shape[0], found.pixels.shape[1]),
+        None if detail is None else _pack(detail),
+        None if detail is None else (detail.shape[0], detail.shape[1]),
+    )
 
 
-def _unpack(packed: np.ndarray) -> np.ndarray:
-    out: np.ndarray = packed.astype(np.float32) / 255
+def _pack(pixels: np.ndarray) -> bytes:
+    return zlib.compress(np.round(pixels * 255).astype(np.uint8).tobytes(), PACK_LEVEL)
+
+
+def _unpack(packed: bytes, shape: tuple[int, int]) -> np.ndarray:
+    flat = np.frombuffer(zlib.decompress(packed), dtype=np.uint8)
+    out: np.ndarray = flat.reshape(shape).astype(np.float32) / 255
     return out
 
 
-def _unpacked(packed: np.ndarray | None) -> np.ndarray | None:
-    return None if packed is None else _unpack(packed)
+def _unpacked(packed: Packed) -> ink.Ink:
+    detail = (
+        None
+        if packed.detail is None or packed.detail_shape is None
+        else _unpack(packed.detail, packed.detail_shape)
+    )
+    return ink.Ink(_unpack(packed.pixels, packed.shape), detail)
 
 
 def ink_of(key: str, where: PageFile | None) -> ink.Ink | None:
     """A page's ink: kept, else made from ``where`` (None when it cannot be: no file, or
     the file gone, changed or undecodable)."""
     with _lock:
-        if key in _inks:
+        known = key in _inks
+        packed = _inks.get(key)
+        if known:
             _inks.move_to_end(key)
-            packed = _inks[key]
-            if packed is None:
-                return None
-            return ink.Ink(_unpack(packed[0]), _unpacked(packed[1]))
+    if known:  # unpacked outside the lock: other threads' lookups go on
+        return None if packed is None else _unpacked(packed)
     if where is None:
         return None
+    made = _packed_from(where)
+    _keep_packed(key, made)
+    # As kept (to a 255th), so a pair scores the same whether its inks were just made, kept
+    # or sent to a worker process (``score_many``).
+    return None if made is None else _unpacked(made)
+
+
+def _packed_from(where: PageFile) -> Packed | None:
+    """A page's ink made from its file, packed (what a worker process sends back)."""
     made = _made(where)
-    keep(key, made)
-    return made
+    return None if made is None else _pack_ink(made)
 
 
 def _made(where: PageFile) -> ink.Ink | None:
@@ -123,13 +201,103 @@ def score(
     if known is not None:
         return known
     mine, theirs = ink_of(key, where), ink_of(other, other_where)
-    value = 0.0 if mine is None or theirs is None else ink.score(theirs, ink.turned(mine, turn))
+    value = _verdict(mine, theirs, turn)
+    _settle(memo, value, read=mine is not None and theirs is not None)
+    return value
+
+
+def _verdict(mine: ink.Ink | None, theirs: ink.Ink | None, turn: int) -> float:
+    return 0.0 if mine is None or theirs is None else ink.score(theirs, ink.turned(mine, turn))
+
+
+def _settle(memo: tuple[str, str, int], value: float, *, read: bool) -> None:
     with _lock:
         _scores[memo] = value
-        if mine is not None and theirs is not None:  # a page not read says nothing for good
+        if read:  # a page not read says nothing for good
             for made in _recording:
                 made[memo] = value
-    return value
+
+
+# A pair to verify: a page's key and file, the other page's, and the turn (``score``).
+Pair = tuple[str, PageFile | None, str, PageFile | None, int]
+
+# From this many pairs not verified yet, ``score_many`` spreads them over worker processes:
+# a verification is 10-30 ms of numpy and Pillow that holds the GIL for much of it, and a
+# worker costs some 0.5 s to start (it imports numpy and Pillow), won back from about here.
+PARALLEL_FROM = 64
+# The pairs a worker is handed at a time, with their inks (packed: some 15 kB a page).
+PAIRS_A_TASK = 16
+# The pairs whose inks are made, then verified, in one round: their inks (at most twice as
+# many pages, some 20 kB each packed) stay well within ``LIMIT_BYTES`` whatever the shelf.
+PAIRS_A_ROUND = 4096
+
+
+def score_many(pairs: Sequence[Pair], workers: int = 2) -> None:
+    """Verify ``pairs`` ahead of their ``score``, spread over ``workers`` worker processes
+    when there are ``PARALLEL_FROM`` or more not verified yet (a shelf's plan: its
+    verifications were most of its time, on one core); their ``score`` then finds each
+    verdict made, the same value as made here. Fewer pairs, or no worker processes to be
+    had, are left to ``score``, one after another in this process."""
+    with _lock:
+        todo = [p for p in dict.fromkeys(pairs) if (p[0], p[2], p[4]) not in _scores]
+    if workers < 2 or len(todo) < PARALLEL_FROM:
+        return
+    # spawn, not fork: a window's or a CLI's threads may hold locks a fork would copy.
+    context = multiprocessing.get_context("spawn")
+    try:
+        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_quiet_worker)
+    except (OSError, ImportError) as exc:  # no semaphores here (a sandbox): one by one
+        log.info("verifications run in this process: no worker processes (%s)", exc)
+        return
+    try:
+        for start in range(0, len(todo), PAIRS_A_ROUND):
+            _spread(pool, todo[start : start + PAIRS_A_ROUND])
+    except BrokenProcessPool:  # its workers died (killed, out of memory): ``score`` does the rest
+        log.info("verifications left to this process: a worker process ended")
+    finally:
+        # Stopped early (Ctrl-C in the command line): the tasks not begun are dropped, not
+        # waited for.
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _spread(pool: ProcessPoolExecutor, todo: list[Pair]) -> None:
+    # The inks not kept here, made by the workers from their files, each once.
+    with _lock:
+        wanted = {
+            k: w
+            for key, where, other, other_where, _turn in todo
+            for k, w in ((key, where), (other, other_where))
+            if w is not None and k not in _inks
+        }
+    made = pool.map(_packed_from, wanted.values(), chunksize=8)
+    for key, packed in zip(wanted, made, strict=True):
+        _keep_packed(key, packed)
+    tasks: list[tuple[list[Pair], dict[str, Packed | None]]] = []
+    for start in range(0, len(todo), PAIRS_A_TASK):
+        with _lock:
+            chunk = [
+                p for p in todo[start : start + PAIRS_A_TASK] if p[0] in _inks and p[2] in _inks
+            ]  # a page let go since (``LIMIT_BYTES``), or with no file: left to ``score``
+            sent = {k: _inks[k] for key, _w, other, _o, _t in chunk for k in (key, other)}
+        if chunk:
+            tasks.append((chunk, sent))
+    for (chunk, sent), values in zip(tasks, pool.map(_scored, tasks), strict=True):
+        for (key, _w, other, _o, turn), value in zip(chunk, values, strict=True):
+            read = sent[key] is not None and sent[other] is not None
+            _settle((key, other, turn), value, read=read)
+
+
+def _scored(task: tuple[list[Pair], dict[str, Packed | None]]) -> list[float]:
+    """A worker's verdicts of its pairs, from the inks it was sent."""
+    pairs, sent = task
+    unpacked = {k: None if v is None else _unpacked(v) for k, v in sent.items()}
+    return [_verdict(unpacked[key], unpacked[other], turn) for key, _w, other, _o, turn in pairs]
+
+
+def _quiet_worker() -> None:
+    """A worker process leaves Ctrl-C to the process that started it: the terminal sends it
+    to the whole process group."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 # The verdicts made while each ``verdicts_kept`` is open, to be kept when it closes.
@@ -157,7 +325,9 @@ def verdicts_kept(cache: VerdictCache) -> Iterator[None]:
 
 def forget() -> None:
     """Let every ink and verdict go (tests that count decodes start from nothing)."""
+    global _kept_bytes
     with _lock:
         _inks.clear()
+        _kept_bytes = 0
         _scores.clear()
     VerdictCache.forget_reads()

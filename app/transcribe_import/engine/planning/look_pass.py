@@ -27,7 +27,7 @@ from collections import deque
 from collections.abc import Callable, Container, Generator, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from transcribe_import.engine.media import check, lookalike
@@ -120,16 +120,20 @@ class Looked:
 
     looks: dict[str, str | None]
     made: bool
+    # The pages' inks, packed, when a worker process made them (``send_inks``).
+    packed_inks: dict[str, inks.Packed] = field(default_factory=dict)
 
 
-def look_job(job: LookJob, *, keep_inks: bool = True) -> Looked:
+def look_job(job: LookJob, *, keep_inks: bool = True, send_inks: bool = False) -> Looked:
     """The looks of ``job``'s pages, each None when it cannot be made: the file gone,
     changed since the scan (its bytes are not the plan's), or not decodable.
 
     ``keep_inks``: each page's ink (and a sparse page's detail, which needs a second,
     larger decode) is made and kept for the verifications to come (``inks.keep``); without
     it only what the look is made of is (the ink at ``ink.SIDE``): the same look, less work,
-    and a verification makes the ink of the few pages it asks about from their files."""
+    and a verification makes the ink of the pages it asks about from their files.
+    ``send_inks``: each page's ink is made likewise and returned packed
+    (``Looked.packed_inks``), for a worker process to send to the process that keeps them."""
     none: dict[str, str | None] = {page_key(job.sha256, i): None for i in job.page_indexes}
     try:
         read = check.read_once(job.path, size=job.size)
@@ -144,21 +148,24 @@ def look_job(job: LookJob, *, keep_inks: bool = True) -> Looked:
         size=job.size,
         data=read.data,
         any_type=False,
-        detail=keep_inks,
+        detail=keep_inks or send_inks,
     )
     looks: dict[str, str | None] = {}
+    sent: dict[str, inks.Packed] = {}
     for i in job.page_indexes:
         key = page_key(job.sha256, i)
         page = seen[i] if i < len(seen) else None
         looks[key] = None if page is None else page.kept()
         if page is not None and keep_inks:
             inks.keep(key, page.ink)  # in hand now: a verification need not decode it again
-    return Looked(looks, made=True)
+        if page is not None and send_inks:
+            sent[key] = inks.packed(page.ink)
+    return Looked(looks, made=True, packed_inks=sent)
 
 
-def look_jobs(jobs: Sequence[LookJob], keep_inks: bool) -> list[Looked]:
+def look_jobs(jobs: Sequence[LookJob], keep_inks: bool, send_inks: bool = False) -> list[Looked]:
     """``look_job`` of each of ``jobs``, in order: one task of a pass's pool."""
-    return [look_job(job, keep_inks=keep_inks) for job in jobs]
+    return [look_job(job, keep_inks=keep_inks, send_inks=send_inks) for job in jobs]
 
 
 # A pass of at least this many pages runs in worker processes, one a worker: the looks'
@@ -194,8 +201,10 @@ def _quiet_worker() -> None:
 
 def _pool(workers: int, pages: int) -> tuple[Executor, int, bool]:
     """The pool a pass of ``pages`` pages runs on, the pages of a task, and whether the
-    inks are kept (only in this process: a worker's would cost more to send back than to
-    make again for the few pages a verification asks about)."""
+    inks are kept where they are made (threads of this process); a worker process sends
+    its pages' inks back packed instead (some 15 kB a page), which this process keeps: the
+    verifications of a shelf ask for a third of its pages, which would each be decoded a
+    second time (bench/results-i38p.md)."""
     if workers > 1 and pages >= PROCESSES_FROM:
         # spawn, not fork: a window's or a CLI's threads may hold locks a fork would copy.
         context = multiprocessing.get_context("spawn")
@@ -267,7 +276,7 @@ def make_looks(
                 if chunk is None:
                     return
                 try:
-                    future = pool.submit(look_jobs, chunk, keep_inks)
+                    future = pool.submit(look_jobs, chunk, keep_inks, not keep_inks)
                 except BrokenProcessPool:  # its workers died: the rest is made here
                     future = Future()
                     future.set_result(look_jobs(chunk, keep_inks=False))
@@ -280,6 +289,8 @@ def make_looks(
                 running.popleft()
                 for looked, job in zip(_result(future, chunk), chunk, strict=True):
                     found.update(looked.looks)
+                    for key, packed in looked.packed_inks.items():
+                        inks.keep_packed(key, packed)
                     if looked.made and cache is not None:
                         cache.add(looked.looks)
                     done += job.pages

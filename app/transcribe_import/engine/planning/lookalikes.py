@@ -38,6 +38,7 @@ import orjson
 
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.base.ids import short_id
+from transcribe_import.engine.base.text import quoted_title
 from transcribe_import.engine.ingest import placement as rules
 from transcribe_import.engine.media import ink, lookalike
 from transcribe_import.engine.planning import inks, page_edits, placement
@@ -168,7 +169,7 @@ def _notebook_looks(
         index = page.get("page_index")
         if found is None or not isinstance(sha, str) or not isinstance(index, int):
             continue
-        words = f"page {position} of “{title}”"
+        words = f"page {position} of {quoted_title(title)}"
         key = page_key(sha, index)
         where = _corpus_file(folder, source, index)
         out.append(Stored(found.upright, key, str(page.get("id")), words, nbid, where=where))
@@ -274,7 +275,7 @@ CANDIDATES = 6
 def verified(
     look: lookalike.Look,
     key: str,
-    where: inks.PageFile,
+    where: inks.PageFile | None,
     index: LookIndex,
     stored: Sequence[Stored],
     said: set[tuple[str, str]],
@@ -282,32 +283,68 @@ def verified(
     """The stored page the verification says ``look``'s page is, the one it scores best
     among the nearest ``CANDIDATES`` the index finds (neither its own bytes nor said not to
     be a rescan of it); None when it says so of none."""
-    best: tuple[Stored, lookalike.Turn, float] | None = None
-    tried = 0
+    return _best(key, where, candidates(look, key, index, stored, said))
+
+
+def candidates(
+    look: lookalike.Look,
+    key: str,
+    index: LookIndex,
+    stored: Sequence[Stored],
+    said: set[tuple[str, str]],
+) -> list[tuple[Stored, lookalike.Turn]]:
+    """The stored pages ``look``'s page is verified against, each with its turn: the
+    nearest ``CANDIDATES`` the index finds, neither its own bytes (a duplicate, not a
+    rescan) nor said not to be a rescan of it."""
+    out: list[tuple[Stored, lookalike.Turn]] = []
     for near in index.near(look):
         other = stored[near.index]
         if other.key == key or _pair(key, other.key) in said:
-            continue  # the same bytes (a duplicate, not a rescan), or said not to be one
-        tried += 1
-        if tried > CANDIDATES:
+            continue
+        if len(out) == CANDIDATES:
             break
-        value = inks.score(key, where, other.key, other.where, int(near.turn) // 90)
+        out.append((other, near.turn))
+    return out
+
+
+def _best(
+    key: str, where: inks.PageFile | None, pairs: Sequence[tuple[Stored, lookalike.Turn]]
+) -> tuple[Stored, lookalike.Turn, float] | None:
+    """Of ``pairs``, the stored page the verification scores best as ``key``'s page (at
+    least ``ink.SAME_PAGE``), with its turn and score; None when none is."""
+    best: tuple[Stored, lookalike.Turn, float] | None = None
+    for other, turn in pairs:
+        value = inks.score(key, where, other.key, other.where, int(turn) // 90)
         if value >= ink.SAME_PAGE and (best is None or value > best[2]):
-            best = (other, near.turn, value)
+            best = (other, turn, value)
     return best
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """A page of the plan and the stored pages it is verified against (``find``)."""
+
+    item: PlanItem
+    source: PlanSource
+    page: PlanPage
+    key: str
+    where: inks.PageFile
+    pairs: list[tuple[Stored, lookalike.Turn]]
 
 
 def find(corpus: Corpus | None, plan: ImportPlan) -> list[Lookalike]:
     """Every imported page of the plan that is a rescan of a page of the corpus or an
     earlier page of the plan, and is neither its bytes nor answered already (Replace, Keep
     Both): candidates found by their looks (``LookIndex``), each decided by comparing the
-    two pages' ink (media/ink.py), the best scoring named."""
+    two pages' ink (media/ink.py), the best scoring named. The candidate pairs are found
+    first and verified together (``inks.score_many``: on both cores for a shelf), as
+    neither which pages are candidates nor the index depends on a verdict."""
     stored = corpus_looks(corpus) if corpus is not None else []
     index = LookIndex()
     for other in stored:
         index.add(other.look)
     said = remembered(corpus)
-    found: list[Lookalike] = []
+    asked: list[_Asked] = []
     for item in plan.items:
         said_here = said | kept_apart(item)
         replacing = {new for new, _old in item.replacements}
@@ -322,26 +359,9 @@ def find(corpus: Corpus | None, plan: ImportPlan) -> list[Lookalike]:
                     continue
                 key = page_key(source.sha256, page.page_index)
                 where = _page_file(source, page)
-                match = (
-                    None
-                    if page.page_id in replacing
-                    else verified(look, key, where, index, stored, said_here)
-                )
-                if match is not None:
-                    other, turn, value = match
-                    found.append(
-                        Lookalike(
-                            item.item_id,
-                            source.source_id,
-                            page.page_id,
-                            _name(source, page),
-                            key,
-                            other,
-                            turn,
-                            _can_replace(item, source, other),
-                            value,
-                        )
-                    )
+                if page.page_id not in replacing:
+                    pairs = candidates(look, key, index, stored, said_here)
+                    asked.append(_Asked(item, source, page, key, where, pairs))
                 mine = Stored(
                     look.upright,
                     key,
@@ -359,6 +379,31 @@ def find(corpus: Corpus | None, plan: ImportPlan) -> list[Lookalike]:
         for mine in held:
             index.add(mine.look)
             stored.append(mine)
+    inks.score_many(
+        [
+            (a.key, a.where, other.key, other.where, int(turn) // 90)
+            for a in asked
+            for other, turn in a.pairs
+        ]
+    )
+    found: list[Lookalike] = []
+    for a in asked:
+        match = _best(a.key, a.where, a.pairs)
+        if match is not None:
+            other, turn, value = match
+            found.append(
+                Lookalike(
+                    a.item.item_id,
+                    a.source.source_id,
+                    a.page.page_id,
+                    _name(a.source, a.page),
+                    a.key,
+                    other,
+                    turn,
+                    _can_replace(a.item, a.source, other),
+                    value,
+                )
+            )
     return found
 
 

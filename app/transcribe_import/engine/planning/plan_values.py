@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from transcribe_import.engine.base.short_calls import dumps_parts
+from transcribe_import.engine.base.short_calls import dumps_parts, free_in_slices
 from transcribe_import.engine.base.text import json_safe
 from transcribe_import.engine.ingest.placement import Placement
 from transcribe_import.engine.media.kinds import Turn
@@ -414,7 +414,10 @@ class ImportPlan:
     @functools.cached_property
     def fingerprint(self) -> str:
         # Cached: a plan is immutable, and hashing 100,000 sources takes seconds.
-        return fingerprint_of(self.to_document(with_fingerprint=False))
+        doc = [self.to_document(with_fingerprint=False)]
+        fingerprint = fingerprint_of(doc[0])
+        free_in_slices(doc)  # its document never freed in one long cascade (see there)
+        return fingerprint
 
     def to_document(self, *, with_fingerprint: bool = True) -> dict[str, Any]:
         return plan_document(self, with_fingerprint=with_fingerprint)
@@ -425,7 +428,12 @@ class ImportPlan:
     def encode_parts(self) -> list[bytes]:
         """The plan file's bytes in parts, an item a part (``short_calls.dumps_parts``): a
         worker writing them leaves a window's thread the GIL between them."""
-        return dumps_parts(self.to_document(), "items")
+        doc = [self.to_document()]
+        parts = dumps_parts(doc[0], "items")
+        # Freed in one cascade, the document of 100,000 sources held the GIL 0.28 s at the
+        # end of a Save Plan As… while the window waited (bench/bench_gui_shelf.py).
+        free_in_slices(doc)
+        return parts
 
 
 # -- the plan as its document (docs/formats.md) ---------------------------------------------

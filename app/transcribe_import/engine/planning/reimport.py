@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from transcribe_import.engine.base.clock import utc_now
 from transcribe_import.engine.base.errors import TranscribeError
-from transcribe_import.engine.base.text import natural_key
+from transcribe_import.engine.base.text import natural_key, quoted_title
 from transcribe_import.engine.ingest import placement as rules
 from transcribe_import.engine.ingest.placement import Placement
 from transcribe_import.engine.planning import ordering
@@ -162,7 +162,7 @@ def recognised_words(r: Recognised) -> str:
     """The sentence every face shows for a recognised item (validate's problem message)."""
     day = day_words(r.imported_at)
     imported = f" (imported {day})" if day else ""
-    where = f"“{r.title}”{imported}"
+    where = f"{quoted_title(r.title)}{imported}"
     if r.kind is Recognition.ALREADY_IMPORTED:
         pages = "the only page is" if r.held_pages == 1 else f"all {r.held_pages} pages are"
         if len(r.others) == 1:
@@ -172,10 +172,10 @@ def recognised_words(r: Recognised) -> str:
         return f"Already imported: {pages} in {where}.{_left_out_words(r)}"
     held = "1 page is" if r.held_pages == 1 else f"{r.held_pages} pages are"
     new = "the 1 new page" if r.new_pages == 1 else f"the {r.new_pages} new pages"
-    lead = f"{held} already in {where}: complete “{r.title}” with {new}"
+    lead = f"{held} already in {where}: complete {quoted_title(r.title)} with {new}"
     if r.unfinished is not None:  # marked incomplete: this is what finishes it
         stopped = _stopped_words(r.unfinished)
-        lead = f"“{r.title}”{imported} is incomplete: {stopped}. Complete it with {new}"
+        lead = f"{quoted_title(r.title)}{imported} is incomplete: {stopped}. Complete it with {new}"
     if r.scattered:
         return (
             f"{lead}, each where its name puts it among its pages (they fill several gaps), "
@@ -362,9 +362,12 @@ def completing_words(item: PlanItem, title: str, unfinished: UnfinishedImport | 
     was = item.provenance[COMPLETES_BY_DEFAULT]
     held = len(was.get("in_corpus") or ())
     files = "1 file" if held == 1 else f"{held} files"
-    lead = f"Completes “{title}” with {pages}"
+    lead = f"Completes {quoted_title(title)} with {pages}"
     if unfinished is not None:  # marked incomplete: this is what finishes it
-        lead = f"“{title}” is incomplete: {_stopped_words(unfinished)}. Completes it with {pages}"
+        lead = (
+            f"{quoted_title(title)} is incomplete: {_stopped_words(unfinished)}. "
+            f"Completes it with {pages}"
+        )
     where = (
         "each where its name puts it among its pages (they fill several gaps)"
         if item.places
@@ -581,7 +584,7 @@ def title_words(item: PlanItem, matches: Sequence[TitleMatch]) -> str:
     going_on = [m for m in matches if m.continuation.continues]
     chosen = ", as you chose" if item.provenance.get(SECOND_NOTEBOOK) else ""
     if len(matches) > 1:
-        lead = f"{len(matches)} notebooks titled “{title}” already exist"
+        lead = f"{len(matches)} notebooks titled {quoted_title(title)} already exist"
         if len(going_on) == 1:
             return (
                 f"{lead}, and these pages continue the page numbers of one of them; this "
@@ -594,7 +597,9 @@ def title_words(item: PlanItem, matches: Sequence[TitleMatch]) -> str:
         )
     [match] = matches
     day = day_words(match.entry.created_at)
-    lead = f"A notebook titled “{title}” already exists" + (f" (imported {day})" if day else "")
+    lead = f"A notebook titled {quoted_title(title)} already exists" + (
+        f" (imported {day})" if day else ""
+    )
     if match.continuation.continues:
         return (
             f"{lead}, and the names of these pages continue its page numbers; this makes a "

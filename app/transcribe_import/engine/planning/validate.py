@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence, Set
 from typing import TYPE_CHECKING, Any
 
 from transcribe_import.engine.base.errors import TranscribeError
-from transcribe_import.engine.base.text import agreeing, counted
+from transcribe_import.engine.base.text import agreeing, counted, quoted_title
 from transcribe_import.engine.media import decode
 from transcribe_import.engine.media.kinds import RenderSettings
 from transcribe_import.engine.planning import (
@@ -429,7 +429,7 @@ def _restore_target(
             ProblemSeverity.ERROR,
             ProblemCode.NOTEBOOK_CONFLICT,
             item.item_id,
-            f"The corpus already has a notebook with id {item.notebook_id} (“{title}”) "
+            f"The corpus already has a notebook with id {item.notebook_id} ({quoted_title(title)}) "
             "whose content differs from the bag's, and nothing is merged. Skip it, or import "
             "it as a copy with new ids.",
             resolutions=(Resolution.SKIP, Resolution.AS_COPY),

@@ -22,6 +22,7 @@ from typing import Any
 
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.base.findings import Finding, FindingCode, Remedy, Severity
+from transcribe_import.engine.base.text import quoted_title
 from transcribe_import.engine.ingest import placement as rules
 from transcribe_import.engine.planning.plan import DedupeScope, DuplicatePolicy, ImportPlan
 from transcribe_import.engine.runs.model import RunRecord
@@ -172,14 +173,18 @@ def _finding(
     pages = "1 page" if count == 1 else f"{count} pages"
     heads = []
     for where, other, names in (
-        (f"Notebook “{later.title}” ({later.notebook_id})", f"({earlier.notebook_id}) ", True),
-        (f"“{later.title}”", "", False),
+        (
+            f"Notebook {quoted_title(later.title)} ({later.notebook_id})",
+            f"({earlier.notebook_id}) ",
+            True,
+        ),
+        (quoted_title(later.title), "", False),
     ):
         if same:
             head = f"{where} holds {pages} twice, the same bytes as two files: "
         else:
             head = (
-                f"{where} holds {pages} that “{earlier.title}” {other}holds already, "
+                f"{where} holds {pages} that {quoted_title(earlier.title)} {other}holds already, "
                 "the same bytes: "
             )
         heads.append(head + _pages_words(pairs, same, names=names) + ". ")

@@ -20,7 +20,7 @@ from typing import Any
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.base.findings import Finding, FindingCode, Remedy, Severity
 from transcribe_import.engine.base.ids import short_id
-from transcribe_import.engine.base.text import counted
+from transcribe_import.engine.base.text import counted, quoted_title
 from transcribe_import.engine.planning.plan import ImportPlan
 from transcribe_import.engine.runs.model import ItemOutcome, ItemState, RunRecord, RunStatus
 from transcribe_import.engine.runs.store import RunStore
@@ -191,11 +191,11 @@ def incomplete_findings(corpus: Corpus, titles: dict[str, str]) -> list[Finding]
         )
         # The window's words (``situation``) name it by its title; the CLI's keep the ids.
         situation = (
-            f"Notebook “{title}” is incomplete: {u.pages_landed} of {expected} of its import "
-            "landed."
+            f"Notebook {quoted_title(title)} is incomplete: {u.pages_landed} of {expected} "
+            "of its import landed."
         )
         said = (
-            f"Notebook “{title}” ({notebook_id}) is incomplete: {u.pages_landed} of "
+            f"Notebook {quoted_title(title)} ({notebook_id}) is incomplete: {u.pages_landed} of "
             f"{expected} of its import (run {run}) landed."
         )
         out.append(

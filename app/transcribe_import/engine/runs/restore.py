@@ -32,6 +32,7 @@ from transcribe_import.engine.base.clock import utc_now
 from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.findings import Finding, FindingCode, Severity
+from transcribe_import.engine.base.text import quoted_title
 from transcribe_import.engine.runs.model import HistoryEvent, RunRecord, RunStatus
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.runs.undo import undoing
@@ -271,7 +272,7 @@ def _refuse_collisions(corpus: Corpus, doc: dict[str, Any]) -> None:
         if again:
             causes.append(
                 f"{len(again)} of the run's page files were imported again since, into "
-                f"“{entry.title}” ({nbid}): putting them back would double them"
+                f"{quoted_title(entry.title)} ({nbid}): putting them back would double them"
             )
     if causes:
         raise _blocked(revert_id, "; ".join(causes))

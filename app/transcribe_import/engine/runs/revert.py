@@ -29,7 +29,7 @@ from typing import Any
 
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.base.ids import short_id
-from transcribe_import.engine.base.text import agreeing, counted
+from transcribe_import.engine.base.text import agreeing, counted, quoted_title
 from transcribe_import.engine.planning.plan import ImportPlan, PlanItem
 from transcribe_import.engine.runs.model import RunRecord, RunStatus
 from transcribe_import.engine.runs.store import RunStore
@@ -231,7 +231,7 @@ def _notebook(
     problems: list[RevertBlocker] = []
 
     # The notebook named as `notebooks` lists it (its whole id is the blocker's notebook_id).
-    named = f"“{title}” ({short_id(notebook_id, corpus.index_entries())})"
+    named = f"{quoted_title(title)} ({short_id(notebook_id, corpus.index_entries())})"
 
     def block(code: RevertBlock, what: str, numbers: tuple[int, ...] = ()) -> None:
         problems.append(RevertBlocker(code, notebook_id, f"{named}: {what}", title, numbers))

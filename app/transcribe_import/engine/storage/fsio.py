@@ -25,6 +25,7 @@ import io
 import os
 import shutil
 import stat as stat_mod
+import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -467,6 +468,12 @@ def _guard(path: str | os.PathLike[str]) -> None:
         here, above = above, os.path.dirname(above)
 
 
+def refuse_link(path: Path) -> None:
+    """``_guard`` for a file another library creates (a lock file: filelock opens it itself):
+    refused through a link inside a corpus, as every write of this module is."""
+    _guard(path)
+
+
 def links_under(root: Path) -> list[Path]:
     """Every symbolic link anywhere below ``root``, sorted; links are listed, never followed."""
     found: list[Path] = []
@@ -761,8 +768,23 @@ def remove_tree(path: Path) -> None:
     """Remove a directory tree; a tree that is already gone is fine."""
     _tick("rmtree", path)
     _guard(path)
-    with contextlib.suppress(FileNotFoundError):
-        shutil.rmtree(path)
+    if sys.version_info >= (3, 12):
+        shutil.rmtree(path, onexc=_named_in_tree)
+    else:
+        shutil.rmtree(path, onerror=_named_in_tree)
+
+
+def _named_in_tree(call: object, where: str, failure: object) -> None:
+    """Raise what stopped ``remove_tree``, naming the whole path: shutil's walk removes each
+    entry by its name in its folder, so its error names only ``page.png``, not where it is.
+    An entry already gone is what removing wanted."""
+    del call
+    exc = failure[1] if isinstance(failure, tuple) else failure
+    if isinstance(exc, FileNotFoundError):
+        return
+    if isinstance(exc, OSError):
+        exc.filename = where
+    raise cast(BaseException, exc)
 
 
 def ends_torn(path: Path) -> bool:

@@ -12,7 +12,7 @@ from pathlib import Path
 import filelock
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
-from transcribe_import.engine.storage.fsio import problem_from_oserror
+from transcribe_import.engine.storage.fsio import problem_from_oserror, refuse_link
 
 ENV_LOCK_TIMEOUT = "TRANSCRIBE_LOCK_TIMEOUT"
 
@@ -61,6 +61,13 @@ def make_lock(path: Path) -> filelock.FileLock:
     )
 
 
+def _take(lock: filelock.FileLock, timeout: float) -> None:
+    """``lock.acquire``, its file refused through a link inside the corpus first: filelock
+    creates the file with its own open(), past fsio's guard."""
+    refuse_link(Path(lock.lock_file))
+    lock.acquire(timeout=timeout)
+
+
 def _lock_problem(exc: OSError, lock: filelock.FileLock) -> TranscribeError:
     """Why a lock file could not be made or opened, coded (a full or read-only disk)."""
     if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
@@ -87,7 +94,7 @@ def hold(lock: filelock.FileLock, timeout: float, code: ErrorCode, message: str)
 def acquire(lock: filelock.FileLock, timeout: float, code: ErrorCode, message: str) -> None:
     """Take ``lock`` (the caller releases it), or raise a coded busy error after ``timeout``."""
     try:
-        lock.acquire(timeout=timeout)
+        _take(lock, timeout)
     except filelock.Timeout:
         raise TranscribeError(code, message, path=str(lock.lock_file)) from None
     except OSError as exc:  # no lock file can be made: a read-only or full disk
@@ -108,7 +115,7 @@ def wait_for(
     on_wait()
     while not should_stop():
         try:
-            lock.acquire(timeout=0.25)  # the slice between two looks at should_stop
+            _take(lock, 0.25)  # the slice between two looks at should_stop
         except filelock.Timeout:
             continue
         except OSError as exc:
@@ -135,7 +142,7 @@ def take_unless_owned(lock: filelock.FileLock) -> bool:
 def try_acquire(lock: filelock.FileLock, *, wait: float = 0.0) -> bool:
     """Take ``lock`` if it is free right now, or within ``wait`` seconds."""
     try:
-        lock.acquire(timeout=wait)
+        _take(lock, wait)
     except filelock.Timeout:
         return False
     except OSError as exc:  # no lock file can be made: a read-only or full disk

@@ -9,7 +9,7 @@ the validation report, a thumbnail from a cache).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, MutableSequence, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, ClassVar, Generic, TypeVar
@@ -102,7 +102,8 @@ class ColumnTableModel(QAbstractTableModel, Generic[R]):
 
     def __init__(self, rows: Iterable[R] = (), parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._rows: list[R] = []
+        # A list, or rows made as they are read (plan_pages.py: a notebook of 5,000 pages).
+        self._rows: MutableSequence[R] = []
         self._row_of: dict[Hashable, int] = {}
         self._load_rows(rows)
 
@@ -148,6 +149,14 @@ class ColumnTableModel(QAbstractTableModel, Generic[R]):
         self._row_of = {} if key is None else {key(r): i for i, r in enumerate(self._rows)}
 
     # -- Qt's model interface ------------------------------------------------------------
+
+    def index(self, row: int, column: int, parent: Index = ROOT) -> QModelIndex:
+        # Qt's own asks this model's rowCount and columnCount, two calls into Python, for
+        # each index: a list view's pass over a notebook of 5,000 pages (a change of all of
+        # them) made 10,000 such calls on the window's thread.
+        if parent.isValid() or not (0 <= row < len(self._rows) and 0 <= column < len(self.columns)):
+            return QModelIndex()
+        return self.createIndex(row, column)
 
     def rowCount(self, parent: Index = ROOT) -> int:
         return 0 if parent.isValid() else len(self._rows)

@@ -203,9 +203,9 @@ def spreads_of(labels: Sequence[str | None]) -> list[Spread]:
     return spreads
 
 
-def has_sides(rows: Sequence[PageRow]) -> bool:
-    """Whether the pages name leaf and side, so that spreads say something."""
-    return any(spread_side(r.page.label) is not None for r in rows)
+def has_sides(labels: Sequence[str | None]) -> bool:
+    """Whether pages of these labels name leaf and side, so that spreads say something."""
+    return any(spread_side(label) is not None for label in labels)
 
 
 class SpreadsModel(QAbstractListModel):
@@ -215,46 +215,60 @@ class SpreadsModel(QAbstractListModel):
         # The review's pages, or the library's (models/library.py): any model of page rows.
         super().__init__(parent)
         self.pages = pages
-        self._spreads: list[Spread] = []
-        self._spread_of: dict[int, int] = {}
-        self._reload()
+        # Read from the pages when first asked after they change (None: not yet): a
+        # notebook of 5,000 pages chosen while the grid is shown pays nothing for them.
+        self._spreads: list[Spread] | None = None
+        self._spread_of: dict[int, int] | None = None
         pages.modelReset.connect(self._reset)
         pages.layoutChanged.connect(self._reset)
         pages.dataChanged.connect(self._on_pages_changed)
 
     def spread(self, row: int) -> Spread:
-        return self._spreads[row]
+        return self._read()[row]
 
     def spread_of(self, page_row: int) -> int | None:
         """The spread a page row is in."""
+        if self._spread_of is None:
+            self._spread_of = {
+                page: i for i, pair in enumerate(self._read()) for page in pair if page is not None
+            }
         return self._spread_of.get(page_row)
 
-    def _reload(self) -> None:
-        self._spreads = spreads_of([r.page.label for r in self.pages.rows()])
-        self._spread_of = {
-            page: i for i, pair in enumerate(self._spreads) for page in pair if page is not None
-        }
+    def _read(self) -> list[Spread]:
+        if self._spreads is None:
+            pages = self.pages
+            # The review's rows are made as they are read: its labels come without them.
+            labels = (
+                pages.page_labels()
+                if isinstance(pages, PageTableModel)
+                else [r.page.label for r in pages.rows()]
+            )
+            self._spreads = spreads_of(labels)
+        return self._spreads
 
     def _reset(self) -> None:
         self.beginResetModel()
-        self._reload()
+        self._spreads = self._spread_of = None
         self.endResetModel()
 
     def _on_pages_changed(self, first: QModelIndex, last: QModelIndex) -> None:
+        if self._spreads is None:
+            return  # not read since the pages changed: nothing shown of them to change
         rows = [s for r in (first.row(), last.row()) if (s := self.spread_of(r)) is not None]
         if rows:
             self.dataChanged.emit(self.index(min(rows)), self.index(max(rows)))
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
-        return 0 if parent.isValid() else len(self._spreads)
+        return 0 if parent.isValid() else len(self._read())
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
-        if not index.isValid() or not 0 <= index.row() < len(self._spreads):
+        spreads = self._read()
+        if not index.isValid() or not 0 <= index.row() < len(spreads):
             return None
         if role == Qt.ItemDataRole.AccessibleTextRole:
             return " | ".join(
                 accessible_words(self.pages.row(p)) if p is not None else _tr("no page")
-                for p in self._spreads[index.row()]
+                for p in spreads[index.row()]
             )
         return None
 

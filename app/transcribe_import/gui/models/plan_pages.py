@@ -7,10 +7,9 @@ rows (page_drops.py) becomes ``ordering.move`` through ``session.edit_item``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Iterable, MutableSequence, Sequence
 from operator import attrgetter
-from typing import Any
+from typing import Any, overload
 
 from PySide6.QtCore import QCoreApplication, QMimeData, QModelIndex, QObject, Qt, Signal
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
@@ -87,6 +86,81 @@ def hints_of_task(
     return (item, hints, *hints_of(item, hints))
 
 
+_Key = tuple[str, int]  # a row's key: its source's id, the page's index in its file
+
+
+def _no_row(pos: int, page_pos: int) -> PageRow:
+    """The maker of no notebook's rows (there are none to make)."""
+    raise IndexError(f"no notebook is shown: no page {page_pos} of file {pos}")
+
+
+class LazyPageRows(MutableSequence[PageRow]):
+    """One notebook's rows in order, each made the first time it is read.
+
+    Choosing a notebook, a new report and a look stamped on it used to build every row of
+    it on the window's thread (5,000 pages: 0.1-0.45 s each time, bench_gui_shelf.py); a
+    view reads only the rows on screen, so only those are made. ``where`` says for each
+    row its source's place in the item and the page's place in that file; ``make`` makes
+    the row from them.
+    """
+
+    def __init__(
+        self,
+        where: list[tuple[int, int] | None],
+        keys: list[_Key],
+        make: Callable[[int, int], PageRow],
+        sources: object = None,
+    ) -> None:
+        self.where = where
+        self.keys = keys  # every row's key, in order, without making the rows
+        self.sources = sources  # the item's sources they were read from
+        self._make = make
+        self._made: list[PageRow | None] = [None] * len(where)
+        self.made = 0  # rows made so far: what a test counts
+
+    def __len__(self) -> int:
+        return len(self._made)
+
+    @overload
+    def __getitem__(self, i: int) -> PageRow: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[PageRow]: ...
+
+    def __getitem__(self, i: int | slice) -> PageRow | list[PageRow]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        row = self._made[i]
+        if row is None:
+            where = self.where[i]
+            assert where is not None  # a row put in is made already
+            row = self._made[i] = self._make(*where)
+            self.made += 1
+        return row
+
+    @overload
+    def __setitem__(self, i: int, row: PageRow) -> None: ...
+
+    @overload
+    def __setitem__(self, i: slice, row: Iterable[PageRow]) -> None: ...
+
+    def __setitem__(self, i: int | slice, row: PageRow | Iterable[PageRow]) -> None:
+        if isinstance(i, slice) or not isinstance(row, PageRow):
+            raise TypeError("page rows are replaced one at a time")
+        self._made[i] = row
+        self.keys[i] = row.key
+
+    def __delitem__(self, i: int | slice) -> None:
+        del self._made[i]
+        del self.where[i]
+        del self.keys[i]
+
+    def insert(self, i: int, row: PageRow) -> None:
+        self._made.insert(i, row)
+        self.where.insert(i, None)
+        self.keys.insert(i, row.key)
+
+
 class PageTableModel(ColumnTableModel[PageRow]):
     """The pages of one plan item in notebook order; a multi-page source spans adjacent rows.
 
@@ -124,6 +198,12 @@ class PageTableModel(ColumnTableModel[PageRow]):
         self._hint_slot = TaskSlot(self, done=self._hints_came)
         # What the rows were last built of: the item, the report and the hints chosen.
         self._built: tuple[PlanItem | None, object, frozenset[api.Hint]] | None = None
+        # What the row header says (the pages' numbers, the cover, the rows' keys) as the
+        # rows were last made, and as the views were last told it (``_all_changed``).
+        self._header: tuple[dict[str, int], str | None, list[_Key]] | None = None
+        self._header_told: tuple[dict[str, int], str | None, list[_Key]] | None = None
+        # The last item's landing: of which item, under which report (``_landing``).
+        self._landed: tuple[PlanItem, object, api.Landing] | None = None
         # The pages its notebook holds once committed (the engine's landing; None: unknown).
         self.notebook_pages: int | None = None
         session.plan_changed.connect(self._on_plan_changed)
@@ -147,6 +227,7 @@ class PageTableModel(ColumnTableModel[PageRow]):
         """Show the pages of ``item_id`` (None: none)."""
         self._item = self._session.item(item_id) if item_id is not None else None
         self.set_rows(self._page_rows())
+        self._header_told = self._header  # a reset tells the views every row anew
 
     def source_at(self, row: int) -> PlanSource:
         return self.row(row).source
@@ -159,16 +240,44 @@ class PageTableModel(ColumnTableModel[PageRow]):
         return self.row(row).source_pos
 
     def rows_of_source(self, source_id: str) -> list[int]:
-        return [i for i, row in enumerate(self._rows) if row.source.source_id == source_id]
+        return [i for i, key in enumerate(self._keys()) if key[0] == source_id]
 
-    def _page_rows(self) -> list[PageRow]:
+    def _keys(self) -> list[_Key]:
+        rows = self._rows
+        return rows.keys if isinstance(rows, LazyPageRows) else [r.key for r in rows]
+
+    def rows_made(self) -> int:
+        """How many of the shown notebook's rows have been made (read by a view, a
+        command or a test) since they were last set: the rest cost nothing yet."""
+        rows = self._rows
+        return rows.made if isinstance(rows, LazyPageRows) else len(rows)
+
+    def page_labels(self) -> list[str | None]:
+        """Every row's page label, in order, read from the item (no row is made)."""
+        item = self._item
+        if item is None:
+            return []
+        return [p.label for s in item.sources for p in (*s.pages, *s.left_out)]
+
+    def _load_rows(self, rows: Iterable[PageRow]) -> None:
+        if isinstance(rows, LazyPageRows):
+            shown = self._rows
+            if not isinstance(shown, LazyPageRows) or shown.keys is not rows.keys:
+                self._row_of = {key: i for i, key in enumerate(rows.keys)}
+            self._rows = rows
+        else:
+            super()._load_rows(rows)
+
+    def _page_rows(self) -> LazyPageRows:
         """The current item's pages, in order, with their numbers in the notebook (the
-        engine's landing) and their files' notes."""
+        engine's landing) and their files' notes; each row made when first read."""
         item = self._item
         self._built = (item, self._session.report, self._session.hints)
         if item is None:
             self._hinted = None  # a plan let go is not held here
-            return []
+            self._landed = None
+            self._header = None
+            return LazyPageRows([], [], _no_row)
         notes = self._notes(item)
         replaced = dict(item.replacements)
         named = (
@@ -176,38 +285,63 @@ class PageTableModel(ColumnTableModel[PageRow]):
             if replaced
             else {}
         )
-        rows = []
         # Where each page lands in the notebook: a rescan has the number of the page it replaces.
-        landing = api.landing(self._session.corpus, item)
+        landing = self._landing(item)
         numbers, self.notebook_pages = landing.numbers, landing.total
         sideways, hinted = self._hints(item)
-        for pos, source in enumerate(item.sources):
+        sources = item.sources
+
+        def make(pos: int, page_pos: int) -> PageRow:
+            source = sources[pos]
             # The pages left out of the file follow its imported ones: a page left out never
             # vanishes from the grid or the table (#34), and moves land among the others.
-            pages = [(p, False) for p in source.pages] + [(p, True) for p in source.left_out]
-            for page_pos, (page, left_out) in enumerate(pages):
-                rows.append(
-                    PageRow(
-                        item.item_id,
-                        source,
-                        page,
-                        pos,
-                        page_pos,
-                        numbers.get(page.page_id) if source.imported and not left_out else None,
-                        page.page_id == item.cover_page_id,
-                        tuple(notes.get(source.source_id, ())),
-                        replaced_words(replaced.get(page.page_id), named),
-                        sideways=page.page_id in sideways,
-                        sideways_words=(
-                            api.sideways_words(sideways[page.page_id])
-                            if page.page_id in sideways
-                            else None
-                        ),
-                        hints=tuple(hinted.get(page.page_id, ())),
-                        left_out=left_out,
-                    )
-                )
-        return rows
+            left_out = page_pos >= len(source.pages)
+            page = (
+                source.left_out[page_pos - len(source.pages)]
+                if left_out
+                else source.pages[page_pos]
+            )
+            page_id = page.page_id
+            return PageRow(
+                item.item_id,
+                source,
+                page,
+                pos,
+                page_pos,
+                numbers.get(page_id) if source.imported and not left_out else None,
+                page_id == item.cover_page_id,
+                tuple(notes.get(source.source_id, ())),
+                replaced_words(replaced.get(page_id), named),
+                sideways=page_id in sideways,
+                sideways_words=(
+                    api.sideways_words(sideways[page_id]) if page_id in sideways else None
+                ),
+                hints=tuple(hinted.get(page_id, ())),
+                left_out=left_out,
+            )
+
+        shown = self._rows
+        if isinstance(shown, LazyPageRows) and shown.sources is sources:
+            # The same files (a new report, the hints come): the same rows in the same places.
+            self._header = (numbers, item.cover_page_id, shown.keys)
+            return LazyPageRows(shown.where, shown.keys, make, sources)
+        where: list[tuple[int, int] | None] = [
+            (pos, page_pos)
+            for pos, source in enumerate(sources)
+            for page_pos in range(len(source.pages) + len(source.left_out))
+        ]
+        keys = [(s.source_id, p.page_index) for s in sources for p in (*s.pages, *s.left_out)]
+        self._header = (numbers, item.cover_page_id, keys)
+        return LazyPageRows(where, keys, make, sources)
+
+    def _landing(self, item: PlanItem) -> api.Landing:
+        """Where the item's pages land, read again for a new item or a new report (a
+        validation reads the corpus again); the hints coming read no notebook."""
+        report = self._session.report
+        kept = self._landed
+        if kept is None or kept[0] is not item or kept[1] is not report:
+            kept = self._landed = (item, report, api.landing(self._session.corpus, item))
+        return kept[2]
 
     def _hints(self, item: PlanItem) -> tuple[_Sideways, _Hinted]:
         """The item's pages to turn and worth a second look, by page id, found once per
@@ -236,21 +370,9 @@ class PageTableModel(ColumnTableModel[PageRow]):
         if item is not self._item or hints is not self._session.hints:
             return  # of a notebook or a choice no longer shown
         self._hinted = found
-        changed = [
-            replace(
-                row,
-                sideways=row.page.page_id in sideways,
-                sideways_words=(
-                    api.sideways_words(sideways[row.page.page_id])
-                    if row.page.page_id in sideways
-                    else None
-                ),
-                hints=tuple(hinted.get(row.page.page_id, ())),
-            )
-            for row in self._rows
-            if row.page.page_id in sideways or row.page.page_id in hinted
-        ]
-        self.update_rows(changed)
+        # The rows made again as they are read, now with their hints.
+        self._load_rows(self._page_rows())
+        self._all_changed(thumbnails=False)
         self.hints_found.emit()
 
     def close(self) -> None:
@@ -345,8 +467,8 @@ class PageTableModel(ColumnTableModel[PageRow]):
             return
         self._item = self._session.item(item_id)
         new_rows = self._page_rows()
-        old_keys = [r.key for r in self._rows]
-        new_keys = [r.key for r in new_rows]
+        old_keys = self._keys()
+        new_keys = new_rows.keys
         if sorted(old_keys) != sorted(new_keys):
             self.set_rows(new_rows)  # never from the engine's edits; a safe fallback
             return
@@ -354,7 +476,7 @@ class PageTableModel(ColumnTableModel[PageRow]):
             # Same pages in a new order: move every persistent index (the selection) with its page.
             self.layoutAboutToBeChanged.emit()
             persistent = self.persistentIndexList()
-            keys = [self._rows[i.row()].key for i in persistent]
+            keys = [old_keys[i.row()] for i in persistent]
             self._load_rows(new_rows)
             self.changePersistentIndexList(
                 persistent,
@@ -377,7 +499,7 @@ class PageTableModel(ColumnTableModel[PageRow]):
             # rows were built for it (5,000 pages: twice the window's thread's time).
             return
         self._load_rows(self._page_rows())  # the same pages, with the report's notes
-        self._all_changed()
+        self._all_changed(thumbnails=False)
 
     def _on_looks_changed(self, stamped: bool) -> None:
         plan = self._session.plan
@@ -394,9 +516,22 @@ class PageTableModel(ColumnTableModel[PageRow]):
             self._item = stamped_item  # its pages' looks, and measures, as stamped
             self._on_validation_changed()
 
-    def _all_changed(self) -> None:
-        self.rows_changed(0, len(self._rows) - 1)
-        self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, max(0, len(self._rows) - 1))
+    def _all_changed(self, *, thumbnails: bool = True) -> None:
+        """Every row may read differently; ``thumbnails`` False: not their thumbnail cells
+        (a report, the hints: only a page's turn changes what those hold). A change of the
+        thumbnail column sends the grid through every cell of it (5,000 calls into Python
+        for a notebook of 5,000 pages); the grid and the spreads paint their badges again
+        at any change of the rows (``GridViews``)."""
+        last = len(self._rows) - 1
+        if last >= 0:
+            first = PageColumn.THUMBNAIL if thumbnails else PageColumn.FILE
+            self.dataChanged.emit(self.index(0, first), self.index(last, len(self.columns) - 1))
+        # The row header (each page's number, the cover's star) told only when it changed:
+        # a view lays every cell out again at any header change, and the grid's batched
+        # layout of a long notebook left it scrolled back to its first 200 pages.
+        if self._header != self._header_told:
+            self._header_told = self._header
+            self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, max(0, last))
 
     def _on_thumbnail_ready(self, source_id: str, page_index: int) -> None:
         row = self.row_of((source_id, page_index))

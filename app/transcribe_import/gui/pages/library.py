@@ -534,7 +534,9 @@ class LibraryView(QWidget):
     def spreads_possible(self) -> bool:
         """Whether the pages shown name leaf and side, so spreads say something; pages
         rescans replaced (History) are not openings."""
-        return self.current_pane() is self.pages_pane and has_sides(self.pages_model.rows())
+        return self.current_pane() is self.pages_pane and has_sides(
+            [r.page.label for r in self.pages_model.rows()]
+        )
 
     def _offer_spreads(self) -> None:
         self.show_view(self.view)

@@ -412,6 +412,15 @@ class GridViews:
         for view in (self.grid, self.spreads):
             view.apply_zoom()
             view.verticalScrollBar().valueChanged.connect(self._on_moved)
+        # A cell paints its page's badges and captions from the whole row, not only from
+        # the thumbnail column a change may leave out (``PageTableModel._all_changed``).
+        model.dataChanged.connect(self._repaint)
+
+    def _repaint(self, first: QModelIndex, last: QModelIndex) -> None:
+        if first == last:
+            return  # one cell (a thumbnail come): the view updates it itself
+        for view in (self.grid, self.spreads):
+            view.viewport().update()
 
     def _device_ratio(self) -> float:
         return self.grid.devicePixelRatioF()
@@ -468,7 +477,7 @@ class GridViews:
 
     def spreads_possible(self) -> bool:
         """Whether the notebook's pages name leaf and side, so spreads say something."""
-        return has_sides(self.grid.page_model.rows())
+        return has_sides(self.grid.page_model.page_labels())
 
     def caches(self) -> list[ThumbnailCache]:
         """The caches this owns (the shared one is the review's)."""

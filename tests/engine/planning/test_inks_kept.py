@@ -1,0 +1,114 @@
+"""The inks a plan's verifications compare are kept by their bytes, compressed, so that a
+shelf's candidate pages are each made from their file once."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from transcribe_import.engine.media import ink, lookalike
+from transcribe_import.engine.planning import inks
+
+from helpers.lookalike_set import notebook_scan, save_jpeg
+
+
+@pytest.fixture(autouse=True)
+def _nothing_kept() -> Iterator[None]:
+    inks.forget()
+    yield
+    inks.forget()
+
+
+def _seen(path: Path) -> ink.Ink:
+    data = path.read_bytes()
+    [seen] = lookalike.page_seen(path, "image/jpeg", 1, size=len(data), data=data)
+    assert seen is not None
+    return seen.ink
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory: pytest.TempPathFactory) -> ink.Ink:
+    """A page full of writing, as the look pass makes its ink."""
+    return _seen(save_jpeg(notebook_scan(1), tmp_path_factory.mktemp("inks") / "01.jpg"))
+
+
+def _sparse(tmp_path: Path) -> ink.Ink:
+    """A page with a date line alone: its ink has its written part at ``DETAIL_SIDE``."""
+    from PIL import Image, ImageDraw
+
+    page = Image.new("RGB", (1240, 1754), (244, 238, 222))
+    ImageDraw.Draw(page).text((160, 200), "Tuesday 4 March 1931", fill=(30, 30, 60))
+    found = _seen(save_jpeg(page, tmp_path / "date.jpg"))
+    assert found.detail is not None
+    return found
+
+
+def test_a_kept_ink_comes_back_as_it_was_to_a_255th(written: ink.Ink, tmp_path: Path) -> None:
+    sparse = _sparse(tmp_path)
+    inks.keep("full#0", written)
+    inks.keep("date#0", sparse)
+    inks.keep("blank#0", None)
+    for key, made in (("full#0", written), ("date#0", sparse)):
+        back = inks.ink_of(key, None)
+        assert back is not None
+        assert back.pixels.shape == made.pixels.shape
+        assert np.abs(back.pixels - made.pixels).max() <= 0.5 / 255 + 1e-6
+        if made.detail is None:
+            assert back.detail is None
+        else:
+            assert back.detail is not None
+            assert np.abs(back.detail - made.detail).max() <= 0.5 / 255 + 1e-6
+    assert inks.ink_of("blank#0", None) is None  # kept as having none: not made again
+
+
+def test_a_shelfs_candidate_pages_are_all_kept_where_a_count_of_256_let_most_go(
+    written: ink.Ink,
+) -> None:
+    """2,000 pages of full writing (a 20,000-page shelf's candidates are some thousands)
+    fit in the bytes kept; the ink of the first is still there when the last is kept."""
+    for k in range(2_000):
+        inks.keep(f"page{k}#0", written)
+    assert inks.ink_of("page0#0", None) is not None
+    assert inks._kept_bytes <= inks.LIMIT_BYTES
+
+
+def test_the_inks_kept_stay_within_their_bytes_the_oldest_let_go_first(
+    written: ink.Ink, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    inks.keep("probe#0", written)
+    one = inks._kept_bytes
+    inks.forget()
+    monkeypatch.setattr(inks, "LIMIT_BYTES", 10 * one)
+    for k in range(25):
+        inks.keep(f"page{k}#0", written)
+        assert inks._kept_bytes <= 10 * one
+    kept = [k for k in range(25) if inks.ink_of(f"page{k}#0", None) is not None]
+    assert kept == list(range(15, 25))
+    inks.keep("page15#0", written)  # kept again: counted once, not twice
+    assert inks._kept_bytes == 10 * one
+
+
+def test_a_page_asked_for_again_is_made_from_its_file_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hashlib
+
+    path = save_jpeg(notebook_scan(2), tmp_path / "02.jpg")
+    data = path.read_bytes()
+    where = inks.PageFile(path, hashlib.sha256(data).hexdigest(), len(data), "image/jpeg", 0, 1)
+    made: list[Path] = []
+    real = inks._made
+
+    def counted(w: inks.PageFile) -> ink.Ink | None:
+        made.append(w.path)
+        return real(w)
+
+    monkeypatch.setattr(inks, "_made", counted)
+    first = inks.ink_of("02#0", where)
+    for k in range(300):  # more pages kept since than the 256 inks kept before
+        inks.keep(f"other{k}#0", first)
+    assert inks.ink_of("02#0", where) is not None
+    assert made == [path]

@@ -1,0 +1,98 @@
+"""A validation's verifications spread over worker processes (``inks.score_many``) give
+the verdicts made one after another in this process, to the last bit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from transcribe_import.engine import api
+from transcribe_import.engine.media import ink
+from transcribe_import.engine.planning import inks
+from transcribe_import.engine.storage.corpus import Corpus
+
+from helpers.lookalike_set import Rescan, alike_pages, notebook_scan, rescan_file, save_jpeg
+
+pytestmark = pytest.mark.slow  # worker processes are started (spawned) for real
+
+
+@pytest.fixture(scope="module")
+def shelf(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A notebook with rescans of two of its pages among them, and a notebook of pages
+    each there twice: pairs that are one page and pairs that are not."""
+    root = tmp_path_factory.mktemp("shelf")
+    for k in (1, 2, 3, 4, 5):
+        save_jpeg(notebook_scan(k), root / "Diary" / f"{k:02}.jpg")
+    rescan_file(2, Rescan.TILT, root / "Diary" / "06.jpg")
+    rescan_file(4, Rescan.HALF, root / "Diary" / "07.jpg")
+    alike_pages(root / "Alike", 12)
+    return root
+
+
+def _validated(
+    shelf: Path, data: Path, spread: bool, monkeypatch: pytest.MonkeyPatch
+) -> tuple[list[tuple[str, str]], int, dict[tuple[str, str, int], float]]:
+    """The problems of a plan of ``shelf``, how many pairs this process verified itself,
+    and every verdict made."""
+    corpus = Corpus.open(data)
+    planned = api.plan_paths(corpus, api.PlanRequest((shelf / "Diary", shelf / "Alike")))
+    assert planned is not None
+    looks: dict[str, str | None] = {}
+    for made in api.look_pass(planned.plan, corpus=corpus, workers=2):
+        looks.update(made.looks)
+    plan = api.with_looks(planned.plan, looks)
+    inks.forget()  # as ``validate`` in a process of its own: no ink in memory
+    monkeypatch.setattr(inks, "PARALLEL_FROM", 1 if spread else 10**9)
+    here = 0
+    real = ink.score
+
+    def counted(a: ink.Ink, b: ink.Ink) -> float:
+        nonlocal here
+        here += 1
+        return real(a, b)
+
+    monkeypatch.setattr(ink, "score", counted)
+    report = api.validate_plan(corpus, plan)
+    monkeypatch.setattr(ink, "score", real)
+    with inks._lock:
+        verdicts = dict(inks._scores)
+    inks.forget()
+    return [(p.code.value, p.message) for p in report.problems], here, verdicts
+
+
+def test_verdicts_made_in_worker_processes_are_those_made_one_by_one(
+    shelf: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alone, verified_alone, verdicts_alone = _validated(shelf, tmp_path / "one", False, monkeypatch)
+    # Rounds and tasks of a few pairs: a shelf's many, here.
+    monkeypatch.setattr(inks, "PAIRS_A_ROUND", 7)
+    monkeypatch.setattr(inks, "PAIRS_A_TASK", 3)
+    spread, verified_spread, verdicts_spread = _validated(
+        shelf, tmp_path / "two", True, monkeypatch
+    )
+    assert verified_alone == len(verdicts_alone) > 0
+    assert verified_spread == 0  # every pair was verified by a worker process
+    assert verdicts_spread == verdicts_alone
+    assert spread == alone
+    asked = [message for code, message in alone if code == "looks_like"]
+    assert any("06.jpg" in m for m in asked) and any("07.jpg" in m for m in asked), asked
+    assert sum(v >= ink.SAME_PAGE for v in verdicts_alone.values()) < len(verdicts_alone)
+
+
+def test_workers_that_died_leave_the_verifications_to_this_process(
+    shelf: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    class Died(ProcessPoolExecutor):
+        def submit(self, *_args: object, **_kwargs: object):  # type: ignore[override]
+            raise BrokenProcessPool("a worker process was killed")
+
+    alone, _, verdicts_alone = _validated(shelf, tmp_path / "one", False, monkeypatch)
+    monkeypatch.setattr(inks, "ProcessPoolExecutor", Died)
+    died, verified_here, verdicts_died = _validated(shelf, tmp_path / "two", True, monkeypatch)
+    assert verified_here == len(verdicts_died) > 0  # every pair verified here instead
+    assert verdicts_died == verdicts_alone
+    assert died == alone
