@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # The whole session runs in a home of its own, set before the app is imported: the CLI's log
@@ -45,6 +46,11 @@ os.environ["TRANSCRIBE_CHECKPOINT_SECONDS"] = "1000000"
 sys.path.insert(0, str(Path(__file__).parent))
 
 from helpers.logcheck import COLLECTOR, WarningCollector, describe  # noqa: E402
+
+# Property tests are judged by what they find, never by how long an example took: a busy
+# machine made one fail on hypothesis's 200 ms deadline. The profile holds for every test.
+hypothesis_settings.register_profile("transcribe", deadline=None)
+hypothesis_settings.load_profile("transcribe")
 
 if TYPE_CHECKING:
     import logging

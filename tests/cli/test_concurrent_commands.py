@@ -91,7 +91,7 @@ def test_the_loser_of_two_reverts_of_one_run_says_the_other_one_is_undoing_it(
     finally:
         out, err = holding.finish(first)
     assert first.returncode == Exit.OK, err
-    assert f"Run {run_id} was undone (6 pages, 12 files)" in out
+    assert f"Run {run_id[:8]} was undone (6 pages, 12 files)" in out
     assert second.returncode == Exit.LOCKED, second.stderr
     assert second.stdout == ""
     assert second.stderr == (
@@ -100,7 +100,7 @@ def test_the_loser_of_two_reverts_of_one_run_says_the_other_one_is_undoing_it(
         f"was done here. `transcribe-import show {run_id}` says `reverted` once it is done.\n"
     )
     again = ok(run_cli(data, "revert", run_id))
-    assert f"Run {run_id} was undone already" in again.stdout
+    assert f"Run {run_id[:8]} was undone already" in again.stdout
     assert cli_json(data, "notebooks", "--json")["notebooks"] == []
     assert_doctor_clean(data)
 

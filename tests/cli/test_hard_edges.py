@@ -385,8 +385,8 @@ def test_no_room_for_a_runs_lock_file_leaves_it_resumable_with_exit_6(
     (run,) = cli_json(data, "runs", "--json")["runs"]
     run_id = run["import_run_id"]
     assert run["status"] == "pending" and run["interrupted"]
-    assert f"Run {run_id} stopped: The disk is full while creating the lock file" in err
-    assert f"transcribe-import resume {run_id}" in out
+    assert f"Run {run_id[:8]} stopped: The disk is full while creating the lock file" in err
+    assert f"transcribe-import resume {run_id[:8]}`" in out
     monkeypatch.setattr(os, "open", real_open)
     resumed = cli_json(data, "resume", run_id, "--json")
     assert resumed["status"] == "complete" and resumed["counts"]["committed"] == 2

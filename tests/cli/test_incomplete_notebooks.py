@@ -118,15 +118,15 @@ def test_a_sigkill_leaves_the_notebook_marked_and_its_resume_clears_it(tmp_path:
     words = ok(run_cli(data, "notebooks")).stdout
     landed = notebook["page_count"]
     assert (
-        f"INCOMPLETE: {landed} of {PAGES} pages of import run {run_id} landed; finish it "
-        f"with `transcribe-import resume {run_id}`." in words
+        f"INCOMPLETE: {landed} of {PAGES} pages of import run {run_id[:8]} landed; finish it "
+        f"with `transcribe-import resume {run_id[:8]}`." in words
     )
     note = _doctor_note(data, interrupted=True)
     assert note["notebook_id"] == notebook["notebook_id"]
     assert f"is incomplete: {landed} of {PAGES} pages" in note["message"]
-    assert _finish_command(note) == ["resume", run_id]
+    assert _finish_command(note) == ["resume", run_id[:8]]  # as `runs` lists it
     # An undo needs an ended run: doctor says to cancel this one first.
-    undo = f"`transcribe-import cancel {run_id}`, then `transcribe-import revert {run_id}`"
+    undo = f"`transcribe-import cancel {run_id[:8]}`, then `transcribe-import revert {run_id[:8]}`"
     assert undo in note["message"]
 
     ok(run_cli(data, *_finish_command(note)))

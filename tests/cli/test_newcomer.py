@@ -32,7 +32,8 @@ def test_a_run_id_may_be_given_by_a_unique_prefix_to_every_command(tmp_path: Pat
     short = run_id[:8]
 
     assert cli_json(data, "show", short, "--json")["import_run_id"] == run_id
-    assert f"Run {run_id}" in ok(run_cli(data, "resume", short)).stdout
+    resumed = ok(run_cli(data, "resume", short)).stdout
+    assert resumed.startswith(f"Run {short} had already ended") and run_id not in resumed
     preview = cli_json(data, "revert", short.upper(), "--dry-run", "--json")
     assert preview["import_run_id"] == run_id
     assert cli_json(data, "revert", short, "--json")["import_run_id"] == run_id
@@ -63,12 +64,20 @@ def test_a_prefix_naming_no_run_or_several_is_refused_in_words(tmp_path: Path) -
 
     # Two runs sharing a prefix: written so by hand, as ids are random.
     runs_dir = data / "corpus" / "import-runs"
-    twin = ids[0][:9] + "0000-0000-4000-8000-000000000000"[: 36 - 9]
+    twin = ids[0][:9] + "0000-4000-8000-000000000000"  # a valid id: the record is read
     assert len(twin) == 36
-    (runs_dir / f"{twin}.json").write_bytes((runs_dir / f"{ids[1]}.json").read_bytes())
+    record = (runs_dir / f"{ids[1]}.json").read_text(encoding="utf-8")
+    (runs_dir / f"{twin}.json").write_text(record.replace(ids[1], twin), encoding="utf-8")
     both = ok(run_cli(data, "show", ids[0][:8]), Exit.PROBLEMS).stderr
     assert f"'{ids[0][:8]}' begins 2 import runs" in both
     assert ids[0] in both and twin in both and "give more of the run id" in both
+
+    # Every line tells the two apart, each by a prefix that names it back alone.
+    apart = len(os.path.commonprefix([ids[0], twin])) + 1
+    listed = [line.split()[0] for line in ok(run_cli(data, "runs")).stdout.splitlines()]
+    assert sorted(listed) == sorted([ids[0][:apart], twin[:apart], ids[1][:8]])
+    shown = ok(run_cli(data, "show", ids[0][:apart])).stdout
+    assert shown.startswith(f"Run {ids[0][:apart]} — complete")
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the rule is Linux's")
@@ -108,7 +117,8 @@ def test_the_lists_show_8_characters_and_every_command_takes_them_back(tmp_path:
     for key in (nbid[:8], title, nbid):
         shown = cli_json(data, "notebooks", key, "--json")
         assert shown["notebook_id"] == nbid and len(shown["pages"]) == 1
-    assert ok(run_cli(data, "notebooks", nbid[:8])).stdout.startswith(f"Notebook {nbid}: 1 page.")
+    pages = ok(run_cli(data, "notebooks", nbid[:8])).stdout
+    assert pages.startswith(f"Notebook {nbid[:8]}: 1 page.") and nbid not in pages
     unknown = run_cli(data, "notebooks", "Letters")
     assert unknown.returncode == Exit.USAGE
     assert "the corpus has no notebook 'Letters': name it by its id, the start of its id" in (

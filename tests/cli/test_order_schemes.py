@@ -260,3 +260,19 @@ def test_a_date_that_reads_two_ways_asks_and_accept_takes_it_day_first(tmp_path:
     assert errors(data, plan, Exit.OK) == []
     ok(run_cli(data, "commit", str(plan)))
     assert [n for n, _ in committed_pages(data)] == names
+
+
+def test_capture_time_order_of_pages_without_one_names_the_options_that_can(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    shelf = folder(tmp_path / "shelf" / "Undated", "a.jpg", "b.jpg", "c.jpg")
+    plan, item_id = plan_of(data, tmp_path, shelf.parent)
+    before = plan.read_bytes()
+    refused = ok(run_cli(data, "order", str(plan), item_id, "--by", "capture-time"), Exit.USAGE)
+    assert refused.stderr == (
+        "transcribe-import: none of these pages has a capture time (no EXIF date), so they "
+        "cannot be put in the order they were taken; order them with `--by name` or "
+        "`--by mtime` instead\n"
+    )
+    assert plan.read_bytes() == before  # refused: the plan as it was

@@ -57,6 +57,18 @@ def test_a_history_line_names_the_status_a_run_ended_with() -> None:
     event, status, recorded = api.history_event("partial")
     assert (event, status) == (HistoryEvent.ENDED, RunStatus.PARTIAL)
     entry = api.HistoryEntry(event, status, recorded, "2026-12-03T10:00:00Z", 2, "", None, {})
-    assert "ended partial (attempt 2" in undo.history_line(entry)
+    runs = reverts = api.ShortIds.of([])
+    assert "ended partial (attempt 2" in undo.history_line(entry, runs, reverts)
     assert api.history_event("reverted")[0] is HistoryEvent.REVERTED
     assert api.history_event("ended")[0] is HistoryEvent.UNKNOWN  # never written as such
+
+
+def test_a_history_line_names_runs_and_trash_entries_as_their_lists_do() -> None:
+    run, twin = "6e5b520f-1de3-44ba-aa95-bd71a942c392", "6e5b520f-1de0-4000-8000-000000000000"
+    revert = "40f960c2-0000-4000-8000-000000000000"
+    event = HistoryEvent.REVERTED
+    detail = {"retry_of": run, "revert_id": revert}
+    entry = api.HistoryEntry(event, None, "reverted", "2026-12-03T10:00:00Z", 1, "", None, detail)
+    line = undo.history_line(entry, api.ShortIds.of([run, twin]), api.ShortIds.of([revert]))
+    # The run shares its 8 characters with another: shown until told apart.
+    assert line.endswith("; retries run 6e5b520f-1de3; trash entry 40f960c2")

@@ -33,7 +33,7 @@ def test_revert_leave_blocked_undoes_the_free_notebooks_and_says_which_stay(
     refused = ok(run_cli(data, "revert", run_id), Exit.PROBLEMS).stdout
     [why] = [line for line in refused.splitlines() if "BLOCKED" in line]  # once, and true
     assert "[revert_renamed]" in why and "renamed since" in why
-    assert f"`transcribe-import revert {run_id} --leave-blocked` undoes the 2 notebooks " in (
+    assert f"`transcribe-import revert {run_id[:8]} --leave-blocked` undoes the 2 notebooks " in (
         refused
     )
     assert "(“notebook 2”, “notebook 3”, 4 pages) and leaves the blocked ones in place." in (
@@ -45,7 +45,7 @@ def test_revert_leave_blocked_undoes_the_free_notebooks_and_says_which_stay(
     assert "KEPT [revert_renamed] “Diary, renamed”" in preview
 
     done = ok(run_cli(data, "revert", run_id, "--leave-blocked")).stdout
-    assert done.startswith(f"Run {run_id} was partly undone (4 pages, 8 files):")
+    assert done.startswith(f"Run {run_id[:8]} was partly undone (4 pages, 8 files):")
     assert done.count("  removed: notebook ") == 2
     assert "KEPT [revert_renamed] “Diary, renamed”" in done
     listed = cli_json(data, "notebooks", "--json")

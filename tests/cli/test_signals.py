@@ -114,7 +114,7 @@ def test_a_signal_stops_a_revert_between_two_moves_and_revert_finishes_it(
     # Half done, as said: one notebook's folder is in the trash, the other still in place.
     assert len(list((data / "corpus" / "notebooks").iterdir())) == 1
     proc = ok(run_cli(data, "revert", run_id))
-    assert f"Run {run_id} was undone" in proc.stdout
+    assert f"Run {run_id[:8]} was undone" in proc.stdout
     assert cli_json(data, "notebooks", "--json")["notebooks"] == []
     assert cli_json(data, "show", run_id, "--json")["status"] == "reverted"
     assert_doctor_clean(data)

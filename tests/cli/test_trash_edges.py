@@ -35,7 +35,7 @@ def test_restore_asked_again_after_a_kill_past_its_end_says_done_already(tmp_pat
     again = ok(run_cli(data, "trash", "--restore", revert_id), Exit.OK)
 
     assert again.stdout == (
-        f"Trash entry {revert_id} has left the trash already: run {run_id} was put back "
+        f"Trash entry {revert_id[:8]} has left the trash already: run {run_id[:8]} was put back "
         "from it. Nothing to do.\n"
     )
     doc = cli_json(data, "trash", "--restore", revert_id, "--json")
@@ -57,7 +57,7 @@ def test_purge_asked_again_after_a_kill_past_its_end_says_done_already(tmp_path:
     again = ok(run_cli(data, "trash", "--purge", revert_id), Exit.OK)
 
     assert again.stdout == (
-        f"Trash entry {revert_id} (the undo of run {run_id}) was deleted for good already. "
+        f"Trash entry {revert_id[:8]} (the undo of run {run_id[:8]}) was deleted for good already. "
         "Nothing to do.\n"
     )
     refused = run_cli(data, "trash", "--restore", revert_id)
@@ -82,7 +82,9 @@ def test_a_purge_killed_half_way_is_listed_and_purge_again_finishes_it(tmp_path:
         "or doctor finishes it"
     )
     done = ok(run_cli(data, "trash", "--purge", revert_id[:8]))  # as the line says it
-    assert done.stdout.startswith(f"Deleted trash entry {revert_id} (the undo of run {run_id})")
+    assert done.stdout.startswith(
+        f"Deleted trash entry {revert_id[:8]} (the undo of run {run_id[:8]})"
+    )
     assert cli_json(data, "trash", "--json")["entries"] == []
     assert_doctor_clean(data)
 
@@ -176,6 +178,6 @@ def test_trash_shows_ids_as_runs_does_and_takes_them_back(tmp_path: Path) -> Non
         "more, is needed; `transcribe-import trash` lists them.\n"
     )
     back = ok(run_cli(data, "trash", "--restore", revert_id[:8])).stdout
-    assert back.startswith(f"Put run {run_id} back from trash entry {revert_id}: ")
+    assert back.startswith(f"Put run {run_id[:8]} back from trash entry {revert_id[:8]}: ")
     assert cli_json(data, "show", run_id[:8], "--json")["status"] == "complete"
     assert_doctor_clean(data)

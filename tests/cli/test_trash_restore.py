@@ -25,7 +25,7 @@ def test_a_run_undone_whole_is_put_back_as_it_was(tmp_path: Path) -> None:
 
     back = ok(run_cli(data, "trash", "--restore", revert_id))
     assert back.stdout == (
-        f"Put run {run_id} back from trash entry {revert_id}: 2 notebooks (notebook 1, "
+        f"Put run {run_id[:8]} back from trash entry {revert_id[:8]}: 2 notebooks (notebook 1, "
         "notebook 2), 6 pages, 12 files. The run is complete again; the entry has left the "
         "trash.\n"
     )
@@ -98,7 +98,7 @@ def test_a_restore_that_would_double_pages_imported_again_since_is_refused(
     ("revert_id", "words"),
     [
         ("0" * 8 + "-0000-4000-8000-" + "0" * 12, "No trash entry 00000000-0000-4000-8000-"),
-        ("nonsense", "'nonsense' is not a revert id"),
+        ("nonsense", "No trash entry 'nonsense': a revert id, or its first 4 characters or more"),
     ],
 )
 def test_an_entry_that_is_not_there_is_said_so(tmp_path: Path, revert_id: str, words: str) -> None:

@@ -44,8 +44,18 @@ def test_turn_pages_in_the_corpus_then_undo(tmp_path: Path) -> None:
     listing = ok(run_cli(data, "notebooks", "Diary")).stdout
     assert "replaced" in listing and "2.jpg" in listing and "3.jpg" in listing
 
-    # Undo: the notebook as it was, every file it had.
-    ok(run_cli(data, "revert", run))
+    # Undo: the notebook as it was, every file it had, and said so.
+    short = f"“Diary” ({nbid[:8]})"
+    preview = ok(run_cli(data, "revert", run[:8], "--dry-run")).stdout.splitlines()
+    assert preview[1] == (
+        f"  to remove: the pages this turn made in {short}, 4 files; the pages as they were "
+        "come back"
+    )
+    said = ok(run_cli(data, "revert", run)).stdout.splitlines()
+    assert said[0] == f"Run {run[:8]} was undone (2 pages, 4 files):"
+    assert said[1] == (
+        f"  removed: the pages this turn made in {short}, 4 files; the pages as they were are back"
+    )
     undone = notebook_doc(data, nbid)
     assert undone["pages"] == before["pages"] and not undone.get("replaced_pages")
     after = notebook_files(data)
@@ -89,3 +99,21 @@ def test_turn_refused_in_words_with_nothing_changed(tmp_path: Path) -> None:
         assert said in proc.stderr, (words, proc.stderr)
     assert notebook_files(data) == before
     assert len(cli_json(data, "runs", "--json")["runs"]) == 1  # no run for a refusal
+
+
+def test_a_bag_plan_counts_a_notebooks_pages_apart_from_its_history(tmp_path: Path) -> None:
+    data, nbid = cli_diary(tmp_path)
+    ok(run_cli(data, "turn", "Diary", "2", "90"))  # page 2 as it was goes to the history
+    ok(run_cli(data, "export", "--all", "-o", str(tmp_path / "bag")))
+
+    other, plan = tmp_path / "other", tmp_path / "bag.json"
+    said = ok(run_cli(other, "plan", "--mode", "bag", str(tmp_path / "bag"), "-o", str(plan)))
+    assert said.stdout.startswith(
+        f"Wrote {plan}: 1 notebook, 3 pages to import, 1 earlier page kept in history.\n"
+    )
+    [line] = [ln for ln in said.stdout.splitlines() if "create “Diary”" in ln]
+    assert line.endswith("create “Diary”: 3 pages, 1 earlier page kept in its history")
+    # What the line says is what the commit lands: 3 pages, and 1 in the history.
+    ok(run_cli(other, "commit", str(plan)))
+    doc = notebook_doc(other, nbid)
+    assert len(doc["pages"]) == 3 and len(doc["replaced_pages"]) == 1

@@ -60,9 +60,9 @@ BASE = api.DropRecord(
     ],
 )
 def test_each_state_is_said_in_words(changes: dict[str, object], said: str) -> None:
-    assert record_line(replace(BASE, **changes)) == said  # type: ignore[arg-type]
+    assert record_line(replace(BASE, **changes), api.short_id) == said  # type: ignore[arg-type]
 
 
 def test_every_state_has_its_words() -> None:
-    words = {record_line(replace(BASE, state=s, message="m")) for s in api.DropState}
+    words = {record_line(replace(BASE, state=s, message="m"), api.short_id) for s in api.DropState}
     assert len(words) == len(api.DropState)

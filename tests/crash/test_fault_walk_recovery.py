@@ -415,7 +415,7 @@ def test_a_restore_whose_entry_cannot_be_removed_says_the_entry_stayed(
     assert rc == Exit.OK and said == "", said
     assert out.endswith(
         "again; its trash entry could not be removed (it holds nothing of the run now): "
-        f"`transcribe-import trash --purge {revert_id}` deletes it.\n"
+        f"`transcribe-import trash --purge {revert_id[:8]}` deletes it.\n"
     ), out
     assert _all_or_nothing(capsys, work, reverted["run"]) == "back"
     rc, _, said = _cli(capsys, work, "trash", "--purge", revert_id)

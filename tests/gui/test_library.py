@@ -200,7 +200,7 @@ def test_show_what_this_import_added_shows_exactly_its_pages(
         numbers = [library.pages_model.row(r).number for r in range(count)]
         where = [i for i, p in enumerate(doc["pages"], 1) if run_of[p["source_id"]] == run_id]
         assert numbers == where
-        said = f"Import {run_id} added {count} pages to this notebook."
+        said = f"Import {run_id[:8]} added {count} pages to this notebook."
         if run_id == second_run:
             # The page its rescan replaced is under History, and the sentence says so.
             [old] = doc["replaced_pages"]
@@ -351,7 +351,7 @@ def test_an_import_of_two_notebooks_shows_each_in_turn(
     library = window.corpus_page.library
     with qtbot.waitSignal(library.shown, timeout=TIMEOUT_MS):
         window.show_added(run_id)  # what the Runs view's button asks for
-    assert library.run_label.text() == f"Import {run_id} added 5 pages to 2 notebooks:"
+    assert library.run_label.text() == f"Import {run_id[:8]} added 5 pages to 2 notebooks:"
     choice = library.notebook_choice
     assert choice.isVisibleTo(library)
     assert [choice.itemText(i) for i in range(choice.count())] == [

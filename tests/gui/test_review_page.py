@@ -669,7 +669,12 @@ def test_capture_time_order_on_pages_without_capture_times_says_so_and_changes_n
     assert session.item(before.item_id) == before
     assert session.undo_stack.count() == 0  # no undo step for a change that did not happen
     assert page.status_label.isVisible()
-    assert "none of these pages has a capture time" in page.status_label.text()
+    # The orders that can be had, named as the window's Sort pages menu names them.
+    assert page.status_label.text() == (
+        "Not changed: none of these pages has a capture time (no EXIF date), so they cannot be "
+        "put in the order they were taken; choose Sort pages › By name or Sort pages › By "
+        "modification time instead"
+    )
 
 
 def test_one_click_on_a_problem_jumps_and_a_validation_keeps_the_list_where_it_was(

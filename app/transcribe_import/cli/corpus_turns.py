@@ -56,7 +56,7 @@ def cmd_turn(corpus: Corpus, args: argparse.Namespace) -> int:
         result = api.turn_in_corpus(corpus, turn, control=control)
     if result.status is not RunStatus.COMPLETE:  # stopped, paused or failed: as commit says it
         return _report_result(corpus, result, args)
-    run = api.short_id(result.run_id)
+    run = api.run_short_ids(corpus)(result.run_id)  # as `runs` lists it
     if args.json:
         json_out(
             {

@@ -270,11 +270,12 @@ def cmd_notebooks(corpus: Corpus, args: argparse.Namespace) -> int:
     if not notebooks and not problems:
         say(f"No notebooks yet in {corpus.root}.")
     width = max((len(shown_within(n.title)) for n in notebooks), default=0)
+    short = api.notebook_short_ids(corpus)
     for n in notebooks:
         pages = "?" if n.page_count is None else str(n.page_count)
         noun = agreeing(n.page_count or 0, "page", "pages")  # "?" pages when unknown
         title = shown_within(n.title)  # the whole title is in --json
-        line = f"{api.short_id(n.notebook_id)}  {title:<{width}}  {pages:>5} {noun:<5}  "
+        line = f"{short(n.notebook_id)}  {title:<{width}}  {pages:>5} {noun:<5}  "
         line += n.created_at[:19]
         say(line + (f"  PROBLEM: {n.problem}" if n.problem else ""))
         if n.unfinished is not None:
@@ -298,7 +299,8 @@ def _unfinished_words(corpus: Corpus, u: api.UnfinishedImport) -> str:
     command = api.finish_command(corpus, u)
     then = "a process is importing it now" if command is None else f"finish it with `{command}`"
     pages = agreeing(total, "page", "pages")
-    return f"{u.pages_landed} of {expected} {pages} of import run {u.run_id} landed; {then}."
+    run = api.run_short_ids(corpus)(u.run_id)
+    return f"{u.pages_landed} of {expected} {pages} of import run {run} landed; {then}."
 
 
 def cmd_doctor(corpus: Corpus, args: argparse.Namespace) -> int:
@@ -332,13 +334,14 @@ def cmd_doctor(corpus: Corpus, args: argparse.Namespace) -> int:
 
 def _remove_empty(corpus: Corpus, notebook_id: str, args: argparse.Namespace) -> int:
     """doctor --remove-empty: asks first (or --yes); refused unless the notebook holds no page."""
+    shown = api.notebook_short_ids(corpus)(notebook_id)  # as `notebooks` lists it
     if not args.yes:
         if not sys.stdin.isatty():
             raise runs_cli.UsageError(
-                f"removing notebook {notebook_id} needs a confirmation: run it in a terminal, "
+                f"removing notebook {shown} needs a confirmation: run it in a terminal, "
                 "or add --yes"
             )
-        answer = input(f"Remove notebook {notebook_id}, which holds no page? [y/N] ")
+        answer = input(f"Remove notebook {shown}, which holds no page? [y/N] ")
         if answer.strip().lower() not in ("y", "yes"):
             say("Nothing was removed.")
             return ExitCode.OK
@@ -347,8 +350,7 @@ def _remove_empty(corpus: Corpus, notebook_id: str, args: argparse.Namespace) ->
         json_out({"removed": notebook_id, "moved_to": str(where)})
     else:
         say(
-            f"Notebook {notebook_id} (no page) was removed from the corpus; its folder is "
-            f"now in {where}."
+            f"Notebook {shown} (no page) was removed from the corpus; its folder is now in {where}."
         )
     return ExitCode.OK
 

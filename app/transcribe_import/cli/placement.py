@@ -117,7 +117,7 @@ def cmd_pages(corpus: Corpus, notebook_id: str, as_json: bool) -> int:
         json_out({"notebook_id": notebook_id, "pages": [_page_json(p, turned) for p in pages]})
         return ExitCode.OK
     live = [p for p in pages if p.position is not None]
-    say(f"Notebook {notebook_id}: {counted(len(live), 'page')}.")
+    say(f"Notebook {api.notebook_short_ids(corpus)(notebook_id)}: {counted(len(live), 'page')}.")
     for p in live:
         say(f"  {p.position:>4}  {p.page_id}  {p.label or '':<8} {p.file or ''}")
     for p in pages:

@@ -156,10 +156,12 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
         ProblemCode.LOOKS_LIKE,
         ProblemCode.TITLE_EXISTS,  # a notebook of that title: why this makes a second one
     }
-    pages = plan.imported_page_count()
+    kept = sum(it.history_page_count() for it in plan.items)  # a bag's, as its lines say
+    pages = plan.imported_page_count() - kept
+    history = f", {counted(kept, 'earlier page')} kept in history" if kept else ""
     say(
         f"Wrote {args.output}: {counted(len(plan.items), 'notebook')}, "
-        f"{counted(pages, 'page')} to import."
+        f"{counted(pages, 'page')} to import{history}."
     )
     kinds = [_item_kind(it, report) for it in plan.items]
     shown, cut = first_of_each(kinds, None if args.verbose else SHOWN_PER_KIND)
@@ -258,10 +260,13 @@ def _item_line(corpus: Corpus, it: PlanItem, report: ValidationReport) -> str:
         title = api.notebook_title(corpus, it.notebook_id) or api.short_id(it.notebook_id)
         label, shown = shown_within(it.label), shown_within(title)
         said += f"“{label}” into “{shown}”" if title != it.label else f"into “{shown}”"
-    pages = it.imported_page_count()
+    # Pages as the notebook will hold them; a bag's history pages said apart.
+    kept = it.history_page_count()
+    pages = it.imported_page_count() - kept
+    history = f", {counted(kept, 'earlier page')} kept in its history" if kept else ""
     dups = len(it.planned_skips())
     extra = f", {counted(dups, 'duplicate')} skipped" if dups else ""
-    return f"{said}: {counted(pages, 'page')}{extra}"
+    return f"{said}: {counted(pages, 'page')}{history}{extra}"
 
 
 # How many lines of one kind (an item's state, a problem's code) `plan` and `validate` print
@@ -447,6 +452,9 @@ def cmd_order(corpus: Corpus, args: argparse.Namespace) -> int:
             new, answered = second_look_cli.order_edit(item)
         else:
             new = _reorder(item, args)
+    except api.NothingToOrderBy as exc:  # the orders that can be had, as this command's options
+        options = " or ".join(f"`{RESOLUTION_FLAGS[r]}`" for r in exc.instead)
+        raise UsageError(f"{exc}; order them with {options} instead") from None
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     plan = plan.with_item(new)
@@ -648,23 +656,24 @@ def _report_result(corpus: Corpus, result: RunResult, args: argparse.Namespace) 
         )
     else:
         counts = record.counts()
+        short = api.run_short_ids(corpus)(result.run_id)
         if result.already_done:
-            say(f"Run {result.run_id} had already ended: {_state_words(run)}. Nothing was done.")
+            say(f"Run {short} had already ended: {_state_words(run)}. Nothing was done.")
         elif result.stopped_by is not None:
-            say(f"Run {result.run_id} stopped: {result.stopped_by}", file=sys.stderr)
+            say(f"Run {short} stopped: {result.stopped_by}", file=sys.stderr)
             say(
-                f"Run {result.run_id} is interrupted with "
+                f"Run {short} is interrupted with "
                 f"{counted(counts['pending'], 'item')} pending; when the cause is fixed, "
                 "resume it with `transcribe-import resume "
-                f"{result.run_id}` (same ids, nothing is imported twice)."
+                f"{short}` (same ids, nothing is imported twice)."
             )
         elif result.paused or result.superseded:
             say(
-                f"Run {result.run_id} stopped with {counted(counts['pending'], 'item')} pending; "
-                f"resume it with `transcribe-import resume {result.run_id}`."
+                f"Run {short} stopped with {counted(counts['pending'], 'item')} pending; "
+                f"resume it with `transcribe-import resume {short}`."
             )
         else:
-            say(f"Run {result.run_id}: {_state_words(run)}.")
+            say(f"Run {short}: {_state_words(run)}.")
         say(_counts_line(run))
         for o in record.outcomes().values():
             if o.failure_message:
@@ -763,15 +772,13 @@ def cmd_commit(corpus: Corpus, args: argparse.Namespace) -> int:
             _print_report(plan, invalid.report, args.plan, verbose=False)
         return ExitCode.INVALID_PLAN
     record = prepared.record
+    run = api.run_short_ids(corpus)(record.run_id)  # as `runs` lists it
     if args.json:
         said = ""
     elif prepared.continued:
-        said = (
-            f"This plan was committed before as run {record.run_id} ({record.status}); "
-            "continuing it."
-        )
+        said = f"This plan was committed before as run {run} ({record.status}); continuing it."
     else:
-        said = f"Import run {record.run_id} created."
+        said = f"Import run {run} created."
     return _execute(corpus, prepared, args, said=said)
 
 
@@ -786,7 +793,8 @@ def cmd_resume(corpus: Corpus, args: argparse.Namespace) -> int:
             json_out({**record.summary(), **run.state_json(), "already_done": True})
         else:
             say(
-                f"Run {args.run_id} had already ended: {_state_words(run)}. "
+                f"Run {api.run_short_ids(corpus)(record.run_id)} had already ended: "
+                f"{_state_words(run)}. "
                 "Nothing was done; a finished run is never reopened (commit its plan again "
                 "to retry what did not land)."
             )
@@ -798,15 +806,16 @@ def cmd_resume(corpus: Corpus, args: argparse.Namespace) -> int:
 
 def cmd_cancel(corpus: Corpus, args: argparse.Namespace) -> int:
     record = api.cancel(corpus, args.run_id)
+    short = api.run_short_ids(corpus)(record.run_id)
     if record.status.terminal:
         run = api.run_summary(corpus, record)
-        say(f"Run {args.run_id}: {_state_words(run)}.")
+        say(f"Run {short}: {_state_words(run)}.")
         say(_counts_line(run))
         for e in record.doc.get("errors", []):
             say(f"  NOTE: {e.get('message')}")
         return ExitCode.CANCELLED
     say(
-        f"Cancel requested: the process executing run {args.run_id} stops its pending items "
+        f"Cancel requested: the process executing run {short} stops its pending items "
         "at the next safe point; every page already in the corpus stays."
     )
     return ExitCode.OK
@@ -822,11 +831,12 @@ def cmd_runs(corpus: Corpus, args: argparse.Namespace) -> int:
         return code
     if not rows and not problems:
         say("No import runs yet.")
+    short = api.run_short_ids(corpus)
     for listing in listings:
         run = listing.summary
         n = run.counts
         say(
-            f"{api.short_id(run.run_id)}  {run.created_at[:19]}  {_state_label(run):<24} "
+            f"{short(run.run_id)}  {run.created_at[:19]}  {_state_label(run):<24} "
             f"{n.notebooks_complete} complete, {n.notebooks_incomplete} incomplete, "
             f"{run.skipped} skipped, {n.items_failed} failed, {n.items_not_started} not "
             f"started; {pages_landed_words(n)}"
@@ -864,7 +874,8 @@ def cmd_show(corpus: Corpus, args: argparse.Namespace) -> int:
 
 def _print_run(detail: api.RunDetail, corpus: Corpus) -> None:
     record, plan = detail.record, detail.plan
-    say(f"Run {record.run_id} — {_state_words(detail.summary)}")
+    run_short, notebook_short = api.run_short_ids(corpus), api.notebook_short_ids(corpus)
+    say(f"Run {run_short(record.run_id)} — {_state_words(detail.summary)}")
     say(_counts_line(detail.summary))
     say(
         f"  plan {record.plan_id} (fingerprint {record.plan_fingerprint[:12]}…), "
@@ -875,7 +886,7 @@ def _print_run(detail: api.RunDetail, corpus: Corpus) -> None:
         item = plan.item(o.item_id)
         line = f"  {o.state:<17} {api.short_id(o.item_id)} “{shown_within(item.label)}”"
         if o.pages_landed:  # the run's count adds these up (replaced since or not)
-            line += f": {counted(o.pages_landed, 'page')} into {api.short_id(o.notebook_id)}"
+            line += f": {counted(o.pages_landed, 'page')} into {notebook_short(o.notebook_id)}"
         if o.skipped_sources:
             line += f", {counted(len(o.skipped_sources), 'duplicate')} skipped"
         if o.failure_message:
@@ -887,7 +898,7 @@ def _print_run(detail: api.RunDetail, corpus: Corpus) -> None:
             say(f"    {n.sentence}")
         if len(detail.not_imported) > NOT_IMPORTED_SHOWN:
             more = len(detail.not_imported) - NOT_IMPORTED_SHOWN
-            say(f"    … and {more} more (show {record.run_id} --json lists each)")
+            say(f"    … and {more} more (show {run_short(record.run_id)} --json lists each)")
     say("  history:")
     for h in api.run_history(record):
-        say(f"    {history_line(h)}")
+        say(f"    {history_line(h, run_short, api.revert_short_ids(corpus))}")

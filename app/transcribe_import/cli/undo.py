@@ -13,7 +13,7 @@ from transcribe_import.cli.run_ids import RUN_ID_HELP
 from transcribe_import.engine import api
 from transcribe_import.engine.api import Corpus, ExitCode
 from transcribe_import.engine.base.errors import Problem
-from transcribe_import.engine.base.text import counted, shown_within
+from transcribe_import.engine.base.text import agreeing, counted, shown_within
 from transcribe_import.engine.runs.model import HistoryEvent
 
 
@@ -75,18 +75,28 @@ def _preview_json(preview: api.RevertPreview) -> dict[str, Any]:
     }
 
 
-def _say_preview(preview: api.RevertPreview, *, done: bool) -> None:
+def _say_preview(
+    preview: api.RevertPreview, shown: api.ShortIds, *, done: bool, turn: bool
+) -> None:
+    """What the undo takes (or took) out, each notebook named as `notebooks` lists it;
+    ``turn``: the undo of a turn, which puts each page back as it was."""
     plan = preview.plan
     for n in plan.notebooks:
         what = "removed" if done else "to remove"
         counts = f"{counted(len(n.page_ids), 'page')} and {counted(len(n.files), 'file')}"
-        if n.whole:
-            say(f"  {what}: notebook “{shown_within(n.title)}” ({n.notebook_id}), {counts}")
-        else:
-            say(
-                f"  {what}: {counts} added to “{shown_within(n.title)}” ({n.notebook_id}); "
-                "its other pages stay"
+        where = f"“{shown_within(n.title)}” ({shown(n.notebook_id)})"
+        if turn:
+            made = agreeing(len(n.page_ids), "the page this turn made", "the pages this turn made")
+            back = agreeing(
+                len(n.page_ids),
+                "the page as it was is back" if done else "the page as it was comes back",
+                "the pages as they were are back" if done else "the pages as they were come back",
             )
+            say(f"  {what}: {made} in {where}, {counted(len(n.files), 'file')}; {back}")
+        elif n.whole:
+            say(f"  {what}: notebook {where}, {counts}")
+        else:
+            say(f"  {what}: {counts} added to {where}; its other pages stay")
     for b in plan.blockers:
         say(f"  BLOCKED [{b.code.value}] {b.message}")
     for b in plan.held:
@@ -107,8 +117,11 @@ def _say_free_part(plan: api.RevertPlan, run_id: str) -> None:
 
 
 def cmd_revert(corpus: Corpus, args: argparse.Namespace) -> int:
+    # Named as `runs` and `notebooks` list them, taken before the undo moves anything.
+    run, notebooks = api.run_short_ids(corpus)(args.run_id), api.notebook_short_ids(corpus)
     if args.dry_run:
-        return _dry_run(api.preview_revert(corpus, args.run_id, args.leave_blocked), args)
+        preview = api.preview_revert(corpus, args.run_id, args.leave_blocked)
+        return _dry_run(corpus, preview, args, run, notebooks)
     stop = threading.Event()
 
     def on_signal() -> None:
@@ -125,68 +138,79 @@ def cmd_revert(corpus: Corpus, args: argparse.Namespace) -> int:
         if args.json:
             json_out({**_preview_json(preview), "dry_run": False})
         elif exc.earlier is not None:  # an earlier undo left half done was dealt with first
-            say(f"Run {args.run_id} cannot be undone. Before that, {exc.earlier}")
-            _say_preview(preview, done=False)
+            say(f"Run {run} cannot be undone. Before that, {exc.earlier}")
+            _say_preview(preview, notebooks, done=False, turn=api.is_turn(corpus, args.run_id))
         else:
-            say(f"Run {args.run_id} cannot be undone; nothing was changed:")
-            _say_preview(preview, done=False)
+            say(f"Run {run} cannot be undone; nothing was changed:")
+            _say_preview(preview, notebooks, done=False, turn=api.is_turn(corpus, args.run_id))
         if not args.json:
-            _say_free_part(exc.plan, args.run_id)
+            _say_free_part(exc.plan, run)
         return ExitCode.PROBLEMS
     done = api.RevertPreview(result.plan, result.already, result.revert_id, None)
     if args.json:
         json_out({**_preview_json(done), "dry_run": False, "trash": str(result.trash_dir)})
     elif result.already:
         say(
-            f"Run {args.run_id} was undone already (trash entry {result.revert_id}); nothing to do."
+            f"Run {run} was undone already (trash entry "
+            f"{_revert_shown(corpus, result.revert_id)}); nothing to do."
         )
     else:
         plan = result.plan
         how = "partly undone" if plan.partial else "undone"
-        say(
-            f"Run {args.run_id} was {how} "
-            f"({counted(plan.pages, 'page')}, {counted(plan.files, 'file')}):"
-        )
-        _say_preview(done, done=True)
+        say(f"Run {run} was {how} ({counted(plan.pages, 'page')}, {counted(plan.files, 'file')}):")
+        _say_preview(done, notebooks, done=True, turn=api.is_turn(corpus, args.run_id))
         say(
             f"Everything removed is kept in {result.trash_dir}; `transcribe-import trash "
-            f"--purge {result.revert_id}` deletes it for good."
+            f"--purge {_revert_shown(corpus, result.revert_id)}` deletes it for good."
         )
     return ExitCode.OK
 
 
-def _dry_run(preview: api.RevertPreview, args: argparse.Namespace) -> int:
+def _dry_run(
+    corpus: Corpus,
+    preview: api.RevertPreview,
+    args: argparse.Namespace,
+    run: str,
+    notebooks: api.ShortIds,
+) -> int:
     ok = preview.plan.ok or preview.already_reverted or preview.unfinished is not None
     if args.json:
         json_out({**_preview_json(preview), "dry_run": True})
         return ExitCode.OK if ok else ExitCode.PROBLEMS
     if preview.already_reverted:
-        say(f"Run {args.run_id} was undone already (trash entry {preview.revert_id}).")
+        entry = _revert_shown(corpus, preview.revert_id)
+        say(f"Run {run} was undone already (trash entry {entry}).")
     elif preview.unfinished is not None:
         say(
-            f"An undo of run {args.run_id} was interrupted (trash entry {preview.unfinished}); "
-            f"`transcribe-import revert {args.run_id}` or `doctor` finishes it."
+            f"An undo of run {run} was interrupted (trash entry "
+            f"{_revert_shown(corpus, preview.unfinished)}); "
+            f"`transcribe-import revert {run}` or `doctor` finishes it."
         )
     else:
         plan = preview.plan
         head = "would undo" if plan.ok else "cannot be undone; nothing was changed"
         if plan.ok and plan.partial:
             head = "would undo part of it, leaving the blocked notebooks in place"
-        say(f"Run {args.run_id} ({plan.status.value}) {head}:")
-        _say_preview(preview, done=False)
+        say(f"Run {run} ({plan.status.value}) {head}:")
+        _say_preview(preview, notebooks, done=False, turn=api.is_turn(corpus, args.run_id))
         if plan.ok:
             again = " --leave-blocked" if plan.partial else ""
-            say(f"Run `transcribe-import revert {args.run_id}{again}` to undo it.")
+            say(f"Run `transcribe-import revert {run}{again}` to undo it.")
         else:
-            _say_free_part(plan, args.run_id)
+            _say_free_part(plan, run)
     return ExitCode.OK if ok else ExitCode.PROBLEMS
+
+
+def _revert_shown(corpus: Corpus, revert_id: str | None) -> str:
+    """A trash entry named as `trash` lists it (which --purge and --restore take back)."""
+    return api.revert_short_ids(corpus)(revert_id or "")
 
 
 def cmd_trash(corpus: Corpus, args: argparse.Namespace) -> int:
     if args.restore:
         back = api.restore_from_trash(corpus, args.restore)
         if isinstance(back, api.LeftTrash):
-            return _done_already(back, args)
+            return _done_already(corpus, back, args)
         if args.json:
             json_out({"restored": back.to_json()})
         else:
@@ -195,10 +219,12 @@ def cmd_trash(corpus: Corpus, args: argparse.Namespace) -> int:
                 "the entry has left the trash."
                 if back.entry_removed
                 else "its trash entry could not be removed (it holds nothing of the run now): "
-                f"`transcribe-import trash --purge {back.revert_id}` deletes it."
+                f"`transcribe-import trash --purge {_revert_shown(corpus, back.revert_id)}` "
+                "deletes it."
             )
             say(
-                f"Put run {back.run_id} back from trash entry {back.revert_id}: "
+                f"Put run {api.run_short_ids(corpus)(back.run_id)} back from trash entry "
+                f"{_revert_shown(corpus, back.revert_id)}: "
                 f"{_count(back.notebooks, 'notebook')} ({titles}), "
                 f"{_count(back.pages, 'page')}, {_count(back.files, 'file')}. "
                 f"The run is {back.status.value} again; {left}"
@@ -207,12 +233,13 @@ def cmd_trash(corpus: Corpus, args: argparse.Namespace) -> int:
     if args.purge:
         entry = api.purge_trash(corpus, args.purge)
         if isinstance(entry, api.LeftTrash):
-            return _done_already(entry, args)
+            return _done_already(corpus, entry, args)
         if args.json:
             json_out({"purged": entry.to_json()})
         else:
             say(
-                f"Deleted trash entry {entry.revert_id} (the undo of run {entry.run_id}): "
+                f"Deleted trash entry {api.short_id(entry.revert_id)} (the undo of run "
+                f"{api.run_short_ids(corpus)(entry.run_id)}): "
                 f"{counted(entry.pages, 'page')}, {counted(entry.files, 'file')}, "
                 f"{_size(entry.bytes)}."
             )
@@ -228,12 +255,13 @@ def cmd_trash(corpus: Corpus, args: argparse.Namespace) -> int:
         return ExitCode.PROBLEMS if problems else ExitCode.OK
     if not entries and not problems:
         say("The trash is empty.")
+    reverts, runs = api.revert_short_ids(corpus), api.run_short_ids(corpus)
     for e in entries:
         # Ids as `runs` shows them (8 characters, which --purge and --restore take back).
-        short = api.short_id(e.revert_id)
+        short = reverts(e.revert_id)
         state = _STATE_WORDS.get(e.state, " — {state}").format(state=e.state, id=short)
         say(
-            f"{short}  {e.created_at}  undo of run {api.short_id(e.run_id)} by {e.requested_by}: "
+            f"{short}  {e.created_at}  undo of run {runs(e.run_id)} by {e.requested_by}: "
             f"{counted(e.notebooks, 'notebook')} ({', '.join(map(shown_within, e.titles))}), "
             f"{counted(e.pages, 'page')}, {_size(e.bytes)}{state}"
         )
@@ -255,12 +283,12 @@ _STATE_WORDS = {
 }
 
 
-def _done_already(gone: api.LeftTrash, args: argparse.Namespace) -> int:
+def _done_already(corpus: Corpus, gone: api.LeftTrash, args: argparse.Namespace) -> int:
     """Restore or purge asked again once done: said so, nothing changed, exit 0 (as revert)."""
     if args.json:
         json_out({"already_done": gone.to_json()})
     else:
-        say(gone.words())
+        say(gone.words(api.run_short_ids(corpus), api.revert_short_ids(corpus)))
     return ExitCode.OK
 
 
@@ -309,8 +337,9 @@ HISTORY_WORDS = {
 }
 
 
-def history_line(h: api.HistoryEntry) -> str:
-    """One audit entry in words: when, what, which attempt, who did it and who asked."""
+def history_line(h: api.HistoryEntry, runs: api.ShortIds, reverts: api.ShortIds) -> str:
+    """One audit entry in words: when, what, which attempt, who did it and who asked; the
+    runs and trash entries it names as `runs` and `trash` list them."""
     what = HISTORY_WORDS[h.event].format(status=h.status, event=h.recorded)
     line = f"{h.at}  {what} (attempt {h.attempt}"
     if h.actor:
@@ -319,11 +348,11 @@ def history_line(h: api.HistoryEntry) -> str:
         line += f", asked by {h.requested_by}"
     line += ")"
     if h.detail.get("retry_of"):
-        line += f"; retries run {h.detail['retry_of']}"
+        line += f"; retries run {runs(str(h.detail['retry_of']))}"
     if h.detail.get("retry_run_id"):
-        line += f"; retried as run {h.detail['retry_run_id']}"
+        line += f"; retried as run {runs(str(h.detail['retry_run_id']))}"
     if h.detail.get("revert_id"):
-        line += f"; trash entry {h.detail['revert_id']}"
+        line += f"; trash entry {reverts(str(h.detail['revert_id']))}"
     if h.detail.get("why"):
         line += f": {h.detail['why']}"
     return line

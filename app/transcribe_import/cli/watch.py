@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -84,7 +85,7 @@ def cmd_watch(corpus: Corpus, args: argparse.Namespace) -> int:
     settings = api.WatchSettings(
         settle=args.settle, leave_imported=args.leave_imported, workers=args.workers
     )
-    tell = _Teller(notify=args.notify, quiet=args.json)
+    tell = _Teller(corpus, notify=args.notify, quiet=args.json)
     if args.once:
         return _once(corpus, folders, settings, tell, args.json)
     return _loop(corpus, folders, settings, tell, args.interval)
@@ -150,8 +151,9 @@ def _loop(
     return ExitCode.OK
 
 
-def record_line(r: api.DropRecord) -> str:
-    """One drop record in words: what happened to the drop (``watch`` and ``--log``)."""
+def record_line(r: api.DropRecord, runs: Callable[[str], str]) -> str:
+    """One drop record in words: what happened to the drop (``watch`` and ``--log``); its
+    run named by ``runs``, as `runs` lists it (the drop log on disk keeps the whole id)."""
     where = f"{r.name} in {r.folder}"
     state = r.state
     if state is api.DropState.FOUND:
@@ -164,7 +166,7 @@ def record_line(r: api.DropRecord) -> str:
         return f"{where}: whole and clear; importing it (plan {r.plan_id})"
     if state is api.DropState.IMPORTED:
         moved = f"; moved to {r.moved_to}" if r.moved_to else "; left where it is"
-        return f"{where}: imported as run {r.run_id}{moved}"
+        return f"{where}: imported as run {runs(r.run_id or '')}{moved}"
     if state is api.DropState.NEEDS_REVIEW:
         return f"{where}: needs a decision: {r.message}"
     if state is api.DropState.REFUSED:
@@ -176,7 +178,8 @@ class _Teller:
     """Each record as it is written: its line on stdout (not with --json), and with --notify
     a desktop notification for a drop that waits for a decision."""
 
-    def __init__(self, *, notify: bool, quiet: bool) -> None:
+    def __init__(self, corpus: Corpus, *, notify: bool, quiet: bool) -> None:
+        self.corpus = corpus
         self.quiet = quiet
         self.notify = notify
         self._command = _notify_command() if notify else None
@@ -190,7 +193,8 @@ class _Teller:
 
     def __call__(self, r: api.DropRecord) -> None:
         if not self.quiet:
-            say(record_line(r))
+            # The runs as they are now: a pass adds one for each drop it imports.
+            say(record_line(r, api.run_short_ids(self.corpus)))
             sys.stdout.flush()
         if self._command is not None and r.state is api.DropState.NEEDS_REVIEW:
             title = "A dropped folder needs a decision"
@@ -265,7 +269,7 @@ def _show_queue(corpus: Corpus, as_json: bool) -> int:
                 "`order`, then `commit` it; the next pass moves the drop to .imported/."
             )
         elif r.run_id is not None:
-            say(f"    its run: `transcribe-import show {r.run_id}`")
+            say(f"    its run: `transcribe-import show {api.run_short_ids(corpus)(r.run_id)}`")
     return ExitCode.OK
 
 
@@ -276,6 +280,7 @@ def _show_log(corpus: Corpus, as_json: bool) -> int:
         return ExitCode.OK
     if not log:
         say("No drop seen yet.")
+    runs = api.run_short_ids(corpus)
     for r in log:
-        say(f"{r.at[:19]}  {record_line(r)}")
+        say(f"{r.at[:19]}  {record_line(r, runs)}")
     return ExitCode.OK

@@ -377,7 +377,7 @@ class TrashDialog(QDialog):
             return
         if isinstance(value, api.LeftTrash):  # done already (by another window, say)
             self.refresh()
-            self._said = value.words()
+            self._said = value.words(api.short_id, api.short_id)
             return
         assert isinstance(value, TrashListing), value
         entries, problems = value.entries, value.problems

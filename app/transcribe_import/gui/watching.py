@@ -234,10 +234,12 @@ class DropLogDialog(QDialog):
             return self.tr("whole and clear; importing it")
         if state is api.DropState.IMPORTED and r.moved_to:
             return self.tr("imported as run {run}; moved to {where}").format(
-                run=r.run_id, where=r.moved_to
+                run=api.short_id(r.run_id or ""), where=r.moved_to
             )
         if state is api.DropState.IMPORTED:
-            return self.tr("imported as run {run}; left where it is").format(run=r.run_id)
+            return self.tr("imported as run {run}; left where it is").format(
+                run=api.short_id(r.run_id or "")
+            )
         if state is api.DropState.NEEDS_REVIEW:
             return self.tr("needs a decision: {why}").format(why=r.message)
         if state is api.DropState.REFUSED:

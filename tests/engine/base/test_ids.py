@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from transcribe_import.engine.base.ids import is_sha256
+from transcribe_import.engine.base.ids import ShortIds, ids_by_prefix, is_sha256, short_id
 
 _SHA = hashlib.sha256(b"page").hexdigest()
 
@@ -21,3 +21,29 @@ def test_a_lower_case_sha256_hex_digest_is_one() -> None:
 )
 def test_anything_else_is_refused(value: object) -> None:
     assert not is_sha256(value)
+
+
+_RUN = "6e5b520f-1de3-44ba-aa95-bd71a942c392"
+
+
+def test_an_id_is_shown_by_its_8_characters_when_no_other_shares_them() -> None:
+    others = ["6e5b5201-0000-4000-8000-000000000000", "ffffffff-0000-4000-8000-000000000000"]
+    assert short_id(_RUN) == "6e5b520f"
+    assert short_id(_RUN, [_RUN, *others]) == "6e5b520f"
+
+
+def test_an_id_sharing_its_8_characters_is_shown_until_it_is_told_apart() -> None:
+    twin = "6e5b520f-1de0-4000-8000-000000000000"
+    shown = short_id(_RUN, [twin, _RUN])
+    assert shown == "6e5b520f-1de3" and short_id(twin, [_RUN]) == "6e5b520f-1de0"
+    # What is shown names the one id back, as every command takes a prefix.
+    assert ids_by_prefix(shown, [_RUN, twin]) == [_RUN]
+
+
+def test_a_list_shortens_each_id_against_its_neighbours_alone() -> None:
+    ids = [_RUN, "6e5b520f-1de0-4000-8000-000000000000", "6e5b520e-0000-4000-8000-000000000000"]
+    ids += [f"{k:08x}-0000-4000-8000-000000000000" for k in range(0, 2**32, 2**24)]
+    shown = ShortIds.of(ids)
+    assert {i: shown(i) for i in ids} == {i: short_id(i, ids) for i in ids}
+    assert len({shown(i) for i in ids}) == len(ids)
+    assert all(ids_by_prefix(shown(i), ids) == [i] for i in ids)

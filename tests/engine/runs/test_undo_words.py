@@ -66,7 +66,7 @@ def test_a_revert_that_rolls_back_a_half_done_one_says_so(
     if face == "cli":
         assert main(["--data-dir", str(data_dir), "revert", run_id]) == Exit.PROBLEMS
         said = capsys.readouterr().out
-        assert said.startswith(f"Run {run_id} cannot be undone. Before that, the undo of run ")
+        assert said.startswith(f"Run {run_id[:8]} cannot be undone. Before that, the undo of run ")
     else:
         with pytest.raises(RevertBlocked) as refused:
             api.revert(corpus, run_id)

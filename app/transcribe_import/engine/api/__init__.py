@@ -106,6 +106,7 @@ from transcribe_import.engine.api.placement import (
     none_are_rescans,
     notebook_id_for,
     notebook_pages,
+    notebook_short_ids,
     place,
     placement_words,
     replace_page,
@@ -153,12 +154,14 @@ from transcribe_import.engine.api.runs import (
     RunSummary,
     history_event,
     interrupted_runs,
+    is_turn,
     list_runs,
     outcome_rows,
     resolve_run_id,
     result_summary,
     run_history,
     run_listing_problems,
+    run_short_ids,
     run_summary,
     show_run,
 )
@@ -177,6 +180,7 @@ from transcribe_import.engine.api.undo import (
     purge_trash,
     restore_from_trash,
     revert,
+    revert_short_ids,
     unfinished_undos,
 )
 from transcribe_import.engine.api.watch import (
@@ -202,10 +206,11 @@ from transcribe_import.engine.audit.model import (
 # below api but the value modules import-linter lists).
 from transcribe_import.engine.base.config import ENV_DATA_DIR, resolve_data_dir
 from transcribe_import.engine.base.crashpoints import crashpoint  # the tests' points, faces too
-from transcribe_import.engine.base.ids import SHORT_ID_CHARS, ids_by_prefix, short_id
+from transcribe_import.engine.base.ids import SHORT_ID_CHARS, ShortIds, ids_by_prefix, short_id
 from transcribe_import.engine.base.progress import Events, drive  # how faces drive long work
 from transcribe_import.engine.export.model import ExportProgress, ExportResult, ExportStatus
 from transcribe_import.engine.planning.corpus_turns import turned_words
+from transcribe_import.engine.planning.ordering import NothingToOrderBy
 from transcribe_import.engine.planning.second_look import ALL_HINTS, Hint, PageHint, Sideways
 from transcribe_import.engine.runs.restore import LeftTrash, RestoreResult
 from transcribe_import.engine.runs.revert import (
@@ -238,6 +243,11 @@ __all__ = [
     "resolve_data_dir",
     "SHORT_ID_CHARS",
     "short_id",
+    "NothingToOrderBy",
+    "ShortIds",
+    "run_short_ids",
+    "revert_short_ids",
+    "notebook_short_ids",
     "drive",
     "Events",
     "ExportProgress",
@@ -314,6 +324,7 @@ __all__ = [
     "list_runs",
     "run_listing_problems",
     "interrupted_runs",
+    "is_turn",
     "RunDetail",
     "show_run",
     "ids_by_prefix",

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from transcribe_import.engine.base.errors import TranscribeError
+from transcribe_import.engine.base.ids import ShortIds
 from transcribe_import.engine.planning.plan import ImportPlan, Op, PlanItem
 from transcribe_import.engine.planning.problems import Resolution
 from transcribe_import.engine.storage.corpus import Corpus
@@ -242,6 +243,11 @@ def notebook_id_for(corpus: Corpus, key: str) -> str:
     from transcribe_import.engine.base.ids import is_valid_id
 
     return key if is_valid_id(key) else notebook_named(corpus, key)
+
+
+def notebook_short_ids(corpus: Corpus) -> ShortIds:
+    """How every line names a notebook of this corpus: as ``run_short_ids`` names runs."""
+    return ShortIds.of(corpus.index_entries())
 
 
 def notebook_named(corpus: Corpus, key: str) -> str:

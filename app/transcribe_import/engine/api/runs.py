@@ -15,7 +15,7 @@ from transcribe_import.engine.api.run_state import (
     run_state,
 )
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
-from transcribe_import.engine.base.ids import MIN_ID_PREFIX, ids_by_prefix, is_valid_id
+from transcribe_import.engine.base.ids import MIN_ID_PREFIX, ShortIds, ids_by_prefix, is_valid_id
 from transcribe_import.engine.planning import placement
 from transcribe_import.engine.planning.corpus_turns import MODE as TURN_MODE
 from transcribe_import.engine.planning.corpus_turns import item_turns
@@ -30,6 +30,12 @@ from transcribe_import.engine.runs.model import (
 )
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.storage.corpus import Corpus
+
+
+def run_short_ids(corpus: Corpus) -> ShortIds:
+    """How every line names a run of this corpus: the 8 characters, more where two runs
+    share them (base/ids.short_id)."""
+    return ShortIds.of(RunStore(corpus).run_ids())
 
 
 def resolve_run_id(corpus: Corpus, key: str) -> str:
@@ -114,7 +120,7 @@ class RunSummary:
             paused=paused_last(record),
             counts=counts,
             partly_undone=_partly_undone(record),
-            turn=record.doc.get("discovery", {}).get("mode") == TURN_MODE,
+            turn=_is_turn(record),
         )
 
     def to_json(self, record: RunRecord) -> dict[str, Any]:
@@ -130,6 +136,17 @@ class RunSummary:
             # What the text's "complete, partly undone" says: undone but its blocked notebooks.
             "partly_undone": self.partly_undone,
         }
+
+
+def _is_turn(record: RunRecord) -> bool:
+    """Whether the run turned pages in the corpus (``turn``, the library's Turn)."""
+    return bool(record.doc.get("discovery", {}).get("mode") == TURN_MODE)
+
+
+def is_turn(corpus: Corpus, run_id: str) -> bool:
+    """Whether run ``run_id`` is a turn of pages in the corpus, not an import (its undo
+    brings the pages back as they were)."""
+    return _is_turn(RunStore(corpus).load(run_id))
 
 
 def run_summary(corpus: Corpus, record: RunRecord) -> RunSummary:

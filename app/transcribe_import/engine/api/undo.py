@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
-from transcribe_import.engine.base.ids import MIN_ID_PREFIX, ids_by_prefix, is_valid_id
+from transcribe_import.engine.base.ids import MIN_ID_PREFIX, ShortIds, ids_by_prefix, is_valid_id
 from transcribe_import.engine.runs.model import RunStatus
 from transcribe_import.engine.runs.restore import LeftTrash, RestoreResult, purge_entry, restore_run
 from transcribe_import.engine.runs.revert import RevertPlan, plan_revert
@@ -78,14 +78,18 @@ def list_trash(corpus: Corpus) -> tuple[list[TrashEntry], list[TranscribeError]]
     return trash.list_trash(corpus)
 
 
+def revert_short_ids(corpus: Corpus) -> ShortIds:
+    """How every line names a trash entry (a revert): as ``run_short_ids`` names runs."""
+    return ShortIds.of(trash.revert_ids(corpus) + [rid for rid, _folder in trash.purging(corpus)])
+
+
 def resolve_revert_id(corpus: Corpus, key: str) -> str:
     """The revert id ``key`` is or begins, among the trash's entries (as a RUN_ID is
     shortened: base/ids.ids_by_prefix); ``trash_not_found`` when none, or several (listed).
     A whole id is returned as it is, so the command's own words say what became of it."""
     if is_valid_id(key):
         return key
-    held = trash.revert_ids(corpus) + [rid for rid, _folder in trash.purging(corpus)]
-    found = ids_by_prefix(key, held)
+    found = ids_by_prefix(key, revert_short_ids(corpus).ids)
     if len(found) == 1:
         return found[0]
     if not found:

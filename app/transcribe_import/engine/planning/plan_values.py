@@ -371,6 +371,15 @@ class PlanItem:
             object.__setattr__(self, "_imported_page_count", counted)  # not a field
         return counted
 
+    def history_page_count(self) -> int:
+        """Of ``imported_page_count``, the pages a bag's notebook keeps in its history (its
+        replaced pages, ``Restore.history``): their files land, their records land in the
+        notebook's history, not among its pages."""
+        if self.restore is None or not self.restore.history:
+            return 0
+        kept = set(self.restore.history)
+        return sum(1 for s in self.imported_sources() for p in s.pages if p.page_id in kept)
+
     def planned_skips(self) -> list[PlanSource]:
         """The sources commit will skip as duplicates (``PlanSource.planned_skip``), in order."""
         return [s for s in self.sources if s.planned_skip]

@@ -19,6 +19,7 @@ from typing import Any
 
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.base.findings import Finding, FindingCode, Remedy, Severity
+from transcribe_import.engine.base.ids import short_id
 from transcribe_import.engine.base.text import counted, quoted_title
 from transcribe_import.engine.planning.plan import ImportPlan
 from transcribe_import.engine.runs.model import ItemOutcome, ItemState, RunRecord, RunStatus
@@ -157,9 +158,14 @@ def finish_command(corpus: Corpus, unfinished: UnfinishedImport) -> str | None:
     None while a process is importing it (it finishes by itself, or stops resumable)."""
     if unfinished.running:
         return None
-    if not unfinished.run_ended:
-        return f"transcribe-import resume {unfinished.run_id}"
+    if not unfinished.run_ended:  # the run named as `runs` lists it, which resume takes
+        return f"transcribe-import resume {_shown(corpus, unfinished.run_id)}"
     return f"transcribe-import commit {RunStore(corpus).plan_path(unfinished.run_id)}"
+
+
+def _shown(corpus: Corpus, run_id: str) -> str:
+    """A run as every line names it: as `runs` lists it (base/ids.short_id)."""
+    return short_id(run_id, RunStore(corpus).run_ids())
 
 
 def incomplete_findings(corpus: Corpus, titles: dict[str, str]) -> list[Finding]:
@@ -173,9 +179,10 @@ def incomplete_findings(corpus: Corpus, titles: dict[str, str]) -> list[Finding]
             else counted(u.pages_expected, "page")
         )
         # An undo needs a run that has ended: one still resumable is cancelled first.
-        undo = f"`transcribe-import revert {u.run_id}`"
+        run = _shown(corpus, u.run_id)
+        undo = f"`transcribe-import revert {run}`"
         if not u.run_ended:
-            undo = f"`transcribe-import cancel {u.run_id}`, then {undo}"
+            undo = f"`transcribe-import cancel {run}`, then {undo}"
         command = finish_command(corpus, u)
         then = (
             "Another process is importing it now"
@@ -189,7 +196,7 @@ def incomplete_findings(corpus: Corpus, titles: dict[str, str]) -> list[Finding]
         )
         said = (
             f"Notebook {quoted_title(title)} ({notebook_id}) is incomplete: {u.pages_landed} of "
-            f"{expected} of its import (run {u.run_id}) landed."
+            f"{expected} of its import (run {run}) landed."
         )
         out.append(
             Finding(

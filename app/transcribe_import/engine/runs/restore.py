@@ -24,7 +24,7 @@ by ``doctor`` (``finish_restores``): every move is a rename that is skipped once
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,15 +79,17 @@ class LeftTrash:
     run_id: str
     put_back: bool
 
-    def words(self) -> str:
+    def words(self, runs: Callable[[str], str], reverts: Callable[[str], str]) -> str:
+        """Said so; the run and the entry named as the face's lists name them."""
+        revert, run = reverts(self.revert_id), runs(self.run_id)
         if self.put_back:
             return (
-                f"Trash entry {self.revert_id} has left the trash already: run {self.run_id} "
+                f"Trash entry {revert} has left the trash already: run {run} "
                 "was put back from it. Nothing to do."
             )
         return (
-            f"Trash entry {self.revert_id} (the undo of run {self.run_id}) was deleted for "
-            "good already. Nothing to do."
+            f"Trash entry {revert} (the undo of run {run}) was deleted for good already. "
+            "Nothing to do."
         )
 
     def to_json(self) -> dict[str, Any]:

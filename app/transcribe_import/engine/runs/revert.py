@@ -230,12 +230,11 @@ def _notebook(
     our_pages = [p for p in pages if p.get("source_id") in ours]
     problems: list[RevertBlocker] = []
 
+    # The notebook named as `notebooks` lists it (its whole id is the blocker's notebook_id).
+    named = f"{quoted_title(title)} ({short_id(notebook_id, corpus.index_entries())})"
+
     def block(code: RevertBlock, what: str, numbers: tuple[int, ...] = ()) -> None:
-        problems.append(
-            RevertBlocker(
-                code, notebook_id, f"{quoted_title(title)} ({notebook_id}): {what}", title, numbers
-            )
-        )
+        problems.append(RevertBlocker(code, notebook_id, f"{named}: {what}", title, numbers))
 
     history = project.replaced_entries(doc)
     replacing = {  # the run's rescans -> the page each replaced

@@ -420,17 +420,18 @@ class LibraryView(QWidget):
     def _run_words(self) -> str:
         n = len(self._notebooks)
         pages = sum(len(nb.pages) for nb in self._notebooks)
+        run = api.short_id(self.run_id or "")  # as the Runs view and `runs` name it
         if not n:
             return self.tr(
                 "Import {run} holds no page in the corpus now (it added none, or it was undone)."
-            ).format(run=self.run_id)
+            ).format(run=run)
         if n == 1:
             words = self.tr("Import {run} added {pages} to this notebook.").format(
-                run=self.run_id, pages=self._pages(pages)
+                run=run, pages=self._pages(pages)
             )
         else:
             words = self.tr("Import {run} added {pages} to {count} notebooks:").format(
-                run=self.run_id, pages=self._pages(pages), count=n
+                run=run, pages=self._pages(pages), count=n
             )
         replaced = sum(len(nb.history) for nb in self._notebooks)
         if replaced:

@@ -762,6 +762,16 @@ class ReviewPage(QWidget):
         self.validate_action.setEnabled(self.session.plan is not None)
         self.commit_action.setEnabled(self.can_commit())
 
+    def sort_entry(self, resolution: Resolution) -> str:
+        """The Sort pages menu's entry that orders the pages as ``resolution`` does, named as
+        the menu shows it ("Sort pages › By name")."""
+        action = {
+            Resolution.NAME: self.sort_name_action,
+            Resolution.CAPTURE_TIME: self.sort_capture_action,
+            Resolution.MTIME: self.sort_mtime_action,
+        }[resolution]
+        return f"{self.sort_button.text()} › {action.text()}".replace("&", "")
+
     def show_error(self, message: str | None) -> None:
         if message:
             self.status_label.setText(self.tr("Not changed: {why}").format(why=message))

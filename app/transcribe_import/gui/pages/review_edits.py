@@ -55,6 +55,7 @@ class EditedPage(Protocol):
     def select_rows(self, rows: list[int]) -> None: ...
     def selected_rows(self) -> list[int]: ...
     def show_error(self, message: str | None) -> None: ...
+    def sort_entry(self, resolution: Resolution) -> str: ...
 
 
 class ReviewEdits(QObject):
@@ -73,11 +74,19 @@ class ReviewEdits(QObject):
             return False
         try:
             applied = self._page.session.edit_item(item.item_id, change, text)
+        except ordering.NothingToOrderBy as exc:
+            self._page.show_error(self._instead(exc))
+            return False
         except ValueError as exc:
             self._page.show_error(str(exc))
             return False
         self._page.show_error(None)
         return applied
+
+    def _instead(self, exc: ordering.NothingToOrderBy) -> str:
+        """The refusal with the orders that can be had, as the Sort pages menu names them."""
+        named = self.tr(" or ").join(self._page.sort_entry(r) for r in exc.instead)
+        return self.tr("{refusal}; choose {entries} instead").format(refusal=exc, entries=named)
 
     def _selected_source_ids(self) -> list[str]:
         rows = self._page.selected_rows()

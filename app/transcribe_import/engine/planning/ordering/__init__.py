@@ -34,6 +34,7 @@ from transcribe_import.engine.planning.ordering.names import (
     proposed_rule,
 )
 from transcribe_import.engine.planning.ordering.resolve import (
+    NothingToOrderBy,
     accept,
     exclude,
     include,
@@ -52,6 +53,7 @@ __all__ = [
     "RESOLUTIONS",
     "Ambiguity",
     "AmbiguityCode",
+    "NothingToOrderBy",
     "Passes",
     "accept",
     "copy_of",

@@ -17,6 +17,22 @@ from transcribe_import.engine.planning.ordering.names import (
     propose_order,
 )
 from transcribe_import.engine.planning.plan import OrderingRule, PlanItem, PlanSource
+from transcribe_import.engine.planning.problems import Resolution
+
+
+class NothingToOrderBy(ValueError):
+    """``order_by`` refused: no page holds what ``rule`` orders by (a capture time), so the
+    order would silently be another; ``instead`` are the resolutions that can order them,
+    each face naming them its own way (the CLI its options, the window its menu entries)."""
+
+    def __init__(self, rule: OrderingRule, instead: tuple[Resolution, ...]) -> None:
+        self.rule = rule
+        self.instead = instead
+        super().__init__(
+            "none of these pages has a capture time (no EXIF date), so they cannot be put "
+            "in the order they were taken"
+        )
+
 
 # -- resolutions ---------------------------------------------------------------------------
 
@@ -90,11 +106,7 @@ def order_by(item: PlanItem, rule: OrderingRule | str) -> PlanItem:
         dated = [s for s in by_name if captured(s) is not None]
         if not dated:
             # Said, not done silently: "by capture time" would only be name order here.
-            raise ValueError(
-                "none of these pages has a capture time (no EXIF date), so they cannot be "
-                "put in the order they were taken; order them by name or by modification "
-                "time instead"
-            )
+            raise NothingToOrderBy(rule, (Resolution.NAME, Resolution.MTIME))
         new = sorted(dated, key=lambda s: captured(s) or "")
         new += [s for s in by_name if captured(s) is None]
     elif rule is OrderingRule.MTIME:
