@@ -150,12 +150,8 @@ def test_a_signal_just_after_the_run_is_created_is_answered(
 
 def test_a_resume_given_sigterm_then_ctrl_c_stays_a_pause(tmp_path: Path) -> None:
     """As for commit: resume's handlers are the run's, so Ctrl-C after SIGTERM is no cancel."""
-    data = tmp_path / "data"
-    plan = _plan(tmp_path, data)
-    commit_env = holding.stop_at("commit.announced")
-    commit = start_cli(data, "commit", str(plan), "--workers", "1", "--json", env=commit_env)
+    data, commit = holding.held_commit(tmp_path, "commit.announced")
     try:
-        holding.wait_stopped(commit)
         holding.go_on(commit, signal.SIGTERM)  # paused before its first item
     finally:
         out, _ = holding.finish(commit)
@@ -222,12 +218,8 @@ def test_sigterm_and_ctrl_c_that_arrive_together_are_taken_in_number_order(
     """Both pending before the process runs again (0 ms apart): Python answers pending
     signals in the order of their numbers, so Ctrl-C (2) is the first, SIGTERM (15) the
     second: a cancel, said in its words twice, never a pause as well (docs/cli.md)."""
-    data = tmp_path / "data"
-    plan = _plan(tmp_path, data)
-    env = holding.stop_at("run.after_item_outcome")
-    commit = start_cli(data, "commit", str(plan), "--workers", "1", "--json", env=env)
+    data, commit = holding.held_commit(tmp_path, "run.after_item_outcome")
     try:
-        holding.wait_stopped(commit)
         holding.go_on(commit, signal.SIGTERM, signal.SIGINT)
     finally:
         out, err = holding.finish(commit)

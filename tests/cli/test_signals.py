@@ -70,12 +70,8 @@ def test_a_second_signal_after_the_summary_keeps_the_first_ones_exit(
 
 
 def test_two_signals_at_once_are_one_pause(tmp_path: Path) -> None:
-    data = tmp_path / "data"
-    plan = _plan(tmp_path, data)
-    env = holding.stop_at("run.after_item_outcome")
-    commit = start_cli(data, "commit", str(plan), "--workers", "1", "--json", env=env)
+    data, commit = holding.held_commit(tmp_path, "run.after_item_outcome")
     try:
-        holding.wait_stopped(commit)
         holding.go_on(commit, signal.SIGTERM, signal.SIGHUP)
     finally:
         out, err = holding.finish(commit)

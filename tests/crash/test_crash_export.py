@@ -20,6 +20,17 @@ from helpers.export import make_corpus, refusal
 pytestmark = pytest.mark.crash
 
 
+def _refused_as_unfinished(data: Path, dest: Path) -> None:
+    """A new export into ``dest``, left by a killed one, is refused: the folder is not
+    empty, named by its note (not by a temp file the kill left), with what to do."""
+    again = ok(run_cli(data, "export", "--all", "-o", str(dest)), Exit.USAGE)
+    assert "is not empty" in again.stderr
+    assert (
+        "e.g. 'EXPORT-INCOMPLETE.txt': an export that did not finish, as its "
+        "EXPORT-INCOMPLETE.txt says; delete the folder"
+    ) in again.stderr, again.stderr
+
+
 @pytest.mark.parametrize(
     "point",
     [
@@ -50,13 +61,7 @@ def test_a_killed_export_leaves_a_folder_that_says_so_and_never_validates(tmp_pa
         fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
     # ... but its folder is not empty, so nothing is ever mixed into it.
-    again = ok(run_cli(shelf.data, "export", "--all", "-o", str(dest)), Exit.USAGE)
-    assert "is not empty" in again.stderr
-    # named by its note, not by a temp file a kill left: what the folder is, and what to do
-    assert (
-        "e.g. 'EXPORT-INCOMPLETE.txt': an export that did not finish, as its "
-        "EXPORT-INCOMPLETE.txt says; delete the folder"
-    ) in again.stderr, again.stderr
+    _refused_as_unfinished(shelf.data, dest)
     # A fresh folder works, and the corpus is whole.
     ok(run_cli(shelf.data, "export", "--all", "-o", str(tmp_path / "retry")))
     bagit.Bag(str(tmp_path / "retry")).validate()
@@ -190,10 +195,4 @@ def test_an_export_killed_at_its_first_writes_leaves_a_folder_that_says_so(tmp_p
     assert "running" in (dest / "EXPORT-INCOMPLETE.txt").read_text()
     refused = refusal(dest)
     assert refused.code is ErrorCode.BAG_INVALID and "did not finish" in str(refused)
-    again = ok(run_cli(shelf.data, "export", "--all", "-o", str(dest)), Exit.USAGE)
-    assert "is not empty" in again.stderr
-    # named by its note, not by a temp file a kill left: what the folder is, and what to do
-    assert (
-        "e.g. 'EXPORT-INCOMPLETE.txt': an export that did not finish, as its "
-        "EXPORT-INCOMPLETE.txt says; delete the folder"
-    ) in again.stderr, again.stderr
+    _refused_as_unfinished(shelf.data, dest)

@@ -50,14 +50,20 @@ class Painted(QObject):
         return False
 
 
-def test_a_long_notebook_makes_only_the_rows_on_screen(
-    qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path
-) -> None:
-    root = tmp_path / "shelf"
+def _scanned(qtbot: QtBot, open_window: Callable[..., MainWindow], tmp: Path) -> MainWindow:
+    """The window with a shelf of two notebooks scanned: "long" of ``PAGES`` pages, "short"."""
+    root = tmp / "shelf"
     tiny_pages(root / "long", PAGES)
     tiny_pages(root / "short", 3)
     window = open_window()
     scan(qtbot, window, root)
+    return window
+
+
+def test_a_long_notebook_makes_only_the_rows_on_screen(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], tmp_path: Path
+) -> None:
+    window = _scanned(qtbot, open_window, tmp_path)
     page = window.review_page
     model = page.pages_model
     page.show_view(PageView.GRID, remember=False)
@@ -130,11 +136,7 @@ def test_the_lazy_rows_keep_the_models_as_qt_expects(
     # a long notebook, its hints come from a worker, a new report and another choice: an
     # index Qt does not expect or a change told out of turn fails the test (issue #38,
     # where a window died in Shiboken as the grid of 5,000 pages was first shown).
-    root = tmp_path / "shelf"
-    tiny_pages(root / "long", PAGES)
-    tiny_pages(root / "short", 3)
-    window = open_window()
-    scan(qtbot, window, root)
+    window = _scanned(qtbot, open_window, tmp_path)
     page = window.review_page
     model = page.pages_model
     spreads = page.grid_views.spreads_model

@@ -9,13 +9,26 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+from pathlib import Path
 
-from helpers.cli import TIMEOUT
+from helpers.cli import TIMEOUT, ok, run_cli, start_cli
+from helpers.shelves import make_shelf
 
 
 def stop_at(*points: str) -> dict[str, str]:
     """The ``env`` that makes a CLI process stop itself at each of these points, once each."""
     return {"TRANSCRIBE_STOP_AT": ",".join(points)}
+
+
+def held_commit(tmp: Path, *points: str) -> tuple[Path, subprocess.Popen[str]]:
+    """A shelf of three notebooks planned for ``tmp/data``, and its commit (one worker,
+    ``--json``) started to stop at ``points``: the data folder and the process, stopped at
+    the first point once this returns."""
+    data, plan = tmp / "data", tmp / "plan.json"
+    ok(run_cli(data, "plan", str(make_shelf(tmp / "shelf", notebooks=3)), "-o", str(plan)))
+    commit = start_cli(data, "commit", str(plan), "--workers", "1", "--json", env=stop_at(*points))
+    wait_stopped(commit)
+    return data, commit
 
 
 def wait_stopped(proc: subprocess.Popen[str]) -> None:
