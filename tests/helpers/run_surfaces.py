@@ -132,7 +132,7 @@ def assert_surfaces_agree(
     rows = re.findall(r"^  \w+ +[0-9a-f]{8} “.*”: (\d+) pages? into ", show_out, re.M)
     assert sum(int(n) for n in rows) == pages, show_out
     first = show_out.splitlines()[0]
-    assert first.startswith(f"Run {run_id} — {status if ended else SHOW_WORDS[state]}")
+    assert first.startswith(f"Run {run_id[:8]} — {status if ended else SHOW_WORDS[state]}")
     for event in history:
         assert f"  {SHOW_HISTORY[event]} (attempt " in show_out, event
 
