@@ -47,3 +47,16 @@ def test_a_list_shortens_each_id_against_its_neighbours_alone() -> None:
     assert {i: shown(i) for i in ids} == {i: short_id(i, ids) for i in ids}
     assert len({shown(i) for i in ids}) == len(ids)
     assert all(ids_by_prefix(shown(i), ids) == [i] for i in ids)
+
+
+def test_short_ids_of_a_listing_the_disk_refuses_are_each_ids_8_characters() -> None:
+    """A line's words never turn work done into an error: a purge done, then the runs not
+    listed on a failing disk, exited 1 (the purge fault walk)."""
+
+    def failing() -> list[str]:
+        raise OSError(5, "Input/output error")
+
+    shorten = ShortIds.listed(failing)
+    assert shorten("4690d086-156c-4a5e-8c67-2b0bffdeb0c4") == "4690d086"
+    twins = ["4690d0861-aaaa", "4690d0862-bbbb"]
+    assert ShortIds.listed(lambda: twins)(twins[0]) == "4690d0861"

@@ -80,7 +80,12 @@ def list_trash(corpus: Corpus) -> tuple[list[TrashEntry], list[TranscribeError]]
 
 def revert_short_ids(corpus: Corpus) -> ShortIds:
     """How every line names a trash entry (a revert): as ``run_short_ids`` names runs."""
-    return ShortIds.of(trash.revert_ids(corpus) + [rid for rid, _folder in trash.purging(corpus)])
+    return ShortIds.listed(lambda: _revert_ids(corpus))
+
+
+def _revert_ids(corpus: Corpus) -> list[str]:
+    """Every trash entry's revert id, those being purged included, each once."""
+    return sorted({*trash.revert_ids(corpus), *(rid for rid, _folder in trash.purging(corpus))})
 
 
 def resolve_revert_id(corpus: Corpus, key: str) -> str:
@@ -89,7 +94,7 @@ def resolve_revert_id(corpus: Corpus, key: str) -> str:
     A whole id is returned as it is, so the command's own words say what became of it."""
     if is_valid_id(key):
         return key
-    found = ids_by_prefix(key, revert_short_ids(corpus).ids)
+    found = ids_by_prefix(key, _revert_ids(corpus))
     if len(found) == 1:
         return found[0]
     if not found:

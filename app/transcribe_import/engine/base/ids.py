@@ -6,7 +6,7 @@ from __future__ import annotations
 import bisect
 import re
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
@@ -43,6 +43,16 @@ class ShortIds:
     @classmethod
     def of(cls, ids: Iterable[str]) -> ShortIds:
         return cls(tuple(sorted(set(ids))))
+
+    @classmethod
+    def listed(cls, ids: Callable[[], Iterable[str]]) -> ShortIds:
+        """``of`` the ids ``ids`` lists, or of none (each id's 8 characters) when the disk
+        will not list them: a line's words must not turn work done into an error (a purge
+        done, then its run's id not listed on a failing disk, exited 1)."""
+        try:
+            return cls.of(ids())
+        except (OSError, TranscribeError):
+            return cls(())
 
     def __call__(self, full: str) -> str:
         at = bisect.bisect_left(self.ids, full)
