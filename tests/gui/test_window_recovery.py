@@ -219,7 +219,11 @@ def test_a_retry_refused_for_a_file_still_gone_offers_scan_again(
     retried = page.result.run_id
 
     qtbot.mouseClick(page.retry_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: page.scan_again_button.isVisible(), timeout=TIMEOUT_MS)
+    # The refusal comes first, the worker's end (its buttons) just after: wait for both.
+    qtbot.waitUntil(
+        lambda: page.scan_again_button.isVisible() and page.show_run_button.isVisible(),
+        timeout=TIMEOUT_MS,
+    )
     assert page.headline.text() == "The plan needs another look"
     assert "Scan Again: what is imported already is recognised" in page.summary_label.text()
     # Nothing was attempted: no empty outcome list, no bar at 0 %.
