@@ -32,7 +32,7 @@ from transcribe_import.engine.base.findings import (
     Remedy,
     Severity,
 )
-from transcribe_import.engine.base.ids import is_valid_id
+from transcribe_import.engine.base.ids import ShortIds, is_valid_id
 from transcribe_import.engine.base.text import agreeing, counted, quoted_title
 from transcribe_import.engine.ingest import journal
 from transcribe_import.engine.ingest.empty import is_empty
@@ -230,7 +230,10 @@ def _check_runs(corpus: Corpus) -> list[Finding]:
     """Quarantine unreadable run records; list interrupted runs so a person can resume them."""
     store = RunStore(corpus)
     out: list[Finding] = []
-    for run_id in store.run_ids():
+    run_ids = store.run_ids()
+    shown = ShortIds.of(run_ids)  # each run as `runs` lists it, which every command takes
+    for run_id in run_ids:
+        run = shown(run_id)
         try:
             record = store.load(run_id)
         except RunCorrupt as exc:
@@ -245,7 +248,7 @@ def _check_runs(corpus: Corpus) -> list[Finding]:
                 Finding(
                     FindingCode.RUN_QUARANTINED,
                     Severity.PROBLEM,
-                    f"Import run {run_id}: its record could not be read; it was moved to "
+                    f"Import run {run}: its record could not be read; it was moved to "
                     f"{target} with a report. The notebooks it committed are unaffected; "
                     "its frozen plan is kept (see below).",
                     path=str(target),
@@ -255,7 +258,7 @@ def _check_runs(corpus: Corpus) -> list[Finding]:
         if store.is_interrupted(record):
             counts = record.counts()
             said = (
-                f"Import run {run_id} was interrupted with "
+                f"Import run {run} was interrupted with "
                 f"{counted(counts['pending'], 'item')} not done ({counts['committed']} "
                 "committed)"
             )
@@ -269,8 +272,8 @@ def _check_runs(corpus: Corpus) -> list[Finding]:
                 )
                 remedies: tuple[Remedy, ...] = (Remedy.RESUME_RUN, Remedy.CANCEL_RUN)
                 advice = (
-                    f"resume it with `transcribe-import resume {run_id}` or cancel it with "
-                    f"`transcribe-import cancel {run_id}`."
+                    f"resume it with `transcribe-import resume {run}` or cancel it with "
+                    f"`transcribe-import cancel {run}`."
                 )
             except RunCorrupt as exc:
                 # Only a cancel works without the plan: never advise a resume that cannot.
@@ -278,7 +281,7 @@ def _check_runs(corpus: Corpus) -> list[Finding]:
                 situation = f"{said}; {damaged}."
                 remedies = (Remedy.CANCEL_RUN,)
                 advice = (
-                    f"{damaged}: end it with `transcribe-import cancel {run_id}` (the pages it "
+                    f"{damaged}: end it with `transcribe-import cancel {run}` (the pages it "
                     "landed stay and are counted), then commit your plan file again to import "
                     "the rest."
                 )
@@ -308,13 +311,14 @@ def _orphan_plans(store: RunStore) -> list[Finding]:
     if not orphans:
         return []
     tracked = {r.plan_id for r in store.list_runs()}
+    shown = ShortIds.of([*store.run_ids(), *orphans])  # as `runs` and the plans' files name them
     out = []
     for run_id, plan_id in sorted(orphans.items()):
         if plan_id in tracked:
             continue
         path = store.plan_path(run_id)
         situation = (
-            f"Import run {run_id} has no record (it is in quarantine, or missing), so no "
+            f"Import run {shown(run_id)} has no record (it is in quarantine, or missing), so no "
             f"run tracks its items; its frozen plan is kept at {path}. Pages it landed stay "
             "in their notebooks."
         )
