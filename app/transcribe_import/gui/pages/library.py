@@ -83,14 +83,15 @@ VIEW_KEY = "library/pageView"
 ZOOM_KEY = "library/gridZoom"
 
 
-def read_run(corpus: Corpus, run_id: str) -> tuple[list[NotebookLibrary], str]:
-    """What ``run_id`` added, with the run's id (the worker's value)."""
-    return api.run_pages(corpus, run_id), run_id
+def read_run(corpus: Corpus, run_id: str) -> tuple[list[NotebookLibrary], str, str]:
+    """What ``run_id`` added, with the run's id, whole and as `runs` and the Runs view name
+    it (the worker's value: naming it lists the corpus's runs)."""
+    return api.run_pages(corpus, run_id), run_id, api.run_short_ids(corpus)(run_id)
 
 
-def read_one(corpus: Corpus, notebook_id: str) -> tuple[list[NotebookLibrary], None]:
+def read_one(corpus: Corpus, notebook_id: str) -> tuple[list[NotebookLibrary], None, None]:
     """One notebook, whole (the worker's value)."""
-    return [api.read_notebook(corpus, notebook_id)], None
+    return [api.read_notebook(corpus, notebook_id)], None, None
 
 
 def turn_pages(
@@ -201,6 +202,7 @@ class LibraryView(QWidget):
         self.settings = settings if settings is not None else QSettings()
         self._notebooks: list[NotebookLibrary] = []
         self.run_id: str | None = None
+        self._run_shown: str | None = None  # the run as `runs` names it (base/ids.short_id)
         self.viewer_dialog: ViewerDialog | None = None
         self._loads = TaskSlot(self, done=self._loaded, failed=self._failed)
         self._turns = TaskSlot(self, done=self._turn_done, failed=self._turn_failed)
@@ -395,8 +397,8 @@ class LibraryView(QWidget):
         row = self.notebook_choice.currentIndex()
         return self._notebooks[row] if 0 <= row < len(self._notebooks) else None
 
-    def _loaded(self, loaded: tuple[list[NotebookLibrary], str | None]) -> None:
-        self._notebooks, self.run_id = loaded
+    def _loaded(self, loaded: tuple[list[NotebookLibrary], str | None, str | None]) -> None:
+        self._notebooks, self.run_id, self._run_shown = loaded
         if self._said_turn is None or self._said_turn[0] != self._shown_id():
             self.message_row.hide()
         elif self.turn_run_id is not None:  # the notebook turned, read again: still said
@@ -420,7 +422,7 @@ class LibraryView(QWidget):
     def _run_words(self) -> str:
         n = len(self._notebooks)
         pages = sum(len(nb.pages) for nb in self._notebooks)
-        run = api.short_id(self.run_id or "")  # as the Runs view and `runs` name it
+        run = self._run_shown or ""  # as the Runs view and `runs` name it
         if not n:
             return self.tr(
                 "Import {run} holds no page in the corpus now (it added none, or it was undone)."
