@@ -27,6 +27,7 @@ from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import DISK_CODES, TranscribeError
 from transcribe_import.engine.base.findings import (
     DoctorReport,
+    DoctorStop,
     Finding,
     FindingCode,
     Remedy,
@@ -64,10 +65,12 @@ def doctor(
         _check(corpus, report, verify_hashes, restore_from)
     except OSError as exc:  # a disk error outside a step guarded on its own: doctor stops
         report.findings.append(_disk_finding(exc, corpus.root))
+        report.stopped = DoctorStop.DISK
     except TranscribeError as exc:
         if exc.code not in DISK_CODES:
             raise
         report.findings.append(_stopped_finding(exc, exc.path or str(corpus.root)))
+        report.stopped = DoctorStop.DISK
     return report
 
 
@@ -102,6 +105,8 @@ def _check(
         # Every repair below writes in the corpus's folders: none is tried through a link
         # (or when the folders could not even be looked at).
         add(links)
+        linked = any(f.code is FindingCode.LINK_IN_CORPUS for f in links)
+        report.stopped = DoctorStop.LINK if linked else DoctorStop.DISK
         return
     names = fsio.list_dir(corpus.notebooks_dir, missing_ok=True)
 
@@ -126,6 +131,7 @@ def _check(
     # An undo running in another process moves its notebooks' files: they are not judged.
     busy = moving_now(corpus)
     if busy is None:
+        report.stopped = DoctorStop.UNDO_RUNNING
         return
 
     with corpus.locked():
