@@ -253,6 +253,24 @@ class LibraryView(QWidget):
         for action in (self.turn_right_action, self.turn_left_action):
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             self.addAction(action)
+        # The same Turn in the viewer (a page shown large), on the page it shows: its own
+        # actions, since the grid's turn the pages selected there, and live in the dialog.
+        self.viewer_turn_right_action = QAction(tr("Turn &Right"), self)
+        self.viewer_turn_right_action.setShortcut(QKeySequence("Ctrl+R"))
+        self.viewer_turn_right_action.triggered.connect(lambda: self._turn_shown(Turn.QUARTER))
+        self.viewer_turn_left_action = QAction(tr("Turn &Left"), self)
+        self.viewer_turn_left_action.setShortcut(QKeySequence("Ctrl+Shift+R"))
+        self.viewer_turn_left_action.triggered.connect(
+            lambda: self._turn_shown(Turn.THREE_QUARTERS)
+        )
+        for action in (self.viewer_turn_right_action, self.viewer_turn_left_action):
+            action.setToolTip(
+                tr(
+                    "Turn the page shown: right (Ctrl+R) or left (Ctrl+Shift+R). The file stays "
+                    "as it is; the page as it was goes to History, and Undo Turn… puts it back."
+                )
+            )
+        self._viewer_row_turned: int | None = None  # the page the viewer turned, shown again
         top = QHBoxLayout()
         top.addWidget(self.back_button)
         top.addWidget(self.title_label, 1)
@@ -417,6 +435,10 @@ class LibraryView(QWidget):
         if self.run_id is not None:
             self.run_label.setText(self._run_words())
         self._choose()
+        row, self._viewer_row_turned = self._viewer_row_turned, None
+        viewing = self.viewer_dialog is not None and self.viewer_dialog.isVisible()
+        if viewing and row is not None and row < self.pages_model.rowCount():
+            self._go_to(row)  # the page the viewer turned, as it is now
         self.shown.emit()
 
     def _run_words(self) -> str:
@@ -607,6 +629,19 @@ class LibraryView(QWidget):
         chosen = can and bool(self.pages_pane.selected_rows())
         self.turn_right_action.setEnabled(chosen)
         self.turn_left_action.setEnabled(chosen)
+        shown = can and self.pages_pane.current_row() is not None
+        self.viewer_turn_right_action.setEnabled(shown)
+        self.viewer_turn_left_action.setEnabled(shown)
+
+    def _turn_shown(self, step: Turn) -> None:
+        """The page the viewer shows (the current one of Pages) turned ``step`` further, by
+        the grid's own Turn; the viewer shows it again once the notebook is read again."""
+        row = self.pages_pane.current_row()
+        if row is None or not self.viewer_turn_right_action.isEnabled():
+            return
+        self.pages_pane.select_row(row)  # that page alone, whatever else was chosen
+        self._viewer_row_turned = row
+        self.turn(step)
 
     def turn(self, step: Turn) -> None:
         """The selected pages each turned ``step`` further than they are, by one run."""
@@ -651,6 +686,7 @@ class LibraryView(QWidget):
 
     def _turn_failed(self, message: str) -> None:
         self._said_turn = None
+        self._viewer_row_turned = None
         self.tell(message)
         self._enable_turn()
 
@@ -681,7 +717,14 @@ class LibraryView(QWidget):
         if self.viewer_dialog is not None:
             self.viewer_dialog.close()
         page, place = self._page_at(pane, row)
-        self.viewer_dialog = ViewerDialog(self.previews, [page], self, place)
+        # Turn where Pages is shown (History's pages are what turns and rescans replaced).
+        turns = (
+            [self.viewer_turn_right_action, self.viewer_turn_left_action]
+            if pane is self.pages_pane
+            else []
+        )
+        self.viewer_dialog = ViewerDialog(self.previews, [page], self, place, turns)
+        self._enable_turn()
         self.viewer_dialog.viewer.set_pages([page], place, [pane.model.row(row).page.turn])
         self.viewer_dialog.viewer.page_requested.connect(self._go_to)
         self.viewer_dialog.open()
