@@ -6,7 +6,15 @@ import hashlib
 
 import pytest
 
-from transcribe_import.engine.base.ids import ShortIds, ids_by_prefix, is_sha256, short_id
+from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.base.ids import (
+    IdKind,
+    ShortIds,
+    ids_by_prefix,
+    is_sha256,
+    resolve_id,
+    short_id,
+)
 
 _SHA = hashlib.sha256(b"page").hexdigest()
 
@@ -60,3 +68,25 @@ def test_short_ids_of_a_listing_the_disk_refuses_are_each_ids_8_characters() -> 
     assert shorten("4690d086-156c-4a5e-8c67-2b0bffdeb0c4") == "4690d086"
     twins = ["4690d0861-aaaa", "4690d0862-bbbb"]
     assert ShortIds.listed(lambda: twins)(twins[0]) == "4690d0861"
+
+
+def test_resolve_id_takes_a_start_and_refuses_none_or_several_in_its_kinds_words() -> None:
+    kind = IdKind(ErrorCode.RUN_NOT_FOUND, "import run", "import runs", "run id", "runs", " in X")
+    run, twin = "6e5b520f-1de3-44ba-aa95-bd71a942c392", "6e5b520f-1de0-4000-8000-000000000000"
+
+    def never() -> list[str]:
+        raise AssertionError("a whole id is taken without listing the ids")
+
+    assert resolve_id(run, never, kind) == run
+    assert resolve_id("6e5b520f-1de3", lambda: [run, twin], kind) == run
+    with pytest.raises(TranscribeError) as none:
+        resolve_id("ffff", lambda: [run, twin], kind)
+    assert none.value.code is ErrorCode.RUN_NOT_FOUND and str(none.value) == (
+        "No import run 'ffff' in X: a run id, or its first 4 characters or more, is needed; "
+        "`transcribe-import runs` lists them."
+    )
+    with pytest.raises(TranscribeError) as several:
+        resolve_id("6e5b520f", lambda: [twin, run], kind)
+    assert str(several.value) == (
+        f"'6e5b520f' begins 2 import runs ({twin}, {run}); give more of the run id."
+    )

@@ -14,8 +14,8 @@ from transcribe_import.engine.api.run_state import (
     run_counts,
     run_state,
 )
-from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
-from transcribe_import.engine.base.ids import MIN_ID_PREFIX, ShortIds, ids_by_prefix, is_valid_id
+from transcribe_import.engine.base.errors import ErrorCode
+from transcribe_import.engine.base.ids import IdKind, ShortIds, resolve_id
 from transcribe_import.engine.planning import placement
 from transcribe_import.engine.planning.corpus_turns import MODE as TURN_MODE
 from transcribe_import.engine.planning.corpus_turns import item_turns
@@ -44,25 +44,15 @@ def resolve_run_id(corpus: Corpus, key: str) -> str:
     A whole id is returned as it is, found or not, so the command's own words say that it
     is not there.
     """
-    if is_valid_id(key):
-        return key
-    store = RunStore(corpus)
-    found = ids_by_prefix(key, store.run_ids())
-    if len(found) == 1:
-        return found[0]
-    if not found:
-        raise TranscribeError(
-            ErrorCode.RUN_NOT_FOUND,
-            f"No import run {key!r} in {store.dir}: a run id, or its first "
-            f"{MIN_ID_PREFIX} characters or more, is needed; `transcribe-import runs` lists them.",
-            item=key,
-        )
-    raise TranscribeError(
+    runs = IdKind(
         ErrorCode.RUN_NOT_FOUND,
-        f"{key!r} begins {len(found)} import runs ({', '.join(sorted(found))}); give more of "
-        "the run id.",
-        item=key,
+        "import run",
+        "import runs",
+        "run id",
+        "runs",
+        f" in {corpus.runs_dir}",
     )
+    return resolve_id(key, lambda: RunStore(corpus).run_ids(), runs)
 
 
 @dataclass(frozen=True)

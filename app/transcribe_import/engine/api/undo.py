@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
-from transcribe_import.engine.base.ids import MIN_ID_PREFIX, ShortIds, ids_by_prefix, is_valid_id
+from transcribe_import.engine.base.ids import IdKind, ShortIds, resolve_id
 from transcribe_import.engine.runs import undo_recovery
 from transcribe_import.engine.runs.model import RunStatus
 from transcribe_import.engine.runs.restore import LeftTrash, RestoreResult, purge_entry, restore_run
@@ -92,26 +92,12 @@ def _revert_ids(corpus: Corpus) -> list[str]:
 
 def resolve_revert_id(corpus: Corpus, key: str) -> str:
     """The revert id ``key`` is or begins, among the trash's entries (as a RUN_ID is
-    shortened: base/ids.ids_by_prefix); ``trash_not_found`` when none, or several (listed).
+    shortened: base/ids.resolve_id); ``trash_not_found`` when none, or several (listed).
     A whole id is returned as it is, so the command's own words say what became of it."""
-    if is_valid_id(key):
-        return key
-    found = ids_by_prefix(key, _revert_ids(corpus))
-    if len(found) == 1:
-        return found[0]
-    if not found:
-        raise TranscribeError(
-            ErrorCode.TRASH_NOT_FOUND,
-            f"No trash entry {key!r}: a revert id, or its first {MIN_ID_PREFIX} characters or "
-            "more, is needed; `transcribe-import trash` lists them.",
-            item=key,
-        )
-    raise TranscribeError(
-        ErrorCode.TRASH_NOT_FOUND,
-        f"{key!r} begins {len(found)} trash entries ({', '.join(sorted(found))}); give more of "
-        "the revert id.",
-        item=key,
+    entries = IdKind(
+        ErrorCode.TRASH_NOT_FOUND, "trash entry", "trash entries", "revert id", "trash"
     )
+    return resolve_id(key, lambda: _revert_ids(corpus), entries)
 
 
 def restore_from_trash(corpus: Corpus, revert_id: str) -> RestoreResult | LeftTrash:

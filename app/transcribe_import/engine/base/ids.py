@@ -79,6 +79,44 @@ def ids_by_prefix(key: str, ids: Iterable[str]) -> list[str]:
     return [i for i in known if i.startswith(prefix)]
 
 
+@dataclass(frozen=True)
+class IdKind:
+    """A kind of id the commands take by its start (runs, trash entries), in the words that
+    refuse a key naming none of them, or several."""
+
+    code: ErrorCode
+    noun: str  # "import run"
+    nouns: str  # "import runs"
+    id_name: str  # "run id"
+    lister: str  # the command that lists them: "runs"
+    where: str = ""  # where they were looked for, said after the key: " in <folder>"
+
+
+def resolve_id(key: str, ids: Callable[[], Iterable[str]], kind: IdKind) -> str:
+    """The id ``key`` is or begins among ``ids`` (``ids_by_prefix``); ``kind.code`` when
+    none, or several (listed). A whole id is returned as it is, found or not and without
+    listing ``ids``, so the command's own words say what became of it."""
+    if is_valid_id(key):
+        return key
+    found = ids_by_prefix(key, ids())
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise TranscribeError(
+            kind.code,
+            f"No {kind.noun} {key!r}{kind.where}: a {kind.id_name}, or its first "
+            f"{MIN_ID_PREFIX} characters or more, is needed; `transcribe-import {kind.lister}` "
+            "lists them.",
+            item=key,
+        )
+    raise TranscribeError(
+        kind.code,
+        f"{key!r} begins {len(found)} {kind.nouns} ({', '.join(sorted(found))}); give more of "
+        f"the {kind.id_name}.",
+        item=key,
+    )
+
+
 def new_id() -> str:
     """A new random id (UUID v4, lower case)."""
     return str(uuid.uuid4())
