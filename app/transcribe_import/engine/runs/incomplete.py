@@ -169,9 +169,12 @@ def _shown(corpus: Corpus, run_id: str) -> str:
 
 def incomplete_findings(corpus: Corpus, titles: dict[str, str]) -> list[Finding]:
     """Doctor's notes: each incomplete notebook, with what it holds and what finishes it."""
-    out = []
+    out: list[Finding] = []
+    unfinished = unfinished_imports(corpus)
+    if not unfinished:
+        return out
     notebooks = corpus.notebook_short_ids()  # as `notebooks` lists them
-    for notebook_id, u in sorted(unfinished_imports(corpus).items()):
+    for notebook_id, u in sorted(unfinished.items()):
         title = titles.get(notebook_id, notebook_id)
         expected = (
             "an unknown number of pages"
@@ -196,8 +199,7 @@ def incomplete_findings(corpus: Corpus, titles: dict[str, str]) -> list[Finding]
         )
         said = (
             f"Notebook {quoted_title(title)} ({notebooks(notebook_id)}) is incomplete: "
-            f"{u.pages_landed} of "
-            f"{expected} of its import (run {run}) landed."
+            f"{u.pages_landed} of {expected} of its import (run {run}) landed."
         )
         out.append(
             Finding(

@@ -165,7 +165,7 @@ def restore_run(corpus: Corpus, revert_id: str) -> RestoreResult | LeftTrash:
                 return _roll_forward(corpus, store, record, doc)
             if _left_behind(corpus, record) == revert_id:  # back; only its removal was cut
                 return _purged(corpus, record, doc)
-            _refuse_state(doc, record, revert_id, named(corpus))
+            _refuse_state(corpus, doc, record, revert_id)
             with notebook_locks(corpus, store, record):
                 _refuse_collisions(corpus, doc)
                 store.request_restore(run_id, revert_id)
@@ -218,14 +218,11 @@ def _restoring(record: RunRecord, revert_id: str) -> bool:
     )
 
 
-def _refuse_state(
-    doc: dict[str, Any], record: RunRecord, revert_id: str, shown: tuple[ShortIds, ShortIds]
-) -> None:
-    """Only the finished undo that the run's record names can be put back; ``shown``: how
-    lines name the runs and the trash entries."""
-    run, entry = shown[0](record.run_id), shown[1](revert_id)
+def _refuse_state(corpus: Corpus, doc: dict[str, Any], record: RunRecord, revert_id: str) -> None:
+    """Only the finished undo that the run's record names can be put back."""
     state = doc.get("state")
     if state == trash.MOVING:
+        run, entry = _named(corpus, record.run_id, revert_id)
         raise TranscribeError(
             ErrorCode.REVERT_UNFINISHED,
             f"The undo {entry} of run {run} did not finish; run `transcribe-import "
@@ -238,6 +235,7 @@ def _refuse_state(
     partial = isinstance(revert, dict) and ours and revert.get("partial") is True
     undone = record.status is RunStatus.REVERTED or partial
     if state != trash.DONE or not undone or not ours:
+        run, entry = _named(corpus, record.run_id, revert_id)
         raise _blocked(
             revert_id,
             entry,
@@ -246,11 +244,18 @@ def _refuse_state(
         )
 
 
+def _named(corpus: Corpus, run_id: str, revert_id: str) -> tuple[str, str]:
+    """The run and the trash entry as the lists name them; read only when words need them,
+    so a restore that goes through lists nothing more (nor meets a fault there)."""
+    runs, reverts = named(corpus)
+    return runs(run_id), reverts(revert_id)
+
+
 def _refuse_collisions(corpus: Corpus, doc: dict[str, Any]) -> None:
     """Everything that stands in the way of putting the entry back, all said at once."""
     revert_id = str(doc["revert_id"])
     entries = corpus.index_entries()
-    notebooks = corpus.notebook_short_ids()  # as `notebooks` and the trash list them
+    notebooks = ShortIds.of(entries)  # as `notebooks` lists them: no more of the disk read
     causes: list[str] = []
     ours: dict[str, str] = {}  # sha256 of each source the entry puts back -> its notebook
     for nb in doc["notebooks"]:
@@ -285,7 +290,7 @@ def _refuse_collisions(corpus: Corpus, doc: dict[str, Any]) -> None:
                 "double them"
             )
     if causes:
-        raise _blocked(revert_id, trash.short_ids(corpus)(revert_id), "; ".join(causes))
+        raise _blocked(revert_id, _named(corpus, "", revert_id)[1], "; ".join(causes))
 
 
 def _blocked(revert_id: str, shown: str, why: str) -> TranscribeError:

@@ -95,7 +95,6 @@ def finish_all(corpus: Corpus) -> list[Finding]:
     found = []
     store = RunStore(corpus)
     records, _damaged = store.read_all()
-    runs, reverts = named(corpus)
     for record in records:
         if not isinstance(record.doc.get("revert"), dict):
             continue
@@ -104,6 +103,7 @@ def finish_all(corpus: Corpus) -> list[Finding]:
             # Another process holds the run: an undo of it is running, and finishes itself.
             revert_id = pending_id(record)
             if revert_id is not None:
+                runs, reverts = named(corpus)  # read for the words only
                 found.append(_live(runs(record.run_id), reverts(revert_id)))
             continue
         try:
@@ -113,6 +113,9 @@ def finish_all(corpus: Corpus) -> list[Finding]:
         if f is not None:
             found.append(f)
     finished, running = trash.finish_purges(corpus)
+    if not (finished or running):
+        return found
+    reverts = trash.short_ids(corpus)  # read for the words only
     for revert_id in finished:
         found.append(
             Finding(

@@ -295,8 +295,11 @@ def purge(corpus: Corpus, revert_id: str) -> TrashEntry:
     A disk error is a coded error that says what it left: the entry as it was, or (once it
     was renamed to ``.purging-<id>``) a purge that ``doctor`` finishes.
     """
-    then = "try again; nothing was changed"
-    shown = short_ids(corpus)(revert_id)  # as `trash` lists it, which `--purge` takes back
+    hidden_yet = False  # from the rename on, the entry is out of the trash's list
+
+    def shown() -> str:  # as `trash` lists it, which `--purge` takes back: read for words only
+        return short_ids(corpus)(revert_id)
+
     try:
         root = trash_root(corpus)  # its guard reads the disk too: inside the coded block
         hidden = root / f"{PURGING_PREFIX}{revert_id}"
@@ -307,7 +310,7 @@ def purge(corpus: Corpus, revert_id: str) -> TrashEntry:
             if entry.state == MOVING:
                 raise TranscribeError(
                     ErrorCode.REVERT_UNFINISHED,
-                    f"Trash entry {shown}: its revert did not finish; run "
+                    f"Trash entry {shown()}: its revert did not finish; run "
                     "`transcribe-import doctor` (it finishes or undoes it), then purge.",
                     item=revert_id,
                 )
@@ -317,14 +320,11 @@ def purge(corpus: Corpus, revert_id: str) -> TrashEntry:
                     ErrorCode.CORPUS_BUSY,
                     "The trash is being purged right now (by another purge, or by doctor or the "
                     "window's check of the corpus finishing one); wait for it, then purge "
-                    f"{shown}. Nothing was changed.",
+                    f"{shown()}. Nothing was changed.",
                     item=revert_id,
                 )
             # From the rename on, the entry is out of the trash's list, whatever fails next.
-            then = (
-                f"run `transcribe-import trash --purge {shown}` again (or doctor): the "
-                "entry is listed as being deleted, and either deletes what is left of it"
-            )
+            hidden_yet = True
             try:
                 fsio.replace(entry.path, hidden)
                 fsio.fsync_dir(root)
@@ -339,6 +339,12 @@ def purge(corpus: Corpus, revert_id: str) -> TrashEntry:
             lock.release()
     except OSError as exc:
         where = fsio.failed_path(exc, corpus.root / TRASH_DIR)
+        then = (
+            f"run `transcribe-import trash --purge {shown()}` again (or doctor): the entry is "
+            "listed as being deleted, and either deletes what is left of it"
+            if hidden_yet
+            else "try again; nothing was changed"
+        )
         raise fsio.problem_from_oserror(exc, where, "purging the trash at", then=then) from exc
     return entry
 
