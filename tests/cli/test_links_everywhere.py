@@ -3,8 +3,15 @@ caches, and revert and trash --restore through a linked ``corpus/notebooks`` (is
 
 from __future__ import annotations
 
+import errno
 import shutil
 from pathlib import Path
+
+from transcribe_import.cli.main import _checked_words
+from transcribe_import.engine import api
+from transcribe_import.engine.base.findings import DoctorStop
+from transcribe_import.engine.storage import fsio
+from transcribe_import.engine.storage.corpus import Corpus
 
 from helpers.cli import Exit, cli_json, ok, run_cli
 from helpers.shelves import make_shelf
@@ -137,3 +144,24 @@ def test_doctor_at_a_link_says_it_stopped_before_the_notebooks(tmp_path: Path) -
     again = ok(run_cli(data, "doctor")).stdout.splitlines()
     assert again[0] == f"Checked 1 notebook in {corpus}."
     assert cli_json(data, "doctor", "--json")["stopped"] is None
+
+
+def test_doctor_stopped_by_the_disk_says_how_far_it_got(tmp_path: Path) -> None:
+    """A disk that fails from doctor's first call on: its first line says it stopped there,
+    and what lets it go on; --json says `disk`."""
+    data = tmp_path / "data"
+    cli_json(data, "commit", str(_plan(data, tmp_path)), "--json")
+    corpus = Corpus.open(data)
+    fsio.install_faults(fsio.FaultPlan(fail_at=1, errno=errno.EIO, persistent=True))
+    try:
+        report = api.check_corpus(corpus)
+    finally:
+        fsio.install_faults(None)
+    assert report.stopped is DoctorStop.DISK and report.to_json()["stopped"] == "disk"
+    assert [f.code.value for f in report.findings] == ["io_error"]
+    assert _checked_words(report, corpus) == (
+        f"Checked 0 notebooks in {corpus.root}, then stopped at a disk error (below). Run "
+        "doctor again once the disk is sound to check them all."
+    )
+    again = ok(run_cli(data, "doctor")).stdout.splitlines()
+    assert again[0] == f"Checked 1 notebook in {corpus.root}."
