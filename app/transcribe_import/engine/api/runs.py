@@ -20,6 +20,7 @@ from transcribe_import.engine.planning import placement
 from transcribe_import.engine.planning.corpus_turns import MODE as TURN_MODE
 from transcribe_import.engine.planning.corpus_turns import item_turns
 from transcribe_import.engine.planning.plan import ImportPlan, Op
+from transcribe_import.engine.runs import store as run_store
 from transcribe_import.engine.runs.model import (
     HistoryEvent,
     ItemOutcome,
@@ -35,7 +36,7 @@ from transcribe_import.engine.storage.corpus import Corpus
 def run_short_ids(corpus: Corpus) -> ShortIds:
     """How every line names a run of this corpus: the 8 characters, more where two runs
     share them (base/ids.short_id)."""
-    return RunStore(corpus).short_ids()
+    return run_store.run_short_ids(corpus)
 
 
 def resolve_run_id(corpus: Corpus, key: str) -> str:

@@ -78,7 +78,7 @@ from transcribe_import.engine.runs.service import (
     recover_dead_journals,
     skipped_source,
 )
-from transcribe_import.engine.runs.store import RunStore
+from transcribe_import.engine.runs.store import RunStore, run_short_ids
 from transcribe_import.engine.storage import fsio, locks, project
 
 if TYPE_CHECKING:
@@ -542,7 +542,7 @@ def _execute(
     store = RunStore(corpus)
     lock = store.run_lock(run_id)
     if not locks.take_unless_owned(lock):
-        run = store.short_ids()(run_id)  # as `runs` lists it, which `cancel` takes
+        run = run_short_ids(corpus)(run_id)  # as `runs` lists it, which `cancel` takes
         raise TranscribeError(
             ErrorCode.RUN_BUSY,
             f"Run {run} is being executed by another process; wait for it, or cancel it "

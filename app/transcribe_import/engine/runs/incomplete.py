@@ -22,7 +22,7 @@ from transcribe_import.engine.base.findings import Finding, FindingCode, Remedy,
 from transcribe_import.engine.base.text import counted, quoted_title
 from transcribe_import.engine.planning.plan import ImportPlan
 from transcribe_import.engine.runs.model import ItemOutcome, ItemState, RunRecord, RunStatus
-from transcribe_import.engine.runs.store import RunStore
+from transcribe_import.engine.runs.store import RunStore, run_short_ids
 from transcribe_import.engine.storage import project
 from transcribe_import.engine.storage.corpus import Corpus, UnfinishedImport
 
@@ -164,7 +164,7 @@ def finish_command(corpus: Corpus, unfinished: UnfinishedImport) -> str | None:
 
 def _shown(corpus: Corpus, run_id: str) -> str:
     """A run as every line names it: as `runs` lists it (base/ids.short_id)."""
-    return RunStore(corpus).short_ids()(run_id)
+    return run_short_ids(corpus)(run_id)
 
 
 def incomplete_findings(corpus: Corpus, titles: dict[str, str]) -> list[Finding]:

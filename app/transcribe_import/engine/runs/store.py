@@ -94,6 +94,14 @@ OUTCOMES_SUFFIX = ".outcomes.jsonl"  # import-runs/<run_id>.outcomes.jsonl
 MIGRATE_LOCK_TIMEOUT = 2.0  # a busy corpus postpones the migration to the next open
 
 
+def run_short_ids(corpus: Corpus) -> ShortIds:
+    """How every line names a run of this corpus: its 8 characters, more where two runs
+    share them (base/ids.short_id), so that what a line shows every command takes back.
+    Each run's 8 characters when the disk will not list them (the store's own guard
+    included): a line's words never turn work done into an error."""
+    return ShortIds.listed(lambda: RunStore(corpus).run_ids())
+
+
 class RunStore(UndoTransitions):
     """Reads and writes the run records of one corpus."""
 
@@ -260,11 +268,6 @@ class RunStore(UndoTransitions):
             if ext == "json" and stem != "index" and len(stem) == 36:
                 out.append(stem)
         return out
-
-    def short_ids(self) -> ShortIds:
-        """How every line names a run of this corpus: its 8 characters, more where two runs
-        share them (base/ids.short_id), so that what a line shows every command takes back."""
-        return ShortIds.listed(self.run_ids)
 
     def list_runs(self) -> list[RunRecord]:
         """Every readable run, newest first (the run files are authoritative, not the index)."""

@@ -35,7 +35,7 @@ from transcribe_import.engine.runs.revert import (
     RevertPlan,
     plan_revert,
 )
-from transcribe_import.engine.runs.store import RunStore
+from transcribe_import.engine.runs.store import RunStore, run_short_ids
 from transcribe_import.engine.runs.undo_journal import (
     has_journal,
     journal_plan,
@@ -107,7 +107,7 @@ def undoing(store: RunStore, run_id: str) -> Iterator[None]:
     the one that finds it held says so instead of tripping over the other's moves."""
     lock = store.run_lock(run_id)
     if not locks.take_unless_owned(lock):
-        run = store.short_ids()(run_id)  # as `runs` lists it, which `show` takes
+        run = run_short_ids(store.corpus)(run_id)  # as `runs` lists it, which `show` takes
         raise TranscribeError(
             ErrorCode.RUN_BUSY,
             f"Run {run} is being undone by another process right now (another `revert`, "

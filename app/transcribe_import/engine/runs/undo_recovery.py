@@ -15,7 +15,7 @@ from transcribe_import.engine.runs.revert import (
     RevertBlock,
     plan_revert,
 )
-from transcribe_import.engine.runs.store import RunStore
+from transcribe_import.engine.runs.store import RunStore, run_short_ids
 from transcribe_import.engine.runs.undo_journal import (
     never_stop,
     notebook_locks,
@@ -84,7 +84,7 @@ def finish(
 
 def named(corpus: Corpus) -> tuple[ShortIds, ShortIds]:
     """How lines name the runs and the trash entries of ``corpus`` (base/ids.short_id)."""
-    return RunStore(corpus).short_ids(), trash.short_ids(corpus)
+    return run_short_ids(corpus), trash.short_ids(corpus)
 
 
 def _found(corpus: Corpus, run_id: str, revert_id: str, what: str) -> Finding:
