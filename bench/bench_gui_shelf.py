@@ -25,6 +25,7 @@ rescans' verification to run, so its cost (bench_validate_shelf.py) is not in th
 
     PYTHONPATH=app .venv/bin/python bench/bench_gui_shelf.py [--notebooks 190 --pages 500
         --big 5000] [--frame-ms 30] [--out bench/results-NAME.md] [--stacks]
+        [--background-steps N]
 """
 
 from __future__ import annotations
@@ -279,11 +280,21 @@ def main() -> None:
         "--profile", action="store_true", help="cProfile of the window's thread, each step"
     )
     ap.add_argument("--out", type=Path, help="append the section to this file")
+    ap.add_argument(
+        "--background-steps",
+        type=int,
+        help="the niceness steps of the window's workers (the app's own: BACKGROUND_STEPS; "
+        "0: as the window's thread, to compare)",
+    )
     args = ap.parse_args()
 
-    from transcribe_import.gui.app import application
+    from transcribe_import.engine.base import background
+    from transcribe_import.gui.app import BACKGROUND_STEPS, application
 
     application()
+    steps_below = BACKGROUND_STEPS if args.background_steps is None else args.background_steps
+    background.run_below(steps_below)
+    print(f"the window's workers {steps_below} steps of niceness below its thread", flush=True)
     bg.WORK.mkdir(exist_ok=True)
     t = time.perf_counter()
     shelf = make_shelf(args.notebooks, args.pages, args.big)
