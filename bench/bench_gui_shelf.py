@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import bench_gui as bg  # noqa: E402 - beside this script (sets up Qt's platform first)
-from gui_stalls import StallSampler  # noqa: E402 - beside this script
+from gui_stalls import StallSampler, late_gaps_split  # noqa: E402 - beside this script
 
 TARGET_MS = 100
 GIB = 1024**3
@@ -112,6 +112,7 @@ class Steps:
 
     def __init__(self, stacks: bool, profile: bool = False) -> None:
         self.profile = profile
+        bg.STACKS[0] = stacks  # the heartbeat reads the scheduler's account at each beat
         self.beat = bg.Heartbeat()
         self.sampler = StallSampler(self.beat) if stacks else None
         self.done: list[Step] = []
@@ -158,6 +159,9 @@ class Steps:
         )
         if self.sampler is not None:
             self.sampler.stop()
+            # Of the gaps over the target: the window's thread on a core, waiting in the run
+            # queue for one (the machine's load), asleep (Qt's poll, or the GIL).
+            print(late_gaps_split(self.beat.beats, self.beat.sched, t0, t1 + 1, TARGET_MS))
             print(self.sampler.report(), flush=True)
 
 
