@@ -140,15 +140,16 @@ def test_lines_that_cannot_be_read_are_skipped_and_those_pages_looked_at_again(
 def test_a_full_cache_is_written_again_with_its_latest_half(
     corpus: Corpus, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(look_cache, "LIMIT", 10)
     cache = LookCache(corpus.root)
     look = lookalike.PREFIX + "0" * 144
+    line = len(orjson.dumps([page_key("0" * 64, 0), look])) + 1
+    monkeypatch.setattr(look_cache, "LIMIT_BYTES", 12 * line)
     for i in range(12):
-        cache.add({page_key(f"{i:064x}", 0): look if i % 2 else None})
-    looks = cache.read()
-    assert list(looks) == [page_key(f"{i:064x}", 0) for i in range(7, 12)]
-    assert len(cache.path.read_bytes().splitlines()) == 5
-    assert cache.read() == looks
+        cache.add({page_key(f"{i:064x}", 0): look})
+    wanted = {page_key(f"{i:064x}", 0) for i in (0, 11)}
+    assert cache.read(wanted) == {page_key(f"{11:064x}", 0): look}  # the first let go
+    assert cache.read() == {page_key(f"{i:064x}", 0): look for i in range(6, 12)}
+    assert len(cache.path.read_bytes().splitlines()) == 6
 
 
 def test_a_cache_that_cannot_be_written_costs_nothing_but_time(
@@ -181,6 +182,37 @@ def test_the_cache_is_read_as_an_index_only_the_lines_of_pages_wanted_parsed(
     wanted = {page_key(f"{i:064x}", 0) for i in (3, 500)} | {page_key("f" * 64, 0)}
     assert cache.read(wanted) == {page_key(f"{i:064x}", 0): look for i in (3, 500)}
     assert len(parsed) == 2
+
+
+def test_pages_written_last_are_read_from_the_end_not_the_whole_file(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plan made again wants the looks written last: the lines looked at are its own and
+    a few more, however many the cache holds; a page the cache does not hold has every line
+    looked at, and the last line of a key that can be read wins."""
+    cache = LookCache(corpus.root)
+    look, other = lookalike.PREFIX + "0" * 144, lookalike.PREFIX + "1" * 144
+    monkeypatch.setattr(look_cache, "BLOCK_BYTES", 1000)  # many blocks, lines cut across them
+    cache.add({page_key(f"{i:064x}", 0): look for i in range(3000)})
+    replanned = {page_key(f"{i:064x}", 0): other for i in range(3000, 3020)}
+    cache.add(replanned)
+    cache.add({page_key(f"{3005:064x}", 0): look})  # written again since: this one wins
+    with cache.path.open("ab") as f:
+        f.write(orjson.dumps([page_key(f"{3006:064x}", 0), look])[:-20])  # torn: skipped
+    looked: list[bytes] = []
+    real = look_cache._key_of
+
+    def counted(line: bytes) -> str | None:
+        looked.append(line)
+        return real(line)
+
+    monkeypatch.setattr(look_cache, "_key_of", counted)
+    found = cache.read(set(replanned))
+    assert found == {**replanned, page_key(f"{3005:064x}", 0): look}
+    assert len(looked) == 22
+    looked.clear()
+    assert cache.read({*replanned, page_key("f" * 64, 0)}) == found
+    assert len(looked) == 3022
 
 
 def test_verdicts_are_kept_so_a_validation_in_another_process_verifies_no_pair_again(
