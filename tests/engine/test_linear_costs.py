@@ -21,7 +21,7 @@ import pytest
 from PIL import Image
 
 from transcribe_import.engine import api
-from transcribe_import.engine.planning import look_pass
+from transcribe_import.engine.planning import inks, look_pass
 from transcribe_import.engine.planning.plan import ImportPlan, load_plan, save_plan
 from transcribe_import.engine.planning.plan_document import fingerprint_of
 from transcribe_import.engine.storage.corpus import Corpus
@@ -100,6 +100,7 @@ def test_planning_and_validating_grow_in_a_straight_line_with_the_shelf(
         "save": [],
         "open": [],
         "fingerprint": [],
+        "plan again": [],
     }
     for (corpus, root), n in zip(shelves, SIZES, strict=True):
         calls, plan = _counted(lambda c=corpus, r=root: _planned(c, r))
@@ -115,6 +116,12 @@ def test_planning_and_validating_grow_in_a_straight_line_with_the_shelf(
         counts["open"].append(calls)
         doc = opened.to_document(with_fingerprint=False)
         counts["fingerprint"].append(_counted(lambda d=doc: fingerprint_of(d))[0])
+        # The same shelf planned again in its corpus, in a new process (Scan Again, a plan
+        # made again): its looks and verdicts read from the corpus's caches.
+        inks.forget()
+        calls, again = _counted(lambda c=corpus, r=root: api.validate_plan(c, _planned(c, r)))
+        assert again.ok
+        counts["plan again"].append(calls)
     growth = {step: round(_growth(c), 2) for step, c in counts.items()}
     assert all(g <= LIMIT for g in growth.values()), (growth, counts)
 
