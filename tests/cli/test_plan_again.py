@@ -18,6 +18,7 @@ from transcribe_import.engine.storage.corpus import Corpus
 
 from helpers import holding
 from helpers.cli import Exit, run_cli, start_cli
+from helpers.counting import LIMIT, counted, growth, tiny_shelf
 from helpers.lookalike_set import Rescan, notebook_scan, rescan_file, save_jpeg
 
 PAGES = 4  # the diary's pages; the rescan of page 3 is a fifth file
@@ -148,3 +149,23 @@ def test_a_plan_stopped_with_ctrl_c_keeps_the_looks_it_made(
     _plan(shelf, out, capsys)
     assert len(work.looked) == PAGES + 1 - kept
     assert len(_cache_lines(data_dir)) == PAGES + 1
+
+
+def test_plan_made_again_grows_in_a_straight_line_with_the_shelf(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The whole command a second time, its caches read, its plan written and its summary
+    printed: work counted as the shelf doubles (helpers/counting.py), not timed."""
+    monkeypatch.setattr(look_pass, "PROCESSES_FROM", 10**9)  # its calls counted here
+    calls = []
+    for n in (80, 160, 320):
+        shelf = tiny_shelf(tmp_path / f"shelf-{n}", n)
+        monkeypatch.setenv("TRANSCRIBE_DATA_DIR", str(tmp_path / f"data-{n}"))
+        out = tmp_path / f"plan-{n}.json"
+        assert main(["plan", str(shelf), "-o", str(out)]) == 0
+        inks.forget()
+        made, code = counted(lambda s=shelf, o=out: main(["plan", str(s), "-o", str(o)]))
+        assert code == 0
+        assert capsys.readouterr().out.splitlines()[-1] != ""
+        calls.append(made)
+    assert growth(calls) <= LIMIT, calls
