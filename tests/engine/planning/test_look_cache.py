@@ -246,15 +246,41 @@ def test_verdicts_are_kept_so_a_validation_in_another_process_verifies_no_pair_a
     assert any(p.code.value == "looks_like" for p in second.problems)
 
 
-def test_verdict_lines_that_cannot_be_read_are_skipped_and_each_line_is_read_once(
+def test_verdict_lines_that_cannot_be_read_are_skipped_and_the_last_read_wins(
     corpus: Corpus,
 ) -> None:
     cache = VerdictCache(corpus.root)
-    VerdictCache.forget_reads()
-    cache.add({("a#0", "b#0", 0): 0.9, ("a#0", "c#0", 1): 0.1})
+    ab, ac, ad, ae, fg = (
+        ("a#0", "b#0", 0),
+        ("a#0", "c#0", 1),
+        ("a#0", "d#0", 0),
+        ("a#0", "e#0", 0),
+        ("f#0", "g#0", 2),
+    )
+    cache.add({ab: 0.9, ac: 0.1, ae: 0.3})
     with cache.path.open("ab") as f:
         f.write(b'["a#0", "d#0", 0, 7.5]\n\x00\xff\n["a#0", "e#0", 0, 0.')  # torn last line
-    assert cache.read_new() == {("a#0", "b#0", 0): 0.9, ("a#0", "c#0", 1): 0.1}
-    cache.add({("f#0", "g#0", 2): 0.5})
-    assert cache.read_new() == {("f#0", "g#0", 2): 0.5}  # on a line of its own, not the torn one
-    assert cache.read_new() == {}
+    assert cache.read({ab, ac, ad, ae}) == {ab: 0.9, ac: 0.1, ae: 0.3}
+    cache.add({fg: 0.5, ab: 0.8})
+    assert cache.read({fg, ab}) == {fg: 0.5, ab: 0.8}  # on lines of their own, the last wins
+    assert cache.read(set()) == {}
+
+
+def test_verdicts_are_read_from_the_end_back_as_far_as_the_pairs_wanted(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = VerdictCache(corpus.root)
+    monkeypatch.setattr(look_cache, "BLOCK_BYTES", 1000)
+    cache.add({(f"{i:064x}#0", f"{i + 1:064x}#0", 0): 0.25 for i in range(2000)})
+    latest = {(f"{i:064x}#0", f"{i + 1:064x}#0", 1): 0.75 for i in range(2000, 2010)}
+    cache.add(latest)
+    looked: list[bytes] = []
+    real = look_cache._key_of
+
+    def counted(line: bytes) -> str | None:
+        looked.append(line)
+        return real(line)
+
+    monkeypatch.setattr(look_cache, "_key_of", counted)
+    assert cache.read(set(latest)) == latest
+    assert len(looked) == 10

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Collection, Container, Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
 from typing import BinaryIO
 
@@ -36,10 +36,9 @@ log = logging.getLogger(__name__)
 
 # The version names the looks: bump it when a page's look would be made differently.
 CACHE_FILE = Path("cache") / "looks-v3.jsonl"
-# About 250 bytes a look's line: some 320,000 lines before the oldest half is let go.
+# A cache file's size before its oldest half is let go: some 320,000 looks (about 250 bytes
+# a line) or 500,000 verdicts (about 160).
 LIMIT_BYTES = 80 * 2**20
-# The verdicts' lines (about 150 bytes each) before the oldest half is let go.
-LIMIT = 400_000
 # The bytes read at a time when the looks are read from the end back.
 BLOCK_BYTES = 256 * 2**10
 
@@ -96,38 +95,18 @@ class LookCache:
         1.3 MB of a 80 MB file). Only a page the cache does not hold (a page new to this
         corpus, which will be decoded anyway) has the whole file read to find so."""
         try:
+            _trim(self.path, "look cache")
             with self.path.open("rb") as f:
-                size = f.seek(0, 2)
-                if size >= LIMIT_BYTES:
-                    f.seek(0)
-                    return self._read_full(f.read(), wanted)
                 if wanted is None:
-                    f.seek(0)
-                    return self._read_lines(f.read().splitlines(), None)
-                return self._read_back(f, size, wanted)
+                    return self._read_lines(f.read().splitlines())
+                return self._read_back(f, f.seek(0, 2), wanted)
         except OSError:
             return {}
 
-    def _read_full(self, data: bytes, wanted: Container[str] | None) -> dict[str, str | None]:
-        """The looks of a full cache, which is written again with its latest lines of at
-        most half ``LIMIT_BYTES``."""
-        lines = data.splitlines()
-        kept, size = 0, 0
-        for line in reversed(lines):
-            size += len(line) + 1
-            if size > LIMIT_BYTES // 2:
-                break
-            kept += 1
-        looks = self._read_lines(lines[len(lines) - kept :], None)
-        self._rewrite(looks)
-        return looks if wanted is None else {k: v for k, v in looks.items() if k in wanted}
-
     @staticmethod
-    def _read_lines(lines: list[bytes], wanted: Container[str] | None) -> dict[str, str | None]:
+    def _read_lines(lines: list[bytes]) -> dict[str, str | None]:
         looks: dict[str, str | None] = {}
         for line in lines:  # a line at a time: the GIL is handed round between them
-            if wanted is not None and _key_of(line) not in wanted:
-                continue
             entry = _entry(line)
             if entry is not None:
                 looks.pop(entry[0], None)  # kept in the order last written
@@ -158,14 +137,6 @@ class LookCache:
             return
         _append_lines(self.path, _lines(looks), "looks")
 
-    def _rewrite(self, looks: Mapping[str, str | None]) -> None:
-        text = _lines(looks)
-        with _lock:
-            try:
-                fsio.write_disposable(self.path, text)
-            except OSError as exc:
-                log.info("look cache %s not written again: %s", self.path, exc)
-
 
 # A verification's verdicts (planning/inks.py: a pair of pages' score), kept beside the looks
 # so that ``validate`` after ``plan``, a plan opened again and a Scan Again verify no pair a
@@ -176,10 +147,6 @@ VERDICTS_FILE = Path("cache") / "verdicts-v1.jsonl"
 
 # A verdict: (page key, the other page's key, quarter turns) → the score.
 Verdicts = dict[tuple[str, str, int], float]
-
-# How far each verdicts file was read in this process (path → bytes): the file is only
-# appended to, so a process reads each line once however often it validates.
-_read_to: dict[Path, int] = {}
 
 
 def _verdict(line: bytes) -> tuple[tuple[str, str, int], float] | None:
@@ -204,47 +171,38 @@ def _verdict(line: bytes) -> tuple[tuple[str, str, int], float] | None:
 
 class VerdictCache:
     """The verdicts kept in one corpus (``corpus_root``), like the looks: appended without
-    fsync, a line that cannot be read skipped (that pair verified again), written again
-    with its latest half at ``LIMIT`` lines."""
+    fsync, a line that cannot be read skipped (that pair verified again), read from the end
+    back as far as the pairs wanted, written again with its latest half at ``LIMIT_BYTES``."""
 
     def __init__(self, corpus_root: Path) -> None:
         self.path = corpus_root / VERDICTS_FILE
 
-    def read_new(self) -> Verdicts:
-        """The verdicts written since this process last read the file (all of them the
-        first time, or when the file was written again since)."""
-        try:
-            with self.path.open("rb") as f:
-                size = f.seek(0, 2)
-                start = _read_to.get(self.path, 0)
-                start = 0 if start > size else start
-                f.seek(start)
-                data = f.read(size - start)
-        except OSError:
+    def read(self, wanted: Collection[tuple[str, str, int]]) -> Verdicts:
+        """The verdicts kept of the pairs ``wanted``, read from the end of the file back
+        until each is found (a plan made again wants the pairs its first validation
+        verified, written last): the last line of a pair that can be read wins. A pair
+        never verified has the whole file read to find so (it is then verified, some
+        25 ms, which the reading is small beside)."""
+        if not wanted:
             return {}
-        whole = data.rfind(b"\n") + 1  # a line still being written is read next time
-        _read_to[self.path] = start + whole
-        lines = data[:whole].splitlines()
-        verdicts: Verdicts = {}
-        for line in lines:
-            entry = _verdict(line)
-            if entry is not None:
-                verdicts[entry[0]] = entry[1]
-        if start == 0 and len(lines) >= LIMIT:
-            verdicts = dict(list(verdicts.items())[-(LIMIT // 2) :])
-            text = b"".join(orjson.dumps([*pair, s]) + b"\n" for pair, s in verdicts.items())
-            with _lock:
-                try:
-                    fsio.write_disposable(self.path, text)
-                    _read_to[self.path] = len(text)
-                except OSError as exc:
-                    log.info("verdict cache %s not written again: %s", self.path, exc)
-        return verdicts
-
-    @staticmethod
-    def forget_reads() -> None:
-        """Read every file whole again next time (``inks.forget`` let its verdicts go)."""
-        _read_to.clear()
+        left = set(wanted)
+        firsts = {key for key, _other, _turn in left}
+        found: Verdicts = {}
+        try:
+            _trim(self.path, "verdict cache")
+            with self.path.open("rb") as f:
+                for line in _lines_back(f, f.seek(0, 2)):
+                    if not left:
+                        break
+                    if _key_of(line) not in firsts:
+                        continue
+                    entry = _verdict(line)
+                    if entry is not None and entry[0] in left:
+                        found[entry[0]] = entry[1]
+                        left.discard(entry[0])
+        except OSError:
+            return found
+        return found
 
     def add(self, verdicts: Verdicts) -> None:
         """Keep ``verdicts``, appended; a failure is only logged."""
@@ -252,6 +210,30 @@ class VerdictCache:
             return
         text = b"".join(orjson.dumps([*pair, s]) + b"\n" for pair, s in verdicts.items())
         _append_lines(self.path, text, "verdicts")
+
+
+def _trim(path: Path, what: str) -> None:
+    """Write ``path`` again with its latest lines, of at most half ``LIMIT_BYTES``, once it
+    holds ``LIMIT_BYTES`` or more (its first whole line the first kept); a failure is
+    only logged (a cache)."""
+    try:
+        if fsio.stat(path).st_size < LIMIT_BYTES:
+            return
+        lines = path.read_bytes().splitlines()
+    except OSError:
+        return
+    kept, size = 0, 0
+    for line in reversed(lines):
+        size += len(line) + 1
+        if size > LIMIT_BYTES // 2:
+            break
+        kept += 1
+    text = b"".join(line + b"\n" for line in lines[len(lines) - kept :])
+    with _lock:
+        try:
+            fsio.write_disposable(path, text)
+        except OSError as exc:
+            log.info("%s %s not written again: %s", what, path, exc)
 
 
 def _lines_back(f: BinaryIO, size: int) -> Iterator[bytes]:
