@@ -39,7 +39,7 @@ CACHE_FILE = Path("cache") / "looks-v3.jsonl"
 # A cache file's size before its oldest half is let go: some 320,000 looks (about 250 bytes
 # a line) or 500,000 verdicts (about 160).
 LIMIT_BYTES = 80 * 2**20
-# The bytes read at a time when the looks are read from the end back.
+# The bytes read at a time when a cache is read from its end back.
 BLOCK_BYTES = 256 * 2**10
 
 _lock = threading.Lock()  # one writer at a time in this process
@@ -92,7 +92,7 @@ class LookCache:
         where the last page wanted is found. A plan made again, Scan Again or a plan
         opened again wants pages whose looks were written last, so it reads as much of
         the file as it wants, however large the file (a pass of 5,000 pages reads about
-        1.3 MB of a 80 MB file). Only a page the cache does not hold (a page new to this
+        1.3 MB of an 80 MB file). Only a page the cache does not hold (a page new to this
         corpus, which will be decoded anyway) has the whole file read to find so."""
         try:
             _trim(self.path, "look cache")
@@ -119,6 +119,8 @@ class LookCache:
         that can be read winning, until every page wanted is found."""
         left = set(wanted)
         found: dict[str, str | None] = {}
+        if not left:
+            return found
         for line in _lines_back(f, size):
             if not left:
                 break
