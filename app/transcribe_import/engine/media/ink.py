@@ -76,6 +76,9 @@ class Ink:
 
     pixels: np.ndarray = field(repr=False)  # float32, rows x columns
     detail: np.ndarray | None = field(default=None, repr=False)
+    # Where the ink of ``pixels`` is (``_ink_extent``), when ``ink_of`` found it already:
+    # the look and the measures ask again (``written``), and it is the same numbers.
+    extent: tuple[int, int, int, int] | None = field(default=None, repr=False)
 
     @property
     def share(self) -> float:
@@ -104,17 +107,18 @@ def ink_of(image: Image.Image, finer: Callable[[], Image.Image] | None = None) -
     same page decoded larger, asked for when the page is sparse and ``image`` is smaller
     than ``DETAIL_SIDE``."""
     base = _ink_pixels(image, SIDE)
-    box = _sparse_box(base)
+    extent = None if float(base.mean()) < BLANK_BELOW else _ink_extent(base)
+    box = _sparse_box(base, extent)
     if box is None:
-        return Ink(base)
+        return Ink(base, extent=extent)
     if max(image.size) < DETAIL_SIDE and finer is not None:
         image = finer()
     if max(image.size) < 1.5 * SIDE:
-        return Ink(base)  # no finer detail to be had
+        return Ink(base, extent=extent)  # no finer detail to be had
     if max(image.size) > DETAIL_SIDE:
         fine = _ink_pixels(image, DETAIL_SIDE, exactly=True)
         y0, y1, x0, x1 = _detail_box(box, base.shape, fine.shape)
-        return Ink(base, np.ascontiguousarray(fine[y0:y1, x0:x1]))
+        return Ink(base, np.ascontiguousarray(fine[y0:y1, x0:x1]), extent)
     # Enlarged to DETAIL_SIDE: only the band of the page the written part lies across is
     # made (a tenth of the page for a date line, where the whole page's ink at 2048 pixels
     # was most of a sparse page's look), the same pixels as the whole page's there.
@@ -123,12 +127,12 @@ def ink_of(image: Image.Image, finer: Callable[[], Image.Image] | None = None) -
     y0, y1, x0, x1 = _detail_box(box, base.shape, shape)
     if min(shape) < 32:  # a sliver of a page: its paper not taken in quarters
         fine = _ink_pixels(image, DETAIL_SIDE, exactly=True)
-        return Ink(base, np.ascontiguousarray(fine[y0:y1, x0:x1]))
+        return Ink(base, np.ascontiguousarray(fine[y0:y1, x0:x1]), extent)
     if shape[0] >= shape[1]:
         part = _band_ink(image, shape, (y0, y1))[:, x0:x1]
     else:
         part = _band_ink(image, shape, (x0, x1))[y0:y1, :]
-    return Ink(base, np.ascontiguousarray(part))
+    return Ink(base, np.ascontiguousarray(part), extent)
 
 
 def _detail_box(
@@ -233,12 +237,14 @@ def _ink_extent(pixels: np.ndarray) -> tuple[int, int, int, int]:
     return top, bottom, left, right
 
 
-def _sparse_box(pixels: np.ndarray) -> tuple[int, int, int, int] | None:
+def _sparse_box(
+    pixels: np.ndarray, extent: tuple[int, int, int, int] | None = None
+) -> tuple[int, int, int, int] | None:
     """Where a sparse page's ink is (top, bottom, left, right); None when the page is blank
-    or not sparse."""
+    or not sparse. ``extent``: ``_ink_extent(pixels)``, when made already."""
     if float(pixels.mean()) < BLANK_BELOW:
         return None
-    top, bottom, left, right = _ink_extent(pixels)
+    top, bottom, left, right = _ink_extent(pixels) if extent is None else extent
     if (bottom - top) * (right - left) > SPARSE * pixels.size:
         return None
     return top, bottom, left, right
@@ -339,7 +345,7 @@ def written(found: Ink) -> np.ndarray:
     rows, cols = pixels.shape
     if float(pixels.sum()) <= 0:
         return pixels
-    top, bottom, left, right = _ink_extent(pixels)
+    top, bottom, left, right = _ink_extent(pixels) if found.extent is None else found.extent
     if bottom - top < LEAST_PART * rows or right - left < LEAST_PART * cols:
         return pixels
     return pixels[top:bottom, left:right]

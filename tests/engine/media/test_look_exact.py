@@ -1,0 +1,123 @@
+"""The look pass's cheaper arithmetic makes the same measures, inks and looks to the last bit
+as the straightforward arithmetic it replaced, which is kept here (bench/bench_look.py
+checks the same on hundreds of page files against the tree before)."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from transcribe_import.engine.media import ink, lookalike, page_measures
+
+from helpers.pages import Kind, Light, Paper, first_scan, notebook, page
+
+
+def _straight_sharpness(g: np.ndarray) -> float:
+    """The page's sharpness in float32 over every pixel, as it was first made."""
+    if min(g.shape) < 8:
+        return 0.0
+    core = g[1:-1, 1:-1]
+    lap = g[:-2, 1:-1] + g[2:, 1:-1] + g[1:-1, :-2] + g[1:-1, 2:] - 4 * core
+    gx = (g[1:-1, 2:] - g[1:-1, :-2]) / 2
+    gy = (g[2:, 1:-1] - g[:-2, 1:-1]) / 2
+    grad = gx * gx + gy * gy
+    strongest = grad >= np.quantile(grad, 1 - page_measures.EDGE_SHARE)
+    energy = float(grad[strongest].sum())
+    if energy <= 0:
+        return 0.0
+    return float(np.sqrt(float((lap[strongest] ** 2).sum()) / energy))
+
+
+def _straight_lines(pixels: np.ndarray) -> tuple[float, float, float]:
+    part = ink.written(ink.Ink(pixels))  # no extent kept: found again
+    total = float(part.sum())
+    if total <= 0:
+        return 0.0, 0.0, 0.5
+
+    def variation(profile: np.ndarray) -> float:
+        mean = float(profile.mean())
+        return float(profile.std()) / mean if mean > 0 else 0.0
+
+    lead = float(part[: part.shape[0] // 2].sum()) / total
+    return variation(part.sum(axis=1)), variation(part.sum(axis=0)), lead
+
+
+def _straight_measures(image: Image.Image, pixels: np.ndarray) -> page_measures.Measures:
+    grey = image.convert("L")
+    if max(grey.size) > ink.SIDE:
+        grey.thumbnail((ink.SIDE, ink.SIDE), Image.Resampling.BOX)
+    levels = np.asarray(grey)
+    cumulative = np.cumsum(np.bincount(levels.ravel(), minlength=256))
+    paper, darkest = (int(np.searchsorted(cumulative, q * cumulative[-1])) for q in (0.95, 0.0002))
+    rows, columns, lead = _straight_lines(pixels)
+    sharp = _straight_sharpness(levels.astype(np.float32))
+    return page_measures.Measures(paper, darkest, sharp, rows, columns, lead)
+
+
+# A page of each kind under each light, as the look pass decodes it (a JPEG at ``ink.SIDE``).
+PAGES = [(kind, light) for kind in Kind for light in Light]
+
+
+@pytest.fixture(scope="module")
+def decoded() -> dict[tuple[Kind, Light], Image.Image]:
+    out = {}
+    for k, (kind, light) in enumerate(PAGES):
+        data = first_scan(page(notebook(40 + k, Paper.RULED, light), 3, kind))
+        out[kind, light] = lookalike._jpeg_image(
+            io.BytesIO(data), "page.jpg", exif=True, side=lookalike.LOOK_SIDE
+        )
+    return out
+
+
+@pytest.mark.parametrize(("kind", "light"), PAGES, ids=[f"{k.name}-{v.name}" for k, v in PAGES])
+def test_a_pages_measures_and_ink_are_the_straightforward_ones(
+    decoded: dict[tuple[Kind, Light], Image.Image], kind: Kind, light: Light
+) -> None:
+    image = decoded[kind, light]
+    found = ink.ink_of(image)
+    assert page_measures.measure(image, found) == _straight_measures(image, found.pixels)
+    # The extent the ink keeps is the one found again, and so is its written part.
+    if found.extent is not None:
+        assert found.extent == ink._ink_extent(found.pixels)
+    again = ink.Ink(found.pixels)
+    assert np.array_equal(ink.written(found), ink.written(again))
+    assert lookalike._look(lookalike._reduced(found)) == lookalike._look(lookalike._reduced(again))
+
+
+def test_the_sharpness_is_the_float_arithmetic_on_any_grey_levels() -> None:
+    rnd = np.random.default_rng(38)
+    for case in range(600):
+        shape = (int(rnd.integers(8, 70)), int(rnd.integers(8, 70)))
+        how = case % 4
+        if how == 0:  # noise: every level
+            levels = rnd.integers(0, 256, shape, dtype=np.uint8)
+        elif how == 1:  # paper with specks: most gradients 0, many ties at the quantile
+            levels = np.where(rnd.random(shape) < 0.03, rnd.integers(0, 256), 230).astype(np.uint8)
+        elif how == 2:  # one line across: the strongest few share one value
+            levels = np.full(shape, 200, np.uint8)
+            levels[int(rnd.integers(0, shape[0])), :] = int(rnd.integers(0, 256))
+        else:  # a few levels, the extremes among them
+            levels = rnd.choice(np.array([0, 1, 2, 254, 255], np.uint8), shape)
+        assert page_measures._sharpness(levels) == _straight_sharpness(levels.astype(np.float32))
+
+
+def test_the_quantiles_bound_picks_the_pixels_numpys_quantile_does() -> None:
+    rnd = np.random.default_rng(39)
+    for n in [*range(1, 80), 181, 1000, 4097, 183_090]:
+        for top in (3, 40, 130_050):
+            values = rnd.integers(0, top + 1, n).astype(np.int32)
+            quarters = (values / 4).astype(np.float32)
+            for q in (0.5, 0.9, 0.98, 0.999):
+                least = page_measures._quantile_floor(values, q)
+                expected = quarters >= np.quantile(quarters, q)
+                assert np.array_equal(values >= least, expected), (n, top, q)
+
+
+def test_a_blank_and_a_tiny_page_measure_as_before() -> None:
+    for image in (Image.new("L", (400, 560), 235), Image.new("L", (6, 9), 120)):
+        found = ink.ink_of(image)
+        assert found.extent is None
+        assert page_measures.measure(image, found) == _straight_measures(image, found.pixels)
