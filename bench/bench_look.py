@@ -6,7 +6,8 @@ process that keeps it), so it sets the floor of ``plan``. This runs that job on 
 of page files, each page alone, and reports the CPU a page by step:
 
   shelf     the 600x850 JPEGs of bench/bench_shelf.py's 500-page shelf (``--make``)
-  a4        bench/bench_scan.py --a4's 60 pages at 300 dpi (30 JPEGs, 3 PDFs of 10 pages)
+  a4        bench/bench_scan.py --a4's 60 pages at 300 dpi (30 JPEGs, 3 PDFs of 10 pages),
+            and a page of each kind of tests/helpers/pages.py's enlarged to A4 at 300 dpi
   labelled  tests/helpers/pages.py's labelled sets (the tuned seed 11 and the held-out 2027,
             4 pages a notebook: first scans, rescans of every kind, new pages, PNGs among
             them) and a numbered notebook: dense, half, sparse and blank pages
@@ -64,7 +65,25 @@ def _a4_pages() -> list[tuple[Path, str, int]]:
     root = make_a4_tree(60)
     out = [(p, "image/jpeg", 1) for p in sorted(root.rglob("*.jpg"))]
     out += [(p, "application/pdf", PDF_PAGES) for p in sorted(root.rglob("*.pdf"))]
-    return out
+    return out + _a4_sparse_pages()
+
+
+def _a4_sparse_pages() -> list[tuple[Path, str, int]]:
+    """Labelled-set pages of every kind enlarged to 300 dpi A4 (2480x3508): the sparse ones
+    are decoded twice, the second time whole, for their written part at 2048 pixels."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from helpers.pages import Kind, Light, Paper, notebook, page  # noqa: PLC0415
+
+    folder = WORK / "look-a4-kinds"
+    done = folder.with_name(folder.name + ".complete")
+    if not done.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        for k, kind in enumerate(Kind):
+            for light in Light:
+                im = page(notebook(70 + k, Paper.RULED, light), 2, kind).resize((2480, 3508))
+                im.save(folder / f"{kind.name.lower()} {light.name.lower()}.jpg", quality=85)
+        done.write_text("12 pages\n")
+    return [(p, "image/jpeg", 1) for p in sorted(folder.glob("*.jpg"))]
 
 
 def _labelled_pages() -> list[tuple[Path, str, int]]:
@@ -158,7 +177,7 @@ def child(listing: Path, repeat: int) -> dict[str, object]:
     clock.wrap(check, "read_once", "hash")
     clock.wrap(ImageFile.ImageFile, "load", "decode")
     clock.wrap(lookalike, "_jpeg_image", "shrink")
-    clock.wrap(lookalike, "_jpeg_small", "shrink")
+    clock.wrap(lookalike, "_jpeg_whole", "shrink")
     clock.wrap(ink, "ink_of", "ink")
     clock.wrap(page_measures, "measure", "measures")
     clock.wrap(lookalike, "_look", "look")

@@ -121,3 +121,22 @@ def test_a_blank_and_a_tiny_page_measure_as_before() -> None:
         found = ink.ink_of(image)
         assert found.extent is None
         assert page_measures.measure(image, found) == _straight_measures(image, found.pixels)
+
+
+@pytest.mark.parametrize("size", [(600, 850), (850, 600), (1023, 400), (1024, 800), (20, 30)])
+@pytest.mark.parametrize("orientation", range(1, 9))
+def test_a_small_jpeg_decoded_once_gives_both_decodes_pixels(
+    size: tuple[int, int], orientation: int
+) -> None:
+    pixels = np.random.default_rng(orientation).integers(0, 256, (size[1], size[0], 3))
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    out = io.BytesIO()
+    Image.fromarray(pixels.astype(np.uint8), "RGB").save(out, "JPEG", exif=exif.tobytes())
+    data = out.getvalue()
+    small, finer = lookalike._jpeg(data, "page.jpg", exif=True)
+    assert finer is not None
+    for made, side in ((small, lookalike.LOOK_SIDE), (finer(), ink.DETAIL_SIDE)):
+        apart = lookalike._jpeg_image(io.BytesIO(data), "page.jpg", exif=True, side=side)
+        assert (made.mode, made.size) == (apart.mode, apart.size)
+        assert made.tobytes() == apart.tobytes()

@@ -25,6 +25,7 @@ hand, but not where their strokes lie.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -80,9 +81,10 @@ class Ink:
     # the look and the measures ask again (``written``), and it is the same numbers.
     extent: tuple[int, int, int, int] | None = field(default=None, repr=False)
 
-    @property
+    @functools.cached_property
     def share(self) -> float:
-        """How much of the page is ink."""
+        """How much of the page is ink (asked by the look, the measures and the score:
+        made once)."""
         return float(self.pixels.mean())
 
     @property
@@ -108,7 +110,7 @@ def ink_of(image: Image.Image, finer: Callable[[], Image.Image] | None = None) -
     than ``DETAIL_SIDE``."""
     base = _ink_pixels(image, SIDE)
     extent = None if float(base.mean()) < BLANK_BELOW else _ink_extent(base)
-    box = _sparse_box(base, extent)
+    box = None if extent is None else _sparse_box(base, extent)
     if box is None:
         return Ink(base, extent=extent)
     if max(image.size) < DETAIL_SIDE and finer is not None:
@@ -241,10 +243,12 @@ def _sparse_box(
     pixels: np.ndarray, extent: tuple[int, int, int, int] | None = None
 ) -> tuple[int, int, int, int] | None:
     """Where a sparse page's ink is (top, bottom, left, right); None when the page is blank
-    or not sparse. ``extent``: ``_ink_extent(pixels)``, when made already."""
-    if float(pixels.mean()) < BLANK_BELOW:
-        return None
-    top, bottom, left, right = _ink_extent(pixels) if extent is None else extent
+    or not sparse. ``extent``: ``_ink_extent(pixels)`` of a page found not blank already."""
+    if extent is None:
+        if float(pixels.mean()) < BLANK_BELOW:
+            return None
+        extent = _ink_extent(pixels)
+    top, bottom, left, right = extent
     if (bottom - top) * (right - left) > SPARSE * pixels.size:
         return None
     return top, bottom, left, right
@@ -343,9 +347,12 @@ def written(found: Ink) -> np.ndarray:
     it is. The whole page when that part is smaller than ``LEAST_PART`` either way."""
     pixels = found.pixels
     rows, cols = pixels.shape
-    if float(pixels.sum()) <= 0:
+    if found.extent is not None:  # found with the ink: the page has some
+        top, bottom, left, right = found.extent
+    elif float(pixels.sum()) <= 0:
         return pixels
-    top, bottom, left, right = _ink_extent(pixels) if found.extent is None else found.extent
+    else:
+        top, bottom, left, right = _ink_extent(pixels)
     if bottom - top < LEAST_PART * rows or right - left < LEAST_PART * cols:
         return pixels
     return pixels[top:bottom, left:right]

@@ -370,12 +370,26 @@ _Decoded = tuple[Image.Image | None, Callable[[], Image.Image] | None]
 
 
 def _jpeg(data: bytes, dp: str, *, exif: bool) -> _Decoded:
-    """A JPEG's bytes decoded at ``LOOK_SIDE``, and how to decode them at ``ink.DETAIL_SIDE``."""
+    """A JPEG's bytes decoded at ``LOOK_SIDE``, and how to decode them at ``ink.DETAIL_SIDE``.
+    A JPEG shorter than twice ``LOOK_SIDE`` (a phone's or a scanner's small export) is
+    decoded once: libjpeg's fraction is 1 for either side, so the larger decode would be the
+    same pixels again (``_jpeg_whole``)."""
 
     def at(side: int) -> Image.Image:
         return _jpeg_image(io.BytesIO(data), dp, exif=exif, side=side)
 
-    return at(LOOK_SIDE), lambda: at(ink.DETAIL_SIDE)
+    whole = _jpeg_whole(data, dp, exif=exif)
+    if whole is None:
+        return at(LOOK_SIDE), lambda: at(ink.DETAIL_SIDE)
+    small, finer = whole
+    return small, lambda: finer
+
+
+def _draft_scale(size: tuple[int, int], side: int) -> int:
+    """The fraction (1/1, 1/2, 1/4, 1/8) libjpeg decodes a JPEG of ``size`` at for a page at
+    least ``side`` long."""
+    scale = max(1, max(size) // side)
+    return 8 if scale >= 8 else 4 if scale >= 4 else 2 if scale >= 2 else 1
 
 
 def _jpeg_image(fp: BinaryIO, dp: str, *, exif: bool, side: int) -> Image.Image:
@@ -383,11 +397,33 @@ def _jpeg_image(fp: BinaryIO, dp: str, *, exif: bool, side: int) -> Image.Image:
     ``side`` long, then shrunk to it; turned upright as its EXIF says (``exif``)."""
     with _image_errors(JPEG, dp), Image.open(fp, formats=["JPEG"]) as im:
         # Grey: libjpeg skips the colour planes, and the ink is of grey levels anyway.
-        scale = max(1, max(im.size) // side)
-        scale = 8 if scale >= 8 else 4 if scale >= 4 else 2 if scale >= 2 else 1
+        scale = _draft_scale(im.size, side)
         im.draft("L", (max(1, im.width // scale), max(1, im.height // scale)))
         im.thumbnail((side, side), Image.Resampling.BOX)
         return ImageOps.exif_transpose(im) if exif else im.copy()
+
+
+def _jpeg_whole(data: bytes, dp: str, *, exif: bool) -> tuple[Image.Image, Image.Image] | None:
+    """``_jpeg_image`` at ``LOOK_SIDE`` and at ``ink.DETAIL_SIDE``, the same pixels, from one
+    decode, for a JPEG decoded whole for both (else None): shorter than ``DETAIL_SIDE``, the
+    larger is that decode as it is, and the look's is shrunk from it as ``_jpeg_image``
+    shrinks it (then each turned upright)."""
+    with _image_errors(JPEG, dp), Image.open(io.BytesIO(data), formats=["JPEG"]) as im:
+        if _draft_scale(im.size, LOOK_SIDE) != 1 or _draft_scale(im.size, ink.DETAIL_SIDE) != 1:
+            return None
+        im.draft("L", im.size)
+        im.load()
+        turn = ORIENTATION_TRANSPOSE.get(im.getexif().get(_ORIENTATION, 1)) if exif else None
+        whole = im.copy()
+    small = whole.copy()
+    small.thumbnail((LOOK_SIDE, LOOK_SIDE), Image.Resampling.BOX)
+    if turn is None:
+        return small, whole
+    return small.transpose(turn), whole.transpose(turn)
+
+
+# The EXIF tag of a photo's orientation (what ``ImageOps.exif_transpose`` reads).
+_ORIENTATION = 0x0112
 
 
 def _pdf_images(fp: BinaryIO, page_count: int, dp: str) -> list[_Decoded]:

@@ -72,8 +72,9 @@ def measure(image: Image.Image, found: ink.Ink) -> Measures:
         grey = grey.copy()
         grey.thumbnail((ink.SIDE, ink.SIDE), Image.Resampling.BOX)
     levels = np.asarray(grey)
-    # The grey levels' histogram gives both percentiles without sorting the pixels.
-    cumulative = np.cumsum(np.bincount(levels.ravel(), minlength=256))
+    # The grey levels' histogram (Pillow's, of the bytes as they are) gives both percentiles
+    # without sorting the pixels.
+    cumulative = np.cumsum(np.array(grey.histogram(), dtype=np.int64))
     paper, darkest = (int(np.searchsorted(cumulative, q * cumulative[-1])) for q in (0.95, 0.0002))
     rows, columns, lead = _lines(found)
     return Measures(paper, darkest, _sharpness(levels), rows, columns, lead)
