@@ -140,3 +140,44 @@ def test_a_small_jpeg_decoded_once_gives_both_decodes_pixels(
         apart = lookalike._jpeg_image(io.BytesIO(data), "page.jpg", exif=True, side=side)
         assert (made.mode, made.size) == (apart.mode, apart.size)
         assert made.tobytes() == apart.tobytes()
+
+
+def _detail_shrunk_whole(small: Image.Image, data: bytes) -> np.ndarray | None:
+    """A sparse page's written part cut from its whole page's ink at DETAIL_SIDE, the JPEG
+    decoded and shrunk whole (the way before)."""
+    fine_image = lookalike._jpeg_image(io.BytesIO(data), "page.jpg", exif=True, side=2048)
+    base = ink._ink_pixels(small, ink.SIDE)
+    box = ink._sparse_box(base)
+    if box is None:
+        return None
+    fine = ink._ink_pixels(fine_image, ink.DETAIL_SIDE, exactly=True)
+    y0, y1, x0, x1 = ink._detail_box(box, base.shape, fine.shape)
+    return fine[y0:y1, x0:x1]
+
+
+@pytest.mark.parametrize("size", [(2480, 3508), (3508, 2480), (3024, 4032), (2049, 3000)])
+@pytest.mark.parametrize("kind", [Kind.DATE, Kind.NUMBER])
+def test_a_large_sparse_pages_detail_is_its_band_shrunk_alone(
+    size: tuple[int, int], kind: Kind
+) -> None:
+    im = page(notebook(5, Paper.RULED, Light.LAMP), 2, kind)
+    if size[0] > size[1]:
+        im = im.transpose(Image.Transpose.ROTATE_90)
+    out = io.BytesIO()
+    im.resize(size).save(out, "JPEG", quality=85)
+    data = out.getvalue()
+    small, finer = lookalike._jpeg(data, "page.jpg", exif=True)
+    assert small is not None and finer is not None
+    assert max(finer().size) > ink.DETAIL_SIDE  # decoded, not shrunk whole
+    found = ink.ink_of(small, finer)
+    assert found.detail is not None
+    assert np.array_equal(found.detail, _detail_shrunk_whole(small, data))
+
+
+@pytest.mark.parametrize(
+    "size", [(2480, 3508), (3508, 2480), (1449, 2049), (3000, 2999), (2999, 3000), (7000, 13)]
+)
+def test_the_shrunk_size_is_pillows_thumbnails(size: tuple[int, int]) -> None:
+    made = Image.new("L", size)
+    made.thumbnail((ink.DETAIL_SIDE, ink.DETAIL_SIDE), Image.Resampling.BOX)
+    assert ink._thumbnail_size(size, ink.DETAIL_SIDE) == made.size

@@ -26,6 +26,7 @@ hand, but not where their strokes lie.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -117,24 +118,41 @@ def ink_of(image: Image.Image, finer: Callable[[], Image.Image] | None = None) -
         image = finer()
     if max(image.size) < 1.5 * SIDE:
         return Ink(base, extent=extent)  # no finer detail to be had
+    # Only the band of the page at DETAIL_SIDE the written part lies across is made (a
+    # tenth of the page for a date line, where the whole page's ink at 2048 pixels was most
+    # of a sparse page's look), the same pixels as the whole page's there: enlarged to it,
+    # or shrunk to it as ``_ink_pixels`` shrinks a page (the shrink of a whole 300 dpi A4
+    # page cost more than its decode).
     if max(image.size) > DETAIL_SIDE:
-        fine = _ink_pixels(image, DETAIL_SIDE, exactly=True)
-        y0, y1, x0, x1 = _detail_box(box, base.shape, fine.shape)
-        return Ink(base, np.ascontiguousarray(fine[y0:y1, x0:x1]), extent)
-    # Enlarged to DETAIL_SIDE: only the band of the page the written part lies across is
-    # made (a tenth of the page for a date line, where the whole page's ink at 2048 pixels
-    # was most of a sparse page's look), the same pixels as the whole page's there.
-    k = DETAIL_SIDE / max(image.size)
-    shape = (max(1, round(image.height * k)), max(1, round(image.width * k)))
+        cols, rows = _thumbnail_size(image.size, DETAIL_SIDE)
+        shape, resample = (rows, cols), Image.Resampling.BOX
+    else:
+        k = DETAIL_SIDE / max(image.size)
+        shape = (max(1, round(image.height * k)), max(1, round(image.width * k)))
+        resample = Image.Resampling.BICUBIC
     y0, y1, x0, x1 = _detail_box(box, base.shape, shape)
     if min(shape) < 32:  # a sliver of a page: its paper not taken in quarters
         fine = _ink_pixels(image, DETAIL_SIDE, exactly=True)
         return Ink(base, np.ascontiguousarray(fine[y0:y1, x0:x1]), extent)
     if shape[0] >= shape[1]:
-        part = _band_ink(image, shape, (y0, y1))[:, x0:x1]
+        part = _band_ink(image, shape, (y0, y1), resample)[:, x0:x1]
     else:
-        part = _band_ink(image, shape, (x0, x1))[y0:y1, :]
+        part = _band_ink(image, shape, (x0, x1), resample)[y0:y1, :]
     return Ink(base, np.ascontiguousarray(part), extent)
+
+
+def _thumbnail_size(size: tuple[int, int], side: int) -> tuple[int, int]:
+    """The size (width, height) Pillow's ``thumbnail((side, side))`` makes an image of
+    ``size`` (larger than ``side``): the aspect kept as nearly as whole pixels allow."""
+    width, height = size
+    aspect = width / height
+
+    def nearest(number: float, key: Callable[[int], float]) -> int:
+        return max(min(math.floor(number), math.ceil(number), key=key), 1)
+
+    if 1.0 >= aspect:  # Pillow's width / height of the box asked for (side / side)
+        return nearest(side * aspect, lambda n: abs(aspect - n / side)), side
+    return side, nearest(side / aspect, lambda n: 0 if n == 0 else abs(aspect - side / n))
 
 
 def _detail_box(
@@ -161,22 +179,28 @@ def _detail_box(
 BAND_MARGIN = 48
 
 
-def _band_ink(image: Image.Image, shape: tuple[int, int], span: tuple[int, int]) -> np.ndarray:
+def _band_ink(
+    image: Image.Image,
+    shape: tuple[int, int],
+    span: tuple[int, int],
+    resample: Image.Resampling = Image.Resampling.BICUBIC,
+) -> np.ndarray:
     """``_ink_pixels(image, DETAIL_SIDE, exactly=True)`` (of ``shape``: its longest side
-    DETAIL_SIDE long, ``image`` at most that long) from ``span[0]`` to ``span[1]`` along its
-    longest side only, the whole of the other side: the same pixels, made of the band
+    DETAIL_SIDE long, ``image`` resized to it with ``resample``: BICUBIC enlarges, BOX
+    shrinks, as ``_ink_pixels`` does) from ``span[0]`` to ``span[1]`` along its longest
+    side only, the whole of the other side: the same pixels, made of the band
     ``BAND_MARGIN`` longer at each end, in quarters aligned as the whole page's are."""
     rows, cols = shape
     along_rows = rows >= cols
     length = rows if along_rows else cols
     lo = max(0, (span[0] - BAND_MARGIN) // 4 * 4)
     hi = min(length, -(-(span[1] + BAND_MARGIN) // 4) * 4)
-    grey = image.convert("L")
+    grey = image if image.mode == "L" else image.convert("L")  # read, never written
     if grey.size == (cols, rows):  # as long as DETAIL_SIDE already: not resized
         part = grey.crop((0, lo, cols, hi) if along_rows else (lo, 0, hi, rows))
     else:
         source = grey.height if along_rows else grey.width
-        part = _resized_span(grey, 0, source, shape, (lo, hi), along_rows, Image.Resampling.BICUBIC)
+        part = _resized_span(grey, 0, source, shape, (lo, hi), along_rows, resample)
     small = _paper_small(part)
     paper = _resized_span(
         small, lo // 4, -(-length // 4), shape, span, along_rows, Image.Resampling.BILINEAR

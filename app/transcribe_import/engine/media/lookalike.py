@@ -380,7 +380,7 @@ def _jpeg(data: bytes, dp: str, *, exif: bool) -> _Decoded:
 
     whole = _jpeg_whole(data, dp, exif=exif)
     if whole is None:
-        return at(LOOK_SIDE), lambda: at(ink.DETAIL_SIDE)
+        return at(LOOK_SIDE), lambda: _jpeg_finer(data, dp, exif=exif)
     small, finer = whole
     return small, lambda: finer
 
@@ -420,6 +420,23 @@ def _jpeg_whole(data: bytes, dp: str, *, exif: bool) -> tuple[Image.Image, Image
     if turn is None:
         return small, whole
     return small.transpose(turn), whole.transpose(turn)
+
+
+def _jpeg_finer(data: bytes, dp: str, *, exif: bool) -> Image.Image:
+    """A JPEG decoded for a sparse page's detail: at the fraction ``_jpeg_image`` decodes it
+    at for ``ink.DETAIL_SIDE``, and not shrunk to it when it is longer: ``ink.ink_of``
+    shrinks the band of it it needs alone, the same pixels as the whole page shrunk. A JPEG
+    its EXIF turns or flips is shrunk whole first, as ``_jpeg_image`` does (a shrink and a
+    turn do not make the same bytes in either order)."""
+    with _image_errors(JPEG, dp):
+        im = Image.open(io.BytesIO(data), formats=["JPEG"])
+        turn = ORIENTATION_TRANSPOSE.get(im.getexif().get(_ORIENTATION, 1)) if exif else None
+        if turn is not None:
+            return _jpeg_image(io.BytesIO(data), dp, exif=exif, side=ink.DETAIL_SIDE)
+        scale = _draft_scale(im.size, ink.DETAIL_SIDE)
+        im.draft("L", (max(1, im.width // scale), max(1, im.height // scale)))
+        im.load()
+        return im
 
 
 # The EXIF tag of a photo's orientation (what ``ImageOps.exif_transpose`` reads).
