@@ -150,7 +150,7 @@ def _thumbnail_size(size: tuple[int, int], side: int) -> tuple[int, int]:
     def nearest(number: float, key: Callable[[int], float]) -> int:
         return max(min(math.floor(number), math.ceil(number), key=key), 1)
 
-    if 1.0 >= aspect:  # Pillow's width / height of the box asked for (side / side)
+    if aspect <= 1.0:  # Pillow compares the box asked for (side / side) with the aspect
         return nearest(side * aspect, lambda n: abs(aspect - n / side)), side
     return side, nearest(side / aspect, lambda n: 0 if n == 0 else abs(aspect - side / n))
 
