@@ -180,4 +180,28 @@ def test_a_large_sparse_pages_detail_is_its_band_shrunk_alone(
 def test_the_shrunk_size_is_pillows_thumbnails(size: tuple[int, int]) -> None:
     made = Image.new("L", size)
     made.thumbnail((ink.DETAIL_SIDE, ink.DETAIL_SIDE), Image.Resampling.BOX)
-    assert ink._thumbnail_size(size, ink.DETAIL_SIDE) == made.size
+    assert ink.thumbnail_size(size, ink.DETAIL_SIDE) == made.size
+
+
+def _straight_look(pixels: np.ndarray) -> lookalike.Look:
+    """A page's four hashes in Python floats and lists, as they were first made."""
+    rows: list[list[float]] = (lookalike._cosines() @ pixels @ lookalike._cosines().T).tolist()
+    hashes = []
+    for _ in range(4):
+        flat = [c for row in rows for c in row]
+        median = sorted(flat[1:])[(lookalike.BITS - 1) // 2]
+        hashes.append(sum(1 << i for i in range(1, lookalike.BITS) if flat[i] > median))
+        keep = range(lookalike.KEEP)
+        rows = [[rows[u][v] * (-1 if u % 2 else 1) for u in keep] for v in keep]
+    return lookalike.Look((hashes[0], hashes[3], hashes[2], hashes[1]))
+
+
+def test_the_hash_is_the_python_arithmetic_to_the_last_bit(
+    decoded: dict[tuple[Kind, Light], Image.Image],
+) -> None:
+    rnd = np.random.default_rng(40)
+    reduced = [lookalike._reduced(ink.ink_of(image)) for image in decoded.values()]
+    reduced += [rnd.random((lookalike.SIDE, lookalike.SIDE)) for _ in range(200)]
+    reduced += [np.round(rnd.random((lookalike.SIDE, lookalike.SIDE)) * 3) for _ in range(50)]
+    for pixels in reduced:
+        assert lookalike._look(pixels) == _straight_look(pixels)

@@ -124,7 +124,7 @@ def ink_of(image: Image.Image, finer: Callable[[], Image.Image] | None = None) -
     # or shrunk to it as ``_ink_pixels`` shrinks a page (the shrink of a whole 300 dpi A4
     # page cost more than its decode).
     if max(image.size) > DETAIL_SIDE:
-        cols, rows = _thumbnail_size(image.size, DETAIL_SIDE)
+        cols, rows = thumbnail_size(image.size, DETAIL_SIDE)
         shape, resample = (rows, cols), Image.Resampling.BOX
     else:
         k = DETAIL_SIDE / max(image.size)
@@ -141,7 +141,7 @@ def ink_of(image: Image.Image, finer: Callable[[], Image.Image] | None = None) -
     return Ink(base, np.ascontiguousarray(part), extent)
 
 
-def _thumbnail_size(size: tuple[int, int], side: int) -> tuple[int, int]:
+def thumbnail_size(size: tuple[int, int], side: int) -> tuple[int, int]:
     """The size (width, height) Pillow's ``thumbnail((side, side))`` makes an image of
     ``size`` (larger than ``side``): the aspect kept as nearly as whole pixels allow."""
     width, height = size

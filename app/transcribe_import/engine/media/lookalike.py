@@ -82,27 +82,32 @@ def _reduced(found: ink.Ink) -> np.ndarray:
     return np.asarray(part.resize((SIDE, SIDE), Image.Resampling.BOX), dtype=np.float64)
 
 
-def _coefficients(pixels: np.ndarray) -> list[list[float]]:
+def _coefficients(pixels: np.ndarray) -> np.ndarray:
     """The KEEP x KEEP lowest DCT-II coefficients of a page reduced to SIDE x SIDE
     (``pixels``), [v][u]."""
     cos = _cosines()
-    out: list[list[float]] = (cos @ pixels @ cos.T).tolist()
+    out: np.ndarray = cos @ pixels @ cos.T
     return out
 
 
-def _bits(coefficients: list[list[float]]) -> int:
-    flat = [c for row in coefficients for c in row]
-    median = sorted(flat[1:])[(BITS - 1) // 2]
-    value = 0
-    for i in range(1, BITS):
-        if flat[i] > median:
-            value |= 1 << i
-    return value
+def _bits(coefficients: np.ndarray) -> int:
+    """The hash of ``coefficients``: bit i set where coefficient i (row by row) is above
+    the median of all but the first (the DC term: its bit is 0)."""
+    flat = coefficients.ravel()
+    median = np.sort(flat[1:])[(BITS - 1) // 2]
+    above = flat > median
+    above[0] = False
+    return int.from_bytes(np.packbits(above, bitorder="little").tobytes(), "little")
 
 
-def _quarter_turn(coefficients: list[list[float]]) -> list[list[float]]:
+# A quarter turn's signs: coefficient u of a row changes sign where u is odd.
+_SIGNS = np.array([-1.0 if u % 2 else 1.0 for u in range(KEEP)])
+
+
+def _quarter_turn(coefficients: np.ndarray) -> np.ndarray:
     """The coefficients of the page turned a quarter clockwise: a transpose, alternate signs."""
-    return [[coefficients[u][v] * (-1 if u % 2 else 1) for u in range(KEEP)] for v in range(KEEP)]
+    turned: np.ndarray = (coefficients * _SIGNS[:, None]).T
+    return turned
 
 
 @dataclass(frozen=True)
@@ -414,9 +419,11 @@ def _jpeg_whole(data: bytes, dp: str, *, exif: bool) -> tuple[Image.Image, Image
         im.draft("L", im.size)
         im.load()
         turn = ORIENTATION_TRANSPOSE.get(im.getexif().get(_ORIENTATION, 1)) if exif else None
-        whole = im.copy()
-    small = whole.copy()
-    small.thumbnail((LOOK_SIDE, LOOK_SIDE), Image.Resampling.BOX)
+    whole: Image.Image = im  # its pixels are loaded: closing the file leaves them
+    small = whole
+    if max(whole.size) > LOOK_SIDE:  # what ``thumbnail`` does, without a copy first
+        size = ink.thumbnail_size(whole.size, LOOK_SIDE)
+        small = whole.resize(size, Image.Resampling.BOX)
     if turn is None:
         return small, whole
     return small.transpose(turn), whole.transpose(turn)
