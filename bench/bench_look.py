@@ -6,8 +6,9 @@ process that keeps it), so it sets the floor of ``plan``. This runs that job on 
 of page files, each page alone, and reports the CPU a page by step:
 
   shelf     the 600x850 JPEGs of bench/bench_shelf.py's 500-page shelf (``--make``)
-  a4        bench/bench_scan.py --a4's 60 pages at 300 dpi (30 JPEGs, 3 PDFs of 10 pages),
-            and a page of each kind of tests/helpers/pages.py's enlarged to A4 at 300 dpi
+  a4        bench/bench_scan.py --a4's 60 pages at 300 dpi (30 JPEGs, 3 PDFs of 10 pages)
+  a4-kinds  a page of each kind of tests/helpers/pages.py's under each light, enlarged to A4
+            at 300 dpi (date only, few words, page number: sparse, decoded twice)
   labelled  tests/helpers/pages.py's labelled sets (the tuned seed 11 and the held-out 2027,
             4 pages a notebook: first scans, rescans of every kind, new pages, PNGs among
             them) and a numbered notebook: dense, half, sparse and blank pages
@@ -45,7 +46,7 @@ ROOT = BENCH.parent
 WORK = BENCH / "_work"
 APP = ROOT / "app"
 STEPS = ("hash", "decode", "shrink", "ink", "measures", "look", "pack", "rest")
-SETS = ("shelf", "a4", "labelled")
+SETS = ("shelf", "a4", "a4-kinds", "labelled")
 LABELLED_SEEDS = (11, 2027)
 
 
@@ -65,7 +66,7 @@ def _a4_pages() -> list[tuple[Path, str, int]]:
     root = make_a4_tree(60)
     out = [(p, "image/jpeg", 1) for p in sorted(root.rglob("*.jpg"))]
     out += [(p, "application/pdf", PDF_PAGES) for p in sorted(root.rglob("*.pdf"))]
-    return out + _a4_sparse_pages()
+    return out
 
 
 def _a4_sparse_pages() -> list[tuple[Path, str, int]]:
@@ -112,7 +113,12 @@ def _labelled_pages() -> list[tuple[Path, str, int]]:
 
 
 def pages(sets: list[str], limit: int | None) -> list[tuple[str, Path, str, int]]:
-    makers = {"shelf": _shelf_pages, "a4": _a4_pages, "labelled": _labelled_pages}
+    makers = {
+        "shelf": _shelf_pages,
+        "a4": _a4_pages,
+        "a4-kinds": _a4_sparse_pages,
+        "labelled": _labelled_pages,
+    }
     out = []
     for name in sets:
         found = makers[name]()
