@@ -5,6 +5,7 @@ checks the same on hundreds of page files against the tree before)."""
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -205,3 +206,39 @@ def test_the_hash_is_the_python_arithmetic_to_the_last_bit(
     reduced += [np.round(rnd.random((lookalike.SIDE, lookalike.SIDE)) * 3) for _ in range(50)]
     for pixels in reduced:
         assert lookalike._look(pixels) == _straight_look(pixels)
+
+
+def _same_ink(a: ink.Ink | None, b: ink.Ink | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    if a.detail is None or b.detail is None:
+        same_detail = a.detail is b.detail
+    else:
+        same_detail = np.array_equal(a.detail, b.detail)
+    return np.array_equal(a.pixels, b.pixels) and same_detail
+
+
+def test_a_pages_ink_alone_is_the_one_its_look_is_made_with(tmp_path: Path) -> None:
+    nb = notebook(9, Paper.RULED, Light.SCANNER)
+    pages = [page(nb, n, kind) for n, kind in enumerate((Kind.DATE, Kind.FULL, Kind.NUMBER), 1)]
+    files: list[tuple[Path, str, int]] = []
+    pdf = tmp_path / "scans.pdf"
+    pages[0].save(pdf, "PDF", resolution=100, save_all=True, append_images=pages[1:])
+    files.append((pdf, "application/pdf", 3))
+    for k, (im, name, kind) in enumerate(
+        [
+            (pages[0], "small.jpg", "image/jpeg"),
+            (pages[2].resize((2480, 3508)), "a4.jpg", "image/jpeg"),
+            (pages[0], "page.png", "image/png"),
+        ]
+    ):
+        im.save(tmp_path / name, quality=88 - k)
+        files.append((tmp_path / name, kind, 1))
+    for path, kind, count in files:
+        data = path.read_bytes()
+        seen = lookalike.page_seen(path, kind, count, size=len(data), data=data)
+        for index in range(count):
+            alone = lookalike.page_ink(path, kind, count, index, size=len(data), data=data)
+            with_look = seen[index]
+            assert _same_ink(alone, None if with_look is None else with_look.ink), (path, index)
+    assert lookalike.page_ink(pdf, "application/pdf", 3, 3, size=pdf.stat().st_size) is None

@@ -294,6 +294,34 @@ def page_seen(
         return (None,) * page_count
 
 
+def page_ink(
+    path: Path,
+    media_type: str,
+    page_count: int,
+    page_index: int,
+    *,
+    size: int,
+    data: bytes | None = None,
+) -> ink.Ink | None:
+    """The ink of one page of a page file, any type (``page_seen``'s, the same pixels), or
+    None where it cannot be made: what a verification asks of a page whose ink is not kept,
+    which needs neither its look nor its measures, nor a PDF's other pages decoded."""
+    if not 0 <= page_index < page_count:
+        return None
+    try:
+        with _opened(path, size, data) as fp:
+            if media_type == PDF:
+                image, finer = _pdf_images(fp, page_count, str(path), only=page_index)[page_index]
+            elif media_type == JPEG:
+                image, finer = _jpeg(fp.read(), str(path), exif=True)
+            else:
+                whole = _whole_images(path, page_count, size, data)
+                image, finer = (whole[page_index] if page_index < len(whole) else None), None
+            return None if image is None else ink.ink_of(image, finer)
+    except (*_LOOK_ERRORS, ValueError):
+        return None
+
+
 def _seen(image: Image.Image | None, finer: Callable[[], Image.Image] | None = None) -> Seen | None:
     if image is None:
         return None
@@ -450,16 +478,21 @@ def _jpeg_finer(data: bytes, dp: str, *, exif: bool) -> Image.Image:
 _ORIENTATION = 0x0112
 
 
-def _pdf_images(fp: BinaryIO, page_count: int, dp: str) -> list[_Decoded]:
+def _pdf_images(
+    fp: BinaryIO, page_count: int, dp: str, *, only: int | None = None
+) -> list[_Decoded]:
     """Each page's scan: a scanner's PDF page is one JPEG image covering the page, decoded
     as a JPEG file is. A page that is anything else (text, drawings, several images,
     another codec) has none: rasterising it costs pdfium the whole image's decode, 200 ms
-    an A4 page (bench/RESULTS.md)."""
+    an A4 page (bench/RESULTS.md). ``only``: that page's alone (the others have none)."""
     import pypdfium2.raw as pdfium_c
 
     out: list[_Decoded] = []
     with _pdf_document(fp, dp) as doc:
         for index in range(page_count):
+            if only is not None and index != only:
+                out.append((None, None))
+                continue
             with _PDFIUM_LOCK, _pdf_errors(dp):
                 page = doc[index]
                 try:

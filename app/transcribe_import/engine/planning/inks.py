@@ -183,11 +183,14 @@ def _made(where: PageFile) -> ink.Ink | None:
         return None
     if read.sha256 != where.sha256:
         return None
-    seen = lookalike.page_seen(
-        where.path, where.media_type, where.page_count, size=size, data=read.data
+    return lookalike.page_ink(
+        where.path,
+        where.media_type,
+        where.page_count,
+        where.page_index,
+        size=size,
+        data=read.data,
     )
-    page = seen[where.page_index] if where.page_index < len(seen) else None
-    return None if page is None else page.ink
 
 
 def score(
