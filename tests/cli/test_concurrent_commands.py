@@ -66,7 +66,7 @@ def test_a_commit_blocked_by_a_revert_is_interrupted_and_resumable(
     assert commit.returncode == Exit.INTERRUPTED, commit.stderr
     result = orjson.loads(commit.stdout)
     assert result["status"] == "running" and result["counts"]["failed"] == 0
-    assert f"Notebook {nbid} is being changed by another process" in result["stopped_by"]
+    assert f"Notebook {nbid[:8]} is being changed by another process" in result["stopped_by"]
     run_c = str(result["import_run_id"])
     [listed] = [r for r in cli_json(data, "runs", "--json")["runs"] if r["import_run_id"] == run_c]
     assert listed["interrupted"]
@@ -95,9 +95,9 @@ def test_the_loser_of_two_reverts_of_one_run_says_the_other_one_is_undoing_it(
     assert second.returncode == Exit.LOCKED, second.stderr
     assert second.stdout == ""
     assert second.stderr == (
-        f"transcribe-import: Run {run_id} is being undone by another process right now "
+        f"transcribe-import: Run {run_id[:8]} is being undone by another process right now "
         "(another `revert`, or `doctor` finishing one); that one does the undo, so nothing "
-        f"was done here. `transcribe-import show {run_id}` says `reverted` once it is done.\n"
+        f"was done here. `transcribe-import show {run_id[:8]}` says `reverted` once it is done.\n"
     )
     again = ok(run_cli(data, "revert", run_id))
     assert f"Run {run_id[:8]} was undone already" in again.stdout
@@ -148,17 +148,18 @@ def test_notebooks_and_runs_say_an_undo_is_half_done(tmp_path: Path) -> None:
     stopped = [run_cli(data, *args) for args in (["notebooks"], ["runs", "--json"])]
     resume = run_cli(data, "resume", run_id)
     assert resume.returncode == Exit.OK, resume.stderr  # it ended complete: its status's code
-    assert f"  NOTE: the undo of run {run_id} stopped half way" in resume.stdout
+    assert f"  NOTE: the undo of run {run_id[:8]} stopped half way" in resume.stdout
     for proc in live:
         assert proc.returncode == Exit.PROBLEMS, proc.stdout
-        assert f"PROBLEM: run {run_id} is being undone right now by another process" in proc.stdout
+        said_live = f"PROBLEM: run {run_id[:8]} is being undone right now by another process"
+        assert said_live in proc.stdout
     notebooks, runs = stopped
-    said = f"the undo of run {run_id} stopped half way"
+    said = f"the undo of run {run_id[:8]} stopped half way"
     assert notebooks.returncode == Exit.PROBLEMS and f"PROBLEM: {said}" in notebooks.stdout
     assert "doctor`, which repairs the index" not in notebooks.stdout  # not the index's fault
     assert runs.returncode == Exit.PROBLEMS
     [problem] = orjson.loads(runs.stdout)["problems"]
-    assert problem.startswith(said) and f"`transcribe-import revert {run_id}`" in problem
+    assert problem.startswith(said) and f"`transcribe-import revert {run_id[:8]}`" in problem
     ok(run_cli(data, "revert", run_id))
     ok(run_cli(data, "notebooks"))
     ok(run_cli(data, "runs"))
@@ -182,7 +183,7 @@ def test_doctor_during_a_live_purge_says_a_purge_is_running(tmp_path: Path) -> N
     [finding] = doctor["findings"]
     assert finding["code"] == "purge_live" and finding["severity"] == "info"
     assert finding["message"] == (
-        f"Trash entry {revert_id} is being purged right now by another process; left alone."
+        f"Trash entry {revert_id[:8]} is being purged right now by another process; left alone."
     )
     assert doctor["clean"]
     assert cli_json(data, "trash", "--json")["entries"] == []
@@ -205,14 +206,14 @@ def test_export_during_a_revert_says_the_undo_is_in_the_way(tmp_path: Path) -> N
     assert (
         export.stderr
         == (
-            f"transcribe-import: Cannot export these notebooks now: run {run_id} is being undone "
-            "right now by another process (trash entry "
+            f"transcribe-import: Cannot export these notebooks now: run {run_id[:8]} is being "
+            "undone right now by another process (trash entry "
         )
         + export.stderr.split("(trash entry ", 1)[1]
     )
     assert "export these notebooks again after it." in export.stderr
     assert stopped.returncode == Exit.PROBLEMS, stopped.stderr
-    assert f"the undo of run {run_id} stopped half way" in stopped.stderr
+    assert f"the undo of run {run_id[:8]} stopped half way" in stopped.stderr
     assert "backup" not in export.stderr + stopped.stderr
     assert not (tmp_path / "bag").exists()  # nothing was written
     ok(run_cli(data, "revert", run_id))
@@ -279,7 +280,7 @@ def test_doctor_during_a_live_revert_says_an_undo_is_running(tmp_path: Path) -> 
     assert [(f["code"], f["severity"]) for f in report["findings"]] == [("revert_live", "info")]
     [finding] = report["findings"]
     assert finding["message"].startswith(
-        f"Run {run_id} is being undone right now by another process (trash entry "
+        f"Run {run_id[:8]} is being undone right now by another process (trash entry "
     )
     assert finding["message"].endswith("left alone: it finishes by itself.")
     assert report["clean"]

@@ -424,7 +424,7 @@ def test_a_run_whose_frozen_plan_is_damaged_can_be_ended_and_its_plan_recommitte
     _one_coded_line(resume, Exit.PROBLEMS, str(snapshot), "damaged", f"cancel {run_id}")
     report = cli_json(data, "doctor", "--json", rc=Exit.PROBLEMS)
     (finding,) = [f for f in report["findings"] if f["code"] == "interrupted_run"]
-    assert f"`transcribe-import cancel {run_id}`" in finding["message"]
+    assert f"`transcribe-import cancel {run_id[:8]}`" in finding["message"]
     assert "resume it" not in finding["message"]  # the advice is a command that works
 
     cancel = run_cli(data, "cancel", run_id)

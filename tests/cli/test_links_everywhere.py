@@ -108,3 +108,32 @@ def test_restore_through_a_linked_notebooks_folder_is_refused_by_name(tmp_path: 
     [entry] = cli_json(data, "trash", "--json")["entries"]
     assert entry["revert_id"] == revert_id
     assert cli_json(data, "show", run_id, "--json")["status"] == "reverted"
+
+
+def test_doctor_at_a_link_says_it_stopped_before_the_notebooks(tmp_path: Path) -> None:
+    """A link stops doctor before its notebooks: its first line says so, why and what to
+    do, not "Checked 0 notebooks" (true, but it reads as a corpus with none)."""
+    data = tmp_path / "data"
+    cli_json(data, "commit", str(_plan(data, tmp_path)), "--json")
+    corpus = data / "corpus"
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    link = corpus / "quarantine"
+    if link.exists():
+        shutil.rmtree(link)
+    link.symlink_to(outside, target_is_directory=True)
+
+    said = ok(run_cli(data, "doctor"), Exit.PROBLEMS).stdout.splitlines()
+    assert said[0] == (
+        f"Stopped before checking the notebooks in {corpus}: a link in the corpus (below) "
+        "stops every repair. Put the real folder back as said, then run doctor again to "
+        "check them."
+    )
+    assert said[1].startswith(f"[problem] {link} is a symbolic link")
+    report = cli_json(data, "doctor", "--json", rc=Exit.PROBLEMS)
+    assert report["stopped"] == "link" and report["notebooks_checked"] == 0
+
+    link.unlink()  # the folder back: doctor goes through, and says how many it checked
+    again = ok(run_cli(data, "doctor")).stdout.splitlines()
+    assert again[0] == f"Checked 1 notebook in {corpus}."
+    assert cli_json(data, "doctor", "--json")["stopped"] is None

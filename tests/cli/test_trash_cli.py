@@ -103,9 +103,9 @@ def test_a_purge_asked_while_another_is_deleting_the_entry_says_so_and_changes_n
         second = ok(run_cli(data, "trash", "--purge", revert_id), Exit.LOCKED)
         [line] = second.stderr.splitlines()
         assert line == (
-            f"transcribe-import: Trash entry {revert_id} is being deleted right now (by another "
-            "purge, or by doctor or the window's check of the corpus finishing one); wait for "
-            "it: the entry is gone once that ends."
+            f"transcribe-import: Trash entry {revert_id[:8]} is being deleted right now (by "
+            "another purge, or by doctor or the window's check of the corpus finishing one); "
+            "wait for it: the entry is gone once that ends."
         ), line
         holding.go_on(first)
     finally:

@@ -62,7 +62,7 @@ def test_purge_asked_again_after_a_kill_past_its_end_says_done_already(tmp_path:
     )
     refused = run_cli(data, "trash", "--restore", revert_id)
     assert refused.returncode == 1 and refused.stderr == (
-        f"transcribe-import: Trash entry {revert_id} was deleted for good, so run {run_id} "
+        f"transcribe-import: Trash entry {revert_id[:8]} was deleted for good, so run {run_id[:8]} "
         "cannot be put back from it; nothing was changed.\n"
     )
     assert_doctor_clean(data)

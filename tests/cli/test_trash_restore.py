@@ -83,8 +83,9 @@ def test_a_restore_that_would_double_pages_imported_again_since_is_refused(
     refused = run_cli(data, "trash", "--restore", revert_id)
     assert refused.returncode == Exit.PROBLEMS, refused.stderr
     assert refused.stderr == (
-        f"transcribe-import: Trash entry {revert_id} cannot be put back, nothing was changed: "
-        f"3 of the run's page files were imported again since, into “notebook 1” ({again[0]}): "
+        f"transcribe-import: Trash entry {revert_id[:8]} cannot be put back, nothing was changed: "
+        f"3 of the run's page files were imported again since, into “notebook 1” "
+        f"({again[0][:8]}): "
         "putting them back would double them.\n"
     )
     assert _state(data) == before

@@ -241,7 +241,7 @@ def test_an_untracked_run_is_finished_through_open_plan_as_its_finding_says(
     view = window.corpus_page.findings_view
     qtbot.waitUntil(lambda: view.rowCount() >= 1, timeout=TIMEOUT_MS)
     said = [view.item(row, 0).text() for row in range(view.rowCount())]
-    told = next(s for s in said if f"Import run {run_id} has no record" in s)
+    told = next(s for s in said if f"Import run {run_id[:8]} has no record" in s)
     assert told.endswith(
         "To import what did not land, open that plan with File › Open Plan… and commit it: "
         "what landed is recognised and not imported twice. To give it up instead, move the "

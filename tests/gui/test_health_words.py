@@ -123,3 +123,29 @@ def test_a_page_held_twice_with_no_import_on_record_is_a_note_in_titles(
         "gone), so no undo can take them out: leave them if that was meant."
     )
     assert register not in said and diary not in said
+
+
+def test_a_check_stopped_at_a_link_says_so_not_0_notebooks_checked(
+    open_window: Callable[..., MainWindow],
+    corpus: Corpus,
+    make_notebook: Callable[..., str],
+    tmp_path: Path,
+) -> None:
+    make_notebook("Diary", pages=1)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    link = corpus.root / "quarantine"
+    if link.exists():
+        link.rmdir()  # made empty with the corpus
+    link.symlink_to(outside, target_is_directory=True)
+
+    window = open_window()
+
+    summary = window.corpus_page.health_summary.text()
+    assert summary.startswith(
+        "1 needs attention (no notebook checked: a link in the corpus stops the check; put "
+        "the real folder back, then Check Again, at "
+    )
+    assert "0 notebooks" not in summary
+    view = window.corpus_page.findings_view
+    assert view.rowCount() == 1 and str(link) in view.item(0, 0).text()

@@ -137,3 +137,53 @@ def test_the_guide_says_where_a_page_in_the_corpus_is_turned() -> None:
     guide = guide_html()
     assert "where Turn (Ctrl+R, Ctrl+Shift+R) sets pages scanned sideways upright" in guide
     assert "opens one to show its pages in order (double-click or Open)" in guide
+
+
+def test_turn_the_page_shown_large_in_the_viewer(
+    qtbot: QtBot, open_window: Callable[..., MainWindow], corpus: Corpus, tmp_path: Path
+) -> None:
+    """The viewer (a page of the library's grid shown large) has the grid's Turn, for the
+    page it shows alone, through the same run; it then shows that page turned."""
+    for k in (1, 2, 3):
+        marked_page(tmp_path / "Diary" / f"{k}.jpg")
+    plan = plan_for(corpus, tmp_path / "Diary")
+    assert commit_plan(corpus, plan).status is RunStatus.COMPLETE
+    nb = plan.items[0].notebook_id
+
+    window = open_window(workers=1)
+    library = open_in_library(qtbot, window, nb)
+    grid = library.pages_pane.grid
+    # Pages 1 and 2 chosen, then page 2 opened large by a double-click: only it is turned.
+    for row, keys in ((0, Qt.KeyboardModifier.NoModifier), (1, Qt.KeyboardModifier.ShiftModifier)):
+        rect = grid.visualRect(library.pages_model.index(row, PageColumn.THUMBNAIL))
+        qtbot.mouseClick(grid.viewport(), Qt.MouseButton.LeftButton, keys, rect.center())
+    assert library.pages_pane.selected_rows() == [0, 1]
+    library.open_viewer()
+    dialog = library.viewer_dialog
+    assert dialog is not None and dialog.isVisible()
+    words = [b.text() for b in dialog.action_buttons]
+    assert [w.replace("&", "") for w in words] == ["Turn Right", "Turn Left"]
+    assert all(b.isEnabled() for b in dialog.action_buttons)
+
+    with qtbot.waitSignal(library.shown, timeout=TIMEOUT_MS):
+        qtbot.mouseClick(dialog.action_buttons[0], Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: library.turn_run_id is not None, timeout=TIMEOUT_MS)
+    doc = assert_notebook_whole(corpus, nb)
+    assert [p.get("turn") for p in doc["pages"]] == [None, 90, None]
+    assert library.message_label.text() == (
+        "Page 2 turned 90° clockwise. The page as it was is under History; Undo Turn… puts it back."
+    )
+    # The viewer stays open on that page, as it is now: turned.
+    assert dialog.isVisible() and library.pages_pane.current_row() == 1
+    assert dialog.viewer.turns() == [90]
+    # Its shortcut works in the dialog: Ctrl+Shift+R turns it back a quarter, a second run.
+    first = library.turn_run_id
+    with qtbot.waitSignal(library.shown, timeout=TIMEOUT_MS):
+        qtbot.keyClick(
+            dialog.viewer,
+            Qt.Key.Key_R,
+            Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+        )
+    qtbot.waitUntil(lambda: library.turn_run_id != first, timeout=TIMEOUT_MS)
+    assert [p.get("turn") for p in assert_notebook_whole(corpus, nb)["pages"]][1] in (None, 0)
+    assert dialog.viewer.turns() == [0]

@@ -29,7 +29,7 @@ from transcribe_import.cli.run_ids import RUN_ID_HELP
 from transcribe_import.engine import api
 from transcribe_import.engine.api import Corpus, ExitCode, resolve_data_dir
 from transcribe_import.engine.base.errors import TranscribeError
-from transcribe_import.engine.base.findings import FindingCode
+from transcribe_import.engine.base.findings import DoctorReport, DoctorStop, FindingCode
 from transcribe_import.engine.base.text import agreeing, counted, shown_within
 
 
@@ -303,6 +303,30 @@ def _unfinished_words(corpus: Corpus, u: api.UnfinishedImport) -> str:
     return f"{u.pages_landed} of {expected} {pages} of import run {run} landed; {then}."
 
 
+def _checked_words(report: DoctorReport, corpus: Corpus) -> str:
+    """doctor's first line: how many notebooks it checked, and, when it stopped before them
+    all, where, why and what lets it check them (its finding, below, says more)."""
+    checked = f"Checked {counted(report.notebooks_checked, 'notebook')} in {corpus.root}"
+    if report.stopped is DoctorStop.LINK:
+        return (
+            f"Stopped before checking the notebooks in {corpus.root}: a link in the corpus "
+            "(below) stops every repair. Put the real folder back as said, then run doctor "
+            "again to check them."
+        )
+    if report.stopped is DoctorStop.UNDO_RUNNING:
+        return (
+            f"Stopped before checking the notebooks in {corpus.root}: an undo running in "
+            "another process is moving notebooks (below). Run doctor again once it has ended "
+            "to check them."
+        )
+    if report.stopped is DoctorStop.DISK:
+        return (
+            f"{checked}, then stopped at a disk error (below). Run doctor again once the disk "
+            "is sound to check them all."
+        )
+    return f"{checked}."
+
+
 def cmd_doctor(corpus: Corpus, args: argparse.Namespace) -> int:
     if args.remove_empty is not None:
         return _remove_empty(corpus, args.remove_empty, args)
@@ -316,7 +340,7 @@ def cmd_doctor(corpus: Corpus, args: argparse.Namespace) -> int:
     if args.json:
         json_out(report.to_json())
     else:
-        say(f"Checked {counted(report.notebooks_checked, 'notebook')} in {corpus.root}.")
+        say(_checked_words(report, corpus))
         for f in report.findings:
             say(f"[{f.severity}] {f.message}")
         incomplete = sum(f.code is FindingCode.NOTEBOOK_INCOMPLETE for f in report.findings)

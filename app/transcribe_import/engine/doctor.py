@@ -27,12 +27,13 @@ from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import DISK_CODES, TranscribeError
 from transcribe_import.engine.base.findings import (
     DoctorReport,
+    DoctorStop,
     Finding,
     FindingCode,
     Remedy,
     Severity,
 )
-from transcribe_import.engine.base.ids import is_valid_id
+from transcribe_import.engine.base.ids import ShortIds, is_valid_id
 from transcribe_import.engine.base.text import agreeing, counted, quoted_title
 from transcribe_import.engine.ingest import journal
 from transcribe_import.engine.ingest.empty import is_empty
@@ -64,10 +65,12 @@ def doctor(
         _check(corpus, report, verify_hashes, restore_from)
     except OSError as exc:  # a disk error outside a step guarded on its own: doctor stops
         report.findings.append(_disk_finding(exc, corpus.root))
+        report.stopped = DoctorStop.DISK
     except TranscribeError as exc:
         if exc.code not in DISK_CODES:
             raise
         report.findings.append(_stopped_finding(exc, exc.path or str(corpus.root)))
+        report.stopped = DoctorStop.DISK
     return report
 
 
@@ -102,6 +105,8 @@ def _check(
         # Every repair below writes in the corpus's folders: none is tried through a link
         # (or when the folders could not even be looked at).
         add(links)
+        linked = any(f.code is FindingCode.LINK_IN_CORPUS for f in links)
+        report.stopped = DoctorStop.LINK if linked else DoctorStop.DISK
         return
     names = fsio.list_dir(corpus.notebooks_dir, missing_ok=True)
 
@@ -126,6 +131,7 @@ def _check(
     # An undo running in another process moves its notebooks' files: they are not judged.
     busy = moving_now(corpus)
     if busy is None:
+        report.stopped = DoctorStop.UNDO_RUNNING
         return
 
     with corpus.locked():
@@ -230,7 +236,10 @@ def _check_runs(corpus: Corpus) -> list[Finding]:
     """Quarantine unreadable run records; list interrupted runs so a person can resume them."""
     store = RunStore(corpus)
     out: list[Finding] = []
-    for run_id in store.run_ids():
+    run_ids = store.run_ids()
+    shown = ShortIds.of(run_ids)  # each run as `runs` lists it, which every command takes
+    for run_id in run_ids:
+        run = shown(run_id)
         try:
             record = store.load(run_id)
         except RunCorrupt as exc:
@@ -245,7 +254,7 @@ def _check_runs(corpus: Corpus) -> list[Finding]:
                 Finding(
                     FindingCode.RUN_QUARANTINED,
                     Severity.PROBLEM,
-                    f"Import run {run_id}: its record could not be read; it was moved to "
+                    f"Import run {run}: its record could not be read; it was moved to "
                     f"{target} with a report. The notebooks it committed are unaffected; "
                     "its frozen plan is kept (see below).",
                     path=str(target),
@@ -255,7 +264,7 @@ def _check_runs(corpus: Corpus) -> list[Finding]:
         if store.is_interrupted(record):
             counts = record.counts()
             said = (
-                f"Import run {run_id} was interrupted with "
+                f"Import run {run} was interrupted with "
                 f"{counted(counts['pending'], 'item')} not done ({counts['committed']} "
                 "committed)"
             )
@@ -269,8 +278,8 @@ def _check_runs(corpus: Corpus) -> list[Finding]:
                 )
                 remedies: tuple[Remedy, ...] = (Remedy.RESUME_RUN, Remedy.CANCEL_RUN)
                 advice = (
-                    f"resume it with `transcribe-import resume {run_id}` or cancel it with "
-                    f"`transcribe-import cancel {run_id}`."
+                    f"resume it with `transcribe-import resume {run}` or cancel it with "
+                    f"`transcribe-import cancel {run}`."
                 )
             except RunCorrupt as exc:
                 # Only a cancel works without the plan: never advise a resume that cannot.
@@ -278,7 +287,7 @@ def _check_runs(corpus: Corpus) -> list[Finding]:
                 situation = f"{said}; {damaged}."
                 remedies = (Remedy.CANCEL_RUN,)
                 advice = (
-                    f"{damaged}: end it with `transcribe-import cancel {run_id}` (the pages it "
+                    f"{damaged}: end it with `transcribe-import cancel {run}` (the pages it "
                     "landed stay and are counted), then commit your plan file again to import "
                     "the rest."
                 )
@@ -308,13 +317,14 @@ def _orphan_plans(store: RunStore) -> list[Finding]:
     if not orphans:
         return []
     tracked = {r.plan_id for r in store.list_runs()}
+    shown = ShortIds.of([*store.run_ids(), *orphans])  # as `runs` and the plans' files name them
     out = []
     for run_id, plan_id in sorted(orphans.items()):
         if plan_id in tracked:
             continue
         path = store.plan_path(run_id)
         situation = (
-            f"Import run {run_id} has no record (it is in quarantine, or missing), so no "
+            f"Import run {shown(run_id)} has no record (it is in quarantine, or missing), so no "
             f"run tracks its items; its frozen plan is kept at {path}. Pages it landed stay "
             "in their notebooks."
         )

@@ -70,12 +70,26 @@ def list_trash(corpus: Corpus) -> TrashListing:
     return TrashListing(entries, [str(p) for p in problems])
 
 
-def purge_trash(corpus: Corpus, revert_id: str) -> api.TrashEntry | api.LeftTrash:
-    return api.purge_trash(corpus, revert_id)
+@dataclass(frozen=True)
+class LeftAlready:
+    """A trash entry asked for that had left the trash already, in words: its ids named as
+    `runs` and `trash` name them (the worker lists the corpus's runs and trash for that)."""
+
+    words: str
 
 
-def restore_from_trash(corpus: Corpus, revert_id: str) -> api.RestoreResult | api.LeftTrash:
-    return api.restore_from_trash(corpus, revert_id)
+def _left_already(corpus: Corpus, left: api.LeftTrash) -> LeftAlready:
+    return LeftAlready(left.words(api.run_short_ids(corpus), api.revert_short_ids(corpus)))
+
+
+def purge_trash(corpus: Corpus, revert_id: str) -> api.TrashEntry | LeftAlready:
+    done = api.purge_trash(corpus, revert_id)
+    return _left_already(corpus, done) if isinstance(done, api.LeftTrash) else done
+
+
+def restore_from_trash(corpus: Corpus, revert_id: str) -> api.RestoreResult | LeftAlready:
+    done = api.restore_from_trash(corpus, revert_id)
+    return _left_already(corpus, done) if isinstance(done, api.LeftTrash) else done
 
 
 class UndoDialog(QDialog):
@@ -375,9 +389,9 @@ class TrashDialog(QDialog):
             self.purged.emit(value.revert_id)
             self.refresh()
             return
-        if isinstance(value, api.LeftTrash):  # done already (by another window, say)
+        if isinstance(value, LeftAlready):  # done already (by another window, say)
             self.refresh()
-            self._said = value.words(api.short_id, api.short_id)
+            self._said = value.words
             return
         assert isinstance(value, TrashListing), value
         entries, problems = value.entries, value.problems

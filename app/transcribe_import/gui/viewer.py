@@ -15,7 +15,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from PySide6.QtCore import QSize, Qt, Signal, Slot
-from PySide6.QtGui import QKeyEvent, QKeySequence, QPixmap, QResizeEvent, QShortcut, QWheelEvent
+from PySide6.QtGui import (
+    QAction,
+    QKeyEvent,
+    QKeySequence,
+    QPixmap,
+    QResizeEvent,
+    QShortcut,
+    QWheelEvent,
+)
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -23,6 +31,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QScrollArea,
     QSizePolicy,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -125,6 +134,10 @@ class PageViewer(QWidget):
 
     def place(self) -> Place | None:
         return self._place
+
+    def turns(self) -> list[int]:
+        """How far each shown page is turned, in degrees, as it is drawn."""
+        return list(self._turns)
 
     def set_pages(
         self, pages: Sequence[Page], place: Place | None = None, turns: Sequence[int] = ()
@@ -262,7 +275,12 @@ class PageViewer(QWidget):
 
 
 class ViewerDialog(QDialog):
-    """The full-window view of the selected page(s); Escape or Space closes it."""
+    """The full-window view of the selected page(s); Escape or Space closes it.
+
+    ``actions``: what the view it was opened from does to the page shown (the library's Turn
+    Right and Turn Left), each a button beside Close and its shortcut live in the dialog, so
+    the page is turned where it is looked at.
+    """
 
     def __init__(
         self,
@@ -270,25 +288,38 @@ class ViewerDialog(QDialog):
         pages: Sequence[Page],
         parent: QWidget,
         place: Place | None = None,
+        actions: Sequence[QAction] = (),
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle(self.tr("Page Viewer"))
         self.viewer = PageViewer(previews, self)
         self.viewer.set_pages(pages, place)
-        hint = QLabel(
-            self.tr(
-                "Left and Right (or Page Up and Page Down) turn the page, Home and End go to "
-                "the first and the last; Ctrl+wheel, + and - zoom; 0 fits the page again; "
-                "Space or Escape closes."
-            )
+        paging = self.tr(
+            "Left and Right (or Page Up and Page Down) go to the page before or after, Home "
+            "and End to the first and the last; Ctrl+wheel, + and - zoom; 0 fits the page "
+            "again; Space or Escape closes."
         )
+        # The page shown's own actions, each with its keys: "Turn Right (Ctrl+R), …".
+        native = QKeySequence.SequenceFormat.NativeText
+        named = [f"{a.text().replace('&', '')} ({a.shortcut().toString(native)})" for a in actions]
+        hint = QLabel(" ".join([paging, *([", ".join(named) + "."] if named else [])]))
         hint.setWordWrap(True)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
+        row = QHBoxLayout()
+        self.action_buttons: list[QToolButton] = []
+        for action in actions:
+            button = QToolButton(self)
+            button.setDefaultAction(action)  # its words, its enabled state, its tooltip
+            button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+            self.addAction(action)  # its shortcut works while the dialog has the focus
+            row.addWidget(button)
+            self.action_buttons.append(button)
+        row.addWidget(buttons, 1)
         layout = QVBoxLayout(self)
         layout.addWidget(self.viewer, 1)
         layout.addWidget(hint)
-        layout.addWidget(buttons)
+        layout.addLayout(row)
         screen = parent.screen().availableGeometry() if parent.screen() else None
         if screen is not None:
             self.resize(screen.size() * 0.9)

@@ -15,7 +15,7 @@ from PySide6.QtCore import (
     QTimer,
     SignalInstance,
 )
-from PySide6.QtGui import QIcon
+from PySide6.QtGui import QIcon, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -46,9 +46,11 @@ def table_view(
     *,
     selection: Selection = Selection.SingleSelection,
     row_numbers: bool = False,
+    view: QTableView | None = None,
 ) -> QTableView:
-    """A read-only table of whole rows on ``model``, named ``name`` for screen readers."""
-    view = QTableView()
+    """A read-only table of whole rows on ``model``, named ``name`` for screen readers
+    (``view``: one of a kind of its own, made so; else a plain one)."""
+    view = QTableView() if view is None else view
     view.setModel(model)
     view.setAccessibleName(name)
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -92,14 +94,52 @@ def elide_names_in_the_middle(view: QTableView, *columns: int) -> None:
 
 def outcome_view(model: OutcomeTableModel, name: str) -> QTableView:
     """A table of a run's outcomes, sized for reading; the commit and runs views both show one."""
-    view = table_view(model, name)
+    view = table_view(model, name, view=OutcomeView())
     elide_names_in_the_middle(view, OutcomeColumn.NOTEBOOK)
     header = view.horizontalHeader()
     header.setSectionResizeMode(OutcomeColumn.DETAILS, QHeaderView.ResizeMode.Stretch)
-    header.resizeSection(OutcomeColumn.NOTEBOOK, 240)
     header.resizeSection(OutcomeColumn.PAGES, 70)
     header.resizeSection(OutcomeColumn.OUTCOME, 130)
     return view
+
+
+class OutcomeView(QTableView):
+    """An outcome table fitted to its width, so that Details is read, not cut, at 800x600.
+
+    The Notebook column gives up room on a narrow window (240 px down to 140; its names are
+    cut in the middle, and each is whole in the row's tooltip); when Details still has less
+    than ``DETAILS_CHARS`` characters' room, every row is two lines tall and Details wraps.
+    Every row has the same height, so no row is measured: a run of thousands of notebooks
+    costs nothing more.
+    """
+
+    DETAILS_CHARS = 60  # "1 page into the existing notebook; 3 duplicate files skipped"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._one_line = self.verticalHeader().defaultSectionSize()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)  # the viewport has its new width from here on
+        self.fit()
+
+    def fit(self) -> None:
+        header = self.horizontalHeader()
+        width = self.viewport().width()
+        notebook = max(140, min(240, int(width * 0.3)))
+        if header.sectionSize(OutcomeColumn.NOTEBOOK) != notebook:
+            header.resizeSection(OutcomeColumn.NOTEBOOK, notebook)
+        fixed = sum(
+            header.sectionSize(c)
+            for c in (OutcomeColumn.NOTEBOOK, OutcomeColumn.PAGES, OutcomeColumn.OUTCOME)
+        )
+        metrics = self.fontMetrics()
+        narrow = width - fixed < self.DETAILS_CHARS * metrics.averageCharWidth()
+        if self.wordWrap() != narrow:
+            self.setWordWrap(narrow)
+        height = self._one_line + (metrics.lineSpacing() if narrow else 0)
+        if self.verticalHeader().defaultSectionSize() != height:
+            self.verticalHeader().setDefaultSectionSize(height)
 
 
 def headline_label(name: str) -> QLabel:

@@ -20,10 +20,12 @@ import pytest
 from transcribe_import.cli.main import main
 from transcribe_import.engine import api
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+from transcribe_import.engine.base.ids import ShortIds
 from transcribe_import.engine.doctor import doctor
 from transcribe_import.engine.runs.model import RunStatus
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.runs.undo import RevertBlocked
+from transcribe_import.engine.runs.undo_findings import HalfDone
 from transcribe_import.engine.storage import fsio, trash
 from transcribe_import.engine.storage.corpus import Corpus
 
@@ -73,7 +75,7 @@ def test_a_revert_that_rolls_back_a_half_done_one_says_so(
         said = str(refused.value)
         assert refused.value.earlier is not None
         assert said.startswith(f"Run {run_id} cannot be undone: ")
-        assert f"Before that, the undo of run {run_id} was interrupted" in said
+        assert f"Before that, the undo of run {run_id[:8]} was interrupted" in said
     assert "nothing was changed" not in said
     assert "it was undone, the run is as it was" in said
     # What it says it did: the notebook it had moved is back, the run is as it was.
@@ -173,3 +175,21 @@ def test_a_revert_cut_short_by_the_disk_says_what_it_left(
     assert {"nothing", "recorded", "half"} <= said or persistent, said
     if not persistent:
         assert "undone" in said, said
+
+
+def test_an_undo_half_done_names_twin_runs_apart() -> None:
+    """Its words name each id as the lists do: a run sharing 9 characters with another is
+    shown by as many more as tell them apart, which every command takes back."""
+    run, twin = "6e5b520f-1de3-44ba-aa95-bd71a942c392", "6e5b520f-1de0-4000-8000-000000000000"
+    revert = "40f960c2-0000-4000-8000-000000000000"
+    runs, reverts = ShortIds.of([run, twin]), ShortIds.of([revert])
+    live = HalfDone(run, revert, live=True, notebook_ids=None).words(runs, reverts)
+    assert live == (
+        "run 6e5b520f-1de3 is being undone right now by another process (trash entry "
+        "40f960c2); its notebooks are half moved until it ends"
+    )
+    stopped = HalfDone(twin, revert, live=False, notebook_ids=None).words(runs, reverts)
+    assert stopped == (
+        "the undo of run 6e5b520f-1de0 stopped half way (trash entry 40f960c2); "
+        "`transcribe-import revert 6e5b520f-1de0` or `transcribe-import doctor` finishes it"
+    )

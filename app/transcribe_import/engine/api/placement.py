@@ -247,7 +247,7 @@ def notebook_id_for(corpus: Corpus, key: str) -> str:
 
 def notebook_short_ids(corpus: Corpus) -> ShortIds:
     """How every line names a notebook of this corpus: as ``run_short_ids`` names runs."""
-    return ShortIds.listed(corpus.index_entries)
+    return corpus.notebook_short_ids()
 
 
 def notebook_named(corpus: Corpus, key: str) -> str:

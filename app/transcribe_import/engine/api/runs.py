@@ -35,7 +35,7 @@ from transcribe_import.engine.storage.corpus import Corpus
 def run_short_ids(corpus: Corpus) -> ShortIds:
     """How every line names a run of this corpus: the 8 characters, more where two runs
     share them (base/ids.short_id)."""
-    return ShortIds.listed(lambda: RunStore(corpus).run_ids())
+    return RunStore(corpus).short_ids()
 
 
 def resolve_run_id(corpus: Corpus, key: str) -> str:

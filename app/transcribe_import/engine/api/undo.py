@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.ids import MIN_ID_PREFIX, ShortIds, ids_by_prefix, is_valid_id
+from transcribe_import.engine.runs import undo_recovery
 from transcribe_import.engine.runs.model import RunStatus
 from transcribe_import.engine.runs.restore import LeftTrash, RestoreResult, purge_entry, restore_run
 from transcribe_import.engine.runs.revert import RevertPlan, plan_revert
@@ -70,7 +71,8 @@ def free_to_undo(plan: RevertPlan) -> RevertPlan | None:
 def unfinished_undos(corpus: Corpus, run_id: str | None = None) -> list[str]:
     """Each undo half done (being done right now, or stopped), in words: a listing of the
     corpus's notebooks or runs says them, for they are half moved until it ends."""
-    return [u.words() for u in half_done(corpus) if run_id is None or u.run_id == run_id]
+    named = undo_recovery.named(corpus)
+    return [u.words(*named) for u in half_done(corpus) if run_id is None or u.run_id == run_id]
 
 
 def list_trash(corpus: Corpus) -> tuple[list[TrashEntry], list[TranscribeError]]:
@@ -80,7 +82,7 @@ def list_trash(corpus: Corpus) -> tuple[list[TrashEntry], list[TranscribeError]]
 
 def revert_short_ids(corpus: Corpus) -> ShortIds:
     """How every line names a trash entry (a revert): as ``run_short_ids`` names runs."""
-    return ShortIds.listed(lambda: _revert_ids(corpus))
+    return trash.short_ids(corpus)
 
 
 def _revert_ids(corpus: Corpus) -> list[str]:

@@ -106,6 +106,14 @@ class Finding:
 _FACE_ONLY = frozenset({"situation", "remedies", "run_id", "command", "pages"})
 
 
+class DoctorStop(enum.StrEnum):
+    """Why doctor stopped before it had checked every notebook (its finding says more)."""
+
+    LINK = "link"  # a link among the corpus's folders: nothing is repaired through it
+    UNDO_RUNNING = "undo_running"  # an undo in another process moves notebooks not known
+    DISK = "disk"  # the disk failed: what was repaired so far is kept
+
+
 @dataclass
 class DoctorReport:
     """What doctor found and did, for one corpus."""
@@ -113,6 +121,7 @@ class DoctorReport:
     corpus_root: str
     notebooks_checked: int = 0
     findings: list[Finding] = field(default_factory=list)
+    stopped: DoctorStop | None = None  # None: every notebook was checked
 
     @property
     def clean(self) -> bool:
@@ -124,5 +133,6 @@ class DoctorReport:
             "corpus": self.corpus_root,
             "clean": self.clean,
             "notebooks_checked": self.notebooks_checked,
+            "stopped": None if self.stopped is None else self.stopped.value,
             "findings": [f.to_json() for f in self.findings],
         }

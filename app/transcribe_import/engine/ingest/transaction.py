@@ -201,8 +201,10 @@ def _ingest(corpus: Corpus, req: IngestRequest, nb_dir: Path, work: Work) -> Ing
         lock,
         work.lock_timeout,
         ErrorCode.NOTEBOOK_BUSY,
-        f"Notebook {req.notebook_id} is being changed by another process (an import, or an "
-        "undo of a run); wait for it and retry.",
+        lambda: (
+            f"Notebook {corpus.notebook_short_ids()(req.notebook_id)} is being changed by "
+            "another process (an import, or an undo of a run); wait for it and retry."
+        ),
     ):
         # We hold the ingest lock: an atomic_write temp here belongs to a dead writer (a claim
         # killed mid-write leaves one and no journal, so recovery never sees it).

@@ -542,10 +542,11 @@ def _execute(
     store = RunStore(corpus)
     lock = store.run_lock(run_id)
     if not locks.take_unless_owned(lock):
+        run = store.short_ids()(run_id)  # as `runs` lists it, which `cancel` takes
         raise TranscribeError(
             ErrorCode.RUN_BUSY,
-            f"Run {run_id} is being executed by another process; wait for it, or cancel it "
-            f"with `transcribe-import cancel {run_id}`.",
+            f"Run {run} is being executed by another process; wait for it, or cancel it "
+            f"with `transcribe-import cancel {run}`.",
             item=run_id,
         )
     try:

@@ -19,7 +19,6 @@ from typing import Any
 
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.base.findings import Finding, FindingCode, Remedy, Severity
-from transcribe_import.engine.base.ids import short_id
 from transcribe_import.engine.base.text import counted, quoted_title
 from transcribe_import.engine.planning.plan import ImportPlan
 from transcribe_import.engine.runs.model import ItemOutcome, ItemState, RunRecord, RunStatus
@@ -165,12 +164,13 @@ def finish_command(corpus: Corpus, unfinished: UnfinishedImport) -> str | None:
 
 def _shown(corpus: Corpus, run_id: str) -> str:
     """A run as every line names it: as `runs` lists it (base/ids.short_id)."""
-    return short_id(run_id, RunStore(corpus).run_ids())
+    return RunStore(corpus).short_ids()(run_id)
 
 
 def incomplete_findings(corpus: Corpus, titles: dict[str, str]) -> list[Finding]:
     """Doctor's notes: each incomplete notebook, with what it holds and what finishes it."""
     out = []
+    notebooks = corpus.notebook_short_ids()  # as `notebooks` lists them
     for notebook_id, u in sorted(unfinished_imports(corpus).items()):
         title = titles.get(notebook_id, notebook_id)
         expected = (
@@ -195,7 +195,8 @@ def incomplete_findings(corpus: Corpus, titles: dict[str, str]) -> list[Finding]
             "of its import landed."
         )
         said = (
-            f"Notebook {quoted_title(title)} ({notebook_id}) is incomplete: {u.pages_landed} of "
+            f"Notebook {quoted_title(title)} ({notebooks(notebook_id)}) is incomplete: "
+            f"{u.pages_landed} of "
             f"{expected} of its import (run {run}) landed."
         )
         out.append(

@@ -32,11 +32,13 @@ from transcribe_import.engine.base.clock import utc_now
 from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.findings import Finding, FindingCode, Severity
+from transcribe_import.engine.base.ids import ShortIds
 from transcribe_import.engine.base.text import quoted_title
 from transcribe_import.engine.runs.model import HistoryEvent, RunRecord, RunStatus
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.runs.undo import undoing
 from transcribe_import.engine.runs.undo_journal import move_back, notebook_locks
+from transcribe_import.engine.runs.undo_recovery import named
 from transcribe_import.engine.storage import fsio, project, trash
 from transcribe_import.engine.storage.corpus import Corpus, IndexEntry
 
@@ -146,10 +148,11 @@ def restore_run(corpus: Corpus, revert_id: str) -> RestoreResult | LeftTrash:
             raise
         if gone.put_back:
             return gone
+        runs, reverts = named(corpus)
         raise TranscribeError(
             ErrorCode.TRASH_NOT_FOUND,
-            f"Trash entry {revert_id} was deleted for good, so run {gone.run_id} cannot be put "
-            "back from it; nothing was changed.",
+            f"Trash entry {reverts(revert_id)} was deleted for good, so run "
+            f"{runs(gone.run_id)} cannot be put back from it; nothing was changed.",
             item=revert_id,
         ) from None
     run_id = str(doc["import_run_id"])
@@ -162,7 +165,7 @@ def restore_run(corpus: Corpus, revert_id: str) -> RestoreResult | LeftTrash:
                 return _roll_forward(corpus, store, record, doc)
             if _left_behind(corpus, record) == revert_id:  # back; only its removal was cut
                 return _purged(corpus, record, doc)
-            _refuse_state(doc, record, revert_id)
+            _refuse_state(doc, record, revert_id, named(corpus))
             with notebook_locks(corpus, store, record):
                 _refuse_collisions(corpus, doc)
                 store.request_restore(run_id, revert_id)
@@ -179,7 +182,7 @@ def finish_restores(corpus: Corpus) -> list[Finding]:
         left = _left_behind(corpus, record)
         if left is not None:
             _purge(corpus, left)
-            found.append(_finished(record.run_id, left))
+            found.append(_finished(corpus, record.run_id, left))
         if not (isinstance(revert, dict) and revert.get("state") == RESTORING):
             continue
         revert_id = str(revert["revert_id"])
@@ -192,16 +195,17 @@ def finish_restores(corpus: Corpus) -> list[Finding]:
             if exc.code is not ErrorCode.RUN_BUSY:
                 raise
             continue  # a restore is putting it back right now, and finishes it itself
-        found.append(_finished(record.run_id, revert_id))
+        found.append(_finished(corpus, record.run_id, revert_id))
     return found
 
 
-def _finished(run_id: str, revert_id: str) -> Finding:
+def _finished(corpus: Corpus, run_id: str, revert_id: str) -> Finding:
+    runs, reverts = named(corpus)
     return Finding(
         FindingCode.RESTORE_FINISHED,
         Severity.REPAIRED,
-        f"Putting run {run_id} back from the trash (entry {revert_id}) was interrupted; it "
-        "was finished: the run's pages are in the corpus again.",
+        f"Putting run {runs(run_id)} back from the trash (entry {reverts(revert_id)}) was "
+        "interrupted; it was finished: the run's pages are in the corpus again.",
     )
 
 
@@ -214,14 +218,17 @@ def _restoring(record: RunRecord, revert_id: str) -> bool:
     )
 
 
-def _refuse_state(doc: dict[str, Any], record: RunRecord, revert_id: str) -> None:
-    """Only the finished undo that the run's record names can be put back."""
-    run_id = record.run_id
+def _refuse_state(
+    doc: dict[str, Any], record: RunRecord, revert_id: str, shown: tuple[ShortIds, ShortIds]
+) -> None:
+    """Only the finished undo that the run's record names can be put back; ``shown``: how
+    lines name the runs and the trash entries."""
+    run, entry = shown[0](record.run_id), shown[1](revert_id)
     state = doc.get("state")
     if state == trash.MOVING:
         raise TranscribeError(
             ErrorCode.REVERT_UNFINISHED,
-            f"The undo {revert_id} of run {run_id} did not finish; run `transcribe-import "
+            f"The undo {entry} of run {run} did not finish; run `transcribe-import "
             "doctor` (it finishes or undoes it) first. Nothing was changed.",
             item=revert_id,
         )
@@ -233,7 +240,8 @@ def _refuse_state(doc: dict[str, Any], record: RunRecord, revert_id: str) -> Non
     if state != trash.DONE or not undone or not ours:
         raise _blocked(
             revert_id,
-            f"trash entry {revert_id} holds nothing to put back: run {run_id} is "
+            entry,
+            f"trash entry {entry} holds nothing to put back: run {run} is "
             f"{record.status.value}, and this entry is not its last undo",
         )
 
@@ -242,11 +250,12 @@ def _refuse_collisions(corpus: Corpus, doc: dict[str, Any]) -> None:
     """Everything that stands in the way of putting the entry back, all said at once."""
     revert_id = str(doc["revert_id"])
     entries = corpus.index_entries()
+    notebooks = corpus.notebook_short_ids()  # as `notebooks` and the trash list them
     causes: list[str] = []
     ours: dict[str, str] = {}  # sha256 of each source the entry puts back -> its notebook
     for nb in doc["notebooks"]:
         nbid = str(nb["notebook_id"])
-        name = f"“{nb.get('title') or nbid}” ({nbid})"
+        name = f"“{nb.get('title') or nbid}” ({notebooks(nbid)})"
         home = fsio.corpus_folder(corpus.root, corpus.notebook_dir(nbid))  # a link: refused
         moved = trash.entry_dir(corpus, revert_id) / "notebooks" / nbid
         if nb["whole"] and (fsio.exists(home) or nbid in entries):
@@ -272,16 +281,17 @@ def _refuse_collisions(corpus: Corpus, doc: dict[str, Any]) -> None:
         if again:
             causes.append(
                 f"{len(again)} of the run's page files were imported again since, into "
-                f"{quoted_title(entry.title)} ({nbid}): putting them back would double them"
+                f"{quoted_title(entry.title)} ({notebooks(nbid)}): putting them back would "
+                "double them"
             )
     if causes:
-        raise _blocked(revert_id, "; ".join(causes))
+        raise _blocked(revert_id, trash.short_ids(corpus)(revert_id), "; ".join(causes))
 
 
-def _blocked(revert_id: str, why: str) -> TranscribeError:
+def _blocked(revert_id: str, shown: str, why: str) -> TranscribeError:
     return TranscribeError(
         ErrorCode.RESTORE_BLOCKED,
-        f"Trash entry {revert_id} cannot be put back, nothing was changed: {why}.",
+        f"Trash entry {shown} cannot be put back, nothing was changed: {why}.",
         item=revert_id,
     )
 
@@ -363,11 +373,12 @@ def _disk_errors(corpus: Corpus, revert_id: str, run_id: str) -> Iterator[None]:
     try:
         yield
     except OSError as exc:
+        runs, reverts = named(corpus)  # each an 8 characters' fallback on a failing disk
         then = (
-            f"run `transcribe-import trash --restore {revert_id}` again (or "
+            f"run `transcribe-import trash --restore {reverts(revert_id)}` again (or "
             "`transcribe-import doctor`): what was put back stays, and the rest follows"
         )
         where = fsio.failed_path(exc, corpus.root)
         raise fsio.problem_from_oserror(
-            exc, where, f"putting run {run_id} back from the trash at", then=then
+            exc, where, f"putting run {runs(run_id)} back from the trash at", then=then
         ) from exc

@@ -35,7 +35,7 @@ from transcribe_import import __version__
 from transcribe_import.engine.base.clock import utc_now
 from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
-from transcribe_import.engine.base.ids import check_id, is_valid_id, new_id
+from transcribe_import.engine.base.ids import ShortIds, check_id, is_valid_id, new_id
 from transcribe_import.engine.base.short_calls import free_in_slices, loads_in_slices
 from transcribe_import.engine.planning.plan import (
     IMPORT_MANIFEST_SCHEMA,
@@ -260,6 +260,11 @@ class RunStore(UndoTransitions):
             if ext == "json" and stem != "index" and len(stem) == 36:
                 out.append(stem)
         return out
+
+    def short_ids(self) -> ShortIds:
+        """How every line names a run of this corpus: its 8 characters, more where two runs
+        share them (base/ids.short_id), so that what a line shows every command takes back."""
+        return ShortIds.listed(self.run_ids)
 
     def list_runs(self) -> list[RunRecord]:
         """Every readable run, newest first (the run files are authoritative, not the index)."""

@@ -107,11 +107,12 @@ def undoing(store: RunStore, run_id: str) -> Iterator[None]:
     the one that finds it held says so instead of tripping over the other's moves."""
     lock = store.run_lock(run_id)
     if not locks.take_unless_owned(lock):
+        run = store.short_ids()(run_id)  # as `runs` lists it, which `show` takes
         raise TranscribeError(
             ErrorCode.RUN_BUSY,
-            f"Run {run_id} is being undone by another process right now (another `revert`, "
+            f"Run {run} is being undone by another process right now (another `revert`, "
             "or `doctor` finishing one); that one does the undo, so nothing was done here. "
-            f"`transcribe-import show {run_id}` says `reverted` once it is done.",
+            f"`transcribe-import show {run}` says `reverted` once it is done.",
             item=run_id,
         )
     try:

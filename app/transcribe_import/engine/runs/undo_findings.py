@@ -3,6 +3,7 @@ running now, which stopped, and doctor's step that finishes them (``finish_all``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
@@ -11,7 +12,7 @@ from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.runs.undo_journal import (
     pending_id,
 )
-from transcribe_import.engine.runs.undo_recovery import finish
+from transcribe_import.engine.runs.undo_recovery import finish, named
 from transcribe_import.engine.storage import fsio, locks, trash
 from transcribe_import.engine.storage.corpus import Corpus
 
@@ -25,15 +26,17 @@ class HalfDone:
     live: bool
     notebook_ids: frozenset[str] | None  # the notebooks of the run's plan (None: unknown)
 
-    def words(self) -> str:
+    def words(self, runs: Callable[[str], str], reverts: Callable[[str], str]) -> str:
+        """In words, each id as ``runs`` and ``reverts`` name it (as the lists show them)."""
+        run, revert = runs(self.run_id), reverts(self.revert_id)
         if self.live:
             return (
-                f"run {self.run_id} is being undone right now by another process (trash entry "
-                f"{self.revert_id}); its notebooks are half moved until it ends"
+                f"run {run} is being undone right now by another process (trash entry "
+                f"{revert}); its notebooks are half moved until it ends"
             )
         return (
-            f"the undo of run {self.run_id} stopped half way (trash entry {self.revert_id}); "
-            f"`transcribe-import revert {self.run_id}` or `transcribe-import doctor` finishes it"
+            f"the undo of run {run} stopped half way (trash entry {revert}); "
+            f"`transcribe-import revert {run}` or `transcribe-import doctor` finishes it"
         )
 
 
@@ -68,9 +71,10 @@ def refuse_while_half_done(corpus: Corpus, notebook_ids: list[str], doing: str) 
     """Refuse to ``doing`` these notebooks while an undo has them half moved (nothing done)."""
     for undo in half_done(corpus):
         if undo.notebook_ids is None or undo.notebook_ids & set(notebook_ids):
+            said = undo.words(*named(corpus))
             raise TranscribeError(
                 ErrorCode.NOTEBOOK_BUSY if undo.live else ErrorCode.REVERT_UNFINISHED,
-                f"Cannot {doing} now: {undo.words()}. Nothing was done; {doing} again after it.",
+                f"Cannot {doing} now: {said}. Nothing was done; {doing} again after it.",
                 item=undo.run_id,
             )
 
@@ -91,6 +95,7 @@ def finish_all(corpus: Corpus) -> list[Finding]:
     found = []
     store = RunStore(corpus)
     records, _damaged = store.read_all()
+    runs, reverts = named(corpus)
     for record in records:
         if not isinstance(record.doc.get("revert"), dict):
             continue
@@ -99,7 +104,7 @@ def finish_all(corpus: Corpus) -> list[Finding]:
             # Another process holds the run: an undo of it is running, and finishes itself.
             revert_id = pending_id(record)
             if revert_id is not None:
-                found.append(_live(record.run_id, revert_id))
+                found.append(_live(runs(record.run_id), reverts(revert_id)))
             continue
         try:
             f = finish(corpus, store.load(record.run_id))
@@ -113,7 +118,7 @@ def finish_all(corpus: Corpus) -> list[Finding]:
             Finding(
                 FindingCode.REVERT_FINISHED,
                 Severity.REPAIRED,
-                f"The purge of trash entry {revert_id} was interrupted; it was finished.",
+                f"The purge of trash entry {reverts(revert_id)} was interrupted; it was finished.",
             )
         )
     for revert_id in running:
@@ -121,17 +126,18 @@ def finish_all(corpus: Corpus) -> list[Finding]:
             Finding(
                 FindingCode.PURGE_LIVE,
                 Severity.INFO,
-                f"Trash entry {revert_id} is being purged right now by another process; "
-                "left alone.",
+                f"Trash entry {reverts(revert_id)} is being purged right now by another "
+                "process; left alone.",
             )
         )
     return found
 
 
-def _live(run_id: str, revert_id: str) -> Finding:
+def _live(run: str, revert: str) -> Finding:
+    """Doctor's note on an undo running in another process; ``run`` and ``revert`` as shown."""
     return Finding(
         FindingCode.REVERT_LIVE,
         Severity.INFO,
-        f"Run {run_id} is being undone right now by another process (trash entry "
-        f"{revert_id}); left alone: it finishes by itself.",
+        f"Run {run} is being undone right now by another process (trash entry "
+        f"{revert}); left alone: it finishes by itself.",
     )

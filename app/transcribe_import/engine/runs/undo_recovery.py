@@ -9,6 +9,7 @@ from typing import Any
 from transcribe_import.engine.base.clock import utc_now
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.findings import Finding, FindingCode, Severity
+from transcribe_import.engine.base.ids import ShortIds
 from transcribe_import.engine.runs.model import RunRecord, RunStatus
 from transcribe_import.engine.runs.revert import (
     RevertBlock,
@@ -51,7 +52,9 @@ def finish(
     if record.status is RunStatus.REVERTED or revert.get("state") == "done":
         if doc is not None and doc.get("state") == trash.MOVING:
             trash.write_journal(corpus, {**doc, "state": trash.DONE, "finished_at": utc_now()})
-            return _found(run_id, revert_id, "its last step, the trash entry's state, was done")
+            return _found(
+                corpus, run_id, revert_id, "its last step, the trash entry's state, was done"
+            )
         return None
     if revert.get("state") != "requested":
         return None
@@ -65,21 +68,30 @@ def finish(
             if blockers or not plan.notebooks:
                 why = "; ".join(b.message for b in blockers) or "nothing of the run is left"
                 store.abandon_revert(run_id, revert_id, why)
-                return _found(run_id, revert_id, f"it had not started and was abandoned: {why}")
+                return _found(
+                    corpus, run_id, revert_id, f"it had not started and was abandoned: {why}"
+                )
             doc = write_journal(corpus, record, plan, revert_id, isinstance(only, list))
             roll_forward(corpus, store, doc, held, should_stop)
-            return _found(run_id, revert_id, "it was finished")
+            return _found(corpus, run_id, revert_id, "it was finished")
         if blockers:
             why = "; ".join(b.message for b in blockers)
             roll_back(corpus, store, doc, why)
-            return _found(run_id, revert_id, f"it was undone, the run is as it was: {why}")
+            return _found(corpus, run_id, revert_id, f"it was undone, the run is as it was: {why}")
         roll_forward(corpus, store, doc, held, should_stop)
-        return _found(run_id, revert_id, "it was finished")
+        return _found(corpus, run_id, revert_id, "it was finished")
 
 
-def _found(run_id: str, revert_id: str, what: str) -> Finding:
+def named(corpus: Corpus) -> tuple[ShortIds, ShortIds]:
+    """How lines name the runs and the trash entries of ``corpus`` (base/ids.short_id)."""
+    return RunStore(corpus).short_ids(), trash.short_ids(corpus)
+
+
+def _found(corpus: Corpus, run_id: str, revert_id: str, what: str) -> Finding:
+    runs, reverts = named(corpus)
     return Finding(
         FindingCode.REVERT_FINISHED,
         Severity.REPAIRED,
-        f"The undo of run {run_id} was interrupted (trash entry {revert_id}); {what}.",
+        f"The undo of run {runs(run_id)} was interrupted (trash entry {reverts(revert_id)}); "
+        f"{what}.",
     )

@@ -22,7 +22,7 @@ import orjson
 from transcribe_import.engine.base.clock import utc_now
 from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
-from transcribe_import.engine.base.ids import check_id, is_valid_id, new_id
+from transcribe_import.engine.base.ids import ShortIds, check_id, is_valid_id, new_id
 from transcribe_import.engine.base.values import fields_json
 from transcribe_import.engine.storage import fsio, locks, project
 
@@ -332,6 +332,11 @@ class Corpus:
 
     def index_entries(self) -> dict[str, IndexEntry]:
         return dict(self._refresh_index().entries)
+
+    def notebook_short_ids(self) -> ShortIds:
+        """How every line names a notebook of this corpus: as runs are named
+        (base/ids.short_id), so that what a line shows every command takes back."""
+        return ShortIds.listed(self.index_entries)
 
     def index_damage(self) -> list[IndexDamage]:
         cache = self._refresh_index()

@@ -82,7 +82,9 @@ def _lock_problem(exc: OSError, lock: filelock.FileLock) -> TranscribeError:
 
 
 @contextlib.contextmanager
-def hold(lock: filelock.FileLock, timeout: float, code: ErrorCode, message: str) -> Iterator[None]:
+def hold(
+    lock: filelock.FileLock, timeout: float, code: ErrorCode, message: str | Callable[[], str]
+) -> Iterator[None]:
     """Hold ``lock`` for the block, or raise a coded busy error after ``timeout`` seconds."""
     acquire(lock, timeout, code, message)
     try:
@@ -91,12 +93,19 @@ def hold(lock: filelock.FileLock, timeout: float, code: ErrorCode, message: str)
         lock.release()
 
 
-def acquire(lock: filelock.FileLock, timeout: float, code: ErrorCode, message: str) -> None:
-    """Take ``lock`` (the caller releases it), or raise a coded busy error after ``timeout``."""
+def acquire(
+    lock: filelock.FileLock, timeout: float, code: ErrorCode, message: str | Callable[[], str]
+) -> None:
+    """Take ``lock`` (the caller releases it), or raise a coded busy error after ``timeout``.
+
+    ``message`` may be a function: words that read the disk (an id named as the lists name
+    it) are then made only when the lock is refused, not on every taking.
+    """
     try:
         _take(lock, timeout)
     except filelock.Timeout:
-        raise TranscribeError(code, message, path=str(lock.lock_file)) from None
+        said = message if isinstance(message, str) else message()
+        raise TranscribeError(code, said, path=str(lock.lock_file)) from None
     except OSError as exc:  # no lock file can be made: a read-only or full disk
         raise _lock_problem(exc, lock) from exc
 

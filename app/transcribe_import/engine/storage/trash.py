@@ -30,7 +30,7 @@ import orjson
 
 from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
-from transcribe_import.engine.base.ids import is_valid_id
+from transcribe_import.engine.base.ids import ShortIds, is_valid_id
 from transcribe_import.engine.storage import fsio, locks
 
 if TYPE_CHECKING:
@@ -101,6 +101,7 @@ def read_journal(corpus: Corpus, revert_id: str) -> dict[str, Any]:
     except FileNotFoundError as exc:
         raise TranscribeError(
             ErrorCode.TRASH_NOT_FOUND,
+            # The id as it was asked for: it names no entry, so no shorter form of it does.
             f"No trash entry {revert_id}; `transcribe-import trash` lists them.",
             item=revert_id,
         ) from exc
@@ -276,6 +277,18 @@ def purging(corpus: Corpus) -> list[tuple[str, Path]]:
     ]
 
 
+def short_ids(corpus: Corpus) -> ShortIds:
+    """How every line names a trash entry (a revert), those being purged included: as runs
+    are named (base/ids.short_id), so that what a line shows `trash` takes back."""
+
+    def listed() -> list[str]:
+        names = fsio.list_dir(trash_root(corpus), missing_ok=True)
+        ids = (n.removeprefix(PURGING_PREFIX) for n in names)
+        return [i for i in ids if is_valid_id(i)]
+
+    return ShortIds.listed(listed)
+
+
 def purge(corpus: Corpus, revert_id: str) -> TrashEntry:
     """Delete one trash entry for good; refused while its revert is unfinished.
 
@@ -283,6 +296,7 @@ def purge(corpus: Corpus, revert_id: str) -> TrashEntry:
     was renamed to ``.purging-<id>``) a purge that ``doctor`` finishes.
     """
     then = "try again; nothing was changed"
+    shown = short_ids(corpus)(revert_id)  # as `trash` lists it, which `--purge` takes back
     try:
         root = trash_root(corpus)  # its guard reads the disk too: inside the coded block
         hidden = root / f"{PURGING_PREFIX}{revert_id}"
@@ -293,7 +307,7 @@ def purge(corpus: Corpus, revert_id: str) -> TrashEntry:
             if entry.state == MOVING:
                 raise TranscribeError(
                     ErrorCode.REVERT_UNFINISHED,
-                    f"The revert {revert_id} of run {entry.run_id} did not finish; run "
+                    f"Trash entry {shown}: its revert did not finish; run "
                     "`transcribe-import doctor` (it finishes or undoes it), then purge.",
                     item=revert_id,
                 )
@@ -303,12 +317,12 @@ def purge(corpus: Corpus, revert_id: str) -> TrashEntry:
                     ErrorCode.CORPUS_BUSY,
                     "The trash is being purged right now (by another purge, or by doctor or the "
                     "window's check of the corpus finishing one); wait for it, then purge "
-                    f"{revert_id}. Nothing was changed.",
+                    f"{shown}. Nothing was changed.",
                     item=revert_id,
                 )
             # From the rename on, the entry is out of the trash's list, whatever fails next.
             then = (
-                f"run `transcribe-import trash --purge {revert_id}` again (or doctor): the "
+                f"run `transcribe-import trash --purge {shown}` again (or doctor): the "
                 "entry is listed as being deleted, and either deletes what is left of it"
             )
             try:
@@ -336,9 +350,9 @@ def _finish_purge(corpus: Corpus, revert_id: str, hidden: Path) -> TrashEntry:
     if not locks.try_acquire(lock):
         raise TranscribeError(
             ErrorCode.CORPUS_BUSY,
-            f"Trash entry {revert_id} is being deleted right now (by another purge, or by "
-            "doctor or the window's check of the corpus finishing one); wait for it: the entry "
-            "is gone once that ends.",
+            f"Trash entry {short_ids(corpus)(revert_id)} is being deleted right now (by another "
+            "purge, or by doctor or the window's check of the corpus finishing one); wait for "
+            "it: the entry is gone once that ends.",
             item=revert_id,
         )
     try:

@@ -11,7 +11,7 @@ from typing import Any
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QLocale, Qt
 from PySide6.QtGui import QIcon
 
-from transcribe_import.engine.api import NotebookSummary, short_id
+from transcribe_import.engine.api import NotebookSummary, ShortIds
 from transcribe_import.engine.base.text import natural_key
 from transcribe_import.gui.icons import SP, standard_icon
 from transcribe_import.gui.models.base import RIGHT, SORT_ROLE, Column, ColumnTableModel
@@ -103,8 +103,9 @@ class NotebookTableModel(ColumnTableModel[NotebookSummary]):
         ),
         Column(
             QT_TRANSLATE_NOOP("NotebookTableModel", "Id"),
-            # The start of an id tells notebooks apart at a glance; the whole id is its tooltip.
-            display=lambda nb: short_id(nb.notebook_id),
+            # The start of an id tells notebooks apart at a glance, as `notebooks` names it
+            # (see cell(): it is read against the listing's other ids); the whole id is its
+            # tooltip.
             sort=attrgetter("notebook_id"),
             tooltip=attrgetter("notebook_id"),
         ),
@@ -137,10 +138,15 @@ class NotebookTableModel(ColumnTableModel[NotebookSummary]):
         # place in that order is what it compares.
         ordered = sorted(self._rows, key=lambda nb: natural_key(nb.title))
         self._title_rank = {id(nb): i for i, nb in enumerate(ordered)}
+        # Each id as `notebooks` and every command name it: 8 characters, more where two
+        # notebooks of the listing (the corpus's, all of them) share them.
+        self._shown_ids = ShortIds.of(nb.notebook_id for nb in self._rows)
 
     def cell(self, row: NotebookSummary, column: int, role: int) -> Any:
         if role == SORT_ROLE and column == NotebookColumn.TITLE:
             return self._title_rank[id(row)]
+        if role == Qt.ItemDataRole.DisplayRole and column == NotebookColumn.ID:
+            return self._shown_ids(row.notebook_id)
         if column == NotebookColumn.SOURCE:
             if role in (Qt.ItemDataRole.DisplayRole, SORT_ROLE):
                 return self.source_words(row)

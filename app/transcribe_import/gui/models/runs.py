@@ -5,10 +5,11 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable
 from operator import attrgetter
+from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 
-from transcribe_import.engine.api import short_id
+from transcribe_import.engine.api import ShortIds
 from transcribe_import.gui.icons import run_icon
 from transcribe_import.gui.models.base import LEFT, RIGHT, Column, ColumnTableModel, record_roles
 from transcribe_import.gui.values import RunSummary
@@ -49,9 +50,7 @@ class RunTableModel(ColumnTableModel[RunSummary]):
         Column(
             QT_TRANSLATE_NOOP("RunTableModel", "Started"),
             display=lambda run: format_local(run.created_at),
-            tooltip=lambda run: QCoreApplication.translate(
-                _CONTEXT, "In a terminal, this import is run {id}"
-            ).format(id=short_id(run.run_id)),
+            # Its tooltip names the run as `runs` does: see cell().
             align=LEFT,
         ),
         Column(
@@ -78,6 +77,19 @@ class RunTableModel(ColumnTableModel[RunSummary]):
 
     def set_runs(self, runs: Iterable[RunSummary]) -> None:
         self.set_rows(runs)
+
+    def _load_rows(self, rows: Iterable[RunSummary]) -> None:
+        super()._load_rows(rows)
+        # Each run as `runs` and every command name it: 8 characters, more where two runs of
+        # the listing (the corpus's, all of them) share them.
+        self._shown_ids = ShortIds.of(run.run_id for run in self._rows)
+
+    def cell(self, row: RunSummary, column: int, role: int) -> Any:
+        if role == Qt.ItemDataRole.ToolTipRole and column == RunColumn.STARTED:
+            return QCoreApplication.translate(
+                _CONTEXT, "In a terminal, this import is run {id}"
+            ).format(id=self._shown_ids(row.run_id))
+        return super().cell(row, column, role)
 
     def run(self, row: int) -> RunSummary:
         return self.row(row)

@@ -49,7 +49,13 @@ from PySide6.QtWidgets import (
 
 from transcribe_import.engine import api
 from transcribe_import.engine.api import Corpus, NotebookSummary, RunSummary, UnfinishedImport
-from transcribe_import.engine.base.findings import DoctorReport, Finding, FindingCode, Severity
+from transcribe_import.engine.base.findings import (
+    DoctorReport,
+    DoctorStop,
+    Finding,
+    FindingCode,
+    Severity,
+)
 from transcribe_import.gui.icons import SP, finding_icon, standard_icon
 from transcribe_import.gui.models.base import SORT_ROLE
 from transcribe_import.gui.models.notebooks import NotebookColumn, NotebookTableModel
@@ -568,10 +574,7 @@ class CorpusPage(QWidget):
         findings = sorted(report.findings, key=lambda f: _SEVERITY_ORDER.get(f.severity, 9))
         problems = sum(f.severity == Severity.PROBLEM for f in findings)
         repaired = sum(f.severity == Severity.REPAIRED for f in findings)
-        n = report.notebooks_checked
-        checked = (
-            self.tr("1 notebook checked") if n == 1 else self.tr("%n notebooks checked", "", n)
-        )
+        checked = self._checked_words(report)
         when = QLocale().toString(
             QDateTime.currentDateTime().time(), QLocale.FormatType.ShortFormat
         )
@@ -611,6 +614,27 @@ class CorpusPage(QWidget):
             icon = SP.SP_MessageBoxInformation if incomplete else SP.SP_DialogApplyButton
             self._set_health_icon(icon)
         self.findings_view.set_items([self._finding_item(f) for f in findings])
+
+    def _checked_words(self, report: DoctorReport) -> str:
+        """How many notebooks the check read, or where it stopped before them and what lets
+        it go on (the finding below says more)."""
+        if report.stopped is DoctorStop.LINK:
+            return self.tr(
+                "no notebook checked: a link in the corpus stops the check; put the real "
+                "folder back, then Check Again"
+            )
+        if report.stopped is DoctorStop.UNDO_RUNNING:
+            return self.tr(
+                "no notebook checked: an undo in another process is moving notebooks; "
+                "Check Again once it has ended"
+            )
+        n = report.notebooks_checked
+        checked = (
+            self.tr("1 notebook checked") if n == 1 else self.tr("%n notebooks checked", "", n)
+        )
+        if report.stopped is DoctorStop.DISK:
+            return self.tr("{checked}, then a disk error stopped the check").format(checked=checked)
+        return checked
 
     def show_failure(self, message: str) -> None:
         self.health_summary.setText(

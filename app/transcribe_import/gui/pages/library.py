@@ -83,14 +83,15 @@ VIEW_KEY = "library/pageView"
 ZOOM_KEY = "library/gridZoom"
 
 
-def read_run(corpus: Corpus, run_id: str) -> tuple[list[NotebookLibrary], str]:
-    """What ``run_id`` added, with the run's id (the worker's value)."""
-    return api.run_pages(corpus, run_id), run_id
+def read_run(corpus: Corpus, run_id: str) -> tuple[list[NotebookLibrary], str, str]:
+    """What ``run_id`` added, with the run's id, whole and as `runs` and the Runs view name
+    it (the worker's value: naming it lists the corpus's runs)."""
+    return api.run_pages(corpus, run_id), run_id, api.run_short_ids(corpus)(run_id)
 
 
-def read_one(corpus: Corpus, notebook_id: str) -> tuple[list[NotebookLibrary], None]:
+def read_one(corpus: Corpus, notebook_id: str) -> tuple[list[NotebookLibrary], None, None]:
     """One notebook, whole (the worker's value)."""
-    return [api.read_notebook(corpus, notebook_id)], None
+    return [api.read_notebook(corpus, notebook_id)], None, None
 
 
 def turn_pages(
@@ -201,6 +202,7 @@ class LibraryView(QWidget):
         self.settings = settings if settings is not None else QSettings()
         self._notebooks: list[NotebookLibrary] = []
         self.run_id: str | None = None
+        self._run_shown: str | None = None  # the run as `runs` names it (base/ids.short_id)
         self.viewer_dialog: ViewerDialog | None = None
         self._loads = TaskSlot(self, done=self._loaded, failed=self._failed)
         self._turns = TaskSlot(self, done=self._turn_done, failed=self._turn_failed)
@@ -251,6 +253,24 @@ class LibraryView(QWidget):
         for action in (self.turn_right_action, self.turn_left_action):
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             self.addAction(action)
+        # The same Turn in the viewer (a page shown large), on the page it shows: its own
+        # actions, since the grid's turn the pages selected there, and live in the dialog.
+        self.viewer_turn_right_action = QAction(tr("Turn &Right"), self)
+        self.viewer_turn_right_action.setShortcut(QKeySequence("Ctrl+R"))
+        self.viewer_turn_right_action.triggered.connect(lambda: self._turn_shown(Turn.QUARTER))
+        self.viewer_turn_left_action = QAction(tr("Turn &Left"), self)
+        self.viewer_turn_left_action.setShortcut(QKeySequence("Ctrl+Shift+R"))
+        self.viewer_turn_left_action.triggered.connect(
+            lambda: self._turn_shown(Turn.THREE_QUARTERS)
+        )
+        for action in (self.viewer_turn_right_action, self.viewer_turn_left_action):
+            action.setToolTip(
+                tr(
+                    "Turn the page shown: right (Ctrl+R) or left (Ctrl+Shift+R). The file stays "
+                    "as it is; the page as it was goes to History, and Undo Turn… puts it back."
+                )
+            )
+        self._viewer_row_turned: int | None = None  # the page the viewer turned, shown again
         top = QHBoxLayout()
         top.addWidget(self.back_button)
         top.addWidget(self.title_label, 1)
@@ -395,8 +415,8 @@ class LibraryView(QWidget):
         row = self.notebook_choice.currentIndex()
         return self._notebooks[row] if 0 <= row < len(self._notebooks) else None
 
-    def _loaded(self, loaded: tuple[list[NotebookLibrary], str | None]) -> None:
-        self._notebooks, self.run_id = loaded
+    def _loaded(self, loaded: tuple[list[NotebookLibrary], str | None, str | None]) -> None:
+        self._notebooks, self.run_id, self._run_shown = loaded
         if self._said_turn is None or self._said_turn[0] != self._shown_id():
             self.message_row.hide()
         elif self.turn_run_id is not None:  # the notebook turned, read again: still said
@@ -415,12 +435,16 @@ class LibraryView(QWidget):
         if self.run_id is not None:
             self.run_label.setText(self._run_words())
         self._choose()
+        row, self._viewer_row_turned = self._viewer_row_turned, None
+        viewing = self.viewer_dialog is not None and self.viewer_dialog.isVisible()
+        if viewing and row is not None and row < self.pages_model.rowCount():
+            self._go_to(row)  # the page the viewer turned, as it is now
         self.shown.emit()
 
     def _run_words(self) -> str:
         n = len(self._notebooks)
         pages = sum(len(nb.pages) for nb in self._notebooks)
-        run = api.short_id(self.run_id or "")  # as the Runs view and `runs` name it
+        run = self._run_shown or ""  # as the Runs view and `runs` name it
         if not n:
             return self.tr(
                 "Import {run} holds no page in the corpus now (it added none, or it was undone)."
@@ -605,6 +629,19 @@ class LibraryView(QWidget):
         chosen = can and bool(self.pages_pane.selected_rows())
         self.turn_right_action.setEnabled(chosen)
         self.turn_left_action.setEnabled(chosen)
+        shown = can and self.pages_pane.current_row() is not None
+        self.viewer_turn_right_action.setEnabled(shown)
+        self.viewer_turn_left_action.setEnabled(shown)
+
+    def _turn_shown(self, step: Turn) -> None:
+        """The page the viewer shows (the current one of Pages) turned ``step`` further, by
+        the grid's own Turn; the viewer shows it again once the notebook is read again."""
+        row = self.pages_pane.current_row()
+        if row is None or not self.viewer_turn_right_action.isEnabled():
+            return
+        self.pages_pane.select_row(row)  # that page alone, whatever else was chosen
+        self._viewer_row_turned = row
+        self.turn(step)
 
     def turn(self, step: Turn) -> None:
         """The selected pages each turned ``step`` further than they are, by one run."""
@@ -649,6 +686,7 @@ class LibraryView(QWidget):
 
     def _turn_failed(self, message: str) -> None:
         self._said_turn = None
+        self._viewer_row_turned = None
         self.tell(message)
         self._enable_turn()
 
@@ -679,7 +717,14 @@ class LibraryView(QWidget):
         if self.viewer_dialog is not None:
             self.viewer_dialog.close()
         page, place = self._page_at(pane, row)
-        self.viewer_dialog = ViewerDialog(self.previews, [page], self, place)
+        # Turn where Pages is shown (History's pages are what turns and rescans replaced).
+        turns = (
+            [self.viewer_turn_right_action, self.viewer_turn_left_action]
+            if pane is self.pages_pane
+            else []
+        )
+        self.viewer_dialog = ViewerDialog(self.previews, [page], self, place, turns)
+        self._enable_turn()
         self.viewer_dialog.viewer.set_pages([page], place, [pane.model.row(row).page.turn])
         self.viewer_dialog.viewer.page_requested.connect(self._go_to)
         self.viewer_dialog.open()
