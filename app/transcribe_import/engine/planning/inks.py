@@ -241,6 +241,7 @@ def score_many(pairs: Sequence[Pair], workers: int = 2) -> None:
     verifications were most of its time, on one core); their ``score`` then finds each
     verdict made, the same value as made here. Fewer pairs, or no worker processes to be
     had, are left to ``score``, one after another in this process."""
+    _take_kept(pairs)
     with _lock:
         todo = [p for p in dict.fromkeys(pairs) if (p[0], p[2], p[4]) not in _scores]
     if workers < 2 or len(todo) < PARALLEL_FROM:
@@ -305,25 +306,43 @@ def _quiet_worker() -> None:
 
 # The verdicts made while each ``verdicts_kept`` is open, to be kept when it closes.
 _recording: list[Verdicts] = []
+# The caches of the ``verdicts_kept`` open: where a pair not verified yet is looked for.
+_caches: list[VerdictCache] = []
 
 
 @contextlib.contextmanager
 def verdicts_kept(cache: VerdictCache) -> Iterator[None]:
-    """Take the verdicts ``cache`` kept (a pair verified in another process, by ``plan``
-    before this ``validate``, is not verified again), and keep there the verdicts made
-    until this closes."""
-    kept = cache.read_new()
+    """Take the verdicts ``cache`` kept of the pairs asked about until this closes (a pair
+    verified in another process, by ``plan`` before this ``validate``, is not verified
+    again: ``score_many`` reads them, as far back in the file as they are), and keep there
+    the verdicts made meanwhile."""
     made: Verdicts = {}
     with _lock:
-        for memo, value in kept.items():
-            _scores.setdefault(memo, value)
         _recording.append(made)
+        _caches.append(cache)
     try:
         yield
     finally:
         with _lock:
             _recording.remove(made)
+            _caches.remove(cache)
         cache.add(made)
+
+
+def _take_kept(pairs: Sequence[Pair]) -> None:
+    """The verdicts the open ``verdicts_kept`` caches hold of ``pairs`` not verified yet in
+    this process, taken as if made here."""
+    with _lock:
+        caches = list(_caches)
+        wanted = {(p[0], p[2], p[4]) for p in pairs} - _scores.keys() if caches else set()
+    for cache in caches:
+        if not wanted:
+            return
+        kept = cache.read(wanted)
+        with _lock:
+            for memo, value in kept.items():
+                _scores.setdefault(memo, value)
+        wanted -= kept.keys()
 
 
 def forget() -> None:
@@ -333,4 +352,3 @@ def forget() -> None:
         _inks.clear()
         _kept_bytes = 0
         _scores.clear()
-    VerdictCache.forget_reads()

@@ -30,6 +30,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.media import check, lookalike
 from transcribe_import.engine.media.kinds import JPEG, PDF
 from transcribe_import.engine.planning import inks
@@ -292,7 +293,10 @@ def make_looks(
                     for key, packed in looked.packed_inks.items():
                         inks.keep_packed(key, packed)
                     if looked.made and cache is not None:
+                        # Kept as each file is done: a pass stopped or killed part-way
+                        # keeps the looks made so far, and the next decodes only the rest.
                         cache.add(looked.looks)
+                        crashpoint("looks.kept")
                     done += job.pages
             if not stopped and should_stop is not None and should_stop():
                 stopped = True
