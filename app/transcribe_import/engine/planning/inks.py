@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import multiprocessing
-import signal
 import threading
 import zlib
 from collections import OrderedDict
@@ -36,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from transcribe_import.engine.base.background import worker_options
 from transcribe_import.engine.media import check, ink, lookalike
 from transcribe_import.engine.planning.look_cache import VerdictCache, Verdicts
 from transcribe_import.engine.storage import fsio
@@ -246,10 +245,8 @@ def score_many(pairs: Sequence[Pair], workers: int = 2) -> None:
         todo = [p for p in dict.fromkeys(pairs) if (p[0], p[2], p[4]) not in _scores]
     if workers < 2 or len(todo) < PARALLEL_FROM:
         return
-    # spawn, not fork: a window's or a CLI's threads may hold locks a fork would copy.
-    context = multiprocessing.get_context("spawn")
     try:
-        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_quiet_worker)
+        pool = ProcessPoolExecutor(workers, **worker_options())  # spawned (see there)
     except (OSError, ImportError) as exc:  # no semaphores here (a sandbox): one by one
         log.info("verifications run in this process: no worker processes (%s)", exc)
         return
@@ -296,12 +293,6 @@ def _scored(task: tuple[list[Pair], dict[str, Packed | None]]) -> list[float]:
     pairs, sent = task
     unpacked = {k: None if v is None else _unpacked(v) for k, v in sent.items()}
     return [_verdict(unpacked[key], unpacked[other], turn) for key, _w, other, _o, turn in pairs]
-
-
-def _quiet_worker() -> None:
-    """A worker process leaves Ctrl-C to the process that started it: the terminal sends it
-    to the whole process group."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 # The verdicts made while each ``verdicts_kept`` is open, to be kept when it closes.
