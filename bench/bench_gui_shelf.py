@@ -25,6 +25,7 @@ rescans' verification to run, so its cost (bench_validate_shelf.py) is not in th
 
     PYTHONPATH=app .venv/bin/python bench/bench_gui_shelf.py [--notebooks 190 --pages 500
         --big 5000] [--frame-ms 30] [--out bench/results-NAME.md] [--stacks]
+        [--background-steps N]
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import bench_gui as bg  # noqa: E402 - beside this script (sets up Qt's platform first)
-from gui_stalls import StallSampler  # noqa: E402 - beside this script
+from gui_stalls import StallSampler, late_gaps_split  # noqa: E402 - beside this script
 
 TARGET_MS = 100
 GIB = 1024**3
@@ -111,6 +112,7 @@ class Steps:
 
     def __init__(self, stacks: bool, profile: bool = False) -> None:
         self.profile = profile
+        bg.STACKS[0] = stacks  # the heartbeat reads the scheduler's account at each beat
         self.beat = bg.Heartbeat()
         self.sampler = StallSampler(self.beat) if stacks else None
         self.done: list[Step] = []
@@ -157,6 +159,9 @@ class Steps:
         )
         if self.sampler is not None:
             self.sampler.stop()
+            # Of the gaps over the target: the window's thread on a core, waiting in the run
+            # queue for one (the machine's load), asleep (Qt's poll, or the GIL).
+            print(late_gaps_split(self.beat.beats, self.beat.sched, t0, t1 + 1, TARGET_MS))
             print(self.sampler.report(), flush=True)
 
 
@@ -279,11 +284,21 @@ def main() -> None:
         "--profile", action="store_true", help="cProfile of the window's thread, each step"
     )
     ap.add_argument("--out", type=Path, help="append the section to this file")
+    ap.add_argument(
+        "--background-steps",
+        type=int,
+        help="the niceness steps of the window's workers (the app's own: BACKGROUND_STEPS; "
+        "0: as the window's thread, to compare)",
+    )
     args = ap.parse_args()
 
-    from transcribe_import.gui.app import application
+    from transcribe_import.engine.base import background
+    from transcribe_import.gui.app import BACKGROUND_STEPS, application
 
     application()
+    steps_below = BACKGROUND_STEPS if args.background_steps is None else args.background_steps
+    background.run_below(steps_below)
+    print(f"the window's workers {steps_below} steps of niceness below its thread", flush=True)
     bg.WORK.mkdir(exist_ok=True)
     t = time.perf_counter()
     shelf = make_shelf(args.notebooks, args.pages, args.big)

@@ -10,11 +10,18 @@ in the page cache (an untimed walk first):
   plan        the command a user runs: ``transcribe-import plan SHELF -o PLAN`` in a fresh
               corpus (the scan, the look pass, the validation, the plan written, its summary)
   validate    ``transcribe-import validate PLAN`` of that plan
+  plan again  the same ``plan`` a second time in the same corpus (``--data-dir``), its looks
+              and verdicts kept there by the first: what a person pays for Scan Again, a
+              plan made again after an edit, or a plan opened again
+  floor       the least any look can cost: every page decoded by Pillow at its smallest draft
+              scale (1/8, libjpeg's DCT scaling) and nothing else, in one process, and the
+              same spread over two processes (plan uses both cores)
 
 Each side's wall time, CPU (the child's user + system time, every thread and process it
 started) and peak RSS (the largest of the child's processes, from ``wait4``). Reported: plan
 and validate over the walk (wall), CPU growth from the smallest shelf to each larger one
-against the growth of the pages, peak RSS. Figures go to standard output as a Markdown
+against the growth of the pages, peak RSS, plan again and the floor over the walk (wall,
+CPU). Figures go to standard output as a Markdown
 table; the lead folds them into bench/RESULTS.md.
 
     PYTHONPATH=app .venv/bin/python bench/bench_shelf.py [--pages 5000 20000] [--repeat 1]
@@ -27,6 +34,7 @@ measured in the same run, each of its runs just before this tree's, for a before
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import random
@@ -198,18 +206,60 @@ def _quiet() -> list[tuple[int, int, str, int, int]]:
     ]
 
 
+def _page_files(root: Path) -> list[str]:
+    """Every file under ``root``, in the walk's order."""
+    files: list[str] = []
+    stack = [str(root)]
+    while stack:
+        with os.scandir(stack.pop()) as entries:
+            for entry in entries:
+                if entry.is_dir():
+                    stack.append(entry.path)
+                else:
+                    files.append(entry.path)
+    return files
+
+
+def _draft_decode(paths: list[str]) -> int:
+    """Decode each of ``paths`` at its smallest draft scale (1/8) and nothing else."""
+    from PIL import Image
+
+    for path in paths:
+        with Image.open(path) as im:
+            im.draft(im.mode, (im.width // 8, im.height // 8))
+            im.load()
+    return len(paths)
+
+
+def side_floor(root: Path, processes: int) -> int:
+    """The floor: every page of ``root`` decoded at 1/8, on ``processes`` processes."""
+    files = _page_files(root)
+    if processes == 1:
+        return _draft_decode(files)
+    step = 64
+    chunks = [files[k : k + step] for k in range(0, len(files), step)]
+    with ProcessPoolExecutor(processes) as pool:
+        return sum(pool.map(_draft_decode, chunks))
+
+
 def measure(pages: int, app: Path = APP) -> dict[str, float]:
     root = make_shelf(pages)
+    # Compiled as an installed app is (pip compiles it): a run with PYTHONDONTWRITEBYTECODE
+    # would otherwise compile every module in every side, a second of CPU each time.
+    compileall.compile_dir(app, quiet=1)
     side_hashwalk(root)  # the page cache warm for every side alike
     env = {**os.environ, "PYTHONPATH": str(app)}
     py = sys.executable
     walk = side([py, __file__, "--walk", str(root)], env)
+    floor1 = side([py, __file__, "--floor", str(root), "--processes", "1"], env)
+    floor2 = side([py, __file__, "--floor", str(root), "--processes", "2"], env)
     with tempfile.TemporaryDirectory(dir=WORK) as tmp:
         plan_file = Path(tmp) / "plan.json"
         cli = [py, "-m", "transcribe_import", "--data-dir", str(Path(tmp) / "data")]
         plan = side([*cli, "plan", str(root), "-o", str(plan_file)], env)
         validate = side([*cli, "validate", str(plan_file)], env)
         plan_bytes = plan_file.stat().st_size
+        again = side([*cli, "plan", str(root), "-o", str(Path(tmp) / "again.json")], env)
     return {
         "pages": pages,
         "walk": walk["wall"],
@@ -221,6 +271,13 @@ def measure(pages: int, app: Path = APP) -> dict[str, float]:
         "validate_cpu": validate["cpu"],
         "validate_rss": validate["rss_mib"],
         "plan_bytes": plan_bytes,
+        "again": again["wall"],
+        "again_cpu": again["cpu"],
+        "again_rss": again["rss_mib"],
+        "floor1": floor1["wall"],
+        "floor1_cpu": floor1["cpu"],
+        "floor2": floor2["wall"],
+        "floor2_cpu": floor2["cpu"],
     }
 
 
@@ -229,8 +286,11 @@ def table(rows: list[dict[str, float]]) -> str:
     out = [
         "| pages | hash walk (wall, CPU) | plan (wall, CPU) | plan / walk (wall, CPU) "
         "| validate (wall, CPU) | validate / walk (wall, CPU) "
-        "| CPU growth plan, validate (pages) | peak RSS plan, validate | plan document |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| CPU growth plan, validate (pages) | peak RSS plan, validate | plan document "
+        "| plan again (wall, CPU) | plan again / walk (wall, CPU) "
+        "| floor, 1 process (wall, CPU) | floor, 2 processes (wall, CPU) "
+        "| floor / walk, 1 and 2 processes (wall, CPU) |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for r in rows:
         growth = (
@@ -247,7 +307,13 @@ def table(rows: list[dict[str, float]]) -> str:
             f"| {r['validate']:.1f} s, {r['validate_cpu']:.1f} s "
             f"| {r['validate'] / r['walk']:.1f}x, {r['validate_cpu'] / r['walk_cpu']:.1f}x "
             f"| {growth} | {r['plan_rss']:.0f} MiB, {r['validate_rss']:.0f} MiB "
-            f"| {r['plan_bytes'] / 1e6:.1f} MB |"
+            f"| {r['plan_bytes'] / 1e6:.1f} MB "
+            f"| {r['again']:.1f} s, {r['again_cpu']:.1f} s "
+            f"| **{r['again'] / r['walk']:.1f}x, {r['again_cpu'] / r['walk_cpu']:.1f}x** "
+            f"| {r['floor1']:.2f} s, {r['floor1_cpu']:.2f} s "
+            f"| {r['floor2']:.2f} s, {r['floor2_cpu']:.2f} s "
+            f"| {r['floor1'] / r['walk']:.1f}x, {r['floor1_cpu'] / r['walk_cpu']:.1f}x; "
+            f"{r['floor2'] / r['walk']:.1f}x, {r['floor2_cpu'] / r['walk_cpu']:.1f}x |"
         )
     return "\n".join(out)
 
@@ -257,11 +323,16 @@ def main() -> None:
     ap.add_argument("--pages", type=int, nargs="+", default=[5000, 20000])
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--walk", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--floor", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--processes", type=int, default=1, help=argparse.SUPPRESS)
     ap.add_argument("--make", action="store_true", help="only make the shelves")
     ap.add_argument("--before", type=Path, help="another tree's app/ folder, measured too")
     args = ap.parse_args()
     if args.walk is not None:
         side_hashwalk(args.walk)
+        return
+    if args.floor is not None:
+        side_floor(args.floor, args.processes)
         return
     WORK.mkdir(exist_ok=True)
     if args.make:

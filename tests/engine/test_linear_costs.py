@@ -10,67 +10,19 @@ every other does four times. The limit, 2.5, leaves room for the pages' own vari
 
 from __future__ import annotations
 
-import io
-import sys
-import threading
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
-from PIL import Image
 
 from transcribe_import.engine import api
-from transcribe_import.engine.planning import look_pass
+from transcribe_import.engine.planning import inks, look_pass
 from transcribe_import.engine.planning.plan import ImportPlan, load_plan, save_plan
 from transcribe_import.engine.planning.plan_document import fingerprint_of
 from transcribe_import.engine.storage.corpus import Corpus
 
+from helpers.counting import LIMIT, counted, growth, tiny_shelf
+
 SIZES = (80, 160, 320)
-PER_FOLDER = 20
-LIMIT = 2.5
-
-
-def _tiny_jpeg() -> bytes:
-    buf = io.BytesIO()
-    Image.new("RGB", (16, 24), (230, 225, 210)).save(buf, "JPEG", quality=75)
-    return buf.getvalue()
-
-
-def _shelf(root: Path, pages: int) -> Path:
-    """``pages`` small JPEG pages in folders of ``PER_FOLDER``, every file's bytes its own."""
-    tiny = _tiny_jpeg()
-    for n in range(pages):
-        folder = root / f"Notebook {n // PER_FOLDER + 1:03d}"
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"page {n % PER_FOLDER + 1:02d}.jpg").write_bytes(tiny + n.to_bytes(4, "big"))
-    return root
-
-
-def _counted(step: Callable[[], Any]) -> tuple[int, Any]:
-    """How many function calls ``step`` makes (in this thread and any it starts), and its
-    result."""
-    calls = 0
-
-    def count(_frame: object, event: str, _arg: object) -> None:
-        nonlocal calls
-        if event in ("call", "c_call"):
-            calls += 1
-
-    threading.setprofile(count)  # type: ignore[arg-type]
-    sys.setprofile(count)  # type: ignore[arg-type]
-    try:
-        result = step()
-    finally:
-        sys.setprofile(None)
-        threading.setprofile(None)  # type: ignore[arg-type]
-    return calls, result
-
-
-def _growth(counts: list[int]) -> float:
-    """The extra work from 2N to 4N over the extra work from N to 2N: 2 when linear."""
-    small, middle, large = counts
-    return (large - middle) / max(1, middle - small)
 
 
 @pytest.fixture
@@ -78,7 +30,7 @@ def shelves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[tuple[Corpu
     # The look pass in this process, where its calls are counted (a large one uses workers).
     monkeypatch.setattr(look_pass, "PROCESSES_FROM", 10**9)
     return [
-        (Corpus.open(tmp_path / f"data-{n}"), _shelf(tmp_path / f"shelf-{n}", n)) for n in SIZES
+        (Corpus.open(tmp_path / f"data-{n}"), tiny_shelf(tmp_path / f"shelf-{n}", n)) for n in SIZES
     ]
 
 
@@ -100,23 +52,30 @@ def test_planning_and_validating_grow_in_a_straight_line_with_the_shelf(
         "save": [],
         "open": [],
         "fingerprint": [],
+        "plan again": [],
     }
     for (corpus, root), n in zip(shelves, SIZES, strict=True):
-        calls, plan = _counted(lambda c=corpus, r=root: _planned(c, r))
+        calls, plan = counted(lambda c=corpus, r=root: _planned(c, r))
         assert plan.imported_page_count() == n
         counts["plan"].append(calls)
-        calls, report = _counted(lambda c=corpus, p=plan: api.validate_plan(c, p))
+        calls, report = counted(lambda c=corpus, p=plan: api.validate_plan(c, p))
         assert report.ok, report.errors[:3]
         counts["validate"].append(calls)
         path = tmp_path / f"plan-{n}.json"
-        counts["save"].append(_counted(lambda p=plan, f=path: save_plan(p, f))[0])
-        calls, opened = _counted(lambda f=path: load_plan(f))  # what Open Plan… reads
+        counts["save"].append(counted(lambda p=plan, f=path: save_plan(p, f))[0])
+        calls, opened = counted(lambda f=path: load_plan(f))  # what Open Plan… reads
         assert opened.imported_page_count() == n
         counts["open"].append(calls)
         doc = opened.to_document(with_fingerprint=False)
-        counts["fingerprint"].append(_counted(lambda d=doc: fingerprint_of(d))[0])
-    growth = {step: round(_growth(c), 2) for step, c in counts.items()}
-    assert all(g <= LIMIT for g in growth.values()), (growth, counts)
+        counts["fingerprint"].append(counted(lambda d=doc: fingerprint_of(d))[0])
+        # The same shelf planned again in its corpus, in a new process (Scan Again, a plan
+        # made again): its looks and verdicts read from the corpus's caches.
+        inks.forget()
+        calls, again = counted(lambda c=corpus, r=root: api.validate_plan(c, _planned(c, r)))
+        assert again.ok
+        counts["plan again"].append(calls)
+    grown = {step: round(growth(c), 2) for step, c in counts.items()}
+    assert all(g <= LIMIT for g in grown.values()), (grown, counts)
 
 
 def test_the_count_tells_a_quadratic_step_from_a_linear_one() -> None:
@@ -129,10 +88,10 @@ def test_the_count_tells_a_quadratic_step_from_a_linear_one() -> None:
     def once(n: int) -> int:
         return sum(max(a, 0) for a in range(n))
 
-    quadratic = [_counted(lambda n=n: pairs(n))[0] for n in SIZES]
-    linear = [_counted(lambda n=n: once(n))[0] for n in SIZES]
-    assert _growth(quadratic) > 3.5
-    assert _growth(linear) <= LIMIT
+    quadratic = [counted(lambda n=n: pairs(n))[0] for n in SIZES]
+    linear = [counted(lambda n=n: once(n))[0] for n in SIZES]
+    assert growth(quadratic) > 3.5
+    assert growth(linear) <= LIMIT
 
 
 def test_listing_the_notebooks_grows_in_a_straight_line_with_the_corpus(tmp_path: Path) -> None:
@@ -143,11 +102,11 @@ def test_listing_the_notebooks_grows_in_a_straight_line_with_the_corpus(tmp_path
         corpus = Corpus.open(tmp_path / f"data-{n}")
         for i in range(n):
             corpus.create_notebook(f"{i:08x}-0000-4000-8000-000000000000", f"Box {i:04}")
-        calls, listed = _counted(lambda c=corpus: api.list_notebooks(c))
+        calls, listed = counted(lambda c=corpus: api.list_notebooks(c))
         assert len(listed) == n
         counts["list"].append(calls)
-        calls, problems = _counted(lambda c=corpus: api.listing_problems(c))
+        calls, problems = counted(lambda c=corpus: api.listing_problems(c))
         assert problems == []
         counts["problems"].append(calls)
-    growth = {step: round(_growth(c), 2) for step, c in counts.items()}
-    assert all(g <= LIMIT for g in growth.values()), (growth, counts)
+    grown = {step: round(growth(c), 2) for step, c in counts.items()}
+    assert all(g <= LIMIT for g in grown.values()), (grown, counts)

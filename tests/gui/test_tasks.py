@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gc
 import logging
+import os
+import sys
 import threading
 import weakref
 from collections.abc import Generator, Iterator
@@ -14,8 +16,10 @@ from PySide6.QtCore import QObject, Qt
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine import api
+from transcribe_import.engine.base import background
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.storage.corpus import Corpus
+from transcribe_import.gui.app import BACKGROUND_STEPS
 from transcribe_import.gui.workers import (
     CommitWorker,
     EngineTask,
@@ -76,6 +80,25 @@ def test_a_task_hands_back_its_result_from_another_thread(qtbot: QtBot) -> None:
     assert done.args != [threading.current_thread().name]
     where.wait()
     assert running_workers() == []
+
+
+def thread_niceness() -> int:
+    return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread niceness: Linux")
+def test_a_task_runs_below_the_windows_thread_once_the_window_asked(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(background, "_target", [None])
+    background.run_below(BACKGROUND_STEPS)  # as application() does
+    window = thread_niceness()
+    task = EngineTask(thread_niceness)
+    with qtbot.waitSignal(task.done, timeout=WAIT_MS) as done:
+        task.start()
+    task.wait()
+    assert done.args == [min(window + BACKGROUND_STEPS, 19)]
+    assert thread_niceness() == window  # the window's thread itself is where it was
 
 
 @pytest.mark.parametrize(

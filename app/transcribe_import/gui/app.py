@@ -39,6 +39,7 @@ from transcribe_import.engine.api import (
     exit_code_for_error,
     open_corpus,
     resolve_data_dir,
+    run_below,
 )
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.gui.main_window import MainWindow
@@ -59,6 +60,10 @@ FORWARD_TIMEOUT_MS = 2000
 # engineer)": at 1 ms the window's thread, asking for the GIL at each event PySide hands to
 # Python, waited its turn behind the validation's Python for 100-660 ms at a time.
 GIL_SWITCH_S = 0.0001
+# How many steps of niceness the window's worker threads and the engine's worker processes
+# run below the window's thread (engine/base/background.py): on a busy machine the scheduler
+# gives its core to the window first, and the work keeps every core the window leaves idle.
+BACKGROUND_STEPS = 5
 
 
 def application() -> QApplication:
@@ -72,6 +77,7 @@ def application() -> QApplication:
         # it back in time to paint (bench/bench_gui.py). The workers' own calls (decoding,
         # hashing, encoding) let the GIL go whatever the interval.
         sys.setswitchinterval(GIL_SWITCH_S)
+        run_below(BACKGROUND_STEPS)
     app.setApplicationName(APP_NAME)
     app.setOrganizationName(ORG_NAME)
     app.setApplicationVersion(__version__)

@@ -21,7 +21,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import shiboken6
-from PySide6.QtCore import QCoreApplication, QObject, QRunnable, QThreadPool, Signal, Slot
+from PySide6.QtCore import (
+    QCoreApplication,
+    QObject,
+    QRunnable,
+    QThread,
+    QThreadPool,
+    Signal,
+    Slot,
+)
 from PySide6.QtGui import QImage, QPixmap
 
 from transcribe_import.engine import api
@@ -107,6 +115,7 @@ class _RenderJob(QRunnable):
         self._render = render
 
     def run(self) -> None:
+        api.lower_this_thread()  # a render waits behind the window's thread (base/background)
         r = self._render
         self._relay.loaded.emit(r.key, r.generation, r.image())
 
@@ -141,6 +150,7 @@ class ThumbnailCache(QObject):
         self._priority = itertools.count()
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(max(1, threads))
+        self._pool.setThreadPriority(QThread.Priority.LowPriority)  # as the workers' (workers.py)
         self._relay = _Relay(self)
         self._relay.loaded.connect(self._on_loaded)
         app = QCoreApplication.instance()

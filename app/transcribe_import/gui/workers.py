@@ -277,7 +277,10 @@ class Worker(QThread):
         _workers.add(self)
         self.finished.connect(self._release)
 
-    def start(self, priority: QThread.Priority = QThread.Priority.InheritPriority) -> None:
+    def start(self, priority: QThread.Priority = QThread.Priority.LowPriority) -> None:
+        # Below the window's thread, so that a busy machine gives it a core first: Qt's
+        # priority where the system has thread priorities (macOS, Windows), the niceness of
+        # ``run`` where it has per-thread niceness instead (Linux: Qt's Low is a no-op there).
         _alive.add(self)
         super().start(priority)
 
@@ -287,6 +290,7 @@ class Worker(QThread):
         _alive.discard(self)
 
     def run(self) -> None:
+        api.lower_this_thread()  # and the threads and worker processes it starts (base/background)
         try:
             with collector_paused if self.pauses_collector else contextlib.nullcontext():
                 self.work()

@@ -132,6 +132,13 @@ def test_scan_s_cached_parts_make_the_same_key(head: str, name: str) -> None:
     assert joined_key(folder_parts(head), name_parts(name), rel) == natural_key(rel)
 
 
+@given(_REL | st.sampled_from(["a/", "a/.", "a/..", "/a/b.jpg", "a//b.jpg", "a/./b.jpg"]))
+def test_a_natural_key_is_natsorts_path_key(rel: str) -> None:
+    from natsort import natsort_keygen, ns
+
+    assert natural_key(rel)[0] == natsort_keygen(alg=ns.PATH | ns.IGNORECASE)(rel)
+
+
 @given(_NAME)
 def test_name_parts_split_as_natsort_does(name: str) -> None:
     from natsort import natsort_keygen, ns

@@ -140,15 +140,16 @@ def test_lines_that_cannot_be_read_are_skipped_and_those_pages_looked_at_again(
 def test_a_full_cache_is_written_again_with_its_latest_half(
     corpus: Corpus, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(look_cache, "LIMIT", 10)
     cache = LookCache(corpus.root)
     look = lookalike.PREFIX + "0" * 144
+    line = len(orjson.dumps([page_key("0" * 64, 0), look])) + 1
+    monkeypatch.setattr(look_cache, "LIMIT_BYTES", 12 * line)
     for i in range(12):
-        cache.add({page_key(f"{i:064x}", 0): look if i % 2 else None})
-    looks = cache.read()
-    assert list(looks) == [page_key(f"{i:064x}", 0) for i in range(7, 12)]
-    assert len(cache.path.read_bytes().splitlines()) == 5
-    assert cache.read() == looks
+        cache.add({page_key(f"{i:064x}", 0): look})
+    wanted = {page_key(f"{i:064x}", 0) for i in (0, 11)}
+    assert cache.read(wanted) == {page_key(f"{11:064x}", 0): look}  # the first let go
+    assert cache.read() == {page_key(f"{i:064x}", 0): look for i in range(6, 12)}
+    assert len(cache.path.read_bytes().splitlines()) == 6
 
 
 def test_a_cache_that_cannot_be_written_costs_nothing_but_time(
@@ -183,6 +184,37 @@ def test_the_cache_is_read_as_an_index_only_the_lines_of_pages_wanted_parsed(
     assert len(parsed) == 2
 
 
+def test_pages_written_last_are_read_from_the_end_not_the_whole_file(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plan made again wants the looks written last: the lines looked at are its own and
+    a few more, however many the cache holds; a page the cache does not hold has every line
+    looked at, and the last line of a key that can be read wins."""
+    cache = LookCache(corpus.root)
+    look, other = lookalike.PREFIX + "0" * 144, lookalike.PREFIX + "1" * 144
+    monkeypatch.setattr(look_cache, "BLOCK_BYTES", 1000)  # many blocks, lines cut across them
+    cache.add({page_key(f"{i:064x}", 0): look for i in range(3000)})
+    replanned = {page_key(f"{i:064x}", 0): other for i in range(3000, 3020)}
+    cache.add(replanned)
+    cache.add({page_key(f"{3005:064x}", 0): look})  # written again since: this one wins
+    with cache.path.open("ab") as f:
+        f.write(orjson.dumps([page_key(f"{3006:064x}", 0), look])[:-20])  # torn: skipped
+    looked: list[bytes] = []
+    real = look_cache._key_of
+
+    def counted(line: bytes) -> str | None:
+        looked.append(line)
+        return real(line)
+
+    monkeypatch.setattr(look_cache, "_key_of", counted)
+    found = cache.read(set(replanned))
+    assert found == {**replanned, page_key(f"{3005:064x}", 0): look}
+    assert len(looked) == 22
+    looked.clear()
+    assert cache.read({*replanned, page_key("f" * 64, 0)}) == found
+    assert len(looked) == 3022
+
+
 def test_verdicts_are_kept_so_a_validation_in_another_process_verifies_no_pair_again(
     corpus: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -214,15 +246,41 @@ def test_verdicts_are_kept_so_a_validation_in_another_process_verifies_no_pair_a
     assert any(p.code.value == "looks_like" for p in second.problems)
 
 
-def test_verdict_lines_that_cannot_be_read_are_skipped_and_each_line_is_read_once(
+def test_verdict_lines_that_cannot_be_read_are_skipped_and_the_last_read_wins(
     corpus: Corpus,
 ) -> None:
     cache = VerdictCache(corpus.root)
-    VerdictCache.forget_reads()
-    cache.add({("a#0", "b#0", 0): 0.9, ("a#0", "c#0", 1): 0.1})
+    ab, ac, ad, ae, fg = (
+        ("a#0", "b#0", 0),
+        ("a#0", "c#0", 1),
+        ("a#0", "d#0", 0),
+        ("a#0", "e#0", 0),
+        ("f#0", "g#0", 2),
+    )
+    cache.add({ab: 0.9, ac: 0.1, ae: 0.3})
     with cache.path.open("ab") as f:
         f.write(b'["a#0", "d#0", 0, 7.5]\n\x00\xff\n["a#0", "e#0", 0, 0.')  # torn last line
-    assert cache.read_new() == {("a#0", "b#0", 0): 0.9, ("a#0", "c#0", 1): 0.1}
-    cache.add({("f#0", "g#0", 2): 0.5})
-    assert cache.read_new() == {("f#0", "g#0", 2): 0.5}  # on a line of its own, not the torn one
-    assert cache.read_new() == {}
+    assert cache.read({ab, ac, ad, ae}) == {ab: 0.9, ac: 0.1, ae: 0.3}
+    cache.add({fg: 0.5, ab: 0.8})
+    assert cache.read({fg, ab}) == {fg: 0.5, ab: 0.8}  # on lines of their own, the last wins
+    assert cache.read(set()) == {}
+
+
+def test_verdicts_are_read_from_the_end_back_as_far_as_the_pairs_wanted(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = VerdictCache(corpus.root)
+    monkeypatch.setattr(look_cache, "BLOCK_BYTES", 1000)
+    cache.add({(f"{i:064x}#0", f"{i + 1:064x}#0", 0): 0.25 for i in range(2000)})
+    latest = {(f"{i:064x}#0", f"{i + 1:064x}#0", 1): 0.75 for i in range(2000, 2010)}
+    cache.add(latest)
+    looked: list[bytes] = []
+    real = look_cache._key_of
+
+    def counted(line: bytes) -> str | None:
+        looked.append(line)
+        return real(line)
+
+    monkeypatch.setattr(look_cache, "_key_of", counted)
+    assert cache.read(set(latest)) == latest
+    assert len(looked) == 10

@@ -201,6 +201,7 @@ from transcribe_import.engine.audit.model import (
     AuditResult,
     RepairResult,
 )
+from transcribe_import.engine.base.background import lower_this_thread, run_below  # a window's
 
 # The handles and values the faces name, from the layers below (the faces import no module
 # below api but the value modules import-linter lists).
@@ -250,6 +251,8 @@ __all__ = [
     "notebook_short_ids",
     "drive",
     "Events",
+    "run_below",
+    "lower_this_thread",
     "ExportProgress",
     "ExportResult",
     "ExportStatus",

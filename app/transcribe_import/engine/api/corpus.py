@@ -164,12 +164,17 @@ def remove_empty_notebook(corpus: Corpus, notebook_id: str) -> Path:
 
 def load_renderer() -> bool:
     """Load the page renderer's library (libvips) now, on the calling thread, once a
-    process; whether it is there (without it Pillow renders every page).
+    process; whether it is there (without it Pillow renders every page). The looks'
+    arithmetic (numpy, through media/lookalike) is loaded with it.
 
-    The window loads it as it is made: loaded by the first thumbnail's worker instead,
-    its import held the GIL for 0.1 s and the window went unanswered meanwhile.
+    The window loads them as it is made: loaded by the first thumbnail's worker instead,
+    libvips's import held the GIL for 0.1 s and the window went unanswered meanwhile; the
+    first notebook's hints, found on the window's thread, imported numpy there (0.4 s, a
+    0.5 s stall at a fresh window's first Open Plan…).
     """
-    from transcribe_import.engine.media import render_vips
+    from transcribe_import.engine.media import lookalike, render_vips
+
+    del lookalike  # loaded, not used here
 
     return render_vips.available()
 

@@ -32,8 +32,18 @@ _component_key = natsort_keygen(alg=ns.IGNORECASE)
 
 def natural_key(text: str) -> NaturalKey:
     """Sort key of a "/"-separated name: page2 < page10, "Page" ~ "page", NFC ~ NFD."""
-    # natsort compares the NFD form itself, so only the tie-break needs normalising.
-    return (_path_key(text), unicodedata.normalize("NFC", text).casefold(), text)
+    head, _, name = text.rpartition("/")
+    if name in ("", ".", ".."):  # a last part PurePath drops or keeps apart: natsort's way
+        # natsort compares the NFD form itself, so only the tie-break needs normalising.
+        return (_path_key(text), unicodedata.normalize("NFC", text).casefold(), text)
+    # natsort's PATH key is the folder's parts and the name's (``joined_key``); a folder's
+    # are made once for all its files: natsort's own split costs plan again 0.2 ms a page.
+    return joined_key(_folder_parts(head), name_parts(name), text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _folder_parts(folder: str) -> Parts:
+    return folder_parts(folder)
 
 
 def folder_parts(folder: str) -> Parts:

@@ -26,6 +26,7 @@ hand, but not where their strokes lie.
 from __future__ import annotations
 
 import functools
+import math
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
@@ -80,10 +81,14 @@ class Ink:
 
     pixels: np.ndarray = field(repr=False)  # float32, rows x columns
     detail: np.ndarray | None = field(default=None, repr=False)
+    # Where the ink of ``pixels`` is (``_ink_extent``), when ``ink_of`` found it already:
+    # the look and the measures ask again (``written``), and it is the same numbers.
+    extent: tuple[int, int, int, int] | None = field(default=None, repr=False)
 
-    @property
+    @functools.cached_property
     def share(self) -> float:
-        """How much of the page is ink."""
+        """How much of the page is ink (asked by the look, the measures and the score:
+        made once)."""
         return float(self.pixels.mean())
 
     @property
@@ -108,31 +113,49 @@ def ink_of(image: Image.Image, finer: Callable[[], Image.Image] | None = None) -
     same page decoded larger, asked for when the page is sparse and ``image`` is smaller
     than ``DETAIL_SIDE``."""
     base = _ink_pixels(image, SIDE)
-    box = _sparse_box(base)
+    extent = None if float(base.mean()) < BLANK_BELOW else _ink_extent(base)
+    box = None if extent is None else _sparse_box(base, extent)
     if box is None:
-        return Ink(base)
+        return Ink(base, extent=extent)
     if max(image.size) < DETAIL_SIDE and finer is not None:
         image = finer()
     if max(image.size) < 1.5 * SIDE:
-        return Ink(base)  # no finer detail to be had
+        return Ink(base, extent=extent)  # no finer detail to be had
+    # Only the band of the page at DETAIL_SIDE the written part lies across is made (a
+    # tenth of the page for a date line, where the whole page's ink at 2048 pixels was most
+    # of a sparse page's look), the same pixels as the whole page's there: enlarged to it,
+    # or shrunk to it as ``_ink_pixels`` shrinks a page (the shrink of a whole 300 dpi A4
+    # page cost more than its decode).
     if max(image.size) > DETAIL_SIDE:
-        fine = _ink_pixels(image, DETAIL_SIDE, exactly=True)
-        y0, y1, x0, x1 = _detail_box(box, base.shape, fine.shape)
-        return Ink(base, np.ascontiguousarray(fine[y0:y1, x0:x1]))
-    # Enlarged to DETAIL_SIDE: only the band of the page the written part lies across is
-    # made (a tenth of the page for a date line, where the whole page's ink at 2048 pixels
-    # was most of a sparse page's look), the same pixels as the whole page's there.
-    k = DETAIL_SIDE / max(image.size)
-    shape = (max(1, round(image.height * k)), max(1, round(image.width * k)))
+        cols, rows = thumbnail_size(image.size, DETAIL_SIDE)
+        shape, resample = (rows, cols), Image.Resampling.BOX
+    else:
+        k = DETAIL_SIDE / max(image.size)
+        shape = (max(1, round(image.height * k)), max(1, round(image.width * k)))
+        resample = Image.Resampling.BICUBIC
     y0, y1, x0, x1 = _detail_box(box, base.shape, shape)
     if min(shape) < 32:  # a sliver of a page: its paper not taken in quarters
         fine = _ink_pixels(image, DETAIL_SIDE, exactly=True)
-        return Ink(base, np.ascontiguousarray(fine[y0:y1, x0:x1]))
+        return Ink(base, np.ascontiguousarray(fine[y0:y1, x0:x1]), extent)
     if shape[0] >= shape[1]:
-        part = _band_ink(image, shape, (y0, y1))[:, x0:x1]
+        part = _band_ink(image, shape, (y0, y1), resample)[:, x0:x1]
     else:
-        part = _band_ink(image, shape, (x0, x1))[y0:y1, :]
-    return Ink(base, np.ascontiguousarray(part))
+        part = _band_ink(image, shape, (x0, x1), resample)[y0:y1, :]
+    return Ink(base, np.ascontiguousarray(part), extent)
+
+
+def thumbnail_size(size: tuple[int, int], side: int) -> tuple[int, int]:
+    """The size (width, height) Pillow's ``thumbnail((side, side))`` makes an image of
+    ``size`` (larger than ``side``): the aspect kept as nearly as whole pixels allow."""
+    width, height = size
+    aspect = width / height
+
+    def nearest(number: float, key: Callable[[int], float]) -> int:
+        return max(min(math.floor(number), math.ceil(number), key=key), 1)
+
+    if aspect <= 1.0:  # Pillow compares the box asked for (side / side) with the aspect
+        return nearest(side * aspect, lambda n: abs(aspect - n / side)), side
+    return side, nearest(side / aspect, lambda n: 0 if n == 0 else abs(aspect - side / n))
 
 
 def _detail_box(
@@ -159,22 +182,28 @@ def _detail_box(
 BAND_MARGIN = 48
 
 
-def _band_ink(image: Image.Image, shape: tuple[int, int], span: tuple[int, int]) -> np.ndarray:
+def _band_ink(
+    image: Image.Image,
+    shape: tuple[int, int],
+    span: tuple[int, int],
+    resample: Image.Resampling = Image.Resampling.BICUBIC,
+) -> np.ndarray:
     """``_ink_pixels(image, DETAIL_SIDE, exactly=True)`` (of ``shape``: its longest side
-    DETAIL_SIDE long, ``image`` at most that long) from ``span[0]`` to ``span[1]`` along its
-    longest side only, the whole of the other side: the same pixels, made of the band
+    DETAIL_SIDE long, ``image`` resized to it with ``resample``: BICUBIC enlarges, BOX
+    shrinks, as ``_ink_pixels`` does) from ``span[0]`` to ``span[1]`` along its longest
+    side only, the whole of the other side: the same pixels, made of the band
     ``BAND_MARGIN`` longer at each end, in quarters aligned as the whole page's are."""
     rows, cols = shape
     along_rows = rows >= cols
     length = rows if along_rows else cols
     lo = max(0, (span[0] - BAND_MARGIN) // 4 * 4)
     hi = min(length, -(-(span[1] + BAND_MARGIN) // 4) * 4)
-    grey = image.convert("L")
+    grey = image if image.mode == "L" else image.convert("L")  # read, never written
     if grey.size == (cols, rows):  # as long as DETAIL_SIDE already: not resized
         part = grey.crop((0, lo, cols, hi) if along_rows else (lo, 0, hi, rows))
     else:
         source = grey.height if along_rows else grey.width
-        part = _resized_span(grey, 0, source, shape, (lo, hi), along_rows, Image.Resampling.BICUBIC)
+        part = _resized_span(grey, 0, source, shape, (lo, hi), along_rows, resample)
     small = _paper_small(part)
     paper = _resized_span(
         small, lo // 4, -(-length // 4), shape, span, along_rows, Image.Resampling.BILINEAR
@@ -237,12 +266,16 @@ def _ink_extent(pixels: np.ndarray) -> tuple[int, int, int, int]:
     return top, bottom, left, right
 
 
-def _sparse_box(pixels: np.ndarray) -> tuple[int, int, int, int] | None:
+def _sparse_box(
+    pixels: np.ndarray, extent: tuple[int, int, int, int] | None = None
+) -> tuple[int, int, int, int] | None:
     """Where a sparse page's ink is (top, bottom, left, right); None when the page is blank
-    or not sparse."""
-    if float(pixels.mean()) < BLANK_BELOW:
-        return None
-    top, bottom, left, right = _ink_extent(pixels)
+    or not sparse. ``extent``: ``_ink_extent(pixels)`` of a page found not blank already."""
+    if extent is None:
+        if float(pixels.mean()) < BLANK_BELOW:
+            return None
+        extent = _ink_extent(pixels)
+    top, bottom, left, right = extent
     if (bottom - top) * (right - left) > SPARSE * pixels.size:
         return None
     return top, bottom, left, right
@@ -341,9 +374,12 @@ def written(found: Ink) -> np.ndarray:
     it is. The whole page when that part is smaller than ``LEAST_PART`` either way."""
     pixels = found.pixels
     rows, cols = pixels.shape
-    if float(pixels.sum()) <= 0:
+    if found.extent is not None:  # found with the ink: the page has some
+        top, bottom, left, right = found.extent
+    elif float(pixels.sum()) <= 0:
         return pixels
-    top, bottom, left, right = _ink_extent(pixels)
+    else:
+        top, bottom, left, right = _ink_extent(pixels)
     if bottom - top < LEAST_PART * rows or right - left < LEAST_PART * cols:
         return pixels
     return pixels[top:bottom, left:right]

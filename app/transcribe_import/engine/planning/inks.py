@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import multiprocessing
-import signal
 import threading
 import zlib
 from collections import OrderedDict
@@ -36,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from transcribe_import.engine.base.background import worker_options
 from transcribe_import.engine.media import check, ink, lookalike
 from transcribe_import.engine.planning.look_cache import VerdictCache, Verdicts
 from transcribe_import.engine.storage import fsio
@@ -208,11 +207,14 @@ def _made(where: PageFile) -> ink.Ink | None:
         return None
     if read.sha256 != where.sha256:
         return None
-    seen = lookalike.page_seen(
-        where.path, where.media_type, where.page_count, size=size, data=read.data
+    return lookalike.page_ink(
+        where.path,
+        where.media_type,
+        where.page_count,
+        where.page_index,
+        size=size,
+        data=read.data,
     )
-    page = seen[where.page_index] if where.page_index < len(seen) else None
-    return None if page is None else page.ink
 
 
 def score(
@@ -263,6 +265,7 @@ def score_many(pairs: Sequence[Pair], workers: int = 2) -> None:
     verifications were most of its time, on one core); their ``score`` then finds each
     verdict made, the same value as made here. Fewer pairs, or no worker processes to be
     had, are left to ``score``, one after another in this process."""
+    _take_kept(pairs)
     with _lock:
         todo = [p for p in dict.fromkeys(pairs) if (p[0], p[2], p[4]) not in _scores]
     if workers < 2 or len(todo) < PARALLEL_FROM:
@@ -271,10 +274,8 @@ def score_many(pairs: Sequence[Pair], workers: int = 2) -> None:
     # spectra, its tiles': ``ink.score``) where handed out as found they were scattered: by
     # the page the other is brought onto, then by that other, as it stands.
     todo.sort(key=lambda p: (p[2], p[0], p[4]))
-    # spawn, not fork: a window's or a CLI's threads may hold locks a fork would copy.
-    context = multiprocessing.get_context("spawn")
     try:
-        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_quiet_worker)
+        pool = ProcessPoolExecutor(workers, **worker_options())  # spawned (see there)
     except (OSError, ImportError) as exc:  # no semaphores here (a sandbox): one by one
         log.info("verifications run in this process: no worker processes (%s)", exc)
         return
@@ -323,33 +324,45 @@ def _scored(task: tuple[list[Pair], dict[str, Packed | None]]) -> list[float]:
     return [_verdict(unpacked[key], unpacked[other], turn) for key, _w, other, _o, turn in pairs]
 
 
-def _quiet_worker() -> None:
-    """A worker process leaves Ctrl-C to the process that started it: the terminal sends it
-    to the whole process group."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 # The verdicts made while each ``verdicts_kept`` is open, to be kept when it closes.
 _recording: list[Verdicts] = []
+# The caches of the ``verdicts_kept`` open: where a pair not verified yet is looked for.
+_caches: list[VerdictCache] = []
 
 
 @contextlib.contextmanager
 def verdicts_kept(cache: VerdictCache) -> Iterator[None]:
-    """Take the verdicts ``cache`` kept (a pair verified in another process, by ``plan``
-    before this ``validate``, is not verified again), and keep there the verdicts made
-    until this closes."""
-    kept = cache.read_new()
+    """Take the verdicts ``cache`` kept of the pairs asked about until this closes (a pair
+    verified in another process, by ``plan`` before this ``validate``, is not verified
+    again: ``score_many`` reads them, as far back in the file as they are), and keep there
+    the verdicts made meanwhile."""
     made: Verdicts = {}
     with _lock:
-        for memo, value in kept.items():
-            _scores.setdefault(memo, value)
         _recording.append(made)
+        _caches.append(cache)
     try:
         yield
     finally:
         with _lock:
             _recording.remove(made)
+            _caches.remove(cache)
         cache.add(made)
+
+
+def _take_kept(pairs: Sequence[Pair]) -> None:
+    """The verdicts the open ``verdicts_kept`` caches hold of ``pairs`` not verified yet in
+    this process, taken as if made here."""
+    with _lock:
+        caches = list(_caches)
+        wanted = {(p[0], p[2], p[4]) for p in pairs} - _scores.keys() if caches else set()
+    for cache in caches:
+        if not wanted:
+            return
+        kept = cache.read(wanted)
+        with _lock:
+            for memo, value in kept.items():
+                _scores.setdefault(memo, value)
+        wanted -= kept.keys()
 
 
 def forget() -> None:
@@ -362,4 +375,3 @@ def forget() -> None:
     with _unpacked_lock:
         _unpacked_kept.clear()
     ink.forget_derived()
-    VerdictCache.forget_reads()

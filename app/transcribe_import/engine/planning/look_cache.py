@@ -15,7 +15,7 @@ whole), whose pass then decodes only pages it has not seen.
 Derived and disposable, like the thumbnails beside it: lines are appended without fsync,
 a line that cannot be read (torn by a crash, damaged) is skipped and that page looked at
 again, a cache that cannot be written costs time and nothing else, and once it holds
-``LIMIT`` lines it is written again with the latest half. Only a look made from the bytes
+``LIMIT_BYTES`` it is written again with the latest half. Only a look made from the bytes
 of the file the plan names is kept (a file gone or changed since its scan gets none here).
 """
 
@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Container, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
+from typing import BinaryIO
 
 import orjson
 
@@ -35,8 +36,11 @@ log = logging.getLogger(__name__)
 
 # The version names the looks: bump it when a page's look would be made differently.
 CACHE_FILE = Path("cache") / "looks-v3.jsonl"
-# About 200 bytes a line: 400,000 lines (80 MB) before the oldest half is let go.
-LIMIT = 400_000
+# A cache file's size before its oldest half is let go: some 320,000 looks (about 250 bytes
+# a line) or 500,000 verdicts (about 160).
+LIMIT_BYTES = 80 * 2**20
+# The bytes read at a time when a cache is read from its end back.
+BLOCK_BYTES = 256 * 2**10
 
 _lock = threading.Lock()  # one writer at a time in this process
 
@@ -78,51 +82,62 @@ class LookCache:
     def __init__(self, corpus_root: Path) -> None:
         self.path = corpus_root / CACHE_FILE
 
-    def read(self, wanted: Container[str] | None = None) -> dict[str, str | None]:
+    def read(self, wanted: Collection[str] | None = None) -> dict[str, str | None]:
         """The looks kept (page key → look or None) of the pages ``wanted`` (every page's
-        when None); nothing when there is no cache. A cache of ``LIMIT`` lines or more is
+        when None); nothing when there is no cache. A cache of ``LIMIT_BYTES`` or more is
         written again with its latest half.
 
-        The cache is read as an index: a line's key is its first field, so only the lines
-        of pages wanted are parsed and checked (a pass of 20,000 pages against a cache of
-        400,000 lines parses 20,000)."""
+        The cache is read as an index, from its end back: a line's key is its first field,
+        so only the lines of pages wanted are parsed and checked, and the reading stops
+        where the last page wanted is found. A plan made again, Scan Again or a plan
+        opened again wants pages whose looks were written last, so it reads as much of
+        the file as it wants, however large the file (a pass of 5,000 pages reads about
+        1.3 MB of an 80 MB file). Only a page the cache does not hold (a page new to this
+        corpus, which will be decoded anyway) has the whole file read to find so."""
         try:
-            data = self.path.read_bytes()
+            _trim(self.path, "look cache")
+            with self.path.open("rb") as f:
+                if wanted is None:
+                    return self._read_lines(f.read().splitlines())
+                return self._read_back(f, f.seek(0, 2), wanted)
         except OSError:
             return {}
-        lines = data.splitlines()
-        if len(lines) >= LIMIT:
-            looks = self._read_lines(lines, None)
-            looks = dict(list(looks.items())[-(LIMIT // 2) :])
-            self._rewrite(looks)
-            return looks if wanted is None else {k: v for k, v in looks.items() if k in wanted}
-        return self._read_lines(lines, wanted)
 
     @staticmethod
-    def _read_lines(lines: list[bytes], wanted: Container[str] | None) -> dict[str, str | None]:
+    def _read_lines(lines: list[bytes]) -> dict[str, str | None]:
         looks: dict[str, str | None] = {}
         for line in lines:  # a line at a time: the GIL is handed round between them
-            if wanted is not None and _key_of(line) not in wanted:
-                continue
             entry = _entry(line)
             if entry is not None:
                 looks.pop(entry[0], None)  # kept in the order last written
                 looks[entry[0]] = entry[1]
         return looks
 
+    @staticmethod
+    def _read_back(f: BinaryIO, size: int, wanted: Collection[str]) -> dict[str, str | None]:
+        """The looks of ``wanted`` read from the end of ``f`` back, the last line of a key
+        that can be read winning, until every page wanted is found."""
+        left = set(wanted)
+        found: dict[str, str | None] = {}
+        if not left:
+            return found
+        for line in _lines_back(f, size):
+            if not left:
+                break
+            key = _key_of(line)
+            if key not in left:
+                continue
+            entry = _entry(line)
+            if entry is not None:
+                found[key] = entry[1]
+                left.discard(key)
+        return dict(reversed(found.items()))  # in the order written, as a whole read gives
+
     def add(self, looks: Mapping[str, str | None]) -> None:
         """Keep ``looks`` (page key → look or None), appended; a failure is only logged."""
         if not looks:
             return
         _append_lines(self.path, _lines(looks), "looks")
-
-    def _rewrite(self, looks: Mapping[str, str | None]) -> None:
-        text = _lines(looks)
-        with _lock:
-            try:
-                fsio.write_disposable(self.path, text)
-            except OSError as exc:
-                log.info("look cache %s not written again: %s", self.path, exc)
 
 
 # A verification's verdicts (planning/inks.py: a pair of pages' score), kept beside the looks
@@ -134,10 +149,6 @@ VERDICTS_FILE = Path("cache") / "verdicts-v1.jsonl"
 
 # A verdict: (page key, the other page's key, quarter turns) → the score.
 Verdicts = dict[tuple[str, str, int], float]
-
-# How far each verdicts file was read in this process (path → bytes): the file is only
-# appended to, so a process reads each line once however often it validates.
-_read_to: dict[Path, int] = {}
 
 
 def _verdict(line: bytes) -> tuple[tuple[str, str, int], float] | None:
@@ -162,47 +173,38 @@ def _verdict(line: bytes) -> tuple[tuple[str, str, int], float] | None:
 
 class VerdictCache:
     """The verdicts kept in one corpus (``corpus_root``), like the looks: appended without
-    fsync, a line that cannot be read skipped (that pair verified again), written again
-    with its latest half at ``LIMIT`` lines."""
+    fsync, a line that cannot be read skipped (that pair verified again), read from the end
+    back as far as the pairs wanted, written again with its latest half at ``LIMIT_BYTES``."""
 
     def __init__(self, corpus_root: Path) -> None:
         self.path = corpus_root / VERDICTS_FILE
 
-    def read_new(self) -> Verdicts:
-        """The verdicts written since this process last read the file (all of them the
-        first time, or when the file was written again since)."""
-        try:
-            with self.path.open("rb") as f:
-                size = f.seek(0, 2)
-                start = _read_to.get(self.path, 0)
-                start = 0 if start > size else start
-                f.seek(start)
-                data = f.read(size - start)
-        except OSError:
+    def read(self, wanted: Collection[tuple[str, str, int]]) -> Verdicts:
+        """The verdicts kept of the pairs ``wanted``, read from the end of the file back
+        until each is found (a plan made again wants the pairs its first validation
+        verified, written last): the last line of a pair that can be read wins. A pair
+        never verified has the whole file read to find so (it is then verified, some
+        25 ms, which the reading is small beside)."""
+        if not wanted:
             return {}
-        whole = data.rfind(b"\n") + 1  # a line still being written is read next time
-        _read_to[self.path] = start + whole
-        lines = data[:whole].splitlines()
-        verdicts: Verdicts = {}
-        for line in lines:
-            entry = _verdict(line)
-            if entry is not None:
-                verdicts[entry[0]] = entry[1]
-        if start == 0 and len(lines) >= LIMIT:
-            verdicts = dict(list(verdicts.items())[-(LIMIT // 2) :])
-            text = b"".join(orjson.dumps([*pair, s]) + b"\n" for pair, s in verdicts.items())
-            with _lock:
-                try:
-                    fsio.write_disposable(self.path, text)
-                    _read_to[self.path] = len(text)
-                except OSError as exc:
-                    log.info("verdict cache %s not written again: %s", self.path, exc)
-        return verdicts
-
-    @staticmethod
-    def forget_reads() -> None:
-        """Read every file whole again next time (``inks.forget`` let its verdicts go)."""
-        _read_to.clear()
+        left = set(wanted)
+        firsts = {key for key, _other, _turn in left}
+        found: Verdicts = {}
+        try:
+            _trim(self.path, "verdict cache")
+            with self.path.open("rb") as f:
+                for line in _lines_back(f, f.seek(0, 2)):
+                    if not left:
+                        break
+                    if _key_of(line) not in firsts:
+                        continue
+                    entry = _verdict(line)
+                    if entry is not None and entry[0] in left:
+                        found[entry[0]] = entry[1]
+                        left.discard(entry[0])
+        except OSError:
+            return found
+        return found
 
     def add(self, verdicts: Verdicts) -> None:
         """Keep ``verdicts``, appended; a failure is only logged."""
@@ -210,6 +212,46 @@ class VerdictCache:
             return
         text = b"".join(orjson.dumps([*pair, s]) + b"\n" for pair, s in verdicts.items())
         _append_lines(self.path, text, "verdicts")
+
+
+def _trim(path: Path, what: str) -> None:
+    """Write ``path`` again with its latest lines, of at most half ``LIMIT_BYTES``, once it
+    holds ``LIMIT_BYTES`` or more (its first whole line the first kept); a failure is
+    only logged (a cache)."""
+    try:
+        if fsio.stat(path).st_size < LIMIT_BYTES:
+            return
+        lines = path.read_bytes().splitlines()
+    except OSError:
+        return
+    kept, size = 0, 0
+    for line in reversed(lines):
+        size += len(line) + 1
+        if size > LIMIT_BYTES // 2:
+            break
+        kept += 1
+    text = b"".join(line + b"\n" for line in lines[len(lines) - kept :])
+    with _lock:
+        try:
+            fsio.write_disposable(path, text)
+        except OSError as exc:
+            log.info("%s %s not written again: %s", what, path, exc)
+
+
+def _lines_back(f: BinaryIO, size: int) -> Iterator[bytes]:
+    """The lines of ``f`` (``size`` bytes) from the last back to the first, read a block at
+    a time from the end; a last line with no end (torn) comes first, as it is."""
+    rest = b""
+    end = size
+    while end > 0:
+        start = max(0, end - BLOCK_BYTES)
+        f.seek(start)
+        lines = (f.read(end - start) + rest).split(b"\n")
+        end = start
+        rest = lines[0] if start > 0 else b""  # the start of a line the next block ends
+        for line in reversed(lines if start == 0 else lines[1:]):
+            if line:
+                yield line
 
 
 def _append_lines(path: Path, text: bytes, what: str) -> None:

@@ -20,8 +20,6 @@ cannot be made is not compared, and nothing else depends on it.
 from __future__ import annotations
 
 import logging
-import multiprocessing
-import signal
 import time
 from collections import deque
 from collections.abc import Callable, Container, Generator, Iterator, Mapping, Sequence
@@ -30,6 +28,8 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from transcribe_import.engine.base.background import worker_options
+from transcribe_import.engine.base.crashpoints import crashpoint
 from transcribe_import.engine.media import check, lookalike
 from transcribe_import.engine.media.kinds import JPEG, PDF
 from transcribe_import.engine.planning import inks
@@ -193,12 +193,6 @@ def _chunks(jobs: Sequence[LookJob], pages: int) -> Iterator[tuple[LookJob, ...]
         yield tuple(chunk)
 
 
-def _quiet_worker() -> None:
-    """A worker process leaves Ctrl-C to the process that started it (which stops the pass
-    between chunks): the terminal sends it to the whole process group."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def _pool(workers: int, pages: int) -> tuple[Executor, int, bool]:
     """The pool a pass of ``pages`` pages runs on, the pages of a task, and whether the
     inks are kept where they are made (threads of this process); a worker process sends
@@ -206,10 +200,8 @@ def _pool(workers: int, pages: int) -> tuple[Executor, int, bool]:
     verifications of a shelf ask for a third of its pages, which would each be decoded a
     second time (bench/results-i38p.md)."""
     if workers > 1 and pages >= PROCESSES_FROM:
-        # spawn, not fork: a window's or a CLI's threads may hold locks a fork would copy.
-        context = multiprocessing.get_context("spawn")
         try:
-            pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_quiet_worker)
+            pool = ProcessPoolExecutor(workers, **worker_options())  # spawned (see there)
         except (OSError, ImportError) as exc:  # no semaphores here (a sandbox): threads
             log.info("the look pass runs on threads: no worker processes (%s)", exc)
         else:
@@ -292,7 +284,10 @@ def make_looks(
                     for key, packed in looked.packed_inks.items():
                         inks.keep_packed(key, packed)
                     if looked.made and cache is not None:
+                        # Kept as each file is done: a pass stopped or killed part-way
+                        # keeps the looks made so far, and the next decodes only the rest.
                         cache.add(looked.looks)
+                        crashpoint("looks.kept")
                     done += job.pages
             if not stopped and should_stop is not None and should_stop():
                 stopped = True

@@ -1,0 +1,63 @@
+"""Work counted, not timed: how many function calls a step makes, and how that grows as
+its input doubles (tests/engine/test_linear_costs.py and the tests that cite it).
+
+A step whose work is linear does twice the extra work from 2N to 4N that it did from N to
+2N (a fixed cost cancels out); one that compares every item with every other does four
+times. ``LIMIT`` leaves room for the items' own variety.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PIL import Image
+
+PER_FOLDER = 20
+LIMIT = 2.5
+
+
+def _tiny_jpeg() -> bytes:
+    buf = io.BytesIO()
+    Image.new("RGB", (16, 24), (230, 225, 210)).save(buf, "JPEG", quality=75)
+    return buf.getvalue()
+
+
+def tiny_shelf(root: Path, pages: int) -> Path:
+    """``pages`` small JPEG pages in folders of ``PER_FOLDER``, every file's bytes its own."""
+    tiny = _tiny_jpeg()
+    for n in range(pages):
+        folder = root / f"Notebook {n // PER_FOLDER + 1:03d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"page {n % PER_FOLDER + 1:02d}.jpg").write_bytes(tiny + n.to_bytes(4, "big"))
+    return root
+
+
+def counted(step: Callable[[], Any]) -> tuple[int, Any]:
+    """How many function calls ``step`` makes (in this thread and any it starts), and its
+    result."""
+    calls = 0
+
+    def count(_frame: object, event: str, _arg: object) -> None:
+        nonlocal calls
+        if event in ("call", "c_call"):
+            calls += 1
+
+    threading.setprofile(count)  # type: ignore[arg-type]
+    sys.setprofile(count)  # type: ignore[arg-type]
+    try:
+        result = step()
+    finally:
+        sys.setprofile(None)
+        threading.setprofile(None)  # type: ignore[arg-type]
+    return calls, result
+
+
+def growth(counts: list[int]) -> float:
+    """The extra work from 2N to 4N over the extra work from N to 2N: 2 when linear."""
+    small, middle, large = counts
+    return (large - middle) / max(1, middle - small)
