@@ -25,8 +25,13 @@ hand, but not where their strokes lie.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+import math
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 import numpy as np
 from PIL import Image, ImageFilter
@@ -76,10 +81,14 @@ class Ink:
 
     pixels: np.ndarray = field(repr=False)  # float32, rows x columns
     detail: np.ndarray | None = field(default=None, repr=False)
+    # Where the ink of ``pixels`` is (``_ink_extent``), when ``ink_of`` found it already:
+    # the look and the measures ask again (``written``), and it is the same numbers.
+    extent: tuple[int, int, int, int] | None = field(default=None, repr=False)
 
-    @property
+    @functools.cached_property
     def share(self) -> float:
-        """How much of the page is ink."""
+        """How much of the page is ink (asked by the look, the measures and the score:
+        made once)."""
         return float(self.pixels.mean())
 
     @property
@@ -104,31 +113,49 @@ def ink_of(image: Image.Image, finer: Callable[[], Image.Image] | None = None) -
     same page decoded larger, asked for when the page is sparse and ``image`` is smaller
     than ``DETAIL_SIDE``."""
     base = _ink_pixels(image, SIDE)
-    box = _sparse_box(base)
+    extent = None if float(base.mean()) < BLANK_BELOW else _ink_extent(base)
+    box = None if extent is None else _sparse_box(base, extent)
     if box is None:
-        return Ink(base)
+        return Ink(base, extent=extent)
     if max(image.size) < DETAIL_SIDE and finer is not None:
         image = finer()
     if max(image.size) < 1.5 * SIDE:
-        return Ink(base)  # no finer detail to be had
+        return Ink(base, extent=extent)  # no finer detail to be had
+    # Only the band of the page at DETAIL_SIDE the written part lies across is made (a
+    # tenth of the page for a date line, where the whole page's ink at 2048 pixels was most
+    # of a sparse page's look), the same pixels as the whole page's there: enlarged to it,
+    # or shrunk to it as ``_ink_pixels`` shrinks a page (the shrink of a whole 300 dpi A4
+    # page cost more than its decode).
     if max(image.size) > DETAIL_SIDE:
-        fine = _ink_pixels(image, DETAIL_SIDE, exactly=True)
-        y0, y1, x0, x1 = _detail_box(box, base.shape, fine.shape)
-        return Ink(base, np.ascontiguousarray(fine[y0:y1, x0:x1]))
-    # Enlarged to DETAIL_SIDE: only the band of the page the written part lies across is
-    # made (a tenth of the page for a date line, where the whole page's ink at 2048 pixels
-    # was most of a sparse page's look), the same pixels as the whole page's there.
-    k = DETAIL_SIDE / max(image.size)
-    shape = (max(1, round(image.height * k)), max(1, round(image.width * k)))
+        cols, rows = thumbnail_size(image.size, DETAIL_SIDE)
+        shape, resample = (rows, cols), Image.Resampling.BOX
+    else:
+        k = DETAIL_SIDE / max(image.size)
+        shape = (max(1, round(image.height * k)), max(1, round(image.width * k)))
+        resample = Image.Resampling.BICUBIC
     y0, y1, x0, x1 = _detail_box(box, base.shape, shape)
     if min(shape) < 32:  # a sliver of a page: its paper not taken in quarters
         fine = _ink_pixels(image, DETAIL_SIDE, exactly=True)
-        return Ink(base, np.ascontiguousarray(fine[y0:y1, x0:x1]))
+        return Ink(base, np.ascontiguousarray(fine[y0:y1, x0:x1]), extent)
     if shape[0] >= shape[1]:
-        part = _band_ink(image, shape, (y0, y1))[:, x0:x1]
+        part = _band_ink(image, shape, (y0, y1), resample)[:, x0:x1]
     else:
-        part = _band_ink(image, shape, (x0, x1))[y0:y1, :]
-    return Ink(base, np.ascontiguousarray(part))
+        part = _band_ink(image, shape, (x0, x1), resample)[y0:y1, :]
+    return Ink(base, np.ascontiguousarray(part), extent)
+
+
+def thumbnail_size(size: tuple[int, int], side: int) -> tuple[int, int]:
+    """The size (width, height) Pillow's ``thumbnail((side, side))`` makes an image of
+    ``size`` (larger than ``side``): the aspect kept as nearly as whole pixels allow."""
+    width, height = size
+    aspect = width / height
+
+    def nearest(number: float, key: Callable[[int], float]) -> int:
+        return max(min(math.floor(number), math.ceil(number), key=key), 1)
+
+    if aspect <= 1.0:  # Pillow compares the box asked for (side / side) with the aspect
+        return nearest(side * aspect, lambda n: abs(aspect - n / side)), side
+    return side, nearest(side / aspect, lambda n: 0 if n == 0 else abs(aspect - side / n))
 
 
 def _detail_box(
@@ -155,22 +182,28 @@ def _detail_box(
 BAND_MARGIN = 48
 
 
-def _band_ink(image: Image.Image, shape: tuple[int, int], span: tuple[int, int]) -> np.ndarray:
+def _band_ink(
+    image: Image.Image,
+    shape: tuple[int, int],
+    span: tuple[int, int],
+    resample: Image.Resampling = Image.Resampling.BICUBIC,
+) -> np.ndarray:
     """``_ink_pixels(image, DETAIL_SIDE, exactly=True)`` (of ``shape``: its longest side
-    DETAIL_SIDE long, ``image`` at most that long) from ``span[0]`` to ``span[1]`` along its
-    longest side only, the whole of the other side: the same pixels, made of the band
+    DETAIL_SIDE long, ``image`` resized to it with ``resample``: BICUBIC enlarges, BOX
+    shrinks, as ``_ink_pixels`` does) from ``span[0]`` to ``span[1]`` along its longest
+    side only, the whole of the other side: the same pixels, made of the band
     ``BAND_MARGIN`` longer at each end, in quarters aligned as the whole page's are."""
     rows, cols = shape
     along_rows = rows >= cols
     length = rows if along_rows else cols
     lo = max(0, (span[0] - BAND_MARGIN) // 4 * 4)
     hi = min(length, -(-(span[1] + BAND_MARGIN) // 4) * 4)
-    grey = image.convert("L")
+    grey = image if image.mode == "L" else image.convert("L")  # read, never written
     if grey.size == (cols, rows):  # as long as DETAIL_SIDE already: not resized
         part = grey.crop((0, lo, cols, hi) if along_rows else (lo, 0, hi, rows))
     else:
         source = grey.height if along_rows else grey.width
-        part = _resized_span(grey, 0, source, shape, (lo, hi), along_rows, Image.Resampling.BICUBIC)
+        part = _resized_span(grey, 0, source, shape, (lo, hi), along_rows, resample)
     small = _paper_small(part)
     paper = _resized_span(
         small, lo // 4, -(-length // 4), shape, span, along_rows, Image.Resampling.BILINEAR
@@ -233,12 +266,16 @@ def _ink_extent(pixels: np.ndarray) -> tuple[int, int, int, int]:
     return top, bottom, left, right
 
 
-def _sparse_box(pixels: np.ndarray) -> tuple[int, int, int, int] | None:
+def _sparse_box(
+    pixels: np.ndarray, extent: tuple[int, int, int, int] | None = None
+) -> tuple[int, int, int, int] | None:
     """Where a sparse page's ink is (top, bottom, left, right); None when the page is blank
-    or not sparse."""
-    if float(pixels.mean()) < BLANK_BELOW:
-        return None
-    top, bottom, left, right = _ink_extent(pixels)
+    or not sparse. ``extent``: ``_ink_extent(pixels)`` of a page found not blank already."""
+    if extent is None:
+        if float(pixels.mean()) < BLANK_BELOW:
+            return None
+        extent = _ink_extent(pixels)
+    top, bottom, left, right = extent
     if (bottom - top) * (right - left) > SPARSE * pixels.size:
         return None
     return top, bottom, left, right
@@ -337,9 +374,12 @@ def written(found: Ink) -> np.ndarray:
     it is. The whole page when that part is smaller than ``LEAST_PART`` either way."""
     pixels = found.pixels
     rows, cols = pixels.shape
-    if float(pixels.sum()) <= 0:
+    if found.extent is not None:  # found with the ink: the page has some
+        top, bottom, left, right = found.extent
+    elif float(pixels.sum()) <= 0:
         return pixels
-    top, bottom, left, right = _ink_extent(pixels)
+    else:
+        top, bottom, left, right = _ink_extent(pixels)
     if bottom - top < LEAST_PART * rows or right - left < LEAST_PART * cols:
         return pixels
     return pixels[top:bottom, left:right]
@@ -349,8 +389,18 @@ def turned(ink: Ink, quarters: int) -> Ink:
     """``ink`` turned ``quarters`` quarter turns anticlockwise."""
     if quarters % 4 == 0:
         return ink
-    detail = None if ink.detail is None else np.ascontiguousarray(np.rot90(ink.detail, quarters))
-    return Ink(np.ascontiguousarray(np.rot90(ink.pixels, quarters)), detail)
+    detail = ink.detail
+
+    def made() -> tuple[np.ndarray | None, Ink]:
+        return detail, Ink(
+            np.ascontiguousarray(np.rot90(ink.pixels, quarters)),
+            None if detail is None else np.ascontiguousarray(np.rot90(detail, quarters)),
+        )
+
+    # Made once while kept: the same arrays for each of the page's pairs (``_kept``), when
+    # the pixels come with the same detail.
+    kept_detail, found = _kept(ink.pixels, ("turned", quarters % 4), made)
+    return found if kept_detail is detail else made()[1]
 
 
 def _framed(pixels: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
@@ -373,25 +423,38 @@ def _fitted(pixels: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
     return np.asarray(im, dtype=np.float32)
 
 
-def _shift(a: np.ndarray, b: np.ndarray, limit: int | None = None) -> tuple[int, int]:
-    """How far ``b`` is to be moved (rows, columns) to lie on ``a``: phase correlation,
-    the peak looked for within ``limit`` pixels when given."""
-    fa = np.fft.rfft2(a)
+def _shifts(fa: np.ndarray, b: np.ndarray, limit: int) -> list[tuple[int, int]]:
+    """How far each of the tiles ``b`` (a stack of tiles of one shape) is to be moved
+    (rows, columns) to lie on the tile of ``a`` whose spectrum (``np.fft.rfft2``) is the
+    same place of ``fa``: phase correlation, the peak looked for within ``limit`` pixels.
+    numpy transforms a stack tile by tile, the same values as one at a time in a third of
+    the time."""
     fb = np.fft.rfft2(b)
     cross = fa * np.conj(fb)
     cross /= np.maximum(np.abs(cross), 1e-9)
-    corr = np.fft.irfft2(cross, s=a.shape)
-    if limit is not None:
-        rows, cols = corr.shape
-        keep = np.zeros_like(corr, dtype=bool)
-        keep[: limit + 1, : limit + 1] = True
-        keep[: limit + 1, cols - limit :] = True
-        keep[rows - limit :, : limit + 1] = True
-        keep[rows - limit :, cols - limit :] = True
-        corr = np.where(keep, corr, -np.inf)
-    r, c = (int(v) for v in np.unravel_index(int(np.argmax(corr)), corr.shape))
-    rows, cols = corr.shape
-    return (r - rows if r > rows // 2 else r), (c - cols if c > cols // 2 else c)
+    shape = (b.shape[1], b.shape[2])
+    corr = np.fft.irfft2(cross, s=shape)
+    corr = np.where(_near_origin(shape, limit), corr, -np.inf)
+    rows, cols = shape
+    out = []
+    for at in np.argmax(corr.reshape(len(corr), -1), axis=1):
+        r, c = divmod(int(at), cols)
+        out.append(((r - rows if r > rows // 2 else r), (c - cols if c > cols // 2 else c)))
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def _near_origin(shape: tuple[int, int], limit: int) -> np.ndarray:
+    """Where a shift of at most ``limit`` pixels either way lies in a correlation of
+    ``shape`` (its corners, the shifts wrapping round)."""
+    rows, cols = shape
+    keep = np.zeros(shape, dtype=bool)
+    keep[: limit + 1, : limit + 1] = True
+    keep[: limit + 1, cols - limit :] = True
+    keep[rows - limit :, : limit + 1] = True
+    keep[rows - limit :, cols - limit :] = True
+    keep.flags.writeable = False
+    return keep
 
 
 def _moved(b: np.ndarray, dy: int, dx: int) -> np.ndarray:
@@ -439,11 +502,12 @@ def _zoomed(pixels: np.ndarray, scale: float) -> np.ndarray:
     return np.asarray(out, dtype=np.float32)
 
 
-def _peak(a: np.ndarray, b: np.ndarray) -> tuple[float, int, int]:
-    """Phase correlation of ``b`` on ``a``: its peak's height and where it is."""
-    cross = np.fft.rfft2(a) * np.conj(np.fft.rfft2(b))
+def _peak(fa: np.ndarray, fb: np.ndarray, shape: tuple[int, ...]) -> tuple[float, int, int]:
+    """Phase correlation of ``b`` on ``a`` (of ``shape``) from their spectra
+    (``_spectrum``): its peak's height and where it is."""
+    cross = fa * np.conj(fb)
     cross /= np.maximum(np.abs(cross), 1e-9)
-    corr = np.fft.irfft2(cross, s=a.shape)
+    corr = np.fft.irfft2(cross, s=shape)
     at = int(np.argmax(corr))
     r, c = divmod(at, corr.shape[1])
     rows, cols = corr.shape
@@ -472,11 +536,18 @@ def _soft(pixels: np.ndarray, tolerance: int = TOLERANCE) -> np.ndarray:
     return out
 
 
-def _ncc(a: np.ndarray, b: np.ndarray) -> float:
-    a = a - a.mean()
-    b = b - b.mean()
-    den = float(np.sqrt((a * a).sum() * (b * b).sum()))
-    return 0.0 if den == 0 else float((a * b).sum()) / den
+def _centred(pixels: np.ndarray) -> tuple[np.ndarray, Any]:
+    """``pixels`` less their mean, and the sum of their squares (numpy's own scalar, so
+    that ``_ncc`` multiplies in the same precision as when it was made there)."""
+    c = pixels - pixels.mean()
+    return c, (c * c).sum()
+
+
+def _ncc(a: tuple[np.ndarray, Any], b: tuple[np.ndarray, Any]) -> float:
+    """The normalised correlation of two ``_centred`` arrays."""
+    (ca, aa), (cb, bb) = a, b
+    den = float(np.sqrt(aa * bb))
+    return 0.0 if den == 0 else float((ca * cb).sum()) / den
 
 
 def _warped(pixels: np.ndarray, m: np.ndarray, t: np.ndarray) -> np.ndarray:
@@ -541,37 +612,208 @@ def aligned(pa: np.ndarray, pb: np.ndarray, slack: int = TILE_SLACK) -> np.ndarr
     # five times cost more than the rest of a verification).
     # A small written part (a page number) is searched at its own size: a quarter of it
     # is a few pixels.
+    # What depends on one page alone (its quarter, its spectra, its zooms, its tiles') is
+    # made once for all the pairs it is in (``_kept``).
     small = max(pa.shape) < 4 * TILE_LEAST
-    qa, qb = (pa, pb) if small else (_halved(_halved(pa)), _halved(_halved(pb)))
-    scale = max(SCALES, key=lambda s: _peak(qa, _zoomed(qb, s))[0])
-    pb = _zoomed(pb, scale)
+    part = "whole" if small else "quarter"
+    fqa, shape = _spectrum(pa, part), _part(pa, part).shape
+    scale = max(SCALES, key=lambda s: _peak(fqa, _zoomed_spectrum(pb, part, s), shape)[0])
+    pb = _kept(pb, ("zoomed", scale), lambda: _zoomed(pb, scale))
     if small:
-        _h, dy, dx = _peak(pa, pb)
+        _h, dy, dx = _peak(_spectrum(pa, "whole"), _spectrum(pb, "whole"), pa.shape)
         pb = _moved(pb, dy, dx)
     else:
-        _h, dy, dx = _peak(_halved(pa), _halved(pb))
+        half = _part(pa, "half").shape
+        _h, dy, dx = _peak(_spectrum(pa, "half"), _spectrum(pb, "half"), half)
         pb = _moved(pb, 2 * dy, 2 * dx)
     rows, cols = pa.shape
     down = max(1, min(TILES, rows // TILE_LEAST))
     across = max(1, min(TILES, cols // TILE_LEAST))
     if down * across == 1:
         return pb
-    centres, moves, weights = [], [], []
-    for i in range(down):
-        for j in range(across):
-            ys = slice(i * rows // down, (i + 1) * rows // down)
-            xs = slice(j * cols // across, (j + 1) * cols // across)
-            ta, tb = pa[ys, xs], pb[ys, xs]
-            w = min(float(ta.sum()), float(tb.sum()))
-            if w <= 0:
-                continue
-            centres.append(((ys.start + ys.stop) / 2, (xs.start + xs.stop) / 2))
-            moves.append(_shift(ta, tb, slack))
-            weights.append(w)
+    tiles = _tiles(pa, down, across)
+    centres, weights, moving = [], [], []
+    for k, ((ys, xs), ink_a) in enumerate(zip(tiles.places, tiles.ink, strict=True)):
+        w = min(ink_a, float(pb[ys, xs].sum()))
+        if w <= 0:
+            continue
+        centres.append(((ys.start + ys.stop) / 2, (xs.start + xs.stop) / 2))
+        weights.append(w)
+        moving.append(k)
     if not centres:
         return pb
+    moves = tiles.shifts(pb, moving, slack)
     m, t = _fit(np.array(centres, float), np.array(moves, float), np.array(weights, float))
     return _warped(pb, m, t)
+
+
+# What is made from one page's ink alone for its verifications (its quarter and half, their
+# spectra and zooms, its tiles' spectra, its dilated ink, its blurred copy, its block sums) is
+# kept for the next pairs it is in: a shelf's page is in some six (bench/results-i38v.md),
+# and ``inks.score_many`` hands a worker a page's pairs together. Kept by the array's
+# identity (the entry holds the array, so its id is not reused while kept), the most recently
+# used up to ``DERIVED_BYTES`` in each process (the main one and each worker): some 6 MiB a
+# page of 512 pixels, 5-20 MiB a sparse page's written part at 2048. 96 MiB saved a tenth
+# more of the verification's CPU than 32 on the 500-page shelf, and doubled a worker's peak.
+DERIVED_BYTES = 32 * 2**20
+
+_T = TypeVar("_T")
+
+
+@dataclass(eq=False)
+class _Derived:
+    """What was made from one array (``source``), by what it is."""
+
+    source: np.ndarray
+    made: dict[Hashable, Any] = field(default_factory=dict)
+    size: int = 0
+
+
+_derived_lock = threading.Lock()
+_derived: OrderedDict[int, _Derived] = OrderedDict()
+_derived_size = 0
+
+
+def _kept(pixels: np.ndarray, what: Hashable, make: Callable[[], _T]) -> _T:
+    """``make()``, made from ``pixels`` alone: made once while it is kept. What is kept
+    is never written to."""
+    global _derived_size
+    key = id(pixels)
+    with _derived_lock:
+        entry = _derived.get(key)
+        if entry is not None and entry.source is pixels and what in entry.made:
+            _derived.move_to_end(key)
+            found: _T = entry.made[what]
+            return found
+    value = make()  # outside the lock: another thread's pairs go on
+    with _derived_lock:
+        entry = _derived.get(key)
+        if entry is None or entry.source is not pixels:
+            if entry is not None:
+                _derived_size -= entry.size
+            entry = _Derived(pixels, size=pixels.nbytes)
+            _derived[key] = entry
+            _derived_size += entry.size
+        if what not in entry.made:
+            entry.made[what] = value
+            grown = 0 if value is pixels else _nbytes(value)
+            entry.size += grown
+            _derived_size += grown
+        _derived.move_to_end(key)
+        while _derived_size > DERIVED_BYTES and len(_derived) > 1:
+            _derived_size -= _derived.popitem(last=False)[1].size
+        found = entry.made[what]
+    return found
+
+
+def _nbytes(value: object) -> int:
+    if isinstance(value, np.ndarray):
+        return value.nbytes
+    if isinstance(value, Ink):
+        return value.pixels.nbytes + (0 if value.detail is None else value.detail.nbytes)
+    if isinstance(value, _Tiles):
+        return sum(_nbytes(spectra) for _numbers, spectra in value.spectra.values())
+    if isinstance(value, (tuple, list)):
+        return 64 + sum(_nbytes(v) for v in value)
+    return 64
+
+
+def forget_derived() -> None:
+    """Let go of everything ``_kept`` holds."""
+    global _derived_size
+    with _derived_lock:
+        _derived.clear()
+        _derived_size = 0
+
+
+def _ink_sum(pixels: np.ndarray) -> float:
+    return _kept(pixels, "sum", lambda: float(pixels.sum()))
+
+
+def _fitted_kept(pixels: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """``_fitted``, made once."""
+    if pixels.shape == shape:
+        return pixels
+    return _kept(pixels, ("fitted", shape), lambda: _fitted(pixels, shape))
+
+
+def _framed_kept(pixels: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """``_framed``, made once."""
+    return _kept(pixels, ("framed", shape), lambda: _framed(pixels, shape))
+
+
+def _part(pixels: np.ndarray, part: str) -> np.ndarray:
+    """``pixels`` ``whole``, or at ``half`` or a ``quarter`` of their size, made once."""
+    if part == "whole":
+        return pixels
+    if part == "half":
+        return _kept(pixels, "half", lambda: _halved(pixels))
+    return _kept(pixels, "quarter", lambda: _halved(_part(pixels, "half")))
+
+
+def _spectrum(pixels: np.ndarray, part: str) -> np.ndarray:
+    """The spectrum (``np.fft.rfft2``) of ``_part(pixels, part)``, made once."""
+    return _kept(pixels, ("spectrum", part), lambda: np.fft.rfft2(_part(pixels, part)))
+
+
+def _zoomed_spectrum(pixels: np.ndarray, part: str, scale: float) -> np.ndarray:
+    """The spectrum of ``_part(pixels, part)`` enlarged ``scale`` times, made once."""
+    if scale == 1.0:
+        return _spectrum(pixels, part)
+    return _kept(
+        pixels,
+        ("zoomed spectrum", part, scale),
+        lambda: np.fft.rfft2(_zoomed(_part(pixels, part), scale)),
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class _Tiles:
+    """A page's tiles: where each is, its ink, and the spectra of the tiles of each shape
+    (stacked, with the tiles' numbers)."""
+
+    places: list[tuple[slice, slice]]
+    ink: list[float]
+    spectra: dict[tuple[int, int], tuple[list[int], np.ndarray]]
+
+    def shifts(self, pb: np.ndarray, which: list[int], limit: int) -> list[tuple[int, int]]:
+        """How far each of the tiles ``which`` of ``pb`` is to be moved to lie on this
+        page's (``_shifts``), in that order."""
+        found: dict[int, tuple[int, int]] = {}
+        for numbers, spectra in self.spectra.values():
+            at = [i for i, k in enumerate(numbers) if k in which]
+            if not at:
+                continue
+            b = np.stack([pb[self.places[numbers[i]]] for i in at])
+            for i, move in zip(at, _shifts(spectra[at], b, limit), strict=True):
+                found[numbers[i]] = move
+        return [found[k] for k in which]
+
+
+def _tiles(pixels: np.ndarray, down: int, across: int) -> _Tiles:
+    """The ``down`` x ``across`` tiles of ``pixels``, made once."""
+
+    def made() -> _Tiles:
+        rows, cols = pixels.shape
+        places = [
+            (
+                slice(i * rows // down, (i + 1) * rows // down),
+                slice(j * cols // across, (j + 1) * cols // across),
+            )
+            for i in range(down)
+            for j in range(across)
+        ]
+        shapes: dict[tuple[int, int], list[int]] = {}
+        for k, (ys, xs) in enumerate(places):
+            shapes.setdefault((ys.stop - ys.start, xs.stop - xs.start), []).append(k)
+        spectra = {
+            shape: (numbers, np.fft.rfft2(np.stack([pixels[places[k]] for k in numbers])))
+            for shape, numbers in shapes.items()
+        }
+        ink = [float(pixels[place].sum()) for place in places]
+        return _Tiles(places, ink, spectra)
+
+    return _kept(pixels, ("tiles", down, across), made)
 
 
 def score(a: Ink, b: Ink) -> float:
@@ -586,7 +828,7 @@ def score(a: Ink, b: Ink) -> float:
     if a.blank or b.blank:
         return 0.0
     if a.detail is None or b.detail is None:
-        return _score(a.pixels, _fitted(b.pixels, a.pixels.shape), BLOCK)
+        return _score(a.pixels, _fitted_kept(b.pixels, a.pixels.shape), BLOCK)
     # The written parts first: most pairs of two sparse pages that are not one page have a
     # part missing, and are told so without aligning the whole pages (the same verdict
     # in either order: a score is the least of its parts).
@@ -594,11 +836,11 @@ def score(a: Ink, b: Ink) -> float:
         max(a.detail.shape[0], b.detail.shape[0]),
         max(a.detail.shape[1], b.detail.shape[1]),
     )
-    pa = _framed(a.detail, shape)
-    pb = aligned(pa, _framed(b.detail, shape), DETAIL_SLACK)
-    if _missing(pa, pb) > MISSING:
+    pa = _framed_kept(a.detail, shape)
+    pb = aligned(pa, _framed_kept(b.detail, shape), DETAIL_SLACK)
+    if _is_missing(pa, pb):
         return 0.0
-    whole = _score(a.pixels, _fitted(b.pixels, a.pixels.shape), BLOCK, by_blocks=False)
+    whole = _score(a.pixels, _fitted_kept(b.pixels, a.pixels.shape), BLOCK, by_blocks=False)
     if whole <= 0:
         return 0.0
     return min(whole, _measures(pa, pb, DETAIL_BLOCK, tolerance=DETAIL_TOLERANCE))
@@ -625,13 +867,53 @@ def _missing(pa: np.ndarray, pb: np.ndarray) -> float:
     any as dark) in one ``MISSING_WINDOW`` square, as a share of the less inked one's ink:
     the written part one page has and the other has not, where the global shares dilute
     it."""
-    least = min(float(pa.sum()), float(pb.sum()))
+    least = min(_ink_sum(pa), float(pb.sum()))
     if least <= 0:
         return 1.0
+    off_a, off_b = _off(pa, pb)
+    return max(_window_most(off_a), _window_most(off_b)) / least
+
+
+def _off(pa: np.ndarray, pb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each one's ink that lies off the other's (``_missing``)."""
     size = 2 * TOLERANCE + 1
     off_a = np.clip(pa - _max_filter(pb, size), 0.0, None)
-    off_b = np.clip(pb - _max_filter(pa, size), 0.0, None)
-    return max(_window_most(off_a), _window_most(off_b)) / least
+    off_b = np.clip(pb - _kept(pa, ("max", size), lambda: _max_filter(pa, size)), 0.0, None)
+    return off_a, off_b
+
+
+def _is_missing(pa: np.ndarray, pb: np.ndarray) -> bool:
+    """``_missing(pa, pb) > MISSING``, the same answer: told from the sums of the squares of
+    a grid (``_window_bounds``) when they settle it either way, which is most pairs (one
+    page's digit missing from the other, or a rescan's strokes all on each other), and from
+    ``_missing``'s own sums, which cost more, when they do not."""
+    least = min(_ink_sum(pa), float(pb.sum()))
+    if least <= 0:
+        return True
+    line = MISSING * least
+    bounds = [_window_bounds(off) for off in _off(pa, pb)]
+    if any(low > line * (1 + 1e-6) for low, _high in bounds):
+        return True
+    if all(high < line * (1 - 1e-6) for _low, high in bounds):
+        return False
+    return _missing(pa, pb) > MISSING
+
+
+def _window_bounds(pixels: np.ndarray) -> tuple[float, float]:
+    """Below and above ``_window_most(pixels)`` (``pixels`` 0 or more): the largest sum of
+    a square of a grid of ``MISSING_WINDOW`` squares (itself a window's sum), and of two by
+    two of them (every window lies within one such), each widened by the most
+    ``_window_most``'s own sums may be off by (float32 sums down a column, four of them)."""
+    w = min(MISSING_WINDOW, *pixels.shape)
+    rows, cols = pixels.shape
+    grid = np.zeros((-(-rows // w) * w + w, -(-cols // w) * w + w), dtype=np.float32)
+    grid[:rows, :cols] = pixels
+    squares = grid.reshape(grid.shape[0] // w, w, grid.shape[1] // w, w).sum(
+        axis=(1, 3), dtype=np.float64
+    )
+    fours = squares[:-1, :-1] + squares[1:, :-1] + squares[:-1, 1:] + squares[1:, 1:]
+    slack = 4 * rows * float(np.finfo(np.float32).eps) * float(squares.sum())
+    return float(squares.max()) - slack, float(fours.max()) + slack
 
 
 def _window_most(pixels: np.ndarray) -> float:
@@ -656,13 +938,15 @@ def _measures(
     tolerance: int = TOLERANCE,
 ) -> float:
     """The score of ``pb`` aligned on ``pa``; ``by_blocks``: the worst blocks' too."""
-    ink_a, ink_b = float(pa.sum()), float(pb.sum())
+    ink_a, ink_b = _ink_sum(pa), float(pb.sum())
     if ink_a == 0 or ink_b == 0:
         return 0.0
-    near_a, near_b = _near_ink(pa, tolerance), _near_ink(pb, tolerance)
+    near_a = _kept(pa, ("near", tolerance), lambda: _near_ink(pa, tolerance))
+    near_b = _near_ink(pb, tolerance)
     covered_a = float(pa[near_b].sum()) / ink_a
     covered_b = float(pb[near_a].sum()) / ink_b
-    correlation = max(0.0, _ncc(_soft(pa, tolerance), _soft(pb, tolerance)))
+    centred_a = _kept(pa, ("centred", tolerance), lambda: _centred(_soft(pa, tolerance)))
+    correlation = max(0.0, _ncc(centred_a, _centred(_soft(pb, tolerance))))
     if not by_blocks:
         return min(correlation, covered_a, covered_b)
     blocks = _block_scores(pa, pb, near_a, near_b, block)
@@ -685,7 +969,7 @@ def _block_scores(
 ) -> np.ndarray:
     """For each block with some ink (``BLOCK_INK`` in the two together), how much its
     ink on each side lies on the other's (the less of the two)."""
-    ink_a, ink_b = _sums(pa, block), _sums(pb, block)
+    ink_a, ink_b = _kept(pa, ("sums", block), lambda: _sums(pa, block)), _sums(pb, block)
     on_b, on_a = _sums(pa * near_b, block), _sums(pb * near_a, block)
     inked = (ink_a + ink_b) >= BLOCK_INK
     cov_a = np.where(ink_a > 0, on_b / np.maximum(ink_a, 1e-9), 1.0)

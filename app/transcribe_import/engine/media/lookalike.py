@@ -82,27 +82,32 @@ def _reduced(found: ink.Ink) -> np.ndarray:
     return np.asarray(part.resize((SIDE, SIDE), Image.Resampling.BOX), dtype=np.float64)
 
 
-def _coefficients(pixels: np.ndarray) -> list[list[float]]:
+def _coefficients(pixels: np.ndarray) -> np.ndarray:
     """The KEEP x KEEP lowest DCT-II coefficients of a page reduced to SIDE x SIDE
     (``pixels``), [v][u]."""
     cos = _cosines()
-    out: list[list[float]] = (cos @ pixels @ cos.T).tolist()
+    out: np.ndarray = cos @ pixels @ cos.T
     return out
 
 
-def _bits(coefficients: list[list[float]]) -> int:
-    flat = [c for row in coefficients for c in row]
-    median = sorted(flat[1:])[(BITS - 1) // 2]
-    value = 0
-    for i in range(1, BITS):
-        if flat[i] > median:
-            value |= 1 << i
-    return value
+def _bits(coefficients: np.ndarray) -> int:
+    """The hash of ``coefficients``: bit i set where coefficient i (row by row) is above
+    the median of all but the first (the DC term: its bit is 0)."""
+    flat = coefficients.ravel()
+    median = np.sort(flat[1:])[(BITS - 1) // 2]
+    above = flat > median
+    above[0] = False
+    return int.from_bytes(np.packbits(above, bitorder="little").tobytes(), "little")
 
 
-def _quarter_turn(coefficients: list[list[float]]) -> list[list[float]]:
+# A quarter turn's signs: coefficient u of a row changes sign where u is odd.
+_SIGNS = np.array([-1.0 if u % 2 else 1.0 for u in range(KEEP)])
+
+
+def _quarter_turn(coefficients: np.ndarray) -> np.ndarray:
     """The coefficients of the page turned a quarter clockwise: a transpose, alternate signs."""
-    return [[coefficients[u][v] * (-1 if u % 2 else 1) for u in range(KEEP)] for v in range(KEEP)]
+    turned: np.ndarray = (coefficients * _SIGNS[:, None]).T
+    return turned
 
 
 @dataclass(frozen=True)
@@ -289,6 +294,34 @@ def page_seen(
         return (None,) * page_count
 
 
+def page_ink(
+    path: Path,
+    media_type: str,
+    page_count: int,
+    page_index: int,
+    *,
+    size: int,
+    data: bytes | None = None,
+) -> ink.Ink | None:
+    """The ink of one page of a page file, any type (``page_seen``'s, the same pixels), or
+    None where it cannot be made: what a verification asks of a page whose ink is not kept,
+    which needs neither its look nor its measures, nor a PDF's other pages decoded."""
+    if not 0 <= page_index < page_count:
+        return None
+    try:
+        with _opened(path, size, data) as fp:
+            if media_type == PDF:
+                image, finer = _pdf_images(fp, page_count, str(path), only=page_index)[page_index]
+            elif media_type == JPEG:
+                image, finer = _jpeg(fp.read(), str(path), exif=True)
+            else:
+                whole = _whole_images(path, page_count, size, data)
+                image, finer = (whole[page_index] if page_index < len(whole) else None), None
+            return None if image is None else ink.ink_of(image, finer)
+    except (*_LOOK_ERRORS, ValueError):
+        return None
+
+
 def _seen(image: Image.Image | None, finer: Callable[[], Image.Image] | None = None) -> Seen | None:
     if image is None:
         return None
@@ -370,12 +403,26 @@ _Decoded = tuple[Image.Image | None, Callable[[], Image.Image] | None]
 
 
 def _jpeg(data: bytes, dp: str, *, exif: bool) -> _Decoded:
-    """A JPEG's bytes decoded at ``LOOK_SIDE``, and how to decode them at ``ink.DETAIL_SIDE``."""
+    """A JPEG's bytes decoded at ``LOOK_SIDE``, and how to decode them at ``ink.DETAIL_SIDE``.
+    A JPEG shorter than twice ``LOOK_SIDE`` (a phone's or a scanner's small export) is
+    decoded once: libjpeg's fraction is 1 for either side, so the larger decode would be the
+    same pixels again (``_jpeg_whole``)."""
 
     def at(side: int) -> Image.Image:
         return _jpeg_image(io.BytesIO(data), dp, exif=exif, side=side)
 
-    return at(LOOK_SIDE), lambda: at(ink.DETAIL_SIDE)
+    whole = _jpeg_whole(data, dp, exif=exif)
+    if whole is None:
+        return at(LOOK_SIDE), lambda: _jpeg_finer(data, dp, exif=exif)
+    small, finer = whole
+    return small, lambda: finer
+
+
+def _draft_scale(size: tuple[int, int], side: int) -> int:
+    """The fraction (1/1, 1/2, 1/4, 1/8) libjpeg decodes a JPEG of ``size`` at for a page at
+    least ``side`` long."""
+    scale = max(1, max(size) // side)
+    return 8 if scale >= 8 else 4 if scale >= 4 else 2 if scale >= 2 else 1
 
 
 def _jpeg_image(fp: BinaryIO, dp: str, *, exif: bool, side: int) -> Image.Image:
@@ -383,23 +430,69 @@ def _jpeg_image(fp: BinaryIO, dp: str, *, exif: bool, side: int) -> Image.Image:
     ``side`` long, then shrunk to it; turned upright as its EXIF says (``exif``)."""
     with _image_errors(JPEG, dp), Image.open(fp, formats=["JPEG"]) as im:
         # Grey: libjpeg skips the colour planes, and the ink is of grey levels anyway.
-        scale = max(1, max(im.size) // side)
-        scale = 8 if scale >= 8 else 4 if scale >= 4 else 2 if scale >= 2 else 1
+        scale = _draft_scale(im.size, side)
         im.draft("L", (max(1, im.width // scale), max(1, im.height // scale)))
         im.thumbnail((side, side), Image.Resampling.BOX)
         return ImageOps.exif_transpose(im) if exif else im.copy()
 
 
-def _pdf_images(fp: BinaryIO, page_count: int, dp: str) -> list[_Decoded]:
+def _jpeg_whole(data: bytes, dp: str, *, exif: bool) -> tuple[Image.Image, Image.Image] | None:
+    """``_jpeg_image`` at ``LOOK_SIDE`` and at ``ink.DETAIL_SIDE``, the same pixels, from one
+    decode, for a JPEG decoded whole for both (else None): shorter than ``DETAIL_SIDE``, the
+    larger is that decode as it is, and the look's is shrunk from it as ``_jpeg_image``
+    shrinks it (then each turned upright)."""
+    with _image_errors(JPEG, dp), Image.open(io.BytesIO(data), formats=["JPEG"]) as im:
+        if _draft_scale(im.size, LOOK_SIDE) != 1 or _draft_scale(im.size, ink.DETAIL_SIDE) != 1:
+            return None
+        im.draft("L", im.size)
+        im.load()
+        turn = ORIENTATION_TRANSPOSE.get(im.getexif().get(_ORIENTATION, 1)) if exif else None
+    whole: Image.Image = im  # its pixels are loaded: closing the file leaves them
+    small = whole
+    if max(whole.size) > LOOK_SIDE:  # what ``thumbnail`` does, without a copy first
+        size = ink.thumbnail_size(whole.size, LOOK_SIDE)
+        small = whole.resize(size, Image.Resampling.BOX)
+    if turn is None:
+        return small, whole
+    return small.transpose(turn), whole.transpose(turn)
+
+
+def _jpeg_finer(data: bytes, dp: str, *, exif: bool) -> Image.Image:
+    """A JPEG decoded for a sparse page's detail: at the fraction ``_jpeg_image`` decodes it
+    at for ``ink.DETAIL_SIDE``, and not shrunk to it when it is longer: ``ink.ink_of``
+    shrinks the band of it it needs alone, the same pixels as the whole page shrunk. A JPEG
+    its EXIF turns or flips is shrunk whole first, as ``_jpeg_image`` does (a shrink and a
+    turn do not make the same bytes in either order)."""
+    with _image_errors(JPEG, dp):
+        im = Image.open(io.BytesIO(data), formats=["JPEG"])
+        turn = ORIENTATION_TRANSPOSE.get(im.getexif().get(_ORIENTATION, 1)) if exif else None
+        if turn is not None:
+            return _jpeg_image(io.BytesIO(data), dp, exif=exif, side=ink.DETAIL_SIDE)
+        scale = _draft_scale(im.size, ink.DETAIL_SIDE)
+        im.draft("L", (max(1, im.width // scale), max(1, im.height // scale)))
+        im.load()
+        return im
+
+
+# The EXIF tag of a photo's orientation (what ``ImageOps.exif_transpose`` reads).
+_ORIENTATION = 0x0112
+
+
+def _pdf_images(
+    fp: BinaryIO, page_count: int, dp: str, *, only: int | None = None
+) -> list[_Decoded]:
     """Each page's scan: a scanner's PDF page is one JPEG image covering the page, decoded
     as a JPEG file is. A page that is anything else (text, drawings, several images,
     another codec) has none: rasterising it costs pdfium the whole image's decode, 200 ms
-    an A4 page (bench/RESULTS.md)."""
+    an A4 page (bench/RESULTS.md). ``only``: that page's alone (the others have none)."""
     import pypdfium2.raw as pdfium_c
 
     out: list[_Decoded] = []
     with _pdf_document(fp, dp) as doc:
         for index in range(page_count):
+            if only is not None and index != only:
+                out.append((None, None))
+                continue
             with _PDFIUM_LOCK, _pdf_errors(dp):
                 page = doc[index]
                 try:

@@ -67,33 +67,92 @@ def measure(image: Image.Image, found: ink.Ink) -> Measures:
 
     from transcribe_import.engine.media import ink
 
-    grey = image.convert("L")
+    grey = image if image.mode == "L" else image.convert("L")  # read here, never written
     if max(grey.size) > ink.SIDE:
+        grey = grey.copy()
         grey.thumbnail((ink.SIDE, ink.SIDE), Image.Resampling.BOX)
     levels = np.asarray(grey)
-    # The grey levels' histogram gives both percentiles without sorting the pixels.
-    cumulative = np.cumsum(np.bincount(levels.ravel(), minlength=256))
+    # The grey levels' histogram (Pillow's, of the bytes as they are) gives both percentiles
+    # without sorting the pixels.
+    cumulative = np.cumsum(np.array(grey.histogram(), dtype=np.int64))
     paper, darkest = (int(np.searchsorted(cumulative, q * cumulative[-1])) for q in (0.95, 0.0002))
     rows, columns, lead = _lines(found)
-    g = levels.astype(np.float32)
-    return Measures(paper, darkest, _sharpness(g), rows, columns, lead)
+    return Measures(paper, darkest, _sharpness(levels), rows, columns, lead)
 
 
-def _sharpness(g: np.ndarray) -> float:
+def _sharpness(levels: np.ndarray) -> float:
+    """The sharpness of the grey ``levels`` (uint8), as the module's docstring says: the
+    same number, to the last bit, as the same arithmetic on them as float32 (where a pixel's
+    Laplacian and gradient are whole numbers and quarters), made in whole numbers instead,
+    the gradient's quantile found among the strongest few per cent (``_quantile_floor``),
+    the Laplacian made only where the gradient is strongest (tests/engine/media/
+    test_look_exact.py holds it to the float32 arithmetic)."""
     import numpy as np
 
-    if min(g.shape) < 8:
+    if min(levels.shape) < 8:
         return 0.0
-    core = g[1:-1, 1:-1]
-    lap = g[:-2, 1:-1] + g[2:, 1:-1] + g[1:-1, :-2] + g[1:-1, 2:] - 4 * core
-    gx = (g[1:-1, 2:] - g[1:-1, :-2]) / 2
-    gy = (g[2:, 1:-1] - g[:-2, 1:-1]) / 2
-    grad = gx * gx + gy * gy
-    strongest = grad >= np.quantile(grad, 1 - EDGE_SHARE)
-    energy = float(grad[strongest].sum())
+    g = levels.astype(np.int32)
+    dx = g[1:-1, 2:] - g[1:-1, :-2]
+    dy = g[2:, 1:-1] - g[:-2, 1:-1]
+    np.multiply(dx, dx, out=dx)
+    np.multiply(dy, dy, out=dy)
+    quarters = np.add(dx, dy, out=dx)  # 4 x the gradient's square: a whole number
+    least = _quantile_floor(quarters, 1 - EDGE_SHARE)
+    strongest = quarters >= least
+    picked = quarters[strongest].astype(np.float32)
+    picked *= np.float32(0.25)  # the gradient's squares, as float32 holds them: exact
+    energy = float(picked.sum())
     if energy <= 0:
         return 0.0
-    return float(np.sqrt(float((lap[strongest] ** 2).sum()) / energy))
+    # The Laplacian at those pixels alone, read from the flat levels (in the order a mask
+    # reads them, so the float32 sum below adds the same numbers in the same order).
+    width = levels.shape[1]
+    row, col = np.divmod(np.flatnonzero(strongest), width - 2)
+    at = (row + 1) * width + (col + 1)
+    flat = g.ravel()
+    lap = flat[at - width] + flat[at + width] + flat[at - 1] + flat[at + 1] - 4 * flat[at]
+    lap *= lap  # at most 1020 squared: exact in float32
+    return float(np.sqrt(float(lap.astype(np.float32).sum()) / energy))
+
+
+def _quantile_floor(values: np.ndarray, q: float) -> int:
+    """The least whole number ``t`` with ``values >= t`` the same pixels as ``values / 4 >=
+    numpy.quantile(values / 4, q)`` (``values``: whole numbers from 0, as float32 holds
+    them). numpy's quantile (its "linear" method) lies between two neighbouring values of
+    the sorted pixels, none between them, so only whether it is the lower one decides: that
+    is numpy's arithmetic in float32, done here on the two. The two are found among the
+    pixels above a bound a sample of every 16th sets (checked to hold them both), so the
+    partition is of a few per cent of the pixels, not all of them."""
+    import math
+
+    import numpy as np
+
+    flat = values.ravel()
+    n = flat.size
+    at = (n - 1) * q
+    below = math.floor(at)
+    wanted = min(2, n - below)  # the sorted pixels at ``below`` and after it
+    top = n - below  # the pixels from ``below`` to the end: the bound must keep them all
+    sample = flat[::16]
+    bound = 0
+    if sample.size > 64:
+        k = max(0, sample.size - 1 - 2 * (top // 16 + 1) - 16)
+        bound = int(np.partition(sample, k)[k])
+    above = flat[flat >= bound] if bound > 0 else flat
+    if above.size < top:
+        above = flat
+    first = below - (n - above.size)
+    kth = [first, first + 1] if wanted == 2 else [first]
+    ordered = np.partition(above, kth)
+    lo = int(ordered[first])
+    if wanted < 2:
+        return lo
+    hi = int(ordered[first + 1])
+    gamma = at - below
+    a, b = np.float32(lo / 4), np.float32(hi / 4)
+    diff = b - a
+    quantile = b - diff * (1 - gamma) if gamma >= 0.5 else a + diff * gamma
+    return lo if quantile <= a else hi
 
 
 def _lines(found: ink.Ink) -> tuple[float, float, float]:

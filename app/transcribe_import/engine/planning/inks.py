@@ -138,6 +138,31 @@ def _unpack(packed: bytes, shape: tuple[int, int]) -> np.ndarray:
     return out
 
 
+# The inks last unpacked, as ``ink.Ink``s, in this process (the main one or a worker): the
+# same page's next pair finds the same arrays, and with them what ``ink.score`` made of them
+# for its last pair (its spectra, its tiles', kept by the arrays' identity). A few pages'
+# worth: a page's pairs come together (``score_many`` orders them by page).
+UNPACKED_KEPT = 8
+_unpacked_lock = threading.Lock()
+_unpacked_kept: OrderedDict[str, tuple[Packed, ink.Ink]] = OrderedDict()
+
+
+def _unpacked_of(key: str, packed: Packed) -> ink.Ink:
+    """``_unpacked(packed)``, the same ``ink.Ink`` as last time for the same ink."""
+    with _unpacked_lock:
+        known = _unpacked_kept.get(key)
+        if known is not None and (known[0] is packed or known[0] == packed):
+            _unpacked_kept.move_to_end(key)
+            return known[1]
+    made = _unpacked(packed)
+    with _unpacked_lock:
+        _unpacked_kept[key] = (packed, made)
+        _unpacked_kept.move_to_end(key)
+        while len(_unpacked_kept) > UNPACKED_KEPT:
+            _unpacked_kept.popitem(last=False)
+    return made
+
+
 def _unpacked(packed: Packed) -> ink.Ink:
     detail = (
         None
@@ -156,7 +181,7 @@ def ink_of(key: str, where: PageFile | None) -> ink.Ink | None:
         if known:
             _inks.move_to_end(key)
     if known:  # unpacked outside the lock: other threads' lookups go on
-        return None if packed is None else _unpacked(packed)
+        return None if packed is None else _unpacked_of(key, packed)
     if where is None:
         return None
     made = _packed_from(where)
@@ -182,11 +207,14 @@ def _made(where: PageFile) -> ink.Ink | None:
         return None
     if read.sha256 != where.sha256:
         return None
-    seen = lookalike.page_seen(
-        where.path, where.media_type, where.page_count, size=size, data=read.data
+    return lookalike.page_ink(
+        where.path,
+        where.media_type,
+        where.page_count,
+        where.page_index,
+        size=size,
+        data=read.data,
     )
-    page = seen[where.page_index] if where.page_index < len(seen) else None
-    return None if page is None else page.ink
 
 
 def score(
@@ -242,6 +270,10 @@ def score_many(pairs: Sequence[Pair], workers: int = 2) -> None:
         todo = [p for p in dict.fromkeys(pairs) if (p[0], p[2], p[4]) not in _scores]
     if workers < 2 or len(todo) < PARALLEL_FROM:
         return
+    # A page's pairs together, so that a worker's tasks reuse what was made of its ink (its
+    # spectra, its tiles': ``ink.score``) where handed out as found they were scattered: by
+    # the page the other is brought onto, then by that other, as it stands.
+    todo.sort(key=lambda p: (p[2], p[0], p[4]))
     try:
         pool = ProcessPoolExecutor(workers, **worker_options())  # spawned (see there)
     except (OSError, ImportError) as exc:  # no semaphores here (a sandbox): one by one
@@ -288,7 +320,7 @@ def _spread(pool: ProcessPoolExecutor, todo: list[Pair]) -> None:
 def _scored(task: tuple[list[Pair], dict[str, Packed | None]]) -> list[float]:
     """A worker's verdicts of its pairs, from the inks it was sent."""
     pairs, sent = task
-    unpacked = {k: None if v is None else _unpacked(v) for k, v in sent.items()}
+    unpacked = {k: None if v is None else _unpacked_of(k, v) for k, v in sent.items()}
     return [_verdict(unpacked[key], unpacked[other], turn) for key, _w, other, _o, turn in pairs]
 
 
@@ -340,3 +372,6 @@ def forget() -> None:
         _inks.clear()
         _kept_bytes = 0
         _scores.clear()
+    with _unpacked_lock:
+        _unpacked_kept.clear()
+    ink.forget_derived()
