@@ -144,6 +144,8 @@ class AuditPanel(QGroupBox):
         return load_settings(self.settings).audit_reminder_days
 
     def show_report(self, report: AuditReport) -> None:
+        if self._report_slot.superseded():
+            return  # read before a newer request (an audit ended, the log changed): moot
         self.report = report
         self.summary.setText(self._summary_words(report))
         days = self.reminder_days()
