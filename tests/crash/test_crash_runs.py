@@ -472,7 +472,9 @@ def test_resume_while_the_run_is_held_exits_5(tmp_path: Path, small_plan: Path) 
     with lock.acquire(timeout=5):
         proc = run_cli(data, "resume", run_id)
         assert proc.returncode == Exit.LOCKED, proc.stderr
-        assert run_id in proc.stderr
+        # The run named as every list names it (its short id), with the command that stops it.
+        assert f"Run {run_id[:8]} is being executed by another process" in proc.stderr
+        assert f"transcribe-import cancel {run_id[:8]}" in proc.stderr
         proc = run_cli(data, "commit", str(small_plan))  # the same plan continues the same run
         assert proc.returncode == Exit.LOCKED, proc.stderr
         # Standing down touched nothing: not the record, not the dead journal.
