@@ -10,6 +10,7 @@ import pytest
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.media import thumbs
+from transcribe_import.engine.planning import look_cache
 from transcribe_import.engine.planning.look_cache import LookCache
 from transcribe_import.engine.storage import fsio, locks
 from transcribe_import.engine.storage.corpus import Corpus
@@ -116,15 +117,18 @@ def test_a_thumbnail_is_not_kept_through_a_linked_cache(corpus: Corpus, tmp_path
     assert list(outside.iterdir()) == []
 
 
-def test_looks_are_not_kept_through_a_linked_cache_file(corpus: Corpus, tmp_path: Path) -> None:
+def test_looks_are_not_kept_through_a_linked_cache_file(
+    corpus: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     outside = tmp_path / "theirs.jsonl"
     outside.write_bytes(b"mine\n")
     looks = LookCache(corpus.root)
     looks.path.parent.mkdir(parents=True)
     looks.path.symlink_to(outside)
 
-    looks.add({"ab#0": None})
-    looks._rewrite({"ab#0": None})
+    looks.add({"ab#0": None})  # appended
+    monkeypatch.setattr(look_cache, "LIMIT_BYTES", 1)  # and written again whole, at once
+    look_cache._trim(looks.path, "looks")
 
     assert outside.read_bytes() == b"mine\n"
 
