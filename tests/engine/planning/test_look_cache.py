@@ -19,6 +19,19 @@ from transcribe_import.engine.storage.corpus import Corpus
 from helpers.lookalike_set import Rescan, notebook_scan, rescan_file, save_jpeg
 
 
+def _lines_looked_at(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    """Every line of a cache file the caches look at from now on (each line's key read)."""
+    looked: list[bytes] = []
+    real = look_cache._key_of
+
+    def counted(line: bytes) -> str | None:
+        looked.append(line)
+        return real(line)
+
+    monkeypatch.setattr(look_cache, "_key_of", counted)
+    return looked
+
+
 @pytest.fixture
 def corpus(data_dir: Path) -> Corpus:
     return Corpus.open(data_dir)
@@ -199,14 +212,7 @@ def test_pages_written_last_are_read_from_the_end_not_the_whole_file(
     cache.add({page_key(f"{3005:064x}", 0): look})  # written again since: this one wins
     with cache.path.open("ab") as f:
         f.write(orjson.dumps([page_key(f"{3006:064x}", 0), look])[:-20])  # torn: skipped
-    looked: list[bytes] = []
-    real = look_cache._key_of
-
-    def counted(line: bytes) -> str | None:
-        looked.append(line)
-        return real(line)
-
-    monkeypatch.setattr(look_cache, "_key_of", counted)
+    looked = _lines_looked_at(monkeypatch)
     found = cache.read(set(replanned))
     assert found == {**replanned, page_key(f"{3005:064x}", 0): look}
     assert len(looked) == 22
@@ -274,13 +280,6 @@ def test_verdicts_are_read_from_the_end_back_as_far_as_the_pairs_wanted(
     cache.add({(f"{i:064x}#0", f"{i + 1:064x}#0", 0): 0.25 for i in range(2000)})
     latest = {(f"{i:064x}#0", f"{i + 1:064x}#0", 1): 0.75 for i in range(2000, 2010)}
     cache.add(latest)
-    looked: list[bytes] = []
-    real = look_cache._key_of
-
-    def counted(line: bytes) -> str | None:
-        looked.append(line)
-        return real(line)
-
-    monkeypatch.setattr(look_cache, "_key_of", counted)
+    looked = _lines_looked_at(monkeypatch)
     assert cache.read(set(latest)) == latest
     assert len(looked) == 10
