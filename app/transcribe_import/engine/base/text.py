@@ -59,6 +59,9 @@ def folder_parts(folder: str) -> Parts:
     return tuple(_component_key(part) for part in PurePath(folder).parts)
 
 
+# Kept for the last names read: a shelf's notebooks share their names ("page 001.jpg"), and
+# one notebook's are sorted more than once (the adapter's order, the proposed order).
+@functools.lru_cache(maxsize=8192)
 def name_parts(name: str) -> Parts:
     """The natural-key parts of one file name (no "/"), extension split off."""
     stem, _, ext = name.rpartition(".")

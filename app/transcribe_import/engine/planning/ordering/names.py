@@ -13,6 +13,7 @@ device made up (UUIDs, ``_unrandom``).
 from __future__ import annotations
 
 import enum
+import functools
 import re
 import sys
 import unicodedata
@@ -25,9 +26,18 @@ from transcribe_import.engine.planning.plan import OrderingRule, PlanSource
 
 # The contract's cover heuristic names exactly these; cover PDFs are out of its scope.
 COVER_NAMES = frozenset({"cover.jpg", "cover.jpeg", "cover.png"})
+
+# A name is read the same way wherever it is asked: the planner's label, the proposed order,
+# the checks and the duplex passes each read every name of a notebook, five readings of
+# regular expressions a page. Each reading of a name is kept for the last names read, so a
+# notebook's names are read once. Bounded, not whole: a window plans shelf after shelf.
+_NAMES_KEPT = 8192
+_kept = functools.lru_cache(maxsize=_NAMES_KEPT)
+
 # -- the proposed order --------------------------------------------------------------------
 
 
+@_kept
 def is_cover_name(name: str) -> bool:
     """Whether a file's base name is one the contract's cover heuristic recognises."""
     return unicodedata.normalize("NFC", name).casefold() in COVER_NAMES
@@ -405,6 +415,7 @@ def _bare_stem(name: str) -> str:
     return name[:dot] if 0 < dot < len(name) - 1 else name
 
 
+@_kept
 def _stem_of(name: str) -> str:
     """A name's stem as its place is read: made-up tokens and a copy's suffix taken out."""
     stem = _untag(_unrandom(_bare_stem(name)))
@@ -423,6 +434,7 @@ def _untag(stem: str) -> str:
     return stem[: tag.start()]
 
 
+@_kept
 def undated_stem(name: str) -> str:
     """A name's stem as its page number is read: made-up tokens, a copy's suffix, dates
     and times taken out ("02.05.1931 p1 (1).jpg" -> " p1")."""
@@ -434,6 +446,7 @@ def copy_of(name: str) -> str | None:
     return _copy_base(_unrandom(_bare_stem(name)))
 
 
+@_kept
 def page_number(name: str) -> tuple[int, str] | None:
     """The page number a file name claims, with its digits as written; None if none.
 
@@ -493,27 +506,33 @@ class Name:
 
 
 def name_of(source: PlanSource) -> Name:
-    stem = _stem_of(source.name)
+    return Name(source, *_reading(source.name))
+
+
+@_kept
+def _reading(name: str) -> tuple[str, int, str]:
+    """What ``name`` says of its place: the kind, number and side of its ``Name``."""
+    stem = _stem_of(name)
     counter = _COUNTER.fullmatch(stem)
     if counter is not None and _DATE_TIME.search(stem) is None:  # Scan_20230506: a date
-        return Name(source, COUNTERS, int(counter.group(1)))
+        return COUNTERS, int(counter.group(1)), ""
     side = _side_in(stem)
     if side is not None:
         word = side.group(2).casefold()
         letter = {"recto": "r", "verso": "v", "left": "l", "right": "R"}.get(word, word)
-        return Name(source, LEAVES, int(side.group(1)), letter)
+        return LEAVES, int(side.group(1)), letter
     marked = _DATE_TIME.sub("\x00", stem)
     number = _number_in(stem)
     if "\x00" in marked:
         export = _EXPORT_COUNTER.fullmatch(marked)
         if export is not None:
-            return Name(source, COUNTERS, int(export.group(1) or export.group(2)))
+            return COUNTERS, int(export.group(1) or export.group(2)), ""
         last = marked[marked.rindex("\x00") :]
         if number is None or _BURST.search(last) or _DAY_COUNTER.fullmatch(last):
-            return Name(source, TIMES)
+            return TIMES, 0, ""
     if number is None:
-        return Name(source, NONE)
-    return Name(source, PAGES, number[0])
+        return NONE, 0, ""
+    return PAGES, number[0], ""
 
 
 def _side_in(stem: str) -> re.Match[str] | None:
@@ -524,6 +543,7 @@ def _side_in(stem: str) -> re.Match[str] | None:
     return _SIDE.search(_DATE_TIME.sub("\x00", stem))
 
 
+@_kept
 def page_label(name: str) -> str | None:
     """A page's own label when its name gives leaf and side: "f. 12r.jpg" -> "12r"; else None.
 
