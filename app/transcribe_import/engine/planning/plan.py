@@ -161,18 +161,19 @@ MAX_PLAN_DEPTH = 64
 
 def nested_deeper_than(value: Any, limit: int) -> bool:
     """Whether ``value`` nests lists and objects more than ``limit`` levels (no recursion)."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        v, depth = stack.pop()
-        if isinstance(v, dict):
-            children: Any = v.values()
-        elif isinstance(v, list):
-            children = v
-        else:
-            continue
+    # A level at a time, its lists and objects only: a plan's values are mostly text and
+    # numbers (140,000 of them for 5,000 pages), each of which was once a step of the walk.
+    nests = (dict, list)  # a tuple: isinstance tests it faster than ``dict | list``
+    level = [value] if isinstance(value, nests) else []
+    depth = 1
+    while level:
         if depth > limit:
             return True
-        stack.extend((c, depth + 1) for c in children)
+        below: list[Any] = []
+        for v in level:
+            children = v.values() if isinstance(v, dict) else v
+            below += [c for c in children if isinstance(c, nests)]
+        level, depth = below, depth + 1
     return False
 
 
