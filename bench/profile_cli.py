@@ -6,7 +6,7 @@
 
 The first form runs the command through the CLI's entry point under cProfile and prints its
 wall and CPU time; ``-`` for OUT runs it without the profiler. With ``TRANSCRIBE_BENCH_SAME=1``
-every new id comes from a seeded generator and the plan's ``created_at`` is fixed, so a plan
+every new id comes from seeded random bytes and the plan's ``created_at`` is fixed, so a plan
 made twice is the same file byte for byte (``cmp``): how a cut is shown to change no output.
 ``--parts`` prints the cumulative seconds of the plan's parts (bench/results-i38p.md).
 """
@@ -20,7 +20,6 @@ import random
 import resource
 import sys
 import time
-import uuid
 
 # (what, the file it is in, the function): the parts of a plan made again and of validate.
 PARTS = [
@@ -69,8 +68,9 @@ def parts(paths: list[str]) -> None:
 
 def run(out: str, args: list[str]) -> int:
     if os.environ.get("TRANSCRIBE_BENCH_SAME"):
+        # Every id is made of os.urandom's 16 bytes (ids.new_id, and uuid.uuid4 before it).
         seeded = random.Random(0)
-        uuid.uuid4 = lambda: uuid.UUID(int=seeded.getrandbits(128), version=4)
+        os.urandom = seeded.randbytes
         from transcribe_import.engine.base import clock
 
         clock.utc_now = lambda: "2026-12-06T00:00:00.000000Z"

@@ -4,8 +4,8 @@ what a sha256 (the id of a file's bytes in every document) looks like."""
 from __future__ import annotations
 
 import bisect
+import os
 import re
-import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -119,7 +119,13 @@ def resolve_id(key: str, ids: Callable[[], Iterable[str]], kind: IdKind) -> str:
 
 def new_id() -> str:
     """A new random id (UUID v4, lower case)."""
-    return str(uuid.uuid4())
+    # uuid.uuid4()'s id, its 16 random bytes and the version and variant bits set alike,
+    # written without the UUID object: a plan makes three ids a page (2.5 us instead of 6).
+    b = bytearray(os.urandom(16))
+    b[6] = b[6] & 0x0F | 0x40  # version 4
+    b[8] = b[8] & 0x3F | 0x80  # the RFC 4122 variant
+    h = b.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def is_valid_id(value: object) -> bool:
