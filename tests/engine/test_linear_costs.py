@@ -15,8 +15,18 @@ from pathlib import Path
 import pytest
 
 from transcribe_import.engine import api
-from transcribe_import.engine.planning import inks, look_pass
-from transcribe_import.engine.planning.plan import ImportPlan, load_plan, save_plan
+from transcribe_import.engine.base.ids import new_id
+from transcribe_import.engine.planning import inks, look_pass, ordering
+from transcribe_import.engine.planning.plan import (
+    ImportPlan,
+    Op,
+    PlanItem,
+    PlanPage,
+    PlanSource,
+    SourceProvenance,
+    load_plan,
+    save_plan,
+)
 from transcribe_import.engine.planning.plan_document import fingerprint_of
 from transcribe_import.engine.storage.corpus import Corpus
 
@@ -76,6 +86,49 @@ def test_planning_and_validating_grow_in_a_straight_line_with_the_shelf(
         counts["plan again"].append(calls)
     grown = {step: round(growth(c), 2) for step, c in counts.items()}
     assert all(g <= LIMIT for g in grown.values()), (grown, counts)
+
+
+def _notebook(names: list[str]) -> list[PlanSource]:
+    return [
+        PlanSource(
+            new_id(),
+            "0" * 64,
+            "image/jpeg",
+            (PlanPage(new_id(), new_id(), 0),),
+            SourceProvenance(f"/scans/{name}", f"box/{name}", 1000, "2024-01-01T00:00:00Z", 0),
+        )
+        for name in names
+    ]
+
+
+@pytest.mark.parametrize(
+    "scheme",
+    [
+        # Page numbers with gaps: the missing pages check.
+        lambda size, n: f"book {size} p{n + n // 7 + 1}.jpg",
+        lambda size, n: f"IMG_{size * 10 + n:05d}.jpg",  # a camera's counter
+        lambda size, n: f"f. {size + n // 2}{'rv'[n % 2]}.jpg",  # leaves and sides
+        lambda size, n: f"scan {size} 2023-05-{n % 28 + 1:02d} {n}.jpg",  # dates and numbers
+    ],
+)
+def test_a_notebooks_order_and_its_checks_grow_in_a_straight_line_with_it(scheme) -> None:
+    """The proposed order and the order checks of one notebook of N, 2N and 4N pages (the
+    shelf above has notebooks of 20): its names are read once each, whatever the scheme,
+    and no name is compared with every other. Each size's names are its own, so no
+    reading kept from another size is counted as done."""
+    counts: list[int] = []
+    for size in (250, 500, 1000):
+        sources = _notebook([scheme(size, n) for n in range(size)])
+
+        def order_and_check(s: list[PlanSource] = sources) -> int:
+            item = PlanItem(
+                new_id(), Op.CREATE_NOTEBOOK, new_id(), "book", tuple(ordering.propose_order(s))
+            )
+            return len(ordering.find_ambiguities(item))
+
+        calls, _found = counted(order_and_check)
+        counts.append(calls)
+    assert growth(counts) <= LIMIT, counts
 
 
 def test_the_count_tells_a_quadratic_step_from_a_linear_one() -> None:
