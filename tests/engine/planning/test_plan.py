@@ -238,12 +238,15 @@ def test_a_plans_document_is_freed_in_short_calls_once_written_or_hashed(
 
     monkeypatch.setattr(plan_values, "free_in_slices", counted)
     written = plan.encode()
-    assert len(freed) == 2  # the fingerprint's document (hashed first), then the file's
-    assert "plan_fingerprint" not in freed[0] and "plan_fingerprint" in freed[1]
-    assert all("items" in keys for keys in freed)
+    # One document, hashed for the fingerprint and then written: made once, freed once.
+    assert len(freed) == 1 and "plan_fingerprint" in freed[0] and "items" in freed[0]
     assert written == orjson.dumps(plan.to_document(), option=orjson.OPT_INDENT_2) + b"\n"
     assert plan.fingerprint == fingerprint_of(plan.to_document(with_fingerprint=False))
-    assert len(freed) == 2  # the fingerprint is kept: hashed once a plan
+    assert len(freed) == 1  # the fingerprint is kept: hashed once a plan
+    # A new plan validated before it is written is hashed from a document of its own.
+    fresh = _sample_plan()
+    assert fresh.fingerprint == fingerprint_of(fresh.to_document(with_fingerprint=False))
+    assert len(freed) == 2 and "plan_fingerprint" not in freed[1] and "items" in freed[1]
 
 
 def test_a_big_plan_is_read_in_short_calls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

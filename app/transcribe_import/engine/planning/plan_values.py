@@ -455,7 +455,12 @@ def plan_document(plan: ImportPlan, *, with_fingerprint: bool = True) -> dict[st
         "provenance": plan.provenance,
     }
     if with_fingerprint:
-        doc["plan_fingerprint"] = plan.fingerprint
+        # Not known yet (a plan just made, being saved): the fingerprint of this very
+        # document, which is then made once instead of once more for the fingerprint alone.
+        known = plan.__dict__.get("fingerprint")  # where ``cached_property`` keeps it
+        if known is None:
+            known = plan.__dict__["fingerprint"] = fingerprint_of(doc)
+        doc["plan_fingerprint"] = known
     return doc
 
 
