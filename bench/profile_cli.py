@@ -4,7 +4,8 @@
     python bench/profile_cli.py OUT.prof -- --data-dir DATA validate PLAN
     python bench/profile_cli.py --parts OUT.prof [OUT2.prof ...]
 
-The first form runs the command through the CLI's entry point under cProfile and prints its
+The first form runs the command through the CLI's entry point under cProfile (timed by the
+main thread's CPU time, so other threads' work, the scan's reads, is not in it) and prints its
 wall and CPU time; ``-`` for OUT runs it without the profiler. With ``TRANSCRIBE_BENCH_SAME=1``
 every new id comes from seeded random bytes and the plan's ``created_at`` is fixed, so a plan
 made twice is the same file byte for byte (``cmp``): how a cut is shown to change no output.
@@ -78,7 +79,9 @@ def run(out: str, args: list[str]) -> int:
 
     sys.argv = ["transcribe-import", *args]
     start, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
-    profile = cProfile.Profile() if out != "-" else None
+    # The main thread's own CPU time, not the wall clock: on a shared machine the wall
+    # clock counts every wait for a core against whatever function was running.
+    profile = cProfile.Profile(time.thread_time) if out != "-" else None
     if profile is not None:
         profile.enable()
     try:
