@@ -130,6 +130,7 @@ def find_ambiguities(item: PlanItem) -> list[Ambiguity]:
     placed = [s for s in item.sources if s.media_type != PDF]  # gaps: the left-out count
     found: list[Ambiguity] = []
     scheme = scheme_of(images)
+    numbering: Numbering | None = None  # made once, by the first check that reads it
     # Passes are what was scanned: a back left out still counts (interleave keeps its place).
     passes = duplex_passes([s for s in placed if not is_cover_name(s.name)]) if images else None
     if passes is not None:
@@ -158,7 +159,8 @@ def find_ambiguities(item: PlanItem) -> list[Ambiguity]:
     if mixed is not None:
         found.append(mixed)
     if passes is None:
-        numbering = Numbering.of(placed, counter=scheme.kind == COUNTERS)
+        if numbering is None:
+            numbering = Numbering.of(placed, counter=scheme.kind == COUNTERS)
         cue = _capture_time_conflict(item, images) or _rollover_by_numbers(item, numbering)
         if cue is not None:
             found.append(cue)
