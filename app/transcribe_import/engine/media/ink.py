@@ -989,16 +989,21 @@ def _measures(
         return 0.0
     near_a = _kept(pa, ("near", tolerance), lambda: _near_ink(pa, tolerance))
     near_b = _near_ink(pb, tolerance)
+    worst = 1.0
+    if by_blocks:
+        blocks = _block_scores(pa, pb, near_a, near_b, block)
+        # The worst part of the page, one in twenty of them let go: a digit of another page
+        # number, another day in a date line, is a part of its own that does not match.
+        worst = float(np.sort(blocks)[len(blocks) // 20]) if len(blocks) else 1.0
+        # Every measure is 0 or more, so a worst part with none of its ink on the other's
+        # is the score, whatever the others (the most common verdict of two pages of one
+        # notebook that are not one page: bench/results-i38f.md), and they are not made.
+        if worst <= 0:
+            return 0.0
     covered_a = float(pa[near_b].sum()) / ink_a
     covered_b = float(pb[near_a].sum()) / ink_b
     centred_a = _kept(pa, ("centred", tolerance), lambda: _centred(_soft(pa, tolerance)))
     correlation = max(0.0, _ncc(centred_a, _centred(_soft(pb, tolerance))))
-    if not by_blocks:
-        return min(correlation, covered_a, covered_b)
-    blocks = _block_scores(pa, pb, near_a, near_b, block)
-    # The worst part of the page, one in twenty of them let go: a digit of another page
-    # number, another day in a date line, is a part of its own that does not match.
-    worst = float(np.sort(blocks)[len(blocks) // 20]) if len(blocks) else 1.0
     return min(correlation, covered_a, covered_b, worst)
 
 
