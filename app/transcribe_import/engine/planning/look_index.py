@@ -155,7 +155,8 @@ class LookIndex:
 
     def near(self, look: Look, threshold: int = THRESHOLD) -> list[Near]:
         """The indexed pages within ``threshold`` bits of ``look`` in some turn, nearest
-        first (each once, in its nearest turn)."""
+        first (each once, in its nearest turn). A lookup after pages were added sorts the
+        index again: each page of a shelf among the ones before it is ``near_many``'s."""
         [nearest] = self.near_many([look], threshold=threshold)
         return list(nearest)
 
