@@ -137,7 +137,7 @@ class LookIndex:
         self._chunk_keys = np.zeros((0, CHUNKS), dtype=np.int64)
         # The pages having each key, by number, from ``_pages[_start[key]]`` on: made again
         # for a lookup when pages were added since (``_arrays``).
-        self._pages = np.zeros(0, dtype=np.int64)
+        self._pages = np.zeros(0, dtype=np.int32)
         self._start = np.zeros(_KEYS, dtype=np.int64)
         self._occupied = np.zeros(_KEYS, dtype=bool)  # the keys some page has
         self._mark = np.zeros(_KEYS, dtype=bool)  # a lookup's keys of pages added lately
@@ -203,7 +203,8 @@ class LookIndex:
         self._words = np.concatenate([self._words, words.T], axis=1)
         self._chunk_keys = np.concatenate([self._chunk_keys, _keys(words)])
         flat = self._chunk_keys.ravel()
-        self._pages = np.argsort(flat, kind="stable") // CHUNKS  # by key, then by number
+        # By key, then by number; in 32 bits, half the reading of a lookup's pages.
+        self._pages = (np.argsort(flat, kind="stable") // CHUNKS).astype(np.int32)
         sizes = np.bincount(flat, minlength=_KEYS)
         self._start = np.cumsum(sizes) - sizes
         self._occupied = sizes > 0
@@ -251,7 +252,6 @@ class LookIndex:
             before -= np.repeat(before[starts], np.diff(np.append(starts, len(row))))
         open_ = (sizes > 0) & (before < BUDGET)
         row, probes, sizes = row[open_], probes[open_], sizes[open_]
-        who, turn = row >> 2, row & 3
         # A key's pages below a limit are the first of its run: the runs read all at once.
         runs = self._start[probes]
         total = int(sizes.sum())
@@ -259,12 +259,13 @@ class LookIndex:
         self.comparisons += total
         self.found += total
         # One code a (lookup, page, turn); how many chunks it shares ranks it in its lookup.
+        # In 32 bits where they fit (always, but for a shelf of millions): half the sorting.
         wide = 4 * max(len(self._uprights), 1)
-        codes, shared = np.unique(
-            np.repeat(who, sizes) * wide + pages * 4 + np.repeat(turn, sizes),
-            return_counts=True,
-        )
-        who = codes // wide
+        small = np.int32 if lookups * wide < 2**31 else np.int64
+        code = ((row >> 2) * wide + (row & 3)).astype(small)
+        found = np.repeat(code, sizes) + pages.astype(small) * 4
+        codes, shared = np.unique(found, return_counts=True)
+        who = (codes // wide).astype(np.int64)
         many = np.bincount(who, minlength=lookups)
         if (many > 4 * CAP).any():
             # A lookup's ``4 * CAP`` sharing most, the first by code among equals, without a
