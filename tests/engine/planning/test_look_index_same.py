@@ -147,6 +147,17 @@ def test_near_is_a_lookup_among_every_page() -> None:
     assert look_index.LookIndex().near(looks[0]) == []
 
 
+def test_no_lookups_and_no_pages_find_nothing() -> None:
+    """A plan whose pages have no look (all blank, or PDFs not looked at yet), an empty
+    corpus: nothing to look up, nothing to find."""
+    index = look_index.LookIndex()
+    assert index.near_many([]) == []
+    [nearest] = index.near_many(_shelf(1, seed=9, families=1))
+    assert list(nearest) == []
+    index.add(_random(random.Random(10)))
+    assert index.near_many([], []) == []
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [11, 2027], ids=["tuned", "held-out"])
 def test_the_labelled_sets_find_the_same_pages(seed: int) -> None:

@@ -121,7 +121,7 @@ def _keys(words: np.ndarray) -> np.ndarray:
     number above its 16 bits."""
     shifts = np.arange(4, dtype=np.uint64) * np.uint64(CHUNK_BITS)
     chunks = (words[..., :, None] >> shifts) & np.uint64((1 << CHUNK_BITS) - 1)
-    flat = chunks.reshape(*words.shape[:-1], -1)[..., :CHUNKS]
+    flat = chunks.reshape(*words.shape[:-1], 12)[..., :CHUNKS]  # 3 words of 4 chunks
     keys: np.ndarray = flat.astype(np.int64) | _CHUNK_OF
     return keys
 
