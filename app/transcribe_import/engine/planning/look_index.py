@@ -178,7 +178,7 @@ class LookIndex:
         keys = _keys(mine)
         out: list[Nearest | None] = [None] * len(looks)
         order = np.argsort(want, kind="stable")
-        below = np.zeros(_KEYS, dtype=np.int64)  # each key's pages below ``counted``
+        below = np.zeros(_KEYS, dtype=np.int32)  # each key's pages below ``counted``
         counted = 0
         at = 0
         while at < len(order):
