@@ -220,8 +220,8 @@ class LookIndex:
         threshold: int,
     ) -> list[Nearest]:
         """``near_many`` for a few lookups at once (``keys`` and ``mine``: their turns' keys
-        and words), each among the pages below its limit, none below ``least``; ``below``
-        counts each key's pages numbered below ``least``."""
+        and words), each among the pages below its limit (no limit below ``least``);
+        ``below`` counts each key's pages numbered below ``least``."""
         lookups = len(limits)
         # Probed nearest first: each turn's chunks' own values, then one bit away, then two;
         # only the probes of keys some page has are read on.
