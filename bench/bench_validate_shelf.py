@@ -42,14 +42,37 @@ SIDE = (310, 438)
 FEWEST_LINES = 12  # A4 at about 37 dpi: a small JPEG, as a phone's thumbnail
 CLI = "from transcribe_import.cli import main; sys.exit(main())"
 # The reference: the index of the look_index.py file at that commit, in the child's place.
-REFERENCE_CHILD = (
-    "import sys, importlib.util; "
-    "spec = importlib.util.spec_from_file_location('old_look_index', sys.argv.pop(1)); "
-    "old = importlib.util.module_from_spec(spec); "
-    "sys.modules[spec.name] = old; spec.loader.exec_module(old); "
-    "from transcribe_import.engine.planning import lookalikes; "
-    "lookalikes.LookIndex = old.LookIndex; "
-)
+# ``find`` adds every page, then looks each one up among the pages before it (``near_many``);
+# the reference, which has no such call, is given its pages and lookups one at a time in
+# that order, as ``find`` once made them.
+REFERENCE_CHILD = """
+import sys, importlib.util
+spec = importlib.util.spec_from_file_location("old_look_index", sys.argv.pop(1))
+old = importlib.util.module_from_spec(spec)
+sys.modules[spec.name] = old
+spec.loader.exec_module(old)
+from transcribe_import.engine.planning import lookalikes
+
+class Replayed(old.LookIndex):
+    def __init__(self):
+        super().__init__()
+        self.later = []
+
+    def add(self, upright):
+        self.later.append(upright)
+        return len(self.later) - 1
+
+    def near_many(self, looks, limits=None, threshold=old.THRESHOLD):
+        limits = [len(self.later)] * len(looks) if limits is None else list(limits)
+        out = [None] * len(looks)
+        for k in sorted(range(len(looks)), key=limits.__getitem__):
+            while len(self) < limits[k]:
+                super().add(self.later[len(self)])
+            out[k] = self.near(looks[k], threshold)
+        return out
+
+lookalikes.LookIndex = Replayed
+"""
 
 
 def _page(rnd: random.Random, fonts: tuple[str, ...]):
@@ -155,7 +178,7 @@ def main() -> None:
             cmd = ["validate", str(plan), "--json", *base]
             now_cpu, report = _cpu_of([py, "-c", "import sys; " + CLI, *cmd], env)
             ref_cpu, ref_report = _cpu_of(
-                [py, "-c", "import sys; " + REFERENCE_CHILD + CLI, str(old), *cmd], env
+                [py, "-c", REFERENCE_CHILD + "\n" + CLI, str(old), *cmd], env
             )
             rows.append(
                 (size, made, plan_cpu, now_cpu, _questions(report), ref_cpu, _questions(ref_report))

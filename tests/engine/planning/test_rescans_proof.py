@@ -147,8 +147,9 @@ def test_the_candidate_search_grows_linearly_with_the_shelf() -> None:
     counts = []
     for size in (1_000, 2_000, 4_000):
         index = LookIndex()
-        for look in _random_looks(size, seed=size):
-            index.near(look)
+        looks = list(_random_looks(size, seed=size))
+        for look in looks:
             index.add(look.upright)
+        index.near_many(looks, range(size))  # each among the pages before it, as find does
         counts.append(index.comparisons)
     assert counts[1] / counts[0] <= 2.2 and counts[2] / counts[1] <= 2.2, counts

@@ -29,7 +29,7 @@ lazily: that would decode every page of the corpus on the next scan).
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -42,7 +42,7 @@ from transcribe_import.engine.base.text import quoted_title
 from transcribe_import.engine.ingest import placement as rules
 from transcribe_import.engine.media import ink, lookalike
 from transcribe_import.engine.planning import inks, page_edits, placement
-from transcribe_import.engine.planning.look_index import LookIndex
+from transcribe_import.engine.planning.look_index import LookIndex, Near
 from transcribe_import.engine.planning.ordering import exclude as exclude_files
 from transcribe_import.engine.planning.ordering import move as move_files
 from transcribe_import.engine.planning.plan import (
@@ -296,8 +296,16 @@ def candidates(
     """The stored pages ``look``'s page is verified against, each with its turn: the
     nearest ``CANDIDATES`` the index finds, neither its own bytes (a duplicate, not a
     rescan) nor said not to be a rescan of it."""
+    return _chosen(index.near(look), key, stored, said)
+
+
+def _chosen(
+    nearest: Iterable[Near], key: str, stored: Sequence[Stored], said: set[tuple[str, str]]
+) -> list[tuple[Stored, lookalike.Turn]]:
+    """Of the pages the index found near ``key``'s page, nearest first, the ones it is
+    verified against (``candidates``)."""
     out: list[tuple[Stored, lookalike.Turn]] = []
-    for near in index.near(look):
+    for near in nearest:
         other = stored[near.index]
         if other.key == key or _pair(key, other.key) in said:
             continue
@@ -344,7 +352,10 @@ def find(corpus: Corpus | None, plan: ImportPlan) -> list[Lookalike]:
     for other in stored:
         index.add(other.look)
     said = remembered(corpus)
-    asked: list[_Asked] = []
+    # The pages to look up, each among the pages stored before it: all looked up at once
+    # once the index holds every page (look_index.py: ``near_many``).
+    waiting: list[tuple[_Asked, lookalike.Look, set[tuple[str, str]]]] = []  # pairs to come
+    limits: list[int] = []
     for item in plan.items:
         said_here = said | kept_apart(item)
         replacing = {new for new, _old in item.replacements}
@@ -360,8 +371,8 @@ def find(corpus: Corpus | None, plan: ImportPlan) -> list[Lookalike]:
                 key = page_key(source.sha256, page.page_index)
                 where = _page_file(source, page)
                 if page.page_id not in replacing:
-                    pairs = candidates(look, key, index, stored, said_here)
-                    asked.append(_Asked(item, source, page, key, where, pairs))
+                    waiting.append((_Asked(item, source, page, key, where, []), look, said_here))
+                    limits.append(len(stored))
                 mine = Stored(
                     look.upright,
                     key,
@@ -379,6 +390,10 @@ def find(corpus: Corpus | None, plan: ImportPlan) -> list[Lookalike]:
         for mine in held:
             index.add(mine.look)
             stored.append(mine)
+    nearest = index.near_many([look for _a, look, _s in waiting], limits)
+    asked = [a for a, _look, _said in waiting]
+    for (a, _look, said_here), near in zip(waiting, nearest, strict=True):
+        a.pairs.extend(_chosen(near, a.key, stored, said_here))
     inks.score_many(
         [
             (a.key, a.where, other.key, other.where, int(turn) // 90)
