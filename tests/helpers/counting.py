@@ -9,13 +9,18 @@ times. ``LIMIT`` leaves room for the items' own variety.
 from __future__ import annotations
 
 import io
+import os
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PIL import Image
+
+from transcribe_import.engine.media import check, decode
 
 PER_FOLDER = 20
 LIMIT = 2.5
@@ -61,3 +66,39 @@ def growth(counts: list[int]) -> float:
     """The extra work from 2N to 4N over the extra work from N to 2N: 2 when linear."""
     small, middle, large = counts
     return (large - middle) / max(1, middle - small)
+
+
+def aged(path: Path, at_ns: int | None = None) -> Path:
+    """``path`` with a modification time an hour past (or ``at_ns``): a file no scan cache
+    holds as racy (planning/scan_cache.py)."""
+    at = time.time_ns() - 3600 * 10**9 if at_ns is None else at_ns
+    os.utime(path, ns=(at, at))
+    return path
+
+
+class FileReads:
+    """The files read (and hashed: ``check.read_once``) and probed (``decode.probe``) from
+    here on, by name, counted where it is done."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.read: list[str] = []
+        self.probed: list[str] = []
+        real_read, real_probe = check.read_once, decode.probe
+
+        def read_once(path: Path, *args: Any, **kw: Any) -> check.FileRead:
+            self.read.append(Path(path).name)
+            return real_read(path, *args, **kw)
+
+        def probe(path: Path, *args: Any, **kw: Any) -> Any:
+            self.probed.append(Path(path).name)
+            return real_probe(path, *args, **kw)
+
+        monkeypatch.setattr(check, "read_once", read_once)
+        monkeypatch.setattr(decode, "probe", probe)
+
+    def taken(self) -> tuple[list[str], list[str]]:
+        """The files read and the files probed since the last call, sorted."""
+        out = sorted(self.read), sorted(self.probed)
+        self.read.clear()
+        self.probed.clear()
+        return out
