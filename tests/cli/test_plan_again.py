@@ -185,15 +185,19 @@ def old_shelf(shelf: Path) -> Path:
 def test_a_shelf_planned_again_reads_no_file(
     old_shelf: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Every file was read, hashed and probed by the first plan; the second stats them and
-    takes the rest from the corpus's scan cache."""
+    """Every file was read, hashed and probed by the first plan; the second, and its
+    validation, and `validate` of its plan, stat them and take the rest from the corpus's
+    scan cache."""
     reads = FileReads(monkeypatch)
     assert main(["plan", str(old_shelf), "-o", str(tmp_path / "first.json")]) == 0
     names = ["01.jpg", "02.jpg", "03.jpg", "04.jpg", "p3.jpg"]
     read, probed = reads.taken()
     assert sorted(set(read)) == names, "by the scan, and by the look pass for the looks"
+    assert probed == names, "by the scan; its validation took them from the scan cache"
     assert main(["plan", str(old_shelf), "-o", str(tmp_path / "again.json")]) == 0
-    assert reads.taken()[0] == []
+    assert reads.taken() == ([], [])
+    assert main(["validate", str(tmp_path / "again.json")]) == 0
+    assert reads.taken() == ([], [])
     first, again = (orjson.loads((tmp_path / n).read_bytes()) for n in ("first.json", "again.json"))
     assert _sources(again) == _sources(first)
 

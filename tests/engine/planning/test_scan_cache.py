@@ -7,14 +7,20 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import orjson
 import pytest
 
 from transcribe_import.engine.planning import scan_cache
+from transcribe_import.engine.planning.plan import AdapterMode, ImportPlan, PlanSource
+from transcribe_import.engine.planning.planner import build_plan
+from transcribe_import.engine.planning.problems import ProblemCode
 from transcribe_import.engine.planning.scan import ScanCancelled, ScanResult, run_scan
 from transcribe_import.engine.planning.scan_cache import CACHE_FILE, ScanCache
+from transcribe_import.engine.planning.validate import validate
+from transcribe_import.engine.storage.corpus import Corpus
 
 from helpers.counting import FileReads, aged
 from media_factory import make_jpeg, make_png
@@ -197,3 +203,42 @@ def test_a_cache_line_names_its_file_in_full(shelf: Path, cache: ScanCache) -> N
     line = orjson.loads(cache.path.read_bytes().splitlines()[0])
     assert line[0] == scan_cache.key_of(line[1]) and Path(line[1]).parent == shelf / "Diary"
     assert cache.path == cache.path.parent.parent / CACHE_FILE
+
+
+def _sources(plan: ImportPlan) -> list[PlanSource]:
+    return [s for it in plan.items for s in it.sources]
+
+
+def test_validation_takes_the_probe_of_an_unchanged_file_from_the_scan_cache(
+    shelf: Path, corpus: Corpus, reads: FileReads
+) -> None:
+    """What the scan read is not probed again by the validation (the plan's own, or of a plan
+    file from earlier); every problem is still found, a file whose stat moved probed."""
+    kept = ScanCache(corpus.root)
+    plan = build_plan(corpus, run_scan([shelf], cache=kept), mode=AdapterMode.parse("folders"))
+    reads.taken()
+    codes = {p.code for p in validate(corpus, plan).problems}
+    assert reads.taken() == ([], [])
+    assert ProblemCode.MEDIA_MISMATCH not in codes
+
+    first = _sources(plan)[0]
+    as_pdf = replace(first, media_type="application/pdf")
+    edited = plan.with_item(replace(plan.items[0], sources=(as_pdf, *plan.items[0].sources[1:])))
+    mismatch = [
+        p for p in validate(corpus, edited).problems if p.code is ProblemCode.MEDIA_MISMATCH
+    ]
+    assert [p.source_ids for p in mismatch] == [(first.source_id,)]
+    assert "is image/jpeg with 1 page, but the plan expects application/pdf" in mismatch[0].message
+    assert reads.taken() == ([], []), "told from the scan's line"
+
+    path = first.provenance.fs_path
+    st = path.stat()
+    path.write_bytes(b"\0" * st.st_size)  # not a JPEG any more; size and time restored
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    unreadable = [
+        p for p in validate(corpus, plan).problems if p.code is ProblemCode.SOURCE_UNREADABLE
+    ]
+    assert [p.source_ids for p in unreadable] == [(first.source_id,)]
+    assert reads.taken() == ([], [path.name]), "its change time moved: probed"
+    validate(None, plan)
+    assert len(reads.taken()[1]) == len(ALL), "without a corpus, every file is probed"
