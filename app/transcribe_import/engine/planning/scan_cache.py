@@ -150,21 +150,15 @@ def _optional(value: object, kind: type | tuple[type, ...]) -> bool:
     return value is None or isinstance(value, kind)
 
 
-def _forgotten(line: bytes, fspath: str) -> bool:
-    """Whether ``line`` is ``forget``'s of ``fspath``."""
-    try:
-        v = orjson.loads(line)
-    except orjson.JSONDecodeError:
-        return False
-    return isinstance(v, list) and len(v) == 2 and v[1] == fspath
-
-
-def _entry(line: bytes) -> Trusted | None:
-    """A line's entry; None when the line is not one (torn, damaged, another shape)."""
+def _entry(line: bytes) -> Trusted | str | None:
+    """A line's entry, or the path a ``forget`` line names; None when the line is neither
+    (torn, damaged, another shape)."""
     try:
         v = orjson.loads(line)
     except orjson.JSONDecodeError:
         return None
+    if isinstance(v, list) and len(v) == 2 and isinstance(v[1], str):
+        return v[1]
     if not (isinstance(v, list) and len(v) == _FIELDS):
         return None
     _key, fspath, dev, ino, size, mtime, ctime, recorded, settings, sha = v[:10]
@@ -223,11 +217,10 @@ class ScanCache:
                     key = _key_of(line)
                     if key is None or key not in left:
                         continue
-                    if _forgotten(line, left[key]):
-                        del left[key]  # read again, whatever an older line says
-                        continue
                     entry = _entry(line)
-                    if entry is not None and entry.fspath == left[key]:
+                    if entry == left[key]:
+                        del left[key]  # forgotten: read again, whatever an older line says
+                    elif isinstance(entry, Trusted) and entry.fspath == left[key]:
                         found[entry.fspath] = entry
                         del left[key]
         except OSError:
