@@ -171,6 +171,20 @@ def test_a_damaged_cache_is_read_past_and_written_again(
     assert reads.taken() == ([], []), "the lines lost were written again"
 
 
+def test_a_scan_cache_reached_through_a_link_is_not_trusted(
+    shelf: Path, cache: ScanCache, reads: FileReads, tmp_path: Path
+) -> None:
+    """Lines outside the corpus are not the corpus's: a scan reads every file past them."""
+    run_scan([shelf], cache=cache)
+    outside = tmp_path / "elsewhere.jsonl"
+    outside.write_bytes(cache.path.read_bytes())
+    cache.path.unlink()
+    cache.path.symlink_to(outside)
+    reads.taken()
+    run_scan([shelf], cache=cache)
+    assert reads.taken() == (ALL, ALL)
+
+
 def test_a_stopped_scan_keeps_whole_lines_of_what_it_read(
     tmp_path: Path, cache: ScanCache, reads: FileReads
 ) -> None:

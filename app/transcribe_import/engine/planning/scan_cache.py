@@ -42,6 +42,7 @@ from transcribe_import.engine.planning.look_cache import (
     _lines_back,
     _trim,
 )
+from transcribe_import.engine.storage import fsio
 
 # The version names what a line holds and how the probe judged the file: bump it when a
 # scan would find a file otherwise (a new check in media/check.py, a new field).
@@ -209,6 +210,10 @@ class ScanCache:
         if not left:
             return found
         try:
+            if fsio.is_link(self.path):
+                # Lines kept outside the corpus are not the corpus's: never trusted (doctor
+                # names the link), as nothing is ever appended through it.
+                return found
             _trim(self.path, "scan cache")
             with self.path.open("rb") as f:
                 for line in _lines_back(f, f.seek(0, 2)):
