@@ -38,7 +38,9 @@ def test_a_run_id_may_be_given_by_a_unique_prefix_to_every_command(tmp_path: Pat
     assert preview["import_run_id"] == run_id
     assert cli_json(data, "revert", short, "--json")["import_run_id"] == run_id
     cancel = ok(run_cli(data, "cancel", short), Exit.PROBLEMS)
-    assert run_id in cancel.stdout + cancel.stderr
+    said = cancel.stdout + cancel.stderr
+    assert f"Run {short} already ended (reverted); there is nothing to cancel." in said
+    assert run_id not in said
 
 
 def test_show_names_each_notebook_by_the_8_characters_notebooks_shows(tmp_path: Path) -> None:

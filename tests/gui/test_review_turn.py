@@ -198,3 +198,29 @@ def test_the_grid_paints_a_turned_page_turned(
     (w0, h0), (w1, h1) = picture(0), picture(1)
     assert w0 < h0 and w1 > h1  # page 2 painted landscape, as it will be imported
     assert abs(w1 / h1 - h0 / w0) < 0.05
+
+
+def test_turn_the_pages_shown_large_in_the_viewer(qtbot: QtBot, review: ReviewPage) -> None:
+    """The review's full-window viewer has Turn too (buttons and keys live in the dialog), on
+    the pages it shows: of three selected, the first two, which it shows side by side."""
+    page = review
+    select(qtbot, page, 0, 2)
+    page.open_viewer()
+    dialog = page.viewer_dialog
+    assert dialog is not None and dialog.isVisible()
+    assert [b.text().replace("&", "") for b in dialog.action_buttons] == [
+        "Turn Right",
+        "Turn Left",
+    ]
+    assert all(b.isEnabled() for b in dialog.action_buttons)
+    qtbot.mouseClick(dialog.action_buttons[0], Qt.MouseButton.LeftButton)
+    # The two shown are turned, and alone selected (the viewer follows the selection).
+    assert turns(page) == [Turn.QUARTER, Turn.QUARTER, Turn.NONE, Turn.NONE]
+    assert page.selected_rows() == [0, 1]
+    assert dialog.isVisible() and dialog.viewer.turns() == [90, 90]
+    # Ctrl+Shift+R in the dialog turns them back: a second undoable step.
+    shift_ctrl = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    qtbot.keyClick(dialog.viewer, Qt.Key.Key_R, shift_ctrl)
+    assert turns(page) == [Turn.NONE] * 4 and dialog.viewer.turns() == [0, 0]
+    page.undo_action.trigger()
+    assert turns(page) == [Turn.QUARTER, Turn.QUARTER, Turn.NONE, Turn.NONE]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from transcribe_import.engine import api
 from transcribe_import.engine.storage.corpus import Corpus
 from transcribe_import.gui.main_window import MainWindow
 
+from helpers.runs import twin_run
 from helpers.shelves import make_pages
 from helpers.window import TIMEOUT_MS, FileDialogs
 
@@ -59,11 +61,15 @@ def test_watch_a_folder_imports_what_is_clear_and_offers_what_needs_a_decision(
     assert notice.endswith(
         "Review its plan (1 notebook, 3 pages), or discard it (the drop stays where it is)."
     )
+    [run_id] = [r.run_id for r in api.drop_log(corpus) if r.state is api.DropState.IMPORTED]
+    # A run record sharing 9 characters with it: the log names the run as the Runs view
+    # does, as long as it takes for a command to take it back as that run alone.
+    twin = twin_run(corpus, run_id)
     log = window.dialogs.show_watch_log()
     qtbot.waitUntil(lambda: not log.is_reading(), timeout=TIMEOUT_MS)
     assert log.headline.text().startswith("Everything dropped in a watched folder")
-    [run_id] = [r.run_id for r in api.drop_log(corpus) if r.state is api.DropState.IMPORTED]
-    moved, run = share / ".imported" / "Box 1", run_id[:8]  # the run as the Runs view names it
+    run = run_id[: len(os.path.commonprefix([run_id, twin])) + 1]
+    moved = share / ".imported" / "Box 1"
     assert [line.split(" — ", 1)[1] for line in log.lines()] == [
         f"“Box 2” in {share}: needs a decision: {queued.message}",
         f"“Box 2” in {share}: found; taken once it is whole",

@@ -20,17 +20,8 @@ from transcribe_import.gui.main_window import MainWindow, Section
 from transcribe_import.gui.models.notebooks import NotebookColumn, NotebookTableModel
 from transcribe_import.gui.models.runs import RunColumn
 
-from helpers.runs import commit_plan, plan_for
+from helpers.runs import commit_plan, plan_for, twin_run
 from helpers.window import TIMEOUT_MS
-
-
-def _twin_run(corpus: Corpus, run_id: str) -> str:
-    """A second run record whose id shares its first 9 characters with ``run_id``."""
-    twin = run_id[:9] + "0000-4000-8000-000000000000"
-    runs_dir = corpus.root / "import-runs"
-    record = (runs_dir / f"{run_id}.json").read_text(encoding="utf-8")
-    (runs_dir / f"{twin}.json").write_text(record.replace(run_id, twin), encoding="utf-8")
-    return twin
 
 
 def test_the_runs_tooltip_and_the_library_name_twin_runs_apart(
@@ -38,7 +29,7 @@ def test_the_runs_tooltip_and_the_library_name_twin_runs_apart(
 ) -> None:
     pages_folder(tmp_path / "shelf" / "Diary", ("p1.png", "p2.png"), 100)
     run_id = commit_plan(corpus, plan_for(corpus, tmp_path / "shelf")).run_id
-    twin = _twin_run(corpus, run_id)
+    twin = twin_run(corpus, run_id)
     apart = len(os.path.commonprefix([run_id, twin])) + 1
     assert apart >= 10 and api.run_short_ids(corpus)(run_id) == run_id[:apart]
 

@@ -117,3 +117,13 @@ def later_work() -> list[tuple[Callable[[dict[str, Any]], object], RevertBlock]]
         (lambda d: d["pages"].reverse(), RevertBlock.REORDERED),
         (lambda d: d.update(cover_page_id=d["pages"][2]["id"]), RevertBlock.COVER_SET),
     ]
+
+
+def twin_run(corpus: Corpus, run_id: str) -> str:
+    """A second run record whose id shares its first 9 characters with ``run_id``, written by
+    hand (ids are random), for the words that must name the two apart."""
+    twin = run_id[:9] + "0000-4000-8000-000000000000"
+    runs_dir = corpus.root / "import-runs"
+    record = (runs_dir / f"{run_id}.json").read_text(encoding="utf-8")
+    (runs_dir / f"{twin}.json").write_text(record.replace(run_id, twin), encoding="utf-8")
+    return twin

@@ -10,6 +10,7 @@ which the next watch (here or ``transcribe-import watch``) takes up.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -172,6 +173,12 @@ class FolderWatch(QObject):
         )
 
 
+def _drop_log(corpus: Corpus) -> tuple[list[api.DropRecord], Callable[[str], str]]:
+    """The drop records and how the window names their runs (as the Runs view does: the
+    short id, longer where two runs share a start), both read from disk on a worker."""
+    return api.drop_log(corpus), api.run_short_ids(corpus)
+
+
 class DropLogDialog(QDialog):
     """File › Watch Log…: every drop the watches saw (here or ``transcribe-import watch``),
     newest first, and what became of it: the corpus's drop records, read on a worker."""
@@ -192,7 +199,9 @@ class DropLogDialog(QDialog):
         layout.addWidget(self.list, 1)
         layout.addWidget(buttons)
         self._task = TaskSlot(self, done=self._listed, failed=self.headline.setText)
-        self._task.run(api.drop_log, corpus)
+        # Until the log is read: each run's 8 characters.
+        self._run_name: Callable[[str], str] = api.short_id
+        self._task.run(_drop_log, corpus)
 
     def lines(self) -> list[str]:
         return [self.list.item(i).text() for i in range(self.list.count())]
@@ -204,7 +213,8 @@ class DropLogDialog(QDialog):
         self._task.close()  # the read is short: waited for, never left running
         super().done(result)
 
-    def _listed(self, log: list[api.DropRecord]) -> None:
+    def _listed(self, read: tuple[list[api.DropRecord], Callable[[str], str]]) -> None:
+        log, self._run_name = read
         self.list.clear()
         for r in reversed(log):
             item = QListWidgetItem(
@@ -234,11 +244,11 @@ class DropLogDialog(QDialog):
             return self.tr("whole and clear; importing it")
         if state is api.DropState.IMPORTED and r.moved_to:
             return self.tr("imported as run {run}; moved to {where}").format(
-                run=api.short_id(r.run_id or ""), where=r.moved_to
+                run=self._run_name(r.run_id or ""), where=r.moved_to
             )
         if state is api.DropState.IMPORTED:
             return self.tr("imported as run {run}; left where it is").format(
-                run=api.short_id(r.run_id or "")
+                run=self._run_name(r.run_id or "")
             )
         if state is api.DropState.NEEDS_REVIEW:
             return self.tr("needs a decision: {why}").format(why=r.message)

@@ -17,7 +17,7 @@ from transcribe_import.engine.planning.validate import validate
 from transcribe_import.engine.runs.executor import EventKind, RunControl, RunEvent, execute_run
 from transcribe_import.engine.runs.model import ItemState, RunRecord, RunStatus
 from transcribe_import.engine.runs.service import cancel_run, prepare_run
-from transcribe_import.engine.runs.store import RunStore
+from transcribe_import.engine.runs.store import RunStore, run_short_ids
 from transcribe_import.engine.storage import locks
 from transcribe_import.engine.storage.corpus import Corpus
 
@@ -71,6 +71,9 @@ def test_an_edited_plan_never_reuses_the_run(corpus, tmp_path) -> None:
     with pytest.raises(TranscribeError) as info:
         prepare_run(corpus, edited)
     assert info.value.code is ErrorCode.PLAN_FROZEN
+    run_id = info.value.problem.item
+    assert f"as run {run_short_ids(corpus)(run_id)} with different contents" in str(info.value)
+    assert run_id not in str(info.value)
 
 
 def test_vanished_source_fails_its_item_only_partial(corpus, tmp_path) -> None:

@@ -23,7 +23,7 @@ from transcribe_import.engine.runs.model import (
     terminal_status,
 )
 from transcribe_import.engine.runs.service import prepare_run
-from transcribe_import.engine.runs.store import RunStore
+from transcribe_import.engine.runs.store import RunStore, run_short_ids
 
 from helpers.legacy import to_legacy_plan_layout
 from helpers.runs import commit_plan, plan_for
@@ -84,6 +84,10 @@ def test_a_terminal_run_is_never_reopened(corpus, tmp_path) -> None:
     with pytest.raises(TranscribeError) as info:
         RunStore(corpus).begin_attempt(result.run_id)
     assert info.value.code is ErrorCode.RUN_TERMINAL
+    # Named as every list names the run (its short id), with what became of it and what to do.
+    short = run_short_ids(corpus)(result.run_id)
+    assert str(info.value).startswith(f"Run {short} already ended (complete); a finished run")
+    assert result.run_id not in str(info.value)
 
 
 def test_two_committers_of_one_plan_at_once_make_one_run(data_dir, tmp_path) -> None:

@@ -34,7 +34,7 @@ from transcribe_import.engine.runs.model import (
     settle_unfinished,
     terminal_status,
 )
-from transcribe_import.engine.runs.store import RunStore
+from transcribe_import.engine.runs.store import RunStore, run_short_ids
 from transcribe_import.engine.storage import fsio, locks, project
 
 if TYPE_CHECKING:
@@ -70,7 +70,8 @@ def _prepare_locked(
         if not same_plan(r, plan):
             raise TranscribeError(
                 ErrorCode.PLAN_FROZEN,
-                f"Plan {plan.plan_id} was already committed as run {r.run_id} with different "
+                f"Plan {plan.plan_id} was already committed as run "
+                f"{run_short_ids(corpus)(r.run_id)} with different "
                 "contents; a plan is frozen once committed. Make a new plan for the changes.",
                 item=r.run_id,
             )

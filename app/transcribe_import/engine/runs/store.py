@@ -474,6 +474,7 @@ class RunStore(UndoTransitions):
 
         def change(doc: dict[str, Any]) -> None:
             _refuse_ended(
+                self.corpus,
                 doc,
                 run_id,
                 "a finished run is never reopened. Commit the plan again to retry what did "
@@ -536,7 +537,7 @@ class RunStore(UndoTransitions):
 
     def request_cancel(self, run_id: str) -> RunRecord:
         def change(doc: dict[str, Any]) -> None:
-            _refuse_ended(doc, run_id, "there is nothing to cancel.")
+            _refuse_ended(self.corpus, doc, run_id, "there is nothing to cancel.")
             if not doc.get("cancel_requested"):
                 doc["cancel_requested"] = True
                 doc["history"].append(
@@ -567,7 +568,7 @@ class RunStore(UndoTransitions):
         assert status.terminal
 
         def change(doc: dict[str, Any]) -> None:
-            _refuse_ended(doc, run_id, "its status is written once.")
+            _refuse_ended(self.corpus, doc, run_id, "its status is written once.")
             now = utc_now()
             settled = settle_unfinished((ItemOutcome.from_json(d) for d in doc["items"]), now)
             doc["items"] = [o.to_json() for o in settled]
@@ -684,12 +685,12 @@ class RunStore(UndoTransitions):
         return quarantine(self.corpus, self.record_path(run_id), f"run-{run_id}", reason)
 
 
-def _refuse_ended(doc: dict[str, Any], run_id: str, why: str) -> None:
+def _refuse_ended(corpus: Corpus, doc: dict[str, Any], run_id: str, why: str) -> None:
     """A terminal run is never changed again (boundary 7): refuse, saying what to do."""
     if RunStatus(doc["status"]).terminal:
         raise TranscribeError(
             ErrorCode.RUN_TERMINAL,
-            f"Run {run_id} already ended ({doc['status']}); {why}",
+            f"Run {run_short_ids(corpus)(run_id)} already ended ({doc['status']}); {why}",
             item=run_id,
         )
 

@@ -37,9 +37,10 @@ from PySide6.QtWidgets import (
 )
 
 from transcribe_import.engine import api
+from transcribe_import.engine.media.kinds import Turn
 from transcribe_import.engine.planning.plan import Op, PlanItem, PlanSource
 from transcribe_import.engine.planning.problems import Resolution
-from transcribe_import.gui.models.page_rows import PageColumn, says_page_in_file
+from transcribe_import.gui.models.page_rows import PageColumn, PageRow, says_page_in_file
 from transcribe_import.gui.models.plan_items import ItemColumn, PlanItemsModel
 from transcribe_import.gui.models.plan_pages import PageTableModel
 from transcribe_import.gui.models.problems import ProblemsModel
@@ -166,6 +167,23 @@ class ReviewPage(QWidget):
         self.replace_action = self._action(w.replace, self.edits.choose_replaced_page)
         self.turn_right_action = self._action(w.turn_right, self.edits.turn_right)
         self.turn_left_action = self._action(w.turn_left, self.edits.turn_left)
+        # The same Turn in the full-window viewer, on the page(s) it shows (the first two
+        # selected): its own actions, live in the dialog, as the library's viewer has them.
+        self.viewer_turn_right_action = QAction(tr("Turn &Right"), self)
+        self.viewer_turn_right_action.setShortcut(QKeySequence("Ctrl+R"))
+        self.viewer_turn_right_action.triggered.connect(lambda: self._turn_shown(Turn.QUARTER))
+        self.viewer_turn_left_action = QAction(tr("Turn &Left"), self)
+        self.viewer_turn_left_action.setShortcut(QKeySequence("Ctrl+Shift+R"))
+        self.viewer_turn_left_action.triggered.connect(
+            lambda: self._turn_shown(Turn.THREE_QUARTERS)
+        )
+        for action in (self.viewer_turn_right_action, self.viewer_turn_left_action):
+            action.setToolTip(
+                tr(
+                    "Turn the page shown: right (Ctrl+R) or left (Ctrl+Shift+R). The plan keeps "
+                    "the turn, the file stays as it is; Undo (Ctrl+Z) takes it back."
+                )
+            )
         self.leave_out_blank_action = self._action(w.leave_out_blank, self.edits.leave_out_blank)
         self.validate_action = self._action(w.validate, self.validate_requested.emit)
         self.commit_action = self._action(w.commit, self.commit_requested.emit)
@@ -605,11 +623,22 @@ class ReviewPage(QWidget):
             return
         if self.viewer_dialog is not None:
             self.viewer_dialog.close()
-        self.viewer_dialog = ViewerDialog(self.previews, pages, self, self._place())
+        actions = [self.viewer_turn_right_action, self.viewer_turn_left_action]
+        self.viewer_dialog = ViewerDialog(self.previews, pages, self, self._place(), actions)
         turns = [self.pages_model.page_at(r).turn for r in self.selected_rows()[:2]]
         self.viewer_dialog.viewer.set_pages(pages, self._place(), turns)
         self.viewer_dialog.viewer.page_requested.connect(self.go_to_page)
         self.viewer_dialog.open()
+
+    def _turn_shown(self, step: Turn) -> None:
+        """The page(s) the viewer shows turned ``step`` further: those alone selected (the
+        viewer shows the first two), then the review's own Turn, one undoable edit."""
+        rows = self.selected_rows()
+        if not rows or not self.viewer_turn_right_action.isEnabled():
+            return
+        if len(rows) > 2:
+            self.select_rows(rows[:2])
+        (self.edits.turn_right if step is Turn.QUARTER else self.edits.turn_left)()
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
@@ -735,9 +764,16 @@ class ReviewPage(QWidget):
         page_rows = [self.pages_model.row(r) for r in rows]
         self.exclude_action.setEnabled(any(r.imported for r in page_rows))
         self.include_action.setEnabled(any(s.excluded or s.left_out for s in sources))
-        turnable = bool(rows) and all(r.page.render is None and not r.left_out for r in page_rows)
+
+        def can_turn(chosen: list[PageRow]) -> bool:
+            return bool(chosen) and all(r.page.render is None and not r.left_out for r in chosen)
+
+        turnable = can_turn(page_rows)
         self.turn_right_action.setEnabled(turnable)
         self.turn_left_action.setEnabled(turnable)
+        shown = can_turn(page_rows[:2])  # the pages the viewer shows
+        self.viewer_turn_right_action.setEnabled(shown)
+        self.viewer_turn_left_action.setEnabled(shown)
         self.turn_button.setEnabled(turnable)
         # A notebook's blank pages (api.page_hints): all left out at once, while any is in.
         # (read from the hints the pages show: finding them reads every page's measures)
