@@ -33,12 +33,17 @@ def _tiny_jpeg() -> bytes:
 
 
 def tiny_shelf(root: Path, pages: int) -> Path:
-    """``pages`` small JPEG pages in folders of ``PER_FOLDER``, every file's bytes its own."""
+    """``pages`` small JPEG pages in folders of ``PER_FOLDER``, every file's bytes its own,
+    each last modified an hour ago, as a shelf scanned long after it was written: which of its
+    files the scan cache holds as racy (planning/scan_cache.py) would otherwise depend on how
+    fast they were written, and the work counted with it."""
     tiny = _tiny_jpeg()
     for n in range(pages):
         folder = root / f"Notebook {n // PER_FOLDER + 1:03d}"
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"page {n % PER_FOLDER + 1:02d}.jpg").write_bytes(tiny + n.to_bytes(4, "big"))
+        page = folder / f"page {n % PER_FOLDER + 1:02d}.jpg"
+        page.write_bytes(tiny + n.to_bytes(4, "big"))
+        aged(page)
     return root
 
 
