@@ -25,7 +25,7 @@ rescans' verification to run, so its cost (bench_validate_shelf.py) is not in th
 
     PYTHONPATH=app .venv/bin/python bench/bench_gui_shelf.py [--notebooks 190 --pages 500
         --big 5000] [--frame-ms 30] [--out bench/results-NAME.md] [--stacks]
-        [--background-steps N]
+        [--background-steps N] [--tasks-below]
 """
 
 from __future__ import annotations
@@ -290,15 +290,28 @@ def main() -> None:
         help="the niceness steps of the window's workers (the app's own: BACKGROUND_STEPS; "
         "0: as the window's thread, to compare)",
     )
+    ap.add_argument(
+        "--tasks-below",
+        action="store_true",
+        help="the window's one-call tasks (EngineTask) below its thread too, as before the "
+        "change that keeps them at its level (to compare in the same load)",
+    )
     args = ap.parse_args()
 
     from transcribe_import.engine.base import background
     from transcribe_import.gui.app import BACKGROUND_STEPS, application
+    from transcribe_import.gui.workers import EngineTask
 
     application()
     steps_below = BACKGROUND_STEPS if args.background_steps is None else args.background_steps
     background.run_below(steps_below)
-    print(f"the window's workers {steps_below} steps of niceness below its thread", flush=True)
+    if args.tasks_below:
+        EngineTask.runs_below = True
+    print(
+        f"the window's workers {steps_below} steps of niceness below its thread; its one-call "
+        f"tasks {'below it too' if EngineTask.runs_below else 'at its level'}",
+        flush=True,
+    )
     bg.WORK.mkdir(exist_ok=True)
     t = time.perf_counter()
     shelf = make_shelf(args.notebooks, args.pages, args.big)

@@ -191,3 +191,124 @@ class StallSampler:
             + ", ".join(f"{ms:.0f} ms" for ms in full[:8])
         )
         return "\n".join(lines)
+
+
+class ThreadClock:
+    """Every thread's time on a core and its Python stack, sampled every ``every_s``
+    (``--threads``): of a gap, which threads ran while the window's thread did not, in
+    which calls, and for how long (Linux: ``/proc/self/task/<id>/schedstat``).
+
+    The sampler is a Python thread: it too waits for the GIL, so a long interval between
+    two samples is itself a sign that one thread held the GIL all along; the time on a core
+    between them is exact whatever the interval, and is put on the stack each thread had at
+    the sample before. Threads that called ``register`` (the window's workers and renders,
+    through the patched ``api.lower_this_thread``) are named by their Python stack; the
+    others (Qt's, libvips's) by their kernel name.
+    """
+
+    def __init__(self, every_s: float = 0.002) -> None:
+        self._every = every_s
+        self.native: dict[int, int] = {threading.get_ident(): threading.get_native_id()}
+        self.main_native = threading.get_native_id()
+        # (when, {native id: ns on a core}, {native id: Python stack})
+        self.samples: list[tuple[float, dict[int, int], dict[int, str]]] = []
+        self.queued: list[dict[int, int]] = []  # each sample's ns waiting for a core, by id
+        self._comm: dict[int, str] = {}
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def register(self) -> None:
+        """Name the calling thread's kernel id by its Python stack (any thread may call)."""
+        self.native[threading.get_ident()] = threading.get_native_id()
+
+    def start(self) -> None:
+        self.samples = []
+        self.queued = []
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    def _comm_of(self, tid: int) -> str:
+        name = self._comm.get(tid)
+        if name is None:
+            try:
+                name = Path(f"/proc/self/task/{tid}/comm").read_text().strip()
+            except OSError:
+                name = "?"
+            self._comm[tid] = name
+        return name
+
+    def _run(self) -> None:
+        me = threading.get_native_id()
+        while not self._stop.wait(self._every):
+            now = time.perf_counter()
+            cpu: dict[int, int] = {}
+            waited: dict[int, int] = {}
+            for name in os.listdir("/proc/self/task"):
+                tid = int(name)
+                if tid == me:
+                    continue
+                if tid not in self._comm:
+                    self._comm_of(tid)  # now, while the thread is there
+                try:
+                    run, queued, _ = Path(f"/proc/self/task/{name}/schedstat").read_text().split()
+                except (OSError, ValueError):
+                    continue
+                cpu[tid] = int(run)
+                waited[tid] = int(queued)
+            frames = sys._current_frames()
+            try:
+                stacks = {
+                    self.native[i]: StallSampler._stack(f)
+                    for i, f in frames.items()
+                    if i in self.native
+                }
+            finally:
+                frames.clear()
+            self.samples.append((now, cpu, stacks))
+            self.queued.append(waited)
+
+    def _who(self, tid: int, stacks: dict[int, str]) -> str:
+        return "window" if tid == self.main_native else stacks.get(tid) or self._comm_of(tid)
+
+    def gap_report(self, start: float, end: float, top: int = 4) -> str:
+        """Of [start, end): each thread's time on a core, by the stack it was in; and the
+        sampler's longest waits (the GIL held by one thread throughout)."""
+        first = next(
+            (i for i, s in enumerate(self.samples) if s[0] >= start - self._every * 3), None
+        )
+        inside = [s for s in self.samples[first:] if s[0] <= end] if first is not None else []
+        if len(inside) < 2:
+            return "  (too few samples)"
+        queue0, queue1 = self.queued[first], self.queued[first + len(inside) - 1]
+        per: dict[int, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+        waits = []
+        for (t0, cpu0, st0), (t1, cpu1, st1) in zip(inside, inside[1:], strict=False):
+            for tid, ns in cpu1.items():
+                ran = (ns - cpu0.get(tid, ns)) / 1e6
+                if ran > 0.05:
+                    label = st0.get(tid) or st1.get(tid) or f"[{self._comm_of(tid)}]"
+                    per[tid][label] += ran
+            if t1 - t0 > self._every * 4:
+                ran = sorted(
+                    ((cpu1[t] - cpu0.get(t, cpu1[t])) / 1e6, t) for t in cpu1 if t in cpu0
+                )[-2:]
+                waits.append(
+                    f"  sampler waited {(t1 - t0) * 1000:.0f} ms at +{(t0 - start) * 1000:.0f}: "
+                    + "; ".join(f"{ms:.0f} ms {self._who(t, st0)[:110]}" for ms, t in reversed(ran))
+                )
+        lines = [f"  samples {len(inside)}, span {(inside[-1][0] - inside[0][0]) * 1000:.0f} ms"]
+        order = sorted(per, key=lambda t: -sum(per[t].values()))
+        for tid in order:
+            total = sum(per[tid].values())
+            who = "WINDOW" if tid == self.main_native else f"{tid} {self._comm_of(tid)}"
+            queued = (queue1.get(tid, 0) - queue0.get(tid, 0)) / 1e6
+            lines.append(f"  {total:6.1f} ms on a core, {queued:6.1f} ms waiting for one: {who}")
+            for label, ms in per[tid].most_common(top):
+                lines.append(f"        {ms:6.1f} ms  {label[:170]}")
+        return "\n".join(lines + sorted(waits, key=lambda w: -float(w.split()[2]))[:8])

@@ -9,10 +9,11 @@ import sys
 import threading
 import weakref
 from collections.abc import Generator, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, Qt, Signal
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine import api
@@ -25,6 +26,7 @@ from transcribe_import.gui.workers import (
     EngineTask,
     ScanWorker,
     TaskSlot,
+    Worker,
     running_workers,
 )
 
@@ -86,18 +88,55 @@ def thread_niceness() -> int:
     return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
 
 
+def niceness_here_and_in_a_worker_process() -> tuple[int, int]:
+    """The calling thread's niceness and that of a worker process it starts (the look
+    pass's and the verification's pools are made so)."""
+    pool = ProcessPoolExecutor(1, **background.worker_options())
+    try:
+        return thread_niceness(), pool.submit(os.nice, 0).result(timeout=60)
+    finally:
+        pool.shutdown()
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread niceness: Linux")
-def test_a_task_runs_below_the_windows_thread_once_the_window_asked(
+def test_a_task_runs_at_the_windows_level_and_its_worker_processes_below_it(
     qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # A task's Python holds the GIL the window's thread needs: lowered, it held it off a
+    # core on a busy machine (workers.Worker.runs_below). Its processes have their own GIL.
     monkeypatch.setattr(background, "_target", [None])
     background.run_below(BACKGROUND_STEPS)  # as application() does
     window = thread_niceness()
-    task = EngineTask(thread_niceness)
-    with qtbot.waitSignal(task.done, timeout=WAIT_MS) as done:
+    task = EngineTask(niceness_here_and_in_a_worker_process)
+    with qtbot.waitSignal(task.done, timeout=60_000) as done:
         task.start()
     task.wait()
-    assert done.args == [min(window + BACKGROUND_STEPS, 19)]
+    assert done.args == [(window, min(window + BACKGROUND_STEPS, 19))]
+    assert thread_niceness() == window
+
+
+class _FileWorker(Worker):
+    """A worker of files (a scan's, a commit's kind): it says the niceness it ran at."""
+
+    ran_at = Signal(int)
+
+    def work(self) -> None:
+        self.ran_at.emit(thread_niceness())
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread niceness: Linux")
+def test_a_scan_or_commit_worker_runs_below_the_windows_thread_once_the_window_asked(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert ScanWorker.runs_below and CommitWorker.runs_below and not EngineTask.runs_below
+    monkeypatch.setattr(background, "_target", [None])
+    background.run_below(BACKGROUND_STEPS)
+    window = thread_niceness()
+    worker = _FileWorker()
+    with qtbot.waitSignal(worker.ran_at, timeout=WAIT_MS) as ran:
+        worker.start()
+    worker.wait()
+    assert ran.args == [min(window + BACKGROUND_STEPS, 19)]
     assert thread_niceness() == window  # the window's thread itself is where it was
 
 

@@ -271,16 +271,31 @@ class Worker(QThread):
     # Scans and one-call tasks rest the garbage collector while they run (_CollectorPause);
     # a commit, which may run for hours and whose pace is set by the disk, does not.
     pauses_collector = True
+    # Whether the thread runs below the window's (base/background): a scan's or a commit's,
+    # whose time goes mostly to reading, hashing and copying files with the GIL let go. A
+    # one-call task (EngineTask) runs Python nearly all along, holding the GIL the window's
+    # thread needs for each event: lowered, the scheduler let it sit off a core holding it
+    # on a busy machine, and the window waited asleep for the GIL (50-70 ms at a time while
+    # a plan of 100,000 pages was validated, bench/bench_gui_open.py). Its worker processes
+    # (the look pass, the verification) have GILs of their own and run below either way.
+    runs_below = True
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         _workers.add(self)
         self.finished.connect(self._release)
 
-    def start(self, priority: QThread.Priority = QThread.Priority.LowPriority) -> None:
-        # Below the window's thread, so that a busy machine gives it a core first: Qt's
-        # priority where the system has thread priorities (macOS, Windows), the niceness of
-        # ``run`` where it has per-thread niceness instead (Linux: Qt's Low is a no-op there).
+    def start(self, priority: QThread.Priority | None = None) -> None:
+        # Below the window's thread (``runs_below``), so that a busy machine gives it a core
+        # first: Qt's priority where the system has thread priorities (macOS, Windows), the
+        # niceness of ``run`` where it has per-thread niceness instead (Linux: Qt's Low is a
+        # no-op there).
+        if priority is None:
+            priority = (
+                QThread.Priority.LowPriority
+                if self.runs_below
+                else QThread.Priority.InheritPriority
+            )
         _alive.add(self)
         super().start(priority)
 
@@ -290,7 +305,8 @@ class Worker(QThread):
         _alive.discard(self)
 
     def run(self) -> None:
-        api.lower_this_thread()  # and the threads and worker processes it starts (base/background)
+        if self.runs_below:
+            api.lower_this_thread()  # and the threads and processes it starts (base/background)
         try:
             with collector_paused if self.pauses_collector else contextlib.nullcontext():
                 self.work()
@@ -322,6 +338,7 @@ class EngineTask(Worker):
 
     done = Signal(object)
     progress = Signal(object)
+    runs_below = False  # Python all along: at the window's level, or it holds the GIL off a core
 
     def __init__(self, fn: Callable[..., Any], *args: Any, parent: QObject | None = None) -> None:
         super().__init__(parent)

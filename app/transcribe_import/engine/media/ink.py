@@ -824,26 +824,72 @@ def score(a: Ink, b: Ink) -> float:
     apart by their written parts at ``DETAIL_SIDE``: scored likewise, and 0 when a part of
     one's writing is missing from the other (``_missing``); their whole pages then only
     have to agree as wholes (at ``SIDE`` a tilted line of a few words no longer lies within
-    a pixel of itself block by block). Blank inks score 0: nothing to tell them by."""
+    a pixel of itself block by block), and two sparse pages whose whole pages score below
+    ``EXACT_FROM`` score 0 (``_sparse_score``). Blank inks score 0: nothing to tell them
+    by."""
     if a.blank or b.blank:
         return 0.0
     if a.detail is None or b.detail is None:
         return _score(a.pixels, _fitted_kept(b.pixels, a.pixels.shape), BLOCK)
-    # The written parts first: most pairs of two sparse pages that are not one page have a
-    # part missing, and are told so without aligning the whole pages (the same verdict
-    # in either order: a score is the least of its parts).
+    return _sparse_score(a, b, a.detail, b.detail)
+
+
+# The score from which every score is exact (``_sparse_score``): two sparse pages scoring
+# below it are not one page, whatever their exact score, with a margin of 0.15 below
+# ``SAME_PAGE``; the verdicts kept in the corpus hold 0 for such a pair
+# (docs/formats.md).
+EXACT_FROM = SAME_PAGE - 0.15
+
+
+def _sparse_score(a: Ink, b: Ink, detail_a: np.ndarray, detail_b: np.ndarray) -> float:
+    """``score`` of two sparse pages: 0 when a part of one's writing is missing from the
+    other (``_is_missing``) or when their whole pages score below ``EXACT_FROM`` as
+    wholes, else the least of the whole pages' score and their written parts'.
+
+    The score is never above the whole pages' (it is the least of the two, or 0), so a pair
+    whose whole pages score below ``EXACT_FROM`` is not one page, and any score from
+    ``EXACT_FROM`` up is the one the written parts and the whole pages make together:
+    whichever of the two is found first, the score is the same. The cheaper goes first:
+    a written part that covers more pixels at ``DETAIL_SIDE`` than the whole page at
+    ``SIDE`` (a few lines of writing) costs more to align than the whole page (2.5 times on
+    the 500-page shelf, bench/results-i38f.md), so its whole page is scored first, and most
+    such pairs that are not one page are turned down there without their written parts
+    being aligned; a small written part (a page number, a date line) is aligned first, and
+    a part missing turns the pair down without the whole pages being aligned."""
     shape = (
-        max(a.detail.shape[0], b.detail.shape[0]),
-        max(a.detail.shape[1], b.detail.shape[1]),
+        max(detail_a.shape[0], detail_b.shape[0]),
+        max(detail_a.shape[1], detail_b.shape[1]),
     )
-    pa = _framed_kept(a.detail, shape)
-    pb = aligned(pa, _framed_kept(b.detail, shape), DETAIL_SLACK)
-    if _is_missing(pa, pb):
-        return 0.0
-    whole = _score(a.pixels, _fitted_kept(b.pixels, a.pixels.shape), BLOCK, by_blocks=False)
-    if whole <= 0:
-        return 0.0
-    return min(whole, _measures(pa, pb, DETAIL_BLOCK, tolerance=DETAIL_TOLERANCE))
+
+    def whole() -> float:
+        fitted = _fitted_kept(b.pixels, a.pixels.shape)
+        return _score(a.pixels, fitted, BLOCK, by_blocks=False)
+
+    def parts() -> tuple[np.ndarray, np.ndarray]:
+        pa = _framed_kept(detail_a, shape)
+        return pa, aligned(pa, _framed_kept(detail_b, shape), DETAIL_SLACK)
+
+    if _whole_first(shape, a.pixels):
+        value = whole()
+        if value < EXACT_FROM:
+            return 0.0
+        pa, pb = parts()
+        if _is_missing(pa, pb):
+            return 0.0
+    else:
+        pa, pb = parts()
+        if _is_missing(pa, pb):
+            return 0.0
+        value = whole()
+        if value < EXACT_FROM:
+            return 0.0
+    return min(value, _measures(pa, pb, DETAIL_BLOCK, tolerance=DETAIL_TOLERANCE))
+
+
+def _whole_first(shape: tuple[int, int], pixels: np.ndarray) -> bool:
+    """Whether two written parts framed to ``shape`` cost more to align than the whole
+    page ``pixels``: they hold more pixels (``_sparse_score``)."""
+    return shape[0] * shape[1] > pixels.size
 
 
 # The tolerance at DETAIL_SIDE: the same share of the page as ``TOLERANCE`` at ``SIDE``
@@ -943,16 +989,21 @@ def _measures(
         return 0.0
     near_a = _kept(pa, ("near", tolerance), lambda: _near_ink(pa, tolerance))
     near_b = _near_ink(pb, tolerance)
+    worst = 1.0
+    if by_blocks:
+        blocks = _block_scores(pa, pb, near_a, near_b, block)
+        # The worst part of the page, one in twenty of them let go: a digit of another page
+        # number, another day in a date line, is a part of its own that does not match.
+        worst = float(np.sort(blocks)[len(blocks) // 20]) if len(blocks) else 1.0
+        # Every measure is 0 or more, so a worst part with none of its ink on the other's
+        # is the score, whatever the others (the most common verdict of two pages of one
+        # notebook that are not one page: bench/results-i38f.md), and they are not made.
+        if worst <= 0:
+            return 0.0
     covered_a = float(pa[near_b].sum()) / ink_a
     covered_b = float(pb[near_a].sum()) / ink_b
     centred_a = _kept(pa, ("centred", tolerance), lambda: _centred(_soft(pa, tolerance)))
     correlation = max(0.0, _ncc(centred_a, _centred(_soft(pb, tolerance))))
-    if not by_blocks:
-        return min(correlation, covered_a, covered_b)
-    blocks = _block_scores(pa, pb, near_a, near_b, block)
-    # The worst part of the page, one in twenty of them let go: a digit of another page
-    # number, another day in a date line, is a part of its own that does not match.
-    worst = float(np.sort(blocks)[len(blocks) // 20]) if len(blocks) else 1.0
     return min(correlation, covered_a, covered_b, worst)
 
 

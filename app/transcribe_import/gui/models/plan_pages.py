@@ -67,8 +67,10 @@ _Sideways = dict[str, api.Sideways]
 _Hinted = dict[str, list[api.PageHint]]
 
 
-# A notebook of more files than this has its hints found on a worker (see ``_hints``).
-HINTS_HERE_AT_MOST = 500
+# A notebook of more files than this has its hints found on a worker (see ``_hints``). The
+# first time a plan's pages are read (a plan just opened), 500 files were 35-120 ms of the
+# window's thread (bench/results-i38o.md), as a plan of 100,000 pages was shown; 50, a few.
+HINTS_HERE_AT_MOST = 50
 
 
 def hints_of(item: PlanItem, hints: frozenset[api.Hint]) -> tuple[_Sideways, _Hinted]:
