@@ -17,6 +17,21 @@ in the page cache (an untimed walk first):
               scale (1/8, libjpeg's DCT scaling) and nothing else, in one process, and the
               same spread over two processes (plan uses both cores)
 
+With ``--warm``, the sides a person pays over and over, on a corpus an earlier cold plan of the
+same shelf made and kept under bench/_work/warm-N/ (``data/`` and ``plan.json``; made by this
+bench's cold plan if missing, what made it written in its ``made.txt``), each run on a fresh
+copy of it in the system's temp folder (the kept corpus is never used in place):
+
+  hash walk          as above
+  plan again, first  ``plan`` of the shelf in the copy: its looks and verdicts kept, its scan
+                     cache as the cold plan left it (none, if an older app made it)
+  plan again         the same ``plan`` once more in the same copy: what a person pays for Scan
+                     Again, a plan made again after an edit
+  validate           ``validate`` of plan again's plan
+
+so the warm sides of 20,000 pages are measured in minutes, without the cold plan's quarter of
+an hour.
+
 Each side's wall time, CPU (the child's user + system time, every thread and process it
 started) and peak RSS (the largest of the child's processes, from ``wait4``). Reported: plan
 and validate over the walk (wall), CPU growth from the smallest shelf to each larger one
@@ -25,10 +40,12 @@ CPU). Figures go to standard output as a Markdown
 table; the lead folds them into bench/RESULTS.md.
 
     PYTHONPATH=app .venv/bin/python bench/bench_shelf.py [--pages 5000 20000] [--repeat 1]
-        [--before /tmp/base/app]
+        [--before /tmp/base/app] [--warm] [--tag NAME]
 
 ``--before``: the app/ folder of another tree (``git archive BASE app | tar -x -C /tmp/base``),
 measured in the same run, each of its runs just before this tree's, for a before/after.
+``--tag``: a name for the file the sides' standard error goes to (bench/_work/last-side-NAME.err),
+so that benches run at once do not write one file.
 """
 
 from __future__ import annotations
@@ -193,13 +210,17 @@ def side(argv: list[str], env: dict[str, str]) -> dict[str, float]:
     }
 
 
+# The file the sides' standard error goes to (``--tag``).
+ERR_FILE = {"name": "last-side.err"}
+
+
 def _quiet() -> list[tuple[int, int, str, int, int]]:
     return [
         (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
         (
             os.POSIX_SPAWN_OPEN,
             2,
-            str(WORK / "last-side.err"),
+            str(WORK / ERR_FILE["name"]),
             os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
             0o644,
         ),
@@ -281,6 +302,91 @@ def measure(pages: int, app: Path = APP) -> dict[str, float]:
     }
 
 
+def warm_path(pages: int) -> Path:
+    return WORK / f"warm-{pages}"
+
+
+def make_warm(pages: int, app: Path, env: dict[str, str]) -> Path:
+    """The corpus a cold ``plan`` of the shelf of ``pages`` made (its looks, verdicts and, for
+    an app that keeps one, scan cache), kept under bench/_work/warm-N/ once made; what made
+    it is in its made.txt."""
+    warm = warm_path(pages)
+    if (warm / "plan.json").exists():
+        return warm
+    if warm.exists():
+        shutil.rmtree(warm)  # a cold plan stopped part way: made again
+    warm.mkdir(parents=True)
+    cli = [sys.executable, "-m", "transcribe_import", "--data-dir", str(warm / "data")]
+    cold = side([*cli, "plan", str(shelf_path(pages)), "-o", str(warm / "plan.json")], env)
+    (warm / "made.txt").write_text(
+        f"made {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by bench_shelf.py --warm: "
+        f"transcribe-import plan {shelf_path(pages)} of the app in {app}, "
+        f"{cold['wall']:.0f} s wall, {cold['cpu']:.0f} s CPU\n"
+    )
+    return warm
+
+
+def measure_warm(pages: int, app: Path = APP) -> dict[str, float]:
+    """The warm sides of the shelf of ``pages`` for the app in ``app``, on a copy of its
+    warm corpus."""
+    root = make_shelf(pages)
+    compileall.compile_dir(app, quiet=1)
+    env = {**os.environ, "PYTHONPATH": str(app)}
+    warm = make_warm(pages, app, env)
+    side_hashwalk(root)
+    py = sys.executable
+    walk = side([py, __file__, "--walk", str(root)], env)
+    with tempfile.TemporaryDirectory(prefix="bench-shelf-warm-") as tmp:
+        data = Path(tmp) / "data"
+        shutil.copytree(warm / "data", data, symlinks=True)
+        cli = [py, "-m", "transcribe_import", "--data-dir", str(data)]
+        first = side([*cli, "plan", str(root), "-o", str(Path(tmp) / "first.json")], env)
+        again_file = Path(tmp) / "again.json"
+        again = side([*cli, "plan", str(root), "-o", str(again_file)], env)
+        validate = side([*cli, "validate", str(again_file)], env)
+    return {
+        "pages": pages,
+        "walk": walk["wall"],
+        "walk_cpu": walk["cpu"],
+        "first": first["wall"],
+        "first_cpu": first["cpu"],
+        "again": again["wall"],
+        "again_cpu": again["cpu"],
+        "again_rss": again["rss_mib"],
+        "validate": validate["wall"],
+        "validate_cpu": validate["cpu"],
+        "validate_rss": validate["rss_mib"],
+    }
+
+
+def warm_table(rows: list[dict[str, float]]) -> str:
+    first = rows[0]
+    out = [
+        "| pages | hash walk (wall, CPU) | plan again, first (wall, CPU) | plan again (wall, CPU) "
+        "| plan again / walk (wall, CPU) | validate (wall, CPU) | validate / walk (wall, CPU) "
+        "| CPU growth plan again, validate (pages) | peak RSS plan again, validate |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in rows:
+        growth = (
+            "-"
+            if r is first
+            else f"{r['again_cpu'] / first['again_cpu']:.2f}x, "
+            f"{r['validate_cpu'] / first['validate_cpu']:.2f}x "
+            f"({r['pages'] / first['pages']:.0f}x)"
+        )
+        out.append(
+            f"| {r['pages']:,} | {r['walk']:.2f} s, {r['walk_cpu']:.2f} s "
+            f"| {r['first']:.1f} s, {r['first_cpu']:.1f} s "
+            f"| {r['again']:.1f} s, {r['again_cpu']:.1f} s "
+            f"| **{r['again'] / r['walk']:.1f}x, {r['again_cpu'] / r['walk_cpu']:.1f}x** "
+            f"| {r['validate']:.1f} s, {r['validate_cpu']:.1f} s "
+            f"| {r['validate'] / r['walk']:.1f}x, {r['validate_cpu'] / r['walk_cpu']:.1f}x "
+            f"| {growth} | {r['again_rss']:.0f} MiB, {r['validate_rss']:.0f} MiB |"
+        )
+    return "\n".join(out)
+
+
 def table(rows: list[dict[str, float]]) -> str:
     first = rows[0]
     out = [
@@ -327,7 +433,13 @@ def main() -> None:
     ap.add_argument("--processes", type=int, default=1, help=argparse.SUPPRESS)
     ap.add_argument("--make", action="store_true", help="only make the shelves")
     ap.add_argument("--before", type=Path, help="another tree's app/ folder, measured too")
+    ap.add_argument(
+        "--warm", action="store_true", help="plan again and validate on a kept warm corpus"
+    )
+    ap.add_argument("--tag", help="names the sides' error file: last-side-TAG.err")
     args = ap.parse_args()
+    if args.tag:
+        ERR_FILE["name"] = f"last-side-{args.tag}.err"
     if args.walk is not None:
         side_hashwalk(args.walk)
         return
@@ -347,7 +459,7 @@ def main() -> None:
         runs: dict[str, list[dict[str, float]]] = {name: [] for name, _app in trees}
         for _ in range(args.repeat):
             for name, app in trees:  # alternated: both sides see the same load
-                runs[name].append(measure(pages, app))
+                runs[name].append(measure_warm(pages, app) if args.warm else measure(pages, app))
                 print(name, json.dumps(runs[name][-1]), file=sys.stderr)
         for name, done in runs.items():
             rows[name].append({k: statistics.median(r[k] for r in done) for k in done[0]})
@@ -358,7 +470,7 @@ def main() -> None:
     )
     for name, app in trees:
         print(f"{name} ({app}):\n")
-        print(table(rows[name]) + "\n")
+        print((warm_table if args.warm else table)(rows[name]) + "\n")
 
 
 if __name__ == "__main__":

@@ -66,6 +66,22 @@ def test_a_linked_look_cache_file_is_never_appended_to(tmp_path: Path) -> None:
     _doctor_names(data, link)
 
 
+def test_a_linked_scan_cache_is_never_appended_to(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    _plan(data, tmp_path)
+    kept = data / "corpus" / "cache" / "scans-v1.jsonl"
+    outside = tmp_path / "elsewhere-scans.jsonl"
+    outside.write_bytes(kept.read_bytes())
+    kept.unlink()
+    kept.symlink_to(outside)
+    lines = outside.read_bytes()
+
+    _plan(data, tmp_path)  # its files written again: new lines, none through the link
+
+    assert outside.read_bytes() == lines
+    _doctor_names(data, kept)
+
+
 def _committed_then_notebooks_linked(tmp_path: Path) -> tuple[Path, str, Path]:
     """A run committed, then ``corpus/notebooks`` moved out and replaced by a link to it."""
     data = tmp_path / "data"

@@ -4,6 +4,8 @@ keeps the looks it made, and the next decodes only the rest."""
 
 from __future__ import annotations
 
+import hashlib
+import os
 import signal
 from pathlib import Path
 
@@ -14,11 +16,12 @@ from transcribe_import.cli import main
 from transcribe_import.engine.media import ink, lookalike, page_measures
 from transcribe_import.engine.planning import inks, look_pass
 from transcribe_import.engine.planning.look_cache import CACHE_FILE
+from transcribe_import.engine.planning.scan_cache import CACHE_FILE as SCANS_FILE
 from transcribe_import.engine.storage.corpus import Corpus
 
 from helpers import holding
-from helpers.cli import Exit, run_cli, start_cli
-from helpers.counting import LIMIT, counted, growth, tiny_shelf
+from helpers.cli import Exit, assert_doctor_clean, ok, run_cli, start_cli
+from helpers.counting import LIMIT, FileReads, aged, counted, growth, tiny_shelf
 from helpers.lookalike_set import Rescan, notebook_scan, rescan_file, save_jpeg
 
 PAGES = 4  # the diary's pages; the rescan of page 3 is a fifth file
@@ -169,3 +172,91 @@ def test_plan_made_again_grows_in_a_straight_line_with_the_shelf(
         assert capsys.readouterr().out.splitlines()[-1] != ""
         calls.append(made)
     assert growth(calls) <= LIMIT, calls
+
+
+@pytest.fixture
+def old_shelf(shelf: Path) -> Path:
+    """The shelf's files last modified an hour ago: none racy in the scan cache."""
+    for path in shelf.rglob("*.jpg"):
+        aged(path)
+    return shelf
+
+
+def test_a_shelf_planned_again_reads_no_file(
+    old_shelf: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every file was read, hashed and probed by the first plan; the second, and its
+    validation, and `validate` of its plan, stat them and take the rest from the corpus's
+    scan cache."""
+    reads = FileReads(monkeypatch)
+    assert main(["plan", str(old_shelf), "-o", str(tmp_path / "first.json")]) == 0
+    names = ["01.jpg", "02.jpg", "03.jpg", "04.jpg", "p3.jpg"]
+    read, probed = reads.taken()
+    assert sorted(set(read)) == names, "by the scan, and by the look pass for the looks"
+    assert probed == names, "by the scan; its validation took them from the scan cache"
+    assert main(["plan", str(old_shelf), "-o", str(tmp_path / "again.json")]) == 0
+    assert reads.taken() == ([], [])
+    assert main(["validate", str(tmp_path / "again.json")]) == 0
+    assert reads.taken() == ([], [])
+    first, again = (orjson.loads((tmp_path / n).read_bytes()) for n in ("first.json", "again.json"))
+    assert _sources(again) == _sources(first)
+
+
+def _sources(doc: dict[str, object]) -> list[tuple[object, ...]]:
+    items = doc["items"]
+    assert isinstance(items, list)
+    return sorted(
+        (s["sha256"], s["media_type"], s["provenance"]["rel"], len(s["pages"]))
+        for it in items
+        for s in it["sources"]
+    )
+
+
+def _as_if_no_change_time(data_dir: Path, path: Path) -> None:
+    """Write the scan cache as a file system would have it whose change time does not move
+    when a file is written (Windows reports the creation time there): ``path``'s line
+    given the change time it has now."""
+    cache = Corpus.open(data_dir).root / SCANS_FILE
+    lines = [orjson.loads(line) for line in cache.read_bytes().splitlines()]
+    for line in lines:
+        if line[1] == str(path):
+            line[6] = path.stat().st_ctime_ns
+    cache.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+
+
+def test_a_file_changed_behind_an_unchanged_stat_is_refused_by_commit(
+    old_shelf: Path, tmp_path: Path, data_dir: Path
+) -> None:
+    """What the scan cache cannot see, commit's staging does: it hashes each source as it
+    copies it and refuses one whose bytes are not the ones planned, naming it and saying
+    what to do; nothing of its notebook lands, and the next plan reads that file again."""
+    ok(run_cli(data_dir, "plan", str(old_shelf), "-o", str(tmp_path / "first.json")))
+    page = old_shelf / "Diary" / "02.jpg"
+    st = page.stat()
+    data = bytearray(page.read_bytes())
+    data[-3] ^= 0xFF  # other bytes, the same size
+    page.write_bytes(bytes(data))
+    os.utime(page, ns=(st.st_atime_ns, st.st_mtime_ns))
+    _as_if_no_change_time(data_dir, page)
+
+    trusted = tmp_path / "trusted.json"
+    ok(run_cli(data_dir, "plan", str(old_shelf), "-o", str(trusted)))
+    first = _sources(orjson.loads((tmp_path / "first.json").read_bytes()))
+    assert _sources(orjson.loads(trusted.read_bytes())) == first, "the stale hash trusted"
+    refused = run_cli(data_dir, "commit", str(trusted))
+    assert refused.returncode != 0
+    assert (
+        f"{page} changed since it was scanned (its contents are different). To import the "
+        "folder as it is now, scan it again" in refused.stdout + refused.stderr
+    )
+    assert "1 notebook complete, 0 incomplete" in refused.stdout  # the Rescans, whole
+    assert "1 failed" in refused.stdout
+    assert_doctor_clean(data_dir)
+    listed = ok(run_cli(data_dir, "notebooks")).stdout
+    assert "Rescans" in listed and "Diary" not in listed, "nothing of the Diary landed"
+
+    again = tmp_path / "again.json"
+    ok(run_cli(data_dir, "plan", str(old_shelf), "-o", str(again)))
+    shas = {s[2]: s[0] for s in _sources(orjson.loads(again.read_bytes()))}
+    assert shas["shelf/Diary/02.jpg"] == hashlib.sha256(page.read_bytes()).hexdigest()
+    ok(run_cli(data_dir, "commit", str(again)))

@@ -100,6 +100,7 @@ def plan_paths(
     from transcribe_import.engine.planning.plan import DEFAULT_POLICY_ID
     from transcribe_import.engine.planning.planner import build_plan
     from transcribe_import.engine.planning.scan import DEFAULT_SETTINGS, ScanCancelled, run_scan
+    from transcribe_import.engine.planning.scan_cache import ScanCache
 
     r = request
     if mode_for(r.roots, r.mode).name is ModeName.BAG:
@@ -112,6 +113,8 @@ def plan_paths(
             settings=r.settings or DEFAULT_SETTINGS,
             workers=r.workers,
             should_stop=should_stop,
+            # A file the corpus's scan cache holds unchanged is not read again.
+            cache=None if corpus is None else ScanCache(corpus.root),
         )
     except ScanCancelled:
         return None

@@ -10,11 +10,13 @@ Two phases, both streamed as ``ScanProgress`` from one generator:
   it (``check.read_once``), then ``decode.probe`` of the bytes read: magic-byte sniff,
   headers, and the check that its data would decode at commit, as cheap as its format
   allows (``media/check.py``). A file that cannot be used keeps its place with a
-  ``problem``: the planner decides about it.
+  ``problem``: the planner decides about it. With the corpus's scan cache
+  (``scan_cache.py``), a file whose stat is the one recorded when it was last read is
+  taken from there instead, unread.
 
-Nothing here writes to the disk or imports Qt. About 600 lines, over the usual 500: the
-two phases are one generator sharing the file records, the progress throttle and the
-cancel checks, and the walk's pieces are only ever used together.
+Nothing here writes to the disk but the scan cache's lines, nor imports Qt. About 800 lines,
+over the usual 500: the two phases are one generator sharing the file records, the progress
+throttle and the cancel checks, and the walk's pieces are only ever used together.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from transcribe_import.engine.base.text import (
 )
 from transcribe_import.engine.media import check, decode, lookalike
 from transcribe_import.engine.media.kinds import PAGE_FILE_SUFFIXES, MediaInfo, RenderSettings
+from transcribe_import.engine.planning import scan_cache
 from transcribe_import.engine.planning.scan_progress import ScanPhase, ScanProgress
 from transcribe_import.engine.storage import fsio
 from transcribe_import.engine.storage.corpus import CORPUS_FILE, CORPUS_FORMAT
@@ -82,10 +85,19 @@ class FoundFile:
     rel: str  # relative to the root's parent, "/"-separated, NFC
     size: int
     mtime_ns: int
+    # The rest of the file's identity (scan_cache.Identity): a file whose identity is what
+    # the corpus's scan cache recorded is not read again.
+    dev: int = 0
+    ino: int = 0
+    ctime_ns: int = 0
 
     @property
     def path(self) -> Path:
         return Path(self.fspath)
+
+    @property
+    def identity(self) -> scan_cache.Identity:
+        return scan_cache.Identity(self.dev, self.ino, self.size, self.mtime_ns, self.ctime_ns)
 
     @property
     def name(self) -> str:
@@ -283,7 +295,10 @@ class _Walker:
             self.ignore(path, rel, "file already scanned")
             return
         self.seen_paths.add(path)
-        self.found.append((index, FoundFile(path, root, rel, st.st_size, st.st_mtime_ns)))
+        found = FoundFile(
+            path, root, rel, st.st_size, st.st_mtime_ns, st.st_dev, st.st_ino, st.st_ctime_ns
+        )
+        self.found.append((index, found))
 
     def enter(self, path: str, rel: str, st: os.stat_result, parent: str | None) -> bool:
         """Whether the folder is new; if not, say why it is not entered again."""
@@ -616,16 +631,16 @@ def _inspect_batch(
 
 
 def _batches(
-    files: Sequence[FoundFile], workers: int
+    files: Sequence[tuple[int, FoundFile]], workers: int
 ) -> Generator[list[tuple[int, FoundFile]], None, None]:
     # At most a quarter of each worker's share of the bytes a batch, so a small shelf of big
     # scans is shared out evenly: with 64 MiB batches, 60 A4 pages (96 MiB) went two thirds
     # to one worker while the other sat idle (bench/bench_scan.py --a4).
-    total = sum(f.size for f in files)
+    total = sum(f.size for _, f in files)
     most = max(1, min(_BATCH_BYTES, total // (4 * workers)))
     batch: list[tuple[int, FoundFile]] = []
     size = 0
-    for i, f in enumerate(files):
+    for i, f in files:
         batch.append((i, f))
         size += f.size
         if len(batch) >= _BATCH_FILES or size >= most:
@@ -635,12 +650,88 @@ def _batches(
         yield batch
 
 
+def _from_cache(found: FoundFile, kept: scan_cache.Scanned) -> ScannedFile:
+    """The file as its last read found it (its identity unchanged since: scan_cache)."""
+    return ScannedFile(
+        path=found.path,
+        root=found.root,
+        rel=found.rel,
+        size=found.size,
+        mtime=utc_from_ns(found.mtime_ns),
+        mtime_ns=found.mtime_ns,
+        media_type=kept.media_type,
+        page_count=kept.page_count,
+        captured_at=kept.captured_at,
+        width=kept.width,
+        height=kept.height,
+        sha256=kept.sha256,
+        problem=None,
+        looks=kept.looks,
+        dpi=kept.dpi,
+    )
+
+
+def _to_keep(found: FoundFile, f: ScannedFile, settings: str) -> scan_cache.Trusted | None:
+    """What the scan cache keeps of a file just read: only a usable one (a problem is looked
+    at again each time), with the identity the walk saw before the read, so a file
+    written while it was read has moved on from it and is read again next time."""
+    if f.problem is not None or f.sha256 is None or f.media_type is None or f.page_count < 1:
+        return None
+    kept = scan_cache.Scanned(
+        f.sha256, f.media_type, f.page_count, f.captured_at, f.width, f.height, f.dpi, f.looks
+    )
+    return scan_cache.Trusted(found.fspath, found.identity, 0, settings, kept)
+
+
+class _Keeper:
+    """The lines a scan gives its cache, appended a few hundred at a time as files are read
+    (a scan stopped part way keeps what it read), each recorded at the time it is written:
+    the racy rule compares a file's time with that."""
+
+    EVERY = 512
+
+    def __init__(self, cache: scan_cache.ScanCache | None) -> None:
+        self.cache = cache
+        self.waiting: list[scan_cache.Trusted] = []
+
+    def add(self, entry: scan_cache.Trusted | None) -> None:
+        if self.cache is None or entry is None:
+            return
+        self.waiting.append(entry)
+        if len(self.waiting) >= self.EVERY:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.cache is None or not self.waiting:
+            return
+        at = scan_cache.now_ns()
+        self.cache.add(replace(entry, recorded_ns=at) for entry in self.waiting)
+        self.waiting = []
+
+
+def _trusted(
+    files: Sequence[FoundFile], cache: scan_cache.ScanCache | None, settings: str
+) -> dict[int, ScannedFile]:
+    """The files (by index) the scan cache holds unchanged: taken from it, not read."""
+    if cache is None or not files:
+        return {}
+    kept = cache.read([f.fspath for f in files])
+    now = scan_cache.now_ns()
+    out: dict[int, ScannedFile] = {}
+    for i, f in enumerate(files):
+        entry = kept.get(f.fspath)
+        if entry is not None and entry.holds(f.identity, settings, now):
+            out[i] = _from_cache(f, entry.found)
+    return out
+
+
 def scan(
     roots: Sequence[Path],
     *,
     settings: RenderSettings = DEFAULT_SETTINGS,
     workers: int = 2,
     should_stop: Callable[[], bool] | None = None,
+    cache: scan_cache.ScanCache | None = None,
 ) -> Generator[ScanProgress, None, ScanResult]:
     """Walk ``roots``, then sniff, probe and hash every page file on ``workers`` threads.
 
@@ -650,15 +741,25 @@ def scan(
     exist, and
     ``ScanCancelled`` soon after ``should_stop()`` turns true: it is asked per folder
     while walking and at least every 50 ms while inspecting.
+
+    ``cache``: the corpus's scan cache; a file it holds with the identity the walk just
+    saw is taken from it unread (``scan_cache.Trusted.holds``), and each usable file read
+    is added to it. None: every file is read.
     """
     walked = yield from walk(roots, should_stop=should_stop)
     files = walked.files
     total = len(files)
+    token = scan_cache.settings_token(settings)
+    known = _trusted(files, cache, token)
     results: list[ScannedFile | None] = [None] * total
+    for i, scanned in known.items():
+        results[i] = scanned
+    to_read = [(i, f) for i, f in enumerate(files) if i not in known]
+    keeper = _Keeper(cache)
     stop = threading.Event()
     throttle = _Throttle()
-    inspected = 0
-    batches = _batches(files, max(1, workers))
+    inspected = len(known)
+    batches = _batches(to_read, max(1, workers))
     executor = ThreadPoolExecutor(max(1, workers), thread_name_prefix="scan")
     pending: set[Future[list[tuple[int, ScannedFile]]]] = set()
     try:
@@ -680,6 +781,7 @@ def scan(
                 pending.discard(future)
                 for i, scanned in future.result():
                     results[i] = scanned
+                    keeper.add(_to_keep(files[i], scanned, token))
                     inspected += 1
                     current = scanned.rel
             refill()
@@ -690,6 +792,7 @@ def scan(
         # for them means no read of the user's files outlives the scan.
         stop.set()
         executor.shutdown(wait=True, cancel_futures=True)
+        keeper.flush()  # what was read is kept, a scan stopped part way included
     yield ScanProgress(ScanPhase.INSPECTING, total, inspected, "")
     assert all(r is not None for r in results)
     return ScanResult(walked.roots, tuple(r for r in results if r is not None), walked.ignored)
@@ -702,7 +805,8 @@ def run_scan(
     settings: RenderSettings = DEFAULT_SETTINGS,
     workers: int = 2,
     should_stop: Callable[[], bool] | None = None,
+    cache: scan_cache.ScanCache | None = None,
 ) -> ScanResult:
     """Drive ``scan`` to the end, handing each progress event to ``on_progress``."""
-    work = scan(roots, settings=settings, workers=workers, should_stop=should_stop)
+    work = scan(roots, settings=settings, workers=workers, should_stop=should_stop, cache=cache)
     return drive(work, on_progress)

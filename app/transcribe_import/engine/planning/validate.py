@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import concurrent.futures
 import itertools
+import os
 from collections.abc import Callable, Mapping, Sequence, Set
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from transcribe_import.engine.base.errors import TranscribeError
@@ -32,6 +34,7 @@ from transcribe_import.engine.planning import (
     ordering,
     placement,
     reimport,
+    scan_cache,
     second_look,
 )
 from transcribe_import.engine.planning.plan import ImportPlan, Op, PlanItem, PlanSource
@@ -106,9 +109,10 @@ def validate(
     # objects the garbage collector walks, holding the GIL for a second, while a window
     # showing the plan waits.
     checks = ((it, s) for it in plan.items for s in it.sources if s.imported)
+    scanned = _Scanned.kept(corpus, plan, settings)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         while part := list(itertools.islice(checks, _CHECKS_AT_ONCE)):
-            results = pool.map(lambda pair: _source_problem(pair[0], pair[1], settings), part)
+            results = pool.map(lambda pair: _source_problem(pair[0], pair[1], scanned), part)
             problems.extend(p for p in results if p is not None)
             done += len(part)
             tell(done, total)
@@ -456,7 +460,37 @@ def _foreign_ids(doc: dict[str, Any], item: PlanItem, own: Set[str]) -> list[str
     return used
 
 
-def _source_problem(item: PlanItem, s: PlanSource, settings: RenderSettings) -> PlanProblem | None:
+@dataclass(frozen=True)
+class _Scanned:
+    """What the corpus's scan cache holds of a plan's files (planning/scan_cache.py), for
+    the source checks: a file whose stat is its line's, on the scan's own rule, and whose
+    line has the plan's sha256, is what its scan found, so its probe is not made again."""
+
+    settings: RenderSettings
+    token: str = ""
+    lines: Mapping[str, scan_cache.Trusted] = field(default_factory=dict)
+    now_ns: int = 0
+
+    @classmethod
+    def kept(cls, corpus: Corpus | None, plan: ImportPlan, settings: RenderSettings) -> _Scanned:
+        if corpus is None:
+            return cls(settings)  # every file probed, as with no scan cache
+        paths = [str(s.provenance.fs_path) for it in plan.items for s in it.sources if s.imported]
+        lines = scan_cache.ScanCache(corpus.root).read(paths)
+        return cls(settings, scan_cache.settings_token(settings), lines, scan_cache.now_ns())
+
+    def media(self, s: PlanSource, st: os.stat_result) -> tuple[str, int] | None:
+        """The media type and page count the scan found of ``s``, still true by the rule;
+        None when the file is to be probed."""
+        line = self.lines.get(str(s.provenance.fs_path))
+        if line is None or line.found.sha256 != s.sha256:
+            return None
+        if not line.holds(scan_cache.Identity.of(st), self.token, self.now_ns):
+            return None
+        return line.found.media_type, line.found.page_count
+
+
+def _source_problem(item: PlanItem, s: PlanSource, scanned: _Scanned) -> PlanProblem | None:
     path = s.provenance.fs_path
     shown = file_name(s) or str(path)
     try:
@@ -496,27 +530,33 @@ def _source_problem(item: PlanItem, s: PlanSource, settings: RenderSettings) -> 
             (Resolution.EXCLUDE,),
             files=(file_name(s),),
         )
-    try:
-        # Named by the path opened, not its rel: a hand-edited plan can make them differ.
-        info = decode.probe(path, settings, display_path=str(path), size=s.provenance.size)
-    except TranscribeError as exc:
-        return PlanProblem(
-            ProblemSeverity.ERROR,
-            ProblemCode.SOURCE_UNREADABLE,
-            item.item_id,
-            str(exc),
-            (s.source_id,),
-            str(path),
-            (Resolution.EXCLUDE,),
-            files=(file_name(s),),
-        )
+    media = scanned.media(s, st)
+    if media is None:
+        try:
+            # Named by the path opened, not its rel: a hand-edited plan can make them differ.
+            info = decode.probe(
+                path, scanned.settings, display_path=str(path), size=s.provenance.size
+            )
+        except TranscribeError as exc:
+            return PlanProblem(
+                ProblemSeverity.ERROR,
+                ProblemCode.SOURCE_UNREADABLE,
+                item.item_id,
+                str(exc),
+                (s.source_id,),
+                str(path),
+                (Resolution.EXCLUDE,),
+                files=(file_name(s),),
+            )
+        media = info.media_type, info.page_count
+    media_type, page_count = media
     wanted = max(p.page_index for p in s.pages) + 1
-    if info.media_type != s.media_type or info.page_count < wanted:
+    if media_type != s.media_type or page_count < wanted:
         return PlanProblem(
             ProblemSeverity.ERROR,
             ProblemCode.MEDIA_MISMATCH,
             item.item_id,
-            f"{shown} is {info.media_type} with {counted(info.page_count, 'page')}, but the plan "
+            f"{shown} is {media_type} with {counted(page_count, 'page')}, but the plan "
             f"expects {s.media_type} with at least {wanted}; plan again.",
             (s.source_id,),
             str(path),

@@ -58,6 +58,7 @@ from transcribe_import.engine.planning.plan import (
     PlanItem,
     PlanSource,
 )
+from transcribe_import.engine.planning.scan_cache import ScanCache
 from transcribe_import.engine.runs.incomplete import pages_by_run_item
 from transcribe_import.engine.runs.model import (
     AttemptSuperseded,
@@ -410,6 +411,10 @@ class _Executor:
         except TranscribeError as exc:
             if exc.code in RUN_INTERRUPTING:
                 raise
+            if exc.code is ErrorCode.SOURCE_CHANGED and exc.path:
+                # Its bytes are not the ones planned though its stat may be: the next scan
+                # must read it, not trust the scan cache's line (planning/scan_cache.py).
+                ScanCache(self.corpus.root).forget(exc.path)
             return self._failed(item, exc.code, str(exc), tuple(landed), tally, skipped)
         late = {str(d["source_id"]) for d in skipped}
         to_ingest = [s for s in to_ingest if s.source_id not in late]
