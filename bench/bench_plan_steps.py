@@ -8,7 +8,7 @@ warm-20000, its looks made), and the least ``time.process_time`` of the runs is 
 milliseconds. ``build_plan`` plans the plan's own files again as a scan would list them
 (nothing read from the disk, no corpus). The name readings ``ordering/names`` keeps are
 forgotten before the steps that read names, so each of those starts as a new process would.
-bench/results-i38p.md holds its figures.
+bench/RESULTS.md holds its figures.
 """
 
 from __future__ import annotations

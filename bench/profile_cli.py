@@ -9,7 +9,7 @@ main thread's CPU time, so other threads' work, the scan's reads, is not in it) 
 wall and CPU time; ``-`` for OUT runs it without the profiler. With ``TRANSCRIBE_BENCH_SAME=1``
 every new id comes from seeded random bytes and the plan's ``created_at`` is fixed, so a plan
 made twice is the same file byte for byte (``cmp``): how a cut is shown to change no output.
-``--parts`` prints the cumulative seconds of the plan's parts (bench/results-i38p.md).
+``--parts`` prints the cumulative seconds of the plan's parts (bench/RESULTS.md).
 """
 
 from __future__ import annotations

@@ -103,7 +103,7 @@ SPARSE = 0.1
 # Twice the ink's side: at 1024 pixels (a page at 100 dpi made a little smaller) a 5 and a
 # 6 of one hand, ten pixels tall, lie within a pixel of each other nearly everywhere; at
 # 2048 their strokes part by more than the tolerance where they differ, while a rescan's
-# strokes, aligned, stay on each other (bench/results-i33v.md).
+# strokes, aligned, stay on each other (bench/RESULTS.md).
 DETAIL_SIDE = 2048
 DETAIL_MARGIN = 32  # pixels of paper kept round the written part, at DETAIL_SIDE
 
@@ -649,7 +649,7 @@ def aligned(pa: np.ndarray, pb: np.ndarray, slack: int = TILE_SLACK) -> np.ndarr
 
 # What is made from one page's ink alone for its verifications (its quarter and half, their
 # spectra and zooms, its tiles' spectra, its dilated ink, its blurred copy, its block sums) is
-# kept for the next pairs it is in: a shelf's page is in some six (bench/results-i38v.md),
+# kept for the next pairs it is in: a shelf's page is in some six (bench/RESULTS.md),
 # and ``inks.score_many`` hands a worker a page's pairs together. Kept by the array's
 # identity (the entry holds the array, so its id is not reused while kept), the most recently
 # used up to ``DERIVED_BYTES`` in each process (the main one and each worker): some 6 MiB a
@@ -852,7 +852,7 @@ def _sparse_score(a: Ink, b: Ink, detail_a: np.ndarray, detail_b: np.ndarray) ->
     whichever of the two is found first, the score is the same. The cheaper goes first:
     a written part that covers more pixels at ``DETAIL_SIDE`` than the whole page at
     ``SIDE`` (a few lines of writing) costs more to align than the whole page (2.5 times on
-    the 500-page shelf, bench/results-i38f.md), so its whole page is scored first, and most
+    the 500-page shelf, bench/RESULTS.md), so its whole page is scored first, and most
     such pairs that are not one page are turned down there without their written parts
     being aligned; a small written part (a page number, a date line) is aligned first, and
     a part missing turns the pair down without the whole pages being aligned."""
@@ -997,7 +997,7 @@ def _measures(
         worst = float(np.sort(blocks)[len(blocks) // 20]) if len(blocks) else 1.0
         # Every measure is 0 or more, so a worst part with none of its ink on the other's
         # is the score, whatever the others (the most common verdict of two pages of one
-        # notebook that are not one page: bench/results-i38f.md), and they are not made.
+        # notebook that are not one page: bench/RESULTS.md), and they are not made.
         if worst <= 0:
             return 0.0
     covered_a = float(pa[near_b].sum()) / ink_a

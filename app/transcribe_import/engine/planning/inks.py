@@ -7,7 +7,7 @@ another session) is made when a candidate pair asks for it, from a small decode 
 file: the JPEG at a fraction, a PNG or TIFF whole (the page's file in the corpus, or the
 plan's file, its bytes checked against its sha256 first). Only candidate pairs ask: a
 third of a shelf of handwritten pages, whose sparse pages' looks crowd together
-(bench/results-i38p.md); a plan's are made by ``score_many``'s worker processes.
+(bench/RESULTS.md); a plan's are made by ``score_many``'s worker processes.
 
 Inks are kept as bytes (one byte a pixel), compressed (a page's ink is mostly paper, 0:
 some 185 kB a page at 512 pixels shrinks to some 15 kB), the most recent up to
@@ -47,7 +47,7 @@ log = logging.getLogger(__name__)
 # asks for them (about a third of a shelf's pages are candidates).
 LIMIT_BYTES = 256 * 2**20
 # zlib's fastest level: 0.6 ms to pack a page's ink and 0.25 ms to unpack it, where making
-# it again from the file is 10-50 ms (bench/results-i38p.md).
+# it again from the file is 10-50 ms (bench/RESULTS.md).
 PACK_LEVEL = 1
 ENTRY_BYTES = 200  # an entry's key, its place in the order and its record, about
 

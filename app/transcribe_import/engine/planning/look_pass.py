@@ -198,7 +198,7 @@ def _pool(workers: int, pages: int) -> tuple[Executor, int, bool]:
     inks are kept where they are made (threads of this process); a worker process sends
     its pages' inks back packed instead (some 15 kB a page), which this process keeps: the
     verifications of a shelf ask for a third of its pages, which would each be decoded a
-    second time (bench/results-i38p.md)."""
+    second time (bench/RESULTS.md)."""
     if workers > 1 and pages >= PROCESSES_FROM:
         try:
             pool = ProcessPoolExecutor(workers, **worker_options())  # spawned (see there)

@@ -69,7 +69,7 @@ _Hinted = dict[str, list[api.PageHint]]
 
 # A notebook of more files than this has its hints found on a worker (see ``_hints``). The
 # first time a plan's pages are read (a plan just opened), 500 files were 35-120 ms of the
-# window's thread (bench/results-i38o.md), as a plan of 100,000 pages was shown; 50, a few.
+# window's thread (bench/RESULTS.md), as a plan of 100,000 pages was shown; 50, a few.
 HINTS_HERE_AT_MOST = 50
 
 
