@@ -8,7 +8,7 @@ plan under review, validated and its look pass ended. Each gap of the 10 ms hear
 in (gui_stalls.ThreadClock), the window's own first.
 
     PYTHONPATH=app .venv/bin/python bench/bench_gui_open.py --data DIR --plan PLAN.json
-        [--repeat 3] [--over 60] [--switch-interval-ms MS] [--tasks-below]
+        [--repeat 3] [--over 60] [--switch-interval-ms MS] [--tasks-at-its-level]
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ def main() -> None:
     ap.add_argument("--over", type=float, default=60.0)
     ap.add_argument("--switch-interval-ms", type=float)
     ap.add_argument(
-        "--tasks-below",
+        "--tasks-at-its-level",
         action="store_true",
-        help="the window's one-call tasks below its thread, as before (to compare)",
+        help="the window's one-call tasks at its thread's level, not below it (to compare)",
     )
     args = ap.parse_args()
 
@@ -44,8 +44,8 @@ def main() -> None:
     from transcribe_import.gui.workers import EngineTask
 
     application()
-    EngineTask.runs_below = args.tasks_below
-    print(f"one-call tasks {'below the window' if args.tasks_below else 'at its level'}")
+    EngineTask.runs_below = not args.tasks_at_its_level
+    print(f"one-call tasks {'below the window' if EngineTask.runs_below else 'at its level'}")
     if args.switch_interval_ms is not None:
         sys.setswitchinterval(args.switch_interval_ms / 1000)
     print(f"switch interval {sys.getswitchinterval() * 1000:g} ms", flush=True)

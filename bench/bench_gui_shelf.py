@@ -25,7 +25,7 @@ rescans' verification to run, so its cost (bench_validate_shelf.py) is not in th
 
     PYTHONPATH=app .venv/bin/python bench/bench_gui_shelf.py [--notebooks 190 --pages 500
         --big 5000] [--frame-ms 30] [--out bench/results-NAME.md] [--stacks]
-        [--background-steps N] [--tasks-below]
+        [--background-steps N] [--tasks-at-its-level]
 """
 
 from __future__ import annotations
@@ -291,10 +291,10 @@ def main() -> None:
         "0: as the window's thread, to compare)",
     )
     ap.add_argument(
-        "--tasks-below",
+        "--tasks-at-its-level",
         action="store_true",
-        help="the window's one-call tasks (EngineTask) below its thread too, as before the "
-        "change that keeps them at its level (to compare in the same load)",
+        help="the window's one-call tasks (EngineTask) at its thread's level, not below it "
+        "(to compare in the same load)",
     )
     args = ap.parse_args()
 
@@ -305,8 +305,8 @@ def main() -> None:
     application()
     steps_below = BACKGROUND_STEPS if args.background_steps is None else args.background_steps
     background.run_below(steps_below)
-    if args.tasks_below:
-        EngineTask.runs_below = True
+    if args.tasks_at_its_level:
+        EngineTask.runs_below = False
     print(
         f"the window's workers {steps_below} steps of niceness below its thread; its one-call "
         f"tasks {'below it too' if EngineTask.runs_below else 'at its level'}",

@@ -271,13 +271,12 @@ class Worker(QThread):
     # Scans and one-call tasks rest the garbage collector while they run (_CollectorPause);
     # a commit, which may run for hours and whose pace is set by the disk, does not.
     pauses_collector = True
-    # Whether the thread runs below the window's (base/background): a scan's or a commit's,
-    # whose time goes mostly to reading, hashing and copying files with the GIL let go. A
-    # one-call task (EngineTask) runs Python nearly all along, holding the GIL the window's
-    # thread needs for each event: lowered, the scheduler let it sit off a core holding it
-    # on a busy machine, and the window waited asleep for the GIL (50-70 ms at a time while
-    # a plan of 100,000 pages was validated, bench/bench_gui_open.py). Its worker processes
-    # (the look pass, the verification) have GILs of their own and run below either way.
+    # Whether the thread runs below the window's (base/background). Every worker does, the
+    # one-call tasks (EngineTask) included: their Python holds the GIL the window's thread
+    # needs, and running them at the window's level instead was tried (a lowered holder can
+    # sit off a core on a busy machine), but in the same hour at the same load the window's
+    # worst gaps were larger that way in 4 of 6 steps of bench_gui_shelf.py and in 3 of 4
+    # Open Plan… of bench_gui_open.py (bench/RESULTS.md). A subclass may say False.
     runs_below = True
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -338,7 +337,6 @@ class EngineTask(Worker):
 
     done = Signal(object)
     progress = Signal(object)
-    runs_below = False  # Python all along: at the window's level, or it holds the GIL off a core
 
     def __init__(self, fn: Callable[..., Any], *args: Any, parent: QObject | None = None) -> None:
         super().__init__(parent)
