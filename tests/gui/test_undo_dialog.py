@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -325,3 +326,38 @@ def test_the_trash_says_which_entry_stopped_half_way_and_its_button_finishes_it(
     qtbot.waitUntil(lambda: trash.list.count() == 0, timeout=TIMEOUT_MS)
     assert RunStore(corpus).load(entries[back]).status is RunStatus.COMPLETE
     trash.accept()
+
+
+def test_undo_clicked_while_the_previews_thread_is_still_busy_is_not_dropped(
+    qtbot: QtBot,
+    window: MainWindow,
+    corpus: Corpus,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+):
+    """The preview's answer enables Undo Import a moment before its thread has ended; a click
+    in that moment waits for the thread and then undoes (it was dropped: nothing happened,
+    seen once on a busy machine). Stood for here by a preview held back, the button enabled
+    while its thread is busy."""
+    plan = plan_for(corpus, make_shelf(tmp_path / "shelf", notebooks=1, pages=2))
+    run_id = commit_plan(corpus, plan).run_id
+    _select(qtbot, window, run_id)
+    release = threading.Event()
+    real = undo_dialog.preview_revert
+
+    def held_preview(c: Corpus, r: str) -> api.RevertPreview:
+        assert release.wait(TIMEOUT_MS / 1000)
+        return real(c, r)
+
+    monkeypatch.setattr(undo_dialog, "preview_revert", held_preview)
+    page = window.runs_page
+    qtbot.mouseClick(page.undo_button, Qt.MouseButton.LeftButton)
+    dialog = page.undo_dialog
+    assert dialog is not None and dialog._task.is_busy()
+    dialog.undo_button.setEnabled(True)
+    qtbot.mouseClick(dialog.undo_button, Qt.MouseButton.LeftButton)
+    with qtbot.waitSignal(dialog.reverted, timeout=TIMEOUT_MS):
+        release.set()
+    assert RunStore(corpus).load(run_id).status is RunStatus.REVERTED
+    assert not corpus.is_registered(plan.items[0].notebook_id)
+    dialog.accept()

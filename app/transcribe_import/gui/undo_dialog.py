@@ -141,6 +141,10 @@ class UndoDialog(QDialog):
         self._set_blocked([])
         self.headline.setText(self.tr("Looking at what this import wrote…"))
         self._task = TaskSlot(self, done=self._answered, failed=self._failed)
+        # Whether Undo (or Undo the Others) was clicked: once only. Not whether the slot is
+        # busy: the preview's thread may not have ended yet when its answer enables the
+        # button, and a click then waits for it (the slot runs it next), never dropped.
+        self._undo_asked = False
         self._task.run(preview_revert, corpus, run.run_id)
 
     def _set_blocked(self, lines: list[str]) -> None:
@@ -269,15 +273,17 @@ class UndoDialog(QDialog):
         self.close_button.setText(self.tr("&Keep It All"))
 
     def _others_clicked(self) -> None:
-        if self._task.is_busy():
+        if self._undo_asked:
             return
+        self._undo_asked = True
         self.others_button.setEnabled(False)
         self.headline.setText(self.tr("Undoing the notebooks nothing blocks…"))
         self._task.run(revert_run, self.corpus, self.run.run_id, True)
 
     def _undo_clicked(self) -> None:
-        if self._task.is_busy():
+        if self._undo_asked:
             return
+        self._undo_asked = True
         self.undo_button.setEnabled(False)
         self.headline.setText(self.tr("Undoing the import…"))
         self._task.run(revert_run, self.corpus, self.run.run_id)
