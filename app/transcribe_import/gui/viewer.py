@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from transcribe_import.engine.media.kinds import Turn
 from transcribe_import.engine.planning.plan import PlanSource
 from transcribe_import.gui.icons import turned
 from transcribe_import.gui.thumbnails import ThumbnailCache
@@ -272,6 +273,26 @@ class PageViewer(QWidget):
     def _on_ready(self, source_id: str, page_index: int) -> None:
         if any(s.source_id == source_id and i == page_index for s, i in self._pages):
             self._refresh()
+
+
+def turn_actions(
+    parent: QWidget, turn: Callable[[Turn], None], after: str
+) -> tuple[QAction, QAction]:
+    """Turn Right and Turn Left (Ctrl+R, Ctrl+Shift+R) of the page a viewer shows, for its
+    ``actions``: each calls ``turn`` with its step; ``after``: what becomes of the turn, said
+    in their tooltip after which keys do what."""
+    tr = parent.tr
+    right = QAction(tr("Turn &Right"), parent)
+    right.setShortcut(QKeySequence("Ctrl+R"))
+    right.triggered.connect(lambda: turn(Turn.QUARTER))
+    left = QAction(tr("Turn &Left"), parent)
+    left.setShortcut(QKeySequence("Ctrl+Shift+R"))
+    left.triggered.connect(lambda: turn(Turn.THREE_QUARTERS))
+    for action in (right, left):
+        action.setToolTip(
+            tr("Turn the page shown: right (Ctrl+R) or left (Ctrl+Shift+R).") + " " + after
+        )
+    return right, left
 
 
 class ViewerDialog(QDialog):

@@ -66,7 +66,7 @@ from transcribe_import.gui.pages.review_grid import (
     _IconList,
 )
 from transcribe_import.gui.thumbnails import ThumbnailCache
-from transcribe_import.gui.viewer import PREVIEW_SIDE, Page, Place, ViewerDialog
+from transcribe_import.gui.viewer import PREVIEW_SIDE, Page, Place, ViewerDialog, turn_actions
 from transcribe_import.gui.widgets import headline_label, push_button, selectable_text, table_view
 from transcribe_import.gui.wording import (
     ButtonWords,
@@ -255,21 +255,14 @@ class LibraryView(QWidget):
             self.addAction(action)
         # The same Turn in the viewer (a page shown large), on the page it shows: its own
         # actions, since the grid's turn the pages selected there, and live in the dialog.
-        self.viewer_turn_right_action = QAction(tr("Turn &Right"), self)
-        self.viewer_turn_right_action.setShortcut(QKeySequence("Ctrl+R"))
-        self.viewer_turn_right_action.triggered.connect(lambda: self._turn_shown(Turn.QUARTER))
-        self.viewer_turn_left_action = QAction(tr("Turn &Left"), self)
-        self.viewer_turn_left_action.setShortcut(QKeySequence("Ctrl+Shift+R"))
-        self.viewer_turn_left_action.triggered.connect(
-            lambda: self._turn_shown(Turn.THREE_QUARTERS)
+        self.viewer_turn_right_action, self.viewer_turn_left_action = turn_actions(
+            self,
+            self._turn_shown,
+            tr(
+                "The file stays as it is; the page as it was goes to History, and Undo Turn… "
+                "puts it back."
+            ),
         )
-        for action in (self.viewer_turn_right_action, self.viewer_turn_left_action):
-            action.setToolTip(
-                tr(
-                    "Turn the page shown: right (Ctrl+R) or left (Ctrl+Shift+R). The file stays "
-                    "as it is; the page as it was goes to History, and Undo Turn… puts it back."
-                )
-            )
         self._viewer_row_turned: int | None = None  # the page the viewer turned, shown again
         top = QHBoxLayout()
         top.addWidget(self.back_button)

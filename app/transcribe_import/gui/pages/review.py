@@ -60,7 +60,13 @@ from transcribe_import.gui.pages.review_parts import (
 )
 from transcribe_import.gui.session import ImportSession
 from transcribe_import.gui.thumbnails import ThumbnailCache
-from transcribe_import.gui.viewer import PREVIEW_SIDE, PageViewer, Place, ViewerDialog
+from transcribe_import.gui.viewer import (
+    PREVIEW_SIDE,
+    PageViewer,
+    Place,
+    ViewerDialog,
+    turn_actions,
+)
 from transcribe_import.gui.widgets import (
     ButtonRow,
     pane,
@@ -169,21 +175,11 @@ class ReviewPage(QWidget):
         self.turn_left_action = self._action(w.turn_left, self.edits.turn_left)
         # The same Turn in the full-window viewer, on the page(s) it shows (the first two
         # selected): its own actions, live in the dialog, as the library's viewer has them.
-        self.viewer_turn_right_action = QAction(tr("Turn &Right"), self)
-        self.viewer_turn_right_action.setShortcut(QKeySequence("Ctrl+R"))
-        self.viewer_turn_right_action.triggered.connect(lambda: self._turn_shown(Turn.QUARTER))
-        self.viewer_turn_left_action = QAction(tr("Turn &Left"), self)
-        self.viewer_turn_left_action.setShortcut(QKeySequence("Ctrl+Shift+R"))
-        self.viewer_turn_left_action.triggered.connect(
-            lambda: self._turn_shown(Turn.THREE_QUARTERS)
+        self.viewer_turn_right_action, self.viewer_turn_left_action = turn_actions(
+            self,
+            self._turn_shown,
+            tr("The plan keeps the turn, the file stays as it is; Undo (Ctrl+Z) takes it back."),
         )
-        for action in (self.viewer_turn_right_action, self.viewer_turn_left_action):
-            action.setToolTip(
-                tr(
-                    "Turn the page shown: right (Ctrl+R) or left (Ctrl+Shift+R). The plan keeps "
-                    "the turn, the file stays as it is; Undo (Ctrl+Z) takes it back."
-                )
-            )
         self.leave_out_blank_action = self._action(w.leave_out_blank, self.edits.leave_out_blank)
         self.validate_action = self._action(w.validate, self.validate_requested.emit)
         self.commit_action = self._action(w.commit, self.commit_requested.emit)
