@@ -170,7 +170,7 @@ def _revert_anew(
         if not plan.ok:
             raise RevertBlocked(plan, stage.earlier)
         if should_stop():
-            raise stopped(run_id, None)
+            raise stopped(corpus, run_id, None)
         revert_id = new_id()
         stage.started = True  # from here the run record may say that an undo was asked
         only = [n.notebook_id for n in plan.notebooks] if plan.partial else None
