@@ -566,7 +566,7 @@ class ImportFlow(QObject):
             # fingerprint of a 100,000-source plan takes the GUI thread most of a second.
             self.validate_plan()
             return
-        self.session.set_report(report)
+        self.session.set_report(report, validation.states)
         if self.session.report is report:
             errors, warnings = len(report.errors), len(report.warnings)
             if errors:

@@ -209,7 +209,7 @@ def validate_plan(
     report = api.validate_plan(
         corpus, plan, settings=settings, workers=workers, hints=hints, progress=told
     )
-    return Validation(plan, report)
+    return Validation(plan, report, api.item_states(plan, report))
 
 
 def keep_draft(corpus: Corpus, plan: ImportPlan) -> ImportPlan:
