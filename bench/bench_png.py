@@ -68,7 +68,7 @@ def main() -> None:
         f"at each zlib level and PNG filter (CPU seconds, best of {args.repeat}); size against "
         "Pillow's level-1 PNG of the same page, the renders before libvips (limit: 1.10). "
         f"Chosen for render revision {render_vips.PIPELINE}: level {chosen[0]}, filter "
-        f"{chosen[1]} (bench/RESULTS.md, the latest section on it, says why).",
+        f"{chosen[1]} (the history of bench/RESULTS.md, `git log -p`, says why).",
         "",
         "| page | level | filter | bytes | CPU s | size / Pillow |",
         "| --- | --- | --- | --- | --- | --- |",

@@ -104,8 +104,8 @@ def test_a_signal_stops_a_revert_between_two_moves_and_revert_finishes_it(
     assert revert.returncode == Exit.INTERRUPTED, err
     assert "Traceback" not in err and out == ""
     assert (
-        f"transcribe-import: The undo of run {run_id} was stopped at a safe point, 1 of 2 "
-        f"notebooks done; `transcribe-import revert {run_id}` finishes it"
+        f"transcribe-import: The undo of run {run_id[:8]} was stopped at a safe point, 1 of 2 "
+        f"notebooks done; `transcribe-import revert {run_id[:8]}` finishes it"
     ) in err
     # Half done, as said: one notebook's folder is in the trash, the other still in place.
     assert len(list((data / "corpus" / "notebooks").iterdir())) == 1

@@ -361,3 +361,47 @@ def test_undo_clicked_while_the_previews_thread_is_still_busy_is_not_dropped(
     assert RunStore(corpus).load(run_id).status is RunStatus.REVERTED
     assert not corpus.is_registered(plan.items[0].notebook_id)
     dialog.accept()
+
+
+def test_put_back_clicked_while_the_listings_thread_is_still_busy_is_not_dropped(
+    qtbot: QtBot,
+    window: MainWindow,
+    corpus: Corpus,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+):
+    """The listing's answer enables Put Back a moment before its thread has ended; a click in
+    that moment waits for the thread and then puts the import back (the undo dialog's bug,
+    which the trash had too). Stood for by a listing held back, the button enabled while its
+    thread is busy."""
+    plan = plan_for(corpus, make_shelf(tmp_path / "shelf", notebooks=1, pages=2))
+    run_id = commit_plan(corpus, plan).run_id
+    _select(qtbot, window, run_id)
+    dialog = _open_undo(qtbot, window)
+    with qtbot.waitSignal(dialog.reverted, timeout=TIMEOUT_MS):
+        qtbot.mouseClick(dialog.undo_button, Qt.MouseButton.LeftButton)
+    dialog.accept()
+    page = window.runs_page
+    qtbot.mouseClick(page.trash_button, Qt.MouseButton.LeftButton)
+    trash = page.trash_dialog
+    assert trash is not None
+    qtbot.waitUntil(lambda: trash.list.count() == 1, timeout=TIMEOUT_MS)
+    qtbot.waitUntil(lambda: not trash._task.is_busy(), timeout=TIMEOUT_MS)
+
+    release = threading.Event()
+    real = undo_dialog.list_trash
+
+    def held_listing(c: Corpus) -> undo_dialog.TrashListing:
+        assert release.wait(TIMEOUT_MS / 1000)
+        return real(c)
+
+    monkeypatch.setattr(undo_dialog, "list_trash", held_listing)
+    trash.refresh()
+    assert trash._task.is_busy()
+    trash.restore_button.setEnabled(True)
+    qtbot.mouseClick(trash.restore_button, Qt.MouseButton.LeftButton)
+    with qtbot.waitSignal(trash.restored, timeout=TIMEOUT_MS) as restored:
+        release.set()
+    assert restored.args == [run_id]
+    assert RunStore(corpus).load(run_id).status is RunStatus.COMPLETE
+    trash.accept()

@@ -56,9 +56,10 @@ DESKTOP_FILE_NAME = "transcribe-import"
 FORWARD_TIMEOUT_MS = 2000
 
 
-# 0.1 ms: measured on a quiet machine, bench/RESULTS.md "Issue #26, session 7 (the lead
-# engineer)": at 1 ms the window's thread, asking for the GIL at each event PySide hands to
-# Python, waited its turn behind the validation's Python for 100-660 ms at a time.
+# 0.1 ms: measured on a quiet machine (bench/RESULTS.md's history, `git log -p`, "Issue #26,
+# session 7 (the lead engineer)"): at 1 ms the window's thread, asking for the GIL at each
+# event PySide hands to Python, waited its turn behind the validation's Python for 100-660 ms
+# at a time.
 GIL_SWITCH_S = 0.0001
 # How many steps of niceness the window's worker threads and the engine's worker processes
 # run below the window's thread (engine/base/background.py): on a busy machine the scheduler

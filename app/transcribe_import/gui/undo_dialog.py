@@ -377,6 +377,10 @@ class TrashDialog(QDialog):
         layout.addWidget(self.list, 1)
         layout.addWidget(buttons)
         self._said = ""  # what the last Put Back did, shown once the list is read again
+        # A Put Back or Delete asked and not yet answered. The guard is this, not "the slot
+        # is busy": the listing's answer enables the buttons a moment before its thread ends,
+        # and a click in that moment must wait its turn in the slot, not be dropped.
+        self._acting = False
         self._task = TaskSlot(self, done=self._answered, failed=self._failed)
         self.refresh()
 
@@ -386,6 +390,8 @@ class TrashDialog(QDialog):
         self._task.run(list_trash, self.corpus)
 
     def _answered(self, value: object) -> None:
+        if isinstance(value, (api.RestoreResult, api.TrashEntry, LeftAlready)):
+            self._acting = False
         if isinstance(value, api.RestoreResult):
             self.restored.emit(value.run_id)
             self.refresh()
@@ -432,14 +438,17 @@ class TrashDialog(QDialog):
         # An entry something stopped half way on offers only what finishes it (an undo cut
         # short, neither: Check Again finishes it).
         unfinished = item.data(UNFINISHED_ROLE) if item is not None else None
+        if self._acting:  # one thing at a time: the answer enables them again
+            chosen = False
         self.delete_button.setEnabled(chosen and unfinished in (None, api.TrashUnfinished.PURGE))
         self.restore_button.setEnabled(chosen and unfinished in (None, api.TrashUnfinished.RESTORE))
 
     def _restore_clicked(self) -> None:
         item = self.list.currentItem()
         revert_id = item.data(ENTRY_ROLE) if item is not None else None
-        if revert_id is None or self._task.is_busy():
+        if revert_id is None or self._acting:
             return
+        self._acting = True
         self.restore_button.setEnabled(False)
         self.delete_button.setEnabled(False)
         self._task.run(restore_from_trash, self.corpus, str(revert_id))
@@ -447,14 +456,17 @@ class TrashDialog(QDialog):
     def _delete_clicked(self) -> None:
         item = self.list.currentItem()
         revert_id = item.data(ENTRY_ROLE) if item is not None else None
-        if revert_id is None or self._task.is_busy():
+        if revert_id is None or self._acting:
             return
         if not confirm_destructive(self, purge_question(item.text())):
             return
+        self._acting = True
+        self.restore_button.setEnabled(False)
         self.delete_button.setEnabled(False)
         self._task.run(purge_trash, self.corpus, str(revert_id))
 
     def _failed(self, message: str) -> None:
+        self._acting = False
         self.headline.setText(html.escape(message))
         self._update()
 

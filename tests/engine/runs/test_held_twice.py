@@ -47,16 +47,18 @@ def test_two_imports_landing_one_folder_at_once_are_a_problem_undone_by_the_late
     monkeypatch.undo()
     assert later.status == "complete"
     [(severity, message)] = held_twice(corpus)
-    a, b = first.items[0].notebook_id, second.items[0].notebook_id
+    # Each id as `notebooks` and `runs` list it, a prefix `revert` takes back.
+    a, b = (api.short_id(p.items[0].notebook_id) for p in (first, second))
+    run = api.short_id(later.run_id)
     assert severity is Severity.PROBLEM
     assert message == (
         f"Notebook “Notebook 01” ({b}) holds 4 pages that “Notebook 01” ({a}) holds already, "
         "the same bytes: page 1 (p1.png) is its page 1 (p1.png); page 2 (p2.png) is its page 2 "
         "(p2.png); page 3 (p3.png) is its page 3 (p3.png); and 1 more. The import that added "
-        f"them (run {later.run_id}) was to leave out files the corpus held (duplicates judged "
+        f"them (run {run}) was to leave out files the corpus held (duplicates judged "
         "across the corpus), and landed them all the same, as two imports committed at the same "
         "time could before duplicates were decided one import at a time. Undo that import with "
-        f"`transcribe-import revert {later.run_id}` (it takes out only those pages), or leave "
+        f"`transcribe-import revert {run}` (it takes out only those pages), or leave "
         "them if you want them twice."
     )
     report = doctor(corpus)

@@ -434,9 +434,9 @@ def _render_pdf(
 
 # The threads that encode a PDF's pages while the next ones rasterise (``_pdf_pages_by_libvips``).
 # pdfium rasterises one page at a time in the process (_PDFIUM_LOCK), in about half the time
-# libvips takes to encode it (bench/RESULTS.md, "Issue #26, session 7"): two encoders keep a
-# long PDF, alone in its checkpoint, on both cores of a 2-core machine instead of one; a third
-# would wait for the rasterising, however many cores there are.
+# libvips takes to encode it (bench/RESULTS.md's history, "Issue #26, session 7"): two encoders
+# keep a long PDF, alone in its checkpoint, on both cores of a 2-core machine instead of one; a
+# third would wait for the rasterising, however many cores there are.
 PDF_ENCODERS = 2
 # A PDF page's memory from its rasterising to its PNG, held from the decoding budget: pdfium's
 # RGBX bitmap and the copy made of it (4 bytes a pixel each), then the copy and its PNG.

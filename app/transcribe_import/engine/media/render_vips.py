@@ -131,11 +131,11 @@ PIPELINE = 3
 
 # The PNG of each revision this app can render, the one place that says it: (zlib level, the
 # filter on every row). Measured on a 2480x3508 A4 scan rendered to 1697x2400 (bench/RESULTS.md,
-# "Render PNG settings" and "Issue #26, session 8"): level 1 without a filter, libvips' default,
-# is 48 % larger than Pillow's level-1 PNGs (the renders before libvips; the limit is 10 %).
-# Level 2 with Paeth (revision 2) is 0.97 and 0.95 of Pillow's size for a colour and a
-# grayscale page; with Sub (revision 3) 1.00 and 1.01, for 26 % and 17 % less CPU (15 % of a
-# JPEG page's whole render).
+# "Render PNG settings", and its history's "Issue #26, session 8"): level 1 without a filter,
+# libvips' default, is 48 % larger than Pillow's level-1 PNGs (the renders before libvips; the
+# limit is 10 %). Level 2 with Paeth (revision 2) is 0.97 and 0.95 of Pillow's size for a
+# colour and a grayscale page; with Sub (revision 3) 1.00 and 1.01, for 26 % and 17 % less CPU
+# (15 % of a JPEG page's whole render).
 PNG_SETTINGS: dict[int, tuple[int, str]] = {
     2: (2, "paeth"),
     3: (2, "sub"),

@@ -22,6 +22,7 @@ from typing import Any
 
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.base.findings import Finding, FindingCode, Remedy, Severity
+from transcribe_import.engine.base.ids import ShortIds
 from transcribe_import.engine.base.text import quoted_title
 from transcribe_import.engine.ingest import placement as rules
 from transcribe_import.engine.planning.plan import DedupeScope, DuplicatePolicy, ImportPlan
@@ -134,8 +135,10 @@ def held_twice_findings(
             if said is not None:
                 key = (later.run_id, later.notebook_id, earlier.notebook_id, said)
                 groups.setdefault(key, []).append((later, earlier))
+    # Named as `runs` and `notebooks` list them: a prefix the commands take back.
+    names = (ShortIds.of(runs), ShortIds.listed(corpus.index_entries))
     return [
-        _finding(corpus, run_id, said, pairs, manifests)
+        _finding(corpus, run_id, said, pairs, manifests, names)
         for (run_id, _nb, _other, said), pairs in sorted(groups.items(), key=_order)
     ]
 
@@ -163,10 +166,13 @@ def _finding(
     said: Verdict,
     pairs: list[tuple[Copy, Copy]],
     manifests: Mapping[str, Mapping[str, Any]],
+    names: tuple[ShortIds, ShortIds],
 ) -> Finding:
     """The finding in the CLI's words (``message``: the notebooks' ids, the run's id and its
-    command) and in the window's (``situation``: titles and page numbers only, the undo offered
-    as ``Remedy.UNDO_RUN``)."""
+    command, each id as short as the lists show it: ``names``, the runs' and the notebooks')
+    and in the window's (``situation``: titles and page numbers only, the undo offered as
+    ``Remedy.UNDO_RUN``)."""
+    runs, notebooks = names
     later, earlier = pairs[0]
     same = later.notebook_id == earlier.notebook_id
     count = sum(len(c.positions) for c, _e in pairs)
@@ -174,8 +180,8 @@ def _finding(
     heads = []
     for where, other, names in (
         (
-            f"Notebook {quoted_title(later.title)} ({later.notebook_id})",
-            f"({earlier.notebook_id}) ",
+            f"Notebook {quoted_title(later.title)} ({notebooks(later.notebook_id)})",
+            f"({notebooks(earlier.notebook_id)}) ",
             True,
         ),
         (quoted_title(later.title), "", False),
@@ -201,14 +207,15 @@ def _finding(
         if added == count
         else f"it takes out all {added} pages it added there: import again after any that were new"
     )
-    undo = f"`transcribe-import revert {run_id}` ({takes})"
+    run = runs(run_id)
+    undo = f"`transcribe-import revert {run}` ({takes})"
     if said is Verdict.UNKNOWN:
         why = "cannot be read (its frozen plan is missing or damaged): leave them if that was meant"
         return _note(
             corpus,
             later,
             (
-                f"{head}Whether the import that added them (run {run_id}) meant to {why}, or "
+                f"{head}Whether the import that added them (run {run}) meant to {why}, or "
                 f"undo it with {undo}.",
                 f"{shown}Whether the import that added them meant to {why}, or undo it ({takes}).",
             ),
@@ -228,7 +235,7 @@ def _finding(
         corpus,
         later,
         (
-            f"{head}The import that added them (run {run_id}) {landed}. Undo that import with "
+            f"{head}The import that added them (run {run}) {landed}. Undo that import with "
             f"{undo}, or leave them if you want them twice.",
             f"{shown}The import that added them {landed}. Undoing it takes them out ({takes}); "
             "leave them if you want them twice.",

@@ -53,13 +53,17 @@ from transcribe_import.engine.storage.corpus import Corpus
 
 class RevertBlocked(TranscribeError):
     """The revert was refused. ``plan`` says what blocks it; ``earlier``: what was done first
-    to an earlier undo of the run left half done (None: nothing was changed)."""
+    to an earlier undo of the run left half done (None: nothing was changed); ``run``: the run
+    as the lists name it (base/ids.short_id; its whole id when not given)."""
 
-    def __init__(self, plan: RevertPlan, earlier: str | None = None) -> None:
+    def __init__(
+        self, plan: RevertPlan, earlier: str | None = None, *, run: str | None = None
+    ) -> None:
         causes = "; ".join(b.message for b in plan.blockers)
-        said = f"Run {plan.run_id} cannot be undone, nothing was changed: {causes}"
+        run = run or plan.run_id
+        said = f"Run {run} cannot be undone, nothing was changed: {causes}"
         if earlier is not None:
-            said = f"Run {plan.run_id} cannot be undone: {causes}. Before that, {earlier}"
+            said = f"Run {run} cannot be undone: {causes}. Before that, {earlier}"
         super().__init__(ErrorCode.REVERT_BLOCKED, said, item=plan.run_id)
         self.plan = plan
         self.earlier = earlier
@@ -168,9 +172,9 @@ def _revert_anew(
         if leave_blocked:
             plan = plan.free_part()
         if not plan.ok:
-            raise RevertBlocked(plan, stage.earlier)
+            raise RevertBlocked(plan, stage.earlier, run=run_short_ids(corpus)(run_id))
         if should_stop():
-            raise stopped(run_id, None)
+            raise stopped(corpus, run_id, None)
         revert_id = new_id()
         stage.started = True  # from here the run record may say that an undo was asked
         only = [n.notebook_id for n in plan.notebooks] if plan.partial else None

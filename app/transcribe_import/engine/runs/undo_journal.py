@@ -21,7 +21,7 @@ from transcribe_import.engine.runs.revert import (
     NotebookRevert,
     RevertPlan,
 )
-from transcribe_import.engine.runs.store import RunStore
+from transcribe_import.engine.runs.store import RunStore, run_short_ids
 from transcribe_import.engine.storage import fsio, locks, project, trash
 from transcribe_import.engine.storage.corpus import Corpus
 
@@ -30,19 +30,21 @@ def never_stop() -> bool:
     return False
 
 
-def stopped(run_id: str, progress: tuple[int, int] | None) -> TranscribeError:
+def stopped(corpus: Corpus, run_id: str, progress: tuple[int, int] | None) -> TranscribeError:
     """The undo stopped at a safe point because it was asked to (a signal); ``progress``:
-    notebooks done of all, None when it stopped before its first change."""
+    notebooks done of all, None when it stopped before its first change. The run is named as
+    `runs` lists it, a prefix `revert` takes back."""
+    run = run_short_ids(corpus)(run_id)
     if progress is None:
         return TranscribeError(
             ErrorCode.REVERT_STOPPED,
-            f"The undo of run {run_id} was stopped before it began; nothing was changed.",
+            f"The undo of run {run} was stopped before it began; nothing was changed.",
             item=run_id,
         )
     return TranscribeError(
         ErrorCode.REVERT_STOPPED,
-        f"The undo of run {run_id} was stopped at a safe point, {progress[0]} of "
-        f"{counted(progress[1], 'notebook')} done; `transcribe-import revert {run_id}` "
+        f"The undo of run {run} was stopped at a safe point, {progress[0]} of "
+        f"{counted(progress[1], 'notebook')} done; `transcribe-import revert {run}` "
         "finishes it (or `transcribe-import doctor`, which finishes it or puts back what it "
         "had moved).",
         item=run_id,
@@ -167,7 +169,7 @@ def roll_forward(
     whole = []
     for done, nb in enumerate(doc["notebooks"]):
         if should_stop():  # between two moves: the journal says what is left to do
-            raise stopped(str(doc["import_run_id"]), (done, len(doc["notebooks"])))
+            raise stopped(corpus, str(doc["import_run_id"]), (done, len(doc["notebooks"])))
         nbid = str(nb["notebook_id"])
         src = corpus.notebook_dir(nbid)
         dst = _moved_to(corpus, revert_id, nbid)
