@@ -82,6 +82,7 @@ class ImportSession(QObject):
     def set_plan(self, plan: ImportPlan | None) -> None:
         self.plan = plan
         self.report = None
+        self._report_states = (None, {})  # the last report not kept alive by its badges
         self.looks = {}
         self.looking = False  # until a look pass begins (gui/look_pass.py, on plan_changed)
         self.look_progress = (0, 0)
@@ -169,6 +170,7 @@ class ImportSession(QObject):
             self.plan = plan
         if finished and stamped:
             self.report = None
+            self._report_states = (None, {})
         self.looks_changed.emit(stamped)
         if finished and stamped:
             self.validation_changed.emit()
@@ -207,6 +209,7 @@ class ImportSession(QObject):
         self._edited.add(item.item_id)
         self.plan = self.plan.with_item(item)
         self.report = None  # stale until validated again
+        self._report_states = (None, {})
         self.item_changed.emit(item.item_id)
         self.validation_changed.emit()
 
