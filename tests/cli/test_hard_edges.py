@@ -483,7 +483,11 @@ def test_resume_says_when_it_quarantines_a_damaged_journal(tmp_path: Path) -> No
     proc = run_cli(data, "resume", run_id)
     _no_traceback(proc)
     assert proc.returncode == Exit.OK, proc.stderr
-    assert "its ingest journal could not be read" in proc.stdout
+    # The notebook named as a person knows it (its title and short id), not its whole id.
+    assert f"“notebook 1” ({journal.parent.name[:8]}): its ingest journal could not be read" in (
+        proc.stdout
+    )
+    assert journal.parent.name not in proc.stdout.split("moved")[0]
     assert "moved to" in proc.stdout and "quarantine" in proc.stdout
     doc = cli_json(data, "show", run_id, "--json")
     assert doc["status"] == "complete"

@@ -13,8 +13,12 @@ from pathlib import Path
 import orjson
 import pytest
 
+from transcribe_import.engine.base.findings import FindingCode
 from transcribe_import.engine.doctor import doctor
+from transcribe_import.engine.ingest import journal
+from transcribe_import.engine.ingest.recovery import recover_journal
 from transcribe_import.engine.ingest.transaction import ingest
+from transcribe_import.engine.storage import locks
 from transcribe_import.engine.storage.corpus import Corpus
 
 from engine_helpers import assert_notebook_whole, page_ids, request_for, request_from_json
@@ -50,6 +54,24 @@ def test_corrupt_journal_is_quarantined_never_deleted(corpus, notebook, tmp_path
     assert (corpus.quarantine_dir / kept[0]).read_bytes() == b'{"format": "transcribe.ingest-jou'
     report = orjson.loads((corpus.quarantine_dir / kept[1]).read_bytes())
     assert report["notebook_id"] == notebook and "JSON" in report["reason"]
+
+
+def test_a_journal_another_process_holds_is_left_alone_and_the_notebook_named(
+    corpus, notebook
+) -> None:
+    """A journal whose notebook lock another process holds is a live import: left alone, and
+    the notebook named as a person knows it (“title” and short id), not by its whole id."""
+    nb_dir = corpus.notebook_dir(notebook)
+    staging_journal(nb_dir, notebook)
+    before = (nb_dir / journal.JOURNAL_FILE).read_bytes()
+    other = locks.make_lock(nb_dir / journal.LOCK_FILE)  # flock: another holder, as a process
+    with other:
+        [finding] = recover_journal(corpus, notebook)
+    assert finding.code is FindingCode.JOURNAL_LIVE
+    assert finding.message == (
+        f"“Field notes” ({notebook[:8]}) has an import in progress in another process; left alone."
+    )
+    assert (nb_dir / journal.JOURNAL_FILE).read_bytes() == before
 
 
 # -- a real process killed inside recovery ---------------------------------------------------

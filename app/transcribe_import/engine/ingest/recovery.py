@@ -58,7 +58,8 @@ def recover_journal(
             Finding(
                 FindingCode.JOURNAL_LIVE,
                 Severity.INFO,
-                f"Notebook {notebook_id} has an import in progress in another process; left alone.",
+                f"{_name(nb_dir, notebook_id)} has an import in progress in another process; "
+                "left alone.",
                 notebook_id,
                 str(path),
             )
@@ -223,9 +224,9 @@ def quarantine_journal(corpus: Corpus, notebook_id: str, path: Path, reason: str
     return Finding(
         FindingCode.JOURNAL_QUARANTINED,
         Severity.PROBLEM,
-        f"Notebook {notebook_id}: its ingest journal could not be read ({reason}); it was moved "
-        f"to {target} and the notebook left as its project.json says. Check that notebook's "
-        "last import and import it again if pages are missing.",
+        f"{_name(path.parent, notebook_id)}: its ingest journal could not be read ({reason}); "
+        f"it was moved to {target} and the notebook left as its project.json says. Check that "
+        "notebook's last import and import it again if pages are missing.",
         notebook_id,
         str(target),
     )

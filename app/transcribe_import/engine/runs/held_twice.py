@@ -136,9 +136,9 @@ def held_twice_findings(
                 key = (later.run_id, later.notebook_id, earlier.notebook_id, said)
                 groups.setdefault(key, []).append((later, earlier))
     # Named as `runs` and `notebooks` list them: a prefix the commands take back.
-    names = (ShortIds.of(runs), ShortIds.listed(corpus.index_entries))
+    ids = (ShortIds.of(runs), ShortIds.listed(corpus.index_entries))
     return [
-        _finding(corpus, run_id, said, pairs, manifests, names)
+        _finding(corpus, run_id, said, pairs, manifests, ids)
         for (run_id, _nb, _other, said), pairs in sorted(groups.items(), key=_order)
     ]
 
@@ -166,13 +166,13 @@ def _finding(
     said: Verdict,
     pairs: list[tuple[Copy, Copy]],
     manifests: Mapping[str, Mapping[str, Any]],
-    names: tuple[ShortIds, ShortIds],
+    ids: tuple[ShortIds, ShortIds],
 ) -> Finding:
     """The finding in the CLI's words (``message``: the notebooks' ids, the run's id and its
-    command, each id as short as the lists show it: ``names``, the runs' and the notebooks')
+    command, each id as short as the lists show it: ``ids``, the runs' and the notebooks')
     and in the window's (``situation``: titles and page numbers only, the undo offered as
     ``Remedy.UNDO_RUN``)."""
-    runs, notebooks = names
+    runs, notebooks = ids
     later, earlier = pairs[0]
     same = later.notebook_id == earlier.notebook_id
     count = sum(len(c.positions) for c, _e in pairs)
