@@ -287,8 +287,9 @@ class Worker(QThread):
     # one-call tasks (EngineTask) included: their Python holds the GIL the window's thread
     # needs, and running them at the window's level instead was tried (a lowered holder can
     # sit off a core on a busy machine), but in the same hour at the same load the window's
-    # worst gaps were larger that way in 4 of 6 steps of bench_gui_shelf.py and in 3 of 4
-    # Open Plan… of bench_gui_open.py (bench/RESULTS.md). A subclass may say False.
+    # worst gaps were larger that way in 4 of 6 steps of bench_gui_shelf.py, and in 2 of 4
+    # alternated Open Plan… of bench_gui_open.py with 485 ms against 391 ms in all (the
+    # history of bench/RESULTS.md). A subclass may say False.
     runs_below = True
 
     def __init__(self, parent: QObject | None = None) -> None:
