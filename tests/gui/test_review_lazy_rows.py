@@ -11,20 +11,22 @@ import io
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from PIL import Image
 from PySide6.QtCore import QEvent, QObject
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.gui.main_window import MainWindow
 from transcribe_import.gui.models.page_rows import PageColumn
+from transcribe_import.gui.models.plan_pages import PageTableModel
 from transcribe_import.gui.pages.review_grid import PageView
 
 from helpers.window import TIMEOUT_MS, scan, wait_validated
 from helpers.window import show_item as show
 
 PAGES = 1200  # more files than the hints found on the window's thread (HINTS_HERE_AT_MOST)
-# A screen of the grid's cells, and the first and last hundred rows the hidden table's row
-# header reads to size itself: far fewer than the notebook's pages.
+# A screen of the grid's cells (the hidden table's row header reads no row to size itself):
+# far fewer than the notebook's pages.
 SHOWN_AT_MOST = 260
 
 
@@ -159,3 +161,37 @@ def test_the_lazy_rows_keep_the_models_as_qt_expects(
     assert spreads.rowCount() == model.rowCount() == 3
     assert model.index(3, PageColumn.FILE).isValid() is False
     assert model.index(2, PageColumn.FILE).data() == "page 0003.jpg"
+
+
+def test_the_page_numbers_are_sized_from_the_count_not_read_row_by_row(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Qt's own row header read the labels of the first and last hundred rows, four roles
+    # each, to size itself each time a notebook was shown: 800 calls and 200 rows made.
+    read: list[int] = []
+    real = PageTableModel.row_header
+
+    def row_header(self: PageTableModel, row: int, role: int) -> object:
+        read.append(row)
+        return real(self, row, role)
+
+    monkeypatch.setattr(PageTableModel, "row_header", row_header)
+    window = _scanned(qtbot, open_window, tmp_path)
+    page = window.review_page
+    page.show_view(PageView.DETAILS, remember=False)
+    show(page, "short")
+    show(page, "long")
+    view = page.page_view
+    read.clear()
+    view.updateGeometries()
+    view.viewport().repaint()
+    view.verticalHeader().repaint()
+    header = view.verticalHeader()
+    on_screen = view.viewport().height() // header.defaultSectionSize() + 2
+    assert set(read) <= set(range(on_screen))
+    # As wide as the widest number, the cover's star before it.
+    assert header.sizeHint().width() > header.fontMetrics().horizontalAdvance(f"★ {PAGES}")
+    assert header.width() >= header.sizeHint().width()

@@ -162,3 +162,52 @@ def test_a_validation_says_how_long_it_has_left(
     assert went_on(0, 1010.0) == "Validating the plan… (about 9 s left)"
     assert went_on(500, 1012.0) == "Validating the plan… (about 9 s left)"  # not 3 s yet
     assert went_on(900, 1020.0) == "Validating the plan… (about 1 s left)"
+
+
+def test_open_plan_says_how_long_the_reading_has_left(
+    qtbot: QtBot,
+    open_window: Callable[..., MainWindow],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A plan file of 100,000 sources takes 3-16 s to read: Open Plan… says its time left, at
+    # the pace the reading tells (its sources made into the plan), as a validation does.
+    for name in ("a", "b", "c", "d"):
+        make_jpeg(tmp_path / "shelf" / name / "page 1.jpg", label=name)
+    window = open_window()
+    window.intake.add_paths([tmp_path / "shelf"])
+    window.start_page.scan_button.click()
+    wait_validated(qtbot, window)
+    saved = tmp_path / "plan.json"
+    assert window.flow.save_plan(saved)
+    # Every step of the reading told (the throttle lets through ten a second), each read
+    # 2 s after the one before on the pace's clock.
+    monkeypatch.setattr(workers, "PROGRESS_INTERVAL_S", 0.0)
+    now = [1000.0]
+
+    def two_seconds_on() -> float:
+        now[0] += 2.0
+        return now[0]
+
+    monkeypatch.setattr(workers, "pace_clock", two_seconds_on)
+    told: list[tuple[int, int]] = []
+    said: list[str] = []
+    window.flow._plan_opens.progress.connect(told.append)
+    window.statusBar().messageChanged.connect(said.append)
+    opened: list[bool] = []
+    window.flow.plan_opened.connect(lambda: opened.append(True))
+    assert window.flow.open_plan(saved)
+    qtbot.waitUntil(lambda: bool(opened), timeout=TIMEOUT_MS)
+    # 4 sources, and the document's checks worth 2 of them: (0, 6), (2, 6), then an item
+    # at a time to (6, 6).
+    assert told == [(0, 6), (2, 6), (3, 6), (4, 6), (5, 6), (6, 6)]
+    opening = [words for words in said if words.startswith("Opening the plan…")]
+    # Its pace from (0, 6): nothing said before 3 s; then at (3, 6) after 4 s, 3 left at
+    # 0.75 a second; at (4, 6) after 6 s, 2 left at 2/3 a second; at (5, 6), 1 left.
+    assert opening == [
+        "Opening the plan…",
+        "Opening the plan… (about 4 s left)",
+        "Opening the plan… (about 3 s left)",
+        "Opening the plan… (about 2 s left)",
+    ]
+    assert window.session.plan is not None and len(window.session.plan.items) == 4

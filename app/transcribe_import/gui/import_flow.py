@@ -160,7 +160,11 @@ class ImportFlow(QObject):
         self._drafts = TaskSlot(self, done=self._draft_kept, failed=self._draft_failed)
         self._draft_lists = TaskSlot(self, done=self._drafts_listed, failed=self._draft_failed)
         # Plans are read for review off the GUI thread (100,000 sources: about a second).
-        self._plan_opens = TaskSlot(self, done=self._plan_opened, failed=self._open_failed)
+        self._plan_opens = TaskSlot(
+            self, done=self._plan_opened, failed=self._open_failed, progress=self._opening_went_on
+        )
+        # A plan file of 100,000 sources takes 3-16 s to read: its time left, at its pace.
+        self._opening_pace = StepPace()
         # Save Plan As… writes on a worker too (100,000 sources: seconds of JSON).
         self._plan_saves = TaskSlot(self, done=self._plan_saved, failed=self._save_failed)
         self._drafted: ImportPlan | None = None  # the plan the draft holds, as last written
@@ -547,14 +551,21 @@ class ImportFlow(QObject):
         self._status.showMessage(self.tr("Validating the plan…"))
 
     def _validation_went_on(self, progress: tuple[int, int]) -> None:
+        self._time_left(self._validation_pace, progress, self.tr("Validating the plan… ({left})"))
+
+    def _opening_went_on(self, progress: tuple[int, int]) -> None:
+        self._time_left(self._opening_pace, progress, self.tr("Opening the plan… ({left})"))
+
+    def _time_left(self, pace: StepPace, progress: tuple[int, int], words: str) -> None:
+        """A one-call step's line in the status bar with its time left at its pace, once
+        known (``words`` says where ``{left}`` goes). Its progress from 0 is the step
+        beginning (one may have waited its turn)."""
         done, total = progress
         if done == 0:
-            self._validation_pace.restart()  # a validation begins (one may have waited)
-        left = self._validation_pace.seconds_left(done, total)
+            pace.restart()
+        left = pace.seconds_left(done, total)
         if left is not None and done < total:
-            self._status.showMessage(
-                self.tr("Validating the plan… ({left})").format(left=time_left_words(left))
-            )
+            self._status.showMessage(words.format(left=time_left_words(left)))
 
     def is_validating(self) -> bool:
         return self._validations.is_busy() or self._validate_timer.isActive()
@@ -566,7 +577,7 @@ class ImportFlow(QObject):
             # fingerprint of a 100,000-source plan takes the GUI thread most of a second.
             self.validate_plan()
             return
-        self.session.set_report(report)
+        self.session.set_report(report, validation.states)
         if self.session.report is report:
             errors, warnings = len(report.errors), len(report.warnings)
             if errors:

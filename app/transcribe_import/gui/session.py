@@ -22,7 +22,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from transcribe_import.engine import api
-from transcribe_import.engine.api import Corpus
+from transcribe_import.engine.api import Corpus, PlanItemState
 from transcribe_import.engine.base.errors import TranscribeError
 from transcribe_import.engine.planning.plan import ImportPlan, PlanItem
 from transcribe_import.engine.planning.problems import ValidationReport
@@ -70,6 +70,11 @@ class ImportSession(QObject):
         # The seconds the look pass has left at its pace so far (None: not known yet).
         self.look_seconds_left: float | None = None
         self._look_pace = StepPace()
+        # Every item's badge under a report, made with it (``report_state``).
+        self._report_states: tuple[ValidationReport | None, Mapping[str, PlanItemState]] = (
+            None,
+            {},
+        )
         # The items an edit or an undo put back since the plan was set: the look pass did
         # not stamp these, so ``add_looks`` stamps them itself.
         self._edited: set[str] = set()
@@ -77,6 +82,7 @@ class ImportSession(QObject):
     def set_plan(self, plan: ImportPlan | None) -> None:
         self.plan = plan
         self.report = None
+        self._report_states = (None, {})  # the last report not kept alive by its badges
         self.looks = {}
         self.looking = False  # until a look pass begins (gui/look_pass.py, on plan_changed)
         self.look_progress = (0, 0)
@@ -164,6 +170,7 @@ class ImportSession(QObject):
             self.plan = plan
         if finished and stamped:
             self.report = None
+            self._report_states = (None, {})
         self.looks_changed.emit(stamped)
         if finished and stamped:
             self.validation_changed.emit()
@@ -202,6 +209,7 @@ class ImportSession(QObject):
         self._edited.add(item.item_id)
         self.plan = self.plan.with_item(item)
         self.report = None  # stale until validated again
+        self._report_states = (None, {})
         self.item_changed.emit(item.item_id)
         self.validation_changed.emit()
 
@@ -212,12 +220,27 @@ class ImportSession(QObject):
         assert self.report is not None
         return self.report
 
-    def set_report(self, report: ValidationReport) -> None:
-        """Accept a validation result only if it is about the plan as it is now."""
+    def set_report(
+        self, report: ValidationReport, states: Mapping[str, PlanItemState] | None = None
+    ) -> None:
+        """Accept a validation result only if it is about the plan as it is now; ``states``:
+        every item's badge under it (``api.item_states``), when made where it was."""
         if self.plan is not None and report.plan_fingerprint == self.plan.fingerprint:
             self.report = report
+            self._report_states = (report, states or {})
             self._notebook_pages.clear()
             self.validation_changed.emit()
+
+    def report_state(self, item_id: str) -> PlanItemState | None:
+        """The item's badge under the report as made with it (None: not made with it).
+
+        Kept with the report it is of, so it is never read under another: an edit, a new
+        plan or the looks stamped set ``report`` anew, and with it what this answers.
+        """
+        report, states = self._report_states
+        if report is None or report is not self.report:
+            return None
+        return states.get(item_id)
 
     def notebook_pages(self, notebook_id: str) -> list[api.NotebookPage]:
         """The pages of a notebook of the corpus, as the engine lists them ([]: unreadable,

@@ -6,7 +6,8 @@ show them. None of them is a live engine object (a record's dict, a store) or a 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from transcribe_import.engine.api import (
@@ -91,6 +92,10 @@ class Validation:
 
     plan: ImportPlan
     report: ValidationReport
+    # Every item's badge under the report (api.item_states), made on the worker with it:
+    # the notebooks' list looks each one up instead of reading the report on the window's
+    # thread as it paints.
+    states: Mapping[str, PlanItemState] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -209,7 +209,7 @@ def validate_plan(
     report = api.validate_plan(
         corpus, plan, settings=settings, workers=workers, hints=hints, progress=told
     )
-    return Validation(plan, report)
+    return Validation(plan, report, api.item_states(plan, report))
 
 
 def keep_draft(corpus: Corpus, plan: ImportPlan) -> ImportPlan:
@@ -227,15 +227,27 @@ def write_plan_file(plan: ImportPlan, path: Path) -> tuple[ImportPlan, Path]:
     return plan, path
 
 
-def read_for_review(corpus: Corpus, source: Path | str) -> OpenedPlan:
+def read_for_review(
+    corpus: Corpus,
+    source: Path | str,
+    *,
+    progress: Callable[[object], None] = lambda _done: None,
+) -> OpenedPlan:
     """The plan in a plan file (``source`` a Path) or the corpus's draft of a plan (its id).
 
-    On a worker: a plan of 100,000 sources takes the better part of a second to read.
+    On a worker: a plan of 100,000 sources takes 3-16 s to read; ``progress`` gets (done,
+    of how many) as the window can show it: the first, then at most ten a second.
     """
+    throttle = ProgressThrottle()
+
+    def told(done: int, total: int) -> None:
+        if throttle.shows(source, anyway=done in (0, total)):
+            progress((done, total))
+
     try:
         if isinstance(source, Path):
-            return OpenedPlan(api.load_plan_file(source), "", from_draft=False)
-        return OpenedPlan(api.load_draft(corpus, source), "", from_draft=True)
+            return OpenedPlan(api.load_plan_file(source, told), "", from_draft=False)
+        return OpenedPlan(api.load_draft(corpus, source, told), "", from_draft=True)
     except (PlanDocumentError, TranscribeError) as exc:  # not a plan, or the disk failed
         return OpenedPlan(None, str(exc), from_draft=not isinstance(source, Path))
 
@@ -275,8 +287,9 @@ class Worker(QThread):
     # one-call tasks (EngineTask) included: their Python holds the GIL the window's thread
     # needs, and running them at the window's level instead was tried (a lowered holder can
     # sit off a core on a busy machine), but in the same hour at the same load the window's
-    # worst gaps were larger that way in 4 of 6 steps of bench_gui_shelf.py and in 3 of 4
-    # Open Plan… of bench_gui_open.py (bench/RESULTS.md). A subclass may say False.
+    # worst gaps were larger that way in 4 of 6 steps of bench_gui_shelf.py, and in 2 of 4
+    # alternated Open Plan… of bench_gui_open.py with 485 ms against 391 ms in all (the
+    # history of bench/RESULTS.md). A subclass may say False.
     runs_below = True
 
     def __init__(self, parent: QObject | None = None) -> None:

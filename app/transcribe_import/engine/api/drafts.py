@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -143,11 +144,14 @@ def list_drafts(corpus: Corpus) -> list[Draft]:
     return out
 
 
-def load_draft(corpus: Corpus, plan_id: str) -> ImportPlan:
-    """The draft's plan (``PlanDocumentError`` when it cannot be read)."""
+def load_draft(
+    corpus: Corpus, plan_id: str, progress: Callable[[int, int], None] | None = None
+) -> ImportPlan:
+    """The draft's plan (``PlanDocumentError`` when it cannot be read); ``progress`` as
+    ``load_plan_file`` tells it."""
     from transcribe_import.engine.planning.plan import load_plan
 
-    return load_plan(_draft_path(corpus, plan_id))
+    return load_plan(_draft_path(corpus, plan_id), progress)
 
 
 def discard_draft(corpus: Corpus, plan_id: str) -> None:

@@ -13,6 +13,7 @@ import base64
 import binascii
 import math
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -114,9 +115,10 @@ def save_plan(plan: ImportPlan, path: Path) -> None:
     fsio.atomic_write(path, plan.encode_parts())  # written a part at a time, never joined
 
 
-def load_plan(path: Path) -> ImportPlan:
+def load_plan(path: Path, progress: Told | None = None) -> ImportPlan:
     """The plan in ``path``: ``PlanDocumentError`` when it is not one the app can use, a coded
-    ``TranscribeError`` when the disk fails to read it."""
+    ``TranscribeError`` when the disk fails to read it. ``progress`` (done, of how many) is
+    told as the document read is made a plan (``plan_from_document``)."""
     try:
         with fsio.open_regular(path, max_bytes=fsio.MAX_DOCUMENT_BYTES) as f:
             data = read_in_slices(f)
@@ -133,7 +135,7 @@ def load_plan(path: Path) -> ImportPlan:
         doc = loads_in_slices(data)
     except orjson.JSONDecodeError as exc:
         raise PlanDocumentError(f"{path}: not valid JSON ({exc}); make the plan again.") from None
-    plan = plan_from_document(doc, str(path))
+    plan = plan_from_document(doc, str(path), progress)
     _drop_document(doc)
     return plan
 
@@ -288,7 +290,30 @@ class _Fields:
         return value
 
 
-def plan_from_document(doc: Any, where: str) -> ImportPlan:
+# Tells a long reading's progress: (done, of how many).
+Told = Callable[[int, int], None]
+
+# The checks of a whole document (its depth, its fingerprint) cost this many of its sources
+# made into the plan: measured 0.86 s against 2.26 s at 100,000 sources (about 3/8).
+_CHECKS_IN_SOURCES = 3 / 8
+
+
+def _sources_in(items_doc: Any) -> int:
+    """The sources a document's items hold (0 for what is not a list of items)."""
+    if not isinstance(items_doc, list):
+        return 0
+    return sum(
+        len(sources)
+        for d in items_doc
+        if isinstance(d, dict) and isinstance(sources := d.get("sources"), list)
+    )
+
+
+def plan_from_document(doc: Any, where: str, progress: Told | None = None) -> ImportPlan:
+    """The plan a document holds, checked whole; ``progress`` is told (done, of how many)
+    after its checks and as each item is made, in sources' worth (a plan of 100,000
+    sources takes seconds: a window says how long it has left)."""
+
     def bad(why: str) -> PlanDocumentError:
         return PlanDocumentError(f"{where}: {why}; make the plan again.")
 
@@ -298,6 +323,10 @@ def plan_from_document(doc: Any, where: str) -> ImportPlan:
         doc.get("import_manifest"), dict
     ):
         raise bad("not an import plan of schema version 1 or 2")
+    told: Told = progress if progress is not None else lambda _done, _total: None
+    sources = _sources_in(doc.get("items"))
+    checks = math.ceil(sources * _CHECKS_IN_SOURCES)
+    told(0, checks + sources)
     if nested_deeper_than(doc, MAX_PLAN_DEPTH):
         raise bad(f"it nests lists or objects more than {MAX_PLAN_DEPTH} levels deep")
     if doc["import_manifest"].get("schema_version") != IMPORT_MANIFEST_SCHEMA:
@@ -329,10 +358,17 @@ def plan_from_document(doc: Any, where: str) -> ImportPlan:
     items_doc = doc.get("items")
     if not isinstance(items_doc, list):
         raise bad("items is not a list")
+    told(checks, checks + sources)
+    made = checks
+    items_made = []
     try:
-        items = tuple(_item_from(d, uid, bad) for d in items_doc)
+        for d in items_doc:
+            items_made.append(_item_from(d, uid, bad))
+            made += len(d["sources"])
+            told(made, checks + sources)
     except (KeyError, TypeError, ValueError) as exc:
         raise bad(f"an item is malformed ({exc})") from None
+    items = tuple(items_made)
     return ImportPlan(plan_id, policy, items, _plan_provenance(doc.get("provenance"), bad))
 
 

@@ -218,7 +218,10 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
         """
         report = self._session.report
         if report is not None:
-            return api.item_state(item, report)
+            # Made with the report on its worker (api.item_states); worked out here only
+            # for a report that came without them (a commit's check, a test's).
+            known = self._session.report_state(item.item_id)
+            return known if known is not None else api.item_state(item, report)
         state = api.item_state(item, report, order_ambiguous=False)
         if state is PlanItemState.ERROR:
             return state
