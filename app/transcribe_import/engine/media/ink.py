@@ -903,7 +903,8 @@ def _sparse_score(a: Ink, b: Ink, detail_a: np.ndarray, detail_b: np.ndarray) ->
 # of one notebook only by chance (the 500-page shelf's sparse pairs: median 22.3, and
 # 280 of 407 below 25). A threshold, not a bound, with the nearest true rescan 43 % above
 # it; every recorded pair below it scored 0, and of the 10,853 pairs of a cold plan of
-# 5,000 shelf pages, one it turns down scored 0.283 (bench/results-i38c.md).
+# 5,000 shelf pages, one it turns down scored 0.283 (bench/RESULTS.md, "A rescan's
+# verification a pair").
 STANDS_OUT = 25.0
 
 
