@@ -1,9 +1,19 @@
-"""The CLI's live line during a commit: the item's count moves as its pages are staged."""
+"""The CLI's live line: during a commit the item's count moves as its pages are staged; during
+a validation each part's checks are counted."""
 
 from __future__ import annotations
 
+import io
+import sys
+from pathlib import Path
+
+import pytest
+
+from transcribe_import.cli import main
 from transcribe_import.cli.runs import progress_line
 from transcribe_import.engine.runs.model import EventKind, ItemOutcome, ItemState, RunEvent
+
+from helpers.shelves import make_shelf
 
 
 def _event(kind: EventKind, landed: int, staged: int = 0) -> RunEvent:
@@ -17,3 +27,26 @@ def test_the_line_tells_the_staged_pages_then_the_landed_ones() -> None:
     landed = progress_line(_event(EventKind.PAGES_LANDED, 64), 2.0)
     assert landed == "64/500 pages, 2.0 pages/s — item item-012 64 pages in"
     assert progress_line(_event(EventKind.ITEM_STARTED, 0), 1.0) is None
+
+
+class _Terminal(io.StringIO):
+    """Standard error as a terminal: where the live line is drawn."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_validate_on_a_terminal_tells_its_checks_and_clears_the_line(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A shelf's first validation verifies its rescans for minutes: the live line says how far
+    # each part of it is, and is cleared before the report is printed.
+    plan = tmp_path / "plan.json"
+    shelf = make_shelf(tmp_path / "shelf", notebooks=2, pages=3)
+    assert main(["--data-dir", str(data_dir), "plan", str(shelf), "-o", str(plan)]) == 0
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(["--data-dir", str(data_dir), "validate", str(plan)]) == 0
+    drawn = terminal.getvalue()
+    assert "\r\x1b[Kvalidating the plan: 6 of 6 checked" in drawn
+    assert drawn.endswith("\r\x1b[K")  # the line taken back: the report is on stdout

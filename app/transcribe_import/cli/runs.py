@@ -145,7 +145,7 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(f"{exc}; no plan was written") from None
     save_plan(plan, Path(args.output))
-    report = api.validate_plan(corpus, plan)
+    report = _validated(corpus, plan, progress)
     from transcribe_import.engine.planning.problems import ProblemCode  # loaded by validate
 
     # Told under their item's line: the folder was imported before, where, and what to do.
@@ -199,6 +199,25 @@ def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
             f"transcribe-import validate {args.output}"
         )
     return ExitCode.OK
+
+
+def _validated(
+    corpus: Corpus,
+    plan: ImportPlan,
+    progress: _Progress,
+    hints: frozenset[api.Hint] | None = None,
+) -> ValidationReport:
+    """``api.validate_plan`` with its progress on the live line: a shelf's first validation
+    verifies its rescans' candidate pairs for minutes. Each part of the work is told from 0
+    to its own total (files, then pairs, then files), so the line counts "checked" only."""
+
+    def told(done: int, total: int) -> None:
+        progress.show(f"validating the plan: {done:,} of {total:,} checked", force=done == total)
+
+    try:
+        return api.validate_plan(corpus, plan, hints=hints, progress=told)
+    finally:
+        progress.done()
 
 
 def _with_looks(
@@ -410,7 +429,7 @@ ORDER_HINT = "order "
 def cmd_validate(corpus: Corpus, args: argparse.Namespace) -> int:
     plan = _load(args.plan)
     hints = second_look_cli.hints_asked(args)
-    report = api.validate_plan(corpus, plan, hints=hints)
+    report = _validated(corpus, plan, _Progress(), hints)
     if args.json:
         json_out(report.to_json())
     else:

@@ -551,18 +551,30 @@ class ImportFlow(QObject):
         self._status.showMessage(self.tr("Validating the plan…"))
 
     def _validation_went_on(self, progress: tuple[int, int]) -> None:
-        self._time_left(self._validation_pace, progress, self.tr("Validating the plan… ({left})"))
+        self._time_left(
+            self._validation_pace,
+            progress,
+            self.tr("Validating the plan… ({left})"),
+            self.tr("Validating the plan…"),
+        )
 
     def _opening_went_on(self, progress: tuple[int, int]) -> None:
-        self._time_left(self._opening_pace, progress, self.tr("Opening the plan… ({left})"))
+        self._time_left(
+            self._opening_pace,
+            progress,
+            self.tr("Opening the plan… ({left})"),
+            self.tr("Opening the plan…"),
+        )
 
-    def _time_left(self, pace: StepPace, progress: tuple[int, int], words: str) -> None:
+    def _time_left(self, pace: StepPace, progress: tuple[int, int], words: str, plain: str) -> None:
         """A one-call step's line in the status bar with its time left at its pace, once
-        known (``words`` says where ``{left}`` goes). Its progress from 0 is the step
-        beginning (one may have waited its turn)."""
+        known (``words`` says where ``{left}`` goes). Its progress from 0 is the step, or a
+        part of it with a pace of its own (a validation's rescans), beginning: the time left
+        the part before told is taken back (``plain``) until this one's pace is known."""
         done, total = progress
         if done == 0:
             pace.restart()
+            self._status.showMessage(plain)
         left = pace.seconds_left(done, total)
         if left is not None and done < total:
             self._status.showMessage(words.format(left=time_left_words(left)))

@@ -198,8 +198,9 @@ def validate_plan(
     *,
     progress: Callable[[object], None] = lambda _done: None,
 ) -> Validation:
-    """``api.validate_plan`` of ``plan``; ``progress`` gets (files done, of how many) as the
-    window can show it: the first, then at most ten a second (100,000 files: 30 s)."""
+    """``api.validate_plan`` of ``plan``; ``progress`` gets (done, of how many) of each part
+    of the work, as the window can show it: each part's first and last, then at most ten a
+    second (100,000 files: 30 s)."""
     throttle = ProgressThrottle()
 
     def told(done: int, total: int) -> None:

@@ -4,10 +4,12 @@ at once, and ids another plan already committed."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 from transcribe_import.engine.base.ids import new_id
+from transcribe_import.engine.planning import lookalikes
 from transcribe_import.engine.planning.problems import AmbiguityCode, ProblemCode, Resolution
 from transcribe_import.engine.planning.validate import validate
 
@@ -33,16 +35,50 @@ def test_validation_lists_every_problem_at_once(corpus, tmp_path) -> None:
     assert any("page 1.jpg" in p.message for p in report.errors)
 
 
-def test_validation_tells_its_progress_in_files_to_the_end(corpus, tmp_path) -> None:
-    # What the window's time left is read from: each file once with its notebook's checks,
-    # once with its own on disk; from none to all, never back.
+def test_validation_tells_its_progress_a_part_at_a_time_to_the_end(corpus, tmp_path) -> None:
+    # What the window's time left is read from: a part at a time, each from none to all and
+    # never back: the files with their notebook's checks, then with their own on disk.
     plan = plan_for(corpus, make_shelf(tmp_path / "box", notebooks=3))
     told: list[tuple[int, int]] = []
     validate(corpus, plan, progress=lambda done, total: told.append((done, total)))
     files = sum(len(it.sources) for it in plan.items)
-    assert told[0] == (0, 2 * files) and told[-1] == (2 * files, 2 * files)
-    assert [d for d, _t in told] == sorted(d for d, _t in told)
-    assert len(told) == 1 + len(plan.items) + 1  # a report a notebook, one a slice of checks
+    # A report a notebook; then one a slice of checks, from none.
+    assert told == [
+        (0, files),
+        *((sum(len(it.sources) for it in plan.items[: k + 1]), files) for k in range(3)),
+        (0, files),
+        (files, files),
+    ]
+
+
+def test_validation_tells_the_rescans_verification_as_a_part_of_its_own(
+    corpus, tmp_path, monkeypatch
+) -> None:
+    """A shelf's first validation spends most of its time verifying the rescans' candidate
+    pairs: that part is told from 0 to the pairs to verify, between the notebooks' checks and
+    the files' (the window's time left, read from the last part told, would otherwise stand
+    still at the first part's pace for minutes)."""
+    plan = plan_for(corpus, make_shelf(tmp_path / "box", notebooks=1))
+    files = sum(len(it.sources) for it in plan.items)
+
+    def verifying(corpus: object, plan: object, progress: Callable[[int, int], None]) -> list:
+        for done in (0, 16, 32, 40):
+            progress(done, 40)
+        return []
+
+    monkeypatch.setattr(lookalikes, "plan_problems", verifying)
+    told: list[tuple[int, int]] = []
+    validate(corpus, plan, progress=lambda done, total: told.append((done, total)))
+    assert told == [
+        (0, files),
+        (files, files),
+        (0, 40),
+        (16, 40),
+        (32, 40),
+        (40, 40),
+        (0, files),
+        (files, files),
+    ]
 
 
 def test_ids_already_used_by_something_else_are_a_validate_error(corpus, tmp_path) -> None:

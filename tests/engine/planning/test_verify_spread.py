@@ -31,10 +31,14 @@ def shelf(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _validated(
-    shelf: Path, data: Path, spread: bool, monkeypatch: pytest.MonkeyPatch
+    shelf: Path,
+    data: Path,
+    spread: bool,
+    monkeypatch: pytest.MonkeyPatch,
+    told: list[tuple[int, int]] | None = None,
 ) -> tuple[list[tuple[str, str]], int, dict[tuple[str, str, int], float]]:
     """The problems of a plan of ``shelf``, how many pairs this process verified itself,
-    and every verdict made."""
+    and every verdict made; the validation's progress added to ``told``."""
     corpus = Corpus.open(data)
     planned = api.plan_paths(corpus, api.PlanRequest((shelf / "Diary", shelf / "Alike")))
     assert planned is not None
@@ -53,7 +57,9 @@ def _validated(
         return real(a, b)
 
     monkeypatch.setattr(ink, "score", counted)
-    report = api.validate_plan(corpus, plan)
+    report = api.validate_plan(
+        corpus, plan, progress=None if told is None else lambda d, t: told.append((d, t))
+    )
     monkeypatch.setattr(ink, "score", real)
     with inks._lock:
         verdicts = dict(inks._scores)
@@ -68,11 +74,17 @@ def test_verdicts_made_in_worker_processes_are_those_made_one_by_one(
     # Rounds and tasks of a few pairs: a shelf's many, here.
     monkeypatch.setattr(inks, "PAIRS_A_ROUND", 7)
     monkeypatch.setattr(inks, "PAIRS_A_TASK", 3)
+    told: list[tuple[int, int]] = []
     spread, verified_spread, verdicts_spread = _validated(
-        shelf, tmp_path / "two", True, monkeypatch
+        shelf, tmp_path / "two", True, monkeypatch, told
     )
     assert verified_alone == len(verdicts_alone) > 0
     assert verified_spread == 0  # every pair was verified by a worker process
+    # The verification told as a part of its own: from none to every pair, a task at a time.
+    pairs = len(verdicts_spread)
+    start = told.index((0, pairs))
+    part = told[start : told.index((pairs, pairs)) + 1]
+    assert [d for d, _t in part] == sorted({d for d, _t in part}) and len(part) > 2
     assert verdicts_spread == verdicts_alone
     assert spread == alone
     asked = [message for code, message in alone if code == "looks_like"]

@@ -26,7 +26,7 @@ import logging
 import threading
 import zlib
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -259,17 +259,24 @@ PAIRS_A_TASK = 16
 PAIRS_A_ROUND = 4096
 
 
-def score_many(pairs: Sequence[Pair], workers: int = 2) -> None:
+def score_many(
+    pairs: Sequence[Pair],
+    workers: int = 2,
+    progress: Callable[[int, int], None] | None = None,
+) -> None:
     """Verify ``pairs`` ahead of their ``score``, spread over ``workers`` worker processes
     when there are ``PARALLEL_FROM`` or more not verified yet (a shelf's plan: its
     verifications were most of its time, on one core); their ``score`` then finds each
     verdict made, the same value as made here. Fewer pairs, or no worker processes to be
-    had, are left to ``score``, one after another in this process."""
+    had, are left to ``score``, one after another in this process. ``progress(done,
+    total)``: the pairs verified here of those to verify, from 0, as the workers hand them
+    back (told only when they are spread: fewer take seconds)."""
     _take_kept(pairs)
     with _lock:
         todo = [p for p in dict.fromkeys(pairs) if (p[0], p[2], p[4]) not in _scores]
     if workers < 2 or len(todo) < PARALLEL_FROM:
         return
+    tell = _Told(progress, len(todo))
     # A page's pairs together, so that a worker's tasks reuse what was made of its ink (its
     # spectra, its tiles': ``ink.score``) where handed out as found they were scattered: by
     # the page the other is brought onto, then by that other, as it stands.
@@ -281,7 +288,7 @@ def score_many(pairs: Sequence[Pair], workers: int = 2) -> None:
         return
     try:
         for start in range(0, len(todo), PAIRS_A_ROUND):
-            _spread(pool, todo[start : start + PAIRS_A_ROUND])
+            _spread(pool, todo[start : start + PAIRS_A_ROUND], tell)
     except BrokenProcessPool:  # its workers died (killed, out of memory): ``score`` does the rest
         log.info("verifications left to this process: a worker process ended")
     finally:
@@ -290,7 +297,24 @@ def score_many(pairs: Sequence[Pair], workers: int = 2) -> None:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _spread(pool: ProcessPoolExecutor, todo: list[Pair]) -> None:
+@dataclass
+class _Told:
+    """``score_many``'s pairs verified so far, told to its ``progress`` (if any)."""
+
+    progress: Callable[[int, int], None] | None
+    total: int
+    done: int = 0
+
+    def __post_init__(self) -> None:
+        self.add(0)
+
+    def add(self, n: int) -> None:
+        self.done += n
+        if self.progress is not None:
+            self.progress(min(self.done, self.total), self.total)
+
+
+def _spread(pool: ProcessPoolExecutor, todo: list[Pair], tell: _Told) -> None:
     # The inks not kept here, made by the workers from their files, each once.
     with _lock:
         wanted = {
@@ -315,6 +339,7 @@ def _spread(pool: ProcessPoolExecutor, todo: list[Pair]) -> None:
         for (key, _w, other, _o, turn), value in zip(chunk, values, strict=True):
             read = sent[key] is not None and sent[other] is not None
             _settle((key, other, turn), value, read=read)
+        tell.add(len(chunk))
 
 
 def _scored(task: tuple[list[Pair], dict[str, Packed | None]]) -> list[float]:

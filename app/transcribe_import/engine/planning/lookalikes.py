@@ -29,7 +29,7 @@ lazily: that would decode every page of the corpus on the next scan).
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -340,13 +340,18 @@ class _Asked:
     pairs: list[tuple[Stored, lookalike.Turn]]
 
 
-def find(corpus: Corpus | None, plan: ImportPlan) -> list[Lookalike]:
+def find(
+    corpus: Corpus | None,
+    plan: ImportPlan,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[Lookalike]:
     """Every imported page of the plan that is a rescan of a page of the corpus or an
     earlier page of the plan, and is neither its bytes nor answered already (Replace, Keep
     Both): candidates found by their looks (``LookIndex``), each decided by comparing the
     two pages' ink (media/ink.py), the best scoring named. The candidate pairs are found
     first and verified together (``inks.score_many``: on both cores for a shelf), as
-    neither which pages are candidates nor the index depends on a verdict."""
+    neither which pages are candidates nor the index depends on a verdict. ``progress``:
+    ``inks.score_many``'s, the pairs verified of those to verify."""
     stored = corpus_looks(corpus) if corpus is not None else []
     index = LookIndex()
     for other in stored:
@@ -399,7 +404,8 @@ def find(corpus: Corpus | None, plan: ImportPlan) -> list[Lookalike]:
             (a.key, a.where, other.key, other.where, int(turn) // 90)
             for a in asked
             for other, turn in a.pairs
-        ]
+        ],
+        progress=progress,
     )
     found: list[Lookalike] = []
     for a in asked:
@@ -503,11 +509,16 @@ _NO_PLACE_IN_PLAN = (
 )
 
 
-def plan_problems(corpus: Corpus | None, plan: ImportPlan) -> list[PlanProblem]:
+def plan_problems(
+    corpus: Corpus | None,
+    plan: ImportPlan,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[PlanProblem]:
     """One warning per look-alike page, with its answers: they do not block the commit (the
-    page is imported as a new one unless answered), but the item is not Ready until then."""
+    page is imported as a new one unless answered), but the item is not Ready until then.
+    ``progress``: ``find``'s."""
     out = []
-    for found in find(corpus, plan):
+    for found in find(corpus, plan, progress):
         answers = [a for a in ANSWERS if a is not Resolution.RESCAN_REPLACES or found.can_replace]
         if found.other.notebook_id is None:  # a page of this import, of any of its notebooks
             answers.append(Resolution.NONE_ARE_RESCANS)

@@ -76,15 +76,18 @@ def validate(
     of this plan committed anything. ``unfinished_of``: whether a notebook to complete is
     marked incomplete (its words say so; engine.api passes the run layer's rule).
     ``hints``: which pages worth a second look are told (information, never in the way).
-    ``progress(done, total)``: told as the work goes, in files (each source is looked at
-    twice: with its notebook's, then its own checks on disk), for a face's time left.
+    ``progress(done, total)``: told as the work goes, for a face's time left, a part at a
+    time, each from 0 to its own total, since their paces differ a hundredfold: the files
+    with their notebook's checks; the rescans' candidate pairs verified, when there are
+    enough to spread over worker processes (a shelf's first plan: most of its time); the
+    files' own checks on disk.
     """
     settings = settings or RenderSettings()
     tell = progress or (lambda _done, _total: None)
     sources = sum(len(it.sources) for it in plan.items)
     checked = sum(1 for it in plan.items for s in it.sources if s.imported)
-    total, done = sources + checked, 0
-    tell(done, total)
+    done = 0
+    tell(done, sources)
     problems: list[PlanProblem] = []
     own = frozenset(own_run_ids or ())
     titles = reimport.titled(corpus) if corpus is not None else {}
@@ -100,9 +103,9 @@ def validate(
         else:
             problems.append(_recognised_problem(item, found))
         done += len(item.sources)
-        tell(done, total)
+        tell(done, sources)
     problems.extend(placement.plan_problems(plan))
-    problems.extend(lookalikes.plan_problems(corpus, plan))
+    problems.extend(lookalikes.plan_problems(corpus, plan, progress))
 
     # Source checks read headers from disk: run them in parallel, report in plan order, a
     # slice at a time: a future (and a pair) per source of 100,000 at once is half a million
@@ -110,12 +113,14 @@ def validate(
     # showing the plan waits.
     checks = ((it, s) for it in plan.items for s in it.sources if s.imported)
     scanned = _Scanned.kept(corpus, plan, settings)
+    done = 0
+    tell(done, checked)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         while part := list(itertools.islice(checks, _CHECKS_AT_ONCE)):
             results = pool.map(lambda pair: _source_problem(pair[0], pair[1], scanned), part)
             problems.extend(p for p in results if p is not None)
             done += len(part)
-            tell(done, total)
+            tell(done, checked)
 
     order = {it.item_id: k for k, it in enumerate(plan.items)}
     problems.sort(key=lambda p: (order.get(p.item_id, 0), p.severity != ProblemSeverity.ERROR))
