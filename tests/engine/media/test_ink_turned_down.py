@@ -113,3 +113,59 @@ def test_the_score_does_not_depend_on_which_is_found_first(
     assert wholes_first == parts_first
     assert any(s >= ink.SAME_PAGE for s in parts_first)
     assert 0.0 in parts_first
+
+
+def test_a_pair_turned_down_for_no_peak_standing_out_keeps_every_verdict(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two sparse pages whose whole pages' correlation has no peak standing out
+    (``ink.STANDS_OUT``) score 0 without being aligned: on rescans of every upright way and
+    both lights, each rescan found keeps the score made without that stage, to the last
+    bit, its peak far above the line, and pairs of different pages are turned down by it."""
+    ways = tuple(
+        how
+        for how in pages.Rescan
+        if how not in (pages.Rescan.RIGHT, pages.Rescan.HALF, pages.Rescan.LEFT)
+    )
+    pairs: list[tuple[int, ink.Ink, int, ink.Ink]] = []
+    for seed, light in ((11, pages.Light.SCANNER), (2027, pages.Light.LAMP)):
+        nb = pages.notebook(seed, pages.Paper.RULED, light)
+        found: list[tuple[int, ink.Ink]] = []
+        firsts: list[tuple[int, ink.Ink]] = []
+        for n, kind in enumerate(KINDS, 1):
+            page = pages.page(nb, n, kind)
+            firsts.append((n, _ink(pages.first_scan(page), ".jpg")))
+            found.append(firsts[-1])
+            found += [(n, _ink(*pages.rescan(page, how, seed + n))) for how in ways]
+        pairs += [(n, a, m, b) for n, a in firsts for m, b in found if a is not b]
+    line = ink.STANDS_OUT
+    real = ink._standing_out
+    stood: list[float] = []
+
+    def recorded(pa: np.ndarray, pb: np.ndarray) -> float:
+        stood.append(real(pa, pb))
+        return stood[-1]
+
+    monkeypatch.setattr(ink, "_standing_out", recorded)
+    with_stage, peaks = [], []
+    for _n, a, _m, b in pairs:
+        del stood[:]
+        with_stage.append(ink.score(a, b))
+        # None: not asked (a part missing decided first, or an ink with no written part at
+        # DETAIL_SIDE, verified as a whole page)
+        peaks.append(stood[0] if stood else None)
+    ink.forget_derived()
+    monkeypatch.setattr(ink, "STANDS_OUT", 0.0)  # the stage never turns a pair down
+    without = [ink.score(a, b) for _n, a, _m, b in pairs]
+    rescans_found = turned_down = 0
+    for (n, _a, m, _b), value, plain, peak in zip(pairs, with_stage, without, peaks, strict=True):
+        if plain >= ink.SAME_PAGE:
+            assert value == plain, (n, m)  # every rescan found keeps its exact score
+            assert peak is None or peak > 1.2 * line, (n, m, peak)
+            rescans_found += n == m
+        else:
+            assert value in (plain, 0.0), (n, m)
+        assert n == m or value < ink.SAME_PAGE, (n, m)
+        turned_down += n != m and peak is not None and peak < line
+    assert rescans_found >= 0.9 * 2 * len(KINDS) * len(ways)
+    assert turned_down > 0

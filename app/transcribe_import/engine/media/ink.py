@@ -825,7 +825,8 @@ def score(a: Ink, b: Ink) -> float:
     one's writing is missing from the other (``_missing``); their whole pages then only
     have to agree as wholes (at ``SIDE`` a tilted line of a few words no longer lies within
     a pixel of itself block by block), and two sparse pages whose whole pages score below
-    ``EXACT_FROM`` score 0 (``_sparse_score``). Blank inks score 0: nothing to tell them
+    ``EXACT_FROM``, or whose whole pages' correlation has no peak standing out
+    (``STANDS_OUT``), score 0 (``_sparse_score``). Blank inks score 0: nothing to tell them
     by."""
     if a.blank or b.blank:
         return 0.0
@@ -843,8 +844,10 @@ EXACT_FROM = SAME_PAGE - 0.15
 
 def _sparse_score(a: Ink, b: Ink, detail_a: np.ndarray, detail_b: np.ndarray) -> float:
     """``score`` of two sparse pages: 0 when a part of one's writing is missing from the
-    other (``_is_missing``) or when their whole pages score below ``EXACT_FROM`` as
-    wholes, else the least of the whole pages' score and their written parts'.
+    other (``_is_missing``), when their whole pages' correlation has no peak standing out
+    (``_standing_out`` below ``STANDS_OUT``: checked before the whole pages are aligned, a
+    fraction of its cost) or when their whole pages score below ``EXACT_FROM`` as wholes,
+    else the least of the whole pages' score and their written parts'.
 
     The score is never above the whole pages' (it is the least of the two, or 0), so a pair
     whose whole pages score below ``EXACT_FROM`` is not one page, and any score from
@@ -869,7 +872,12 @@ def _sparse_score(a: Ink, b: Ink, detail_a: np.ndarray, detail_b: np.ndarray) ->
         pa = _framed_kept(detail_a, shape)
         return pa, aligned(pa, _framed_kept(detail_b, shape), DETAIL_SLACK)
 
+    def no_peak() -> bool:
+        return _standing_out(a.pixels, _fitted_kept(b.pixels, a.pixels.shape)) < STANDS_OUT
+
     if _whole_first(shape, a.pixels):
+        if no_peak():
+            return 0.0
         value = whole()
         if value < EXACT_FROM:
             return 0.0
@@ -878,12 +886,45 @@ def _sparse_score(a: Ink, b: Ink, detail_a: np.ndarray, detail_b: np.ndarray) ->
             return 0.0
     else:
         pa, pb = parts()
-        if _is_missing(pa, pb):
+        if _is_missing(pa, pb) or no_peak():
             return 0.0
         value = whole()
         if value < EXACT_FROM:
             return 0.0
     return min(value, _measures(pa, pb, DETAIL_BLOCK, tolerance=DETAIL_TOLERANCE))
+
+
+# How far the peak of two sparse pages' phase correlation (their whole pages at a quarter
+# of their size, at the scale ``aligned`` takes) must stand above the rest of the
+# correlation, in its standard deviations, for the pair to be aligned and measured at all
+# (``_standing_out``). Two scans of one page with a little written correlate in one sharp
+# peak whatever their tilt, crop or light (the least of the 227 true sparse rescans of
+# tests/engine/planning/test_rescans_proof.py's labelled sets: 35.8); two different pages
+# of one notebook only by chance (the 500-page shelf's sparse pairs: median 22.3, and
+# 280 of 407 below 25). A threshold, not a bound, with the nearest true rescan 43 % above
+# it; every recorded pair below it scored 0, and of the 10,853 pairs of a cold plan of
+# 5,000 shelf pages, one it turns down scored 0.283 (bench/RESULTS.md, "A rescan's
+# verification a pair").
+STANDS_OUT = 25.0
+
+
+def _standing_out(pa: np.ndarray, pb: np.ndarray) -> float:
+    """How far the highest peak of the phase correlation of ``pb`` on ``pa`` (the scale
+    search of ``aligned``: at a quarter of their size, each of ``SCALES``) stands above
+    the correlation's mean, in its standard deviations. Made of the spectra ``aligned``
+    makes and keeps, so a pair that goes on to be aligned pays for it only once."""
+    part = "whole" if max(pa.shape) < 4 * TILE_LEAST else "quarter"
+    fqa, shape = _spectrum(pa, part), _part(pa, part).shape
+    best: np.ndarray | None = None
+    for s in SCALES:
+        cross = fqa * np.conj(_zoomed_spectrum(pb, part, s))
+        cross /= np.maximum(np.abs(cross), 1e-9)
+        corr = np.fft.irfft2(cross, s=shape)
+        if best is None or corr.max() > best.max():
+            best = corr
+    assert best is not None
+    spread = float(best.std())
+    return 0.0 if spread == 0 else (float(best.max()) - float(best.mean())) / spread
 
 
 def _whole_first(shape: tuple[int, int], pixels: np.ndarray) -> bool:
