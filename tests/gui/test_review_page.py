@@ -34,6 +34,7 @@ from transcribe_import.gui.models.problems import ProblemColumn
 from transcribe_import.gui.models.roles import ItemIdRole, SourceIdsRole, StateRole
 from transcribe_import.gui.pages import review_edits
 from transcribe_import.gui.pages.review import ReviewPage
+from transcribe_import.gui.pages.review_grid import PageView
 from transcribe_import.gui.session import ImportSession
 from transcribe_import.gui.thumbnails import ThumbnailCache, busy_caches
 from transcribe_import.gui.values import PlanItemState
@@ -378,6 +379,41 @@ def test_rollover_is_explained_and_ordering_by_capture_time_resolves_it(
     accepted = session.item(camera.item_id)
     assert accepted.ordering.resolved
     assert names(accepted) == names(camera)
+
+
+def test_a_plan_shown_or_a_notebook_chosen_builds_the_decision_panel_once(
+    page: ReviewPage, session: ImportSession
+) -> None:
+    """Counted, not timed: a plan of 100,000 pages shown built the panel four times over."""
+    panel = page.decision_panel
+    built: list[str | None] = []
+    rebuild = panel.rebuild
+
+    def counted(item: PlanItem | None, *args: object) -> None:
+        built.append(None if item is None else item.label)
+        rebuild(item, *args)  # type: ignore[arg-type]
+
+    panel.rebuild = counted  # type: ignore[method-assign]
+    show(page, "camera")
+    session.set_plan(session.plan)  # a new plan: the notebook shown is kept
+    assert built == ["camera"]
+    assert "IMG_9999.jpg: the camera counter rolled over" in panel_words(page)
+
+    built.clear()
+    show(page, "diary")
+    assert built == ["diary"]
+    assert not panel.isVisible()
+    page.show_view(PageView.GRID)
+    built.clear()
+    page.show_view(PageView.DETAILS)  # its Tab order leads to the other view
+    show(page, "camera")
+    assert built == ["diary", "camera"]
+    assert panel.isVisible()
+
+    built.clear()
+    session.set_plan(None)
+    assert built == [None]
+    assert not panel.isVisible()
 
 
 def test_the_window_shows_the_engines_words_as_they_are(

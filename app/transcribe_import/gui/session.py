@@ -46,7 +46,9 @@ class _ItemEdit(QUndoCommand):
 class ImportSession(QObject):
     """Holds the plan being reviewed; every change goes through ``edit_item``."""
 
-    plan_changed = Signal()  # a new plan (or none): rebuild everything
+    # A new plan (or none): rebuild everything. ``validation_changed`` always follows it
+    # (the report is gone): the review builds its decision panel then, once.
+    plan_changed = Signal()
     item_changed = Signal(str)  # item_id: one item was edited (or undone)
     validation_changed = Signal()  # ``report`` was recomputed
     # The look pass moved on (``look_progress``); True: looks were stamped on the plan.

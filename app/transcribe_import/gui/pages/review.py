@@ -9,8 +9,9 @@ model on one selection, so every command acts on the pages selected in whichever
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from PySide6.QtCore import (
     QItemSelectionModel,
@@ -119,6 +120,9 @@ class ReviewPage(QWidget):
             capacity=24, threads=1, parent=self, side=PREVIEW_SIDE, corpus=session.corpus
         )
         self.viewer_dialog: ViewerDialog | None = None
+        # The decision panel asked for while held (``_decisions_later``): built at its end.
+        self._decisions_held = False
+        self._decisions_due = False
         self.items_model = PlanItemsModel(session, self)
         self.pages_model = PageTableModel(session, self.thumbnails, self)
         self.problems_model = ProblemsModel(session, self)
@@ -139,6 +143,7 @@ class ReviewPage(QWidget):
         session.validation_changed.connect(self._on_validation_changed)
         session.looks_changed.connect(self._on_looks_changed)
         self._on_plan_changed()
+        self._on_validation_changed()  # as the session's set_plan says it after plan_changed
 
     # -- building --------------------------------------------------------------------------
 
@@ -670,18 +675,21 @@ class ReviewPage(QWidget):
 
     @Slot()
     def _on_plan_changed(self) -> None:
-        plan = self.session.plan
-        keep = self.pages_model.item_id()
-        if plan is not None and plan.items:
-            if keep is None or self.items_model.row_of(keep) is None:
-                keep = plan.items[0].item_id
-            self.select_item(keep)
-            # The model was reset; a current row that did not change sends no signal.
-            self._show_item(keep)
-        else:
-            self._show_item(None)
-        self._fit_item_columns()
-        self._on_validation_changed()
+        # The session says validation_changed right after plan_changed (set_plan): the
+        # decision panel, the summary and the actions follow the new plan then, once; a
+        # plan of 100,000 pages shown built the panel four times over.
+        with self._decisions_later(rebuild=False):
+            plan = self.session.plan
+            keep = self.pages_model.item_id()
+            if plan is not None and plan.items:
+                if keep is None or self.items_model.row_of(keep) is None:
+                    keep = plan.items[0].item_id
+                self.select_item(keep)
+                # The model was reset; a current row that did not change sends no signal.
+                self._show_item(keep)
+            else:
+                self._show_item(None)
+            self._fit_item_columns()
 
     @Slot(QModelIndex, QModelIndex)
     def _on_item_row_changed(self, current: QModelIndex, previous: QModelIndex) -> None:
@@ -689,6 +697,10 @@ class ReviewPage(QWidget):
         self._show_item(item_id)
 
     def _show_item(self, item_id: str | None) -> None:
+        with self._decisions_later():  # the view shown and the notebook: one panel
+            self._show_item_now(item_id)
+
+    def _show_item_now(self, item_id: str | None) -> None:
         if item_id != self.pages_model.item_id():
             self.pages_model.set_item(item_id)
             self._fit_page_columns(self.pages_model.item)
@@ -740,7 +752,25 @@ class ReviewPage(QWidget):
         self._rebuild_decisions(item)
         self._update_actions()
 
+    @contextlib.contextmanager
+    def _decisions_later(self, *, rebuild: bool = True) -> Iterator[None]:
+        """The decision panel asked for inside built once at the end (``rebuild``), or not
+        at all when the caller knows it is built next anyway."""
+        outer = not self._decisions_held
+        self._decisions_held = True
+        try:
+            yield
+        finally:
+            if outer:
+                self._decisions_held = False
+                if self._decisions_due and rebuild:
+                    self._rebuild_decisions(self.current_item())
+                self._decisions_due = False
+
     def _rebuild_decisions(self, item: PlanItem | None) -> None:
+        if self._decisions_held:
+            self._decisions_due = True  # for the notebook current then (``item`` is it)
+            return
         report = self.session.report
         self.decision_panel.rebuild(
             item, report, self.items_view, self.pages_widget(), self.session.plan
