@@ -50,6 +50,23 @@ def _open_undo(qtbot: QtBot, window: MainWindow) -> undo_dialog.UndoDialog:
     return dialog
 
 
+def _undone_into_the_trash(
+    qtbot: QtBot, window: MainWindow, run_id: str
+) -> undo_dialog.TrashDialog:
+    """Undo Import of ``run_id`` through its dialog, then Runs › Trash… listing its entry."""
+    _select(qtbot, window, run_id)
+    dialog = _open_undo(qtbot, window)
+    with qtbot.waitSignal(dialog.reverted, timeout=TIMEOUT_MS):
+        qtbot.mouseClick(dialog.undo_button, Qt.MouseButton.LeftButton)
+    dialog.accept()
+    page = window.runs_page
+    qtbot.mouseClick(page.trash_button, Qt.MouseButton.LeftButton)
+    trash = page.trash_dialog
+    assert trash is not None
+    qtbot.waitUntil(lambda: trash.list.count() == 1, timeout=TIMEOUT_MS)
+    return trash
+
+
 def test_undo_this_import_previews_then_moves_the_run_into_the_trash(
     qtbot: QtBot, window: MainWindow, corpus: Corpus, tmp_path: Path
 ):
@@ -172,19 +189,8 @@ def test_the_trash_lists_undone_imports_and_deletes_one_only_when_confirmed(
 ):
     plan = plan_for(corpus, make_shelf(tmp_path / "shelf", notebooks=1, pages=2))
     run_id = commit_plan(corpus, plan).run_id
-    _select(qtbot, window, run_id)
-    dialog = _open_undo(qtbot, window)
-    with qtbot.waitSignal(dialog.reverted, timeout=TIMEOUT_MS):
-        qtbot.mouseClick(dialog.undo_button, Qt.MouseButton.LeftButton)
-    dialog.accept()
-    trash_dir = corpus.root / "trash"
-    [entry_dir] = list(trash_dir.iterdir())
-
-    page = window.runs_page
-    qtbot.mouseClick(page.trash_button, Qt.MouseButton.LeftButton)
-    trash = page.trash_dialog
-    assert trash is not None
-    qtbot.waitUntil(lambda: trash.list.count() == 1, timeout=TIMEOUT_MS)
+    trash = _undone_into_the_trash(qtbot, window, run_id)
+    [entry_dir] = list((corpus.root / "trash").iterdir())
     text = trash.list.item(0).text()
     assert "2 pages" in text and "“notebook 1”" in text and trash.delete_button.isEnabled()
 
@@ -221,17 +227,8 @@ def test_put_back_restores_an_undone_import_and_says_what_it_put_back(
         for p in (corpus.root / "notebooks").rglob("*")
         if p.is_file()
     }
-    _select(qtbot, window, run_id)
-    dialog = _open_undo(qtbot, window)
-    with qtbot.waitSignal(dialog.reverted, timeout=TIMEOUT_MS):
-        qtbot.mouseClick(dialog.undo_button, Qt.MouseButton.LeftButton)
-    dialog.accept()
-
+    trash = _undone_into_the_trash(qtbot, window, run_id)
     page = window.runs_page
-    qtbot.mouseClick(page.trash_button, Qt.MouseButton.LeftButton)
-    trash = page.trash_dialog
-    assert trash is not None
-    qtbot.waitUntil(lambda: trash.list.count() == 1, timeout=TIMEOUT_MS)
     assert trash.restore_button.isEnabled()
     with qtbot.waitSignal(trash.restored, timeout=TIMEOUT_MS) as restored:
         qtbot.mouseClick(trash.restore_button, Qt.MouseButton.LeftButton)
@@ -376,16 +373,7 @@ def test_put_back_clicked_while_the_listings_thread_is_still_busy_is_not_dropped
     thread is busy."""
     plan = plan_for(corpus, make_shelf(tmp_path / "shelf", notebooks=1, pages=2))
     run_id = commit_plan(corpus, plan).run_id
-    _select(qtbot, window, run_id)
-    dialog = _open_undo(qtbot, window)
-    with qtbot.waitSignal(dialog.reverted, timeout=TIMEOUT_MS):
-        qtbot.mouseClick(dialog.undo_button, Qt.MouseButton.LeftButton)
-    dialog.accept()
-    page = window.runs_page
-    qtbot.mouseClick(page.trash_button, Qt.MouseButton.LeftButton)
-    trash = page.trash_dialog
-    assert trash is not None
-    qtbot.waitUntil(lambda: trash.list.count() == 1, timeout=TIMEOUT_MS)
+    trash = _undone_into_the_trash(qtbot, window, run_id)
     qtbot.waitUntil(lambda: not trash._task.is_busy(), timeout=TIMEOUT_MS)
 
     release = threading.Event()
