@@ -28,6 +28,7 @@ import filelock
 import orjson
 import pytest
 
+from helpers import holding
 from helpers.cli import (
     TIMEOUT,
     Exit,
@@ -488,28 +489,6 @@ def test_resume_while_the_run_is_held_exits_5(tmp_path: Path, small_plan: Path) 
 # -- 3. cancellation from another process -----------------------------------------------------
 
 
-def frozen(data: Path, proc: subprocess.Popen[str]) -> None:
-    """SIGSTOP ``proc`` outside the corpus lock, so the next commands run while it holds its run.
-
-    Freezing stands in for a slow machine: what the test does next happens, for certain,
-    while the commit is in the middle of its run. Never frozen inside a critical section,
-    where it would make `cancel` wait for the corpus lock.
-    """
-    lock = filelock.FileLock(data / "corpus" / ".lock")
-    for _ in range(500):
-        proc.send_signal(signal.SIGSTOP)
-        try:
-            lock.acquire(timeout=0)
-        except filelock.Timeout:
-            proc.send_signal(signal.SIGCONT)
-            # Let it run on out of its critical section; no event says when it leaves one.
-            time.sleep(0.003)
-            continue
-        lock.release()
-        return
-    raise AssertionError("the commit always held the corpus lock")
-
-
 def split_by_state(
     plan_doc: dict[str, Any], show: dict[str, Any]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -539,10 +518,15 @@ def test_cancel_from_another_process_keeps_committed_notebooks(
     tmp_path: Path, big_plan: Path
 ) -> None:
     data = tmp_path / "data"
-    commit = start_cli(data, "commit", str(big_plan), "--workers", "1", "--json")
+    # Held where it stops itself, just after its first item's outcome is written and the
+    # corpus lock let go: what the test does next happens, for certain, in the middle of the
+    # run, and `cancel` finds the corpus lock free. (A SIGSTOP sent from here could land a
+    # moment after the process took the lock again: CI saw `cancel` refused for that.)
+    env = holding.stop_at("run.after_item_outcome")
+    commit = start_cli(data, "commit", str(big_plan), "--workers", "1", "--json", env=env)
     try:
+        holding.wait_stopped(commit)
         run_id = run_id_when_committing(data, commit, committed=1)
-        frozen(data, commit)
         shown = cli_json(data, "show", run_id, "--json")
         assert sum(d["state"] == "committed" for d in shown["items"]) >= 1
         assert shown["status"] == "running"
@@ -555,7 +539,7 @@ def test_cancel_from_another_process_keeps_committed_notebooks(
         assert proc.returncode == Exit.OK, proc.stderr
         assert "Cancel requested" in proc.stdout
         assert "every page already in the corpus stays" in proc.stdout
-        commit.send_signal(signal.SIGCONT)
+        holding.go_on(commit)
         out, err = commit.communicate(timeout=60)
     finally:
         if commit.poll() is None:
