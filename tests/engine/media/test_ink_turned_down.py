@@ -5,11 +5,13 @@ from ``EXACT_FROM`` up, to the last bit, and 0 or that score below it."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
+from PIL import Image
 
 from transcribe_import.engine.media import ink, lookalike
 
@@ -169,3 +171,37 @@ def test_a_pair_turned_down_for_no_peak_standing_out_keeps_every_verdict(
         turned_down += n != m and peak is not None and peak < line
     assert rescans_found >= 0.9 * 2 * len(KINDS) * len(ways)
     assert turned_down > 0
+
+
+def _cropped(im: Image.Image, cut: float, rnd: random.Random) -> bytes:
+    """``im`` with ``cut`` of its width and height taken off, anywhere: a rescan framed
+    tighter than the labelled sets' 2-4 % (helpers/pages.py's ``Rescan.CROP``)."""
+    w, h = im.size
+    left, top = int(w * cut * rnd.random()), int(h * cut * rnd.random())
+    return pages.first_scan(
+        im.crop((left, top, left + int(w * (1 - cut)), top + int(h * (1 - cut))))
+    )
+
+
+@pytest.mark.parametrize("cut", [0.06, 0.08])
+def test_a_rescan_cropped_beyond_the_scale_search_keeps_its_verdict(
+    monkeypatch: pytest.MonkeyPatch, cut: float
+) -> None:
+    """Cropped by 6 or 8 %, beyond the ±4 % the scale search covers, a sparse page's rescan
+    gets the same score with the no-peak stage as without it: the stage is not what finds
+    or loses such a rescan (at 8 % most are lost either way: ``SCALES``)."""
+    rnd = random.Random(38)
+    pairs = []
+    for seed, light in ((38, pages.Light.LAMP), (2027, pages.Light.SCANNER)):
+        nb = pages.notebook(seed, pages.Paper.RULED, light)
+        for n, kind in enumerate((pages.Kind.FEW_WORDS, pages.Kind.DATE, pages.Kind.NUMBER), 1):
+            page = pages.page(nb, n, kind)
+            pairs.append(
+                (_ink(pages.first_scan(page), ".jpg"), _ink(_cropped(page, cut, rnd), ".jpg"))
+            )
+    with_stage = [ink.score(a, b) for a, b in pairs]
+    ink.forget_derived()
+    monkeypatch.setattr(ink, "STANDS_OUT", 0.0)  # the stage never turns a pair down
+    assert [ink.score(a, b) for a, b in pairs] == with_stage
+    if cut == 0.06:
+        assert sum(s >= ink.SAME_PAGE for s in with_stage) >= 4  # most still found

@@ -904,7 +904,9 @@ def _sparse_score(a: Ink, b: Ink, detail_a: np.ndarray, detail_b: np.ndarray) ->
 # 280 of 407 below 25). A threshold, not a bound, with the nearest true rescan 43 % above
 # it; every recorded pair below it scored 0, and of the 10,853 pairs of a cold plan of
 # 5,000 shelf pages, one it turns down scored 0.283 (bench/RESULTS.md, "A rescan's
-# verification a pair").
+# verification a pair"). Rescans cropped 6 or 8 %, beyond the scale search, keep their
+# verdicts with it too: what loses most of them at 8 % is ``SCALES``, not this stage
+# (tests/engine/media/test_ink_turned_down.py).
 STANDS_OUT = 25.0
 
 
