@@ -23,6 +23,7 @@ from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.ids import ShortIds
 from transcribe_import.engine.doctor import doctor
 from transcribe_import.engine.runs.model import RunStatus
+from transcribe_import.engine.runs.revert import plan_revert
 from transcribe_import.engine.runs.store import RunStore
 from transcribe_import.engine.runs.undo import RevertBlocked
 from transcribe_import.engine.runs.undo_findings import HalfDone
@@ -193,3 +194,26 @@ def test_an_undo_half_done_names_twin_runs_apart() -> None:
         "the undo of run 6e5b520f-1de0 stopped half way (trash entry 40f960c2); "
         "`transcribe-import revert 6e5b520f-1de0` or `transcribe-import doctor` finishes it"
     )
+
+
+def test_refusals_of_an_ended_run_name_it_as_the_lists_do(corpus: Corpus, tmp_path: Path):
+    """A retry of a complete run, and an undo of a run that added nothing, are refused in
+    words that name the run by the id `runs` lists (its 8 characters), not its whole id."""
+    _notebooks, run_id = _committed(corpus, tmp_path)
+    short = ShortIds.listed(lambda: RunStore(corpus).run_ids())(run_id)
+    assert len(short) < len(run_id)
+    with pytest.raises(TranscribeError) as refused:
+        api.prepare_retry(corpus, run_id)
+    said = str(refused.value)
+    assert f"Run {short} is complete: only a partial, failed or cancelled run is retried" in said
+    assert run_id not in said
+    # The same shelf again: every page is already in the corpus, the run adds nothing.
+    again = commit_plan(
+        corpus, plan_for(corpus, make_shelf(tmp_path / "shelf", notebooks=2, pages=2))
+    )
+    [blocker] = plan_revert(corpus, again.run_id).blockers
+    assert blocker.message == (
+        f"Run {RunStore(corpus).short(again.run_id)} added nothing to the corpus, so there is "
+        "nothing to undo."
+    )
+    assert again.run_id not in blocker.message

@@ -142,8 +142,8 @@ def prepare_retry(
     if not can_retry(record.status):
         raise TranscribeError(
             ErrorCode.RUN_TERMINAL if record.status.terminal else ErrorCode.RUN_BUSY,
-            f"Run {run_id} is {record.status.value}: only a partial, failed or cancelled run "
-            "is retried. Resume an interrupted run instead.",
+            f"Run {store.short(run_id)} is {record.status.value}: only a partial, failed or "
+            "cancelled run is retried. Resume an interrupted run instead.",
             item=run_id,
         )
     try:

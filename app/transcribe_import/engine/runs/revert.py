@@ -158,8 +158,8 @@ def plan_revert(corpus: Corpus, run_id: str, *, check_hashes: bool = True) -> Re
         blocker = RevertBlocker(
             RevertBlock.NOT_ENDED,
             None,
-            f"Run {run_id} has not ended ({record.status}); resume it or cancel it first, "
-            "then undo it.",
+            f"Run {store.short(run_id)} has not ended ({record.status}); resume it or cancel it "
+            "first, then undo it.",
         )
         return RevertPlan(run_id, record.status, (), (blocker,))
     plan = store.load_plan(run_id, record)
@@ -180,7 +180,8 @@ def plan_revert(corpus: Corpus, run_id: str, *, check_hashes: bool = True) -> Re
             RevertBlocker(
                 RevertBlock.NOTHING_LANDED,
                 None,
-                f"Run {run_id} added nothing to the corpus, so there is nothing to undo.",
+                f"Run {store.short(run_id)} added nothing to the corpus, so there is nothing to "
+                "undo.",
             )
         )
     return RevertPlan(run_id, record.status, tuple(notebooks), tuple(blockers))

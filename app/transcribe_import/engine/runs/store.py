@@ -115,6 +115,10 @@ class RunStore(UndoTransitions):
         # size) when it was read, its document with the log applied, and each item's index.
         self._live: dict[str, tuple[tuple[int, int, int], dict[str, Any], dict[str, int]]] = {}
 
+    def short(self, run_id: str) -> str:
+        """``run_id`` as every line names it (``run_short_ids``)."""
+        return run_short_ids(self.corpus)(run_id)
+
     def record_path(self, run_id: str) -> Path:
         return self.dir / f"{check_id(run_id, 'import_run_id')}.json"
 

@@ -25,6 +25,8 @@ class RecordWriter(Protocol):
         self, kind: HistoryEvent | RunStatus, attempt: int, **extra: Any
     ) -> dict[str, Any]: ...
 
+    def short(self, run_id: str) -> str: ...
+
 
 class UndoTransitions:
     """Mixed into ``RunStore``; each method's ``self`` is a ``RecordWriter`` (checked by mypy)."""
@@ -44,7 +46,7 @@ class UndoTransitions:
             if not status.revertible:
                 raise TranscribeError(
                     ErrorCode.RUN_BUSY,
-                    f"Run {run_id} is {status.value}: only an ended run is undone.",
+                    f"Run {self.short(run_id)} is {status.value}: only an ended run is undone.",
                     item=run_id,
                 )
             pending = doc.get("revert")
