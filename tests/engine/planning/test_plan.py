@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -387,3 +388,19 @@ def test_imported_page_count_counts_only_the_pages_that_land() -> None:
     assert item.imported_page_count() == 4
     plan = replace(_sample_plan(), items=(item, replace(base, item_id=new_id())))
     assert plan.imported_page_count() == 4 + 1
+
+
+@pytest.mark.parametrize("raw", [b"/m/nb/p 1.jpg", b"/m/nb/caf\xe9.jpg"])
+def test_a_source_made_from_a_scan_opens_the_scans_own_path(raw: bytes) -> None:
+    """``fs_path`` of a source made from a scanned file is that file's Path itself (no Path
+    made again from text), equal to the one its fields give, a name not UTF-8 included; the
+    source equals one read back from its fields."""
+    path = Path(os.fsdecode(raw))
+    made = SourceProvenance.for_path(path, rel="nb/p.jpg", size=1, mtime="t", mtime_ns=1)
+    assert made.fs_path is path
+    read = SourceProvenance(
+        made.path, "nb/p.jpg", 1, "t", 1, path_b64=made.path_b64
+    )  # as plan_from_document makes it
+    assert read == made
+    assert read.fs_path == path and read.fs_path is not path
+    assert replace(made, rel="nb/q.jpg").fs_path == path

@@ -8,6 +8,7 @@ import inspect
 import io
 import json
 import os
+import random
 import sys
 import threading
 import time
@@ -19,7 +20,9 @@ from PIL import Image
 
 from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
 from transcribe_import.engine.base.text import natural_key
+from transcribe_import.engine.planning import scan as scan_module
 from transcribe_import.engine.planning.scan import (
+    FoundFile,
     ScanCancelled,
     ScannedFile,
     ScanPhase,
@@ -158,6 +161,62 @@ def test_natural_key_is_path_aware_and_ignores_case() -> None:
         "a/p10.jpg",
         "a b/x.jpg",
     ]
+
+
+def _found(rng: random.Random, trees: int) -> list[tuple[int, FoundFile]]:
+    """Files of a few roots under folders and names natural order finds hard: numbers with
+    and without zeros, cases, NFC and NFD, names that start others, a second dot, an
+    undecodable byte; some files sharing a rel (one name in NFC, one in NFD)."""
+    words = ["page", "Page", "p", "f.", "IMG_", "b 1", "b", "b10", "b2", "é", "e\u0301", "x.y"]
+    words += ["1", "01", "001", "cover", "z", "a\udce9"]
+    exts = [".jpg", ".JPG", ".tif", "", ".jpeg", ".12", ".a.b"]
+
+    def part() -> str:
+        number = str(rng.randint(0, 120)) if rng.random() < 0.8 else ""
+        return rng.choice(words) + rng.choice(["", " ", "-"]) + number + rng.choice(["", "r"])
+
+    folders = ["/".join(part() for _ in range(rng.randint(0, 3))) for _ in range(trees)]
+    found = []
+    for _ in range(rng.randint(1, 200)):
+        name = part() + rng.choice(exts)
+        rel = "/".join(p for p in ("shelf", rng.choice(folders), name) if p)
+        shown = unicodedata.normalize("NFC", rel)
+        found.append((rng.randint(0, 2), FoundFile(f"/x/{rel}", Path("/x"), shown, 1, 1)))
+    return found
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_files_are_sorted_by_their_natural_keys(seed: int) -> None:
+    """The ranked byte keys sort the files exactly as their natural keys do."""
+    found = _found(random.Random(seed), trees=6)
+    by_keys = sorted(found, key=lambda it: (it[0], natural_key(it[1].rel), it[1].fspath))
+    assert scan_module._sorted_files(found) == tuple(f for _, f in by_keys)
+
+
+def test_each_folder_and_name_is_read_once_for_the_sort(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A natsort key is made for each distinct folder and name, not for each file: 40
+    notebooks of the same 50 page names are 40 folders and 50 names read."""
+    calls = {"folder": 0, "name": 0}
+    folder_parts, name_parts = scan_module.folder_parts, scan_module.name_parts
+
+    def folder(text: str) -> object:
+        calls["folder"] += 1
+        return folder_parts(text)
+
+    def name(text: str) -> object:
+        calls["name"] += 1
+        return name_parts(text)
+
+    monkeypatch.setattr(scan_module, "folder_parts", folder)
+    monkeypatch.setattr(scan_module, "name_parts", name)
+    found = [
+        (0, FoundFile(f"/x/nb {n}/p {p}.jpg", Path("/x"), f"x/nb {n}/p {p}.jpg", 1, 1))
+        for p in range(50, 0, -1)
+        for n in range(40)
+    ]
+    ordered = scan_module._sorted_files(found)
+    assert [f.rel for f in ordered[:3]] == ["x/nb 0/p 1.jpg", "x/nb 0/p 2.jpg", "x/nb 0/p 3.jpg"]
+    assert calls == {"folder": 40, "name": 50}
 
 
 # -- what is ignored -------------------------------------------------------------------------

@@ -16,8 +16,8 @@ hashed an item at a time. ``sha256_of_parts`` hashes in blocks instead.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
-import heapq
 import re
 import sys
 from collections.abc import Callable, Iterable
@@ -27,23 +27,52 @@ import orjson
 
 T = TypeVar("T")
 
-# 4,096 keys sort in about 5 ms; the merge after them is a Python loop (GIL handed round).
+# 4,096 keys sort in about 5 ms; the merges after them are slices of as many (GIL handed round).
 SORT_SLICE = 4096
 
 
 def sorted_in_slices(values: Iterable[T], *, key: Callable[[T], Any]) -> list[T]:
-    """``sorted(values, key=key)``, made of sorts of ``SORT_SLICE`` values and one merge.
+    """``sorted(values, key=key)``, made of sorts of ``SORT_SLICE`` values and their merges.
 
-    Stable like ``sorted``: the slices are in order and ``heapq.merge`` takes equal keys
-    from the earlier slice first; the sequence number keeps values themselves from ever
-    being compared.
+    Each sort and each step of a merge is one call of at most two slices' worth; Python
+    runs between them. Stable like ``sorted``: every value goes with its sequence number,
+    so no two are ever equal and the values themselves are never compared.
     """
     keyed = [(key(v), i, v) for i, v in enumerate(values)]
     if len(keyed) <= SORT_SLICE:
         keyed.sort()
         return [v for _, _, v in keyed]
-    slices = [sorted(keyed[s : s + SORT_SLICE]) for s in range(0, len(keyed), SORT_SLICE)]
-    return [v for _, _, v in heapq.merge(*slices)]
+    runs = [sorted(keyed[s : s + SORT_SLICE]) for s in range(0, len(keyed), SORT_SLICE)]
+    del keyed
+    while len(runs) > 1:  # in pairs, each round half as many runs: n log(runs) in all
+        pairs = range(0, len(runs) - 1, 2)
+        runs = [_merged(runs[k], runs[k + 1]) for k in pairs] + runs[len(pairs) * 2 :]
+    return [v for _, _, v in runs[0]]
+
+
+def _merged(a: list[Any], b: list[Any]) -> list[Any]:
+    """Two sorted lists of distinct values merged, ``SORT_SLICE`` of one of them at a time.
+
+    Of the next slice of each, the one whose last value is smaller goes whole, with the
+    values of the other's slice below that last (found by bisection): every value left is
+    above all of these, so they are sorted as one piece (two runs, merged by ``list.sort``
+    in one pass of C) and put after what went before. ``heapq.merge`` did the same a value
+    at a time in Python, most of the time of 100,000 files' sort.
+    """
+    out: list[Any] = []
+    i = j = 0
+    while i < len(a) and j < len(b):
+        a_end, b_end = min(i + SORT_SLICE, len(a)), min(j + SORT_SLICE, len(b))
+        if a[a_end - 1] < b[b_end - 1]:
+            below = bisect.bisect_left(b, a[a_end - 1], j, b_end)
+            piece, i, j = a[i:a_end] + b[j:below], a_end, below
+        else:
+            below = bisect.bisect_left(a, b[b_end - 1], i, a_end)
+            piece, i, j = b[j:b_end] + a[i:below], below, b_end
+        out += sorted(piece)
+    out += a[i:]
+    out += b[j:]
+    return out
 
 
 # -- freeing ---------------------------------------------------------------------------------

@@ -243,6 +243,12 @@ class SourceProvenance:
     @property
     def fs_path(self) -> Path:
         """The path to open: exactly the bytes the scan found."""
+        # The scan's own Path when made from it (``for_path``): a plan made again asked for
+        # each source's three times (the look pass, the rescans' search, validation), and a
+        # Path made from text was 9 % of the CPU of 20,000 pages with the one the scan made.
+        made = self.__dict__.get("_fs_path")
+        if made is not None:
+            return made  # type: ignore[no-any-return]
         if self.path_b64:
             return Path(os.fsdecode(base64.b64decode(self.path_b64)))
         return Path(self.path)
@@ -255,7 +261,10 @@ class SourceProvenance:
             b64 = None
         except UnicodeEncodeError:
             b64 = base64.b64encode(os.fsencode(path)).decode("ascii")
-        return cls(path=json_safe(raw), path_b64=b64, **fields)
+        made = cls(path=json_safe(raw), path_b64=b64, **fields)
+        # ``fs_path`` of these fields is ``path`` itself (the same bytes): kept, not a field.
+        object.__setattr__(made, "_fs_path", path)
+        return made
 
 
 @dataclass(frozen=True)

@@ -515,26 +515,70 @@ def _suffix(name: str) -> str:
 
 
 def _sorted_files(found: list[tuple[int, FoundFile]]) -> tuple[FoundFile, ...]:
-    # The natural key of each folder is computed once, not once per file (100,000 keys took
-    # 1.6 s without this). Names that differ only in normalisation share a rel; their
-    # exact path breaks the tie.
+    """The files in natural order (``text.natural_key`` of their rel, then their exact path:
+    names that differ only in normalisation share a rel), by root first.
+
+    A natural key is a tuple: natsort's key of each part of the path (each folder, the
+    name's stem and its extension), then the case-folded rel and the rel itself. Here each
+    distinct part's key is made once (a shelf's notebooks share their page names, its pages
+    their folder) and ranked among all the distinct ones, and a file's key is bytes that
+    sort as its tuple would (``_ranked``): one comparison of bytes where sorting 100,000
+    files compared natsort's nested tuples, 0.9 s of the scan's worker holding the GIL a
+    slice at a time while the window's thread waited.
+    """
     folder_keys: dict[str, Parts] = {}
-    # Page names repeat from notebook to notebook ("page 001.jpg"), so they are cached too.
     name_keys: dict[str, Parts] = {}
-
-    def key(item: tuple[int, FoundFile]) -> tuple[object, ...]:
-        index, f = item
+    for _, f in found:
         head, _, last = f.rel.rpartition("/")
-        folder = folder_keys.get(head)
-        if folder is None:
-            folder = folder_keys[head] = folder_parts(head)
-        name = name_keys.get(last)
-        if name is None:
-            name = name_keys[last] = name_parts(last)
-        return (index, joined_key(folder, name, f.rel), f.fspath)
-
+        if head not in folder_keys:
+            folder_keys[head] = folder_parts(head)
+        if last not in name_keys:
+            name_keys[last] = name_parts(last)
+    parts = {part for keys in (folder_keys, name_keys) for key in keys.values() for part in key}
+    ranked = sorted_in_slices(parts, key=_itself)
+    width = max(1, (len(ranked) + 1).bit_length() + 7) // 8
+    rank = {part: (r + 1).to_bytes(width, "big") for r, part in enumerate(ranked)}
+    folder_ranks = {k: b"".join(rank[part] for part in key) for k, key in folder_keys.items()}
+    name_ranks = {k: b"".join(rank[part] for part in key) for k, key in name_keys.items()}
+    end = bytes(width)  # after the parts' ranks, before anything of a longer path's
+    # Kept for the slices' sorts: made from them as one dict each, never a key per file twice.
+    keys = [_ranked(index, folder_ranks, name_ranks, end, f) for index, f in found]
+    del folder_ranks, name_ranks, rank
     # In slices: one sort of 100,000 keys held the GIL for 0.25 s, the window waiting.
-    return tuple(f for _, f in sorted_in_slices(found, key=key))
+    order = sorted_in_slices(range(len(found)), key=keys.__getitem__)
+    return tuple(found[i][1] for i in order)
+
+
+def _ranked(
+    index: int, folders: dict[str, bytes], names: dict[str, bytes], end: bytes, f: FoundFile
+) -> bytes:
+    """``(index, natural_key(f.rel), f.fspath)`` as bytes that sort as the tuple does.
+
+    The root's index, big-endian; each part's rank (``width`` bytes, from 1), then ``end``
+    (zeros: a path that is the start of another sorts first, as the shorter tuple does);
+    then the case-folded NFC rel, the rel and the path in UTF-8 (whose bytes sort as the
+    code points do; lone surrogates, a name's undecodable bytes, too), each ended by a zero
+    byte, which no path or name holds (a name that is the start of another sorts first).
+    """
+    head, _, last = f.rel.rpartition("/")
+    _parts, folded, rel = joined_key((), (), f.rel)
+    return b"".join(
+        (
+            index.to_bytes(4, "big"),
+            folders[head],
+            names[last],
+            end,
+            folded.encode("utf-8", "surrogatepass"),
+            b"\0",
+            rel.encode("utf-8", "surrogatepass"),
+            b"\0",
+            f.fspath.encode("utf-8", "surrogatepass"),
+        )
+    )
+
+
+def _itself(part: object) -> object:
+    return part
 
 
 # -- inspecting ------------------------------------------------------------------------------
