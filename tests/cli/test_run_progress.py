@@ -50,3 +50,37 @@ def test_validate_on_a_terminal_tells_its_checks_and_clears_the_line(
     drawn = terminal.getvalue()
     assert "\r\x1b[Kvalidating the plan: 6 of 6 checked" in drawn
     assert drawn.endswith("\r\x1b[K")  # the line taken back: the report is on stdout
+
+
+def test_plan_and_validate_rest_the_collector_and_wake_it_after(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cyclic garbage collector rests while `plan` and `validate` validate (its passes
+    over a shelf's short-lived objects found nothing: bench/RESULTS.md) and is on again
+    when each command returns; one that was off stays off."""
+    import gc
+
+    from transcribe_import.engine import api
+
+    seen: list[bool] = []
+    real = api.validate_plan
+
+    def validate_plan(*args: object, **kwargs: object) -> object:
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(api, "validate_plan", validate_plan)
+    plan = tmp_path / "plan.json"
+    shelf = make_shelf(tmp_path / "shelf", notebooks=2, pages=3)
+    assert gc.isenabled()
+    assert main(["--data-dir", str(data_dir), "plan", str(shelf), "-o", str(plan)]) == 0
+    assert gc.isenabled()
+    assert main(["--data-dir", str(data_dir), "validate", str(plan)]) == 0
+    assert gc.isenabled()
+    assert seen == [False, False]
+    gc.disable()
+    try:
+        assert main(["--data-dir", str(data_dir), "validate", str(plan)]) == 0
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

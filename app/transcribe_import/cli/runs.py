@@ -14,7 +14,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -93,23 +93,30 @@ def _load(path: str) -> ImportPlan:
 # -- plan ----------------------------------------------------------------------------------
 
 
-def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
-    """``plan``, the cyclic garbage collector resting (on again after, if it was).
+@contextlib.contextmanager
+def _collector_resting() -> Iterator[None]:
+    """The cyclic garbage collector resting while ``plan`` or ``validate`` runs (on again
+    after, if it was).
 
     A plan made again of 20,000 pages builds millions of short-lived objects (the scan's
     files, the plan's values, its documents, its checks), each freed by its reference count:
     they hold no reference cycle to speak of (1,284 unreachable objects after a plan of
     5,000 pages). The collector's passes over them found nothing and cost a tenth of the
-    command's CPU (bench/results-i38s.md). The window rests it the same way while its
-    workers run (gui/workers.py), for its thread's sake.
+    command's CPU (bench/RESULTS.md). The window rests it the same way while its workers
+    run (gui/workers.py), for its thread's sake.
     """
     was = gc.isenabled()
     gc.disable()
     try:
-        return _plan(corpus, args)
+        yield
     finally:
         if was:
             gc.enable()
+
+
+def cmd_plan(corpus: Corpus, args: argparse.Namespace) -> int:
+    with _collector_resting():
+        return _plan(corpus, args)
 
 
 def _plan(corpus: Corpus, args: argparse.Namespace) -> int:
@@ -447,9 +454,10 @@ ORDER_HINT = "order "
 
 
 def cmd_validate(corpus: Corpus, args: argparse.Namespace) -> int:
-    plan = _load(args.plan)
-    hints = second_look_cli.hints_asked(args)
-    report = _validated(corpus, plan, _Progress(), hints)
+    with _collector_resting():
+        plan = _load(args.plan)
+        hints = second_look_cli.hints_asked(args)
+        report = _validated(corpus, plan, _Progress(), hints)
     if args.json:
         json_out(report.to_json())
     else:
