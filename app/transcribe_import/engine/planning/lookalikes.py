@@ -337,20 +337,22 @@ def _best(scored: Iterable[tuple[_T, float]]) -> tuple[_T, float] | None:
     return best
 
 
-# What the candidate search depends on besides the looks and what was answered: its
-# parameters. A search kept with others is not taken (``_Shelf``'s digests name them).
-_SEARCH_PARAMETERS = [
-    CANDIDATES,
-    lookalike.BITS,
-    lookalike.THRESHOLD,
-    look_index.CHUNK_BITS,
-    look_index.RADIUS,
-    look_index.CROWDED,
-    look_index.BUDGET,
-    look_index.CAP,
-    look_index.BATCH,
-    look_index.SPAN,
-]
+def _search_parameters() -> list[int]:
+    """What the candidate search depends on besides the looks and what was answered: its
+    parameters, as they are now. A search kept with others is not taken (``_Shelf``'s
+    digests name them)."""
+    return [
+        CANDIDATES,
+        lookalike.BITS,
+        lookalike.THRESHOLD,
+        look_index.CHUNK_BITS,
+        look_index.RADIUS,
+        look_index.CROWDED,
+        look_index.BUDGET,
+        look_index.CAP,
+        look_index.BATCH,
+        look_index.SPAN,
+    ]
 
 
 def _digest(value: Any) -> str:
@@ -395,7 +397,7 @@ class _Shelf:
         self.parts: list[_Part] = []
         prefix = _digest(
             [
-                _SEARCH_PARAMETERS,
+                _search_parameters(),
                 [[s.key, f"{s.look:x}"] for s in stored],
                 sorted(said),
             ]
