@@ -218,7 +218,8 @@ class VerdictCache:
 # time: which stored pages each of its pages is verified against, and the verdicts of those
 # pairs, keyed by a digest of exactly what the search depends on (the looks and pages before
 # the item and its own, what was answered, the search's parameters), so that a plan made
-# again and its ``validate`` do not search again. The version names the lines' form.
+# again and its ``validate`` do not search again. The version names the lines' form and
+# the search: bump it when the same inputs would give other pairs (look_index.py, ``_chosen``).
 PAIRS_FILE = Path("cache") / "pairs-v1.jsonl"
 
 # An item's kept search: its pairs, three numbers each (the page's number among the item's
