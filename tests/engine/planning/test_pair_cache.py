@@ -410,3 +410,45 @@ def test_the_kept_pairs_are_read_from_the_end_back_as_far_as_the_items_wanted(
     assert cache.read(set(latest)) == latest
     assert len(looked) == 5
     assert cache.read(set()) == {}
+
+
+def test_the_corpus_pages_are_searched_and_kept_as_the_plans_are(
+    corpus: Corpus,
+    tmp_path: Path,
+    verdicts: _Verdicts,
+    lookups: list[int],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    plan = _plan(corpus, _shelf(tmp_path / "shelf"))
+    rnd = random.Random(3)
+    [mine] = _keys(plan, (2, 1))
+    look = next(
+        lookalike.look_from_hex(p.look or "")
+        for it in plan.items
+        for s in it.sources
+        for p in s.pages
+        if page_key(s.sha256, p.page_index) == mine
+    )
+    assert look is not None
+    # More pages than the plan has: the one it looks like numbered beyond the plan's.
+    many = FOLDERS * PER_FOLDER + 5
+    pages = [rnd.getrandbits(lookalike.BITS) & ~1 for _ in range(many)] + [_near(look.upright, rnd)]
+    stored = [
+        lookalikes.Stored(upright, f"{n:064x}#0", f"p{n}", f"page {n + 1} of “Diary”", "nb1")
+        for n, upright in enumerate(pages)
+    ]
+    monkeypatch.setattr(lookalikes, "corpus_looks", lambda _corpus: list(stored))
+    verdicts.rescans = {frozenset((mine, stored[many].key))}
+    first = lookalikes.find(corpus, plan, keep=True)
+    assert [(f.name, f.other.words) for f in first] == [
+        ("shelf/notebook 2/page 1.jpg", f"page {many + 1} of “Diary”")
+    ]
+    inks.forget()
+    lookups.clear()
+    verdicts.made = 0
+    assert lookalikes.find(corpus, plan) == first
+    assert lookups == [] and verdicts.made == 0
+    # A corpus page's look changed: every item's search depends on the corpus's pages.
+    stored[0] = replace(stored[0], look=stored[0].look ^ 2)
+    assert lookalikes.find(corpus, plan) == _searched_afresh(monkeypatch)(corpus, plan)
+    assert lookups[0] == FOLDERS * PER_FOLDER

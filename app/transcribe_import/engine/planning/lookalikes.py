@@ -528,8 +528,11 @@ def find(
 
     def where_of(ref: int) -> inks.PageFile | None:
         if ref not in wheres:
-            row = shelf.rows[-1 - ref]
-            wheres[ref] = stored[ref].where if ref >= 0 else _page_file(row[1], row[2])
+            if ref >= 0:
+                wheres[ref] = stored[ref].where
+            else:
+                _item, source, page, _key, _look = shelf.rows[-1 - ref]
+                wheres[ref] = _page_file(source, page)
         return wheres[ref]
 
     # Each pair as (the page's ref, the stored page's ref, quarter turns), by item, and
