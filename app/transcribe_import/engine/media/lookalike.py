@@ -25,6 +25,7 @@ import contextlib
 import enum
 import functools
 import io
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -197,18 +198,27 @@ def look_to_hex(look: Look | None) -> str:
     return PREFIX + "".join(to_hex(t) for t in look.turns)
 
 
+# A kept hash (``to_hex``), and a kept look's four (``look_to_hex``): what ``from_hex`` and
+# ``look_from_hex`` read, checked at once.
+_HASH = f"[0-9a-f]{{{HEX_DIGITS}}}"
+_HASHES = re.compile(re.escape(PREFIX) + _HASH * 4)
+
+
 def look_from_hex(text: str) -> Look | None:
     """A kept look, or None when ``text`` is not one (blank, damaged, of another version);
     the measures kept after it (``Seen.kept``) play no part."""
     text = page_measures.look_alone(text)
-    if not text.startswith(PREFIX) or len(text) != len(PREFIX) + LOOK_HEX_DIGITS:
+    if _HASHES.fullmatch(text) is None:
         return None
-    text = text[len(PREFIX) :]
-    parts = [from_hex(text[k : k + HEX_DIGITS]) for k in range(0, LOOK_HEX_DIGITS, HEX_DIGITS)]
-    if any(p is None for p in parts):
-        return None
-    a, b, c, d = (p or 0 for p in parts)
+    a, b, c, d = (
+        int(text[k : k + HEX_DIGITS], 16) for k in range(len(PREFIX), len(text), HEX_DIGITS)
+    )
     return Look((a, b, c, d))
+
+
+def is_look(text: str) -> bool:
+    """Whether ``look_from_hex`` reads ``text`` as a look, told without reading its hashes."""
+    return _HASHES.fullmatch(page_measures.look_alone(text)) is not None
 
 
 def is_current(text: str | None) -> bool:
@@ -223,12 +233,7 @@ def is_blank(text: str | None) -> bool:
 
 def from_hex(text: str) -> int | None:
     """A stored hash, or None when ``text`` is not one (an older or damaged document)."""
-    if len(text) != HEX_DIGITS or not text.isascii() or text != text.lower():
-        return None
-    try:
-        return int(text, 16)
-    except ValueError:
-        return None
+    return int(text, 16) if re.fullmatch(_HASH, text) else None
 
 
 # -- a page file's looks, from a small decode of its own -----------------------------------

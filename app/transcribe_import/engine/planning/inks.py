@@ -26,7 +26,7 @@ import logging
 import threading
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -83,6 +83,9 @@ _lock = threading.Lock()
 _inks: OrderedDict[str, Packed | None] = OrderedDict()
 _kept_bytes = 0
 _scores: dict[tuple[str, str, int], float] = {}
+# The verdicts of ``_scores`` made with a page's ink missing (its file gone, changed): 0,
+# which says nothing of the pair for good (not kept: ``verdicts_read``).
+_unread: set[tuple[str, str, int]] = set()
 
 
 def keep(key: str, found: ink.Ink | None) -> None:
@@ -241,8 +244,26 @@ def _settle(memo: tuple[str, str, int], value: float, *, read: bool) -> None:
     with _lock:
         _scores[memo] = value
         if read:  # a page not read says nothing for good
+            _unread.discard(memo)
             for made in _recording:
                 made[memo] = value
+        else:
+            _unread.add(memo)
+
+
+def take_verdicts(verdicts: Verdicts) -> None:
+    """Take ``verdicts`` (each made from both pages' inks, kept elsewhere: a kept candidate
+    search's, look_cache.PairCache) as if made here, where this process has none of its own."""
+    with _lock:
+        for memo, value in verdicts.items():
+            _scores.setdefault(memo, value)
+
+
+def verdicts_read(memos: Iterable[tuple[str, str, int]]) -> Verdicts:
+    """The verdicts this process holds of ``memos`` that were made from both pages' inks
+    (here, in a worker, or kept): what can be kept for good."""
+    with _lock:
+        return {m: _scores[m] for m in memos if m in _scores and m not in _unread}
 
 
 # A pair to verify: a page's key and file, the other page's, and the turn (``score``).
@@ -397,6 +418,7 @@ def forget() -> None:
         _inks.clear()
         _kept_bytes = 0
         _scores.clear()
+        _unread.clear()
     with _unpacked_lock:
         _unpacked_kept.clear()
     ink.forget_derived()

@@ -29,7 +29,7 @@ from typing import BinaryIO
 
 import orjson
 
-from transcribe_import.engine.media.lookalike import is_blank, look_from_hex
+from transcribe_import.engine.media.lookalike import is_blank, is_look
 from transcribe_import.engine.storage import fsio
 
 log = logging.getLogger(__name__)
@@ -55,7 +55,7 @@ def _entry(line: bytes) -> tuple[str, str | None] | None:
         return None
     key, look = value
     if "#" not in key or not (
-        look is None or (isinstance(look, str) and (is_blank(look) or look_from_hex(look)))
+        look is None or (isinstance(look, str) and (is_blank(look) or is_look(look)))
     ):
         return None
     return key, look
@@ -212,6 +212,92 @@ class VerdictCache:
             return
         text = b"".join(orjson.dumps([*pair, s]) + b"\n" for pair, s in verdicts.items())
         _append_lines(self.path, text, "verdicts")
+
+
+# The rescans' candidate search (planning/lookalikes.py ``find``), kept a plan's item at a
+# time: which stored pages each of its pages is verified against, and the verdicts of those
+# pairs, keyed by a digest of exactly what the search depends on (the looks and pages before
+# the item and its own, what was answered, the search's parameters), so that a plan made
+# again and its ``validate`` do not search again. The version names the lines' form and
+# the search: bump it when the same inputs would give other pairs (look_index.py, ``_chosen``).
+PAIRS_FILE = Path("cache") / "pairs-v1.jsonl"
+
+# An item's kept search: its pairs, three numbers each (the page's number among the item's
+# pages with a look, the stored page's reference, the quarter turns), and each pair's
+# verdict, None when none was made from both pages' inks.
+Pairs = tuple[list[int], list[float | None]]
+
+_DIGEST_DIGITS = 64
+
+
+def _pairs(line: bytes) -> tuple[str, Pairs] | None:
+    """A line's digest and pairs; None when the line is not one (torn, damaged, foreign)."""
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    if not (isinstance(value, list) and len(value) == 3):
+        return None
+    digest, numbers, verdicts = value
+    if not (
+        isinstance(digest, str)
+        and len(digest) == _DIGEST_DIGITS
+        and isinstance(numbers, list)
+        and isinstance(verdicts, list)
+        and len(numbers) == 3 * len(verdicts)
+        and set(map(type, numbers)) <= {int}
+    ):
+        return None
+    scores = [v for v in verdicts if v is not None]
+    if not set(map(type, scores)) <= {float, int} or (
+        scores and not 0 <= min(scores) <= max(scores) <= 1
+    ):
+        return None
+    return digest, (numbers, [None if v is None else float(v) for v in verdicts])
+
+
+class PairCache:
+    """The candidate searches kept in one corpus (``corpus_root``), like the looks: appended
+    without fsync, a line that cannot be read skipped (that item searched again), read from
+    the end back as far as the digests wanted, written again with its latest half at
+    ``LIMIT_BYTES``. What a line's numbers refer to is checked by its reader against the plan
+    (``lookalikes.find``): a line is never trusted for more than its digest."""
+
+    def __init__(self, corpus_root: Path) -> None:
+        self.path = corpus_root / PAIRS_FILE
+
+    def read(self, wanted: Collection[str]) -> dict[str, Pairs]:
+        """The searches kept of the digests ``wanted``, read from the end of the file back
+        until each is found, the last line of a digest that can be read winning."""
+        left = set(wanted)
+        found: dict[str, Pairs] = {}
+        if not left:
+            return found
+        try:
+            _trim(self.path, "pair cache")
+            with self.path.open("rb") as f:
+                for line in _lines_back(f, f.seek(0, 2)):
+                    if not left:
+                        break
+                    if _key_of(line) not in left:
+                        continue
+                    entry = _pairs(line)
+                    if entry is not None and entry[0] in left:
+                        found[entry[0]] = entry[1]
+                        left.discard(entry[0])
+        except OSError:
+            return found
+        return found
+
+    def add(self, searches: Mapping[str, Pairs]) -> None:
+        """Keep ``searches`` (digest → pairs), appended; a failure is only logged."""
+        if not searches:
+            return
+        text = b"".join(
+            orjson.dumps([digest, numbers, verdicts]) + b"\n"
+            for digest, (numbers, verdicts) in searches.items()
+        )
+        _append_lines(self.path, text, "candidate pairs")
 
 
 def _trim(path: Path, what: str) -> None:

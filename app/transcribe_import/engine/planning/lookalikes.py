@@ -28,11 +28,13 @@ lazily: that would decode every page of the corpus on the next scan).
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
@@ -41,7 +43,8 @@ from transcribe_import.engine.base.ids import short_id
 from transcribe_import.engine.base.text import quoted_title
 from transcribe_import.engine.ingest import placement as rules
 from transcribe_import.engine.media import ink, lookalike
-from transcribe_import.engine.planning import inks, page_edits, placement
+from transcribe_import.engine.planning import inks, look_index, page_edits, placement
+from transcribe_import.engine.planning.look_cache import PairCache, Pairs, Verdicts
 from transcribe_import.engine.planning.look_index import LookIndex, Near
 from transcribe_import.engine.planning.ordering import exclude as exclude_files
 from transcribe_import.engine.planning.ordering import move as move_files
@@ -271,6 +274,8 @@ def _page_file(source: PlanSource, page: PlanPage) -> inks.PageFile:
 # (date lines, page numbers) is not verified against every other.
 CANDIDATES = 6
 
+_T = TypeVar("_T")
+
 
 def verified(
     look: lookalike.Look,
@@ -283,7 +288,12 @@ def verified(
     """The stored page the verification says ``look``'s page is, the one it scores best
     among the nearest ``CANDIDATES`` the index finds (neither its own bytes nor said not to
     be a rescan of it); None when it says so of none."""
-    return _best(key, where, candidates(look, key, index, stored, said))
+    scored = (
+        ((other, turn), inks.score(key, where, other.key, other.where, int(turn) // 90))
+        for other, turn in candidates(look, key, index, stored, said)
+    )
+    best = _best(scored)
+    return None if best is None else (*best[0], best[1])
 
 
 def candidates(
@@ -296,54 +306,193 @@ def candidates(
     """The stored pages ``look``'s page is verified against, each with its turn: the
     nearest ``CANDIDATES`` the index finds, neither its own bytes (a duplicate, not a
     rescan) nor said not to be a rescan of it."""
-    return _chosen(index.near(look), key, stored, said)
+    chosen = _chosen(index.near(look), key, lambda at: stored[at].key, said)
+    return [(stored[at], turn) for at, turn in chosen]
 
 
 def _chosen(
-    nearest: Iterable[Near], key: str, stored: Sequence[Stored], said: set[tuple[str, str]]
-) -> list[tuple[Stored, lookalike.Turn]]:
-    """Of the pages the index found near ``key``'s page, nearest first, the ones it is
-    verified against (``candidates``)."""
-    out: list[tuple[Stored, lookalike.Turn]] = []
+    nearest: Iterable[Near], key: str, key_of: Callable[[int], str], said: set[tuple[str, str]]
+) -> list[tuple[int, lookalike.Turn]]:
+    """Of the pages the index found near ``key``'s page, nearest first (``key_of``: a page's
+    key by its number in the index), the ones it is verified against (``candidates``), by
+    their numbers."""
+    out: list[tuple[int, lookalike.Turn]] = []
     for near in nearest:
-        other = stored[near.index]
-        if other.key == key or _pair(key, other.key) in said:
+        other = key_of(near.index)
+        if other == key or _pair(key, other) in said:
             continue
         if len(out) == CANDIDATES:
             break
-        out.append((other, near.turn))
+        out.append((near.index, near.turn))
     return out
 
 
-def _best(
-    key: str, where: inks.PageFile | None, pairs: Sequence[tuple[Stored, lookalike.Turn]]
-) -> tuple[Stored, lookalike.Turn, float] | None:
-    """Of ``pairs``, the stored page the verification scores best as ``key``'s page (at
-    least ``ink.SAME_PAGE``), with its turn and score; None when none is."""
-    best: tuple[Stored, lookalike.Turn, float] | None = None
-    for other, turn in pairs:
-        value = inks.score(key, where, other.key, other.where, int(turn) // 90)
-        if value >= ink.SAME_PAGE and (best is None or value > best[2]):
-            best = (other, turn, value)
+def _best(scored: Iterable[tuple[_T, float]]) -> tuple[_T, float] | None:
+    """Of the candidates ``scored`` (each with its verification's score), the first scoring
+    best, at least ``ink.SAME_PAGE``; None when none does."""
+    best: tuple[_T, float] | None = None
+    for candidate, value in scored:
+        if value >= ink.SAME_PAGE and (best is None or value > best[1]):
+            best = (candidate, value)
     return best
 
 
+def _search_parameters() -> list[int]:
+    """What the candidate search depends on besides the looks and what was answered: its
+    parameters, as they are now. A search kept with others is not taken (``_Shelf``'s
+    digests name them)."""
+    return [
+        CANDIDATES,
+        lookalike.BITS,
+        lookalike.THRESHOLD,
+        look_index.CHUNK_BITS,
+        look_index.RADIUS,
+        look_index.CROWDED,
+        look_index.BUDGET,
+        look_index.CAP,
+        look_index.BATCH,
+        look_index.SPAN,
+    ]
+
+
+def _digest(value: Any) -> str:
+    return hashlib.sha256(orjson.dumps(value)).hexdigest()
+
+
+# A plan page with a look, as the search takes it: its item, file, page, key and look.
+_Row = tuple[PlanItem, PlanSource, PlanPage, str, str]
+
+
 @dataclass(frozen=True)
-class _Asked:
-    """A page of the plan and the stored pages it is verified against (``find``)."""
+class _Part:
+    """An item of the plan as the search takes it: its pages with a look (``first`` to
+    ``first + count`` of the plan's), which of them are looked up ("1"; "0": a rescan placed
+    already, Replace), and the digest of all its search depends on."""
 
     item: PlanItem
-    source: PlanSource
-    page: PlanPage
-    key: str
-    where: inks.PageFile
-    pairs: list[tuple[Stored, lookalike.Turn]]
+    first: int
+    count: int
+    asked: str
+    apart: bool
+    digest: str
+
+
+class _Shelf:
+    """The pages of a plan the candidate search looks at, item by item, each item named by
+    a digest of exactly what its search depends on: the search's parameters, the corpus's
+    pages (keys and looks, in order) and the pairs it remembers, every page of the items
+    before it (keys and looks, in order: what its pages are looked up among), and its own
+    pages, which of them are looked up, whether they are apart and what it kept apart. A
+    change in any of them is another digest; a change in an item is another digest for it
+    and the items after it, not the ones before (a notebook added at the end is searched
+    alone)."""
+
+    def __init__(
+        self, plan: ImportPlan, stored: Sequence[Stored], said: set[tuple[str, str]]
+    ) -> None:
+        self.stored = stored
+        self.said = said
+        self._looks_read: dict[int, bool] = {}
+        self.rows: list[_Row] = []
+        self.parts: list[_Part] = []
+        prefix = _digest(
+            [
+                _search_parameters(),
+                [[s.key, f"{s.look:x}"] for s in stored],
+                sorted(said),
+            ]
+        )
+        for item in plan.items:
+            replacing = {new for new, _old in item.replacements}
+            first = len(self.rows)
+            flags = []
+            for source in item.imported_sources():
+                for page in source.pages:
+                    if page.look is not None:
+                        key = page_key(source.sha256, page.page_index)
+                        self.rows.append((item, source, page, key, page.look))
+                        flags.append("0" if page.page_id in replacing else "1")
+            pages = [[row[3], row[4]] for row in self.rows[first:]]
+            asked, apart = "".join(flags), pages_apart(item)
+            kept = sorted(kept_apart(item))
+            digest = _digest([prefix, asked, apart, kept, pages])
+            self.parts.append(_Part(item, first, len(flags), asked, apart, digest))
+            prefix = _digest([prefix, pages])
+
+    def fits(self, part: _Part, numbers: Sequence[int]) -> bool:
+        """Whether a kept search's pairs can be ``part``'s: each page looked up, in order, at
+        most ``CANDIDATES`` a page, each with a page of the corpus or a page of the plan with
+        a look that it was looked up among, in a quarter turn. A line is never trusted for
+        more than its digest."""
+        last, run = -1, 0
+        for at in range(0, len(numbers), 3):
+            local, ref, quarter = numbers[at : at + 3]
+            if not (last <= local < part.count and part.asked[local] == "1" and 0 <= quarter < 4):
+                return False
+            run = run + 1 if local == last else 1
+            last = local
+            below = part.first + (0 if part.apart else local)
+            if run > CANDIDATES or not (
+                ref < len(self.stored) if ref >= 0 else -1 - ref < below and self._read(ref)
+            ):
+                return False
+        return True
+
+    def _read(self, ref: int) -> bool:
+        """Whether the plan's page ``ref`` has a look the search reads (asked once a page)."""
+        known = self._looks_read.get(ref)
+        if known is None:
+            known = self._looks_read[ref] = lookalike.is_look(self.rows[-1 - ref][4])
+        return known
+
+    def search(self, todo: Sequence[int]) -> dict[int, list[int]]:
+        """The candidate pairs of the items ``todo`` (by number), as ``PairCache`` keeps
+        them: for each page looked up (by its number in its item), nearest first, the stored
+        pages ``_chosen`` verifies it against (a page of the corpus by its number there, ``n``,
+        a page of the plan by its number among the plan's pages with a look, ``-1 - n``),
+        and the quarter turns. Each page is looked up among the pages stored before it (an
+        item's pages apart, among those before the item) in one index (``near_many``)."""
+        index = LookIndex()
+        keys = [s.key for s in self.stored]
+        refs = list(range(len(self.stored)))
+        for other in self.stored:
+            index.add(other.look)
+        wanted = set(todo)
+        looks: list[lookalike.Look] = []
+        limits: list[int] = []
+        owners: list[tuple[int, int]] = []
+        for k, part in enumerate(self.parts[: max(todo) + 1]):
+            start = len(keys)
+            for local in range(part.count):
+                _item, _source, _page, key, text = self.rows[part.first + local]
+                look = lookalike.look_from_hex(text)
+                if look is None:
+                    continue
+                if k in wanted and part.asked[local] == "1":
+                    looks.append(look)
+                    limits.append(start if part.apart else len(keys))
+                    owners.append((k, local))
+                index.add(look.upright)
+                keys.append(key)
+                refs.append(-1 - (part.first + local))
+        found: dict[int, list[int]] = {k: [] for k in todo}
+        said_of: dict[int, set[tuple[str, str]]] = {}
+        for (k, local), near in zip(owners, index.near_many(looks, limits), strict=True):
+            said_here = said_of.get(k)
+            if said_here is None:
+                said_here = said_of[k] = self.said | kept_apart(self.parts[k].item)
+            key = self.rows[self.parts[k].first + local][3]
+            for at, turn in _chosen(near, key, keys.__getitem__, said_here):
+                found[k].extend((local, refs[at], int(turn) // 90))
+        return found
 
 
 def find(
     corpus: Corpus | None,
     plan: ImportPlan,
     progress: Callable[[int, int], None] | None = None,
+    *,
+    keep: bool = False,
 ) -> list[Lookalike]:
     """Every imported page of the plan that is a rescan of a page of the corpus or an
     earlier page of the plan, and is neither its bytes nor answered already (Replace, Keep
@@ -351,81 +500,130 @@ def find(
     two pages' ink (media/ink.py), the best scoring named. The candidate pairs are found
     first and verified together (``inks.score_many``: on both cores for a shelf), as
     neither which pages are candidates nor the index depends on a verdict. ``progress``:
-    ``inks.score_many``'s, the pairs verified of those to verify."""
+    ``inks.score_many``'s, the pairs verified of those to verify.
+
+    An item's candidate pairs, and their verdicts, are kept in the corpus (``keep``:
+    validate keeps them, look_cache.PairCache) under the digest of what they depend on
+    (``_Shelf``), so that a plan made again and its validate search only the items that
+    changed, and verify no pair again; the answer is the same as searched."""
     stored = corpus_looks(corpus) if corpus is not None else []
-    index = LookIndex()
-    for other in stored:
-        index.add(other.look)
-    said = remembered(corpus)
-    # The pages to look up, each among the pages stored before it: all looked up at once
-    # once the index holds every page (look_index.py: ``near_many``).
-    waiting: list[tuple[_Asked, lookalike.Look, set[tuple[str, str]]]] = []  # pairs to come
-    limits: list[int] = []
-    for item in plan.items:
-        said_here = said | kept_apart(item)
-        replacing = {new for new, _old in item.replacements}
-        # None Are Rescans: the item's pages are compared with the others only, and join
-        # them once the whole item has been looked through.
-        apart = pages_apart(item)
-        held: list[Stored] = []
-        for source in item.imported_sources():
-            for page in source.pages:
-                look = lookalike.look_from_hex(page.look) if page.look is not None else None
-                if look is None:
-                    continue
-                key = page_key(source.sha256, page.page_index)
-                where = _page_file(source, page)
-                if page.page_id not in replacing:
-                    waiting.append((_Asked(item, source, page, key, where, []), look, said_here))
-                    limits.append(len(stored))
-                mine = Stored(
-                    look.upright,
-                    key,
-                    page.page_id,
-                    _name(source, page),
-                    item_id=item.item_id,
-                    source_id=source.source_id,
-                    where=where,
-                )
-                if apart:
-                    held.append(mine)
-                else:
-                    index.add(mine.look)
-                    stored.append(mine)
-        for mine in held:
-            index.add(mine.look)
-            stored.append(mine)
-    nearest = index.near_many([look for _a, look, _s in waiting], limits)
-    asked = [a for a, _look, _said in waiting]
-    for (a, _look, said_here), near in zip(waiting, nearest, strict=True):
-        a.pairs.extend(_chosen(near, a.key, stored, said_here))
+    shelf = _Shelf(plan, stored, remembered(corpus))
+    cache = None if corpus is None else PairCache(corpus.root)
+    kept = {} if cache is None else cache.read([p.digest for p in shelf.parts])
+    searches: list[Pairs | None] = []
+    for part in shelf.parts:
+        entry = kept.get(part.digest)
+        searches.append(entry if entry is not None and shelf.fits(part, entry[0]) else None)
+    todo = [k for k, entry in enumerate(searches) if entry is None]
+    if todo:
+        for k, numbers in shelf.search(todo).items():
+            searches[k] = (numbers, [None] * (len(numbers) // 3))
+    done = [entry for entry in searches if entry is not None]
+    assert len(done) == len(searches)  # every item's searched or kept
+
+    def key_of(ref: int) -> str:
+        return stored[ref].key if ref >= 0 else shelf.rows[-1 - ref][3]
+
+    wheres: dict[int, inks.PageFile | None] = {}
+
+    def where_of(ref: int) -> inks.PageFile | None:
+        if ref not in wheres:
+            if ref >= 0:
+                wheres[ref] = stored[ref].where
+            else:
+                _item, source, page, _key, _look = shelf.rows[-1 - ref]
+                wheres[ref] = _page_file(source, page)
+        return wheres[ref]
+
+    # Each pair as (the page's ref, the stored page's ref, quarter turns), by item, and
+    # the pair its verdict is kept by (page keys and quarter turns).
+    pairs = [
+        [
+            (-1 - (part.first + numbers[at]), numbers[at + 1], numbers[at + 2])
+            for at in range(0, len(numbers), 3)
+        ]
+        for part, (numbers, _verdicts) in zip(shelf.parts, done, strict=True)
+    ]
+    memos = [[(key_of(m), key_of(o), q) for m, o, q in item_pairs] for item_pairs in pairs]
+    known: Verdicts = {
+        memo: value
+        for item_memos, (_numbers, verdicts) in zip(memos, done, strict=True)
+        for memo, value in zip(item_memos, verdicts, strict=True)
+        if value is not None
+    }
+    inks.take_verdicts(known)
     inks.score_many(
         [
-            (a.key, a.where, other.key, other.where, int(turn) // 90)
-            for a in asked
-            for other, turn in a.pairs
+            (memo[0], where_of(mine), memo[1], where_of(other), quarter)
+            for item_pairs, item_memos in zip(pairs, memos, strict=True)
+            for (mine, other, quarter), memo in zip(item_pairs, item_memos, strict=True)
+            if memo not in known
         ],
         progress=progress,
     )
+
+    def verdict(mine: int, other: int, memo: tuple[str, str, int]) -> float:
+        """The pair's score (``inks.score``), its pages' files looked for only when it has
+        none kept."""
+        if memo in known:
+            return inks.score(memo[0], None, memo[1], None, memo[2])
+        return inks.score(memo[0], where_of(mine), memo[1], where_of(other), memo[2])
+
     found: list[Lookalike] = []
-    for a in asked:
-        match = _best(a.key, a.where, a.pairs)
-        if match is not None:
-            other, turn, value = match
-            found.append(
-                Lookalike(
-                    a.item.item_id,
-                    a.source.source_id,
-                    a.page.page_id,
-                    _name(a.source, a.page),
-                    a.key,
-                    other,
-                    turn,
-                    _can_replace(a.item, a.source, other),
-                    value,
-                )
-            )
+    for item_pairs, item_memos in zip(pairs, memos, strict=True):
+        at = 0
+        for mine, page_pairs in itertools.groupby(item_pairs, key=lambda p: p[0]):
+            scored = []
+            for _mine, other, quarter in page_pairs:
+                scored.append(((other, quarter), verdict(mine, other, item_memos[at])))
+                at += 1
+            match = _best(scored)
+            if match is not None:
+                (other, quarter), value = match
+                found.append(_lookalike(shelf, mine, other, quarter, value))
+    if cache is not None and keep:
+        made: dict[str, Pairs] = {}
+        for k, (part, item_memos, (numbers, verdicts)) in enumerate(
+            zip(shelf.parts, memos, done, strict=True)
+        ):
+            read = inks.verdicts_read(item_memos)
+            now = [read.get(memo) for memo in item_memos]
+            if k in todo or now != verdicts:  # searched, or verified since it was kept
+                made[part.digest] = (numbers, now)
+        cache.add(made)
     return found
+
+
+def _lookalike(shelf: _Shelf, mine: int, ref: int, quarter: int, score: float) -> Lookalike:
+    """The plan's page ``mine`` (its ref: ``_Shelf.search``) as a look-alike of the stored
+    page ``ref``, turned ``quarter`` quarters from it."""
+    item, source, page, key, _look = shelf.rows[-1 - mine]
+    if ref >= 0:
+        other = shelf.stored[ref]
+    else:
+        o_item, o_source, o_page, o_key, o_look = shelf.rows[-1 - ref]
+        look = lookalike.look_from_hex(o_look)
+        assert look is not None  # searched, so read (``_Shelf.fits``)
+        other = Stored(
+            look.upright,
+            o_key,
+            o_page.page_id,
+            _name(o_source, o_page),
+            item_id=o_item.item_id,
+            source_id=o_source.source_id,
+            where=_page_file(o_source, o_page),
+        )
+    return Lookalike(
+        item.item_id,
+        source.source_id,
+        page.page_id,
+        _name(source, page),
+        key,
+        other,
+        lookalike.Turn(90 * quarter),
+        _can_replace(item, source, other),
+        score,
+    )
 
 
 def blank_pages(plan: ImportPlan) -> dict[str, int]:
@@ -518,7 +716,7 @@ def plan_problems(
     page is imported as a new one unless answered), but the item is not Ready until then.
     ``progress``: ``find``'s."""
     out = []
-    for found in find(corpus, plan, progress):
+    for found in find(corpus, plan, progress, keep=True):
         answers = [a for a in ANSWERS if a is not Resolution.RESCAN_REPLACES or found.can_replace]
         if found.other.notebook_id is None:  # a page of this import, of any of its notebooks
             answers.append(Resolution.NONE_ARE_RESCANS)
