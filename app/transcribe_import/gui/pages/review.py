@@ -41,6 +41,7 @@ from transcribe_import.engine import api
 from transcribe_import.engine.media.kinds import Turn
 from transcribe_import.engine.planning.plan import Op, PlanItem, PlanSource
 from transcribe_import.engine.planning.problems import Resolution
+from transcribe_import.gui.after_paint import PaintGate
 from transcribe_import.gui.models.page_rows import PageColumn, PageRow, says_page_in_file
 from transcribe_import.gui.models.plan_items import ItemColumn, PlanItemsModel
 from transcribe_import.gui.models.plan_pages import PageTableModel
@@ -123,8 +124,14 @@ class ReviewPage(QWidget):
         # The decision panel asked for while held (``_decisions_later``): built at its end.
         self._decisions_held = False
         self._decisions_due = False
+        # A plan or a notebook shown: the workers its models start (the order checks, the
+        # hints) wait for its first paint (after_paint.py). Connected before the models are,
+        # so that it holds before they read the new plan.
+        self.paint_gate = PaintGate(self)
+        session.plan_changed.connect(self.paint_gate.hold)
         self.items_model = PlanItemsModel(session, self)
         self.pages_model = PageTableModel(session, self.thumbnails, self)
+        self.items_model.later = self.pages_model.later = self.paint_gate.later
         self.problems_model = ProblemsModel(session, self)
 
         self.edits = ReviewEdits(self, self)
@@ -336,6 +343,7 @@ class ReviewPage(QWidget):
         }
         for view in self._views.values():
             self.page_stack.addWidget(view)
+        self.paint_gate.watch(*(v.viewport() for v in (self.items_view, *self._views.values())))
         self.pages_label.setBuddy(self.page_stack)
         # The selected page (or the two of a disputed pair) large enough to read, beside
         # the table; Space or a double-click opens it full-window.
@@ -702,6 +710,7 @@ class ReviewPage(QWidget):
 
     def _show_item_now(self, item_id: str | None) -> None:
         if item_id != self.pages_model.item_id():
+            self.paint_gate.hold()
             self.pages_model.set_item(item_id)
             self._fit_page_columns(self.pages_model.item)
             # Another notebook starts at its first page, in every view.
