@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QEvent, QObject
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from transcribe_import.engine.planning.planner import build_plan
@@ -144,3 +144,25 @@ def test_the_gate_calls_at_once_unless_held_then_in_order_after_a_paint(qtbot: Q
     assert not gate.is_holding()
     gate.later(lambda: calls.append(4))
     assert calls == [1, 2, 3, 4]
+
+
+def test_the_gate_holds_past_a_paint_until_the_page_says_it_is_laid_out(qtbot: QtBot) -> None:
+    # The grid lays a long notebook out in batches, a paint after each: the starts wait
+    # for the paint after its last one.
+    widget = QWidget()
+    qtbot.addWidget(widget)
+    laid_out = [False]
+    gate = PaintGate(widget, lambda: laid_out[0], most_ms=TIMEOUT_MS)
+    gate.watch(widget)
+    calls: list[int] = []
+    gate.hold()
+    gate.later(lambda: calls.append(1))
+    widget.show()
+    qtbot.waitExposed(widget)
+    widget.repaint()
+    QApplication.processEvents()  # the look after the paint: not laid out yet
+    assert calls == [] and gate.is_holding()
+    laid_out[0] = True
+    widget.repaint()
+    qtbot.waitUntil(lambda: calls == [1], timeout=TIMEOUT_MS)
+    assert not gate.is_holding()

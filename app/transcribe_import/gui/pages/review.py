@@ -27,6 +27,7 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut, QShowEv
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QLabel,
+    QListView,
     QMenu,
     QPushButton,
     QSplitter,
@@ -127,7 +128,7 @@ class ReviewPage(QWidget):
         # A plan or a notebook shown: the workers its models start (the order checks, the
         # hints) wait for its first paint (after_paint.py). Connected before the models are,
         # so that it holds before they read the new plan.
-        self.paint_gate = PaintGate(self)
+        self.paint_gate = PaintGate(self, self._pages_laid_out)
         session.plan_changed.connect(self.paint_gate.hold)
         self.items_model = PlanItemsModel(session, self)
         self.pages_model = PageTableModel(session, self.thumbnails, self)
@@ -479,6 +480,16 @@ class ReviewPage(QWidget):
 
     def selected_item_id(self) -> str | None:
         return self.pages_model.item_id()
+
+    def _pages_laid_out(self) -> bool:
+        """Whether the view of the pages on screen has placed its last page (the grid and
+        the spreads lay their cells out in batches, after their first paint)."""
+        view = self.pages_widget()
+        model = view.model()
+        rows = model.rowCount()
+        if not isinstance(view, QListView) or rows == 0 or not view.isVisible():
+            return True
+        return not view.visualRect(model.index(rows - 1, view.modelColumn())).isEmpty()
 
     def select_item(self, item_id: str) -> bool:
         """Show that notebook's pages; False when the plan has no such item."""
