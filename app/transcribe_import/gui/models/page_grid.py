@@ -47,6 +47,9 @@ _ASPECT = 0.75
 _SCALED_CAPACITY = 400
 # Badge pills kept painted: every badge at a few zooms.
 _PILLS_KEPT = 64
+# Made once at import: the first ``|`` of two kinds of Qt flag makes a new enum member, 5-10 ms
+# that the first paint of a plan's grid paid (bench_gui_open.py --big, its gap report).
+_PLACEHOLDER_TEXT = Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap
 
 
 def _tr(text: str) -> str:
@@ -457,7 +460,7 @@ class PageCellPainter:
         why = cache.failure(row.source.source_id, row.page.page_index)
         painter.drawText(
             box.adjusted(4, 4, -4, -4),
-            Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
+            _PLACEHOLDER_TEXT,
             _tr("No preview") if why else "…",
         )
 
