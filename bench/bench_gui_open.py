@@ -15,7 +15,9 @@ shows the plan's first notebook.
     PYTHONPATH=app .venv/bin/python bench/bench_gui_open.py --data DIR --plan PLAN.json
         [--repeat 3] [--over 60] [--switch-interval-ms MS] [--tasks-at-its-level] [--big]
 
-bench_gui_shelf.py --keep DIR leaves such a DIR/data and DIR/plan.json.
+bench_gui_shelf.py --keep DIR leaves such a DIR/data and DIR/plan.json. The app measured is
+the one beside this script's folder (bench_gui.py puts ``../app`` first on sys.path, over
+PYTHONPATH): to measure a base, run a copy of bench/ put beside the base's app.
 """
 
 from __future__ import annotations
