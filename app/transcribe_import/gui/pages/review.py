@@ -126,8 +126,8 @@ class ReviewPage(QWidget):
         self._decisions_held = False
         self._decisions_due = False
         # A plan or a notebook shown: the workers its models start (the order checks, the
-        # hints) wait for its first paint (after_paint.py). Connected before the models are,
-        # so that it holds before they read the new plan.
+        # hints) wait until it has painted and the grid has placed its last cell
+        # (after_paint.py). Connected before the models are: it holds before they read.
         self.paint_gate = PaintGate(self, self._pages_laid_out)
         session.plan_changed.connect(self.paint_gate.hold)
         self.items_model = PlanItemsModel(session, self)
