@@ -7,8 +7,17 @@ plan under review, validated and its look pass ended. Each gap of the 10 ms hear
 ``--over`` ms is told with every thread's time on a core in it and the Python calls it was
 in (gui_stalls.ThreadClock), the window's own first.
 
+``--big``: after each open, the plan's largest notebook is chosen and its pages shown in
+the grid, as bench_gui_shelf.py leaves the review before its Open Plan…: the next open
+shows that notebook's grid again (its first paint, its hints on a worker). The first open
+shows the plan's first notebook.
+
     PYTHONPATH=app .venv/bin/python bench/bench_gui_open.py --data DIR --plan PLAN.json
-        [--repeat 3] [--over 60] [--switch-interval-ms MS] [--tasks-at-its-level]
+        [--repeat 3] [--over 60] [--switch-interval-ms MS] [--tasks-at-its-level] [--big]
+
+bench_gui_shelf.py --keep DIR leaves such a DIR/data and DIR/plan.json. The app measured is
+the one beside this script's folder (bench_gui.py puts ``../app`` first on sys.path, over
+PYTHONPATH): to measure a base, run a copy of bench/ put beside the base's app.
 """
 
 from __future__ import annotations
@@ -32,6 +41,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--over", type=float, default=60.0)
     ap.add_argument("--switch-interval-ms", type=float)
+    ap.add_argument("--big", action="store_true", help="the largest notebook's grid shown")
     ap.add_argument(
         "--tasks-at-its-level",
         action="store_true",
@@ -127,7 +137,22 @@ def main() -> None:
                         f"({most})"
                     )
                     print(clock.gap_report(a, b), flush=True)
+            if args.big:
+                big_grid(window)
         bg.close(window, settings)
+
+
+def big_grid(window) -> None:  # noqa: ANN001 - a MainWindow, imported late
+    """The plan's largest notebook chosen, its pages in the grid, and a second to settle."""
+    from transcribe_import.gui.pages.review_grid import PageView
+
+    review, plan = window.review_page, window.session.plan
+    big = max(plan.items, key=lambda it: it.imported_page_count())
+    review.show_view(PageView.GRID, remember=False)
+    review.select_item(big.item_id)
+    end = time.perf_counter() + 1
+    bg.wait_until("the grid settled", lambda: time.perf_counter() > end)
+    bg.wait_until("validated", lambda: not window.session.looking and bg.validated(window))
 
 
 if __name__ == "__main__":

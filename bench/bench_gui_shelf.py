@@ -25,7 +25,10 @@ rescans' verification to run, so its cost (bench_validate_shelf.py) is not in th
 
     PYTHONPATH=app .venv/bin/python bench/bench_gui_shelf.py [--notebooks 190 --pages 500
         --big 5000] [--frame-ms 30] [--out bench/results-NAME.md] [--stacks]
-        [--background-steps N] [--tasks-at-its-level]
+        [--background-steps N] [--tasks-at-its-level] [--keep DIR]
+
+``--keep DIR`` copies the window's corpus (its look cache holds every page's look by then)
+and the saved plan to DIR/data and DIR/plan.json at the end: bench_gui_open.py's input.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ import os
 import pstats
 import random
 import resource
+import shutil
 import tempfile
 import time
 from collections.abc import Callable
@@ -171,7 +175,7 @@ def settled(seconds: float) -> Callable[[], bool]:
 
 
 def run(
-    shelf: Path, frame_ms: int, stacks: bool, profile: bool
+    shelf: Path, frame_ms: int, stacks: bool, profile: bool, keep: Path | None = None
 ) -> tuple[list[Step], dict[str, int]]:
     from transcribe_import.gui.pages.review_grid import PageView
 
@@ -230,6 +234,10 @@ def run(
         )
         sizes["children_rss"] = children_peak()
         bg.close(window, settings)
+        if keep is not None:
+            keep.mkdir(parents=True, exist_ok=True)
+            shutil.copytree(data, keep / "data", dirs_exist_ok=True)
+            shutil.copy2(path, keep / "plan.json")
     return steps.done, sizes
 
 
@@ -284,6 +292,7 @@ def main() -> None:
         "--profile", action="store_true", help="cProfile of the window's thread, each step"
     )
     ap.add_argument("--out", type=Path, help="append the section to this file")
+    ap.add_argument("--keep", type=Path, help="copy the corpus and the plan file here")
     ap.add_argument(
         "--background-steps",
         type=int,
@@ -317,7 +326,7 @@ def main() -> None:
     shelf = make_shelf(args.notebooks, args.pages, args.big)
     print(f"shelf ready in {time.perf_counter() - t:.1f} s: {shelf}", flush=True)
     load = os.getloadavg()[0]
-    steps, sizes = run(shelf, args.frame_ms, args.stacks, args.profile)
+    steps, sizes = run(shelf, args.frame_ms, args.stacks, args.profile, args.keep)
     section = record(steps, sizes, (load, os.getloadavg()[0]))
     print(section)
     if args.out is not None:

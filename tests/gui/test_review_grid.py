@@ -24,6 +24,7 @@ from transcribe_import.gui.main_window import MainWindow
 from transcribe_import.gui.models.page_grid import (
     MAX_ZOOM,
     Badge,
+    PageGridDelegate,
     Pictures,
     badge_words,
     badges,
@@ -140,6 +141,35 @@ def test_the_grid_shows_every_page_with_its_place_label_file_and_badges(
     assert Badge.LEFT_OUT in badges(first) and first.number is None
     assert page.pages_model.row(1).number == 1
     assert page.current_item() is not None and page.current_item() != letters
+
+
+def test_a_badge_is_painted_once_then_drawn_in_its_colour_from_its_picture(
+    qtbot: QtBot, review: tuple[MainWindow, ReviewPage]
+) -> None:
+    _window, page = review
+    show(page, "letters")
+    model = page.pages_model
+    row = next(r for r in range(model.rowCount()) if model.row(r).source.duplicate is not None)
+    index = model.index(row, PageColumn.THUMBNAIL)
+    page.grid.scrollTo(index)
+    delegate = page.grid.itemDelegate()
+    assert isinstance(delegate, PageGridDelegate)
+    page.grid.viewport().repaint()
+    made = dict(delegate.cell._pills)
+    assert {key[0] for key in made} == {Badge.LEFT_OUT, Badge.DUPLICATE}
+    page.grid.viewport().repaint()  # painted again: the same pictures, none made anew
+    assert delegate.cell._pills.keys() == made.keys()
+    assert all(delegate.cell._pills[k] is made[k] for k in made)
+    # On screen, one under the other at the thumbnail's top left: each badge's colour.
+    rect = page.grid.visualRect(index)
+    image = page.grid.viewport().grab(rect).toImage()
+    zoom = page.grid_views.look.zoom
+    box_x = (rect.width() - round(zoom * 0.75)) // 2
+    height = page.grid.fontMetrics().height() + 2
+    first, second = (
+        image.pixelColor(box_x + 5, 6 + 3 + height // 2 + k * (height + 2)) for k in (0, 1)
+    )
+    assert first.name() == "#616161" and second.name() == "#4285f4"
 
 
 def test_mouse_and_keyboard_select_in_the_grid_and_commands_act_on_the_selection(

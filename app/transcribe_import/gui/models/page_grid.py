@@ -45,6 +45,11 @@ _PAD = 6
 _ASPECT = 0.75
 # Thumbnails kept scaled to the size on screen: a few screens' worth.
 _SCALED_CAPACITY = 400
+# Badge pills kept painted: every badge at a few zooms.
+_PILLS_KEPT = 64
+# Made once at import: the first ``|`` of two kinds of Qt flag makes a new enum member, 5-10 ms
+# that the first paint of a plan's grid paid (bench_gui_open.py --big, its gap report).
+_PLACEHOLDER_TEXT = Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap
 
 
 def _tr(text: str) -> str:
@@ -343,6 +348,8 @@ class PageCellPainter:
         self.look = look
         self._scaled_cache: OrderedDict[tuple[int, int, int, float], QPixmap] = OrderedDict()
         self._turned_cache: OrderedDict[tuple[int, int], QPixmap] = OrderedDict()
+        self._pills: dict[tuple[Badge, int, str, float], QPixmap] = {}
+        self._bold_font: tuple[str, QFont, QFontMetrics] | None = None
 
     def paint_page(
         self, painter: QPainter, rect: QRect, row: PageRow, option: QStyleOptionViewItem
@@ -363,19 +370,16 @@ class PageCellPainter:
             if row.page.turn:  # the thumbnail is of the file; the page imports turned
                 pixmap = self._turned(pixmap, row.page.turn)
             self._thumbnail(painter, box, pixmap, faded=left_out)
-        self._badges(painter, box, badges(row), metrics)
+        self._badges(painter, box, badges(row), option)
         text_role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
         painter.setPen(palette.color(text_role))
         line = QRect(rect.x() + 2, box.bottom() + 3, rect.width() - 4, metrics.height())
-        bold = QFont(option.font)
-        bold.setBold(True)
+        bold, bold_metrics = self._bold(option.font)
         painter.setFont(bold)
         painter.drawText(
             line,
             Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop,
-            QFontMetrics(bold).elidedText(
-                position_words(row), Qt.TextElideMode.ElideRight, line.width()
-            ),
+            bold_metrics.elidedText(position_words(row), Qt.TextElideMode.ElideRight, line.width()),
         )
         painter.setFont(option.font)
         line.translate(0, metrics.height())
@@ -384,6 +388,16 @@ class PageCellPainter:
             Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop,
             metrics.elidedText(file_words(row), Qt.TextElideMode.ElideMiddle, line.width()),
         )
+
+    def _bold(self, font: QFont) -> tuple[QFont, QFontMetrics]:
+        """The first caption line's font (the cell's, bold) and its metrics, made once a font."""
+        key = font.key()
+        kept = self._bold_font
+        if kept is None or kept[0] != key:
+            bold = QFont(font)
+            bold.setBold(True)
+            kept = self._bold_font = (key, bold, QFontMetrics(bold))
+        return kept[1], kept[2]
 
     def _thumbnail(self, painter: QPainter, box: QRect, pixmap: QPixmap, *, faded: bool) -> None:
         size = QSize(pixmap.width(), pixmap.height())
@@ -446,29 +460,54 @@ class PageCellPainter:
         why = cache.failure(row.source.source_id, row.page.page_index)
         painter.drawText(
             box.adjusted(4, 4, -4, -4),
-            Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
+            _PLACEHOLDER_TEXT,
             _tr("No preview") if why else "…",
         )
 
-    @staticmethod
     def _badges(
-        painter: QPainter, box: QRect, shown: Sequence[Badge], metrics: QFontMetrics
+        self, painter: QPainter, box: QRect, shown: Sequence[Badge], option: QStyleOptionViewItem
     ) -> None:
         y = box.y() + 3
         for badge in shown:
-            words = badge_words(badge)
-            width = min(metrics.horizontalAdvance(words) + 8, box.width() - 6)
-            pill = QRect(box.x() + 3, y, width, metrics.height() + 2)
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(_BADGE_COLOURS[badge])
-            painter.drawRoundedRect(pill, 4, 4)
-            painter.setPen(QColor(Qt.GlobalColor.white))
-            painter.drawText(
-                pill,
-                Qt.AlignmentFlag.AlignCenter,
-                metrics.elidedText(words, Qt.TextElideMode.ElideRight, pill.width() - 4),
-            )
-            y += pill.height() + 2
+            pill = self._pill(badge, box.width() - 6, option)
+            painter.drawPixmap(box.x() + 3, y, pill)
+            y += round(pill.height() / pill.devicePixelRatio()) + 2
+
+    def _pill(self, badge: Badge, widest: int, option: QStyleOptionViewItem) -> QPixmap:
+        """A badge's pill (its colour, its words in white), painted once per badge, width
+        and font, then drawn as a picture: one copy per badge and cell at each paint, not a
+        smoothed rounded shape and an elided line of text (a grid's first paint, in the
+        plan of 100,000 pages shown, was 23-49 ms of cells: bench_gui_shelf.py)."""
+        dpr = self.look.device_ratio()
+        key = (badge, widest, option.font.key(), dpr)
+        found = self._pills.get(key)
+        if found is not None:
+            return found
+        metrics = option.fontMetrics
+        words = badge_words(badge)
+        width = min(metrics.horizontalAdvance(words) + 8, widest)
+        height = metrics.height() + 2
+        pill = QPixmap(round(width * dpr), round(height * dpr))
+        pill.setDevicePixelRatio(dpr)
+        pill.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(pill)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setFont(option.font)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(_BADGE_COLOURS[badge])
+        rect = QRect(0, 0, width, height)
+        painter.drawRoundedRect(rect, 4, 4)
+        painter.setPen(QColor(Qt.GlobalColor.white))
+        painter.drawText(
+            rect,
+            Qt.AlignmentFlag.AlignCenter,
+            metrics.elidedText(words, Qt.TextElideMode.ElideRight, width - 4),
+        )
+        painter.end()
+        if len(self._pills) >= _PILLS_KEPT:
+            self._pills.clear()  # a zoom or a font at a time: the few of the last ones
+        self._pills[key] = pill
+        return pill
 
 
 def paint_panel(painter: QPainter, option: QStyleOptionViewItem) -> None:

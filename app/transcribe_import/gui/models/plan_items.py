@@ -19,6 +19,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Qt, QTi
 from transcribe_import.engine import api
 from transcribe_import.engine.planning.ordering import Ambiguity
 from transcribe_import.engine.planning.plan import PlanItem
+from transcribe_import.gui.after_paint import Later, at_once
 from transcribe_import.gui.icons import badge_icon, not_imported_icon
 from transcribe_import.gui.models.base import RIGHT, Column, ColumnTableModel
 from transcribe_import.gui.models.order_cues import forget_replaced, orders_checked, remember
@@ -109,6 +110,8 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
         self._ambiguities: dict[str, tuple[PlanItem, bool]] = {}
         self._unchecked: set[str] = set()  # asked for, not checked yet
         self._in_check: dict[str, PlanItem] = {}  # the items the running check is of
+        # How a check is started: the review holds it until the plan shown has painted.
+        self.later: Later = at_once
         # A check asked while one runs waits for its thread to end (``ended``, after ``done``).
         self._checks = TaskSlot(
             self, done=self._checked, failed=self._check_failed, ended=self._check_asked
@@ -170,7 +173,7 @@ class PlanItemsModel(ColumnTableModel[PlanItem]):
         if self._in_check.get(item.item_id) is item:
             return None  # being checked: its row is told when it is
         if not self._unchecked:
-            QTimer.singleShot(0, self._check_asked)
+            self.later(lambda: QTimer.singleShot(0, self, self._check_asked))
         self._unchecked.add(item.item_id)
         return None
 

@@ -18,6 +18,7 @@ from transcribe_import.engine import api
 from transcribe_import.engine.planning import ordering
 from transcribe_import.engine.planning.plan import PlanItem, PlanPage, PlanSource
 from transcribe_import.engine.planning.problems import ProblemCode, ProblemSeverity
+from transcribe_import.gui.after_paint import Later, at_once
 from transcribe_import.gui.icons import turned, untinted
 from transcribe_import.gui.models import page_drops, page_moves
 from transcribe_import.gui.models.base import ColumnTableModel, Index
@@ -198,6 +199,10 @@ class PageTableModel(ColumnTableModel[PageRow]):
         # The hints being found on a worker: of which item, for which hints chosen.
         self._hinting: tuple[PlanItem, frozenset[api.Hint]] | None = None
         self._hint_slot = TaskSlot(self, done=self._hints_came)
+        # How the hints' worker is started: the review holds it until the notebook shown
+        # has painted; ``_hints_due`` while a start is held.
+        self.later: Later = at_once
+        self._hints_due = False
         # What the rows were last built of: the item, the report and the hints chosen.
         self._built: tuple[PlanItem | None, object, frozenset[api.Hint]] | None = None
         # What the row header says (the pages' numbers, the cover, the rows' keys) as the
@@ -362,8 +367,17 @@ class PageTableModel(ColumnTableModel[PageRow]):
         asked = self._hinting
         if asked is None or asked[0] is not item or asked[1] is not hints:  # never ==: deep
             self._hinting = (item, hints)
-            self._hint_slot.run(hints_of_task, item, hints)
+            if not self._hints_due:
+                self._hints_due = True
+                self.later(self._find_hints)
         return {}, {}
+
+    def _find_hints(self) -> None:
+        """Start finding the hints last asked for (one start for all asked while held)."""
+        self._hints_due = False
+        asked = self._hinting
+        if asked is not None:
+            self._hint_slot.run(hints_of_task, *asked)
 
     def _hints_came(self, found: tuple[PlanItem, frozenset[api.Hint], _Sideways, _Hinted]) -> None:
         item, hints, sideways, hinted = found

@@ -27,6 +27,7 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut, QShowEv
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QLabel,
+    QListView,
     QMenu,
     QPushButton,
     QSplitter,
@@ -41,6 +42,7 @@ from transcribe_import.engine import api
 from transcribe_import.engine.media.kinds import Turn
 from transcribe_import.engine.planning.plan import Op, PlanItem, PlanSource
 from transcribe_import.engine.planning.problems import Resolution
+from transcribe_import.gui.after_paint import PaintGate
 from transcribe_import.gui.models.page_rows import PageColumn, PageRow, says_page_in_file
 from transcribe_import.gui.models.plan_items import ItemColumn, PlanItemsModel
 from transcribe_import.gui.models.plan_pages import PageTableModel
@@ -123,8 +125,14 @@ class ReviewPage(QWidget):
         # The decision panel asked for while held (``_decisions_later``): built at its end.
         self._decisions_held = False
         self._decisions_due = False
+        # A plan or a notebook shown: the workers its models start (the order checks, the
+        # hints) wait until it has painted and the grid has placed its last cell
+        # (after_paint.py). Connected before the models are: it holds before they read.
+        self.paint_gate = PaintGate(self, self._pages_laid_out)
+        session.plan_changed.connect(self.paint_gate.hold)
         self.items_model = PlanItemsModel(session, self)
         self.pages_model = PageTableModel(session, self.thumbnails, self)
+        self.items_model.later = self.pages_model.later = self.paint_gate.later
         self.problems_model = ProblemsModel(session, self)
 
         self.edits = ReviewEdits(self, self)
@@ -336,6 +344,7 @@ class ReviewPage(QWidget):
         }
         for view in self._views.values():
             self.page_stack.addWidget(view)
+        self.paint_gate.watch(*(v.viewport() for v in (self.items_view, *self._views.values())))
         self.pages_label.setBuddy(self.page_stack)
         # The selected page (or the two of a disputed pair) large enough to read, beside
         # the table; Space or a double-click opens it full-window.
@@ -471,6 +480,16 @@ class ReviewPage(QWidget):
 
     def selected_item_id(self) -> str | None:
         return self.pages_model.item_id()
+
+    def _pages_laid_out(self) -> bool:
+        """Whether the view of the pages on screen has placed its last page (the grid and
+        the spreads lay their cells out in batches, after their first paint)."""
+        view = self.pages_widget()
+        model = view.model()
+        rows = model.rowCount()
+        if not isinstance(view, QListView) or rows == 0 or not view.isVisible():
+            return True
+        return not view.visualRect(model.index(rows - 1, view.modelColumn())).isEmpty()
 
     def select_item(self, item_id: str) -> bool:
         """Show that notebook's pages; False when the plan has no such item."""
@@ -702,6 +721,7 @@ class ReviewPage(QWidget):
 
     def _show_item_now(self, item_id: str | None) -> None:
         if item_id != self.pages_model.item_id():
+            self.paint_gate.hold()
             self.pages_model.set_item(item_id)
             self._fit_page_columns(self.pages_model.item)
             # Another notebook starts at its first page, in every view.

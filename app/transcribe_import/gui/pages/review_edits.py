@@ -94,6 +94,10 @@ class ReviewEdits(QObject):
 
     @staticmethod
     def _positions(item: PlanItem, source_ids: list[str]) -> list[int]:
+        if not source_ids:
+            # Nothing selected (every notebook shown): no walk of its files, 5,000 of them
+            # 7-12 ms of the window's thread as a plan is shown (bench_gui_open.py --big).
+            return []
         wanted = set(source_ids)
         return [i for i, s in enumerate(item.sources) if s.source_id in wanted]
 
