@@ -271,3 +271,29 @@ def test_the_look_pass_starts_once_the_first_validation_has_ended(
         held.set()
     wait_validated(qtbot, window)
     assert all(_jpeg_looks(window.session.plan.items[0]))
+
+
+def test_a_look_pass_that_ends_with_nothing_new_takes_back_looking_from_the_status(
+    qtbot: QtBot,
+    scanned_held: tuple[MainWindow, threading.Event],
+) -> None:
+    """The status said the pages were being looked at; the pass ends with no look to stamp
+    (the report stands, no validation follows): it no longer says so, it says the report's
+    verdict."""
+    window, _held = scanned_held
+    session = window.session
+    qtbot.waitUntil(
+        lambda: session.report is not None and not window.flow.is_validating(),
+        timeout=TIMEOUT_MS,
+    )
+    assert window.statusBar().currentMessage() == (
+        "Validated: no errors so far; looking at the pages for rescans."
+    )
+    report = session.report
+    session.add_looks({}, {}, done=2, total=2, finished=True)
+    assert not session.looking and session.report is report and report.ok
+    assert window.statusBar().currentMessage() in (
+        "Validated: ready to commit.",
+        f"Validated: ready to commit, with {len(report.warnings)} warning"
+        f"{'s' if len(report.warnings) > 1 else ''}.",
+    )

@@ -526,6 +526,14 @@ class ImportFlow(QObject):
     def _looks_stamped(self, stamped: bool) -> None:
         if stamped:
             self._validate_timer.start()
+        elif (
+            not self.session.looking
+            and self.session.report is not None
+            and self._status.currentMessage() == self._still_looking_words()
+        ):
+            # The pass ended with nothing new for the plan: the report stands, and the
+            # status no longer says the pages are being looked at.
+            self._status.showMessage(self._verdict_words(self.session.report), 8000)
         if not self.session.looking and self._resave_after_looks is not None:
             self._save_again_after_looks()
 
@@ -591,26 +599,31 @@ class ImportFlow(QObject):
             return
         self.session.set_report(report, validation.states)
         if self.session.report is report:
-            errors, warnings = len(report.errors), len(report.warnings)
-            if errors:
-                text = plural(
-                    errors,
-                    self.tr("Validated: 1 error to resolve before commit."),
-                    self.tr("Validated: %Ln errors to resolve before commit.", "", errors),
-                )
-            elif self.session.looking:  # not ready until its rescans are asked
-                text = self.tr("Validated: no errors so far; looking at the pages for rescans.")
-            elif warnings:
-                text = plural(
-                    warnings,
-                    self.tr("Validated: ready to commit, with 1 warning."),
-                    self.tr("Validated: ready to commit, with %Ln warnings.", "", warnings),
-                )
-            else:
-                text = self.tr("Validated: ready to commit.")
-            self._status.showMessage(text, 8000)
+            self._status.showMessage(self._verdict_words(report), 8000)
         else:
             self.validate_plan()  # edited while it ran: this report is about the past
+
+    def _still_looking_words(self) -> str:
+        return self.tr("Validated: no errors so far; looking at the pages for rescans.")
+
+    def _verdict_words(self, report: ValidationReport) -> str:
+        """What the status bar says of the plan's latest validation."""
+        errors, warnings = len(report.errors), len(report.warnings)
+        if errors:
+            return plural(
+                errors,
+                self.tr("Validated: 1 error to resolve before commit."),
+                self.tr("Validated: %Ln errors to resolve before commit.", "", errors),
+            )
+        if self.session.looking:  # not ready until its rescans are asked
+            return self._still_looking_words()
+        if warnings:
+            return plural(
+                warnings,
+                self.tr("Validated: ready to commit, with 1 warning."),
+                self.tr("Validated: ready to commit, with %Ln warnings.", "", warnings),
+            )
+        return self.tr("Validated: ready to commit.")
 
     def _validate_failed(self, message: str) -> None:
         self._status.showMessage(
