@@ -46,6 +46,7 @@ class PaintGate(QObject):
         self._watched: list[QWidget] = []
         self._held: list[Callable[[], None]] = []
         self._holding = False
+        self._until: tuple[QWidget, ...] = ()  # the widgets whose paint ends this hold
         self._most = QTimer(self, singleShot=True, interval=most_ms)
         self._most.timeout.connect(self._release)
 
@@ -55,10 +56,13 @@ class PaintGate(QObject):
             self._watched.append(widget)
             widget.installEventFilter(self)
 
-    def hold(self) -> None:
+    def hold(self, *until: QWidget) -> None:
         """Hold what ``later`` is given until a widget watched has painted (the page is
-        about to show something new)."""
+        about to show something new); ``until``: only a paint of one of these ends it (a
+        notebook chosen: its pages' views, not the notebooks' list repainting its
+        selection)."""
         self._holding = True
+        self._until = until
         self._most.start()
 
     def is_holding(self) -> bool:
@@ -72,7 +76,11 @@ class PaintGate(QObject):
             fn()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if self._holding and event.type() == QEvent.Type.Paint and watched in self._watched:
+        if (
+            self._holding
+            and event.type() == QEvent.Type.Paint
+            and watched in (self._until or self._watched)
+        ):
             # Its paint is under way: looked at once the whole window's paint has returned.
             QTimer.singleShot(0, self, self._painted)
         return False

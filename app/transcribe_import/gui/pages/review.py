@@ -721,7 +721,7 @@ class ReviewPage(QWidget):
 
     def _show_item_now(self, item_id: str | None) -> None:
         if item_id != self.pages_model.item_id():
-            self.paint_gate.hold()
+            self.paint_gate.hold(*(view.viewport() for view in self._views.values()))
             self.pages_model.set_item(item_id)
             self._fit_page_columns(self.pages_model.item)
             # Another notebook starts at its first page, in every view.
