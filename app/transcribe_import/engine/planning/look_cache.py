@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar
 
 import orjson
 
@@ -185,26 +185,9 @@ class VerdictCache:
         verified, written last): the last line of a pair that can be read wins. A pair
         never verified has the whole file read to find so (it is then verified, some
         25 ms, which the reading is small beside)."""
-        if not wanted:
-            return {}
         left = set(wanted)
         firsts = {key for key, _other, _turn in left}
-        found: Verdicts = {}
-        try:
-            _trim(self.path, "verdict cache")
-            with self.path.open("rb") as f:
-                for line in _lines_back(f, f.seek(0, 2)):
-                    if not left:
-                        break
-                    if _key_of(line) not in firsts:
-                        continue
-                    entry = _verdict(line)
-                    if entry is not None and entry[0] in left:
-                        found[entry[0]] = entry[1]
-                        left.discard(entry[0])
-        except OSError:
-            return found
-        return found
+        return _latest(self.path, "verdict cache", left, firsts, _verdict)
 
     def add(self, verdicts: Verdicts) -> None:
         """Keep ``verdicts``, appended; a failure is only logged."""
@@ -270,24 +253,7 @@ class PairCache:
         """The searches kept of the digests ``wanted``, read from the end of the file back
         until each is found, the last line of a digest that can be read winning."""
         left = set(wanted)
-        found: dict[str, Pairs] = {}
-        if not left:
-            return found
-        try:
-            _trim(self.path, "pair cache")
-            with self.path.open("rb") as f:
-                for line in _lines_back(f, f.seek(0, 2)):
-                    if not left:
-                        break
-                    if _key_of(line) not in left:
-                        continue
-                    entry = _pairs(line)
-                    if entry is not None and entry[0] in left:
-                        found[entry[0]] = entry[1]
-                        left.discard(entry[0])
-        except OSError:
-            return found
-        return found
+        return _latest(self.path, "pair cache", left, left, _pairs)
 
     def add(self, searches: Mapping[str, Pairs]) -> None:
         """Keep ``searches`` (digest → pairs), appended; a failure is only logged."""
@@ -298,6 +264,41 @@ class PairCache:
             for digest, (numbers, verdicts) in searches.items()
         )
         _append_lines(self.path, text, "candidate pairs")
+
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+def _latest(
+    path: Path,
+    what: str,
+    left: set[_K],
+    firsts: Collection[str],
+    entry_of: Callable[[bytes], tuple[_K, _V] | None],
+) -> dict[_K, _V]:
+    """The entries of the keys ``left`` kept in ``path``, read from the end of the file back
+    until each is found (taken out of ``left``), the last line of a key that can be read
+    (``entry_of``) winning; a line whose first field is not in ``firsts`` is skipped without
+    being read further. What was found before a read failed, on a failure."""
+    found: dict[_K, _V] = {}
+    if not left:
+        return found
+    try:
+        _trim(path, what)
+        with path.open("rb") as f:
+            for line in _lines_back(f, f.seek(0, 2)):
+                if not left:
+                    break
+                if _key_of(line) not in firsts:
+                    continue
+                entry = entry_of(line)
+                if entry is not None and entry[0] in left:
+                    found[entry[0]] = entry[1]
+                    left.discard(entry[0])
+    except OSError:
+        return found
+    return found
 
 
 def _trim(path: Path, what: str) -> None:
