@@ -164,37 +164,38 @@ def test_sorted_in_slices_is_sorted_and_stable(monkeypatch: pytest.MonkeyPatch, 
     assert sorted_in_slices(values, key=lambda v: v[0]) == sorted(values, key=lambda v: v[0])
 
 
-def test_sorted_in_slices_sorts_each_slice_on_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(short_calls, "SORT_SLICE", 16)
-    sorts: list[int] = []
-    real = sorted
+@pytest.fixture
+def sorts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The length of each list ``short_calls`` sorts from now on, in order."""
+    lengths: list[int] = []
 
     def counted(values: list[Any]) -> list[Any]:
-        sorts.append(len(values))
-        return real(values)
+        lengths.append(len(values))
+        return sorted(values)
 
     monkeypatch.setattr(short_calls, "sorted", counted, raising=False)
+    return lengths
+
+
+def test_sorted_in_slices_sorts_each_slice_on_its_own(
+    monkeypatch: pytest.MonkeyPatch, sorts: list[int]
+) -> None:
+    monkeypatch.setattr(short_calls, "SORT_SLICE", 16)
     assert sorted_in_slices(range(100, 0, -1), key=lambda v: v) == list(range(1, 101))
     assert sorts[:7] == [16] * 6 + [4]
 
 
 @pytest.mark.parametrize("n", [17, 100, 1000, 5000])
-def test_sorted_in_slices_merges_in_short_calls(monkeypatch: pytest.MonkeyPatch, n: int) -> None:
+def test_sorted_in_slices_merges_in_short_calls(
+    monkeypatch: pytest.MonkeyPatch, sorts: list[int], n: int
+) -> None:
     """Every sort is of at most two slices' worth, and each round of merges sorts each value
     once: n values in r slices are sorted n * (1 + ceil(log2 r)) times at most, not the
     n * n of a merge that took them one at a time from the whole."""
     monkeypatch.setattr(short_calls, "SORT_SLICE", 16)
-    sorts: list[int] = []
-    real = sorted
-
-    def counted(values: list[Any]) -> list[Any]:
-        sorts.append(len(values))
-        return real(values)
-
-    monkeypatch.setattr(short_calls, "sorted", counted, raising=False)
     rng = random.Random(n)
     values = [rng.randrange(n // 3) for _ in range(n)]
-    assert sorted_in_slices(values, key=lambda v: v) == real(values)
+    assert sorted_in_slices(values, key=lambda v: v) == sorted(values)
     slices = math.ceil(n / 16)
     assert max(sorts) <= 2 * 16
     assert sum(sorts) <= n * (1 + math.ceil(math.log2(slices)))
