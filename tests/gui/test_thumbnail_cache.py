@@ -58,3 +58,54 @@ def test_the_renderer_is_loaded_as_the_cache_is_made_not_by_a_render(qtbot: QtBo
     assert render_vips._loaded.cache_info().currsize == 1
     assert not cache.is_busy()
     cache.shutdown()
+
+
+def test_a_thumbnail_is_made_over_the_engines_pixels_not_by_qts_image_readers(
+    qtbot: QtBot, corpus: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The thumbnail's workers never use Qt's image readers: a reader probing its plugins
+    takes Qt's signal-slot lock while the worker holds the GIL, and a window's thread holding
+    that lock while it waited for the GIL hung the window (api.preview_pixels). The pixmap is
+    the page's preview all the same, pixel for pixel."""
+    from PySide6.QtGui import QImage
+
+    from transcribe_import.engine import api
+
+    make_jpeg(tmp_path / "shelf" / "nb" / "p1.jpg", (900, 1200))
+    plan = build_plan(corpus, run_scan([tmp_path / "shelf"]))
+    [source] = plan.items[0].sources
+
+    def no_reader(*_args: object) -> QImage:
+        raise AssertionError("a Qt image reader was used on a thumbnail's worker")
+
+    monkeypatch.setattr(QImage, "fromData", staticmethod(no_reader))
+    cache = ThumbnailCache(corpus=corpus)
+    assert cache.request(source, 0) is None
+    qtbot.waitUntil(lambda: cache.request(source, 0) is not None, timeout=WAIT_MS)
+    assert cache.failure(source.source_id, 0) is None
+    shown = cache.request(source, 0)
+    assert shown is not None
+    cache.shutdown()
+    monkeypatch.undo()
+    png = api.render_preview(
+        source.provenance.fs_path, source.media_type, 0, cache.side, shown_as="p1.jpg"
+    )
+    by_qt = QImage.fromData(png).convertToFormat(QImage.Format.Format_RGBA8888)
+    ours = shown.toImage().convertToFormat(QImage.Format.Format_RGBA8888)
+    assert (ours.width(), ours.height()) == (by_qt.width(), by_qt.height())
+    assert ours == by_qt
+
+
+def test_a_preview_that_cannot_be_decoded_is_said_so(
+    corpus: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from transcribe_import.engine import api
+    from transcribe_import.engine.api import corpus as api_corpus
+    from transcribe_import.engine.base.errors import ErrorCode, TranscribeError
+
+    make_jpeg(tmp_path / "p1.jpg", (300, 400))
+    monkeypatch.setattr(api_corpus, "render_preview", lambda *a, **k: b"\x89PNG\r\n\x1a\nbroken")
+    with pytest.raises(TranscribeError) as refused:
+        api.preview_pixels(tmp_path / "p1.jpg", "image/jpeg", 0, 256, shown_as="p1.jpg")
+    assert refused.value.code is ErrorCode.CORRUPT_IMAGE
+    assert str(refused.value).startswith("p1.jpg: the preview is unreadable")

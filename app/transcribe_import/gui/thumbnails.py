@@ -3,8 +3,8 @@
 A view asks ``request`` for each page it paints; the first ask schedules a render on the
 cache's own QThreadPool and returns None, and ``ready`` says when the pixmap is there.
 The engine renders each page shrunk on load and, given the corpus, keeps it in the
-corpus's thumbnail cache (``api.render_preview``), so a page is decoded for its
-thumbnail once, not once per window; this module holds no decoding of its own.
+corpus's thumbnail cache, so a page is decoded for its thumbnail once, not once per window,
+and hands back its pixels (``api.preview_pixels``); this module holds no decoding of its own.
 The job is given plain values (a path, a media type, a page index), never a plan object
 or a widget, and hands back a QImage: QImage is safe to build on any thread, while a
 QPixmap exists only on the GUI thread, so the conversion happens in the slot.
@@ -89,7 +89,7 @@ class _Render:
     def image(self) -> QImage | str:
         """The page as a QImage (safe to build on any thread), or why there is none."""
         try:
-            png = api.render_preview(
+            pixels = api.preview_pixels(
                 self.path,
                 self.media_type,
                 self.page_index,
@@ -99,8 +99,15 @@ class _Render:
                 sha256=self.sha256,
                 size=self.size,
             )
-            image = QImage.fromData(png)  # a PNG, known by its signature
-            return image if not image.isNull() else f"{self.shown_as}: the preview is unreadable"
+            # Over the engine's pixels, not by Qt's image readers on this thread: they take
+            # Qt's signal-slot lock while this thread holds the GIL (api.preview_pixels).
+            return QImage(
+                pixels.rgba,
+                pixels.width,
+                pixels.height,
+                4 * pixels.width,
+                QImage.Format.Format_RGBA8888,
+            ).copy()
         except (TranscribeError, OSError, ValueError) as exc:
             return str(exc)
         except Exception as exc:  # noqa: BLE001 - an escaping error would be lost in the pool

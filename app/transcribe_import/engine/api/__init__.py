@@ -45,6 +45,7 @@ from transcribe_import.engine.api.commit import (
     prepare_retry,
 )
 from transcribe_import.engine.api.corpus import (
+    PreviewPixels,
     WindowClaim,
     check_corpus,
     disk_problem,
@@ -56,6 +57,7 @@ from transcribe_import.engine.api.corpus import (
     notebook_state,
     notebook_title,
     open_corpus,
+    preview_pixels,
     remove_empty_notebook,
     render_preview,
 )
@@ -391,6 +393,8 @@ __all__ = [
     "check_corpus",
     "disk_problem",
     "remove_empty_notebook",
+    "PreviewPixels",
+    "preview_pixels",
     "render_preview",
     "load_renderer",
     "export_notebooks",

@@ -1,13 +1,14 @@
 """The corpus: open it, the window's claim on it, its notebooks, doctor, page previews, export.
 
-Imports of the media decoders are deferred into ``render_preview``; the export's model
+Imports of the media decoders are deferred into ``render_preview`` and ``preview_pixels``; the
+export's model
 loads no decoder, so listing and the other cheap commands stay fast.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -210,6 +211,57 @@ def render_preview(
         size=size,
         cache=cache,
     )
+
+
+@dataclass(frozen=True)
+class PreviewPixels:
+    """A preview's pixels: RGBA, a byte each, rows packed (``width * 4`` bytes a row)."""
+
+    width: int
+    height: int
+    rgba: bytes
+
+
+def preview_pixels(
+    path: Path,
+    media_type: str,
+    page_index: int,
+    max_side: int,
+    *,
+    shown_as: str,
+    corpus: Corpus | None = None,
+    sha256: str | None = None,
+    size: int | None = None,
+) -> PreviewPixels:
+    """``render_preview``'s page as its pixels, decoded here.
+
+    The window's workers make their thumbnails' QImage over these bytes, which takes none of
+    Qt's locks. Qt's image readers (``QImage.fromData``) probe their plugins, and a probe
+    makes a signal connection under Qt's signal-slot lock while the worker holds the GIL
+    through the PySide call; the window's thread, holding that lock in a disconnect that
+    called back into Python, waited for the GIL, and the window hung for good (a deadlock
+    CI met on 2026-12-07 in tests/gui/test_stop_question.py). Raises TranscribeError naming
+    ``shown_as`` when the file cannot be read or its preview cannot be decoded.
+    """
+    from transcribe_import.engine.media.thumbs import rgba_pixels
+
+    png = render_preview(
+        path,
+        media_type,
+        page_index,
+        max_side,
+        shown_as=shown_as,
+        corpus=corpus,
+        sha256=sha256,
+        size=size,
+    )
+    try:
+        width, height, rgba = rgba_pixels(png)
+    except (OSError, ValueError) as exc:
+        raise TranscribeError(
+            ErrorCode.CORRUPT_IMAGE, f"{shown_as}: the preview is unreadable ({exc})", item=shown_as
+        ) from exc
+    return PreviewPixels(width, height, rgba)
 
 
 def export_notebooks(

@@ -88,6 +88,18 @@ def thumbnail(
     return png
 
 
+def rgba_pixels(png: bytes) -> tuple[int, int, bytes]:
+    """A thumbnail's PNG as its width, height and pixels: RGBA, a byte each, rows packed.
+    Raises OSError or ValueError when ``png`` is not a PNG Pillow can read."""
+    import io
+
+    from PIL import Image
+
+    with Image.open(io.BytesIO(png), formats=["PNG"]) as im:
+        rgba = im.convert("RGBA")
+    return rgba.width, rgba.height, rgba.tobytes()
+
+
 def keeper(cache: Path, sha256: str) -> Callable[[int, int, bytes], None]:
     """What a commit hands its renders, to keep each thumbnail (page, side, PNG) they make of
     the file whose content is ``sha256``: the grid of a notebook just imported shows them
