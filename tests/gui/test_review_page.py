@@ -600,13 +600,13 @@ def test_activating_a_problem_jumps_to_its_notebook_and_page(
 def render_log(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The thread of every thumbnail render."""
     calls: list[int] = []
-    real = thumbnails_module.api.render_preview
+    real = thumbnails_module.api.preview_pixels
 
-    def render_preview(*args, **kwargs):
+    def preview_pixels(*args, **kwargs):
         calls.append(threading.get_ident())
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(thumbnails_module.api, "render_preview", render_preview)
+    monkeypatch.setattr(thumbnails_module.api, "preview_pixels", preview_pixels)
     return calls
 
 
