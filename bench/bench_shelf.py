@@ -321,7 +321,8 @@ def make_warm(pages: int, app: Path, env: dict[str, str]) -> Path:
     (warm / "made.txt").write_text(
         f"made {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by bench_shelf.py --warm: "
         f"transcribe-import plan {shelf_path(pages)} of the app in {app}, "
-        f"{cold['wall']:.0f} s wall, {cold['cpu']:.0f} s CPU\n"
+        f"{cold['wall']:.0f} s wall, {cold['cpu']:.0f} s CPU, peak RSS {cold['rss_mib']:.0f} MiB, "
+        f"load average {os.getloadavg()[0]:.2f} at its end\n"
     )
     return warm
 
