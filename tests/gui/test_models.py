@@ -18,6 +18,7 @@ from transcribe_import.engine.api import RunCounts
 from transcribe_import.engine.planning import edits, ordering
 from transcribe_import.engine.planning.plan import Op, PlanItem
 from transcribe_import.engine.planning.planner import build_plan
+from transcribe_import.engine.planning.problems import PlanProblem, ProblemCode, ProblemSeverity
 from transcribe_import.engine.planning.scan import run_scan
 from transcribe_import.engine.runs.model import ItemOutcome, ItemState, RunStatus
 from transcribe_import.engine.storage.corpus import Corpus, NotebookSummary
@@ -37,7 +38,7 @@ from transcribe_import.gui.models.outcomes import OutcomeColumn, OutcomeTableMod
 from transcribe_import.gui.models.page_rows import PageColumn, PageRow
 from transcribe_import.gui.models.plan_items import ItemColumn, PlanItemsModel
 from transcribe_import.gui.models.plan_pages import PageTableModel
-from transcribe_import.gui.models.problems import ProblemsModel
+from transcribe_import.gui.models.problems import ProblemsModel, _ProblemRows
 from transcribe_import.gui.models.roles import ItemIdRole, StateRole
 from transcribe_import.gui.models.runs import RunColumn, RunTableModel
 from transcribe_import.gui.pages.start import StartPage
@@ -433,7 +434,8 @@ def test_an_items_order_cues_read_from_its_report_are_those_found(session: Impor
     assert told == {it.item_id: ordering.find_ambiguities(it) for it in session.plan.items}
 
 
-def test_problems_model_with_rows(qtmodeltester, session: ImportSession) -> None:
+def test_problems_model_with_rows(qapp, qtmodeltester, session: ImportSession) -> None:
+    # ``qapp``: its icons need the application's style, when this runs alone.
     model = ProblemsModel(session)
     qtmodeltester.check(model)
     session.validate_now()
@@ -444,6 +446,39 @@ def test_problems_model_with_rows(qtmodeltester, session: ImportSession) -> None
         "Error",
         "Warning",
     }
+
+
+def test_a_report_of_a_shelf_lists_its_problems_making_only_the_rows_read(
+    qapp, qtmodeltester, session: ImportSession
+) -> None:
+    # A shelf whose disk is not there: a problem a page. The list is errors first, then the
+    # warnings, then the rest, each in the report's order (the stable sort by severity), and
+    # a row is made when a view reads it, not all of them at each report.
+    assert session.plan is not None
+    report = session.validate_now()
+    items = [it.item_id for it in session.plan.items]
+    severities = (ProblemSeverity.WARNING, ProblemSeverity.INFO, ProblemSeverity.ERROR)
+    many = tuple(
+        PlanProblem(severities[n % 3], ProblemCode.SOURCE_MISSING, items[n % len(items)], f"p{n}")
+        for n in range(30_000)
+    )
+    hints = (PlanProblem(ProblemSeverity.INFO, ProblemCode.BLANK_PAGES, items[0], "blank"),)
+    shelf = replace(report, problems=many, information=hints)
+    model = ProblemsModel(session)
+    session.set_report(shelf)
+    rows = model._rows
+    assert isinstance(rows, _ProblemRows) and rows._made == {}
+    assert model.rowCount() == 30_001
+    rank = {ProblemSeverity.ERROR: 0, ProblemSeverity.WARNING: 1, ProblemSeverity.INFO: 2}
+    expected = sorted(many + hints, key=lambda p: rank[p.severity])
+    for r in (0, 1, 9_999, 10_000, 19_999, 20_000, 29_999, 30_000):
+        assert model.problem(r) is expected[r]
+    assert model.index(30_000, 1).data() == "blank"
+    assert len(rows._made) == 8
+    assert model.rows() == [model.row(r) for r in range(30_001)]  # read whole when asked
+    assert [row.problem for row in model.rows()] == expected
+    session.set_report(report)
+    qtmodeltester.check(model)
 
 
 def test_notebook_titles_sort_in_the_natural_order(qtbot: QtBot) -> None:

@@ -129,7 +129,7 @@ def test_each_block_is_numbered_and_lands_in_its_place(corpus, late, held, noteb
         "late/b.jpg after page 2 (held 2.jpg)",
         "late/c.jpg after page 4 (held 4.jpg)",
     ]
-    assert validate(corpus, late.with_item(item)).errors == []
+    assert validate(corpus, late.with_item(item)).errors == ()
     assert commit_plan(corpus, late.with_item(item)).status == "complete"
     now = project.read(corpus.notebook_dir(notebook), notebook)
     assert [p["id"] for p in now["pages"]] == [a, held[0], held[1], b, held[2], held[3], c]

@@ -10,7 +10,14 @@ from pathlib import Path
 
 from transcribe_import.engine.base.ids import new_id
 from transcribe_import.engine.planning import lookalikes
-from transcribe_import.engine.planning.problems import AmbiguityCode, ProblemCode, Resolution
+from transcribe_import.engine.planning.problems import (
+    AmbiguityCode,
+    PlanProblem,
+    ProblemCode,
+    ProblemSeverity,
+    Resolution,
+    ValidationReport,
+)
 from transcribe_import.engine.planning.validate import validate
 
 from helpers.runs import commit_plan, plan_for
@@ -134,3 +141,23 @@ def test_every_problem_is_values_a_face_renders(corpus, tmp_path) -> None:
     assert hints[AmbiguityCode.MISSING_INDEX] == "--accept"
     unreadable = next(p for p in report.problems if p.code is ProblemCode.SOURCE_UNREADABLE)
     assert unreadable.files == (broken,) and broken in unreadable.message
+
+
+def test_a_reports_errors_warnings_and_an_items_problems_are_walked_out_once() -> None:
+    # A shelf whose disk is not there has a problem a page, and the window asks a report's
+    # errors for its summary, its commit button and each notebook's badge: each is one walk.
+    severities = (ProblemSeverity.ERROR, ProblemSeverity.WARNING, ProblemSeverity.INFO)
+    problems = tuple(
+        PlanProblem(severities[n % 3], ProblemCode.SOURCE_MISSING, f"item{n % 7}", f"p{n}")
+        for n in range(3_000)
+    )
+    report = ValidationReport("plan", "fingerprint", problems)
+    assert report.errors == tuple(p for p in problems if p.severity is ProblemSeverity.ERROR)
+    assert report.warnings == tuple(p for p in problems if p.severity is ProblemSeverity.WARNING)
+    assert report.errors is report.errors and report.warnings is report.warnings
+    assert len(report.errors) == len(report.warnings) == 1_000 and not report.ok
+    for k in range(7):
+        assert report.for_item(f"item{k}") == tuple(p for p in problems if p.item_id == f"item{k}")
+    assert report.for_item("item7") == ()
+    assert report.to_json()["errors"] == 1_000
+    assert replace(report, problems=()).ok  # a report made from another has its own walks

@@ -7,6 +7,7 @@ placement.py) make them with these codes. The CLI prints them, the window lists 
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -195,20 +196,32 @@ class ValidationReport:
     # the problems, so nothing that counts or resolves problems ever meets them.
     information: tuple[PlanProblem, ...] = ()
 
-    @property
-    def errors(self) -> list[PlanProblem]:
-        return [p for p in self.problems if p.severity is ProblemSeverity.ERROR]
+    # Each of these is a walk over every problem (100,000 of them when a shelf's disk is not
+    # there), asked several times a report by the window's summary, its commit button and
+    # each notebook's badge: worked out once a report (the report never changes) and shared,
+    # so they are tuples.
+    @functools.cached_property
+    def errors(self) -> tuple[PlanProblem, ...]:
+        return tuple(p for p in self.problems if p.severity is ProblemSeverity.ERROR)
 
-    @property
-    def warnings(self) -> list[PlanProblem]:
-        return [p for p in self.problems if p.severity is ProblemSeverity.WARNING]
+    @functools.cached_property
+    def warnings(self) -> tuple[PlanProblem, ...]:
+        return tuple(p for p in self.problems if p.severity is ProblemSeverity.WARNING)
 
     @property
     def ok(self) -> bool:
         return not self.errors
 
-    def for_item(self, item_id: str) -> list[PlanProblem]:
-        return [p for p in self.problems if p.item_id == item_id]
+    def for_item(self, item_id: str) -> tuple[PlanProblem, ...]:
+        """The problems of one item, in the report's order."""
+        return self._by_item.get(item_id, ())
+
+    @functools.cached_property
+    def _by_item(self) -> dict[str, tuple[PlanProblem, ...]]:
+        grouped: dict[str, list[PlanProblem]] = {}
+        for p in self.problems:
+            grouped.setdefault(p.item_id, []).append(p)
+        return {item_id: tuple(found) for item_id, found in grouped.items()}
 
     def to_json(self) -> dict[str, Any]:
         return {

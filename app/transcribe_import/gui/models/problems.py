@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import enum
 import html
+from collections.abc import Iterable, MutableSequence
 from dataclasses import dataclass
 from operator import attrgetter
+from typing import Any, overload
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, Qt
 
@@ -82,9 +84,63 @@ class ProblemsModel(ColumnTableModel[ProblemRow]):
         report = self._session.report
         plan = self._session.plan
         items = {} if plan is None else {it.item_id: it for it in plan.items}
-        # Pages worth a second look after the problems: information, never in the way.
-        problems = () if report is None else report.problems + report.information
-        # A stable sort: the report is in plan order already, errors first within an item.
-        rank = {ProblemSeverity.ERROR: 0, ProblemSeverity.WARNING: 1, ProblemSeverity.INFO: 2}
-        ranked = sorted(problems, key=lambda p: rank[p.severity])
-        self.set_rows(ProblemRow(p, items.get(p.item_id)) for p in ranked)
+        if report is None:
+            self.set_rows(_ProblemRows((), items))
+            return
+        # The report is in plan order already: its errors, then its warnings, then the rest
+        # and the pages worth a second look (information, never in the way), each in that
+        # order, is the stable sort by severity.
+        rest = tuple(
+            p
+            for p in report.problems
+            if p.severity is not ProblemSeverity.ERROR and p.severity is not ProblemSeverity.WARNING
+        )
+        ranked = report.errors + report.warnings + rest + report.information
+        self.set_rows(_ProblemRows(ranked, items))
+
+    def _load_rows(self, rows: Iterable[ProblemRow]) -> None:
+        if isinstance(rows, _ProblemRows):
+            self._rows, self._row_of = rows, {}
+        else:
+            super()._load_rows(rows)
+
+
+class _ProblemRows(MutableSequence[ProblemRow]):
+    """The report's problems in the list's order, each row made when a view first reads it:
+    a shelf's report can hold 100,000 problems (every page of a disk that is not there),
+    and making every row on the window's thread held it for 0.4 s at each report
+    (bench/bench_gui_open.py); a view reads only the rows on screen."""
+
+    def __init__(self, ranked: tuple[PlanProblem, ...], items: dict[str, PlanItem]) -> None:
+        self._ranked = ranked
+        self._items = items
+        self._made: dict[int, ProblemRow] = {}
+
+    def __len__(self) -> int:
+        return len(self._ranked)
+
+    @overload
+    def __getitem__(self, i: int) -> ProblemRow: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> MutableSequence[ProblemRow]: ...
+
+    def __getitem__(self, i: int | slice) -> ProblemRow | MutableSequence[ProblemRow]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self._ranked)
+        row = self._made.get(i)
+        if row is None:
+            problem = self._ranked[i]  # IndexError past the end, as a list's
+            row = self._made[i] = ProblemRow(problem, self._items.get(problem.item_id))
+        return row
+
+    def __setitem__(self, i: Any, value: Any) -> None:
+        raise TypeError("a report's problem rows are not changed in place")
+
+    def __delitem__(self, i: Any) -> None:
+        raise TypeError("a report's problem rows are not changed in place")
+
+    def insert(self, index: int, value: ProblemRow) -> None:
+        raise TypeError("a report's problem rows are not changed in place")
