@@ -210,6 +210,9 @@ def validate_plan(
     report = api.validate_plan(
         corpus, plan, settings=settings, workers=workers, hints=hints, progress=told
     )
+    # The report's walks over its problems (100,000 of them, a shelf whose disk is not there)
+    # made here, not on the window's thread as it shows them (each is kept with the report).
+    report.listed  # noqa: B018 - made here, kept
     return Validation(plan, report, api.item_states(plan, report))
 
 

@@ -160,4 +160,8 @@ def test_a_reports_errors_warnings_and_an_items_problems_are_walked_out_once() -
         assert report.for_item(f"item{k}") == tuple(p for p in problems if p.item_id == f"item{k}")
     assert report.for_item("item7") == ()
     assert report.to_json()["errors"] == 1_000
+    rank = {ProblemSeverity.ERROR: 0, ProblemSeverity.WARNING: 1, ProblemSeverity.INFO: 2}
+    hint = PlanProblem(ProblemSeverity.INFO, ProblemCode.BLANK_PAGES, "item0", "blank")
+    hinted = replace(report, information=(hint,))
+    assert hinted.listed == (*sorted(problems, key=lambda p: rank[p.severity]), hint)
     assert replace(report, problems=()).ok  # a report made from another has its own walks

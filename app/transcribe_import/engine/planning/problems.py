@@ -202,11 +202,22 @@ class ValidationReport:
     # so they are tuples.
     @functools.cached_property
     def errors(self) -> tuple[PlanProblem, ...]:
-        return tuple(p for p in self.problems if p.severity is ProblemSeverity.ERROR)
+        return tuple([p for p in self.problems if p.severity is ProblemSeverity.ERROR])
 
     @functools.cached_property
     def warnings(self) -> tuple[PlanProblem, ...]:
-        return tuple(p for p in self.problems if p.severity is ProblemSeverity.WARNING)
+        return tuple([p for p in self.problems if p.severity is ProblemSeverity.WARNING])
+
+    @functools.cached_property
+    def listed(self) -> tuple[PlanProblem, ...]:
+        """Every problem and then the information, as a list shows them: the errors, the
+        warnings, the rest, each in the report's order (which is the plan's)."""
+        rest = [
+            p
+            for p in self.problems
+            if p.severity is not ProblemSeverity.ERROR and p.severity is not ProblemSeverity.WARNING
+        ]
+        return (*self.errors, *self.warnings, *rest, *self.information)
 
     @property
     def ok(self) -> bool:

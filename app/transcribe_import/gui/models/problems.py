@@ -12,7 +12,7 @@ from typing import Any, overload
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, Qt
 
 from transcribe_import.engine.planning.plan import PlanItem
-from transcribe_import.engine.planning.problems import PlanProblem, ProblemSeverity
+from transcribe_import.engine.planning.problems import PlanProblem
 from transcribe_import.gui.icons import severity_icon
 from transcribe_import.gui.models.base import Column, ColumnTableModel
 from transcribe_import.gui.models.roles import ItemIdRole, SeverityRole, SourceIdsRole
@@ -84,19 +84,10 @@ class ProblemsModel(ColumnTableModel[ProblemRow]):
         report = self._session.report
         plan = self._session.plan
         items = {} if plan is None else {it.item_id: it for it in plan.items}
-        if report is None:
-            self.set_rows(_ProblemRows((), items))
-            return
-        # The report is in plan order already: its errors, then its warnings, then the rest
-        # and the pages worth a second look (information, never in the way), each in that
-        # order, is the stable sort by severity.
-        rest = tuple(
-            p
-            for p in report.problems
-            if p.severity is not ProblemSeverity.ERROR and p.severity is not ProblemSeverity.WARNING
-        )
-        ranked = report.errors + report.warnings + rest + report.information
-        self.set_rows(_ProblemRows(ranked, items))
+        # Errors first, then the warnings, then the rest and the pages worth a second look
+        # (information, never in the way), each in the plan's order (worked out on the
+        # validation's worker: ``gui/workers.validate_plan``).
+        self.set_rows(_ProblemRows(() if report is None else report.listed, items))
 
     def _load_rows(self, rows: Iterable[ProblemRow]) -> None:
         if isinstance(rows, _ProblemRows):
