@@ -150,6 +150,35 @@ def test_a_document_is_written_an_item_at_a_time_to_the_bytes_of_one_call(
         assert len(sizes) == items + 2 and max(sizes) == largest
 
 
+@pytest.mark.parametrize(("items", "sources"), [(1, 200), (3, 40), (2, 700)])
+def test_an_items_many_sources_are_written_a_source_at_a_time_to_the_same_bytes(
+    monkeypatch: pytest.MonkeyPatch, items: int, sources: int
+) -> None:
+    # The big notebook of a shelf: its sources a call each, never the item in one call.
+    monkeypatch.setattr(short_calls, "INNER_SLICE", 100)
+    doc = _document(items, sources)
+    doc["items"].append({"id": "last", "sources": []})  # an item with none, laid out alike
+    whole = orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
+    real = orjson.dumps
+    sizes: list[int] = []
+
+    def counted(value: Any, **kw: Any) -> bytes:
+        out = real(value, **kw)
+        sizes.append(len(out))
+        return out
+
+    monkeypatch.setattr(short_calls.orjson, "dumps", counted)
+    parts = dumps_parts(doc, "items", inner="sources")
+    assert b"".join(parts) == whole
+    largest_source = max(
+        len(real(src, option=orjson.OPT_INDENT_2)) for it in doc["items"] for src in it["sources"]
+    )
+    if sources > short_calls.INNER_SLICE:
+        assert max(sizes) < largest_source + 200  # a source and its item's head, at most
+    else:  # a small item is one call, as without ``inner``
+        assert b"".join(parts) == b"".join(dumps_parts(doc, "items"))
+
+
 def test_read_in_slices_reads_the_whole_file() -> None:
     data = random.Random(1).randbytes(3 * short_calls.READ_SLICE + 5)
     assert read_in_slices(io.BytesIO(data)) == data

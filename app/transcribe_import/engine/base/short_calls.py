@@ -159,28 +159,48 @@ def dumps_in_slices(doc: dict[str, Any], key: str) -> bytes:
     return b"".join(dumps_parts(doc, key))
 
 
-def dumps_parts(doc: dict[str, Any], key: str) -> list[bytes]:
+# An element of the list ``dumps_parts`` slices that holds more than this many values in its
+# own list ``inner`` (a notebook of 5,000 pages) is itself encoded a value of that at a time:
+# in one call, the big notebook of a 100,000-page shelf held the GIL 15 ms, and a window
+# that takes the GIL again for each call Qt makes into Python waited that long each time.
+INNER_SLICE = 256
+
+
+def dumps_parts(doc: dict[str, Any], key: str, inner: str | None = None) -> list[bytes]:
     """The bytes of ``orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\\n"`` in parts, the
     list ``doc[key]`` encoded an element at a time, for a writer to write one after the
     other: one call for a plan of 100,000 sources held the GIL 0.4 s while a window
     waited, and every copy of its 100 MB joined was another (bench/bench_gui_shelf.py).
+    ``inner``: an element's own list of that name, when it holds more than
+    ``INNER_SLICE`` values, is encoded a value at a time too.
 
     An element alone is laid out as at the top; in the list, two levels in, each of its
     lines is four spaces further in (a JSON string holds no raw newline), so the bytes are
     those of the one call."""
+    return [*_laid_out(doc, key, inner), b"\n"]
+
+
+def _laid_out(doc: dict[str, Any], key: str, inner: str | None) -> list[bytes]:
+    """``dumps_parts`` without its last line break: the parts of
+    ``orjson.dumps(doc, option=orjson.OPT_INDENT_2)``."""
     values = doc[key]
     if not values:
-        return [orjson.dumps(doc, option=orjson.OPT_INDENT_2), b"\n"]
+        return [orjson.dumps(doc, option=orjson.OPT_INDENT_2)]
     head = orjson.dumps({**doc, key: _SLICED}, option=orjson.OPT_INDENT_2)
     before, _marker, after = head.partition(orjson.dumps(_SLICED))
     parts = [before, b"[\n"]
     for k, v in enumerate(values):
         if k:
             parts.append(b",\n")
-        parts.append(
-            b"    " + orjson.dumps(v, option=orjson.OPT_INDENT_2).replace(b"\n", b"\n    ")
-        )
-    parts += [b"\n  ]", after, b"\n"]
+        own = v.get(inner) if inner is not None and isinstance(v, dict) else None
+        if isinstance(own, list) and len(own) > INNER_SLICE:
+            assert inner is not None
+            inside = _laid_out(v, inner, None)
+        else:
+            inside = [orjson.dumps(v, option=orjson.OPT_INDENT_2)]
+        parts.append(b"    " + inside[0].replace(b"\n", b"\n    "))
+        parts.extend(part.replace(b"\n", b"\n    ") for part in inside[1:])
+    parts += [b"\n  ]", after]
     return parts
 
 

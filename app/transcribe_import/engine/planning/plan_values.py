@@ -435,10 +435,11 @@ class ImportPlan:
         return b"".join(self.encode_parts())
 
     def encode_parts(self) -> list[bytes]:
-        """The plan file's bytes in parts, an item a part (``short_calls.dumps_parts``): a
-        worker writing them leaves a window's thread the GIL between them."""
+        """The plan file's bytes in parts, an item a part and a large item's sources a
+        source a part (``short_calls.dumps_parts``): a worker writing them leaves a window's
+        thread the GIL between them."""
         doc = [self.to_document()]
-        parts = dumps_parts(doc[0], "items")
+        parts = dumps_parts(doc[0], "items", inner="sources")
         # Freed in one cascade, the document of 100,000 sources held the GIL 0.28 s at the
         # end of a Save Plan As… while the window waited (bench/bench_gui_shelf.py).
         free_in_slices(doc)
