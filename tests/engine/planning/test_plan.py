@@ -390,6 +390,15 @@ def test_imported_page_count_counts_only_the_pages_that_land() -> None:
     assert plan.imported_page_count() == 4 + 1
 
 
+def test_an_item_says_whether_it_has_a_duplicate_and_an_item_made_from_it_looks_again() -> None:
+    base = _sample_plan().items[0]
+    [one] = base.sources
+    assert not base.has_duplicates()
+    skipping = replace(base, sources=(one, replace(one, duplicate=Duplicate.IN_CORPUS)))
+    assert skipping.has_duplicates() and skipping.has_duplicates()  # found once, kept
+    assert not replace(skipping, sources=(one,)).has_duplicates()  # a new item, found anew
+
+
 @pytest.mark.parametrize("raw", [b"/m/nb/p 1.jpg", b"/m/nb/caf\xe9.jpg"])
 def test_a_source_made_from_a_scan_opens_the_scans_own_path(raw: bytes) -> None:
     """``fs_path`` of a source made from a scanned file is that file's Path itself (no Path

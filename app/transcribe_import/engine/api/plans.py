@@ -739,7 +739,7 @@ def item_state(
             return state
     if item.imported_page_count() == 0 and item.restore is None:
         return PlanItemState.NOTHING_TO_IMPORT  # never Ready: it would import nothing
-    if any(s.duplicate is not None for s in item.sources):
+    if item.has_duplicates():
         return PlanItemState.DUPLICATE_SKIPS
     return PlanItemState.READY
 

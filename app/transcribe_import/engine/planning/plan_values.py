@@ -380,6 +380,16 @@ class PlanItem:
             object.__setattr__(self, "_imported_page_count", counted)  # not a field
         return counted
 
+    def has_duplicates(self) -> bool:
+        """Whether any of its sources is a duplicate (its badge says it skips duplicates),
+        found once per item (it is frozen): a window asks it of each notebook on screen at
+        each paint before its plan is validated, a walk of a notebook's sources each time."""
+        found = self.__dict__.get("_has_duplicates")
+        if found is None:
+            found = any(s.duplicate is not None for s in self.sources)
+            object.__setattr__(self, "_has_duplicates", found)  # not a field
+        return bool(found)
+
     def history_page_count(self) -> int:
         """Of ``imported_page_count``, the pages a bag's notebook keeps in its history (its
         replaced pages, ``Restore.history``): their files land, their records land in the
