@@ -125,58 +125,59 @@ def test_a_fault_anywhere_is_orjsons_own_error(calls: _Calls, fault: Any) -> Non
     assert str(sliced.value) == str(whole.value)
 
 
-@pytest.mark.parametrize(("items", "sources"), [(0, 0), (1, 200), (40, 3), (5, 40)])
-def test_a_document_is_written_an_item_at_a_time_to_the_bytes_of_one_call(
-    monkeypatch: pytest.MonkeyPatch, items: int, sources: int
-) -> None:
-    doc = _document(items, sources)
-    whole = orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
-    real = orjson.dumps
+_DUMPS = orjson.dumps  # the real one, whatever a test puts in its place
+
+
+def _encoded(value: Any) -> bytes:
+    return _DUMPS(value, option=orjson.OPT_INDENT_2)
+
+
+@pytest.fixture
+def dumps_sizes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The length of what each ``orjson.dumps`` call of ``short_calls`` makes from now on."""
     sizes: list[int] = []
 
     def counted(value: Any, **kw: Any) -> bytes:
-        out = real(value, **kw)
+        out = _DUMPS(value, **kw)
         sizes.append(len(out))
         return out
 
     monkeypatch.setattr(short_calls.orjson, "dumps", counted)
+    return sizes
+
+
+@pytest.mark.parametrize(("items", "sources"), [(0, 0), (1, 200), (40, 3), (5, 40)])
+def test_a_document_is_written_an_item_at_a_time_to_the_bytes_of_one_call(
+    dumps_sizes: list[int], items: int, sources: int
+) -> None:
+    doc = _document(items, sources)
+    whole = _encoded(doc) + b"\n"
     assert dumps_in_slices(doc, "items") == whole
-    sizes.clear()
+    dumps_sizes.clear()
     parts = dumps_parts(doc, "items")
     # Never joined: the head's two halves, the brackets, each item and its separator, the end.
     assert b"".join(parts) == whole and len(parts) == (2 * items + 4 if items else 2)
     if items:  # the head, each item on its own, the marker: never a call of them all
-        largest = max(len(real(v, option=orjson.OPT_INDENT_2)) for v in doc["items"])
-        assert len(sizes) == items + 2 and max(sizes) == largest
+        largest = max(len(_encoded(v)) for v in doc["items"])
+        assert len(dumps_sizes) == items + 2 and max(dumps_sizes) == largest
 
 
 @pytest.mark.parametrize(("items", "sources"), [(1, 200), (3, 40), (2, 700)])
 def test_an_items_many_sources_are_written_a_source_at_a_time_to_the_same_bytes(
-    monkeypatch: pytest.MonkeyPatch, items: int, sources: int
+    monkeypatch: pytest.MonkeyPatch, dumps_sizes: list[int], items: int, sources: int
 ) -> None:
     # The big notebook of a shelf: its sources a call each, never the item in one call.
     monkeypatch.setattr(short_calls, "INNER_SLICE", 100)
     doc = _document(items, sources)
     doc["items"].append({"id": "last", "sources": []})  # an item with none, laid out alike
-    whole = orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
-    real = orjson.dumps
-    sizes: list[int] = []
-
-    def counted(value: Any, **kw: Any) -> bytes:
-        out = real(value, **kw)
-        sizes.append(len(out))
-        return out
-
-    monkeypatch.setattr(short_calls.orjson, "dumps", counted)
     parts = dumps_parts(doc, "items", inner="sources")
-    assert b"".join(parts) == whole
-    largest_source = max(
-        len(real(src, option=orjson.OPT_INDENT_2)) for it in doc["items"] for src in it["sources"]
-    )
+    assert b"".join(parts) == _encoded(doc) + b"\n"
+    largest_source = max(len(_encoded(src)) for it in doc["items"] for src in it["sources"])
+    largest_item = max(len(_encoded(v)) for v in doc["items"])
     if sources > short_calls.INNER_SLICE:
-        assert max(sizes) < largest_source + 200  # a source and its item's head, at most
+        assert max(dumps_sizes) < largest_source + 200  # a source and its item's head
     else:  # a small item is one call, as without ``inner``
-        assert b"".join(parts) == b"".join(dumps_parts(doc, "items"))
+        assert max(dumps_sizes) == largest_item
 
 
 def test_read_in_slices_reads_the_whole_file() -> None:
