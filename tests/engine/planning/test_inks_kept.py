@@ -112,3 +112,106 @@ def test_a_page_asked_for_again_is_made_from_its_file_once(
         inks.keep(f"other{k}#0", first)
     assert inks.ink_of("02#0", where) is not None
     assert made == [path]
+
+
+# -- the spill: inks let go from memory, read back instead of made again -------------------
+
+
+def _page_file(path: Path) -> inks.PageFile:
+    import hashlib
+
+    data = path.read_bytes()
+    return inks.PageFile(path, hashlib.sha256(data).hexdigest(), len(data), "image/jpeg", 0, 1)
+
+
+def _counted_makes(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    made: list[Path] = []
+    real = inks._made
+
+    def counted(w: inks.PageFile) -> ink.Ink | None:
+        made.append(w.path)
+        return real(w)
+
+    monkeypatch.setattr(inks, "_made", counted)
+    return made
+
+
+def _small_memory(monkeypatch: pytest.MonkeyPatch, found: ink.Ink, pages: int) -> None:
+    """Memory for ``pages`` pages like ``found`` alone."""
+    inks.keep("probe#0", found)
+    one = inks._kept_bytes
+    inks.forget()
+    monkeypatch.setattr(inks, "LIMIT_BYTES", pages * one)
+
+
+def test_an_ink_let_go_from_memory_is_read_back_from_the_spill_not_made_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = save_jpeg(notebook_scan(2), tmp_path / "src" / "02.jpg")
+    where = _page_file(path)
+    made = _counted_makes(monkeypatch)
+    first = inks.ink_of("02#0", where)
+    assert first is not None
+    _small_memory(monkeypatch, first, 10)
+    inks.spill_into(tmp_path / "corpus")
+    assert inks.ink_of("02#0", where) is not None
+    inks.keep("blank#0", None)
+    for k in range(30):  # three times what memory holds: 02 and blank let go
+        inks.keep(f"other{k}#0", first)
+    assert "02#0" not in inks._inks and "blank#0" not in inks._inks
+    back = inks.ink_of("02#0", where)
+    assert back is not None
+    assert np.array_equal(back.pixels, first.pixels)  # as kept, to a 255th: the same
+    assert inks.ink_of("blank#0", None) is None  # spilled as having none
+    assert made == [path, path]  # once before ``forget``, once after: never from the spill
+    assert inks._kept_bytes <= inks.LIMIT_BYTES
+    # The spill has no name: nothing is left in the corpus's cache folder to tidy up.
+    assert list((tmp_path / "corpus" / "cache").iterdir()) == []
+
+
+def test_without_room_for_the_spill_an_ink_let_go_is_made_again_from_its_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A disk with less than ``SPILL_FREE_FLOOR`` free is left to the import: nothing is
+    spilled, and a verification makes the ink again, as with no spill at all."""
+    path = save_jpeg(notebook_scan(3), tmp_path / "src" / "03.jpg")
+    where = _page_file(path)
+    made = _counted_makes(monkeypatch)
+    first = inks.ink_of("03#0", where)
+    assert first is not None
+    _small_memory(monkeypatch, first, 10)
+    monkeypatch.setattr(inks, "SPILL_FREE_FLOOR", 2**62)
+    inks.spill_into(tmp_path / "corpus")
+    inks.ink_of("03#0", where)
+    for k in range(30):
+        inks.keep(f"other{k}#0", first)
+    assert inks.ink_of("03#0", where) is not None
+    assert made == [path, path, path]
+
+
+def test_a_spill_whose_disk_fills_stops_spilling_and_loses_no_ink(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, written: ink.Ink
+) -> None:
+    """The disk fills part way (ENOSPC on a write): the inks spilled until then come back,
+    the rest are let go (made again from their files when asked for), and nothing fails."""
+    import errno
+    import io
+
+    class FillsUp(io.BytesIO):
+        def write(self, data: bytes) -> int:  # type: ignore[override]
+            if self.tell() + len(data) > 3 * len(data):
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return super().write(data)
+
+    from transcribe_import.engine.storage import fsio
+
+    monkeypatch.setattr(fsio, "scratch_file", lambda directory: FillsUp())
+    _small_memory(monkeypatch, written, 2)
+    inks.spill_into(tmp_path / "corpus")
+    for k in range(10):
+        inks.keep(f"page{k}#0", written)
+    back = [k for k in range(10) if inks.ink_of(f"page{k}#0", None) is not None]
+    # Pages 0-2 spilled, 3-7 let go once the disk was full (and 8-9 too, as the reads back
+    # of 0-2 put them in memory again).
+    assert back[:3] == [0, 1, 2]
+    assert 3 not in back and 7 not in back

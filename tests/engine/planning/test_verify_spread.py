@@ -108,3 +108,56 @@ def test_workers_that_died_leave_the_verifications_to_this_process(
     assert verified_here == len(verdicts_died) > 0  # every pair verified here instead
     assert verdicts_died == verdicts_alone
     assert died == alone
+
+
+def test_a_shelf_larger_than_memory_makes_each_ink_once_the_rest_read_back_from_the_spill(
+    shelf: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Memory for three pages' inks, rounds of a few pairs: the pages a round wants that an
+    earlier round let go are read back from the spill (api.validate_plan spills into the
+    corpus's cache folder), never made again from their files; with no spill to be had
+    they are made again, round after round, and the verdicts are the same either way."""
+    from collections import Counter
+
+    from transcribe_import.engine.media import lookalike
+    from transcribe_import.engine.storage import fsio
+
+    _alone, _, verdicts_alone = _validated(shelf, tmp_path / "one", False, monkeypatch)
+    page = shelf / "Diary" / "01.jpg"
+    data = page.read_bytes()
+    [seen] = lookalike.page_seen(page, "image/jpeg", 1, size=len(data), data=data)
+    assert seen is not None
+    inks.keep("probe#0", seen.ink)
+    monkeypatch.setattr(inks, "LIMIT_BYTES", 3 * inks._kept_bytes)
+    inks.forget()
+    monkeypatch.setattr(inks, "PAIRS_A_ROUND", 7)
+    monkeypatch.setattr(inks, "PAIRS_A_TASK", 3)
+    real_keep, real_validate = inks._keep_packed, api.validate_plan
+    kept: Counter[str] = Counter()
+
+    def counted(key: str, packed: inks.Packed | None) -> None:
+        kept[key] += 1
+        real_keep(key, packed)
+
+    def validate_counted(*args: object, **kwargs: object) -> object:
+        kept.clear()  # the look pass's own kept inks are let go before (``_validated``)
+        monkeypatch.setattr(inks, "_keep_packed", counted)
+        try:
+            return real_validate(*args, **kwargs)  # type: ignore[arg-type]
+        finally:
+            monkeypatch.setattr(inks, "_keep_packed", real_keep)
+
+    monkeypatch.setattr(api, "validate_plan", validate_counted)
+    _, verified_here, spilled = _validated(shelf, tmp_path / "spilled", True, monkeypatch)
+    assert verified_here == 0 and spilled == verdicts_alone
+    assert len(kept) > 3 and max(kept.values()) == 1, kept.most_common(3)
+
+    def no_room(directory: Path) -> object:
+        raise OSError(28, "No space left on device", str(directory))
+
+    monkeypatch.setattr(fsio, "scratch_file", no_room)
+    _, verified_here, unspilled = _validated(shelf, tmp_path / "unspilled", True, monkeypatch)
+    assert unspilled == verdicts_alone
+    # What the spill saves: inks made again, and pairs whose inks were let go before their
+    # task was handed out, verified one by one in this process.
+    assert max(kept.values()) > 1 and verified_here > 0

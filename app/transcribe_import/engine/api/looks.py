@@ -33,11 +33,14 @@ def look_pass(
 
     With ``corpus``, the looks its cache kept (``planning/look_cache``) come in the first
     report, no page is decoded again for them, and each look made is kept there."""
+    from transcribe_import.engine.planning import inks
     from transcribe_import.engine.planning import look_pass as lp
     from transcribe_import.engine.planning.look_cache import LookCache
 
     jobs = lp.pending(plan, known)
     cache = None if corpus is None else LookCache(corpus.root)
+    if corpus is not None:
+        inks.spill_into(corpus.root)  # a shelf's inks past what memory keeps
     return (yield from lp.make_looks(jobs, workers=workers, should_stop=should_stop, cache=cache))
 
 

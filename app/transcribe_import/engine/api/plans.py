@@ -543,6 +543,7 @@ def validate_plan(
     own |= {rid for rid, pid in store.orphan_plans().items() if pid == plan.plan_id}
     # The rescans' verdicts this corpus kept (``plan`` made them, or an earlier validation)
     # are not made again, and those made now are kept for the next.
+    inks.spill_into(corpus.root)
     with inks.verdicts_kept(VerdictCache(corpus.root)):
         return validate(
             corpus,

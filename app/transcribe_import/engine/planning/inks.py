@@ -11,9 +11,14 @@ third of a shelf of handwritten pages, whose sparse pages' looks crowd together
 
 Inks are kept as bytes (one byte a pixel), compressed (a page's ink is mostly paper, 0:
 some 185 kB a page at 512 pixels shrinks to some 15 kB), the most recent up to
-``LIMIT_BYTES`` of them, so that a shelf's plan makes no page's ink twice for its
-verifications. Verdicts (a pair's score) are kept for good, so a review validated again and
-again after each edit verifies each pair once, and in the corpus (``verdicts_kept``,
+``LIMIT_BYTES`` of them; those let go go to a spill file in the corpus's cache folder
+(``spill_into``: a file with no name, gone with the process), read back when a verification
+asks for them, so that a shelf's plan makes no page's ink twice for its verifications
+whatever its size (a shelf of 100,000 pages has some 1.7 GB of inks; without the spill its
+verifications made most of them again from their files, round after round).
+
+Verdicts (a pair's score) are kept for good, so a review validated again and again after
+each edit verifies each pair once, and in the corpus (``verdicts_kept``,
 look_cache.py), so ``validate`` after ``plan`` in another process verifies none again. Both
 are keyed by page key (``sha256#index``): the same bytes are the same page whatever plan
 holds them.
@@ -23,20 +28,22 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import shutil
 import threading
 import zlib
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
 from transcribe_import.engine.base.background import worker_options
 from transcribe_import.engine.media import check, ink, lookalike
-from transcribe_import.engine.planning.look_cache import VerdictCache, Verdicts
+from transcribe_import.engine.planning.look_cache import CACHE_FILE, VerdictCache, Verdicts
 from transcribe_import.engine.storage import fsio
 
 log = logging.getLogger(__name__)
@@ -50,6 +57,13 @@ LIMIT_BYTES = 256 * 2**20
 # it again from the file is 10-50 ms (bench/RESULTS.md).
 PACK_LEVEL = 1
 ENTRY_BYTES = 200  # an entry's key, its place in the order and its record, about
+# The spill file's bounds: it grows to at most ``SPILL_LIMIT_BYTES`` (some 250,000 pages'
+# inks), and only while its disk keeps ``SPILL_FREE_FLOOR`` free (asked every
+# ``SPILL_CHECK_BYTES`` written), so it never takes the room an import needs; past either,
+# an ink let go is made again from its file if asked for, as without a spill.
+SPILL_LIMIT_BYTES = 4 * 2**30
+SPILL_FREE_FLOOR = 2 * 2**30
+SPILL_CHECK_BYTES = 64 * 2**20
 
 
 @dataclass(frozen=True)
@@ -112,7 +126,131 @@ def _keep_packed(key: str, packed: Packed | None) -> None:
         _inks[key] = packed
         _kept_bytes += _size(packed)
         while _kept_bytes > LIMIT_BYTES and len(_inks) > 1:
-            _kept_bytes -= _size(_inks.popitem(last=False)[1])
+            gone, its = _inks.popitem(last=False)
+            _kept_bytes -= _size(its)
+            _spill_out(gone, its)
+
+
+@dataclass
+class _Spill:
+    """The inks let go from memory, in a scratch file: each written once (a page key's ink
+    never changes: the same bytes), where it is in the file kept here."""
+
+    file: BinaryIO
+    directory: Path
+    # Where each ink is: its offset, its pixels' length and shape, its detail's (None:
+    # none); None for a page with no ink.
+    at: dict[str, tuple[int, int, tuple[int, int], int, tuple[int, int] | None] | None]
+    end: int = 0
+    checked_at: int = 0
+    full: bool = False
+
+    def put(self, key: str, packed: Packed | None) -> None:
+        if key in self.at or self.full:
+            return
+        if packed is None:
+            self.at[key] = None
+            return
+        data = packed.pixels + (packed.detail or b"")
+        if self.end + len(data) > SPILL_LIMIT_BYTES or not self._room():
+            self.full = True
+            return
+        try:
+            self.file.seek(self.end)
+            self.file.write(data)
+        except OSError as exc:  # the disk full, failing: no more spilled
+            log.info("inks no longer spilled to %s: %s", self.directory, exc)
+            self.full = True
+            return
+        self.at[key] = (
+            self.end,
+            len(packed.pixels),
+            packed.shape,
+            len(packed.detail or b""),
+            packed.detail_shape,
+        )
+        self.end += len(data)
+
+    def _room(self) -> bool:
+        """Whether the disk still has ``SPILL_FREE_FLOOR`` free (asked now and then)."""
+        if self.end - self.checked_at < SPILL_CHECK_BYTES and self.checked_at:
+            return True
+        self.checked_at = max(self.end, 1)
+        try:
+            return shutil.disk_usage(self.directory).free >= SPILL_FREE_FLOOR
+        except OSError:
+            return False
+
+    def get(self, key: str) -> tuple[bool, Packed | None]:
+        """Whether ``key``'s ink was spilled, and it (None: the page has none)."""
+        if key not in self.at:
+            return False, None
+        where = self.at[key]
+        if where is None:
+            return True, None
+        offset, pixels, shape, detail, detail_shape = where
+        try:
+            self.file.seek(offset)
+            data = self.file.read(pixels + detail)
+        except OSError:
+            data = b""
+        if len(data) != pixels + detail:  # unreadable: made again from its file
+            del self.at[key]
+            return False, None
+        return True, Packed(data[:pixels], shape, data[pixels:] or None, detail_shape)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.file.close()
+
+
+# Where inks let go from memory are spilled (``spill_into``), and the spill once opened (or
+# False: it could not be).
+_spill_dir: Path | None = None
+_spill: _Spill | None | bool = None
+
+
+def spill_into(corpus_root: Path) -> None:
+    """Spill the inks let go from memory into a scratch file in the cache folder of the
+    corpus at ``corpus_root`` (the disk the import goes to, not a /tmp that may be memory),
+    opened at the first ink let go. A spill already open stays where it is."""
+    global _spill_dir, _spill
+    directory = corpus_root / CACHE_FILE.parent
+    with _lock:
+        if _spill is False and directory != _spill_dir:
+            _spill = None  # could not be had there: tried here
+        _spill_dir = directory
+
+
+def _spill_out(key: str, packed: Packed | None) -> None:
+    """Keep ``key``'s ink, let go from memory, in the spill (when one can be had)."""
+    global _spill
+    if _spill is None:
+        if _spill_dir is None:
+            return
+        try:
+            fsio.make_dirs(_spill_dir)
+            _spill = _Spill(fsio.scratch_file(_spill_dir), _spill_dir, {})
+        except OSError as exc:  # no room, no such folder, a link: let go, as without one
+            log.info("inks are not spilled to %s: %s", _spill_dir, exc)
+            _spill = False
+            return
+    if isinstance(_spill, _Spill):
+        _spill.put(key, packed)
+
+
+def _known(key: str) -> tuple[bool, Packed | None]:
+    """Whether ``key``'s ink is kept (in memory or spilled), and it: under ``_lock``."""
+    if key in _inks:
+        return True, _inks[key]
+    if isinstance(_spill, _Spill):
+        return _spill.get(key)
+    return False, None
+
+
+def _is_known(key: str) -> bool:
+    """``_known(key)[0]``, without reading a spilled ink back: under ``_lock``."""
+    return key in _inks or (isinstance(_spill, _Spill) and key in _spill.at)
 
 
 def _size(packed: Packed | None) -> int:
@@ -179,11 +317,13 @@ def ink_of(key: str, where: PageFile | None) -> ink.Ink | None:
     """A page's ink: kept, else made from ``where`` (None when it cannot be: no file, or
     the file gone, changed or undecodable)."""
     with _lock:
-        known = key in _inks
-        packed = _inks.get(key)
-        if known:
+        in_memory = key in _inks
+        known, packed = _known(key)
+        if in_memory:
             _inks.move_to_end(key)
     if known:  # unpacked outside the lock: other threads' lookups go on
+        if not in_memory:  # read back from the spill: its next pairs find it in memory
+            _keep_packed(key, packed)
         return None if packed is None else _unpacked_of(key, packed)
     if where is None:
         return None
@@ -278,6 +418,8 @@ PAIRS_A_TASK = 16
 # The pairs whose inks are made, then verified, in one round: their inks (at most twice as
 # many pages, some 20 kB each packed) stay well within ``LIMIT_BYTES`` whatever the shelf.
 PAIRS_A_ROUND = 4096
+# The tasks handed to the pool ahead of its workers, a worker: enough that none waits.
+TASKS_AHEAD = 4
 
 
 def score_many(
@@ -309,7 +451,7 @@ def score_many(
         return
     try:
         for start in range(0, len(todo), PAIRS_A_ROUND):
-            _spread(pool, todo[start : start + PAIRS_A_ROUND], tell)
+            _spread(pool, todo[start : start + PAIRS_A_ROUND], tell, workers)
     except BrokenProcessPool:  # its workers died (killed, out of memory): ``score`` does the rest
         log.info("verifications left to this process: a worker process ended")
     finally:
@@ -335,32 +477,68 @@ class _Told:
             self.progress(min(self.done, self.total), self.total)
 
 
-def _spread(pool: ProcessPoolExecutor, todo: list[Pair], tell: _Told) -> None:
-    # The inks not kept here, made by the workers from their files, each once.
+def _spread(pool: ProcessPoolExecutor, todo: list[Pair], tell: _Told, workers: int) -> None:
+    # The inks neither in memory nor spilled, made by the workers from their files, each once.
     with _lock:
         wanted = {
             k: w
             for key, where, other, other_where, _turn in todo
             for k, w in ((key, where), (other, other_where))
-            if w is not None and k not in _inks
+            if w is not None and not _is_known(k)
         }
     made = pool.map(_packed_from, wanted.values(), chunksize=8)
     for key, packed in zip(wanted, made, strict=True):
         _keep_packed(key, packed)
-    tasks: list[tuple[list[Pair], dict[str, Packed | None]]] = []
-    for start in range(0, len(todo), PAIRS_A_TASK):
-        with _lock:
-            chunk = [
-                p for p in todo[start : start + PAIRS_A_TASK] if p[0] in _inks and p[2] in _inks
-            ]  # a page let go since (``LIMIT_BYTES``), or with no file: left to ``score``
-            sent = {k: _inks[k] for key, _w, other, _o, _t in chunk for k in (key, other)}
-        if chunk:
-            tasks.append((chunk, sent))
-    for (chunk, sent), values in zip(tasks, pool.map(_scored, tasks), strict=True):
+    # Handed out a few tasks ahead of the workers, each with its inks as it is handed out
+    # (those read back from the spill are copies: a round's at once would be some 150 MB).
+    tasks = _tasks(todo)
+    running: deque[tuple[tuple[list[Pair], dict[str, Packed | None]], Future[list[float]]]]
+    running = deque()
+
+    def top_up() -> None:
+        while len(running) < TASKS_AHEAD * max(1, workers):
+            task = next(tasks, None)
+            if task is None:
+                return
+            running.append((task, pool.submit(_scored, task)))
+
+    top_up()
+    while running:
+        (chunk, sent), future = running.popleft()
+        values = future.result()
         for (key, _w, other, _o, turn), value in zip(chunk, values, strict=True):
             read = sent[key] is not None and sent[other] is not None
             _settle((key, other, turn), value, read=read)
         tell.add(len(chunk))
+        top_up()
+
+
+def _tasks(todo: list[Pair]) -> Iterator[tuple[list[Pair], dict[str, Packed | None]]]:
+    """``todo`` cut into a worker's tasks, each with the inks of its pairs' pages; a pair
+    with a page whose ink is not kept (no file, or the file gone or changed, and no spill to
+    hold it) is left to ``score``."""
+    for start in range(0, len(todo), PAIRS_A_TASK):
+        chunk: list[Pair] = []
+        sent: dict[str, Packed | None] = {}
+        with _lock:
+            for pair in todo[start : start + PAIRS_A_TASK]:
+                mine = sent[pair[0]] if pair[0] in sent else _found(pair[0])
+                theirs = sent[pair[2]] if pair[2] in sent else _found(pair[2])
+                if mine is not _MISSING and theirs is not _MISSING:
+                    chunk.append(pair)
+                    sent[pair[0]], sent[pair[2]] = mine, theirs
+        if chunk:
+            yield chunk, sent
+
+
+# ``_found``'s answer for an ink not kept.
+_MISSING = Packed(b"", (0, 0), None, None)
+
+
+def _found(key: str) -> Packed | None:
+    """``key``'s ink kept (None: the page has none), or ``_MISSING``: under ``_lock``."""
+    known, packed = _known(key)
+    return packed if known else _MISSING
 
 
 def _scored(task: tuple[list[Pair], dict[str, Packed | None]]) -> list[float]:
@@ -412,11 +590,15 @@ def _take_kept(pairs: Sequence[Pair]) -> None:
 
 
 def forget() -> None:
-    """Let every ink and verdict go (tests that count decodes start from nothing)."""
-    global _kept_bytes
+    """Let every ink and verdict go (tests that count decodes start from nothing), the
+    spill's included."""
+    global _kept_bytes, _spill
     with _lock:
         _inks.clear()
         _kept_bytes = 0
+        if isinstance(_spill, _Spill):
+            _spill.close()
+        _spill = None
         _scores.clear()
         _unread.clear()
     with _unpacked_lock:

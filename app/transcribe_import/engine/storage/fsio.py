@@ -26,6 +26,7 @@ import os
 import shutil
 import stat as stat_mod
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -687,6 +688,16 @@ def append_disposable(path: Path, data: bytes) -> None:
     _guard(path)
     with open(path, "ab") as f:
         f.write(data)
+
+
+def scratch_file(directory: Path) -> BinaryIO:
+    """A file with no name in ``directory`` for this process's scratch data, read and
+    written through its position (``seek``): gone when it is closed or the process ends, a
+    crash included (Linux makes it unnamed, other POSIX systems unlink it at once; Windows
+    deletes it on close), so it never lingers in a corpus's folders."""
+    _tick("scratch", directory)
+    _guard(directory / "scratch")
+    return cast(BinaryIO, tempfile.TemporaryFile(dir=directory, prefix="scratch-"))
 
 
 def truncate(path: Path, size: int) -> None:
