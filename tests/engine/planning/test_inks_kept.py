@@ -215,3 +215,26 @@ def test_a_spill_whose_disk_fills_stops_spilling_and_loses_no_ink(
     # of 0-2 put them in memory again).
     assert back[:3] == [0, 1, 2]
     assert 3 not in back and 7 not in back
+
+
+def test_a_cache_folder_that_is_a_link_is_not_spilled_into(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, written: ink.Ink
+) -> None:
+    """Nothing is written through a link inside a corpus (fsio's guard): a cache folder that
+    is one is left alone, and the inks let go are simply let go."""
+    from transcribe_import.engine.storage.corpus import Corpus
+
+    corpus = Corpus.open(tmp_path / "data")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    cache = corpus.root / "cache"
+    if cache.exists():
+        cache.rmdir()
+    cache.symlink_to(elsewhere, target_is_directory=True)
+    _small_memory(monkeypatch, written, 2)
+    inks.spill_into(corpus.root)
+    for k in range(6):
+        inks.keep(f"page{k}#0", written)
+    assert inks._spill is False
+    assert inks.ink_of("page0#0", None) is None  # let go, not spilled
+    assert list(elsewhere.iterdir()) == []
