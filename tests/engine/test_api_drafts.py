@@ -81,3 +81,41 @@ def test_a_draft_written_by_another_process_is_read_once_for_each_version(
     assert (damaged.notebooks, damaged.pages) == (0, 0)
     assert damaged.problem is not None and str(path) in damaged.problem
     assert reads == [path, path]
+
+
+def test_a_window_started_later_lists_a_kept_draft_from_its_counts_without_reading_it(
+    corpus: Corpus, tmp_path: Path, reads: list[Path]
+) -> None:
+    from transcribe_import.engine.api import drafts
+
+    plan = _plan(corpus, tmp_path / "shelf", notebooks=2, pages=3)
+    path = api.save_draft(corpus, plan)
+    counts = path.with_name(path.name + ".counts")
+    assert counts.is_file()
+    drafts._counted.clear()  # what a new process starts from
+
+    [draft] = api.list_drafts(corpus)
+    assert (draft.plan_id, draft.path, draft.notebooks, draft.pages) == (plan.plan_id, path, 2, 6)
+    assert reads == []
+
+    # The counts of another version of the file are not taken: the draft is read.
+    other = _plan(corpus, tmp_path / "two", notebooks=3, pages=1)
+    save_plan(other, path)
+    drafts._counted.clear()
+    [draft] = api.list_drafts(corpus)
+    assert (draft.plan_id, draft.notebooks, draft.pages) == (other.plan_id, 3, 3)
+    assert reads == [path]
+
+    # Counts that are damaged, or say what no draft can, are not taken either.
+    api.save_draft(corpus, plan)
+    for damaged in (b"{ not json", b'{"file": [1, 2, 3], "plan_id": 7}'):
+        counts.write_bytes(damaged)
+        drafts._counted.clear()
+        [draft] = api.list_drafts(corpus)
+        assert (draft.plan_id, draft.notebooks, draft.pages) == (plan.plan_id, 2, 6)
+    assert reads == [path, path, path]
+
+    # A draft discarded takes its counts with it.
+    api.discard_draft(corpus, plan.plan_id)
+    assert not path.exists() and not counts.exists()
+    assert api.list_drafts(corpus) == []

@@ -62,6 +62,55 @@ def _file_key(st: os.stat_result) -> tuple[int, int, int]:
     return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
+# Beside each draft ``save_draft`` writes, its counts (``<plan_id>.json.counts``: the
+# ``_Counted`` of that version of the file), so that a window started later lists it without
+# reading it: the first listing of a new window read a kept review of 100,000 pages whole, its
+# worker's Python taking the window's thread away for 90 ms as the first plan was shown
+# (bench/bench_gui_open.py). Derived and disposable: a missing, damaged or stale one (the
+# draft replaced since: another inode, size or mtime) is ignored and the draft read.
+COUNTS_SUFFIX = ".counts"
+
+
+def _counts_path(path: Path) -> Path:
+    return path.with_name(path.name + COUNTS_SUFFIX)
+
+
+def _write_counts(path: Path, counted: _Counted) -> None:
+    import orjson
+
+    from transcribe_import.engine.storage import fsio
+
+    doc = {
+        "file": list(counted.file),
+        "plan_id": counted.plan_id,
+        "notebooks": counted.notebooks,
+        "pages": counted.pages,
+    }
+    try:
+        fsio.write_disposable(_counts_path(path), orjson.dumps(doc))
+    except OSError:
+        pass  # derived: the next window reads the draft instead
+
+
+def _read_counts(path: Path, file: tuple[int, int, int]) -> _Counted | None:
+    """The counts kept beside the draft ``path`` when they are of its file as it is now."""
+    import orjson
+
+    from transcribe_import.engine.storage import fsio
+
+    try:
+        doc = orjson.loads(fsio.read_bytes(_counts_path(path), max_bytes=4096))
+        counted = _Counted(tuple(doc["file"]), doc["plan_id"], doc["notebooks"], doc["pages"])
+    except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
+        return None
+    fits = (
+        counted.file == file
+        and isinstance(counted.plan_id, str)
+        and all(type(n) is int and n >= 0 for n in (counted.notebooks, counted.pages))
+    )
+    return counted if fits else None
+
+
 def save_draft(corpus: Corpus, plan: ImportPlan) -> Path:
     """Keep ``plan`` as a draft, crash-safely (an atomic replace): the same document as
     ``plan -o`` writes, so a draft can also be validated and committed from the CLI."""
@@ -76,6 +125,7 @@ def save_draft(corpus: Corpus, plan: ImportPlan) -> Path:
     counted = _Counted(_file_key(st), plan.plan_id, len(plan.items), plan.imported_page_count())
     with _counted_lock:
         _counted[path] = counted
+    _write_counts(path, counted)
     return path
 
 
@@ -88,6 +138,11 @@ def _count(path: Path, st: os.stat_result) -> _Counted:
         known = _counted.get(path)
     if known is not None and known.file == _file_key(st):
         return known
+    kept = _read_counts(path, _file_key(st))
+    if kept is not None:
+        with _counted_lock:
+            _counted[path] = kept
+        return kept
     plan = load_plan(path)
     counted = _Counted(_file_key(st), plan.plan_id, len(plan.items), plan.imported_page_count())
     # Let go of the plan an item at a time: freed in one cascade, 100,000 sources hold the
@@ -158,4 +213,6 @@ def discard_draft(corpus: Corpus, plan_id: str) -> None:
     """Forget a draft (nothing if there is none)."""
     from transcribe_import.engine.storage import fsio
 
-    fsio.remove(_draft_path(corpus, plan_id))
+    path = _draft_path(corpus, plan_id)
+    fsio.remove(path)
+    fsio.remove(_counts_path(path))
