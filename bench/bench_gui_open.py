@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import argparse
 import collections
+import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -32,6 +34,13 @@ from pathlib import Path
 
 import bench_gui as bg  # noqa: E402 - beside this script (sets up Qt's platform first)
 from gui_stalls import ThreadClock, late_gaps_split  # noqa: E402 - beside this script
+
+# Run in a child process on the copied data folder: its kept drafts listed (and so counted).
+_LIST_DRAFTS = (
+    "import sys; from pathlib import Path; from transcribe_import.engine import api; "
+    "from transcribe_import.engine.storage.corpus import Corpus; "
+    "api.list_drafts(Corpus.open(Path(sys.argv[1])))"
+)
 
 
 def main() -> None:
@@ -71,6 +80,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="i38o-open-") as tmp:
         data = Path(tmp) / "data"
         shutil.copytree(args.data, data)
+        # The kept drafts counted, as the window that kept them left them: a copy's files
+        # are new inodes, whose counts (api/drafts.py) would not be taken.
+        subprocess.run(
+            [sys.executable, "-c", _LIST_DRAFTS, str(data)],
+            check=True,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        )
         window, settings = bg.open_window(data)
         window.resize(1366, 740)
         flow, session = window.flow, window.session

@@ -106,6 +106,11 @@ def test_a_window_started_later_lists_a_kept_draft_from_its_counts_without_readi
     assert (draft.plan_id, draft.notebooks, draft.pages) == (other.plan_id, 3, 3)
     assert reads == [path]
 
+    # Read, its counts are kept for the next window.
+    drafts._counted.clear()
+    api.list_drafts(corpus)
+    assert reads == [path]
+
     # Counts that are damaged, or say what no draft can, are not taken either.
     api.save_draft(corpus, plan)
     for damaged in (b"{ not json", b'{"file": [1, 2, 3], "plan_id": 7}'):

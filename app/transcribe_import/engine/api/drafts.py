@@ -152,6 +152,7 @@ def _count(path: Path, st: os.stat_result) -> _Counted:
     free_in_slices(items)
     with _counted_lock:
         _counted[path] = counted
+    _write_counts(path, counted)  # a draft kept before its counts were: read once
     return counted
 
 
