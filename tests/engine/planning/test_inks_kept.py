@@ -91,32 +91,6 @@ def test_the_inks_kept_stay_within_their_bytes_the_oldest_let_go_first(
     assert inks._kept_bytes == 10 * one
 
 
-def test_a_page_asked_for_again_is_made_from_its_file_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import hashlib
-
-    path = save_jpeg(notebook_scan(2), tmp_path / "02.jpg")
-    data = path.read_bytes()
-    where = inks.PageFile(path, hashlib.sha256(data).hexdigest(), len(data), "image/jpeg", 0, 1)
-    made: list[Path] = []
-    real = inks._made
-
-    def counted(w: inks.PageFile) -> ink.Ink | None:
-        made.append(w.path)
-        return real(w)
-
-    monkeypatch.setattr(inks, "_made", counted)
-    first = inks.ink_of("02#0", where)
-    for k in range(300):  # more pages kept since than the 256 inks kept before
-        inks.keep(f"other{k}#0", first)
-    assert inks.ink_of("02#0", where) is not None
-    assert made == [path]
-
-
-# -- the spill: inks let go from memory, read back instead of made again -------------------
-
-
 def _page_file(path: Path) -> inks.PageFile:
     import hashlib
 
@@ -136,6 +110,22 @@ def _counted_makes(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     return made
 
 
+def test_a_page_asked_for_again_is_made_from_its_file_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = save_jpeg(notebook_scan(2), tmp_path / "02.jpg")
+    where = _page_file(path)
+    made = _counted_makes(monkeypatch)
+    first = inks.ink_of("02#0", where)
+    for k in range(300):  # more pages kept since than the 256 inks kept before
+        inks.keep(f"other{k}#0", first)
+    assert inks.ink_of("02#0", where) is not None
+    assert made == [path]
+
+
+# -- the spill: inks let go from memory, read back instead of made again -------------------
+
+
 def _small_memory(monkeypatch: pytest.MonkeyPatch, found: ink.Ink, pages: int) -> None:
     """Memory for ``pages`` pages like ``found`` alone."""
     inks.keep("probe#0", found)
@@ -144,15 +134,24 @@ def _small_memory(monkeypatch: pytest.MonkeyPatch, found: ink.Ink, pages: int) -
     monkeypatch.setattr(inks, "LIMIT_BYTES", pages * one)
 
 
+def _made_then_ten_kept(
+    n: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Path, inks.PageFile, list[Path], ink.Ink]:
+    """Page ``n``'s file, where it is, the inks made from files from here on (its own
+    first), and its ink, with memory for ten pages like it from here on."""
+    path = save_jpeg(notebook_scan(n), tmp_path / "src" / f"{n:02}.jpg")
+    where = _page_file(path)
+    made = _counted_makes(monkeypatch)
+    first = inks.ink_of(f"{n:02}#0", where)
+    assert first is not None
+    _small_memory(monkeypatch, first, 10)
+    return path, where, made, first
+
+
 def test_an_ink_let_go_from_memory_is_read_back_from_the_spill_not_made_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = save_jpeg(notebook_scan(2), tmp_path / "src" / "02.jpg")
-    where = _page_file(path)
-    made = _counted_makes(monkeypatch)
-    first = inks.ink_of("02#0", where)
-    assert first is not None
-    _small_memory(monkeypatch, first, 10)
+    path, where, made, first = _made_then_ten_kept(2, tmp_path, monkeypatch)
     inks.spill_into(tmp_path / "corpus")
     assert inks.ink_of("02#0", where) is not None
     inks.keep("blank#0", None)
@@ -174,12 +173,7 @@ def test_without_room_for_the_spill_an_ink_let_go_is_made_again_from_its_file(
 ) -> None:
     """A disk with less than ``SPILL_FREE_FLOOR`` free is left to the import: nothing is
     spilled, and a verification makes the ink again, as with no spill at all."""
-    path = save_jpeg(notebook_scan(3), tmp_path / "src" / "03.jpg")
-    where = _page_file(path)
-    made = _counted_makes(monkeypatch)
-    first = inks.ink_of("03#0", where)
-    assert first is not None
-    _small_memory(monkeypatch, first, 10)
+    path, where, made, first = _made_then_ten_kept(3, tmp_path, monkeypatch)
     monkeypatch.setattr(inks, "SPILL_FREE_FLOOR", 2**62)
     inks.spill_into(tmp_path / "corpus")
     inks.ink_of("03#0", where)
