@@ -591,14 +591,15 @@ def _take_kept(pairs: Sequence[Pair]) -> None:
 
 def forget() -> None:
     """Let every ink and verdict go (tests that count decodes start from nothing), the
-    spill's included."""
-    global _kept_bytes, _spill
+    spill's included, and where to spill (``spill_into`` again)."""
+    global _kept_bytes, _spill, _spill_dir
     with _lock:
         _inks.clear()
         _kept_bytes = 0
         if isinstance(_spill, _Spill):
             _spill.close()
         _spill = None
+        _spill_dir = None
         _scores.clear()
         _unread.clear()
     with _unpacked_lock:
